@@ -1,0 +1,220 @@
+"""ARFF dates: the part of Java's SimpleDateFormat that ARFF files use.
+
+A date is held as milliseconds since 1970-01-01T00:00:00 UTC, as in Weka.
+**Decision**: a pattern without a time zone is read and written in UTC, so
+results never depend on the machine's zone (Weka uses the JVM's local zone).
+Supported letters: ``y M d H k K h m s S a E z Z X`` and quoted literals; any
+other letter is refused when the header is read, naming the letter.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+
+from filterkit.errors import ArffError
+
+DEFAULT_FORMAT = "yyyy-MM-dd'T'HH:mm:ss"
+
+_SUPPORTED = set("yMdHkKhmsSaEzZX")
+_NUMERIC = set("yMdHkKhmsS")
+_MONTHS = [calendar.month_name[i] for i in range(1, 13)]
+_DAYS = [calendar.day_name[i] for i in range(7)]
+
+
+class DateFormat:
+    """A compiled SimpleDateFormat pattern that parses and formats in UTC."""
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self.fields = _compile(pattern)
+
+    def parse(self, text: str) -> float:
+        """Milliseconds since the epoch for ``text``; ArffError if it does not match."""
+        values = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "S": 0}
+        pm = None
+        offset_minutes = 0
+        position = 0
+        for index, (letter, count) in enumerate(self.fields):
+            if letter is None:
+                if not text.startswith(count, position):
+                    raise self._mismatch(text)
+                position += len(count)
+                continue
+            next_is_number = (
+                index + 1 < len(self.fields) and self.fields[index + 1][0] in _NUMERIC
+            )
+            if letter in _NUMERIC and not (letter == "M" and count >= 3):
+                number, position = _read_number(text, position, count if next_is_number else 0)
+                if number is None:
+                    raise self._mismatch(text)
+                if letter == "y" and count == 2 and position - _digits_start(text, position) == 2:
+                    number = _two_digit_year(number)
+                if letter == "S":
+                    values["S"] = number
+                elif letter in "Hk":
+                    values["H"] = number % 24
+                elif letter in "Kh":
+                    values["H"] = number % 12
+                    pm = False if pm is None else pm
+                else:
+                    values[letter] = number
+            elif letter == "M":
+                number, position = _read_name(text, position, _MONTHS)
+                if number is None:
+                    raise self._mismatch(text)
+                values["M"] = number + 1
+            elif letter == "E":
+                number, position = _read_name(text, position, _DAYS)
+                if number is None:
+                    raise self._mismatch(text)
+            elif letter == "a":
+                marker = text[position : position + 2].upper()
+                if marker not in ("AM", "PM"):
+                    raise self._mismatch(text)
+                pm = marker == "PM"
+                position += 2
+            else:
+                offset_minutes, position = _read_zone(text, position)
+                if offset_minutes is None:
+                    raise self._mismatch(text)
+        if position != len(text):
+            raise self._mismatch(text)
+        hour = values["H"] + (12 if pm else 0)
+        try:
+            moment = _dt.datetime(values["y"], values["M"], values["d"], tzinfo=_dt.timezone.utc)
+        except ValueError:
+            raise self._mismatch(text) from None
+        seconds = (moment - _EPOCH).total_seconds() + hour * 3600 + values["m"] * 60 + values["s"]
+        return float((seconds - offset_minutes * 60) * 1000 + values["S"])
+
+    def format(self, millis: float) -> str:
+        """The text of the moment ``millis`` (ms since the epoch, UTC) in this pattern."""
+        moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
+        pieces = []
+        for letter, count in self.fields:
+            if letter is None:
+                pieces.append(count)
+            elif letter == "y":
+                year = moment.year % 100 if count == 2 else moment.year
+                pieces.append(str(year).zfill(count))
+            elif letter == "M":
+                if count >= 4:
+                    pieces.append(_MONTHS[moment.month - 1])
+                elif count == 3:
+                    pieces.append(_MONTHS[moment.month - 1][:3])
+                else:
+                    pieces.append(str(moment.month).zfill(count))
+            elif letter == "E":
+                name = _DAYS[moment.weekday()]
+                pieces.append(name if count >= 4 else name[:3])
+            elif letter == "a":
+                pieces.append("PM" if moment.hour >= 12 else "AM")
+            elif letter in "zZX":
+                pieces.append({"z": "UTC", "Z": "+0000", "X": "Z"}[letter])
+            else:
+                number = {
+                    "d": moment.day,
+                    "H": moment.hour,
+                    "k": moment.hour or 24,
+                    "K": moment.hour % 12,
+                    "h": moment.hour % 12 or 12,
+                    "m": moment.minute,
+                    "s": moment.second,
+                    "S": moment.microsecond // 1000,
+                }[letter]
+                pieces.append(str(number).zfill(count))
+        return "".join(pieces)
+
+    def _mismatch(self, text: str) -> ArffError:
+        return ArffError(f"date {text!r} does not match the format \"{self.pattern}\"")
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def _compile(pattern: str) -> list[tuple]:
+    """A pattern as ``(letter, count)`` fields and ``(None, literal)`` pieces."""
+    fields: list[tuple] = []
+    position = 0
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "'":
+            end = pattern.find("'", position + 1)
+            if end == -1:
+                raise ArffError(f"date format \"{pattern}\" has an unterminated quote")
+            literal = pattern[position + 1 : end] or "'"
+            fields.append((None, literal))
+            position = end + 1
+        elif char.isalpha():
+            if char not in _SUPPORTED:
+                raise ArffError(f"date format \"{pattern}\": pattern letter '{char}' is not supported")
+            end = position
+            while end < len(pattern) and pattern[end] == char:
+                end += 1
+            fields.append((char, end - position))
+            position = end
+        else:
+            fields.append((None, char))
+            position += 1
+    return fields
+
+
+def _digits_start(text: str, end: int) -> int:
+    start = end
+    while start > 0 and text[start - 1].isdigit():
+        start -= 1
+    return start
+
+
+def _read_number(text: str, position: int, width: int):
+    start = position
+    if position < len(text) and text[position] in "+-" and width == 0:
+        position += 1
+    limit = position + width if width else len(text)
+    while position < min(limit, len(text)) and text[position].isdigit():
+        position += 1
+    digits = text[start:position]
+    if not digits or digits in "+-":
+        return None, start
+    return int(digits), position
+
+
+def _two_digit_year(year: int) -> int:
+    """Java's window: the century that puts the year within 80 years before today."""
+    today = _dt.date.today().year
+    candidate = (today - 80) // 100 * 100 + year
+    if candidate < today - 80:
+        candidate += 100
+    return candidate
+
+
+def _read_name(text: str, position: int, names: list[str]):
+    rest = text[position:].lower()
+    for number, name in enumerate(names):
+        for candidate in (name.lower(), name[:3].lower()):
+            if rest.startswith(candidate):
+                return number, position + len(candidate)
+    return None, position
+
+
+def _read_zone(text: str, position: int):
+    rest = text[position:]
+    for name in ("UTC", "GMT", "Z"):
+        if rest.startswith(name):
+            position += len(name)
+            rest = text[position:]
+            if name == "Z" or not rest[:1] in ("+", "-"):
+                return 0, position
+            break
+    if rest[:1] not in ("+", "-"):
+        return None, position
+    sign = -1 if rest[0] == "-" else 1
+    body = rest[1:]
+    if len(body) >= 5 and body[2] == ":" and body[:2].isdigit() and body[3:5].isdigit():
+        return sign * (int(body[:2]) * 60 + int(body[3:5])), position + 6
+    if len(body) >= 4 and body[:4].isdigit():
+        return sign * (int(body[:2]) * 60 + int(body[2:4])), position + 5
+    if len(body) >= 2 and body[:2].isdigit():
+        return sign * int(body[:2]) * 60, position + 3
+    return None, position

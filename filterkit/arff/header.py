@@ -1,0 +1,154 @@
+"""Parsing and writing the ARFF header (``@relation``, ``@attribute``, ``@data``).
+
+Keywords are case-insensitive; names and labels may be quoted; ``%`` comments
+may stand anywhere.  Relational attributes are read with their member
+attributes and written back unchanged (their values are kept as text).
+"""
+
+from __future__ import annotations
+
+from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, quote, tokenize
+from filterkit.errors import ArffError
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
+
+_NUMERIC_TYPES = ("numeric", "real", "integer")
+
+
+class HeaderParser:
+    """Reads header lines one at a time until ``@data``.
+
+    Feed it lines with :meth:`feed`; it returns the text after ``@data`` on
+    that line (data may start on the same line) once the header is complete,
+    otherwise None.  :meth:`schema` gives the result.
+    """
+
+    def __init__(self):
+        self.relation: str | None = None
+        self.stack: list[tuple[str | None, list[Attribute], set[str]]] = [(None, [], set())]
+
+    def feed(self, line: str) -> str | None:
+        """Take one header line; return what follows ``@data`` when it is reached."""
+        tokens = tokenize(line)
+        if not tokens:
+            return None
+        keyword = tokens[0].text.lower() if tokens[0].kind == WORD else ""
+        if keyword == "@relation":
+            self._relation(tokens)
+        elif self.relation is None:
+            raise ArffError(f"expected @relation before anything else, found {tokens[0].text!r}")
+        elif keyword == "@attribute":
+            self._attribute(tokens)
+        elif keyword == "@end":
+            self._end(tokens)
+        elif keyword == "@data":
+            if len(self.stack) > 1:
+                raise ArffError(f"@data inside relational attribute '{self.stack[-1][0]}' (missing @end)")
+            return line[_after_keyword(line, "@data") :]
+        else:
+            raise ArffError(f"expected @attribute or @data, found {tokens[0].text!r}")
+        return None
+
+    def schema(self) -> Schema:
+        """The schema read so far (call after ``@data`` was reached)."""
+        return Schema(self.relation, tuple(self.stack[0][1]))
+
+    def _relation(self, tokens) -> None:
+        if self.relation is not None:
+            raise ArffError("a second @relation line")
+        if len(tokens) != 2 or tokens[1].kind not in (WORD, QUOTED):
+            raise ArffError("@relation takes one name (quote a name with spaces)")
+        self.relation = tokens[1].text
+
+    def _attribute(self, tokens) -> None:
+        if len(tokens) < 3 or tokens[1].kind not in (WORD, QUOTED):
+            raise ArffError("@attribute needs a name and a type")
+        name = tokens[1].text
+        _, siblings, names = self.stack[-1]
+        if name in names:
+            raise ArffError(f"attribute '{name}' is declared twice")
+        names.add(name)
+        rest = tokens[2:]
+        if rest[0].kind == OPEN:
+            siblings.append(Attribute(name, NOMINAL, labels=_labels(name, rest)))
+            return
+        if rest[0].kind != WORD:
+            raise ArffError(f"attribute '{name}': expected a type, found {rest[0].text!r}")
+        kind = rest[0].text.lower()
+        extra = rest[1:]
+        if kind in _NUMERIC_TYPES and not extra:
+            siblings.append(Attribute(name, NUMERIC, declared_type=kind))
+        elif kind == "string" and not extra:
+            siblings.append(Attribute(name, STRING))
+        elif kind == "date" and len(extra) <= 1 and all(t.kind in (WORD, QUOTED) for t in extra):
+            pattern = extra[0].text if extra else DEFAULT_FORMAT
+            DateFormat(pattern)
+            siblings.append(Attribute(name, DATE, date_format=pattern))
+        elif kind == "relational" and not extra:
+            self.stack.append((name, [], set()))
+        else:
+            raise ArffError(
+                f"attribute '{name}': unknown type {' '.join(t.text for t in rest)!r} "
+                "(expected numeric, real, integer, string, date, relational or {labels})"
+            )
+
+    def _end(self, tokens) -> None:
+        if len(self.stack) == 1:
+            raise ArffError("@end without a relational attribute")
+        name, members, _ = self.stack.pop()
+        if len(tokens) != 2 or tokens[1].text != name:
+            raise ArffError(f"expected @end {name}")
+        self.stack[-1][1].append(Attribute(name, RELATIONAL, members=tuple(members)))
+
+
+def _after_keyword(line: str, keyword: str) -> int:
+    return line.lower().index(keyword) + len(keyword)
+
+
+def _labels(name: str, tokens) -> tuple[str, ...]:
+    """The labels of ``{a, 'b c', d}``.
+
+    As in Weka, commas and white space both separate labels, so a label with a
+    space must be quoted.
+    """
+    labels: list[str] = []
+    for position, token in enumerate(tokens[1:], 1):
+        if token.kind == CLOSE:
+            if position != len(tokens) - 1:
+                raise ArffError(f"attribute '{name}': text after the closing '}}'")
+            if len(set(labels)) != len(labels):
+                raise ArffError(f"attribute '{name}': a label is declared twice")
+            return tuple(labels)
+        if token.kind not in (WORD, QUOTED):
+            raise ArffError(f"attribute '{name}': expected a label, found {token.text!r}")
+        labels.append(token.text)
+    raise ArffError(f"attribute '{name}': label list has no closing '}}'")
+
+
+def format_header(schema: Schema, comments: list[str] = ()) -> str:
+    """The header text of ``schema``, ending with the ``@data`` line."""
+    lines = [f"% {comment}" for comment in comments]
+    lines.append(f"@relation {quote(schema.relation)}")
+    lines.append("")
+    for attribute in schema.attributes:
+        lines.extend(_attribute_lines(attribute))
+    lines.append("")
+    lines.append("@data")
+    return "\n".join(lines) + "\n"
+
+
+def _attribute_lines(attribute: Attribute) -> list[str]:
+    name = quote(attribute.name)
+    if attribute.kind == NOMINAL:
+        return [f"@attribute {name} {{{','.join(quote(label) for label in attribute.labels)}}}"]
+    if attribute.kind == DATE:
+        return [f"@attribute {name} date {quote(attribute.date_format)}"]
+    if attribute.kind == RELATIONAL:
+        lines = [f"@attribute {name} relational"]
+        for member in attribute.members:
+            lines.extend("  " + line for line in _attribute_lines(member))
+        lines.append(f"@end {name}")
+        return lines
+    if attribute.kind == STRING:
+        return [f"@attribute {name} string"]
+    return [f"@attribute {name} {attribute.declared_type or 'numeric'}"]

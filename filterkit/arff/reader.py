@@ -1,0 +1,436 @@
+"""Streaming ARFF reader: a header, then chunks of at most ``chunk_rows`` rows.
+
+The numeric hot path is vectorized: a group of plain rows (no quotes, no
+comments, no weights) is tokenized with numpy byte masks and its numbers are
+parsed by ``numpy.fromstring`` in C; Python touches only tokens that need a
+lookup (nominal labels, strings, dates, ``?``).  Rows the fast path cannot take
+are read by the hand-written tokenizer, which also finds the line of any error.
+Memory is bounded by the chunk size, whatever the number of rows.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import warnings
+from typing import BinaryIO, Iterator
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.arff.dates import DateFormat
+from filterkit.arff.header import HeaderParser
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, tokenize
+from filterkit.errors import ArffError
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema
+
+DEFAULT_CHUNK_ROWS = 10_000
+_BLOCK_BYTES = 1 << 20
+_SPACE_TABLE = bytes.maketrans(b"{},\t", b"    ")
+_NUMBER_START = np.zeros(256, dtype=bool)
+_NUMBER_START[np.frombuffer(b"0123456789+-.", np.uint8)] = True
+_NOT_NUMBER_CHAR = np.ones(256, dtype=bool)
+_NOT_NUMBER_CHAR[np.frombuffer(b"0123456789+-.eE \n", np.uint8)] = False
+
+
+def open_source(source, name: str | None = None) -> tuple[BinaryIO, str]:
+    """A binary stream for a path or stream, gunzipped when it starts with gzip's magic."""
+    if isinstance(source, (str, os.PathLike)):
+        stream: BinaryIO = open(source, "rb")
+        label = name or os.fspath(source)
+    else:
+        stream = source
+        label = name or getattr(source, "name", "<stream>")
+    buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)
+    if buffered.peek(2)[:2] == b"\x1f\x8b":
+        buffered = gzip.GzipFile(fileobj=buffered, mode="rb")
+    return buffered, str(label)
+
+
+class ArffReader:
+    """Reads an ARFF file or binary stream: ``.schema`` at once, then :meth:`chunks`.
+
+    ``source`` is a path (plain or gzip-compressed) or a binary stream such as
+    ``sys.stdin.buffer``; ``name`` is what errors call it.
+    """
+
+    def __init__(self, source, name: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+        if chunk_rows < 1:
+            raise ValueError("chunk_rows must be at least 1")
+        self.stream, self.name = open_source(source, name)
+        self._owns_stream = isinstance(source, (str, os.PathLike))
+        self.chunk_rows = chunk_rows
+        self._lines = _numbered_lines(_blocks(self.stream))
+        self._first_data: tuple[int, bytes] | None = None
+        self.schema = self._read_header()
+        self._columns = _ColumnInfo(self.schema)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        """Close the underlying file when the reader opened it."""
+        if self._owns_stream:
+            self.stream.close()
+
+    def _read_header(self) -> Schema:
+        parser = HeaderParser()
+        for line_number, raw in self._lines:
+            line = self._decode(raw, line_number)
+            try:
+                rest = parser.feed(line)
+            except ArffError as error:
+                raise error.located(self.name, line_number) from None
+            if rest is not None:
+                if rest.strip():
+                    self._first_data = (line_number, rest.encode("utf-8"))
+                return parser.schema()
+        if parser.relation is None:
+            raise ArffError("empty input: no @relation line", self.name, 1)
+        raise ArffError("the header has no @data line", self.name, None)
+
+    def _decode(self, raw: bytes, line_number: int) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", self.name, line_number) from None
+
+    def chunks(self) -> Iterator[Chunk]:
+        """Yield the data rows as chunks of at most ``chunk_rows`` rows.
+
+        Storage follows the first data row: CSR when it is sparse, dense otherwise.
+        """
+        sparse = None
+        group_lines: list[bytes] = []
+        group_numbers: list[int] = []
+        lines = self._lines
+        if self._first_data is not None:
+            lines = _chain_first(self._first_data, lines)
+        for line_number, raw in lines:
+            line = raw.strip()
+            if not line or line[0] == 37:  # '%'
+                continue
+            if sparse is None:
+                sparse = line[0] == 123  # '{'
+            group_lines.append(line)
+            group_numbers.append(line_number)
+            if len(group_lines) == self.chunk_rows:
+                yield self._parse_group(group_lines, group_numbers, sparse)
+                group_lines, group_numbers = [], []
+        if group_lines:
+            yield self._parse_group(group_lines, group_numbers, sparse)
+
+    def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
+        joined = b"\n".join(lines)
+        if not any(mark in joined for mark in (b"'", b'"', b"%", b"0x", b"0X")):
+            try:
+                if sparse:
+                    return _parse_sparse_fast(joined, lines, numbers, self._columns, self.name)
+                return _parse_dense_fast(joined, lines, numbers, self._columns, self.name)
+            except _NotPlain:
+                pass
+        return self._parse_slowly(lines, numbers, sparse)
+
+    def _parse_slowly(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
+        columns = self._columns
+        rows = []
+        for raw, line_number in zip(lines, numbers):
+            try:
+                rows.append(_parse_row(self._decode(raw, line_number), columns))
+            except ArffError as error:
+                raise error.located(self.name, line_number) from None
+        return _assemble(rows, columns, sparse)
+
+    def read_all(self) -> Chunk:
+        """Every row in one chunk (for small files and tests)."""
+        from filterkit.schema import concatenate
+
+        return concatenate(list(self.chunks()), len(self.schema), self.schema.text_columns())
+
+
+def read_arff(source, name: str | None = None) -> tuple[Schema, Chunk]:
+    """Read a whole ARFF file: its schema and all rows in one chunk."""
+    with ArffReader(source, name) as reader:
+        return reader.schema, reader.read_all()
+
+
+class _NotPlain(Exception):
+    """The fast path met something it leaves to the tokenizer."""
+
+
+class _ColumnInfo:
+    """Per-column lookups the parsers need, computed once per schema."""
+
+    def __init__(self, schema: Schema):
+        self.schema = schema
+        self.count = len(schema.attributes)
+        self.kinds = [a.kind for a in schema.attributes]
+        self.needs_lookup = np.array([k != NUMERIC for k in self.kinds], dtype=bool)
+        self.label_codes = {
+            i: {label: float(code) for code, label in enumerate(a.labels)}
+            for i, a in enumerate(schema.attributes)
+            if a.kind == NOMINAL
+        }
+        self.date_formats = {
+            i: DateFormat(a.date_format) for i, a in enumerate(schema.attributes) if a.kind == DATE
+        }
+        self.text_columns = [i for i, k in enumerate(self.kinds) if k in TEXT_KINDS]
+
+    def value(self, column: int, text: str, quoted: bool, texts: dict) -> float:
+        """The matrix value of one token; text values are stored in ``texts``."""
+        kind = self.kinds[column]
+        if text == "?" and not quoted:
+            return np.nan
+        if kind == NUMERIC:
+            return parse_number(text, self.schema.attributes[column].name)
+        if kind == NOMINAL:
+            code = self.label_codes[column].get(text)
+            if code is None:
+                attribute = self.schema.attributes[column]
+                shown = ",".join(attribute.labels)
+                if len(shown) > 200:
+                    shown = shown[:200] + "…"
+                raise ArffError(f"value {text!r} is not a label of attribute '{attribute.name}' {{{shown}}}")
+            return code
+        if kind == DATE:
+            return self.date_formats[column].parse(text)
+        texts[column] = text
+        return 0.0
+
+
+def parse_number(text: str, attribute: str = "") -> float:
+    """A number as Java's ``Double.valueOf`` reads it (decimal, exponent, NaN, Infinity)."""
+    if "_" not in text and "x" not in text.lower():
+        try:
+            return float(text)
+        except ValueError:
+            pass
+    where = f" of attribute '{attribute}'" if attribute else ""
+    raise ArffError(f"value {text!r}{where} is not a number")
+
+
+def _chain_first(first, rest):
+    yield first
+    yield from rest
+
+
+def _blocks(stream: BinaryIO) -> Iterator[bytes]:
+    """Blocks of whole lines with LF, CRLF and CR line ends all turned into LF."""
+    pending = b""
+    while True:
+        data = stream.read(_BLOCK_BYTES)
+        if not data:
+            if pending:
+                yield _unify_line_ends(pending) + b"\n"
+            return
+        data = pending + data
+        if data.endswith(b"\r"):
+            data += stream.read(1)
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if cut == -1:
+            pending = data
+            continue
+        yield _unify_line_ends(data[: cut + 1])
+        pending = data[cut + 1 :]
+
+
+def _unify_line_ends(block: bytes) -> bytes:
+    if b"\r" in block:
+        block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return block
+
+
+def _numbered_lines(blocks: Iterator[bytes]) -> Iterator[tuple[int, bytes]]:
+    line_number = 0
+    for block in blocks:
+        for line in block.split(b"\n")[:-1]:
+            line_number += 1
+            yield line_number, line
+
+
+def _tokens_of(joined: bytes, n_lines: int):
+    """Token starts, ends, line indices and parsed numbers of a plain group.
+
+    Non-numeric tokens are parsed as 0 placeholders (their text is looked up by
+    the caller).  Raises _NotPlain if numpy cannot parse every token.
+    """
+    buffer = bytearray(joined.translate(_SPACE_TABLE))
+    chars = np.frombuffer(buffer, dtype=np.uint8)
+    filled = (chars != 32) & (chars != 10)
+    starts_mask = filled.copy()
+    starts_mask[1:] &= ~filled[:-1]
+    ends_mask = filled.copy()
+    ends_mask[:-1] &= ~filled[1:]
+    starts = np.flatnonzero(starts_mask)
+    ends = np.flatnonzero(ends_mask) + 1
+    line_of = np.searchsorted(np.flatnonzero(chars == 10), starts, side="right")
+    foreign = np.concatenate([[0], np.cumsum(_NOT_NUMBER_CHAR[chars], dtype=np.int64)])
+    numeric_like = _NUMBER_START[chars[starts]] & (foreign[ends] == foreign[starts])
+    words = np.flatnonzero(~numeric_like)
+    if len(words):
+        delta = np.zeros(len(chars) + 1, dtype=np.int32)
+        np.add.at(delta, starts[words] + 1, 1)
+        np.add.at(delta, ends[words], -1)
+        chars[np.cumsum(delta[:-1]) > 0] = 32
+        chars[starts[words]] = 48  # '0'
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            numbers = np.fromstring(bytes(buffer), dtype=np.float64, sep=" ")
+    except ValueError:
+        raise _NotPlain from None
+    if len(numbers) != len(starts):
+        raise _NotPlain
+    counts = np.bincount(line_of, minlength=n_lines)
+    return starts, ends, line_of, numeric_like, numbers, counts
+
+
+def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, columns, line_numbers, name, texts):
+    """Set ``values[targets]`` from the text of ``tokens`` (labels, dates, strings, ``?``)."""
+    for token, target, column, row in zip(
+        tokens.tolist(), targets.tolist(), column_of.tolist(), row_of.tolist()
+    ):
+        found: dict = {}
+        try:
+            text = joined[starts[token] : ends[token]].decode("utf-8")
+            values[target] = columns.value(column, text, False, found)
+        except UnicodeDecodeError:
+            raise ArffError("not UTF-8 text", name, line_numbers[row]) from None
+        except ArffError as error:
+            raise error.located(name, line_numbers[row]) from None
+        if column in texts:
+            texts[column][row] = found.get(column)
+
+
+def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+    n_rows = len(lines)
+    if joined.count(b"{") != n_rows or joined.count(b"}") != n_rows:
+        raise _NotPlain
+    if not all(line[0] == 123 and line[-1] == 125 for line in lines):
+        raise _NotPlain
+    starts, ends, line_of, numeric_like, numbers, counts = _tokens_of(joined, n_rows)
+    if np.any(counts % 2):
+        raise _NotPlain
+    indices = numbers[0::2]
+    values = numbers[1::2].copy()
+    rows = line_of[0::2]
+    if (
+        not numeric_like[0::2].all()
+        or np.any(indices != np.floor(indices))
+        or np.any(indices < 0)
+        or np.any(indices >= columns.count)
+        or np.any((np.diff(indices) <= 0) & (rows[1:] == rows[:-1]))
+    ):
+        raise _NotPlain
+    column_of = indices.astype(np.int64)
+    texts = {c: [""] * n_rows for c in columns.text_columns}
+    lookups = np.flatnonzero(~numeric_like[1::2] | columns.needs_lookup[column_of])
+    if len(lookups):
+        _look_up(
+            2 * lookups + 1, lookups, column_of[lookups], rows[lookups], starts, ends, joined,
+            values, columns, line_numbers, name, texts,
+        )
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(counts // 2, out=indptr[1:])
+    matrix = sp.csr_matrix((values, column_of, indptr), shape=(n_rows, columns.count))
+    matrix.eliminate_zeros()
+    return Chunk(matrix, texts)
+
+
+def _parse_dense_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+    n_rows = len(lines)
+    if b"{" in joined or b"}" in joined:
+        raise _NotPlain
+    starts, ends, line_of, numeric_like, numbers, counts = _tokens_of(joined, n_rows)
+    if np.any(counts != columns.count):
+        raise _NotPlain
+    column_of = np.tile(np.arange(columns.count), n_rows)
+    texts = {c: [None] * n_rows for c in columns.text_columns}
+    lookups = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
+    if len(lookups):
+        _look_up(
+            lookups, lookups, column_of[lookups], line_of[lookups], starts, ends, joined,
+            numbers, columns, line_numbers, name, texts,
+        )
+    return Chunk(numbers.reshape(n_rows, columns.count), texts)
+
+
+def _parse_row(line: str, columns: _ColumnInfo):
+    """One data row by the tokenizer: ``(columns, values, texts, weight)``."""
+    tokens = tokenize(line)
+    texts: dict = {}
+    if tokens and tokens[0].kind == OPEN:
+        cols, values, position = _sparse_pairs(tokens, columns, texts)
+    else:
+        position = next((i for i, t in enumerate(tokens) if t.kind == OPEN), len(tokens))
+        if any(t.kind == CLOSE for t in tokens[:position]):
+            raise ArffError("unexpected '}' in a dense row")
+        if position != columns.count:
+            raise ArffError(f"expected {columns.count} values, found {position}")
+        cols = list(range(columns.count))
+        values = [
+            columns.value(c, t.text, t.kind == QUOTED, texts) for c, t in zip(cols, tokens)
+        ]
+    weight = None
+    rest = tokens[position:]
+    if rest and rest[0].kind == OPEN:
+        if len(rest) < 3 or rest[1].kind != WORD or rest[2].kind != CLOSE:
+            raise ArffError("a weight must be written {number} at the end of the row")
+        weight = parse_number(rest[1].text)
+        rest = rest[3:]
+    if rest:
+        raise ArffError(f"unexpected {rest[0].text!r} after the end of the row")
+    return cols, values, texts, weight
+
+
+def _sparse_pairs(tokens, columns: _ColumnInfo, texts: dict):
+    cols: list[int] = []
+    values: list[float] = []
+    position = 1
+    while True:
+        if position >= len(tokens):
+            raise ArffError("sparse row has no closing '}'")
+        token = tokens[position]
+        if token.kind == CLOSE:
+            return cols, values, position + 1
+        if token.kind != WORD or not token.text.isdigit():
+            raise ArffError(f"expected an attribute index in a sparse row, found {token.text!r}")
+        index = int(token.text)
+        if index >= columns.count:
+            raise ArffError(f"sparse index {index} is beyond the {columns.count} attributes (0 to {columns.count - 1})")
+        if cols and index <= cols[-1]:
+            raise ArffError(f"sparse indices must ascend: {index} after {cols[-1]}")
+        if position + 1 >= len(tokens) or tokens[position + 1].kind not in (WORD, QUOTED):
+            raise ArffError(f"sparse index {index} has no value")
+        value_token = tokens[position + 1]
+        cols.append(index)
+        values.append(columns.value(index, value_token.text, value_token.kind == QUOTED, texts))
+        position += 2
+
+
+def _assemble(rows, columns: _ColumnInfo, sparse: bool) -> Chunk:
+    """A chunk from rows read by the tokenizer."""
+    n_rows = len(rows)
+    weights = None
+    if any(r[3] is not None for r in rows):
+        weights = np.array([1.0 if r[3] is None else r[3] for r in rows])
+    texts = {}
+    for column in columns.text_columns:
+        texts[column] = [r[2].get(column) if column in r[0] else "" for r in rows]
+    if sparse:
+        counts = [len(r[0]) for r in rows]
+        indptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        indices = np.fromiter((c for r in rows for c in r[0]), dtype=np.int64, count=indptr[-1])
+        data = np.fromiter((v for r in rows for v in r[1]), dtype=np.float64, count=indptr[-1])
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(n_rows, columns.count))
+        matrix.eliminate_zeros()
+        return Chunk(matrix, texts, weights)
+    matrix = np.zeros((n_rows, columns.count))
+    for position, (cols, values, _, _) in enumerate(rows):
+        matrix[position, cols] = values
+    return Chunk(matrix, texts, weights)

@@ -1,0 +1,146 @@
+"""Streaming ARFF writer.
+
+Numbers are written in the shortest form that reads back to the same float64
+(integers without a decimal point); NaN is ``?``; labels, strings and names are
+quoted where needed.  Sparse chunks are written as sparse rows unless dense
+output is asked for, and the other way round.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, TextIO
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.arff.dates import DateFormat
+from filterkit.arff.header import format_header
+from filterkit.arff.tokens import quote
+from filterkit.schema import DATE, NOMINAL, TEXT_KINDS, Chunk, Schema
+
+_EXACT_INTEGER = 2.0**53
+
+
+def format_numbers(values: np.ndarray) -> list[str]:
+    """Shortest round-trip text of each float; NaN as ``?``; ±inf as Java's ``Infinity``."""
+    values = np.asarray(values, dtype=np.float64)
+    integral = np.isfinite(values) & (np.abs(values) < _EXACT_INTEGER) & (values == np.round(values))
+    if integral.all() and not np.signbit(values[values == 0]).any():
+        return list(map(str, values.astype(np.int64).tolist()))
+    return [_format_one(v, whole) for v, whole in zip(values.tolist(), integral.tolist())]
+
+
+def _format_one(value: float, whole: bool) -> str:
+    if whole:
+        return "-0" if value == 0 and np.signbit(value) else str(int(value))
+    if value != value:
+        return "?"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+class ArffWriter:
+    """Writes a header, then chunks of rows, to a text stream.
+
+    ``sparse``: True or False forces the row form; None writes each chunk as it
+    is stored (CSR chunks as sparse rows).  ``comments`` become ``%`` lines
+    before ``@relation``.
+    """
+
+    def __init__(self, stream: TextIO, schema: Schema, sparse: bool | None = None, comments=()):
+        self.stream = stream
+        self.schema = schema
+        self.sparse = sparse
+        self._formatters = [_value_formatter(a) for a in schema.attributes]
+        self._text_columns = {i for i, a in enumerate(schema.attributes) if a.kind in TEXT_KINDS}
+        stream.write(format_header(schema, list(comments)))
+
+    def write(self, chunk: Chunk) -> None:
+        """Append the rows of ``chunk``."""
+        sparse = chunk.is_sparse if self.sparse is None else self.sparse
+        rows = self._sparse_rows(chunk) if sparse else self._dense_rows(chunk)
+        if chunk.weights is not None:
+            rows = [
+                row if weight == 1.0 else f"{row} {{{format_numbers([weight])[0]}}}"
+                for row, weight in zip(rows, chunk.weights.tolist())
+            ]
+        if rows:
+            self.stream.write("\n".join(rows))
+            self.stream.write("\n")
+
+    def _column_texts(self, column: int, values: np.ndarray, rows: Iterable[int], chunk: Chunk) -> list[str]:
+        if column in self._text_columns:
+            side = chunk.text[column]
+            return [
+                "?" if value != value else quote(side[row] if side[row] is not None else "")
+                for value, row in zip(values.tolist(), rows)
+            ]
+        return self._formatters[column](values)
+
+    def _dense_rows(self, chunk: Chunk) -> list[str]:
+        matrix = chunk.dense_values()
+        n_rows, n_columns = matrix.shape
+        if n_rows == 0:
+            return []
+        columns = [
+            self._column_texts(c, matrix[:, c], range(n_rows), chunk) for c in range(n_columns)
+        ]
+        return [",".join(row) for row in zip(*columns)]
+
+    def _sparse_rows(self, chunk: Chunk) -> list[str]:
+        n_rows = chunk.n_rows
+        rows_of, columns_of, values = _sparse_entries(chunk, self._text_columns)
+        texts = np.empty(len(values), dtype=object)
+        for column in np.unique(columns_of).tolist():
+            at = np.flatnonzero(columns_of == column)
+            texts[at] = self._column_texts(column, values[at], rows_of[at].tolist(), chunk)
+        entries = [f"{c} {t}" for c, t in zip(columns_of.tolist(), texts.tolist())]
+        bounds = np.searchsorted(rows_of, np.arange(n_rows + 1)).tolist()
+        return ["{" + ",".join(entries[bounds[r] : bounds[r + 1]]) + "}" for r in range(n_rows)]
+
+
+def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row, column and value of every entry a sparse row must show, in row order.
+
+    These are the non-zero values (NaN included) and every non-empty string:
+    a string cell holds 0 in the matrix, and an omitted string reads back as "".
+    """
+    matrix = sp.coo_matrix(chunk.values)
+    rows, columns, values = matrix.row, matrix.col, matrix.data
+    keep = values != 0
+    rows, columns, values = rows[keep], columns[keep], values[keep]
+    text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t]
+    if text_rows:
+        extra_rows, extra_columns = np.array(text_rows, dtype=np.int64).T
+        rows = np.concatenate([rows, extra_rows])
+        columns = np.concatenate([columns, extra_columns])
+        values = np.concatenate([values, np.zeros(len(extra_rows))])
+    order = np.lexsort((columns, rows))
+    return rows[order], columns[order], values[order]
+
+
+def _value_formatter(attribute):
+    if attribute.kind == NOMINAL:
+        labels = np.array([quote(label) for label in attribute.labels] + ["?"], dtype=object)
+
+        def nominal(values: np.ndarray) -> list[str]:
+            codes = np.where(np.isnan(values), len(labels) - 1, values).astype(np.int64)
+            return labels[codes].tolist()
+
+        return nominal
+    if attribute.kind == DATE:
+        date_format = DateFormat(attribute.date_format)
+
+        def date(values: np.ndarray) -> list[str]:
+            return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
+
+        return date
+    return format_numbers
+
+
+def write_arff(stream: TextIO, schema: Schema, chunks: Iterable[Chunk], sparse: bool | None = None, comments=()) -> None:
+    """Write a whole ARFF document: header and every chunk."""
+    writer = ArffWriter(stream, schema, sparse, comments)
+    for chunk in chunks:
+        writer.write(chunk)

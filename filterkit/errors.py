@@ -1,0 +1,34 @@
+"""The one exception type for bad data, with the file and line it came from."""
+
+
+class FilterkitError(Exception):
+    """A problem a user can fix: bad input, a bad option, a missing plugin.
+
+    ``str()`` gives ``FILE:LINE: message`` when the file and line are known.
+    """
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+    def located(self, path: str | None = None, line: int | None = None) -> "FilterkitError":
+        """This error with a file name and line filled in where still unknown."""
+        return type(self)(
+            self.message,
+            self.path if self.path is not None else path,
+            self.line if self.line is not None else line,
+        )
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
+        elif self.line is not None:
+            where = f"line {self.line}: "
+        return where + self.message
+
+
+class ArffError(FilterkitError):
+    """An ARFF file that cannot be read: malformed header, bad value, bad row."""
