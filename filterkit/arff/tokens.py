@@ -19,7 +19,8 @@ CLOSE = "}"
 
 _SEPARATORS = " \t,"
 _STOPS = " \t,{}%'\""
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "a": "\a", "v": "\v"}
+_OCTAL = "01234567"
 
 
 class Token(NamedTuple):
@@ -31,8 +32,10 @@ def tokenize(line: str) -> list[Token]:
     """Split one line into words, quoted strings and braces; ``%`` starts a comment.
 
     Quotes are single or double; inside them a backslash escapes the next
-    character (``\\n``, ``\\t``, ``\\r`` as usual; any other character stands for
-    itself, as in Java's StreamTokenizer that Weka uses).  As in Weka, a comma
+    character as in Java's StreamTokenizer that Weka uses: ``\\n``, ``\\t``,
+    ``\\r``, ``\\b``, ``\\f``, ``\\a``, ``\\v`` as usual, one to three octal digits
+    for a character code (``\\0``, ``\\011``, up to ``\\377``), and any other
+    character stands for itself.  As in Weka, a comma
     separates like white space, in the header and in data rows.
     """
     tokens: list[Token] = []
@@ -73,8 +76,21 @@ def _read_quoted(line: str, start: int) -> tuple[str, int]:
             pieces.append(line[run_start:position])
             if position + 1 >= length:
                 break
-            pieces.append(_ESCAPES.get(line[position + 1], line[position + 1]))
+            escaped = line[position + 1]
             position += 2
+            if escaped in _OCTAL:
+                # Java's StreamTokenizer: up to three octal digits, the third
+                # only when the first is 0-3 (so the code stays below 256).
+                code = int(escaped)
+                if position < length and line[position] in _OCTAL:
+                    code = code * 8 + int(line[position])
+                    position += 1
+                    if escaped <= "3" and position < length and line[position] in _OCTAL:
+                        code = code * 8 + int(line[position])
+                        position += 1
+                pieces.append(chr(code))
+            else:
+                pieces.append(_ESCAPES.get(escaped, escaped))
             run_start = position
         else:
             position += 1
