@@ -1,0 +1,310 @@
+"""The ``filterkit`` command: ``filterkit [OPTIONS] IN.arff STAGE [--opt …] STAGE …``.
+
+The chain is a click group in chain mode (as click's ``imagepipe`` example):
+each stage found in the plugin registry is a subcommand that returns a stage,
+and the result callback fits and runs them.  ``plugins`` and ``apply`` are
+commands of their own; a file with one of those names is read as ``./NAME``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import sys
+import tempfile
+
+import click
+
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
+from filterkit.arff.writer import ArffWriter
+from filterkit.errors import FilterkitError
+from filterkit.model import load_model, save_model
+from filterkit.plugins import Registry, load_plugins
+from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress
+from filterkit.stage import Option
+
+COMMANDS = ("plugins", "apply")
+_OPTIONS_WITH_VALUES = {"-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows"}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script; exits with 0, 1 (data error) or 2 (usage)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, plugins_dir = _take_plugins_dir(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    sys.exit(run(argv, plugins_dir))
+
+
+def _terminate(signum, frame):
+    """SIGTERM unwinds like Ctrl-C, so temporary files and partial outputs are removed."""
+    raise KeyboardInterrupt
+
+
+def run(argv: list[str], plugins_dir: str | None = None) -> int:
+    """Run the command line ``argv``; returns the exit status."""
+    try:
+        registry = load_plugins(plugins_dir)
+        first = _first_word(argv)
+        if first in COMMANDS:
+            position = argv.index(first)
+            command = {"plugins": plugins_command, "apply": apply_command}[first](registry)
+            args = argv[:position] + argv[position + 1 :]
+            command.main(args, prog_name=f"filterkit {first}", standalone_mode=False)
+        else:
+            build_chain_command(registry).main(argv, prog_name="filterkit", standalone_mode=False)
+        return 0
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except click.exceptions.Abort:
+        return 130
+    except FilterkitError as error:
+        _say_error(str(error))
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        _say_error(f"{where}{error.strerror or error}")
+        return 1
+    except KeyboardInterrupt:
+        _say_error("interrupted")
+        return 130
+
+
+def _say_error(message: str) -> None:
+    with contextlib.suppress(BrokenPipeError):
+        sys.stderr.write(f"filterkit: error: {message}\n")
+        sys.stderr.flush()
+
+
+def _silence_stdout() -> None:
+    """After the reader of stdout went away: point stdout at /dev/null so exit is quiet."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError):
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _take_plugins_dir(argv: list[str]) -> tuple[list[str], str | None]:
+    """Remove ``--plugins-dir DIR`` from the arguments (it is needed before parsing)."""
+    rest, plugins_dir = [], None
+    iterator = iter(argv)
+    for argument in iterator:
+        if argument == "--plugins-dir":
+            plugins_dir = next(iterator, None)
+            if plugins_dir is None:
+                raise SystemExit(_usage_exit("--plugins-dir needs a folder"))
+        elif argument.startswith("--plugins-dir="):
+            plugins_dir = argument.split("=", 1)[1]
+        else:
+            rest.append(argument)
+    return rest, plugins_dir
+
+
+def _usage_exit(message: str) -> int:
+    sys.stderr.write(f"filterkit: usage error: {message}\n")
+    return 2
+
+
+def _first_word(argv: list[str]) -> str | None:
+    """The first argument that is neither an option nor an option's value."""
+    skip = False
+    for argument in argv:
+        if skip:
+            skip = False
+        elif argument in _OPTIONS_WITH_VALUES:
+            skip = True
+        elif not argument.startswith("-") or argument == "-":
+            return argument
+    return None
+
+
+def _click_option(option: Option) -> click.Option:
+    if option.kind is bool:
+        declaration = f"{option.flag}/--no-{option.flag[2:]}"
+        return click.Option([declaration, option.name], default=option.default, help=option.help, show_default=True)
+    if option.choices:
+        kind = click.Choice(option.choices)
+    elif option.kind is int:
+        kind = click.IntRange(option.minimum, option.maximum) if option.minimum is not None or option.maximum is not None else click.INT
+    elif option.kind is float:
+        kind = click.FloatRange(option.minimum, option.maximum) if option.minimum is not None or option.maximum is not None else click.FLOAT
+    else:
+        kind = click.STRING
+    return click.Option(
+        [option.flag, option.name], type=kind, default=option.default, help=option.help,
+        show_default=option.default is not None,
+    )
+
+
+def stage_command(registry: Registry, name: str) -> click.Command:
+    """The click subcommand for one registered stage; it returns the stage."""
+    registered = registry.stages[name]
+    stage_class = registered.value
+
+    def make(**params):
+        return registry.make_stage(name, params)
+
+    summary = stage_class.summary or (stage_class.__doc__ or "").strip().splitlines()[0]
+    return click.Command(
+        name,
+        params=[_click_option(o) for o in stage_class.options],
+        callback=make,
+        help=f"{summary}\n\n(plugin: {registered.plugin}, {registered.distribution})",
+        short_help=summary,
+    )
+
+
+CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
+
+\b
+  filterkit in.arff shape bns l2 > out.arff
+  cat in.arff | filterkit - ig --presence select --top 1000 l2
+  filterkit --save-model m.json train.arff bns l2 > train_out.arff
+  filterkit apply m.json test.arff > test_out.arff
+
+With no stage the input is rewritten unchanged. Options of the chain come
+before IN.arff; a stage's options follow its name ('filterkit STAGE --help').
+Other commands: 'filterkit plugins' lists what is installed, 'filterkit apply'
+applies a saved model. A file named like a command is read as ./NAME.
+"""
+
+
+def build_chain_command(registry: Registry) -> click.Group:
+    """The chained click group whose subcommands are the registered stages."""
+
+    @click.group(chain=True, invoke_without_command=True, help=CHAIN_HELP,
+                 subcommand_metavar="STAGE [OPTIONS]... [STAGE [OPTIONS]...]...")
+    @click.argument("input_path", metavar="IN.arff")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (atomically) instead of stdout.")
+    @click.option("-c", "--class", "class_spec", default="last", show_default=True,
+                  help="The class attribute: last, first, a 1-based index or a name.")
+    @click.option("--positive", help="The positive class label for two-class stages (default: the minority class).")
+    @click.option("--save-model", "model_path", type=click.Path(dir_okay=False), help="Save the fitted chain (JSON, arrays in a side .npz).")
+    @click.option("--sparse/--dense", "sparse", default=None, help="Force the output row form (default: as the input).")
+    @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True,
+                  help="Rows per chunk (memory bound; never changes the output).")
+    @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+    @click.option("--plugins-dir", metavar="DIR", help="Also load *.py files of DIR as plugins.")
+    def chain(**_):
+        """The chain; the work happens in the result callback."""
+
+    @chain.result_callback()
+    def run_chain(stages, input_path, output, class_spec, positive, model_path, sparse, chunk_rows, quiet, plugins_dir):
+        progress = terminal_progress if (not quiet and sys.stderr.isatty()) else None
+        fitted_chain = Chain(stages, class_spec=class_spec, positive=positive)
+        with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
+            fitted_chain.fit(source, progress)
+            if model_path:
+                save_model(model_path, fitted_chain, registry)
+            comments = [f"filterkit chain: {' '.join(s.name for s in stages) or '(identity)'}"]
+            with _output(output) as stream:
+                writer = ArffWriter(stream, fitted_chain.output_schema, sparse, comments)
+                for chunk in fitted_chain.transform(source.chunks()):
+                    writer.write(chunk)
+        if progress is not None:
+            sys.stderr.write("\n")
+
+    for name in sorted(registry.stages):
+        chain.add_command(stage_command(registry, name))
+    return chain
+
+
+@contextlib.contextmanager
+def _open_source(path: str, chunk_rows: int, needs_passes: bool):
+    if path == "-":
+        source = StreamSource(sys.stdin.buffer, "<stdin>", chunk_rows)
+        try:
+            if needs_passes:
+                source.spool()
+            yield source
+        finally:
+            source.close()
+    else:
+        yield FileSource(path, chunk_rows)
+
+
+@contextlib.contextmanager
+def _output(path: str | None):
+    """A text stream to stdout, or to a temporary file renamed onto ``path`` on success."""
+    if path is None:
+        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
+        try:
+            yield stream
+            stream.flush()
+        finally:
+            stream.detach()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def plugins_command(registry: Registry) -> click.Command:
+    """``filterkit plugins``: what is installed, and what failed to load."""
+
+    @click.command(help="List stages, metrics and classifiers with the plugin and distribution of each.")
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+    def plugins(as_json):
+        listing = {
+            kind: [
+                {"name": r.name, "plugin": r.plugin, "distribution": r.distribution,
+                 "summary": getattr(r.value, "summary", "")}
+                for r in sorted(table.values(), key=lambda r: r.name)
+            ]
+            for kind, table in (("stages", registry.stages), ("metrics", registry.metrics),
+                                ("classifiers", registry.classifiers))
+        }
+        listing["failed"] = [{"plugin": name, "error": reason} for name, reason in registry.failed]
+        if as_json:
+            click.echo(json.dumps(listing, indent=2))
+            return
+        for kind in ("stages", "metrics", "classifiers"):
+            click.echo(f"{kind}:")
+            for entry in listing[kind]:
+                click.echo(f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']})  {entry['summary']}")
+            if not listing[kind]:
+                click.echo("  (none)")
+        if listing["failed"]:
+            click.echo("failed to load:")
+            for entry in listing["failed"]:
+                click.echo(f"  {entry['plugin']}: {entry['error']}")
+
+    return plugins
+
+
+def apply_command(registry: Registry) -> click.Command:
+    """``filterkit apply M.json TEST.arff``: a saved chain applied to new data."""
+
+    @click.command(help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF.")
+    @click.argument("model_path", metavar="MODEL.json")
+    @click.argument("input_path", metavar="IN.arff")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (atomically) instead of stdout.")
+    @click.option("--sparse/--dense", "sparse", default=None, help="Force the output row form.")
+    @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True)
+    def apply(model_path, input_path, output, sparse, chunk_rows):
+        chain = load_model(model_path, registry)
+        with _open_source(input_path, chunk_rows, needs_passes=False) as source:
+            chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+            comments = [f"filterkit apply {os.path.basename(model_path)}: {' '.join(s.name for s in chain.stages)}"]
+            with _output(output) as stream:
+                writer = ArffWriter(stream, chain.output_schema, sparse, comments)
+                for chunk in chain.transform(source.chunks()):
+                    writer.write(chunk)
+
+    return apply

@@ -1,0 +1,34 @@
+"""The hooks a filterkit plugin implements, in the register-callback style.
+
+filterkit calls each hook with a ``register`` function; the plugin calls it
+once for every thing it contributes, so names and duplicates are checked when
+they are registered.  Built-in stages use exactly these hooks.
+"""
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("filterkit")
+hookimpl = pluggy.HookimplMarker("filterkit")
+
+
+@hookspec
+def register_stages(register):
+    """Contribute chain stages: call ``register(StageClass)`` for each.
+
+    ``StageClass`` subclasses :class:`filterkit.stage.Stage`; its ``name`` is the
+    word used in a chain (``filterkit in.arff NAME …``).
+    """
+
+
+@hookspec
+def register_metrics(register):
+    """Contribute feature-scoring metrics: call ``register(metric)`` for each.
+
+    ``metric`` is a :class:`filterkit.metrics.Metric`: a name and a function of the
+    2×2 counts ``(tp, fp, pos, neg)``, vectorized over features (JMLR 2003 §2).
+    """
+
+
+@hookspec
+def register_classifiers(register):
+    """Contribute classifiers for ``filterkit evaluate``: call ``register(ClassifierClass)``."""

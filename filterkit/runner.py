@@ -1,0 +1,216 @@
+"""Running a chain of stages over chunk sources.
+
+:class:`Chain` fits stage 1 on the input, stage 2 on stage 1's output, and so
+on: one pass over the input for every fitted stage, each pass streaming
+chunks through the stages already fitted.  Only statistics are held between
+chunks, so memory depends on the features, not the rows.  A file input is
+re-read for each pass; a stream (stdin) is first spooled once into a
+temporary binary file of numpy arrays (not re-parsed as text) that is removed
+afterwards, also on error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from typing import Iterable, Iterator
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
+from filterkit.errors import FilterkitError
+from filterkit.schema import Chunk, Schema
+from filterkit.stage import Context, Stage
+
+
+class FileSource:
+    """An ARFF file that can be read any number of times."""
+
+    def __init__(self, path: str, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+        self.path = path
+        self.chunk_rows = chunk_rows
+        with ArffReader(path, chunk_rows=chunk_rows) as reader:
+            self.schema = reader.schema
+
+    def chunks(self) -> Iterator[Chunk]:
+        """The rows of the file, chunk by chunk, read afresh."""
+        with ArffReader(self.path, chunk_rows=self.chunk_rows) as reader:
+            yield from reader.chunks()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class StreamSource:
+    """An ARFF stream read once; :meth:`spool` makes it re-readable."""
+
+    def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
+        self.reader = ArffReader(stream, name=name, chunk_rows=chunk_rows)
+        self.schema = self.reader.schema
+        self._spool_path: str | None = None
+
+    def spool(self) -> None:
+        """Copy every chunk into a temporary binary file, so passes can repeat."""
+        handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=".npy")
+        self._spool_path = path
+        with os.fdopen(handle, "wb") as spool:
+            for chunk in self.reader.chunks():
+                _save_chunk(spool, chunk)
+
+    def chunks(self) -> Iterator[Chunk]:
+        """The rows: from the spool if there is one, else straight from the stream (once)."""
+        if self._spool_path is None:
+            yield from self.reader.chunks()
+            return
+        with open(self._spool_path, "rb") as spool:
+            while True:
+                try:
+                    chunk = _load_chunk(spool)
+                except EOFError:
+                    return
+                yield chunk
+
+    def close(self) -> None:
+        """Remove the spool file."""
+        if self._spool_path is not None and os.path.exists(self._spool_path):
+            os.unlink(self._spool_path)
+        self._spool_path = None
+
+
+def _save_chunk(spool, chunk: Chunk) -> None:
+    meta = {
+        "sparse": chunk.is_sparse,
+        "shape": list(chunk.values.shape),
+        "text": {str(k): v for k, v in chunk.text.items()},
+        "weights": chunk.weights is not None,
+    }
+    np.save(spool, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
+    if chunk.is_sparse:
+        for array in (chunk.values.data, chunk.values.indices, chunk.values.indptr):
+            np.save(spool, array)
+    else:
+        np.save(spool, chunk.values)
+    if chunk.weights is not None:
+        np.save(spool, chunk.weights)
+
+
+def _load_chunk(spool) -> Chunk:
+    header = np.load(spool, allow_pickle=False)
+    meta = json.loads(header.tobytes().decode("utf-8"))
+    if meta["sparse"]:
+        data, indices, indptr = (np.load(spool, allow_pickle=False) for _ in range(3))
+        values = sp.csr_matrix((data, indices, indptr), shape=tuple(meta["shape"]))
+    else:
+        values = np.load(spool, allow_pickle=False)
+    weights = np.load(spool, allow_pickle=False) if meta["weights"] else None
+    return Chunk(values, {int(k): v for k, v in meta["text"].items()}, weights)
+
+
+def resolve_class(schema: Schema, spec: str | None) -> int | None:
+    """The class attribute's position for ``-c``: last, first, a 1-based index or a name."""
+    if not schema.attributes or spec is None:
+        return None
+    count = len(schema.attributes)
+    if spec == "last":
+        return count - 1
+    if spec == "first":
+        return 0
+    if spec.isdigit():
+        position = int(spec)
+        if not 1 <= position <= count:
+            raise FilterkitError(f"class index {position} is outside 1..{count}")
+        return position - 1
+    try:
+        return schema.index_of(spec)
+    except KeyError:
+        raise FilterkitError(f"no attribute called '{spec}' to use as the class") from None
+
+
+class Chain:
+    """Stages applied in order; fitted from a source, then applied to chunks."""
+
+    def __init__(self, stages: list[Stage], class_spec: str | None = "last", positive: str | None = None):
+        self.stages = list(stages)
+        self.class_spec = class_spec
+        self.positive = positive
+        self.input_schema: Schema | None = None
+        self.output_schema: Schema | None = None
+        self.class_name: str | None = None
+
+    def prepare_stage(self, position: int, schema: Schema) -> None:
+        """Show stage ``position`` its input schema and context."""
+        class_index = None
+        if self.class_name is not None:
+            try:
+                class_index = schema.index_of(self.class_name)
+            except KeyError:
+                class_index = None
+        context = Context(class_index, self.positive, tuple(self.stages[:position]))
+        self.stages[position].prepare(schema, context)
+
+    def fit(self, source, progress=None) -> "Chain":
+        """Fit every stage in turn on the output of the stages before it."""
+        schema = source.schema
+        self.input_schema = schema
+        class_index = resolve_class(schema, self.class_spec)
+        self.class_name = None if class_index is None else schema.attributes[class_index].name
+        for position, stage in enumerate(self.stages):
+            self.prepare_stage(position, schema)
+            if stage.fitted:
+                statistics = stage.new_statistics()
+                chunks = self._through(source.chunks(), self.stages[:position])
+                for chunk in _counted(chunks, progress, f"fitting {stage.name}"):
+                    statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
+                _guarded(stage, "fit", stage.finalize, statistics)
+            schema = stage.output_schema()
+        self.output_schema = schema
+        return self
+
+    def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+        """Apply every (fitted) stage to each chunk."""
+        return self._through(chunks, self.stages)
+
+    def check_input(self, schema: Schema, name: str) -> None:
+        """Refuse data whose header differs from the training header."""
+        difference = self.input_schema.first_difference(schema)
+        if difference is not None:
+            raise FilterkitError(f"header differs from the training data: {difference}", name)
+
+    @staticmethod
+    def _through(chunks: Iterable[Chunk], stages: list[Stage]) -> Iterator[Chunk]:
+        for chunk in chunks:
+            for stage in stages:
+                chunk = _guarded(stage, "transform", stage.transform, chunk)
+            yield chunk
+
+
+def _guarded(stage: Stage, step: str, function, *args):
+    """Call a stage's method; a crash becomes an error naming the stage."""
+    try:
+        return function(*args)
+    except FilterkitError:
+        raise
+    except Exception as error:
+        plugin = getattr(stage, "plugin_name", None)
+        origin = f" (plugin '{plugin}')" if plugin else ""
+        raise FilterkitError(
+            f"stage '{stage.name}'{origin} failed during {step}: {type(error).__name__}: {error}"
+        ) from error
+
+
+def _counted(chunks: Iterable[Chunk], progress, label: str) -> Iterator[Chunk]:
+    rows = 0
+    for chunk in chunks:
+        rows += chunk.n_rows
+        if progress is not None:
+            progress(label, rows)
+        yield chunk
+
+
+def terminal_progress(label: str, rows: int) -> None:
+    """Progress on stderr, one updating line."""
+    sys.stderr.write(f"\rfilterkit: {label}: {rows:,} rows")
+    sys.stderr.flush()

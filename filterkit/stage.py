@@ -1,0 +1,161 @@
+"""The filter protocol every chain stage follows.
+
+A stage declares its ``name``, a one-line ``summary`` and its ``options``
+(type, default and help, declared once: the CLI, the help text and the
+scikit-learn adapter all read them from here).  Its life, after Weka's
+Filter: :meth:`Stage.prepare` sees the input schema; a *fitted* stage then
+accumulates statistics over chunks (:meth:`accumulate`), which can be
+merged (:meth:`merge`, so partitions can be fitted apart), and turns them into
+fitted state (:meth:`finalize`); after that the output schema is known and
+:meth:`transform` maps chunks.  A *stateless* stage only transforms.
+
+Fitted state is plain numbers, lists and numpy arrays (:meth:`state` and
+:meth:`load_state`), so a model file holds it without pickle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+from filterkit.schema import Chunk, Schema
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a stage: ``name`` (a Python identifier), type, default, help.
+
+    ``kind`` is ``int``, ``float``, ``str`` or ``bool``; ``choices`` restricts a
+    ``str``.  A bool option is a flag pair on the command line
+    (``--presence/--no-presence``).  A default of None means "not given".
+    """
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line spelling, e.g. ``--zero-preserve``."""
+        return "--" + self.name.replace("_", "-")
+
+    def convert(self, value: Any) -> Any:
+        """``value`` checked and converted to this option's type."""
+        if value is None:
+            return None
+        try:
+            converted = self.kind(value) if self.kind is not bool else _to_bool(value)
+        except (TypeError, ValueError):
+            raise FilterkitError(f"option {self.flag}: {value!r} is not a {self.kind.__name__}") from None
+        if self.choices and converted not in self.choices:
+            raise FilterkitError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
+        if self.minimum is not None and converted < self.minimum:
+            raise FilterkitError(f"option {self.flag}: {value!r} is below {self.minimum}")
+        if self.maximum is not None and converted > self.maximum:
+            raise FilterkitError(f"option {self.flag}: {value!r} is above {self.maximum}")
+        return converted
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(value)
+    return bool(value)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a stage knows of its place in the chain.
+
+    ``class_index`` is the class attribute's position in this stage's input
+    schema (None when the data has none); ``positive`` the ``--positive`` label
+    or None; ``previous`` the stages before this one, already fitted.
+    """
+
+    class_index: int | None = None
+    positive: str | None = None
+    previous: tuple = ()
+
+
+class Stage:
+    """Base class of every chain stage (see the module docstring)."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    options: ClassVar[tuple[Option, ...]] = ()
+    fitted: ClassVar[bool] = False
+
+    def __init__(self, **params: Any):
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise FilterkitError(f"stage '{self.name}' has no option {', '.join(unknown)}")
+        self.params = {
+            name: option.convert(params.get(name, option.default)) for name, option in known.items()
+        }
+        self.check_params()
+
+    def check_params(self) -> None:
+        """Refuse option combinations that make no sense (raise FilterkitError)."""
+
+    def prepare(self, schema: Schema, context: Context) -> None:
+        """See the input schema before any data; decide which attributes to act on."""
+        self.input_schema = schema
+        self.context = context
+        self.features = self.select_features(schema, context)
+
+    def select_features(self, schema: Schema, context: Context) -> np.ndarray:
+        """Positions of the attributes this stage acts on: numeric, not the class."""
+        return numeric_features(schema, context.class_index)
+
+    def new_statistics(self) -> Any:
+        """Empty statistics, for a fitted stage."""
+        raise NotImplementedError
+
+    def accumulate(self, statistics: Any, chunk: Chunk) -> Any:
+        """Statistics updated with one chunk of training rows."""
+        raise NotImplementedError
+
+    def merge(self, first: Any, second: Any) -> Any:
+        """Statistics of two disjoint parts of the data, combined."""
+        raise NotImplementedError
+
+    def finalize(self, statistics: Any) -> None:
+        """Turn the statistics of all training rows into fitted state."""
+        raise NotImplementedError
+
+    def output_schema(self) -> Schema:
+        """The schema of transformed chunks: changed attributes become ``numeric``."""
+        changed = set(self.features.tolist())
+        return self.input_schema.with_attributes(
+            a.as_numeric() if i in changed else a for i, a in enumerate(self.input_schema.attributes)
+        )
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        """The chunk with this stage applied (pure: the input is not modified)."""
+        raise NotImplementedError
+
+    def state(self) -> dict:
+        """Fitted state as plain numbers, strings, lists and numpy arrays."""
+        return {}
+
+    def load_state(self, state: dict) -> None:
+        """Restore fitted state saved by :meth:`state` (after :meth:`prepare`)."""
+
+
+def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:
+    """Positions of the numeric attributes other than the class."""
+    return np.array(
+        [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index],
+        dtype=np.int64,
+    )

@@ -1,0 +1,1 @@
+"""filterkit's built-in stages, registered through the same hooks as any third-party plugin."""
