@@ -12,11 +12,14 @@ hookimpl = pluggy.HookimplMarker("filterkit")
 
 
 @hookspec
-def register_stages(register):
+def register_stages(register, metrics):
     """Contribute chain stages: call ``register(StageClass)`` for each.
 
     ``StageClass`` subclasses :class:`filterkit.stage.Stage`; its ``name`` is the
-    word used in a chain (``filterkit in.arff NAME …``).
+    word used in a chain (``filterkit in.arff NAME …``).  ``metrics`` maps the
+    name of every registered metric to its :class:`filterkit.metrics.Metric`
+    (metrics are collected first), so a plugin can make a stage per metric;
+    an implementation that does not need it leaves the argument out.
     """
 
 

@@ -116,15 +116,16 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
         raise FilterkitError(f"plugin {error.plugin!r} implements an unknown hook: {error}") from None
     registry = Registry(failed=failed)
     for hook_name, table in (
-        ("register_stages", registry.stages),
         ("register_metrics", registry.metrics),
         ("register_classifiers", registry.classifiers),
+        ("register_stages", registry.stages),
     ):
         for implementation in getattr(manager.hook, hook_name).get_hookimpls():
             plugin = implementation.plugin_name
             register = _registrar(table, plugin, distributions.get(plugin, plugin), hook_name)
+            arguments = {"register": register, "metrics": {n: r.value for n, r in registry.metrics.items()}}
             try:
-                implementation.function(register=register)
+                implementation.function(**{name: arguments[name] for name in implementation.argnames})
             except FilterkitError:
                 raise
             except Exception as error:

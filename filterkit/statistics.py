@@ -1,0 +1,145 @@
+"""Mergeable per-feature statistics: value histograms by class.
+
+:class:`ValueCounts` records, for every feature, every distinct non-zero value
+and how many training rows of each class have it (weighted by instance
+weights), plus per-class totals and missing counts, from which the zero counts
+follow.  Its size follows the distinct values of the features, not the rows;
+statistics of two parts of the data merge into those of the whole, whatever
+the order of the rows.  Scorers, the shaper and the encoders all fit from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.schema import Chunk
+
+
+@dataclass
+class ValueCounts:
+    """Distinct non-zero values per feature with per-class weighted row counts.
+
+    ``feature``, ``value``, ``label`` and ``count`` are parallel arrays sorted by
+    (feature, value, label) with no repeated triple.  ``class_totals[c]`` counts
+    rows of class c; ``missing[c, j]`` rows of class c where feature j is missing.
+    """
+
+    n_features: int
+    n_classes: int
+    feature: np.ndarray
+    value: np.ndarray
+    label: np.ndarray
+    count: np.ndarray
+    class_totals: np.ndarray
+    missing: np.ndarray
+
+    @classmethod
+    def empty(cls, n_features: int, n_classes: int) -> "ValueCounts":
+        """Statistics of no rows."""
+        return cls(
+            n_features, n_classes,
+            np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
+            np.zeros(n_classes), np.zeros((n_classes, n_features)),
+        )
+
+    def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "ValueCounts":
+        """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
+        return self.merge(ValueCounts.of_chunk(chunk, features, class_index, self.n_classes))
+
+    @classmethod
+    def of_chunk(cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int) -> "ValueCounts":
+        """Statistics of one chunk's rows, for the given feature columns."""
+        weights = chunk.weights if chunk.weights is not None else np.ones(chunk.n_rows)
+        if class_index is None:
+            labels = np.zeros(chunk.n_rows, dtype=np.int64)
+            known = np.ones(chunk.n_rows, dtype=bool)
+        else:
+            classes = _column(chunk, class_index)
+            known = ~np.isnan(classes)
+            labels = np.where(known, classes, 0).astype(np.int64)
+        block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
+        block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
+        block.eliminate_zeros()
+        rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
+        keep = known[rows]
+        rows, columns, values = rows[keep], block.indices[keep].astype(np.int64), block.data[keep]
+        missing_entry = np.isnan(values)
+        class_totals = np.bincount(labels[known], weights=weights[known], minlength=n_classes)
+        missing = np.zeros((n_classes, len(features)))
+        np.add.at(missing, (labels[rows[missing_entry]], columns[missing_entry]), weights[rows[missing_entry]])
+        present = ~missing_entry
+        counts = cls(
+            len(features), n_classes, columns[present], values[present], labels[rows[present]],
+            weights[rows[present]], class_totals, missing,
+        )
+        return counts._compacted()
+
+    def merge(self, other: "ValueCounts") -> "ValueCounts":
+        """Statistics of the rows of both."""
+        return ValueCounts(
+            self.n_features, self.n_classes,
+            np.concatenate([self.feature, other.feature]),
+            np.concatenate([self.value, other.value]),
+            np.concatenate([self.label, other.label]),
+            np.concatenate([self.count, other.count]),
+            self.class_totals + other.class_totals,
+            self.missing + other.missing,
+        )._compacted()
+
+    def _compacted(self) -> "ValueCounts":
+        order = np.lexsort((self.label, self.value, self.feature))
+        feature, value, label, count = self.feature[order], self.value[order], self.label[order], self.count[order]
+        if len(feature):
+            new = np.ones(len(feature), dtype=bool)
+            new[1:] = (feature[1:] != feature[:-1]) | (value[1:] != value[:-1]) | (label[1:] != label[:-1])
+            starts = np.flatnonzero(new)
+            feature, value, label = feature[starts], value[starts], label[starts]
+            count = np.add.reduceat(count, starts)
+        return ValueCounts(self.n_features, self.n_classes, feature, value, label, count,
+                           self.class_totals, self.missing)
+
+    def nonzero_counts(self) -> np.ndarray:
+        """``[c, j]``: rows of class c whose feature j is present and not zero."""
+        table = np.zeros((self.n_classes, self.n_features))
+        np.add.at(table, (self.label, self.feature), self.count)
+        return table
+
+    def zero_counts(self) -> np.ndarray:
+        """``[c, j]``: rows of class c whose feature j is exactly zero."""
+        present = self.class_totals[:, None] - self.missing
+        return np.maximum(present - self.nonzero_counts(), 0.0)
+
+    def histogram(self, include_zero: bool = True):
+        """Per feature, sorted distinct values with per-class counts.
+
+        Returns ``(feature, value, counts)`` where ``counts[k, c]`` is the number
+        of rows of class c at ``value[k]`` of ``feature[k]``; sorted by (feature,
+        value); zero included (where any row has it) when ``include_zero``.
+        """
+        feature, value, label, count = self.feature, self.value, self.label, self.count
+        if include_zero:
+            zeros = self.zero_counts()
+            zero_features = np.flatnonzero(zeros.sum(axis=0) > 0)
+            z_feature = np.repeat(zero_features, self.n_classes)
+            z_label = np.tile(np.arange(self.n_classes), len(zero_features))
+            z_count = zeros[z_label, z_feature]
+            feature = np.concatenate([feature, z_feature])
+            value = np.concatenate([value, np.zeros(len(z_feature))])
+            label = np.concatenate([label, z_label])
+            count = np.concatenate([count, z_count])
+        order = np.lexsort((label, value, feature))
+        feature, value, label, count = feature[order], value[order], label[order], count[order]
+        new = np.ones(len(feature), dtype=bool)
+        new[1:] = (feature[1:] != feature[:-1]) | (value[1:] != value[:-1])
+        group = np.cumsum(new) - 1
+        counts = np.zeros((int(new.sum()), self.n_classes))
+        np.add.at(counts, (group, label), count)
+        return feature[new], value[new], counts
+
+
+def _column(chunk: Chunk, index: int) -> np.ndarray:
+    column = chunk.values[:, index]
+    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)

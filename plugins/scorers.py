@@ -1,0 +1,129 @@
+"""Scorer stages: one per registered metric (``bns``, ``ig``, ``chi``, …).
+
+Each computes every numeric feature's score on the training data and, by
+default, rescales the feature so the width of its training range equals the
+score (KDD'09 §2.2, §3.4; REFERENCE.md "Scorer stages"):
+
+* zero-preserving (default): ``x' = x · s / (max − min)`` — 0 stays 0, sparse stays sparse;
+* ``--no-zero-preserve``: ``x' = (x − min) · s / (max − min)`` — the paper's range ``[0, s]``.
+
+A feature constant on the training data becomes 0; test values are not
+clipped; missing stays missing.  ``--no-scale`` leaves values unchanged and only
+records the scores for a following ``select``.  Scores use the best threshold
+by default, or presence (value ≠ 0) with ``--presence``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.metrics import Metric, feature_scores, target_classes
+from filterkit.schema import Chunk
+from filterkit.stage import Option, Stage
+from filterkit.statistics import ValueCounts
+
+
+class ScorerStage(Stage):
+    """Scale (or just score) numeric features by a metric; subclasses fix the metric."""
+
+    metric: Metric
+    fitted = True
+    options = (
+        Option("presence", bool, False, "Score presence (value ≠ 0) instead of the best threshold."),
+        Option("scale", bool, True, "Rescale each feature's training range to its score (--no-scale: only record scores)."),
+        Option("zero_preserve", bool, True, "x·s/(max−min), keeping zeros (--no-zero-preserve: (x−min)·s/(max−min))."),
+        Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
+        Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
+    )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        if context.class_index is None:
+            raise FilterkitError(f"stage '{self.name}' needs a class attribute (-c)")
+        self.class_attribute = schema.attributes[context.class_index]
+        n_labels = len(self.class_attribute.labels)
+        if self.class_attribute.kind != "nominal" or n_labels == 0:
+            raise FilterkitError(f"stage '{self.name}' needs a nominal class; '{self.class_attribute.name}' is {self.class_attribute.kind}")
+
+    def new_statistics(self) -> ValueCounts:
+        return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
+
+    def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
+        return statistics.add(chunk, self.features, self.context.class_index)
+
+    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
+        return first.merge(second)
+
+    def finalize(self, statistics: ValueCounts) -> None:
+        targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
+        self.scores = feature_scores(
+            statistics, self.metric, targets, self.params["presence"], self.params["combine"], self.params["alpha"]
+        )
+        self.minimum, self.maximum = _training_range(statistics)
+        width = self.maximum - self.minimum
+        self.factor = np.where(width > 0, self.scores / np.where(width > 0, width, 1.0), 0.0)
+
+    def output_schema(self):
+        if not self.params["scale"]:
+            return self.input_schema
+        return super().output_schema()
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        if not self.params["scale"]:
+            return chunk
+        offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
+        if chunk.is_sparse and not np.any(offset * self.factor):
+            matrix = chunk.values.tocsr(copy=True)
+            column_factor = np.ones(matrix.shape[1])
+            column_factor[self.features] = self.factor
+            matrix.data = matrix.data * column_factor[matrix.indices]
+            return Chunk(matrix, chunk.text, chunk.weights)
+        values = chunk.dense_values().copy()
+        values[:, self.features] = (values[:, self.features] - offset) * self.factor
+        if chunk.is_sparse:
+            return Chunk(sp.csr_matrix(values), chunk.text, chunk.weights)
+        return Chunk(values, chunk.text, chunk.weights)
+
+    def state(self) -> dict:
+        return {"scores": self.scores, "minimum": self.minimum, "maximum": self.maximum, "factor": self.factor}
+
+    def load_state(self, state: dict) -> None:
+        for key in ("scores", "minimum", "maximum", "factor"):
+            array = np.asarray(state[key], dtype=np.float64)
+            if array.shape != (len(self.features),):
+                raise FilterkitError(f"stage '{self.name}': saved {key} has shape {array.shape}, expected ({len(self.features)},)")
+            setattr(self, key, array)
+
+    def feature_scores(self) -> dict[str, float]:
+        """Each scored feature's name and score, for a following ``select``."""
+        names = [self.input_schema.attributes[i].name for i in self.features]
+        return dict(zip(names, self.scores.tolist()))
+
+
+def _training_range(statistics: ValueCounts) -> tuple[np.ndarray, np.ndarray]:
+    """Per feature, the smallest and largest training value (0 where zeros occur)."""
+    feature, value, _ = statistics.histogram(include_zero=True)
+    minimum = np.zeros(statistics.n_features)
+    maximum = np.zeros(statistics.n_features)
+    if len(feature):
+        first = np.r_[True, feature[1:] != feature[:-1]]
+        last = np.r_[feature[1:] != feature[:-1], True]
+        minimum[feature[first]] = value[first]
+        maximum[feature[last]] = value[last]
+    return minimum, maximum
+
+
+def scorer_for(metric: Metric) -> type[ScorerStage]:
+    """A scorer stage class for ``metric``, named after it."""
+    summary = f"Scale each numeric feature's range to its {metric.name} score. {metric.summary}"
+    return type(f"{metric.name.title()}Scorer", (ScorerStage,), {"name": metric.name, "metric": metric, "summary": summary})
+
+
+@hookimpl
+def register_stages(register, metrics):
+    """One scorer stage per registered metric, a plugin's metrics included."""
+    for metric in metrics.values():
+        register(scorer_for(metric))

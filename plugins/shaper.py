@@ -1,0 +1,224 @@
+"""``shape``: the zero-preserving local-probability feature shaper (Forman, Scholz
+& Rajaram, KDD'09 §3.2, §3.3, §3.5; REFERENCE.md "The shaper").
+
+Each feature is replaced by a smoothed estimate of P(positive | value):
+
+1. zero bin (default): rows at 0 form their own bin, p̃(0) = (pos₀+1)/(n₀+2);
+   non-zero values are estimated from non-zero rows only (``--no-zero-bin``: zeros are
+   an ordinary value);
+2. at each distinct training value v, a window of every row at v plus the n rows
+   just below and just above in value order (``--neighbors``, 15 a side); where
+   the window ends inside a group of tied values, the group counts fractionally
+   (k of its m rows count k/m of its positives), so row order never matters;
+   p̃(v) = (positives + 1) / (rows + 2);
+3. between training values linear interpolation, beyond them the end value;
+4. ``--transform prob`` (default) or ``logodds`` applied after interpolation;
+5. zero-preserving (default): output T(p̃(x)) − T(p̃(0)), so 0 stays 0 and sparse
+   stays sparse.
+
+Missing stays missing.  A nominal attribute becomes numeric T(p̃(label)), the
+Laplace-corrected positive fraction of its label (no zero shift); a label
+unseen in training gets the attribute's overall fraction.  Statistics are
+per-feature value histograms, so the cost follows distinct values, not rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.metrics import positive_code
+from filterkit.schema import NOMINAL, Chunk
+from filterkit.stage import Option, Stage
+from filterkit.statistics import ValueCounts
+
+
+class Shaper(Stage):
+    """Replace each feature by its local probability of the positive class."""
+
+    name = "shape"
+    summary = "Shape each feature into its local positive-class probability (KDD'09 LP shaper)."
+    fitted = True
+    options = (
+        Option("zero_bin", bool, True, "Zeros form their own bin (--no-zero-bin for dense data)."),
+        Option("neighbors", int, 15, "Rows taken on each side of a value.", minimum=0),
+        Option("transform", str, "prob", "Output the probability or its log-odds.", choices=("prob", "logodds")),
+        Option("zero_preserve", bool, True, "Shift so that 0 maps to 0 (--no-zero-preserve: output T(p) itself)."),
+    )
+
+    def select_features(self, schema, context):
+        """Numeric and nominal attributes other than the class."""
+        return np.array(
+            [i for i, a in enumerate(schema.attributes)
+             if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index],
+            dtype=np.int64,
+        )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
+            raise FilterkitError("stage 'shape' needs a nominal class attribute (-c)")
+        self.class_attribute = schema.attributes[context.class_index]
+        self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
+
+    def new_statistics(self) -> ValueCounts:
+        return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
+
+    def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
+        return statistics.add(chunk, self.features, self.context.class_index)
+
+    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
+        return first.merge(second)
+
+    def finalize(self, statistics: ValueCounts) -> None:
+        positive = positive_code(self.class_attribute, statistics.class_totals, self.context.positive)
+        feature, value, counts = statistics.histogram(include_zero=True)
+        rows = counts.sum(axis=1)
+        positives = counts[:, positive]
+        n_features = len(self.features)
+        totals = np.bincount(feature, weights=rows, minlength=n_features)
+        total_positives = np.bincount(feature, weights=positives, minlength=n_features)
+        self.default_probability = (total_positives + 1) / (totals + 2)
+
+        nominal_entry = self.nominal[feature]
+        zero_entry = (value == 0) & ~nominal_entry
+        if self.params["zero_bin"]:
+            in_window = ~nominal_entry & ~zero_entry
+            zero_rows = np.bincount(feature[zero_entry], weights=rows[zero_entry], minlength=n_features)
+            zero_positives = np.bincount(feature[zero_entry], weights=positives[zero_entry], minlength=n_features)
+            self.zero_probability = (zero_positives + 1) / (zero_rows + 2)
+        else:
+            in_window = ~nominal_entry
+        window_probability = _window_probabilities(
+            feature[in_window], rows[in_window], positives[in_window], self.params["neighbors"]
+        )
+        nominal_probability = (positives[nominal_entry] + 1) / (rows[nominal_entry] + 2)
+        self.knot_feature = np.concatenate([feature[in_window], feature[nominal_entry]])
+        self.knot_value = np.concatenate([value[in_window], value[nominal_entry]])
+        self.knot_probability = np.concatenate([window_probability, nominal_probability])
+        order = np.lexsort((self.knot_value, self.knot_feature))
+        self.knot_feature = self.knot_feature[order]
+        self.knot_value = self.knot_value[order]
+        self.knot_probability = self.knot_probability[order]
+        if not self.params["zero_bin"]:
+            self.zero_probability = self._probabilities_at(np.arange(n_features), np.zeros(n_features))
+
+    def _knots(self, position: int) -> tuple[np.ndarray, np.ndarray]:
+        low, high = np.searchsorted(self.knot_feature, [position, position + 1])
+        return self.knot_value[low:high], self.knot_probability[low:high]
+
+    def _probabilities_at(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """p̃ of each (feature position, value) pair, before the transform."""
+        result = np.empty(len(values))
+        for position in np.unique(positions).tolist():
+            at = positions == position
+            knots, probabilities = self._knots(position)
+            result[at] = self._probabilities_of(position, values[at], knots, probabilities)
+        return result
+
+    def _probabilities_of(self, position, values, knots, probabilities) -> np.ndarray:
+        if self.nominal[position]:
+            probability = np.full(len(values), self.default_probability[position])
+            if len(knots):
+                found = np.clip(np.searchsorted(knots, values), 0, len(knots) - 1)
+                hit = knots[found] == values
+                probability[hit] = probabilities[found[hit]]
+            return probability
+        if len(knots) == 0:
+            baseline = self.zero_probability[position] if self.params["zero_bin"] else self.default_probability[position]
+            return np.full(len(values), baseline)
+        shaped = np.interp(values, knots, probabilities)
+        if self.params["zero_bin"]:
+            shaped = np.where(values == 0, self.zero_probability[position], shaped)
+        return shaped
+
+    def _shape(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """The output value of each (feature position, value) pair; NaN stays NaN."""
+        transform = _TRANSFORMS[self.params["transform"]]
+        missing = np.isnan(values)
+        shaped = transform(self._probabilities_at(positions, np.where(missing, 0.0, values)))
+        if self.params["zero_preserve"]:
+            shift = np.where(self.nominal[positions], 0.0, transform(self.zero_probability[positions]))
+            shaped = shaped - shift
+        return np.where(missing, np.nan, shaped)
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        position_of = np.full(chunk.values.shape[1], -1, dtype=np.int64)
+        position_of[self.features] = np.arange(len(self.features))
+        keeps_zero = self.params["zero_preserve"] and not self.nominal.any()
+        if chunk.is_sparse and keeps_zero:
+            matrix = chunk.values.tocsr(copy=True)
+            positions = position_of[matrix.indices]
+            acted = positions >= 0
+            matrix.data[acted] = self._shape(positions[acted], matrix.data[acted])
+            matrix.eliminate_zeros()
+            return Chunk(matrix, chunk.text, chunk.weights)
+        values = chunk.dense_values().copy()
+        block = values[:, self.features]
+        positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
+        values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
+        return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+
+    def state(self) -> dict:
+        return {
+            "knot_feature": self.knot_feature, "knot_value": self.knot_value,
+            "knot_probability": self.knot_probability, "zero_probability": self.zero_probability,
+            "default_probability": self.default_probability,
+        }
+
+    def load_state(self, state: dict) -> None:
+        n_features = len(self.features)
+        for key in ("zero_probability", "default_probability"):
+            array = np.asarray(state[key], dtype=np.float64)
+            if array.shape != (n_features,):
+                raise FilterkitError(f"stage 'shape': saved {key} has shape {array.shape}, expected ({n_features},)")
+            setattr(self, key, array)
+        self.knot_feature = np.asarray(state["knot_feature"], dtype=np.int64)
+        self.knot_value = np.asarray(state["knot_value"], dtype=np.float64)
+        self.knot_probability = np.asarray(state["knot_probability"], dtype=np.float64)
+        lengths = {len(self.knot_feature), len(self.knot_value), len(self.knot_probability)}
+        if len(lengths) != 1 or (len(self.knot_feature) and not 0 <= self.knot_feature.min() <= self.knot_feature.max() < n_features):
+            raise FilterkitError("stage 'shape': saved knots are inconsistent with the attributes")
+
+
+def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:
+    """Laplace-corrected positive fraction of each value's balanced window (KDD'09 §3.2).
+
+    Groups are sorted by (feature, value).  The rows of each feature in value
+    order define F(r), the positives among its first r rows, linear inside a
+    tie group; a window [a, b) of row positions holds F(b) − F(a) positives.
+    """
+    if len(feature) == 0:
+        return np.zeros(0)
+    starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(feature)]))
+    cumulative_rows = np.r_[0.0, np.cumsum(rows)]
+    cumulative_positives = np.r_[0.0, np.cumsum(positives)]
+    offset = cumulative_rows[starts][group]
+    feature_rows = np.add.reduceat(rows, starts)[group]
+    end = cumulative_rows[1:] - offset
+    begin = end - rows
+    low = np.maximum(begin - neighbors, 0.0)
+    high = np.minimum(end + neighbors, feature_rows)
+
+    def positives_before(position):
+        return np.interp(position + offset, cumulative_rows, cumulative_positives)
+
+    window_rows = high - low
+    window_positives = positives_before(high) - positives_before(low)
+    return (window_positives + 1) / (window_rows + 2)
+
+
+def _log_odds(p: np.ndarray) -> np.ndarray:
+    return np.log(p) - np.log1p(-p)
+
+
+_TRANSFORMS = {"prob": lambda p: p, "logodds": _log_odds}
+
+
+@hookimpl
+def register_stages(register):
+    """The LP shaper."""
+    register(Shaper)
