@@ -1,0 +1,61 @@
+"""Constants and helpers shared by the chain, CLI, plugin and model tests.
+
+A module of its own (not conftest.py) so test files can import it by a name no
+other test folder uses.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from filterkit.arff import read_arff
+
+TESTS = Path(__file__).parent
+REAL = TESTS / "data" / "real"
+FIXTURE_PLUGINS = TESTS / "plugins_fixtures"
+STAGES_DIR = FIXTURE_PLUGINS / "stages"
+
+
+def _console_script() -> str | None:
+    """The ``filterkit`` script installed beside this interpreter, else the one on PATH."""
+    beside = Path(sys.executable).with_name("filterkit")
+    return str(beside) if beside.exists() else shutil.which("filterkit")
+
+
+FILTERKIT = _console_script()
+
+
+@dataclass
+class Result:
+    """What one run of the command line gave."""
+
+    status: int
+    stdout: bytes
+    stderr: str
+
+
+def read_bytes(data: bytes, name: str = "<output>"):
+    """The schema and all rows of ARFF text held in memory."""
+    return read_arff(io.BytesIO(data), name)
+
+
+def assert_same_values(first, second) -> None:
+    """Two chunks hold exactly the same values (NaN matching NaN), text and weights."""
+    assert first.is_sparse == second.is_sparse
+    np.testing.assert_array_equal(first.dense_values(), second.dense_values())
+    assert first.text == second.text
+    if first.weights is None or second.weights is None:
+        assert first.weights is None and second.weights is None
+    else:
+        np.testing.assert_array_equal(first.weights, second.weights)
+
+
+def without_comments(arff: bytes) -> bytes:
+    """ARFF text without its ``%`` comment lines (which name the chain)."""
+    return b"".join(line for line in arff.splitlines(keepends=True) if not line.startswith(b"%"))

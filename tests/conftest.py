@@ -1,0 +1,74 @@
+"""Fixtures that run the command line: in this process, as a subprocess, in a shell.
+
+``run_filterkit`` calls :func:`filterkit.cli.run` in this process (stdout as
+bytes, stdin replaceable); ``filterkit_script`` runs the installed console
+script as a real subprocess, for pipes, exit statuses and stray files.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from chain_helpers import FILTERKIT, Result
+from filterkit import cli
+
+
+@pytest.fixture
+def run_filterkit(capsysbinary, monkeypatch):
+    """Call ``filterkit.cli.run(argv)``; ``stdin`` bytes become standard input."""
+
+    def invoke(*argv, stdin: bytes | None = None, plugins_dir=None) -> Result:
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+        status = cli.run([str(a) for a in argv], None if plugins_dir is None else str(plugins_dir))
+        out, err = capsysbinary.readouterr()
+        return Result(status, out, err.decode("utf-8"))
+
+    return invoke
+
+
+@pytest.fixture
+def filterkit_script():
+    """Run the installed ``filterkit`` console script as a subprocess."""
+    if FILTERKIT is None:
+        pytest.skip("the filterkit console script is not installed (pip install -e .)")
+
+    def invoke(*argv, stdin: bytes | None = None, cwd=None, env: dict | None = None) -> Result:
+        completed = subprocess.run(
+            [FILTERKIT, *map(str, argv)],
+            input=stdin if stdin is not None else b"",
+            capture_output=True,
+            cwd=cwd,
+            env=None if env is None else {**os.environ, **env},
+            timeout=60,
+        )
+        return Result(completed.returncode, completed.stdout, completed.stderr.decode("utf-8"))
+
+    return invoke
+
+
+@pytest.fixture
+def shell():
+    """Run a bash command line in which ``filterkit`` means the console script."""
+    if FILTERKIT is None:
+        pytest.skip("the filterkit console script is not installed (pip install -e .)")
+
+    def invoke(command: str, cwd=None, env: dict | None = None) -> Result:
+        completed = subprocess.run(
+            f"filterkit() {{ {shlex.quote(FILTERKIT)} \"$@\"; }}\n{command}",
+            shell=True,
+            executable="/bin/bash",
+            capture_output=True,
+            cwd=cwd,
+            env=None if env is None else {**os.environ, **env},
+            timeout=60,
+        )
+        return Result(completed.returncode, completed.stdout, completed.stderr.decode("utf-8"))
+
+    return invoke
