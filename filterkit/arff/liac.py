@@ -1,0 +1,267 @@
+"""Conversions between filterkit's (Schema, Chunk) and liac-arff's dict format.
+
+liac-arff (``import arff``) holds a data set as a dict::
+
+    {"relation": "weather",
+     "description": "",
+     "attributes": [("outlook", ["sunny", "rainy"]), ("temp", "REAL"), ("id", "STRING")],
+     "data": [["sunny", 85.0, "a"], ["rainy", None, None]]}
+
+Types are ``NUMERIC``, ``REAL``, ``INTEGER``, ``STRING`` or a list of labels;
+values are floats (ints for ``INTEGER``), label strings, text, and ``None``
+for a missing value.  liac-arff has no ``DATE`` or ``relational`` type and no
+instance weights, so data that has them cannot be converted (ArffError).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import ArffError
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
+
+_LIAC_NUMERIC = {"NUMERIC": "numeric", "REAL": "real", "INTEGER": "integer"}
+
+
+def to_liac(schema: Schema, chunk: Chunk) -> dict:
+    """The liac-arff dict of ``schema`` and the rows of ``chunk``.
+
+    Every row is a dense list (sparse chunks included): numeric values as
+    floats, except integral values of an ``INTEGER`` attribute, which are ints
+    (a non-integral value stays a float: it is never truncated); nominal values
+    as their label; string values as their text; missing values as None.
+    ``description`` is empty.
+
+    Raises ArffError for a date or relational attribute (liac-arff has neither)
+    and for instance weights other than 1 (liac-arff cannot hold them).
+    """
+    types = [_liac_type(attribute) for attribute in schema.attributes]
+    if chunk.weights is not None and np.any(chunk.weights != 1.0):
+        raise ArffError("liac-arff has no instance weights: the data has weights other than 1")
+    matrix = chunk.dense_values()
+    columns = []
+    for position, attribute in enumerate(schema.attributes):
+        values = matrix[:, position].tolist()
+        if attribute.kind == NOMINAL:
+            labels = attribute.labels
+            column = [None if v != v else labels[int(v)] for v in values]
+        elif attribute.kind == STRING:
+            side = chunk.text[position]
+            column = [None if v != v else side[row] for row, v in enumerate(values)]
+        elif types[position] == "INTEGER":
+            column = [None if v != v else (int(v) if math.isfinite(v) and v == int(v) else v) for v in values]
+        else:
+            column = [None if v != v else v for v in values]
+        columns.append(column)
+    data = [list(row) for row in zip(*columns)] if columns else [[] for _ in range(chunk.n_rows)]
+    return {
+        "relation": schema.relation,
+        "description": "",
+        "attributes": [
+            (attribute.name, list(attribute.labels) if kind is None else kind)
+            for attribute, kind in zip(schema.attributes, types)
+        ],
+        "data": data,
+    }
+
+
+def _liac_type(attribute: Attribute) -> str | None:
+    """liac-arff's type name for ``attribute`` (None for nominal)."""
+    if attribute.kind == NUMERIC:
+        return (attribute.declared_type or "numeric").upper()
+    if attribute.kind == STRING:
+        return "STRING"
+    if attribute.kind == NOMINAL:
+        return None
+    if attribute.kind == DATE:
+        raise ArffError(
+            f"attribute '{attribute.name}' is a date: liac-arff has no DATE type "
+            "(convert it to numeric or string first)"
+        )
+    if attribute.kind == RELATIONAL:
+        raise ArffError(f"attribute '{attribute.name}' is relational: liac-arff has no relational type")
+    raise ArffError(f"attribute '{attribute.name}' has a kind liac-arff cannot hold: {attribute.kind}")
+
+
+def from_liac(obj: dict) -> tuple[Schema, Chunk]:
+    """The schema and one chunk of all rows of a liac-arff dict.
+
+    ``data`` may be in any of liac-arff's forms: a list of dense rows (lists),
+    a list of sparse rows (dicts of attribute index to value, from
+    ``return_type=arff.LOD``) or a ``(values, rows, columns)`` triple (from
+    ``return_type=arff.COO``; trailing empty rows are not known to it).  Dense
+    rows give a dense chunk, the sparse forms a CSR chunk; a string omitted
+    from a sparse row reads as "", as in a sparse ARFF row.  ``description``
+    is not kept.  Types are case-insensitive.
+
+    Raises ArffError naming the attribute and data row for an unknown type
+    (``DATE`` included: liac-arff cannot read or write it), a label that is
+    not declared, a value that is not a number, or a row of the wrong length.
+    """
+    if not isinstance(obj, dict) or "attributes" not in obj:
+        raise ArffError("not a liac-arff dict: it needs 'relation', 'attributes' and 'data'")
+    relation = obj.get("relation")
+    if relation is None:
+        relation = ""
+    attributes = []
+    seen = set()
+    for position, declaration in enumerate(obj["attributes"], 1):
+        attribute = _attribute_of(position, declaration)
+        if attribute.name in seen:
+            raise ArffError(f"attribute '{attribute.name}' is declared twice")
+        seen.add(attribute.name)
+        attributes.append(attribute)
+    schema = Schema(str(relation), tuple(attributes))
+    data = obj.get("data") or []
+    if isinstance(data, tuple) and len(data) == 3:
+        return schema, _from_coo(schema, data)
+    rows = list(data)
+    if rows and isinstance(rows[0], dict):
+        return schema, _from_sparse_rows(schema, rows)
+    return schema, _from_dense_rows(schema, rows)
+
+
+def _attribute_of(position: int, declaration) -> Attribute:
+    try:
+        name, kind = declaration
+    except (TypeError, ValueError):
+        raise ArffError(f"attribute {position}: expected a (name, type) pair, found {declaration!r}") from None
+    name = str(name)
+    if isinstance(kind, (list, tuple)):
+        labels = tuple(str(label) for label in kind)
+        if len(set(labels)) != len(labels):
+            raise ArffError(f"attribute '{name}': a label is declared twice")
+        return Attribute(name, NOMINAL, labels=labels)
+    if isinstance(kind, str):
+        upper = kind.strip().upper()
+        if upper in _LIAC_NUMERIC:
+            return Attribute(name, NUMERIC, declared_type=_LIAC_NUMERIC[upper])
+        if upper == "STRING":
+            return Attribute(name, STRING)
+        if upper.startswith("DATE"):
+            raise ArffError(f"attribute '{name}': liac-arff has no DATE type (found {kind!r})")
+    raise ArffError(
+        f"attribute '{name}': unknown liac-arff type {kind!r} "
+        "(expected NUMERIC, REAL, INTEGER, STRING or a list of labels)"
+    )
+
+
+class _Converter:
+    """Turns liac-arff values into matrix values, column by column."""
+
+    def __init__(self, schema: Schema):
+        self.attributes = schema.attributes
+        self.codes = [
+            {label: float(code) for code, label in enumerate(a.labels)} if a.kind == NOMINAL else None
+            for a in schema.attributes
+        ]
+
+    def value(self, column: int, value, row: int, texts: dict) -> float:
+        """The matrix value of ``value`` in ``column``; text goes to ``texts[column][row]``."""
+        attribute = self.attributes[column]
+        if value is None:
+            if attribute.kind == STRING:
+                texts[column][row] = None
+            return np.nan
+        if attribute.kind == NOMINAL:
+            code = self.codes[column].get(str(value))
+            if code is None:
+                shown = ",".join(attribute.labels)
+                if len(shown) > 200:
+                    shown = shown[:200] + "…"
+                raise ArffError(
+                    f"data row {row + 1}: value {str(value)!r} is not a label of attribute "
+                    f"'{attribute.name}' {{{shown}}}"
+                )
+            return code
+        if attribute.kind == STRING:
+            texts[column][row] = str(value)
+            return 0.0
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ArffError(
+                f"data row {row + 1}: value {value!r} of attribute '{attribute.name}' is not a number"
+            ) from None
+
+
+def _text_columns(schema: Schema, n_rows: int, fill) -> dict:
+    return {c: [fill] * n_rows for c in schema.text_columns()}
+
+
+def _from_dense_rows(schema: Schema, rows: list) -> Chunk:
+    n_columns = len(schema.attributes)
+    converter = _Converter(schema)
+    matrix = np.zeros((len(rows), n_columns))
+    texts = _text_columns(schema, len(rows), None)
+    for r, row in enumerate(rows):
+        if not isinstance(row, (list, tuple, np.ndarray)) or len(row) != n_columns:
+            found = f"{len(row)} values" if isinstance(row, (list, tuple, np.ndarray)) else repr(row)[:80]
+            raise ArffError(f"data row {r + 1}: expected {n_columns} values, found {found}")
+        for c, value in enumerate(row):
+            matrix[r, c] = converter.value(c, value, r, texts)
+    return Chunk(matrix, texts)
+
+
+def _check_index(index, n_columns: int, row: int) -> int:
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n_columns:
+        raise ArffError(
+            f"data row {row + 1}: attribute index {index!r} is not in 0 to {n_columns - 1}"
+        )
+    return int(index)
+
+
+def _from_sparse_rows(schema: Schema, rows: list) -> Chunk:
+    n_columns = len(schema.attributes)
+    converter = _Converter(schema)
+    texts = _text_columns(schema, len(rows), "")
+    indptr = [0]
+    indices: list[int] = []
+    values: list[float] = []
+    for r, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise ArffError(f"data row {r + 1}: a dense row among sparse (dict) rows")
+        for index in sorted(_check_index(i, n_columns, r) for i in row):
+            indices.append(index)
+            values.append(converter.value(index, row[index], r, texts))
+        indptr.append(len(indices))
+    return _csr(values, indices, indptr, len(rows), n_columns, texts)
+
+
+def _from_coo(schema: Schema, triple) -> Chunk:
+    data, rows, columns = (list(part) for part in triple)
+    if not len(data) == len(rows) == len(columns):
+        raise ArffError("COO data: values, rows and columns differ in length")
+    n_columns = len(schema.attributes)
+    n_rows = max(rows) + 1 if rows else 0
+    if rows and min(rows) < 0:
+        raise ArffError(f"COO data: row index {min(rows)} is negative")
+    converter = _Converter(schema)
+    texts = _text_columns(schema, n_rows, "")
+    entries = sorted(
+        (int(r), _check_index(c, n_columns, int(r)), position)
+        for position, (r, c) in enumerate(zip(rows, columns))
+    )
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    indices: list[int] = []
+    values: list[float] = []
+    for r, c, position in entries:
+        if indices and indptr[r + 1] > 0 and indices[-1] == c:
+            raise ArffError(f"data row {r + 1}: attribute index {c} appears twice")
+        indices.append(c)
+        values.append(converter.value(c, data[position], r, texts))
+        indptr[r + 1] += 1
+    np.cumsum(indptr, out=indptr)
+    return _csr(values, indices, indptr, n_rows, n_columns, texts)
+
+
+def _csr(values, indices, indptr, n_rows: int, n_columns: int, texts: dict) -> Chunk:
+    matrix = sp.csr_matrix(
+        (np.asarray(values, dtype=np.float64), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
+        shape=(n_rows, n_columns),
+    )
+    matrix.eliminate_zeros()
+    return Chunk(matrix, texts)
