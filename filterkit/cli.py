@@ -52,9 +52,9 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
             position = argv.index(first)
             command = {"plugins": plugins_command, "apply": apply_command}[first](registry)
             args = argv[:position] + argv[position + 1 :]
-            command.main(args, prog_name=f"filterkit {first}", standalone_mode=False)
+            _invoke(command, args, f"filterkit {first}")
         else:
-            build_chain_command(registry).main(argv, prog_name="filterkit", standalone_mode=False)
+            _invoke(build_chain_command(registry), argv, "filterkit")
         return 0
     except click.exceptions.Exit as done:
         return done.exit_code
@@ -76,6 +76,16 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     except KeyboardInterrupt:
         _say_error("interrupted")
         return 130
+
+
+def _invoke(command: click.Command, args: list[str], prog_name: str) -> None:
+    """Parse ``args`` and run ``command``, leaving every exception to :func:`run`.
+
+    Not ``command.main(standalone_mode=False)``: that still answers a broken
+    pipe with ``sys.exit(1)`` and turns ``--help``'s exit into a return value.
+    """
+    with command.make_context(prog_name, args) as context:
+        command.invoke(context)
 
 
 def _say_error(message: str) -> None:
