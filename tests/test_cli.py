@@ -1,0 +1,238 @@
+"""The ``filterkit`` command line: identity, atomic output, exit statuses, class choice, pipes, help."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+
+import numpy as np
+import pytest
+
+from chain_helpers import FILTERKIT, REAL, STAGES_DIR, read_bytes, without_comments
+from filterkit.arff import read_arff
+
+REAL_FILES = ["iris.arff", "wine.arff", "credit-g.arff", "oh0.wc.arff", "grain_wc.arff"]
+
+
+def bad_copy(folder, name="bad.arff"):
+    """iris.arff with a non-numeric value in its last row (line 226), far after the first rows."""
+    text = (REAL / "iris.arff").read_text()
+    assert text.endswith("\n")
+    path = folder / name
+    path.write_text(text + "5.0,3.3,1.4,x,Iris-setosa\n")
+    return path
+
+
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_identity_reproduces_every_value_exactly(run_filterkit, name):
+    schema, original = read_arff(REAL / name)
+    result = run_filterkit(REAL / name)
+    assert result.status == 0, result.stderr
+    assert result.stderr == ""
+    out_schema, rewritten = read_bytes(result.stdout)
+    assert out_schema == schema
+    assert rewritten.is_sparse == original.is_sparse
+    np.testing.assert_array_equal(rewritten.dense_values(), original.dense_values())
+    assert rewritten.text == original.text
+
+
+def test_output_file_holds_what_stdout_would(run_filterkit, tmp_path):
+    target = tmp_path / "out.arff"
+    to_file = run_filterkit("-o", target, REAL / "iris.arff", "l2")
+    to_stdout = run_filterkit(REAL / "iris.arff", "l2")
+    assert to_file.status == 0 and to_file.stdout == b""
+    assert target.read_bytes() == to_stdout.stdout
+    assert sorted(os.listdir(tmp_path)) == ["out.arff"], "no temporary file is left beside the output"
+
+
+@pytest.mark.parametrize("previous", [None, "old contents\n"], ids=["new-file", "existing-file"])
+def test_failed_run_leaves_no_output_nor_temporary_file(filterkit_script, tmp_path, previous):
+    bad = bad_copy(tmp_path)
+    target = tmp_path / "out.arff"
+    if previous is not None:
+        target.write_text(previous)
+    before = sorted(os.listdir(tmp_path))
+    # Small chunks, so rows are already written to the temporary file when line 226 fails.
+    result = filterkit_script("--chunk-rows", "10", "-o", "out.arff", "bad.arff", "l2", cwd=tmp_path)
+    assert result.status == 1
+    assert result.stderr.startswith("filterkit: error: bad.arff:226:")
+    assert "petalwidth" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == b""
+    assert sorted(os.listdir(tmp_path)) == before
+    if previous is not None:
+        assert target.read_text() == previous, "an error must not clobber an existing file"
+
+
+def test_bad_row_on_stdin_is_located_on_stdin(run_filterkit, tmp_path):
+    result = run_filterkit("-", "l2", stdin=bad_copy(tmp_path).read_bytes())
+    assert result.status == 1
+    assert result.stderr.startswith("filterkit: error: <stdin>:226:")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--bogus", "IN"], "No such option '--bogus'"),
+        (["IN", "l2", "--bogus"], "No such option '--bogus'"),
+        (["IN", "no-such-stage"], "No such command 'no-such-stage'"),
+        (["IN", "l2", "--chunk-rows", "5"], "No such option '--chunk-rows'"),
+        (["--chunk-rows", "0", "IN"], "--chunk-rows"),
+        ([], "Missing argument 'IN.arff'"),
+    ],
+    ids=["chain-option", "stage-option", "stage", "chain-option-after-input", "out-of-range", "no-input"],
+)
+def test_usage_errors_exit_2(run_filterkit, argv, message):
+    result = run_filterkit(*[str(REAL / "iris.arff") if a == "IN" else a for a in argv])
+    assert result.status == 2
+    assert message in result.stderr
+    assert result.stdout == b""
+
+
+def test_usage_error_exit_status_of_the_console_script(filterkit_script):
+    result = filterkit_script(REAL / "iris.arff", "l2", "--bogus")
+    assert result.status == 2
+    assert "No such option '--bogus'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_input_file_is_a_data_error(run_filterkit, tmp_path):
+    result = run_filterkit(tmp_path / "absent.arff", "l2")
+    assert result.status == 1
+    assert result.stderr.startswith("filterkit: error: ")
+    assert "absent.arff" in result.stderr
+
+
+class TestClassChoice:
+    """wine.arff has its class first and a numeric attribute, Proline, last."""
+
+    @pytest.mark.parametrize("spec", ["first", "class", "1"])
+    def test_first_attribute_as_class_by_position_name_or_index(self, run_filterkit, spec):
+        schema, original = read_arff(REAL / "wine.arff")
+        result = run_filterkit("-c", spec, REAL / "wine.arff", "l2")
+        assert result.status == 0, result.stderr
+        out_schema, out = read_bytes(result.stdout)
+        values = out.dense_values()
+        np.testing.assert_array_equal(values[:, 0], original.values[:, 0])
+        np.testing.assert_allclose(np.linalg.norm(values[:, 1:], axis=1), 1.0, rtol=1e-12)
+        assert [a.declared_type for a in out_schema.attributes[1:]] == ["numeric"] * 13
+
+    def test_by_default_the_last_attribute_is_the_class_and_untouched(self, run_filterkit):
+        schema, original = read_arff(REAL / "wine.arff")
+        result = run_filterkit(REAL / "wine.arff", "l2")
+        out_schema, out = read_bytes(result.stdout)
+        values = out.dense_values()
+        np.testing.assert_array_equal(values[:, 13], original.values[:, 13])
+        np.testing.assert_allclose(np.linalg.norm(values[:, 1:13], axis=1), 1.0, rtol=1e-12)
+        assert out_schema.attributes[13] == schema.attributes[13], "Proline keeps its INTEGER declaration"
+
+    @pytest.mark.parametrize("spec, message", [("15", "class index 15 is outside 1..14"), ("Colour", "'Colour'")])
+    def test_unknown_class_is_a_clear_error(self, run_filterkit, spec, message):
+        result = run_filterkit("-c", spec, REAL / "wine.arff", "l2")
+        assert result.status == 1
+        assert result.stderr.startswith("filterkit: error: ")
+        assert message in result.stderr
+
+
+def test_shell_pipeline_through_stdin_equals_one_chain(shell):
+    path = REAL / "oh0.wc.arff"
+    piped = shell(f"cat '{path}' | filterkit - l2 | filterkit - l1")
+    direct = shell(f"filterkit '{path}' l2 l1")
+    assert piped.status == 0 and direct.status == 0, piped.stderr + direct.stderr
+    assert piped.stderr == "" and direct.stderr == ""
+    assert without_comments(piped.stdout) == without_comments(direct.stdout)
+    _, values = read_bytes(piped.stdout)
+    assert values.is_sparse
+    np.testing.assert_allclose(abs(values.values[:, :-1]).sum(axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("stages", [["l2"], []], ids=["l2", "identity"])
+def test_reader_closing_early_ends_filterkit_quietly(shell, stages):
+    """The output (1.3 MB) is far larger than a pipe holds, so the pipe surely breaks."""
+    command = " ".join(["filterkit", f"'{REAL / 'oh0.wc.arff'}'", *stages])
+    result = shell(f"{command} | head -1; echo \"status=${{PIPESTATUS[0]}}\"")
+    assert result.stdout.decode().splitlines() == [f"% filterkit chain: {' '.join(stages) or '(identity)'}", "status=0"]
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("name", ["plugins", "apply"])
+def test_file_named_like_a_command_is_read_as_dot_slash_name(run_filterkit, tmp_path, monkeypatch, name):
+    (tmp_path / name).write_bytes((REAL / "iris.arff").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    result = run_filterkit(f"./{name}", "l2")
+    assert result.status == 0, result.stderr
+    assert read_bytes(result.stdout)[1].n_rows == 150
+    if name == "plugins":
+        listing = run_filterkit("plugins")
+        assert listing.status == 0 and b"normalizers" in listing.stdout, "the bare word is still the command"
+
+
+def test_help_lists_the_stages_found_at_runtime(run_filterkit):
+    result = run_filterkit("--help", plugins_dir=STAGES_DIR)
+    assert result.status == 0
+    commands = result.stdout.decode().split("Commands:")[1]
+    words = [line.split()[0] for line in commands.splitlines() if line.startswith("  ") and line[2] != " "]
+    assert {"l1", "l2", "meanscale", "explode"} <= set(words)
+    assert "Divide each feature by its mean absolute training value" in commands
+
+
+def test_stage_help_shows_its_options_and_plugin(run_filterkit):
+    result = run_filterkit(REAL / "iris.arff", "explode", "--help", plugins_dir=STAGES_DIR)
+    assert result.status == 0
+    text = result.stdout.decode()
+    assert "Usage: filterkit IN.arff explode [OPTIONS]" in text
+    assert "--during [fit|transform]" in text
+    assert "The step that raises." in text
+    assert "plugin: explode" in text
+    l2_help = run_filterkit(REAL / "iris.arff", "l2", "--help")
+    assert "Euclidean length 1" in l2_help.stdout.decode()
+    assert "(plugin: normalizers, filterkit)" in l2_help.stdout.decode()
+
+
+@pytest.mark.parametrize("step", ["transform", "fit"])
+def test_stage_that_raises_is_named_with_its_plugin(run_filterkit, step):
+    result = run_filterkit(REAL / "iris.arff", "l2", "explode", "--during", step, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    happening = "transforming" if step == "transform" else "fitting"
+    assert result.stderr == (
+        f"filterkit: error: stage 'explode' (plugin 'explode ({STAGES_DIR / 'explode.py'})') "
+        f"failed during {step}: ZeroDivisionError: boom while {happening}\n"
+    )
+    if step == "fit":
+        assert result.stdout == b"", "nothing is written before every stage is fitted"
+
+
+@pytest.mark.parametrize("name", ["iris.arff", "oh0.wc.arff"])
+def test_chunk_size_never_changes_the_output(run_filterkit, name):
+    default = run_filterkit(REAL / name, "l2")
+    assert default.status == 0
+    for rows in ("1", "7"):
+        assert run_filterkit("--chunk-rows", rows, REAL / name, "l2").stdout == default.stdout
+
+
+def stderr_on_a_terminal(*argv) -> str:
+    """What the console script writes to stderr when stderr is a terminal (a pseudo-terminal)."""
+    leader, follower = pty.openpty()
+    completed = subprocess.run([FILTERKIT, *map(str, argv)], stdout=subprocess.DEVNULL, stderr=follower, timeout=60)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # Linux reports EIO once the terminal has no writer
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert completed.returncode == 0
+    return b"".join(chunks).decode()
+
+
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+def test_progress_goes_to_a_terminal_stderr_and_quiet_silences_it():
+    chain = [REAL / "iris.arff", "meanscale"]
+    assert "filterkit: fitting meanscale: 150 rows" in stderr_on_a_terminal("--plugins-dir", STAGES_DIR, *chain)
+    assert stderr_on_a_terminal("--plugins-dir", STAGES_DIR, "-q", *chain) == ""
+
