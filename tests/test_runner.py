@@ -1,0 +1,201 @@
+"""The runner: fitting stage by stage, file and stdin sources, the stdin spool, streaming."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+from chain_helpers import REAL, STAGES_DIR, assert_same_values, read_bytes
+from filterkit.arff import read_arff
+from filterkit.errors import FilterkitError
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain, FileSource, StreamSource
+from filterkit.schema import Chunk, concatenate
+
+# A string attribute, a missing string and instance weights: all must survive the spool.
+WEIGHTED = b"""@relation w
+@attribute s string
+@attribute x numeric
+@attribute c {a,b}
+@data
+'hello world',1,a,{2}
+?,2,b
+'x',-3,a,{0.5}
+"""
+
+
+@pytest.fixture(scope="module")
+def registry():
+    """The installed plugins plus the fixture stages (meanscale, explode)."""
+    return load_plugins(STAGES_DIR)
+
+
+@pytest.fixture
+def spools(monkeypatch, tmp_path):
+    """Temporary files go to a private folder; returns the list of spool files created."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    created = []
+    real_mkstemp = tempfile.mkstemp
+
+    def recording_mkstemp(*args, **kwargs):
+        handle, path = real_mkstemp(*args, **kwargs)
+        if os.path.basename(path).startswith("filterkit-spool-"):
+            created.append(path)
+        return handle, path
+
+    monkeypatch.setattr(tempfile, "mkstemp", recording_mkstemp)
+    return created
+
+
+def leftover_spools() -> list[str]:
+    return [name for name in os.listdir(tempfile.gettempdir()) if name.startswith("filterkit-spool-")]
+
+
+@pytest.mark.parametrize(
+    "source, chunk_rows",
+    [("iris.arff", None), ("iris.arff", "7"), ("oh0.wc.arff", None), ("weighted", None), ("weighted", "1")],
+)
+def test_stdin_with_a_fitted_stage_gives_the_file_output_and_removes_its_spool(
+    run_filterkit, spools, tmp_path, source, chunk_rows
+):
+    if source == "weighted":
+        path = tmp_path / "weighted.arff"
+        path.write_bytes(WEIGHTED)
+    else:
+        path = REAL / source
+    options = [] if chunk_rows is None else ["--chunk-rows", chunk_rows]
+    from_file = run_filterkit(*options, path, "meanscale", "l2", plugins_dir=STAGES_DIR)
+    from_stdin = run_filterkit(*options, "-", "meanscale", "l2", stdin=path.read_bytes(), plugins_dir=STAGES_DIR)
+    assert from_file.status == 0 and from_stdin.status == 0, from_file.stderr + from_stdin.stderr
+    assert from_stdin.stdout == from_file.stdout
+    assert len(spools) == 1, "stdin is spooled once for a chain with a fitted stage"
+    assert leftover_spools() == []
+
+
+def test_weighted_string_rows_survive_the_spool(run_filterkit, spools):
+    result = run_filterkit("-", "meanscale", stdin=WEIGHTED, plugins_dir=STAGES_DIR)
+    _, chunk = read_bytes(result.stdout)
+    assert chunk.text[0] == ["hello world", None, "x"]
+    np.testing.assert_array_equal(chunk.weights, [2.0, 1.0, 0.5])
+    np.testing.assert_array_equal(chunk.values[:, 1], [0.5, 1.0, -1.5])
+
+
+def test_stateless_chain_on_stdin_needs_no_spool(run_filterkit, spools):
+    result = run_filterkit("-", "l2", "l1", stdin=(REAL / "iris.arff").read_bytes())
+    assert result.status == 0
+    assert spools == []
+
+
+@pytest.mark.parametrize(
+    "bad_row, stages, message",
+    [
+        (True, ["meanscale"], "<stdin>:226:"),
+        (False, ["explode", "--during", "fit"], "failed during fit"),
+        (False, ["meanscale", "explode"], "failed during transform"),
+    ],
+    ids=["bad-row-while-spooling", "stage-fails-fitting", "stage-fails-transforming"],
+)
+def test_spool_is_removed_when_the_run_fails(run_filterkit, spools, bad_row, stages, message):
+    data = (REAL / "iris.arff").read_bytes() + (b"5.0,3.3,1.4,x,Iris-setosa\n" if bad_row else b"")
+    result = run_filterkit("-", *stages, stdin=data, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert message in result.stderr
+    assert len(spools) == 1
+    assert leftover_spools() == []
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["success", "failure"])
+def test_console_script_leaves_no_spool_in_the_temporary_folder(filterkit_script, tmp_path, fails):
+    data = (REAL / "iris.arff").read_bytes() + (b"5.0,3.3,1.4,x,Iris-setosa\n" if fails else b"")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    result = filterkit_script(
+        "--plugins-dir", STAGES_DIR, "-", "meanscale", "l2", stdin=data, env={"TMPDIR": str(temporary)}
+    )
+    assert result.status == (1 if fails else 0)
+    assert "Traceback" not in result.stderr
+    assert os.listdir(temporary) == []
+
+
+def test_spool_is_binary_numpy_and_rereadable():
+    source = StreamSource(io.BytesIO((REAL / "oh0.wc.arff").read_bytes()), chunk_rows=300)
+    try:
+        source.spool()
+        path = source._spool_path
+        with open(path, "rb") as spool:
+            assert spool.read(6) == b"\x93NUMPY", "the spool holds numpy arrays, not ARFF text"
+        first = list(source.chunks())
+        second = list(source.chunks())
+    finally:
+        source.close()
+    assert not os.path.exists(path)
+    assert [c.n_rows for c in first] == [300, 300, 300, 103]
+    _, whole = read_arff(REAL / "oh0.wc.arff")
+    for chunks in (first, second):
+        assert_same_values(concatenate(chunks, whole.values.shape[1]), whole)
+
+
+def test_each_stage_is_fitted_on_the_output_of_the_stages_before_it(registry):
+    first, second = registry.make_stage("meanscale", {}), registry.make_stage("meanscale", {})
+    Chain([first, second]).fit(FileSource(str(REAL / "iris.arff")))
+    _, chunk = read_arff(REAL / "iris.arff")
+    np.testing.assert_allclose(first.scale, np.abs(chunk.values[:, :4]).mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(second.scale, 1.0, rtol=1e-12)
+
+
+def test_a_file_is_read_once_per_fitted_stage_and_once_to_write(registry, monkeypatch):
+    passes = []
+    original = FileSource.chunks
+
+    def counted(self):
+        passes.append(self.path)
+        return original(self)
+
+    monkeypatch.setattr(FileSource, "chunks", counted)
+    source = FileSource(str(REAL / "iris.arff"))
+    stages = [registry.make_stage(n, {}) for n in ("meanscale", "l2", "meanscale", "l1")]
+    chain = Chain(stages).fit(source)
+    assert len(passes) == 2
+    list(chain.transform(source.chunks()))
+    assert len(passes) == 3
+
+
+def test_python_api_chain_equals_the_command_line(registry, run_filterkit):
+    stages = [registry.make_stage("meanscale", {}), registry.make_stage("l2", {})]
+    source = FileSource(str(REAL / "credit-g.arff"), chunk_rows=64)
+    chain = Chain(stages, class_spec="last").fit(source)
+    out = concatenate(list(chain.transform(source.chunks())), len(chain.output_schema))
+    result = run_filterkit(REAL / "credit-g.arff", "meanscale", "l2", plugins_dir=STAGES_DIR)
+    schema, expected = read_bytes(result.stdout)
+    assert chain.output_schema.attributes == schema.attributes
+    assert_same_values(out, expected)
+
+
+def test_stateless_chain_streams_chunk_by_chunk(registry):
+    """An endless source still yields output: nothing waits for the end of the input."""
+    schema, chunk = read_arff(REAL / "iris.arff")
+
+    class Endless:
+        def __init__(self):
+            self.schema = schema
+
+        def chunks(self):
+            return itertools.repeat(Chunk(chunk.values[:5]))
+
+    source = Endless()
+    chain = Chain([registry.make_stage("l2", {}), registry.make_stage("l1", {})]).fit(source)
+    first_three = list(itertools.islice(chain.transform(source.chunks()), 3))
+    assert [c.n_rows for c in first_three] == [5, 5, 5]
+    np.testing.assert_allclose(np.abs(first_three[0].values[:, :4]).sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_unknown_stage_name_lists_the_installed_ones(registry):
+    with pytest.raises(FilterkitError, match=r"no stage called 'nope' \(installed: .*l2.*meanscale"):
+        registry.make_stage("nope", {})
