@@ -1,0 +1,215 @@
+"""Batch mode and model files: --save-model, ``filterkit apply``, format_version, no pickle."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from chain_helpers import REAL, STAGES_DIR, assert_same_values, read_bytes, without_comments
+from filterkit.arff import read_arff
+from filterkit.model import FORMAT_VERSION, arrays_path, load_model, save_model
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain, FileSource
+from filterkit.schema import concatenate
+
+
+def split_in_halves(path, folder):
+    """Write the first and second half of the data rows of ``path`` as train.arff and test.arff."""
+    text = path.read_text()
+    marker = "@data" if "@data" in text else "@DATA"
+    header, data = text.split(marker, 1)
+    rows = [line for line in data.splitlines() if line.strip() and not line.startswith("%")]
+    half = len(rows) // 2
+    train, test = folder / "train.arff", folder / "test.arff"
+    train.write_text(header + marker + "\n" + "\n".join(rows[:half]) + "\n")
+    test.write_text(header + marker + "\n" + "\n".join(rows[half:]) + "\n")
+    return train, test
+
+
+def fit_once_transform_both(train, test):
+    """What batch mode must give: the chain fitted on ``train``, applied to each file."""
+    registry = load_plugins(STAGES_DIR)
+    source = FileSource(str(train))
+    chain = Chain([registry.make_stage("meanscale", {}), registry.make_stage("l2", {})]).fit(source)
+    width = len(chain.output_schema)
+    return [concatenate(list(chain.transform(FileSource(str(p)).chunks())), width) for p in (train, test)]
+
+
+@pytest.fixture
+def saved_model(run_filterkit, tmp_path, monkeypatch):
+    """credit-g split in two; a model of 'meanscale l2' fitted on the first half."""
+    monkeypatch.chdir(tmp_path)
+    train, test = split_in_halves(REAL / "credit-g.arff", tmp_path)
+    result = run_filterkit("--save-model", "m.json", train, "meanscale", "l2", plugins_dir=STAGES_DIR)
+    assert result.status == 0, result.stderr
+    return tmp_path / "m.json", train, test, result
+
+
+@pytest.mark.parametrize("name", ["credit-g.arff", "oh0.wc.arff"])
+def test_batch_mode_equals_fitting_once_and_transforming_both(filterkit_script, tmp_path, name):
+    train, test = split_in_halves(REAL / name, tmp_path)
+    trained = filterkit_script(
+        "--plugins-dir", STAGES_DIR, "--save-model", "m.json", "train.arff", "meanscale", "l2", cwd=tmp_path
+    )
+    applied = filterkit_script("--plugins-dir", STAGES_DIR, "apply", "m.json", "test.arff", cwd=tmp_path)
+    assert trained.status == 0 and applied.status == 0, trained.stderr + applied.stderr
+    expected_train, expected_test = fit_once_transform_both(train, test)
+    assert_same_values(read_bytes(trained.stdout)[1], expected_train)
+    assert_same_values(read_bytes(applied.stdout)[1], expected_test)
+    refitted_on_test = fit_once_transform_both(test, test)[1]
+    assert not np.array_equal(refitted_on_test.dense_values(), expected_test.dense_values()), (
+        "the halves must fit differently, or a refitting apply would pass unnoticed"
+    )
+
+
+def test_applying_to_the_training_file_reproduces_the_training_output(run_filterkit, saved_model):
+    model, train, _, trained = saved_model
+    applied = run_filterkit("apply", model, train, plugins_dir=STAGES_DIR)
+    assert applied.status == 0
+    assert without_comments(applied.stdout) == without_comments(trained.stdout)
+
+
+def test_apply_reads_stdin_and_writes_atomically(run_filterkit, saved_model, tmp_path):
+    model, _, test, _ = saved_model
+    to_stdout = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    from_stdin = run_filterkit("apply", "-o", "b.arff", model, "-", stdin=test.read_bytes(), plugins_dir=STAGES_DIR)
+    assert from_stdin.status == 0 and from_stdin.stdout == b""
+    assert (tmp_path / "b.arff").read_bytes() == to_stdout.stdout
+
+
+def test_model_is_json_with_plain_state_and_its_arrays_hold_no_objects(saved_model):
+    model, train, _, _ = saved_model
+    document = json.loads(model.read_text())
+    assert document["format_version"] == FORMAT_VERSION == 1
+    assert [s["name"] for s in document["stages"]] == ["meanscale", "l2"]
+    assert [s["plugin"] for s in document["stages"]] == [f"meanscale ({STAGES_DIR / 'meanscale.py'})", "normalizers"]
+    assert document["class"] == "class"
+    assert document["stages"][0]["state"] == {"scale": {"array": "0.scale"}, "rows": 500}
+
+    def plain(value):
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and plain(v) for k, v in value.items())
+        if isinstance(value, list):
+            return all(plain(v) for v in value)
+        return value is None or isinstance(value, (str, int, float, bool))
+
+    assert plain(document)
+    with np.load(arrays_path(model), allow_pickle=False) as arrays:
+        assert arrays.files == ["0.scale"]
+        assert all(arrays[key].dtype != object for key in arrays.files)
+        scale = arrays["0.scale"]
+    schema, rows = read_arff(train)
+    numeric = [i for i, a in enumerate(schema.attributes) if a.is_numeric]
+    assert len(numeric) == len(scale) == 7
+    np.testing.assert_allclose(scale, np.abs(rows.values[:, numeric]).mean(axis=0), rtol=1e-12)
+
+
+def test_object_arrays_are_never_unpickled(run_filterkit, saved_model):
+    model, _, test, _ = saved_model
+    np.savez(arrays_path(model), **{"0.scale": np.array([{"not": "numbers"}], dtype=object)})
+    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {model}: malformed model file")
+    assert "allow_pickle" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("@attribute credit_amount numeric", "@attribute amount numeric"),
+         "attribute 5 differs: expected 'credit_amount' numeric, found 'amount' numeric"),
+        (("@attribute class { good, bad}", "@attribute class { good, bad, unknown}"),
+         "attribute 21 differs: expected 'class' {good,bad}, found 'class' {good,bad,unknown}"),
+        (("@attribute age numeric", "@attribute age { young, old}"),
+         "attribute 13 differs: expected 'age' numeric, found 'age' {young,old}"),
+    ],
+    ids=["renamed", "labels", "type"],
+)
+def test_test_file_with_another_header_is_refused_naming_the_first_difference(
+    run_filterkit, saved_model, change, message
+):
+    model, _, test, _ = saved_model
+    text = test.read_text()
+    assert change[0] in text
+    test.write_text(text.replace(change[0], change[1]))
+    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert result.stderr == f"filterkit: error: {test}: header differs from the training data: {message}\n"
+    assert result.stdout == b""
+
+
+def test_relation_name_may_differ(run_filterkit, saved_model):
+    model, _, test, _ = saved_model
+    test.write_text(test.read_text().replace("@relation german_credit", "@relation 'credit, test half'"))
+    assert run_filterkit("apply", model, test, plugins_dir=STAGES_DIR).status == 0
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: {**d, "format_version": 99}, "unknown model format_version 99 (this filterkit reads 1)"),
+        (lambda d: {k: v for k, v in d.items() if k != "format_version"}, "not a filterkit model (no format_version)"),
+        (lambda d: {**d, "stages": "l2"}, "malformed model file"),
+    ],
+    ids=["future-version", "no-version", "malformed"],
+)
+def test_unusable_model_is_a_clear_error(run_filterkit, saved_model, edit, message):
+    model, _, test, _ = saved_model
+    model.write_text(json.dumps(edit(json.loads(model.read_text()))))
+    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {model}: {message}")
+
+
+def test_model_that_is_not_json_is_a_clear_error(run_filterkit, saved_model):
+    model, _, test, _ = saved_model
+    model.write_text("format_version = 1\n")
+    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {model}:1: not a filterkit model (bad JSON")
+
+
+def test_model_needing_a_missing_plugin_names_it(filterkit_script, saved_model):
+    model, _, test, _ = saved_model
+    result = filterkit_script("apply", model, test)
+    assert result.status == 1
+    assert result.stderr == (
+        f"filterkit: error: {model}: the model needs stage 'meanscale' from plugin "
+        f"'meanscale ({STAGES_DIR / 'meanscale.py'})' (plugins-dir {STAGES_DIR}), which is not installed\n"
+    )
+
+
+def test_model_of_a_disabled_builtin_plugin_names_it(run_filterkit, tmp_path, monkeypatch):
+    model = tmp_path / "m.json"
+    assert run_filterkit("--save-model", model, REAL / "iris.arff", "l2").status == 0
+    assert not arrays_path(model).exists(), "a chain without array state needs no .npz"
+    monkeypatch.setenv("FILTERKIT_DISABLE_PLUGINS", "normalizers")
+    result = run_filterkit("apply", model, REAL / "iris.arff")
+    assert result.status == 1
+    assert "the model needs stage 'l2' from plugin 'normalizers' (filterkit), which is not installed" in result.stderr
+
+
+def test_missing_arrays_file_is_a_clear_error(run_filterkit, saved_model):
+    model, _, test, _ = saved_model
+    arrays_path(model).unlink()
+    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert result.stderr.startswith("filterkit: error: ")
+    assert "m.npz" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_python_api_round_trip_keeps_params_and_state(tmp_path):
+    registry = load_plugins(STAGES_DIR)
+    stages = [registry.make_stage("meanscale", {}), registry.make_stage("explode", {"during": "transform"})]
+    chain = Chain(stages, class_spec="first").fit(FileSource(str(REAL / "wine.arff")))
+    save_model(tmp_path / "wine.json", chain, registry)
+    loaded = load_model(tmp_path / "wine.json", registry)
+    assert [s.params for s in loaded.stages] == [{}, {"during": "transform"}]
+    assert loaded.class_name == "class"
+    assert loaded.input_schema == chain.input_schema
+    assert loaded.output_schema == chain.output_schema
+    np.testing.assert_array_equal(loaded.stages[0].scale, chain.stages[0].scale)
+    assert loaded.stages[0].rows == 178
+    assert loaded.stages[0].features.tolist() == list(range(1, 14)), "the class (first) is not a feature"
