@@ -103,14 +103,16 @@ class ArffWriter:
 def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row, column and value of every entry a sparse row must show, in row order.
 
-    These are the non-zero values (NaN included) and every non-empty string:
-    a string cell holds 0 in the matrix, and an omitted string reads back as "".
+    These are the non-zero values (NaN included) and every present string,
+    the empty one included: a string cell holds 0 in the matrix, and Weka 3.6
+    reads an omitted string as its placeholder '*WEKA*DUMMY*STRING*FOR*STRING*ATTRIBUTES*',
+    not as "".
     """
     matrix = sp.coo_matrix(chunk.values)
     rows, columns, values = matrix.row, matrix.col, matrix.data
     keep = values != 0
     rows, columns, values = rows[keep], columns[keep], values[keep]
-    text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t]
+    text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t is not None]
     if text_rows:
         extra_rows, extra_columns = np.array(text_rows, dtype=np.int64).T
         rows = np.concatenate([rows, extra_rows])
