@@ -196,6 +196,50 @@ def test_row_order_does_not_matter(data, tmp_path):
     np.testing.assert_array_equal(forward, backward)
 
 
+def brute_force_probability(values: np.ndarray, positive: np.ndarray, v: float, neighbors: int) -> float:
+    """p̃(v) by walking the value-sorted rows one by one (REFERENCE.md, shaper step 2)."""
+    order = np.argsort(values, kind="stable")
+    values, positive = values[order], positive[order]
+    begin, end = np.searchsorted(values, v, "left"), np.searchsorted(values, v, "right")
+    low, high = max(begin - neighbors, 0), min(end + neighbors, len(values))
+    total = 0.0
+    for group in np.unique(values):  # each tie group contributes the fraction of its rows inside the window
+        rows = np.flatnonzero(values == group)
+        inside = len(set(range(low, high)) & set(rows.tolist()))
+        total += inside / len(rows) * positive[rows].sum()
+    return (total + 1) / (high - low + 2)
+
+
+@pytest.mark.parametrize("neighbors", [0, 2, 5])
+def test_many_features_with_ties_match_a_row_by_row_window(tmp_path, neighbors):
+    rng = np.random.default_rng(neighbors)
+    n = 70
+    labels = rng.integers(0, 2, n)
+    columns = np.column_stack([
+        rng.integers(0, 4, n) + labels,                          # few values, big tie groups
+        np.where(rng.random(n) < 0.5, 0, rng.integers(-3, 9, n)),  # many zeros, negative values
+        np.where(rng.random(n) < 0.15, np.nan, rng.integers(1, 30, n)),  # missing values, no zeros
+    ]).astype(float)
+    lines = ["@relation fuzz", "@attribute f0 numeric", "@attribute f1 numeric", "@attribute f2 numeric",
+             "@attribute class {n,p}", "@data"]
+    lines += [",".join("?" if np.isnan(x) else str(int(x)) for x in row) + "," + "np"[y] for row, y in zip(columns, labels)]
+    (tmp_path / "fuzz.arff").write_text("\n".join(lines) + "\n")
+    stage = load_plugins().make_stage("shape", {"neighbors": neighbors, "zero_preserve": False})
+    chain = Chain([stage], positive="p").fit(FileSource(str(tmp_path / "fuzz.arff")))
+    shaped = next(chain.transform(FileSource(str(tmp_path / "fuzz.arff")).chunks())).dense_values()
+    for j in range(3):
+        x = columns[:, j]
+        present, zero = ~np.isnan(x), x == 0
+        nonzero = present & ~zero
+        zero_probability = (labels[zero].sum() + 1) / (zero.sum() + 2)
+        expected = [
+            np.nan if np.isnan(v) else zero_probability if v == 0
+            else brute_force_probability(x[nonzero], labels[nonzero], v, neighbors)
+            for v in x
+        ]
+        np.testing.assert_allclose(shaped[:, j], expected, rtol=1e-13, err_msg=f"feature {j}")
+
+
 def test_multiclass_target_without_positive_is_an_error_naming_positive(capsys):
     status = cli.run([str(SAMPLES / "iris.arff"), "shape"])
     err = capsys.readouterr().err
