@@ -211,13 +211,15 @@ def build_chain_command(registry: Registry) -> click.Group:
         fitted_chain = Chain(stages, class_spec=class_spec, positive=positive)
         with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
             fitted_chain.fit(source, progress)
-            if model_path:
-                save_model(model_path, fitted_chain, registry)
             comments = [f"filterkit chain: {' '.join(s.name for s in stages) or '(identity)'}"]
             with _output(output) as stream:
                 writer = ArffWriter(stream, fitted_chain.output_schema, sparse, comments)
                 for chunk in fitted_chain.transform(source.chunks()):
                     writer.write(chunk)
+                if model_path:
+                    # Only a run that transformed every row saves its model; a model that
+                    # cannot be saved still removes the -o output, which is renamed last.
+                    save_model(model_path, fitted_chain, registry)
         if progress is not None:
             sys.stderr.write("\n")
 

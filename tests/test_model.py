@@ -213,3 +213,27 @@ def test_python_api_round_trip_keeps_params_and_state(tmp_path):
     np.testing.assert_array_equal(loaded.stages[0].scale, chain.stages[0].scale)
     assert loaded.stages[0].rows == 178
     assert loaded.stages[0].features.tolist() == list(range(1, 14)), "the class (first) is not a feature"
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [["l2"], ["meanscale", "explode"]],
+    ids=["bad-row-after-fitting", "stage-fails-transforming"],
+)
+def test_failed_run_saves_no_model(run_filterkit, tmp_path, chain):
+    data = tmp_path / "bad.arff"
+    data.write_bytes((REAL / "iris.arff").read_bytes() + b"5.0,3.3,1.4,x,Iris-setosa\n")
+    arguments = ["--save-model", tmp_path / "m.json", "-o", tmp_path / "out.arff", data, *chain]
+    if "explode" in chain:
+        arguments[-3] = REAL / "iris.arff"
+    result = run_filterkit(*arguments, plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.arff"]
+
+
+def test_model_that_cannot_be_saved_leaves_no_output_file(run_filterkit, tmp_path):
+    result = run_filterkit("--save-model", tmp_path / "absent" / "m.json", "-o", tmp_path / "out.arff",
+                           REAL / "iris.arff", "meanscale", plugins_dir=STAGES_DIR)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {tmp_path / 'absent'}")
+    assert list(tmp_path.iterdir()) == []
