@@ -30,12 +30,16 @@ class Metric:
     returns the scores.  With ``invert_negative`` a feature whose ``tpr < fpr``
     is first inverted (``tp → pos − tp``, ``fp → neg − fp``), so the metric
     rewards negatively correlated features too (JMLR 2003, note to Table 1).
+    A metric that ignores the counts (``uses_counts=False``, such as ``rand``) is
+    scored once per feature: taking its best over cuts would favour features
+    with many distinct values.
     """
 
     name: str
     function: Callable[..., np.ndarray]
     summary: str = ""
     invert_negative: bool = False
+    uses_counts: bool = True
 
 
 def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) -> np.ndarray:
@@ -98,7 +102,7 @@ def feature_scores(
     alpha: float | None = None,
 ) -> np.ndarray:
     """One score per feature: each target class vs the rest, combined by max or mean."""
-    if presence:
+    if presence or not metric.uses_counts:
         per_class = [_presence_scores(counts, metric, c, alpha) for c in targets]
     else:
         histogram = counts.histogram(include_zero=True)

@@ -122,7 +122,7 @@ METRICS = (
     Metric("odds", odds_ratio, "Odds ratio.", invert_negative=True),
     Metric("pow", power, "Power: (1 − fpr)^5 − (1 − tpr)^5.", invert_negative=True),
     Metric("pr", probability_ratio, "Probability ratio: tpr / fpr.", invert_negative=True),
-    Metric("rand", random_score, "A seeded random score (baseline)."),
+    Metric("rand", random_score, "A seeded random score (baseline).", uses_counts=False),
 )
 
 

@@ -278,3 +278,15 @@ def test_presence_score_equals_weka_on_every_grain_word(name):
     off = np.flatnonzero(np.abs(mine - theirs) > tolerance)
     assert off.size == 0, [(names[i], mine[i], theirs[i]) for i in off[:5]]
     assert np.count_nonzero(theirs) > 13000  # a real comparison, not zeros against zeros
+
+
+def test_rand_is_scored_once_per_feature_not_per_cut(metrics):
+    # A feature with many distinct values has many cuts; the best of many random
+    # draws would favour it. rand ignores the counts, so threshold mode scores it
+    # exactly as presence mode does: one draw per feature.
+    values = np.array([[0, 1], [1, 1], [2, 1], [3, 0], [4, 0], [5, 1], [6, 0], [7, 0]], dtype=float)
+    labels = np.array([1, 0, 1, 0, 1, 0, 1, 0], dtype=float)
+    counts = counts_of(values, labels)
+    by_threshold = feature_scores(counts, metrics["rand"], [1], presence=False)
+    by_presence = feature_scores(counts, metrics["rand"], [1], presence=True)
+    np.testing.assert_array_equal(by_threshold, by_presence)
