@@ -115,7 +115,9 @@ def from_liac(obj: dict) -> tuple[Schema, Chunk]:
         seen.add(attribute.name)
         attributes.append(attribute)
     schema = Schema(str(relation), tuple(attributes))
-    data = obj.get("data") or []
+    data = obj.get("data")
+    if data is None:
+        data = []
     if isinstance(data, tuple) and len(data) == 3:
         return schema, _from_coo(schema, data)
     rows = list(data)
