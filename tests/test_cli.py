@@ -203,6 +203,21 @@ def test_stage_that_raises_is_named_with_its_plugin(run_filterkit, step):
         assert result.stdout == b"", "nothing is written before every stage is fitted"
 
 
+@pytest.mark.parametrize("name, option", [("oh0.wc.arff", "--dense"), ("iris.arff", "--sparse")])
+def test_row_form_can_be_forced_without_changing_values(run_filterkit, tmp_path, name, option):
+    header, data = (REAL / name).read_text().split("@DATA", 1)
+    sample = tmp_path / name  # the first 60 rows: oh0 written dense is 6 MB in full
+    sample.write_text(header + "@DATA" + "\n".join(data.split("\n")[:60]) + "\n")
+    as_input = read_bytes(run_filterkit(sample, "l2").stdout)[1]
+    result = run_filterkit(option, sample, "l2")
+    rows = result.stdout.decode().split("@data\n")[1].splitlines()
+    assert len(rows) > 50
+    assert all(row.startswith("{") == (option == "--sparse") for row in rows)
+    forced = read_bytes(result.stdout)[1]
+    assert forced.is_sparse == (option == "--sparse")
+    np.testing.assert_array_equal(forced.dense_values(), as_input.dense_values())
+
+
 @pytest.mark.parametrize("name", ["iris.arff", "oh0.wc.arff"])
 def test_chunk_size_never_changes_the_output(run_filterkit, name):
     default = run_filterkit(REAL / name, "l2")

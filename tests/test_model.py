@@ -124,8 +124,10 @@ def test_object_arrays_are_never_unpickled(run_filterkit, saved_model):
          "attribute 21 differs: expected 'class' {good,bad}, found 'class' {good,bad,unknown}"),
         (("@attribute age numeric", "@attribute age { young, old}"),
          "attribute 13 differs: expected 'age' numeric, found 'age' {young,old}"),
+        (("@attribute class { good, bad}", "@attribute class { good, bad}\n@attribute extra numeric"),
+         "expected 21 attributes, found 22"),
     ],
-    ids=["renamed", "labels", "type"],
+    ids=["renamed", "labels", "type", "extra-attribute"],
 )
 def test_test_file_with_another_header_is_refused_naming_the_first_difference(
     run_filterkit, saved_model, change, message

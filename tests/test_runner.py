@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 import itertools
 import os
+import signal
+import subprocess
 import tempfile
+import time
 
 import numpy as np
 import pytest
 
-from chain_helpers import REAL, STAGES_DIR, assert_same_values, read_bytes
+from chain_helpers import FILTERKIT, REAL, STAGES_DIR, assert_same_values, read_bytes
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
@@ -199,3 +202,38 @@ def test_stateless_chain_streams_chunk_by_chunk(registry):
 def test_unknown_stage_name_lists_the_installed_ones(registry):
     with pytest.raises(FilterkitError, match=r"no stage called 'nope' \(installed: .*l2.*meanscale"):
         registry.make_stage("nope", {})
+
+
+@pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+@pytest.mark.parametrize(
+    "stages, pattern",
+    [(["meanscale"], "tmp/filterkit-spool-*"), (["l2"], "out/.out.arff.*")],
+    ids=["spool", "output"],
+)
+def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, pattern):
+    """Killed while stdin is still open: the spool (or the -o temporary) exists, then is removed.
+
+    grain_wc.arff is larger than the reader's 1 MiB block, so rows are read and
+    spooled (or written) while the reader waits for the rest of its second block.
+    """
+    for folder in ("tmp", "out"):
+        (tmp_path / folder).mkdir()
+    process = subprocess.Popen(
+        [FILTERKIT, "--plugins-dir", str(STAGES_DIR), "-o", "out/out.arff", "-", *stages],
+        stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+    )
+    try:
+        process.stdin.write((REAL / "grain_wc.arff").read_bytes())
+        process.stdin.flush()
+        deadline = time.monotonic() + 20
+        while not list(tmp_path.glob(pattern)):
+            assert time.monotonic() < deadline and process.poll() is None, "the temporary file never appeared"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert stderr.decode() == "filterkit: error: interrupted\n"
+    assert sorted(tmp_path.rglob("*")) == [tmp_path / "out", tmp_path / "tmp"]
