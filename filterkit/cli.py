@@ -47,9 +47,9 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     """Run the command line ``argv``; returns the exit status."""
     try:
         registry = load_plugins(plugins_dir)
-        first = _first_word(argv)
+        position = _first_word(argv)
+        first = None if position is None else argv[position]
         if first in COMMANDS:
-            position = argv.index(first)
             command = {"plugins": plugins_command, "apply": apply_command}[first](registry)
             args = argv[:position] + argv[position + 1 :]
             _invoke(command, args, f"filterkit {first}")
@@ -122,16 +122,16 @@ def _usage_exit(message: str) -> int:
     return 2
 
 
-def _first_word(argv: list[str]) -> str | None:
-    """The first argument that is neither an option nor an option's value."""
+def _first_word(argv: list[str]) -> int | None:
+    """The position of the first argument that is neither an option nor an option's value."""
     skip = False
-    for argument in argv:
+    for position, argument in enumerate(argv):
         if skip:
             skip = False
         elif argument in _OPTIONS_WITH_VALUES:
             skip = True
         elif not argument.startswith("-") or argument == "-":
-            return argument
+            return position
     return None
 
 

@@ -168,6 +168,14 @@ def test_file_named_like_a_command_is_read_as_dot_slash_name(run_filterkit, tmp_
         assert listing.status == 0 and b"normalizers" in listing.stdout, "the bare word is still the command"
 
 
+def test_option_value_spelled_like_a_command_is_not_taken_for_the_command(run_filterkit, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run_filterkit("--save-model", "m.json", REAL / "iris.arff", "l2").status == 0
+    result = run_filterkit("-o", "apply", "--dense", "apply", "m.json", REAL / "iris.arff")
+    assert result.status == 0, result.stderr
+    assert read_bytes((tmp_path / "apply").read_bytes())[1].n_rows == 150
+
+
 def test_help_lists_the_stages_found_at_runtime(run_filterkit):
     result = run_filterkit("--help", plugins_dir=STAGES_DIR)
     assert result.status == 0
