@@ -205,11 +205,12 @@ def test_missing_arrays_file_is_a_clear_error(run_filterkit, saved_model):
 def test_python_api_round_trip_keeps_params_and_state(tmp_path):
     registry = load_plugins(STAGES_DIR)
     stages = [registry.make_stage("meanscale", {}), registry.make_stage("explode", {"during": "transform"})]
-    chain = Chain(stages, class_spec="first").fit(FileSource(str(REAL / "wine.arff")))
+    chain = Chain(stages, class_spec="first", positive="2").fit(FileSource(str(REAL / "wine.arff")))
     save_model(tmp_path / "wine.json", chain, registry)
     loaded = load_model(tmp_path / "wine.json", registry)
     assert [s.params for s in loaded.stages] == [{}, {"during": "transform"}]
     assert loaded.class_name == "class"
+    assert loaded.positive == "2" and loaded.stages[0].context.positive == "2"
     assert loaded.input_schema == chain.input_schema
     assert loaded.output_schema == chain.output_schema
     np.testing.assert_array_equal(loaded.stages[0].scale, chain.stages[0].scale)
