@@ -254,6 +254,8 @@ def _output(path: str | None):
             stream.detach()
         return
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FilterkitError(f"cannot write {path}: no folder {directory}")
     handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:

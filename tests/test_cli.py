@@ -259,3 +259,12 @@ def test_progress_goes_to_a_terminal_stderr_and_quiet_silences_it():
     assert "filterkit: fitting meanscale: 150 rows" in stderr_on_a_terminal("--plugins-dir", STAGES_DIR, *chain)
     assert stderr_on_a_terminal("--plugins-dir", STAGES_DIR, "-q", *chain) == ""
 
+
+
+def test_output_into_a_missing_folder_names_the_requested_path(tmp_path):
+    target = tmp_path / "no-such-folder" / "out.arff"
+    result = subprocess.run(
+        [FILTERKIT, "-o", str(target), str(REAL / "iris.arff"), "l2"], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert result.stderr == f"filterkit: error: cannot write {target}: no folder {target.parent}\n"
