@@ -129,11 +129,7 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
             except FilterkitError:
                 raise
             except Exception as error:
-                if _strict():
-                    raise
-                reason = f"{type(error).__name__} in {hook_name}: {error}"
-                failed.append((plugin, reason))
-                _warn(f"plugin '{plugin}' failed to register and is skipped ({reason})")
+                _skip_failed(plugin, f"{type(error).__name__} in {hook_name}: {error}", "register", failed)
     return registry
 
 
@@ -141,12 +137,16 @@ def _import_or_warn(name: str, load, failed: list):
     try:
         return load()
     except Exception as error:
-        if _strict():
-            raise
-        reason = f"{type(error).__name__}: {error}"
-        failed.append((name, reason))
-        _warn(f"plugin '{name}' failed to load and is skipped ({reason})")
+        _skip_failed(name, f"{type(error).__name__}: {error}", "load", failed)
         return None
+
+
+def _skip_failed(name: str, reason: str, step: str, failed: list) -> None:
+    """Record a plugin that failed and warn once; re-raise in strict mode."""
+    if _strict():
+        raise
+    failed.append((name, reason))
+    _warn(f"plugin '{name}' failed to {step} and is skipped ({reason})")
 
 
 def _import_file(path: Path):

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.schema import Chunk
+from filterkit.errors import FilterkitError
+from filterkit.schema import NOMINAL, Chunk
+from filterkit.stage import Stage
 
 
 @dataclass
@@ -143,3 +145,25 @@ class ValueCounts:
 def _column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
     return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)
+
+
+class ClassValueCountsStage(Stage):
+    """A fitted stage whose statistics are the :class:`ValueCounts` of its features
+    by class; it needs a nominal class attribute (``self.class_attribute``)."""
+
+    fitted = True
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
+            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        self.class_attribute = schema.attributes[context.class_index]
+
+    def new_statistics(self) -> ValueCounts:
+        return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
+
+    def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
+        return statistics.add(chunk, self.features, self.context.class_index)
+
+    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
+        return first.merge(second)

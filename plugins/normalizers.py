@@ -9,7 +9,6 @@ all-zero row does not turn into missing values.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk

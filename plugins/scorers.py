@@ -22,15 +22,14 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.schema import Chunk
-from filterkit.stage import Option, Stage
-from filterkit.statistics import ValueCounts
+from filterkit.stage import Option
+from filterkit.statistics import ClassValueCountsStage, ValueCounts
 
 
-class ScorerStage(Stage):
+class ScorerStage(ClassValueCountsStage):
     """Scale (or just score) numeric features by a metric; subclasses fix the metric."""
 
     metric: Metric
-    fitted = True
     options = (
         Option("presence", bool, False, "Score presence (value ≠ 0) instead of the best threshold."),
         Option("scale", bool, True, "Rescale each feature's training range to its score (--no-scale: only record scores)."),
@@ -38,24 +37,6 @@ class ScorerStage(Stage):
         Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
         Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
     )
-
-    def prepare(self, schema, context) -> None:
-        super().prepare(schema, context)
-        if context.class_index is None:
-            raise FilterkitError(f"stage '{self.name}' needs a class attribute (-c)")
-        self.class_attribute = schema.attributes[context.class_index]
-        n_labels = len(self.class_attribute.labels)
-        if self.class_attribute.kind != "nominal" or n_labels == 0:
-            raise FilterkitError(f"stage '{self.name}' needs a nominal class; '{self.class_attribute.name}' is {self.class_attribute.kind}")
-
-    def new_statistics(self) -> ValueCounts:
-        return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
-
-    def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
-        return statistics.add(chunk, self.features, self.context.class_index)
-
-    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
-        return first.merge(second)
 
     def finalize(self, statistics: ValueCounts) -> None:
         targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)

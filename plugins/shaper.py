@@ -31,16 +31,15 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.schema import NOMINAL, Chunk
-from filterkit.stage import Option, Stage
-from filterkit.statistics import ValueCounts
+from filterkit.stage import Option
+from filterkit.statistics import ClassValueCountsStage, ValueCounts
 
 
-class Shaper(Stage):
+class Shaper(ClassValueCountsStage):
     """Replace each feature by its local probability of the positive class."""
 
     name = "shape"
     summary = "Shape each feature into its local positive-class probability (KDD'09 LP shaper)."
-    fitted = True
     options = (
         Option("zero_bin", bool, True, "Zeros form their own bin (--no-zero-bin for dense data)."),
         Option("neighbors", int, 15, "Rows taken on each side of a value.", minimum=0),
@@ -58,19 +57,7 @@ class Shaper(Stage):
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-            raise FilterkitError("stage 'shape' needs a nominal class attribute (-c)")
-        self.class_attribute = schema.attributes[context.class_index]
         self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
-
-    def new_statistics(self) -> ValueCounts:
-        return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
-
-    def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
-        return statistics.add(chunk, self.features, self.context.class_index)
-
-    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
-        return first.merge(second)
 
     def finalize(self, statistics: ValueCounts) -> None:
         positive = positive_code(self.class_attribute, statistics.class_totals, self.context.positive)
