@@ -48,7 +48,7 @@ def test_output_file_holds_what_stdout_would(run_filterkit, tmp_path):
 
 @pytest.mark.parametrize("previous", [None, "old contents\n"], ids=["new-file", "existing-file"])
 def test_failed_run_leaves_no_output_nor_temporary_file(filterkit_script, tmp_path, previous):
-    bad = bad_copy(tmp_path)
+    bad_copy(tmp_path)  # writes bad.arff into tmp_path
     target = tmp_path / "out.arff"
     if previous is not None:
         target.write_text(previous)

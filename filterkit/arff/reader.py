@@ -23,7 +23,7 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, tokenize
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
@@ -147,8 +147,6 @@ class ArffReader:
 
     def read_all(self) -> Chunk:
         """Every row in one chunk (for small files and tests)."""
-        from filterkit.schema import concatenate
-
         return concatenate(list(self.chunks()), len(self.schema), self.schema.text_columns())
 
 
