@@ -1,15 +1,22 @@
-"""Row normalizers ``l2`` and ``l1`` (REFERENCE.md, Normalizers; KDD'09 §4.1).
+"""Normalizers and the binarizer (REFERENCE.md "Normalizers", "Binarizer"; KDD'09 §4.1).
 
-Each row's numeric non-class attributes are divided by the row's Euclidean
-(``l2``) or absolute-sum (``l1``) length.  A zero row stays zero; missing values
-stay missing and are left out of the norm.  Unlike Weka's ``Normalize``, an
+``l2`` and ``l1`` divide each row's numeric non-class attributes by the row's
+Euclidean or absolute-sum length.  A zero row stays zero; missing values stay
+missing and are left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
+
+``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
+attribute ``Normalize``, the KDD'09 UCI baseline); ``binarize`` turns every
+numeric feature into presence (value ≠ 0 → 1), the binary-word baseline.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk
 from filterkit.stage import Stage
@@ -57,8 +64,95 @@ class L1Normalizer(RowNormalizer):
     order = 1
 
 
+class Binarizer(Stage):
+    """Presence: 1 where a numeric feature is non-zero, 0 where it is zero, missing stays missing."""
+
+    name = "binarize"
+    summary = "Turn each numeric feature into presence: 1 where non-zero, else 0 (missing stays missing)."
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        if chunk.is_sparse:
+            matrix = chunk.values.tocsr(copy=True)
+            acted = np.zeros(matrix.shape[1], dtype=bool)
+            acted[self.features] = True
+            binary = np.where(np.isnan(matrix.data), np.nan, (matrix.data != 0).astype(np.float64))
+            matrix.data = np.where(acted[matrix.indices], binary, matrix.data)
+            matrix.eliminate_zeros()
+            return Chunk(matrix, chunk.text, chunk.weights)
+        values = chunk.values.copy()
+        block = values[:, self.features]
+        values[:, self.features] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))
+        return Chunk(values, chunk.text, chunk.weights)
+
+
+class MinMaxNormalizer(Stage):
+    """Map each numeric feature to [0, 1] on its training range: (x − min) / (max − min).
+
+    A feature constant on the training data (or never present) becomes 0; test
+    values outside the range are not clipped; missing stays missing.  Not
+    zero-preserving where min ≠ 0: such sparse data comes out filled in.
+    """
+
+    name = "minmax"
+    summary = "Scale each numeric feature to [0, 1] on its training range (Weka's Normalize)."
+    fitted = True
+
+    def new_statistics(self):
+        """The smallest and largest known value of each feature (±inf: none yet)."""
+        return np.full(len(self.features), np.inf), np.full(len(self.features), -np.inf)
+
+    def accumulate(self, statistics, chunk: Chunk):
+        block = chunk.values[:, self.features]
+        if sp.issparse(block):
+            block = block.tocsc()
+            column = np.repeat(np.arange(block.shape[1]), np.diff(block.indptr))
+            low, high = np.full(block.shape[1], np.inf), np.full(block.shape[1], -np.inf)
+            np.fmin.at(low, column, block.data)
+            np.fmax.at(high, column, block.data)
+            implicit_zero = np.diff(block.indptr) < chunk.n_rows
+            low[implicit_zero] = np.minimum(low[implicit_zero], 0.0)
+            high[implicit_zero] = np.maximum(high[implicit_zero], 0.0)
+        else:
+            low = np.fmin.reduce(block, axis=0, initial=np.inf)
+            high = np.fmax.reduce(block, axis=0, initial=-np.inf)
+        return self.merge(statistics, (low, high))
+
+    def merge(self, first, second):
+        return np.minimum(first[0], second[0]), np.maximum(first[1], second[1])
+
+    def finalize(self, statistics) -> None:
+        low, high = statistics
+        present = np.isfinite(low)
+        self.minimum = np.where(present, low, 0.0)
+        width = np.where(present, high - low, 0.0)
+        self.factor = np.where(width > 0, 1.0 / np.where(width > 0, width, 1.0), 0.0)
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        if chunk.is_sparse and not np.any(self.minimum * self.factor):
+            matrix = chunk.values.tocsr(copy=True)
+            column_factor = np.ones(matrix.shape[1])
+            column_factor[self.features] = self.factor
+            matrix.data = matrix.data * column_factor[matrix.indices]
+            return Chunk(matrix, chunk.text, chunk.weights)
+        values = chunk.dense_values().copy()
+        values[:, self.features] = (values[:, self.features] - self.minimum) * self.factor
+        return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+
+    def state(self) -> dict:
+        return {"minimum": self.minimum, "factor": self.factor}
+
+    def load_state(self, state: dict) -> None:
+        for key in ("minimum", "factor"):
+            array = np.asarray(state[key], dtype=np.float64)
+            if array.shape != (len(self.features),):
+                raise FilterkitError(f"stage 'minmax': saved {key} has shape {array.shape}, expected ({len(self.features)},)")
+            setattr(self, key, array)
+
+
 @hookimpl
 def register_stages(register):
-    """The row normalizers."""
+    """The row normalizers, ``minmax`` and ``binarize``."""
     register(L2Normalizer)
     register(L1Normalizer)
+    register(MinMaxNormalizer)
+    register(Binarizer)

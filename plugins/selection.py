@@ -1,0 +1,286 @@
+"""``select``: keep the best-ranked numeric features (JMLR 2003; Brank et al.;
+REFERENCE.md "Selector").
+
+Ranking comes from ``--metric NAME`` (any registered metric, a plugin's too,
+scored on this stage's input), ``--metric svm`` (|w| of a linear SVM trained on
+a seeded sample of the training rows, Brank et al. §3.1.1, "normal-1/k"), or,
+without ``--metric``, the scores recorded by the nearest preceding stage that
+records them (a scorer such as ``ig --no-scale``, or another ``select``).
+
+Exactly one rule picks how many: ``--top K``, ``--fraction F`` (⌈F·n⌉ of the n
+numeric features, at least 1), ``--min-score X`` or ``--sparsity S`` (Brank §2:
+the best-ranked features, in rank order, while the average number of non-zero
+values per training row stays ≤ S; the first feature that would exceed S
+stops the selection).  Ties in score are broken by attribute position, the
+earlier first.  The class and non-numeric attributes are always kept, and kept
+attributes keep their input order.
+
+Decisions: the sparsity average counts every training row once (instance
+weights and the class do not matter: it measures the data, not the task), and
+a missing value is not a non-zero value.  The SVM sample draws one seeded
+uniform number per row in input order, so it is the same whatever the chunk
+size; it holds the sampled rows (the one statistic here that grows with rows).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.metrics import feature_scores, target_classes
+from filterkit.schema import NOMINAL, Chunk
+from filterkit.stage import Option, Stage
+from filterkit.statistics import ValueCounts
+
+RULES = ("top", "fraction", "min_score", "sparsity")
+SVM = "svm"
+
+
+@dataclass
+class SelectionStatistics:
+    """What ``select`` learns in its pass: per-feature non-zero counts and the row
+    count (for ``--sparsity``), class value histograms (for ``--metric``) and the
+    sampled rows (for ``--metric svm``)."""
+
+    rows: int = 0
+    nonzero: np.ndarray | None = None
+    counts: ValueCounts | None = None
+    sample_rows: list = field(default_factory=list)
+    sample_labels: list = field(default_factory=list)
+
+    def merge(self, other: "SelectionStatistics") -> "SelectionStatistics":
+        """Statistics of both parts (the first part's sample comes first)."""
+        return SelectionStatistics(
+            self.rows + other.rows,
+            _add(self.nonzero, other.nonzero),
+            other.counts if self.counts is None else self.counts if other.counts is None else self.counts.merge(other.counts),
+            self.sample_rows + other.sample_rows,
+            self.sample_labels + other.sample_labels,
+        )
+
+
+def _add(first, second):
+    if first is None:
+        return second
+    if second is None:
+        return first
+    return first + second
+
+
+class Selector(Stage):
+    """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
+
+    name = "select"
+    summary = "Keep the best-ranked numeric features: --top K, --fraction F, --min-score X or --sparsity S."
+    metrics: dict = {}
+
+    def check_params(self) -> None:
+        given = [rule for rule in RULES if self.params[rule] is not None]
+        if len(given) != 1:
+            flags = ", ".join("--" + r.replace("_", "-") for r in RULES)
+            found = f" (found {', '.join('--' + r.replace('_', '-') for r in given)})" if given else ""
+            raise FilterkitError(f"stage 'select' needs exactly one of {flags}{found}")
+        self.rule = given[0]
+        fraction = self.params["fraction"]
+        if fraction is not None and not 0 < fraction <= 1:
+            raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
+        metric = self.params["metric"]
+        if metric is not None and metric != SVM and metric not in self.metrics:
+            raise FilterkitError(
+                f"select --metric {metric!r}: no such metric (registered: {', '.join(sorted(self.metrics))}, or svm)"
+            )
+
+    @property
+    def fitted(self) -> bool:
+        """A pass over the data is needed to score by a metric or to measure sparsity."""
+        return self.params["metric"] is not None or self.rule == "sparsity"
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        self.scores = None
+        metric = self.params["metric"]
+        if metric is not None:
+            if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
+                raise FilterkitError(f"select --metric {metric} needs a nominal class attribute (-c)")
+            self.class_attribute = schema.attributes[context.class_index]
+        else:
+            self.scorer = self._preceding_scorer(context)
+        if not self.fitted:
+            self._choose(self._recorded_scores(), None)
+
+    def _preceding_scorer(self, context) -> Stage:
+        for stage in reversed(context.previous):
+            if callable(getattr(stage, "feature_scores", None)):
+                return stage
+        raise FilterkitError(
+            "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
+            "or put a scorer before it (e.g. ig --no-scale select --top 100)"
+        )
+
+    def _recorded_scores(self) -> np.ndarray:
+        recorded = self.scorer.feature_scores()
+        names = [self.input_schema.attributes[i].name for i in self.features]
+        unscored = [name for name in names if name not in recorded]
+        if unscored:
+            raise FilterkitError(
+                f"stage 'select': '{self.scorer.name}' recorded no score for {len(unscored)} feature(s), "
+                f"e.g. '{unscored[0]}'; put select right after the scorer or use --metric"
+            )
+        return np.array([recorded[name] for name in names], dtype=np.float64)
+
+    def new_statistics(self) -> SelectionStatistics:
+        statistics = SelectionStatistics(nonzero=np.zeros(len(self.features)))
+        if self.params["metric"] not in (None, SVM):
+            statistics.counts = ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
+        return statistics
+
+    def accumulate(self, statistics: SelectionStatistics, chunk: Chunk) -> SelectionStatistics:
+        block = chunk.values[:, self.features]
+        if sp.issparse(block):
+            block = block.tocsr()
+            present = (block.data != 0) & ~np.isnan(block.data)
+            nonzero = np.bincount(block.indices[present], minlength=len(self.features)).astype(np.float64)
+        else:
+            nonzero = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
+        part = SelectionStatistics(chunk.n_rows, nonzero)
+        if statistics.counts is not None:
+            part.counts = ValueCounts.of_chunk(chunk, self.features, self.context.class_index, statistics.counts.n_classes)
+        if self.params["metric"] == SVM:
+            self._sample(part, chunk, statistics.rows)
+        return statistics.merge(part)
+
+    def _sample(self, part: SelectionStatistics, chunk: Chunk, rows_before: int) -> None:
+        """Keep the rows whose seeded uniform draw is below ``--sample`` (row ``i`` of
+        the input always gets the i-th draw of the stream, whatever the chunking)."""
+        generator = np.random.Generator(np.random.PCG64(self.params["seed"]))
+        generator.bit_generator.advance(rows_before)
+        chosen = generator.random(chunk.n_rows) < self.params["sample"]
+        classes = _dense_column(chunk, self.context.class_index)
+        chosen &= ~np.isnan(classes)
+        block = chunk.values[np.flatnonzero(chosen)][:, self.features]
+        block = sp.csr_matrix(block)
+        block.data = np.nan_to_num(block.data, nan=0.0)
+        part.sample_rows = [block]
+        part.sample_labels = [classes[chosen].astype(np.int64)]
+
+    def merge(self, first: SelectionStatistics, second: SelectionStatistics) -> SelectionStatistics:
+        return first.merge(second)
+
+    def finalize(self, statistics: SelectionStatistics) -> None:
+        metric = self.params["metric"]
+        if metric is None:
+            scores = self._recorded_scores()
+        elif metric == SVM:
+            scores = self._svm_scores(statistics)
+        else:
+            targets = target_classes(self.class_attribute, statistics.counts.class_totals, self.context.positive)
+            scores = feature_scores(
+                statistics.counts, self.metrics[metric], targets, self.params["presence"], self.params["combine"]
+            )
+        density = statistics.nonzero / statistics.rows if statistics.rows else statistics.nonzero
+        self._choose(scores, density)
+
+    def _svm_scores(self, statistics: SelectionStatistics) -> np.ndarray:
+        """|w_j| of a liblinear SVM on the sample (Brank §3.1.1); per class one-vs-rest,
+        combined by ``--combine``, when the target has more than two classes."""
+        from sklearn.svm import LinearSVC
+
+        if not statistics.sample_rows:
+            raise FilterkitError("select --metric svm: the sample holds no training rows (raise --sample)")
+        matrix = sp.vstack(statistics.sample_rows, format="csr")
+        labels = np.concatenate(statistics.sample_labels)
+        totals = np.bincount(labels, minlength=len(self.class_attribute.labels)).astype(np.float64)
+        weights = []
+        for target in target_classes(self.class_attribute, totals, self.context.positive):
+            y = (labels == target).astype(np.int64)
+            if y.min() == y.max():
+                raise FilterkitError(
+                    f"select --metric svm: the sample has no rows {'in' if y.max() == 0 else 'outside'} "
+                    f"class '{self.class_attribute.labels[target]}' (raise --sample)"
+                )
+            model = LinearSVC(C=self.params["C"], dual=True, random_state=self.params["seed"], max_iter=10000)
+            model.fit(matrix, y)
+            weights.append(np.abs(model.coef_.ravel()))
+        stacked = np.vstack(weights)
+        return stacked.max(axis=0) if self.params["combine"] == "max" else stacked.mean(axis=0)
+
+    def _choose(self, scores: np.ndarray, density: np.ndarray | None) -> None:
+        """Rank by score (ties by position) and keep what the rule allows."""
+        self.scores = np.asarray(scores, dtype=np.float64)
+        order = np.lexsort((np.arange(len(self.scores)), -self.scores))
+        count = len(order)
+        if self.rule == "top":
+            count = min(self.params["top"], count)
+        elif self.rule == "fraction":
+            count = min(max(1, math.ceil(self.params["fraction"] * count)), count)
+        elif self.rule == "min_score":
+            count = int(np.count_nonzero(self.scores[order] >= self.params["min_score"]))
+        else:
+            running = np.cumsum(density[order])
+            over = np.flatnonzero(running > self.params["sparsity"] * (1 + 1e-12))
+            count = int(over[0]) if len(over) else count
+        self.kept_features = np.sort(self.features[order[:count]])
+        self._set_columns()
+
+    def _set_columns(self) -> None:
+        dropped = np.setdiff1d(self.features, self.kept_features)
+        self.columns = np.flatnonzero(~np.isin(np.arange(len(self.input_schema)), dropped))
+
+    def output_schema(self):
+        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        values = chunk.values[:, self.columns]
+        new_position = {old: new for new, old in enumerate(self.columns.tolist())}
+        text = {new_position[column]: rows for column, rows in chunk.text.items()}
+        return Chunk(values.tocsr() if sp.issparse(values) else values, text, chunk.weights)
+
+    def state(self) -> dict:
+        return {"scores": self.scores, "kept": self.kept_features}
+
+    def load_state(self, state: dict) -> None:
+        scores = np.asarray(state["scores"], dtype=np.float64)
+        kept = np.asarray(state["kept"], dtype=np.int64)
+        if scores.shape != (len(self.features),) or not np.all(np.isin(kept, self.features)):
+            raise FilterkitError(f"stage 'select': saved scores or kept features do not fit the input's {len(self.features)} features")
+        self.scores, self.kept_features = scores, np.sort(kept)
+        self._set_columns()
+
+    def feature_scores(self) -> dict[str, float]:
+        """The ranking scores of this stage's input features, for a following ``select``."""
+        names = [self.input_schema.attributes[i].name for i in self.features]
+        return dict(zip(names, self.scores.tolist()))
+
+
+def _dense_column(chunk: Chunk, index: int) -> np.ndarray:
+    column = chunk.values[:, index]
+    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
+
+
+def selector_for(metrics: dict) -> type[Selector]:
+    """The ``select`` stage class, knowing the registered metrics."""
+    options = (
+        Option("top", int, None, "Keep the K best-ranked features.", minimum=1),
+        Option("fraction", float, None, "Keep ⌈F·n⌉ of the n numeric features (at least 1)."),
+        Option("min_score", float, None, "Keep the features scoring at least X."),
+        Option("sparsity", float, None, "Keep the best-ranked features while the average non-zeros per training row stays ≤ S (Brank).", minimum=0.0),
+        Option("metric", str, None, "Rank by this metric (or svm: |w| of a linear SVM); default: the scores of the preceding scorer.",
+               choices=tuple(sorted(metrics)) + (SVM,)),
+        Option("presence", bool, False, "With --metric: score presence (value ≠ 0) instead of the best threshold."),
+        Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
+        Option("sample", float, 1.0, "With --metric svm: the fraction of training rows the SVM is trained on.", minimum=0.0, maximum=1.0),
+        Option("C", float, 1.0, "With --metric svm: the SVM's C.", minimum=0.0),
+        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear."),
+    )
+    return type("Selector", (Selector,), {"metrics": dict(metrics), "options": options})
+
+
+@hookimpl
+def register_stages(register, metrics):
+    """The ``select`` stage."""
+    register(selector_for(metrics))
