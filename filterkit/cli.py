@@ -2,8 +2,9 @@
 
 The chain is a click group in chain mode (as click's ``imagepipe`` example):
 each stage found in the plugin registry is a subcommand that returns a stage,
-and the result callback fits and runs them.  ``plugins`` and ``apply`` are
-commands of their own; a file with one of those names is read as ``./NAME``.
+and the result callback fits and runs them.  ``plugins``, ``apply`` and
+``evaluate`` are commands of their own; a file with one of those names is read
+as ``./NAME``.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import click
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import FilterkitError
+from filterkit.evaluate_command import evaluate_command
 from filterkit.model import load_model, save_model
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress
 from filterkit.stage import Option
 
-COMMANDS = ("plugins", "apply")
+COMMANDS = ("plugins", "apply", "evaluate")
 _OPTIONS_WITH_VALUES = {"-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows"}
 
 
@@ -50,7 +52,12 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
         position = _first_word(argv)
         first = None if position is None else argv[position]
         if first in COMMANDS:
-            command = {"plugins": plugins_command, "apply": apply_command}[first](registry)
+            commands = {
+                "plugins": plugins_command,
+                "apply": apply_command,
+                "evaluate": lambda r: evaluate_command(r, plugins_dir, stage_command),
+            }
+            command = commands[first](registry)
             args = argv[:position] + argv[position + 1 :]
             _invoke(command, args, f"filterkit {first}")
         else:
@@ -182,7 +189,8 @@ CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write AR
 With no stage the input is rewritten unchanged. Options of the chain come
 before IN.arff; a stage's options follow its name ('filterkit STAGE --help').
 Other commands: 'filterkit plugins' lists what is installed, 'filterkit apply'
-applies a saved model. A file named like a command is read as ./NAME.
+applies a saved model, 'filterkit evaluate' cross-validates chains with a
+classifier. A file named like a command is read as ./NAME.
 """
 
 

@@ -87,19 +87,22 @@ class Context:
     previous: tuple = ()
 
 
-class Stage:
-    """Base class of every chain stage (see the module docstring)."""
+class Configurable:
+    """Something with a registered ``name``, a one-line ``summary`` and declared ``options``.
+
+    ``__init__`` checks the given parameters against the options and fills in
+    defaults, so stages, classifiers and their adapters share one definition.
+    """
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
-    fitted: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         known = {option.name: option for option in self.options}
         unknown = sorted(set(params) - set(known))
         if unknown:
-            raise FilterkitError(f"stage '{self.name}' has no option {', '.join(unknown)}")
+            raise FilterkitError(f"'{self.name}' has no option {', '.join(unknown)}")
         self.params = {
             name: option.convert(params.get(name, option.default)) for name, option in known.items()
         }
@@ -107,6 +110,12 @@ class Stage:
 
     def check_params(self) -> None:
         """Refuse option combinations that make no sense (raise FilterkitError)."""
+
+
+class Stage(Configurable):
+    """Base class of every chain stage (see the module docstring)."""
+
+    fitted: ClassVar[bool] = False
 
     def prepare(self, schema: Schema, context: Context) -> None:
         """See the input schema before any data; decide which attributes to act on."""

@@ -1,0 +1,232 @@
+"""The papers' evaluation protocol (KDD'09 §4; REFERENCE.md "Evaluation protocol").
+
+Stratified k-fold cross-validation with a fixed seed.  The folds are drawn
+once, from the class labels, so every compared chain and every class-vs-rest
+task sees exactly the same folds.  For each fold the whole chain is fitted on
+the training rows only (a fresh chain per fold, task and training fraction)
+and applied to the test rows; nothing of a test fold reaches a fitted stage.
+Learning curves subsample the training fold only: per class, a seeded
+permutation of its training rows, of which a fraction f keeps the first
+⌈f · n_class⌉, so every larger sample contains the smaller ones.
+
+The classifier sees numeric features only: a nominal attribute the chain
+leaves nominal is one-hot encoded (one 0/1 column per label, as Weka's SMO
+does internally), string, date and relational attributes are dropped, and a
+missing value becomes 0.  Instance weights are not used by the classifiers.
+AUC is computed per fold and averaged, never pooled; a fold whose test rows
+hold only one class has no AUC and is left out of that mean (and counted).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.runner import Chain
+from filterkit.schema import NOMINAL, Chunk, Schema
+
+MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
+
+
+@dataclass
+class ChainSpec:
+    """One chain to evaluate: its text and its stages' (name, params)."""
+
+    text: str
+    stages: list[tuple[str, dict]]
+
+
+@dataclass
+class Settings:
+    """Everything one evaluation run depends on."""
+
+    folds: int = 10
+    seed: int = 1
+    train_fractions: tuple[float, ...] = (1.0,)
+    classifier: str = "svm"
+    classifier_params: dict = field(default_factory=dict)
+
+
+class MemorySource:
+    """Rows held in memory, served as one chunk, as many times as a chain needs."""
+
+    def __init__(self, schema: Schema, chunk: Chunk):
+        self.schema = schema
+        self.chunk = chunk
+
+    def chunks(self):
+        """The rows, as one chunk."""
+        yield self.chunk
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
+    """The given rows of a chunk, in the given order."""
+    values = chunk.values[rows]
+    text = {column: [strings[i] for i in rows] for column, strings in chunk.text.items()}
+    weights = None if chunk.weights is None else chunk.weights[rows]
+    return Chunk(values.tocsr() if sp.issparse(values) else values, text, weights)
+
+
+def class_codes(chunk: Chunk, class_index: int) -> np.ndarray:
+    """The class column as floats (label positions; NaN where missing)."""
+    column = chunk.values[:, class_index]
+    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
+
+
+def choose_tasks(labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool,
+                 min_positives: int) -> list[str]:
+    """The positive labels of the class-vs-rest tasks to run.
+
+    ``--positive`` gives one task; ``--each-class`` every class with at least
+    ``min_positives`` rows (on a two-class target only the minority class, as
+    KDD'09 did); otherwise a two-class target's minority class (a tie: the second label).
+    """
+    if positive is not None:
+        if positive not in labels:
+            raise FilterkitError(f"--positive {positive!r} is not a class label ({', '.join(labels)})")
+        return [positive]
+    if len(labels) == 2:
+        minority = 0 if counts[0] < counts[1] else 1
+        if each_class and counts[minority] < min_positives:
+            raise FilterkitError(
+                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, fewer than --min-positives {min_positives}"
+            )
+        return [labels[minority]]
+    if not each_class:
+        raise FilterkitError(
+            f"the class has {len(labels)} labels: choose a task with --positive LABEL, or run every class with --each-class"
+        )
+    tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
+    if not tasks:
+        raise FilterkitError(f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})")
+    return tasks
+
+
+def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(training rows, test rows) of each fold, stratified on the class labels."""
+    from sklearn.model_selection import StratifiedKFold
+
+    if folds > len(codes):
+        raise FilterkitError(f"--folds {folds} is more than the {len(codes)} rows with a class")
+    counts = np.bincount(codes.astype(np.int64))
+    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
+    if counts[counts > 0].min() < folds:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return list(splitter.split(np.zeros(len(codes)), codes))
+    return list(splitter.split(np.zeros(len(codes)), codes))
+
+
+def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:
+    """Per fraction f, ⌈f · n_c⌉ training rows of each class c, each sample inside the next larger one."""
+    generator = np.random.default_rng(seed)
+    orders = []
+    for label in np.unique(codes[train]):
+        members = train[codes[train] == label]
+        orders.append(members[generator.permutation(len(members))])
+    return {
+        fraction: np.sort(np.concatenate([order[: max(1, math.ceil(fraction * len(order)))] for order in orders]))
+        for fraction in fractions
+    }
+
+
+def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_matrix:
+    """What a classifier sees: numeric attributes, nominal ones one-hot, others dropped, missing as 0."""
+    matrix = sp.csr_matrix(chunk.values)
+    blocks = []
+    numeric = [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index]
+    if numeric:
+        blocks.append(matrix[:, numeric])
+    for position, attribute in enumerate(schema.attributes):
+        if attribute.kind == NOMINAL and position != class_index:
+            codes = np.asarray(matrix[:, position].toarray()).ravel()
+            known = ~np.isnan(codes)
+            rows = np.flatnonzero(known)
+            blocks.append(sp.csr_matrix((np.ones(len(rows)), (rows, codes[known].astype(np.int64))),
+                                        shape=(chunk.n_rows, len(attribute.labels))))
+    if not blocks:
+        raise FilterkitError("the chain's output has no numeric or nominal attribute for the classifier")
+    features = sp.hstack(blocks, format="csr")
+    features.data = np.nan_to_num(features.data, nan=0.0)
+    features.eliminate_zeros()
+    return features
+
+
+def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
+    """The papers' measures of one test fold (AUC is NaN when the fold has one class only)."""
+    from sklearn.metrics import roc_auc_score
+
+    truth = np.asarray(truth, dtype=bool)
+    predicted = np.asarray(predicted, dtype=bool)
+    tp = float(np.sum(truth & predicted))
+    fp = float(np.sum(~truth & predicted))
+    fn = float(np.sum(truth & ~predicted))
+    tn = float(np.sum(~truth & ~predicted))
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    top = np.argsort(-np.asarray(scores), kind="stable")[:20]
+    return {
+        "accuracy": (tp + tn) / len(truth),
+        "auc": float(roc_auc_score(truth, scores)) if 0 < truth.sum() < len(truth) else math.nan,
+        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "precision": precision,
+        "recall": recall,
+        "specificity": tn / (tn + fp) if tn + fp else 0.0,
+        "precision_at_20": float(truth[top].mean()) if len(top) else 0.0,
+    }
+
+
+def evaluate_fold(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, task: str,
+                  train: np.ndarray, test: np.ndarray, settings: Settings) -> dict:
+    """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure."""
+    stages = [registry.make_stage(name, params) for name, params in chain.stages]
+    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(MemorySource(schema, take_rows(data, train)))
+    output_class = fitted.output_schema.index_of(fitted.class_name)
+    positive = schema.attributes[class_index].labels.index(task)
+
+    def prepared(rows):
+        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
+        truth = class_codes(transformed, output_class) == positive
+        return classifier_matrix(fitted.output_schema, transformed, output_class), truth
+
+    train_features, train_truth = prepared(train)
+    test_features, test_truth = prepared(test)
+    classifier = registry.classifier(settings.classifier)(**settings.classifier_params)
+    classifier.fit(train_features, train_truth.astype(np.int64), settings.seed)
+    result = measures(test_truth, classifier.score(test_features), classifier.predict(test_features))
+    result["classifier"] = classifier.describe()
+    result["features"] = int(train_features.shape[1])
+    return result
+
+
+def summarize(records: list[dict]) -> dict:
+    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction)."""
+    summary = {}
+    for measure in MEASURES:
+        values = np.array([r[measure] for r in records], dtype=np.float64)
+        defined = values[~np.isnan(values)]
+        summary[measure] = float(defined.mean()) if len(defined) else math.nan
+        summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
+        summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
+    summary["classifier"] = [r["classifier"] for r in records]
+    summary["features"] = [r["features"] for r in records]
+    return summary
+
+
+def macro_average(summaries: list[dict]) -> dict:
+    """The mean over tasks of each measure's fold mean (macro-averaging)."""
+    result = {}
+    for measure in MEASURES:
+        values = np.array([s[measure] for s in summaries], dtype=np.float64)
+        result[measure] = float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
+    return result

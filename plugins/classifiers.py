@@ -1,0 +1,254 @@
+"""The classifiers of ``filterkit evaluate``: ``svm`` and ``aisvm``.
+
+``svm`` is the papers' linear SVM (KDD'09 §4; REFERENCE.md "Evaluation
+protocol"): liblinear, C chosen from a grid by the best mean AUC of an inner
+stratified k-fold cross-validation on the training rows, then Platt-calibrated
+probabilities (a sigmoid fitted on cross-validated decision values, the SVM
+itself on all training rows); a row is positive where the probability is ≥ 0.5.
+
+``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
+REFERENCE.md "aiSVM"): C* from :func:`adaptive_c`, then the intercept from
+:func:`adaptive_intercept`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.classifier import Classifier
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.stage import Option
+
+
+def _linear_svm(C: float, seed: int, loss: str = "squared_hinge"):
+    from sklearn.svm import LinearSVC
+
+    return LinearSVC(C=C, loss=loss, dual=True if loss == "hinge" else "auto", random_state=seed, max_iter=20000)
+
+
+def _fit_quietly(model, features, targets):
+    """liblinear's non-convergence warning is reported as a fact of the fit, not printed per fold."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(features, targets)
+
+
+class LinearSVM(Classifier):
+    """Linear SVM (liblinear), C by inner cross-validated AUC, Platt-calibrated scores."""
+
+    name = "svm"
+    summary = "Linear SVM (liblinear); C by inner-CV AUC from a grid; Platt-calibrated probabilities (KDD'09 §4)."
+    options = (
+        Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
+        Option("inner_folds", int, 5, "Folds of the inner cross-validation that picks C.", minimum=2),
+    )
+
+    def check_params(self) -> None:
+        try:
+            self.grid = [float(c) for c in self.params["c_values"].split(",")]
+        except ValueError:
+            raise FilterkitError(f"svm: --svm-c-values {self.params['c_values']!r} is not a list of numbers") from None
+        if not self.grid or min(self.grid) <= 0:
+            raise FilterkitError("svm: every C must be positive")
+
+    def fit(self, features, targets, seed):
+        from sklearn.model_selection import StratifiedKFold
+
+        targets = np.asarray(targets, dtype=np.int64)
+        folds = min(self.params["inner_folds"], int(min(np.bincount(targets, minlength=2))))
+        self.inner_auc = {}
+        out_of_fold = {}
+        if folds >= 2:
+            splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(targets)), targets))
+            for C in self.grid:
+                decisions = np.zeros(len(targets))
+                aucs = []
+                for train, test in splits:
+                    model = _fit_quietly(_linear_svm(C, seed), features[train], targets[train])
+                    decisions[test] = model.decision_function(features[test])
+                    aucs.append(area_under_roc(targets[test], decisions[test]))
+                self.inner_auc[C] = float(np.mean(aucs))
+                out_of_fold[C] = decisions
+            self.chosen_C = max(self.grid, key=lambda C: (self.inner_auc[C], -C))
+        else:
+            self.chosen_C = self.grid[0]
+        self.model = _fit_quietly(_linear_svm(self.chosen_C, seed), features, targets)
+        self.sigmoid = platt_sigmoid(out_of_fold[self.chosen_C], targets) if folds >= 2 else None
+        return self
+
+    def score(self, features):
+        decisions = self.model.decision_function(features)
+        if self.sigmoid is None:
+            return decisions
+        slope, offset = self.sigmoid
+        return 1.0 / (1.0 + np.exp(slope * decisions + offset))
+
+    def predict(self, features):
+        if self.sigmoid is None:
+            return self.model.decision_function(features) > 0
+        return self.score(features) >= 0.5
+
+    def describe(self):
+        return {"C": self.chosen_C, "inner_auc": {str(c): a for c, a in self.inner_auc.items()}}
+
+
+def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
+    """AUC as the Mann-Whitney statistic (ties count one half); NaN with one class only."""
+    from scipy.stats import rankdata
+
+    targets = np.asarray(targets, dtype=bool)
+    positives, negatives = targets.sum(), (~targets).sum()
+    if not positives or not negatives:
+        return float("nan")
+    ranks = rankdata(scores)
+    return float((ranks[targets].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+
+def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 100) -> tuple[float, float]:
+    """Platt's sigmoid P(y=1 | f) = 1 / (1 + exp(A·f + B)) fitted to held-out decision values.
+
+    Platt (1999) with the regularized targets and the Newton method with
+    backtracking of Lin, Lin & Weng (2007), "A note on Platt's probabilistic outputs".
+    """
+    targets = np.asarray(targets, dtype=bool)
+    prior_positive, prior_negative = targets.sum(), (~targets).sum()
+    t = np.where(targets, (prior_positive + 1.0) / (prior_positive + 2.0), 1.0 / (prior_negative + 2.0))
+    A, B = 0.0, np.log((prior_negative + 1.0) / (prior_positive + 1.0))
+
+    def objective(A, B):
+        z = decisions * A + B
+        return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))))
+
+    value = objective(A, B)
+    for _ in range(iterations):
+        z = decisions * A + B
+        p = np.where(z >= 0, np.exp(-z) / (1 + np.exp(-z)), 1 / (1 + np.exp(z)))
+        q = 1 - p
+        d2 = p * q
+        h11 = 1e-12 + np.sum(decisions * decisions * d2)
+        h22 = 1e-12 + np.sum(d2)
+        h21 = np.sum(decisions * d2)
+        d1 = t - p
+        g1, g2 = np.sum(decisions * d1), np.sum(d1)
+        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
+            break
+        det = h11 * h22 - h21 * h21
+        dA, dB = -(h22 * g1 - h21 * g2) / det, -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            new_value = objective(A + step * dA, B + step * dB)
+            if new_value < value + 1e-4 * step * gd:
+                A, B, value = A + step * dA, B + step * dB, new_value
+                break
+            step /= 2
+        else:
+            break
+    return float(A), float(B)
+
+
+def adaptive_c(base_C: float, recall_at: Callable[[float], float], rho_max: float, k_max: int) -> tuple[int, float, list]:
+    """Anghelescu & Muchnik's Algorithm 1 (REFERENCE.md "aiSVM", step 2).
+
+    ``recall_at(C)`` trains at C and returns the training recall of the target
+    class.  For k = 1 … k_max, C_k = k · base_C; stop at the first k whose recall
+    is ≥ rho_max (or at k_max).  If that recall is 1.0 and k > 1, step back to
+    k − 1.  Returns (k, C*, the recalls measured).
+    """
+    recalls = []
+    k = 1
+    while True:
+        recalls.append(recall_at(k * base_C))
+        if recalls[-1] >= rho_max or k == k_max:
+            break
+        k += 1
+    if recalls[-1] == 1.0 and k > 1:
+        k -= 1
+    return k, k * base_C, recalls
+
+
+def adaptive_intercept(decisions: np.ndarray, targets: np.ndarray, min_specificity: float) -> float | None:
+    """The cut on training decision values w·x with the highest training sensitivity
+    while specificity stays ≥ ``min_specificity`` (REFERENCE.md "aiSVM", step 3).
+
+    Candidate cuts are the midpoints between consecutive distinct sorted decision
+    values; a row is positive when its decision value is above the cut.  Among cuts
+    of equal sensitivity the highest (the most specific) wins, which is where a
+    search lowering the cut stops once every positive is retrieved.  Returns the cut,
+    or None when no candidate meets the specificity bound (or there is none).
+    """
+    targets = np.asarray(targets, dtype=bool)
+    distinct = np.unique(decisions)
+    if len(distinct) < 2 or targets.all() or not targets.any():
+        return None
+    cuts = (distinct[1:] + distinct[:-1]) / 2
+    positives_above = targets.sum() - np.searchsorted(np.sort(decisions[targets]), cuts, side="right")
+    negatives_at_or_below = np.searchsorted(np.sort(decisions[~targets]), cuts, side="right")
+    sensitivity = positives_above / targets.sum()
+    specificity = negatives_at_or_below / (~targets).sum()
+    feasible = np.flatnonzero(specificity >= min_specificity)
+    if not len(feasible):
+        return None
+    best = sensitivity[feasible].max()
+    return float(cuts[feasible[sensitivity[feasible] == best].max()])
+
+
+class AdaptiveSVM(Classifier):
+    """aiSVM: C adapted to the training recall, intercept moved for sensitivity under a specificity bound."""
+
+    name = "aisvm"
+    summary = "Anghelescu & Muchnik's adaptive-C-and-intercept linear SVM (recall of rare classes)."
+    options = (
+        Option("rho_max", float, 0.75, "Stop raising C at the first training recall ≥ this (ρ_max).", minimum=0.0, maximum=1.0),
+        Option("k_max", int, 20, "Try at most C = k·C₁ for k up to this.", minimum=1),
+        Option("alpha_n", float, 0.85, "Keep training specificity ≥ this while moving the intercept (α_N*).", minimum=0.0, maximum=1.0),
+    )
+
+    def fit(self, features, targets, seed):
+        targets = np.asarray(targets, dtype=np.int64)
+        norms = np.sqrt(np.asarray(features.multiply(features).sum(axis=1)).ravel()) if sp.issparse(features) \
+            else np.linalg.norm(features, axis=1)
+        mean_norm = float(norms.mean()) if len(norms) else 0.0
+        if mean_norm == 0:
+            raise FilterkitError("aisvm: every training row is all zeros")
+        self.base_C = 1.0 / mean_norm
+        models = {}
+
+        def recall_at(C):
+            model = _fit_quietly(_linear_svm(C, seed, loss="hinge"), features, targets)
+            models[C] = model
+            predicted = model.decision_function(features) > 0
+            return float(predicted[targets == 1].mean())
+
+        self.k, self.chosen_C, self.recalls = adaptive_c(self.base_C, recall_at, self.params["rho_max"], self.params["k_max"])
+        model = models[self.chosen_C]
+        self.weights = np.asarray(model.coef_).ravel()
+        decisions = np.asarray(features @ self.weights).ravel()
+        cut = adaptive_intercept(decisions, targets, self.params["alpha_n"])
+        self.intercept = float(model.intercept_[0]) if cut is None else -cut
+        self.intercept_moved = cut is not None
+        return self
+
+    def score(self, features):
+        return np.asarray(features @ self.weights).ravel() + self.intercept
+
+    def predict(self, features):
+        return self.score(features) > 0
+
+    def describe(self):
+        return {"C1": self.base_C, "k": self.k, "C": self.chosen_C, "recalls": self.recalls,
+                "intercept": self.intercept, "intercept_moved": self.intercept_moved}
+
+
+@hookimpl
+def register_classifiers(register):
+    """The linear SVM and aiSVM."""
+    register(LinearSVM)
+    register(AdaptiveSVM)
