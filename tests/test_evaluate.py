@@ -1,0 +1,271 @@
+"""``filterkit evaluate`` (REFERENCE.md "Evaluation protocol", "aiSVM"; KDD'09 §4,
+Anghelescu & Muchnik §2)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from chain_helpers import FIXTURE_PLUGINS, REAL
+from filterkit.evaluation import choose_tasks, measures, nested_subsamples, stratified_folds
+from filterkit_plugins.classifiers import AdaptiveSVM, LinearSVM, adaptive_c, adaptive_intercept, area_under_roc, platt_sigmoid
+
+LEAK = FIXTURE_PLUGINS / "leak"
+OH0 = REAL / "oh0.wc.arff"
+IRIS = REAL / "iris.arff"
+
+
+def evaluate_json(run_filterkit, *arguments, plugins_dir=None) -> dict:
+    result = run_filterkit("evaluate", "-q", "--json", *arguments, plugins_dir=plugins_dir)
+    assert result.status == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def noise_file(tmp_path, rows=200, features=5, seed=0):
+    """Features with no relation to the class: no honest classifier beats AUC 0.5 by much."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(rows, features)).round(6)
+    labels = np.where(rng.random(rows) < 0.4, "yes", "no")
+    lines = ["@relation noise"] + [f"@attribute x{j} numeric" for j in range(features)]
+    lines += ["@attribute class {no,yes}", "@data"]
+    lines += [",".join(map(str, row)) + f",{label}" for row, label in zip(values, labels)]
+    path = tmp_path / "noise.arff"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_no_leakage_a_stage_that_memorizes_rows_learns_nothing_about_test_folds(run_filterkit, tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    path = noise_file(tmp_path)
+    # The probe works: fitted on all rows and applied to them, its first feature is the answer.
+    leaked = run_filterkit("--positive", "yes", path, "memorize", plugins_dir=LEAK)
+    from chain_helpers import read_bytes
+
+    _, chunk = read_bytes(leaked.stdout)
+    assert roc_auc_score(chunk.values[:, -1] == 1, chunk.values[:, 0]) == 1.0
+    # Under evaluate every test row is new to the fitted chain.
+    document = evaluate_json(run_filterkit, "--positive", "yes", "--folds", "5", path, "memorize", plugins_dir=LEAK)
+    assert document["auc"] < 0.7
+    assert document["accuracy"] < 0.75
+
+
+def test_compared_chains_see_identical_folds_and_match_their_single_runs(run_filterkit):
+    compared = evaluate_json(run_filterkit, "--each-class", "--folds", "5", "--compare", IRIS, "minmax", "bns l2")
+    alone = evaluate_json(run_filterkit, "--each-class", "--folds", "5", IRIS, "bns", "l2")
+    assert compared["settings"]["fold_of_row"] == alone["settings"]["fold_of_row"]
+    for mine in alone["results"]:
+        theirs = next(r for r in compared["results"] if r["chain"] == "bns l2" and r["task"] == mine["task"])
+        assert theirs["per_fold"] == mine["per_fold"]
+    assert {r["chain"] for r in compared["macro"]} == {"minmax", "bns l2"}
+
+
+def test_folds_are_stratified_seeded_and_partition_the_rows():
+    codes = np.repeat([0, 1, 2], [50, 30, 7]).astype(float)
+    folds = stratified_folds(codes, 5, seed=3)
+    assert sorted(np.concatenate([test for _, test in folds]).tolist()) == list(range(len(codes)))
+    for train, test in folds:
+        assert not set(train) & set(test)
+        counts = np.bincount(codes[test].astype(int), minlength=3)
+        assert counts[0] == 10 and counts[1] == 6 and counts[2] in (1, 2)
+    again = stratified_folds(codes, 5, seed=3)
+    other = stratified_folds(codes, 5, seed=4)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(folds, other))
+
+
+def test_learning_curve_samples_are_nested_per_class_and_inside_the_training_fold():
+    codes = np.repeat([0, 1], [80, 20]).astype(float)
+    train = np.arange(0, 100, 2) + 0  # 40 of class 0, 10 of class 1
+    samples = nested_subsamples(train, codes, (0.05, 0.2, 0.5, 1.0), seed=7)
+    sizes = {f: np.bincount(codes[s].astype(int), minlength=2).tolist() for f, s in samples.items()}
+    assert sizes == {0.05: [2, 1], 0.2: [8, 2], 0.5: [20, 5], 1.0: [40, 10]}
+    fractions = sorted(samples)
+    for smaller, larger in zip(fractions, fractions[1:]):
+        assert set(samples[smaller]) <= set(samples[larger])
+    assert set(samples[1.0]) == set(train)
+
+
+def test_learning_curve_runs_every_fraction_on_the_same_test_folds(run_filterkit):
+    document = evaluate_json(run_filterkit, "--each-class", "--folds", "3", "--train-fraction", "0.2,1", IRIS, "minmax")
+    fractions = sorted({r["train_fraction"] for r in document["results"]})
+    assert fractions == [0.2, 1.0]
+    small = [r for r in document["results"] if r["train_fraction"] == 0.2]
+    assert len(small) == 3 and all(len(r["per_fold"]["auc"]) == 3 for r in small)
+
+
+def test_tasks_follow_the_papers_rules():
+    labels = ("a", "b", "c")
+    assert choose_tasks(labels, np.array([60, 50, 49]), None, True, 50) == ["a", "b"]
+    assert choose_tasks(labels, np.array([60, 50, 49]), "c", False, 50) == ["c"]
+    assert choose_tasks(("x", "y"), np.array([70, 30]), None, False, 50) == ["y"]
+    assert choose_tasks(("x", "y"), np.array([40, 40]), None, False, 50) == ["y"]
+    with pytest.raises(Exception, match="--positive LABEL, or run every class with --each-class"):
+        choose_tasks(labels, np.array([60, 50, 49]), None, False, 50)
+    with pytest.raises(Exception, match="fewer than --min-positives"):
+        choose_tasks(("x", "y"), np.array([70, 30]), None, True, 50)
+
+
+def test_measures_of_a_hand_worked_fold():
+    truth = np.array([1, 1, 1, 0, 0, 0, 0, 0], dtype=bool)
+    scores = np.array([0.9, 0.4, 0.2, 0.8, 0.3, 0.1, 0.05, 0.0])
+    predicted = scores >= 0.35
+    result = measures(truth, scores, predicted)
+    # predicted positive: 0.9 (tp), 0.4 (tp), 0.8 (fp); tp 2, fp 1, fn 1, tn 4
+    assert result["accuracy"] == 6 / 8
+    assert result["precision"] == 2 / 3 and result["recall"] == 2 / 3
+    assert result["f1"] == pytest.approx(2 / 3)
+    assert result["specificity"] == 4 / 5
+    # pairs (positive, negative) ranked right: 0.9 beats 5, 0.4 beats 4, 0.2 beats 3 → 12 of 15
+    assert result["auc"] == pytest.approx(12 / 15)
+    assert result["precision_at_20"] == 3 / 8
+    assert math.isnan(measures(np.zeros(4, bool), np.arange(4.0), np.zeros(4, bool))["auc"])
+
+
+def test_auc_is_the_mean_of_the_fold_aucs_not_pooled(run_filterkit):
+    document = evaluate_json(run_filterkit, "--positive", "Ethics", "--folds", "4", OH0, "binarize", "l2")
+    assert document["auc"] == pytest.approx(np.mean(document["per_fold"]["auc"]))
+    assert set(("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")) <= set(document)
+    assert len(document["classifier"]) == 4 and all(f["C"] in (0.01, 0.1, 1, 10, 100) for f in document["classifier"])
+
+
+def test_auc_and_platt_agree_with_scikit_learn():
+    from sklearn.calibration import _sigmoid_calibration
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(5)
+    decisions = rng.normal(size=400).round(1)  # rounded: ties
+    targets = (decisions + rng.normal(size=400)) > 0.7
+    assert area_under_roc(targets, decisions) == pytest.approx(roc_auc_score(targets, decisions))
+    np.testing.assert_allclose(platt_sigmoid(decisions, targets), _sigmoid_calibration(decisions, targets), rtol=1e-6)
+
+
+def test_svm_picks_the_c_with_the_best_inner_auc():
+    rng = np.random.default_rng(2)
+    features = rng.normal(size=(120, 4))
+    targets = (features[:, 0] + 0.5 * rng.normal(size=120) > 0.3).astype(int)
+    model = LinearSVM(c_values="0.001,1").fit(features, targets, seed=0)
+    assert set(model.inner_auc) == {0.001, 1.0}
+    assert model.chosen_C == max(model.inner_auc, key=model.inner_auc.get)
+    probabilities = model.score(features)
+    assert np.all((probabilities > 0) & (probabilities < 1))
+    np.testing.assert_array_equal(model.predict(features), probabilities >= 0.5)
+
+
+# aiSVM, worked by hand (REFERENCE.md "aiSVM").
+
+def test_adaptive_c_stops_at_the_first_recall_reaching_rho_max():
+    recalls = iter([0.5, 0.7, 0.8, 0.9])
+    assert adaptive_c(0.25, lambda C: next(recalls), rho_max=0.75, k_max=20) == (3, 0.75, [0.5, 0.7, 0.8])
+
+
+def test_adaptive_c_steps_back_when_recall_is_perfect():
+    recalls = iter([0.5, 1.0])
+    assert adaptive_c(0.25, lambda C: next(recalls), 0.75, 20) == (1, 0.25, [0.5, 1.0])
+    assert adaptive_c(0.25, lambda C: 1.0, 0.75, 20) == (1, 0.25, [1.0]), "k = 1 has nowhere to step back to"
+
+
+def test_adaptive_c_gives_up_at_k_max_and_asks_for_the_right_cs():
+    asked = []
+    k, C, recalls = adaptive_c(0.5, lambda C: asked.append(C) or 0.1, 0.75, 4)
+    assert (k, C) == (4, 2.0) and asked == [0.5, 1.0, 1.5, 2.0] and recalls == [0.1] * 4
+
+
+def test_adaptive_intercept_maximizes_sensitivity_under_the_specificity_bound():
+    # decision values: 10 negatives at 0..9, 4 positives at 5.5, 7.5, 8.5, 12.
+    negatives = np.arange(10.0)
+    positives = np.array([5.5, 7.5, 8.5, 12.0])
+    decisions = np.r_[negatives, positives]
+    targets = np.r_[np.zeros(10), np.ones(4)]
+    # Specificity >= 0.85 allows at most 1 negative (of 10) above the cut: the lowest such cut lies
+    # between 8 and 8.5 (8.25, with only 9 above it) and retrieves 8.5 and 12 → sensitivity 2/4; the next
+    # cut up (8.75) loses 8.5, so 8.25 it is.  The cut 7.75 would let 8 and 9 through (specificity 0.8).
+    assert adaptive_intercept(decisions, targets, 0.85) == 8.25
+    # With a bound of 0.5 up to 5 negatives may be above: cut between 4 and 5 retrieves all 4 positives,
+    # and the search stops there: the highest cut keeping every positive is between 5 and 5.5.
+    assert adaptive_intercept(decisions, targets, 0.5) == 5.25
+    assert adaptive_intercept(decisions, targets, 1.01) is None
+
+
+def test_aisvm_end_to_end_on_one_feature_checked_by_hand():
+    # One feature: negatives at 1..20, positives at 15..24 (overlapping classes).
+    x = np.r_[np.arange(1, 21), np.arange(15, 25)].astype(float)
+    targets = np.r_[np.zeros(20), np.ones(10)].astype(int)
+    model = AdaptiveSVM().fit(x[:, None], targets, seed=0)
+    # C1 = 1 / mean(|x|) = 1 / ((210 + 195) / 30) = 30 / 405.
+    assert model.base_C == pytest.approx(30 / 405)
+    assert model.chosen_C == pytest.approx(model.k * 30 / 405)
+    assert model.recalls[-1] >= 0.75 or model.k == 20
+    # w > 0, so the intercept is a cut on x: at most 3 of 20 negatives (specificity >= 0.85) may lie
+    # above it; negatives 18, 19, 20 may, 17 may not → the cut lies between 17 and 18 on x, and of the
+    # cuts retrieving positives 18..24 (7 of 10) the highest is between 17 and 18: x = 17.5.
+    assert model.weights[0] > 0
+    assert -model.intercept / model.weights[0] == pytest.approx(17.5)
+    predicted = model.predict(x[:, None])
+    assert predicted[targets == 1].mean() == 0.7
+    assert (~predicted[targets == 0]).mean() == 0.85
+
+
+def test_aisvm_runs_under_evaluate_with_its_options(run_filterkit):
+    document = evaluate_json(run_filterkit, "--positive", "Ethics", "--folds", "3", "--classifier", "aisvm",
+                             "--aisvm-alpha-n", "0.9", OH0, "binarize", "l2")
+    assert document["settings"]["classifier_params"] == {"alpha_n": 0.9}
+    assert all(f["k"] >= 1 and f["C"] == pytest.approx(f["k"] * f["C1"]) for f in document["classifier"])
+    assert document["specificity"] >= 0.85
+
+
+def test_table_shows_one_row_per_chain(run_filterkit):
+    result = run_filterkit("evaluate", "-q", "--each-class", "--folds", "3", "--compare", IRIS, "minmax", "", "l2")
+    assert result.status == 0, result.stderr
+    lines = result.stdout.decode().splitlines()
+    assert "3 task(s)" in lines[0]
+    assert lines[1].split()[:2] == ["chain", "train"]
+    assert [line.split()[0] for line in lines[2:]] == ["minmax", "(none)", "l2"]
+    assert all(len(line.split()) == 9 for line in lines[2:])
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--compare", IRIS], "--compare needs at least one quoted chain"),
+        ([IRIS, "minmax"], "--positive LABEL, or run every class with --each-class"),
+        (["--each-class", IRIS, "nosuch"], "nosuch"),
+        (["--each-class", "--svm-c-values", "1", "--classifier", "aisvm", IRIS], "another classifier"),
+        (["--each-class", "--train-fraction", "0,1", IRIS], "(0, 1]"),
+        (["--each-class", "--compare", IRIS, "l2", "l2"], "twice"),
+        (["--positive", "nosuch", IRIS], "'nosuch' is not a class label"),
+    ],
+)
+def test_bad_evaluate_commands_are_clear_errors(run_filterkit, arguments, message):
+    result = run_filterkit("evaluate", "-q", *arguments)
+    assert result.status in (1, 2)
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == b""
+
+
+def test_plot_without_matplotlib_says_how_to_install_it(run_filterkit, tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        result = run_filterkit("evaluate", "-q", "--each-class", "--folds", "3", "--plot", tmp_path / "c.png", IRIS, "l2")
+        assert result.status == 1 and "pip install 'filterkit[plot]'" in result.stderr
+        assert not (tmp_path / "c.png").exists()
+    else:
+        result = run_filterkit("evaluate", "-q", "--each-class", "--folds", "3", "--train-fraction", "0.5,1",
+                               "--plot", tmp_path / "c.png", IRIS, "l2")
+        assert result.status == 0 and (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_missing_classes_are_left_out_and_counted(run_filterkit, tmp_path):
+    text = IRIS.read_text().splitlines()
+    data_start = next(i for i, line in enumerate(text) if line.lower().startswith("@data")) + 1
+    text[data_start] = text[data_start].rsplit(",", 1)[0] + ",?"
+    path = tmp_path / "iris_missing.arff"
+    path.write_text("\n".join(text) + "\n")
+    result = run_filterkit("evaluate", "--each-class", "--folds", "3", "--json", "-q", path, "l2")
+    assert "1 row(s) with a missing class are left out" in result.stderr
+    document = json.loads(result.stdout)
+    assert document["settings"]["rows"] == 149 and document["settings"]["rows_with_missing_class_left_out"] == 1
