@@ -150,7 +150,8 @@ def format_table(document: dict, per_task: bool) -> str:
     else:
         rows = document["macro"]
         tasks = sorted({r["task"] for r in document["results"]})
-        header_note = f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}"
+        header_note = (f"task: {tasks[0]} vs rest" if len(tasks) == 1
+                       else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}")
         if per_task:
             rows = document["results"] + rows
     settings = document["settings"]
@@ -267,6 +268,7 @@ def evaluate_command(registry: Registry, plugins_dir, stage_command) -> click.Co
             sys.stderr.write("\n")
         document = report(chains, tasks, settings, grouped, fold_of_row, int(data.n_rows), left_out,
                           {"input": input_path, "class": schema.attributes[class_index].name,
+                           "class_counts": dict(zip(labels, counts.tolist())),
                            "chains": [c.text for c in chains], "tasks": tasks})
         if plot:
             plot_learning_curves(document, plot)
