@@ -23,6 +23,11 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, tokenize
 from filterkit.errors import ArffError
+
+try:
+    from filterkit.arff import _speedups
+except ImportError:  # built without a C compiler: the numpy path does the same work
+    _speedups = None
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
 
 DEFAULT_CHUNK_ROWS = 10_000
@@ -254,8 +259,23 @@ def _tokens_of(joined: bytes, n_lines: int):
     """Token starts, ends, line indices and parsed numbers of a plain group.
 
     Non-numeric tokens are parsed as 0 placeholders (their text is looked up by
-    the caller).  Raises _NotPlain if numpy cannot parse every token.
+    the caller).  Raises _NotPlain if numpy cannot parse every token.  The
+    compiled tokenizer, when built, does the same in one pass; where it declines
+    a group, the numpy path decides.
     """
+    if _speedups is not None:
+        found = _speedups.tokenize_plain(joined)
+        if found is not None:
+            numbers, starts, ends, line_of, numeric_like = (
+                np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.float64, np.int64, np.int64, np.int64, np.bool_))
+            )
+            numbers = numbers.copy()  # the caller fills in looked-up values
+            return starts, ends, line_of, numeric_like, numbers, np.bincount(line_of, minlength=n_lines)
+    return _tokens_with_numpy(joined, n_lines)
+
+
+def _tokens_with_numpy(joined: bytes, n_lines: int):
+    """:func:`_tokens_of` with numpy byte masks and ``numpy.fromstring``."""
     buffer = bytearray(joined.translate(_SPACE_TABLE))
     chars = np.frombuffer(buffer, dtype=np.uint8)
     filled = (chars != 32) & (chars != 10)

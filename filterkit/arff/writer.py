@@ -13,6 +13,11 @@ from typing import Iterable, TextIO
 import numpy as np
 import scipy.sparse as sp
 
+try:
+    from filterkit.arff import _speedups
+except ImportError:  # built without a C compiler: the Python path writes the same text
+    _speedups = None
+
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote
@@ -54,12 +59,29 @@ class ArffWriter:
         self.sparse = sparse
         self._formatters = [_value_formatter(a) for a in schema.attributes]
         self._text_columns = {i for i, a in enumerate(schema.attributes) if a.kind in TEXT_KINDS}
+        self._plain_numbers = np.array(
+            [f is format_numbers and i not in self._text_columns for i, f in enumerate(self._formatters)], dtype=bool
+        )
         stream.write(format_header(schema, list(comments)))
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``."""
         sparse = chunk.is_sparse if self.sparse is None else self.sparse
-        rows = self._sparse_rows(chunk) if sparse else self._dense_rows(chunk)
+        indptr, columns, values, special, texts = self._entries(chunk, sparse)
+        if _speedups is not None and chunk.weights is None:
+            self.stream.write(_speedups.format_rows(indptr, columns, values, special.view(np.uint8), texts, sparse).decode("utf-8"))
+            return
+        cells = np.empty(len(values), dtype=object)
+        cells[~special] = format_numbers(values[~special])
+        cells[special] = texts
+        if sparse:
+            cells = [f"{c} {t}" for c, t in zip(columns.tolist(), cells.tolist())]
+        else:
+            cells = cells.tolist()
+        bounds = indptr.tolist()
+        rows = [",".join(cells[bounds[r]: bounds[r + 1]]) for r in range(chunk.n_rows)]
+        if sparse:
+            rows = ["{" + row + "}" for row in rows]
         if chunk.weights is not None:
             rows = [
                 row if weight == 1.0 else f"{row} {{{format_numbers([weight])[0]}}}"
@@ -68,6 +90,32 @@ class ArffWriter:
         if rows:
             self.stream.write("\n".join(rows))
             self.stream.write("\n")
+
+    def _entries(self, chunk: Chunk, sparse: bool):
+        """Each row's entries: ``(indptr, columns, values, special, texts)``.
+
+        Row r holds entries ``indptr[r]:indptr[r+1]``; an entry is a number to
+        format, or, where ``special`` is set, the next of ``texts`` (labels,
+        strings and dates, already quoted).
+        """
+        if sparse:
+            rows_of, columns, values = _sparse_entries(chunk, self._text_columns)
+            indptr = np.searchsorted(rows_of, np.arange(chunk.n_rows + 1)).astype(np.int64)
+        else:
+            matrix = chunk.dense_values()
+            n_columns = matrix.shape[1]
+            values = np.ascontiguousarray(matrix, dtype=np.float64).ravel()
+            columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
+            rows_of = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), n_columns)
+            indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
+        special = ~self._plain_numbers[columns] if len(columns) else np.zeros(0, dtype=bool)
+        texts = np.empty(int(special.sum()), dtype=object)
+        special_columns = columns[special]
+        for column in np.unique(special_columns).tolist():
+            at = np.flatnonzero(special_columns == column)
+            entries = np.flatnonzero(special)[at]
+            texts[at] = self._column_texts(column, values[entries], rows_of[entries].tolist(), chunk)
+        return indptr, columns.astype(np.int64), values.astype(np.float64), special, texts.tolist()
 
     def _column_texts(self, column: int, values: np.ndarray, rows: Iterable[int], chunk: Chunk) -> list[str]:
         if column in self._text_columns:
@@ -78,27 +126,6 @@ class ArffWriter:
             ]
         return self._formatters[column](values)
 
-    def _dense_rows(self, chunk: Chunk) -> list[str]:
-        matrix = chunk.dense_values()
-        n_rows, n_columns = matrix.shape
-        if n_rows == 0:
-            return []
-        columns = [
-            self._column_texts(c, matrix[:, c], range(n_rows), chunk) for c in range(n_columns)
-        ]
-        return [",".join(row) for row in zip(*columns)]
-
-    def _sparse_rows(self, chunk: Chunk) -> list[str]:
-        n_rows = chunk.n_rows
-        rows_of, columns_of, values = _sparse_entries(chunk, self._text_columns)
-        texts = np.empty(len(values), dtype=object)
-        for column in np.unique(columns_of).tolist():
-            at = np.flatnonzero(columns_of == column)
-            texts[at] = self._column_texts(column, values[at], rows_of[at].tolist(), chunk)
-        entries = [f"{c} {t}" for c, t in zip(columns_of.tolist(), texts.tolist())]
-        bounds = np.searchsorted(rows_of, np.arange(n_rows + 1)).tolist()
-        return ["{" + ",".join(entries[bounds[r] : bounds[r + 1]]) + "}" for r in range(n_rows)]
-
 
 def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row, column and value of every entry a sparse row must show, in row order.
@@ -108,11 +135,19 @@ def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray,
     reads an omitted string as its placeholder '*WEKA*DUMMY*STRING*FOR*STRING*ATTRIBUTES*',
     not as "".
     """
+    text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t is not None]
+    if sp.issparse(chunk.values) and not text_rows:
+        matrix = chunk.values.tocsr()
+        if not matrix.has_canonical_format:
+            matrix = matrix.copy()
+            matrix.sum_duplicates()
+        keep = matrix.data != 0
+        rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+        return rows[keep], matrix.indices[keep].astype(np.int64), matrix.data[keep]
     matrix = sp.coo_matrix(chunk.values)
     rows, columns, values = matrix.row, matrix.col, matrix.data
     keep = values != 0
     rows, columns, values = rows[keep], columns[keep], values[keep]
-    text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t is not None]
     if text_rows:
         extra_rows, extra_columns = np.array(text_rows, dtype=np.int64).T
         rows = np.concatenate([rows, extra_rows])

@@ -250,7 +250,7 @@ def test_quoted_commas_in_an_unterminated_nominal_are_rejected_fast():
     result, seconds = _timed_read("@attribute width {" + "','," * _REPEATS)
     assert isinstance(result, ArffError) and result.line == 2
     assert "no closing '}'" in result.message
-    assert seconds < 2
+    assert seconds < 10  # generous: a shared machine; a quadratic scan of 1 MB takes minutes
 
 
 def test_escaped_quotes_and_backslashes_are_rejected_fast():
@@ -258,7 +258,7 @@ def test_escaped_quotes_and_backslashes_are_rejected_fast():
     result, seconds = _timed_read("@attribute width {'" + "\\'\\\\," * _REPEATS)
     assert isinstance(result, ArffError) and result.line == 2
     assert "unterminated ' quote" in result.message
-    assert seconds < 2
+    assert seconds < 10  # generous: a shared machine; a quadratic scan of 1 MB takes minutes
 
 
 def test_a_megabyte_of_quoted_labels_with_escapes_is_read_fast():
@@ -267,4 +267,4 @@ def test_a_megabyte_of_quoted_labels_with_escapes_is_read_fast():
     schema, _ = result
     assert len(schema.attributes[0].labels) == _REPEATS // 2
     assert schema.attributes[0].labels[7] == "l'7\\"
-    assert seconds < 2
+    assert seconds < 10  # generous: a shared machine; a quadratic scan of 1 MB takes minutes

@@ -1,0 +1,178 @@
+"""Time filterkit against Weka 3.6 and liac-arff, in one run, on data made from real files.
+
+    python benchmarks/run.py [--data ../shared/data] [--repeats 3] [--scales 10,100] [--out benchmarks/RESULTS.md]
+
+Inputs (generated once into benchmarks/.inputs/): Reuters grain word counts
+(``weka/grain_wc.arff``, 1,554 documents × 13,027 words, sparse) with its data rows
+repeated ×10 and ×100, and UCI ``letter`` (20,000 rows × 16 numeric, dense) repeated ×10.
+Every command runs as its own process; wall time and that process's own peak RSS
+(``wait4``'s ``ru_maxrss``) are taken, and the median of ``--repeats`` runs is reported.
+The numpy floor is the time to read the file and ``numpy.fromstring(…, sep=' ')`` its data
+section with braces and commas turned into spaces: a parse with no ARFF semantics at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WEKA_JAR = "/usr/share/java/weka.jar"
+JAVA_HEAP = "-Xmx16g"
+
+WEKA_SELECT_L2 = [
+    "weka.filters.MultiFilter",
+    "-F", 'weka.filters.supervised.attribute.AttributeSelection -E "weka.attributeSelection.InfoGainAttributeEval -B" '
+          '-S "weka.attributeSelection.Ranker -N 100"',
+    "-F", "weka.filters.unsupervised.instance.Normalize -N 1.0 -L 2.0",
+    "-c", "first",
+]
+WEKA_L2 = ["weka.filters.unsupervised.instance.Normalize", "-N", "1.0", "-L", "2.0"]
+
+LIAC_ROUND_TRIP = """
+import sys, arff
+with open(sys.argv[1]) as f:
+    data = arff.load(f, return_type=arff.LOD if sys.argv[3] == 'sparse' else arff.DENSE)
+with open(sys.argv[2], 'w') as f:
+    arff.dump(data, f)
+"""
+
+NUMPY_FLOOR = """
+import sys, numpy as np
+raw = open(sys.argv[1], 'rb').read()
+start = raw.lower().index(b'@data')
+start = raw.index(b'\\n', start) + 1
+numbers = np.fromstring(raw[start:].translate(bytes.maketrans(b'{},', b'   ')), dtype=np.float64, sep=' ')
+print(len(numbers))
+"""
+
+
+def make_inputs(data: Path, scales: list[int]) -> dict[str, Path]:
+    """Repeated copies of the real files (made once)."""
+    folder = HERE / ".inputs"
+    folder.mkdir(exist_ok=True)
+    made = {}
+    for source, label, factors in ((data / "weka" / "grain_wc.arff", "grain", scales), (data / "uci" / "letter.arff", "letter", [10])):
+        text = source.read_bytes()
+        start = text.lower().index(b"@data")
+        start = text.index(b"\n", start) + 1
+        header, rows = text[:start], text[start:]
+        if not rows.endswith(b"\n"):
+            rows += b"\n"
+        for factor in factors:
+            path = folder / f"{label}_x{factor}.arff"
+            if not path.exists():
+                with open(path, "wb") as out:
+                    out.write(header)
+                    for _ in range(factor):
+                        out.write(rows)
+            made[f"{label}_x{factor}"] = path
+    return made
+
+
+def measure(command: list[str], output: Path | None = None) -> tuple[float, int]:
+    """Wall seconds and the child's own peak RSS in MiB of one run (stdout to ``output`` or /dev/null)."""
+    sink = open(output, "wb") if output else open(os.devnull, "wb")
+    with sink:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {stderr[-2000:]}")
+    return elapsed, usage.ru_maxrss // 1024
+
+
+def median_of(command: list[str], repeats: int) -> tuple[float, int]:
+    """Median wall time and median peak RSS over ``repeats`` runs."""
+    runs = [measure(command) for _ in range(repeats)]
+    return statistics.median(r[0] for r in runs), int(statistics.median(r[1] for r in runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scales", default="10,100")
+    parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--no-weka", action="store_true", help="Skip the Weka runs.")
+    args = parser.parse_args()
+    scales = [int(s) for s in args.scales.split(",")]
+    inputs = make_inputs(args.data, scales)
+    filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
+    weka = not args.no_weka and shutil.which("java") and os.path.exists(WEKA_JAR)
+    java = ["java", JAVA_HEAP, "-cp", WEKA_JAR]
+    scratch = HERE / ".inputs" / "weka_out.arff"
+    rows = []
+
+    def record(label, data_name, command, baseline=None):
+        seconds, rss = median_of(command, args.repeats)
+        rows.append((label, data_name, seconds, rss, baseline))
+        print(f"{label:<55} {data_name:<10} {seconds:8.2f} s {rss:7d} MiB", file=sys.stderr, flush=True)
+        return seconds, rss
+
+    results = {}
+    for scale in scales:
+        name = f"grain_x{scale}"
+        path = str(inputs[name])
+        results[(name, "select")] = record("filterkit ig --presence select --top 100 l2", name,
+                                            [filterkit, "-c", "first", path, "ig", "--presence", "select", "--top", "100", "l2"])
+        if weka:
+            results[(name, "weka select")] = record("Weka AttributeSelection(IG -B, Ranker -N 100) + Normalize L2", name,
+                                                     java + WEKA_SELECT_L2 + ["-i", path, "-o", str(scratch)])
+        results[(name, "shape")] = record("filterkit shape bns l2", name, [filterkit, "-c", "first", path, "shape", "bns", "l2"])
+        results[(name, "l2")] = record("filterkit l2", name, [filterkit, "-c", "first", path, "l2"])
+        if weka:
+            results[(name, "weka l2")] = record("Weka Normalize -N 1.0 -L 2.0", name,
+                                                 java + WEKA_L2 + ["-c", "first", "-i", path, "-o", str(scratch)])
+        results[(name, "identity")] = record("filterkit identity rewrite", name, [filterkit, path])
+        results[(name, "liac")] = record("liac-arff load + dump", name,
+                                          [sys.executable, "-c", LIAC_ROUND_TRIP, path, str(scratch), "sparse"])
+        results[(name, "floor")] = record("numpy floor (read + fromstring)", name, [sys.executable, "-c", NUMPY_FLOOR, path])
+    dense = str(inputs["letter_x10"])
+    results[("letter_x10", "l2")] = record("filterkit l2", "letter_x10", [filterkit, dense, "l2"])
+    results[("letter_x10", "identity")] = record("filterkit identity rewrite", "letter_x10", [filterkit, dense])
+    results[("letter_x10", "liac")] = record("liac-arff load + dump", "letter_x10",
+                                              [sys.executable, "-c", LIAC_ROUND_TRIP, dense, str(scratch), "dense"])
+    results[("letter_x10", "floor")] = record("numpy floor (read + fromstring)", "letter_x10", [sys.executable, "-c", NUMPY_FLOOR, dense])
+    if scratch.exists():
+        scratch.unlink()
+    report = format_report(rows, results, scales, args.repeats, weka)
+    args.out.write_text(report)
+    print(report)
+
+
+def format_report(rows, results, scales, repeats, weka) -> str:
+    """The markdown table and the targets of issue 8."""
+    lines = [f"Median of {repeats} runs; peak RSS is each process's own (`wait4`). Python {sys.version.split()[0]}.", "",
+             "| command | data | time (s) | peak RSS (MiB) |", "|---|---|---|---|"]
+    for label, data_name, seconds, rss, _ in rows:
+        lines.append(f"| {label} | {data_name} | {seconds:.2f} | {rss} |")
+    lines += ["", "Targets (issue 8):", ""]
+    top = f"grain_x{max(scales)}"
+    low = f"grain_x{min(scales)}"
+    select, shape = results[(top, "select")], results[(top, "shape")]
+    if weka:
+        weka_select = results[(top, "weka select")]
+        lines.append(f"1. `ig --presence select --top 100 l2` at {top}: {weka_select[0] / select[0]:.2f}× faster than Weka "
+                     f"(target ≥ 2), peak RSS {select[1] / weka_select[1]:.2f} of Weka's (target ≤ 0.25)")
+    lines.append(f"2. `shape bns l2` takes {shape[0] / select[0]:.2f}× the time of target 1 (target ≤ 1.5)")
+    identity, floor = results[(top, "identity")], results[(top, "floor")]
+    lines.append(f"3. identity rewrite throughput is {floor[0] / identity[0]:.2f}× the numpy floor's (target ≥ 1.5); "
+                 f"liac-arff takes {results[(top, 'liac')][0] / identity[0]:.1f}× filterkit's time")
+    if low != top:
+        lines.append(f"4. peak RSS at {top} / at {low}: `l2` {results[(top, 'l2')][1] / results[(low, 'l2')][1]:.2f}, "
+                     f"target-1 chain {select[1] / results[(low, 'select')][1]:.2f} (target ≤ 1.5)")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

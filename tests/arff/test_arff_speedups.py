@@ -1,0 +1,157 @@
+"""The compiled tokenizer (filterkit/arff/_speedups.c) and the numpy path read every file identically.
+
+The extension is optional (built when pip finds a C compiler); the reader falls back to
+the numpy path without it.  Each file is read both ways, with several chunk sizes, and
+must give the same chunks and, for files meant to be rejected, the same error and line.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+
+import numpy as np
+import pytest
+
+from arff_helpers import CONFORMANCE, REAL_FILES, conformance_files, valid_files
+from filterkit.arff import ArffReader, reader
+from filterkit.errors import ArffError
+
+speedups = reader._speedups
+
+
+def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
+    results = []
+    for module in (speedups, None):
+        monkeypatch.setattr(reader, "_speedups", module)
+        try:
+            with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
+                results.append(("ok", source.schema, list(source.chunks())))
+        except ArffError as error:
+            results.append(("error", str(error), None))
+    return results
+
+
+def assert_identical(first, second):
+    assert first[0] == second[0]
+    if first[0] == "error":
+        assert first[1] == second[1]
+        return
+    assert first[1] == second[1]
+    assert len(first[2]) == len(second[2])
+    for a, b in zip(first[2], second[2]):
+        assert a.is_sparse == b.is_sparse
+        np.testing.assert_array_equal(a.dense_values(), b.dense_values())
+        if a.is_sparse:
+            np.testing.assert_array_equal(a.values.indices, b.values.indices)
+            np.testing.assert_array_equal(a.values.indptr, b.values.indptr)
+        assert a.text == b.text
+        assert (a.weights is None) == (b.weights is None)
+        assert np.array_equal(np.signbit(a.dense_values()), np.signbit(b.dense_values()))
+
+
+
+needs_extension = pytest.mark.skipif(speedups is None, reason="the optional C tokenizer is not built (no C compiler at install)")
+
+
+@needs_extension
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("chunk_rows", [1, 97, 10_000])
+def test_real_files_read_identically(path, chunk_rows, monkeypatch):
+    assert_identical(*read_both_ways(path.read_bytes(), monkeypatch, chunk_rows))
+
+
+@needs_extension
+@pytest.mark.parametrize("name", conformance_files())
+def test_conformance_files_read_or_fail_identically(name, monkeypatch):
+    assert_identical(*read_both_ways((CONFORMANCE / name).read_bytes(), monkeypatch, 3))
+
+
+TRICKY_NUMBERS = [
+    "1e5", "-0", "+.5", ".5e-3", "00012", "1e400", "-1e400", "4.9e-324", "2.2250738585072011e-308",
+    "0.1", "123456789012345678901234567890", "1.7976931348623157e308", "1e-400",
+    "1.5e", "--1", "1+2", ".", "-", "1.2.3", "e5", "+-1", "1e+5", "9" * 70, "0." + "3" * 70,
+    "123456789012345", "1234567890123456", "9007199254740993", "0.000000000000000000001",
+    "0.0000000000000000000001", "0.1000000000000000055511151231257827", "000.000", "-.0", "5.", "+0.0",
+]
+
+
+@needs_extension
+def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
+    generator = np.random.default_rng(11)
+    tokens = []
+    for _ in range(20_000):
+        whole = "".join(generator.choice(list("0123456789"), generator.integers(0, 12)))
+        fraction = "".join(generator.choice(list("0123456789"), generator.integers(0, 14)))
+        sign = generator.choice(["", "-", "+"])
+        token = sign + (whole or "0") + ("." + fraction if fraction or generator.random() < 0.2 else "")
+        tokens.append(token)
+    header = "@relation r\n@attribute a numeric\n@data\n"
+    results = read_both_ways((header + "\n".join(tokens) + "\n").encode(), monkeypatch, 5000)
+    assert_identical(*results)
+    values = np.concatenate([chunk.dense_values()[:, 0] for chunk in results[0][2]])
+    assert values.tolist() == [float(t) for t in tokens]
+    assert np.array_equal(np.signbit(values), np.signbit([float(t) for t in tokens]))
+
+
+@needs_extension
+@pytest.mark.parametrize("token", TRICKY_NUMBERS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
+    header = "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n"
+    row = f"{{0 {token},1 2}}\n" if sparse else f"{token},2\n"
+    results = read_both_ways((header + "1,3\n" * (not sparse) + row).encode(), monkeypatch, 10)
+    assert_identical(*results)
+    if results[0][0] == "ok":
+        assert results[0][2][0].dense_values()[-1, 0] == float(token)
+
+
+def test_the_extension_is_built_where_a_compiler_exists():
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler on this machine")
+    assert speedups is not None
+
+
+def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
+    from filterkit.arff import writer
+
+    texts = []
+    for module in (speedups, None):
+        monkeypatch.setattr(writer, "_speedups", module)
+        stream = io.StringIO()
+        writer.write_arff(stream, schema, chunks, sparse)
+        texts.append(stream.getvalue())
+    return texts
+
+
+@needs_extension
+@pytest.mark.parametrize("sparse", [True, False, None], ids=["sparse", "dense", "as-read"])
+@pytest.mark.parametrize("name", valid_files())
+def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
+    with ArffReader(CONFORMANCE / name) as source:
+        schema, chunks = source.schema, list(source.chunks())
+    compiled, python = write_both_ways(schema, chunks, sparse, monkeypatch)
+    assert compiled == python
+
+
+@needs_extension
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
+def test_real_files_are_written_identically(path, monkeypatch):
+    with ArffReader(path, chunk_rows=500) as source:
+        schema, chunks = source.schema, list(source.chunks())
+    for sparse in (True, False):
+        compiled, python = write_both_ways(schema, chunks, sparse, monkeypatch)
+        assert compiled == python
+
+
+@needs_extension
+def test_awkward_values_are_written_identically(monkeypatch):
+    from filterkit.schema import Attribute, Chunk, Schema
+
+    values = np.array([[0.1, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 2.0**53 - 1, -(2.0**53) + 1, 1e-300, 5e-324,
+                        1e16, 123.456, -7.0, 0.0]])
+    schema = Schema("r", tuple(Attribute(f"a{i}", "numeric", declared_type="numeric") for i in range(values.shape[1])))
+    for sparse in (True, False):
+        compiled, python = write_both_ways(schema, [Chunk(values)], sparse, monkeypatch)
+        assert compiled == python
+    assert "0.1,-0,?,Infinity,-Infinity,9007199254740992.0,9007199254740991,-9007199254740991,1e-300,5e-324,1e+16,123.456,-7,0" in compiled
