@@ -92,16 +92,34 @@ class ValueCounts:
         )._compacted()
 
     def _compacted(self) -> "ValueCounts":
+        """Sorted by (feature, value, label), each triple once with its counts summed.
+
+        One sort of a single integer key (feature, value's rank, label) instead of a
+        three-key lexsort: the values are ranked among the distinct values first.
+        """
+        if not len(self.feature):
+            return self
+        distinct, value_rank = np.unique(self.value, return_inverse=True)
+        n_values, n_classes = len(distinct), max(self.n_classes, 1)
+        if (self.n_features + 1) * n_values * n_classes >= 2**62:
+            return self._compacted_by_lexsort()
+        key = (self.feature * n_values + value_rank.ravel()) * n_classes + self.label
+        unique_key, inverse = np.unique(key, return_inverse=True)
+        count = np.bincount(inverse.ravel(), weights=self.count, minlength=len(unique_key))
+        rest, label = np.divmod(unique_key, n_classes)
+        feature, rank = np.divmod(rest, n_values)
+        return ValueCounts(self.n_features, self.n_classes, feature, distinct[rank], label, count,
+                           self.class_totals, self.missing)
+
+    def _compacted_by_lexsort(self) -> "ValueCounts":
+        """:meth:`_compacted` for key spaces too large for one integer."""
         order = np.lexsort((self.label, self.value, self.feature))
         feature, value, label, count = self.feature[order], self.value[order], self.label[order], self.count[order]
-        if len(feature):
-            new = np.ones(len(feature), dtype=bool)
-            new[1:] = (feature[1:] != feature[:-1]) | (value[1:] != value[:-1]) | (label[1:] != label[:-1])
-            starts = np.flatnonzero(new)
-            feature, value, label = feature[starts], value[starts], label[starts]
-            count = np.add.reduceat(count, starts)
-        return ValueCounts(self.n_features, self.n_classes, feature, value, label, count,
-                           self.class_totals, self.missing)
+        new = np.ones(len(feature), dtype=bool)
+        new[1:] = (feature[1:] != feature[:-1]) | (value[1:] != value[:-1]) | (label[1:] != label[:-1])
+        starts = np.flatnonzero(new)
+        return ValueCounts(self.n_features, self.n_classes, feature[starts], value[starts], label[starts],
+                           np.add.reduceat(count, starts), self.class_totals, self.missing)
 
     def nonzero_counts(self) -> np.ndarray:
         """``[c, j]``: rows of class c whose feature j is present and not zero."""

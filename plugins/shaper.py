@@ -89,36 +89,49 @@ class Shaper(ClassValueCountsStage):
         self.knot_feature = self.knot_feature[order]
         self.knot_value = self.knot_value[order]
         self.knot_probability = self.knot_probability[order]
+        self._index_knots()
         if not self.params["zero_bin"]:
             self.zero_probability = self._probabilities_at(np.arange(n_features), np.zeros(n_features))
 
-    def _knots(self, position: int) -> tuple[np.ndarray, np.ndarray]:
-        low, high = np.searchsorted(self.knot_feature, [position, position + 1])
-        return self.knot_value[low:high], self.knot_probability[low:high]
+    def _index_knots(self) -> None:
+        """Where each feature's knots start, and one sorted key per knot for :meth:`_probabilities_at`."""
+        self.knot_start = np.searchsorted(self.knot_feature, np.arange(len(self.features) + 1))
+        # numpy orders complex numbers lexicographically: (feature, value) as one sortable key
+        self.knot_key = self.knot_feature + 1j * self.knot_value
 
     def _probabilities_at(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """p̃ of each (feature position, value) pair, before the transform."""
-        result = np.empty(len(values))
-        for position in np.unique(positions).tolist():
-            at = positions == position
-            knots, probabilities = self._knots(position)
-            result[at] = self._probabilities_of(position, values[at], knots, probabilities)
-        return result
+        """p̃ of each (feature position, value) pair, before the transform, all features at once.
 
-    def _probabilities_of(self, position, values, knots, probabilities) -> np.ndarray:
-        if self.nominal[position]:
-            probability = np.full(len(values), self.default_probability[position])
-            if len(knots):
-                found = np.clip(np.searchsorted(knots, values), 0, len(knots) - 1)
-                hit = knots[found] == values
-                probability[hit] = probabilities[found[hit]]
-            return probability
-        if len(knots) == 0:
-            baseline = self.zero_probability[position] if self.params["zero_bin"] else self.default_probability[position]
-            return np.full(len(values), baseline)
-        shaped = np.interp(values, knots, probabilities)
+        Numeric: linear interpolation between a feature's knots, clamped at its ends
+        (``numpy.interp``'s arithmetic), the zero bin at 0; nominal: the label's own
+        estimate, or the feature's overall one for a label without knots.
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        first, end = self.knot_start[positions], self.knot_start[positions + 1]
+        has_knots = end > first
+        last_knot = max(len(self.knot_value) - 1, 0)
+        found = np.searchsorted(self.knot_key, positions + 1j * values, side="right") - 1
+        left = np.clip(found, first, np.maximum(end - 1, first)).clip(0, last_knot)
+        right = np.minimum(left + 1, np.maximum(end - 1, first)).clip(0, last_knot)
+        if len(self.knot_value):
+            x0, x1 = self.knot_value[left], self.knot_value[right]
+            p0, p1 = self.knot_probability[left], self.knot_probability[right]
+        else:
+            x0 = x1 = p0 = p1 = np.zeros(len(values))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (p1 - p0) / (x1 - x0)
+            interpolated = np.where((values == x0) | (left == right), p0, slope * (values - x0) + p0)
+        below = found < first
+        shaped = np.where(below, np.where(has_knots, p0, 0.0), interpolated)
+        baseline = self.zero_probability[positions] if self.params["zero_bin"] else self.default_probability[positions]
+        shaped = np.where(has_knots, shaped, baseline)
         if self.params["zero_bin"]:
-            shaped = np.where(values == 0, self.zero_probability[position], shaped)
+            shaped = np.where(values == 0, self.zero_probability[positions], shaped)
+        nominal = self.nominal[positions]
+        if nominal.any():
+            exact = has_knots & ~below & (self.knot_value[left] == values) if len(self.knot_value) else has_knots
+            label_probability = np.where(exact, p0, self.default_probability[positions])
+            shaped = np.where(nominal, label_probability, shaped)
         return shaped
 
     def _shape(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -168,6 +181,7 @@ class Shaper(ClassValueCountsStage):
         lengths = {len(self.knot_feature), len(self.knot_value), len(self.knot_probability)}
         if len(lengths) != 1 or (len(self.knot_feature) and not 0 <= self.knot_feature.min() <= self.knot_feature.max() < n_features):
             raise FilterkitError("stage 'shape': saved knots are inconsistent with the attributes")
+        self._index_knots()
 
 
 def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:

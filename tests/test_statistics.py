@@ -203,3 +203,17 @@ def test_order_and_chunking_never_change_fitted_state(registry, whole_files, dat
         fitted_apart(registry, stage_name, params, data, schema, split(rows, 50)[10:], split(rows, 50)[:10]),
         reference,
     )
+
+
+def test_integer_key_compaction_equals_the_lexsort_one():
+    generator = np.random.default_rng(0)
+    n = 50_000
+    counts = ValueCounts(
+        300, 3, generator.integers(0, 300, n), generator.choice([0.5, 1, 2, 3, -1.5, 7e10, 1e-300], n),
+        generator.integers(0, 3, n), generator.random(n), np.ones(3), np.zeros((3, 300)),
+    )
+    fast, slow = counts._compacted(), counts._compacted_by_lexsort()
+    for field in ("feature", "value", "label"):
+        np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field))
+    np.testing.assert_allclose(fast.count, slow.count, rtol=1e-12)
+    assert len(fast.feature) == 300 * 7 * 3
