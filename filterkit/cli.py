@@ -2,9 +2,9 @@
 
 The chain is a click group in chain mode (as click's ``imagepipe`` example):
 each stage found in the plugin registry is a subcommand that returns a stage,
-and the result callback fits and runs them.  ``plugins``, ``apply`` and
-``evaluate`` are commands of their own; a file with one of those names is read
-as ``./NAME``.
+and the result callback fits and runs them.  ``plugins``, ``apply``,
+``evaluate`` and ``info`` are commands of their own; a file with one of those
+names is read as ``./NAME``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import signal
 import sys
 import tempfile
@@ -23,12 +24,13 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
+from filterkit.info_command import info_command
 from filterkit.model import load_model, save_model
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress
 from filterkit.stage import Option
 
-COMMANDS = ("plugins", "apply", "evaluate")
+COMMANDS = ("plugins", "apply", "evaluate", "info")
 _OPTIONS_WITH_VALUES = {"-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows"}
 
 
@@ -56,6 +58,7 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
                 "plugins": plugins_command,
                 "apply": apply_command,
                 "evaluate": lambda r: evaluate_command(r, plugins_dir, stage_command),
+                "info": info_command,
             }
             command = commands[first](registry)
             args = argv[:position] + argv[position + 1 :]
@@ -190,7 +193,8 @@ With no stage the input is rewritten unchanged. Options of the chain come
 before IN.arff; a stage's options follow its name ('filterkit STAGE --help').
 Other commands: 'filterkit plugins' lists what is installed, 'filterkit apply'
 applies a saved model, 'filterkit evaluate' cross-validates chains with a
-classifier. A file named like a command is read as ./NAME.
+classifier, 'filterkit info' summarizes a file (rows, density, class counts,
+best features by a metric). A file named like a command is read as ./NAME.
 """
 
 
@@ -219,7 +223,7 @@ def build_chain_command(registry: Registry) -> click.Group:
         fitted_chain = Chain(stages, class_spec=class_spec, positive=positive)
         with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
             fitted_chain.fit(source, progress)
-            comments = [f"filterkit chain: {' '.join(s.name for s in stages) or '(identity)'}"]
+            comments = [f"filterkit chain: {describe_chain(stages)}"]
             with _output(output) as stream:
                 writer = ArffWriter(stream, fitted_chain.output_schema, sparse, comments)
                 for chunk in fitted_chain.transform(source.chunks()):
@@ -234,6 +238,22 @@ def build_chain_command(registry: Registry) -> click.Group:
     for name in sorted(registry.stages):
         chain.add_command(stage_command(registry, name))
     return chain
+
+
+def describe_chain(stages) -> str:
+    """The chain as it would be typed: each stage with the options that differ from their defaults."""
+    words = []
+    for stage in stages:
+        words.append(stage.name)
+        for option in stage.options:
+            value = stage.params[option.name]
+            if value == option.default:
+                continue
+            if option.kind is bool:
+                words.append(option.flag if value else f"--no-{option.flag[2:]}")
+            else:
+                words.extend([option.flag, shlex.quote(str(value))])
+    return " ".join(words) or "(identity)"
 
 
 @contextlib.contextmanager
@@ -323,7 +343,7 @@ def apply_command(registry: Registry) -> click.Command:
         chain = load_model(model_path, registry)
         with _open_source(input_path, chunk_rows, needs_passes=False) as source:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
-            comments = [f"filterkit apply {os.path.basename(model_path)}: {' '.join(s.name for s in chain.stages)}"]
+            comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
             with _output(output) as stream:
                 writer = ArffWriter(stream, chain.output_schema, sparse, comments)
                 for chunk in chain.transform(source.chunks()):

@@ -76,7 +76,7 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
                 arrays[array_key] = value
                 state[key] = {"array": array_key}
             else:
-                state[key] = value
+                state[key] = _plain(value, stage, key)
         stages.append(
             {
                 "name": stage.name,
@@ -99,6 +99,22 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
             np.savez(handle, **arrays)
     with _atomic(path) as handle:
         handle.write(json.dumps(document, indent=1).encode("utf-8") + b"\n")
+
+
+def _plain(value, stage, key):
+    """A JSON value for ``value`` (numpy scalars become numbers); else an error naming the stage."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, stage, key) for item in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v, stage, key) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise FilterkitError(
+        f"stage '{stage.name}' cannot be saved: its state '{key}' holds a {type(value).__name__} "
+        "(state is numbers, strings, lists, dicts and numpy arrays)"
+    )
 
 
 @contextlib.contextmanager

@@ -150,10 +150,16 @@ def _skip_failed(name: str, reason: str, step: str, failed: list) -> None:
 
 
 def _import_file(path: Path):
+    """Import a plugin file as a module registered in ``sys.modules`` (dataclasses need it)."""
     module_name = f"filterkit_local_plugin_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
     return module
 
 

@@ -268,3 +268,15 @@ def test_output_into_a_missing_folder_names_the_requested_path(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr == f"filterkit: error: cannot write {target}: no folder {target.parent}\n"
+
+
+def test_the_output_records_the_chain_as_typed_with_its_options(run_filterkit, tmp_path):
+    chain = ["ig", "--presence", "select", "--top", "7", "shape", "--no-zero-bin", "--neighbors", "3", "l2"]
+    result = run_filterkit("--positive", "Ethics", REAL / "oh0.wc.arff", *chain)
+    assert result.status == 0, result.stderr
+    first_line = result.stdout.decode().split("\n", 1)[0]
+    assert first_line == "% filterkit chain: " + " ".join(chain)
+    model = tmp_path / "m.json"
+    run_filterkit("--save-model", model, "--positive", "Ethics", REAL / "oh0.wc.arff", *chain)
+    applied = run_filterkit("apply", model, REAL / "oh0.wc.arff")
+    assert applied.stdout.decode().split("\n", 1)[0] == "% filterkit apply m.json: " + " ".join(chain)

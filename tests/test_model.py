@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from chain_helpers import REAL, STAGES_DIR, assert_same_values, read_bytes, without_comments
+from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, assert_same_values, read_bytes, without_comments
 from filterkit.arff import read_arff
 from filterkit.model import FORMAT_VERSION, arrays_path, load_model, save_model
 from filterkit.plugins import load_plugins
@@ -240,3 +240,14 @@ def test_model_that_cannot_be_saved_leaves_no_output_file(run_filterkit, tmp_pat
     assert result.status == 1
     assert result.stderr.startswith(f"filterkit: error: {tmp_path / 'absent'}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_numpy_scalar_in_state_is_saved_as_a_number(run_filterkit, tmp_path):
+    plugins = FIXTURE_PLUGINS / "scalar_state"
+    model = tmp_path / "m.json"
+    trained = run_filterkit("--save-model", model, REAL / "iris.arff", "rowcount", plugins_dir=plugins)
+    assert trained.status == 0, trained.stderr
+    assert json.loads(model.read_text())["stages"][0]["state"] == {"rows": 150}
+    applied = run_filterkit("apply", model, REAL / "iris.arff", plugins_dir=plugins)
+    assert without_comments(applied.stdout) == without_comments(trained.stdout)
+    assert read_bytes(trained.stdout)[1].values[0, 0] == pytest.approx(5.1 / 150)

@@ -1,0 +1,209 @@
+"""filterkit-tfidf: tf-idf weighting for filterkit chains, as a third-party plugin.
+
+One module, one of each kind of thing a plugin can contribute:
+
+* ``logtf``, a stateless stage: sublinear term frequency, ``x' = 1 + ln x`` where
+  ``x > 0`` (Manning, Raghavan & Schütze, *Introduction to Information
+  Retrieval*, 2008, §6.4.1); 0 stays 0, missing stays missing, and a negative
+  value is an error (it cannot be a count).
+* ``tfidf``, a fitted stage: every numeric feature (not the class) times its
+  inverse document frequency on the training rows, the smoothed idf of
+  scikit-learn's ``TfidfTransformer`` (``smooth_idf=True``)::
+
+      x' = x · idf,   idf = ln((1 + N) / (1 + df)) + 1
+
+  where ``N`` is the number of training rows and ``df`` the number of them in
+  which the feature is present and not zero (IIR §6.2.1, with one added to N
+  and df as if one extra row had every feature, and 1 added to the logarithm
+  so a feature present in every row is kept, not zeroed).  ``--no-smooth``
+  gives ``ln(N / df) + 1``; a feature no training row has then gets 0.  Zero
+  stays zero, so sparse data stays sparse; missing stays missing.  Rows are
+  counted, not weighted: instance weights do not change the idf.
+* ``rf``, a metric: the relevance frequency of Lan, Tan, Su & Lu, "Supervised
+  and Traditional Term Weighting Methods for Automatic Text Categorization",
+  IEEE TPAMI 31(4), 2009: ``log2(2 + tp / max(1, fp))``.  Registering it is
+  all it takes for filterkit to offer an ``rf`` scorer stage and
+  ``select --metric rf``.
+* ``rocchio``, a classifier for ``filterkit evaluate``: the nearest class
+  centroid (IIR §14.2), a row is positive when it is closer to the centroid of
+  the positive training rows than to that of the others.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.classifier import Classifier
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.metrics import Metric
+from filterkit.schema import Chunk
+from filterkit.stage import Option, Stage
+
+
+class LogTf(Stage):
+    """Sublinear term frequency: 1 + ln x where x > 0; zero and missing stay as they are."""
+
+    name = "logtf"
+    summary = "Sublinear term frequency: x' = 1 + ln x where x > 0 (0 stays 0; a negative value is an error)."
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        if chunk.is_sparse:
+            matrix = chunk.values.tocsr(copy=True)
+            acted = np.zeros(matrix.shape[1], dtype=bool)
+            acted[self.features] = True
+            in_features = acted[matrix.indices]
+            matrix.data[in_features] = _sublinear(matrix.data[in_features])
+            return Chunk(matrix, chunk.text, chunk.weights)
+        values = chunk.values.copy()
+        values[:, self.features] = _sublinear(values[:, self.features])
+        return Chunk(values, chunk.text, chunk.weights)
+
+
+def _sublinear(values: np.ndarray) -> np.ndarray:
+    """1 + ln x where x > 0; 0 and NaN unchanged; FilterkitError on a negative value."""
+    if np.any(values < 0):
+        raise FilterkitError(f"stage 'logtf': a term frequency cannot be negative (found {values[values < 0][0]:g})")
+    positive = values > 0
+    return np.where(positive, 1.0 + np.log(np.where(positive, values, 1.0)), values)
+
+
+@dataclass(frozen=True)
+class DocumentCounts:
+    """What ``tfidf`` learns in its pass: the training rows, and per feature how many have it.
+
+    Counts of two disjoint parts of the data add up to those of the whole, so
+    partitions can be fitted apart and merged.
+    """
+
+    rows: int
+    document_frequency: np.ndarray
+
+    def merge(self, other: "DocumentCounts") -> "DocumentCounts":
+        """The counts of both parts."""
+        return DocumentCounts(self.rows + other.rows, self.document_frequency + other.document_frequency)
+
+
+def inverse_document_frequency(document_frequency: np.ndarray, documents: int, smooth: bool = True) -> np.ndarray:
+    """The idf of each feature from its document frequency ``df`` among ``documents`` rows.
+
+    Smooth: ``ln((1 + N) / (1 + df)) + 1``; not smooth: ``ln(N / df) + 1``, and 0
+    where ``df`` is 0.  Both are at least 1 wherever ``df ≤ N`` and ``df > 0``.
+    """
+    df = np.asarray(document_frequency, dtype=np.float64)
+    if smooth:
+        return np.log((1.0 + documents) / (1.0 + df)) + 1.0
+    seen = df > 0
+    return np.where(seen, np.log(documents / np.where(seen, df, 1.0)) + 1.0, 0.0)
+
+
+class TfIdf(Stage):
+    """Multiply each numeric feature by its inverse document frequency on the training rows."""
+
+    name = "tfidf"
+    summary = "Multiply each numeric feature by its idf on the training rows: x·(ln((1+N)/(1+df)) + 1)."
+    fitted = True
+    options = (
+        Option("smooth", bool, True, "idf = ln((1+N)/(1+df)) + 1 (--no-smooth: ln(N/df) + 1, and 0 where df = 0)."),
+    )
+
+    def new_statistics(self) -> DocumentCounts:
+        return DocumentCounts(0, np.zeros(len(self.features)))
+
+    def accumulate(self, statistics: DocumentCounts, chunk: Chunk) -> DocumentCounts:
+        block = chunk.values[:, self.features]
+        if sp.issparse(block):
+            block = block.tocsr()
+            present = (block.data != 0) & ~np.isnan(block.data)
+            frequency = np.bincount(block.indices[present], minlength=len(self.features)).astype(np.float64)
+        else:
+            frequency = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
+        return statistics.merge(DocumentCounts(chunk.n_rows, frequency))
+
+    def merge(self, first: DocumentCounts, second: DocumentCounts) -> DocumentCounts:
+        return first.merge(second)
+
+    def finalize(self, statistics: DocumentCounts) -> None:
+        self.documents = int(statistics.rows)
+        self.document_frequency = statistics.document_frequency
+        self.idf = inverse_document_frequency(self.document_frequency, self.documents, self.params["smooth"])
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        factor = np.ones(chunk.values.shape[1])
+        factor[self.features] = self.idf
+        if chunk.is_sparse:
+            matrix = chunk.values.tocsr(copy=True)
+            matrix.data = matrix.data * factor[matrix.indices]
+            matrix.eliminate_zeros()
+            return Chunk(matrix, chunk.text, chunk.weights)
+        return Chunk(chunk.values * factor, chunk.text, chunk.weights)
+
+    def state(self) -> dict:
+        return {"documents": self.documents, "document_frequency": self.document_frequency, "idf": self.idf}
+
+    def load_state(self, state: dict) -> None:
+        for key in ("document_frequency", "idf"):
+            array = np.asarray(state[key], dtype=np.float64)
+            if array.shape != (len(self.features),):
+                raise FilterkitError(
+                    f"stage 'tfidf': saved {key} has shape {array.shape}, expected ({len(self.features)},)"
+                )
+            setattr(self, key, array)
+        self.documents = int(state["documents"])
+
+
+def relevance_frequency(tp, fp, pos, neg):
+    """rf: log2(2 + tp / max(1, fp)) (Lan et al., IEEE TPAMI 2009)."""
+    return np.log2(2.0 + tp / np.maximum(1.0, fp))
+
+
+RELEVANCE_FREQUENCY = Metric(
+    "rf", relevance_frequency, "Relevance frequency (Lan et al. 2009): log2(2 + tp / max(1, fp))."
+)
+
+
+class Rocchio(Classifier):
+    """The nearest class centroid (IIR §14.2): positive when closer to the positive rows' mean."""
+
+    name = "rocchio"
+    summary = "Nearest class centroid (Rocchio, IIR §14.2): positive when closer to the positive rows' mean."
+
+    def fit(self, features, targets, seed):
+        targets = np.asarray(targets, dtype=bool)
+        if targets.all() or not targets.any():
+            raise FilterkitError("rocchio: the training rows need both positive and negative examples")
+        positive = np.asarray(features[np.flatnonzero(targets)].mean(axis=0)).ravel()
+        negative = np.asarray(features[np.flatnonzero(~targets)].mean(axis=0)).ravel()
+        # ‖x − p‖² < ‖x − n‖²  ⇔  x·(p − n) > (‖p‖² − ‖n‖²) / 2: a hyperplane, like a linear SVM's.
+        self.weights = positive - negative
+        self.threshold = float(positive @ positive - negative @ negative) / 2
+        return self
+
+    def score(self, features):
+        return np.asarray(features @ self.weights).ravel() - self.threshold
+
+    def predict(self, features):
+        return self.score(features) > 0
+
+    def describe(self):
+        return {"threshold": self.threshold}
+
+
+@hookimpl
+def register_stages(register):
+    """The ``logtf`` and ``tfidf`` stages."""
+    register(LogTf)
+    register(TfIdf)
+
+
+@hookimpl
+def register_metrics(register):
+    """The ``rf`` metric (filterkit makes its scorer stage and offers it to ``select --metric``)."""
+    register(RELEVANCE_FREQUENCY)
+
+
+@hookimpl
+def register_classifiers(register):
+    """The ``rocchio`` classifier."""
+    register(Rocchio)

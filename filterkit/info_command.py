@@ -1,0 +1,424 @@
+"""``filterkit info IN.arff``: a quick look at a data set before choosing a chain.
+
+One streaming pass, chunk by chunk (memory follows the attributes, not the
+rows; ``-`` reads stdin): the relation, rows, attributes by type, the row
+form as written, density, the class distribution, instance weights and,
+with ``--metric``, the best-scoring features with their 2×2 counts.
+
+Row form: the reader stores a chunk as CSR when the file's first data row is
+sparse, but a file may mix both forms row by row (Weka reads such files).
+So the bytes the reader reads pass through :class:`_SparseRowCounter`, which
+counts the lines whose first non-blank character is ``{``: in a header the
+reader accepted, no line can start with ``{``, so each one is a sparse data
+row (plus a sparse row written on the ``@data`` line itself).  The rest of the
+rows are dense.  The file is read once; the counting is a regular expression
+over each block the reader asks for.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+import sys
+
+import click
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
+from filterkit.errors import FilterkitError
+from filterkit.metrics import Metric, feature_scores, target_classes
+from filterkit.plugins import Registry
+from filterkit.runner import resolve_class
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema
+from filterkit.stage import numeric_features
+from filterkit.statistics import ValueCounts
+
+KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
+DEFAULT_TOP = 10
+
+INFO_HELP = """Summarize IN.arff (or - for stdin) in one streaming pass.
+
+\b
+  filterkit info oh0.arff
+  filterkit info -c first --metric ig --presence --top 20 grain.arff
+  filterkit info --metric bns --positive Ethics --json oh0.arff
+
+Prints the relation, rows, attributes by type, whether rows are written
+sparse or dense, the density (non-zero values / (rows × non-class
+attributes); a missing value counts as non-zero, as a sparse row writes it;
+a string counts when not empty), the class attribute (-c) with the count and
+share of all rows of each label, and the instance weights if any.
+
+With --metric, the numeric non-class attributes (those the scorer stages
+score) are ranked as the scorer stage of that name ranks them: presence
+(value ≠ 0) with --presence, else the best threshold. On two classes the
+positive class is --positive or the minority; on more classes without
+--positive the score is the maximum over one-vs-rest of every class, and the
+class column shows the class achieving it (the first label on a tie). tp and
+fp are presence counts in both modes: rows of that class / of the others
+where the feature is non-zero; pos and neg count the rows of that class / of
+the others where the feature is not missing. With instance weights, all of
+these are sums of weights, as the scorers use. Ties rank by position.
+"""
+
+
+class _SparseRowCounter:
+    """A binary stream that passes reads through and counts the lines starting with ``{``.
+
+    Blank characters before the ``{`` are allowed, as the reader strips them; a
+    sparse row on the ``@data`` line itself counts too.  The common case (no
+    indentation) is a numpy comparison of the first byte of each line; regular
+    expressions run only on the blocks that need them.
+    """
+
+    _INDENTED = re.compile(rb"\n[ \t\x0b\x0c]+\{")
+    _ON_DATA_LINE = re.compile(rb"\n[ \t\x0b\x0c]*@data[ \t\x0b\x0c]*\{", re.IGNORECASE)
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._tail = b""
+        self.sparse_rows = 0
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._stream.peek(size)
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self._see(data)
+        return data
+
+    def _see(self, data: bytes) -> None:
+        if not data:
+            self._count(self._tail)
+            self._tail = b""
+            return
+        data = self._tail + data
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if cut == -1:
+            self._tail = data
+            return
+        self._count(data[: cut + 1])
+        self._tail = data[cut + 1 :]
+
+    def _count(self, lines: bytes) -> None:
+        """Count in whole lines (they start at a line start); CR line ends count as LF."""
+        if not lines:
+            return
+        text = b"\n" + (lines.replace(b"\r", b"\n") if b"\r" in lines else lines)
+        codes = np.frombuffer(text, dtype=np.uint8)
+        first = codes[np.flatnonzero(codes[:-1] == 10) + 1]  # the first byte of every line
+        self.sparse_rows += int(np.count_nonzero(first == 123))  # '{'
+        indented = bool(np.isin(first, _BLANKS).any())
+        if indented:
+            self.sparse_rows += len(self._INDENTED.findall(text))
+        if indented or np.any(first == 64):  # '@'
+            self.sparse_rows += len(self._ON_DATA_LINE.findall(text))
+
+
+_BLANKS = np.frombuffer(b" \t\x0b\x0c", dtype=np.uint8)
+
+
+class _Tally:
+    """What one pass over the chunks accumulates; its size follows the attributes."""
+
+    def __init__(self, schema: Schema, class_index: int | None, scored: np.ndarray | None, presence: bool):
+        self.schema = schema
+        self.class_index = class_index
+        self.other = np.array([i for i in range(len(schema)) if i != class_index], dtype=np.int64)
+        self.text_columns = [i for i in schema.text_columns() if i != class_index]
+        self.rows = 0
+        self.nonzero = 0
+        self.missing = 0
+        self.weighted = False
+        self.weight_sum = 0.0
+        attribute = schema.attributes[class_index] if class_index is not None else None
+        n_labels = len(attribute.labels) if attribute is not None and attribute.kind == NOMINAL else 0
+        self.label_rows = np.zeros(n_labels, dtype=np.int64)
+        self.label_weights = np.zeros(n_labels)
+        self.class_missing = 0
+        self.scored = scored
+        self.presence = presence
+        self.counts = ValueCounts.empty(len(scored), n_labels) if scored is not None else None
+
+    def add(self, chunk: Chunk) -> None:
+        n = chunk.n_rows
+        self.rows += n
+        weights = chunk.weights if chunk.weights is not None else np.ones(n)
+        if chunk.weights is not None:
+            self.weighted = True
+        self.weight_sum += float(weights.sum())
+        values = chunk.values
+        if chunk.is_sparse:
+            values = values.tocsr()
+            keep = values.indices != self.class_index if self.class_index is not None else slice(None)
+            stored = values.data[keep]
+            self.nonzero += int(np.count_nonzero(stored))
+            self.missing += int(np.isnan(stored).sum())
+        else:
+            block = values[:, self.other]
+            self.nonzero += int(np.count_nonzero(block))
+            self.missing += int(np.isnan(block).sum())
+        for column in self.text_columns:
+            cells = _column(chunk, column)
+            texts = chunk.text[column]
+            self.nonzero += sum(1 for text, value in zip(texts, cells.tolist()) if text and value == value)
+        if self.class_index is not None:
+            codes = _column(chunk, self.class_index)
+            known = ~np.isnan(codes)
+            self.class_missing += int(n - known.sum())
+            if len(self.label_rows):
+                labels = codes[known].astype(np.int64)
+                self.label_rows += np.bincount(labels, minlength=len(self.label_rows))
+                self.label_weights += np.bincount(labels, weights=weights[known], minlength=len(self.label_rows))
+        if self.counts is not None:
+            scored_chunk = _presence_chunk(chunk, self.class_index) if self.presence else chunk
+            self.counts = self.counts.add(scored_chunk, self.scored, self.class_index)
+
+
+def _column(chunk: Chunk, index: int) -> np.ndarray:
+    column = chunk.values[:, index]
+    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)
+
+
+def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
+    """The chunk with every value but the class's turned into 1 (non-zero), 0 or missing.
+
+    Presence scores need only these; statistics of 0/1 values stay as small as
+    (features × classes) whatever the distinct values of the data.
+    """
+    if chunk.is_sparse:
+        matrix = chunk.values.tocsr(copy=True)
+        keep = (matrix.indices == class_index) | np.isnan(matrix.data)
+        matrix.data = np.where(keep, matrix.data, (matrix.data != 0).astype(np.float64))
+        return Chunk(matrix, chunk.text, chunk.weights)
+    values = chunk.values.copy()
+    column = values[:, class_index].copy()
+    values = np.where(np.isnan(values), np.nan, (values != 0).astype(np.float64))
+    values[:, class_index] = column
+    return Chunk(values, chunk.text, chunk.weights)
+
+
+def _number(value: float):
+    """An integral count as int (for JSON and text), else the float."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def rank_features(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int) -> list[dict]:
+    """The ``top`` features by the maximum over ``targets`` of their one-vs-rest score.
+
+    The maximum is filterkit's rule for a multi-class target (``combine max``),
+    computed with :func:`filterkit.metrics.feature_scores` one class at a time
+    so the class achieving it is known (the first target on a tie).
+    """
+    if counts.n_features == 0 or not targets:
+        return []
+    per_class = np.vstack([feature_scores(counts, metric, [target], presence) for target in targets])
+    scores = per_class.max(axis=0)
+    best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+    order = np.lexsort((np.arange(len(scores)), -scores))[:top]
+    has = counts.nonzero_counts()
+    present = counts.class_totals[:, None] - counts.missing
+    ranked = []
+    for rank, feature in enumerate(order.tolist(), 1):
+        target = int(best_class[feature])
+        tp = has[target, feature]
+        pos = present[target, feature]
+        ranked.append({
+            "rank": rank, "feature": feature, "score": float(scores[feature]), "class": target,
+            "tp": _number(tp), "fp": _number(has[:, feature].sum() - tp),
+            "pos": _number(pos), "neg": _number(present[:, feature].sum() - pos),
+        })
+    return ranked
+
+
+def summarize(reader: ArffReader, sparse_rows: _SparseRowCounter, class_spec: str, metric: Metric | None,
+              positive: str | None, presence: bool, top: int, input_name: str) -> dict:
+    """Read every chunk of ``reader`` and return the summary document (JSON-ready)."""
+    schema = reader.schema
+    class_index = resolve_class(schema, class_spec)
+    class_attribute = schema.attributes[class_index] if class_index is not None else None
+    scored = None
+    if metric is not None:
+        if class_attribute is None or class_attribute.kind != NOMINAL:
+            what = "none" if class_attribute is None else f"'{class_attribute.name}' is {class_attribute.kind}"
+            raise FilterkitError(f"--metric needs a nominal class attribute (-c); {what}", input_name)
+        if positive is not None and positive not in class_attribute.labels:
+            raise FilterkitError(
+                f"--positive {positive!r} is not a label of the class '{class_attribute.name}' "
+                f"{{{','.join(class_attribute.labels)}}}", input_name)
+        scored = numeric_features(schema, class_index)
+    tally = _Tally(schema, class_index, scored, presence)
+    for chunk in reader.chunks():
+        tally.add(chunk)
+
+    kinds = [a.kind for a in schema.attributes]
+    cells = tally.rows * len(tally.other)
+    sparse = sparse_rows.sparse_rows
+    document = {
+        "input": input_name,
+        "relation": schema.relation,
+        "rows": tally.rows,
+        "row_format": None if tally.rows == 0 else "sparse" if sparse == tally.rows else "dense" if sparse == 0 else "mixed",
+        "sparse_rows": sparse,
+        "dense_rows": tally.rows - sparse,
+        "attributes": {"total": len(kinds), **{kind: kinds.count(kind) for kind in KINDS}},
+        "non_class_attributes": len(tally.other),
+        "density": tally.nonzero / cells if cells else None,
+        "nonzero_values": tally.nonzero,
+        "values": cells,
+        "missing_values": tally.missing,
+        "class": None,
+        "weights": {"present": tally.weighted, "sum": tally.weight_sum},
+    }
+    if class_attribute is not None:
+        labels = None
+        if class_attribute.kind == NOMINAL:
+            labels = [
+                {"label": label, "count": int(count), "percent": 100.0 * count / tally.rows if tally.rows else 0.0,
+                 **({"weight": float(weight)} if tally.weighted else {})}
+                for label, count, weight in zip(class_attribute.labels, tally.label_rows, tally.label_weights)
+            ]
+        document["class"] = {
+            "name": class_attribute.name, "index": class_index + 1, "kind": class_attribute.kind,
+            "labels": labels, "missing": tally.class_missing,
+            "missing_percent": 100.0 * tally.class_missing / tally.rows if tally.rows else 0.0,
+        }
+    if metric is not None:
+        counts = tally.counts
+        targets = target_classes(class_attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
+        ranked = rank_features(counts, metric, targets, presence, top)
+        for entry in ranked:
+            feature = int(scored[entry.pop("feature")])
+            entry["name"] = schema.attributes[feature].name
+            entry["index"] = feature + 1
+            entry["class"] = class_attribute.labels[entry["class"]]
+        document["ranking"] = {
+            "metric": metric.name, "mode": "presence" if presence else "threshold",
+            "scored_features": int(len(scored)),
+            "targets": [class_attribute.labels[t] for t in targets],
+            "combine": "max" if len(targets) > 1 else None,
+            "top": top, "features": [
+                {key: entry[key] for key in ("rank", "name", "index", "score", "class", "tp", "fp", "pos", "neg")}
+                for entry in ranked
+            ],
+        }
+    return document
+
+
+def format_text(document: dict) -> str:
+    """The summary for people."""
+    lines = [f"relation:    {document['relation']}"]
+    rows = document["rows"]
+    form = {"sparse": "sparse rows", "dense": "dense rows", None: "no data rows",
+            "mixed": f"mixed: {document['sparse_rows']} sparse, {document['dense_rows']} dense"}[document["row_format"]]
+    lines.append(f"rows:        {rows} ({form})")
+    attributes = document["attributes"]
+    by_kind = ", ".join(f"{attributes[kind]} {kind}" for kind in KINDS if attributes[kind])
+    lines.append(f"attributes:  {attributes['total']}" + (f" ({by_kind})" if by_kind else ""))
+    if document["density"] is None:
+        lines.append("density:     n/a (no rows or no non-class attributes)")
+    else:
+        lines.append(f"density:     {document['density']:.4g} ({document['nonzero_values']} non-zero of "
+                     f"{rows} rows × {document['non_class_attributes']} non-class attributes)")
+    lines.append(f"missing:     {document['missing_values']} non-class values")
+    weights = document["weights"]
+    lines.append(f"weights:     sum {weights['sum']:.6g} over {rows} rows" if weights["present"]
+                 else "weights:     none (every row weighs 1)")
+    target = document["class"]
+    if target is None:
+        lines.append("class:       none")
+    else:
+        labels = f", {len(target['labels'])} labels" if target["labels"] is not None else ""
+        lines.append(f"class:       '{target['name']}' (attribute {target['index']}, {target['kind']}{labels})")
+        if target["labels"] is not None:
+            width = max([len(entry["label"]) for entry in target["labels"]] + [len("(missing)")])
+            for entry in target["labels"]:
+                weight = f"  weight {entry['weight']:.6g}" if "weight" in entry else ""
+                lines.append(f"  {entry['label']:<{width}}  {entry['count']:>8}  {entry['percent']:6.2f}%{weight}")
+            lines.append(f"  {'(missing)':<{width}}  {target['missing']:>8}  {target['missing_percent']:6.2f}%")
+        else:
+            lines.append(f"  not nominal: no label distribution; {target['missing']} missing")
+    ranking = document.get("ranking")
+    if ranking is not None:
+        mode = "presence" if ranking["mode"] == "presence" else "best threshold"
+        if ranking["combine"]:
+            against = f"max over one-vs-rest of {len(ranking['targets'])} classes"
+        elif ranking["targets"]:
+            against = f"'{ranking['targets'][0]}' vs rest"
+        else:
+            against = "no class has rows"
+        lines.append("")
+        lines.append(f"top {len(ranking['features'])} of {ranking['scored_features']} numeric features by "
+                     f"{ranking['metric']} ({mode}), {against}; tp/fp: presence counts")
+        if ranking["features"]:
+            table = [("rank", "feature", "score", "class", "tp", "fp", "pos", "neg")]
+            table += [(str(e["rank"]), e["name"], f"{e['score']:.6g}", e["class"],
+                       *(f"{e[key]:g}" if isinstance(e[key], float) else str(e[key]) for key in ("tp", "fp", "pos", "neg")))
+                      for e in ranking["features"]]
+            widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+            left = {1, 3}
+            for row in table:
+                cells = [cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+                lines.append("  " + "  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _json_ready(value):
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (np.integer, np.floating)):
+        return _json_ready(value.item())
+    return value
+
+
+def info_command(registry: Registry) -> click.Command:
+    """The ``info`` click command."""
+    metric_type = click.Choice(sorted(registry.metrics)) if registry.metrics else click.STRING
+
+    @click.command(help=INFO_HELP)
+    @click.argument("input_path", metavar="IN.arff")
+    @click.option("-c", "--class", "class_spec", default="last", show_default=True,
+                  help="The class attribute: last, first, a 1-based index or a name.")
+    @click.option("--metric", "metric_name", type=metric_type, help="Rank the numeric features by this metric.")
+    @click.option("--top", type=click.IntRange(1), default=None, help=f"Features to show with --metric [default: {DEFAULT_TOP}].")
+    @click.option("--positive", help="With --metric: the positive class (default on two classes: the minority).")
+    @click.option("--presence", is_flag=True, help="With --metric: score presence (value ≠ 0), not the best threshold.")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+    @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True,
+                  help="Rows per chunk (memory bound; never changes the output).")
+    def info(input_path, class_spec, metric_name, top, positive, presence, as_json, chunk_rows):
+        if metric_name is None:
+            given = [flag for flag, value in (("--top", top), ("--positive", positive), ("--presence", presence or None))
+                     if value is not None]
+            if given:
+                raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
+        metric = registry.metric(metric_name) if metric_name is not None else None
+        name = "<stdin>" if input_path == "-" else input_path
+        raw = sys.stdin.buffer if input_path == "-" else open(input_path, "rb")
+        try:
+            stream, _ = open_source(raw, name)
+            counter = _SparseRowCounter(stream)
+            try:
+                with ArffReader(counter, name, chunk_rows) as reader:
+                    document = summarize(reader, counter, class_spec, metric, positive, presence,
+                                         top or DEFAULT_TOP, name)
+            finally:
+                if isinstance(stream, gzip.GzipFile):
+                    stream.close()
+        finally:
+            if input_path != "-":
+                raw.close()
+        if as_json:
+            click.echo(json.dumps(_json_ready(document), indent=1, allow_nan=False))
+        else:
+            click.echo(format_text(document), nl=False)
+
+    return info

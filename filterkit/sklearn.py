@@ -1,0 +1,441 @@
+"""Every registered stage as a scikit-learn transformer.
+
+``transformer_for(name)`` makes, from the plugin registry, a transformer class
+whose parameters are the stage's declared options with their defaults (read
+from the stage, never repeated here), plus ``positive`` for a stage that can
+learn from a class (an option named like a transformer method is spelled
+``stage_NAME``: Shaper's ``transform`` is ``stage_transform``).  Friendly names are importable from this module:
+``Shaper`` (shape), ``ScoreScaler(metric="bns")`` (the scorer of any metric),
+``Selector`` (select), ``OrdinalEncoder`` (ordinal), ``Binarizer``
+(binarize), ``MinMaxScaler`` (minmax) and ``Normalizer(norm="l2"|"l1")``; any
+other stage, a plugin's too, by its derived class name (``meanscale`` →
+``MeanscaleTransformer``) or ``transformer_for``.  Classes are made on first
+use, so importing this module loads no plugin.
+
+How scikit-learn data meets a filterkit schema:
+
+* X (numeric, dense or ``scipy.sparse``) becomes numeric attributes named
+  ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value;
+* y becomes a nominal class attribute ``y`` appended after them, whose labels are
+  the sorted distinct ``str(y)`` (plus ``positive`` when given); only a stage that
+  learns from a class sees it (one that refuses a schema without a class), and
+  it is never part of the output;
+* ``positive`` names the positive class, compared with ``str(y)``; None keeps
+  filterkit's rule (the minority class of a two-class y);
+* sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output.
+
+Fitted state lives in ``stage_`` (the fitted filterkit stage).  Pickling an
+adapter keeps only that stage's plain-array :meth:`~filterkit.stage.Stage.state`,
+its options and schema, as a model file does, and rebuilds the stage on load.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from filterkit.errors import FilterkitError
+from filterkit.evaluation import MemorySource
+from filterkit.plugins import Registry, load_plugins
+from filterkit.runner import Chain
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.stage import Context, Option, Stage
+
+#: Friendly class names of built-in stages (other stages get a derived name).
+FRIENDLY_NAMES = {
+    "shape": "Shaper",
+    "select": "Selector",
+    "ordinal": "OrdinalEncoder",
+    "binarize": "Binarizer",
+    "minmax": "MinMaxScaler",
+}
+
+#: The classes made on first use (module ``__getattr__``), for ``import *``.
+_MADE_ON_USE = ("ScoreScaler", *FRIENDLY_NAMES.values())
+
+__all__ = ["FilterkitTransformer", "StageTransformer", "Normalizer", "transformer_for", "class_name_for",
+           *_MADE_ON_USE]
+
+#: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
+DEFAULT_METRIC = "bns"
+
+NORMS = ("l2", "l1")
+
+_RELATION = "filterkit.sklearn"
+
+_POSITIVE_HELP = (
+    "The positive class label, compared with str(y); None: filterkit's rule "
+    "(the minority class of a two-class y)."
+)
+
+
+@functools.cache
+def _registry() -> Registry:
+    """The installed plugins (the ``filterkit`` entry points), loaded once per process."""
+    return load_plugins()
+
+
+class FilterkitTransformer(TransformerMixin, BaseEstimator):
+    """A filterkit stage as a scikit-learn transformer: the base of every adapter.
+
+    A subclass says which stage it runs (:meth:`_stage_name`) and which of its
+    parameters give the stage's options (``stage_parameters``); see the module
+    docstring for how X and y become a filterkit schema.
+    """
+
+    #: The parameter of this class that gives each stage option, by option name.
+    stage_parameters: ClassVar[dict[str, str]] = {}
+
+    def _stage_name(self) -> str:
+        """The name of the registered stage this transformer runs."""
+        raise NotImplementedError
+
+    def _new_stage(self) -> Stage:
+        """A new, unfitted stage with this transformer's parameters."""
+        params = {option: getattr(self, parameter) for option, parameter in self.stage_parameters.items()}
+        return _registry().make_stage(self._stage_name(), params)
+
+    def _learns_from_y(self) -> bool:
+        """True when the stage refuses data without a class (so it needs y); False when
+        the parameters are invalid (``fit`` says why)."""
+        try:
+            return _refuses_classless_data(self._new_stage())
+        except (FilterkitError, ValueError):
+            return False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = self._learns_from_y()
+        return tags
+
+    def fit(self, X, y=None):
+        """Fit the stage on X, and on y when the stage learns from a class.
+
+        X is a numeric array or ``scipy.sparse`` matrix (NaN: missing); y holds
+        class labels of any type (compared as ``str``).  Raises ValueError for
+        bad parameters or data, with filterkit's message.
+        """
+        supervised = self._learns_from_y()
+        if supervised:
+            X, y = validate_data(self, X, y, **_X_CHECKS)
+            check_classification_targets(y)
+            labels, codes = self._class_labels(y)
+        else:
+            X = validate_data(self, X, **_X_CHECKS)
+            labels, codes = (), None
+        schema = _schema(self._fitted_feature_names(), labels)
+        stage = self._failing_as_value_error(self._new_stage)
+        chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
+        self._failing_as_value_error(chain.fit, MemorySource(schema, Chunk(_with_class(X, codes, labels))))
+        self.stage_ = stage
+        self.input_schema_ = schema
+        self.class_labels_ = labels
+        return self
+
+    def _class_labels(self, y) -> tuple[tuple[str, ...], np.ndarray]:
+        """The class labels (sorted distinct ``str(y)`` and ``positive``) and y's label codes."""
+        text = np.array([str(value) for value in y], dtype=str)
+        positive = self._positive_label()
+        labels = np.unique(np.concatenate([text, np.array([] if positive is None else [positive], dtype=str)]))
+        if len(labels) < 2:
+            raise ValueError(
+                f"{type(self).__name__}: y holds 1 class ({labels[0]!r}); stage '{self._stage_name()}' "
+                "learns from at least two classes (or name a positive class that y lacks)"
+            )
+        return tuple(labels.tolist()), np.searchsorted(labels, text).astype(np.float64)
+
+    def _positive_label(self) -> str | None:
+        """``str(positive)``, or None when not given (or not a parameter of this class)."""
+        positive = getattr(self, "positive", None)
+        return None if positive is None else str(positive)
+
+    def _fitted_feature_names(self) -> list[str]:
+        """The input attributes' names: the DataFrame's columns, else x0 … x{n-1}."""
+        if hasattr(self, "feature_names_in_"):
+            return [str(name) for name in self.feature_names_in_]
+        return [f"x{i}" for i in range(self.n_features_in_)]
+
+    def _failing_as_value_error(self, function, *args):
+        try:
+            return function(*args)
+        except FilterkitError as error:
+            raise ValueError(f"{type(self).__name__}: {error}") from error
+
+    def transform(self, X):
+        """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_X_CHECKS)
+        rows = Chunk(_with_class(X, None, self.class_labels_))
+        chain = Chain([self.stage_])
+        transformed = self._failing_as_value_error(lambda: next(iter(chain.transform([rows]))))
+        output = self.stage_.output_schema()
+        values = transformed.values
+        if self.class_labels_:
+            values = values[:, _without(output, self.input_schema_.attributes[-1].name)]
+        if sp.issparse(values):
+            return sp.csr_array(values) if isinstance(X, sp.sparray) else sp.csr_matrix(values)
+        return np.asarray(values, dtype=np.float64)
+
+    def get_feature_names_out(self, input_features=None):
+        """The output attributes' names: kept names, or the stage's new ones (``w>=2``)."""
+        check_is_fitted(self)
+        names = self._fitted_feature_names()
+        if input_features is not None:
+            given = [str(name) for name in input_features]
+            if len(given) != len(names):
+                raise ValueError(
+                    f"input_features should have length equal to number of features ({len(names)}), got {len(given)}"
+                )
+            if hasattr(self, "feature_names_in_") and given != names:
+                raise ValueError("input_features is not equal to feature_names_in_")
+            names = given
+        if names == self._fitted_feature_names():
+            stage, schema = self.stage_, self.input_schema_
+        else:
+            schema = _schema(names, self.class_labels_)
+            stage = _restored(_saved(self.stage_), schema)
+        output = stage.output_schema()
+        keep = _without(output, schema.attributes[-1].name) if self.class_labels_ else range(len(output))
+        return np.array([output.attributes[i].name for i in keep], dtype=object)
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        if "stage_" in state:
+            state["stage_"] = _saved(state["stage_"])
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("stage_", None)
+        super().__setstate__(state)
+        if saved is not None:
+            self.stage_ = _restored(saved, self.input_schema_)
+
+
+_X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "allow-nan"}
+
+_PROBE_SCHEMA = Schema(_RELATION, (Attribute("x0", NUMERIC, declared_type="numeric"),))
+
+
+def _refuses_classless_data(stage: Stage) -> bool:
+    """True when ``stage`` cannot be prepared for one numeric attribute and no class."""
+    try:
+        stage.prepare(_PROBE_SCHEMA, Context())
+    except FilterkitError:
+        return True
+    return False
+
+
+def _class_attribute_name(feature_names: list[str]) -> str:
+    """``y``, or ``y_1``, ``y_2`` … when a feature already has that name."""
+    taken = set(feature_names)
+    name, number = "y", 0
+    while name in taken:
+        number += 1
+        name = f"y_{number}"
+    return name
+
+
+def _schema(feature_names: list[str], labels: tuple[str, ...]) -> Schema:
+    """Numeric attributes of the given names, then a nominal class when there are labels."""
+    attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in feature_names]
+    if labels:
+        attributes.append(Attribute(_class_attribute_name(feature_names), NOMINAL, labels=labels))
+    return Schema(_RELATION, tuple(attributes))
+
+
+def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
+    """X as chunk values, with the class column appended when there are labels
+    (``codes``, or missing values in ``transform``)."""
+    X = sp.csr_matrix(X) if sp.issparse(X) else X
+    if not labels:
+        return X
+    column = np.full((X.shape[0], 1), np.nan) if codes is None else codes.reshape(-1, 1)
+    if sp.issparse(X):
+        return sp.hstack([X, sp.csr_matrix(column)], format="csr")
+    return np.hstack([X, column])
+
+
+def _without(schema: Schema, name: str) -> np.ndarray:
+    """Positions of every attribute of ``schema`` but the one called ``name``."""
+    return np.flatnonzero([attribute.name != name for attribute in schema.attributes])
+
+
+def _saved(stage: Stage) -> dict:
+    """What rebuilds a fitted stage: its name, options, positive class and plain-array state."""
+    return {"name": stage.name, "params": dict(stage.params), "positive": stage.context.positive,
+            "state": stage.state()}
+
+
+def _restored(saved: dict, schema: Schema) -> Stage:
+    """The stage :func:`_saved` describes, prepared for ``schema`` (class last, if nominal)."""
+    stage = _registry().make_stage(saved["name"], saved["params"])
+    class_index = len(schema) - 1 if schema.attributes[-1].kind == NOMINAL else None
+    stage.prepare(schema, Context(class_index, saved["positive"]))
+    stage.load_state(saved["state"])
+    return stage
+
+
+def _may_learn_from_y(stage_class: type[Stage]) -> bool:
+    """True unless the stage, with its default options, works on data without a class."""
+    try:
+        return _refuses_classless_data(stage_class())
+    except FilterkitError:
+        return True
+
+
+def _init_storing(signature: inspect.Signature):
+    """An ``__init__`` with ``signature`` that stores each parameter as given (scikit-learn's rule)."""
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    return __init__
+
+
+def _adapter_class(class_name: str, base: type, options: tuple[Option, ...], with_positive: bool,
+                   leading: tuple[Option, ...], summary: str, namespace: dict) -> type:
+    """A transformer class whose parameters are ``leading`` (positional), ``options`` and
+    ``positive`` (keyword-only), documented from their declarations.
+
+    An option whose name the transformer already uses (Shaper's ``transform``
+    is a method) becomes the parameter ``stage_NAME``.
+    """
+    taken = set(dir(base)) | {"positive"} | {o.name for o in leading}
+    renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
+    documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
+    if with_positive:
+        documented.append(("positive", Option("positive", str, None, _POSITIVE_HELP)))
+    positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("self", positional)] + [
+        inspect.Parameter(name, positional if k < len(leading) else keyword, default=option.default)
+        for k, (name, option) in enumerate(documented)
+    ]
+    lines = [summary, "", "Parameters", "----------"]
+    for name, option in documented:
+        note = "" if name == option.name else f"The stage's option '{option.name}'. "
+        lines += [f"{name} : {option.kind.__name__}, default={option.default!r}", f"    {note}{option.help}"]
+    return type(class_name, (base,), {
+        **namespace,
+        "__init__": _init_storing(inspect.Signature(parameters)),
+        "__doc__": "\n".join(lines),
+        "__module__": __name__,
+        "__qualname__": class_name,
+        "stage_parameters": renamed,
+    })
+
+
+class StageTransformer(FilterkitTransformer):
+    """The base of the classes :func:`transformer_for` makes: one registered stage, ``stage_name``."""
+
+    stage_name: ClassVar[str] = ""
+
+    def _stage_name(self) -> str:
+        return self.stage_name
+
+
+def class_name_for(stage_name: str) -> str:
+    """The class name of a stage's transformer: a friendly one, else CamelCase + ``Transformer``."""
+    if stage_name in FRIENDLY_NAMES:
+        return FRIENDLY_NAMES[stage_name]
+    words = [word for word in re.split(r"[^0-9A-Za-z]+", stage_name) if word]
+    name = "".join(word[:1].upper() + word[1:] for word in words) + "Transformer"
+    return name if name[:1].isalpha() else "Stage" + name
+
+
+@functools.cache
+def transformer_for(stage_name: str) -> type[StageTransformer]:
+    """The scikit-learn transformer class of the registered stage ``stage_name``.
+
+    Its parameters are the stage's options with their declared defaults, and
+    ``positive`` unless the stage works without a class.  ValueError names the
+    installed stages when there is no such stage.
+    """
+    try:
+        registered = _registry().stages[stage_name]
+    except KeyError:
+        raise ValueError(
+            f"no stage called {stage_name!r} (installed: {', '.join(sorted(_registry().stages))})"
+        ) from None
+    stage_class = registered.value
+    summary = (f"{stage_class.summary}\n\nThe filterkit stage '{stage_name}' (plugin '{registered.plugin}', "
+               f"{registered.distribution}) as a scikit-learn transformer.")
+    return _adapter_class(class_name_for(stage_name), StageTransformer, stage_class.options,
+                          _may_learn_from_y(stage_class), (), summary, {"stage_name": stage_name})
+
+
+class _ScoreScaler(FilterkitTransformer):
+    """The base of ``ScoreScaler``: the scorer stage of the metric named by ``metric``."""
+
+    def _stage_name(self) -> str:
+        if self.metric not in _registry().metrics or self.metric not in _registry().stages:
+            known = ", ".join(sorted(set(_registry().metrics) & set(_registry().stages)))
+            raise ValueError(f"ScoreScaler: no scorer for metric {self.metric!r} (installed: {known})")
+        return self.metric
+
+
+@functools.cache
+def _score_scaler() -> type[FilterkitTransformer]:
+    """``ScoreScaler``: its options are those of the default metric's scorer, which every
+    scorer made by the built-in scorers plugin shares."""
+    options = _registry().stage(DEFAULT_METRIC).options
+    metric = Option("metric", str, DEFAULT_METRIC, "The metric to score by (any registered metric: bns, ig, chi, ...).")
+    summary = ("Scale each numeric feature's training range to its score by a metric "
+               "(the filterkit scorer stage of that metric; KDD'09 §2.2, §3.4).")
+    return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
+
+
+class Normalizer(FilterkitTransformer):
+    """Scale each row's features to unit length: the ``l2`` (default) or ``l1`` stage.
+
+    Parameters
+    ----------
+    norm : str, default='l2'
+        ``l2``: Euclidean length 1; ``l1``: absolute sum 1.  A zero row stays zero.
+    """
+
+    def __init__(self, norm: str = "l2"):
+        self.norm = norm
+
+    def _stage_name(self) -> str:
+        if self.norm not in NORMS:
+            raise ValueError(f"Normalizer: norm {self.norm!r} is not one of {', '.join(NORMS)}")
+        return self.norm
+
+
+def _stages_by_class_name() -> dict[str, str]:
+    """Each registered stage's name by its transformer's class name (ambiguous names left out)."""
+    names: dict[str, list[str]] = {}
+    for stage_name in _registry().stages:
+        names.setdefault(class_name_for(stage_name), []).append(stage_name)
+    return {class_name: stages[0] for class_name, stages in names.items() if len(stages) == 1}
+
+
+def __getattr__(name: str):
+    """``ScoreScaler`` and each stage's transformer class by its class name, made on first use."""
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name == "ScoreScaler":
+        return _score_scaler()
+    stage_name = _stages_by_class_name().get(name)
+    if stage_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} (see transformer_for)")
+    return transformer_for(stage_name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MADE_ON_USE) | set(_stages_by_class_name()))

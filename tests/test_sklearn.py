@@ -1,0 +1,292 @@
+"""The scikit-learn adapters: the same numbers as the chain and the command line,
+scikit-learn's estimator checks, pipelines, grid search, cloning and pickling."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import LinearSVC
+from sklearn.utils import get_tags
+from sklearn.utils.estimator_checks import (
+    check_get_feature_names_out_error,
+    check_transformer_get_feature_names_out,
+    parametrize_with_checks,
+)
+
+import filterkit.sklearn as adapters
+from chain_helpers import REAL, assert_same_values, read_bytes
+from filterkit.arff import read_arff
+from filterkit.evaluation import MemorySource, take_rows
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain
+from filterkit.schema import Chunk
+from filterkit.sklearn import (
+    Binarizer,
+    MinMaxScaler,
+    Normalizer,
+    OrdinalEncoder,
+    ScoreScaler,
+    Selector,
+    Shaper,
+    transformer_for,
+)
+
+OH0 = REAL / "oh0.wc.arff"
+
+#: cross_val_score's mean AUC of the README pipeline on oh0 Ethics-vs-rest was 0.9915
+#: (5 unshuffled stratified folds); the bound leaves room for other liblinear builds.
+README_AUC_BOUND = 0.97
+
+REGISTRY = load_plugins()
+
+#: What a stage needs for scikit-learn's checks to fit it.  The checks fit on
+#: y = X[:, 0].astype(int), three or four classes: on more than two, ``shape`` must be
+#: told the positive class (filterkit's rule, see test_shaper_on_three_classes_needs_a_positive_class),
+#: so it is checked with positive="1".  ``select`` needs exactly one rule and, outside a
+#: chain, a metric to rank by (a pipeline step does not see the scorer before it).
+CHECK_PARAMS = {"shape": {"positive": "1"}, "select": {"metric": "bns", "top": 2}}
+
+#: filterkit's own stages: a third-party plugin installed here answers for its own stages.
+BUILT_IN_STAGES = sorted(name for name, registered in REGISTRY.stages.items() if registered.distribution == "filterkit")
+
+ADAPTERS = [transformer_for(name)(**CHECK_PARAMS.get(name, {})) for name in BUILT_IN_STAGES] + [
+    ScoreScaler(),
+    ScoreScaler("ig", presence=True),
+    Selector(metric="svm", top=2),
+    Normalizer(),
+    Normalizer("l1"),
+]
+
+
+@pytest.fixture(scope="module")
+def oh0():
+    """oh0's schema, rows, word-count matrix and class labels (strings)."""
+    schema, chunk = read_arff(OH0)
+    labels = np.array(schema.attributes[-1].labels)[chunk.values[:, -1].toarray().ravel().astype(int)]
+    return schema, chunk, chunk.values[:, :-1], labels
+
+
+def chain_output(stages: list[tuple[str, dict]], schema, train: Chunk, test: Chunk, positive=None) -> Chunk:
+    """A filterkit chain fitted on ``train`` applied to ``test``."""
+    chain = Chain([REGISTRY.make_stage(name, params) for name, params in stages], positive=positive)
+    chain.fit(MemorySource(schema, train))
+    return next(iter(chain.transform([test])))
+
+
+# Selector(metric="svm") trains liblinear on the checks' tiny random data, where it may not converge.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@parametrize_with_checks(ADAPTERS)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ADAPTERS, ids=repr)
+def test_feature_names_out_checks(estimator):
+    name = type(estimator).__name__
+    check_transformer_get_feature_names_out(name, estimator)
+    check_get_feature_names_out_error(name, estimator)
+
+
+def test_importing_the_adapters_imports_no_stage_module():
+    code = "import sys, filterkit.sklearn\nprint(sorted(m for m in sys.modules if m.startswith('filterkit_plugins')))"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "[]"
+
+
+def test_every_stage_has_a_transformer_whose_parameters_are_its_options_with_their_defaults():
+    for name, registered in REGISTRY.stages.items():
+        transformer = transformer_for(name)
+        assert getattr(adapters, transformer.__name__) is transformer
+        expected = {transformer.stage_parameters[o.name]: o.default for o in registered.value.options}
+        params = transformer().get_params()
+        params.pop("positive", None)
+        assert params == expected, name
+    assert Shaper is transformer_for("shape") and Selector is transformer_for("select")
+    assert OrdinalEncoder is transformer_for("ordinal") and Binarizer is transformer_for("binarize")
+    assert MinMaxScaler is transformer_for("minmax") and adapters.BnsTransformer is transformer_for("bns")
+    assert "positive" in Shaper().get_params() and "positive" not in MinMaxScaler().get_params()
+    assert list(inspect.signature(ScoreScaler).parameters)[:2] == ["metric", "presence"]
+
+
+def test_a_stage_option_named_like_a_transformer_method_is_a_stage_prefixed_parameter(oh0):
+    schema, chunk, X, labels = oh0
+    out = Shaper(stage_transform="logodds", positive="Ethics").fit_transform(X, labels)
+    expected = chain_output([("shape", {"transform": "logodds"})], schema, chunk, chunk, positive="Ethics")
+    assert (out != expected.values[:, :-1]).nnz == 0
+    assert callable(Shaper().transform)
+
+
+def test_shape_bns_l2_pipeline_equals_the_chain_and_the_command_line(oh0, run_filterkit):
+    schema, chunk, X, labels = oh0
+    pipeline = make_pipeline(Shaper(positive="Ethics"), ScoreScaler("bns", positive="Ethics"), Normalizer())
+    out = pipeline.fit_transform(X, labels)
+    chained = chain_output([("shape", {}), ("bns", {}), ("l2", {})], schema, chunk, chunk, positive="Ethics")
+    result = run_filterkit("--positive", "Ethics", OH0, "shape", "bns", "l2")
+    assert result.status == 0, result.stderr
+    _, command_line = read_bytes(result.stdout)
+    assert_same_values(chained, command_line)
+    assert sp.isspmatrix_csr(out)
+    np.testing.assert_array_equal(out.toarray(), chained.values[:, :-1].toarray())
+    assert out.nnz == X.nnz
+
+
+def test_fitted_on_training_rows_the_pipeline_transforms_test_rows_as_the_chain_does(oh0):
+    schema, chunk, X, labels = oh0
+    train, test = np.arange(0, 1003, 3), np.setdiff1d(np.arange(1003), np.arange(0, 1003, 3))
+    pipeline = make_pipeline(Selector(metric="ig", top=300, positive="Ethics"), Shaper(positive="Ethics"), Normalizer("l1"))
+    out = pipeline.fit(X[train], labels[train]).transform(X[test])
+    stages = [("select", {"metric": "ig", "top": 300}), ("shape", {}), ("l1", {})]
+    chained = chain_output(stages, schema, take_rows(chunk, train), take_rows(chunk, test), positive="Ethics")
+    assert out.shape == (len(test), 300)
+    np.testing.assert_array_equal(out.toarray(), chained.values[:, :-1].toarray())
+
+
+def test_sparse_input_gives_sparse_output_and_dense_input_dense_output_of_the_same_values(oh0):
+    _, _, X, labels = oh0
+    X = X[:, :400]
+    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), OrdinalEncoder(max_thresholds=2), Normalizer())
+    y = labels == "Ethics"
+    from_sparse = clone(pipeline).fit_transform(X, y)
+    from_dense = clone(pipeline).fit_transform(X.toarray(), y)
+    from_sparse_array = clone(pipeline).fit_transform(sp.csr_array(X), y)
+    assert sp.isspmatrix_csr(from_sparse) and isinstance(from_dense, np.ndarray)
+    assert isinstance(from_sparse_array, sp.csr_array)
+    np.testing.assert_allclose(from_dense, from_sparse.toarray(), rtol=1e-13, atol=0)
+    assert from_sparse.nnz == X.nnz
+
+
+def test_select_keeps_the_names_of_the_kept_features(oh0):
+    schema, chunk, X, labels = oh0
+    names = [a.name for a in schema.attributes[:-1]]
+    selector = Selector(metric="ig", presence=True, top=5, positive="Ethics").fit(X, labels)
+    chained = Chain([REGISTRY.make_stage("select", {"metric": "ig", "presence": True, "top": 5})], positive="Ethics")
+    chained.fit(MemorySource(schema, chunk))
+    kept = [a.name for a in chained.output_schema.attributes[:-1]]
+    assert selector.get_feature_names_out(names).tolist() == kept
+    assert selector.get_feature_names_out().tolist() == [f"x{names.index(name)}" for name in kept]
+
+
+def test_ordinal_names_each_threshold_name_greater_or_equal_value():
+    X = np.array([[0, 1, 0.5], [2, 0, 1.0], [3, 1, 0.0]])
+    encoder = OrdinalEncoder().fit(X)
+    assert encoder.get_feature_names_out().tolist() == ["x0>=2", "x0>=3", "x1>=1", "x2"]
+    assert encoder.get_feature_names_out(["a", "b", "c"]).tolist() == ["a>=2", "a>=3", "b>=1", "c"]
+    np.testing.assert_array_equal(encoder.transform(X), [[0, 0, 1, 0.5], [1, 0, 0, 1.0], [1, 1, 1, 0.0]])
+
+
+def test_readme_example_cross_validates_to_a_sensible_auc(oh0):
+    _, _, X, labels = oh0
+    y = labels == "Ethics"
+    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), Normalizer(), LinearSVC())
+    scores = cross_val_score(pipeline, X, y, cv=5, scoring="roc_auc")
+    assert scores.mean() > README_AUC_BOUND
+
+
+def test_grid_search_picks_selectors_top_with_a_linear_svm(oh0):
+    _, _, X, labels = oh0
+    pipeline = make_pipeline(Selector(metric="bns"), Normalizer(), LinearSVC())
+    search = GridSearchCV(pipeline, {"selector__top": [3, 300]}, cv=3, scoring="roc_auc").fit(X, labels == "Ethics")
+    assert search.best_params_ == {"selector__top": 300}
+    low, high = search.cv_results_["mean_test_score"]
+    assert low < 0.92 < 0.95 < high
+    assert search.best_estimator_[0].transform(X).shape == (X.shape[0], 300)
+
+
+def test_clone_and_set_params_keep_parameters_verbatim_and_refit_with_them(oh0):
+    _, _, X, labels = oh0
+    y = labels == "Ethics"
+    shaper = Shaper(neighbors=3)
+    copy = clone(shaper)
+    assert copy is not shaper and copy.get_params() == shaper.get_params()
+    assert copy.set_params(neighbors=40, stage_transform="logodds") is copy
+    assert copy.get_params()["neighbors"] == 40 and shaper.get_params()["neighbors"] == 3
+    assert (shaper.fit_transform(X, y) != copy.fit_transform(X, y)).nnz > 0
+    pipeline = make_pipeline(Shaper(), Normalizer())
+    pipeline.set_params(shaper__neighbors=40, shaper__stage_transform="logodds", normalizer__norm="l1")
+    expected = make_pipeline(copy, Normalizer("l1")).fit_transform(X, y)
+    np.testing.assert_array_equal(pipeline.fit_transform(X, y).toarray(), expected.toarray())
+
+
+def test_a_pickled_fitted_pipeline_predicts_the_same_and_holds_only_plain_stage_state(oh0):
+    _, _, X, labels = oh0
+    y = labels == "Ethics"
+    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), Selector(metric="chi", top=500), Normalizer(), LinearSVC())
+    pipeline.fit(X, y)
+    data = pickle.dumps(pipeline)
+    assert b"filterkit_plugins" not in data
+    restored = pickle.loads(data)
+    np.testing.assert_array_equal(restored.decision_function(X), pipeline.decision_function(X))
+    np.testing.assert_array_equal(restored[:-1].get_feature_names_out(), pipeline[:-1].get_feature_names_out())
+
+
+def test_stages_that_learn_from_a_class_require_y_and_the_others_ignore_it():
+    rng = np.random.default_rng(1)
+    X = rng.poisson(1.0, size=(30, 4)).astype(float)
+    for transformer in (Shaper(), ScoreScaler("chi"), Selector(metric="ig", top=2)):
+        assert get_tags(transformer).target_tags.required
+        with pytest.raises(ValueError, match="requires y to be passed"):
+            transformer.fit(X)
+    continuous = rng.normal(size=30)
+    for transformer in (MinMaxScaler(), Binarizer(), OrdinalEncoder(), Normalizer()):
+        assert not get_tags(transformer).target_tags.required
+        np.testing.assert_array_equal(clone(transformer).fit(X, continuous).transform(X), transformer.fit(X).transform(X))
+        assert transformer.class_labels_ == ()
+
+
+def test_class_labels_are_the_sorted_strings_of_y_and_the_positive_class():
+    X = np.array([[1.0], [0.0], [2.0], [0.0]])
+    assert Shaper().fit(X, [True, False, False, False]).class_labels_ == ("False", "True")
+    assert Shaper(positive=True).fit(X, [True, False, True, True]).class_labels_ == ("False", "True")
+    assert Shaper(positive="c").fit(X, ["b", "a", "b", "a"]).class_labels_ == ("a", "b", "c")
+    assert ScoreScaler().fit(X, [10, 9, 10, 9]).class_labels_ == ("10", "9")
+    with pytest.raises(ValueError, match="y holds 1 class"):
+        Shaper().fit(X, ["a"] * 4)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        Shaper().fit(X, [0.5, 1.5, 2.25, 3.0])
+
+
+def test_shaper_on_three_classes_needs_a_positive_class():
+    X = np.array([[1.0], [0.0], [2.0]])
+    with pytest.raises(ValueError, match="Shaper: the class 'y' has 3 labels: say which is positive"):
+        Shaper().fit(X, ["a", "b", "c"])
+    assert Shaper(positive="b").fit_transform(X, ["a", "b", "c"]).shape == (3, 1)
+
+
+def test_selector_without_a_metric_says_it_has_nothing_to_rank_by():
+    with pytest.raises(ValueError, match="has nothing to rank by"):
+        Selector(top=2).fit(np.eye(3), [0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "transformer, message",
+    [
+        (Normalizer("l3"), "Normalizer: norm 'l3' is not one of l2, l1"),
+        (ScoreScaler("nope"), "ScoreScaler: no scorer for metric 'nope'"),
+        (Shaper(neighbors=-1), "option --neighbors: -1 is below 0"),
+        (Selector(metric="bns", top=2, fraction=0.5), "needs exactly one of"),
+    ],
+    ids=repr,
+)
+def test_bad_parameters_are_value_errors_at_fit(transformer, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=message):
+            transformer.fit(np.eye(3), [0, 1, 1])
+
+
+def test_an_unknown_stage_is_a_value_error_naming_the_installed_ones():
+    with pytest.raises(ValueError, match=r"no stage called 'nope' \(installed: .*shape"):
+        transformer_for("nope")
+    with pytest.raises(AttributeError):
+        adapters.NopeTransformer
