@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Reproduce docs/RESULTS.md: the papers' experiments with `filterkit evaluate`.
 # Usage: docs/reproduce.sh [DATA_DIR [OUT_DIR]]   (DATA_DIR defaults to ../shared/data)
+# PARTS="uci text curve skewed" (the default) picks the experiments; JOBS=N runs N processes.
 # Writes one JSON per run into OUT_DIR, then: python docs/summarize_results.py OUT_DIR
 set -euo pipefail
 data=${1:-"$(dirname "$0")/../../shared/data"}
 out=${2:-results}
 jobs=${JOBS:-1}
+parts=${PARTS:-"uci text curve skewed"}
 mkdir -p "$out"
+wanted() { [[ " $parts " == *" $1 "* ]]; }
 
 # 1. KDD'09 Fig. 3 / Table 1: the UCI sets, every class-vs-rest task with >= 50 positives
 #    (the minority class of a two-class set), 10-fold CV.
-for path in "$data"/uci/*.arff; do
+wanted uci && for path in "$data"/uci/*.arff; do
     name=$(basename "$path" .arff)
     class=last; [ "$name" = wine ] && class=first
     filterkit evaluate -q --jobs "$jobs" -c "$class" --each-class --min-positives 50 --folds 10 --json --compare "$path" \
@@ -24,7 +27,7 @@ done
 
 # 2. Text (Forman's sets): KDD'09 representations, and JMLR 2003's BNS vs IG selection,
 #    every class with >= 50 positives, 5-fold CV.
-for path in "$data"/text/*.arff; do
+wanted text && for path in "$data"/text/*.arff; do
     name=$(basename "$path" .wc.arff)
     filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json --compare "$path" \
         "binarize l2" \
@@ -40,13 +43,13 @@ for path in "$data"/text/*.arff; do
 done
 
 # 2b. The KDD'09 learning curve on one text set: the gains of shaping are at small training sizes.
-filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json \
+wanted curve && filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json \
     --train-fraction 0.05,0.1,0.2,0.5,1 --compare "$data/text/oh10.wc.arff" \
     "binarize l2" "binarize bns l2" "shape bns l2" > "$out/curve-oh10.json"
 
-# 3. aiSVM vs svm on the most skewed text tasks: every class with 10-5% ... of the rows
-#    (at most 5% positives, at least 10), 5-fold CV, the same folds for both classifiers.
-for path in "$data"/text/*.arff; do
+# 3. aiSVM vs svm on the most skewed text tasks: every class with at most 5% of the rows
+#    and at least 10 positives, 5-fold CV, the same folds for both classifiers.
+wanted skewed && for path in "$data"/text/*.arff; do
     name=$(basename "$path" .wc.arff)
     python3 - "$path" <<'PY' | while read -r label; do
 import sys
