@@ -132,6 +132,18 @@ class ValueCounts:
         present = self.class_totals[:, None] - self.missing
         return np.maximum(present - self.nonzero_counts(), 0.0)
 
+    def training_range(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per feature, the smallest and largest present training value (0 where zeros occur)."""
+        feature, value, _ = self.histogram(include_zero=True)
+        minimum = np.zeros(self.n_features)
+        maximum = np.zeros(self.n_features)
+        if len(feature):
+            first = np.r_[True, feature[1:] != feature[:-1]]
+            last = np.r_[feature[1:] != feature[:-1], True]
+            minimum[feature[first]] = value[first]
+            maximum[feature[last]] = value[last]
+        return minimum, maximum
+
     def histogram(self, include_zero: bool = True):
         """Per feature, sorted distinct values with per-class counts.
 
@@ -158,6 +170,78 @@ class ValueCounts:
         counts = np.zeros((int(new.sum()), self.n_classes))
         np.add.at(counts, (group, label), count)
         return feature[new], value[new], counts
+
+
+@dataclass
+class PresenceCounts:
+    """What presence scoring needs, and no value histogram: per class and feature the rows
+    where the feature is non-zero, class totals, missing counts, and each feature's smallest
+    and largest non-zero value.
+
+    The same interface as :class:`ValueCounts` for presence scores and training ranges,
+    at a cost that follows features × classes, not distinct values.
+    """
+
+    n_features: int
+    n_classes: int
+    nonzero: np.ndarray
+    class_totals: np.ndarray
+    missing: np.ndarray
+    minimum: np.ndarray
+    maximum: np.ndarray
+
+    @classmethod
+    def empty(cls, n_features: int, n_classes: int) -> "PresenceCounts":
+        """Statistics of no rows."""
+        return cls(n_features, n_classes, np.zeros((n_classes, n_features)), np.zeros(n_classes),
+                   np.zeros((n_classes, n_features)), np.full(n_features, np.inf), np.full(n_features, -np.inf))
+
+    def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
+        """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
+        weights = chunk.weights if chunk.weights is not None else np.ones(chunk.n_rows)
+        classes = _column(chunk, class_index)
+        known = ~np.isnan(classes)
+        labels = np.where(known, classes, 0).astype(np.int64)
+        block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
+        block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
+        rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
+        keep = known[rows] & (block.data != 0)
+        rows, columns, values = rows[keep], block.indices[keep].astype(np.int64), block.data[keep]
+        missing_entry = np.isnan(values)
+        n = len(features)
+        nonzero = np.zeros((self.n_classes, n))
+        missing = np.zeros((self.n_classes, n))
+        np.add.at(nonzero, (labels[rows[~missing_entry]], columns[~missing_entry]), weights[rows[~missing_entry]])
+        np.add.at(missing, (labels[rows[missing_entry]], columns[missing_entry]), weights[rows[missing_entry]])
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        np.minimum.at(low, columns[~missing_entry], values[~missing_entry])
+        np.maximum.at(high, columns[~missing_entry], values[~missing_entry])
+        totals = np.bincount(labels[known], weights=weights[known], minlength=self.n_classes)
+        return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
+
+    def merge(self, other: "PresenceCounts") -> "PresenceCounts":
+        """Statistics of the rows of both."""
+        return PresenceCounts(
+            self.n_features, self.n_classes, self.nonzero + other.nonzero, self.class_totals + other.class_totals,
+            self.missing + other.missing, np.minimum(self.minimum, other.minimum), np.maximum(self.maximum, other.maximum),
+        )
+
+    def nonzero_counts(self) -> np.ndarray:
+        """``[c, j]``: rows of class c whose feature j is present and not zero."""
+        return self.nonzero
+
+    def zero_counts(self) -> np.ndarray:
+        """``[c, j]``: rows of class c whose feature j is exactly zero."""
+        return np.maximum(self.class_totals[:, None] - self.missing - self.nonzero, 0.0)
+
+    def training_range(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per feature, the smallest and largest present training value, 0 included where
+        zeros occur (as :meth:`ValueCounts.training_range`); 0 for a feature never present."""
+        has_zero = self.zero_counts().sum(axis=0) > 0
+        low = np.where(has_zero, np.minimum(self.minimum, 0.0), self.minimum)
+        high = np.where(has_zero, np.maximum(self.maximum, 0.0), self.maximum)
+        present = np.isfinite(low)
+        return np.where(present, low, 0.0), np.where(present, high, 0.0)
 
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:

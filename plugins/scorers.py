@@ -23,7 +23,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.schema import Chunk
 from filterkit.stage import Option
-from filterkit.statistics import ClassValueCountsStage, ValueCounts
+from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
 
 
 class ScorerStage(ClassValueCountsStage):
@@ -38,12 +38,18 @@ class ScorerStage(ClassValueCountsStage):
         Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
     )
 
-    def finalize(self, statistics: ValueCounts) -> None:
+    def new_statistics(self):
+        """Presence scores need only non-zero counts by class (and each feature's range)."""
+        if self.params["presence"] and self.metric.uses_counts:
+            return PresenceCounts.empty(len(self.features), len(self.class_attribute.labels))
+        return super().new_statistics()
+
+    def finalize(self, statistics: ValueCounts | PresenceCounts) -> None:
         targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
         self.scores = feature_scores(
             statistics, self.metric, targets, self.params["presence"], self.params["combine"], self.params["alpha"]
         )
-        self.minimum, self.maximum = _training_range(statistics)
+        self.minimum, self.maximum = statistics.training_range()
         width = self.maximum - self.minimum
         self.factor = np.where(width > 0, self.scores / np.where(width > 0, width, 1.0), 0.0)
 
@@ -82,19 +88,6 @@ class ScorerStage(ClassValueCountsStage):
         """Each scored feature's name and score, for a following ``select``."""
         names = [self.input_schema.attributes[i].name for i in self.features]
         return dict(zip(names, self.scores.tolist()))
-
-
-def _training_range(statistics: ValueCounts) -> tuple[np.ndarray, np.ndarray]:
-    """Per feature, the smallest and largest training value (0 where zeros occur)."""
-    feature, value, _ = statistics.histogram(include_zero=True)
-    minimum = np.zeros(statistics.n_features)
-    maximum = np.zeros(statistics.n_features)
-    if len(feature):
-        first = np.r_[True, feature[1:] != feature[:-1]]
-        last = np.r_[feature[1:] != feature[:-1], True]
-        minimum[feature[first]] = value[first]
-        maximum[feature[last]] = value[last]
-    return minimum, maximum
 
 
 def scorer_for(metric: Metric) -> type[ScorerStage]:

@@ -217,3 +217,48 @@ def test_integer_key_compaction_equals_the_lexsort_one():
         np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field))
     np.testing.assert_allclose(fast.count, slow.count, rtol=1e-12)
     assert len(fast.feature) == 300 * 7 * 3
+
+
+WEIGHTED_MISSING = """@relation w
+@attribute a numeric
+@attribute b numeric
+@attribute c numeric
+@attribute class {n,p}
+@data
+{0 -2,1 3,3 p},{0.5}
+{1 ?,2 4,3 n}
+{0 5,3 p},{2}
+{2 1,3 n},{0}
+{0 ?,1 1,3 ?}
+{3 p}
+"""
+
+
+@pytest.mark.parametrize("name", ["oh0.wc.arff", "credit-g.arff", "weighted"])
+def test_presence_counts_agree_with_the_value_histogram(name, tmp_path):
+    from filterkit.statistics import PresenceCounts
+
+    if name == "weighted":
+        path = tmp_path / "w.arff"
+        path.write_text(WEIGHTED_MISSING)
+    else:
+        path = Path(__file__).parent / "data" / "real" / name
+    schema, chunk = read_arff(path)
+    class_index = len(schema) - 1
+    features = np.array([i for i, a in enumerate(schema.attributes[:-1]) if a.is_numeric])
+    n_classes = len(schema.attributes[class_index].labels)
+    full = ValueCounts.empty(len(features), n_classes).add(chunk, features, class_index)
+    light = PresenceCounts.empty(len(features), n_classes)
+    for start in range(0, chunk.n_rows, 7):
+        rows = np.arange(start, min(start + 7, chunk.n_rows))
+        part = Chunk(chunk.values[rows], {}, None if chunk.weights is None else chunk.weights[rows])
+        light = light.add(part, features, class_index)
+    np.testing.assert_array_equal(light.nonzero_counts(), full.nonzero_counts())
+    np.testing.assert_array_equal(light.zero_counts(), full.zero_counts())
+    np.testing.assert_array_equal(light.class_totals, full.class_totals)
+    np.testing.assert_array_equal(light.missing, full.missing)
+    for mine, theirs in zip(light.training_range(), full.training_range()):
+        np.testing.assert_array_equal(mine, theirs)
+    if name == "weighted":
+        np.testing.assert_array_equal(light.training_range()[0], [-2, 0, 0])
+        np.testing.assert_array_equal(light.training_range()[1], [5, 3, 4])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import warnings
 from typing import BinaryIO, Iterator
 
@@ -33,6 +34,8 @@ from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
 _SPACE_TABLE = bytes.maketrans(b"{},\t", b"    ")
+#: Quotes, comments and hexadecimal numbers send a group to the tokenizer (one linear scan).
+_NEEDS_TOKENIZER = re.compile(rb"['\"%]|0[xX]")
 _NUMBER_START = np.zeros(256, dtype=bool)
 _NUMBER_START[np.frombuffer(b"0123456789+-.", np.uint8)] = True
 _NOT_NUMBER_CHAR = np.ones(256, dtype=bool)
@@ -131,7 +134,7 @@ class ArffReader:
 
     def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
         joined = b"\n".join(lines)
-        if not any(mark in joined for mark in (b"'", b'"', b"%", b"0x", b"0X")):
+        if _NEEDS_TOKENIZER.search(joined) is None:
             try:
                 if sparse:
                     return _parse_sparse_fast(joined, lines, numbers, self._columns, self.name)
