@@ -137,8 +137,8 @@ def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
 @needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 def test_real_files_are_written_identically(path, monkeypatch):
-    with ArffReader(path, chunk_rows=500) as source:
-        schema, chunks = source.schema, list(source.chunks())
+    with ArffReader(path, chunk_rows=150) as source:
+        schema, chunks = source.schema, list(source.chunks())[:2]  # 300 rows: grain_wc written dense is wide
     for sparse in (True, False):
         compiled, python = write_both_ways(schema, chunks, sparse, monkeypatch)
         assert compiled == python
