@@ -22,6 +22,7 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
+from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
 from filterkit.info_command import info_command
@@ -31,7 +32,10 @@ from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress
 from filterkit.stage import Option
 
 COMMANDS = ("plugins", "apply", "evaluate", "info")
-_OPTIONS_WITH_VALUES = {"-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows"}
+_OPTIONS_WITH_VALUES = {
+    "-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows",
+    "--engine", "--scheduler", "--partitions", "--output-dir",
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,7 +68,7 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
             args = argv[:position] + argv[position + 1 :]
             _invoke(command, args, f"filterkit {first}")
         else:
-            _invoke(build_chain_command(registry), argv, "filterkit")
+            _invoke(build_chain_command(registry, plugins_dir), argv, "filterkit")
         return 0
     except click.exceptions.Exit as done:
         return done.exit_code
@@ -195,11 +199,19 @@ Other commands: 'filterkit plugins' lists what is installed, 'filterkit apply'
 applies a saved model, 'filterkit evaluate' cross-validates chains with a
 classifier, 'filterkit info' summarizes a file (rows, density, class counts,
 best features by a metric). A file named like a command is read as ./NAME.
+
+With --engine dask the chain runs over partitions on a Dask cluster: IN.arff
+is split into byte ranges, or is a folder or a quoted glob ('parts/*.arff')
+of files sharing one header, each file a partition (see docs/dask.md).
 """
 
 
-def build_chain_command(registry: Registry) -> click.Group:
-    """The chained click group whose subcommands are the registered stages."""
+def build_chain_command(registry: Registry, loaded_plugins_dir: str | None = None) -> click.Group:
+    """The chained click group whose subcommands are the registered stages.
+
+    ``loaded_plugins_dir`` (taken from the command line before parsing) is
+    where Dask workers load plugin files from too.
+    """
 
     @click.group(chain=True, invoke_without_command=True, help=CHAIN_HELP,
                  subcommand_metavar="STAGE [OPTIONS]... [STAGE [OPTIONS]...]...")
@@ -214,13 +226,26 @@ def build_chain_command(registry: Registry) -> click.Group:
                   help="Rows per chunk (memory bound; never changes the output).")
     @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
     @click.option("--plugins-dir", metavar="DIR", help="Also load *.py files of DIR as plugins.")
+    @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+                  help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).")
+    @click.option("--scheduler", metavar="ADDRESS",
+                  help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: a local cluster of 2 worker processes).")
+    @click.option("--partitions", type=click.IntRange(1), help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).")
+    @click.option("--output-dir", type=click.Path(file_okay=False), help="With --engine dask: write one output per partition into DIR.")
     def chain(**_):
         """The chain; the work happens in the result callback."""
 
     @chain.result_callback()
-    def run_chain(stages, input_path, output, class_spec, positive, model_path, sparse, chunk_rows, quiet, plugins_dir):
+    def run_chain(stages, input_path, output, class_spec, positive, model_path, sparse, chunk_rows, quiet, plugins_dir,
+                  engine, scheduler, partitions, output_dir):
         progress = terminal_progress if (not quiet and sys.stderr.isatty()) else None
         fitted_chain = Chain(stages, class_spec=class_spec, positive=positive)
+        if engine == "dask":
+            _run_on_dask(fitted_chain, input_path, output, output_dir, model_path, sparse, chunk_rows,
+                         progress is not None, scheduler, partitions, registry, loaded_plugins_dir)
+            return
+        if scheduler or partitions or output_dir:
+            raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
         with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
             fitted_chain.fit(source, progress)
             comments = [f"filterkit chain: {describe_chain(stages)}"]
@@ -238,6 +263,32 @@ def build_chain_command(registry: Registry) -> click.Group:
     for name in sorted(registry.stages):
         chain.add_command(stage_command(registry, name))
     return chain
+
+
+def _run_on_dask(chain, input_path, output, output_dir, model_path, sparse, chunk_rows, progress, scheduler,
+                 partitions, registry, plugins_dir) -> None:
+    """The chain fitted and applied by :mod:`filterkit.distributed`; outputs and model as a local run's."""
+    if output and output_dir:
+        raise click.UsageError("give -o FILE or --output-dir DIR, not both")
+    if scheduler and not (output or output_dir):
+        raise click.UsageError(
+            "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
+        )
+    check_runnable(chain.stages, input_path)
+    with DaskEngine.connect(scheduler, plugins_dir, chunk_rows, progress) as engine:
+        plan = engine.plan(input_path, partitions)
+        engine.fit(chain, plan)
+        comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        save = (lambda: save_model(model_path, chain, registry)) if model_path else None
+        if output_dir:
+            engine.write_each(chain, plan, output_dir, sparse, comments, before_publish=save)
+        else:
+            with _output(output) as stream:
+                engine.write_concatenated(chain, plan, stream, sparse, comments, beside=output)
+                if save:
+                    save()
+    if progress:
+        sys.stderr.write("\n")
 
 
 def describe_chain(stages) -> str:

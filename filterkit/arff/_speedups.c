@@ -6,8 +6,9 @@
  * token (it starts with one of "0123456789+-." and holds only those and "eE") with Python's
  * own correctly rounded parser.  It returns five bytes objects holding, per token, the
  * float64 value (0 for other tokens), the int64 start and end offsets and line index, and a
- * uint8 "numeric-looking" flag; or None when a numeric-looking token is not a whole number,
- * which sends the group to the tokenizer, as the numpy path does.  The pure-Python path is
+ * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number
+ * (the numpy path then decides); False when the group holds a quote, a '%' or "0x"/"0X",
+ * which only the tokenizer reads (the reader checks the same marks without this module).  The pure-Python path is
  * used when this module is not built; tests check that both give identical chunks.
  *
  * format_rows does the writer's inner loop (see its comment); the writer's Python path
@@ -71,6 +72,7 @@ parse_simple(const char *text, Py_ssize_t size, double *out)
 }
 
 static unsigned char separator[256];
+static unsigned char needs_tokenizer[256];
 static unsigned char number_start[256];
 static unsigned char number_char[256];
 
@@ -86,7 +88,10 @@ tokenize_plain(PyObject *self, PyObject *arg)
 
     Py_ssize_t count = 0;
     for (Py_ssize_t i = 0; i < length; i++) {
-        if (!separator[(unsigned char)text[i]] && (i == 0 || separator[(unsigned char)text[i - 1]]))
+        unsigned char c = (unsigned char)text[i];
+        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > 0 && text[i - 1] == '0'))
+            Py_RETURN_FALSE;
+        if (!separator[c] && (i == 0 || separator[(unsigned char)text[i - 1]]))
             count++;
     }
     PyObject *numbers = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
@@ -315,6 +320,8 @@ PyInit__speedups(void)
     const char *chars = "0123456789+-.eE";
     for (const char *p = separators; *p; p++)
         separator[(unsigned char)*p] = 1;
+    for (const char *p = "'\"%"; *p; p++)
+        needs_tokenizer[(unsigned char)*p] = 1;
     for (const char *p = starts; *p; p++)
         number_start[(unsigned char)*p] = 1;
     for (const char *p = chars; *p; p++)

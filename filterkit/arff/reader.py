@@ -13,7 +13,6 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import re
 import warnings
 from typing import BinaryIO, Iterator
 
@@ -34,8 +33,9 @@ from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
 _SPACE_TABLE = bytes.maketrans(b"{},\t", b"    ")
-#: Quotes, comments and hexadecimal numbers send a group to the tokenizer (one linear scan).
-_NEEDS_TOKENIZER = re.compile(rb"['\"%]|0[xX]")
+#: Quotes, comments and hexadecimal numbers send a group to the tokenizer (the compiled
+#: tokenizer checks them in its own scan).
+_TOKENIZER_MARKS = (b"'", b'"', b"%", b"0x", b"0X")
 _NUMBER_START = np.zeros(256, dtype=bool)
 _NUMBER_START[np.frombuffer(b"0123456789+-.", np.uint8)] = True
 _NOT_NUMBER_CHAR = np.ones(256, dtype=bool)
@@ -134,7 +134,7 @@ class ArffReader:
 
     def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
         joined = b"\n".join(lines)
-        if _NEEDS_TOKENIZER.search(joined) is None:
+        if _speedups is not None or not any(mark in joined for mark in _TOKENIZER_MARKS):
             try:
                 if sparse:
                     return _parse_sparse_fast(joined, lines, numbers, self._columns, self.name)
@@ -268,6 +268,8 @@ def _tokens_of(joined: bytes, n_lines: int):
     """
     if _speedups is not None:
         found = _speedups.tokenize_plain(joined)
+        if found is False:
+            raise _NotPlain
         if found is not None:
             numbers, starts, ends, line_of, numeric_like = (
                 np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.float64, np.int64, np.int64, np.int64, np.bool_))

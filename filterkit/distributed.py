@@ -1,0 +1,557 @@
+"""Fitting and applying a chain over partitions on a Dask cluster (``--engine dask``).
+
+The input is a list of partitions: several ARFF files sharing one header, or
+one file whose data section is cut at line ends into byte ranges (each range
+is read after the file's header bytes, so no row is ever cut and an error still
+names the file's own line).  As :class:`filterkit.runner.Chain` does, each
+fitted stage costs one pass; here a pass is one Dask task per partition, which
+reads the partition's rows, pushes them through the stages already fitted and
+accumulates the stage's statistics.  The statistics are merged pairwise, always
+the earlier partition first, and finalized on the client.  A last task per
+partition applies the fitted chain and writes that partition's output, which
+the client moves into the output folder or concatenates in partition order.
+
+Only statistics and fitted state travel through Dask: a task receives each
+stage as its name, options and state (what a model file holds) and rebuilds it
+through the plugin registry, as ``filterkit apply`` does; workers read their
+rows from, and write them to, files they share with the client.  Dask is
+imported only when this engine is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import io
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Iterator
+
+import scipy.sparse as sp
+
+from filterkit.arff.header import HeaderParser, format_header
+from filterkit.arff.reader import ArffReader
+from filterkit.arff.writer import ArffWriter
+from filterkit.errors import FilterkitError
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain, _guarded, resolve_class
+from filterkit.schema import Chunk, Schema
+
+INSTALL_HINT = "pip install 'filterkit[dask]'"
+#: Worker processes of the cluster started when no --scheduler is given.
+LOCAL_WORKERS = 2
+_BLOCK_BYTES = 1 << 20
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_GLOB_CHARACTERS = re.compile(r"[*?\[]")
+
+
+def import_distributed():
+    """The ``dask.distributed`` module; FilterkitError naming the extra to install if missing."""
+    try:
+        import dask.distributed
+    except ImportError as error:
+        raise FilterkitError(f"--engine dask needs Dask ({error}); install it with {INSTALL_HINT}") from None
+    return dask.distributed
+
+
+def check_runnable(stages, input_path: str) -> None:
+    """Refuse, before any cluster starts, what this engine cannot run identically to the local one."""
+    if input_path == "-":
+        raise FilterkitError("--engine dask reads files its workers can open; it cannot partition standard input")
+    for stage in stages:
+        # The stage protocol tells a stage nothing of a row's position in the whole input, and
+        # select's SVM sample draws one seeded number per row by exactly that position.
+        if stage.name == "select" and stage.params.get("metric") == "svm":
+            raise FilterkitError(
+                "select --metric svm cannot run with --engine dask: its training sample draws one seeded "
+                "number per row by the row's position in the whole input, which a partition does not know "
+                "(use --engine local, or rank by a metric such as select --metric ig)"
+            )
+
+
+@dataclass(frozen=True)
+class Partition:
+    """The rows one task reads: bytes ``start:end`` of a file, from where its rows begin or
+    from a line start within them; or, for a gzip-compressed file (start None), the whole file.
+
+    ``label`` names the file in errors and ``output_name`` is the partition's
+    file in ``--output-dir``.
+    """
+
+    path: str
+    label: str
+    output_name: str
+    start: int | None = None
+    end: int | None = None
+
+    @contextlib.contextmanager
+    def reader(self, schema: Schema, chunk_rows: int) -> Iterator[ArffReader]:
+        """An :class:`ArffReader` of this partition's rows; its errors name the file's line."""
+        if self.start is None:
+            with ArffReader(self.path, self.label, chunk_rows) as reader:
+                yield reader
+            return
+        try:
+            with _RangeStream(self.path, self.start, self.end) as stream:
+                yield _RowsReader(io.BufferedReader(stream), self.label, chunk_rows, schema)
+        except FilterkitError as error:
+            if error.path != self.label or error.line is None:
+                raise
+            line = error.line + _count_line_ends(self.path, 0, self.start)
+            raise type(error)(error.message, error.path, line) from None
+
+    def chunks(self, schema: Schema, chunk_rows: int, sparse_rows: bool | None) -> Iterator[Chunk]:
+        """The partition's rows, stored as the input's first row is (see :func:`_stored_as`)."""
+        with self.reader(schema, chunk_rows) as reader:
+            for chunk in reader.chunks():
+                yield _stored_as(chunk, sparse_rows)
+
+    def first_row_sparse(self, schema: Schema) -> bool | None:
+        """Whether the partition's first row is sparse (None: it has no rows)."""
+        with self.reader(schema, 1) as reader:
+            first = next(reader.chunks(), None)
+        return None if first is None else first.is_sparse
+
+
+class _RowsReader(ArffReader):
+    """An ArffReader of data rows alone, whose header was read before (``schema``).
+
+    A partition's task then does not parse the header again: a word-count
+    header of 13,000 attributes takes longer to parse than thousands of rows.
+    """
+
+    def __init__(self, stream, name: str, chunk_rows: int, schema: Schema):
+        self._known_schema = schema
+        super().__init__(stream, name, chunk_rows)
+
+    def _read_header(self) -> Schema:
+        return self._known_schema
+
+
+class _RangeStream(io.RawIOBase):
+    """Bytes ``start:end`` of a file, as a stream."""
+
+    def __init__(self, path: str, start: int, end: int):
+        self._file = open(path, "rb")
+        self._file.seek(start)
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        size = min(len(buffer), self._left)
+        if size <= 0:
+            return 0
+        read = self._file.readinto(memoryview(buffer).cast("B")[:size])
+        self._left -= read
+        return read
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
+    """The chunk as CSR or dense, as the whole input's reader would store it.
+
+    A reader stores rows by the form of the first row it reads; a partition's
+    first row may differ from the input's in a file mixing sparse and dense rows.
+    """
+    if sparse_rows is None or chunk.is_sparse == sparse_rows:
+        return chunk
+    values = sp.csr_matrix(chunk.values) if sparse_rows else chunk.values.toarray()
+    return Chunk(values, chunk.text, chunk.weights)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The partitions of one input, their shared schema and how its first data row is stored."""
+
+    partitions: tuple[Partition, ...]
+    schema: Schema
+    sparse_rows: bool | None
+
+
+@dataclass(frozen=True)
+class ChainRecipe:
+    """What a task needs to rebuild a chain: each stage as ``(name, options, state)``
+    (state None: the stage being fitted), the input schema, the class and the
+    positive label, where the plugins come from and how partitions are read."""
+
+    stages: tuple
+    schema: Schema
+    class_name: str | None
+    positive: str | None
+    plugins_dir: str | None
+    chunk_rows: int
+    sparse_rows: bool | None
+
+    def rebuild(self) -> Chain:
+        """The chain with every stage prepared and, where a state is given, fitted."""
+        registry = _registry(self.plugins_dir)
+        stages = [registry.make_stage(name, params) for name, params, _ in self.stages]
+        chain = Chain(stages, class_spec=None, positive=self.positive)
+        chain.input_schema, chain.class_name = self.schema, self.class_name
+        schema = self.schema
+        for position, (stage, (_, _, state)) in enumerate(zip(stages, self.stages)):
+            chain.prepare_stage(position, schema)
+            if state is None:
+                return chain
+            stage.load_state(state)
+            schema = stage.output_schema()
+        chain.output_schema = schema
+        return chain
+
+    def chunks(self, partition: Partition) -> Iterator[Chunk]:
+        """The rows of ``partition``."""
+        return partition.chunks(self.schema, self.chunk_rows, self.sparse_rows)
+
+
+@functools.lru_cache(maxsize=None)
+def _registry(plugins_dir: str | None):
+    """The plugin registry, loaded once per worker process."""
+    return load_plugins(plugins_dir)
+
+
+def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Partition, bool | None]:
+    """A whole file as a partition, with its schema and whether its first row is sparse."""
+    schema, rows_start, size = _read_header(path, label)
+    partition = Partition(path, label, output_name, rows_start, None if rows_start is None else size)
+    return schema, partition, partition.first_row_sparse(schema)
+
+
+def _partition_statistics(recipe: ChainRecipe, partition: Partition):
+    """The statistics of the recipe's last stage over one partition's rows."""
+    chain = recipe.rebuild()
+    stage = chain.stages[-1]
+    statistics = stage.new_statistics()
+    for chunk in Chain._through(recipe.chunks(partition), chain.stages[:-1]):
+        statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
+    return statistics
+
+
+def _merged_statistics(recipe: ChainRecipe, first, second):
+    """The statistics of two adjacent parts, the earlier first."""
+    stage = recipe.rebuild().stages[-1]
+    return _guarded(stage, "fit", stage.merge, first, second)
+
+
+def _write_partition(recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]) -> int:
+    """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
+    chain = recipe.rebuild()
+    rows = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as stream:
+        writer = ArffWriter(stream, chain.output_schema, sparse, comments)
+        for chunk in chain.transform(recipe.chunks(partition)):
+            writer.write(chunk)
+            rows += chunk.n_rows
+    return rows
+
+
+class DaskEngine:
+    """Runs chains over partitions with one Dask client (see the module docstring)."""
+
+    def __init__(self, client, plugins_dir: str | None, chunk_rows: int, progress: bool = False):
+        self.client = client
+        self.plugins_dir = None if plugins_dir is None else os.path.abspath(plugins_dir)
+        self.chunk_rows = chunk_rows
+        self.progress = progress
+
+    @classmethod
+    @contextlib.contextmanager
+    def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: bool = False):
+        """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes."""
+        distributed = import_distributed()
+        with contextlib.ExitStack() as stack:
+            if scheduler is None:
+                cluster = stack.enter_context(distributed.LocalCluster(
+                    n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=None,
+                ))
+                client = stack.enter_context(distributed.Client(cluster))
+            else:
+                try:
+                    client = stack.enter_context(distributed.Client(scheduler, timeout=30))
+                    client.wait_for_workers(1, timeout=60)
+                except (OSError, TimeoutError) as error:
+                    raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
+            yield cls(client, plugins_dir, chunk_rows, progress)
+
+    def default_partitions(self) -> int:
+        """Two partitions per worker thread."""
+        return 2 * max(1, sum(self.client.nthreads().values()))
+
+    def plan(self, input_path: str, partitions: int | None = None) -> Plan:
+        """The partitions of ``input_path``: the files of a folder or a glob pattern, each one
+        partition, or one file's data section cut into ``partitions`` byte ranges at most.
+
+        Every file must declare the same attributes as the first (FilterkitError naming the
+        first file and attribute that differ).
+        """
+        files = _input_files(input_path)
+        if files is None:
+            schema, parts = _split_file(input_path, partitions or self.default_partitions())
+            forms = (part.first_row_sparse(schema) for part in parts)
+        else:
+            if partitions is not None:
+                raise FilterkitError(
+                    f"--partitions splits one file; {input_path} gives {len(files)} file(s), each one partition"
+                )
+            names = _output_names(files)
+            futures = self.client.map(_file_partition, [os.path.abspath(f) for f in files], files, names, pure=False)
+            described = self.client.gather(futures)
+            schema = described[0][0]
+            for path, (other, _, _) in zip(files[1:], described[1:]):
+                difference = schema.first_difference(other)
+                if difference is not None:
+                    raise FilterkitError(f"header differs from {files[0]}'s: {difference}", path)
+            parts = [part for _, part, _ in described]
+            forms = (form for _, _, form in described)
+        sparse_rows = next((form for form in forms if form is not None), None)
+        return Plan(tuple(parts), schema, sparse_rows)
+
+    def fit(self, chain: Chain, plan: Plan) -> Chain:
+        """Fit every stage of ``chain`` in turn, one pass over the partitions per fitted stage."""
+        schema = plan.schema
+        chain.input_schema = schema
+        class_index = resolve_class(schema, chain.class_spec)
+        chain.class_name = None if class_index is None else schema.attributes[class_index].name
+        for position, stage in enumerate(chain.stages):
+            chain.prepare_stage(position, schema)
+            if stage.fitted:
+                recipe = self._scatter(self.recipe(chain, plan, fitting=position))
+                parts = self.client.map(_partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False)
+                merged = self._merge_tree(recipe, parts)
+                self._report(f"fitting {stage.name}", parts)
+                _guarded(stage, "fit", stage.finalize, merged.result())
+            schema = stage.output_schema()
+        chain.output_schema = schema
+        return chain
+
+    def recipe(self, chain: Chain, plan: Plan, fitting: int | None = None) -> ChainRecipe:
+        """The recipe of ``chain`` (fitted up to stage ``fitting``, or wholly when None)."""
+        count = len(chain.stages) if fitting is None else fitting + 1
+        stages = tuple(
+            (stage.name, dict(stage.params), None if position == fitting else stage.state())
+            for position, stage in enumerate(chain.stages[:count])
+        )
+        return ChainRecipe(
+            stages, chain.input_schema, chain.class_name, chain.positive, self.plugins_dir,
+            self.chunk_rows, plan.sparse_rows,
+        )
+
+    def write_each(self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str], before_publish=None) -> list[str]:
+        """Write one output per partition into ``folder`` (named as the inputs, or ``part-NNNNN.arff``).
+
+        Nothing appears in ``folder`` unless every partition was written and
+        ``before_publish()`` (e.g. saving the model) returned.
+        """
+        os.makedirs(folder, exist_ok=True)
+        targets = [os.path.abspath(os.path.join(folder, p.output_name)) for p in plan.partitions]
+        for partition, target in zip(plan.partitions, targets):
+            if os.path.abspath(partition.path) == target:
+                raise FilterkitError(f"--output-dir {folder} would overwrite the input {partition.label}")
+        with _parts_folder(folder) as parts_folder:
+            written = self._write_parts(chain, plan, parts_folder, sparse, comments)
+            if before_publish is not None:
+                before_publish()
+            for part, target in zip(written, targets):
+                os.replace(part, target)
+        return targets
+
+    def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str], beside: str | None = None) -> None:
+        """Write every partition's output to the text ``stream``, in partition order, the header once.
+
+        The parts are written by the workers into a temporary folder beside the
+        file ``beside`` (else in the system's temporary folder) and copied here.
+        """
+        folder = os.path.dirname(os.path.abspath(beside)) if beside is not None else None
+        header = format_header(chain.output_schema, list(comments)).encode("utf-8")
+        with _parts_folder(folder) as parts_folder:
+            written = self._write_parts(chain, plan, parts_folder, sparse, comments)
+            stream.flush()
+            stream.buffer.write(header)
+            for part in written:
+                with open(part, "rb") as rows:
+                    if rows.read(len(header)) != header:
+                        raise FilterkitError("a partition's output has another header than the first's", part)
+                    shutil.copyfileobj(rows, stream.buffer)
+
+    def _write_parts(self, chain, plan, folder, sparse, comments) -> list[str]:
+        recipe = self._scatter(self.recipe(chain, plan))
+        paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
+        futures = [
+            self.client.submit(_write_partition, recipe, partition, path, sparse, comments, pure=False)
+            for partition, path in zip(plan.partitions, paths)
+        ]
+        self._report("writing", futures)
+        self.client.gather(futures)
+        return paths
+
+    def _scatter(self, recipe: ChainRecipe):
+        """The recipe sent to the cluster once, for every task of a pass to share."""
+        return self.client.scatter(recipe, hash=False)
+
+    def _merge_tree(self, recipe, parts: list):
+        """The future of all statistics merged: adjacent pairs on the workers, the earlier partition first."""
+        while len(parts) > 1:
+            pairs = [
+                self.client.submit(_merged_statistics, recipe, parts[i], parts[i + 1], pure=False)
+                for i in range(0, len(parts) - 1, 2)
+            ]
+            parts = pairs + parts[len(pairs) * 2:]
+        return parts[0]
+
+    def _report(self, label: str, futures: list) -> None:
+        """Wait for ``futures``, showing how many are done on stderr when asked; raise the first error."""
+        distributed = import_distributed()
+        done = 0
+        for future in distributed.as_completed(futures):
+            if future.status == "error":
+                future.result()
+            done += 1
+            if self.progress:
+                sys.stderr.write(f"\rfilterkit: {label}: {done} of {len(futures)} partitions")
+                sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _parts_folder(beside: str | None):
+    """A temporary folder for the workers' outputs (in ``beside``, else the system's), removed afterwards."""
+    folder = tempfile.mkdtemp(prefix=".filterkit-parts-", dir=beside)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _input_files(input_path: str) -> list[str] | None:
+    """The files of a folder (``*.arff``, ``*.arff.gz``) or of a glob pattern, by name; None for one file."""
+    if os.path.isdir(input_path):
+        files = sorted(
+            os.path.join(input_path, name) for name in os.listdir(input_path)
+            if name.endswith((".arff", ".arff.gz")) and os.path.isfile(os.path.join(input_path, name))
+        )
+        if not files:
+            raise FilterkitError(f"no *.arff or *.arff.gz file in the folder {input_path}")
+        return files
+    if not os.path.exists(input_path) and _GLOB_CHARACTERS.search(input_path):
+        files = sorted(path for path in glob.glob(input_path) if os.path.isfile(path))
+        if not files:
+            raise FilterkitError(f"no file matches {input_path}")
+        return files
+    return None
+
+
+def _output_names(files: list[str]) -> list[str]:
+    """Each input file's name without ``.gz``: what its output is called in ``--output-dir``."""
+    names, seen = [], {}
+    for path in files:
+        name = os.path.basename(path)
+        name = name[: -len(".gz")] if name.endswith(".gz") else name
+        if name in seen:
+            raise FilterkitError(f"two inputs would give the output {name}: {seen[name]} and {path}")
+        seen[name] = path
+        names.append(name)
+    return names
+
+
+def _split_file(path: str, count: int) -> tuple[Schema, list[Partition]]:
+    """One file's schema and its rows cut at line ends into at most ``count`` non-empty byte ranges.
+
+    A gzip-compressed file cannot be cut and is one partition.
+    """
+    absolute = os.path.abspath(path)
+    schema, rows_start, size = _read_header(absolute, path)
+    if rows_start is None:
+        return schema, [Partition(absolute, path, "part-00000.arff")]
+    cuts = [rows_start]
+    with open(absolute, "rb") as handle:
+        for number in range(1, count):
+            nominal = rows_start + (size - rows_start) * number // count
+            cuts.append(_next_line_start(handle, max(nominal, cuts[-1]), size))
+    cuts.append(size)
+    ranges = [(start, end) for start, end in zip(cuts, cuts[1:]) if end > start] or [(rows_start, size)]
+    return schema, [
+        Partition(absolute, path, f"part-{number:05d}.arff", start, end) for number, (start, end) in enumerate(ranges)
+    ]
+
+
+def _read_header(path: str, label: str) -> tuple[Schema, int | None, int]:
+    """A file's schema, the offset where its rows begin (None for a gzip-compressed file) and its size.
+
+    The rows begin right after the ``@data`` keyword, so a row written on that
+    line is read, and the first line read is the ``@data`` line.
+    """
+    with ArffReader(path, label, 1) as reader:  # header errors are reported here, with their line
+        schema = reader.schema
+    with open(path, "rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(0)
+        if handle.read(2) == b"\x1f\x8b":
+            return schema, None, size
+        handle.seek(0)
+        parser = HeaderParser()
+        offset = 0
+        for line, length in _raw_lines(handle):
+            rest = parser.feed(line.decode("utf-8"))
+            if rest is not None:
+                return schema, offset + len(line) - len(rest.encode("utf-8")), size
+            offset += length
+    raise FilterkitError("the header has no @data line", label)
+
+
+def _raw_lines(handle) -> Iterator[tuple[bytes, int]]:
+    """Each line without its end, and its length in bytes with it; LF, CRLF and CR end lines, as for the reader."""
+    pending = b""
+    while True:
+        block = handle.read(_BLOCK_BYTES)
+        if not block:
+            if pending:
+                yield pending.rstrip(b"\r"), len(pending)
+            return
+        pending += block
+        start = 0
+        for match in _LINE_END.finditer(pending):
+            if match.end() == len(pending) and match.group() == b"\r":
+                break  # perhaps the first half of a CRLF split between blocks
+            yield pending[start : match.start()], match.end() - start
+            start = match.end()
+        pending = pending[start:]
+
+
+def _next_line_start(handle, position: int, size: int) -> int:
+    """The first offset at or after ``position`` that follows a line feed (``size`` if none)."""
+    handle.seek(position - 1)
+    offset = position - 1
+    while True:
+        block = handle.read(_BLOCK_BYTES)
+        if not block:
+            return size
+        found = block.find(b"\n")
+        if found != -1:
+            return offset + found + 1
+        offset += len(block)
+
+
+def _count_line_ends(path: str, begin: int, end: int) -> int:
+    """The line ends (LF, CRLF, CR) in bytes ``begin:end`` of a file, counted as the reader counts lines."""
+    count, after_cr = 0, False
+    with open(path, "rb") as handle:
+        handle.seek(begin)
+        left = end - begin
+        while left > 0:
+            block = handle.read(min(_BLOCK_BYTES, left))
+            if not block:
+                break
+            left -= len(block)
+            count += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+            if after_cr and block.startswith(b"\n"):
+                count -= 1
+            after_cr = block.endswith(b"\r")
+    return count
