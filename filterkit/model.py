@@ -94,11 +94,36 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "positive": chain.positive,
         "stages": stages,
     }
-    if arrays:
-        with _atomic(arrays_path(path)) as handle:
-            np.savez(handle, **arrays)
-    with _atomic(path) as handle:
-        handle.write(json.dumps(document, indent=1).encode("utf-8") + b"\n")
+    text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
+    files = ([(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else [])
+    files.append((Path(path), lambda handle: handle.write(text)))
+    _write_all_or_nothing(files, path)
+
+
+def _write_all_or_nothing(files, path) -> None:
+    """Write every (destination, writer) under a temporary name, then rename them all.
+
+    A failure while writing (a full disk, say) removes the temporaries and leaves the
+    previous files, or none, in place: never a new ``.npz`` beside an old ``.json``.
+    """
+    temporaries = []
+    try:
+        for destination, write in files:
+            directory = os.path.dirname(os.path.abspath(destination))
+            handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(destination)}.", dir=directory)
+            temporaries.append(temporary)
+            with os.fdopen(handle, "wb") as stream:
+                write(stream)
+                stream.flush()
+                os.fsync(stream.fileno())
+        for (destination, _), temporary in zip(files, temporaries):
+            os.replace(temporary, destination)
+    except OSError as error:
+        raise FilterkitError(f"cannot save the model: {error.strerror or error}", str(path)) from None
+    finally:
+        for temporary in temporaries:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
 
 
 def _plain(value, stage, key):
@@ -115,21 +140,6 @@ def _plain(value, stage, key):
         f"stage '{stage.name}' cannot be saved: its state '{key}' holds a {type(value).__name__} "
         "(state is numbers, strings, lists, dicts and numpy arrays)"
     )
-
-
-@contextlib.contextmanager
-def _atomic(path):
-    """A binary file written under a temporary name and renamed when complete."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            yield stream
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
 
 
 def load_model(path: str | os.PathLike, registry: Registry) -> Chain:

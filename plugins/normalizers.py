@@ -42,7 +42,8 @@ class RowNormalizer(Stage):
             matrix.data = np.where(acted[matrix.indices], matrix.data / divisor, matrix.data)
             return Chunk(matrix, chunk.text, chunk.weights)
         values = chunk.values.copy()
-        block = values[:, features]
+        # C order, so each row's sum adds in the same order whatever the chunk's row count
+        block = np.ascontiguousarray(values[:, features])
         norms = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
         values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
         return Chunk(values, chunk.text, chunk.weights)

@@ -25,6 +25,7 @@ size; it holds the sampled rows (the one statistic here that grows with rows).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -188,6 +189,7 @@ class Selector(Stage):
     def _svm_scores(self, statistics: SelectionStatistics) -> np.ndarray:
         """|w_j| of a liblinear SVM on the sample (Brank §3.1.1); per class one-vs-rest,
         combined by ``--combine``, when the target has more than two classes."""
+        from sklearn.exceptions import ConvergenceWarning
         from sklearn.svm import LinearSVC
 
         if not statistics.sample_rows:
@@ -204,7 +206,9 @@ class Selector(Stage):
                     f"class '{self.class_attribute.labels[target]}' (raise --sample)"
                 )
             model = LinearSVC(C=self.params["C"], dual=True, random_state=self.params["seed"], max_iter=10000)
-            model.fit(matrix, y)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # the ranking is what counts, not convergence
+                model.fit(matrix, y)
             weights.append(np.abs(model.coef_.ravel()))
         stacked = np.vstack(weights)
         return stacked.max(axis=0) if self.params["combine"] == "max" else stacked.mean(axis=0)

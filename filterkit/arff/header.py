@@ -7,12 +7,17 @@ attributes and written back unchanged (their values are kept as text).
 
 from __future__ import annotations
 
+import os
+
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, quote, tokenize
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
+#: A header declaring more attributes than this is refused before it exhausts memory
+#: (each declared attribute costs a few hundred bytes).
+MAX_ATTRIBUTES = int(os.environ.get("FILTERKIT_MAX_ATTRIBUTES", "1000000"))
 
 
 class HeaderParser:
@@ -65,6 +70,8 @@ class HeaderParser:
             raise ArffError("@attribute needs a name and a type")
         name = tokens[1].text
         _, siblings, names = self.stack[-1]
+        if len(siblings) >= MAX_ATTRIBUTES:
+            raise ArffError(f"more than {MAX_ATTRIBUTES:,} attributes: refused (set FILTERKIT_MAX_ATTRIBUTES to allow more)")
         if name in names:
             raise ArffError(f"attribute '{name}' is declared twice")
         names.add(name)

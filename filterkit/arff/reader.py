@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 import warnings
 from typing import BinaryIO, Iterator
 
@@ -69,7 +70,7 @@ class ArffReader:
         self.stream, self.name = open_source(source, name)
         self._owns_stream = isinstance(source, (str, os.PathLike))
         self.chunk_rows = chunk_rows
-        self._lines = _numbered_lines(_blocks(self.stream))
+        self._lines = _numbered_lines(_blocks(self.stream), self.name)
         self._first_data: tuple[int, bytes] | None = None
         self.schema = self._read_header()
         self._columns = _ColumnInfo(self.schema)
@@ -87,6 +88,7 @@ class ArffReader:
 
     def _read_header(self) -> Schema:
         parser = HeaderParser()
+        line_number = 0
         for line_number, raw in self._lines:
             line = self._decode(raw, line_number)
             try:
@@ -99,7 +101,7 @@ class ArffReader:
                 return parser.schema()
         if parser.relation is None:
             raise ArffError("empty input: no @relation line", self.name, 1)
-        raise ArffError("the header has no @data line", self.name, None)
+        raise ArffError("the header has no @data line (the file ends on this line)", self.name, max(line_number, 1))
 
     def _decode(self, raw: bytes, line_number: int) -> str:
         try:
@@ -224,24 +226,41 @@ def _chain_first(first, rest):
     yield from rest
 
 
+class _ReadFailure(Exception):
+    """The bytes could not be read (a damaged gzip stream, say); the caller adds the line."""
+
+
 def _blocks(stream: BinaryIO) -> Iterator[bytes]:
-    """Blocks of whole lines with LF, CRLF and CR line ends all turned into LF."""
-    pending = b""
+    """Blocks of whole lines with LF, CRLF and CR line ends all turned into LF.
+
+    Reads with ``read1`` where the stream has it (one system call at a time, so a
+    signal is acted on at once); a line longer than a block is gathered in pieces
+    and joined once, so long lines cost linear time.
+    """
+    read = getattr(stream, "read1", stream.read)
+    pieces: list[bytes] = []
     while True:
-        data = stream.read(_BLOCK_BYTES)
+        data = _read(read, _BLOCK_BYTES)
         if not data:
-            if pending:
-                yield _unify_line_ends(pending) + b"\n"
+            if pieces:
+                yield _unify_line_ends(b"".join(pieces)) + b"\n"
             return
-        data = pending + data
         if data.endswith(b"\r"):
-            data += stream.read(1)
+            data += _read(read, 1)
         cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
         if cut == -1:
-            pending = data
+            pieces.append(data)
             continue
-        yield _unify_line_ends(data[: cut + 1])
-        pending = data[cut + 1 :]
+        pieces.append(data[: cut + 1])
+        yield _unify_line_ends(b"".join(pieces))
+        pieces = [data[cut + 1 :]]
+
+
+def _read(read, size: int) -> bytes:
+    try:
+        return read(size)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise _ReadFailure(f"damaged gzip data ({error})") from None
 
 
 def _unify_line_ends(block: bytes) -> bytes:
@@ -250,12 +269,15 @@ def _unify_line_ends(block: bytes) -> bytes:
     return block
 
 
-def _numbered_lines(blocks: Iterator[bytes]) -> Iterator[tuple[int, bytes]]:
+def _numbered_lines(blocks: Iterator[bytes], name: str) -> Iterator[tuple[int, bytes]]:
     line_number = 0
-    for block in blocks:
-        for line in block.split(b"\n")[:-1]:
-            line_number += 1
-            yield line_number, line
+    try:
+        for block in blocks:
+            for line in block.split(b"\n")[:-1]:
+                line_number += 1
+                yield line_number, line
+    except _ReadFailure as failure:
+        raise ArffError(str(failure), name, line_number + 1) from None
 
 
 def _tokens_of(joined: bytes, n_lines: int):

@@ -1,0 +1,333 @@
+"""Faults (issue 9): a full disk while writing -o or --save-model, and SIGINT mid-run.
+
+A full disk is simulated portably with RLIMIT_FSIZE (the child ignores
+SIGXFSZ, so a write past the limit fails with EFBIG, "File too large"), and,
+where this process may mount one (root), on a real 64 kB tmpfs (ENOSPC).
+Either way filterkit must exit 1 with one clear line naming the file, without
+a traceback, and leave no partial file: neither the target nor a temporary,
+and an older file of the same name untouched.
+
+SIGINT (Ctrl-C) mid-run must remove the stdin spool (``filterkit-spool-*.npy``
+in TMPDIR, here a private folder) and the -o temporary, exit 130 and say
+``filterkit: error: interrupted`` — while reading stdin, while writing the -o
+temporary, and while busy fitting.  (tests/test_runner.py does the same for
+SIGTERM.)  A signal that arrives while stdin still streams in, the writer then
+keeping the pipe open, is a known bug shown by an opt-in statistical test
+(FILTERKIT_SIGNAL_RACE=1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import resource
+import signal
+import subprocess
+import time
+
+import pytest
+
+from chain_helpers import FILTERKIT, REAL
+
+pytestmark = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+
+OH0 = REAL / "oh0.wc.arff"
+# On oh0 this chain writes ~18 kB of ARFF, while its model is ~26 kB of arrays
+# (model.npz) and ~280 kB of JSON (the input header): a file-size limit between
+# those sizes fails exactly one of the three files.
+SMALL_OUTPUT_CHAIN = ["--positive", "Ethics", OH0, "select", "--metric", "ig", "--top", "5"]
+
+
+def _limit_file_size(limit: int):
+    def preexec():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return preexec
+
+
+def run(argv, cwd, limit: int | None = None, **kwargs) -> subprocess.CompletedProcess:
+    completed = subprocess.run(
+        [FILTERKIT, *map(str, argv)], capture_output=True, cwd=cwd, timeout=120,
+        preexec_fn=None if limit is None else _limit_file_size(limit), **kwargs,
+    )
+    completed.stderr = completed.stderr.decode("utf-8", "replace")
+    return completed
+
+
+def listing(folder) -> list[str]:
+    return sorted(os.listdir(folder))
+
+
+def assert_one_clean_error_line(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    assert re.fullmatch(r"filterkit: error: [^\n]+\n", stderr), stderr
+
+
+@pytest.fixture(scope="module")
+def model_sizes(tmp_path_factory):
+    """Sizes of the -o output, the .npz and the .json of SMALL_OUTPUT_CHAIN, saved without a limit."""
+    folder = tmp_path_factory.mktemp("sizes")
+    completed = run(["-o", "out.arff", "--save-model", "m.json", *SMALL_OUTPUT_CHAIN], folder)
+    assert completed.returncode == 0, completed.stderr
+    sizes = {name: (folder / name).stat().st_size for name in ("out.arff", "m.npz", "m.json")}
+    assert sizes["out.arff"] < sizes["m.npz"] < sizes["m.json"], sizes
+    return sizes
+
+
+def contents(folder) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes() for name in listing(folder)}
+
+
+# --------------------------------------------------------------------------
+# -o into a full disk (each scenario runs once; its tests look at the outcome)
+
+OLDER_OUTPUT = b"% an older output\n"
+
+
+@pytest.fixture(scope="module")
+def output_past_the_limit(tmp_path_factory):
+    """``-o out.arff oh0 l2`` (~1.4 MB) under a 100 kB file-size limit, over an older out.arff."""
+    folder = tmp_path_factory.mktemp("output-limit")
+    (folder / "out.arff").write_bytes(OLDER_OUTPUT)
+    completed = run(["-o", "out.arff", OH0, "l2"], folder, limit=100_000)
+    return completed, contents(folder)
+
+
+def test_file_size_limit_on_output_exits_1_and_leaves_no_partial_file(output_past_the_limit):
+    completed, left = output_past_the_limit
+    assert completed.returncode == 1
+    assert completed.stdout == b""
+    assert_one_clean_error_line(completed.stderr)
+    assert left == {"out.arff": OLDER_OUTPUT}, "no partial output, no temporary, the older file untouched"
+
+
+def test_file_size_limit_on_output_names_the_file(output_past_the_limit):
+    completed, _ = output_past_the_limit
+    assert "out.arff" in completed.stderr, completed.stderr
+
+
+@pytest.fixture(scope="module")
+def full_tmpfs_runs(tmp_path_factory):
+    """On a 64 kB tmpfs: -o of ~1.4 MB, then --save-model of ~26 kB arrays and ~280 kB JSON.
+
+    Skipped where a tmpfs cannot be mounted (not root, no CAP_SYS_ADMIN).
+    """
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    work = tmp_path_factory.mktemp("tmpfs")
+    mount_point = work / "full"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    outcomes = {}
+    try:
+        for what, argv in (
+            ("output", ["-o", mount_point / "out.arff", OH0, "l2"]),
+            ("model", ["--save-model", mount_point / "m.json", *SMALL_OUTPUT_CHAIN]),
+        ):
+            completed = run(argv, work)
+            outcomes[what] = (completed, listing(mount_point))
+            for name in listing(mount_point):  # each run starts on an empty file system
+                (mount_point / name).unlink()
+    finally:
+        subprocess.run(["umount", str(mount_point)], capture_output=True)
+    return outcomes
+
+
+@pytest.mark.parametrize(
+    "what", ["output", "model"]
+)
+def test_full_tmpfs_exits_1_and_leaves_nothing_on_it(full_tmpfs_runs, what):
+    completed, left = full_tmpfs_runs[what]
+    assert completed.returncode == 1
+    assert_one_clean_error_line(completed.stderr)
+    assert left == [], "nothing is left on the full file system"
+
+
+def test_full_tmpfs_error_names_the_file(full_tmpfs_runs):
+    completed, _ = full_tmpfs_runs["output"]
+    assert "out.arff" in completed.stderr, completed.stderr
+
+
+# --------------------------------------------------------------------------
+# --save-model into a full disk
+
+
+@pytest.fixture(scope="module")
+def older_model(tmp_path_factory) -> dict[str, bytes]:
+    """The files of a model saved earlier under the same name (iris, minmax: it has arrays)."""
+    folder = tmp_path_factory.mktemp("older-model")
+    completed = run(["--save-model", "m.json", REAL / "iris.arff", "minmax"], folder)
+    assert completed.returncode == 0, completed.stderr
+    files = contents(folder)
+    assert sorted(files) == ["m.json", "m.npz"]
+    return files
+
+
+def _arrays_fail(sizes) -> int:
+    """A limit the -o output fits in but model.npz (written first) does not."""
+    return (sizes["out.arff"] + sizes["m.npz"]) // 2
+
+
+def _json_fails(sizes) -> int:
+    """A limit model.npz fits in but model.json does not."""
+    return (sizes["m.npz"] + sizes["m.json"]) // 2
+
+
+@pytest.fixture(scope="module", params=[
+    "arrays", "json"])
+def save_model_past_the_limit(request, tmp_path_factory, model_sizes, older_model):
+    """``-o out.arff --save-model m.json`` over an older m.json/m.npz, with a limit that fails one model file."""
+    folder = tmp_path_factory.mktemp(f"model-limit-{request.param}")
+    for name, data in older_model.items():
+        (folder / name).write_bytes(data)
+    limit = {"arrays": _arrays_fail, "json": _json_fails}[request.param](model_sizes)
+    completed = run(["-o", "out.arff", "--save-model", "m.json", *SMALL_OUTPUT_CHAIN], folder, limit=limit)
+    return request.param, completed, contents(folder)
+
+
+def test_file_size_limit_on_save_model_keeps_the_older_model_and_leaves_no_output(save_model_past_the_limit, older_model):
+    _, completed, left = save_model_past_the_limit
+    assert completed.returncode == 1
+    assert_one_clean_error_line(completed.stderr)
+    assert left == older_model, "the older model untouched; no -o output, no temporary"
+
+
+@pytest.mark.parametrize("save_model_past_the_limit", ["arrays"], indirect=True)
+def test_file_size_limit_on_save_model_names_the_file(save_model_past_the_limit):
+    _, completed, _ = save_model_past_the_limit
+    assert "m.npz" in completed.stderr or "m.json" in completed.stderr, completed.stderr
+
+
+# --------------------------------------------------------------------------
+# SIGINT mid-run
+
+
+def _grain_rows(copies: int) -> bytes:
+    """grain_wc.arff (1.2 MB, class first) with its data rows repeated ``copies`` times."""
+    text = (REAL / "grain_wc.arff").read_bytes()
+    cut = text.lower().index(b"@data") + len(b"@data\n")
+    return text[:cut] + text[cut:] * copies
+
+
+def _wait_for(folder, pattern: str, process, seconds: float = 30):
+    deadline = time.monotonic() + seconds
+    while not list(folder.glob(pattern)):
+        assert process.poll() is None, "filterkit ended before the temporary file appeared"
+        assert time.monotonic() < deadline, "the temporary file never appeared"
+        time.sleep(0.01)
+
+
+def _ended_within(process, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return process.poll() is not None
+
+
+def _cpu_ticks_and_state(pid: int) -> tuple[int, str]:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12]), fields[0]  # utime + stime, state
+
+
+def _wait_until_idle(process, seconds: float = 30) -> None:
+    """Until filterkit sleeps without using CPU for 0.15 s: it has taken all the input given and waits in read()."""
+    deadline = time.monotonic() + seconds
+    quiet, last = 0, None
+    while quiet < 3:
+        assert process.poll() is None, "filterkit ended while it should wait for more input"
+        assert time.monotonic() < deadline, "filterkit never waited for input"
+        ticks, state = _cpu_ticks_and_state(process.pid)
+        quiet = quiet + 1 if (state == "S" and ticks == last) else 0
+        last = ticks
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads the process state from /proc")
+@pytest.mark.parametrize(
+    "stages, pattern, close_stdin",
+    [
+        # stdin still open, waiting for more rows: interrupted while reading (and spooling) the input
+        (["bns", "l2"], "tmp/filterkit-spool-*.npy", False),
+        # stdin still open, nothing to fit: interrupted while rows are written to the -o temporary
+        (["l2"], "out/.out.arff.*", False),
+        # all the input given: interrupted while busy fitting from the spool (or still spooling)
+        (["shape", "bns", "l2"], "tmp/filterkit-spool-*.npy", True),
+    ],
+    ids=["while-spooling", "while-writing-output", "while-fitting"],
+)
+def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, pattern, close_stdin):
+    """The signal is sent once filterkit waits in read() for more input, or while it computes.
+
+    (Not shown here: a signal that arrives while the reader copies between two reads of a
+    stream that then stays open is only acted on when more input comes — a race of
+    Python's buffered read, reported with these tests.)
+    """
+    for folder in ("tmp", "out"):
+        (tmp_path / folder).mkdir()
+    data = _grain_rows(8 if close_stdin else 1)
+    process = subprocess.Popen(
+        [FILTERKIT, "-c", "first", "--chunk-rows", "500", "-o", "out/out.arff", "-", *stages],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+    )
+    try:
+        process.stdin.write(data)
+        if close_stdin:
+            process.stdin.close()
+            _wait_for(tmp_path, pattern, process)
+            time.sleep(0.3)  # into the fitting pass (or still spooling: either way)
+            assert process.poll() is None, "filterkit finished before it could be interrupted"
+        else:
+            process.stdin.flush()
+            _wait_for(tmp_path, pattern, process)
+            _wait_until_idle(process)
+        process.send_signal(signal.SIGINT)
+        ended = _ended_within(process, 30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        with contextlib.suppress(BrokenPipeError, OSError):
+            process.stdin.close()
+    stderr = process.stderr.read().decode("utf-8", "replace")
+    assert ended, "SIGINT did not end filterkit"
+    assert process.returncode == 130, stderr
+    assert stderr == "filterkit: error: interrupted\n"
+    assert sorted(tmp_path.rglob("*")) == [tmp_path / "out", tmp_path / "tmp"], "no spool, no -o temporary"
+
+
+@pytest.mark.skipif(os.environ.get("FILTERKIT_SIGNAL_RACE") != "1",
+                    reason="statistical, ~30 s each: set FILTERKIT_SIGNAL_RACE=1 to run it")
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_stalls(tmp_path, sent):
+    """The signal is sent while rows still stream in; the writer then keeps the pipe open, idle."""
+    data = _grain_rows(1)
+    hung = 0
+    for trial in range(10):
+        folder = tmp_path / str(trial)
+        for name in ("tmp", "out"):
+            (folder / name).mkdir(parents=True)
+        process = subprocess.Popen(
+            [FILTERKIT, "-c", "first", "-o", "out/out.arff", "-", "bns", "l2"], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=folder,
+            env={**os.environ, "TMPDIR": str(folder / "tmp")},
+        )
+        try:
+            process.stdin.write(data)
+            process.stdin.flush()
+            _wait_for(folder, "tmp/filterkit-spool-*.npy", process)
+            process.send_signal(sent)
+            if not _ended_within(process, 3):
+                hung += 1
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            with contextlib.suppress(BrokenPipeError, OSError):
+                process.stdin.close()
+    assert hung == 0, f"{hung} of 10 runs still waited for input 3 s after the signal"
