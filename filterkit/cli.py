@@ -229,9 +229,11 @@ def build_chain_command(registry: Registry, loaded_plugins_dir: str | None = Non
     @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
                   help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).")
     @click.option("--scheduler", metavar="ADDRESS",
-                  help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: a local cluster of 2 worker processes).")
-    @click.option("--partitions", type=click.IntRange(1), help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).")
-    @click.option("--output-dir", type=click.Path(file_okay=False), help="With --engine dask: write one output per partition into DIR.")
+                  help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).")
+    @click.option("--partitions", type=click.IntRange(1),
+                  help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).")
+    @click.option("--output-dir", type=click.Path(file_okay=False),
+                  help="With --engine dask: write one output per partition into DIR.")
     def chain(**_):
         """The chain; the work happens in the result callback."""
 
@@ -338,9 +340,14 @@ def _output(path: str | None):
     handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            yield stream
-            stream.flush()
-            os.fsync(stream.fileno())
+            try:
+                yield stream
+                stream.flush()
+                os.fsync(stream.fileno())
+            except OSError as error:
+                if error.filename is not None:
+                    raise
+                raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

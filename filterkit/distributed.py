@@ -1,8 +1,8 @@
 """Fitting and applying a chain over partitions on a Dask cluster (``--engine dask``).
 
 The input is a list of partitions: several ARFF files sharing one header, or
-one file whose data section is cut at line ends into byte ranges (each range
-is read after the file's header bytes, so no row is ever cut and an error still
+one file whose data section is cut at line ends into byte ranges (so no row is
+ever cut; a range is read with the schema already known, and an error still
 names the file's own line).  As :class:`filterkit.runner.Chain` does, each
 fitted stage costs one pass; here a pass is one Dask task per partition, which
 reads the partition's rows, pushes them through the stages already fitted and
@@ -29,6 +29,8 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
+import uuid
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -182,8 +184,10 @@ class Plan:
 class ChainRecipe:
     """What a task needs to rebuild a chain: each stage as ``(name, options, state)``
     (state None: the stage being fitted), the input schema, the class and the
-    positive label, where the plugins come from and how partitions are read."""
+    positive label, where the plugins come from and how partitions are read.
+    ``token`` tells recipes apart, so a worker rebuilds each one once."""
 
+    token: str
     stages: tuple
     schema: Schema
     class_name: str | None
@@ -213,6 +217,18 @@ class ChainRecipe:
         return partition.chunks(self.schema, self.chunk_rows, self.sparse_rows)
 
 
+_rebuilt = threading.local()
+
+
+def _chain_of(recipe: ChainRecipe) -> Chain:
+    """``recipe.rebuild()``, done once per recipe and worker thread: the tasks of a pass share it,
+    as the chunks of a local pass share one chain (never two threads at once)."""
+    cached = getattr(_rebuilt, "chain", None)
+    if cached is None or cached[0] != recipe.token:
+        _rebuilt.chain = cached = (recipe.token, recipe.rebuild())
+    return cached[1]
+
+
 @functools.lru_cache(maxsize=None)
 def _registry(plugins_dir: str | None):
     """The plugin registry, loaded once per worker process."""
@@ -228,23 +244,23 @@ def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Pa
 
 def _partition_statistics(recipe: ChainRecipe, partition: Partition):
     """The statistics of the recipe's last stage over one partition's rows."""
-    chain = recipe.rebuild()
+    chain = _chain_of(recipe)
     stage = chain.stages[-1]
     statistics = stage.new_statistics()
-    for chunk in Chain._through(recipe.chunks(partition), chain.stages[:-1]):
+    for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
         statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
     return statistics
 
 
 def _merged_statistics(recipe: ChainRecipe, first, second):
     """The statistics of two adjacent parts, the earlier first."""
-    stage = recipe.rebuild().stages[-1]
+    stage = _chain_of(recipe).stages[-1]
     return _guarded(stage, "fit", stage.merge, first, second)
 
 
 def _write_partition(recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
-    chain = recipe.rebuild()
+    chain = _chain_of(recipe)
     rows = 0
     with open(path, "w", encoding="utf-8", newline="\n") as stream:
         writer = ArffWriter(stream, chain.output_schema, sparse, comments)
@@ -271,12 +287,12 @@ class DaskEngine:
         with contextlib.ExitStack() as stack:
             if scheduler is None:
                 cluster = stack.enter_context(distributed.LocalCluster(
-                    n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=None,
+                    n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=":0",
                 ))
                 client = stack.enter_context(distributed.Client(cluster))
             else:
                 try:
-                    client = stack.enter_context(distributed.Client(scheduler, timeout=30))
+                    client = stack.enter_context(distributed.Client(scheduler))
                     client.wait_for_workers(1, timeout=60)
                 except (OSError, TimeoutError) as error:
                     raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
@@ -341,11 +357,12 @@ class DaskEngine:
             for position, stage in enumerate(chain.stages[:count])
         )
         return ChainRecipe(
-            stages, chain.input_schema, chain.class_name, chain.positive, self.plugins_dir,
+            uuid.uuid4().hex, stages, chain.input_schema, chain.class_name, chain.positive, self.plugins_dir,
             self.chunk_rows, plan.sparse_rows,
         )
 
-    def write_each(self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str], before_publish=None) -> list[str]:
+    def write_each(self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str],
+                   before_publish=None) -> list[str]:
         """Write one output per partition into ``folder`` (named as the inputs, or ``part-NNNNN.arff``).
 
         Nothing appears in ``folder`` unless every partition was written and
@@ -364,7 +381,8 @@ class DaskEngine:
                 os.replace(part, target)
         return targets
 
-    def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str], beside: str | None = None) -> None:
+    def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str],
+                           beside: str | None = None) -> None:
         """Write every partition's output to the text ``stream``, in partition order, the header once.
 
         The parts are written by the workers into a temporary folder beside the
@@ -389,13 +407,17 @@ class DaskEngine:
             self.client.submit(_write_partition, recipe, partition, path, sparse, comments, pure=False)
             for partition, path in zip(plan.partitions, paths)
         ]
-        self._report("writing", futures)
-        self.client.gather(futures)
+        try:
+            self._report("writing", futures)
+        except BaseException:
+            self.client.cancel(futures)  # no part starts after a failure; running ones may still end
+            raise
         return paths
 
     def _scatter(self, recipe: ChainRecipe):
-        """The recipe sent to the cluster once, for every task of a pass to share."""
-        return self.client.scatter(recipe, hash=False)
+        """The recipe sent once to every worker, for the tasks of a pass to share (were it
+        on one worker only, the scheduler would queue the tasks there, by data locality)."""
+        return self.client.scatter(recipe, hash=False, broadcast=True)
 
     def _merge_tree(self, recipe, parts: list):
         """The future of all statistics merged: adjacent pairs on the workers, the earlier partition first."""
@@ -427,7 +449,12 @@ def _parts_folder(beside: str | None):
     try:
         yield folder
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        # After a failure a task still running may create its part while the folder is emptied;
+        # once the folder is gone, no task can create one.
+        for _ in range(100):
+            shutil.rmtree(folder, ignore_errors=True)
+            if not os.path.exists(folder):
+                break
 
 
 def _input_files(input_path: str) -> list[str] | None:
@@ -488,22 +515,32 @@ def _read_header(path: str, label: str) -> tuple[Schema, int | None, int]:
     The rows begin right after the ``@data`` keyword, so a row written on that
     line is read, and the first line read is the ``@data`` line.
     """
-    with ArffReader(path, label, 1) as reader:  # header errors are reported here, with their line
-        schema = reader.schema
     with open(path, "rb") as handle:
         size = handle.seek(0, os.SEEK_END)
         handle.seek(0)
-        if handle.read(2) == b"\x1f\x8b":
-            return schema, None, size
+        compressed = handle.read(2) == b"\x1f\x8b"
         handle.seek(0)
-        parser = HeaderParser()
-        offset = 0
+        found = None if compressed else _scan_header(handle)
+    if found is None:  # the reader reads gzip, and reports a bad header with its line
+        with ArffReader(path, label, 1) as reader:
+            return reader.schema, None, size
+    return found[0], found[1], size
+
+
+def _scan_header(handle) -> tuple[Schema, int] | None:
+    """The schema and the offset after the ``@data`` keyword, as the reader's header parser
+    finds them line by line; None if the header cannot be read."""
+    parser = HeaderParser()
+    offset = 0
+    try:
         for line, length in _raw_lines(handle):
             rest = parser.feed(line.decode("utf-8"))
             if rest is not None:
-                return schema, offset + len(line) - len(rest.encode("utf-8")), size
+                return parser.schema(), offset + len(line) - len(rest.encode("utf-8"))
             offset += length
-    raise FilterkitError("the header has no @data line", label)
+    except (FilterkitError, UnicodeDecodeError):
+        pass
+    return None
 
 
 def _raw_lines(handle) -> Iterator[tuple[bytes, int]]:

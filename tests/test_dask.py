@@ -1,0 +1,358 @@
+"""``--engine dask``: a chain fitted and applied over partitions on a real Dask cluster gives
+byte for byte what the single-process run gives, whatever the partitioning.
+
+One ``dask.distributed.LocalCluster`` of two worker processes serves the whole module; the
+cluster tests are skipped when Dask is not installed (``pip install 'filterkit[dask]'``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from chain_helpers import REAL, STAGES_DIR, read_bytes, without_comments
+from filterkit.model import arrays_path
+from filterkit.plugins import load_plugins
+
+OH0 = REAL / "oh0.wc.arff"
+GRAIN = REAL / "grain_wc.arff"
+IRIS = REAL / "iris.arff"
+CREDIT = REAL / "credit-g.arff"
+ETHICS = ("--positive", "Ethics")
+SCORERS = ["acc", "acc2", "bns", "chi", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand"]
+
+#: (input, chain-wide options, chain): one small chain per built-in stage.
+STAGE_CASES = [
+    *[(OH0, ETHICS, [scorer]) for scorer in SCORERS],
+    (CREDIT, (), ["chi", "--presence", "--no-zero-preserve"]),
+    (IRIS, (), ["ig", "--combine", "mean"]),
+    (CREDIT, (), ["shape"]),
+    (CREDIT, (), ["select", "--metric", "chi", "--top", "3"]),
+    (OH0, ETHICS, ["ig", "--no-scale", "select", "--sparsity", "8"]),
+    (OH0, (), ["ordinal", "--max-thresholds", "3"]),
+    (CREDIT, (), ["ordinal"]),
+    (OH0, (), ["binarize"]),
+    (CREDIT, (), ["minmax"]),
+    (IRIS, (), ["l1"]),
+    (OH0, (), ["l2"]),
+]
+
+#: The text chains of the issue: oh0 (Ethics against the rest) and Reuters grain (class first).
+TEXT_CASES = [
+    (OH0, ETHICS, ["shape", "bns", "l2"]),
+    (OH0, ETHICS, ["ig", "--presence", "select", "--top", "100", "l2"]),
+    (GRAIN, ("-c", "first"), ["shape", "bns", "l2"]),
+    (GRAIN, ("-c", "first"), ["ig", "--presence", "select", "--top", "100", "l2"]),
+]
+
+
+def case_id(case) -> str:
+    path, options, chain = case
+    return f"{path.stem}:{' '.join([*options, *chain])}"
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a LocalCluster of two worker processes, shared by the module."""
+    distributed = pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.fixture
+def on_dask(run_filterkit, scheduler):
+    """Run a chain with ``--engine dask`` on the module's cluster (extra chain options first)."""
+
+    def invoke(*argv, plugins_dir=None):
+        return run_filterkit("--engine", "dask", "--scheduler", scheduler, *argv, plugins_dir=plugins_dir)
+
+    return invoke
+
+
+@pytest.fixture(scope="module")
+def local_outputs():
+    """The single-process outputs computed so far, by (input, options, chain)."""
+    return {}
+
+
+@pytest.fixture
+def local(run_filterkit, local_outputs):
+    """What ``filterkit OPTIONS IN CHAIN`` writes in this process (each chain run once per module)."""
+
+    def output(path, options, chain) -> bytes:
+        key = (str(path), tuple(options), tuple(chain))
+        if key not in local_outputs:
+            result = run_filterkit(*options, path, *chain)
+            assert result.status == 0, result.stderr
+            local_outputs[key] = result.stdout
+        return local_outputs[key]
+
+    return output
+
+
+@pytest.fixture(scope="module")
+def three_files(tmp_path_factory):
+    """The folder of a real file's rows cut into three files sharing its header (made once per file)."""
+    folders = {}
+
+    def folder_of(path):
+        if path not in folders:
+            folders[path] = tmp_path_factory.mktemp(path.stem)
+            split_rows(path, folders[path])
+        return folders[path]
+
+    return folder_of
+
+
+def split_rows(path, folder, parts: int = 3) -> list:
+    """The data lines of ``path`` cut into ``parts`` files that repeat its header, in name order."""
+    text = path.read_bytes()
+    data_line = re.search(rb"(?im)^@data[^\n]*\n", text)
+    header, lines = text[: data_line.end()], text[data_line.end() :].splitlines(keepends=True)
+    folder.mkdir(exist_ok=True)
+    files = []
+    for number in range(parts):
+        share = lines[len(lines) * number // parts : len(lines) * (number + 1) // parts]
+        target = folder / f"{path.stem}-{number + 1}.arff"
+        target.write_bytes(header + b"".join(share))
+        files.append(target)
+    return files
+
+
+def strip_header(arff: bytes) -> bytes:
+    """The rows of an ARFF text (everything after the ``@data`` line)."""
+    return arff[re.search(rb"(?im)^@data[^\n]*\n", arff).end() :]
+
+
+def test_every_builtin_stage_has_a_case():
+    registry = load_plugins()
+    builtin = {name for name, registered in registry.stages.items() if registered.distribution == "filterkit"}
+    covered = {word for _, _, chain in STAGE_CASES for word in chain if word in registry.stages}
+    assert builtin and builtin <= covered, f"stages without a Dask case: {sorted(builtin - covered)}"
+
+
+@pytest.mark.parametrize("case", STAGE_CASES, ids=case_id)
+@pytest.mark.parametrize("layout", ["ranges", "files"])
+def test_every_stage_gives_the_local_output(local, on_dask, three_files, tmp_path, case, layout):
+    path, options, chain = case
+    source = [three_files(path)] if layout == "files" else ["--partitions", "4", path]
+    result = on_dask("-o", tmp_path / "out.arff", *options, *source, *chain)
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "out.arff").read_bytes() == local(path, options, chain)
+
+
+@pytest.mark.parametrize("case", TEXT_CASES, ids=case_id)
+def test_text_chains_give_the_local_output_however_partitioned(local, on_dask, three_files, tmp_path, case):
+    path, options, chain = case
+    expected = local(path, options, chain)
+    counts = ("1", "7") if path == OH0 else ("5",)  # grain_wc is 2.6 times oh0's size
+    inputs = {
+        "three files": [three_files(path)],
+        **{f"{count} ranges": ["--partitions", count, path] for count in counts},
+    }
+    for layout, argv in inputs.items():
+        result = on_dask("-o", tmp_path / "out.arff", *options, *argv, *chain)
+        assert result.status == 0, f"{layout}: {result.stderr}"
+        assert (tmp_path / "out.arff").read_bytes() == expected, layout
+
+
+def test_a_glob_names_the_files(local, on_dask, tmp_path):
+    split_rows(CREDIT, tmp_path / "parts")
+    (tmp_path / "parts" / "notes.txt").write_text("not a partition")
+    result = on_dask("-o", tmp_path / "out.arff", str(tmp_path / "parts" / "credit-g-*.arff"), "minmax")
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "out.arff").read_bytes() == local(CREDIT, (), ["minmax"])
+
+
+def test_a_gzip_file_is_one_partition_named_without_gz(local, on_dask, tmp_path):
+    first, second, third = split_rows(IRIS, tmp_path / "parts")
+    with gzip.open(str(second) + ".gz", "wb") as compressed:
+        compressed.write(second.read_bytes())
+    second.unlink()
+    result = on_dask("--output-dir", tmp_path / "out", tmp_path / "parts", "minmax")
+    assert result.status == 0, result.stderr
+    names = [first.name, second.name, third.name]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == names
+    outputs = [(tmp_path / "out" / name).read_bytes() for name in names]
+    expected = local(IRIS, (), ["minmax"])
+    assert strip_header(expected) == b"".join(strip_header(o) for o in outputs)
+
+
+def awkward_iris(folder):
+    """iris with CRLF line ends, a row on the @data line, comments and blank lines among the
+    rows, and every third row written sparse (the first row is dense, so the file is dense)."""
+    text = IRIS.read_text()
+    header, data = re.split(r"(?m)^@DATA\n", text)
+    rows = [line for line in data.splitlines() if line.strip() and not line.startswith("%")]
+    lines = []
+    for number, row in enumerate(rows[1:], 1):
+        if number % 3 == 0:
+            row = "{" + ",".join(f"{i} {v}" for i, v in enumerate(row.split(","))) + "}"
+        lines.append(row)
+        if number % 7 == 0:
+            lines.append("% a comment between rows")
+        if number % 11 == 0:
+            lines.append("   ")
+    path = folder / "awkward.arff"
+    path.write_bytes((header + f"@DATA {rows[0]}\n" + "\n".join(lines) + "\n").replace("\n", "\r\n").encode())
+    return path
+
+
+@pytest.mark.parametrize(
+    "chain, counts",
+    [(["minmax"], (1, 2, 37, 1000)), (["ig", "l2"], (3, 37))],  # 1000 ranges: more than there are lines
+    ids=["minmax", "ig-l2"],
+)
+def test_byte_ranges_cut_only_between_rows(local, on_dask, tmp_path, chain, counts):
+    path = awkward_iris(tmp_path)
+    expected = local(path, (), chain)
+    assert b"{" not in strip_header(expected), "the file's first row is dense, so is every output row"
+    for count in counts:
+        result = on_dask("-o", tmp_path / "out.arff", "--partitions", count, path, *chain)
+        assert result.status == 0, result.stderr
+        assert (tmp_path / "out.arff").read_bytes() == expected, f"{count} partitions"
+
+
+@pytest.mark.parametrize("count", [1, 4, 50])
+def test_a_bad_row_is_reported_at_its_line_in_the_file(run_filterkit, on_dask, tmp_path, count):
+    lines = awkward_iris(tmp_path).read_bytes().split(b"\r\n")
+    lines[150] = b"5.0,3.3,1.4,x,Iris-setosa"
+    bad = tmp_path / "bad.arff"
+    bad.write_bytes(b"\r\n".join(lines))
+    local = run_filterkit(bad, "l2")
+    assert local.status == 1 and local.stderr.startswith(f"filterkit: error: {bad}:151:")
+    result = on_dask("-o", tmp_path / "out.arff", "--partitions", count, bad, "l2")
+    assert (result.status, result.stderr) == (local.status, local.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["awkward.arff", "bad.arff"], "no output, no temporary parts"
+
+
+def test_files_with_another_header_are_refused_naming_file_and_attribute(on_dask, tmp_path):
+    first, second, third = split_rows(IRIS, tmp_path / "parts")
+    second.write_text(second.read_text().replace("@ATTRIBUTE sepalwidth", "@ATTRIBUTE sepal_width"))
+    result = on_dask("-o", tmp_path / "out.arff", tmp_path / "parts", "l2")
+    assert result.status == 1
+    assert result.stderr == (
+        f"filterkit: error: {second}: header differs from {first}'s: attribute 2 differs: "
+        "expected 'sepalwidth' numeric, found 'sepal_width' numeric\n"
+    )
+    assert not (tmp_path / "out.arff").exists()
+
+
+@pytest.mark.parametrize("layout", ["ranges", "files"])
+def test_outputs_per_partition_concatenate_to_the_single_output(on_dask, tmp_path, layout):
+    if layout == "files":
+        inputs = split_rows(OH0, tmp_path / "parts")
+        argv, names = [tmp_path / "parts"], [p.name for p in inputs]
+    else:
+        argv, names = ["--partitions", "4", OH0], [f"part-{n:05d}.arff" for n in range(4)]
+    chain = ["ig", "--presence", "select", "--top", "100", "l2"]
+    single = on_dask("-o", tmp_path / "single.arff", *ETHICS, *argv, *chain)
+    each = on_dask("--output-dir", tmp_path / "out", *ETHICS, *argv, *chain)
+    assert single.status == 0 and each.status == 0, single.stderr + each.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == names, "no temporary file is left"
+    outputs = [(tmp_path / "out" / name).read_bytes() for name in names]
+    header = outputs[0][: len(outputs[0]) - len(strip_header(outputs[0]))]
+    assert all(output.startswith(header) for output in outputs)
+    assert header + b"".join(strip_header(o) for o in outputs) == (tmp_path / "single.arff").read_bytes()
+    assert sum(read_bytes(o)[1].n_rows for o in outputs) == 1003
+
+
+def test_output_dir_never_overwrites_an_input(on_dask, tmp_path):
+    inputs = split_rows(IRIS, tmp_path / "parts")
+    before = [p.read_bytes() for p in inputs]
+    result = on_dask("--output-dir", tmp_path / "parts", tmp_path / "parts", "l2")
+    assert result.status == 1 and "would overwrite the input" in result.stderr
+    assert [p.read_bytes() for p in inputs] == before
+
+
+def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filterkit, on_dask, tmp_path):
+    chain = ["shape", "bns", "select", "--top", "200", "l2"]
+    local = run_filterkit("--save-model", tmp_path / "local.json", *ETHICS, OH0, *chain)
+    dask = on_dask("--save-model", tmp_path / "dask.json", "-o", tmp_path / "out.arff", "--partitions", "5", *ETHICS, OH0, *chain)
+    assert local.status == 0 and dask.status == 0, local.stderr + dask.stderr
+    assert json.loads((tmp_path / "dask.json").read_text()) == json.loads((tmp_path / "local.json").read_text())
+    with np.load(arrays_path(tmp_path / "dask.json")) as ours, np.load(arrays_path(tmp_path / "local.json")) as theirs:
+        assert sorted(ours.files) == sorted(theirs.files)
+        for key in ours.files:
+            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+    applied = run_filterkit("apply", tmp_path / "dask.json", OH0)
+    assert applied.status == 0, applied.stderr
+    assert without_comments(applied.stdout) == without_comments((tmp_path / "out.arff").read_bytes())
+
+
+def test_workers_load_the_plugins_dir(run_filterkit, on_dask, tmp_path):
+    local = run_filterkit(OH0, "meanscale", "l2", plugins_dir=STAGES_DIR)
+    result = on_dask("-o", tmp_path / "out.arff", "--partitions", "3", OH0, "meanscale", "l2", plugins_dir=STAGES_DIR)
+    assert local.status == 0 and result.status == 0, local.stderr + result.stderr
+    assert (tmp_path / "out.arff").read_bytes() == local.stdout
+
+
+@pytest.mark.parametrize("during", ["fit", "transform"])
+def test_a_failing_stage_on_a_worker_is_reported_as_locally(run_filterkit, on_dask, tmp_path, during):
+    local = run_filterkit(IRIS, "explode", "--during", during, plugins_dir=STAGES_DIR)
+    result = on_dask("-o", tmp_path / "out.arff", IRIS, "explode", "--during", during, plugins_dir=STAGES_DIR)
+    assert local.status == 1 and f"failed during {during}: ZeroDivisionError" in local.stderr
+    assert (result.status, result.stderr) == (local.status, local.stderr)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([*ETHICS, "-o", "OUT", OH0, "select", "--metric", "svm", "--top", "10"],
+         "select --metric svm cannot run with --engine dask"),
+        (["-o", "OUT", "-", "l2"], "cannot partition standard input"),
+        (["-o", "OUT", "--partitions", "2", "PARTS", "l2"], "--partitions splits one file"),
+        (["-o", "OUT", "NOWHERE/*.arff", "l2"], "no file matches"),
+    ],
+    ids=["svm-sample", "stdin", "partitions-of-files", "empty-glob"],
+)
+def test_what_dask_cannot_run_identically_is_refused(on_dask, tmp_path, argv, message):
+    split_rows(IRIS, tmp_path / "parts")
+    replace = {"OUT": tmp_path / "out.arff", "PARTS": tmp_path / "parts", "NOWHERE/*.arff": str(tmp_path / "none" / "*.arff")}
+    result = on_dask(*[replace.get(a, a) if isinstance(a, str) else a for a in argv])
+    assert result.status == 1
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--output-dir", "OUT", IRIS, "l2"], "need --engine dask"),
+        (["--partitions", "3", IRIS, "l2"], "need --engine dask"),
+        (["--engine", "dask", "-o", "OUT/x.arff", "--output-dir", "OUT", IRIS, "l2"], "not both"),
+        (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1", IRIS, "l2"], "give -o FILE or --output-dir DIR"),
+    ],
+    ids=["output-dir", "partitions", "both-outputs", "remote-stdout"],
+)
+def test_usage_errors(run_filterkit, tmp_path, argv, message):
+    result = run_filterkit(*[str(a).replace("OUT", str(tmp_path)) for a in argv])
+    assert result.status == 2
+    assert message in result.stderr
+
+
+def test_without_dask_the_engine_names_the_extra_to_install(run_filterkit, monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    result = run_filterkit("--engine", "dask", IRIS, "l2")
+    assert result.status == 1
+    assert "pip install 'filterkit[dask]'" in result.stderr
+
+
+def test_a_local_run_does_not_import_dask():
+    code = "import sys; from filterkit import cli; cli.run(['--help']); assert 'dask' not in sys.modules"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stderr
+
+
+def test_console_script_starts_its_own_local_cluster(filterkit_script, local, scheduler):
+    result = filterkit_script("--engine", "dask", IRIS, "minmax", "l2")
+    assert (result.status, result.stderr) == (0, "")
+    assert result.stdout == local(IRIS, (), ["minmax", "l2"])
