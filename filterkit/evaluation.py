@@ -199,6 +199,12 @@ def evaluate_fold(registry, schema: Schema, data: Chunk, class_index: int, chain
         return classifier_matrix(fitted.output_schema, transformed, output_class), truth
 
     train_features, train_truth = prepared(train)
+    if train_truth.all() or not train_truth.any():
+        missing = "no row of" if not train_truth.any() else "only rows of"
+        raise FilterkitError(
+            f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
+            f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
+        )
     test_features, test_truth = prepared(test)
     classifier = registry.classifier(settings.classifier)(**settings.classifier_params)
     classifier.fit(train_features, train_truth.astype(np.int64), settings.seed)

@@ -5,6 +5,10 @@ protocol"): liblinear, C chosen from a grid by the best mean AUC of an inner
 stratified k-fold cross-validation on the training rows, then Platt-calibrated
 probabilities (a sigmoid fitted on cross-validated decision values, the SVM
 itself on all training rows); a row is positive where the probability is ≥ 0.5.
+The inner CV has at most as many folds as the smaller class has rows; with a
+single positive (a tiny learning-curve sample) there is no inner CV: C is the
+grid's first value, the scores are raw decision values and a row is positive
+where its decision value is > 0 (``inner_folds`` in the report says which).
 
 ``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
 REFERENCE.md "aiSVM"): C* from :func:`adaptive_c`, then the intercept from
@@ -63,6 +67,7 @@ class LinearSVM(Classifier):
 
         targets = np.asarray(targets, dtype=np.int64)
         folds = min(self.params["inner_folds"], int(min(np.bincount(targets, minlength=2))))
+        self.inner_folds = folds
         self.inner_auc = {}
         out_of_fold = {}
         if folds >= 2:
@@ -96,7 +101,8 @@ class LinearSVM(Classifier):
         return self.score(features) >= 0.5
 
     def describe(self):
-        return {"C": self.chosen_C, "inner_auc": {str(c): a for c, a in self.inner_auc.items()}}
+        return {"C": self.chosen_C, "inner_folds": self.inner_folds,
+                "inner_auc": {str(c): a for c, a in self.inner_auc.items()}}
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:

@@ -269,3 +269,15 @@ def test_missing_classes_are_left_out_and_counted(run_filterkit, tmp_path):
     assert "1 row(s) with a missing class are left out" in result.stderr
     document = json.loads(result.stdout)
     assert document["settings"]["rows"] == 149 and document["settings"]["rows_with_missing_class_left_out"] == 1
+
+
+def test_a_class_too_small_for_the_folds_is_a_clear_error(run_filterkit, tmp_path):
+    lines = ["@relation small", "@attribute x numeric", "@attribute class {p,q,e}", "@data"]
+    lines += [f"{i},q" for i in range(59)] + ["100,p"]
+    path = tmp_path / "small.arff"
+    path.write_text("\n".join(lines) + "\n")
+    for label in ("p", "e"):
+        result = run_filterkit("evaluate", "-q", "--folds", "5", "--positive", label, path, "l2")
+        assert result.status == 1
+        assert f"task '{label}': a training fold holds no row of class '{label}'" in result.stderr
+        assert "Traceback" not in result.stderr
