@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
@@ -160,6 +161,25 @@ class Stage(Configurable):
 
     def load_state(self, state: dict) -> None:
         """Restore fitted state saved by :meth:`state` (after :meth:`prepare`)."""
+
+
+def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offset: np.ndarray | None = None) -> Chunk:
+    """The chunk with each feature column j replaced by ``(x − offset[j]) · factor[j]``.
+
+    Other columns, missing values and the chunk's text and weights are kept.  A
+    sparse chunk stays sparse, touching only its stored values, when no offset
+    moves a zero; otherwise it is computed densely (and stored sparse again).
+    """
+    offset = np.zeros(len(features)) if offset is None else offset
+    if chunk.is_sparse and not np.any(offset * factor):
+        matrix = chunk.values.tocsr(copy=True)
+        column_factor = np.ones(matrix.shape[1])
+        column_factor[features] = factor
+        matrix.data = matrix.data * column_factor[matrix.indices]
+        return Chunk(matrix, chunk.text, chunk.weights)
+    values = chunk.dense_values().copy()
+    values[:, features] = (values[:, features] - offset) * factor
+    return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
 
 def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:

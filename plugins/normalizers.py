@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk
-from filterkit.stage import Stage
+from filterkit.stage import Stage, scale_features
 
 
 class RowNormalizer(Stage):
@@ -129,15 +129,7 @@ class MinMaxNormalizer(Stage):
         self.factor = np.where(width > 0, 1.0 / np.where(width > 0, width, 1.0), 0.0)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        if chunk.is_sparse and not np.any(self.minimum * self.factor):
-            matrix = chunk.values.tocsr(copy=True)
-            column_factor = np.ones(matrix.shape[1])
-            column_factor[self.features] = self.factor
-            matrix.data = matrix.data * column_factor[matrix.indices]
-            return Chunk(matrix, chunk.text, chunk.weights)
-        values = chunk.dense_values().copy()
-        values[:, self.features] = (values[:, self.features] - self.minimum) * self.factor
-        return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+        return scale_features(chunk, self.features, self.factor, self.minimum)
 
     def state(self) -> dict:
         return {"minimum": self.minimum, "factor": self.factor}

@@ -16,13 +16,12 @@ by default, or presence (value ≠ 0) with ``--presence``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.schema import Chunk
-from filterkit.stage import Option
+from filterkit.stage import Option, scale_features
 from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
 
 
@@ -61,18 +60,7 @@ class ScorerStage(ClassValueCountsStage):
     def transform(self, chunk: Chunk) -> Chunk:
         if not self.params["scale"]:
             return chunk
-        offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
-        if chunk.is_sparse and not np.any(offset * self.factor):
-            matrix = chunk.values.tocsr(copy=True)
-            column_factor = np.ones(matrix.shape[1])
-            column_factor[self.features] = self.factor
-            matrix.data = matrix.data * column_factor[matrix.indices]
-            return Chunk(matrix, chunk.text, chunk.weights)
-        values = chunk.dense_values().copy()
-        values[:, self.features] = (values[:, self.features] - offset) * self.factor
-        if chunk.is_sparse:
-            return Chunk(sp.csr_matrix(values), chunk.text, chunk.weights)
-        return Chunk(values, chunk.text, chunk.weights)
+        return scale_features(chunk, self.features, self.factor, None if self.params["zero_preserve"] else self.minimum)
 
     def state(self) -> dict:
         return {"scores": self.scores, "minimum": self.minimum, "maximum": self.maximum, "factor": self.factor}
