@@ -41,7 +41,7 @@ from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, _guarded, resolve_class
+from filterkit.runner import Chain, _guarded
 from filterkit.schema import Chunk, Schema
 
 INSTALL_HINT = "pip install 'filterkit[dask]'"
@@ -333,21 +333,15 @@ class DaskEngine:
 
     def fit(self, chain: Chain, plan: Plan) -> Chain:
         """Fit every stage of ``chain`` in turn, one pass over the partitions per fitted stage."""
-        schema = plan.schema
-        chain.input_schema = schema
-        class_index = resolve_class(schema, chain.class_spec)
-        chain.class_name = None if class_index is None else schema.attributes[class_index].name
-        for position, stage in enumerate(chain.stages):
-            chain.prepare_stage(position, schema)
-            if stage.fitted:
-                recipe = self._scatter(self.recipe(chain, plan, fitting=position))
-                parts = self.client.map(_partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False)
-                merged = self._merge_tree(recipe, parts)
-                self._report(f"fitting {stage.name}", parts)
-                _guarded(stage, "fit", stage.finalize, merged.result())
-            schema = stage.output_schema()
-        chain.output_schema = schema
-        return chain
+
+        def statistics_of(position: int, stage):
+            recipe = self._scatter(self.recipe(chain, plan, fitting=position))
+            parts = self.client.map(_partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False)
+            merged = self._merge_tree(recipe, parts)
+            self._report(f"fitting {stage.name}", parts)
+            return merged.result()
+
+        return chain.fit_with(plan.schema, statistics_of)
 
     def recipe(self, chain: Chain, plan: Plan, fitting: int | None = None) -> ChainRecipe:
         """The recipe of ``chain`` (fitted up to stage ``fitting``, or wholly when None)."""

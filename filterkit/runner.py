@@ -153,18 +153,26 @@ class Chain:
 
     def fit(self, source, progress=None) -> "Chain":
         """Fit every stage in turn on the output of the stages before it."""
-        schema = source.schema
+
+        def statistics_of(position: int, stage: Stage):
+            statistics = stage.new_statistics()
+            chunks = self._through(source.chunks(), self.stages[:position])
+            for chunk in _counted(chunks, progress, f"fitting {stage.name}"):
+                statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
+            return statistics
+
+        return self.fit_with(source.schema, statistics_of)
+
+    def fit_with(self, schema: Schema, statistics_of) -> "Chain":
+        """Fit every stage in turn; ``statistics_of(position, stage)`` returns a fitted
+        stage's statistics of all training rows (one pass, local or on a cluster)."""
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         for position, stage in enumerate(self.stages):
             self.prepare_stage(position, schema)
             if stage.fitted:
-                statistics = stage.new_statistics()
-                chunks = self._through(source.chunks(), self.stages[:position])
-                for chunk in _counted(chunks, progress, f"fitting {stage.name}"):
-                    statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
-                _guarded(stage, "fit", stage.finalize, statistics)
+                _guarded(stage, "fit", stage.finalize, statistics_of(position, stage))
             schema = stage.output_schema()
         self.output_schema = schema
         return self
