@@ -7,12 +7,14 @@ other test folder uses.
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from filterkit.arff import read_arff
 
@@ -29,6 +31,31 @@ def _console_script() -> str | None:
 
 
 FILTERKIT = _console_script()
+
+
+def _find_weka_jar() -> Path | None:
+    """Weka's jar: ``$WEKA_JAR``, else where Debian's ``weka`` package puts it; None if neither."""
+    for candidate in (os.environ.get("WEKA_JAR"), "/usr/share/java/weka.jar"):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+JAVA = shutil.which("java")
+WEKA_JAR = _find_weka_jar()
+#: Marks for a test that runs Weka: marked ``weka``, skipped with a reason without Java or the jar.
+NEEDS_WEKA = [
+    pytest.mark.weka,
+    pytest.mark.skipif(JAVA is None, reason="java is not on PATH"),
+    pytest.mark.skipif(WEKA_JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar"),
+]
+
+
+def needs_weka(test):
+    """Decorate a test that runs Weka with :data:`NEEDS_WEKA`."""
+    for mark in NEEDS_WEKA:
+        test = mark(test)
+    return test
 
 
 @dataclass

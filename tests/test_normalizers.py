@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from chain_helpers import REAL, read_bytes, without_comments
+from chain_helpers import JAVA, REAL, WEKA_JAR as JAR, needs_weka, read_bytes, without_comments
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
@@ -329,15 +327,6 @@ def test_minmax_fitting_real_files_row_by_row_equals_fitting_at_once(run_filterk
 # ---------------------------------------------------------------------------------------------
 # minmax against Weka 3.6's weka.filters.unsupervised.attribute.Normalize (6 printed decimals)
 
-def _find_jar() -> Path | None:
-    for candidate in (os.environ.get("WEKA_JAR"), "/usr/share/java/weka.jar"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
-
-
-JAVA = shutil.which("java")
-JAR = _find_jar()
 
 
 def with_missing_values(source: Path, target: Path, class_first: bool) -> None:
@@ -371,9 +360,7 @@ WEKA_CASES = {
 }
 
 
-@pytest.mark.weka
-@pytest.mark.skipif(JAVA is None, reason="java is not on PATH")
-@pytest.mark.skipif(JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar")
+@needs_weka
 @pytest.mark.parametrize("case", list(WEKA_CASES))
 def test_minmax_agrees_with_weka_normalize(run_filterkit, tmp_path, case):
     name, class_position, missing = WEKA_CASES[case]

@@ -8,17 +8,15 @@ checked against an encoding computed here with numpy/scipy alone.
 from __future__ import annotations
 
 import math
-import os
 import random
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chain_helpers import REAL, read_bytes, without_comments
+from chain_helpers import JAVA, REAL, WEKA_JAR as JAR, needs_weka, read_bytes, without_comments
 from filterkit.arff import read_arff
 from filterkit.schema import NOMINAL, NUMERIC, STRING
 
@@ -466,24 +464,6 @@ def _split_data(text: bytes) -> tuple[bytes, bytes]:
 
 # ---------------------------------------------------------------------------------------------
 # Weka 3.6 reads what the stage writes
-
-def _find_jar() -> Path | None:
-    for candidate in (os.environ.get("WEKA_JAR"), "/usr/share/java/weka.jar"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
-
-
-JAVA = shutil.which("java")
-JAR = _find_jar()
-
-
-def needs_weka(test):
-    """Marked ``weka``; skipped with a reason without java or the jar."""
-    test = pytest.mark.skipif(JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar")(test)
-    test = pytest.mark.skipif(JAVA is None, reason="java is not on PATH")(test)
-    return pytest.mark.weka(test)
-
 
 def weka_read(path: Path) -> str:
     """Weka's summary of ``path`` (weka.core.Instances exits 0 even when it cannot parse: check the text)."""

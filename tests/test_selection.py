@@ -8,18 +8,16 @@ grain_wc, and, when Java is there, Weka's AttributeSelection filter is run itsel
 from __future__ import annotations
 
 import csv
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 
-from chain_helpers import FIXTURE_PLUGINS, REAL, read_bytes, without_comments
+from chain_helpers import FIXTURE_PLUGINS, JAVA, REAL, WEKA_JAR, needs_weka, read_bytes, without_comments
 from filterkit.arff import read_arff
 
 GRAIN = REAL / "grain_wc.arff"
 OH0 = REAL / "oh0.wc.arff"
-WEKA_JAR = "/usr/share/java/weka.jar"
 
 
 def weka_ig_ranking() -> list[tuple[str, float, int]]:
@@ -61,14 +59,12 @@ def test_ig_selection_keeps_the_words_weka_ranks_best(run_filterkit, chain, top)
     assert names == [n for n in original if n in set(names)], "kept attributes keep their input order"
 
 
-@pytest.mark.weka
+@needs_weka
 def test_weka_attribute_selection_keeps_the_same_words(run_filterkit, tmp_path):
-    if shutil.which("java") is None or not __import__("os").path.exists(WEKA_JAR):
-        pytest.skip("Java or Weka 3.6 (/usr/share/java/weka.jar) is not installed")
     for top in (100, 99):
         out = tmp_path / f"weka{top}.arff"
         subprocess.run(
-            ["java", "-Xmx2g", "-cp", WEKA_JAR, "weka.filters.supervised.attribute.AttributeSelection",
+            [JAVA, "-Xmx2g", "-cp", str(WEKA_JAR), "weka.filters.supervised.attribute.AttributeSelection",
              "-E", "weka.attributeSelection.InfoGainAttributeEval -B",
              "-S", f"weka.attributeSelection.Ranker -N {top}", "-c", "first", "-i", str(GRAIN), "-o", str(out)],
             check=True, capture_output=True, timeout=300,

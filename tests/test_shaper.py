@@ -7,14 +7,13 @@ Every hand example uses ``--neighbors 1`` and the data below; positive class ``p
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from chain_helpers import JAVA, WEKA_JAR, needs_weka, without_comments
 from filterkit import cli
 from filterkit.arff.reader import read_arff
 from filterkit.plugins import load_plugins
@@ -296,25 +295,14 @@ def test_headline_rows_have_unit_length(headline):
 def test_headline_saved_model_reproduces_training_output_exactly(headline):
     trained, applied = (p.read_bytes() for p in headline)
 
-    def without_comments(text: bytes) -> bytes:
-        return b"".join(line for line in text.splitlines(keepends=True) if not line.startswith(b"%"))
-
     assert len(trained) > 100_000
     assert without_comments(applied) == without_comments(trained)
 
 
-def weka_jar() -> str | None:
-    jar = os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar")
-    return jar if os.path.isfile(jar) else None
-
-
-@pytest.mark.weka
+@needs_weka
 def test_weka_reads_the_headline_output(headline):
-    jar = weka_jar()
-    if shutil.which("java") is None or jar is None:
-        pytest.skip("needs java on PATH and Weka's jar (/usr/share/java/weka.jar or $WEKA_JAR)")
     # weka.core.Instances exits 0 even when it fails to parse: judge by its output
-    completed = subprocess.run(["java", "-cp", jar, "weka.core.Instances", str(headline[0])],
+    completed = subprocess.run([JAVA, "-cp", str(WEKA_JAR), "weka.core.Instances", str(headline[0])],
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0
     assert "Exception" not in completed.stdout + completed.stderr

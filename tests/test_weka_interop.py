@@ -29,38 +29,23 @@ to stderr), so stderr is checked for one and stdout for the lines parsed.
 from __future__ import annotations
 
 import functools
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chain_helpers import REAL
+from chain_helpers import JAVA, NEEDS_WEKA, REAL, WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.arff.writer import ArffWriter
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
 
 
-def _find_jar() -> Path | None:
-    for candidate in (os.environ.get("WEKA_JAR"), "/usr/share/java/weka.jar"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
-
-
-JAVA = shutil.which("java")
-JAR = _find_jar()
 WEKA_REUTERS = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
 TOKENIZER_DELIMITERS = " \r\n\t.,;:'\"()?!"  # WordTokenizer's default, as StringToWordVector uses it
 
-pytestmark = [
-    pytest.mark.weka,
-    pytest.mark.skipif(JAVA is None, reason="java is not on PATH"),
-    pytest.mark.skipif(JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar"),
-]
+pytestmark = NEEDS_WEKA
 
 CHAINS = {
     "shape-bns-l2": ["shape", "bns", "l2"],

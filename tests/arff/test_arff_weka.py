@@ -9,9 +9,7 @@ without java or the jar these tests are skipped.
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -20,24 +18,12 @@ import numpy as np
 import pytest
 
 from arff_helpers import REAL, assert_same_data, read_all, write_text
+from chain_helpers import JAVA, NEEDS_WEKA, WEKA_JAR as JAR
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING
 
 
-def _find_jar() -> Path | None:
-    for candidate in (os.environ.get("WEKA_JAR"), "/usr/share/java/weka.jar"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
 
-
-JAVA = shutil.which("java")
-JAR = _find_jar()
-
-pytestmark = [
-    pytest.mark.weka,
-    pytest.mark.skipif(JAVA is None, reason="java is not on PATH"),
-    pytest.mark.skipif(JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar"),
-]
+pytestmark = NEEDS_WEKA
 
 # Our dates are UTC; Weka reads them in the JVM's zone.
 _JAVA = [JAVA or "java", "-Duser.timezone=UTC", "-Xmx1g", "-cp", str(JAR)]
