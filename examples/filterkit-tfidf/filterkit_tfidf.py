@@ -39,7 +39,7 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric
 from filterkit.schema import Chunk
-from filterkit.stage import Option, Stage
+from filterkit.stage import Option, Stage, scale_features
 
 
 class LogTf(Stage):
@@ -130,14 +130,10 @@ class TfIdf(Stage):
         self.idf = inverse_document_frequency(self.document_frequency, self.documents, self.params["smooth"])
 
     def transform(self, chunk: Chunk) -> Chunk:
-        factor = np.ones(chunk.values.shape[1])
-        factor[self.features] = self.idf
-        if chunk.is_sparse:
-            matrix = chunk.values.tocsr(copy=True)
-            matrix.data = matrix.data * factor[matrix.indices]
-            matrix.eliminate_zeros()
-            return Chunk(matrix, chunk.text, chunk.weights)
-        return Chunk(chunk.values * factor, chunk.text, chunk.weights)
+        scaled = scale_features(chunk, self.features, self.idf)  # x · idf; sparse stays sparse
+        if scaled.is_sparse:
+            scaled.values.eliminate_zeros()  # an idf of 0 (--no-smooth, unseen word) stores no zeros
+        return scaled
 
     def state(self) -> dict:
         return {"documents": self.documents, "document_frequency": self.document_frequency, "idf": self.idf}
