@@ -2,8 +2,10 @@
 
 :class:`Chain` fits stage 1 on the input, stage 2 on stage 1's output, and so
 on: one pass over the input for every fitted stage, each pass streaming
-chunks through the stages already fitted.  Only statistics are held between
-chunks, so memory depends on the features, not the rows.  A file input is
+chunks through the stages already fitted, except where a fitted stage derives
+the next one's statistics from its own (``shape bns``: one pass fits both).
+Only statistics are held between chunks, so memory depends on the features,
+not the rows.  A file input is
 re-read for each pass; a stream (stdin) is first spooled once into a
 temporary binary file of numpy arrays (not re-parsed as text) that is removed
 afterwards, also on error.
@@ -172,10 +174,21 @@ class Chain:
         for position, stage in enumerate(self.stages):
             self.prepare_stage(position, schema)
             if stage.fitted:
-                _guarded(stage, "fit", stage.finalize, statistics_of(position, stage))
+                statistics = self._derived_statistics(position, stage)
+                if statistics is None:
+                    statistics = statistics_of(position, stage)
+                _guarded(stage, "fit", stage.finalize, statistics)
             schema = stage.output_schema()
         self.output_schema = schema
         return self
+
+    def _derived_statistics(self, position: int, stage: Stage):
+        """``stage``'s statistics from the fitted stage just before it, when that stage
+        can derive them (:meth:`Stage.statistics_for`): one pass over the data fewer."""
+        if position == 0 or not self.stages[position - 1].fitted:
+            return None
+        previous = self.stages[position - 1]
+        return _guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
         """Apply every (fitted) stage to each chunk."""

@@ -7,7 +7,8 @@ Filter: :meth:`Stage.prepare` sees the input schema; a *fitted* stage then
 accumulates statistics over chunks (:meth:`accumulate`), which can be
 merged (:meth:`merge`, so partitions can be fitted apart), and turns them into
 fitted state (:meth:`finalize`); after that the output schema is known and
-:meth:`transform` maps chunks.  A *stateless* stage only transforms.
+:meth:`transform` maps chunks.  A fitted stage may hand the next fitted stage its
+statistics without a pass over the data (:meth:`statistics_for`).  A *stateless* stage only transforms.
 
 Fitted state is plain numbers, lists and numpy arrays (:meth:`state` and
 :meth:`load_state`), so a model file holds it without pickle.
@@ -143,6 +144,16 @@ class Stage(Configurable):
     def finalize(self, statistics: Any) -> None:
         """Turn the statistics of all training rows into fitted state."""
         raise NotImplementedError
+
+    def statistics_for(self, following: "Stage") -> Any:
+        """What ``following`` (the next stage, prepared on this stage's output) would
+        gather in a pass over this stage's training output, derived from this stage's
+        own statistics instead; None (the default) when they cannot be derived exactly.
+
+        Called while fitting, right after :meth:`finalize`; a non-None answer saves the
+        chain a pass over the data.
+        """
+        return None
 
     def output_schema(self) -> Schema:
         """The schema of transformed chunks: changed attributes become ``numeric``."""

@@ -121,6 +121,34 @@ class ValueCounts:
         return ValueCounts(self.n_features, self.n_classes, feature[starts], value[starts], label[starts],
                            np.add.reduceat(count, starts), self.class_totals, self.missing)
 
+    def through(self, map_values) -> "ValueCounts | None":
+        """The value counts of the same rows after each feature's values go through
+        ``map_values(positions, values)``, an elementwise map that keeps 0 at 0; None
+        when it moves a zero (zeros are not stored, so their new values are unknown).
+
+        A value mapped to 0 leaves the histogram (it is a zero now) and one mapped to
+        NaN becomes missing, as a pass over the mapped rows would count them.
+        """
+        positions = np.arange(self.n_features)
+        if np.any(map_values(positions, np.zeros(self.n_features)) != 0):
+            return None
+        mapped = map_values(self.feature, self.value)
+        missing = self.missing.copy()
+        lost = np.isnan(mapped)
+        np.add.at(missing, (self.label[lost], self.feature[lost]), self.count[lost])
+        kept = ~lost & (mapped != 0)
+        return ValueCounts(self.n_features, self.n_classes, self.feature[kept], mapped[kept], self.label[kept],
+                           self.count[kept], self.class_totals.copy(), missing)._compacted()
+
+    def of_features(self, positions: np.ndarray) -> "ValueCounts":
+        """The counts of the features at ``positions``, renumbered in that order."""
+        new_position = np.full(self.n_features, -1, dtype=np.int64)
+        new_position[positions] = np.arange(len(positions))
+        renumbered = new_position[self.feature]
+        kept = renumbered >= 0
+        return ValueCounts(len(positions), self.n_classes, renumbered[kept], self.value[kept], self.label[kept],
+                           self.count[kept], self.class_totals.copy(), self.missing[:, positions])._compacted()
+
     def nonzero_counts(self) -> np.ndarray:
         """``[c, j]``: rows of class c whose feature j is present and not zero."""
         table = np.zeros((self.n_classes, self.n_features))
@@ -219,6 +247,15 @@ class PresenceCounts:
         totals = np.bincount(labels[known], weights=weights[known], minlength=self.n_classes)
         return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
 
+    @classmethod
+    def of_value_counts(cls, counts: ValueCounts) -> "PresenceCounts":
+        """The presence statistics of the rows ``counts`` describes."""
+        low, high = np.full(counts.n_features, np.inf), np.full(counts.n_features, -np.inf)
+        np.minimum.at(low, counts.feature, counts.value)
+        np.maximum.at(high, counts.feature, counts.value)
+        return cls(counts.n_features, counts.n_classes, counts.nonzero_counts(), counts.class_totals.copy(),
+                   counts.missing.copy(), low, high)
+
     def merge(self, other: "PresenceCounts") -> "PresenceCounts":
         """Statistics of the rows of both."""
         return PresenceCounts(
@@ -254,6 +291,8 @@ class ClassValueCountsStage(Stage):
     by class; it needs a nominal class attribute (``self.class_attribute``)."""
 
     fitted = True
+    #: the statistics :meth:`finalize` was given, kept (while fitting) for :meth:`statistics_for`
+    training_counts: ValueCounts | PresenceCounts | None = None
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
@@ -269,3 +308,40 @@ class ClassValueCountsStage(Stage):
 
     def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
         return first.merge(second)
+
+    def value_map(self):
+        """This fitted stage's transform as an elementwise map of (feature position,
+        value) pairs, ``map(positions, values) -> values``, when it is one, else None.
+        Such a stage derives the next stage's statistics without a pass
+        (:meth:`statistics_for`)."""
+        return None
+
+    def statistics_for(self, following: Stage):
+        """The next stage's statistics: this stage's training value counts sent through
+        :meth:`value_map`, when both gather class value counts over the same rows."""
+        value_map = self.value_map()
+        if not isinstance(following, ClassValueCountsStage) or not isinstance(self.training_counts, ValueCounts) \
+                or value_map is None:
+            return None
+        mapped = self.training_counts.through(value_map)
+        return None if mapped is None else following.statistics_from(mapped, self.features, self.context.class_index)
+
+    def statistics_from(self, counts: ValueCounts, columns: np.ndarray, class_index: int | None):
+        """This stage's statistics taken from value counts of its training rows over the
+        columns ``columns``, or None when they do not cover its features and class, or
+        when the stage gathers statistics of its own kind."""
+        if type(self).accumulate is not ClassValueCountsStage.accumulate or class_index != self.context.class_index:
+            return None
+        empty = self.new_statistics()
+        position_of = np.full(max(int(columns.max(initial=-1)), int(self.features.max(initial=-1))) + 1, -1, dtype=np.int64)
+        position_of[columns] = np.arange(len(columns))
+        positions = position_of[self.features]
+        if (positions < 0).any() or counts.n_classes != empty.n_classes:
+            return None
+        own = counts.of_features(positions)
+        if type(empty) is ValueCounts:
+            return own
+        if type(empty) is PresenceCounts:
+            return PresenceCounts.of_value_counts(own)
+        return None
+

@@ -44,6 +44,7 @@ class ScorerStage(ClassValueCountsStage):
         return super().new_statistics()
 
     def finalize(self, statistics: ValueCounts | PresenceCounts) -> None:
+        self.training_counts = statistics
         targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
         self.scores = feature_scores(
             statistics, self.metric, targets, self.params["presence"], self.params["combine"], self.params["alpha"]
@@ -56,6 +57,14 @@ class ScorerStage(ClassValueCountsStage):
         if not self.params["scale"]:
             return self.input_schema
         return super().output_schema()
+
+    def value_map(self):
+        """Scaling is elementwise (the arithmetic of :func:`scale_features`)."""
+        if not self.params["scale"]:
+            return lambda positions, values: values
+        if self.params["zero_preserve"]:
+            return lambda positions, values: values * self.factor[positions]
+        return lambda positions, values: (values - self.minimum[positions]) * self.factor[positions]
 
     def transform(self, chunk: Chunk) -> Chunk:
         if not self.params["scale"]:

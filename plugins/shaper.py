@@ -60,6 +60,7 @@ class Shaper(ClassValueCountsStage):
         self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
 
     def finalize(self, statistics: ValueCounts) -> None:
+        self.training_counts = statistics
         positive = positive_code(self.class_attribute, statistics.class_totals, self.context.positive)
         feature, value, counts = statistics.histogram(include_zero=True)
         rows = counts.sum(axis=1)
@@ -143,6 +144,10 @@ class Shaper(ClassValueCountsStage):
             shift = np.where(self.nominal[positions], 0.0, transform(self.zero_probability[positions]))
             shaped = shaped - shift
         return np.where(missing, np.nan, shaped)
+
+    def value_map(self):
+        """Shaping is elementwise: the next stage's value counts follow from this stage's."""
+        return self._shape
 
     def transform(self, chunk: Chunk) -> Chunk:
         position_of = np.full(chunk.values.shape[1], -1, dtype=np.int64)
