@@ -95,10 +95,46 @@ class Shaper(ClassValueCountsStage):
             self.zero_probability = self._probabilities_at(np.arange(n_features), np.zeros(n_features))
 
     def _index_knots(self) -> None:
-        """Where each feature's knots start, and one sorted key per knot for :meth:`_probabilities_at`."""
-        self.knot_start = np.searchsorted(self.knot_feature, np.arange(len(self.features) + 1))
-        # numpy orders complex numbers lexicographically: (feature, value) as one sortable key
-        self.knot_key = self.knot_feature + 1j * self.knot_value
+        """Tables for :meth:`_probabilities_at`, built once per fit or load.
+
+        Each knot gets the slope to the next knot of its feature (NaN at a feature's
+        last knot); each feature the probability below its first knot (its baseline
+        without knots).  A query (feature, value) is ranked among the distinct knot
+        values, so (feature, rank) is one integer; ``knot_below`` maps it to the
+        feature's last knot at or below the value (−1 for none), as a table when
+        features × distinct values is small, else by a search of the knots' keys.
+        """
+        n_features = len(self.features)
+        self.knot_start = np.searchsorted(self.knot_feature, np.arange(n_features + 1))
+        has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
+        self.knot_has_next = has_next
+        following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (self.knot_probability[following] - self.knot_probability) / (self.knot_value[following] - self.knot_value)
+        self.knot_slope = np.where(has_next, slope, np.nan)
+        has_knots = self.knot_start[1:] > self.knot_start[:-1]
+        baseline = self.zero_probability if self.params["zero_bin"] else self.default_probability
+        first_knot = np.minimum(self.knot_start[:-1], max(len(self.knot_value) - 1, 0))
+        self.first_probability = np.where(has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0,
+                                          baseline)
+        self.distinct_values = np.unique(self.knot_value)
+        self.rank_stride = len(self.distinct_values) + 1
+        self.knot_rank_key = self.knot_feature * self.rank_stride + np.searchsorted(
+            self.distinct_values, self.knot_value, side="right")
+        if n_features * self.rank_stride <= _KNOT_TABLE_LIMIT:
+            below = np.searchsorted(self.knot_rank_key, np.arange(n_features * self.rank_stride), side="right") - 1
+            feature_start = np.repeat(self.knot_start[:-1], self.rank_stride)
+            self.knot_table = np.where(below >= feature_start, below, -1)
+        else:
+            self.knot_table = None
+
+    def _knot_below(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per (feature position, value): the feature's last knot with value ≤ the value, or −1."""
+        key = positions * self.rank_stride + np.searchsorted(self.distinct_values, values, side="right")
+        if self.knot_table is not None:
+            return self.knot_table[key]
+        below = np.searchsorted(self.knot_rank_key, key, side="right") - 1
+        return np.where(below >= self.knot_start[positions], below, -1)
 
     def _probabilities_at(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
         """p̃ of each (feature position, value) pair, before the transform, all features at once.
@@ -108,30 +144,27 @@ class Shaper(ClassValueCountsStage):
         estimate, or the feature's overall one for a label without knots.
         """
         positions = np.asarray(positions, dtype=np.int64)
-        first, end = self.knot_start[positions], self.knot_start[positions + 1]
-        has_knots = end > first
-        last_knot = max(len(self.knot_value) - 1, 0)
-        found = np.searchsorted(self.knot_key, positions + 1j * values, side="right") - 1
-        left = np.clip(found, first, np.maximum(end - 1, first)).clip(0, last_knot)
-        right = np.minimum(left + 1, np.maximum(end - 1, first)).clip(0, last_knot)
+        values = np.asarray(values, dtype=np.float64)
+        below = self._knot_below(positions, values)
+        at_knot = below >= 0
+        knot = np.where(at_knot, below, 0)
         if len(self.knot_value):
-            x0, x1 = self.knot_value[left], self.knot_value[right]
-            p0, p1 = self.knot_probability[left], self.knot_probability[right]
+            shaped = self.knot_probability[knot]
+            between = at_knot & (self.knot_value[knot] != values) & self.knot_has_next[knot]
+            inside = knot[between]
+            shaped[between] = self.knot_slope[inside] * (values[between] - self.knot_value[inside]) + shaped[between]
         else:
-            x0 = x1 = p0 = p1 = np.zeros(len(values))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = (p1 - p0) / (x1 - x0)
-            interpolated = np.where((values == x0) | (left == right), p0, slope * (values - x0) + p0)
-        below = found < first
-        shaped = np.where(below, np.where(has_knots, p0, 0.0), interpolated)
-        baseline = self.zero_probability[positions] if self.params["zero_bin"] else self.default_probability[positions]
-        shaped = np.where(has_knots, shaped, baseline)
+            shaped = np.zeros(len(values))
+        outside = ~at_knot
+        shaped[outside] = self.first_probability[positions[outside]]
         if self.params["zero_bin"]:
-            shaped = np.where(values == 0, self.zero_probability[positions], shaped)
+            zero = values == 0
+            shaped[zero] = self.zero_probability[positions[zero]]
         nominal = self.nominal[positions]
         if nominal.any():
-            exact = has_knots & ~below & (self.knot_value[left] == values) if len(self.knot_value) else has_knots
-            label_probability = np.where(exact, p0, self.default_probability[positions])
+            exact = at_knot & (self.knot_value[knot] == values) if len(self.knot_value) else at_knot
+            label_probability = np.where(exact, self.knot_probability[knot] if len(self.knot_value) else 0.0,
+                                         self.default_probability[positions])
             shaped = np.where(nominal, label_probability, shaped)
         return shaped
 
@@ -139,11 +172,16 @@ class Shaper(ClassValueCountsStage):
         """The output value of each (feature position, value) pair; NaN stays NaN."""
         transform = _TRANSFORMS[self.params["transform"]]
         missing = np.isnan(values)
-        shaped = transform(self._probabilities_at(positions, np.where(missing, 0.0, values)))
+        anything_missing = missing.any()
+        shaped = transform(self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values))
         if self.params["zero_preserve"]:
-            shift = np.where(self.nominal[positions], 0.0, transform(self.zero_probability[positions]))
-            shaped = shaped - shift
-        return np.where(missing, np.nan, shaped)
+            shaped = shaped - self._zero_shift()[positions]
+        return np.where(missing, np.nan, shaped) if anything_missing else shaped
+
+    def _zero_shift(self) -> np.ndarray:
+        """Per feature, T(p̃(0)) (0 for nominal features): subtracted so that 0 maps to 0."""
+        transform = _TRANSFORMS[self.params["transform"]]
+        return np.where(self.nominal, 0.0, transform(self.zero_probability))
 
     def value_map(self):
         """Shaping is elementwise: the next stage's value counts follow from this stage's."""
@@ -222,6 +260,10 @@ def _log_odds(p: np.ndarray) -> np.ndarray:
 
 
 _TRANSFORMS = {"prob": lambda p: p, "logodds": _log_odds}
+
+# The largest features × distinct knot values for which a knot lookup table (8 bytes
+# an entry) is kept; beyond it lookups search the knots' keys.
+_KNOT_TABLE_LIMIT = 4_000_000
 
 
 @hookimpl

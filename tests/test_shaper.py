@@ -115,6 +115,12 @@ def test_interpolation_between_and_clamping_beyond_training_values(data):
     assert test[0, 0] == pytest.approx(3 / 20, rel=1e-14) and test[1, 0] == pytest.approx(13 / 70, rel=1e-14)
 
 
+def test_infinite_values_clamp_to_the_end_values(data):
+    (data / "test.arff").write_text(HEADER + "Infinity,red,?\n-Infinity,red,?\n")
+    _, test = shape(data)
+    np.testing.assert_allclose(test[:, 0], [P5 - P0, P1 - P0], rtol=1e-14)
+
+
 def test_nominal_attribute_becomes_laplace_fraction_of_its_label(data):
     train, test = shape(data)
     np.testing.assert_allclose(train[:, 1], [RED, RED, RED, GREEN, NAN, GREEN, NAN, NAN, NAN, NAN, NAN], rtol=1e-14)
