@@ -20,6 +20,10 @@ from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Stage
 
 
+# Integer values spanning fewer than this many steps are ranked by subtraction, not a sort.
+_INTEGER_SPAN = 2**20
+
+
 @dataclass
 class ValueCounts:
     """Distinct non-zero values per feature with per-class weighted row counts.
@@ -99,13 +103,27 @@ class ValueCounts:
         """
         if not len(self.feature):
             return self
-        distinct, value_rank = np.unique(self.value, return_inverse=True)
-        n_values, n_classes = len(distinct), max(self.n_classes, 1)
+        n_classes = max(self.n_classes, 1)
+        lowest, highest = self.value.min(), self.value.max()
+        if highest - lowest < _INTEGER_SPAN and np.array_equal(self.value, np.floor(self.value)):
+            # integer values (word counts): the value itself, less the lowest, is its rank
+            distinct = np.arange(lowest, highest + 1)
+            value_rank = (self.value - lowest).astype(np.int64)
+        else:
+            distinct, value_rank = np.unique(self.value, return_inverse=True)
+        n_values = len(distinct)
         if (self.n_features + 1) * n_values * n_classes >= 2**62:
             return self._compacted_by_lexsort()
         key = (self.feature * n_values + value_rank.ravel()) * n_classes + self.label
-        unique_key, inverse = np.unique(key, return_inverse=True)
-        count = np.bincount(inverse.ravel(), weights=self.count, minlength=len(unique_key))
+        if np.all(self.count == 1):
+            # unweighted rows: a plain sort, and each key's count is its run length
+            key = np.sort(key)
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            unique_key = key[starts]
+            count = np.diff(np.r_[starts, len(key)]).astype(np.float64)
+        else:
+            unique_key, inverse = np.unique(key, return_inverse=True)
+            count = np.bincount(inverse.ravel(), weights=self.count, minlength=len(unique_key))
         rest, label = np.divmod(unique_key, n_classes)
         feature, rank = np.divmod(rest, n_values)
         return ValueCounts(self.n_features, self.n_classes, feature, distinct[rank], label, count,

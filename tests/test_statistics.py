@@ -205,12 +205,24 @@ def test_order_and_chunking_never_change_fitted_state(registry, whole_files, dat
     )
 
 
-def test_integer_key_compaction_equals_the_lexsort_one():
+# (values drawn from, unit weights): ranked by a sort or, for integers, by subtraction;
+# counted by weights or, for unit weights, by run lengths
+COMPACTION_CASES = {
+    "mixed values, weighted": ([0.5, 1, 2, 3, -1.5, 7e10, 1e-300], False),
+    "mixed values, unit weights": ([0.5, 1, 2, 3, -1.5, 7e10, 1e-300], True),
+    "integers, weighted": ([1, 2, 3, 5, 8, -13, 21], False),
+    "integers, unit weights": ([1, 2, 3, 5, 8, -13, 21], True),
+    "integers too far apart to subtract": ([1, 2, 3, 5, 8, -13, 2**40], True),
+}
+
+
+@pytest.mark.parametrize("choices, unit_weights", COMPACTION_CASES.values(), ids=COMPACTION_CASES.keys())
+def test_integer_key_compaction_equals_the_lexsort_one(choices, unit_weights):
     generator = np.random.default_rng(0)
     n = 50_000
     counts = ValueCounts(
-        300, 3, generator.integers(0, 300, n), generator.choice([0.5, 1, 2, 3, -1.5, 7e10, 1e-300], n),
-        generator.integers(0, 3, n), generator.random(n), np.ones(3), np.zeros((3, 300)),
+        300, 3, generator.integers(0, 300, n), generator.choice(np.array(choices, dtype=float), n),
+        generator.integers(0, 3, n), np.ones(n) if unit_weights else generator.random(n), np.ones(3), np.zeros((3, 300)),
     )
     fast, slow = counts._compacted(), counts._compacted_by_lexsort()
     for field in ("feature", "value", "label"):
