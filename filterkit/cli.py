@@ -10,6 +10,7 @@ names is read as ``./NAME``.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import json
 import os
@@ -43,7 +44,28 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, plugins_dir = _take_plugins_dir(argv)
     signal.signal(signal.SIGTERM, _terminate)
+    keep_freed_memory()
     sys.exit(run(argv, plugins_dir))
+
+
+def keep_freed_memory() -> None:
+    """Ask glibc's allocator to keep freed blocks of up to 32 MiB for reuse.
+
+    By default glibc gives large freed blocks back to the system at once, so each
+    chunk's arrays arrive as fresh pages and fault in again: at grain ×100 that was
+    450,000 page faults and 1.3 s of system time per run, against 46,000 and 0.2 s
+    with this (peak memory unchanged, as the blocks are reused, not added).  Ignored
+    where the C library has no ``mallopt`` (musl, macOS).
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
 
 
 def _terminate(signum, frame):
