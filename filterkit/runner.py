@@ -36,10 +36,11 @@ class FileSource:
         self.chunk_rows = chunk_rows
         with ArffReader(path, chunk_rows=chunk_rows) as reader:
             self.schema = reader.schema
+            self._header = reader.header
 
     def chunks(self) -> Iterator[Chunk]:
-        """The rows of the file, chunk by chunk, read afresh."""
-        with ArffReader(self.path, chunk_rows=self.chunk_rows) as reader:
+        """The rows of the file, chunk by chunk, read afresh (the header is parsed once)."""
+        with ArffReader(self.path, chunk_rows=self.chunk_rows, known_header=self._header) as reader:
             yield from reader.chunks()
 
     def close(self) -> None:

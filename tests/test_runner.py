@@ -15,6 +15,7 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR, assert_same_values, read_bytes
 from filterkit.arff import read_arff
+from filterkit.arff.header import HeaderParser
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain, FileSource, StreamSource
@@ -168,6 +169,22 @@ def test_a_file_is_read_once_per_fitted_stage_and_once_to_write(registry, monkey
     assert len(passes) == 2
     list(chain.transform(source.chunks()))
     assert len(passes) == 3
+
+
+def test_a_file_header_is_parsed_once_and_checked_on_every_pass(monkeypatch, tmp_path):
+    path = tmp_path / "data.arff"
+    path.write_text("@relation r\n@attribute x numeric\n@attribute c {a,b}\n@data 1,a\n2,b\n")
+    parsed = []
+    real_feed = HeaderParser.feed
+    monkeypatch.setattr(HeaderParser, "feed", lambda self, line: parsed.append(line) or real_feed(self, line))
+    source = FileSource(str(path))
+    header_lines = len(parsed)
+    passes = [concatenate(list(source.chunks()), 2).dense_values().tolist() for _ in range(2)]
+    assert len(parsed) == header_lines == 4
+    assert passes == [[[1.0, 0.0], [2.0, 1.0]]] * 2  # the row on the @data line is read on every pass
+    path.write_text("@relation r\n@attribute y numeric\n@attribute c {a,b}\n@data 1,a\n2,b\n")
+    with pytest.raises(FilterkitError, match=r"data.arff:4: the header changed since the file was first read"):
+        list(source.chunks())
 
 
 def test_python_api_chain_equals_the_command_line(registry, run_filterkit):

@@ -11,10 +11,12 @@ Memory is bounded by the chunk size, whatever the number of rows.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import os
 import zlib
 import warnings
+from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 import numpy as np
@@ -57,14 +59,28 @@ def open_source(source, name: str | None = None) -> tuple[BinaryIO, str]:
     return buffered, str(label)
 
 
+@dataclass(frozen=True)
+class KnownHeader:
+    """A header read before: its schema, how many lines it took, a digest of those
+    lines, and the data after ``@data`` on its own line (if any)."""
+
+    schema: Schema
+    lines: int
+    digest: bytes
+    first_data: tuple[int, bytes] | None
+
+
 class ArffReader:
     """Reads an ARFF file or binary stream: ``.schema`` at once, then :meth:`chunks`.
 
     ``source`` is a path (plain or gzip-compressed) or a binary stream such as
-    ``sys.stdin.buffer``; ``name`` is what errors call it.
+    ``sys.stdin.buffer``; ``name`` is what errors call it.  ``known_header`` (a
+    previous reader's ``header``) skips parsing the header again on another pass
+    over the same file: its lines are only compared, by digest, with the first read.
     """
 
-    def __init__(self, source, name: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+    def __init__(self, source, name: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+                 known_header: KnownHeader | None = None):
         if chunk_rows < 1:
             raise ValueError("chunk_rows must be at least 1")
         self.stream, self.name = open_source(source, name)
@@ -72,7 +88,10 @@ class ArffReader:
         self.chunk_rows = chunk_rows
         self._lines = _numbered_lines(_blocks(self.stream), self.name)
         self._first_data: tuple[int, bytes] | None = None
-        self.schema = self._read_header()
+        self._header_digest = hashlib.blake2b(digest_size=16)
+        self._header_lines = 0
+        self.schema = self._read_header() if known_header is None else self._skip_header(known_header)
+        self.header = KnownHeader(self.schema, self._header_lines, self._header_digest.digest(), self._first_data)
         self._columns = _ColumnInfo(self.schema)
 
     def __enter__(self):
@@ -90,6 +109,8 @@ class ArffReader:
         parser = HeaderParser()
         line_number = 0
         for line_number, raw in self._lines:
+            self._header_lines = line_number
+            self._header_digest.update(raw + b"\n")
             line = self._decode(raw, line_number)
             try:
                 rest = parser.feed(line)
@@ -102,6 +123,19 @@ class ArffReader:
         if parser.relation is None:
             raise ArffError("empty input: no @relation line", self.name, 1)
         raise ArffError("the header has no @data line (the file ends on this line)", self.name, max(line_number, 1))
+
+    def _skip_header(self, known: KnownHeader) -> Schema:
+        """The known header's schema, after checking that this stream starts with it."""
+        line_number = 0
+        for line_number, raw in self._lines:
+            self._header_digest.update(raw + b"\n")
+            if line_number == known.lines:
+                break
+        self._header_lines = line_number
+        if line_number != known.lines or self._header_digest.digest() != known.digest:
+            raise ArffError("the header changed since the file was first read", self.name, max(line_number, 1))
+        self._first_data = known.first_data
+        return known.schema
 
     def _decode(self, raw: bytes, line_number: int) -> str:
         try:
