@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import io
 import json
 import os
 import shlex
@@ -347,21 +346,18 @@ def _open_source(path: str, chunk_rows: int, needs_passes: bool):
 
 @contextlib.contextmanager
 def _output(path: str | None):
-    """A text stream to stdout, or to a temporary file renamed onto ``path`` on success."""
+    """A binary stream to stdout, or to a temporary file renamed onto ``path`` on success."""
     if path is None:
-        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
-        try:
-            yield stream
-            stream.flush()
-        finally:
-            stream.detach()
+        sys.stdout.flush()
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
         return
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise FilterkitError(f"cannot write {path}: no folder {directory}")
     handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+        with os.fdopen(handle, "wb") as stream:
             try:
                 yield stream
                 stream.flush()

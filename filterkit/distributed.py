@@ -262,7 +262,7 @@ def _write_partition(recipe: ChainRecipe, partition: Partition, path: str, spars
     """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
     chain = _chain_of(recipe)
     rows = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as stream:
+    with open(path, "wb") as stream:
         writer = ArffWriter(stream, chain.output_schema, sparse, comments)
         for chunk in chain.transform(recipe.chunks(partition)):
             writer.write(chunk)
@@ -377,7 +377,7 @@ class DaskEngine:
 
     def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str],
                            beside: str | None = None) -> None:
-        """Write every partition's output to the text ``stream``, in partition order, the header once.
+        """Write every partition's output to the binary ``stream``, in partition order, the header once.
 
         The parts are written by the workers into a temporary folder beside the
         file ``beside`` (else in the system's temporary folder) and copied here.
@@ -386,13 +386,12 @@ class DaskEngine:
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
         with _parts_folder(folder) as parts_folder:
             written = self._write_parts(chain, plan, parts_folder, sparse, comments)
-            stream.flush()
-            stream.buffer.write(header)
+            stream.write(header)
             for part in written:
                 with open(part, "rb") as rows:
                     if rows.read(len(header)) != header:
                         raise FilterkitError("a partition's output has another header than the first's", part)
-                    shutil.copyfileobj(rows, stream.buffer)
+                    shutil.copyfileobj(rows, stream)
 
     def _write_parts(self, chain, plan, folder, sparse, comments) -> list[str]:
         recipe = self._scatter(self.recipe(chain, plan))
