@@ -70,18 +70,19 @@ class ValueCounts:
         block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
         block.eliminate_zeros()
         rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
-        keep = known[rows]
-        rows, columns, values = rows[keep], block.indices[keep].astype(np.int64), block.data[keep]
-        missing_entry = np.isnan(values)
+        columns, values = block.indices.astype(np.int64), block.data
+        if not known.all():
+            keep = known[rows]
+            rows, columns, values = rows[keep], columns[keep], values[keep]
         class_totals = np.bincount(labels[known], weights=weights[known], minlength=n_classes)
         missing = np.zeros((n_classes, len(features)))
-        np.add.at(missing, (labels[rows[missing_entry]], columns[missing_entry]), weights[rows[missing_entry]])
-        present = ~missing_entry
-        counts = cls(
-            len(features), n_classes, columns[present], values[present], labels[rows[present]],
-            weights[rows[present]], class_totals, missing,
-        )
-        return counts._compacted()
+        missing_entry = np.isnan(values)
+        if missing_entry.any():
+            np.add.at(missing, (labels[rows[missing_entry]], columns[missing_entry]), weights[rows[missing_entry]])
+            present = ~missing_entry
+            rows, columns, values = rows[present], columns[present], values[present]
+        count = weights[rows] if chunk.weights is not None else np.ones(len(rows))
+        return cls(len(features), n_classes, columns, values, labels[rows], count, class_totals, missing)._compacted()
 
     def merge(self, other: "ValueCounts") -> "ValueCounts":
         """Statistics of the rows of both."""
