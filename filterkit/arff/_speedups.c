@@ -11,8 +11,8 @@
  * which only the tokenizer reads (the reader checks the same marks without this module).  The pure-Python path is
  * used when this module is not built; tests check that both give identical chunks.
  *
- * format_rows does the writer's inner loop (see its comment); the writer's Python path
- * gives the same text.
+ * format_rows does the writer's inner loop (see its comment), with format_shortest for
+ * Python's repr of non-integral numbers; the writer's Python path gives the same text.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -181,20 +181,30 @@ typedef struct {
     Py_ssize_t capacity;
 } Output;
 
-static int
-output_append(Output *out, const char *text, Py_ssize_t size)
+/* Room for size more bytes: where they go, or NULL (MemoryError). */
+static char *
+output_reserve(Output *out, Py_ssize_t size)
 {
     if (out->size + size > out->capacity) {
         Py_ssize_t capacity = out->capacity * 2 + size + 1024;
         char *grown = PyMem_Realloc(out->data, capacity);
         if (!grown) {
             PyErr_NoMemory();
-            return -1;
+            return NULL;
         }
         out->data = grown;
         out->capacity = capacity;
     }
-    memcpy(out->data + out->size, text, size);
+    return out->data + out->size;
+}
+
+static int
+output_append(Output *out, const char *text, Py_ssize_t size)
+{
+    char *end = output_reserve(out, size);
+    if (!end)
+        return -1;
+    memcpy(end, text, size);
     out->size += size;
     return 0;
 }
@@ -215,6 +225,214 @@ output_integer(Output *out, long long number)
     return output_append(out, digits + position, (Py_ssize_t)sizeof(digits) - position);
 }
 
+#ifdef __SIZEOF_INT128__
+#include "_powers_of_ten.h"
+
+typedef unsigned __int128 uint128;
+
+/*
+ * format_shortest writes repr(x) for a finite non-zero double exactly as Python's David Gay
+ * shortest round-trip mode gives it, about ten times faster, or returns 0 when it cannot be
+ * sure (then Python's formatter decides).
+ *
+ * With x = m * 2^e, the decimals that read back as x are those strictly between
+ * lo = (4m - g) * 2^(e-2) and hi = (4m + 2) * 2^(e-2), and the boundaries too when m is even
+ * (reading rounds half to even); g = 2, or 1 for a power of two whose lower neighbour is
+ * half as far away.  The scale 10^k puts x * 10^k in [10^17, 2 * 10^18), where the interval
+ * is more than 10 units wide.  The shortest decimals in it are the multiples of the largest
+ * power 10^t that has a multiple in it, and repr takes the one nearest to x (Gay's shortest
+ * mode is Steele & White's free format: it stops at the first digit where rounding x down or
+ * up stays inside, and takes the nearer).
+ *
+ * The three scaled values come from n * 10^k with 10^k taken as a 128-bit significand
+ * rounded to nearest (relative error below 2^-128): the 192-bit product is exact, so each
+ * result is within 2^-63 of the true value (which is below 2^61; fractions keep 64 bits).
+ * Integer parts and the comparisons are therefore exact unless a fraction lies within
+ * NEAR_MARGIN of an integer, or x * 10^k within NEAR_MARGIN of the midpoint between two
+ * candidates.  Those cases return 0, except a scaled value that is provably a whole number
+ * (x = 0.5, or a boundary that is a short decimal: see integer_part_unsure).  An exact tie
+ * (Gay rounds it half to even) also returns 0, as do whole scaled values when k < 0 (some
+ * integers from 10^18 up).
+ * tests/arff/test_arff_speedups.py compares the results with repr on millions of doubles.
+ */
+#define NEAR_MARGIN ((uint64_t)1 << 24) /* 2^-40 in units of 2^-64; the error is below 2 units */
+
+typedef struct {
+    uint64_t integer;  /* integer part of n * 2^(e-2) * 10^k, as computed */
+    uint64_t fraction; /* its fraction, in units of 2^-64 */
+} Scaled;
+
+/* n * significand * 2^-shift, with shift in [64, 128) (checked in make_powers_of_ten.py). */
+static Scaled
+scale_by_power(uint64_t n, const PowerOfTen *power, int shift)
+{
+    uint128 low_part = (uint128)n * power->low;
+    uint128 high_part = (uint128)n * power->high;
+    uint64_t word0 = (uint64_t)low_part;
+    uint128 upper = high_part + (low_part >> 64); /* product >> 64; no carry out: the product is below 2^192 */
+    int within = shift - 64;
+    Scaled result;
+    result.integer = (uint64_t)(upper >> within);
+    result.fraction = (uint64_t)((((uint128)(uint64_t)upper << 64) | word0) >> within);
+    return result;
+}
+
+static int
+near_integer(uint64_t fraction)
+{
+    return fraction < NEAR_MARGIN || fraction > UINT64_MAX - NEAR_MARGIN;
+}
+
+/* Whether value, computed for n * 2^(exponent-2) * 10^k, may have the wrong integer part: its
+   fraction is within NEAR_MARGIN of an integer, and is not exactly 0 for a product that is
+   provably whole (k >= 0 and enough factors of two). */
+static int
+integer_part_unsure(Scaled value, uint64_t n, int exponent, int k)
+{
+    if (!near_integer(value.fraction))
+        return 0;
+    return value.fraction != 0 || k < 0 || exponent - 2 + k + __builtin_ctzll(n) < 0;
+}
+
+typedef struct {
+    uint64_t below, above; /* the candidates, in units of unit: below < candidate <= above */
+    uint64_t nearest;      /* floor(x * 10^k / unit) */
+    uint64_t unit;         /* 10^t */
+    int t;
+} Grid;
+
+/* A grid 10^digits (= power) times coarser, if the interval holds one of its points. */
+static inline void
+coarsen(Grid *grid, uint64_t power, int digits)
+{
+    if (grid->above / power > grid->below / power) {
+        grid->below /= power;
+        grid->above /= power;
+        grid->nearest /= power;
+        grid->unit *= power;
+        grid->t += digits;
+    }
+}
+
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* The eight decimal digits of number < 10^8, leading zeros included. */
+static void
+write_eight_digits(uint32_t number, char *text)
+{
+    uint32_t high = number / 10000, low = number % 10000;
+    memcpy(text, digit_pairs + 2 * (high / 100), 2);
+    memcpy(text + 2, digit_pairs + 2 * (high % 100), 2);
+    memcpy(text + 4, digit_pairs + 2 * (low / 100), 2);
+    memcpy(text + 6, digit_pairs + 2 * (low % 100), 2);
+}
+
+#define SHORTEST_ROOM 64 /* format_shortest writes up to this many bytes (the result is at most 24) */
+
+/* repr(value) for a finite non-zero value into text; its length, or 0 when unsure. */
+static int
+format_shortest(double value, char *text)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof(bits));
+    int biased_exponent = (int)(bits >> 52) & 0x7ff;
+    uint64_t fraction_bits = bits & (((uint64_t)1 << 52) - 1);
+    uint64_t mantissa = biased_exponent ? fraction_bits | ((uint64_t)1 << 52) : fraction_bits;
+    int exponent = biased_exponent ? biased_exponent - 1075 : -1074; /* |value| = mantissa * 2^exponent */
+
+    int binary_magnitude = exponent + 63 - __builtin_clzll(mantissa); /* floor(log2 |value|) */
+    int k = 17 - ((binary_magnitude * 78913) >> 18);                  /* 17 - floor(log10 2^magnitude) */
+    const PowerOfTen *power = &powers_of_ten[k - POWERS_OF_TEN_MIN_EXPONENT];
+    int shift = -(exponent - 2 + power->binary_exponent);
+    uint64_t n = mantissa << 2;
+    uint64_t lower_gap = (fraction_bits == 0 && biased_exponent > 1) ? 1 : 2;
+    Scaled low = scale_by_power(n - lower_gap, power, shift);
+    Scaled high = scale_by_power(n + 2, power, shift);
+    Scaled middle = scale_by_power(n, power, shift);
+    if (integer_part_unsure(low, n - lower_gap, exponent, k) || integer_part_unsure(high, n + 2, exponent, k)
+        || integer_part_unsure(middle, n, exponent, k))
+        return 0;
+
+    /* Scaled, the decimals that read back as x are the integers in (below, above]: a boundary
+       whose fraction is 0 is now known to be whole, and belongs to the interval when m is even
+       (reading rounds half to even).  The unit grows from 1 to the largest power 10^t with a
+       multiple in the interval (t >= 1 as the interval is over 10 wide), in steps of 16, 8, 4,
+       2 and 1 digits. */
+    int even = !(mantissa & 1);
+    Grid grid = {low.integer - (low.fraction == 0 && even), high.integer - (high.fraction == 0 && !even),
+                 middle.integer, 1, 0};
+    coarsen(&grid, UINT64_C(10000000000000000), 16);
+    coarsen(&grid, 100000000, 8);
+    coarsen(&grid, 10000, 4);
+    coarsen(&grid, 100, 2);
+    coarsen(&grid, 10, 1);
+    uint64_t candidate = grid.nearest, unit = grid.unit;
+    int t = grid.t;
+    /* x * 10^k - candidate * unit, in units of 2^-64, against half a unit: round to the nearer. */
+    uint128 offset = ((uint128)(middle.integer - candidate * unit) << 64) | middle.fraction;
+    uint128 half_unit = (uint128)unit << 63;
+    if (offset < half_unit + NEAR_MARGIN && offset + NEAR_MARGIN > half_unit)
+        return 0;
+    candidate += offset > half_unit;
+    if (candidate <= grid.below) /* the nearer multiple is outside the interval: take the other one */
+        candidate = grid.below + 1;
+    else if (candidate > grid.above)
+        candidate = grid.above;
+
+    /* candidate * unit lies in [10^17, 2 * 10^18): x * 10^k >= 10^17, and 10^17 is a multiple of
+       unit (when unit <= 10^17) that is never nearer to it; so candidate has at most 18 digits. */
+    int count = 18 + (candidate * unit >= UINT64_C(1000000000000000000)) - t;
+    int point = count + t - k; /* value = 0.DIGITS * 10^point (Gay's decpt) */
+    char padded[56] = {0};     /* candidate in 18 digits with leading zeros, then room for the copies below */
+    memcpy(padded, digit_pairs + 2 * (candidate / UINT64_C(10000000000000000)), 2);
+    write_eight_digits((uint32_t)(candidate / 100000000 % 100000000), padded + 2);
+    write_eight_digits((uint32_t)(candidate % 100000000), padded + 10);
+    const char *digits = padded + 18 - count;
+
+    /* Laid out as repr does.  The fixed-size copies (inlined by the compiler) carry bytes past
+       the end that later writes replace or that lie beyond the returned length. */
+    char *out = text;
+    if (bits >> 63)
+        *out++ = '-';
+    if (point > -4 && point <= 16) {
+        if (point <= 0) { /* 0.000DIGITS */
+            memcpy(out, "0.000", 5);
+            out += 2 - point;
+            memcpy(out, digits, 32);
+            out += count;
+        } else if (point < count) { /* DIG.ITS */
+            memcpy(out, digits, 16);
+            out[point] = '.';
+            memcpy(out + point + 1, digits + point, 32);
+            out += count + 1;
+        } else { /* DIGITS000.0 */
+            memcpy(out, digits, 32);
+            memset(out + count, '0', 16);
+            out += point;
+            memcpy(out, ".0", 2);
+            out += 2;
+        }
+    } else { /* D.IGITSe-05 */
+        out[0] = digits[0];
+        out[1] = '.';
+        memcpy(out + 2, digits + 1, 32);
+        out += count > 1 ? count + 1 : 1;
+        int decimal_exponent = point - 1;
+        *out++ = 'e';
+        *out++ = decimal_exponent < 0 ? '-' : '+';
+        int magnitude = decimal_exponent < 0 ? -decimal_exponent : decimal_exponent;
+        if (magnitude >= 100)
+            *out++ = (char)('0' + magnitude / 100);
+        memcpy(out, digit_pairs + 2 * (magnitude % 100), 2);
+        out += 2;
+    }
+    return (int)(out - text);
+}
+#endif
+
 /* The writer's number format (filterkit.arff.writer.format_numbers): integers below 2**53
    without a decimal point ("-0" for negative zero), "?" for NaN, Java's "Infinity", and
    otherwise Python's repr (the shortest text that reads back to the same double). */
@@ -232,6 +450,16 @@ output_number(Output *out, double value)
             return output_append(out, "-0", 2);
         return output_integer(out, (long long)value);
     }
+#ifdef __SIZEOF_INT128__
+    char *end = output_reserve(out, SHORTEST_ROOM);
+    if (!end)
+        return -1;
+    int length = format_shortest(value, end);
+    if (length) {
+        out->size += length;
+        return 0;
+    }
+#endif
     char *text = PyOS_double_to_string(value, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (!text)
         return -1;

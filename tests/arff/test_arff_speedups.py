@@ -3,11 +3,14 @@
 The extension is optional (built when pip finds a C compiler); the reader falls back to
 the numpy path without it.  Each file is read both ways, with several chunk sizes, and
 must give the same chunks and, for files meant to be rejected, the same error and line.
+Files are also written both ways (format_rows and the Python path), and format_rows's own
+shortest-repr formatter is compared with repr on millions of doubles.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import shutil
 
 import numpy as np
@@ -155,3 +158,106 @@ def test_awkward_values_are_written_identically(monkeypatch):
         compiled, python = write_both_ways(schema, [Chunk(values)], sparse, monkeypatch)
         assert compiled == python
     assert "0.1,-0,?,Infinity,-Infinity,9007199254740992.0,9007199254740991,-9007199254740991,1e-300,5e-324,1e+16,123.456,-7,0" in compiled
+
+
+def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
+    """One dense row of ``values`` through format_rows, and the Python path's texts (repr)."""
+    from filterkit.arff import writer
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    indptr = np.array([0, values.size], dtype=np.int64)
+    compiled = speedups.format_rows(indptr, np.zeros(0, np.int64), values, np.zeros(values.size, np.uint8), [], False)
+    return compiled.decode("ascii").rstrip("\n").split(","), writer.format_numbers(values)
+
+
+def assert_numbers_written_identically(values):
+    compiled, python = numbers_written_both_ways(values)
+    assert len(compiled) == len(python)
+    mismatches = [(c, p) for c, p in zip(compiled, python) if c != p]
+    assert mismatches[:10] == [], f"{len(mismatches)} of {len(python)} differ"
+
+
+def neighbours(values, steps=2) -> np.ndarray:
+    """values and the doubles up to ``steps`` ulps either side of each, both signs."""
+    values = np.asarray(values, dtype=np.float64)
+    around = [values]
+    for direction in (0.0, np.inf):
+        step = values
+        for _ in range(steps):
+            with np.errstate(over="ignore"):  # the largest double's upper neighbour is inf (left out later)
+                step = np.nextafter(step, direction)
+            around.append(step)
+    found = np.concatenate(around)
+    return np.concatenate([found, -found])
+
+
+@needs_extension
+def test_random_bit_patterns_are_written_as_repr():
+    # Every exponent, both signs, subnormals; NaN and infinities are left to the other tests.
+    bits = np.random.default_rng(12).integers(0, 2**64, 1_000_000, dtype=np.uint64, endpoint=False)
+    values = bits.view(np.float64)
+    assert_numbers_written_identically(values[np.isfinite(values)])
+
+
+@needs_extension
+def test_values_like_normalized_rows_are_written_as_repr():
+    generator = np.random.default_rng(13)
+    uniform = generator.uniform(-1, 1, 200_000)
+    scale = generator.uniform(0.001, 100, 200_000)
+    counts = generator.poisson(3, 200_000) + 1.0
+    assert_numbers_written_identically(
+        np.concatenate([uniform, uniform * scale, uniform / scale, counts / np.sqrt(scale * 31), uniform * 1e-3])
+    )
+
+
+def near_integer_when_scaled() -> list[float]:
+    """Doubles x = m * 2**e for which x, or a boundary (2m ± 1) * 2**(e-1) of the interval that
+    reads back as x, times 10**k (the scale _speedups.c picks) lies within 2**-40 of an integer
+    without being one: the compiled formatter leaves these to Python."""
+    from filterkit.arff.make_powers_of_ten import TARGET_DIGITS, floor_log10_pow2
+
+    found = []
+    for e in range(-1074, 972):
+        k = TARGET_DIGITS - floor_log10_pow2(e + 52)
+        bits = -(e + k)  # x * 10**k = m * 5**k / 2**bits
+        if k < 0 or not 41 <= bits <= 52:
+            continue
+        inverse = pow(5**k, -1, 2 ** (bits + 1))
+        for residue in (inverse, -inverse):  # just above or just below an integer
+            # m * 5**k, or (2m + 1) * 5**k, or (2m - 1) * 5**k is residue * 5**k = ±1 modulo 2**bits
+            # (or 2**(bits + 1)), and stays so when 2**52 is added to m
+            for m in (residue % 2**bits, (residue % 2 ** (bits + 1) - 1) // 2, (residue % 2 ** (bits + 1) + 1) // 2):
+                found.append(math.ldexp(m + 2**52, e))
+    return found
+
+
+@needs_extension
+def test_edge_doubles_are_written_as_repr():
+    generator = np.random.default_rng(14)
+    powers_of_two = np.ldexp(1.0, np.arange(-1074, 1024))
+    powers_of_ten = np.array([float(f"1e{e}") for e in range(-323, 309)])
+    subnormals = np.concatenate(
+        [np.arange(1, 2000) * 5e-324]  # a few significant bits: many shortest candidates
+        + [(generator.integers(2 ** (b - 1), 2**b, 200) * 5e-324) for b in range(1, 53)]  # every bit length
+    )
+    named = [5e-324, 2.2250738585072014e-308, 2.2250738585072009e-308, 1.7976931348623157e308, 2.0**53, 2.0**54,
+             1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e22, 1e23, 0.0001, 0.00001, 0.1, 0.2, 0.3, 1 / 3, 2 / 3, 0.5, 2.5,
+             123456789012345.6, 1234567890123456.7, 9999999999999998.0, 0.1 + 0.2, 562949953421311.25]
+    digits = generator.integers(1, 16, 30_000)
+    short_decimals = [
+        float(f"{generator.integers(0, 10**d)}e{e}") for d, e in zip(digits, generator.integers(-330, 310, 30_000))
+    ]
+    large_integers = np.concatenate([generator.integers(2**53, 2**62, 20_000).astype(float), np.arange(1, 2000) * 1e16])
+    dyadic = generator.integers(1, 2**20, 20_000) / 2.0 ** generator.integers(1, 60, 20_000)  # 0.5, 0.375, ...
+    values = np.concatenate(
+        [neighbours(powers_of_two), neighbours(powers_of_ten), neighbours(subnormals, 1), neighbours(named, 4),
+         neighbours(short_decimals, 1), neighbours(large_integers, 1), neighbours(dyadic, 1),
+         neighbours(near_integer_when_scaled(), 1)]
+    )
+    assert_numbers_written_identically(values[(values != 0) & np.isfinite(values)])
+
+
+def test_powers_of_ten_header_is_what_its_generator_writes():
+    from filterkit.arff import make_powers_of_ten
+
+    assert make_powers_of_ten.HEADER.read_text() == make_powers_of_ten.header_text()
