@@ -310,7 +310,7 @@ class ClassValueCountsStage(Stage):
     by class; it needs a nominal class attribute (``self.class_attribute``)."""
 
     fitted = True
-    #: the statistics :meth:`finalize` was given, kept (while fitting) for :meth:`statistics_for`
+    #: the statistics :meth:`finalize` was given (features × distinct values), kept for :meth:`statistics_for`
     training_counts: ValueCounts | PresenceCounts | None = None
 
     def prepare(self, schema, context) -> None:
