@@ -20,8 +20,12 @@ from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Stage
 
 
-# Integer values spanning fewer than this many steps are ranked by subtraction, not a sort.
+# Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
+# where every integer up to their magnitude is a float64.
 _INTEGER_SPAN = 2**20
+_EXACT_INTEGERS = 2.0**52
+# Counts that are multiples of 2**-10 below 2**42 add up exactly in any order (52 bits).
+_COUNT_QUANTUM, _EXACT_COUNT_TOTAL = 2.0**-10, 2.0**42
 
 
 @dataclass
@@ -106,9 +110,10 @@ class ValueCounts:
             return self
         n_classes = max(self.n_classes, 1)
         lowest, highest = self.value.min(), self.value.max()
-        if highest - lowest < _INTEGER_SPAN and np.array_equal(self.value, np.floor(self.value)):
+        if (max(-lowest, highest) < _EXACT_INTEGERS and highest - lowest < _INTEGER_SPAN
+                and np.array_equal(self.value, np.floor(self.value))):
             # integer values (word counts): the value itself, less the lowest, is its rank
-            distinct = np.arange(lowest, highest + 1)
+            distinct = lowest + np.arange(int(highest - lowest) + 1)
             value_rank = (self.value - lowest).astype(np.int64)
         else:
             distinct, value_rank = np.unique(self.value, return_inverse=True)
@@ -140,16 +145,24 @@ class ValueCounts:
         return ValueCounts(self.n_features, self.n_classes, feature[starts], value[starts], label[starts],
                            np.add.reduceat(count, starts), self.class_totals, self.missing)
 
+    def sums_exactly(self) -> bool:
+        """Whether these counts add up to the same float64 in any order (integers, and
+        fractions of weights like 0.5, with totals far below 2**53)."""
+        scaled = self.count / _COUNT_QUANTUM
+        return bool(np.all(scaled == np.round(scaled)) and np.sum(self.count) < _EXACT_COUNT_TOTAL)
+
     def through(self, map_values) -> "ValueCounts | None":
         """The value counts of the same rows after each feature's values go through
         ``map_values(positions, values)``, an elementwise map that keeps 0 at 0; None
-        when it moves a zero (zeros are not stored, so their new values are unknown).
+        when it moves a zero (zeros are not stored, so their new values are unknown),
+        or when the counts carry weights whose sums depend on the order of adding
+        (values merged by the map would then add up unlike a pass over the rows).
 
         A value mapped to 0 leaves the histogram (it is a zero now) and one mapped to
         NaN becomes missing, as a pass over the mapped rows would count them.
         """
         positions = np.arange(self.n_features)
-        if np.any(map_values(positions, np.zeros(self.n_features)) != 0):
+        if np.any(map_values(positions, np.zeros(self.n_features)) != 0) or not self.sums_exactly():
             return None
         mapped = map_values(self.feature, self.value)
         missing = self.missing.copy()
@@ -310,7 +323,7 @@ class ClassValueCountsStage(Stage):
     by class; it needs a nominal class attribute (``self.class_attribute``)."""
 
     fitted = True
-    #: the statistics :meth:`finalize` was given (features × distinct values), kept for :meth:`statistics_for`
+    #: the statistics :meth:`finalize` was given (features × distinct values), kept until :meth:`statistics_for`
     training_counts: ValueCounts | PresenceCounts | None = None
 
     def prepare(self, schema, context) -> None:
@@ -330,19 +343,22 @@ class ClassValueCountsStage(Stage):
 
     def value_map(self):
         """This fitted stage's transform as an elementwise map of (feature position,
-        value) pairs, ``map(positions, values) -> values``, when it is one, else None.
+        value) pairs, ``map(positions, values) -> values``, when it is one (every
+        attribute stays in place, only the values of ``features`` change), else None.
         Such a stage derives the next stage's statistics without a pass
         (:meth:`statistics_for`)."""
         return None
 
     def statistics_for(self, following: Stage):
         """The next stage's statistics: this stage's training value counts sent through
-        :meth:`value_map`, when both gather class value counts over the same rows."""
+        :meth:`value_map`, when both gather class value counts over the same rows and
+        this stage keeps every attribute in place.  The counts are released after."""
+        counts, self.training_counts = self.training_counts, None
         value_map = self.value_map()
-        if not isinstance(following, ClassValueCountsStage) or not isinstance(self.training_counts, ValueCounts) \
-                or value_map is None:
+        if not isinstance(following, ClassValueCountsStage) or not isinstance(counts, ValueCounts) \
+                or value_map is None or len(self.output_schema().attributes) != len(self.input_schema.attributes):
             return None
-        mapped = self.training_counts.through(value_map)
+        mapped = counts.through(value_map)
         return None if mapped is None else following.statistics_from(mapped, self.features, self.context.class_index)
 
     def statistics_from(self, counts: ValueCounts, columns: np.ndarray, class_index: int | None):
@@ -363,4 +379,3 @@ class ClassValueCountsStage(Stage):
         if type(empty) is PresenceCounts:
             return PresenceCounts.of_value_counts(own)
         return None
-

@@ -213,6 +213,8 @@ COMPACTION_CASES = {
     "integers, weighted": ([1, 2, 3, 5, 8, -13, 21], False),
     "integers, unit weights": ([1, 2, 3, 5, 8, -13, 21], True),
     "integers too far apart to subtract": ([1, 2, 3, 5, 8, -13, 2**40], True),
+    "integers too large to subtract": ([1e17, 1e17 + 16, 1e17 + 32, 1e17 + 48, 1e17 + 64, 1e17 + 80, 1e17 + 96], True),
+    "integers around 2**52": ([2.0**52 - 2, 2.0**52 - 1, 2.0**52, 2.0**52 + 2, 2.0**52 + 4, 2.0**52 + 6, 2.0**52 + 8], True),
 }
 
 

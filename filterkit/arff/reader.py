@@ -133,7 +133,8 @@ class ArffReader:
                 break
         self._header_lines = line_number
         if line_number != known.lines or self._header_digest.digest() != known.digest:
-            raise ArffError("the header changed since the file was first read", self.name, max(line_number, 1))
+            raise ArffError(f"the header (lines 1-{known.lines}) changed since the file was first read", self.name,
+                            max(line_number, 1))
         self._first_data = known.first_data
         return known.schema
 

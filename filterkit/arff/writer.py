@@ -57,7 +57,7 @@ class ArffWriter:
 
     def __init__(self, stream: TextIO | BinaryIO, schema: Schema, sparse: bool | None = None, comments=()):
         self.stream = stream
-        self._binary = not isinstance(stream, io.TextIOBase)
+        self._binary = isinstance(stream, (io.BufferedIOBase, io.RawIOBase))
         self.schema = schema
         self.sparse = sparse
         self._formatters = [_value_formatter(a) for a in schema.attributes]

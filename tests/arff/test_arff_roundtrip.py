@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from arff_helpers import CONFORMANCE, REAL, assert_same_data, read_all, valid_files, write_text
+from filterkit.arff.writer import write_arff
 from filterkit.schema import Chunk
 
 FILES = [CONFORMANCE / name for name in valid_files()] + sorted(REAL.glob("*.arff"))
@@ -63,3 +64,27 @@ def test_round_trip_keeps_awkward_strings_and_missing_values():
         assert_same_data(schema, chunk, *back)
         if not sparse:  # a sparse row leaves any zero out, -0.0 included
             assert np.signbit(back[1].dense_values()[2, 1])
+
+
+class _TextSink:
+    """A text stream that is not an io.TextIOBase (as codecs' stream writers are not)."""
+
+    def __init__(self):
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        assert isinstance(text, str)
+        self.parts.append(text)
+        return len(text)
+
+
+@pytest.mark.parametrize("path", [REAL / "oh0.wc.arff", REAL / "credit-g.arff"], ids=_ids)
+def test_binary_and_any_text_stream_get_the_same_document(path):
+    schema, chunk = read_all(path)
+    text = write_text(schema, chunk)
+    binary, sink = io.BytesIO(), _TextSink()
+    write_arff(binary, schema, [chunk])
+    write_arff(sink, schema, [chunk])
+    assert binary.getvalue() == text.encode("utf-8")
+    assert "".join(sink.parts) == text
+    assert text.count("\n") > chunk.n_rows
