@@ -37,11 +37,11 @@ from typing import Iterator
 import scipy.sparse as sp
 
 from filterkit.arff.header import HeaderParser, format_header
-from filterkit.arff.reader import ArffReader
+from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, _guarded
+from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
 
 INSTALL_HINT = "pip install 'filterkit[dask]'"
@@ -100,7 +100,7 @@ class Partition:
             return
         try:
             with _RangeStream(self.path, self.start, self.end) as stream:
-                yield _RowsReader(io.BufferedReader(stream), self.label, chunk_rows, schema)
+                yield ArffReader(io.BufferedReader(stream), self.label, chunk_rows, KnownHeader.rows_only(schema))
         except FilterkitError as error:
             if error.path != self.label or error.line is None:
                 raise
@@ -118,21 +118,6 @@ class Partition:
         with self.reader(schema, 1) as reader:
             first = next(reader.chunks(), None)
         return None if first is None else first.is_sparse
-
-
-class _RowsReader(ArffReader):
-    """An ArffReader of data rows alone, whose header was read before (``schema``).
-
-    A partition's task then does not parse the header again: a word-count
-    header of 13,000 attributes takes longer to parse than thousands of rows.
-    """
-
-    def __init__(self, stream, name: str, chunk_rows: int, schema: Schema):
-        self._known_schema = schema
-        super().__init__(stream, name, chunk_rows)
-
-    def _read_header(self) -> Schema:
-        return self._known_schema
 
 
 class _RangeStream(io.RawIOBase):
@@ -248,14 +233,14 @@ def _partition_statistics(recipe: ChainRecipe, partition: Partition):
     stage = chain.stages[-1]
     statistics = stage.new_statistics()
     for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
-        statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
+        statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
     return statistics
 
 
 def _merged_statistics(recipe: ChainRecipe, first, second):
     """The statistics of two adjacent parts, the earlier first."""
     stage = _chain_of(recipe).stages[-1]
-    return _guarded(stage, "fit", stage.merge, first, second)
+    return guarded(stage, "fit", stage.merge, first, second)
 
 
 def _write_partition(recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]) -> int:

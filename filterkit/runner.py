@@ -161,7 +161,7 @@ class Chain:
             statistics = stage.new_statistics()
             chunks = self._through(source.chunks(), self.stages[:position])
             for chunk in _counted(chunks, progress, f"fitting {stage.name}"):
-                statistics = _guarded(stage, "fit", stage.accumulate, statistics, chunk)
+                statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
             return statistics
 
         return self.fit_with(source.schema, statistics_of)
@@ -178,7 +178,7 @@ class Chain:
                 statistics = self._derived_statistics(position, stage)
                 if statistics is None:
                     statistics = statistics_of(position, stage)
-                _guarded(stage, "fit", stage.finalize, statistics)
+                guarded(stage, "fit", stage.finalize, statistics)
             schema = stage.output_schema()
         self.output_schema = schema
         return self
@@ -189,7 +189,7 @@ class Chain:
         if position == 0 or not self.stages[position - 1].fitted:
             return None
         previous = self.stages[position - 1]
-        return _guarded(previous, "fit", previous.statistics_for, stage)
+        return guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
         """Apply every (fitted) stage to each chunk."""
@@ -205,11 +205,11 @@ class Chain:
     def _through(chunks: Iterable[Chunk], stages: list[Stage]) -> Iterator[Chunk]:
         for chunk in chunks:
             for stage in stages:
-                chunk = _guarded(stage, "transform", stage.transform, chunk)
+                chunk = guarded(stage, "transform", stage.transform, chunk)
             yield chunk
 
 
-def _guarded(stage: Stage, step: str, function, *args):
+def guarded(stage: Stage, step: str, function, *args):
     """Call a stage's method; a crash becomes an error naming the stage."""
     try:
         return function(*args)

@@ -69,6 +69,11 @@ class KnownHeader:
     digest: bytes
     first_data: tuple[int, bytes] | None
 
+    @classmethod
+    def rows_only(cls, schema: Schema) -> "KnownHeader":
+        """For a stream of data rows alone (a part of a file whose header was read before)."""
+        return cls(schema, 0, hashlib.blake2b(digest_size=16).digest(), None)
+
 
 class ArffReader:
     """Reads an ARFF file or binary stream: ``.schema`` at once, then :meth:`chunks`.
@@ -127,10 +132,11 @@ class ArffReader:
     def _skip_header(self, known: KnownHeader) -> Schema:
         """The known header's schema, after checking that this stream starts with it."""
         line_number = 0
-        for line_number, raw in self._lines:
-            self._header_digest.update(raw + b"\n")
-            if line_number == known.lines:
-                break
+        if known.lines:
+            for line_number, raw in self._lines:
+                self._header_digest.update(raw + b"\n")
+                if line_number == known.lines:
+                    break
         self._header_lines = line_number
         if line_number != known.lines or self._header_digest.digest() != known.digest:
             raise ArffError(f"the header (lines 1-{known.lines}) changed since the file was first read", self.name,
