@@ -91,10 +91,11 @@ def measure(command: list[str], output: Path | None = None) -> tuple[float, int]
     return elapsed, usage.ru_maxrss // 1024
 
 
-def median_of(command: list[str], repeats: int) -> tuple[float, int]:
-    """Median wall time and median peak RSS over ``repeats`` runs."""
+def median_of(command: list[str], repeats: int) -> tuple[float, int, float, float]:
+    """Median wall time, median peak RSS, and the fastest and slowest time over ``repeats`` runs."""
     runs = [measure(command) for _ in range(repeats)]
-    return statistics.median(r[0] for r in runs), int(statistics.median(r[1] for r in runs))
+    times = [r[0] for r in runs]
+    return statistics.median(times), int(statistics.median(r[1] for r in runs)), min(times), max(times)
 
 
 def main() -> None:
@@ -106,6 +107,8 @@ def main() -> None:
     parser.add_argument("--no-weka", action="store_true", help="Skip the Weka runs.")
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
+    started = (f"`python benchmarks/run.py` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
+               f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began.")
     inputs = make_inputs(args.data, scales)
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     weka = not args.no_weka and shutil.which("java") and os.path.exists(WEKA_JAR)
@@ -113,9 +116,9 @@ def main() -> None:
     scratch = HERE / ".inputs" / "weka_out.arff"
     rows = []
 
-    def record(label, data_name, command, baseline=None):
-        seconds, rss = median_of(command, args.repeats)
-        rows.append((label, data_name, seconds, rss, baseline))
+    def record(label, data_name, command):
+        seconds, rss, fastest, slowest = median_of(command, args.repeats)
+        rows.append((label, data_name, seconds, rss, fastest, slowest))
         print(f"{label:<55} {data_name:<10} {seconds:8.2f} s {rss:7d} MiB", file=sys.stderr, flush=True)
         return seconds, rss
 
@@ -145,17 +148,31 @@ def main() -> None:
     # (no numpy floor for letter: its class is a letter, which numpy.fromstring cannot read)
     if scratch.exists():
         scratch.unlink()
-    report = format_report(rows, results, scales, args.repeats, weka)
+    report = format_report(rows, results, scales, args.repeats, weka, started)
     args.out.write_text(report)
     print(report)
 
 
-def format_report(rows, results, scales, repeats, weka) -> str:
+def _commit() -> str:
+    """The checked-out commit (with "+changes" when the tree differs from it), or "unknown"."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
+                                check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE, capture_output=True,
+                               text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("+changes" if dirty else "")
+
+
+def format_report(rows, results, scales, repeats, weka, started: str) -> str:
     """The markdown table and the targets of issue 8."""
-    lines = [f"Median of {repeats} runs; peak RSS is each process's own (`wait4`). Python {sys.version.split()[0]}.", "",
-             "| command | data | time (s) | peak RSS (MiB) |", "|---|---|---|---|"]
-    for label, data_name, seconds, rss, _ in rows:
-        lines.append(f"| {label} | {data_name} | {seconds:.2f} | {rss} |")
+    lines = ["# Benchmark: filterkit vs Weka 3.6.14 and liac-arff", "", started, "",
+             f"Median of {repeats} runs (and the fastest and slowest); peak RSS is each process's own (`wait4`). "
+             f"Python {sys.version.split()[0]}.", "",
+             "| command | data | time (s) | fastest–slowest (s) | peak RSS (MiB) |", "|---|---|---|---|---|"]
+    for label, data_name, seconds, rss, fastest, slowest in rows:
+        lines.append(f"| {label} | {data_name} | {seconds:.2f} | {fastest:.2f}–{slowest:.2f} | {rss} |")
     lines += ["", "Targets (issue 8):", ""]
     top = f"grain_x{max(scales)}"
     low = f"grain_x{min(scales)}"
