@@ -154,12 +154,13 @@ def main() -> None:
 
 
 def _commit() -> str:
-    """The checked-out commit (with "+changes" when the tree differs from it), or "unknown"."""
+    """The checked-out commit (with "+changes" when tracked files other than this report
+    differ from it), or "unknown"."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
                                 check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE, capture_output=True,
-                               text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "..",
+                                ":(exclude)RESULTS.md"], cwd=HERE, capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return commit + ("+changes" if dirty else "")
