@@ -258,26 +258,44 @@ class PresenceCounts:
 
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
-        weights = chunk.weights if chunk.weights is not None else np.ones(chunk.n_rows)
         classes = _column(chunk, class_index)
         known = ~np.isnan(classes)
         labels = np.where(known, classes, 0).astype(np.int64)
         block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
         block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
         rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
-        keep = known[rows] & (block.data != 0)
-        rows, columns, values = rows[keep], block.indices[keep].astype(np.int64), block.data[keep]
-        missing_entry = np.isnan(values)
+        columns, values = block.indices.astype(np.int64), block.data
+        keep = known[rows] & (values != 0)
+        if not keep.all():
+            rows, columns, values = rows[keep], columns[keep], values[keep]
         n = len(features)
-        nonzero = np.zeros((self.n_classes, n))
+        weights = None if chunk.weights is None else chunk.weights[rows]
+        missing_entry = np.isnan(values)
         missing = np.zeros((self.n_classes, n))
-        np.add.at(nonzero, (labels[rows[~missing_entry]], columns[~missing_entry]), weights[rows[~missing_entry]])
-        np.add.at(missing, (labels[rows[missing_entry]], columns[missing_entry]), weights[rows[missing_entry]])
+        if missing_entry.any():
+            missing = self._by_class(labels[rows[missing_entry]], columns[missing_entry],
+                                     None if weights is None else weights[missing_entry], n)
+            present = ~missing_entry
+            rows, columns, values = rows[present], columns[present], values[present]
+            weights = None if weights is None else weights[present]
+        nonzero = self._by_class(labels[rows], columns, weights, n)
+        # per column smallest and largest value: the entries regrouped by column (CSC)
+        row_starts = np.r_[0, np.cumsum(np.bincount(rows, minlength=chunk.n_rows))]
+        by_column = sp.csr_matrix((values, columns, row_starts), shape=(chunk.n_rows, n)).tocsc()
         low, high = np.full(n, np.inf), np.full(n, -np.inf)
-        np.minimum.at(low, columns[~missing_entry], values[~missing_entry])
-        np.maximum.at(high, columns[~missing_entry], values[~missing_entry])
-        totals = np.bincount(labels[known], weights=weights[known], minlength=self.n_classes)
+        filled = np.flatnonzero(np.diff(by_column.indptr))
+        if len(filled):
+            starts = by_column.indptr[filled]
+            low[filled] = np.minimum.reduceat(by_column.data, starts)
+            high[filled] = np.maximum.reduceat(by_column.data, starts)
+        row_weights = np.ones(chunk.n_rows) if chunk.weights is None else chunk.weights
+        totals = np.bincount(labels[known], weights=row_weights[known], minlength=self.n_classes)
         return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
+
+    def _by_class(self, labels: np.ndarray, columns: np.ndarray, weights: np.ndarray | None, n: int) -> np.ndarray:
+        """``[c, j]``: the summed weights (or the number) of entries of class c in column j."""
+        counts = np.bincount(labels * n + columns, weights=weights, minlength=self.n_classes * n)
+        return counts.astype(np.float64).reshape(self.n_classes, n)
 
     @classmethod
     def of_value_counts(cls, counts: ValueCounts) -> "PresenceCounts":
