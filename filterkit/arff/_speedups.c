@@ -76,37 +76,40 @@ static unsigned char needs_tokenizer[256];
 static unsigned char number_start[256];
 static unsigned char number_char[256];
 
-static PyObject *
-tokenize_plain(PyObject *self, PyObject *arg)
+/* Where tokenize_plain puts each token's number, offsets, line and numeric-looking flag. */
+typedef struct {
+    double *number;
+    int64_t *start;
+    int64_t *end;
+    int64_t *line;
+    unsigned char *numeric;
+} Tokens;
+
+/* Python's correctly rounded parse of a numeric-looking token that parse_simple declines,
+   taking the GIL for it; 0 when it is not a whole number. */
+static int
+parse_with_python(const char *source, Py_ssize_t size, double *value)
 {
-    if (!PyBytes_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "tokenize_plain expects bytes");
-        return NULL;
-    }
-    const char *text = PyBytes_AS_STRING(arg);
-    Py_ssize_t length = PyBytes_GET_SIZE(arg);
+    char buffer[64];
+    char *stop = NULL;
+    if (size >= (Py_ssize_t)sizeof(buffer))
+        return 0;
+    /* the token ends at a separator or at the end of the bytes; the copy bounds the parse */
+    memcpy(buffer, source, size);
+    buffer[size] = '\0';
+    PyGILState_STATE gil = PyGILState_Ensure();
+    *value = PyOS_string_to_double(buffer, &stop, NULL);
+    int parsed = !(*value == -1.0 && PyErr_Occurred()) && stop == buffer + size;
+    PyErr_Clear();
+    PyGILState_Release(gil);
+    return parsed;
+}
 
-    Py_ssize_t count = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > 0 && text[i - 1] == '0'))
-            Py_RETURN_FALSE;
-        if (!separator[c] && (i == 0 || separator[(unsigned char)text[i - 1]]))
-            count++;
-    }
-    PyObject *numbers = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
-    PyObject *starts = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *ends = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *lines = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *numeric = PyBytes_FromStringAndSize(NULL, count);
-    if (!numbers || !starts || !ends || !lines || !numeric)
-        goto fail;
-    double *number_out = (double *)PyBytes_AS_STRING(numbers);
-    int64_t *start_out = (int64_t *)PyBytes_AS_STRING(starts);
-    int64_t *end_out = (int64_t *)PyBytes_AS_STRING(ends);
-    int64_t *line_out = (int64_t *)PyBytes_AS_STRING(lines);
-    unsigned char *numeric_out = (unsigned char *)PyBytes_AS_STRING(numeric);
-
+/* Split and parse length bytes of text into out (sized by the counting pass); 0 when a
+   numeric-looking token is not a whole number.  Runs without the GIL. */
+static int
+tokenize_into(const char *text, Py_ssize_t length, Tokens out)
+{
     Py_ssize_t token = 0;
     int64_t line = 0;
     Py_ssize_t i = 0;
@@ -126,53 +129,76 @@ tokenize_plain(PyObject *self, PyObject *arg)
             i++;
         }
         double value = 0.0;
-        if (looks_numeric) {
-            char *stop = NULL;
-            char buffer[64];
-            Py_ssize_t size = i - begin;
-            const char *source = text + begin;
-            /* The token ends at a separator or at the end of the bytes (which is NUL-terminated);
-               a copy bounds the parse at the token when it is followed by another character. */
-            if (parse_simple(source, size, &value)) {
-                /* exact */
-            } else if (size < (Py_ssize_t)sizeof(buffer)) {
-                memcpy(buffer, source, size);
-                buffer[size] = '\0';
-                value = PyOS_string_to_double(buffer, &stop, NULL);
-                if (value == -1.0 && PyErr_Occurred()) {
-                    PyErr_Clear();
-                    goto not_plain;
-                }
-                if (stop != buffer + size)
-                    goto not_plain;
-            } else {
-                goto not_plain;
-            }
-        }
-        number_out[token] = value;
-        start_out[token] = begin;
-        end_out[token] = i;
-        line_out[token] = line;
-        numeric_out[token] = (unsigned char)looks_numeric;
+        if (looks_numeric && !parse_simple(text + begin, i - begin, &value)
+            && !parse_with_python(text + begin, i - begin, &value))
+            return 0;
+        out.number[token] = value;
+        out.start[token] = begin;
+        out.end[token] = i;
+        out.line[token] = line;
+        out.numeric[token] = (unsigned char)looks_numeric;
         token++;
     }
-    return Py_BuildValue("(NNNNN)", numbers, starts, ends, lines, numeric);
+    return 1;
+}
 
-not_plain:
+/* The number of tokens, or -1 when the text holds a mark only the tokenizer reads. */
+static Py_ssize_t
+count_tokens(const char *text, Py_ssize_t length)
+{
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > 0 && text[i - 1] == '0'))
+            return -1;
+        if (!separator[c] && (i == 0 || separator[(unsigned char)text[i - 1]]))
+            count++;
+    }
+    return count;
+}
+
+static PyObject *
+tokenize_plain(PyObject *self, PyObject *arg)
+{
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_plain expects bytes");
+        return NULL;
+    }
+    const char *text = PyBytes_AS_STRING(arg);
+    Py_ssize_t length = PyBytes_GET_SIZE(arg);
+    Py_ssize_t count;
+    Py_BEGIN_ALLOW_THREADS
+    count = count_tokens(text, length);
+    Py_END_ALLOW_THREADS
+    if (count < 0)
+        Py_RETURN_FALSE;
+    PyObject *numbers = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    PyObject *starts = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    PyObject *ends = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    PyObject *lines = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    PyObject *numeric = PyBytes_FromStringAndSize(NULL, count);
+    PyObject *result = NULL;
+    if (!numbers || !starts || !ends || !lines || !numeric)
+        goto done;
+    Tokens out = {(double *)PyBytes_AS_STRING(numbers), (int64_t *)PyBytes_AS_STRING(starts),
+                  (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(lines),
+                  (unsigned char *)PyBytes_AS_STRING(numeric)};
+    int whole;
+    Py_BEGIN_ALLOW_THREADS
+    whole = tokenize_into(text, length, out);
+    Py_END_ALLOW_THREADS
+    if (!whole) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    result = Py_BuildValue("(OOOOO)", numbers, starts, ends, lines, numeric);
+done:
     Py_XDECREF(numbers);
     Py_XDECREF(starts);
     Py_XDECREF(ends);
     Py_XDECREF(lines);
     Py_XDECREF(numeric);
-    Py_RETURN_NONE;
-
-fail:
-    Py_XDECREF(numbers);
-    Py_XDECREF(starts);
-    Py_XDECREF(ends);
-    Py_XDECREF(lines);
-    Py_XDECREF(numeric);
-    return NULL;
+    return result;
 }
 
 typedef struct {
@@ -181,17 +207,15 @@ typedef struct {
     Py_ssize_t capacity;
 } Output;
 
-/* Room for size more bytes: where they go, or NULL (MemoryError). */
+/* Room for size more bytes: where they go, or NULL (out of memory).  Needs no GIL. */
 static char *
 output_reserve(Output *out, Py_ssize_t size)
 {
     if (out->size + size > out->capacity) {
         Py_ssize_t capacity = out->capacity * 2 + size + 1024;
-        char *grown = PyMem_Realloc(out->data, capacity);
-        if (!grown) {
-            PyErr_NoMemory();
+        char *grown = PyMem_RawRealloc(out->data, capacity);
+        if (!grown)
             return NULL;
-        }
         out->data = grown;
         out->capacity = capacity;
     }
@@ -460,12 +484,52 @@ output_number(Output *out, double value)
         return 0;
     }
 #endif
+    PyGILState_STATE gil = PyGILState_Ensure();
     char *text = PyOS_double_to_string(value, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (!text)
-        return -1;
-    int status = output_append(out, text, (Py_ssize_t)strlen(text));
+    int status = text ? output_append(out, text, (Py_ssize_t)strlen(text)) : -1;
     PyMem_Free(text);
+    PyGILState_Release(gil);
     return status;
+}
+
+/* Rows of entries, as format_rows receives them; each text as UTF-8 bytes. */
+typedef struct {
+    const int64_t *bounds;
+    const int64_t *column;
+    const double *value;
+    const unsigned char *is_text;
+    const char **text;
+    const Py_ssize_t *text_size;
+    Py_ssize_t rows;
+    int sparse;
+} Rows;
+
+/* Format every row into out; -1 when out of memory.  Runs without the GIL (Python's
+   formatter, for the few numbers format_shortest declines, takes it). */
+static int
+format_into(Output *out, Rows in)
+{
+    Py_ssize_t next_text = 0;
+    for (Py_ssize_t r = 0; r < in.rows; r++) {
+        if (in.sparse && output_append(out, "{", 1) < 0)
+            return -1;
+        for (int64_t k = in.bounds[r]; k < in.bounds[r + 1]; k++) {
+            if (k > in.bounds[r] && output_append(out, ",", 1) < 0)
+                return -1;
+            if (in.sparse && (output_integer(out, (long long)in.column[k]) < 0 || output_append(out, " ", 1) < 0))
+                return -1;
+            if (in.is_text[k]) {
+                if (output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
+                    return -1;
+                next_text++;
+            } else if (output_number(out, in.value[k]) < 0) {
+                return -1;
+            }
+        }
+        if (output_append(out, in.sparse ? "}\n" : "\n", in.sparse ? 2 : 1) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /*
@@ -474,7 +538,8 @@ output_number(Output *out, double value)
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), or, where special[k] (uint8) is set, the next
  * str of ``texts`` (labels, strings and dates, already quoted).  Sparse rows are written
- * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8 bytes.
+ * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8 bytes.  The GIL is
+ * released while formatting, so another thread (the reader) can run meanwhile.
  */
 static PyObject *
 format_rows(PyObject *self, PyObject *args)
@@ -486,45 +551,51 @@ format_rows(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     Output out = {NULL, 0, 0};
-    const int64_t *bounds = indptr.buf;
-    const int64_t *column = columns.buf;
-    const double *value = values.buf;
-    const unsigned char *is_text = special.buf;
-    Py_ssize_t rows = indptr.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    const char **text = NULL;
+    Py_ssize_t *text_size = NULL;
+    Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
+               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse};
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
-    Py_ssize_t next_text = 0;
-    if (rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
-        || (rows >= 0 && (bounds[0] != 0 || bounds[rows] != entries))) {
+    if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
+        || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))) {
         PyErr_SetString(PyExc_ValueError, "format_rows: inconsistent arrays");
         goto done;
     }
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        if (sparse && output_append(&out, "{", 1) < 0)
+    Py_ssize_t text_count = 0;
+    for (Py_ssize_t k = 0; k < entries; k++)
+        text_count += in.is_text[k] != 0;
+    if (text_count > PyList_GET_SIZE(texts)) {
+        PyErr_SetString(PyExc_ValueError, "format_rows: too few texts");
+        goto done;
+    }
+    /* the texts' UTF-8 forms, cached in the str objects the list keeps alive */
+    text = PyMem_Malloc((text_count + 1) * sizeof(*text));
+    text_size = PyMem_Malloc((text_count + 1) * sizeof(*text_size));
+    if (!text || !text_size) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < text_count; t++) {
+        text[t] = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(texts, t), &text_size[t]);
+        if (!text[t])
             goto done;
-        for (int64_t k = bounds[r]; k < bounds[r + 1]; k++) {
-            if (k > bounds[r] && output_append(&out, ",", 1) < 0)
-                goto done;
-            if (sparse && (output_integer(&out, (long long)column[k]) < 0 || output_append(&out, " ", 1) < 0))
-                goto done;
-            if (is_text[k]) {
-                if (next_text >= PyList_GET_SIZE(texts)) {
-                    PyErr_SetString(PyExc_ValueError, "format_rows: too few texts");
-                    goto done;
-                }
-                Py_ssize_t size;
-                const char *text = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(texts, next_text++), &size);
-                if (!text || output_append(&out, text, size) < 0)
-                    goto done;
-            } else if (output_number(&out, value[k]) < 0) {
-                goto done;
-            }
-        }
-        if (output_append(&out, sparse ? "}\n" : "\n", sparse ? 2 : 1) < 0)
-            goto done;
+    }
+    in.text = text;
+    in.text_size = text_size;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = format_into(&out, in);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
     }
     result = PyBytes_FromStringAndSize(out.data ? out.data : "", out.size);
 done:
-    PyMem_Free(out.data);
+    PyMem_RawFree(out.data);
+    PyMem_Free(text);
+    PyMem_Free(text_size);
     PyBuffer_Release(&indptr);
     PyBuffer_Release(&columns);
     PyBuffer_Release(&values);
