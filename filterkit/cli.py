@@ -28,7 +28,7 @@ from filterkit.evaluate_command import evaluate_command
 from filterkit.info_command import info_command
 from filterkit.model import load_model, save_model
 from filterkit.plugins import Registry, load_plugins
-from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress
+from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress, write_behind
 from filterkit.stage import Option
 
 COMMANDS = ("plugins", "apply", "evaluate", "info")
@@ -277,8 +277,7 @@ def build_chain_command(registry: Registry, loaded_plugins_dir: str | None = Non
             comments = [f"filterkit chain: {describe_chain(stages)}"]
             with _output(output) as stream:
                 writer = ArffWriter(stream, fitted_chain.output_schema, sparse, comments)
-                for chunk in fitted_chain.transform(source.chunks()):
-                    writer.write(chunk)
+                write_behind(fitted_chain.transform(source.chunks()), writer.write)
                 if model_path:
                     # Only a run that transformed every row saves its model; a model that
                     # cannot be saved still removes the -o output, which is renamed last.
@@ -425,7 +424,6 @@ def apply_command(registry: Registry) -> click.Command:
             comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
             with _output(output) as stream:
                 writer = ArffWriter(stream, chain.output_schema, sparse, comments)
-                for chunk in chain.transform(source.chunks()):
-                    writer.write(chunk)
+                write_behind(chain.transform(source.chunks()), writer.write)
 
     return apply

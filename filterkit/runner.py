@@ -13,10 +13,13 @@ afterwards, also on error.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import sys
 import tempfile
+import threading
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -39,12 +42,122 @@ class FileSource:
             self._header = reader.header
 
     def chunks(self) -> Iterator[Chunk]:
-        """The rows of the file, chunk by chunk, read afresh (the header is parsed once)."""
+        """The rows of the file, chunk by chunk, read afresh (the header is parsed once);
+        the next chunk is read while the caller works on this one (:func:`read_ahead`)."""
+        return read_ahead(self._read)
+
+    def _read(self) -> Iterator[Chunk]:
         with ArffReader(self.path, chunk_rows=self.chunk_rows, known_header=self._header) as reader:
             yield from reader.chunks()
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
+    """The chunks of the iterator ``make_chunks()``, produced by a background thread
+    that keeps up to ``depth`` chunks ready, so reading (whose compiled parts and numpy
+    work release the GIL) overlaps with the caller's work on the other core.
+
+    Chunks arrive in order; an error of the reader is raised here, in the caller's
+    thread, when its chunk is due.  When the caller stops early (an error, Ctrl-C,
+    an abandoned generator), the thread stops after the chunk in hand and closes the
+    reader; it holds at most ``depth`` + 1 chunks.
+    """
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand_over(item) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        chunks = make_chunks()
+        try:
+            for chunk in chunks:
+                if not hand_over((chunk, None)):
+                    return
+            hand_over((_END_OF_CHUNKS, None))
+        except BaseException as error:  # re-raised in the caller's thread
+            hand_over((None, error))
+        finally:
+            chunks.close()
+
+    reader = threading.Thread(target=produce, name="filterkit-read-ahead", daemon=True)
+    reader.start()
+    interrupted = False
+    try:
+        while True:
+            chunk, error = ready.get()
+            if error is not None:
+                raise error
+            if chunk is _END_OF_CHUNKS:
+                return
+            yield chunk
+    except KeyboardInterrupt:
+        interrupted = True  # not waited for: a read stalled on a pipe must not hold up Ctrl-C
+        raise
+    finally:
+        stop.set()
+        if not interrupted:
+            reader.join()
+
+
+_END_OF_CHUNKS = object()
+
+
+def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
+    """``write(chunk)`` for every chunk, in order, in a background thread, while this
+    thread produces the next chunk (the compiled formatter releases the GIL).
+
+    An error of ``write`` (a full disk, a closed pipe) is raised here once noticed,
+    and no later chunk is written.  When producing fails, the chunks produced before
+    are still written, as they would be without the thread, and the thread is waited
+    for before the error goes on.  Ctrl-C (and SIGTERM) stops the writing at once,
+    without waiting.  At most ``depth`` + 1 chunks are held.
+    """
+    pending: queue.Queue = queue.Queue(maxsize=depth)
+    failures: list[BaseException] = []
+
+    def consume() -> None:
+        while True:
+            chunk = pending.get()
+            if chunk is _END_OF_CHUNKS:
+                return
+            if failures:
+                continue
+            try:
+                write(chunk)
+            except BaseException as error:  # re-raised in the producing thread
+                failures.append(error)
+
+    writer = threading.Thread(target=consume, name="filterkit-write-behind", daemon=True)
+    writer.start()
+    try:
+        for chunk in chunks:
+            if failures:
+                break
+            pending.put(chunk)
+    except KeyboardInterrupt:
+        # not waited for: a write stalled on a full pipe must not hold up Ctrl-C, and the
+        # caller discards the output; the thread writes nothing more
+        failures.append(KeyboardInterrupt())
+        with contextlib.suppress(queue.Full):
+            pending.put_nowait(_END_OF_CHUNKS)
+        raise
+    except BaseException:
+        pending.put(_END_OF_CHUNKS)
+        writer.join()
+        raise
+    pending.put(_END_OF_CHUNKS)
+    writer.join()
+    if failures:
+        raise failures[0]
 
 
 class StreamSource:

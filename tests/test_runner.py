@@ -18,7 +18,7 @@ from filterkit.arff import read_arff
 from filterkit.arff.header import HeaderParser
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource, StreamSource
+from filterkit.runner import Chain, FileSource, StreamSource, write_behind
 from filterkit.schema import Chunk, concatenate
 
 # A string attribute, a missing string and instance weights: all must survive the spool.
@@ -254,3 +254,58 @@ def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, patt
     assert process.returncode == 130
     assert stderr.decode() == "filterkit: error: interrupted\n"
     assert sorted(tmp_path.rglob("*")) == [tmp_path / "out", tmp_path / "tmp"]
+
+
+def _reader_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name in ("filterkit-read-ahead", "filterkit-write-behind")]
+
+
+def test_read_ahead_yields_in_order_and_raises_the_readers_error_when_its_chunk_is_due(tmp_path):
+    path = tmp_path / "bad.arff"
+    rows = "".join(f"{i},a\n" for i in range(25))
+    path.write_text("@relation r\n@attribute x numeric\n@attribute c {a,b}\n@data\n" + rows + "7,z\n")
+    source = FileSource(str(path), chunk_rows=10)
+    seen = []
+    with pytest.raises(FilterkitError, match=r"bad.arff:30: .*'z'"):
+        for chunk in source.chunks():
+            seen.append(chunk.dense_values()[:, 0].tolist())
+    assert seen == [list(map(float, range(0, 10))), list(map(float, range(10, 20)))]
+    assert not _reader_threads()
+
+
+def test_read_ahead_stops_its_thread_when_the_caller_stops_early():
+    source = FileSource(str(REAL / "oh0.wc.arff"), chunk_rows=50)
+    chunks = source.chunks()
+    first = next(chunks)
+    assert first.n_rows == 50
+    chunks.close()
+    assert not _reader_threads()
+
+
+def test_write_behind_writes_in_order_and_stops_at_the_first_write_error():
+    written = []
+
+    def write(number):
+        if number == 3:
+            raise OSError(28, "No space left on device")
+        written.append(number)
+
+    with pytest.raises(OSError, match="No space left"):
+        write_behind(iter(range(10)), write)
+    assert written == [0, 1, 2]
+    assert not _reader_threads()
+
+
+def test_write_behind_lets_a_producers_error_through_after_the_writer_is_done():
+    written = []
+
+    def produce():
+        yield from range(4)
+        raise FilterkitError("stage 'x' failed during transform")
+
+    with pytest.raises(FilterkitError, match="failed during transform"):
+        write_behind(produce(), written.append)
+    assert written == [0, 1, 2, 3]
+    assert not _reader_threads()
