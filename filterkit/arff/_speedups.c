@@ -201,6 +201,166 @@ done:
     return result;
 }
 
+/* Tokens a sparse group sends back to Python: the entry, its row, and the token's bytes. */
+typedef struct {
+    int64_t *entry, *row, *start, *end;
+    Py_ssize_t count, capacity;
+} Lookups;
+
+static int
+lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t end)
+{
+    if (lookups->count == lookups->capacity) {
+        Py_ssize_t capacity = lookups->capacity * 2 + 256;
+        int64_t **fields[4] = {&lookups->entry, &lookups->row, &lookups->start, &lookups->end};
+        for (int f = 0; f < 4; f++) {
+            int64_t *grown = PyMem_Realloc(*fields[f], capacity * sizeof(int64_t));
+            if (!grown)
+                return -1;
+            *fields[f] = grown;
+        }
+        lookups->capacity = capacity;
+    }
+    lookups->entry[lookups->count] = entry;
+    lookups->row[lookups->count] = row;
+    lookups->start[lookups->count] = start;
+    lookups->end[lookups->count] = end;
+    lookups->count++;
+    return 0;
+}
+
+#define IS_GAP(c) ((c) == ' ' || (c) == '\t' || (c) == ',')
+
+/*
+ * parse_sparse_rows(data, rows, columns, lookup_columns) -> False | None | tuple
+ *
+ * The reader's common case straight into CSR arrays: ``data`` is ``rows`` stripped lines
+ * joined by newlines, each "{index value, index value, ...}" with plain decimal indices
+ * below ``columns``, increasing along the row.  A value in a column flagged in
+ * ``lookup_columns`` (uint8 per column), or one that does not look numeric, is left for
+ * Python (its entry, row and byte range are returned); other values are parsed as
+ * tokenize_plain parses them.  Returns (indptr, indices, values, lookup entries, rows,
+ * starts, ends) as bytes of int64 (float64 for values); False when the data holds a mark
+ * only the tokenizer reads (as tokenize_plain); None for anything else out of the
+ * ordinary, which the general path then reads.
+ */
+static PyObject *
+parse_sparse_rows(PyObject *self, PyObject *args)
+{
+    const char *text;
+    Py_ssize_t length, rows, columns;
+    Py_buffer lookup_columns;
+    if (!PyArg_ParseTuple(args, "y#nny*", &text, &length, &rows, &columns, &lookup_columns))
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *indptr = NULL, *indices = NULL, *values = NULL;
+    Lookups lookups = {NULL, NULL, NULL, NULL, 0, 0};
+    const unsigned char *needs_lookup = lookup_columns.buf;
+    if (lookup_columns.len != columns || rows < 1) {
+        PyErr_SetString(PyExc_ValueError, "parse_sparse_rows: inconsistent arguments");
+        goto done;
+    }
+    Py_ssize_t tokens = count_tokens(text, length);
+    if (tokens < 0) {
+        result = Py_NewRef(Py_False);
+        goto done;
+    }
+    indptr = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
+    indices = PyBytes_FromStringAndSize(NULL, (tokens / 2 + 1) * (Py_ssize_t)sizeof(int64_t));
+    values = PyBytes_FromStringAndSize(NULL, (tokens / 2 + 1) * (Py_ssize_t)sizeof(double));
+    if (!indptr || !indices || !values)
+        goto done;
+    int64_t *row_start = (int64_t *)PyBytes_AS_STRING(indptr);
+    int64_t *index_out = (int64_t *)PyBytes_AS_STRING(indices);
+    double *value_out = (double *)PyBytes_AS_STRING(values);
+    Py_ssize_t i = 0;
+    int64_t entry = 0;
+    row_start[0] = 0;
+    for (Py_ssize_t row = 0; row < rows; row++) {
+        if (i >= length || text[i] != '{')
+            goto not_plain;
+        i++;
+        int64_t previous = -1;
+        for (;;) {
+            while (i < length && IS_GAP(text[i]))
+                i++;
+            if (i >= length || text[i] == '{' || text[i] == '\n')
+                goto not_plain;
+            if (text[i] == '}') {
+                i++;
+                break;
+            }
+            int64_t index = 0;
+            while (i < length && !separator[(unsigned char)text[i]]) {
+                if (text[i] < '0' || text[i] > '9')
+                    goto not_plain;
+                index = index * 10 + (text[i] - '0');
+                if (index >= columns)
+                    goto not_plain;
+                i++;
+            }
+            if (index <= previous)
+                goto not_plain;
+            previous = index;
+            while (i < length && IS_GAP(text[i]))
+                i++;
+            if (i >= length || separator[(unsigned char)text[i]])
+                goto not_plain; /* an index without a value */
+            Py_ssize_t begin = i;
+            int looks_numeric = number_start[(unsigned char)text[i]];
+            while (i < length && !separator[(unsigned char)text[i]]) {
+                if (!number_char[(unsigned char)text[i]])
+                    looks_numeric = 0;
+                i++;
+            }
+            double value = 0.0;
+            if (needs_lookup[index] || !looks_numeric) {
+                if (lookups_add(&lookups, entry, row, begin, i) < 0) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+            } else if (!parse_simple(text + begin, i - begin, &value)
+                       && !parse_with_python(text + begin, i - begin, &value)) {
+                goto not_plain;
+            }
+            index_out[entry] = index;
+            value_out[entry] = value;
+            entry++;
+        }
+        if (row < rows - 1) {
+            if (i >= length || text[i] != '\n')
+                goto not_plain;
+            i++;
+        } else if (i != length) {
+            goto not_plain;
+        }
+        row_start[row + 1] = entry;
+    }
+    if (_PyBytes_Resize(&indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
+        || _PyBytes_Resize(&values, entry * (Py_ssize_t)sizeof(double)) < 0)
+        goto done;
+    /* (y# turns a NULL pointer into None: no lookups are empty bytes) */
+    Py_ssize_t lookup_size = lookups.count * (Py_ssize_t)sizeof(int64_t);
+    result = Py_BuildValue("(OOOy#y#y#y#)", indptr, indices, values,
+                           lookups.count ? (const char *)lookups.entry : "", lookup_size,
+                           lookups.count ? (const char *)lookups.row : "", lookup_size,
+                           lookups.count ? (const char *)lookups.start : "", lookup_size,
+                           lookups.count ? (const char *)lookups.end : "", lookup_size);
+    goto done;
+not_plain:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(indptr);
+    Py_XDECREF(indices);
+    Py_XDECREF(values);
+    PyMem_Free(lookups.entry);
+    PyMem_Free(lookups.row);
+    PyMem_Free(lookups.start);
+    PyMem_Free(lookups.end);
+    PyBuffer_Release(&lookup_columns);
+    return result;
+}
+
 typedef struct {
     char *data;
     Py_ssize_t size;
@@ -605,6 +765,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
+    {"parse_sparse_rows", parse_sparse_rows, METH_VARARGS, "Parse plain sparse ARFF rows into CSR arrays."},
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
     {NULL, NULL, 0, NULL},
 };

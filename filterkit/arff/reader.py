@@ -177,6 +177,10 @@ class ArffReader:
 
     def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
         joined = b"\n".join(lines)
+        if sparse and _speedups is not None:
+            chunk = _parse_sparse_compiled(joined, lines, numbers, self._columns, self.name)
+            if chunk is not None:
+                return chunk
         if _speedups is not None or not any(mark in joined for mark in _TOKENIZER_MARKS):
             try:
                 if sparse:
@@ -219,6 +223,7 @@ class _ColumnInfo:
         self.count = len(schema.attributes)
         self.kinds = [a.kind for a in schema.attributes]
         self.needs_lookup = np.array([k != NUMERIC for k in self.kinds], dtype=bool)
+        self.lookup_flags = self.needs_lookup.astype(np.uint8).tobytes()
         self.label_codes = {
             i: {label: float(code) for code, label in enumerate(a.labels)}
             for i, a in enumerate(schema.attributes)
@@ -390,6 +395,27 @@ def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, c
             raise error.located(name, line_numbers[row]) from None
         if column in texts:
             texts[column][row] = found.get(column)
+
+
+def _parse_sparse_compiled(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk | None:
+    """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
+    strings, dates and ``?`` looked up here); None where it declines the group."""
+    found = _speedups.parse_sparse_rows(joined, len(lines), columns.count, columns.lookup_flags)
+    if not found:
+        return None
+    indptr, indices, values, entries, rows, starts, ends = (
+        np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
+    )
+    values = values.copy()  # looked-up values are filled in
+    texts = {c: [""] * len(lines) for c in columns.text_columns}
+    if len(entries):
+        _look_up(
+            np.arange(len(entries)), entries, indices[entries], rows, starts, ends, joined,
+            values, columns, line_numbers, name, texts,
+        )
+    matrix = sp.csr_matrix((values, indices, indptr), shape=(len(lines), columns.count))
+    matrix.eliminate_zeros()
+    return Chunk(matrix, texts)
 
 
 def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:

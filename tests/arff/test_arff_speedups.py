@@ -109,6 +109,44 @@ def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
         assert results[0][2][0].dense_values()[-1, 0] == float(token)
 
 
+# Sparse rows the compiled CSR parser takes, and rows it must leave to the general path
+# (which then reads them, or fails with the same error and line, as without the module).
+SPARSE_ROWS = [
+    "{0 1,2 x,3 'a b',4 2020-01-02}", "{}", "{ 1 5 , 2 7 }", "{1 5 2 7}", "{1,5,2,7}", "{1\t5,2\t?}",
+    "{0 y,1 0,2 ?}", "{03 4}", "{1 -0}", "{1 1e5,2 -3.25e-2}", "{2 1,1 3}", "{1 1,1 2}", "{5 1}", "{1}",
+    "{1 2,3}", "{1.0 2}", "{+1 2}", "{1e0 2}", "{-1 2}", "{1 2}, {3}", "{1 2},{0.5}", "{1 2} {3}",
+    "{1 0x1F}", "{1 2 % a comment}", "{1 2}}", "{{1 2}", "{1 z}", "{0 q}", "{1 1.5e}", "{1 " + "9" * 80 + "}",
+    "{4 'x'}", "{4 not-a-date}", "{2 x,2 x}", "{4 2020-01-02,2 text}",
+]
+
+
+@needs_extension
+@pytest.mark.parametrize("row", SPARSE_ROWS)
+def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
+    header = ("@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute s string\n"
+              "@attribute b numeric\n@attribute d date yyyy-MM-dd\n@data\n")
+    data = header + "{1 2}\n" + row + "\n" + "{0 y}\n"
+    for chunk_rows in (1, 10):
+        assert_identical(*read_both_ways(data.encode(), monkeypatch, chunk_rows))
+
+
+@needs_extension
+def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
+    flags = bytes([1, 0, 1, 0])
+    indptr, indices, values, entries, rows, starts, ends = (
+        np.frombuffer(raw, dtype) for raw, dtype in zip(
+            speedups.parse_sparse_rows(b"{0 x,1 2.5}\n{}\n{1 ?,3 7}", 3, 4, flags),
+            (np.int64, np.int64, np.float64) + (np.int64,) * 4))
+    assert indptr.tolist() == [0, 2, 2, 4]
+    assert indices.tolist() == [0, 1, 1, 3]
+    assert values.tolist() == [0.0, 2.5, 0.0, 7.0]
+    assert entries.tolist() == [0, 2] and rows.tolist() == [0, 2]
+    assert [(s, e) for s, e in zip(starts.tolist(), ends.tolist())] == [(3, 4), (18, 19)]  # "x" and "?"
+    assert speedups.parse_sparse_rows(b"{1 2,0 3}", 1, 4, flags) is None
+    assert speedups.parse_sparse_rows(b"{1 2},{3}", 1, 4, flags) is None
+    assert speedups.parse_sparse_rows(b"{1 'a'}", 1, 4, flags) is False
+
+
 def test_the_extension_is_built_where_a_compiler_exists():
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler on this machine")
