@@ -183,14 +183,23 @@ def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offse
     """
     offset = np.zeros(len(features)) if offset is None else offset
     if chunk.is_sparse and not np.any(offset * factor):
-        matrix = chunk.values.tocsr(copy=True)
+        matrix = chunk.values.tocsr()
         column_factor = np.ones(matrix.shape[1])
         column_factor[features] = factor
-        matrix.data = matrix.data * column_factor[matrix.indices]
-        return Chunk(matrix, chunk.text, chunk.weights)
+        return Chunk(with_stored_values(matrix, matrix.data * column_factor[matrix.indices]), chunk.text, chunk.weights)
     values = chunk.dense_values().copy()
     values[:, features] = (values[:, features] - offset) * factor
     return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+
+
+def with_stored_values(matrix: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
+    """``matrix`` with new stored values, sharing its row and column structure (no copy:
+    transforms keep their input intact); values that became 0 are dropped, on a copy."""
+    result = sp.csr_matrix((data, matrix.indices, matrix.indptr), shape=matrix.shape, copy=False)
+    if not data.all():
+        result = result.copy()
+        result.eliminate_zeros()
+    return result
 
 
 def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk
-from filterkit.stage import Stage, scale_features
+from filterkit.stage import Stage, scale_features, with_stored_values
 
 
 class RowNormalizer(Stage):
@@ -30,17 +30,18 @@ class RowNormalizer(Stage):
     def transform(self, chunk: Chunk) -> Chunk:
         features = self.features
         if chunk.is_sparse:
-            matrix = chunk.values.tocsr(copy=True)
+            matrix = chunk.values.tocsr()
             acted = np.zeros(matrix.shape[1], dtype=bool)
             acted[features] = True
-            in_norm = acted[matrix.indices] & ~np.isnan(matrix.data)
+            acted_entry = acted[matrix.indices]
+            in_norm = acted_entry & ~np.isnan(matrix.data)
             contributions = np.where(in_norm, np.abs(matrix.data) ** self.order, 0.0)
             rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
             norms = np.bincount(rows, weights=contributions, minlength=matrix.shape[0])
             norms = norms ** (1.0 / self.order)
             divisor = np.where(norms > 0, norms, 1.0)[rows]
-            matrix.data = np.where(acted[matrix.indices], matrix.data / divisor, matrix.data)
-            return Chunk(matrix, chunk.text, chunk.weights)
+            data = np.where(acted_entry, matrix.data / divisor, matrix.data)
+            return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
         values = chunk.values.copy()
         # C order, so each row's sum adds in the same order whatever the chunk's row count
         block = np.ascontiguousarray(values[:, features])

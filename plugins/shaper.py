@@ -31,7 +31,7 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.schema import NOMINAL, Chunk
-from filterkit.stage import Option
+from filterkit.stage import Option, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts
 
 
@@ -192,12 +192,12 @@ class Shaper(ClassValueCountsStage):
         position_of[self.features] = np.arange(len(self.features))
         keeps_zero = self.params["zero_preserve"] and not self.nominal.any()
         if chunk.is_sparse and keeps_zero:
-            matrix = chunk.values.tocsr(copy=True)
+            matrix = chunk.values.tocsr()
             positions = position_of[matrix.indices]
             acted = positions >= 0
-            matrix.data[acted] = self._shape(positions[acted], matrix.data[acted])
-            matrix.eliminate_zeros()
-            return Chunk(matrix, chunk.text, chunk.weights)
+            data = matrix.data.copy()
+            data[acted] = self._shape(positions[acted], data[acted])
+            return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
         values = chunk.dense_values().copy()
         block = values[:, self.features]
         positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
