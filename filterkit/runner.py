@@ -42,12 +42,70 @@ class FileSource:
             self._header = reader.header
 
     def chunks(self) -> Iterator[Chunk]:
-        """The rows of the file, chunk by chunk, read afresh (the header is parsed once)."""
+        """The rows of the file, chunk by chunk, read afresh (the header is parsed once);
+        the next chunk is read while the caller works on this one (:func:`read_ahead`)."""
+        return read_ahead(self._read)
+
+    def _read(self) -> Iterator[Chunk]:
         with ArffReader(self.path, chunk_rows=self.chunk_rows, known_header=self._header) as reader:
             yield from reader.chunks()
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
+    """The chunks of the iterator ``make_chunks()``, produced by a background thread
+    that keeps up to ``depth`` chunks ready, so reading (whose compiled parts and numpy
+    work release the GIL) overlaps with the caller's work on the other core.
+
+    Chunks arrive in order; an error of the reader is raised here, in the caller's
+    thread, when its chunk is due.  When the caller stops early (an error, Ctrl-C,
+    an abandoned generator), the thread stops after the chunk in hand and closes the
+    reader; it holds at most ``depth`` + 1 chunks.
+    """
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand_over(item) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        chunks = make_chunks()
+        try:
+            for chunk in chunks:
+                if not hand_over((chunk, None)):
+                    return
+            hand_over((_END_OF_CHUNKS, None))
+        except BaseException as error:  # re-raised in the caller's thread
+            hand_over((None, error))
+        finally:
+            chunks.close()
+
+    reader = threading.Thread(target=produce, name="filterkit-read-ahead", daemon=True)
+    reader.start()
+    interrupted = False
+    try:
+        while True:
+            chunk, error = ready.get()
+            if error is not None:
+                raise error
+            if chunk is _END_OF_CHUNKS:
+                return
+            yield chunk
+    except KeyboardInterrupt:
+        interrupted = True  # not waited for: a read stalled on a pipe must not hold up Ctrl-C
+        raise
+    finally:
+        stop.set()
+        if not interrupted:
+            reader.join()
 
 
 _END_OF_CHUNKS = object()

@@ -214,7 +214,7 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
         Py_ssize_t capacity = lookups->capacity * 2 + 256;
         int64_t **fields[4] = {&lookups->entry, &lookups->row, &lookups->start, &lookups->end};
         for (int f = 0; f < 4; f++) {
-            int64_t *grown = PyMem_Realloc(*fields[f], capacity * sizeof(int64_t));
+            int64_t *grown = PyMem_RawRealloc(*fields[f], capacity * sizeof(int64_t));
             if (!grown)
                 return -1;
             *fields[f] = grown;
@@ -230,6 +230,81 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
 }
 
 #define IS_GAP(c) ((c) == ' ' || (c) == '\t' || (c) == ',')
+
+enum { SPARSE_DONE, SPARSE_NOT_PLAIN, SPARSE_OUT_OF_MEMORY };
+
+/* parse_sparse_rows's loop, without the GIL (Python's parser, for numbers parse_simple
+   declines, takes it): the rows into row_start, index_out and value_out, tokens for
+   Python into lookups, the number of entries into *entries. */
+static int
+sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t columns,
+                 const unsigned char *needs_lookup, int64_t *row_start, int64_t *index_out, double *value_out,
+                 Lookups *lookups, int64_t *entries)
+{
+    Py_ssize_t i = 0;
+    int64_t entry = 0;
+    row_start[0] = 0;
+    for (Py_ssize_t row = 0; row < rows; row++) {
+        if (i >= length || text[i] != '{')
+            return SPARSE_NOT_PLAIN;
+        i++;
+        int64_t previous = -1;
+        for (;;) {
+            while (i < length && IS_GAP(text[i]))
+                i++;
+            if (i >= length || text[i] == '{' || text[i] == '\n')
+                return SPARSE_NOT_PLAIN;
+            if (text[i] == '}') {
+                i++;
+                break;
+            }
+            int64_t index = 0;
+            while (i < length && !separator[(unsigned char)text[i]]) {
+                if (text[i] < '0' || text[i] > '9')
+                    return SPARSE_NOT_PLAIN;
+                index = index * 10 + (text[i] - '0');
+                if (index >= columns)
+                    return SPARSE_NOT_PLAIN;
+                i++;
+            }
+            if (index <= previous)
+                return SPARSE_NOT_PLAIN;
+            previous = index;
+            while (i < length && IS_GAP(text[i]))
+                i++;
+            if (i >= length || separator[(unsigned char)text[i]])
+                return SPARSE_NOT_PLAIN; /* an index without a value */
+            Py_ssize_t begin = i;
+            int looks_numeric = number_start[(unsigned char)text[i]];
+            while (i < length && !separator[(unsigned char)text[i]]) {
+                if (!number_char[(unsigned char)text[i]])
+                    looks_numeric = 0;
+                i++;
+            }
+            double value = 0.0;
+            if (needs_lookup[index] || !looks_numeric) {
+                if (lookups_add(lookups, entry, row, begin, i) < 0)
+                    return SPARSE_OUT_OF_MEMORY;
+            } else if (!parse_simple(text + begin, i - begin, &value)
+                       && !parse_with_python(text + begin, i - begin, &value)) {
+                return SPARSE_NOT_PLAIN;
+            }
+            index_out[entry] = index;
+            value_out[entry] = value;
+            entry++;
+        }
+        if (row < rows - 1) {
+            if (i >= length || text[i] != '\n')
+                return SPARSE_NOT_PLAIN;
+            i++;
+        } else if (i != length) {
+            return SPARSE_NOT_PLAIN;
+        }
+        row_start[row + 1] = entry;
+    }
+    *entries = entry;
+    return SPARSE_DONE;
+}
 
 /*
  * parse_sparse_rows(data, rows, columns, lookup_columns) -> False | None | tuple
@@ -260,7 +335,10 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "parse_sparse_rows: inconsistent arguments");
         goto done;
     }
-    Py_ssize_t tokens = count_tokens(text, length);
+    Py_ssize_t tokens;
+    Py_BEGIN_ALLOW_THREADS
+    tokens = count_tokens(text, length);
+    Py_END_ALLOW_THREADS
     if (tokens < 0) {
         result = Py_NewRef(Py_False);
         goto done;
@@ -273,69 +351,17 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     int64_t *row_start = (int64_t *)PyBytes_AS_STRING(indptr);
     int64_t *index_out = (int64_t *)PyBytes_AS_STRING(indices);
     double *value_out = (double *)PyBytes_AS_STRING(values);
-    Py_ssize_t i = 0;
     int64_t entry = 0;
-    row_start[0] = 0;
-    for (Py_ssize_t row = 0; row < rows; row++) {
-        if (i >= length || text[i] != '{')
-            goto not_plain;
-        i++;
-        int64_t previous = -1;
-        for (;;) {
-            while (i < length && IS_GAP(text[i]))
-                i++;
-            if (i >= length || text[i] == '{' || text[i] == '\n')
-                goto not_plain;
-            if (text[i] == '}') {
-                i++;
-                break;
-            }
-            int64_t index = 0;
-            while (i < length && !separator[(unsigned char)text[i]]) {
-                if (text[i] < '0' || text[i] > '9')
-                    goto not_plain;
-                index = index * 10 + (text[i] - '0');
-                if (index >= columns)
-                    goto not_plain;
-                i++;
-            }
-            if (index <= previous)
-                goto not_plain;
-            previous = index;
-            while (i < length && IS_GAP(text[i]))
-                i++;
-            if (i >= length || separator[(unsigned char)text[i]])
-                goto not_plain; /* an index without a value */
-            Py_ssize_t begin = i;
-            int looks_numeric = number_start[(unsigned char)text[i]];
-            while (i < length && !separator[(unsigned char)text[i]]) {
-                if (!number_char[(unsigned char)text[i]])
-                    looks_numeric = 0;
-                i++;
-            }
-            double value = 0.0;
-            if (needs_lookup[index] || !looks_numeric) {
-                if (lookups_add(&lookups, entry, row, begin, i) < 0) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-            } else if (!parse_simple(text + begin, i - begin, &value)
-                       && !parse_with_python(text + begin, i - begin, &value)) {
-                goto not_plain;
-            }
-            index_out[entry] = index;
-            value_out[entry] = value;
-            entry++;
-        }
-        if (row < rows - 1) {
-            if (i >= length || text[i] != '\n')
-                goto not_plain;
-            i++;
-        } else if (i != length) {
-            goto not_plain;
-        }
-        row_start[row + 1] = entry;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = sparse_rows_into(text, length, rows, columns, needs_lookup, row_start, index_out, value_out, &lookups, &entry);
+    Py_END_ALLOW_THREADS
+    if (status == SPARSE_OUT_OF_MEMORY) {
+        PyErr_NoMemory();
+        goto done;
     }
+    if (status == SPARSE_NOT_PLAIN)
+        goto not_plain;
     if (_PyBytes_Resize(&indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
         || _PyBytes_Resize(&values, entry * (Py_ssize_t)sizeof(double)) < 0)
         goto done;
@@ -353,10 +379,10 @@ done:
     Py_XDECREF(indptr);
     Py_XDECREF(indices);
     Py_XDECREF(values);
-    PyMem_Free(lookups.entry);
-    PyMem_Free(lookups.row);
-    PyMem_Free(lookups.start);
-    PyMem_Free(lookups.end);
+    PyMem_RawFree(lookups.entry);
+    PyMem_RawFree(lookups.row);
+    PyMem_RawFree(lookups.start);
+    PyMem_RawFree(lookups.end);
     PyBuffer_Release(&lookup_columns);
     return result;
 }
