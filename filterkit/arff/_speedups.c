@@ -678,6 +678,10 @@ output_number(Output *out, double value)
     return status;
 }
 
+/* The longest text of a number entry: a comma, a column index (20 digits), a space and
+   a number (repr's longest is 24 characters; Infinity's 9). */
+#define ENTRY_ROOM 48
+
 /* Rows of entries, as format_rows receives them; each text as UTF-8 bytes. */
 typedef struct {
     const int64_t *bounds;
@@ -768,6 +772,15 @@ format_rows(PyObject *self, PyObject *args)
     }
     in.text = text;
     in.text_size = text_size;
+    /* room for the longest text each entry can take, so the buffer never grows (and is
+       never copied) while formatting */
+    Py_ssize_t room = entries * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
+    for (Py_ssize_t t = 0; t < text_count; t++)
+        room += text_size[t];
+    if (!output_reserve(&out, room)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     int status;
     Py_BEGIN_ALLOW_THREADS
     status = format_into(&out, in);
