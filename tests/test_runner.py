@@ -256,10 +256,32 @@ def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, patt
     assert sorted(tmp_path.rglob("*")) == [tmp_path / "out", tmp_path / "tmp"]
 
 
-def _writer_threads() -> list:
+def _background_threads() -> list:
     import threading
 
-    return [t for t in threading.enumerate() if t.name == "filterkit-write-behind"]
+    return [t for t in threading.enumerate() if t.name in ("filterkit-read-ahead", "filterkit-write-behind")]
+
+
+def test_read_ahead_yields_in_order_and_raises_the_readers_error_when_its_chunk_is_due(tmp_path):
+    path = tmp_path / "bad.arff"
+    rows = "".join(f"{i},a\n" for i in range(25))
+    path.write_text("@relation r\n@attribute x numeric\n@attribute c {a,b}\n@data\n" + rows + "7,z\n")
+    source = FileSource(str(path), chunk_rows=10)
+    seen = []
+    with pytest.raises(FilterkitError, match=r"bad.arff:30: .*'z'"):
+        for chunk in source.chunks():
+            seen.append(chunk.dense_values()[:, 0].tolist())
+    assert seen == [list(map(float, range(0, 10))), list(map(float, range(10, 20)))]
+    assert not _background_threads()
+
+
+def test_read_ahead_stops_its_thread_when_the_caller_stops_early():
+    source = FileSource(str(REAL / "oh0.wc.arff"), chunk_rows=50)
+    chunks = source.chunks()
+    first = next(chunks)
+    assert first.n_rows == 50
+    chunks.close()
+    assert not _background_threads()
 
 
 def test_write_behind_writes_in_order_and_stops_at_the_first_write_error():
@@ -273,7 +295,7 @@ def test_write_behind_writes_in_order_and_stops_at_the_first_write_error():
     with pytest.raises(OSError, match="No space left"):
         write_behind(iter(range(10)), write)
     assert written == [0, 1, 2]
-    assert not _writer_threads()
+    assert not _background_threads()
 
 
 def test_write_behind_lets_a_producers_error_through_after_the_writer_is_done():
@@ -286,4 +308,4 @@ def test_write_behind_lets_a_producers_error_through_after_the_writer_is_done():
     with pytest.raises(FilterkitError, match="failed during transform"):
         write_behind(produce(), written.append)
     assert written == [0, 1, 2, 3]
-    assert not _writer_threads()
+    assert not _background_threads()
