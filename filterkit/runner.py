@@ -77,8 +77,9 @@ def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
         return False
 
     def produce() -> None:
-        chunks = make_chunks()
+        chunks = None
         try:
+            chunks = make_chunks()
             for chunk in chunks:
                 if not hand_over((chunk, None)):
                     return
@@ -86,29 +87,30 @@ def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
         except BaseException as error:  # re-raised in the caller's thread
             hand_over((None, error))
         finally:
-            chunks.close()
+            getattr(chunks, "close", lambda: None)()
 
     reader = threading.Thread(target=produce, name="filterkit-read-ahead", daemon=True)
     reader.start()
-    interrupted = False
+    finished = False
     try:
         while True:
             chunk, error = ready.get()
             if error is not None:
+                finished = True
                 raise error
             if chunk is _END_OF_CHUNKS:
+                finished = True
                 return
             yield chunk
-    except KeyboardInterrupt:
-        interrupted = True  # not waited for: a read stalled on a pipe must not hold up Ctrl-C
-        raise
     finally:
         stop.set()
-        if not interrupted:
-            reader.join()
+        # stopped early (Ctrl-C, an abandoned generator): the thread ends after the chunk in
+        # hand, but a read stalled on a pipe must not hold the caller up for long
+        reader.join(None if finished else _STOP_WAIT)
 
 
 _END_OF_CHUNKS = object()
+_STOP_WAIT = 1.0  # seconds a stopped background thread is waited for
 
 
 def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
@@ -145,10 +147,12 @@ def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
             pending.put(chunk)
     except KeyboardInterrupt:
         # not waited for: a write stalled on a full pipe must not hold up Ctrl-C, and the
-        # caller discards the output; the thread writes nothing more
+        # caller discards the output; the thread writes nothing more and ends
         failures.append(KeyboardInterrupt())
-        with contextlib.suppress(queue.Full):
-            pending.put_nowait(_END_OF_CHUNKS)
+        with contextlib.suppress(queue.Empty):
+            while True:
+                pending.get_nowait()
+        pending.put_nowait(_END_OF_CHUNKS)
         raise
     except BaseException:
         pending.put(_END_OF_CHUNKS)

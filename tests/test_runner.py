@@ -18,7 +18,7 @@ from filterkit.arff import read_arff
 from filterkit.arff.header import HeaderParser
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource, StreamSource, write_behind
+from filterkit.runner import Chain, FileSource, StreamSource, read_ahead, write_behind
 from filterkit.schema import Chunk, concatenate
 
 # A string attribute, a missing string and instance weights: all must survive the spool.
@@ -281,6 +281,35 @@ def test_read_ahead_stops_its_thread_when_the_caller_stops_early():
     first = next(chunks)
     assert first.n_rows == 50
     chunks.close()
+    assert not _background_threads()
+
+
+def test_read_ahead_raises_when_the_reader_cannot_even_start():
+    def no_reader():
+        raise OSError(2, "No such file or directory")
+
+    with pytest.raises(OSError, match="No such file"):
+        list(read_ahead(no_reader))
+    assert not _background_threads()
+
+
+def test_write_behind_ends_its_thread_when_interrupted():
+    import threading
+
+    release = threading.Event()
+
+    def slow_write(number):
+        release.wait(5)
+
+    def produce():
+        yield from range(3)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_behind(produce(), slow_write)
+    release.set()
+    for thread in _background_threads():
+        thread.join(2)
     assert not _background_threads()
 
 
