@@ -192,6 +192,13 @@ def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offse
     return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
 
+def stored_in_features(matrix: sp.csr_matrix, features: np.ndarray) -> np.ndarray:
+    """Per stored entry of a CSR matrix: whether its column is one of ``features``."""
+    acted = np.zeros(matrix.shape[1], dtype=bool)
+    acted[features] = True
+    return acted[matrix.indices]
+
+
 def with_stored_values(matrix: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     """``matrix`` with new stored values, sharing its row and column structure (no copy:
     transforms keep their input intact); values that became 0 are dropped, on a copy."""

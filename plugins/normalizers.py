@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk
-from filterkit.stage import Stage, scale_features, with_stored_values
+from filterkit.stage import Stage, scale_features, stored_in_features, with_stored_values
 
 
 class RowNormalizer(Stage):
@@ -31,9 +31,7 @@ class RowNormalizer(Stage):
         features = self.features
         if chunk.is_sparse:
             matrix = chunk.values.tocsr()
-            acted = np.zeros(matrix.shape[1], dtype=bool)
-            acted[features] = True
-            acted_entry = acted[matrix.indices]
+            acted_entry = stored_in_features(matrix, features)
             in_norm = acted_entry & ~np.isnan(matrix.data)
             contributions = np.where(in_norm, np.abs(matrix.data) ** self.order, 0.0)
             rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
@@ -74,13 +72,10 @@ class Binarizer(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:
-            matrix = chunk.values.tocsr(copy=True)
-            acted = np.zeros(matrix.shape[1], dtype=bool)
-            acted[self.features] = True
+            matrix = chunk.values.tocsr()
             binary = np.where(np.isnan(matrix.data), np.nan, (matrix.data != 0).astype(np.float64))
-            matrix.data = np.where(acted[matrix.indices], binary, matrix.data)
-            matrix.eliminate_zeros()
-            return Chunk(matrix, chunk.text, chunk.weights)
+            data = np.where(stored_in_features(matrix, self.features), binary, matrix.data)
+            return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
         values = chunk.values.copy()
         block = values[:, self.features]
         values[:, self.features] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))

@@ -39,7 +39,7 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric
 from filterkit.schema import Chunk
-from filterkit.stage import Option, Stage, scale_features
+from filterkit.stage import Option, Stage, scale_features, stored_in_features
 
 
 class LogTf(Stage):
@@ -51,9 +51,7 @@ class LogTf(Stage):
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:
             matrix = chunk.values.tocsr(copy=True)
-            acted = np.zeros(matrix.shape[1], dtype=bool)
-            acted[self.features] = True
-            in_features = acted[matrix.indices]
+            in_features = stored_in_features(matrix, self.features)
             matrix.data[in_features] = _sublinear(matrix.data[in_features])
             return Chunk(matrix, chunk.text, chunk.weights)
         values = chunk.values.copy()
