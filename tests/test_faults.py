@@ -221,6 +221,15 @@ def _wait_for(folder, pattern: str, process, seconds: float = 30):
         time.sleep(0.01)
 
 
+def _reap(process) -> None:
+    """Kill the child if it still runs, wait for it, and close its standard input."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    with contextlib.suppress(BrokenPipeError, OSError):
+        process.stdin.close()
+
+
 def _ended_within(process, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while process.poll() is None and time.monotonic() < deadline:
@@ -289,11 +298,7 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
         process.send_signal(signal.SIGINT)
         ended = _ended_within(process, 30)
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        with contextlib.suppress(BrokenPipeError, OSError):
-            process.stdin.close()
+        _reap(process)
     stderr = process.stderr.read().decode("utf-8", "replace")
     assert ended, "SIGINT did not end filterkit"
     assert process.returncode == 130, stderr
@@ -325,9 +330,5 @@ def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_sta
             if not _ended_within(process, 3):
                 hung += 1
         finally:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
-            with contextlib.suppress(BrokenPipeError, OSError):
-                process.stdin.close()
+            _reap(process)
     assert hung == 0, f"{hung} of 10 runs still waited for input 3 s after the signal"
