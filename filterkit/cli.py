@@ -199,7 +199,7 @@ def stage_command(registry: Registry, name: str) -> click.Command:
     def make(**params):
         return registry.make_stage(name, params)
 
-    summary = stage_class.summary or (stage_class.__doc__ or "").strip().splitlines()[0]
+    summary = stage_class.one_line_summary()
     return click.Command(
         name,
         params=[_click_option(o) for o in stage_class.options],
@@ -376,36 +376,52 @@ def _output(path: str | None):
 
 
 def plugins_command(registry: Registry) -> click.Command:
-    """``filterkit plugins``: what is installed, and what failed to load."""
+    """``filterkit plugins``: what is installed, what was skipped and why."""
 
-    @click.command(help="List stages, metrics and classifiers with the plugin and distribution of each.")
+    @click.command(help="List stages, metrics and classifiers with the plugin, distribution and version of each, "
+                        "and the plugins that were skipped or register nothing.")
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
     def plugins(as_json):
-        listing = {
+        listing: dict[str, list] = {
             kind: [
-                {"name": r.name, "plugin": r.plugin, "distribution": r.distribution,
-                 "summary": getattr(r.value, "summary", "")}
+                {"name": r.name, "plugin": r.plugin, "distribution": r.distribution, "version": r.version,
+                 "summary": _summary_of(r.value)}
                 for r in sorted(table.values(), key=lambda r: r.name)
             ]
             for kind, table in (("stages", registry.stages), ("metrics", registry.metrics),
                                 ("classifiers", registry.classifiers))
         }
-        listing["failed"] = [{"plugin": name, "error": reason} for name, reason in registry.failed]
+        listing["skipped"] = [vars(problem) for problem in registry.skipped]
+        listing["without_hooks"] = [
+            {"plugin": p.plugin, "distribution": p.distribution, "hint": p.reason} for p in registry.without_hooks
+        ]
+        listing["disabled"] = registry.disabled
         if as_json:
             click.echo(json.dumps(listing, indent=2))
             return
         for kind in ("stages", "metrics", "classifiers"):
             click.echo(f"{kind}:")
             for entry in listing[kind]:
-                click.echo(f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']})  {entry['summary']}")
+                version = f" {entry['version']}" if entry["version"] else ""
+                click.echo(f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']}{version})  {entry['summary']}")
             if not listing[kind]:
                 click.echo("  (none)")
-        if listing["failed"]:
-            click.echo("failed to load:")
-            for entry in listing["failed"]:
-                click.echo(f"  {entry['plugin']}: {entry['error']}")
+        for title, problems in (("skipped:", registry.skipped), ("registering nothing:", registry.without_hooks)):
+            if problems:
+                click.echo(title)
+                for problem in problems:
+                    click.echo(f"  {problem.plugin} ({problem.distribution}): {problem.reason}")
+        if registry.disabled:
+            click.echo(f"disabled by FILTERKIT_DISABLE_PLUGINS: {', '.join(registry.disabled)}")
 
     return plugins
+
+
+def _summary_of(value) -> str:
+    """A registered thing's one-line summary (a metric's ``summary`` field, a class's declaration)."""
+    if isinstance(value, type):
+        return value.one_line_summary()
+    return getattr(value, "summary", "")
 
 
 def apply_command(registry: Registry) -> click.Command:

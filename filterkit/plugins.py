@@ -1,27 +1,45 @@
 """Finding plugins and the registries of stages, metrics and classifiers.
 
 Plugins come from the entry-point group ``filterkit`` (the built-in stages
-too) and from ``*.py`` files of a ``--plugins-dir``.  Each entry point is
-loaded on its own, as conda does: one that fails to import prints a single
-warning naming it and the rest keep working (``FILTERKIT_STRICT_PLUGINS=1``
-re-raises instead).  ``FILTERKIT_DISABLE_PLUGINS=a,b`` skips plugins by name.
+too) and from ``*.py`` files of a ``--plugins-dir``.  Loading never takes
+filterkit down, as in conda's plugin manager: each plugin is imported,
+checked and registered on its own, and anything wrong with one — an import
+error, a hook signature or hook name the hookspecs do not define, a hook that
+raises, a stage without a name or a summary, an instance where a class is
+expected, a name another plugin already registered — skips that plugin as a
+whole with one warning naming it, its distribution and how to disable it.
+``FILTERKIT_STRICT_PLUGINS=1`` makes each of these an error instead, and
+``FILTERKIT_DISABLE_PLUGINS=a,b`` skips plugins by name.
+
+Built-in plugins are loaded first, then other distributions' entry points,
+then ``--plugins-dir`` files, each group in name order; when two plugins
+register one name, the one loaded later is skipped.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Callable
 
 import pluggy
 
 from filterkit import hookspecs
+from filterkit.classifier import Classifier
 from filterkit.errors import FilterkitError
+from filterkit.metrics import Metric
+from filterkit.stage import Option, Provenance, Stage
 
 GROUP = "filterkit"
+BUILT_IN_DISTRIBUTION = "filterkit"
+HOOKS = ("register_metrics", "register_classifiers", "register_stages")
+NO_HOOKS_HINT = "no hook implementations: is @hookimpl missing?"
 
 
 @dataclass
@@ -32,26 +50,47 @@ class Registered:
     value: object
     plugin: str
     distribution: str
+    version: str = ""
+
+    @property
+    def provenance(self) -> Provenance:
+        """The plugin, distribution and version, as a stage carries them."""
+        return Provenance(self.plugin, self.distribution, self.version)
+
+
+@dataclass(frozen=True)
+class PluginProblem:
+    """A plugin that was skipped (``reason``), or that loaded but registered nothing (``hint``)."""
+
+    plugin: str
+    distribution: str
+    reason: str
 
 
 @dataclass
 class Registry:
-    """Everything the loaded plugins contributed, by kind and name."""
+    """Everything the loaded plugins contributed, by kind and name.
+
+    ``skipped`` lists the plugins left out and why; ``without_hooks`` those that
+    loaded but implement no hook; ``disabled`` the names FILTERKIT_DISABLE_PLUGINS skipped.
+    """
 
     stages: dict[str, Registered] = field(default_factory=dict)
     metrics: dict[str, Registered] = field(default_factory=dict)
     classifiers: dict[str, Registered] = field(default_factory=dict)
-    failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[PluginProblem] = field(default_factory=list)
+    without_hooks: list[PluginProblem] = field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)
 
     def stage(self, name: str):
         """The stage class called ``name``; FilterkitError listing the known ones if none."""
         return _lookup(self.stages, name, "stage").value
 
     def make_stage(self, name: str, params: dict):
-        """A new stage ``name`` with ``params``, labelled with the plugin it came from."""
+        """A new stage ``name`` with ``params``, carrying the provenance of its plugin."""
         registered = _lookup(self.stages, name, "stage")
         stage = registered.value(**params)
-        stage.plugin_name = registered.plugin
+        stage.provenance = registered.provenance
         return stage
 
     def metric(self, name: str):
@@ -70,12 +109,164 @@ def _lookup(table: dict, name: str, kind: str) -> Registered:
     return table[name]
 
 
-def _strict() -> bool:
-    return os.environ.get("FILTERKIT_STRICT_PLUGINS", "") not in ("", "0")
+def strict_plugins() -> bool:
+    """Whether FILTERKIT_STRICT_PLUGINS asks for plugin problems to be errors."""
+    value = os.environ.get("FILTERKIT_STRICT_PLUGINS", "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise FilterkitError(
+        f"FILTERKIT_STRICT_PLUGINS={os.environ['FILTERKIT_STRICT_PLUGINS']!r} is not one of 1, true, yes, on, 0, false, no, off"
+    )
 
 
-def _disabled() -> set[str]:
+def disabled_plugins() -> set[str]:
+    """The plugin names listed in FILTERKIT_DISABLE_PLUGINS."""
     return {name.strip() for name in os.environ.get("FILTERKIT_DISABLE_PLUGINS", "").split(",") if name.strip()}
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A plugin to load: its registered name, the name that disables it, where it comes from."""
+
+    name: str
+    switch: str
+    distribution: str
+    version: str
+    load: Callable[[], object]
+
+
+class _Loader:
+    """One run of :func:`load_plugins`: the pluggy manager, the plugins in load order, their problems."""
+
+    def __init__(self, strict: bool):
+        self.strict = strict
+        self.manager = pluggy.PluginManager(GROUP)
+        self.manager.add_hookspecs(hookspecs)
+        self.loaded: list[tuple[_Candidate, object]] = []
+        self.skipped: list[PluginProblem] = []
+        self.without_hooks: list[PluginProblem] = []
+
+    def skip(self, candidate: _Candidate, reason: str, error: BaseException | None = None) -> None:
+        """Leave ``candidate`` out with one warning (an error in strict mode)."""
+        message = (
+            f"plugin '{candidate.name}' ({_distribution_text(candidate)}) is skipped: {reason}; "
+            f"disable it with FILTERKIT_DISABLE_PLUGINS={candidate.switch}"
+        )
+        if self.strict:
+            raise FilterkitError(f"{message} (FILTERKIT_STRICT_PLUGINS is set)") from error
+        self.skipped.append(PluginProblem(candidate.name, candidate.distribution, reason))
+        _warn(message)
+
+    def add(self, candidate: _Candidate) -> None:
+        """Import ``candidate`` and register its hook implementations, or skip it."""
+        try:
+            module = candidate.load()
+        except Exception as error:
+            self.skip(candidate, f"it failed to import ({type(error).__name__}: {error})", error)
+            return
+        try:
+            self.manager.register(module, name=candidate.name)
+        except pluggy.PluginValidationError as error:
+            self.skip(candidate, _signature_problem(module) or " ".join(str(error).split()), error)
+            return
+        except ValueError as error:
+            self.skip(candidate, f"pluggy refused it ({error})", error)
+            return
+        unknown = sorted(caller.name for caller in self.manager.get_hookcallers(module) or [] if not caller.has_spec())
+        if unknown:
+            self.manager.unregister(module)
+            hooks = ", ".join(f"'{name}'" for name in unknown)
+            self.skip(candidate, f"it implements {hooks}, not a filterkit hook (the hooks are {', '.join(HOOKS)})")
+            return
+        if not self.manager.get_hookcallers(module):
+            unmarked = [name for name in HOOKS if callable(getattr(module, name, None))]
+            hint = NO_HOOKS_HINT + (f" ({', '.join(unmarked)} is not marked)" if unmarked else "")
+            self.without_hooks.append(PluginProblem(candidate.name, candidate.distribution, hint))
+            _warn(f"plugin '{candidate.name}' ({_distribution_text(candidate)}) registers nothing: {hint}")
+            return
+        self.loaded.append((candidate, module))
+
+    def registry(self) -> Registry:
+        """Call every loaded plugin's hooks; a plugin with any problem is dropped and the rest
+        called again (a dropped metric plugin takes its scorer stages with it)."""
+        while True:
+            registry, problems = self._collect()
+            if not problems:
+                return registry
+            for candidate, module in list(self.loaded):
+                if candidate.name in problems:
+                    reason, error = problems[candidate.name]
+                    self.manager.unregister(module)
+                    self.loaded.remove((candidate, module))
+                    self.skip(candidate, reason, error)
+
+    def _collect(self) -> tuple[Registry, dict[str, tuple[str, BaseException | None]]]:
+        registry = Registry()
+        problems: dict[str, tuple[str, BaseException | None]] = {}
+        candidates = {candidate.name: candidate for candidate, _ in self.loaded}
+        order = {name: position for position, name in enumerate(candidates)}
+        for hook_name in HOOKS:
+            table = getattr(registry, hook_name.removeprefix("register_"))
+            implementations = sorted(getattr(self.manager.hook, hook_name).get_hookimpls(), key=lambda i: order[i.plugin_name])
+            for implementation in implementations:
+                plugin = implementation.plugin_name
+                if plugin in problems:
+                    continue
+                contributed: list = []
+                arguments = {"register": contributed.append, "metrics": {n: r.value for n, r in registry.metrics.items()}}
+                try:
+                    implementation.function(**{name: arguments[name] for name in implementation.argnames})
+                except Exception as error:
+                    problems[plugin] = (f"{type(error).__name__} in {hook_name}: {error}", error)
+                    continue
+                for thing in contributed:
+                    invalid = _CHECKS[hook_name](thing)
+                    culprit, reason = (plugin, invalid) if invalid else self._clash(registry, table, hook_name, thing.name, plugin, order)
+                    if reason is not None:
+                        problems.setdefault(culprit, (f"{reason} (in {hook_name})", None))
+                        break
+                    candidate = candidates[plugin]
+                    table[thing.name] = Registered(thing.name, thing, plugin, candidate.distribution, candidate.version)
+        return registry, problems
+
+    @staticmethod
+    def _clash(registry: Registry, table: dict, hook_name: str, name: str, plugin: str, order: dict):
+        """(the plugin to skip, why) when ``name`` is taken, else (None, None): the plugin loaded
+        last among the two registering it and, for a stage, the one whose metric it is named after."""
+        if name not in table:
+            return None, None
+        first = table[name]
+        kind = hook_name.removeprefix("register_")[:-1]
+        if first.plugin == plugin:
+            return plugin, f"it registers the {kind} '{name}' twice"
+        metric_owner = registry.metrics[name].plugin if kind == "stage" and name in registry.metrics else None
+        culprit = max({first.plugin, plugin, metric_owner} - {None}, key=lambda p: order[p])
+        if culprit == metric_owner and culprit not in (first.plugin, plugin):
+            return culprit, (
+                f"its metric '{name}' clashes with the stage '{name}' of plugins '{first.plugin}' and '{plugin}'"
+            )
+        other = first.plugin if culprit == plugin else plugin
+        return culprit, f"its {kind} '{name}' clashes with the {kind} '{name}' of plugin '{other}'"
+
+
+def _signature_problem(module) -> str | None:
+    """Which hook implementation of ``module`` takes arguments its hookspec does not offer."""
+    for hook_name in HOOKS:
+        function = getattr(module, hook_name, None)
+        if function is None or not hasattr(function, f"{GROUP}_impl"):
+            continue
+        offered = list(inspect.signature(getattr(hookspecs, hook_name)).parameters)
+        extra = [name for name in inspect.signature(function).parameters if name not in offered]
+        if extra:
+            return f"its {hook_name} takes {', '.join(extra)}, which the hook does not pass (it passes {', '.join(offered)})"
+    return None
+
+
+def _distribution_text(candidate: _Candidate) -> str:
+    version = f" {candidate.version}" if candidate.version else ""
+    return f"distribution {candidate.distribution}{version}"
 
 
 def _warn(message: str) -> None:
@@ -83,76 +274,66 @@ def _warn(message: str) -> None:
 
 
 def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
-    """Load every plugin and collect what each registers.
+    """Load every plugin and collect what each registers (see the module docstring).
 
-    Raises FilterkitError when two plugins register the same name, or when a
-    plugin implements a hook filterkit does not know.
+    Returns the :class:`Registry`.  Raises FilterkitError only for a ``plugins_dir``
+    that is not a folder, a bad FILTERKIT_STRICT_PLUGINS, or, in strict mode, the
+    first plugin problem.
     """
-    manager = pluggy.PluginManager(GROUP)
-    manager.add_hookspecs(hookspecs)
-    failed: list[tuple[str, str]] = []
-    distributions: dict[str, str] = {}
-    disabled = _disabled()
-    for entry_point in sorted(entry_points(group=GROUP), key=lambda e: e.name):
-        if entry_point.name in disabled:
-            continue
-        distribution = entry_point.dist.name if entry_point.dist else "?"
-        module = _import_or_warn(entry_point.name, entry_point.load, failed)
-        if module is not None and manager.get_plugin(entry_point.name) is None:
-            manager.register(module, name=entry_point.name)
-            distributions[entry_point.name] = distribution
-    if plugins_dir is not None:
-        for path in sorted(Path(plugins_dir).glob("*.py")):
-            name = f"{path.stem} ({path})"
-            if path.stem in disabled:
-                continue
-            module = _import_or_warn(name, lambda p=path: _import_file(p), failed)
-            if module is not None:
-                manager.register(module, name=name)
-                distributions[name] = f"plugins-dir {plugins_dir}"
-    try:
-        manager.check_pending()
-    except pluggy.PluginValidationError as error:
-        raise FilterkitError(f"plugin {error.plugin!r} implements an unknown hook: {error}") from None
-    registry = Registry(failed=failed)
-    for hook_name, table in (
-        ("register_metrics", registry.metrics),
-        ("register_classifiers", registry.classifiers),
-        ("register_stages", registry.stages),
-    ):
-        for implementation in getattr(manager.hook, hook_name).get_hookimpls():
-            plugin = implementation.plugin_name
-            register = _registrar(table, plugin, distributions.get(plugin, plugin), hook_name)
-            arguments = {"register": register, "metrics": {n: r.value for n, r in registry.metrics.items()}}
-            try:
-                implementation.function(**{name: arguments[name] for name in implementation.argnames})
-            except FilterkitError:
-                raise
-            except Exception as error:
-                _skip_failed(plugin, f"{type(error).__name__} in {hook_name}: {error}", "register", failed)
+    loader = _Loader(strict_plugins())
+    disabled = disabled_plugins()
+    for candidate in _candidates(plugins_dir, loader):
+        if candidate.switch not in disabled:
+            loader.add(candidate)
+    registry = loader.registry()
+    registry.skipped = loader.skipped
+    registry.without_hooks = loader.without_hooks
+    registry.disabled = sorted(disabled)
     return registry
 
 
-def _import_or_warn(name: str, load, failed: list):
-    try:
-        return load()
-    except Exception as error:
-        _skip_failed(name, f"{type(error).__name__}: {error}", "load", failed)
-        return None
+def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
+    """The plugins to load, in load order; a second entry point of a taken name is skipped."""
+    points = sorted(
+        entry_points(group=GROUP),
+        key=lambda e: (_distribution_of(e) != BUILT_IN_DISTRIBUTION, e.name, _distribution_of(e), e.value),
+    )
+    candidates: list[_Candidate] = []
+    values: dict[str, str] = {}
+    for point in points:
+        candidate = _Candidate(point.name, point.name, _distribution_of(point), _version_of(point), point.load)
+        if point.name in values:
+            if values[point.name] != point.value:
+                first = next(c for c in candidates if c.name == point.name)
+                loader.skip(candidate, f"{_distribution_text(first)} already has an entry point named '{point.name}'")
+            continue
+        values[point.name] = point.value
+        candidates.append(candidate)
+    if plugins_dir is not None:
+        folder = Path(plugins_dir)
+        if not folder.is_dir():
+            raise FilterkitError(f"plugins folder {str(plugins_dir)!r} is not a folder")
+        for path in sorted(folder.glob("*.py")):
+            candidates.append(
+                _Candidate(f"{path.stem} ({path})", path.stem, f"plugins-dir {plugins_dir}", "", lambda p=path: _import_file(p))
+            )
+    return candidates
 
 
-def _skip_failed(name: str, reason: str, step: str, failed: list) -> None:
-    """Record a plugin that failed and warn once; re-raise in strict mode."""
-    if _strict():
-        raise
-    failed.append((name, reason))
-    _warn(f"plugin '{name}' failed to {step} and is skipped ({reason})")
+def _distribution_of(point) -> str:
+    return point.dist.name if point.dist else "?"
+
+
+def _version_of(point) -> str:
+    return point.dist.version if point.dist else ""
 
 
 def _import_file(path: Path):
     """Import a plugin file as a module registered in ``sys.modules`` (dataclasses need it)."""
     module_name = f"filterkit_local_plugin_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
@@ -163,17 +344,67 @@ def _import_file(path: Path):
     return module
 
 
-def _registrar(table: dict, plugin: str, distribution: str, hook_name: str):
-    def register(thing) -> None:
-        name = getattr(thing, "name", None)
-        if not isinstance(name, str) or not name:
-            raise FilterkitError(f"plugin '{plugin}' ({hook_name}) registered {thing!r} without a name")
-        if name in table:
-            first = table[name]
-            raise FilterkitError(
-                f"two plugins register '{name}': '{first.plugin}' ({first.distribution}) "
-                f"and '{plugin}' ({distribution}); disable one with FILTERKIT_DISABLE_PLUGINS"
-            )
-        table[name] = Registered(name, thing, plugin, distribution)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
 
-    return register
+
+def _check_configurable(thing, base: type, kind: str) -> str | None:
+    """Why ``thing`` cannot be registered as a ``base`` subclass, or None."""
+    if not isinstance(thing, type):
+        return f"it registered {_described(thing)} where a {kind} class (a subclass of {base.__qualname__}) is expected"
+    if not issubclass(thing, base):
+        return f"it registered the class {thing.__qualname__}, which is not a subclass of {base.__module__}.{base.__qualname__}"
+    problem = _check_name(thing, kind)
+    if problem is None and not thing.one_line_summary():
+        problem = f"{kind} '{thing.name}' has neither a summary nor a docstring"
+    if problem is None:
+        problem = _check_options(thing, kind)
+    return problem
+
+
+def _check_name(thing, kind: str) -> str | None:
+    name = getattr(thing, "name", None)
+    if not isinstance(name, str) or not _WORD.match(name):
+        return f"it registered {_described(thing)} with the name {name!r} (a {kind} needs a word of letters, digits, _ . + -)"
+    return None
+
+
+def _check_options(thing, kind: str) -> str | None:
+    options = thing.options
+    if not isinstance(options, tuple) or not all(isinstance(o, Option) for o in options):
+        return f"{kind} '{thing.name}': options must be a tuple of filterkit.stage.Option"
+    names = [option.name for option in options]
+    for option in options:
+        if not option.name.isidentifier():
+            return f"{kind} '{thing.name}': option name {option.name!r} is not a Python identifier"
+        if names.count(option.name) > 1:
+            return f"{kind} '{thing.name}' declares option '{option.name}' twice"
+        try:
+            option.convert(option.default)
+        except FilterkitError as error:
+            return f"{kind} '{thing.name}': the default of {error}"
+    return None
+
+
+def _check_stage(thing) -> str | None:
+    return _check_configurable(thing, Stage, "stage")
+
+
+def _check_classifier(thing) -> str | None:
+    return _check_configurable(thing, Classifier, "classifier")
+
+
+def _check_metric(thing) -> str | None:
+    if not isinstance(thing, Metric):
+        return f"it registered {_described(thing)} where a filterkit.metrics.Metric is expected"
+    if not callable(thing.function):
+        return f"metric '{thing.name}': its function is not callable"
+    return _check_name(thing, "metric")
+
+
+_CHECKS = {"register_stages": _check_stage, "register_classifiers": _check_classifier, "register_metrics": _check_metric}
+
+
+def _described(thing) -> str:
+    if isinstance(thing, type):
+        return f"the class {thing.__qualname__}"
+    return f"an instance of {type(thing).__qualname__}"

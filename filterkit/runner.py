@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
+from filterkit.contract import OutputContract, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Context, Stage
@@ -269,13 +270,14 @@ class Chain:
             except KeyError:
                 class_index = None
         context = Context(class_index, self.positive, tuple(self.stages[:position]))
-        self.stages[position].prepare(schema, context)
+        stage = self.stages[position]
+        guarded(stage, "prepare", stage.prepare, schema, context)
 
     def fit(self, source, progress=None) -> "Chain":
         """Fit every stage in turn on the output of the stages before it."""
 
         def statistics_of(position: int, stage: Stage):
-            statistics = stage.new_statistics()
+            statistics = guarded(stage, "fit", stage.new_statistics)
             chunks = self._through(source.chunks(), self.stages[:position])
             for chunk in _counted(chunks, progress, f"fitting {stage.name}"):
                 statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
@@ -296,7 +298,7 @@ class Chain:
                 if statistics is None:
                     statistics = statistics_of(position, stage)
                 guarded(stage, "fit", stage.finalize, statistics)
-            schema = stage.output_schema()
+            schema = guarded(stage, "fit", OutputContract.of, stage, "fit").schema
         self.output_schema = schema
         return self
 
@@ -320,9 +322,12 @@ class Chain:
 
     @staticmethod
     def _through(chunks: Iterable[Chunk], stages: list[Stage]) -> Iterator[Chunk]:
+        """Each chunk through ``stages`` (fitted), every stage's result checked against
+        the stage contract (:mod:`filterkit.contract`) before the next stage sees it."""
+        contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
         for chunk in chunks:
-            for stage in stages:
-                chunk = guarded(stage, "transform", stage.transform, chunk)
+            for stage, contract in zip(stages, contracts):
+                chunk = contract.check(chunk, guarded(stage, "transform", stage.transform, chunk))
             yield chunk
 
 
@@ -333,11 +338,7 @@ def guarded(stage: Stage, step: str, function, *args):
     except FilterkitError:
         raise
     except Exception as error:
-        plugin = getattr(stage, "plugin_name", None)
-        origin = f" (plugin '{plugin}')" if plugin else ""
-        raise FilterkitError(
-            f"stage '{stage.name}'{origin} failed during {step}: {type(error).__name__}: {error}"
-        ) from error
+        raise FilterkitError(f"{stage_origin(stage)} failed during {step}: {type(error).__name__}: {error}") from error
 
 
 def _counted(chunks: Iterable[Chunk], progress, label: str) -> Iterator[Chunk]:

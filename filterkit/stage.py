@@ -113,11 +113,47 @@ class Configurable:
     def check_params(self) -> None:
         """Refuse option combinations that make no sense (raise FilterkitError)."""
 
+    @classmethod
+    def one_line_summary(cls) -> str:
+        """``summary``, else the first line of the class's own docstring ("" if neither)."""
+        if cls.summary:
+            return cls.summary
+        lines = (cls.__doc__ or "").strip().splitlines()
+        return lines[0].strip() if lines else ""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a registered stage came from: its plugin, distribution and the distribution's version."""
+
+    plugin: str
+    distribution: str
+    version: str = ""
+
+    def __str__(self) -> str:
+        version = f" {self.version}" if self.version else ""
+        return f"plugin '{self.plugin}', distribution '{self.distribution}{version}'"
+
 
 class Stage(Configurable):
-    """Base class of every chain stage (see the module docstring)."""
+    """Base class of every chain stage (see the module docstring).
+
+    Besides its options a stage declares what the contract checked on every
+    chunk (:mod:`filterkit.contract`) must allow: ``filters_rows`` (a chunk may
+    come out with fewer or more rows) and ``changes_class`` (the class
+    attribute's values or declaration may change).
+    """
 
     fitted: ClassVar[bool] = False
+    filters_rows: ClassVar[bool] = False
+    changes_class: ClassVar[bool] = False
+    #: Set by the plugin registry when it makes the stage (None for a stage made directly).
+    provenance: Provenance | None = None
+
+    def preserves_zeros(self) -> bool:
+        """True when every 0 of an acted-on feature stays 0 (sparse output stays as sparse);
+        checked by :func:`filterkit.testing.check_stage`."""
+        return False
 
     def prepare(self, schema: Schema, context: Context) -> None:
         """See the input schema before any data; decide which attributes to act on."""

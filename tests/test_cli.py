@@ -204,8 +204,8 @@ def test_stage_that_raises_is_named_with_its_plugin(run_filterkit, step):
     assert result.status == 1
     happening = "transforming" if step == "transform" else "fitting"
     assert result.stderr == (
-        f"filterkit: error: stage 'explode' (plugin 'explode ({STAGES_DIR / 'explode.py'})') "
-        f"failed during {step}: ZeroDivisionError: boom while {happening}\n"
+        f"filterkit: error: stage 'explode' (plugin 'explode ({STAGES_DIR / 'explode.py'})', distribution "
+        f"'plugins-dir {STAGES_DIR}') failed during {step}: ZeroDivisionError: boom while {happening}\n"
     )
     if step == "fit":
         assert result.stdout == b"", "nothing is written before every stage is fitted"

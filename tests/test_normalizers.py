@@ -104,7 +104,7 @@ def test_python_api_transform_is_pure_and_ignores_the_class(stage):
     np.testing.assert_array_equal(chunk.values, original)
     np.testing.assert_array_equal(out.values[:, [0, 13]], original[:, [0, 13]])
     np.testing.assert_allclose(row_norms(out.values[:, 1:13], ORDERS[stage]), 1.0, rtol=1e-12)
-    assert normalizer.plugin_name == "normalizers"
+    assert normalizer.provenance.plugin == "normalizers"
 
 
 def test_python_api_sparse_chunk_with_an_all_zero_row():

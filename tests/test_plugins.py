@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, read_bytes
+import filterkit
 from filterkit import hookspecs, plugins
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
@@ -19,9 +20,10 @@ from filterkit.plugins import load_plugins
 
 BROKEN_DIR = FIXTURE_PLUGINS / "broken"
 BROKEN_NAME = f"fails_to_import ({BROKEN_DIR / 'fails_to_import.py'})"
+BROKEN_REASON = "it failed to import (ModuleNotFoundError: No module named 'filterkit_no_such_module')"
 BROKEN_WARNING = (
-    f"filterkit: warning: plugin '{BROKEN_NAME}' failed to load and is skipped "
-    "(ModuleNotFoundError: No module named 'filterkit_no_such_module')\n"
+    f"filterkit: warning: plugin '{BROKEN_NAME}' (distribution plugins-dir {BROKEN_DIR}) is skipped: "
+    f"{BROKEN_REASON}; disable it with FILTERKIT_DISABLE_PLUGINS=fails_to_import\n"
 )
 
 
@@ -51,18 +53,38 @@ def test_plugin_that_fails_to_import_warns_once_and_the_rest_works(filterkit_scr
     np.testing.assert_allclose(out.values[:, :4], -unit_rows(original.values[:, :4]), rtol=1e-12)
 
 
-def test_strict_mode_reraises_the_import_error(filterkit_script, monkeypatch):
+def test_strict_mode_makes_the_import_error_fatal(filterkit_script, monkeypatch):
     result = filterkit_script(
         "--plugins-dir", BROKEN_DIR, REAL / "iris.arff", "l2", env={"FILTERKIT_STRICT_PLUGINS": "1"}
     )
     assert result.status == 1
     assert result.stdout == b""
-    assert "ModuleNotFoundError: No module named 'filterkit_no_such_module'" in result.stderr
-    monkeypatch.setenv("FILTERKIT_STRICT_PLUGINS", "1")
-    with pytest.raises(ModuleNotFoundError):
+    assert result.stderr == BROKEN_WARNING.replace("warning", "error").replace(
+        "=fails_to_import", "=fails_to_import (FILTERKIT_STRICT_PLUGINS is set)"
+    )
+    monkeypatch.setenv("FILTERKIT_STRICT_PLUGINS", "true")
+    with pytest.raises(FilterkitError, match="No module named 'filterkit_no_such_module'") as raised:
         load_plugins(BROKEN_DIR)
-    monkeypatch.setenv("FILTERKIT_STRICT_PLUGINS", "0")
-    assert "negate" in load_plugins(BROKEN_DIR).stages
+    assert isinstance(raised.value.__cause__, ModuleNotFoundError)
+    for lenient in ("0", "false", "no", "off", ""):
+        monkeypatch.setenv("FILTERKIT_STRICT_PLUGINS", lenient)
+        assert "negate" in load_plugins(BROKEN_DIR).stages
+
+
+def test_strict_mode_with_an_unknown_value_is_an_error_naming_the_variable(run_filterkit, monkeypatch):
+    monkeypatch.setenv("FILTERKIT_STRICT_PLUGINS", "maybe")
+    result = run_filterkit(REAL / "iris.arff", "l2")
+    assert result.status == 1
+    assert result.stderr == (
+        "filterkit: error: FILTERKIT_STRICT_PLUGINS='maybe' is not one of 1, true, yes, on, 0, false, no, off\n"
+    )
+
+
+def test_a_plugins_dir_that_is_not_a_folder_is_an_error(run_filterkit, tmp_path):
+    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=tmp_path / "nowhere")
+    assert result.status == 1
+    assert result.stdout == b""
+    assert result.stderr == f"filterkit: error: plugins folder '{tmp_path / 'nowhere'}' is not a folder\n"
 
 
 def test_entry_point_that_fails_to_import_warns_once_naming_it(monkeypatch, capsys):
@@ -70,22 +92,13 @@ def test_entry_point_that_fails_to_import_warns_once_naming_it(monkeypatch, caps
     ghost = EntryPoint("ghost", "filterkit_ghost_plugin_module", plugins.GROUP)
     monkeypatch.setattr(plugins, "entry_points", lambda group: [*installed, ghost])
     registry = load_plugins()
+    reason = "it failed to import (ModuleNotFoundError: No module named 'filterkit_ghost_plugin_module')"
     assert capsys.readouterr().err == (
-        "filterkit: warning: plugin 'ghost' failed to load and is skipped "
-        "(ModuleNotFoundError: No module named 'filterkit_ghost_plugin_module')\n"
+        f"filterkit: warning: plugin 'ghost' (distribution ?) is skipped: {reason}; "
+        "disable it with FILTERKIT_DISABLE_PLUGINS=ghost\n"
     )
-    assert registry.failed == [("ghost", "ModuleNotFoundError: No module named 'filterkit_ghost_plugin_module'")]
+    assert registry.skipped == [plugins.PluginProblem("ghost", "?", reason)]
     assert {"l1", "l2"} <= set(registry.stages)
-
-
-def test_plugin_whose_hook_raises_is_skipped_with_a_warning(run_filterkit):
-    folder = FIXTURE_PLUGINS / "register_fails"
-    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=folder)
-    assert result.status == 0
-    assert result.stderr == (
-        f"filterkit: warning: plugin 'raises_in_hook ({folder / 'raises_in_hook.py'})' failed to register "
-        "and is skipped (RuntimeError in register_stages: cannot make my stages today)\n"
-    )
 
 
 @pytest.mark.parametrize("disabled", ["normalizers", "normalizers,fails_to_import", " fails_to_import , normalizers "])
@@ -94,55 +107,118 @@ def test_disabled_plugins_are_not_loaded(run_filterkit, monkeypatch, disabled):
     registry = load_plugins(BROKEN_DIR)
     assert "l2" not in registry.stages and "l1" not in registry.stages
     assert "negate" in registry.stages
-    assert [name for name, _ in registry.failed] == ([] if "fails_to_import" in disabled else [BROKEN_NAME])
+    assert [p.plugin for p in registry.skipped] == ([] if "fails_to_import" in disabled else [BROKEN_NAME])
+    assert registry.disabled == sorted(name.strip() for name in disabled.split(","))
     result = run_filterkit(REAL / "iris.arff", "l2")
     assert result.status == 2
     assert "No such command 'l2'" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "folder, first, second",
-    [
-        ("duplicate", "'first_twin ({d}/first_twin.py)' (plugins-dir {d})",
-         "'second_twin ({d}/second_twin.py)' (plugins-dir {d})"),
-        ("duplicate_builtin", "'normalizers' (filterkit)", "'my_l2 ({d}/my_l2.py)' (plugins-dir {d})"),
-    ],
-)
-def test_two_plugins_registering_one_name_is_an_error_naming_both(run_filterkit, folder, first, second):
+LOADING_FAULTS = {
+    # folder: (the plugin file's stem, what the warning says is wrong)
+    "broken": ("fails_to_import", BROKEN_REASON),
+    "bad_signature": ("extra_argument", "its register_stages takes colour, which the hook does not pass "
+                                        "(it passes register, metrics)"),
+    "unknown_hook": ("widgets", "it implements 'register_widgets', not a filterkit hook "
+                                "(the hooks are register_metrics, register_classifiers, register_stages)"),
+    "no_summary": ("nameless", "stage 'silent' has neither a summary nor a docstring (in register_stages)"),
+    "instance": ("instance", "it registered an instance of Identity where a stage class (a subclass of Stage) "
+                             "is expected (in register_stages)"),
+    "register_fails": ("raises_in_hook", "RuntimeError in register_stages: cannot make my stages today"),
+    "duplicate": ("second_twin", "its stage 'twin' clashes with the stage 'twin' of plugin "
+                                 "'first_twin ({folder}/first_twin.py)' (in register_stages)"),
+    "duplicate_builtin": ("my_l2", "its stage 'l2' clashes with the stage 'l2' of plugin 'normalizers' (in register_stages)"),
+    "metric_clash": ("l2_metric", "its metric 'l2' clashes with the stage 'l2' of plugins 'normalizers' and 'scorers' "
+                                  "(in register_stages)"),
+}
+
+
+@pytest.mark.parametrize("folder", sorted(LOADING_FAULTS))
+def test_a_broken_plugin_is_skipped_with_one_warning_and_the_rest_works(run_filterkit, folder):
     directory = FIXTURE_PLUGINS / folder
-    name = "twin" if folder == "duplicate" else "l2"
-    result = run_filterkit(REAL / "iris.arff", plugins_dir=directory)
+    stem, reason = LOADING_FAULTS[folder]
+    reason = reason.format(folder=directory)
+    plugin = f"{stem} ({directory / (stem + '.py')})"
+    warning = (
+        f"filterkit: warning: plugin '{plugin}' (distribution plugins-dir {directory}) "
+        f"is skipped: {reason}; disable it with FILTERKIT_DISABLE_PLUGINS={stem}\n"
+    )
+    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=directory)
+    assert (result.status, result.stderr) == (0, warning)
+    _, original = read_arff(REAL / "iris.arff")
+    _, out = read_bytes(result.stdout)
+    np.testing.assert_allclose(out.values[:, :4], unit_rows(original.values[:, :4]), rtol=1e-12)
+    listed = run_filterkit("plugins", "--json", plugins_dir=directory)
+    assert (listed.status, listed.stderr) == (0, warning)
+    listing = json.loads(listed.stdout)
+    assert listing["skipped"] == [{"plugin": plugin, "distribution": f"plugins-dir {directory}", "reason": reason}]
+    l2 = next(entry for entry in listing["stages"] if entry["name"] == "l2")
+    assert l2["plugin"] == "normalizers"
+    assert {"l1", "bns", "shape"} <= {entry["name"] for entry in listing["stages"]}
+    assert run_filterkit("plugins", plugins_dir=directory).status == 0
+
+
+@pytest.mark.parametrize("folder", sorted(LOADING_FAULTS))
+def test_strict_mode_makes_each_loading_fault_fatal(run_filterkit, monkeypatch, folder):
+    monkeypatch.setenv("FILTERKIT_STRICT_PLUGINS", "1")
+    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=FIXTURE_PLUGINS / folder)
     assert result.status == 1
     assert result.stdout == b""
-    assert result.stderr == (
-        f"filterkit: error: two plugins register '{name}': {first.format(d=directory)} and "
-        f"{second.format(d=directory)}; disable one with FILTERKIT_DISABLE_PLUGINS\n"
-    )
-
-
-def test_plugin_implementing_an_unknown_hook_is_an_error(run_filterkit):
-    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=FIXTURE_PLUGINS / "unknown_hook")
-    assert result.status == 1
     assert result.stderr.startswith("filterkit: error: plugin ")
-    assert "unknown hook 'register_widgets'" in result.stderr
-    assert str(FIXTURE_PLUGINS / "unknown_hook" / "widgets.py") in result.stderr
-    with pytest.raises(FilterkitError, match="implements an unknown hook"):
-        load_plugins(FIXTURE_PLUGINS / "unknown_hook")
+    assert result.stderr.endswith("(FILTERKIT_STRICT_PLUGINS is set)\n")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_metric_plugin_skipped_for_a_clash_takes_no_built_in_with_it():
+    registry = load_plugins(FIXTURE_PLUGINS / "metric_clash")
+    assert registry.stages["l2"].plugin == "normalizers"
+    assert "l2" not in registry.metrics
+    scorers = {name for name, registered in registry.stages.items() if registered.plugin == "scorers"}
+    assert scorers == set(registry.metrics) and len(scorers) == 12
+
+
+def test_a_plugin_without_hookimpl_is_listed_with_a_hint(run_filterkit):
+    directory = FIXTURE_PLUGINS / "no_hookimpl"
+    plugin = f"forgot ({directory / 'forgot.py'})"
+    hint = "no hook implementations: is @hookimpl missing? (register_stages is not marked)"
+    warning = f"filterkit: warning: plugin '{plugin}' (distribution plugins-dir {directory}) registers nothing: {hint}\n"
+    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=directory)
+    assert (result.status, result.stderr) == (0, warning)
+    listing = json.loads(run_filterkit("plugins", "--json", plugins_dir=directory).stdout)
+    assert listing["without_hooks"] == [{"plugin": plugin, "distribution": f"plugins-dir {directory}", "hint": hint}]
+    assert "forgotten" not in {entry["name"] for entry in listing["stages"]}
+    text = run_filterkit("plugins", plugins_dir=directory).stdout.decode().splitlines()
+    assert text[text.index("registering nothing:") + 1] == f"  {plugin} (plugins-dir {directory}): {hint}"
+
+
+def test_a_second_entry_point_of_one_name_is_skipped_with_a_warning(monkeypatch, capsys):
+    installed = list(plugins.entry_points(group=plugins.GROUP))
+    impostor = EntryPoint("normalizers", "filterkit_impostor_module", plugins.GROUP)
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [*installed, impostor])
+    registry = load_plugins()
+    reason = f"distribution filterkit {filterkit.__version__} already has an entry point named 'normalizers'"
+    assert registry.skipped == [plugins.PluginProblem("normalizers", "?", reason)]
+    assert capsys.readouterr().err == (
+        f"filterkit: warning: plugin 'normalizers' (distribution ?) is skipped: {reason}; "
+        "disable it with FILTERKIT_DISABLE_PLUGINS=normalizers\n"
+    )
+    assert registry.stages["l2"].plugin == "normalizers"
 
 
 def test_plugins_json_lists_stages_with_plugin_and_distribution_and_the_failures(run_filterkit):
     result = run_filterkit("plugins", "--json", plugins_dir=BROKEN_DIR)
     assert result.status == 0
     listing = json.loads(result.stdout)
-    assert set(listing) == {"stages", "metrics", "classifiers", "failed"}
+    assert set(listing) == {"stages", "metrics", "classifiers", "skipped", "without_hooks", "disabled"}
     stages = {entry["name"]: entry for entry in listing["stages"]}
     for name in ("l1", "l2"):
         assert stages[name]["plugin"] == "normalizers"
         assert stages[name]["distribution"] == "filterkit"
+        assert stages[name]["version"] == filterkit.__version__
     assert "Euclidean length 1" in stages["l2"]["summary"]
     assert stages["negate"]["distribution"] == f"plugins-dir {BROKEN_DIR}"
-    assert listing["failed"] == [
-        {"plugin": BROKEN_NAME, "error": "ModuleNotFoundError: No module named 'filterkit_no_such_module'"}
+    assert listing["skipped"] == [
+        {"plugin": BROKEN_NAME, "distribution": f"plugins-dir {BROKEN_DIR}", "reason": BROKEN_REASON}
     ]
     assert result.stderr == BROKEN_WARNING
 
@@ -153,9 +229,9 @@ def test_plugins_text_listing(run_filterkit):
     lines = result.stdout.decode().splitlines()
     assert lines[0] == "stages:"
     l2 = next(line for line in lines if line.split()[:1] == ["l2"])
-    assert l2.split()[1:3] == ["normalizers", "(filterkit)"]
-    failed = lines.index("failed to load:")
-    assert lines[failed + 1] == f"  {BROKEN_NAME}: ModuleNotFoundError: No module named 'filterkit_no_such_module'"
+    assert l2.split()[1:4] == ["normalizers", "(filterkit", f"{filterkit.__version__})"]
+    skipped = lines.index("skipped:")
+    assert lines[skipped + 1] == f"  {BROKEN_NAME} (plugins-dir {BROKEN_DIR}): {BROKEN_REASON}"
 
 
 def test_builtin_stages_come_from_the_entry_point_group():

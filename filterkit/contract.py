@@ -1,0 +1,176 @@
+"""The stage contract, checked on every chunk every stage returns.
+
+A stage (a built-in one or a plugin's) may compute what it likes, but what it
+hands on must be something the next stage and the writer can trust:
+
+* a :class:`~filterkit.schema.Chunk`, whose values are a 2-D float64 ``numpy``
+  array or a ``scipy.sparse`` CSR matrix;
+* as many rows as it was given (unless the stage declares ``filters_rows``),
+  with weights, when there are any, one per row;
+* as many columns as the stage's output schema declares, a text side column
+  of the right length for each string or relational attribute, and, in each
+  nominal attribute, only missing values or the codes of its labels;
+* the class attribute kept, with the same declaration and the same value in
+  every row (unless the stage declares ``changes_class``).
+
+The schema rules are checked once per pass (:meth:`OutputContract.of`), the
+chunk rules on each chunk, in time linear in the chunk's stored values.  A
+violation is a :class:`ContractError` naming the stage, its plugin and
+distribution, and what was expected against what came back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.schema import NOMINAL, Chunk, Schema, describe
+
+
+class ContractError(FilterkitError):
+    """A stage returned something the stage contract does not allow."""
+
+
+def stage_origin(stage) -> str:
+    """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``,
+    or its class when it was not made by the plugin registry."""
+    origin = stage.provenance if stage.provenance is not None else f"class {type(stage).__module__}.{type(stage).__qualname__}"
+    return f"stage '{stage.name}' ({origin})"
+
+
+def broken(stage, step: str, what: str) -> ContractError:
+    """The error for a contract violation of ``stage`` during ``step``."""
+    return ContractError(f"{stage_origin(stage)} broke the stage contract during {step}: {what}")
+
+
+class OutputContract:
+    """What the chunks of one fitted stage must look like (see the module docstring)."""
+
+    def __init__(self, stage, schema: Schema, class_in: int | None, class_out: int | None):
+        self.stage = stage
+        self.schema = schema
+        self.n_columns = len(schema)
+        self.text_columns = frozenset(schema.text_columns())
+        self.class_in = class_in
+        self.class_out = class_out
+        nominal = [
+            i for i, a in enumerate(schema.attributes)
+            if a.kind == NOMINAL and (i != class_out or stage.changes_class)
+        ]
+        self.nominal_columns = np.array(nominal, dtype=np.int64)
+        self.label_limits = np.array([len(schema.attributes[i].labels) for i in nominal], dtype=np.float64)
+        self._limit_by_column = None
+        if nominal:
+            self._limit_by_column = np.full(self.n_columns, np.inf)
+            self._limit_by_column[self.nominal_columns] = self.label_limits
+
+    @classmethod
+    def of(cls, stage, step: str = "transform") -> "OutputContract":
+        """The contract of a prepared (and, if it learns, fitted) stage; checks its output schema."""
+        schema = stage.output_schema()
+        if not isinstance(schema, Schema):
+            raise broken(stage, step, f"output_schema() returned a {type(schema).__name__}, expected a Schema")
+        class_in = stage.context.class_index
+        class_out = None
+        if class_in is not None:
+            class_attribute = stage.input_schema.attributes[class_in]
+            try:
+                class_out = schema.index_of(class_attribute.name)
+            except KeyError:
+                class_out = None
+            if not stage.changes_class:
+                if class_out is None:
+                    raise broken(stage, step, f"its output schema dropped the class attribute {describe(class_attribute)}")
+                if not schema.attributes[class_out].same_declaration(class_attribute):
+                    raise broken(
+                        stage, step,
+                        f"its output schema changed the class attribute from {describe(class_attribute)} "
+                        f"to {describe(schema.attributes[class_out])}",
+                    )
+        return cls(stage, schema, class_in, class_out)
+
+    def check(self, given: Chunk, result, step: str = "transform") -> Chunk:
+        """``result`` when it is a chunk this stage may return for ``given``; else ContractError."""
+        if not isinstance(result, Chunk):
+            raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
+        values = result.values
+        if sp.issparse(values):
+            if values.format != "csr":
+                raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
+        elif not isinstance(values, np.ndarray) or values.ndim != 2:
+            raise self._broken(step, f"the chunk's values are {_kind_of(values)}, expected a 2-D array or CSR matrix")
+        if values.dtype != np.float64:
+            raise self._broken(step, f"the chunk's values are {values.dtype}, expected float64")
+        rows, columns = values.shape
+        if rows != given.n_rows and not self.stage.filters_rows:
+            raise self._broken(
+                step, f"it was given {given.n_rows} rows and returned {rows} "
+                "(a stage that drops or adds rows declares filters_rows = True)",
+            )
+        if columns != self.n_columns:
+            raise self._broken(step, f"it returned {columns} columns; its output schema declares {self.n_columns}")
+        if result.weights is not None and np.shape(result.weights) != (rows,):
+            raise self._broken(step, f"it returned weights of shape {np.shape(result.weights)} for {rows} rows")
+        self._check_text(result, rows, step)
+        self._check_labels(values, step)
+        if self.class_in is not None and self.class_out is not None and not self.stage.changes_class:
+            if not np.array_equal(_column(given.values, self.class_in), _column(values, self.class_out), equal_nan=True):
+                raise self._broken(
+                    step, "it changed the class column's values (a stage that does declares changes_class = True)"
+                )
+        return result
+
+    def _check_text(self, result: Chunk, rows: int, step: str) -> None:
+        if set(result.text) != self.text_columns:
+            raise self._broken(
+                step, f"its text side columns are {sorted(result.text)}; its output schema's string and "
+                f"relational attributes are at {sorted(self.text_columns)}",
+            )
+        for column, texts in result.text.items():
+            if len(texts) != rows:
+                raise self._broken(step, f"text side column {column} holds {len(texts)} values for {rows} rows")
+
+    def _check_labels(self, values, step: str) -> None:
+        if not len(self.nominal_columns):
+            return
+        if sp.issparse(values):
+            in_nominal = np.isfinite(self._limit_by_column[values.indices])
+            codes = values.data[in_nominal]
+            limits = self._limit_by_column[values.indices[in_nominal]]
+            columns = values.indices[in_nominal]
+        else:
+            block = values[:, self.nominal_columns]
+            codes = block.ravel()
+            limits = np.broadcast_to(self.label_limits, block.shape).ravel()
+            columns = np.broadcast_to(self.nominal_columns, block.shape).ravel()
+        present = ~np.isnan(codes)
+        bad = present & ((codes < 0) | (codes >= limits) | (codes != np.floor(codes)))
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise self._broken(
+                step, f"attribute {int(columns[first]) + 1} is nominal with {int(limits[first])} labels, "
+                f"and a value came back as {codes[first]!r} (a label's position, 0 to {int(limits[first]) - 1}, or NaN)",
+            )
+
+    def _broken(self, step: str, what: str) -> ContractError:
+        return broken(self.stage, step, what)
+
+
+def _column(values, index: int) -> np.ndarray:
+    """One column of a dense array or CSR matrix, as a dense vector."""
+    if not sp.issparse(values):
+        return values[:, index]
+    column = np.zeros(values.shape[0])
+    entries = np.flatnonzero(values.indices == index)
+    rows = np.searchsorted(values.indptr, entries, side="right") - 1
+    column[rows] = values.data[entries]
+    return column
+
+
+def _kind_of(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"a {value.ndim}-D numpy array"
+    return f"a {type(value).__module__}.{type(value).__qualname__}"
