@@ -385,7 +385,9 @@ def _check_options(thing, kind: str) -> str | None:
     return None
 
 
-def _check_stage(thing) -> str | None:
+def check_stage_class(thing) -> str | None:
+    """Why ``thing`` cannot be registered as a stage (not a Stage subclass, no name or
+    summary, bad options), or None."""
     return _check_configurable(thing, Stage, "stage")
 
 
@@ -401,7 +403,7 @@ def _check_metric(thing) -> str | None:
     return _check_name(thing, "metric")
 
 
-_CHECKS = {"register_stages": _check_stage, "register_classifiers": _check_classifier, "register_metrics": _check_metric}
+_CHECKS = {"register_stages": check_stage_class, "register_classifiers": _check_classifier, "register_metrics": _check_metric}
 
 
 def _described(thing) -> str:

@@ -27,6 +27,10 @@ class RowNormalizer(Stage):
 
     order = 2
 
+    def preserves_zeros(self) -> bool:
+        """A zero row stays zero, and so does every 0 of a row (it is only divided)."""
+        return True
+
     def transform(self, chunk: Chunk) -> Chunk:
         features = self.features
         if chunk.is_sparse:
@@ -69,6 +73,10 @@ class Binarizer(Stage):
 
     name = "binarize"
     summary = "Turn each numeric feature into presence: 1 where non-zero, else 0 (missing stays missing)."
+
+    def preserves_zeros(self) -> bool:
+        """0 is absence."""
+        return True
 
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:

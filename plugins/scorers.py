@@ -58,6 +58,10 @@ class ScorerStage(ClassValueCountsStage):
             return self.input_schema
         return super().output_schema()
 
+    def preserves_zeros(self) -> bool:
+        """x·s/(max−min) keeps 0 at 0; --no-zero-preserve shifts it (when scaling)."""
+        return self.params["zero_preserve"] or not self.params["scale"]
+
     def value_map(self):
         """Scaling is elementwise (the arithmetic of :func:`scale_features`)."""
         if not self.params["scale"]:

@@ -96,6 +96,10 @@ class Selector(Stage):
                 f"select --metric {metric!r}: no such metric (registered: {', '.join(sorted(self.metrics))}, or svm)"
             )
 
+    def preserves_zeros(self) -> bool:
+        """Kept features keep their values."""
+        return True
+
     @property
     def fitted(self) -> bool:
         """A pass over the data is needed to score by a metric or to measure sparsity."""

@@ -183,6 +183,10 @@ class Shaper(ClassValueCountsStage):
         transform = _TRANSFORMS[self.params["transform"]]
         return np.where(self.nominal, 0.0, transform(self.zero_probability))
 
+    def preserves_zeros(self) -> bool:
+        """With --zero-preserve (the default) T(0) is subtracted, so 0 maps to 0."""
+        return self.params["zero_preserve"]
+
     def value_map(self):
         """Shaping is elementwise: the next stage's value counts follow from this stage's."""
         return self._shape
