@@ -17,11 +17,13 @@ How scikit-learn data meets a filterkit schema:
 * X (numeric, dense or ``scipy.sparse``) becomes numeric attributes named
   ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value;
 * y becomes a nominal class attribute ``y`` appended after them, whose labels are
-  the sorted distinct ``str(y)`` (plus ``positive`` when given); only a stage that
+  the sorted distinct ``str(y)``; only a stage that
   learns from a class sees it (one that refuses a schema without a class), and
   it is never part of the output;
-* ``positive`` names the positive class, compared with ``str(y)``; None keeps
-  filterkit's rule (the minority class of a two-class y);
+* ``positive`` names the positive class, compared with ``str(y)`` (a bool y takes
+  ``positive=True``); one that is not among y's labels is a ValueError naming them, as
+  ``--positive`` with an undeclared label is an error; None keeps filterkit's rule
+  (the minority class of a two-class y);
 * sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output.
 
 Fitted state lives in ``stage_`` (the fitted filterkit stage).  Pickling an
@@ -143,14 +145,20 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _class_labels(self, y) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)`` and ``positive``) and y's label codes."""
+        """The class labels (sorted distinct ``str(y)``) and y's label codes; ValueError when
+        ``positive`` is not one of them (as ``--positive`` must name a declared label)."""
         text = np.array([str(value) for value in y], dtype=str)
+        labels = np.unique(text)
         positive = self._positive_label()
-        labels = np.unique(np.concatenate([text, np.array([] if positive is None else [positive], dtype=str)]))
+        if positive is not None and positive not in labels:
+            raise ValueError(
+                f"{type(self).__name__}: positive={self.positive!r} is not one of y's labels "
+                f"({', '.join(repr(label) for label in labels.tolist())}; compared as str(y))"
+            )
         if len(labels) < 2:
             raise ValueError(
                 f"{type(self).__name__}: y holds 1 class ({labels[0]!r}); stage '{self._stage_name()}' "
-                "learns from at least two classes (or name a positive class that y lacks)"
+                "learns from at least two classes"
             )
         return tuple(labels.tolist()), np.searchsorted(labels, text).astype(np.float64)
 
@@ -169,7 +177,22 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         try:
             return function(*args)
         except FilterkitError as error:
-            raise ValueError(f"{type(self).__name__}: {error}") from error
+            raise ValueError(f"{type(self).__name__}: {self._python_spelling(str(error))}") from error
+
+    def _python_spelling(self, message: str) -> str:
+        """``message`` with command-line flags spelled as this class's parameters
+        (``--top 5`` → ``top=5``, ``--no-presence`` → ``presence=False``)."""
+        parameter_of = {option: parameter for option, parameter in self.stage_parameters.items()}
+        parameter_of["positive"] = "positive"
+
+        def spelled(match: re.Match) -> str:
+            parameter = parameter_of.get(match.group(2).replace("-", "_"))
+            if parameter is None:
+                return match.group(0)
+            return f"{parameter}=False" if match.group(1) else f"{parameter}="
+
+        message = re.sub(r"option --()([a-z][a-z0-9-]*): ", spelled, message)
+        return re.sub(r"--(no-)?([a-z][a-z0-9-]*)(?:\s(?=[^\s(-]))?", spelled, message)
 
     def transform(self, X):
         """X with the fitted stage applied: sparse stays sparse, dense stays dense."""

@@ -244,11 +244,11 @@ def test_stages_that_learn_from_a_class_require_y_and_the_others_ignore_it():
         assert transformer.class_labels_ == ()
 
 
-def test_class_labels_are_the_sorted_strings_of_y_and_the_positive_class():
+def test_class_labels_are_the_sorted_strings_of_y():
     X = np.array([[1.0], [0.0], [2.0], [0.0]])
     assert Shaper().fit(X, [True, False, False, False]).class_labels_ == ("False", "True")
     assert Shaper(positive=True).fit(X, [True, False, True, True]).class_labels_ == ("False", "True")
-    assert Shaper(positive="c").fit(X, ["b", "a", "b", "a"]).class_labels_ == ("a", "b", "c")
+    assert Shaper(positive="b").fit(X, ["b", "a", "b", "a"]).class_labels_ == ("a", "b")
     assert ScoreScaler().fit(X, [10, 9, 10, 9]).class_labels_ == ("10", "9")
     with pytest.raises(ValueError, match="y holds 1 class"):
         Shaper().fit(X, ["a"] * 4)
@@ -273,8 +273,10 @@ def test_selector_without_a_metric_says_it_has_nothing_to_rank_by():
     [
         (Normalizer("l3"), "Normalizer: norm 'l3' is not one of l2, l1"),
         (ScoreScaler("nope"), "ScoreScaler: no scorer for metric 'nope'"),
-        (Shaper(neighbors=-1), "option --neighbors: -1 is below 0"),
-        (Selector(metric="bns", top=2, fraction=0.5), "needs exactly one of"),
+        (Shaper(neighbors=-1), "^Shaper: neighbors=-1 is below 0$"),
+        (Selector(metric="bns", top=2, fraction=0.5),
+         r"^Selector: stage 'select' needs exactly one of top=, fraction=, min_score=, sparsity= \(found top=, fraction=\)$"),
+        (Selector(metric="nope", top=2), "^Selector: metric='nope' is not one of acc, "),
     ],
     ids=repr,
 )
@@ -290,3 +292,30 @@ def test_an_unknown_stage_is_a_value_error_naming_the_installed_ones():
         transformer_for("nope")
     with pytest.raises(AttributeError):
         adapters.NopeTransformer
+
+
+def oh0_with_a_bool_y():
+    """The README's example: oh0's word counts and y = (label == "Ethics")."""
+    schema, chunk = read_arff(OH0)
+    labels = schema.attributes[-1].labels
+    return chunk.values[:, :-1], [labels[int(code)] == "Ethics" for code in chunk.values[:, -1].toarray().ravel()]
+
+
+@pytest.mark.parametrize("transformer", [Shaper, lambda **k: ScoreScaler("bns", **k), lambda **k: Selector(metric="ig", top=5, **k)])
+def test_a_positive_class_that_is_not_among_y_s_labels_is_a_value_error_naming_them(transformer):
+    X, y = oh0_with_a_bool_y()
+    adapter = transformer(positive="Ethics")
+    with pytest.raises(ValueError, match=r"^\w+: positive='Ethics' is not one of y's labels \('False', 'True'; compared as str\(y\)\)$"):
+        adapter.fit(X, y)
+    fitted = transformer(positive=True).fit(X, y)
+    assert fitted.class_labels_ == ("False", "True")
+    with pytest.raises(ValueError, match=r"positive='c' is not one of y's labels \('a', 'b'"):
+        transformer(positive="c").fit(np.eye(4), ["a", "b", "a", "b"])
+
+
+def test_the_readme_pipeline_with_positive_true_matches_the_default_minority_class():
+    X, y = oh0_with_a_bool_y()
+    default = make_pipeline(Shaper(), ScoreScaler("bns"), Normalizer()).fit_transform(X, y)
+    named = make_pipeline(Shaper(positive=True), ScoreScaler("bns", positive=True), Normalizer()).fit_transform(X, y)
+    assert (default != named).nnz == 0
+    assert default.nnz == X.nnz
