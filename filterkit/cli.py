@@ -301,6 +301,7 @@ def _run_on_dask(chain, input_path, output, output_dir, model_path, sparse, chun
         )
     check_runnable(chain.stages, input_path)
     with DaskEngine.connect(scheduler, plugins_dir, chunk_rows, progress) as engine:
+        engine.check_workers(chain)
         plan = engine.plan(input_path, partitions)
         engine.fit(chain, plan)
         comments = [f"filterkit chain: {describe_chain(chain.stages)}"]

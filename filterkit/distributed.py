@@ -39,10 +39,12 @@ import scipy.sparse as sp
 from filterkit.arff.header import HeaderParser, format_header
 from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.arff.writer import ArffWriter
+from filterkit import __version__
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
+from filterkit.stage import Provenance
 
 INSTALL_HINT = "pip install 'filterkit[dask]'"
 #: Worker processes of the cluster started when no --scheduler is given.
@@ -220,6 +222,13 @@ def _registry(plugins_dir: str | None):
     return load_plugins(plugins_dir)
 
 
+def worker_inventory(plugins_dir: str | None) -> dict:
+    """What a worker runs: its filterkit version and, per stage, the plugin, distribution and
+    version it comes from (what :meth:`DaskEngine.check_workers` compares with the client's)."""
+    stages = {name: [r.plugin, r.distribution, r.version] for name, r in _registry(plugins_dir).stages.items()}
+    return {"filterkit": __version__, "stages": stages}
+
+
 def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Partition, bool | None]:
     """A whole file as a partition, with its schema and whether its first row is sparse."""
     schema, rows_start, size = _read_header(path, label)
@@ -282,6 +291,32 @@ class DaskEngine:
                 except (OSError, TimeoutError) as error:
                     raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
             yield cls(client, plugins_dir, chunk_rows, progress)
+
+    def check_workers(self, chain: Chain) -> None:
+        """Refuse to run unless every worker has this filterkit version and each stage of ``chain``
+        from the same plugin, distribution and version as the client (FilterkitError naming the
+        worker and what differs)."""
+        inventories = self.client.run(worker_inventory, self.plugins_dir)
+        for worker, inventory in sorted(inventories.items()):
+            if inventory["filterkit"] != __version__:
+                raise FilterkitError(
+                    f"Dask worker {worker} runs filterkit {inventory['filterkit']}, the client {__version__}; "
+                    "install the same version everywhere"
+                )
+            for stage in chain.stages:
+                mine = stage.provenance
+                theirs = inventory["stages"].get(stage.name)
+                if theirs is None:
+                    raise FilterkitError(
+                        f"Dask worker {worker} has no stage '{stage.name}' (the client has it from {mine}); "
+                        "install the plugin on every worker"
+                    )
+                if mine is not None and list(theirs) != [mine.plugin, mine.distribution, mine.version]:
+                    plugin, distribution, version = theirs
+                    raise FilterkitError(
+                        f"Dask worker {worker} has stage '{stage.name}' from {Provenance(plugin, distribution, version)}, "
+                        f"the client from {mine}; install the same version everywhere"
+                    )
 
     def default_partitions(self) -> int:
         """Two partitions per worker thread."""

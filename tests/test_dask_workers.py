@@ -1,0 +1,87 @@
+"""``--engine dask`` checks its workers before fitting (issue 15): every worker must run the
+client's filterkit version and have each stage of the chain from the same plugin, distribution
+and version, or the run stops with an error naming the worker and what differs."""
+
+from __future__ import annotations
+
+import pytest
+
+import filterkit
+from chain_helpers import REAL, STAGES_DIR
+from filterkit import plugins
+from filterkit.distributed import DaskEngine, worker_inventory
+from filterkit.errors import FilterkitError
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain
+
+
+class InventoryClient:
+    """Stands in for a Dask client: ``run`` answers with the given inventory per worker."""
+
+    def __init__(self, inventories: dict):
+        self.inventories = inventories
+
+    def run(self, function, *args):
+        assert function is worker_inventory
+        return self.inventories
+
+
+def chain_of(*names, plugins_dir=None) -> Chain:
+    registry = load_plugins(plugins_dir)
+    return Chain([registry.make_stage(name, {}) for name in names])
+
+
+def engine_with(inventories: dict) -> DaskEngine:
+    return DaskEngine(InventoryClient(inventories), None, 1000)
+
+
+def test_workers_with_the_client_s_plugins_pass():
+    here = worker_inventory(None)
+    engine_with({"tcp://a:1": here, "tcp://b:2": here}).check_workers(chain_of("shape", "bns", "l2"))
+
+
+def test_a_worker_lacking_a_plugin_stage_is_named():
+    chain = chain_of("l2", "meanscale", plugins_dir=STAGES_DIR)
+    full = worker_inventory(str(STAGES_DIR))
+    lacking = worker_inventory(None)
+    with pytest.raises(FilterkitError) as raised:
+        engine_with({"tcp://a:1": full, "tcp://b:2": lacking}).check_workers(chain)
+    assert str(raised.value) == (
+        f"Dask worker tcp://b:2 has no stage 'meanscale' (the client has it from plugin 'meanscale ({STAGES_DIR / 'meanscale.py'})', "
+        f"distribution 'plugins-dir {STAGES_DIR}'); install the plugin on every worker"
+    )
+
+
+def test_a_worker_with_another_version_of_a_plugin_is_named():
+    inventory = worker_inventory(None)
+    older = {**inventory, "stages": {**inventory["stages"], "l2": ["normalizers", "filterkit", "0.0.9"]}}
+    with pytest.raises(FilterkitError) as raised:
+        engine_with({"tcp://a:1": inventory, "tcp://b:2": older}).check_workers(chain_of("shape", "l2"))
+    assert str(raised.value) == (
+        "Dask worker tcp://b:2 has stage 'l2' from plugin 'normalizers', distribution 'filterkit 0.0.9', "
+        f"the client from plugin 'normalizers', distribution 'filterkit {filterkit.__version__}'; "
+        "install the same version everywhere"
+    )
+
+
+def test_a_worker_with_another_filterkit_is_named():
+    other = {**worker_inventory(None), "filterkit": "0.0.1"}
+    with pytest.raises(FilterkitError, match=r"^Dask worker tcp://a:1 runs filterkit 0\.0\.1, the client "):
+        engine_with({"tcp://a:1": other}).check_workers(chain_of("l2"))
+
+
+def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tmp_path):
+    distributed_module = pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    real_version_of = plugins._version_of
+    monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".client")
+    with distributed_module.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",
+                               REAL / "iris.arff", "minmax")
+        worker = next(iter(cluster.workers.values())).worker_address
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == (
+        f"filterkit: error: Dask worker {worker} has stage 'minmax' from plugin 'normalizers', distribution "
+        f"'filterkit {filterkit.__version__}', the client from plugin 'normalizers', distribution "
+        f"'filterkit {filterkit.__version__}.client'; install the same version everywhere\n"
+    )
+    assert list(tmp_path.iterdir()) == []
