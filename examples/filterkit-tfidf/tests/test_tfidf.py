@@ -21,6 +21,7 @@ from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
 from filterkit.stage import Context
+from filterkit.testing import check_stage
 from filterkit_tfidf import DocumentCounts, Rocchio, inverse_document_frequency, relevance_frequency
 
 HEADER = """@relation tiny
@@ -226,3 +227,8 @@ def test_rocchio_is_an_evaluate_classifier_and_finds_a_planted_word(filterkit, t
     assert report["settings"]["classifier"] == "rocchio"
     assert [sorted(fold) for fold in report["classifier"]] == [["threshold"], ["threshold"]]
     assert report["auc"] > 0.9
+
+
+@pytest.mark.parametrize("name", ["logtf", "tfidf", "rf"])
+def test_every_stage_keeps_the_stage_contract(name):
+    check_stage(load_plugins().stage(name))
