@@ -12,13 +12,14 @@ target with more than two classes, one-vs-rest for every class combined by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
+from filterkit.stage import Provenance
 from filterkit.statistics import ValueCounts
 
 
@@ -40,6 +41,8 @@ class Metric:
     summary: str = ""
     invert_negative: bool = False
     uses_counts: bool = True
+    #: Set by the plugin registry (the plugin, distribution and version it came from), for errors.
+    provenance: Provenance | None = field(default=None, compare=False)
 
 
 def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) -> np.ndarray:
@@ -55,10 +58,25 @@ def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) 
             negative = tpr < fpr
             tp = np.where(negative, pos - tp, tp)
             fp = np.where(negative, neg - fp, fp)
-        scores = np.asarray(metric.function(tp, fp, pos, neg), dtype=np.float64)
+        scores = _scores_of(metric, tp, fp, pos, neg)
         if alpha is not None:
             scores = scores * np.where(tpr > fpr, alpha, 1.0 - alpha)
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
+
+
+def _scores_of(metric: Metric, tp, fp, pos, neg) -> np.ndarray:
+    """The metric's function on the counts; FilterkitError naming the metric and its plugin when it
+    raises or returns other than one number per count."""
+    origin = f" ({metric.provenance})" if metric.provenance is not None else ""
+    try:
+        scores = np.asarray(metric.function(tp, fp, pos, neg), dtype=np.float64)
+    except Exception as error:
+        raise FilterkitError(f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}") from error
+    if scores.shape != tp.shape:
+        raise FilterkitError(
+            f"metric '{metric.name}'{origin} returned scores of shape {scores.shape} for counts of shape {tp.shape}"
+        )
+    return scores
 
 
 def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str | None) -> int:

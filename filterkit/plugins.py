@@ -18,6 +18,7 @@ register one name, the one loaded later is skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 import os
@@ -228,6 +229,8 @@ class _Loader:
                         problems.setdefault(culprit, (f"{reason} (in {hook_name})", None))
                         break
                     candidate = candidates[plugin]
+                    if hook_name == "register_metrics":
+                        thing = dataclasses.replace(thing, provenance=Provenance(plugin, candidate.distribution, candidate.version))
                     table[thing.name] = Registered(thing.name, thing, plugin, candidate.distribution, candidate.version)
         return registry, problems
 

@@ -205,3 +205,17 @@ def test_a_stage_refusing_data_with_an_error_is_not_a_crash():
     with pytest.raises(FilterkitError):
         Chain([registry.make_stage("shape", {})]).fit(FileSource(str(REAL / "iris.arff")))
     assert "iris.arff (dense)" not in check_stage(registry.stage("shape"))
+
+
+@pytest.mark.parametrize("chain", [["crashing"], ["select", "--metric", "crashing", "--top", "5"], ["scalar"]])
+def test_a_broken_metric_is_named_with_its_plugin_not_the_scorer_s(tmp_path, chain):
+    result = run_filterkit("-o", tmp_path / "out.arff", "--positive", "Ethics", REAL / "oh0.wc.arff", *chain,
+                           plugins_dir=BREAKERS)
+    assert (result.status, result.stdout) == (1, b"")
+    if chain == ["scalar"]:
+        # best-threshold scoring: one count per distinct training value of each word, 8,895 in all
+        expected = f"metric 'scalar' {ORIGIN} returned scores of shape () for counts of shape (8895,)"
+    else:
+        expected = f"metric 'crashing' {ORIGIN} failed: ZeroDivisionError: no score today"
+    assert result.stderr == f"filterkit: error: {expected}\n"
+    assert list(tmp_path.iterdir()) == []

@@ -2,7 +2,8 @@
 
 The first group breaks a rule checked on every chunk while a chain runs
 (:mod:`filterkit.contract`); the second passes those checks but breaks a rule
-only :func:`filterkit.testing.check_stage` can see.  ``BREAKS`` maps each
+only :func:`filterkit.testing.check_stage` can see.  Two metrics break the
+metric contract (a score per feature, no exception).  ``BREAKS`` maps each
 stage's name to the rule ``check_stage`` names when it fails.
 """
 
@@ -10,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
+from filterkit.metrics import Metric
 from filterkit.schema import Chunk
 from filterkit.stage import Stage, scale_features
 
@@ -249,6 +251,24 @@ BREAKS = {
 
 STAGES = (DropColumn, AddColumn, DropRow, SetClass, BadLabel, DropClass, ToArray, ToNone, Float32, ToCoo, LoseText,
           ChunkMax, Noisy, SparseDoubles, InPlace, ShiftZeros, FirstWins, Forgetful)
+
+
+def crashing_metric(tp, fp, pos, neg):
+    """Raises on any counts."""
+    raise ZeroDivisionError("no score today")
+
+
+#: Metrics breaking the metric contract: one raises, one returns a single number for all features.
+METRICS = (
+    Metric("crashing", crashing_metric, "Raises."),
+    Metric("scalar", lambda tp, fp, pos, neg: 1.0, "One score for every feature."),
+)
+
+
+@hookimpl
+def register_metrics(register):
+    for metric in METRICS:
+        register(metric)
 
 
 @hookimpl
