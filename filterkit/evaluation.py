@@ -19,6 +19,7 @@ hold only one class has no AUC and is left out of that mean (and counted).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -206,12 +207,44 @@ def evaluate_fold(registry, schema: Schema, data: Chunk, class_index: int, chain
             f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
         )
     test_features, test_truth = prepared(test)
-    classifier = registry.classifier(settings.classifier)(**settings.classifier_params)
-    classifier.fit(train_features, train_truth.astype(np.int64), settings.seed)
-    result = measures(test_truth, classifier.score(test_features), classifier.predict(test_features))
-    result["classifier"] = classifier.describe()
+    registered = registry.classifiers[settings.classifier]
+    classifier = registered.value(**settings.classifier_params)
+    call = functools.partial(_classifier_call, classifier, registered.provenance)
+    call("fit", train_features, train_truth.astype(np.int64), settings.seed)
+    scores = _per_row(call("score", test_features), len(test_truth), "score", classifier, registered.provenance)
+    decisions = _per_row(call("predict", test_features), len(test_truth), "predict", classifier, registered.provenance)
+    result = measures(test_truth, scores, decisions.astype(bool))
+    result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
     return result
+
+
+def _classifier_call(classifier, provenance, method: str, *args):
+    """``classifier.METHOD(*args)``; an exception other than FilterkitError becomes one naming the
+    classifier and its plugin."""
+    try:
+        return getattr(classifier, method)(*args)
+    except FilterkitError:
+        raise
+    except Exception as error:
+        raise FilterkitError(
+            f"classifier '{classifier.name}' ({provenance}) failed during {method}: {type(error).__name__}: {error}"
+        ) from error
+
+
+def _per_row(values, rows: int, method: str, classifier, provenance) -> np.ndarray:
+    """``values`` as one real number per test row; else FilterkitError naming the classifier."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.array([np.nan])
+    if array.shape != (rows,) or np.isnan(array).any():
+        what = "NaN" if array.shape == (rows,) else f"values of shape {np.shape(values)}"
+        raise FilterkitError(
+            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: {method} returned "
+            f"{what} for {rows} test rows (one number per row is expected)"
+        )
+    return array
 
 
 def summarize(records: list[dict]) -> dict:

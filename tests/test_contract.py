@@ -219,3 +219,18 @@ def test_a_broken_metric_is_named_with_its_plugin_not_the_scorer_s(tmp_path, cha
         expected = f"metric 'crashing' {ORIGIN} failed: ZeroDivisionError: no score today"
     assert result.stderr == f"filterkit: error: {expected}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("classifier, step, what", [
+    ("crashy", "failed during fit:", "RuntimeError: cannot learn today"),
+    # a test fold of oh0's 1,003 rows holds 100 or 101 of them
+    ("shortscore", "broke the classifier contract:", "score returned values of shape ({short},) for {rows} test rows "
+                                                     "(one number per row is expected)"),
+])
+def test_a_broken_classifier_is_named_with_its_plugin(classifier, step, what):
+    result = run_filterkit("evaluate", "--positive", "Ethics", "--folds", "10", "--classifier", classifier,
+                           REAL / "oh0.wc.arff", "l2", plugins_dir=BREAKERS)
+    assert result.status == 1
+    assert "Traceback" not in result.stderr
+    expected = f"filterkit: error: classifier '{classifier}' {ORIGIN} {step} {what}\n"
+    assert result.stderr in {expected.format(short=rows - 1, rows=rows) for rows in (100, 101)}

@@ -3,13 +3,15 @@
 The first group breaks a rule checked on every chunk while a chain runs
 (:mod:`filterkit.contract`); the second passes those checks but breaks a rule
 only :func:`filterkit.testing.check_stage` can see.  Two metrics break the
-metric contract (a score per feature, no exception).  ``BREAKS`` maps each
+metric contract (a score per feature, no exception), two classifiers the
+classifier contract (one number per test row, no exception).  ``BREAKS`` maps each
 stage's name to the rule ``check_stage`` names when it fails.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.classifier import Classifier
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric
 from filterkit.schema import Chunk
@@ -251,6 +253,36 @@ BREAKS = {
 
 STAGES = (DropColumn, AddColumn, DropRow, SetClass, BadLabel, DropClass, ToArray, ToNone, Float32, ToCoo, LoseText,
           ChunkMax, Noisy, SparseDoubles, InPlace, ShiftZeros, FirstWins, Forgetful)
+
+
+class Crashy(Classifier):
+    """Raises while fitting."""
+
+    name = "crashy"
+
+    def fit(self, features, targets, seed):
+        raise RuntimeError("cannot learn today")
+
+
+class ShortScore(Classifier):
+    """Scores one row too few."""
+
+    name = "shortscore"
+
+    def fit(self, features, targets, seed):
+        return self
+
+    def score(self, features):
+        return np.zeros(features.shape[0] - 1)
+
+    def predict(self, features):
+        return np.zeros(features.shape[0], dtype=bool)
+
+
+@hookimpl
+def register_classifiers(register):
+    register(Crashy)
+    register(ShortScore)
 
 
 def crashing_metric(tp, fp, pos, neg):
