@@ -4,10 +4,12 @@ and version, or the run stops with an error naming the worker and what differs."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import filterkit
-from chain_helpers import REAL, STAGES_DIR
+from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR
 from filterkit import plugins
 from filterkit.distributed import DaskEngine, worker_inventory
 from filterkit.errors import FilterkitError
@@ -70,18 +72,41 @@ def test_a_worker_with_another_filterkit_is_named():
         engine_with({"tcp://a:1": other}).check_workers(chain_of("l2"))
 
 
-def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tmp_path):
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of one worker process."""
     distributed_module = pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    with distributed_module.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+        yield local
+
+
+def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tmp_path, cluster):
     real_version_of = plugins._version_of
     monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".client")
-    with distributed_module.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",
-                               REAL / "iris.arff", "minmax")
-        worker = next(iter(cluster.workers.values())).worker_address
+    result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",
+                           REAL / "iris.arff", "minmax")
+    worker = next(iter(cluster.workers.values())).worker_address
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == (
         f"filterkit: error: Dask worker {worker} has stage 'minmax' from plugin 'normalizers', distribution "
         f"'filterkit {filterkit.__version__}', the client from plugin 'normalizers', distribution "
         f"'filterkit {filterkit.__version__}.client'; install the same version everywhere\n"
     )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(run_filterkit, tmp_path, cluster):
+    breakers = FIXTURE_PLUGINS / "contract_breakers"
+    result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",
+                           REAL / "iris.arff", "minmax", "droprow", plugins_dir=breakers)
+    assert (result.status, result.stdout) == (1, b"")
+    prefix = (
+        f"filterkit: error: stage 'droprow' (plugin 'filterkit_contract_breakers ({breakers / 'filterkit_contract_breakers.py'})', "
+        f"distribution 'plugins-dir {breakers}') broke the stage contract during transform: "
+    )
+    assert result.stderr.startswith(prefix)
+    # a partition's chunk: iris' 150 rows are cut into byte ranges, one per task
+    rows = re.fullmatch(r"it was given (\d+) rows and returned (\d+) \(a stage that drops or adds rows declares "
+                        r"filters_rows = True\)\n", result.stderr[len(prefix):])
+    assert rows is not None and int(rows[1]) - 1 == int(rows[2]) and 0 < int(rows[1]) < 150
     assert list(tmp_path.iterdir()) == []
