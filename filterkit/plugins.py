@@ -90,7 +90,14 @@ class Registry:
     def make_stage(self, name: str, params: dict):
         """A new stage ``name`` with ``params``, carrying the provenance of its plugin."""
         registered = _lookup(self.stages, name, "stage")
-        stage = registered.value(**params)
+        try:
+            stage = registered.value(**params)
+        except FilterkitError:
+            raise
+        except Exception as error:
+            raise FilterkitError(
+                f"stage '{name}' ({registered.provenance}) failed while being made: {type(error).__name__}: {error}"
+            ) from error
         stage.provenance = registered.provenance
         return stage
 

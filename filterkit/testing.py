@@ -111,6 +111,9 @@ def check_stage(stage_class: type, data: tuple[str | Path, ...] = (), positive: 
         stage_class(**options)
     except FilterkitError as error:
         raise StageCheckError(stage_class, "declaration", "its options", str(error)) from error
+    except Exception as error:
+        raise StageCheckError(stage_class, "declaration", "its options",
+                              f"making it crashed: {type(error).__name__}: {error}") from error
     checker = _Checker(stage_class, options, positive)
     accepted = [data_set.name for data_set in _data_sets(data) if checker.check(data_set)]
     if not accepted:

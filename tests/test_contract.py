@@ -136,7 +136,7 @@ def test_a_plugin_stage_that_keeps_the_contract_runs_unchanged():
     np.testing.assert_allclose(np.abs(out.values[:, :4]).sum(axis=1), 1.0, rtol=1e-12)
 
 
-@pytest.mark.parametrize("stage", sorted(RUNTIME_VIOLATIONS) + ["losetext", "chunkmax", "noisy", "sparsedoubles", "inplace",
+@pytest.mark.parametrize("stage", sorted(RUNTIME_VIOLATIONS) + ["losetext", "chunkmax", "noisy", "sparsedoubles", "inplace", "fussy",
                                                                     "shiftzeros", "firstwins", "forgetful"])
 def test_check_stage_names_the_rule_each_broken_stage_breaks(stage):
     module = breakers_module()
@@ -197,7 +197,7 @@ def test_the_rules_are_the_documented_ones():
 
     for rule in RULES:
         assert f"``{rule}``" in testing.__doc__
-    assert set(breakers_module().BREAKS.values()) == set(RULES) - {"declaration"}
+    assert set(breakers_module().BREAKS.values()) == set(RULES)
 
 
 def test_a_stage_refusing_data_with_an_error_is_not_a_crash():
@@ -234,3 +234,9 @@ def test_a_broken_classifier_is_named_with_its_plugin(classifier, step, what):
     assert "Traceback" not in result.stderr
     expected = f"filterkit: error: classifier '{classifier}' {ORIGIN} {step} {what}\n"
     assert result.stderr in {expected.format(short=rows - 1, rows=rows) for rows in (100, 101)}
+
+
+def test_a_stage_whose_constructor_crashes_is_named_with_its_plugin():
+    result = run_filterkit(REAL / "iris.arff", "fussy", plugins_dir=BREAKERS)
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == f"filterkit: error: stage 'fussy' {ORIGIN} failed while being made: KeyError: 'no such setting'\n"

@@ -153,6 +153,18 @@ class Noisy(Stage):
         return scale_features(chunk, self.features, 1.0 + np.random.default_rng().random(len(self.features)))
 
 
+class Fussy(Stage):
+    """Raises a plain exception while checking its options."""
+
+    name = "fussy"
+
+    def check_params(self):
+        raise KeyError("no such setting")
+
+    def transform(self, chunk):
+        return chunk
+
+
 class SparseDoubles(Stage):
     """Double the features of sparse chunks only (so the two row forms disagree)."""
 
@@ -245,6 +257,7 @@ BREAKS = {
     "chunkmax": "chunk size",
     "noisy": "determinism",
     "sparsedoubles": "dense and sparse",
+    "fussy": "declaration",
     "inplace": "pure transform",
     "shiftzeros": "zero preservation",
     "firstwins": "merge order",
@@ -252,7 +265,7 @@ BREAKS = {
 }
 
 STAGES = (DropColumn, AddColumn, DropRow, SetClass, BadLabel, DropClass, ToArray, ToNone, Float32, ToCoo, LoseText,
-          ChunkMax, Noisy, SparseDoubles, InPlace, ShiftZeros, FirstWins, Forgetful)
+          ChunkMax, Noisy, SparseDoubles, InPlace, Fussy, ShiftZeros, FirstWins, Forgetful)
 
 
 class Crashy(Classifier):
