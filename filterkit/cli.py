@@ -16,17 +16,16 @@ import os
 import shlex
 import signal
 import sys
-import tempfile
 
 import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
-from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable
+from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable, checked_output_folder
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
 from filterkit.info_command import info_command
-from filterkit.model import load_model, save_model
+from filterkit.model import OutputFile, arrays_path, checked_output, load_model, save_model, staged_output
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress, write_behind
 from filterkit.stage import Option
@@ -272,15 +271,16 @@ def build_chain_command(registry: Registry, loaded_plugins_dir: str | None = Non
             return
         if scheduler or partitions or output_dir:
             raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
+        output_file = _checked_outputs([input_path], output, model_path)
         with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
             fitted_chain.fit(source, progress)
             comments = [f"filterkit chain: {describe_chain(stages)}"]
-            with _output(output) as stream:
+            with _output(output_file) as stream:
                 writer = ArffWriter(stream, fitted_chain.output_schema, sparse, comments)
                 write_behind(fitted_chain.transform(source.chunks()), writer.write)
                 if model_path:
                     # Only a run that transformed every row saves its model; a model that
-                    # cannot be saved still removes the -o output, which is renamed last.
+                    # cannot be saved still removes the -o output, which is published last.
                     save_model(model_path, fitted_chain, registry)
         if progress is not None:
             sys.stderr.write("\n")
@@ -300,16 +300,22 @@ def _run_on_dask(chain, input_path, output, output_dir, model_path, sparse, chun
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
     check_runnable(chain.stages, input_path)
+    output_file = _checked_outputs([input_path], output, model_path)
+    if output_dir is not None:
+        output_dir = checked_output_folder(output_dir)
     with DaskEngine.connect(scheduler, plugins_dir, chunk_rows, progress) as engine:
         plan = engine.plan(input_path, partitions)
+        if output_dir is not None:
+            engine.checked_targets(plan, output_dir)
         engine.fit(chain, plan)
         comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
         save = (lambda: save_model(model_path, chain, registry)) if model_path else None
         if output_dir:
             engine.write_each(chain, plan, output_dir, sparse, comments, before_publish=save)
         else:
-            with _output(output) as stream:
-                engine.write_concatenated(chain, plan, stream, sparse, comments, beside=output)
+            with _output(output_file) as stream:
+                staging = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
+                engine.write_concatenated(chain, plan, stream, sparse, comments, parts_folder=staging)
                 if save:
                     save()
     if progress:
@@ -332,6 +338,15 @@ def describe_chain(stages) -> str:
     return " ".join(words) or "(identity)"
 
 
+def _checked_outputs(inputs: list[str], output: str | None, model_path: str | None) -> OutputFile | None:
+    """Check, before any work, that every output can be written; the ``-o`` target, if any."""
+    output_file = None if output is None else checked_output(output)
+    if model_path is not None:
+        checked_output(model_path)
+        checked_output(arrays_path(model_path))
+    return output_file
+
+
 @contextlib.contextmanager
 def _open_source(path: str, chunk_rows: int, needs_passes: bool):
     if path == "-":
@@ -347,32 +362,21 @@ def _open_source(path: str, chunk_rows: int, needs_passes: bool):
 
 
 @contextlib.contextmanager
-def _output(path: str | None):
-    """A binary stream to stdout, or to a temporary file renamed onto ``path`` on success."""
-    if path is None:
+def _output(output: OutputFile | None):
+    """A binary stream to stdout, or to ``output``, published only when the block succeeds."""
+    if output is None:
         sys.stdout.flush()
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise FilterkitError(f"cannot write {path}: no folder {directory}")
-    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            try:
-                yield stream
-                stream.flush()
-                os.fsync(stream.fileno())
-            except OSError as error:
-                if error.filename is not None:
-                    raise
-                raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    with staged_output(output) as stage:
+        try:
+            yield stage.stream
+            stage.publish()
+        except OSError as error:
+            if error.filename is not None:
+                raise
+            raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
 
 
 def plugins_command(registry: Registry) -> click.Command:
@@ -418,11 +422,12 @@ def apply_command(registry: Registry) -> click.Command:
     @click.option("--sparse/--dense", "sparse", default=None, help="Force the output row form.")
     @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True)
     def apply(model_path, input_path, output, sparse, chunk_rows):
+        output_file = None if output is None else checked_output(output)
         chain = load_model(model_path, registry)
         with _open_source(input_path, chunk_rows, needs_passes=False) as source:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
             comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
-            with _output(output) as stream:
+            with _output(output_file) as stream:
                 writer = ArffWriter(stream, chain.output_schema, sparse, comments)
                 write_behind(chain.transform(source.chunks()), writer.write)
 

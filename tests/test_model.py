@@ -234,11 +234,12 @@ def test_failed_run_saves_no_model(run_filterkit, tmp_path, chain):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.arff"]
 
 
-def test_model_that_cannot_be_saved_leaves_no_output_file(run_filterkit, tmp_path):
-    result = run_filterkit("--save-model", tmp_path / "absent" / "m.json", "-o", tmp_path / "out.arff",
+def test_model_that_cannot_be_saved_is_refused_before_any_output(run_filterkit, tmp_path):
+    model = tmp_path / "absent" / "m.json"
+    result = run_filterkit("--save-model", model, "-o", tmp_path / "out.arff",
                            REAL / "iris.arff", "meanscale", plugins_dir=STAGES_DIR)
     assert result.status == 1
-    assert result.stderr.startswith(f"filterkit: error: {tmp_path / 'absent'}")
+    assert result.stderr == f"filterkit: error: cannot write {model}: no folder {tmp_path / 'absent'}\n"
     assert list(tmp_path.iterdir()) == []
 
 
