@@ -15,13 +15,14 @@ import json
 import os
 import shlex
 import signal
+import stat
 import sys
 
 import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
-from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable, checked_output_folder
+from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable, checked_output_folder, partition_files
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
 from filterkit.info_command import info_command
@@ -300,7 +301,7 @@ def _run_on_dask(chain, input_path, output, output_dir, model_path, sparse, chun
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
     check_runnable(chain.stages, input_path)
-    output_file = _checked_outputs([input_path], output, model_path)
+    output_file = _checked_outputs(partition_files(input_path), output, model_path)
     if output_dir is not None:
         output_dir = checked_output_folder(output_dir)
     with DaskEngine.connect(scheduler, plugins_dir, chunk_rows, progress) as engine:
@@ -339,12 +340,39 @@ def describe_chain(stages) -> str:
 
 
 def _checked_outputs(inputs: list[str], output: str | None, model_path: str | None) -> OutputFile | None:
-    """Check, before any work, that every output can be written; the ``-o`` target, if any."""
+    """Check, before any work, that every output can be written and that the inputs,
+    ``-o`` and the model's two files are distinct files; the ``-o`` target, if any."""
     output_file = None if output is None else checked_output(output)
+    named = [("the input", path) for path in inputs if path != "-"]
+    if output is not None:
+        named.append(("-o", output))
     if model_path is not None:
         checked_output(model_path)
         checked_output(arrays_path(model_path))
+        named += [("--save-model", model_path), ("the model's arrays", os.fspath(arrays_path(model_path)))]
+    _check_distinct(named)
     return output_file
+
+
+def _check_distinct(named: list[tuple[str, str]]) -> None:
+    """A usage error naming both when two of the (role, path) pairs are one file."""
+    for position, (role, path) in enumerate(named):
+        for other_role, other_path in named[position + 1 :]:
+            if same_file(path, other_path):
+                raise click.UsageError(f"{role} {path} and {other_role} {other_path} are the same file")
+
+
+def same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file: by device and inode where both exist, else by
+    their absolute paths with links resolved.  Two character devices (``/dev/null``
+    twice, a terminal) do not count: writing both is harmless."""
+    try:
+        first_status, second_status = os.stat(first), os.stat(second)
+    except OSError:
+        return os.path.normcase(os.path.realpath(first)) == os.path.normcase(os.path.realpath(second))
+    if stat.S_ISCHR(first_status.st_mode) and stat.S_ISCHR(second_status.st_mode):
+        return False
+    return (first_status.st_dev, first_status.st_ino) == (second_status.st_dev, second_status.st_ino)
 
 
 @contextlib.contextmanager
@@ -365,6 +393,8 @@ def _open_source(path: str, chunk_rows: int, needs_passes: bool):
 def _output(output: OutputFile | None):
     """A binary stream to stdout, or to ``output``, published only when the block succeeds."""
     if output is None:
+        if sys.stdout is None:
+            raise FilterkitError("standard output is closed")
         sys.stdout.flush()
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
@@ -423,6 +453,14 @@ def apply_command(registry: Registry) -> click.Command:
     @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True)
     def apply(model_path, input_path, output, sparse, chunk_rows):
         output_file = None if output is None else checked_output(output)
+        named = [("the model", model_path)]
+        if os.fspath(arrays_path(model_path)) != model_path:
+            named.append(("the model's arrays", os.fspath(arrays_path(model_path))))
+        if input_path != "-":
+            named.append(("the input", input_path))
+        if output is not None:
+            named.append(("-o", output))
+        _check_distinct(named)
         chain = load_model(model_path, registry)
         with _open_source(input_path, chunk_rows, needs_passes=False) as source:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)

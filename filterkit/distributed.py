@@ -449,6 +449,11 @@ def _parts_folder(beside: str | None):
                 break
 
 
+def partition_files(input_path: str) -> list[str]:
+    """The files ``input_path`` stands for: a folder's or a glob pattern's files, else itself."""
+    return _input_files(input_path) or [input_path]
+
+
 def checked_output_folder(folder: str) -> str:
     """``--output-dir`` as an absolute path (workers may run elsewhere), checked before any
     work: a folder, or one that can be created, where files may be written."""

@@ -265,3 +265,58 @@ def test_stdout_is_still_the_default(tmp_path, expected_l2):
     completed = run([IRIS, "l2"], tmp_path)
     assert completed.stdout == expected_l2
     assert os.listdir(tmp_path) == []
+
+
+# ------------------------------------------- inputs, outputs and model are distinct
+
+
+@pytest.fixture
+def folder_with_input(tmp_path):
+    (tmp_path / "in.arff").write_bytes(IRIS.read_bytes())
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv, first, second", [
+    (["--save-model", "in.arff", "in.arff", "minmax", "l2"], "the input in.arff", "--save-model in.arff"),
+    (["-o", "in.arff", "in.arff", "l2"], "the input in.arff", "-o in.arff"),
+    (["-o", "./sub/../in.arff", "in.arff", "l2"], "the input in.arff", "-o ./sub/../in.arff"),
+    (["--save-model", "out.json", "-o", "out.npz", "in.arff", "minmax"], "-o out.npz", "the model's arrays out.npz"),
+    (["--save-model", "m.npz", "in.arff", "minmax"], "--save-model m.npz", "the model's arrays m.npz"),
+    (["-o", "new.arff", "--save-model", "new.arff", "in.arff", "minmax"], "-o new.arff", "--save-model new.arff"),
+    (["-o", "hard-link.arff", "in.arff", "l2"], "the input in.arff", "-o hard-link.arff"),
+    (["-o", "symbolic-link.arff", "in.arff", "l2"], "the input in.arff", "-o symbolic-link.arff"),
+], ids=["model-over-input", "output-over-input", "output-over-input-by-another-name", "output-over-arrays",
+        "model-named-like-its-arrays", "output-and-model-both-new", "output-hard-link-of-input",
+        "output-symbolic-link-to-input"])
+def test_the_input_output_and_model_files_must_be_distinct(folder_with_input, argv, first, second):
+    (folder_with_input / "sub").mkdir()
+    os.link(folder_with_input / "in.arff", folder_with_input / "hard-link.arff")
+    (folder_with_input / "symbolic-link.arff").symlink_to("in.arff")
+    before = {p.name: p.read_bytes() for p in folder_with_input.iterdir() if p.is_file()}
+    completed = run(argv, folder_with_input)
+    assert completed.returncode == 2, completed.stderr
+    assert f"{first} and {second} are the same file" in completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert {p.name: p.read_bytes() for p in folder_with_input.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["apply", "m.json", "m.json"], "the model m.json and the input m.json are the same file"),
+    (["apply", "-o", "m.json", "m.json", "in.arff"], "the model m.json and -o m.json are the same file"),
+    (["apply", "-o", "m.npz", "m.json", "in.arff"], "the model's arrays m.npz and -o m.npz are the same file"),
+    (["apply", "-o", "in.arff", "m.json", "in.arff"], "the input in.arff and -o in.arff are the same file"),
+], ids=["input-is-the-model", "output-over-model", "output-over-arrays", "output-over-input"])
+def test_apply_refuses_to_write_over_its_model_or_input(folder_with_input, argv, message):
+    assert run(["--save-model", "m.json", "in.arff", "minmax"], folder_with_input).returncode == 0
+    before = {p.name: p.read_bytes() for p in folder_with_input.iterdir()}
+    completed = run(argv, folder_with_input)
+    assert completed.returncode == 2, completed.stderr
+    assert message in completed.stderr
+    assert {p.name: p.read_bytes() for p in folder_with_input.iterdir()} == before
+
+
+def test_a_relative_output_dir_is_resolved_on_the_client(tmp_path, monkeypatch):
+    from filterkit.distributed import checked_output_folder
+
+    monkeypatch.chdir(tmp_path)
+    assert checked_output_folder("out/parts") == str(tmp_path / "out" / "parts")
