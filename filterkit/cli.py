@@ -377,16 +377,38 @@ def same_file(first: str, second: str) -> bool:
 
 @contextlib.contextmanager
 def _open_source(path: str, chunk_rows: int, needs_passes: bool):
+    """The input as a source: a regular file is read once per pass; standard input and
+    any other file that cannot be read twice (a FIFO, ``<(…)``, ``/dev/stdin``, a
+    device) is read once, and spooled when the chain needs several passes."""
     if path == "-":
-        source = StreamSource(sys.stdin.buffer, "<stdin>", chunk_rows)
+        if sys.stdin is None:
+            raise FilterkitError("standard input is closed")
+        stream, name, owned = sys.stdin.buffer, "<stdin>", False
+    elif _is_regular_file(path):
+        yield FileSource(path, chunk_rows)
+        return
+    else:
+        stream, name, owned = open(path, "rb"), path, True
+    try:
+        source = StreamSource(stream, name, chunk_rows)
         try:
             if needs_passes:
                 source.spool()
             yield source
         finally:
             source.close()
-    else:
-        yield FileSource(path, chunk_rows)
+    finally:
+        if owned:
+            stream.close()
+
+
+def _is_regular_file(path: str) -> bool:
+    """Whether ``path`` is a regular file (which can be read again); True when it cannot
+    be looked at, so that opening it gives the error."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 @contextlib.contextmanager
