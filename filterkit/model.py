@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import shutil
 import stat
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from filterkit import __version__
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.runner import Chain
-from filterkit.schema import Attribute, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 FORMAT_VERSION = 1
 
@@ -139,24 +141,133 @@ def _plain(value, stage, key):
     )
 
 
+class _NotAModel(Exception):
+    """Why a file is not a usable model (becomes ``FILE: not a filterkit model (why)``)."""
+
+    def __init__(self, reason: str, path=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+
+
+#: Bytes a deflated array may expand to, per attribute of the model's input schema:
+#: 1024 float64 values each, far above any built-in stage's state.  An array stored
+#: uncompressed (as np.savez writes it) may be as large as its bytes in the file.
+_INFLATED_BYTES_PER_ATTRIBUTE = 8 * 1024
+_ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
+
+
 def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
-    """A fitted chain from a model file; FilterkitError if it cannot be used."""
+    """A fitted chain from a model file; FilterkitError if it cannot be used.
+
+    Everything read is checked before it is used: the JSON's structure and types,
+    each stage's options (by the option's own :meth:`Option.convert`), and each
+    array the stages reference (only those are read; their declared size is checked
+    before anything is decompressed, their values must be finite).  A malformed file
+    gives ``FILE: not a filterkit model (why)``.
+    """
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+        document = _read_document(path)
+        version = document.get("format_version")
+        if type(version) is not int:
+            raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
+        if version != FORMAT_VERSION:
+            raise FilterkitError(
+                f"unknown model format_version {version!r} (this filterkit reads {FORMAT_VERSION})", str(path)
+            )
+        _check_document(document)
+        return _chain_from_document(document, path, registry)
+    except _NotAModel as error:
+        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+
+
+def _read_document(path) -> dict:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _NotAModel(f"not UTF-8 text: {error.reason} at byte {error.start + 1}") from None
+    try:
+        document = json.loads(text)
     except json.JSONDecodeError as error:
         raise FilterkitError(f"not a filterkit model (bad JSON: {error.msg})", str(path), error.lineno) from None
+    except RecursionError:
+        raise _NotAModel("its JSON is nested too deeply") from None
     if not isinstance(document, dict) or "format_version" not in document:
-        raise FilterkitError("not a filterkit model (no format_version)", str(path))
-    version = document["format_version"]
-    if version != FORMAT_VERSION:
-        raise FilterkitError(
-            f"unknown model format_version {version!r} (this filterkit reads {FORMAT_VERSION})", str(path)
-        )
-    try:
-        return _chain_from_document(document, path, registry)
-    except (KeyError, TypeError, ValueError) as error:
-        raise FilterkitError(f"malformed model file ({type(error).__name__}: {error})", str(path)) from None
+        raise _NotAModel("no format_version")
+    return document
+
+
+def _check_document(document: dict) -> None:
+    """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
+    _expect(document, "input_schema", dict, "the model")
+    _expect(document, "stages", list, "the model")
+    for key in ("class", "positive"):
+        if document.get(key) is not None and not isinstance(document.get(key), str):
+            raise _NotAModel(f"'{key}' is {_json_type(document.get(key))}, not a string or null")
+    schema = document["input_schema"]
+    _expect(schema, "relation", str, "input_schema")
+    _expect(schema, "attributes", list, "input_schema")
+    for position, attribute in enumerate(schema["attributes"], 1):
+        _check_attribute(attribute, f"input attribute {position}")
+    for position, entry in enumerate(document["stages"], 1):
+        where = f"stage {position}"
+        if not isinstance(entry, dict):
+            raise _NotAModel(f"{where} is {_json_type(entry)}, not an object")
+        _expect(entry, "name", str, where)
+        _expect(entry, "params", dict, where)
+        _expect(entry, "state", dict, where)
+        for key in ("plugin", "distribution"):
+            if entry.get(key) is not None and not isinstance(entry[key], str):
+                raise _NotAModel(f"{where}: '{key}' is {_json_type(entry[key])}, not a string")
+        for key, value in entry["state"].items():
+            if isinstance(value, dict) and "array" in value and (
+                set(value) != {"array"} or not isinstance(value["array"], str)
+            ):
+                raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+
+
+def _check_attribute(attribute, where: str) -> None:
+    if not isinstance(attribute, dict):
+        raise _NotAModel(f"{where} is {_json_type(attribute)}, not an object")
+    _expect(attribute, "name", str, where)
+    _expect(attribute, "kind", str, where)
+    if attribute["kind"] not in (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL):
+        raise _NotAModel(f"{where}: unknown kind {attribute['kind'][:40]!r}")
+    labels = attribute.get("labels", [])
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        raise _NotAModel(f"{where}: 'labels' is not a list of strings")
+    for key in ("date_format", "declared_type"):
+        if attribute.get(key) is not None and not isinstance(attribute[key], str):
+            raise _NotAModel(f"{where}: '{key}' is {_json_type(attribute[key])}, not a string")
+    members = attribute.get("members", [])
+    if not isinstance(members, list):
+        raise _NotAModel(f"{where}: 'members' is {_json_type(members)}, not a list")
+    for position, member in enumerate(members, 1):
+        _check_attribute(member, f"{where}, member {position}")
+
+
+def _expect(mapping: dict, key: str, kind: type, where: str) -> None:
+    if key not in mapping:
+        raise _NotAModel(f"{where} has no '{key}'")
+    if not isinstance(mapping[key], kind) or (kind is int and isinstance(mapping[key], bool)):
+        raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
+
+
+def _json_type(value) -> str:
+    """What a JSON value is, in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
 
 
 def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
@@ -167,25 +278,82 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
                 f"({entry.get('distribution')}), which is not installed",
                 str(path),
             )
-    arrays = {}
-    if any(isinstance(v, dict) and "array" in v for e in document["stages"] for v in e["state"].values()):
-        with np.load(arrays_path(path), allow_pickle=False) as stored:
-            arrays = {key: stored[key] for key in stored.files}
-    stages = [registry.make_stage(entry["name"], entry["params"]) for entry in document["stages"]]
-    chain = Chain(stages, class_spec=None, positive=document["positive"])
-    schema = schema_from_json(document["input_schema"])
+    try:
+        schema = schema_from_json(document["input_schema"])
+    except (FilterkitError, ValueError, TypeError) as error:
+        raise _NotAModel(f"input_schema: {error}") from None
+    referenced = [value["array"] for entry in document["stages"] for value in entry["state"].values()
+                  if isinstance(value, dict) and "array" in value]
+    arrays = _read_arrays(arrays_path(path), referenced, len(schema.attributes)) if referenced else {}
+    stages = []
+    for position, entry in enumerate(document["stages"], 1):
+        try:
+            stages.append(registry.make_stage(entry["name"], entry["params"]))
+        except FilterkitError as error:
+            raise _NotAModel(f"stage {position} '{entry['name']}': {error}") from None
+    chain = Chain(stages, class_spec=None, positive=document.get("positive"))
     chain.input_schema = schema
-    chain.class_name = document["class"]
+    chain.class_name = document.get("class")
     for position, (stage, entry) in enumerate(zip(stages, document["stages"])):
-        chain.prepare_stage(position, schema)
-        state = {
-            key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
-            for key, value in entry["state"].items()
-        }
-        stage.load_state(state)
-        schema = stage.output_schema()
+        try:
+            chain.prepare_stage(position, schema)
+            state = {
+                key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
+                for key, value in entry["state"].items()
+            }
+            stage.load_state(state)
+            schema = stage.output_schema()
+        except (FilterkitError, KeyError, TypeError, ValueError, IndexError, OverflowError) as error:
+            detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
+            raise _NotAModel(f"stage {position + 1} '{stage.name}': {detail}") from None
     chain.output_schema = schema
     return chain
+
+
+def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:
+    """The arrays ``keys`` of the model's ``.npz``, and no other; each checked before it is read."""
+    try:
+        with zipfile.ZipFile(npz_path) as archive:
+            archive_bytes = os.fstat(archive.fp.fileno()).st_size
+            return {key: _read_array(archive, key, archive_bytes, n_attributes) for key in dict.fromkeys(keys)}
+    except _NotAModel as error:
+        raise _NotAModel(error.reason, npz_path) from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as error:
+        raise _NotAModel(f"not a readable .npz: {error}", npz_path) from None
+    except OSError as error:
+        raise _NotAModel(f"its arrays {npz_path}: {error.strerror or error}") from None
+
+
+def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attributes: int) -> np.ndarray:
+    try:
+        info = archive.getinfo(f"{key}.npy")
+    except KeyError:
+        raise _NotAModel(f"no array '{key}'") from None
+    allowed = max(min(info.compress_size, archive_bytes), _INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1))
+    if info.file_size > allowed:
+        raise _NotAModel(f"array '{key}' would take {info.file_size} bytes, more than the {allowed} allowed")
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise _NotAModel(f"array '{key}' has .npy format version {version}")
+        if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
+            raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
+        count = math.prod(shape)
+        size = count * dtype.itemsize
+        header = member.tell()
+        if header + size != info.file_size:
+            raise _NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")
+        buffer = bytearray(size)
+        if member.readinto(buffer) != size or member.read(1):
+            raise _NotAModel(f"array '{key}' is truncated")
+    array = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
+    if dtype.kind == "f" and not np.isfinite(array).all():
+        raise _NotAModel(f"array '{key}' holds a value that is not a finite number")
+    return array
 
 
 # Output files: the rules every file filterkit writes follows (-o, the model's
