@@ -32,6 +32,7 @@ from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress,
 from filterkit.stage import Option
 
 COMMANDS = ("plugins", "apply", "evaluate", "info")
+_STDOUT_COMMANDS = ("plugins", "evaluate", "info")  # they always write to standard output
 _OPTIONS_WITH_VALUES = {
     "-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows",
     "--engine", "--scheduler", "--partitions", "--output-dir",
@@ -81,6 +82,8 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
         registry = load_plugins(plugins_dir)
         position = _first_word(argv)
         first = None if position is None else argv[position]
+        if first in _STDOUT_COMMANDS and sys.stdout is None:
+            raise FilterkitError(f"standard output is closed: 'filterkit {first}' writes there")
         if first in COMMANDS:
             commands = {
                 "plugins": plugins_command,
@@ -127,6 +130,8 @@ def _invoke(command: click.Command, args: list[str], prog_name: str) -> None:
 
 
 def _say_error(message: str) -> None:
+    if sys.stderr is None:
+        return
     with contextlib.suppress(BrokenPipeError):
         sys.stderr.write(f"filterkit: error: {message}\n")
         sys.stderr.flush()
@@ -156,7 +161,8 @@ def _take_plugins_dir(argv: list[str]) -> tuple[list[str], str | None]:
 
 
 def _usage_exit(message: str) -> int:
-    sys.stderr.write(f"filterkit: usage error: {message}\n")
+    if sys.stderr is not None:
+        sys.stderr.write(f"filterkit: usage error: {message}\n")
     return 2
 
 
@@ -272,6 +278,7 @@ def build_chain_command(registry: Registry, loaded_plugins_dir: str | None = Non
             return
         if scheduler or partitions or output_dir:
             raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
+        _check_stdout_open(output)
         output_file = _checked_outputs([input_path], output, model_path)
         with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
             fitted_chain.fit(source, progress)
@@ -301,6 +308,7 @@ def _run_on_dask(chain, input_path, output, output_dir, model_path, sparse, chun
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
     check_runnable(chain.stages, input_path)
+    _check_stdout_open(output or output_dir)
     output_file = _checked_outputs(partition_files(input_path), output, model_path)
     if output_dir is not None:
         output_dir = checked_output_folder(output_dir)
@@ -337,6 +345,12 @@ def describe_chain(stages) -> str:
             else:
                 words.extend([option.flag, shlex.quote(str(value))])
     return " ".join(words) or "(identity)"
+
+
+def _check_stdout_open(output: str | None) -> None:
+    """Without an output file, refuse a closed standard output before any work."""
+    if output is None and sys.stdout is None:
+        raise FilterkitError("standard output is closed: give -o FILE")
 
 
 def _checked_outputs(inputs: list[str], output: str | None, model_path: str | None) -> OutputFile | None:
@@ -415,8 +429,6 @@ def _is_regular_file(path: str) -> bool:
 def _output(output: OutputFile | None):
     """A binary stream to stdout, or to ``output``, published only when the block succeeds."""
     if output is None:
-        if sys.stdout is None:
-            raise FilterkitError("standard output is closed")
         sys.stdout.flush()
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
@@ -474,6 +486,7 @@ def apply_command(registry: Registry) -> click.Command:
     @click.option("--sparse/--dense", "sparse", default=None, help="Force the output row form.")
     @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True)
     def apply(model_path, input_path, output, sparse, chunk_rows):
+        _check_stdout_open(output)
         output_file = None if output is None else checked_output(output)
         named = [("the model", model_path)]
         if os.fspath(arrays_path(model_path)) != model_path:

@@ -263,7 +263,7 @@ def resolve_class(schema: Schema, spec: str | None) -> int | None:
         return count - 1
     if spec == "first":
         return 0
-    if spec.isdigit():
+    if spec.isascii() and spec.isdigit():
         position = int(spec)
         if not 1 <= position <= count:
             raise FilterkitError(f"class index {position} is outside 1..{count}")
