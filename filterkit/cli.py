@@ -15,23 +15,24 @@ import json
 import os
 import shlex
 import signal
+import stat
 import sys
-import tempfile
 
 import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
-from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable
+from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable, checked_output_folder, partition_files
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
 from filterkit.info_command import info_command
-from filterkit.model import load_model, save_model
+from filterkit.model import OutputFile, arrays_path, checked_output, load_model, save_model, staged_output
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress, write_behind
 from filterkit.stage import Option
 
 COMMANDS = ("plugins", "apply", "evaluate", "info")
+_STDOUT_COMMANDS = ("plugins", "evaluate", "info")  # they always write to standard output
 _OPTIONS_WITH_VALUES = {
     "-o", "--output", "-c", "--class", "--positive", "--save-model", "--plugins-dir", "--chunk-rows",
     "--engine", "--scheduler", "--partitions", "--output-dir",
@@ -81,6 +82,8 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
         registry = load_plugins(plugins_dir)
         position = _first_word(argv)
         first = None if position is None else argv[position]
+        if first in _STDOUT_COMMANDS and sys.stdout is None:
+            raise FilterkitError(f"standard output is closed: 'filterkit {first}' writes there")
         if first in COMMANDS:
             commands = {
                 "plugins": plugins_command,
@@ -127,6 +130,8 @@ def _invoke(command: click.Command, args: list[str], prog_name: str) -> None:
 
 
 def _say_error(message: str) -> None:
+    if sys.stderr is None:
+        return
     with contextlib.suppress(BrokenPipeError):
         sys.stderr.write(f"filterkit: error: {message}\n")
         sys.stderr.flush()
@@ -156,7 +161,8 @@ def _take_plugins_dir(argv: list[str]) -> tuple[list[str], str | None]:
 
 
 def _usage_exit(message: str) -> int:
-    sys.stderr.write(f"filterkit: usage error: {message}\n")
+    if sys.stderr is not None:
+        sys.stderr.write(f"filterkit: usage error: {message}\n")
     return 2
 
 
@@ -272,15 +278,17 @@ def build_chain_command(registry: Registry, loaded_plugins_dir: str | None = Non
             return
         if scheduler or partitions or output_dir:
             raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
+        _check_stdout_open(output)
+        output_file = _checked_outputs([input_path], output, model_path)
         with _open_source(input_path, chunk_rows, needs_passes=any(s.fitted for s in stages)) as source:
             fitted_chain.fit(source, progress)
             comments = [f"filterkit chain: {describe_chain(stages)}"]
-            with _output(output) as stream:
+            with _output(output_file) as stream:
                 writer = ArffWriter(stream, fitted_chain.output_schema, sparse, comments)
                 write_behind(fitted_chain.transform(source.chunks()), writer.write)
                 if model_path:
                     # Only a run that transformed every row saves its model; a model that
-                    # cannot be saved still removes the -o output, which is renamed last.
+                    # cannot be saved still removes the -o output, which is published last.
                     save_model(model_path, fitted_chain, registry)
         if progress is not None:
             sys.stderr.write("\n")
@@ -300,17 +308,24 @@ def _run_on_dask(chain, input_path, output, output_dir, model_path, sparse, chun
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
     check_runnable(chain.stages, input_path)
+    _check_stdout_open(output or output_dir)
+    output_file = _checked_outputs(partition_files(input_path), output, model_path)
+    if output_dir is not None:
+        output_dir = checked_output_folder(output_dir)
     with DaskEngine.connect(scheduler, plugins_dir, chunk_rows, progress) as engine:
         engine.check_workers(chain)
         plan = engine.plan(input_path, partitions)
+        if output_dir is not None:
+            engine.checked_targets(plan, output_dir)
         engine.fit(chain, plan)
         comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
         save = (lambda: save_model(model_path, chain, registry)) if model_path else None
         if output_dir:
             engine.write_each(chain, plan, output_dir, sparse, comments, before_publish=save)
         else:
-            with _output(output) as stream:
-                engine.write_concatenated(chain, plan, stream, sparse, comments, beside=output)
+            with _output(output_file) as stream:
+                staging = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
+                engine.write_concatenated(chain, plan, stream, sparse, comments, parts_folder=staging)
                 if save:
                     save()
     if progress:
@@ -333,47 +348,100 @@ def describe_chain(stages) -> str:
     return " ".join(words) or "(identity)"
 
 
+def _check_stdout_open(output: str | None) -> None:
+    """Without an output file, refuse a closed standard output before any work."""
+    if output is None and sys.stdout is None:
+        raise FilterkitError("standard output is closed: give -o FILE")
+
+
+def _checked_outputs(inputs: list[str], output: str | None, model_path: str | None) -> OutputFile | None:
+    """Check, before any work, that every output can be written and that the inputs,
+    ``-o`` and the model's two files are distinct files; the ``-o`` target, if any."""
+    output_file = None if output is None else checked_output(output)
+    named = [("the input", path) for path in inputs if path != "-"]
+    if output is not None:
+        named.append(("-o", output))
+    if model_path is not None:
+        checked_output(model_path)
+        checked_output(arrays_path(model_path))
+        named += [("--save-model", model_path), ("the model's arrays", os.fspath(arrays_path(model_path)))]
+    _check_distinct(named)
+    return output_file
+
+
+def _check_distinct(named: list[tuple[str, str]]) -> None:
+    """A usage error naming both when two of the (role, path) pairs are one file."""
+    for position, (role, path) in enumerate(named):
+        for other_role, other_path in named[position + 1 :]:
+            if same_file(path, other_path):
+                raise click.UsageError(f"{role} {path} and {other_role} {other_path} are the same file")
+
+
+def same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file: by device and inode where both exist, else by
+    their absolute paths with links resolved.  Two character devices (``/dev/null``
+    twice, a terminal) do not count: writing both is harmless."""
+    try:
+        first_status, second_status = os.stat(first), os.stat(second)
+    except OSError:
+        return os.path.normcase(os.path.realpath(first)) == os.path.normcase(os.path.realpath(second))
+    if stat.S_ISCHR(first_status.st_mode) and stat.S_ISCHR(second_status.st_mode):
+        return False
+    return (first_status.st_dev, first_status.st_ino) == (second_status.st_dev, second_status.st_ino)
+
+
 @contextlib.contextmanager
 def _open_source(path: str, chunk_rows: int, needs_passes: bool):
+    """The input as a source: a regular file is read once per pass; standard input and
+    any other file that cannot be read twice (a FIFO, ``<(…)``, ``/dev/stdin``, a
+    device) is read once, and spooled when the chain needs several passes."""
     if path == "-":
-        source = StreamSource(sys.stdin.buffer, "<stdin>", chunk_rows)
+        if sys.stdin is None:
+            raise FilterkitError("standard input is closed")
+        stream, name, owned = sys.stdin.buffer, "<stdin>", False
+    elif _is_regular_file(path):
+        yield FileSource(path, chunk_rows)
+        return
+    else:
+        stream, name, owned = open(path, "rb"), path, True
+    try:
+        source = StreamSource(stream, name, chunk_rows)
         try:
             if needs_passes:
                 source.spool()
             yield source
         finally:
             source.close()
-    else:
-        yield FileSource(path, chunk_rows)
+    finally:
+        if owned:
+            stream.close()
+
+
+def _is_regular_file(path: str) -> bool:
+    """Whether ``path`` is a regular file (which can be read again); True when it cannot
+    be looked at, so that opening it gives the error."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 @contextlib.contextmanager
-def _output(path: str | None):
-    """A binary stream to stdout, or to a temporary file renamed onto ``path`` on success."""
-    if path is None:
+def _output(output: OutputFile | None):
+    """A binary stream to stdout, or to ``output``, published only when the block succeeds."""
+    if output is None:
         sys.stdout.flush()
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise FilterkitError(f"cannot write {path}: no folder {directory}")
-    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            try:
-                yield stream
-                stream.flush()
-                os.fsync(stream.fileno())
-            except OSError as error:
-                if error.filename is not None:
-                    raise
-                raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    with staged_output(output) as stage:
+        try:
+            yield stage.stream
+            stage.publish()
+        except OSError as error:
+            if error.filename is not None:
+                raise
+            raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
 
 
 def plugins_command(registry: Registry) -> click.Command:
@@ -435,11 +503,21 @@ def apply_command(registry: Registry) -> click.Command:
     @click.option("--sparse/--dense", "sparse", default=None, help="Force the output row form.")
     @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True)
     def apply(model_path, input_path, output, sparse, chunk_rows):
+        _check_stdout_open(output)
+        output_file = None if output is None else checked_output(output)
+        named = [("the model", model_path)]
+        if os.fspath(arrays_path(model_path)) != model_path:
+            named.append(("the model's arrays", os.fspath(arrays_path(model_path))))
+        if input_path != "-":
+            named.append(("the input", input_path))
+        if output is not None:
+            named.append(("-o", output))
+        _check_distinct(named)
         chain = load_model(model_path, registry)
         with _open_source(input_path, chunk_rows, needs_passes=False) as source:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
             comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
-            with _output(output) as stream:
+            with _output(output_file) as stream:
                 writer = ArffWriter(stream, chain.output_schema, sparse, comments)
                 write_behind(chain.transform(source.chunks()), writer.write)
 

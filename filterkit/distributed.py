@@ -41,6 +41,7 @@ from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.arff.writer import ArffWriter
 from filterkit import __version__
 from filterkit.errors import FilterkitError
+from filterkit.model import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
@@ -375,37 +376,50 @@ class DaskEngine:
             self.chunk_rows, plan.sparse_rows,
         )
 
+    def checked_targets(self, plan: Plan, folder: str) -> list[OutputFile]:
+        """The output file of each partition in ``folder`` (named as the inputs, or
+        ``part-NNNNN.arff``), checked as ``-o`` is (:func:`filterkit.model.checked_output`);
+        FilterkitError when one cannot be written or is an input."""
+        if not os.path.isdir(folder):
+            return [OutputFile(path, path, "replace", None)
+                    for path in (os.path.join(folder, p.output_name) for p in plan.partitions)]
+        targets = [checked_output(os.path.join(folder, p.output_name)) for p in plan.partitions]
+        inputs = [partition.path for partition in plan.partitions]
+        for target in targets:
+            for path in inputs:
+                if os.path.realpath(path) == target.target or (
+                    target.existing is not None and os.path.samefile(path, target.target)
+                ):
+                    raise FilterkitError(f"--output-dir {folder} would overwrite the input {path}")
+        return targets
+
     def write_each(self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str],
                    before_publish=None) -> list[str]:
-        """Write one output per partition into ``folder`` (named as the inputs, or ``part-NNNNN.arff``).
+        """Write one output per partition into ``folder`` (see :meth:`checked_targets`).
 
         Nothing appears in ``folder`` unless every partition was written and
         ``before_publish()`` (e.g. saving the model) returned.
         """
         os.makedirs(folder, exist_ok=True)
-        targets = [os.path.abspath(os.path.join(folder, p.output_name)) for p in plan.partitions]
-        for partition, target in zip(plan.partitions, targets):
-            if os.path.abspath(partition.path) == target:
-                raise FilterkitError(f"--output-dir {folder} would overwrite the input {partition.label}")
+        targets = self.checked_targets(plan, folder)
         with _parts_folder(folder) as parts_folder:
             written = self._write_parts(chain, plan, parts_folder, sparse, comments)
             if before_publish is not None:
                 before_publish()
             for part, target in zip(written, targets):
-                os.replace(part, target)
-        return targets
+                publish_file(target, part)
+        return [target.target for target in targets]
 
     def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str],
-                           beside: str | None = None) -> None:
+                           parts_folder: str | None = None) -> None:
         """Write every partition's output to the binary ``stream``, in partition order, the header once.
 
-        The parts are written by the workers into a temporary folder beside the
-        file ``beside`` (else in the system's temporary folder) and copied here.
+        The parts are written by the workers into a temporary folder inside
+        ``parts_folder`` (else in the system's temporary folder) and copied here.
         """
-        folder = os.path.dirname(os.path.abspath(beside)) if beside is not None else None
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
-        with _parts_folder(folder) as parts_folder:
-            written = self._write_parts(chain, plan, parts_folder, sparse, comments)
+        with _parts_folder(parts_folder) as folder:
+            written = self._write_parts(chain, plan, folder, sparse, comments)
             stream.write(header)
             for part in written:
                 with open(part, "rb") as rows:
@@ -468,6 +482,27 @@ def _parts_folder(beside: str | None):
             shutil.rmtree(folder, ignore_errors=True)
             if not os.path.exists(folder):
                 break
+
+
+def partition_files(input_path: str) -> list[str]:
+    """The files ``input_path`` stands for: a folder's or a glob pattern's files, else itself."""
+    return _input_files(input_path) or [input_path]
+
+
+def checked_output_folder(folder: str) -> str:
+    """``--output-dir`` as an absolute path (workers may run elsewhere), checked before any
+    work: a folder, or one that can be created, where files may be written."""
+    if not folder:
+        raise FilterkitError("cannot write into --output-dir '': the folder name is empty")
+    absolute = os.path.abspath(folder)
+    existing = absolute
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise FilterkitError(f"cannot write into --output-dir {folder}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise FilterkitError(f"cannot write into --output-dir {folder}: the folder {existing} is not writable")
+    return absolute
 
 
 def _input_files(input_path: str) -> list[str] | None:

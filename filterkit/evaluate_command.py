@@ -47,6 +47,9 @@ values become 0; instance weights are not used. Rows with a missing class are
 left out (and counted on stderr). AUC is averaged over folds, never pooled.
 """
 
+#: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
+MAX_SEED = 2**31 - 1
+
 LABELS = {"accuracy": "acc", "auc": "AUC", "f1": "F1", "precision": "prec", "recall": "recall",
           "specificity": "spec", "precision_at_20": "P@20"}
 
@@ -57,7 +60,7 @@ def parse_fractions(text: str) -> tuple[float, ...]:
         fractions = sorted({float(part) for part in text.split(",") if part.strip()})
     except ValueError:
         raise FilterkitError(f"--train-fraction {text!r} is not a list of numbers") from None
-    if not fractions or fractions[0] <= 0 or fractions[-1] > 1:
+    if not fractions or not all(math.isfinite(f) for f in fractions) or fractions[0] <= 0 or fractions[-1] > 1:
         raise FilterkitError(f"--train-fraction {text!r}: every fraction must be in (0, 1]")
     return tuple(fractions)
 
@@ -209,7 +212,8 @@ def evaluate_command(registry: Registry, plugins_dir, stage_command) -> click.Co
     @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="STAGES...|CHAINS...")
     @click.option("--compare", is_flag=True, help="Each argument after IN.arff is a whole chain, in quotes.")
     @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
-    @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the folds, samples and classifier.")
+    @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
+                  help="Seed of the folds, samples and classifier.")
     @click.option("--train-fraction", default="1", show_default=True,
                   help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.")
     @click.option("--classifier", type=click.Choice(sorted(registry.classifiers)) if registry.classifiers else str,
@@ -245,6 +249,8 @@ def evaluate_command(registry: Registry, plugins_dir, stage_command) -> click.Co
         if len({c.text for c in chains}) != len(chains):
             raise FilterkitError("the same chain is given twice")
 
+        if input_path == "-" and sys.stdin is None:
+            raise FilterkitError("standard input is closed")
         schema, data = read_arff(sys.stdin.buffer if input_path == "-" else input_path,
                                  "<stdin>" if input_path == "-" else None)
         class_index = resolve_class(schema, class_spec)

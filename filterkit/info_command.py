@@ -22,6 +22,7 @@ import json
 import math
 import re
 import sys
+import zlib
 
 import click
 import numpy as np
@@ -83,7 +84,12 @@ class _SparseRowCounter:
         self.sparse_rows = 0
 
     def peek(self, size: int = 0) -> bytes:
-        return self._stream.peek(size)
+        """The next bytes, unread; none from damaged gzip data (reading it then gives the
+        reader's error, located)."""
+        try:
+            return self._stream.peek(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile):
+            return b""
 
     def read(self, size: int = -1) -> bytes:
         data = self._stream.read(size)
@@ -402,6 +408,8 @@ def info_command(registry: Registry) -> click.Command:
                 raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
         metric = registry.metric(metric_name) if metric_name is not None else None
         name = "<stdin>" if input_path == "-" else input_path
+        if input_path == "-" and sys.stdin is None:
+            raise FilterkitError("standard input is closed")
         raw = sys.stdin.buffer if input_path == "-" else open(input_path, "rb")
         try:
             stream, _ = open_source(raw, name)

@@ -8,9 +8,15 @@ registry.  The top-level ``format_version`` is checked on load.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import math
 import os
+import shutil
+import stat
 import tempfile
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +25,7 @@ from filterkit import __version__
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.runner import Chain
-from filterkit.schema import Attribute, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 FORMAT_VERSION = 1
 
@@ -101,29 +107,22 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
 
 
 def _write_all_or_nothing(files, path) -> None:
-    """Write every (destination, writer) under a temporary name, then rename them all.
+    """Write every (destination, writer) completely, then publish them all.
 
-    A failure while writing (a full disk, say) removes the temporaries and leaves the
-    previous files, or none, in place: never a new ``.npz`` beside an old ``.json``.
+    Each destination is checked first (:func:`checked_output`).  A failure while
+    writing (a full disk, say) removes the temporaries and leaves the previous
+    files, or none, in place: never a new ``.npz`` beside an old ``.json``.
     """
-    temporaries = []
+    outputs = [(checked_output(str(destination)), write) for destination, write in files]
     try:
-        for destination, write in files:
-            directory = os.path.dirname(os.path.abspath(destination))
-            handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(destination)}.", dir=directory)
-            temporaries.append(temporary)
-            with os.fdopen(handle, "wb") as stream:
-                write(stream)
-                stream.flush()
-                os.fsync(stream.fileno())
-        for (destination, _), temporary in zip(files, temporaries):
-            os.replace(temporary, destination)
+        with contextlib.ExitStack() as stack:
+            staged = [stack.enter_context(staged_output(output)) for output, _ in outputs]
+            for stage, (_, write) in zip(staged, outputs):
+                write(stage.stream)
+            for stage in staged:
+                stage.publish()
     except OSError as error:
         raise FilterkitError(f"cannot save the model: {error.strerror or error}", str(path)) from None
-    finally:
-        for temporary in temporaries:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
 
 
 def _plain(value, stage, key):
@@ -142,24 +141,133 @@ def _plain(value, stage, key):
     )
 
 
+class _NotAModel(Exception):
+    """Why a file is not a usable model (becomes ``FILE: not a filterkit model (why)``)."""
+
+    def __init__(self, reason: str, path=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+
+
+#: Bytes a deflated array may expand to, per attribute of the model's input schema:
+#: 1024 float64 values each, far above any built-in stage's state.  An array stored
+#: uncompressed (as np.savez writes it) may be as large as its bytes in the file.
+_INFLATED_BYTES_PER_ATTRIBUTE = 8 * 1024
+_ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
+
+
 def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
-    """A fitted chain from a model file; FilterkitError if it cannot be used."""
+    """A fitted chain from a model file; FilterkitError if it cannot be used.
+
+    Everything read is checked before it is used: the JSON's structure and types,
+    each stage's options (by the option's own :meth:`Option.convert`), and each
+    array the stages reference (only those are read; their declared size is checked
+    before anything is decompressed, their values must be finite).  A malformed file
+    gives ``FILE: not a filterkit model (why)``.
+    """
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+        document = _read_document(path)
+        version = document.get("format_version")
+        if type(version) is not int:
+            raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
+        if version != FORMAT_VERSION:
+            raise FilterkitError(
+                f"unknown model format_version {version!r} (this filterkit reads {FORMAT_VERSION})", str(path)
+            )
+        _check_document(document)
+        return _chain_from_document(document, path, registry)
+    except _NotAModel as error:
+        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+
+
+def _read_document(path) -> dict:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _NotAModel(f"not UTF-8 text: {error.reason} at byte {error.start + 1}") from None
+    try:
+        document = json.loads(text)
     except json.JSONDecodeError as error:
         raise FilterkitError(f"not a filterkit model (bad JSON: {error.msg})", str(path), error.lineno) from None
+    except RecursionError:
+        raise _NotAModel("its JSON is nested too deeply") from None
     if not isinstance(document, dict) or "format_version" not in document:
-        raise FilterkitError("not a filterkit model (no format_version)", str(path))
-    version = document["format_version"]
-    if version != FORMAT_VERSION:
-        raise FilterkitError(
-            f"unknown model format_version {version!r} (this filterkit reads {FORMAT_VERSION})", str(path)
-        )
-    try:
-        return _chain_from_document(document, path, registry)
-    except (KeyError, TypeError, ValueError) as error:
-        raise FilterkitError(f"malformed model file ({type(error).__name__}: {error})", str(path)) from None
+        raise _NotAModel("no format_version")
+    return document
+
+
+def _check_document(document: dict) -> None:
+    """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
+    _expect(document, "input_schema", dict, "the model")
+    _expect(document, "stages", list, "the model")
+    for key in ("class", "positive"):
+        if document.get(key) is not None and not isinstance(document.get(key), str):
+            raise _NotAModel(f"'{key}' is {_json_type(document.get(key))}, not a string or null")
+    schema = document["input_schema"]
+    _expect(schema, "relation", str, "input_schema")
+    _expect(schema, "attributes", list, "input_schema")
+    for position, attribute in enumerate(schema["attributes"], 1):
+        _check_attribute(attribute, f"input attribute {position}")
+    for position, entry in enumerate(document["stages"], 1):
+        where = f"stage {position}"
+        if not isinstance(entry, dict):
+            raise _NotAModel(f"{where} is {_json_type(entry)}, not an object")
+        _expect(entry, "name", str, where)
+        _expect(entry, "params", dict, where)
+        _expect(entry, "state", dict, where)
+        for key in ("plugin", "distribution"):
+            if entry.get(key) is not None and not isinstance(entry[key], str):
+                raise _NotAModel(f"{where}: '{key}' is {_json_type(entry[key])}, not a string")
+        for key, value in entry["state"].items():
+            if isinstance(value, dict) and "array" in value and (
+                set(value) != {"array"} or not isinstance(value["array"], str)
+            ):
+                raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+
+
+def _check_attribute(attribute, where: str) -> None:
+    if not isinstance(attribute, dict):
+        raise _NotAModel(f"{where} is {_json_type(attribute)}, not an object")
+    _expect(attribute, "name", str, where)
+    _expect(attribute, "kind", str, where)
+    if attribute["kind"] not in (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL):
+        raise _NotAModel(f"{where}: unknown kind {attribute['kind'][:40]!r}")
+    labels = attribute.get("labels", [])
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        raise _NotAModel(f"{where}: 'labels' is not a list of strings")
+    for key in ("date_format", "declared_type"):
+        if attribute.get(key) is not None and not isinstance(attribute[key], str):
+            raise _NotAModel(f"{where}: '{key}' is {_json_type(attribute[key])}, not a string")
+    members = attribute.get("members", [])
+    if not isinstance(members, list):
+        raise _NotAModel(f"{where}: 'members' is {_json_type(members)}, not a list")
+    for position, member in enumerate(members, 1):
+        _check_attribute(member, f"{where}, member {position}")
+
+
+def _expect(mapping: dict, key: str, kind: type, where: str) -> None:
+    if key not in mapping:
+        raise _NotAModel(f"{where} has no '{key}'")
+    if not isinstance(mapping[key], kind) or (kind is int and isinstance(mapping[key], bool)):
+        raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
+
+
+def _json_type(value) -> str:
+    """What a JSON value is, in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
 
 
 def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
@@ -170,22 +278,261 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
                 f"({entry.get('distribution')}), which is not installed",
                 str(path),
             )
-    arrays = {}
-    if any(isinstance(v, dict) and "array" in v for e in document["stages"] for v in e["state"].values()):
-        with np.load(arrays_path(path), allow_pickle=False) as stored:
-            arrays = {key: stored[key] for key in stored.files}
-    stages = [registry.make_stage(entry["name"], entry["params"]) for entry in document["stages"]]
-    chain = Chain(stages, class_spec=None, positive=document["positive"])
-    schema = schema_from_json(document["input_schema"])
+    try:
+        schema = schema_from_json(document["input_schema"])
+    except (FilterkitError, ValueError, TypeError) as error:
+        raise _NotAModel(f"input_schema: {error}") from None
+    referenced = [value["array"] for entry in document["stages"] for value in entry["state"].values()
+                  if isinstance(value, dict) and "array" in value]
+    arrays = _read_arrays(arrays_path(path), referenced, len(schema.attributes)) if referenced else {}
+    stages = []
+    for position, entry in enumerate(document["stages"], 1):
+        try:
+            stages.append(registry.make_stage(entry["name"], entry["params"]))
+        except FilterkitError as error:
+            raise _NotAModel(f"stage {position} '{entry['name']}': {error}") from None
+    chain = Chain(stages, class_spec=None, positive=document.get("positive"))
     chain.input_schema = schema
-    chain.class_name = document["class"]
+    chain.class_name = document.get("class")
     for position, (stage, entry) in enumerate(zip(stages, document["stages"])):
-        chain.prepare_stage(position, schema)
-        state = {
-            key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
-            for key, value in entry["state"].items()
-        }
-        stage.load_state(state)
-        schema = stage.output_schema()
+        try:
+            chain.prepare_stage(position, schema)
+            state = {
+                key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
+                for key, value in entry["state"].items()
+            }
+            stage.load_state(state)
+            schema = stage.output_schema()
+        except (FilterkitError, KeyError, TypeError, ValueError, IndexError, OverflowError) as error:
+            detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
+            raise _NotAModel(f"stage {position + 1} '{stage.name}': {detail}") from None
     chain.output_schema = schema
     return chain
+
+
+def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:
+    """The arrays ``keys`` of the model's ``.npz``, and no other; each checked before it is read."""
+    try:
+        with zipfile.ZipFile(npz_path) as archive:
+            archive_bytes = os.fstat(archive.fp.fileno()).st_size
+            return {key: _read_array(archive, key, archive_bytes, n_attributes) for key in dict.fromkeys(keys)}
+    except _NotAModel as error:
+        raise _NotAModel(error.reason, npz_path) from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as error:
+        raise _NotAModel(f"not a readable .npz: {error}", npz_path) from None
+    except OSError as error:
+        raise _NotAModel(f"its arrays {npz_path}: {error.strerror or error}") from None
+
+
+def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attributes: int) -> np.ndarray:
+    try:
+        info = archive.getinfo(f"{key}.npy")
+    except KeyError:
+        raise _NotAModel(f"no array '{key}'") from None
+    allowed = max(min(info.compress_size, archive_bytes), _INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1))
+    if info.file_size > allowed:
+        raise _NotAModel(f"array '{key}' would take {info.file_size} bytes, more than the {allowed} allowed")
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise _NotAModel(f"array '{key}' has .npy format version {version}")
+        if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
+            raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
+        count = math.prod(shape)
+        size = count * dtype.itemsize
+        header = member.tell()
+        if header + size != info.file_size:
+            raise _NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")
+        buffer = bytearray(size)
+        if member.readinto(buffer) != size or member.read(1):
+            raise _NotAModel(f"array '{key}' is truncated")
+    array = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
+    if dtype.kind == "f" and not np.isfinite(array).all():
+        raise _NotAModel(f"array '{key}' holds a value that is not a finite number")
+    return array
+
+
+# Output files: the rules every file filterkit writes follows (-o, the model's
+# two files, the files of --output-dir).
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    """An output target, checked before any work (:func:`checked_output`).
+
+    ``path`` is the name as given (errors name it), ``target`` the file the bytes
+    go to (symbolic links resolved: a link is written through), and ``how``:
+
+    - ``"replace"``: a new file, or a regular file with one link in a folder we may
+      write: the output is written under a temporary name beside it and renamed onto
+      it once complete (atomic; a new file gets mode 0666 & ~umask, as ``>`` gives,
+      an existing one keeps its mode and, where allowed, its owner);
+    - ``"copy"``: a regular file that must stay the same file (it has other hard
+      links, or its folder may not be written): the output is completed in a
+      temporary file first, then copied into the file in place, as ``>`` writes it;
+      an error before that point leaves the file untouched;
+    - ``"stream"``: a device, FIFO or other non-regular file, written directly.
+    """
+
+    path: str
+    target: str
+    how: str
+    existing: os.stat_result | None
+
+    @property
+    def staging_folder(self) -> str:
+        """Where this output's temporary file goes: beside the target when possible."""
+        folder = os.path.dirname(self.target)
+        if self.how == "replace" or os.access(folder, os.W_OK | os.X_OK):
+            return folder
+        return tempfile.gettempdir()
+
+
+def checked_output(path: str | os.PathLike) -> OutputFile:
+    """``path`` as an output target; FilterkitError naming it if it cannot be written."""
+    path = os.fspath(path)
+    if not path:
+        raise FilterkitError("cannot write '': the file name is empty")
+    target = os.path.realpath(path)
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        status = None
+    except OSError as error:
+        raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
+    folder = os.path.dirname(target)
+    if status is None:
+        if not os.path.isdir(folder):
+            raise FilterkitError(f"cannot write {path}: no folder {folder}")
+        _check_folder_writable(path, folder)
+        return OutputFile(path, target, "replace", None)
+    if stat.S_ISDIR(status.st_mode):
+        raise FilterkitError(f"cannot write {path}: it is a folder")
+    if not stat.S_ISREG(status.st_mode):
+        if not os.access(target, os.W_OK):
+            raise FilterkitError(f"cannot write {path}: permission denied")
+        return OutputFile(path, target, "stream", status)
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_NOCTTY))
+    except OSError as error:
+        raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
+    if status.st_nlink > 1 or not os.access(folder, os.W_OK | os.X_OK):
+        return OutputFile(path, target, "copy", status)
+    return OutputFile(path, target, "replace", status)
+
+
+def _check_folder_writable(path: str, folder: str) -> None:
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FilterkitError(f"cannot write {path}: the folder {folder} is not writable")
+
+
+class StagedOutput:
+    """An output being written: ``stream`` takes the bytes, :meth:`publish` puts them in place."""
+
+    def __init__(self, output: OutputFile):
+        self.output = output
+        self.temporary: str | None = None
+        if output.how == "stream":
+            self.stream = open(output.target, "wb")
+            return
+        handle, self.temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=output.staging_folder
+        )
+        self.stream = os.fdopen(handle, "wb")
+
+    def publish(self) -> None:
+        """Flush the output to disk and put it in place (rename, or copy into the file)."""
+        self.stream.flush()
+        if self.temporary is None:
+            with contextlib.suppress(OSError):  # a pipe or terminal cannot be synced
+                os.fsync(self.stream.fileno())
+            self.stream.close()
+            return
+        os.fsync(self.stream.fileno())
+        self.stream.close()
+        publish_file(self.output, self.temporary)
+        self.temporary = None
+
+    def discard(self) -> None:
+        """Close the stream and remove the temporary file, if still there."""
+        with contextlib.suppress(OSError):
+            self.stream.close()
+        if self.temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.temporary)
+            self.temporary = None
+
+
+@contextlib.contextmanager
+def staged_output(output: OutputFile):
+    """A :class:`StagedOutput` for ``output``; unless published, its temporary file is removed."""
+    stage = StagedOutput(output)
+    try:
+        yield stage
+    finally:
+        stage.discard()
+
+
+def publish_file(output: OutputFile, temporary: str) -> None:
+    """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`).
+
+    The temporary is consumed (renamed or removed).
+    """
+    try:
+        if output.how == "replace":
+            _set_mode_and_owner(temporary, output.existing)
+            try:
+                os.replace(temporary, output.target)
+                return
+            except OSError as error:
+                if error.errno != errno.EXDEV:
+                    raise
+            handle, beside = tempfile.mkstemp(
+                prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=os.path.dirname(output.target)
+            )
+            try:
+                with os.fdopen(handle, "wb") as copy, open(temporary, "rb") as complete:
+                    shutil.copyfileobj(complete, copy)
+                    copy.flush()
+                    os.fsync(copy.fileno())
+                _set_mode_and_owner(beside, output.existing)
+                os.replace(beside, output.target)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(beside)
+                raise
+            return
+        handle = os.open(output.target, os.O_WRONLY | os.O_TRUNC | os.O_NOCTTY)
+        with open(handle, "wb") as into, open(temporary, "rb") as complete:
+            shutil.copyfileobj(complete, into)
+            into.flush()
+            os.fsync(into.fileno())
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def _set_mode_and_owner(path: str, existing: os.stat_result | None) -> None:
+    """An existing file's mode (and owner where allowed) on ``path``; else 0666 & ~umask."""
+    if existing is None:
+        os.chmod(path, 0o666 & ~_umask())
+        return
+    with contextlib.suppress(PermissionError):
+        os.chown(path, existing.st_uid, existing.st_gid)
+    os.chmod(path, stat.S_IMODE(existing.st_mode))
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells it."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -171,34 +171,59 @@ class StreamSource:
     def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self.reader = ArffReader(stream, name=name, chunk_rows=chunk_rows)
         self.schema = self.reader.schema
+        self._spool = None
         self._spool_path: str | None = None
 
     def spool(self) -> None:
-        """Copy every chunk into a temporary binary file, so passes can repeat."""
+        """Copy every chunk into a temporary binary file, so passes can repeat.
+
+        The file is unlinked as soon as it is open (only the open handle keeps it),
+        so nothing is left behind however the process ends, even by SIGKILL; where
+        an open file cannot be unlinked (Windows), it is removed by :meth:`close`.
+        """
+        folder = tempfile.gettempdir()
         handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=".npy")
-        self._spool_path = path
-        with os.fdopen(handle, "wb") as spool:
+        self._spool = os.fdopen(handle, "w+b")
+        try:
+            os.unlink(path)
+        except OSError:
+            self._spool_path = path
+        try:
             for chunk in self.reader.chunks():
-                _save_chunk(spool, chunk)
+                _save_chunk(self._spool, chunk)
+            self._spool.flush()
+        except OSError as error:
+            self.close()
+            raise FilterkitError(
+                f"cannot spool {self.reader.name} into the temporary folder {folder} "
+                f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
+                "or set TMPDIR to a folder with room for the data"
+            ) from None
 
     def chunks(self) -> Iterator[Chunk]:
-        """The rows: from the spool if there is one, else straight from the stream (once)."""
-        if self._spool_path is None:
+        """The rows: from the spool if there is one, else straight from the stream (once).
+
+        Passes over the spool run one after another (each starts from its beginning).
+        """
+        if self._spool is None:
             yield from self.reader.chunks()
             return
-        with open(self._spool_path, "rb") as spool:
-            while True:
-                try:
-                    chunk = _load_chunk(spool)
-                except EOFError:
-                    return
-                yield chunk
+        self._spool.seek(0)
+        while True:
+            try:
+                chunk = _load_chunk(self._spool)
+            except EOFError:
+                return
+            yield chunk
 
     def close(self) -> None:
-        """Remove the spool file."""
-        if self._spool_path is not None and os.path.exists(self._spool_path):
-            os.unlink(self._spool_path)
-        self._spool_path = None
+        """Close (and so delete) the spool file."""
+        if self._spool is not None:
+            self._spool.close()
+        if self._spool_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._spool_path)
+        self._spool, self._spool_path = None, None
 
 
 def _save_chunk(spool, chunk: Chunk) -> None:
@@ -239,7 +264,7 @@ def resolve_class(schema: Schema, spec: str | None) -> int | None:
         return count - 1
     if spec == "first":
         return 0
-    if spec.isdigit():
+    if spec.isascii() and spec.isdigit():
         position = int(spec)
         if not 1 <= position <= count:
             raise FilterkitError(f"class index {position} is outside 1..{count}")

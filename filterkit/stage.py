@@ -49,13 +49,40 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
     def convert(self, value: Any) -> Any:
-        """``value`` checked and converted to this option's type."""
+        """``value`` checked and converted to this option's type.
+
+        Strict, as values also come from model files: an int option takes an integer
+        (an integral finite number, or its text), a float option a finite number (or
+        its text), a str option a string, a bool option a boolean (or its text).
+        """
         if value is None:
             return None
+        wanted = {int: "an integer", float: "a finite number", str: "a string", bool: "a boolean"}[self.kind]
+        is_bool = isinstance(value, (bool, np.bool_))
+        is_number = isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
         try:
-            converted = self.kind(value) if self.kind is not bool else _to_bool(value)
-        except (TypeError, ValueError):
-            raise FilterkitError(f"option {self.flag}: {value!r} is not a {self.kind.__name__}") from None
+            if self.kind is bool:
+                if not (is_bool or isinstance(value, str)):
+                    raise TypeError(value)
+                converted = _to_bool(value)
+            elif self.kind is str:
+                if not isinstance(value, str):
+                    raise TypeError(value)
+                converted = value
+            elif not (is_number or isinstance(value, str)):
+                raise TypeError(value)
+            elif self.kind is float:
+                converted = float(value)
+                if not np.isfinite(converted):
+                    raise ValueError(value)
+            elif isinstance(value, (str, int, np.integer)):
+                converted = int(value)
+            elif float(value).is_integer():
+                converted = int(value)
+            else:
+                raise ValueError(value)
+        except (TypeError, ValueError, OverflowError):
+            raise FilterkitError(f"option {self.flag}: {value!r} is not {wanted}") from None
         if self.choices and converted not in self.choices:
             raise FilterkitError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and converted < self.minimum:

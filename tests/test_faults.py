@@ -19,6 +19,7 @@ keeping the pipe open, is a known bug shown by an opt-in statistical test
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import re
 import resource
@@ -213,9 +214,20 @@ def _grain_rows(copies: int) -> bytes:
     return text[:cut] + text[cut:] * copies
 
 
+def _open_files(pid: int) -> list[str]:
+    """The paths of the files the process holds open, unlinked ones included (the spool)."""
+    paths = []
+    for descriptor in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            paths.append(os.readlink(f"/proc/{pid}/fd/{descriptor}").removesuffix(" (deleted)"))
+    return paths
+
+
 def _wait_for(folder, pattern: str, process, seconds: float = 30):
+    """Until a file matching ``pattern`` in ``folder`` exists or is held open by the process."""
     deadline = time.monotonic() + seconds
-    while not list(folder.glob(pattern)):
+    wanted = str(folder / pattern)
+    while not (list(folder.glob(pattern)) or any(fnmatch.fnmatch(p, wanted) for p in _open_files(process.pid))):
         assert process.poll() is None, "filterkit ended before the temporary file appeared"
         assert time.monotonic() < deadline, "the temporary file never appeared"
         time.sleep(0.01)
@@ -332,3 +344,37 @@ def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_sta
         finally:
             _reap(process)
     assert hung == 0, f"{hung} of 10 runs still waited for input 3 s after the signal"
+
+
+# --------------------------------------------------------------------------
+# The stdin spool: SIGKILL, a full disk
+
+
+def test_sigkill_leaves_no_spool(tmp_path):
+    """The spool has no name once open, so even SIGKILL (no cleanup at all) leaves nothing."""
+    (tmp_path / "tmp").mkdir()
+    process = subprocess.Popen(
+        [FILTERKIT, "-c", "first", "-", "bns", "l2"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+    )
+    try:
+        process.stdin.write(_grain_rows(1))
+        process.stdin.flush()
+        _wait_for(tmp_path, "tmp/filterkit-spool-*.npy", process)
+        process.kill()
+    finally:
+        _reap(process)
+    assert listing(tmp_path / "tmp") == []
+
+
+def test_a_full_disk_under_the_spool_names_the_folder_and_what_to_do(tmp_path):
+    (tmp_path / "tmp").mkdir()
+    completed = run(["-", "bns", "l2"], tmp_path, limit=100_000, input=OH0.read_bytes(),
+                    env={**os.environ, "TMPDIR": str(tmp_path / "tmp")})
+    assert completed.returncode == 1
+    assert_one_clean_error_line(completed.stderr)
+    assert completed.stderr.startswith(
+        f"filterkit: error: cannot spool <stdin> into the temporary folder {tmp_path / 'tmp'} (File too large): "
+    ), completed.stderr
+    assert "TMPDIR" in completed.stderr
+    assert listing(tmp_path / "tmp") == []

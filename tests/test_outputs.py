@@ -1,0 +1,322 @@
+"""What ``-o``, ``--save-model`` and ``apply -o`` do to the file they are given (issue 23).
+
+A regular file (or a new one) is replaced atomically, a new file getting mode
+0666 & ~umask as ``>`` gives it and an existing one keeping its mode; a symbolic
+link is written through to its target; a file with other hard links is written
+in place (once the output is complete, so a bad row still leaves it untouched);
+a device or FIFO is written directly, never replaced; a target that cannot be
+written is refused before any input is read, naming it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import threading
+
+import pytest
+
+from chain_helpers import FILTERKIT, REAL
+
+pytestmark = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+
+IRIS = REAL / "iris.arff"
+
+
+def run(argv, cwd, umask: int | None = None, **kwargs) -> subprocess.CompletedProcess:
+    completed = subprocess.run(
+        [FILTERKIT, *map(str, argv)], capture_output=True, cwd=cwd, timeout=120,
+        preexec_fn=None if umask is None else (lambda: os.umask(umask)), **kwargs,
+    )
+    completed.stderr = completed.stderr.decode("utf-8", "replace")
+    return completed
+
+
+@pytest.fixture(scope="module")
+def expected_l2(tmp_path_factory) -> bytes:
+    """What ``filterkit iris.arff l2`` writes to stdout."""
+    completed = run([IRIS, "l2"], tmp_path_factory.mktemp("stdout"))
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout
+
+
+def bad_copy(folder):
+    """iris.arff with a non-numeric value in its last row (line 226)."""
+    path = folder / "bad.arff"
+    path.write_text(IRIS.read_text() + "5.0,3.3,1.4,x,Iris-setosa\n")
+    return path
+
+
+def mode_of(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+# ---------------------------------------------------------------- file modes
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077], ids=oct)
+def test_a_new_output_gets_the_mode_redirection_would_give(tmp_path, umask):
+    completed = run(["-o", "out.arff", IRIS, "l2"], tmp_path, umask=umask)
+    assert completed.returncode == 0, completed.stderr
+    assert mode_of(tmp_path / "out.arff") == 0o666 & ~umask
+
+
+def test_an_existing_output_keeps_its_mode(tmp_path):
+    target = tmp_path / "out.arff"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    completed = run(["-o", "out.arff", IRIS, "l2"], tmp_path, umask=0o077)
+    assert completed.returncode == 0, completed.stderr
+    assert mode_of(target) == 0o640
+    assert target.read_text().startswith("% filterkit chain: l2")
+
+
+def test_a_new_model_gets_the_mode_redirection_would_give_and_an_old_one_keeps_its_own(tmp_path):
+    completed = run(["--save-model", "m.json", IRIS, "minmax"], tmp_path, umask=0o022)
+    assert completed.returncode == 0, completed.stderr
+    assert mode_of(tmp_path / "m.json") == mode_of(tmp_path / "m.npz") == 0o644
+    (tmp_path / "m.json").chmod(0o600)
+    (tmp_path / "m.npz").chmod(0o660)
+    completed = run(["--save-model", "m.json", IRIS, "minmax"], tmp_path, umask=0o022)
+    assert completed.returncode == 0, completed.stderr
+    assert (mode_of(tmp_path / "m.json"), mode_of(tmp_path / "m.npz")) == (0o600, 0o660)
+
+
+# ----------------------------------------------------- links are written through
+
+
+def test_a_symbolic_link_is_written_through_to_its_target(tmp_path, expected_l2):
+    (tmp_path / "real.arff").write_text("old\n")
+    (tmp_path / "link.arff").symlink_to("real.arff")
+    completed = run(["-o", "link.arff", IRIS, "l2"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert (tmp_path / "link.arff").is_symlink(), "the link stays a link"
+    assert (tmp_path / "real.arff").read_bytes() == expected_l2
+    assert sorted(os.listdir(tmp_path)) == ["link.arff", "real.arff"]
+
+
+def test_a_dangling_symbolic_link_creates_its_target(tmp_path, expected_l2):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.arff").symlink_to("sub/new.arff")
+    completed = run(["-o", "link.arff", IRIS, "l2"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert (tmp_path / "link.arff").is_symlink()
+    assert (tmp_path / "sub" / "new.arff").read_bytes() == expected_l2
+
+
+def test_a_model_saved_through_symbolic_links_keeps_the_links(tmp_path):
+    (tmp_path / "store").mkdir()
+    for name in ("m.json", "m.npz"):
+        (tmp_path / "store" / name).write_text("old\n")
+        (tmp_path / name).symlink_to(f"store/{name}")
+    completed = run(["--save-model", "m.json", IRIS, "minmax"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert (tmp_path / "m.json").is_symlink() and (tmp_path / "m.npz").is_symlink()
+    assert (tmp_path / "store" / "m.json").read_text().startswith("{")
+    applied = run(["apply", "m.json", IRIS], tmp_path)
+    assert applied.returncode == 0, applied.stderr
+
+
+def test_a_hard_linked_output_is_written_in_place_through_every_name(tmp_path, expected_l2):
+    (tmp_path / "out.arff").write_text("old\n")
+    os.link(tmp_path / "out.arff", tmp_path / "other-name.arff")
+    inode = os.stat(tmp_path / "out.arff").st_ino
+    completed = run(["-o", "out.arff", IRIS, "l2"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert os.stat(tmp_path / "out.arff").st_ino == inode, "the same file, not a new one"
+    assert (tmp_path / "other-name.arff").read_bytes() == expected_l2
+    assert sorted(os.listdir(tmp_path)) == ["other-name.arff", "out.arff"]
+
+
+def test_a_hard_linked_output_is_untouched_by_a_bad_row(tmp_path):
+    bad_copy(tmp_path)
+    (tmp_path / "out.arff").write_text("old\n")
+    os.link(tmp_path / "out.arff", tmp_path / "other-name.arff")
+    completed = run(["--chunk-rows", "10", "-o", "out.arff", "bad.arff", "l2"], tmp_path)
+    assert completed.returncode == 1
+    assert completed.stderr.startswith("filterkit: error: bad.arff:226:")
+    assert (tmp_path / "other-name.arff").read_text() == "old\n"
+    assert sorted(os.listdir(tmp_path)) == ["bad.arff", "other-name.arff", "out.arff"]
+
+
+# ------------------------------------------------- devices and FIFOs, in place
+
+
+def private_device(folder, name: str, minor: int):
+    """A node of Linux's memory device ``minor`` (3: null, 7: full) in ``folder``, so a
+    test never risks the system's own /dev nodes."""
+    node = folder / name
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except (PermissionError, AttributeError) as error:
+        pytest.skip(f"cannot create a device node here: {error}")
+    return node
+
+
+@pytest.fixture
+def private_full_device(tmp_path):
+    """A device like /dev/full (every write fails with ENOSPC), in tmp_path."""
+    return private_device(tmp_path, "full", 7)
+
+
+def test_a_device_output_is_written_in_place_and_never_replaced(tmp_path, private_full_device):
+    completed = run(["-o", private_full_device, IRIS, "l2"], tmp_path)
+    assert completed.returncode == 1
+    assert completed.stderr == f"filterkit: error: cannot write {private_full_device}: No space left on device\n"
+    assert stat.S_ISCHR(os.stat(private_full_device).st_mode), "the device node is still there"
+    assert sorted(os.listdir(tmp_path)) == ["full"]
+
+
+def test_a_null_device_takes_the_output_and_the_model(tmp_path):
+    null = private_device(tmp_path, "null", 3)
+    completed = run(["-o", null, "--save-model", null, IRIS, "minmax"], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert stat.S_ISCHR(os.stat(null).st_mode)
+
+
+def test_a_fifo_output_streams_to_its_reader(tmp_path, expected_l2):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    completed = run(["-o", fifo, IRIS, "l2"], tmp_path)
+    reader.join(60)
+    assert completed.returncode == 0, completed.stderr
+    assert received == [expected_l2]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+# ------------------------------------------------- refused before any work
+
+
+@pytest.mark.parametrize("target, message", [
+    ("", "cannot write '': the file name is empty"),
+    ("a-folder", "cannot write a-folder: it is a folder"),
+])
+def test_an_output_that_cannot_be_a_file_is_refused_naming_it(tmp_path, target, message):
+    (tmp_path / "a-folder").mkdir()
+    bad_copy(tmp_path)
+    for argv in (["-o", target, "bad.arff", "l2"], ["--save-model", target, "bad.arff", "minmax"]):
+        completed = run(argv, tmp_path)
+        assert completed.returncode in (1, 2), completed.stderr
+        assert "Traceback" not in completed.stderr
+        assert "bad.arff:226" not in completed.stderr, "refused before the input is read"
+        if completed.returncode == 1:
+            assert completed.stderr == f"filterkit: error: {message}\n"
+    assert sorted(os.listdir(tmp_path)) == ["a-folder", "bad.arff"]
+
+
+@pytest.fixture
+def read_only_folder(tmp_path):
+    """A folder holding old.arff that this process may not write to: by its mode when not
+    root, else a tmpfs mounted read-only (root ignores modes)."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        (folder / "old.arff").write_text("old\n")
+        (folder / "old.arff").chmod(0o444)
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        (folder / "old.arff").write_text("old\n")
+        remounted = subprocess.run(["mount", "-o", "remount,ro", str(folder)], capture_output=True)
+        if remounted.returncode != 0:
+            pytest.skip(f"cannot remount read-only: {remounted.stderr.decode().strip()}")
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+
+
+@pytest.mark.parametrize("name", ["old.arff", "new.arff"])
+@pytest.mark.parametrize("option", ["-o", "--save-model"])
+def test_a_target_that_cannot_be_written_is_refused_before_the_input_is_read(tmp_path, read_only_folder, name, option):
+    bad_copy(tmp_path)
+    target = read_only_folder / name
+    completed = run([option, target, "bad.arff", "minmax"], tmp_path)
+    assert completed.returncode == 1
+    assert completed.stderr.startswith(f"filterkit: error: cannot write {target}: "), completed.stderr
+    assert completed.stderr.count("\n") == 1 and "bad.arff" not in completed.stderr
+    assert sorted(os.listdir(read_only_folder)) == ["old.arff"]
+    assert (read_only_folder / "old.arff").read_text() == "old\n"
+
+
+def test_apply_output_follows_the_same_rules(tmp_path, expected_l2):
+    assert run(["--save-model", "m.json", IRIS, "l2"], tmp_path).returncode == 0
+    (tmp_path / "real.arff").write_text("old\n")
+    (tmp_path / "real.arff").chmod(0o640)
+    (tmp_path / "link.arff").symlink_to("real.arff")
+    completed = run(["apply", "-o", "link.arff", "m.json", IRIS], tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert (tmp_path / "link.arff").is_symlink() and mode_of(tmp_path / "real.arff") == 0o640
+    body = (tmp_path / "real.arff").read_bytes().split(b"\n", 1)[1]
+    assert body == expected_l2.split(b"\n", 1)[1]
+    refused = run(["apply", "-o", "", "m.json", IRIS], tmp_path)
+    assert refused.returncode == 1 and refused.stderr == "filterkit: error: cannot write '': the file name is empty\n"
+
+
+def test_stdout_is_still_the_default(tmp_path, expected_l2):
+    completed = run([IRIS, "l2"], tmp_path)
+    assert completed.stdout == expected_l2
+    assert os.listdir(tmp_path) == []
+
+
+# ------------------------------------------- inputs, outputs and model are distinct
+
+
+@pytest.fixture
+def folder_with_input(tmp_path):
+    (tmp_path / "in.arff").write_bytes(IRIS.read_bytes())
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv, first, second", [
+    (["--save-model", "in.arff", "in.arff", "minmax", "l2"], "the input in.arff", "--save-model in.arff"),
+    (["-o", "in.arff", "in.arff", "l2"], "the input in.arff", "-o in.arff"),
+    (["-o", "./sub/../in.arff", "in.arff", "l2"], "the input in.arff", "-o ./sub/../in.arff"),
+    (["--save-model", "out.json", "-o", "out.npz", "in.arff", "minmax"], "-o out.npz", "the model's arrays out.npz"),
+    (["--save-model", "m.npz", "in.arff", "minmax"], "--save-model m.npz", "the model's arrays m.npz"),
+    (["-o", "new.arff", "--save-model", "new.arff", "in.arff", "minmax"], "-o new.arff", "--save-model new.arff"),
+    (["-o", "hard-link.arff", "in.arff", "l2"], "the input in.arff", "-o hard-link.arff"),
+    (["-o", "symbolic-link.arff", "in.arff", "l2"], "the input in.arff", "-o symbolic-link.arff"),
+], ids=["model-over-input", "output-over-input", "output-over-input-by-another-name", "output-over-arrays",
+        "model-named-like-its-arrays", "output-and-model-both-new", "output-hard-link-of-input",
+        "output-symbolic-link-to-input"])
+def test_the_input_output_and_model_files_must_be_distinct(folder_with_input, argv, first, second):
+    (folder_with_input / "sub").mkdir()
+    os.link(folder_with_input / "in.arff", folder_with_input / "hard-link.arff")
+    (folder_with_input / "symbolic-link.arff").symlink_to("in.arff")
+    before = {p.name: p.read_bytes() for p in folder_with_input.iterdir() if p.is_file()}
+    completed = run(argv, folder_with_input)
+    assert completed.returncode == 2, completed.stderr
+    assert f"{first} and {second} are the same file" in completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert {p.name: p.read_bytes() for p in folder_with_input.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["apply", "m.json", "m.json"], "the model m.json and the input m.json are the same file"),
+    (["apply", "-o", "m.json", "m.json", "in.arff"], "the model m.json and -o m.json are the same file"),
+    (["apply", "-o", "m.npz", "m.json", "in.arff"], "the model's arrays m.npz and -o m.npz are the same file"),
+    (["apply", "-o", "in.arff", "m.json", "in.arff"], "the input in.arff and -o in.arff are the same file"),
+], ids=["input-is-the-model", "output-over-model", "output-over-arrays", "output-over-input"])
+def test_apply_refuses_to_write_over_its_model_or_input(folder_with_input, argv, message):
+    assert run(["--save-model", "m.json", "in.arff", "minmax"], folder_with_input).returncode == 0
+    before = {p.name: p.read_bytes() for p in folder_with_input.iterdir()}
+    completed = run(argv, folder_with_input)
+    assert completed.returncode == 2, completed.stderr
+    assert message in completed.stderr
+    assert {p.name: p.read_bytes() for p in folder_with_input.iterdir()} == before
+
+
+def test_a_relative_output_dir_is_resolved_on_the_client(tmp_path, monkeypatch):
+    from filterkit.distributed import checked_output_folder
+
+    monkeypatch.chdir(tmp_path)
+    assert checked_output_folder("out/parts") == str(tmp_path / "out" / "parts")
