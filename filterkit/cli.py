@@ -26,7 +26,8 @@ from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable, chec
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
 from filterkit.info_command import info_command
-from filterkit.model import OutputFile, arrays_path, checked_output, load_model, save_model, staged_output
+from filterkit.model import arrays_path, load_model, save_model
+from filterkit.outputs import OutputFile, checked_output, staged_output
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress, write_behind
 from filterkit.stage import Option

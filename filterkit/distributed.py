@@ -41,7 +41,7 @@ from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.arff.writer import ArffWriter
 from filterkit import __version__
 from filterkit.errors import FilterkitError
-from filterkit.model import OutputFile, checked_output, publish_file
+from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
@@ -378,7 +378,7 @@ class DaskEngine:
 
     def checked_targets(self, plan: Plan, folder: str) -> list[OutputFile]:
         """The output file of each partition in ``folder`` (named as the inputs, or
-        ``part-NNNNN.arff``), checked as ``-o`` is (:func:`filterkit.model.checked_output`);
+        ``part-NNNNN.arff``), checked as ``-o`` is (:func:`filterkit.outputs.checked_output`);
         FilterkitError when one cannot be written or is an input."""
         if not os.path.isdir(folder):
             return [OutputFile(path, path, "replace", None)

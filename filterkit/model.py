@@ -8,21 +8,17 @@ registry.  The top-level ``format_version`` is checked on load.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import math
 import os
-import shutil
-import stat
-import tempfile
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from filterkit import __version__
 from filterkit.errors import FilterkitError
+from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import Registry
 from filterkit.runner import Chain
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
@@ -354,185 +350,3 @@ def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attrib
     if dtype.kind == "f" and not np.isfinite(array).all():
         raise _NotAModel(f"array '{key}' holds a value that is not a finite number")
     return array
-
-
-# Output files: the rules every file filterkit writes follows (-o, the model's
-# two files, the files of --output-dir).
-
-
-@dataclass(frozen=True)
-class OutputFile:
-    """An output target, checked before any work (:func:`checked_output`).
-
-    ``path`` is the name as given (errors name it), ``target`` the file the bytes
-    go to (symbolic links resolved: a link is written through), and ``how``:
-
-    - ``"replace"``: a new file, or a regular file with one link in a folder we may
-      write: the output is written under a temporary name beside it and renamed onto
-      it once complete (atomic; a new file gets mode 0666 & ~umask, as ``>`` gives,
-      an existing one keeps its mode and, where allowed, its owner);
-    - ``"copy"``: a regular file that must stay the same file (it has other hard
-      links, or its folder may not be written): the output is completed in a
-      temporary file first, then copied into the file in place, as ``>`` writes it;
-      an error before that point leaves the file untouched;
-    - ``"stream"``: a device, FIFO or other non-regular file, written directly.
-    """
-
-    path: str
-    target: str
-    how: str
-    existing: os.stat_result | None
-
-    @property
-    def staging_folder(self) -> str:
-        """Where this output's temporary file goes: beside the target when possible."""
-        folder = os.path.dirname(self.target)
-        if self.how == "replace" or os.access(folder, os.W_OK | os.X_OK):
-            return folder
-        return tempfile.gettempdir()
-
-
-def checked_output(path: str | os.PathLike) -> OutputFile:
-    """``path`` as an output target; FilterkitError naming it if it cannot be written."""
-    path = os.fspath(path)
-    if not path:
-        raise FilterkitError("cannot write '': the file name is empty")
-    target = os.path.realpath(path)
-    try:
-        status = os.stat(target)
-    except FileNotFoundError:
-        status = None
-    except OSError as error:
-        raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
-    folder = os.path.dirname(target)
-    if status is None:
-        if not os.path.isdir(folder):
-            raise FilterkitError(f"cannot write {path}: no folder {folder}")
-        _check_folder_writable(path, folder)
-        return OutputFile(path, target, "replace", None)
-    if stat.S_ISDIR(status.st_mode):
-        raise FilterkitError(f"cannot write {path}: it is a folder")
-    if not stat.S_ISREG(status.st_mode):
-        if not os.access(target, os.W_OK):
-            raise FilterkitError(f"cannot write {path}: permission denied")
-        return OutputFile(path, target, "stream", status)
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_NOCTTY))
-    except OSError as error:
-        raise FilterkitError(f"cannot write {path}: {error.strerror or error}") from None
-    if status.st_nlink > 1 or not os.access(folder, os.W_OK | os.X_OK):
-        return OutputFile(path, target, "copy", status)
-    return OutputFile(path, target, "replace", status)
-
-
-def _check_folder_writable(path: str, folder: str) -> None:
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise FilterkitError(f"cannot write {path}: the folder {folder} is not writable")
-
-
-class StagedOutput:
-    """An output being written: ``stream`` takes the bytes, :meth:`publish` puts them in place."""
-
-    def __init__(self, output: OutputFile):
-        self.output = output
-        self.temporary: str | None = None
-        if output.how == "stream":
-            self.stream = open(output.target, "wb")
-            return
-        handle, self.temporary = tempfile.mkstemp(
-            prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=output.staging_folder
-        )
-        self.stream = os.fdopen(handle, "wb")
-
-    def publish(self) -> None:
-        """Flush the output to disk and put it in place (rename, or copy into the file)."""
-        self.stream.flush()
-        if self.temporary is None:
-            with contextlib.suppress(OSError):  # a pipe or terminal cannot be synced
-                os.fsync(self.stream.fileno())
-            self.stream.close()
-            return
-        os.fsync(self.stream.fileno())
-        self.stream.close()
-        publish_file(self.output, self.temporary)
-        self.temporary = None
-
-    def discard(self) -> None:
-        """Close the stream and remove the temporary file, if still there."""
-        with contextlib.suppress(OSError):
-            self.stream.close()
-        if self.temporary is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.temporary)
-            self.temporary = None
-
-
-@contextlib.contextmanager
-def staged_output(output: OutputFile):
-    """A :class:`StagedOutput` for ``output``; unless published, its temporary file is removed."""
-    stage = StagedOutput(output)
-    try:
-        yield stage
-    finally:
-        stage.discard()
-
-
-def publish_file(output: OutputFile, temporary: str) -> None:
-    """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`).
-
-    The temporary is consumed (renamed or removed).
-    """
-    try:
-        if output.how == "replace":
-            _set_mode_and_owner(temporary, output.existing)
-            try:
-                os.replace(temporary, output.target)
-                return
-            except OSError as error:
-                if error.errno != errno.EXDEV:
-                    raise
-            handle, beside = tempfile.mkstemp(
-                prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=os.path.dirname(output.target)
-            )
-            try:
-                with os.fdopen(handle, "wb") as copy, open(temporary, "rb") as complete:
-                    shutil.copyfileobj(complete, copy)
-                    copy.flush()
-                    os.fsync(copy.fileno())
-                _set_mode_and_owner(beside, output.existing)
-                os.replace(beside, output.target)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(beside)
-                raise
-            return
-        handle = os.open(output.target, os.O_WRONLY | os.O_TRUNC | os.O_NOCTTY)
-        with open(handle, "wb") as into, open(temporary, "rb") as complete:
-            shutil.copyfileobj(complete, into)
-            into.flush()
-            os.fsync(into.fileno())
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-
-
-def _set_mode_and_owner(path: str, existing: os.stat_result | None) -> None:
-    """An existing file's mode (and owner where allowed) on ``path``; else 0666 & ~umask."""
-    if existing is None:
-        os.chmod(path, 0o666 & ~_umask())
-        return
-    with contextlib.suppress(PermissionError):
-        os.chown(path, existing.st_uid, existing.st_gid)
-    os.chmod(path, stat.S_IMODE(existing.st_mode))
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it where Linux tells it."""
-    with contextlib.suppress(OSError, ValueError):
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -6,9 +6,9 @@ chunks through the stages already fitted, except where a fitted stage derives
 the next one's statistics from its own (``shape bns``: one pass fits both).
 Only statistics are held between chunks, so memory depends on the features,
 not the rows.  A file input is
-re-read for each pass; a stream (stdin) is first spooled once into a
-temporary binary file of numpy arrays (not re-parsed as text) that is removed
-afterwards, also on error.
+re-read for each pass; a stream (stdin, a FIFO, a device) is first spooled once
+into a temporary binary file of numpy arrays (not re-parsed as text), unlinked as
+soon as it is open so that nothing is left behind however the process ends.
 """
 
 from __future__ import annotations

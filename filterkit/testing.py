@@ -63,7 +63,6 @@ from filterkit.model import load_model, save_model
 from filterkit.plugins import Registered, Registry, check_stage_class
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
-from filterkit.stage import Stage
 
 #: The rules of :func:`check_stage`, in the order they are checked.
 RULES = (

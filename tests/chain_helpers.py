@@ -6,10 +6,13 @@ other test folder uses.
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
 import io
 import os
 import shutil
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,3 +89,22 @@ def assert_same_values(first, second) -> None:
 def without_comments(arff: bytes) -> bytes:
     """ARFF text without its ``%`` comment lines (which name the chain)."""
     return b"".join(line for line in arff.splitlines(keepends=True) if not line.startswith(b"%"))
+
+
+def open_files(pid: int) -> list[str]:
+    """The paths of the files the process holds open, unlinked ones included (the spool)."""
+    paths = []
+    for descriptor in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            paths.append(os.readlink(f"/proc/{pid}/fd/{descriptor}").removesuffix(" (deleted)"))
+    return paths
+
+
+def wait_for_temporary(folder, pattern: str, process, seconds: float = 30):
+    """Until a file matching ``pattern`` in ``folder`` exists or is held open by the process."""
+    deadline = time.monotonic() + seconds
+    wanted = str(folder / pattern)
+    while not (list(folder.glob(pattern)) or any(fnmatch.fnmatch(p, wanted) for p in open_files(process.pid))):
+        assert process.poll() is None, "filterkit ended before the temporary file appeared"
+        assert time.monotonic() < deadline, "the temporary file never appeared"
+        time.sleep(0.01)

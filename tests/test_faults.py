@@ -19,7 +19,6 @@ keeping the pipe open, is a known bug shown by an opt-in statistical test
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
 import re
 import resource
@@ -29,7 +28,7 @@ import time
 
 import pytest
 
-from chain_helpers import FILTERKIT, REAL
+from chain_helpers import FILTERKIT, REAL, wait_for_temporary
 
 pytestmark = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 
@@ -214,25 +213,6 @@ def _grain_rows(copies: int) -> bytes:
     return text[:cut] + text[cut:] * copies
 
 
-def _open_files(pid: int) -> list[str]:
-    """The paths of the files the process holds open, unlinked ones included (the spool)."""
-    paths = []
-    for descriptor in os.listdir(f"/proc/{pid}/fd"):
-        with contextlib.suppress(OSError):
-            paths.append(os.readlink(f"/proc/{pid}/fd/{descriptor}").removesuffix(" (deleted)"))
-    return paths
-
-
-def _wait_for(folder, pattern: str, process, seconds: float = 30):
-    """Until a file matching ``pattern`` in ``folder`` exists or is held open by the process."""
-    deadline = time.monotonic() + seconds
-    wanted = str(folder / pattern)
-    while not (list(folder.glob(pattern)) or any(fnmatch.fnmatch(p, wanted) for p in _open_files(process.pid))):
-        assert process.poll() is None, "filterkit ended before the temporary file appeared"
-        assert time.monotonic() < deadline, "the temporary file never appeared"
-        time.sleep(0.01)
-
-
 def _reap(process) -> None:
     """Kill the child if it still runs, wait for it, and close its standard input."""
     if process.poll() is None:
@@ -300,12 +280,12 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
         process.stdin.write(data)
         if close_stdin:
             process.stdin.close()
-            _wait_for(tmp_path, pattern, process)
+            wait_for_temporary(tmp_path, pattern, process)
             time.sleep(0.3)  # into the fitting pass (or still spooling: either way)
             assert process.poll() is None, "filterkit finished before it could be interrupted"
         else:
             process.stdin.flush()
-            _wait_for(tmp_path, pattern, process)
+            wait_for_temporary(tmp_path, pattern, process)
             _wait_until_idle(process)
         process.send_signal(signal.SIGINT)
         ended = _ended_within(process, 30)
@@ -337,7 +317,7 @@ def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_sta
         try:
             process.stdin.write(data)
             process.stdin.flush()
-            _wait_for(folder, "tmp/filterkit-spool-*.npy", process)
+            wait_for_temporary(folder, "tmp/filterkit-spool-*.npy", process)
             process.send_signal(sent)
             if not _ended_within(process, 3):
                 hung += 1
@@ -360,7 +340,7 @@ def test_sigkill_leaves_no_spool(tmp_path):
     try:
         process.stdin.write(_grain_rows(1))
         process.stdin.flush()
-        _wait_for(tmp_path, "tmp/filterkit-spool-*.npy", process)
+        wait_for_temporary(tmp_path, "tmp/filterkit-spool-*.npy", process)
         process.kill()
     finally:
         _reap(process)

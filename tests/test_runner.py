@@ -8,12 +8,11 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 
 import numpy as np
 import pytest
 
-from chain_helpers import FILTERKIT, REAL, STAGES_DIR, assert_same_values, read_bytes
+from chain_helpers import FILTERKIT, REAL, STAGES_DIR, assert_same_values, read_bytes, wait_for_temporary
 from filterkit.arff import read_arff
 from filterkit.arff.header import HeaderParser
 from filterkit.errors import FilterkitError
@@ -132,14 +131,15 @@ def test_spool_is_binary_numpy_and_rereadable():
     source = StreamSource(io.BytesIO((REAL / "oh0.wc.arff").read_bytes()), chunk_rows=300)
     try:
         source.spool()
-        path = source._spool_path
-        with open(path, "rb") as spool:
-            assert spool.read(6) == b"\x93NUMPY", "the spool holds numpy arrays, not ARFF text"
+        spool = source._spool
+        spool.seek(0)
+        assert spool.read(6) == b"\x93NUMPY", "the spool holds numpy arrays, not ARFF text"
+        assert os.readlink(f"/proc/self/fd/{spool.fileno()}").endswith(" (deleted)"), "unlinked while open"
         first = list(source.chunks())
         second = list(source.chunks())
     finally:
         source.close()
-    assert not os.path.exists(path)
+    assert spool.closed
     assert [c.n_rows for c in first] == [300, 300, 300, 103]
     _, whole = read_arff(REAL / "oh0.wc.arff")
     for chunks in (first, second):
@@ -242,10 +242,7 @@ def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, patt
     try:
         process.stdin.write((REAL / "grain_wc.arff").read_bytes())
         process.stdin.flush()
-        deadline = time.monotonic() + 20
-        while not list(tmp_path.glob(pattern)):
-            assert time.monotonic() < deadline and process.poll() is None, "the temporary file never appeared"
-            time.sleep(0.02)
+        wait_for_temporary(tmp_path, pattern, process, seconds=20)
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=30)
     finally:
