@@ -27,6 +27,7 @@ import io
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -68,6 +69,11 @@ def check_runnable(stages, input_path: str) -> None:
     """Refuse, before any cluster starts, what this engine cannot run identically to the local one."""
     if input_path == "-":
         raise FilterkitError("--engine dask reads files its workers can open; it cannot partition standard input")
+    if os.path.exists(input_path) and not (os.path.isdir(input_path) or stat.S_ISREG(os.stat(input_path).st_mode)):
+        raise FilterkitError(
+            f"--engine dask reads files its workers can open again; {input_path} is not a regular file "
+            "(a FIFO or device can be read once only: use --engine local)"
+        )
     for stage in stages:
         # The stage protocol tells a stage nothing of a row's position in the whole input, and
         # select's SVM sample draws one seeded number per row by exactly that position.

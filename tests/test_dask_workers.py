@@ -4,6 +4,7 @@ and version, or the run stops with an error naming the worker and what differs."
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -110,3 +111,14 @@ def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(run_filte
                         r"filters_rows = True\)\n", result.stderr[len(prefix):])
     assert rows is not None and int(rows[1]) - 1 == int(rows[2]) and 0 < int(rows[1]) < 150
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fifo_cannot_be_partitioned(run_filterkit, tmp_path):
+    fifo = tmp_path / "rows.arff"
+    os.mkfifo(fifo)
+    result = run_filterkit("--engine", "dask", "-o", tmp_path / "out.arff", fifo, "l2")
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == (
+        f"filterkit: error: --engine dask reads files its workers can open again; {fifo} is not a regular file "
+        "(a FIFO or device can be read once only: use --engine local)\n"
+    )
