@@ -7,17 +7,15 @@ attributes and written back unchanged (their values are kept as text).
 
 from __future__ import annotations
 
-import os
+from itertools import islice
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, quote, tokenize
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
-#: A header declaring more attributes than this is refused before it exhausts memory
-#: (each declared attribute costs a few hundred bytes).
-MAX_ATTRIBUTES = int(os.environ.get("FILTERKIT_MAX_ATTRIBUTES", "1000000"))
 
 
 class HeaderParser:
@@ -25,19 +23,37 @@ class HeaderParser:
 
     Feed it lines with :meth:`feed`; it returns the text after ``@data`` on
     that line (data may start on the same line) once the header is complete,
-    otherwise None.  :meth:`schema` gives the result.
+    otherwise None.  :meth:`schema` gives the result.  ``limits`` bound the
+    header's bytes, attributes, labels and nesting (by default the environment's).
     """
 
-    def __init__(self):
+    def __init__(self, limits: Limits | None = None):
+        self.limits = Limits.from_environment() if limits is None else limits
         self.relation: str | None = None
         self.stack: list[tuple[str | None, list[Attribute], set[str]]] = [(None, [], set())]
+        self.size = 0
+        self.attributes = 0
 
-    def feed(self, line: str) -> str | None:
-        """Take one header line; return what follows ``@data`` when it is reached."""
-        tokens = tokenize(line)
-        if not tokens:
+    def feed(self, line: str, size: int | None = None) -> str | None:
+        """Take one header line (``size`` bytes with its end; by default its characters
+        and one); return what follows ``@data`` when it is reached."""
+        self.size += len(line) + 1 if size is None else size
+        if self.size > self.limits.header_bytes:
+            raise ArffError(f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
+                            f"(set {VARIABLES['header_bytes']} to allow more)")
+        remaining = iter_tokens(line)
+        first = next(remaining, None)
+        if first is None:
             return None
-        keyword = tokens[0].text.lower() if tokens[0].kind == WORD else ""
+        keyword = first.text.lower() if first.kind == WORD else ""
+        if keyword == "@data":
+            return self._data(line)
+        # a nominal declaration: keyword, name, '{', the labels, '}'
+        tokens = [first, *islice(remaining, self.limits.labels + 3)]
+        if next(remaining, None) is not None:
+            declared = f"attribute '{tokens[1].text}'" if keyword == "@attribute" else "a header line"
+            raise ArffError(f"{declared}: more than {self.limits.labels:,} labels: refused "
+                            f"(set {VARIABLES['labels']} to allow more)")
         if keyword == "@relation":
             self._relation(tokens)
         elif self.relation is None:
@@ -46,13 +62,18 @@ class HeaderParser:
             self._attribute(tokens)
         elif keyword == "@end":
             self._end(tokens)
-        elif keyword == "@data":
-            if len(self.stack) > 1:
-                raise ArffError(f"@data inside relational attribute '{self.stack[-1][0]}' (missing @end)")
-            return line[_after_keyword(line, "@data") :]
         else:
             raise ArffError(f"expected @attribute or @data, found {tokens[0].text!r}")
         return None
+
+    def _data(self, line: str) -> str:
+        if self.relation is None:
+            raise ArffError("expected @relation before anything else, found '@data'")
+        if len(self.stack) > 1:
+            raise ArffError(f"@data inside relational attribute '{self.stack[-1][0]}' (missing @end)")
+        if not self.stack[0][1]:
+            raise ArffError("the header declares no attribute (as Weka, a relation needs at least one)")
+        return line[_after_keyword(line, "@data") :]
 
     def schema(self) -> Schema:
         """The schema read so far (call after ``@data`` was reached)."""
@@ -70,8 +91,10 @@ class HeaderParser:
             raise ArffError("@attribute needs a name and a type")
         name = tokens[1].text
         _, siblings, names = self.stack[-1]
-        if len(siblings) >= MAX_ATTRIBUTES:
-            raise ArffError(f"more than {MAX_ATTRIBUTES:,} attributes: refused (set FILTERKIT_MAX_ATTRIBUTES to allow more)")
+        if self.attributes >= self.limits.attributes:
+            raise ArffError(f"more than {self.limits.attributes:,} attributes: refused "
+                            f"(set {VARIABLES['attributes']} to allow more)")
+        self.attributes += 1
         if name in names:
             raise ArffError(f"attribute '{name}' is declared twice")
         names.add(name)
@@ -92,6 +115,9 @@ class HeaderParser:
             DateFormat(pattern)
             siblings.append(Attribute(name, DATE, date_format=pattern))
         elif kind == "relational" and not extra:
+            if len(self.stack) > self.limits.nesting:
+                raise ArffError(f"attribute '{name}': relational attributes nested more than {self.limits.nesting} "
+                                f"deep: refused (set {VARIABLES['nesting']} to allow more)")
             self.stack.append((name, [], set()))
         else:
             raise ArffError(
@@ -113,7 +139,7 @@ def _after_keyword(line: str, keyword: str) -> int:
 
 
 def _labels(name: str, tokens) -> tuple[str, ...]:
-    """The labels of ``{a, 'b c', d}``.
+    """The labels of ``{a, 'b c', d}`` (the feed bounds their number).
 
     As in Weka, commas and white space both separate labels, so a label with a
     space must be quoted.
