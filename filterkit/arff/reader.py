@@ -363,7 +363,7 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
         data = _read(read, _BLOCK_BYTES)
         if not data:
             if pieces:
-                yield _unify_line_ends(b"".join(pieces)) + b"\n"
+                yield _unify_line_ends(_take_joined(pieces)) + b"\n"
             return
         if data.endswith(b"\r"):
             data += _read(read, 1)
@@ -376,8 +376,15 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
             continue
         gathered = len(data) - cut - 1
         pieces.append(data[: cut + 1])
-        yield _unify_line_ends(b"".join(pieces))
-        pieces = [data[cut + 1 :]]
+        yield _unify_line_ends(_take_joined(pieces))
+        pieces.append(data[cut + 1 :])
+
+
+def _take_joined(pieces: list[bytes]) -> bytes:
+    """The pieces joined, and the list emptied, so a long line is not held twice."""
+    joined = b"".join(pieces)
+    pieces.clear()
+    return joined
 
 
 def _read(read, size: int) -> bytes:
@@ -397,7 +404,9 @@ def _numbered_lines(blocks: Iterator[bytes], name: str, line_bytes: int) -> Iter
     line_number = 0
     try:
         for block in blocks:
-            for line in block.split(b"\n")[:-1]:
+            lines = block.split(b"\n")
+            del block  # a long line is held once, as its line
+            for line in lines[:-1]:
                 if len(line) > line_bytes:
                     raise _LineTooLong
                 line_number += 1
