@@ -17,6 +17,7 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 
+from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError
 
 DEFAULT_FORMAT = "yyyy-MM-dd'T'HH:mm:ss"
@@ -103,7 +104,7 @@ class DateFormat:
             moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
         except (OverflowError, ValueError):
             raise ArffError(f"the date {float(millis)!r} (ms since 1970) is outside the years 1 to 9999 "
-                            f"and cannot be written in the format \"{self.pattern}\"") from None
+                            f"and cannot be written in the format {_shown_pattern(self.pattern)}") from None
         pieces = []
         for letter, count in self.fields:
             if letter is None:
@@ -140,7 +141,7 @@ class DateFormat:
         return "".join(pieces)
 
     def _mismatch(self, text: str) -> ArffError:
-        return ArffError(f"date {text!r} does not match the format \"{self.pattern}\"")
+        return ArffError(f"date {shown(text)} does not match the format {_shown_pattern(self.pattern)}")
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -149,6 +150,11 @@ _FIRST = {"y": 1, "M": 1, "d": 1, "H": 0, "k": 1, "K": 0, "h": 1, "m": 0, "s": 0
 _LAST = {"y": 9999, "M": 12, "d": 31, "H": 23, "k": 24, "K": 11, "h": 12, "m": 59, "s": 59, "S": 999}
 #: More digits than any field's range takes: refused before int() is asked.
 _MOST_DIGITS = 9
+
+
+def _shown_pattern(pattern: str) -> str:
+    """A pattern in double quotes for a message, or cut short as :func:`shown` does when long."""
+    return f'"{pattern}"' if len(pattern) <= 60 else shown(pattern)
 
 
 def _compile(pattern: str) -> list[tuple]:
@@ -160,13 +166,13 @@ def _compile(pattern: str) -> list[tuple]:
         if char == "'":
             end = pattern.find("'", position + 1)
             if end == -1:
-                raise ArffError(f"date format \"{pattern}\" has an unterminated quote")
+                raise ArffError(f"date format {_shown_pattern(pattern)} has an unterminated quote")
             literal = pattern[position + 1 : end] or "'"
             fields.append((None, literal))
             position = end + 1
         elif char.isalpha():
             if char not in _SUPPORTED:
-                raise ArffError(f"date format \"{pattern}\": pattern letter '{char}' is not supported")
+                raise ArffError(f"date format {_shown_pattern(pattern)}: pattern letter '{char}' is not supported")
             end = position
             while end < len(pattern) and pattern[end] == char:
                 end += 1

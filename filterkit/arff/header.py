@@ -11,7 +11,7 @@ from itertools import islice
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
@@ -51,26 +51,26 @@ class HeaderParser:
         # a nominal declaration: keyword, name, '{', the labels, '}'
         tokens = [first, *islice(remaining, self.limits.labels + 3)]
         if next(remaining, None) is not None:
-            declared = f"attribute '{tokens[1].text}'" if keyword == "@attribute" else "a header line"
+            declared = f"attribute {shown(tokens[1].text)}" if keyword == "@attribute" else "a header line"
             raise ArffError(f"{declared}: more than {self.limits.labels:,} labels: refused "
                             f"(set {VARIABLES['labels']} to allow more)")
         if keyword == "@relation":
             self._relation(tokens)
         elif self.relation is None:
-            raise ArffError(f"expected @relation before anything else, found {tokens[0].text!r}")
+            raise ArffError(f"expected @relation before anything else, found {shown(tokens[0].text)}")
         elif keyword == "@attribute":
             self._attribute(tokens)
         elif keyword == "@end":
             self._end(tokens)
         else:
-            raise ArffError(f"expected @attribute or @data, found {tokens[0].text!r}")
+            raise ArffError(f"expected @attribute or @data, found {shown(tokens[0].text)}")
         return None
 
     def _data(self, line: str) -> str:
         if self.relation is None:
             raise ArffError("expected @relation before anything else, found '@data'")
         if len(self.stack) > 1:
-            raise ArffError(f"@data inside relational attribute '{self.stack[-1][0]}' (missing @end)")
+            raise ArffError(f"@data inside relational attribute {shown(self.stack[-1][0])} (missing @end)")
         if not self.stack[0][1]:
             raise ArffError("the header declares no attribute (as Weka, a relation needs at least one)")
         return line[_after_keyword(line, "@data") :]
@@ -96,14 +96,14 @@ class HeaderParser:
                             f"(set {VARIABLES['attributes']} to allow more)")
         self.attributes += 1
         if name in names:
-            raise ArffError(f"attribute '{name}' is declared twice")
+            raise ArffError(f"attribute {shown(name)} is declared twice")
         names.add(name)
         rest = tokens[2:]
         if rest[0].kind == OPEN:
             siblings.append(Attribute(name, NOMINAL, labels=_labels(name, rest)))
             return
         if rest[0].kind != WORD:
-            raise ArffError(f"attribute '{name}': expected a type, found {rest[0].text!r}")
+            raise ArffError(f"attribute {shown(name)}: expected a type, found {shown(rest[0].text)}")
         kind = rest[0].text.lower()
         extra = rest[1:]
         if kind in _NUMERIC_TYPES and not extra:
@@ -116,12 +116,12 @@ class HeaderParser:
             siblings.append(Attribute(name, DATE, date_format=pattern))
         elif kind == "relational" and not extra:
             if len(self.stack) > self.limits.nesting:
-                raise ArffError(f"attribute '{name}': relational attributes nested more than {self.limits.nesting} "
+                raise ArffError(f"attribute {shown(name)}: relational attributes nested more than {self.limits.nesting} "
                                 f"deep: refused (set {VARIABLES['nesting']} to allow more)")
             self.stack.append((name, [], set()))
         else:
             raise ArffError(
-                f"attribute '{name}': unknown type {' '.join(t.text for t in rest)!r} "
+                f"attribute {shown(name)}: unknown type {shown(' '.join(t.text for t in rest))} "
                 "(expected numeric, real, integer, string, date, relational or {labels})"
             )
 
@@ -130,7 +130,7 @@ class HeaderParser:
             raise ArffError("@end without a relational attribute")
         name, members, _ = self.stack.pop()
         if len(tokens) != 2 or tokens[1].text != name:
-            raise ArffError(f"expected @end {name}")
+            raise ArffError(f"expected @end {shown(name)}")
         self.stack[-1][1].append(Attribute(name, RELATIONAL, members=tuple(members)))
 
 
@@ -148,14 +148,14 @@ def _labels(name: str, tokens) -> tuple[str, ...]:
     for position, token in enumerate(tokens[1:], 1):
         if token.kind == CLOSE:
             if position != len(tokens) - 1:
-                raise ArffError(f"attribute '{name}': text after the closing '}}'")
+                raise ArffError(f"attribute {shown(name)}: text after the closing '}}'")
             if len(set(labels)) != len(labels):
-                raise ArffError(f"attribute '{name}': a label is declared twice")
+                raise ArffError(f"attribute {shown(name)}: a label is declared twice")
             return tuple(labels)
         if token.kind not in (WORD, QUOTED):
-            raise ArffError(f"attribute '{name}': expected a label, found {token.text!r}")
+            raise ArffError(f"attribute {shown(name)}: expected a label, found {shown(token.text)}")
         labels.append(token.text)
-    raise ArffError(f"attribute '{name}': label list has no closing '}}'")
+    raise ArffError(f"attribute {shown(name)}: label list has no closing '}}'")
 
 
 def format_header(schema: Schema, comments: list[str] = ()) -> str:

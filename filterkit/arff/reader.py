@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, tokenize
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
 from filterkit.errors import ArffError
 
 try:
@@ -273,10 +273,10 @@ class _ColumnInfo:
             code = self.label_codes[column].get(text)
             if code is None:
                 attribute = self.schema.attributes[column]
-                shown = ",".join(attribute.labels)
-                if len(shown) > 200:
-                    shown = shown[:200] + "…"
-                raise ArffError(f"value {text!r} is not a label of attribute '{attribute.name}' {{{shown}}}")
+                labels = ",".join(attribute.labels)
+                if len(labels) > 200:
+                    labels = labels[:200] + "…"
+                raise ArffError(f"value {shown(text)} is not a label of attribute {shown(attribute.name)} {{{labels}}}")
             return code
         if kind == DATE:
             return self.date_formats[column].parse(text)
@@ -290,8 +290,8 @@ def parse_number(text: str, attribute: str = "") -> float:
     ``Infinity``; ASCII digits only, blanks around a quoted value ignored."""
     core = text.strip(_JAVA_BLANKS)
     if _JAVA_NUMBER.fullmatch(core) is None:
-        where = f" of attribute '{attribute}'" if attribute else ""
-        raise ArffError(f"value {_shown(text)}{where} is not a number")
+        where = f" of attribute {shown(attribute)}" if attribute else ""
+        raise ArffError(f"value {shown(text)}{where} is not a number")
     if core[-1] in "fFdD":
         core = core[:-1]
     if "x" not in core and "X" not in core:
@@ -306,16 +306,16 @@ def parse_sparse_index(text: str, count: int) -> int:
     """The attribute index of a sparse entry, as Weka 3.6 reads it (Integer.parseInt:
     an optional sign and decimal digits); ArffError unless it is one of ``count``."""
     if _SPARSE_INDEX.fullmatch(text) is None:
-        raise ArffError(f"expected an attribute index in a sparse row, found {_shown(text)}")
+        raise ArffError(f"expected an attribute index in a sparse row, found {shown(text)}")
     digits = text.lstrip("+-")
     if not digits.isascii():
         digits = "".join(str(unicodedata.decimal(digit)) for digit in digits)
     digits = digits.lstrip("0") or "0"
     if text[0] == "-" and digits != "0":
-        raise ArffError(f"expected an attribute index in a sparse row, found {_shown(text)}")
+        raise ArffError(f"expected an attribute index in a sparse row, found {shown(text)}")
     if len(digits) > _INDEX_DIGITS or int(digits) >= count:
-        shown = text if len(text) <= 60 else _shown(text)
-        raise ArffError(f"sparse index {shown} is beyond the {count} attributes (0 to {count - 1})")
+        index_text = text if len(text) <= 60 else shown(text)
+        raise ArffError(f"sparse index {index_text} is beyond the {count} attributes (0 to {count - 1})")
     return int(digits)
 
 
@@ -324,15 +324,8 @@ def parse_weight(text: str) -> float:
     which keeps ``{-1}`` and ``{Infinity}`` and turns ``{NaN}`` into 1)."""
     weight = parse_number(text)
     if not (math.isfinite(weight) and weight >= 0):
-        raise ArffError(f"instance weight {_shown(text)} is not a finite number of at least 0")
+        raise ArffError(f"instance weight {shown(text)} is not a finite number of at least 0")
     return weight
-
-
-def _shown(text: str, most: int = 60) -> str:
-    """``text`` quoted for a message, its middle cut out when long."""
-    if len(text) <= most:
-        return repr(text)
-    return repr(text[: most // 2] + "…" + text[-most // 2 :]) + f" ({len(text):,} characters)"
 
 
 def _chain_first(first, rest):
@@ -596,7 +589,7 @@ def _parse_row(line: str, columns: _ColumnInfo):
         weight = parse_weight(rest[1].text)
         rest = rest[3:]
     if rest:
-        raise ArffError(f"unexpected {rest[0].text!r} after the end of the row")
+        raise ArffError(f"unexpected {shown(rest[0].text)} after the end of the row")
     return cols, values, texts, weight
 
 
@@ -611,7 +604,7 @@ def _sparse_pairs(tokens, columns: _ColumnInfo, texts: dict):
         if token.kind == CLOSE:
             return cols, values, position + 1
         if token.kind != WORD:
-            raise ArffError(f"expected an attribute index in a sparse row, found {_shown(token.text)}")
+            raise ArffError(f"expected an attribute index in a sparse row, found {shown(token.text)}")
         index = parse_sparse_index(token.text, columns.count)
         if cols and index <= cols[-1]:
             raise ArffError(f"sparse indices must ascend: {index} after {cols[-1]}")

@@ -101,6 +101,15 @@ def _unescape_piece(piece: str) -> str:
     return _OCTAL_ESCAPE.sub(lambda match: chr(int(match.group(1), 8)), piece)
 
 
+def shown(text: str, most: int = 60) -> str:
+    """``text`` quoted for an error message, its middle cut out when it is longer than
+    ``most`` characters (a name or value may be megabytes long)."""
+    if len(text) <= most:
+        return repr(text)
+    half = most // 2
+    return repr(text[:half] + "…" + text[-half:]) + f" ({len(text):,} characters)"
+
+
 _NEEDS_ESCAPE = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "%": "\\%"}
 _NEEDS_QUOTES = set(" ,{}'\"%\\\t\n\r")
 

@@ -22,7 +22,7 @@ except ImportError:  # built without a C compiler: the Python path writes the sa
 
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
-from filterkit.arff.tokens import quote
+from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, TEXT_KINDS, Chunk, Schema
 
@@ -212,7 +212,7 @@ def _value_formatter(attribute):
             try:
                 return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
             except ArffError as error:
-                raise ArffError(f"attribute '{attribute.name}': {error.message}") from None
+                raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 
         return date
     return format_numbers

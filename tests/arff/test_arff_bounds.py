@@ -168,3 +168,16 @@ def test_output_does_not_depend_on_the_chunk_byte_budget(run_filterkit, monkeypa
     cut = run_filterkit(path, *chain)
     assert expected.status == cut.status == 0, cut.stderr
     assert cut.stdout == expected.stdout
+
+
+@pytest.mark.parametrize("document, line", [
+    (b"\0" * 3_000_000, 1),
+    (b"@relation r\n@attribute a numeric\n@data\n" + b"x" * 3_000_000 + b"\n", 4),
+    (b"@relation r\n@attribute " + b"n" * 3_000_000 + b" numeric\n@attribute " + b"n" * 3_000_000 + b" numeric\n@data\n", 3),
+    (b"@relation r\n@attribute a date '" + b"y" * 2_999_999 + b"q'\n@data\n'2020'\n", 2),
+])
+def test_an_error_message_shows_a_long_token_cut_short(document, line):
+    # a message quotes the offending text, not megabytes of it
+    error = read_error(document)
+    assert error.line == line
+    assert len(error.message) < 400 and "(3,000,000 characters)" in error.message
