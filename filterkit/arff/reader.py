@@ -363,7 +363,7 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
         cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
         if cut == -1:
             gathered += len(data)
-            if gathered > line_bytes + 1:  # (one more: a CR of a CRLF end)
+            if gathered > line_bytes:
                 raise _LineTooLong
             pieces.append(data)
             continue
@@ -603,7 +603,7 @@ def _sparse_pairs(tokens, columns: _ColumnInfo, texts: dict):
         token = tokens[position]
         if token.kind == CLOSE:
             return cols, values, position + 1
-        if token.kind != WORD:
+        if token.kind not in (WORD, QUOTED):
             raise ArffError(f"expected an attribute index in a sparse row, found {shown(token.text)}")
         index = parse_sparse_index(token.text, columns.count)
         if cols and index <= cols[-1]:

@@ -110,6 +110,8 @@ CASES = {
     "index 01": (sparse("01"), [[0.0, 5.0]]),
     "index 5000 zeros then 1": (sparse("0" * 5000 + "1"), [[0.0, 5.0]]),
     "index full-width 1": (sparse("\uff11"), [[0.0, 5.0]]),
+    "index quoted": (sparse("'1'"), [[0.0, 5.0]]),
+    "index quoted, blank": (sparse("' 1'"), NOT_AN_INDEX),
     "index 1.0": (sparse("1.0"), NOT_AN_INDEX),
     "index 1e0": (sparse("1e0"), NOT_AN_INDEX),
     "index 1.5": (sparse("1.5"), NOT_AN_INDEX),
