@@ -167,6 +167,10 @@ CASES = {
     "header empty nominal": ("@relation r\n@attribute a {}\n@data\n?\n", [[NAN]]),
     "header extra after numeric": ("@relation r\n@attribute a numeric extra\n@data\n1\n", refused("unknown type", 2)),
     "header extra after date": ("@relation r\n@attribute a date 'yyyy' extra\n@data\n?\n", refused("unknown type", 2)),
+    "header extra after string": ("@relation r\n@attribute a string extra\n@data\n?\n", refused("unknown type", 2)),
+    "header date letter w": ("@relation r\n@attribute a date 'yyyy-ww'\n@data\n?\n", refused("'w' is not supported", 2)),
+    "header comma before type": ("@relation r\n@attribute a,numeric\n@data\n1\n", [[1.0]]),
+    "header name differs in case": ("@relation r\n@attribute A numeric\n@attribute a numeric\n@data\n1,2\n", [[1.0, 2.0]]),
     "header no relation name": ("@relation\n@attribute a numeric\n@data\n1\n", refused("@relation takes one name", 1)),
     "header label list not closed": ("@relation r\n@attribute a {x,y\n@data\nx\n", refused("has no closing", 2)),
 }
@@ -180,6 +184,8 @@ STRICTER = {
     "date year 10000": "years are 1 to 9999",
     "header extra after numeric": "text after a type is not ignored",
     "header extra after date": "text after a type is not ignored",
+    "header extra after string": "text after a type is not ignored",
+    "header date letter w": "date pattern letters beyond y M d H k K h m s S a E z Z X are refused",
 }
 
 
@@ -205,13 +211,13 @@ def read_case(document: str, path: str, monkeypatch):
 
 
 def _quoted_row(document: str) -> bytes:
-    """A row the tokenizer must read (it holds a quote) that any case's header accepts."""
-    header = document.split("@data", 1)[0]
-    if "@attribute" not in header or " date " in header or "{}" in header:
+    """A row the tokenizer must read (it holds a quote) that any case's numeric header accepts."""
+    header, data = document.split("@data\n", 1)
+    if "@attribute" not in header or any(kind in header for kind in (" date ", "{", " string")):
         return b""
-    if "@attribute b" in header:
+    if data.startswith("{"):
         return b"{0 '7'}\n"
-    return b"'7'\n"
+    return (",".join(["'7'"] * header.count("@attribute")) + "\n").encode()
 
 
 def assert_expected(name: str, found) -> None:
