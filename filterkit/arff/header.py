@@ -34,10 +34,9 @@ class HeaderParser:
         self.size = 0
         self.attributes = 0
 
-    def feed(self, line: str, size: int | None = None) -> str | None:
-        """Take one header line (``size`` bytes with its end; by default its characters
-        and one); return what follows ``@data`` when it is reached."""
-        self.size += len(line) + 1 if size is None else size
+    def feed(self, line: str) -> str | None:
+        """Take one header line; return what follows ``@data`` when it is reached."""
+        self.size += (len(line) if line.isascii() else len(line.encode("utf-8"))) + 1
         if self.size > self.limits.header_bytes:
             raise ArffError(f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
                             f"(set {VARIABLES['header_bytes']} to allow more)")

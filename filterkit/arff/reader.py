@@ -142,7 +142,7 @@ class ArffReader:
             self._header_digest.update(raw + b"\n")
             line = self._decode(raw, line_number)
             try:
-                rest = parser.feed(line, len(raw) + 1)
+                rest = parser.feed(line)
             except ArffError as error:
                 raise error.located(self.name, line_number) from None
             if rest is not None:
