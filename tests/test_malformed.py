@@ -12,7 +12,7 @@ from its path or from stdin, with no stage or with the fitted chain ``bns l2``
   folder;
 * through the installed console script as a real subprocess, in a private
   folder with a private TMPDIR.  A launch costs ~1 s of CPU (numpy, scipy, the
-  plugins), so by default one file of each kind of fault (12 of them) runs
+  plugins), so by default one file of each kind of fault (16 of them) runs
   once, the files alternating between the two most different ways (path with
   no stage; stdin with ``bns l2``, over an existing out.arff that must stay
   untouched); FILTERKIT_ALL_MALFORMED=1 runs every file both ways;
@@ -107,8 +107,8 @@ def test_the_index_lists_every_file_of_the_corpus():
     assert len(listed) == len(set(listed))
     assert sorted(listed) == sorted(p.name for p in MALFORMED.iterdir() if p.name != "index.tsv")
     assert all(case.what for case in CASES)
-    # the ARFF inside the gzip files is valid: only the compression is broken
-    assert all(case.lines is None for case in CASES if case.name.endswith(".gz"))
+    # the ARFF inside the damaged gzip files is valid: only the compression is broken
+    assert all(case.lines is None for case in CASES if case.name.endswith(".gz") and "bomb" not in case.name)
 
 
 # --------------------------------------------------------------------------
@@ -146,6 +146,8 @@ SCRIPT_FILES = [
     "sparse_index_huge.arff", "binary_garbage.arff",  # a sparse index; not ARFF at all
     "empty.arff", "no_data_section.arff",  # no rows
     "truncated.arff.gz", "corrupt.arff.gz",  # gzip
+    "blank_line_bomb.arff.gz", "deep_nesting.arff",  # bounds
+    "sparse_index_decimal.arff", "weight_nan.arff",  # Weka's grammar
 ]
 if os.environ.get("FILTERKIT_ALL_MALFORMED") == "1":
     SCRIPT_JOBS = [(case, mode) for case in CASES for mode in SCRIPT_MODES]

@@ -4,7 +4,12 @@ A date is held as milliseconds since 1970-01-01T00:00:00 UTC, as in Weka.
 **Decision**: a pattern without a time zone is read and written in UTC, so
 results never depend on the machine's zone (Weka uses the JVM's local zone).
 Supported letters: ``y M d H k K h m s S a E z Z X`` and quoted literals; any
-other letter is refused when the header is read, naming the letter.
+other letter is refused when the header is read, naming the letter.  Dates are
+read as Weka reads them (SimpleDateFormat, not lenient): a field out of its range
+(hour 25, minute 61, ``13:00 PM``, February 30, a weekday that is not the date's,
+a zone offset of +2400) is refused, not carried into the next field; digits are
+decimal digits of any script, as in Java, and no sign is taken.  **Decision**:
+years are 1 to 9999 (Weka also reads five-digit years).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 
+from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError
 
 DEFAULT_FORMAT = "yyyy-MM-dd'T'HH:mm:ss"
@@ -33,6 +39,8 @@ class DateFormat:
         """Milliseconds since the epoch for ``text``; ArffError if it does not match."""
         values = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "S": 0}
         pm = None
+        twelve_hour = False
+        weekday = None
         offset_minutes = 0
         position = 0
         for index, (letter, count) in enumerate(self.fields):
@@ -45,18 +53,17 @@ class DateFormat:
                 index + 1 < len(self.fields) and self.fields[index + 1][0] in _NUMERIC
             )
             if letter in _NUMERIC and not (letter == "M" and count >= 3):
+                start = position
                 number, position = _read_number(text, position, count if next_is_number else 0)
-                if number is None:
-                    raise self._mismatch(text)
-                if letter == "y" and count == 2 and position - _digits_start(text, position) == 2:
+                if number is not None and letter == "y" and count == 2 and position - start == 2:
                     number = _two_digit_year(number)
-                if letter == "S":
-                    values["S"] = number
-                elif letter in "Hk":
+                if number is None or not _FIRST[letter] <= number <= _LAST[letter]:
+                    raise self._mismatch(text)
+                if letter in "Hk":
                     values["H"] = number % 24
                 elif letter in "Kh":
                     values["H"] = number % 12
-                    pm = False if pm is None else pm
+                    twelve_hour = True
                 else:
                     values[letter] = number
             elif letter == "M":
@@ -65,8 +72,8 @@ class DateFormat:
                     raise self._mismatch(text)
                 values["M"] = number + 1
             elif letter == "E":
-                number, position = _read_name(text, position, _DAYS)
-                if number is None:
+                weekday, position = _read_name(text, position, _DAYS)
+                if weekday is None:
                     raise self._mismatch(text)
             elif letter == "a":
                 marker = text[position : position + 2].upper()
@@ -80,17 +87,24 @@ class DateFormat:
                     raise self._mismatch(text)
         if position != len(text):
             raise self._mismatch(text)
-        hour = values["H"] + (12 if pm else 0)
+        hour = values["H"] + (12 if pm and twelve_hour else 0)
         try:
             moment = _dt.datetime(values["y"], values["M"], values["d"], tzinfo=_dt.timezone.utc)
         except ValueError:
             raise self._mismatch(text) from None
+        if weekday is not None and weekday != moment.weekday():
+            raise self._mismatch(text)
         seconds = (moment - _EPOCH).total_seconds() + hour * 3600 + values["m"] * 60 + values["s"]
         return float((seconds - offset_minutes * 60) * 1000 + values["S"])
 
     def format(self, millis: float) -> str:
-        """The text of the moment ``millis`` (ms since the epoch, UTC) in this pattern."""
-        moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
+        """The text of the moment ``millis`` (ms since the epoch, UTC) in this pattern;
+        ArffError for a moment outside the years 1 to 9999."""
+        try:
+            moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
+        except (OverflowError, ValueError):
+            raise ArffError(f"the date {float(millis)!r} (ms since 1970) is outside the years 1 to 9999 "
+                            f"and cannot be written in the format {_shown_pattern(self.pattern)}") from None
         pieces = []
         for letter, count in self.fields:
             if letter is None:
@@ -127,10 +141,20 @@ class DateFormat:
         return "".join(pieces)
 
     def _mismatch(self, text: str) -> ArffError:
-        return ArffError(f"date {text!r} does not match the format \"{self.pattern}\"")
+        return ArffError(f"date {shown(text)} does not match the format {_shown_pattern(self.pattern)}")
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+#: Each numeric field's range (Java's non-lenient calendar): k counts hours 1-24, h 1-12.
+_FIRST = {"y": 1, "M": 1, "d": 1, "H": 0, "k": 1, "K": 0, "h": 1, "m": 0, "s": 0, "S": 0}
+_LAST = {"y": 9999, "M": 12, "d": 31, "H": 23, "k": 24, "K": 11, "h": 12, "m": 59, "s": 59, "S": 999}
+#: More digits than any field's range takes: refused before int() is asked.
+_MOST_DIGITS = 9
+
+
+def _shown_pattern(pattern: str) -> str:
+    """A pattern in double quotes for a message, or cut short as :func:`shown` does when long."""
+    return f'"{pattern}"' if len(pattern) <= 60 else shown(pattern)
 
 
 def _compile(pattern: str) -> list[tuple]:
@@ -142,13 +166,13 @@ def _compile(pattern: str) -> list[tuple]:
         if char == "'":
             end = pattern.find("'", position + 1)
             if end == -1:
-                raise ArffError(f"date format \"{pattern}\" has an unterminated quote")
+                raise ArffError(f"date format {_shown_pattern(pattern)} has an unterminated quote")
             literal = pattern[position + 1 : end] or "'"
             fields.append((None, literal))
             position = end + 1
         elif char.isalpha():
             if char not in _SUPPORTED:
-                raise ArffError(f"date format \"{pattern}\": pattern letter '{char}' is not supported")
+                raise ArffError(f"date format {_shown_pattern(pattern)}: pattern letter '{char}' is not supported")
             end = position
             while end < len(pattern) and pattern[end] == char:
                 end += 1
@@ -160,22 +184,14 @@ def _compile(pattern: str) -> list[tuple]:
     return fields
 
 
-def _digits_start(text: str, end: int) -> int:
-    start = end
-    while start > 0 and text[start - 1].isdigit():
-        start -= 1
-    return start
-
-
 def _read_number(text: str, position: int, width: int):
+    """The unsigned decimal number at ``position`` (at most ``width`` digits when not 0)."""
     start = position
-    if position < len(text) and text[position] in "+-" and width == 0:
-        position += 1
     limit = position + width if width else len(text)
-    while position < min(limit, len(text)) and text[position].isdigit():
+    while position < min(limit, len(text)) and text[position].isdecimal():
         position += 1
     digits = text[start:position]
-    if not digits or digits in "+-":
+    if not digits or len(digits.lstrip("0")) > _MOST_DIGITS:
         return None, start
     return int(digits), position
 
@@ -211,10 +227,14 @@ def _read_zone(text: str, position: int):
         return None, position
     sign = -1 if rest[0] == "-" else 1
     body = rest[1:]
-    if len(body) >= 5 and body[2] == ":" and body[:2].isdigit() and body[3:5].isdigit():
-        return sign * (int(body[:2]) * 60 + int(body[3:5])), position + 6
-    if len(body) >= 4 and body[:4].isdigit():
-        return sign * (int(body[:2]) * 60 + int(body[2:4])), position + 5
-    if len(body) >= 2 and body[:2].isdigit():
-        return sign * int(body[:2]) * 60, position + 3
-    return None, position
+    if len(body) >= 5 and body[2] == ":" and body[:2].isdecimal() and body[3:5].isdecimal():
+        hours, minutes, used = int(body[:2]), int(body[3:5]), 6
+    elif len(body) >= 4 and body[:4].isdecimal():
+        hours, minutes, used = int(body[:2]), int(body[2:4]), 5
+    elif len(body) >= 2 and body[:2].isdecimal():
+        hours, minutes, used = int(body[:2]), 0, 3
+    else:
+        return None, position
+    if hours > 23 or minutes > 59:
+        return None, position
+    return sign * (hours * 60 + minutes), position + used

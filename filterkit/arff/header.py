@@ -7,17 +7,15 @@ attributes and written back unchanged (their values are kept as text).
 
 from __future__ import annotations
 
-import os
+from itertools import islice
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, quote, tokenize
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
-#: A header declaring more attributes than this is refused before it exhausts memory
-#: (each declared attribute costs a few hundred bytes).
-MAX_ATTRIBUTES = int(os.environ.get("FILTERKIT_MAX_ATTRIBUTES", "1000000"))
 
 
 class HeaderParser:
@@ -25,34 +23,56 @@ class HeaderParser:
 
     Feed it lines with :meth:`feed`; it returns the text after ``@data`` on
     that line (data may start on the same line) once the header is complete,
-    otherwise None.  :meth:`schema` gives the result.
+    otherwise None.  :meth:`schema` gives the result.  ``limits`` bound the
+    header's bytes, attributes, labels and nesting (by default the environment's).
     """
 
-    def __init__(self):
+    def __init__(self, limits: Limits | None = None):
+        self.limits = Limits.from_environment() if limits is None else limits
         self.relation: str | None = None
         self.stack: list[tuple[str | None, list[Attribute], set[str]]] = [(None, [], set())]
+        self.size = 0
+        self.attributes = 0
 
     def feed(self, line: str) -> str | None:
         """Take one header line; return what follows ``@data`` when it is reached."""
-        tokens = tokenize(line)
-        if not tokens:
+        self.size += (len(line) if line.isascii() else len(line.encode("utf-8"))) + 1
+        if self.size > self.limits.header_bytes:
+            raise ArffError(f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
+                            f"(set {VARIABLES['header_bytes']} to allow more)")
+        remaining = iter_tokens(line)
+        first = next(remaining, None)
+        if first is None:
             return None
-        keyword = tokens[0].text.lower() if tokens[0].kind == WORD else ""
+        keyword = first.text.lower() if first.kind == WORD else ""
+        if keyword == "@data":
+            return self._data(line)
+        # a nominal declaration: keyword, name, '{', the labels, '}'
+        tokens = [first, *islice(remaining, self.limits.labels + 3)]
+        if next(remaining, None) is not None:
+            declared = f"attribute {shown(tokens[1].text)}" if keyword == "@attribute" else "a header line"
+            raise ArffError(f"{declared}: more than {self.limits.labels:,} labels: refused "
+                            f"(set {VARIABLES['labels']} to allow more)")
         if keyword == "@relation":
             self._relation(tokens)
         elif self.relation is None:
-            raise ArffError(f"expected @relation before anything else, found {tokens[0].text!r}")
+            raise ArffError(f"expected @relation before anything else, found {shown(tokens[0].text)}")
         elif keyword == "@attribute":
             self._attribute(tokens)
         elif keyword == "@end":
             self._end(tokens)
-        elif keyword == "@data":
-            if len(self.stack) > 1:
-                raise ArffError(f"@data inside relational attribute '{self.stack[-1][0]}' (missing @end)")
-            return line[_after_keyword(line, "@data") :]
         else:
-            raise ArffError(f"expected @attribute or @data, found {tokens[0].text!r}")
+            raise ArffError(f"expected @attribute or @data, found {shown(tokens[0].text)}")
         return None
+
+    def _data(self, line: str) -> str:
+        if self.relation is None:
+            raise ArffError("expected @relation before anything else, found '@data'")
+        if len(self.stack) > 1:
+            raise ArffError(f"@data inside relational attribute {shown(self.stack[-1][0])} (missing @end)")
+        if not self.stack[0][1]:
+            raise ArffError("the header declares no attribute (as Weka, a relation needs at least one)")
+        return line[_after_keyword(line, "@data") :]
 
     def schema(self) -> Schema:
         """The schema read so far (call after ``@data`` was reached)."""
@@ -70,17 +90,19 @@ class HeaderParser:
             raise ArffError("@attribute needs a name and a type")
         name = tokens[1].text
         _, siblings, names = self.stack[-1]
-        if len(siblings) >= MAX_ATTRIBUTES:
-            raise ArffError(f"more than {MAX_ATTRIBUTES:,} attributes: refused (set FILTERKIT_MAX_ATTRIBUTES to allow more)")
+        if self.attributes >= self.limits.attributes:
+            raise ArffError(f"more than {self.limits.attributes:,} attributes: refused "
+                            f"(set {VARIABLES['attributes']} to allow more)")
+        self.attributes += 1
         if name in names:
-            raise ArffError(f"attribute '{name}' is declared twice")
+            raise ArffError(f"attribute {shown(name)} is declared twice")
         names.add(name)
         rest = tokens[2:]
         if rest[0].kind == OPEN:
             siblings.append(Attribute(name, NOMINAL, labels=_labels(name, rest)))
             return
         if rest[0].kind != WORD:
-            raise ArffError(f"attribute '{name}': expected a type, found {rest[0].text!r}")
+            raise ArffError(f"attribute {shown(name)}: expected a type, found {shown(rest[0].text)}")
         kind = rest[0].text.lower()
         extra = rest[1:]
         if kind in _NUMERIC_TYPES and not extra:
@@ -92,10 +114,13 @@ class HeaderParser:
             DateFormat(pattern)
             siblings.append(Attribute(name, DATE, date_format=pattern))
         elif kind == "relational" and not extra:
+            if len(self.stack) > self.limits.nesting:
+                raise ArffError(f"attribute {shown(name)}: relational attributes nested more than {self.limits.nesting} "
+                                f"deep: refused (set {VARIABLES['nesting']} to allow more)")
             self.stack.append((name, [], set()))
         else:
             raise ArffError(
-                f"attribute '{name}': unknown type {' '.join(t.text for t in rest)!r} "
+                f"attribute {shown(name)}: unknown type {shown(' '.join(t.text for t in rest))} "
                 "(expected numeric, real, integer, string, date, relational or {labels})"
             )
 
@@ -104,7 +129,7 @@ class HeaderParser:
             raise ArffError("@end without a relational attribute")
         name, members, _ = self.stack.pop()
         if len(tokens) != 2 or tokens[1].text != name:
-            raise ArffError(f"expected @end {name}")
+            raise ArffError(f"expected @end {shown(name)}")
         self.stack[-1][1].append(Attribute(name, RELATIONAL, members=tuple(members)))
 
 
@@ -113,7 +138,7 @@ def _after_keyword(line: str, keyword: str) -> int:
 
 
 def _labels(name: str, tokens) -> tuple[str, ...]:
-    """The labels of ``{a, 'b c', d}``.
+    """The labels of ``{a, 'b c', d}`` (the feed bounds their number).
 
     As in Weka, commas and white space both separate labels, so a label with a
     space must be quoted.
@@ -122,14 +147,14 @@ def _labels(name: str, tokens) -> tuple[str, ...]:
     for position, token in enumerate(tokens[1:], 1):
         if token.kind == CLOSE:
             if position != len(tokens) - 1:
-                raise ArffError(f"attribute '{name}': text after the closing '}}'")
+                raise ArffError(f"attribute {shown(name)}: text after the closing '}}'")
             if len(set(labels)) != len(labels):
-                raise ArffError(f"attribute '{name}': a label is declared twice")
+                raise ArffError(f"attribute {shown(name)}: a label is declared twice")
             return tuple(labels)
         if token.kind not in (WORD, QUOTED):
-            raise ArffError(f"attribute '{name}': expected a label, found {token.text!r}")
+            raise ArffError(f"attribute {shown(name)}: expected a label, found {shown(token.text)}")
         labels.append(token.text)
-    raise ArffError(f"attribute '{name}': label list has no closing '}}'")
+    raise ArffError(f"attribute {shown(name)}: label list has no closing '}}'")
 
 
 def format_header(schema: Schema, comments: list[str] = ()) -> str:

@@ -20,6 +20,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.reader import parse_number
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
 
@@ -182,6 +183,13 @@ class _Converter:
         if attribute.kind == STRING:
             texts[column][row] = str(value)
             return 0.0
+        if isinstance(value, str):
+            # text is read as an ARFF file's number is (Java's grammar: 'nan', 'inf' and
+            # non-ASCII digits are not numbers)
+            try:
+                return parse_number(value, attribute.name)
+            except ArffError as error:
+                raise ArffError(f"data row {row + 1}: {error.message}") from None
         try:
             return float(value)
         except (TypeError, ValueError):

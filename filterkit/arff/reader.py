@@ -5,7 +5,8 @@ comments, no weights) is tokenized with numpy byte masks and its numbers are
 parsed by ``numpy.fromstring`` in C; Python touches only tokens that need a
 lookup (nominal labels, strings, dates, ``?``).  Rows the fast path cannot take
 are read by the hand-written tokenizer, which also finds the line of any error.
-Memory is bounded by the chunk size, whatever the number of rows.
+Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
+of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import math
 import os
+import re
+import unicodedata
 import zlib
 import warnings
 from dataclasses import dataclass
@@ -24,7 +28,8 @@ import scipy.sparse as sp
 
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, tokenize
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
 from filterkit.errors import ArffError
 
 try:
@@ -43,6 +48,24 @@ _NUMBER_START = np.zeros(256, dtype=bool)
 _NUMBER_START[np.frombuffer(b"0123456789+-.", np.uint8)] = True
 _NOT_NUMBER_CHAR = np.ones(256, dtype=bool)
 _NOT_NUMBER_CHAR[np.frombuffer(b"0123456789+-.eE \n", np.uint8)] = False
+#: Characters of a numeric-looking token that a plain sparse index (ASCII digits) lacks.
+_NOT_INDEX_CHAR = np.zeros(256, dtype=bool)
+_NOT_INDEX_CHAR[np.frombuffer(b"+-.eE", np.uint8)] = True
+
+#: Java's Double.valueOf, which Weka 3.6 reads numbers with: decimal or hexadecimal
+#: (with a binary exponent), an optional float or double suffix, NaN and Infinity; ASCII only.
+_JAVA_NUMBER = re.compile(
+    r"[+-]?(?:NaN|Infinity"
+    r"|(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?)"
+)
+#: What Java's String.trim removes (Double.valueOf trims): the characters up to the space.
+_JAVA_BLANKS = "".join(map(chr, range(33)))
+#: A sparse index as Weka 3.6 reads it (Integer.parseInt): a sign and decimal digits,
+#: any script's (str patterns' \d is Unicode's decimal digits, as Java's Character.isDigit).
+_SPARSE_INDEX = re.compile(r"[+-]?\d+")
+#: A longer index (leading zeros aside) is beyond any attribute; int() is not asked.
+_INDEX_DIGITS = 12
 
 
 def open_source(source, name: str | None = None) -> tuple[BinaryIO, str]:
@@ -85,13 +108,14 @@ class ArffReader:
     """
 
     def __init__(self, source, name: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
-                 known_header: KnownHeader | None = None):
+                 known_header: KnownHeader | None = None, limits: Limits | None = None):
         if chunk_rows < 1:
             raise ValueError("chunk_rows must be at least 1")
+        self.limits = Limits.from_environment() if limits is None else limits
         self.stream, self.name = open_source(source, name)
         self._owns_stream = isinstance(source, (str, os.PathLike))
         self.chunk_rows = chunk_rows
-        self._lines = _numbered_lines(_blocks(self.stream), self.name)
+        self._lines = _numbered_lines(_blocks(self.stream, self.limits.line_bytes), self.name, self.limits.line_bytes)
         self._first_data: tuple[int, bytes] | None = None
         self._header_digest = hashlib.blake2b(digest_size=16)
         self._header_lines = 0
@@ -111,7 +135,7 @@ class ArffReader:
             self.stream.close()
 
     def _read_header(self) -> Schema:
-        parser = HeaderParser()
+        parser = HeaderParser(self.limits)
         line_number = 0
         for line_number, raw in self._lines:
             self._header_lines = line_number
@@ -151,13 +175,16 @@ class ArffReader:
             raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", self.name, line_number) from None
 
     def chunks(self) -> Iterator[Chunk]:
-        """Yield the data rows as chunks of at most ``chunk_rows`` rows.
+        """Yield the data rows as chunks of at most ``chunk_rows`` rows, cut earlier
+        once a chunk's rows hold ``limits.chunk_bytes`` bytes of text.
 
         Storage follows the first data row: CSR when it is sparse, dense otherwise.
         """
         sparse = None
         group_lines: list[bytes] = []
         group_numbers: list[int] = []
+        group_bytes = 0
+        budget = self.limits.chunk_bytes
         lines = self._lines
         if self._first_data is not None:
             lines = _chain_first(self._first_data, lines)
@@ -169,9 +196,10 @@ class ArffReader:
                 sparse = line[0] == 123  # '{'
             group_lines.append(line)
             group_numbers.append(line_number)
-            if len(group_lines) == self.chunk_rows:
+            group_bytes += len(line) + 1
+            if len(group_lines) == self.chunk_rows or group_bytes >= budget:
                 yield self._parse_group(group_lines, group_numbers, sparse)
-                group_lines, group_numbers = [], []
+                group_lines, group_numbers, group_bytes = [], [], 0
         if group_lines:
             yield self._parse_group(group_lines, group_numbers, sparse)
 
@@ -245,10 +273,10 @@ class _ColumnInfo:
             code = self.label_codes[column].get(text)
             if code is None:
                 attribute = self.schema.attributes[column]
-                shown = ",".join(attribute.labels)
-                if len(shown) > 200:
-                    shown = shown[:200] + "…"
-                raise ArffError(f"value {text!r} is not a label of attribute '{attribute.name}' {{{shown}}}")
+                labels = ",".join(attribute.labels)
+                if len(labels) > 200:
+                    labels = labels[:200] + "…"
+                raise ArffError(f"value {shown(text)} is not a label of attribute {shown(attribute.name)} {{{labels}}}")
             return code
         if kind == DATE:
             return self.date_formats[column].parse(text)
@@ -257,14 +285,47 @@ class _ColumnInfo:
 
 
 def parse_number(text: str, attribute: str = "") -> float:
-    """A number as Java's ``Double.valueOf`` reads it (decimal, exponent, NaN, Infinity)."""
-    if "_" not in text and "x" not in text.lower():
-        try:
-            return float(text)
-        except ValueError:
-            pass
-    where = f" of attribute '{attribute}'" if attribute else ""
-    raise ArffError(f"value {text!r}{where} is not a number")
+    """A number as Java's ``Double.valueOf`` (and so Weka 3.6) reads it: decimal or
+    hexadecimal (``0x1.8p1``), an optional ``f``/``d`` suffix, ``NaN`` (missing) and
+    ``Infinity``; ASCII digits only, blanks around a quoted value ignored."""
+    core = text.strip(_JAVA_BLANKS)
+    if _JAVA_NUMBER.fullmatch(core) is None:
+        where = f" of attribute {shown(attribute)}" if attribute else ""
+        raise ArffError(f"value {shown(text)}{where} is not a number")
+    if core[-1] in "fFdD":
+        core = core[:-1]
+    if "x" not in core and "X" not in core:
+        return float(core)
+    try:
+        return float.fromhex(core)
+    except OverflowError:
+        return -math.inf if core[0] == "-" else math.inf
+
+
+def parse_sparse_index(text: str, count: int) -> int:
+    """The attribute index of a sparse entry, as Weka 3.6 reads it (Integer.parseInt:
+    an optional sign and decimal digits); ArffError unless it is one of ``count``."""
+    if _SPARSE_INDEX.fullmatch(text) is None:
+        raise ArffError(f"expected an attribute index in a sparse row, found {shown(text)}")
+    digits = text.lstrip("+-")
+    if not digits.isascii():
+        digits = "".join(str(unicodedata.decimal(digit)) for digit in digits)
+    digits = digits.lstrip("0") or "0"
+    if text[0] == "-" and digits != "0":
+        raise ArffError(f"expected an attribute index in a sparse row, found {shown(text)}")
+    if len(digits) > _INDEX_DIGITS or int(digits) >= count:
+        index_text = text if len(text) <= 60 else shown(text)
+        raise ArffError(f"sparse index {index_text} is beyond the {count} attributes (0 to {count - 1})")
+    return int(digits)
+
+
+def parse_weight(text: str) -> float:
+    """An instance weight: a number, finite and not negative (stricter than Weka 3.6,
+    which keeps ``{-1}`` and ``{Infinity}`` and turns ``{NaN}`` into 1)."""
+    weight = parse_number(text)
+    if not (math.isfinite(weight) and weight >= 0):
+        raise ArffError(f"instance weight {shown(text)} is not a finite number of at least 0")
+    return weight
 
 
 def _chain_first(first, rest):
@@ -276,30 +337,47 @@ class _ReadFailure(Exception):
     """The bytes could not be read (a damaged gzip stream, say); the caller adds the line."""
 
 
-def _blocks(stream: BinaryIO) -> Iterator[bytes]:
+class _LineTooLong(Exception):
+    """A line longer than the bound; the caller adds the line."""
+
+
+def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
     """Blocks of whole lines with LF, CRLF and CR line ends all turned into LF.
 
     Reads with ``read1`` where the stream has it (one system call at a time, so a
     signal is acted on at once); a line longer than a block is gathered in pieces
-    and joined once, so long lines cost linear time.
+    and joined once, so long lines cost linear time, and refused (_LineTooLong, for
+    the caller to locate) once it holds more than ``line_bytes`` bytes.
     """
     read = getattr(stream, "read1", stream.read)
     pieces: list[bytes] = []
+    gathered = 0
     while True:
         data = _read(read, _BLOCK_BYTES)
         if not data:
             if pieces:
-                yield _unify_line_ends(b"".join(pieces)) + b"\n"
+                yield _unify_line_ends(_take_joined(pieces)) + b"\n"
             return
         if data.endswith(b"\r"):
             data += _read(read, 1)
         cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
         if cut == -1:
+            gathered += len(data)
+            if gathered > line_bytes:
+                raise _LineTooLong
             pieces.append(data)
             continue
+        gathered = len(data) - cut - 1
         pieces.append(data[: cut + 1])
-        yield _unify_line_ends(b"".join(pieces))
-        pieces = [data[cut + 1 :]]
+        yield _unify_line_ends(_take_joined(pieces))
+        pieces.append(data[cut + 1 :])
+
+
+def _take_joined(pieces: list[bytes]) -> bytes:
+    """The pieces joined, and the list emptied, so a long line is not held twice."""
+    joined = b"".join(pieces)
+    pieces.clear()
+    return joined
 
 
 def _read(read, size: int) -> bytes:
@@ -315,15 +393,22 @@ def _unify_line_ends(block: bytes) -> bytes:
     return block
 
 
-def _numbered_lines(blocks: Iterator[bytes], name: str) -> Iterator[tuple[int, bytes]]:
+def _numbered_lines(blocks: Iterator[bytes], name: str, line_bytes: int) -> Iterator[tuple[int, bytes]]:
     line_number = 0
     try:
         for block in blocks:
-            for line in block.split(b"\n")[:-1]:
+            lines = block.split(b"\n")
+            del block  # a long line is held once, as its line
+            for line in lines[:-1]:
+                if len(line) > line_bytes:
+                    raise _LineTooLong
                 line_number += 1
                 yield line_number, line
     except _ReadFailure as failure:
         raise ArffError(str(failure), name, line_number + 1) from None
+    except _LineTooLong:
+        raise ArffError(f"a line longer than {line_bytes:,} bytes: refused (set {VARIABLES['line_bytes']} "
+                        "to allow more)", name, line_number + 1) from None
 
 
 def _tokens_of(joined: bytes, n_lines: int):
@@ -432,6 +517,7 @@ def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) 
     rows = line_of[0::2]
     if (
         not numeric_like[0::2].all()
+        or _any_char_within(_NOT_INDEX_CHAR, joined, starts[0::2], ends[0::2])
         or np.any(indices != np.floor(indices))
         or np.any(indices < 0)
         or np.any(indices >= columns.count)
@@ -451,6 +537,14 @@ def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) 
     matrix = sp.csr_matrix((values, column_of, indptr), shape=(n_rows, columns.count))
     matrix.eliminate_zeros()
     return Chunk(matrix, texts)
+
+
+def _any_char_within(flags: np.ndarray, joined: bytes, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether a byte flagged in ``flags`` lies in any of the ranges ``starts[i]:ends[i]`` of ``joined``."""
+    flagged = np.flatnonzero(flags[np.frombuffer(joined, dtype=np.uint8)])
+    if not len(flagged):
+        return False
+    return bool(np.any(np.searchsorted(flagged, starts) != np.searchsorted(flagged, ends)))
 
 
 def _parse_dense_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
@@ -490,12 +584,12 @@ def _parse_row(line: str, columns: _ColumnInfo):
     weight = None
     rest = tokens[position:]
     if rest and rest[0].kind == OPEN:
-        if len(rest) < 3 or rest[1].kind != WORD or rest[2].kind != CLOSE:
+        if len(rest) < 3 or rest[1].kind not in (WORD, QUOTED) or rest[2].kind != CLOSE:
             raise ArffError("a weight must be written {number} at the end of the row")
-        weight = parse_number(rest[1].text)
+        weight = parse_weight(rest[1].text)
         rest = rest[3:]
     if rest:
-        raise ArffError(f"unexpected {rest[0].text!r} after the end of the row")
+        raise ArffError(f"unexpected {shown(rest[0].text)} after the end of the row")
     return cols, values, texts, weight
 
 
@@ -509,11 +603,9 @@ def _sparse_pairs(tokens, columns: _ColumnInfo, texts: dict):
         token = tokens[position]
         if token.kind == CLOSE:
             return cols, values, position + 1
-        if token.kind != WORD or not token.text.isdigit():
-            raise ArffError(f"expected an attribute index in a sparse row, found {token.text!r}")
-        index = int(token.text)
-        if index >= columns.count:
-            raise ArffError(f"sparse index {index} is beyond the {columns.count} attributes (0 to {columns.count - 1})")
+        if token.kind not in (WORD, QUOTED):
+            raise ArffError(f"expected an attribute index in a sparse row, found {shown(token.text)}")
+        index = parse_sparse_index(token.text, columns.count)
         if cols and index <= cols[-1]:
             raise ArffError(f"sparse indices must ascend: {index} after {cols[-1]}")
         if position + 1 >= len(tokens) or tokens[position + 1].kind not in (WORD, QUOTED):

@@ -1,15 +1,17 @@
-"""A hand-written linear tokenizer for ARFF lines.
+"""A linear tokenizer for ARFF lines.
 
-One left-to-right pass over the characters, so no input can make it backtrack
-(liac-arff 2.5.0's nominal regex takes seconds on a 16-repeat crafted header); the
-only regular expression is a single character class, which cannot backtrack.  Used for every header line and for data rows the
-vectorized reader cannot take (quoted values, weights, mixed rows).
+No input can make it backtrack (liac-arff 2.5.0's nominal regex takes seconds on a
+16-repeat crafted header): its regular expressions are character classes, and the
+quoted-string pattern uses possessive quantifiers, so each character is looked at a
+bounded number of times and long strings are scanned in C.  Used for every header
+line and for data rows the vectorized reader cannot take (quoted values, weights,
+mixed rows).
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from filterkit.errors import ArffError
 
@@ -18,13 +20,26 @@ QUOTED = "quoted"
 OPEN = "{"
 CLOSE = "}"
 
-_SEPARATORS = " \t,"
-_STOPS = " \t,{}%'\""
-#: A line without these is only words and separators (split by str.split, in C); the
-#: search is a single character class, linear in the line like the scan below.
+#: A line without these is only words and separators (its words found by one
+#: character class, in C).
 _MARKED = re.compile("['\"{}%]")
+_PLAIN_WORD = re.compile("[^ \t,]+")
+#: The next token after any separators: a word, a brace, a single- or double-quoted
+#: string (its body, escapes still in), a comment, a quote that is never closed, or
+#: the end of the line.
+_NEXT_TOKEN = re.compile(
+    r"[ \t,]*+(?:"
+    r"""([^ \t,{}%'"]++)"""
+    r"|([{}])"
+    r"|'([^'\\]*+(?:\\.[^'\\]*+)*+)'"
+    r'|"([^"\\]*+(?:\\.[^"\\]*+)*+)"'
+    r"""|(['"])"""
+    r"|%|\Z)",
+    re.DOTALL,
+)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "a": "\a", "v": "\v"}
-_OCTAL = "01234567"
+_OTHER_ESCAPE = re.compile(r"\\([^0-7])", re.DOTALL)
+_OCTAL_ESCAPE = re.compile(r"\\([0-3][0-7]{0,2}|[4-7][0-7]?)")
 
 
 class Token(NamedTuple):
@@ -42,65 +57,57 @@ def tokenize(line: str) -> list[Token]:
     character stands for itself.  As in Weka, a comma
     separates like white space, in the header and in data rows.
     """
+    return list(iter_tokens(line))
+
+
+def iter_tokens(line: str) -> Iterator[Token]:
+    """The tokens of :func:`tokenize` one at a time, so a caller can stop early."""
     if _MARKED.search(line) is None:
-        return [Token(WORD, word) for word in line.replace(",", " ").replace("\t", " ").split(" ") if word]
-    tokens: list[Token] = []
+        for match in _PLAIN_WORD.finditer(line):
+            yield Token(WORD, match.group())
+        return
     position = 0
-    length = len(line)
-    while position < length:
-        char = line[position]
-        if char in _SEPARATORS:
-            position += 1
-        elif char == "%":
-            break
-        elif char == "{" or char == "}":
-            tokens.append(Token(char, char))
-            position += 1
-        elif char == "'" or char == '"':
-            text, position = _read_quoted(line, position)
-            tokens.append(Token(QUOTED, text))
+    while True:
+        match = _NEXT_TOKEN.match(line, position)
+        word, brace, single, double, unclosed = match.groups()
+        if word is not None:
+            yield Token(WORD, word)
+        elif brace is not None:
+            yield Token(brace, brace)
+        elif single is not None or double is not None:
+            yield Token(QUOTED, _unescape(single if double is None else double))
+        elif unclosed is not None:
+            raise ArffError(f"unterminated {unclosed} quote starting at column {match.start(5) + 1}")
         else:
-            start = position
-            while position < length and line[position] not in _STOPS:
-                position += 1
-            tokens.append(Token(WORD, line[start:position]))
-    return tokens
+            return
+        position = match.end()
 
 
-def _read_quoted(line: str, start: int) -> tuple[str, int]:
-    quote = line[start]
-    pieces = []
-    position = start + 1
-    length = len(line)
-    run_start = position
-    while position < length:
-        char = line[position]
-        if char == quote:
-            pieces.append(line[run_start:position])
-            return "".join(pieces), position + 1
-        if char == "\\":
-            pieces.append(line[run_start:position])
-            if position + 1 >= length:
-                break
-            escaped = line[position + 1]
-            position += 2
-            if escaped in _OCTAL:
-                # Java's StreamTokenizer: up to three octal digits, the third
-                # only when the first is 0-3 (so the code stays below 256).
-                code = int(escaped)
-                if position < length and line[position] in _OCTAL:
-                    code = code * 8 + int(line[position])
-                    position += 1
-                    if escaped <= "3" and position < length and line[position] in _OCTAL:
-                        code = code * 8 + int(line[position])
-                        position += 1
-                pieces.append(chr(code))
-            else:
-                pieces.append(_ESCAPES.get(escaped, escaped))
-            run_start = position
-        else:
-            position += 1
-    raise ArffError(f"unterminated {quote} quote starting at column {start + 1}")
+def _unescape(body: str) -> str:
+    """A quoted string's text from its body.  Escaped backslashes pair up left to right,
+    so splitting at them leaves pieces whose every backslash starts an escape."""
+    if "\\" not in body:
+        return body
+    return "\\".join(_unescape_piece(piece) for piece in body.split("\\\\"))
+
+
+def _unescape_piece(piece: str) -> str:
+    if "\\" not in piece:
+        return piece
+    for letter, char in _ESCAPES.items():
+        piece = piece.replace("\\" + letter, char)
+    piece = _OTHER_ESCAPE.sub(r"\1", piece)
+    # last, as a code may stand for a backslash that the steps above must not see
+    return _OCTAL_ESCAPE.sub(lambda match: chr(int(match.group(1), 8)), piece)
+
+
+def shown(text: str, most: int = 60) -> str:
+    """``text`` quoted for an error message, its middle cut out when it is longer than
+    ``most`` characters (a name or value may be megabytes long)."""
+    if len(text) <= most:
+        return repr(text)
+    half = most // 2
+    return repr(text[:half] + "…" + text[-half:]) + f" ({len(text):,} characters)"
 
 
 _NEEDS_ESCAPE = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "%": "\\%"}

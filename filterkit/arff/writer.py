@@ -3,7 +3,8 @@
 Numbers are written in the shortest form that reads back to the same float64
 (integers without a decimal point); NaN is ``?``; labels, strings and names are
 quoted where needed.  Sparse chunks are written as sparse rows unless dense
-output is asked for, and the other way round.
+output is asked for, and the other way round; a sparse chunk written dense is
+written a block of rows at a time, so its dense form never exists whole.
 """
 
 from __future__ import annotations
@@ -21,10 +22,14 @@ except ImportError:  # built without a C compiler: the Python path writes the sa
 
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
-from filterkit.arff.tokens import quote
+from filterkit.arff.tokens import quote, shown
+from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, TEXT_KINDS, Chunk, Schema
 
 _EXACT_INTEGER = 2.0**53
+#: A sparse chunk written as dense rows is written in blocks of about this many cells
+#: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
+_DENSE_BLOCK_CELLS = 1 << 20
 
 
 def format_numbers(values: np.ndarray) -> list[str]:
@@ -74,8 +79,20 @@ class ArffWriter:
             self.stream.write(text.decode("utf-8") if isinstance(text, bytes) else text)
 
     def write(self, chunk: Chunk) -> None:
-        """Append the rows of ``chunk``."""
+        """Append the rows of ``chunk``; ArffError for a value the format cannot hold (a
+        weight that is NaN, infinite or negative; a date outside the years 1 to 9999)."""
         sparse = chunk.is_sparse if self.sparse is None else self.sparse
+        if chunk.weights is not None and not (np.isfinite(chunk.weights) & (chunk.weights >= 0)).all():
+            bad = chunk.weights[~(np.isfinite(chunk.weights) & (chunk.weights >= 0))][0]
+            raise ArffError(f"an instance weight of {bad!r} cannot be written (weights are finite and at least 0)")
+        if chunk.is_sparse and not sparse:
+            block = max(1, _DENSE_BLOCK_CELLS // max(1, chunk.values.shape[1]))
+            for start in range(0, chunk.n_rows, block):
+                self._write_rows(_row_block(chunk, start, start + block), sparse)
+            return
+        self._write_rows(chunk, sparse)
+
+    def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
         if _speedups is not None and chunk.weights is None:
             self._emit(_speedups.format_rows(indptr, columns, values, special.view(np.uint8), texts, sparse))
@@ -135,6 +152,12 @@ class ArffWriter:
         return self._formatters[column](values)
 
 
+def _row_block(chunk: Chunk, start: int, stop: int) -> Chunk:
+    """Rows ``start:stop`` of ``chunk``."""
+    weights = None if chunk.weights is None else chunk.weights[start:stop]
+    return Chunk(chunk.values[start:stop], {c: texts[start:stop] for c, texts in chunk.text.items()}, weights)
+
+
 def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where each row's entries start (int64, one more than the rows), and the column
     and value of every entry a sparse row must show, in row order.
@@ -186,7 +209,10 @@ def _value_formatter(attribute):
         date_format = DateFormat(attribute.date_format)
 
         def date(values: np.ndarray) -> list[str]:
-            return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
+            try:
+                return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
+            except ArffError as error:
+                raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 
         return date
     return format_numbers

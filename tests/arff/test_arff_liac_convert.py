@@ -117,6 +117,14 @@ def test_from_liac_rejects_a_date_type(kind):
             "data row 2: value 'abc' of attribute 'a' is not a number",
         ),
         (
+            {"relation": "r", "attributes": [("a", "NUMERIC")], "data": [["1.5"], ["nan"]]},
+            "data row 2: value 'nan' of attribute 'a' is not a number",
+        ),
+        (
+            {"relation": "r", "attributes": [("a", "NUMERIC")], "data": [["1.5"], ["\u0663"]]},
+            "data row 2: value '\u0663' of attribute 'a' is not a number",
+        ),
+        (
             {"relation": "r", "attributes": [("a", "NUMERIC"), ("b", "REAL")], "data": [[1.0, 2.0], [1.0]]},
             "data row 2: expected 2 values, found 1 values",
         ),
