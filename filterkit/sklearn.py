@@ -45,10 +45,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import MemorySource
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.sources import MemorySource
 from filterkit.stage import Context, Option, Stage
 
 #: Friendly class names of built-in stages (other stages get a derived name).

@@ -17,7 +17,9 @@ from filterkit.arff import read_arff
 from filterkit.arff.header import HeaderParser
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource, StreamSource, read_ahead, write_behind
+from filterkit.background import read_ahead, write_behind
+from filterkit.runner import Chain
+from filterkit.sources import FileSource, StreamSource
 from filterkit.schema import Chunk, concatenate
 
 # A string attribute, a missing string and instance weights: all must survive the spool.

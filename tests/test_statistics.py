@@ -11,7 +11,8 @@ import scipy.sparse as sp
 
 from filterkit.arff.reader import read_arff
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource, resolve_class
+from filterkit.runner import Chain, resolve_class
+from filterkit.sources import FileSource
 from filterkit.schema import Chunk
 from filterkit.statistics import ValueCounts
 
