@@ -192,19 +192,7 @@ class ChainRecipe:
 
     def rebuild(self) -> Chain:
         """The chain with every stage prepared and, where a state is given, fitted."""
-        registry = _registry(self.plugins_dir)
-        stages = [registry.make_stage(name, params) for name, params, _ in self.stages]
-        chain = Chain(stages, class_spec=None, positive=self.positive)
-        chain.input_schema, chain.class_name = self.schema, self.class_name
-        schema = self.schema
-        for position, (stage, (_, _, state)) in enumerate(zip(stages, self.stages)):
-            chain.prepare_stage(position, schema)
-            if state is None:
-                return chain
-            stage.load_state(state)
-            schema = stage.output_schema()
-        chain.output_schema = schema
-        return chain
+        return Chain.rebuilt(_registry(self.plugins_dir), self.stages, self.schema, self.class_name, self.positive)
 
     def chunks(self, partition: Partition) -> Iterator[Chunk]:
         """The rows of ``partition``."""

@@ -17,8 +17,13 @@ from typing import Iterable, Iterator
 
 from filterkit.contract import OutputContract, stage_origin
 from filterkit.errors import FilterkitError
+from filterkit.plugins import Registry
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Context, Stage
+
+#: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
+#: that does not fit it, besides FilterkitError.
+_STATE_MISFITS = (KeyError, TypeError, ValueError, IndexError, OverflowError)
 
 
 def resolve_class(schema: Schema, spec: str | None) -> int | None:
@@ -51,6 +56,41 @@ class Chain:
         self.input_schema: Schema | None = None
         self.output_schema: Schema | None = None
         self.class_name: str | None = None
+
+    @classmethod
+    def rebuilt(cls, registry: Registry, stages: Iterable[tuple[str, dict, dict | None]], input_schema: Schema,
+                class_name: str | None, positive: str | None) -> "Chain":
+        """A fitted chain made again from what was saved of it: each stage as ``(name,
+        options, state)``, the input schema, the class attribute's name and the positive label.
+
+        Each stage is made through ``registry``, prepared on the schema flowing through
+        the chain, given its state, and its output schema passed on.  A state of None
+        marks the stage being fitted (the last one): it is prepared only, and the chain
+        has no output schema.  FilterkitError ``stage N 'NAME': why`` when a stage
+        cannot be made, or refuses its options or state.
+        """
+        entries = list(stages)
+        made = []
+        for position, (name, params, _) in enumerate(entries, 1):
+            try:
+                made.append(registry.make_stage(name, params))
+            except FilterkitError as error:
+                raise FilterkitError(f"stage {position} '{name}': {error}") from None
+        chain = cls(made, class_spec=None, positive=positive)
+        chain.input_schema, chain.class_name = input_schema, class_name
+        schema = input_schema
+        for position, (stage, (_, _, state)) in enumerate(zip(made, entries)):
+            try:
+                chain.prepare_stage(position, schema)
+                if state is None:
+                    return chain
+                stage.load_state(state)
+                schema = stage.output_schema()
+            except (FilterkitError, *_STATE_MISFITS) as error:
+                detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
+                raise FilterkitError(f"stage {position + 1} '{stage.name}': {detail}") from None
+        chain.output_schema = schema
+        return chain
 
     def prepare_stage(self, position: int, schema: Schema) -> None:
         """Show stage ``position`` its input schema and context."""

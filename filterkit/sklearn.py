@@ -302,11 +302,9 @@ def _saved(stage: Stage) -> dict:
 
 def _restored(saved: dict, schema: Schema) -> Stage:
     """The stage :func:`_saved` describes, prepared for ``schema`` (class last, if nominal)."""
-    stage = _registry().make_stage(saved["name"], saved["params"])
-    class_index = len(schema) - 1 if schema.attributes[-1].kind == NOMINAL else None
-    stage.prepare(schema, Context(class_index, saved["positive"]))
-    stage.load_state(saved["state"])
-    return stage
+    class_name = schema.attributes[-1].name if schema.attributes[-1].kind == NOMINAL else None
+    stages = [(saved["name"], saved["params"], saved["state"])]
+    return Chain.rebuilt(_registry(), stages, schema, class_name, saved["positive"]).stages[0]
 
 
 def _may_learn_from_y(stage_class: type[Stage]) -> bool:
