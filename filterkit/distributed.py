@@ -64,7 +64,9 @@ def import_distributed():
 
 
 def check_runnable(stages, input_path: str) -> None:
-    """Refuse, before any cluster starts, what this engine cannot run identically to the local one."""
+    """Refuse, before any cluster starts, what this engine cannot run identically to the local one:
+    standard input, a FIFO or device, and a stage that needs each row's position in the whole
+    input (:meth:`Stage.needs_row_positions`)."""
     if input_path == "-":
         raise FilterkitError("--engine dask reads files its workers can open; it cannot partition standard input")
     if os.path.exists(input_path) and not (os.path.isdir(input_path) or stat.S_ISREG(os.stat(input_path).st_mode)):
@@ -73,13 +75,10 @@ def check_runnable(stages, input_path: str) -> None:
             "(a FIFO or device can be read once only: use --engine local)"
         )
     for stage in stages:
-        # The stage protocol tells a stage nothing of a row's position in the whole input, and
-        # select's SVM sample draws one seeded number per row by exactly that position.
-        if stage.name == "select" and stage.params.get("metric") == "svm":
+        if stage.needs_row_positions():
             raise FilterkitError(
-                "select --metric svm cannot run with --engine dask: its training sample draws one seeded "
-                "number per row by the row's position in the whole input, which a partition does not know "
-                "(use --engine local, or rank by a metric such as select --metric ig)"
+                f"stage '{stage.name}' cannot run with --engine dask with these options: its result depends on "
+                "each row's position in the whole input, which a partition does not know (use --engine local)"
             )
 
 

@@ -307,7 +307,7 @@ def test_a_failing_stage_on_a_worker_is_reported_as_locally(run_filterkit, on_da
     "argv, message",
     [
         ([*ETHICS, "-o", "OUT", OH0, "select", "--metric", "svm", "--top", "10"],
-         "select --metric svm cannot run with --engine dask"),
+         "stage 'select' cannot run with --engine dask with these options"),
         (["-o", "OUT", "-", "l2"], "cannot partition standard input"),
         (["-o", "OUT", "--partitions", "2", "PARTS", "l2"], "--partitions splits one file"),
         (["-o", "OUT", "NOWHERE/*.arff", "l2"], "no file matches"),
