@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from chain_helpers import REAL
 from filterkit import cli
 from filterkit.runner import Chain
-from filterkit.sources import FileSource
 from filterkit.schema import Chunk
+from filterkit.sources import FileSource
 from filterkit.statistics import PresenceCounts, ValueCounts
 
 

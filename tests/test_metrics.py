@@ -21,8 +21,8 @@ from filterkit.errors import FilterkitError
 from filterkit.metrics import feature_scores, metric_scores, positive_code, target_classes
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
-from filterkit.sources import FileSource
 from filterkit.schema import Attribute, Chunk
+from filterkit.sources import FileSource
 from filterkit.statistics import ValueCounts
 
 

@@ -12,8 +12,8 @@ from filterkit.arff import read_arff
 from filterkit.model import FORMAT_VERSION, arrays_path, load_model, save_model
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
-from filterkit.sources import FileSource
 from filterkit.schema import concatenate
+from filterkit.sources import FileSource
 
 
 def split_in_halves(path, folder):

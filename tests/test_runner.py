@@ -15,12 +15,12 @@ import pytest
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR, assert_same_values, read_bytes, wait_for_temporary
 from filterkit.arff import read_arff
 from filterkit.arff.header import HeaderParser
+from filterkit.background import read_ahead, write_behind
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.background import read_ahead, write_behind
 from filterkit.runner import Chain
-from filterkit.sources import FileSource, StreamSource
 from filterkit.schema import Chunk, concatenate
+from filterkit.sources import FileSource, StreamSource
 
 # A string attribute, a missing string and instance weights: all must survive the spool.
 WEIGHTED = b"""@relation w

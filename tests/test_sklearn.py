@@ -30,7 +30,6 @@ from filterkit.evaluation import take_rows
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
-from filterkit.sources import MemorySource
 from filterkit.sklearn import (
     Binarizer,
     MinMaxScaler,
@@ -41,6 +40,7 @@ from filterkit.sklearn import (
     Shaper,
     transformer_for,
 )
+from filterkit.sources import MemorySource
 
 OH0 = REAL / "oh0.wc.arff"
 
