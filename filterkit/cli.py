@@ -22,6 +22,7 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.writer import ArffWriter
+from filterkit.background import write_behind
 from filterkit.distributed import INSTALL_HINT, DaskEngine, check_runnable, checked_output_folder, partition_files
 from filterkit.errors import FilterkitError
 from filterkit.evaluate_command import evaluate_command
@@ -29,7 +30,8 @@ from filterkit.info_command import info_command
 from filterkit.model import arrays_path, load_model, save_model
 from filterkit.outputs import OutputFile, checked_output, staged_output
 from filterkit.plugins import Registry, load_plugins
-from filterkit.runner import Chain, FileSource, StreamSource, terminal_progress, write_behind
+from filterkit.runner import Chain, terminal_progress
+from filterkit.sources import FileSource, StreamSource
 from filterkit.stage import Option
 
 COMMANDS = ("plugins", "apply", "evaluate", "info")

@@ -3,7 +3,7 @@
 The input is a list of partitions: several ARFF files sharing one header, or
 one file whose data section is cut at line ends into byte ranges (so no row is
 ever cut; a range is read with the schema already known, and an error still
-names the file's own line).  As :class:`filterkit.runner.Chain` does, each
+names the file's own line: :mod:`filterkit.arff.partition`).  As :class:`filterkit.runner.Chain` does, each
 fitted stage costs one pass; here a pass is one Dask task per partition, which
 reads the partition's rows, pushes them through the stages already fitted and
 accumulates the stage's statistics.  The statistics are merged pairwise, always
@@ -13,7 +13,7 @@ the client moves into the output folder or concatenates in partition order.
 
 Only statistics and fitted state travel through Dask: a task receives each
 stage as its name, options and state (what a model file holds) and rebuilds it
-through the plugin registry, as ``filterkit apply`` does; workers read their
+through the plugin registry (:meth:`Chain.rebuilt`, as ``filterkit apply`` does); workers read their
 rows from, and write them to, files they share with the client.  Dask is
 imported only when this engine is used.
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
-import io
 import os
 import re
 import shutil
@@ -37,8 +36,9 @@ from typing import Iterator
 
 import scipy.sparse as sp
 
-from filterkit.arff.header import HeaderParser, format_header
-from filterkit.arff.reader import ArffReader, KnownHeader
+from filterkit.arff.header import format_header
+from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
+from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import ArffWriter
 from filterkit import __version__
 from filterkit.errors import FilterkitError
@@ -51,8 +51,6 @@ from filterkit.stage import Provenance
 INSTALL_HINT = "pip install 'filterkit[dask]'"
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2
-_BLOCK_BYTES = 1 << 20
-_LINE_END = re.compile(rb"\r\n|\r|\n")
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 
 
@@ -66,7 +64,9 @@ def import_distributed():
 
 
 def check_runnable(stages, input_path: str) -> None:
-    """Refuse, before any cluster starts, what this engine cannot run identically to the local one."""
+    """Refuse, before any cluster starts, what this engine cannot run identically to the local one:
+    standard input, a FIFO or device, and a stage that needs each row's position in the whole
+    input (:meth:`Stage.needs_row_positions`)."""
     if input_path == "-":
         raise FilterkitError("--engine dask reads files its workers can open; it cannot partition standard input")
     if os.path.exists(input_path) and not (os.path.isdir(input_path) or stat.S_ISREG(os.stat(input_path).st_mode)):
@@ -75,13 +75,10 @@ def check_runnable(stages, input_path: str) -> None:
             "(a FIFO or device can be read once only: use --engine local)"
         )
     for stage in stages:
-        # The stage protocol tells a stage nothing of a row's position in the whole input, and
-        # select's SVM sample draws one seeded number per row by exactly that position.
-        if stage.name == "select" and stage.params.get("metric") == "svm":
+        if stage.needs_row_positions():
             raise FilterkitError(
-                "select --metric svm cannot run with --engine dask: its training sample draws one seeded "
-                "number per row by the row's position in the whole input, which a partition does not know "
-                "(use --engine local, or rank by a metric such as select --metric ig)"
+                f"stage '{stage.name}' cannot run with --engine dask with these options: its result depends on "
+                "each row's position in the whole input, which a partition does not know (use --engine local)"
             )
 
 
@@ -107,14 +104,8 @@ class Partition:
             with ArffReader(self.path, self.label, chunk_rows) as reader:
                 yield reader
             return
-        try:
-            with _RangeStream(self.path, self.start, self.end) as stream:
-                yield ArffReader(io.BufferedReader(stream), self.label, chunk_rows, KnownHeader.rows_only(schema))
-        except FilterkitError as error:
-            if error.path != self.label or error.line is None:
-                raise
-            line = error.line + _count_line_ends(self.path, 0, self.start)
-            raise type(error)(error.message, error.path, line) from None
+        with range_reader(self.path, self.label, self.start, self.end, schema, chunk_rows) as reader:
+            yield reader
 
     def chunks(self, schema: Schema, chunk_rows: int, sparse_rows: bool | None) -> Iterator[Chunk]:
         """The partition's rows, stored as the input's first row is (see :func:`_stored_as`)."""
@@ -127,30 +118,6 @@ class Partition:
         with self.reader(schema, 1) as reader:
             first = next(reader.chunks(), None)
         return None if first is None else first.is_sparse
-
-
-class _RangeStream(io.RawIOBase):
-    """Bytes ``start:end`` of a file, as a stream."""
-
-    def __init__(self, path: str, start: int, end: int):
-        self._file = open(path, "rb")
-        self._file.seek(start)
-        self._left = end - start
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        size = min(len(buffer), self._left)
-        if size <= 0:
-            return 0
-        read = self._file.readinto(memoryview(buffer).cast("B")[:size])
-        self._left -= read
-        return read
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
 
 
 def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
@@ -192,19 +159,7 @@ class ChainRecipe:
 
     def rebuild(self) -> Chain:
         """The chain with every stage prepared and, where a state is given, fitted."""
-        registry = _registry(self.plugins_dir)
-        stages = [registry.make_stage(name, params) for name, params, _ in self.stages]
-        chain = Chain(stages, class_spec=None, positive=self.positive)
-        chain.input_schema, chain.class_name = self.schema, self.class_name
-        schema = self.schema
-        for position, (stage, (_, _, state)) in enumerate(zip(stages, self.stages)):
-            chain.prepare_stage(position, schema)
-            if state is None:
-                return chain
-            stage.load_state(state)
-            schema = stage.output_schema()
-        chain.output_schema = schema
-        return chain
+        return Chain.rebuilt(_registry(self.plugins_dir), self.stages, self.schema, self.class_name, self.positive)
 
     def chunks(self, partition: Partition) -> Iterator[Chunk]:
         """The rows of ``partition``."""
@@ -238,7 +193,7 @@ def worker_inventory(plugins_dir: str | None) -> dict:
 
 def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Partition, bool | None]:
     """A whole file as a partition, with its schema and whether its first row is sparse."""
-    schema, rows_start, size = _read_header(path, label)
+    schema, rows_start, size = locate_rows(path, label)
     partition = Partition(path, label, output_name, rows_start, None if rows_start is None else size)
     return schema, partition, partition.first_row_sparse(schema)
 
@@ -548,101 +503,10 @@ def _split_file(path: str, count: int) -> tuple[Schema, list[Partition]]:
     A gzip-compressed file cannot be cut and is one partition.
     """
     absolute = os.path.abspath(path)
-    schema, rows_start, size = _read_header(absolute, path)
+    schema, rows_start, size = locate_rows(absolute, path)
     if rows_start is None:
         return schema, [Partition(absolute, path, "part-00000.arff")]
-    cuts = [rows_start]
-    with open(absolute, "rb") as handle:
-        for number in range(1, count):
-            nominal = rows_start + (size - rows_start) * number // count
-            cuts.append(_next_line_start(handle, max(nominal, cuts[-1]), size))
-    cuts.append(size)
-    ranges = [(start, end) for start, end in zip(cuts, cuts[1:]) if end > start] or [(rows_start, size)]
+    ranges = cut_at_line_ends(absolute, rows_start, size, count)
     return schema, [
         Partition(absolute, path, f"part-{number:05d}.arff", start, end) for number, (start, end) in enumerate(ranges)
     ]
-
-
-def _read_header(path: str, label: str) -> tuple[Schema, int | None, int]:
-    """A file's schema, the offset where its rows begin (None for a gzip-compressed file) and its size.
-
-    The rows begin right after the ``@data`` keyword, so a row written on that
-    line is read, and the first line read is the ``@data`` line.
-    """
-    with open(path, "rb") as handle:
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(0)
-        compressed = handle.read(2) == b"\x1f\x8b"
-        handle.seek(0)
-        found = None if compressed else _scan_header(handle)
-    if found is None:  # the reader reads gzip, and reports a bad header with its line
-        with ArffReader(path, label, 1) as reader:
-            return reader.schema, None, size
-    return found[0], found[1], size
-
-
-def _scan_header(handle) -> tuple[Schema, int] | None:
-    """The schema and the offset after the ``@data`` keyword, as the reader's header parser
-    finds them line by line; None if the header cannot be read."""
-    parser = HeaderParser()
-    offset = 0
-    try:
-        for line, length in _raw_lines(handle):
-            rest = parser.feed(line.decode("utf-8"))
-            if rest is not None:
-                return parser.schema(), offset + len(line) - len(rest.encode("utf-8"))
-            offset += length
-    except (FilterkitError, UnicodeDecodeError):
-        pass
-    return None
-
-
-def _raw_lines(handle) -> Iterator[tuple[bytes, int]]:
-    """Each line without its end, and its length in bytes with it; LF, CRLF and CR end lines, as for the reader."""
-    pending = b""
-    while True:
-        block = handle.read(_BLOCK_BYTES)
-        if not block:
-            if pending:
-                yield pending.rstrip(b"\r"), len(pending)
-            return
-        pending += block
-        start = 0
-        for match in _LINE_END.finditer(pending):
-            if match.end() == len(pending) and match.group() == b"\r":
-                break  # perhaps the first half of a CRLF split between blocks
-            yield pending[start : match.start()], match.end() - start
-            start = match.end()
-        pending = pending[start:]
-
-
-def _next_line_start(handle, position: int, size: int) -> int:
-    """The first offset at or after ``position`` that follows a line feed (``size`` if none)."""
-    handle.seek(position - 1)
-    offset = position - 1
-    while True:
-        block = handle.read(_BLOCK_BYTES)
-        if not block:
-            return size
-        found = block.find(b"\n")
-        if found != -1:
-            return offset + found + 1
-        offset += len(block)
-
-
-def _count_line_ends(path: str, begin: int, end: int) -> int:
-    """The line ends (LF, CRLF, CR) in bytes ``begin:end`` of a file, counted as the reader counts lines."""
-    count, after_cr = 0, False
-    with open(path, "rb") as handle:
-        handle.seek(begin)
-        left = end - begin
-        while left > 0:
-            block = handle.read(min(_BLOCK_BYTES, left))
-            if not block:
-                break
-            left -= len(block)
-            count += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
-            if after_cr and block.startswith(b"\n"):
-                count -= 1
-            after_cr = block.endswith(b"\r")
-    return count

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema
+from filterkit.sources import MemorySource
 
 MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
 
@@ -50,21 +51,6 @@ class Settings:
     train_fractions: tuple[float, ...] = (1.0,)
     classifier: str = "svm"
     classifier_params: dict = field(default_factory=dict)
-
-
-class MemorySource:
-    """Rows held in memory, served as one chunk, as many times as a chain needs."""
-
-    def __init__(self, schema: Schema, chunk: Chunk):
-        self.schema = schema
-        self.chunk = chunk
-
-    def chunks(self):
-        """The rows, as one chunk."""
-        yield self.chunk
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:

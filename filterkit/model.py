@@ -267,6 +267,7 @@ def _json_type(value) -> str:
 
 
 def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
+    """The fitted chain a checked model document describes (its arrays read from beside ``path``)."""
     for entry in document["stages"]:
         if entry["name"] not in registry.stages:
             raise FilterkitError(
@@ -281,29 +282,17 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     referenced = [value["array"] for entry in document["stages"] for value in entry["state"].values()
                   if isinstance(value, dict) and "array" in value]
     arrays = _read_arrays(arrays_path(path), referenced, len(schema.attributes)) if referenced else {}
-    stages = []
-    for position, entry in enumerate(document["stages"], 1):
-        try:
-            stages.append(registry.make_stage(entry["name"], entry["params"]))
-        except FilterkitError as error:
-            raise _NotAModel(f"stage {position} '{entry['name']}': {error}") from None
-    chain = Chain(stages, class_spec=None, positive=document.get("positive"))
-    chain.input_schema = schema
-    chain.class_name = document.get("class")
-    for position, (stage, entry) in enumerate(zip(stages, document["stages"])):
-        try:
-            chain.prepare_stage(position, schema)
-            state = {
-                key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
-                for key, value in entry["state"].items()
-            }
-            stage.load_state(state)
-            schema = stage.output_schema()
-        except (FilterkitError, KeyError, TypeError, ValueError, IndexError, OverflowError) as error:
-            detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
-            raise _NotAModel(f"stage {position + 1} '{stage.name}': {detail}") from None
-    chain.output_schema = schema
-    return chain
+    stages = [
+        (entry["name"], entry["params"], {
+            key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
+            for key, value in entry["state"].items()
+        })
+        for entry in document["stages"]
+    ]
+    try:
+        return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"))
+    except FilterkitError as error:
+        raise _NotAModel(str(error)) from None
 
 
 def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:

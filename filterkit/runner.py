@@ -1,258 +1,29 @@
-"""Running a chain of stages over chunk sources.
+"""Running a chain of stages over chunk sources (:mod:`filterkit.sources`).
 
 :class:`Chain` fits stage 1 on the input, stage 2 on stage 1's output, and so
 on: one pass over the input for every fitted stage, each pass streaming
 chunks through the stages already fitted, except where a fitted stage derives
 the next one's statistics from its own (``shape bns``: one pass fits both).
 Only statistics are held between chunks, so memory depends on the features,
-not the rows.  A file input is
-re-read for each pass; a stream (stdin, a FIFO, a device) is first spooled once
-into a temporary binary file of numpy arrays (not re-parsed as text), unlinked as
-soon as it is open so that nothing is left behind however the process ends.
+not the rows.  A fitted chain is saved as each stage's name, options and
+state, and :meth:`Chain.rebuilt` makes it again from those (model files, the
+Dask engine's tasks, the scikit-learn adapters).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import queue
 import sys
-import tempfile
-import threading
 from typing import Iterable, Iterator
 
-import numpy as np
-import scipy.sparse as sp
-
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
 from filterkit.contract import OutputContract, stage_origin
 from filterkit.errors import FilterkitError
+from filterkit.plugins import Registry
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Context, Stage
 
-
-class FileSource:
-    """An ARFF file that can be read any number of times."""
-
-    def __init__(self, path: str, chunk_rows: int = DEFAULT_CHUNK_ROWS):
-        self.path = path
-        self.chunk_rows = chunk_rows
-        with ArffReader(path, chunk_rows=chunk_rows) as reader:
-            self.schema = reader.schema
-            self._header = reader.header
-
-    def chunks(self) -> Iterator[Chunk]:
-        """The rows of the file, chunk by chunk, read afresh (the header is parsed once);
-        the next chunk is read while the caller works on this one (:func:`read_ahead`)."""
-        return read_ahead(self._read)
-
-    def _read(self) -> Iterator[Chunk]:
-        with ArffReader(self.path, chunk_rows=self.chunk_rows, known_header=self._header) as reader:
-            yield from reader.chunks()
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
-    """The chunks of the iterator ``make_chunks()``, produced by a background thread
-    that keeps up to ``depth`` chunks ready, so reading (whose compiled parts and numpy
-    work release the GIL) overlaps with the caller's work on the other core.
-
-    Chunks arrive in order; an error of the reader is raised here, in the caller's
-    thread, when its chunk is due.  When the caller stops early (an error, Ctrl-C,
-    an abandoned generator), the thread stops after the chunk in hand and closes the
-    reader; it holds at most ``depth`` + 1 chunks.
-    """
-    ready: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def hand_over(item) -> bool:
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        chunks = None
-        try:
-            chunks = make_chunks()
-            for chunk in chunks:
-                if not hand_over((chunk, None)):
-                    return
-            hand_over((_END_OF_CHUNKS, None))
-        except BaseException as error:  # re-raised in the caller's thread
-            hand_over((None, error))
-        finally:
-            getattr(chunks, "close", lambda: None)()
-
-    reader = threading.Thread(target=produce, name="filterkit-read-ahead", daemon=True)
-    reader.start()
-    finished = False
-    try:
-        while True:
-            chunk, error = ready.get()
-            if error is not None:
-                finished = True
-                raise error
-            if chunk is _END_OF_CHUNKS:
-                finished = True
-                return
-            yield chunk
-    finally:
-        stop.set()
-        # stopped early (Ctrl-C, an abandoned generator): the thread ends after the chunk in
-        # hand, but a read stalled on a pipe must not hold the caller up for long
-        reader.join(None if finished else _STOP_WAIT)
-
-
-_END_OF_CHUNKS = object()
-_STOP_WAIT = 1.0  # seconds a stopped background thread is waited for
-
-
-def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
-    """``write(chunk)`` for every chunk, in order, in a background thread, while this
-    thread produces the next chunk (the compiled formatter releases the GIL).
-
-    An error of ``write`` (a full disk, a closed pipe) is raised here once noticed,
-    and no later chunk is written.  When producing fails, the chunks produced before
-    are still written, as they would be without the thread, and the thread is waited
-    for before the error goes on.  Ctrl-C (and SIGTERM) stops the writing at once,
-    without waiting.  At most ``depth`` + 1 chunks are held.
-    """
-    pending: queue.Queue = queue.Queue(maxsize=depth)
-    failures: list[BaseException] = []
-
-    def consume() -> None:
-        while True:
-            chunk = pending.get()
-            if chunk is _END_OF_CHUNKS:
-                return
-            if failures:
-                continue
-            try:
-                write(chunk)
-            except BaseException as error:  # re-raised in the producing thread
-                failures.append(error)
-
-    writer = threading.Thread(target=consume, name="filterkit-write-behind", daemon=True)
-    writer.start()
-    try:
-        for chunk in chunks:
-            if failures:
-                break
-            pending.put(chunk)
-    except KeyboardInterrupt:
-        # not waited for: a write stalled on a full pipe must not hold up Ctrl-C, and the
-        # caller discards the output; the thread writes nothing more and ends
-        failures.append(KeyboardInterrupt())
-        with contextlib.suppress(queue.Empty):
-            while True:
-                pending.get_nowait()
-        pending.put_nowait(_END_OF_CHUNKS)
-        raise
-    except BaseException:
-        pending.put(_END_OF_CHUNKS)
-        writer.join()
-        raise
-    pending.put(_END_OF_CHUNKS)
-    writer.join()
-    if failures:
-        raise failures[0]
-
-
-class StreamSource:
-    """An ARFF stream read once; :meth:`spool` makes it re-readable."""
-
-    def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
-        self.reader = ArffReader(stream, name=name, chunk_rows=chunk_rows)
-        self.schema = self.reader.schema
-        self._spool = None
-        self._spool_path: str | None = None
-
-    def spool(self) -> None:
-        """Copy every chunk into a temporary binary file, so passes can repeat.
-
-        The file is unlinked as soon as it is open (only the open handle keeps it),
-        so nothing is left behind however the process ends, even by SIGKILL; where
-        an open file cannot be unlinked (Windows), it is removed by :meth:`close`.
-        """
-        folder = tempfile.gettempdir()
-        handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=".npy")
-        self._spool = os.fdopen(handle, "w+b")
-        try:
-            os.unlink(path)
-        except OSError:
-            self._spool_path = path
-        try:
-            for chunk in self.reader.chunks():
-                _save_chunk(self._spool, chunk)
-            self._spool.flush()
-        except OSError as error:
-            self.close()
-            raise FilterkitError(
-                f"cannot spool {self.reader.name} into the temporary folder {folder} "
-                f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
-                "or set TMPDIR to a folder with room for the data"
-            ) from None
-
-    def chunks(self) -> Iterator[Chunk]:
-        """The rows: from the spool if there is one, else straight from the stream (once).
-
-        Passes over the spool run one after another (each starts from its beginning).
-        """
-        if self._spool is None:
-            yield from self.reader.chunks()
-            return
-        self._spool.seek(0)
-        while True:
-            try:
-                chunk = _load_chunk(self._spool)
-            except EOFError:
-                return
-            yield chunk
-
-    def close(self) -> None:
-        """Close (and so delete) the spool file."""
-        if self._spool is not None:
-            self._spool.close()
-        if self._spool_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._spool_path)
-        self._spool, self._spool_path = None, None
-
-
-def _save_chunk(spool, chunk: Chunk) -> None:
-    meta = {
-        "sparse": chunk.is_sparse,
-        "shape": list(chunk.values.shape),
-        "text": {str(k): v for k, v in chunk.text.items()},
-        "weights": chunk.weights is not None,
-    }
-    np.save(spool, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
-    if chunk.is_sparse:
-        for array in (chunk.values.data, chunk.values.indices, chunk.values.indptr):
-            np.save(spool, array)
-    else:
-        np.save(spool, chunk.values)
-    if chunk.weights is not None:
-        np.save(spool, chunk.weights)
-
-
-def _load_chunk(spool) -> Chunk:
-    header = np.load(spool, allow_pickle=False)
-    meta = json.loads(header.tobytes().decode("utf-8"))
-    if meta["sparse"]:
-        data, indices, indptr = (np.load(spool, allow_pickle=False) for _ in range(3))
-        values = sp.csr_matrix((data, indices, indptr), shape=tuple(meta["shape"]))
-    else:
-        values = np.load(spool, allow_pickle=False)
-    weights = np.load(spool, allow_pickle=False) if meta["weights"] else None
-    return Chunk(values, {int(k): v for k, v in meta["text"].items()}, weights)
+#: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
+#: that does not fit it, besides FilterkitError.
+_STATE_MISFITS = (KeyError, TypeError, ValueError, IndexError, OverflowError)
 
 
 def resolve_class(schema: Schema, spec: str | None) -> int | None:
@@ -285,6 +56,41 @@ class Chain:
         self.input_schema: Schema | None = None
         self.output_schema: Schema | None = None
         self.class_name: str | None = None
+
+    @classmethod
+    def rebuilt(cls, registry: Registry, stages: Iterable[tuple[str, dict, dict | None]], input_schema: Schema,
+                class_name: str | None, positive: str | None) -> "Chain":
+        """A fitted chain made again from what was saved of it: each stage as ``(name,
+        options, state)``, the input schema, the class attribute's name and the positive label.
+
+        Each stage is made through ``registry``, prepared on the schema flowing through
+        the chain, given its state, and its output schema passed on.  A state of None
+        marks the stage being fitted (the last one): it is prepared only, and the chain
+        has no output schema.  FilterkitError ``stage N 'NAME': why`` when a stage
+        cannot be made, or refuses its options or state.
+        """
+        entries = list(stages)
+        made = []
+        for position, (name, params, _) in enumerate(entries, 1):
+            try:
+                made.append(registry.make_stage(name, params))
+            except FilterkitError as error:
+                raise FilterkitError(f"stage {position} '{name}': {error}") from None
+        chain = cls(made, class_spec=None, positive=positive)
+        chain.input_schema, chain.class_name = input_schema, class_name
+        schema = input_schema
+        for position, (stage, (_, _, state)) in enumerate(zip(made, entries)):
+            try:
+                chain.prepare_stage(position, schema)
+                if state is None:
+                    return chain
+                stage.load_state(state)
+                schema = stage.output_schema()
+            except (FilterkitError, *_STATE_MISFITS) as error:
+                detail = str(error) if isinstance(error, FilterkitError) else f"{type(error).__name__}: {error}"
+                raise FilterkitError(f"stage {position + 1} '{stage.name}': {detail}") from None
+        chain.output_schema = schema
+        return chain
 
     def prepare_stage(self, position: int, schema: Schema) -> None:
         """Show stage ``position`` its input schema and context."""

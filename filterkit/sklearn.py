@@ -45,10 +45,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import MemorySource
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.sources import MemorySource
 from filterkit.stage import Context, Option, Stage
 
 #: Friendly class names of built-in stages (other stages get a derived name).
@@ -302,11 +302,9 @@ def _saved(stage: Stage) -> dict:
 
 def _restored(saved: dict, schema: Schema) -> Stage:
     """The stage :func:`_saved` describes, prepared for ``schema`` (class last, if nominal)."""
-    stage = _registry().make_stage(saved["name"], saved["params"])
-    class_index = len(schema) - 1 if schema.attributes[-1].kind == NOMINAL else None
-    stage.prepare(schema, Context(class_index, saved["positive"]))
-    stage.load_state(saved["state"])
-    return stage
+    class_name = schema.attributes[-1].name if schema.attributes[-1].kind == NOMINAL else None
+    stages = [(saved["name"], saved["params"], saved["state"])]
+    return Chain.rebuilt(_registry(), stages, schema, class_name, saved["positive"]).stages[0]
 
 
 def _may_learn_from_y(stage_class: type[Stage]) -> bool:

@@ -182,6 +182,12 @@ class Stage(Configurable):
         checked by :func:`filterkit.testing.check_stage`."""
         return False
 
+    def needs_row_positions(self) -> bool:
+        """True when this stage's result depends on each row's position in the whole input,
+        which a part of the input read on its own (a Dask partition) does not know; such a
+        stage runs on the whole input only."""
+        return False
+
     def prepare(self, schema: Schema, context: Context) -> None:
         """See the input schema before any data; decide which attributes to act on."""
         self.input_schema = schema

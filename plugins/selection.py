@@ -96,6 +96,11 @@ class Selector(Stage):
                 f"select --metric {metric!r}: no such metric (registered: {', '.join(sorted(self.metrics))}, or svm)"
             )
 
+    def needs_row_positions(self) -> bool:
+        """With ``--metric svm``: the SVM's training sample draws one seeded number per row,
+        by the row's position in the whole input."""
+        return self.params["metric"] == SVM
+
     def preserves_zeros(self) -> bool:
         """Kept features keep their values."""
         return True

@@ -20,7 +20,8 @@ from filterkit import sklearn as filterkit_sklearn
 from filterkit.errors import FilterkitError
 from filterkit.model import save_model
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource
+from filterkit.runner import Chain
+from filterkit.sources import FileSource
 from filterkit.testing import RULES, StageCheckError, check_stage, generated_rows, read_output, run_filterkit
 
 BREAKERS = FIXTURE_PLUGINS / "contract_breakers"

@@ -18,8 +18,11 @@ import numpy as np
 import pytest
 
 from chain_helpers import REAL, STAGES_DIR, read_bytes, without_comments
+from filterkit.distributed import check_runnable
+from filterkit.errors import FilterkitError
 from filterkit.model import arrays_path
 from filterkit.plugins import load_plugins
+from filterkit.stage import Stage
 
 OH0 = REAL / "oh0.wc.arff"
 GRAIN = REAL / "grain_wc.arff"
@@ -307,7 +310,7 @@ def test_a_failing_stage_on_a_worker_is_reported_as_locally(run_filterkit, on_da
     "argv, message",
     [
         ([*ETHICS, "-o", "OUT", OH0, "select", "--metric", "svm", "--top", "10"],
-         "select --metric svm cannot run with --engine dask"),
+         "stage 'select' cannot run with --engine dask with these options"),
         (["-o", "OUT", "-", "l2"], "cannot partition standard input"),
         (["-o", "OUT", "--partitions", "2", "PARTS", "l2"], "--partitions splits one file"),
         (["-o", "OUT", "NOWHERE/*.arff", "l2"], "no file matches"),
@@ -336,6 +339,25 @@ def test_usage_errors(run_filterkit, tmp_path, argv, message):
     result = run_filterkit(*[str(a).replace("OUT", str(tmp_path)) for a in argv])
     assert result.status == 2
     assert message in result.stderr
+
+
+class RowNumbering(Stage):
+    """A stage whose result depends on each row's position in the whole input."""
+
+    name = "rownumber"
+
+    def needs_row_positions(self) -> bool:
+        return True
+
+
+def test_a_stage_that_needs_row_positions_is_refused_by_its_declaration_naming_it():
+    registry = load_plugins()
+    runnable = [registry.make_stage("select", {"metric": "ig", "top": 5}), registry.make_stage("l2", {})]
+    check_runnable(runnable, str(IRIS))
+    for stage in (RowNumbering(), registry.make_stage("select", {"metric": "svm", "top": 5})):
+        assert stage.needs_row_positions()
+        with pytest.raises(FilterkitError, match=f"stage '{stage.name}' cannot run with --engine dask"):
+            check_runnable([*runnable, stage], str(IRIS))
 
 
 def test_without_dask_the_engine_names_the_extra_to_install(run_filterkit, monkeypatch):

@@ -15,8 +15,9 @@ import scipy.sparse as sp
 
 from chain_helpers import REAL
 from filterkit import cli
-from filterkit.runner import Chain, FileSource
+from filterkit.runner import Chain
 from filterkit.schema import Chunk
+from filterkit.sources import FileSource
 from filterkit.statistics import PresenceCounts, ValueCounts
 
 

@@ -20,8 +20,9 @@ from scipy.stats import norm
 from filterkit.errors import FilterkitError
 from filterkit.metrics import feature_scores, metric_scores, positive_code, target_classes
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource
+from filterkit.runner import Chain
 from filterkit.schema import Attribute, Chunk
+from filterkit.sources import FileSource
 from filterkit.statistics import ValueCounts
 
 

@@ -11,8 +11,9 @@ from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, assert_same_values,
 from filterkit.arff import read_arff
 from filterkit.model import FORMAT_VERSION, arrays_path, load_model, save_model
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource
+from filterkit.runner import Chain
 from filterkit.schema import concatenate
+from filterkit.sources import FileSource
 
 
 def split_in_halves(path, folder):

@@ -15,10 +15,12 @@ import pytest
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR, assert_same_values, read_bytes, wait_for_temporary
 from filterkit.arff import read_arff
 from filterkit.arff.header import HeaderParser
+from filterkit.background import read_ahead, write_behind
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource, StreamSource, read_ahead, write_behind
+from filterkit.runner import Chain
 from filterkit.schema import Chunk, concatenate
+from filterkit.sources import FileSource, StreamSource
 
 # A string attribute, a missing string and instance weights: all must survive the spool.
 WEIGHTED = b"""@relation w
@@ -335,3 +337,44 @@ def test_write_behind_lets_a_producers_error_through_after_the_writer_is_done():
         write_behind(produce(), written.append)
     assert written == [0, 1, 2, 3]
     assert not _background_threads()
+
+
+def saved_stages(chain: Chain) -> list[tuple[str, dict, dict]]:
+    """What a model file, a Dask recipe or a pickled adapter keeps of each stage."""
+    return [(stage.name, dict(stage.params), stage.state()) for stage in chain.stages]
+
+
+def test_a_rebuilt_chain_gives_the_fitted_chains_output_byte_for_byte(registry):
+    stages = [registry.make_stage(name, {}) for name in ("shape", "bns", "meanscale", "l2")]
+    fitted = Chain(stages, positive="Ethics").fit(FileSource(str(REAL / "oh0.wc.arff")))
+    rebuilt = Chain.rebuilt(registry, saved_stages(fitted), fitted.input_schema, fitted.class_name, fitted.positive)
+    assert rebuilt.output_schema == fitted.output_schema
+    assert (rebuilt.class_name, rebuilt.positive) == (fitted.class_name, "Ethics")
+    chunks = list(FileSource(str(REAL / "oh0.wc.arff"), chunk_rows=300).chunks())
+    for mine, theirs in zip(rebuilt.transform(chunks), fitted.transform(chunks), strict=True):
+        assert_same_values(mine, theirs)
+
+
+def test_a_rebuilt_chain_prepares_the_stage_without_state_and_stops_there(registry):
+    fitted = Chain([registry.make_stage("meanscale", {})]).fit(FileSource(str(REAL / "iris.arff")))
+    stages = [*saved_stages(fitted), ("meanscale", {}, None)]
+    rebuilt = Chain.rebuilt(registry, stages, fitted.input_schema, fitted.class_name, None)
+    last = rebuilt.stages[-1]
+    assert rebuilt.output_schema is None
+    assert last.input_schema == fitted.output_schema and last.context.previous == (rebuilt.stages[0],)
+    assert not hasattr(last, "scale")
+
+
+@pytest.mark.parametrize(
+    "stages, message",
+    [
+        ([("l2", {"bogus": 1}, {})], "stage 1 'l2': 'l2' has no option bogus"),
+        ([("l2", {}, {}), ("meanscale", {}, {})], "stage 2 'meanscale': KeyError: 'scale'"),
+    ],
+    ids=["bad-option", "missing-state"],
+)
+def test_rebuilding_names_the_stage_that_cannot_be_made_or_loaded(registry, stages, message):
+    schema, _ = read_arff(REAL / "iris.arff")
+    with pytest.raises(FilterkitError) as error:
+        Chain.rebuilt(registry, stages, schema, "class", None)
+    assert str(error.value) == message

@@ -17,7 +17,8 @@ from scipy.stats import norm
 from filterkit import cli
 from filterkit.arff.reader import read_arff
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource
+from filterkit.runner import Chain
+from filterkit.sources import FileSource
 
 REAL = Path(__file__).parent / "data" / "real"
 NAN = np.nan

@@ -17,7 +17,8 @@ from chain_helpers import JAVA, WEKA_JAR, needs_weka, without_comments
 from filterkit import cli
 from filterkit.arff.reader import read_arff
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource
+from filterkit.runner import Chain
+from filterkit.sources import FileSource
 
 SAMPLES = Path(__file__).parent.parent / "arff_samples"
 NAN = np.nan

@@ -26,7 +26,7 @@ from sklearn.utils.estimator_checks import (
 import filterkit.sklearn as adapters
 from chain_helpers import REAL, assert_same_values, read_bytes
 from filterkit.arff import read_arff
-from filterkit.evaluation import MemorySource, take_rows
+from filterkit.evaluation import take_rows
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
@@ -40,6 +40,7 @@ from filterkit.sklearn import (
     Shaper,
     transformer_for,
 )
+from filterkit.sources import MemorySource
 
 OH0 = REAL / "oh0.wc.arff"
 

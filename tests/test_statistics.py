@@ -11,8 +11,9 @@ import scipy.sparse as sp
 
 from filterkit.arff.reader import read_arff
 from filterkit.plugins import load_plugins
-from filterkit.runner import Chain, FileSource, resolve_class
+from filterkit.runner import Chain, resolve_class
 from filterkit.schema import Chunk
+from filterkit.sources import FileSource
 from filterkit.statistics import ValueCounts
 
 REAL = Path(__file__).parent / "data" / "real"
