@@ -119,7 +119,7 @@ def _scan_header(handle) -> tuple[Schema, int] | None:
     parser = HeaderParser()
     offset = 0
     try:
-        for line, length in _raw_lines(handle):
+        for line, length in _raw_lines(handle, parser.limits.line_bytes):
             rest = parser.feed(line.decode("utf-8"))
             if rest is not None:
                 return parser.schema(), offset + len(line) - len(rest.encode("utf-8"))
@@ -129,10 +129,13 @@ def _scan_header(handle) -> tuple[Schema, int] | None:
     return None
 
 
-def _raw_lines(handle) -> Iterator[tuple[bytes, int]]:
-    """Each line without its end, and its length in bytes with it; LF, CRLF and CR end lines, as for the reader."""
+def _raw_lines(handle, longest: int) -> Iterator[tuple[bytes, int]]:
+    """Each line without its end, and its length in bytes with it; LF, CRLF and CR end lines, as for the
+    reader.  Stops at a line longer than ``longest`` bytes (the reader then reports it, at its line)."""
     pending = b""
     while True:
+        if len(pending) > longest:
+            return
         block = handle.read(_BLOCK_BYTES)
         if not block:
             if pending:

@@ -87,3 +87,25 @@ def test_an_error_in_a_later_range_names_the_files_own_line(tmp_path):
         with range_reader(path, "in.arff", begin, end, schema, 4) as reader:
             list(reader.chunks())
     assert (error.value.path, error.value.line) == ("in.arff", HEADER.count(b"\n") + 1 + 31)
+
+
+class EndlessBlanks:
+    """A file object of spaces that never end, counting what was read."""
+
+    def __init__(self):
+        self.read_bytes = 0
+
+    def read(self, size: int) -> bytes:
+        self.read_bytes += size
+        return b" " * size
+
+
+def test_the_header_scan_stops_at_a_line_longer_than_the_limit(monkeypatch, tmp_path):
+    monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", str(1 << 20))
+    endless = EndlessBlanks()
+    assert partition._scan_header(endless) is None
+    assert endless.read_bytes <= (1 << 20) + 2 * partition._BLOCK_BYTES
+    too_long = tmp_path / "long.arff"
+    too_long.write_bytes(b"@relation r\n@attribute x numeric" + b" " * (2 << 20) + b"\n@data\n1\n")
+    with pytest.raises(FilterkitError, match=r"long\.arff:2: a line longer than 1,048,576 bytes"):
+        locate_rows(str(too_long), str(too_long))
