@@ -54,8 +54,8 @@ class OrdinalEncoder(Stage):
         return first.merge(second)
 
     def finalize(self, statistics: ValueCounts) -> None:
-        feature, value, counts = statistics.histogram(include_zero=False)
-        weight = counts[:, 0]
+        histogram = statistics.histogram(include_zero=False)
+        feature, value, weight = histogram.feature, histogram.value, histogram.rows
         n_features = len(self.features)
         encodable = np.ones(n_features, dtype=bool)
         invalid = (value < 0) | (value != np.floor(value)) | ~np.isfinite(value)

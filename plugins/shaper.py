@@ -62,9 +62,9 @@ class Shaper(ClassValueCountsStage):
     def finalize(self, statistics: ValueCounts) -> None:
         self.training_counts = statistics
         positive = positive_code(self.class_attribute, statistics.class_totals, self.context.positive)
-        feature, value, counts = statistics.histogram(include_zero=True)
-        rows = counts.sum(axis=1)
-        positives = counts[:, positive]
+        histogram = statistics.histogram(include_zero=True)
+        feature, value, rows = histogram.feature, histogram.value, histogram.rows
+        positives = histogram.of_class(positive)
         n_features = len(self.features)
         totals = np.bincount(feature, weights=rows, minlength=n_features)
         total_positives = np.bincount(feature, weights=positives, minlength=n_features)
