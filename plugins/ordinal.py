@@ -30,6 +30,8 @@ from filterkit.schema import NUMERIC, Attribute, Chunk
 from filterkit.stage import Option, Stage
 from filterkit.statistics import ValueCounts
 
+from .saved_state import OPTIONS_KEY, SavedState, fitted_options
+
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
 
@@ -145,13 +147,25 @@ class OrdinalEncoder(Stage):
         return Chunk(encoded if chunk.is_sparse else encoded.toarray(), text, chunk.weights)
 
     def state(self) -> dict:
-        return {"thresholds": self.thresholds, "threshold_counts": self.threshold_counts}
+        return {"thresholds": self.thresholds, "threshold_counts": self.threshold_counts,
+                OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        thresholds = np.asarray(state["thresholds"], dtype=np.float64)
-        counts = np.asarray(state["threshold_counts"], dtype=np.int64)
-        if counts.shape != (len(self.features),) or counts[counts != PASS_THROUGH].sum() != len(thresholds):
-            raise FilterkitError(f"stage 'ordinal': saved thresholds do not fit the input's {len(self.features)} features")
+        saved = SavedState(self, state)
+        saved.check_options()
+        counts = saved.integers("threshold_counts", len(self.features), low=PASS_THROUGH)
+        thresholds = saved.numbers("thresholds")
+        encoded = counts[counts != PASS_THROUGH]
+        if encoded.sum() != len(thresholds):
+            raise saved.error(f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}")
+        limit = self.params["max_thresholds"]
+        if limit is not None and np.any(encoded > limit):
+            raise saved.error(f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}")
+        if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
+            raise saved.error("a threshold is not a positive whole number")
+        owner = np.repeat(np.arange(len(encoded)), encoded)
+        if np.any((owner[1:] == owner[:-1]) & (thresholds[1:] <= thresholds[:-1])):
+            raise saved.error("an attribute's thresholds do not ascend")
         self.thresholds, self.threshold_counts = thresholds, counts
         self._layout()
 

@@ -38,6 +38,8 @@ from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Option, Stage
 from filterkit.statistics import ValueCounts
 
+from .saved_state import OPTIONS_KEY, SavedState, fitted_options
+
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
 
@@ -249,13 +251,20 @@ class Selector(Stage):
         return Chunk(values.tocsr() if sp.issparse(values) else values, text, chunk.weights)
 
     def state(self) -> dict:
-        return {"scores": self.scores, "kept": self.kept_features}
+        return {"scores": self.scores, "kept": self.kept_features, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        scores = np.asarray(state["scores"], dtype=np.float64)
-        kept = np.asarray(state["kept"], dtype=np.int64)
-        if scores.shape != (len(self.features),) or not np.all(np.isin(kept, self.features)):
-            raise FilterkitError(f"stage 'select': saved scores or kept features do not fit the input's {len(self.features)} features")
+        saved = SavedState(self, state)
+        saved.check_options()
+        scores = saved.numbers("scores", len(self.features))
+        kept = saved.integers("kept", high=len(self.input_schema))
+        if not np.all(np.isin(kept, self.features)) or len(np.unique(kept)) != len(kept):
+            raise saved.error(f"'kept' names attributes that are not among the input's {len(self.features)} features, "
+                              "or one twice")
+        if self.rule != "sparsity":
+            self._choose(scores, None)
+            if not np.array_equal(self.kept_features, np.sort(kept)):
+                raise saved.error(f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps by the scores")
         self.scores, self.kept_features = scores, np.sort(kept)
         self._set_columns()
 
