@@ -52,7 +52,7 @@ def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) 
     by 1 − α (JMLR 2003, lesion study).
     """
     tp, fp, pos, neg = (np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(tp, fp, pos, neg))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tpr, fpr = tp / pos, fp / neg
         if metric.invert_negative:
             negative = tpr < fpr

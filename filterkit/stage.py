@@ -287,6 +287,16 @@ def scale_values(values: np.ndarray, factor: np.ndarray, offset: np.ndarray,
         return np.ldexp((np.ldexp(values, inner) - np.ldexp(offset, inner)) * factor, outer)
 
 
+def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:
+    """Raise FilterkitError naming the first feature of ``stage`` whose training range is
+    not finite: no scaling maps an infinite range onto a finite one."""
+    infinite = ~(np.isfinite(low) & np.isfinite(high))
+    if infinite.any():
+        name = stage.input_schema.attributes[stage.features[np.flatnonzero(infinite)[0]]].name
+        raise FilterkitError(f"stage '{stage.name}': attribute '{name}' has an infinite training value, "
+                             "so its range cannot be scaled")
+
+
 def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
     """``(factor, (inner, outer))`` for :func:`scale_features` mapping each feature's range
     [low, high] onto a width of ``target`` (with offset ``low``; with offset 0 it maps

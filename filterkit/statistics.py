@@ -159,8 +159,9 @@ class ExactSums:
             digits = ExactSums(np.where(negative[:, None], -digits, digits), self.lowest)._normalized()._spanning(
                 self.lowest, digits.shape[1] + 1)
         result = np.zeros(len(digits))
-        for i in range(digits.shape[1] - 1, -1, -1):
-            result = result + np.ldexp(digits[:, i].astype(np.float64), _DIGIT_BITS * (self.lowest + i))
+        with np.errstate(over="ignore"):
+            for i in range(digits.shape[1] - 1, -1, -1):
+                result = result + np.ldexp(digits[:, i].astype(np.float64), _DIGIT_BITS * (self.lowest + i))
         return np.where(negative, -result, result)
 
 
@@ -296,7 +297,10 @@ class ClassCounts:
 
     @property
     def class_totals(self) -> np.ndarray:
-        """Per class, the summed weight of its rows."""
+        """Per class, the summed weight of its rows (refused when all rows together weigh
+        more than the largest double: no count could be written)."""
+        if not np.isfinite(self.totals.total().to_float()).all():
+            raise FilterkitError("the instance weights add up to more than the largest double (1.8e308)")
         return self.totals.to_float()
 
     def _pairs(self, table: SortedSums) -> tuple[np.ndarray, np.ndarray, ExactSums]:
@@ -369,7 +373,7 @@ class ClassCounts:
         has_zero = self.zero_sums(None).to_float() > 0
         low = np.where(has_zero, np.minimum(low, 0.0), low)
         high = np.where(has_zero, np.maximum(high, 0.0), high)
-        present = np.isfinite(low)
+        present = low <= high
         return np.where(present, low, 0.0), np.where(present, high, 0.0)
 
 

@@ -1,8 +1,10 @@
 """Normalizers and the binarizer (REFERENCE.md "Normalizers", "Binarizer"; KDD'09 §4.1).
 
 ``l2`` and ``l1`` divide each row's numeric non-class attributes by the row's
-Euclidean or absolute-sum length.  A zero row stays zero; missing values stay
-missing and are left out of the norm.  Unlike Weka's instance ``Normalize``, an
+Euclidean or absolute-sum length, over the whole double range (a row of 1e-200s
+or 1e200s is normalized like one of 1s; a row holding ±∞ becomes its limit: ±1
+there, 0 elsewhere).  A zero row stays zero; missing values stay missing and are
+left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
 
 ``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
@@ -18,7 +20,8 @@ import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk
-from filterkit.stage import Stage, range_scaling, scale_features, stored_in_features, with_stored_values
+from filterkit.stage import (Stage, range_scaling, refuse_infinite_ranges, scale_features, stored_in_features,
+                             with_stored_values)
 
 from .saved_state import SavedState
 
@@ -47,8 +50,10 @@ class RowNormalizer(Stage):
             data = matrix.data
             if unsafe.any():
                 # rows scaled by a power of two near their largest value first (exact), then normed
-                shift = np.where(unsafe, -np.frexp(_row_maxima(rows, magnitudes, matrix.shape[0]))[1], 0)
-                data = np.where(acted_entry, np.ldexp(data, shift[rows]), data)
+                maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
+                shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+                data = np.where(acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]),
+                                data)
                 with np.errstate(under="ignore"):
                     rescaled = np.bincount(rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order,
                                            minlength=matrix.shape[0]) ** (1.0 / self.order)
@@ -64,8 +69,8 @@ class RowNormalizer(Stage):
         maxima = np.nanmax(np.abs(block), axis=1, initial=0.0) if block.shape[1] else np.zeros(len(block))
         unsafe = self._unsafe(norms, maxima)
         if unsafe.any():
-            shift = np.where(unsafe, -np.frexp(maxima)[1], 0)
-            block = np.ldexp(block, shift[:, None])
+            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+            block = _limit_of_infinite_rows(np.ldexp(block, shift[:, None]), np.isinf(maxima)[:, None])
             with np.errstate(under="ignore"):
                 rescaled = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
             norms = np.where(unsafe, rescaled, norms)
@@ -77,6 +82,13 @@ class RowNormalizer(Stage):
         (the powers of the largest value must be normal for the sum to keep its precision)."""
         with np.errstate(over="ignore", under="ignore"):
             return (maxima > 0) & (~np.isfinite(norms) | (maxima ** self.order < _SMALLEST_SAFE_POWER))
+
+
+def _limit_of_infinite_rows(values: np.ndarray, infinite_row: np.ndarray) -> np.ndarray:
+    """In rows holding an infinite value, each ±∞ becomes ±1 and finite values 0: the limit
+    of the normalized row as those values grow (missing stays missing)."""
+    limit = np.where(np.isinf(values), np.sign(values), np.where(np.isnan(values), np.nan, 0.0))
+    return np.where(infinite_row, limit, values)
 
 
 def _row_maxima(rows: np.ndarray, magnitudes: np.ndarray, n_rows: int) -> np.ndarray:
@@ -164,10 +176,11 @@ class MinMaxNormalizer(Stage):
 
     def finalize(self, statistics) -> None:
         low, high = statistics
-        present = np.isfinite(low)
+        present = low <= high
         self.minimum = np.where(present, low, 0.0)
-        self.factor, self.exponents = range_scaling(self.minimum, np.where(present, high, 0.0),
-                                                    np.ones(len(self.features)))
+        maximum = np.where(present, high, 0.0)
+        refuse_infinite_ranges(self, np.where(present, low, 0.0), maximum)
+        self.factor, self.exponents = range_scaling(self.minimum, maximum, np.ones(len(self.features)))
 
     def transform(self, chunk: Chunk) -> Chunk:
         return scale_features(chunk, self.features, self.factor, self.minimum, self.exponents)

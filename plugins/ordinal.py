@@ -16,7 +16,8 @@ than M distinct non-zero values: with the attribute's non-zero training values
 sorted (each row once, by its instance weight), threshold i (i = 0 … M−1) is the
 lower i/M quantile, the smallest value v whose cumulative weight exceeds
 i/M of the total.  Threshold 0 is always the smallest value (presence), and
-thresholds that coincide are kept once.
+thresholds that coincide are kept once.  When the attribute's rows all weigh 0,
+each distinct value counts once.
 """
 
 from __future__ import annotations
@@ -77,9 +78,15 @@ class OrdinalEncoder(Stage):
         limit = self.params["max_thresholds"]
         if limit is None or len(values) <= limit:
             return values
-        cumulative = np.cumsum(weights)
+        if not np.any(weights > 0):
+            weights = np.ones(len(values))
+        with np.errstate(over="ignore"):
+            cumulative = np.cumsum(weights)
+        if not np.isfinite(cumulative[-1]):
+            cumulative = np.cumsum(np.ldexp(weights, -np.frexp(weights.max())[1]))
         targets = np.arange(limit) / limit * cumulative[-1]
-        return np.unique(values[np.searchsorted(cumulative, targets, side="right")])
+        chosen = np.minimum(np.searchsorted(cumulative, targets, side="right"), len(values) - 1)
+        return np.unique(values[chosen])
 
     def _layout(self) -> None:
         """Output positions: each input attribute's first output column and width."""

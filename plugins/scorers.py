@@ -15,12 +15,15 @@ by default, or presence (value ≠ 0) with ``--presence``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.schema import Chunk
-from filterkit.stage import Option, range_scaling, scale_features, scale_values
+from filterkit.stage import Option, range_scaling, refuse_infinite_ranges, scale_features, scale_values
 from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
 
 from .saved_state import OPTIONS_KEY, SavedState, fitted_options
@@ -38,6 +41,11 @@ class ScorerStage(ClassValueCountsStage):
         Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
     )
 
+    def check_params(self) -> None:
+        alpha = self.params["alpha"]
+        if alpha is not None and math.isnan(alpha):
+            raise FilterkitError("option --alpha: nan is not a number")
+
     def new_statistics(self):
         """Presence scores need only non-zero counts by class (and each feature's range)."""
         if self.params["presence"] and self.metric.uses_counts:
@@ -51,6 +59,8 @@ class ScorerStage(ClassValueCountsStage):
             statistics, self.metric, targets, self.params["presence"], self.params["combine"], self.params["alpha"]
         )
         self.minimum, self.maximum = statistics.training_range()
+        if self.params["scale"]:
+            refuse_infinite_ranges(self, self.minimum, self.maximum)
         self.factor, self.exponents = range_scaling(self.minimum, self.maximum, self.scores)
 
     def output_schema(self):

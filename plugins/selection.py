@@ -92,6 +92,11 @@ class Selector(Stage):
         fraction = self.params["fraction"]
         if fraction is not None and not 0 < fraction <= 1:
             raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
+        for name in ("min_score", "sparsity", "sample"):
+            if self.params[name] is not None and math.isnan(self.params[name]):
+                raise FilterkitError(f"option --{name.replace('_', '-')}: nan is not a number")
+        if not 0 < self.params["C"] < math.inf:
+            raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
         if metric is not None and metric != SVM and metric not in self.metrics:
             raise FilterkitError(
@@ -198,7 +203,9 @@ class Selector(Stage):
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.svm import LinearSVC
 
-        if not statistics.sample_rows:
+        if len(self.features) == 0:
+            return np.zeros(0)
+        if not sum(block.shape[0] for block in statistics.sample_rows):
             raise FilterkitError("select --metric svm: the sample holds no training rows (raise --sample)")
         matrix = sp.vstack(statistics.sample_rows, format="csr")
         labels = np.concatenate(statistics.sample_labels)
@@ -292,7 +299,7 @@ def selector_for(metrics: dict) -> type[Selector]:
         Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
         Option("sample", float, 1.0, "With --metric svm: the fraction of training rows the SVM is trained on.", minimum=0.0, maximum=1.0),
         Option("C", float, 1.0, "With --metric svm: the SVM's C.", minimum=0.0),
-        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear."),
+        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1),
     )
     return type("Selector", (Selector,), {"metrics": dict(metrics), "options": options})
 

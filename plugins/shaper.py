@@ -182,8 +182,12 @@ class Shaper(ClassValueCountsStage):
         if scaled.any():
             k, v = knot[scaled], values[scaled]
             low, high = self.knot_value[k], self.knot_value[k + 1]
-            shift = -np.frexp(np.maximum(np.abs(low), np.abs(high)))[1]
-            fraction = (np.ldexp(v, shift) - np.ldexp(low, shift)) / (np.ldexp(high, shift) - np.ldexp(low, shift))
+            magnitude = np.maximum(np.abs(low), np.abs(high))
+            shift = np.where(np.isfinite(magnitude), -np.frexp(magnitude)[1], 0)
+            with np.errstate(invalid="ignore", over="ignore"):
+                fraction = (np.ldexp(v, shift) - np.ldexp(low, shift)) / (np.ldexp(high, shift) - np.ldexp(low, shift))
+            # between −∞ and +∞ the fraction is undefined: the lower knot's estimate
+            fraction = np.where(np.isnan(fraction), 0.0, fraction)
             result[scaled] = at_knot[scaled] + (self.knot_probability[k + 1] - self.knot_probability[k]) * fraction
         return result
 
