@@ -16,6 +16,7 @@ O(n log n) in the distinct values, whatever the chunk size.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -328,16 +329,39 @@ class ClassCounts:
         return np.vstack([np.maximum(self.zero_sums(c).to_float(), 0.0) for c in range(self.n_classes)]) \
             if self.n_classes else np.zeros((0, self.n_features))
 
-    def _per_feature(self, table: SortedSums, target: int | None) -> ExactSums:
-        """Per feature, the table's sums of class ``target`` (None: of every class)."""
-        feature, label, sums = self._pairs(table)
-        if target is not None:
-            chosen = label == target
-            feature, sums = feature[chosen], sums[chosen]
-        if target is None and len(feature):
-            starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
-            feature, sums = feature[starts], sums.group_sums(starts)
-        return sums.scattered(feature, self.n_features) if len(feature) else ExactSums.zeros(self.n_features)
+    @functools.cached_property
+    def _by_class(self) -> dict:
+        """Per table (``"nonzero"``, ``"missing"``): its pairs regrouped by class, as
+        ``(feature, sums, starts)`` with class c's rows at ``starts[c]:starts[c + 1]``."""
+        grouped = {}
+        for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
+            feature, label, sums = self._pairs(table)
+            order = np.argsort(label, kind="stable")
+            starts = np.searchsorted(label[order], np.arange(self.n_classes + 1))
+            grouped[name] = (feature[order], sums[order], starts)
+        return grouped
+
+    @functools.cached_property
+    def _of_every_class(self) -> dict:
+        """Per table, its sums per feature over every class."""
+        totals = {}
+        for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
+            feature, _, sums = self._pairs(table)
+            if len(feature):
+                starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
+                totals[name] = sums.group_sums(starts).scattered(feature[starts], self.n_features)
+            else:
+                totals[name] = ExactSums.zeros(self.n_features)
+        return totals
+
+    def _per_feature(self, name: str, target: int | None) -> ExactSums:
+        """Per feature, the sums of table ``name`` for class ``target`` (None: of every class)."""
+        if target is None:
+            return self._of_every_class[name]
+        feature, sums, starts = self._by_class[name]
+        rows = slice(starts[target], starts[target + 1])
+        return sums[rows].scattered(feature[rows], self.n_features) if starts[target + 1] > starts[target] \
+            else ExactSums.zeros(self.n_features)
 
     def _class_total(self, target: int | None) -> ExactSums:
         total = self.totals.total() if target is None else self.totals[np.array([target])]
@@ -345,21 +369,25 @@ class ClassCounts:
 
     def present_sums(self, target: int | None) -> ExactSums:
         """Per feature, the rows of class ``target`` (None: of every class) where it is not missing."""
-        return self._class_total(target).minus(self._per_feature(self.missing_table, target))
+        return self._class_total(target).minus(self._per_feature("missing", target))
 
     def nonzero_sums(self, target: int | None) -> ExactSums:
         """Per feature, the rows of class ``target`` (None: of every class) where it is non-zero."""
-        return self._per_feature(self.nonzero_table, target)
+        return self._per_feature("nonzero", target)
 
     def zero_sums(self, target: int | None) -> ExactSums:
         """Per feature, the rows of class ``target`` (None: of every class) where it is exactly 0."""
         return self.present_sums(target).minus(self.nonzero_sums(target))
 
+    @functools.cached_property
+    def _present_of_every_class(self) -> ExactSums:
+        return self.present_sums(None)
+
     def presence_table(self, target: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per feature ``(tp, fp, pos, neg)`` of class ``target`` vs the rest, a row "having" the
         feature where it is non-zero; each count an exact sum, rounded once."""
         has, has_all = self.nonzero_sums(target), self.nonzero_sums(None)
-        present, present_all = self.present_sums(target), self.present_sums(None)
+        present, present_all = self.present_sums(target), self._present_of_every_class
         return (has.to_float(), has_all.minus(has).to_float(), present.to_float(),
                 present_all.minus(present).to_float())
 
@@ -416,13 +444,15 @@ class Histogram:
     counts: "ValueCounts"
     entry_group: np.ndarray
     zero_group: np.ndarray
+    entry_sums: ExactSums
+    entry_order: np.ndarray
+    entry_starts: np.ndarray
 
     def of_class(self, target: int) -> np.ndarray:
         """Per (feature, value), the summed weight of the rows of class ``target``."""
         shares = np.zeros(len(self.feature))
-        keys, sums = self.counts.table.settled()
-        chosen = np.flatnonzero(np.divmod(keys.real.astype(np.int64), max(self.counts.n_classes, 1))[1] == target)
-        shares[self.entry_group[chosen]] = sums[chosen].to_float()
+        chosen = self.entry_order[self.entry_starts[target]:self.entry_starts[target + 1]]
+        shares[self.entry_group[chosen]] = self.entry_sums[chosen].to_float()
         has_zero = self.zero_group >= 0
         if has_zero.any():
             shares[self.zero_group[has_zero]] = np.maximum(self.counts.zero_sums(target).to_float()[has_zero], 0.0)
@@ -500,7 +530,7 @@ class ValueCounts(ClassCounts):
         """Each entry's summed row weight."""
         return self._entries()[3].to_float()
 
-    @property
+    @functools.cached_property
     def nonzero_table(self) -> SortedSums:
         """Per (feature, class), the rows where the feature is non-zero."""
         keys, sums = self.table.settled()
@@ -519,7 +549,7 @@ class ValueCounts(ClassCounts):
 
     def histogram(self, include_zero: bool = True) -> Histogram:
         """Per feature, its sorted distinct values with their rows (see :class:`Histogram`)."""
-        feature, value, _, sums = self._entries()
+        feature, value, label, sums = self._entries()
         order = np.lexsort((value, feature))
         sorted_feature, sorted_value = feature[order], value[order]
         new = np.r_[True, (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])] \
@@ -542,8 +572,10 @@ class ValueCounts(ClassCounts):
         position[placed] = np.arange(len(placed))
         zero_group = np.full(self.n_features, -1, dtype=np.int64)
         zero_group[zero_features] = position[len(group_feature):]
+        by_class = np.argsort(label, kind="stable")
         return Histogram(all_feature[placed], all_value[placed], np.concatenate([group_rows, zero_rows])[placed],
-                         self, position[entry_group], zero_group)
+                         self, position[entry_group], zero_group, sums, by_class,
+                         np.searchsorted(label[by_class], np.arange(self.n_classes + 1)))
 
     def through(self, map_values) -> "ValueCounts | None":
         """The value counts of the same rows after each feature's values go through
