@@ -63,8 +63,8 @@ def set_item(key, index, value, dtype=None):
 
 ARRAY_TAMPERING = {
     "unsorted knots": (swap_two_knots, "not sorted"),
-    "NaN in scores": (set_item("1.scores", 3, np.nan), "'scores'"),
-    "infinite factor": (set_item("1.factor", 0, np.inf), "'factor'"),
+    "NaN in scores": (set_item("1.scores", 3, np.nan), "scores"),
+    "infinite factor": (set_item("1.factor", 0, np.inf), "factor"),
     "a float index": (set_item("0.knot_feature", 5, 0.5, np.float64), "'knot_feature'"),
     "an index out of range": (set_item("0.knot_feature", -1, 10**6), "'knot_feature'"),
     "a probability above one": (set_item("0.zero_probability", 2, 1.5), "'zero_probability'"),
