@@ -2,7 +2,7 @@
 
 A :class:`Metric` is a name and a vectorized function of ``(tp, fp, pos,
 neg)``; the metrics themselves are plugins (``register_metrics``).  This
-module turns fitted :class:`~filterkit.statistics.ValueCounts` into one score
+module turns fitted class statistics (:mod:`filterkit.statistics`) into one score
 per feature: in presence mode (a row has the feature when its value is not
 0) or best-threshold mode (every cut between consecutive distinct training
 values, the best score wins; KDD'09 §3.4), for the positive class or, on a
@@ -20,7 +20,7 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
 from filterkit.stage import Provenance
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ClassCounts, Histogram
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) 
     by 1 − α (JMLR 2003, lesion study).
     """
     tp, fp, pos, neg = (np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(tp, fp, pos, neg))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tpr, fpr = tp / pos, fp / neg
         if metric.invert_negative:
             negative = tpr < fpr
@@ -112,43 +112,49 @@ def target_classes(attribute: Attribute, class_totals: np.ndarray, positive: str
 
 
 def feature_scores(
-    counts: ValueCounts,
+    counts: ClassCounts,
     metric: Metric,
     targets: list[int],
     presence: bool,
     combine: str = "max",
     alpha: float | None = None,
 ) -> np.ndarray:
-    """One score per feature: each target class vs the rest, combined by max or mean."""
+    """One score per feature: each target class vs the rest, combined by max or mean.
+
+    Only the target classes are visited, one at a time, so the cost follows the
+    classes that occur and memory stays one score array per feature."""
     if presence or not metric.uses_counts:
-        per_class = [_presence_scores(counts, metric, c, alpha) for c in targets]
+        scores = (_presence_scores(counts, metric, c, alpha) for c in targets)
     else:
         histogram = counts.histogram(include_zero=True)
-        per_class = [_threshold_scores(counts.n_features, histogram, metric, c, alpha) for c in targets]
-    if not per_class:
+        scores = (_threshold_scores(counts.n_features, histogram, metric, c, alpha) for c in targets)
+    combined, n_targets = None, 0
+    for per_class in scores:
+        n_targets += 1
+        if combined is None:
+            combined = per_class.copy()
+        elif combine == "max":
+            combined = np.maximum(combined, per_class)
+        else:
+            combined = combined + per_class
+    if combined is None:
         return np.zeros(counts.n_features)
-    stacked = np.vstack(per_class)
-    return stacked.max(axis=0) if combine == "max" else stacked.mean(axis=0)
+    return combined if combine == "max" else combined / n_targets
 
 
-def _presence_scores(counts: ValueCounts, metric: Metric, target: int, alpha) -> np.ndarray:
-    has = counts.nonzero_counts()
-    present = counts.class_totals[:, None] - counts.missing
-    tp = has[target]
-    fp = has.sum(axis=0) - tp
-    pos = present[target]
-    neg = present.sum(axis=0) - pos
+def _presence_scores(counts: ClassCounts, metric: Metric, target: int, alpha) -> np.ndarray:
+    tp, fp, pos, neg = counts.presence_table(target)
     return metric_scores(metric, tp, fp, pos, neg, alpha)
 
 
-def _threshold_scores(n_features: int, histogram, metric: Metric, target: int, alpha) -> np.ndarray:
+def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, target: int, alpha) -> np.ndarray:
     """Best score over every cut between consecutive distinct values ("has" = value > cut)."""
-    feature, _, counts = histogram
+    feature = histogram.feature
     scores = np.zeros(n_features)
     if len(feature) == 0:
         return scores
-    positives = counts[:, target]
-    negatives = counts.sum(axis=1) - positives
+    positives = histogram.of_class(target)
+    negatives = histogram.rows - positives
     starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(feature)]))
     pos_total = np.add.reduceat(positives, starts)[group]

@@ -243,22 +243,96 @@ class Stage(Configurable):
         """Restore fitted state saved by :meth:`state` (after :meth:`prepare`)."""
 
 
-def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offset: np.ndarray | None = None) -> Chunk:
+def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offset: np.ndarray | None = None,
+                   exponents: tuple[np.ndarray, np.ndarray] | None = None) -> Chunk:
     """The chunk with each feature column j replaced by ``(x − offset[j]) · factor[j]``.
 
-    Other columns, missing values and the chunk's text and weights are kept.  A
-    sparse chunk stays sparse, touching only its stored values, when no offset
-    moves a zero; otherwise it is computed densely (and stored sparse again).
+    With ``exponents = (inner, outer)`` (from :func:`range_scaling`) column j becomes
+    ``((x·2^inner[j] − offset[j]·2^inner[j]) · factor[j]) · 2^outer[j]``: the same number,
+    bit for bit, where no step overflows or underflows, and the true result where
+    the plain arithmetic would.  Other columns, missing values and the chunk's text
+    and weights are kept.  A sparse chunk stays sparse, touching only its stored
+    values, when no offset moves a zero; otherwise it is computed densely (and
+    stored sparse again).
     """
     offset = np.zeros(len(features)) if offset is None else offset
+    inner, outer = exponents if exponents is not None else (None, None)
+    if inner is not None and not (np.any(inner) or np.any(outer)):
+        inner = outer = None
+
+    def scaled(values: np.ndarray, column: np.ndarray | slice) -> np.ndarray:
+        exponents_of_column = None if inner is None else (inner[column], outer[column])
+        return scale_values(values, factor[column], offset[column], exponents_of_column)
+
     if chunk.is_sparse and not np.any(offset * factor):
         matrix = chunk.values.tocsr()
-        column_factor = np.ones(matrix.shape[1])
-        column_factor[features] = factor
-        return Chunk(with_stored_values(matrix, matrix.data * column_factor[matrix.indices]), chunk.text, chunk.weights)
+        position = np.full(matrix.shape[1], len(features), dtype=np.int64)
+        position[features] = np.arange(len(features))
+        if inner is None:
+            column_factor = np.ones(matrix.shape[1])
+            column_factor[features] = factor
+            return Chunk(with_stored_values(matrix, matrix.data * column_factor[matrix.indices]), chunk.text,
+                         chunk.weights)
+        acted = stored_in_features(matrix, features)
+        data = matrix.data.copy()
+        data[acted] = scaled(data[acted], position[matrix.indices[acted]])
+        return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
     values = chunk.dense_values().copy()
-    values[:, features] = (values[:, features] - offset) * factor
+    values[:, features] = scaled(values[:, features], slice(None))
     return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+
+
+def scale_values(values: np.ndarray, factor: np.ndarray, offset: np.ndarray,
+                 exponents: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """``(values − offset) · factor`` elementwise, with the power-of-two exponents of
+    :func:`range_scaling` when given (the arithmetic of :func:`scale_features`)."""
+    if exponents is None:
+        return (values - offset) * factor
+    inner, outer = exponents
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return np.ldexp((np.ldexp(values, inner) - np.ldexp(offset, inner)) * factor, outer)
+
+
+def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:
+    """Raise FilterkitError naming the first feature of ``stage`` whose training range is
+    not finite: no scaling maps an infinite range onto a finite one."""
+    infinite = ~(np.isfinite(low) & np.isfinite(high))
+    if infinite.any():
+        name = stage.input_schema.attributes[stage.features[np.flatnonzero(infinite)[0]]].name
+        raise FilterkitError(f"stage '{stage.name}': attribute '{name}' has an infinite training value, "
+                             "so its range cannot be scaled")
+
+
+def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
+    """``(factor, (inner, outer))`` for :func:`scale_features` mapping each feature's range
+    [low, high] onto a width of ``target`` (with offset ``low``; with offset 0 it maps
+    x → x · target / width).  A feature whose width is not positive gets factor 0.
+
+    Where ``factor = target / (high − low)`` and the differences are safe doubles, that
+    is the factor and both exponents are 0 (the plain arithmetic).  Elsewhere — a
+    width that overflows, is subnormal, or a factor that overflows or underflows —
+    the values are first scaled by a power of two that brings the range's magnitude
+    near 1 and the factor is split into a mantissa and a power of two, so any result
+    that is a double is computed without overflow or underflow on the way.
+    """
+    low, high, target = (np.asarray(a, dtype=np.float64) for a in (low, high, target))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+        width = high - low
+        valid = width > 0
+        factor = np.where(valid, target / np.where(valid, width, 1.0), 0.0)
+        tiny = np.finfo(np.float64).tiny
+        plain = ~valid | ((width >= tiny) & np.isfinite(width) & np.isfinite(factor)
+                          & ((factor >= tiny) | (target == 0)))
+        inner = np.zeros(len(width), dtype=np.int64)
+        outer = np.zeros(len(width), dtype=np.int64)
+        extreme = np.flatnonzero(~plain)
+        if len(extreme):
+            magnitude = np.maximum(np.abs(low[extreme]), np.abs(high[extreme]))
+            inner[extreme] = -np.frexp(magnitude)[1]
+            scaled_width = np.ldexp(high[extreme], inner[extreme]) - np.ldexp(low[extreme], inner[extreme])
+            mantissa, outer[extreme] = np.frexp(target[extreme])
+            factor[extreme] = mantissa / scaled_width
+    return factor, (inner, outer)
 
 
 def stored_in_features(matrix: sp.csr_matrix, features: np.ndarray) -> np.ndarray:

@@ -1,15 +1,22 @@
-"""Mergeable per-feature statistics: value histograms by class.
+"""Mergeable per-feature statistics: value histograms by class, with exact weighted sums.
 
 :class:`ValueCounts` records, for every feature, every distinct non-zero value
-and how many training rows of each class have it (weighted by instance
-weights), plus per-class totals and missing counts, from which the zero counts
-follow.  Its size follows the distinct values of the features, not the rows;
-statistics of two parts of the data merge into those of the whole, whatever
-the order of the rows.  Scorers, the shaper and the encoders all fit from it.
+and the summed instance weights of the training rows of each class that have it,
+plus per-class totals and missing counts, from which the zero counts follow.
+:class:`PresenceCounts` records only what presence scores need.  Their size
+follows the distinct values of the features and the classes that occur, not the
+rows or the declared classes; statistics of two parts of the data merge into
+those of the whole.
+
+Weights are summed exactly (:class:`ExactSums`), so no order of the rows, chunk
+size or partitioning changes a bit of any count.  Tables keyed by sorted keys are
+kept as a few sorted runs merged pairwise (:class:`SortedSums`), so fitting costs
+O(n log n) in the distinct values, whatever the chunk size.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,36 +31,453 @@ from filterkit.stage import Stage
 # where every integer up to their magnitude is a float64.
 _INTEGER_SPAN = 2**20
 _EXACT_INTEGERS = 2.0**52
-# Counts that are multiples of 2**-10 below 2**42 add up exactly in any order (52 bits).
-_COUNT_QUANTUM, _EXACT_COUNT_TOTAL = 2.0**-10, 2.0**42
+# Exact sums are integers written in base 2**32 digits, one int64 column per digit.
+_DIGIT_BITS = 32
+_DIGIT_MASK = (1 << _DIGIT_BITS) - 1
+_MANTISSA_BITS = 53
 
 
-@dataclass
-class ValueCounts:
-    """Distinct non-zero values per feature with per-class weighted row counts.
+class ExactSums:
+    """One exact sum of float64 weights per row: an integer written in base 2**32
+    digits (``digits[:, i]``, int64, the least significant first) times
+    2**(32·``lowest``).  Sums add without rounding, so they do not depend on the
+    order of adding; :meth:`to_float` rounds each once, the same way every time."""
 
-    ``feature``, ``value``, ``label`` and ``count`` are parallel arrays sorted by
-    (feature, value, label) with no repeated triple.  ``class_totals[c]`` counts
-    rows of class c; ``missing[c, j]`` rows of class c where feature j is missing.
+    def __init__(self, digits: np.ndarray, lowest: int = 0):
+        self.digits = digits
+        self.lowest = lowest
+
+    @classmethod
+    def zeros(cls, n: int) -> "ExactSums":
+        """``n`` sums of nothing."""
+        return cls(np.zeros((n, 1), dtype=np.int64))
+
+    @classmethod
+    def of_counts(cls, counts: np.ndarray) -> "ExactSums":
+        """Whole numbers of unit weights (non-negative integers)."""
+        return cls(np.asarray(counts, dtype=np.int64).reshape(-1, 1))._normalized()
+
+    @classmethod
+    def of_weights(cls, weights: np.ndarray) -> "ExactSums":
+        """Each finite, non-negative float64 weight exactly."""
+        weights = np.asarray(weights, dtype=np.float64)
+        if len(weights) == 0:
+            return cls.zeros(0)
+        fraction, exponent = np.frexp(weights)
+        mantissa = np.ldexp(fraction, _MANTISSA_BITS).astype(np.int64)
+        exponent = exponent.astype(np.int64) - _MANTISSA_BITS
+        limb = np.floor_divide(exponent, _DIGIT_BITS)
+        shift = exponent - limb * _DIGIT_BITS
+        lowest = int(limb.min())
+        column = limb - lowest
+        digits = np.zeros((len(weights), int(column.max()) + 3), dtype=np.int64)
+        rows = np.arange(len(weights))
+        digits[rows, column] = (mantissa & ((1 << (_DIGIT_BITS - shift)) - 1)) << shift
+        digits[rows, column + 1] = (mantissa >> (_DIGIT_BITS - shift)) & _DIGIT_MASK
+        digits[rows, column + 2] = mantissa >> np.minimum(2 * _DIGIT_BITS - shift, 63)
+        return cls(digits, lowest)._trimmed()
+
+    def __len__(self) -> int:
+        return len(self.digits)
+
+    def __getitem__(self, rows) -> "ExactSums":
+        return ExactSums(self.digits[rows], self.lowest)
+
+    def _spanning(self, lowest: int, width: int) -> np.ndarray:
+        """The digits re-based to start at ``lowest`` with ``width`` columns (a copy)."""
+        digits = np.zeros((len(self.digits), width), dtype=np.int64)
+        start = self.lowest - lowest
+        digits[:, start:start + self.digits.shape[1]] = self.digits
+        return digits
+
+    def _aligned(self, other: "ExactSums") -> tuple[np.ndarray, np.ndarray, int]:
+        lowest = min(self.lowest, other.lowest)
+        width = max(self.lowest + self.digits.shape[1], other.lowest + other.digits.shape[1]) - lowest
+        return self._spanning(lowest, width), other._spanning(lowest, width), lowest
+
+    def plus(self, other: "ExactSums") -> "ExactSums":
+        """Row-wise sums."""
+        mine, theirs, lowest = self._aligned(other)
+        return ExactSums(mine + theirs, lowest)._normalized()
+
+    def minus(self, other: "ExactSums") -> "ExactSums":
+        """Row-wise differences."""
+        mine, theirs, lowest = self._aligned(other)
+        return ExactSums(mine - theirs, lowest)._normalized()
+
+    @staticmethod
+    def stacked(parts: list["ExactSums"]) -> "ExactSums":
+        """The rows of every part, one after the other."""
+        lowest = min(part.lowest for part in parts)
+        width = max(part.lowest + part.digits.shape[1] for part in parts) - lowest
+        return ExactSums(np.concatenate([part._spanning(lowest, width) for part in parts]), lowest)
+
+    def group_sums(self, starts: np.ndarray) -> "ExactSums":
+        """The sums of consecutive groups of rows starting at ``starts`` (ascending, the first 0)."""
+        if len(starts) == 0:
+            return ExactSums.zeros(0)
+        return ExactSums(np.add.reduceat(self.digits, starts, axis=0), self.lowest)._normalized()
+
+    def scattered(self, index: np.ndarray, size: int) -> "ExactSums":
+        """``size`` sums, row ``index[k]`` of them holding row k of these (indices distinct)."""
+        digits = np.zeros((size, self.digits.shape[1]), dtype=np.int64)
+        digits[index] = self.digits
+        return ExactSums(digits, self.lowest)
+
+    def total(self) -> "ExactSums":
+        """The sum of every row, as one row."""
+        return ExactSums(self.digits.sum(axis=0, keepdims=True), self.lowest)._normalized()
+
+    def _normalized(self) -> "ExactSums":
+        """Carries done: every digit in [0, 2**32) but the most significant, which keeps the sign."""
+        digits = self.digits.copy()
+        while True:
+            for i in range(digits.shape[1] - 1):
+                carry = digits[:, i] >> _DIGIT_BITS
+                digits[:, i] &= _DIGIT_MASK
+                digits[:, i + 1] += carry
+            top = digits[:, -1]
+            if not np.any((top > _DIGIT_MASK) | (top < -_DIGIT_MASK)):
+                return ExactSums(digits, self.lowest)._trimmed()
+            digits = np.concatenate([digits, np.zeros((len(digits), 1), dtype=np.int64)], axis=1)
+
+    def _trimmed(self) -> "ExactSums":
+        """Without all-zero digit columns at either end (at least one column kept)."""
+        used = np.flatnonzero(np.any(self.digits != 0, axis=0))
+        if len(used) == 0:
+            return ExactSums(np.zeros((len(self.digits), 1), dtype=np.int64))
+        first, last = int(used[0]), int(used[-1])
+        if first == 0 and last == self.digits.shape[1] - 1:
+            return self
+        return ExactSums(self.digits[:, first:last + 1], self.lowest + first)
+
+    def to_float(self) -> np.ndarray:
+        """Each sum as a float64: exact where the sum is one, otherwise rounded by adding its
+        digits from the most significant down, so equal sums always give equal floats."""
+        digits = self.digits
+        negative = digits[:, -1] < 0
+        if negative.any():
+            digits = ExactSums(np.where(negative[:, None], -digits, digits), self.lowest)._normalized()._spanning(
+                self.lowest, digits.shape[1] + 1)
+        result = np.zeros(len(digits))
+        with np.errstate(over="ignore"):
+            for i in range(digits.shape[1] - 1, -1, -1):
+                result = result + np.ldexp(digits[:, i].astype(np.float64), _DIGIT_BITS * (self.lowest + i))
+        return np.where(negative, -result, result)
+
+
+def _sums_of_rows(weights: np.ndarray | None, rows: np.ndarray) -> ExactSums | None:
+    """The exact weights of the given rows, or None for unit weights."""
+    return None if weights is None else ExactSums.of_weights(weights[rows])
+
+
+def checked_weights(chunk: Chunk) -> np.ndarray | None:
+    """The chunk's instance weights (None when every row weighs 1), refused unless finite and ≥ 0."""
+    weights = chunk.weights
+    if weights is None:
+        return None
+    bad = ~np.isfinite(weights) | (weights < 0)
+    if bad.any():
+        raise FilterkitError(
+            f"instance weight {weights[np.flatnonzero(bad)[0]]!r}: class statistics need finite weights ≥ 0")
+    return np.asarray(weights, dtype=np.float64)
+
+
+class SortedSums:
+    """Exact sums keyed by unique keys (int64, or complex128 for two-part keys: numpy orders
+    complex numbers by real, then imaginary part), held as sorted runs of decreasing size.
+
+    A new run is merged with the last while that is not more than twice its size, so
+    there are O(log n) runs and each key takes part in O(log n) linear merges: building
+    the table of n keys costs O(n log n) whatever the chunk size.  :meth:`settled`
+    merges the runs into one.
     """
+
+    def __init__(self, runs: list[tuple[np.ndarray, ExactSums]], dtype=np.int64):
+        self.runs = runs
+        self.dtype = dtype
+
+    @classmethod
+    def empty(cls, dtype=np.int64) -> "SortedSums":
+        """No keys."""
+        return cls([], dtype)
+
+    @classmethod
+    def of_entries(cls, keys: np.ndarray, sums: ExactSums | None, dtype=np.int64) -> "SortedSums":
+        """The sums per distinct key of entries (``sums`` None: each entry counts 1)."""
+        if len(keys) == 0:
+            return cls.empty(dtype)
+        if sums is None:
+            keys = np.sort(keys)
+            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+            return cls([(keys[starts], ExactSums.of_counts(np.diff(np.r_[starts, len(keys)])))], dtype)
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        return cls([(keys[starts], sums[order].group_sums(starts))], dtype)
+
+    @classmethod
+    def of_sorted(cls, keys: np.ndarray, sums: ExactSums, dtype=np.int64) -> "SortedSums":
+        """A table from keys already sorted and unique."""
+        return cls([(keys, sums)] if len(keys) else [], dtype)
+
+    def merged_with(self, other: "SortedSums") -> "SortedSums":
+        """The sums of both tables, key by key."""
+        runs = list(self.runs)
+        for run in other.runs:
+            runs.append(run)
+            while len(runs) >= 2 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+                last = runs.pop()
+                runs[-1] = _merged_runs(runs[-1], last)
+        return SortedSums(runs, self.dtype)
+
+    def settled(self) -> tuple[np.ndarray, ExactSums]:
+        """The table as one sorted run: ``(keys, sums)``."""
+        if not self.runs:
+            return np.zeros(0, self.dtype), ExactSums.zeros(0)
+        if len(self.runs) > 1:
+            merged = self.runs[-1]
+            for run in reversed(self.runs[:-1]):
+                merged = _merged_runs(run, merged)
+            self.runs = [merged]
+        return self.runs[0]
+
+
+def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, ExactSums]):
+    """Two sorted runs merged in linear time (each key's sums added)."""
+    keys_a, sums_a = first
+    keys_b, sums_b = second
+    position_a = np.searchsorted(keys_b, keys_a, side="right") + np.arange(len(keys_a))
+    position_b = np.searchsorted(keys_a, keys_b, side="left") + np.arange(len(keys_b))
+    keys = np.empty(len(keys_a) + len(keys_b), dtype=np.result_type(keys_a, keys_b))
+    keys[position_a] = keys_a
+    keys[position_b] = keys_b
+    both = ExactSums.stacked([sums_a, sums_b])
+    digits = np.empty_like(both.digits)
+    digits[position_a] = both.digits[:len(keys_a)]
+    digits[position_b] = both.digits[len(keys_a):]
+    sums = ExactSums(digits, both.lowest)
+    repeated = keys[1:] == keys[:-1]
+    if not repeated.any():
+        return keys, sums
+    starts = np.flatnonzero(np.r_[True, ~repeated])
+    return keys[starts], sums.group_sums(starts)
+
+
+def _complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    """real + i·imag without arithmetic (1j·inf would make the real part NaN)."""
+    keys = np.empty(len(real), dtype=np.complex128)
+    keys.real = real
+    keys.imag = imag
+    return keys
+
+
+def _dense_sums(keys: np.ndarray, sums: ExactSums | None, size: int) -> ExactSums:
+    """``size`` exact sums, row k the sum of the entries with key k."""
+    if sums is None:
+        return ExactSums.of_counts(np.bincount(keys, minlength=size))
+    table_keys, table_sums = SortedSums.of_entries(keys, sums).settled()
+    return table_sums.scattered(table_keys, size)
+
+
+class ClassCounts:
+    """What every class statistic holds: exact per-class row totals (``totals``), and per
+    (feature, class) pair that occurs the rows where the feature is non-zero
+    (``nonzero_table``) or missing (``missing_table``), keyed ``feature · n_classes + class``.
+    Pairs that do not occur take no space, so the size follows the data, not
+    features × declared classes."""
 
     n_features: int
     n_classes: int
+    totals: ExactSums
+    missing_table: SortedSums
+
+    @property
+    def nonzero_table(self) -> SortedSums:
+        raise NotImplementedError
+
+    @property
+    def class_totals(self) -> np.ndarray:
+        """Per class, the summed weight of its rows (refused when all rows together weigh
+        more than the largest double: no count could be written)."""
+        if not np.isfinite(self.totals.total().to_float()).all():
+            raise FilterkitError("the instance weights add up to more than the largest double (1.8e308)")
+        return self.totals.to_float()
+
+    def _pairs(self, table: SortedSums) -> tuple[np.ndarray, np.ndarray, ExactSums]:
+        keys, sums = table.settled()
+        feature, label = np.divmod(keys, max(self.n_classes, 1))
+        return feature, label, sums
+
+    def _dense(self, table: SortedSums) -> np.ndarray:
+        feature, label, sums = self._pairs(table)
+        dense = np.zeros((self.n_classes, self.n_features))
+        dense[label, feature] = sums.to_float()
+        return dense
+
+    @property
+    def missing(self) -> np.ndarray:
+        """``[c, j]``: rows of class c where feature j is missing (dense: for small class counts)."""
+        return self._dense(self.missing_table)
+
+    def nonzero_counts(self) -> np.ndarray:
+        """``[c, j]``: rows of class c whose feature j is present and not zero (dense)."""
+        return self._dense(self.nonzero_table)
+
+    def zero_counts(self) -> np.ndarray:
+        """``[c, j]``: rows of class c whose feature j is exactly zero (dense)."""
+        return np.vstack([np.maximum(self.zero_sums(c).to_float(), 0.0) for c in range(self.n_classes)]) \
+            if self.n_classes else np.zeros((0, self.n_features))
+
+    @functools.cached_property
+    def _by_class(self) -> dict:
+        """Per table (``"nonzero"``, ``"missing"``): its pairs regrouped by class, as
+        ``(feature, sums, starts)`` with class c's rows at ``starts[c]:starts[c + 1]``."""
+        grouped = {}
+        for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
+            feature, label, sums = self._pairs(table)
+            order = np.argsort(label, kind="stable")
+            starts = np.searchsorted(label[order], np.arange(self.n_classes + 1))
+            grouped[name] = (feature[order], sums[order], starts)
+        return grouped
+
+    @functools.cached_property
+    def _of_every_class(self) -> dict:
+        """Per table, its sums per feature over every class."""
+        totals = {}
+        for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
+            feature, _, sums = self._pairs(table)
+            if len(feature):
+                starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
+                totals[name] = sums.group_sums(starts).scattered(feature[starts], self.n_features)
+            else:
+                totals[name] = ExactSums.zeros(self.n_features)
+        return totals
+
+    def _per_feature(self, name: str, target: int | None) -> ExactSums:
+        """Per feature, the sums of table ``name`` for class ``target`` (None: of every class)."""
+        if target is None:
+            return self._of_every_class[name]
+        feature, sums, starts = self._by_class[name]
+        rows = slice(starts[target], starts[target + 1])
+        return sums[rows].scattered(feature[rows], self.n_features) if starts[target + 1] > starts[target] \
+            else ExactSums.zeros(self.n_features)
+
+    def _class_total(self, target: int | None) -> ExactSums:
+        total = self.totals.total() if target is None else self.totals[np.array([target])]
+        return ExactSums(np.repeat(total.digits, self.n_features, axis=0), total.lowest)
+
+    def present_sums(self, target: int | None) -> ExactSums:
+        """Per feature, the rows of class ``target`` (None: of every class) where it is not missing."""
+        return self._class_total(target).minus(self._per_feature("missing", target))
+
+    def nonzero_sums(self, target: int | None) -> ExactSums:
+        """Per feature, the rows of class ``target`` (None: of every class) where it is non-zero."""
+        return self._per_feature("nonzero", target)
+
+    def zero_sums(self, target: int | None) -> ExactSums:
+        """Per feature, the rows of class ``target`` (None: of every class) where it is exactly 0."""
+        return self.present_sums(target).minus(self.nonzero_sums(target))
+
+    @functools.cached_property
+    def _present_of_every_class(self) -> ExactSums:
+        return self.present_sums(None)
+
+    def presence_table(self, target: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per feature ``(tp, fp, pos, neg)`` of class ``target`` vs the rest, a row "having" the
+        feature where it is non-zero; each count an exact sum, rounded once."""
+        has, has_all = self.nonzero_sums(target), self.nonzero_sums(None)
+        present, present_all = self.present_sums(target), self._present_of_every_class
+        return (has.to_float(), has_all.minus(has).to_float(), present.to_float(),
+                present_all.minus(present).to_float())
+
+    def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def training_range(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per feature, the smallest and largest present training value, 0 included where
+        zeros occur; 0 for a feature never present."""
+        low, high = self._value_range()
+        has_zero = self.zero_sums(None).to_float() > 0
+        low = np.where(has_zero, np.minimum(low, 0.0), low)
+        high = np.where(has_zero, np.maximum(high, 0.0), high)
+        present = low <= high
+        return np.where(present, low, 0.0), np.where(present, high, 0.0)
+
+
+def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None):
+    """The stored entries of a chunk's feature columns for rows with a known class:
+    ``(rows, columns, values, labels, known)``, zeros left out."""
+    if class_index is None:
+        labels = np.zeros(chunk.n_rows, dtype=np.int64)
+        known = np.ones(chunk.n_rows, dtype=bool)
+    else:
+        classes = _column(chunk, class_index)
+        known = ~np.isnan(classes)
+        labels = np.where(known, classes, 0).astype(np.int64)
+    block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
+    block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
+    rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
+    columns, values = block.indices.astype(np.int64), block.data
+    keep = values != 0
+    if not known.all():
+        keep &= known[rows]
+    if not keep.all():
+        rows, columns, values = rows[keep], columns[keep], values[keep]
+    return rows, columns, values, labels, known
+
+
+def _check_key_space(n_features: int, n_classes: int) -> None:
+    if n_features * max(n_classes, 1) >= 2**53:
+        raise FilterkitError(f"{n_features} features × {n_classes} classes are too many to count")
+
+
+@dataclass
+class Histogram:
+    """Per feature, its distinct training values (``feature``, ``value``: sorted by feature,
+    then value; 0 included where rows have it) with the summed weight of their rows
+    (``rows``); :meth:`of_class` gives one class's share of each."""
+
     feature: np.ndarray
     value: np.ndarray
-    label: np.ndarray
-    count: np.ndarray
-    class_totals: np.ndarray
-    missing: np.ndarray
+    rows: np.ndarray
+    counts: "ValueCounts"
+    entry_group: np.ndarray
+    zero_group: np.ndarray
+    entry_sums: ExactSums
+    entry_order: np.ndarray
+    entry_starts: np.ndarray
+
+    def of_class(self, target: int) -> np.ndarray:
+        """Per (feature, value), the summed weight of the rows of class ``target``."""
+        shares = np.zeros(len(self.feature))
+        chosen = self.entry_order[self.entry_starts[target]:self.entry_starts[target + 1]]
+        shares[self.entry_group[chosen]] = self.entry_sums[chosen].to_float()
+        has_zero = self.zero_group >= 0
+        if has_zero.any():
+            shares[self.zero_group[has_zero]] = np.maximum(self.counts.zero_sums(target).to_float()[has_zero], 0.0)
+        return shares
+
+
+class ValueCounts(ClassCounts):
+    """Distinct non-zero values per feature with per-class exact weighted row counts.
+
+    ``table`` holds one sum per (feature, class, value) that occurs, keyed by the complex
+    number ``(feature · n_classes + class) + i·value``; the arrays ``feature``, ``value``,
+    ``label`` and ``count`` list it in key order.  ``totals[c]`` sums the rows of class c;
+    ``missing_table`` the rows where a feature is missing, per (feature, class).
+    """
+
+    def __init__(self, n_features: int, n_classes: int, table: SortedSums, totals: ExactSums,
+                 missing_table: SortedSums):
+        _check_key_space(n_features, n_classes)
+        self.n_features, self.n_classes = n_features, n_classes
+        self.table, self.totals, self.missing_table = table, totals, missing_table
 
     @classmethod
     def empty(cls, n_features: int, n_classes: int) -> "ValueCounts":
         """Statistics of no rows."""
-        return cls(
-            n_features, n_classes,
-            np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
-            np.zeros(n_classes), np.zeros((n_classes, n_features)),
-        )
+        return cls(n_features, n_classes, SortedSums.empty(np.complex128), ExactSums.zeros(n_classes), SortedSums.empty())
 
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "ValueCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
@@ -62,223 +486,203 @@ class ValueCounts:
     @classmethod
     def of_chunk(cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int) -> "ValueCounts":
         """Statistics of one chunk's rows, for the given feature columns."""
-        weights = chunk.weights if chunk.weights is not None else np.ones(chunk.n_rows)
-        if class_index is None:
-            labels = np.zeros(chunk.n_rows, dtype=np.int64)
-            known = np.ones(chunk.n_rows, dtype=bool)
-        else:
-            classes = _column(chunk, class_index)
-            known = ~np.isnan(classes)
-            labels = np.where(known, classes, 0).astype(np.int64)
-        block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
-        block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
-        block.eliminate_zeros()
-        rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
-        columns, values = block.indices.astype(np.int64), block.data
-        if not known.all():
-            keep = known[rows]
-            rows, columns, values = rows[keep], columns[keep], values[keep]
-        class_totals = np.bincount(labels[known], weights=weights[known], minlength=n_classes)
-        missing = np.zeros((n_classes, len(features)))
+        weights = checked_weights(chunk)
+        rows, columns, values, labels, known = _chunk_entries(chunk, features, class_index)
+        known_rows = np.flatnonzero(known)
+        totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), n_classes)
+        pair = columns * max(n_classes, 1) + labels[rows]
         missing_entry = np.isnan(values)
+        missing = SortedSums.empty()
         if missing_entry.any():
-            np.add.at(missing, (labels[rows[missing_entry]], columns[missing_entry]), weights[rows[missing_entry]])
+            missing = SortedSums.of_entries(pair[missing_entry], _sums_of_rows(weights, rows[missing_entry]))
             present = ~missing_entry
-            rows, columns, values = rows[present], columns[present], values[present]
-        count = weights[rows] if chunk.weights is not None else np.ones(len(rows))
-        return cls(len(features), n_classes, columns, values, labels[rows], count, class_totals, missing)._compacted()
+            rows, pair, values = rows[present], pair[present], values[present]
+        table = _value_table(pair, values, _sums_of_rows(weights, rows))
+        return cls(len(features), n_classes, table, totals, missing)
 
     def merge(self, other: "ValueCounts") -> "ValueCounts":
         """Statistics of the rows of both."""
-        return ValueCounts(
-            self.n_features, self.n_classes,
-            np.concatenate([self.feature, other.feature]),
-            np.concatenate([self.value, other.value]),
-            np.concatenate([self.label, other.label]),
-            np.concatenate([self.count, other.count]),
-            self.class_totals + other.class_totals,
-            self.missing + other.missing,
-        )._compacted()
+        return ValueCounts(self.n_features, self.n_classes, self.table.merged_with(other.table),
+                           self.totals.plus(other.totals), self.missing_table.merged_with(other.missing_table))
 
-    def _compacted(self) -> "ValueCounts":
-        """Sorted by (feature, value, label), each triple once with its counts summed.
+    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExactSums]:
+        keys, sums = self.table.settled()
+        feature, label = np.divmod(keys.real.astype(np.int64), max(self.n_classes, 1))
+        return feature, keys.imag.copy(), label, sums
 
-        One sort of a single integer key (feature, value's rank, label) instead of a
-        three-key lexsort: the values are ranked among the distinct values first.
-        """
-        if not len(self.feature):
-            return self
-        n_classes = max(self.n_classes, 1)
-        lowest, highest = self.value.min(), self.value.max()
-        if (max(-lowest, highest) < _EXACT_INTEGERS and highest - lowest < _INTEGER_SPAN
-                and np.array_equal(self.value, np.floor(self.value))):
-            # integer values (word counts): the value itself, less the lowest, is its rank
-            distinct = lowest + np.arange(int(highest - lowest) + 1)
-            value_rank = (self.value - lowest).astype(np.int64)
-        else:
-            distinct, value_rank = np.unique(self.value, return_inverse=True)
-        n_values = len(distinct)
-        if (self.n_features + 1) * n_values * n_classes >= 2**62:
-            return self._compacted_by_lexsort()
-        key = (self.feature * n_values + value_rank.ravel()) * n_classes + self.label
-        if np.all(self.count == 1):
-            # unweighted rows: a plain sort, and each key's count is its run length
-            key = np.sort(key)
-            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-            unique_key = key[starts]
-            count = np.diff(np.r_[starts, len(key)]).astype(np.float64)
-        else:
-            unique_key, inverse = np.unique(key, return_inverse=True)
-            count = np.bincount(inverse.ravel(), weights=self.count, minlength=len(unique_key))
-        rest, label = np.divmod(unique_key, n_classes)
-        feature, rank = np.divmod(rest, n_values)
-        return ValueCounts(self.n_features, self.n_classes, feature, distinct[rank], label, count,
-                           self.class_totals, self.missing)
+    @property
+    def feature(self) -> np.ndarray:
+        """Each entry's feature position."""
+        return self._entries()[0]
 
-    def _compacted_by_lexsort(self) -> "ValueCounts":
-        """:meth:`_compacted` for key spaces too large for one integer."""
-        order = np.lexsort((self.label, self.value, self.feature))
-        feature, value, label, count = self.feature[order], self.value[order], self.label[order], self.count[order]
-        new = np.ones(len(feature), dtype=bool)
-        new[1:] = (feature[1:] != feature[:-1]) | (value[1:] != value[:-1]) | (label[1:] != label[:-1])
+    @property
+    def value(self) -> np.ndarray:
+        """Each entry's value."""
+        return self._entries()[1]
+
+    @property
+    def label(self) -> np.ndarray:
+        """Each entry's class code."""
+        return self._entries()[2]
+
+    @property
+    def count(self) -> np.ndarray:
+        """Each entry's summed row weight."""
+        return self._entries()[3].to_float()
+
+    @functools.cached_property
+    def nonzero_table(self) -> SortedSums:
+        """Per (feature, class), the rows where the feature is non-zero."""
+        keys, sums = self.table.settled()
+        pair = keys.real.astype(np.int64)
+        if not len(pair):
+            return SortedSums.empty()
+        starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+        return SortedSums.of_sorted(pair[starts], sums.group_sums(starts))
+
+    def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
+        feature, value, _, _ = self._entries()
+        low, high = np.full(self.n_features, np.inf), np.full(self.n_features, -np.inf)
+        np.minimum.at(low, feature, value)
+        np.maximum.at(high, feature, value)
+        return low, high
+
+    def histogram(self, include_zero: bool = True) -> Histogram:
+        """Per feature, its sorted distinct values with their rows (see :class:`Histogram`)."""
+        feature, value, label, sums = self._entries()
+        order = np.lexsort((value, feature))
+        sorted_feature, sorted_value = feature[order], value[order]
+        new = np.r_[True, (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])] \
+            if len(order) else np.zeros(0, dtype=bool)
         starts = np.flatnonzero(new)
-        return ValueCounts(self.n_features, self.n_classes, feature[starts], value[starts], label[starts],
-                           np.add.reduceat(count, starts), self.class_totals, self.missing)
-
-    def sums_exactly(self) -> bool:
-        """Whether these counts add up to the same float64 in any order (integers, and
-        fractions of weights like 0.5, with totals far below 2**53)."""
-        scaled = self.count / _COUNT_QUANTUM
-        return bool(np.all(scaled == np.round(scaled)) and np.sum(self.count) < _EXACT_COUNT_TOTAL)
+        group_feature, group_value = sorted_feature[starts], sorted_value[starts]
+        group_rows = sums[order].group_sums(starts).to_float()
+        entry_group = np.empty(len(order), dtype=np.int64)
+        entry_group[order] = np.cumsum(new) - 1
+        zero_features = np.zeros(0, dtype=np.int64)
+        zero_rows = np.zeros(0)
+        if include_zero:
+            zero_all = self.zero_sums(None).to_float()
+            zero_features = np.flatnonzero(zero_all > 0)
+            zero_rows = zero_all[zero_features]
+        all_feature = np.concatenate([group_feature, zero_features])
+        all_value = np.concatenate([group_value, np.zeros(len(zero_features))])
+        placed = np.lexsort((all_value, all_feature))
+        position = np.empty(len(placed), dtype=np.int64)
+        position[placed] = np.arange(len(placed))
+        zero_group = np.full(self.n_features, -1, dtype=np.int64)
+        zero_group[zero_features] = position[len(group_feature):]
+        by_class = np.argsort(label, kind="stable")
+        return Histogram(all_feature[placed], all_value[placed], np.concatenate([group_rows, zero_rows])[placed],
+                         self, position[entry_group], zero_group, sums, by_class,
+                         np.searchsorted(label[by_class], np.arange(self.n_classes + 1)))
 
     def through(self, map_values) -> "ValueCounts | None":
         """The value counts of the same rows after each feature's values go through
         ``map_values(positions, values)``, an elementwise map that keeps 0 at 0; None
-        when it moves a zero (zeros are not stored, so their new values are unknown),
-        or when the counts carry weights whose sums depend on the order of adding
-        (values merged by the map would then add up unlike a pass over the rows).
+        when it moves a zero (zeros are not stored, so their new values are unknown).
 
         A value mapped to 0 leaves the histogram (it is a zero now) and one mapped to
-        NaN becomes missing, as a pass over the mapped rows would count them.
+        NaN becomes missing, as a pass over the mapped rows would count them; sums are
+        exact, so the result is the pass's to the bit.
         """
         positions = np.arange(self.n_features)
-        if np.any(map_values(positions, np.zeros(self.n_features)) != 0) or not self.sums_exactly():
+        if np.any(map_values(positions, np.zeros(self.n_features)) != 0):
             return None
-        mapped = map_values(self.feature, self.value)
-        missing = self.missing.copy()
+        feature, value, label, sums = self._entries()
+        mapped = map_values(feature, value)
+        pair = feature * max(self.n_classes, 1) + label
         lost = np.isnan(mapped)
-        np.add.at(missing, (self.label[lost], self.feature[lost]), self.count[lost])
+        missing = self.missing_table.merged_with(SortedSums.of_entries(pair[lost], sums[lost]))
         kept = ~lost & (mapped != 0)
-        return ValueCounts(self.n_features, self.n_classes, self.feature[kept], mapped[kept], self.label[kept],
-                           self.count[kept], self.class_totals.copy(), missing)._compacted()
+        table = SortedSums.of_entries(_complex_keys(pair[kept].astype(np.float64), mapped[kept]), sums[kept],
+                                      np.complex128)
+        return ValueCounts(self.n_features, self.n_classes, table, self.totals, missing)
 
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
         """The counts of the features at ``positions``, renumbered in that order."""
         new_position = np.full(self.n_features, -1, dtype=np.int64)
         new_position[positions] = np.arange(len(positions))
-        renumbered = new_position[self.feature]
+        classes = max(self.n_classes, 1)
+        feature, value, label, sums = self._entries()
+        renumbered = new_position[feature]
         kept = renumbered >= 0
-        return ValueCounts(len(positions), self.n_classes, renumbered[kept], self.value[kept], self.label[kept],
-                           self.count[kept], self.class_totals.copy(), self.missing[:, positions])._compacted()
-
-    def nonzero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is present and not zero."""
-        table = np.zeros((self.n_classes, self.n_features))
-        np.add.at(table, (self.label, self.feature), self.count)
-        return table
-
-    def zero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is exactly zero."""
-        present = self.class_totals[:, None] - self.missing
-        return np.maximum(present - self.nonzero_counts(), 0.0)
-
-    def training_range(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per feature, the smallest and largest present training value (0 where zeros occur)."""
-        feature, value, _ = self.histogram(include_zero=True)
-        minimum = np.zeros(self.n_features)
-        maximum = np.zeros(self.n_features)
-        if len(feature):
-            first = np.r_[True, feature[1:] != feature[:-1]]
-            last = np.r_[feature[1:] != feature[:-1], True]
-            minimum[feature[first]] = value[first]
-            maximum[feature[last]] = value[last]
-        return minimum, maximum
-
-    def histogram(self, include_zero: bool = True):
-        """Per feature, sorted distinct values with per-class counts.
-
-        Returns ``(feature, value, counts)`` where ``counts[k, c]`` is the number
-        of rows of class c at ``value[k]`` of ``feature[k]``; sorted by (feature,
-        value); zero included (where any row has it) when ``include_zero``.
-        """
-        feature, value, label, count = self.feature, self.value, self.label, self.count
-        if include_zero:
-            zeros = self.zero_counts()
-            zero_features = np.flatnonzero(zeros.sum(axis=0) > 0)
-            z_feature = np.repeat(zero_features, self.n_classes)
-            z_label = np.tile(np.arange(self.n_classes), len(zero_features))
-            z_count = zeros[z_label, z_feature]
-            feature = np.concatenate([feature, z_feature])
-            value = np.concatenate([value, np.zeros(len(z_feature))])
-            label = np.concatenate([label, z_label])
-            count = np.concatenate([count, z_count])
-        order = np.lexsort((label, value, feature))
-        feature, value, label, count = feature[order], value[order], label[order], count[order]
-        new = np.ones(len(feature), dtype=bool)
-        new[1:] = (feature[1:] != feature[:-1]) | (value[1:] != value[:-1])
-        group = np.cumsum(new) - 1
-        counts = np.zeros((int(new.sum()), self.n_classes))
-        np.add.at(counts, (group, label), count)
-        return feature[new], value[new], counts
+        table = SortedSums.of_entries(_complex_keys((renumbered[kept] * classes + label[kept]).astype(np.float64),
+                                                    value[kept]), sums[kept], np.complex128)
+        missing_feature, missing_label, missing_sums = self._pairs(self.missing_table)
+        renumbered = new_position[missing_feature]
+        kept = renumbered >= 0
+        missing = SortedSums.of_entries(renumbered[kept] * classes + missing_label[kept], missing_sums[kept])
+        return ValueCounts(len(positions), self.n_classes, table, self.totals, missing)
 
 
-@dataclass
-class PresenceCounts:
-    """What presence scoring needs, and no value histogram: per class and feature the rows
-    where the feature is non-zero, class totals, missing counts, and each feature's smallest
-    and largest non-zero value.
+def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -> SortedSums:
+    """The sums per distinct (pair, value), keyed ``pair + i·value``.
+
+    Sorted by one integer key (pair, value's rank) where it fits, the values ranked
+    among the distinct values first (by subtraction for integers close together).
+    """
+    if not len(pair):
+        return SortedSums.empty(np.complex128)
+    lowest, highest = values.min(), values.max()
+    if (max(-lowest, highest) < _EXACT_INTEGERS and highest - lowest < _INTEGER_SPAN
+            and np.array_equal(values, np.floor(values))):
+        distinct = lowest + np.arange(int(highest - lowest) + 1)
+        rank = (values - lowest).astype(np.int64)
+    else:
+        distinct, rank = np.unique(values, return_inverse=True)
+        rank = rank.ravel()
+    n_values = len(distinct)
+    if (int(pair.max()) + 1) * n_values >= 2**62:
+        return SortedSums.of_entries(_complex_keys(pair.astype(np.float64), values), sums, np.complex128)
+    table_keys, table_sums = SortedSums.of_entries(pair * n_values + rank, sums).settled()
+    pair_of, rank_of = np.divmod(table_keys, n_values)
+    return SortedSums.of_sorted(_complex_keys(pair_of.astype(np.float64), distinct[rank_of]), table_sums,
+                                np.complex128)
+
+
+class PresenceCounts(ClassCounts):
+    """What presence scoring needs, and no value histogram: per (feature, class) pair that
+    occurs the rows where the feature is non-zero or missing, class totals, and each
+    feature's smallest and largest non-zero value.
 
     The same interface as :class:`ValueCounts` for presence scores and training ranges,
-    at a cost that follows features × classes, not distinct values.
+    at a cost that follows the (feature, class) pairs that occur, not distinct values.
     """
 
-    n_features: int
-    n_classes: int
-    nonzero: np.ndarray
-    class_totals: np.ndarray
-    missing: np.ndarray
-    minimum: np.ndarray
-    maximum: np.ndarray
+    def __init__(self, n_features: int, n_classes: int, nonzero_table: SortedSums, totals: ExactSums,
+                 missing_table: SortedSums, minimum: np.ndarray, maximum: np.ndarray):
+        _check_key_space(n_features, n_classes)
+        self.n_features, self.n_classes = n_features, n_classes
+        self._nonzero_table, self.totals, self.missing_table = nonzero_table, totals, missing_table
+        self.minimum, self.maximum = minimum, maximum
+
+    @property
+    def nonzero_table(self) -> SortedSums:
+        """Per (feature, class), the rows where the feature is non-zero."""
+        return self._nonzero_table
 
     @classmethod
     def empty(cls, n_features: int, n_classes: int) -> "PresenceCounts":
         """Statistics of no rows."""
-        return cls(n_features, n_classes, np.zeros((n_classes, n_features)), np.zeros(n_classes),
-                   np.zeros((n_classes, n_features)), np.full(n_features, np.inf), np.full(n_features, -np.inf))
+        return cls(n_features, n_classes, SortedSums.empty(), ExactSums.zeros(n_classes), SortedSums.empty(),
+                   np.full(n_features, np.inf), np.full(n_features, -np.inf))
 
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
-        classes = _column(chunk, class_index)
-        known = ~np.isnan(classes)
-        labels = np.where(known, classes, 0).astype(np.int64)
-        block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
-        block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
-        rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
-        columns, values = block.indices.astype(np.int64), block.data
-        keep = known[rows] & (values != 0)
-        if not keep.all():
-            rows, columns, values = rows[keep], columns[keep], values[keep]
+        weights = checked_weights(chunk)
+        rows, columns, values, labels, known = _chunk_entries(chunk, features, class_index)
         n = len(features)
-        weights = None if chunk.weights is None else chunk.weights[rows]
+        known_rows = np.flatnonzero(known)
+        totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), self.n_classes)
+        pair = columns * max(self.n_classes, 1) + labels[rows]
         missing_entry = np.isnan(values)
-        missing = np.zeros((self.n_classes, n))
+        missing = SortedSums.empty()
         if missing_entry.any():
-            missing = self._by_class(labels[rows[missing_entry]], columns[missing_entry],
-                                     None if weights is None else weights[missing_entry], n)
+            missing = SortedSums.of_entries(pair[missing_entry], _sums_of_rows(weights, rows[missing_entry]))
             present = ~missing_entry
-            rows, columns, values = rows[present], columns[present], values[present]
-            weights = None if weights is None else weights[present]
-        nonzero = self._by_class(labels[rows], columns, weights, n)
+            rows, columns, values, pair = rows[present], columns[present], values[present], pair[present]
+        nonzero = SortedSums.of_entries(pair, _sums_of_rows(weights, rows))
         # per column smallest and largest value: the entries regrouped by column (CSC)
         row_starts = np.r_[0, np.cumsum(np.bincount(rows, minlength=chunk.n_rows))]
         by_column = sp.csr_matrix((values, columns, row_starts), shape=(chunk.n_rows, n)).tocsc()
@@ -288,47 +692,25 @@ class PresenceCounts:
             starts = by_column.indptr[filled]
             low[filled] = np.minimum.reduceat(by_column.data, starts)
             high[filled] = np.maximum.reduceat(by_column.data, starts)
-        row_weights = np.ones(chunk.n_rows) if chunk.weights is None else chunk.weights
-        totals = np.bincount(labels[known], weights=row_weights[known], minlength=self.n_classes)
         return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
-
-    def _by_class(self, labels: np.ndarray, columns: np.ndarray, weights: np.ndarray | None, n: int) -> np.ndarray:
-        """``[c, j]``: the summed weights (or the number) of entries of class c in column j."""
-        counts = np.bincount(labels * n + columns, weights=weights, minlength=self.n_classes * n)
-        return counts.astype(np.float64).reshape(self.n_classes, n)
 
     @classmethod
     def of_value_counts(cls, counts: ValueCounts) -> "PresenceCounts":
         """The presence statistics of the rows ``counts`` describes."""
-        low, high = np.full(counts.n_features, np.inf), np.full(counts.n_features, -np.inf)
-        np.minimum.at(low, counts.feature, counts.value)
-        np.maximum.at(high, counts.feature, counts.value)
-        return cls(counts.n_features, counts.n_classes, counts.nonzero_counts(), counts.class_totals.copy(),
-                   counts.missing.copy(), low, high)
+        low, high = counts._value_range()
+        return cls(counts.n_features, counts.n_classes, counts.nonzero_table, counts.totals, counts.missing_table,
+                   low, high)
 
     def merge(self, other: "PresenceCounts") -> "PresenceCounts":
         """Statistics of the rows of both."""
         return PresenceCounts(
-            self.n_features, self.n_classes, self.nonzero + other.nonzero, self.class_totals + other.class_totals,
-            self.missing + other.missing, np.minimum(self.minimum, other.minimum), np.maximum(self.maximum, other.maximum),
+            self.n_features, self.n_classes, self.nonzero_table.merged_with(other.nonzero_table),
+            self.totals.plus(other.totals), self.missing_table.merged_with(other.missing_table),
+            np.minimum(self.minimum, other.minimum), np.maximum(self.maximum, other.maximum),
         )
 
-    def nonzero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is present and not zero."""
-        return self.nonzero
-
-    def zero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is exactly zero."""
-        return np.maximum(self.class_totals[:, None] - self.missing - self.nonzero, 0.0)
-
-    def training_range(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per feature, the smallest and largest present training value, 0 included where
-        zeros occur (as :meth:`ValueCounts.training_range`); 0 for a feature never present."""
-        has_zero = self.zero_counts().sum(axis=0) > 0
-        low = np.where(has_zero, np.minimum(self.minimum, 0.0), self.minimum)
-        high = np.where(has_zero, np.maximum(self.maximum, 0.0), self.maximum)
-        present = np.isfinite(low)
-        return np.where(present, low, 0.0), np.where(present, high, 0.0)
+    def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.minimum, self.maximum
 
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:

@@ -1,8 +1,10 @@
 """Normalizers and the binarizer (REFERENCE.md "Normalizers", "Binarizer"; KDD'09 §4.1).
 
 ``l2`` and ``l1`` divide each row's numeric non-class attributes by the row's
-Euclidean or absolute-sum length.  A zero row stays zero; missing values stay
-missing and are left out of the norm.  Unlike Weka's instance ``Normalize``, an
+Euclidean or absolute-sum length, over the whole double range (a row of 1e-200s
+or 1e200s is normalized like one of 1s; a row holding ±∞ becomes its limit: ±1
+there, 0 elsewhere).  A zero row stays zero; missing values stay missing and are
+left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
 
 ``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
@@ -16,10 +18,12 @@ import numpy as np
 
 import scipy.sparse as sp
 
-from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import Chunk
-from filterkit.stage import Stage, scale_features, stored_in_features, with_stored_values
+from filterkit.stage import (Stage, range_scaling, refuse_infinite_ranges, scale_features, stored_in_features,
+                             with_stored_values)
+
+from .saved_state import SavedState
 
 
 class RowNormalizer(Stage):
@@ -37,19 +41,64 @@ class RowNormalizer(Stage):
             matrix = chunk.values.tocsr()
             acted_entry = stored_in_features(matrix, features)
             in_norm = acted_entry & ~np.isnan(matrix.data)
-            contributions = np.where(in_norm, np.abs(matrix.data) ** self.order, 0.0)
+            magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
             rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-            norms = np.bincount(rows, weights=contributions, minlength=matrix.shape[0])
+            with np.errstate(over="ignore", under="ignore"):
+                norms = np.bincount(rows, weights=magnitudes ** self.order, minlength=matrix.shape[0])
             norms = norms ** (1.0 / self.order)
+            unsafe = self._unsafe(norms, _row_maxima(rows, magnitudes, matrix.shape[0]))
+            data = matrix.data
+            if unsafe.any():
+                # rows scaled by a power of two near their largest value first (exact), then normed
+                maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
+                shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+                data = np.where(acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]),
+                                data)
+                with np.errstate(under="ignore"):
+                    rescaled = np.bincount(rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order,
+                                           minlength=matrix.shape[0]) ** (1.0 / self.order)
+                norms = np.where(unsafe, rescaled, norms)
             divisor = np.where(norms > 0, norms, 1.0)[rows]
-            data = np.where(acted_entry, matrix.data / divisor, matrix.data)
+            data = np.where(acted_entry, data / divisor, data)
             return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
         values = chunk.values.copy()
         # C order, so each row's sum adds in the same order whatever the chunk's row count
         block = np.ascontiguousarray(values[:, features])
-        norms = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
+        with np.errstate(over="ignore", under="ignore"):
+            norms = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
+        maxima = np.nanmax(np.abs(block), axis=1, initial=0.0) if block.shape[1] else np.zeros(len(block))
+        unsafe = self._unsafe(norms, maxima)
+        if unsafe.any():
+            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+            block = _limit_of_infinite_rows(np.ldexp(block, shift[:, None]), np.isinf(maxima)[:, None])
+            with np.errstate(under="ignore"):
+                rescaled = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
+            norms = np.where(unsafe, rescaled, norms)
         values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
         return Chunk(values, chunk.text, chunk.weights)
+
+    def _unsafe(self, norms: np.ndarray, maxima: np.ndarray) -> np.ndarray:
+        """Rows whose plain norm overflowed or whose powers fell below the normal doubles
+        (the powers of the largest value must be normal for the sum to keep its precision)."""
+        with np.errstate(over="ignore", under="ignore"):
+            return (maxima > 0) & (~np.isfinite(norms) | (maxima ** self.order < _SMALLEST_SAFE_POWER))
+
+
+def _limit_of_infinite_rows(values: np.ndarray, infinite_row: np.ndarray) -> np.ndarray:
+    """In rows holding an infinite value, each ±∞ becomes ±1 and finite values 0: the limit
+    of the normalized row as those values grow (missing stays missing)."""
+    limit = np.where(np.isinf(values), np.sign(values), np.where(np.isnan(values), np.nan, 0.0))
+    return np.where(infinite_row, limit, values)
+
+
+def _row_maxima(rows: np.ndarray, magnitudes: np.ndarray, n_rows: int) -> np.ndarray:
+    maxima = np.zeros(n_rows)
+    np.maximum.at(maxima, rows, magnitudes)
+    return maxima
+
+
+# A row's largest power |x|^p below this leaves too few bits (or none) above the subnormal range.
+_SMALLEST_SAFE_POWER = 2.0**-968
 
 
 class L2Normalizer(RowNormalizer):
@@ -127,23 +176,32 @@ class MinMaxNormalizer(Stage):
 
     def finalize(self, statistics) -> None:
         low, high = statistics
-        present = np.isfinite(low)
+        present = low <= high
         self.minimum = np.where(present, low, 0.0)
-        width = np.where(present, high - low, 0.0)
-        self.factor = np.where(width > 0, 1.0 / np.where(width > 0, width, 1.0), 0.0)
+        maximum = np.where(present, high, 0.0)
+        refuse_infinite_ranges(self, np.where(present, low, 0.0), maximum)
+        self.factor, self.exponents = range_scaling(self.minimum, maximum, np.ones(len(self.features)))
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return scale_features(chunk, self.features, self.factor, self.minimum)
+        return scale_features(chunk, self.features, self.factor, self.minimum, self.exponents)
 
     def state(self) -> dict:
-        return {"minimum": self.minimum, "factor": self.factor}
+        return {"minimum": self.minimum, "factor": self.factor,
+                "inner_exponent": self.exponents[0], "outer_exponent": self.exponents[1]}
 
     def load_state(self, state: dict) -> None:
-        for key in ("minimum", "factor"):
-            array = np.asarray(state[key], dtype=np.float64)
-            if array.shape != (len(self.features),):
-                raise FilterkitError(f"stage 'minmax': saved {key} has shape {array.shape}, expected ({len(self.features)},)")
-            setattr(self, key, array)
+        saved = SavedState(self, state)
+        n = len(self.features)
+        self.minimum = saved.numbers("minimum", n)
+        self.factor = saved.numbers("factor", n)
+        if np.any(self.factor < 0):
+            raise saved.error("'factor' holds a negative value")
+        self.exponents = tuple(saved.integers(key, n, low=-_EXPONENT_LIMIT, high=_EXPONENT_LIMIT, default=np.zeros(n))
+                               for key in ("inner_exponent", "outer_exponent"))
+
+
+# Power-of-two exponents of a saved scaling lie well inside ±this (doubles span 2^±1074).
+_EXPONENT_LIMIT = 4096
 
 
 @hookimpl

@@ -16,7 +16,8 @@ than M distinct non-zero values: with the attribute's non-zero training values
 sorted (each row once, by its instance weight), threshold i (i = 0 … M−1) is the
 lower i/M quantile, the smallest value v whose cumulative weight exceeds
 i/M of the total.  Threshold 0 is always the smallest value (presence), and
-thresholds that coincide are kept once.
+thresholds that coincide are kept once.  When the attribute's rows all weigh 0,
+each distinct value counts once.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from filterkit.hookspecs import hookimpl
 from filterkit.schema import NUMERIC, Attribute, Chunk
 from filterkit.stage import Option, Stage
 from filterkit.statistics import ValueCounts
+
+from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
@@ -54,8 +57,8 @@ class OrdinalEncoder(Stage):
         return first.merge(second)
 
     def finalize(self, statistics: ValueCounts) -> None:
-        feature, value, counts = statistics.histogram(include_zero=False)
-        weight = counts[:, 0]
+        histogram = statistics.histogram(include_zero=False)
+        feature, value, weight = histogram.feature, histogram.value, histogram.rows
         n_features = len(self.features)
         encodable = np.ones(n_features, dtype=bool)
         invalid = (value < 0) | (value != np.floor(value)) | ~np.isfinite(value)
@@ -75,9 +78,15 @@ class OrdinalEncoder(Stage):
         limit = self.params["max_thresholds"]
         if limit is None or len(values) <= limit:
             return values
-        cumulative = np.cumsum(weights)
+        if not np.any(weights > 0):
+            weights = np.ones(len(values))
+        with np.errstate(over="ignore"):
+            cumulative = np.cumsum(weights)
+        if not np.isfinite(cumulative[-1]):
+            cumulative = np.cumsum(np.ldexp(weights, -np.frexp(weights.max())[1]))
         targets = np.arange(limit) / limit * cumulative[-1]
-        return np.unique(values[np.searchsorted(cumulative, targets, side="right")])
+        chosen = np.minimum(np.searchsorted(cumulative, targets, side="right"), len(values) - 1)
+        return np.unique(values[chosen])
 
     def _layout(self) -> None:
         """Output positions: each input attribute's first output column and width."""
@@ -145,13 +154,25 @@ class OrdinalEncoder(Stage):
         return Chunk(encoded if chunk.is_sparse else encoded.toarray(), text, chunk.weights)
 
     def state(self) -> dict:
-        return {"thresholds": self.thresholds, "threshold_counts": self.threshold_counts}
+        return {"thresholds": self.thresholds, "threshold_counts": self.threshold_counts,
+                OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        thresholds = np.asarray(state["thresholds"], dtype=np.float64)
-        counts = np.asarray(state["threshold_counts"], dtype=np.int64)
-        if counts.shape != (len(self.features),) or counts[counts != PASS_THROUGH].sum() != len(thresholds):
-            raise FilterkitError(f"stage 'ordinal': saved thresholds do not fit the input's {len(self.features)} features")
+        saved = SavedState(self, state)
+        saved.check_options()
+        counts = saved.integers("threshold_counts", len(self.features), low=PASS_THROUGH)
+        thresholds = saved.numbers("thresholds")
+        encoded = counts[counts != PASS_THROUGH]
+        if encoded.sum() != len(thresholds):
+            raise saved.error(f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}")
+        limit = self.params["max_thresholds"]
+        if limit is not None and np.any(encoded > limit):
+            raise saved.error(f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}")
+        if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
+            raise saved.error("a threshold is not a positive whole number")
+        owner = np.repeat(np.arange(len(encoded)), encoded)
+        if np.any((owner[1:] == owner[:-1]) & (thresholds[1:] <= thresholds[:-1])):
+            raise saved.error("an attribute's thresholds do not ascend")
         self.thresholds, self.threshold_counts = thresholds, counts
         self._layout()
 

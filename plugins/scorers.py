@@ -15,14 +15,18 @@ by default, or presence (value ≠ 0) with ``--presence``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.schema import Chunk
-from filterkit.stage import Option, scale_features
+from filterkit.stage import Option, range_scaling, refuse_infinite_ranges, scale_features, scale_values
 from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
+
+from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 
 class ScorerStage(ClassValueCountsStage):
@@ -37,6 +41,11 @@ class ScorerStage(ClassValueCountsStage):
         Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
     )
 
+    def check_params(self) -> None:
+        alpha = self.params["alpha"]
+        if alpha is not None and math.isnan(alpha):
+            raise FilterkitError("option --alpha: nan is not a number")
+
     def new_statistics(self):
         """Presence scores need only non-zero counts by class (and each feature's range)."""
         if self.params["presence"] and self.metric.uses_counts:
@@ -50,8 +59,9 @@ class ScorerStage(ClassValueCountsStage):
             statistics, self.metric, targets, self.params["presence"], self.params["combine"], self.params["alpha"]
         )
         self.minimum, self.maximum = statistics.training_range()
-        width = self.maximum - self.minimum
-        self.factor = np.where(width > 0, self.scores / np.where(width > 0, width, 1.0), 0.0)
+        if self.params["scale"]:
+            refuse_infinite_ranges(self, self.minimum, self.maximum)
+        self.factor, self.exponents = range_scaling(self.minimum, self.maximum, self.scores)
 
     def output_schema(self):
         if not self.params["scale"]:
@@ -66,24 +76,41 @@ class ScorerStage(ClassValueCountsStage):
         """Scaling is elementwise (the arithmetic of :func:`scale_features`)."""
         if not self.params["scale"]:
             return lambda positions, values: values
-        if self.params["zero_preserve"]:
-            return lambda positions, values: values * self.factor[positions]
-        return lambda positions, values: (values - self.minimum[positions]) * self.factor[positions]
+        offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
+        inner, outer = self.exponents
+        if not (inner.any() or outer.any()):
+            return lambda positions, values: scale_values(values, self.factor[positions], offset[positions])
+        return lambda positions, values: scale_values(values, self.factor[positions], offset[positions],
+                                                      (inner[positions], outer[positions]))
 
     def transform(self, chunk: Chunk) -> Chunk:
         if not self.params["scale"]:
             return chunk
-        return scale_features(chunk, self.features, self.factor, None if self.params["zero_preserve"] else self.minimum)
+        return scale_features(chunk, self.features, self.factor, None if self.params["zero_preserve"] else self.minimum,
+                              self.exponents)
 
     def state(self) -> dict:
-        return {"scores": self.scores, "minimum": self.minimum, "maximum": self.maximum, "factor": self.factor}
+        return {"scores": self.scores, "minimum": self.minimum, "maximum": self.maximum, "factor": self.factor,
+                "inner_exponent": self.exponents[0], "outer_exponent": self.exponents[1],
+                OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        for key in ("scores", "minimum", "maximum", "factor"):
-            array = np.asarray(state[key], dtype=np.float64)
-            if array.shape != (len(self.features),):
-                raise FilterkitError(f"stage '{self.name}': saved {key} has shape {array.shape}, expected ({len(self.features)},)")
-            setattr(self, key, array)
+        saved = SavedState(self, state)
+        saved.check_options()
+        n = len(self.features)
+        self.scores = saved.numbers("scores", n)
+        self.minimum = saved.numbers("minimum", n, finite=False)
+        self.maximum = saved.numbers("maximum", n, finite=False)
+        if np.any(self.minimum > self.maximum):
+            raise saved.error("a feature's minimum is above its maximum")
+        self.factor = saved.numbers("factor", n)
+        saved_exponents = [saved.integers(key, n, low=-_EXPONENT_LIMIT, high=_EXPONENT_LIMIT, default=np.zeros(n))
+                           for key in ("inner_exponent", "outer_exponent")]
+        self.exponents = tuple(saved_exponents)
+        if "inner_exponent" in state:
+            factor, exponents = range_scaling(self.minimum, self.maximum, self.scores)
+            if not (np.array_equal(factor, self.factor) and all(map(np.array_equal, exponents, self.exponents))):
+                raise saved.error("'factor' does not follow from the scores and the training ranges")
 
     def feature_scores(self) -> dict[str, float]:
         """Each scored feature's name and score, for a following ``select``."""
@@ -95,6 +122,10 @@ def scorer_for(metric: Metric) -> type[ScorerStage]:
     """A scorer stage class for ``metric``, named after it."""
     summary = f"Scale each numeric feature's range to its {metric.name} score. {metric.summary}"
     return type(f"{metric.name.title()}Scorer", (ScorerStage,), {"name": metric.name, "metric": metric, "summary": summary})
+
+
+# Power-of-two exponents of a saved scaling lie well inside ±this (doubles span 2^±1074).
+_EXPONENT_LIMIT = 4096
 
 
 @hookimpl

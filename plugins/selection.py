@@ -38,6 +38,8 @@ from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Option, Stage
 from filterkit.statistics import ValueCounts
 
+from .saved_state import OPTIONS_KEY, SavedState, fitted_options
+
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
 
@@ -90,6 +92,11 @@ class Selector(Stage):
         fraction = self.params["fraction"]
         if fraction is not None and not 0 < fraction <= 1:
             raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
+        for name in ("min_score", "sparsity", "sample"):
+            if self.params[name] is not None and math.isnan(self.params[name]):
+                raise FilterkitError(f"option --{name.replace('_', '-')}: nan is not a number")
+        if not 0 < self.params["C"] < math.inf:
+            raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
         if metric is not None and metric != SVM and metric not in self.metrics:
             raise FilterkitError(
@@ -201,7 +208,9 @@ class Selector(Stage):
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.svm import LinearSVC
 
-        if not statistics.sample_rows:
+        if len(self.features) == 0:
+            return np.zeros(0)
+        if not sum(block.shape[0] for block in statistics.sample_rows):
             raise FilterkitError("select --metric svm: the sample holds no training rows (raise --sample)")
         matrix = sp.vstack(statistics.sample_rows, format="csr")
         labels = np.concatenate(statistics.sample_labels)
@@ -254,13 +263,20 @@ class Selector(Stage):
         return Chunk(values.tocsr() if sp.issparse(values) else values, text, chunk.weights)
 
     def state(self) -> dict:
-        return {"scores": self.scores, "kept": self.kept_features}
+        return {"scores": self.scores, "kept": self.kept_features, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        scores = np.asarray(state["scores"], dtype=np.float64)
-        kept = np.asarray(state["kept"], dtype=np.int64)
-        if scores.shape != (len(self.features),) or not np.all(np.isin(kept, self.features)):
-            raise FilterkitError(f"stage 'select': saved scores or kept features do not fit the input's {len(self.features)} features")
+        saved = SavedState(self, state)
+        saved.check_options()
+        scores = saved.numbers("scores", len(self.features))
+        kept = saved.integers("kept", high=len(self.input_schema))
+        if not np.all(np.isin(kept, self.features)) or len(np.unique(kept)) != len(kept):
+            raise saved.error(f"'kept' names attributes that are not among the input's {len(self.features)} features, "
+                              "or one twice")
+        if self.rule != "sparsity":
+            self._choose(scores, None)
+            if not np.array_equal(self.kept_features, np.sort(kept)):
+                raise saved.error(f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps by the scores")
         self.scores, self.kept_features = scores, np.sort(kept)
         self._set_columns()
 
@@ -288,7 +304,7 @@ def selector_for(metrics: dict) -> type[Selector]:
         Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
         Option("sample", float, 1.0, "With --metric svm: the fraction of training rows the SVM is trained on.", minimum=0.0, maximum=1.0),
         Option("C", float, 1.0, "With --metric svm: the SVM's C.", minimum=0.0),
-        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear."),
+        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1),
     )
     return type("Selector", (Selector,), {"metrics": dict(metrics), "options": options})
 

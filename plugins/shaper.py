@@ -27,12 +27,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Option, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts
+from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 
 class Shaper(ClassValueCountsStage):
@@ -62,9 +62,9 @@ class Shaper(ClassValueCountsStage):
     def finalize(self, statistics: ValueCounts) -> None:
         self.training_counts = statistics
         positive = positive_code(self.class_attribute, statistics.class_totals, self.context.positive)
-        feature, value, counts = statistics.histogram(include_zero=True)
-        rows = counts.sum(axis=1)
-        positives = counts[:, positive]
+        histogram = statistics.histogram(include_zero=True)
+        feature, value, rows = histogram.feature, histogram.value, histogram.rows
+        positives = histogram.of_class(positive)
         n_features = len(self.features)
         totals = np.bincount(feature, weights=rows, minlength=n_features)
         total_positives = np.bincount(feature, weights=positives, minlength=n_features)
@@ -109,9 +109,13 @@ class Shaper(ClassValueCountsStage):
         has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
         self.knot_has_next = has_next
         following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = (self.knot_probability[following] - self.knot_probability) / (self.knot_value[following] - self.knot_value)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            step = self.knot_value[following] - self.knot_value
+            slope = (self.knot_probability[following] - self.knot_probability) / step
         self.knot_slope = np.where(has_next, slope, np.nan)
+        # a step that overflows or is subnormal makes the slope meaningless: such knots interpolate by
+        # the fraction of the step, computed on values scaled by a power of two (see _interpolated)
+        self.knot_scaled = has_next & (~np.isfinite(step) | (step < np.finfo(np.float64).tiny) | ~np.isfinite(slope))
         has_knots = self.knot_start[1:] > self.knot_start[:-1]
         baseline = self.zero_probability if self.params["zero_bin"] else self.default_probability
         first_knot = np.minimum(self.knot_start[:-1], max(len(self.knot_value) - 1, 0))
@@ -152,7 +156,7 @@ class Shaper(ClassValueCountsStage):
             shaped = self.knot_probability[knot]
             between = at_knot & (self.knot_value[knot] != values) & self.knot_has_next[knot]
             inside = knot[between]
-            shaped[between] = self.knot_slope[inside] * (values[between] - self.knot_value[inside]) + shaped[between]
+            shaped[between] = self._interpolated(inside, values[between], shaped[between])
         else:
             shaped = np.zeros(len(values))
         outside = ~at_knot
@@ -167,6 +171,25 @@ class Shaper(ClassValueCountsStage):
                                          self.default_probability[positions])
             shaped = np.where(nominal, label_probability, shaped)
         return shaped
+
+    def _interpolated(self, knot: np.ndarray, values: np.ndarray, at_knot: np.ndarray) -> np.ndarray:
+        """p̃ at values between ``knot`` and the next knot of its feature: ``slope · (v − v_k) + p_k``,
+        or, where the step between the knots overflows or is subnormal, ``p_k + Δp · (v − v_k) / Δv``
+        on the values scaled so that the larger knot's magnitude is near 1 (exact scaling)."""
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            result = self.knot_slope[knot] * (values - self.knot_value[knot]) + at_knot
+        scaled = self.knot_scaled[knot]
+        if scaled.any():
+            k, v = knot[scaled], values[scaled]
+            low, high = self.knot_value[k], self.knot_value[k + 1]
+            magnitude = np.maximum(np.abs(low), np.abs(high))
+            shift = np.where(np.isfinite(magnitude), -np.frexp(magnitude)[1], 0)
+            with np.errstate(invalid="ignore", over="ignore"):
+                fraction = (np.ldexp(v, shift) - np.ldexp(low, shift)) / (np.ldexp(high, shift) - np.ldexp(low, shift))
+            # between −∞ and +∞ the fraction is undefined: the lower knot's estimate
+            fraction = np.where(np.isnan(fraction), 0.0, fraction)
+            result[scaled] = at_knot[scaled] + (self.knot_probability[k + 1] - self.knot_probability[k]) * fraction
+        return result
 
     def _shape(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The output value of each (feature position, value) pair; NaN stays NaN."""
@@ -212,23 +235,38 @@ class Shaper(ClassValueCountsStage):
         return {
             "knot_feature": self.knot_feature, "knot_value": self.knot_value,
             "knot_probability": self.knot_probability, "zero_probability": self.zero_probability,
-            "default_probability": self.default_probability,
+            "default_probability": self.default_probability, OPTIONS_KEY: fitted_options(self),
         }
 
     def load_state(self, state: dict) -> None:
+        saved = SavedState(self, state)
+        saved.check_options()
         n_features = len(self.features)
         for key in ("zero_probability", "default_probability"):
-            array = np.asarray(state[key], dtype=np.float64)
-            if array.shape != (n_features,):
-                raise FilterkitError(f"stage 'shape': saved {key} has shape {array.shape}, expected ({n_features},)")
-            setattr(self, key, array)
-        self.knot_feature = np.asarray(state["knot_feature"], dtype=np.int64)
-        self.knot_value = np.asarray(state["knot_value"], dtype=np.float64)
-        self.knot_probability = np.asarray(state["knot_probability"], dtype=np.float64)
-        lengths = {len(self.knot_feature), len(self.knot_value), len(self.knot_probability)}
-        if len(lengths) != 1 or (len(self.knot_feature) and not 0 <= self.knot_feature.min() <= self.knot_feature.max() < n_features):
-            raise FilterkitError("stage 'shape': saved knots are inconsistent with the attributes")
+            setattr(self, key, _probabilities(saved, key, n_features))
+        self.knot_feature = saved.integers("knot_feature", high=n_features)
+        self.knot_value = saved.numbers("knot_value", len(self.knot_feature), finite=False)
+        self.knot_probability = _probabilities(saved, "knot_probability", len(self.knot_feature))
+        same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
+        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (same_feature & (self.knot_value[1:] <= self.knot_value[:-1]))
+        if unsorted.any():
+            where = int(np.flatnonzero(unsorted)[0]) + 1
+            raise saved.error(f"the knots are not sorted by feature and value (knot {where})")
+        nominal_knot = self.nominal[self.knot_feature]
+        if nominal_knot.any():
+            labels = np.array([len(self.input_schema.attributes[i].labels or ()) for i in self.features])
+            codes = self.knot_value[nominal_knot]
+            if np.any((codes != np.floor(codes)) | (codes < 0) | (codes >= labels[self.knot_feature[nominal_knot]])):
+                raise saved.error("a nominal attribute's knot is not one of its label codes")
         self._index_knots()
+
+
+def _probabilities(saved: SavedState, key: str, length: int) -> np.ndarray:
+    """A saved array of probabilities: finite numbers in [0, 1]."""
+    array = saved.numbers(key, length)
+    if np.any((array < 0) | (array > 1)):
+        raise saved.error(f"'{key}' holds a value outside [0, 1]")
+    return array
 
 
 def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:

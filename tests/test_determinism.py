@@ -5,11 +5,12 @@ Every built-in stage (as ``filterkit plugins --json`` lists them) runs, with
 sensible options, on three small real data sets: iris (dense, three classes),
 the first rows of credit-g (dense, nominal and numeric, two classes) and the
 first rows of oh0 (sparse word counts, ten classes; only the words in at
-least three of those rows).  For each one:
+least three of those rows), and each of them again with fractional instance weights
+(0.1, 0.3, …: float sums of such weights change with the order of adding).  For each one:
 
 * two runs in two processes with different hash seeds (PYTHONHASHSEED) give
   the same bytes;
-* ``--chunk-rows 1`` and ``--chunk-rows 7`` give the bytes of the default;
+* ``--chunk-rows 1``, ``--chunk-rows 7`` and one chunk for the whole file give the bytes of the default;
 * with the input rows shuffled, the output rows are the same rows shuffled the
   same way (the header, the chain comment included, is identical) — for every
   stage but ``select --metric svm --sample``, whose sample draws one seeded
@@ -44,24 +45,34 @@ STAGE_OPTIONS = {
 # Stages with options worth a run of their own, beside the plain run of every stage.
 EXTRA_RUNS = {
     "select-svm": ["select", "--metric", "svm", "--sample", "0.5", "--seed", "1", "--top", "20"],
+    "select-presence": ["select", "--metric", "bns", "--presence", "--top", "20"],
+    "presence-scorers": ["ig", "--presence", "chi", "--presence", "--combine", "mean"],
+    "ordinal-quantiles": ["ordinal", "--max-thresholds", "2"],
     "select-sparsity": ["ig", "--presence", "--no-scale", "select", "--sparsity", "5"],
     "shape-bns-l2": ["shape", "bns", "l2"],
 }
 # Not order-free by design: the SVM's row sample is drawn in input order.
 ORDER_DEPENDENT = {"select-svm"}
 
-# data set: (source, rows kept, chain options, the --positive for stages that need a two-class task);
-# the rows kept are a slice (iris is sorted by class: every other row keeps all three)
+# Fractional instance weights (cycled over the rows): their float sums depend on the order of adding,
+# so only exact sums give the same bytes for every chunking and row order.
+WEIGHTS = ["0.1", "0.3", "0.7", "1", "2.2", "0.05"]
+# data set: (source, rows kept, chain options, the --positive for stages that need a two-class task,
+# instance weights or None); the rows kept are a slice (iris is sorted by class: every other row keeps all three)
 DATA = {
-    "iris": ("iris.arff", slice(None, None, 3), [], "Iris-versicolor"),
-    "credit-g": ("credit-g.arff", slice(60), [], None),
-    "oh0": ("oh0.wc.arff", slice(50), [], "Ethics"),
+    "iris": ("iris.arff", slice(None, None, 3), [], "Iris-versicolor", None),
+    "credit-g": ("credit-g.arff", slice(60), [], None, None),
+    "oh0": ("oh0.wc.arff", slice(50), [], "Ethics", None),
+    "iris-weighted": ("iris.arff", slice(None, None, 3), [], "Iris-versicolor", WEIGHTS),
+    "credit-g-weighted": ("credit-g.arff", slice(60), [], None, WEIGHTS),
+    "oh0-weighted": ("oh0.wc.arff", slice(50), [], "Ethics", WEIGHTS),
 }
 # oh0's words kept: those in at least this many of the rows kept, so the header stays small.
 OH0_MIN_ROWS = 3
 # Stages that refuse a multi-class task without --positive.
 NEEDS_POSITIVE = {"shape"}
-CHUNKINGS = {"default": [], "rows1": ["--chunk-rows", "1"], "rows7": ["--chunk-rows", "7"]}
+CHUNKINGS = {"default": [], "rows1": ["--chunk-rows", "1"], "rows7": ["--chunk-rows", "7"],
+             "all": ["--chunk-rows", "100000"]}
 
 
 @functools.lru_cache(maxsize=None)
@@ -125,11 +136,13 @@ def outputs(tmp_path_factory):
     """Run every (stage, data set, variant) and return {key: (status, output bytes or None)}."""
     root = tmp_path_factory.mktemp("determinism")
     inputs = {}
-    for name, (file, keep, _, _) in DATA.items():
+    for name, (file, keep, _, _, weights) in DATA.items():
         header, rows = _split((REAL / file).read_text(encoding="utf-8"))
         rows = rows[keep]
-        if name == "oh0":
+        if file == "oh0.wc.arff":
             header, rows = _fewer_words(header, rows, OH0_MIN_ROWS)
+        if weights is not None:
+            rows = [f"{row.rstrip()},{{{weights[i % len(weights)]}}}\n" for i, row in enumerate(rows)]
         order = list(range(len(rows)))
         random.Random(20090628).shuffle(order)
         (root / f"{name}.arff").write_text(header + "".join(rows), encoding="utf-8")
@@ -140,7 +153,7 @@ def outputs(tmp_path_factory):
 
     all_jobs, default_jobs = [], []
     for run_name, words in _runs():
-        for name, (_, _, options, positive) in DATA.items():
+        for name, (_, _, options, positive, _) in DATA.items():
             chain_options = list(options)
             if positive and (set(words) & NEEDS_POSITIVE):
                 chain_options += ["--positive", positive]
@@ -204,8 +217,8 @@ def test_output_is_byte_identical_across_processes_and_chunk_sizes(outputs, run_
     assert status == 0 and default, f"{run_name} on {data} failed (status {status})"
     second = found[f"{run_name}|{data}|default|second-process"]
     assert second == (0, default), "a second run (another process, another hash seed) gives other bytes"
-    for chunking in ("rows1", "rows7"):
-        assert found[f"{run_name}|{data}|{chunking}"] == (0, default), f"--chunk-rows {chunking[4:]} changes the output"
+    for chunking in ("rows1", "rows7", "all"):
+        assert found[f"{run_name}|{data}|{chunking}"] == (0, default), f"--chunk-rows ({chunking}) changes the output"
 
 
 ORDER_FREE = [(r, d) for r, d in CASES if r not in ORDER_DEPENDENT]
@@ -229,7 +242,9 @@ def test_shuffled_rows_give_the_same_rows_shuffled_the_same_way(outputs, run_nam
 
 def test_the_input_subsets_are_what_the_tests_assume(outputs):
     found, orders = outputs
-    assert {name: len(order) for name, order in orders.items()} == {"iris": 50, "credit-g": 60, "oh0": 50}
+    assert {name: len(order) for name, order in orders.items()} == {
+        "iris": 50, "credit-g": 60, "oh0": 50, "iris-weighted": 50, "credit-g-weighted": 60, "oh0-weighted": 50}
+    assert b"} {0.1}\n" in found["l2|oh0-weighted|default"][1] and b" {0.3}\n" in found["l2|iris-weighted|default"][1]
     header, rows = _split(found["l2|oh0|default"][1].decode("utf-8"))
     assert 200 < header.count("@attribute") < 500 and len(rows) == 50 and all(row.startswith("{") for row in rows)
     assert sum(row.rstrip().endswith("Ethics}") for row in rows) >= 4

@@ -3,6 +3,7 @@ row order and chunking never change a fitted value (issue 4, "What must be shown
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -10,11 +11,12 @@ import pytest
 import scipy.sparse as sp
 
 from filterkit.arff.reader import read_arff
+from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import Chunk
 from filterkit.sources import FileSource
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ExactSums, ValueCounts
 
 REAL = Path(__file__).parent / "data" / "real"
 NAN = np.nan
@@ -64,11 +66,14 @@ def test_sparse_and_dense_chunks_give_the_same_counts():
 
 
 def test_histogram_lists_values_with_per_class_counts_and_optionally_zero():
-    feature, value, counts = stats(ROWS).histogram(include_zero=True)
-    assert list(zip(feature.tolist(), value.tolist())) == [(0, -1.0), (0, 0.0), (0, 2.0), (1, 0.0), (1, 5.0)]
-    np.testing.assert_array_equal(counts, [[1, 0], [1, 0], [1, 2], [1, 2], [2, 0]])
-    feature, value, _ = stats(ROWS).histogram(include_zero=False)
-    assert list(zip(feature.tolist(), value.tolist())) == [(0, -1.0), (0, 2.0), (1, 5.0)]
+    histogram = stats(ROWS).histogram(include_zero=True)
+    assert list(zip(histogram.feature.tolist(), histogram.value.tolist())) == [(0, -1.0), (0, 0.0), (0, 2.0), (1, 0.0), (1, 5.0)]
+    np.testing.assert_array_equal(histogram.of_class(0), [1, 1, 1, 1, 2])
+    np.testing.assert_array_equal(histogram.of_class(1), [0, 0, 2, 2, 0])
+    np.testing.assert_array_equal(histogram.rows, [1, 1, 3, 3, 2])
+    histogram = stats(ROWS).histogram(include_zero=False)
+    assert list(zip(histogram.feature.tolist(), histogram.value.tolist())) == [(0, -1.0), (0, 2.0), (1, 5.0)]
+    np.testing.assert_array_equal(histogram.of_class(1), [0, 2, 0])
 
 
 def test_without_class_every_row_counts_as_class_zero():
@@ -188,9 +193,7 @@ def test_order_and_chunking_never_change_fitted_state(registry, whole_files, dat
     reference = fitted_state(registry, stage_name, params, data, FileSource(path))
     assert any(np.size(v) for v in reference.values())
 
-    # One-row chunks on the 3,182-word oh0 cost ~3 s a stage (every add re-compacts the statistics
-    # so far): there only the shaper gets them (its statistics are those of the scorers too).
-    sizes = (7, 1) if data != "oh0" or stage == "shape" else (7,)
+    sizes = (7, 1)
     for chunk_rows in sizes:
         assert_same_state(fitted_state(registry, stage_name, params, data, FileSource(path, chunk_rows=chunk_rows)), reference)
     mixed = shuffled(rows, seed=11)
@@ -216,22 +219,68 @@ COMPACTION_CASES = {
     "integers too far apart to subtract": ([1, 2, 3, 5, 8, -13, 2**40], True),
     "integers too large to subtract": ([1e17, 1e17 + 16, 1e17 + 32, 1e17 + 48, 1e17 + 64, 1e17 + 80, 1e17 + 96], True),
     "integers around 2**52": ([2.0**52 - 2, 2.0**52 - 1, 2.0**52, 2.0**52 + 2, 2.0**52 + 4, 2.0**52 + 6, 2.0**52 + 8], True),
+    "infinities": ([-np.inf, 1, np.inf, 2.5], True),
 }
 
 
 @pytest.mark.parametrize("choices, unit_weights", COMPACTION_CASES.values(), ids=COMPACTION_CASES.keys())
-def test_integer_key_compaction_equals_the_lexsort_one(choices, unit_weights):
+def test_every_way_of_counting_a_chunk_equals_plain_python_sums(choices, unit_weights):
     generator = np.random.default_rng(0)
-    n = 50_000
-    counts = ValueCounts(
-        300, 3, generator.integers(0, 300, n), generator.choice(np.array(choices, dtype=float), n),
-        generator.integers(0, 3, n), np.ones(n) if unit_weights else generator.random(n), np.ones(3), np.zeros((3, 300)),
-    )
-    fast, slow = counts._compacted(), counts._compacted_by_lexsort()
-    for field in ("feature", "value", "label"):
-        np.testing.assert_array_equal(getattr(fast, field), getattr(slow, field))
-    np.testing.assert_allclose(fast.count, slow.count, rtol=1e-12)
-    assert len(fast.feature) == 300 * 7 * 3
+    n = 20_000
+    feature = generator.integers(0, 300, n)
+    value = generator.choice(np.array(choices, dtype=float), n)
+    label = generator.integers(0, 3, n)
+    weights = None if unit_weights else generator.random(n)
+    rows = sp.csr_matrix((value, (np.arange(n), feature)), shape=(n, 301))
+    rows = sp.hstack([rows[:, :300], sp.csr_matrix(label[:, None] + 0.0)]).tocsr()
+    counts = ValueCounts.of_chunk(Chunk(rows, {}, weights), np.arange(300), 300, 3)
+    expected = {}
+    for j, v, c, w in zip(feature.tolist(), value.tolist(), label.tolist(), (weights if weights is not None else np.ones(n)).tolist()):
+        expected.setdefault((j, v, c), []).append(w)
+    found = dict(zip(zip(counts.feature.tolist(), counts.value.tolist(), counts.label.tolist()), counts.count.tolist()))
+    assert found == {key: math.fsum(ws) for key, ws in expected.items()}
+
+
+WEIGHT_CASES = {
+    "decimal fractions": [0.1, 0.3, 0.7, 1, 2.2],
+    "tiny and huge": [1e-300, 3.5, 1e300, 5e-324, 0.1],
+    "integers and zero": [0, 1, 2, 3],
+}
+
+
+@pytest.mark.parametrize("choices", WEIGHT_CASES.values(), ids=WEIGHT_CASES.keys())
+def test_weighted_counts_are_exact_sums_in_any_order_and_chunking(choices):
+    generator = np.random.default_rng(3)
+    n = 3000
+    rows = np.column_stack([generator.integers(0, 5, n), generator.integers(0, 3, n), generator.integers(0, 2, n)]).astype(float)
+    weights = generator.choice(np.array(choices), n)
+    whole = ValueCounts.of_chunk(Chunk(rows, {}, weights), np.array([0, 1]), 2, 2)
+    order = generator.permutation(n)
+    pieces = ValueCounts.empty(2, 2)
+    for start in range(0, n, 7):
+        part = order[start:start + 7]
+        pieces = pieces.add(Chunk(rows[part], {}, weights[part]), np.array([0, 1]), 2)
+    assert_same_counts(pieces, whole)
+    for j in range(2):
+        for c in range(2):
+            selected = (rows[:, 2] == c) & (rows[:, j] == 0)
+            assert whole.zero_counts()[c, j] == math.fsum(weights[selected])
+    assert whole.class_totals.tolist() == [math.fsum(weights[rows[:, 2] == c]) for c in range(2)]
+
+
+def test_exact_sums_round_once_and_do_not_depend_on_grouping():
+    weights = np.array([0.1] * 10 + [1e16, 1.0, -0.0])
+    exact = ExactSums.of_weights(weights)
+    assert exact.total().to_float()[0] == math.fsum(weights)
+    halves = exact[:5].total().plus(exact[5:].total())
+    assert halves.to_float()[0] == exact.total().to_float()[0]
+    assert ExactSums.of_weights(np.array([3.0, 2.0**-1074, 2.0**1000])).to_float().tolist() == [3.0, 2.0**-1074, 2.0**1000]
+
+
+def test_weights_that_cannot_be_counted_are_refused():
+    for bad in (-1.0, np.nan, np.inf):
+        with pytest.raises(FilterkitError, match="instance weight"):
+            stats(ROWS, weights=np.array([1, 1, bad, 1, 1, 1, 1.0]))
 
 
 WEIGHTED_MISSING = """@relation w

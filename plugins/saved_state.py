@@ -1,0 +1,83 @@
+"""Checking a fitted stage's saved state (a model file's) before a stage uses it.
+
+A model file can be edited or damaged; every ``load_state`` reads its arrays through
+:class:`SavedState`, which refuses, with a message naming the stage and the entry, an
+array of the wrong shape, an index that is not an integer in range, a value that is
+not finite where it must be, and options edited after fitting: a stage records the
+options it was fitted with (:func:`fitted_options`), and a state that recorded them
+must be loaded under the same options.  A state saved before options were recorded
+is taken as it is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+
+#: The state entry holding the options a stage was fitted with.
+OPTIONS_KEY = "fitted_options"
+
+
+def fitted_options(stage) -> dict:
+    """The options ``stage`` was fitted with, for its saved state."""
+    return dict(stage.params)
+
+
+class SavedState:
+    """A stage's saved state, read entry by entry with checks."""
+
+    def __init__(self, stage, state: dict):
+        self.stage = stage
+        self.state = state
+
+    def error(self, message: str) -> FilterkitError:
+        """The error for a saved state that does not fit the stage."""
+        return FilterkitError(f"stage '{self.stage.name}': the model's saved state is invalid: {message}")
+
+    def _raw(self, key: str, default=None):
+        if key not in self.state:
+            if default is not None:
+                return default
+            raise self.error(f"'{key}' is missing")
+        return self.state[key]
+
+    def numbers(self, key: str, length: int | None = None, finite: bool = True, default=None) -> np.ndarray:
+        """A one-dimensional float array (of ``length`` entries when given); NaN is never
+        allowed, infinities only without ``finite``."""
+        try:
+            array = np.asarray(self._raw(key, default), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise self.error(f"'{key}' is not an array of numbers") from None
+        if array.ndim != 1 or (length is not None and len(array) != length):
+            expected = f"({length},)" if length is not None else "one dimension"
+            raise self.error(f"'{key}' has shape {array.shape}, expected {expected}")
+        bad = np.isnan(array) | (~np.isfinite(array) if finite else False)
+        if bad.any():
+            raise self.error(f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}")
+        return array
+
+    def integers(self, key: str, length: int | None = None, low: int = 0, high: int | None = None,
+                 default=None) -> np.ndarray:
+        """A one-dimensional array of whole numbers in [low, high) (high None: no upper bound)."""
+        array = self.numbers(key, length, default=default)
+        outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
+        if outside.any():
+            where = int(np.flatnonzero(outside)[0])
+            bounds = f"[{low}, {high})" if high is not None else f"≥ {low}"
+            raise self.error(f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}")
+        return array.astype(np.int64)
+
+    def check_options(self) -> None:
+        """Refuse options that differ from those the state was fitted with (when recorded)."""
+        recorded = self.state.get(OPTIONS_KEY)
+        if recorded is None:
+            return
+        if not isinstance(recorded, dict):
+            raise self.error(f"'{OPTIONS_KEY}' is not a table of options")
+        for name, value in self.stage.params.items():
+            if name not in recorded or recorded[name] != value \
+                    or isinstance(recorded[name], bool) != isinstance(value, bool):
+                flag = "--" + name.replace("_", "-")
+                raise self.error(f"option {flag} is {value!r} but the state was fitted with "
+                                 f"{recorded.get(name)!r} (options edited after fitting)")
