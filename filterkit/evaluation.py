@@ -1,4 +1,4 @@
-"""The papers' evaluation protocol (KDD'09 §4; REFERENCE.md "Evaluation protocol").
+"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8).
 
 Stratified k-fold cross-validation with a fixed seed.  The folds are drawn
 once, from the class labels, so every compared chain and every class-vs-rest

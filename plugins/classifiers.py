@@ -1,6 +1,6 @@
 """The classifiers of ``filterkit evaluate``: ``svm`` and ``aisvm``.
 
-``svm`` is the papers' linear SVM (KDD'09 §4; REFERENCE.md "Evaluation
+``svm`` is the papers' linear SVM (KDD'09 §4; docs/algorithms.md §8.4
 protocol"): liblinear, C chosen from a grid by the best mean AUC of an inner
 stratified k-fold cross-validation on the training rows, then Platt-calibrated
 probabilities (a sigmoid fitted on cross-validated decision values, the SVM
@@ -11,7 +11,7 @@ grid's first value, the scores are raw decision values and a row is positive
 where its decision value is > 0 (``inner_folds`` in the report says which).
 
 ``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
-REFERENCE.md "aiSVM"): C* from :func:`adaptive_c`, then the intercept from
+docs/algorithms.md §9): C* from :func:`adaptive_c`, then the intercept from
 :func:`adaptive_intercept`.
 """
 
@@ -161,7 +161,7 @@ def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 
 
 
 def adaptive_c(base_C: float, recall_at: Callable[[float], float], rho_max: float, k_max: int) -> tuple[int, float, list]:
-    """Anghelescu & Muchnik's Algorithm 1 (REFERENCE.md "aiSVM", step 2).
+    """Anghelescu & Muchnik's Algorithm 1 (docs/algorithms.md §9, step 2).
 
     ``recall_at(C)`` trains at C and returns the training recall of the target
     class.  For k = 1 … k_max, C_k = k · base_C; stop at the first k whose recall
@@ -182,7 +182,7 @@ def adaptive_c(base_C: float, recall_at: Callable[[float], float], rho_max: floa
 
 def adaptive_intercept(decisions: np.ndarray, targets: np.ndarray, min_specificity: float) -> float | None:
     """The cut on training decision values w·x with the highest training sensitivity
-    while specificity stays ≥ ``min_specificity`` (REFERENCE.md "aiSVM", step 3).
+    while specificity stays ≥ ``min_specificity`` (docs/algorithms.md §9, step 3).
 
     Candidate cuts are the midpoints between consecutive distinct sorted decision
     values; a row is positive when its decision value is above the cut.  Among cuts

@@ -1,7 +1,7 @@
 """The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1).
 
 Each is a vectorized function of the 2×2 counts, as restated exactly in the
-project's algorithm reference (REFERENCE.md, "The twelve metrics").  The
+project's algorithm reference (docs/algorithms.md §2).  The
 asymmetric ones (acc, f1, oddn, odds, pow, pr) invert a negatively correlated
 feature first, so every metric rewards it too.
 """
@@ -31,7 +31,7 @@ def balanced_accuracy(tp, fp, pos, neg):
 
 
 def bi_normal_separation(tp, fp, pos, neg):
-    """bns: |F⁻¹(tpr) − F⁻¹(fpr)|, rates clipped to [0.0005, 0.9995] (JMLR 2003 §2.2)."""
+    """bns: |F⁻¹(tpr) − F⁻¹(fpr)|, rates clipped to [0.0005, 0.9995] (JMLR 2003 §2.1)."""
     tpr = np.clip(tp / pos, BNS_RATE_LIMIT, 1 - BNS_RATE_LIMIT)
     fpr = np.clip(fp / neg, BNS_RATE_LIMIT, 1 - BNS_RATE_LIMIT)
     return np.abs(ndtri(tpr) - ndtri(fpr))

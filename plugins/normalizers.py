@@ -1,4 +1,4 @@
-"""Normalizers and the binarizer (REFERENCE.md "Normalizers", "Binarizer"; KDD'09 §4.1).
+"""Normalizers and the binarizer (docs/algorithms.md §7; KDD'09 §4.1).
 
 ``l2`` and ``l1`` divide each row's numeric non-class attributes by the row's
 Euclidean or absolute-sum length, over the whole double range (a row of 1e-200s

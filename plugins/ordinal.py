@@ -1,5 +1,5 @@
 """``ordinal``: Esuli & Sebastiani's ordinal-to-binary encoding (ECIR'09 §2;
-REFERENCE.md "Ordinal-to-binary encoder").
+docs/algorithms.md §6).
 
 Every numeric attribute whose training values are all non-negative integers
 (word counts, say) is replaced, in place, by one 0/1 attribute ``NAME>=v`` per

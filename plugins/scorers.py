@@ -2,7 +2,7 @@
 
 Each computes every numeric feature's score on the training data and, by
 default, rescales the feature so the width of its training range equals the
-score (KDD'09 §2.2, §3.4; REFERENCE.md "Scorer stages"):
+score (KDD'09 §2.2, §3.4; docs/algorithms.md §3):
 
 * zero-preserving (default): ``x' = x · s / (max − min)`` — 0 stays 0, sparse stays sparse;
 * ``--no-zero-preserve``: ``x' = (x − min) · s / (max − min)`` — the paper's range ``[0, s]``.

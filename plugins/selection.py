@@ -1,9 +1,9 @@
 """``select``: keep the best-ranked numeric features (JMLR 2003; Brank et al.;
-REFERENCE.md "Selector").
+docs/algorithms.md §5).
 
 Ranking comes from ``--metric NAME`` (any registered metric, a plugin's too,
 scored on this stage's input), ``--metric svm`` (|w| of a linear SVM trained on
-a seeded sample of the training rows, Brank et al. §3.1.1, "normal-1/k"), or,
+a seeded sample of the training rows, Brank et al. §3.1.1, called "normal-1/k" in §5.1), or,
 without ``--metric``, the scores recorded by the nearest preceding stage that
 records them (a scorer such as ``ig --no-scale``, or another ``select``).
 

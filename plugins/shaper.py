@@ -1,5 +1,5 @@
 """``shape``: the zero-preserving local-probability feature shaper (Forman, Scholz
-& Rajaram, KDD'09 §3.2, §3.3, §3.5; REFERENCE.md "The shaper").
+& Rajaram, KDD'09 §3.2, §3.3, §3.5; docs/algorithms.md §4).
 
 Each feature is replaced by a smoothed estimate of P(positive | value):
 

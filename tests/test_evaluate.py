@@ -1,4 +1,4 @@
-"""``filterkit evaluate`` (REFERENCE.md "Evaluation protocol", "aiSVM"; KDD'09 §4,
+"""``filterkit evaluate`` (docs/algorithms.md §8, §9; KDD'09 §4,
 Anghelescu & Muchnik §2)."""
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def test_svm_picks_the_c_with_the_best_inner_auc():
     np.testing.assert_array_equal(model.predict(features), probabilities >= 0.5)
 
 
-# aiSVM, worked by hand (REFERENCE.md "aiSVM").
+# aiSVM, worked by hand (docs/algorithms.md §9).
 
 def test_adaptive_c_stops_at_the_first_recall_reaching_rho_max():
     recalls = iter([0.5, 0.7, 0.8, 0.9])

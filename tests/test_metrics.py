@@ -1,6 +1,6 @@
-"""The twelve JMLR 2003 metrics (REFERENCE.md "The twelve metrics") and per-feature scoring.
+"""The twelve JMLR 2003 metrics (docs/algorithms.md §2) and per-feature scoring.
 
-The reference table is REFERENCE's, computed independently of this code; the
+The reference table is docs/algorithms.md §2's, computed independently of this code; the
 other expected values are worked out here from the formulas, one line each.
 The Weka test compares ``ig --presence`` and ``chi --presence`` on 13,027 real
 words with Weka 3.6's own InfoGainAttributeEval / ChiSquaredAttributeEval
@@ -30,7 +30,7 @@ REAL = Path(__file__).parent / "data" / "real"
 TWELVE = ("acc", "acc2", "bns", "chi", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand")
 ASYMMETRIC = ("acc", "f1", "oddn", "odds", "pow", "pr")
 
-# tp, fp, pos, neg | bns, ig, chi, odds, f1, pow — REFERENCE.md's reference table, verbatim.
+# tp, fp, pos, neg | bns, ig, chi, odds, f1, pow — docs/algorithms.md §2's reference values, verbatim.
 REFERENCE_TABLE = [
     ((50, 5, 100, 900), (2.53918, 0.162616, 423.334, 179, 0.645161, 0.941279)),
     ((10, 10, 100, 900), (1.00500, 0.0152760, 36.2812, 9.88889, 0.166667, 0.355175)),
@@ -75,7 +75,7 @@ def test_metric_is_vectorized_over_all_table_rows_at_once(metrics, column):
     np.testing.assert_allclose(metric_scores(metrics[column], tp, fp, pos, neg), expected, rtol=1e-5)
 
 
-# Hand computations from the formulas (REFERENCE.md), for the metrics the table leaves out.
+# Hand computations from the formulas (docs/algorithms.md §2), for the metrics the table leaves out.
 # Each case: (tp, fp, pos, neg) and the expected acc, acc2, dfreq, oddn, pr.
 HAND = [
     # positive feature: tpr = 0.5, fpr = 5/900

@@ -1,5 +1,5 @@
-"""The ``l2`` and ``l1`` row normalizers, ``minmax`` (REFERENCE.md, Normalizers) and ``binarize``
-(REFERENCE.md, Binarizer), through the CLI and the Python API; ``minmax`` against Weka's Normalize."""
+"""The ``l2`` and ``l1`` row normalizers, ``minmax`` (docs/algorithms.md §7) and ``binarize``
+(docs/algorithms.md §7), through the CLI and the Python API; ``minmax`` against Weka's Normalize."""
 
 from __future__ import annotations
 

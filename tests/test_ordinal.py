@@ -1,4 +1,4 @@
-"""The ``ordinal`` stage (REFERENCE.md "Ordinal-to-binary encoder"; Esuli & Sebastiani, ECIR'09 §2).
+"""The ``ordinal`` stage (docs/algorithms.md §6; Esuli & Sebastiani, ECIR'09 §2).
 
 A small data set worked by hand (dense and the same rows sparse), unseen test values through a
 saved model, ``--max-thresholds`` on skewed counts, quoted names, and the real text file oh0

@@ -1,4 +1,4 @@
-"""Scorer stages (REFERENCE.md "Scorer stages"): each numeric feature's training range is
+"""Scorer stages (docs/algorithms.md §3): each numeric feature's training range is
 rescaled so that its width equals the feature's score.
 
 The small data set below is worked by hand with ``acc2 = |tpr − fpr|`` (the simplest metric

@@ -1,4 +1,4 @@
-"""``select`` (REFERENCE.md "Selector"; JMLR 2003, Brank et al.).
+"""``select`` (docs/algorithms.md §5; JMLR 2003, Brank et al.).
 
 Weka's Ranker is the oracle for ranking by presence information gain: the
 ``ig_binarized`` column of ``weka_scores_grain_wc.tsv`` holds Weka 3.6's own scores for

@@ -1,4 +1,4 @@
-"""The LP shaper (REFERENCE.md "The shaper"; KDD'09 §3.2, §3.3, §3.5) against examples worked
+"""The LP shaper (docs/algorithms.md §4; KDD'09 §3.2, §3.3, §3.5) against examples worked
 by hand, and the headline pipeline ``shape bns l2`` on a real sparse text file.
 
 Every hand example uses ``--neighbors 1`` and the data below; positive class ``p``.
@@ -203,7 +203,7 @@ def test_row_order_does_not_matter(data, tmp_path):
 
 
 def brute_force_probability(values: np.ndarray, positive: np.ndarray, v: float, neighbors: int) -> float:
-    """p̃(v) by walking the value-sorted rows one by one (REFERENCE.md, shaper step 2)."""
+    """p̃(v) by walking the value-sorted rows one by one (docs/algorithms.md §4, step 2)."""
     order = np.argsort(values, kind="stable")
     values, positive = values[order], positive[order]
     begin, end = np.searchsorted(values, v, "left"), np.searchsorted(values, v, "right")
