@@ -31,7 +31,7 @@ class StageChain(click.Group):
         """As :meth:`click.Group.resolve_command`; an unknown stage is named with the
         registered stages as the suggestions."""
         name = args[0]
-        if not name.startswith("-") and self.get_command(ctx, name) is None:
+        if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
             raise NoSuchCommand(name, possibilities=self.list_commands(ctx), ctx=ctx)
         return super().resolve_command(ctx, args)
 
