@@ -20,7 +20,7 @@ import pytest
 from chain_helpers import REAL
 from filterkit.arff import read_arff
 from filterkit.arff.reader import ArffReader
-from filterkit.info_command import _SparseRowCounter
+from filterkit.commands.info import _SparseRowCounter
 from filterkit.schema import NOMINAL
 
 OH0 = REAL / "oh0.wc.arff"

@@ -28,10 +28,12 @@ import click
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
+from filterkit.arff.reader import ArffReader, open_source
+from filterkit.commands.context import registry_of
+from filterkit.commands.files import ReportCommand
+from filterkit.commands.options import RegisteredName, chunk_rows_option, class_option, json_option, positive_option
 from filterkit.errors import FilterkitError
 from filterkit.metrics import Metric, feature_scores, target_classes
-from filterkit.plugins import Registry
 from filterkit.runner import resolve_class
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema
 from filterkit.stage import numeric_features
@@ -385,48 +387,44 @@ def _json_ready(value):
     return value
 
 
-def info_command(registry: Registry) -> click.Command:
-    """The ``info`` click command."""
-    metric_type = click.Choice(sorted(registry.metrics)) if registry.metrics else click.STRING
-
-    @click.command(help=INFO_HELP)
-    @click.argument("input_path", metavar="IN.arff")
-    @click.option("-c", "--class", "class_spec", default="last", show_default=True,
-                  help="The class attribute: last, first, a 1-based index or a name.")
-    @click.option("--metric", "metric_name", type=metric_type, help="Rank the numeric features by this metric.")
-    @click.option("--top", type=click.IntRange(1), default=None, help=f"Features to show with --metric [default: {DEFAULT_TOP}].")
-    @click.option("--positive", help="With --metric: the positive class (default on two classes: the minority).")
-    @click.option("--presence", is_flag=True, help="With --metric: score presence (value ≠ 0), not the best threshold.")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-    @click.option("--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True,
-                  help="Rows per chunk (memory bound; never changes the output).")
-    def info(input_path, class_spec, metric_name, top, positive, presence, as_json, chunk_rows):
-        if metric_name is None:
-            given = [flag for flag, value in (("--top", top), ("--positive", positive), ("--presence", presence or None))
-                     if value is not None]
-            if given:
-                raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
-        metric = registry.metric(metric_name) if metric_name is not None else None
-        name = "<stdin>" if input_path == "-" else input_path
-        if input_path == "-" and sys.stdin is None:
-            raise FilterkitError("standard input is closed")
-        raw = sys.stdin.buffer if input_path == "-" else open(input_path, "rb")
+@click.command(cls=ReportCommand, help=INFO_HELP)
+@click.argument("input_path", metavar="IN.arff")
+@class_option
+@click.option("--metric", "metric_name", type=RegisteredName("metrics"), help="Rank the numeric features by this metric.")
+@click.option("--top", type=click.IntRange(1), default=None, help=f"Features to show with --metric [default: {DEFAULT_TOP}].")
+@positive_option("With --metric: the positive class (default on two classes: the minority).")
+@click.option("--presence", is_flag=True, help="With --metric: score presence (value ≠ 0), not the best threshold.")
+@json_option("Print JSON.")
+@chunk_rows_option
+@click.pass_context
+def info(ctx: click.Context, input_path: str, class_spec: str, metric_name: str | None, top: int | None,
+         positive: str | None, presence: bool, as_json: bool, chunk_rows: int) -> None:
+    """Summarize IN.arff in one pass and print the summary, as text or JSON."""
+    registry = registry_of(ctx)
+    if metric_name is None:
+        given = [flag for flag, value in (("--top", top), ("--positive", positive), ("--presence", presence or None))
+                 if value is not None]
+        if given:
+            raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
+    metric = registry.metric(metric_name) if metric_name is not None else None
+    name = "<stdin>" if input_path == "-" else input_path
+    if input_path == "-" and sys.stdin is None:
+        raise FilterkitError("standard input is closed")
+    raw = sys.stdin.buffer if input_path == "-" else open(input_path, "rb")
+    try:
+        stream, _ = open_source(raw, name)
+        counter = _SparseRowCounter(stream)
         try:
-            stream, _ = open_source(raw, name)
-            counter = _SparseRowCounter(stream)
-            try:
-                with ArffReader(counter, name, chunk_rows) as reader:
-                    document = summarize(reader, counter, class_spec, metric, positive, presence,
-                                         top or DEFAULT_TOP, name)
-            finally:
-                if isinstance(stream, gzip.GzipFile):
-                    stream.close()
+            with ArffReader(counter, name, chunk_rows) as reader:
+                document = summarize(reader, counter, class_spec, metric, positive, presence,
+                                     top or DEFAULT_TOP, name)
         finally:
-            if input_path != "-":
-                raw.close()
-        if as_json:
-            click.echo(json.dumps(_json_ready(document), indent=1, allow_nan=False))
-        else:
-            click.echo(format_text(document), nl=False)
-
-    return info
+            if isinstance(stream, gzip.GzipFile):
+                stream.close()
+    finally:
+        if input_path != "-":
+            raw.close()
+    if as_json:
+        click.echo(json.dumps(_json_ready(document), indent=1, allow_nan=False))
+    else:
+        click.echo(format_text(document), nl=False)

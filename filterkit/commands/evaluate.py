@@ -12,6 +12,10 @@ import click
 import numpy as np
 
 from filterkit.arff.reader import read_arff
+from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
+from filterkit.commands.files import ReportCommand
+from filterkit.commands.options import RegisteredName, class_option, click_option, json_option, positive_option, quiet_option
+from filterkit.commands.stages import StageChain
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
     MEASURES,
@@ -26,7 +30,7 @@ from filterkit.evaluation import (
     summarize,
     take_rows,
 )
-from filterkit.plugins import Registry, load_plugins
+from filterkit.plugins import load_plugins
 from filterkit.runner import resolve_class
 from filterkit.schema import NOMINAL
 
@@ -65,14 +69,12 @@ def parse_fractions(text: str) -> tuple[float, ...]:
     return tuple(fractions)
 
 
-def parse_chain(registry: Registry, words: list[str], stage_command) -> ChainSpec:
+def parse_chain(plugins: PluginLoader, words: list[str]) -> ChainSpec:
     """One chain's words (``shape --no-zero-bin bns l2``) as stage names and parameters."""
-    group = click.Group("chain", chain=True, invoke_without_command=True, result_callback=lambda stages: stages)
-    for name in registry.stages:
-        group.add_command(stage_command(registry, name))
+    group = StageChain("chain", result_callback=lambda stages: stages)
     text = shlex.join(words) if words else "(none)"
     try:
-        with group.make_context(f"filterkit evaluate: chain '{text}'", list(words)) as context:
+        with group.make_context(f"filterkit evaluate: chain '{text}'", list(words), obj=plugins) as context:
             stages = group.invoke(context)
     except click.UsageError as error:
         raise FilterkitError(f"chain '{text}': {error.format_message()}") from None
@@ -195,96 +197,107 @@ def plot_learning_curves(document: dict, path: str) -> None:
     plt.close(figure)
 
 
-def evaluate_command(registry: Registry, plugins_dir, stage_command) -> click.Command:
-    """The ``evaluate`` click command, with every registered classifier's options."""
-    classifier_options = []
-    for registered in registry.classifiers.values():
-        for option in registered.value.options:
-            flag = f"--{registered.name}-{option.name.replace('_', '-')}"
-            kind = {int: click.INT, float: click.FLOAT, bool: click.BOOL}.get(option.kind, click.STRING)
-            classifier_options.append(click.Option(
-                [flag, f"{registered.name}__{option.name}"], type=kind, default=None,
-                help=f"[{registered.name}] {option.help} (default: {option.default})",
-            ))
+class EvaluateCommand(ReportCommand):
+    """``evaluate``, whose options include every registered classifier's, as ``--NAME-OPTION``."""
 
-    @click.command(help=EVALUATE_HELP, context_settings={"allow_interspersed_args": False})
-    @click.argument("input_path", metavar="IN.arff")
-    @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="STAGES...|CHAINS...")
-    @click.option("--compare", is_flag=True, help="Each argument after IN.arff is a whole chain, in quotes.")
-    @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
-    @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
-                  help="Seed of the folds, samples and classifier.")
-    @click.option("--train-fraction", default="1", show_default=True,
-                  help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.")
-    @click.option("--classifier", type=click.Choice(sorted(registry.classifiers)) if registry.classifiers else str,
-                  default="svm", show_default=True)
-    @click.option("-c", "--class", "class_spec", default="last", show_default=True,
-                  help="The class attribute: last, first, a 1-based index or a name.")
-    @click.option("--positive", help="One task: this class against the rest (default on two classes: the minority).")
-    @click.option("--each-class", is_flag=True, help="Every class with at least --min-positives rows against the rest, macro-averaged.")
-    @click.option("--min-positives", type=click.IntRange(1), default=50, show_default=True)
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON: means as top-level keys for one chain and task.")
-    @click.option("--per-task", is_flag=True, help="Also print one table row per task.")
-    @click.option("--plot", type=click.Path(dir_okay=False), help="Save learning curves (AUC, F1) as a PNG (needs matplotlib).")
-    @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
-    @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
-    def evaluate(input_path, words, compare, folds, seed, train_fraction, classifier, class_spec, positive,
-                 each_class, min_positives, as_json, per_task, plot, jobs, quiet, **classifier_values):
-        if classifier not in registry.classifiers:
-            raise FilterkitError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
-        params = {key.split("__", 1)[1]: value for key, value in classifier_values.items()
-                  if value is not None and key.startswith(classifier + "__")}
-        ignored = sorted(key for key, value in classifier_values.items()
-                         if value is not None and not key.startswith(classifier + "__"))
-        if ignored:
-            raise FilterkitError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
-        registry.classifier(classifier)(**params)
-        settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params)
-        if compare:
-            if not words:
-                raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-            chains = [parse_chain(registry, shlex.split(text), stage_command) for text in words]
-        else:
-            chains = [parse_chain(registry, list(words), stage_command)]
-        if len({c.text for c in chains}) != len(chains):
-            raise FilterkitError("the same chain is given twice")
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        """The declared options, then the classifiers' (before ``--help``)."""
+        params = super().get_params(ctx)
+        declared = len(self.params)
+        return [*params[:declared], *_classifier_options(ctx), *params[declared:]]
 
-        if input_path == "-" and sys.stdin is None:
-            raise FilterkitError("standard input is closed")
-        schema, data = read_arff(sys.stdin.buffer if input_path == "-" else input_path,
-                                 "<stdin>" if input_path == "-" else None)
-        class_index = resolve_class(schema, class_spec)
-        if class_index is None or schema.attributes[class_index].kind != NOMINAL:
-            raise FilterkitError("evaluate needs a nominal class attribute (-c)", input_path)
-        codes = class_codes(data, class_index)
-        known = np.flatnonzero(~np.isnan(codes))
-        left_out = len(codes) - len(known)
-        if left_out:
-            sys.stderr.write(f"filterkit: note: {left_out} row(s) with a missing class are left out of the evaluation\n")
-            data = take_rows(data, known)
-        labels = schema.attributes[class_index].labels
-        counts = np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels))
-        tasks = choose_tasks(labels, counts, positive, each_class, min_positives)
 
-        show = (not quiet) and sys.stderr.isatty()
-        progress = (lambda message: (sys.stderr.write(f"\rfilterkit: {message}\x1b[K"), sys.stderr.flush())) if show else None
-        grouped, fold_of_row = run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tasks,
-                                              settings, jobs, progress)
-        if show:
-            sys.stderr.write("\n")
-        document = report(chains, tasks, settings, grouped, fold_of_row, int(data.n_rows), left_out,
-                          {"input": input_path, "class": schema.attributes[class_index].name,
-                           "class_counts": dict(zip(labels, counts.tolist())),
-                           "chains": [c.text for c in chains], "tasks": tasks})
-        if plot:
-            plot_learning_curves(document, plot)
-        if as_json:
-            click.echo(json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default))
-        else:
-            click.echo(format_table(document, per_task), nl=False)
+def _classifier_options(ctx: click.Context) -> list[click.Option]:
+    """The options of every registered classifier, made once per registry (click compares them by identity)."""
+    registry = registry_of(ctx)
+    made = ctx.meta.get(_CLASSIFIER_OPTIONS)
+    if made is None or made[0] is not registry:
+        options = [click_option(option, owner=registered.name)
+                   for registered in registry.classifiers.values() for option in registered.value.options]
+        made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
+    return made[1]
 
-    evaluate.params.extend(classifier_options)
-    return evaluate
+
+_CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
+
+
+@click.command(cls=EvaluateCommand, help=EVALUATE_HELP, context_settings={"allow_interspersed_args": False})
+@click.argument("input_path", metavar="IN.arff")
+@click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="STAGES...|CHAINS...")
+@click.option("--compare", is_flag=True, help="Each argument after IN.arff is a whole chain, in quotes.")
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
+              help="Seed of the folds, samples and classifier.")
+@click.option("--train-fraction", default="1", show_default=True,
+              help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.")
+@click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
+@class_option
+@positive_option("One task: this class against the rest (default on two classes: the minority).")
+@click.option("--each-class", is_flag=True, help="Every class with at least --min-positives rows against the rest, macro-averaged.")
+@click.option("--min-positives", type=click.IntRange(1), default=50, show_default=True)
+@json_option("Print JSON: means as top-level keys for one chain and task.")
+@click.option("--per-task", is_flag=True, help="Also print one table row per task.")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Save learning curves (AUC, F1) as a PNG (needs matplotlib).")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
+@quiet_option
+@click.pass_context
+def evaluate(ctx, input_path, words, compare, folds, seed, train_fraction, classifier, class_spec, positive,
+             each_class, min_positives, as_json, per_task, plot, jobs, quiet, **classifier_values):
+    """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
+    plugins = plugin_loader(ctx)
+    registry = plugins.registry()
+    if classifier not in registry.classifiers:
+        raise FilterkitError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
+    params = {key.split("__", 1)[1]: value for key, value in classifier_values.items()
+              if value is not None and key.startswith(classifier + "__")}
+    ignored = sorted(key for key, value in classifier_values.items()
+                     if value is not None and not key.startswith(classifier + "__"))
+    if ignored:
+        raise FilterkitError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
+    registry.classifier(classifier)(**params)
+    settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params)
+    if compare:
+        if not words:
+            raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
+        chains = [parse_chain(plugins, shlex.split(text)) for text in words]
+    else:
+        chains = [parse_chain(plugins, list(words))]
+    if len({c.text for c in chains}) != len(chains):
+        raise FilterkitError("the same chain is given twice")
+
+    if input_path == "-" and sys.stdin is None:
+        raise FilterkitError("standard input is closed")
+    schema, data = read_arff(sys.stdin.buffer if input_path == "-" else input_path,
+                             "<stdin>" if input_path == "-" else None)
+    class_index = resolve_class(schema, class_spec)
+    if class_index is None or schema.attributes[class_index].kind != NOMINAL:
+        raise FilterkitError("evaluate needs a nominal class attribute (-c)", input_path)
+    codes = class_codes(data, class_index)
+    known = np.flatnonzero(~np.isnan(codes))
+    left_out = len(codes) - len(known)
+    if left_out:
+        sys.stderr.write(f"filterkit: note: {left_out} row(s) with a missing class are left out of the evaluation\n")
+        data = take_rows(data, known)
+    labels = schema.attributes[class_index].labels
+    counts = np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels))
+    tasks = choose_tasks(labels, counts, positive, each_class, min_positives)
+
+    show = (not quiet) and sys.stderr.isatty()
+    progress = (lambda message: (sys.stderr.write(f"\rfilterkit: {message}\x1b[K"), sys.stderr.flush())) if show else None
+    grouped, fold_of_row = run_evaluation(registry, plugins.folder, schema, data, class_index, chains, tasks,
+                                          settings, jobs, progress)
+    if show:
+        sys.stderr.write("\n")
+    document = report(chains, tasks, settings, grouped, fold_of_row, int(data.n_rows), left_out,
+                      {"input": input_path, "class": schema.attributes[class_index].name,
+                       "class_counts": dict(zip(labels, counts.tolist())),
+                       "chains": [c.text for c in chains], "tasks": tasks})
+    if plot:
+        plot_learning_curves(document, plot)
+    if as_json:
+        click.echo(json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default))
+    else:
+        click.echo(format_table(document, per_task), nl=False)
 
 
 def _without_nan(value):

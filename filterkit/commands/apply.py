@@ -1,0 +1,51 @@
+"""``filterkit apply MODEL.json IN.arff``: a saved chain applied to new data."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from filterkit.arff.writer import ArffWriter
+from filterkit.background import write_behind
+from filterkit.commands.chain import describe_chain
+from filterkit.commands.context import registry_of
+from filterkit.commands.files import (
+    check_distinct,
+    check_stdout_open,
+    open_source,
+    output_stream,
+)
+from filterkit.commands.options import chunk_rows_option, output_option, row_form_option
+from filterkit.model import arrays_path, load_model
+from filterkit.outputs import checked_output
+
+
+@click.command(help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF.")
+@click.argument("model_path", metavar="MODEL.json")
+@click.argument("input_path", metavar="IN.arff")
+@output_option
+@row_form_option
+@chunk_rows_option
+@click.pass_context
+def apply(ctx: click.Context, model_path: str, input_path: str, output: str | None, sparse: bool | None,
+          chunk_rows: int) -> None:
+    """Check the files, load the model and write its output for every row of IN.arff."""
+    registry = registry_of(ctx)
+    check_stdout_open(output)
+    output_file = None if output is None else checked_output(output)
+    named = [("the model", model_path)]
+    if os.fspath(arrays_path(model_path)) != model_path:
+        named.append(("the model's arrays", os.fspath(arrays_path(model_path))))
+    if input_path != "-":
+        named.append(("the input", input_path))
+    if output is not None:
+        named.append(("-o", output))
+    check_distinct(named)
+    chain = load_model(model_path, registry)
+    with open_source(input_path, chunk_rows, needs_passes=False) as source:
+        chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+        comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
+        with output_stream(output_file) as stream:
+            writer = ArffWriter(stream, chain.output_schema, sparse, comments)
+            write_behind(chain.transform(source.chunks()), writer.write)

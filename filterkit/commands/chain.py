@@ -1,0 +1,222 @@
+"""The chain, ``filterkit [OPTIONS] IN.arff STAGE [--opt …] STAGE …``: the command that
+runs when the first word is not a command word."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass
+
+import click
+
+from filterkit.arff.writer import ArffWriter
+from filterkit.background import write_behind
+from filterkit.commands.context import plugin_loader
+from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
+from filterkit.commands.files import (
+    check_stdout_open,
+    checked_outputs,
+    open_source,
+    output_stream,
+)
+from filterkit.commands.options import (
+    chunk_rows_option,
+    class_option,
+    output_option,
+    plugins_dir_option,
+    positive_option,
+    quiet_option,
+    row_form_option,
+)
+from filterkit.commands.stages import StageChain
+from filterkit.distributed import (
+    INSTALL_HINT,
+    DaskEngine,
+    check_runnable,
+    checked_output_folder,
+    partition_files,
+)
+from filterkit.model import save_model
+from filterkit.plugins import Registry
+from filterkit.runner import Chain, terminal_progress
+
+CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
+
+\b
+  filterkit in.arff shape bns l2 > out.arff
+  cat in.arff | filterkit - ig --presence select --top 1000 l2
+  filterkit --save-model m.json train.arff bns l2 > train_out.arff
+  filterkit apply m.json test.arff > test_out.arff
+
+With no stage the input is rewritten unchanged. Options of the chain come
+before IN.arff; a stage's options follow its name ('filterkit STAGE --help').
+Other commands: 'filterkit plugins' lists what is installed, 'filterkit apply'
+applies a saved model, 'filterkit evaluate' cross-validates chains with a
+classifier, 'filterkit info' summarizes a file (rows, density, class counts,
+best features by a metric). A file named like a command is read as ./NAME.
+
+With --engine dask the chain runs over partitions on a Dask cluster: IN.arff
+is split into byte ranges, or is a folder or a quoted glob ('parts/*.arff')
+of files sharing one header, each file a partition (see docs/dask.md).
+"""
+
+
+@dataclass(frozen=True)
+class ChainSettings:
+    """The chain-wide settings of one run (the chain's options), as the runners take them.
+
+    ``plugins_dir`` is the folder the run's plugins were loaded from, which Dask workers
+    load too.
+    """
+
+    input_path: str
+    output: str | None
+    class_spec: str
+    positive: str | None
+    model_path: str | None
+    sparse: bool | None
+    chunk_rows: int
+    quiet: bool
+    engine: str
+    scheduler: str | None
+    partitions: int | None
+    output_dir: str | None
+    plugins_dir: str | None
+
+    @property
+    def shows_progress(self) -> bool:
+        """Whether progress goes to stderr: a terminal, and no ``-q``."""
+        return not self.quiet and sys.stderr.isatty()
+
+
+class ChainGroup(StageChain):
+    """The chain: the default command of ``filterkit``, typed without a command word.
+
+    Its help lists the stages and, after them, the other commands of ``filterkit``.
+    """
+
+    context_class = DefaultCommandContext
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The stages, then the commands of the group this chain is the default of."""
+        super().format_commands(ctx, formatter)
+        parent = ctx.parent
+        if parent is None or not isinstance(parent.command, DefaultGroup):
+            return
+        names = parent.command.list_commands(parent)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, parent.command.get_command(parent, name).get_short_help_str(limit)) for name in names]
+        with formatter.section("Other commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=ChainGroup, help=CHAIN_HELP, subcommand_metavar="STAGE [OPTIONS]... [STAGE [OPTIONS]...]...")
+@click.argument("input_path", metavar="IN.arff")
+@output_option
+@class_option
+@positive_option("The positive class label for two-class stages (default: the minority class).")
+@click.option("--save-model", "model_path", type=click.Path(dir_okay=False),
+              help="Save the fitted chain (JSON, arrays in a side .npz).")
+@row_form_option
+@chunk_rows_option
+@quiet_option
+@plugins_dir_option
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).")
+@click.option("--partitions", type=click.IntRange(1),
+              help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).")
+@click.option("--output-dir", type=click.Path(file_okay=False),
+              help="With --engine dask: write one output per partition into DIR.")
+def chain(**_):
+    """The chain; the work happens in the result callback, :func:`run_chain`."""
+
+
+@chain.result_callback()
+@click.pass_context
+def run_chain(ctx: click.Context, stages: list, **params) -> None:
+    """Fit the stages on IN.arff and write their output, here or on Dask."""
+    loader = plugin_loader(ctx)
+    registry = loader.registry()
+    settings = ChainSettings(**params, plugins_dir=loader.folder)
+    fitted_chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
+    if settings.engine == "dask":
+        run_on_dask(fitted_chain, settings, registry)
+    else:
+        run_locally(fitted_chain, settings, registry)
+
+
+def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
+    """The chain fitted and applied in this process; the output and model written when every row is."""
+    progress = terminal_progress if settings.shows_progress else None
+    if settings.scheduler or settings.partitions or settings.output_dir:
+        raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
+    check_stdout_open(settings.output)
+    output_file = checked_outputs([settings.input_path], settings.output, settings.model_path)
+    needs_passes = any(stage.fitted for stage in chain.stages)
+    with open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
+        chain.fit(source, progress)
+        comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        with output_stream(output_file) as stream:
+            writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
+            write_behind(chain.transform(source.chunks()), writer.write)
+            if settings.model_path:
+                # Only a run that transformed every row saves its model; a model that
+                # cannot be saved still removes the -o output, which is published last.
+                save_model(settings.model_path, chain, registry)
+    if progress is not None:
+        sys.stderr.write("\n")
+
+
+def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
+    """The chain fitted and applied by :mod:`filterkit.distributed`; outputs and model as a local run's."""
+    output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
+    if output and output_dir:
+        raise click.UsageError("give -o FILE or --output-dir DIR, not both")
+    if settings.scheduler and not (output or output_dir):
+        raise click.UsageError(
+            "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
+        )
+    check_runnable(chain.stages, settings.input_path)
+    check_stdout_open(output or output_dir)
+    output_file = checked_outputs(partition_files(settings.input_path), output, model_path)
+    if output_dir is not None:
+        output_dir = checked_output_folder(output_dir)
+    progress = settings.shows_progress
+    with DaskEngine.connect(settings.scheduler, settings.plugins_dir, settings.chunk_rows, progress) as engine:
+        engine.check_workers(chain)
+        plan = engine.plan(settings.input_path, settings.partitions)
+        if output_dir is not None:
+            engine.checked_targets(plan, output_dir)
+        engine.fit(chain, plan)
+        comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        save = (lambda: save_model(model_path, chain, registry)) if model_path else None
+        if output_dir:
+            engine.write_each(chain, plan, output_dir, settings.sparse, comments, before_publish=save)
+        else:
+            with output_stream(output_file) as stream:
+                staging = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
+                engine.write_concatenated(chain, plan, stream, settings.sparse, comments, parts_folder=staging)
+                if save:
+                    save()
+    if progress:
+        sys.stderr.write("\n")
+
+
+def describe_chain(stages) -> str:
+    """The chain as it would be typed: each stage with the options that differ from their defaults."""
+    words = []
+    for stage in stages:
+        words.append(stage.name)
+        for option in stage.options:
+            value = stage.params[option.name]
+            if value == option.default:
+                continue
+            if option.kind is bool:
+                words.append(option.flag if value else f"--no-{option.flag[2:]}")
+            else:
+                words.extend([option.flag, shlex.quote(str(value))])
+    return " ".join(words) or "(identity)"

@@ -1,0 +1,91 @@
+"""The options several commands share, declared once, and the click form of a declared
+:class:`filterkit.stage.Option` (a stage's or a classifier's)."""
+
+from __future__ import annotations
+
+import click
+
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
+from filterkit.commands.context import registry_of, use_plugins_dir
+from filterkit.stage import Option
+
+output_option = click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write here (atomically) instead of stdout."
+)
+class_option = click.option(
+    "-c", "--class", "class_spec", default="last", show_default=True,
+    help="The class attribute: last, first, a 1-based index or a name.",
+)
+row_form_option = click.option(
+    "--sparse/--dense", "sparse", default=None, help="Force the output row form (default: as the input)."
+)
+chunk_rows_option = click.option(
+    "--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True,
+    help="Rows per chunk (memory bound; never changes the output).",
+)
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+plugins_dir_option = click.option(
+    "--plugins-dir", metavar="DIR", is_eager=True, expose_value=False, callback=use_plugins_dir,
+    help="Also load *.py files of DIR as plugins.",
+)
+
+
+def positive_option(help: str):
+    """``--positive LABEL``, explained for the command at hand."""
+    return click.option("--positive", help=help)
+
+
+def json_option(help: str):
+    """``--json`` (stored as ``as_json``), explained for the command at hand."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+class RegisteredName(click.ParamType):
+    """The name of a registered metric or classifier: a :class:`click.Choice` among the
+    names in the run's registry (``table`` is ``"metrics"`` or ``"classifiers"``), any
+    text when it has none."""
+
+    name = "choice"
+
+    def __init__(self, table: str):
+        self.table = table
+
+    def _choice(self, ctx: click.Context | None) -> click.ParamType:
+        names = sorted(getattr(registry_of(ctx or click.get_current_context()), self.table))
+        return click.Choice(names) if names else click.STRING
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return self._choice(ctx).get_metavar(param, ctx)
+
+    def convert(self, value, param, ctx):
+        return self._choice(ctx).convert(value, param, ctx)
+
+
+def click_option(option: Option, owner: str | None = None) -> click.Option:
+    """The click option of a declared option; click checks its type, choices and bounds.
+
+    A stage's option is ``--NAME`` with its declared default.  A classifier's (``owner``
+    is the classifier's name) is ``--OWNER-NAME``, stored as ``OWNER__NAME`` and None
+    unless given, so ``evaluate`` can tell which classifier it was meant for; its help
+    names the classifier and the declared default.  A bool option is a flag pair
+    (``--presence/--no-presence``).
+    """
+    flag = option.flag if owner is None else f"--{owner}-{option.flag[2:]}"
+    name = option.name if owner is None else f"{owner}__{option.name}"
+    default = option.default if owner is None else None
+    help = option.help if owner is None else f"[{owner}] {option.help} (default: {option.default})"
+    if option.kind is bool:
+        return click.Option([f"{flag}/--no-{flag[2:]}", name], default=default, help=help, show_default=owner is None)
+    return click.Option([flag, name], type=_click_type(option), default=default, help=help,
+                        show_default=default is not None)
+
+
+def _click_type(option: Option) -> click.ParamType:
+    bounded = option.minimum is not None or option.maximum is not None
+    if option.choices:
+        return click.Choice(option.choices)
+    if option.kind is int:
+        return click.IntRange(option.minimum, option.maximum) if bounded else click.INT
+    if option.kind is float:
+        return click.FloatRange(option.minimum, option.maximum) if bounded else click.FLOAT
+    return click.STRING

@@ -1,0 +1,59 @@
+"""``filterkit plugins``: what is installed, what was skipped and why."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from filterkit.commands.context import registry_of
+from filterkit.commands.files import ReportCommand
+from filterkit.commands.options import json_option
+
+
+@click.command(cls=ReportCommand,
+               help="List stages, metrics and classifiers with the plugin, distribution and version of each, "
+                    "and the plugins that were skipped or register nothing.")
+@json_option("Machine-readable output.")
+@click.pass_context
+def plugins(ctx: click.Context, as_json: bool) -> None:
+    """Print the registry: as a listing, or as JSON with ``--json``."""
+    registry = registry_of(ctx)
+    listing: dict[str, list] = {
+        kind: [
+            {"name": r.name, "plugin": r.plugin, "distribution": r.distribution, "version": r.version,
+             "summary": _summary_of(r.value)}
+            for r in sorted(table.values(), key=lambda r: r.name)
+        ]
+        for kind, table in (("stages", registry.stages), ("metrics", registry.metrics),
+                            ("classifiers", registry.classifiers))
+    }
+    listing["skipped"] = [vars(problem) for problem in registry.skipped]
+    listing["without_hooks"] = [
+        {"plugin": p.plugin, "distribution": p.distribution, "hint": p.reason} for p in registry.without_hooks
+    ]
+    listing["disabled"] = registry.disabled
+    if as_json:
+        click.echo(json.dumps(listing, indent=2))
+        return
+    for kind in ("stages", "metrics", "classifiers"):
+        click.echo(f"{kind}:")
+        for entry in listing[kind]:
+            version = f" {entry['version']}" if entry["version"] else ""
+            click.echo(f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']}{version})  {entry['summary']}")
+        if not listing[kind]:
+            click.echo("  (none)")
+    for title, problems in (("skipped:", registry.skipped), ("registering nothing:", registry.without_hooks)):
+        if problems:
+            click.echo(title)
+            for problem in problems:
+                click.echo(f"  {problem.plugin} ({problem.distribution}): {problem.reason}")
+    if registry.disabled:
+        click.echo(f"disabled by FILTERKIT_DISABLE_PLUGINS: {', '.join(registry.disabled)}")
+
+
+def _summary_of(value) -> str:
+    """A registered thing's one-line summary (a metric's ``summary`` field, a class's declaration)."""
+    if isinstance(value, type):
+        return value.one_line_summary()
+    return getattr(value, "summary", "")
