@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -280,3 +281,24 @@ def test_the_output_records_the_chain_as_typed_with_its_options(run_filterkit, t
     run_filterkit("--save-model", model, "--positive", "Ethics", REAL / "oh0.wc.arff", *chain)
     applied = run_filterkit("apply", model, REAL / "oh0.wc.arff")
     assert applied.stdout.decode().split("\n", 1)[0] == "% filterkit apply m.json: " + " ".join(chain)
+
+
+def test_a_model_path_spelled_like_a_command_is_the_chain_s_value(run_filterkit, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_filterkit("--save-model", "apply", REAL / "iris.arff", "minmax")
+    assert result.status == 0, result.stderr
+    assert json.loads((tmp_path / "apply").read_text())["stages"][0]["name"] == "minmax"
+
+
+def test_a_command_word_after_the_shared_options_is_the_command(run_filterkit):
+    result = run_filterkit("-c", "first", "info", REAL / "iris.arff")
+    assert result.status == 0, result.stderr
+    assert "class:       'sepallength' (attribute 1, numeric" in result.stdout.decode()
+
+
+def test_classifier_options_are_checked_by_their_declared_bounds_like_stage_options(run_filterkit):
+    classifier = run_filterkit("evaluate", "--positive", "Iris-setosa", "--svm-inner-folds", "1", REAL / "iris.arff", "l2")
+    stage = run_filterkit(REAL / "iris.arff", "select", "--top", "0")
+    assert (classifier.status, stage.status) == (2, 2)
+    assert "Invalid value for '--svm-inner-folds': 1 is not in the range x>=2." in classifier.stderr
+    assert "Invalid value for '--top': 0 is not in the range x>=1." in stage.stderr
