@@ -37,7 +37,7 @@ from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.runner import resolve_class
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema
 from filterkit.stage import numeric_features
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ExactSums, ValueCounts
 
 KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
 DEFAULT_TOP = 10
@@ -141,11 +141,11 @@ class _Tally:
         self.nonzero = 0
         self.missing = 0
         self.weighted = False
-        self.weight_sum = 0.0
+        self.weight_total = ExactSums.zeros(1)
         attribute = schema.attributes[class_index] if class_index is not None else None
         n_labels = len(attribute.labels) if attribute is not None and attribute.kind == NOMINAL else 0
         self.label_rows = np.zeros(n_labels, dtype=np.int64)
-        self.label_weights = np.zeros(n_labels)
+        self.label_weight_sums = ExactSums.zeros(n_labels)
         self.class_missing = 0
         self.scored = scored
         self.presence = presence
@@ -157,7 +157,7 @@ class _Tally:
         weights = chunk.weights if chunk.weights is not None else np.ones(n)
         if chunk.weights is not None:
             self.weighted = True
-        self.weight_sum += float(weights.sum())
+        self.weight_total = self.weight_total.plus(ExactSums.of_weights(weights).total())
         values = chunk.values
         if chunk.is_sparse:
             values = values.tocsr()
@@ -180,10 +180,32 @@ class _Tally:
             if len(self.label_rows):
                 labels = codes[known].astype(np.int64)
                 self.label_rows += np.bincount(labels, minlength=len(self.label_rows))
-                self.label_weights += np.bincount(labels, weights=weights[known], minlength=len(self.label_rows))
+                self.label_weight_sums = self.label_weight_sums.plus(
+                    _sums_by_label(labels, weights[known], len(self.label_rows)))
         if self.counts is not None:
             scored_chunk = _presence_chunk(chunk, self.class_index) if self.presence else chunk
             self.counts = self.counts.add(scored_chunk, self.scored, self.class_index)
+
+
+    @property
+    def weight_sum(self) -> float:
+        """The sum of every row's weight (exact, rounded once: the same whatever the chunks)."""
+        return float(self.weight_total.to_float()[0])
+
+    @property
+    def label_weights(self) -> np.ndarray:
+        """Each label's sum of row weights (exact, rounded once)."""
+        return self.label_weight_sums.to_float()
+
+
+def _sums_by_label(labels: np.ndarray, weights: np.ndarray, n_labels: int) -> ExactSums:
+    """Per label, the exact sum of the weights of its rows."""
+    if not len(labels):
+        return ExactSums.zeros(n_labels)
+    order = np.argsort(labels, kind="stable")
+    grouped = labels[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    return ExactSums.of_weights(weights[order]).group_sums(starts).scattered(grouped[starts], n_labels)
 
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:
@@ -228,17 +250,14 @@ def rank_features(counts: ValueCounts, metric: Metric, targets: list[int], prese
     scores = per_class.max(axis=0)
     best_class = np.asarray(targets)[per_class.argmax(axis=0)]
     order = np.lexsort((np.arange(len(scores)), -scores))[:top]
-    has = counts.nonzero_counts()
-    present = counts.class_totals[:, None] - counts.missing
+    tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
     ranked = []
     for rank, feature in enumerate(order.tolist(), 1):
         target = int(best_class[feature])
-        tp = has[target, feature]
-        pos = present[target, feature]
+        tp, fp, pos, neg = (column[feature] for column in tables[target])
         ranked.append({
             "rank": rank, "feature": feature, "score": float(scores[feature]), "class": target,
-            "tp": _number(tp), "fp": _number(has[:, feature].sum() - tp),
-            "pos": _number(pos), "neg": _number(present[:, feature].sum() - pos),
+            "tp": _number(tp), "fp": _number(fp), "pos": _number(pos), "neg": _number(neg),
         })
     return ranked
 
