@@ -1,15 +1,18 @@
-"""Checking a fitted stage's saved state (a model file's) before a stage uses it.
+"""Checking a stage's saved state (a model file's) before the stage uses it.
 
-A model file can be edited or damaged; every ``load_state`` reads its arrays through
-:class:`SavedState`, which refuses, with a message naming the stage and the entry, an
-array of the wrong shape, an index that is not an integer in range, a value that is
-not finite where it must be, and options edited after fitting: a stage records the
-options it was fitted with (:func:`fitted_options`), and a state that recorded them
-must be loaded under the same options.  A state saved before options were recorded
-is taken as it is.
+A model file can be edited or damaged.  A stage declares the arrays of its state
+(:class:`StateArray`, in ``Stage.state_arrays``) and :meth:`filterkit.stage.Stage.load_state`
+reads them through :class:`SavedState`, which refuses, with a message naming the
+stage and the entry, an array of the wrong shape, an index that is not a whole
+number in range, a value that is not finite where it must be, and options edited
+after fitting: a stage records the options it was fitted with
+(:func:`fitted_options`), and a state that recorded them must be loaded under the
+same options.  A state saved before options were recorded is taken as it is.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,10 +21,42 @@ from filterkit.errors import FilterkitError
 #: The state entry holding the options a stage was fitted with.
 OPTIONS_KEY = "fitted_options"
 
+#: A :class:`StateArray` size: one entry per feature the stage acts on (``len(stage.features)``).
+FEATURES = "features"
+#: A :class:`StateArray` size: one entry per attribute of the stage's input (``len(stage.input_schema)``).
+ATTRIBUTES = "attributes"
+
+
+@dataclass(frozen=True)
+class StateArray:
+    """How one array of a stage's saved state must look; ``Stage.load_state`` checks it.
+
+    Every saved array has one dimension.  ``length`` is :data:`FEATURES`,
+    :data:`ATTRIBUTES`, the key of an array declared before it (as many entries as
+    that one) or None (any length).  Its entries are numbers, never NaN: finite
+    ones, or with ``finite=False`` infinities too; with ``probability`` in [0, 1];
+    with ``whole`` whole numbers in [``low``, ``high``), ``high`` a number, a size
+    as for ``length``, or None (no upper bound).  ``default`` is what every entry
+    holds in a state saved before the array existed (None: the array is required).
+    """
+
+    length: str | None = FEATURES
+    finite: bool = True
+    probability: bool = False
+    whole: bool = False
+    low: int = 0
+    high: int | str | None = None
+    default: float | None = None
+
 
 def fitted_options(stage) -> dict:
     """The options ``stage`` was fitted with, for its saved state."""
     return dict(stage.params)
+
+
+def invalid_state(stage, message: str) -> FilterkitError:
+    """The error for a saved state that does not fit ``stage``, saying why."""
+    return FilterkitError(f"stage '{stage.name}': the model's saved state is invalid: {message}")
 
 
 class SavedState:
@@ -33,7 +68,7 @@ class SavedState:
 
     def error(self, message: str) -> FilterkitError:
         """The error for a saved state that does not fit the stage."""
-        return FilterkitError(f"stage '{self.stage.name}': the model's saved state is invalid: {message}")
+        return invalid_state(self.stage, message)
 
     def _raw(self, key: str, default=None):
         if key not in self.state:
@@ -41,6 +76,19 @@ class SavedState:
                 return default
             raise self.error(f"'{key}' is missing")
         return self.state[key]
+
+    def array(self, key: str, declared: StateArray, sizes: dict[str, int]) -> np.ndarray:
+        """The array ``key`` as ``declared``, its sizes looked up in ``sizes`` (float64, or
+        int64 for whole numbers)."""
+        length = sizes[declared.length] if isinstance(declared.length, str) else declared.length
+        default = None if declared.default is None else np.full(length or 0, declared.default, dtype=np.float64)
+        if declared.whole:
+            high = sizes[declared.high] if isinstance(declared.high, str) else declared.high
+            return self.integers(key, length, low=declared.low, high=high, default=default)
+        array = self.numbers(key, length, finite=declared.finite, default=default)
+        if declared.probability and np.any((array < 0) | (array > 1)):
+            raise self.error(f"'{key}' holds a value outside [0, 1]")
+        return array
 
     def numbers(self, key: str, length: int | None = None, finite: bool = True, default=None) -> np.ndarray:
         """A one-dimensional float array (of ``length`` entries when given); NaN is never
