@@ -66,15 +66,11 @@ class SavedState:
         self.stage = stage
         self.state = state
 
-    def error(self, message: str) -> FilterkitError:
-        """The error for a saved state that does not fit the stage."""
-        return invalid_state(self.stage, message)
-
     def _raw(self, key: str, default=None):
         if key not in self.state:
             if default is not None:
                 return default
-            raise self.error(f"'{key}' is missing")
+            raise invalid_state(self.stage, f"'{key}' is missing")
         return self.state[key]
 
     def array(self, key: str, declared: StateArray, sizes: dict[str, int]) -> np.ndarray:
@@ -84,36 +80,36 @@ class SavedState:
         default = None if declared.default is None else np.full(length or 0, declared.default, dtype=np.float64)
         if declared.whole:
             high = sizes[declared.high] if isinstance(declared.high, str) else declared.high
-            return self.integers(key, length, low=declared.low, high=high, default=default)
-        array = self.numbers(key, length, finite=declared.finite, default=default)
+            return self._integers(key, length, low=declared.low, high=high, default=default)
+        array = self._numbers(key, length, finite=declared.finite, default=default)
         if declared.probability and np.any((array < 0) | (array > 1)):
-            raise self.error(f"'{key}' holds a value outside [0, 1]")
+            raise invalid_state(self.stage, f"'{key}' holds a value outside [0, 1]")
         return array
 
-    def numbers(self, key: str, length: int | None = None, finite: bool = True, default=None) -> np.ndarray:
+    def _numbers(self, key: str, length: int | None = None, finite: bool = True, default=None) -> np.ndarray:
         """A one-dimensional float array (of ``length`` entries when given); NaN is never
         allowed, infinities only without ``finite``."""
         try:
             array = np.asarray(self._raw(key, default), dtype=np.float64)
         except (TypeError, ValueError):
-            raise self.error(f"'{key}' is not an array of numbers") from None
+            raise invalid_state(self.stage, f"'{key}' is not an array of numbers") from None
         if array.ndim != 1 or (length is not None and len(array) != length):
             expected = f"({length},)" if length is not None else "one dimension"
-            raise self.error(f"'{key}' has shape {array.shape}, expected {expected}")
+            raise invalid_state(self.stage, f"'{key}' has shape {array.shape}, expected {expected}")
         bad = np.isnan(array) | (~np.isfinite(array) if finite else False)
         if bad.any():
-            raise self.error(f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}")
+            raise invalid_state(self.stage, f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}")
         return array
 
-    def integers(self, key: str, length: int | None = None, low: int = 0, high: int | None = None,
-                 default=None) -> np.ndarray:
+    def _integers(self, key: str, length: int | None = None, low: int = 0, high: int | None = None,
+                  default=None) -> np.ndarray:
         """A one-dimensional array of whole numbers in [low, high) (high None: no upper bound)."""
-        array = self.numbers(key, length, default=default)
+        array = self._numbers(key, length, default=default)
         outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
         if outside.any():
             where = int(np.flatnonzero(outside)[0])
             bounds = f"[{low}, {high})" if high is not None else f"≥ {low}"
-            raise self.error(f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}")
+            raise invalid_state(self.stage, f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}")
         return array.astype(np.int64)
 
     def check_options(self) -> None:
@@ -122,10 +118,10 @@ class SavedState:
         if recorded is None:
             return
         if not isinstance(recorded, dict):
-            raise self.error(f"'{OPTIONS_KEY}' is not a table of options")
+            raise invalid_state(self.stage, f"'{OPTIONS_KEY}' is not a table of options")
         for name, value in self.stage.params.items():
             if name not in recorded or recorded[name] != value \
                     or isinstance(recorded[name], bool) != isinstance(value, bool):
                 flag = "--" + name.replace("_", "-")
-                raise self.error(f"option {flag} is {value!r} but the state was fitted with "
-                                 f"{recorded.get(name)!r} (options edited after fitting)")
+                raise invalid_state(self.stage, f"option {flag} is {value!r} but the state was fitted with "
+                                                f"{recorded.get(name)!r} (options edited after fitting)")
