@@ -1,9 +1,9 @@
 """Running a chain of stages over chunk sources (:mod:`filterkit.sources`).
 
 :class:`Chain` fits stage 1 on the input, stage 2 on stage 1's output, and so
-on: one pass over the input for every fitted stage, each pass streaming
-chunks through the stages already fitted, except where a fitted stage derives
-the next one's statistics from its own (``shape bns``: one pass fits both).
+on: one pass over the input for every stage that learns, each pass streaming
+chunks through the stages already fitted, except where a stage that learns
+derives the next one's statistics from its own (``shape bns``: one pass fits both).
 Only statistics are held between chunks, so memory depends on the features,
 not the rows.  A fitted chain is saved as each stage's name, options and
 state, and :meth:`Chain.rebuilt` makes it again from those (model files, the
@@ -117,14 +117,14 @@ class Chain:
         return self.fit_with(source.schema, statistics_of)
 
     def fit_with(self, schema: Schema, statistics_of) -> "Chain":
-        """Fit every stage in turn; ``statistics_of(position, stage)`` returns a fitted
-        stage's statistics of all training rows (one pass, local or on a cluster)."""
+        """Fit every stage in turn; ``statistics_of(position, stage)`` returns the
+        statistics of all training rows of a stage that learns (one pass, local or on a cluster)."""
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         for position, stage in enumerate(self.stages):
             self.prepare_stage(position, schema)
-            if stage.fitted:
+            if stage.learns:
                 statistics = self._derived_statistics(position, stage)
                 if statistics is None:
                     statistics = statistics_of(position, stage)
@@ -134,9 +134,9 @@ class Chain:
         return self
 
     def _derived_statistics(self, position: int, stage: Stage):
-        """``stage``'s statistics from the fitted stage just before it, when that stage
-        can derive them (:meth:`Stage.statistics_for`): one pass over the data fewer."""
-        if position == 0 or not self.stages[position - 1].fitted:
+        """``stage``'s statistics from the stage just before it, when that stage learns
+        and can derive them (:meth:`Stage.statistics_for`): one pass over the data fewer."""
+        if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
         return guarded(previous, "fit", previous.statistics_for, stage)

@@ -3,19 +3,22 @@
 A stage declares its ``name``, a one-line ``summary`` and its ``options``
 (type, default and help, declared once: the CLI, the help text and the
 scikit-learn adapter all read them from here).  Its life, after Weka's
-Filter: :meth:`Stage.prepare` sees the input schema; a *fitted* stage then
-accumulates statistics over chunks (:meth:`accumulate`), which can be
-merged (:meth:`merge`, so partitions can be fitted apart), and turns them into
-fitted state (:meth:`finalize`); after that the output schema is known and
-:meth:`transform` maps chunks.  A fitted stage may hand the next fitted stage its
-statistics without a pass over the data (:meth:`statistics_for`).  A *stateless* stage only transforms.
+Filter: :meth:`Stage.prepare` sees the input schema; a stage that *learns*
+from the training rows then accumulates statistics over chunks
+(:meth:`accumulate`), which can be merged (:meth:`merge`, so partitions can be
+fitted apart), and turns them into fitted state (:meth:`finalize`); after that
+the output schema is known and :meth:`transform` maps chunks.  A stage that
+learns may hand the next one its statistics without a pass over the data
+(:meth:`statistics_for`).  A *stateless* stage only transforms.
 
 Fitted state is plain numbers, lists and numpy arrays (:meth:`state` and
-:meth:`load_state`), so a model file holds it without pickle.
+:meth:`load_state`), so a model file holds it without pickle; the arrays a
+stage declares (``state_arrays``) are checked once, by :meth:`Stage.load_state`.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
+from filterkit.saved_state import ATTRIBUTES, FEATURES, SavedState, StateArray
 from filterkit.schema import Chunk, Schema
 
 
@@ -165,17 +169,35 @@ class Provenance:
 class Stage(Configurable):
     """Base class of every chain stage (see the module docstring).
 
-    Besides its options a stage declares what the contract checked on every
-    chunk (:mod:`filterkit.contract`) must allow: ``filters_rows`` (a chunk may
-    come out with fewer or more rows) and ``changes_class`` (the class
+    Besides its options a stage declares whether it ``learns`` from the training
+    rows, the arrays of its fitted state (``state_arrays``, each key's
+    :class:`~filterkit.saved_state.StateArray`), and what the contract checked
+    on every chunk (:mod:`filterkit.contract`) must allow: ``filters_rows`` (a
+    chunk may come out with fewer or more rows) and ``changes_class`` (the class
     attribute's values or declaration may change).
     """
 
-    fitted: ClassVar[bool] = False
+    learns: ClassVar[bool] = False
+    state_arrays: ClassVar[dict[str, StateArray]] = {}
     filters_rows: ClassVar[bool] = False
     changes_class: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None
+
+    def __init_subclass__(cls, **kwargs: Any):
+        """A subclass that defines ``fitted``, the old name of ``learns`` (a class attribute
+        or a property), learns by it; a DeprecationWarning says so, once per class."""
+        super().__init_subclass__(**kwargs)
+        if "fitted" in vars(cls) and "learns" not in vars(cls):
+            warnings.warn(f"stage class {cls.__module__}.{cls.__qualname__} defines 'fitted', which is now "
+                          "called 'learns'", DeprecationWarning, stacklevel=2)
+            cls.learns = vars(cls)["fitted"]
+
+    @property
+    def fitted(self) -> bool:
+        """Deprecated: the old name of ``learns``."""
+        warnings.warn("Stage.fitted is now called Stage.learns", DeprecationWarning, stacklevel=2)
+        return self.learns
 
     def preserves_zeros(self) -> bool:
         """True when every 0 of an acted-on feature stays 0 (sparse output stays as sparse);
@@ -199,7 +221,7 @@ class Stage(Configurable):
         return numeric_features(schema, context.class_index)
 
     def new_statistics(self) -> Any:
-        """Empty statistics, for a fitted stage."""
+        """Empty statistics, for a stage that learns."""
         raise NotImplementedError
 
     def accumulate(self, statistics: Any, chunk: Chunk) -> Any:
@@ -207,8 +229,12 @@ class Stage(Configurable):
         raise NotImplementedError
 
     def merge(self, first: Any, second: Any) -> Any:
-        """Statistics of two disjoint parts of the data, combined."""
-        raise NotImplementedError
+        """Statistics of two disjoint parts of the data, combined.  By default
+        ``first.merge(second)``, for statistics that merge themselves."""
+        if not callable(getattr(first, "merge", None)):
+            raise NotImplementedError(f"its statistics ({type(first).__name__}) have no merge method: "
+                                      f"define {type(self).__name__}.merge(first, second)")
+        return first.merge(second)
 
     def finalize(self, statistics: Any) -> None:
         """Turn the statistics of all training rows into fitted state."""
@@ -220,7 +246,8 @@ class Stage(Configurable):
         own statistics instead; None (the default) when they cannot be derived exactly.
 
         Called while fitting, right after :meth:`finalize`; a non-None answer saves the
-        chain a pass over the data.
+        chain a pass over the data.  The hand-over runs one way: the stage before
+        answers for the stage after.
         """
         return None
 
@@ -240,7 +267,20 @@ class Stage(Configurable):
         return {}
 
     def load_state(self, state: dict) -> None:
-        """Restore fitted state saved by :meth:`state` (after :meth:`prepare`)."""
+        """Restore fitted state saved by :meth:`state` (after :meth:`prepare`).
+
+        By default: refuse options other than those the state recorded
+        (``fitted_options``), check each array of ``state_arrays`` (FilterkitError
+        naming the entry) and set it as the attribute of its key.  A stage with
+        more to restore or check overrides this, calling it first.
+        """
+        saved = SavedState(self, state)
+        saved.check_options()
+        sizes = {FEATURES: len(self.features), ATTRIBUTES: len(self.input_schema)}
+        for key, declared in self.state_arrays.items():
+            array = saved.array(key, declared, sizes)
+            sizes[key] = len(array)
+            setattr(self, key, array)
 
 
 def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offset: np.ndarray | None = None,
@@ -333,6 +373,12 @@ def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
             mantissa, outer[extreme] = np.frexp(target[extreme])
             factor[extreme] = mantissa / scaled_width
     return factor, (inner, outer)
+
+
+#: How :func:`range_scaling`'s exponents are saved: whole numbers well inside ±4096 (doubles span
+#: 2^±1074), and 0 in a state saved before they were.
+SCALING_EXPONENTS = {key: StateArray(whole=True, low=-4096, high=4096, default=0)
+                     for key in ("inner_exponent", "outer_exponent")}
 
 
 def stored_in_features(matrix: sp.csr_matrix, features: np.ndarray) -> np.ndarray:

@@ -719,10 +719,10 @@ def _column(chunk: Chunk, index: int) -> np.ndarray:
 
 
 class ClassValueCountsStage(Stage):
-    """A fitted stage whose statistics are the :class:`ValueCounts` of its features
-    by class; it needs a nominal class attribute (``self.class_attribute``)."""
+    """A stage that learns the :class:`ValueCounts` of its features by class; it needs a
+    nominal class attribute (``self.class_attribute``)."""
 
-    fitted = True
+    learns = True
     #: the statistics :meth:`finalize` was given (features × distinct values), kept until :meth:`statistics_for`
     training_counts: ValueCounts | PresenceCounts | None = None
 
@@ -738,11 +738,8 @@ class ClassValueCountsStage(Stage):
     def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
         return statistics.add(chunk, self.features, self.context.class_index)
 
-    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
-        return first.merge(second)
-
     def value_map(self):
-        """This fitted stage's transform as an elementwise map of (feature position,
+        """This stage's fitted transform as an elementwise map of (feature position,
         value) pairs, ``map(positions, values) -> values``, when it is one (every
         attribute stays in place, only the values of ``features`` change), else None.
         Such a stage derives the next stage's statistics without a pass
@@ -759,12 +756,13 @@ class ClassValueCountsStage(Stage):
                 or value_map is None or len(self.output_schema().attributes) != len(self.input_schema.attributes):
             return None
         mapped = counts.through(value_map)
-        return None if mapped is None else following.statistics_from(mapped, self.features, self.context.class_index)
+        return None if mapped is None else following.statistics_of_counts(mapped, self.features, self.context.class_index)
 
-    def statistics_from(self, counts: ValueCounts, columns: np.ndarray, class_index: int | None):
-        """This stage's statistics taken from value counts of its training rows over the
-        columns ``columns``, or None when they do not cover its features and class, or
-        when the stage gathers statistics of its own kind."""
+    def statistics_of_counts(self, counts: ValueCounts, columns: np.ndarray, class_index: int | None):
+        """The statistics this stage would gather, picked out of ``counts``: value counts
+        of its training rows over the columns ``columns`` by the class at ``class_index``
+        (what :meth:`statistics_for` of the stage before derived); None when they do not
+        cover its features and class, or when the stage gathers statistics of its own kind."""
         if type(self).accumulate is not ClassValueCountsStage.accumulate or class_index != self.context.class_index:
             return None
         empty = self.new_statistics()

@@ -232,7 +232,7 @@ class _Checker:
                 self.fail("chunk size", data_set, f"chunks of {chunk_rows} rows gave other bytes than all rows at once")
         self.check_forms(data_set, output)
         self.check_zeros(data_set, chain, output)
-        if chain.stages[0].fitted:
+        if chain.stages[0].learns:
             self.check_merge(data_set, output)
             self.check_model(data_set, chain, output)
         return True

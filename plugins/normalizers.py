@@ -19,11 +19,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
+from filterkit.saved_state import invalid_state
 from filterkit.schema import Chunk
-from filterkit.stage import (Stage, range_scaling, refuse_infinite_ranges, scale_features, stored_in_features,
-                             with_stored_values)
-
-from .saved_state import SavedState
+from filterkit.stage import (SCALING_EXPONENTS, Stage, StateArray, range_scaling, refuse_infinite_ranges, scale_features,
+                             stored_in_features, with_stored_values)
 
 
 class RowNormalizer(Stage):
@@ -149,7 +148,8 @@ class MinMaxNormalizer(Stage):
 
     name = "minmax"
     summary = "Scale each numeric feature to [0, 1] on its training range (Weka's Normalize)."
-    fitted = True
+    learns = True
+    state_arrays = {"minimum": StateArray(), "factor": StateArray(), **SCALING_EXPONENTS}
 
     def new_statistics(self):
         """The smallest and largest known value of each feature (±inf: none yet)."""
@@ -180,28 +180,20 @@ class MinMaxNormalizer(Stage):
         self.minimum = np.where(present, low, 0.0)
         maximum = np.where(present, high, 0.0)
         refuse_infinite_ranges(self, np.where(present, low, 0.0), maximum)
-        self.factor, self.exponents = range_scaling(self.minimum, maximum, np.ones(len(self.features)))
+        self.factor, (self.inner_exponent, self.outer_exponent) = range_scaling(
+            self.minimum, maximum, np.ones(len(self.features)))
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return scale_features(chunk, self.features, self.factor, self.minimum, self.exponents)
+        return scale_features(chunk, self.features, self.factor, self.minimum, (self.inner_exponent, self.outer_exponent))
 
     def state(self) -> dict:
         return {"minimum": self.minimum, "factor": self.factor,
-                "inner_exponent": self.exponents[0], "outer_exponent": self.exponents[1]}
+                "inner_exponent": self.inner_exponent, "outer_exponent": self.outer_exponent}
 
     def load_state(self, state: dict) -> None:
-        saved = SavedState(self, state)
-        n = len(self.features)
-        self.minimum = saved.numbers("minimum", n)
-        self.factor = saved.numbers("factor", n)
+        super().load_state(state)
         if np.any(self.factor < 0):
-            raise saved.error("'factor' holds a negative value")
-        self.exponents = tuple(saved.integers(key, n, low=-_EXPONENT_LIMIT, high=_EXPONENT_LIMIT, default=np.zeros(n))
-                               for key in ("inner_exponent", "outer_exponent"))
-
-
-# Power-of-two exponents of a saved scaling lie well inside ±this (doubles span 2^±1074).
-_EXPONENT_LIMIT = 4096
+            raise invalid_state(self, "'factor' holds a negative value")
 
 
 @hookimpl

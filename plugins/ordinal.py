@@ -27,11 +27,10 @@ import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NUMERIC, Attribute, Chunk
-from filterkit.stage import Option, Stage
+from filterkit.stage import Option, Stage, StateArray
 from filterkit.statistics import ValueCounts
-
-from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
@@ -45,16 +44,15 @@ class OrdinalEncoder(Stage):
     options = (
         Option("max_thresholds", int, None, "Keep at most M thresholds per attribute, at evenly spaced quantiles.", minimum=1),
     )
-    fitted = True
+    learns = True
+    #: Per feature its number of thresholds (PASS_THROUGH: not encoded); the thresholds, feature by feature.
+    state_arrays = {"threshold_counts": StateArray(whole=True, low=PASS_THROUGH), "thresholds": StateArray(length=None)}
 
     def new_statistics(self) -> ValueCounts:
         return ValueCounts.empty(len(self.features), 1)
 
     def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
         return statistics.merge(ValueCounts.of_chunk(chunk, self.features, None, 1))
-
-    def merge(self, first: ValueCounts, second: ValueCounts) -> ValueCounts:
-        return first.merge(second)
 
     def finalize(self, statistics: ValueCounts) -> None:
         histogram = statistics.histogram(include_zero=False)
@@ -158,22 +156,19 @@ class OrdinalEncoder(Stage):
                 OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        saved = SavedState(self, state)
-        saved.check_options()
-        counts = saved.integers("threshold_counts", len(self.features), low=PASS_THROUGH)
-        thresholds = saved.numbers("thresholds")
-        encoded = counts[counts != PASS_THROUGH]
+        super().load_state(state)
+        thresholds = self.thresholds
+        encoded = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
         if encoded.sum() != len(thresholds):
-            raise saved.error(f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}")
+            raise invalid_state(self, f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}")
         limit = self.params["max_thresholds"]
         if limit is not None and np.any(encoded > limit):
-            raise saved.error(f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}")
+            raise invalid_state(self, f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}")
         if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
-            raise saved.error("a threshold is not a positive whole number")
+            raise invalid_state(self, "a threshold is not a positive whole number")
         owner = np.repeat(np.arange(len(encoded)), encoded)
         if np.any((owner[1:] == owner[:-1]) & (thresholds[1:] <= thresholds[:-1])):
-            raise saved.error("an attribute's thresholds do not ascend")
-        self.thresholds, self.threshold_counts = thresholds, counts
+            raise invalid_state(self, "an attribute's thresholds do not ascend")
         self._layout()
 
 

@@ -22,11 +22,11 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import Chunk
-from filterkit.stage import Option, range_scaling, refuse_infinite_ranges, scale_features, scale_values
+from filterkit.stage import (SCALING_EXPONENTS, Option, StateArray, range_scaling, refuse_infinite_ranges,
+                             scale_features, scale_values)
 from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
-
-from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 
 class ScorerStage(ClassValueCountsStage):
@@ -40,6 +40,8 @@ class ScorerStage(ClassValueCountsStage):
         Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
         Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
     )
+    state_arrays = {"scores": StateArray(), "minimum": StateArray(finite=False), "maximum": StateArray(finite=False),
+                    "factor": StateArray(), **SCALING_EXPONENTS}
 
     def check_params(self) -> None:
         alpha = self.params["alpha"]
@@ -61,7 +63,7 @@ class ScorerStage(ClassValueCountsStage):
         self.minimum, self.maximum = statistics.training_range()
         if self.params["scale"]:
             refuse_infinite_ranges(self, self.minimum, self.maximum)
-        self.factor, self.exponents = range_scaling(self.minimum, self.maximum, self.scores)
+        self.factor, (self.inner_exponent, self.outer_exponent) = range_scaling(self.minimum, self.maximum, self.scores)
 
     def output_schema(self):
         if not self.params["scale"]:
@@ -77,7 +79,7 @@ class ScorerStage(ClassValueCountsStage):
         if not self.params["scale"]:
             return lambda positions, values: values
         offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
-        inner, outer = self.exponents
+        inner, outer = self.inner_exponent, self.outer_exponent
         if not (inner.any() or outer.any()):
             return lambda positions, values: scale_values(values, self.factor[positions], offset[positions])
         return lambda positions, values: scale_values(values, self.factor[positions], offset[positions],
@@ -87,30 +89,22 @@ class ScorerStage(ClassValueCountsStage):
         if not self.params["scale"]:
             return chunk
         return scale_features(chunk, self.features, self.factor, None if self.params["zero_preserve"] else self.minimum,
-                              self.exponents)
+                              (self.inner_exponent, self.outer_exponent))
 
     def state(self) -> dict:
         return {"scores": self.scores, "minimum": self.minimum, "maximum": self.maximum, "factor": self.factor,
-                "inner_exponent": self.exponents[0], "outer_exponent": self.exponents[1],
+                "inner_exponent": self.inner_exponent, "outer_exponent": self.outer_exponent,
                 OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        saved = SavedState(self, state)
-        saved.check_options()
-        n = len(self.features)
-        self.scores = saved.numbers("scores", n)
-        self.minimum = saved.numbers("minimum", n, finite=False)
-        self.maximum = saved.numbers("maximum", n, finite=False)
+        super().load_state(state)
         if np.any(self.minimum > self.maximum):
-            raise saved.error("a feature's minimum is above its maximum")
-        self.factor = saved.numbers("factor", n)
-        saved_exponents = [saved.integers(key, n, low=-_EXPONENT_LIMIT, high=_EXPONENT_LIMIT, default=np.zeros(n))
-                           for key in ("inner_exponent", "outer_exponent")]
-        self.exponents = tuple(saved_exponents)
+            raise invalid_state(self, "a feature's minimum is above its maximum")
         if "inner_exponent" in state:
             factor, exponents = range_scaling(self.minimum, self.maximum, self.scores)
-            if not (np.array_equal(factor, self.factor) and all(map(np.array_equal, exponents, self.exponents))):
-                raise saved.error("'factor' does not follow from the scores and the training ranges")
+            saved_exponents = (self.inner_exponent, self.outer_exponent)
+            if not (np.array_equal(factor, self.factor) and all(map(np.array_equal, exponents, saved_exponents))):
+                raise invalid_state(self, "'factor' does not follow from the scores and the training ranges")
 
     def feature_scores(self) -> dict[str, float]:
         """Each scored feature's name and score, for a following ``select``."""
@@ -122,10 +116,6 @@ def scorer_for(metric: Metric) -> type[ScorerStage]:
     """A scorer stage class for ``metric``, named after it."""
     summary = f"Scale each numeric feature's range to its {metric.name} score. {metric.summary}"
     return type(f"{metric.name.title()}Scorer", (ScorerStage,), {"name": metric.name, "metric": metric, "summary": summary})
-
-
-# Power-of-two exponents of a saved scaling lie well inside ±this (doubles span 2^±1074).
-_EXPONENT_LIMIT = 4096
 
 
 @hookimpl

@@ -34,11 +34,10 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import feature_scores, target_classes
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, Chunk
-from filterkit.stage import Option, Stage
+from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
 from filterkit.statistics import ValueCounts
-
-from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
@@ -81,6 +80,8 @@ class Selector(Stage):
     name = "select"
     summary = "Keep the best-ranked numeric features: --top K, --fraction F, --min-score X or --sparsity S."
     metrics: dict = {}
+    #: The features' ranking scores; the positions of the kept features.
+    state_arrays = {"scores": StateArray(), "kept": StateArray(length=None, whole=True, high=ATTRIBUTES)}
 
     def check_params(self) -> None:
         given = [rule for rule in RULES if self.params[rule] is not None]
@@ -113,7 +114,7 @@ class Selector(Stage):
         return True
 
     @property
-    def fitted(self) -> bool:
+    def learns(self) -> bool:
         """A pass over the data is needed to score by a metric or to measure sparsity."""
         return self.params["metric"] is not None or self.rule == "sparsity"
 
@@ -127,7 +128,7 @@ class Selector(Stage):
             self.class_attribute = schema.attributes[context.class_index]
         else:
             self.scorer = self._preceding_scorer(context)
-        if not self.fitted:
+        if not self.learns:
             self._choose(self._recorded_scores(), None)
 
     def _preceding_scorer(self, context) -> Stage:
@@ -184,9 +185,6 @@ class Selector(Stage):
         block.data = np.nan_to_num(block.data, nan=0.0)
         part.sample_rows = [block]
         part.sample_labels = [classes[chosen].astype(np.int64)]
-
-    def merge(self, first: SelectionStatistics, second: SelectionStatistics) -> SelectionStatistics:
-        return first.merge(second)
 
     def finalize(self, statistics: SelectionStatistics) -> None:
         metric = self.params["metric"]
@@ -246,11 +244,11 @@ class Selector(Stage):
             running = np.cumsum(density[order])
             over = np.flatnonzero(running > self.params["sparsity"] * (1 + 1e-12))
             count = int(over[0]) if len(over) else count
-        self.kept_features = np.sort(self.features[order[:count]])
+        self.kept = np.sort(self.features[order[:count]])
         self._set_columns()
 
     def _set_columns(self) -> None:
-        dropped = np.setdiff1d(self.features, self.kept_features)
+        dropped = np.setdiff1d(self.features, self.kept)
         self.columns = np.flatnonzero(~np.isin(np.arange(len(self.input_schema)), dropped))
 
     def output_schema(self):
@@ -263,21 +261,20 @@ class Selector(Stage):
         return Chunk(values.tocsr() if sp.issparse(values) else values, text, chunk.weights)
 
     def state(self) -> dict:
-        return {"scores": self.scores, "kept": self.kept_features, OPTIONS_KEY: fitted_options(self)}
+        return {"scores": self.scores, "kept": self.kept, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        saved = SavedState(self, state)
-        saved.check_options()
-        scores = saved.numbers("scores", len(self.features))
-        kept = saved.integers("kept", high=len(self.input_schema))
+        super().load_state(state)
+        kept = np.sort(self.kept)
         if not np.all(np.isin(kept, self.features)) or len(np.unique(kept)) != len(kept):
-            raise saved.error(f"'kept' names attributes that are not among the input's {len(self.features)} features, "
-                              "or one twice")
+            raise invalid_state(self, f"'kept' names attributes that are not among the input's {len(self.features)} "
+                                "features, or one twice")
         if self.rule != "sparsity":
-            self._choose(scores, None)
-            if not np.array_equal(self.kept_features, np.sort(kept)):
-                raise saved.error(f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps by the scores")
-        self.scores, self.kept_features = scores, np.sort(kept)
+            self._choose(self.scores, None)
+            if not np.array_equal(self.kept, kept):
+                raise invalid_state(self, f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps "
+                                    "by the scores")
+        self.kept = kept
         self._set_columns()
 
     def feature_scores(self) -> dict[str, float]:

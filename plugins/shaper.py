@@ -29,10 +29,10 @@ import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, Chunk
-from filterkit.stage import Option, with_stored_values
+from filterkit.stage import FEATURES, Option, StateArray, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts
-from .saved_state import OPTIONS_KEY, SavedState, fitted_options
 
 
 class Shaper(ClassValueCountsStage):
@@ -46,6 +46,14 @@ class Shaper(ClassValueCountsStage):
         Option("transform", str, "prob", "Output the probability or its log-odds.", choices=("prob", "logodds")),
         Option("zero_preserve", bool, True, "Shift so that 0 maps to 0 (--no-zero-preserve: output T(p) itself)."),
     )
+    #: Per feature p̃(0) and p̃ over all its rows; the knots, sorted by (feature, value), with p̃ at each.
+    state_arrays = {
+        "zero_probability": StateArray(probability=True),
+        "default_probability": StateArray(probability=True),
+        "knot_feature": StateArray(length=None, whole=True, high=FEATURES),
+        "knot_value": StateArray(length="knot_feature", finite=False),
+        "knot_probability": StateArray(length="knot_feature", probability=True),
+    }
 
     def select_features(self, schema, context):
         """Numeric and nominal attributes other than the class."""
@@ -239,34 +247,19 @@ class Shaper(ClassValueCountsStage):
         }
 
     def load_state(self, state: dict) -> None:
-        saved = SavedState(self, state)
-        saved.check_options()
-        n_features = len(self.features)
-        for key in ("zero_probability", "default_probability"):
-            setattr(self, key, _probabilities(saved, key, n_features))
-        self.knot_feature = saved.integers("knot_feature", high=n_features)
-        self.knot_value = saved.numbers("knot_value", len(self.knot_feature), finite=False)
-        self.knot_probability = _probabilities(saved, "knot_probability", len(self.knot_feature))
+        super().load_state(state)
         same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
         unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (same_feature & (self.knot_value[1:] <= self.knot_value[:-1]))
         if unsorted.any():
             where = int(np.flatnonzero(unsorted)[0]) + 1
-            raise saved.error(f"the knots are not sorted by feature and value (knot {where})")
+            raise invalid_state(self, f"the knots are not sorted by feature and value (knot {where})")
         nominal_knot = self.nominal[self.knot_feature]
         if nominal_knot.any():
             labels = np.array([len(self.input_schema.attributes[i].labels or ()) for i in self.features])
             codes = self.knot_value[nominal_knot]
             if np.any((codes != np.floor(codes)) | (codes < 0) | (codes >= labels[self.knot_feature[nominal_knot]])):
-                raise saved.error("a nominal attribute's knot is not one of its label codes")
+                raise invalid_state(self, "a nominal attribute's knot is not one of its label codes")
         self._index_knots()
-
-
-def _probabilities(saved: SavedState, key: str, length: int) -> np.ndarray:
-    """A saved array of probabilities: finite numbers in [0, 1]."""
-    array = saved.numbers(key, length)
-    if np.any((array < 0) | (array > 1)):
-        raise saved.error(f"'{key}' holds a value outside [0, 1]")
-    return array
 
 
 def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:

@@ -39,7 +39,7 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric
 from filterkit.schema import Chunk
-from filterkit.stage import Option, Stage, scale_features, stored_in_features
+from filterkit.stage import Option, Stage, StateArray, scale_features, stored_in_features
 
 
 class LogTf(Stage):
@@ -101,10 +101,11 @@ class TfIdf(Stage):
 
     name = "tfidf"
     summary = "Multiply each numeric feature by its idf on the training rows: x·(ln((1+N)/(1+df)) + 1)."
-    fitted = True
+    learns = True
     options = (
         Option("smooth", bool, True, "idf = ln((1+N)/(1+df)) + 1 (--no-smooth: ln(N/df) + 1, and 0 where df = 0)."),
     )
+    state_arrays = {"document_frequency": StateArray(), "idf": StateArray()}
 
     def new_statistics(self) -> DocumentCounts:
         return DocumentCounts(0, np.zeros(len(self.features)))
@@ -118,9 +119,6 @@ class TfIdf(Stage):
         else:
             frequency = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
         return statistics.merge(DocumentCounts(chunk.n_rows, frequency))
-
-    def merge(self, first: DocumentCounts, second: DocumentCounts) -> DocumentCounts:
-        return first.merge(second)
 
     def finalize(self, statistics: DocumentCounts) -> None:
         self.documents = int(statistics.rows)
@@ -137,13 +135,7 @@ class TfIdf(Stage):
         return {"documents": self.documents, "document_frequency": self.document_frequency, "idf": self.idf}
 
     def load_state(self, state: dict) -> None:
-        for key in ("document_frequency", "idf"):
-            array = np.asarray(state[key], dtype=np.float64)
-            if array.shape != (len(self.features),):
-                raise FilterkitError(
-                    f"stage 'tfidf': saved {key} has shape {array.shape}, expected ({len(self.features)},)"
-                )
-            setattr(self, key, array)
+        super().load_state(state)  # checks document_frequency and idf, and sets them
         self.documents = int(state["documents"])
 
 

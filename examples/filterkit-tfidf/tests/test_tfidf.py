@@ -169,7 +169,7 @@ def test_a_saved_idf_of_the_wrong_length_is_refused(tmp_path):
     schema, _ = read_arff(write(tmp_path, "tiny.arff", TINY_DENSE))
     stage = load_plugins().make_stage("tfidf", {})
     stage.prepare(schema, Context(class_index=4))
-    with pytest.raises(FilterkitError, match=r"saved idf has shape \(3,\), expected \(4,\)"):
+    with pytest.raises(FilterkitError, match=r"stage 'tfidf': the model's saved state is invalid: 'idf' has shape \(3,\), expected \(4,\)"):
         stage.load_state({"documents": 4, "document_frequency": np.zeros(4), "idf": np.ones(3)})
 
 

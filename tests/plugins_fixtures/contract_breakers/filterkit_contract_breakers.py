@@ -204,7 +204,7 @@ class FirstWins(Stage):
     """A fitted stage whose ``merge`` keeps the first part's maximum only (so merge order matters)."""
 
     name = "firstwins"
-    fitted = True
+    learns = True
 
     def new_statistics(self):
         return None

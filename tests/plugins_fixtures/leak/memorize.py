@@ -14,7 +14,7 @@ from filterkit.stage import Stage
 class Memorize(Stage):
     name = "memorize"
     summary = "Replace the first feature by the memorized class of the row (a leakage probe)."
-    fitted = True
+    learns = True
 
     def new_statistics(self):
         return {}

@@ -19,7 +19,7 @@ class Rows:
 class RowCounter(Stage):
     name = "rowcount"
     summary = "Divide every feature by the number of training rows."
-    fitted = True
+    learns = True
 
     def new_statistics(self):
         return Rows(0)

@@ -9,7 +9,7 @@ class Explode(Stage):
 
     name = "explode"
     summary = "Raise an error during fit or transform (test fixture)."
-    fitted = True
+    learns = True
     options = (Option("during", str, "transform", "The step that raises.", choices=("fit", "transform")),)
 
     def new_statistics(self):

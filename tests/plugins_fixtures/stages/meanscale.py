@@ -17,7 +17,7 @@ class MeanScale(Stage):
 
     name = "meanscale"
     summary = "Divide each feature by its mean absolute training value (test fixture)."
-    fitted = True
+    learns = True
 
     def new_statistics(self):
         width = len(self.features)

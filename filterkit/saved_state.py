@@ -1,0 +1,127 @@
+"""Checking a stage's saved state (a model file's) before the stage uses it.
+
+A model file can be edited or damaged.  A stage declares the arrays of its state
+(:class:`StateArray`, in ``Stage.state_arrays``) and :meth:`filterkit.stage.Stage.load_state`
+reads them through :class:`SavedState`, which refuses, with a message naming the
+stage and the entry, an array of the wrong shape, an index that is not a whole
+number in range, a value that is not finite where it must be, and options edited
+after fitting: a stage records the options it was fitted with
+(:func:`fitted_options`), and a state that recorded them must be loaded under the
+same options.  A state saved before options were recorded is taken as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+
+#: The state entry holding the options a stage was fitted with.
+OPTIONS_KEY = "fitted_options"
+
+#: A :class:`StateArray` size: one entry per feature the stage acts on (``len(stage.features)``).
+FEATURES = "features"
+#: A :class:`StateArray` size: one entry per attribute of the stage's input (``len(stage.input_schema)``).
+ATTRIBUTES = "attributes"
+
+
+@dataclass(frozen=True)
+class StateArray:
+    """How one array of a stage's saved state must look; ``Stage.load_state`` checks it.
+
+    Every saved array has one dimension.  ``length`` is :data:`FEATURES`,
+    :data:`ATTRIBUTES`, the key of an array declared before it (as many entries as
+    that one) or None (any length).  Its entries are numbers, never NaN: finite
+    ones, or with ``finite=False`` infinities too; with ``probability`` in [0, 1];
+    with ``whole`` whole numbers in [``low``, ``high``), ``high`` a number, a size
+    as for ``length``, or None (no upper bound).  ``default`` is what every entry
+    holds in a state saved before the array existed (None: the array is required).
+    """
+
+    length: str | None = FEATURES
+    finite: bool = True
+    probability: bool = False
+    whole: bool = False
+    low: int = 0
+    high: int | str | None = None
+    default: float | None = None
+
+
+def fitted_options(stage) -> dict:
+    """The options ``stage`` was fitted with, for its saved state."""
+    return dict(stage.params)
+
+
+def invalid_state(stage, message: str) -> FilterkitError:
+    """The error for a saved state that does not fit ``stage``, saying why."""
+    return FilterkitError(f"stage '{stage.name}': the model's saved state is invalid: {message}")
+
+
+class SavedState:
+    """A stage's saved state, read entry by entry with checks."""
+
+    def __init__(self, stage, state: dict):
+        self.stage = stage
+        self.state = state
+
+    def _raw(self, key: str, default=None):
+        if key not in self.state:
+            if default is not None:
+                return default
+            raise invalid_state(self.stage, f"'{key}' is missing")
+        return self.state[key]
+
+    def array(self, key: str, declared: StateArray, sizes: dict[str, int]) -> np.ndarray:
+        """The array ``key`` as ``declared``, its sizes looked up in ``sizes`` (float64, or
+        int64 for whole numbers)."""
+        length = sizes[declared.length] if isinstance(declared.length, str) else declared.length
+        default = None if declared.default is None else np.full(length or 0, declared.default, dtype=np.float64)
+        if declared.whole:
+            high = sizes[declared.high] if isinstance(declared.high, str) else declared.high
+            return self._integers(key, length, low=declared.low, high=high, default=default)
+        array = self._numbers(key, length, finite=declared.finite, default=default)
+        if declared.probability and np.any((array < 0) | (array > 1)):
+            raise invalid_state(self.stage, f"'{key}' holds a value outside [0, 1]")
+        return array
+
+    def _numbers(self, key: str, length: int | None = None, finite: bool = True, default=None) -> np.ndarray:
+        """A one-dimensional float array (of ``length`` entries when given); NaN is never
+        allowed, infinities only without ``finite``."""
+        try:
+            array = np.asarray(self._raw(key, default), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise invalid_state(self.stage, f"'{key}' is not an array of numbers") from None
+        if array.ndim != 1 or (length is not None and len(array) != length):
+            expected = f"({length},)" if length is not None else "one dimension"
+            raise invalid_state(self.stage, f"'{key}' has shape {array.shape}, expected {expected}")
+        bad = np.isnan(array) | (~np.isfinite(array) if finite else False)
+        if bad.any():
+            raise invalid_state(self.stage, f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}")
+        return array
+
+    def _integers(self, key: str, length: int | None = None, low: int = 0, high: int | None = None,
+                  default=None) -> np.ndarray:
+        """A one-dimensional array of whole numbers in [low, high) (high None: no upper bound)."""
+        array = self._numbers(key, length, default=default)
+        outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
+        if outside.any():
+            where = int(np.flatnonzero(outside)[0])
+            bounds = f"[{low}, {high})" if high is not None else f"≥ {low}"
+            raise invalid_state(self.stage, f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}")
+        return array.astype(np.int64)
+
+    def check_options(self) -> None:
+        """Refuse options that differ from those the state was fitted with (when recorded)."""
+        recorded = self.state.get(OPTIONS_KEY)
+        if recorded is None:
+            return
+        if not isinstance(recorded, dict):
+            raise invalid_state(self.stage, f"'{OPTIONS_KEY}' is not a table of options")
+        for name, value in self.stage.params.items():
+            if name not in recorded or recorded[name] != value \
+                    or isinstance(recorded[name], bool) != isinstance(value, bool):
+                flag = "--" + name.replace("_", "-")
+                raise invalid_state(self.stage, f"option {flag} is {value!r} but the state was fitted with "
+                                                f"{recorded.get(name)!r} (options edited after fitting)")
