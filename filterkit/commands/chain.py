@@ -156,7 +156,7 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
         raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
     check_stdout_open(settings.output)
     output_file = checked_outputs([settings.input_path], settings.output, settings.model_path)
-    needs_passes = any(stage.fitted for stage in chain.stages)
+    needs_passes = any(stage.learns for stage in chain.stages)
     with open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
         chain.fit(source, progress)
         comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
