@@ -204,6 +204,7 @@ def _script_params():
     return [pytest.param(case, mode, id=f"{case.name}-{mode}") for case, mode in SCRIPT_JOBS]
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.parametrize("case, mode", _script_params())
 def test_console_script_refuses_with_file_and_line_and_leaves_nothing(script_runs, case, mode):
@@ -229,6 +230,7 @@ def private_tmp(monkeypatch, tmp_path):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("case", _params())
 def test_cli_run_refuses_with_file_and_line_and_leaves_nothing(run_filterkit, private_tmp, tmp_path, monkeypatch, case, mode):
@@ -295,6 +297,7 @@ def _feed_absurd_header(stream, stop: threading.Event) -> None:
             pass
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads VmHWM from /proc")
 def test_ten_million_declared_attributes_are_refused_without_gigabytes(tmp_path):
@@ -361,6 +364,7 @@ _LONG_LINE_CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_one_very_long_line_is_read_in_linear_time():
     size = 64 << 20
     completed = subprocess.run(

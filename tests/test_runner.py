@@ -63,6 +63,7 @@ def leftover_spools() -> list[str]:
     return [name for name in os.listdir(tempfile.gettempdir()) if name.startswith("filterkit-spool-")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source, chunk_rows",
     [("iris.arff", None), ("iris.arff", "7"), ("oh0.wc.arff", None), ("weighted", None), ("weighted", "1")],
@@ -223,6 +224,7 @@ def test_unknown_stage_name_lists_the_installed_ones(registry):
         registry.make_stage("nope", {})
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 @pytest.mark.parametrize(
     "stages, pattern",
@@ -351,6 +353,7 @@ def saved_stages(chain: Chain) -> list[tuple[str, dict, dict]]:
     return [(stage.name, dict(stage.params), stage.state()) for stage in chain.stages]
 
 
+@pytest.mark.slow
 def test_a_rebuilt_chain_gives_the_fitted_chains_output_byte_for_byte(registry):
     stages = [registry.make_stage(name, {}) for name in ("shape", "bns", "meanscale", "l2")]
     fitted = Chain(stages, positive="Ethics").fit(FileSource(str(REAL / "oh0.wc.arff")))
