@@ -19,7 +19,6 @@ import pytest
 from chain_helpers import FILTERKIT, Result
 from filterkit import cli
 
-
 #: Fixtures that start the console script as a process: about a second of CPU a launch.
 PROCESS_FIXTURES = frozenset({"filterkit_script", "shell"})
 
