@@ -2,7 +2,8 @@
 
 ``run_filterkit`` calls :func:`filterkit.cli.run` in this process (stdout as
 bytes, stdin replaceable); ``filterkit_script`` runs the installed console
-script as a real subprocess, for pipes, exit statuses and stray files.
+script as a real subprocess, for pipes, exit statuses and stray files.  A test
+that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,18 @@ import pytest
 
 from chain_helpers import FILTERKIT, Result
 from filterkit import cli
+
+#: Fixtures that start the console script as a process: about a second of CPU a launch.
+PROCESS_FIXTURES = frozenset({"filterkit_script", "shell"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Mark ``slow`` every test that runs Weka or starts the console script through a
+    fixture, before ``-m "not slow"`` (the quick loop) picks what runs."""
+    for item in items:
+        if item.get_closest_marker("weka") is not None or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ def bad_copy(folder, name="bad.arff"):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", REAL_FILES)
 def test_identity_reproduces_every_value_exactly(run_filterkit, name):
     schema, original = read_arff(REAL / name)
@@ -227,6 +228,7 @@ def test_row_form_can_be_forced_without_changing_values(run_filterkit, tmp_path,
     np.testing.assert_array_equal(forced.dense_values(), as_input.dense_values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["iris.arff", "oh0.wc.arff"])
 def test_chunk_size_never_changes_the_output(run_filterkit, name):
     default = run_filterkit(REAL / name, "l2")
@@ -254,6 +256,7 @@ def stderr_on_a_terminal(*argv) -> str:
     return b"".join(chunks).decode()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 def test_progress_goes_to_a_terminal_stderr_and_quiet_silences_it():
     chain = [REAL / "iris.arff", "meanscale"]
@@ -262,6 +265,7 @@ def test_progress_goes_to_a_terminal_stderr_and_quiet_silences_it():
 
 
 
+@pytest.mark.slow
 def test_output_into_a_missing_folder_names_the_requested_path(tmp_path):
     target = tmp_path / "no-such-folder" / "out.arff"
     result = subprocess.run(
@@ -271,6 +275,7 @@ def test_output_into_a_missing_folder_names_the_requested_path(tmp_path):
     assert result.stderr == f"filterkit: error: cannot write {target}: no folder {target.parent}\n"
 
 
+@pytest.mark.slow
 def test_the_output_records_the_chain_as_typed_with_its_options(run_filterkit, tmp_path):
     chain = ["ig", "--presence", "select", "--top", "7", "shape", "--no-zero-bin", "--neighbors", "3", "l2"]
     result = run_filterkit("--positive", "Ethics", REAL / "oh0.wc.arff", *chain)

@@ -73,6 +73,7 @@ def expected_error(stage: str, file: str) -> str:
     return f"filterkit: error: stage '{stage}' {ORIGIN} broke the stage contract during {step}: {what.format(**facts)}\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file", sorted(FILES))
 @pytest.mark.parametrize("stage", sorted(RUNTIME_VIOLATIONS))
 def test_a_stage_breaking_the_contract_is_an_error_naming_it_with_no_output(tmp_path, stage, file):
@@ -134,6 +135,7 @@ def test_a_plugin_stage_that_keeps_the_contract_runs_unchanged():
     np.testing.assert_allclose(np.abs(out.values[:, :4]).sum(axis=1), 1.0, rtol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", sorted(RUNTIME_VIOLATIONS) + ["losetext", "chunkmax", "noisy", "sparsedoubles", "inplace", "fussy",
                                                                     "shiftzeros", "firstwins", "forgetful"])
 def test_check_stage_names_the_rule_each_broken_stage_breaks(stage):
@@ -171,6 +173,7 @@ def built_in_cases() -> list:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, options", built_in_cases())
 def test_every_built_in_stage_passes_check_stage(name, options):
     stage_class = load_plugins().stage(name)
@@ -178,12 +181,14 @@ def test_every_built_in_stage_passes_check_stage(name, options):
     assert "generated rows (dense)" in accepted and "generated rows (sparse)" in accepted
 
 
+@pytest.mark.slow
 def test_check_stage_with_a_positive_class_checks_more_data():
     shape = load_plugins().stage("shape")
     assert "oh0_sample.arff (sparse)" not in check_stage(shape)
     assert "oh0_sample.arff (sparse)" in check_stage(shape, positive="Ethics")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["logtf", "tfidf", "rf"])
 def test_the_example_plugin_s_stages_pass_check_stage(name):
     stage_class = load_plugins(EXAMPLE).stage(name)

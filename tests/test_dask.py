@@ -24,6 +24,8 @@ from filterkit.model import arrays_path
 from filterkit.plugins import load_plugins
 from filterkit.stage import Stage
 
+pytestmark = pytest.mark.slow
+
 OH0 = REAL / "oh0.wc.arff"
 GRAIN = REAL / "grain_wc.arff"
 IRIS = REAL / "iris.arff"

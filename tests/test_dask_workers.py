@@ -81,6 +81,7 @@ def cluster():
         yield local
 
 
+@pytest.mark.slow
 def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tmp_path, cluster):
     real_version_of = plugins._version_of
     monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".client")
@@ -96,6 +97,7 @@ def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tm
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(run_filterkit, tmp_path, cluster):
     breakers = FIXTURE_PLUGINS / "contract_breakers"
     result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",

@@ -74,6 +74,7 @@ def test_the_stage_list_covers_every_built_in_stage():
     assert set(STAGE_NAMES) == set(built_in_stages())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data", DEGENERATE)
 @pytest.mark.parametrize("stage", STAGE_NAMES)
 def test_every_stage_on_degenerate_data(run_filterkit, tmp_path, stage, data):
@@ -115,6 +116,7 @@ def boundary_cases():
     return cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data", ["credit-g", "weighted"])
 @pytest.mark.parametrize("stage, words", boundary_cases())
 def test_every_option_at_its_boundaries(run_filterkit, tmp_path, stage, words, data):

@@ -93,6 +93,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, chain, derived_passes, plain_passes", CASES, ids=[f"{c[0]}:{' '.join(c[1])}" for c in CASES])
 def test_derived_statistics_give_the_output_of_a_pass(data, monkeypatch, tmp_path, name, chain, derived_passes,
                                                       plain_passes):

@@ -210,6 +210,7 @@ def _chunk_params():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_name, data", _chunk_params())
 def test_output_is_byte_identical_across_processes_and_chunk_sizes(outputs, run_name, data):
     found, _ = outputs
@@ -224,6 +225,7 @@ def test_output_is_byte_identical_across_processes_and_chunk_sizes(outputs, run_
 ORDER_FREE = [(r, d) for r, d in CASES if r not in ORDER_DEPENDENT]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_name, data", ORDER_FREE, ids=[f"{r}-{d}" for r, d in ORDER_FREE])
 def test_shuffled_rows_give_the_same_rows_shuffled_the_same_way(outputs, run_name, data):
     found, orders = outputs
@@ -240,6 +242,7 @@ def test_shuffled_rows_give_the_same_rows_shuffled_the_same_way(outputs, run_nam
     assert not differing, f"{len(differing)} rows differ, the first: {rows[differing[0]]!r} vs {unshuffled[differing[0]]!r}"
 
 
+@pytest.mark.slow
 def test_the_input_subsets_are_what_the_tests_assume(outputs):
     found, orders = outputs
     assert {name: len(order) for name, order in orders.items()} == {

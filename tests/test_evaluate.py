@@ -53,6 +53,7 @@ def test_no_leakage_a_stage_that_memorizes_rows_learns_nothing_about_test_folds(
     assert document["accuracy"] < 0.75
 
 
+@pytest.mark.slow
 def test_compared_chains_see_identical_folds_and_match_their_single_runs(run_filterkit):
     compared = evaluate_json(run_filterkit, "--each-class", "--folds", "5", "--compare", IRIS, "minmax", "bns l2")
     alone = evaluate_json(run_filterkit, "--each-class", "--folds", "5", IRIS, "bns", "l2")
@@ -89,6 +90,7 @@ def test_learning_curve_samples_are_nested_per_class_and_inside_the_training_fol
     assert set(samples[1.0]) == set(train)
 
 
+@pytest.mark.slow
 def test_learning_curve_runs_every_fraction_on_the_same_test_folds(run_filterkit):
     document = evaluate_json(run_filterkit, "--each-class", "--folds", "3", "--train-fraction", "0.2,1", IRIS, "minmax")
     fractions = sorted({r["train_fraction"] for r in document["results"]})
@@ -125,6 +127,7 @@ def test_measures_of_a_hand_worked_fold():
     assert math.isnan(measures(np.zeros(4, bool), np.arange(4.0), np.zeros(4, bool))["auc"])
 
 
+@pytest.mark.slow
 def test_auc_is_the_mean_of_the_fold_aucs_not_pooled(run_filterkit):
     document = evaluate_json(run_filterkit, "--positive", "Ethics", "--folds", "4", OH0, "binarize", "l2")
     assert document["auc"] == pytest.approx(np.mean(document["per_fold"]["auc"]))
@@ -217,6 +220,7 @@ def test_aisvm_runs_under_evaluate_with_its_options(run_filterkit):
     assert document["specificity"] >= 0.85
 
 
+@pytest.mark.slow
 def test_table_shows_one_row_per_chain(run_filterkit):
     result = run_filterkit("evaluate", "-q", "--each-class", "--folds", "3", "--compare", IRIS, "minmax", "", "l2")
     assert result.status == 0, result.stderr
@@ -246,6 +250,7 @@ def test_bad_evaluate_commands_are_clear_errors(run_filterkit, arguments, messag
     assert "Traceback" not in result.stderr and result.stdout == b""
 
 
+@pytest.mark.slow
 def test_plot_without_matplotlib_says_how_to_install_it(run_filterkit, tmp_path):
     import importlib.util
 
@@ -259,6 +264,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(run_filterkit, tmp_path)
         assert result.status == 0 and (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_missing_classes_are_left_out_and_counted(run_filterkit, tmp_path):
     text = IRIS.read_text().splitlines()
     data_start = next(i for i, line in enumerate(text) if line.lower().startswith("@data")) + 1

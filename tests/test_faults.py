@@ -30,7 +30,7 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL, wait_for_temporary
 
-pytestmark = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")]
 
 OH0 = REAL / "oh0.wc.arff"
 # On oh0 this chain writes ~18 kB of ARFF, while its model is ~26 kB of arrays

@@ -119,6 +119,7 @@ def assert_matches(document: dict, expected: dict) -> None:
             assert document[key] == value, key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path, class_args, class_index, form, kinds",
     [
@@ -163,6 +164,7 @@ def test_the_text_report(run_filterkit):
     assert any(line.split() == ["(missing)", "0", "0.00%"] for line in lines)
 
 
+@pytest.mark.slow
 def test_chunk_size_and_stdin_change_nothing(run_filterkit):
     whole = info(run_filterkit, "--metric", "ig", "--presence", "--top", "20", OH0)
     chunked = info(run_filterkit, "--chunk-rows", "7", "--metric", "ig", "--presence", "--top", "20", OH0)
@@ -198,6 +200,7 @@ def presence_counts(path, class_index: int, target: int, names: list[str]):
              int(is_target.sum()), int((~is_target).sum())) for k in range(len(names))]
 
 
+@pytest.mark.slow
 def test_presence_ig_on_grain_is_wekas(run_filterkit):
     document = info(run_filterkit, "-c", "first", "--metric", "ig", "--presence", "--top", "5", GRAIN)
     ranking = document["ranking"]
@@ -279,6 +282,7 @@ def test_positive_picks_the_class_on_a_multiclass_target(run_filterkit):
     assert [(f["tp"], f["fp"], f["pos"], f["neg"]) for f in ranking["features"]] == presence_counts(OH0, 3182, code, names)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path, args, metric", [(CREDIT, [], "bns"), (GRAIN, ["-c", "first"], "ig")], ids=["credit-g", "grain"])
 def test_best_threshold_scores_are_the_scorer_stages(run_filterkit, tmp_path, path, args, metric):
     """Without --presence the scores are those the scorer stage of that metric records."""
@@ -432,6 +436,7 @@ def test_truncated_input_names_the_line(run_filterkit):
     assert result.stderr.startswith("filterkit: error: <stdin>:6: ")
 
 
+@pytest.mark.slow
 def test_a_class_declaring_ten_thousand_labels_costs_what_the_data_holds(run_filterkit, tmp_path):
     import tracemalloc
 

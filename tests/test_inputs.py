@@ -16,7 +16,7 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR
 
-pytestmark = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")]
 
 IRIS = REAL / "iris.arff"
 #: Long enough for any of these runs; a run that opens its input a second time hangs until then.

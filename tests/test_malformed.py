@@ -80,16 +80,9 @@ def _load_index() -> list[Case]:
 
 CASES = _load_index()
 
-# Files filterkit does not yet refuse as issue 9 asks (none now: the gzip and @data cases are fixed).
-KNOWN_BUGS: dict[str, str] = {}
 
-
-def _params(cases=CASES):
-    return [
-        pytest.param(case, id=case.name, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case.name])]
-                     if case.name in KNOWN_BUGS else [])
-        for case in cases
-    ]
+def _params():
+    return [pytest.param(case, id=case.name) for case in CASES]
 
 
 def assert_clean_error(case: Case, stderr: str, shown: str) -> None:
@@ -207,17 +200,11 @@ def script_runs(tmp_path_factory):
     return {(case.name, mode): result for (case, mode), result in zip(SCRIPT_JOBS, results)}
 
 
-def _script_params(only_bugs=False):
-    params = []
-    for case, mode in SCRIPT_JOBS:
-        if only_bugs and case.name not in KNOWN_BUGS:
-            continue
-        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case.name])] \
-            if case.name in KNOWN_BUGS and not only_bugs else []
-        params.append(pytest.param(case, mode, id=f"{case.name}-{mode}", marks=marks))
-    return params
+def _script_params():
+    return [pytest.param(case, mode, id=f"{case.name}-{mode}") for case, mode in SCRIPT_JOBS]
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.parametrize("case, mode", _script_params())
 def test_console_script_refuses_with_file_and_line_and_leaves_nothing(script_runs, case, mode):
@@ -229,16 +216,6 @@ def test_console_script_refuses_with_file_and_line_and_leaves_nothing(script_run
     assert run.after == run.before, "no -o output and no temporary file is left in the folder"
     assert run.output_now == run.previous_output, "an existing -o file is not touched"
     assert run.temporary_left == [], "no spool is left in TMPDIR"
-
-
-@needs_script
-@pytest.mark.parametrize("case, mode", _script_params(only_bugs=True))
-def test_known_bad_files_still_exit_1_and_leave_nothing(script_runs, case, mode):
-    """What already holds for the files of KNOWN_BUGS: status 1 and nothing left behind."""
-    run = script_runs[(case.name, mode)]
-    assert run.status == 1
-    assert run.after == run.before and run.temporary_left == []
-    assert run.output_now == run.previous_output
 
 
 # --------------------------------------------------------------------------
@@ -253,6 +230,7 @@ def private_tmp(monkeypatch, tmp_path):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("case", _params())
 def test_cli_run_refuses_with_file_and_line_and_leaves_nothing(run_filterkit, private_tmp, tmp_path, monkeypatch, case, mode):
@@ -319,6 +297,7 @@ def _feed_absurd_header(stream, stop: threading.Event) -> None:
             pass
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads VmHWM from /proc")
 def test_ten_million_declared_attributes_are_refused_without_gigabytes(tmp_path):
@@ -385,6 +364,7 @@ _LONG_LINE_CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_one_very_long_line_is_read_in_linear_time():
     size = 64 << 20
     completed = subprocess.run(

@@ -262,6 +262,7 @@ def weka_grain_scores() -> dict[str, dict[str, float]]:
     return {row["name"]: {"ig": float(row["ig_binarized"]), "chi": float(row["chi2_binarized"])} for row in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ig", "chi"])
 def test_presence_score_equals_weka_on_every_grain_word(name):
     """Weka's `_binarized` columns (attribute evaluators with -B) against `NAME --presence --no-scale`."""

@@ -117,6 +117,7 @@ def test_object_arrays_are_never_unpickled(run_filterkit, saved_model):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "change, message",
     [

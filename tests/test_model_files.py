@@ -139,6 +139,7 @@ def test_a_json_that_is_not_a_model(run_filterkit, model, text, reason):
     assert_not_a_model(apply(run_filterkit, model), model, reason)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change, reason", [
     (lambda d: d["stages"][1]["params"].update(top=float("inf")),
      "stage 2 'select': option --top: inf is not an integer"),

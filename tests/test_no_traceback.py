@@ -48,6 +48,7 @@ def iris_model(tmp_path_factory) -> Path:
 # ------------------------------------------------------------ malformed ARFF
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", MALFORMED, ids=[p.name for p in MALFORMED])
 @pytest.mark.parametrize("command", ["chain", "fitted-chain", "apply", "info", "evaluate"])
 def test_every_malformed_file_is_one_error_line(run_filterkit, iris_model, path, command):
@@ -132,6 +133,7 @@ def test_a_truncated_model_npz_is_one_error_line(run_filterkit, iris_model, tmp_
         assert_one_error_line(run_filterkit("apply", model, IRIS))
 
 
+@pytest.mark.slow
 def test_a_model_with_every_value_replaced_by_a_wrong_type_is_one_error_line(run_filterkit, iris_model, tmp_path):
     """Each JSON value of the model, one at a time, replaced by a list, null, true, Infinity and a string."""
     model = _copy_model(iris_model, tmp_path)
@@ -181,6 +183,7 @@ def shell(command: str, cwd) -> subprocess.CompletedProcess:
 needs_script = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.parametrize("command, message", [
     ("filterkit {iris} l2 >&-", "standard output is closed: give -o FILE"),
@@ -203,6 +206,7 @@ def test_a_closed_standard_stream_is_one_error_line(iris_model, command, message
     assert completed.stderr == f"filterkit: error: {message}\n"
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.parametrize("command", [
     "filterkit {iris} l2", "filterkit info {iris}", "filterkit plugins", "filterkit apply m.json {iris}",
@@ -213,6 +217,7 @@ def test_a_reader_that_stops_early_ends_filterkit_quietly(iris_model, command):
     assert completed.stderr == ""
 
 
+@pytest.mark.slow
 @needs_script
 @pytest.mark.parametrize("argv", [["-c", "²", IRIS, "l2"], ["apply", "missing.json", IRIS]])
 def test_the_console_script_prints_one_error_line(iris_model, argv):

@@ -67,6 +67,7 @@ def test_changed_attributes_are_declared_numeric_and_the_class_keeps_its_type(ru
     assert "@attribute label {x,y}" in header
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["l2", "l1"])
 @pytest.mark.parametrize("name", ["iris.arff", "oh0.wc.arff"])
 def test_every_row_of_real_data_has_norm_one_and_keeps_its_direction(run_filterkit, stage, name):
@@ -316,6 +317,7 @@ def test_minmax_fitting_in_small_chunks_equals_fitting_at_once(run_filterkit, tm
     assert chunked.stdout == whole.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, chain", [("wine.arff", ("-c", "first")), ("oh0.wc.arff", ())])
 def test_minmax_fitting_real_files_row_by_row_equals_fitting_at_once(run_filterkit, name, chain):
     whole = run_filterkit(*chain, REAL / name, "minmax")

@@ -399,6 +399,7 @@ def oh0_output(tmp_path_factory):
     return out.read_bytes(), model
 
 
+@pytest.mark.slow
 def test_oh0_one_attribute_per_distinct_non_zero_count(oh0_output, oh0_expected):
     names, expected, classes, class_attribute = oh0_expected
     schema, chunk = read_bytes(oh0_output[0])
@@ -424,6 +425,7 @@ def test_oh0_apply_reproduces_the_training_output_byte_for_byte(run_filterkit, o
     assert without_comments(applied.stdout) == without_comments(trained)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", ["1", "7"])
 def test_oh0_chunk_size_never_changes_the_output(run_filterkit, oh0_output, rows):
     chunked = run_filterkit("-q", "--chunk-rows", rows, OH0, "ordinal")

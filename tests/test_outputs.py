@@ -19,7 +19,7 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL
 
-pytestmark = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")]
 
 IRIS = REAL / "iris.arff"
 

@@ -133,6 +133,7 @@ LOADING_FAULTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", sorted(LOADING_FAULTS))
 def test_a_broken_plugin_is_skipped_with_one_warning_and_the_rest_works(run_filterkit, folder):
     directory = FIXTURE_PLUGINS / folder
@@ -241,6 +242,7 @@ def test_builtin_stages_come_from_the_entry_point_group():
     assert any(e.name == "normalizers" for e in plugins.entry_points(group="filterkit"))
 
 
+@pytest.mark.slow
 def test_the_framework_imports_no_concrete_stage():
     code = (
         "import sys, filterkit.cli, filterkit.runner, filterkit.model, filterkit.plugins, filterkit.stage\n"

@@ -63,6 +63,7 @@ def leftover_spools() -> list[str]:
     return [name for name in os.listdir(tempfile.gettempdir()) if name.startswith("filterkit-spool-")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source, chunk_rows",
     [("iris.arff", None), ("iris.arff", "7"), ("oh0.wc.arff", None), ("weighted", None), ("weighted", "1")],
@@ -223,6 +224,7 @@ def test_unknown_stage_name_lists_the_installed_ones(registry):
         registry.make_stage("nope", {})
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 @pytest.mark.parametrize(
     "stages, pattern",
@@ -295,21 +297,28 @@ def test_read_ahead_raises_when_the_reader_cannot_even_start():
 def test_write_behind_ends_its_thread_when_interrupted():
     import threading
 
-    release = threading.Event()
+    writing, release = threading.Event(), threading.Event()
+    written = []
 
-    def slow_write(number):
-        release.wait(5)
+    def stalled_write(number):
+        writing.set()
+        release.wait(60)  # released below; the bound only keeps a broken write_behind from hanging the run
+        written.append(number)
 
     def produce():
-        yield from range(3)
+        yield 0
+        assert writing.wait(60), "the first chunk never reached the writer"
+        yield 1  # waits in the queue behind the stalled write
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        write_behind(produce(), slow_write)
+        write_behind(produce(), stalled_write)
+    assert _background_threads(), "Ctrl-C returned at once, without waiting for the stalled write"
     release.set()
     for thread in _background_threads():
         thread.join(2)
     assert not _background_threads()
+    assert written == [0], "no chunk is written after Ctrl-C"
 
 
 def test_write_behind_writes_in_order_and_stops_at_the_first_write_error():
@@ -344,6 +353,7 @@ def saved_stages(chain: Chain) -> list[tuple[str, dict, dict]]:
     return [(stage.name, dict(stage.params), stage.state()) for stage in chain.stages]
 
 
+@pytest.mark.slow
 def test_a_rebuilt_chain_gives_the_fitted_chains_output_byte_for_byte(registry):
     stages = [registry.make_stage(name, {}) for name in ("shape", "bns", "meanscale", "l2")]
     fitted = Chain(stages, positive="Ethics").fit(FileSource(str(REAL / "oh0.wc.arff")))

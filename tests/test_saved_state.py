@@ -74,6 +74,7 @@ ARRAY_TAMPERING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change, words", ARRAY_TAMPERING.values(), ids=ARRAY_TAMPERING.keys())
 def test_tampered_arrays_are_refused(run_filterkit, tmp_path, change, words):
     model, _ = saved_model(run_filterkit, tmp_path, "shape", "bns", "l2")
@@ -89,6 +90,7 @@ OPTION_EDITS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("position, name, value, flag", OPTION_EDITS.values(), ids=OPTION_EDITS.keys())
 def test_options_edited_after_fitting_are_refused(run_filterkit, tmp_path, position, name, value, flag):
     model, _ = saved_model(run_filterkit, tmp_path, "shape", "bns", "l2")
@@ -115,6 +117,7 @@ def test_select_and_ordinal_states_are_checked(run_filterkit, tmp_path):
     assert_refused(run_filterkit, model, "--max-thresholds", "edited after fitting")
 
 
+@pytest.mark.slow
 def test_a_model_saved_before_options_were_recorded_loads_and_gives_the_same_output(run_filterkit, tmp_path):
     chain = ["shape", "bns", "select", "--metric", "chi", "--top", "100", "ordinal", "--max-thresholds", "3",
              "minmax"]

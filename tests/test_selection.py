@@ -40,6 +40,7 @@ def select_scores(model_path) -> np.ndarray:
         return arrays[key]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("top", [100, 99, 3])
 @pytest.mark.parametrize(
     "chain",
@@ -75,6 +76,7 @@ def test_weka_attribute_selection_keeps_the_same_words(run_filterkit, tmp_path):
         assert set(kept_names(ours.stdout)) == weka_kept
 
 
+@pytest.mark.slow
 def test_selection_leaves_values_unchanged_and_keeps_rows(run_filterkit):
     result = run_filterkit("-c", "first", GRAIN, "ig", "--no-scale", "select", "--top", 10)
     schema, selected = read_bytes(result.stdout)
@@ -84,6 +86,7 @@ def test_selection_leaves_values_unchanged_and_keeps_rows(run_filterkit):
     np.testing.assert_array_equal(selected.dense_values(), original.dense_values()[:, columns])
 
 
+@pytest.mark.slow
 def test_sparsity_keeps_the_longest_prefix_whose_average_stays_below(run_filterkit, tmp_path):
     _, data = read_arff(OH0)
     presence = (data.values[:, :-1] != 0).toarray()
@@ -259,6 +262,7 @@ def test_svm_weights_are_liblinears_on_the_whole_data(run_filterkit, tmp_path):
     np.testing.assert_allclose(select_scores(model), np.abs(expected.coef_.ravel()), rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "chain",
     [
@@ -278,6 +282,7 @@ def test_a_saved_model_reproduces_the_training_output(run_filterkit, tmp_path, c
     assert len(kept_names(trained.stdout)) < len(read_arff(OH0)[0].attributes)
 
 
+@pytest.mark.slow
 def test_chunk_size_and_row_order_do_not_change_the_selection(run_filterkit, tmp_path):
     text = OH0.read_text()
     header, data = text.split("@DATA\n", 1)

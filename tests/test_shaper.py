@@ -279,6 +279,7 @@ def feature_block(path):
     return chunk.values.tocsr()[:, :class_index], chunk.values.tocsr()[:, class_index].toarray().ravel()
 
 
+@pytest.mark.slow
 def test_headline_never_turns_a_zero_into_a_non_zero(headline):
     before, classes_in = feature_block(OH0)
     after, classes_out = feature_block(headline[0])

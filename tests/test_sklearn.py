@@ -85,6 +85,7 @@ def chain_output(stages: list[tuple[str, dict]], schema, train: Chunk, test: Chu
 
 
 # Selector(metric="svm") trains liblinear on the checks' tiny random data, where it may not converge.
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(ADAPTERS)
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -98,6 +99,7 @@ def test_feature_names_out_checks(estimator):
     check_get_feature_names_out_error(name, estimator)
 
 
+@pytest.mark.slow
 def test_importing_the_adapters_imports_no_stage_module():
     code = "import sys, filterkit.sklearn\nprint(sorted(m for m in sys.modules if m.startswith('filterkit_plugins')))"
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -128,6 +130,7 @@ def test_a_stage_option_named_like_a_transformer_method_is_a_stage_prefixed_para
     assert callable(Shaper().transform)
 
 
+@pytest.mark.slow
 def test_shape_bns_l2_pipeline_equals_the_chain_and_the_command_line(oh0, run_filterkit):
     schema, chunk, X, labels = oh0
     pipeline = make_pipeline(Shaper(positive="Ethics"), ScoreScaler("bns", positive="Ethics"), Normalizer())
@@ -186,6 +189,7 @@ def test_ordinal_names_each_threshold_name_greater_or_equal_value():
     np.testing.assert_array_equal(encoder.transform(X), [[0, 0, 1, 0.5], [1, 0, 0, 1.0], [1, 1, 1, 0.0]])
 
 
+@pytest.mark.slow
 def test_readme_example_cross_validates_to_a_sensible_auc(oh0):
     _, _, X, labels = oh0
     y = labels == "Ethics"
@@ -204,6 +208,7 @@ def test_grid_search_picks_selectors_top_with_a_linear_svm(oh0):
     assert search.best_estimator_[0].transform(X).shape == (X.shape[0], 300)
 
 
+@pytest.mark.slow
 def test_clone_and_set_params_keep_parameters_verbatim_and_refit_with_them(oh0):
     _, _, X, labels = oh0
     y = labels == "Ethics"
@@ -219,6 +224,7 @@ def test_clone_and_set_params_keep_parameters_verbatim_and_refit_with_them(oh0):
     np.testing.assert_array_equal(pipeline.fit_transform(X, y).toarray(), expected.toarray())
 
 
+@pytest.mark.slow
 def test_a_pickled_fitted_pipeline_predicts_the_same_and_holds_only_plain_stage_state(oh0):
     _, _, X, labels = oh0
     y = labels == "Ethics"

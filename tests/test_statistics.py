@@ -184,6 +184,7 @@ def assert_same_state(first: dict, second: dict) -> None:
         np.testing.assert_array_equal(first[key], second[key], err_msg=key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("stage", STAGES)
 def test_order_and_chunking_never_change_fitted_state(registry, whole_files, data, stage):
@@ -248,6 +249,7 @@ WEIGHT_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("choices", WEIGHT_CASES.values(), ids=WEIGHT_CASES.keys())
 def test_weighted_counts_are_exact_sums_in_any_order_and_chunking(choices):
     generator = np.random.default_rng(3)

@@ -14,6 +14,7 @@ from filterkit.schema import Chunk
 from filterkit.statistics import ValueCounts
 
 
+@pytest.mark.slow
 def test_merging_one_chunk_at_a_time_costs_n_log_n_in_distinct_values(monkeypatch):
     merged_keys = []
     real_merge = statistics._merged_runs
@@ -46,6 +47,7 @@ def many_labels_file(path, n_labels: int, n_features: int, n_rows: int) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chain", [["ig"], ["ig", "--presence"], ["chi", "--combine", "mean"],
                                    ["select", "--metric", "bns", "--top", "10"]])
 def test_a_class_with_ten_thousand_labels_costs_what_the_data_holds(tmp_path, chain):

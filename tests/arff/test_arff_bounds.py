@@ -129,6 +129,7 @@ def test_nesting_at_the_bound_is_read_and_written_back(run_filterkit, tmp_path):
     assert read_arff(io.BytesIO(result.stdout))[0] == read_arff(path)[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "", "1" * 40, "٣"])
 @pytest.mark.parametrize("variable", ["FILTERKIT_MAX_ATTRIBUTES", "FILTERKIT_MAX_LINE_BYTES", "FILTERKIT_MAX_CHUNK_BYTES"])
 def test_an_environment_value_that_is_not_a_positive_integer_is_a_clear_error(run_filterkit, monkeypatch, variable, value):
@@ -160,6 +161,7 @@ def test_chunks_are_cut_by_bytes_as_well_as_rows_with_the_same_rows(monkeypatch,
     assert_same_values(np.vstack([c.dense_values() for c in chunks]), whole.dense_values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chain", [[], ["l2"], ["bns", "l2"]])
 def test_output_does_not_depend_on_the_chunk_byte_budget(run_filterkit, monkeypatch, chain):
     path = REAL / "oh0.wc.arff"
@@ -170,6 +172,7 @@ def test_output_does_not_depend_on_the_chunk_byte_budget(run_filterkit, monkeypa
     assert cut.stdout == expected.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document, line", [
     (b"\0" * 3_000_000, 1),
     (b"@relation r\n@attribute a numeric\n@data\n" + b"x" * 3_000_000 + b"\n", 4),

@@ -147,6 +147,7 @@ def differences(schema, chunk, liac: dict) -> dict:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where, name", _files_liac_reads(), ids=lambda v: v)
 def test_same_data_as_liac_arff(where, name):
     schema, chunk = read_all(_path(where, name))

@@ -340,6 +340,7 @@ def _read(data: bytes, chunk_rows: int = 10_000):
 # valid documents
 
 
+@pytest.mark.slow
 @settings(max_examples=100, **COMMON)
 @given(rendered_documents(), st.integers(1, 4))
 def test_random_valid_document_reads_exactly_whatever_the_chunk_size(case, chunk_rows):
@@ -349,6 +350,7 @@ def test_random_valid_document_reads_exactly_whatever_the_chunk_size(case, chunk
     assert_same_data(schema, chunk, *_read(data, chunk_rows))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, **COMMON)
 @given(rendered_documents())
 def test_random_valid_document_round_trips_dense_and_sparse(case):
@@ -369,6 +371,7 @@ def _liac_equal(ours, theirs) -> bool:
     return ours == theirs
 
 
+@pytest.mark.slow
 @settings(max_examples=100, **COMMON)
 @given(rendered_documents(liac_safe=True))
 def test_random_valid_document_reads_as_liac_arff_reads_it(case):
@@ -465,6 +468,7 @@ def _outcome(data: bytes, chunk_rows: int):
         return ("error", error.line)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, **COMMON)
 @given(mutated_documents())
 def test_mutated_document_gives_data_or_an_arff_error_never_a_hang(data):
@@ -489,6 +493,7 @@ def mutated_gzip_documents(draw):
     return draw(mutations(gzip.compress(data, mtime=0)))
 
 
+@pytest.mark.slow
 def test_mutated_gzip_document_gives_data_or_an_arff_error():
     # The examples are collected rather than failed one by one, so the known bug
     # reports a count per exception type (and hypothesis writes no patch file).
@@ -524,6 +529,7 @@ SEED_FOR_CLI = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 @settings(max_examples=5, **{**COMMON, "deadline": timedelta(seconds=60)})
 @given(mutations(SEED_FOR_CLI), st.sampled_from([[], ["l2"], ["bns", "l2"]]))

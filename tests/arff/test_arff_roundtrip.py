@@ -26,6 +26,7 @@ def _first_rows(chunk: Chunk, n: int) -> Chunk:
     return Chunk(chunk.values[:n], {c: t[:n] for c, t in chunk.text.items()}, weights)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
 @pytest.mark.parametrize("path", FILES, ids=_ids)
 def test_round_trip_is_identical(path, sparse):

@@ -57,6 +57,7 @@ def assert_identical(first, second):
 needs_extension = pytest.mark.skipif(speedups is None, reason="the optional C tokenizer is not built (no C compiler at install)")
 
 
+@pytest.mark.slow
 @needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("chunk_rows", [1, 97, 10_000])
@@ -79,6 +80,7 @@ TRICKY_NUMBERS = [
 ]
 
 
+@pytest.mark.slow
 @needs_extension
 def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
     generator = np.random.default_rng(11)
@@ -176,6 +178,7 @@ def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
     assert compiled == python
 
 
+@pytest.mark.slow
 @needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 def test_real_files_are_written_identically(path, monkeypatch):
@@ -230,6 +233,7 @@ def neighbours(values, steps=2) -> np.ndarray:
     return np.concatenate([found, -found])
 
 
+@pytest.mark.slow
 @needs_extension
 def test_random_bit_patterns_are_written_as_repr():
     # Every exponent, both signs, subnormals; NaN and infinities are left to the other tests.
@@ -238,6 +242,7 @@ def test_random_bit_patterns_are_written_as_repr():
     assert_numbers_written_identically(values[np.isfinite(values)])
 
 
+@pytest.mark.slow
 @needs_extension
 def test_values_like_normalized_rows_are_written_as_repr():
     generator = np.random.default_rng(13)
@@ -270,6 +275,7 @@ def near_integer_when_scaled() -> list[float]:
     return found
 
 
+@pytest.mark.slow
 @needs_extension
 def test_edge_doubles_are_written_as_repr():
     generator = np.random.default_rng(14)

@@ -22,6 +22,7 @@ from filterkit.errors import ArffError
 # chunking
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path, sparse",
     [
@@ -116,6 +117,7 @@ def _ids(path):
     return path.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SOURCES, ids=_ids)
 def test_gzip_file_reads_the_same_as_plain(path, tmp_path):
     packed = tmp_path / (path.name + ".gz")
@@ -123,6 +125,7 @@ def test_gzip_file_reads_the_same_as_plain(path, tmp_path):
     assert_same_data(*read_all(path), *read_all(packed))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SOURCES, ids=_ids)
 def test_binary_stream_reads_the_same_as_a_path(path):
     assert_same_data(*read_all(path), *read_all(io.BytesIO(path.read_bytes()), name=str(path)))
@@ -133,6 +136,7 @@ def test_gzip_stream_reads_the_same_as_plain():
     assert_same_data(*read_all(path), *read_all(io.BytesIO(gzip.compress(path.read_bytes()))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", [b"\r\n", b"\r"], ids=["CRLF", "CR"])
 @pytest.mark.parametrize("path", SOURCES, ids=_ids)
 def test_crlf_and_cr_line_endings_read_the_same_as_lf(path, ending):
@@ -214,6 +218,7 @@ def _peak_rss_mb(path, n_rows):
     return int(peak_kb) / 1024  # ru_maxrss is in kilobytes on Linux
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in kilobytes on Linux only")
 def test_reading_a_million_rows_in_chunks_keeps_memory_flat(tmp_path):
     small, big = tmp_path / "small.arff", tmp_path / "big.arff"
@@ -245,6 +250,7 @@ def _timed_read(header_line: str):
     return result, time.perf_counter() - start
 
 
+@pytest.mark.slow
 def test_quoted_commas_in_an_unterminated_nominal_are_rejected_fast():
     # liac-arff's own regression shape, made 1 MB long
     result, seconds = _timed_read("@attribute width {" + "','," * _REPEATS)
@@ -261,6 +267,7 @@ def test_escaped_quotes_and_backslashes_are_rejected_fast():
     assert seconds < 10  # generous: a shared machine; a quadratic scan of 1 MB takes minutes
 
 
+@pytest.mark.slow
 def test_a_megabyte_of_quoted_labels_with_escapes_is_read_fast():
     labels = ",".join(f"'l\\'{i}\\\\'" for i in range(_REPEATS // 2))
     result, seconds = _timed_read("@attribute width {" + labels + "}")

@@ -44,6 +44,7 @@ def test_a_weight_that_cannot_be_read_back_is_not_written(weight):
         written(WHEN, chunk)
 
 
+@pytest.mark.slow
 def test_dense_rows_from_a_sparse_chunk_are_written_a_block_at_a_time(monkeypatch):
     schema, chunk = read_all(REAL / "oh0.wc.arff")
     assert chunk.is_sparse
