@@ -35,7 +35,11 @@ class ContractError(FilterkitError):
 def stage_origin(stage) -> str:
     """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``,
     or its class when it was not made by the plugin registry."""
-    origin = stage.provenance if stage.provenance is not None else f"class {type(stage).__module__}.{type(stage).__qualname__}"
+    origin = (
+        stage.provenance
+        if stage.provenance is not None
+        else f"class {type(stage).__module__}.{type(stage).__qualname__}"
+    )
     return f"stage '{stage.name}' ({origin})"
 
 
@@ -55,8 +59,7 @@ class OutputContract:
         self.class_in = class_in
         self.class_out = class_out
         nominal = [
-            i for i, a in enumerate(schema.attributes)
-            if a.kind == NOMINAL and (i != class_out or stage.changes_class)
+            i for i, a in enumerate(schema.attributes) if a.kind == NOMINAL and (i != class_out or stage.changes_class)
         ]
         self.nominal_columns = np.array(nominal, dtype=np.int64)
         self.label_limits = np.array([len(schema.attributes[i].labels) for i in nominal], dtype=np.float64)
@@ -81,10 +84,13 @@ class OutputContract:
                 class_out = None
             if not stage.changes_class:
                 if class_out is None:
-                    raise broken(stage, step, f"its output schema dropped the class attribute {describe(class_attribute)}")
+                    raise broken(
+                        stage, step, f"its output schema dropped the class attribute {describe(class_attribute)}"
+                    )
                 if not schema.attributes[class_out].same_declaration(class_attribute):
                     raise broken(
-                        stage, step,
+                        stage,
+                        step,
                         f"its output schema changed the class attribute from {describe(class_attribute)} "
                         f"to {describe(schema.attributes[class_out])}",
                     )
@@ -105,7 +111,8 @@ class OutputContract:
         rows, columns = values.shape
         if rows != given.n_rows and not self.stage.filters_rows:
             raise self._broken(
-                step, f"it was given {given.n_rows} rows and returned {rows} "
+                step,
+                f"it was given {given.n_rows} rows and returned {rows} "
                 "(a stage that drops or adds rows declares filters_rows = True)",
             )
         if columns != self.n_columns:
@@ -124,7 +131,8 @@ class OutputContract:
     def _check_text(self, result: Chunk, rows: int, step: str) -> None:
         if set(result.text) != self.text_columns:
             raise self._broken(
-                step, f"its text side columns are {sorted(result.text)}; its output schema's string and "
+                step,
+                f"its text side columns are {sorted(result.text)}; its output schema's string and "
                 f"relational attributes are at {sorted(self.text_columns)}",
             )
         for column, texts in result.text.items():
@@ -149,7 +157,8 @@ class OutputContract:
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
             raise self._broken(
-                step, f"attribute {int(columns[first]) + 1} is nominal with {int(limits[first])} labels, "
+                step,
+                f"attribute {int(columns[first]) + 1} is nominal with {int(limits[first])} labels, "
                 f"and a value came back as {float(codes[first])!r} (a label's position, 0 to {int(limits[first]) - 1}, or NaN)",
             )
 
@@ -161,8 +170,13 @@ def _same_column(given, given_index: int, result, result_index: int) -> bool:
     """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result``
     (NaN equal to NaN); for a CSR result that shares the given matrix's structure, only the
     column's stored values are compared."""
-    if sp.issparse(given) and sp.issparse(result) and given_index == result_index \
-            and result.indices is given.indices and result.indptr is given.indptr:
+    if (
+        sp.issparse(given)
+        and sp.issparse(result)
+        and given_index == result_index
+        and result.indices is given.indices
+        and result.indptr is given.indptr
+    ):
         entries = np.flatnonzero(given.indices == given_index)
         return np.array_equal(given.data[entries], result.data[entries], equal_nan=True)
     return np.array_equal(_column(given, given_index), _column(result, result_index), equal_nan=True)

@@ -214,7 +214,9 @@ def _merged_statistics(recipe: ChainRecipe, first, second):
     return guarded(stage, "fit", stage.merge, first, second)
 
 
-def _write_partition(recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]) -> int:
+def _write_partition(
+    recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]
+) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
     chain = _chain_of(recipe)
     rows = 0
@@ -242,9 +244,14 @@ class DaskEngine:
         distributed = import_distributed()
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                cluster = stack.enter_context(distributed.LocalCluster(
-                    n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=":0",
-                ))
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=LOCAL_WORKERS,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=":0",
+                    )
+                )
                 client = stack.enter_context(distributed.Client(cluster))
             else:
                 try:
@@ -333,8 +340,14 @@ class DaskEngine:
             for position, stage in enumerate(chain.stages[:count])
         )
         return ChainRecipe(
-            uuid.uuid4().hex, stages, chain.input_schema, chain.class_name, chain.positive, self.plugins_dir,
-            self.chunk_rows, plan.sparse_rows,
+            uuid.uuid4().hex,
+            stages,
+            chain.input_schema,
+            chain.class_name,
+            chain.positive,
+            self.plugins_dir,
+            self.chunk_rows,
+            plan.sparse_rows,
         )
 
     def checked_targets(self, plan: Plan, folder: str) -> list[OutputFile]:
@@ -342,8 +355,10 @@ class DaskEngine:
         ``part-NNNNN.arff``), checked as ``-o`` is (:func:`filterkit.outputs.checked_output`);
         FilterkitError when one cannot be written or is an input."""
         if not os.path.isdir(folder):
-            return [OutputFile(path, path, "replace", None)
-                    for path in (os.path.join(folder, p.output_name) for p in plan.partitions)]
+            return [
+                OutputFile(path, path, "replace", None)
+                for path in (os.path.join(folder, p.output_name) for p in plan.partitions)
+            ]
         targets = [checked_output(os.path.join(folder, p.output_name)) for p in plan.partitions]
         inputs = [partition.path for partition in plan.partitions]
         for target in targets:
@@ -354,8 +369,9 @@ class DaskEngine:
                     raise FilterkitError(f"--output-dir {folder} would overwrite the input {path}")
         return targets
 
-    def write_each(self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str],
-                   before_publish=None) -> list[str]:
+    def write_each(
+        self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str], before_publish=None
+    ) -> list[str]:
         """Write one output per partition into ``folder`` (see :meth:`checked_targets`).
 
         Nothing appears in ``folder`` unless every partition was written and
@@ -371,8 +387,15 @@ class DaskEngine:
                 publish_file(target, part)
         return [target.target for target in targets]
 
-    def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str],
-                           parts_folder: str | None = None) -> None:
+    def write_concatenated(
+        self,
+        chain: Chain,
+        plan: Plan,
+        stream,
+        sparse: bool | None,
+        comments: list[str],
+        parts_folder: str | None = None,
+    ) -> None:
         """Write every partition's output to the binary ``stream``, in partition order, the header once.
 
         The parts are written by the workers into a temporary folder inside
@@ -414,7 +437,7 @@ class DaskEngine:
                 self.client.submit(_merged_statistics, recipe, parts[i], parts[i + 1], pure=False)
                 for i in range(0, len(parts) - 1, 2)
             ]
-            parts = pairs + parts[len(pairs) * 2:]
+            parts = pairs + parts[len(pairs) * 2 :]
         return parts[0]
 
     def _report(self, label: str, futures: list) -> None:
@@ -470,7 +493,8 @@ def _input_files(input_path: str) -> list[str] | None:
     """The files of a folder (``*.arff``, ``*.arff.gz``) or of a glob pattern, by name; None for one file."""
     if os.path.isdir(input_path):
         files = sorted(
-            os.path.join(input_path, name) for name in os.listdir(input_path)
+            os.path.join(input_path, name)
+            for name in os.listdir(input_path)
             if name.endswith((".arff", ".arff.gz")) and os.path.isfile(os.path.join(input_path, name))
         )
         if not files:

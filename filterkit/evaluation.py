@@ -67,8 +67,9 @@ def class_codes(chunk: Chunk, class_index: int) -> np.ndarray:
     return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
 
 
-def choose_tasks(labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool,
-                 min_positives: int) -> list[str]:
+def choose_tasks(
+    labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool, min_positives: int
+) -> list[str]:
     """The positive labels of the class-vs-rest tasks to run.
 
     ``--positive`` gives one task; ``--each-class`` every class with at least
@@ -92,7 +93,9 @@ def choose_tasks(labels: tuple[str, ...], counts: np.ndarray, positive: str | No
         )
     tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
     if not tasks:
-        raise FilterkitError(f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})")
+        raise FilterkitError(
+            f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})"
+        )
     return tasks
 
 
@@ -138,8 +141,12 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
             codes = np.asarray(matrix[:, position].toarray()).ravel()
             known = ~np.isnan(codes)
             rows = np.flatnonzero(known)
-            blocks.append(sp.csr_matrix((np.ones(len(rows)), (rows, codes[known].astype(np.int64))),
-                                        shape=(chunk.n_rows, len(attribute.labels))))
+            blocks.append(
+                sp.csr_matrix(
+                    (np.ones(len(rows)), (rows, codes[known].astype(np.int64))),
+                    shape=(chunk.n_rows, len(attribute.labels)),
+                )
+            )
     if not blocks:
         raise FilterkitError("the chain's output has no numeric or nominal attribute for the classifier")
     features = sp.hstack(blocks, format="csr")
@@ -172,11 +179,22 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
     }
 
 
-def evaluate_fold(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, task: str,
-                  train: np.ndarray, test: np.ndarray, settings: Settings) -> dict:
+def evaluate_fold(
+    registry,
+    schema: Schema,
+    data: Chunk,
+    class_index: int,
+    chain: ChainSpec,
+    task: str,
+    train: np.ndarray,
+    test: np.ndarray,
+    settings: Settings,
+) -> dict:
     """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(MemorySource(schema, take_rows(data, train)))
+    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(
+        MemorySource(schema, take_rows(data, train))
+    )
     output_class = fitted.output_schema.index_of(fitted.class_name)
     positive = schema.attributes[class_index].labels.index(task)
 

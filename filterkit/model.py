@@ -97,7 +97,7 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
-    files = ([(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else [])
+    files = [(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else []
     files.append((Path(path), lambda handle: handle.write(text)))
     _write_all_or_nothing(files, path)
 
@@ -218,8 +218,10 @@ def _check_document(document: dict) -> None:
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise _NotAModel(f"{where}: '{key}' is {_json_type(entry[key])}, not a string")
         for key, value in entry["state"].items():
-            if isinstance(value, dict) and "array" in value and (
-                set(value) != {"array"} or not isinstance(value["array"], str)
+            if (
+                isinstance(value, dict)
+                and "array" in value
+                and (set(value) != {"array"} or not isinstance(value["array"], str))
             ):
                 raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
 
@@ -279,14 +281,22 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
-    referenced = [value["array"] for entry in document["stages"] for value in entry["state"].values()
-                  if isinstance(value, dict) and "array" in value]
+    referenced = [
+        value["array"]
+        for entry in document["stages"]
+        for value in entry["state"].values()
+        if isinstance(value, dict) and "array" in value
+    ]
     arrays = _read_arrays(arrays_path(path), referenced, len(schema.attributes)) if referenced else {}
     stages = [
-        (entry["name"], entry["params"], {
-            key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
-            for key, value in entry["state"].items()
-        })
+        (
+            entry["name"],
+            entry["params"],
+            {
+                key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
+                for key, value in entry["state"].items()
+            },
+        )
         for entry in document["stages"]
     ]
     try:

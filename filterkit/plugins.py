@@ -217,13 +217,18 @@ class _Loader:
         order = {name: position for position, name in enumerate(candidates)}
         for hook_name in HOOKS:
             table = getattr(registry, hook_name.removeprefix("register_"))
-            implementations = sorted(getattr(self.manager.hook, hook_name).get_hookimpls(), key=lambda i: order[i.plugin_name])
+            implementations = sorted(
+                getattr(self.manager.hook, hook_name).get_hookimpls(), key=lambda i: order[i.plugin_name]
+            )
             for implementation in implementations:
                 plugin = implementation.plugin_name
                 if plugin in problems:
                     continue
                 contributed: list = []
-                arguments = {"register": contributed.append, "metrics": {n: r.value for n, r in registry.metrics.items()}}
+                arguments = {
+                    "register": contributed.append,
+                    "metrics": {n: r.value for n, r in registry.metrics.items()},
+                }
                 try:
                     implementation.function(**{name: arguments[name] for name in implementation.argnames})
                 except Exception as error:
@@ -231,13 +236,19 @@ class _Loader:
                     continue
                 for thing in contributed:
                     invalid = _CHECKS[hook_name](thing)
-                    culprit, reason = (plugin, invalid) if invalid else self._clash(registry, table, hook_name, thing.name, plugin, order)
+                    culprit, reason = (
+                        (plugin, invalid)
+                        if invalid
+                        else self._clash(registry, table, hook_name, thing.name, plugin, order)
+                    )
                     if reason is not None:
                         problems.setdefault(culprit, (f"{reason} (in {hook_name})", None))
                         break
                     candidate = candidates[plugin]
                     if hook_name == "register_metrics":
-                        thing = dataclasses.replace(thing, provenance=Provenance(plugin, candidate.distribution, candidate.version))
+                        thing = dataclasses.replace(
+                            thing, provenance=Provenance(plugin, candidate.distribution, candidate.version)
+                        )
                     table[thing.name] = Registered(thing.name, thing, plugin, candidate.distribution, candidate.version)
         return registry, problems
 
@@ -325,7 +336,9 @@ def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
             raise FilterkitError(f"plugins folder {str(plugins_dir)!r} is not a folder")
         for path in sorted(folder.glob("*.py")):
             candidates.append(
-                _Candidate(f"{path.stem} ({path})", path.stem, f"plugins-dir {plugins_dir}", "", lambda p=path: _import_file(p))
+                _Candidate(
+                    f"{path.stem} ({path})", path.stem, f"plugins-dir {plugins_dir}", "", lambda p=path: _import_file(p)
+                )
             )
     return candidates
 
@@ -413,7 +426,11 @@ def _check_metric(thing) -> str | None:
     return _check_name(thing, "metric")
 
 
-_CHECKS = {"register_stages": check_stage_class, "register_classifiers": _check_classifier, "register_metrics": _check_metric}
+_CHECKS = {
+    "register_stages": check_stage_class,
+    "register_classifiers": _check_classifier,
+    "register_metrics": _check_metric,
+}
 
 
 def _described(thing) -> str:

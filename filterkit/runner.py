@@ -58,8 +58,14 @@ class Chain:
         self.class_name: str | None = None
 
     @classmethod
-    def rebuilt(cls, registry: Registry, stages: Iterable[tuple[str, dict, dict | None]], input_schema: Schema,
-                class_name: str | None, positive: str | None) -> "Chain":
+    def rebuilt(
+        cls,
+        registry: Registry,
+        stages: Iterable[tuple[str, dict, dict | None]],
+        input_schema: Schema,
+        class_name: str | None,
+        positive: str | None,
+    ) -> "Chain":
         """A fitted chain made again from what was saved of it: each stage as ``(name,
         options, state)``, the input schema, the class attribute's name and the positive label.
 

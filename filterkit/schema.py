@@ -98,10 +98,7 @@ class Schema:
         """
         for position, (mine, theirs) in enumerate(zip(self.attributes, other.attributes), 1):
             if not mine.same_declaration(theirs):
-                return (
-                    f"attribute {position} differs: expected {describe(mine)}, "
-                    f"found {describe(theirs)}"
-                )
+                return f"attribute {position} differs: expected {describe(mine)}, found {describe(theirs)}"
         if len(self.attributes) != len(other.attributes):
             return f"expected {len(self.attributes)} attributes, found {len(other.attributes)}"
         return None
@@ -147,9 +144,7 @@ def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chun
         values = np.vstack([c.dense_values() for c in chunks])
     text = {c: [v for chunk in chunks for v in chunk.text[c]] for c in chunks[0].text}
     if any(c.weights is not None for c in chunks):
-        weights = np.concatenate(
-            [c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks]
-        )
+        weights = np.concatenate([c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks])
     else:
         weights = None
     return Chunk(values, text, weights)

@@ -21,8 +21,16 @@ import scipy.sparse as sp
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import Chunk
-from filterkit.stage import (SCALING_EXPONENTS, Stage, StateArray, range_scaling, refuse_infinite_ranges, scale_features,
-                             stored_in_features, with_stored_values)
+from filterkit.stage import (
+    SCALING_EXPONENTS,
+    Stage,
+    StateArray,
+    range_scaling,
+    refuse_infinite_ranges,
+    scale_features,
+    stored_in_features,
+    with_stored_values,
+)
 
 
 class RowNormalizer(Stage):
@@ -43,7 +51,7 @@ class RowNormalizer(Stage):
             magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
             rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
             with np.errstate(over="ignore", under="ignore"):
-                norms = np.bincount(rows, weights=magnitudes ** self.order, minlength=matrix.shape[0])
+                norms = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
             norms = norms ** (1.0 / self.order)
             unsafe = self._unsafe(norms, _row_maxima(rows, magnitudes, matrix.shape[0]))
             data = matrix.data
@@ -51,11 +59,13 @@ class RowNormalizer(Stage):
                 # rows scaled by a power of two near their largest value first (exact), then normed
                 maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
                 shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-                data = np.where(acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]),
-                                data)
+                data = np.where(
+                    acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]), data
+                )
                 with np.errstate(under="ignore"):
-                    rescaled = np.bincount(rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order,
-                                           minlength=matrix.shape[0]) ** (1.0 / self.order)
+                    rescaled = np.bincount(
+                        rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order, minlength=matrix.shape[0]
+                    ) ** (1.0 / self.order)
                 norms = np.where(unsafe, rescaled, norms)
             divisor = np.where(norms > 0, norms, 1.0)[rows]
             data = np.where(acted_entry, data / divisor, data)
@@ -80,7 +90,7 @@ class RowNormalizer(Stage):
         """Rows whose plain norm overflowed or whose powers fell below the normal doubles
         (the powers of the largest value must be normal for the sum to keep its precision)."""
         with np.errstate(over="ignore", under="ignore"):
-            return (maxima > 0) & (~np.isfinite(norms) | (maxima ** self.order < _SMALLEST_SAFE_POWER))
+            return (maxima > 0) & (~np.isfinite(norms) | (maxima**self.order < _SMALLEST_SAFE_POWER))
 
 
 def _limit_of_infinite_rows(values: np.ndarray, infinite_row: np.ndarray) -> np.ndarray:
@@ -181,14 +191,21 @@ class MinMaxNormalizer(Stage):
         maximum = np.where(present, high, 0.0)
         refuse_infinite_ranges(self, np.where(present, low, 0.0), maximum)
         self.factor, (self.inner_exponent, self.outer_exponent) = range_scaling(
-            self.minimum, maximum, np.ones(len(self.features)))
+            self.minimum, maximum, np.ones(len(self.features))
+        )
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return scale_features(chunk, self.features, self.factor, self.minimum, (self.inner_exponent, self.outer_exponent))
+        return scale_features(
+            chunk, self.features, self.factor, self.minimum, (self.inner_exponent, self.outer_exponent)
+        )
 
     def state(self) -> dict:
-        return {"minimum": self.minimum, "factor": self.factor,
-                "inner_exponent": self.inner_exponent, "outer_exponent": self.outer_exponent}
+        return {
+            "minimum": self.minimum,
+            "factor": self.factor,
+            "inner_exponent": self.inner_exponent,
+            "outer_exponent": self.outer_exponent,
+        }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

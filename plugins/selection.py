@@ -60,7 +60,11 @@ class SelectionStatistics:
         return SelectionStatistics(
             self.rows + other.rows,
             _add(self.nonzero, other.nonzero),
-            other.counts if self.counts is None else self.counts if other.counts is None else self.counts.merge(other.counts),
+            other.counts
+            if self.counts is None
+            else self.counts
+            if other.counts is None
+            else self.counts.merge(other.counts),
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
         )
@@ -167,7 +171,9 @@ class Selector(Stage):
             nonzero = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
         if statistics.counts is not None:
-            part.counts = ValueCounts.of_chunk(chunk, self.features, self.context.class_index, statistics.counts.n_classes)
+            part.counts = ValueCounts.of_chunk(
+                chunk, self.features, self.context.class_index, statistics.counts.n_classes
+            )
         if self.params["metric"] == SVM:
             self._sample(part, chunk, statistics.rows)
         return statistics.merge(part)
@@ -267,13 +273,16 @@ class Selector(Stage):
         super().load_state(state)
         kept = np.sort(self.kept)
         if not np.all(np.isin(kept, self.features)) or len(np.unique(kept)) != len(kept):
-            raise invalid_state(self, f"'kept' names attributes that are not among the input's {len(self.features)} "
-                                "features, or one twice")
+            raise invalid_state(
+                self,
+                f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
+            )
         if self.rule != "sparsity":
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):
-                raise invalid_state(self, f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps "
-                                    "by the scores")
+                raise invalid_state(
+                    self, f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps by the scores"
+                )
         self.kept = kept
         self._set_columns()
 
@@ -294,14 +303,40 @@ def selector_for(metrics: dict) -> type[Selector]:
         Option("top", int, None, "Keep the K best-ranked features.", minimum=1),
         Option("fraction", float, None, "Keep ⌈F·n⌉ of the n numeric features (at least 1)."),
         Option("min_score", float, None, "Keep the features scoring at least X."),
-        Option("sparsity", float, None, "Keep the best-ranked features while the average non-zeros per training row stays ≤ S (Brank).", minimum=0.0),
-        Option("metric", str, None, "Rank by this metric (or svm: |w| of a linear SVM); default: the scores of the preceding scorer.",
-               choices=tuple(sorted(metrics)) + (SVM,)),
+        Option(
+            "sparsity",
+            float,
+            None,
+            "Keep the best-ranked features while the average non-zeros per training row stays ≤ S (Brank).",
+            minimum=0.0,
+        ),
+        Option(
+            "metric",
+            str,
+            None,
+            "Rank by this metric (or svm: |w| of a linear SVM); default: the scores of the preceding scorer.",
+            choices=tuple(sorted(metrics)) + (SVM,),
+        ),
         Option("presence", bool, False, "With --metric: score presence (value ≠ 0) instead of the best threshold."),
-        Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
-        Option("sample", float, 1.0, "With --metric svm: the fraction of training rows the SVM is trained on.", minimum=0.0, maximum=1.0),
+        Option(
+            "combine",
+            str,
+            "max",
+            "Combine one-vs-rest scores of a multi-class target by max or mean.",
+            choices=("max", "mean"),
+        ),
+        Option(
+            "sample",
+            float,
+            1.0,
+            "With --metric svm: the fraction of training rows the SVM is trained on.",
+            minimum=0.0,
+            maximum=1.0,
+        ),
         Option("C", float, 1.0, "With --metric svm: the SVM's C.", minimum=0.0),
-        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1),
+        Option(
+            "seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1
+        ),
     )
     return type("Selector", (Selector,), {"metrics": dict(metrics), "options": options})
 

@@ -38,8 +38,10 @@ class HeaderParser:
         """Take one header line; return what follows ``@data`` when it is reached."""
         self.size += (len(line) if line.isascii() else len(line.encode("utf-8"))) + 1
         if self.size > self.limits.header_bytes:
-            raise ArffError(f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
-                            f"(set {VARIABLES['header_bytes']} to allow more)")
+            raise ArffError(
+                f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
+                f"(set {VARIABLES['header_bytes']} to allow more)"
+            )
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
@@ -51,8 +53,10 @@ class HeaderParser:
         tokens = [first, *islice(remaining, self.limits.labels + 3)]
         if next(remaining, None) is not None:
             declared = f"attribute {shown(tokens[1].text)}" if keyword == "@attribute" else "a header line"
-            raise ArffError(f"{declared}: more than {self.limits.labels:,} labels: refused "
-                            f"(set {VARIABLES['labels']} to allow more)")
+            raise ArffError(
+                f"{declared}: more than {self.limits.labels:,} labels: refused "
+                f"(set {VARIABLES['labels']} to allow more)"
+            )
         if keyword == "@relation":
             self._relation(tokens)
         elif self.relation is None:
@@ -91,8 +95,10 @@ class HeaderParser:
         name = tokens[1].text
         _, siblings, names = self.stack[-1]
         if self.attributes >= self.limits.attributes:
-            raise ArffError(f"more than {self.limits.attributes:,} attributes: refused "
-                            f"(set {VARIABLES['attributes']} to allow more)")
+            raise ArffError(
+                f"more than {self.limits.attributes:,} attributes: refused "
+                f"(set {VARIABLES['attributes']} to allow more)"
+            )
         self.attributes += 1
         if name in names:
             raise ArffError(f"attribute {shown(name)} is declared twice")
@@ -115,8 +121,10 @@ class HeaderParser:
             siblings.append(Attribute(name, DATE, date_format=pattern))
         elif kind == "relational" and not extra:
             if len(self.stack) > self.limits.nesting:
-                raise ArffError(f"attribute {shown(name)}: relational attributes nested more than {self.limits.nesting} "
-                                f"deep: refused (set {VARIABLES['nesting']} to allow more)")
+                raise ArffError(
+                    f"attribute {shown(name)}: relational attributes nested more than {self.limits.nesting} "
+                    f"deep: refused (set {VARIABLES['nesting']} to allow more)"
+                )
             self.stack.append((name, [], set()))
         else:
             raise ArffError(

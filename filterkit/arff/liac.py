@@ -218,9 +218,7 @@ def _from_dense_rows(schema: Schema, rows: list) -> Chunk:
 
 def _check_index(index, n_columns: int, row: int) -> int:
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n_columns:
-        raise ArffError(
-            f"data row {row + 1}: attribute index {index!r} is not in 0 to {n_columns - 1}"
-        )
+        raise ArffError(f"data row {row + 1}: attribute index {index!r} is not in 0 to {n_columns - 1}")
     return int(index)
 
 
@@ -252,8 +250,7 @@ def _from_coo(schema: Schema, triple) -> Chunk:
     converter = _Converter(schema)
     texts = _text_columns(schema, n_rows, "")
     entries = sorted(
-        (int(r), _check_index(c, n_columns, int(r)), position)
-        for position, (r, c) in enumerate(zip(rows, columns))
+        (int(r), _check_index(c, n_columns, int(r)), position) for position, (r, c) in enumerate(zip(rows, columns))
     )
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     indices: list[int] = []

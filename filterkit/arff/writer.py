@@ -105,7 +105,7 @@ class ArffWriter:
         else:
             cells = cells.tolist()
         bounds = indptr.tolist()
-        rows = [",".join(cells[bounds[r]: bounds[r + 1]]) for r in range(chunk.n_rows)]
+        rows = [",".join(cells[bounds[r] : bounds[r + 1]]) for r in range(chunk.n_rows)]
         if sparse:
             rows = ["{" + row + "}" for row in rows]
         if chunk.weights is not None:
@@ -218,7 +218,9 @@ def _value_formatter(attribute):
     return format_numbers
 
 
-def write_arff(stream: TextIO | BinaryIO, schema: Schema, chunks: Iterable[Chunk], sparse: bool | None = None, comments=()) -> None:
+def write_arff(
+    stream: TextIO | BinaryIO, schema: Schema, chunks: Iterable[Chunk], sparse: bool | None = None, comments=()
+) -> None:
     """Write a whole ARFF document: header and every chunk."""
     writer = ArffWriter(stream, schema, sparse, comments)
     for chunk in chunks:

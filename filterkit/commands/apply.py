@@ -28,8 +28,9 @@ from filterkit.outputs import checked_output
 @row_form_option
 @chunk_rows_option
 @click.pass_context
-def apply(ctx: click.Context, model_path: str, input_path: str, output: str | None, sparse: bool | None,
-          chunk_rows: int) -> None:
+def apply(
+    ctx: click.Context, model_path: str, input_path: str, output: str | None, sparse: bool | None, chunk_rows: int
+) -> None:
     """Check the files, load the model and write its output for every row of IN.arff."""
     registry = registry_of(ctx)
     check_stdout_open(output)

@@ -117,20 +117,38 @@ class ChainGroup(StageChain):
 @output_option
 @class_option
 @positive_option("The positive class label for two-class stages (default: the minority class).")
-@click.option("--save-model", "model_path", type=click.Path(dir_okay=False),
-              help="Save the fitted chain (JSON, arrays in a side .npz).")
+@click.option(
+    "--save-model",
+    "model_path",
+    type=click.Path(dir_okay=False),
+    help="Save the fitted chain (JSON, arrays in a side .npz).",
+)
 @row_form_option
 @chunk_rows_option
 @quiet_option
 @plugins_dir_option
-@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).")
-@click.option("--partitions", type=click.IntRange(1),
-              help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).")
-@click.option("--output-dir", type=click.Path(file_okay=False),
-              help="With --engine dask: write one output per partition into DIR.")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
+)
+@click.option(
+    "--partitions",
+    type=click.IntRange(1),
+    help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    help="With --engine dask: write one output per partition into DIR.",
+)
 def chain(**_):
     """The chain; the work happens in the result callback, :func:`run_chain`."""
 
