@@ -159,7 +159,8 @@ class OutputContract:
             raise self._broken(
                 step,
                 f"attribute {int(columns[first]) + 1} is nominal with {int(limits[first])} labels, "
-                f"and a value came back as {float(codes[first])!r} (a label's position, 0 to {int(limits[first]) - 1}, or NaN)",
+                f"and a value came back as {float(codes[first])!r} "
+                f"(a label's position, 0 to {int(limits[first]) - 1}, or NaN)",
             )
 
     def _broken(self, step: str, what: str) -> ContractError:

@@ -36,11 +36,11 @@ from typing import Iterator
 
 import scipy.sparse as sp
 
+from filterkit import __version__
 from filterkit.arff.header import format_header
 from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import ArffWriter
-from filterkit import __version__
 from filterkit.errors import FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
@@ -283,7 +283,8 @@ class DaskEngine:
                 if mine is not None and list(theirs) != [mine.plugin, mine.distribution, mine.version]:
                     plugin, distribution, version = theirs
                     raise FilterkitError(
-                        f"Dask worker {worker} has stage '{stage.name}' from {Provenance(plugin, distribution, version)}, "
+                        f"Dask worker {worker} has stage '{stage.name}' "
+                        f"from {Provenance(plugin, distribution, version)}, "
                         f"the client from {mine}; install the same version everywhere"
                     )
 

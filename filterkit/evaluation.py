@@ -84,12 +84,14 @@ def choose_tasks(
         minority = 0 if counts[0] < counts[1] else 1
         if each_class and counts[minority] < min_positives:
             raise FilterkitError(
-                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, fewer than --min-positives {min_positives}"
+                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, "
+                f"fewer than --min-positives {min_positives}"
             )
         return [labels[minority]]
     if not each_class:
         raise FilterkitError(
-            f"the class has {len(labels)} labels: choose a task with --positive LABEL, or run every class with --each-class"
+            f"the class has {len(labels)} labels: choose a task with --positive LABEL, "
+            "or run every class with --each-class"
         )
     tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
     if not tasks:

@@ -125,7 +125,8 @@ def strict_plugins() -> bool:
     if value in ("1", "true", "yes", "on"):
         return True
     raise FilterkitError(
-        f"FILTERKIT_STRICT_PLUGINS={os.environ['FILTERKIT_STRICT_PLUGINS']!r} is not one of 1, true, yes, on, 0, false, no, off"
+        f"FILTERKIT_STRICT_PLUGINS={os.environ['FILTERKIT_STRICT_PLUGINS']!r} "
+        "is not one of 1, true, yes, on, 0, false, no, off"
     )
 
 
@@ -281,7 +282,10 @@ def _signature_problem(module) -> str | None:
         offered = list(inspect.signature(getattr(hookspecs, hook_name)).parameters)
         extra = [name for name in inspect.signature(function).parameters if name not in offered]
         if extra:
-            return f"its {hook_name} takes {', '.join(extra)}, which the hook does not pass (it passes {', '.join(offered)})"
+            return (
+                f"its {hook_name} takes {', '.join(extra)}, "
+                f"which the hook does not pass (it passes {', '.join(offered)})"
+            )
     return None
 
 
@@ -375,7 +379,10 @@ def _check_configurable(thing, base: type, kind: str) -> str | None:
     if not isinstance(thing, type):
         return f"it registered {_described(thing)} where a {kind} class (a subclass of {base.__qualname__}) is expected"
     if not issubclass(thing, base):
-        return f"it registered the class {thing.__qualname__}, which is not a subclass of {base.__module__}.{base.__qualname__}"
+        return (
+            f"it registered the class {thing.__qualname__}, "
+            f"which is not a subclass of {base.__module__}.{base.__qualname__}"
+        )
     problem = _check_name(thing, kind)
     if problem is None and not thing.one_line_summary():
         problem = f"{kind} '{thing.name}' has neither a summary nor a docstring"
@@ -387,7 +394,10 @@ def _check_configurable(thing, base: type, kind: str) -> str | None:
 def _check_name(thing, kind: str) -> str | None:
     name = getattr(thing, "name", None)
     if not isinstance(name, str) or not _WORD.match(name):
-        return f"it registered {_described(thing)} with the name {name!r} (a {kind} needs a word of letters, digits, _ . + -)"
+        return (
+            f"it registered {_described(thing)} with the name {name!r} "
+            f"(a {kind} needs a word of letters, digits, _ . + -)"
+        )
     return None
 
 

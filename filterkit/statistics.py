@@ -26,7 +26,6 @@ from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Stage
 
-
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
 _INTEGER_SPAN = 2**20

@@ -300,7 +300,8 @@ class _Checker:
                 self.fail(
                     "zero preservation",
                     data_set,
-                    f"it declares preserves_zeros(), and the 0 of '{name}' in row {row + 1} became {float(column[row])!r}",
+                    "it declares preserves_zeros(), "
+                    f"and the 0 of '{name}' in row {row + 1} became {float(column[row])!r}",
                 )
 
     def check_merge(self, data_set: _DataSet, output: bytes) -> None:

@@ -15,7 +15,6 @@ numeric feature into presence (value ≠ 0 → 1), the binary-word baseline.
 from __future__ import annotations
 
 import numpy as np
-
 import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl

@@ -50,7 +50,8 @@ def test_a_worker_lacking_a_plugin_stage_is_named():
     with pytest.raises(FilterkitError) as raised:
         engine_with({"tcp://a:1": full, "tcp://b:2": lacking}).check_workers(chain)
     assert str(raised.value) == (
-        f"Dask worker tcp://b:2 has no stage 'meanscale' (the client has it from plugin 'meanscale ({STAGES_DIR / 'meanscale.py'})', "
+        "Dask worker tcp://b:2 has no stage 'meanscale' "
+        f"(the client has it from plugin 'meanscale ({STAGES_DIR / 'meanscale.py'})', "
         f"distribution 'plugins-dir {STAGES_DIR}'); install the plugin on every worker"
     )
 
@@ -126,7 +127,8 @@ def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(run_filte
     )
     assert (result.status, result.stdout) == (1, b"")
     prefix = (
-        f"filterkit: error: stage 'droprow' (plugin 'filterkit_contract_breakers ({breakers / 'filterkit_contract_breakers.py'})', "
+        "filterkit: error: stage 'droprow' "
+        f"(plugin 'filterkit_contract_breakers ({breakers / 'filterkit_contract_breakers.py'})', "
         f"distribution 'plugins-dir {breakers}') broke the stage contract during transform: "
     )
     assert result.stderr.startswith(prefix)

@@ -25,7 +25,6 @@ from filterkit.schema import Attribute, Chunk
 from filterkit.sources import FileSource
 from filterkit.statistics import ValueCounts
 
-
 REAL = Path(__file__).parent / "data" / "real"
 TWELVE = ("acc", "acc2", "bns", "chi", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand")
 ASYMMETRIC = ("acc", "f1", "oddn", "odds", "pow", "pr")

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from chain_helpers import JAVA, REAL, WEKA_JAR as JAR, needs_weka, read_bytes, without_comments
+from chain_helpers import JAVA, REAL, needs_weka, read_bytes, without_comments
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk

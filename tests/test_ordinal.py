@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, WEKA_JAR as JAR, needs_weka, read_bytes, without_comments
+from chain_helpers import JAVA, REAL, needs_weka, read_bytes, without_comments
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.schema import NOMINAL, NUMERIC, STRING
 

@@ -164,7 +164,8 @@ def test_venv_imports_filterkit_and_the_plugin_from_its_own_site_packages(plugin
     probe = (
         "import importlib.metadata as m, json, filterkit, filterkit_plugins, filterkit_tfidf\n"
         "print(json.dumps({'modules': [filterkit.__file__, filterkit_plugins.__file__, filterkit_tfidf.__file__],\n"
-        "  'entry_points': [[e.name, e.dist.name, str(e.dist.locate_file(''))] for e in m.entry_points(group='filterkit')]}))"
+        "  'entry_points': [[e.name, e.dist.name, str(e.dist.locate_file(''))]\n"
+        "                   for e in m.entry_points(group='filterkit')]}))"
     )
     result = plugin_venv.run(plugin_venv.python, "-c", probe)
     assert result.returncode == 0, result.stderr
@@ -340,7 +341,7 @@ def markdown_sections(text: str) -> dict[str, str]:
             headings.append((number, len(line) - len(line.lstrip("#")), line))
     sections = {}
     for position, (number, level, line) in enumerate(headings):
-        end = next((n for n, l, _ in headings[position + 1 :] if l <= level), len(lines))
+        end = next((n for n, deeper, _ in headings[position + 1 :] if deeper <= level), len(lines))
         sections[line] = "\n".join(lines[number + 1 : end])
     return sections
 

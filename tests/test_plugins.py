@@ -11,8 +11,8 @@ from importlib.metadata import EntryPoint
 import numpy as np
 import pytest
 
-from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, read_bytes
 import filterkit
+from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, read_bytes
 from filterkit import hookspecs, plugins
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError

@@ -287,7 +287,8 @@ def test_selector_without_a_metric_says_it_has_nothing_to_rank_by():
         (Shaper(neighbors=-1), "^Shaper: neighbors=-1 is below 0$"),
         (
             Selector(metric="bns", top=2, fraction=0.5),
-            r"^Selector: stage 'select' needs exactly one of top=, fraction=, min_score=, sparsity= \(found top=, fraction=\)$",
+            r"^Selector: stage 'select' needs exactly one of top=, fraction=, min_score=, sparsity= "
+            r"\(found top=, fraction=\)$",
         ),
         (Selector(metric="nope", top=2), "^Selector: metric='nope' is not one of acc, "),
     ],

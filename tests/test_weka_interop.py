@@ -36,11 +36,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, NEEDS_WEKA, REAL, WEKA_JAR as JAR
+from chain_helpers import JAVA, NEEDS_WEKA, REAL
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.arff.writer import ArffWriter
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
-
 
 WEKA_REUTERS = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
 TOKENIZER_DELIMITERS = " \r\n\t.,;:'\"()?!"  # WordTokenizer's default, as StringToWordVector uses it

@@ -220,7 +220,7 @@ def _read_zone(text: str, position: int):
         if rest.startswith(name):
             position += len(name)
             rest = text[position:]
-            if name == "Z" or not rest[:1] in ("+", "-"):
+            if name == "Z" or rest[:1] not in ("+", "-"):
                 return 0, position
             break
     if rest[:1] not in ("+", "-"):

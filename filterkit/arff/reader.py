@@ -18,8 +18,8 @@ import math
 import os
 import re
 import unicodedata
-import zlib
 import warnings
+import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 

@@ -161,9 +161,14 @@ def test_an_environment_value_that_is_not_a_positive_integer_is_a_clear_error(
     result = run_filterkit(REAL / "iris.arff")
     assert result.status == 1
     assert result.stdout == b""
+    limit = {
+        "FILTERKIT_MAX_ATTRIBUTES": "attributes",
+        "FILTERKIT_MAX_LINE_BYTES": "line_bytes",
+        "FILTERKIT_MAX_CHUNK_BYTES": "chunk_bytes",
+    }[variable]
     assert (
         result.stderr == f"filterkit: error: {variable} must be a positive integer (the default is "
-        f"{getattr(Limits(), {'FILTERKIT_MAX_ATTRIBUTES': 'attributes', 'FILTERKIT_MAX_LINE_BYTES': 'line_bytes', 'FILTERKIT_MAX_CHUNK_BYTES': 'chunk_bytes'}[variable])}), not {value!r}\n"
+        f"{getattr(Limits(), limit)}), not {value!r}\n"
     )
 
 

@@ -1,9 +1,10 @@
 """Property-based tests of the reader and writer (issue 9), with hypothesis.
 
 * Random valid ARFF documents — numeric (any float64 and ±Infinity, spelled
-  with exponents, a leading '+' or '.', a trailing '.'), nominal with awkward labels, strings with quotes, backslashes, escapes,
-  unicode and commas, dates in several formats, missing values, dense and
-  sparse rows, instance weights, comments, blank lines, keyword case, CR/CRLF —
+  with exponents, a leading '+' or '.', a trailing '.'), nominal with awkward
+  labels, strings with quotes, backslashes, escapes, unicode and commas, dates
+  in several formats, missing values, dense and sparse rows, instance weights,
+  comments, blank lines, keyword case, CR/CRLF —
   are read to exactly the data they were generated from, whatever the chunk
   size; written back dense and sparse they read back identically, and writing
   is a fixed point; where liac-arff supports the features, it reads the same.

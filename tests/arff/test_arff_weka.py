@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from arff_helpers import REAL, assert_same_data, read_all, write_text
-from chain_helpers import JAVA, NEEDS_WEKA, WEKA_JAR as JAR
+from chain_helpers import JAVA, NEEDS_WEKA
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING
-
 
 pytestmark = NEEDS_WEKA
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from filterkit_tfidf import DocumentCounts, Rocchio, inverse_document_frequency, relevance_frequency
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from filterkit.arff import read_arff
@@ -22,7 +23,6 @@ from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
 from filterkit.stage import Context
 from filterkit.testing import check_stage
-from filterkit_tfidf import DocumentCounts, Rocchio, inverse_document_frequency, relevance_frequency
 
 HEADER = """@relation tiny
 @attribute a numeric
