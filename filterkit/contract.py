@@ -21,6 +21,8 @@ distribution, and what was expected against what came back.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -63,7 +65,7 @@ class OutputContract:
         ]
         self.nominal_columns = np.array(nominal, dtype=np.int64)
         self.label_limits = np.array([len(schema.attributes[i].labels) for i in nominal], dtype=np.float64)
-        self._limit_by_column = None
+        self._limit_by_column: np.ndarray | None = None
         if nominal:
             self._limit_by_column = np.full(self.n_columns, np.inf)
             self._limit_by_column[self.nominal_columns] = self.label_limits
@@ -100,7 +102,7 @@ class OutputContract:
         """``result`` when it is a chunk this stage may return for ``given``; else ContractError."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
-        values = result.values
+        values: Any = result.values  # a CSR matrix or an array; checked below
         if sp.issparse(values):
             if values.format != "csr":
                 raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
@@ -142,6 +144,7 @@ class OutputContract:
     def _check_labels(self, values, step: str) -> None:
         if not len(self.nominal_columns):
             return
+        assert self._limit_by_column is not None  # set whenever there are nominal columns
         if sp.issparse(values):
             in_nominal = np.isfinite(self._limit_by_column[values.indices])
             codes = values.data[in_nominal]

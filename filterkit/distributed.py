@@ -32,7 +32,7 @@ import tempfile
 import threading
 import uuid
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, cast
 
 import scipy.sparse as sp
 
@@ -128,7 +128,7 @@ def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
     """
     if sparse_rows is None or chunk.is_sparse == sparse_rows:
         return chunk
-    values = sp.csr_matrix(chunk.values) if sparse_rows else chunk.values.toarray()
+    values = sp.csr_matrix(chunk.values) if sparse_rows else cast(sp.csr_matrix, chunk.values).toarray()
     return Chunk(values, chunk.text, chunk.weights)
 
 

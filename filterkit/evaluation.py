@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,7 +65,11 @@ def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
 def class_codes(chunk: Chunk, class_index: int) -> np.ndarray:
     """The class column as floats (label positions; NaN where missing)."""
     column = chunk.values[:, class_index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=np.float64)
+    )
 
 
 def choose_tasks(

@@ -15,6 +15,7 @@ Instance weights, when a file has any, are a side array of one float per row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -131,7 +132,7 @@ class Chunk:
 
     def dense_values(self) -> np.ndarray:
         """The value matrix as a dense array (a copy for sparse chunks)."""
-        return self.values.toarray() if self.is_sparse else self.values
+        return cast(sp.csr_matrix, self.values).toarray() if self.is_sparse else self.values
 
 
 def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chunk:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +64,7 @@ class Option:
         wanted = {int: "an integer", float: "a finite number", str: "a string", bool: "a boolean"}[self.kind]
         is_bool = isinstance(value, (bool, np.bool_))
         is_number = isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
+        converted: Any  # bool, str, float or int, as self.kind says
         try:
             if self.kind is bool:
                 if not (is_bool or isinstance(value, str)):
@@ -309,11 +310,11 @@ def scale_features(
         inner = outer = None
 
     def scaled(values: np.ndarray, column: np.ndarray | slice) -> np.ndarray:
-        exponents_of_column = None if inner is None else (inner[column], outer[column])
+        exponents_of_column = None if inner is None or outer is None else (inner[column], outer[column])
         return scale_values(values, factor[column], offset[column], exponents_of_column)
 
     if chunk.is_sparse and not np.any(offset * factor):
-        matrix = chunk.values.tocsr()
+        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
         position = np.full(matrix.shape[1], len(features), dtype=np.int64)
         position[features] = np.arange(len(features))
         if inner is None:

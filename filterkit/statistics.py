@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -429,7 +430,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None):
         known = ~np.isnan(classes)
         labels = np.where(known, classes, 0).astype(np.int64)
     block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
-    block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
+    block = sp.csr_matrix(block) if not sp.issparse(block) else cast(sp.spmatrix, block).tocsr()
     rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
     columns, values = block.indices.astype(np.int64), block.data
     keep = values != 0
@@ -773,7 +774,11 @@ class PresenceCounts(ClassCounts):
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=float)
+    )
 
 
 class ClassValueCountsStage(Stage):

@@ -50,7 +50,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -199,7 +199,7 @@ def _pieces(chunk: Chunk, chunk_rows: int | None) -> Iterator[Chunk]:
         stop = start + step
         values = chunk.values[start:stop]
         yield Chunk(
-            values.tocsr() if sp.issparse(values) else values.copy(),
+            cast(sp.csr_matrix, values).tocsr() if sp.issparse(values) else values.copy(),
             {c: t[start:stop] for c, t in chunk.text.items()},
             None if chunk.weights is None else chunk.weights[start:stop].copy(),
         )

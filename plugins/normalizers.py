@@ -14,6 +14,8 @@ numeric feature into presence (value ≠ 0 → 1), the binary-word baseline.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -44,7 +46,7 @@ class RowNormalizer(Stage):
     def transform(self, chunk: Chunk) -> Chunk:
         features = self.features
         if chunk.is_sparse:
-            matrix = chunk.values.tocsr()
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             acted_entry = stored_in_features(matrix, features)
             in_norm = acted_entry & ~np.isnan(matrix.data)
             magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
@@ -137,7 +139,7 @@ class Binarizer(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:
-            matrix = chunk.values.tocsr()
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             binary = np.where(np.isnan(matrix.data), np.nan, (matrix.data != 0).astype(np.float64))
             data = np.where(stored_in_features(matrix, self.features), binary, matrix.data)
             return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
@@ -167,7 +169,7 @@ class MinMaxNormalizer(Stage):
     def accumulate(self, statistics, chunk: Chunk):
         block = chunk.values[:, self.features]
         if sp.issparse(block):
-            block = block.tocsc()
+            block = cast(sp.spmatrix, block).tocsc()
             column = np.repeat(np.arange(block.shape[1]), np.diff(block.indptr))
             low, high = np.full(block.shape[1], np.inf), np.full(block.shape[1], -np.inf)
             np.fmin.at(low, column, block.data)

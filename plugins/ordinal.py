@@ -22,6 +22,8 @@ each distinct value counts once.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -131,7 +133,7 @@ class OrdinalEncoder(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         matrix = sp.csr_matrix(chunk.values) if not chunk.is_sparse else chunk.values
-        entries = matrix.tocoo()
+        entries = cast(sp.csr_matrix, matrix).tocoo()
         rows, columns, values = entries.row.astype(np.int64), entries.col.astype(np.int64), entries.data
         encoded_index = np.full(len(self.input_schema), -1, dtype=np.int64)
         encoded_index[self.encoded_columns] = np.arange(len(self.encoded_columns))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -164,7 +165,7 @@ class Selector(Stage):
     def accumulate(self, statistics: SelectionStatistics, chunk: Chunk) -> SelectionStatistics:
         block = chunk.values[:, self.features]
         if sp.issparse(block):
-            block = block.tocsr()
+            block = cast(sp.spmatrix, block).tocsr()
             present = (block.data != 0) & ~np.isnan(block.data)
             nonzero = np.bincount(block.indices[present], minlength=len(self.features)).astype(np.float64)
         else:
@@ -264,7 +265,7 @@ class Selector(Stage):
         values = chunk.values[:, self.columns]
         new_position = {old: new for new, old in enumerate(self.columns.tolist())}
         text = {new_position[column]: rows for column, rows in chunk.text.items()}
-        return Chunk(values.tocsr() if sp.issparse(values) else values, text, chunk.weights)
+        return Chunk(cast(sp.spmatrix, values).tocsr() if sp.issparse(values) else values, text, chunk.weights)
 
     def state(self) -> dict:
         return {"scores": self.scores, "kept": self.kept, OPTIONS_KEY: fitted_options(self)}
@@ -294,7 +295,11 @@ class Selector(Stage):
 
 def _dense_column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=np.float64)
+    )
 
 
 def selector_for(metrics: dict) -> type[Selector]:

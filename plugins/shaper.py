@@ -24,6 +24,8 @@ per-feature value histograms, so the cost follows distinct values, not rows.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -235,7 +237,7 @@ class Shaper(ClassValueCountsStage):
         position_of[self.features] = np.arange(len(self.features))
         keeps_zero = self.params["zero_preserve"] and not self.nominal.any()
         if chunk.is_sparse and keeps_zero:
-            matrix = chunk.values.tocsr()
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             positions = position_of[matrix.indices]
             acted = positions >= 0
             data = matrix.data.copy()

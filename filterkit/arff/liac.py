@@ -16,6 +16,7 @@ instance weights, so data that has them cannot be converted (ArffError).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +47,7 @@ def to_liac(schema: Schema, chunk: Chunk) -> dict:
     columns = []
     for position, attribute in enumerate(schema.attributes):
         values = matrix[:, position].tolist()
+        column: list[str | float | None]
         if attribute.kind == NOMINAL:
             labels = attribute.labels
             column = [None if v != v else labels[int(v)] for v in values]
@@ -170,7 +172,7 @@ class _Converter:
                 texts[column][row] = None
             return np.nan
         if attribute.kind == NOMINAL:
-            code = self.codes[column].get(str(value))
+            code = cast(dict[str, float], self.codes[column]).get(str(value))  # a nominal column has codes
             if code is None:
                 shown = ",".join(attribute.labels)
                 if len(shown) > 200:

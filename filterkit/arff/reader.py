@@ -21,7 +21,7 @@ import unicodedata
 import warnings
 import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +33,7 @@ from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
 from filterkit.errors import ArffError
 
 try:
-    from filterkit.arff import _speedups
+    from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 except ImportError:  # built without a C compiler: the numpy path does the same work
     _speedups = None
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
@@ -76,7 +76,8 @@ def open_source(source, name: str | None = None) -> tuple[BinaryIO, str]:
     else:
         stream = source
         label = name or getattr(source, "name", "<stream>")
-    buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)
+    # a stream with peek() is used as it is (typing's BinaryIO declares no peek()), any other is buffered
+    buffered: Any = stream if hasattr(stream, "peek") else io.BufferedReader(cast(io.RawIOBase, stream))
     if buffered.peek(2)[:2] == b"\x1f\x8b":
         buffered = gzip.GzipFile(fileobj=buffered, mode="rb")
     return buffered, str(label)
@@ -212,6 +213,7 @@ class ArffReader:
                 yield self._parse_group(group_lines, group_numbers, sparse)
                 group_lines, group_numbers, group_bytes = [], [], 0
         if group_lines:
+            assert sparse is not None  # the first data line decided it
             yield self._parse_group(group_lines, group_numbers, sparse)
 
     def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
@@ -268,7 +270,9 @@ class _ColumnInfo:
             for i, a in enumerate(schema.attributes)
             if a.kind == NOMINAL
         }
-        self.date_formats = {i: DateFormat(a.date_format) for i, a in enumerate(schema.attributes) if a.kind == DATE}
+        self.date_formats = {
+            i: DateFormat(cast(str, a.date_format)) for i, a in enumerate(schema.attributes) if a.kind == DATE
+        }
         self.text_columns = [i for i, k in enumerate(self.kinds) if k in TEXT_KINDS]
 
     def value(self, column: int, text: str, quoted: bool, texts: dict) -> float:
@@ -436,9 +440,9 @@ def _tokens_of(joined: bytes, n_lines: int):
         if found is False:
             raise _NotPlain
         if found is not None:
+            dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
             numbers, starts, ends, line_of, numeric_like = (
-                np.frombuffer(raw, dtype)
-                for raw, dtype in zip(found, (np.float64, np.int64, np.int64, np.int64, np.bool_))
+                np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes)
             )
             numbers = numbers.copy()  # the caller fills in looked-up values
             return starts, ends, line_of, numeric_like, numbers, np.bincount(line_of, minlength=n_lines)

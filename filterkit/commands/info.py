@@ -23,6 +23,7 @@ import math
 import re
 import sys
 import zlib
+from typing import cast
 
 import click
 import numpy as np
@@ -160,7 +161,7 @@ class _Tally:
         self.weight_total = self.weight_total.plus(ExactSums.of_weights(weights).total())
         values = chunk.values
         if chunk.is_sparse:
-            values = values.tocsr()
+            values = cast(sp.csr_matrix, values).tocsr()
             keep = values.indices != self.class_index if self.class_index is not None else slice(None)
             stored = values.data[keep]
             self.nonzero += int(np.count_nonzero(stored))
@@ -210,7 +211,11 @@ def _sums_by_label(labels: np.ndarray, weights: np.ndarray, n_labels: int) -> Ex
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=float)
+    )
 
 
 def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
@@ -220,7 +225,7 @@ def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
     (features × classes) whatever the distinct values of the data.
     """
     if chunk.is_sparse:
-        matrix = chunk.values.tocsr(copy=True)
+        matrix = cast(sp.csr_matrix, chunk.values).tocsr(copy=True)
         keep = (matrix.indices == class_index) | np.isnan(matrix.data)
         matrix.data = np.where(keep, matrix.data, (matrix.data != 0).astype(np.float64))
         return Chunk(matrix, chunk.text, chunk.weights)
