@@ -104,6 +104,7 @@ class Partition:
             with ArffReader(self.path, self.label, chunk_rows) as reader:
                 yield reader
             return
+        assert self.end is not None  # a partition with a start has an end
         with range_reader(self.path, self.label, self.start, self.end, schema, chunk_rows) as reader:
             yield reader
 
@@ -220,6 +221,7 @@ def _write_partition(
     """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
     chain = _chain_of(recipe)
     rows = 0
+    assert chain.output_schema is not None  # the chain is fitted
     with open(path, "wb") as stream:
         writer = ArffWriter(stream, chain.output_schema, sparse, comments)
         for chunk in chain.transform(recipe.chunks(partition)):
@@ -336,6 +338,7 @@ class DaskEngine:
     def recipe(self, chain: Chain, plan: Plan, fitting: int | None = None) -> ChainRecipe:
         """The recipe of ``chain`` (fitted up to stage ``fitting``, or wholly when None)."""
         count = len(chain.stages) if fitting is None else fitting + 1
+        assert chain.input_schema is not None  # set when fitting starts
         stages = tuple(
             (stage.name, dict(stage.params), None if position == fitting else stage.state())
             for position, stage in enumerate(chain.stages[:count])
@@ -402,6 +405,7 @@ class DaskEngine:
         The parts are written by the workers into a temporary folder inside
         ``parts_folder`` (else in the system's temporary folder) and copied here.
         """
+        assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
         with _parts_folder(parts_folder) as folder:
             written = self._write_parts(chain, plan, folder, sparse, comments)
@@ -511,7 +515,8 @@ def _input_files(input_path: str) -> list[str] | None:
 
 def _output_names(files: list[str]) -> list[str]:
     """Each input file's name without ``.gz``: what its output is called in ``--output-dir``."""
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, str] = {}
     for path in files:
         name = os.path.basename(path)
         name = name[: -len(".gz")] if name.endswith(".gz") else name

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -202,6 +202,7 @@ def evaluate_fold(
     fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(
         MemorySource(schema, take_rows(data, train))
     )
+    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
     output_class = fitted.output_schema.index_of(fitted.class_name)
     positive = schema.attributes[class_index].labels.index(task)
 
@@ -260,7 +261,7 @@ def _per_row(values, rows: int, method: str, classifier, provenance) -> np.ndarr
 
 def summarize(records: list[dict]) -> dict:
     """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction)."""
-    summary = {}
+    summary: dict[str, Any] = {}
     for measure in MEASURES:
         values = np.array([r[measure] for r in records], dtype=np.float64)
         defined = values[~np.isnan(values)]

@@ -19,6 +19,7 @@ register one name, the one loaded later is skipped.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import inspect
 import os
@@ -27,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pluggy
 
@@ -35,7 +36,7 @@ from filterkit import hookspecs
 from filterkit.classifier import Classifier
 from filterkit.errors import FilterkitError
 from filterkit.metrics import Metric
-from filterkit.stage import Option, Provenance, Stage
+from filterkit.stage import Configurable, Option, Provenance, Stage
 
 GROUP = "filterkit"
 BUILT_IN_DISTRIBUTION = "filterkit"
@@ -48,7 +49,7 @@ class Registered:
     """One contributed thing and where it came from."""
 
     name: str
-    value: object
+    value: Any  # a stage class, a metric or a classifier class, by the table it is in
     plugin: str
     distribution: str
     version: str = ""
@@ -341,7 +342,11 @@ def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
         for path in sorted(folder.glob("*.py")):
             candidates.append(
                 _Candidate(
-                    f"{path.stem} ({path})", path.stem, f"plugins-dir {plugins_dir}", "", lambda p=path: _import_file(p)
+                    f"{path.stem} ({path})",
+                    path.stem,
+                    f"plugins-dir {plugins_dir}",
+                    "",
+                    functools.partial(_import_file, path),
                 )
             )
     return candidates
@@ -374,7 +379,7 @@ def _import_file(path: Path):
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
 
 
-def _check_configurable(thing, base: type, kind: str) -> str | None:
+def _check_configurable(thing, base: type[Configurable], kind: str) -> str | None:
     """Why ``thing`` cannot be registered as a ``base`` subclass, or None."""
     if not isinstance(thing, type):
         return f"it registered {_described(thing)} where a {kind} class (a subclass of {base.__qualname__}) is expected"

@@ -153,6 +153,7 @@ class Chain:
 
     def check_input(self, schema: Schema, name: str) -> None:
         """Refuse data whose header differs from the training header."""
+        assert self.input_schema is not None, "check_input needs a fitted chain"
         difference = self.input_schema.first_difference(schema)
         if difference is not None:
             raise FilterkitError(f"header differs from the training data: {difference}", name)

@@ -326,7 +326,7 @@ def _init_storing(signature: inspect.Signature):
         for name, value in list(bound.arguments.items())[1:]:
             setattr(self, name, value)
 
-    __init__.__signature__ = signature
+    __init__.__signature__ = signature  # type: ignore[attr-defined]  # inspect.signature reads it from any function
     return __init__
 
 

@@ -16,7 +16,7 @@ import contextlib
 import json
 import os
 import tempfile
-from typing import Iterator, cast
+from typing import IO, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,7 +56,7 @@ class StreamSource:
     def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self.reader = ArffReader(stream, name=name, chunk_rows=chunk_rows)
         self.schema = self.reader.schema
-        self._spool = None
+        self._spool: IO[bytes] | None = None
         self._spool_path: str | None = None
 
     def spool(self) -> None:

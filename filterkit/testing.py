@@ -63,6 +63,7 @@ from filterkit.model import load_model, save_model
 from filterkit.plugins import Registered, Registry, check_stage_class
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
+from filterkit.stage import Stage
 
 #: The rules of :func:`check_stage`, in the order they are checked.
 RULES = (
@@ -102,7 +103,7 @@ class _DataSet:
 
 
 def check_stage(
-    stage_class: type, data: tuple[str | Path, ...] = (), positive: str | None = None, **options: Any
+    stage_class: type[Stage], data: tuple[str | Path, ...] = (), positive: str | None = None, **options: Any
 ) -> list[str]:
     """Run ``stage_class(**options)`` through every rule of the stage contract (module docstring).
 
@@ -210,7 +211,11 @@ def _same_chunk(first: Chunk, second: Chunk) -> bool:
         return False
     if (first.weights is None) != (second.weights is None):
         return False
-    if first.weights is not None and not np.array_equal(first.weights, second.weights, equal_nan=True):
+    if (
+        first.weights is not None
+        and second.weights is not None
+        and not np.array_equal(first.weights, second.weights, equal_nan=True)
+    ):
         return False
     return np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
 
@@ -218,7 +223,7 @@ def _same_chunk(first: Chunk, second: Chunk) -> bool:
 class _Checker:
     """The rules after ``declaration``, for one stage class and its options."""
 
-    def __init__(self, stage_class: type, options: dict, positive: str | None):
+    def __init__(self, stage_class: type[Stage], options: dict, positive: str | None):
         self.stage_class = stage_class
         self.options = options
         self.positive = positive

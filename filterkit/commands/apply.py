@@ -47,6 +47,7 @@ def apply(
     with open_source(input_path, chunk_rows, needs_passes=False) as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
+        assert chain.output_schema is not None  # a loaded model is fitted
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, chain.output_schema, sparse, comments)
             write_behind(chain.transform(source.chunks()), writer.write)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import dataclass
+from typing import cast
 
 import click
 
@@ -107,7 +108,8 @@ class ChainGroup(StageChain):
         if not names:
             return
         limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [(name, parent.command.get_command(parent, name).get_short_help_str(limit)) for name in names]
+        commands = [cast(click.Command, parent.command.get_command(parent, name)) for name in names]  # listed above
+        rows = [(name, command.get_short_help_str(limit)) for name, command in zip(names, commands)]
         with formatter.section("Other commands"):
             formatter.write_dl(rows)
 
@@ -178,6 +180,7 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     with open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
         chain.fit(source, progress)
         comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
             write_behind(chain.transform(source.chunks()), writer.write)

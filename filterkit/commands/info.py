@@ -185,6 +185,7 @@ class _Tally:
                     _sums_by_label(labels, weights[known], len(self.label_rows))
                 )
         if self.counts is not None:
+            assert self.class_index is not None and self.scored is not None  # counts are kept for --metric only
             scored_chunk = _presence_chunk(chunk, self.class_index) if self.presence else chunk
             self.counts = self.counts.add(scored_chunk, self.scored, self.class_index)
 
@@ -331,6 +332,7 @@ def summarize(
         "weights": {"present": tally.weighted, "sum": tally.weight_sum},
     }
     if class_attribute is not None:
+        assert class_index is not None  # the class attribute is at it
         labels = None
         if class_attribute.kind == NOMINAL:
             labels = [
@@ -352,6 +354,8 @@ def summarize(
         }
     if metric is not None:
         counts = tally.counts
+        # checked where --metric was read: a nominal class, numeric features scored and counted
+        assert class_attribute is not None and scored is not None and counts is not None
         targets = target_classes(class_attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
         ranked = rank_features(counts, metric, targets, presence, top)
         for entry in ranked:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
@@ -97,7 +99,10 @@ def _click_type(option: Option) -> click.ParamType:
     if option.choices:
         return click.Choice(option.choices)
     if option.kind is int:
-        return click.IntRange(option.minimum, option.maximum) if bounded else click.INT
+        # an int option's bounds are whole numbers, declared as float | None for both kinds
+        return (
+            click.IntRange(cast(int | None, option.minimum), cast(int | None, option.maximum)) if bounded else click.INT
+        )
     if option.kind is float:
         return click.FloatRange(option.minimum, option.maximum) if bounded else click.FLOAT
     return click.STRING

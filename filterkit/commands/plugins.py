@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import click
 
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import json_option
+from filterkit.stage import Configurable
 
 
 @click.command(
@@ -67,5 +69,5 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 def _summary_of(value) -> str:
     """A registered thing's one-line summary (a metric's ``summary`` field, a class's declaration)."""
     if isinstance(value, type):
-        return value.one_line_summary()
+        return cast(type[Configurable], value).one_line_summary()  # a stage or classifier class
     return getattr(value, "summary", "")
