@@ -99,7 +99,8 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
-    files = [(arrays_path(path), lambda handle: np.savez(handle, **arrays))]  # type: ignore[arg-type]  # keys are '<stage>.<name>', never allow_pickle if arrays else []
+    # np.savez's stubs read a ** key as its allow_pickle flag; these keys are '<stage>.<name>'
+    files = [(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else []  # type: ignore[arg-type]
     files.append((Path(path), lambda handle: handle.write(text)))
     _write_all_or_nothing(files, path)
 
