@@ -52,7 +52,7 @@ class RowNormalizer(Stage):
             magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
             rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
             with np.errstate(over="ignore", under="ignore"):
-                norms = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
+                norms: np.ndarray = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
             norms = norms ** (1.0 / self.order)
             unsafe = self._unsafe(norms, _row_maxima(rows, magnitudes, matrix.shape[0]))
             data = matrix.data

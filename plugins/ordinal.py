@@ -123,8 +123,11 @@ class OrdinalEncoder(Stage):
             )
         names = [a.name for a in attributes]
         if len(set(names)) != len(names):
-            seen = set()
-            clash = next(n for n in names if n in seen or seen.add(n))
+            seen: set[str] = set()
+            for clash in names:
+                if clash in seen:
+                    break
+                seen.add(clash)
             raise FilterkitError(f"stage 'ordinal': the encoded attribute name '{clash}' is already taken")
         self.encoded_schema = schema.with_attributes(attributes)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Protocol, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,6 +42,14 @@ from filterkit.statistics import ValueCounts
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
+
+
+class _Scorer(Protocol):
+    """A stage before ``select`` that records a score per feature."""
+
+    name: str
+
+    def feature_scores(self) -> dict[str, float]: ...
 
 
 @dataclass
@@ -119,13 +127,13 @@ class Selector(Stage):
         return True
 
     @property
-    def learns(self) -> bool:
+    def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
         """A pass over the data is needed to score by a metric or to measure sparsity."""
         return self.params["metric"] is not None or self.rule == "sparsity"
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        self.scores = None
+        self.scores: np.ndarray | None = None
         metric = self.params["metric"]
         if metric is not None:
             if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
@@ -136,10 +144,10 @@ class Selector(Stage):
         if not self.learns:
             self._choose(self._recorded_scores(), None)
 
-    def _preceding_scorer(self, context) -> Stage:
+    def _preceding_scorer(self, context) -> _Scorer:
         for stage in reversed(context.previous):
             if callable(getattr(stage, "feature_scores", None)):
-                return stage
+                return cast(_Scorer, stage)
         raise FilterkitError(
             "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
             "or put a scorer before it (e.g. ig --no-scale select --top 100)"
@@ -182,9 +190,11 @@ class Selector(Stage):
     def _sample(self, part: SelectionStatistics, chunk: Chunk, rows_before: int) -> None:
         """Keep the rows whose seeded uniform draw is below ``--sample`` (row ``i`` of
         the input always gets the i-th draw of the stream, whatever the chunking)."""
-        generator = np.random.Generator(np.random.PCG64(self.params["seed"]))
-        generator.bit_generator.advance(rows_before)
+        bits = np.random.PCG64(self.params["seed"])
+        bits.advance(rows_before)
+        generator = np.random.Generator(bits)
         chosen = generator.random(chunk.n_rows) < self.params["sample"]
+        assert self.context.class_index is not None  # prepare refused --metric without a class
         classes = _dense_column(chunk, self.context.class_index)
         chosen &= ~np.isnan(classes)
         block = chunk.values[np.flatnonzero(chosen)][:, self.features]
@@ -200,10 +210,12 @@ class Selector(Stage):
         elif metric == SVM:
             scores = self._svm_scores(statistics)
         else:
+            assert statistics.counts is not None  # new_statistics counts for a metric
             targets = target_classes(self.class_attribute, statistics.counts.class_totals, self.context.positive)
             scores = feature_scores(
                 statistics.counts, self.metrics[metric], targets, self.params["presence"], self.params["combine"]
             )
+        assert statistics.nonzero is not None  # new_statistics always counts them
         density = statistics.nonzero / statistics.rows if statistics.rows else statistics.nonzero
         self._choose(scores, density)
 
@@ -248,6 +260,7 @@ class Selector(Stage):
         elif self.rule == "min_score":
             count = int(np.count_nonzero(self.scores[order] >= self.params["min_score"]))
         else:
+            assert density is not None  # --sparsity is only chosen after the pass that measures it
             running = np.cumsum(density[order])
             over = np.flatnonzero(running > self.params["sparsity"] * (1 + 1e-12))
             count = int(over[0]) if len(over) else count
@@ -279,6 +292,7 @@ class Selector(Stage):
                 f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
             )
         if self.rule != "sparsity":
+            assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):
                 raise invalid_state(
@@ -290,6 +304,7 @@ class Selector(Stage):
     def feature_scores(self) -> dict[str, float]:
         """The ranking scores of this stage's input features, for a following ``select``."""
         names = [self.input_schema.attributes[i].name for i in self.features]
+        assert self.scores is not None  # fitted
         return dict(zip(names, self.scores.tolist()))
 
 

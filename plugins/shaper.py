@@ -143,7 +143,7 @@ class Shaper(ClassValueCountsStage):
         if n_features * self.rank_stride <= _KNOT_TABLE_LIMIT:
             below = np.searchsorted(self.knot_rank_key, np.arange(n_features * self.rank_stride), side="right") - 1
             feature_start = np.repeat(self.knot_start[:-1], self.rank_stride)
-            self.knot_table = np.where(below >= feature_start, below, -1)
+            self.knot_table: np.ndarray | None = np.where(below >= feature_start, below, -1)
         else:
             self.knot_table = None
 

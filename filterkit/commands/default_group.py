@@ -20,10 +20,10 @@ class DefaultGroup(click.Group):
     word it is the default's.
     """
 
-    def __init__(self, *args, default: click.Command, **kwargs):
+    def __init__(self, name: str | None = None, *, default: click.Command, **kwargs):
         context_settings = {"ignore_unknown_options": True, **kwargs.pop("context_settings", {})}
         super().__init__(
-            *args, no_args_is_help=False, add_help_option=False, context_settings=context_settings, **kwargs
+            name, no_args_is_help=False, add_help_option=False, context_settings=context_settings, **kwargs
         )
         self.default = default
 

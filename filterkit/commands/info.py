@@ -332,7 +332,7 @@ def summarize(
         "weights": {"present": tally.weighted, "sum": tally.weight_sum},
     }
     if class_attribute is not None:
-        assert class_index is not None  # the class attribute is at it
+        assert class_index is not None  # class_attribute is set only with class_index
         labels = None
         if class_attribute.kind == NOMINAL:
             labels = [
