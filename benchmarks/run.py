@@ -28,10 +28,13 @@ JAVA_HEAP = "-Xmx16g"
 
 WEKA_SELECT_L2 = [
     "weka.filters.MultiFilter",
-    "-F", 'weka.filters.supervised.attribute.AttributeSelection -E "weka.attributeSelection.InfoGainAttributeEval -B" '
-          '-S "weka.attributeSelection.Ranker -N 100"',
-    "-F", "weka.filters.unsupervised.instance.Normalize -N 1.0 -L 2.0",
-    "-c", "first",
+    "-F",
+    'weka.filters.supervised.attribute.AttributeSelection -E "weka.attributeSelection.InfoGainAttributeEval -B" '
+    '-S "weka.attributeSelection.Ranker -N 100"',
+    "-F",
+    "weka.filters.unsupervised.instance.Normalize -N 1.0 -L 2.0",
+    "-c",
+    "first",
 ]
 WEKA_L2 = ["weka.filters.unsupervised.instance.Normalize", "-N", "1.0", "-L", "2.0"]
 
@@ -78,7 +81,10 @@ def make_inputs(data: Path, scales: list[int]) -> dict[str, Path]:
     folder = HERE / ".inputs"
     folder.mkdir(exist_ok=True)
     made = {}
-    for source, label, factors in ((data / "weka" / "grain_wc.arff", "grain", scales), (data / "uci" / "letter.arff", "letter", [10])):
+    for source, label, factors in (
+        (data / "weka" / "grain_wc.arff", "grain", scales),
+        (data / "uci" / "letter.arff", "letter", [10]),
+    ):
         text = source.read_bytes()
         start = text.lower().index(b"@data")
         start = text.index(b"\n", start) + 1
@@ -116,7 +122,9 @@ def contract_share(arguments: list[str], repeats: int) -> tuple[float, float]:
     median seconds of the whole in-process run, over ``repeats`` runs of ``filterkit ARGUMENTS``."""
     runs = []
     for _ in range(repeats):
-        finished = subprocess.run([sys.executable, "-c", CONTRACT_COST, *arguments], capture_output=True, text=True, check=True)
+        finished = subprocess.run(
+            [sys.executable, "-c", CONTRACT_COST, *arguments], capture_output=True, text=True, check=True
+        )
         checked, total, status = finished.stderr.split()[-3:]
         if status != "0":
             raise RuntimeError(f"filterkit {' '.join(arguments)} failed: {finished.stderr[-2000:]}")
@@ -140,8 +148,10 @@ def main() -> None:
     parser.add_argument("--no-weka", action="store_true", help="Skip the Weka runs.")
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
-    started = (f"`python benchmarks/run.py` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
-               f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began.")
+    started = (
+        f"`python benchmarks/run.py` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
+    )
     inputs = make_inputs(args.data, scales)
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     weka = not args.no_weka and shutil.which("java") and os.path.exists(WEKA_JAR)
@@ -159,25 +169,38 @@ def main() -> None:
     for scale in scales:
         name = f"grain_x{scale}"
         path = str(inputs[name])
-        results[(name, "select")] = record("filterkit ig --presence select --top 100 l2", name,
-                                            [filterkit, "-c", "first", path, "ig", "--presence", "select", "--top", "100", "l2"])
+        results[(name, "select")] = record(
+            "filterkit ig --presence select --top 100 l2",
+            name,
+            [filterkit, "-c", "first", path, "ig", "--presence", "select", "--top", "100", "l2"],
+        )
         if weka:
-            results[(name, "weka select")] = record("Weka AttributeSelection(IG -B, Ranker -N 100) + Normalize L2", name,
-                                                     java + WEKA_SELECT_L2 + ["-i", path, "-o", str(scratch)])
-        results[(name, "shape")] = record("filterkit shape bns l2", name, [filterkit, "-c", "first", path, "shape", "bns", "l2"])
+            results[(name, "weka select")] = record(
+                "Weka AttributeSelection(IG -B, Ranker -N 100) + Normalize L2",
+                name,
+                java + WEKA_SELECT_L2 + ["-i", path, "-o", str(scratch)],
+            )
+        results[(name, "shape")] = record(
+            "filterkit shape bns l2", name, [filterkit, "-c", "first", path, "shape", "bns", "l2"]
+        )
         results[(name, "l2")] = record("filterkit l2", name, [filterkit, "-c", "first", path, "l2"])
         if weka:
-            results[(name, "weka l2")] = record("Weka Normalize -N 1.0 -L 2.0", name,
-                                                 java + WEKA_L2 + ["-c", "first", "-i", path, "-o", str(scratch)])
+            results[(name, "weka l2")] = record(
+                "Weka Normalize -N 1.0 -L 2.0", name, java + WEKA_L2 + ["-c", "first", "-i", path, "-o", str(scratch)]
+            )
         results[(name, "identity")] = record("filterkit identity rewrite", name, [filterkit, path])
-        results[(name, "liac")] = record("liac-arff load + dump", name,
-                                          [sys.executable, "-c", LIAC_ROUND_TRIP, path, str(scratch), "sparse"])
-        results[(name, "floor")] = record("numpy floor (read + fromstring)", name, [sys.executable, "-c", NUMPY_FLOOR, path])
+        results[(name, "liac")] = record(
+            "liac-arff load + dump", name, [sys.executable, "-c", LIAC_ROUND_TRIP, path, str(scratch), "sparse"]
+        )
+        results[(name, "floor")] = record(
+            "numpy floor (read + fromstring)", name, [sys.executable, "-c", NUMPY_FLOOR, path]
+        )
     dense = str(inputs["letter_x10"])
     results[("letter_x10", "l2")] = record("filterkit l2", "letter_x10", [filterkit, dense, "l2"])
     results[("letter_x10", "identity")] = record("filterkit identity rewrite", "letter_x10", [filterkit, dense])
-    results[("letter_x10", "liac")] = record("liac-arff load + dump", "letter_x10",
-                                              [sys.executable, "-c", LIAC_ROUND_TRIP, dense, str(scratch), "dense"])
+    results[("letter_x10", "liac")] = record(
+        "liac-arff load + dump", "letter_x10", [sys.executable, "-c", LIAC_ROUND_TRIP, dense, str(scratch), "dense"]
+    )
     # (no numpy floor for letter: its class is a letter, which numpy.fromstring cannot read)
     if scratch.exists():
         scratch.unlink()
@@ -195,10 +218,16 @@ def _commit() -> str:
     """The checked-out commit (with "+changes" when tracked files other than this report
     differ from it), or "unknown"."""
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                                check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "..",
-                                ":(exclude)RESULTS.md"], cwd=HERE, capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "..", ":(exclude)RESULTS.md"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return commit + ("+changes" if dirty else "")
@@ -206,10 +235,17 @@ def _commit() -> str:
 
 def format_report(rows, results, scales, repeats, weka, started: str) -> str:
     """The markdown table and the targets of issue 8."""
-    lines = ["# Benchmark: filterkit vs Weka 3.6.14 and liac-arff", "", started, "",
-             f"Median of {repeats} runs (and the fastest and slowest); peak RSS is each process's own (`wait4`). "
-             f"Python {sys.version.split()[0]}.", "",
-             "| command | data | time (s) | fastest–slowest (s) | peak RSS (MiB) |", "|---|---|---|---|---|"]
+    lines = [
+        "# Benchmark: filterkit vs Weka 3.6.14 and liac-arff",
+        "",
+        started,
+        "",
+        f"Median of {repeats} runs (and the fastest and slowest); peak RSS is each process's own (`wait4`). "
+        f"Python {sys.version.split()[0]}.",
+        "",
+        "| command | data | time (s) | fastest–slowest (s) | peak RSS (MiB) |",
+        "|---|---|---|---|---|",
+    ]
     for label, data_name, seconds, rss, fastest, slowest in rows:
         lines.append(f"| {label} | {data_name} | {seconds:.2f} | {fastest:.2f}–{slowest:.2f} | {rss} |")
     lines += ["", "Targets (issue 8):", ""]
@@ -218,22 +254,32 @@ def format_report(rows, results, scales, repeats, weka, started: str) -> str:
     select, shape = results[(top, "select")], results[(top, "shape")]
     if weka:
         weka_select = results[(top, "weka select")]
-        lines.append(f"1. `ig --presence select --top 100 l2` at {top}: {weka_select[0] / select[0]:.2f}× faster than Weka "
-                     f"(target ≥ 2), peak RSS {select[1] / weka_select[1]:.2f} of Weka's (target ≤ 0.25)")
+        lines.append(
+            f"1. `ig --presence select --top 100 l2` at {top}: {weka_select[0] / select[0]:.2f}× faster than Weka "
+            f"(target ≥ 2), peak RSS {select[1] / weka_select[1]:.2f} of Weka's (target ≤ 0.25)"
+        )
     lines.append(f"2. `shape bns l2` takes {shape[0] / select[0]:.2f}× the time of target 1 (target ≤ 1.5)")
     identity, floor = results[(top, "identity")], results[(top, "floor")]
-    lines.append(f"3. identity rewrite throughput is {floor[0] / identity[0]:.2f}× the numpy floor's (target ≥ 1.5); "
-                 f"liac-arff takes {results[(top, 'liac')][0] / identity[0]:.1f}× filterkit's time")
+    lines.append(
+        f"3. identity rewrite throughput is {floor[0] / identity[0]:.2f}× the numpy floor's (target ≥ 1.5); "
+        f"liac-arff takes {results[(top, 'liac')][0] / identity[0]:.1f}× filterkit's time"
+    )
     if low != top:
-        lines.append(f"4. peak RSS at {top} / at {low}: `l2` {results[(top, 'l2')][1] / results[(low, 'l2')][1]:.2f}, "
-                     f"target-1 chain {select[1] / results[(low, 'select')][1]:.2f} (target ≤ 1.5)")
+        lines.append(
+            f"4. peak RSS at {top} / at {low}: `l2` {results[(top, 'l2')][1] / results[(low, 'l2')][1]:.2f}, "
+            f"target-1 chain {select[1] / results[(low, 'select')][1]:.2f} (target ≤ 1.5)"
+        )
     return "\n".join(lines) + "\n"
 
 
 def format_contract(contract: dict, data_name: str) -> str:
     """The share of each chain's run spent checking every stage's output against the stage contract."""
-    lines = ["", f"The stage contract (issue 15), checked on every chunk of every stage, at {data_name} "
-                 "(in-process runs, medians; target < 3 %):", ""]
+    lines = [
+        "",
+        f"The stage contract (issue 15), checked on every chunk of every stage, at {data_name} "
+        "(in-process runs, medians; target < 3 %):",
+        "",
+    ]
     for chain, (checked, total) in contract.items():
         lines.append(f"- `{chain}`: {checked:.3f} s of {total:.2f} s ({100 * checked / total:.1f} %)")
     return "\n".join(lines) + "\n"

@@ -120,4 +120,3 @@ def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
     writer.join()
     if failures:
         raise failures[0]
-

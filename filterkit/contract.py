@@ -21,6 +21,8 @@ distribution, and what was expected against what came back.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -35,7 +37,11 @@ class ContractError(FilterkitError):
 def stage_origin(stage) -> str:
     """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``,
     or its class when it was not made by the plugin registry."""
-    origin = stage.provenance if stage.provenance is not None else f"class {type(stage).__module__}.{type(stage).__qualname__}"
+    origin = (
+        stage.provenance
+        if stage.provenance is not None
+        else f"class {type(stage).__module__}.{type(stage).__qualname__}"
+    )
     return f"stage '{stage.name}' ({origin})"
 
 
@@ -55,12 +61,11 @@ class OutputContract:
         self.class_in = class_in
         self.class_out = class_out
         nominal = [
-            i for i, a in enumerate(schema.attributes)
-            if a.kind == NOMINAL and (i != class_out or stage.changes_class)
+            i for i, a in enumerate(schema.attributes) if a.kind == NOMINAL and (i != class_out or stage.changes_class)
         ]
         self.nominal_columns = np.array(nominal, dtype=np.int64)
         self.label_limits = np.array([len(schema.attributes[i].labels) for i in nominal], dtype=np.float64)
-        self._limit_by_column = None
+        self._limit_by_column: np.ndarray | None = None
         if nominal:
             self._limit_by_column = np.full(self.n_columns, np.inf)
             self._limit_by_column[self.nominal_columns] = self.label_limits
@@ -81,10 +86,13 @@ class OutputContract:
                 class_out = None
             if not stage.changes_class:
                 if class_out is None:
-                    raise broken(stage, step, f"its output schema dropped the class attribute {describe(class_attribute)}")
+                    raise broken(
+                        stage, step, f"its output schema dropped the class attribute {describe(class_attribute)}"
+                    )
                 if not schema.attributes[class_out].same_declaration(class_attribute):
                     raise broken(
-                        stage, step,
+                        stage,
+                        step,
                         f"its output schema changed the class attribute from {describe(class_attribute)} "
                         f"to {describe(schema.attributes[class_out])}",
                     )
@@ -94,7 +102,7 @@ class OutputContract:
         """``result`` when it is a chunk this stage may return for ``given``; else ContractError."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
-        values = result.values
+        values: Any = result.values  # a CSR matrix or an array; checked below
         if sp.issparse(values):
             if values.format != "csr":
                 raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
@@ -105,7 +113,8 @@ class OutputContract:
         rows, columns = values.shape
         if rows != given.n_rows and not self.stage.filters_rows:
             raise self._broken(
-                step, f"it was given {given.n_rows} rows and returned {rows} "
+                step,
+                f"it was given {given.n_rows} rows and returned {rows} "
                 "(a stage that drops or adds rows declares filters_rows = True)",
             )
         if columns != self.n_columns:
@@ -124,7 +133,8 @@ class OutputContract:
     def _check_text(self, result: Chunk, rows: int, step: str) -> None:
         if set(result.text) != self.text_columns:
             raise self._broken(
-                step, f"its text side columns are {sorted(result.text)}; its output schema's string and "
+                step,
+                f"its text side columns are {sorted(result.text)}; its output schema's string and "
                 f"relational attributes are at {sorted(self.text_columns)}",
             )
         for column, texts in result.text.items():
@@ -134,6 +144,7 @@ class OutputContract:
     def _check_labels(self, values, step: str) -> None:
         if not len(self.nominal_columns):
             return
+        assert self._limit_by_column is not None  # set whenever there are nominal columns
         if sp.issparse(values):
             in_nominal = np.isfinite(self._limit_by_column[values.indices])
             codes = values.data[in_nominal]
@@ -149,8 +160,10 @@ class OutputContract:
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
             raise self._broken(
-                step, f"attribute {int(columns[first]) + 1} is nominal with {int(limits[first])} labels, "
-                f"and a value came back as {float(codes[first])!r} (a label's position, 0 to {int(limits[first]) - 1}, or NaN)",
+                step,
+                f"attribute {int(columns[first]) + 1} is nominal with {int(limits[first])} labels, "
+                f"and a value came back as {float(codes[first])!r} "
+                f"(a label's position, 0 to {int(limits[first]) - 1}, or NaN)",
             )
 
     def _broken(self, step: str, what: str) -> ContractError:
@@ -161,8 +174,13 @@ def _same_column(given, given_index: int, result, result_index: int) -> bool:
     """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result``
     (NaN equal to NaN); for a CSR result that shares the given matrix's structure, only the
     column's stored values are compared."""
-    if sp.issparse(given) and sp.issparse(result) and given_index == result_index \
-            and result.indices is given.indices and result.indptr is given.indptr:
+    if (
+        sp.issparse(given)
+        and sp.issparse(result)
+        and given_index == result_index
+        and result.indices is given.indices
+        and result.indptr is given.indptr
+    ):
         entries = np.flatnonzero(given.indices == given_index)
         return np.array_equal(given.data[entries], result.data[entries], equal_nan=True)
     return np.array_equal(_column(given, given_index), _column(result, result_index), equal_nan=True)

@@ -32,15 +32,15 @@ import tempfile
 import threading
 import uuid
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, cast
 
 import scipy.sparse as sp
 
+from filterkit import __version__
 from filterkit.arff.header import format_header
 from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import ArffWriter
-from filterkit import __version__
 from filterkit.errors import FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
@@ -104,6 +104,7 @@ class Partition:
             with ArffReader(self.path, self.label, chunk_rows) as reader:
                 yield reader
             return
+        assert self.end is not None  # a partition with a start has an end
         with range_reader(self.path, self.label, self.start, self.end, schema, chunk_rows) as reader:
             yield reader
 
@@ -128,7 +129,7 @@ def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
     """
     if sparse_rows is None or chunk.is_sparse == sparse_rows:
         return chunk
-    values = sp.csr_matrix(chunk.values) if sparse_rows else chunk.values.toarray()
+    values = sp.csr_matrix(chunk.values) if sparse_rows else cast(sp.csr_matrix, chunk.values).toarray()
     return Chunk(values, chunk.text, chunk.weights)
 
 
@@ -214,10 +215,13 @@ def _merged_statistics(recipe: ChainRecipe, first, second):
     return guarded(stage, "fit", stage.merge, first, second)
 
 
-def _write_partition(recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]) -> int:
+def _write_partition(
+    recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]
+) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
     chain = _chain_of(recipe)
     rows = 0
+    assert chain.output_schema is not None  # the chain is fitted
     with open(path, "wb") as stream:
         writer = ArffWriter(stream, chain.output_schema, sparse, comments)
         for chunk in chain.transform(recipe.chunks(partition)):
@@ -242,9 +246,14 @@ class DaskEngine:
         distributed = import_distributed()
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                cluster = stack.enter_context(distributed.LocalCluster(
-                    n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True, dashboard_address=":0",
-                ))
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=LOCAL_WORKERS,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=":0",
+                    )
+                )
                 client = stack.enter_context(distributed.Client(cluster))
             else:
                 try:
@@ -276,7 +285,8 @@ class DaskEngine:
                 if mine is not None and list(theirs) != [mine.plugin, mine.distribution, mine.version]:
                     plugin, distribution, version = theirs
                     raise FilterkitError(
-                        f"Dask worker {worker} has stage '{stage.name}' from {Provenance(plugin, distribution, version)}, "
+                        f"Dask worker {worker} has stage '{stage.name}' "
+                        f"from {Provenance(plugin, distribution, version)}, "
                         f"the client from {mine}; install the same version everywhere"
                     )
 
@@ -328,13 +338,20 @@ class DaskEngine:
     def recipe(self, chain: Chain, plan: Plan, fitting: int | None = None) -> ChainRecipe:
         """The recipe of ``chain`` (fitted up to stage ``fitting``, or wholly when None)."""
         count = len(chain.stages) if fitting is None else fitting + 1
+        assert chain.input_schema is not None  # set when fitting starts
         stages = tuple(
             (stage.name, dict(stage.params), None if position == fitting else stage.state())
             for position, stage in enumerate(chain.stages[:count])
         )
         return ChainRecipe(
-            uuid.uuid4().hex, stages, chain.input_schema, chain.class_name, chain.positive, self.plugins_dir,
-            self.chunk_rows, plan.sparse_rows,
+            uuid.uuid4().hex,
+            stages,
+            chain.input_schema,
+            chain.class_name,
+            chain.positive,
+            self.plugins_dir,
+            self.chunk_rows,
+            plan.sparse_rows,
         )
 
     def checked_targets(self, plan: Plan, folder: str) -> list[OutputFile]:
@@ -342,8 +359,10 @@ class DaskEngine:
         ``part-NNNNN.arff``), checked as ``-o`` is (:func:`filterkit.outputs.checked_output`);
         FilterkitError when one cannot be written or is an input."""
         if not os.path.isdir(folder):
-            return [OutputFile(path, path, "replace", None)
-                    for path in (os.path.join(folder, p.output_name) for p in plan.partitions)]
+            return [
+                OutputFile(path, path, "replace", None)
+                for path in (os.path.join(folder, p.output_name) for p in plan.partitions)
+            ]
         targets = [checked_output(os.path.join(folder, p.output_name)) for p in plan.partitions]
         inputs = [partition.path for partition in plan.partitions]
         for target in targets:
@@ -354,8 +373,9 @@ class DaskEngine:
                     raise FilterkitError(f"--output-dir {folder} would overwrite the input {path}")
         return targets
 
-    def write_each(self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str],
-                   before_publish=None) -> list[str]:
+    def write_each(
+        self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str], before_publish=None
+    ) -> list[str]:
         """Write one output per partition into ``folder`` (see :meth:`checked_targets`).
 
         Nothing appears in ``folder`` unless every partition was written and
@@ -371,13 +391,21 @@ class DaskEngine:
                 publish_file(target, part)
         return [target.target for target in targets]
 
-    def write_concatenated(self, chain: Chain, plan: Plan, stream, sparse: bool | None, comments: list[str],
-                           parts_folder: str | None = None) -> None:
+    def write_concatenated(
+        self,
+        chain: Chain,
+        plan: Plan,
+        stream,
+        sparse: bool | None,
+        comments: list[str],
+        parts_folder: str | None = None,
+    ) -> None:
         """Write every partition's output to the binary ``stream``, in partition order, the header once.
 
         The parts are written by the workers into a temporary folder inside
         ``parts_folder`` (else in the system's temporary folder) and copied here.
         """
+        assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
         with _parts_folder(parts_folder) as folder:
             written = self._write_parts(chain, plan, folder, sparse, comments)
@@ -414,7 +442,7 @@ class DaskEngine:
                 self.client.submit(_merged_statistics, recipe, parts[i], parts[i + 1], pure=False)
                 for i in range(0, len(parts) - 1, 2)
             ]
-            parts = pairs + parts[len(pairs) * 2:]
+            parts = pairs + parts[len(pairs) * 2 :]
         return parts[0]
 
     def _report(self, label: str, futures: list) -> None:
@@ -470,7 +498,8 @@ def _input_files(input_path: str) -> list[str] | None:
     """The files of a folder (``*.arff``, ``*.arff.gz``) or of a glob pattern, by name; None for one file."""
     if os.path.isdir(input_path):
         files = sorted(
-            os.path.join(input_path, name) for name in os.listdir(input_path)
+            os.path.join(input_path, name)
+            for name in os.listdir(input_path)
             if name.endswith((".arff", ".arff.gz")) and os.path.isfile(os.path.join(input_path, name))
         )
         if not files:
@@ -486,7 +515,8 @@ def _input_files(input_path: str) -> list[str] | None:
 
 def _output_names(files: list[str]) -> list[str]:
     """Each input file's name without ``.gz``: what its output is called in ``--output-dir``."""
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, str] = {}
     for path in files:
         name = os.path.basename(path)
         name = name[: -len(".gz")] if name.endswith(".gz") else name

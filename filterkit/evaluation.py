@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,11 +65,16 @@ def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
 def class_codes(chunk: Chunk, class_index: int) -> np.ndarray:
     """The class column as floats (label positions; NaN where missing)."""
     column = chunk.values[:, class_index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=np.float64)
+    )
 
 
-def choose_tasks(labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool,
-                 min_positives: int) -> list[str]:
+def choose_tasks(
+    labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool, min_positives: int
+) -> list[str]:
     """The positive labels of the class-vs-rest tasks to run.
 
     ``--positive`` gives one task; ``--each-class`` every class with at least
@@ -83,16 +89,20 @@ def choose_tasks(labels: tuple[str, ...], counts: np.ndarray, positive: str | No
         minority = 0 if counts[0] < counts[1] else 1
         if each_class and counts[minority] < min_positives:
             raise FilterkitError(
-                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, fewer than --min-positives {min_positives}"
+                f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, "
+                f"fewer than --min-positives {min_positives}"
             )
         return [labels[minority]]
     if not each_class:
         raise FilterkitError(
-            f"the class has {len(labels)} labels: choose a task with --positive LABEL, or run every class with --each-class"
+            f"the class has {len(labels)} labels: choose a task with --positive LABEL, "
+            "or run every class with --each-class"
         )
     tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
     if not tasks:
-        raise FilterkitError(f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})")
+        raise FilterkitError(
+            f"no class has at least --min-positives {min_positives} rows (largest: {int(counts.max())})"
+        )
     return tasks
 
 
@@ -138,8 +148,12 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
             codes = np.asarray(matrix[:, position].toarray()).ravel()
             known = ~np.isnan(codes)
             rows = np.flatnonzero(known)
-            blocks.append(sp.csr_matrix((np.ones(len(rows)), (rows, codes[known].astype(np.int64))),
-                                        shape=(chunk.n_rows, len(attribute.labels))))
+            blocks.append(
+                sp.csr_matrix(
+                    (np.ones(len(rows)), (rows, codes[known].astype(np.int64))),
+                    shape=(chunk.n_rows, len(attribute.labels)),
+                )
+            )
     if not blocks:
         raise FilterkitError("the chain's output has no numeric or nominal attribute for the classifier")
     features = sp.hstack(blocks, format="csr")
@@ -172,11 +186,23 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
     }
 
 
-def evaluate_fold(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, task: str,
-                  train: np.ndarray, test: np.ndarray, settings: Settings) -> dict:
+def evaluate_fold(
+    registry,
+    schema: Schema,
+    data: Chunk,
+    class_index: int,
+    chain: ChainSpec,
+    task: str,
+    train: np.ndarray,
+    test: np.ndarray,
+    settings: Settings,
+) -> dict:
     """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(MemorySource(schema, take_rows(data, train)))
+    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(
+        MemorySource(schema, take_rows(data, train))
+    )
+    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
     output_class = fitted.output_schema.index_of(fitted.class_name)
     positive = schema.attributes[class_index].labels.index(task)
 
@@ -235,7 +261,7 @@ def _per_row(values, rows: int, method: str, classifier, provenance) -> np.ndarr
 
 def summarize(records: list[dict]) -> dict:
     """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction)."""
-    summary = {}
+    summary: dict[str, Any] = {}
     for measure in MEASURES:
         values = np.array([r[measure] for r in records], dtype=np.float64)
         defined = values[~np.isnan(values)]

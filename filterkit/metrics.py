@@ -13,14 +13,14 @@ target with more than two classes, one-vs-rest for every class combined by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
 from filterkit.stage import Provenance
-from filterkit.statistics import ClassCounts, Histogram
+from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def feature_scores(
     if presence or not metric.uses_counts:
         scores = (_presence_scores(counts, metric, c, alpha) for c in targets)
     else:
-        histogram = counts.histogram(include_zero=True)
+        histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
         scores = (_threshold_scores(counts.n_features, histogram, metric, c, alpha) for c in targets)
     combined, n_targets = None, 0
     for per_class in scores:

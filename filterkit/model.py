@@ -13,6 +13,7 @@ import math
 import os
 import zipfile
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def schema_to_json(schema: Schema) -> dict:
 
 
 def _attribute_to_json(attribute: Attribute) -> dict:
-    data = {"name": attribute.name, "kind": attribute.kind}
+    data: dict[str, Any] = {"name": attribute.name, "kind": attribute.kind}
     if attribute.labels:
         data["labels"] = list(attribute.labels)
     if attribute.date_format is not None:
@@ -88,6 +89,7 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
                 "state": state,
             }
         )
+    assert chain.input_schema is not None  # the chain is fitted
     document = {
         "format_version": FORMAT_VERSION,
         "filterkit_version": __version__,
@@ -97,7 +99,8 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
-    files = ([(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else [])
+    # np.savez's stubs read a ** key as its allow_pickle flag; these keys are '<stage>.<name>'
+    files = [(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else []  # type: ignore[arg-type]
     files.append((Path(path), lambda handle: handle.write(text)))
     _write_all_or_nothing(files, path)
 
@@ -218,8 +221,10 @@ def _check_document(document: dict) -> None:
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise _NotAModel(f"{where}: '{key}' is {_json_type(entry[key])}, not a string")
         for key, value in entry["state"].items():
-            if isinstance(value, dict) and "array" in value and (
-                set(value) != {"array"} or not isinstance(value["array"], str)
+            if (
+                isinstance(value, dict)
+                and "array" in value
+                and (set(value) != {"array"} or not isinstance(value["array"], str))
             ):
                 raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
 
@@ -279,14 +284,22 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
-    referenced = [value["array"] for entry in document["stages"] for value in entry["state"].values()
-                  if isinstance(value, dict) and "array" in value]
+    referenced = [
+        value["array"]
+        for entry in document["stages"]
+        for value in entry["state"].values()
+        if isinstance(value, dict) and "array" in value
+    ]
     arrays = _read_arrays(arrays_path(path), referenced, len(schema.attributes)) if referenced else {}
     stages = [
-        (entry["name"], entry["params"], {
-            key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
-            for key, value in entry["state"].items()
-        })
+        (
+            entry["name"],
+            entry["params"],
+            {
+                key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
+                for key, value in entry["state"].items()
+            },
+        )
         for entry in document["stages"]
     ]
     try:
@@ -299,6 +312,7 @@ def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str
     """The arrays ``keys`` of the model's ``.npz``, and no other; each checked before it is read."""
     try:
         with zipfile.ZipFile(npz_path) as archive:
+            assert archive.fp is not None  # an open archive has its file
             archive_bytes = os.fstat(archive.fp.fileno()).st_size
             return {key: _read_array(archive, key, archive_bytes, n_attributes) for key in dict.fromkeys(keys)}
     except _NotAModel as error:
@@ -333,7 +347,7 @@ def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attrib
         if header + size != info.file_size:
             raise _NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")
         buffer = bytearray(size)
-        if member.readinto(buffer) != size or member.read(1):
+        if cast(zipfile.ZipExtFile, member).readinto(buffer) != size or member.read(1):
             raise _NotAModel(f"array '{key}' is truncated")
     array = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
     if dtype.kind == "f" and not np.isfinite(array).all():

@@ -19,6 +19,7 @@ register one name, the one loaded later is skipped.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import inspect
 import os
@@ -27,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pluggy
 
@@ -35,7 +36,7 @@ from filterkit import hookspecs
 from filterkit.classifier import Classifier
 from filterkit.errors import FilterkitError
 from filterkit.metrics import Metric
-from filterkit.stage import Option, Provenance, Stage
+from filterkit.stage import Configurable, Option, Provenance, Stage
 
 GROUP = "filterkit"
 BUILT_IN_DISTRIBUTION = "filterkit"
@@ -48,7 +49,7 @@ class Registered:
     """One contributed thing and where it came from."""
 
     name: str
-    value: object
+    value: Any  # a stage class, a metric or a classifier class, by the table it is in
     plugin: str
     distribution: str
     version: str = ""
@@ -125,7 +126,8 @@ def strict_plugins() -> bool:
     if value in ("1", "true", "yes", "on"):
         return True
     raise FilterkitError(
-        f"FILTERKIT_STRICT_PLUGINS={os.environ['FILTERKIT_STRICT_PLUGINS']!r} is not one of 1, true, yes, on, 0, false, no, off"
+        f"FILTERKIT_STRICT_PLUGINS={os.environ['FILTERKIT_STRICT_PLUGINS']!r} "
+        "is not one of 1, true, yes, on, 0, false, no, off"
     )
 
 
@@ -217,13 +219,18 @@ class _Loader:
         order = {name: position for position, name in enumerate(candidates)}
         for hook_name in HOOKS:
             table = getattr(registry, hook_name.removeprefix("register_"))
-            implementations = sorted(getattr(self.manager.hook, hook_name).get_hookimpls(), key=lambda i: order[i.plugin_name])
+            implementations = sorted(
+                getattr(self.manager.hook, hook_name).get_hookimpls(), key=lambda i: order[i.plugin_name]
+            )
             for implementation in implementations:
                 plugin = implementation.plugin_name
                 if plugin in problems:
                     continue
                 contributed: list = []
-                arguments = {"register": contributed.append, "metrics": {n: r.value for n, r in registry.metrics.items()}}
+                arguments = {
+                    "register": contributed.append,
+                    "metrics": {n: r.value for n, r in registry.metrics.items()},
+                }
                 try:
                     implementation.function(**{name: arguments[name] for name in implementation.argnames})
                 except Exception as error:
@@ -231,13 +238,19 @@ class _Loader:
                     continue
                 for thing in contributed:
                     invalid = _CHECKS[hook_name](thing)
-                    culprit, reason = (plugin, invalid) if invalid else self._clash(registry, table, hook_name, thing.name, plugin, order)
+                    culprit, reason = (
+                        (plugin, invalid)
+                        if invalid
+                        else self._clash(registry, table, hook_name, thing.name, plugin, order)
+                    )
                     if reason is not None:
                         problems.setdefault(culprit, (f"{reason} (in {hook_name})", None))
                         break
                     candidate = candidates[plugin]
                     if hook_name == "register_metrics":
-                        thing = dataclasses.replace(thing, provenance=Provenance(plugin, candidate.distribution, candidate.version))
+                        thing = dataclasses.replace(
+                            thing, provenance=Provenance(plugin, candidate.distribution, candidate.version)
+                        )
                     table[thing.name] = Registered(thing.name, thing, plugin, candidate.distribution, candidate.version)
         return registry, problems
 
@@ -270,7 +283,10 @@ def _signature_problem(module) -> str | None:
         offered = list(inspect.signature(getattr(hookspecs, hook_name)).parameters)
         extra = [name for name in inspect.signature(function).parameters if name not in offered]
         if extra:
-            return f"its {hook_name} takes {', '.join(extra)}, which the hook does not pass (it passes {', '.join(offered)})"
+            return (
+                f"its {hook_name} takes {', '.join(extra)}, "
+                f"which the hook does not pass (it passes {', '.join(offered)})"
+            )
     return None
 
 
@@ -325,7 +341,13 @@ def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
             raise FilterkitError(f"plugins folder {str(plugins_dir)!r} is not a folder")
         for path in sorted(folder.glob("*.py")):
             candidates.append(
-                _Candidate(f"{path.stem} ({path})", path.stem, f"plugins-dir {plugins_dir}", "", lambda p=path: _import_file(p))
+                _Candidate(
+                    f"{path.stem} ({path})",
+                    path.stem,
+                    f"plugins-dir {plugins_dir}",
+                    "",
+                    functools.partial(_import_file, path),
+                )
             )
     return candidates
 
@@ -357,12 +379,15 @@ def _import_file(path: Path):
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
 
 
-def _check_configurable(thing, base: type, kind: str) -> str | None:
+def _check_configurable(thing, base: type[Configurable], kind: str) -> str | None:
     """Why ``thing`` cannot be registered as a ``base`` subclass, or None."""
     if not isinstance(thing, type):
         return f"it registered {_described(thing)} where a {kind} class (a subclass of {base.__qualname__}) is expected"
     if not issubclass(thing, base):
-        return f"it registered the class {thing.__qualname__}, which is not a subclass of {base.__module__}.{base.__qualname__}"
+        return (
+            f"it registered the class {thing.__qualname__}, "
+            f"which is not a subclass of {base.__module__}.{base.__qualname__}"
+        )
     problem = _check_name(thing, kind)
     if problem is None and not thing.one_line_summary():
         problem = f"{kind} '{thing.name}' has neither a summary nor a docstring"
@@ -374,7 +399,10 @@ def _check_configurable(thing, base: type, kind: str) -> str | None:
 def _check_name(thing, kind: str) -> str | None:
     name = getattr(thing, "name", None)
     if not isinstance(name, str) or not _WORD.match(name):
-        return f"it registered {_described(thing)} with the name {name!r} (a {kind} needs a word of letters, digits, _ . + -)"
+        return (
+            f"it registered {_described(thing)} with the name {name!r} "
+            f"(a {kind} needs a word of letters, digits, _ . + -)"
+        )
     return None
 
 
@@ -413,7 +441,11 @@ def _check_metric(thing) -> str | None:
     return _check_name(thing, "metric")
 
 
-_CHECKS = {"register_stages": check_stage_class, "register_classifiers": _check_classifier, "register_metrics": _check_metric}
+_CHECKS = {
+    "register_stages": check_stage_class,
+    "register_classifiers": _check_classifier,
+    "register_metrics": _check_metric,
+}
 
 
 def _described(thing) -> str:

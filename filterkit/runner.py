@@ -58,8 +58,14 @@ class Chain:
         self.class_name: str | None = None
 
     @classmethod
-    def rebuilt(cls, registry: Registry, stages: Iterable[tuple[str, dict, dict | None]], input_schema: Schema,
-                class_name: str | None, positive: str | None) -> "Chain":
+    def rebuilt(
+        cls,
+        registry: Registry,
+        stages: Iterable[tuple[str, dict, dict | None]],
+        input_schema: Schema,
+        class_name: str | None,
+        positive: str | None,
+    ) -> "Chain":
         """A fitted chain made again from what was saved of it: each stage as ``(name,
         options, state)``, the input schema, the class attribute's name and the positive label.
 
@@ -147,6 +153,7 @@ class Chain:
 
     def check_input(self, schema: Schema, name: str) -> None:
         """Refuse data whose header differs from the training header."""
+        assert self.input_schema is not None, "check_input needs a fitted chain"
         difference = self.input_schema.first_difference(schema)
         if difference is not None:
             raise FilterkitError(f"header differs from the training data: {difference}", name)

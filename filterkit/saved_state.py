@@ -98,18 +98,23 @@ class SavedState:
             raise invalid_state(self.stage, f"'{key}' has shape {array.shape}, expected {expected}")
         bad = np.isnan(array) | (~np.isfinite(array) if finite else False)
         if bad.any():
-            raise invalid_state(self.stage, f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}")
+            raise invalid_state(
+                self.stage, f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}"
+            )
         return array
 
-    def _integers(self, key: str, length: int | None = None, low: int = 0, high: int | None = None,
-                  default=None) -> np.ndarray:
+    def _integers(
+        self, key: str, length: int | None = None, low: int = 0, high: int | None = None, default=None
+    ) -> np.ndarray:
         """A one-dimensional array of whole numbers in [low, high) (high None: no upper bound)."""
         array = self._numbers(key, length, default=default)
         outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
         if outside.any():
             where = int(np.flatnonzero(outside)[0])
             bounds = f"[{low}, {high})" if high is not None else f"≥ {low}"
-            raise invalid_state(self.stage, f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}")
+            raise invalid_state(
+                self.stage, f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}"
+            )
         return array.astype(np.int64)
 
     def check_options(self) -> None:
@@ -120,8 +125,14 @@ class SavedState:
         if not isinstance(recorded, dict):
             raise invalid_state(self.stage, f"'{OPTIONS_KEY}' is not a table of options")
         for name, value in self.stage.params.items():
-            if name not in recorded or recorded[name] != value \
-                    or isinstance(recorded[name], bool) != isinstance(value, bool):
+            if (
+                name not in recorded
+                or recorded[name] != value
+                or isinstance(recorded[name], bool) != isinstance(value, bool)
+            ):
                 flag = "--" + name.replace("_", "-")
-                raise invalid_state(self.stage, f"option {flag} is {value!r} but the state was fitted with "
-                                                f"{recorded.get(name)!r} (options edited after fitting)")
+                raise invalid_state(
+                    self.stage,
+                    f"option {flag} is {value!r} but the state was fitted with "
+                    f"{recorded.get(name)!r} (options edited after fitting)",
+                )

@@ -15,6 +15,7 @@ Instance weights, when a file has any, are a side array of one float per row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -98,10 +99,7 @@ class Schema:
         """
         for position, (mine, theirs) in enumerate(zip(self.attributes, other.attributes), 1):
             if not mine.same_declaration(theirs):
-                return (
-                    f"attribute {position} differs: expected {describe(mine)}, "
-                    f"found {describe(theirs)}"
-                )
+                return f"attribute {position} differs: expected {describe(mine)}, found {describe(theirs)}"
         if len(self.attributes) != len(other.attributes):
             return f"expected {len(self.attributes)} attributes, found {len(other.attributes)}"
         return None
@@ -134,7 +132,7 @@ class Chunk:
 
     def dense_values(self) -> np.ndarray:
         """The value matrix as a dense array (a copy for sparse chunks)."""
-        return self.values.toarray() if self.is_sparse else self.values
+        return cast(sp.csr_matrix, self.values).toarray() if self.is_sparse else self.values
 
 
 def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chunk:
@@ -147,9 +145,7 @@ def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chun
         values = np.vstack([c.dense_values() for c in chunks])
     text = {c: [v for chunk in chunks for v in chunk.text[c]] for c in chunks[0].text}
     if any(c.weights is not None for c in chunks):
-        weights = np.concatenate(
-            [c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks]
-        )
+        weights = np.concatenate([c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks])
     else:
         weights = None
     return Chunk(values, text, weights)

@@ -63,8 +63,7 @@ FRIENDLY_NAMES = {
 #: The classes made on first use (module ``__getattr__``), for ``import *``.
 _MADE_ON_USE = ("ScoreScaler", *FRIENDLY_NAMES.values())
 
-__all__ = ["FilterkitTransformer", "StageTransformer", "Normalizer", "transformer_for", "class_name_for",
-           *_MADE_ON_USE]
+__all__ = ["FilterkitTransformer", "StageTransformer", "Normalizer", "transformer_for", "class_name_for", *_MADE_ON_USE]
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
@@ -74,8 +73,7 @@ NORMS = ("l2", "l1")
 _RELATION = "filterkit.sklearn"
 
 _POSITIVE_HELP = (
-    "The positive class label, compared with str(y); None: filterkit's rule "
-    "(the minority class of a two-class y)."
+    "The positive class label, compared with str(y); None: filterkit's rule (the minority class of a two-class y)."
 )
 
 
@@ -296,8 +294,12 @@ def _without(schema: Schema, name: str) -> np.ndarray:
 
 def _saved(stage: Stage) -> dict:
     """What rebuilds a fitted stage: its name, options, positive class and plain-array state."""
-    return {"name": stage.name, "params": dict(stage.params), "positive": stage.context.positive,
-            "state": stage.state()}
+    return {
+        "name": stage.name,
+        "params": dict(stage.params),
+        "positive": stage.context.positive,
+        "state": stage.state(),
+    }
 
 
 def _restored(saved: dict, schema: Schema) -> Stage:
@@ -324,12 +326,19 @@ def _init_storing(signature: inspect.Signature):
         for name, value in list(bound.arguments.items())[1:]:
             setattr(self, name, value)
 
-    __init__.__signature__ = signature
+    __init__.__signature__ = signature  # type: ignore[attr-defined]  # inspect.signature reads it from any function
     return __init__
 
 
-def _adapter_class(class_name: str, base: type, options: tuple[Option, ...], with_positive: bool,
-                   leading: tuple[Option, ...], summary: str, namespace: dict) -> type:
+def _adapter_class(
+    class_name: str,
+    base: type,
+    options: tuple[Option, ...],
+    with_positive: bool,
+    leading: tuple[Option, ...],
+    summary: str,
+    namespace: dict,
+) -> type:
     """A transformer class whose parameters are ``leading`` (positional), ``options`` and
     ``positive`` (keyword-only), documented from their declarations.
 
@@ -350,14 +359,18 @@ def _adapter_class(class_name: str, base: type, options: tuple[Option, ...], wit
     for name, option in documented:
         note = "" if name == option.name else f"The stage's option '{option.name}'. "
         lines += [f"{name} : {option.kind.__name__}, default={option.default!r}", f"    {note}{option.help}"]
-    return type(class_name, (base,), {
-        **namespace,
-        "__init__": _init_storing(inspect.Signature(parameters)),
-        "__doc__": "\n".join(lines),
-        "__module__": __name__,
-        "__qualname__": class_name,
-        "stage_parameters": renamed,
-    })
+    return type(
+        class_name,
+        (base,),
+        {
+            **namespace,
+            "__init__": _init_storing(inspect.Signature(parameters)),
+            "__doc__": "\n".join(lines),
+            "__module__": __name__,
+            "__qualname__": class_name,
+            "stage_parameters": renamed,
+        },
+    )
 
 
 class StageTransformer(FilterkitTransformer):
@@ -393,10 +406,19 @@ def transformer_for(stage_name: str) -> type[StageTransformer]:
             f"no stage called {stage_name!r} (installed: {', '.join(sorted(_registry().stages))})"
         ) from None
     stage_class = registered.value
-    summary = (f"{stage_class.summary}\n\nThe filterkit stage '{stage_name}' (plugin '{registered.plugin}', "
-               f"{registered.distribution}) as a scikit-learn transformer.")
-    return _adapter_class(class_name_for(stage_name), StageTransformer, stage_class.options,
-                          _may_learn_from_y(stage_class), (), summary, {"stage_name": stage_name})
+    summary = (
+        f"{stage_class.summary}\n\nThe filterkit stage '{stage_name}' (plugin '{registered.plugin}', "
+        f"{registered.distribution}) as a scikit-learn transformer."
+    )
+    return _adapter_class(
+        class_name_for(stage_name),
+        StageTransformer,
+        stage_class.options,
+        _may_learn_from_y(stage_class),
+        (),
+        summary,
+        {"stage_name": stage_name},
+    )
 
 
 class _ScoreScaler(FilterkitTransformer):
@@ -415,8 +437,10 @@ def _score_scaler() -> type[FilterkitTransformer]:
     scorer made by the built-in scorers plugin shares."""
     options = _registry().stage(DEFAULT_METRIC).options
     metric = Option("metric", str, DEFAULT_METRIC, "The metric to score by (any registered metric: bns, ig, chi, ...).")
-    summary = ("Scale each numeric feature's training range to its score by a metric "
-               "(the filterkit scorer stage of that metric; KDD'09 §2.2, §3.4).")
+    summary = (
+        "Scale each numeric feature's training range to its score by a metric "
+        "(the filterkit scorer stage of that metric; KDD'09 §2.2, §3.4)."
+    )
     return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
 
 

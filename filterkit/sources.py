@@ -16,7 +16,7 @@ import contextlib
 import json
 import os
 import tempfile
-from typing import Iterator
+from typing import IO, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,7 +56,7 @@ class StreamSource:
     def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self.reader = ArffReader(stream, name=name, chunk_rows=chunk_rows)
         self.schema = self.reader.schema
-        self._spool = None
+        self._spool: IO[bytes] | None = None
         self._spool_path: str | None = None
 
     def spool(self) -> None:
@@ -120,7 +120,8 @@ def _save_chunk(spool, chunk: Chunk) -> None:
     }
     np.save(spool, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
     if chunk.is_sparse:
-        for array in (chunk.values.data, chunk.values.indices, chunk.values.indptr):
+        matrix = cast(sp.csr_matrix, chunk.values)
+        for array in (matrix.data, matrix.indices, matrix.indptr):
             np.save(spool, array)
     else:
         np.save(spool, chunk.values)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +64,7 @@ class Option:
         wanted = {int: "an integer", float: "a finite number", str: "a string", bool: "a boolean"}[self.kind]
         is_bool = isinstance(value, (bool, np.bool_))
         is_number = isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
+        converted: Any  # bool, str, float or int, as self.kind says
         try:
             if self.kind is bool:
                 if not (is_bool or isinstance(value, str)):
@@ -136,9 +137,7 @@ class Configurable:
         unknown = sorted(set(params) - set(known))
         if unknown:
             raise FilterkitError(f"'{self.name}' has no option {', '.join(unknown)}")
-        self.params = {
-            name: option.convert(params.get(name, option.default)) for name, option in known.items()
-        }
+        self.params = {name: option.convert(params.get(name, option.default)) for name, option in known.items()}
         self.check_params()
 
     def check_params(self) -> None:
@@ -189,8 +188,11 @@ class Stage(Configurable):
         or a property), learns by it; a DeprecationWarning says so, once per class."""
         super().__init_subclass__(**kwargs)
         if "fitted" in vars(cls) and "learns" not in vars(cls):
-            warnings.warn(f"stage class {cls.__module__}.{cls.__qualname__} defines 'fitted', which is now "
-                          "called 'learns'", DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                f"stage class {cls.__module__}.{cls.__qualname__} defines 'fitted', which is now called 'learns'",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             cls.learns = vars(cls)["fitted"]
 
     @property
@@ -232,8 +234,10 @@ class Stage(Configurable):
         """Statistics of two disjoint parts of the data, combined.  By default
         ``first.merge(second)``, for statistics that merge themselves."""
         if not callable(getattr(first, "merge", None)):
-            raise NotImplementedError(f"its statistics ({type(first).__name__}) have no merge method: "
-                                      f"define {type(self).__name__}.merge(first, second)")
+            raise NotImplementedError(
+                f"its statistics ({type(first).__name__}) have no merge method: "
+                f"define {type(self).__name__}.merge(first, second)"
+            )
         return first.merge(second)
 
     def finalize(self, statistics: Any) -> None:
@@ -283,8 +287,13 @@ class Stage(Configurable):
             setattr(self, key, array)
 
 
-def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offset: np.ndarray | None = None,
-                   exponents: tuple[np.ndarray, np.ndarray] | None = None) -> Chunk:
+def scale_features(
+    chunk: Chunk,
+    features: np.ndarray,
+    factor: np.ndarray,
+    offset: np.ndarray | None = None,
+    exponents: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Chunk:
     """The chunk with each feature column j replaced by ``(x − offset[j]) · factor[j]``.
 
     With ``exponents = (inner, outer)`` (from :func:`range_scaling`) column j becomes
@@ -301,18 +310,19 @@ def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offse
         inner = outer = None
 
     def scaled(values: np.ndarray, column: np.ndarray | slice) -> np.ndarray:
-        exponents_of_column = None if inner is None else (inner[column], outer[column])
+        exponents_of_column = None if inner is None or outer is None else (inner[column], outer[column])
         return scale_values(values, factor[column], offset[column], exponents_of_column)
 
     if chunk.is_sparse and not np.any(offset * factor):
-        matrix = chunk.values.tocsr()
+        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
         position = np.full(matrix.shape[1], len(features), dtype=np.int64)
         position[features] = np.arange(len(features))
         if inner is None:
             column_factor = np.ones(matrix.shape[1])
             column_factor[features] = factor
-            return Chunk(with_stored_values(matrix, matrix.data * column_factor[matrix.indices]), chunk.text,
-                         chunk.weights)
+            return Chunk(
+                with_stored_values(matrix, matrix.data * column_factor[matrix.indices]), chunk.text, chunk.weights
+            )
         acted = stored_in_features(matrix, features)
         data = matrix.data.copy()
         data[acted] = scaled(data[acted], position[matrix.indices[acted]])
@@ -322,8 +332,9 @@ def scale_features(chunk: Chunk, features: np.ndarray, factor: np.ndarray, offse
     return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
 
-def scale_values(values: np.ndarray, factor: np.ndarray, offset: np.ndarray,
-                 exponents: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def scale_values(
+    values: np.ndarray, factor: np.ndarray, offset: np.ndarray, exponents: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """``(values − offset) · factor`` elementwise, with the power-of-two exponents of
     :func:`range_scaling` when given (the arithmetic of :func:`scale_features`)."""
     if exponents is None:
@@ -339,8 +350,9 @@ def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> N
     infinite = ~(np.isfinite(low) & np.isfinite(high))
     if infinite.any():
         name = stage.input_schema.attributes[stage.features[np.flatnonzero(infinite)[0]]].name
-        raise FilterkitError(f"stage '{stage.name}': attribute '{name}' has an infinite training value, "
-                             "so its range cannot be scaled")
+        raise FilterkitError(
+            f"stage '{stage.name}': attribute '{name}' has an infinite training value, so its range cannot be scaled"
+        )
 
 
 def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
@@ -361,8 +373,9 @@ def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
         valid = width > 0
         factor = np.where(valid, target / np.where(valid, width, 1.0), 0.0)
         tiny = np.finfo(np.float64).tiny
-        plain = ~valid | ((width >= tiny) & np.isfinite(width) & np.isfinite(factor)
-                          & ((factor >= tiny) | (target == 0)))
+        plain = ~valid | (
+            (width >= tiny) & np.isfinite(width) & np.isfinite(factor) & ((factor >= tiny) | (target == 0))
+        )
         inner = np.zeros(len(width), dtype=np.int64)
         outer = np.zeros(len(width), dtype=np.int64)
         extreme = np.flatnonzero(~plain)
@@ -377,8 +390,9 @@ def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
 
 #: How :func:`range_scaling`'s exponents are saved: whole numbers well inside ±4096 (doubles span
 #: 2^±1074), and 0 in a state saved before they were.
-SCALING_EXPONENTS = {key: StateArray(whole=True, low=-4096, high=4096, default=0)
-                     for key in ("inner_exponent", "outer_exponent")}
+SCALING_EXPONENTS = {
+    key: StateArray(whole=True, low=-4096, high=4096, default=0) for key in ("inner_exponent", "outer_exponent")
+}
 
 
 def stored_in_features(matrix: sp.csr_matrix, features: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,7 +26,6 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import Stage
-
 
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
@@ -87,7 +87,7 @@ class ExactSums:
         """The digits re-based to start at ``lowest`` with ``width`` columns (a copy)."""
         digits = np.zeros((len(self.digits), width), dtype=np.int64)
         start = self.lowest - lowest
-        digits[:, start:start + self.digits.shape[1]] = self.digits
+        digits[:, start : start + self.digits.shape[1]] = self.digits
         return digits
 
     def _aligned(self, other: "ExactSums") -> tuple[np.ndarray, np.ndarray, int]:
@@ -149,7 +149,7 @@ class ExactSums:
         first, last = int(used[0]), int(used[-1])
         if first == 0 and last == self.digits.shape[1] - 1:
             return self
-        return ExactSums(self.digits[:, first:last + 1], self.lowest + first)
+        return ExactSums(self.digits[:, first : last + 1], self.lowest + first)
 
     def to_float(self) -> np.ndarray:
         """Each sum as a float64: exact where the sum is one, otherwise rounded by adding its
@@ -157,8 +157,11 @@ class ExactSums:
         digits = self.digits
         negative = digits[:, -1] < 0
         if negative.any():
-            digits = ExactSums(np.where(negative[:, None], -digits, digits), self.lowest)._normalized()._spanning(
-                self.lowest, digits.shape[1] + 1)
+            digits = (
+                ExactSums(np.where(negative[:, None], -digits, digits), self.lowest)
+                ._normalized()
+                ._spanning(self.lowest, digits.shape[1] + 1)
+            )
         result = np.zeros(len(digits))
         with np.errstate(over="ignore"):
             for i in range(digits.shape[1] - 1, -1, -1):
@@ -179,7 +182,8 @@ def checked_weights(chunk: Chunk) -> np.ndarray | None:
     bad = ~np.isfinite(weights) | (weights < 0)
     if bad.any():
         raise FilterkitError(
-            f"instance weight {weights[np.flatnonzero(bad)[0]]!r}: class statistics need finite weights ≥ 0")
+            f"instance weight {weights[np.flatnonzero(bad)[0]]!r}: class statistics need finite weights ≥ 0"
+        )
     return np.asarray(weights, dtype=np.float64)
 
 
@@ -254,8 +258,8 @@ def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, 
     keys[position_b] = keys_b
     both = ExactSums.stacked([sums_a, sums_b])
     digits = np.empty_like(both.digits)
-    digits[position_a] = both.digits[:len(keys_a)]
-    digits[position_b] = both.digits[len(keys_a):]
+    digits[position_a] = both.digits[: len(keys_a)]
+    digits[position_b] = both.digits[len(keys_a) :]
     sums = ExactSums(digits, both.lowest)
     repeated = keys[1:] == keys[:-1]
     if not repeated.any():
@@ -326,8 +330,11 @@ class ClassCounts:
 
     def zero_counts(self) -> np.ndarray:
         """``[c, j]``: rows of class c whose feature j is exactly zero (dense)."""
-        return np.vstack([np.maximum(self.zero_sums(c).to_float(), 0.0) for c in range(self.n_classes)]) \
-            if self.n_classes else np.zeros((0, self.n_features))
+        return (
+            np.vstack([np.maximum(self.zero_sums(c).to_float(), 0.0) for c in range(self.n_classes)])
+            if self.n_classes
+            else np.zeros((0, self.n_features))
+        )
 
     @functools.cached_property
     def _by_class(self) -> dict:
@@ -360,8 +367,11 @@ class ClassCounts:
             return self._of_every_class[name]
         feature, sums, starts = self._by_class[name]
         rows = slice(starts[target], starts[target + 1])
-        return sums[rows].scattered(feature[rows], self.n_features) if starts[target + 1] > starts[target] \
+        return (
+            sums[rows].scattered(feature[rows], self.n_features)
+            if starts[target + 1] > starts[target]
             else ExactSums.zeros(self.n_features)
+        )
 
     def _class_total(self, target: int | None) -> ExactSums:
         total = self.totals.total() if target is None else self.totals[np.array([target])]
@@ -388,8 +398,12 @@ class ClassCounts:
         feature where it is non-zero; each count an exact sum, rounded once."""
         has, has_all = self.nonzero_sums(target), self.nonzero_sums(None)
         present, present_all = self.present_sums(target), self._present_of_every_class
-        return (has.to_float(), has_all.minus(has).to_float(), present.to_float(),
-                present_all.minus(present).to_float())
+        return (
+            has.to_float(),
+            has_all.minus(has).to_float(),
+            present.to_float(),
+            present_all.minus(present).to_float(),
+        )
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
@@ -416,7 +430,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None):
         known = ~np.isnan(classes)
         labels = np.where(known, classes, 0).astype(np.int64)
     block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
-    block = sp.csr_matrix(block) if not sp.issparse(block) else block.tocsr()
+    block = sp.csr_matrix(block) if not sp.issparse(block) else cast(sp.spmatrix, block).tocsr()
     rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
     columns, values = block.indices.astype(np.int64), block.data
     keep = values != 0
@@ -451,7 +465,7 @@ class Histogram:
     def of_class(self, target: int) -> np.ndarray:
         """Per (feature, value), the summed weight of the rows of class ``target``."""
         shares = np.zeros(len(self.feature))
-        chosen = self.entry_order[self.entry_starts[target]:self.entry_starts[target + 1]]
+        chosen = self.entry_order[self.entry_starts[target] : self.entry_starts[target + 1]]
         shares[self.entry_group[chosen]] = self.entry_sums[chosen].to_float()
         has_zero = self.zero_group >= 0
         if has_zero.any():
@@ -468,8 +482,9 @@ class ValueCounts(ClassCounts):
     ``missing_table`` the rows where a feature is missing, per (feature, class).
     """
 
-    def __init__(self, n_features: int, n_classes: int, table: SortedSums, totals: ExactSums,
-                 missing_table: SortedSums):
+    def __init__(
+        self, n_features: int, n_classes: int, table: SortedSums, totals: ExactSums, missing_table: SortedSums
+    ):
         _check_key_space(n_features, n_classes)
         self.n_features, self.n_classes = n_features, n_classes
         self.table, self.totals, self.missing_table = table, totals, missing_table
@@ -477,7 +492,9 @@ class ValueCounts(ClassCounts):
     @classmethod
     def empty(cls, n_features: int, n_classes: int) -> "ValueCounts":
         """Statistics of no rows."""
-        return cls(n_features, n_classes, SortedSums.empty(np.complex128), ExactSums.zeros(n_classes), SortedSums.empty())
+        return cls(
+            n_features, n_classes, SortedSums.empty(np.complex128), ExactSums.zeros(n_classes), SortedSums.empty()
+        )
 
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "ValueCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
@@ -502,8 +519,13 @@ class ValueCounts(ClassCounts):
 
     def merge(self, other: "ValueCounts") -> "ValueCounts":
         """Statistics of the rows of both."""
-        return ValueCounts(self.n_features, self.n_classes, self.table.merged_with(other.table),
-                           self.totals.plus(other.totals), self.missing_table.merged_with(other.missing_table))
+        return ValueCounts(
+            self.n_features,
+            self.n_classes,
+            self.table.merged_with(other.table),
+            self.totals.plus(other.totals),
+            self.missing_table.merged_with(other.missing_table),
+        )
 
     def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExactSums]:
         keys, sums = self.table.settled()
@@ -552,8 +574,11 @@ class ValueCounts(ClassCounts):
         feature, value, label, sums = self._entries()
         order = np.lexsort((value, feature))
         sorted_feature, sorted_value = feature[order], value[order]
-        new = np.r_[True, (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])] \
-            if len(order) else np.zeros(0, dtype=bool)
+        new = (
+            np.r_[True, (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])]
+            if len(order)
+            else np.zeros(0, dtype=bool)
+        )
         starts = np.flatnonzero(new)
         group_feature, group_value = sorted_feature[starts], sorted_value[starts]
         group_rows = sums[order].group_sums(starts).to_float()
@@ -571,11 +596,19 @@ class ValueCounts(ClassCounts):
         position = np.empty(len(placed), dtype=np.int64)
         position[placed] = np.arange(len(placed))
         zero_group = np.full(self.n_features, -1, dtype=np.int64)
-        zero_group[zero_features] = position[len(group_feature):]
+        zero_group[zero_features] = position[len(group_feature) :]
         by_class = np.argsort(label, kind="stable")
-        return Histogram(all_feature[placed], all_value[placed], np.concatenate([group_rows, zero_rows])[placed],
-                         self, position[entry_group], zero_group, sums, by_class,
-                         np.searchsorted(label[by_class], np.arange(self.n_classes + 1)))
+        return Histogram(
+            all_feature[placed],
+            all_value[placed],
+            np.concatenate([group_rows, zero_rows])[placed],
+            self,
+            position[entry_group],
+            zero_group,
+            sums,
+            by_class,
+            np.searchsorted(label[by_class], np.arange(self.n_classes + 1)),
+        )
 
     def through(self, map_values) -> "ValueCounts | None":
         """The value counts of the same rows after each feature's values go through
@@ -595,8 +628,9 @@ class ValueCounts(ClassCounts):
         lost = np.isnan(mapped)
         missing = self.missing_table.merged_with(SortedSums.of_entries(pair[lost], sums[lost]))
         kept = ~lost & (mapped != 0)
-        table = SortedSums.of_entries(_complex_keys(pair[kept].astype(np.float64), mapped[kept]), sums[kept],
-                                      np.complex128)
+        table = SortedSums.of_entries(
+            _complex_keys(pair[kept].astype(np.float64), mapped[kept]), sums[kept], np.complex128
+        )
         return ValueCounts(self.n_features, self.n_classes, table, self.totals, missing)
 
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
@@ -607,8 +641,11 @@ class ValueCounts(ClassCounts):
         feature, value, label, sums = self._entries()
         renumbered = new_position[feature]
         kept = renumbered >= 0
-        table = SortedSums.of_entries(_complex_keys((renumbered[kept] * classes + label[kept]).astype(np.float64),
-                                                    value[kept]), sums[kept], np.complex128)
+        table = SortedSums.of_entries(
+            _complex_keys((renumbered[kept] * classes + label[kept]).astype(np.float64), value[kept]),
+            sums[kept],
+            np.complex128,
+        )
         missing_feature, missing_label, missing_sums = self._pairs(self.missing_table)
         renumbered = new_position[missing_feature]
         kept = renumbered >= 0
@@ -625,8 +662,11 @@ def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -
     if not len(pair):
         return SortedSums.empty(np.complex128)
     lowest, highest = values.min(), values.max()
-    if (max(-lowest, highest) < _EXACT_INTEGERS and highest - lowest < _INTEGER_SPAN
-            and np.array_equal(values, np.floor(values))):
+    if (
+        max(-lowest, highest) < _EXACT_INTEGERS
+        and highest - lowest < _INTEGER_SPAN
+        and np.array_equal(values, np.floor(values))
+    ):
         distinct = lowest + np.arange(int(highest - lowest) + 1)
         rank = (values - lowest).astype(np.int64)
     else:
@@ -637,8 +677,7 @@ def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -
         return SortedSums.of_entries(_complex_keys(pair.astype(np.float64), values), sums, np.complex128)
     table_keys, table_sums = SortedSums.of_entries(pair * n_values + rank, sums).settled()
     pair_of, rank_of = np.divmod(table_keys, n_values)
-    return SortedSums.of_sorted(_complex_keys(pair_of.astype(np.float64), distinct[rank_of]), table_sums,
-                                np.complex128)
+    return SortedSums.of_sorted(_complex_keys(pair_of.astype(np.float64), distinct[rank_of]), table_sums, np.complex128)
 
 
 class PresenceCounts(ClassCounts):
@@ -650,8 +689,16 @@ class PresenceCounts(ClassCounts):
     at a cost that follows the (feature, class) pairs that occur, not distinct values.
     """
 
-    def __init__(self, n_features: int, n_classes: int, nonzero_table: SortedSums, totals: ExactSums,
-                 missing_table: SortedSums, minimum: np.ndarray, maximum: np.ndarray):
+    def __init__(
+        self,
+        n_features: int,
+        n_classes: int,
+        nonzero_table: SortedSums,
+        totals: ExactSums,
+        missing_table: SortedSums,
+        minimum: np.ndarray,
+        maximum: np.ndarray,
+    ):
         _check_key_space(n_features, n_classes)
         self.n_features, self.n_classes = n_features, n_classes
         self._nonzero_table, self.totals, self.missing_table = nonzero_table, totals, missing_table
@@ -665,8 +712,15 @@ class PresenceCounts(ClassCounts):
     @classmethod
     def empty(cls, n_features: int, n_classes: int) -> "PresenceCounts":
         """Statistics of no rows."""
-        return cls(n_features, n_classes, SortedSums.empty(), ExactSums.zeros(n_classes), SortedSums.empty(),
-                   np.full(n_features, np.inf), np.full(n_features, -np.inf))
+        return cls(
+            n_features,
+            n_classes,
+            SortedSums.empty(),
+            ExactSums.zeros(n_classes),
+            SortedSums.empty(),
+            np.full(n_features, np.inf),
+            np.full(n_features, -np.inf),
+        )
 
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
@@ -698,15 +752,20 @@ class PresenceCounts(ClassCounts):
     def of_value_counts(cls, counts: ValueCounts) -> "PresenceCounts":
         """The presence statistics of the rows ``counts`` describes."""
         low, high = counts._value_range()
-        return cls(counts.n_features, counts.n_classes, counts.nonzero_table, counts.totals, counts.missing_table,
-                   low, high)
+        return cls(
+            counts.n_features, counts.n_classes, counts.nonzero_table, counts.totals, counts.missing_table, low, high
+        )
 
     def merge(self, other: "PresenceCounts") -> "PresenceCounts":
         """Statistics of the rows of both."""
         return PresenceCounts(
-            self.n_features, self.n_classes, self.nonzero_table.merged_with(other.nonzero_table),
-            self.totals.plus(other.totals), self.missing_table.merged_with(other.missing_table),
-            np.minimum(self.minimum, other.minimum), np.maximum(self.maximum, other.maximum),
+            self.n_features,
+            self.n_classes,
+            self.nonzero_table.merged_with(other.nonzero_table),
+            self.totals.plus(other.totals),
+            self.missing_table.merged_with(other.missing_table),
+            np.minimum(self.minimum, other.minimum),
+            np.maximum(self.maximum, other.maximum),
         )
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
@@ -715,7 +774,11 @@ class PresenceCounts(ClassCounts):
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=float)
+    )
 
 
 class ClassValueCountsStage(Stage):
@@ -752,11 +815,17 @@ class ClassValueCountsStage(Stage):
         this stage keeps every attribute in place.  The counts are released after."""
         counts, self.training_counts = self.training_counts, None
         value_map = self.value_map()
-        if not isinstance(following, ClassValueCountsStage) or not isinstance(counts, ValueCounts) \
-                or value_map is None or len(self.output_schema().attributes) != len(self.input_schema.attributes):
+        if (
+            not isinstance(following, ClassValueCountsStage)
+            or not isinstance(counts, ValueCounts)
+            or value_map is None
+            or len(self.output_schema().attributes) != len(self.input_schema.attributes)
+        ):
             return None
         mapped = counts.through(value_map)
-        return None if mapped is None else following.statistics_of_counts(mapped, self.features, self.context.class_index)
+        return (
+            None if mapped is None else following.statistics_of_counts(mapped, self.features, self.context.class_index)
+        )
 
     def statistics_of_counts(self, counts: ValueCounts, columns: np.ndarray, class_index: int | None):
         """The statistics this stage would gather, picked out of ``counts``: value counts
@@ -766,7 +835,9 @@ class ClassValueCountsStage(Stage):
         if type(self).accumulate is not ClassValueCountsStage.accumulate or class_index != self.context.class_index:
             return None
         empty = self.new_statistics()
-        position_of = np.full(max(int(columns.max(initial=-1)), int(self.features.max(initial=-1))) + 1, -1, dtype=np.int64)
+        position_of = np.full(
+            max(int(columns.max(initial=-1)), int(self.features.max(initial=-1))) + 1, -1, dtype=np.int64
+        )
         position_of[columns] = np.arange(len(columns))
         positions = position_of[self.features]
         if (positions < 0).any() or counts.n_classes != empty.n_classes:

@@ -50,7 +50,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,11 +63,19 @@ from filterkit.model import load_model, save_model
 from filterkit.plugins import Registered, Registry, check_stage_class
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
+from filterkit.stage import Stage
 
 #: The rules of :func:`check_stage`, in the order they are checked.
 RULES = (
-    "declaration", "output contract", "pure transform", "determinism", "chunk size", "dense and sparse",
-    "zero preservation", "merge order", "model round trip",
+    "declaration",
+    "output contract",
+    "pure transform",
+    "determinism",
+    "chunk size",
+    "dense and sparse",
+    "zero preservation",
+    "merge order",
+    "model round trip",
 )
 
 #: The real files shipped for the check: ``filterkit/data/``.
@@ -94,8 +102,9 @@ class _DataSet:
     chunk: Chunk
 
 
-def check_stage(stage_class: type, data: tuple[str | Path, ...] = (), positive: str | None = None,
-                **options: Any) -> list[str]:
+def check_stage(
+    stage_class: type[Stage], data: tuple[str | Path, ...] = (), positive: str | None = None, **options: Any
+) -> list[str]:
     """Run ``stage_class(**options)`` through every rule of the stage contract (module docstring).
 
     ``data``: more ARFF files to check on (class attribute last); ``positive``:
@@ -111,12 +120,15 @@ def check_stage(stage_class: type, data: tuple[str | Path, ...] = (), positive: 
     except FilterkitError as error:
         raise StageCheckError(stage_class, "declaration", "its options", str(error)) from error
     except Exception as error:
-        raise StageCheckError(stage_class, "declaration", "its options",
-                              f"making it crashed: {type(error).__name__}: {error}") from error
+        raise StageCheckError(
+            stage_class, "declaration", "its options", f"making it crashed: {type(error).__name__}: {error}"
+        ) from error
     checker = _Checker(stage_class, options, positive)
     accepted = [data_set.name for data_set in _data_sets(data) if checker.check(data_set)]
     if not accepted:
-        raise StageCheckError(stage_class, "output contract", "every data set", "it refused them all: " + "; ".join(checker.refusals))
+        raise StageCheckError(
+            stage_class, "output contract", "every data set", "it refused them all: " + "; ".join(checker.refusals)
+        )
     return accepted
 
 
@@ -143,15 +155,18 @@ def generated_rows(n_rows: int = 48, seed: int = 7) -> tuple[Schema, Chunk]:
     gappy = np.where(rng.random(n_rows) < 0.2, np.nan, rng.integers(0, 4, n_rows))
     colour = rng.integers(0, 3, n_rows)
     values = np.column_stack([counts, real, gappy, colour, np.zeros(n_rows), np.where(label, 0, 1)]).astype(np.float64)
-    schema = Schema("generated", (
-        Attribute("count1", NUMERIC, declared_type="integer"),
-        Attribute("count2", NUMERIC, declared_type="integer"),
-        Attribute("real", NUMERIC, declared_type="real"),
-        Attribute("gappy", NUMERIC, declared_type="numeric"),
-        Attribute("colour", NOMINAL, labels=("red", "green", "blue")),
-        Attribute("note", STRING),
-        Attribute("class", NOMINAL, labels=("yes", "no")),
-    ))
+    schema = Schema(
+        "generated",
+        (
+            Attribute("count1", NUMERIC, declared_type="integer"),
+            Attribute("count2", NUMERIC, declared_type="integer"),
+            Attribute("real", NUMERIC, declared_type="real"),
+            Attribute("gappy", NUMERIC, declared_type="numeric"),
+            Attribute("colour", NOMINAL, labels=("red", "green", "blue")),
+            Attribute("note", STRING),
+            Attribute("class", NOMINAL, labels=("yes", "no")),
+        ),
+    )
     notes = [f"row {i}" if i % 5 else "" for i in range(n_rows)]
     weights = np.where(np.arange(n_rows) % 4 == 0, 2.0, 1.0)
     weights[5] = 0.5
@@ -184,9 +199,11 @@ def _pieces(chunk: Chunk, chunk_rows: int | None) -> Iterator[Chunk]:
     for start in range(0, chunk.n_rows, max(step, 1)):
         stop = start + step
         values = chunk.values[start:stop]
-        yield Chunk(values.tocsr() if sp.issparse(values) else values.copy(),
-                    {c: t[start:stop] for c, t in chunk.text.items()},
-                    None if chunk.weights is None else chunk.weights[start:stop].copy())
+        yield Chunk(
+            cast(sp.csr_matrix, values).tocsr() if sp.issparse(values) else values.copy(),
+            {c: t[start:stop] for c, t in chunk.text.items()},
+            None if chunk.weights is None else chunk.weights[start:stop].copy(),
+        )
 
 
 def _same_chunk(first: Chunk, second: Chunk) -> bool:
@@ -194,7 +211,11 @@ def _same_chunk(first: Chunk, second: Chunk) -> bool:
         return False
     if (first.weights is None) != (second.weights is None):
         return False
-    if first.weights is not None and not np.array_equal(first.weights, second.weights, equal_nan=True):
+    if (
+        first.weights is not None
+        and second.weights is not None
+        and not np.array_equal(first.weights, second.weights, equal_nan=True)
+    ):
         return False
     return np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
 
@@ -202,7 +223,7 @@ def _same_chunk(first: Chunk, second: Chunk) -> bool:
 class _Checker:
     """The rules after ``declaration``, for one stage class and its options."""
 
-    def __init__(self, stage_class: type, options: dict, positive: str | None):
+    def __init__(self, stage_class: type[Stage], options: dict, positive: str | None):
         self.stage_class = stage_class
         self.options = options
         self.positive = positive
@@ -249,7 +270,8 @@ class _Checker:
     def check_forms(self, data_set: _DataSet, output: bytes) -> None:
         other_form = Chunk(
             data_set.chunk.dense_values().copy() if data_set.chunk.is_sparse else sp.csr_matrix(data_set.chunk.values),
-            data_set.chunk.text, data_set.chunk.weights,
+            data_set.chunk.text,
+            data_set.chunk.weights,
         )
         other = _DataSet(data_set.name, data_set.schema, other_form)
         try:
@@ -280,8 +302,12 @@ class _Checker:
             moved = (given[:, position] == 0) & (column != 0)
             if moved.any():
                 row = int(np.flatnonzero(moved)[0])
-                self.fail("zero preservation", data_set,
-                          f"it declares preserves_zeros(), and the 0 of '{name}' in row {row + 1} became {float(column[row])!r}")
+                self.fail(
+                    "zero preservation",
+                    data_set,
+                    "it declares preserves_zeros(), "
+                    f"and the 0 of '{name}' in row {row + 1} became {float(column[row])!r}",
+                )
 
     def check_merge(self, data_set: _DataSet, output: bytes) -> None:
         halves = list(_pieces(data_set.chunk, max(1, (data_set.chunk.n_rows + 1) // 2)))
@@ -295,7 +321,9 @@ class _Checker:
             source = _RowsSource(data_set, None)
             if self.run(source, merged)[1] != output:
                 which = "first half with the second" if order == (0, 1) else "second half with the first"
-                self.fail("merge order", data_set, f"merging the statistics of the {which} gave other bytes than one pass")
+                self.fail(
+                    "merge order", data_set, f"merging the statistics of the {which} gave other bytes than one pass"
+                )
 
     def check_model(self, data_set: _DataSet, chain, output: bytes) -> None:
         name = self.stage_class.name
@@ -305,7 +333,9 @@ class _Checker:
             save_model(path, chain, registry)
             loaded = load_model(path, registry)
         if _written(loaded, _RowsSource(data_set, None)) != output:
-            self.fail("model round trip", data_set, "the model, saved and loaded, gave other bytes than the fitted stage")
+            self.fail(
+                "model round trip", data_set, "the model, saved and loaded, gave other bytes than the fitted stage"
+            )
 
 
 def _written(chain, source) -> bytes:
@@ -332,8 +362,11 @@ def run_filterkit(*argv, stdin: bytes = b"", plugins_dir: str | Path | None = No
 
     out, err = io.BytesIO(), io.StringIO()
     stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
-    with contextlib.redirect_stderr(err), _replaced("stdout", stdout), \
-            _replaced("stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")):
+    with (
+        contextlib.redirect_stderr(err),
+        _replaced("stdout", stdout),
+        _replaced("stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")),
+    ):
         status = run([str(a) for a in argv], None if plugins_dir is None else str(plugins_dir))
         stdout.flush()
     return Run(status, out.getvalue(), err.getvalue())

@@ -71,7 +71,9 @@ class LinearSVM(Classifier):
         self.inner_auc = {}
         out_of_fold = {}
         if folds >= 2:
-            splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(targets)), targets))
+            splits = list(
+                StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(targets)), targets)
+            )
             for C in self.grid:
                 decisions = np.zeros(len(targets))
                 aucs = []
@@ -101,8 +103,11 @@ class LinearSVM(Classifier):
         return self.score(features) >= 0.5
 
     def describe(self):
-        return {"C": self.chosen_C, "inner_folds": self.inner_folds,
-                "inner_auc": {str(c): a for c, a in self.inner_auc.items()}}
+        return {
+            "C": self.chosen_C,
+            "inner_folds": self.inner_folds,
+            "inner_auc": {str(c): a for c, a in self.inner_auc.items()},
+        }
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
@@ -160,7 +165,9 @@ def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 
     return float(A), float(B)
 
 
-def adaptive_c(base_C: float, recall_at: Callable[[float], float], rho_max: float, k_max: int) -> tuple[int, float, list]:
+def adaptive_c(
+    base_C: float, recall_at: Callable[[float], float], rho_max: float, k_max: int
+) -> tuple[int, float, list]:
     """Anghelescu & Muchnik's Algorithm 1 (docs/algorithms.md §9, step 2).
 
     ``recall_at(C)`` trains at C and returns the training recall of the target
@@ -212,15 +219,32 @@ class AdaptiveSVM(Classifier):
     name = "aisvm"
     summary = "Anghelescu & Muchnik's adaptive-C-and-intercept linear SVM (recall of rare classes)."
     options = (
-        Option("rho_max", float, 0.75, "Stop raising C at the first training recall ≥ this (ρ_max).", minimum=0.0, maximum=1.0),
+        Option(
+            "rho_max",
+            float,
+            0.75,
+            "Stop raising C at the first training recall ≥ this (ρ_max).",
+            minimum=0.0,
+            maximum=1.0,
+        ),
         Option("k_max", int, 20, "Try at most C = k·C₁ for k up to this.", minimum=1),
-        Option("alpha_n", float, 0.85, "Keep training specificity ≥ this while moving the intercept (α_N*).", minimum=0.0, maximum=1.0),
+        Option(
+            "alpha_n",
+            float,
+            0.85,
+            "Keep training specificity ≥ this while moving the intercept (α_N*).",
+            minimum=0.0,
+            maximum=1.0,
+        ),
     )
 
     def fit(self, features, targets, seed):
         targets = np.asarray(targets, dtype=np.int64)
-        norms = np.sqrt(np.asarray(features.multiply(features).sum(axis=1)).ravel()) if sp.issparse(features) \
+        norms = (
+            np.sqrt(np.asarray(features.multiply(features).sum(axis=1)).ravel())
+            if sp.issparse(features)
             else np.linalg.norm(features, axis=1)
+        )
         mean_norm = float(norms.mean()) if len(norms) else 0.0
         if mean_norm == 0:
             raise FilterkitError("aisvm: every training row is all zeros")
@@ -233,7 +257,9 @@ class AdaptiveSVM(Classifier):
             predicted = model.decision_function(features) > 0
             return float(predicted[targets == 1].mean())
 
-        self.k, self.chosen_C, self.recalls = adaptive_c(self.base_C, recall_at, self.params["rho_max"], self.params["k_max"])
+        self.k, self.chosen_C, self.recalls = adaptive_c(
+            self.base_C, recall_at, self.params["rho_max"], self.params["k_max"]
+        )
         model = models[self.chosen_C]
         self.weights = np.asarray(model.coef_).ravel()
         decisions = np.asarray(features @ self.weights).ravel()
@@ -249,8 +275,14 @@ class AdaptiveSVM(Classifier):
         return self.score(features) > 0
 
     def describe(self):
-        return {"C1": self.base_C, "k": self.k, "C": self.chosen_C, "recalls": self.recalls,
-                "intercept": self.intercept, "intercept_moved": self.intercept_moved}
+        return {
+            "C1": self.base_C,
+            "k": self.k,
+            "C": self.chosen_C,
+            "recalls": self.recalls,
+            "intercept": self.intercept,
+            "intercept_moved": self.intercept_moved,
+        }
 
 
 @hookimpl

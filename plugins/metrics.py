@@ -43,8 +43,10 @@ def chi_squared(tp, fp, pos, neg):
     p_pos, p_neg = pos / total, neg / total
     fn, tn = pos - tp, neg - fp
     return (
-        _chi_term(tp, (tp + fp) * p_pos) + _chi_term(fn, (fn + tn) * p_pos)
-        + _chi_term(fp, (tp + fp) * p_neg) + _chi_term(tn, (fn + tn) * p_neg)
+        _chi_term(tp, (tp + fp) * p_pos)
+        + _chi_term(fn, (fn + tn) * p_pos)
+        + _chi_term(fp, (tp + fp) * p_neg)
+        + _chi_term(tn, (fn + tn) * p_neg)
     )
 
 

@@ -14,15 +14,24 @@ numeric feature into presence (value ≠ 0 → 1), the binary-word baseline.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import cast
 
+import numpy as np
 import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import Chunk
-from filterkit.stage import (SCALING_EXPONENTS, Stage, StateArray, range_scaling, refuse_infinite_ranges, scale_features,
-                             stored_in_features, with_stored_values)
+from filterkit.stage import (
+    SCALING_EXPONENTS,
+    Stage,
+    StateArray,
+    range_scaling,
+    refuse_infinite_ranges,
+    scale_features,
+    stored_in_features,
+    with_stored_values,
+)
 
 
 class RowNormalizer(Stage):
@@ -37,13 +46,13 @@ class RowNormalizer(Stage):
     def transform(self, chunk: Chunk) -> Chunk:
         features = self.features
         if chunk.is_sparse:
-            matrix = chunk.values.tocsr()
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             acted_entry = stored_in_features(matrix, features)
             in_norm = acted_entry & ~np.isnan(matrix.data)
             magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
             rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
             with np.errstate(over="ignore", under="ignore"):
-                norms = np.bincount(rows, weights=magnitudes ** self.order, minlength=matrix.shape[0])
+                norms: np.ndarray = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
             norms = norms ** (1.0 / self.order)
             unsafe = self._unsafe(norms, _row_maxima(rows, magnitudes, matrix.shape[0]))
             data = matrix.data
@@ -51,11 +60,13 @@ class RowNormalizer(Stage):
                 # rows scaled by a power of two near their largest value first (exact), then normed
                 maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
                 shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-                data = np.where(acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]),
-                                data)
+                data = np.where(
+                    acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]), data
+                )
                 with np.errstate(under="ignore"):
-                    rescaled = np.bincount(rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order,
-                                           minlength=matrix.shape[0]) ** (1.0 / self.order)
+                    rescaled = np.bincount(
+                        rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order, minlength=matrix.shape[0]
+                    ) ** (1.0 / self.order)
                 norms = np.where(unsafe, rescaled, norms)
             divisor = np.where(norms > 0, norms, 1.0)[rows]
             data = np.where(acted_entry, data / divisor, data)
@@ -80,7 +91,7 @@ class RowNormalizer(Stage):
         """Rows whose plain norm overflowed or whose powers fell below the normal doubles
         (the powers of the largest value must be normal for the sum to keep its precision)."""
         with np.errstate(over="ignore", under="ignore"):
-            return (maxima > 0) & (~np.isfinite(norms) | (maxima ** self.order < _SMALLEST_SAFE_POWER))
+            return (maxima > 0) & (~np.isfinite(norms) | (maxima**self.order < _SMALLEST_SAFE_POWER))
 
 
 def _limit_of_infinite_rows(values: np.ndarray, infinite_row: np.ndarray) -> np.ndarray:
@@ -128,7 +139,7 @@ class Binarizer(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:
-            matrix = chunk.values.tocsr()
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             binary = np.where(np.isnan(matrix.data), np.nan, (matrix.data != 0).astype(np.float64))
             data = np.where(stored_in_features(matrix, self.features), binary, matrix.data)
             return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
@@ -158,7 +169,7 @@ class MinMaxNormalizer(Stage):
     def accumulate(self, statistics, chunk: Chunk):
         block = chunk.values[:, self.features]
         if sp.issparse(block):
-            block = block.tocsc()
+            block = cast(sp.spmatrix, block).tocsc()
             column = np.repeat(np.arange(block.shape[1]), np.diff(block.indptr))
             low, high = np.full(block.shape[1], np.inf), np.full(block.shape[1], -np.inf)
             np.fmin.at(low, column, block.data)
@@ -181,14 +192,21 @@ class MinMaxNormalizer(Stage):
         maximum = np.where(present, high, 0.0)
         refuse_infinite_ranges(self, np.where(present, low, 0.0), maximum)
         self.factor, (self.inner_exponent, self.outer_exponent) = range_scaling(
-            self.minimum, maximum, np.ones(len(self.features)))
+            self.minimum, maximum, np.ones(len(self.features))
+        )
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return scale_features(chunk, self.features, self.factor, self.minimum, (self.inner_exponent, self.outer_exponent))
+        return scale_features(
+            chunk, self.features, self.factor, self.minimum, (self.inner_exponent, self.outer_exponent)
+        )
 
     def state(self) -> dict:
-        return {"minimum": self.minimum, "factor": self.factor,
-                "inner_exponent": self.inner_exponent, "outer_exponent": self.outer_exponent}
+        return {
+            "minimum": self.minimum,
+            "factor": self.factor,
+            "inner_exponent": self.inner_exponent,
+            "outer_exponent": self.outer_exponent,
+        }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -22,6 +22,8 @@ each distinct value counts once.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -42,7 +44,13 @@ class OrdinalEncoder(Stage):
     name = "ordinal"
     summary = "Encode each non-negative integer attribute as 0/1 attributes NAME>=v (Esuli & Sebastiani)."
     options = (
-        Option("max_thresholds", int, None, "Keep at most M thresholds per attribute, at evenly spaced quantiles.", minimum=1),
+        Option(
+            "max_thresholds",
+            int,
+            None,
+            "Keep at most M thresholds per attribute, at evenly spaced quantiles.",
+            minimum=1,
+        ),
     )
     learns = True
     #: Per feature its number of thresholds (PASS_THROUGH: not encoded); the thresholds, feature by feature.
@@ -64,7 +72,7 @@ class OrdinalEncoder(Stage):
         thresholds, threshold_counts = [], np.full(n_features, PASS_THROUGH, dtype=np.int64)
         starts = np.searchsorted(feature, np.arange(n_features + 1))
         for j in np.flatnonzero(encodable):
-            chosen = self._thresholds(value[starts[j]:starts[j + 1]], weight[starts[j]:starts[j + 1]])
+            chosen = self._thresholds(value[starts[j] : starts[j + 1]], weight[starts[j] : starts[j + 1]])
             thresholds.append(chosen)
             threshold_counts[j] = len(chosen)
         self.thresholds = np.concatenate(thresholds) if thresholds else np.zeros(0)
@@ -109,12 +117,17 @@ class OrdinalEncoder(Stage):
                 attributes.append(attribute)
                 continue
             k = positions[position]
-            values = self.thresholds[self.threshold_starts[k]:self.threshold_starts[k] + counts[k]]
-            attributes.extend(Attribute(f"{attribute.name}>={int(v)}", NUMERIC, declared_type="numeric") for v in values)
+            values = self.thresholds[self.threshold_starts[k] : self.threshold_starts[k] + counts[k]]
+            attributes.extend(
+                Attribute(f"{attribute.name}>={int(v)}", NUMERIC, declared_type="numeric") for v in values
+            )
         names = [a.name for a in attributes]
         if len(set(names)) != len(names):
-            seen = set()
-            clash = next(n for n in names if n in seen or seen.add(n))
+            seen: set[str] = set()
+            for clash in names:
+                if clash in seen:
+                    break
+                seen.add(clash)
             raise FilterkitError(f"stage 'ordinal': the encoded attribute name '{clash}' is already taken")
         self.encoded_schema = schema.with_attributes(attributes)
 
@@ -123,7 +136,7 @@ class OrdinalEncoder(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         matrix = sp.csr_matrix(chunk.values) if not chunk.is_sparse else chunk.values
-        entries = matrix.tocoo()
+        entries = cast(sp.csr_matrix, matrix).tocoo()
         rows, columns, values = entries.row.astype(np.int64), entries.col.astype(np.int64), entries.data
         encoded_index = np.full(len(self.input_schema), -1, dtype=np.int64)
         encoded_index[self.encoded_columns] = np.arange(len(self.encoded_columns))
@@ -152,18 +165,25 @@ class OrdinalEncoder(Stage):
         return Chunk(encoded if chunk.is_sparse else encoded.toarray(), text, chunk.weights)
 
     def state(self) -> dict:
-        return {"thresholds": self.thresholds, "threshold_counts": self.threshold_counts,
-                OPTIONS_KEY: fitted_options(self)}
+        return {
+            "thresholds": self.thresholds,
+            "threshold_counts": self.threshold_counts,
+            OPTIONS_KEY: fitted_options(self),
+        }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         thresholds = self.thresholds
         encoded = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
         if encoded.sum() != len(thresholds):
-            raise invalid_state(self, f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}")
+            raise invalid_state(
+                self, f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}"
+            )
         limit = self.params["max_thresholds"]
         if limit is not None and np.any(encoded > limit):
-            raise invalid_state(self, f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}")
+            raise invalid_state(
+                self, f"an attribute has {encoded.max()} thresholds, more than --max-thresholds {limit}"
+            )
         if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
             raise invalid_state(self, "a threshold is not a positive whole number")
         owner = np.repeat(np.arange(len(encoded)), encoded)

@@ -24,8 +24,15 @@ from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, target_classes
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import Chunk
-from filterkit.stage import (SCALING_EXPONENTS, Option, StateArray, range_scaling, refuse_infinite_ranges,
-                             scale_features, scale_values)
+from filterkit.stage import (
+    SCALING_EXPONENTS,
+    Option,
+    StateArray,
+    range_scaling,
+    refuse_infinite_ranges,
+    scale_features,
+    scale_values,
+)
 from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
 
 
@@ -35,13 +42,33 @@ class ScorerStage(ClassValueCountsStage):
     metric: Metric
     options = (
         Option("presence", bool, False, "Score presence (value ≠ 0) instead of the best threshold."),
-        Option("scale", bool, True, "Rescale each feature's training range to its score (--no-scale: only record scores)."),
+        Option(
+            "scale", bool, True, "Rescale each feature's training range to its score (--no-scale: only record scores)."
+        ),
         Option("zero_preserve", bool, True, "x·s/(max−min), keeping zeros (--no-zero-preserve: (x−min)·s/(max−min))."),
-        Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
-        Option("alpha", float, None, "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).", minimum=0.0, maximum=1.0),
+        Option(
+            "combine",
+            str,
+            "max",
+            "Combine one-vs-rest scores of a multi-class target by max or mean.",
+            choices=("max", "mean"),
+        ),
+        Option(
+            "alpha",
+            float,
+            None,
+            "Weight positive features by α and negative ones by 1−α (JMLR 2003 lesion study).",
+            minimum=0.0,
+            maximum=1.0,
+        ),
     )
-    state_arrays = {"scores": StateArray(), "minimum": StateArray(finite=False), "maximum": StateArray(finite=False),
-                    "factor": StateArray(), **SCALING_EXPONENTS}
+    state_arrays = {
+        "scores": StateArray(),
+        "minimum": StateArray(finite=False),
+        "maximum": StateArray(finite=False),
+        "factor": StateArray(),
+        **SCALING_EXPONENTS,
+    }
 
     def check_params(self) -> None:
         alpha = self.params["alpha"]
@@ -82,19 +109,31 @@ class ScorerStage(ClassValueCountsStage):
         inner, outer = self.inner_exponent, self.outer_exponent
         if not (inner.any() or outer.any()):
             return lambda positions, values: scale_values(values, self.factor[positions], offset[positions])
-        return lambda positions, values: scale_values(values, self.factor[positions], offset[positions],
-                                                      (inner[positions], outer[positions]))
+        return lambda positions, values: scale_values(
+            values, self.factor[positions], offset[positions], (inner[positions], outer[positions])
+        )
 
     def transform(self, chunk: Chunk) -> Chunk:
         if not self.params["scale"]:
             return chunk
-        return scale_features(chunk, self.features, self.factor, None if self.params["zero_preserve"] else self.minimum,
-                              (self.inner_exponent, self.outer_exponent))
+        return scale_features(
+            chunk,
+            self.features,
+            self.factor,
+            None if self.params["zero_preserve"] else self.minimum,
+            (self.inner_exponent, self.outer_exponent),
+        )
 
     def state(self) -> dict:
-        return {"scores": self.scores, "minimum": self.minimum, "maximum": self.maximum, "factor": self.factor,
-                "inner_exponent": self.inner_exponent, "outer_exponent": self.outer_exponent,
-                OPTIONS_KEY: fitted_options(self)}
+        return {
+            "scores": self.scores,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "factor": self.factor,
+            "inner_exponent": self.inner_exponent,
+            "outer_exponent": self.outer_exponent,
+            OPTIONS_KEY: fitted_options(self),
+        }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -115,7 +154,9 @@ class ScorerStage(ClassValueCountsStage):
 def scorer_for(metric: Metric) -> type[ScorerStage]:
     """A scorer stage class for ``metric``, named after it."""
     summary = f"Scale each numeric feature's range to its {metric.name} score. {metric.summary}"
-    return type(f"{metric.name.title()}Scorer", (ScorerStage,), {"name": metric.name, "metric": metric, "summary": summary})
+    return type(
+        f"{metric.name.title()}Scorer", (ScorerStage,), {"name": metric.name, "metric": metric, "summary": summary}
+    )
 
 
 @hookimpl

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import Protocol, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +42,14 @@ from filterkit.statistics import ValueCounts
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
+
+
+class _Scorer(Protocol):
+    """A stage before ``select`` that records a score per feature."""
+
+    name: str
+
+    def feature_scores(self) -> dict[str, float]: ...
 
 
 @dataclass
@@ -60,7 +69,11 @@ class SelectionStatistics:
         return SelectionStatistics(
             self.rows + other.rows,
             _add(self.nonzero, other.nonzero),
-            other.counts if self.counts is None else self.counts if other.counts is None else self.counts.merge(other.counts),
+            other.counts
+            if self.counts is None
+            else self.counts
+            if other.counts is None
+            else self.counts.merge(other.counts),
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
         )
@@ -114,13 +127,13 @@ class Selector(Stage):
         return True
 
     @property
-    def learns(self) -> bool:
+    def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
         """A pass over the data is needed to score by a metric or to measure sparsity."""
         return self.params["metric"] is not None or self.rule == "sparsity"
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        self.scores = None
+        self.scores: np.ndarray | None = None
         metric = self.params["metric"]
         if metric is not None:
             if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
@@ -131,10 +144,10 @@ class Selector(Stage):
         if not self.learns:
             self._choose(self._recorded_scores(), None)
 
-    def _preceding_scorer(self, context) -> Stage:
+    def _preceding_scorer(self, context) -> _Scorer:
         for stage in reversed(context.previous):
             if callable(getattr(stage, "feature_scores", None)):
-                return stage
+                return cast(_Scorer, stage)
         raise FilterkitError(
             "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
             "or put a scorer before it (e.g. ig --no-scale select --top 100)"
@@ -160,14 +173,16 @@ class Selector(Stage):
     def accumulate(self, statistics: SelectionStatistics, chunk: Chunk) -> SelectionStatistics:
         block = chunk.values[:, self.features]
         if sp.issparse(block):
-            block = block.tocsr()
+            block = cast(sp.spmatrix, block).tocsr()
             present = (block.data != 0) & ~np.isnan(block.data)
             nonzero = np.bincount(block.indices[present], minlength=len(self.features)).astype(np.float64)
         else:
             nonzero = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
         if statistics.counts is not None:
-            part.counts = ValueCounts.of_chunk(chunk, self.features, self.context.class_index, statistics.counts.n_classes)
+            part.counts = ValueCounts.of_chunk(
+                chunk, self.features, self.context.class_index, statistics.counts.n_classes
+            )
         if self.params["metric"] == SVM:
             self._sample(part, chunk, statistics.rows)
         return statistics.merge(part)
@@ -175,9 +190,11 @@ class Selector(Stage):
     def _sample(self, part: SelectionStatistics, chunk: Chunk, rows_before: int) -> None:
         """Keep the rows whose seeded uniform draw is below ``--sample`` (row ``i`` of
         the input always gets the i-th draw of the stream, whatever the chunking)."""
-        generator = np.random.Generator(np.random.PCG64(self.params["seed"]))
-        generator.bit_generator.advance(rows_before)
+        bits = np.random.PCG64(self.params["seed"])
+        bits.advance(rows_before)
+        generator = np.random.Generator(bits)
         chosen = generator.random(chunk.n_rows) < self.params["sample"]
+        assert self.context.class_index is not None  # prepare refused --metric without a class
         classes = _dense_column(chunk, self.context.class_index)
         chosen &= ~np.isnan(classes)
         block = chunk.values[np.flatnonzero(chosen)][:, self.features]
@@ -193,10 +210,12 @@ class Selector(Stage):
         elif metric == SVM:
             scores = self._svm_scores(statistics)
         else:
+            assert statistics.counts is not None  # new_statistics counts for a metric
             targets = target_classes(self.class_attribute, statistics.counts.class_totals, self.context.positive)
             scores = feature_scores(
                 statistics.counts, self.metrics[metric], targets, self.params["presence"], self.params["combine"]
             )
+        assert statistics.nonzero is not None  # new_statistics always counts them
         density = statistics.nonzero / statistics.rows if statistics.rows else statistics.nonzero
         self._choose(scores, density)
 
@@ -241,6 +260,7 @@ class Selector(Stage):
         elif self.rule == "min_score":
             count = int(np.count_nonzero(self.scores[order] >= self.params["min_score"]))
         else:
+            assert density is not None  # --sparsity is only chosen after the pass that measures it
             running = np.cumsum(density[order])
             over = np.flatnonzero(running > self.params["sparsity"] * (1 + 1e-12))
             count = int(over[0]) if len(over) else count
@@ -258,7 +278,7 @@ class Selector(Stage):
         values = chunk.values[:, self.columns]
         new_position = {old: new for new, old in enumerate(self.columns.tolist())}
         text = {new_position[column]: rows for column, rows in chunk.text.items()}
-        return Chunk(values.tocsr() if sp.issparse(values) else values, text, chunk.weights)
+        return Chunk(cast(sp.spmatrix, values).tocsr() if sp.issparse(values) else values, text, chunk.weights)
 
     def state(self) -> dict:
         return {"scores": self.scores, "kept": self.kept, OPTIONS_KEY: fitted_options(self)}
@@ -267,25 +287,34 @@ class Selector(Stage):
         super().load_state(state)
         kept = np.sort(self.kept)
         if not np.all(np.isin(kept, self.features)) or len(np.unique(kept)) != len(kept):
-            raise invalid_state(self, f"'kept' names attributes that are not among the input's {len(self.features)} "
-                                "features, or one twice")
+            raise invalid_state(
+                self,
+                f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
+            )
         if self.rule != "sparsity":
+            assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):
-                raise invalid_state(self, f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps "
-                                    "by the scores")
+                raise invalid_state(
+                    self, f"the kept features are not the ones --{self.rule.replace('_', '-')} keeps by the scores"
+                )
         self.kept = kept
         self._set_columns()
 
     def feature_scores(self) -> dict[str, float]:
         """The ranking scores of this stage's input features, for a following ``select``."""
         names = [self.input_schema.attributes[i].name for i in self.features]
+        assert self.scores is not None  # fitted
         return dict(zip(names, self.scores.tolist()))
 
 
 def _dense_column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=np.float64)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=np.float64)
+    )
 
 
 def selector_for(metrics: dict) -> type[Selector]:
@@ -294,14 +323,40 @@ def selector_for(metrics: dict) -> type[Selector]:
         Option("top", int, None, "Keep the K best-ranked features.", minimum=1),
         Option("fraction", float, None, "Keep ⌈F·n⌉ of the n numeric features (at least 1)."),
         Option("min_score", float, None, "Keep the features scoring at least X."),
-        Option("sparsity", float, None, "Keep the best-ranked features while the average non-zeros per training row stays ≤ S (Brank).", minimum=0.0),
-        Option("metric", str, None, "Rank by this metric (or svm: |w| of a linear SVM); default: the scores of the preceding scorer.",
-               choices=tuple(sorted(metrics)) + (SVM,)),
+        Option(
+            "sparsity",
+            float,
+            None,
+            "Keep the best-ranked features while the average non-zeros per training row stays ≤ S (Brank).",
+            minimum=0.0,
+        ),
+        Option(
+            "metric",
+            str,
+            None,
+            "Rank by this metric (or svm: |w| of a linear SVM); default: the scores of the preceding scorer.",
+            choices=tuple(sorted(metrics)) + (SVM,),
+        ),
         Option("presence", bool, False, "With --metric: score presence (value ≠ 0) instead of the best threshold."),
-        Option("combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")),
-        Option("sample", float, 1.0, "With --metric svm: the fraction of training rows the SVM is trained on.", minimum=0.0, maximum=1.0),
+        Option(
+            "combine",
+            str,
+            "max",
+            "Combine one-vs-rest scores of a multi-class target by max or mean.",
+            choices=("max", "mean"),
+        ),
+        Option(
+            "sample",
+            float,
+            1.0,
+            "With --metric svm: the fraction of training rows the SVM is trained on.",
+            minimum=0.0,
+            maximum=1.0,
+        ),
         Option("C", float, 1.0, "With --metric svm: the SVM's C.", minimum=0.0),
-        Option("seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1),
+        Option(
+            "seed", int, 0, "With --metric svm: seed of the row sample and of liblinear.", minimum=0, maximum=2**32 - 1
+        ),
     )
     return type("Selector", (Selector,), {"metrics": dict(metrics), "options": options})
 

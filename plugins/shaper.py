@@ -24,6 +24,8 @@ per-feature value histograms, so the cost follows distinct values, not rows.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -58,8 +60,11 @@ class Shaper(ClassValueCountsStage):
     def select_features(self, schema, context):
         """Numeric and nominal attributes other than the class."""
         return np.array(
-            [i for i, a in enumerate(schema.attributes)
-             if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index],
+            [
+                i
+                for i, a in enumerate(schema.attributes)
+                if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index
+            ],
             dtype=np.int64,
         )
 
@@ -127,16 +132,18 @@ class Shaper(ClassValueCountsStage):
         has_knots = self.knot_start[1:] > self.knot_start[:-1]
         baseline = self.zero_probability if self.params["zero_bin"] else self.default_probability
         first_knot = np.minimum(self.knot_start[:-1], max(len(self.knot_value) - 1, 0))
-        self.first_probability = np.where(has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0,
-                                          baseline)
+        self.first_probability = np.where(
+            has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0, baseline
+        )
         self.distinct_values = np.unique(self.knot_value)
         self.rank_stride = len(self.distinct_values) + 1
         self.knot_rank_key = self.knot_feature * self.rank_stride + np.searchsorted(
-            self.distinct_values, self.knot_value, side="right")
+            self.distinct_values, self.knot_value, side="right"
+        )
         if n_features * self.rank_stride <= _KNOT_TABLE_LIMIT:
             below = np.searchsorted(self.knot_rank_key, np.arange(n_features * self.rank_stride), side="right") - 1
             feature_start = np.repeat(self.knot_start[:-1], self.rank_stride)
-            self.knot_table = np.where(below >= feature_start, below, -1)
+            self.knot_table: np.ndarray | None = np.where(below >= feature_start, below, -1)
         else:
             self.knot_table = None
 
@@ -175,8 +182,9 @@ class Shaper(ClassValueCountsStage):
         nominal = self.nominal[positions]
         if nominal.any():
             exact = at_knot & (self.knot_value[knot] == values) if len(self.knot_value) else at_knot
-            label_probability = np.where(exact, self.knot_probability[knot] if len(self.knot_value) else 0.0,
-                                         self.default_probability[positions])
+            label_probability = np.where(
+                exact, self.knot_probability[knot] if len(self.knot_value) else 0.0, self.default_probability[positions]
+            )
             shaped = np.where(nominal, label_probability, shaped)
         return shaped
 
@@ -204,7 +212,9 @@ class Shaper(ClassValueCountsStage):
         transform = _TRANSFORMS[self.params["transform"]]
         missing = np.isnan(values)
         anything_missing = missing.any()
-        shaped = transform(self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values))
+        shaped = transform(
+            self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values)
+        )
         if self.params["zero_preserve"]:
             shaped = shaped - self._zero_shift()[positions]
         return np.where(missing, np.nan, shaped) if anything_missing else shaped
@@ -227,7 +237,7 @@ class Shaper(ClassValueCountsStage):
         position_of[self.features] = np.arange(len(self.features))
         keeps_zero = self.params["zero_preserve"] and not self.nominal.any()
         if chunk.is_sparse and keeps_zero:
-            matrix = chunk.values.tocsr()
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             positions = position_of[matrix.indices]
             acted = positions >= 0
             data = matrix.data.copy()
@@ -241,15 +251,20 @@ class Shaper(ClassValueCountsStage):
 
     def state(self) -> dict:
         return {
-            "knot_feature": self.knot_feature, "knot_value": self.knot_value,
-            "knot_probability": self.knot_probability, "zero_probability": self.zero_probability,
-            "default_probability": self.default_probability, OPTIONS_KEY: fitted_options(self),
+            "knot_feature": self.knot_feature,
+            "knot_value": self.knot_value,
+            "knot_probability": self.knot_probability,
+            "zero_probability": self.zero_probability,
+            "default_probability": self.default_probability,
+            OPTIONS_KEY: fitted_options(self),
         }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
-        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (same_feature & (self.knot_value[1:] <= self.knot_value[:-1]))
+        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (
+            same_feature & (self.knot_value[1:] <= self.knot_value[:-1])
+        )
         if unsorted.any():
             where = int(np.flatnonzero(unsorted)[0]) + 1
             raise invalid_state(self, f"the knots are not sorted by feature and value (knot {where})")

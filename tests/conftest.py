@@ -74,7 +74,7 @@ def shell():
 
     def invoke(command: str, cwd=None, env: dict | None = None) -> Result:
         completed = subprocess.run(
-            f"filterkit() {{ {shlex.quote(FILTERKIT)} \"$@\"; }}\n{command}",
+            f'filterkit() {{ {shlex.quote(FILTERKIT)} "$@"; }}\n{command}',
             shell=True,
             executable="/bin/bash",
             capture_output=True,

@@ -153,7 +153,7 @@ def test_shell_pipeline_through_stdin_equals_one_chain(shell):
 def test_reader_closing_early_ends_filterkit_quietly(shell, stages):
     """The output (1.3 MB) is far larger than a pipe holds, so the pipe surely breaks."""
     command = " ".join(["filterkit", f"'{REAL / 'oh0.wc.arff'}'", *stages])
-    result = shell(f"{command} | head -1; echo \"status=${{PIPESTATUS[0]}}\"")
+    result = shell(f'{command} | head -1; echo "status=${{PIPESTATUS[0]}}"')
     assert result.stdout.decode().splitlines() == [f"% filterkit chain: {' '.join(stages) or '(identity)'}", "status=0"]
     assert result.stderr == ""
 
@@ -264,7 +264,6 @@ def test_progress_goes_to_a_terminal_stderr_and_quiet_silences_it():
     assert stderr_on_a_terminal("--plugins-dir", STAGES_DIR, "-q", *chain) == ""
 
 
-
 @pytest.mark.slow
 def test_output_into_a_missing_folder_names_the_requested_path(tmp_path):
     target = tmp_path / "no-such-folder" / "out.arff"
@@ -302,7 +301,9 @@ def test_a_command_word_after_the_shared_options_is_the_command(run_filterkit):
 
 
 def test_classifier_options_are_checked_by_their_declared_bounds_like_stage_options(run_filterkit):
-    classifier = run_filterkit("evaluate", "--positive", "Iris-setosa", "--svm-inner-folds", "1", REAL / "iris.arff", "l2")
+    classifier = run_filterkit(
+        "evaluate", "--positive", "Iris-setosa", "--svm-inner-folds", "1", REAL / "iris.arff", "l2"
+    )
     stage = run_filterkit(REAL / "iris.arff", "select", "--top", "0")
     assert (classifier.status, stage.status) == (2, 2)
     assert "Invalid value for '--svm-inner-folds': 1 is not in the range x>=2." in classifier.stderr

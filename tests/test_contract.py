@@ -27,9 +27,7 @@ from filterkit.testing import RULES, StageCheckError, check_stage, generated_row
 BREAKERS = FIXTURE_PLUGINS / "contract_breakers"
 BREAKERS_FILE = BREAKERS / "filterkit_contract_breakers.py"
 EXAMPLE = TESTS.parent / "examples" / "filterkit-tfidf"
-ORIGIN = (
-    f"(plugin 'filterkit_contract_breakers ({BREAKERS_FILE})', distribution 'plugins-dir {BREAKERS}')"
-)
+ORIGIN = f"(plugin 'filterkit_contract_breakers ({BREAKERS_FILE})', distribution 'plugins-dir {BREAKERS}')"
 
 
 def breakers_module():
@@ -41,11 +39,16 @@ def breakers_module():
 RUNTIME_VIOLATIONS = {
     "dropcolumn": ("transform", "it returned {less} columns; its output schema declares {n}"),
     "addcolumn": ("transform", "it returned {more} columns; its output schema declares {n}"),
-    "droprow": ("transform", "it was given {rows} rows and returned {fewer} "
-                             "(a stage that drops or adds rows declares filters_rows = True)"),
+    "droprow": (
+        "transform",
+        "it was given {rows} rows and returned {fewer} (a stage that drops or adds rows declares filters_rows = True)",
+    ),
     "setclass": ("transform", "it changed the class column's values (a stage that does declares changes_class = True)"),
-    "badlabel": ("transform", "attribute {n} is nominal with {labels} labels, and a value came back as 99.0 "
-                              "(a label's position, 0 to {last_label}, or NaN)"),
+    "badlabel": (
+        "transform",
+        "attribute {n} is nominal with {labels} labels, and a value came back as 99.0 "
+        "(a label's position, 0 to {last_label}, or NaN)",
+    ),
     "dropclass": ("fit", "its output schema dropped the class attribute {class_declaration}"),
     "toarray": ("transform", "transform returned a 2-D numpy array, expected a filterkit Chunk"),
     "tonone": ("transform", "transform returned None, expected a filterkit Chunk"),
@@ -54,8 +57,12 @@ RUNTIME_VIOLATIONS = {
 }
 
 FILES = {
-    "iris.arff": {"n": 5, "rows": 150, "labels": 3,
-                  "class_declaration": "'class' {Iris-setosa,Iris-versicolor,Iris-virginica}"},
+    "iris.arff": {
+        "n": 5,
+        "rows": 150,
+        "labels": 3,
+        "class_declaration": "'class' {Iris-setosa,Iris-versicolor,Iris-virginica}",
+    },
     "oh0.wc.arff": {"n": 3183, "rows": 1003, "labels": 10, "class_declaration": None},
 }
 
@@ -70,7 +77,9 @@ def expected_error(stage: str, file: str) -> str:
 
         schema, _ = read_arff(REAL / file)
         facts["class_declaration"] = describe(schema.attributes[-1])
-    return f"filterkit: error: stage '{stage}' {ORIGIN} broke the stage contract during {step}: {what.format(**facts)}\n"
+    return (
+        f"filterkit: error: stage '{stage}' {ORIGIN} broke the stage contract during {step}: {what.format(**facts)}\n"
+    )
 
 
 @pytest.mark.slow
@@ -124,7 +133,9 @@ def test_the_scikit_learn_adapter_checks_the_stage_too(monkeypatch):
     monkeypatch.setattr(filterkit_sklearn, "_registry", lambda: registry)
     # the uncached maker: the adapter classes other tests made (and pickle by name) stay as they are
     adapter = filterkit_sklearn.transformer_for.__wrapped__("droprow")()
-    with pytest.raises(ValueError, match=r"broke the stage contract during transform: it was given 5 rows and returned 4"):
+    with pytest.raises(
+        ValueError, match=r"broke the stage contract during transform: it was given 5 rows and returned 4"
+    ):
         adapter.fit_transform(np.arange(10.0).reshape(5, 2))
 
 
@@ -136,15 +147,20 @@ def test_a_plugin_stage_that_keeps_the_contract_runs_unchanged():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage", sorted(RUNTIME_VIOLATIONS) + ["losetext", "chunkmax", "noisy", "sparsedoubles", "inplace", "fussy",
-                                                                    "shiftzeros", "firstwins", "forgetful"])
+@pytest.mark.parametrize(
+    "stage",
+    sorted(RUNTIME_VIOLATIONS)
+    + ["losetext", "chunkmax", "noisy", "sparsedoubles", "inplace", "fussy", "shiftzeros", "firstwins", "forgetful"],
+)
 def test_check_stage_names_the_rule_each_broken_stage_breaks(stage):
     module = breakers_module()
     stage_class = next(s for s in module.STAGES if s.name == stage)
     with pytest.raises(StageCheckError) as raised:
         check_stage(stage_class)
     assert raised.value.rule == module.BREAKS[stage]
-    assert str(raised.value).startswith(f"check_stage({stage_class.__qualname__}): rule '{module.BREAKS[stage]}' broke on ")
+    assert str(raised.value).startswith(
+        f"check_stage({stage_class.__qualname__}): rule '{module.BREAKS[stage]}' broke on "
+    )
 
 
 def test_check_stage_refuses_a_class_that_is_not_a_stage_and_bad_options():
@@ -157,8 +173,11 @@ def test_check_stage_refuses_a_class_that_is_not_a_stage_and_bad_options():
 
 #: Options for the stages whose defaults do not run alone, and variants worth checking.
 BUILT_IN_OPTIONS = {
-    "select": [{"top": 3, "metric": "ig"}, {"sparsity": 5.0, "metric": "bns", "presence": True},
-               {"fraction": 0.1, "metric": "svm"}],
+    "select": [
+        {"top": 3, "metric": "ig"},
+        {"sparsity": 5.0, "metric": "bns", "presence": True},
+        {"fraction": 0.1, "metric": "svm"},
+    ],
     "shape": [{}, {"zero_preserve": False}],
     "bns": [{}, {"presence": True}, {"zero_preserve": False}],
     "ordinal": [{}, {"max_thresholds": 2}],
@@ -212,8 +231,9 @@ def test_a_stage_refusing_data_with_an_error_is_not_a_crash():
 
 @pytest.mark.parametrize("chain", [["crashing"], ["select", "--metric", "crashing", "--top", "5"], ["scalar"]])
 def test_a_broken_metric_is_named_with_its_plugin_not_the_scorer_s(tmp_path, chain):
-    result = run_filterkit("-o", tmp_path / "out.arff", "--positive", "Ethics", REAL / "oh0.wc.arff", *chain,
-                           plugins_dir=BREAKERS)
+    result = run_filterkit(
+        "-o", tmp_path / "out.arff", "--positive", "Ethics", REAL / "oh0.wc.arff", *chain, plugins_dir=BREAKERS
+    )
     assert (result.status, result.stdout) == (1, b"")
     if chain == ["scalar"]:
         # best-threshold scoring: one count per distinct training value of each word, 8,895 in all
@@ -224,15 +244,31 @@ def test_a_broken_metric_is_named_with_its_plugin_not_the_scorer_s(tmp_path, cha
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("classifier, step, what", [
-    ("crashy", "failed during fit:", "RuntimeError: cannot learn today"),
-    # a test fold of oh0's 1,003 rows holds 100 or 101 of them
-    ("shortscore", "broke the classifier contract:", "score returned values of shape ({short},) for {rows} test rows "
-                                                     "(one number per row is expected)"),
-])
+@pytest.mark.parametrize(
+    "classifier, step, what",
+    [
+        ("crashy", "failed during fit:", "RuntimeError: cannot learn today"),
+        # a test fold of oh0's 1,003 rows holds 100 or 101 of them
+        (
+            "shortscore",
+            "broke the classifier contract:",
+            "score returned values of shape ({short},) for {rows} test rows (one number per row is expected)",
+        ),
+    ],
+)
 def test_a_broken_classifier_is_named_with_its_plugin(classifier, step, what):
-    result = run_filterkit("evaluate", "--positive", "Ethics", "--folds", "10", "--classifier", classifier,
-                           REAL / "oh0.wc.arff", "l2", plugins_dir=BREAKERS)
+    result = run_filterkit(
+        "evaluate",
+        "--positive",
+        "Ethics",
+        "--folds",
+        "10",
+        "--classifier",
+        classifier,
+        REAL / "oh0.wc.arff",
+        "l2",
+        plugins_dir=BREAKERS,
+    )
     assert result.status == 1
     assert "Traceback" not in result.stderr
     expected = f"filterkit: error: classifier '{classifier}' {ORIGIN} {step} {what}\n"
@@ -242,4 +278,7 @@ def test_a_broken_classifier_is_named_with_its_plugin(classifier, step, what):
 def test_a_stage_whose_constructor_crashes_is_named_with_its_plugin():
     result = run_filterkit(REAL / "iris.arff", "fussy", plugins_dir=BREAKERS)
     assert (result.status, result.stdout) == (1, b"")
-    assert result.stderr == f"filterkit: error: stage 'fussy' {ORIGIN} failed while being made: KeyError: 'no such setting'\n"
+    assert (
+        result.stderr
+        == f"filterkit: error: stage 'fussy' {ORIGIN} failed while being made: KeyError: 'no such setting'\n"
+    )

@@ -66,7 +66,9 @@ def case_id(case) -> str:
 @pytest.fixture(scope="module")
 def scheduler():
     """The address of a LocalCluster of two worker processes, shared by the module."""
-    distributed = pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    distributed = pytest.importorskip(
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+    )
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         yield cluster.scheduler_address
 
@@ -280,7 +282,9 @@ def test_output_dir_never_overwrites_an_input(on_dask, tmp_path):
 def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filterkit, on_dask, tmp_path):
     chain = ["shape", "bns", "select", "--top", "200", "l2"]
     local = run_filterkit("--save-model", tmp_path / "local.json", *ETHICS, OH0, *chain)
-    dask = on_dask("--save-model", tmp_path / "dask.json", "-o", tmp_path / "out.arff", "--partitions", "5", *ETHICS, OH0, *chain)
+    dask = on_dask(
+        "--save-model", tmp_path / "dask.json", "-o", tmp_path / "out.arff", "--partitions", "5", *ETHICS, OH0, *chain
+    )
     assert local.status == 0 and dask.status == 0, local.stderr + dask.stderr
     assert json.loads((tmp_path / "dask.json").read_text()) == json.loads((tmp_path / "local.json").read_text())
     with np.load(arrays_path(tmp_path / "dask.json")) as ours, np.load(arrays_path(tmp_path / "local.json")) as theirs:
@@ -311,8 +315,10 @@ def test_a_failing_stage_on_a_worker_is_reported_as_locally(run_filterkit, on_da
 @pytest.mark.parametrize(
     "argv, message",
     [
-        ([*ETHICS, "-o", "OUT", OH0, "select", "--metric", "svm", "--top", "10"],
-         "stage 'select' cannot run with --engine dask with these options"),
+        (
+            [*ETHICS, "-o", "OUT", OH0, "select", "--metric", "svm", "--top", "10"],
+            "stage 'select' cannot run with --engine dask with these options",
+        ),
         (["-o", "OUT", "-", "l2"], "cannot partition standard input"),
         (["-o", "OUT", "--partitions", "2", "PARTS", "l2"], "--partitions splits one file"),
         (["-o", "OUT", "NOWHERE/*.arff", "l2"], "no file matches"),
@@ -321,7 +327,11 @@ def test_a_failing_stage_on_a_worker_is_reported_as_locally(run_filterkit, on_da
 )
 def test_what_dask_cannot_run_identically_is_refused(on_dask, tmp_path, argv, message):
     split_rows(IRIS, tmp_path / "parts")
-    replace = {"OUT": tmp_path / "out.arff", "PARTS": tmp_path / "parts", "NOWHERE/*.arff": str(tmp_path / "none" / "*.arff")}
+    replace = {
+        "OUT": tmp_path / "out.arff",
+        "PARTS": tmp_path / "parts",
+        "NOWHERE/*.arff": str(tmp_path / "none" / "*.arff"),
+    }
     result = on_dask(*[replace.get(a, a) if isinstance(a, str) else a for a in argv])
     assert result.status == 1
     assert message in result.stderr and "Traceback" not in result.stderr

@@ -50,7 +50,8 @@ def test_a_worker_lacking_a_plugin_stage_is_named():
     with pytest.raises(FilterkitError) as raised:
         engine_with({"tcp://a:1": full, "tcp://b:2": lacking}).check_workers(chain)
     assert str(raised.value) == (
-        f"Dask worker tcp://b:2 has no stage 'meanscale' (the client has it from plugin 'meanscale ({STAGES_DIR / 'meanscale.py'})', "
+        "Dask worker tcp://b:2 has no stage 'meanscale' "
+        f"(the client has it from plugin 'meanscale ({STAGES_DIR / 'meanscale.py'})', "
         f"distribution 'plugins-dir {STAGES_DIR}'); install the plugin on every worker"
     )
 
@@ -76,8 +77,12 @@ def test_a_worker_with_another_filterkit_is_named():
 @pytest.fixture(scope="module")
 def cluster():
     """A LocalCluster of one worker process."""
-    distributed_module = pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    with distributed_module.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
+    distributed_module = pytest.importorskip(
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+    )
+    with distributed_module.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
         yield local
 
 
@@ -85,8 +90,16 @@ def cluster():
 def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tmp_path, cluster):
     real_version_of = plugins._version_of
     monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".client")
-    result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",
-                           REAL / "iris.arff", "minmax")
+    result = run_filterkit(
+        "--engine",
+        "dask",
+        "--scheduler",
+        cluster.scheduler_address,
+        "-o",
+        tmp_path / "out.arff",
+        REAL / "iris.arff",
+        "minmax",
+    )
     worker = next(iter(cluster.workers.values())).worker_address
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == (
@@ -100,17 +113,31 @@ def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tm
 @pytest.mark.slow
 def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(run_filterkit, tmp_path, cluster):
     breakers = FIXTURE_PLUGINS / "contract_breakers"
-    result = run_filterkit("--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "out.arff",
-                           REAL / "iris.arff", "minmax", "droprow", plugins_dir=breakers)
+    result = run_filterkit(
+        "--engine",
+        "dask",
+        "--scheduler",
+        cluster.scheduler_address,
+        "-o",
+        tmp_path / "out.arff",
+        REAL / "iris.arff",
+        "minmax",
+        "droprow",
+        plugins_dir=breakers,
+    )
     assert (result.status, result.stdout) == (1, b"")
     prefix = (
-        f"filterkit: error: stage 'droprow' (plugin 'filterkit_contract_breakers ({breakers / 'filterkit_contract_breakers.py'})', "
+        "filterkit: error: stage 'droprow' "
+        f"(plugin 'filterkit_contract_breakers ({breakers / 'filterkit_contract_breakers.py'})', "
         f"distribution 'plugins-dir {breakers}') broke the stage contract during transform: "
     )
     assert result.stderr.startswith(prefix)
     # a partition's chunk: iris' 150 rows are cut into byte ranges, one per task
-    rows = re.fullmatch(r"it was given (\d+) rows and returned (\d+) \(a stage that drops or adds rows declares "
-                        r"filters_rows = True\)\n", result.stderr[len(prefix):])
+    rows = re.fullmatch(
+        r"it was given (\d+) rows and returned (\d+) \(a stage that drops or adds rows declares "
+        r"filters_rows = True\)\n",
+        result.stderr[len(prefix) :],
+    )
     assert rows is not None and int(rows[1]) - 1 == int(rows[2]) and 0 < int(rows[1]) < 150
     assert list(tmp_path.iterdir()) == []
 

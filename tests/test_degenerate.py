@@ -66,8 +66,29 @@ def assert_output_or_clear_error(run_filterkit, argv):
         assert result.stdout.startswith(b"% filterkit chain:"), argv
 
 
-STAGE_NAMES = sorted(["shape", "acc", "acc2", "bns", "chi", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand",
-                      "select", "ordinal", "binarize", "l1", "l2", "minmax"])
+STAGE_NAMES = sorted(
+    [
+        "shape",
+        "acc",
+        "acc2",
+        "bns",
+        "chi",
+        "dfreq",
+        "f1",
+        "ig",
+        "oddn",
+        "odds",
+        "pow",
+        "pr",
+        "rand",
+        "select",
+        "ordinal",
+        "binarize",
+        "l1",
+        "l2",
+        "minmax",
+    ]
+)
 
 
 def test_the_stage_list_covers_every_built_in_stage():
@@ -84,8 +105,12 @@ def test_every_stage_on_degenerate_data(run_filterkit, tmp_path, stage, data):
     for variant in (["--presence"], ["--no-zero-preserve", "--combine", "mean"]) if stage in ("bns", "ig") else ():
         assert_output_or_clear_error(run_filterkit, argv_for(stage, variant, path))
     if stage == "select":
-        for rule in (["--metric", "svm", "--top", "1"], ["--metric", "ig", "--presence", "--fraction", "0.5"],
-                     ["--sparsity", "0", "--metric", "chi"], ["--min-score", "0", "--metric", "bns"]):
+        for rule in (
+            ["--metric", "svm", "--top", "1"],
+            ["--metric", "ig", "--presence", "--fraction", "0.5"],
+            ["--sparsity", "0", "--metric", "chi"],
+            ["--min-score", "0", "--metric", "bns"],
+        ):
             assert_output_or_clear_error(run_filterkit, argv_for(stage, rule, path))
     if stage == "ordinal":
         assert_output_or_clear_error(run_filterkit, argv_for(stage, ["--max-thresholds", "2"], path))
@@ -108,10 +133,13 @@ def boundary_cases():
         for option in built_in_stages()[stage].options:
             for value in boundary_values(option):
                 flag = option.flag
-                words = ([flag if value else "--no-" + flag[2:]] if option.kind is bool else [flag, str(value)])
+                words = [flag if value else "--no-" + flag[2:]] if option.kind is bool else [flag, str(value)]
                 if stage == "select" and option.name not in ("top", "fraction", "min_score", "sparsity"):
-                    words = ["--top", "1", "--metric", "svm" if option.name in ("sample", "C", "seed") else "ig", *words] \
-                        if option.name != "metric" else ["--top", "1", *words]
+                    words = (
+                        ["--top", "1", "--metric", "svm" if option.name in ("sample", "C", "seed") else "ig", *words]
+                        if option.name != "metric"
+                        else ["--top", "1", *words]
+                    )
                 cases.append(pytest.param(stage, words, id=f"{stage} {' '.join(words)}"))
     return cases
 
@@ -124,7 +152,7 @@ def test_every_option_at_its_boundaries(run_filterkit, tmp_path, stage, words, d
     if data == "credit-g":
         lines = (REAL / "credit-g.arff").read_text().splitlines()
         start = next(i for i, line in enumerate(lines) if line.strip().lower() == "@data") + 1
-        path.write_text("\n".join(lines[:start + 40]) + "\n")
+        path.write_text("\n".join(lines[: start + 40]) + "\n")
     else:
         path.write_text(HEADER + "1,2,3,a,{0.1}\n0,5,1,b,{0.3}\n2,0,2,a,{0}\n4,1,0,b,{2}\n")
     assert_output_or_clear_error(run_filterkit, argv_for(stage, words, path))

@@ -42,11 +42,13 @@ def data(tmp_path_factory):
     first_rows(REAL / "oh0.wc.arff", folder / "oh0_weighted.arff", 300, weights=["0.5", "2", "0", "1", "0.25", "3"])
     first_rows(REAL / "oh0.wc.arff", folder / "oh0_decimal_weights.arff", 300, weights=["0.1", "0.3", "1", "0.7"])
     first_rows(REAL / "credit-g.arff", folder / "credit-g.arff", 300)
-    return {"oh0": (folder / "oh0.arff", ["--positive", "Ethics"]),
-            "oh0_weighted": (folder / "oh0_weighted.arff", ["--positive", "Ethics"]),
-            "oh0_decimal_weights": (folder / "oh0_decimal_weights.arff", ["--positive", "Ethics"]),
-            "iris": (REAL / "iris.arff", ["--positive", "Iris-versicolor"]),
-            "credit-g": (folder / "credit-g.arff", [])}
+    return {
+        "oh0": (folder / "oh0.arff", ["--positive", "Ethics"]),
+        "oh0_weighted": (folder / "oh0_weighted.arff", ["--positive", "Ethics"]),
+        "oh0_decimal_weights": (folder / "oh0_decimal_weights.arff", ["--positive", "Ethics"]),
+        "iris": (REAL / "iris.arff", ["--positive", "Iris-versicolor"]),
+        "credit-g": (folder / "credit-g.arff", []),
+    }
 
 
 def run_counting_passes(monkeypatch, tmp_path, argv, derive: bool) -> tuple[bytes, int]:
@@ -94,9 +96,12 @@ CASES = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, chain, derived_passes, plain_passes", CASES, ids=[f"{c[0]}:{' '.join(c[1])}" for c in CASES])
-def test_derived_statistics_give_the_output_of_a_pass(data, monkeypatch, tmp_path, name, chain, derived_passes,
-                                                      plain_passes):
+@pytest.mark.parametrize(
+    "name, chain, derived_passes, plain_passes", CASES, ids=[f"{c[0]}:{' '.join(c[1])}" for c in CASES]
+)
+def test_derived_statistics_give_the_output_of_a_pass(
+    data, monkeypatch, tmp_path, name, chain, derived_passes, plain_passes
+):
     path, options = data[name]
     argv = options + [str(path)] + chain
     derived = run_counting_passes(monkeypatch, tmp_path, argv, derive=True)
@@ -119,8 +124,11 @@ def test_through_merges_values_sends_zeros_out_and_nan_to_missing():
 
     def value_map(positions, values):
         # feature 0: 1 and 2 both become 10, 3 becomes 0; feature 1: 7 becomes NaN
-        return np.where(positions == 0, np.select([values == 3, values > 0], [0.0, 10.0], 0.0),
-                        np.where(values == 7, np.nan, values))
+        return np.where(
+            positions == 0,
+            np.select([values == 3, values > 0], [0.0, 10.0], 0.0),
+            np.where(values == 7, np.nan, values),
+        )
 
     mapped = counts.through(value_map)
     expected = value_counts_of([[10, 5, 0], [10, 5, 1], [0, 0, 1], [0, np.nan, 0], [10, np.nan, 0]])

@@ -71,8 +71,12 @@ DATA = {
 OH0_MIN_ROWS = 3
 # Stages that refuse a multi-class task without --positive.
 NEEDS_POSITIVE = {"shape"}
-CHUNKINGS = {"default": [], "rows1": ["--chunk-rows", "1"], "rows7": ["--chunk-rows", "7"],
-             "all": ["--chunk-rows", "100000"]}
+CHUNKINGS = {
+    "default": [],
+    "rows1": ["--chunk-rows", "1"],
+    "rows7": ["--chunk-rows", "7"],
+    "all": ["--chunk-rows", "100000"],
+}
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,7 +110,9 @@ def _fewer_words(header: str, rows: list[str], min_rows: int) -> tuple[str, list
     new_index = {old: new for new, old in enumerate(kept)}
     dropped = {declarations[i] for i in range(len(declarations)) if i not in new_index}
     header = "".join(line for i, line in enumerate(lines) if i not in dropped)
-    rows = ["{" + ",".join(f"{new_index[int(i)]} {v}" for i, v in pairs if int(i) in new_index) + "}\n" for pairs in parsed]
+    rows = [
+        "{" + ",".join(f"{new_index[int(i)]} {v}" for i, v in pairs if int(i) in new_index) + "}\n" for pairs in parsed
+    ]
     return header, rows
 
 
@@ -148,6 +154,7 @@ def outputs(tmp_path_factory):
         (root / f"{name}.arff").write_text(header + "".join(rows), encoding="utf-8")
         (root / f"{name}.shuffled.arff").write_text(header + "".join(rows[i] for i in order), encoding="utf-8")
         inputs[name] = order
+
     def out(key, which):
         return str(root / "out" / (key.replace("|", "_") + f".{which}.arff"))
 
@@ -171,10 +178,17 @@ def outputs(tmp_path_factory):
     for seed, jobs in (("1", all_jobs[0::2]), ("3", all_jobs[1::2]), ("2", default_jobs)):
         spec, result = root / f"jobs{seed}.json", root / f"statuses{seed}.json"
         spec.write_text(json.dumps(jobs))
-        children.append((subprocess.Popen(
-            [sys.executable, "-c", _CHILD, str(spec), str(result)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-        ), result))
+        children.append(
+            (
+                subprocess.Popen(
+                    [sys.executable, "-c", _CHILD, str(spec), str(result)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    env={**os.environ, "PYTHONHASHSEED": seed},
+                ),
+                result,
+            )
+        )
     for child, _ in children:
         _, stderr = child.communicate(timeout=600)
         assert child.returncode == 0, stderr.decode()
@@ -204,8 +218,12 @@ CHUNK_SIZE_BUGS: dict[tuple[str, str], str] = {}
 
 def _chunk_params():
     return [
-        pytest.param(r, d, id=f"{r}-{d}", marks=[pytest.mark.xfail(strict=True, reason=CHUNK_SIZE_BUGS[(r, d)])]
-                     if (r, d) in CHUNK_SIZE_BUGS else [])
+        pytest.param(
+            r,
+            d,
+            id=f"{r}-{d}",
+            marks=[pytest.mark.xfail(strict=True, reason=CHUNK_SIZE_BUGS[(r, d)])] if (r, d) in CHUNK_SIZE_BUGS else [],
+        )
         for r, d in CASES
     ]
 
@@ -239,14 +257,22 @@ def test_shuffled_rows_give_the_same_rows_shuffled_the_same_way(outputs, run_nam
     for position, original in enumerate(orders[data]):
         unshuffled[original] = shuffled_rows[position]
     differing = [i for i, (a, b) in enumerate(zip(unshuffled, rows)) if a != b]
-    assert not differing, f"{len(differing)} rows differ, the first: {rows[differing[0]]!r} vs {unshuffled[differing[0]]!r}"
+    assert not differing, (
+        f"{len(differing)} rows differ, the first: {rows[differing[0]]!r} vs {unshuffled[differing[0]]!r}"
+    )
 
 
 @pytest.mark.slow
 def test_the_input_subsets_are_what_the_tests_assume(outputs):
     found, orders = outputs
     assert {name: len(order) for name, order in orders.items()} == {
-        "iris": 50, "credit-g": 60, "oh0": 50, "iris-weighted": 50, "credit-g-weighted": 60, "oh0-weighted": 50}
+        "iris": 50,
+        "credit-g": 60,
+        "oh0": 50,
+        "iris-weighted": 50,
+        "credit-g-weighted": 60,
+        "oh0-weighted": 50,
+    }
     assert b"} {0.1}\n" in found["l2|oh0-weighted|default"][1] and b" {0.3}\n" in found["l2|iris-weighted|default"][1]
     header, rows = _split(found["l2|oh0|default"][1].decode("utf-8"))
     assert 200 < header.count("@attribute") < 500 and len(rows) == 50 and all(row.startswith("{") for row in rows)

@@ -11,7 +11,14 @@ import pytest
 
 from chain_helpers import FIXTURE_PLUGINS, REAL
 from filterkit.evaluation import choose_tasks, measures, nested_subsamples, stratified_folds
-from filterkit_plugins.classifiers import AdaptiveSVM, LinearSVM, adaptive_c, adaptive_intercept, area_under_roc, platt_sigmoid
+from filterkit_plugins.classifiers import (
+    AdaptiveSVM,
+    LinearSVM,
+    adaptive_c,
+    adaptive_intercept,
+    area_under_roc,
+    platt_sigmoid,
+)
 
 LEAK = FIXTURE_PLUGINS / "leak"
 OH0 = REAL / "oh0.wc.arff"
@@ -160,6 +167,7 @@ def test_svm_picks_the_c_with_the_best_inner_auc():
 
 # aiSVM, worked by hand (docs/algorithms.md §9).
 
+
 def test_adaptive_c_stops_at_the_first_recall_reaching_rho_max():
     recalls = iter([0.5, 0.7, 0.8, 0.9])
     assert adaptive_c(0.25, lambda C: next(recalls), rho_max=0.75, k_max=20) == (3, 0.75, [0.5, 0.7, 0.8])
@@ -213,8 +221,20 @@ def test_aisvm_end_to_end_on_one_feature_checked_by_hand():
 
 
 def test_aisvm_runs_under_evaluate_with_its_options(run_filterkit):
-    document = evaluate_json(run_filterkit, "--positive", "Ethics", "--folds", "3", "--classifier", "aisvm",
-                             "--aisvm-alpha-n", "0.9", OH0, "binarize", "l2")
+    document = evaluate_json(
+        run_filterkit,
+        "--positive",
+        "Ethics",
+        "--folds",
+        "3",
+        "--classifier",
+        "aisvm",
+        "--aisvm-alpha-n",
+        "0.9",
+        OH0,
+        "binarize",
+        "l2",
+    )
     assert document["settings"]["classifier_params"] == {"alpha_n": 0.9}
     assert all(f["k"] >= 1 and f["C"] == pytest.approx(f["k"] * f["C1"]) for f in document["classifier"])
     assert document["specificity"] >= 0.85
@@ -255,12 +275,25 @@ def test_plot_without_matplotlib_says_how_to_install_it(run_filterkit, tmp_path)
     import importlib.util
 
     if importlib.util.find_spec("matplotlib") is None:
-        result = run_filterkit("evaluate", "-q", "--each-class", "--folds", "3", "--plot", tmp_path / "c.png", IRIS, "l2")
+        result = run_filterkit(
+            "evaluate", "-q", "--each-class", "--folds", "3", "--plot", tmp_path / "c.png", IRIS, "l2"
+        )
         assert result.status == 1 and "pip install 'filterkit[plot]'" in result.stderr
         assert not (tmp_path / "c.png").exists()
     else:
-        result = run_filterkit("evaluate", "-q", "--each-class", "--folds", "3", "--train-fraction", "0.5,1",
-                               "--plot", tmp_path / "c.png", IRIS, "l2")
+        result = run_filterkit(
+            "evaluate",
+            "-q",
+            "--each-class",
+            "--folds",
+            "3",
+            "--train-fraction",
+            "0.5,1",
+            "--plot",
+            tmp_path / "c.png",
+            IRIS,
+            "l2",
+        )
         assert result.status == 0 and (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

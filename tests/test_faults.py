@@ -30,7 +30,10 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL, wait_for_temporary
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed"),
+]
 
 OH0 = REAL / "oh0.wc.arff"
 # On oh0 this chain writes ~18 kB of ARFF, while its model is ~26 kB of arrays
@@ -49,8 +52,12 @@ def _limit_file_size(limit: int):
 
 def run(argv, cwd, limit: int | None = None, **kwargs) -> subprocess.CompletedProcess:
     completed = subprocess.run(
-        [FILTERKIT, *map(str, argv)], capture_output=True, cwd=cwd, timeout=120,
-        preexec_fn=None if limit is None else _limit_file_size(limit), **kwargs,
+        [FILTERKIT, *map(str, argv)],
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+        preexec_fn=None if limit is None else _limit_file_size(limit),
+        **kwargs,
     )
     completed.stderr = completed.stderr.decode("utf-8", "replace")
     return completed
@@ -137,9 +144,7 @@ def full_tmpfs_runs(tmp_path_factory):
     return outcomes
 
 
-@pytest.mark.parametrize(
-    "what", ["output", "model"]
-)
+@pytest.mark.parametrize("what", ["output", "model"])
 def test_full_tmpfs_exits_1_and_leaves_nothing_on_it(full_tmpfs_runs, what):
     completed, left = full_tmpfs_runs[what]
     assert completed.returncode == 1
@@ -177,8 +182,7 @@ def _json_fails(sizes) -> int:
     return (sizes["m.npz"] + sizes["m.json"]) // 2
 
 
-@pytest.fixture(scope="module", params=[
-    "arrays", "json"])
+@pytest.fixture(scope="module", params=["arrays", "json"])
 def save_model_past_the_limit(request, tmp_path_factory, model_sizes, older_model):
     """``-o out.arff --save-model m.json`` over an older m.json/m.npz, with a limit that fails one model file."""
     folder = tmp_path_factory.mktemp(f"model-limit-{request.param}")
@@ -189,7 +193,9 @@ def save_model_past_the_limit(request, tmp_path_factory, model_sizes, older_mode
     return request.param, completed, contents(folder)
 
 
-def test_file_size_limit_on_save_model_keeps_the_older_model_and_leaves_no_output(save_model_past_the_limit, older_model):
+def test_file_size_limit_on_save_model_keeps_the_older_model_and_leaves_no_output(
+    save_model_past_the_limit, older_model
+):
     _, completed, left = save_model_past_the_limit
     assert completed.returncode == 1
     assert_one_clean_error_line(completed.stderr)
@@ -273,7 +279,10 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
     data = _grain_rows(8 if close_stdin else 1)
     process = subprocess.Popen(
         [FILTERKIT, "-c", "first", "--chunk-rows", "500", "-o", "out/out.arff", "-", *stages],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
         env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
     )
     try:
@@ -298,8 +307,10 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
     assert sorted(tmp_path.rglob("*")) == [tmp_path / "out", tmp_path / "tmp"], "no spool, no -o temporary"
 
 
-@pytest.mark.skipif(os.environ.get("FILTERKIT_SIGNAL_RACE") != "1",
-                    reason="statistical, ~30 s each: set FILTERKIT_SIGNAL_RACE=1 to run it")
+@pytest.mark.skipif(
+    os.environ.get("FILTERKIT_SIGNAL_RACE") != "1",
+    reason="statistical, ~30 s each: set FILTERKIT_SIGNAL_RACE=1 to run it",
+)
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_stalls(tmp_path, sent):
     """The signal is sent while rows still stream in; the writer then keeps the pipe open, idle."""
@@ -310,8 +321,11 @@ def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_sta
         for name in ("tmp", "out"):
             (folder / name).mkdir(parents=True)
         process = subprocess.Popen(
-            [FILTERKIT, "-c", "first", "-o", "out/out.arff", "-", "bns", "l2"], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=folder,
+            [FILTERKIT, "-c", "first", "-o", "out/out.arff", "-", "bns", "l2"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=folder,
             env={**os.environ, "TMPDIR": str(folder / "tmp")},
         )
         try:
@@ -334,8 +348,12 @@ def test_sigkill_leaves_no_spool(tmp_path):
     """The spool has no name once open, so even SIGKILL (no cleanup at all) leaves nothing."""
     (tmp_path / "tmp").mkdir()
     process = subprocess.Popen(
-        [FILTERKIT, "-c", "first", "-", "bns", "l2"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        [FILTERKIT, "-c", "first", "-", "bns", "l2"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
     )
     try:
         process.stdin.write(_grain_rows(1))
@@ -349,8 +367,13 @@ def test_sigkill_leaves_no_spool(tmp_path):
 
 def test_a_full_disk_under_the_spool_names_the_folder_and_what_to_do(tmp_path):
     (tmp_path / "tmp").mkdir()
-    completed = run(["-", "bns", "l2"], tmp_path, limit=100_000, input=OH0.read_bytes(),
-                    env={**os.environ, "TMPDIR": str(tmp_path / "tmp")})
+    completed = run(
+        ["-", "bns", "l2"],
+        tmp_path,
+        limit=100_000,
+        input=OH0.read_bytes(),
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+    )
     assert completed.returncode == 1
     assert_one_clean_error_line(completed.stderr)
     assert completed.stderr.startswith(

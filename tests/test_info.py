@@ -85,7 +85,10 @@ def expected_summary(path, class_index: int) -> dict:
         "sparse_rows": sparse,
         "dense_rows": dense,
         "row_format": "sparse" if dense == 0 else "dense" if sparse == 0 else "mixed",
-        "attributes": {"total": n_columns, **{k: kinds.get(k, 0) for k in ("numeric", "nominal", "string", "date", "relational")}},
+        "attributes": {
+            "total": n_columns,
+            **{k: kinds.get(k, 0) for k in ("numeric", "nominal", "string", "date", "relational")},
+        },
         "non_class_attributes": len(others),
         "nonzero_values": int((block != 0).sum()),
         "values": n_rows * len(others),
@@ -95,8 +98,10 @@ def expected_summary(path, class_index: int) -> dict:
             "name": attribute.name,
             "index": class_index + 1,
             "kind": NOMINAL,
-            "labels": [{"label": label, "count": int((known == code).sum()), "percent": 100 * (known == code).sum() / n_rows}
-                       for code, label in enumerate(attribute.labels)],
+            "labels": [
+                {"label": label, "count": int((known == code).sum()), "percent": 100 * (known == code).sum() / n_rows}
+                for code, label in enumerate(attribute.labels)
+            ],
             "missing": int(np.isnan(codes).sum()),
             "missing_percent": 100 * np.isnan(codes).sum() / n_rows,
         },
@@ -113,7 +118,9 @@ def assert_matches(document: dict, expected: dict) -> None:
             for inner in ("name", "index", "kind", "missing"):
                 assert got[inner] == value[inner], inner
             assert got["missing_percent"] == pytest.approx(value["missing_percent"])
-            assert [(e["label"], e["count"]) for e in got["labels"]] == [(e["label"], e["count"]) for e in value["labels"]]
+            assert [(e["label"], e["count"]) for e in got["labels"]] == [
+                (e["label"], e["count"]) for e in value["labels"]
+            ]
             assert [e["percent"] for e in got["labels"]] == pytest.approx([e["percent"] for e in value["labels"]])
         else:
             assert document[key] == value, key
@@ -156,8 +163,10 @@ def test_the_text_report(run_filterkit):
     assert lines[0] == "relation:    oh0.mat"
     assert lines[1] == "rows:        1003 (sparse rows)"
     assert lines[2] == "attributes:  3183 (3182 numeric, 1 nominal)"
-    assert lines[3] == (f"density:     {expected['density']:.4g} ({expected['nonzero_values']} non-zero of "
-                        "1003 rows × 3182 non-class attributes)")
+    assert lines[3] == (
+        f"density:     {expected['density']:.4g} ({expected['nonzero_values']} non-zero of "
+        "1003 rows × 3182 non-class attributes)"
+    )
     assert "weights:     none (every row weighs 1)" in lines
     assert "class:       'class' (attribute 3183, nominal, 10 labels)" in lines
     assert any(line.split() == ["Ethics", "115", "11.47%"] for line in lines)
@@ -196,15 +205,27 @@ def presence_counts(path, class_index: int, target: int, names: list[str]):
     is_target = matrix[:, class_index] == target
     columns = [schema.index_of(name) for name in names]
     present = matrix[:, columns] != 0
-    return [(int((present[:, k] & is_target).sum()), int((present[:, k] & ~is_target).sum()),
-             int(is_target.sum()), int((~is_target).sum())) for k in range(len(names))]
+    return [
+        (
+            int((present[:, k] & is_target).sum()),
+            int((present[:, k] & ~is_target).sum()),
+            int(is_target.sum()),
+            int((~is_target).sum()),
+        )
+        for k in range(len(names))
+    ]
 
 
 @pytest.mark.slow
 def test_presence_ig_on_grain_is_wekas(run_filterkit):
     document = info(run_filterkit, "-c", "first", "--metric", "ig", "--presence", "--top", "5", GRAIN)
     ranking = document["ranking"]
-    assert (ranking["metric"], ranking["mode"], ranking["targets"], ranking["combine"]) == ("ig", "presence", ["1"], None)
+    assert (ranking["metric"], ranking["mode"], ranking["targets"], ranking["combine"]) == (
+        "ig",
+        "presence",
+        ["1"],
+        None,
+    )
     assert ranking["scored_features"] == 13027
     top = ranking["features"]
     weka = weka_ig_ranking()[:5]
@@ -231,6 +252,7 @@ def test_presence_ig_text_table(run_filterkit):
 
 def information_gain(tp, fp, pos, neg) -> np.ndarray:
     """Presence information gain in bits, written out from the entropies."""
+
     def entropy(p):
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = -p * np.log2(p) - (1 - p) * np.log2(1 - p)
@@ -240,7 +262,8 @@ def information_gain(tp, fp, pos, neg) -> np.ndarray:
     has, lacks = tp + fp, total - tp - fp
     with np.errstate(divide="ignore", invalid="ignore"):
         conditional = (has / total) * entropy(np.where(has > 0, tp / np.maximum(has, 1), 0)) + (
-            lacks / total) * entropy(np.where(lacks > 0, (pos - tp) / np.maximum(lacks, 1), 0))
+            lacks / total
+        ) * entropy(np.where(lacks > 0, (pos - tp) / np.maximum(lacks, 1), 0))
     return entropy(pos / total) - conditional
 
 
@@ -268,7 +291,10 @@ def test_multiclass_ranks_by_the_max_over_one_vs_rest(run_filterkit):
         code = int(per_class[:, j].argmax())
         assert feature["class"] == labels[code]
         is_code = codes == code
-        assert (feature["tp"], feature["fp"]) == (int((present[:, j] & is_code).sum()), int((present[:, j] & ~is_code).sum()))
+        assert (feature["tp"], feature["fp"]) == (
+            int((present[:, j] & is_code).sum()),
+            int((present[:, j] & ~is_code).sum()),
+        )
         assert (feature["pos"], feature["neg"]) == (int(is_code.sum()), int((~is_code).sum()))
 
 
@@ -279,11 +305,15 @@ def test_positive_picks_the_class_on_a_multiclass_target(run_filterkit):
     names = [f["name"] for f in ranking["features"]]
     assert {f["class"] for f in ranking["features"]} == {"Ethics"}
     code = read_arff(OH0)[0].attributes[-1].labels.index("Ethics")
-    assert [(f["tp"], f["fp"], f["pos"], f["neg"]) for f in ranking["features"]] == presence_counts(OH0, 3182, code, names)
+    assert [(f["tp"], f["fp"], f["pos"], f["neg"]) for f in ranking["features"]] == presence_counts(
+        OH0, 3182, code, names
+    )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path, args, metric", [(CREDIT, [], "bns"), (GRAIN, ["-c", "first"], "ig")], ids=["credit-g", "grain"])
+@pytest.mark.parametrize(
+    "path, args, metric", [(CREDIT, [], "bns"), (GRAIN, ["-c", "first"], "ig")], ids=["credit-g", "grain"]
+)
 def test_best_threshold_scores_are_the_scorer_stages(run_filterkit, tmp_path, path, args, metric):
     """Without --presence the scores are those the scorer stage of that metric records."""
     model = tmp_path / "m.json"
@@ -317,7 +347,12 @@ def test_weights_mixed_rows_strings_and_a_missing_class(run_filterkit, tmp_path)
     schema, data = read_arff(path)
     np.testing.assert_array_equal(data.weights, [2.5, 1, 1, 0.5, 1, 4])
     assert document["weights"] == {"present": True, "sum": 10.0}
-    assert (document["rows"], document["sparse_rows"], document["dense_rows"], document["row_format"]) == (6, 3, 3, "mixed")
+    assert (document["rows"], document["sparse_rows"], document["dense_rows"], document["row_format"]) == (
+        6,
+        3,
+        3,
+        "mixed",
+    )
     assert row_forms(path) == (3, 3)
     # a: 1,0,0,1,0,3 → 3 non-zero; s: '' hello t ? '' '' → 2 non-empty + 1 missing; b: 0,0,4,0,2,1 → 3
     assert (document["nonzero_values"], document["values"], document["missing_values"]) == (9, 18, 1)
@@ -371,8 +406,10 @@ class _Dribble(io.BufferedIOBase):
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 1 << 20])
 def test_sparse_rows_are_counted_across_reads_and_line_ends(size):
-    text = (b"@relation r\r\n@attribute a numeric\r@attribute c {p,q}\n@DATA\t{0 1}\r\n"
-            b"1,p\r\n\x0c {1 q}\r  \r% {0 1}\n2,q\n\t{0 2}")
+    text = (
+        b"@relation r\r\n@attribute a numeric\r@attribute c {p,q}\n@DATA\t{0 1}\r\n"
+        b"1,p\r\n\x0c {1 q}\r  \r% {0 1}\n2,q\n\t{0 2}"
+    )
     counter = _SparseRowCounter(_Dribble(text, size))
     with ArffReader(counter, "dribble") as reader:
         rows = sum(chunk.n_rows for chunk in reader.chunks())
@@ -415,7 +452,11 @@ def test_bad_value_names_file_and_line(run_filterkit, tmp_path):
     [
         (["nope.arff"], 1, "filterkit: error: nope.arff: No such file or directory"),
         (["--metric", "ig", "--positive", "Nobody", OH0], 1, "--positive 'Nobody' is not a label of the class 'class'"),
-        (["-c", "2", "--metric", "ig", CREDIT], 1, "--metric needs a nominal class attribute (-c); 'duration' is numeric"),
+        (
+            ["-c", "2", "--metric", "ig", CREDIT],
+            1,
+            "--metric needs a nominal class attribute (-c); 'duration' is numeric",
+        ),
         (["-c", "3184", OH0], 1, "class index 3184 is outside 1..3183"),
         (["--metric", "nope", OH0], 2, "Invalid value for '--metric'"),
         (["--top", "3", OH0], 2, "--top needs --metric"),
@@ -431,7 +472,9 @@ def test_errors(run_filterkit, args, status, message):
 
 
 def test_truncated_input_names_the_line(run_filterkit):
-    result = run_filterkit("info", "-", stdin=b"@relation x\n@attribute a numeric\n@attribute c {p,q}\n@data\n1,p\n{0 1, 1\n")
+    result = run_filterkit(
+        "info", "-", stdin=b"@relation x\n@attribute a numeric\n@attribute c {p,q}\n@data\n1,p\n{0 1, 1\n"
+    )
     assert result.status == 1
     assert result.stderr.startswith("filterkit: error: <stdin>:6: ")
 
@@ -443,8 +486,8 @@ def test_a_class_declaring_ten_thousand_labels_costs_what_the_data_holds(run_fil
     text = (REAL / "oh0.wc.arff").read_text()
     start = text.upper().index("@DATA")
     header, rows = text[:start], text[start:]
-    declaration = header[header.upper().rindex("@ATTRIBUTE"):]
-    labels = declaration[declaration.index("{") + 1:declaration.index("}")]
+    declaration = header[header.upper().rindex("@ATTRIBUTE") :]
+    labels = declaration[declaration.index("{") + 1 : declaration.index("}")]
     extra = ",".join(f"unused{i}" for i in range(10_000))
     wide = tmp_path / "wide.arff"
     wide.write_text(header.replace("{" + labels + "}", "{" + labels + "," + extra + "}") + rows)

@@ -16,7 +16,10 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed"),
+]
 
 IRIS = REAL / "iris.arff"
 #: Long enough for any of these runs; a run that opens its input a second time hangs until then.
@@ -28,7 +31,7 @@ def run(argv, cwd, **kwargs) -> subprocess.CompletedProcess:
 
 
 def in_bash(command: str, cwd) -> subprocess.CompletedProcess:
-    script = f"filterkit() {{ {shlex.quote(FILTERKIT)} \"$@\"; }}\n{command}"
+    script = f'filterkit() {{ {shlex.quote(FILTERKIT)} "$@"; }}\n{command}'
     return subprocess.run(script, shell=True, executable="/bin/bash", capture_output=True, cwd=cwd, timeout=PATIENCE)
 
 
@@ -52,8 +55,11 @@ def feed_fifo(fifo, data: bytes) -> threading.Thread:
     return writer
 
 
-@pytest.mark.parametrize("stages", [[], ["l2"], ["minmax", "l2"], ["minmax", "ig", "l2"]],
-                         ids=["identity", "stateless", "fitted", "two-passes"])
+@pytest.mark.parametrize(
+    "stages",
+    [[], ["l2"], ["minmax", "l2"], ["minmax", "ig", "l2"]],
+    ids=["identity", "stateless", "fitted", "two-passes"],
+)
 def test_a_named_fifo_is_read_once(tmp_path, from_a_file, stages):
     fifo = tmp_path / "in.fifo"
     os.mkfifo(fifo)
@@ -64,12 +70,16 @@ def test_a_named_fifo_is_read_once(tmp_path, from_a_file, stages):
     assert completed.stdout == from_a_file(*stages)
 
 
-@pytest.mark.parametrize("command", [
-    "filterkit <(cat {iris}) minmax l2",
-    "filterkit <(gzip -c {iris}) minmax l2",
-    "cat {iris} | filterkit /dev/stdin minmax l2",
-    "cat {iris} | filterkit /proc/self/fd/0 minmax l2",
-], ids=["process-substitution", "gzip-through-process-substitution", "dev-stdin", "proc-self-fd"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "filterkit <(cat {iris}) minmax l2",
+        "filterkit <(gzip -c {iris}) minmax l2",
+        "cat {iris} | filterkit /dev/stdin minmax l2",
+        "cat {iris} | filterkit /proc/self/fd/0 minmax l2",
+    ],
+    ids=["process-substitution", "gzip-through-process-substitution", "dev-stdin", "proc-self-fd"],
+)
 def test_a_pipe_given_by_name_is_spooled_like_stdin(tmp_path, from_a_file, command):
     completed = in_bash(command.format(iris=shlex.quote(str(IRIS))), tmp_path)
     assert completed.returncode == 0, completed.stderr.decode()

@@ -133,14 +133,22 @@ MODES = {
 # between these two modes (FILTERKIT_ALL_MALFORMED=1: every file, in both modes).
 SCRIPT_MODES = ("path-identity", "stdin-chain")
 SCRIPT_FILES = [
-    "truncated_mid_header.arff", "invalid_utf8_header.arff",  # the header
-    "too_few_values.arff", "bad_number.arff",  # rows read by the vectorized path
-    "unterminated_quote.arff", "truncated_mid_quote.arff",  # rows read by the tokenizer
-    "sparse_index_huge.arff", "binary_garbage.arff",  # a sparse index; not ARFF at all
-    "empty.arff", "no_data_section.arff",  # no rows
-    "truncated.arff.gz", "corrupt.arff.gz",  # gzip
-    "blank_line_bomb.arff.gz", "deep_nesting.arff",  # bounds
-    "sparse_index_decimal.arff", "weight_nan.arff",  # Weka's grammar
+    "truncated_mid_header.arff",
+    "invalid_utf8_header.arff",  # the header
+    "too_few_values.arff",
+    "bad_number.arff",  # rows read by the vectorized path
+    "unterminated_quote.arff",
+    "truncated_mid_quote.arff",  # rows read by the tokenizer
+    "sparse_index_huge.arff",
+    "binary_garbage.arff",  # a sparse index; not ARFF at all
+    "empty.arff",
+    "no_data_section.arff",  # no rows
+    "truncated.arff.gz",
+    "corrupt.arff.gz",  # gzip
+    "blank_line_bomb.arff.gz",
+    "deep_nesting.arff",  # bounds
+    "sparse_index_decimal.arff",
+    "weight_nan.arff",  # Weka's grammar
 ]
 if os.environ.get("FILTERKIT_ALL_MALFORMED") == "1":
     SCRIPT_JOBS = [(case, mode) for case in CASES for mode in SCRIPT_MODES]
@@ -178,13 +186,22 @@ def _run_script(case: Case, mode: str, root: Path) -> ScriptRun:
     data = (MALFORMED / case.name).read_bytes()
     argv = [FILTERKIT, "-o", "out.arff", "-" if from_stdin else case.name, *stages]
     completed = subprocess.run(
-        argv, input=data if from_stdin else b"", capture_output=True, cwd=work,
-        env={**os.environ, "TMPDIR": str(temporary)}, timeout=120,
+        argv,
+        input=data if from_stdin else b"",
+        capture_output=True,
+        cwd=work,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        timeout=120,
     )
     output = work / "out.arff"
     return ScriptRun(
-        completed.returncode, completed.stderr.decode("utf-8", "replace"), completed.stdout, before,
-        sorted(os.listdir(work)), sorted(os.listdir(temporary)), previous,
+        completed.returncode,
+        completed.stderr.decode("utf-8", "replace"),
+        completed.stdout,
+        before,
+        sorted(os.listdir(work)),
+        sorted(os.listdir(temporary)),
+        previous,
         output.read_bytes() if output.exists() else None,
     )
 
@@ -233,7 +250,9 @@ def private_tmp(monkeypatch, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("case", _params())
-def test_cli_run_refuses_with_file_and_line_and_leaves_nothing(run_filterkit, private_tmp, tmp_path, monkeypatch, case, mode):
+def test_cli_run_refuses_with_file_and_line_and_leaves_nothing(
+    run_filterkit, private_tmp, tmp_path, monkeypatch, case, mode
+):
     from_stdin, stages = MODES[mode]
     work = tmp_path / "work"
     work.mkdir()
@@ -304,7 +323,10 @@ def test_ten_million_declared_attributes_are_refused_without_gigabytes(tmp_path)
     errors = tmp_path / "stderr.txt"
     with open(errors, "wb") as error_file:
         process = subprocess.Popen(
-            [FILTERKIT, "-", "l2"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=error_file,
+            [FILTERKIT, "-", "l2"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=error_file,
             env={**os.environ, "TMPDIR": str(tmp_path)},
         )
     stop = threading.Event()

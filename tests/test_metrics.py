@@ -25,7 +25,6 @@ from filterkit.schema import Attribute, Chunk
 from filterkit.sources import FileSource
 from filterkit.statistics import ValueCounts
 
-
 REAL = Path(__file__).parent / "data" / "real"
 TWELVE = ("acc", "acc2", "bns", "chi", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand")
 ASYMMETRIC = ("acc", "f1", "oddn", "odds", "pow", "pr")
@@ -79,22 +78,42 @@ def test_metric_is_vectorized_over_all_table_rows_at_once(metrics, column):
 # Each case: (tp, fp, pos, neg) and the expected acc, acc2, dfreq, oddn, pr.
 HAND = [
     # positive feature: tpr = 0.5, fpr = 5/900
-    ((50, 5, 100, 900), {"acc": 50 - 5, "acc2": 0.5 - 5 / 900, "dfreq": 55,
-                         "oddn": 0.5 * (1 - 5 / 900), "pr": 0.5 / (5 / 900)}),
+    (
+        (50, 5, 100, 900),
+        {"acc": 50 - 5, "acc2": 0.5 - 5 / 900, "dfreq": 55, "oddn": 0.5 * (1 - 5 / 900), "pr": 0.5 / (5 / 900)},
+    ),
     # fp = 0: pr's fpr becomes 1e-8; tpr = 1/20
     ((1, 0, 20, 980), {"acc": 1, "acc2": 1 / 20, "dfreq": 1, "oddn": 1 / 20, "pr": (1 / 20) / 1e-8}),
     # negative feature (tpr 0 < fpr 30/900): the asymmetric ones see tp' = 100, fp' = 870
-    ((0, 30, 100, 900), {"acc": 100 - 870, "acc2": 30 / 900, "dfreq": 30,
-                         "oddn": 1.0 * (1 - 870 / 900), "pr": 1.0 / (870 / 900)}),
+    (
+        (0, 30, 100, 900),
+        {"acc": 100 - 870, "acc2": 30 / 900, "dfreq": 30, "oddn": 1.0 * (1 - 870 / 900), "pr": 1.0 / (870 / 900)},
+    ),
     # balanced classes, tpr 0.6 > fpr 0.4
     ((300, 200, 500, 500), {"acc": 100, "acc2": 0.2, "dfreq": 500, "oddn": 0.6 * 0.6, "pr": 1.5}),
     # positive although acc is negative: tpr 7/40 = 0.175 > fpr 93/960 ≈ 0.097, so no inversion
-    ((7, 93, 40, 960), {"acc": 7 - 93, "acc2": 7 / 40 - 93 / 960, "dfreq": 100,
-                        "oddn": (7 / 40) * (1 - 93 / 960), "pr": (7 / 40) / (93 / 960)}),
+    (
+        (7, 93, 40, 960),
+        {
+            "acc": 7 - 93,
+            "acc2": 7 / 40 - 93 / 960,
+            "dfreq": 100,
+            "oddn": (7 / 40) * (1 - 93 / 960),
+            "pr": (7 / 40) / (93 / 960),
+        },
+    ),
     # negative: tpr 2/40 = 0.05 < fpr 93/960; acc2 is |tpr − fpr| without inversion,
     # the asymmetric ones see tp' = 38, fp' = 867
-    ((2, 93, 40, 960), {"acc": 38 - 867, "acc2": 93 / 960 - 2 / 40, "dfreq": 95,
-                        "oddn": (38 / 40) * (1 - 867 / 960), "pr": (38 / 40) / (867 / 960)}),
+    (
+        (2, 93, 40, 960),
+        {
+            "acc": 38 - 867,
+            "acc2": 93 / 960 - 2 / 40,
+            "dfreq": 95,
+            "oddn": (38 / 40) * (1 - 867 / 960),
+            "pr": (38 / 40) / (867 / 960),
+        },
+    ),
 ]
 
 
@@ -161,6 +180,7 @@ def test_undefined_score_is_zero_not_nan(metrics):
 
 # --- feature_scores: presence and best threshold from value histograms ------------------------
 
+
 def counts_of(values, labels, n_classes=2) -> ValueCounts:
     """Statistics of a dense (rows × features) matrix with class codes ``labels``."""
     matrix = np.column_stack([np.asarray(values, dtype=float), np.asarray(labels, dtype=float)])
@@ -178,7 +198,9 @@ def brute_force_best(values, labels, positive, metric) -> float:
     best = -math.inf
     for cut in distinct[:-1]:
         has = values > cut
-        best = max(best, score(metric, np.sum(has & (labels == positive)), np.sum(has & (labels != positive)), pos, neg))
+        best = max(
+            best, score(metric, np.sum(has & (labels == positive)), np.sum(has & (labels != positive)), pos, neg)
+        )
     return best if distinct.size > 1 else 0.0
 
 
@@ -204,12 +226,14 @@ def test_best_threshold_picks_the_best_cut(metrics):
 def test_best_threshold_equals_brute_force_search(metrics, name):
     rng = np.random.default_rng(7)
     labels = rng.integers(0, 2, 80)
-    values = np.column_stack([
-        rng.integers(0, 6, 80) + labels,                 # integer counts, many ties
-        rng.normal(labels, 1.0),                          # continuous
-        np.where(rng.random(80) < 0.2, np.nan, rng.integers(0, 3, 80)),  # with missing values
-        np.full(80, 3.0),                                 # constant: no cut, scores 0
-    ])
+    values = np.column_stack(
+        [
+            rng.integers(0, 6, 80) + labels,  # integer counts, many ties
+            rng.normal(labels, 1.0),  # continuous
+            np.where(rng.random(80) < 0.2, np.nan, rng.integers(0, 3, 80)),  # with missing values
+            np.full(80, 3.0),  # constant: no cut, scores 0
+        ]
+    )
     scores = feature_scores(counts_of(values, labels), metrics[name], [1], presence=False)
     expected = [brute_force_best(values[:, j], labels, 1, metrics[name]) for j in range(values.shape[1])]
     np.testing.assert_allclose(scores, expected, rtol=1e-12)
@@ -223,10 +247,13 @@ def test_one_vs_rest_combines_per_class_scores_by_max_or_mean(metrics):
     counts = counts_of(values, labels, n_classes=3)
     per_class = np.vstack([feature_scores(counts, metrics["ig"], [c], presence=True) for c in range(3)])
     np.testing.assert_array_equal(feature_scores(counts, metrics["ig"], [0, 1, 2], True, "max"), per_class.max(axis=0))
-    np.testing.assert_allclose(feature_scores(counts, metrics["ig"], [0, 1, 2], True, "mean"), per_class.mean(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(
+        feature_scores(counts, metrics["ig"], [0, 1, 2], True, "mean"), per_class.mean(axis=0), rtol=1e-15
+    )
 
 
 # --- the positive class and the target classes ------------------------------------------------
+
 
 def test_positive_class_defaults_to_the_minority():
     two = Attribute("class", "nominal", labels=("good", "bad"))
@@ -255,6 +282,7 @@ def test_multiclass_targets_every_class_with_rows_unless_positive_given():
 
 
 # --- agreement with Weka 3.6 on real text ----------------------------------------------------
+
 
 def weka_grain_scores() -> dict[str, dict[str, float]]:
     with open(REAL / "weka_scores_grain_wc.tsv", newline="", encoding="utf-8") as handle:

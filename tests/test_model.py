@@ -121,14 +121,22 @@ def test_object_arrays_are_never_unpickled(run_filterkit, saved_model):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (("@attribute credit_amount numeric", "@attribute amount numeric"),
-         "attribute 5 differs: expected 'credit_amount' numeric, found 'amount' numeric"),
-        (("@attribute class { good, bad}", "@attribute class { good, bad, unknown}"),
-         "attribute 21 differs: expected 'class' {good,bad}, found 'class' {good,bad,unknown}"),
-        (("@attribute age numeric", "@attribute age { young, old}"),
-         "attribute 13 differs: expected 'age' numeric, found 'age' {young,old}"),
-        (("@attribute class { good, bad}", "@attribute class { good, bad}\n@attribute extra numeric"),
-         "expected 21 attributes, found 22"),
+        (
+            ("@attribute credit_amount numeric", "@attribute amount numeric"),
+            "attribute 5 differs: expected 'credit_amount' numeric, found 'amount' numeric",
+        ),
+        (
+            ("@attribute class { good, bad}", "@attribute class { good, bad, unknown}"),
+            "attribute 21 differs: expected 'class' {good,bad}, found 'class' {good,bad,unknown}",
+        ),
+        (
+            ("@attribute age numeric", "@attribute age { young, old}"),
+            "attribute 13 differs: expected 'age' numeric, found 'age' {young,old}",
+        ),
+        (
+            ("@attribute class { good, bad}", "@attribute class { good, bad}\n@attribute extra numeric"),
+            "expected 21 attributes, found 22",
+        ),
     ],
     ids=["renamed", "labels", "type", "extra-attribute"],
 )
@@ -239,8 +247,9 @@ def test_failed_run_saves_no_model(run_filterkit, tmp_path, chain):
 
 def test_model_that_cannot_be_saved_is_refused_before_any_output(run_filterkit, tmp_path):
     model = tmp_path / "absent" / "m.json"
-    result = run_filterkit("--save-model", model, "-o", tmp_path / "out.arff",
-                           REAL / "iris.arff", "meanscale", plugins_dir=STAGES_DIR)
+    result = run_filterkit(
+        "--save-model", model, "-o", tmp_path / "out.arff", REAL / "iris.arff", "meanscale", plugins_dir=STAGES_DIR
+    )
     assert result.status == 1
     assert result.stderr == f"filterkit: error: cannot write {model}: no folder {tmp_path / 'absent'}\n"
     assert list(tmp_path.iterdir()) == []

@@ -65,26 +65,41 @@ def test_every_malformed_file_is_one_error_line(run_filterkit, iris_model, path,
 # ------------------------------------------------------------ bad options
 
 
-@pytest.mark.parametrize("argv", [
-    ["-c", "²", IRIS, "l2"],
-    ["-c", "١", IRIS, "l2"],
-    ["info", "-c", "²", IRIS],
-    ["evaluate", "-c", "²", "--positive", "Iris-setosa", IRIS, "l2"],
-    ["evaluate", "--positive", "Iris-setosa", "--train-fraction", "nan", IRIS, "l2"],
-    ["evaluate", "--positive", "Iris-setosa", "--train-fraction", "inf", IRIS, "l2"],
-    ["-o", "", IRIS, "l2"],
-], ids=["class-superscript-digit", "class-arabic-digit", "info-class", "evaluate-class", "fraction-nan",
-        "fraction-inf", "empty-output-name"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-c", "²", IRIS, "l2"],
+        ["-c", "١", IRIS, "l2"],
+        ["info", "-c", "²", IRIS],
+        ["evaluate", "-c", "²", "--positive", "Iris-setosa", IRIS, "l2"],
+        ["evaluate", "--positive", "Iris-setosa", "--train-fraction", "nan", IRIS, "l2"],
+        ["evaluate", "--positive", "Iris-setosa", "--train-fraction", "inf", IRIS, "l2"],
+        ["-o", "", IRIS, "l2"],
+    ],
+    ids=[
+        "class-superscript-digit",
+        "class-arabic-digit",
+        "info-class",
+        "evaluate-class",
+        "fraction-nan",
+        "fraction-inf",
+        "empty-output-name",
+    ],
+)
 def test_a_bad_option_value_is_one_error_line(run_filterkit, argv):
     assert_one_error_line(run_filterkit(*argv))
 
 
-@pytest.mark.parametrize("argv", [
-    [IRIS, "select", "--metric", "ig", "--top", "inf"],
-    [IRIS, "select", "--metric", "ig", "--fraction", "nan"],
-    ["evaluate", "--positive", "Iris-setosa", "--seed", "-1", IRIS, "l2"],
-    ["evaluate", "--positive", "Iris-setosa", "--seed", str(2**32), IRIS, "l2"],
-], ids=["top-infinity", "fraction-nan", "seed-negative", "seed-too-large"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [IRIS, "select", "--metric", "ig", "--top", "inf"],
+        [IRIS, "select", "--metric", "ig", "--fraction", "nan"],
+        ["evaluate", "--positive", "Iris-setosa", "--seed", "-1", IRIS, "l2"],
+        ["evaluate", "--positive", "Iris-setosa", "--seed", str(2**32), IRIS, "l2"],
+    ],
+    ids=["top-infinity", "fraction-nan", "seed-negative", "seed-too-large"],
+)
 def test_a_bad_option_is_a_usage_error(run_filterkit, argv):
     result = run_filterkit(*argv)
     if result.status == 1:  # refused by the stage's own option check rather than click's
@@ -102,18 +117,33 @@ def _copy_model(iris_model: Path, folder: Path) -> Path:
     return folder / iris_model.name
 
 
-@pytest.mark.parametrize("json_bytes, npz_bytes", [
-    (b"[" * 100_000 + b"]" * 100_000, None),
-    (b'{"format_version": 1}\xff', None),
-    (b"", None),
-    (b'{"format_version": true}', None),
-    (b'{"format_version": 1, "stages": [{"name": "select", "params": {"top": Infinity}, "state": {}}], '
-     b'"input_schema": {"relation": "r", "attributes": []}}', None),
-    (None, b""),
-    (None, b"PK\x03\x04"),
-    (None, b"not a zip file"),
-], ids=["json-nested-deeply", "json-not-utf8", "json-empty", "json-version-true", "json-top-infinity",
-        "npz-empty", "npz-truncated", "npz-not-zip"])
+@pytest.mark.parametrize(
+    "json_bytes, npz_bytes",
+    [
+        (b"[" * 100_000 + b"]" * 100_000, None),
+        (b'{"format_version": 1}\xff', None),
+        (b"", None),
+        (b'{"format_version": true}', None),
+        (
+            b'{"format_version": 1, "stages": [{"name": "select", "params": {"top": Infinity}, "state": {}}], '
+            b'"input_schema": {"relation": "r", "attributes": []}}',
+            None,
+        ),
+        (None, b""),
+        (None, b"PK\x03\x04"),
+        (None, b"not a zip file"),
+    ],
+    ids=[
+        "json-nested-deeply",
+        "json-not-utf8",
+        "json-empty",
+        "json-version-true",
+        "json-top-infinity",
+        "npz-empty",
+        "npz-truncated",
+        "npz-not-zip",
+    ],
+)
 def test_a_malformed_model_is_one_error_line(run_filterkit, iris_model, tmp_path, json_bytes, npz_bytes):
     model = _copy_model(iris_model, tmp_path)
     if json_bytes is not None:
@@ -173,8 +203,14 @@ def test_a_model_with_every_value_replaced_by_a_wrong_type_is_one_error_line(run
 
 
 def shell(command: str, cwd) -> subprocess.CompletedProcess:
-    completed = subprocess.run(f'filterkit() {{ "{FILTERKIT}" "$@"; }}\n{command}', shell=True, executable="/bin/bash",
-                               capture_output=True, cwd=cwd, timeout=120)
+    completed = subprocess.run(
+        f'filterkit() {{ "{FILTERKIT}" "$@"; }}\n{command}',
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+    )
     completed.status = completed.returncode
     completed.stderr = completed.stderr.decode("utf-8", "replace")
     return completed
@@ -185,21 +221,38 @@ needs_script = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit conso
 
 @pytest.mark.slow
 @needs_script
-@pytest.mark.parametrize("command, message", [
-    ("filterkit {iris} l2 >&-", "standard output is closed: give -o FILE"),
-    ("filterkit {iris} minmax l2 >&-", "standard output is closed: give -o FILE"),
-    ("filterkit apply m.json {iris} >&-", "standard output is closed: give -o FILE"),
-    ("filterkit info {iris} >&-", "standard output is closed: 'filterkit info' writes there"),
-    ("filterkit plugins >&-", "standard output is closed: 'filterkit plugins' writes there"),
-    ("filterkit evaluate --positive Iris-setosa {iris} l2 >&-",
-     "standard output is closed: 'filterkit evaluate' writes there"),
-    ("filterkit - l2 <&-", "standard input is closed"),
-    ("filterkit - minmax l2 <&-", "standard input is closed"),
-    ("filterkit apply m.json - <&-", "standard input is closed"),
-    ("filterkit info - <&-", "standard input is closed"),
-    ("filterkit evaluate --positive Iris-setosa - l2 <&-", "standard input is closed"),
-], ids=["chain-stdout", "fitted-chain-stdout", "apply-stdout", "info-stdout", "plugins-stdout", "evaluate-stdout",
-        "chain-stdin", "fitted-chain-stdin", "apply-stdin", "info-stdin", "evaluate-stdin"])
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        ("filterkit {iris} l2 >&-", "standard output is closed: give -o FILE"),
+        ("filterkit {iris} minmax l2 >&-", "standard output is closed: give -o FILE"),
+        ("filterkit apply m.json {iris} >&-", "standard output is closed: give -o FILE"),
+        ("filterkit info {iris} >&-", "standard output is closed: 'filterkit info' writes there"),
+        ("filterkit plugins >&-", "standard output is closed: 'filterkit plugins' writes there"),
+        (
+            "filterkit evaluate --positive Iris-setosa {iris} l2 >&-",
+            "standard output is closed: 'filterkit evaluate' writes there",
+        ),
+        ("filterkit - l2 <&-", "standard input is closed"),
+        ("filterkit - minmax l2 <&-", "standard input is closed"),
+        ("filterkit apply m.json - <&-", "standard input is closed"),
+        ("filterkit info - <&-", "standard input is closed"),
+        ("filterkit evaluate --positive Iris-setosa - l2 <&-", "standard input is closed"),
+    ],
+    ids=[
+        "chain-stdout",
+        "fitted-chain-stdout",
+        "apply-stdout",
+        "info-stdout",
+        "plugins-stdout",
+        "evaluate-stdout",
+        "chain-stdin",
+        "fitted-chain-stdin",
+        "apply-stdin",
+        "info-stdin",
+        "evaluate-stdin",
+    ],
+)
 def test_a_closed_standard_stream_is_one_error_line(iris_model, command, message):
     completed = shell(command.format(iris=IRIS), iris_model.parent)
     assert_one_error_line(completed)
@@ -208,9 +261,15 @@ def test_a_closed_standard_stream_is_one_error_line(iris_model, command, message
 
 @pytest.mark.slow
 @needs_script
-@pytest.mark.parametrize("command", [
-    "filterkit {iris} l2", "filterkit info {iris}", "filterkit plugins", "filterkit apply m.json {iris}",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "filterkit {iris} l2",
+        "filterkit info {iris}",
+        "filterkit plugins",
+        "filterkit apply m.json {iris}",
+    ],
+)
 def test_a_reader_that_stops_early_ends_filterkit_quietly(iris_model, command):
     completed = shell(command.format(iris=IRIS) + " | head -c 1 > /dev/null; exit ${PIPESTATUS[0]}", iris_model.parent)
     assert completed.returncode == 0, completed.stderr

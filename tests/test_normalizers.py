@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from chain_helpers import JAVA, REAL, WEKA_JAR as JAR, needs_weka, read_bytes, without_comments
+from chain_helpers import JAVA, REAL, needs_weka, read_bytes, without_comments
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
@@ -138,7 +139,9 @@ PRESENCE_HEADER = """@relation presence
 """
 # score (last) is the class: an integer class is left alone, as are the string and the nominal.
 PRESENCE_DENSE = PRESENCE_HEADER + "3,-0.5,'x y',green,7\n0,0,'',red,0\n?,2,?,green,-3\n-4,?,z,?,?\n"
-PRESENCE_SPARSE = PRESENCE_HEADER + "{0 3,1 -0.5,2 'x y',3 green,4 7}\n{2 ''}\n{0 ?,1 2,2 ?,3 green,4 -3}\n{0 -4,1 ?,2 z,3 ?,4 ?}\n"
+PRESENCE_SPARSE = (
+    PRESENCE_HEADER + "{0 3,1 -0.5,2 'x y',3 green,4 7}\n{2 ''}\n{0 ?,1 2,2 ?,3 green,4 -3}\n{0 -4,1 ?,2 z,3 ?,4 ?}\n"
+)
 PRESENCE_EXPECTED = [[1, 1, 0, 1, 7], [0, 0, 0, 0, 0], [NAN, 1, NAN, 1, -3], [1, NAN, 0, NAN, NAN]]
 PRESENCE_NOTES = {2: ["x y", "", None, "z"]}
 # The same header, other rows, for a saved model.
@@ -157,7 +160,9 @@ def test_binarize_marks_presence_and_leaves_other_attributes_alone(run_filterkit
     assert chunk.text == PRESENCE_NOTES
     source, _ = read_arff(path)
     assert [a.declared_type for a in schema.attributes[:2]] == ["numeric", "numeric"]
-    assert schema.attributes[2:] == source.attributes[2:], "string, nominal and the integer class keep their declarations"
+    assert schema.attributes[2:] == source.attributes[2:], (
+        "string, nominal and the integer class keep their declarations"
+    )
     assert chunk.is_sparse == (text is PRESENCE_SPARSE)
 
 
@@ -330,7 +335,6 @@ def test_minmax_fitting_real_files_row_by_row_equals_fitting_at_once(run_filterk
 # minmax against Weka 3.6's weka.filters.unsupervised.attribute.Normalize (6 printed decimals)
 
 
-
 def with_missing_values(source: Path, target: Path, class_first: bool) -> None:
     """``source`` with '?' in a scattered fifth of its numeric non-class cells."""
     schema, _ = read_arff(source)
@@ -372,9 +376,21 @@ def test_minmax_agrees_with_weka_normalize(run_filterkit, tmp_path, case):
         with_missing_values(REAL / name, source, class_position == "first")
     weka_out = tmp_path / "weka.arff"
     completed = subprocess.run(
-        [JAVA, "-cp", str(JAR), "weka.filters.unsupervised.attribute.Normalize",
-         "-c", class_position, "-i", str(source), "-o", str(weka_out)],
-        capture_output=True, text=True, timeout=300,
+        [
+            JAVA,
+            "-cp",
+            str(JAR),
+            "weka.filters.unsupervised.attribute.Normalize",
+            "-c",
+            class_position,
+            "-i",
+            str(source),
+            "-o",
+            str(weka_out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert completed.returncode == 0 and weka_out.is_file(), completed.stderr[-2000:]
     ours = run_filterkit("-c", class_position, source, "minmax")

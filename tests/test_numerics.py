@@ -58,8 +58,21 @@ def test_minmax_on_subnormal_ranges_agrees_with_weka_normalize(run_filterkit, tm
     source = tmp_path / "ranges.arff"
     source.write_text(SUBNORMAL_RANGES)
     weka_out = tmp_path / "weka.arff"
-    completed = subprocess.run([JAVA, "-cp", str(WEKA_JAR), "weka.filters.unsupervised.attribute.Normalize",
-                                "-i", str(source), "-o", str(weka_out)], capture_output=True, text=True, timeout=300)
+    completed = subprocess.run(
+        [
+            JAVA,
+            "-cp",
+            str(WEKA_JAR),
+            "weka.filters.unsupervised.attribute.Normalize",
+            "-i",
+            str(source),
+            "-o",
+            str(weka_out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr[-2000:]
     ours = run(run_filterkit, tmp_path, SUBNORMAL_RANGES, "minmax")
     np.testing.assert_allclose(ours, read_arff(weka_out)[1].dense_values(), rtol=0, atol=1e-6)
@@ -85,10 +98,13 @@ ROWS = """@relation rows
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("stage, expected", [
-    ("l2", [[0.6, 0.8], [0.6, 0.8], [0.6, 0.8], [1, 0], [2**-0.5, 2**-0.5]]),
-    ("l1", [[3 / 7, 4 / 7]] * 3 + [[1, 0], [0.5, 0.5]]),
-])
+@pytest.mark.parametrize(
+    "stage, expected",
+    [
+        ("l2", [[0.6, 0.8], [0.6, 0.8], [0.6, 0.8], [1, 0], [2**-0.5, 2**-0.5]]),
+        ("l1", [[3 / 7, 4 / 7]] * 3 + [[1, 0], [0.5, 0.5]]),
+    ],
+)
 def test_row_norms_over_the_whole_double_range(run_filterkit, tmp_path, stage, expected, sparse):
     values = run(run_filterkit, tmp_path, ROWS, stage, options=["--sparse"] if sparse else [])
     np.testing.assert_allclose(values[:, :2], expected, rtol=1e-15, atol=0)

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, WEKA_JAR as JAR, needs_weka, read_bytes, without_comments
+from chain_helpers import JAVA, REAL, needs_weka, read_bytes, without_comments
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.schema import NOMINAL, NUMERIC, STRING
 
@@ -38,56 +39,75 @@ HEADER = """@relation counts
 # neg:   has -1 → passes through;  frac: has 0.5 → passes through (keeps its 'real')
 # zero:  all zero → no attribute at all
 # words: declared numeric but integer-valued, distinct non-zero {2, 5, 7} → words>=2, >=5, >=7
-TRAIN_DENSE = HEADER + """1,'a b',-1,0,2,0.5,red,p
+TRAIN_DENSE = (
+    HEADER
+    + """1,'a b',-1,0,2,0.5,red,p
 3,'it\\'s',2,0,0,1,green,n
 0,?,0,0,5,0,?,p
 ?,x,3,0,2,2,red,?
 3,'',0,0,7,0,green,n
 """
-TRAIN_SPARSE = HEADER + """{0 1,1 'a b',2 -1,4 2,5 0.5,7 p}
+)
+TRAIN_SPARSE = (
+    HEADER
+    + """{0 1,1 'a b',2 -1,4 2,5 0.5,7 p}
 {0 3,1 'it\\'s',2 2,5 1,6 green}
 {1 ?,4 5,6 ?,7 p}
 {0 ?,1 x,2 3,4 2,5 2,7 ?}
 {0 3,1 '',4 7,6 green}
 """
+)
 EXPECTED_ATTRIBUTES = [
-    ("count>=1", NUMERIC), ("count>=3", NUMERIC), ("note", STRING), ("neg", NUMERIC),
-    ("words>=2", NUMERIC), ("words>=5", NUMERIC), ("words>=7", NUMERIC),
-    ("frac", NUMERIC), ("color", NOMINAL), ("class", NOMINAL),
+    ("count>=1", NUMERIC),
+    ("count>=3", NUMERIC),
+    ("note", STRING),
+    ("neg", NUMERIC),
+    ("words>=2", NUMERIC),
+    ("words>=5", NUMERIC),
+    ("words>=7", NUMERIC),
+    ("frac", NUMERIC),
+    ("color", NOMINAL),
+    ("class", NOMINAL),
 ]
 TEXT = 2  # the string column's new position
 EXPECTED_NOTES = ["a b", "it's", None, "x", ""]
 # count>=1 count>=3 | note (0 or ? in the matrix) | neg | words>=2 >=5 >=7 | frac | color | class
 EXPECTED_TRAIN = [
-    [1, 0, 0, -1, 1, 0, 0, 0.5, 0, 1],       # count 1, words 2
-    [1, 1, 0, 2, 0, 0, 0, 1, 1, 0],          # count 3, words 0
-    [0, 0, NAN, 0, 1, 1, 0, 0, NAN, 1],      # count 0 → all zeros; words 5
-    [NAN, NAN, 0, 3, 1, 0, 0, 2, 0, NAN],    # count missing → both missing
-    [1, 1, 0, 0, 1, 1, 1, 0, 1, 0],          # count 3, words 7
+    [1, 0, 0, -1, 1, 0, 0, 0.5, 0, 1],  # count 1, words 2
+    [1, 1, 0, 2, 0, 0, 0, 1, 1, 0],  # count 3, words 0
+    [0, 0, NAN, 0, 1, 1, 0, 0, NAN, 1],  # count 0 → all zeros; words 5
+    [NAN, NAN, 0, 3, 1, 0, 0, 2, 0, NAN],  # count missing → both missing
+    [1, 1, 0, 0, 1, 1, 1, 0, 1, 0],  # count 3, words 7
 ]
 
 # Unseen values, applied through a saved model.  zero=9 or 1 has nowhere to go (no attribute).
-TEST_DENSE = HEADER + """2.5,t1,-1,9,5,0,red,?
+TEST_DENSE = (
+    HEADER
+    + """2.5,t1,-1,9,5,0,red,?
 100,t2,5,0,100,7,green,p
 -1,t3,0,0,-2,0,red,n
 ?,?,?,?,?,?,?,?
 0.5,t5,0,0,6.5,0,red,n
 3,t6,0,1,1,0,green,n
 """
-TEST_SPARSE = HEADER + """{0 2.5,1 t1,2 -1,3 9,4 5,7 ?}
+)
+TEST_SPARSE = (
+    HEADER
+    + """{0 2.5,1 t1,2 -1,3 9,4 5,7 ?}
 {0 100,1 t2,2 5,4 100,5 7,6 green,7 p}
 {0 -1,1 t3,4 -2}
 {0 ?,1 ?,2 ?,3 ?,4 ?,5 ?,6 ?,7 ?}
 {0 0.5,1 t5,4 6.5}
 {0 3,1 t6,3 1,4 1,6 green}
 """
+)
 EXPECTED_TEST = [
-    [1, 0, 0, -1, 1, 1, 0, 0, 0, NAN],       # 2.5 reaches 1 not 3; 5 reaches 2 and 5 exactly
-    [1, 1, 0, 5, 1, 1, 1, 7, 1, 1],          # beyond every threshold: all set
-    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],          # negative values reach no threshold
-    [NAN] * 10,                              # missing → every output of the attribute missing
-    [0, 0, 0, 0, 1, 1, 0, 0, 0, 0],          # 0.5 is below 1; 6.5 reaches 2 and 5
-    [1, 1, 0, 0, 0, 0, 0, 0, 1, 0],          # 3 reaches 3 exactly; 1 is below the smallest threshold 2
+    [1, 0, 0, -1, 1, 1, 0, 0, 0, NAN],  # 2.5 reaches 1 not 3; 5 reaches 2 and 5 exactly
+    [1, 1, 0, 5, 1, 1, 1, 7, 1, 1],  # beyond every threshold: all set
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],  # negative values reach no threshold
+    [NAN] * 10,  # missing → every output of the attribute missing
+    [0, 0, 0, 0, 1, 1, 0, 0, 0, 0],  # 0.5 is below 1; 6.5 reaches 2 and 5
+    [1, 1, 0, 0, 0, 0, 0, 0, 1, 0],  # 3 reaches 3 exactly; 1 is below the smallest threshold 2
 ]
 EXPECTED_TEST_NOTES = ["t1", "t2", "t3", None, "t5", "t6"]
 
@@ -185,7 +205,16 @@ def test_an_integer_class_passes_through(run_filterkit, tmp_path):
     _, schema, chunk = encode(run_filterkit, path, chain=("-c", "first"))
     # the class is count (first): untouched, still 'integer'; words is still encoded
     assert [a.name for a in schema.attributes] == [
-        "count", "note", "neg", "words>=2", "words>=5", "words>=7", "frac", "color", "class"]
+        "count",
+        "note",
+        "neg",
+        "words>=2",
+        "words>=5",
+        "words>=7",
+        "frac",
+        "color",
+        "class",
+    ]
     assert schema.attributes[0].declared_type == "integer"
     np.testing.assert_array_equal(chunk.dense_values()[:, 0], [1, 3, 0, NAN, 3])
     np.testing.assert_array_equal(chunk.dense_values()[:, 3:6], [[1, 0, 0], [0, 0, 0], [1, 1, 0], [1, 0, 0], [1, 1, 1]])
@@ -194,8 +223,9 @@ def test_an_integer_class_passes_through(run_filterkit, tmp_path):
 def test_an_encoded_name_that_is_already_taken_is_an_error(run_filterkit, tmp_path):
     path = tmp_path / "clash.arff"
     # 'a>=1' is fractional, so it passes through; a's threshold 1 would be named 'a>=1' too
-    path.write_text("@relation clash\n@attribute a integer\n@attribute 'a>=1' numeric\n@attribute c {n,p}\n"
-                    "@data\n1,0.5,n\n0,0,p\n")
+    path.write_text(
+        "@relation clash\n@attribute a integer\n@attribute 'a>=1' numeric\n@attribute c {n,p}\n@data\n1,0.5,n\n0,0,p\n"
+    )
     result = run_filterkit(path, "ordinal")
     assert result.status != 0
     assert "a>=1" in result.stderr and "already taken" in result.stderr
@@ -273,8 +303,9 @@ def test_max_thresholds_four_written_out(run_filterkit, tmp_path):
     _, schema, chunk = encode(run_filterkit, path, "--max-thresholds", "4")
     assert [a.name for a in schema.attributes] == ["x>=1", "x>=3", "y>=1", "y>=5", "class"]
     # x = 2 reaches 1 but not 3; x = 4 and 9 reach both; x missing: both missing
-    np.testing.assert_array_equal(chunk.dense_values()[[0, 6, 7, 8, 9, 10, 12], :2],
-                                  [[1, 0], [1, 0], [1, 1], [1, 1], [1, 1], [0, 0], [NAN, NAN]])
+    np.testing.assert_array_equal(
+        chunk.dense_values()[[0, 6, 7, 8, 9, 10, 12], :2], [[1, 0], [1, 0], [1, 1], [1, 1], [1, 1], [0, 0], [NAN, NAN]]
+    )
 
 
 WEIGHTED = """@relation weighted
@@ -299,7 +330,9 @@ def test_max_thresholds_counts_rows_by_their_instance_weight(run_filterkit, tmp_
     path.write_text(text)
     _, schema, chunk = encode(run_filterkit, path, "--max-thresholds", "2")
     assert [a.name for a in schema.attributes] == [f"x>={v}" for v in thresholds] + ["class"]
-    np.testing.assert_array_equal(chunk.dense_values()[:, :-1], expected_encoding(np.array([1, 2, 3, 4, 0.0]), thresholds))
+    np.testing.assert_array_equal(
+        chunk.dense_values()[:, :-1], expected_encoding(np.array([1, 2, 3, 4, 0.0]), thresholds)
+    )
     if weighted:
         np.testing.assert_array_equal(chunk.weights, [1, 1, 1, 5, 1])
 
@@ -369,7 +402,7 @@ def oh0_expected():
     data = words.data
     assert not np.isnan(data).any() and (data >= 0).all() and (data == np.floor(data)).all()
     distinct_total = sum(
-        len(np.unique(data[words.indptr[j]:words.indptr[j + 1]][data[words.indptr[j]:words.indptr[j + 1]] != 0]))
+        len(np.unique(data[words.indptr[j] : words.indptr[j + 1]][data[words.indptr[j] : words.indptr[j + 1]] != 0]))
         for j in range(class_index)
     )
     names, rows, columns = [], [], []
@@ -392,6 +425,7 @@ def oh0_expected():
 def oh0_output(tmp_path_factory):
     """oh0 encoded (in this process) with a saved model: (output bytes, model path)."""
     from filterkit import cli
+
     folder = tmp_path_factory.mktemp("oh0")
     model, out = folder / "m.json", folder / "out.arff"
     status = cli.run(["-q", "--save-model", str(model), "-o", str(out), str(OH0), "ordinal"], None)
@@ -453,7 +487,9 @@ def test_oh0_shuffled_rows_give_the_same_attributes_and_the_same_rows(run_filter
     result = run_filterkit("-q", shuffled, "ordinal")
     assert result.status == 0, result.stderr
     original = oh0_output[0]
-    assert result.stdout.split(b"@data\n")[0] == original.split(b"@data\n")[0], "attribute order follows values, not rows"
+    assert result.stdout.split(b"@data\n")[0] == original.split(b"@data\n")[0], (
+        "attribute order follows values, not rows"
+    )
     original_rows = data_lines(original)
     assert data_lines(result.stdout) == [original_rows[i] for i in order]
 
@@ -461,16 +497,18 @@ def test_oh0_shuffled_rows_give_the_same_attributes_and_the_same_rows(run_filter
 def _split_data(text: bytes) -> tuple[bytes, bytes]:
     """The header up to and including the @data line, and the rest."""
     match = re.search(rb"(?im)^@data[ \t]*\r?\n", text)
-    return text[:match.end()], text[match.end():]
+    return text[: match.end()], text[match.end() :]
 
 
 # ---------------------------------------------------------------------------------------------
 # Weka 3.6 reads what the stage writes
 
+
 def weka_read(path: Path) -> str:
     """Weka's summary of ``path`` (weka.core.Instances exits 0 even when it cannot parse: check the text)."""
-    result = subprocess.run([JAVA, "-Xmx1g", "-cp", str(JAR), "weka.core.Instances", str(path)],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [JAVA, "-Xmx1g", "-cp", str(JAR), "weka.core.Instances", str(path)], capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Exception" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-2000:]
     return result.stdout

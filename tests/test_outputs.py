@@ -19,15 +19,22 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed"),
+]
 
 IRIS = REAL / "iris.arff"
 
 
 def run(argv, cwd, umask: int | None = None, **kwargs) -> subprocess.CompletedProcess:
     completed = subprocess.run(
-        [FILTERKIT, *map(str, argv)], capture_output=True, cwd=cwd, timeout=120,
-        preexec_fn=None if umask is None else (lambda: os.umask(umask)), **kwargs,
+        [FILTERKIT, *map(str, argv)],
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+        preexec_fn=None if umask is None else (lambda: os.umask(umask)),
+        **kwargs,
     )
     completed.stderr = completed.stderr.decode("utf-8", "replace")
     return completed
@@ -191,10 +198,13 @@ def test_a_fifo_output_streams_to_its_reader(tmp_path, expected_l2):
 # ------------------------------------------------- refused before any work
 
 
-@pytest.mark.parametrize("target, message", [
-    ("", "cannot write '': the file name is empty"),
-    ("a-folder", "cannot write a-folder: it is a folder"),
-])
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("", "cannot write '': the file name is empty"),
+        ("a-folder", "cannot write a-folder: it is a folder"),
+    ],
+)
 def test_an_output_that_cannot_be_a_file_is_refused_naming_it(tmp_path, target, message):
     (tmp_path / "a-folder").mkdir()
     bad_copy(tmp_path)
@@ -276,18 +286,33 @@ def folder_with_input(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("argv, first, second", [
-    (["--save-model", "in.arff", "in.arff", "minmax", "l2"], "the input in.arff", "--save-model in.arff"),
-    (["-o", "in.arff", "in.arff", "l2"], "the input in.arff", "-o in.arff"),
-    (["-o", "./sub/../in.arff", "in.arff", "l2"], "the input in.arff", "-o ./sub/../in.arff"),
-    (["--save-model", "out.json", "-o", "out.npz", "in.arff", "minmax"], "-o out.npz", "the model's arrays out.npz"),
-    (["--save-model", "m.npz", "in.arff", "minmax"], "--save-model m.npz", "the model's arrays m.npz"),
-    (["-o", "new.arff", "--save-model", "new.arff", "in.arff", "minmax"], "-o new.arff", "--save-model new.arff"),
-    (["-o", "hard-link.arff", "in.arff", "l2"], "the input in.arff", "-o hard-link.arff"),
-    (["-o", "symbolic-link.arff", "in.arff", "l2"], "the input in.arff", "-o symbolic-link.arff"),
-], ids=["model-over-input", "output-over-input", "output-over-input-by-another-name", "output-over-arrays",
-        "model-named-like-its-arrays", "output-and-model-both-new", "output-hard-link-of-input",
-        "output-symbolic-link-to-input"])
+@pytest.mark.parametrize(
+    "argv, first, second",
+    [
+        (["--save-model", "in.arff", "in.arff", "minmax", "l2"], "the input in.arff", "--save-model in.arff"),
+        (["-o", "in.arff", "in.arff", "l2"], "the input in.arff", "-o in.arff"),
+        (["-o", "./sub/../in.arff", "in.arff", "l2"], "the input in.arff", "-o ./sub/../in.arff"),
+        (
+            ["--save-model", "out.json", "-o", "out.npz", "in.arff", "minmax"],
+            "-o out.npz",
+            "the model's arrays out.npz",
+        ),
+        (["--save-model", "m.npz", "in.arff", "minmax"], "--save-model m.npz", "the model's arrays m.npz"),
+        (["-o", "new.arff", "--save-model", "new.arff", "in.arff", "minmax"], "-o new.arff", "--save-model new.arff"),
+        (["-o", "hard-link.arff", "in.arff", "l2"], "the input in.arff", "-o hard-link.arff"),
+        (["-o", "symbolic-link.arff", "in.arff", "l2"], "the input in.arff", "-o symbolic-link.arff"),
+    ],
+    ids=[
+        "model-over-input",
+        "output-over-input",
+        "output-over-input-by-another-name",
+        "output-over-arrays",
+        "model-named-like-its-arrays",
+        "output-and-model-both-new",
+        "output-hard-link-of-input",
+        "output-symbolic-link-to-input",
+    ],
+)
 def test_the_input_output_and_model_files_must_be_distinct(folder_with_input, argv, first, second):
     (folder_with_input / "sub").mkdir()
     os.link(folder_with_input / "in.arff", folder_with_input / "hard-link.arff")
@@ -300,12 +325,16 @@ def test_the_input_output_and_model_files_must_be_distinct(folder_with_input, ar
     assert {p.name: p.read_bytes() for p in folder_with_input.iterdir() if p.is_file()} == before
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["apply", "m.json", "m.json"], "the model m.json and the input m.json are the same file"),
-    (["apply", "-o", "m.json", "m.json", "in.arff"], "the model m.json and -o m.json are the same file"),
-    (["apply", "-o", "m.npz", "m.json", "in.arff"], "the model's arrays m.npz and -o m.npz are the same file"),
-    (["apply", "-o", "in.arff", "m.json", "in.arff"], "the input in.arff and -o in.arff are the same file"),
-], ids=["input-is-the-model", "output-over-model", "output-over-arrays", "output-over-input"])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["apply", "m.json", "m.json"], "the model m.json and the input m.json are the same file"),
+        (["apply", "-o", "m.json", "m.json", "in.arff"], "the model m.json and -o m.json are the same file"),
+        (["apply", "-o", "m.npz", "m.json", "in.arff"], "the model's arrays m.npz and -o m.npz are the same file"),
+        (["apply", "-o", "in.arff", "m.json", "in.arff"], "the input in.arff and -o in.arff are the same file"),
+    ],
+    ids=["input-is-the-model", "output-over-model", "output-over-arrays", "output-over-input"],
+)
 def test_apply_refuses_to_write_over_its_model_or_input(folder_with_input, argv, message):
     assert run(["--save-model", "m.json", "in.arff", "minmax"], folder_with_input).returncode == 0
     before = {p.name: p.read_bytes() for p in folder_with_input.iterdir()}

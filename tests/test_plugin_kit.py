@@ -76,17 +76,21 @@ def _executable(prefix: Path, name: str) -> Path:
 def _environment() -> dict:
     """This process's environment without what would let another filterkit or setting leak in."""
     env = {
-        key: value for key, value in os.environ.items()
+        key: value
+        for key, value in os.environ.items()
         if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "FILTERKIT_DISABLE_PLUGINS")
     }
-    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1", PYTHONDONTWRITEBYTECODE="1",
-               FILTERKIT_STRICT_PLUGINS="1")
+    env.update(
+        PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1", PYTHONDONTWRITEBYTECODE="1", FILTERKIT_STRICT_PLUGINS="1"
+    )
     return env
 
 
 def _dependency_folders() -> list[str]:
     """The site-packages folders this interpreter imports numpy, scipy, pytest… from."""
-    return [p for p in dict.fromkeys(sys.path) if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+    return [
+        p for p in dict.fromkeys(sys.path) if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
+    ]
 
 
 def _has_version(distribution: str, minimum: tuple[int, int]) -> bool:
@@ -105,30 +109,47 @@ def plugin_venv(tmp_path_factory) -> PluginVenv:
     env = _environment()
     # This interpreter's pip can install into another one (pip ≥ 22.3): then the environment needs no pip.
     outer_pip = _has_version("pip", PIP_WITH_PYTHON_OPTION)
-    created = subprocess.run([sys.executable, "-m", "venv", *(["--without-pip"] if outer_pip else []), str(prefix)],
-                             capture_output=True, text=True, env=env, timeout=300)
+    created = subprocess.run(
+        [sys.executable, "-m", "venv", *(["--without-pip"] if outer_pip else []), str(prefix)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     if created.returncode != 0:
         last = (created.stderr.strip().splitlines() or ["no message"])[-1]
         pytest.skip(f"cannot create a virtual environment with {sys.executable} -m venv ({last})")
     python = _executable(prefix, "python")
     pip = [sys.executable, "-m", "pip", "--python", str(python)] if outer_pip else [str(python), "-m", "pip"]
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, env=env, timeout=60, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    ).stdout.strip()
     (Path(purelib) / "filterkit_test_dependencies.pth").write_text("\n".join(_dependency_folders()) + "\n")
 
     def pip_install(*arguments) -> None:
         arguments = [str(a) for a in arguments]
-        installed = subprocess.run([*pip, "install", "--quiet", *arguments],
-                                   capture_output=True, text=True, env=env, timeout=600)
-        assert installed.returncode == 0, f"pip install {' '.join(arguments)} failed:\n{installed.stdout}\n{installed.stderr}"
+        installed = subprocess.run(
+            [*pip, "install", "--quiet", *arguments], capture_output=True, text=True, env=env, timeout=600
+        )
+        assert installed.returncode == 0, (
+            f"pip install {' '.join(arguments)} failed:\n{installed.stdout}\n{installed.stderr}"
+        )
 
     offline = _has_version("setuptools", BUILD_SETUPTOOLS)
     if not offline:
         pip_install(f"setuptools>={'.'.join(map(str, BUILD_SETUPTOOLS))}")
     # Build from copies: pip builds in the source tree, and the checkout must stay untouched.
     filterkit_source, example_source = root / "filterkit-src", root / "filterkit-tfidf-src"
-    shutil.copytree(ROOT, filterkit_source,
-                    ignore=shutil.ignore_patterns(*UNBUILT, "tests", "examples", "arff_samples", "benchmarks", "docs"))
+    shutil.copytree(
+        ROOT,
+        filterkit_source,
+        ignore=shutil.ignore_patterns(*UNBUILT, "tests", "examples", "arff_samples", "benchmarks", "docs"),
+    )
     shutil.copytree(EXAMPLE, example_source, ignore=shutil.ignore_patterns(*UNBUILT))
     pip_install("--no-build-isolation", *(["--no-index"] if offline else []), filterkit_source, example_source)
     return PluginVenv(root, prefix, python, _executable(prefix, "filterkit"), example_source / "tests", env)
@@ -143,7 +164,8 @@ def test_venv_imports_filterkit_and_the_plugin_from_its_own_site_packages(plugin
     probe = (
         "import importlib.metadata as m, json, filterkit, filterkit_plugins, filterkit_tfidf\n"
         "print(json.dumps({'modules': [filterkit.__file__, filterkit_plugins.__file__, filterkit_tfidf.__file__],\n"
-        "  'entry_points': [[e.name, e.dist.name, str(e.dist.locate_file(''))] for e in m.entry_points(group='filterkit')]}))"
+        "  'entry_points': [[e.name, e.dist.name, str(e.dist.locate_file(''))]\n"
+        "                   for e in m.entry_points(group='filterkit')]}))"
     )
     result = plugin_venv.run(plugin_venv.python, "-c", probe)
     assert result.returncode == 0, result.stderr
@@ -210,8 +232,9 @@ def assert_chain_output(stdout: bytes, names: list[str], kept: np.ndarray, expec
 @pytest.mark.slow
 def test_venv_chain_of_tfidf_rf_selection_and_l2_matches_numpy(plugin_venv):
     counts, classes, positive, names = oh0_rows()
-    result = plugin_venv.run(plugin_venv.filterkit, "--positive", "Ethics", OH0,
-                             "tfidf", "select", "--metric", "rf", "--top", TOP, "l2")
+    result = plugin_venv.run(
+        plugin_venv.filterkit, "--positive", "Ethics", OH0, "tfidf", "select", "--metric", "rf", "--top", TOP, "l2"
+    )
     assert result.returncode == 0, result.stderr
     kept, expected = tfidf_select_rf_l2(counts, positive, counts, TOP)
     assert_chain_output(result.stdout, names, kept, expected, classes)
@@ -233,12 +256,30 @@ def split_rows(folder: Path) -> tuple[Path, Path]:
 def test_venv_saved_model_applies_the_training_idf_and_selection_to_held_out_rows(plugin_venv, tmp_path):
     train, held_out = split_rows(tmp_path)
     model = tmp_path / "model.json"
-    fitted = plugin_venv.run(plugin_venv.filterkit, "--positive", "Ethics", "--save-model", model, "-o",
-                             tmp_path / "train.out.arff", train, "tfidf", "select", "--metric", "rf", "--top", TOP, "l2")
+    fitted = plugin_venv.run(
+        plugin_venv.filterkit,
+        "--positive",
+        "Ethics",
+        "--save-model",
+        model,
+        "-o",
+        tmp_path / "train.out.arff",
+        train,
+        "tfidf",
+        "select",
+        "--metric",
+        "rf",
+        "--top",
+        TOP,
+        "l2",
+    )
     assert fitted.returncode == 0, fitted.stderr
     stages = json.loads(model.read_text())["stages"]
     assert [(s["name"], s["plugin"], s["distribution"]) for s in stages] == [
-        ("tfidf", "tfidf", "filterkit-tfidf"), ("select", "selection", "filterkit"), ("l2", "normalizers", "filterkit")]
+        ("tfidf", "tfidf", "filterkit-tfidf"),
+        ("select", "selection", "filterkit"),
+        ("l2", "normalizers", "filterkit"),
+    ]
     assert stages[0]["state"]["documents"] == 502
 
     applied = plugin_venv.run(plugin_venv.filterkit, "apply", model, held_out)
@@ -255,8 +296,17 @@ def test_venv_saved_model_applies_the_training_idf_and_selection_to_held_out_row
 @pytest.mark.slow
 def test_venv_runs_the_example_s_own_tests(plugin_venv):
     # Without this interpreter's third-party pytest plugins: the example needs none, and they slow the start.
-    result = plugin_venv.run(plugin_venv.python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             plugin_venv.example_tests, timeout=300, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    result = plugin_venv.run(
+        plugin_venv.python,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        plugin_venv.example_tests,
+        timeout=300,
+        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
     report = result.stdout.decode("utf-8", "replace")
     assert result.returncode == 0, report + result.stderr
     counts = dict((word, int(number)) for number, word in re.findall(r"(\d+) (passed|failed|skipped|error)", report))
@@ -291,14 +341,14 @@ def markdown_sections(text: str) -> dict[str, str]:
             headings.append((number, len(line) - len(line.lstrip("#")), line))
     sections = {}
     for position, (number, level, line) in enumerate(headings):
-        end = next((n for n, l, _ in headings[position + 1:] if l <= level), len(lines))
-        sections[line] = "\n".join(lines[number + 1:end])
+        end = next((n for n, deeper, _ in headings[position + 1 :] if deeper <= level), len(lines))
+        sections[line] = "\n".join(lines[number + 1 : end])
     return sections
 
 
 def subheadings(section: str, level: int) -> list[str]:
     """The titles of the headings of ``level`` in a section's text (outside code blocks)."""
-    return [line[level + 1:] for line in markdown_sections(section) if line.startswith("#" * level + " ")]
+    return [line[level + 1 :] for line in markdown_sections(section) if line.startswith("#" * level + " ")]
 
 
 def hookspec_functions() -> dict:
@@ -311,14 +361,18 @@ def call_signature(function) -> str:
     """``name(a, b=1)``: the parameters without self and without annotations."""
     parameters = [
         p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
-        for p in inspect.signature(function).parameters.values() if p.name != "self"
+        for p in inspect.signature(function).parameters.values()
+        if p.name != "self"
     ]
     return f"{function.__name__}({', '.join(parameters)})"
 
 
 def public_methods(cls) -> dict:
-    return {name: member for name, member in inspect.getmembers(cls)
-            if not name.startswith("_") and (inspect.isfunction(member) or inspect.ismethod(member))}
+    return {
+        name: member
+        for name, member in inspect.getmembers(cls)
+        if not name.startswith("_") and (inspect.isfunction(member) or inspect.ismethod(member))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -330,9 +384,13 @@ def test_every_hookspec_has_a_heading_with_its_signature_in_docs_plugins_md(docs
     hooks = hookspec_functions()
     assert hooks, "no hook specification found in filterkit.hookspecs"
     reference = docs_sections["## Hook reference"]
-    assert sorted(subheadings(reference, 3)) == sorted(hooks), "docs/plugins.md '## Hook reference' must have one '### NAME' per hookspec"
+    assert sorted(subheadings(reference, 3)) == sorted(hooks), (
+        "docs/plugins.md '## Hook reference' must have one '### NAME' per hookspec"
+    )
     for name, function in hooks.items():
-        assert call_signature(function) in docs_sections[f"### {name}"], f"### {name} must show {call_signature(function)}"
+        assert call_signature(function) in docs_sections[f"### {name}"], (
+            f"### {name} must show {call_signature(function)}"
+        )
 
 
 @pytest.mark.parametrize("cls", [Stage, Classifier], ids=lambda c: c.__name__)
@@ -362,4 +420,6 @@ def test_code_the_tutorial_quotes_from_the_example_is_the_example_s_code():
     quoted = [(name, block) for name, block in quotes if (EXAMPLE / name).is_file()]
     assert {name for name, _ in quoted} == {"pyproject.toml", "filterkit_tfidf.py", "tests/test_tfidf.py"}
     for name, block in quoted:
-        assert block.strip("\n") in (EXAMPLE / name).read_text(encoding="utf-8"), f"docs/plugins.md quotes {name}:\n{block}"
+        assert block.strip("\n") in (EXAMPLE / name).read_text(encoding="utf-8"), (
+            f"docs/plugins.md quotes {name}:\n{block}"
+        )

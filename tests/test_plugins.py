@@ -11,8 +11,8 @@ from importlib.metadata import EntryPoint
 import numpy as np
 import pytest
 
-from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, read_bytes
 import filterkit
+from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, read_bytes
 from filterkit import hookspecs, plugins
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
@@ -117,19 +117,35 @@ def test_disabled_plugins_are_not_loaded(run_filterkit, monkeypatch, disabled):
 LOADING_FAULTS = {
     # folder: (the plugin file's stem, what the warning says is wrong)
     "broken": ("fails_to_import", BROKEN_REASON),
-    "bad_signature": ("extra_argument", "its register_stages takes colour, which the hook does not pass "
-                                        "(it passes register, metrics)"),
-    "unknown_hook": ("widgets", "it implements 'register_widgets', not a filterkit hook "
-                                "(the hooks are register_metrics, register_classifiers, register_stages)"),
+    "bad_signature": (
+        "extra_argument",
+        "its register_stages takes colour, which the hook does not pass (it passes register, metrics)",
+    ),
+    "unknown_hook": (
+        "widgets",
+        "it implements 'register_widgets', not a filterkit hook "
+        "(the hooks are register_metrics, register_classifiers, register_stages)",
+    ),
     "no_summary": ("nameless", "stage 'silent' has neither a summary nor a docstring (in register_stages)"),
-    "instance": ("instance", "it registered an instance of Identity where a stage class (a subclass of Stage) "
-                             "is expected (in register_stages)"),
+    "instance": (
+        "instance",
+        "it registered an instance of Identity where a stage class (a subclass of Stage) "
+        "is expected (in register_stages)",
+    ),
     "register_fails": ("raises_in_hook", "RuntimeError in register_stages: cannot make my stages today"),
-    "duplicate": ("second_twin", "its stage 'twin' clashes with the stage 'twin' of plugin "
-                                 "'first_twin ({folder}/first_twin.py)' (in register_stages)"),
-    "duplicate_builtin": ("my_l2", "its stage 'l2' clashes with the stage 'l2' of plugin 'normalizers' (in register_stages)"),
-    "metric_clash": ("l2_metric", "its metric 'l2' clashes with the stage 'l2' of plugins 'normalizers' and 'scorers' "
-                                  "(in register_stages)"),
+    "duplicate": (
+        "second_twin",
+        "its stage 'twin' clashes with the stage 'twin' of plugin "
+        "'first_twin ({folder}/first_twin.py)' (in register_stages)",
+    ),
+    "duplicate_builtin": (
+        "my_l2",
+        "its stage 'l2' clashes with the stage 'l2' of plugin 'normalizers' (in register_stages)",
+    ),
+    "metric_clash": (
+        "l2_metric",
+        "its metric 'l2' clashes with the stage 'l2' of plugins 'normalizers' and 'scorers' (in register_stages)",
+    ),
 }
 
 
@@ -182,7 +198,9 @@ def test_a_plugin_without_hookimpl_is_listed_with_a_hint(run_filterkit):
     directory = FIXTURE_PLUGINS / "no_hookimpl"
     plugin = f"forgot ({directory / 'forgot.py'})"
     hint = "no hook implementations: is @hookimpl missing? (register_stages is not marked)"
-    warning = f"filterkit: warning: plugin '{plugin}' (distribution plugins-dir {directory}) registers nothing: {hint}\n"
+    warning = (
+        f"filterkit: warning: plugin '{plugin}' (distribution plugins-dir {directory}) registers nothing: {hint}\n"
+    )
     result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=directory)
     assert (result.status, result.stderr) == (0, warning)
     listing = json.loads(run_filterkit("plugins", "--json", plugins_dir=directory).stdout)

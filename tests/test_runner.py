@@ -186,7 +186,9 @@ def test_a_file_header_is_parsed_once_and_checked_on_every_pass(monkeypatch, tmp
     assert len(parsed) == header_lines == 4
     assert passes == [[[1.0, 0.0], [2.0, 1.0]]] * 2  # the row on the @data line is read on every pass
     path.write_text("@relation r\n@attribute y numeric\n@attribute c {a,b}\n@data 1,a\n2,b\n")
-    with pytest.raises(FilterkitError, match=r"data.arff:4: the header \(lines 1-4\) changed since the file was first read"):
+    with pytest.raises(
+        FilterkitError, match=r"data.arff:4: the header \(lines 1-4\) changed since the file was first read"
+    ):
         list(source.chunks())
 
 
@@ -241,7 +243,10 @@ def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, patt
         (tmp_path / folder).mkdir()
     process = subprocess.Popen(
         [FILTERKIT, "--plugins-dir", str(STAGES_DIR), "-o", "out/out.arff", "-", *stages],
-        stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
     )
     try:
         process.stdin.write((REAL / "grain_wc.arff").read_bytes())

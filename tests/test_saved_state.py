@@ -58,6 +58,7 @@ def set_item(key, index, value, dtype=None):
         array = arrays[key].astype(dtype or arrays[key].dtype)
         array[index] = value
         arrays[key] = array
+
     return change
 
 
@@ -99,8 +100,9 @@ def test_options_edited_after_fitting_are_refused(run_filterkit, tmp_path, posit
 
 
 def test_select_and_ordinal_states_are_checked(run_filterkit, tmp_path):
-    model, _ = saved_model(run_filterkit, tmp_path, "select", "--metric", "ig", "--top", "20", "ordinal",
-                           "--max-thresholds", "2")
+    model, _ = saved_model(
+        run_filterkit, tmp_path, "select", "--metric", "ig", "--top", "20", "ordinal", "--max-thresholds", "2"
+    )
     originals = model.read_bytes(), model.with_name("m.npz").read_bytes()
     for change, words in [
         (set_item("0.kept", 0, 3182), "'kept'"),
@@ -119,8 +121,7 @@ def test_select_and_ordinal_states_are_checked(run_filterkit, tmp_path):
 
 @pytest.mark.slow
 def test_a_model_saved_before_options_were_recorded_loads_and_gives_the_same_output(run_filterkit, tmp_path):
-    chain = ["shape", "bns", "select", "--metric", "chi", "--top", "100", "ordinal", "--max-thresholds", "3",
-             "minmax"]
+    chain = ["shape", "bns", "select", "--metric", "chi", "--top", "100", "ordinal", "--max-thresholds", "3", "minmax"]
     model, trained = saved_model(run_filterkit, tmp_path, *chain)
 
     def as_before(document):

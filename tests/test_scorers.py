@@ -38,24 +38,33 @@ HEADER = """@relation scaling
 #   c: row 2 missing → pos 2, neg 3 for c.  0 n, 0 n | 1 p | 2 n | 3 p      range [0, 3], width 3
 #      cuts  >0: tpr 2/2, fpr 1/3 → 2/3;  >1: 1/2 − 1/3 = 1/6;  >2: 1/2 − 0 = 1/2.  Best 2/3.
 #      presence: tpr 1, fpr 1/3 → 2/3.
-TRAIN = HEADER + """4,7,1,p
+TRAIN = (
+    HEADER
+    + """4,7,1,p
 2,7,?,p
 0,7,3,p
 0,7,0,n
 -1,7,0,n
 0,7,2,n
 """
-TRAIN_SPARSE = HEADER + """{0 4,1 7,2 1,3 p}
+)
+TRAIN_SPARSE = (
+    HEADER
+    + """{0 4,1 7,2 1,3 p}
 {0 2,1 7,2 ?,3 p}
 {1 7,2 3,3 p}
 {1 7}
 {0 -1,1 7}
 {1 7,2 2}
 """
+)
 # beyond the training range on both sides, a value of b never seen, a missing c
-TEST = HEADER + """10,100,-3,?
+TEST = (
+    HEADER
+    + """10,100,-3,?
 -5,7,?,p
 """
+)
 
 TRAIN_A = np.array([4, 2, 0, 0, -1, 0.0])
 TRAIN_C = np.array([1, NAN, 3, 0, 0, 2.0])
@@ -84,11 +93,11 @@ def run_acc2(files, *options, train="train.arff") -> np.ndarray:
 
 def test_zero_preserving_scaling_multiplies_by_score_over_width(files):
     out = run_acc2(files)
-    np.testing.assert_allclose(out[:, 0], TRAIN_A * (2 / 3) / 5, rtol=1e-14)   # 4 → 8/15, -1 → -2/15, 0 → 0
-    np.testing.assert_array_equal(out[:, 1], 0.0)                               # constant b
-    np.testing.assert_allclose(out[:, 2], TRAIN_C * (2 / 3) / 3, rtol=1e-14)   # missing stays missing
+    np.testing.assert_allclose(out[:, 0], TRAIN_A * (2 / 3) / 5, rtol=1e-14)  # 4 → 8/15, -1 → -2/15, 0 → 0
+    np.testing.assert_array_equal(out[:, 1], 0.0)  # constant b
+    np.testing.assert_allclose(out[:, 2], TRAIN_C * (2 / 3) / 3, rtol=1e-14)  # missing stays missing
     assert np.isnan(out[1, 2])
-    np.testing.assert_array_equal(out[:, 3], [1, 1, 1, 0, 0, 0])                # the class is untouched
+    np.testing.assert_array_equal(out[:, 3], [1, 1, 1, 0, 0, 0])  # the class is untouched
 
 
 def test_no_zero_preserve_maps_the_training_range_to_zero_to_score(files):
@@ -96,7 +105,7 @@ def test_no_zero_preserve_maps_the_training_range_to_zero_to_score(files):
     np.testing.assert_allclose(out[:, 0], (TRAIN_A + 1) * (2 / 3) / 5, rtol=1e-14)  # 4 → 2/3, -1 → 0, 0 → 2/15
     assert out[:, 0].min() == 0.0 and out[:, 0].max() == pytest.approx(2 / 3, rel=1e-14)
     np.testing.assert_array_equal(out[:, 1], 0.0)
-    np.testing.assert_allclose(out[:, 2], TRAIN_C * (2 / 3) / 3, rtol=1e-14)      # min 0: same as zero-preserving
+    np.testing.assert_allclose(out[:, 2], TRAIN_C * (2 / 3) / 3, rtol=1e-14)  # min 0: same as zero-preserving
 
 
 @pytest.mark.parametrize("options", [(), ("--no-zero-preserve",)])
@@ -110,18 +119,33 @@ def test_presence_scores_value_not_zero(files):
     np.testing.assert_allclose(out[:, 2], TRAIN_C * (2 / 3) / 3, rtol=1e-14)
 
 
-@pytest.mark.parametrize(("options", "expected_a"), [
-    ((), [10 * (2 / 3) / 5, -5 * (2 / 3) / 5]),                                   # 4/3 and -2/3
-    (("--no-zero-preserve",), [(10 + 1) * (2 / 3) / 5, (-5 + 1) * (2 / 3) / 5]),  # 22/15 and -8/15
-])
+@pytest.mark.parametrize(
+    ("options", "expected_a"),
+    [
+        ((), [10 * (2 / 3) / 5, -5 * (2 / 3) / 5]),  # 4/3 and -2/3
+        (("--no-zero-preserve",), [(10 + 1) * (2 / 3) / 5, (-5 + 1) * (2 / 3) / 5]),  # 22/15 and -8/15
+    ],
+)
 def test_saved_model_scales_test_values_beyond_the_training_range_without_clipping(files, options, expected_a):
     model, out = files / "m.json", files / "test.out.arff"
-    assert filterkit("--positive", "p", "--save-model", model, "-o", files / "train.out.arff",
-                     files / "train.arff", "acc2", *options) == 0
+    assert (
+        filterkit(
+            "--positive",
+            "p",
+            "--save-model",
+            model,
+            "-o",
+            files / "train.out.arff",
+            files / "train.arff",
+            "acc2",
+            *options,
+        )
+        == 0
+    )
     assert cli.run(["apply", str(model), str(files / "test.arff"), "-o", str(out)]) == 0
     test = values_of(out)
     np.testing.assert_allclose(test[:, 0], expected_a, rtol=1e-14)
-    np.testing.assert_array_equal(test[:, 1], [0.0, 0.0])       # constant in training: 0 even for 100
+    np.testing.assert_array_equal(test[:, 1], [0.0, 0.0])  # constant in training: 0 even for 100
     assert test[0, 2] == pytest.approx(-3 * (2 / 3) / 3, rel=1e-14)
     assert np.isnan(test[1, 2])
 
@@ -145,8 +169,9 @@ def test_best_threshold_finds_an_interior_cut_presence_misses(tmp_path):
     # cuts >1: 1 − 2/3 = 1/3;  >2: 1 − 1/3 = 2/3;  >3: 2/3 − 1/3 = 1/3;  >4: 1/3 − 1/3 = 0;  >5: 1/3 − 0 = 1/3.
     # Best: the cut between 2 and 3, acc2 = 2/3.  Presence (every x ≠ 0): tpr = fpr = 1 → 0.
     path = tmp_path / "cut.arff"
-    path.write_text("@relation cut\n@attribute x numeric\n@attribute class {n,p}\n@data\n"
-                    "1,n\n2,n\n3,p\n4,p\n5,n\n6,p\n")
+    path.write_text(
+        "@relation cut\n@attribute x numeric\n@attribute class {n,p}\n@data\n1,n\n2,n\n3,p\n4,p\n5,n\n6,p\n"
+    )
     registry = load_plugins()
     best, presence = registry.make_stage("acc2", {}), registry.make_stage("acc2", {"presence": True})
     for stage in (best, presence):
@@ -181,8 +206,10 @@ def test_zero_one_features_are_scaled_by_their_bns_score(tmp_path):
 def test_alpha_weights_positive_and_negative_features(tmp_path):
     # w0 is present in 3 of 4 positives and 1 of 4 negatives (positive feature); w1 the reverse.
     path = tmp_path / "alpha.arff"
-    path.write_text("@relation alpha\n@attribute w0 numeric\n@attribute w1 numeric\n@attribute class {n,p}\n@data\n"
-                    "1,0,p\n1,0,p\n1,1,p\n0,0,p\n1,1,n\n0,1,n\n0,1,n\n0,0,n\n")
+    path.write_text(
+        "@relation alpha\n@attribute w0 numeric\n@attribute w1 numeric\n@attribute class {n,p}\n@data\n"
+        "1,0,p\n1,0,p\n1,1,p\n0,0,p\n1,1,n\n0,1,n\n0,1,n\n0,0,n\n"
+    )
     registry = load_plugins()
     plain, weighted = registry.make_stage("bns", {}), registry.make_stage("bns", {"alpha": 0.8})
     for stage in (plain, weighted):

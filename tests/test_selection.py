@@ -44,7 +44,11 @@ def select_scores(model_path) -> np.ndarray:
 @pytest.mark.parametrize("top", [100, 99, 3])
 @pytest.mark.parametrize(
     "chain",
-    [["ig", "--presence", "select"], ["ig", "--presence", "--no-scale", "select"], ["select", "--metric", "ig", "--presence"]],
+    [
+        ["ig", "--presence", "select"],
+        ["ig", "--presence", "--no-scale", "select"],
+        ["select", "--metric", "ig", "--presence"],
+    ],
     ids=["after-scorer", "after-no-scale-scorer", "by-metric"],
 )
 def test_ig_selection_keeps_the_words_weka_ranks_best(run_filterkit, chain, top):
@@ -65,10 +69,26 @@ def test_weka_attribute_selection_keeps_the_same_words(run_filterkit, tmp_path):
     for top in (100, 99):
         out = tmp_path / f"weka{top}.arff"
         subprocess.run(
-            [JAVA, "-Xmx2g", "-cp", str(WEKA_JAR), "weka.filters.supervised.attribute.AttributeSelection",
-             "-E", "weka.attributeSelection.InfoGainAttributeEval -B",
-             "-S", f"weka.attributeSelection.Ranker -N {top}", "-c", "first", "-i", str(GRAIN), "-o", str(out)],
-            check=True, capture_output=True, timeout=300,
+            [
+                JAVA,
+                "-Xmx2g",
+                "-cp",
+                str(WEKA_JAR),
+                "weka.filters.supervised.attribute.AttributeSelection",
+                "-E",
+                "weka.attributeSelection.InfoGainAttributeEval -B",
+                "-S",
+                f"weka.attributeSelection.Ranker -N {top}",
+                "-c",
+                "first",
+                "-i",
+                str(GRAIN),
+                "-o",
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
         )
         weka_kept = {a.name for a in read_arff(out)[0].attributes}
         ours = run_filterkit("-c", "first", GRAIN, "ig", "--presence", "select", "--top", top)
@@ -234,8 +254,22 @@ def test_svm_is_reproducible_under_a_seed_and_the_seed_draws_the_sample(run_filt
 
     def scores(seed, chunk_rows="10000"):
         model = tmp_path / f"m{seed}-{chunk_rows}.json"
-        result = run_filterkit("--save-model", model, "--chunk-rows", chunk_rows, path,
-                               "select", "--metric", "svm", "--sample", "0.5", "--seed", seed, "--top", 5)
+        result = run_filterkit(
+            "--save-model",
+            model,
+            "--chunk-rows",
+            chunk_rows,
+            path,
+            "select",
+            "--metric",
+            "svm",
+            "--sample",
+            "0.5",
+            "--seed",
+            seed,
+            "--top",
+            5,
+        )
         assert result.status == 0, result.stderr
         return select_scores(model), result.stdout
 

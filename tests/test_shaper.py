@@ -29,7 +29,9 @@ HEADER = """@relation shaping
 @attribute class {n,p}
 @data
 """
-TRAIN = HEADER + """1,red,p
+TRAIN = (
+    HEADER
+    + """1,red,p
 2,red,n
 2,red,p
 2,green,n
@@ -41,6 +43,7 @@ TRAIN = HEADER + """1,red,p
 0,?,n
 ?,?,p
 """
+)
 # x, non-zero rows in value order (positions 0..5):
 #     1 p | 2 n, 2 p, 2 n | 3 p | 5 n         groups: v=1 [0,1) 1 pos; v=2 [1,4) 1 pos of 3; v=3 [4,5); v=5 [5,6)
 # zero bin: 0 p, 0 n, 0 n, 0 n  →  p̃(0) = (1 + 1) / (4 + 2) = 1/3;  the row with x missing counts nowhere.
@@ -54,7 +57,9 @@ TRAIN = HEADER + """1,red,p
 P0, P1, P2, P3, P5 = 1 / 3, 7 / 12, 4 / 7, 7 / 15, 1 / 2
 RED, GREEN, OVERALL = 3 / 5, 1 / 4, 3 / 7
 
-TEST = HEADER + """4,blue,?
+TEST = (
+    HEADER
+    + """4,blue,?
 2.5,red,?
 10,green,?
 0.5,?,?
@@ -62,6 +67,7 @@ TEST = HEADER + """4,blue,?
 0,blue,?
 ?,green,?
 """
+)
 # x = 4 lies halfway between 3 and 5: p̃ = (7/15 + 1/2)/2 = 29/60;  2.5: (4/7 + 7/15)/2 = 109/210;
 # 10 clamps to p̃(5); 0.5 and -3 are non-zero, interpolated among non-zero knots only: clamp to p̃(1).
 P4, P25 = (P3 + P5) / 2, (P2 + P3) / 2
@@ -89,30 +95,42 @@ def shape(data, **params) -> tuple[np.ndarray, np.ndarray]:
 
 def test_default_output_is_probability_minus_zero_bin_probability(data):
     train, test = shape(data)
-    np.testing.assert_allclose(train[:, 0], [
-        P1 - P0,            # 7/12 − 1/3 = 1/4
-        P2 - P0, P2 - P0,   # 4/7 − 1/3 = 5/21
-        P2 - P0,
-        P3 - P0,            # 7/15 − 1/3 = 2/15
-        P5 - P0,            # 1/2 − 1/3 = 1/6
-        0, 0, 0, 0,         # zero stays exactly zero
-        NAN,                # missing passes through
-    ], rtol=1e-14)
+    np.testing.assert_allclose(
+        train[:, 0],
+        [
+            P1 - P0,  # 7/12 − 1/3 = 1/4
+            P2 - P0,
+            P2 - P0,  # 4/7 − 1/3 = 5/21
+            P2 - P0,
+            P3 - P0,  # 7/15 − 1/3 = 2/15
+            P5 - P0,  # 1/2 − 1/3 = 1/6
+            0,
+            0,
+            0,
+            0,  # zero stays exactly zero
+            NAN,  # missing passes through
+        ],
+        rtol=1e-14,
+    )
     assert train[0, 0] == pytest.approx(1 / 4, rel=1e-14) and train[4, 0] == pytest.approx(2 / 15, rel=1e-14)
     np.testing.assert_array_equal(train[6:10, 0], 0.0)
 
 
 def test_interpolation_between_and_clamping_beyond_training_values(data):
     _, test = shape(data)
-    np.testing.assert_allclose(test[:, 0], [
-        P4 - P0,    # 29/60 − 1/3 = 3/20
-        P25 - P0,   # 109/210 − 1/3 = 13/70
-        P5 - P0,    # clamped above: 1/6
-        P1 - P0,    # 0.5: between 0 and 1, but zeros are their own bin: clamped to p̃(1), 1/4
-        P1 - P0,    # clamped below: 1/4
-        0.0,
-        NAN,
-    ], rtol=1e-14)
+    np.testing.assert_allclose(
+        test[:, 0],
+        [
+            P4 - P0,  # 29/60 − 1/3 = 3/20
+            P25 - P0,  # 109/210 − 1/3 = 13/70
+            P5 - P0,  # clamped above: 1/6
+            P1 - P0,  # 0.5: between 0 and 1, but zeros are their own bin: clamped to p̃(1), 1/4
+            P1 - P0,  # clamped below: 1/4
+            0.0,
+            NAN,
+        ],
+        rtol=1e-14,
+    )
     assert test[0, 0] == pytest.approx(3 / 20, rel=1e-14) and test[1, 0] == pytest.approx(13 / 70, rel=1e-14)
 
 
@@ -137,12 +155,16 @@ def test_shaped_attributes_are_declared_numeric(data):
 
 def test_logodds_transforms_after_interpolating(data):
     train, test = shape(data, transform="logodds")
-    np.testing.assert_allclose(train[[0, 1, 4, 5], 0], [
-        math.log(14 / 5),   # ln(7/5) − ln(1/2)
-        math.log(8 / 3),    # ln(4/3) + ln 2
-        math.log(7 / 4),    # ln(7/8) + ln 2
-        math.log(2),        # ln 1 + ln 2
-    ], rtol=1e-13)
+    np.testing.assert_allclose(
+        train[[0, 1, 4, 5], 0],
+        [
+            math.log(14 / 5),  # ln(7/5) − ln(1/2)
+            math.log(8 / 3),  # ln(4/3) + ln 2
+            math.log(7 / 4),  # ln(7/8) + ln 2
+            math.log(2),  # ln 1 + ln 2
+        ],
+        rtol=1e-13,
+    )
     # x = 4: interpolate p̃ first (29/60), then transform: ln(29/31) + ln 2 = ln(58/31)
     assert test[0, 0] == pytest.approx(math.log(58 / 31), rel=1e-13)
     assert test[0, 0] != pytest.approx((logodds(P3) + logodds(P5)) / 2 - logodds(P0))
@@ -193,7 +215,7 @@ def test_zero_neighbors_uses_only_the_tied_rows(data):
 
 def test_row_order_does_not_matter(data, tmp_path):
     lines = TRAIN.splitlines()
-    body = lines[len(HEADER.splitlines()):]
+    body = lines[len(HEADER.splitlines()) :]
     (tmp_path / "reversed").mkdir()
     (tmp_path / "reversed" / "train.arff").write_text(HEADER + "\n".join(reversed(body)) + "\n")
     (tmp_path / "reversed" / "test.arff").write_text(TEST)
@@ -221,14 +243,24 @@ def test_many_features_with_ties_match_a_row_by_row_window(tmp_path, neighbors):
     rng = np.random.default_rng(neighbors)
     n = 70
     labels = rng.integers(0, 2, n)
-    columns = np.column_stack([
-        rng.integers(0, 4, n) + labels,                          # few values, big tie groups
-        np.where(rng.random(n) < 0.5, 0, rng.integers(-3, 9, n)),  # many zeros, negative values
-        np.where(rng.random(n) < 0.15, np.nan, rng.integers(1, 30, n)),  # missing values, no zeros
-    ]).astype(float)
-    lines = ["@relation fuzz", "@attribute f0 numeric", "@attribute f1 numeric", "@attribute f2 numeric",
-             "@attribute class {n,p}", "@data"]
-    lines += [",".join("?" if np.isnan(x) else str(int(x)) for x in row) + "," + "np"[y] for row, y in zip(columns, labels)]
+    columns = np.column_stack(
+        [
+            rng.integers(0, 4, n) + labels,  # few values, big tie groups
+            np.where(rng.random(n) < 0.5, 0, rng.integers(-3, 9, n)),  # many zeros, negative values
+            np.where(rng.random(n) < 0.15, np.nan, rng.integers(1, 30, n)),  # missing values, no zeros
+        ]
+    ).astype(float)
+    lines = [
+        "@relation fuzz",
+        "@attribute f0 numeric",
+        "@attribute f1 numeric",
+        "@attribute f2 numeric",
+        "@attribute class {n,p}",
+        "@data",
+    ]
+    lines += [
+        ",".join("?" if np.isnan(x) else str(int(x)) for x in row) + "," + "np"[y] for row, y in zip(columns, labels)
+    ]
     (tmp_path / "fuzz.arff").write_text("\n".join(lines) + "\n")
     stage = load_plugins().make_stage("shape", {"neighbors": neighbors, "zero_preserve": False})
     chain = Chain([stage], positive="p").fit(FileSource(str(tmp_path / "fuzz.arff")))
@@ -239,7 +271,10 @@ def test_many_features_with_ties_match_a_row_by_row_window(tmp_path, neighbors):
         nonzero = present & ~zero
         zero_probability = (labels[zero].sum() + 1) / (zero.sum() + 2)
         expected = [
-            np.nan if np.isnan(v) else zero_probability if v == 0
+            np.nan
+            if np.isnan(v)
+            else zero_probability
+            if v == 0
             else brute_force_probability(x[nonzero], labels[nonzero], v, neighbors)
             for v in x
         ]
@@ -266,8 +301,12 @@ def headline(tmp_path_factory):
     """``filterkit --positive Ethics --save-model m.json oh0.wc.arff shape bns l2``, then ``apply``."""
     where = tmp_path_factory.mktemp("headline")
     model, trained, applied = where / "m.json", where / "train.out.arff", where / "apply.out.arff"
-    assert cli.run(["--positive", POSITIVE, "--save-model", str(model), "-o", str(trained),
-                    str(OH0), "shape", "bns", "l2"]) == 0
+    assert (
+        cli.run(
+            ["--positive", POSITIVE, "--save-model", str(model), "-o", str(trained), str(OH0), "shape", "bns", "l2"]
+        )
+        == 0
+    )
     assert cli.run(["apply", str(model), str(OH0), "-o", str(applied)]) == 0
     return trained, applied
 
@@ -310,8 +349,12 @@ def test_headline_saved_model_reproduces_training_output_exactly(headline):
 @needs_weka
 def test_weka_reads_the_headline_output(headline):
     # weka.core.Instances exits 0 even when it fails to parse: judge by its output
-    completed = subprocess.run([JAVA, "-cp", str(WEKA_JAR), "weka.core.Instances", str(headline[0])],
-                               capture_output=True, text=True, timeout=120)
+    completed = subprocess.run(
+        [JAVA, "-cp", str(WEKA_JAR), "weka.core.Instances", str(headline[0])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert completed.returncode == 0
     assert "Exception" not in completed.stdout + completed.stderr
     summary = dict(line.split(":", 1) for line in completed.stdout.splitlines()[:3])

@@ -148,7 +148,9 @@ def test_shape_bns_l2_pipeline_equals_the_chain_and_the_command_line(oh0, run_fi
 def test_fitted_on_training_rows_the_pipeline_transforms_test_rows_as_the_chain_does(oh0):
     schema, chunk, X, labels = oh0
     train, test = np.arange(0, 1003, 3), np.setdiff1d(np.arange(1003), np.arange(0, 1003, 3))
-    pipeline = make_pipeline(Selector(metric="ig", top=300, positive="Ethics"), Shaper(positive="Ethics"), Normalizer("l1"))
+    pipeline = make_pipeline(
+        Selector(metric="ig", top=300, positive="Ethics"), Shaper(positive="Ethics"), Normalizer("l1")
+    )
     out = pipeline.fit(X[train], labels[train]).transform(X[test])
     stages = [("select", {"metric": "ig", "top": 300}), ("shape", {}), ("l1", {})]
     chained = chain_output(stages, schema, take_rows(chunk, train), take_rows(chunk, test), positive="Ethics")
@@ -247,7 +249,9 @@ def test_stages_that_learn_from_a_class_require_y_and_the_others_ignore_it():
     continuous = rng.normal(size=30)
     for transformer in (MinMaxScaler(), Binarizer(), OrdinalEncoder(), Normalizer()):
         assert not get_tags(transformer).target_tags.required
-        np.testing.assert_array_equal(clone(transformer).fit(X, continuous).transform(X), transformer.fit(X).transform(X))
+        np.testing.assert_array_equal(
+            clone(transformer).fit(X, continuous).transform(X), transformer.fit(X).transform(X)
+        )
         assert transformer.class_labels_ == ()
 
 
@@ -281,8 +285,11 @@ def test_selector_without_a_metric_says_it_has_nothing_to_rank_by():
         (Normalizer("l3"), "Normalizer: norm 'l3' is not one of l2, l1"),
         (ScoreScaler("nope"), "ScoreScaler: no scorer for metric 'nope'"),
         (Shaper(neighbors=-1), "^Shaper: neighbors=-1 is below 0$"),
-        (Selector(metric="bns", top=2, fraction=0.5),
-         r"^Selector: stage 'select' needs exactly one of top=, fraction=, min_score=, sparsity= \(found top=, fraction=\)$"),
+        (
+            Selector(metric="bns", top=2, fraction=0.5),
+            r"^Selector: stage 'select' needs exactly one of top=, fraction=, min_score=, sparsity= "
+            r"\(found top=, fraction=\)$",
+        ),
         (Selector(metric="nope", top=2), "^Selector: metric='nope' is not one of acc, "),
     ],
     ids=repr,
@@ -308,11 +315,15 @@ def oh0_with_a_bool_y():
     return chunk.values[:, :-1], [labels[int(code)] == "Ethics" for code in chunk.values[:, -1].toarray().ravel()]
 
 
-@pytest.mark.parametrize("transformer", [Shaper, lambda **k: ScoreScaler("bns", **k), lambda **k: Selector(metric="ig", top=5, **k)])
+@pytest.mark.parametrize(
+    "transformer", [Shaper, lambda **k: ScoreScaler("bns", **k), lambda **k: Selector(metric="ig", top=5, **k)]
+)
 def test_a_positive_class_that_is_not_among_y_s_labels_is_a_value_error_naming_them(transformer):
     X, y = oh0_with_a_bool_y()
     adapter = transformer(positive="Ethics")
-    with pytest.raises(ValueError, match=r"^\w+: positive='Ethics' is not one of y's labels \('False', 'True'; compared as str\(y\)\)$"):
+    with pytest.raises(
+        ValueError, match=r"^\w+: positive='Ethics' is not one of y's labels \('False', 'True'; compared as str\(y\)\)$"
+    ):
         adapter.fit(X, y)
     fitted = transformer(positive=True).fit(X, y)
     assert fitted.class_labels_ == ("False", "True")

@@ -37,8 +37,11 @@ class CenteringSteps(Stage):
     name = "centering"
     summary = "Subtract each feature's training mean."
     options = (Option("scale", float, 1.0, "Multiply after centering."),)
-    state_arrays = {"mean": StateArray(), "order": StateArray(length="mean", whole=True, high=ATTRIBUTES),
-                    "added": StateArray(default=0)}
+    state_arrays = {
+        "mean": StateArray(),
+        "order": StateArray(length="mean", whole=True, high=ATTRIBUTES),
+        "added": StateArray(default=0),
+    }
 
     def new_statistics(self) -> Sums:
         return Sums(np.zeros(len(self.features) + 1))
@@ -90,11 +93,13 @@ def prepared(stage_class, iris, **options):
 
 def test_a_stage_class_defining_fitted_learns_by_it_with_one_deprecation_warning(iris):
     with pytest.warns(DeprecationWarning, match="defines 'fitted', which is now called 'learns'") as caught:
+
         class OldStyle(CenteringSteps):
             fitted = True
 
         class Child(OldStyle):
             pass
+
     assert len(caught) == 1 and "OldStyle" in str(caught[0].message)
     assert OldStyle.learns is True and Child.learns is True
     with warnings.catch_warnings():
@@ -105,6 +110,7 @@ def test_a_stage_class_defining_fitted_learns_by_it_with_one_deprecation_warning
 
 def test_a_fitted_property_is_taken_as_learns():
     with pytest.warns(DeprecationWarning):
+
         class Sometimes(Stage):
             name = "sometimes"
             options = (Option("learn", bool, False, "Learn."),)
@@ -169,16 +175,30 @@ def test_a_missing_array_with_a_default_is_filled_in(iris):
     assert stage.added.tolist() == [0.0] * 4
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda state: state.update(mean=state["mean"][:-1]), r"'mean' has shape \(3,\), expected \(4,\)"),
-    (lambda state: state.update(mean=state["mean"][:, None]), r"'mean' has shape \(4, 1\), expected \(4,\)"),
-    (lambda state: state.update(mean=np.r_[np.inf, state["mean"][1:]]), "'mean' holds .*inf.* at position 0"),
-    (lambda state: state.update(order=state["order"][:-1]), r"'order' has shape \(3,\), expected \(4,\)"),
-    (lambda state: state.update(order=np.array([0, 1, 2, 5])), r"'order' holds .*5\.0.* at position 3, not a whole number in \[0, 5\)"),
-    (lambda state: state.pop("mean"), "'mean' is missing"),
-    (lambda state: state[OPTIONS_KEY].update(scale=3.0), "option --scale is 1.0 but the state was fitted with 3.0"),
-], ids=["short", "two-dimensional", "infinite", "length of another array", "index out of range", "missing",
-        "edited option"])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda state: state.update(mean=state["mean"][:-1]), r"'mean' has shape \(3,\), expected \(4,\)"),
+        (lambda state: state.update(mean=state["mean"][:, None]), r"'mean' has shape \(4, 1\), expected \(4,\)"),
+        (lambda state: state.update(mean=np.r_[np.inf, state["mean"][1:]]), "'mean' holds .*inf.* at position 0"),
+        (lambda state: state.update(order=state["order"][:-1]), r"'order' has shape \(3,\), expected \(4,\)"),
+        (
+            lambda state: state.update(order=np.array([0, 1, 2, 5])),
+            r"'order' holds .*5\.0.* at position 3, not a whole number in \[0, 5\)",
+        ),
+        (lambda state: state.pop("mean"), "'mean' is missing"),
+        (lambda state: state[OPTIONS_KEY].update(scale=3.0), "option --scale is 1.0 but the state was fitted with 3.0"),
+    ],
+    ids=[
+        "short",
+        "two-dimensional",
+        "infinite",
+        "length of another array",
+        "index out of range",
+        "missing",
+        "edited option",
+    ],
+)
 def test_load_state_refuses_a_state_that_does_not_fit_naming_stage_and_entry(iris, change, message):
     state = fitted_stage(Centering, iris).state()
     change(state)

@@ -22,15 +22,17 @@ REAL = Path(__file__).parent / "data" / "real"
 NAN = np.nan
 
 # feature 0, feature 1, class (0 = n, 1 = p)
-ROWS = np.array([
-    [2.0, 0.0, 1],
-    [2.0, NAN, 1],
-    [0.0, 5.0, 0],
-    [-1.0, 5.0, 0],
-    [2.0, 0.0, 0],
-    [0.0, 1.0, NAN],  # missing class: skipped entirely
-    [NAN, 0.0, 1],
-])
+ROWS = np.array(
+    [
+        [2.0, 0.0, 1],
+        [2.0, NAN, 1],
+        [0.0, 5.0, 0],
+        [-1.0, 5.0, 0],
+        [2.0, 0.0, 0],
+        [0.0, 1.0, NAN],  # missing class: skipped entirely
+        [NAN, 0.0, 1],
+    ]
+)
 
 
 def stats(rows, weights=None, sparse=False) -> ValueCounts:
@@ -67,7 +69,13 @@ def test_sparse_and_dense_chunks_give_the_same_counts():
 
 def test_histogram_lists_values_with_per_class_counts_and_optionally_zero():
     histogram = stats(ROWS).histogram(include_zero=True)
-    assert list(zip(histogram.feature.tolist(), histogram.value.tolist())) == [(0, -1.0), (0, 0.0), (0, 2.0), (1, 0.0), (1, 5.0)]
+    assert list(zip(histogram.feature.tolist(), histogram.value.tolist())) == [
+        (0, -1.0),
+        (0, 0.0),
+        (0, 2.0),
+        (1, 0.0),
+        (1, 5.0),
+    ]
     np.testing.assert_array_equal(histogram.of_class(0), [1, 1, 1, 1, 2])
     np.testing.assert_array_equal(histogram.of_class(1), [0, 0, 2, 2, 0])
     np.testing.assert_array_equal(histogram.rows, [1, 1, 3, 3, 2])
@@ -107,6 +115,7 @@ def assert_same_counts(first: ValueCounts, second: ValueCounts) -> None:
 
 # --- fitted state never depends on row order or chunking ---------------------------------------
 
+
 class ChunkList:
     """A source whose rows are given chunks (an in-memory stand-in for FileSource)."""
 
@@ -119,16 +128,22 @@ class ChunkList:
 
 def split(chunk: Chunk, size: int) -> list[Chunk]:
     return [
-        Chunk(chunk.values[start:start + size], {c: v[start:start + size] for c, v in chunk.text.items()},
-              None if chunk.weights is None else chunk.weights[start:start + size])
+        Chunk(
+            chunk.values[start : start + size],
+            {c: v[start : start + size] for c, v in chunk.text.items()},
+            None if chunk.weights is None else chunk.weights[start : start + size],
+        )
         for start in range(0, chunk.n_rows, size)
     ]
 
 
 def shuffled(chunk: Chunk, seed: int) -> Chunk:
     order = np.random.default_rng(seed).permutation(chunk.n_rows)
-    return Chunk(chunk.values[order], {c: [v[i] for i in order] for c, v in chunk.text.items()},
-                 None if chunk.weights is None else chunk.weights[order])
+    return Chunk(
+        chunk.values[order],
+        {c: [v[i] for i in order] for c, v in chunk.text.items()},
+        None if chunk.weights is None else chunk.weights[order],
+    )
 
 
 DATA = {  # file, class, --positive
@@ -196,7 +211,9 @@ def test_order_and_chunking_never_change_fitted_state(registry, whole_files, dat
 
     sizes = (7, 1)
     for chunk_rows in sizes:
-        assert_same_state(fitted_state(registry, stage_name, params, data, FileSource(path, chunk_rows=chunk_rows)), reference)
+        assert_same_state(
+            fitted_state(registry, stage_name, params, data, FileSource(path, chunk_rows=chunk_rows)), reference
+        )
     mixed = shuffled(rows, seed=11)
     assert_same_state(fitted_state(registry, stage_name, params, data, ChunkList(schema, split(mixed, 97))), reference)
     half = rows.n_rows // 2
@@ -219,7 +236,10 @@ COMPACTION_CASES = {
     "integers, unit weights": ([1, 2, 3, 5, 8, -13, 21], True),
     "integers too far apart to subtract": ([1, 2, 3, 5, 8, -13, 2**40], True),
     "integers too large to subtract": ([1e17, 1e17 + 16, 1e17 + 32, 1e17 + 48, 1e17 + 64, 1e17 + 80, 1e17 + 96], True),
-    "integers around 2**52": ([2.0**52 - 2, 2.0**52 - 1, 2.0**52, 2.0**52 + 2, 2.0**52 + 4, 2.0**52 + 6, 2.0**52 + 8], True),
+    "integers around 2**52": (
+        [2.0**52 - 2, 2.0**52 - 1, 2.0**52, 2.0**52 + 2, 2.0**52 + 4, 2.0**52 + 6, 2.0**52 + 8],
+        True,
+    ),
     "infinities": ([-np.inf, 1, np.inf, 2.5], True),
 }
 
@@ -236,7 +256,9 @@ def test_every_way_of_counting_a_chunk_equals_plain_python_sums(choices, unit_we
     rows = sp.hstack([rows[:, :300], sp.csr_matrix(label[:, None] + 0.0)]).tocsr()
     counts = ValueCounts.of_chunk(Chunk(rows, {}, weights), np.arange(300), 300, 3)
     expected = {}
-    for j, v, c, w in zip(feature.tolist(), value.tolist(), label.tolist(), (weights if weights is not None else np.ones(n)).tolist()):
+    for j, v, c, w in zip(
+        feature.tolist(), value.tolist(), label.tolist(), (weights if weights is not None else np.ones(n)).tolist()
+    ):
         expected.setdefault((j, v, c), []).append(w)
     found = dict(zip(zip(counts.feature.tolist(), counts.value.tolist(), counts.label.tolist()), counts.count.tolist()))
     assert found == {key: math.fsum(ws) for key, ws in expected.items()}
@@ -254,13 +276,15 @@ WEIGHT_CASES = {
 def test_weighted_counts_are_exact_sums_in_any_order_and_chunking(choices):
     generator = np.random.default_rng(3)
     n = 3000
-    rows = np.column_stack([generator.integers(0, 5, n), generator.integers(0, 3, n), generator.integers(0, 2, n)]).astype(float)
+    rows = np.column_stack(
+        [generator.integers(0, 5, n), generator.integers(0, 3, n), generator.integers(0, 2, n)]
+    ).astype(float)
     weights = generator.choice(np.array(choices), n)
     whole = ValueCounts.of_chunk(Chunk(rows, {}, weights), np.array([0, 1]), 2, 2)
     order = generator.permutation(n)
     pieces = ValueCounts.empty(2, 2)
     for start in range(0, n, 7):
-        part = order[start:start + 7]
+        part = order[start : start + 7]
         pieces = pieces.add(Chunk(rows[part], {}, weights[part]), np.array([0, 1]), 2)
     assert_same_counts(pieces, whole)
     for j in range(2):
@@ -276,7 +300,11 @@ def test_exact_sums_round_once_and_do_not_depend_on_grouping():
     assert exact.total().to_float()[0] == math.fsum(weights)
     halves = exact[:5].total().plus(exact[5:].total())
     assert halves.to_float()[0] == exact.total().to_float()[0]
-    assert ExactSums.of_weights(np.array([3.0, 2.0**-1074, 2.0**1000])).to_float().tolist() == [3.0, 2.0**-1074, 2.0**1000]
+    assert ExactSums.of_weights(np.array([3.0, 2.0**-1074, 2.0**1000])).to_float().tolist() == [
+        3.0,
+        2.0**-1074,
+        2.0**1000,
+    ]
 
 
 def test_weights_that_cannot_be_counted_are_refused():

@@ -38,8 +38,12 @@ def many_labels_file(path, n_labels: int, n_features: int, n_rows: int) -> None:
     """Sparse word-count-like rows whose class declares ``n_labels`` labels, of which two occur."""
     generator = np.random.default_rng(1)
     labels = ",".join(f"c{i}" for i in range(n_labels))
-    lines = ["@relation many", *(f"@attribute w{j} numeric" for j in range(n_features)),
-             f"@attribute class {{{labels}}}", "@data"]
+    lines = [
+        "@relation many",
+        *(f"@attribute w{j} numeric" for j in range(n_features)),
+        f"@attribute class {{{labels}}}",
+        "@data",
+    ]
     for row in range(n_rows):
         columns = np.sort(generator.choice(n_features, 20, replace=False))
         entries = [f"{j} {generator.integers(1, 5)}" for j in columns] + [f"{n_features} c{row % 2}"]
@@ -48,8 +52,9 @@ def many_labels_file(path, n_labels: int, n_features: int, n_rows: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chain", [["ig"], ["ig", "--presence"], ["chi", "--combine", "mean"],
-                                   ["select", "--metric", "bns", "--top", "10"]])
+@pytest.mark.parametrize(
+    "chain", [["ig"], ["ig", "--presence"], ["chi", "--combine", "mean"], ["select", "--metric", "bns", "--top", "10"]]
+)
 def test_a_class_with_ten_thousand_labels_costs_what_the_data_holds(tmp_path, chain):
     path = tmp_path / "many.arff"
     many_labels_file(path, n_labels=10_000, n_features=1_000, n_rows=200)

@@ -36,11 +36,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, NEEDS_WEKA, REAL, WEKA_JAR as JAR
+from chain_helpers import JAVA, NEEDS_WEKA, REAL
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.arff.writer import ArffWriter
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
-
 
 WEKA_REUTERS = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
 TOKENIZER_DELIMITERS = " \r\n\t.,;:'\"()?!"  # WordTokenizer's default, as StringToWordVector uses it
@@ -86,8 +86,9 @@ def oh0_documents(path: Path) -> dict:
     counts = matrix[np.ix_(rows, np.flatnonzero(usable))]
     kept_words = [w for w, ok in zip(words, usable) if ok]
     texts = [" ".join(w for w, n in zip(kept_words, row) for _ in range(int(n))) for row in counts]
-    write_string_arff(path, "oh0 as text", "@@class@@", ("England", "Ethics"), texts,
-                      (codes[rows] == ethics).astype(float))
+    write_string_arff(
+        path, "oh0 as text", "@@class@@", ("England", "Ethics"), texts, (codes[rows] == ethics).astype(float)
+    )
     return {"words": kept_words, "counts": counts}
 
 
@@ -98,8 +99,14 @@ def reuters_documents(path: Path) -> dict:
     schema, data = read_arff(WEKA_REUTERS)
     codes = data.dense_values()[:, 1]
     rows = np.sort(np.r_[np.flatnonzero(codes == 1)[:60], np.flatnonzero(codes == 0)[:140]])
-    write_string_arff(path, schema.relation, schema.attributes[1].name, schema.attributes[1].labels,
-                      [data.text[0][r] for r in rows], codes[rows])
+    write_string_arff(
+        path,
+        schema.relation,
+        schema.attributes[1].name,
+        schema.attributes[1].labels,
+        [data.text[0][r] for r in rows],
+        codes[rows],
+    )
     return {}
 
 
@@ -113,8 +120,19 @@ def word_counts(request, tmp_path_factory):
     text = folder / "text.arff"
     made_of = SOURCES[request.param](text)
     counts = folder / "counts.arff"
-    run_weka("weka.filters.unsupervised.attribute.StringToWordVector", "-C", "-L", "-W", "100000",
-             "-c", "last", "-i", str(text), "-o", str(counts))
+    run_weka(
+        "weka.filters.unsupervised.attribute.StringToWordVector",
+        "-C",
+        "-L",
+        "-W",
+        "100000",
+        "-c",
+        "last",
+        "-i",
+        str(text),
+        "-o",
+        str(counts),
+    )
     assert counts.is_file() and counts.stat().st_size > 0
     return folder, counts, made_of
 
@@ -198,16 +216,40 @@ def test_weka_tests_on_a_chain_fitted_on_training_rows_only(word_counts, filterk
         with open(folder / f"split_{name}.arff", "w", encoding="utf-8", newline="\n") as stream:
             ArffWriter(stream, schema).write(Chunk(data.values[take], {}))
     model = folder / "model.json"
-    fitted = filterkit_script("-q", "-c", "first", "--save-model", model, "-o", folder / "train_out.arff",
-                              folder / "split_train.arff", "shape", "bns", "l2")
+    fitted = filterkit_script(
+        "-q",
+        "-c",
+        "first",
+        "--save-model",
+        model,
+        "-o",
+        folder / "train_out.arff",
+        folder / "split_train.arff",
+        "shape",
+        "bns",
+        "l2",
+    )
     assert fitted.status == 0, fitted.stderr
     applied = filterkit_script("apply", model, folder / "split_test.arff", "-o", folder / "test_out.arff")
     assert applied.status == 0, applied.stderr
-    assert (folder / "test_out.arff").read_text(encoding="utf-8").startswith("% filterkit apply model.json: shape bns l2\n")
+    assert (
+        (folder / "test_out.arff")
+        .read_text(encoding="utf-8")
+        .startswith("% filterkit apply model.json: shape bns l2\n")
+    )
     assert weka_relation(folder / "test_out.arff") == weka_relation(counts)
 
-    report = run_weka("weka.classifiers.functions.SMO", "-t", str(folder / "train_out.arff"),
-                      "-T", str(folder / "test_out.arff"), "-c", "first", "-v", "-o")
+    report = run_weka(
+        "weka.classifiers.functions.SMO",
+        "-t",
+        str(folder / "train_out.arff"),
+        "-T",
+        str(folder / "test_out.arff"),
+        "-c",
+        "first",
+        "-v",
+        "-o",
+    )
     percent, total = accuracy(report, "=== Error on test data ===")
     assert total == len(parts["test"])
     majority = majority_percent(folder / "test_out.arff")

@@ -49,9 +49,7 @@ class DateFormat:
                     raise self._mismatch(text)
                 position += len(count)
                 continue
-            next_is_number = (
-                index + 1 < len(self.fields) and self.fields[index + 1][0] in _NUMERIC
-            )
+            next_is_number = index + 1 < len(self.fields) and self.fields[index + 1][0] in _NUMERIC
             if letter in _NUMERIC and not (letter == "M" and count >= 3):
                 start = position
                 number, position = _read_number(text, position, count if next_is_number else 0)
@@ -103,8 +101,10 @@ class DateFormat:
         try:
             moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
         except (OverflowError, ValueError):
-            raise ArffError(f"the date {float(millis)!r} (ms since 1970) is outside the years 1 to 9999 "
-                            f"and cannot be written in the format {_shown_pattern(self.pattern)}") from None
+            raise ArffError(
+                f"the date {float(millis)!r} (ms since 1970) is outside the years 1 to 9999 "
+                f"and cannot be written in the format {_shown_pattern(self.pattern)}"
+            ) from None
         pieces = []
         for letter, count in self.fields:
             if letter is None:
@@ -220,7 +220,7 @@ def _read_zone(text: str, position: int):
         if rest.startswith(name):
             position += len(name)
             rest = text[position:]
-            if name == "Z" or not rest[:1] in ("+", "-"):
+            if name == "Z" or rest[:1] not in ("+", "-"):
                 return 0, position
             break
     if rest[:1] not in ("+", "-"):

@@ -8,6 +8,7 @@ attributes and written back unchanged (their values are kept as text).
 from __future__ import annotations
 
 from itertools import islice
+from typing import Sequence, cast
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
@@ -38,8 +39,10 @@ class HeaderParser:
         """Take one header line; return what follows ``@data`` when it is reached."""
         self.size += (len(line) if line.isascii() else len(line.encode("utf-8"))) + 1
         if self.size > self.limits.header_bytes:
-            raise ArffError(f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
-                            f"(set {VARIABLES['header_bytes']} to allow more)")
+            raise ArffError(
+                f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
+                f"(set {VARIABLES['header_bytes']} to allow more)"
+            )
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
@@ -51,8 +54,10 @@ class HeaderParser:
         tokens = [first, *islice(remaining, self.limits.labels + 3)]
         if next(remaining, None) is not None:
             declared = f"attribute {shown(tokens[1].text)}" if keyword == "@attribute" else "a header line"
-            raise ArffError(f"{declared}: more than {self.limits.labels:,} labels: refused "
-                            f"(set {VARIABLES['labels']} to allow more)")
+            raise ArffError(
+                f"{declared}: more than {self.limits.labels:,} labels: refused "
+                f"(set {VARIABLES['labels']} to allow more)"
+            )
         if keyword == "@relation":
             self._relation(tokens)
         elif self.relation is None:
@@ -69,14 +74,14 @@ class HeaderParser:
         if self.relation is None:
             raise ArffError("expected @relation before anything else, found '@data'")
         if len(self.stack) > 1:
-            raise ArffError(f"@data inside relational attribute {shown(self.stack[-1][0])} (missing @end)")
+            raise ArffError(f"@data inside relational attribute {shown(cast(str, self.stack[-1][0]))} (missing @end)")
         if not self.stack[0][1]:
             raise ArffError("the header declares no attribute (as Weka, a relation needs at least one)")
         return line[_after_keyword(line, "@data") :]
 
     def schema(self) -> Schema:
         """The schema read so far (call after ``@data`` was reached)."""
-        return Schema(self.relation, tuple(self.stack[0][1]))
+        return Schema(cast(str, self.relation), tuple(self.stack[0][1]))
 
     def _relation(self, tokens) -> None:
         if self.relation is not None:
@@ -91,8 +96,10 @@ class HeaderParser:
         name = tokens[1].text
         _, siblings, names = self.stack[-1]
         if self.attributes >= self.limits.attributes:
-            raise ArffError(f"more than {self.limits.attributes:,} attributes: refused "
-                            f"(set {VARIABLES['attributes']} to allow more)")
+            raise ArffError(
+                f"more than {self.limits.attributes:,} attributes: refused "
+                f"(set {VARIABLES['attributes']} to allow more)"
+            )
         self.attributes += 1
         if name in names:
             raise ArffError(f"attribute {shown(name)} is declared twice")
@@ -115,8 +122,10 @@ class HeaderParser:
             siblings.append(Attribute(name, DATE, date_format=pattern))
         elif kind == "relational" and not extra:
             if len(self.stack) > self.limits.nesting:
-                raise ArffError(f"attribute {shown(name)}: relational attributes nested more than {self.limits.nesting} "
-                                f"deep: refused (set {VARIABLES['nesting']} to allow more)")
+                raise ArffError(
+                    f"attribute {shown(name)}: relational attributes nested more than {self.limits.nesting} "
+                    f"deep: refused (set {VARIABLES['nesting']} to allow more)"
+                )
             self.stack.append((name, [], set()))
         else:
             raise ArffError(
@@ -127,7 +136,8 @@ class HeaderParser:
     def _end(self, tokens) -> None:
         if len(self.stack) == 1:
             raise ArffError("@end without a relational attribute")
-        name, members, _ = self.stack.pop()
+        popped, members, _ = self.stack.pop()
+        name = cast(str, popped)  # only the bottom of the stack, the relation's, has no name
         if len(tokens) != 2 or tokens[1].text != name:
             raise ArffError(f"expected @end {shown(name)}")
         self.stack[-1][1].append(Attribute(name, RELATIONAL, members=tuple(members)))
@@ -157,7 +167,7 @@ def _labels(name: str, tokens) -> tuple[str, ...]:
     raise ArffError(f"attribute {shown(name)}: label list has no closing '}}'")
 
 
-def format_header(schema: Schema, comments: list[str] = ()) -> str:
+def format_header(schema: Schema, comments: Sequence[str] = ()) -> str:
     """The header text of ``schema``, ending with the ``@data`` line."""
     lines = [f"% {comment}" for comment in comments]
     lines.append(f"@relation {quote(schema.relation)}")
@@ -174,7 +184,7 @@ def _attribute_lines(attribute: Attribute) -> list[str]:
     if attribute.kind == NOMINAL:
         return [f"@attribute {name} {{{','.join(quote(label) for label in attribute.labels)}}}"]
     if attribute.kind == DATE:
-        return [f"@attribute {name} date {quote(attribute.date_format)}"]
+        return [f"@attribute {name} date {quote(cast(str, attribute.date_format))}"]
     if attribute.kind == RELATIONAL:
         lines = [f"@attribute {name} relational"]
         for member in attribute.members:

@@ -16,6 +16,7 @@ instance weights, so data that has them cannot be converted (ArffError).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +47,7 @@ def to_liac(schema: Schema, chunk: Chunk) -> dict:
     columns = []
     for position, attribute in enumerate(schema.attributes):
         values = matrix[:, position].tolist()
+        column: list[str | float | None]
         if attribute.kind == NOMINAL:
             labels = attribute.labels
             column = [None if v != v else labels[int(v)] for v in values]
@@ -170,7 +172,7 @@ class _Converter:
                 texts[column][row] = None
             return np.nan
         if attribute.kind == NOMINAL:
-            code = self.codes[column].get(str(value))
+            code = cast(dict[str, float], self.codes[column]).get(str(value))  # a nominal column has codes
             if code is None:
                 shown = ",".join(attribute.labels)
                 if len(shown) > 200:
@@ -218,9 +220,7 @@ def _from_dense_rows(schema: Schema, rows: list) -> Chunk:
 
 def _check_index(index, n_columns: int, row: int) -> int:
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n_columns:
-        raise ArffError(
-            f"data row {row + 1}: attribute index {index!r} is not in 0 to {n_columns - 1}"
-        )
+        raise ArffError(f"data row {row + 1}: attribute index {index!r} is not in 0 to {n_columns - 1}")
     return int(index)
 
 
@@ -252,8 +252,7 @@ def _from_coo(schema: Schema, triple) -> Chunk:
     converter = _Converter(schema)
     texts = _text_columns(schema, n_rows, "")
     entries = sorted(
-        (int(r), _check_index(c, n_columns, int(r)), position)
-        for position, (r, c) in enumerate(zip(rows, columns))
+        (int(r), _check_index(c, n_columns, int(r)), position) for position, (r, c) in enumerate(zip(rows, columns))
     )
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     indices: list[int] = []

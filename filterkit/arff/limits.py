@@ -39,9 +39,9 @@ class Limits:
     def from_environment(cls) -> "Limits":
         """The defaults, each replaced by its ``FILTERKIT_MAX_*`` variable where set."""
         defaults = cls()
-        return cls(**{
-            field: _positive_integer(variable, getattr(defaults, field)) for field, variable in VARIABLES.items()
-        })
+        return cls(
+            **{field: _positive_integer(variable, getattr(defaults, field)) for field, variable in VARIABLES.items()}
+        )
 
 
 #: The environment variable of each bound.

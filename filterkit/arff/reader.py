@@ -18,10 +18,10 @@ import math
 import os
 import re
 import unicodedata
-import zlib
 import warnings
+import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +33,7 @@ from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
 from filterkit.errors import ArffError
 
 try:
-    from filterkit.arff import _speedups
+    from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 except ImportError:  # built without a C compiler: the numpy path does the same work
     _speedups = None
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
@@ -76,7 +76,8 @@ def open_source(source, name: str | None = None) -> tuple[BinaryIO, str]:
     else:
         stream = source
         label = name or getattr(source, "name", "<stream>")
-    buffered = stream if hasattr(stream, "peek") else io.BufferedReader(stream)
+    # a stream with peek() is used as it is (typing's BinaryIO declares no peek()), any other is buffered
+    buffered: Any = stream if hasattr(stream, "peek") else io.BufferedReader(cast(io.RawIOBase, stream))
     if buffered.peek(2)[:2] == b"\x1f\x8b":
         buffered = gzip.GzipFile(fileobj=buffered, mode="rb")
     return buffered, str(label)
@@ -107,8 +108,14 @@ class ArffReader:
     over the same file: its lines are only compared, by digest, with the first read.
     """
 
-    def __init__(self, source, name: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
-                 known_header: KnownHeader | None = None, limits: Limits | None = None):
+    def __init__(
+        self,
+        source,
+        name: str | None = None,
+        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        known_header: KnownHeader | None = None,
+        limits: Limits | None = None,
+    ):
         if chunk_rows < 1:
             raise ValueError("chunk_rows must be at least 1")
         self.limits = Limits.from_environment() if limits is None else limits
@@ -163,8 +170,11 @@ class ArffReader:
                     break
         self._header_lines = line_number
         if line_number != known.lines or self._header_digest.digest() != known.digest:
-            raise ArffError(f"the header (lines 1-{known.lines}) changed since the file was first read", self.name,
-                            max(line_number, 1))
+            raise ArffError(
+                f"the header (lines 1-{known.lines}) changed since the file was first read",
+                self.name,
+                max(line_number, 1),
+            )
         self._first_data = known.first_data
         return known.schema
 
@@ -172,7 +182,9 @@ class ArffReader:
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", self.name, line_number) from None
+            raise ArffError(
+                f"not UTF-8 text ({error.reason} at byte {error.start + 1})", self.name, line_number
+            ) from None
 
     def chunks(self) -> Iterator[Chunk]:
         """Yield the data rows as chunks of at most ``chunk_rows`` rows, cut earlier
@@ -201,6 +213,7 @@ class ArffReader:
                 yield self._parse_group(group_lines, group_numbers, sparse)
                 group_lines, group_numbers, group_bytes = [], [], 0
         if group_lines:
+            assert sparse is not None  # the first data line decided it
             yield self._parse_group(group_lines, group_numbers, sparse)
 
     def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
@@ -258,7 +271,7 @@ class _ColumnInfo:
             if a.kind == NOMINAL
         }
         self.date_formats = {
-            i: DateFormat(a.date_format) for i, a in enumerate(schema.attributes) if a.kind == DATE
+            i: DateFormat(cast(str, a.date_format)) for i, a in enumerate(schema.attributes) if a.kind == DATE
         }
         self.text_columns = [i for i, k in enumerate(self.kinds) if k in TEXT_KINDS]
 
@@ -407,8 +420,11 @@ def _numbered_lines(blocks: Iterator[bytes], name: str, line_bytes: int) -> Iter
     except _ReadFailure as failure:
         raise ArffError(str(failure), name, line_number + 1) from None
     except _LineTooLong:
-        raise ArffError(f"a line longer than {line_bytes:,} bytes: refused (set {VARIABLES['line_bytes']} "
-                        "to allow more)", name, line_number + 1) from None
+        raise ArffError(
+            f"a line longer than {line_bytes:,} bytes: refused (set {VARIABLES['line_bytes']} to allow more)",
+            name,
+            line_number + 1,
+        ) from None
 
 
 def _tokens_of(joined: bytes, n_lines: int):
@@ -424,8 +440,9 @@ def _tokens_of(joined: bytes, n_lines: int):
         if found is False:
             raise _NotPlain
         if found is not None:
+            dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
             numbers, starts, ends, line_of, numeric_like = (
-                np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.float64, np.int64, np.int64, np.int64, np.bool_))
+                np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes)
             )
             numbers = numbers.copy()  # the caller fills in looked-up values
             return starts, ends, line_of, numeric_like, numbers, np.bincount(line_of, minlength=n_lines)
@@ -467,9 +484,7 @@ def _tokens_with_numpy(joined: bytes, n_lines: int):
 
 def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, columns, line_numbers, name, texts):
     """Set ``values[targets]`` from the text of ``tokens`` (labels, dates, strings, ``?``)."""
-    for token, target, column, row in zip(
-        tokens.tolist(), targets.tolist(), column_of.tolist(), row_of.tolist()
-    ):
+    for token, target, column, row in zip(tokens.tolist(), targets.tolist(), column_of.tolist(), row_of.tolist()):
         found: dict = {}
         try:
             text = joined[starts[token] : ends[token]].decode("utf-8")
@@ -495,8 +510,18 @@ def _parse_sparse_compiled(joined, lines, line_numbers, columns: _ColumnInfo, na
     texts = {c: [""] * len(lines) for c in columns.text_columns}
     if len(entries):
         _look_up(
-            np.arange(len(entries)), entries, indices[entries], rows, starts, ends, joined,
-            values, columns, line_numbers, name, texts,
+            np.arange(len(entries)),
+            entries,
+            indices[entries],
+            rows,
+            starts,
+            ends,
+            joined,
+            values,
+            columns,
+            line_numbers,
+            name,
+            texts,
         )
     matrix = sp.csr_matrix((values, indices, indptr), shape=(len(lines), columns.count))
     matrix.eliminate_zeros()
@@ -529,8 +554,18 @@ def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) 
     lookups = np.flatnonzero(~numeric_like[1::2] | columns.needs_lookup[column_of])
     if len(lookups):
         _look_up(
-            2 * lookups + 1, lookups, column_of[lookups], rows[lookups], starts, ends, joined,
-            values, columns, line_numbers, name, texts,
+            2 * lookups + 1,
+            lookups,
+            column_of[lookups],
+            rows[lookups],
+            starts,
+            ends,
+            joined,
+            values,
+            columns,
+            line_numbers,
+            name,
+            texts,
         )
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(counts // 2, out=indptr[1:])
@@ -559,8 +594,18 @@ def _parse_dense_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -
     lookups = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
     if len(lookups):
         _look_up(
-            lookups, lookups, column_of[lookups], line_of[lookups], starts, ends, joined,
-            numbers, columns, line_numbers, name, texts,
+            lookups,
+            lookups,
+            column_of[lookups],
+            line_of[lookups],
+            starts,
+            ends,
+            joined,
+            numbers,
+            columns,
+            line_numbers,
+            name,
+            texts,
         )
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
@@ -578,9 +623,7 @@ def _parse_row(line: str, columns: _ColumnInfo):
         if position != columns.count:
             raise ArffError(f"expected {columns.count} values, found {position}")
         cols = list(range(columns.count))
-        values = [
-            columns.value(c, t.text, t.kind == QUOTED, texts) for c, t in zip(cols, tokens)
-        ]
+        values = [columns.value(c, t.text, t.kind == QUOTED, texts) for c, t in zip(cols, tokens)]
     weight = None
     rest = tokens[position:]
     if rest and rest[0].kind == OPEN:

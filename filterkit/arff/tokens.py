@@ -63,12 +63,13 @@ def tokenize(line: str) -> list[Token]:
 def iter_tokens(line: str) -> Iterator[Token]:
     """The tokens of :func:`tokenize` one at a time, so a caller can stop early."""
     if _MARKED.search(line) is None:
-        for match in _PLAIN_WORD.finditer(line):
-            yield Token(WORD, match.group())
+        for word_match in _PLAIN_WORD.finditer(line):
+            yield Token(WORD, word_match.group())
         return
     position = 0
     while True:
         match = _NEXT_TOKEN.match(line, position)
+        assert match is not None  # its last alternatives, '%' and the end of the line, always match
         word, brace, single, double, unclosed = match.groups()
         if word is not None:
             yield Token(WORD, word)

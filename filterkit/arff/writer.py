@@ -10,13 +10,14 @@ written a block of rows at a time, so its dense form never exists whole.
 from __future__ import annotations
 
 import io
-from typing import BinaryIO, Iterable, TextIO
+from typing import BinaryIO, Iterable, TextIO, cast
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 try:
-    from filterkit.arff import _speedups
+    from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 except ImportError:  # built without a C compiler: the Python path writes the same text
     _speedups = None
 
@@ -32,7 +33,7 @@ _EXACT_INTEGER = 2.0**53
 _DENSE_BLOCK_CELLS = 1 << 20
 
 
-def format_numbers(values: np.ndarray) -> list[str]:
+def format_numbers(values: npt.ArrayLike) -> list[str]:
     """Shortest round-trip text of each float; NaN as ``?``; ±inf as Java's ``Infinity``."""
     values = np.asarray(values, dtype=np.float64)
     integral = np.isfinite(values) & (np.abs(values) < _EXACT_INTEGER) & (values == np.round(values))
@@ -74,9 +75,9 @@ class ArffWriter:
 
     def _emit(self, text: str | bytes) -> None:
         if self._binary:
-            self.stream.write(text if isinstance(text, bytes) else text.encode("utf-8"))
+            cast(BinaryIO, self.stream).write(text if isinstance(text, bytes) else text.encode("utf-8"))
         else:
-            self.stream.write(text.decode("utf-8") if isinstance(text, bytes) else text)
+            cast(TextIO, self.stream).write(text.decode("utf-8") if isinstance(text, bytes) else text)
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``; ArffError for a value the format cannot hold (a
@@ -101,11 +102,11 @@ class ArffWriter:
         cells[~special] = format_numbers(values[~special])
         cells[special] = texts
         if sparse:
-            cells = [f"{c} {t}" for c, t in zip(columns.tolist(), cells.tolist())]
+            cell_texts = [f"{c} {t}" for c, t in zip(columns.tolist(), cells.tolist())]
         else:
-            cells = cells.tolist()
+            cell_texts = cells.tolist()
         bounds = indptr.tolist()
-        rows = [",".join(cells[bounds[r]: bounds[r + 1]]) for r in range(chunk.n_rows)]
+        rows = [",".join(cell_texts[bounds[r] : bounds[r + 1]]) for r in range(chunk.n_rows)]
         if sparse:
             rows = ["{" + row + "}" for row in rows]
         if chunk.weights is not None:
@@ -169,7 +170,7 @@ def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray,
     """
     text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t is not None]
     if sp.issparse(chunk.values) and not text_rows:
-        matrix = chunk.values.tocsr()
+        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
         if not matrix.has_canonical_format:
             matrix = matrix.copy()
             matrix.sum_duplicates()
@@ -218,7 +219,9 @@ def _value_formatter(attribute):
     return format_numbers
 
 
-def write_arff(stream: TextIO | BinaryIO, schema: Schema, chunks: Iterable[Chunk], sparse: bool | None = None, comments=()) -> None:
+def write_arff(
+    stream: TextIO | BinaryIO, schema: Schema, chunks: Iterable[Chunk], sparse: bool | None = None, comments=()
+) -> None:
     """Write a whole ARFF document: header and every chunk."""
     writer = ArffWriter(stream, schema, sparse, comments)
     for chunk in chunks:

@@ -28,8 +28,9 @@ from filterkit.outputs import checked_output
 @row_form_option
 @chunk_rows_option
 @click.pass_context
-def apply(ctx: click.Context, model_path: str, input_path: str, output: str | None, sparse: bool | None,
-          chunk_rows: int) -> None:
+def apply(
+    ctx: click.Context, model_path: str, input_path: str, output: str | None, sparse: bool | None, chunk_rows: int
+) -> None:
     """Check the files, load the model and write its output for every row of IN.arff."""
     registry = registry_of(ctx)
     check_stdout_open(output)
@@ -46,6 +47,7 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     with open_source(input_path, chunk_rows, needs_passes=False) as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
+        assert chain.output_schema is not None  # a loaded model is fitted
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, chain.output_schema, sparse, comments)
             write_behind(chain.transform(source.chunks()), writer.write)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import dataclass
+from typing import cast
 
 import click
 
@@ -107,7 +108,8 @@ class ChainGroup(StageChain):
         if not names:
             return
         limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [(name, parent.command.get_command(parent, name).get_short_help_str(limit)) for name in names]
+        commands = [cast(click.Command, parent.command.get_command(parent, name)) for name in names]  # listed above
+        rows = [(name, command.get_short_help_str(limit)) for name, command in zip(names, commands)]
         with formatter.section("Other commands"):
             formatter.write_dl(rows)
 
@@ -117,20 +119,38 @@ class ChainGroup(StageChain):
 @output_option
 @class_option
 @positive_option("The positive class label for two-class stages (default: the minority class).")
-@click.option("--save-model", "model_path", type=click.Path(dir_okay=False),
-              help="Save the fitted chain (JSON, arrays in a side .npz).")
+@click.option(
+    "--save-model",
+    "model_path",
+    type=click.Path(dir_okay=False),
+    help="Save the fitted chain (JSON, arrays in a side .npz).",
+)
 @row_form_option
 @chunk_rows_option
 @quiet_option
 @plugins_dir_option
-@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).")
-@click.option("--partitions", type=click.IntRange(1),
-              help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).")
-@click.option("--output-dir", type=click.Path(file_okay=False),
-              help="With --engine dask: write one output per partition into DIR.")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
+)
+@click.option(
+    "--partitions",
+    type=click.IntRange(1),
+    help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    help="With --engine dask: write one output per partition into DIR.",
+)
 def chain(**_):
     """The chain; the work happens in the result callback, :func:`run_chain`."""
 
@@ -160,6 +180,7 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     with open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
         chain.fit(source, progress)
         comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
             write_behind(chain.transform(source.chunks()), writer.write)

@@ -20,10 +20,11 @@ class DefaultGroup(click.Group):
     word it is the default's.
     """
 
-    def __init__(self, *args, default: click.Command, **kwargs):
+    def __init__(self, name: str | None = None, *, default: click.Command, **kwargs):
         context_settings = {"ignore_unknown_options": True, **kwargs.pop("context_settings", {})}
-        super().__init__(*args, no_args_is_help=False, add_help_option=False, context_settings=context_settings,
-                         **kwargs)
+        super().__init__(
+            name, no_args_is_help=False, add_help_option=False, context_settings=context_settings, **kwargs
+        )
         self.default = default
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -35,8 +36,10 @@ class DefaultGroup(click.Group):
         for position, word in enumerate(args):
             command = self.get_command(ctx, word)
             before = args[:position]
-            if command is not None and _reads_as_options(command, ctx, before) and _reads_as_options(
-                self.default, ctx, before
+            if (
+                command is not None
+                and _reads_as_options(command, ctx, before)
+                and _reads_as_options(self.default, ctx, before)
             ):
                 return word, command, before + args[position + 1 :]
         return None, self.default, args

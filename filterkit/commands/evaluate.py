@@ -14,7 +14,14 @@ import numpy as np
 from filterkit.arff.reader import read_arff
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand
-from filterkit.commands.options import RegisteredName, class_option, click_option, json_option, positive_option, quiet_option
+from filterkit.commands.options import (
+    RegisteredName,
+    class_option,
+    click_option,
+    json_option,
+    positive_option,
+    quiet_option,
+)
 from filterkit.commands.stages import StageChain
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
@@ -54,8 +61,15 @@ left out (and counted on stderr). AUC is averaged over folds, never pooled.
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
 MAX_SEED = 2**31 - 1
 
-LABELS = {"accuracy": "acc", "auc": "AUC", "f1": "F1", "precision": "prec", "recall": "recall",
-          "specificity": "spec", "precision_at_20": "P@20"}
+LABELS = {
+    "accuracy": "acc",
+    "auc": "AUC",
+    "f1": "F1",
+    "precision": "prec",
+    "recall": "recall",
+    "specificity": "spec",
+    "precision_at_20": "P@20",
+}
 
 
 def parse_fractions(text: str) -> tuple[float, ...]:
@@ -103,8 +117,9 @@ def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tas
                 for fraction in settings.train_fractions:
                     items.append((chain, task, fold, fraction, samples[fraction], test))
     if jobs == 1:
-        results = (evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings)
-                   for c, t, _, _, tr, te in items)
+        results = (
+            evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
+        )
     else:
         from joblib import Parallel, delayed
 
@@ -127,9 +142,15 @@ def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tas
 def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, extra) -> dict:
     """The JSON document: flat for one chain, task and fraction; else results and macro averages."""
     settings_json = {
-        "folds": settings.folds, "seed": settings.seed, "train_fractions": list(settings.train_fractions),
-        "classifier": settings.classifier, "classifier_params": settings.classifier_params,
-        "rows": rows_used, "rows_with_missing_class_left_out": left_out, "fold_of_row": fold_of_row.tolist(), **extra,
+        "folds": settings.folds,
+        "seed": settings.seed,
+        "train_fractions": list(settings.train_fractions),
+        "classifier": settings.classifier,
+        "classifier_params": settings.classifier_params,
+        "rows": rows_used,
+        "rows_with_missing_class_left_out": left_out,
+        "fold_of_row": fold_of_row.tolist(),
+        **extra,
     }
     results = []
     for chain in chains:
@@ -143,7 +164,9 @@ def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, e
     for chain in chains:
         for fraction in settings.train_fractions:
             per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
-            macro.append({"chain": chain.text, "train_fraction": fraction, "tasks": len(per_task), **macro_average(per_task)})
+            macro.append(
+                {"chain": chain.text, "train_fraction": fraction, "tasks": len(per_task), **macro_average(per_task)}
+            )
     return {"settings": settings_json, "results": results, "macro": macro}
 
 
@@ -155,12 +178,17 @@ def format_table(document: dict, per_task: bool) -> str:
     else:
         rows = document["macro"]
         tasks = sorted({r["task"] for r in document["results"]})
-        header_note = (f"task: {tasks[0]} vs rest" if len(tasks) == 1
-                       else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}")
+        header_note = (
+            f"task: {tasks[0]} vs rest"
+            if len(tasks) == 1
+            else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}"
+        )
         if per_task:
             rows = document["results"] + rows
     settings = document["settings"]
-    width = max(len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows))
+    width = max(
+        len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
+    )
     lines = [
         f"{settings['folds']}-fold CV, seed {settings['seed']}, classifier {settings['classifier']}, "
         f"{settings['rows']} rows; {header_note}",
@@ -212,8 +240,11 @@ def _classifier_options(ctx: click.Context) -> list[click.Option]:
     registry = registry_of(ctx)
     made = ctx.meta.get(_CLASSIFIER_OPTIONS)
     if made is None or made[0] is not registry:
-        options = [click_option(option, owner=registered.name)
-                   for registered in registry.classifiers.values() for option in registered.value.options]
+        options = [
+            click_option(option, owner=registered.name)
+            for registered in registry.classifiers.values()
+            for option in registered.value.options
+        ]
         made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
     return made[1]
 
@@ -226,32 +257,69 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="STAGES...|CHAINS...")
 @click.option("--compare", is_flag=True, help="Each argument after IN.arff is a whole chain, in quotes.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
-              help="Seed of the folds, samples and classifier.")
-@click.option("--train-fraction", default="1", show_default=True,
-              help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=1,
+    show_default=True,
+    help="Seed of the folds, samples and classifier.",
+)
+@click.option(
+    "--train-fraction",
+    default="1",
+    show_default=True,
+    help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.",
+)
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
 @positive_option("One task: this class against the rest (default on two classes: the minority).")
-@click.option("--each-class", is_flag=True, help="Every class with at least --min-positives rows against the rest, macro-averaged.")
+@click.option(
+    "--each-class",
+    is_flag=True,
+    help="Every class with at least --min-positives rows against the rest, macro-averaged.",
+)
 @click.option("--min-positives", type=click.IntRange(1), default=50, show_default=True)
 @json_option("Print JSON: means as top-level keys for one chain and task.")
 @click.option("--per-task", is_flag=True, help="Also print one table row per task.")
-@click.option("--plot", type=click.Path(dir_okay=False), help="Save learning curves (AUC, F1) as a PNG (needs matplotlib).")
+@click.option(
+    "--plot", type=click.Path(dir_okay=False), help="Save learning curves (AUC, F1) as a PNG (needs matplotlib)."
+)
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
 @quiet_option
 @click.pass_context
-def evaluate(ctx, input_path, words, compare, folds, seed, train_fraction, classifier, class_spec, positive,
-             each_class, min_positives, as_json, per_task, plot, jobs, quiet, **classifier_values):
+def evaluate(
+    ctx,
+    input_path,
+    words,
+    compare,
+    folds,
+    seed,
+    train_fraction,
+    classifier,
+    class_spec,
+    positive,
+    each_class,
+    min_positives,
+    as_json,
+    per_task,
+    plot,
+    jobs,
+    quiet,
+    **classifier_values,
+):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     if classifier not in registry.classifiers:
         raise FilterkitError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
-    params = {key.split("__", 1)[1]: value for key, value in classifier_values.items()
-              if value is not None and key.startswith(classifier + "__")}
-    ignored = sorted(key for key, value in classifier_values.items()
-                     if value is not None and not key.startswith(classifier + "__"))
+    params = {
+        key.split("__", 1)[1]: value
+        for key, value in classifier_values.items()
+        if value is not None and key.startswith(classifier + "__")
+    }
+    ignored = sorted(
+        key for key, value in classifier_values.items() if value is not None and not key.startswith(classifier + "__")
+    )
     if ignored:
         raise FilterkitError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
     registry.classifier(classifier)(**params)
@@ -267,8 +335,9 @@ def evaluate(ctx, input_path, words, compare, folds, seed, train_fraction, class
 
     if input_path == "-" and sys.stdin is None:
         raise FilterkitError("standard input is closed")
-    schema, data = read_arff(sys.stdin.buffer if input_path == "-" else input_path,
-                             "<stdin>" if input_path == "-" else None)
+    schema, data = read_arff(
+        sys.stdin.buffer if input_path == "-" else input_path, "<stdin>" if input_path == "-" else None
+    )
     class_index = resolve_class(schema, class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
         raise FilterkitError("evaluate needs a nominal class attribute (-c)", input_path)
@@ -283,15 +352,30 @@ def evaluate(ctx, input_path, words, compare, folds, seed, train_fraction, class
     tasks = choose_tasks(labels, counts, positive, each_class, min_positives)
 
     show = (not quiet) and sys.stderr.isatty()
-    progress = (lambda message: (sys.stderr.write(f"\rfilterkit: {message}\x1b[K"), sys.stderr.flush())) if show else None
-    grouped, fold_of_row = run_evaluation(registry, plugins.folder, schema, data, class_index, chains, tasks,
-                                          settings, jobs, progress)
+    progress = (
+        (lambda message: (sys.stderr.write(f"\rfilterkit: {message}\x1b[K"), sys.stderr.flush())) if show else None
+    )
+    grouped, fold_of_row = run_evaluation(
+        registry, plugins.folder, schema, data, class_index, chains, tasks, settings, jobs, progress
+    )
     if show:
         sys.stderr.write("\n")
-    document = report(chains, tasks, settings, grouped, fold_of_row, int(data.n_rows), left_out,
-                      {"input": input_path, "class": schema.attributes[class_index].name,
-                       "class_counts": dict(zip(labels, counts.tolist())),
-                       "chains": [c.text for c in chains], "tasks": tasks})
+    document = report(
+        chains,
+        tasks,
+        settings,
+        grouped,
+        fold_of_row,
+        int(data.n_rows),
+        left_out,
+        {
+            "input": input_path,
+            "class": schema.attributes[class_index].name,
+            "class_counts": dict(zip(labels, counts.tolist())),
+            "chains": [c.text for c in chains],
+            "tasks": tasks,
+        },
+    )
     if plot:
         plot_learning_curves(document, plot)
     if as_json:

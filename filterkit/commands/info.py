@@ -23,6 +23,7 @@ import math
 import re
 import sys
 import zlib
+from typing import cast
 
 import click
 import numpy as np
@@ -160,7 +161,7 @@ class _Tally:
         self.weight_total = self.weight_total.plus(ExactSums.of_weights(weights).total())
         values = chunk.values
         if chunk.is_sparse:
-            values = values.tocsr()
+            values = cast(sp.csr_matrix, values).tocsr()
             keep = values.indices != self.class_index if self.class_index is not None else slice(None)
             stored = values.data[keep]
             self.nonzero += int(np.count_nonzero(stored))
@@ -181,11 +182,12 @@ class _Tally:
                 labels = codes[known].astype(np.int64)
                 self.label_rows += np.bincount(labels, minlength=len(self.label_rows))
                 self.label_weight_sums = self.label_weight_sums.plus(
-                    _sums_by_label(labels, weights[known], len(self.label_rows)))
+                    _sums_by_label(labels, weights[known], len(self.label_rows))
+                )
         if self.counts is not None:
+            assert self.class_index is not None and self.scored is not None  # counts are kept for --metric only
             scored_chunk = _presence_chunk(chunk, self.class_index) if self.presence else chunk
             self.counts = self.counts.add(scored_chunk, self.scored, self.class_index)
-
 
     @property
     def weight_sum(self) -> float:
@@ -210,7 +212,11 @@ def _sums_by_label(labels: np.ndarray, weights: np.ndarray, n_labels: int) -> Ex
 
 def _column(chunk: Chunk, index: int) -> np.ndarray:
     column = chunk.values[:, index]
-    return np.asarray(column.toarray()).ravel() if sp.issparse(column) else np.asarray(column, dtype=float)
+    return (
+        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
+        if sp.issparse(column)
+        else np.asarray(column, dtype=float)
+    )
 
 
 def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
@@ -220,7 +226,7 @@ def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
     (features × classes) whatever the distinct values of the data.
     """
     if chunk.is_sparse:
-        matrix = chunk.values.tocsr(copy=True)
+        matrix = cast(sp.csr_matrix, chunk.values).tocsr(copy=True)
         keep = (matrix.indices == class_index) | np.isnan(matrix.data)
         matrix.data = np.where(keep, matrix.data, (matrix.data != 0).astype(np.float64))
         return Chunk(matrix, chunk.text, chunk.weights)
@@ -255,15 +261,31 @@ def rank_features(counts: ValueCounts, metric: Metric, targets: list[int], prese
     for rank, feature in enumerate(order.tolist(), 1):
         target = int(best_class[feature])
         tp, fp, pos, neg = (column[feature] for column in tables[target])
-        ranked.append({
-            "rank": rank, "feature": feature, "score": float(scores[feature]), "class": target,
-            "tp": _number(tp), "fp": _number(fp), "pos": _number(pos), "neg": _number(neg),
-        })
+        ranked.append(
+            {
+                "rank": rank,
+                "feature": feature,
+                "score": float(scores[feature]),
+                "class": target,
+                "tp": _number(tp),
+                "fp": _number(fp),
+                "pos": _number(pos),
+                "neg": _number(neg),
+            }
+        )
     return ranked
 
 
-def summarize(reader: ArffReader, sparse_rows: _SparseRowCounter, class_spec: str, metric: Metric | None,
-              positive: str | None, presence: bool, top: int, input_name: str) -> dict:
+def summarize(
+    reader: ArffReader,
+    sparse_rows: _SparseRowCounter,
+    class_spec: str,
+    metric: Metric | None,
+    positive: str | None,
+    presence: bool,
+    top: int,
+    input_name: str,
+) -> dict:
     """Read every chunk of ``reader`` and return the summary document (JSON-ready)."""
     schema = reader.schema
     class_index = resolve_class(schema, class_spec)
@@ -276,7 +298,9 @@ def summarize(reader: ArffReader, sparse_rows: _SparseRowCounter, class_spec: st
         if positive is not None and positive not in class_attribute.labels:
             raise FilterkitError(
                 f"--positive {positive!r} is not a label of the class '{class_attribute.name}' "
-                f"{{{','.join(class_attribute.labels)}}}", input_name)
+                f"{{{','.join(class_attribute.labels)}}}",
+                input_name,
+            )
         scored = numeric_features(schema, class_index)
     tally = _Tally(schema, class_index, scored, presence)
     for chunk in reader.chunks():
@@ -289,7 +313,13 @@ def summarize(reader: ArffReader, sparse_rows: _SparseRowCounter, class_spec: st
         "input": input_name,
         "relation": schema.relation,
         "rows": tally.rows,
-        "row_format": None if tally.rows == 0 else "sparse" if sparse == tally.rows else "dense" if sparse == 0 else "mixed",
+        "row_format": None
+        if tally.rows == 0
+        else "sparse"
+        if sparse == tally.rows
+        else "dense"
+        if sparse == 0
+        else "mixed",
         "sparse_rows": sparse,
         "dense_rows": tally.rows - sparse,
         "attributes": {"total": len(kinds), **{kind: kinds.count(kind) for kind in KINDS}},
@@ -302,20 +332,30 @@ def summarize(reader: ArffReader, sparse_rows: _SparseRowCounter, class_spec: st
         "weights": {"present": tally.weighted, "sum": tally.weight_sum},
     }
     if class_attribute is not None:
+        assert class_index is not None  # class_attribute is set only with class_index
         labels = None
         if class_attribute.kind == NOMINAL:
             labels = [
-                {"label": label, "count": int(count), "percent": 100.0 * count / tally.rows if tally.rows else 0.0,
-                 **({"weight": float(weight)} if tally.weighted else {})}
+                {
+                    "label": label,
+                    "count": int(count),
+                    "percent": 100.0 * count / tally.rows if tally.rows else 0.0,
+                    **({"weight": float(weight)} if tally.weighted else {}),
+                }
                 for label, count, weight in zip(class_attribute.labels, tally.label_rows, tally.label_weights)
             ]
         document["class"] = {
-            "name": class_attribute.name, "index": class_index + 1, "kind": class_attribute.kind,
-            "labels": labels, "missing": tally.class_missing,
+            "name": class_attribute.name,
+            "index": class_index + 1,
+            "kind": class_attribute.kind,
+            "labels": labels,
+            "missing": tally.class_missing,
             "missing_percent": 100.0 * tally.class_missing / tally.rows if tally.rows else 0.0,
         }
     if metric is not None:
         counts = tally.counts
+        # checked where --metric was read: a nominal class, numeric features scored and counted
+        assert class_attribute is not None and scored is not None and counts is not None
         targets = target_classes(class_attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
         ranked = rank_features(counts, metric, targets, presence, top)
         for entry in ranked:
@@ -324,11 +364,13 @@ def summarize(reader: ArffReader, sparse_rows: _SparseRowCounter, class_spec: st
             entry["index"] = feature + 1
             entry["class"] = class_attribute.labels[entry["class"]]
         document["ranking"] = {
-            "metric": metric.name, "mode": "presence" if presence else "threshold",
+            "metric": metric.name,
+            "mode": "presence" if presence else "threshold",
             "scored_features": int(len(scored)),
             "targets": [class_attribute.labels[t] for t in targets],
             "combine": "max" if len(targets) > 1 else None,
-            "top": top, "features": [
+            "top": top,
+            "features": [
                 {key: entry[key] for key in ("rank", "name", "index", "score", "class", "tp", "fp", "pos", "neg")}
                 for entry in ranked
             ],
@@ -340,8 +382,12 @@ def format_text(document: dict) -> str:
     """The summary for people."""
     lines = [f"relation:    {document['relation']}"]
     rows = document["rows"]
-    form = {"sparse": "sparse rows", "dense": "dense rows", None: "no data rows",
-            "mixed": f"mixed: {document['sparse_rows']} sparse, {document['dense_rows']} dense"}[document["row_format"]]
+    form = {
+        "sparse": "sparse rows",
+        "dense": "dense rows",
+        None: "no data rows",
+        "mixed": f"mixed: {document['sparse_rows']} sparse, {document['dense_rows']} dense",
+    }[document["row_format"]]
     lines.append(f"rows:        {rows} ({form})")
     attributes = document["attributes"]
     by_kind = ", ".join(f"{attributes[kind]} {kind}" for kind in KINDS if attributes[kind])
@@ -349,12 +395,17 @@ def format_text(document: dict) -> str:
     if document["density"] is None:
         lines.append("density:     n/a (no rows or no non-class attributes)")
     else:
-        lines.append(f"density:     {document['density']:.4g} ({document['nonzero_values']} non-zero of "
-                     f"{rows} rows × {document['non_class_attributes']} non-class attributes)")
+        lines.append(
+            f"density:     {document['density']:.4g} ({document['nonzero_values']} non-zero of "
+            f"{rows} rows × {document['non_class_attributes']} non-class attributes)"
+        )
     lines.append(f"missing:     {document['missing_values']} non-class values")
     weights = document["weights"]
-    lines.append(f"weights:     sum {weights['sum']:.6g} over {rows} rows" if weights["present"]
-                 else "weights:     none (every row weighs 1)")
+    lines.append(
+        f"weights:     sum {weights['sum']:.6g} over {rows} rows"
+        if weights["present"]
+        else "weights:     none (every row weighs 1)"
+    )
     target = document["class"]
     if target is None:
         lines.append("class:       none")
@@ -379,13 +430,25 @@ def format_text(document: dict) -> str:
         else:
             against = "no class has rows"
         lines.append("")
-        lines.append(f"top {len(ranking['features'])} of {ranking['scored_features']} numeric features by "
-                     f"{ranking['metric']} ({mode}), {against}; tp/fp: presence counts")
+        lines.append(
+            f"top {len(ranking['features'])} of {ranking['scored_features']} numeric features by "
+            f"{ranking['metric']} ({mode}), {against}; tp/fp: presence counts"
+        )
         if ranking["features"]:
             table = [("rank", "feature", "score", "class", "tp", "fp", "pos", "neg")]
-            table += [(str(e["rank"]), e["name"], f"{e['score']:.6g}", e["class"],
-                       *(f"{e[key]:g}" if isinstance(e[key], float) else str(e[key]) for key in ("tp", "fp", "pos", "neg")))
-                      for e in ranking["features"]]
+            table += [
+                (
+                    str(e["rank"]),
+                    e["name"],
+                    f"{e['score']:.6g}",
+                    e["class"],
+                    *(
+                        f"{e[key]:g}" if isinstance(e[key], float) else str(e[key])
+                        for key in ("tp", "fp", "pos", "neg")
+                    ),
+                )
+                for e in ranking["features"]
+            ]
             widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
             left = {1, 3}
             for row in table:
@@ -409,20 +472,36 @@ def _json_ready(value):
 @click.command(cls=ReportCommand, help=INFO_HELP)
 @click.argument("input_path", metavar="IN.arff")
 @class_option
-@click.option("--metric", "metric_name", type=RegisteredName("metrics"), help="Rank the numeric features by this metric.")
-@click.option("--top", type=click.IntRange(1), default=None, help=f"Features to show with --metric [default: {DEFAULT_TOP}].")
+@click.option(
+    "--metric", "metric_name", type=RegisteredName("metrics"), help="Rank the numeric features by this metric."
+)
+@click.option(
+    "--top", type=click.IntRange(1), default=None, help=f"Features to show with --metric [default: {DEFAULT_TOP}]."
+)
 @positive_option("With --metric: the positive class (default on two classes: the minority).")
 @click.option("--presence", is_flag=True, help="With --metric: score presence (value ≠ 0), not the best threshold.")
 @json_option("Print JSON.")
 @chunk_rows_option
 @click.pass_context
-def info(ctx: click.Context, input_path: str, class_spec: str, metric_name: str | None, top: int | None,
-         positive: str | None, presence: bool, as_json: bool, chunk_rows: int) -> None:
+def info(
+    ctx: click.Context,
+    input_path: str,
+    class_spec: str,
+    metric_name: str | None,
+    top: int | None,
+    positive: str | None,
+    presence: bool,
+    as_json: bool,
+    chunk_rows: int,
+) -> None:
     """Summarize IN.arff in one pass and print the summary, as text or JSON."""
     registry = registry_of(ctx)
     if metric_name is None:
-        given = [flag for flag, value in (("--top", top), ("--positive", positive), ("--presence", presence or None))
-                 if value is not None]
+        given = [
+            flag
+            for flag, value in (("--top", top), ("--positive", positive), ("--presence", presence or None))
+            if value is not None
+        ]
         if given:
             raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
     metric = registry.metric(metric_name) if metric_name is not None else None
@@ -435,8 +514,7 @@ def info(ctx: click.Context, input_path: str, class_spec: str, metric_name: str 
         counter = _SparseRowCounter(stream)
         try:
             with ArffReader(counter, name, chunk_rows) as reader:
-                document = summarize(reader, counter, class_spec, metric, positive, presence,
-                                     top or DEFAULT_TOP, name)
+                document = summarize(reader, counter, class_spec, metric, positive, presence, top or DEFAULT_TOP, name)
         finally:
             if isinstance(stream, gzip.GzipFile):
                 stream.close()

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
@@ -13,19 +15,30 @@ output_option = click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here (atomically) instead of stdout."
 )
 class_option = click.option(
-    "-c", "--class", "class_spec", default="last", show_default=True,
+    "-c",
+    "--class",
+    "class_spec",
+    default="last",
+    show_default=True,
     help="The class attribute: last, first, a 1-based index or a name.",
 )
 row_form_option = click.option(
     "--sparse/--dense", "sparse", default=None, help="Force the output row form (default: as the input)."
 )
 chunk_rows_option = click.option(
-    "--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True,
+    "--chunk-rows",
+    type=click.IntRange(1),
+    default=DEFAULT_CHUNK_ROWS,
+    show_default=True,
     help="Rows per chunk (memory bound; never changes the output).",
 )
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 plugins_dir_option = click.option(
-    "--plugins-dir", metavar="DIR", is_eager=True, expose_value=False, callback=use_plugins_dir,
+    "--plugins-dir",
+    metavar="DIR",
+    is_eager=True,
+    expose_value=False,
+    callback=use_plugins_dir,
     help="Also load *.py files of DIR as plugins.",
 )
 
@@ -76,8 +89,9 @@ def click_option(option: Option, owner: str | None = None) -> click.Option:
     help = option.help if owner is None else f"[{owner}] {option.help} (default: {option.default})"
     if option.kind is bool:
         return click.Option([f"{flag}/--no-{flag[2:]}", name], default=default, help=help, show_default=owner is None)
-    return click.Option([flag, name], type=_click_type(option), default=default, help=help,
-                        show_default=default is not None)
+    return click.Option(
+        [flag, name], type=_click_type(option), default=default, help=help, show_default=default is not None
+    )
 
 
 def _click_type(option: Option) -> click.ParamType:
@@ -85,7 +99,10 @@ def _click_type(option: Option) -> click.ParamType:
     if option.choices:
         return click.Choice(option.choices)
     if option.kind is int:
-        return click.IntRange(option.minimum, option.maximum) if bounded else click.INT
+        # an int option's bounds are whole numbers, declared as float | None for both kinds
+        return (
+            click.IntRange(cast(int | None, option.minimum), cast(int | None, option.maximum)) if bounded else click.INT
+        )
     if option.kind is float:
         return click.FloatRange(option.minimum, option.maximum) if bounded else click.FLOAT
     return click.STRING

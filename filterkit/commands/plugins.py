@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import click
 
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import json_option
+from filterkit.stage import Configurable
 
 
-@click.command(cls=ReportCommand,
-               help="List stages, metrics and classifiers with the plugin, distribution and version of each, "
-                    "and the plugins that were skipped or register nothing.")
+@click.command(
+    cls=ReportCommand,
+    help="List stages, metrics and classifiers with the plugin, distribution and version of each, "
+    "and the plugins that were skipped or register nothing.",
+)
 @json_option("Machine-readable output.")
 @click.pass_context
 def plugins(ctx: click.Context, as_json: bool) -> None:
@@ -21,12 +25,20 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
     registry = registry_of(ctx)
     listing: dict[str, list] = {
         kind: [
-            {"name": r.name, "plugin": r.plugin, "distribution": r.distribution, "version": r.version,
-             "summary": _summary_of(r.value)}
+            {
+                "name": r.name,
+                "plugin": r.plugin,
+                "distribution": r.distribution,
+                "version": r.version,
+                "summary": _summary_of(r.value),
+            }
             for r in sorted(table.values(), key=lambda r: r.name)
         ]
-        for kind, table in (("stages", registry.stages), ("metrics", registry.metrics),
-                            ("classifiers", registry.classifiers))
+        for kind, table in (
+            ("stages", registry.stages),
+            ("metrics", registry.metrics),
+            ("classifiers", registry.classifiers),
+        )
     }
     listing["skipped"] = [vars(problem) for problem in registry.skipped]
     listing["without_hooks"] = [
@@ -40,7 +52,9 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{kind}:")
         for entry in listing[kind]:
             version = f" {entry['version']}" if entry["version"] else ""
-            click.echo(f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']}{version})  {entry['summary']}")
+            click.echo(
+                f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']}{version})  {entry['summary']}"
+            )
         if not listing[kind]:
             click.echo("  (none)")
     for title, problems in (("skipped:", registry.skipped), ("registering nothing:", registry.without_hooks)):
@@ -55,5 +69,5 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 def _summary_of(value) -> str:
     """A registered thing's one-line summary (a metric's ``summary`` field, a class's declaration)."""
     if isinstance(value, type):
-        return value.one_line_summary()
+        return cast(type[Configurable], value).one_line_summary()  # a stage or classifier class
     return getattr(value, "summary", "")

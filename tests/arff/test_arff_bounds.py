@@ -46,8 +46,14 @@ class Zeros(io.RawIOBase):
 
 
 def test_defaults_are_the_documented_ones(monkeypatch):
-    for variable in ("FILTERKIT_MAX_LINE_BYTES", "FILTERKIT_MAX_HEADER_BYTES", "FILTERKIT_MAX_ATTRIBUTES",
-                     "FILTERKIT_MAX_LABELS", "FILTERKIT_MAX_CHUNK_BYTES", "FILTERKIT_MAX_NESTING"):
+    for variable in (
+        "FILTERKIT_MAX_LINE_BYTES",
+        "FILTERKIT_MAX_HEADER_BYTES",
+        "FILTERKIT_MAX_ATTRIBUTES",
+        "FILTERKIT_MAX_LABELS",
+        "FILTERKIT_MAX_CHUNK_BYTES",
+        "FILTERKIT_MAX_NESTING",
+    ):
         monkeypatch.delenv(variable, raising=False)
     limits = Limits.from_environment()
     assert (limits.line_bytes, limits.header_bytes) == (64 << 20, 256 << 20)
@@ -76,9 +82,11 @@ def test_a_gzip_bomb_of_blanks_is_refused_with_its_line(monkeypatch):
 @pytest.mark.parametrize("where", ["header", "data", "last line"])
 def test_a_line_over_the_bound_is_refused_and_one_at_the_bound_is_read(monkeypatch, where):
     monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", "5000")
-    padding = {"header": lambda n: b"%" + b"c" * (n - 1) + b"\n" + HEADER,
-               "data": lambda n: HEADER + b"1," + b" " * (n - 3) + b"x\n2,y\n",
-               "last line": lambda n: HEADER + b"1,x\n" + b"2,y" + b" " * (n - 3)}[where]
+    padding = {
+        "header": lambda n: b"%" + b"c" * (n - 1) + b"\n" + HEADER,
+        "data": lambda n: HEADER + b"1," + b" " * (n - 3) + b"x\n2,y\n",
+        "last line": lambda n: HEADER + b"1,x\n" + b"2,y" + b" " * (n - 3),
+    }[where]
     line = {"header": 1, "data": 5, "last line": 6}[where]
     read_arff(io.BytesIO(padding(5000)), "f")
     error = read_error(padding(5001))
@@ -104,15 +112,22 @@ def test_labels_over_the_bound_are_refused_naming_the_attribute(monkeypatch):
 
 def test_attributes_over_the_bound_are_counted_inside_relational_ones_too(monkeypatch):
     monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "3")
-    error = read_error(b"@relation r\n@attribute bag relational\n@attribute a numeric\n@attribute b numeric\n"
-                       b"@attribute c numeric\n@end bag\n@data\n")
+    error = read_error(
+        b"@relation r\n@attribute bag relational\n@attribute a numeric\n@attribute b numeric\n"
+        b"@attribute c numeric\n@end bag\n@data\n"
+    )
     assert error.line == 5 and "more than 3 attributes: refused" in error.message
 
 
 def test_deep_nesting_is_refused_with_a_clear_error():
     depth = 5000
-    header = (b"@relation r\n" + b"".join(b"@attribute r%d relational\n" % i for i in range(depth))
-              + b"@attribute a numeric\n" + b"".join(b"@end r%d\n" % i for i in reversed(range(depth))) + b"@data\n")
+    header = (
+        b"@relation r\n"
+        + b"".join(b"@attribute r%d relational\n" % i for i in range(depth))
+        + b"@attribute a numeric\n"
+        + b"".join(b"@end r%d\n" % i for i in reversed(range(depth)))
+        + b"@data\n"
+    )
     error = read_error(header)
     assert error.line == 102
     assert "attribute 'r100': relational attributes nested more than 100 deep" in error.message
@@ -120,8 +135,13 @@ def test_deep_nesting_is_refused_with_a_clear_error():
 
 def test_nesting_at_the_bound_is_read_and_written_back(run_filterkit, tmp_path):
     depth = 100
-    text = (b"@relation r\n" + b"".join(b"@attribute r%d relational\n" % i for i in range(depth))
-            + b"@attribute a numeric\n" + b"".join(b"@end r%d\n" % i for i in reversed(range(depth))) + b"@data\n")
+    text = (
+        b"@relation r\n"
+        + b"".join(b"@attribute r%d relational\n" % i for i in range(depth))
+        + b"@attribute a numeric\n"
+        + b"".join(b"@end r%d\n" % i for i in reversed(range(depth)))
+        + b"@data\n"
+    )
     path = tmp_path / "deep.arff"
     path.write_bytes(text)
     result = run_filterkit(path)
@@ -131,14 +151,25 @@ def test_nesting_at_the_bound_is_read_and_written_back(run_filterkit, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "", "1" * 40, "٣"])
-@pytest.mark.parametrize("variable", ["FILTERKIT_MAX_ATTRIBUTES", "FILTERKIT_MAX_LINE_BYTES", "FILTERKIT_MAX_CHUNK_BYTES"])
-def test_an_environment_value_that_is_not_a_positive_integer_is_a_clear_error(run_filterkit, monkeypatch, variable, value):
+@pytest.mark.parametrize(
+    "variable", ["FILTERKIT_MAX_ATTRIBUTES", "FILTERKIT_MAX_LINE_BYTES", "FILTERKIT_MAX_CHUNK_BYTES"]
+)
+def test_an_environment_value_that_is_not_a_positive_integer_is_a_clear_error(
+    run_filterkit, monkeypatch, variable, value
+):
     monkeypatch.setenv(variable, value)
     result = run_filterkit(REAL / "iris.arff")
     assert result.status == 1
     assert result.stdout == b""
-    assert result.stderr == f"filterkit: error: {variable} must be a positive integer (the default is " \
-        f"{getattr(Limits(), {'FILTERKIT_MAX_ATTRIBUTES': 'attributes', 'FILTERKIT_MAX_LINE_BYTES': 'line_bytes', 'FILTERKIT_MAX_CHUNK_BYTES': 'chunk_bytes'}[variable])}), not {value!r}\n"
+    limit = {
+        "FILTERKIT_MAX_ATTRIBUTES": "attributes",
+        "FILTERKIT_MAX_LINE_BYTES": "line_bytes",
+        "FILTERKIT_MAX_CHUNK_BYTES": "chunk_bytes",
+    }[variable]
+    assert (
+        result.stderr == f"filterkit: error: {variable} must be a positive integer (the default is "
+        f"{getattr(Limits(), limit)}), not {value!r}\n"
+    )
 
 
 @pytest.mark.parametrize("name", ["oh0.wc.arff", "credit-g.arff", "iris.arff"])
@@ -150,8 +181,11 @@ def test_chunks_are_cut_by_bytes_as_well_as_rows_with_the_same_rows(monkeypatch,
         chunks = list(reader.chunks())
         header_lines = reader.header.lines
     assert len(chunks) > 1 and sum(c.n_rows for c in chunks) == whole.n_rows
-    rows = [line for line in path.read_bytes().splitlines()[header_lines:]
-            if line.strip() and not line.strip().startswith(b"%")]
+    rows = [
+        line
+        for line in path.read_bytes().splitlines()[header_lines:]
+        if line.strip() and not line.strip().startswith(b"%")
+    ]
     position = 0
     for chunk in chunks:
         text = sum(len(line.strip()) + 1 for line in rows[position : position + chunk.n_rows])
@@ -173,12 +207,22 @@ def test_output_does_not_depend_on_the_chunk_byte_budget(run_filterkit, monkeypa
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("document, line", [
-    (b"\0" * 3_000_000, 1),
-    (b"@relation r\n@attribute a numeric\n@data\n" + b"x" * 3_000_000 + b"\n", 4),
-    (b"@relation r\n@attribute " + b"n" * 3_000_000 + b" numeric\n@attribute " + b"n" * 3_000_000 + b" numeric\n@data\n", 3),
-    (b"@relation r\n@attribute a date '" + b"y" * 2_999_999 + b"q'\n@data\n'2020'\n", 2),
-])
+@pytest.mark.parametrize(
+    "document, line",
+    [
+        (b"\0" * 3_000_000, 1),
+        (b"@relation r\n@attribute a numeric\n@data\n" + b"x" * 3_000_000 + b"\n", 4),
+        (
+            b"@relation r\n@attribute "
+            + b"n" * 3_000_000
+            + b" numeric\n@attribute "
+            + b"n" * 3_000_000
+            + b" numeric\n@data\n",
+            3,
+        ),
+        (b"@relation r\n@attribute a date '" + b"y" * 2_999_999 + b"q'\n@data\n'2020'\n", 2),
+    ],
+)
 def test_an_error_message_shows_a_long_token_cut_short(document, line):
     # a message quotes the offending text, not megabytes of it
     error = read_error(document)

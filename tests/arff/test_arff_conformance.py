@@ -38,7 +38,9 @@ def test_valid_conformance_file_reads_with_wekas_shape(name):
     assert (chunk.n_rows, len(schema)) == weka_shape(name)
 
 
-@pytest.mark.parametrize("name", ["scipy/test8.arff", "ARFFFiles-jl/load_jl__sparse_non_missable_date_errors__arff.arff"])
+@pytest.mark.parametrize(
+    "name", ["scipy/test8.arff", "ARFFFiles-jl/load_jl__sparse_non_missable_date_errors__arff.arff"]
+)
 def test_file_only_another_parser_rejects_reads(name):
     # Their suites reject these (scipy: zone letters in a date format; ARFFFiles:
     # a date left out of a sparse row) but Weka reads them, so we must.

@@ -168,9 +168,15 @@ CASES = {
     "header extra after numeric": ("@relation r\n@attribute a numeric extra\n@data\n1\n", refused("unknown type", 2)),
     "header extra after date": ("@relation r\n@attribute a date 'yyyy' extra\n@data\n?\n", refused("unknown type", 2)),
     "header extra after string": ("@relation r\n@attribute a string extra\n@data\n?\n", refused("unknown type", 2)),
-    "header date letter w": ("@relation r\n@attribute a date 'yyyy-ww'\n@data\n?\n", refused("'w' is not supported", 2)),
+    "header date letter w": (
+        "@relation r\n@attribute a date 'yyyy-ww'\n@data\n?\n",
+        refused("'w' is not supported", 2),
+    ),
     "header comma before type": ("@relation r\n@attribute a,numeric\n@data\n1\n", [[1.0]]),
-    "header name differs in case": ("@relation r\n@attribute A numeric\n@attribute a numeric\n@data\n1,2\n", [[1.0, 2.0]]),
+    "header name differs in case": (
+        "@relation r\n@attribute A numeric\n@attribute a numeric\n@data\n1,2\n",
+        [[1.0, 2.0]],
+    ),
     "header no relation name": ("@relation\n@attribute a numeric\n@data\n1\n", refused("@relation takes one name", 1)),
     "header label list not closed": ("@relation r\n@attribute a {x,y\n@data\nx\n", refused("has no closing", 2)),
 }
@@ -204,7 +210,9 @@ def read_case(document: str, path: str, monkeypatch):
     except ArffError as error:
         return "refused", error.line, error.message
     rows = [row for chunk in chunks for row in chunk.dense_values().tolist()]
-    weights = [w for chunk in chunks for w in (chunk.weights.tolist() if chunk.weights is not None else [1.0] * chunk.n_rows)]
+    weights = [
+        w for chunk in chunks for w in (chunk.weights.tolist() if chunk.weights is not None else [1.0] * chunk.n_rows)
+    ]
     if path == "tokenizer" and _quoted_row(document):
         rows, weights = rows[:-1], weights[:-1]
     return "ok", rows, weights
@@ -261,7 +269,10 @@ def weka_readings(tmp_path_factory):
         files[str(path)] = name
     completed = subprocess.run(
         [JAVA, "-Duser.timezone=UTC", "-cp", str(WEKA_JAR), str(PROBE), *files],
-        capture_output=True, text=True, timeout=600, encoding="utf-8",
+        capture_output=True,
+        text=True,
+        timeout=600,
+        encoding="utf-8",
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     readings = {}

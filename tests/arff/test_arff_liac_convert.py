@@ -41,9 +41,7 @@ def test_from_liac_builds_schema_and_dense_values():
     ]
     assert schema.attributes[0].labels == ("sunny", "overcast", "rainy")
     assert not chunk.is_sparse
-    np.testing.assert_array_equal(
-        chunk.values, [[0, 85, 3, 0], [2, np.nan, np.nan, np.nan], [np.nan, -1.5, 0, 0]]
-    )
+    np.testing.assert_array_equal(chunk.values, [[0, 85, 3, 0], [2, np.nan, np.nan, np.nan], [np.nan, -1.5, 0, 0]])
     assert chunk.text == {3: ["hot day", None, ""]}
     assert chunk.weights is None
 

@@ -57,11 +57,7 @@ KNOWN_DIFFERENCES = {
 
 
 def _files_liac_reads():
-    names = [
-        name
-        for name in valid_files()
-        if (INDEX[name].get("observed") or {}).get("liac", "").startswith("OK")
-    ]
+    names = [name for name in valid_files() if (INDEX[name].get("observed") or {}).get("liac", "").startswith("OK")]
     return [("conformance", name) for name in names] + [("real", p.name) for p in sorted(REAL.glob("*.arff"))]
 
 
@@ -176,8 +172,12 @@ AGREEING_SMALL = [(w, n) for w, n in AGREEING if not n.endswith("wc.arff")]
 
 @pytest.mark.parametrize(
     "name",
-    ["real/iris.arff", "real/credit-g.arff", "conformance/liac-arff/test_encode__encode_string.arff",
-     "conformance/weka/classifiers__pmml__data__heart-c.arff"],
+    [
+        "real/iris.arff",
+        "real/credit-g.arff",
+        "conformance/liac-arff/test_encode__encode_string.arff",
+        "conformance/weka/classifiers__pmml__data__heart-c.arff",
+    ],
 )
 def test_what_liac_arff_writes_from_to_liac_reads_back_the_same(name):
     path = CONFORMANCE.parent / name

@@ -1,9 +1,10 @@
 """Property-based tests of the reader and writer (issue 9), with hypothesis.
 
 * Random valid ARFF documents — numeric (any float64 and ±Infinity, spelled
-  with exponents, a leading '+' or '.', a trailing '.'), nominal with awkward labels, strings with quotes, backslashes, escapes,
-  unicode and commas, dates in several formats, missing values, dense and
-  sparse rows, instance weights, comments, blank lines, keyword case, CR/CRLF —
+  with exponents, a leading '+' or '.', a trailing '.'), nominal with awkward
+  labels, strings with quotes, backslashes, escapes, unicode and commas, dates
+  in several formats, missing values, dense and sparse rows, instance weights,
+  comments, blank lines, keyword case, CR/CRLF —
   are read to exactly the data they were generated from, whatever the chunk
   size; written back dense and sparse they read back identically, and writing
   is a fixed point; where liac-arff supports the features, it reads the same.
@@ -86,10 +87,32 @@ class Document:
         return Schema(self.relation, tuple(c.attribute() for c in self.columns))
 
 
-AWKWARD = ["'", '"', "\\", ",", " ", "%", "{", "}", "\t", "\n", "\r", "?", "é", "日本", "\x00", "\x7f", "€", "@", "\u2028"]
+AWKWARD = [
+    "'",
+    '"',
+    "\\",
+    ",",
+    " ",
+    "%",
+    "{",
+    "}",
+    "\t",
+    "\n",
+    "\r",
+    "?",
+    "é",
+    "日本",
+    "\x00",
+    "\x7f",
+    "€",
+    "@",
+    "\u2028",
+]
 # any character but surrogates (they have no UTF-8 encoding)
 ANY_CHAR = st.characters(blacklist_categories=("Cs",))
-awkward_text = st.lists(st.one_of(st.sampled_from(AWKWARD), ANY_CHAR, st.sampled_from("abcxyz019.-_")), max_size=8).map("".join)
+awkward_text = st.lists(st.one_of(st.sampled_from(AWKWARD), ANY_CHAR, st.sampled_from("abcxyz019.-_")), max_size=8).map(
+    "".join
+)
 # liac-arff splits its input with str.splitlines(), which also ends a line at these
 LINE_BREAKS_OF_STR = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 liac_text = awkward_text.filter(lambda text: not any(c in LINE_BREAKS_OF_STR for c in text))
@@ -141,7 +164,13 @@ def columns(draw, liac_safe=False):
     for name in names:
         kind = draw(st.sampled_from(kinds))
         if kind == NUMERIC:
-            result.append(Column(name, NUMERIC, keyword=draw(st.sampled_from(["numeric", "NUMERIC", "real", "Real", "integer", "INTEGER"]))))
+            result.append(
+                Column(
+                    name,
+                    NUMERIC,
+                    keyword=draw(st.sampled_from(["numeric", "NUMERIC", "real", "Real", "integer", "INTEGER"])),
+                )
+            )
         elif kind == NOMINAL:
             labels = draw(st.lists(plain_word if liac_safe else awkward_text, min_size=1, max_size=5, unique=True))
             result.append(Column(name, NOMINAL, labels=tuple(labels)))
@@ -188,7 +217,9 @@ def documents(draw, liac_safe=False):
 def _quote(draw, text: str, liac_safe: bool) -> str:
     """``text`` as an ARFF token: bare where that is safe (sometimes), else quoted with escapes."""
     bare_ok = (
-        text and text != "?" and not any(c in " \t,{}%'\"\\" or c < " " or c == "\x7f" for c in text)
+        text
+        and text != "?"
+        and not any(c in " \t,{}%'\"\\" or c < " " or c == "\x7f" for c in text)
         and not text.startswith("@")
     )
     if bare_ok and draw(st.booleans()):
@@ -254,7 +285,9 @@ def rendered(draw, document: Document, liac_safe=False) -> bytes:
     lines = []
     if draw(st.booleans()):
         lines.append("% " + draw(awkward_text).replace("\n", " ").replace("\r", " "))
-    lines.append(f"{draw(st.sampled_from(['@relation', '@RELATION', '@Relation']))} {_quote(draw, document.relation, liac_safe)}")
+    lines.append(
+        f"{draw(st.sampled_from(['@relation', '@RELATION', '@Relation']))} {_quote(draw, document.relation, liac_safe)}"
+    )
     if not liac_safe and draw(st.booleans()):
         lines.append("")
     for column in document.columns:
@@ -535,7 +568,10 @@ SEED_FOR_CLI = (
 @given(mutations(SEED_FOR_CLI), st.sampled_from([[], ["l2"], ["bns", "l2"]]))
 def test_console_script_on_mutated_input_exits_0_or_1_without_traceback(data, stages):
     completed = subprocess.run(
-        [FILTERKIT, "-", *stages], input=data, capture_output=True, timeout=60,
+        [FILTERKIT, "-", *stages],
+        input=data,
+        capture_output=True,
+        timeout=60,
         env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     stderr = completed.stderr.decode("utf-8", "replace")

@@ -28,7 +28,9 @@ def _reader_error(path) -> ArffError:
 @pytest.mark.slow
 @pytest.mark.parametrize("from_stdin", [False, True], ids=["path", "stdin"])
 @pytest.mark.parametrize("name", rejected_files())
-def test_rejected_conformance_file_exits_1_with_file_line_and_message(run_filterkit, tmp_path, monkeypatch, name, from_stdin):
+def test_rejected_conformance_file_exits_1_with_file_line_and_message(
+    run_filterkit, tmp_path, monkeypatch, name, from_stdin
+):
     source = CONFORMANCE / name
     error = _reader_error(source)
     monkeypatch.chdir(tmp_path)

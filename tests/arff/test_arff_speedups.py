@@ -53,8 +53,9 @@ def assert_identical(first, second):
         assert np.array_equal(np.signbit(a.dense_values()), np.signbit(b.dense_values()))
 
 
-
-needs_extension = pytest.mark.skipif(speedups is None, reason="the optional C tokenizer is not built (no C compiler at install)")
+needs_extension = pytest.mark.skipif(
+    speedups is None, reason="the optional C tokenizer is not built (no C compiler at install)"
+)
 
 
 @pytest.mark.slow
@@ -72,11 +73,40 @@ def test_conformance_files_read_or_fail_identically(name, monkeypatch):
 
 
 TRICKY_NUMBERS = [
-    "1e5", "-0", "+.5", ".5e-3", "00012", "1e400", "-1e400", "4.9e-324", "2.2250738585072011e-308",
-    "0.1", "123456789012345678901234567890", "1.7976931348623157e308", "1e-400",
-    "1.5e", "--1", "1+2", ".", "-", "1.2.3", "e5", "+-1", "1e+5", "9" * 70, "0." + "3" * 70,
-    "123456789012345", "1234567890123456", "9007199254740993", "0.000000000000000000001",
-    "0.0000000000000000000001", "0.1000000000000000055511151231257827", "000.000", "-.0", "5.", "+0.0",
+    "1e5",
+    "-0",
+    "+.5",
+    ".5e-3",
+    "00012",
+    "1e400",
+    "-1e400",
+    "4.9e-324",
+    "2.2250738585072011e-308",
+    "0.1",
+    "123456789012345678901234567890",
+    "1.7976931348623157e308",
+    "1e-400",
+    "1.5e",
+    "--1",
+    "1+2",
+    ".",
+    "-",
+    "1.2.3",
+    "e5",
+    "+-1",
+    "1e+5",
+    "9" * 70,
+    "0." + "3" * 70,
+    "123456789012345",
+    "1234567890123456",
+    "9007199254740993",
+    "0.000000000000000000001",
+    "0.0000000000000000000001",
+    "0.1000000000000000055511151231257827",
+    "000.000",
+    "-.0",
+    "5.",
+    "+0.0",
 ]
 
 
@@ -114,20 +144,56 @@ def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
 # Sparse rows the compiled CSR parser takes, and rows it must leave to the general path
 # (which then reads them, or fails with the same error and line, as without the module).
 SPARSE_ROWS = [
-    "{0 1,2 x,3 'a b',4 2020-01-02}", "{}", "{ 1 5 , 2 7 }", "{1 5 2 7}", "{1,5,2,7}", "{1\t5,2\t?}",
-    "{0 y,1 0,2 ?}", "{03 4}", "{1 -0}", "{1 1e5,2 -3.25e-2}", "{2 1,1 3}", "{1 1,1 2}", "{5 1}", "{1}",
-    "{1 2,3}", "{1.0 2}", "{+1 2}", "{1e0 2}", "{-1 2}", "{1 2}, {3}", "{1 2},{0.5}", "{1 2} {3}",
-    "{1 0x1F}", "{1 2 % a comment}", "{1 2}}", "{{1 2}", "{1 z}", "{0 q}", "{1 1.5e}", "{1 " + "9" * 80 + "}",
-    "{4 'x'}", "{4 not-a-date}", "{2 x,2 x}", "{4 2020-01-02,2 text}", "{4 2020-01-03}", "{4 2020-13-45}",
-    "{0 1-2}", "{0 2}", "{2 12}", "{0 ?,4 ?}",
+    "{0 1,2 x,3 'a b',4 2020-01-02}",
+    "{}",
+    "{ 1 5 , 2 7 }",
+    "{1 5 2 7}",
+    "{1,5,2,7}",
+    "{1\t5,2\t?}",
+    "{0 y,1 0,2 ?}",
+    "{03 4}",
+    "{1 -0}",
+    "{1 1e5,2 -3.25e-2}",
+    "{2 1,1 3}",
+    "{1 1,1 2}",
+    "{5 1}",
+    "{1}",
+    "{1 2,3}",
+    "{1.0 2}",
+    "{+1 2}",
+    "{1e0 2}",
+    "{-1 2}",
+    "{1 2}, {3}",
+    "{1 2},{0.5}",
+    "{1 2} {3}",
+    "{1 0x1F}",
+    "{1 2 % a comment}",
+    "{1 2}}",
+    "{{1 2}",
+    "{1 z}",
+    "{0 q}",
+    "{1 1.5e}",
+    "{1 " + "9" * 80 + "}",
+    "{4 'x'}",
+    "{4 not-a-date}",
+    "{2 x,2 x}",
+    "{4 2020-01-02,2 text}",
+    "{4 2020-01-03}",
+    "{4 2020-13-45}",
+    "{0 1-2}",
+    "{0 2}",
+    "{2 12}",
+    "{0 ?,4 ?}",
 ]
 
 
 @needs_extension
 @pytest.mark.parametrize("row", SPARSE_ROWS)
 def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
-    header = ("@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute s string\n"
-              "@attribute b numeric\n@attribute d date yyyy-MM-dd\n@data\n")
+    header = (
+        "@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute s string\n"
+        "@attribute b numeric\n@attribute d date yyyy-MM-dd\n@data\n"
+    )
     data = header + "{1 2}\n" + row + "\n" + "{0 y}\n"
     for chunk_rows in (1, 10):
         assert_identical(*read_both_ways(data.encode(), monkeypatch, chunk_rows))
@@ -137,9 +203,12 @@ def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
 def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     flags = bytes([1, 0, 1, 0])
     indptr, indices, values, entries, rows, starts, ends = (
-        np.frombuffer(raw, dtype) for raw, dtype in zip(
+        np.frombuffer(raw, dtype)
+        for raw, dtype in zip(
             speedups.parse_sparse_rows(b"{0 x,1 2.5}\n{}\n{1 ?,3 7}", 3, 4, flags),
-            (np.int64, np.int64, np.float64) + (np.int64,) * 4))
+            (np.int64, np.int64, np.float64) + (np.int64,) * 4,
+        )
+    )
     assert indptr.tolist() == [0, 2, 2, 4]
     assert indices.tolist() == [0, 1, 1, 3]
     assert values.tolist() == [0.0, 2.5, 0.0, 7.0]
@@ -193,13 +262,34 @@ def test_real_files_are_written_identically(path, monkeypatch):
 def test_awkward_values_are_written_identically(monkeypatch):
     from filterkit.schema import Attribute, Chunk, Schema
 
-    values = np.array([[0.1, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 2.0**53 - 1, -(2.0**53) + 1, 1e-300, 5e-324,
-                        1e16, 123.456, -7.0, 0.0]])
+    values = np.array(
+        [
+            [
+                0.1,
+                -0.0,
+                np.nan,
+                np.inf,
+                -np.inf,
+                2.0**53,
+                2.0**53 - 1,
+                -(2.0**53) + 1,
+                1e-300,
+                5e-324,
+                1e16,
+                123.456,
+                -7.0,
+                0.0,
+            ]
+        ]
+    )
     schema = Schema("r", tuple(Attribute(f"a{i}", "numeric", declared_type="numeric") for i in range(values.shape[1])))
     for sparse in (True, False):
         compiled, python = write_both_ways(schema, [Chunk(values)], sparse, monkeypatch)
         assert compiled == python
-    assert "0.1,-0,?,Infinity,-Infinity,9007199254740992.0,9007199254740991,-9007199254740991,1e-300,5e-324,1e+16,123.456,-7,0" in compiled
+    assert (
+        "0.1,-0,?,Infinity,-Infinity,9007199254740992.0,9007199254740991,-9007199254740991,1e-300,5e-324,1e+16,123.456,-7,0"
+        in compiled
+    )
 
 
 def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
@@ -285,9 +375,36 @@ def test_edge_doubles_are_written_as_repr():
         [np.arange(1, 2000) * 5e-324]  # a few significant bits: many shortest candidates
         + [(generator.integers(2 ** (b - 1), 2**b, 200) * 5e-324) for b in range(1, 53)]  # every bit length
     )
-    named = [5e-324, 2.2250738585072014e-308, 2.2250738585072009e-308, 1.7976931348623157e308, 2.0**53, 2.0**54,
-             1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e22, 1e23, 0.0001, 0.00001, 0.1, 0.2, 0.3, 1 / 3, 2 / 3, 0.5, 2.5,
-             123456789012345.6, 1234567890123456.7, 9999999999999998.0, 0.1 + 0.2, 562949953421311.25]
+    named = [
+        5e-324,
+        2.2250738585072014e-308,
+        2.2250738585072009e-308,
+        1.7976931348623157e308,
+        2.0**53,
+        2.0**54,
+        1e15,
+        1e16,
+        1e17,
+        1e18,
+        1e19,
+        1e20,
+        1e22,
+        1e23,
+        0.0001,
+        0.00001,
+        0.1,
+        0.2,
+        0.3,
+        1 / 3,
+        2 / 3,
+        0.5,
+        2.5,
+        123456789012345.6,
+        1234567890123456.7,
+        9999999999999998.0,
+        0.1 + 0.2,
+        562949953421311.25,
+    ]
     digits = generator.integers(1, 16, 30_000)
     short_decimals = [
         float(f"{generator.integers(0, 10**d)}e{e}") for d, e in zip(digits, generator.integers(-330, 310, 30_000))
@@ -295,9 +412,16 @@ def test_edge_doubles_are_written_as_repr():
     large_integers = np.concatenate([generator.integers(2**53, 2**62, 20_000).astype(float), np.arange(1, 2000) * 1e16])
     dyadic = generator.integers(1, 2**20, 20_000) / 2.0 ** generator.integers(1, 60, 20_000)  # 0.5, 0.375, ...
     values = np.concatenate(
-        [neighbours(powers_of_two), neighbours(powers_of_ten), neighbours(subnormals, 1), neighbours(named, 4),
-         neighbours(short_decimals, 1), neighbours(large_integers, 1), neighbours(dyadic, 1),
-         neighbours(near_integer_when_scaled(), 1)]
+        [
+            neighbours(powers_of_two),
+            neighbours(powers_of_ten),
+            neighbours(subnormals, 1),
+            neighbours(named, 4),
+            neighbours(short_decimals, 1),
+            neighbours(large_integers, 1),
+            neighbours(dyadic, 1),
+            neighbours(near_integer_when_scaled(), 1),
+        ]
     )
     assert_numbers_written_identically(values[(values != 0) & np.isfinite(values)])
 

@@ -86,11 +86,16 @@ def test_weights_are_written_back(sparse):
     if sparse:
         # the empty strings are written out: Weka reads a left-out string as
         # '*WEKA*DUMMY*STRING*FOR*STRING*ATTRIBUTES*', not as ''
-        expected = ["{0 1,2 one} {2.5}", "{0 2,1 y,2 'two two'} {0.5}", "{0 3,2 three}",
-                    "{0 4,1 y,2 four} {3}", "{1 y,2 ''} {0.125}", "{2 ''}"]
+        expected = [
+            "{0 1,2 one} {2.5}",
+            "{0 2,1 y,2 'two two'} {0.5}",
+            "{0 3,2 three}",
+            "{0 4,1 y,2 four} {3}",
+            "{1 y,2 ''} {0.125}",
+            "{2 ''}",
+        ]
     else:
-        expected = ["1,x,one {2.5}", "2,y,'two two' {0.5}", "3,x,three",
-                    "4,y,four {3}", "0,y,'' {0.125}", "0,x,''"]
+        expected = ["1,x,one {2.5}", "2,y,'two two' {0.5}", "3,x,three", "4,y,four {3}", "0,y,'' {0.125}", "0,x,''"]
     assert rows == expected  # weight 1 is left out
     assert_same_data(schema, chunk, *read_all(io.BytesIO(text.encode()), name="written"))
 

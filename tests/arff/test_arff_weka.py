@@ -18,10 +18,9 @@ import numpy as np
 import pytest
 
 from arff_helpers import REAL, assert_same_data, read_all, write_text
-from chain_helpers import JAVA, NEEDS_WEKA, WEKA_JAR as JAR
+from chain_helpers import JAVA, NEEDS_WEKA
+from chain_helpers import WEKA_JAR as JAR
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING
-
-
 
 pytestmark = NEEDS_WEKA
 
@@ -37,7 +36,7 @@ MIXED = (
     "@relation 'mixed bag'\n"
     "@attribute id numeric\n"
     "@attribute 'a note' string\n"
-    "@attribute when date \"yyyy-MM-dd HH:mm:ss\"\n"
+    '@attribute when date "yyyy-MM-dd HH:mm:ss"\n'
     "@attribute cls {a,'b c'}\n"
     "@data\n"
     "1,'hello, world','2020-01-02 03:04:05',a\n"
@@ -50,9 +49,7 @@ MIXED = (
 
 def weka_summary(path: Path) -> dict:
     """Weka's reading of ``path``: relation, counts and one tuple per attribute."""
-    result = subprocess.run(
-        [*_JAVA, "weka.core.Instances", str(path)], capture_output=True, text=True, timeout=300
-    )
+    result = subprocess.run([*_JAVA, "weka.core.Instances", str(path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
     summary = {
@@ -139,7 +136,9 @@ def test_weka_gives_back_our_strings_dates_missing_values_and_weights(sparse, tm
     weka_out = tmp_path / "weka.arff"
     result = subprocess.run(
         [*_JAVA, "weka.filters.unsupervised.instance.SparseToNonSparse", "-i", str(ours), "-o", str(weka_out)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     weka_schema, weka_chunk = read_all(weka_out)

@@ -66,5 +66,7 @@ def test_weights_and_strings_follow_their_rows_across_blocks(monkeypatch):
     schema = Schema("r", (Attribute("x", NUMERIC), Attribute("y", NUMERIC), Attribute("s", STRING)))
     values = sp.csr_matrix(np.array([[0, 1, 0], [2, 0, 0], [0, 0, 0], [3, 4, 0], [5, 0, 0]], dtype=float))
     chunk = Chunk(values, {2: ["a", "b c", "", "d", "e"]}, weights=np.array([1.0, 0.5, 2.0, 1.0, 3.0]))
-    assert written(schema, chunk, sparse=False).split(b"@data\n")[1] == \
-        b"0,1,a\n2,0,'b c' {0.5}\n0,0,'' {2}\n3,4,d\n5,0,e {3}\n"
+    assert (
+        written(schema, chunk, sparse=False).split(b"@data\n")[1]
+        == b"0,1,a\n2,0,'b c' {0.5}\n0,0,'' {2}\n3,4,d\n5,0,e {3}\n"
+    )

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from filterkit_tfidf import DocumentCounts, Rocchio, inverse_document_frequency, relevance_frequency
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from filterkit.arff import read_arff
@@ -22,7 +23,6 @@ from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
 from filterkit.stage import Context
 from filterkit.testing import check_stage
-from filterkit_tfidf import DocumentCounts, Rocchio, inverse_document_frequency, relevance_frequency
 
 HEADER = """@relation tiny
 @attribute a numeric
@@ -75,8 +75,12 @@ def counts_arff(folder, signal: float = 0.0):
 
 def test_everything_comes_from_this_distribution_s_entry_point():
     registry = load_plugins()
-    for table, name in ((registry.stages, "logtf"), (registry.stages, "tfidf"), (registry.metrics, "rf"),
-                        (registry.classifiers, "rocchio")):
+    for table, name in (
+        (registry.stages, "logtf"),
+        (registry.stages, "tfidf"),
+        (registry.metrics, "rf"),
+        (registry.classifiers, "rocchio"),
+    ):
         assert (table[name].plugin, table[name].distribution) == ("tfidf", "filterkit-tfidf")
     assert "rf" in registry.stages, "filterkit makes a scorer stage for every registered metric"
 
@@ -87,7 +91,12 @@ def test_logtf_is_one_plus_ln_of_positive_counts_and_keeps_zero_and_missing(filt
     assert status == 0, err
     schema, chunk = read_output(out)
     ln = math.log
-    expected = [[1 + ln(3), 1, 0, 0, 0], [1, 1 + ln(2), 0, 0, 0], [1 + ln(2), 0, NAN, 0, 1], [1 + ln(5), 0, 1 + ln(2), 0, 1]]
+    expected = [
+        [1 + ln(3), 1, 0, 0, 0],
+        [1, 1 + ln(2), 0, 0, 0],
+        [1 + ln(2), 0, NAN, 0, 1],
+        [1 + ln(5), 0, 1 + ln(2), 0, 1],
+    ]
     np.testing.assert_allclose(chunk.dense_values(), expected, rtol=1e-15, atol=0)
     assert chunk.is_sparse == (text is TINY_SPARSE)
     assert schema.attributes[4].labels == ("pos", "neg")
@@ -125,7 +134,9 @@ def test_tfidf_equals_scikit_learn_smooth_tfidf_on_random_counts(filterkit, tmp_
     assert status == 0, err
     _, chunk = read_output(out)
     oracle = TfidfTransformer(norm=None, smooth_idf=True).fit(sp.csr_matrix(counts))
-    np.testing.assert_allclose(chunk.dense_values()[:, :12], oracle.transform(sp.csr_matrix(counts)).toarray(), rtol=1e-13)
+    np.testing.assert_allclose(
+        chunk.dense_values()[:, :12], oracle.transform(sp.csr_matrix(counts)).toarray(), rtol=1e-13
+    )
 
 
 @pytest.mark.parametrize("text", [TINY_DENSE, TINY_SPARSE], ids=["dense", "sparse"])
@@ -169,13 +180,18 @@ def test_a_saved_idf_of_the_wrong_length_is_refused(tmp_path):
     schema, _ = read_arff(write(tmp_path, "tiny.arff", TINY_DENSE))
     stage = load_plugins().make_stage("tfidf", {})
     stage.prepare(schema, Context(class_index=4))
-    with pytest.raises(FilterkitError, match=r"stage 'tfidf': the model's saved state is invalid: 'idf' has shape \(3,\), expected \(4,\)"):
+    with pytest.raises(
+        FilterkitError,
+        match=r"stage 'tfidf': the model's saved state is invalid: 'idf' has shape \(3,\), expected \(4,\)",
+    ):
         stage.load_state({"documents": 4, "document_frequency": np.zeros(4), "idf": np.ones(3)})
 
 
 def test_idf_function_smooths_or_zeroes_unseen_features():
     np.testing.assert_allclose(inverse_document_frequency(np.array([4, 2, 1, 0]), 4), SMOOTH_IDF, rtol=1e-15)
-    np.testing.assert_allclose(inverse_document_frequency(np.array([4, 2, 1, 0]), 4, smooth=False), PLAIN_IDF, rtol=1e-15)
+    np.testing.assert_allclose(
+        inverse_document_frequency(np.array([4, 2, 1, 0]), 4, smooth=False), PLAIN_IDF, rtol=1e-15
+    )
     merged = DocumentCounts(1, np.array([1.0, 0.0])).merge(DocumentCounts(2, np.array([1.0, 2.0])))
     assert merged.rows == 3 and merged.document_frequency.tolist() == [2.0, 2.0]
 
@@ -189,7 +205,9 @@ def test_relevance_frequency_of_hand_counts():
 def test_select_ranks_by_rf_and_the_rf_scorer_scales_by_it(filterkit, tmp_path):
     path = write(tmp_path, "tiny.arff", TINY_DENSE)
     # Presence, positive class pos: a tp 2 fp 2 → log2 3; b tp 2 fp 0 → log2 4; c, d tp 0 → log2 2.
-    status, out, err = filterkit("--positive", "pos", path, "tfidf", "select", "--metric", "rf", "--presence", "--top", "1")
+    status, out, err = filterkit(
+        "--positive", "pos", path, "tfidf", "select", "--metric", "rf", "--presence", "--top", "1"
+    )
     assert status == 0, err
     schema, chunk = read_output(out)
     assert [a.name for a in schema.attributes] == ["b", "label"]
@@ -220,8 +238,9 @@ def test_rocchio_refuses_training_rows_of_one_class():
 
 def test_rocchio_is_an_evaluate_classifier_and_finds_a_planted_word(filterkit, tmp_path):
     path, _ = counts_arff(tmp_path, signal=3.0)
-    status, out, err = filterkit("evaluate", "--classifier", "rocchio", "--positive", "pos", "--folds", "2", "--json",
-                                 "-q", path, "tfidf")
+    status, out, err = filterkit(
+        "evaluate", "--classifier", "rocchio", "--positive", "pos", "--folds", "2", "--json", "-q", path, "tfidf"
+    )
     assert status == 0, err
     report = json.loads(out)
     assert report["settings"]["classifier"] == "rocchio"

@@ -47,8 +47,11 @@ class DropRow(Stage):
     name = "droprow"
 
     def transform(self, chunk):
-        return Chunk(chunk.values[:-1], {c: t[:-1] for c, t in chunk.text.items()},
-                     None if chunk.weights is None else chunk.weights[:-1])
+        return Chunk(
+            chunk.values[:-1],
+            {c: t[:-1] for c, t in chunk.text.items()},
+            None if chunk.weights is None else chunk.weights[:-1],
+        )
 
 
 class SetClass(Stage):
@@ -264,8 +267,27 @@ BREAKS = {
     "forgetful": "model round trip",
 }
 
-STAGES = (DropColumn, AddColumn, DropRow, SetClass, BadLabel, DropClass, ToArray, ToNone, Float32, ToCoo, LoseText,
-          ChunkMax, Noisy, SparseDoubles, InPlace, Fussy, ShiftZeros, FirstWins, Forgetful)
+STAGES = (
+    DropColumn,
+    AddColumn,
+    DropRow,
+    SetClass,
+    BadLabel,
+    DropClass,
+    ToArray,
+    ToNone,
+    Float32,
+    ToCoo,
+    LoseText,
+    ChunkMax,
+    Noisy,
+    SparseDoubles,
+    InPlace,
+    Fussy,
+    ShiftZeros,
+    FirstWins,
+    Forgetful,
+)
 
 
 class Crashy(Classifier):

@@ -6,7 +6,6 @@ one memorized as negative and 0 for a row it never saw.  A chain fitted on the t
 rows too would hand the classifier the answer.
 """
 
-
 from filterkit.hookspecs import hookimpl
 from filterkit.stage import Stage
 
