@@ -66,7 +66,10 @@ def curve_table(rows: list[dict]) -> str:
 def skewed_table(directory: Path) -> str:
     """svm vs aisvm recall and specificity per skewed task, and the mean recall ratio."""
     svm = load(directory, "skewed-*-svm.json")
-    lines = ["| task | positives / rows | svm recall | svm spec | aisvm recall | aisvm spec |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| task | positives / rows | svm recall | svm spec | aisvm recall | aisvm spec |",
+        "|---|---|---|---|---|---|",
+    ]
     ratios, specificities = [], []
     for stem, plain in svm.items():
         adaptive_path = directory / (stem[: -len("-svm")] + "-aisvm.json")
@@ -76,15 +79,21 @@ def skewed_table(directory: Path) -> str:
         rows = plain["settings"]["rows"]
         positives = plain["settings"]["class_counts"][plain["task"]]
         lines.append(
-            f"| {stem[len('skewed-'):-len('-svm')]} | {positives} / {rows} | {plain['recall']:.3f} | "
+            f"| {stem[len('skewed-') : -len('-svm')]} | {positives} / {rows} | {plain['recall']:.3f} | "
             f"{plain['specificity']:.3f} | {adaptive['recall']:.3f} | {adaptive['specificity']:.3f} |"
         )
         if plain["recall"] > 0:
             ratios.append(adaptive["recall"] / plain["recall"])
         specificities.append(adaptive["specificity"])
-    summary = (f"\nMean recall ratio aisvm / svm over {len(ratios)} tasks with svm recall > 0: "
-               f"{np.mean(ratios):.2f} (median {np.median(ratios):.2f}); aisvm specificity: mean "
-               f"{np.mean(specificities):.3f}, min {np.min(specificities):.3f}.") if ratios else ""
+    summary = (
+        (
+            f"\nMean recall ratio aisvm / svm over {len(ratios)} tasks with svm recall > 0: "
+            f"{np.mean(ratios):.2f} (median {np.median(ratios):.2f}); aisvm specificity: mean "
+            f"{np.mean(specificities):.3f}, min {np.min(specificities):.3f}."
+        )
+        if ratios
+        else ""
+    )
     return "\n".join(lines) + summary
 
 
@@ -95,8 +104,11 @@ def main(directory: str) -> None:
     print("## UCI (KDD'09 Table 1)\n")
     print(chain_table(uci, ["auc", "f1", "accuracy", "precision_at_20"], "chain"))
     print()
-    for first, second in (("shape --no-zero-bin bns l2", "bns l2"), ("bns l2", "minmax"),
-                          ("shape --no-zero-bin bns l2", "minmax")):
+    for first, second in (
+        ("shape --no-zero-bin bns l2", "bns l2"),
+        ("bns l2", "minmax"),
+        ("shape --no-zero-bin bns l2", "minmax"),
+    ):
         print(f"- {wins(uci, first, second)}")
     text = task_results(load(root, "text-*.json"))
     print("\n## Text\n")
