@@ -212,6 +212,11 @@ class SortedSums:
         if len(keys) == 0:
             return cls.empty(dtype)
         if sums is None:
+            if keys.dtype.kind in "iu" and keys.min() >= 0 and keys.max() < max(4 * len(keys), 1 << 16):
+                # counting: what the sort below gives, in one pass over the entries
+                counts = np.bincount(keys)
+                present = np.flatnonzero(counts)
+                return cls([(present.astype(keys.dtype), ExactSums.of_counts(counts[present]))], dtype)
             keys = np.sort(keys)
             starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
             return cls([(keys[starts], ExactSums.of_counts(np.diff(np.r_[starts, len(keys)])))], dtype)
@@ -429,11 +434,20 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None):
         classes = _column(chunk, class_index)
         known = ~np.isnan(classes)
         labels = np.where(known, classes, 0).astype(np.int64)
-    block = chunk.values[:, features] if len(features) else sp.csr_matrix((chunk.n_rows, 0))
-    block = sp.csr_matrix(block) if not sp.issparse(block) else cast(sp.spmatrix, block).tocsr()
-    rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
-    columns, values = block.indices.astype(np.int64), block.data
-    keep = values != 0
+    if chunk.is_sparse:
+        # the feature columns found through a position map: a pass over the stored entries,
+        # where slicing the columns out (values[:, features]) cost a copy of the chunk
+        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        position = np.full(matrix.shape[1], -1, dtype=np.int64)
+        position[features] = np.arange(len(features))
+        rows = np.repeat(np.arange(chunk.n_rows), np.diff(matrix.indptr))
+        columns, values = position[matrix.indices], matrix.data
+        keep = (columns >= 0) & (values != 0)
+    else:
+        block = sp.csr_matrix(chunk.values[:, features]) if len(features) else sp.csr_matrix((chunk.n_rows, 0))
+        rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
+        columns, values = block.indices.astype(np.int64), block.data
+        keep = values != 0
     if not known.all():
         keep &= known[rows]
     if not keep.all():
