@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, Chunk, Schema, describe
+from filterkit.schema import NOMINAL, Chunk, Schema, column_of, describe
 
 
 class ContractError(FilterkitError):
@@ -183,18 +183,7 @@ def _same_column(given, given_index: int, result, result_index: int) -> bool:
     ):
         entries = np.flatnonzero(given.indices == given_index)
         return np.array_equal(given.data[entries], result.data[entries], equal_nan=True)
-    return np.array_equal(_column(given, given_index), _column(result, result_index), equal_nan=True)
-
-
-def _column(values, index: int) -> np.ndarray:
-    """One column of a dense array or CSR matrix, as a dense vector."""
-    if not sp.issparse(values):
-        return values[:, index]
-    column = np.zeros(values.shape[0])
-    entries = np.flatnonzero(values.indices == index)
-    rows = np.searchsorted(values.indptr, entries, side="right") - 1
-    column[rows] = values.data[entries]
-    return column
+    return np.array_equal(column_of(given, given_index), column_of(result, result_index), equal_nan=True)
 
 
 def _kind_of(value) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
-from filterkit.stage import Provenance
+from filterkit.stage import Option, Provenance
 from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
 
@@ -43,6 +43,12 @@ class Metric:
     uses_counts: bool = True
     #: Set by the plugin registry (the plugin, distribution and version it came from), for errors.
     provenance: Provenance | None = field(default=None, compare=False)
+
+
+#: How a multi-class target's one-vs-rest scores become one per feature (scorers, select, info).
+COMBINE_OPTION = Option(
+    "combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")
+)
 
 
 def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) -> np.ndarray:

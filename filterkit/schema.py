@@ -130,6 +130,10 @@ class Chunk:
     def is_sparse(self) -> bool:
         return sp.issparse(self.values)
 
+    def column(self, index: int) -> np.ndarray:
+        """One column of the value matrix as a dense float vector (see :func:`column_of`)."""
+        return column_of(self.values, index)
+
     def dense_values(self) -> np.ndarray:
         """The value matrix as a dense array (a copy for sparse chunks)."""
         return cast(sp.csr_matrix, self.values).toarray() if self.is_sparse else self.values
@@ -149,3 +153,16 @@ def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chun
     else:
         weights = None
     return Chunk(values, text, weights)
+
+
+def column_of(values, index: int) -> np.ndarray:
+    """Column ``index`` of a dense array or a sparse matrix, as a dense float vector; a CSR
+    matrix's stored entries are looked up directly, without slicing the matrix."""
+    if not sp.issparse(values):
+        return np.asarray(values[:, index], dtype=float)
+    matrix = cast(sp.csr_matrix, values).tocsr()
+    column = np.zeros(matrix.shape[0])
+    entries = np.flatnonzero(matrix.indices == index)
+    rows = np.searchsorted(matrix.indptr, entries, side="right") - 1
+    column[rows] = matrix.data[entries]
+    return column

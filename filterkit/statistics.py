@@ -431,7 +431,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None):
         labels = np.zeros(chunk.n_rows, dtype=np.int64)
         known = np.ones(chunk.n_rows, dtype=bool)
     else:
-        classes = _column(chunk, class_index)
+        classes = chunk.column(class_index)
         known = ~np.isnan(classes)
         labels = np.where(known, classes, 0).astype(np.int64)
     if chunk.is_sparse:
@@ -784,15 +784,6 @@ class PresenceCounts(ClassCounts):
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         return self.minimum, self.maximum
-
-
-def _column(chunk: Chunk, index: int) -> np.ndarray:
-    column = chunk.values[:, index]
-    return (
-        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
-        if sp.issparse(column)
-        else np.asarray(column, dtype=float)
-    )
 
 
 class ClassValueCountsStage(Stage):

@@ -21,7 +21,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.metrics import Metric, feature_scores, target_classes
+from filterkit.metrics import COMBINE_OPTION, Metric, feature_scores, target_classes
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import Chunk
 from filterkit.stage import (
@@ -46,13 +46,7 @@ class ScorerStage(ClassValueCountsStage):
             "scale", bool, True, "Rescale each feature's training range to its score (--no-scale: only record scores)."
         ),
         Option("zero_preserve", bool, True, "x·s/(max−min), keeping zeros (--no-zero-preserve: (x−min)·s/(max−min))."),
-        Option(
-            "combine",
-            str,
-            "max",
-            "Combine one-vs-rest scores of a multi-class target by max or mean.",
-            choices=("max", "mean"),
-        ),
+        COMBINE_OPTION,
         Option(
             "alpha",
             float,

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.metrics import feature_scores, target_classes
+from filterkit.metrics import COMBINE_OPTION, feature_scores, target_classes
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
@@ -338,13 +338,7 @@ def selector_for(metrics: dict) -> type[Selector]:
             choices=tuple(sorted(metrics)) + (SVM,),
         ),
         Option("presence", bool, False, "With --metric: score presence (value ≠ 0) instead of the best threshold."),
-        Option(
-            "combine",
-            str,
-            "max",
-            "Combine one-vs-rest scores of a multi-class target by max or mean.",
-            choices=("max", "mean"),
-        ),
+        COMBINE_OPTION,
         Option(
             "sample",
             float,

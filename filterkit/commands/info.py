@@ -171,11 +171,11 @@ class _Tally:
             self.nonzero += int(np.count_nonzero(block))
             self.missing += int(np.isnan(block).sum())
         for column in self.text_columns:
-            cells = _column(chunk, column)
+            cells = chunk.column(column)
             texts = chunk.text[column]
             self.nonzero += sum(1 for text, value in zip(texts, cells.tolist()) if text and value == value)
         if self.class_index is not None:
-            codes = _column(chunk, self.class_index)
+            codes = chunk.column(self.class_index)
             known = ~np.isnan(codes)
             self.class_missing += int(n - known.sum())
             if len(self.label_rows):
@@ -208,15 +208,6 @@ def _sums_by_label(labels: np.ndarray, weights: np.ndarray, n_labels: int) -> Ex
     grouped = labels[order]
     starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
     return ExactSums.of_weights(weights[order]).group_sums(starts).scattered(grouped[starts], n_labels)
-
-
-def _column(chunk: Chunk, index: int) -> np.ndarray:
-    column = chunk.values[:, index]
-    return (
-        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
-        if sp.issparse(column)
-        else np.asarray(column, dtype=float)
-    )
 
 
 def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
