@@ -23,6 +23,9 @@ from filterkit.arff import read_arff
 
 TESTS = Path(__file__).parent
 REAL = TESTS / "data" / "real"
+#: The data sets of ``../shared/data`` beside the project (text, uci, weka), when there is one: tests of the
+#: larger sets skip without it; the small ones are copied into :data:`REAL`.
+SHARED_DATA = TESTS.parent.parent / "shared" / "data"
 FIXTURE_PLUGINS = TESTS / "plugins_fixtures"
 STAGES_DIR = FIXTURE_PLUGINS / "stages"
 
@@ -52,6 +55,14 @@ NEEDS_WEKA = [
     pytest.mark.skipif(JAVA is None, reason="java is not on PATH"),
     pytest.mark.skipif(WEKA_JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar"),
 ]
+
+
+def shared_data_file(relative: str) -> Path:
+    """A file of ``../shared/data``; the calling test skips, with the reason, when it is not there."""
+    path = SHARED_DATA / relative
+    if not path.is_file():
+        pytest.skip(f"{relative} is in ../shared/data only, which is not beside this clone")
+    return path
 
 
 def needs_weka(test):
