@@ -10,19 +10,39 @@ import signal
 import sys
 
 import click
+from click.shell_completion import shell_complete
 
 from filterkit.commands import command_line
 from filterkit.commands.context import PluginLoader
 from filterkit.errors import FilterkitError
 from filterkit.plugins import load_plugins
 
+#: The environment variable of click's shell completion (``_FILTERKIT_COMPLETE=bash_source filterkit``).
+COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
+
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the console script; exits with 0, 1 (data error) or 2 (usage)."""
+    """Entry point of the console script; exits with 0, 1 (data error) or 2 (usage).
+
+    With :data:`COMPLETION_VARIABLE` set, it is click's shell completion instead: the
+    script for bash, zsh or fish (``bash_source``), or the completions of the words
+    the shell passes (``bash_complete``).
+    """
+    instruction = os.environ.get(COMPLETION_VARIABLE)
+    if instruction:
+        sys.exit(complete(instruction))
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminate)
     keep_freed_memory()
     sys.exit(run(argv))
+
+
+def complete(instruction: str) -> int:
+    """Answer click's shell completion ``instruction`` (``bash_source``, ``zsh_complete``,
+    …) on stdout; the exit status.  Plugin warnings are left out: they would garble the
+    shell's line."""
+    with open(os.devnull, "w") as nowhere, contextlib.redirect_stderr(nowhere):
+        return shell_complete(command_line, {"obj": PluginLoader()}, "filterkit", COMPLETION_VARIABLE, instruction)
 
 
 def keep_freed_memory() -> None:

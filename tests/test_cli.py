@@ -79,7 +79,7 @@ def test_bad_row_on_stdin_is_located_on_stdin(run_filterkit, tmp_path):
         (["--bogus", "IN"], "No such option '--bogus'"),
         (["IN", "l2", "--bogus"], "No such option '--bogus'"),
         (["IN", "no-such-stage"], "No such command 'no-such-stage'"),
-        (["IN", "l2", "--chunk-rows", "5"], "No such option '--chunk-rows'"),
+        (["IN", "l2", "--chunk-rows", "5"], "--chunk-rows is an option of the chain: put it before"),
         (["--chunk-rows", "0", "IN"], "--chunk-rows"),
         ([], "Missing argument 'IN.arff'"),
     ],
@@ -178,13 +178,17 @@ def test_option_value_spelled_like_a_command_is_not_taken_for_the_command(run_fi
     assert read_bytes((tmp_path / "apply").read_bytes())[1].n_rows == 150
 
 
-def test_help_lists_the_stages_found_at_runtime(run_filterkit):
+def test_help_lists_the_stages_found_at_runtime_apart_from_the_commands(run_filterkit):
     result = run_filterkit("--help", plugins_dir=STAGES_DIR)
     assert result.status == 0
-    commands = result.stdout.decode().split("Commands:")[1]
-    words = [line.split()[0] for line in commands.splitlines() if line.startswith("  ") and line[2] != " "]
-    assert {"l1", "l2", "meanscale", "explode"} <= set(words)
-    assert "Divide each feature by its mean absolute training value" in commands
+    stages, commands = result.stdout.decode().split("Stages:")[1].split("Commands:")
+
+    def words(section):
+        return {line.split()[0] for line in section.splitlines() if line.startswith("  ") and line[2] != " "}
+
+    assert {"l1", "l2", "meanscale", "explode"} <= words(stages)
+    assert "Divide each feature by its mean absolute training value" in stages
+    assert words(commands) == {"apply", "evaluate", "help", "info", "plugins"}
 
 
 def test_stage_help_shows_its_options_and_plugin(run_filterkit):

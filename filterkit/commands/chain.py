@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import cast
 
 import click
+from click.exceptions import NoSuchOption
 
 from filterkit.arff.writer import ArffWriter
 from filterkit.background import write_behind
-from filterkit.commands.context import plugin_loader
+from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
 from filterkit.commands.files import (
     check_stdout_open,
@@ -29,7 +30,7 @@ from filterkit.commands.options import (
     quiet_option,
     row_form_option,
 )
-from filterkit.commands.stages import StageChain
+from filterkit.commands.stages import StageChain, misplaced_option
 from filterkit.distributed import (
     INSTALL_HINT,
     DaskEngine,
@@ -49,12 +50,10 @@ CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write AR
   filterkit --save-model m.json train.arff bns l2 > train_out.arff
   filterkit apply m.json test.arff > test_out.arff
 
-With no stage the input is rewritten unchanged. Options of the chain come
-before IN.arff; a stage's options follow its name ('filterkit STAGE --help').
-Other commands: 'filterkit plugins' lists what is installed, 'filterkit apply'
-applies a saved model, 'filterkit evaluate' cross-validates chains with a
-classifier, 'filterkit info' summarizes a file (rows, density, class counts,
-best features by a metric). A file named like a command is read as ./NAME.
+With no stage the input is rewritten unchanged. The options below come before
+the first stage, before or after IN.arff; a stage's options follow its name
+('filterkit help STAGE' lists them). A file named like a command is read as
+./NAME.
 
 With --engine dask the chain runs over partitions on a Dask cluster: IN.arff
 is split into byte ranges, or is a folder or a quoted glob ('parts/*.arff')
@@ -93,29 +92,102 @@ class ChainSettings:
 class ChainGroup(StageChain):
     """The chain: the default command of ``filterkit``, typed without a command word.
 
-    Its help lists the stages and, after them, the other commands of ``filterkit``.
+    Its options may come before or after IN.arff, up to the first stage; its help lists
+    the stages and, apart from them, the other commands of ``filterkit``.
     """
 
     context_class = DefaultCommandContext
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the chain's options wherever they stand before the first stage; an option
+        that is not the chain's says whose it is (:func:`misplaced_option`)."""
+        try:
+            return super().parse_args(ctx, self.arranged(ctx, args))
+        except NoSuchOption as error:
+            raise misplaced_option(ctx, error.option_name) from None
+
+    def arranged(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """``args`` with the chain's options that follow IN.arff moved before it.
+
+        A stage name where IN.arff belongs, followed by a help option (``filterkit
+        select --help``), asks for the stage's help: a placeholder input goes before it.
+        An option between IN.arff and the first stage that the chain does not have is
+        refused here, saying whose it is.
+        """
+        spans = _option_spans(ctx)
+        at = 0
+        while at < len(args) and _is_option(args[at]):
+            span = _span(spans, args, at)
+            if span is None:
+                return args
+            at += span
+        if at >= len(args) or args[at] == "--":
+            return args
+        rest = args[at + 1 :]
+        if args[at] in registry_of(ctx).stages and any(word in ctx.help_option_names for word in rest):
+            return [*args[:at], "IN.arff", *args[at:]]
+        moved = 0
+        while moved < len(rest) and _is_option(rest[moved]):
+            span = _span(spans, rest, moved)
+            if span is None:
+                if ctx.resilient_parsing:
+                    break
+                raise misplaced_option(ctx, rest[moved].partition("=")[0])
+            moved += span
+        return [*args[:at], *rest[:moved], args[at], *rest[moved:]]
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The stages, then the commands of the group this chain is the default of."""
-        super().format_commands(ctx, formatter)
+        sections: list[tuple[str, click.Group, click.Context]] = [("Stages", self, ctx)]
         parent = ctx.parent
-        if parent is None or not isinstance(parent.command, DefaultGroup):
-            return
-        names = parent.command.list_commands(parent)
-        if not names:
-            return
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        commands = [cast(click.Command, parent.command.get_command(parent, name)) for name in names]  # listed above
-        rows = [(name, command.get_short_help_str(limit)) for name, command in zip(names, commands)]
-        with formatter.section("Other commands"):
-            formatter.write_dl(rows)
+        if parent is not None and isinstance(parent.command, DefaultGroup):
+            sections.append(("Commands", parent.command, parent))
+        for title, group, group_context in sections:
+            names = group.list_commands(group_context)
+            if not names:
+                continue
+            limit = formatter.width - 6 - max(len(name) for name in names)
+            commands = [cast(click.Command, group.get_command(group_context, name)) for name in names]  # listed
+            rows = [(name, command.get_short_help_str(limit)) for name, command in zip(names, commands)]
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+def _is_option(word: str) -> bool:
+    """Whether a command-line word is an option (``-`` alone is standard input, ``--`` ends options)."""
+    return word.startswith("-") and word not in ("-", "--")
+
+
+def _option_spans(ctx: click.Context) -> dict[str, bool]:
+    """Every spelling of the chain's options, and whether it takes a value."""
+    spans: dict[str, bool] = {}
+    for param in ctx.command.get_params(ctx):
+        if isinstance(param, click.Option):
+            for name in [*param.opts, *param.secondary_opts]:
+                spans[name] = not param.is_flag and not param.count
+    return spans
+
+
+def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
+    """How many words the option at ``words[at]`` takes (itself and its value, if
+    separate); None if the chain has no such option."""
+    word = words[at]
+    if word.startswith("--"):
+        name, equals, _ = word.partition("=")
+        if name not in spans:
+            return None
+        return 2 if spans[name] and not equals and at + 1 < len(words) else 1
+    for position, letter in enumerate(word[1:], 1):
+        takes_value = spans.get(f"-{letter}")
+        if takes_value is None:
+            return None
+        if takes_value:
+            return 2 if position == len(word) - 1 and at + 1 < len(words) else 1
+    return 1
 
 
 @click.group(cls=ChainGroup, help=CHAIN_HELP, subcommand_metavar="STAGE [OPTIONS]... [STAGE [OPTIONS]...]...")
-@click.argument("input_path", metavar="IN.arff")
+@click.argument("input_path", metavar="IN.arff", type=click.Path(allow_dash=True))
 @output_option
 @class_option
 @positive_option("The positive class label for two-class stages (default: the minority class).")

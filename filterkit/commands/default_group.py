@@ -4,6 +4,7 @@ a command word or already the default command's (``filterkit in.arff l2``)."""
 from __future__ import annotations
 
 import click
+from click.shell_completion import CompletionItem
 
 
 class DefaultGroup(click.Group):
@@ -43,6 +44,26 @@ class DefaultGroup(click.Group):
             ):
                 return word, command, before + args[position + 1 :]
         return None, self.default, args
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """The command words and the group's options that start with ``incomplete``, and
+        what the default command would complete there: its options, or its first
+        argument (files, for the chain)."""
+        completions = super().shell_complete(ctx, incomplete)
+        params = self.default.get_params(ctx)
+        if incomplete.startswith("-"):
+            offered = {item.value for item in completions}
+            completions += [
+                CompletionItem(name, help=param.help)
+                for param in params
+                if isinstance(param, click.Option) and not param.hidden
+                for name in [*param.opts, *param.secondary_opts]
+                if name.startswith(incomplete) and name not in offered
+            ]
+        else:
+            arguments = [param for param in params if isinstance(param, click.Argument)]
+            completions += arguments[0].shell_complete(ctx, incomplete) if arguments else []
+        return completions
 
     def invoke(self, ctx: click.Context):
         """Run the command the arguments name, or the default."""

@@ -1,0 +1,103 @@
+"""``filterkit help [TOPIC]`` and ``filterkit --version``: the help of the chain, a stage or
+a command, and the versions a bug report needs."""
+
+from __future__ import annotations
+
+import sys
+from importlib.metadata import PackageNotFoundError, entry_points, version
+from pathlib import Path
+
+import click
+
+import filterkit
+from filterkit.commands.context import plugin_loader
+from filterkit.plugins import GROUP, disabled_plugins
+
+#: The libraries whose versions change filterkit's results or speed, by distribution name.
+LIBRARIES = ("numpy", "scipy", "scikit-learn")
+
+
+@click.command("help", help="Show the help of a stage or a command; without TOPIC, of filterkit.")
+@click.argument(
+    "topic", required=False, metavar="[STAGE|COMMAND]", shell_complete=lambda ctx, _, start: topics(ctx, start)
+)
+@click.pass_context
+def help_command(ctx: click.Context, topic: str | None) -> None:
+    """Print the help of ``topic`` (a stage, a command, or filterkit itself)."""
+    click.echo(help_text(ctx.find_root(), topic))
+
+
+def help_text(root: click.Context, topic: str | None) -> str:
+    """The help ``filterkit TOPIC --help`` would print (``filterkit IN.arff STAGE --help``
+    for a stage); a usage error naming the stages and commands when TOPIC is neither."""
+    group = root.command
+    assert isinstance(group, click.Group)  # the root of the tree is filterkit's DefaultGroup
+    chain = getattr(group, "default")
+    chain_context = chain.context_class(chain, parent=root)
+    if topic is None:
+        return chain.get_help(chain_context)
+    command = group.get_command(root, topic)
+    if command is not None:
+        return command.get_help(click.Context(command, info_name=topic, parent=root))
+    stage = chain.get_command(chain_context, topic)
+    if stage is not None:
+        return stage.get_help(click.Context(stage, info_name=topic, parent=chain_context))
+    stages = ", ".join(chain.list_commands(chain_context)) or "none"
+    commands = ", ".join(group.list_commands(root))
+    raise click.UsageError(f"no stage or command called '{topic}' (stages: {stages}; commands: {commands})")
+
+
+def topics(ctx: click.Context, start: str) -> list[str]:
+    """The stage and command names that begin with ``start`` (completing ``filterkit help``)."""
+    root = ctx.find_root()
+    group = root.command
+    assert isinstance(group, click.Group)  # the root of the tree is filterkit's DefaultGroup
+    chain = getattr(group, "default")
+    names = [*chain.list_commands(chain.context_class(chain, parent=root)), *group.list_commands(root)]
+    return sorted(name for name in names if name.startswith(start))
+
+
+def show_version(ctx: click.Context, param: click.Parameter, wanted: bool) -> None:
+    """Callback of ``--version``: print :func:`version_text` and exit."""
+    if wanted and not ctx.resilient_parsing:
+        click.echo(version_text(plugin_loader(ctx).folder))
+        ctx.exit()
+
+
+def version_text(plugins_dir: str | None) -> str:
+    """filterkit's version, Python's, those of :data:`LIBRARIES`, and the distributions
+    that provide plugins with the plugins each provides (and the ``--plugins-dir`` files).
+
+    Read from the installed metadata without importing any plugin, so a broken plugin
+    is listed too ('filterkit plugins' says whether it loads).
+    """
+    lines = [f"filterkit {filterkit.__version__}", f"Python {sys.version.split()[0]}"]
+    lines += [f"{library} {_installed_version(library)}" for library in LIBRARIES]
+    provided: dict[str, set[str]] = {}
+    for point in entry_points(group=GROUP):
+        distribution = f"{point.dist.name} {point.dist.version}" if point.dist else "(unknown distribution)"
+        provided.setdefault(distribution, set()).add(point.name)
+    if plugins_dir is not None:
+        provided[f"--plugins-dir {plugins_dir}"] = {path.stem for path in Path(plugins_dir).glob("*.py")}
+    disabled = disabled_plugins()
+    lines.append("plugins:")
+    for distribution, names in sorted(provided.items()):
+        listed = ", ".join(f"{name} (disabled)" if name in disabled else name for name in sorted(names))
+        lines.append(f"  {distribution}: {listed or 'none'}")
+    return "\n".join(lines)
+
+
+def _installed_version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+version_option = click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    callback=show_version,
+    help="Show the versions of filterkit, its libraries and its plugins, and exit.",
+)
