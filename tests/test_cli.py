@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR, read_bytes, without_comments
+from filterkit import __version__
 from filterkit.arff import read_arff
 
 REAL_FILES = ["iris.arff", "wine.arff", "credit-g.arff", "oh0.wc.arff", "grain_wc.arff"]
@@ -154,7 +155,8 @@ def test_reader_closing_early_ends_filterkit_quietly(shell, stages):
     """The output (1.3 MB) is far larger than a pipe holds, so the pipe surely breaks."""
     command = " ".join(["filterkit", f"'{REAL / 'oh0.wc.arff'}'", *stages])
     result = shell(f'{command} | head -1; echo "status=${{PIPESTATUS[0]}}"')
-    assert result.stdout.decode().splitlines() == [f"% filterkit chain: {' '.join(stages) or '(identity)'}", "status=0"]
+    line = f"% filterkit chain: {' '.join(stages) or '(identity)'} (filterkit {__version__})"
+    assert result.stdout.decode().splitlines() == [line, "status=0"]
     assert result.stderr == ""
 
 
@@ -284,11 +286,15 @@ def test_the_output_records_the_chain_as_typed_with_its_options(run_filterkit, t
     result = run_filterkit("--positive", "Ethics", REAL / "oh0.wc.arff", *chain)
     assert result.status == 0, result.stderr
     first_line = result.stdout.decode().split("\n", 1)[0]
-    assert first_line == "% filterkit chain: " + " ".join(chain)
+    version = f"(filterkit {__version__})"
+    assert first_line == f"% filterkit chain: --positive Ethics {' '.join(chain)} {version}"
     model = tmp_path / "m.json"
     run_filterkit("--save-model", model, "--positive", "Ethics", REAL / "oh0.wc.arff", *chain)
     applied = run_filterkit("apply", model, REAL / "oh0.wc.arff")
-    assert applied.stdout.decode().split("\n", 1)[0] == "% filterkit apply m.json: " + " ".join(chain)
+    assert (
+        applied.stdout.decode().split("\n", 1)[0]
+        == f"% filterkit apply m.json: --positive Ethics {' '.join(chain)} {version}"
+    )
 
 
 def test_a_model_path_spelled_like_a_command_is_the_chain_s_value(run_filterkit, tmp_path, monkeypatch):

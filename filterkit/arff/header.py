@@ -26,6 +26,8 @@ class HeaderParser:
     that line (data may start on the same line) once the header is complete,
     otherwise None.  :meth:`schema` gives the result.  ``limits`` bound the
     header's bytes, attributes, labels and nesting (by default the environment's).
+    ``comments`` holds the text of the ``%`` comment lines before ``@relation`` (where
+    filterkit writes its provenance lines), in order.
     """
 
     def __init__(self, limits: Limits | None = None):
@@ -34,6 +36,7 @@ class HeaderParser:
         self.stack: list[tuple[str | None, list[Attribute], set[str]]] = [(None, [], set())]
         self.size = 0
         self.attributes = 0
+        self.comments: list[str] = []
 
     def feed(self, line: str) -> str | None:
         """Take one header line; return what follows ``@data`` when it is reached."""
@@ -46,6 +49,8 @@ class HeaderParser:
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
+            if self.relation is None and line.lstrip().startswith("%"):
+                self.comments.append(line.strip()[1:].strip())
             return None
         keyword = first.text.lower() if first.kind == WORD else ""
         if keyword == "@data":

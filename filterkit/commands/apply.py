@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import shlex
 
 import click
 
 from filterkit.arff.writer import ArffWriter
 from filterkit.background import write_behind
-from filterkit.commands.chain import describe_chain
+from filterkit.commands.chain import input_provenance, provenance_comments
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import (
     check_distinct,
@@ -46,8 +48,11 @@ def apply(
     chain = load_model(model_path, registry)
     with open_source(input_path, chunk_rows, needs_passes=False) as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
-        comments = [f"filterkit apply {os.path.basename(model_path)}: {describe_chain(chain.stages)}"]
+        command = f"apply {shlex.quote(os.path.basename(model_path))}"
+        comments = provenance_comments(input_provenance(source), command, chain, sparse)
         assert chain.output_schema is not None  # a loaded model is fitted
+        # The output is the input's rows: it keeps the input's relation name, not the training file's.
+        output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         with output_stream(output_file) as stream:
-            writer = ArffWriter(stream, chain.output_schema, sparse, comments)
+            writer = ArffWriter(stream, output_schema, sparse, comments)
             write_behind(chain.transform(source.chunks()), writer.write)

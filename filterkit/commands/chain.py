@@ -6,11 +6,12 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import dataclass
-from typing import cast
+from typing import Sequence, cast
 
 import click
 from click.exceptions import NoSuchOption
 
+from filterkit import __version__
 from filterkit.arff.writer import ArffWriter
 from filterkit.background import write_behind
 from filterkit.commands.context import plugin_loader, registry_of
@@ -251,7 +252,7 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     needs_passes = any(stage.learns for stage in chain.stages)
     with open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
         chain.fit(source, progress)
-        comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        comments = provenance_comments(input_provenance(source), "chain", chain, settings.sparse)
         assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
@@ -285,7 +286,7 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
         if output_dir is not None:
             engine.checked_targets(plan, output_dir)
         engine.fit(chain, plan)
-        comments = [f"filterkit chain: {describe_chain(chain.stages)}"]
+        comments = provenance_comments((), "chain", chain, settings.sparse)
         save = (lambda: save_model(model_path, chain, registry)) if model_path else None
         if output_dir:
             engine.write_each(chain, plan, output_dir, settings.sparse, comments, before_publish=save)
@@ -297,6 +298,45 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
                     save()
     if progress:
         sys.stderr.write("\n")
+
+
+#: The first word of the text of every provenance comment filterkit writes.
+PROVENANCE_WORD = "filterkit"
+
+
+def provenance_comments(earlier: Sequence[str], command: str, chain: Chain, sparse: bool | None) -> list[str]:
+    """The header comments of an output: the provenance lines of the input (``earlier``;
+    so a file made by a pipe of filterkit runs keeps every run's), then this run's:
+
+        filterkit chain: -c first --positive Ethics --dense ig --presence select --top 7 l2 (filterkit 0.2.0)
+
+    ``command`` is ``chain`` or ``apply MODEL`` (the model's file name).  The options
+    recorded are those that decide the output's bytes, so the line is the same for
+    the same output: the class (unless the last attribute), the positive label, the
+    row form; not the input's or the output's path (stdin and a file give the same
+    bytes), the chunk size, the engine or the plugin folder.
+    """
+    options = []
+    if chain.class_spec not in (None, "last"):
+        options += ["-c", shlex.quote(str(chain.class_spec))]
+    if chain.positive is not None:
+        options += ["--positive", shlex.quote(chain.positive)]
+    if sparse is not None:
+        options.append("--sparse" if sparse else "--dense")
+    words = [
+        f"{PROVENANCE_WORD} {command}:",
+        *options,
+        describe_chain(chain.stages),
+        f"({PROVENANCE_WORD} {__version__})",
+    ]
+    return [*earlier, " ".join(words)]
+
+
+def input_provenance(source) -> list[str]:
+    """The provenance lines filterkit wrote into the header of ``source``'s input:
+    its comments before ``@relation`` that begin with ``filterkit``."""
+    comments = getattr(source, "header_comments", ())
+    return [comment for comment in comments if comment.split(" ", 1)[0] == PROVENANCE_WORD]
 
 
 def describe_chain(stages) -> str:
