@@ -146,7 +146,9 @@ class TestOptionsWherePeoplePutThem:
         assert before.status == 0, before.stderr
         after = run_filterkit(IRIS, "--positive", "Iris-setosa", "-c", "last", "--dense", "shape", "l2")
         assert after.stdout == before.stdout
-        mixed = run_filterkit("--positive=Iris-setosa", IRIS, "-clast", "-o", tmp_path / "out.arff", "shape", "l2")
+        mixed = run_filterkit(
+            "--positive=Iris-setosa", IRIS, "-clast", "-o", tmp_path / "out.arff", "--dense", "shape", "l2"
+        )
         assert (mixed.status, mixed.stdout) == (0, b"")
         assert (tmp_path / "out.arff").read_bytes() == before.stdout
 
