@@ -29,6 +29,8 @@ OFF, TERMINAL, LOG = "off", "terminal", "log"
 LOG_INTERVAL = 5.0
 #: Seconds between two redraws of a terminal's line.
 TERMINAL_INTERVAL = 0.1
+#: Seconds of work between passes worth a line of its own.
+NOTABLE_WORK = 1.0
 ENVIRONMENT_VARIABLE = "FILTERKIT_PROGRESS"
 
 
@@ -126,6 +128,26 @@ class Progress:
             raise
         meter.close()
 
+    @contextlib.contextmanager
+    def working(self, label: str) -> Iterator[None]:
+        """Work between passes called ``label`` (a stage computing its state from its statistics):
+        shown on a terminal while it lasts, and kept (in a log, written) with its time when it
+        took :data:`NOTABLE_WORK` seconds or more."""
+        if not self.enabled:
+            yield
+            return
+        started = self.clock()
+        if self.mode == TERMINAL:
+            self.write(f"\rfilterkit: {label}…\x1b[K")
+        try:
+            yield
+        finally:
+            elapsed = self.clock() - started
+            if self.mode == TERMINAL:
+                self.write("\r\x1b[K")
+        if elapsed >= NOTABLE_WORK:
+            self.note(f"{label}: {duration(elapsed)}")
+
     def finish(self) -> None:
         """The run's last line: how many passes and the total time."""
         plural = self.word + ("es" if self.word.endswith("s") else "s")
@@ -192,12 +214,14 @@ class Meter:
             return
         self.count += count
         self.detail = detail
-        if self.progress.clock() >= self.next_draw:
-            self.show()
-
-    def show(self) -> None:
-        """Draw the pass's line now: redrawn in place on a terminal, a new line in a log."""
         now = self.progress.clock()
+        if now >= self.next_draw:
+            self.show(now)
+
+    def show(self, now: float | None = None) -> None:
+        """Draw the pass's line as of ``now`` (by default, the clock's time): redrawn in place on
+        a terminal, a new line in a log."""
+        now = self.progress.clock() if now is None else now
         self.next_draw = now + self.interval
         text = f"{self.title}: {self.describe(now - self.started)}"
         if self.detail:

@@ -143,7 +143,7 @@ class Chain:
         for position, stage in enumerate(self.stages):
             self.prepare_stage(position, schema)
             if stage.learns:
-                statistics = self._derived_statistics(position, stage)
+                statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
                     statistics = statistics_of(position, stage)
                 else:
@@ -152,18 +152,20 @@ class Chain:
                         f"fitting {stage.name}: its statistics come from {self.stages[position - 1].name}'s pass "
                         "(no pass of its own)"
                     )
-                guarded(stage, "fit", stage.finalize, statistics)
+                with progress.working(f"fitting {stage.name}: its state from its statistics"):
+                    guarded(stage, "fit", stage.finalize, statistics)
             schema = guarded(stage, "fit", OutputContract.of, stage, "fit").schema
         self.output_schema = schema
         return self
 
-    def _derived_statistics(self, position: int, stage: Stage):
+    def _derived_statistics(self, position: int, stage: Stage, progress: Progress):
         """``stage``'s statistics from the stage just before it, when that stage learns
         and can derive them (:meth:`Stage.statistics_for`): one pass over the data fewer."""
         if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
-        return guarded(previous, "fit", previous.statistics_for, stage)
+        with progress.working(f"fitting {stage.name}: its statistics from {previous.name}'s"):
+            return guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
         """Apply every (fitted) stage to each chunk."""

@@ -110,14 +110,15 @@ def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tas
     """Every (chain, task, fraction) summarized over the folds; the folds are drawn once.
     The fits are one step of ``progress``."""
     codes = class_codes(data, class_index).astype(np.int64)
-    folds = stratified_folds(codes, settings.folds, settings.seed)
     items = []
-    for task in tasks:
-        for fold, (train, test) in enumerate(folds):
-            samples = nested_subsamples(train, codes, settings.train_fractions, settings.seed + fold)
-            for chain in chains:
-                for fraction in settings.train_fractions:
-                    items.append((chain, task, fold, fraction, samples[fraction], test))
+    with progress.working("drawing the folds"):
+        folds = stratified_folds(codes, settings.folds, settings.seed)
+        for task in tasks:
+            for fold, (train, test) in enumerate(folds):
+                samples = nested_subsamples(train, codes, settings.train_fractions, settings.seed + fold)
+                for chain in chains:
+                    for fraction in settings.train_fractions:
+                        items.append((chain, task, fold, fraction, samples[fraction], test))
     if jobs == 1:
         results = (
             evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
