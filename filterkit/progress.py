@@ -106,10 +106,11 @@ class Progress:
 
     @contextlib.contextmanager
     def step(self, label: str, source=None, items: int | None = None, unit: str = "rows") -> Iterator["Meter"]:
-        """One pass called ``label``, measured by a :class:`Meter`: rows (``unit``) counted,
-        and the input's bytes when ``source`` tells its ``size`` and ``position()``; or
-        ``items`` things to do, counted with :meth:`Meter.advance`.  Its last line, with
-        the totals, is written when the block ends; a failure ends a terminal's line."""
+        """One pass called ``label``, measured by a :class:`Meter` that counts ``items`` things
+        to do, or the rows of ``source``: against their number when an earlier pass counted them
+        (``source.rows``), else by the share of the input's bytes read, when ``source`` tells its
+        ``size`` and ``position()``.  Its last line, with the totals, is written when the block
+        ends; a failure ends a terminal's line."""
         self.done += 1
         if not self.enabled:
             yield Meter(self, "", None, None, items, unit)
@@ -117,6 +118,8 @@ class Progress:
         number = f"{self.done}/{self.planned}" if self.planned >= self.done else f"{self.done}"
         size = getattr(source, "size", None)
         position = getattr(source, "position", None)
+        if items is None:
+            items = getattr(source, "rows", None)
         meter = Meter(self, f"filterkit: {self.word} {number}: {label}", size, position, items, unit)
         if self.mode == TERMINAL and items is not None:
             meter.show()
@@ -201,6 +204,17 @@ class Meter:
             return iter(chunks)
         return self._counting(chunks)
 
+    def counting(self, write: Callable[[Chunk], object]) -> Callable[[Chunk], object]:
+        """``write``, counting the rows of each chunk once written (``write`` itself when progress is off)."""
+        if not self.progress.enabled:
+            return write
+
+        def write_counted(chunk: Chunk) -> None:
+            write(chunk)
+            self.advance(chunk.n_rows)
+
+        return write_counted
+
     def _counting(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
         if self.progress.mode == TERMINAL:
             self.show()
@@ -240,33 +254,35 @@ class Meter:
         self.progress.write(text + "\n")
 
     def describe(self, elapsed: float, finished: bool = False) -> str:
-        """What is done: the share of the input's bytes (or of the items), rows, rate and time left;
-        when ``finished``, the totals and the time taken."""
+        """What is done: rows (or items) against their number, or the share of the input's bytes;
+        the rate and the time left; when ``finished``, the totals and the time taken."""
+        rate = self.count / elapsed if elapsed > 0 else None
+        if finished:
+            shown = f"{self.count:,} {self.unit} in {duration(elapsed)}"
+            if self.size:
+                shown = f"100% of {data_size(self.size)}, {shown}"
+            elif self.items is None and self.position is not None and self.position():
+                shown = f"{data_size(self.position() or 0)}, {shown}"
+            return shown if rate is None else f"{shown}, {_rate(rate)} {self.unit}/s"
         parts = []
-        done_fraction = None
+        fraction = None
         if self.items is not None:
-            parts.append(f"{self.count:,}/{self.items:,} {self.unit}")
-            if self.items and not finished:
-                done_fraction = min(self.count / self.items, 1.0)
-                parts[-1] += f" ({done_fraction:.0%})"
+            fraction = min(self.count / self.items, 1.0) if self.items else None
+            parts.append(
+                f"{self.count:,}/{self.items:,} {self.unit}" + (f" ({fraction:.0%})" if fraction is not None else "")
+            )
         else:
             read = self.position() if self.position is not None else None
             if read is not None and self.size:
-                done_fraction = 1.0 if finished else min(read / self.size, 1.0)
-                parts.append(f"{done_fraction:.0%} of {data_size(self.size)}")
+                fraction = min(read / self.size, 1.0)
+                parts.append(f"{fraction:.0%} of {data_size(self.size)}")
             elif read:
                 parts.append(data_size(read))
             parts.append(f"{self.count:,} {self.unit}")
-        rate = self.count / elapsed if elapsed > 0 else None
-        if finished:
-            parts[-1] += f" in {duration(elapsed)}"
-            if rate is not None:
-                parts.append(f"{_rate(rate)} {self.unit}/s")
-            return ", ".join(parts)
         if rate is not None and self.count:
             parts.append(f"{_rate(rate)} {self.unit}/s")
-        if done_fraction and elapsed > 0 and done_fraction < 1:
-            parts.append(f"{duration(elapsed * (1 - done_fraction) / done_fraction)} left")
+        if fraction and elapsed > 0 and fraction < 1:
+            parts.append(f"{duration(elapsed * (1 - fraction) / fraction)} left")
         return ", ".join(parts)
 
 

@@ -16,13 +16,15 @@ read so far in the pass under way, None when unknown).
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import io
 import json
 import os
 import stat
 import tempfile
-from typing import IO, BinaryIO, Iterator, cast
+from typing import IO, Generator, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,34 +47,41 @@ class FileSource:
             self._header = reader.header
         #: the file's bytes (compressed ones for a gzip file), which every pass reads
         self.size: int | None = os.path.getsize(path)
-        self._reading: BinaryIO | None = None
-        self._between_passes = 0
+        #: the rows, once a pass has read them all
+        self.rows: int | None = None
+        self._position = 0
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows of the file, chunk by chunk, read afresh (the header is parsed once);
         the next chunk is read while the caller works on this one (:func:`read_ahead`)."""
-        self._between_passes = 0
-        return read_ahead(self._read)
+        self._position = 0
+        ends: collections.deque[int] = collections.deque()
+        return self._handed_over(read_ahead(functools.partial(self._read, ends)), ends)
 
-    def _read(self) -> Iterator[Chunk]:
+    def _read(self, ends: collections.deque[int]) -> Iterator[Chunk]:
+        """The chunks, in the reading thread; where each one ends in the file goes into ``ends``."""
         with open(self.path, "rb") as stream:
-            self._reading = stream
-            try:
-                with ArffReader(stream, self.path, self.chunk_rows, known_header=self._header) as reader:
-                    yield from reader.chunks()
-            finally:
-                self._reading, self._between_passes = None, self.size or 0
+            with ArffReader(stream, self.path, self.chunk_rows, known_header=self._header) as reader:
+                for chunk in reader.chunks():
+                    ends.append(stream.tell())
+                    yield chunk
+
+    def _handed_over(self, chunks: Iterator[Chunk], ends: collections.deque[int]) -> Iterator[Chunk]:
+        """The chunks, in the caller's thread, :meth:`position` following the one handed over."""
+        rows = 0
+        try:
+            for chunk in chunks:
+                self._position = ends.popleft()
+                rows += chunk.n_rows
+                yield chunk
+        finally:
+            cast(Generator, chunks).close()
+        self.rows = rows
 
     def position(self) -> int | None:
-        """The bytes of the file read so far in the pass under way (0 before it starts, all
-        of them after it ends): the open file's offset, which does not disturb the reading thread."""
-        reading = self._reading
-        if reading is None:
-            return self._between_passes
-        try:
-            return cast(io.BufferedReader, reading).raw.tell()
-        except (AttributeError, ValueError, OSError):  # closed by the reading thread meanwhile
-            return self._between_passes
+        """The bytes of the file read up to the end of the chunk last handed over in the pass
+        under way (to the end of its block of the reader's: within a MiB)."""
+        return self._position
 
     def close(self) -> None:
         """Nothing to release."""
@@ -88,6 +97,8 @@ class StreamSource:
         #: the bytes a pass reads: the stream's when it is a regular file (stdin redirected
         #: from one), the spool's once spooled, else unknown
         self.size: int | None = self._stream.size
+        #: the rows, once spooled
+        self.rows: int | None = None
         self._spool: IO[bytes] | None = None
         self._spool_path: str | None = None
 
@@ -119,8 +130,10 @@ class StreamSource:
         progress.expect(1)
         try:
             with progress.step(f"spooling {self.reader.name}", self) as meter:
+                rows = 0
                 for chunk in meter.counted(self.reader.chunks()):
                     _save_chunk(spool, chunk)
+                    rows += chunk.n_rows
                 spool.flush()
         except OSError as error:
             spool.close()
@@ -134,7 +147,7 @@ class StreamSource:
             spool.close()
             self.close()
             raise
-        self._spool, self.size = spool, spool.tell()
+        self._spool, self.size, self.rows = spool, spool.tell(), rows
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows: from the spool if there is one, else straight from the stream (once).
@@ -243,6 +256,7 @@ class MemorySource:
     def __init__(self, schema: Schema, chunk: Chunk):
         self.schema = schema
         self.chunk = chunk
+        self.rows = chunk.n_rows
 
     def position(self) -> int | None:
         """Unknown: the rows are in memory."""
