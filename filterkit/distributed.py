@@ -247,17 +247,19 @@ class DaskEngine:
     def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
         """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes."""
         distributed = import_distributed()
+        progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                cluster = stack.enter_context(
-                    distributed.LocalCluster(
-                        n_workers=LOCAL_WORKERS,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=":0",
+                with progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
+                    cluster = stack.enter_context(
+                        distributed.LocalCluster(
+                            n_workers=LOCAL_WORKERS,
+                            threads_per_worker=1,
+                            processes=True,
+                            dashboard_address=":0",
+                        )
                     )
-                )
-                client = stack.enter_context(distributed.Client(cluster))
+                    client = stack.enter_context(distributed.Client(cluster))
             else:
                 try:
                     client = stack.enter_context(distributed.Client(scheduler))
