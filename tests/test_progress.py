@@ -247,6 +247,8 @@ def test_the_dask_engine_reports_its_passes_over_partitions(run_filterkit, tmp_p
     result = run_filterkit("--engine", "dask", "--partitions", "3", "--progress", "-o", output, IRIS, "minmax")
     assert result.status == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.startswith("filterkit: ")]
+    if lines[0].startswith("filterkit: starting a local Dask cluster of 2 worker processes: "):
+        lines = lines[1:]  # shown when it took a second or more
     assert re.fullmatch(r"filterkit: pass 1/2: fitting minmax: 3 partitions in [\d.]+ s, [\d.]+ partitions/s", lines[0])
     assert re.fullmatch(r"filterkit: pass 2/2: writing: 3 partitions in [\d.]+ s, [\d.]+ partitions/s", lines[1])
     assert lines[2].startswith("filterkit: done in ")
