@@ -26,7 +26,7 @@ from filterkit.schema import Chunk
 
 OFF, TERMINAL, LOG = "off", "terminal", "log"
 #: Seconds between two lines of a log.
-LOG_INTERVAL = 5.0
+LOG_INTERVAL = 2.0
 #: Seconds between two redraws of a terminal's line.
 TERMINAL_INTERVAL = 0.1
 #: Seconds of work between passes worth a line of its own.

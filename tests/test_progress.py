@@ -98,7 +98,7 @@ def test_a_log_shows_every_pass_its_percentages_the_writing_pass_and_the_total_t
     assert "\r" not in log.getvalue() and "\x1b" not in log.getvalue()
     fitting = [line for line in lines if line.startswith("filterkit: pass 1/3: fitting shape: ")]
     writing = [line for line in lines if line.startswith("filterkit: pass 2/2: writing: ")]
-    assert len(fitting) >= 3 and len(writing) >= 3  # a line every 5 (fake) seconds, one read per chunk
+    assert len(fitting) >= 3 and len(writing) >= 3  # a line every 2 (fake) seconds, one read per chunk
     assert lines.index(fitting[-1]) < lines.index(writing[0])
     assert "filterkit: fitting bns: its statistics come from shape's pass (no pass of its own)" in lines
     size = data_size(grain_times_four.stat().st_size)
@@ -233,8 +233,10 @@ def test_evaluate_counts_its_fits_in_a_log_with_the_share_and_what_is_running():
         for fold in range(1, 5):
             meter.advance(detail=f"task A, fold {fold}, chain 'l2'")
     assert log.getvalue().splitlines() == [
-        # started at 6 s; lines at 12 s (6 s in: 2 fits, as many to go) and 18 s; the end at 21 s
+        # started at 6 s; a line at each fit (9, 12, 15, 18 s: 2 s apart at least); the end at 21 s
+        "filterkit: step 1: cross-validating: 1/4 fits (25%), 0.333 fits/s, 9.0 s left (task A, fold 1, chain 'l2')",
         "filterkit: step 1: cross-validating: 2/4 fits (50%), 0.333 fits/s, 6.0 s left (task A, fold 2, chain 'l2')",
+        "filterkit: step 1: cross-validating: 3/4 fits (75%), 0.333 fits/s, 3.0 s left (task A, fold 3, chain 'l2')",
         "filterkit: step 1: cross-validating: 4/4 fits (100%), 0.333 fits/s (task A, fold 4, chain 'l2')",
         "filterkit: step 1: cross-validating: 4 fits in 15.0 s, 0.267 fits/s",
     ]
