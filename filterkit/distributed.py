@@ -27,7 +27,6 @@ import os
 import re
 import shutil
 import stat
-import sys
 import tempfile
 import threading
 import uuid
@@ -44,6 +43,7 @@ from filterkit.arff.writer import ArffWriter
 from filterkit.errors import FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
+from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Provenance
@@ -231,30 +231,35 @@ def _write_partition(
 
 
 class DaskEngine:
-    """Runs chains over partitions with one Dask client (see the module docstring)."""
+    """Runs chains over partitions with one Dask client (see the module docstring).
 
-    def __init__(self, client, plugins_dir: str | None, chunk_rows: int, progress: bool = False):
+    Each pass (a fitted stage, the writing) is reported to ``progress`` as partitions done.
+    """
+
+    def __init__(self, client, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
         self.client = client
         self.plugins_dir = None if plugins_dir is None else os.path.abspath(plugins_dir)
         self.chunk_rows = chunk_rows
-        self.progress = progress
+        self.progress = Progress() if progress is None else progress
 
     @classmethod
     @contextlib.contextmanager
-    def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: bool = False):
+    def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
         """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes."""
         distributed = import_distributed()
+        progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                cluster = stack.enter_context(
-                    distributed.LocalCluster(
-                        n_workers=LOCAL_WORKERS,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=":0",
+                with progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
+                    cluster = stack.enter_context(
+                        distributed.LocalCluster(
+                            n_workers=LOCAL_WORKERS,
+                            threads_per_worker=1,
+                            processes=True,
+                            dashboard_address=":0",
+                        )
                     )
-                )
-                client = stack.enter_context(distributed.Client(cluster))
+                    client = stack.enter_context(distributed.Client(cluster))
             else:
                 try:
                     client = stack.enter_context(distributed.Client(scheduler))
@@ -333,7 +338,7 @@ class DaskEngine:
             self._report(f"fitting {stage.name}", parts)
             return merged.result()
 
-        return chain.fit_with(plan.schema, statistics_of)
+        return chain.fit_with(plan.schema, statistics_of, self.progress)
 
     def recipe(self, chain: Chain, plan: Plan, fitting: int | None = None) -> ChainRecipe:
         """The recipe of ``chain`` (fitted up to stage ``fitting``, or wholly when None)."""
@@ -446,16 +451,14 @@ class DaskEngine:
         return parts[0]
 
     def _report(self, label: str, futures: list) -> None:
-        """Wait for ``futures``, showing how many are done on stderr when asked; raise the first error."""
+        """Wait for ``futures`` (one pass called ``label``), counting the partitions done for the
+        progress; raise the first error."""
         distributed = import_distributed()
-        done = 0
-        for future in distributed.as_completed(futures):
-            if future.status == "error":
-                future.result()
-            done += 1
-            if self.progress:
-                sys.stderr.write(f"\rfilterkit: {label}: {done} of {len(futures)} partitions")
-                sys.stderr.flush()
+        with self.progress.step(label, items=len(futures), unit="partitions") as meter:
+            for future in distributed.as_completed(futures):
+                if future.status == "error":
+                    future.result()
+                meter.advance()
 
 
 @contextlib.contextmanager

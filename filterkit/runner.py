@@ -12,12 +12,12 @@ Dask engine's tasks, the scikit-learn adapters).
 
 from __future__ import annotations
 
-import sys
 from typing import Iterable, Iterator
 
 from filterkit.contract import OutputContract, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
+from filterkit.progress import Progress, active
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Context, Stage
 
@@ -110,42 +110,62 @@ class Chain:
         stage = self.stages[position]
         guarded(stage, "prepare", stage.prepare, schema, context)
 
-    def fit(self, source, progress=None) -> "Chain":
-        """Fit every stage in turn on the output of the stages before it."""
+    def planned_passes(self) -> int:
+        """The passes over the input fitting may take: one per stage that learns (a stage
+        whose statistics the stage before derives takes none; that is known only while fitting)."""
+        return sum(1 for stage in self.stages if stage.learns)
+
+    def fit(self, source, progress: Progress | None = None) -> "Chain":
+        """Fit every stage in turn on the output of the stages before it; each pass is
+        reported to ``progress`` (by default the :func:`filterkit.progress.active` one)."""
+        progress = active() if progress is None else progress
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics)
-            chunks = self._through(source.chunks(), self.stages[:position])
-            for chunk in _counted(chunks, progress, f"fitting {stage.name}"):
-                statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+            with progress.step(f"fitting {stage.name}", source) as meter:
+                for chunk in self._through(meter.counted(source.chunks()), self.stages[:position]):
+                    statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
             return statistics
 
-        return self.fit_with(source.schema, statistics_of)
+        return self.fit_with(source.schema, statistics_of, progress)
 
-    def fit_with(self, schema: Schema, statistics_of) -> "Chain":
+    def fit_with(self, schema: Schema, statistics_of, progress: Progress | None = None) -> "Chain":
         """Fit every stage in turn; ``statistics_of(position, stage)`` returns the
-        statistics of all training rows of a stage that learns (one pass, local or on a cluster)."""
+        statistics of all training rows of a stage that learns (one pass, local or on a cluster).
+
+        A stage whose statistics the stage before derives takes no pass: ``progress``
+        is told, and expects one pass fewer.
+        """
+        progress = active() if progress is None else progress
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         for position, stage in enumerate(self.stages):
             self.prepare_stage(position, schema)
             if stage.learns:
-                statistics = self._derived_statistics(position, stage)
+                statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
                     statistics = statistics_of(position, stage)
-                guarded(stage, "fit", stage.finalize, statistics)
+                else:
+                    progress.expect(-1)
+                    progress.note(
+                        f"fitting {stage.name}: its statistics come from {self.stages[position - 1].name}'s pass "
+                        "(no pass of its own)"
+                    )
+                with progress.working(f"fitting {stage.name}: its state from its statistics"):
+                    guarded(stage, "fit", stage.finalize, statistics)
             schema = guarded(stage, "fit", OutputContract.of, stage, "fit").schema
         self.output_schema = schema
         return self
 
-    def _derived_statistics(self, position: int, stage: Stage):
+    def _derived_statistics(self, position: int, stage: Stage, progress: Progress):
         """``stage``'s statistics from the stage just before it, when that stage learns
         and can derive them (:meth:`Stage.statistics_for`): one pass over the data fewer."""
         if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
-        return guarded(previous, "fit", previous.statistics_for, stage)
+        with progress.working(f"fitting {stage.name}: its statistics from {previous.name}'s"):
+            return guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
         """Apply every (fitted) stage to each chunk."""
@@ -177,18 +197,3 @@ def guarded(stage: Stage, step: str, function, *args):
         raise
     except Exception as error:
         raise FilterkitError(f"{stage_origin(stage)} failed during {step}: {type(error).__name__}: {error}") from error
-
-
-def _counted(chunks: Iterable[Chunk], progress, label: str) -> Iterator[Chunk]:
-    rows = 0
-    for chunk in chunks:
-        rows += chunk.n_rows
-        if progress is not None:
-            progress(label, rows)
-        yield chunk
-
-
-def terminal_progress(label: str, rows: int) -> None:
-    """Progress on stderr, one updating line."""
-    sys.stderr.write(f"\rfilterkit: {label}: {rows:,} rows")
-    sys.stderr.flush()

@@ -8,15 +8,23 @@ file of numpy arrays (not re-parsed as text), unlinked as soon as it is open so
 that nothing is left behind however the process ends; rows already in memory
 (:class:`MemorySource`: evaluation's folds, the scikit-learn adapters) are
 served as they are.
+
+Every source tells how far a pass is, for progress (:mod:`filterkit.progress`):
+``size`` (the bytes a pass reads, None when unknown) and ``position()`` (the bytes
+read so far in the pass under way, None when unknown).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
+import io
 import json
 import os
+import stat
 import tempfile
-from typing import IO, Iterator, cast
+from typing import IO, Generator, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,6 +32,7 @@ import scipy.sparse as sp
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
 from filterkit.background import read_ahead
 from filterkit.errors import FilterkitError
+from filterkit.progress import active
 from filterkit.schema import Chunk, Schema
 
 
@@ -36,15 +45,43 @@ class FileSource:
         with ArffReader(path, chunk_rows=chunk_rows) as reader:
             self.schema = reader.schema
             self._header = reader.header
+        #: the file's bytes (compressed ones for a gzip file), which every pass reads
+        self.size: int | None = os.path.getsize(path)
+        #: the rows, once a pass has read them all
+        self.rows: int | None = None
+        self._position = 0
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows of the file, chunk by chunk, read afresh (the header is parsed once);
         the next chunk is read while the caller works on this one (:func:`read_ahead`)."""
-        return read_ahead(self._read)
+        self._position = 0
+        ends: collections.deque[int] = collections.deque()
+        return self._handed_over(read_ahead(functools.partial(self._read, ends)), ends)
 
-    def _read(self) -> Iterator[Chunk]:
-        with ArffReader(self.path, chunk_rows=self.chunk_rows, known_header=self._header) as reader:
-            yield from reader.chunks()
+    def _read(self, ends: collections.deque[int]) -> Iterator[Chunk]:
+        """The chunks, in the reading thread; where each one ends in the file goes into ``ends``."""
+        with open(self.path, "rb") as stream:
+            with ArffReader(stream, self.path, self.chunk_rows, known_header=self._header) as reader:
+                for chunk in reader.chunks():
+                    ends.append(stream.tell())
+                    yield chunk
+
+    def _handed_over(self, chunks: Iterator[Chunk], ends: collections.deque[int]) -> Iterator[Chunk]:
+        """The chunks, in the caller's thread, :meth:`position` following the one handed over."""
+        rows = 0
+        try:
+            for chunk in chunks:
+                self._position = ends.popleft()
+                rows += chunk.n_rows
+                yield chunk
+        finally:
+            cast(Generator, chunks).close()
+        self.rows = rows
+
+    def position(self) -> int | None:
+        """The bytes of the file read up to the end of the chunk last handed over in the pass
+        under way (to the end of its block of the reader's: within a MiB)."""
+        return self._position
 
     def close(self) -> None:
         """Nothing to release."""
@@ -54,36 +91,63 @@ class StreamSource:
     """An ARFF stream read once; :meth:`spool` makes it re-readable."""
 
     def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
-        self.reader = ArffReader(stream, name=name, chunk_rows=chunk_rows)
+        self._stream = _CountedStream(stream)
+        self.reader = ArffReader(self._stream, name=name, chunk_rows=chunk_rows)
         self.schema = self.reader.schema
+        #: the bytes a pass reads: the stream's when it is a regular file (stdin redirected
+        #: from one), the spool's once spooled, else unknown
+        self.size: int | None = self._stream.size
+        #: the rows, once spooled
+        self.rows: int | None = None
         self._spool: IO[bytes] | None = None
         self._spool_path: str | None = None
+
+    def position(self) -> int | None:
+        """The bytes read so far in the pass under way: of the spool when there is one, else of the stream."""
+        if self._spool is None:
+            return self._stream.count
+        try:
+            return self._spool.tell()
+        except (ValueError, OSError):
+            return self.size
 
     def spool(self) -> None:
         """Copy every chunk into a temporary binary file, so passes can repeat.
 
-        The file is unlinked as soon as it is open (only the open handle keeps it),
+        The copy is a pass of its own, reported to the :func:`filterkit.progress.active`
+        progress.  The file is unlinked as soon as it is open (only the open handle keeps it),
         so nothing is left behind however the process ends, even by SIGKILL; where
         an open file cannot be unlinked (Windows), it is removed by :meth:`close`.
         """
         folder = tempfile.gettempdir()
         handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=".npy")
-        self._spool = os.fdopen(handle, "w+b")
+        spool = os.fdopen(handle, "w+b")
         try:
             os.unlink(path)
         except OSError:
             self._spool_path = path
+        progress = active()
+        progress.expect(1)
         try:
-            for chunk in self.reader.chunks():
-                _save_chunk(self._spool, chunk)
-            self._spool.flush()
+            with progress.step(f"spooling {self.reader.name}", self) as meter:
+                rows = 0
+                for chunk in meter.counted(self.reader.chunks()):
+                    _save_chunk(spool, chunk)
+                    rows += chunk.n_rows
+                spool.flush()
         except OSError as error:
+            spool.close()
             self.close()
             raise FilterkitError(
                 f"cannot spool {self.reader.name} into the temporary folder {folder} "
                 f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
                 "or set TMPDIR to a folder with room for the data"
             ) from None
+        except BaseException:
+            spool.close()
+            self.close()
+            raise
+        self._spool, self.size, self.rows = spool, spool.tell(), rows
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows: from the spool if there is one, else straight from the stream (once).
@@ -91,12 +155,15 @@ class StreamSource:
         Passes over the spool run one after another (each starts from its beginning).
         """
         if self._spool is None:
-            yield from self.reader.chunks()
-            return
+            return self.reader.chunks()
         self._spool.seek(0)
+        return self._spooled_chunks(self._spool)
+
+    @staticmethod
+    def _spooled_chunks(spool: IO[bytes]) -> Iterator[Chunk]:
         while True:
             try:
-                chunk = _load_chunk(self._spool)
+                chunk = _load_chunk(spool)
             except EOFError:
                 return
             yield chunk
@@ -141,12 +208,59 @@ def _load_chunk(spool) -> Chunk:
     return Chunk(values, {int(k): v for k, v in meta["text"].items()}, weights)
 
 
+class _CountedStream:
+    """A binary stream that counts the bytes read from it: how far a stream that cannot
+    tell its position (a pipe) has been read.  ``size`` is what it holds when it is a
+    regular file, else None."""
+
+    def __init__(self, stream):
+        self._stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)
+        self.name = getattr(stream, "name", "<stream>")
+        self.count = 0
+        self.size = _size_left(self._stream)
+
+    def peek(self, size: int = 0) -> bytes:
+        """The bytes ahead, not read."""
+        return self._stream.peek(size)
+
+    def read1(self, size: int = -1) -> bytes:
+        """At most ``size`` bytes, with at most one read of the stream underneath."""
+        data = self._stream.read1(size)
+        self.count += len(data)
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        """``size`` bytes, or up to the end."""
+        data = self._stream.read(size)
+        self.count += len(data)
+        return data
+
+
+def _size_left(stream) -> int | None:
+    """The bytes from a stream's position to its end when it is a regular file, else None."""
+    try:
+        descriptor = stream.fileno()
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            return None
+        return status.st_size - os.lseek(descriptor, 0, os.SEEK_CUR)
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 class MemorySource:
     """Rows held in memory, served as one chunk, as many times as a chain needs."""
+
+    size = None
 
     def __init__(self, schema: Schema, chunk: Chunk):
         self.schema = schema
         self.chunk = chunk
+        self.rows = chunk.n_rows
+
+    def position(self) -> int | None:
+        """Unknown: the rows are in memory."""
+        return None
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, as one chunk."""

@@ -11,9 +11,9 @@ import sys
 import click
 import numpy as np
 
-from filterkit.arff.reader import read_arff
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
-from filterkit.commands.files import ReportCommand
+from filterkit.commands.files import ReportCommand, open_source
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -38,8 +38,9 @@ from filterkit.evaluation import (
     take_rows,
 )
 from filterkit.plugins import load_plugins
+from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import resolve_class
-from filterkit.schema import NOMINAL
+from filterkit.schema import NOMINAL, concatenate
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -105,17 +106,19 @@ def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, t
     return evaluate_fold(_worker_registry(plugins_dir), schema, data, class_index, chain, task, train, test, settings)
 
 
-def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress):
-    """Every (chain, task, fraction) summarized over the folds; the folds are drawn once."""
+def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress: Progress):
+    """Every (chain, task, fraction) summarized over the folds; the folds are drawn once.
+    The fits are one step of ``progress``."""
     codes = class_codes(data, class_index).astype(np.int64)
-    folds = stratified_folds(codes, settings.folds, settings.seed)
     items = []
-    for task in tasks:
-        for fold, (train, test) in enumerate(folds):
-            samples = nested_subsamples(train, codes, settings.train_fractions, settings.seed + fold)
-            for chain in chains:
-                for fraction in settings.train_fractions:
-                    items.append((chain, task, fold, fraction, samples[fraction], test))
+    with progress.working("drawing the folds"):
+        folds = stratified_folds(codes, settings.folds, settings.seed)
+        for task in tasks:
+            for fold, (train, test) in enumerate(folds):
+                samples = nested_subsamples(train, codes, settings.train_fractions, settings.seed + fold)
+                for chain in chains:
+                    for fraction in settings.train_fractions:
+                        items.append((chain, task, fold, fraction, samples[fraction], test))
     if jobs == 1:
         results = (
             evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
@@ -128,11 +131,11 @@ def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tas
             for c, t, _, _, tr, te in items
         )
     grouped: dict[tuple, list] = {}
-    for done, (item, result) in enumerate(zip(items, results), 1):
-        chain, task, fold, fraction = item[:4]
-        grouped.setdefault((chain.text, task, fraction), []).append(result)
-        if progress is not None:
-            progress(f"evaluate: {done}/{len(items)} fits (task {task}, fold {fold + 1}, chain '{chain.text}')")
+    with progress.step("cross-validating", items=len(items), unit="fits") as meter:
+        for item, result in zip(items, results):
+            chain, task, fold, fraction = item[:4]
+            grouped.setdefault((chain.text, task, fraction), []).append(result)
+            meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
     fold_of_row = np.zeros(len(codes), dtype=np.int64)
     for fold, (_, test) in enumerate(folds):
         fold_of_row[test] = fold
@@ -286,6 +289,7 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 )
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
 @quiet_option
+@progress_option
 @click.pass_context
 def evaluate(
     ctx,
@@ -305,6 +309,7 @@ def evaluate(
     plot,
     jobs,
     quiet,
+    progress,
     **classifier_values,
 ):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
@@ -333,11 +338,12 @@ def evaluate(
     if len({c.text for c in chains}) != len(chains):
         raise FilterkitError("the same chain is given twice")
 
-    if input_path == "-" and sys.stdin is None:
-        raise FilterkitError("standard input is closed")
-    schema, data = read_arff(
-        sys.stdin.buffer if input_path == "-" else input_path, "<stdin>" if input_path == "-" else None
-    )
+    reporter = Progress(progress_mode(quiet, progress), word="step")
+    reporter.expect(2)
+    with open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False) as source:
+        schema = source.schema
+        with reporter.step(f"reading {input_path}", source) as meter:
+            data = concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
     class_index = resolve_class(schema, class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
         raise FilterkitError("evaluate needs a nominal class attribute (-c)", input_path)
@@ -351,15 +357,10 @@ def evaluate(
     counts = np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels))
     tasks = choose_tasks(labels, counts, positive, each_class, min_positives)
 
-    show = (not quiet) and sys.stderr.isatty()
-    progress = (
-        (lambda message: (sys.stderr.write(f"\rfilterkit: {message}\x1b[K"), sys.stderr.flush())) if show else None
-    )
     grouped, fold_of_row = run_evaluation(
-        registry, plugins.folder, schema, data, class_index, chains, tasks, settings, jobs, progress
+        registry, plugins.folder, schema, data, class_index, chains, tasks, settings, jobs, reporter
     )
-    if show:
-        sys.stderr.write("\n")
+    reporter.finish()
     document = report(
         chains,
         tasks,
