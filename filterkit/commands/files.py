@@ -11,7 +11,6 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
-from filterkit.model import arrays_path
 from filterkit.outputs import OutputFile, checked_output, staged_output
 from filterkit.sources import FileSource, StreamSource
 
@@ -35,15 +34,14 @@ def check_stdout_open(output: str | None) -> None:
 
 def checked_outputs(inputs: list[str], output: str | None, model_path: str | None) -> OutputFile | None:
     """Check, before any work, that every output can be written and that the inputs,
-    ``-o`` and the model's two files are distinct files; the ``-o`` target, if any."""
+    ``-o`` and the model are distinct files; the ``-o`` target, if any."""
     output_file = None if output is None else checked_output(output)
     named = [("the input", path) for path in inputs if path != "-"]
     if output is not None:
         named.append(("-o", output))
     if model_path is not None:
         checked_output(model_path)
-        checked_output(arrays_path(model_path))
-        named += [("--save-model", model_path), ("the model's arrays", os.fspath(arrays_path(model_path)))]
+        named.append(("--save-model", model_path))
     check_distinct(named)
     return output_file
 
