@@ -1,13 +1,21 @@
-"""Saved models: a fitted chain as JSON, with its arrays in a side ``.npz``.
+"""Saved models: a fitted chain as one JSON file, its arrays inside it.
 
-Nothing in a model file is executed: the JSON is data, the arrays are loaded
-with ``allow_pickle=False``, and stages are looked up by name in the plugin
+A model is one file, so that it can be renamed, moved and mailed as one:
+``format_version`` 2 holds each array of a stage's state as its dtype, shape and
+little-endian bytes in base64 (``{"array": {"dtype": "<f8", "shape": [4],
+"base64": "..."}}``); the same fitted chain always gives the same bytes.  Models
+of ``format_version`` 1 (0.2 and earlier: ``M.json`` with its arrays in ``M.npz``
+beside it) are still read.
+
+Nothing in a model file is executed: the JSON is data, the arrays are plain
+numbers (never pickled objects), and stages are looked up by name in the plugin
 registry.  The top-level ``format_version`` is checked on load.
 """
 
 from __future__ import annotations
 
-import contextlib
+import base64
+import binascii
 import json
 import math
 import os
@@ -24,7 +32,13 @@ from filterkit.plugins import Registry
 from filterkit.runner import Chain
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
-FORMAT_VERSION = 1
+#: The format this filterkit writes: one JSON file, its arrays inside it.
+FORMAT_VERSION = 2
+#: Each format this filterkit reads: 1 is the JSON and its side ``.npz`` of 0.2.
+READABLE_VERSIONS = (1, 2)
+
+#: The dtypes an embedded array may have: bool, integers and floats, little-endian.
+_EMBEDDED_DTYPES = frozenset(("|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f4", "<f8"))
 
 
 def schema_to_json(schema: Schema) -> dict:
@@ -62,22 +76,19 @@ def _attribute_from_json(data: dict) -> Attribute:
 
 
 def arrays_path(model_path: str | os.PathLike) -> Path:
-    """Where the arrays of the model at ``model_path`` live (``M.json`` → ``M.npz``)."""
+    """Where a ``format_version`` 1 model at ``model_path`` keeps its arrays (``M.json`` → ``M.npz``)."""
     return Path(model_path).with_suffix(".npz")
 
 
 def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> None:
-    """Write the fitted ``chain`` to ``path`` (and its arrays beside it)."""
-    arrays: dict[str, np.ndarray] = {}
+    """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing."""
     stages = []
-    for position, stage in enumerate(chain.stages):
+    for stage in chain.stages:
         registered = registry.stages[stage.name]
         state = {}
         for key, value in stage.state().items():
             if isinstance(value, np.ndarray):
-                array_key = f"{position}.{key}"
-                arrays[array_key] = value
-                state[key] = {"array": array_key}
+                state[key] = {"array": _embedded_array(value, stage, key)}
             else:
                 state[key] = _plain(value, stage, key)
         stages.append(
@@ -99,29 +110,27 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
-    # np.savez's stubs read a ** key as its allow_pickle flag; these keys are '<stage>.<name>'
-    files = [(arrays_path(path), lambda handle: np.savez(handle, **arrays))] if arrays else []  # type: ignore[arg-type]
-    files.append((Path(path), lambda handle: handle.write(text)))
-    _write_all_or_nothing(files, path)
-
-
-def _write_all_or_nothing(files, path) -> None:
-    """Write every (destination, writer) completely, then publish them all.
-
-    Each destination is checked first (:func:`checked_output`).  A failure while
-    writing (a full disk, say) removes the temporaries and leaves the previous
-    files, or none, in place: never a new ``.npz`` beside an old ``.json``.
-    """
-    outputs = [(checked_output(str(destination)), write) for destination, write in files]
+    output = checked_output(path)
     try:
-        with contextlib.ExitStack() as stack:
-            staged = [stack.enter_context(staged_output(output)) for output, _ in outputs]
-            for stage, (_, write) in zip(staged, outputs):
-                write(stage.stream)
-            for stage in staged:
-                stage.publish()
+        with staged_output(output) as staged:
+            staged.stream.write(text)
+            staged.publish()
     except OSError as error:
         raise FilterkitError(f"cannot save the model: {error.strerror or error}", str(path)) from None
+
+
+def _embedded_array(array: np.ndarray, stage, key) -> dict:
+    """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64."""
+    if array.dtype.kind not in _ARRAY_KINDS or array.dtype.hasobject or array.dtype.fields is not None:
+        raise FilterkitError(
+            f"stage '{stage.name}' cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers"
+        )
+    little_endian = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    return {
+        "dtype": little_endian.dtype.str,
+        "shape": list(little_endian.shape),
+        "base64": base64.b64encode(little_endian.tobytes()).decode("ascii"),
+    }
 
 
 def _plain(value, stage, key):
@@ -170,9 +179,10 @@ def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
         version = document.get("format_version")
         if type(version) is not int:
             raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
-        if version != FORMAT_VERSION:
+        if version not in READABLE_VERSIONS:
+            readable = " and ".join(str(known) for known in READABLE_VERSIONS)
             raise FilterkitError(
-                f"unknown model format_version {version!r} (this filterkit reads {FORMAT_VERSION})", str(path)
+                f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path)
             )
         _check_document(document)
         return _chain_from_document(document, path, registry)
@@ -221,12 +231,26 @@ def _check_document(document: dict) -> None:
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise _NotAModel(f"{where}: '{key}' is {_json_type(entry[key])}, not a string")
         for key, value in entry["state"].items():
-            if (
-                isinstance(value, dict)
-                and "array" in value
-                and (set(value) != {"array"} or not isinstance(value["array"], str))
-            ):
+            if isinstance(value, dict) and "array" in value and not _is_array_reference(value, document):
                 raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+
+
+def _is_array_reference(value: dict, document: dict) -> bool:
+    """Whether a state value says where an array is as the document's format does: by the
+    name of its ``.npz`` entry (format 1), or as an embedded dtype, shape and base64 (format 2)."""
+    if set(value) != {"array"}:
+        return False
+    array = value["array"]
+    if document["format_version"] == 1:
+        return isinstance(array, str)
+    return (
+        isinstance(array, dict)
+        and set(array) == {"dtype", "shape", "base64"}
+        and array["dtype"] in _EMBEDDED_DTYPES
+        and isinstance(array["shape"], list)
+        and all(type(length) is int and length >= 0 for length in array["shape"])
+        and isinstance(array["base64"], str)
+    )
 
 
 def _check_attribute(attribute, where: str) -> None:
@@ -284,28 +308,73 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
-    referenced = [
-        value["array"]
-        for entry in document["stages"]
-        for value in entry["state"].values()
-        if isinstance(value, dict) and "array" in value
-    ]
-    arrays = _read_arrays(arrays_path(path), referenced, len(schema.attributes)) if referenced else {}
+    arrays = _document_arrays(document, path, len(schema.attributes))
     stages = [
         (
             entry["name"],
             entry["params"],
-            {
-                key: arrays[value["array"]] if isinstance(value, dict) and "array" in value else value
-                for key, value in entry["state"].items()
-            },
+            {key: arrays.get(f"{position}.{key}", value) for key, value in entry["state"].items()},
         )
-        for entry in document["stages"]
+        for position, entry in enumerate(document["stages"])
     ]
     try:
         return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"))
     except FilterkitError as error:
         raise _NotAModel(str(error)) from None
+
+
+def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The arrays of the model at ``path``, named ``POSITION.KEY`` (``0.scores``: the first
+    stage's state ``scores``), checked as ``apply`` checks them; for looking inside a model."""
+    try:
+        document = _read_document(path)
+        version = document.get("format_version")
+        if type(version) is not int or version not in READABLE_VERSIONS:
+            raise _NotAModel(f"format_version is {json.dumps(document.get('format_version'))}")
+        _check_document(document)
+        n_attributes = len(document["input_schema"]["attributes"])
+        return _document_arrays(document, path, n_attributes)
+    except _NotAModel as error:
+        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+
+
+def _document_arrays(document: dict, path, n_attributes: int) -> dict[str, np.ndarray]:
+    """Every array the checked ``document``'s stages refer to, by ``POSITION.KEY``: read
+    from the ``.npz`` beside ``path`` (format 1) or decoded from the document (format 2)."""
+    references = {
+        f"{position}.{key}": value["array"]
+        for position, entry in enumerate(document["stages"])
+        for key, value in entry["state"].items()
+        if isinstance(value, dict) and "array" in value
+    }
+    if document["format_version"] == 1:
+        if not references:
+            return {}
+        stored = _read_arrays(arrays_path(path), list(references.values()), n_attributes)
+        return {name: stored[entry] for name, entry in references.items()}
+    return {name: _decoded_array(name, array, n_attributes) for name, array in references.items()}
+
+
+def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
+    """An embedded array (format 2), its size checked before its base64 is decoded."""
+    dtype = np.dtype(array["dtype"])
+    size = math.prod(array["shape"]) * dtype.itemsize
+    allowed = _INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1)
+    if size > allowed:
+        raise _NotAModel(f"array '{name}' would take {size} bytes, more than the {allowed} allowed")
+    text = array["base64"]
+    if len(text) != 4 * math.ceil(size / 3):
+        raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(text)} base64 characters")
+    try:
+        data = bytearray(base64.b64decode(text, validate=True))
+    except binascii.Error as error:
+        raise _NotAModel(f"array '{name}' is not base64: {error}") from None
+    if len(data) != size:
+        raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(data)}")
+    values = np.frombuffer(data, dtype=dtype).reshape(array["shape"])
+    if dtype.kind == "f" and not np.isfinite(values).all():
+        raise _NotAModel(f"array '{name}' holds a value that is not a finite number")
+    return values.astype(dtype.newbyteorder("="), copy=False)
 
 
 def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:

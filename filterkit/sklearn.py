@@ -4,13 +4,18 @@
 whose parameters are the stage's declared options with their defaults (read
 from the stage, never repeated here), plus ``positive`` for a stage that can
 learn from a class (an option named like a transformer method is spelled
-``stage_NAME``: Shaper's ``transform`` is ``stage_transform``).  Friendly names are importable from this module:
-``Shaper`` (shape), ``ScoreScaler(metric="bns")`` (the scorer of any metric),
-``Selector`` (select), ``OrdinalEncoder`` (ordinal), ``Binarizer``
-(binarize), ``MinMaxScaler`` (minmax) and ``Normalizer(norm="l2"|"l1")``; any
-other stage, a plugin's too, by its derived class name (``meanscale`` →
-``MeanscaleTransformer``) or ``transformer_for``.  Classes are made on first
-use, so importing this module loads no plugin.
+``stage_NAME``: Shaper's ``transform`` is ``stage_transform``).  Each stage's
+transformer is importable from this module under the name of the stage's own
+class, which its plugin chose (``Shaper``, ``Selector``, ``Binarizer``,
+``MinMaxNormalizer``, ``L2Normalizer``, ``BnsScorer`` …; the framework names no
+stage), and always under its derived name (``meanscale`` → ``MeanscaleTransformer``),
+or by ``transformer_for(name)``; ``ScoreScaler(metric="bns")`` is the scorer of any
+metric.  Classes are made on first use, so importing this module loads no plugin.
+``load_arff`` reads an ARFF file into X, y and the feature names.
+
+``OrdinalEncoder``, ``MinMaxScaler`` and ``Normalizer``, this module's names before
+0.3, are deprecated aliases (a DeprecationWarning on use; removed in 0.4): scikit-learn
+has classes of those names, and its ``OrdinalEncoder`` does something else.
 
 How scikit-learn data meets a filterkit schema:
 
@@ -34,40 +39,36 @@ its options and schema, as a model file does, and rebuilds the stage on load.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import re
+import warnings
 from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry, load_plugins
-from filterkit.runner import Chain
+from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import Context, Option, Stage
 
-#: Friendly class names of built-in stages (other stages get a derived name).
-FRIENDLY_NAMES = {
-    "shape": "Shaper",
-    "select": "Selector",
-    "ordinal": "OrdinalEncoder",
-    "binarize": "Binarizer",
-    "minmax": "MinMaxScaler",
-}
-
-#: The classes made on first use (module ``__getattr__``), for ``import *``.
-_MADE_ON_USE = ("ScoreScaler", *FRIENDLY_NAMES.values())
-
-__all__ = ["FilterkitTransformer", "StageTransformer", "Normalizer", "transformer_for", "class_name_for", *_MADE_ON_USE]
+#: This module's names before 0.3 that scikit-learn also uses: each gives the stage it
+#: named, with a DeprecationWarning, until 0.4 removes them.
+#: (``Normalizer`` is the class that runs ``l2`` or ``l1`` by its ``norm``.)
+DEPRECATED_NAMES = {"OrdinalEncoder": "ordinal", "MinMaxScaler": "minmax", "Normalizer": None}
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
 
+#: The stages the deprecated ``Normalizer`` chooses between.
 NORMS = ("l2", "l1")
 
 _RELATION = "filterkit.sklearn"
@@ -140,6 +141,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         self.stage_ = stage
         self.input_schema_ = schema
         self.class_labels_ = labels
+        if callable(getattr(stage, "feature_scores", None)):
+            scored = stage.feature_scores()
+            self.scores_ = np.array([scored.get(name, np.nan) for name in self._fitted_feature_names()])
         return self
 
     def _class_labels(self, y) -> tuple[tuple[str, ...], np.ndarray]:
@@ -206,6 +210,27 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if sp.issparse(values):
             return sp.csr_array(values) if isinstance(X, sp.sparray) else sp.csr_matrix(values)
         return np.asarray(values, dtype=np.float64)
+
+    def _keeps_a_subset_of_its_features(self) -> bool:
+        """True when the fitted stage's output features are some of its input features, in
+        order (a selection; all of them for a stage that keeps every feature); True
+        unfitted, so that ``get_support`` says it is not fitted."""
+        if not hasattr(self, "stage_"):
+            return True
+        inputs = self._fitted_feature_names()
+        outputs = [str(name) for name in self.get_feature_names_out()]
+        positions = [inputs.index(name) for name in outputs if name in inputs]
+        return len(positions) == len(outputs) and positions == sorted(positions)
+
+    @available_if(_keeps_a_subset_of_its_features)
+    def get_support(self, indices: bool = False):
+        """Which input features the fitted stage keeps, as scikit-learn's selectors say it:
+        a boolean mask over the input features, or with ``indices=True`` their positions.
+        Only for a stage whose output features are some of its input features."""
+        check_is_fitted(self)
+        kept = set(str(name) for name in self.get_feature_names_out())
+        mask = np.array([name in kept for name in self._fitted_feature_names()], dtype=bool)
+        return np.flatnonzero(mask) if indices else mask
 
     def get_feature_names_out(self, input_features=None):
         """The output attributes' names: kept names, or the stage's new ones (``w>=2``)."""
@@ -383,9 +408,17 @@ class StageTransformer(FilterkitTransformer):
 
 
 def class_name_for(stage_name: str) -> str:
-    """The class name of a stage's transformer: a friendly one, else CamelCase + ``Transformer``."""
-    if stage_name in FRIENDLY_NAMES:
-        return FRIENDLY_NAMES[stage_name]
+    """The class name of a stage's transformer: its stage class's own name when no other
+    registered stage class has it, else the derived name (:func:`derived_class_name`)."""
+    own = _registry().stages[stage_name].value.__name__
+    if _own_names().count(own) == 1 and own.isidentifier() and own not in DEPRECATED_NAMES:
+        return own
+    return derived_class_name(stage_name)
+
+
+def derived_class_name(stage_name: str) -> str:
+    """The name every stage's transformer also has: CamelCase + ``Transformer`` (``meanscale``
+    → ``MeanscaleTransformer``)."""
     words = [word for word in re.split(r"[^0-9A-Za-z]+", stage_name) if word]
     name = "".join(word[:1].upper() + word[1:] for word in words) + "Transformer"
     return name if name[:1].isalpha() else "Stage" + name
@@ -444,8 +477,10 @@ def _score_scaler() -> type[FilterkitTransformer]:
     return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
 
 
-class Normalizer(FilterkitTransformer):
-    """Scale each row's features to unit length: the ``l2`` (default) or ``l1`` stage.
+class _Normalizer(FilterkitTransformer):
+    """Deprecated (scikit-learn has a Normalizer): use ``L2Normalizer`` or ``L1Normalizer``.
+
+    Scale each row's features to unit length: the ``l2`` (default) or ``l1`` stage.
 
     Parameters
     ----------
@@ -462,20 +497,50 @@ class Normalizer(FilterkitTransformer):
         return self.norm
 
 
+_Normalizer.__name__ = _Normalizer.__qualname__ = "Normalizer"
+
+
+def _own_names() -> list[str]:
+    """The class name of every registered stage (a name twice when two stages share it)."""
+    return [registered.value.__name__ for registered in _registry().stages.values()]
+
+
 def _stages_by_class_name() -> dict[str, str]:
-    """Each registered stage's name by its transformer's class name (ambiguous names left out)."""
+    """Each registered stage's name by its transformer's class name and by its derived
+    name (names that two stages would share left out)."""
     names: dict[str, list[str]] = {}
     for stage_name in _registry().stages:
-        names.setdefault(class_name_for(stage_name), []).append(stage_name)
+        for class_name in dict.fromkeys((class_name_for(stage_name), derived_class_name(stage_name))):
+            names.setdefault(class_name, []).append(stage_name)
     return {class_name: stages[0] for class_name, stages in names.items() if len(stages) == 1}
 
 
+def _exported_names() -> list[str]:
+    """What ``from filterkit.sklearn import *`` gives: the adapters, ``transformer_for`` and
+    ``load_arff``; not the deprecated names, nor this module's imports."""
+    adapters = {class_name_for(stage_name) for stage_name in _registry().stages}
+    return ["FilterkitTransformer", "ScoreScaler", "load_arff", "transformer_for", *sorted(adapters)]
+
+
 def __getattr__(name: str):
-    """``ScoreScaler`` and each stage's transformer class by its class name, made on first use."""
+    """``ScoreScaler``, each stage's transformer class by its class name (made on first use),
+    ``__all__``, and the deprecated names with a warning."""
+    if name == "__all__":
+        return _exported_names()
     if name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name == "ScoreScaler":
         return _score_scaler()
+    if name in DEPRECATED_NAMES:
+        stage_name = DEPRECATED_NAMES[name]
+        replacement = " or ".join(class_name_for(norm) for norm in (NORMS if stage_name is None else [stage_name]))
+        warnings.warn(
+            f"filterkit.sklearn.{name} is deprecated and goes in filterkit 0.4 "
+            f"(scikit-learn has a class of that name): use {replacement}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _Normalizer if stage_name is None else transformer_for(stage_name)
     stage_name = _stages_by_class_name().get(name)
     if stage_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r} (see transformer_for)")
@@ -483,4 +548,62 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MADE_ON_USE) | set(_stages_by_class_name()))
+    return sorted(set(_exported_names()) | set(_stages_by_class_name()) | {"class_name_for", "derived_class_name"})
+
+
+def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
+    """An ARFF file (plain or gzip) as scikit-learn data: ``(X, y, feature_names)``.
+
+    ``class_`` picks the class attribute as ``-c`` does (``"last"``, ``"first"``, a
+    1-based position or a name; None: no class, y is None).  X holds every other
+    attribute: numbers, a nominal value as its label's position, a date as seconds since
+    1970, missing as NaN; it is ``scipy.sparse`` CSR when the file's rows are sparse, else
+    a dense array.  y holds the class labels (None where missing) for a nominal class,
+    the numbers for a numeric one.  ``as_frame=True`` gives a pandas DataFrame (nominal
+    columns categorical, sparse columns sparse) and a Series instead (pandas needed).
+    A file that cannot be read raises FilterkitError naming it and the line.
+    """
+    schema, chunk = read_arff(path)
+    class_index = resolve_class(schema, None if class_ is None else str(class_))
+    features = [position for position in range(len(schema.attributes)) if position != class_index]
+    names = [schema.attributes[position].name for position in features]
+    values = chunk.values
+    X = values[:, features]
+    y = None if class_index is None else _class_values(schema.attributes[class_index], values[:, [class_index]])
+    if not as_frame:
+        return (sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)), y, names
+    frame, target = _as_frame(schema, features, X, class_index, y)
+    return frame, target, names
+
+
+def _class_values(attribute: Attribute, column) -> np.ndarray:
+    """A class column as y: labels (None for missing) for a nominal class, else numbers."""
+    codes = np.asarray(column.toarray() if sp.issparse(column) else column, dtype=np.float64).ravel()
+    if attribute.kind != NOMINAL:
+        return codes
+    labels = np.array([*attribute.labels, None], dtype=object)
+    return labels[np.where(np.isnan(codes), len(attribute.labels), codes).astype(np.intp)]
+
+
+def _as_frame(schema: Schema, features: list[int], X, class_index: int | None, y):
+    """``(X, y)`` as a pandas DataFrame and Series (None without a class)."""
+    try:
+        pd = importlib.import_module("pandas")
+    except ImportError:
+        raise ImportError("load_arff(as_frame=True) needs pandas: pip install pandas") from None
+    names = [schema.attributes[position].name for position in features]
+    if sp.issparse(X):
+        frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=names)
+    else:
+        frame = pd.DataFrame(np.asarray(X), columns=names)
+    for name, position in zip(names, features):
+        attribute = schema.attributes[position]
+        if attribute.kind == NOMINAL:
+            codes = frame[name].sparse.to_dense() if sp.issparse(X) else frame[name]
+            frame[name] = pd.Categorical.from_codes(codes.fillna(-1).astype(int), categories=list(attribute.labels))
+    target = None
+    if class_index is not None:
+        attribute = schema.attributes[class_index]
+        labels = list(attribute.labels) if attribute.kind == NOMINAL else None
+        target = pd.Series(pd.Categorical(y, categories=labels) if labels else y, name=attribute.name)
+    return frame, target

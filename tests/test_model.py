@@ -1,15 +1,25 @@
-"""Batch mode and model files: --save-model, ``filterkit apply``, format_version, no pickle."""
+"""Batch mode and model files: --save-model, ``filterkit apply``, format_version, no pickle,
+one file that can be renamed, and the two-file models of filterkit 0.2 still read."""
 
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
 
-from chain_helpers import FIXTURE_PLUGINS, REAL, STAGES_DIR, assert_same_values, read_bytes, without_comments
+from chain_helpers import (
+    FIXTURE_PLUGINS,
+    REAL,
+    STAGES_DIR,
+    TESTS,
+    assert_same_values,
+    read_bytes,
+    without_comments,
+)
 from filterkit.arff import read_arff
-from filterkit.model import FORMAT_VERSION, arrays_path, load_model, save_model
+from filterkit.model import FORMAT_VERSION, arrays_path, load_model, model_arrays, save_model
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import concatenate
@@ -83,11 +93,14 @@ def test_apply_reads_stdin_and_writes_atomically(run_filterkit, saved_model, tmp
 def test_model_is_json_with_plain_state_and_its_arrays_hold_no_objects(saved_model):
     model, train, _, _ = saved_model
     document = json.loads(model.read_text())
-    assert document["format_version"] == FORMAT_VERSION == 1
+    assert document["format_version"] == FORMAT_VERSION == 2
     assert [s["name"] for s in document["stages"]] == ["meanscale", "l2"]
     assert [s["plugin"] for s in document["stages"]] == [f"meanscale ({STAGES_DIR / 'meanscale.py'})", "normalizers"]
     assert document["class"] == "class"
-    assert document["stages"][0]["state"] == {"scale": {"array": "0.scale"}, "rows": 500}
+    state = document["stages"][0]["state"]
+    assert state["rows"] == 500
+    assert set(state["scale"]["array"]) == {"dtype", "shape", "base64"}
+    assert (state["scale"]["array"]["dtype"], state["scale"]["array"]["shape"]) == ("<f8", [7])
 
     def plain(value):
         if isinstance(value, dict):
@@ -97,23 +110,63 @@ def test_model_is_json_with_plain_state_and_its_arrays_hold_no_objects(saved_mod
         return value is None or isinstance(value, (str, int, float, bool))
 
     assert plain(document)
-    with np.load(arrays_path(model), allow_pickle=False) as arrays:
-        assert arrays.files == ["0.scale"]
-        assert all(arrays[key].dtype != object for key in arrays.files)
-        scale = arrays["0.scale"]
+    assert sorted(model.parent.iterdir()) == sorted([model, train, train.with_name("test.arff")]), "one file"
+    arrays = model_arrays(model)
+    assert list(arrays) == ["0.scale"] and arrays["0.scale"].dtype == np.float64
+    scale = arrays["0.scale"]
     schema, rows = read_arff(train)
     numeric = [i for i, a in enumerate(schema.attributes) if a.is_numeric]
     assert len(numeric) == len(scale) == 7
     np.testing.assert_allclose(scale, np.abs(rows.values[:, numeric]).mean(axis=0), rtol=1e-12)
 
 
-def test_object_arrays_are_never_unpickled(run_filterkit, saved_model):
+def test_a_renamed_or_moved_model_still_applies(run_filterkit, saved_model, tmp_path):
     model, _, test, _ = saved_model
-    np.savez(arrays_path(model), **{"0.scale": np.array([{"not": "numbers"}], dtype=object)})
-    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    expected = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+    (tmp_path / "elsewhere").mkdir()
+    moved = model.rename(tmp_path / "elsewhere" / "renamed.model")
+    result = run_filterkit("apply", moved, test, plugins_dir=STAGES_DIR)
+    assert result.status == 0, result.stderr
+    assert without_comments(result.stdout) == without_comments(expected.stdout)
+
+
+def test_the_same_fit_saves_the_same_model_bytes(run_filterkit, tmp_path):
+    chain = ["--positive", "Iris-setosa", REAL / "iris.arff", "shape", "bns", "select", "--top", "3", "minmax", "l2"]
+    for name, chunk_rows in (("first.json", "1000"), ("second.json", "7")):
+        result = run_filterkit("--chunk-rows", chunk_rows, "--save-model", tmp_path / name, *chain)
+        assert result.status == 0, result.stderr
+    assert (tmp_path / "first.json").read_bytes() == (tmp_path / "second.json").read_bytes()
+
+
+#: ``--positive Iris-setosa iris.arff shape bns select --top 3 minmax l2``, saved by filterkit 0.2.
+OLD_MODEL = TESTS / "data" / "models" / "iris-shape-bns-select-minmax-l2.json"
+
+
+def test_a_model_saved_by_filterkit_0_2_applies_as_its_chain_does_today(run_filterkit, tmp_path):
+    shutil.copy(OLD_MODEL, tmp_path / OLD_MODEL.name)
+    shutil.copy(arrays_path(OLD_MODEL), tmp_path / arrays_path(OLD_MODEL).name)
+    chain = ["--positive", "Iris-setosa", REAL / "iris.arff", "shape", "bns", "select", "--top", "3", "minmax", "l2"]
+    fitted = run_filterkit("--save-model", tmp_path / "new.json", *chain)
+    old = run_filterkit("apply", tmp_path / OLD_MODEL.name, REAL / "iris.arff")
+    new = run_filterkit("apply", tmp_path / "new.json", REAL / "iris.arff")
+    assert fitted.status == old.status == new.status == 0, fitted.stderr + old.stderr + new.stderr
+    assert without_comments(old.stdout) == without_comments(new.stdout) == without_comments(fitted.stdout)
+    old_arrays, new_arrays = model_arrays(OLD_MODEL), model_arrays(tmp_path / "new.json")
+    assert list(old_arrays) == list(new_arrays) and len(old_arrays) == 17
+    for name, array in old_arrays.items():
+        assert array.dtype == new_arrays[name].dtype
+        np.testing.assert_array_equal(array, new_arrays[name], err_msg=name)
+
+
+def test_object_arrays_of_an_old_model_are_never_unpickled(run_filterkit, tmp_path):
+    model = tmp_path / "m.json"
+    shutil.copy(OLD_MODEL, model)
+    np.savez(arrays_path(model), **{"0.knot_feature": np.array([{"not": "numbers"}], dtype=object)})
+    result = run_filterkit("apply", model, REAL / "iris.arff")
     assert result.status == 1
     assert result.stderr == (
-        f"filterkit: error: {arrays_path(model)}: not a filterkit model (array '0.scale' holds object, not numbers)\n"
+        f"filterkit: error: {arrays_path(model)}: not a filterkit model "
+        "(array '0.knot_feature' holds object, not numbers)\n"
     )
 
 
@@ -162,7 +215,7 @@ def test_relation_name_may_differ(run_filterkit, saved_model):
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda d: {**d, "format_version": 99}, "unknown model format_version 99 (this filterkit reads 1)"),
+        (lambda d: {**d, "format_version": 99}, "unknown model format_version 99 (this filterkit reads 1 and 2)"),
         (lambda d: {k: v for k, v in d.items() if k != "format_version"}, "not a filterkit model (no format_version)"),
         (lambda d: {**d, "stages": "l2"}, "not a filterkit model (the model: 'stages' is a string, not a list)"),
     ],
@@ -197,20 +250,21 @@ def test_model_needing_a_missing_plugin_names_it(filterkit_script, saved_model):
 def test_model_of_a_disabled_builtin_plugin_names_it(run_filterkit, tmp_path, monkeypatch):
     model = tmp_path / "m.json"
     assert run_filterkit("--save-model", model, REAL / "iris.arff", "l2").status == 0
-    assert not arrays_path(model).exists(), "a chain without array state needs no .npz"
     monkeypatch.setenv("FILTERKIT_DISABLE_PLUGINS", "normalizers")
     result = run_filterkit("apply", model, REAL / "iris.arff")
     assert result.status == 1
     assert "the model needs stage 'l2' from plugin 'normalizers' (filterkit), which is not installed" in result.stderr
 
 
-def test_missing_arrays_file_is_a_clear_error(run_filterkit, saved_model):
-    model, _, test, _ = saved_model
-    arrays_path(model).unlink()
-    result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
+def test_an_old_model_without_its_arrays_file_is_a_clear_error(run_filterkit, tmp_path):
+    model = tmp_path / "m.json"
+    shutil.copy(OLD_MODEL, model)
+    result = run_filterkit("apply", model, REAL / "iris.arff")
     assert result.status == 1
-    assert result.stderr.startswith("filterkit: error: ")
-    assert "m.npz" in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr == (
+        f"filterkit: error: {model}: not a filterkit model "
+        f"(its arrays {arrays_path(model)}: No such file or directory)\n"
+    )
 
 
 def test_python_api_round_trip_keeps_params_and_state(tmp_path):

@@ -2,24 +2,31 @@
 a hang or a huge allocation.
 
 ``apply`` reads only the arrays the JSON refers to, checks each one's declared size
-before decompressing it, and checks every value it loads: the JSON's types, each
-stage's options (by the option's own conversion), and the arrays' kinds, sizes and
+before decoding or decompressing it, and checks every value it loads: the JSON's types,
+each stage's options (by the option's own conversion), and the arrays' kinds, sizes and
 finiteness.  A malformed file gives exactly ``FILE: not a filterkit model (why)``.
+The arrays are checked in both formats: embedded in the JSON (format 2) and in the
+``.npz`` beside a model saved by filterkit 0.2 (format 1, ``tests/data/models``).
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import shutil
 import zipfile
 
 import numpy as np
 import pytest
 
-from chain_helpers import REAL
+from chain_helpers import REAL, TESTS
 from filterkit.model import arrays_path
 
 IRIS = REAL / "iris.arff"
+
+#: The same chain as the ``model`` fixture, saved by filterkit 0.2 (format 1, with an .npz).
+OLD_MODEL = TESTS / "data" / "models" / "iris-minmax-select-l2.json"
 
 
 @pytest.fixture
@@ -29,6 +36,14 @@ def model(run_filterkit, tmp_path):
     result = run_filterkit("--save-model", path, IRIS, "minmax", "select", "--metric", "ig", "--top", "2", "l2")
     assert result.status == 0, result.stderr
     return path
+
+
+@pytest.fixture
+def old_model(tmp_path):
+    """A copy of :data:`OLD_MODEL` and its .npz, to spoil."""
+    for source in (OLD_MODEL, arrays_path(OLD_MODEL)):
+        shutil.copy(source, tmp_path / source.name)
+    return tmp_path / OLD_MODEL.name
 
 
 def apply(run_filterkit, model):
@@ -47,6 +62,19 @@ def edit_json(model, change) -> None:
     model.write_text(json.dumps(document))
 
 
+def embedded(model, position: int, key: str) -> dict:
+    """The JSON of an array embedded in a format 2 model."""
+    return json.loads(model.read_text())["stages"][position]["state"][key]["array"]
+
+
+def embed(model, position: int, key: str, array: dict) -> None:
+    edit_json(model, lambda document: document["stages"][position]["state"][key].update(array=array))
+
+
+def base64_of(values: np.ndarray) -> str:
+    return base64.b64encode(values.astype("<f8").tobytes()).decode("ascii")
+
+
 def stored_arrays(model) -> dict[str, np.ndarray]:
     with np.load(arrays_path(model)) as stored:
         return {key: stored[key] for key in stored.files}
@@ -58,77 +86,148 @@ def npy_bytes(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def test_the_fixture_model_applies(run_filterkit, model):
-    assert apply(run_filterkit, model).status == 0
+def test_the_fixture_models_apply_alike(run_filterkit, model, old_model):
+    new, old = apply(run_filterkit, model), apply(run_filterkit, old_model)
+    assert new.status == old.status == 0, new.stderr + old.stderr
+    assert new.stdout.split(b"\n", 1)[1] == old.stdout.split(b"\n", 1)[1]
 
 
-def test_an_unreferenced_array_is_never_read(run_filterkit, model):
+def test_an_embedded_array_larger_than_the_bound_is_refused_before_it_is_decoded(run_filterkit, model):
+    embed(model, 0, "minimum", {"dtype": "<f8", "shape": [10_000_000], "base64": "AAAA"})
+    allowed = 8 * 1024 * 6  # 1024 values for each of 5 attributes + 1
+    assert_not_a_model(
+        apply(run_filterkit, model),
+        model,
+        f"array '0.minimum' would take 80000000 bytes, more than the {allowed} allowed",
+    )
+
+
+def test_an_embedded_array_holding_nan_is_refused(run_filterkit, model):
+    embed(model, 0, "factor", {"dtype": "<f8", "shape": [4], "base64": base64_of(np.array([1, np.nan, 1, 1]))})
+    assert_not_a_model(apply(run_filterkit, model), model, "array '0.factor' holds a value that is not a finite number")
+
+
+@pytest.mark.parametrize(
+    "base64_text, reason",
+    [
+        (base64_of(np.ones(3)), "array '0.factor' declares 32 bytes of values but holds 32 base64 characters"),
+        ("*" * 44, "array '0.factor' is not base64: Only base64 data is allowed"),
+        ("A" * 42 + "==", "array '0.factor' declares 32 bytes of values but holds 31"),
+    ],
+    ids=["too-short", "not-base64", "padded-short"],
+)
+def test_embedded_bytes_that_disagree_with_the_shape_are_refused(run_filterkit, model, base64_text, reason):
+    embed(model, 0, "factor", {"dtype": "<f8", "shape": [4], "base64": base64_text})
+    result = apply(run_filterkit, model)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {model}: not a filterkit model ({reason}")
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        {"dtype": "|O", "shape": [4], "base64": ""},
+        {"dtype": "<U1", "shape": [4], "base64": ""},
+        {"dtype": ">f8", "shape": [4], "base64": ""},
+        {"dtype": "<f8", "shape": [-4], "base64": ""},
+        {"dtype": "<f8", "shape": [True], "base64": ""},
+        {"dtype": "<f8", "shape": 4, "base64": ""},
+        {"dtype": "<f8", "shape": [4]},
+        {"dtype": "<f8", "shape": [4], "base64": "", "pickle": True},
+        "0.factor",
+    ],
+    ids=[
+        "object",
+        "text",
+        "big-endian",
+        "negative-shape",
+        "shape-bool",
+        "shape-number",
+        "no-base64",
+        "extra",
+        "npz-name",
+    ],
+)
+def test_an_embedded_array_that_is_not_plain_numbers_is_refused(run_filterkit, model, array):
+    embed(model, 0, "factor", array)
+    reference = json.dumps({"array": array})[:80]
+    assert_not_a_model(
+        apply(run_filterkit, model), model, f"stage 1: state 'factor' refers to an array badly: {reference}"
+    )
+
+
+def test_an_unreferenced_npz_array_is_never_read(run_filterkit, old_model):
     """An extra member declaring 4 GiB of values (and holding none) is ignored."""
     huge_header = io.BytesIO()
     np.lib.format.write_array_header_1_0(huge_header, {"descr": "<f8", "fortran_order": False, "shape": (1 << 29,)})
-    with zipfile.ZipFile(arrays_path(model), "a") as archive:
+    with zipfile.ZipFile(arrays_path(old_model), "a") as archive:
         archive.writestr("extra.npy", huge_header.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
-    result = apply(run_filterkit, model)
+    result = apply(run_filterkit, old_model)
     assert result.status == 0, result.stderr
 
 
-def test_a_referenced_array_that_would_inflate_beyond_the_bound_is_refused_unread(run_filterkit, model):
-    arrays = stored_arrays(model)
+def test_an_npz_array_that_would_inflate_beyond_the_bound_is_refused_unread(run_filterkit, old_model):
+    arrays = stored_arrays(old_model)
     arrays["0.minimum"] = np.zeros(10_000_000)  # 80 MB of zeros, deflated to ~80 kB
-    with zipfile.ZipFile(arrays_path(model), "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(arrays_path(old_model), "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for key, array in arrays.items():
             archive.writestr(f"{key}.npy", npy_bytes(array))
-    with zipfile.ZipFile(arrays_path(model)) as archive:
+    with zipfile.ZipFile(arrays_path(old_model)) as archive:
         deflated = archive.getinfo("0.minimum.npy").compress_size
-    result = apply(run_filterkit, model)
+    result = apply(run_filterkit, old_model)
     allowed = max(deflated, 8 * 1024 * 6)  # its bytes in the file, or 1024 values for each of 5 attributes + 1
     assert_not_a_model(
-        result, arrays_path(model), f"array '0.minimum' would take 80000128 bytes, more than the {allowed} allowed"
+        result, arrays_path(old_model), f"array '0.minimum' would take 80000128 bytes, more than the {allowed} allowed"
     )
 
 
-def test_an_array_holding_nan_is_refused(run_filterkit, model):
-    arrays = stored_arrays(model)
+def test_an_npz_array_holding_nan_is_refused(run_filterkit, old_model):
+    arrays = stored_arrays(old_model)
     arrays["0.factor"][1] = np.nan
-    np.savez(arrays_path(model), **arrays)
+    np.savez(arrays_path(old_model), **arrays)
     assert_not_a_model(
-        apply(run_filterkit, model), arrays_path(model), "array '0.factor' holds a value that is not a finite number"
+        apply(run_filterkit, old_model),
+        arrays_path(old_model),
+        "array '0.factor' holds a value that is not a finite number",
     )
 
 
-def test_an_array_of_text_is_refused(run_filterkit, model):
-    arrays = stored_arrays(model)
+def test_an_npz_array_of_text_is_refused(run_filterkit, old_model):
+    arrays = stored_arrays(old_model)
     arrays["0.factor"] = np.array(["a", "b", "c", "d"])
-    np.savez(arrays_path(model), **arrays)
-    assert_not_a_model(apply(run_filterkit, model), arrays_path(model), "array '0.factor' holds <U1, not numbers")
+    np.savez(arrays_path(old_model), **arrays)
+    assert_not_a_model(
+        apply(run_filterkit, old_model), arrays_path(old_model), "array '0.factor' holds <U1, not numbers"
+    )
 
 
-def test_a_referenced_array_that_is_missing_is_named(run_filterkit, model):
-    arrays = stored_arrays(model)
+def test_an_npz_array_that_is_missing_is_named(run_filterkit, old_model):
+    arrays = stored_arrays(old_model)
     del arrays["0.factor"]
-    np.savez(arrays_path(model), **arrays)
-    assert_not_a_model(apply(run_filterkit, model), arrays_path(model), "no array '0.factor'")
+    np.savez(arrays_path(old_model), **arrays)
+    assert_not_a_model(apply(run_filterkit, old_model), arrays_path(old_model), "no array '0.factor'")
 
 
 @pytest.mark.parametrize(
     "content", [b"", b"PK\x03\x04 truncated", b"not a zip at all\n"], ids=["empty", "truncated", "not-zip"]
 )
-def test_an_unreadable_npz_is_not_a_model(run_filterkit, model, content):
-    arrays_path(model).write_bytes(content)
-    result = apply(run_filterkit, model)
+def test_an_unreadable_npz_is_not_a_model(run_filterkit, old_model, content):
+    arrays_path(old_model).write_bytes(content)
+    result = apply(run_filterkit, old_model)
     assert result.status == 1
     assert result.stderr.startswith(
-        f"filterkit: error: {arrays_path(model)}: not a filterkit model (not a readable .npz: "
+        f"filterkit: error: {arrays_path(old_model)}: not a filterkit model (not a readable .npz: "
     )
     assert result.stderr.count("\n") == 1
 
 
-def test_a_truncated_npz_is_not_a_model(run_filterkit, model):
-    data = arrays_path(model).read_bytes()
-    arrays_path(model).write_bytes(data[: len(data) // 2])
-    result = apply(run_filterkit, model)
+def test_a_truncated_npz_is_not_a_model(run_filterkit, old_model):
+    data = arrays_path(old_model).read_bytes()
+    arrays_path(old_model).write_bytes(data[: len(data) // 2])
+    result = apply(run_filterkit, old_model)
     assert result.status == 1
-    assert result.stderr.startswith(f"filterkit: error: {arrays_path(model)}: not a filterkit model (")
+    assert result.stderr.startswith(f"filterkit: error: {arrays_path(old_model)}: not a filterkit model (")
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
 
 

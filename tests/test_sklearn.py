@@ -1,8 +1,10 @@
 """The scikit-learn adapters: the same numbers as the chain and the command line,
-scikit-learn's estimator checks, pipelines, grid search, cloning and pickling."""
+scikit-learn's estimator checks, pipelines, grid search, cloning and pickling; the
+adapters' names, the deprecated ones, selectors' get_support and scores_, load_arff."""
 
 from __future__ import annotations
 
+import gzip
 import inspect
 import pickle
 import subprocess
@@ -13,10 +15,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
-from sklearn.utils import get_tags
+from sklearn.utils import all_estimators, get_tags
 from sklearn.utils.estimator_checks import (
     check_get_feature_names_out_error,
     check_transformer_get_feature_names_out,
@@ -26,15 +29,16 @@ from sklearn.utils.estimator_checks import (
 import filterkit.sklearn as adapters
 from chain_helpers import REAL, assert_same_values, read_bytes
 from filterkit.arff import read_arff
+from filterkit.errors import FilterkitError
 from filterkit.evaluation import take_rows
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
 from filterkit.sklearn import (
     Binarizer,
-    MinMaxScaler,
-    Normalizer,
-    OrdinalEncoder,
+    L1Normalizer,
+    L2Normalizer,
+    MinMaxNormalizer,
     ScoreScaler,
     Selector,
     Shaper,
@@ -64,9 +68,10 @@ ADAPTERS = [transformer_for(name)(**CHECK_PARAMS.get(name, {})) for name in BUIL
     ScoreScaler(),
     ScoreScaler("ig", presence=True),
     Selector(metric="svm", top=2),
-    Normalizer(),
-    Normalizer("l1"),
 ]
+
+#: The ordinal stage's transformer (its class name is its plugin's choice).
+Thresholds = transformer_for("ordinal")
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +121,10 @@ def test_every_stage_has_a_transformer_whose_parameters_are_its_options_with_the
         params.pop("positive", None)
         assert params == expected, name
     assert Shaper is transformer_for("shape") and Selector is transformer_for("select")
-    assert OrdinalEncoder is transformer_for("ordinal") and Binarizer is transformer_for("binarize")
-    assert MinMaxScaler is transformer_for("minmax") and adapters.BnsTransformer is transformer_for("bns")
-    assert "positive" in Shaper().get_params() and "positive" not in MinMaxScaler().get_params()
+    assert Binarizer is transformer_for("binarize") and L2Normalizer is transformer_for("l2")
+    assert MinMaxNormalizer is transformer_for("minmax") and adapters.BnsTransformer is transformer_for("bns")
+    assert adapters.BnsScorer is transformer_for("bns") and adapters.OrdinalTransformer is Thresholds
+    assert "positive" in Shaper().get_params() and "positive" not in MinMaxNormalizer().get_params()
     assert list(inspect.signature(ScoreScaler).parameters)[:2] == ["metric", "presence"]
 
 
@@ -133,7 +139,7 @@ def test_a_stage_option_named_like_a_transformer_method_is_a_stage_prefixed_para
 @pytest.mark.slow
 def test_shape_bns_l2_pipeline_equals_the_chain_and_the_command_line(oh0, run_filterkit):
     schema, chunk, X, labels = oh0
-    pipeline = make_pipeline(Shaper(positive="Ethics"), ScoreScaler("bns", positive="Ethics"), Normalizer())
+    pipeline = make_pipeline(Shaper(positive="Ethics"), ScoreScaler("bns", positive="Ethics"), L2Normalizer())
     out = pipeline.fit_transform(X, labels)
     chained = chain_output([("shape", {}), ("bns", {}), ("l2", {})], schema, chunk, chunk, positive="Ethics")
     result = run_filterkit("--positive", "Ethics", OH0, "shape", "bns", "l2")
@@ -149,7 +155,7 @@ def test_fitted_on_training_rows_the_pipeline_transforms_test_rows_as_the_chain_
     schema, chunk, X, labels = oh0
     train, test = np.arange(0, 1003, 3), np.setdiff1d(np.arange(1003), np.arange(0, 1003, 3))
     pipeline = make_pipeline(
-        Selector(metric="ig", top=300, positive="Ethics"), Shaper(positive="Ethics"), Normalizer("l1")
+        Selector(metric="ig", top=300, positive="Ethics"), Shaper(positive="Ethics"), L1Normalizer()
     )
     out = pipeline.fit(X[train], labels[train]).transform(X[test])
     stages = [("select", {"metric": "ig", "top": 300}), ("shape", {}), ("l1", {})]
@@ -161,7 +167,7 @@ def test_fitted_on_training_rows_the_pipeline_transforms_test_rows_as_the_chain_
 def test_sparse_input_gives_sparse_output_and_dense_input_dense_output_of_the_same_values(oh0):
     _, _, X, labels = oh0
     X = X[:, :400]
-    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), OrdinalEncoder(max_thresholds=2), Normalizer())
+    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), Thresholds(max_thresholds=2), L2Normalizer())
     y = labels == "Ethics"
     from_sparse = clone(pipeline).fit_transform(X, y)
     from_dense = clone(pipeline).fit_transform(X.toarray(), y)
@@ -185,7 +191,7 @@ def test_select_keeps_the_names_of_the_kept_features(oh0):
 
 def test_ordinal_names_each_threshold_name_greater_or_equal_value():
     X = np.array([[0, 1, 0.5], [2, 0, 1.0], [3, 1, 0.0]])
-    encoder = OrdinalEncoder().fit(X)
+    encoder = Thresholds().fit(X)
     assert encoder.get_feature_names_out().tolist() == ["x0>=2", "x0>=3", "x1>=1", "x2"]
     assert encoder.get_feature_names_out(["a", "b", "c"]).tolist() == ["a>=2", "a>=3", "b>=1", "c"]
     np.testing.assert_array_equal(encoder.transform(X), [[0, 0, 1, 0.5], [1, 0, 0, 1.0], [1, 1, 1, 0.0]])
@@ -195,14 +201,14 @@ def test_ordinal_names_each_threshold_name_greater_or_equal_value():
 def test_readme_example_cross_validates_to_a_sensible_auc(oh0):
     _, _, X, labels = oh0
     y = labels == "Ethics"
-    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), Normalizer(), LinearSVC())
+    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), L2Normalizer(), LinearSVC())
     scores = cross_val_score(pipeline, X, y, cv=5, scoring="roc_auc")
     assert scores.mean() > README_AUC_BOUND
 
 
 def test_grid_search_picks_selectors_top_with_a_linear_svm(oh0):
     _, _, X, labels = oh0
-    pipeline = make_pipeline(Selector(metric="bns"), Normalizer(), LinearSVC())
+    pipeline = make_pipeline(Selector(metric="bns"), L2Normalizer(), LinearSVC())
     search = GridSearchCV(pipeline, {"selector__top": [3, 300]}, cv=3, scoring="roc_auc").fit(X, labels == "Ethics")
     assert search.best_params_ == {"selector__top": 300}
     low, high = search.cv_results_["mean_test_score"]
@@ -220,9 +226,9 @@ def test_clone_and_set_params_keep_parameters_verbatim_and_refit_with_them(oh0):
     assert copy.set_params(neighbors=40, stage_transform="logodds") is copy
     assert copy.get_params()["neighbors"] == 40 and shaper.get_params()["neighbors"] == 3
     assert (shaper.fit_transform(X, y) != copy.fit_transform(X, y)).nnz > 0
-    pipeline = make_pipeline(Shaper(), Normalizer())
-    pipeline.set_params(shaper__neighbors=40, shaper__stage_transform="logodds", normalizer__norm="l1")
-    expected = make_pipeline(copy, Normalizer("l1")).fit_transform(X, y)
+    pipeline = make_pipeline(Shaper(), L2Normalizer())
+    pipeline.set_params(shaper__neighbors=40, shaper__stage_transform="logodds", l2normalizer=L1Normalizer())
+    expected = make_pipeline(copy, L1Normalizer()).fit_transform(X, y)
     np.testing.assert_array_equal(pipeline.fit_transform(X, y).toarray(), expected.toarray())
 
 
@@ -230,7 +236,7 @@ def test_clone_and_set_params_keep_parameters_verbatim_and_refit_with_them(oh0):
 def test_a_pickled_fitted_pipeline_predicts_the_same_and_holds_only_plain_stage_state(oh0):
     _, _, X, labels = oh0
     y = labels == "Ethics"
-    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), Selector(metric="chi", top=500), Normalizer(), LinearSVC())
+    pipeline = make_pipeline(Shaper(), ScoreScaler("bns"), Selector(metric="chi", top=500), L2Normalizer(), LinearSVC())
     pipeline.fit(X, y)
     data = pickle.dumps(pipeline)
     assert b"filterkit_plugins" not in data
@@ -247,7 +253,7 @@ def test_stages_that_learn_from_a_class_require_y_and_the_others_ignore_it():
         with pytest.raises(ValueError, match="requires y to be passed"):
             transformer.fit(X)
     continuous = rng.normal(size=30)
-    for transformer in (MinMaxScaler(), Binarizer(), OrdinalEncoder(), Normalizer()):
+    for transformer in (MinMaxNormalizer(), Binarizer(), Thresholds(), L2Normalizer()):
         assert not get_tags(transformer).target_tags.required
         np.testing.assert_array_equal(
             clone(transformer).fit(X, continuous).transform(X), transformer.fit(X).transform(X)
@@ -282,7 +288,6 @@ def test_selector_without_a_metric_says_it_has_nothing_to_rank_by():
 @pytest.mark.parametrize(
     "transformer, message",
     [
-        (Normalizer("l3"), "Normalizer: norm 'l3' is not one of l2, l1"),
         (ScoreScaler("nope"), "ScoreScaler: no scorer for metric 'nope'"),
         (Shaper(neighbors=-1), "^Shaper: neighbors=-1 is below 0$"),
         (
@@ -333,7 +338,145 @@ def test_a_positive_class_that_is_not_among_y_s_labels_is_a_value_error_naming_t
 
 def test_the_readme_pipeline_with_positive_true_matches_the_default_minority_class():
     X, y = oh0_with_a_bool_y()
-    default = make_pipeline(Shaper(), ScoreScaler("bns"), Normalizer()).fit_transform(X, y)
-    named = make_pipeline(Shaper(positive=True), ScoreScaler("bns", positive=True), Normalizer()).fit_transform(X, y)
+    default = make_pipeline(Shaper(), ScoreScaler("bns"), L2Normalizer()).fit_transform(X, y)
+    named = make_pipeline(Shaper(positive=True), ScoreScaler("bns", positive=True), L2Normalizer()).fit_transform(X, y)
     assert (default != named).nnz == 0
     assert default.nnz == X.nnz
+
+
+# ------------------------------------------------------------------ names
+
+
+def test_star_import_gives_the_adapters_and_load_arff_only():
+    namespace: dict = {}
+    exec("from filterkit.sklearn import *", namespace)
+    exported = set(namespace) - {"__builtins__"}
+    assert {"Shaper", "Selector", "ScoreScaler", "L2Normalizer", "MinMaxNormalizer", "load_arff"} <= exported
+    assert not exported & {"np", "sp", "re", "OrdinalEncoder", "MinMaxScaler", "Normalizer", "Chain", "Registry"}
+    classes = exported - {"load_arff", "transformer_for"}
+    assert all(issubclass(namespace[name], adapters.FilterkitTransformer) for name in classes)
+
+
+def test_no_adapter_is_named_like_a_scikit_learn_estimator_of_another_meaning():
+    """Binarizer is the one shared name: scikit-learn's maps x > 0 to 1, filterkit's x != 0,
+    the same on the non-negative counts it is made for."""
+    exported = set(adapters.__all__)
+    assert exported & {name for name, _ in all_estimators()} == {"Binarizer"}
+
+
+@pytest.mark.parametrize(
+    "old, new", [("OrdinalEncoder", "ordinal"), ("MinMaxScaler", "minmax")], ids=["OrdinalEncoder", "MinMaxScaler"]
+)
+def test_a_deprecated_name_warns_and_gives_its_stage_s_transformer(old, new):
+    replacement = transformer_for(new).__name__
+    with pytest.warns(DeprecationWarning, match=f"filterkit.sklearn.{old} is deprecated .* use {replacement}$"):
+        assert getattr(adapters, old) is transformer_for(new)
+
+
+def test_the_deprecated_normalizer_warns_and_still_normalizes_by_its_norm():
+    X = np.array([[3.0, 4.0], [1.0, -1.0]])
+    with pytest.warns(DeprecationWarning, match="use L2Normalizer or L1Normalizer$"):
+        from filterkit.sklearn import Normalizer
+    np.testing.assert_array_equal(Normalizer().fit_transform(X), L2Normalizer().fit_transform(X))
+    np.testing.assert_array_equal(Normalizer("l1").fit_transform(X), L1Normalizer().fit_transform(X))
+    assert clone(Normalizer("l1")).norm == "l1"
+    with pytest.raises(ValueError, match="Normalizer: norm 'l3' is not one of l2, l1"):
+        Normalizer("l3").fit(X)
+
+
+# --------------------------------------------------- get_support and scores_
+
+
+def weka_binarized_ig() -> dict[str, float]:
+    """Weka 3.6's InfoGainAttributeEval -B score of every grain_wc word."""
+    lines = (REAL / "weka_scores_grain_wc.tsv").read_text().splitlines()[1:]
+    return {fields[1]: float(fields[3]) for fields in (line.split("\t") for line in lines)}
+
+
+@pytest.mark.slow
+def test_selector_scores_are_weka_s_information_gain_and_its_support_the_command_line_s(run_filterkit):
+    X, y, names = adapters.load_arff(REAL / "grain_wc.arff", class_="first")
+    selector = Selector(metric="ig", presence=True, top=100).fit(X, y)
+    weka = weka_binarized_ig()
+    # IG is a difference of entropies near 1: both sides round it to a few ulps of 1 (2.2e-16 each)
+    np.testing.assert_allclose(selector.scores_, [weka[name] for name in names], rtol=1e-9, atol=1e-14)
+    result = run_filterkit("-c", "first", REAL / "grain_wc.arff", "ig", "--presence", "select", "--top", "100")
+    kept = [attribute.name for attribute in read_bytes(result.stdout)[0].attributes[1:]]
+    mask = selector.get_support()
+    assert mask.dtype == bool and mask.shape == (len(names),) and mask.sum() == 100
+    assert [names[i] for i in selector.get_support(indices=True)] == kept
+    assert (selector.transform(X) != X[:, mask]).nnz == 0
+
+
+def test_a_scorer_has_scores_and_keeps_every_feature(oh0):
+    _, _, X, labels = oh0
+    scorer = ScoreScaler("bns", positive="Ethics").fit(X, labels)
+    assert scorer.scores_.shape == (X.shape[1],) and np.isfinite(scorer.scores_).all()
+    assert scorer.get_support().all()
+    assert not hasattr(Binarizer().fit(X), "scores_")
+
+
+def test_an_encoder_that_makes_new_features_has_no_get_support():
+    fitted = Thresholds().fit(np.array([[0.0, 1.0], [2.0, 1.0]]))
+    assert list(fitted.get_feature_names_out()) == ["x0>=2", "x1>=1"]
+    assert not hasattr(fitted, "get_support")
+    with pytest.raises(NotFittedError):
+        Selector(metric="ig", top=2).get_support()
+
+
+# ------------------------------------------------------------------ load_arff
+
+
+def test_load_arff_gives_sparse_x_labels_and_names_of_a_sparse_file(oh0):
+    schema, chunk, X_expected, labels = oh0
+    X, y, names = adapters.load_arff(OH0)
+    assert sp.issparse(X) and X.format == "csr" and X.shape == (1003, 3182)
+    assert (X != X_expected).nnz == 0
+    assert y.tolist() == labels.tolist() and y[0] == "Ethics"
+    assert names == [attribute.name for attribute in schema.attributes[:-1]]
+
+
+def test_load_arff_reads_gzip_a_first_class_nominal_inputs_and_no_class(tmp_path):
+    compressed = tmp_path / "wine.arff.gz"
+    compressed.write_bytes(gzip.compress((REAL / "wine.arff").read_bytes()))
+    X, y, names = adapters.load_arff(compressed, class_="first")
+    assert isinstance(X, np.ndarray) and X.shape == (178, 13) and names[0] == "Alcohol"
+    assert sorted(set(y.tolist())) == ["1", "2", "3"]
+    X, y, names = adapters.load_arff(REAL / "credit-g.arff", class_="class")
+    assert X.shape == (1000, 20) and names[0] == "checking_status" and y[:2].tolist() == ["good", "bad"]
+    assert X[0, 0] == 0.0 and X[1, 0] == 1.0  # '<0', then '0<=X<200': label positions
+    X, y, names = adapters.load_arff(REAL / "iris.arff", class_=None)
+    assert y is None and X.shape == (150, 5) and names[-1] == "class"
+
+
+def test_load_arff_keeps_a_missing_class_as_none(tmp_path):
+    path = tmp_path / "m.arff"
+    path.write_text("@relation m\n@attribute x numeric\n@attribute c {a,b}\n@data\n1,a\n?,?\n3,b\n")
+    X, y, _ = adapters.load_arff(path)
+    assert y.tolist() == ["a", None, "b"]
+    assert np.isnan(X[1, 0]) and X[2, 0] == 3.0
+
+
+def test_load_arff_of_a_bad_file_names_the_line(tmp_path):
+    path = tmp_path / "bad.arff"
+    path.write_text("@relation m\n@attribute x numeric\n@data\n1\nx\n")
+    with pytest.raises(FilterkitError, match="bad.arff:5: value 'x' of attribute 'x' is not a number"):
+        adapters.load_arff(path)
+
+
+def test_load_arff_as_frame_gives_categories_and_sparse_columns():
+    pd = pytest.importorskip("pandas")
+    frame, target, names = adapters.load_arff(REAL / "credit-g.arff", as_frame=True)
+    assert list(frame.columns) == names and frame.shape == (1000, 20)
+    assert isinstance(frame["checking_status"].dtype, pd.CategoricalDtype)
+    assert frame["checking_status"].iloc[:2].tolist() == ["<0", "0<=X<200"]
+    assert frame["duration"].iloc[0] == 6.0
+    assert target.name == "class" and target.iloc[:2].tolist() == ["good", "bad"]
+    frame, target, _ = adapters.load_arff(OH0, as_frame=True)
+    assert isinstance(frame.dtypes.iloc[0], pd.SparseDtype) and frame.sparse.density == pytest.approx(52673 / 3191546)
+
+
+def test_load_arff_as_frame_without_pandas_says_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas: ModuleNotFoundError
+    with pytest.raises(ImportError, match=r"load_arff\(as_frame=True\) needs pandas: pip install pandas"):
+        adapters.load_arff(REAL / "iris.arff", as_frame=True)
