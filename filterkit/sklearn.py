@@ -6,16 +6,17 @@ from the stage, never repeated here), plus ``positive`` for a stage that can
 learn from a class (an option named like a transformer method is spelled
 ``stage_NAME``: Shaper's ``transform`` is ``stage_transform``).  Each stage's
 transformer is importable from this module under the name of the stage's own
-class, which its plugin chose (``Shaper``, ``Selector``, ``Binarizer``,
+class, which its plugin chose (``Shaper``, ``Selector``, ``PresenceBinarizer``,
 ``MinMaxNormalizer``, ``L2Normalizer``, ``BnsScorer`` …; the framework names no
 stage), and always under its derived name (``meanscale`` → ``MeanscaleTransformer``),
 or by ``transformer_for(name)``; ``ScoreScaler(metric="bns")`` is the scorer of any
 metric.  Classes are made on first use, so importing this module loads no plugin.
 ``load_arff`` reads an ARFF file into X, y and the feature names.
 
-``OrdinalEncoder``, ``MinMaxScaler`` and ``Normalizer``, this module's names before
-0.3, are deprecated aliases (a DeprecationWarning on use; removed in 0.4): scikit-learn
-has classes of those names, and its ``OrdinalEncoder`` does something else.
+``OrdinalEncoder``, ``Binarizer``, ``MinMaxScaler`` and ``Normalizer``, this module's names
+before 0.3, are deprecated aliases (a DeprecationWarning on use; removed in 0.4): scikit-learn
+has classes of those names that do something else (its ``OrdinalEncoder`` codes categories,
+its ``Binarizer`` maps x > 0 to 1 where filterkit's maps every x ≠ 0).
 
 How scikit-learn data meets a filterkit schema:
 
@@ -63,7 +64,7 @@ from filterkit.stage import Context, Option, Stage
 #: This module's names before 0.3 that scikit-learn also uses: each gives the stage it
 #: named, with a DeprecationWarning, until 0.4 removes them.
 #: (``Normalizer`` is the class that runs ``l2`` or ``l1`` by its ``norm``.)
-DEPRECATED_NAMES = {"OrdinalEncoder": "ordinal", "MinMaxScaler": "minmax", "Normalizer": None}
+DEPRECATED_NAMES = {"OrdinalEncoder": "ordinal", "Binarizer": "binarize", "MinMaxScaler": "minmax", "Normalizer": None}
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"

@@ -44,6 +44,7 @@ class FileSource:
         self.chunk_rows = chunk_rows
         with ArffReader(path, chunk_rows=chunk_rows) as reader:
             self.schema = reader.schema
+            self.header_comments = reader.header_comments
             self._header = reader.header
         #: the file's bytes (compressed ones for a gzip file), which every pass reads
         self.size: int | None = os.path.getsize(path)
@@ -94,6 +95,7 @@ class StreamSource:
         self._stream = _CountedStream(stream)
         self.reader = ArffReader(self._stream, name=name, chunk_rows=chunk_rows)
         self.schema = self.reader.schema
+        self.header_comments = self.reader.header_comments
         #: the bytes a pass reads: the stream's when it is a regular file (stdin redirected
         #: from one), the spool's once spooled, else unknown
         self.size: int | None = self._stream.size
@@ -252,6 +254,7 @@ class MemorySource:
     """Rows held in memory, served as one chunk, as many times as a chain needs."""
 
     size = None
+    header_comments: tuple[str, ...] = ()
 
     def __init__(self, schema: Schema, chunk: Chunk):
         self.schema = schema

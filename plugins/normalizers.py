@@ -127,7 +127,7 @@ class L1Normalizer(RowNormalizer):
     order = 1
 
 
-class Binarizer(Stage):
+class PresenceBinarizer(Stage):
     """Presence: 1 where a numeric feature is non-zero, 0 where it is zero, missing stays missing."""
 
     name = "binarize"
@@ -220,4 +220,4 @@ def register_stages(register):
     register(L2Normalizer)
     register(L1Normalizer)
     register(MinMaxNormalizer)
-    register(Binarizer)
+    register(PresenceBinarizer)

@@ -38,7 +38,7 @@ from filterkit.statistics import ValueCounts
 PASS_THROUGH = -1
 
 
-class OrdinalEncoder(Stage):
+class ThresholdEncoder(Stage):
     """Replace each non-negative integer attribute by cumulative 0/1 threshold attributes."""
 
     name = "ordinal"
@@ -195,4 +195,4 @@ class OrdinalEncoder(Stage):
 @hookimpl
 def register_stages(register):
     """The ``ordinal`` stage."""
-    register(OrdinalEncoder)
+    register(ThresholdEncoder)

@@ -266,7 +266,9 @@ def stderr_on_a_terminal(*argv) -> str:
 @pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 def test_progress_goes_to_a_terminal_stderr_and_quiet_silences_it():
     chain = [REAL / "iris.arff", "meanscale"]
-    assert "filterkit: fitting meanscale: 150 rows" in stderr_on_a_terminal("--plugins-dir", STAGES_DIR, *chain)
+    assert "filterkit: pass 1/2: fitting meanscale: 100% of 7.5 kB, 150 rows in " in stderr_on_a_terminal(
+        "--plugins-dir", STAGES_DIR, *chain
+    )
     assert stderr_on_a_terminal("--plugins-dir", STAGES_DIR, "-q", *chain) == ""
 
 

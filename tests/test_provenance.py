@@ -75,11 +75,6 @@ def test_the_header_parser_keeps_the_comments_before_the_relation():
     assert read_arff(io.BytesIO(b"% x\n@relation r\n@attribute a numeric\n@data\n1\n"))[0].relation == "r"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the sources to expose their header's comments (header_comments, from HeaderParser.comments "
-    "through ArffReader): filterkit/arff/reader.py and filterkit/sources.py, see cli18's report",
-)
 @pytest.mark.parametrize("through", ["file", "stdin"])
 def test_a_pipe_of_runs_keeps_every_earlier_line(run_filterkit, tmp_path, through):
     first = run_filterkit("-c", "last", "--positive", "Iris-setosa", IRIS, "ig", "select", "--top", "2")

@@ -35,10 +35,10 @@ from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
 from filterkit.sklearn import (
-    Binarizer,
     L1Normalizer,
     L2Normalizer,
     MinMaxNormalizer,
+    PresenceBinarizer,
     ScoreScaler,
     Selector,
     Shaper,
@@ -121,9 +121,9 @@ def test_every_stage_has_a_transformer_whose_parameters_are_its_options_with_the
         params.pop("positive", None)
         assert params == expected, name
     assert Shaper is transformer_for("shape") and Selector is transformer_for("select")
-    assert Binarizer is transformer_for("binarize") and L2Normalizer is transformer_for("l2")
+    assert PresenceBinarizer is transformer_for("binarize") and L2Normalizer is transformer_for("l2")
     assert MinMaxNormalizer is transformer_for("minmax") and adapters.BnsTransformer is transformer_for("bns")
-    assert adapters.BnsScorer is transformer_for("bns") and adapters.OrdinalTransformer is Thresholds
+    assert adapters.BnsScorer is transformer_for("bns") and adapters.ThresholdEncoder is Thresholds
     assert "positive" in Shaper().get_params() and "positive" not in MinMaxNormalizer().get_params()
     assert list(inspect.signature(ScoreScaler).parameters)[:2] == ["metric", "presence"]
 
@@ -253,7 +253,7 @@ def test_stages_that_learn_from_a_class_require_y_and_the_others_ignore_it():
         with pytest.raises(ValueError, match="requires y to be passed"):
             transformer.fit(X)
     continuous = rng.normal(size=30)
-    for transformer in (MinMaxNormalizer(), Binarizer(), Thresholds(), L2Normalizer()):
+    for transformer in (MinMaxNormalizer(), PresenceBinarizer(), Thresholds(), L2Normalizer()):
         assert not get_tags(transformer).target_tags.required
         np.testing.assert_array_equal(
             clone(transformer).fit(X, continuous).transform(X), transformer.fit(X).transform(X)
@@ -352,20 +352,31 @@ def test_star_import_gives_the_adapters_and_load_arff_only():
     exec("from filterkit.sklearn import *", namespace)
     exported = set(namespace) - {"__builtins__"}
     assert {"Shaper", "Selector", "ScoreScaler", "L2Normalizer", "MinMaxNormalizer", "load_arff"} <= exported
-    assert not exported & {"np", "sp", "re", "OrdinalEncoder", "MinMaxScaler", "Normalizer", "Chain", "Registry"}
+    assert not exported & {
+        "np",
+        "sp",
+        "re",
+        "OrdinalEncoder",
+        "Binarizer",
+        "MinMaxScaler",
+        "Normalizer",
+        "Chain",
+        "Registry",
+    }
     classes = exported - {"load_arff", "transformer_for"}
     assert all(issubclass(namespace[name], adapters.FilterkitTransformer) for name in classes)
 
 
 def test_no_adapter_is_named_like_a_scikit_learn_estimator_of_another_meaning():
-    """Binarizer is the one shared name: scikit-learn's maps x > 0 to 1, filterkit's x != 0,
-    the same on the non-negative counts it is made for."""
+    """Not even Binarizer: scikit-learn's maps x > 0 to 1, filterkit's (PresenceBinarizer) every x != 0."""
     exported = set(adapters.__all__)
-    assert exported & {name for name, _ in all_estimators()} == {"Binarizer"}
+    assert exported & {name for name, _ in all_estimators()} == set()
 
 
 @pytest.mark.parametrize(
-    "old, new", [("OrdinalEncoder", "ordinal"), ("MinMaxScaler", "minmax")], ids=["OrdinalEncoder", "MinMaxScaler"]
+    "old, new",
+    [("OrdinalEncoder", "ordinal"), ("Binarizer", "binarize"), ("MinMaxScaler", "minmax")],
+    ids=["OrdinalEncoder", "Binarizer", "MinMaxScaler"],
 )
 def test_a_deprecated_name_warns_and_gives_its_stage_s_transformer(old, new):
     replacement = transformer_for(new).__name__
@@ -413,7 +424,7 @@ def test_a_scorer_has_scores_and_keeps_every_feature(oh0):
     scorer = ScoreScaler("bns", positive="Ethics").fit(X, labels)
     assert scorer.scores_.shape == (X.shape[1],) and np.isfinite(scorer.scores_).all()
     assert scorer.get_support().all()
-    assert not hasattr(Binarizer().fit(X), "scores_")
+    assert not hasattr(PresenceBinarizer().fit(X), "scores_")
 
 
 def test_an_encoder_that_makes_new_features_has_no_get_support():

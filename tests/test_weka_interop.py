@@ -38,6 +38,7 @@ import pytest
 
 from chain_helpers import JAVA, NEEDS_WEKA, REAL
 from chain_helpers import WEKA_JAR as JAR
+from filterkit import __version__
 from filterkit.arff import read_arff
 from filterkit.arff.writer import ArffWriter
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
@@ -190,7 +191,9 @@ def test_weka_cross_validates_on_filterkit_output(word_counts, filterkit_script,
     assert read_arff(out)[0].relation == read_arff(counts)[0].relation
     assert weka_relation(out) == weka_relation(counts)
     first_line = out.read_text(encoding="utf-8").split("\n", 1)[0]
-    assert first_line == f"% filterkit chain: {' '.join(CHAINS[chain])}", "the chain as typed, options included"
+    assert first_line == f"% filterkit chain: -c first {' '.join(CHAINS[chain])} (filterkit {__version__})", (
+        "the chain as typed, options included"
+    )
 
     schema, data = read_arff(out)
     assert data.n_rows == 200
@@ -235,7 +238,7 @@ def test_weka_tests_on_a_chain_fitted_on_training_rows_only(word_counts, filterk
     assert (
         (folder / "test_out.arff")
         .read_text(encoding="utf-8")
-        .startswith("% filterkit apply model.json: shape bns l2\n")
+        .startswith(f"% filterkit apply model.json: shape bns l2 (filterkit {__version__})\n")
     )
     assert weka_relation(folder / "test_out.arff") == weka_relation(counts)
 

@@ -126,6 +126,8 @@ class ArffReader:
         self._first_data: tuple[int, bytes] | None = None
         self._header_digest = hashlib.blake2b(digest_size=16)
         self._header_lines = 0
+        #: the ``%`` comment lines before ``@relation`` (earlier runs' provenance among them)
+        self.header_comments: tuple[str, ...] = ()
         self.schema = self._read_header() if known_header is None else self._skip_header(known_header)
         self.header = KnownHeader(self.schema, self._header_lines, self._header_digest.digest(), self._first_data)
         self._columns = _ColumnInfo(self.schema)
@@ -155,6 +157,7 @@ class ArffReader:
             if rest is not None:
                 if rest.strip():
                     self._first_data = (line_number, rest.encode("utf-8"))
+                self.header_comments = tuple(parser.comments)
                 return parser.schema()
         if parser.relation is None:
             raise ArffError("empty input: no @relation line", self.name, 1)

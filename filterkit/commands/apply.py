@@ -18,9 +18,10 @@ from filterkit.commands.files import (
     open_source,
     output_stream,
 )
-from filterkit.commands.options import chunk_rows_option, output_option, row_form_option
+from filterkit.commands.options import chunk_rows_option, output_option, quiet_option, row_form_option
 from filterkit.model import arrays_path, load_model
 from filterkit.outputs import checked_output
+from filterkit.progress import Progress, progress_mode, progress_option
 
 
 @click.command(help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF.")
@@ -29,9 +30,18 @@ from filterkit.outputs import checked_output
 @output_option
 @row_form_option
 @chunk_rows_option
+@quiet_option
+@progress_option
 @click.pass_context
 def apply(
-    ctx: click.Context, model_path: str, input_path: str, output: str | None, sparse: bool | None, chunk_rows: int
+    ctx: click.Context,
+    model_path: str,
+    input_path: str,
+    output: str | None,
+    sparse: bool | None,
+    chunk_rows: int,
+    quiet: bool,
+    progress: bool,
 ) -> None:
     """Check the files, load the model and write its output for every row of IN.arff."""
     registry = registry_of(ctx)
@@ -46,7 +56,9 @@ def apply(
         named.append(("-o", output))
     check_distinct(named)
     chain = load_model(model_path, registry)
-    with open_source(input_path, chunk_rows, needs_passes=False) as source:
+    reporter = Progress(progress_mode(quiet, progress))
+    reporter.expect(1)
+    with reporter.activated(), open_source(input_path, chunk_rows, needs_passes=False) as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         command = f"apply {shlex.quote(os.path.basename(model_path))}"
         comments = provenance_comments(input_provenance(source), command, chain, sparse)
@@ -55,4 +67,6 @@ def apply(
         output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, output_schema, sparse, comments)
-            write_behind(chain.transform(source.chunks()), writer.write)
+            with reporter.step("writing", source) as meter:
+                write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
+    reporter.finish()

@@ -4,7 +4,6 @@ runs when the first word is not a command word."""
 from __future__ import annotations
 
 import shlex
-import sys
 from dataclasses import dataclass
 from typing import Sequence, cast
 
@@ -41,7 +40,8 @@ from filterkit.distributed import (
 )
 from filterkit.model import save_model
 from filterkit.plugins import Registry
-from filterkit.runner import Chain, terminal_progress
+from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.runner import Chain
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
 
@@ -78,16 +78,16 @@ class ChainSettings:
     sparse: bool | None
     chunk_rows: int
     quiet: bool
+    progress: bool
     engine: str
     scheduler: str | None
     partitions: int | None
     output_dir: str | None
     plugins_dir: str | None
 
-    @property
-    def shows_progress(self) -> bool:
-        """Whether progress goes to stderr: a terminal, and no ``-q``."""
-        return not self.quiet and sys.stderr.isatty()
+    def new_progress(self) -> Progress:
+        """The run's progress on stderr: on a terminal, or in a log with ``--progress``; none with ``-q``."""
+        return Progress(progress_mode(self.quiet, self.progress))
 
 
 class ChainGroup(StageChain):
@@ -201,6 +201,7 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
 @row_form_option
 @chunk_rows_option
 @quiet_option
+@progress_option
 @plugins_dir_option
 @click.option(
     "--engine",
@@ -244,25 +245,26 @@ def run_chain(ctx: click.Context, stages: list, **params) -> None:
 
 def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
     """The chain fitted and applied in this process; the output and model written when every row is."""
-    progress = terminal_progress if settings.shows_progress else None
     if settings.scheduler or settings.partitions or settings.output_dir:
         raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
     check_stdout_open(settings.output)
     output_file = checked_outputs([settings.input_path], settings.output, settings.model_path)
     needs_passes = any(stage.learns for stage in chain.stages)
-    with open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
+    progress = settings.new_progress()
+    progress.expect(chain.planned_passes() + 1)
+    with progress.activated(), open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
         chain.fit(source, progress)
         comments = provenance_comments(input_provenance(source), "chain", chain, settings.sparse)
         assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
             writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
-            write_behind(chain.transform(source.chunks()), writer.write)
+            with progress.step("writing", source) as meter:
+                write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
             if settings.model_path:
                 # Only a run that transformed every row saves its model; a model that
                 # cannot be saved still removes the -o output, which is published last.
                 save_model(settings.model_path, chain, registry)
-    if progress is not None:
-        sys.stderr.write("\n")
+    progress.finish()
 
 
 def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
@@ -279,7 +281,8 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     output_file = checked_outputs(partition_files(settings.input_path), output, model_path)
     if output_dir is not None:
         output_dir = checked_output_folder(output_dir)
-    progress = settings.shows_progress
+    progress = settings.new_progress()
+    progress.expect(chain.planned_passes() + 1)
     with DaskEngine.connect(settings.scheduler, settings.plugins_dir, settings.chunk_rows, progress) as engine:
         engine.check_workers(chain)
         plan = engine.plan(settings.input_path, settings.partitions)
@@ -296,8 +299,7 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
                 engine.write_concatenated(chain, plan, stream, settings.sparse, comments, parts_folder=staging)
                 if save:
                     save()
-    if progress:
-        sys.stderr.write("\n")
+    progress.finish()
 
 
 #: The first word of the text of every provenance comment filterkit writes.
@@ -335,8 +337,7 @@ def provenance_comments(earlier: Sequence[str], command: str, chain: Chain, spar
 def input_provenance(source) -> list[str]:
     """The provenance lines filterkit wrote into the header of ``source``'s input:
     its comments before ``@relation`` that begin with ``filterkit``."""
-    comments = getattr(source, "header_comments", ())
-    return [comment for comment in comments if comment.split(" ", 1)[0] == PROVENANCE_WORD]
+    return [comment for comment in source.header_comments if comment.split(" ", 1)[0] == PROVENANCE_WORD]
 
 
 def describe_chain(stages) -> str:
