@@ -1,0 +1,313 @@
+"""``discretize``: Weka 3.6's ``Discretize`` filters, supervised and unsupervised.
+
+By default, Fayyad & Irani's MDL method (IJCAI 1993) as Weka's
+``weka.filters.supervised.attribute.Discretize`` runs it with its default options
+(:func:`filterkit.discretization.mdl_cut_points`); with ``--bins N``, the unsupervised
+``weka.filters.unsupervised.attribute.Discretize -B N``: N bins of equal width over the
+training range, or with ``--equal-frequency`` (``-F``) of equal summed weight.
+
+Every numeric attribute in ``--attributes`` (Weka's ``-R``, 1-based, ``first-last`` by
+default) other than the class becomes a nominal attribute of the same name whose labels
+are Weka's range labels, ``'(-inf-2.45]'``, ``'(2.45-4.75]'``, ``'(4.75-inf)'`` (the
+apostrophes are part of the label, as in Weka's output; bounds printed as Weka's
+``Utils.doubleToString(x, 6)``), or ``'All'`` when no cut point was found.  A value goes
+to the first bin whose upper bound it does not exceed.  With ``--binary`` (Weka's ``-D``)
+each cut point c_j becomes its own two-label attribute ``NAME_j`` (``'(-inf-c_j]'``,
+``'(c_j-inf)'``): 0 where the value is ≤ c_j, 1 above — the cumulative form of
+``ordinal``, at the MDL cut points; an attribute with no cut point stays one ``'All'``
+attribute.  A missing value stays missing.  Other attributes pass through.
+
+The cut points are fitted from mergeable statistics: the per-feature class counts of each
+distinct value (:class:`~filterkit.statistics.ValueCounts`) for MDL and equal frequency,
+each feature's training range (:class:`~filterkit.statistics.PresenceCounts`) for equal
+width, so memory follows the features' distinct values, not the rows.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.discretization import mdl_cut_points, weka_decimal
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.schema import NOMINAL, Attribute, Chunk
+from filterkit.stage import Option, Stage, StateArray, numeric_features
+from filterkit.statistics import PresenceCounts, ValueCounts
+
+_RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
+
+
+def attribute_range(text: str, n_attributes: int) -> np.ndarray:
+    """The 0-based positions a Weka range names (``first-last``, ``1,3-5,last``: 1-based,
+    inclusive, comma-separated), sorted; FilterkitError for a malformed range."""
+    chosen: set[int] = set()
+    for item in text.replace(" ", "").split(","):
+        match = _RANGE_ITEM.match(item.lower())
+        if not match:
+            raise FilterkitError(f"option --attributes: {text!r} is not a range like first-last or 1,3-5")
+        bounds = [_range_bound(bound, n_attributes) for bound in match.groups() if bound is not None]
+        low, high = bounds[0], bounds[-1]
+        if not 1 <= low <= high <= n_attributes:
+            raise FilterkitError(f"option --attributes: {item!r} is not within 1-{n_attributes}")
+        chosen.update(range(low - 1, high))
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
+def _range_bound(bound: str, n_attributes: int) -> int:
+    return 1 if bound == "first" else n_attributes if bound == "last" else int(bound)
+
+
+def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
+    """Weka's labels for the bins between ``cuts``: ``'(-inf-a]'``, ``'(a-b]'``, …,
+    ``'(z-inf)'``; ``'All'`` for no cut."""
+    if not len(cuts):
+        return ("'All'",)
+    bounds = ["-inf", *(weka_decimal(float(cut)) for cut in cuts), "inf"]
+    labels = tuple(
+        f"'({low}-{high}{')' if high == 'inf' else ']'}'" for low, high in zip(bounds[:-1], bounds[1:], strict=True)
+    )
+    if len(set(labels)) != len(labels):
+        raise FilterkitError(f"stage 'discretize': two bins print alike at 6 decimals ({', '.join(labels)})")
+    return labels
+
+
+def equal_width_cut_points(low: float, high: float, bins: int) -> np.ndarray:
+    """Weka's equal-width cut points: ``low + i · (high − low) / bins`` for i = 1 … bins − 1;
+    none for one bin or an empty range."""
+    width = (high - low) / bins
+    if bins <= 1 or not width > 0:
+        return np.zeros(0)
+    return low + width * np.arange(1, bins, dtype=np.float64)
+
+
+def equal_frequency_cut_points(values: np.ndarray, weights: np.ndarray, bins: int) -> np.ndarray:
+    """Weka 3.6's equal-frequency cut points over sorted distinct ``values`` with the summed
+    weight of each: walking up the values, a cut is due once the weight since the last cut
+    reaches the target (the remaining weight shared among the remaining bins); it goes at
+    the midpoint after the current value, or after the previous boundary when that one was
+    nearer the target; a pending boundary closes the last bin."""
+    remaining = float(weights.sum())
+    target = remaining / bins
+    cuts: list[float] = []
+    since_cut, at_previous, previous = 0.0, 0.0, -1
+    for k in range(len(values) - 1):
+        if len(cuts) == bins - 1:
+            break
+        since_cut += weights[k]
+        remaining -= weights[k]
+        if since_cut < target:
+            previous, at_previous = k, since_cut
+            continue
+        if target - at_previous < since_cut - target and previous != -1:
+            cuts.append((values[previous] + values[previous + 1]) / 2.0)
+            since_cut -= at_previous
+            at_previous, previous = since_cut, k
+        else:
+            cuts.append((values[k] + values[k + 1]) / 2.0)
+            since_cut, at_previous, previous = 0.0, 0.0, -1
+        target = (remaining + since_cut) / (bins - len(cuts))
+    if len(cuts) < bins - 1 and previous != -1:
+        cuts.append((values[previous] + values[previous + 1]) / 2.0)
+    return np.array(cuts, dtype=np.float64)
+
+
+class Discretizer(Stage):
+    """Numeric attributes to nominal bins, as Weka 3.6's Discretize filters (MDL by default)."""
+
+    name = "discretize"
+    summary = "Discretize numeric attributes into nominal bins as Weka's Discretize (Fayyad & Irani's MDL by default)."
+    options = (
+        Option(
+            "bins",
+            int,
+            None,
+            "Unsupervised: N bins of equal width (Weka's unsupervised Discretize -B N); default: supervised MDL.",
+            minimum=1,
+        ),
+        Option("equal_frequency", bool, False, "With --bins: bins of equal summed weight (Weka's -F)."),
+        Option("binary", bool, False, "One 0/1 attribute NAME_j per cut point, 1 above it (Weka's -D)."),
+        Option("attributes", str, "first-last", "Attributes to discretize, 1-based (Weka's -R); numeric ones only."),
+    )
+    learns = True
+    #: Per feature its number of cut points; the cut points, feature by feature.
+    state_arrays = {"cut_counts": StateArray(whole=True, low=0), "cut_points": StateArray(length=None)}
+
+    def check_params(self) -> None:
+        if self.params["equal_frequency"] and self.params["bins"] is None:
+            raise FilterkitError("discretize --equal-frequency needs --bins N")
+
+    @property
+    def supervised(self) -> bool:
+        """True for the MDL method (no ``--bins``)."""
+        return self.params["bins"] is None
+
+    def select_features(self, schema, context) -> np.ndarray:
+        chosen = set(attribute_range(self.params["attributes"], len(schema)).tolist())
+        numeric = numeric_features(schema, context.class_index)
+        return numeric[np.isin(numeric, list(chosen))]
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        if self.supervised and (context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL):
+            raise FilterkitError("stage 'discretize' needs a nominal class attribute (-c), or --bins N")
+        self.n_classes = len(schema.attributes[context.class_index].labels) if self.supervised else 1
+
+    def new_statistics(self) -> ValueCounts | PresenceCounts:
+        if self.params["bins"] is not None and not self.params["equal_frequency"]:
+            return PresenceCounts.empty(len(self.features), 1)
+        return ValueCounts.empty(len(self.features), self.n_classes)
+
+    def accumulate(self, statistics, chunk: Chunk):
+        class_index = self.context.class_index if self.supervised else None
+        return statistics.add(chunk, self.features, class_index)
+
+    def finalize(self, statistics) -> None:
+        if isinstance(statistics, PresenceCounts):
+            cuts = self._equal_width_cuts(statistics)
+        else:
+            cuts = self._histogram_cuts(statistics)
+        self.cut_counts = np.array([len(c) for c in cuts], dtype=np.int64)
+        self.cut_points = np.concatenate(cuts) if cuts else np.zeros(0)
+        self._layout()
+
+    def _equal_width_cuts(self, statistics: PresenceCounts) -> list[np.ndarray]:
+        low, high = statistics.training_range()
+        present = statistics.present_sums(None).to_float() > 0
+        bins = self.params["bins"]
+        return [
+            equal_width_cut_points(low[j], high[j], bins) if present[j] else np.zeros(0)
+            for j in range(len(self.features))
+        ]
+
+    def _histogram_cuts(self, statistics: ValueCounts) -> list[np.ndarray]:
+        histogram = statistics.histogram(include_zero=True)
+        starts = np.searchsorted(histogram.feature, np.arange(len(self.features) + 1))
+        if self.supervised:
+            by_class = np.column_stack([histogram.of_class(c) for c in range(self.n_classes)])
+        cuts, bins = [], self.params["bins"]
+        for j in range(len(self.features)):
+            span = slice(starts[j], starts[j + 1])
+            if self.supervised:
+                cuts.append(mdl_cut_points(histogram.value[span], by_class[span]))
+            else:
+                cuts.append(equal_frequency_cut_points(histogram.value[span], histogram.rows[span], bins))
+        return cuts
+
+    def _cuts_of(self, k: int) -> np.ndarray:
+        return self.cut_points[self.cut_starts[k] : self.cut_starts[k] + self.cut_counts[k]]
+
+    def _layout(self) -> None:
+        """The output attributes, and each input attribute's first output column and width."""
+        schema = self.input_schema
+        self.cut_starts = np.r_[0, np.cumsum(self.cut_counts)[:-1]].astype(np.int64)
+        width = np.ones(len(schema), dtype=np.int64)
+        if self.params["binary"]:
+            width[self.features] = np.maximum(self.cut_counts, 1)
+        self.offsets = np.r_[0, np.cumsum(width)[:-1]].astype(np.int64)
+        self.width = width
+        feature_of = {int(position): k for k, position in enumerate(self.features)}
+        attributes: list[Attribute] = []
+        for position, attribute in enumerate(schema.attributes):
+            k = feature_of.get(position)
+            if k is None:
+                attributes.append(attribute)
+                continue
+            cuts = self._cuts_of(k)
+            if self.params["binary"] and len(cuts):
+                attributes.extend(
+                    Attribute(f"{attribute.name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1]))
+                    for j in range(len(cuts))
+                )
+            else:
+                attributes.append(Attribute(attribute.name, NOMINAL, range_labels(cuts)))
+        names = [a.name for a in attributes]
+        if len(set(names)) != len(names):
+            clash = next(name for k, name in enumerate(names) if name in names[:k])
+            raise FilterkitError(f"stage 'discretize': the attribute name '{clash}' is already taken")
+        self.discretized_schema = schema.with_attributes(attributes)
+        # one sorted key per cut point, (feature, cut) as a complex number, so one
+        # searchsorted counts the cut points below every value
+        owner = np.repeat(np.arange(len(self.features)), self.cut_counts)
+        self.cut_keys = owner + 1j * self.cut_points
+        self.zero_codes = self._codes(np.arange(len(self.features)), np.zeros(len(self.features)))
+
+    def _codes(self, which: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per value of feature ``which``: the number of its cut points below it (its bin)."""
+        below = np.searchsorted(self.cut_keys, which + 1j * np.where(np.isnan(values), 0.0, values), side="left")
+        return below - self.cut_starts[which]
+
+    def preserves_zeros(self) -> bool:
+        """A 0 stays 0 where it falls in the first bin: every cut point ≥ 0 (so on word counts)."""
+        return not hasattr(self, "zero_codes") or not self.zero_codes.any()
+
+    def output_schema(self):
+        return self.discretized_schema
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocoo()
+        rows, columns, values = matrix.row.astype(np.int64), matrix.col.astype(np.int64), matrix.data
+        feature_index = np.full(len(self.input_schema), -1, dtype=np.int64)
+        feature_index[self.features] = np.arange(len(self.features))
+        which = feature_index[columns]
+        passing = which < 0
+        out_rows, out_columns, out_values = [rows[passing]], [self.offsets[columns[passing]]], [values[passing]]
+        rows, which, values = rows[~passing], which[~passing], values[~passing]
+        filled = np.flatnonzero(self.zero_codes)
+        if len(filled):
+            # features whose 0 is not in the first bin: their unstored zeros are written too
+            filled_position = np.full(len(self.features), -1, dtype=np.int64)
+            filled_position[filled] = np.arange(len(filled))
+            in_filled = filled_position[which] >= 0
+            stored = np.zeros((chunk.n_rows, len(filled)), dtype=bool)
+            stored[rows[in_filled], filled_position[which[in_filled]]] = True
+            zero_rows, zero_which = np.nonzero(~stored)
+            rows = np.concatenate([rows, zero_rows])
+            which = np.concatenate([which, filled[zero_which]])
+            values = np.concatenate([values, np.zeros(len(zero_rows))])
+        missing = np.isnan(values)
+        codes = self._codes(which, values)
+        if self.params["binary"]:
+            width = np.maximum(self.cut_counts[which], 1)
+            # 1 for each cut point below the value; a missing value makes each attribute missing
+            repeats = np.where(missing, width, codes)
+            entry = np.repeat(np.arange(len(rows)), repeats)
+            within = np.arange(len(entry)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+            out_rows.append(rows[entry])
+            out_columns.append(self.offsets[self.features[which[entry]]] + within)
+            out_values.append(np.where(missing[entry], np.nan, 1.0))
+        else:
+            out_rows.append(rows)
+            out_columns.append(self.offsets[self.features[which]])
+            out_values.append(np.where(missing, np.nan, codes.astype(np.float64)))
+        shape = (chunk.n_rows, len(self.discretized_schema))
+        data = (np.concatenate(out_values), (np.concatenate(out_rows), np.concatenate(out_columns)))
+        result = sp.csr_matrix(data, shape=shape)
+        result.eliminate_zeros()
+        result.sort_indices()
+        text = {int(self.offsets[column]): texts for column, texts in chunk.text.items()}
+        return Chunk(result if chunk.is_sparse else result.toarray(), text, chunk.weights)
+
+    def state(self) -> dict:
+        return {"cut_counts": self.cut_counts, "cut_points": self.cut_points, OPTIONS_KEY: fitted_options(self)}
+
+    def load_state(self, state: dict) -> None:
+        super().load_state(state)
+        if self.cut_counts.sum() != len(self.cut_points):
+            raise invalid_state(
+                self, f"{len(self.cut_points)} cut points where 'cut_counts' adds up to {self.cut_counts.sum()}"
+            )
+        owner = np.repeat(np.arange(len(self.cut_counts)), self.cut_counts)
+        if np.any((owner[1:] == owner[:-1]) & (self.cut_points[1:] <= self.cut_points[:-1])):
+            raise invalid_state(self, "an attribute's cut points do not ascend")
+        self._layout()
+
+
+@hookimpl
+def register_stages(register):
+    """The ``discretize`` stage."""
+    register(Discretizer)

@@ -1,0 +1,240 @@
+"""The ``discretize`` stage against Weka 3.6's supervised and unsupervised Discretize filters."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chain_helpers import JAVA, REAL, SHARED_DATA, WEKA_JAR, needs_weka
+from filterkit.arff import read_arff
+from filterkit.errors import FilterkitError
+from filterkit.testing import check_stage, run_filterkit
+from filterkit_plugins.discretize import (
+    Discretizer,
+    attribute_range,
+    equal_frequency_cut_points,
+    equal_width_cut_points,
+    range_labels,
+)
+
+#: Every UCI set in tests/data/real (class first in wine), and the larger two of ../shared/data/uci.
+UCI_SETS = {
+    "iris": "last",
+    "wine": "first",
+    "credit-g": "last",
+    "vowel": "last",
+    "diabetes": "last",
+    "ecoli": "last",
+    "glass": "last",
+    "sonar": "last",
+    "vehicle": "last",
+}
+LARGER_SETS = {"letter": "last", "optdigits": "last"}
+SUPERVISED = "weka.filters.supervised.attribute.Discretize"
+UNSUPERVISED = "weka.filters.unsupervised.attribute.Discretize"
+#: filterkit's options and Weka's filter and options, per mode compared.
+MODES = {
+    "mdl": ([], SUPERVISED, []),
+    "mdl-binary": (["--binary"], SUPERVISED, ["-D"]),
+    "equal-width": (["--bins", "10"], UNSUPERVISED, ["-B", "10"]),
+    "equal-frequency": (["--bins", "10", "--equal-frequency"], UNSUPERVISED, ["-B", "10", "-F"]),
+    "equal-width-binary": (["--bins", "4", "--binary"], UNSUPERVISED, ["-B", "4", "-D"]),
+}
+
+#: One JVM runs every filter of a batch: one line per run, the filter class then its arguments.
+RUN_FILTERS_JAVA = """
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import weka.filters.Filter;
+
+public class RunFilters {
+    public static void main(String[] args) throws Exception {
+        for (String line : Files.readAllLines(Path.of(args[0]))) {
+            String[] words = line.split("\\t");
+            Filter filter = (Filter) Class.forName(words[0]).getDeclaredConstructor().newInstance();
+            Filter.filterFile(filter, Arrays.copyOfRange(words, 1, words.length));
+        }
+    }
+}
+"""
+
+
+def _data_file(name: str) -> Path | None:
+    if name in UCI_SETS:
+        return REAL / f"{name}.arff"
+    path = SHARED_DATA / "uci" / f"{name}.arff"
+    return path if path.is_file() else None
+
+
+def run_weka_batch(folder: Path, runs: list[list[str]]) -> None:
+    """Run each ``[filter class, arguments…]`` of ``runs`` in one JVM."""
+    source = folder / "RunFilters.java"
+    source.write_text(RUN_FILTERS_JAVA)
+    jobs = folder / "jobs.tsv"
+    jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
+    command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
+    subprocess.run(command, check=True, capture_output=True, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def weka_outputs(tmp_path_factory) -> dict[tuple[str, str], Path]:
+    """Weka's output file per (data set, mode), every set and mode from one JVM."""
+    folder = tmp_path_factory.mktemp("weka_discretize")
+    outputs, runs = {}, []
+    for name, class_option in {**UCI_SETS, **LARGER_SETS}.items():
+        path = _data_file(name)
+        if path is None:
+            continue
+        for mode, (_, filter_class, options) in MODES.items():
+            out = folder / f"{name}.{mode}.arff"
+            runs.append([filter_class, *options, "-i", str(path), "-c", class_option, "-o", str(out)])
+            outputs[name, mode] = out
+    run_weka_batch(folder, runs)
+    return outputs
+
+
+def _filterkit(*args: str) -> bytes:
+    """What ``filterkit ARGS…`` writes, run in this process (no interpreter start per test)."""
+    result = run_filterkit(*args)
+    assert result.status == 0, result.stderr
+    return result.stdout
+
+
+def _assert_same_data(ours: Path, theirs: Path) -> None:
+    schema, chunk = read_arff(str(ours))
+    weka_schema, weka_chunk = read_arff(str(theirs))
+    assert [a.name for a in schema.attributes] == [a.name for a in weka_schema.attributes]
+    for attribute, weka_attribute in zip(schema.attributes, weka_schema.attributes, strict=True):
+        assert attribute.same_declaration(weka_attribute), (attribute, weka_attribute)
+    np.testing.assert_array_equal(chunk.dense_values(), weka_chunk.dense_values())
+
+
+@needs_weka
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("name", sorted({**UCI_SETS, **LARGER_SETS}))
+def test_discretize_writes_what_weka_writes(weka_outputs, tmp_path, name, mode):
+    path = _data_file(name)
+    if path is None:
+        pytest.skip(f"{name}.arff is in ../shared/data only, which is not beside this clone")
+    class_option = {**UCI_SETS, **LARGER_SETS}[name]
+    ours = tmp_path / "out.arff"
+    _filterkit("-c", class_option, "-o", str(ours), str(path), "discretize", *MODES[mode][0])
+    _assert_same_data(ours, weka_outputs[name, mode])
+
+
+@needs_weka
+def test_discretize_header_and_rows_are_wekas_bytes(weka_outputs):
+    ours = _filterkit(str(REAL / "iris.arff"), "discretize").decode()
+    theirs = weka_outputs["iris", "mdl"].read_text()
+    body = [line for line in ours.splitlines() if line and not line.startswith(("%", "@relation"))]
+    assert body == [line for line in theirs.splitlines() if line and not line.startswith("@relation")]
+
+
+@pytest.mark.slow
+def test_dask_engine_gives_the_local_output(tmp_path):
+    pytest.importorskip("dask.distributed")
+    local = _filterkit(str(REAL / "vehicle.arff"), "discretize")
+    distributed = tmp_path / "dask.arff"
+    _filterkit(
+        "--engine", "dask", "--partitions", "3", "-o", str(distributed), str(REAL / "vehicle.arff"), "discretize"
+    )
+    assert distributed.read_bytes() == local
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [[], ["--binary"], ["--bins", "5", "--equal-frequency"]], ids=str)
+def test_saved_model_applies_as_the_training_run(tmp_path, options):
+    model = tmp_path / "model.json"
+    trained = _filterkit("--save-model", str(model), str(REAL / "glass.arff"), "discretize", *options)
+    applied = _filterkit("apply", str(model), str(REAL / "glass.arff"))
+    # the first line is the comment naming the command (chain or apply)
+    assert applied.split(b"\n", 1)[1] == trained.split(b"\n", 1)[1]
+    assert b"{'\\'(-inf-" in applied
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [{}, {"binary": True}, {"bins": 3}, {"bins": 3, "equal_frequency": True}], ids=str)
+def test_discretize_passes_the_stage_contract(options):
+    check_stage(Discretizer, **options)
+
+
+def test_a_zero_below_every_cut_point_stays_zero_in_sparse_output():
+    schema, chunk = read_arff(str(REAL / "oh0.wc.arff"))
+    stage = Discretizer()
+    from filterkit.stage import Context
+
+    stage.prepare(schema, Context(class_index=len(schema) - 1))
+    statistics = stage.accumulate(stage.new_statistics(), chunk)
+    stage.finalize(statistics)
+    assert stage.preserves_zeros()
+    out = stage.transform(chunk)
+    assert out.is_sparse
+    assert out.values.nnz <= chunk.values.nnz
+
+
+def test_a_zero_above_a_cut_point_is_written_as_its_bin():
+    stage = _fitted_on_values(np.array([-3.0, -2.0, 0.0, 0.0, 1.0, 2.0]), [0, 0, 1, 1, 1, 1])
+    assert stage.cut_points.tolist() == [-1.0]
+    assert not stage.preserves_zeros()
+    import scipy.sparse as sp
+
+    from filterkit.schema import Chunk
+
+    sparse = Chunk(sp.csr_matrix(np.array([[0.0, 1.0], [-3.0, 0.0]])), {}, None)
+    assert stage.transform(sparse).dense_values().tolist() == [[1.0, 1.0], [0.0, 0.0]]
+
+
+def _fitted_on_values(values: np.ndarray, classes: list[int], **options) -> Discretizer:
+    from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+    from filterkit.stage import Context
+
+    schema = Schema("r", (Attribute("x", NUMERIC, declared_type="numeric"), Attribute("c", NOMINAL, ("a", "b"))))
+    chunk = Chunk(np.column_stack([values, np.array(classes, dtype=float)]), {}, None)
+    stage = Discretizer(**options)
+    stage.prepare(schema, Context(class_index=1))
+    stage.finalize(stage.accumulate(stage.new_statistics(), chunk))
+    return stage
+
+
+def test_missing_values_stay_missing_in_every_binary_attribute():
+    from filterkit.schema import Chunk
+
+    values = np.r_[np.arange(20.0), np.arange(20.0, 40.0), np.arange(40.0, 60.0)]
+    stage = _fitted_on_values(values, [0] * 20 + [1] * 20 + [0] * 20, binary=True)
+    assert stage.cut_points.tolist() == [19.5, 39.5]
+    out = stage.transform(Chunk(np.array([[np.nan, 0.0], [25.0, 1.0], [50.0, 0.0]]), {}, None)).dense_values()
+    assert np.isnan(out[0, :2]).all()
+    assert out[1:, :2].tolist() == [[1.0, 0.0], [1.0, 1.0]]
+
+
+def test_weka_range_labels_and_ranges():
+    assert range_labels(np.array([2.45, 4.75])) == ("'(-inf-2.45]'", "'(2.45-4.75]'", "'(4.75-inf)'")
+    assert range_labels(np.zeros(0)) == ("'All'",)
+    assert attribute_range("first-last", 4).tolist() == [0, 1, 2, 3]
+    assert attribute_range("1,3-last", 5).tolist() == [0, 2, 3, 4]
+    with pytest.raises(FilterkitError, match="--attributes"):
+        attribute_range("2-9", 5)
+
+
+def test_equal_width_and_equal_frequency_cut_points():
+    assert equal_width_cut_points(0.0, 10.0, 4).tolist() == [2.5, 5.0, 7.5]
+    assert equal_width_cut_points(3.0, 3.0, 4).tolist() == []
+    # eight rows of weight 1 at 0 … 7 in two bins: the cut after the fourth
+    assert equal_frequency_cut_points(np.arange(8.0), np.ones(8), 2).tolist() == [3.5]
+    # a heavy value: the boundary nearer the target of 5 wins (after 1: 2 rows, after 2: 9)
+    assert equal_frequency_cut_points(np.arange(4.0), np.array([1.0, 1.0, 7.0, 1.0]), 2).tolist() == [1.5]
+
+
+def test_supervised_discretize_needs_a_nominal_class():
+    from filterkit.schema import NUMERIC, Attribute, Schema
+    from filterkit.stage import Context
+
+    schema = Schema("r", (Attribute("x", NUMERIC), Attribute("y", NUMERIC)))
+    with pytest.raises(FilterkitError, match="nominal class"):
+        Discretizer().prepare(schema, Context(class_index=1))
+    with pytest.raises(FilterkitError, match="needs --bins"):
+        Discretizer(equal_frequency=True)
