@@ -57,6 +57,12 @@ def test_real_file_reads(path):
         "credit-g.arff": (1000, 21),
         "oh0.wc.arff": (1003, 3183),
         "grain_wc.arff": (1554, 13028),
+        "diabetes.arff": (768, 9),
+        "ecoli.arff": (336, 8),
+        "glass.arff": (214, 10),
+        "sonar.arff": (208, 61),
+        "vehicle.arff": (846, 19),
+        "vowel.arff": (990, 14),
     }[path.name]
     schema, chunk = read_all(path)
     assert (chunk.n_rows, len(schema)) == expected
