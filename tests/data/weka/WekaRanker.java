@@ -1,0 +1,41 @@
+import weka.attributeSelection.ASEvaluation;
+import weka.attributeSelection.ChiSquaredAttributeEval;
+import weka.attributeSelection.InfoGainAttributeEval;
+import weka.attributeSelection.Ranker;
+import weka.core.Instances;
+import weka.core.converters.ConverterUtils.DataSource;
+
+/**
+ * Prints Weka's ranking of a data set's attributes by InfoGainAttributeEval or ChiSquaredAttributeEval,
+ * best first, one line per attribute: its 1-based index, name and merit at full precision (Double.toString).
+ * Usage: java -cp weka.jar WekaRanker.java FILE CLASS(first|last|N) ig|chi [-B]
+ */
+public class WekaRanker {
+  public static void main(String[] args) throws Exception {
+    Instances data = DataSource.read(args[0]);
+    String target = args[1];
+    data.setClassIndex(target.equals("first") ? 0
+        : target.equals("last") ? data.numAttributes() - 1 : Integer.parseInt(target) - 1);
+    boolean binarize = args.length > 3 && args[3].equals("-B");
+    ASEvaluation evaluator;
+    if (args[2].equals("ig")) {
+      InfoGainAttributeEval infoGain = new InfoGainAttributeEval();
+      infoGain.setBinarizeNumericAttributes(binarize);
+      evaluator = infoGain;
+    } else {
+      ChiSquaredAttributeEval chiSquared = new ChiSquaredAttributeEval();
+      chiSquared.setBinarizeNumericAttributes(binarize);
+      evaluator = chiSquared;
+    }
+    evaluator.buildEvaluator(data);
+    Ranker ranker = new Ranker();
+    ranker.search(evaluator, data);
+    StringBuilder out = new StringBuilder();
+    for (double[] entry : ranker.rankedAttributes()) {
+      int index = (int) entry[0];
+      out.append(index + 1).append('\t').append(data.attribute(index).name()).append('\t')
+          .append(Double.toString(entry[1])).append('\n');
+    }
+    System.out.print(out);
+  }
+}
