@@ -76,7 +76,19 @@ def joint_ranking(run_filterkit, path, class_spec: str, metric: str, presence: b
     """``filterkit info --combine joint --json`` ranking every attribute."""
     flags = ["--presence"] if presence else []
     result = run_filterkit(
-        "info", "-c", class_spec, "--metric", metric, *flags, "--combine", "joint", "--top", 10**6, "--json", *extra, path
+        "info",
+        "-c",
+        class_spec,
+        "--metric",
+        metric,
+        *flags,
+        "--combine",
+        "joint",
+        "--top",
+        10**6,
+        "--json",
+        *extra,
+        path,
     )
     assert result.status == 0, result.stderr
     return json.loads(result.stdout)["ranking"]

@@ -485,7 +485,8 @@ def format_text(document: dict) -> str:
         lines.append("")
         lines.append(
             f"top {len(ranking['features'])} of {_scored_text(ranking)} by "
-            f"{ranking['metric']} ({mode}), {against}; tp/fp: presence counts"
+            f"{ranking['metric']} ({mode}), {against}"
+            + ("; tp/fp: presence counts" if any(e["tp"] is not None for e in ranking["features"]) else "")
         )
         if ranking["features"]:
             table = [("rank", "feature", "score", "class", "tp", "fp", "pos", "neg")]
