@@ -381,8 +381,8 @@ def summarize(
         }
     if metric is not None:
         counts = tally.counts
-        # checked where --metric was read: a nominal class, numeric features scored and counted
-        assert class_attribute is not None and scored is not None and counts is not None
+        # checked where --metric was read: a nominal class, features scored and counted, the combination resolved
+        assert class_attribute is not None and scored is not None and counts is not None and combine is not None
         targets = target_classes(class_attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
         if combine == JOINT and not metric.class_free:
             targets = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
