@@ -330,8 +330,7 @@ def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.nd
         cuts = mdl_cut_points(values, class_counts, better_encoding=True) if stop > start else np.zeros(0)
         interval = np.searchsorted(cuts, values, side="left")
         known = np.zeros((len(cuts) + 1, len(classes)))
-        for row, counted in zip(interval.tolist(), class_counts):
-            known[row] += counted
+        np.add.at(known, interval, class_counts)
         tables.setdefault(len(cuts) + 1, []).append((feature, known))
     return [
         (np.array([feature for feature, _ in entries]), np.stack([known for _, known in entries]))
