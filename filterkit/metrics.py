@@ -21,12 +21,12 @@ by each value's presence, the best value counting.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable, cast
 
 import numpy as np
 
+from filterkit.discretization import mdl_cut_points
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
 from filterkit.stage import Option, Provenance
@@ -65,7 +65,6 @@ JOINT = "joint"
 COMBINE_CHOICES = ("max", "mean", JOINT)
 #: The known-value rows below which Weka's evaluators do not spread missing values (``Utils.gr(sum, 0)``).
 _WEKA_SMALL = 1e-6
-_LN2 = math.log(2.0)
 
 
 def combine_option(metric: Metric | None = None) -> Option:
@@ -244,6 +243,7 @@ def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
     histogram = value_counts.histogram(include_zero=True)
     classes = np.arange(counts.n_classes)
     by_class = _class_matrix(histogram, classes)
+    missing = _missing_by_class(counts, classes)
     groups = []
     for n_labels in np.unique(labels[labels > 0]).tolist():
         positions = np.flatnonzero(labels == n_labels)
@@ -253,7 +253,7 @@ def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
         entry = index_of[histogram.feature] >= 0
         codes = histogram.value[entry].astype(np.int64)
         known[index_of[histogram.feature[entry]], codes] = by_class[entry]
-        groups.append((positions, known, _missing_by_class(counts, classes)[positions]))
+        groups.append((positions, known, missing[positions]))
     return groups
 
 
@@ -318,8 +318,6 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
 def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.ndarray) -> list:
     """Each numeric feature's class counts per MDL interval (Weka's supervised ``Discretize``
     with better encoding, as its evaluators use it), grouped by the number of intervals."""
-    from filterkit.discretization import mdl_cut_points
-
     histogram = counts.histogram(include_zero=True)
     by_class = _class_matrix(histogram, classes)
     bounds = np.searchsorted(histogram.feature, np.arange(counts.n_features + 1))
