@@ -293,3 +293,11 @@ def test_select_joint_keeps_wekas_top_k(run_filterkit):
     schema, _ = read_bytes(result.stdout)
     kept = {a.name for a in schema.attributes[:-1]}
     assert kept == {f["name"] for f in ranking["features"][:40]}
+
+
+def test_alpha_keeps_one_vs_rest_and_is_refused_with_joint(run_filterkit):
+    oh0 = REAL / "oh0.wc.arff"
+    weighted = run_filterkit(oh0, "ig", "--presence", "--alpha", 0.7)
+    assert weighted.status == 0, weighted.stderr
+    refused = run_filterkit(oh0, "ig", "--presence", "--combine", "joint", "--alpha", 0.7)
+    assert refused.status == 1 and "not with --combine joint" in refused.stderr
