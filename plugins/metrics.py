@@ -3,7 +3,10 @@
 Each is a vectorized function of the 2×2 counts, as restated exactly in the
 project's algorithm reference (docs/algorithms.md §2).  The
 asymmetric ones (acc, f1, oddn, odds, pow, pr) invert a negatively correlated
-feature first, so every metric rewards it too.
+feature first, so every metric rewards it too.  ig and chi also have a k-class
+form over a contingency table of values × classes (``--combine joint``),
+computed in the order of Weka 3.6's ``ContingencyTables`` so the scores are
+Weka's to the bit; dfreq and rand do not depend on the class split.
 """
 
 from __future__ import annotations

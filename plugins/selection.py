@@ -1,4 +1,4 @@
-"""``select``: keep the best-ranked numeric features (JMLR 2003; Brank et al.;
+"""``select``: keep the best-ranked features (JMLR 2003; Brank et al.;
 docs/algorithms.md §5).
 
 Ranking comes from ``--metric NAME`` (any registered metric, a plugin's too,
@@ -117,7 +117,10 @@ class Selector(Stage):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
 
     name = "select"
-    summary = "Keep the best-ranked numeric features: --top K, --fraction F, --min-score X or --sparsity S."
+    summary = (
+        "Keep the best-ranked features (numeric; nominal too with --metric): --top K, --fraction F, "
+        "--min-score X or --sparsity S."
+    )
     metrics: dict = {}
     #: The features' ranking scores; the positions of the kept features.
     state_arrays = {"scores": StateArray(), "kept": StateArray(length=None, whole=True, high=ATTRIBUTES)}
