@@ -7,7 +7,16 @@ per feature: in presence mode (a row has the feature when its value is not
 0) or best-threshold mode (every cut between consecutive distinct training
 values, the best score wins; KDD'09 §3.4), for the positive class or, on a
 target with more than two classes, one-vs-rest for every class combined by
-``max`` or ``mean``.
+``max`` or ``mean``, or ``joint``: a metric's k-class form (``Metric.joint``,
+IG and χ²) over each feature's values × classes contingency table, as Weka
+3.6's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval`` build it —
+presence (Weka's ``-B``) or, without it, the values cut at the supervised MDL
+cut points (Weka's default), with missing values spread over the known values
+in proportion to their rows (Weka's default "missing merge").
+
+A nominal attribute is scored over its values: by the k-class form where the
+metric has one (for one-vs-rest, over the table values × {class, rest}), else
+by each value's presence, the best value counting.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from typing import Callable, cast
 
 import numpy as np
 
+from filterkit.discretization import mdl_cut_points
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
 from filterkit.stage import Option, Provenance
@@ -31,6 +41,7 @@ class Metric:
     returns the scores.  With ``invert_negative`` a feature whose ``tpr < fpr``
     is first inverted (``tp → pos − tp``, ``fp → neg − fp``), so the metric
     rewards negatively correlated features too (JMLR 2003, note to Table 1).
+    ``joint(tables)`` is the metric's k-class form, when it has one.
     A metric that ignores the counts (``uses_counts=False``, such as ``rand``) is
     scored once per feature: taking its best over cuts would favour features
     with many distinct values.
@@ -41,14 +52,60 @@ class Metric:
     summary: str = ""
     invert_negative: bool = False
     uses_counts: bool = True
+    #: The k-class form: scores of contingency tables (features × values × classes, missing merged), or None.
+    joint: Callable[[np.ndarray], np.ndarray] | None = None
+    #: True when the score does not depend on the class split (dfreq, rand): ``--combine joint`` is then its
+    #: score against any one class.
+    class_free: bool = False
     #: Set by the plugin registry (the plugin, distribution and version it came from), for errors.
     provenance: Provenance | None = field(default=None, compare=False)
 
 
-#: How a multi-class target's one-vs-rest scores become one per feature (scorers, select, info).
-COMBINE_OPTION = Option(
-    "combine", str, "max", "Combine one-vs-rest scores of a multi-class target by max or mean.", choices=("max", "mean")
-)
+JOINT = "joint"
+COMBINE_CHOICES = ("max", "mean", JOINT)
+#: The known-value rows below which Weka's evaluators do not spread missing values (``Utils.gr(sum, 0)``).
+_WEKA_SMALL = 1e-6
+
+
+def combine_option(metric: Metric | None = None) -> Option:
+    """The ``--combine`` option of a scorer of ``metric`` (None: of ``select``, any metric)."""
+    if metric is not None and metric.joint is None and not metric.class_free:
+        detail = f"{metric.name} has no k-class form: its multi-class scores are one-vs-rest, combined by max or mean"
+    elif metric is not None and metric.class_free:
+        detail = f"{metric.name} needs no class split: every combination gives the same scores"
+    else:
+        detail = (
+            "joint: the k-class IG or χ² over all classes at once, as Weka 3.6 (ig, chi; dfreq and rand need no "
+            "class split); the other metrics are one-vs-rest, combined by max or mean"
+        )
+    return Option(
+        "combine",
+        str,
+        None,
+        "Score a multi-class target: one-vs-rest combined by max or mean, or joint (default: joint for ig "
+        f"and chi on more than two classes without --positive, else max). {detail}.",
+        choices=COMBINE_CHOICES,
+    )
+
+
+#: How a multi-class target's scores become one per feature (select, info; each scorer has its own help).
+COMBINE_OPTION = combine_option()
+
+
+def resolved_combine(metric: Metric, combine: str | None, class_attribute: Attribute, positive: str | None) -> str:
+    """The combination used: ``combine`` when given (refused as ``joint`` for a metric with no
+    k-class form), else ``joint`` for a metric with one on a class of more than two labels
+    without ``--positive``, else ``max``."""
+    if combine == JOINT and metric.joint is None and not metric.class_free:
+        raise FilterkitError(
+            f"--combine joint: metric '{metric.name}' has no k-class form (joint is for ig and chi; "
+            "dfreq and rand need no class split); use --combine max or mean (one-vs-rest)"
+        )
+    if combine is not None:
+        return combine
+    if metric.joint is not None and positive is None and len(class_attribute.labels) > 2:
+        return JOINT
+    return "max"
 
 
 def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) -> np.ndarray:
@@ -124,18 +181,22 @@ def feature_scores(
     presence: bool,
     combine: str = "max",
     alpha: float | None = None,
+    labels: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One score per feature: each target class vs the rest, combined by max or mean.
+    """One score per feature: each target class vs the rest, combined by max or mean, or
+    the metric's k-class form over every class (``combine="joint"``).
 
-    Only the target classes are visited, one at a time, so the cost follows the
-    classes that occur and memory stays one score array per feature."""
-    if presence or not metric.uses_counts:
-        scores = (_presence_scores(counts, metric, c, alpha) for c in targets)
-    else:
-        histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
-        scores = (_threshold_scores(counts.n_features, histogram, metric, c, alpha) for c in targets)
+    ``labels`` gives each feature's number of nominal labels (0 for a numeric one; None:
+    every feature numeric); nominal features need :class:`ValueCounts`.  One-vs-rest visits
+    the target classes one at a time, so memory stays one score array per feature."""
+    if combine == JOINT and metric.class_free:
+        targets, combine = targets[:1], "max"
+    if combine == JOINT:
+        if alpha is not None:
+            raise FilterkitError("--alpha weighs the features of one positive class: not with --combine joint")
+        return joint_scores(counts, metric, presence, labels)
     combined, n_targets = None, 0
-    for per_class in scores:
+    for per_class in class_scores(counts, metric, targets, presence, alpha, labels):
         n_targets += 1
         if combined is None:
             combined = per_class.copy()
@@ -146,6 +207,222 @@ def feature_scores(
     if combined is None:
         return np.zeros(counts.n_features)
     return combined if combine == "max" else combined / n_targets
+
+
+def class_scores(
+    counts: ClassCounts,
+    metric: Metric,
+    targets: list[int],
+    presence: bool,
+    alpha: float | None = None,
+    labels: np.ndarray | None = None,
+):
+    """Per target class, in turn, the one-vs-rest score of every feature (a generator)."""
+    numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
+    nominal_groups = _nominal_groups(counts, labels)
+    histogram = None
+    if not presence and metric.uses_counts and numeric.any():
+        histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
+    for target in targets:
+        if histogram is None:
+            scores = _presence_scores(counts, metric, target, alpha)
+        else:
+            scores = _threshold_scores(counts.n_features, histogram, metric, target, alpha)
+        for positions, known, missing in nominal_groups:
+            scores[positions] = _nominal_scores(metric, known, missing, target, alpha)
+        yield scores
+
+
+def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
+    """The nominal features' contingency tables, grouped by their number of labels:
+    ``(positions, known, missing)`` with ``known[f, value, class]`` and ``missing[f, class]``
+    (every declared class, so one-vs-rest can pick any)."""
+    if labels is None or not np.any(labels > 0):
+        return []
+    value_counts = cast(ValueCounts, counts)
+    histogram = value_counts.histogram(include_zero=True)
+    classes = np.arange(counts.n_classes)
+    by_class = _class_matrix(histogram, classes)
+    missing = _missing_by_class(counts, classes)
+    groups = []
+    for n_labels in np.unique(labels[labels > 0]).tolist():
+        positions = np.flatnonzero(labels == n_labels)
+        known = np.zeros((len(positions), n_labels, len(classes)))
+        index_of = np.full(counts.n_features, -1, dtype=np.int64)
+        index_of[positions] = np.arange(len(positions))
+        entry = index_of[histogram.feature] >= 0
+        codes = histogram.value[entry].astype(np.int64)
+        known[index_of[histogram.feature[entry]], codes] = by_class[entry]
+        groups.append((positions, known, missing[positions]))
+    return groups
+
+
+def _class_matrix(histogram: Histogram, classes: np.ndarray) -> np.ndarray:
+    """``[entry, k]``: each histogram entry's rows of class ``classes[k]``."""
+    matrix = np.zeros((len(histogram.feature), len(classes)))
+    for column, target in enumerate(classes.tolist()):
+        matrix[:, column] = histogram.of_class(target)
+    return matrix
+
+
+def _missing_by_class(counts: ClassCounts, classes: np.ndarray) -> np.ndarray:
+    """``[feature, k]``: the rows of class ``classes[k]`` where the feature is missing."""
+    missing = np.zeros((counts.n_features, len(classes)))
+    for column, target in enumerate(classes.tolist()):
+        missing[:, column] = counts.missing_sums(target).to_float()
+    return missing
+
+
+def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, target: int, alpha) -> np.ndarray:
+    """One-vs-rest scores of nominal features: the k-class form over values × {target, rest}
+    when the metric has one, else the best of each value's presence score."""
+    ours = known[:, :, target]
+    others = known.sum(axis=2) - ours
+    if metric.joint is not None:
+        missing_ours = missing[:, target]
+        missing_others = missing.sum(axis=1) - missing_ours
+        tables = weka_tables(np.stack([ours, others], axis=2), np.stack([missing_ours, missing_others], axis=1))
+        return _joint_of(metric, tables)
+    pos, neg = ours.sum(axis=1), others.sum(axis=1)
+    per_value = metric_scores(metric, ours, others, pos[:, None], neg[:, None], alpha)
+    return per_value.max(axis=1) if per_value.shape[1] else np.zeros(len(known))
+
+
+def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np.ndarray | None = None) -> np.ndarray:
+    """The metric's k-class form per feature over every class with training rows (classes
+    without rows add nothing to Weka's sums): presence tables (zero, non-zero) or, without
+    ``presence``, each numeric feature's values cut at its MDL cut points (Weka's default
+    ``Discretize`` with ``-E``); a nominal feature's own values."""
+    scores = np.zeros(counts.n_features)
+    classes = np.flatnonzero(counts.class_totals > 0)
+    numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
+    missing = _missing_by_class(counts, classes)
+    groups = []
+    if numeric.any():
+        if presence:
+            positions = np.flatnonzero(numeric)
+            known = np.zeros((len(positions), 2, len(classes)))
+            for column, target in enumerate(classes.tolist()):
+                known[:, 0, column] = counts.zero_sums(target).to_float()[positions]
+                known[:, 1, column] = counts.nonzero_sums(target).to_float()[positions]
+            groups.append((positions, known))
+        else:
+            groups.extend(_discretized_groups(cast(ValueCounts, counts), classes, numeric))
+    for positions, known, _ in _nominal_groups(counts, labels):
+        groups.append((positions, known[:, :, classes]))
+    for positions, known in groups:
+        scores[positions] = _joint_of(metric, weka_tables(known, missing[positions]))
+    return scores
+
+
+def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.ndarray) -> list:
+    """Each numeric feature's class counts per MDL interval (Weka's supervised ``Discretize``
+    with better encoding, as its evaluators use it), grouped by the number of intervals."""
+    histogram = counts.histogram(include_zero=True)
+    by_class = _class_matrix(histogram, classes)
+    bounds = np.searchsorted(histogram.feature, np.arange(counts.n_features + 1))
+    tables: dict[int, list] = {}
+    for feature in np.flatnonzero(numeric).tolist():
+        start, stop = bounds[feature], bounds[feature + 1]
+        values, class_counts = histogram.value[start:stop], by_class[start:stop]
+        cuts = mdl_cut_points(values, class_counts, better_encoding=True) if stop > start else np.zeros(0)
+        interval = np.searchsorted(cuts, values, side="left")
+        known = np.zeros((len(cuts) + 1, len(classes)))
+        np.add.at(known, interval, class_counts)
+        tables.setdefault(len(cuts) + 1, []).append((feature, known))
+    return [
+        (np.array([feature for feature, _ in entries]), np.stack([known for _, known in entries]))
+        for entries in tables.values()
+    ]
+
+
+def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """Contingency tables as Weka 3.6's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval``
+    score them, from ``known[f, value, class]`` and ``missing[f, class]``: each missing row
+    spread over the values in proportion to their known rows ("missing merge", their default),
+    or, where the known rows weigh at most 1e-6, kept as a last value row.  Sums run in Weka's
+    order, so the tables are Weka's to the bit for whole-number counts."""
+    n, n_values, n_classes = known.shape
+    row_sums = np.zeros((n, n_values))
+    total = np.zeros(n)
+    for value in range(n_values):
+        for column in range(n_classes):
+            row_sums[:, value] = row_sums[:, value] + known[:, value, column]
+        total = total + row_sums[:, value]
+    spread = total > _WEKA_SMALL
+    safe_total = np.where(spread, total, 1.0)
+    tables = np.zeros((n, n_values + 1, n_classes))
+    for value in range(n_values):
+        share = row_sums[:, value] / safe_total
+        for column in range(n_classes):
+            merged = known[:, value, column] + share * missing[:, column]
+            tables[:, value, column] = np.where(spread, merged, known[:, value, column])
+    tables[:, n_values, :] = np.where(spread[:, None], 0.0, missing)
+    return tables
+
+
+def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
+    """The metric's k-class form on ``tables``; FilterkitError naming the metric when it fails."""
+    assert metric.joint is not None  # callers pick metrics with a k-class form
+    origin = f" ({metric.provenance})" if metric.provenance is not None else ""
+    try:
+        scores = np.asarray(metric.joint(tables), dtype=np.float64)
+    except Exception as error:
+        raise FilterkitError(f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}") from error
+    if scores.shape != tables.shape[:1]:
+        raise FilterkitError(
+            f"metric '{metric.name}'{origin} returned k-class scores of shape {scores.shape} "
+            f"for {tables.shape[0]} tables"
+        )
+    return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
+
+
+def weka_ranking(scores: np.ndarray) -> np.ndarray:
+    """Positions of ``scores`` best first, ties ordered as Weka 3.6's ``Ranker`` orders them:
+    it sorts the merits ascending with ``weka.core.Utils.sort`` (a quicksort with a
+    median-of-three pivot, not stable) and reads the result backwards."""
+    merits = np.where(np.isnan(scores), np.finfo(np.float64).max, scores).tolist()
+    index = list(range(len(merits)))
+
+    def swap_if_greater(left: int, right: int) -> None:
+        if merits[index[left]] > merits[index[right]]:
+            index[left], index[right] = index[right], index[left]
+
+    pending = [(0, len(merits) - 1)]
+    while pending:
+        left, right = pending.pop()
+        span = right - left
+        if span <= 0:
+            continue
+        if span == 1:
+            swap_if_greater(left, right)
+            continue
+        if span == 2:
+            swap_if_greater(left, left + 1)
+            swap_if_greater(left, right)
+            swap_if_greater(left + 1, right)
+            continue
+        middle = (left + right) // 2
+        swap_if_greater(left, middle)
+        swap_if_greater(left, right)
+        swap_if_greater(middle, right)
+        index[middle], index[right - 1] = index[right - 1], index[middle]
+        pivot = merits[index[right - 1]]
+        low, high = left, right - 1
+        while True:
+            low += 1
+            while merits[index[low]] < pivot:
+                low += 1
+            high -= 1
+            while merits[index[high]] > pivot:
+                high -= 1
+            if low >= high:
+                break
+            index[low], index[high] = index[high], index[low]
+        index[low], index[right - 1] = index[right - 1], index[low]
+        pending.append((low + 1, right))
+        pending.append((left, low - 1))
+    return np.array(index[::-1], dtype=np.int64)
 
 
 def _presence_scores(counts: ClassCounts, metric: Metric, target: int, alpha) -> np.ndarray:

@@ -390,6 +390,10 @@ class ClassCounts:
         """Per feature, the rows of class ``target`` (None: of every class) where it is non-zero."""
         return self._per_feature("nonzero", target)
 
+    def missing_sums(self, target: int | None) -> ExactSums:
+        """Per feature, the rows of class ``target`` (None: of every class) where it is missing."""
+        return self._per_feature("missing", target)
+
     def zero_sums(self, target: int | None) -> ExactSums:
         """Per feature, the rows of class ``target`` (None: of every class) where it is exactly 0."""
         return self.present_sums(target).minus(self.nonzero_sums(target))

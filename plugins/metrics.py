@@ -3,7 +3,10 @@
 Each is a vectorized function of the 2×2 counts, as restated exactly in the
 project's algorithm reference (docs/algorithms.md §2).  The
 asymmetric ones (acc, f1, oddn, odds, pow, pr) invert a negatively correlated
-feature first, so every metric rewards it too.
+feature first, so every metric rewards it too.  ig and chi also have a k-class
+form over a contingency table of values × classes (``--combine joint``),
+computed in the order of Weka 3.6's ``ContingencyTables`` so the scores are
+Weka's to the bit; dfreq and rand do not depend on the class split.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ BNS_RATE_LIMIT = 0.0005
 POW_EXPONENT = 5
 PR_ZERO_FPR = 1e-8
 RAND_SEED = 0
+#: Weka's ``Utils.SMALL``: the weight below which its contingency tables treat a sum as zero.
+WEKA_SMALL = 1e-6
 
 
 def accuracy(tp, fp, pos, neg):
@@ -84,6 +89,72 @@ def _plogp(p):
     return np.where(p > 0, -p * np.log2(safe), 0.0)
 
 
+def information_gain_of_tables(tables):
+    """ig over all classes at once: H(C) − H(C | value) in bits of each contingency table
+    (features × values × classes), summed in the order of Weka 3.6's
+    ``ContingencyTables.entropyOverColumns`` and ``entropyConditionedOnRows``."""
+    n, n_values, n_classes = tables.shape
+    over_columns, total = np.zeros(n), np.zeros(n)
+    for column in range(n_classes):
+        column_total = np.zeros(n)
+        for value in range(n_values):
+            column_total = column_total + tables[:, value, column]
+        over_columns = over_columns - _x_ln_x(column_total)
+        total = total + column_total
+    on_rows, row_grand_total = np.zeros(n), np.zeros(n)
+    for value in range(n_values):
+        row_total = np.zeros(n)
+        for column in range(n_classes):
+            on_rows = on_rows + _x_ln_x(tables[:, value, column])
+            row_total = row_total + tables[:, value, column]
+        on_rows = on_rows - _x_ln_x(row_total)
+        row_grand_total = row_grand_total + row_total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        class_entropy = np.where(
+            np.abs(total) < WEKA_SMALL, 0.0, (over_columns + _x_ln_x(total)) / (total * np.log(2.0))
+        )
+        conditioned = np.where(np.abs(row_grand_total) < WEKA_SMALL, 0.0, -on_rows / (row_grand_total * np.log(2.0)))
+    return class_entropy - conditioned
+
+
+def chi_squared_of_tables(tables):
+    """chi over all classes at once: Pearson's χ² of each contingency table (features ×
+    values × classes) without Yates' correction, its empty rows and columns (weight ≤ 1e-6)
+    left out, summed in the order of Weka 3.6's ``ContingencyTables.chiVal``."""
+    n, n_values, n_classes = tables.shape
+    row_totals = np.zeros((n, n_values))
+    column_totals = np.zeros((n, n_classes))
+    for value in range(n_values):
+        for column in range(n_classes):
+            row_totals[:, value] = row_totals[:, value] + tables[:, value, column]
+            column_totals[:, column] = column_totals[:, column] + tables[:, value, column]
+    kept_rows, kept_columns = row_totals > WEKA_SMALL, column_totals > WEKA_SMALL
+    kept = tables * (kept_rows[:, :, None] & kept_columns[:, None, :])
+    row_totals[:], column_totals[:] = 0.0, 0.0
+    grand_total = np.zeros(n)
+    for value in range(n_values):
+        for column in range(n_classes):
+            row_totals[:, value] = row_totals[:, value] + kept[:, value, column]
+            column_totals[:, column] = column_totals[:, column] + kept[:, value, column]
+            grand_total = grand_total + kept[:, value, column]
+    chi = np.zeros(n)
+    safe_grand_total = np.where(grand_total > 0, grand_total, 1.0)
+    for value in range(n_values):
+        for column in range(n_classes):
+            expected = column_totals[:, column] * row_totals[:, value] / safe_grand_total
+            counted = kept_rows[:, value] & kept_columns[:, column] & (expected >= WEKA_SMALL)
+            safe_expected = np.where(counted, expected, 1.0)
+            difference = np.abs(kept[:, value, column] - expected)
+            chi = chi + np.where(counted, difference * difference / safe_expected, 0.0)
+    return chi
+
+
+def _x_ln_x(x):
+    """x · ln x, 0 for x ≤ 0 (Weka's ``ContingencyTables.lnFunc``)."""
+    safe = np.where(x > 0, x, 1.0)
+    return np.where(x > 0, x * np.log(safe), 0.0)
+
+
 def odds_ratio_numerator(tp, fp, pos, neg):
     """oddn: tpr · (1 − fpr)."""
     return tp / pos * (1 - fp / neg)
@@ -116,15 +187,25 @@ METRICS = (
     Metric("acc", accuracy, "Accuracy: tp − fp.", invert_negative=True),
     Metric("acc2", balanced_accuracy, "Balanced accuracy: |tpr − fpr|."),
     Metric("bns", bi_normal_separation, "Bi-Normal Separation: |F⁻¹(tpr) − F⁻¹(fpr)|."),
-    Metric("chi", chi_squared, "Chi-squared of the 2×2 table (no Yates)."),
-    Metric("dfreq", document_frequency, "Document frequency: tp + fp."),
+    Metric(
+        "chi",
+        chi_squared,
+        "Chi-squared of the 2×2 table (no Yates); joint: of the values × classes table, as Weka.",
+        joint=chi_squared_of_tables,
+    ),
+    Metric("dfreq", document_frequency, "Document frequency: tp + fp.", class_free=True),
     Metric("f1", f1_measure, "F1 of predicting the class by the feature.", invert_negative=True),
-    Metric("ig", information_gain, "Information gain (bits)."),
+    Metric(
+        "ig",
+        information_gain,
+        "Information gain (bits); joint: H(C) − H(C | A) over all classes, as Weka.",
+        joint=information_gain_of_tables,
+    ),
     Metric("oddn", odds_ratio_numerator, "Odds-ratio numerator: tpr·(1 − fpr).", invert_negative=True),
     Metric("odds", odds_ratio, "Odds ratio.", invert_negative=True),
     Metric("pow", power, "Power: (1 − fpr)^5 − (1 − tpr)^5.", invert_negative=True),
     Metric("pr", probability_ratio, "Probability ratio: tpr / fpr.", invert_negative=True),
-    Metric("rand", random_score, "A seeded random score (baseline).", uses_counts=False),
+    Metric("rand", random_score, "A seeded random score (baseline).", uses_counts=False, class_free=True),
 )
 
 

@@ -10,7 +10,10 @@ score (KDD'09 §2.2, §3.4; docs/algorithms.md §3):
 A feature constant on the training data becomes 0; test values are not
 clipped; missing stays missing.  ``--no-scale`` leaves values unchanged and only
 records the scores for a following ``select``.  Scores use the best threshold
-by default, or presence (value ≠ 0) with ``--presence``.
+by default, or presence (value ≠ 0) with ``--presence``.  On a class of more
+than two labels without ``--positive``, ``ig`` and ``chi`` score all classes at
+once (``--combine joint``, Weka 3.6's scores); the other metrics, and these
+with ``--combine max`` or ``mean``, score each class against the rest.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.metrics import COMBINE_OPTION, Metric, feature_scores, target_classes
+from filterkit.metrics import COMBINE_OPTION, Metric, combine_option, feature_scores, resolved_combine, target_classes
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import Chunk
 from filterkit.stage import (
@@ -69,6 +72,13 @@ class ScorerStage(ClassValueCountsStage):
         if alpha is not None and math.isnan(alpha):
             raise FilterkitError("option --alpha: nan is not a number")
 
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        combine = self.params["combine"]
+        if combine is None and self.params["alpha"] is not None:
+            combine = "max"  # α weighs one positive class's features: one-vs-rest
+        self.combine = resolved_combine(self.metric, combine, self.class_attribute, context.positive)
+
     def new_statistics(self):
         """Presence scores need only non-zero counts by class (and each feature's range)."""
         if self.params["presence"] and self.metric.uses_counts:
@@ -79,7 +89,7 @@ class ScorerStage(ClassValueCountsStage):
         self.training_counts = statistics
         targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
         self.scores = feature_scores(
-            statistics, self.metric, targets, self.params["presence"], self.params["combine"], self.params["alpha"]
+            statistics, self.metric, targets, self.params["presence"], self.combine, self.params["alpha"]
         )
         self.minimum, self.maximum = statistics.training_range()
         if self.params["scale"]:
@@ -148,8 +158,13 @@ class ScorerStage(ClassValueCountsStage):
 def scorer_for(metric: Metric) -> type[ScorerStage]:
     """A scorer stage class for ``metric``, named after it."""
     summary = f"Scale each numeric feature's range to its {metric.name} score. {metric.summary}"
+    if metric.joint is None and not metric.class_free:
+        summary += " Multi-class: one-vs-rest (no k-class form)."
+    options = tuple(combine_option(metric) if option is COMBINE_OPTION else option for option in ScorerStage.options)
     return type(
-        f"{metric.name.title()}Scorer", (ScorerStage,), {"name": metric.name, "metric": metric, "summary": summary}
+        f"{metric.name.title()}Scorer",
+        (ScorerStage,),
+        {"name": metric.name, "metric": metric, "summary": summary, "options": options},
     )
 
 

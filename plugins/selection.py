@@ -1,4 +1,4 @@
-"""``select``: keep the best-ranked numeric features (JMLR 2003; Brank et al.;
+"""``select``: keep the best-ranked features (JMLR 2003; Brank et al.;
 docs/algorithms.md §5).
 
 Ranking comes from ``--metric NAME`` (any registered metric, a plugin's too,
@@ -12,8 +12,26 @@ numeric features, at least 1), ``--min-score X`` or ``--sparsity S`` (Brank §2:
 the best-ranked features, in rank order, while the average number of non-zero
 values per training row stays ≤ S; the first feature that would exceed S
 stops the selection).  Ties in score are broken by attribute position, the
-earlier first.  The class and non-numeric attributes are always kept, and kept
-attributes keep their input order.
+earlier first; with ``--combine joint`` (Weka's k-class IG and χ²) the ranking
+is Weka 3.6's ``Ranker`` order, ties included.  Kept attributes keep their input
+order; the class, string, date and relational attributes are always kept.
+
+With ``--metric NAME`` nominal attributes are ranked with the numeric ones and
+dropped when not selected (``--numeric-only``: ranked and selected among the
+numeric ones only, the nominal ones always kept); a nominal attribute's score is
+its metric over its values (:mod:`filterkit.metrics`).  Without ``--metric`` the
+preceding scorer's scores rank the numeric features (scorers score numeric
+features only).
+
+``--per-class`` (with ``--metric``) ranks the features once per class, one
+class against the rest, and takes them in turns: the first class's best, the
+second class's best, …, in the order the class attribute declares its labels
+(classes without training rows take no turn), each class skipping features
+already taken, until the rule is met; a class's own ties go to the earlier
+attribute.  ``--min-score X`` keeps what the classes offer at X or more (a
+class stops when its next feature scores less); ``--sparsity`` follows the
+turns.  The scores a following ``select`` sees are each feature's best
+one-vs-rest score.
 
 Decisions: the sparsity average counts every training row once (instance
 weights and the class do not matter: it measures the data, not the task), and
@@ -34,7 +52,15 @@ import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.metrics import COMBINE_OPTION, feature_scores, target_classes
+from filterkit.metrics import (
+    COMBINE_OPTION,
+    JOINT,
+    class_scores,
+    feature_scores,
+    resolved_combine,
+    target_classes,
+    weka_ranking,
+)
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
@@ -91,7 +117,10 @@ class Selector(Stage):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
 
     name = "select"
-    summary = "Keep the best-ranked numeric features: --top K, --fraction F, --min-score X or --sparsity S."
+    summary = (
+        "Keep the best-ranked features (numeric; nominal too with --metric): --top K, --fraction F, "
+        "--min-score X or --sparsity S."
+    )
     metrics: dict = {}
     #: The features' ranking scores; the positions of the kept features.
     state_arrays = {"scores": StateArray(), "kept": StateArray(length=None, whole=True, high=ATTRIBUTES)}
@@ -116,6 +145,13 @@ class Selector(Stage):
             raise FilterkitError(
                 f"select --metric {metric!r}: no such metric (registered: {', '.join(sorted(self.metrics))}, or svm)"
             )
+        if metric == SVM and self.params["combine"] == JOINT:
+            raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max or mean")
+        if self.params["per_class"]:
+            if metric is None or metric == SVM:
+                raise FilterkitError("select --per-class needs --metric NAME (a registered metric, not svm)")
+            if self.params["combine"] == JOINT:
+                raise FilterkitError("select --per-class ranks each class against the rest: not with --combine joint")
 
     def needs_row_positions(self) -> bool:
         """With ``--metric svm``: the SVM's training sample draws one seeded number per row,
@@ -131,14 +167,38 @@ class Selector(Stage):
         """A pass over the data is needed to score by a metric or to measure sparsity."""
         return self.params["metric"] is not None or self.rule == "sparsity"
 
+    def select_features(self, schema, context) -> np.ndarray:
+        """The numeric non-class attributes, and with ``--metric NAME`` (not svm) the nominal
+        ones too, unless ``--numeric-only``."""
+        metric = self.params["metric"]
+        if metric is None or metric == SVM or self.params["numeric_only"]:
+            return super().select_features(schema, context)
+        return np.array(
+            [
+                i
+                for i, a in enumerate(schema.attributes)
+                if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index
+            ],
+            dtype=np.int64,
+        )
+
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.scores: np.ndarray | None = None
+        self.labels = np.array(
+            [len(schema.attributes[i].labels) if schema.attributes[i].kind == NOMINAL else 0 for i in self.features],
+            dtype=np.int64,
+        )
         metric = self.params["metric"]
+        self.combine = self.params["combine"] or "max"
         if metric is not None:
             if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
                 raise FilterkitError(f"select --metric {metric} needs a nominal class attribute (-c)")
             self.class_attribute = schema.attributes[context.class_index]
+            if metric != SVM and not self.params["per_class"]:
+                self.combine = resolved_combine(
+                    self.metrics[metric], self.params["combine"], self.class_attribute, context.positive
+                )
         else:
             self.scorer = self._preceding_scorer(context)
         if not self.learns:
@@ -205,19 +265,42 @@ class Selector(Stage):
 
     def finalize(self, statistics: SelectionStatistics) -> None:
         metric = self.params["metric"]
+        order = None
         if metric is None:
             scores = self._recorded_scores()
         elif metric == SVM:
             scores = self._svm_scores(statistics)
+        elif self.params["per_class"]:
+            assert statistics.counts is not None  # new_statistics counts for a metric
+            scores, order = self._per_class_ranking(statistics.counts)
         else:
             assert statistics.counts is not None  # new_statistics counts for a metric
             targets = target_classes(self.class_attribute, statistics.counts.class_totals, self.context.positive)
             scores = feature_scores(
-                statistics.counts, self.metrics[metric], targets, self.params["presence"], self.params["combine"]
+                statistics.counts,
+                self.metrics[metric],
+                targets,
+                self.params["presence"],
+                self.combine,
+                labels=self.labels,
             )
         assert statistics.nonzero is not None  # new_statistics always counts them
         density = statistics.nonzero / statistics.rows if statistics.rows else statistics.nonzero
-        self._choose(scores, density)
+        self._choose(scores, density, order)
+
+    def _per_class_ranking(self, counts: ValueCounts) -> tuple[np.ndarray, np.ndarray]:
+        """Each feature's best one-vs-rest score, and the features in the order of
+        ``--per-class``'s turns (only those at ``--min-score`` or more, with that rule)."""
+        classes = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
+        per_class = list(
+            class_scores(
+                counts, self.metrics[self.params["metric"]], classes, self.params["presence"], None, self.labels
+            )
+        )
+        if not per_class:
+            return np.zeros(len(self.features)), np.arange(len(self.features))
+        minimum = self.params["min_score"] if self.rule == "min_score" else -np.inf
+        return np.max(per_class, axis=0), round_robin(per_class, minimum)
 
     def _svm_scores(self, statistics: SelectionStatistics) -> np.ndarray:
         """|w_j| of a liblinear SVM on the sample (Brank §3.1.1); per class one-vs-rest,
@@ -246,17 +329,23 @@ class Selector(Stage):
                 model.fit(matrix, y)
             weights.append(np.abs(model.coef_.ravel()))
         stacked = np.vstack(weights)
-        return stacked.max(axis=0) if self.params["combine"] == "max" else stacked.mean(axis=0)
+        return stacked.max(axis=0) if self.combine == "max" else stacked.mean(axis=0)
 
-    def _choose(self, scores: np.ndarray, density: np.ndarray | None) -> None:
-        """Rank by score (ties by position) and keep what the rule allows."""
+    def _choose(self, scores: np.ndarray, density: np.ndarray | None, order: np.ndarray | None = None) -> None:
+        """Rank by score (ties by position; Weka's Ranker order with ``--combine joint``), or
+        take ``order`` (``--per-class``'s turns), and keep what the rule allows."""
         self.scores = np.asarray(scores, dtype=np.float64)
-        order = np.lexsort((np.arange(len(self.scores)), -self.scores))
+        if order is None:
+            order = (
+                weka_ranking(self.scores)
+                if self.combine == JOINT
+                else np.lexsort((np.arange(len(self.scores)), -self.scores))
+            )
         count = len(order)
         if self.rule == "top":
             count = min(self.params["top"], count)
         elif self.rule == "fraction":
-            count = min(max(1, math.ceil(self.params["fraction"] * count)), count)
+            count = min(max(1, math.ceil(self.params["fraction"] * len(self.scores))), count)
         elif self.rule == "min_score":
             count = int(np.count_nonzero(self.scores[order] >= self.params["min_score"]))
         else:
@@ -291,7 +380,7 @@ class Selector(Stage):
                 self,
                 f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
             )
-        if self.rule != "sparsity":
+        if self.rule != "sparsity" and not self.params["per_class"]:
             assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):
@@ -306,6 +395,31 @@ class Selector(Stage):
         names = [self.input_schema.attributes[i].name for i in self.features]
         assert self.scores is not None  # fitted
         return dict(zip(names, self.scores.tolist()))
+
+
+def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.ndarray:
+    """Feature positions in turns over the classes' rankings (each by score, ties by position):
+    the first class's best, the second's, …, each skipping features already taken; a class
+    whose best remaining feature scores below ``minimum`` takes no more turns."""
+    n = len(per_class[0])
+    rankings = [np.lexsort((np.arange(n), -scores)) for scores in per_class]
+    taken = np.zeros(n, dtype=bool)
+    cursor = [0] * len(rankings)
+    order: list[int] = []
+    active = True
+    while active:
+        active = False
+        for turn, ranking in enumerate(rankings):
+            position = cursor[turn]
+            while position < n and taken[ranking[position]]:
+                position += 1
+            if position < n and per_class[turn][ranking[position]] >= minimum:
+                taken[ranking[position]] = True
+                order.append(int(ranking[position]))
+                position += 1
+                active = True
+            cursor[turn] = position
+    return np.array(order, dtype=np.int64)
 
 
 def _dense_column(chunk: Chunk, index: int) -> np.ndarray:
@@ -339,6 +453,19 @@ def selector_for(metrics: dict) -> type[Selector]:
         ),
         Option("presence", bool, False, "With --metric: score presence (value ≠ 0) instead of the best threshold."),
         COMBINE_OPTION,
+        Option(
+            "numeric_only",
+            bool,
+            False,
+            "With --metric: rank and select the numeric attributes only, keeping every nominal one.",
+        ),
+        Option(
+            "per_class",
+            bool,
+            False,
+            "With --metric: take each class's one-vs-rest ranking in turns (classes in declared order; "
+            "a class's ties to the earlier attribute), skipping features already taken.",
+        ),
         Option(
             "sample",
             float,

@@ -34,10 +34,18 @@ from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import RegisteredName, chunk_rows_option, class_option, json_option, positive_option
 from filterkit.errors import FilterkitError
-from filterkit.metrics import Metric, feature_scores, target_classes
+from filterkit.metrics import (
+    COMBINE_CHOICES,
+    JOINT,
+    Metric,
+    class_scores,
+    feature_scores,
+    resolved_combine,
+    target_classes,
+    weka_ranking,
+)
 from filterkit.runner import resolve_class
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema
-from filterkit.stage import numeric_features
 from filterkit.statistics import ExactSums, ValueCounts
 
 KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -56,16 +64,22 @@ attributes); a missing value counts as non-zero, as a sparse row writes it;
 a string counts when not empty), the class attribute (-c) with the count and
 share of all rows of each label, and the instance weights if any.
 
-With --metric, the numeric non-class attributes (those the scorer stages
-score) are ranked as the scorer stage of that name ranks them: presence
-(value ≠ 0) with --presence, else the best threshold. On two classes the
-positive class is --positive or the minority; on more classes without
---positive the score is the maximum over one-vs-rest of every class, and the
-class column shows the class achieving it (the first label on a tie). tp and
-fp are presence counts in both modes: rows of that class / of the others
-where the feature is non-zero; pos and neg count the rows of that class / of
-the others where the feature is not missing. With instance weights, all of
-these are sums of weights, as the scorers use. Ties rank by position.
+With --metric, the numeric and nominal non-class attributes are ranked as
+select --metric ranks them (--numeric-only: the numeric ones, as the scorer
+stages score them): presence (value ≠ 0) with --presence, else the best
+threshold; a nominal attribute over its values. On two classes the positive
+class is --positive or the minority. On more classes without --positive, ig
+and chi score all classes at once (--combine joint: Weka 3.6's
+InfoGainAttributeEval / ChiSquaredAttributeEval scores, -B with --presence,
+ranked as Weka's Ranker orders them, ties included); other metrics, or
+--combine max, take the maximum over one-vs-rest of every class, and the
+class column shows the class achieving it (the first label on a tie);
+--combine mean their mean. tp and fp are presence counts: rows of that class
+/ of the others where the feature is non-zero; pos and neg count the rows of
+that class / of the others where the feature is not missing (shown for
+numeric features scored against one class). With instance weights, all of
+these are sums of weights, as the scorers use. Ties rank by position, except
+with joint (Weka's order).
 """
 
 
@@ -133,7 +147,9 @@ _BLANKS = np.frombuffer(b" \t\x0b\x0c", dtype=np.uint8)
 class _Tally:
     """What one pass over the chunks accumulates; its size follows the attributes."""
 
-    def __init__(self, schema: Schema, class_index: int | None, scored: np.ndarray | None, presence: bool):
+    def __init__(
+        self, schema: Schema, class_index: int | None, scored: np.ndarray | None, presence: bool, numeric: np.ndarray
+    ):
         self.schema = schema
         self.class_index = class_index
         self.other = np.array([i for i in range(len(schema)) if i != class_index], dtype=np.int64)
@@ -150,6 +166,7 @@ class _Tally:
         self.class_missing = 0
         self.scored = scored
         self.presence = presence
+        self.numeric = numeric
         self.counts = ValueCounts.empty(len(scored), n_labels) if scored is not None else None
 
     def add(self, chunk: Chunk) -> None:
@@ -186,7 +203,7 @@ class _Tally:
                 )
         if self.counts is not None:
             assert self.class_index is not None and self.scored is not None  # counts are kept for --metric only
-            scored_chunk = _presence_chunk(chunk, self.class_index) if self.presence else chunk
+            scored_chunk = _presence_chunk(chunk, self.numeric) if self.presence else chunk
             self.counts = self.counts.add(scored_chunk, self.scored, self.class_index)
 
     @property
@@ -210,21 +227,23 @@ def _sums_by_label(labels: np.ndarray, weights: np.ndarray, n_labels: int) -> Ex
     return ExactSums.of_weights(weights[order]).group_sums(starts).scattered(grouped[starts], n_labels)
 
 
-def _presence_chunk(chunk: Chunk, class_index: int) -> Chunk:
-    """The chunk with every value but the class's turned into 1 (non-zero), 0 or missing.
+def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
+    """The chunk with every value of the ``numeric`` columns turned into 1 (non-zero), 0 or
+    missing; the other columns (the class, nominal codes) unchanged.
 
     Presence scores need only these; statistics of 0/1 values stay as small as
     (features × classes) whatever the distinct values of the data.
     """
     if chunk.is_sparse:
         matrix = cast(sp.csr_matrix, chunk.values).tocsr(copy=True)
-        keep = (matrix.indices == class_index) | np.isnan(matrix.data)
-        matrix.data = np.where(keep, matrix.data, (matrix.data != 0).astype(np.float64))
+        is_numeric = np.zeros(matrix.shape[1], dtype=bool)
+        is_numeric[numeric] = True
+        change = is_numeric[matrix.indices] & ~np.isnan(matrix.data)
+        matrix.data = np.where(change, (matrix.data != 0).astype(np.float64), matrix.data)
         return Chunk(matrix, chunk.text, chunk.weights)
     values = chunk.values.copy()
-    column = values[:, class_index].copy()
-    values = np.where(np.isnan(values), np.nan, (values != 0).astype(np.float64))
-    values[:, class_index] = column
+    block = values[:, numeric]
+    values[:, numeric] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))
     return Chunk(values, chunk.text, chunk.weights)
 
 
@@ -234,36 +253,48 @@ def _number(value: float):
     return int(value) if value.is_integer() else value
 
 
-def rank_features(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int) -> list[dict]:
-    """The ``top`` features by the maximum over ``targets`` of their one-vs-rest score.
+def rank_features(
+    counts: ValueCounts,
+    metric: Metric,
+    targets: list[int],
+    presence: bool,
+    top: int,
+    combine: str = "max",
+    labels: np.ndarray | None = None,
+) -> list[dict]:
+    """The ``top`` features by their score: the metric's k-class form over every class
+    (``combine="joint"``, ranked in Weka's ``Ranker`` order), or the maximum or mean of
+    their one-vs-rest scores over ``targets`` (ties by position).
 
-    The maximum is filterkit's rule for a multi-class target (``combine max``),
-    computed with :func:`filterkit.metrics.feature_scores` one class at a time
-    so the class achieving it is known (the first target on a tie).
+    One-vs-rest scores come from :func:`filterkit.metrics.class_scores`, one class at a
+    time, so the class achieving the maximum is known (the first target on a tie); the
+    2×2 presence counts are given for numeric features scored against one class.
     """
     if counts.n_features == 0 or not targets:
         return []
-    per_class = np.vstack([feature_scores(counts, metric, [target], presence) for target in targets])
-    scores = per_class.max(axis=0)
-    best_class = np.asarray(targets)[per_class.argmax(axis=0)]
-    order = np.lexsort((np.arange(len(scores)), -scores))[:top]
-    tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
+    is_nominal = np.zeros(counts.n_features, dtype=bool) if labels is None else labels > 0
+    best_class: np.ndarray | None = None
+    if combine == JOINT:
+        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
+        order = weka_ranking(scores)[:top]
+        if metric.class_free:
+            best_class = np.full(counts.n_features, targets[0])
+    else:
+        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+        scores = per_class.mean(axis=0) if combine == "mean" and len(targets) > 1 else per_class.max(axis=0)
+        if combine != "mean" or len(targets) == 1:
+            best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top]
+    tables = {}
+    if best_class is not None:
+        tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
     ranked = []
     for rank, feature in enumerate(order.tolist(), 1):
-        target = int(best_class[feature])
-        tp, fp, pos, neg = (column[feature] for column in tables[target])
-        ranked.append(
-            {
-                "rank": rank,
-                "feature": feature,
-                "score": float(scores[feature]),
-                "class": target,
-                "tp": _number(tp),
-                "fp": _number(fp),
-                "pos": _number(pos),
-                "neg": _number(neg),
-            }
-        )
+        target = None if best_class is None else int(best_class[feature])
+        entry = {"rank": rank, "feature": feature, "score": float(scores[feature]), "class": target}
+        for key, column in zip(("tp", "fp", "pos", "neg"), tables[target] if target is not None else ()):
+            entry[key] = None if is_nominal[feature] else _number(column[feature])
+        ranked.append(entry)
     return ranked
 
 
@@ -276,6 +307,8 @@ def summarize(
     presence: bool,
     top: int,
     input_name: str,
+    combine: str | None = None,
+    numeric_only: bool = False,
 ) -> dict:
     """Read every chunk of ``reader`` and return the summary document (JSON-ready)."""
     schema = reader.schema
@@ -292,8 +325,11 @@ def summarize(
                 f"{{{','.join(class_attribute.labels)}}}",
                 input_name,
             )
-        scored = numeric_features(schema, class_index)
-    tally = _Tally(schema, class_index, scored, presence)
+        combine = resolved_combine(metric, combine, class_attribute, positive)
+        scored = scored_features(schema, class_index, numeric_only)
+    label_counts = _label_counts(schema, scored)
+    numeric = np.asarray(scored)[label_counts == 0] if scored is not None else np.zeros(0, dtype=np.int64)
+    tally = _Tally(schema, class_index, scored, presence, numeric)
     for chunk in reader.chunks():
         tally.add(chunk)
 
@@ -345,28 +381,52 @@ def summarize(
         }
     if metric is not None:
         counts = tally.counts
-        # checked where --metric was read: a nominal class, numeric features scored and counted
-        assert class_attribute is not None and scored is not None and counts is not None
+        # checked where --metric was read: a nominal class, features scored and counted, the combination resolved
+        assert class_attribute is not None and scored is not None and counts is not None and combine is not None
         targets = target_classes(class_attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
-        ranked = rank_features(counts, metric, targets, presence, top)
+        if combine == JOINT and not metric.class_free:
+            targets = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
+        ranked = rank_features(counts, metric, targets, presence, top, combine, label_counts)
         for entry in ranked:
             feature = int(scored[entry.pop("feature")])
             entry["name"] = schema.attributes[feature].name
             entry["index"] = feature + 1
-            entry["class"] = class_attribute.labels[entry["class"]]
+            entry["kind"] = schema.attributes[feature].kind
+            entry["class"] = None if entry["class"] is None else class_attribute.labels[entry["class"]]
         document["ranking"] = {
             "metric": metric.name,
             "mode": "presence" if presence else "threshold",
             "scored_features": int(len(scored)),
+            "nominal_features": int(np.count_nonzero(label_counts)),
             "targets": [class_attribute.labels[t] for t in targets],
-            "combine": "max" if len(targets) > 1 else None,
+            "combine": combine if combine == JOINT or len(targets) > 1 else None,
             "top": top,
             "features": [
-                {key: entry[key] for key in ("rank", "name", "index", "score", "class", "tp", "fp", "pos", "neg")}
+                {
+                    key: entry.get(key)
+                    for key in ("rank", "name", "index", "kind", "score", "class", "tp", "fp", "pos", "neg")
+                }
                 for entry in ranked
             ],
         }
     return document
+
+
+def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
+    """Positions of the attributes ``--metric`` ranks: the numeric non-class ones, and the
+    nominal ones unless ``numeric_only``."""
+    kinds = (NUMERIC,) if numeric_only else (NUMERIC, NOMINAL)
+    return np.array(
+        [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != class_index], dtype=np.int64
+    )
+
+
+def _label_counts(schema: Schema, scored: np.ndarray | None) -> np.ndarray:
+    """Per scored attribute, its number of nominal labels (0 for a numeric one)."""
+    if scored is None:
+        return np.zeros(0, dtype=np.int64)
+    attributes = [schema.attributes[i] for i in scored.tolist()]
+    return np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
 
 
 def format_text(document: dict) -> str:
@@ -414,16 +474,19 @@ def format_text(document: dict) -> str:
     ranking = document.get("ranking")
     if ranking is not None:
         mode = "presence" if ranking["mode"] == "presence" else "best threshold"
-        if ranking["combine"]:
-            against = f"max over one-vs-rest of {len(ranking['targets'])} classes"
+        if ranking["combine"] == JOINT:
+            against = f"joint over {len(ranking['targets'])} classes (Weka's scores and Ranker order)"
+        elif ranking["combine"]:
+            against = f"{ranking['combine']} over one-vs-rest of {len(ranking['targets'])} classes"
         elif ranking["targets"]:
             against = f"'{ranking['targets'][0]}' vs rest"
         else:
             against = "no class has rows"
         lines.append("")
         lines.append(
-            f"top {len(ranking['features'])} of {ranking['scored_features']} numeric features by "
-            f"{ranking['metric']} ({mode}), {against}; tp/fp: presence counts"
+            f"top {len(ranking['features'])} of {_scored_text(ranking)} by "
+            f"{ranking['metric']} ({mode}), {against}"
+            + ("; tp/fp: presence counts" if any(e["tp"] is not None for e in ranking["features"]) else "")
         )
         if ranking["features"]:
             table = [("rank", "feature", "score", "class", "tp", "fp", "pos", "neg")]
@@ -432,11 +495,8 @@ def format_text(document: dict) -> str:
                     str(e["rank"]),
                     e["name"],
                     f"{e['score']:.6g}",
-                    e["class"],
-                    *(
-                        f"{e[key]:g}" if isinstance(e[key], float) else str(e[key])
-                        for key in ("tp", "fp", "pos", "neg")
-                    ),
+                    e["class"] if e["class"] is not None else "-",
+                    *(_count_text(e[key]) for key in ("tp", "fp", "pos", "neg")),
                 )
                 for e in ranking["features"]
             ]
@@ -446,6 +506,20 @@ def format_text(document: dict) -> str:
                 cells = [cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))]
                 lines.append("  " + "  ".join(cells).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _scored_text(ranking: dict) -> str:
+    """``3182 numeric features``, or with nominal ones ``20 features (13 nominal)``."""
+    if ranking["nominal_features"]:
+        return f"{ranking['scored_features']} features ({ranking['nominal_features']} nominal)"
+    return f"{ranking['scored_features']} numeric features"
+
+
+def _count_text(count) -> str:
+    """A count of the ranking table: ``-`` where none applies."""
+    if count is None:
+        return "-"
+    return f"{count:g}" if isinstance(count, float) else str(count)
 
 
 def _json_ready(value):
@@ -471,6 +545,14 @@ def _json_ready(value):
 )
 @positive_option("With --metric: the positive class (default on two classes: the minority).")
 @click.option("--presence", is_flag=True, help="With --metric: score presence (value ≠ 0), not the best threshold.")
+@click.option(
+    "--combine",
+    type=click.Choice(COMBINE_CHOICES),
+    default=None,
+    help="With --metric on more than two classes: one-vs-rest combined by max or mean, or joint (all classes at "
+    "once, Weka's IG and χ²; ig and chi only). Default: joint for ig and chi without --positive, else max.",
+)
+@click.option("--numeric-only", is_flag=True, help="With --metric: rank the numeric attributes only.")
 @json_option("Print JSON.")
 @chunk_rows_option
 @click.pass_context
@@ -482,6 +564,8 @@ def info(
     top: int | None,
     positive: str | None,
     presence: bool,
+    combine: str | None,
+    numeric_only: bool,
     as_json: bool,
     chunk_rows: int,
 ) -> None:
@@ -490,7 +574,13 @@ def info(
     if metric_name is None:
         given = [
             flag
-            for flag, value in (("--top", top), ("--positive", positive), ("--presence", presence or None))
+            for flag, value in (
+                ("--top", top),
+                ("--positive", positive),
+                ("--presence", presence or None),
+                ("--combine", combine),
+                ("--numeric-only", numeric_only or None),
+            )
             if value is not None
         ]
         if given:
@@ -505,7 +595,18 @@ def info(
         counter = _SparseRowCounter(stream)
         try:
             with ArffReader(counter, name, chunk_rows) as reader:
-                document = summarize(reader, counter, class_spec, metric, positive, presence, top or DEFAULT_TOP, name)
+                document = summarize(
+                    reader,
+                    counter,
+                    class_spec,
+                    metric,
+                    positive,
+                    presence,
+                    top or DEFAULT_TOP,
+                    name,
+                    combine,
+                    numeric_only,
+                )
         finally:
             if isinstance(stream, gzip.GzipFile):
                 stream.close()
