@@ -22,6 +22,7 @@ from chain_helpers import REAL
 from filterkit.arff import read_arff
 from filterkit.arff.reader import ArffReader
 from filterkit.commands.info import _SparseRowCounter
+from filterkit.model import model_arrays
 from filterkit.schema import NOMINAL
 
 OH0 = REAL / "oh0.wc.arff"
@@ -268,7 +269,7 @@ def information_gain(tp, fp, pos, neg) -> np.ndarray:
 
 
 def test_multiclass_ranks_by_the_max_over_one_vs_rest(run_filterkit):
-    document = info(run_filterkit, "--metric", "ig", "--presence", "--top", "8", OH0)
+    document = info(run_filterkit, "--metric", "ig", "--presence", "--combine", "max", "--top", "8", OH0)
     schema, data = read_arff(OH0)
     matrix = data.dense_values()
     present = matrix[:, :-1] != 0
@@ -319,20 +320,20 @@ def test_best_threshold_scores_are_the_scorer_stages(run_filterkit, tmp_path, pa
     model = tmp_path / "m.json"
     fitted = run_filterkit("--save-model", model, *args, path, metric, "--no-scale")
     assert fitted.status == 0, fitted.stderr
-    with np.load(model.with_suffix(".npz")) as arrays:
-        scores = arrays[next(k for k in arrays.files if k.endswith(".scores"))]
+    arrays = model_arrays(model)
+    scores = arrays[next(key for key in arrays if key.endswith(".scores"))]
     schema, _ = read_arff(path)
     class_index = 0 if args else len(schema) - 1
     features = [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index]
     order = np.lexsort((np.arange(len(scores)), -scores))[:5]
-    ranking = info(run_filterkit, *args, "--metric", metric, "--top", "5", path)["ranking"]
+    ranking = info(run_filterkit, *args, "--metric", metric, "--numeric-only", "--top", "5", path)["ranking"]
     assert ranking["mode"] == "threshold"
     assert [f["index"] for f in ranking["features"]] == [features[k] + 1 for k in order]
     assert [f["score"] for f in ranking["features"]] == pytest.approx(scores[order], rel=1e-12)
 
 
 def test_top_beyond_the_features_shows_them_all(run_filterkit):
-    ranking = info(run_filterkit, "--metric", "ig", "--top", "50", CREDIT)["ranking"]
+    ranking = info(run_filterkit, "--metric", "ig", "--numeric-only", "--top", "50", CREDIT)["ranking"]
     assert ranking["scored_features"] == 7 and len(ranking["features"]) == 7
     assert ranking["targets"] == ["bad"], "the minority class"
 

@@ -245,6 +245,6 @@ def test_iris_one_vs_rest_max_by_hand_for_petal_length():
     # petal length separates setosa perfectly: a cut between 1.9 and 3.0 puts 50 setosa below and
     # 100 others above, IG = H(1/3, 2/3) = log2(3) − 2/3 bits — no class can do better on any cut.
     registry = load_plugins()
-    stage = registry.make_stage("ig", {"scale": False})
+    stage = registry.make_stage("ig", {"scale": False, "combine": "max"})
     Chain([stage]).fit(FileSource(str(REAL / "iris.arff")))
     assert stage.feature_scores()["petallength"] == pytest.approx(np.log2(3) - 2 / 3, rel=1e-12)

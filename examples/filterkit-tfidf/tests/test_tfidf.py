@@ -19,6 +19,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 from filterkit.arff import read_arff
 from filterkit.cli import run
 from filterkit.errors import FilterkitError
+from filterkit.model import model_arrays
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
 from filterkit.stage import Context
@@ -168,8 +169,7 @@ def test_saved_model_applies_the_training_idf_to_new_rows(filterkit, tmp_path):
     [entry] = document["stages"]
     assert (entry["name"], entry["plugin"], entry["distribution"]) == ("tfidf", "tfidf", "filterkit-tfidf")
     assert entry["state"]["documents"] == 4
-    with np.load(tmp_path / "model.npz", allow_pickle=False) as arrays:
-        np.testing.assert_allclose(arrays[entry["state"]["idf"]["array"]], SMOOTH_IDF, rtol=1e-15)
+    np.testing.assert_allclose(model_arrays(model)["0.idf"], SMOOTH_IDF, rtol=1e-15)
     status, out, err = filterkit("apply", model, test)
     assert status == 0, err
     _, chunk = read_output(out)
