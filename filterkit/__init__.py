@@ -1,3 +1,3 @@
 """filterkit: Weka-style ARFF filter chains for text classification."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

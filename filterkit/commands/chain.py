@@ -196,7 +196,7 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
     "--save-model",
     "model_path",
     type=click.Path(dir_okay=False),
-    help="Save the fitted chain (JSON, arrays in a side .npz).",
+    help="Save the fitted chain (one JSON file, arrays included).",
 )
 @row_form_option
 @chunk_rows_option
@@ -310,7 +310,7 @@ def provenance_comments(earlier: Sequence[str], command: str, chain: Chain, spar
     """The header comments of an output: the provenance lines of the input (``earlier``;
     so a file made by a pipe of filterkit runs keeps every run's), then this run's:
 
-        filterkit chain: -c first --positive Ethics --dense ig --presence select --top 7 l2 (filterkit 0.2.0)
+        filterkit chain: -c first --positive Ethics --dense ig --presence select --top 7 l2 (filterkit 0.3.0)
 
     ``command`` is ``chain`` or ``apply MODEL`` (the model's file name).  The options
     recorded are those that decide the output's bytes, so the line is the same for
