@@ -1,0 +1,625 @@
+"""The housekeeping stages around a chain, each after its Weka 3.6 filter.
+
+* ``remove`` / ``keep`` (``Remove``, ``RemoveType``): drop, or keep only, the attributes named by
+  ``--range`` (Weka's 1-based ``first-3,5,last``), ``--names``, ``--regex`` (the whole name) or
+  ``--type``; several of them name their union.  The class is never removed unless named (its
+  name in ``--names``, or its number, ``first`` or ``last`` as an item of ``--range``), and
+  ``keep`` always keeps it.
+* ``remove-useless`` (``RemoveUseless``): drops the attributes with fewer than two distinct
+  known values (all missing included) and the nominal ones whose distinct values are more than
+  ``--max-percent`` of their known rows.
+* ``replace-missing`` (``ReplaceMissingValues``): a missing numeric or date value becomes the
+  attribute's training mean, a missing nominal one its training mode, both weighted by the
+  instance weights; the class is left as it is.
+* ``fold`` (``StratifiedRemoveFolds``): keeps the rows of one of N stratified folds, or with
+  ``--invert`` the others.
+
+Statistics are per attribute (and per nominal label), merged exactly, so memory follows the
+features; ``fold`` is the exception, holding one 52-bit key per training row (see
+:class:`StratifiedFold`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import cast
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema
+from filterkit.stage import Option, Stage, StateArray
+from filterkit.statistics import ExactSums, checked_weights
+
+_RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
+#: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
+TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
+#: Weka's ``Utils.gr`` tolerance: a summed weight at or below it counts as none.
+WEKA_SMALL = 1e-6
+#: Row keys of ``fold`` are whole numbers below this (exact in a double, so a model holds them).
+KEY_LIMIT = 2**52
+
+
+def weka_range(text: str, n_attributes: int, flag: str = "--range") -> tuple[np.ndarray, set[int]]:
+    """The 0-based positions a Weka range names (``first-3,5,last``: 1-based, inclusive), sorted,
+    and the positions named as single items (not inside a span); FilterkitError when malformed."""
+    chosen: set[int] = set()
+    single: set[int] = set()
+    for item in text.replace(" ", "").split(","):
+        match = _RANGE_ITEM.match(item.lower())
+        if not match:
+            raise FilterkitError(f"option {flag}: {text!r} is not a range like first-3,5,last")
+        bounds = [1 if b == "first" else n_attributes if b == "last" else int(b) for b in match.groups() if b]
+        low, high = bounds[0], bounds[-1]
+        if not 1 <= low <= high <= n_attributes:
+            raise FilterkitError(f"option {flag}: {item!r} is not within 1-{n_attributes}")
+        chosen.update(range(low - 1, high))
+        if len(bounds) == 1:
+            single.add(low - 1)
+    return np.array(sorted(chosen), dtype=np.int64), single
+
+
+def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
+    """The chunk with only the columns at ``kept`` (ascending), text side columns renumbered."""
+    values = chunk.values[:, kept]
+    if chunk.is_sparse:
+        values = cast(sp.csr_matrix, values).tocsr()
+    new_position = {int(old): new for new, old in enumerate(kept)}
+    text = {new_position[column]: texts for column, texts in chunk.text.items() if column in new_position}
+    return Chunk(values, text, chunk.weights)
+
+
+class AttributeSubset(Stage):
+    """A stage whose output is some of its input's attributes, in their order, values untouched;
+    ``kept`` (ascending positions) is set by the subclass."""
+
+    kept: np.ndarray
+
+    def preserves_zeros(self) -> bool:
+        """Kept attributes keep their values."""
+        return True
+
+    @property
+    def changes_class(self) -> bool:  # type: ignore[override]  # a class attribute in Stage
+        """True when the class attribute is not among the kept ones."""
+        class_index = self.context.class_index
+        return class_index is not None and class_index not in set(self.kept.tolist())
+
+    def output_schema(self) -> Schema:
+        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.kept)
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        return subset_chunk(chunk, self.kept)
+
+    def _refuse_empty(self) -> None:
+        if not len(self.kept):
+            raise FilterkitError(f"stage '{self.name}' would leave no attribute")
+
+
+_SELECTION_OPTIONS = (
+    Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
+    Option("names", str, None, "Attributes by name, comma-separated: a,b."),
+    Option("regex", str, None, "Attributes whose whole name matches this regular expression."),
+    Option("type", str, None, "Attributes of this type (Weka's RemoveType -T).", choices=TYPES),
+)
+
+
+class _SelectedAttributes(AttributeSubset):
+    """``remove`` and ``keep``: the attributes named by the union of the given rules."""
+
+    options = _SELECTION_OPTIONS
+
+    def check_params(self) -> None:
+        if all(self.params[name] is None for name in ("range", "names", "regex", "type")):
+            raise FilterkitError(f"stage '{self.name}' needs --range, --names, --regex or --type")
+        if self.params["regex"] is not None:
+            try:
+                self.pattern = re.compile(self.params["regex"])
+            except re.error as error:
+                raise FilterkitError(f"option --regex: {self.params['regex']!r} is not a regular expression: {error}")
+
+    def named(self, schema: Schema) -> tuple[set[int], set[int]]:
+        """The positions the rules name, and those of them named one by one (by number,
+        ``first``, ``last`` or name), which is how the class can be removed."""
+        chosen: set[int] = set()
+        one_by_one: set[int] = set()
+        if self.params["range"] is not None:
+            positions, single = weka_range(self.params["range"], len(schema))
+            chosen.update(positions.tolist())
+            one_by_one |= single
+        if self.params["names"] is not None:
+            for name in (part.strip() for part in self.params["names"].split(",")):
+                try:
+                    position = schema.index_of(name)
+                except KeyError:
+                    raise FilterkitError(f"option --names: there is no attribute called '{name}'") from None
+                chosen.add(position)
+                one_by_one.add(position)
+        if self.params["regex"] is not None:
+            chosen.update(i for i, a in enumerate(schema.attributes) if self.pattern.fullmatch(a.name))
+        if self.params["type"] is not None:
+            chosen.update(i for i, a in enumerate(schema.attributes) if a.kind == self.params["type"])
+        return chosen, one_by_one
+
+
+class RemoveAttributes(_SelectedAttributes):
+    """Remove the named attributes (Weka's Remove and RemoveType); the class only when named."""
+
+    name = "remove"
+    summary = "Remove attributes by --range, --names, --regex or --type (Weka's Remove, RemoveType)."
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        chosen, one_by_one = self.named(schema)
+        if context.class_index is not None and context.class_index not in one_by_one:
+            chosen.discard(context.class_index)
+        self.kept = np.array([i for i in range(len(schema)) if i not in chosen], dtype=np.int64)
+        self._refuse_empty()
+
+
+class KeepAttributes(_SelectedAttributes):
+    """Keep only the named attributes and the class (Weka's Remove -V and RemoveType -V)."""
+
+    name = "keep"
+    summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class."
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        chosen, _ = self.named(schema)
+        if context.class_index is not None:
+            chosen.add(context.class_index)
+        self.kept = np.array(sorted(chosen), dtype=np.int64)
+        self._refuse_empty()
+
+
+@dataclass
+class UsefulnessCounts:
+    """Per attribute of the input: its known (non-missing) rows, its smallest and largest known
+    value (numeric and date), which of its labels occur (nominal, flattened over the
+    attributes' labels) and, for a string attribute, one of its texts and whether another
+    differs.  Merging gives the counts of both parts, in either order."""
+
+    known: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    labels_seen: np.ndarray
+    texts: dict[int, tuple[str | None, bool]] = field(default_factory=dict)
+
+    def merge(self, other: "UsefulnessCounts") -> "UsefulnessCounts":
+        """The counts of both parts."""
+        texts = dict(self.texts)
+        for column, (text, varied) in other.texts.items():
+            mine, mine_varied = texts.get(column, (None, False))
+            differ = mine is not None and text is not None and mine != text
+            texts[column] = (text if mine is None else mine, mine_varied or varied or differ)
+        return UsefulnessCounts(
+            self.known + other.known,
+            np.fmin(self.low, other.low),
+            np.fmax(self.high, other.high),
+            self.labels_seen | other.labels_seen,
+            texts,
+        )
+
+
+class RemoveUseless(AttributeSubset):
+    """Remove constant attributes and nominal ones that vary too much (Weka's RemoveUseless)."""
+
+    name = "remove-useless"
+    summary = (
+        "Remove attributes with one distinct value (or none) and nominal ones whose distinct values "
+        "exceed --max-percent of their rows (Weka's RemoveUseless)."
+    )
+    options = (
+        Option(
+            "max_percent",
+            float,
+            99.0,
+            "Remove a nominal attribute whose distinct values are more than this percentage of its known rows "
+            "(Weka's -M).",
+            minimum=0.0,
+        ),
+    )
+    learns = True
+    state_arrays = {"kept": StateArray(length=None, whole=True, high="attributes")}
+
+    def select_features(self, schema, context) -> np.ndarray:
+        """Every attribute but the class and relational ones."""
+        return np.array(
+            [i for i, a in enumerate(schema.attributes) if i != context.class_index and a.kind != RELATIONAL],
+            dtype=np.int64,
+        )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in schema.attributes])
+        self.label_offsets = np.r_[0, np.cumsum(self.label_counts)[:-1]].astype(np.int64)
+        self.kept = np.arange(len(schema), dtype=np.int64)
+
+    def new_statistics(self) -> UsefulnessCounts:
+        n = len(self.input_schema)
+        return UsefulnessCounts(
+            np.zeros(n, dtype=np.int64),
+            np.full(n, np.inf),
+            np.full(n, -np.inf),
+            np.zeros(int(self.label_counts.sum()), dtype=bool),
+        )
+
+    def accumulate(self, statistics: UsefulnessCounts, chunk: Chunk) -> UsefulnessCounts:
+        n = len(self.input_schema)
+        rows, columns, values = _entries(chunk)
+        stored = np.bincount(columns, minlength=n)
+        missing = np.isnan(values)
+        known = chunk.n_rows - np.bincount(columns[missing], minlength=n)
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        np.fmin.at(low, columns, values)
+        np.fmax.at(high, columns, values)
+        implicit_zero = stored < chunk.n_rows
+        low[implicit_zero] = np.fmin(low[implicit_zero], 0.0)
+        high[implicit_zero] = np.fmax(high[implicit_zero], 0.0)
+        seen = np.zeros(len(statistics.labels_seen), dtype=bool)
+        nominal = (self.label_counts[columns] > 0) & ~missing
+        seen[self.label_offsets[columns[nominal]] + values[nominal].astype(np.int64)] = True
+        zero_seen = implicit_zero & (self.label_counts > 0)
+        seen[self.label_offsets[zero_seen]] = True
+        texts = {}
+        for column, column_texts in chunk.text.items():
+            if self.input_schema.attributes[column].kind != STRING:
+                continue
+            present = {t for t, m in zip(column_texts, np.isnan(chunk.column(column))) if not m and t is not None}
+            texts[column] = (min(present) if present else None, len(present) > 1)
+        return statistics.merge(UsefulnessCounts(known, low, high, seen, texts))
+
+    def finalize(self, statistics: UsefulnessCounts) -> None:
+        useless = set()
+        for position in self.features.tolist():
+            attribute = self.input_schema.attributes[position]
+            known = int(statistics.known[position])
+            if attribute.kind == NOMINAL:
+                start = self.label_offsets[position]
+                distinct = int(statistics.labels_seen[start : start + self.label_counts[position]].sum())
+                if distinct < 2 or distinct / known * 100.0 > self.params["max_percent"]:
+                    useless.add(position)
+            elif attribute.kind == STRING:
+                if not statistics.texts.get(position, (None, False))[1]:
+                    useless.add(position)
+            elif known == 0 or statistics.low[position] == statistics.high[position]:
+                useless.add(position)
+        self.kept = np.array([i for i in range(len(self.input_schema)) if i not in useless], dtype=np.int64)
+
+    def state(self) -> dict:
+        return {"kept": self.kept, OPTIONS_KEY: fitted_options(self)}
+
+    def load_state(self, state: dict) -> None:
+        super().load_state(state)
+        if np.any(np.diff(self.kept) <= 0) or not set(self.features.tolist()) | set(self.kept.tolist()) >= set(
+            range(len(self.input_schema))
+        ):
+            raise invalid_state(self, "'kept' must ascend and hold the class")
+
+
+def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The chunk's non-zero values (NaN included) as (rows, columns, values), row by row."""
+    if chunk.is_sparse:
+        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+        stored = matrix.data != 0
+        return rows[stored], matrix.indices[stored].astype(np.int64), matrix.data[stored]
+    values = np.asarray(chunk.values)
+    rows, columns = np.nonzero(values != 0)
+    return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
+
+
+def _sums_by(groups: np.ndarray, weights: np.ndarray, size: int) -> ExactSums:
+    """``size`` exact sums: the ``weights`` (finite, ≥ 0) added up per group number."""
+    if not len(groups):
+        return ExactSums.zeros(size)
+    order = np.argsort(groups, kind="stable")
+    sorted_groups = groups[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    return ExactSums.of_weights(weights[order]).group_sums(starts).scattered(sorted_groups[starts], size)
+
+
+@dataclass
+class MissingValueSums:
+    """Exact weighted sums for means and modes: the total weight, per feature the weight of its
+    missing values and its positive and negative weighted values, per nominal label its weight."""
+
+    total: ExactSums
+    missing: ExactSums
+    positive: ExactSums
+    negative: ExactSums
+    labels: ExactSums
+
+    def merge(self, other: "MissingValueSums") -> "MissingValueSums":
+        """The sums of both parts."""
+        return MissingValueSums(
+            self.total.plus(other.total),
+            self.missing.plus(other.missing),
+            self.positive.plus(other.positive),
+            self.negative.plus(other.negative),
+            self.labels.plus(other.labels),
+        )
+
+
+class ReplaceMissing(Stage):
+    """Replace missing values by the training mean or mode (Weka's ReplaceMissingValues).
+
+    As Weka 3.6: numeric and date attributes take their mean over the rows where they are known
+    (weighted; a sparse row's unstored 0 counts), or 0 when their known rows weigh nothing;
+    nominal ones take their most frequent label by weight (the first on a tie; the first label
+    when none is known); the class, string and relational attributes are left as they are.
+    """
+
+    name = "replace-missing"
+    summary = "Replace missing values by the training mean (numeric, date) or mode (nominal) (Weka's ReplaceMissingValues)."
+    learns = True
+    state_arrays = {"replacement": StateArray()}
+
+    def select_features(self, schema, context) -> np.ndarray:
+        """The numeric, date and nominal attributes other than the class."""
+        return np.array(
+            [
+                i
+                for i, a in enumerate(schema.attributes)
+                if a.kind in (NUMERIC, DATE, NOMINAL) and i != context.class_index
+            ],
+            dtype=np.int64,
+        )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        attributes = [schema.attributes[i] for i in self.features]
+        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
+        self.label_offsets = np.r_[0, np.cumsum(self.label_counts)[:-1]].astype(np.int64)
+        self.feature_of = np.full(len(schema), -1, dtype=np.int64)
+        self.feature_of[self.features] = np.arange(len(self.features))
+
+    def preserves_zeros(self) -> bool:
+        """Only missing values change."""
+        return True
+
+    def output_schema(self) -> Schema:
+        return self.input_schema
+
+    def new_statistics(self) -> MissingValueSums:
+        n = len(self.features)
+        return MissingValueSums(
+            ExactSums.zeros(1),
+            ExactSums.zeros(n),
+            ExactSums.zeros(n),
+            ExactSums.zeros(n),
+            ExactSums.zeros(int(self.label_counts.sum())),
+        )
+
+    def accumulate(self, statistics: MissingValueSums, chunk: Chunk) -> MissingValueSums:
+        weights = checked_weights(chunk)
+        weights = np.ones(chunk.n_rows) if weights is None else weights
+        rows, columns, values = _entries(chunk)
+        which = self.feature_of[columns]
+        acted = which >= 0
+        rows, which, values = rows[acted], which[acted], values[acted]
+        n = len(self.features)
+        missing = np.isnan(values)
+        nominal = self.label_counts[which] > 0
+        numeric = ~missing & ~nominal
+        products = weights[rows[numeric]] * values[numeric]
+        if not np.all(np.isfinite(products)):
+            bad = self.features[which[numeric][~np.isfinite(products)][0]]
+            raise FilterkitError(
+                f"stage 'replace-missing': attribute '{self.input_schema.attributes[bad].name}' has an infinite "
+                "training value, so its mean is not a number"
+            )
+        up = products > 0
+        labelled = ~missing & nominal
+        part = MissingValueSums(
+            ExactSums.of_weights(weights).total(),
+            _sums_by(which[missing], weights[rows[missing]], n),
+            _sums_by(which[numeric][up], products[up], n),
+            _sums_by(which[numeric][~up], -products[~up], n),
+            _sums_by(
+                self.label_offsets[which[labelled]] + values[labelled].astype(np.int64),
+                weights[rows[labelled]],
+                int(self.label_counts.sum()),
+            ),
+        )
+        return statistics.merge(part)
+
+    def finalize(self, statistics: MissingValueSums) -> None:
+        n = len(self.features)
+        known = ExactSums.stacked([statistics.total] * n).minus(statistics.missing) if n else ExactSums.zeros(0)
+        known_weight = known.to_float()
+        value_sums = statistics.positive.minus(statistics.negative).to_float()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means = np.where(known_weight > WEKA_SMALL, value_sums / np.where(known_weight > 0, known_weight, 1), 0.0)
+        label_weights = statistics.labels.to_float()
+        replacement = means
+        for k in np.flatnonzero(self.label_counts).tolist():
+            start, count = self.label_offsets[k], self.label_counts[k]
+            weights = label_weights[start : start + count].copy()
+            # the first label's weight is what the others and the missing values leave
+            weights[0] = known_weight[k] - weights[1:].sum()
+            replacement[k] = float(np.argmax(weights))
+        self.replacement = replacement
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        if chunk.is_sparse:
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+            which = self.feature_of[matrix.indices]
+            fill = np.isnan(matrix.data) & (which >= 0)
+            if not fill.any():
+                return chunk
+            data = matrix.data.copy()
+            data[fill] = self.replacement[which[fill]]
+            result = sp.csr_matrix((data, matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
+            result.eliminate_zeros()
+            return Chunk(result, chunk.text, chunk.weights)
+        values = np.asarray(chunk.values)
+        block = values[:, self.features]
+        missing = np.isnan(block)
+        if not missing.any():
+            return chunk
+        filled = values.copy()
+        filled[:, self.features] = np.where(missing, self.replacement, block)
+        return Chunk(filled, chunk.text, chunk.weights)
+
+    def state(self) -> dict:
+        return {"replacement": self.replacement, OPTIONS_KEY: fitted_options(self)}
+
+    def load_state(self, state: dict) -> None:
+        super().load_state(state)
+        for k in np.flatnonzero(self.label_counts).tolist():
+            code = self.replacement[k]
+            if code != np.floor(code) or not 0 <= code < self.label_counts[k]:
+                raise invalid_state(self, f"'replacement' holds {code!r} for a nominal attribute")
+
+
+@dataclass
+class RowKeys:
+    """Each training row's key and group (its class label's position; the missing class last)."""
+
+    keys: list[np.ndarray]
+    groups: list[np.ndarray]
+
+    def merge(self, other: "RowKeys") -> "RowKeys":
+        """The rows of both parts (their order does not matter: they are sorted when fitted)."""
+        return RowKeys(self.keys + other.keys, self.groups + other.groups)
+
+
+class StratifiedFold(Stage):
+    """Keep one of N stratified folds of the rows, or the others (Weka's StratifiedRemoveFolds).
+
+    Each row gets a key, a seeded 52-bit hash of its content (values, texts, weight), so the
+    same row falls in the same fold whatever the row order, chunk size or partitioning, and
+    identical rows fall in the same fold.  The rows of each class (in the class's label order,
+    rows with a missing class last) are ranked by key and dealt out in turn, as Weka deals its
+    class-sorted rows: fold k holds the rows at positions ≡ k−1 (mod N) of that order, so each
+    fold gets ⌊m/N⌋ or ⌈m/N⌉ of a class's m rows, and Weka's fold sizes.  Rows of other data
+    (``apply``) fall where their keys rank among the training rows'.  Without a nominal class
+    the rows form one group.  The fitted state is one key per training row.
+    """
+
+    name = "fold"
+    summary = "Keep the rows of stratified fold --fold K of --of N, or with --invert the others (Weka's StratifiedRemoveFolds)."
+    options = (
+        Option("fold", int, 1, "The fold to keep, 1 to N (Weka's -F).", minimum=1),
+        Option("of", int, 10, "The number of folds N (Weka's -N).", minimum=2),
+        Option("invert", bool, False, "Keep every row but the fold's (Weka's -V): the training rows."),
+        Option("seed", int, 0, "Seed of the row keys: another seed, other folds (Weka's -S).", minimum=0),
+    )
+    learns = True
+    filters_rows = True
+    #: The class column comes back shorter, with the rows, which the contract's per-row check reads as a change.
+    changes_class = True
+    state_arrays = {
+        "group_counts": StateArray(length=None, whole=True),
+        "keys": StateArray(length=None, whole=True, high=KEY_LIMIT),
+    }
+
+    def check_params(self) -> None:
+        if self.params["fold"] > self.params["of"]:
+            raise FilterkitError(f"option --fold: {self.params['fold']} is above --of {self.params['of']}")
+
+    def preserves_zeros(self) -> bool:
+        """Kept rows keep their values."""
+        return True
+
+    def select_features(self, schema, context) -> np.ndarray:
+        """None: rows are kept or dropped whole."""
+        return np.zeros(0, dtype=np.int64)
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        class_index = context.class_index
+        self.stratified = class_index is not None and schema.attributes[class_index].kind == NOMINAL
+        self.n_groups = len(schema.attributes[class_index].labels) + 1 if self.stratified else 1
+        self.salt = self.params["seed"].to_bytes(8, "little")
+
+    def output_schema(self) -> Schema:
+        return self.input_schema
+
+    def row_keys(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's key and group."""
+        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
+        data = np.where(np.isnan(matrix.data), np.nan, matrix.data)
+        stored = data != 0
+        weights = np.ones(chunk.n_rows) if chunk.weights is None else np.asarray(chunk.weights, dtype=np.float64)
+        keys = np.empty(chunk.n_rows, dtype=np.int64)
+        text_columns = sorted(chunk.text)
+        for row in range(chunk.n_rows):
+            span = slice(matrix.indptr[row], matrix.indptr[row + 1])
+            kept = stored[span]
+            digest = hashlib.blake2b(self.salt, digest_size=8)
+            digest.update(matrix.indices[span][kept].astype(np.int64).tobytes())
+            digest.update(data[span][kept].tobytes())
+            digest.update(weights[row : row + 1].tobytes())
+            for column in text_columns:
+                text = chunk.text[column][row]
+                digest.update(b"\x00" if text is None else b"\x01" + str(text).encode("utf-8") + b"\xff")
+            keys[row] = int.from_bytes(digest.digest(), "little") >> 12
+        if not self.stratified:
+            return keys, np.zeros(chunk.n_rows, dtype=np.int64)
+        labels = chunk.column(self.context.class_index)
+        groups = np.where(np.isnan(labels), self.n_groups - 1, np.nan_to_num(labels)).astype(np.int64)
+        return keys, groups
+
+    def new_statistics(self) -> RowKeys:
+        return RowKeys([], [])
+
+    def accumulate(self, statistics: RowKeys, chunk: Chunk) -> RowKeys:
+        keys, groups = self.row_keys(chunk)
+        return statistics.merge(RowKeys([keys], [groups]))
+
+    def finalize(self, statistics: RowKeys) -> None:
+        keys = np.concatenate(statistics.keys) if statistics.keys else np.zeros(0, dtype=np.int64)
+        groups = np.concatenate(statistics.groups) if statistics.groups else np.zeros(0, dtype=np.int64)
+        order = np.lexsort((keys, groups))
+        self.keys = keys[order]
+        self.group_counts = np.bincount(groups, minlength=self.n_groups).astype(np.int64)
+        self._layout()
+
+    def _layout(self) -> None:
+        self.group_starts = np.r_[0, np.cumsum(self.group_counts)].astype(np.int64)
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        keys, groups = self.row_keys(chunk)
+        position = np.empty(chunk.n_rows, dtype=np.int64)
+        for group in np.unique(groups).tolist():
+            rows = groups == group
+            start, stop = self.group_starts[group], self.group_starts[group + 1]
+            position[rows] = start + np.searchsorted(self.keys[start:stop], keys[rows], side="left")
+        chosen = (position % self.params["of"] == self.params["fold"] - 1) != self.params["invert"]
+        rows = np.flatnonzero(chosen)
+        values = chunk.values[rows]
+        return Chunk(
+            cast(sp.csr_matrix, values).tocsr() if chunk.is_sparse else values,
+            {column: [texts[r] for r in rows.tolist()] for column, texts in chunk.text.items()},
+            None if chunk.weights is None else chunk.weights[rows],
+        )
+
+    def state(self) -> dict:
+        return {"group_counts": self.group_counts, "keys": self.keys, OPTIONS_KEY: fitted_options(self)}
+
+    def load_state(self, state: dict) -> None:
+        super().load_state(state)
+        if len(self.group_counts) != self.n_groups or self.group_counts.sum() != len(self.keys):
+            raise invalid_state(self, "'group_counts' does not fit the class or the keys")
+        self._layout()
+        for group in range(self.n_groups):
+            span = self.keys[self.group_starts[group] : self.group_starts[group + 1]]
+            if np.any(np.diff(span) < 0):
+                raise invalid_state(self, "a group's keys do not ascend")
+
+
+@hookimpl
+def register_stages(register):
+    """The housekeeping stages: ``remove``, ``keep``, ``remove-useless``, ``replace-missing``, ``fold``."""
+    register(RemoveAttributes)
+    register(KeepAttributes)
+    register(RemoveUseless)
+    register(ReplaceMissing)
+    register(StratifiedFold)
