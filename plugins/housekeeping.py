@@ -356,7 +356,9 @@ class ReplaceMissing(Stage):
     """
 
     name = "replace-missing"
-    summary = "Replace missing values by the training mean (numeric, date) or mode (nominal) (Weka's ReplaceMissingValues)."
+    summary = (
+        "Replace missing values by the training mean (numeric, date) or mode (nominal) (Weka's ReplaceMissingValues)."
+    )
     learns = True
     state_arrays = {"replacement": StateArray()}
 
@@ -495,16 +497,19 @@ class StratifiedFold(Stage):
 
     Each row gets a key, a seeded 52-bit hash of its content (values, texts, weight), so the
     same row falls in the same fold whatever the row order, chunk size or partitioning, and
-    identical rows fall in the same fold.  The rows of each class (in the class's label order,
-    rows with a missing class last) are ranked by key and dealt out in turn, as Weka deals its
-    class-sorted rows: fold k holds the rows at positions ≡ k−1 (mod N) of that order, so each
-    fold gets ⌊m/N⌋ or ⌈m/N⌉ of a class's m rows, and Weka's fold sizes.  Rows of other data
-    (``apply``) fall where their keys rank among the training rows'.  Without a nominal class
-    the rows form one group.  The fitted state is one key per training row.
+    copies of a row fall in the same fold (no row is both trained and tested on).  The distinct
+    rows of each class (in the class's label order, rows with a missing class last) are ranked
+    by key and dealt out in turn, as Weka deals its class-sorted rows: fold k holds the rows at
+    positions ≡ k−1 (mod N) of that order, so each fold gets ⌊m/N⌋ or ⌈m/N⌉ of a class's m
+    distinct rows, and Weka's fold sizes when no row repeats.  Rows of other data (``apply``)
+    fall where their keys rank among the training rows'.  Without a nominal class the rows
+    form one group.  The fitted state is one key per distinct training row.
     """
 
     name = "fold"
-    summary = "Keep the rows of stratified fold --fold K of --of N, or with --invert the others (Weka's StratifiedRemoveFolds)."
+    summary = (
+        "Keep the rows of stratified fold --fold K of --of N, or the others with --invert (StratifiedRemoveFolds)."
+    )
     options = (
         Option("fold", int, 1, "The fold to keep, 1 to N (Weka's -F).", minimum=1),
         Option("of", int, 10, "The number of folds N (Weka's -N).", minimum=2),
@@ -563,7 +568,7 @@ class StratifiedFold(Stage):
             keys[row] = int.from_bytes(digest.digest(), "little") >> 12
         if not self.stratified:
             return keys, np.zeros(chunk.n_rows, dtype=np.int64)
-        labels = chunk.column(self.context.class_index)
+        labels = chunk.column(cast(int, self.context.class_index))
         groups = np.where(np.isnan(labels), self.n_groups - 1, np.nan_to_num(labels)).astype(np.int64)
         return keys, groups
 
@@ -577,9 +582,9 @@ class StratifiedFold(Stage):
     def finalize(self, statistics: RowKeys) -> None:
         keys = np.concatenate(statistics.keys) if statistics.keys else np.zeros(0, dtype=np.int64)
         groups = np.concatenate(statistics.groups) if statistics.groups else np.zeros(0, dtype=np.int64)
-        order = np.lexsort((keys, groups))
-        self.keys = keys[order]
-        self.group_counts = np.bincount(groups, minlength=self.n_groups).astype(np.int64)
+        pairs = np.unique(np.column_stack([groups, keys]), axis=0) if len(keys) else np.zeros((0, 2), np.int64)
+        self.keys = pairs[:, 1].astype(np.int64)
+        self.group_counts = np.bincount(pairs[:, 0], minlength=self.n_groups).astype(np.int64)
         self._layout()
 
     def _layout(self) -> None:
@@ -611,7 +616,7 @@ class StratifiedFold(Stage):
         self._layout()
         for group in range(self.n_groups):
             span = self.keys[self.group_starts[group] : self.group_starts[group + 1]]
-            if np.any(np.diff(span) < 0):
+            if np.any(np.diff(span) <= 0):
                 raise invalid_state(self, "a group's keys do not ascend")
 
 
