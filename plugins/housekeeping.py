@@ -518,8 +518,6 @@ class StratifiedFold(Stage):
     )
     learns = True
     filters_rows = True
-    #: The class column comes back shorter, with the rows, which the contract's per-row check reads as a change.
-    changes_class = True
     state_arrays = {
         "group_counts": StateArray(length=None, whole=True),
         "keys": StateArray(length=None, whole=True, high=KEY_LIMIT),
