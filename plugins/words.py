@@ -43,7 +43,8 @@ from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk
 from filterkit.stage import Option, Stage, StateArray
-from filterkit_plugins.discretize import attribute_range
+
+from .discretize import attribute_range
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -54,7 +55,6 @@ BUILT_IN_STOPWORDS = "weka"
 #: Weka 3.6's built-in stop words (``java weka.core.Stopwords -p``), the 525 of Rainbow's list.
 WEKA_STOPWORDS = frozenset(
     """
-525 True
     a able about above according accordingly across actually after afterwards again against all allow allows
     almost alone along already also although always am among amongst an and another any anybody anyhow anyone
     anything anyway anyways anywhere apart appear appreciate appropriate are around as aside ask asking
@@ -174,7 +174,9 @@ class WordVector(Stage):
             minimum=1,
         ),
         Option("whole_corpus", bool, False, "Keep words by their counts over all classes, not per class (Weka's -O)."),
-        Option("min_term_freq", int, 1, "Keep only words occurring at least this often in a class (Weka's -M).", minimum=1),
+        Option(
+            "min_term_freq", int, 1, "Keep only words occurring at least this often in a class (Weka's -M).", minimum=1
+        ),
         Option(
             "stopwords",
             str,
@@ -342,7 +344,8 @@ class WordVector(Stage):
     def state(self) -> dict:
         return {
             "words": list(self.words),
-            "document_counts": self.document_counts,
+            # a list, as the words are: the vocabulary is not bounded by the input's attributes
+            "document_counts": self.document_counts.tolist(),
             "n_documents": self.n_documents,
             OPTIONS_KEY: fitted_options(self),
         }
