@@ -31,6 +31,8 @@ from filterkit_plugins.words import (
 EXAMPLES = Path("/usr/share/doc/weka/examples")
 CORPORA = ("ReutersGrain", "ReutersCorn")
 STRING_TO_WORD_VECTOR = "weka.filters.unsupervised.attribute.StringToWordVector"
+#: Weka's delimiters and - < > /, with the escapes both --delimiters and Weka's option parser read.
+DELIMITERS = r" \r\n\t.,;:'\"()?!-<>/"
 #: Per compared option set: filterkit's options and Weka's.
 OPTION_SETS = {
     "counts-lowercase-all": (["--counts", "--lowercase", "--words-to-keep", "100000"], ["-C", "-L", "-W", "100000"]),
@@ -38,6 +40,10 @@ OPTION_SETS = {
     "whole-corpus-min-2": (["--whole-corpus", "--min-term-freq", "2"], ["-O", "-M", "2"]),
     "log-tf-idf-counts": (["--log-tf", "--idf", "--counts"], ["-T", "-I", "-C"]),
     "stopwords-prefix": (["--stopwords", "weka", "--lowercase", "--prefix", "w_"], ["-S", "-L", "-P", "w_"]),
+    "delimiters": (
+        ["--words-to-keep", "100000", "--delimiters", DELIMITERS],
+        ["-W", "100000", "-tokenizer", f'weka.core.tokenizers.WordTokenizer -delimiters "{DELIMITERS}"'],
+    ),
 }
 COMPARED = [(corpus, options) for corpus in CORPORA for options in OPTION_SETS]
 
