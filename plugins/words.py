@@ -31,7 +31,9 @@ by adding, so memory follows the vocabulary, not the documents.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
+from itertools import repeat
 from typing import Callable, Iterable
 
 import numpy as np
@@ -105,6 +107,13 @@ def tokenizer(delimiters: str) -> Callable[[str], list[str]]:
     if not delimiters:
         return lambda text: [text] if text else []
     return re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
+
+
+def lowercase_keeps_words(delimiters: str) -> bool:
+    """True when lowercasing a whole text cuts it into the lowercased words of the text: no
+    delimiter is a letter, a combining mark or a character with case, so lowercasing neither
+    makes nor unmakes one."""
+    return all(c.lower() == c == c.upper() and unicodedata.category(c)[0] not in "LM" for c in delimiters)
 
 
 def java_order(word: str) -> bytes:
@@ -217,7 +226,9 @@ class WordVector(Stage):
         )
         self.n_classes = max(len(schema.attributes[class_index].labels), 1) if per_class else 1
         self.label_column = class_index if per_class else None
-        self.split = tokenizer(unescaped(self.params["delimiters"]))
+        delimiters = unescaped(self.params["delimiters"])
+        self.split = tokenizer(delimiters)
+        self.lower_texts = self.params["lowercase"] and lowercase_keeps_words(delimiters)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
@@ -226,13 +237,13 @@ class WordVector(Stage):
     def words_of(self, chunk: Chunk) -> Iterable[list[str]]:
         """Per row, its words (lowercased and stemmed as asked), over the converted attributes in order."""
         columns = [chunk.text[int(position)] for position in self.features]
-        lowercase = self.params["lowercase"]
+        lower_words = self.params["lowercase"] and not self.lower_texts
         for texts in zip(*columns, strict=True) if columns else ([] for _ in range(chunk.n_rows)):
             words: list[str] = []
             for text in texts:
                 if text is not None:
-                    words.extend(self.split(text))
-            if lowercase:
+                    words.extend(self.split(text.lower() if self.lower_texts else text))
+            if lower_words:
                 words = [word.lower() for word in words]
             if self.stem is not None:
                 words = [self._stemmed(word) for word in words]
@@ -314,20 +325,18 @@ class WordVector(Stage):
         return self.word_schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        rows: list[int] = []
-        columns: list[int] = []
-        index = self.index
-        for row, words in enumerate(self.words_of(chunk)):
-            found = [index[word] for word in words if word in index]
-            if not self.params["counts"]:
-                found = list(set(found))
-            rows.extend([row] * len(found))
-            columns.extend(found)
+        lengths, every_word = [], []
+        for words_of_row in self.words_of(chunk):
+            lengths.append(len(words_of_row))
+            every_word.extend(words_of_row)
+        columns = np.fromiter(map(self.index.get, every_word, repeat(-1)), dtype=np.int64, count=len(every_word))
+        rows = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), lengths)
+        found = columns >= 0
         n_kept = len(self.kept)
         shape = (chunk.n_rows, n_kept + len(self.words))
-        words = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=shape)
+        words = sp.csr_matrix((np.ones(int(found.sum())), (rows[found], columns[found])), shape=shape)
         words.sum_duplicates()
-        data = words.data
+        data = words.data if self.params["counts"] else np.ones(len(words.data))
         if self.params["log_tf"]:
             data = np.log(data + 1.0)
         if self.params["idf"]:

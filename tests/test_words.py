@@ -22,6 +22,7 @@ from filterkit_plugins.words import (
     WordVector,
     java_order,
     kept_words,
+    lowercase_keeps_words,
     read_stopwords,
     tokenizer,
     unescaped,
@@ -306,3 +307,21 @@ def test_an_edited_model_is_refused(tmp_path):
     path.write_text(json.dumps(document))
     result = run_filterkit("apply", path, "-")
     assert result.status == 1 and "'words' names a word twice" in result.stderr
+
+
+def test_words_are_cut_before_they_are_lowercased():
+    assert lowercase_keeps_words(" \r\n\t.,;:'\"()?!") and not lowercase_keeps_words("x")
+    # a delimiter that is a letter cuts at its own case only, as Weka cuts before lowercasing
+    schema, chunk = _documents(["aXb axb", "AxB"], [0, 1])
+    stage = _fitted(schema, chunk, delimiters="x ", lowercase=True, counts=True).stages[0]
+    assert stage.words == ["a", "axb", "b"]
+    assert stage.transform(chunk).values.toarray()[:, 2:].tolist() == [[1, 1, 1], [1, 0, 1]]
+
+
+@pytest.mark.slow
+def test_dask_engine_gives_the_local_output(tmp_path):
+    pytest.importorskip("dask.distributed")
+    corpus = _corpus("ReutersCorn")
+    distributed = tmp_path / "dask.arff"
+    _filterkit("--engine", "dask", "--partitions", "3", "-o", distributed, corpus, "words", "--counts", "--idf")
+    assert distributed.read_bytes() == _filterkit(corpus, "words", "--counts", "--idf")
