@@ -325,3 +325,22 @@ def test_dask_engine_gives_the_local_output(tmp_path):
     distributed = tmp_path / "dask.arff"
     _filterkit("--engine", "dask", "--partitions", "3", "-o", distributed, corpus, "words", "--counts", "--idf")
     assert distributed.read_bytes() == _filterkit(corpus, "words", "--counts", "--idf")
+
+
+def test_a_document_with_a_missing_class_counts_in_the_first_class_as_in_weka():
+    schema, chunk = _documents(["b", "a", "c"], [1, 1, 0])
+    chunk.values[0, 2] = np.nan
+    stage = _fitted(schema, chunk).stages[0]
+    assert stage.words == ["b", "c", "a"]
+
+
+def test_a_plugin_registering_something_else_as_a_stemmer_is_skipped(tmp_path):
+    (tmp_path / "wrong.py").write_text(
+        "from filterkit.hookspecs import hookimpl\n\n\n"
+        "@hookimpl\n"
+        "def register_stemmers(register):\n"
+        "    register(str.lower)\n"
+    )
+    result = run_filterkit("plugins", plugins_dir=tmp_path)
+    assert result.status == 0
+    assert "where a filterkit.plugins.Stemmer is expected (in register_stemmers)" in result.stderr
