@@ -35,3 +35,12 @@ def register_metrics(register):
 @hookspec
 def register_classifiers(register):
     """Contribute classifiers for ``filterkit evaluate``: call ``register(ClassifierClass)``."""
+
+
+@hookspec
+def register_stemmers(register):
+    """Contribute word stemmers for the ``words`` stage: call ``register(stemmer)`` for each.
+
+    ``stemmer`` is a :class:`filterkit.plugins.Stemmer`: a name (``words --stemmer NAME``)
+    and a function mapping one word to its stem, applied after ``--lowercase``.
+    """

@@ -356,13 +356,15 @@ def _document_arrays(document: dict, path, n_attributes: int) -> dict[str, np.nd
 
 
 def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
-    """An embedded array (format 2), its size checked before its base64 is decoded."""
+    """An embedded array (format 2), its size checked before its base64 is decoded: at most what its
+    text already in the file decodes to (so it cannot inflate; a stage after ``words`` has arrays sized by
+    the vocabulary, not by the input's attributes), or the bound per input attribute."""
     dtype = np.dtype(array["dtype"])
     size = math.prod(array["shape"]) * dtype.itemsize
-    allowed = _INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1)
+    text = array["base64"]
+    allowed = max(_INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1), 3 * len(text) // 4)
     if size > allowed:
         raise _NotAModel(f"array '{name}' would take {size} bytes, more than the {allowed} allowed")
-    text = array["base64"]
     if len(text) != 4 * math.ceil(size / 3):
         raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(text)} base64 characters")
     try:

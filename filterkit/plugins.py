@@ -1,4 +1,4 @@
-"""Finding plugins and the registries of stages, metrics and classifiers.
+"""Finding plugins and the registries of stages, metrics, classifiers and stemmers.
 
 Plugins come from the entry-point group ``filterkit`` (the built-in stages
 too) and from ``*.py`` files of a ``--plugins-dir``.  Loading never takes
@@ -40,7 +40,7 @@ from filterkit.stage import Configurable, Option, Provenance, Stage
 
 GROUP = "filterkit"
 BUILT_IN_DISTRIBUTION = "filterkit"
-HOOKS = ("register_metrics", "register_classifiers", "register_stages")
+HOOKS = ("register_metrics", "register_classifiers", "register_stemmers", "register_stages")
 NO_HOOKS_HINT = "no hook implementations: is @hookimpl missing?"
 
 
@@ -58,6 +58,16 @@ class Registered:
     def provenance(self) -> Provenance:
         """The plugin, distribution and version, as a stage carries them."""
         return Provenance(self.plugin, self.distribution, self.version)
+
+
+@dataclass(frozen=True)
+class Stemmer:
+    """A word stemmer for the ``words`` stage (``--stemmer NAME``): a ``name``, a one-line
+    ``summary`` and ``function``, which maps one word to its stem."""
+
+    name: str
+    function: Callable[[str], str]
+    summary: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,7 @@ class Registry:
     stages: dict[str, Registered] = field(default_factory=dict)
     metrics: dict[str, Registered] = field(default_factory=dict)
     classifiers: dict[str, Registered] = field(default_factory=dict)
+    stemmers: dict[str, Registered] = field(default_factory=dict)
     skipped: list[PluginProblem] = field(default_factory=list)
     without_hooks: list[PluginProblem] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
@@ -109,6 +120,21 @@ class Registry:
     def classifier(self, name: str):
         """The classifier class called ``name``; FilterkitError if none."""
         return _lookup(self.classifiers, name, "classifier").value
+
+    def stemmer(self, name: str) -> Stemmer:
+        """The stemmer called ``name``; FilterkitError listing the known ones if none."""
+        return _lookup(self.stemmers, name, "stemmer").value
+
+
+#: The registry :func:`load_plugins` made last, where a stage looks up what plugins registered.
+_latest: list[Registry] = []
+
+
+def registered_stemmer(name: str) -> Stemmer:
+    """The stemmer called ``name`` in the registry loaded last (the installed plugins when none
+    was loaded yet); FilterkitError listing the known ones if none."""
+    registry = _latest[-1] if _latest else load_plugins()
+    return registry.stemmer(name)
 
 
 def _lookup(table: dict, name: str, kind: str) -> Registered:
@@ -315,6 +341,7 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
     registry.skipped = loader.skipped
     registry.without_hooks = loader.without_hooks
     registry.disabled = sorted(disabled)
+    _latest[:] = [registry]
     return registry
 
 
@@ -441,10 +468,19 @@ def _check_metric(thing) -> str | None:
     return _check_name(thing, "metric")
 
 
+def _check_stemmer(thing) -> str | None:
+    if not isinstance(thing, Stemmer):
+        return f"it registered {_described(thing)} where a filterkit.plugins.Stemmer is expected"
+    if not callable(thing.function):
+        return f"stemmer '{thing.name}': its function is not callable"
+    return _check_name(thing, "stemmer")
+
+
 _CHECKS = {
     "register_stages": check_stage_class,
     "register_classifiers": _check_classifier,
     "register_metrics": _check_metric,
+    "register_stemmers": _check_stemmer,
 }
 
 

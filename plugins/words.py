@@ -1,0 +1,384 @@
+"""``words``: documents to word vectors, as Weka 3.6's ``StringToWordVector``.
+
+Each string attribute in ``--attributes`` (Weka's ``-R``, 1-based, ``first-last`` by
+default: every string attribute; the class and other kinds are never converted) is cut
+into words by Weka's ``WordTokenizer``: a word is a maximal run of characters that are not
+``--delimiters`` (by default Weka's `` \r\n\t.,;:'"()?!``).  A word is lowercased with
+``--lowercase`` (``-L``), stemmed by a registered stemmer with ``--stemmer NAME``, and, while
+fitting, left out when it is a stop word (``--stopwords weka``: Weka's built-in list, or a
+file of one word per line, ``#`` lines ignored: ``-S``/``-stopwords``; compared lowercased).
+
+Fitting, as Weka's ``determineDictionary``: per class (the class's label, a missing class
+counting as the first label, as in Weka; one corpus with ``--whole-corpus``, Weka's ``-O``,
+or when the class is not nominal), each word's occurrences and the documents holding it.
+A class keeps its words whose occurrences reach ``max(--min-term-freq, the
+--words-to-keep-th largest occurrence count)`` (``-M``, ``-W``): every word tied with the
+last one kept is kept too.  The output attributes are the attributes not converted, in
+their order, then one numeric attribute ``PREFIX + word`` per kept word (``-P``): the first
+class's kept words in Java's string order (UTF-16 code units: Weka's ``TreeMap``), then each
+next class's words not already taken, in that order.
+
+A document's value for a word is 1 when it holds it, its number of occurrences with
+``--counts`` (``-C``), then ``log(1 + value)`` with ``--log-tf`` (``-T``), then times
+``log(N / documents holding the word)`` with ``--idf`` (``-I``; N training documents).
+Instance weights are not used by the fit (as in Weka) and pass through.  The output rows
+are sparse (Weka writes sparse instances); ``--dense`` writes them dense.
+
+The statistics are the per-class occurrence and document counts of each word: they merge
+by adding, so memory follows the vocabulary, not the documents.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from itertools import repeat
+from typing import Callable, Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.plugins import registered_stemmer
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk
+from filterkit.stage import Option, Stage, StateArray
+
+from .discretize import attribute_range
+
+#: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
+WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
+
+#: ``--stopwords`` naming Weka 3.6's built-in list (``weka.core.Stopwords``) instead of a file.
+BUILT_IN_STOPWORDS = "weka"
+
+#: Weka 3.6's built-in stop words (``java weka.core.Stopwords -p``), the 525 of Rainbow's list.
+WEKA_STOPWORDS = frozenset(
+    """
+    a able about above according accordingly across actually after afterwards again against all allow allows
+    almost alone along already also although always am among amongst an and another any anybody anyhow anyone
+    anything anyway anyways anywhere apart appear appreciate appropriate are around as aside ask asking
+    associated at available away awfully b be became because become becomes becoming been before beforehand
+    behind being believe below beside besides best better between beyond both brief but by c came can cannot
+    cant cause causes certain certainly changes clearly co com come comes concerning consequently consider
+    considering contain containing contains corresponding could course currently d definitely described despite
+    did different do does doing done down downwards during e each edu eg eight either else elsewhere enough
+    entirely especially et etc even ever every everybody everyone everything everywhere ex exactly example
+    except f far few fifth first five followed following follows for former formerly forth four from further
+    furthermore g get gets getting given gives go goes going gone got gotten greetings h had happens hardly has
+    have having he hello help hence her here hereafter hereby herein hereupon hers herself hi him himself his
+    hither hopefully how howbeit however i ie if ignored immediate in inasmuch inc indeed indicate indicated
+    indicates inner insofar instead into inward is it its itself j just k keep keeps kept know known knows l
+    last lately later latter latterly least less lest let like liked likely little ll look looking looks ltd m
+    mainly many may maybe me mean meanwhile merely might more moreover most mostly much must my myself n name
+    namely nd near nearly necessary need needs neither never nevertheless new next nine no nobody non none noone
+    nor normally not nothing novel now nowhere o obviously of off often oh ok okay old on once one ones only
+    onto or other others otherwise ought our ours ourselves out outside over overall own p particular
+    particularly per perhaps placed please plus possible presumably probably provides q que quite qv r rather rd
+    re really reasonably regarding regardless regards relatively respectively right s said same saw say saying
+    says second secondly see seeing seem seemed seeming seems seen self selves sensible sent serious seriously
+    seven several shall she should since six so some somebody somehow someone something sometime sometimes
+    somewhat somewhere soon sorry specified specify specifying still sub such sup sure t take taken tell tends
+    th than thank thanks thanx that thats the their theirs them themselves then thence there thereafter thereby
+    therefore therein theres thereupon these they think third this thorough thoroughly those though three
+    through throughout thru thus to together too took toward towards tried tries truly try trying twice two u un
+    under unfortunately unless unlikely until unto up upon us use used useful uses using usually uucp v value
+    various ve very via viz vs w want wants was way we welcome well went were what whatever when whence whenever
+    where whereafter whereas whereby wherein whereupon wherever whether which while whither who whoever whole
+    whom whose why will willing wish with within without wonder would x y yes yet you your yours yourself
+    yourselves z zero
+    """.split()
+)
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
+
+
+def unescaped(text: str) -> str:
+    """``text`` with the escapes Weka's ``Utils.unbackQuoted`` reads (``\\n \\r \\t \\\\ \\' \\"``)
+    replaced by their characters; any other backslash stays as it is."""
+    return re.sub(r"\\([nrt\\'\"])", lambda match: _ESCAPES[match.group(1)], text)
+
+
+def tokenizer(delimiters: str) -> Callable[[str], list[str]]:
+    """A function cutting a text into its words: the maximal runs of characters that are not
+    in ``delimiters`` (Java's ``StringTokenizer``, as Weka's ``WordTokenizer`` uses it)."""
+    if not delimiters:
+        return lambda text: [text] if text else []
+    return re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
+
+
+def lowercase_keeps_words(delimiters: str) -> bool:
+    """True when lowercasing a whole text cuts it into the lowercased words of the text: no
+    delimiter is a letter, a combining mark or a character with case, so lowercasing neither
+    makes nor unmakes one."""
+    return all(c.lower() == c == c.upper() and unicodedata.category(c)[0] not in "LM" for c in delimiters)
+
+
+def java_order(word: str) -> bytes:
+    """The sort key that orders strings as Java's ``String.compareTo`` (by UTF-16 code units)."""
+    return word.encode("utf-16-be", "surrogatepass")
+
+
+def read_stopwords(path: str) -> frozenset[str]:
+    """The stop words of a file as Weka's ``Stopwords.read`` takes them: one per line, trimmed,
+    lowercased, blank lines and lines starting with ``#`` ignored."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise FilterkitError(f"option --stopwords: cannot read the stop word file {path!r}: {reason}") from None
+    return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
+
+
+class WordStatistics:
+    """Per class, each word's occurrences and the number of documents holding it; and the
+    number of documents.  Two parts' statistics merge by adding."""
+
+    def __init__(self, n_classes: int):
+        self.occurrences: list[Counter] = [Counter() for _ in range(n_classes)]
+        self.documents: list[Counter] = [Counter() for _ in range(n_classes)]
+        self.n_documents = 0
+
+    def add(self, words: list[str], label: int) -> None:
+        """Count one document's words (after stemming and stop words) in class ``label``."""
+        self.occurrences[label].update(words)
+        self.documents[label].update(set(words))
+        self.n_documents += 1
+
+    def merge(self, other: "WordStatistics") -> "WordStatistics":
+        """The statistics of both parts."""
+        merged = WordStatistics(0)
+        merged.occurrences = [a + b for a, b in zip(self.occurrences, other.occurrences, strict=True)]
+        merged.documents = [a + b for a, b in zip(self.documents, other.documents, strict=True)]
+        merged.n_documents = self.n_documents + other.n_documents
+        return merged
+
+
+def kept_words(occurrences: Counter, words_to_keep: int, min_term_freq: int) -> list[str]:
+    """A class's kept words in Java's string order: those whose occurrences reach the larger of
+    ``min_term_freq`` and the ``words_to_keep``-th largest occurrence count (ties kept)."""
+    threshold = min_term_freq
+    if len(occurrences) >= words_to_keep:
+        counts = sorted(occurrences.values())
+        threshold = max(min_term_freq, counts[len(counts) - words_to_keep])
+    return sorted((word for word, count in occurrences.items() if count >= threshold), key=java_order)
+
+
+class WordVector(Stage):
+    """String attributes to one numeric attribute per word, as Weka's StringToWordVector."""
+
+    name = "words"
+    summary = "Documents (string attributes) to word vectors, as Weka's StringToWordVector."
+    options = (
+        Option("counts", bool, False, "Each word's number of occurrences, not its presence (Weka's -C)."),
+        Option("lowercase", bool, False, "Lowercase every word (Weka's -L)."),
+        Option(
+            "words_to_keep",
+            int,
+            1000,
+            "Per class, keep the words this many most frequent words reach, ties kept (Weka's -W).",
+            minimum=1,
+        ),
+        Option("whole_corpus", bool, False, "Keep words by their counts over all classes, not per class (Weka's -O)."),
+        Option(
+            "min_term_freq", int, 1, "Keep only words occurring at least this often in a class (Weka's -M).", minimum=1
+        ),
+        Option(
+            "stopwords",
+            str,
+            None,
+            f"Leave out stop words: '{BUILT_IN_STOPWORDS}' for Weka's built-in list, or a file of one word per line "
+            "(Weka's -S, -stopwords).",
+        ),
+        Option("log_tf", bool, False, "Each value v becomes log(1 + v) (Weka's -T)."),
+        Option("idf", bool, False, "Each value times log(documents / documents holding the word) (Weka's -I)."),
+        Option("prefix", str, "", "Put this before each word's attribute name (Weka's -P)."),
+        Option(
+            "delimiters",
+            str,
+            WEKA_DELIMITERS,
+            "The characters between words; \\n \\r \\t \\\\ \\' \\\" are read as escapes (Weka's WordTokenizer).",
+        ),
+        Option("attributes", str, "first-last", "The string attributes to convert, 1-based (Weka's -R)."),
+        Option("stemmer", str, None, "Stem each word with this registered stemmer (see register_stemmers)."),
+    )
+    learns = True
+    #: Per kept word, in attribute order: the training documents holding it.
+    state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}
+
+    def select_features(self, schema, context) -> np.ndarray:
+        chosen = attribute_range(self.params["attributes"], len(schema)) if len(schema) else np.zeros(0, np.int64)
+        return np.array(
+            [i for i in chosen.tolist() if schema.attributes[i].kind == STRING and i != context.class_index],
+            dtype=np.int64,
+        )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        class_index = context.class_index
+        per_class = (
+            not self.params["whole_corpus"]
+            and class_index is not None
+            and schema.attributes[class_index].kind == NOMINAL
+        )
+        self.n_classes = max(len(schema.attributes[class_index].labels), 1) if per_class else 1
+        self.label_column = class_index if per_class else None
+        delimiters = unescaped(self.params["delimiters"])
+        self.split = tokenizer(delimiters)
+        self.lower_texts = self.params["lowercase"] and lowercase_keeps_words(delimiters)
+        self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
+        self.stems: dict[str, str] = {}
+        self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
+        self.stopwords: frozenset[str] | None = None
+
+    def words_of(self, chunk: Chunk) -> Iterable[list[str]]:
+        """Per row, its words (lowercased and stemmed as asked), over the converted attributes in order."""
+        columns = [chunk.text[int(position)] for position in self.features]
+        lower_words = self.params["lowercase"] and not self.lower_texts
+        for texts in zip(*columns, strict=True) if columns else ([] for _ in range(chunk.n_rows)):
+            words: list[str] = []
+            for text in texts:
+                if text is not None:
+                    words.extend(self.split(text.lower() if self.lower_texts else text))
+            if lower_words:
+                words = [word.lower() for word in words]
+            if self.stem is not None:
+                words = [self._stemmed(word) for word in words]
+            yield words
+
+    def _stemmed(self, word: str) -> str:
+        stem = self.stems.get(word)
+        if stem is None:
+            stem = self.stem(word) if self.stem is not None else word
+            if not isinstance(stem, str):
+                raise FilterkitError(
+                    f"stage 'words': stemmer '{self.params['stemmer']}' returned {type(stem).__name__} for {word!r}, "
+                    "not a string"
+                )
+            self.stems[word] = stem
+        return stem
+
+    def _stopwords(self) -> frozenset[str]:
+        if self.stopwords is None:
+            given = self.params["stopwords"]
+            if given is None:
+                self.stopwords = frozenset()
+            elif given == BUILT_IN_STOPWORDS:
+                self.stopwords = WEKA_STOPWORDS
+            else:
+                self.stopwords = read_stopwords(given)
+        return self.stopwords
+
+    def new_statistics(self) -> WordStatistics:
+        return WordStatistics(self.n_classes)
+
+    def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
+        stopwords = self._stopwords()
+        if self.label_column is None:
+            labels = np.zeros(chunk.n_rows, dtype=np.int64)
+        else:
+            column = chunk.column(self.label_column)
+            labels = np.where(np.isnan(column), 0, column).astype(np.int64)
+        for words, label in zip(self.words_of(chunk), labels.tolist(), strict=True):
+            if stopwords:
+                words = [word for word in words if word.lower() not in stopwords]
+            statistics.add(words, label)
+        return statistics
+
+    def finalize(self, statistics: WordStatistics) -> None:
+        taken: dict[str, None] = {}
+        for occurrences in statistics.occurrences:
+            for word in kept_words(occurrences, self.params["words_to_keep"], self.params["min_term_freq"]):
+                taken.setdefault(word, None)
+        self.words = list(taken)
+        self.document_counts = np.array(
+            [sum(documents[word] for documents in statistics.documents) for word in self.words], dtype=np.int64
+        )
+        self.n_documents = statistics.n_documents
+        self._layout()
+
+    def _layout(self) -> None:
+        """The output attributes, the word columns and the IDF factors."""
+        schema = self.input_schema
+        first_word = len(self.kept)
+        self.index = {word: first_word + k for k, word in enumerate(self.words)}
+        prefix = self.params["prefix"]
+        attributes = [schema.attributes[i] for i in self.kept]
+        taken = {attribute.name for attribute in attributes}
+        for word in self.words:
+            name = prefix + word
+            if name in taken:
+                raise FilterkitError(
+                    f"stage 'words': the word attribute '{name}' would have the name of another attribute: "
+                    "give --prefix"
+                )
+            taken.add(name)
+            attributes.append(Attribute(name, NUMERIC, declared_type="numeric"))
+        self.word_schema = schema.with_attributes(attributes)
+        with np.errstate(divide="ignore"):
+            self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
+
+    def output_schema(self):
+        return self.word_schema
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        lengths, every_word = [], []
+        for words_of_row in self.words_of(chunk):
+            lengths.append(len(words_of_row))
+            every_word.extend(words_of_row)
+        columns = np.fromiter(map(self.index.get, every_word, repeat(-1)), dtype=np.int64, count=len(every_word))
+        rows = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), lengths)
+        found = columns >= 0
+        n_kept = len(self.kept)
+        shape = (chunk.n_rows, n_kept + len(self.words))
+        words = sp.csr_matrix((np.ones(int(found.sum())), (rows[found], columns[found])), shape=shape)
+        words.sum_duplicates()
+        data = words.data if self.params["counts"] else np.ones(len(words.data))
+        if self.params["log_tf"]:
+            data = np.log(data + 1.0)
+        if self.params["idf"]:
+            data = data * self.idf[words.indices - n_kept]
+        words = sp.csr_matrix((data, words.indices, words.indptr), shape=shape)
+        given = chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)
+        passed = sp.csr_matrix(given)[:, self.kept] if self.kept else sp.csr_matrix((chunk.n_rows, 0))
+        passed = sp.hstack([passed, sp.csr_matrix((chunk.n_rows, len(self.words)))], format="csr")
+        values = (passed + words).tocsr()
+        values.sort_indices()
+        text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
+        return Chunk(values.astype(np.float64), text, chunk.weights)
+
+    def state(self) -> dict:
+        return {
+            "words": list(self.words),
+            # a list, as the words are: the vocabulary is not bounded by the input's attributes
+            "document_counts": self.document_counts.tolist(),
+            "n_documents": self.n_documents,
+            OPTIONS_KEY: fitted_options(self),
+        }
+
+    def load_state(self, state: dict) -> None:
+        super().load_state(state)
+        words, n_documents = state.get("words"), state.get("n_documents")
+        if not isinstance(words, list) or not all(isinstance(word, str) for word in words):
+            raise invalid_state(self, "'words' is not a list of strings")
+        if len(set(words)) != len(words):
+            raise invalid_state(self, "'words' names a word twice")
+        if len(words) != len(self.document_counts):
+            raise invalid_state(
+                self, f"{len(words)} words where 'document_counts' has {len(self.document_counts)} entries"
+            )
+        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or n_documents < 0:
+            raise invalid_state(self, "'n_documents' is not a whole number ≥ 0")
+        if np.any(self.document_counts > n_documents):
+            raise invalid_state(self, "a word is held by more documents than 'n_documents'")
+        self.words, self.n_documents = words, n_documents
+        self._layout()
+
+
+@hookimpl
+def register_stages(register):
+    """The ``words`` stage."""
+    register(WordVector)

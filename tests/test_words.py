@@ -1,0 +1,341 @@
+"""The ``words`` stage against Weka 3.6's StringToWordVector, and the chain from documents to ``evaluate``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chain_helpers import JAVA, WEKA_JAR, needs_weka
+from filterkit.arff import read_arff
+from filterkit.errors import FilterkitError
+from filterkit.model import save_model
+from filterkit.plugins import Registered, Registry
+from filterkit.runner import Chain
+from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.testing import check_stage, read_output, run_filterkit
+from filterkit_plugins.words import (
+    WEKA_STOPWORDS,
+    WordVector,
+    java_order,
+    kept_words,
+    lowercase_keeps_words,
+    read_stopwords,
+    tokenizer,
+    unescaped,
+)
+
+#: Debian's weka package ships Reuters-21578's grain and corn documents (one string, the class last).
+EXAMPLES = Path("/usr/share/doc/weka/examples")
+CORPORA = ("ReutersGrain", "ReutersCorn")
+STRING_TO_WORD_VECTOR = "weka.filters.unsupervised.attribute.StringToWordVector"
+#: Weka's delimiters and - < > /, with the escapes both --delimiters and Weka's option parser read.
+DELIMITERS = r" \r\n\t.,;:'\"()?!-<>/"
+#: Per compared option set: filterkit's options and Weka's.
+OPTION_SETS = {
+    "counts-lowercase-all": (["--counts", "--lowercase", "--words-to-keep", "100000"], ["-C", "-L", "-W", "100000"]),
+    "per-class-1000": (["--words-to-keep", "1000"], ["-W", "1000"]),
+    "whole-corpus-min-2": (["--whole-corpus", "--min-term-freq", "2"], ["-O", "-M", "2"]),
+    "log-tf-idf-counts": (["--log-tf", "--idf", "--counts"], ["-T", "-I", "-C"]),
+    "stopwords-prefix": (["--stopwords", "weka", "--lowercase", "--prefix", "w_"], ["-S", "-L", "-P", "w_"]),
+    "delimiters": (
+        ["--words-to-keep", "100000", "--delimiters", DELIMITERS],
+        ["-W", "100000", "-tokenizer", f'weka.core.tokenizers.WordTokenizer -delimiters "{DELIMITERS}"'],
+    ),
+}
+COMPARED = [(corpus, options) for corpus in CORPORA for options in OPTION_SETS]
+
+#: One JVM for every Weka run: per line a filter class and its arguments, or STOPWORDS and a file
+#: to write Weka's built-in stop words to.
+RUN_WEKA_JAVA = """
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Enumeration;
+import weka.core.Stopwords;
+import weka.filters.Filter;
+
+public class RunWeka {
+    public static void main(String[] args) throws Exception {
+        for (String line : Files.readAllLines(Path.of(args[0]))) {
+            String[] words = line.split("\\t");
+            if (words[0].equals("STOPWORDS")) {
+                try (PrintWriter out = new PrintWriter(words[1], "UTF-8")) {
+                    for (Enumeration e = new Stopwords().elements(); e.hasMoreElements();) {
+                        out.println(e.nextElement());
+                    }
+                }
+                continue;
+            }
+            Filter filter = (Filter) Class.forName(words[0]).getDeclaredConstructor().newInstance();
+            Filter.filterFile(filter, Arrays.copyOfRange(words, 1, words.length));
+        }
+    }
+}
+"""
+
+
+def _corpus(name: str, part: str = "train") -> Path:
+    path = EXAMPLES / f"{name}-{part}.arff"
+    if not path.is_file():
+        pytest.skip(f"{path} is missing: Debian's weka package installs it")
+    return path
+
+
+@pytest.fixture(scope="session")
+def weka_outputs(tmp_path_factory) -> dict:
+    """Weka's StringToWordVector output per compared (corpus, option set), and its stop words."""
+    folder = tmp_path_factory.mktemp("weka_words")
+    outputs: dict = {"stopwords": folder / "stopwords.txt"}
+    runs = [["STOPWORDS", str(outputs["stopwords"])]]
+    for corpus, options in COMPARED:
+        path = EXAMPLES / f"{corpus}-train.arff"
+        if not path.is_file():
+            continue
+        out = folder / f"{corpus}.{options}.arff"
+        runs.append([STRING_TO_WORD_VECTOR, *OPTION_SETS[options][1], "-i", str(path), "-c", "last", "-o", str(out)])
+        outputs[corpus, options] = out
+    source = folder / "RunWeka.java"
+    source.write_text(RUN_WEKA_JAVA)
+    jobs = folder / "jobs.tsv"
+    jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
+    command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
+    subprocess.run(command, check=True, capture_output=True, timeout=900)
+    return outputs
+
+
+def _filterkit(*args) -> bytes:
+    result = run_filterkit(*args)
+    assert result.status == 0, result.stderr
+    return result.stdout
+
+
+@needs_weka
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus, options", COMPARED, ids="-".join)
+def test_words_are_wekas_words_and_values(weka_outputs, corpus, options):
+    ours_schema, ours = read_output(_filterkit(_corpus(corpus), "words", *OPTION_SETS[options][0]))
+    weka_schema, weka = read_arff(str(weka_outputs[corpus, options]))
+    assert [a.name for a in ours_schema.attributes] == [a.name for a in weka_schema.attributes]
+    assert ours_schema.attributes[0].same_declaration(weka_schema.attributes[0])  # the class, moved first
+    assert ours.is_sparse
+    ours_values, weka_values = ours.values.tocsr(), weka.values.tocsr()
+    # the same non-zeros in every document; values as Weka prints them (6 decimals)
+    assert (ours_values != 0).nnz == (weka_values != 0).nnz
+    assert abs(ours_values - weka_values).max() <= 5e-7 + 1e-12
+    assert ours_values.nnz > 50_000
+
+
+@needs_weka
+@pytest.mark.slow
+def test_the_built_in_stop_words_are_wekas(weka_outputs):
+    assert WEKA_STOPWORDS == frozenset(weka_outputs["stopwords"].read_text(encoding="utf-8").split())
+    assert len(WEKA_STOPWORDS) == 525
+
+
+@pytest.mark.slow
+def test_the_reuters_grain_chain_runs_and_is_evaluated():
+    train = _corpus("ReutersGrain")
+    schema, chunk = read_output(_filterkit(train, "words", "--counts", "shape", "bns", "l2"))
+    assert schema.attributes[0].name == "class-att" and len(schema) == 1485
+    lengths = np.sqrt(np.asarray(chunk.values.multiply(chunk.values)[:, 1:].sum(axis=1))).ravel()
+    assert np.allclose(lengths[lengths > 0], 1.0)
+    # each fold fits the words on its training documents only
+    report = run_filterkit("evaluate", "--json", "--folds", "3", train, "words", "--counts", "shape", "bns", "l2")
+    assert report.status == 0, report.stderr
+    assert 0.95 < json.loads(report.stdout)["auc"] <= 1.0
+
+
+@pytest.mark.slow
+def test_a_saved_words_model_applies_to_the_test_documents(tmp_path):
+    train, test = _corpus("ReutersGrain"), _corpus("ReutersGrain", "test")
+    model = tmp_path / "words.json"
+    options = ["words", "--counts", "--idf", "--words-to-keep", "100000"]
+    trained = _filterkit("--save-model", model, train, *options)
+    assert _filterkit("apply", model, train).split(b"\n", 1)[1] == trained.split(b"\n", 1)[1]
+    schema, applied = read_output(_filterkit("apply", model, test))
+    assert schema.attributes == read_output(trained)[0].attributes and len(schema) > 10_000
+    assert applied.n_rows == 604 and applied.values.nnz > 20_000
+
+
+@pytest.mark.slow
+def test_a_saved_documents_chain_applies_to_the_test_documents(tmp_path):
+    train, test = _corpus("ReutersGrain"), _corpus("ReutersGrain", "test")
+    model = tmp_path / "grain.json"
+    trained = _filterkit("--save-model", model, train, "words", "--counts", "shape", "bns", "l2")
+    schema, applied = read_output(_filterkit("apply", model, test))
+    assert schema.attributes == read_output(trained)[0].attributes and applied.n_rows == 604
+
+
+@pytest.mark.slow
+def test_words_gives_the_same_bytes_for_any_chunk_size():
+    whole = _filterkit(_corpus("ReutersCorn"), "words", "--counts", "--idf")
+    assert _filterkit("--chunk-rows", "7", _corpus("ReutersCorn"), "words", "--counts", "--idf") == whole
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"counts": True, "log_tf": True, "idf": True}, {"whole_corpus": True, "lowercase": True, "words_to_keep": 3}],
+    ids=str,
+)
+def test_words_passes_the_stage_contract(options):
+    assert "generated rows (dense)" in check_stage(WordVector, **options)
+
+
+def test_the_tokenizer_splits_at_wekas_delimiters():
+    split = tokenizer(unescaped(WordVector().params["delimiters"]))
+    assert split("It's 3.5 (tons),\tsaid\r\nU.S.! \"Why?\" x-y_z") == [
+        "It", "s", "3", "5", "tons", "said", "U", "S", "Why", "x-y_z",
+    ]  # fmt: skip
+    assert tokenizer("")("one two") == ["one two"]
+    assert tokenizer("-")("a--b-") == ["a", "b"]
+    assert unescaped(r"\n\t\\x\q") == "\n\t\\x\\q"
+
+
+def test_ties_at_the_last_word_kept_are_all_kept():
+    from collections import Counter
+
+    counts = Counter({"b": 5, "a": 3, "c": 3, "d": 1})
+    assert kept_words(counts, 2, 1) == ["a", "b", "c"]
+    assert kept_words(counts, 4, 1) == ["a", "b", "c", "d"]
+    assert kept_words(counts, 10, 4) == ["b"]
+
+
+def test_words_are_ordered_as_java_orders_strings():
+    # U+FF5E sorts after U+1F600 in UTF-16 (its surrogates start at U+D83D), before it by code point
+    assert sorted(["\uff5e", "\U0001f600", "Z", "a"], key=java_order) == ["Z", "a", "\U0001f600", "\uff5e"]
+
+
+def _documents(texts: list[str], labels: list[int]) -> tuple[Schema, Chunk]:
+    schema = Schema(
+        "docs", (Attribute("text", STRING), Attribute("n", "numeric"), Attribute("class", NOMINAL, ("yes", "no")))
+    )
+    values = np.column_stack([np.zeros(len(texts)), np.arange(len(texts)), labels]).astype(np.float64)
+    return schema, Chunk(values, {0: texts}, None)
+
+
+def _fitted(schema: Schema, chunk: Chunk, **options) -> Chain:
+    chain = Chain([WordVector(**options)], class_spec="last")
+
+    class Source:
+        def __init__(self):
+            self.schema = schema
+
+        def chunks(self):
+            yield chunk
+
+    chain.fit(Source())
+    return chain
+
+
+def test_per_class_words_come_class_by_class_and_values_follow_the_options():
+    schema, chunk = _documents(["b a a", "c b", "z y", "y"], [0, 0, 1, 1])
+    stage = _fitted(schema, chunk, counts=True, idf=True).stages[0]
+    assert [a.name for a in stage.output_schema().attributes] == ["n", "class", "a", "b", "c", "y", "z"]
+    out = stage.transform(chunk).values.toarray()
+    assert out[0].tolist() == [0.0, 0.0, 2 * np.log(4 / 1), np.log(4 / 2), 0.0, 0.0, 0.0]
+    assert out[3].tolist() == [3.0, 1.0, 0.0, 0.0, 0.0, np.log(4 / 2), 0.0]
+
+
+def test_stop_words_come_from_a_file_as_weka_reads_it(tmp_path):
+    stopwords = tmp_path / "stop.txt"
+    stopwords.write_text("# a comment\n  The \n\nAND\n")
+    assert read_stopwords(str(stopwords)) == {"the", "and"}
+    schema, chunk = _documents(["The cat and THE dog", "a cat"], [0, 1])
+    stage = _fitted(schema, chunk, stopwords=str(stopwords)).stages[0]
+    assert stage.words == ["cat", "dog", "a"]
+
+
+def test_a_missing_stop_word_file_is_an_error_naming_it(tmp_path):
+    missing = tmp_path / "none.txt"
+    result = run_filterkit(_corpus("ReutersGrain"), "words", "--stopwords", missing)
+    assert result.status == 1
+    assert f"cannot read the stop word file '{missing}'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_word_named_like_a_kept_attribute_asks_for_a_prefix():
+    schema, chunk = _documents(["class n", "x"], [0, 1])
+    with pytest.raises(FilterkitError, match="would have the name of another attribute: give --prefix"):
+        _fitted(schema, chunk)
+    assert [a.name for a in _fitted(schema, chunk, prefix="w:").output_schema.attributes][2:] == [
+        "w:class",
+        "w:n",
+        "w:x",
+    ]
+
+
+def test_a_registered_stemmer_stems_every_word(tmp_path):
+    plugin = tmp_path / "suffixes.py"
+    plugin.write_text(
+        "from filterkit.hookspecs import hookimpl\n"
+        "from filterkit.plugins import Stemmer\n\n\n"
+        "@hookimpl\n"
+        "def register_stemmers(register):\n"
+        "    register(Stemmer('no-s', lambda word: word.removesuffix('s'), 'Drops a final s.'))\n"
+    )
+    documents = tmp_path / "docs.arff"
+    documents.write_text("@relation d\n@attribute t string\n@attribute c {x,y}\n@data\n'cats cat dogs',x\n'dog',y\n")
+    result = run_filterkit(documents, "words", "--counts", "--stemmer", "no-s", plugins_dir=tmp_path)
+    assert result.status == 0, result.stderr
+    schema, chunk = read_output(result.stdout)
+    assert [a.name for a in schema.attributes] == ["c", "cat", "dog"]
+    assert chunk.values.toarray().tolist() == [[0, 2, 1], [1, 0, 1]]
+    unknown = run_filterkit(documents, "words", "--stemmer", "porter", plugins_dir=tmp_path)
+    assert unknown.status == 1 and "no stemmer called 'porter' (installed: no-s)" in unknown.stderr
+
+
+def test_an_edited_model_is_refused(tmp_path):
+    schema, chunk = _documents(["a b", "c"], [0, 1])
+    chain = _fitted(schema, chunk)
+    registry = Registry(stages={"words": Registered("words", WordVector, "words", "filterkit")})
+    path = tmp_path / "model.json"
+    save_model(path, chain, registry)
+    document = json.loads(path.read_text())
+    state = document["stages"][0]["state"]
+    assert state["words"] == ["a", "b", "c"]
+    state["words"][1] = "a"
+    path.write_text(json.dumps(document))
+    result = run_filterkit("apply", path, "-")
+    assert result.status == 1 and "'words' names a word twice" in result.stderr
+
+
+def test_words_are_cut_before_they_are_lowercased():
+    assert lowercase_keeps_words(" \r\n\t.,;:'\"()?!") and not lowercase_keeps_words("x")
+    # a delimiter that is a letter cuts at its own case only, as Weka cuts before lowercasing
+    schema, chunk = _documents(["aXb axb", "AxB"], [0, 1])
+    stage = _fitted(schema, chunk, delimiters="x ", lowercase=True, counts=True).stages[0]
+    assert stage.words == ["a", "axb", "b"]
+    assert stage.transform(chunk).values.toarray()[:, 2:].tolist() == [[1, 1, 1], [1, 0, 1]]
+
+
+@pytest.mark.slow
+def test_dask_engine_gives_the_local_output(tmp_path):
+    pytest.importorskip("dask.distributed")
+    corpus = _corpus("ReutersCorn")
+    distributed = tmp_path / "dask.arff"
+    _filterkit("--engine", "dask", "--partitions", "3", "-o", distributed, corpus, "words", "--counts", "--idf")
+    assert distributed.read_bytes() == _filterkit(corpus, "words", "--counts", "--idf")
+
+
+def test_a_document_with_a_missing_class_counts_in_the_first_class_as_in_weka():
+    schema, chunk = _documents(["b", "a", "c"], [1, 1, 0])
+    chunk.values[0, 2] = np.nan
+    stage = _fitted(schema, chunk).stages[0]
+    assert stage.words == ["b", "c", "a"]
+
+
+def test_a_plugin_registering_something_else_as_a_stemmer_is_skipped(tmp_path):
+    (tmp_path / "wrong.py").write_text(
+        "from filterkit.hookspecs import hookimpl\n\n\n"
+        "@hookimpl\n"
+        "def register_stemmers(register):\n"
+        "    register(str.lower)\n"
+    )
+    result = run_filterkit("plugins", plugins_dir=tmp_path)
+    assert result.status == 0
+    assert "where a filterkit.plugins.Stemmer is expected (in register_stemmers)" in result.stderr
