@@ -85,6 +85,7 @@ def combine_option(metric: Metric | None = None) -> Option:
         "Score a multi-class target: one-vs-rest combined by max or mean, or joint (default: joint for ig "
         f"and chi on more than two classes without --positive, else max). {detail}.",
         choices=COMBINE_CHOICES,
+        before_it_existed="max",
     )
 
 

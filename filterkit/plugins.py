@@ -99,9 +99,16 @@ class Registry:
         """The stage class called ``name``; FilterkitError listing the known ones if none."""
         return _lookup(self.stages, name, "stage").value
 
-    def make_stage(self, name: str, params: dict):
-        """A new stage ``name`` with ``params``, carrying the provenance of its plugin."""
+    def make_stage(self, name: str, params: dict, saved: bool = False):
+        """A new stage ``name`` with ``params``, carrying the provenance of its plugin.
+
+        ``saved``: the params come from a saved model, so an option they lack was added
+        after it was saved and takes the value of the behaviour from before it existed.
+        """
         registered = _lookup(self.stages, name, "stage")
+        if saved:
+            earlier = {option.name: option.value_before_it_existed for option in registered.value.options}
+            params = {**earlier, **params}
         try:
             stage = registered.value(**params)
         except FilterkitError:

@@ -79,7 +79,7 @@ class Chain:
         made = []
         for position, (name, params, _) in enumerate(entries, 1):
             try:
-                made.append(registry.make_stage(name, params))
+                made.append(registry.make_stage(name, params, saved=True))
             except FilterkitError as error:
                 raise FilterkitError(f"stage {position} '{name}': {error}") from None
         chain = cls(made, class_spec=None, positive=positive)

@@ -124,15 +124,13 @@ class SavedState:
             return
         if not isinstance(recorded, dict):
             raise invalid_state(self.stage, f"'{OPTIONS_KEY}' is not a table of options")
-        for name, value in self.stage.params.items():
-            if (
-                name not in recorded
-                or recorded[name] != value
-                or isinstance(recorded[name], bool) != isinstance(value, bool)
-            ):
-                flag = "--" + name.replace("_", "-")
+        for option in self.stage.options:
+            value = self.stage.params[option.name]
+            # an option the state does not record was added after it was saved
+            fitted = recorded[option.name] if option.name in recorded else option.value_before_it_existed
+            if fitted != value or isinstance(fitted, bool) != isinstance(value, bool):
                 raise invalid_state(
                     self.stage,
-                    f"option {flag} is {value!r} but the state was fitted with "
-                    f"{recorded.get(name)!r} (options edited after fitting)",
+                    f"option {option.flag} is {value!r} but the state was fitted with "
+                    f"{fitted!r} (options edited after fitting)",
                 )

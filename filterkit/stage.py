@@ -29,6 +29,9 @@ from filterkit.errors import FilterkitError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, SavedState, StateArray
 from filterkit.schema import Chunk, Schema
 
+#: ``Option.before_it_existed`` when the option's default keeps the behaviour from before it existed.
+SAME_AS_DEFAULT: Any = type("SameAsDefault", (), {"__repr__": lambda self: "SAME_AS_DEFAULT"})()
+
 
 @dataclass(frozen=True)
 class Option:
@@ -37,6 +40,9 @@ class Option:
     ``kind`` is ``int``, ``float``, ``str`` or ``bool``; ``choices`` restricts a
     ``str``.  A bool option is a flag pair on the command line
     (``--presence/--no-presence``).  A default of None means "not given".
+    ``before_it_existed`` is the value that gives a stage's behaviour from before the
+    option was added, for a saved model that does not record it (its default when
+    the default keeps that behaviour).
     """
 
     name: str
@@ -46,6 +52,12 @@ class Option:
     choices: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    before_it_existed: Any = SAME_AS_DEFAULT
+
+    @property
+    def value_before_it_existed(self) -> Any:
+        """The value a saved model that predates this option was fitted with."""
+        return self.default if self.before_it_existed is SAME_AS_DEFAULT else self.before_it_existed
 
     @property
     def flag(self) -> str:

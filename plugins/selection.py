@@ -458,6 +458,7 @@ def selector_for(metrics: dict) -> type[Selector]:
             bool,
             False,
             "With --metric: rank and select the numeric attributes only, keeping every nominal one.",
+            before_it_existed=True,
         ),
         Option(
             "per_class",
