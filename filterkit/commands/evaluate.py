@@ -25,6 +25,7 @@ from filterkit.commands.options import (
 from filterkit.commands.stages import StageChain
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
+    EXTRA_MEASURES,
     MEASURES,
     ChainSpec,
     Settings,
@@ -32,7 +33,10 @@ from filterkit.evaluation import (
     class_codes,
     evaluate_fold,
     macro_average,
+    micro_average,
     nested_subsamples,
+    paired_comparison,
+    repeat_seed,
     stratified_folds,
     summarize,
     take_rows,
@@ -96,6 +100,43 @@ def parse_chain(plugins: PluginLoader, words: list[str]) -> ChainSpec:
     return ChainSpec(text, [(stage.name, dict(stage.params)) for stage in stages])
 
 
+def parse_sweep(registry, text: str, chains: list[ChainSpec]) -> list[ChainSpec]:
+    """``--sweep 'STAGE.OPTION=V1,V2,…'``: each chain once per value, the option set in its every STAGE."""
+    target, equals, values_text = text.partition("=")
+    stage_name, dot, option_name = target.strip().partition(".")
+    option_name = option_name.strip().replace("-", "_")
+    values = [value.strip() for value in values_text.split(",") if value.strip()]
+    if not equals or not dot or not stage_name or not option_name or not values:
+        raise FilterkitError(f"--sweep {text!r} is not STAGE.OPTION=VALUE,VALUE,… (e.g. select.top=10,100)")
+    options = {option.name: option for option in registry.stage(stage_name).options}
+    if option_name not in options:
+        raise FilterkitError(
+            f"--sweep {text!r}: stage '{stage_name}' has no option '{option_name.replace('_', '-')}' "
+            f"(it has: {', '.join(sorted(name.replace('_', '-') for name in options)) or 'none'})"
+        )
+    option = options[option_name]
+    try:
+        converted = [option.convert(value) for value in values]
+    except FilterkitError as error:
+        raise FilterkitError(f"--sweep {text!r}: {error}") from None
+    if len(set(converted)) != len(converted):
+        raise FilterkitError(f"--sweep {text!r}: a value is given twice")
+    label = f"{stage_name}.{option_name.replace('_', '-')}"
+    swept = []
+    for chain in chains:
+        if not any(name == stage_name for name, _ in chain.stages):
+            raise FilterkitError(f"--sweep {text!r}: chain '{chain.text}' has no stage '{stage_name}'")
+        for value, typed in zip(values, converted):
+            stages = [
+                (name, {**params, option_name: typed} if name == stage_name else params)
+                for name, params in chain.stages
+            ]
+            for name, params in stages:
+                registry.make_stage(name, params)
+            swept.append(ChainSpec(f"{chain.text} [{label}={value}]", stages, {label: typed}))
+    return swept
+
+
 @functools.lru_cache(maxsize=4)
 def _worker_registry(plugins_dir):
     return load_plugins(plugins_dir)
@@ -107,18 +148,29 @@ def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, t
 
 
 def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress: Progress):
-    """Every (chain, task, fraction) summarized over the folds; the folds are drawn once.
-    The fits are one step of ``progress``."""
+    """Every (chain, task, fraction)'s fold results, in the order (repeat, fold); the folds of each repeat
+    are drawn once for every chain and task.  Also the rows' folds (of the first repeat) and, per fraction,
+    the mean ratio of test to training rows.  The fits are one step of ``progress``."""
     codes = class_codes(data, class_index).astype(np.int64)
     items = []
+    ratios: dict[float, list[float]] = {fraction: [] for fraction in settings.train_fractions}
     with progress.working("drawing the folds"):
-        folds = stratified_folds(codes, settings.folds, settings.seed)
+        draws = [
+            stratified_folds(codes, settings.folds, repeat_seed(settings.seed, repeat))
+            for repeat in range(settings.repeats)
+        ]
         for task in tasks:
-            for fold, (train, test) in enumerate(folds):
-                samples = nested_subsamples(train, codes, settings.train_fractions, settings.seed + fold)
-                for chain in chains:
+            for repeat, folds in enumerate(draws):
+                for fold, (train, test) in enumerate(folds):
+                    samples = nested_subsamples(
+                        train, codes, settings.train_fractions, repeat_seed(settings.seed, repeat) + fold
+                    )
                     for fraction in settings.train_fractions:
-                        items.append((chain, task, fold, fraction, samples[fraction], test))
+                        if task == tasks[0]:
+                            ratios[fraction].append(len(test) / len(samples[fraction]))
+                    for chain in chains:
+                        for fraction in settings.train_fractions:
+                            items.append((chain, task, fold, fraction, samples[fraction], test))
     if jobs == 1:
         results = (
             evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
@@ -137,13 +189,18 @@ def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tas
             grouped.setdefault((chain.text, task, fraction), []).append(result)
             meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
     fold_of_row = np.zeros(len(codes), dtype=np.int64)
-    for fold, (_, test) in enumerate(folds):
+    for fold, (_, test) in enumerate(draws[0]):
         fold_of_row[test] = fold
-    return grouped, fold_of_row
+    return grouped, fold_of_row, {fraction: float(np.mean(values)) for fraction, values in ratios.items()}
 
 
-def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, extra) -> dict:
-    """The JSON document: flat for one chain, task and fraction; else results and macro averages."""
+def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, extra, stats=False, ratios=None) -> dict:
+    """The JSON document: flat for one chain, task and fraction; else results and macro averages.
+
+    Over several repeats each result also holds each repeat's means and their
+    spread; ``stats`` adds the break-even point, micro-averages over several
+    tasks and paired tests of every chain against the first (``ratios``: per
+    fraction, test rows / training rows, for the corrected t-test)."""
     settings_json = {
         "folds": settings.folds,
         "seed": settings.seed,
@@ -155,26 +212,80 @@ def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, e
         "fold_of_row": fold_of_row.tolist(),
         **extra,
     }
+    if settings.repeats > 1:
+        settings_json["repeats"] = settings.repeats
+        settings_json["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
     results = []
     for chain in chains:
         for task in tasks:
             for fraction in settings.train_fractions:
-                summary = summarize(grouped[(chain.text, task, fraction)])
-                results.append({"chain": chain.text, "task": task, "train_fraction": fraction, **summary})
+                summary = summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats)
+                swept = {"sweep": chain.sweep} if chain.sweep else {}
+                results.append({"chain": chain.text, "task": task, "train_fraction": fraction, **swept, **summary})
     if len(results) == 1:
         return {**results[0], "settings": settings_json}
     macro = []
     for chain in chains:
         for fraction in settings.train_fractions:
             per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
-            macro.append(
-                {"chain": chain.text, "train_fraction": fraction, "tasks": len(per_task), **macro_average(per_task)}
-            )
-    return {"settings": settings_json, "results": results, "macro": macro}
+            entry = {
+                "chain": chain.text,
+                "train_fraction": fraction,
+                **({"sweep": chain.sweep} if chain.sweep else {}),
+                "tasks": len(per_task),
+                **macro_average(per_task, stats),
+            }
+            if settings.repeats > 1:
+                entry["std_over_repeats"] = _macro_spread(per_task, settings.repeats)
+            if stats and len(tasks) > 1:
+                entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
+            macro.append(entry)
+    document = {"settings": settings_json, "results": results, "macro": macro}
+    if stats and len(chains) > 1:
+        document["paired"] = [
+            {
+                "chain": chain.text,
+                "baseline": chains[0].text,
+                "train_fraction": fraction,
+                "measures": paired_comparison(
+                    {task: grouped[(chain.text, task, fraction)] for task in tasks},
+                    {task: grouped[(chains[0].text, task, fraction)] for task in tasks},
+                    (ratios or {}).get(fraction, 1 / (settings.folds - 1)),
+                ),
+            }
+            for chain in chains[1:]
+            for fraction in settings.train_fractions
+        ]
+    return document
+
+
+def _macro_spread(per_task: list[dict], repeats: int) -> dict:
+    """Per measure, the standard deviation across repeats of each repeat's macro average."""
+    spread = {}
+    for measure in [*MEASURES, *EXTRA_MEASURES]:
+        per_repeat = np.array(
+            [[r["repeats"][measure]["per_repeat"][repeat] for r in per_task] for repeat in range(repeats)],
+            dtype=np.float64,
+        )
+        defined = ~np.isnan(per_repeat)
+        means = np.array(
+            [per_repeat[i][defined[i]].mean() for i in range(repeats) if defined[i].any()], dtype=np.float64
+        )
+        spread[measure] = float(means.std(ddof=1)) if len(means) > 1 else 0.0
+    return spread
+
+
+def _cell(value) -> str:
+    return f"{value:>6.3f}" if value is not None and not math.isnan(value) else f"{'—':>6}"
+
+
+def _p_cell(value) -> str:
+    return f"{value:>8.3g}" if value is not None else f"{'—':>8}"
 
 
 def format_table(document: dict, per_task: bool) -> str:
-    """A plain-text table: one row per chain (and fraction), macro-averaged over tasks."""
+    """A plain-text table: one row per chain (and fraction), macro-averaged over tasks; then, when the
+    document has them, the spread over repeats, the break-even and micro-averages, and the paired tests."""
     if "results" not in document:
         rows = [document]
         header_note = f"task: {document['task']} vs rest"
@@ -192,15 +303,53 @@ def format_table(document: dict, per_task: bool) -> str:
     width = max(
         len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
     )
+    repeats = settings.get("repeats", 1)
     lines = [
-        f"{settings['folds']}-fold CV, seed {settings['seed']}, classifier {settings['classifier']}, "
-        f"{settings['rows']} rows; {header_note}",
+        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}, seed {settings['seed']}, "
+        f"classifier {settings['classifier']}, {settings['rows']} rows; {header_note}",
         f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{LABELS[m]:>6}" for m in MEASURES),
     ]
+    names = []
     for row in rows:
         name = row["chain"] + (f" [{row['task']}]" if per_task and "task" in row and "results" in document else "")
-        cells = "  ".join(f"{row[m]:>6.3f}" if not math.isnan(row[m]) else f"{'—':>6}" for m in MEASURES)
+        names.append(name)
+        cells = "  ".join(_cell(row[m]) for m in MEASURES)
         lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  {cells}")
+    if repeats > 1:
+        lines.append(f"standard deviation over the {repeats} repeats' means:")
+        for name, row in zip(names, rows):
+            spread = row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in MEASURES}
+            cells = "  ".join(_cell(spread[m]) for m in MEASURES)
+            lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  {cells}")
+    if "breakeven" in rows[-1]:
+        micro = any("micro" in row for row in rows)
+        lines.append(
+            f"{'':<{width}}  {'train':>5}  {'BEP':>6}"
+            + (f"  {'microF1':>7}  {'microP':>6}  {'microR':>6}" if micro else "")
+        )
+        for name, row in zip(names, rows):
+            pooled = row.get("micro", {})
+            lines.append(
+                f"{name:<{width}}  {row['train_fraction']:>5g}  {_cell(row['breakeven'])}"
+                + (
+                    f"  {_cell(pooled.get('f1')):>7}  {_cell(pooled.get('precision'))}  {_cell(pooled.get('recall'))}"
+                    if micro
+                    else ""
+                )
+            )
+    for comparison in document.get("paired", []):
+        lines.append(
+            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
+            "difference; tasks won/tied/lost, Wilcoxon p; folds won/tied/lost, corrected resampled t-test p"
+        )
+        for measure in ("f1", "auc", "breakeven"):
+            paired = comparison["measures"][measure]
+            tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
+            lines.append(
+                f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
+                f"{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']} p {_p_cell(tasks_['wilcoxon_p'])}  "
+                f"{folds_['wins']}/{folds_['ties']}/{folds_['losses']} p {_p_cell(folds_['corrected_t']['p'])}"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -273,6 +422,25 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
     show_default=True,
     help="Learning curve: fractions of each training fold, e.g. 0.05,0.1,0.2,0.5,1.",
 )
+@click.option(
+    "--repeats",
+    type=click.IntRange(1, 1000),
+    default=1,
+    show_default=True,
+    help="Draw the folds this many times (the first with --seed); report each chain's mean and standard "
+    "deviation across repeats.",
+)
+@click.option(
+    "--sweep",
+    metavar="STAGE.OPTION=V1,V2,…",
+    help="Evaluate each chain at every value of one stage option, on the same folds (e.g. select.top=10,100,1000).",
+)
+@click.option(
+    "--stats",
+    is_flag=True,
+    help="Add the precision–recall break-even point, micro-averaged F1/precision/recall over tasks, and "
+    "paired tests of every chain against the first (Wilcoxon over tasks, corrected resampled t-test over folds).",
+)
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
 @positive_option("One task: this class against the rest (default on two classes: the minority).")
@@ -299,6 +467,9 @@ def evaluate(
     folds,
     seed,
     train_fraction,
+    repeats,
+    sweep,
+    stats,
     classifier,
     class_spec,
     positive,
@@ -328,7 +499,7 @@ def evaluate(
     if ignored:
         raise FilterkitError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
     registry.classifier(classifier)(**params)
-    settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params)
+    settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params, repeats)
     if compare:
         if not words:
             raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
@@ -337,6 +508,8 @@ def evaluate(
         chains = [parse_chain(plugins, list(words))]
     if len({c.text for c in chains}) != len(chains):
         raise FilterkitError("the same chain is given twice")
+    if sweep is not None:
+        chains = parse_sweep(registry, sweep, chains)
 
     reporter = Progress(progress_mode(quiet, progress), word="step")
     reporter.expect(2)
@@ -357,7 +530,7 @@ def evaluate(
     counts = np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels))
     tasks = choose_tasks(labels, counts, positive, each_class, min_positives)
 
-    grouped, fold_of_row = run_evaluation(
+    grouped, fold_of_row, ratios = run_evaluation(
         registry, plugins.folder, schema, data, class_index, chains, tasks, settings, jobs, reporter
     )
     reporter.finish()
@@ -375,7 +548,10 @@ def evaluate(
             "class_counts": dict(zip(labels, counts.tolist())),
             "chains": [c.text for c in chains],
             "tasks": tasks,
+            **({"sweep": sweep} if sweep is not None else {}),
         },
+        stats,
+        ratios,
     )
     if plot:
         plot_learning_curves(document, plot)
