@@ -13,7 +13,7 @@ import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
-from filterkit.commands.files import ReportCommand, open_source
+from filterkit.commands.files import ReportCommand, check_distinct, open_source
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -41,6 +41,7 @@ from filterkit.evaluation import (
     summarize,
     take_rows,
 )
+from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import resolve_class
@@ -355,13 +356,7 @@ def format_table(document: dict, per_task: bool) -> str:
 
 def plot_learning_curves(document: dict, path: str) -> None:
     """AUC and F1 against the training fraction, one line per chain (matplotlib, optional)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise FilterkitError("--plot needs matplotlib: pip install 'filterkit[plot]'") from None
+    plt = _pyplot("--plot")
     rows = document["macro"] if "macro" in document else [document]
     figure, axes = plt.subplots(1, 2, figsize=(10, 4))
     for chain in dict.fromkeys(r["chain"] for r in rows):
@@ -375,6 +370,139 @@ def plot_learning_curves(document: dict, path: str) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def _pyplot(option: str):
+    """matplotlib's pyplot on the Agg backend; FilterkitError saying how to install it if missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise FilterkitError(f"{option} needs matplotlib: pip install 'filterkit[plot]'") from None
+    return plt
+
+
+def _figure_html(plt, figure, title: str) -> str:
+    """A figure as an inline PNG (a data URI: the page needs no network and no other file)."""
+    import base64
+    import html
+    import io
+
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    plt.close(figure)
+    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
+    caption = html.escape(title)
+    return (
+        f'<figure><img alt="{caption}" src="data:image/png;base64,{encoded}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
+
+
+def _report_figures(document: dict, plt) -> list[str]:
+    """The report's plots: learning curves, sweep curves, and each chain against the first per task."""
+    rows = document.get("macro", [document])
+    figures = []
+    fractions = sorted({r["train_fraction"] for r in rows})
+    if len(fractions) > 1:
+        figure, axes = plt.subplots(1, 2, figsize=(10, 4))
+        for chain in dict.fromkeys(r["chain"] for r in rows):
+            points = sorted((r["train_fraction"], r["auc"], r["f1"]) for r in rows if r["chain"] == chain)
+            for axis, column, label in ((axes[0], 1, "AUC"), (axes[1], 2, "F1")):
+                axis.plot([p[0] for p in points], [p[column] for p in points], marker="o", label=chain)
+                axis.set(xlabel="fraction of the training fold", ylabel=label, xscale="log")
+        axes[0].legend(fontsize="small")
+        figures.append(_figure_html(plt, figure, "Learning curves: macro-averaged AUC and F1"))
+    swept = [r for r in rows if r.get("sweep")]
+    if swept and all(isinstance(v, (int, float)) for r in swept for v in r["sweep"].values()):
+        (label,) = swept[0]["sweep"]
+        figure, axes = plt.subplots(1, 2, figsize=(10, 4))
+        curves: dict[tuple, list] = {}
+        for r in swept:
+            base = r["chain"][: r["chain"].rindex(" [")]
+            curves.setdefault((base, r["train_fraction"]), []).append((r["sweep"][label], r["auc"], r["f1"]))
+        for (base, fraction), points in curves.items():
+            points.sort()
+            name = base if len(fractions) == 1 else f"{base} (train {fraction:g})"
+            for axis, column, measure in ((axes[0], 1, "AUC"), (axes[1], 2, "F1")):
+                axis.plot([p[0] for p in points], [p[column] for p in points], marker="o", label=name)
+                axis.set(xlabel=label, ylabel=measure, xscale="log" if min(p[0] for p in points) > 0 else "linear")
+                axis.minorticks_off()
+                axis.set_xticks([p[0] for p in points], [f"{p[0]:g}" for p in points])
+        axes[0].legend(fontsize="small")
+        figures.append(_figure_html(plt, figure, f"Sweep of {label}: macro-averaged AUC and F1"))
+    results = document.get("results", [])
+    chains = list(dict.fromkeys(r["chain"] for r in results))
+    tasks = list(dict.fromkeys(r["task"] for r in results))
+    if len(chains) > 1 and len(tasks) > 1:
+        for fraction in fractions:
+            by = {(r["chain"], r["task"]): r["f1"] for r in results if r["train_fraction"] == fraction}
+            for chain in chains[1:]:
+                figure, axis = plt.subplots(figsize=(5, 5))
+                x = [by[(chains[0], t)] for t in tasks]
+                y = [by[(chain, t)] for t in tasks]
+                axis.scatter(x, y, s=18)
+                low, high = min(x + y), max(x + y)
+                axis.plot([low, high], [low, high], color="grey", linewidth=0.8)
+                axis.set(xlabel=f"F1 of '{chains[0]}'", ylabel=f"F1 of '{chain}'")
+                figures.append(
+                    _figure_html(
+                        plt,
+                        figure,
+                        f"F1 per task (train {fraction:g}): '{chain}' against '{chains[0]}'; above the line it wins",
+                    )
+                )
+    return figures
+
+
+def report_html(document: dict, table: str) -> str:
+    """The self-contained HTML report: the settings, the table (with the paired tests), and the plots."""
+    import html
+
+    plt = _pyplot("--report")
+    settings = document["settings"]
+    shown = {key: value for key, value in settings.items() if key not in ("fold_of_row", "class_counts")}
+    settings_rows = "".join(
+        f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value, default=_json_default))}</td></tr>"
+        for key, value in shown.items()
+    )
+    paired_rows = ""
+    for comparison in document.get("paired", []):
+        for measure, paired in comparison["measures"].items():
+            tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
+            p_w, p_t = tasks_["wilcoxon_p"], folds_["corrected_t"]["p"]
+            paired_rows += (
+                f"<tr><td>{html.escape(comparison['chain'])}</td><td>{html.escape(comparison['baseline'])}</td>"
+                f"<td>{comparison['train_fraction']:g}</td><td>{measure}</td><td>{paired['difference']:+.4f}</td>"
+                f"<td>{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']}</td>"
+                f"<td>{'—' if p_w is None else f'{p_w:.3g}'}</td>"
+                f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
+                f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td></tr>"
+            )
+    paired_section = (
+        "<h2>Paired tests against the first chain</h2><table><tr><th>chain</th><th>baseline</th><th>train</th>"
+        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th><th>folds W/T/L</th>"
+        f"<th>corrected t-test p</th></tr>{paired_rows}</table>"
+        if paired_rows
+        else ""
+    )
+    figures = "".join(_report_figures(document, plt))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</title>"
+        "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left}pre{background:#f6f6f6;padding:1em;"
+        "overflow-x:auto}figure{display:inline-block;margin:1em}</style></head><body>"
+        f"<h1>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</h1>"
+        f"<h2>Settings</h2><table>{settings_rows}</table>"
+        f"<h2>Results</h2><pre>{html.escape(table)}</pre>"
+        f"{paired_section}"
+        f"{'<h2>Plots</h2>' + figures if figures else ''}"
+        "</body></html>\n"
+    )
 
 
 class EvaluateCommand(ReportCommand):
@@ -455,6 +583,13 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 @click.option(
     "--plot", type=click.Path(dir_okay=False), help="Save learning curves (AUC, F1) as a PNG (needs matplotlib)."
 )
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False),
+    help="Also write one self-contained HTML file: the settings, the table, the paired tests and the plots "
+    "(learning curves, sweep curves, each chain against the first per task; needs matplotlib).",
+)
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
 @quiet_option
 @progress_option
@@ -478,12 +613,18 @@ def evaluate(
     as_json,
     per_task,
     plot,
+    report_path,
     jobs,
     quiet,
     progress,
     **classifier_values,
 ):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
+    report_file = None
+    if report_path is not None:
+        report_file = checked_output(report_path)
+        check_distinct([*([("the input", input_path)] if input_path != "-" else []), ("--report", report_path)])
+        _pyplot("--report")
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     if classifier not in registry.classifiers:
@@ -555,10 +696,15 @@ def evaluate(
     )
     if plot:
         plot_learning_curves(document, plot)
+    table = format_table(document, per_task)
+    if report_file is not None:
+        with staged_output(report_file) as staged:
+            staged.stream.write(report_html(document, table).encode("utf-8"))
+            staged.publish()
     if as_json:
         click.echo(json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default))
     else:
-        click.echo(format_table(document, per_task), nl=False)
+        click.echo(table, nl=False)
 
 
 def _without_nan(value):
