@@ -414,6 +414,8 @@ def _report_figures(document: dict, plt) -> list[str]:
             for axis, column, label in ((axes[0], 1, "AUC"), (axes[1], 2, "F1")):
                 axis.plot([p[0] for p in points], [p[column] for p in points], marker="o", label=chain)
                 axis.set(xlabel="fraction of the training fold", ylabel=label, xscale="log")
+                axis.minorticks_off()
+                axis.set_xticks(fractions, [f"{f:g}" for f in fractions])
         axes[0].legend(fontsize="small")
         figures.append(_figure_html(plt, figure, "Learning curves: macro-averaged AUC and F1"))
     swept = [r for r in rows if r.get("sweep")]
@@ -459,7 +461,7 @@ def _report_figures(document: dict, plt) -> list[str]:
 
 
 def report_html(document: dict, table: str) -> str:
-    """The self-contained HTML report: the settings, the table (with the paired tests), and the plots."""
+    """The self-contained HTML report: the settings, the table, the plots and the paired tests."""
     import html
 
     plt = _pyplot("--report")
@@ -499,8 +501,8 @@ def report_html(document: dict, table: str) -> str:
         f"<h1>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</h1>"
         f"<h2>Settings</h2><table>{settings_rows}</table>"
         f"<h2>Results</h2><pre>{html.escape(table)}</pre>"
-        f"{paired_section}"
         f"{'<h2>Plots</h2>' + figures if figures else ''}"
+        f"{paired_section}"
         "</body></html>\n"
     )
 
@@ -699,7 +701,8 @@ def evaluate(
     table = format_table(document, per_task)
     if report_file is not None:
         with staged_output(report_file) as staged:
-            staged.stream.write(report_html(document, table).encode("utf-8"))
+            without_tests = {key: value for key, value in document.items() if key != "paired"}
+            staged.stream.write(report_html(document, format_table(without_tests, per_task)).encode("utf-8"))
             staged.publish()
     if as_json:
         click.echo(json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default))
