@@ -82,6 +82,12 @@ class FreeInterceptSVM:
         return np.asarray(features @ self.coef_.ravel()).ravel() + self.intercept_[0]
 
 
+def _liblinear_start(features, targets, C: float, class_weight) -> np.ndarray:
+    """liblinear's (w, b) with b penalized: a near start for the free-b Newton method (the same loss)."""
+    model = _fit_quietly(_linear_svm(C, 0, class_weight=class_weight), features, targets)
+    return np.append(np.asarray(model.coef_).ravel(), model.intercept_[0])
+
+
 def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> tuple[np.ndarray, np.ndarray]:
     """(w, b) minimizing ½‖w‖² + C·Σ sᵢ·max(0, 1 − yᵢ(w·xᵢ + b))² (trust-region Newton; b free)."""
     from scipy.optimize import minimize
@@ -114,7 +120,7 @@ def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> 
 
     solution = minimize(
         objective,
-        np.zeros(columns + 1),
+        _liblinear_start(features, targets, C, class_weight),
         jac=True,
         hessp=curvature,
         method="trust-ncg",
@@ -230,11 +236,14 @@ class LinearSVM(Classifier):
         return self.score(features) >= 0.5
 
     def describe(self):
-        return {
+        described = {
             "C": self.chosen_C,
             "inner_folds": self.inner_folds,
             "inner_auc": {str(c): a for c, a in self.inner_auc.items()},
         }
+        if self.params["intercept"] == "free":
+            described["b"] = float(self.model.intercept_[0])
+        return described
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:

@@ -32,9 +32,11 @@ def weights_and_offset(svm: LinearSVM) -> tuple[np.ndarray, float]:
 
 def test_free_intercept_of_the_hinge_svm_is_the_hard_margin_one_checked_by_hand():
     # Hard margin (C large): the margins x₁ = 0 and x₁ = 2 give w = (1, 0), b = −1 exactly.
-    weights, offset = weights_and_offset(fitted_svm(c_values="1000", loss="hinge", intercept="free"))
+    svm = fitted_svm(c_values="1000", loss="hinge", intercept="free")
+    weights, offset = weights_and_offset(svm)
     assert weights == pytest.approx([1.0, 0.0], abs=1e-6)
     assert offset == pytest.approx(-1.0, abs=1e-6)
+    assert svm.describe()["b"] == pytest.approx(-1.0, abs=1e-6)
 
 
 def test_free_intercept_of_the_squared_hinge_svm_checked_by_hand():
