@@ -53,6 +53,8 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --positive Ethics oh0.arff shape bns l2
   filterkit evaluate --each-class --compare iris.arff "minmax" "bns l2" "shape --no-zero-bin bns l2"
   filterkit evaluate --classifier aisvm --positive Ethics --json oh0.arff binarize l2
+  filterkit evaluate --each-class --repeats 5 --stats --report r.html --compare oh0.arff "binarize l2" "shape bns l2"
+  filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns --top 10 l2
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
 training fold only and applied to its test fold. With --compare, every
@@ -62,6 +64,9 @@ The classifier sees numeric features only: nominal attributes the chain leaves
 nominal are one-hot encoded, string and date attributes are dropped, missing
 values become 0; instance weights are not used. Rows with a missing class are
 left out (and counted on stderr). AUC is averaged over folds, never pooled.
+--repeats draws the folds again (the first draw is --seed's); --stats adds the
+break-even point, micro-averages and paired tests against the first chain;
+--sweep runs every chain at each value of one stage option on the same folds.
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
