@@ -15,6 +15,14 @@ does internally), string, date and relational attributes are dropped, and a
 missing value becomes 0.  Instance weights are not used by the classifiers.
 AUC is computed per fold and averaged, never pooled; a fold whose test rows
 hold only one class has no AUC and is left out of that mean (and counted).
+
+``--repeats R`` draws the folds R times (repeat 0 with the seed itself, so one
+repeat is today's evaluation).  The reviewer's statistics (``--stats``) are
+computed from the per-fold values: the precision–recall break-even point,
+micro-averages over tasks (contingency counts pooled over the tasks of one
+fold), and paired tests of a chain against a baseline on the same folds — the
+Wilcoxon signed-rank test over the tasks' means and Nadeau & Bengio's
+corrected resampled t-test over the folds.
 """
 
 from __future__ import annotations
@@ -35,12 +43,20 @@ from filterkit.sources import MemorySource
 MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
 
 
+#: Measures of ``--stats`` beside MEASURES: the precision–recall break-even point.
+EXTRA_MEASURES = ("breakeven",)
+
+#: What micro-averaging pools: the measures computed from summed contingency counts.
+MICRO_MEASURES = ("f1", "precision", "recall")
+
+
 @dataclass
 class ChainSpec:
-    """One chain to evaluate: its text and its stages' (name, params)."""
+    """One chain to evaluate: its text, its stages' (name, params) and, in a sweep, the option's value."""
 
     text: str
     stages: list[tuple[str, dict]]
+    sweep: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -52,6 +68,14 @@ class Settings:
     train_fractions: tuple[float, ...] = (1.0,)
     classifier: str = "svm"
     classifier_params: dict = field(default_factory=dict)
+    repeats: int = 1
+
+
+def repeat_seed(seed: int, repeat: int) -> int:
+    """The seed of repeat ``repeat``'s fold draw: ``seed`` itself for the first, then one derived from both."""
+    if repeat == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] >> 1)
 
 
 def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
@@ -186,6 +210,103 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
     }
 
 
+def contingency(truth: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int, int]:
+    """(true positives, false positives, false negatives, true negatives)."""
+    truth = np.asarray(truth, dtype=bool)
+    predicted = np.asarray(predicted, dtype=bool)
+    return (
+        int(np.sum(truth & predicted)),
+        int(np.sum(~truth & predicted)),
+        int(np.sum(truth & ~predicted)),
+        int(np.sum(~truth & ~predicted)),
+    )
+
+
+def breakeven(truth: np.ndarray, scores: np.ndarray) -> float:
+    """The precision–recall break-even point: precision (= recall) of the P top-scored rows, P the positives.
+
+    Rows tied at the P-th score share the remaining places, so each counts the
+    fraction of them left (the mean over every order of the ties; the row
+    order does not matter).  NaN when the fold has no positive.
+    """
+    truth = np.asarray(truth, dtype=bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    positives = int(truth.sum())
+    if not positives:
+        return math.nan
+    cut = np.sort(scores)[::-1][positives - 1]
+    above, at = scores > cut, scores == cut
+    places = positives - int(above.sum())
+    hits = float(truth[above].sum()) + float(truth[at].sum()) * places / float(at.sum())
+    return hits / positives
+
+
+def micro_measures(counts: np.ndarray) -> dict[str, float]:
+    """F1, precision and recall of summed (tp, fp, fn, tn) counts."""
+    tp, fp, fn = float(counts[0]), float(counts[1]), float(counts[2])
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"f1": f1, "precision": precision, "recall": recall}
+
+
+def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
+    """Micro-averaged F1, precision and recall: per fold, the tasks' counts summed; then the mean over folds."""
+    per_fold = [
+        micro_measures(np.sum([records[fold]["counts"] for records in per_task_records], axis=0))
+        for fold in range(len(per_task_records[0]))
+    ]
+    return {measure: float(np.mean([values[measure] for values in per_fold])) for measure in MICRO_MEASURES}
+
+
+def corrected_resampled_t_test(differences, test_train_ratio: float) -> dict:
+    """Nadeau & Bengio's corrected resampled t-test of paired per-fold differences.
+
+    t = mean(d) / sqrt((1/J + n_test/n_train) · s²), s² the sample variance of the
+    J differences, with J − 1 degrees of freedom; the p-value is two-sided
+    (equal differences: t = 0 and p = 1 if they are 0, else t = ±∞ and p = 0).
+    Folds with an undefined difference (NaN, an AUC-less fold) are left out.
+    """
+    from scipy.stats import t as student
+
+    values = np.asarray(differences, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if len(values) < 2:
+        return {"t": None, "p": None, "df": None, "folds": len(values)}
+    mean, variance = float(values.mean()), float(values.var(ddof=1))
+    if np.ptp(values) == 0:  # equal differences: their variance is 0, not a rounding error of the mean
+        statistic = 0.0 if mean == 0 else math.copysign(math.inf, mean)
+    else:
+        statistic = mean / math.sqrt((1 / len(values) + test_train_ratio) * variance)
+    p = 1.0 if statistic == 0 else float(2 * student.sf(abs(statistic), len(values) - 1))
+    return {"t": statistic, "p": p, "df": len(values) - 1, "folds": len(values)}
+
+
+def wilcoxon_p(values, baseline) -> float | None:
+    """The two-sided p-value of the Wilcoxon signed-rank test of paired values (scipy's defaults).
+
+    None with fewer than two pairs; 1.0 when every difference is zero (nothing to rank).
+    Pairs with an undefined value are left out.
+    """
+    from scipy.stats import wilcoxon
+
+    values, baseline = np.asarray(values, dtype=np.float64), np.asarray(baseline, dtype=np.float64)
+    defined = ~(np.isnan(values) | np.isnan(baseline))
+    values, baseline = values[defined], baseline[defined]
+    if len(values) < 2:
+        return None
+    if np.all(values == baseline):
+        return 1.0
+    return float(wilcoxon(values, baseline).pvalue)
+
+
+def win_tie_loss(differences) -> dict[str, int]:
+    """How many differences are > 0, exactly 0, < 0 (undefined ones not counted)."""
+    values = np.asarray(differences, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    return {"wins": int(np.sum(values > 0)), "ties": int(np.sum(values == 0)), "losses": int(np.sum(values < 0))}
+
+
 def evaluate_fold(
     registry,
     schema: Schema,
@@ -225,7 +346,9 @@ def evaluate_fold(
     call("fit", train_features, train_truth.astype(np.int64), settings.seed)
     scores = _per_row(call("score", test_features), len(test_truth), "score", classifier, registered.provenance)
     decisions = _per_row(call("predict", test_features), len(test_truth), "predict", classifier, registered.provenance)
-    result = measures(test_truth, scores, decisions.astype(bool))
+    result: dict[str, Any] = dict(measures(test_truth, scores, decisions.astype(bool)))
+    result["breakeven"] = breakeven(test_truth, scores)
+    result["counts"] = contingency(test_truth, decisions.astype(bool))
     result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
     return result
@@ -259,25 +382,83 @@ def _per_row(values, rows: int, method: str, classifier, provenance) -> np.ndarr
     return array
 
 
-def summarize(records: list[dict]) -> dict:
-    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction)."""
+def fold_means(records: list[dict], measure: str) -> float:
+    """The mean of ``measure`` over the folds where it is defined (NaN if none)."""
+    values = np.array([r[measure] for r in records], dtype=np.float64)
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if len(defined) else math.nan
+
+
+def spread_over_repeats(records: list[dict], repeats: int) -> dict:
+    """Per measure, each repeat's fold mean, and their mean and standard deviation across repeats."""
+    folds = len(records) // repeats
+    spread = {}
+    for measure in MEASURES + EXTRA_MEASURES:
+        per_repeat = [fold_means(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
+        defined = np.array([v for v in per_repeat if not math.isnan(v)])
+        spread[measure] = {
+            "mean": float(defined.mean()) if len(defined) else math.nan,
+            "std": float(defined.std(ddof=1)) if len(defined) > 1 else 0.0,
+            "per_repeat": per_repeat,
+        }
+    return spread
+
+
+def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
+    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
+    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
     summary: dict[str, Any] = {}
-    for measure in MEASURES:
+    for measure in MEASURES + (EXTRA_MEASURES if extra else ()):
         values = np.array([r[measure] for r in records], dtype=np.float64)
         defined = values[~np.isnan(values)]
         summary[measure] = float(defined.mean()) if len(defined) else math.nan
         summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
         summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
+    if repeats > 1:
+        summary["repeats"] = spread_over_repeats(records, repeats)
     summary["classifier"] = [r["classifier"] for r in records]
     summary["features"] = [r["features"] for r in records]
     return summary
 
 
-def macro_average(summaries: list[dict]) -> dict:
+def macro_average(summaries: list[dict], extra: bool = False) -> dict:
     """The mean over tasks of each measure's fold mean (macro-averaging)."""
     result = {}
-    for measure in MEASURES:
+    for measure in MEASURES + (EXTRA_MEASURES if extra else ()):
         values = np.array([s[measure] for s in summaries], dtype=np.float64)
         result[measure] = float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
+    return result
+
+
+def paired_comparison(records: dict[str, list[dict]], baseline: dict[str, list[dict]], test_train_ratio: float) -> dict:
+    """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``.
+
+    Over tasks: the tasks' fold means, their mean difference, win/tie/loss and
+    the Wilcoxon signed-rank p-value.  Over folds: per fold the mean over tasks
+    of the paired differences, win/tie/loss and the corrected resampled t-test
+    (``test_train_ratio`` = test rows / training rows of a fold).
+    """
+    tasks = list(baseline)
+    result = {}
+    for measure in MEASURES + EXTRA_MEASURES:
+        chain_means = [fold_means(records[task], measure) for task in tasks]
+        baseline_means = [fold_means(baseline[task], measure) for task in tasks]
+        per_fold = np.array(
+            [[r[measure] - b[measure] for r, b in zip(records[task], baseline[task])] for task in tasks],
+            dtype=np.float64,
+        )
+        defined = ~np.isnan(per_fold)
+        fold_differences = np.where(
+            defined.any(axis=0), np.nansum(per_fold, axis=0) / np.maximum(defined.sum(axis=0), 1), np.nan
+        )
+        task_differences = np.array(chain_means) - np.array(baseline_means)
+        result[measure] = {
+            "difference": float(np.nanmean(task_differences)) if np.any(~np.isnan(task_differences)) else math.nan,
+            "over_tasks": {**win_tie_loss(task_differences), "wilcoxon_p": wilcoxon_p(chain_means, baseline_means)},
+            "over_folds": {
+                **win_tie_loss(fold_differences),
+                "corrected_t": corrected_resampled_t_test(fold_differences, test_train_ratio),
+            },
+        }
     return result

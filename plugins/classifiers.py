@@ -9,6 +9,10 @@ The inner CV has at most as many folds as the smaller class has rows; with a
 single positive (a tiny learning-curve sample) there is no inner CV: C is the
 grid's first value, the scores are raw decision values and a row is positive
 where its decision value is > 0 (``inner_folds`` in the report says which).
+The papers' other settings are options: the hinge loss, an offset b left out
+of the penalty (:class:`FreeInterceptSVM`), Platt's sigmoid fitted on the
+training rows' own decision values (Weka SMO's default) or no sigmoid at all
+(the margin decides at 0), and balanced class weights.
 
 ``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
 docs/algorithms.md §9): C* from :func:`adaptive_c`, then the intercept from
@@ -29,10 +33,100 @@ from filterkit.hookspecs import hookimpl
 from filterkit.stage import Option
 
 
-def _linear_svm(C: float, seed: int, loss: str = "squared_hinge"):
+def _linear_svm(C: float, seed: int, loss: str = "squared_hinge", intercept: str = "regularized", class_weight=None):
+    """liblinear's SVM, or with ``intercept="free"`` one whose offset b is left out of the penalty."""
+    if intercept == "free":
+        return FreeInterceptSVM(C, loss, class_weight)
     from sklearn.svm import LinearSVC
 
-    return LinearSVC(C=C, loss=loss, dual=True if loss == "hinge" else "auto", random_state=seed, max_iter=20000)
+    return LinearSVC(
+        C=C,
+        loss=loss,
+        dual=True if loss == "hinge" else "auto",
+        random_state=seed,
+        max_iter=20000,
+        class_weight=class_weight,
+    )
+
+
+class FreeInterceptSVM:
+    """A linear SVM minimizing ½‖w‖² + C·Σ loss(y·(w·x + b)) with b not penalized.
+
+    liblinear penalizes b as one more weight (its ``intercept_scaling`` only
+    shrinks that penalty, and a scaling large enough to remove it stops its
+    solver from converging).  The hinge loss is solved exactly by libsvm's
+    dual with the constraint Σ αᵢyᵢ = 0 (a linear kernel); the squared hinge,
+    which is smooth, by a trust-region Newton method (generalized Hessian,
+    as liblinear's own primal solver) on (w, b).
+    """
+
+    def __init__(self, C: float, loss: str, class_weight=None):
+        self.C, self.loss, self.class_weight = C, loss, class_weight
+
+    def fit(self, features, targets):
+        """Learn w (``coef_``) and the unpenalized b (``intercept_``)."""
+        targets = np.asarray(targets, dtype=np.int64)
+        if self.loss == "hinge":
+            from sklearn.svm import SVC
+
+            model = SVC(kernel="linear", C=self.C, class_weight=self.class_weight).fit(features, targets)
+            weights = model.dual_coef_ @ model.support_vectors_
+            self.coef_ = np.asarray(weights.toarray() if sp.issparse(weights) else weights).reshape(1, -1)
+            self.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
+            return self
+        self.coef_, self.intercept_ = _squared_hinge_free_intercept(features, targets, self.C, self.class_weight)
+        return self
+
+    def decision_function(self, features):
+        """w·x + b per row."""
+        return np.asarray(features @ self.coef_.ravel()).ravel() + self.intercept_[0]
+
+
+def _liblinear_start(features, targets, C: float, class_weight) -> np.ndarray:
+    """liblinear's (w, b) with b penalized: a near start for the free-b Newton method (the same loss)."""
+    model = _fit_quietly(_linear_svm(C, 0, class_weight=class_weight), features, targets)
+    return np.append(np.asarray(model.coef_).ravel(), model.intercept_[0])
+
+
+def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> tuple[np.ndarray, np.ndarray]:
+    """(w, b) minimizing ½‖w‖² + C·Σ sᵢ·max(0, 1 − yᵢ(w·xᵢ + b))² (trust-region Newton; b free)."""
+    from scipy.optimize import minimize
+
+    signs = np.where(targets == 1, 1.0, -1.0)
+    costs = np.full(len(targets), float(C))
+    if class_weight == "balanced":
+        counts = np.bincount(targets, minlength=2).astype(np.float64)
+        costs *= len(targets) / (2.0 * counts[targets])
+    columns = features.shape[1]
+
+    def objective(point):
+        weights, offset = point[:columns], point[columns]
+        slack = np.maximum(0.0, 1.0 - signs * (np.asarray(features @ weights).ravel() + offset))
+        value = 0.5 * float(weights @ weights) + float(np.sum(costs * slack * slack))
+        pull = -2.0 * costs * slack * signs
+        gradient = np.empty(columns + 1)
+        gradient[:columns] = weights + np.asarray(features.T @ pull).ravel()
+        gradient[columns] = float(pull.sum())
+        return value, gradient
+
+    def curvature(point, direction):
+        slack = 1.0 - signs * (np.asarray(features @ point[:columns]).ravel() + point[columns])
+        active = np.where(slack > 0, 2.0 * costs, 0.0)
+        along = active * (np.asarray(features @ direction[:columns]).ravel() + direction[columns])
+        product = np.empty(columns + 1)
+        product[:columns] = direction[:columns] + np.asarray(features.T @ along).ravel()
+        product[columns] = float(along.sum())
+        return product
+
+    solution = minimize(
+        objective,
+        _liblinear_start(features, targets, C, class_weight),
+        jac=True,
+        hessp=curvature,
+        method="trust-ncg",
+        options={"maxiter": 1000, "gtol": 1e-8},
+    )
+    return solution.x[:columns].reshape(1, -1), np.array([solution.x[columns]])
 
 
 def _fit_quietly(model, features, targets):
@@ -52,6 +146,29 @@ class LinearSVM(Classifier):
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
         Option("inner_folds", int, 5, "Folds of the inner cross-validation that picks C.", minimum=2),
+        Option("loss", str, "squared-hinge", "The SVM's loss.", choices=("squared-hinge", "hinge")),
+        Option(
+            "intercept",
+            str,
+            "regularized",
+            "liblinear's penalized offset b, or a free one left out of the penalty.",
+            choices=("regularized", "free"),
+        ),
+        Option(
+            "decision",
+            str,
+            "platt-cv",
+            "Positive where Platt's probability ≥ 0.5, the sigmoid fitted on inner-CV decision values "
+            "(platt-cv) or on the training rows' own (platt); or where the margin w·x + b > 0 (margin).",
+            choices=("platt-cv", "platt", "margin"),
+        ),
+        Option(
+            "class_weight",
+            str,
+            "none",
+            "balanced: each class's errors cost C · rows / (2 · class rows).",
+            choices=("none", "balanced"),
+        ),
     )
 
     def check_params(self) -> None:
@@ -61,6 +178,16 @@ class LinearSVM(Classifier):
             raise FilterkitError(f"svm: --svm-c-values {self.params['c_values']!r} is not a list of numbers") from None
         if not self.grid or min(self.grid) <= 0:
             raise FilterkitError("svm: every C must be positive")
+
+    def _svm(self, C: float, seed: int):
+        """An unfitted SVM at ``C`` with this classifier's loss, intercept and class weights."""
+        return _linear_svm(
+            C,
+            seed,
+            loss=self.params["loss"].replace("-", "_"),
+            intercept=self.params["intercept"],
+            class_weight=None if self.params["class_weight"] == "none" else "balanced",
+        )
 
     def fit(self, features, targets, seed):
         from sklearn.model_selection import StratifiedKFold
@@ -78,7 +205,7 @@ class LinearSVM(Classifier):
                 decisions = np.zeros(len(targets))
                 aucs = []
                 for train, test in splits:
-                    model = _fit_quietly(_linear_svm(C, seed), features[train], targets[train])
+                    model = _fit_quietly(self._svm(C, seed), features[train], targets[train])
                     decisions[test] = model.decision_function(features[test])
                     aucs.append(area_under_roc(targets[test], decisions[test]))
                 self.inner_auc[C] = float(np.mean(aucs))
@@ -86,8 +213,14 @@ class LinearSVM(Classifier):
             self.chosen_C = max(self.grid, key=lambda C: (self.inner_auc[C], -C))
         else:
             self.chosen_C = self.grid[0]
-        self.model = _fit_quietly(_linear_svm(self.chosen_C, seed), features, targets)
-        self.sigmoid = platt_sigmoid(out_of_fold[self.chosen_C], targets) if folds >= 2 else None
+        self.model = _fit_quietly(self._svm(self.chosen_C, seed), features, targets)
+        decision = self.params["decision"]
+        if decision == "platt":
+            self.sigmoid = platt_sigmoid(self.model.decision_function(features), targets)
+        elif decision == "platt-cv" and folds >= 2:
+            self.sigmoid = platt_sigmoid(out_of_fold[self.chosen_C], targets)
+        else:
+            self.sigmoid = None
         return self
 
     def score(self, features):
@@ -103,11 +236,14 @@ class LinearSVM(Classifier):
         return self.score(features) >= 0.5
 
     def describe(self):
-        return {
+        described = {
             "C": self.chosen_C,
             "inner_folds": self.inner_folds,
             "inner_auc": {str(c): a for c, a in self.inner_auc.items()},
         }
+        if self.params["intercept"] == "free":
+            described["b"] = float(self.model.intercept_[0])
+        return described
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
@@ -166,14 +302,21 @@ def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 
 
 
 def adaptive_c(
-    base_C: float, recall_at: Callable[[float], float], rho_max: float, k_max: int
+    base_C: float, recall_at: Callable[[float], float], rho_max: float, k_max: int, reading: str = "algorithm"
 ) -> tuple[int, float, list]:
-    """Anghelescu & Muchnik's Algorithm 1 (docs/algorithms.md §9, step 2).
+    """Anghelescu & Muchnik's Algorithm 1 (docs/algorithms.md §9, step 2), in one of its two readings.
 
     ``recall_at(C)`` trains at C and returns the training recall of the target
     class.  For k = 1 … k_max, C_k = k · base_C; stop at the first k whose recall
-    is ≥ rho_max (or at k_max).  If that recall is 1.0 and k > 1, step back to
-    k − 1.  Returns (k, C*, the recalls measured).
+    is ≥ rho_max (or at k_max).  The paper then contradicts itself:
+
+    - ``algorithm`` (its pseudo-code): if that recall is 1.0 and k > 1, step back
+      to k − 1; a recall in [rho_max, 1) is kept.
+    - ``prose`` (its text, "ρ_k < ρ_max"): the chosen C is the largest whose
+      recall stays below rho_max, so any stop at recall ≥ rho_max with k > 1
+      steps back to k − 1.
+
+    Returns (k, C*, the recalls measured).
     """
     recalls = []
     k = 1
@@ -182,7 +325,8 @@ def adaptive_c(
         if recalls[-1] >= rho_max or k == k_max:
             break
         k += 1
-    if recalls[-1] == 1.0 and k > 1:
+    overshot = recalls[-1] == 1.0 if reading == "algorithm" else recalls[-1] >= rho_max
+    if overshot and k > 1:
         k -= 1
     return k, k * base_C, recalls
 
@@ -236,6 +380,14 @@ class AdaptiveSVM(Classifier):
             minimum=0.0,
             maximum=1.0,
         ),
+        Option(
+            "reading",
+            str,
+            "algorithm",
+            "Algorithm 1's pseudo-code (step back from C_k only when its recall is 1.0) or the paper's prose "
+            "(step back whenever recall reaches ρ_max, so ρ_k < ρ_max).",
+            choices=("algorithm", "prose"),
+        ),
     )
 
     def fit(self, features, targets, seed):
@@ -258,7 +410,7 @@ class AdaptiveSVM(Classifier):
             return float(predicted[targets == 1].mean())
 
         self.k, self.chosen_C, self.recalls = adaptive_c(
-            self.base_C, recall_at, self.params["rho_max"], self.params["k_max"]
+            self.base_C, recall_at, self.params["rho_max"], self.params["k_max"], self.params["reading"]
         )
         model = models[self.chosen_C]
         self.weights = np.asarray(model.coef_).ravel()
