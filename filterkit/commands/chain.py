@@ -11,7 +11,6 @@ import click
 from click.exceptions import NoSuchOption
 
 from filterkit import __version__
-from filterkit.arff.writer import ArffWriter
 from filterkit.background import write_behind
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
@@ -24,11 +23,14 @@ from filterkit.commands.files import (
 from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
+    input_format_option,
+    output_format_option,
     output_option,
     plugins_dir_option,
     positive_option,
     quiet_option,
     row_form_option,
+    zero_based_option,
 )
 from filterkit.commands.stages import StageChain, misplaced_option
 from filterkit.distributed import (
@@ -38,12 +40,16 @@ from filterkit.distributed import (
     checked_output_folder,
     partition_files,
 )
+from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
 from filterkit.model import save_model
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import Chain
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
+
+svmlight/LibSVM (.svm, .svmlight, .libsvm) and CSV (.csv) are read and written
+too, chosen by the file's name (a .gz after it: gzip) or by --from/--to.
 
 \b
   filterkit in.arff shape bns l2 > out.arff
@@ -83,7 +89,15 @@ class ChainSettings:
     scheduler: str | None
     partitions: int | None
     output_dir: str | None
+    input_format: str | None
+    output_format: str | None
+    zero_based: bool | None
     plugins_dir: str | None
+
+    @property
+    def format_options(self) -> FormatOptions:
+        """The options of the formats other than ARFF."""
+        return FormatOptions(self.zero_based)
 
     def new_progress(self) -> Progress:
         """The run's progress on stderr: on a terminal, or in a log with ``--progress``; none with ``-q``."""
@@ -199,6 +213,9 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
     help="Save the fitted chain (one JSON file, arrays included).",
 )
 @row_form_option
+@input_format_option
+@output_format_option
+@zero_based_option
 @chunk_rows_option
 @quiet_option
 @progress_option
@@ -252,12 +269,24 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     needs_passes = any(stage.learns for stage in chain.stages)
     progress = settings.new_progress()
     progress.expect(chain.planned_passes() + 1)
-    with progress.activated(), open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
+    output_format = format_of(settings.output, settings.output_format)
+    opened = open_source(
+        settings.input_path, settings.chunk_rows, needs_passes, settings.input_format, settings.format_options
+    )
+    with progress.activated(), opened as source:
         chain.fit(source, progress)
         comments = provenance_comments(input_provenance(source), "chain", chain, settings.sparse)
         assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
-            writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
+            writer = row_writer(
+                output_format,
+                stream,
+                chain.output_schema,
+                settings.sparse,
+                comments,
+                chain.class_name,
+                settings.format_options,
+            )
             with progress.step("writing", source) as meter:
                 write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
             if settings.model_path:
@@ -275,6 +304,12 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     if settings.scheduler and not (output or output_dir):
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
+        )
+    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != format_of(
+        output, settings.output_format
+    ):
+        raise click.UsageError(
+            "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
         )
     check_runnable(chain.stages, settings.input_path)
     check_stdout_open(output or output_dir)
