@@ -149,7 +149,10 @@ class ChainGroup(StageChain):
                     break
                 raise misplaced_option(ctx, rest[moved].partition("=")[0])
             moved += span
-        return [*args[:at], *rest[:moved], args[at], *rest[moved:]]
+        stages = rest[moved:]
+        tail = _trailing_chain_options(registry_of(ctx), spans, stages)
+        kept = stages[: len(stages) - len(tail)]
+        return [*args[:at], *rest[:moved], *tail, args[at], *kept]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The stages, then the commands of the group this chain is the default of."""
@@ -166,6 +169,51 @@ class ChainGroup(StageChain):
             rows = [(name, command.get_short_help_str(limit)) for name, command in zip(names, commands)]
             with formatter.section(title):
                 formatter.write_dl(rows)
+
+
+def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: list[str]) -> list[str]:
+    """The chain's options (with their values) that end ``words`` (the stages and their
+    options), after the last stage's own: ``filterkit in.svm shape bns l2 -o out.svm``.
+
+    The words are read as the stages' parser reads them (a stage's option takes its
+    value, so a value named like a stage is no stage); an option the current stage
+    has stays the stage's.
+    """
+    tail_start = len(words)
+    stage_spans: dict[str, bool] = {}
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if not _is_option(word):
+            if word in registry.stages:
+                stage_spans = _stage_spans(registry, word)
+            tail_start = len(words)
+            at += 1
+            continue
+        name, equals, _ = word.partition("=")
+        if name in stage_spans or name in ("-h", "--help"):
+            takes_value = stage_spans.get(name, False) and not equals
+            at += 2 if takes_value else 1
+            tail_start = len(words)
+            continue
+        span = _span(spans, words, at)
+        if span is None:
+            return []
+        if tail_start == len(words):
+            tail_start = at
+        at += span
+    return words[tail_start:]
+
+
+def _stage_spans(registry: Registry, name: str) -> dict[str, bool]:
+    """Every spelling of a stage's options, and whether it takes a value."""
+    spans: dict[str, bool] = {}
+    for declared in registry.stages[name].value.options:
+        if declared.kind is bool:
+            spans[declared.flag] = spans[f"--no-{declared.flag[2:]}"] = False
+        else:
+            spans[declared.flag] = True
+    return spans
 
 
 def _is_option(word: str) -> bool:

@@ -32,7 +32,7 @@ _NUMBER = rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[nN][aA][n
 #: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
 _ROW = re.compile(rb"[ \t]*(" + _NUMBER + rb")((?:[ \t]+[0-9]{1,18}:" + _NUMBER + rb")*)[ \t]*")
 _IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
-_PAIR = re.compile(rb"([^:]*):(.*)", re.DOTALL)
+_PAIR = re.compile(r"([^:]*):(.*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
