@@ -299,7 +299,7 @@ class ScannedSource:
         self.name = name
         self.chunk_rows = chunk_rows
         self.format = scanned_format(format_name)
-        self._current = None
+        self._current: IO[bytes] | None = None
         self._spool: IO[bytes] | None = None
         self._spool_path: str | None = None
         #: the bytes a pass reads (compressed ones for a gzip file)
@@ -383,8 +383,10 @@ class ScannedSource:
 
     def _opened(self) -> IO[bytes]:
         """The input from its beginning; :meth:`position` follows it."""
-        self._current = self._reopen()
-        return self._current
+        assert self._reopen is not None  # set when made, or once spooled
+        stream: IO[bytes] = self._reopen()
+        self._current = stream
+        return stream
 
     def scan(self) -> None:
         """Read the header from the rows (a pass, reported to progress)."""

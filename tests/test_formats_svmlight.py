@@ -105,7 +105,7 @@ def test_shape_bns_l2_end_to_end_agrees_with_scikit_learn(tmp_path):
     np.testing.assert_array_equal(words, chunk.dense_values()[:, :-1])
     np.testing.assert_array_equal(labels, chunk.dense_values()[:, -1])
     out = tmp_path / "out.svm"
-    _filterkit(data, "shape", "bns", "l2", "--positive", "4", "-o", out)
+    _filterkit(data, "--positive", "4", "shape", "bns", "l2", "-o", out)
     shaped = _filterkit(REAL / "oh0.wc.arff", "--positive", "Ethics", "shape", "bns", "l2")
     expected = read_arff(io.BytesIO(shaped))[1].dense_values()
     values, out_labels = _loaded(out)
@@ -132,7 +132,8 @@ def test_a_model_applies_to_test_rows_with_fewer_features(tmp_path):
     assert _rows(out.read_bytes()) == b"2 1:1\n"
     test.write_bytes(b"2 1:4\n3 2:1\n")
     result = run_filterkit("apply", model, test)
-    assert (result.status, result.stderr) == (1, f"filterkit: error: {test}:2: label 3 is not one of the training labels\n")
+    assert result.status == 1
+    assert result.stderr == f"filterkit: error: {test}:2: label 3 is not one of the training labels\n"
     test.write_bytes(b"2 4:4\n")
     result = run_filterkit("apply", model, test)
     assert result.stderr == f"filterkit: error: {test}:1: index 4 is outside the 3 features (indices 1 to 3)\n"
@@ -143,12 +144,21 @@ def test_a_model_applies_to_test_rows_with_fewer_features(tmp_path):
     [
         (b"x 1:2", "the label 'x' is not a number"),
         (b"1,2 1:2", "label '1,2': multi-label rows (labels separated by commas) are not supported"),
-        (b"1 qid:3 1:2", "qid (ranking data) is not supported: remove the qid:N fields to read the rows as classification data"),
+        (
+            b"1 qid:3 1:2",
+            "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification",
+        ),
         (b"1 1=2", "expected INDEX:VALUE, found '1=2'"),
         (b"1 1:two", "the value 'two' of index 1 is not a number"),
         (b"1 -1:2", "the index '-1' is not a whole number of at most 18 digits"),
-        (b"1 3:1 2:1", "index 2 after index 3: the indices of a row must ascend strictly (as scikit-learn's load_svmlight_file requires)"),
-        (b"1 2:1 2:1", "index 2 after index 2: the indices of a row must ascend strictly (as scikit-learn's load_svmlight_file requires)"),
+        (
+            b"1 3:1 2:1",
+            "index 2 after index 3: the indices of a row must ascend strictly (as load_svmlight_file requires)",
+        ),
+        (
+            b"1 2:1 2:1",
+            "index 2 after index 2: the indices of a row must ascend strictly (as load_svmlight_file requires)",
+        ),
         (b"nan 1:1", "a label is a number, not NaN"),
         (b"1 1:1_0", "the value '1_0' of index 1 is not a number"),
     ],
@@ -166,7 +176,9 @@ def test_what_svmlight_cannot_hold_is_refused_before_any_output(tmp_path):
     out = tmp_path / "out.svm"
     result = run_filterkit(REAL / "credit-g.arff", "-o", out)
     assert result.status == 1
-    assert result.stderr == "filterkit: error: svmlight output holds numbers only: attribute 'checking_status' is nominal\n"
+    assert result.stderr == (
+        "filterkit: error: svmlight output holds numbers only: attribute 'checking_status' is nominal\n"
+    )
     assert not out.exists()
     result = run_filterkit(REAL / "iris.arff", "--to", "svm")
     assert result.status == 0

@@ -171,9 +171,14 @@ class ChainGroup(StageChain):
                 formatter.write_dl(rows)
 
 
+#: The chain's options that may also end the command line, after the last stage: where
+#: the output goes (``filterkit in.svm shape bns l2 -o out.svm``).
+TRAILING_OPTIONS = ("-o", "--output", "--to")
+
+
 def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: list[str]) -> list[str]:
-    """The chain's options (with their values) that end ``words`` (the stages and their
-    options), after the last stage's own: ``filterkit in.svm shape bns l2 -o out.svm``.
+    """The output options (:data:`TRAILING_OPTIONS`, with their values) that end ``words``
+    (the stages and their options), after the last stage's own options.
 
     The words are read as the stages' parser reads them (a stage's option takes its
     value, so a value named like a stage is no stage); an option the current stage
@@ -197,7 +202,7 @@ def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: l
             tail_start = len(words)
             continue
         span = _span(spans, words, at)
-        if span is None:
+        if span is None or name not in TRAILING_OPTIONS:
             return []
         if tail_start == len(words):
             tail_start = at

@@ -11,8 +11,8 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
-from filterkit.outputs import OutputFile, checked_output, staged_output
 from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.outputs import OutputFile, checked_output, staged_output
 from filterkit.schema import Schema
 from filterkit.sources import FileSource, ScannedSource, StreamSource
 
@@ -105,8 +105,9 @@ def open_source(
     else:
         stream, name, owned = open(path, "rb"), path, True
     try:
+        source: StreamSource | ScannedSource
         if format_name == ARFF:
-            source: StreamSource | ScannedSource = StreamSource(stream, name, chunk_rows)
+            source = StreamSource(stream, name, chunk_rows)
             if needs_passes:
                 source.spool()
         else:

@@ -12,7 +12,7 @@ svmlight, written gzip-compressed).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, Protocol, Sequence
+from typing import IO, BinaryIO, Iterator, Protocol, Sequence
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
@@ -82,17 +82,15 @@ class ScannedFormat(Protocol):
     ``chunks`` reads the rows with that layout, a pass at a time.
     """
 
-    def scan(
-        self, opened: "Reopen", name: str, options: FormatOptions, known_schema: Schema | None
-    ) -> "Layout": ...
+    def scan(self, opened: "Reopen", name: str, options: FormatOptions, known_schema: Schema | None) -> "Layout": ...
 
-    def chunks(self, stream: BinaryIO, name: str, layout: "Layout", chunk_rows: int) -> Iterator[Chunk]: ...
+    def chunks(self, stream: IO[bytes], name: str, layout: "Layout", chunk_rows: int) -> Iterator[Chunk]: ...
 
 
 class Reopen(Protocol):
     """The input from its beginning, as a binary stream (gunzipped), once per call."""
 
-    def __call__(self) -> BinaryIO: ...
+    def __call__(self) -> IO[bytes]: ...
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ backslash escapes inside quotes, as in ARFF and Weka's tokenizer); an empty valu
 or ``?`` is missing.  A column is numeric when every value that is not missing
 reads as a number as Java's ``Double.valueOf`` reads it (``NaN`` is missing, as
 Weka reads it), nominal otherwise, its labels in the order they first appear.
-Unquoted text is kept as written, blanks included (as Weka keeps them); a quoted
-value is always text.  Blank lines are skipped.  Typing needs the whole file before
+Text is kept as written, blanks included (as Weka keeps them); a quoted value
+that reads as a number is a number, as in Weka.  Blank lines are skipped.  Typing needs the whole file before
 the header: one scan decides the types (a flag per column), a second collects the
 labels of the nominal columns only, so memory follows the labels, not the rows.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, cast
+from typing import IO, BinaryIO, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -59,7 +59,7 @@ class CsvFormat:
         numeric = [True] * len(names)
         for fields, number in self._rows(opened, name, len(names)):
             for column, (text, quoted) in enumerate(fields):
-                if numeric[column] and not _missing(text, quoted) and not _is_number(text, quoted):
+                if numeric[column] and not _missing(text, quoted) and not _is_number(text):
                     numeric[column] = False
         labels: list[dict[str, int]] = [{} for _ in names]
         if not all(numeric):
@@ -84,7 +84,7 @@ class CsvFormat:
         schema = Schema(relation_of(name, keep_extension=False), tuple(attributes))
         return Layout(schema, (), _Details(codes))
 
-    def chunks(self, stream: BinaryIO, name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
+    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
         details = cast(_Details, layout.details)
         attributes = layout.schema.attributes
@@ -198,9 +198,7 @@ def _missing(text: str, quoted: bool) -> bool:
     return not quoted and text.strip() in ("", "?")
 
 
-def _is_number(text: str, quoted: bool) -> bool:
-    if quoted:
-        return False
+def _is_number(text: str) -> bool:
     try:
         parse_number(text)
     except ArffError:
@@ -208,13 +206,13 @@ def _is_number(text: str, quoted: bool) -> bool:
     return True
 
 
-def _value(text: str, quoted: bool, codes: dict[str, int] | None, attribute: Attribute, name: str, number: int) -> float:
+def _value(
+    text: str, quoted: bool, codes: dict[str, int] | None, attribute: Attribute, name: str, number: int
+) -> float:
     """One value as a chunk holds it: the number, the label's position, NaN if missing."""
     if _missing(text, quoted):
         return np.nan
     if codes is None:
-        if quoted:
-            raise ArffError(f"value {shown(text)} of the numeric column {shown(attribute.name)} is quoted", name, number)
         try:
             return parse_number(text, attribute.name)
         except ArffError as error:

@@ -3,17 +3,17 @@ svmlight and CSV readers (the ARFF reader's line reading, with the same bounds).
 
 from __future__ import annotations
 
-from typing import BinaryIO, Iterator
+from typing import IO, BinaryIO, Iterator, cast
 
 from filterkit.arff.limits import Limits
 from filterkit.arff.reader import _blocks, _numbered_lines
 from filterkit.errors import ArffError
 
 
-def numbered_lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
     """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR);
     a line longer than ``limits.line_bytes`` and damaged gzip data are errors naming the line."""
-    return _numbered_lines(_blocks(stream, limits.line_bytes), name, limits.line_bytes)
+    return _numbered_lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
 
 
 def line_groups(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, Sequence, cast
+from typing import IO, BinaryIO, Iterator, Sequence, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,7 +28,9 @@ from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import line_groups, numbered_lines
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 
-_NUMBER = rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+_NUMBER = (
+    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+)
 #: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
 _ROW = re.compile(rb"[ \t]*(" + _NUMBER + rb")((?:[ \t]+[0-9]{1,18}:" + _NUMBER + rb")*)[ \t]*")
 _IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
@@ -113,7 +115,7 @@ class SvmlightFormat:
         schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
         return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features))
 
-    def chunks(self, stream: BinaryIO, name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
+    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as sparse chunks of at most ``chunk_rows`` rows."""
         details = cast(_Details, layout.details)
         lines = numbered_lines(stream, name, self.limits)
@@ -188,7 +190,7 @@ def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
             entry = int(np.flatnonzero(~rising)[0]) + 1
             raise ArffError(
                 f"index {indices[entry]} after index {indices[entry - 1]}: the indices of a row must ascend "
-                "strictly (as scikit-learn's load_svmlight_file requires)",
+                "strictly (as load_svmlight_file requires)",
                 name,
                 numbers[_row_of(rows, entry)],
             )
@@ -207,7 +209,7 @@ def _what_is_wrong(line: bytes) -> str:
         text = word.decode("utf-8", "replace")
         pair = _PAIR.fullmatch(text)
         if text.startswith("qid:"):
-            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows as classification data"
+            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification"
         if pair is None:
             return f"expected INDEX:VALUE, found {shown(text)}"
         index, value = pair.groups()
@@ -244,7 +246,10 @@ def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
     matrix = sp.csr_matrix(
         (
             np.concatenate([rows.values, codes[labelled].astype(np.float64)]),
-            (np.concatenate([entry_rows, labelled]), np.concatenate([columns, np.full(len(labelled), details.n_features)])),
+            (
+                np.concatenate([entry_rows, labelled]),
+                np.concatenate([columns, np.full(len(labelled), details.n_features)]),
+            ),
         ),
         shape=(n_rows, details.n_features + 1),
     )
@@ -272,7 +277,9 @@ class SvmlightWriter:
         self.class_index = schema.index_of(class_name)
         target = schema.attributes[self.class_index]
         if target.kind not in (NOMINAL, NUMERIC):
-            raise FilterkitError(f"svmlight output: the class {shown(target.name)} is {target.kind}, not nominal or numeric")
+            raise FilterkitError(
+                f"svmlight output: the class {shown(target.name)} is {target.kind}, not nominal or numeric"
+            )
         for attribute in schema.attributes:
             if attribute is not target and not attribute.is_numeric:
                 raise FilterkitError(
