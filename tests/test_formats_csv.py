@@ -179,3 +179,19 @@ def test_the_dask_engine_refuses_csv(tmp_path):
     result = run_filterkit(REAL / "iris.arff", "--engine", "dask", "-o", tmp_path / "out.csv")
     assert result.status == 2
     assert "--engine dask reads and writes ARFF only" in result.stderr
+
+
+def test_number_like_text_is_a_label_whatever_the_chunks(tmp_path):
+    """Dates and ranges hold only a number's characters but are no numbers (Double.valueOf
+    refuses them); plain rows are read in numpy, the others one by one, alike."""
+    path = tmp_path / "dates.csv"
+    path.write_bytes(b"a,b,c\n1,2020-01-02,1e\n-2.5e-3,1-2,?\nNaN, 3 ,\n")
+    whole = _filterkit(path)
+    assert _filterkit(path, "--chunk-rows", "1") == whole
+    schema, chunk = read_arff(io.BytesIO(whole))
+    assert [(a.kind, a.labels) for a in schema.attributes] == [
+        ("numeric", ()),
+        ("nominal", ("2020-01-02", "1-2", " 3 ")),
+        ("nominal", ("1e",)),
+    ]
+    np.testing.assert_array_equal(chunk.dense_values(), [[1, 0, 0], [-0.0025, 1, np.nan], [np.nan, 2, np.nan]])

@@ -13,9 +13,10 @@ labels of the nominal columns only, so memory follows the labels, not the rows.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import IO, BinaryIO, Iterator, cast
+from typing import IO, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -57,15 +58,19 @@ class CsvFormat:
         if known_schema is not None:
             return _known_layout(known_schema, names, name)
         numeric = [True] * len(names)
-        for fields, number in self._rows(opened, name, len(names)):
-            for column, (text, quoted) in enumerate(fields):
-                if numeric[column] and not _missing(text, quoted) and not _is_number(text):
-                    numeric[column] = False
+        for fields, number, plain in self._rows(opened, name, len(names)):
+            for column in range(len(names)):
+                if numeric[column] and not plain[column]:
+                    numeric[column] = all(_missing(text, quoted) or _is_number(text) for text, quoted in fields(column))
         labels: list[dict[str, int]] = [{} for _ in names]
         if not all(numeric):
-            for fields, number in self._rows(opened, name, len(names)):
-                for column, (text, quoted) in enumerate(fields):
-                    if not numeric[column] and not _missing(text, quoted) and text not in labels[column]:
+            for fields, number, _ in self._rows(opened, name, len(names)):
+                for column in range(len(names)):
+                    if numeric[column]:
+                        continue
+                    for text, quoted in fields(column):
+                        if _missing(text, quoted) or text in labels[column]:
+                            continue
                         if len(labels[column]) == self.limits.labels:
                             raise ArffError(
                                 f"column {shown(names[column])} has more than {self.limits.labels:,} distinct "
@@ -91,6 +96,12 @@ class CsvFormat:
         lines = _data_lines(numbered_lines(stream, name, self.limits), name)
         next(lines, None)  # the header row
         for group, numbers in line_groups(lines, chunk_rows, self.limits):
+            table = _plain_table(group, len(attributes))
+            if table is not None:
+                values = _plain_values(table, details.codes)
+                if values is not None:
+                    yield Chunk(values)
+                    continue
             values = np.empty((len(group), len(attributes)))
             for row, (line, number) in enumerate(zip(group, numbers)):
                 fields = _checked_fields(decoded(line, name, number), len(attributes), name, number)
@@ -119,16 +130,105 @@ class CsvFormat:
             stream.close()
         raise ArffError("empty input: no header row of column names", name, 1)
 
-    def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[list[tuple[str, bool]], int]]:
-        """The data rows' fields, each row with its line number (the header row skipped)."""
+    def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray]]:
+        """The data rows (the header row skipped) a group at a time: a function giving a
+        column's ``(text, quoted)`` values (each distinct one once, in the order they first
+        appear), the group's last line number, and which columns hold only plain numbers."""
         stream = opened()
         try:
             lines = _data_lines(numbered_lines(stream, name, self.limits), name)
             next(lines, None)
-            for number, line in lines:
-                yield _checked_fields(decoded(line, name, number), width, name, number), number
+            for group, numbers in line_groups(lines, 10_000, self.limits):
+                table = _plain_table(group, width)
+                if table is None:
+                    rows = [
+                        _checked_fields(decoded(line, name, number), width, name, number)
+                        for line, number in zip(group, numbers)
+                    ]
+                    yield functools.partial(_column_fields, rows), numbers[-1], np.zeros(width, dtype=bool)
+                else:
+                    yield functools.partial(_distinct_in_order, table), numbers[-1], _plain_number_columns(table)
         finally:
             stream.close()
+
+
+def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tuple[str, bool]]:
+    """Column ``column`` of rows of fields."""
+    return [row[column] for row in rows]
+
+
+def _distinct_in_order(table: np.ndarray, column: int) -> list[tuple[str, bool]]:
+    """The distinct values of a column of a plain table, in the order they first appear (none quoted)."""
+    distinct, first = np.unique(table[:, column], return_index=True)
+    return [(distinct[at].decode("utf-8"), False) for at in np.argsort(first, kind="stable").tolist()]
+
+
+def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
+    """The values of a group of lines as a table of bytes, ``width`` to a row, when no line
+    holds a quote, every line holds ``width`` values and the text is UTF-8; else None
+    (the lines are then read one by one, which finds the line of any error)."""
+    joined = b"\n".join(group)
+    if b"'" in joined or b'"' in joined or any(line.count(b",") != width - 1 for line in group):
+        return None
+    try:
+        joined.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return np.array(joined.replace(b"\n", b",").split(b","), dtype=bytes).reshape(len(group), width)
+
+
+def _plain_number_columns(table: np.ndarray) -> np.ndarray:
+    """Which columns of a plain table hold only numbers written plainly (digits, signs,
+    a point, an exponent), as numpy and Java's Double.valueOf read them alike."""
+    padded = table.view(np.uint8).reshape(*table.shape, max(1, table.itemsize))
+    plain = (~_NOT_PLAIN_NUMBER[padded].any(axis=2) & (table != b"")).all(axis=0)
+    try:
+        table[:, plain].astype(np.float64)
+    except ValueError:
+        return np.zeros(table.shape[1], dtype=bool)
+    return plain
+
+
+#: The bytes a plain number holds (a byte 0 pads numpy's fixed-width byte strings).
+_NOT_PLAIN_NUMBER = np.ones(256, dtype=bool)
+_NOT_PLAIN_NUMBER[np.frombuffer(b"\x000123456789+-.eE", np.uint8)] = False
+
+
+def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -> np.ndarray | None:
+    """A plain table's values as a chunk holds them, column by column in numpy; None when
+    a value needs a closer look (a value that is no number or label: the rows are then
+    read one by one, to name the line)."""
+    values = np.empty(table.shape)
+    for column, column_codes in enumerate(codes):
+        cells = np.ascontiguousarray(table[:, column])
+        if column_codes is None:
+            padded = cells.view(np.uint8).reshape(len(cells), max(1, cells.itemsize))
+            plain = ~_NOT_PLAIN_NUMBER[padded].any(axis=1) & (cells != b"")
+            try:
+                values[plain, column] = cells[plain].astype(np.float64)
+            except ValueError:
+                return None
+            for at in np.flatnonzero(~plain).tolist():
+                text = cells[at].decode("utf-8")
+                if _missing(text, False):
+                    values[at, column] = np.nan
+                elif _is_number(text):
+                    values[at, column] = parse_number(text)
+                else:
+                    return None
+        else:
+            distinct, inverse = np.unique(cells, return_inverse=True)
+            mapped = np.empty(len(distinct))
+            for position, text in enumerate(distinct.tolist()):
+                label = text.decode("utf-8")
+                if _missing(label, False):
+                    mapped[position] = np.nan
+                elif label in column_codes:
+                    mapped[position] = column_codes[label]
+                else:
+                    return None
+            values[:, column] = mapped[inverse.reshape(-1)]
+    return values
 
 
 def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
