@@ -324,6 +324,7 @@ class ScannedSource:
 
         source = cls(reopen, path, format_name, chunk_rows, options, known_schema)
         source.size = os.path.getsize(path)
+        active().expect(1)
         source.scan()
         return source
 
@@ -332,6 +333,7 @@ class ScannedSource:
         """A stream read once (stdin, a FIFO), gunzipped if it is gzip, copied into a
         temporary file that is unlinked as soon as it is open."""
         source = cls(None, name, format_name, chunk_rows, options, known_schema)
+        active().expect(2)
         source._copy(stream)
         try:
             source.scan()
@@ -351,7 +353,6 @@ class ScannedSource:
         except OSError:
             self._spool_path = path
         progress = active()
-        progress.expect(1)
         input_stream, _ = open_stream(_CountedStream(stream), self.name)
         self._current = spool
         try:
@@ -391,7 +392,6 @@ class ScannedSource:
     def scan(self) -> None:
         """Read the header from the rows (a pass, reported to progress)."""
         progress = active()
-        progress.expect(1)
         with progress.step(f"scanning {self.name} for its header", self):
             self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
         self.schema = self.layout.schema
