@@ -189,3 +189,17 @@ def test_the_dask_engine_refuses_svmlight(tricky):
     result = run_filterkit(tricky, "--engine", "dask", "l2")
     assert result.status == 2
     assert "--engine dask reads and writes ARFF only" in result.stderr
+
+
+def test_errors_on_stdin_and_in_damaged_gzip_name_their_place(tmp_path):
+    result = run_filterkit("--from", "svmlight", "-", stdin=b"1 1:1\n1 2:x\n")
+    assert (result.status, result.stderr) == (
+        1,
+        "filterkit: error: <stdin>:2: the value 'x' of index 2 is not a number\n",
+    )
+    damaged = tmp_path / "damaged.svm.gz"
+    damaged.write_bytes(gzip.compress(TRICKY * 100, mtime=0)[:-30])
+    result = run_filterkit(damaged, "l2")
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {damaged}:")
+    assert "damaged gzip data" in result.stderr
