@@ -71,6 +71,10 @@ def test_output_reads_back_in_scikit_learn_as_the_input(tricky, tmp_path):
     _filterkit(tricky, "-o", out)
     np.testing.assert_array_equal(_loaded(out)[0], _loaded(tricky)[0])
     np.testing.assert_array_equal(_loaded(out)[1], _loaded(tricky)[1])
+    compressed = tmp_path / "out.svm.gz"
+    _filterkit(tricky, "-o", compressed)
+    assert gzip.decompress(compressed.read_bytes()) == out.read_bytes()
+    np.testing.assert_array_equal(_loaded(compressed)[0], _loaded(tricky)[0])
     again = tmp_path / "again.svm"
     _filterkit(out, "-o", again)
     assert _rows(again.read_bytes()) == _rows(out.read_bytes())
