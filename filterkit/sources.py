@@ -7,7 +7,10 @@ device: :class:`StreamSource`) is first spooled once into a temporary binary
 file of numpy arrays (not re-parsed as text), unlinked as soon as it is open so
 that nothing is left behind however the process ends; rows already in memory
 (:class:`MemorySource`: evaluation's folds, the scikit-learn adapters) are
-served as they are.
+served as they are.  A format whose header needs the whole input (svmlight,
+CSV: :mod:`filterkit.formats`) is a :class:`ScannedSource`: scanned once for its
+header, then read once per pass; a stream of it is first copied, as the bytes it
+holds, into such a temporary file.
 
 Every source tells how far a pass is, for progress (:mod:`filterkit.progress`):
 ``size`` (the bytes a pass reads, None when unknown) and ``position()`` (the bytes
@@ -19,19 +22,23 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import gzip
 import io
 import json
 import os
 import stat
 import tempfile
+import zlib
 from typing import IO, Generator, Iterator, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
+from filterkit.arff.reader import open_source as open_stream
 from filterkit.background import read_ahead
-from filterkit.errors import FilterkitError
+from filterkit.errors import ArffError, FilterkitError
+from filterkit.formats import FormatOptions, Layout, scanned_format
 from filterkit.progress import active
 from filterkit.schema import Chunk, Schema
 
@@ -271,3 +278,160 @@ class MemorySource:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+#: Bytes copied at a time when a stream of a scanned format is spooled.
+_COPY_BYTES = 1 << 20
+
+
+class ScannedSource:
+    """An input in a format whose header comes from a scan of the rows (svmlight, CSV):
+    the scan runs once (a pass of its own, reported to progress), then every pass
+    reads the rows afresh.  Made by :meth:`of_file` or :meth:`of_stream`.
+
+    ``known_schema`` (a model's training header, for ``filterkit apply``) gives the
+    header instead of the scan's: features and labels the training data did not have
+    are then errors naming their line.
+    """
+
+    def __init__(self, reopen, name: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema):
+        self._reopen = reopen
+        self.name = name
+        self.chunk_rows = chunk_rows
+        self.format = scanned_format(format_name)
+        self._current: IO[bytes] | None = None
+        self._spool: IO[bytes] | None = None
+        self._spool_path: str | None = None
+        #: the bytes a pass reads (compressed ones for a gzip file)
+        self.size: int | None = None
+        #: the rows, once a pass has read them all
+        self.rows: int | None = None
+        self._options, self._known_schema = options, known_schema
+        self.layout: Layout | None = None
+        self.schema: Schema | None = None
+        self.header_comments: tuple[str, ...] = ()
+
+    @classmethod
+    def of_file(cls, path: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None):
+        """A regular file (plain or gzip-compressed), read once per pass."""
+
+        def reopen() -> IO[bytes]:
+            stream = open(path, "rb")
+            if stream.peek(2)[:2] != b"\x1f\x8b":
+                return stream
+            stream.close()
+            return cast(IO[bytes], gzip.GzipFile(path, "rb"))
+
+        source = cls(reopen, path, format_name, chunk_rows, options, known_schema)
+        source.size = os.path.getsize(path)
+        active().expect(1)
+        source.scan()
+        return source
+
+    @classmethod
+    def of_stream(cls, stream, name: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None):
+        """A stream read once (stdin, a FIFO), gunzipped if it is gzip, copied into a
+        temporary file that is unlinked as soon as it is open."""
+        source = cls(None, name, format_name, chunk_rows, options, known_schema)
+        active().expect(2)
+        source._copy(stream)
+        try:
+            source.scan()
+        except BaseException:
+            source.close()
+            raise
+        return source
+
+    def _copy(self, stream) -> None:
+        """Spool ``stream`` (a pass of its own, reported to progress)."""
+        folder = tempfile.gettempdir()
+        handle, path = tempfile.mkstemp(prefix="filterkit-spool-")
+        spool = os.fdopen(handle, "w+b")
+        self._spool = spool
+        try:
+            os.unlink(path)
+        except OSError:
+            self._spool_path = path
+        progress = active()
+        input_stream, _ = open_stream(_CountedStream(stream), self.name)
+        self._current = spool
+        try:
+            with progress.step(f"spooling {self.name}", self):
+                while True:
+                    data = _read_checked(input_stream, self.name)
+                    if not data:
+                        break
+                    spool.write(data)
+                spool.flush()
+        except OSError as error:
+            self.close()
+            raise FilterkitError(
+                f"cannot spool {self.name} into the temporary folder {folder} "
+                f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
+                "or set TMPDIR to a folder with room for the data"
+            ) from None
+        except BaseException:
+            self.close()
+            raise
+        self.size = spool.tell()
+
+        def reopen() -> IO[bytes]:
+            copy = os.fdopen(os.dup(spool.fileno()), "rb")
+            copy.seek(0)
+            return copy
+
+        self._reopen = reopen
+
+    def _opened(self) -> IO[bytes]:
+        """The input from its beginning; :meth:`position` follows it."""
+        assert self._reopen is not None  # set when made, or once spooled
+        stream: IO[bytes] = self._reopen()
+        self._current = stream
+        return stream
+
+    def scan(self) -> None:
+        """Read the header from the rows (a pass, reported to progress)."""
+        progress = active()
+        with progress.step(f"scanning {self.name} for its header", self):
+            self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
+        self.schema = self.layout.schema
+        self.header_comments = self.layout.header_comments
+
+    def chunks(self) -> Iterator[Chunk]:
+        """The rows, chunk by chunk, read afresh."""
+        assert self.layout is not None  # scanned when made
+        stream = self._opened()
+        rows = 0
+        try:
+            for chunk in self.format.chunks(stream, self.name, self.layout, self.chunk_rows):
+                rows += chunk.n_rows
+                yield chunk
+        finally:
+            stream.close()
+        self.rows = rows
+
+    def position(self) -> int | None:
+        """The bytes of the input read so far in the pass under way (within a MiB)."""
+        stream = self._current
+        raw = getattr(stream, "fileobj", stream)
+        try:
+            return None if raw is None else raw.tell()
+        except (ValueError, OSError):
+            return self.size
+
+    def close(self) -> None:
+        """Close (and so delete) the spool file, if any."""
+        if self._spool is not None:
+            self._spool.close()
+        if self._spool_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._spool_path)
+        self._spool, self._spool_path = None, None
+
+
+def _read_checked(stream, name: str) -> bytes:
+    """The next block of a stream being spooled; damaged gzip data is an error naming the input."""
+    try:
+        return stream.read(_COPY_BYTES)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise ArffError(f"damaged gzip data ({error})", name) from None

@@ -8,7 +8,6 @@ import shlex
 
 import click
 
-from filterkit.arff.writer import ArffWriter
 from filterkit.background import write_behind
 from filterkit.commands.chain import input_provenance, provenance_comments
 from filterkit.commands.context import registry_of
@@ -18,17 +17,32 @@ from filterkit.commands.files import (
     open_source,
     output_stream,
 )
-from filterkit.commands.options import chunk_rows_option, output_option, quiet_option, row_form_option
+from filterkit.commands.options import (
+    chunk_rows_option,
+    input_format_option,
+    output_format_option,
+    output_option,
+    quiet_option,
+    row_form_option,
+    zero_based_option,
+)
+from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
 from filterkit.model import arrays_path, load_model
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode, progress_option
 
 
-@click.command(help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF.")
+@click.command(
+    help="Apply a model saved with --save-model to IN.arff (or -) and write ARFF "
+    "(or svmlight or CSV: by the file names, or --from/--to)."
+)
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN.arff")
 @output_option
 @row_form_option
+@input_format_option
+@output_format_option
+@zero_based_option
 @chunk_rows_option
 @quiet_option
 @progress_option
@@ -39,6 +53,9 @@ def apply(
     input_path: str,
     output: str | None,
     sparse: bool | None,
+    input_format: str | None,
+    output_format: str | None,
+    zero_based: bool | None,
     chunk_rows: int,
     quiet: bool,
     progress: bool,
@@ -58,7 +75,11 @@ def apply(
     chain = load_model(model_path, registry)
     reporter = Progress(progress_mode(quiet, progress))
     reporter.expect(1)
-    with reporter.activated(), open_source(input_path, chunk_rows, needs_passes=False) as source:
+    options = FormatOptions(zero_based)
+    # svmlight and CSV rows are read with the training header: its features, labels and types
+    known_schema = None if format_of(input_path, input_format) == ARFF else chain.input_schema
+    opened = open_source(input_path, chunk_rows, False, input_format, options, known_schema)
+    with reporter.activated(), opened as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         command = f"apply {shlex.quote(os.path.basename(model_path))}"
         comments = provenance_comments(input_provenance(source), command, chain, sparse)
@@ -66,7 +87,9 @@ def apply(
         # The output is the input's rows: it keeps the input's relation name, not the training file's.
         output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         with output_stream(output_file) as stream:
-            writer = ArffWriter(stream, output_schema, sparse, comments)
+            writer = row_writer(
+                format_of(output, output_format), stream, output_schema, sparse, comments, chain.class_name, options
+            )
             with reporter.step("writing", source) as meter:
                 write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
     reporter.finish()

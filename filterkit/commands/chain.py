@@ -11,7 +11,6 @@ import click
 from click.exceptions import NoSuchOption
 
 from filterkit import __version__
-from filterkit.arff.writer import ArffWriter
 from filterkit.background import write_behind
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
@@ -24,11 +23,14 @@ from filterkit.commands.files import (
 from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
+    input_format_option,
+    output_format_option,
     output_option,
     plugins_dir_option,
     positive_option,
     quiet_option,
     row_form_option,
+    zero_based_option,
 )
 from filterkit.commands.stages import StageChain, misplaced_option
 from filterkit.distributed import (
@@ -38,12 +40,16 @@ from filterkit.distributed import (
     checked_output_folder,
     partition_files,
 )
+from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
 from filterkit.model import save_model
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import Chain
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
+
+svmlight/LibSVM (.svm, .svmlight, .libsvm) and CSV (.csv) are read and written
+too, chosen by the file's name (a .gz after it: gzip) or by --from/--to.
 
 \b
   filterkit in.arff shape bns l2 > out.arff
@@ -83,7 +89,15 @@ class ChainSettings:
     scheduler: str | None
     partitions: int | None
     output_dir: str | None
+    input_format: str | None
+    output_format: str | None
+    zero_based: bool | None
     plugins_dir: str | None
+
+    @property
+    def format_options(self) -> FormatOptions:
+        """The options of the formats other than ARFF."""
+        return FormatOptions(self.zero_based)
 
     def new_progress(self) -> Progress:
         """The run's progress on stderr: on a terminal, or in a log with ``--progress``; none with ``-q``."""
@@ -135,7 +149,10 @@ class ChainGroup(StageChain):
                     break
                 raise misplaced_option(ctx, rest[moved].partition("=")[0])
             moved += span
-        return [*args[:at], *rest[:moved], args[at], *rest[moved:]]
+        stages = rest[moved:]
+        tail = _trailing_chain_options(registry_of(ctx), spans, stages)
+        kept = stages[: len(stages) - len(tail)]
+        return [*args[:at], *rest[:moved], *tail, args[at], *kept]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The stages, then the commands of the group this chain is the default of."""
@@ -152,6 +169,56 @@ class ChainGroup(StageChain):
             rows = [(name, command.get_short_help_str(limit)) for name, command in zip(names, commands)]
             with formatter.section(title):
                 formatter.write_dl(rows)
+
+
+#: The chain's options that may also end the command line, after the last stage: where
+#: the output goes (``filterkit in.svm shape bns l2 -o out.svm``).
+TRAILING_OPTIONS = ("-o", "--output", "--to")
+
+
+def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: list[str]) -> list[str]:
+    """The output options (:data:`TRAILING_OPTIONS`, with their values) that end ``words``
+    (the stages and their options), after the last stage's own options.
+
+    The words are read as the stages' parser reads them (a stage's option takes its
+    value, so a value named like a stage is no stage); an option the current stage
+    has stays the stage's.
+    """
+    tail_start = len(words)
+    stage_spans: dict[str, bool] = {}
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if not _is_option(word):
+            if word in registry.stages:
+                stage_spans = _stage_spans(registry, word)
+            tail_start = len(words)
+            at += 1
+            continue
+        name, equals, _ = word.partition("=")
+        if name in stage_spans or name in ("-h", "--help"):
+            takes_value = stage_spans.get(name, False) and not equals
+            at += 2 if takes_value else 1
+            tail_start = len(words)
+            continue
+        span = _span(spans, words, at)
+        if span is None or name not in TRAILING_OPTIONS:
+            return []
+        if tail_start == len(words):
+            tail_start = at
+        at += span
+    return words[tail_start:]
+
+
+def _stage_spans(registry: Registry, name: str) -> dict[str, bool]:
+    """Every spelling of a stage's options, and whether it takes a value."""
+    spans: dict[str, bool] = {}
+    for declared in registry.stages[name].value.options:
+        if declared.kind is bool:
+            spans[declared.flag] = spans[f"--no-{declared.flag[2:]}"] = False
+        else:
+            spans[declared.flag] = True
+    return spans
 
 
 def _is_option(word: str) -> bool:
@@ -199,6 +266,9 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
     help="Save the fitted chain (one JSON file, arrays included).",
 )
 @row_form_option
+@input_format_option
+@output_format_option
+@zero_based_option
 @chunk_rows_option
 @quiet_option
 @progress_option
@@ -252,12 +322,24 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     needs_passes = any(stage.learns for stage in chain.stages)
     progress = settings.new_progress()
     progress.expect(chain.planned_passes() + 1)
-    with progress.activated(), open_source(settings.input_path, settings.chunk_rows, needs_passes) as source:
+    output_format = format_of(settings.output, settings.output_format)
+    opened = open_source(
+        settings.input_path, settings.chunk_rows, needs_passes, settings.input_format, settings.format_options
+    )
+    with progress.activated(), opened as source:
         chain.fit(source, progress)
         comments = provenance_comments(input_provenance(source), "chain", chain, settings.sparse)
         assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
-            writer = ArffWriter(stream, chain.output_schema, settings.sparse, comments)
+            writer = row_writer(
+                output_format,
+                stream,
+                chain.output_schema,
+                settings.sparse,
+                comments,
+                chain.class_name,
+                settings.format_options,
+            )
             with progress.step("writing", source) as meter:
                 write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
             if settings.model_path:
@@ -275,6 +357,12 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     if settings.scheduler and not (output or output_dir):
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
+        )
+    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != format_of(
+        output, settings.output_format
+    ):
+        raise click.UsageError(
+            "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
         )
     check_runnable(chain.stages, settings.input_path)
     check_stdout_open(output or output_dir)

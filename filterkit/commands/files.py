@@ -11,8 +11,10 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.outputs import OutputFile, checked_output, staged_output
-from filterkit.sources import FileSource, StreamSource
+from filterkit.schema import Schema
+from filterkit.sources import FileSource, ScannedSource, StreamSource
 
 
 class ReportCommand(click.Command):
@@ -68,24 +70,49 @@ def same_file(first: str, second: str) -> bool:
 
 
 @contextlib.contextmanager
-def open_source(path: str, chunk_rows: int, needs_passes: bool):
-    """The input as a source: a regular file is read once per pass; standard input and
-    any other file that cannot be read twice (a FIFO, ``<(…)``, ``/dev/stdin``, a
-    device) is read once, and spooled when the chain needs several passes."""
+def open_source(
+    path: str,
+    chunk_rows: int,
+    needs_passes: bool,
+    given_format: str | None = None,
+    options: FormatOptions = FormatOptions(),
+    known_schema: Schema | None = None,
+):
+    """The input as a source, in the format ``given_format`` (``--from``) or its name's.
+
+    An ARFF regular file is read once per pass; standard input and any other file
+    that cannot be read twice (a FIFO, ``<(…)``, ``/dev/stdin``, a device) is read
+    once, and spooled when the chain needs several passes.  svmlight and CSV are
+    scanned for their header first, so a stream of them is always spooled
+    (:class:`ScannedSource`); ``known_schema`` (a model's input header) gives
+    their header instead of the scan.
+    """
+    format_name = format_of(path, given_format)
     if path == "-":
         if sys.stdin is None:
             raise FilterkitError("standard input is closed")
         stream, name, owned = sys.stdin.buffer, "<stdin>", False
     elif _is_regular_file(path):
-        yield FileSource(path, chunk_rows)
+        if format_name == ARFF:
+            yield FileSource(path, chunk_rows)
+        else:
+            scanned = ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
+            try:
+                yield scanned
+            finally:
+                scanned.close()
         return
     else:
         stream, name, owned = open(path, "rb"), path, True
     try:
-        source = StreamSource(stream, name, chunk_rows)
-        try:
+        source: StreamSource | ScannedSource
+        if format_name == ARFF:
+            source = StreamSource(stream, name, chunk_rows)
             if needs_passes:
                 source.spool()
+        else:
+            source = ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema)
+        try:
             yield source
         finally:
             source.close()

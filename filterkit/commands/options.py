@@ -9,6 +9,7 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
+from filterkit.formats import FORMAT_NAMES
 from filterkit.stage import Option
 
 output_option = click.option(
@@ -31,6 +32,25 @@ chunk_rows_option = click.option(
     default=DEFAULT_CHUNK_ROWS,
     show_default=True,
     help="Rows per chunk (memory bound; never changes the output).",
+)
+input_format_option = click.option(
+    "--from",
+    "input_format",
+    type=click.Choice(list(FORMAT_NAMES), case_sensitive=False),
+    help="The input's format (default: by its name: .svm/.svmlight/.libsvm, .csv, else arff; arff for -).",
+)
+output_format_option = click.option(
+    "--to",
+    "output_format",
+    type=click.Choice(list(FORMAT_NAMES), case_sensitive=False),
+    help="The output's format (default: by the -o name: .svm/.svmlight/.libsvm, .csv, else arff; arff on stdout).",
+)
+zero_based_option = click.option(
+    "--zero-based/--one-based",
+    "zero_based",
+    default=None,
+    help="svmlight indices count from 0 / from 1, read and written "
+    "(default: read as scikit-learn's zero_based='auto', written from 1).",
 )
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 plugins_dir_option = click.option(

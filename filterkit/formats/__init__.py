@@ -1,0 +1,147 @@
+"""The file formats filterkit reads and writes, chosen by file name or by ``--from``/``--to``.
+
+ARFF is the default and is read by :mod:`filterkit.arff`.  svmlight/LibSVM
+(:mod:`filterkit.formats.svmlight`) and CSV with a header row
+(:mod:`filterkit.formats.csv`) are read in a scan (what the header needs: the
+labels, the number of features, the column types) followed by streaming passes
+of chunks, the same :class:`filterkit.schema.Chunk` rows the ARFF reader gives.
+A name ending in ``.gz`` is named by what comes before it (``out.svm.gz`` is
+svmlight, written gzip-compressed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, BinaryIO, Iterator, Protocol, Sequence
+
+from filterkit.errors import FilterkitError
+from filterkit.schema import Chunk, Schema
+
+ARFF = "arff"
+SVMLIGHT = "svmlight"
+CSV = "csv"
+
+#: The names ``--from`` and ``--to`` take, and the format each one means.
+FORMAT_NAMES = {ARFF: ARFF, SVMLIGHT: SVMLIGHT, "libsvm": SVMLIGHT, "svm": SVMLIGHT, CSV: CSV}
+
+#: The format of a file name's extension (after any ``.gz``).
+EXTENSIONS = {".arff": ARFF, ".svm": SVMLIGHT, ".svmlight": SVMLIGHT, ".libsvm": SVMLIGHT, ".csv": CSV}
+
+
+@dataclass(frozen=True)
+class FormatOptions:
+    """The options of the formats other than ARFF.
+
+    ``zero_based``: svmlight indices count from 0 (True) or 1 (False) on input and
+    output; None reads as scikit-learn's ``load_svmlight_file(zero_based="auto")``
+    decides (zero-based when some index is 0) and writes one-based indices.
+    """
+
+    zero_based: bool | None = None
+
+
+def format_of(path: str | None, given: str | None) -> str:
+    """The format of the file ``path`` (None or ``-`` for a standard stream): ``given``
+    (a ``--from``/``--to`` name) if any, else by the name's extension, else ARFF."""
+    if given is not None:
+        try:
+            return FORMAT_NAMES[given.lower()]
+        except KeyError:
+            names = ", ".join(FORMAT_NAMES)
+            raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
+    if path is None or path == "-":
+        return ARFF
+    name = path.lower()
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    for extension, format_name in EXTENSIONS.items():
+        if name.endswith(extension):
+            return format_name
+    return ARFF
+
+
+def relation_of(name: str, keep_extension: bool) -> str:
+    """The relation name Weka's loaders give a file: its base name (without ``.gz``),
+    without its extension unless ``keep_extension`` (LibSVMLoader keeps it, CSVLoader
+    does not); ``stdin`` for standard input."""
+    if name.startswith("<"):
+        return name.strip("<>")
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if base.lower().endswith(".gz"):
+        base = base[: -len(".gz")]
+    if not keep_extension and "." in base.strip("."):
+        base = base.rsplit(".", 1)[0]
+    return base
+
+
+class ScannedFormat(Protocol):
+    """A format whose header comes from a scan of the whole input (svmlight, CSV).
+
+    ``scan`` reads the input once and returns the layout (a schema and what the rows
+    need to be read: labels, an index base), keeping only what the header needs;
+    ``chunks`` reads the rows with that layout, a pass at a time.
+    """
+
+    def scan(self, opened: "Reopen", name: str, options: FormatOptions, known_schema: Schema | None) -> "Layout": ...
+
+    def chunks(self, stream: IO[bytes], name: str, layout: "Layout", chunk_rows: int) -> Iterator[Chunk]: ...
+
+
+class Reopen(Protocol):
+    """The input from its beginning, as a binary stream (gunzipped), once per call."""
+
+    def __call__(self) -> IO[bytes]: ...
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a scan found: the schema, the comment lines before the first row, and the
+    format's own reading details (``details``)."""
+
+    schema: Schema
+    header_comments: tuple[str, ...]
+    details: object
+
+
+class RowWriter(Protocol):
+    """Writes chunks of rows in a format; made once per output, after the chain is fitted."""
+
+    def write(self, chunk: Chunk) -> None: ...
+
+
+def scanned_format(format_name: str) -> ScannedFormat:
+    """The reader of a format other than ARFF."""
+    if format_name == SVMLIGHT:
+        from filterkit.formats.svmlight import SvmlightFormat
+
+        return SvmlightFormat()
+    if format_name == CSV:
+        from filterkit.formats.csv import CsvFormat
+
+        return CsvFormat()
+    raise ValueError(f"{format_name} is not a scanned format")
+
+
+def row_writer(
+    format_name: str,
+    stream: BinaryIO,
+    schema: Schema,
+    sparse: bool | None,
+    comments: Sequence[str],
+    class_name: str | None,
+    options: FormatOptions,
+) -> RowWriter:
+    """A writer of ``format_name`` for rows of ``schema``; it refuses, before writing
+    anything, a schema the format cannot hold.  ``class_name`` is the chain's class
+    attribute (svmlight writes it as each row's label)."""
+    if format_name == SVMLIGHT:
+        from filterkit.formats.svmlight import SvmlightWriter
+
+        return SvmlightWriter(stream, schema, comments, class_name, options)
+    if format_name == CSV:
+        from filterkit.formats.csv import CsvWriter
+
+        return CsvWriter(stream, schema)
+    from filterkit.arff.writer import ArffWriter
+
+    return ArffWriter(stream, schema, sparse, comments)

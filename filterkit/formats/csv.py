@@ -1,0 +1,356 @@
+"""CSV with a header row of attribute names, typed as Weka 3.6's CSVLoader types it.
+
+Values are separated by commas; a value may be quoted with ``'`` or ``"`` (a
+backslash escapes inside quotes, as in ARFF and Weka's tokenizer); an empty value
+or ``?`` is missing.  A column is numeric when every value that is not missing
+reads as a number as Java's ``Double.valueOf`` reads it (``NaN`` is missing, as
+Weka reads it), nominal otherwise, its labels in the order they first appear.
+Text is kept as written, blanks included (as Weka keeps them); a quoted value
+that reads as a number is a number, as in Weka.  Blank lines are skipped.  Typing needs the whole file before
+the header: one scan decides the types (a flag per column), a second collects the
+labels of the nominal columns only, so memory follows the labels, not the rows.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import IO, BinaryIO, Callable, Iterator, cast
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.reader import parse_number
+from filterkit.arff.tokens import _unescape, quote, shown
+from filterkit.arff.writer import _value_formatter
+from filterkit.errors import ArffError, FilterkitError
+from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
+from filterkit.formats.lines import decoded, line_groups, numbered_lines
+from filterkit.schema import NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
+
+#: A quoted value, blanks around it, up to the comma after it or the end of the line.
+_QUOTED = re.compile(
+    r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"\\]*+(?:\\.[^"\\]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL
+)
+#: Sparse chunks are written a block of about this many cells at a time.
+_BLOCK_CELLS = 1 << 20
+
+
+@dataclass(frozen=True)
+class _Details:
+    """Each column's label positions (None for a numeric column)."""
+
+    codes: tuple[dict[str, int] | None, ...]
+
+
+class CsvFormat:
+    """Reads CSV files with a header row (see the module's description)."""
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = Limits.from_environment() if limits is None else limits
+
+    def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
+        """Two passes: the types of the columns, then the labels of the nominal ones (not
+        made when ``known_schema``, a model's training header, gives them)."""
+        names = self._names(opened, name)
+        if known_schema is not None:
+            return _known_layout(known_schema, names, name)
+        numeric = [True] * len(names)
+        for fields, number, plain in self._rows(opened, name, len(names)):
+            for column in range(len(names)):
+                if numeric[column] and not plain[column]:
+                    numeric[column] = all(_missing(text, quoted) or _is_number(text) for text, quoted in fields(column))
+        labels: list[dict[str, int]] = [{} for _ in names]
+        if not all(numeric):
+            for fields, number, _ in self._rows(opened, name, len(names)):
+                for column in range(len(names)):
+                    if numeric[column]:
+                        continue
+                    for text, quoted in fields(column):
+                        if _missing(text, quoted) or text in labels[column]:
+                            continue
+                        if len(labels[column]) == self.limits.labels:
+                            raise ArffError(
+                                f"column {shown(names[column])} has more than {self.limits.labels:,} distinct "
+                                f"values: refused (set {VARIABLES['labels']} to allow more)",
+                                name,
+                                number,
+                            )
+                        labels[column][text] = len(labels[column])
+        attributes = [
+            Attribute(column_name, NUMERIC, declared_type="numeric")
+            if numeric[column]
+            else Attribute(column_name, NOMINAL, labels=tuple(labels[column]))
+            for column, column_name in enumerate(names)
+        ]
+        codes = tuple(None if numeric[column] else labels[column] for column in range(len(names)))
+        schema = Schema(relation_of(name, keep_extension=False), tuple(attributes))
+        return Layout(schema, (), _Details(codes))
+
+    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
+        """The rows as dense chunks of at most ``chunk_rows`` rows."""
+        details = cast(_Details, layout.details)
+        attributes = layout.schema.attributes
+        lines = _data_lines(numbered_lines(stream, name, self.limits), name)
+        next(lines, None)  # the header row
+        for group, numbers in line_groups(lines, chunk_rows, self.limits):
+            table = _plain_table(group, len(attributes))
+            if table is not None:
+                values = _plain_values(table, details.codes)
+                if values is not None:
+                    yield Chunk(values)
+                    continue
+            values = np.empty((len(group), len(attributes)))
+            for row, (line, number) in enumerate(zip(group, numbers)):
+                fields = _checked_fields(decoded(line, name, number), len(attributes), name, number)
+                for column, (text, quoted) in enumerate(fields):
+                    values[row, column] = _value(text, quoted, details.codes[column], attributes[column], name, number)
+            yield Chunk(values)
+
+    def _names(self, opened: Reopen, name: str) -> list[str]:
+        """The attribute names of the header row (the first line that is not blank)."""
+        stream = opened()
+        try:
+            for number, line in _data_lines(numbered_lines(stream, name, self.limits), name):
+                names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
+                if len(names) + 1 > self.limits.attributes:
+                    raise ArffError(
+                        f"more than {self.limits.attributes:,} columns: refused "
+                        f"(set {VARIABLES['attributes']} to allow more)",
+                        name,
+                        number,
+                    )
+                for position, column_name in enumerate(names):
+                    if column_name in names[:position]:
+                        raise ArffError(f"the column name {shown(column_name)} appears twice", name, number)
+                return names
+        finally:
+            stream.close()
+        raise ArffError("empty input: no header row of column names", name, 1)
+
+    def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray]]:
+        """The data rows (the header row skipped) a group at a time: a function giving a
+        column's ``(text, quoted)`` values (each distinct one once, in the order they first
+        appear), the group's last line number, and which columns hold only plain numbers."""
+        stream = opened()
+        try:
+            lines = _data_lines(numbered_lines(stream, name, self.limits), name)
+            next(lines, None)
+            for group, numbers in line_groups(lines, 10_000, self.limits):
+                table = _plain_table(group, width)
+                if table is None:
+                    rows = [
+                        _checked_fields(decoded(line, name, number), width, name, number)
+                        for line, number in zip(group, numbers)
+                    ]
+                    yield functools.partial(_column_fields, rows), numbers[-1], np.zeros(width, dtype=bool)
+                else:
+                    yield functools.partial(_distinct_in_order, table), numbers[-1], _plain_number_columns(table)
+        finally:
+            stream.close()
+
+
+def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tuple[str, bool]]:
+    """Column ``column`` of rows of fields."""
+    return [row[column] for row in rows]
+
+
+def _distinct_in_order(table: np.ndarray, column: int) -> list[tuple[str, bool]]:
+    """The distinct values of a column of a plain table, in the order they first appear (none quoted)."""
+    distinct, first = np.unique(table[:, column], return_index=True)
+    return [(distinct[at].decode("utf-8"), False) for at in np.argsort(first, kind="stable").tolist()]
+
+
+def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
+    """The values of a group of lines as a table of bytes, ``width`` to a row, when no line
+    holds a quote, every line holds ``width`` values and the text is UTF-8; else None
+    (the lines are then read one by one, which finds the line of any error)."""
+    joined = b"\n".join(group)
+    if b"'" in joined or b'"' in joined or any(line.count(b",") != width - 1 for line in group):
+        return None
+    try:
+        joined.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return np.array(joined.replace(b"\n", b",").split(b","), dtype=bytes).reshape(len(group), width)
+
+
+def _plain_number_columns(table: np.ndarray) -> np.ndarray:
+    """Which columns of a plain table hold only numbers written plainly (digits, signs,
+    a point, an exponent), as numpy and Java's Double.valueOf read them alike."""
+    padded = table.view(np.uint8).reshape(*table.shape, max(1, table.itemsize))
+    plain = (~_NOT_PLAIN_NUMBER[padded].any(axis=2) & (table != b"")).all(axis=0)
+    try:
+        table[:, plain].astype(np.float64)
+    except ValueError:
+        return np.zeros(table.shape[1], dtype=bool)
+    return plain
+
+
+#: The bytes a plain number holds (a byte 0 pads numpy's fixed-width byte strings).
+_NOT_PLAIN_NUMBER = np.ones(256, dtype=bool)
+_NOT_PLAIN_NUMBER[np.frombuffer(b"\x000123456789+-.eE", np.uint8)] = False
+
+
+def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -> np.ndarray | None:
+    """A plain table's values as a chunk holds them, column by column in numpy; None when
+    a value needs a closer look (a value that is no number or label: the rows are then
+    read one by one, to name the line)."""
+    values = np.empty(table.shape)
+    for column, column_codes in enumerate(codes):
+        cells = np.ascontiguousarray(table[:, column])
+        if column_codes is None:
+            padded = cells.view(np.uint8).reshape(len(cells), max(1, cells.itemsize))
+            plain = ~_NOT_PLAIN_NUMBER[padded].any(axis=1) & (cells != b"")
+            try:
+                values[plain, column] = cells[plain].astype(np.float64)
+            except ValueError:
+                return None
+            for at in np.flatnonzero(~plain).tolist():
+                text = cells[at].decode("utf-8")
+                if _missing(text, False):
+                    values[at, column] = np.nan
+                elif _is_number(text):
+                    values[at, column] = parse_number(text)
+                else:
+                    return None
+        else:
+            distinct, inverse = np.unique(cells, return_inverse=True)
+            mapped = np.empty(len(distinct))
+            for position, text in enumerate(distinct.tolist()):
+                label = text.decode("utf-8")
+                if _missing(label, False):
+                    mapped[position] = np.nan
+                elif label in column_codes:
+                    mapped[position] = column_codes[label]
+                else:
+                    return None
+            values[:, column] = mapped[inverse.reshape(-1)]
+    return values
+
+
+def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
+    """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
+    difference = None
+    if len(names) != len(schema):
+        difference = f"expected {len(schema)} columns, found {len(names)}"
+    else:
+        for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1):
+            if attribute.name != column_name:
+                difference = f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
+                break
+            if attribute.kind not in (NUMERIC, NOMINAL):
+                difference = f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
+                break
+    if difference is not None:
+        raise FilterkitError(f"header differs from the training data: {difference}", name)
+    codes = tuple(
+        None if a.kind == NUMERIC else {label: code for code, label in enumerate(a.labels)} for a in schema.attributes
+    )
+    return Layout(schema, (), _Details(codes))
+
+
+def _data_lines(lines: Iterator[tuple[int, bytes]], name: str) -> Iterator[tuple[int, bytes]]:
+    """The lines that are not blank."""
+    for number, line in lines:
+        if line.strip():
+            yield number, line
+
+
+def _fields(line: str) -> list[tuple[str, bool]]:
+    """A line's values, each as ``(text, quoted)``; an unterminated quote is an error."""
+    if "'" not in line and '"' not in line:
+        return [(text, False) for text in line.split(",")]
+    fields = []
+    position = 0
+    while True:
+        match = _QUOTED.match(line, position)
+        if match is not None:
+            single, double = match.groups()
+            fields.append((_unescape(single if double is None else double), True))
+            end = match.end()
+        else:
+            comma = line.find(",", position)
+            end = len(line) if comma < 0 else comma
+            text = line[position:end]
+            if text.lstrip(" \t")[:1] in ("'", '"'):
+                raise ArffError(f"value {len(fields) + 1}: a quote that does not end the value (or never closes)")
+            fields.append((text, False))
+        if end >= len(line):
+            return fields
+        position = end + 1
+
+
+def _checked_fields(line: str, width: int | None, name: str, number: int) -> list[tuple[str, bool]]:
+    """The fields of a row, which must be ``width`` (the header's columns) unless None."""
+    try:
+        fields = _fields(line)
+    except ArffError as error:
+        raise error.located(name, number) from None
+    if width is not None and len(fields) != width:
+        raise ArffError(f"{len(fields)} values; the header row names {width} columns", name, number)
+    return fields
+
+
+def _missing(text: str, quoted: bool) -> bool:
+    return not quoted and text.strip() in ("", "?")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        parse_number(text)
+    except ArffError:
+        return False
+    return True
+
+
+def _value(
+    text: str, quoted: bool, codes: dict[str, int] | None, attribute: Attribute, name: str, number: int
+) -> float:
+    """One value as a chunk holds it: the number, the label's position, NaN if missing."""
+    if _missing(text, quoted):
+        return np.nan
+    if codes is None:
+        try:
+            return parse_number(text, attribute.name)
+        except ArffError as error:
+            raise error.located(name, number) from None
+    try:
+        return codes[text]
+    except KeyError:
+        raise ArffError(
+            f"value {shown(text)} is not one of the training labels of {shown(attribute.name)}", name, number
+        ) from None
+
+
+class CsvWriter:
+    """Writes rows as CSV: a header row of the names, then one row per instance, values
+    written as ARFF writes them (numbers in their shortest exact form, labels, strings
+    and dates quoted where needed, ``?`` for missing).  Instance weights other than 1
+    cannot be written (an error); CSV has no comments, so no provenance line is written."""
+
+    def __init__(self, stream: BinaryIO, schema: Schema):
+        self.stream = stream
+        self.schema = schema
+        self._formatters = [_value_formatter(attribute) for attribute in schema.attributes]
+        self.stream.write((",".join(quote(a.name) for a in schema.attributes) + "\n").encode("utf-8"))
+
+    def write(self, chunk: Chunk) -> None:
+        """Append the rows of ``chunk`` (a sparse one a block of rows at a time)."""
+        if chunk.weights is not None and (chunk.weights != 1).any():
+            raise FilterkitError("CSV output cannot hold instance weights other than 1")
+        block = max(1, _BLOCK_CELLS // max(1, len(self.schema)))
+        for start in range(0, chunk.n_rows, block):
+            values = chunk.values[start : start + block]
+            dense = cast(sp.csr_matrix, values).toarray() if chunk.is_sparse else np.asarray(values)
+            columns = [self._column_texts(column, dense[:, column], chunk, start) for column in range(dense.shape[1])]
+            lines = [",".join(row) + "\n" for row in zip(*columns)] if columns else ["\n"] * dense.shape[0]
+            self.stream.write("".join(lines).encode("utf-8"))
+
+    def _column_texts(self, column: int, values: np.ndarray, chunk: Chunk, start: int) -> list[str]:
+        if self.schema.attributes[column].kind in TEXT_KINDS:
+            texts = chunk.text[column][start : start + len(values)]
+            return ["?" if value != value else quote(text or "") for value, text in zip(values.tolist(), texts)]
+        return self._formatters[column](values)

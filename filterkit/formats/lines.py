@@ -1,0 +1,43 @@
+"""Numbered, bounded lines of a text input, and groups of them as chunks, shared by the
+svmlight and CSV readers (the ARFF reader's line reading, with the same bounds)."""
+
+from __future__ import annotations
+
+from typing import IO, BinaryIO, Iterator, cast
+
+from filterkit.arff.limits import Limits
+from filterkit.arff.reader import _blocks, _numbered_lines
+from filterkit.errors import ArffError
+
+
+def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR);
+    a line longer than ``limits.line_bytes`` and damaged gzip data are errors naming the line."""
+    return _numbered_lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+
+
+def line_groups(
+    lines: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits
+) -> Iterator[tuple[list[bytes], list[int]]]:
+    """The lines in groups of at most ``chunk_rows`` lines, a group cut early once it
+    holds ``limits.chunk_bytes`` bytes (so memory follows bytes too): ``(lines, numbers)``."""
+    group: list[bytes] = []
+    numbers: list[int] = []
+    held = 0
+    for number, line in lines:
+        group.append(line)
+        numbers.append(number)
+        held += len(line) + 1
+        if len(group) == chunk_rows or held >= limits.chunk_bytes:
+            yield group, numbers
+            group, numbers, held = [], [], 0
+    if group:
+        yield group, numbers
+
+
+def decoded(raw: bytes, name: str, number: int) -> str:
+    """A line as text; an error naming the line when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", name, number) from None

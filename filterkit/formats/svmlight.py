@@ -1,0 +1,328 @@
+"""The svmlight/LibSVM format: ``LABEL INDEX:VALUE INDEX:VALUE … # comment`` per row.
+
+Read as scikit-learn's ``load_svmlight_file`` reads it: the labels are numbers, the
+indices ascend strictly in a row, and they are zero-based when some index of the
+file is 0, one-based otherwise (``zero_based="auto"``; ``--zero-based`` or
+``--one-based`` decide instead).  The rows become sparse chunks of ``att_1`` …
+``att_N`` (N = the largest index, as Weka's LibSVMLoader names them) and a last
+attribute ``class``, nominal, whose labels are the file's distinct label values in
+increasing order, written in their shortest form (``+1`` and ``1.0`` are ``1``).
+``qid:`` (ranking data) and comma-separated labels (multi-label data) are refused.
+The scan that builds this header keeps the label set and the largest index only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import IO, BinaryIO, Iterator, Sequence, cast
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.tokens import shown
+from filterkit.arff.writer import format_numbers
+from filterkit.errors import ArffError, FilterkitError
+from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
+from filterkit.formats.lines import line_groups, numbered_lines
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+
+_NUMBER = (
+    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+)
+#: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
+_ROW = re.compile(rb"[ \t]*(" + _NUMBER + rb")((?:[ \t]+[0-9]{1,18}:" + _NUMBER + rb")*)[ \t]*")
+_IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
+_PAIR = re.compile(r"([^:]*):(.*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class _Details:
+    """How to read the rows: the label values in code order, the index of the first
+    feature (0 or 1) and the number of features."""
+
+    labels: np.ndarray
+    first_index: int
+    n_features: int
+
+
+@dataclass
+class _Rows:
+    """A group of parsed rows: labels, and the entries as CSR arrays (indices as written)."""
+
+    labels: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    numbers: list[int]
+
+
+class SvmlightFormat:
+    """Reads svmlight/LibSVM files (see the module's description)."""
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = Limits.from_environment() if limits is None else limits
+
+    def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
+        """One pass: the labels, the smallest and largest index, the comments before the first row."""
+        labels: set[float] = set()
+        smallest = largest = None
+        zero_line = largest_line = 0
+        comments: list[str] = []
+        stream = opened()
+        try:
+            lines = numbered_lines(stream, name, self.limits)
+            for group, numbers in line_groups(self._rows(lines, comments), 10_000, self.limits):
+                rows = _parse(group, numbers, name)
+                labels.update(np.unique(rows.labels + 0.0).tolist())
+                if len(labels) > self.limits.labels:
+                    raise ArffError(
+                        f"more than {self.limits.labels:,} distinct labels: refused "
+                        f"(set {VARIABLES['labels']} to allow more)",
+                        name,
+                        numbers[-1],
+                    )
+                if len(rows.indices):
+                    low, high = int(rows.indices.min()), int(rows.indices.max())
+                    if smallest is None or low < smallest:
+                        smallest = low
+                        zero_line = rows.numbers[_row_of(rows, int(np.argmin(rows.indices)))] if low == 0 else 0
+                    if largest is None or high > largest:
+                        largest = high
+                        largest_line = rows.numbers[_row_of(rows, int(np.argmax(rows.indices)))]
+        finally:
+            stream.close()
+        if options.zero_based is False and smallest == 0:
+            raise ArffError("index 0 in a file read as one-based (--one-based)", name, zero_line)
+        if options.zero_based is None:
+            first_index = 1 if smallest is not None and smallest > 0 else 0
+        else:
+            first_index = 0 if options.zero_based else 1
+        n_features = 0 if largest is None else largest - first_index + 1
+        if n_features + 1 > self.limits.attributes:
+            raise ArffError(
+                f"index {largest} makes more than {self.limits.attributes:,} attributes: refused "
+                f"(set {VARIABLES['attributes']} to allow more)",
+                name,
+                largest_line,
+            )
+        if known_schema is not None:
+            return _known_layout(known_schema, first_index, comments)
+        ordered = np.array(sorted(labels), dtype=np.float64)
+        attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
+        attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
+        schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
+        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features))
+
+    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
+        """The rows as sparse chunks of at most ``chunk_rows`` rows."""
+        details = cast(_Details, layout.details)
+        lines = numbered_lines(stream, name, self.limits)
+        for group, numbers in line_groups(self._rows(lines, None), chunk_rows, self.limits):
+            yield _chunk(_parse(group, numbers, name), details, name)
+
+    @staticmethod
+    def _rows(lines: Iterator[tuple[int, bytes]], comments: list[str] | None) -> Iterator[tuple[int, bytes]]:
+        """The data lines without their comments; blank and comment lines skipped, the comment
+        lines before the first row put in ``comments`` (without ``#`` and one blank)."""
+        seen_row = False
+        for number, line in lines:
+            text = line.split(b"#", 1)[0].strip()
+            if text:
+                seen_row = True
+                yield number, text
+            elif comments is not None and not seen_row and line.lstrip().startswith(b"#"):
+                comment = line.lstrip()[1:].decode("utf-8", "replace")
+                comments.append(comment[1:] if comment.startswith(" ") else comment)
+
+
+def _known_layout(schema: Schema, first_index: int, comments: list[str]) -> Layout:
+    """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
+    attributes = schema.attributes
+    if (
+        not attributes
+        or attributes[-1].kind != NOMINAL
+        or not all(a.is_numeric for a in attributes[:-1])
+        or not all(_IS_NUMBER.fullmatch(label) for label in attributes[-1].labels)
+    ):
+        raise FilterkitError(
+            "the model was not trained on svmlight data (numeric features and a last, nominal class of numbers)"
+        )
+    labels = np.array([float(label) for label in attributes[-1].labels], dtype=np.float64)
+    return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1))
+
+
+def _row_of(rows: _Rows, entry: int) -> int:
+    """The row (within the group) holding entry number ``entry``."""
+    return int(np.searchsorted(rows.indptr, entry, side="right")) - 1
+
+
+def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
+    """Parse data lines (comments removed): each row's label and entries."""
+    labels = []
+    pairs = []
+    counts = np.zeros(len(lines) + 1, dtype=np.int64)
+    for position, (line, number) in enumerate(zip(lines, numbers)):
+        match = _ROW.fullmatch(line)
+        if match is None:
+            raise ArffError(_what_is_wrong(line), name, number)
+        labels.append(match.group(1))
+        pairs.append(match.group(2))
+        counts[position + 1] = match.group(2).count(b":")
+    label_values = np.array(labels).astype(np.float64)
+    if np.isnan(label_values).any():
+        row = int(np.flatnonzero(np.isnan(label_values))[0])
+        raise ArffError("a label is a number, not NaN", name, numbers[row])
+    fields = b" ".join(pairs).replace(b":", b" ").split()
+    if fields:
+        table = np.array(fields)
+        indices, values = table[0::2].astype(np.int64), table[1::2].astype(np.float64)
+    else:
+        indices, values = np.zeros(0, dtype=np.int64), np.zeros(0)
+    indptr = np.cumsum(counts)
+    rows = _Rows(label_values, indptr, indices, values, numbers)
+    if len(indices) > 1:
+        rising = np.diff(indices) > 0
+        starts = indptr[1:-1]
+        rising[starts[(starts > 0) & (starts < len(indices))] - 1] = True
+        if not rising.all():
+            entry = int(np.flatnonzero(~rising)[0]) + 1
+            raise ArffError(
+                f"index {indices[entry]} after index {indices[entry - 1]}: the indices of a row must ascend "
+                "strictly (as load_svmlight_file requires)",
+                name,
+                numbers[_row_of(rows, entry)],
+            )
+    return rows
+
+
+def _what_is_wrong(line: bytes) -> str:
+    """Why a data line is not a row."""
+    words = line.split()
+    label = words[0].decode("utf-8", "replace")
+    if b"," in words[0]:
+        return f"label {shown(label)}: multi-label rows (labels separated by commas) are not supported"
+    if _IS_NUMBER.fullmatch(label) is None:
+        return f"the label {shown(label)} is not a number"
+    for word in words[1:]:
+        text = word.decode("utf-8", "replace")
+        pair = _PAIR.fullmatch(text)
+        if text.startswith("qid:"):
+            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification"
+        if pair is None:
+            return f"expected INDEX:VALUE, found {shown(text)}"
+        index, value = pair.groups()
+        if not (index.isascii() and index.isdigit() and len(index) <= 18):
+            return f"the index {shown(index)} is not a whole number of at most 18 digits"
+        if _IS_NUMBER.fullmatch(value) is None:
+            return f"the value {shown(value)} of index {index} is not a number"
+    return "not an svmlight row"
+
+
+def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
+    """The parsed rows as a sparse chunk, the label code in the last column."""
+    n_rows = len(rows.labels)
+    codes = np.searchsorted(details.labels, rows.labels + 0.0)
+    known = (codes < len(details.labels)) & (details.labels[np.minimum(codes, len(details.labels) - 1)] == rows.labels)
+    if not known.all():
+        row = int(np.flatnonzero(~known)[0])
+        raise ArffError(
+            f"label {format_numbers(rows.labels[row : row + 1])[0]} is not one of the training labels",
+            name,
+            rows.numbers[row],
+        )
+    columns = rows.indices - details.first_index
+    if len(columns) and (columns.min() < 0 or columns.max() >= details.n_features):
+        entry = int(np.flatnonzero((columns < 0) | (columns >= details.n_features))[0])
+        raise ArffError(
+            f"index {rows.indices[entry]} is outside the {details.n_features} features "
+            f"(indices {details.first_index} to {details.n_features - 1 + details.first_index})",
+            name,
+            rows.numbers[_row_of(rows, entry)],
+        )
+    entry_rows = np.repeat(np.arange(n_rows), np.diff(rows.indptr))
+    labelled = np.flatnonzero(codes != 0)
+    matrix = sp.csr_matrix(
+        (
+            np.concatenate([rows.values, codes[labelled].astype(np.float64)]),
+            (
+                np.concatenate([entry_rows, labelled]),
+                np.concatenate([columns, np.full(len(labelled), details.n_features)]),
+            ),
+        ),
+        shape=(n_rows, details.n_features + 1),
+    )
+    matrix.eliminate_zeros()
+    matrix.sort_indices()
+    return Chunk(matrix)
+
+
+class SvmlightWriter:
+    """Writes rows as svmlight: the class as the label, every other attribute (numeric
+    ones only) as ``INDEX:VALUE`` where not 0, indices counted from 1 (from 0 with
+    ``--zero-based``), NaN as ``nan``; the comments first, as ``#`` lines.
+
+    A nominal class is written as its label where every label is a number, else as
+    the label's position (from 0, as Weka's LibSVMSaver writes it).  A row with a
+    missing class or an instance weight other than 1 cannot be written (an error).
+    """
+
+    def __init__(
+        self, stream: BinaryIO, schema: Schema, comments: Sequence[str], class_name: str | None, options: FormatOptions
+    ):
+        if class_name is None or class_name not in [a.name for a in schema.attributes]:
+            raise FilterkitError("svmlight output needs a class attribute (-c) to write as each row's label")
+        self.stream = stream
+        self.class_index = schema.index_of(class_name)
+        target = schema.attributes[self.class_index]
+        if target.kind not in (NOMINAL, NUMERIC):
+            raise FilterkitError(
+                f"svmlight output: the class {shown(target.name)} is {target.kind}, not nominal or numeric"
+            )
+        for attribute in schema.attributes:
+            if attribute is not target and not attribute.is_numeric:
+                raise FilterkitError(
+                    f"svmlight output holds numbers only: attribute {shown(attribute.name)} is {attribute.kind}"
+                )
+        self.label_texts: list[str] | None = None
+        if target.kind == NOMINAL:
+            numeric_labels = all(_IS_NUMBER.fullmatch(label) for label in target.labels)
+            self.label_texts = list(target.labels) if numeric_labels else [str(i) for i in range(len(target.labels))]
+        first = 0 if options.zero_based else 1
+        self.written_index = np.zeros(len(schema.attributes), dtype=np.int64)
+        others = [i for i in range(len(schema.attributes)) if i != self.class_index]
+        self.written_index[others] = np.arange(first, first + len(others))
+        self.rows = 0
+        self.stream.write("".join(f"# {comment}\n" for comment in comments).encode("utf-8"))
+
+    def write(self, chunk: Chunk) -> None:
+        """Append the rows of ``chunk``."""
+        if chunk.weights is not None and (chunk.weights != 1).any():
+            raise FilterkitError("svmlight output cannot hold instance weights other than 1")
+        targets = chunk.column(self.class_index)
+        if np.isnan(targets).any():
+            row = self.rows + int(np.flatnonzero(np.isnan(targets))[0]) + 1
+            raise FilterkitError(f"row {row} has a missing class, which svmlight output cannot hold")
+        if self.label_texts is None:
+            labels = [_svm_number(text) for text in format_numbers(targets)]
+        else:
+            labels = [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
+        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
+        matrix.sort_indices()
+        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+        keep = (matrix.indices != self.class_index) & (matrix.data != 0)
+        kept_rows = rows[keep]
+        texts = [_svm_number(text) for text in format_numbers(matrix.data[keep])]
+        pairs = [f"{index}:{text}" for index, text in zip(self.written_index[matrix.indices[keep]].tolist(), texts)]
+        bounds = np.searchsorted(kept_rows, np.arange(matrix.shape[0] + 1)).tolist()
+        lines = [
+            " ".join([labels[row], *pairs[bounds[row] : bounds[row + 1]]]) + "\n" for row in range(matrix.shape[0])
+        ]
+        self.stream.write("".join(lines).encode("utf-8"))
+        self.rows += matrix.shape[0]
+
+
+def _svm_number(text: str) -> str:
+    """A number written by :func:`format_numbers` as svmlight readers read it (NaN as ``nan``)."""
+    return "nan" if text == "?" else text

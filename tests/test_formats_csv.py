@@ -1,0 +1,197 @@
+"""CSV input and output: Weka 3.6's CSVLoader is the oracle of the types and values."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
+from filterkit.arff import read_arff
+from filterkit.testing import run_filterkit
+
+UCI_SETS = ["credit-g", "diabetes", "ecoli", "glass", "iris", "sonar", "vehicle", "vowel", "wine"]
+
+#: One JVM: each line ``IN OUT`` is either ARFF → CSV by Weka's CSVSaver (OUT ends in .csv)
+#: or CSV → ARFF by Weka's CSVLoader (OUT ends in .arff).
+CONVERT_JAVA = """
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import weka.core.Instances;
+import weka.core.converters.ArffSaver;
+import weka.core.converters.CSVLoader;
+import weka.core.converters.CSVSaver;
+import weka.core.converters.ConverterUtils.DataSource;
+
+public class Convert {
+    public static void main(String[] args) throws Exception {
+        for (String line : Files.readAllLines(Path.of(args[0]))) {
+            String[] files = line.split("\\t");
+            if (files[1].endsWith(".csv")) {
+                CSVSaver saver = new CSVSaver();
+                saver.setInstances(DataSource.read(files[0]));
+                saver.setFile(new File(files[1]));
+                saver.writeBatch();
+            } else {
+                CSVLoader loader = new CSVLoader();
+                loader.setSource(new File(files[0]));
+                ArffSaver saver = new ArffSaver();
+                saver.setInstances(loader.getDataSet());
+                saver.setFile(new File(files[1]));
+                saver.writeBatch();
+            }
+        }
+    }
+}
+"""
+
+
+def _filterkit(*args, stdin: bytes = b"") -> bytes:
+    result = run_filterkit(*args, stdin=stdin)
+    assert result.status == 0, result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="session")
+def weka_files(tmp_path_factory) -> Path:
+    """Per UCI set: Weka's CSV (``NAME.weka.csv``) and CSVLoader's reading of it
+    (``NAME.weka.arff``); filterkit's CSV (``NAME.csv``) and CSVLoader's reading of it
+    (``NAME.ours.arff``); all from one JVM."""
+    folder = tmp_path_factory.mktemp("weka_csv")
+    runs = []
+    for name in UCI_SETS:
+        (folder / f"{name}.csv").write_bytes(_filterkit(REAL / f"{name}.arff", "--to", "csv"))
+        runs.append([str(REAL / f"{name}.arff"), str(folder / f"{name}.weka.csv")])
+        runs.append([str(folder / f"{name}.weka.csv"), str(folder / f"{name}.weka.arff")])
+        runs.append([str(folder / f"{name}.csv"), str(folder / f"{name}.ours.arff")])
+    source = folder / "Convert.java"
+    source.write_text(CONVERT_JAVA)
+    jobs = folder / "jobs.tsv"
+    jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
+    subprocess.run(
+        [str(JAVA), "-cp", str(WEKA_JAR), str(source), str(jobs)], check=True, capture_output=True, timeout=600
+    )
+    return folder
+
+
+def _assert_same(ours: tuple, theirs: tuple) -> None:
+    """The same attribute declarations (names, kinds, labels in order) and values."""
+    schema, chunk = ours
+    weka_schema, weka_chunk = theirs
+    for attribute, weka_attribute in zip(schema.attributes, weka_schema.attributes, strict=True):
+        assert attribute.same_declaration(weka_attribute), (attribute, weka_attribute)
+    np.testing.assert_array_equal(chunk.dense_values(), weka_chunk.dense_values())
+
+
+@needs_weka
+@pytest.mark.slow
+@pytest.mark.parametrize("name", UCI_SETS)
+def test_csv_is_typed_and_read_as_wekas_csv_loader_reads_it(weka_files, name):
+    for csv, arff in [(f"{name}.weka.csv", f"{name}.weka.arff"), (f"{name}.csv", f"{name}.ours.arff")]:
+        ours = read_arff(io.BytesIO(_filterkit(weka_files / csv)))
+        theirs = read_arff(str(weka_files / arff))
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", UCI_SETS)
+def test_round_trips_are_exact(tmp_path, name):
+    first = tmp_path / "first.csv"
+    _filterkit(REAL / f"{name}.arff", "-o", first)
+    second = tmp_path / "second.csv"
+    _filterkit(first, "-o", second)
+    assert second.read_bytes() == first.read_bytes()
+    schema, chunk = read_arff(str(REAL / f"{name}.arff"))
+    read_schema, read_chunk = read_arff(io.BytesIO(_filterkit(first)))
+    assert [a.name for a in read_schema.attributes] == [a.name for a in schema.attributes]
+    numeric = [i for i, a in enumerate(schema.attributes) if a.is_numeric]
+    np.testing.assert_array_equal(read_chunk.dense_values()[:, numeric], chunk.dense_values()[:, numeric])
+
+
+def test_types_missing_values_and_quotes(tmp_path):
+    """As Weka 3.6's CSVLoader reads this file (checked by hand): a quoted number is a number,
+    NaN and an empty value are missing, blanks are kept in labels."""
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(b"a,'b c',n,d\n1, x,2.5,1e3\n\n2,y,?,NaN\n,'z, w',4,\" 3 \"\n")
+    schema, chunk = read_arff(io.BytesIO(_filterkit(path)))
+    assert schema.relation == "mixed"
+    assert [(a.name, a.kind, a.labels) for a in schema.attributes] == [
+        ("a", "numeric", ()),
+        ("b c", "nominal", (" x", "y", "z, w")),
+        ("n", "numeric", ()),
+        ("d", "numeric", ()),
+    ]
+    np.testing.assert_array_equal(chunk.dense_values(), [[1, 0, 2.5, 1000], [2, 1, np.nan, np.nan], [np.nan, 2, 4, 3]])
+
+
+def test_stdin_and_chunk_sizes_give_the_same_rows(tmp_path):
+    data = (REAL / "iris.arff").read_bytes()
+    csv = _filterkit("-", "--to", "csv", stdin=data)
+    whole = _filterkit("--from", "csv", "-", "l2", "--to", "csv", stdin=csv)
+    assert _filterkit("--from", "csv", "-", "--chunk-rows", "7", "l2", "--to", "csv", stdin=csv) == whole
+    path = tmp_path / "iris.csv.gz"
+    _filterkit(REAL / "iris.arff", "-o", path)
+    assert _filterkit(path, "--chunk-rows", "1", "l2", "--to", "csv") == whole
+
+
+def test_a_model_applies_to_csv_rows_with_the_training_labels(tmp_path):
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_bytes(b"x,class\n1,a\n2,b\n")
+    test.write_bytes(b"x,class\n4,b\n")
+    model = tmp_path / "m.json"
+    _filterkit("--save-model", model, train, "minmax", "-o", tmp_path / "out.csv")
+    assert _filterkit("apply", model, test, "--to", "csv") == b"x,class\n3,b\n"
+    test.write_bytes(b"x,class\n4,c\n")
+    result = run_filterkit("apply", model, test)
+    assert result.stderr == f"filterkit: error: {test}:2: value 'c' is not one of the training labels of 'class'\n"
+    test.write_bytes(b"y,class\n4,b\n")
+    result = run_filterkit("apply", model, test)
+    assert result.stderr == (
+        f"filterkit: error: {test}: header differs from the training data: column 1 is 'y', the training data's 'x'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        (b"a,b\n1,2\n3\n", 3, "1 values; the header row names 2 columns"),
+        (b"a,b\n1,2\n3,4,5\n", 3, "3 values; the header row names 2 columns"),
+        (b"a,b\n1,'2\n", 2, "value 2: a quote that does not end the value (or never closes)"),
+        (b"a,b\n1,'2'x\n", 2, "value 2: a quote that does not end the value (or never closes)"),
+        (b"a,a\n1,2\n", 1, "the column name 'a' appears twice"),
+        (b"a,b\n1,\xff\n", 2, "not UTF-8 text (invalid start byte at byte 3)"),
+        (b"\n\n", 1, "empty input: no header row of column names"),
+    ],
+)
+def test_malformed_files_name_their_line(tmp_path, text, line, message):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(text)
+    out = tmp_path / "out.arff"
+    result = run_filterkit(path, "-o", out)
+    assert (result.status, result.stderr) == (1, f"filterkit: error: {path}:{line}: {message}\n")
+    assert not out.exists()
+
+
+def test_the_dask_engine_refuses_csv(tmp_path):
+    result = run_filterkit(REAL / "iris.arff", "--engine", "dask", "-o", tmp_path / "out.csv")
+    assert result.status == 2
+    assert "--engine dask reads and writes ARFF only" in result.stderr
+
+
+def test_number_like_text_is_a_label_whatever_the_chunks(tmp_path):
+    """Dates and ranges hold only a number's characters but are no numbers (Double.valueOf
+    refuses them); plain rows are read in numpy, the others one by one, alike."""
+    path = tmp_path / "dates.csv"
+    path.write_bytes(b"a,b,c\n1,2020-01-02,1e\n-2.5e-3,1-2,?\nNaN, 3 ,\n")
+    whole = _filterkit(path)
+    assert _filterkit(path, "--chunk-rows", "1") == whole
+    schema, chunk = read_arff(io.BytesIO(whole))
+    assert [(a.kind, a.labels) for a in schema.attributes] == [
+        ("numeric", ()),
+        ("nominal", ("2020-01-02", "1-2", " 3 ")),
+        ("nominal", ("1e",)),
+    ]
+    np.testing.assert_array_equal(chunk.dense_values(), [[1, 0, 0], [-0.0025, 1, np.nan], [np.nan, 2, np.nan]])
