@@ -21,6 +21,7 @@ import gzip
 import json
 import math
 import re
+import shlex
 import sys
 import zlib
 from typing import cast
@@ -34,6 +35,7 @@ from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import RegisteredName, chunk_rows_option, class_option, json_option, positive_option
 from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, format_of
 from filterkit.metrics import (
     COMBINE_CHOICES,
     JOINT,
@@ -587,6 +589,10 @@ def info(
             raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
     metric = registry.metric(metric_name) if metric_name is not None else None
     name = "<stdin>" if input_path == "-" else input_path
+    if format_of(input_path, None) != ARFF:
+        raise FilterkitError(
+            f"info reads ARFF; convert it first: filterkit {shlex.quote(input_path)} -o NAME.arff", name
+        )
     if input_path == "-" and sys.stdin is None:
         raise FilterkitError("standard input is closed")
     raw = sys.stdin.buffer if input_path == "-" else open(input_path, "rb")
