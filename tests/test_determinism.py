@@ -212,24 +212,9 @@ def test_every_installed_stage_is_covered():
 
 CASES = [(run_name, data) for run_name, _ in _runs() for data in DATA]
 
-# (run, data set) -> why its output depends on the chunk size (none known)
-CHUNK_SIZE_BUGS: dict[tuple[str, str], str] = {}
-
-
-def _chunk_params():
-    return [
-        pytest.param(
-            r,
-            d,
-            id=f"{r}-{d}",
-            marks=[pytest.mark.xfail(strict=True, reason=CHUNK_SIZE_BUGS[(r, d)])] if (r, d) in CHUNK_SIZE_BUGS else [],
-        )
-        for r, d in CASES
-    ]
-
 
 @pytest.mark.slow
-@pytest.mark.parametrize("run_name, data", _chunk_params())
+@pytest.mark.parametrize("run_name, data", CASES, ids=[f"{r}-{d}" for r, d in CASES])
 def test_output_is_byte_identical_across_processes_and_chunk_sizes(outputs, run_name, data):
     found, _ = outputs
     status, default = found[f"{run_name}|{data}|default"]
