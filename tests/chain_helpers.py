@@ -11,6 +11,7 @@ import fnmatch
 import io
 import os
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -70,6 +71,28 @@ def needs_weka(test):
     for mark in NEEDS_WEKA:
         test = mark(test)
     return test
+
+
+def weka_normalize(source: Path, target: Path, class_position: str | None = None) -> None:
+    """Weka 3.6's ``weka.filters.unsupervised.attribute.Normalize`` on ``source``, written to ``target``
+    (``class_position``: its ``-c``, ``first`` or ``last``; none by default); fails the test if Weka does."""
+    completed = subprocess.run(
+        [
+            str(JAVA),
+            "-cp",
+            str(WEKA_JAR),
+            "weka.filters.unsupervised.attribute.Normalize",
+            *(["-c", class_position] if class_position is not None else []),
+            "-i",
+            str(source),
+            "-o",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0 and Path(target).is_file(), completed.stderr[-2000:]
 
 
 @dataclass
