@@ -20,7 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from filterkit import plugins
 from filterkit.arff import read_arff
+from filterkit.plugins import Registry, load_plugins
 
 TESTS = Path(__file__).parent
 REAL = TESTS / "data" / "real"
@@ -56,6 +58,38 @@ NEEDS_WEKA = [
     pytest.mark.skipif(JAVA is None, reason="java is not on PATH"),
     pytest.mark.skipif(WEKA_JAR is None, reason="no Weka jar: set WEKA_JAR or install /usr/share/java/weka.jar"),
 ]
+
+
+#: What plugin discovery reads besides a plugins folder (filterkit.plugins).
+PLUGIN_VARIABLES = ("FILTERKIT_DISABLE_PLUGINS", "FILTERKIT_STRICT_PLUGINS")
+#: filterkit.plugins as imported, to tell whether a test has monkeypatched it since.
+PRISTINE_PLUGINS_MODULE = dict(vars(plugins))
+_installed: list[Registry] = []
+
+
+def installed_plugins_once(plugins_dir=None) -> Registry:
+    """:func:`filterkit.plugins.load_plugins` for in-process runs, discovering the installed plugins once.
+
+    Discovery is two thirds of a small run (~20 ms), and nothing a test does changes the installed
+    entry points, so their registry is loaded once and reused — only while discovery would give the
+    same: no plugins folder (a test may rewrite one), neither plugin variable set, filterkit.plugins
+    not monkeypatched, and no plugin skipped or without hooks (each load warns about those).
+    Any other call loads afresh, as filterkit does.
+    """
+    pristine = (
+        plugins_dir is None
+        and not any(os.environ.get(variable) for variable in PLUGIN_VARIABLES)
+        and vars(plugins).keys() == PRISTINE_PLUGINS_MODULE.keys()
+        and all(vars(plugins)[name] is value for name, value in PRISTINE_PLUGINS_MODULE.items())
+    )
+    if not pristine:
+        return load_plugins(plugins_dir)
+    if not _installed:
+        registry = load_plugins()
+        if registry.skipped or registry.without_hooks:
+            return registry
+        _installed.append(registry)
+    return _installed[0]
 
 
 def shared_data_file(relative: str) -> Path:

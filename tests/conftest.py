@@ -2,7 +2,7 @@
 
 ``run_filterkit`` calls :func:`filterkit.cli.run` in this process (stdout as
 bytes, stdin replaceable), with the installed plugins discovered once for the
-session (:func:`installed_plugins_once`); ``filterkit_script`` runs the installed
+session (:func:`chain_helpers.installed_plugins_once`); ``filterkit_script`` runs the installed
 console script as a real subprocess, for pipes, exit statuses and stray files.  A
 test that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here.
 """
@@ -17,9 +17,8 @@ import sys
 
 import pytest
 
-from chain_helpers import FILTERKIT, Result
-from filterkit import cli, plugins
-from filterkit.plugins import Registry, load_plugins
+from chain_helpers import FILTERKIT, Result, installed_plugins_once
+from filterkit import cli
 
 #: Fixtures that start the console script as a process: about a second of CPU a launch.
 PROCESS_FIXTURES = frozenset({"filterkit_script", "shell"})
@@ -32,38 +31,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.get_closest_marker("weka") is not None or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-
-
-#: What plugin discovery reads besides a plugins folder (filterkit.plugins).
-PLUGIN_VARIABLES = ("FILTERKIT_DISABLE_PLUGINS", "FILTERKIT_STRICT_PLUGINS")
-#: filterkit.plugins as imported, to tell whether a test has monkeypatched it since.
-PRISTINE_PLUGINS_MODULE = dict(vars(plugins))
-_installed: list[Registry] = []
-
-
-def installed_plugins_once(plugins_dir=None) -> Registry:
-    """:func:`filterkit.plugins.load_plugins` for in-process runs, discovering the installed plugins once.
-
-    Discovery is two thirds of a small run (~20 ms), and nothing a test does changes the installed
-    entry points, so their registry is loaded once and reused — only while discovery would give the
-    same: no plugins folder (a test may rewrite one), neither plugin variable set, filterkit.plugins
-    not monkeypatched, and no plugin skipped or without hooks (each load warns about those).
-    Any other call loads afresh, as filterkit does.
-    """
-    pristine = (
-        plugins_dir is None
-        and not any(os.environ.get(variable) for variable in PLUGIN_VARIABLES)
-        and vars(plugins).keys() == PRISTINE_PLUGINS_MODULE.keys()
-        and all(vars(plugins)[name] is value for name, value in PRISTINE_PLUGINS_MODULE.items())
-    )
-    if not pristine:
-        return load_plugins(plugins_dir)
-    if not _installed:
-        registry = load_plugins()
-        if registry.skipped or registry.without_hooks:
-            return registry
-        _installed.append(registry)
-    return _installed[0]
 
 
 @pytest.fixture
