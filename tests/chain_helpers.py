@@ -30,6 +30,8 @@ REAL = TESTS / "data" / "real"
 #: larger sets skip without it; the small ones are copied into :data:`REAL`.
 SHARED_DATA = TESTS.parent.parent / "shared" / "data"
 FIXTURE_PLUGINS = TESTS / "plugins_fixtures"
+#: 60 of oh0's abstracts (half of them Ethics) over 240 of its words: check_stage's sparse sample.
+OH0_SAMPLE = TESTS.parent / "filterkit" / "data" / "oh0_sample.arff"
 STAGES_DIR = FIXTURE_PLUGINS / "stages"
 
 

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import pytest
 
-from chain_helpers import REAL, STAGES_DIR, TESTS, read_bytes, without_comments
+from chain_helpers import OH0_SAMPLE, REAL, STAGES_DIR, read_bytes, without_comments
 from filterkit.distributed import check_runnable
 from filterkit.errors import FilterkitError
 from filterkit.model import arrays_path
@@ -27,8 +27,6 @@ from filterkit.stage import Stage
 pytestmark = pytest.mark.slow
 
 OH0 = REAL / "oh0.wc.arff"
-#: 60 of oh0's abstracts (half of them Ethics) over 240 of its words, as check_stage uses them.
-OH0_SAMPLE = TESTS.parent / "filterkit" / "data" / "oh0_sample.arff"
 GRAIN = REAL / "grain_wc.arff"
 IRIS = REAL / "iris.arff"
 CREDIT = REAL / "credit-g.arff"
