@@ -1,9 +1,10 @@
 """Fixtures that run the command line: in this process, as a subprocess, in a shell.
 
 ``run_filterkit`` calls :func:`filterkit.cli.run` in this process (stdout as
-bytes, stdin replaceable); ``filterkit_script`` runs the installed console
-script as a real subprocess, for pipes, exit statuses and stray files.  A test
-that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here.
+bytes, stdin replaceable), with the installed plugins discovered once for the
+session (:func:`chain_helpers.installed_plugins_once`); ``filterkit_script`` runs the installed
+console script as a real subprocess, for pipes, exit statuses and stray files.  A
+test that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 
 import pytest
 
-from chain_helpers import FILTERKIT, Result
+from chain_helpers import FILTERKIT, Result, installed_plugins_once
 from filterkit import cli
 
 #: Fixtures that start the console script as a process: about a second of CPU a launch.
@@ -35,6 +36,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def run_filterkit(capsysbinary, monkeypatch):
     """Call ``filterkit.cli.run(argv)``; ``stdin`` bytes become standard input."""
+    monkeypatch.setattr(cli, "load_plugins", installed_plugins_once)
 
     def invoke(*argv, stdin: bytes | None = None, plugins_dir=None) -> Result:
         if stdin is not None:

@@ -86,20 +86,31 @@ def cluster():
         yield local
 
 
+@pytest.fixture
+def iris_on_cluster(run_filterkit, cluster, tmp_path):
+    """Run ``filterkit --engine dask -o TMP/out.arff iris.arff CHAIN…`` on the module's cluster."""
+
+    def invoke(*chain, plugins_dir=None):
+        return run_filterkit(
+            "--engine",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "-o",
+            tmp_path / "out.arff",
+            REAL / "iris.arff",
+            *chain,
+            plugins_dir=plugins_dir,
+        )
+
+    return invoke
+
+
 @pytest.mark.slow
-def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tmp_path, cluster):
+def test_a_real_cluster_is_checked_before_fitting(iris_on_cluster, monkeypatch, tmp_path, cluster):
     real_version_of = plugins._version_of
     monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".client")
-    result = run_filterkit(
-        "--engine",
-        "dask",
-        "--scheduler",
-        cluster.scheduler_address,
-        "-o",
-        tmp_path / "out.arff",
-        REAL / "iris.arff",
-        "minmax",
-    )
+    result = iris_on_cluster("minmax")
     worker = next(iter(cluster.workers.values())).worker_address
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == (
@@ -111,20 +122,9 @@ def test_a_real_cluster_is_checked_before_fitting(run_filterkit, monkeypatch, tm
 
 
 @pytest.mark.slow
-def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(run_filterkit, tmp_path, cluster):
+def test_a_stage_breaking_the_contract_on_a_worker_is_named_as_locally(iris_on_cluster, tmp_path):
     breakers = FIXTURE_PLUGINS / "contract_breakers"
-    result = run_filterkit(
-        "--engine",
-        "dask",
-        "--scheduler",
-        cluster.scheduler_address,
-        "-o",
-        tmp_path / "out.arff",
-        REAL / "iris.arff",
-        "minmax",
-        "droprow",
-        plugins_dir=breakers,
-    )
+    result = iris_on_cluster("minmax", "droprow", plugins_dir=breakers)
     assert (result.status, result.stdout) == (1, b"")
     prefix = (
         "filterkit: error: stage 'droprow' "

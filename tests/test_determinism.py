@@ -9,15 +9,17 @@ least three of those rows), and each of them again with fractional instance weig
 (0.1, 0.3, …: float sums of such weights change with the order of adding).  For each one:
 
 * two runs in two processes with different hash seeds (PYTHONHASHSEED) give
-  the same bytes;
-* ``--chunk-rows 1``, ``--chunk-rows 7`` and one chunk for the whole file give the bytes of the default;
+  the same bytes: the default run, and one with ``--chunk-rows 100000`` (each
+  input is far below the default chunk of 10,000 rows, so both read the whole
+  file as one chunk: one run checks both);
+* ``--chunk-rows 1`` and ``--chunk-rows 7`` give the bytes of the default;
 * with the input rows shuffled, the output rows are the same rows shuffled the
   same way (the header, the chain comment included, is identical) — for every
   stage but ``select --metric svm --sample``, whose sample draws one seeded
   number per row in input order (documented in the README).
 
 All runs go through ``filterkit.cli.run`` with ``-o`` in three child processes
-(the first runs shared by two, the second runs in a third, each with its own
+(the first runs shared by two, the whole-file runs in a third, each with its own
 hash seed), so the ~0.8 s start-up of the console script is paid three times,
 not hundreds of times (and the plugins are discovered once per process).
 """
@@ -35,7 +37,9 @@ from pathlib import Path
 
 import pytest
 
-from chain_helpers import FILTERKIT, REAL
+from chain_helpers import REAL
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
+from filterkit.testing import run_filterkit
 
 # Options per stage: what a user would type (the defaults where they are sensible).
 STAGE_OPTIONS = {
@@ -75,17 +79,17 @@ CHUNKINGS = {
     "default": [],
     "rows1": ["--chunk-rows", "1"],
     "rows7": ["--chunk-rows", "7"],
-    "all": ["--chunk-rows", "100000"],
 }
+#: The run in the third process: the whole file as one chunk, which is what the default does here.
+WHOLE_FILE = ["--chunk-rows", "100000"]
 
 
 @functools.lru_cache(maxsize=None)
 def installed_stages() -> tuple[str, ...]:
-    """The stages ``filterkit plugins --json`` lists."""
-    command = [FILTERKIT] if FILTERKIT else [sys.executable, "-c", "from filterkit.cli import main; main()"]
-    completed = subprocess.run([*command, "plugins", "--json"], capture_output=True, text=True, timeout=120)
-    assert completed.returncode == 0, completed.stderr
-    return tuple(sorted(stage["name"] for stage in json.loads(completed.stdout)["stages"]))
+    """The stages ``filterkit plugins --json`` lists (run in this process: it is collected twice under -n 2)."""
+    listing = run_filterkit("plugins", "--json")
+    assert listing.status == 0, listing.stderr
+    return tuple(sorted(stage["name"] for stage in json.loads(listing.stdout)["stages"]))
 
 
 def _split(text: str) -> tuple[str, list[str]]:
@@ -169,11 +173,11 @@ def outputs(tmp_path_factory):
                 key = f"{run_name}|{name}|{chunking}"
                 all_jobs.append((key, [*chain_options, *chunk_options, "-q", "-o", out(key, "a"), plain, *words]))
                 if chunking == "default":
-                    default_jobs.append((key, [*chain_options, "-q", "-o", out(key, "b"), plain, *words]))
+                    default_jobs.append((key, [*chain_options, *WHOLE_FILE, "-q", "-o", out(key, "b"), plain, *words]))
             key = f"{run_name}|{name}|shuffled"
             all_jobs.append((key, [*chain_options, "-q", "-o", out(key, "a"), shuffled, *words]))
     (root / "out").mkdir()
-    # The first runs are shared by two processes (hash seeds 1 and 3), the second runs done by a third (seed 2).
+    # The first runs are shared by two processes (hash seeds 1 and 3), the whole-file runs done by a third (seed 2).
     children = []
     for seed, jobs in (("1", all_jobs[0::2]), ("3", all_jobs[1::2]), ("2", default_jobs)):
         spec, result = root / f"jobs{seed}.json", root / f"statuses{seed}.json"
@@ -212,31 +216,18 @@ def test_every_installed_stage_is_covered():
 
 CASES = [(run_name, data) for run_name, _ in _runs() for data in DATA]
 
-# (run, data set) -> why its output depends on the chunk size (none known)
-CHUNK_SIZE_BUGS: dict[tuple[str, str], str] = {}
-
-
-def _chunk_params():
-    return [
-        pytest.param(
-            r,
-            d,
-            id=f"{r}-{d}",
-            marks=[pytest.mark.xfail(strict=True, reason=CHUNK_SIZE_BUGS[(r, d)])] if (r, d) in CHUNK_SIZE_BUGS else [],
-        )
-        for r, d in CASES
-    ]
-
 
 @pytest.mark.slow
-@pytest.mark.parametrize("run_name, data", _chunk_params())
+@pytest.mark.parametrize("run_name, data", CASES, ids=[f"{r}-{d}" for r, d in CASES])
 def test_output_is_byte_identical_across_processes_and_chunk_sizes(outputs, run_name, data):
     found, _ = outputs
     status, default = found[f"{run_name}|{data}|default"]
     assert status == 0 and default, f"{run_name} on {data} failed (status {status})"
     second = found[f"{run_name}|{data}|default|second-process"]
-    assert second == (0, default), "a second run (another process, another hash seed) gives other bytes"
-    for chunking in ("rows1", "rows7", "all"):
+    assert second == (0, default), (
+        "a second run (another process, another hash seed, the whole file as one chunk) gives other bytes"
+    )
+    for chunking in ("rows1", "rows7"):
         assert found[f"{run_name}|{data}|{chunking}"] == (0, default), f"--chunk-rows ({chunking}) changes the output"
 
 
@@ -265,6 +256,7 @@ def test_shuffled_rows_give_the_same_rows_shuffled_the_same_way(outputs, run_nam
 @pytest.mark.slow
 def test_the_input_subsets_are_what_the_tests_assume(outputs):
     found, orders = outputs
+    assert max(len(order) for order in orders.values()) < DEFAULT_CHUNK_ROWS, "the default reads each as one chunk"
     assert {name: len(order) for name, order in orders.items()} == {
         "iris": 50,
         "credit-g": 60,

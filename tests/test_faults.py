@@ -29,6 +29,7 @@ import time
 import pytest
 
 from chain_helpers import FILTERKIT, REAL, wait_for_temporary
+from filterkit.testing import run_filterkit
 
 pytestmark = [
     pytest.mark.slow,
@@ -74,10 +75,11 @@ def assert_one_clean_error_line(stderr: str) -> None:
 
 @pytest.fixture(scope="module")
 def model_sizes(tmp_path_factory):
-    """Sizes of the -o output, the .npz and the .json of SMALL_OUTPUT_CHAIN, saved without a limit."""
+    """Sizes of the -o output, the .npz and the .json of SMALL_OUTPUT_CHAIN, saved without a limit
+    (in this process: only the runs under a limit need the console script)."""
     folder = tmp_path_factory.mktemp("sizes")
-    completed = run(["-o", "out.arff", "--save-model", "m.json", *SMALL_OUTPUT_CHAIN], folder)
-    assert completed.returncode == 0, completed.stderr
+    completed = run_filterkit("-o", folder / "out.arff", "--save-model", folder / "m.json", *SMALL_OUTPUT_CHAIN)
+    assert completed.status == 0, completed.stderr
     sizes = {name: (folder / name).stat().st_size for name in ("out.arff", "m.npz", "m.json")}
     assert sizes["out.arff"] < sizes["m.npz"] < sizes["m.json"], sizes
     return sizes
@@ -163,10 +165,10 @@ def test_full_tmpfs_error_names_the_file(full_tmpfs_runs):
 
 @pytest.fixture(scope="module")
 def older_model(tmp_path_factory) -> dict[str, bytes]:
-    """The files of a model saved earlier under the same name (iris, minmax: it has arrays)."""
+    """The files of a model saved earlier under the same name (iris, minmax: it has arrays), in this process."""
     folder = tmp_path_factory.mktemp("older-model")
-    completed = run(["--save-model", "m.json", REAL / "iris.arff", "minmax"], folder)
-    assert completed.returncode == 0, completed.stderr
+    completed = run_filterkit("--save-model", folder / "m.json", REAL / "iris.arff", "minmax")
+    assert completed.status == 0, completed.stderr
     files = contents(folder)
     assert sorted(files) == ["m.json", "m.npz"]
     return files

@@ -15,6 +15,7 @@ import threading
 import pytest
 
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR
+from filterkit.testing import run_filterkit
 
 pytestmark = [
     pytest.mark.slow,
@@ -36,13 +37,13 @@ def in_bash(command: str, cwd) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def from_a_file(tmp_path_factory):
-    """What a chain gives on iris.arff as a regular file."""
-    folder = tmp_path_factory.mktemp("regular")
+def from_a_file():
+    """What a chain gives on iris.arff as a regular file (run in this process: only the runs that read
+    once need the console script)."""
 
     def output(*stages) -> bytes:
-        completed = run([IRIS, *stages], folder)
-        assert completed.returncode == 0, completed.stderr
+        completed = run_filterkit(IRIS, *stages)
+        assert completed.status == 0, completed.stderr
         return completed.stdout
 
     return output
@@ -87,7 +88,7 @@ def test_a_pipe_given_by_name_is_spooled_like_stdin(tmp_path, from_a_file, comma
 
 
 def test_apply_reads_a_fifo_once(tmp_path, from_a_file):
-    assert run(["--save-model", "m.json", IRIS, "minmax", "l2"], tmp_path).returncode == 0
+    assert run_filterkit("--save-model", tmp_path / "m.json", IRIS, "minmax", "l2").status == 0
     fifo = tmp_path / "in.fifo"
     os.mkfifo(fifo)
     writer = feed_fifo(fifo, IRIS.read_bytes())

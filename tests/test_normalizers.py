@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import math
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from chain_helpers import JAVA, REAL, needs_weka, read_bytes, without_comments
-from chain_helpers import WEKA_JAR as JAR
+from chain_helpers import REAL, needs_weka, read_bytes, weka_normalize, without_comments
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
@@ -375,24 +373,7 @@ def test_minmax_agrees_with_weka_normalize(run_filterkit, tmp_path, case):
         source = tmp_path / name
         with_missing_values(REAL / name, source, class_position == "first")
     weka_out = tmp_path / "weka.arff"
-    completed = subprocess.run(
-        [
-            JAVA,
-            "-cp",
-            str(JAR),
-            "weka.filters.unsupervised.attribute.Normalize",
-            "-c",
-            class_position,
-            "-i",
-            str(source),
-            "-o",
-            str(weka_out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert completed.returncode == 0 and weka_out.is_file(), completed.stderr[-2000:]
+    weka_normalize(source, weka_out, class_position)
     ours = run_filterkit("-c", class_position, source, "minmax")
     assert ours.status == 0, ours.stderr
     weka_schema, weka_chunk = read_arff(weka_out)

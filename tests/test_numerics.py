@@ -5,12 +5,10 @@ range scaling and the shaper's interpolation between subnormal or huge knots."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, WEKA_JAR, needs_weka, read_bytes
+from chain_helpers import needs_weka, read_bytes, weka_normalize
 from filterkit.arff.reader import read_arff
 
 # tiny: 0 .. 8 steps of the smallest subnormal; subnormal: 1e-310 .. 5e-310; normal: 1 .. 4
@@ -58,22 +56,7 @@ def test_minmax_on_subnormal_ranges_agrees_with_weka_normalize(run_filterkit, tm
     source = tmp_path / "ranges.arff"
     source.write_text(SUBNORMAL_RANGES)
     weka_out = tmp_path / "weka.arff"
-    completed = subprocess.run(
-        [
-            JAVA,
-            "-cp",
-            str(WEKA_JAR),
-            "weka.filters.unsupervised.attribute.Normalize",
-            "-i",
-            str(source),
-            "-o",
-            str(weka_out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert completed.returncode == 0, completed.stderr[-2000:]
+    weka_normalize(source, weka_out)
     ours = run(run_filterkit, tmp_path, SUBNORMAL_RANGES, "minmax")
     np.testing.assert_allclose(ours, read_arff(weka_out)[1].dense_values(), rtol=0, atol=1e-6)
 

@@ -1,0 +1,32 @@
+"""The shared plugin registry of the ``run_filterkit`` fixture (chain_helpers.installed_plugins_once):
+reused only while a fresh discovery would find the same plugins, loaded afresh otherwise."""
+
+from __future__ import annotations
+
+from chain_helpers import installed_plugins_once
+from filterkit import plugins
+
+
+def test_the_installed_plugins_are_discovered_once():
+    first = installed_plugins_once()
+    assert installed_plugins_once() is first
+    assert "l2" in first.stages and first.skipped == []
+
+
+def test_a_plugin_variable_or_a_patched_plugins_module_is_discovered_afresh(monkeypatch):
+    shared = installed_plugins_once()
+    monkeypatch.setenv("FILTERKIT_DISABLE_PLUGINS", "normalizers")
+    without_normalizers = installed_plugins_once()
+    assert without_normalizers is not shared and "l2" not in without_normalizers.stages
+    monkeypatch.delenv("FILTERKIT_DISABLE_PLUGINS")
+    real_version_of = plugins._version_of
+    monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".patched")
+    patched = installed_plugins_once()
+    assert patched is not shared and patched.stages["l2"].version.endswith(".patched")
+    monkeypatch.undo()
+    assert installed_plugins_once() is shared
+
+
+def test_a_plugins_folder_is_loaded_afresh(tmp_path):
+    (tmp_path / "nothing.py").write_text("")
+    assert installed_plugins_once(str(tmp_path)) is not installed_plugins_once(str(tmp_path))
