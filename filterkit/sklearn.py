@@ -137,6 +137,11 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             labels, codes = (), None
         schema = _schema(self._fitted_feature_names(), labels)
         stage = self._failing_as_value_error(self._new_stage)
+        if stage.filters_rows:
+            raise ValueError(
+                f"stage '{stage.name}' drops or adds rows, which a scikit-learn transformer may not do "
+                "(X and y must keep their rows in a Pipeline): use it on the command line"
+            )
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
         self._failing_as_value_error(chain.fit, MemorySource(schema, Chunk(_with_class(X, codes, labels))))
         self.stage_ = stage

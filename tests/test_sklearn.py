@@ -59,12 +59,22 @@ REGISTRY = load_plugins()
 #: told the positive class (filterkit's rule, see test_shaper_on_three_classes_needs_a_positive_class),
 #: so it is checked with positive="1".  ``select`` needs exactly one rule and, outside a
 #: chain, a metric to rank by (a pipeline step does not see the scorer before it).
-CHECK_PARAMS = {"shape": {"positive": "1"}, "select": {"metric": "bns", "top": 2}}
+CHECK_PARAMS = {
+    "shape": {"positive": "1"},
+    "select": {"metric": "bns", "top": 2},
+    "keep": {"type": "numeric"},
+    "remove": {"type": "string"},
+}
 
 #: filterkit's own stages: a third-party plugin installed here answers for its own stages.
 BUILT_IN_STAGES = sorted(name for name, registered in REGISTRY.stages.items() if registered.distribution == "filterkit")
 
-ADAPTERS = [transformer_for(name)(**CHECK_PARAMS.get(name, {})) for name in BUILT_IN_STAGES] + [
+#: Stages that drop or add rows (fold), which no scikit-learn transformer may do: their adapters refuse to fit.
+ROW_FILTERS = [name for name in BUILT_IN_STAGES if REGISTRY.stages[name].value.filters_rows]
+
+ADAPTERS = [
+    transformer_for(name)(**CHECK_PARAMS.get(name, {})) for name in BUILT_IN_STAGES if name not in ROW_FILTERS
+] + [
     ScoreScaler(),
     ScoreScaler("ig", presence=True),
     Selector(metric="svm", top=2),
@@ -491,3 +501,12 @@ def test_load_arff_as_frame_without_pandas_says_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas: ModuleNotFoundError
     with pytest.raises(ImportError, match=r"load_arff\(as_frame=True\) needs pandas: pip install pandas"):
         adapters.load_arff(REAL / "iris.arff", as_frame=True)
+
+
+@pytest.mark.parametrize("name", ROW_FILTERS)
+def test_a_stage_that_filters_rows_refuses_to_be_a_transformer(name):
+    X = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(
+        ValueError, match=f"stage '{name}' drops or adds rows, which a scikit-learn transformer may not"
+    ):
+        transformer_for(name)().fit(X, np.arange(10) % 2)
