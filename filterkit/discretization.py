@@ -91,6 +91,8 @@ def mdl_cut_points(
     Kononenko's criterion (``-K``) is not offered.
     """
     values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:  # no boundary to cut at (a constant feature, or no known value)
+        return np.empty(0)
     class_counts = np.asarray(class_counts, dtype=np.float64).reshape(len(values), -1)
     rows = class_counts.sum(axis=1) if row_counts is None else np.asarray(row_counts, dtype=np.float64)
     rows_before = np.concatenate([[0.0], np.cumsum(rows)])

@@ -246,6 +246,7 @@ def _is_array_reference(value: dict, document: dict) -> bool:
     return (
         isinstance(array, dict)
         and set(array) == {"dtype", "shape", "base64"}
+        and isinstance(array["dtype"], str)
         and array["dtype"] in _EMBEDDED_DTYPES
         and isinstance(array["shape"], list)
         and all(type(length) is int and length >= 0 for length in array["shape"])

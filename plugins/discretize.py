@@ -179,10 +179,18 @@ class Discretizer(Stage):
         low, high = statistics.training_range()
         present = statistics.present_sums(None).to_float() > 0
         bins = self.params["bins"]
+        for j in np.flatnonzero(present & ~(np.isfinite(low) & np.isfinite(high))):
+            raise self._unbinnable(j, "has an infinite training value, so its range has no equal-width bins")
         return [
             equal_width_cut_points(low[j], high[j], bins) if present[j] else np.zeros(0)
             for j in range(len(self.features))
         ]
+
+    def _unbinnable(self, j: int, why: str) -> FilterkitError:
+        """The error for feature ``j``, which cannot be cut into bins."""
+        return FilterkitError(
+            f"stage 'discretize': attribute '{self.input_schema.attributes[self.features[j]].name}' {why}"
+        )
 
     def _histogram_cuts(self, statistics: ValueCounts) -> list[np.ndarray]:
         histogram = statistics.histogram(include_zero=True)
@@ -192,6 +200,12 @@ class Discretizer(Stage):
         cuts, bins = [], self.params["bins"]
         for j in range(len(self.features)):
             span = slice(starts[j], starts[j + 1])
+            if not np.isfinite(histogram.value[span]).all():
+                raise self._unbinnable(j, "has an infinite training value, so it has no bins")
+            with np.errstate(over="ignore"):
+                total = histogram.rows[span].sum()
+            if not np.isfinite(total):
+                raise self._unbinnable(j, "has rows whose weights sum beyond the largest double")
             if self.supervised:
                 cuts.append(mdl_cut_points(histogram.value[span], by_class[span]))
             else:

@@ -409,12 +409,19 @@ class ReplaceMissing(Stage):
         missing = np.isnan(values)
         nominal = self.label_counts[which] > 0
         numeric = ~missing & ~nominal
-        products = weights[rows[numeric]] * values[numeric]
+        with np.errstate(over="ignore"):
+            products = weights[rows[numeric]] * values[numeric]
         if not np.all(np.isfinite(products)):
-            bad = self.features[which[numeric][~np.isfinite(products)][0]]
+            first = np.flatnonzero(~np.isfinite(products))[0]
+            bad = self.features[which[numeric][first]]
+            why = (
+                "has an infinite training value"
+                if not np.isfinite(values[numeric][first])
+                else "has a value whose weighted size exceeds the largest double"
+            )
             raise FilterkitError(
-                f"stage 'replace-missing': attribute '{self.input_schema.attributes[bad].name}' has an infinite "
-                "training value, so its mean is not a number"
+                f"stage 'replace-missing': attribute '{self.input_schema.attributes[bad].name}' {why}, "
+                "so its mean is not a number"
             )
         up = products > 0
         labelled = ~missing & nominal

@@ -30,6 +30,7 @@ OH0 = REAL / "oh0.wc.arff"
 GRAIN = REAL / "grain_wc.arff"
 IRIS = REAL / "iris.arff"
 CREDIT = REAL / "credit-g.arff"
+REUTERS = REAL / "reuters_grain_sample.arff"
 ETHICS = ("--positive", "Ethics")
 SCORERS = ["acc", "acc2", "bns", "chi", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand"]
 
@@ -50,6 +51,13 @@ STAGE_CASES = [
     (CREDIT, (), ["minmax"]),
     (IRIS, (), ["l1"]),
     (OH0, (), ["l2"]),
+    (IRIS, (), ["discretize"]),
+    (REUTERS, (), ["words", "--counts"]),
+    (CREDIT, (), ["replace-missing"]),
+    (CREDIT, (), ["remove-useless"]),
+    (IRIS, (), ["remove", "--range", "1"]),
+    (IRIS, (), ["keep", "--type", "numeric"]),
+    (CREDIT, (), ["fold", "--fold", "2", "--of", "5"]),
 ]
 
 #: The layouts of the stage cases: byte ranges of one file, or the file cut into three files.

@@ -45,7 +45,7 @@ def built_in_stages() -> dict:
 
 
 # options a stage needs to run at all
-REQUIRED = {"select": ["--top", "1"]}
+REQUIRED = {"select": ["--top", "1"], "remove": ["--range", "1"], "keep": ["--range", "1"]}
 NEEDS_POSITIVE = {"shape"}
 
 
@@ -87,6 +87,13 @@ STAGE_NAMES = sorted(
         "l1",
         "l2",
         "minmax",
+        "discretize",
+        "words",
+        "remove",
+        "keep",
+        "remove-useless",
+        "replace-missing",
+        "fold",
     ]
 )
 

@@ -136,3 +136,8 @@ def test_first_boundary_wins_a_tie_in_entropy():
 )
 def test_weka_decimal_prints_as_weka_utils_double_to_string(value, text):
     assert weka_decimal(value) == text
+
+
+@pytest.mark.parametrize("values", [[], [2.5]], ids=["no value", "one value"])
+def test_a_feature_with_fewer_than_two_values_has_no_cut_point(values):
+    assert mdl_cut_points(np.array(values), np.zeros((len(values), 3))).tolist() == []

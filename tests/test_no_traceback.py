@@ -111,10 +111,16 @@ def test_a_bad_option_is_a_usage_error(run_filterkit, argv):
 # ------------------------------------------------------------ model files
 
 
-def _copy_model(iris_model: Path, folder: Path) -> Path:
-    for source in (iris_model, iris_model.with_suffix(".npz")):
-        (folder / source.name).write_bytes(source.read_bytes())
-    return folder / iris_model.name
+#: A model saved by filterkit 0.2: its JSON, and its arrays in the .npz beside it.
+TWO_FILE_MODEL = REAL.parent / "models" / "iris-minmax-select-l2.json"
+
+
+def _copy_model(model: Path, folder: Path) -> Path:
+    """``model`` copied into ``folder``, with its 0.2 ``.npz`` when it has one."""
+    for source in (model, model.with_suffix(".npz")):
+        if source.exists():
+            (folder / source.name).write_bytes(source.read_bytes())
+    return folder / model.name
 
 
 @pytest.mark.parametrize(
@@ -145,7 +151,7 @@ def _copy_model(iris_model: Path, folder: Path) -> Path:
     ],
 )
 def test_a_malformed_model_is_one_error_line(run_filterkit, iris_model, tmp_path, json_bytes, npz_bytes):
-    model = _copy_model(iris_model, tmp_path)
+    model = _copy_model(iris_model if npz_bytes is None else TWO_FILE_MODEL, tmp_path)
     if json_bytes is not None:
         model.write_bytes(json_bytes)
     if npz_bytes is not None:
@@ -155,12 +161,22 @@ def test_a_malformed_model_is_one_error_line(run_filterkit, iris_model, tmp_path
     assert "not a filterkit model" in result.stderr
 
 
-def test_a_truncated_model_npz_is_one_error_line(run_filterkit, iris_model, tmp_path):
-    model = _copy_model(iris_model, tmp_path)
+def test_a_truncated_model_npz_is_one_error_line(run_filterkit, tmp_path):
+    model = _copy_model(TWO_FILE_MODEL, tmp_path)
     arrays = model.with_suffix(".npz").read_bytes()
     for cut in (10, len(arrays) // 3, len(arrays) - 5):
         model.with_suffix(".npz").write_bytes(arrays[:cut])
         assert_one_error_line(run_filterkit("apply", model, IRIS))
+
+
+def test_a_truncated_model_is_one_error_line(run_filterkit, iris_model, tmp_path):
+    model = _copy_model(iris_model, tmp_path)
+    document = model.read_bytes()
+    for cut in (10, len(document) // 3, len(document) - 5):
+        model.write_bytes(document[:cut])
+        result = run_filterkit("apply", model, IRIS)
+        assert_one_error_line(result)
+        assert "not a filterkit model" in result.stderr
 
 
 @pytest.mark.slow

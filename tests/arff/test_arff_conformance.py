@@ -63,6 +63,7 @@ def test_real_file_reads(path):
         "sonar.arff": (208, 61),
         "vehicle.arff": (846, 19),
         "vowel.arff": (990, 14),
+        "reuters_grain_sample.arff": (60, 2),
     }[path.name]
     schema, chunk = read_all(path)
     assert (chunk.n_rows, len(schema)) == expected
