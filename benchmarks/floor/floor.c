@@ -23,9 +23,10 @@
  * when several are as short, laid out as Python's repr ("0.1", "1e-05", "1.5e+16").
  * The digits come from one long double product m * 10^(16-k) (powers of ten from
  * strtold, correctly rounded), which locates the value and both ends of its rounding
- * interval to within 0.02 units of the 17th digit; whenever a decision falls within
- * 0.05 units of a boundary (and for exact powers of two, whose interval is lopsided),
- * the answer comes from snprintf/strtod instead: correct always, fast nearly always.
+ * interval to within 0.012 units of the 17th digit.  When the nearest candidate is a
+ * near tie, snprintf's exact rounding picks it; when an interval end is within 0.03
+ * units of a candidate (and for exact powers of two, whose interval is lopsided), a
+ * trial with snprintf and strtod decides: correct always, fast nearly always.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +44,7 @@ enum job { IDENTITY, L2, SHAPE };
 
 #define OUT_SIZE (1 << 20)
 #define MAX_COUNT 31
-#define MARGIN 0.05L
+#define MARGIN 0.03L
 
 static char out[OUT_SIZE + 512];
 static size_t out_used;
@@ -152,34 +153,58 @@ static size_t layout(char *at, int negative, const char *digits, int count, int 
     return (size_t)(at - start);
 }
 
+/* The decimal digits of `number` at `at`; their count. */
+static int write_digits(char *at, uint64_t number) {
+    char reversed[24];
+    int count = 0;
+    do {
+        reversed[count++] = (char)('0' + number % 10);
+        number /= 10;
+    } while (number);
+    for (int i = 0; i < count; i++)
+        at[i] = reversed[count - 1 - i];
+    return count;
+}
+
+/* Write `number` times 10^scale, trailing zeros dropped, as repr does. */
+static size_t layout_number(char *at, int negative, uint64_t number, int scale) {
+    char digits[24];
+    int count = write_digits(digits, number), point = scale + count;
+    while (count > 1 && digits[count - 1] == '0')
+        count--;
+    return layout(at, negative, digits, count, point);
+}
+
+/* The correctly rounded `precision` significant digits of |value| (snprintf is exact),
+   as a number and its power of ten. */
+static uint64_t rounded_digits(double value, int precision, int *scale) {
+    char text[40];
+    snprintf(text, sizeof text, "%.*e", precision - 1, fabs(value));
+    char *e = strchr(text, 'e');
+    *scale = atoi(e + 1) - (precision - 1);
+    uint64_t number = 0;
+    for (char *c = text; c < e; c++)
+        if (*c >= '0' && *c <= '9')
+            number = number * 10 + (uint64_t)(*c - '0');
+    return number;
+}
+
 /* The exact answer by trial: for each length, the correctly rounded digits (the closest
    of that length, so repr's choice when they read back), or else a neighbour of them
    that reads back (only a power of two, whose interval is lopsided, has one). */
-static size_t shortest_slowly(char *at, double signed_value) {
-    double value = fabs(signed_value);
-    char text[40];
+static size_t shortest_slowly(char *at, double value) {
     for (int precision = 1; precision <= 17; precision++) {
-        snprintf(text, sizeof text, "%.*e", precision - 1, value);
-        char *e = strchr(text, 'e');
-        int scale = atoi(e + 1) - (precision - 1);
-        uint64_t middle = 0;
-        for (char *c = text; c < e; c++)
-            if (*c >= '0' && *c <= '9')
-                middle = middle * 10 + (uint64_t)(*c - '0');
+        int scale;
+        uint64_t middle = rounded_digits(value, precision, &scale);
         const uint64_t candidates[3] = {middle, middle - 1, middle + 1};
         for (int i = 0; i < 3; i++) {
             char candidate[40];
             snprintf(candidate, sizeof candidate, "%llue%d", (unsigned long long)candidates[i], scale);
-            if (strtod(candidate, NULL) != value)
-                continue;
-            char digits[24];
-            int count = sprintf(digits, "%llu", (unsigned long long)candidates[i]), point = scale + count;
-            while (count > 1 && digits[count - 1] == '0')
-                count--;
-            return layout(at, signbit(signed_value), digits, count, point);
+            if (strtod(candidate, NULL) == fabs(value))
+                return layout_number(at, signbit(value), candidates[i], scale);
         }
     }
-    return (size_t)sprintf(at, "%.17g", signed_value);
+    return (size_t)sprintf(at, "%.17g", value);
 }
 
 static size_t format_number(char *at, double value) {
@@ -191,19 +216,11 @@ static size_t format_number(char *at, double value) {
         if (value == 0 && signbit(value))
             return (size_t)sprintf(at, "-0");
         int64_t whole = (int64_t)value;
-        char reversed[24];
-        int count = 0, negative = whole < 0;
-        uint64_t magnitude = negative ? (uint64_t)(-whole) : (uint64_t)whole;
-        do {
-            reversed[count++] = (char)('0' + magnitude % 10);
-            magnitude /= 10;
-        } while (magnitude);
-        char *start = at;
-        if (negative)
-            *at++ = '-';
-        while (count)
-            *at++ = reversed[--count];
-        return (size_t)(at - start);
+        if (whole < 0) {
+            *at = '-';
+            return 1 + (size_t)write_digits(at + 1, (uint64_t)(-whole));
+        }
+        return (size_t)write_digits(at, (uint64_t)whole);
     }
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
@@ -213,7 +230,10 @@ static size_t format_number(char *at, double value) {
         return shortest_slowly(at, value); /* a power of two: the interval is lopsided */
     uint64_t mantissa = biased ? fraction | (1ULL << 52) : fraction;
     double magnitude = fabs(value);
-    int k = (int)floor(log10(magnitude)); /* the first digit's decimal exponent, maybe off by one */
+    int binary_exponent;
+    frexp(magnitude, &binary_exponent);
+    /* the first digit's decimal exponent, or one less */
+    int k = (int)floor((binary_exponent - 1) * 0.30102999566398120);
     long double scaled = (long double)magnitude * powers_of_ten[16 - k + 350];
     if (scaled >= 1e17L) {
         k++;
@@ -222,35 +242,31 @@ static size_t format_number(char *at, double value) {
         k--;
         scaled = (long double)magnitude * powers_of_ten[16 - k + 350];
     }
-    long double half_gap = scaled / (2.0L * (long double)mantissa); /* half an ulp, in units of the 17th digit */
-    long double nearest = nearbyintl(scaled);
-    long double offset = scaled - nearest; /* in [-0.5, 0.5] */
-    if (0.5L - fabsl(offset) < MARGIN)
-        return shortest_slowly(at, value);
-    uint64_t whole = (uint64_t)nearest;
-    uint64_t answer = whole;
+    /* In units of the 17th digit: half an ulp, the nearest whole unit and the offset from it. */
+    long double half_gap = scaled / (2.0L * (long double)mantissa);
+    uint64_t whole = (uint64_t)(scaled + 0.5L), answer = whole; /* exact: scaled < 2^57 */
+    long double offset = scaled - (long double)whole;
+    int dropped = 0, near_tie = 0.5L - fabsl(offset) < MARGIN;
+    /* Drop one more digit while the nearest multiple of 10^t is inside the interval. */
     for (int t = 1; t <= 17; t++) {
-        uint64_t step = exact_ten[t];
-        uint64_t remainder = whole % step;
-        long double below = (long double)remainder + offset;    /* distance down to a multiple */
-        long double above = (long double)step - below;           /* distance up to the next one */
+        uint64_t step = exact_ten[t], remainder = whole % step;
+        long double below = (long double)remainder + offset, above = (long double)step - below;
         long double distance = below < above ? below : above;
-        if (fabsl(below - above) < MARGIN)
-            return shortest_slowly(at, value);
         if (distance < half_gap - MARGIN) {
             answer = below < above ? whole - remainder : whole - remainder + step;
+            dropped = t;
+            near_tie = fabsl(below - above) < MARGIN;
         } else if (distance <= half_gap + MARGIN) {
             return shortest_slowly(at, value);
         } else {
             break;
         }
     }
-    char digits[24];
-    int count = sprintf(digits, "%llu", (unsigned long long)answer);
-    int point = k + 1 + (count - 17); /* answer = digits * 10^(k-16) */
-    while (count > 1 && digits[count - 1] == '0')
-        count--;
-    return layout(at, value < 0, digits, count, point);
+    int scale = k - 16 + dropped;
+    answer /= exact_ten[dropped];
+    if (near_tie) /* two multiples nearly as close: snprintf rounds exactly */
+        answer = rounded_digits(value, 17 - dropped, &scale);
+    return layout_number(at, signbit(value), answer, scale);
 }
 
 /* ---- the inverse normal CDF, for bi-normal separation ------------------------------ */
@@ -428,7 +444,6 @@ static int parse_row(const struct input *in, const char **at, size_t line, struc
 }
 
 static void write_row(const struct input *in, const struct entry *entries, int count, const double *values) {
-    char text[64];
     if (out_used + 2 > OUT_SIZE)
         flush_out();
     out[out_used++] = '{';
@@ -442,9 +457,8 @@ static void write_row(const struct input *in, const struct entry *entries, int c
         if (written++)
             out[out_used++] = ',';
         char *at = out + out_used;
-        int length = sprintf(text, "%d ", e->index);
-        memcpy(at, text, (size_t)length);
-        at += length;
+        at += write_digits(at, (uint64_t)e->index);
+        *at++ = ' ';
         if (in->nominal[e->index]) {
             if (e->token_length > 500)
                 refuse("a label longer than the floor's buffer", 0);
