@@ -7,18 +7,28 @@ are the stages the run's plugins register.  The plugin registry is loaded from t
 context on first use, after ``--plugins-dir`` is parsed
 (:mod:`filterkit.commands.context`); options that several commands share are declared
 once (:mod:`filterkit.commands.options`).  ``-h`` is ``--help`` everywhere.
+
+Each command's module is imported only when its word is used (or the help lists it),
+so ``filterkit in.arff l2`` never imports ``evaluate``'s, ``info``'s or ``apply``'s
+code, and ``filterkit info`` not the chain's.
 """
 
 from __future__ import annotations
 
-from filterkit.commands.apply import apply
-from filterkit.commands.chain import chain
 from filterkit.commands.default_group import DefaultGroup
-from filterkit.commands.evaluate import evaluate
 from filterkit.commands.help import help_command, version_option
-from filterkit.commands.info import info
 from filterkit.commands.options import plugins_dir_option
-from filterkit.commands.plugins import plugins
+
+#: The command words other than ``help``, and where each command is defined.
+COMMANDS = {
+    "apply": "filterkit.commands.apply:apply",
+    "evaluate": "filterkit.commands.evaluate:evaluate",
+    "info": "filterkit.commands.info:info",
+    "plugins": "filterkit.commands.plugins:plugins",
+}
+
+#: The chain: the command that runs when the first word is not a command word.
+CHAIN = "filterkit.commands.chain:chain"
 
 #: ``filterkit`` itself; ``--plugins-dir`` and ``--version`` are its options (the chain's and the
 #: commands' follow their word).
@@ -26,8 +36,9 @@ command_line = version_option(
     plugins_dir_option(
         DefaultGroup(
             "filterkit",
-            commands=[apply, evaluate, help_command, info, plugins],
-            default=chain,
+            commands=[help_command],
+            lazy_commands=COMMANDS,
+            default=CHAIN,
             context_settings={"help_option_names": ["-h", "--help"]},
         )
     )

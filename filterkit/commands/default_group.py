@@ -1,7 +1,11 @@
 """A click group with a default command, for a command line whose first word is either
-a command word or already the default command's (``filterkit in.arff l2``)."""
+a command word or already the default command's (``filterkit in.arff l2``), whose
+commands are imported only when named."""
 
 from __future__ import annotations
+
+import importlib
+from typing import Mapping
 
 import click
 from click.shell_completion import CompletionItem
@@ -19,14 +23,44 @@ class DefaultGroup(click.Group):
     group's own (``--plugins-dir``); any option the group does not know is left for
     the command (``ignore_unknown_options``), ``--help`` included: without a command
     word it is the default's.
+
+    ``lazy_commands`` maps command words to where their commands are defined
+    (``"package.module:name"``), and ``default`` may be such a place too: a command's
+    module is imported when a word names it or the help lists it, so a run pays
+    only for the commands it uses.
     """
 
-    def __init__(self, name: str | None = None, *, default: click.Command, **kwargs):
+    def __init__(
+        self,
+        name: str | None = None,
+        *,
+        default: click.Command | str,
+        lazy_commands: Mapping[str, str] | None = None,
+        **kwargs,
+    ):
         context_settings = {"ignore_unknown_options": True, **kwargs.pop("context_settings", {})}
         super().__init__(
             name, no_args_is_help=False, add_help_option=False, context_settings=context_settings, **kwargs
         )
-        self.default = default
+        self._default = default
+        self.lazy_commands = dict(lazy_commands or {})
+
+    @property
+    def default(self) -> click.Command:
+        """The command that runs without a command word, imported on first use."""
+        if isinstance(self._default, str):
+            self._default = imported_command(self._default)
+        return self._default
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The command words, the lazy ones included, in name order."""
+        return sorted({*self.commands, *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name`` names (importing it if it is a lazy one), or None."""
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            self.add_command(imported_command(self.lazy_commands[cmd_name]), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse the group's own options; the rest stays in ``ctx.args`` for :meth:`resolve_command`."""
@@ -37,10 +71,9 @@ class DefaultGroup(click.Group):
         for position, word in enumerate(args):
             command = self.get_command(ctx, word)
             before = args[:position]
-            if (
-                command is not None
-                and _reads_as_options(command, ctx, before)
-                and _reads_as_options(self.default, ctx, before)
+            # A command word in first place needs no check, so the default is not imported for it.
+            if command is not None and (
+                not before or (_reads_as_options(command, ctx, before) and _reads_as_options(self.default, ctx, before))
             ):
                 return word, command, before + args[position + 1 :]
         return None, self.default, args
@@ -81,6 +114,15 @@ class DefaultCommandContext(click.Context):
     def command_path(self) -> str:
         """The parent's command path."""
         return self.parent.command_path if self.parent is not None else super().command_path
+
+
+def imported_command(place: str) -> click.Command:
+    """The command at ``place`` (``"package.module:name"``), importing its module."""
+    module_name, _, attribute = place.partition(":")
+    command = getattr(importlib.import_module(module_name), attribute)
+    if not isinstance(command, click.Command):
+        raise TypeError(f"{place} is not a click command")
+    return command
 
 
 def _reads_as_options(command: click.Command, ctx: click.Context, words: list[str]) -> bool:
