@@ -354,14 +354,13 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
 
 def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
     """The plugins to load, in load order; a second entry point of a taken name is skipped."""
-    points = sorted(
-        entry_points(group=GROUP),
-        key=lambda e: (_distribution_of(e) != BUILT_IN_DISTRIBUTION, e.name, _distribution_of(e), e.value),
-    )
+    # Each entry point's distribution name and version, read once: every read parses the METADATA file.
+    found = [(point, _distribution_of(point), _version_of(point)) for point in entry_points(group=GROUP)]
+    found.sort(key=lambda f: (f[1] != BUILT_IN_DISTRIBUTION, f[0].name, f[1], f[0].value))
     candidates: list[_Candidate] = []
     values: dict[str, str] = {}
-    for point in points:
-        candidate = _Candidate(point.name, point.name, _distribution_of(point), _version_of(point), point.load)
+    for point, distribution, version in found:
+        candidate = _Candidate(point.name, point.name, distribution, version, point.load)
         if point.name in values:
             if values[point.name] != point.value:
                 first = next(c for c in candidates if c.name == point.name)

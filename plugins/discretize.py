@@ -180,7 +180,7 @@ class Discretizer(Stage):
         present = statistics.present_sums(None).to_float() > 0
         bins = self.params["bins"]
         for j in np.flatnonzero(present & ~(np.isfinite(low) & np.isfinite(high))):
-            raise self._unbinnable(j, "has an infinite training value, so its range has no equal-width bins")
+            raise self._unbinnable(int(j), "has an infinite training value, so its range has no equal-width bins")
         return [
             equal_width_cut_points(low[j], high[j], bins) if present[j] else np.zeros(0)
             for j in range(len(self.features))

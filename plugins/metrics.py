@@ -12,7 +12,6 @@ Weka's to the bit; dfreq and rand do not depend on the class split.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtri
 
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric
@@ -37,6 +36,8 @@ def balanced_accuracy(tp, fp, pos, neg):
 
 def bi_normal_separation(tp, fp, pos, neg):
     """bns: |F⁻¹(tpr) − F⁻¹(fpr)|, rates clipped to [0.0005, 0.9995] (JMLR 2003 §2.1)."""
+    from scipy.special import ndtri  # 60-130 ms of import, paid only by a run that scores with bns
+
     tpr = np.clip(tp / pos, BNS_RATE_LIMIT, 1 - BNS_RATE_LIMIT)
     fpr = np.clip(fp / neg, BNS_RATE_LIMIT, 1 - BNS_RATE_LIMIT)
     return np.abs(ndtri(tpr) - ndtri(fpr))
