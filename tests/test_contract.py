@@ -181,6 +181,8 @@ BUILT_IN_OPTIONS = {
     "shape": [{}, {"zero_preserve": False}],
     "bns": [{}, {"presence": True}, {"zero_preserve": False}],
     "ordinal": [{}, {"max_thresholds": 2}],
+    "keep": [{"range": "1,3"}],
+    "remove": [{"range": "2"}, {"type": "numeric"}],
 }
 
 

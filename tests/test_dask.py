@@ -8,19 +8,16 @@ cluster tests are skipped when Dask is not installed (``pip install 'filterkit[d
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import re
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from chain_helpers import OH0_SAMPLE, REAL, STAGES_DIR, read_bytes, without_comments
 from filterkit.distributed import check_runnable
 from filterkit.errors import FilterkitError
-from filterkit.model import arrays_path
 from filterkit.plugins import load_plugins
 from filterkit.stage import Stage
 
@@ -304,11 +301,8 @@ def test_saved_model_is_the_local_one_and_apply_reproduces_the_output(run_filter
         "--save-model", tmp_path / "dask.json", "-o", tmp_path / "out.arff", "--partitions", "5", *ETHICS, OH0, *chain
     )
     assert local.status == 0 and dask.status == 0, local.stderr + dask.stderr
-    assert json.loads((tmp_path / "dask.json").read_text()) == json.loads((tmp_path / "local.json").read_text())
-    with np.load(arrays_path(tmp_path / "dask.json")) as ours, np.load(arrays_path(tmp_path / "local.json")) as theirs:
-        assert sorted(ours.files) == sorted(theirs.files)
-        for key in ours.files:
-            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+    # The arrays are in the JSON: the same document is the same arrays, to the bit.
+    assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "local.json").read_bytes()
     applied = run_filterkit("apply", tmp_path / "dask.json", OH0)
     assert applied.status == 0, applied.stderr
     assert without_comments(applied.stdout) == without_comments((tmp_path / "out.arff").read_bytes())

@@ -63,7 +63,7 @@ def run_counting_passes(monkeypatch, tmp_path, argv, derive: bool) -> tuple[byte
     with monkeypatch.context() as patch:
         patch.setattr(FileSource, "chunks", counted)
         if not derive:
-            patch.setattr(Chain, "_derived_statistics", lambda self, position, stage: None)
+            patch.setattr(Chain, "_derived_statistics", lambda self, position, stage, progress: None)
         output = tmp_path / f"out-{derive}.arff"
         assert cli.run(["-o", str(output)] + argv) == 0
     return output.read_bytes(), len(passes)

@@ -75,13 +75,13 @@ def assert_one_clean_error_line(stderr: str) -> None:
 
 @pytest.fixture(scope="module")
 def model_sizes(tmp_path_factory):
-    """Sizes of the -o output, the .npz and the .json of SMALL_OUTPUT_CHAIN, saved without a limit
+    """Sizes of the -o output and the model of SMALL_OUTPUT_CHAIN, saved without a limit
     (in this process: only the runs under a limit need the console script)."""
     folder = tmp_path_factory.mktemp("sizes")
     completed = run_filterkit("-o", folder / "out.arff", "--save-model", folder / "m.json", *SMALL_OUTPUT_CHAIN)
     assert completed.status == 0, completed.stderr
-    sizes = {name: (folder / name).stat().st_size for name in ("out.arff", "m.npz", "m.json")}
-    assert sizes["out.arff"] < sizes["m.npz"] < sizes["m.json"], sizes
+    sizes = {name: (folder / name).stat().st_size for name in ("out.arff", "m.json")}
+    assert sizes["out.arff"] < sizes["m.json"], sizes
     return sizes
 
 
@@ -165,49 +165,39 @@ def test_full_tmpfs_error_names_the_file(full_tmpfs_runs):
 
 @pytest.fixture(scope="module")
 def older_model(tmp_path_factory) -> dict[str, bytes]:
-    """The files of a model saved earlier under the same name (iris, minmax: it has arrays), in this process."""
+    """The file of a model saved earlier under the same name (iris, minmax: it has arrays), in this process."""
     folder = tmp_path_factory.mktemp("older-model")
     completed = run_filterkit("--save-model", folder / "m.json", REAL / "iris.arff", "minmax")
     assert completed.status == 0, completed.stderr
     files = contents(folder)
-    assert sorted(files) == ["m.json", "m.npz"]
+    assert sorted(files) == ["m.json"]
     return files
 
 
-def _arrays_fail(sizes) -> int:
-    """A limit the -o output fits in but model.npz (written first) does not."""
-    return (sizes["out.arff"] + sizes["m.npz"]) // 2
-
-
-def _json_fails(sizes) -> int:
-    """A limit model.npz fits in but model.json does not."""
-    return (sizes["m.npz"] + sizes["m.json"]) // 2
-
-
-@pytest.fixture(scope="module", params=["arrays", "json"])
-def save_model_past_the_limit(request, tmp_path_factory, model_sizes, older_model):
-    """``-o out.arff --save-model m.json`` over an older m.json/m.npz, with a limit that fails one model file."""
-    folder = tmp_path_factory.mktemp(f"model-limit-{request.param}")
+@pytest.fixture(scope="module")
+def save_model_past_the_limit(tmp_path_factory, model_sizes, older_model):
+    """``-o out.arff --save-model m.json`` over an older m.json, with a limit the -o output fits in but the
+    model does not."""
+    folder = tmp_path_factory.mktemp("model-limit")
     for name, data in older_model.items():
         (folder / name).write_bytes(data)
-    limit = {"arrays": _arrays_fail, "json": _json_fails}[request.param](model_sizes)
+    limit = (model_sizes["out.arff"] + model_sizes["m.json"]) // 2
     completed = run(["-o", "out.arff", "--save-model", "m.json", *SMALL_OUTPUT_CHAIN], folder, limit=limit)
-    return request.param, completed, contents(folder)
+    return completed, contents(folder)
 
 
 def test_file_size_limit_on_save_model_keeps_the_older_model_and_leaves_no_output(
     save_model_past_the_limit, older_model
 ):
-    _, completed, left = save_model_past_the_limit
+    completed, left = save_model_past_the_limit
     assert completed.returncode == 1
     assert_one_clean_error_line(completed.stderr)
     assert left == older_model, "the older model untouched; no -o output, no temporary"
 
 
-@pytest.mark.parametrize("save_model_past_the_limit", ["arrays"], indirect=True)
 def test_file_size_limit_on_save_model_names_the_file(save_model_past_the_limit):
-    _, completed, _ = save_model_past_the_limit
-    assert "m.npz" in completed.stderr or "m.json" in completed.stderr, completed.stderr
+    completed, _ = save_model_past_the_limit
+    assert "m.json" in completed.stderr, completed.stderr
 
 
 # --------------------------------------------------------------------------
