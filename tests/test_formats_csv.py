@@ -195,3 +195,19 @@ def test_number_like_text_is_a_label_whatever_the_chunks(tmp_path):
         ("nominal", ("1e",)),
     ]
     np.testing.assert_array_equal(chunk.dense_values(), [[1, 0, 0], [-0.0025, 1, np.nan], [np.nan, 2, np.nan]])
+
+
+def test_a_byte_order_mark_before_the_header_is_not_part_of_the_first_name(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbfa,b\r\n1,x\r\n2,y\r\n")
+    schema, chunk = read_arff(io.BytesIO(_filterkit("-c", "a", str(path))))
+    assert [attribute.name for attribute in schema.attributes] == ["a", "b"]
+    assert chunk.values[:, 0].tolist() == [1.0, 2.0]
+
+
+def test_a_doubled_quote_inside_double_quotes_is_one_quote(tmp_path):
+    path = tmp_path / "quotes.csv"
+    path.write_text('a,b\n1,"he said ""hi"""\n2,""""\n3,""\n4,"x\\"y"\n')
+    schema, chunk = read_arff(io.BytesIO(_filterkit(str(path))))
+    labels = schema.attributes[1].labels
+    assert [labels[int(code)] for code in chunk.values[:, 1]] == ['he said "hi"', '"', "", 'x"y']

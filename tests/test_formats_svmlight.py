@@ -207,3 +207,12 @@ def test_errors_on_stdin_and_in_damaged_gzip_name_their_place(tmp_path):
     assert result.status == 1
     assert result.stderr.startswith(f"filterkit: error: {damaged}:")
     assert "damaged gzip data" in result.stderr
+
+
+@pytest.mark.parametrize("text", [b"", b"# only a comment\n"], ids=["empty", "comment only"])
+def test_a_file_without_rows_is_an_error_as_an_empty_arff_or_csv_file_is(tmp_path, text):
+    path = tmp_path / "empty.svm"
+    path.write_bytes(text)
+    result = run_filterkit(str(path), "bns")
+    assert result.status == 1
+    assert result.stderr == f"filterkit: error: {path}:1: empty input: no rows, so no labels or features to declare\n"

@@ -31,8 +31,10 @@ from filterkit.formats.lines import decoded, line_groups, numbered_lines
 from filterkit.schema import NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the line.
+#: Inside double quotes, ``""`` is one ``"`` (RFC 4180: how Excel, pandas and Python's csv module
+#: write a quote), beside the backslash escapes.
 _QUOTED = re.compile(
-    r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"\\]*+(?:\\.[^"\\]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL
+    r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"\\]*+(?:(?:\\.|"")[^"\\]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL
 )
 #: Sparse chunks are written a block of about this many cells at a time.
 _BLOCK_CELLS = 1 << 20
@@ -269,7 +271,8 @@ def _fields(line: str) -> list[tuple[str, bool]]:
         match = _QUOTED.match(line, position)
         if match is not None:
             single, double = match.groups()
-            fields.append((_unescape(single if double is None else double), True))
+            text = _unescape(single) if double is None else '"'.join(_unescape(part) for part in double.split('""'))
+            fields.append((text, True))
             end = match.end()
         else:
             comma = line.find(",", position)

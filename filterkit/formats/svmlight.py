@@ -93,6 +93,8 @@ class SvmlightFormat:
                         largest_line = rows.numbers[_row_of(rows, int(np.argmax(rows.indices)))]
         finally:
             stream.close()
+        if not labels and known_schema is None:
+            raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
         if options.zero_based is False and smallest == 0:
             raise ArffError("index 0 in a file read as one-based (--one-based)", name, zero_line)
         if options.zero_based is None:
