@@ -102,6 +102,49 @@ def shared_data_file(relative: str) -> Path:
     return path
 
 
+#: Every UCI set in :data:`REAL`, with its class attribute as Weka's ``-c`` names it (wine's class is first).
+UCI_SETS = {
+    "iris": "last",
+    "wine": "first",
+    "credit-g": "last",
+    "vowel": "last",
+    "diabetes": "last",
+    "ecoli": "last",
+    "glass": "last",
+    "sonar": "last",
+    "vehicle": "last",
+}
+
+#: One JVM runs every Weka filter of a batch: one line per run, the filter class then its arguments.
+_RUN_FILTERS_JAVA = """
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import weka.filters.Filter;
+
+public class RunFilters {
+    public static void main(String[] args) throws Exception {
+        for (String line : Files.readAllLines(Path.of(args[0]))) {
+            String[] words = line.split("\\t");
+            Filter filter = (Filter) Class.forName(words[0]).getDeclaredConstructor().newInstance();
+            Filter.filterFile(filter, Arrays.copyOfRange(words, 1, words.length));
+        }
+    }
+}
+"""
+
+
+def run_weka_filters(folder: Path, runs: list[list[str]]) -> None:
+    """Run each ``[filter class, arguments…]`` of ``runs`` in one JVM (Java's source launcher), so a
+    test file pays one Java start for all its Weka runs."""
+    source = folder / "RunFilters.java"
+    source.write_text(_RUN_FILTERS_JAVA)
+    jobs = folder / "jobs.tsv"
+    jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
+    command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
+    subprocess.run(command, check=True, capture_output=True, timeout=900)
+
+
 def needs_weka(test):
     """Decorate a test that runs Weka with :data:`NEEDS_WEKA`."""
     for mark in NEEDS_WEKA:

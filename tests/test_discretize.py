@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, SHARED_DATA, WEKA_JAR, needs_weka
+from chain_helpers import REAL, SHARED_DATA, UCI_SETS, needs_weka, run_weka_filters
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.testing import check_stage, run_filterkit
@@ -20,18 +19,7 @@ from filterkit_plugins.discretize import (
     range_labels,
 )
 
-#: Every UCI set in tests/data/real (class first in wine), and the larger two of ../shared/data/uci.
-UCI_SETS = {
-    "iris": "last",
-    "wine": "first",
-    "credit-g": "last",
-    "vowel": "last",
-    "diabetes": "last",
-    "ecoli": "last",
-    "glass": "last",
-    "sonar": "last",
-    "vehicle": "last",
-}
+#: The larger two UCI sets of ../shared/data/uci, beside chain_helpers.UCI_SETS.
 LARGER_SETS = {"letter": "last", "optdigits": "last"}
 SUPERVISED = "weka.filters.supervised.attribute.Discretize"
 UNSUPERVISED = "weka.filters.unsupervised.attribute.Discretize"
@@ -51,40 +39,12 @@ COMPARED = [(name, mode) for name in sorted(UCI_SETS) for mode in sorted(MODES)]
     (name, "mdl") for name in sorted(LARGER_SETS)
 ]
 
-#: One JVM runs every filter of a batch: one line per run, the filter class then its arguments.
-RUN_FILTERS_JAVA = """
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Arrays;
-import weka.filters.Filter;
-
-public class RunFilters {
-    public static void main(String[] args) throws Exception {
-        for (String line : Files.readAllLines(Path.of(args[0]))) {
-            String[] words = line.split("\\t");
-            Filter filter = (Filter) Class.forName(words[0]).getDeclaredConstructor().newInstance();
-            Filter.filterFile(filter, Arrays.copyOfRange(words, 1, words.length));
-        }
-    }
-}
-"""
-
 
 def _data_file(name: str) -> Path | None:
     if name in UCI_SETS:
         return REAL / f"{name}.arff"
     path = SHARED_DATA / "uci" / f"{name}.arff"
     return path if path.is_file() else None
-
-
-def run_weka_batch(folder: Path, runs: list[list[str]]) -> None:
-    """Run each ``[filter class, arguments…]`` of ``runs`` in one JVM."""
-    source = folder / "RunFilters.java"
-    source.write_text(RUN_FILTERS_JAVA)
-    jobs = folder / "jobs.tsv"
-    jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
-    command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
-    subprocess.run(command, check=True, capture_output=True, timeout=900)
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +61,7 @@ def weka_outputs(tmp_path_factory) -> dict[tuple[str, str], Path]:
         out = folder / f"{name}.{mode}.arff"
         runs.append([filter_class, *options, "-i", str(path), "-c", class_option, "-o", str(out)])
         outputs[name, mode] = out
-    run_weka_batch(folder, runs)
+    run_weka_filters(folder, runs)
     return outputs
 
 

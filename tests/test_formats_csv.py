@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
+from chain_helpers import UCI_SETS as UCI_CLASS_OPTIONS
 from filterkit.arff import read_arff
 from filterkit.testing import run_filterkit
 
-UCI_SETS = ["credit-g", "diabetes", "ecoli", "glass", "iris", "sonar", "vehicle", "vowel", "wine"]
+UCI_SETS = sorted(UCI_CLASS_OPTIONS)
 
 #: One JVM: each line ``IN OUT`` is either ARFF → CSV by Weka's CSVSaver (OUT ends in .csv)
 #: or CSV → ARFF by Weka's CSVLoader (OUT ends in .arff).

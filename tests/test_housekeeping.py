@@ -4,13 +4,12 @@ ReplaceMissingValues and StratifiedRemoveFolds, and the properties of ``fold``."
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
+from chain_helpers import JAVA, REAL, UCI_SETS, WEKA_JAR, needs_weka, run_weka_filters
 from filterkit.arff import read_arff
 from filterkit.testing import check_stage, run_filterkit
 from filterkit_plugins.housekeeping import (
@@ -21,18 +20,6 @@ from filterkit_plugins.housekeeping import (
     StratifiedFold,
 )
 
-#: Every UCI set in tests/data/real, with its class option (wine's class is first).
-UCI_SETS = {
-    "iris": "last",
-    "wine": "first",
-    "credit-g": "last",
-    "vowel": "last",
-    "diabetes": "last",
-    "ecoli": "last",
-    "glass": "last",
-    "sonar": "last",
-    "vehicle": "last",
-}
 #: Data sets the missing-value and usefulness runs see besides the UCI sets: UCI sets with
 #: every 7th value knocked out (weighted in one of them), and a file of useless attributes.
 HOLED = {"iris-holes": ("iris", "last", False), "credit-g-holes": ("credit-g", "last", True)}
@@ -52,23 +39,6 @@ USELESS_ARFF = """@relation useless
 1,?,d,red,'s',?,0,no
 1,?,e,blue,?,n3,0,yes
 1,?,f,red,'s',n1,5,no
-"""
-
-RUN_FILTERS_JAVA = """
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Arrays;
-import weka.filters.Filter;
-
-public class RunFilters {
-    public static void main(String[] args) throws Exception {
-        for (String line : Files.readAllLines(Path.of(args[0]))) {
-            String[] words = line.split("\\t");
-            Filter filter = (Filter) Class.forName(words[0]).getDeclaredConstructor().newInstance();
-            Filter.filterFile(filter, Arrays.copyOfRange(words, 1, words.length));
-        }
-    }
-}
 """
 
 ATTRIBUTE = "weka.filters.unsupervised.attribute."
@@ -155,16 +125,7 @@ def weka_outputs(tmp_path_factory, data_files) -> dict[tuple[str, str], Path]:
             options = ["-N", "10", "-F", "3", *(["-V"] if invert else [])]
             runs.append([FOLDS, *options, "-i", str(path), "-c", class_option, "-o", str(out)])
             outputs[f"fold-{invert}", name] = out
-    source = folder / "RunFilters.java"
-    source.write_text(RUN_FILTERS_JAVA)
-    jobs = folder / "jobs.tsv"
-    jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
-    subprocess.run(
-        [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    run_weka_filters(folder, runs)
     return outputs
 
 

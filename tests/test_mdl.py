@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
+from chain_helpers import REAL, UCI_SETS, needs_weka, run_weka_filters
 from filterkit.arff import read_arff
 from filterkit.discretization import mdl_cut_points, weka_decimal
 from filterkit.schema import NUMERIC
-
-#: Every UCI set in tests/data/real, with its class attribute as Weka's ``-c`` names it.
-UCI_SETS = {
-    "iris": "last",
-    "wine": "first",
-    "credit-g": "last",
-    "vowel": "last",
-    "diabetes": "last",
-    "ecoli": "last",
-    "glass": "last",
-    "sonar": "last",
-    "vehicle": "last",
-}
 
 
 def _dense_table(path: Path, class_option: str):
@@ -63,18 +49,21 @@ def _range_labels(cuts: np.ndarray) -> list[str]:
 
 @pytest.fixture(scope="session")
 def weka_mdl_headers(tmp_path_factory) -> dict[tuple[str, bool], dict[str, list[str]]]:
-    """Weka's range labels per (data set, better encoding), from one JVM per run."""
+    """Weka's range labels per (data set, better encoding), every run in one JVM."""
     folder = tmp_path_factory.mktemp("weka_mdl")
-    headers = {}
+    outputs, runs = {}, []
     for name, class_option in UCI_SETS.items():
         for better_encoding in (False, True):
             out = folder / f"{name}{'-E' if better_encoding else ''}.arff"
-            command = [str(JAVA), "-cp", str(WEKA_JAR), "weka.filters.supervised.attribute.Discretize"]
-            command += ["-E"] if better_encoding else []
-            command += ["-i", str(REAL / f"{name}.arff"), "-c", class_option, "-o", str(out)]
-            subprocess.run(command, check=True, capture_output=True, timeout=300)
-            schema, _ = read_arff(str(out))
-            headers[name, better_encoding] = {attribute.name: list(attribute.labels) for attribute in schema.attributes}
+            options = ["-E"] if better_encoding else []
+            runs.append(["weka.filters.supervised.attribute.Discretize", *options])
+            runs[-1] += ["-i", str(REAL / f"{name}.arff"), "-c", class_option, "-o", str(out)]
+            outputs[name, better_encoding] = out
+    run_weka_filters(folder, runs)
+    headers = {}
+    for key, out in outputs.items():
+        schema, _ = read_arff(str(out))
+        headers[key] = {attribute.name: list(attribute.labels) for attribute in schema.attributes}
     return headers
 
 
