@@ -95,7 +95,35 @@ class FileSource:
         """Nothing to release."""
 
 
-class StreamSource:
+class _Spooling:
+    """A source that may copy its input into a temporary spool file, unlinked as soon as it is open
+    (only the open handle keeps it), so nothing is left behind however the process ends, even by
+    SIGKILL; where an open file cannot be unlinked (Windows), :meth:`close` removes it."""
+
+    _spool: IO[bytes] | None = None
+    _spool_path: str | None = None
+
+    def _open_spool(self, suffix: str = "") -> IO[bytes]:
+        """A new, empty spool file (the caller makes it this source's ``_spool`` when it is ready)."""
+        handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=suffix)
+        spool = os.fdopen(handle, "w+b")
+        try:
+            os.unlink(path)
+        except OSError:
+            self._spool_path = path
+        return spool
+
+    def close(self) -> None:
+        """Close (and so delete) the spool file, if any."""
+        if self._spool is not None:
+            self._spool.close()
+        if self._spool_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._spool_path)
+        self._spool, self._spool_path = None, None
+
+
+class StreamSource(_Spooling):
     """An ARFF stream read once; :meth:`spool` makes it re-readable."""
 
     def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
@@ -108,8 +136,6 @@ class StreamSource:
         self.size: int | None = self._stream.size
         #: the rows, once spooled
         self.rows: int | None = None
-        self._spool: IO[bytes] | None = None
-        self._spool_path: str | None = None
 
     def position(self) -> int | None:
         """The bytes read so far in the pass under way: of the spool when there is one, else of the stream."""
@@ -124,17 +150,10 @@ class StreamSource:
         """Copy every chunk into a temporary binary file, so passes can repeat.
 
         The copy is a pass of its own, reported to the :func:`filterkit.progress.active`
-        progress.  The file is unlinked as soon as it is open (only the open handle keeps it),
-        so nothing is left behind however the process ends, even by SIGKILL; where
-        an open file cannot be unlinked (Windows), it is removed by :meth:`close`.
+        progress; see :class:`_Spooling` for how the file is kept from being left behind.
         """
         folder = tempfile.gettempdir()
-        handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=".npy")
-        spool = os.fdopen(handle, "w+b")
-        try:
-            os.unlink(path)
-        except OSError:
-            self._spool_path = path
+        spool = self._open_spool(suffix=".npy")
         progress = active()
         progress.expect(1)
         try:
@@ -176,15 +195,6 @@ class StreamSource:
             except EOFError:
                 return
             yield chunk
-
-    def close(self) -> None:
-        """Close (and so delete) the spool file."""
-        if self._spool is not None:
-            self._spool.close()
-        if self._spool_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._spool_path)
-        self._spool, self._spool_path = None, None
 
 
 def _save_chunk(spool, chunk: Chunk) -> None:
@@ -284,7 +294,7 @@ class MemorySource:
 _COPY_BYTES = 1 << 20
 
 
-class ScannedSource:
+class ScannedSource(_Spooling):
     """An input in a format whose header comes from a scan of the rows (svmlight, CSV):
     the scan runs once (a pass of its own, reported to progress), then every pass
     reads the rows afresh.  Made by :meth:`of_file` or :meth:`of_stream`.
@@ -300,8 +310,6 @@ class ScannedSource:
         self.chunk_rows = chunk_rows
         self.format = scanned_format(format_name)
         self._current: IO[bytes] | None = None
-        self._spool: IO[bytes] | None = None
-        self._spool_path: str | None = None
         #: the bytes a pass reads (compressed ones for a gzip file)
         self.size: int | None = None
         #: the rows, once a pass has read them all
@@ -345,13 +353,8 @@ class ScannedSource:
     def _copy(self, stream) -> None:
         """Spool ``stream`` (a pass of its own, reported to progress)."""
         folder = tempfile.gettempdir()
-        handle, path = tempfile.mkstemp(prefix="filterkit-spool-")
-        spool = os.fdopen(handle, "w+b")
+        spool = self._open_spool()
         self._spool = spool
-        try:
-            os.unlink(path)
-        except OSError:
-            self._spool_path = path
         progress = active()
         input_stream, _ = open_stream(_CountedStream(stream), self.name)
         self._current = spool
@@ -418,15 +421,6 @@ class ScannedSource:
             return None if raw is None else raw.tell()
         except (ValueError, OSError):
             return self.size
-
-    def close(self) -> None:
-        """Close (and so delete) the spool file, if any."""
-        if self._spool is not None:
-            self._spool.close()
-        if self._spool_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._spool_path)
-        self._spool, self._spool_path = None, None
 
 
 def _read_checked(stream, name: str) -> bytes:
