@@ -58,6 +58,16 @@ class ExactSums:
         return cls(np.asarray(counts, dtype=np.int64).reshape(-1, 1))._normalized()
 
     @classmethod
+    def by_group(cls, groups: np.ndarray, weights: np.ndarray, size: int) -> "ExactSums":
+        """``size`` sums: the ``weights`` (finite, ≥ 0) added up exactly per group number in [0, size)."""
+        if not len(groups):
+            return cls.zeros(size)
+        order = np.argsort(groups, kind="stable")
+        sorted_groups = groups[order]
+        starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+        return cls.of_weights(weights[order]).group_sums(starts).scattered(sorted_groups[starts], size)
+
+    @classmethod
     def of_weights(cls, weights: np.ndarray) -> "ExactSums":
         """Each finite, non-negative float64 weight exactly."""
         weights = np.asarray(weights, dtype=np.float64)

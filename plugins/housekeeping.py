@@ -314,16 +314,6 @@ def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
 
 
-def _sums_by(groups: np.ndarray, weights: np.ndarray, size: int) -> ExactSums:
-    """``size`` exact sums: the ``weights`` (finite, ≥ 0) added up per group number."""
-    if not len(groups):
-        return ExactSums.zeros(size)
-    order = np.argsort(groups, kind="stable")
-    sorted_groups = groups[order]
-    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
-    return ExactSums.of_weights(weights[order]).group_sums(starts).scattered(sorted_groups[starts], size)
-
-
 @dataclass
 class MissingValueSums:
     """Exact weighted sums for means and modes: the total weight, per feature the weight of its
@@ -427,10 +417,10 @@ class ReplaceMissing(Stage):
         labelled = ~missing & nominal
         part = MissingValueSums(
             ExactSums.of_weights(weights).total(),
-            _sums_by(which[missing], weights[rows[missing]], n),
-            _sums_by(which[numeric][up], products[up], n),
-            _sums_by(which[numeric][~up], -products[~up], n),
-            _sums_by(
+            ExactSums.by_group(which[missing], weights[rows[missing]], n),
+            ExactSums.by_group(which[numeric][up], products[up], n),
+            ExactSums.by_group(which[numeric][~up], -products[~up], n),
+            ExactSums.by_group(
                 self.label_offsets[which[labelled]] + values[labelled].astype(np.int64),
                 weights[rows[labelled]],
                 int(self.label_counts.sum()),

@@ -201,7 +201,7 @@ class _Tally:
                 labels = codes[known].astype(np.int64)
                 self.label_rows += np.bincount(labels, minlength=len(self.label_rows))
                 self.label_weight_sums = self.label_weight_sums.plus(
-                    _sums_by_label(labels, weights[known], len(self.label_rows))
+                    ExactSums.by_group(labels, weights[known], len(self.label_rows))
                 )
         if self.counts is not None:
             assert self.class_index is not None and self.scored is not None  # counts are kept for --metric only
@@ -217,16 +217,6 @@ class _Tally:
     def label_weights(self) -> np.ndarray:
         """Each label's sum of row weights (exact, rounded once)."""
         return self.label_weight_sums.to_float()
-
-
-def _sums_by_label(labels: np.ndarray, weights: np.ndarray, n_labels: int) -> ExactSums:
-    """Per label, the exact sum of the weights of its rows."""
-    if not len(labels):
-        return ExactSums.zeros(n_labels)
-    order = np.argsort(labels, kind="stable")
-    grouped = labels[order]
-    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
-    return ExactSums.of_weights(weights[order]).group_sums(starts).scattered(grouped[starts], n_labels)
 
 
 def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
