@@ -14,11 +14,14 @@ Instance weights, when a file has any, are a side array of one float per row.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
 
 NUMERIC = "numeric"
 NOMINAL = "nominal"
@@ -166,3 +169,26 @@ def column_of(values, index: int) -> np.ndarray:
     rows = np.searchsorted(matrix.indptr, entries, side="right") - 1
     column[rows] = matrix.data[entries]
     return column
+
+
+_RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
+
+
+def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set[int]]:
+    """The 0-based positions a Weka attribute range names (``first-3,5,last``: 1-based, inclusive,
+    comma-separated), sorted, and the positions named as single items (not inside a span);
+    FilterkitError naming the option ``flag`` when the range is malformed or out of 1…n."""
+    chosen: set[int] = set()
+    single: set[int] = set()
+    for item in text.replace(" ", "").split(","):
+        match = _RANGE_ITEM.match(item.lower())
+        if not match:
+            raise FilterkitError(f"option {flag}: {text!r} is not a range like first-3,5,last")
+        bounds = [1 if b == "first" else n_attributes if b == "last" else int(b) for b in match.groups() if b]
+        low, high = bounds[0], bounds[-1]
+        if not 1 <= low <= high <= n_attributes:
+            raise FilterkitError(f"option {flag}: {item!r} is not within 1-{n_attributes}")
+        chosen.update(range(low - 1, high))
+        if len(bounds) == 1:
+            single.add(low - 1)
+    return np.array(sorted(chosen), dtype=np.int64), single

@@ -25,7 +25,6 @@ width, so memory follows the features' distinct values, not the rows.
 
 from __future__ import annotations
 
-import re
 from typing import cast
 
 import numpy as np
@@ -35,31 +34,14 @@ from filterkit.discretization import mdl_cut_points, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, Attribute, Chunk
+from filterkit.schema import NOMINAL, Attribute, Chunk, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
 from filterkit.statistics import PresenceCounts, ValueCounts
 
-_RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
-
 
 def attribute_range(text: str, n_attributes: int) -> np.ndarray:
-    """The 0-based positions a Weka range names (``first-last``, ``1,3-5,last``: 1-based,
-    inclusive, comma-separated), sorted; FilterkitError for a malformed range."""
-    chosen: set[int] = set()
-    for item in text.replace(" ", "").split(","):
-        match = _RANGE_ITEM.match(item.lower())
-        if not match:
-            raise FilterkitError(f"option --attributes: {text!r} is not a range like first-last or 1,3-5")
-        bounds = [_range_bound(bound, n_attributes) for bound in match.groups() if bound is not None]
-        low, high = bounds[0], bounds[-1]
-        if not 1 <= low <= high <= n_attributes:
-            raise FilterkitError(f"option --attributes: {item!r} is not within 1-{n_attributes}")
-        chosen.update(range(low - 1, high))
-    return np.array(sorted(chosen), dtype=np.int64)
-
-
-def _range_bound(bound: str, n_attributes: int) -> int:
-    return 1 if bound == "first" else n_attributes if bound == "last" else int(bound)
+    """The 0-based positions the Weka range ``--attributes`` names (``first-last``, ``1,3-5,last``), sorted."""
+    return weka_range(text, n_attributes, "--attributes")[0]
 
 
 def range_labels(cuts: np.ndarray) -> tuple[str, ...]:

@@ -32,36 +32,16 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema, weka_range
 from filterkit.stage import Option, Stage, StateArray
 from filterkit.statistics import ExactSums, checked_weights
 
-_RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
 #: Weka's ``Utils.gr`` tolerance: a summed weight at or below it counts as none.
 WEKA_SMALL = 1e-6
 #: Row keys of ``fold`` are whole numbers below this (exact in a double, so a model holds them).
 KEY_LIMIT = 2**52
-
-
-def weka_range(text: str, n_attributes: int, flag: str = "--range") -> tuple[np.ndarray, set[int]]:
-    """The 0-based positions a Weka range names (``first-3,5,last``: 1-based, inclusive), sorted,
-    and the positions named as single items (not inside a span); FilterkitError when malformed."""
-    chosen: set[int] = set()
-    single: set[int] = set()
-    for item in text.replace(" ", "").split(","):
-        match = _RANGE_ITEM.match(item.lower())
-        if not match:
-            raise FilterkitError(f"option {flag}: {text!r} is not a range like first-3,5,last")
-        bounds = [1 if b == "first" else n_attributes if b == "last" else int(b) for b in match.groups() if b]
-        low, high = bounds[0], bounds[-1]
-        if not 1 <= low <= high <= n_attributes:
-            raise FilterkitError(f"option {flag}: {item!r} is not within 1-{n_attributes}")
-        chosen.update(range(low - 1, high))
-        if len(bounds) == 1:
-            single.add(low - 1)
-    return np.array(sorted(chosen), dtype=np.int64), single
 
 
 def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
@@ -129,7 +109,7 @@ class _SelectedAttributes(AttributeSubset):
         chosen: set[int] = set()
         one_by_one: set[int] = set()
         if self.params["range"] is not None:
-            positions, single = weka_range(self.params["range"], len(schema))
+            positions, single = weka_range(self.params["range"], len(schema), "--range")
             chosen.update(positions.tolist())
             one_by_one |= single
         if self.params["names"] is not None:
