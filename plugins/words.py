@@ -121,15 +121,25 @@ def java_order(word: str) -> bytes:
     return word.encode("utf-16-be", "surrogatepass")
 
 
+#: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
+STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
+
+
 def read_stopwords(path: str) -> frozenset[str]:
     """The stop words of a file as Weka's ``Stopwords.read`` takes them: one per line, trimmed,
     lowercased, blank lines and lines starting with ``#`` ignored."""
     try:
         with open(path, encoding="utf-8") as stream:
-            lines = stream.read().splitlines()
+            text = stream.read(STOPWORD_FILE_CHARACTERS + 1)
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise FilterkitError(f"option --stopwords: cannot read the stop word file {path!r}: {reason}") from None
+    if len(text) > STOPWORD_FILE_CHARACTERS:
+        raise FilterkitError(
+            f"option --stopwords: {path!r} holds more than {STOPWORD_FILE_CHARACTERS:,} characters: "
+            "not a stop word list"
+        )
+    lines = text.splitlines()
     return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, WEKA_JAR, needs_weka
+from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.model import save_model
@@ -339,3 +339,12 @@ def test_a_plugin_registering_something_else_as_a_stemmer_is_skipped(tmp_path):
     result = run_filterkit("plugins", plugins_dir=tmp_path)
     assert result.status == 0
     assert "where a filterkit.plugins.Stemmer is expected (in register_stemmers)" in result.stderr
+
+
+def test_a_stop_word_file_that_never_ends_is_refused(monkeypatch):
+    monkeypatch.setattr("filterkit_plugins.words.STOPWORD_FILE_CHARACTERS", 1000)
+    result = run_filterkit(str(REAL / "reuters_grain_sample.arff"), "words", "--stopwords", "/dev/zero")
+    assert result.status == 1
+    assert result.stderr == (
+        "filterkit: error: option --stopwords: '/dev/zero' holds more than 1,000 characters: not a stop word list\n"
+    )
