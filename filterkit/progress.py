@@ -109,8 +109,9 @@ class Progress:
         """One pass called ``label``, measured by a :class:`Meter` that counts ``items`` things
         to do, or the rows of ``source``: against their number when an earlier pass counted them
         (``source.rows``), else by the share of the input's bytes read, when ``source`` tells its
-        ``size`` and ``position()``; ``unit=""``: a pass that counts no rows, only bytes.  Its last line, with the totals, is written when the block
-        ends; a failure ends a terminal's line."""
+        ``size`` and ``position()``; ``unit=""``: a pass that counts no rows, only bytes.
+        Its last line, with the totals, is written when the block ends; a failure ends a
+        terminal's line."""
         self.done += 1
         if not self.enabled:
             yield Meter(self, "", None, None, items, unit)
