@@ -16,9 +16,14 @@ Each feature is replaced by a smoothed estimate of P(positive | value):
 5. zero-preserving (default): output T(p̃(x)) − T(p̃(0)), so 0 stays 0 and sparse
    stays sparse.
 
-Missing stays missing.  A nominal attribute becomes numeric T(p̃(label)), the
-Laplace-corrected positive fraction of its label (no zero shift); a label
-unseen in training gets the attribute's overall fraction.  Statistics are
+6. missing values (``--missing bin``, default): their own bin, p̃(missing) =
+   (positives among them + 1)/(rows + 2), output like a value's,
+   T(p̃(missing)) − T(p̃(0)); a feature without missing training rows maps a
+   missing value to its overall p̃.  ``--missing keep``: missing stays missing.
+
+A nominal attribute becomes numeric T(p̃(label)), the Laplace-corrected positive
+fraction of its label (no zero shift); a label unseen in training gets the
+attribute's overall fraction, a missing label its missing bin's (docs/algorithms.md §4.2).  Statistics are
 per-feature value histograms, so the cost follows distinct values, not rows.
 
 The positive class is ``--positive``, or on a two-label class the minority one.
@@ -50,6 +55,9 @@ from filterkit.statistics import ClassValueCountsStage, ValueCounts
 #: ``--multiclass``: a shaped copy of each feature per class label, or each toward its most informative class.
 ONE_VS_REST = "one-vs-rest"
 MOST_INFORMATIVE = "max"
+#: ``--missing``: missing values form their own bin, or stay missing (0.3's behaviour).
+MISSING_BIN = "bin"
+MISSING_KEPT = "keep"
 
 
 class Shaper(ClassValueCountsStage):
@@ -71,14 +79,23 @@ class Shaper(ClassValueCountsStage):
             "label (max).",
             choices=(ONE_VS_REST, MOST_INFORMATIVE),
         ),
+        Option(
+            "missing",
+            str,
+            MISSING_BIN,
+            "A missing value gets its own bin, shaped like a value (bin), or stays missing (keep, as before 0.4).",
+            choices=(MISSING_BIN, MISSING_KEPT),
+            before_it_existed=MISSING_KEPT,
+        ),
     )
     #: Per column (a feature shaped toward one class): its class (saved only by --multiclass max; −1:
-    #: a binary shaper's, not recorded), p̃(0) and p̃ over all its rows; the knots, sorted by
-    #: (column, value), with p̃ at each.
+    #: a binary shaper's, not recorded), p̃(0), p̃ over all its present rows and p̃(missing) (saved
+    #: only where it differs from that); the knots, sorted by (column, value), with p̃ at each.
     state_arrays = {
         "column_class": StateArray(length=None, whole=True, low=-1),
         "zero_probability": StateArray(length="column_class", probability=True),
         "default_probability": StateArray(length="column_class", probability=True),
+        "missing_probability": StateArray(length="column_class", probability=True),
         "knot_feature": StateArray(length=None, whole=True, high="column_class"),
         "knot_value": StateArray(length="knot_feature", finite=False),
         "knot_probability": StateArray(length="knot_feature", probability=True),
@@ -149,17 +166,22 @@ class Shaper(ClassValueCountsStage):
         """The input schema with every shaped attribute numeric; one-vs-rest: each replaced by its copies."""
         return self.copies_schema if self.one_vs_rest else super().output_schema()
 
+    #: True when the fitted stage gives training rows' missing values a number (--missing bin)
+    bins_training_missing = False
+
     def finalize(self, statistics: ValueCounts) -> None:
         self.training_counts = statistics
+        self.bins_training_missing = self.params["missing"] == MISSING_BIN and bool(
+            np.any(statistics.missing_sums(None).to_float() > 0)
+        )
         class_totals = statistics.class_totals
         histogram = statistics.histogram(include_zero=True)
         n_features = len(self.features)
         if self._shapes_every_class():
-            fits = [self._fit_toward(c, histogram) for c in range(len(self.class_attribute.labels))]
+            fits = [self._fit_toward(c, histogram, statistics) for c in range(len(self.class_attribute.labels))]
         else:
-            fits = [
-                self._fit_toward(positive_code(self.class_attribute, class_totals, self.context.positive), histogram)
-            ]
+            positive = positive_code(self.class_attribute, class_totals, self.context.positive)
+            fits = [self._fit_toward(positive, histogram, statistics)]
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
@@ -169,6 +191,7 @@ class Shaper(ClassValueCountsStage):
         n_columns = len(self.column_class)
         self.zero_probability = np.empty(n_columns)
         self.default_probability = np.empty(n_columns)
+        self.missing_probability = np.empty(n_columns)
         knot_feature, knot_value, knot_probability = [], [], []
         for fit in fits:
             # this fit's column of each feature (−1: the feature is shaped toward another class)
@@ -178,6 +201,7 @@ class Shaper(ClassValueCountsStage):
             column_of_feature[feature] = column
             self.zero_probability[column] = fit.zero_probability[feature]
             self.default_probability[column] = fit.default_probability[feature]
+            self.missing_probability[column] = fit.missing_probability[feature]
             used = column_of_feature[fit.knot_feature] >= 0
             knot_feature.append(column_of_feature[fit.knot_feature[used]])
             knot_value.append(fit.knot_value[used])
@@ -193,8 +217,9 @@ class Shaper(ClassValueCountsStage):
         if not self.params["zero_bin"]:
             self.zero_probability = self._probabilities_at(np.arange(n_columns), np.zeros(n_columns))
 
-    def _fit_toward(self, target: int, histogram) -> "_Fit":
-        """Every feature shaped toward class ``target`` (KDD'09 §3.2, §3.5): its estimates and knots."""
+    def _fit_toward(self, target: int, histogram, statistics: ValueCounts) -> "_Fit":
+        """Every feature shaped toward class ``target`` (KDD'09 §3.2, §3.5; the missing bin,
+        docs/algorithms.md §4.2): its estimates and knots."""
         feature, value, rows = histogram.feature, histogram.value, histogram.rows
         positives = histogram.of_class(target)
         n_features = len(self.features)
@@ -221,14 +246,34 @@ class Shaper(ClassValueCountsStage):
         entry_probability[in_window] = window_probability
         entry_probability[nominal_entry] = nominal_probability
         entry_probability[zero_entry & ~in_window] = zero_probability[feature[zero_entry & ~in_window]]
+        missing_rows = statistics.missing_sums(None).to_float()
+        missing_positives = np.minimum(np.maximum(statistics.missing_sums(target).to_float(), 0.0), missing_rows)
+        if self.params["missing"] == MISSING_BIN:
+            # without missing training rows a missing value says nothing: the feature's overall p̃
+            missing_probability = np.where(
+                missing_rows > 0, (missing_positives + 1) / (missing_rows + 2), default_probability
+            )
+            binned = np.flatnonzero(missing_rows > 0)
+        else:
+            missing_probability = default_probability
+            binned = np.zeros(0, dtype=np.int64)
+        # the training rows' estimates, the missing bin's rows included, for the information gain
+        information = _information_gain(
+            np.concatenate([feature, binned]),
+            np.concatenate([rows, missing_rows[binned]]),
+            np.concatenate([positives, missing_positives[binned]]),
+            np.concatenate([entry_probability, missing_probability[binned]]),
+            n_features,
+        )
         return _Fit(
             target,
             zero_probability,
             default_probability,
+            missing_probability,
             np.concatenate([feature[in_window], feature[nominal_entry]]),
             np.concatenate([value[in_window], value[nominal_entry]]),
             np.concatenate([window_probability, nominal_probability]),
-            _information_gain(feature, rows, positives, entry_probability, n_features),
+            information,
         )
 
     def _index_knots(self) -> None:
@@ -332,16 +377,19 @@ class Shaper(ClassValueCountsStage):
         return result
 
     def _shape(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """The output value of each (column, value) pair; NaN stays NaN."""
+        """The output value of each (column, value) pair; NaN is shaped from the missing bin
+        (--missing bin) or stays NaN (keep)."""
         transform = _TRANSFORMS[self.params["transform"]]
         missing = np.isnan(values)
         anything_missing = missing.any()
-        shaped = transform(
-            self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values)
-        )
+        probability = self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values)
+        binned = anything_missing and self.params["missing"] == MISSING_BIN
+        if binned:
+            probability[missing] = self.missing_probability[positions[missing]]
+        shaped = transform(probability)
         if self.params["zero_preserve"]:
             shaped = shaped - self._zero_shift()[positions]
-        return np.where(missing, np.nan, shaped) if anything_missing else shaped
+        return np.where(missing, np.nan, shaped) if anything_missing and not binned else shaped
 
     def _zero_shift(self) -> np.ndarray:
         """Per column, T(p̃(0)) (0 for nominal features): subtracted so that 0 maps to 0."""
@@ -354,8 +402,9 @@ class Shaper(ClassValueCountsStage):
 
     def value_map(self):
         """Shaping toward one class per feature is elementwise: the next stage's value counts
-        follow from this stage's; one-vs-rest copies are not (None)."""
-        return None if self.one_vs_rest else self._shape
+        follow from this stage's; one-vs-rest copies are not, nor missing training values given
+        a number (the counts keep no value for them): None."""
+        return None if self.one_vs_rest or self.bins_training_missing else self._shape
 
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
@@ -405,8 +454,11 @@ class Shaper(ClassValueCountsStage):
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
 
     def state(self) -> dict:
-        """The fitted arrays; ``column_class`` only where options and class do not imply it (max)."""
+        """The fitted arrays; ``column_class`` only where options and class do not imply it (max),
+        ``missing_probability`` only where it is not ``default_probability``."""
         recorded = {"column_class": self.column_class} if self._chooses_classes() else {}
+        differs = not np.array_equal(self.missing_probability, self.default_probability)
+        missing = {"missing_probability": self.missing_probability} if differs else {}
         return {
             **recorded,
             "knot_feature": self.knot_feature,
@@ -414,6 +466,7 @@ class Shaper(ClassValueCountsStage):
             "knot_probability": self.knot_probability,
             "zero_probability": self.zero_probability,
             "default_probability": self.default_probability,
+            **missing,
             OPTIONS_KEY: fitted_options(self),
         }
 
@@ -429,6 +482,8 @@ class Shaper(ClassValueCountsStage):
                     self,
                     f"'column_class' has {len(state['column_class'])} entries, expected {len(self.column_feature)}",
                 )
+        if "missing_probability" not in state and "default_probability" in state:
+            state = {**state, "missing_probability": state["default_probability"]}
         super().load_state(state)
         n_labels = len(self.class_attribute.labels)
         expected = np.tile(np.arange(n_labels), len(self.features)) if self.one_vs_rest else None
@@ -455,12 +510,13 @@ class Shaper(ClassValueCountsStage):
 
 @dataclass(frozen=True)
 class _Fit:
-    """Every feature shaped toward class ``target``: per feature p̃(0), p̃ over all its rows and
-    the information gain of the shaped feature (:func:`_information_gain`); its knots."""
+    """Every feature shaped toward class ``target``: per feature p̃(0), p̃ over all its present rows,
+    p̃(missing) and the information gain of the shaped feature (:func:`_information_gain`); its knots."""
 
     target: int
     zero_probability: np.ndarray
     default_probability: np.ndarray
+    missing_probability: np.ndarray
     knot_feature: np.ndarray
     knot_value: np.ndarray
     knot_probability: np.ndarray

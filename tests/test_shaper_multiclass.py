@@ -101,9 +101,11 @@ def test_one_vs_rest_writes_a_copy_shaped_toward_each_label(run_filterkit, three
         expected = [0, 0, 0, 0, knots[0], knots[0], knots[1], knots[2]]
         expected = [0.0 if p == 0 else p - X_ZERO[label] for p in expected]
         np.testing.assert_allclose(train[:, c], expected, rtol=1e-14, atol=1e-16, err_msg=label)
-        # 2.5 lies halfway between the knots at 2 and 3; 0 stays 0; missing stays missing
+        # 2.5 lies halfway between the knots at 2 and 3; 0 stays 0; a missing x (none in training)
+        # gets x's overall p̃ toward the label: a 2 of 8 rows → 3/10, b and c 3 of 8 → 4/10
         assert test[0, c] == pytest.approx((knots[1] + knots[2]) / 2 - X_ZERO[label], rel=1e-14)
-        assert test[1, c] == 0 and np.isnan(test[2, c])
+        assert test[1, c] == 0
+        assert test[2, c] == pytest.approx({"a": 3 / 10, "b": 4 / 10, "c": 4 / 10}[label] - X_ZERO[label], rel=1e-14)
     assert train[4, 0] == pytest.approx(1 / 15, rel=1e-14) and train[4, 2] == pytest.approx(-3 / 10, rel=1e-14)
     # z is 0 everywhere: every copy is 0; the class column is kept
     np.testing.assert_array_equal(train[:, 6:9], 0.0)
