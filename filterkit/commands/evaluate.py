@@ -769,11 +769,6 @@ def evaluate(
     **classifier_values,
 ):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
-    report_file = None
-    if report_path is not None:
-        report_file = checked_output(report_path)
-        check_distinct([*([("the input", input_path)] if input_path != "-" else []), ("--report", report_path)])
-        _pyplot("--report")
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     if classifier not in registry.classifiers:
@@ -791,6 +786,11 @@ def evaluate(
     registry.classifier(classifier)(**params)
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
+    report_file = None
+    if report_path is not None:
+        report_file = checked_output(report_path)
+        check_distinct([*([("the input", input_path)] if input_path != "-" else []), ("--report", report_path)])
+        _pyplot("--report")
     settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params, repeats, multiclass)
     if compare:
         if not words:
@@ -876,7 +876,7 @@ def _print_document(document: dict, table: str, as_json: bool) -> None:
 def _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path) -> None:
     """Refuse what ``--multiclass`` cannot do: a binary classifier, and the options of binary tasks or
     of the binary table and plots."""
-    if not registry.classifier(classifier).multiclass:
+    if not getattr(registry.classifier(classifier), "multiclass", False):
         raise FilterkitError(
             f"classifier '{classifier}' is binary and cannot learn k classes at once (--multiclass needs a "
             "classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
