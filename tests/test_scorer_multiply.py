@@ -90,9 +90,8 @@ def test_tf_bns_on_word_counts_is_count_times_bns_not_count_over_max_count(tmp_p
 
 def test_multiply_with_no_scale_is_refused(train):
     run = run_filterkit("--positive", "p", train, "bns", "--multiply", "--no-scale")
-    assert run.status == 1 and run.stdout == b""
-    assert run.stderr.startswith("filterkit: error: ")
-    assert "--multiply and --no-scale contradict" in run.stderr and "Traceback" not in run.stderr
+    assert run.status == 2 and run.stdout == b""  # a usage error, as every refused option combination
+    assert "Error: stage 'bns': --multiply and --no-scale contradict" in run.stderr and "Traceback" not in run.stderr
 
 
 @pytest.mark.parametrize(
