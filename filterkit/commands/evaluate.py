@@ -60,7 +60,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --each-class --compare iris.arff "minmax" "bns l2" "shape --no-zero-bin bns l2"
   filterkit evaluate --classifier aisvm --positive Ethics --json oh0.arff binarize l2
   filterkit evaluate --each-class --repeats 5 --stats --report r.html --compare oh0.arff "binarize l2" "shape bns l2"
-  filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns --top 10 l2
+  filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns l2
   filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
