@@ -411,14 +411,17 @@ class Shaper(ClassValueCountsStage):
             return self._transform_copies(chunk)
         position_of = np.full(chunk.values.shape[1], -1, dtype=np.int64)
         position_of[self.features] = np.arange(len(self.features))
-        keeps_zero = self.params["zero_preserve"] and not self.nominal.any()
-        if chunk.is_sparse and keeps_zero:
+        if chunk.is_sparse and self.params["zero_preserve"]:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             positions = position_of[matrix.indices]
             acted = positions >= 0
             data = matrix.data.copy()
             data[acted] = self._shape(positions[acted], data[acted])
-            return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
+            nominal = np.flatnonzero(self.nominal)
+            shaped = self._with_first_labels(
+                with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
+            )
+            return Chunk(shaped, chunk.text, chunk.weights)
         values = chunk.dense_values().copy()
         block = values[:, self.features]
         positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
@@ -431,7 +434,7 @@ class Shaper(ClassValueCountsStage):
         zeros stay zero."""
         text = {int(self.output_of_input[column]): rows for column, rows in chunk.text.items()}
         shaped = self.output_column >= 0
-        if chunk.is_sparse and self.params["zero_preserve"] and not self.nominal.any():
+        if chunk.is_sparse and self.params["zero_preserve"]:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             outputs_per_input = np.bincount(self.source, minlength=matrix.shape[1])
             repeats = outputs_per_input[matrix.indices]
@@ -446,12 +449,30 @@ class Shaper(ClassValueCountsStage):
             copies = sp.csr_matrix((data, output, row_starts), shape=(matrix.shape[0], len(self.source)))
             if not data.all():
                 copies.eliminate_zeros()
+            nominal = np.flatnonzero(shaped & self.column_nominal[np.maximum(self.output_column, 0)])
+            copies = self._with_first_labels(copies, matrix, nominal, self.source[nominal], self.output_column[nominal])
             return Chunk(copies, text, chunk.weights)
         values = chunk.dense_values()[:, self.source]
         block = values[:, shaped]
         columns = np.broadcast_to(self.output_column[shaped], block.shape)
         values[:, shaped] = self._shape(columns.ravel(), block.ravel()).reshape(block.shape)
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
+
+    def _with_first_labels(
+        self, shaped: sp.csr_matrix, matrix: sp.csr_matrix, outputs: np.ndarray, inputs: np.ndarray, columns: np.ndarray
+    ) -> sp.csr_matrix:
+        """``shaped`` (the stored values of the sparse ``matrix`` shaped) with the nominal output
+        attributes ``outputs`` filled where their input attribute ``inputs`` holds the first label,
+        which sparse rows leave out: a nominal value has no zero shift, so it is shaped like any
+        label (with ``columns``, their columns), and only the numeric attributes stay sparse."""
+        if not len(outputs):
+            return shaped
+        stored = matrix[:, inputs].tocsc()
+        stored.data = np.ones_like(stored.data)
+        rows, which = np.nonzero(stored.toarray() == 0)
+        values = self._shape(columns[which], np.zeros(len(rows)))
+        first_labels = sp.csr_matrix((values, (rows, outputs[which])), shape=shaped.shape)
+        return cast(sp.csr_matrix, (shaped + first_labels).tocsr())
 
     def state(self) -> dict:
         """The fitted arrays; ``column_class`` only where options and class do not imply it (max),

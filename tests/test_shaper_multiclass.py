@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from chain_helpers import OH0_SAMPLE, REAL, read_bytes, without_comments
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
+from filterkit.schema import Chunk
 from filterkit.sklearn import Shaper as ShaperAdapter
 from filterkit.sources import FileSource
 from filterkit.testing import check_stage
@@ -293,3 +294,47 @@ def test_a_max_model_must_say_which_class_each_feature_was_shaped_toward(three):
         fresh.prepare(chain.input_schema, stage.context)
         with pytest.raises(FilterkitError, match=words):
             fresh.load_state(broken)
+
+
+SPARSE_WITH_A_NOMINAL = """@relation words_and_a_nominal
+@attribute w1 numeric
+@attribute kind {first,second,third}
+@attribute w2 numeric
+@attribute w3 numeric
+@attribute class {a,b,c}
+@data
+{0 2,4 a}
+{1 second,3 1,4 a}
+{2 1,4 b}
+{0 1,1 third,2 3,4 b}
+{4 c}
+{3 4,4 c}
+{0 1,1 second,4 c}
+{1 first,2 2,4 a}
+"""
+
+
+@pytest.mark.parametrize("options", [{}, {"multiclass": "max"}, {"positive": "a"}])
+def test_a_nominal_attribute_leaves_the_numeric_ones_sparse_and_the_output_equal_to_the_dense_path(
+    tmp_path, monkeypatch, options
+):
+    # the first label of a nominal is left out of a sparse row: it is shaped like any label, so it
+    # must be filled in, while the numeric columns stay sparse (they were made dense before)
+    path = tmp_path / "mixed.arff"
+    path.write_text(SPARSE_WITH_A_NOMINAL)
+    positive = options.get("positive")
+    params = {"neighbors": 1, **{k: v for k, v in options.items() if k != "positive"}}
+    chain = Chain([load_plugins().make_stage("shape", params)], positive=positive).fit(FileSource(str(path)))
+    chunks = list(FileSource(str(path)).chunks())
+    with monkeypatch.context() as patched:
+        # a sparse chunk is never made dense whole: rows × features × classes would not fit
+        patched.setattr(Chunk, "dense_values", lambda chunk: pytest.fail("a sparse chunk was made dense"))
+        (sparse,) = chain.transform(chunks)
+    dense_input = FileSource(str(path)).chunks()
+    (dense,) = chain.transform(type(chunk)(chunk.dense_values(), chunk.text, chunk.weights) for chunk in dense_input)
+    assert sparse.is_sparse and not dense.is_sparse
+    np.testing.assert_array_equal(sparse.dense_values(), dense.values)
+    copies = 3 if not options else 1
+    numeric_entries, class_entries = 8, 5  # stored in the rows above: w1, w2 and w3; the classes b and c
+    # each copy: the numeric values as stored, and the nominal in every row
+    assert sparse.values.nnz == copies * (numeric_entries + 8) + class_entries
