@@ -331,3 +331,6 @@ def test_classifier_options_are_checked_by_their_declared_bounds_like_stage_opti
     assert (classifier.status, stage.status) == (2, 2)
     assert "Invalid value for '--svm-inner-folds': 1 is not in the range x>=2." in classifier.stderr
     assert "Invalid value for '--top': 0 is not in the range x>=1." in stage.stderr
+    # the classifier's own refusal of an option, like a stage's, is a usage error too
+    grid = run_filterkit("evaluate", "--positive", "Iris-setosa", "--svm-c-values", "x", REAL / "iris.arff", "l2")
+    assert grid.status == 2 and "Error: svm: --svm-c-values 'x' is not a list of numbers" in grid.stderr

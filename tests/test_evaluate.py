@@ -257,7 +257,10 @@ def test_table_shows_one_row_per_chain(run_filterkit):
         (["--compare", IRIS], "--compare needs at least one quoted chain"),
         ([IRIS, "minmax"], "--positive LABEL, or run every class with --each-class"),
         (["--each-class", IRIS, "nosuch"], "nosuch"),
-        (["--each-class", "--svm-c-values", "1", "--classifier", "aisvm", IRIS], "another classifier"),
+        (
+            ["--each-class", "--svm-c-values", "1", "--classifier", "aisvm", IRIS],
+            "option(s) for another classifier than 'aisvm': --svm-c-values",
+        ),
         (["--each-class", "--train-fraction", "0,1", IRIS], "(0, 1]"),
         (["--each-class", "--compare", IRIS, "l2", "l2"], "twice"),
         (["--positive", "nosuch", IRIS], "'nosuch' is not a class label"),

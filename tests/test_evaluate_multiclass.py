@@ -212,8 +212,10 @@ def test_the_table_shows_each_class_under_each_chain(run_filterkit):
 def test_what_multiclass_cannot_do_is_refused(run_filterkit, tmp_path, monkeypatch, options, message):
     monkeypatch.chdir(tmp_path)
     result = run_filterkit("evaluate", "-q", "--multiclass", *options, IRIS, "l2")
-    assert result.status == 1 and result.stdout == b""
-    assert result.stderr.startswith("filterkit: error: ") and message in result.stderr
+    # options that cannot go together: a usage error, as click's own option checks are
+    assert result.status == 2 and result.stdout == b""
+    assert result.stderr.startswith("Usage: filterkit evaluate") and "\nError: " in result.stderr
+    assert message in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "r.html").exists()
 
 
@@ -302,7 +304,7 @@ def test_a_third_party_binary_classifier_still_works_and_is_refused_by_name(run_
     refused = run_filterkit(
         "evaluate", "-q", "--multiclass", "--classifier", "oldbinary", IRIS, "l2", plugins_dir=classifier_plugins
     )
-    assert refused.status == 1 and "classifier 'oldbinary' is binary" in refused.stderr
+    assert refused.status == 2 and "Error: classifier 'oldbinary' is binary" in refused.stderr
 
 
 def test_a_third_party_multiclass_classifier_is_evaluated(run_filterkit, tmp_path, classifier_plugins):

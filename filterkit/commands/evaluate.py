@@ -24,7 +24,7 @@ from filterkit.commands.options import (
     quiet_option,
 )
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
-from filterkit.errors import FilterkitError
+from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import (
     EXTRA_MEASURES,
     MEASURES,
@@ -798,7 +798,7 @@ def evaluate(
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     if classifier not in registry.classifiers:
-        raise FilterkitError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
+        raise click.UsageError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
     params = {
         key.split("__", 1)[1]: value
         for key, value in classifier_values.items()
@@ -808,8 +808,12 @@ def evaluate(
         key for key, value in classifier_values.items() if value is not None and not key.startswith(classifier + "__")
     )
     if ignored:
-        raise FilterkitError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
-    registry.classifier(classifier)(**params)
+        flags = ", ".join("--" + key.replace("__", "-").replace("_", "-") for key in ignored)
+        raise click.UsageError(f"option(s) for another classifier than '{classifier}': {flags}")
+    try:
+        registry.classifier(classifier)(**params)
+    except OptionError as error:
+        raise click.UsageError(error.message) from None
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
     report_file = None
@@ -905,7 +909,7 @@ def _check_multiclass_options(ctx, registry, classifier, positive, each_class, p
     """Refuse what ``--multiclass`` cannot do: a binary classifier, and the options of binary tasks or
     of the binary table and plots."""
     if not getattr(registry.classifier(classifier), "multiclass", False):
-        raise FilterkitError(
+        raise click.UsageError(
             f"classifier '{classifier}' is binary and cannot learn k classes at once (--multiclass needs a "
             "classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
         )
@@ -922,7 +926,7 @@ def _check_multiclass_options(ctx, registry, classifier, positive, each_class, p
         if value
     ]
     if given:
-        raise FilterkitError(
+        raise click.UsageError(
             f"--multiclass cannot be combined with {', '.join(given)}: it evaluates one task of all classes "
             "(its table always shows each class; use --json for everything)"
         )
