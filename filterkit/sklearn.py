@@ -192,15 +192,19 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         (``--top 5`` → ``top=5``, ``--no-presence`` → ``presence=False``)."""
         parameter_of = {option: parameter for option, parameter in self.stage_parameters.items()}
         parameter_of["positive"] = "positive"
+        flags = {option.name for option in _registry().stage(self._stage_name()).options if option.kind is bool}
 
         def spelled(match: re.Match) -> str:
-            parameter = parameter_of.get(match.group(2).replace("-", "_"))
+            negated, name, space = match.group(1), match.group(2).replace("-", "_"), match.group(3) or ""
+            parameter = parameter_of.get(name)
             if parameter is None:
                 return match.group(0)
-            return f"{parameter}=False" if match.group(1) else f"{parameter}="
+            if name in flags:
+                return f"{parameter}={not negated}{space}"
+            return f"{parameter}=False{space}" if negated else f"{parameter}="
 
-        message = re.sub(r"option --()([a-z][a-z0-9-]*): ", spelled, message)
-        return re.sub(r"--(no-)?([a-z][a-z0-9-]*)(?:\s(?=[^\s(-]))?", spelled, message)
+        message = re.sub(r"option --()([a-z][a-z0-9-]*)(): ", spelled, message)
+        return re.sub(r"--(no-)?([a-z][a-z0-9-]*)(\s(?=[^\s(-]))?", spelled, message)
 
     def transform(self, X):
         """X with the fitted stage applied: sparse stays sparse, dense stays dense."""

@@ -306,6 +306,11 @@ def test_selector_without_a_metric_says_it_has_nothing_to_rank_by():
             r"\(found top=, fraction=\)$",
         ),
         (Selector(metric="nope", top=2), "^Selector: metric='nope' is not one of acc, "),
+        (
+            ScoreScaler("bns", multiply=True, scale=False),
+            r"^ScoreScaler: stage 'bns': multiply=True and scale=False contradict each other "
+            r"\(scale=False leaves the values unchanged\)$",
+        ),
     ],
     ids=repr,
 )
