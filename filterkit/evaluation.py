@@ -431,18 +431,23 @@ def evaluate_multiclass_fold(
 def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
     """The measures of one ``--multiclass`` test fold: accuracy, macro and micro F1 and, per class
     (``labels[k]`` for column k of ``scores``), the one-vs-rest AUC of its scores and its F1, whose
-    means over the classes are the macro AUC and macro F1 (a class without an AUC in the fold is
-    left out of the macro AUC)."""
+    means over the classes are the macro AUC and macro F1.  A class without an AUC in the fold is
+    left out of the macro AUC; one with neither a test row nor a prediction in the fold has no F1
+    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions)."""
     per_class = {}
     for position, label in enumerate(labels):
-        measured = measures(truth == position, scores[:, position], predicted == position)
+        actual, named = truth == position, predicted == position
+        measured = measures(actual, scores[:, position], named)
         per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
+        if not actual.any() and not named.any():
+            per_class[label]["f1"] = math.nan
     counts = np.sum([contingency(truth == k, predicted == k) for k in range(len(labels))], axis=0)
     aucs = np.array([values["auc"] for values in per_class.values()])
+    f1s = np.array([values["f1"] for values in per_class.values()])
     return {
         "accuracy": float(np.mean(truth == predicted)),
         "macro_auc": float(np.nanmean(aucs)) if np.any(~np.isnan(aucs)) else math.nan,
-        "macro_f1": float(np.mean([values["f1"] for values in per_class.values()])),
+        "macro_f1": float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan,
         "micro_f1": micro_measures(counts)["f1"],
         "per_class": per_class,
     }

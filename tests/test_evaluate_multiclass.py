@@ -108,6 +108,18 @@ def test_multiclass_measures_agree_with_sklearn_on_random_scores():
     assert measured["accuracy"] == pytest.approx(accuracy_score(truth, predicted), rel=1e-12)
 
 
+def test_a_class_neither_in_the_fold_nor_predicted_is_left_out_of_the_macro_f1_as_sklearn_does():
+    truth = np.array([0, 0, 1, 1, 0, 1])  # class 'r' (2) has no row in this test fold
+    predicted = np.array([0, 1, 1, 1, 0, 0])  # and is never predicted
+    scores = np.random.default_rng(3).normal(size=(6, 3))
+    measured = multiclass_measures(truth, scores, predicted, ["p", "q", "r"])
+    assert np.isnan(measured["per_class"]["r"]["f1"]) and np.isnan(measured["per_class"]["r"]["auc"])
+    assert measured["macro_f1"] == pytest.approx(f1_score(truth, predicted, average="macro"), rel=1e-12)
+    assert measured["macro_f1"] == pytest.approx((2 / 3 + 2 / 3) / 2, rel=1e-12)
+    named = multiclass_measures(truth, scores, np.array([0, 1, 1, 2, 0, 0]), ["p", "q", "r"])
+    assert named["per_class"]["r"]["f1"] == 0.0  # predicted but absent: a real 0 that counts
+
+
 @pytest.mark.slow
 def test_chains_are_fitted_with_the_k_labels_and_no_positive(run_filterkit):
     fast = ("--folds", "2", "--svm-c-values", "1", "--svm-inner-folds", "2")
