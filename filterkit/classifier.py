@@ -6,9 +6,17 @@ each test row a ``score`` (higher means more likely positive, used for AUC and
 precision@20) and a hard decision (``predict``).  Its options are declared
 like a stage's, so ``evaluate`` offers them on the command line as
 ``--NAME-OPTION``.
+
+A classifier that can also learn k classes at once (``evaluate --multiclass``)
+says so with ``multiclass = True`` and implements :meth:`Classifier.fit_multiclass`,
+:meth:`Classifier.class_scores` and :meth:`Classifier.predict_class`.  The flag is
+False by default, so a classifier written before it existed stays a binary one,
+which ``--multiclass`` refuses by name.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,6 +25,9 @@ from filterkit.stage import Configurable
 
 class Classifier(Configurable):
     """Base class of ``evaluate``'s classifiers."""
+
+    #: True when the classifier implements the k-class methods (``evaluate --multiclass``).
+    multiclass: ClassVar[bool] = False
 
     def fit(self, features, targets: np.ndarray, seed: int) -> "Classifier":
         """Learn from ``features`` (rows × columns) and 0/1 ``targets``; ``seed`` fixes any randomness."""
@@ -28,6 +39,20 @@ class Classifier(Configurable):
 
     def predict(self, features) -> np.ndarray:
         """The hard decision per row: True for the positive class."""
+        raise NotImplementedError
+
+    def fit_multiclass(self, features, classes: np.ndarray, n_classes: int, seed: int) -> "Classifier":
+        """Learn from ``features`` and class positions ``classes`` in 0 … ``n_classes`` − 1
+        (each present in the training rows); ``seed`` fixes any randomness."""
+        raise NotImplementedError
+
+    def class_scores(self, features) -> np.ndarray:
+        """One real score per row and class (rows × ``n_classes``): higher means that class
+        is likelier; each column is ranked on its own, for the class's one-vs-rest AUC."""
+        raise NotImplementedError
+
+    def predict_class(self, features) -> np.ndarray:
+        """The predicted class position per row (0 … ``n_classes`` − 1)."""
         raise NotImplementedError
 
     def describe(self) -> dict:

@@ -30,5 +30,10 @@ class FilterkitError(Exception):
         return where + self.message
 
 
+class OptionError(FilterkitError):
+    """Options of a stage or classifier that make no sense (unknown, or refused together):
+    on the command line a usage error, like the option checks click makes."""
+
+
 class ArffError(FilterkitError):
     """An ARFF file that cannot be read: malformed header, bad value, bad row."""

@@ -16,6 +16,14 @@ missing value becomes 0.  Instance weights are not used by the classifiers.
 AUC is computed per fold and averaged, never pooled; a fold whose test rows
 hold only one class has no AUC and is left out of that mean (and counted).
 
+``--multiclass`` makes the whole class one task: the chain is fitted on the
+training rows with their k labels and no positive class, a classifier that can
+learn k classes (``Classifier.multiclass``) predicts one class per test row,
+and each fold gives the accuracy, the macro- and micro-averaged F1 and, per
+class, the one-vs-rest AUC of that class's scores and the F1 of predicting it
+(with their macro means) — the folds are those of ``--each-class``, so a class's
+numbers stand beside its binary task's.
+
 ``--repeats R`` draws the folds R times (repeat 0 with the seed itself, so one
 repeat is today's evaluation).  The reviewer's statistics (``--stats``) are
 computed from the per-fold values: the precision–recall break-even point,
@@ -49,6 +57,15 @@ EXTRA_MEASURES = ("breakeven",)
 #: What micro-averaging pools: the measures computed from summed contingency counts.
 MICRO_MEASURES = ("f1", "precision", "recall")
 
+#: The measures of one ``--multiclass`` fold over all classes (each class's own are in ``per_class``).
+MULTICLASS_MEASURES = ("accuracy", "macro_auc", "macro_f1", "micro_f1")
+
+#: Each class's measures in a ``--multiclass`` fold: its one-vs-rest AUC and its F1.
+PER_CLASS_MEASURES = ("auc", "f1")
+
+#: The task name of a ``--multiclass`` evaluation (every class at once).
+MULTICLASS_TASK = "(all classes)"
+
 
 @dataclass
 class ChainSpec:
@@ -69,6 +86,7 @@ class Settings:
     classifier: str = "svm"
     classifier_params: dict = field(default_factory=dict)
     repeats: int = 1
+    multiclass: bool = False
 
 
 def repeat_seed(seed: int, repeat: int) -> int:
@@ -318,7 +336,10 @@ def evaluate_fold(
     test: np.ndarray,
     settings: Settings,
 ) -> dict:
-    """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure."""
+    """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure
+    (with ``settings.multiclass``: every class at once, :func:`evaluate_multiclass_fold`)."""
+    if settings.multiclass:
+        return evaluate_multiclass_fold(registry, schema, data, class_index, chain, train, test, settings)
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
     fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(
         MemorySource(schema, take_rows(data, train))
@@ -352,6 +373,94 @@ def evaluate_fold(
     result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
     return result
+
+
+def evaluate_multiclass_fold(
+    registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, test, settings: Settings
+) -> dict:
+    """Fit ``chain`` on the training rows with their k labels (no positive), apply it to the test rows,
+    classify them into the classes present in ``data`` and measure (:func:`multiclass_measures`)."""
+    labels = schema.attributes[class_index].labels
+    present = np.flatnonzero(np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels)))
+    position_of = np.full(len(labels), -1, dtype=np.int64)
+    position_of[present] = np.arange(len(present))
+    stages = [registry.make_stage(name, params) for name, params in chain.stages]
+    fitted = Chain(stages, class_spec=str(class_index + 1)).fit(MemorySource(schema, take_rows(data, train)))
+    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
+    output_class = fitted.output_schema.index_of(fitted.class_name)
+    if fitted.output_schema.attributes[output_class].labels != labels:
+        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
+
+    def prepared(rows):
+        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
+        classes = position_of[class_codes(transformed, output_class).astype(np.int64)]
+        return classifier_matrix(fitted.output_schema, transformed, output_class), classes
+
+    train_features, train_classes = prepared(train)
+    missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
+    if len(missing):
+        label = labels[present[missing[0]]]
+        raise FilterkitError(
+            f"--multiclass: a training fold holds no row of class '{label}'; "
+            f"the class is too small for {settings.folds} folds"
+        )
+    test_features, test_classes = prepared(test)
+    registered = registry.classifiers[settings.classifier]
+    classifier = registered.value(**settings.classifier_params)
+    call = functools.partial(_classifier_call, classifier, registered.provenance)
+    call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
+    scores = _per_row_and_class(
+        call("class_scores", test_features), (len(test_classes), len(present)), classifier, registered.provenance
+    )
+    predicted = _per_row(
+        call("predict_class", test_features), len(test_classes), "predict_class", classifier, registered.provenance
+    )
+    if not np.all(np.isin(predicted, np.arange(len(present)))):
+        raise FilterkitError(
+            f"classifier '{classifier.name}' ({registered.provenance}) broke the classifier contract: "
+            f"predict_class returned a value that is not a class position 0 … {len(present) - 1}"
+        )
+    result: dict[str, Any] = multiclass_measures(
+        test_classes, scores, predicted.astype(np.int64), [labels[i] for i in present]
+    )
+    result["classifier"] = call("describe")
+    result["features"] = int(train_features.shape[1])
+    return result
+
+
+def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
+    """The measures of one ``--multiclass`` test fold: accuracy, macro and micro F1 and, per class
+    (``labels[k]`` for column k of ``scores``), the one-vs-rest AUC of its scores and its F1, whose
+    means over the classes are the macro AUC and macro F1 (a class without an AUC in the fold is
+    left out of the macro AUC)."""
+    per_class = {}
+    for position, label in enumerate(labels):
+        measured = measures(truth == position, scores[:, position], predicted == position)
+        per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
+    counts = np.sum([contingency(truth == k, predicted == k) for k in range(len(labels))], axis=0)
+    aucs = np.array([values["auc"] for values in per_class.values()])
+    return {
+        "accuracy": float(np.mean(truth == predicted)),
+        "macro_auc": float(np.nanmean(aucs)) if np.any(~np.isnan(aucs)) else math.nan,
+        "macro_f1": float(np.mean([values["f1"] for values in per_class.values()])),
+        "micro_f1": micro_measures(counts)["f1"],
+        "per_class": per_class,
+    }
+
+
+def _per_row_and_class(values, shape: tuple[int, int], classifier, provenance) -> np.ndarray:
+    """``values`` as one real number per test row and class; else FilterkitError naming the classifier."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.array([np.nan])
+    if array.shape != shape or np.isnan(array).any():
+        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
+        raise FilterkitError(
+            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: class_scores returned "
+            f"{what} for {shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
+        )
+    return array
 
 
 def _classifier_call(classifier, provenance, method: str, *args):
@@ -389,11 +498,11 @@ def fold_means(records: list[dict], measure: str) -> float:
     return float(defined.mean()) if len(defined) else math.nan
 
 
-def spread_over_repeats(records: list[dict], repeats: int) -> dict:
+def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
     """Per measure, each repeat's fold mean, and their mean and standard deviation across repeats."""
     folds = len(records) // repeats
     spread = {}
-    for measure in MEASURES + EXTRA_MEASURES:
+    for measure in measure_names:
         per_repeat = [fold_means(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
         defined = np.array([v for v in per_repeat if not math.isnan(v)])
         spread[measure] = {
@@ -422,6 +531,38 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
     return summary
 
 
+def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
+    """:func:`summarize` for ``--multiclass`` folds: the means, spreads and per-fold values of
+    :data:`MULTICLASS_MEASURES`, and per class the means and per-fold values of its AUC and F1."""
+    summary: dict[str, Any] = {}
+    for measure in MULTICLASS_MEASURES:
+        values = np.array([r[measure] for r in records], dtype=np.float64)
+        defined = values[~np.isnan(values)]
+        summary[measure] = float(defined.mean()) if len(defined) else math.nan
+        summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
+        summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    summary["per_class"] = {
+        label: {
+            **{measure: fold_means(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
+            "per_fold": {
+                measure: [None if math.isnan(r[measure]) else r[measure] for r in class_records(records, label)]
+                for measure in PER_CLASS_MEASURES
+            },
+        }
+        for label in records[0]["per_class"]
+    }
+    if repeats > 1:
+        summary["repeats"] = spread_over_repeats(records, repeats, MULTICLASS_MEASURES)
+    summary["classifier"] = [r["classifier"] for r in records]
+    summary["features"] = [r["features"] for r in records]
+    return summary
+
+
+def class_records(records: list[dict], label: str) -> list[dict]:
+    """One class's measures of each ``--multiclass`` fold, as records of their own."""
+    return [r["per_class"][label] for r in records]
+
+
 def macro_average(summaries: list[dict], extra: bool = False) -> dict:
     """The mean over tasks of each measure's fold mean (macro-averaging)."""
     result = {}
@@ -431,8 +572,14 @@ def macro_average(summaries: list[dict], extra: bool = False) -> dict:
     return result
 
 
-def paired_comparison(records: dict[str, list[dict]], baseline: dict[str, list[dict]], test_train_ratio: float) -> dict:
-    """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``.
+def paired_comparison(
+    records: dict[str, list[dict]],
+    baseline: dict[str, list[dict]],
+    test_train_ratio: float,
+    measure_names=MEASURES + EXTRA_MEASURES,
+) -> dict:
+    """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``
+    (with ``--multiclass``, per class: the tasks are the classes).
 
     Over tasks: the tasks' fold means, their mean difference, win/tie/loss and
     the Wilcoxon signed-rank p-value.  Over folds: per fold the mean over tasks
@@ -441,7 +588,7 @@ def paired_comparison(records: dict[str, list[dict]], baseline: dict[str, list[d
     """
     tasks = list(baseline)
     result = {}
-    for measure in MEASURES + EXTRA_MEASURES:
+    for measure in measure_names:
         chain_means = [fold_means(records[task], measure) for task in tasks]
         baseline_means = [fold_means(baseline[task], measure) for task in tasks]
         per_fold = np.array(

@@ -34,7 +34,11 @@ def register_metrics(register):
 
 @hookspec
 def register_classifiers(register):
-    """Contribute classifiers for ``filterkit evaluate``: call ``register(ClassifierClass)``."""
+    """Contribute classifiers for ``filterkit evaluate``: call ``register(ClassifierClass)``.
+
+    ``ClassifierClass`` subclasses :class:`filterkit.classifier.Classifier`: a binary learner, and
+    also a k-class one for ``evaluate --multiclass`` when it sets ``multiclass = True``.
+    """
 
 
 @hookspec

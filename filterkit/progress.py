@@ -109,8 +109,9 @@ class Progress:
         """One pass called ``label``, measured by a :class:`Meter` that counts ``items`` things
         to do, or the rows of ``source``: against their number when an earlier pass counted them
         (``source.rows``), else by the share of the input's bytes read, when ``source`` tells its
-        ``size`` and ``position()``.  Its last line, with the totals, is written when the block
-        ends; a failure ends a terminal's line."""
+        ``size`` and ``position()``; ``unit=""``: a pass that counts no rows, only bytes.
+        Its last line, with the totals, is written when the block ends; a failure ends a
+        terminal's line."""
         self.done += 1
         if not self.enabled:
             yield Meter(self, "", None, None, items, unit)
@@ -257,6 +258,8 @@ class Meter:
         """What is done: rows (or items) against their number, or the share of the input's bytes;
         the rate and the time left; when ``finished``, the totals and the time taken."""
         rate = self.count / elapsed if elapsed > 0 else None
+        if not self.unit:
+            return self._bytes_only(elapsed, finished)
         if finished:
             shown = f"{self.count:,} {self.unit} in {duration(elapsed)}"
             if self.size:
@@ -284,6 +287,14 @@ class Meter:
         if fraction and elapsed > 0 and fraction < 1:
             parts.append(f"{duration(elapsed * (1 - fraction) / fraction)} left")
         return ", ".join(parts)
+
+    def _bytes_only(self, elapsed: float, finished: bool) -> str:
+        """A pass that counts no rows (a copy): the bytes read, and the time taken when ``finished``."""
+        read = self.position() if self.position is not None else None
+        shown = data_size(read or 0)
+        if self.size and read is not None and not finished:
+            shown = f"{min(read / self.size, 1.0):.0%} of {data_size(self.size)}"
+        return f"{shown} in {duration(elapsed)}" if finished else shown
 
 
 _ACTIVE: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("filterkit_progress", default=None)

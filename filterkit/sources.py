@@ -332,7 +332,7 @@ class ScannedSource(_Spooling):
 
         source = cls(reopen, path, format_name, chunk_rows, options, known_schema)
         source.size = os.path.getsize(path)
-        active().expect(1)
+        active().expect(source.scan_passes())
         source.scan()
         return source
 
@@ -341,7 +341,7 @@ class ScannedSource(_Spooling):
         """A stream read once (stdin, a FIFO), gunzipped if it is gzip, copied into a
         temporary file that is unlinked as soon as it is open."""
         source = cls(None, name, format_name, chunk_rows, options, known_schema)
-        active().expect(2)
+        active().expect(1 + source.scan_passes())
         source._copy(stream)
         try:
             source.scan()
@@ -359,7 +359,7 @@ class ScannedSource(_Spooling):
         input_stream, _ = open_stream(_CountedStream(stream), self.name)
         self._current = spool
         try:
-            with progress.step(f"spooling {self.name}", self):
+            with progress.step(f"spooling {self.name}", self, unit=""):
                 while True:
                     data = _read_checked(input_stream, self.name)
                     if not data:
@@ -392,10 +392,20 @@ class ScannedSource(_Spooling):
         self._current = stream
         return stream
 
+    def scan_passes(self) -> int:
+        """The passes :meth:`scan` takes: one, or none when it reads the header row alone."""
+        return 1 if self.format.scan_reads_rows(self._known_schema) else 0
+
     def scan(self) -> None:
-        """Read the header from the rows (a pass, reported to progress)."""
+        """Read the header from the rows (a pass, reported to progress), or from the
+        header row alone when a model's header gives the rest (no pass)."""
         progress = active()
-        with progress.step(f"scanning {self.name} for its header", self):
+        if self.scan_passes():
+            with progress.step(f"scanning {self.name} for its header", self) as meter:
+                self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
+                meter.advance(self.layout.rows or 0)
+            self.rows = self.layout.rows
+        else:
             self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
         self.schema = self.layout.schema
         self.header_comments = self.layout.header_comments

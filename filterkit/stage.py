@@ -25,7 +25,7 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.errors import FilterkitError
+from filterkit.errors import FilterkitError, OptionError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, SavedState, StateArray
 from filterkit.schema import Chunk, Schema
 
@@ -148,12 +148,18 @@ class Configurable:
         known = {option.name: option for option in self.options}
         unknown = sorted(set(params) - set(known))
         if unknown:
-            raise FilterkitError(f"'{self.name}' has no option {', '.join(unknown)}")
+            raise OptionError(f"'{self.name}' has no option {', '.join(unknown)}")
         self.params = {name: option.convert(params.get(name, option.default)) for name, option in known.items()}
-        self.check_params()
+        try:
+            self.check_params()
+        except OptionError:
+            raise
+        except FilterkitError as error:
+            raise OptionError(error.message, error.path, error.line) from None
 
     def check_params(self) -> None:
-        """Refuse option combinations that make no sense (raise FilterkitError)."""
+        """Refuse option combinations that make no sense (raise FilterkitError; it reaches
+        the caller as an :class:`OptionError`)."""
 
     @classmethod
     def one_line_summary(cls) -> str:

@@ -14,6 +14,14 @@ of the penalty (:class:`FreeInterceptSVM`), Platt's sigmoid fitted on the
 training rows' own decision values (Weka SMO's default) or no sigmoid at all
 (the margin decides at 0), and balanced class weights.
 
+With ``evaluate --multiclass`` ``svm`` is one-vs-rest: one such SVM per class
+(that class against the rest, at one C for all), C chosen from the same grid by
+the best macro-averaged one-vs-rest AUC of the inner cross-validation, which
+is stratified on the k classes.  A class's score is its Platt probability
+(``--svm-decision platt-cv`` or ``platt``, one sigmoid per class) or its
+decision value (``margin``, or without an inner CV); the predicted class is the
+one with the largest score (the first on a tie).
+
 ``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
 docs/algorithms.md §9): C* from :func:`adaptive_c`, then the intercept from
 :func:`adaptive_intercept`.
@@ -142,6 +150,7 @@ class LinearSVM(Classifier):
     """Linear SVM (liblinear), C by inner cross-validated AUC, Platt-calibrated scores."""
 
     name = "svm"
+    multiclass = True
     summary = "Linear SVM (liblinear); C by inner-CV AUC from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
@@ -235,7 +244,86 @@ class LinearSVM(Classifier):
             return self.model.decision_function(features) > 0
         return self.score(features) >= 0.5
 
+    def _one_vs_rest_decisions(self, C: float, seed: int, features, classes, n_classes: int, test_features):
+        """Decision values on ``test_features`` (rows × classes) of one SVM per class against the rest."""
+        columns = [
+            _fit_quietly(self._svm(C, seed), features, (classes == k).astype(np.int64)).decision_function(test_features)
+            for k in range(n_classes)
+        ]
+        return np.column_stack(columns)
+
+    def fit_multiclass(self, features, classes, n_classes, seed):
+        """One-vs-rest: one SVM per class at the C of the best inner macro one-vs-rest AUC."""
+        from sklearn.model_selection import StratifiedKFold
+
+        classes = np.asarray(classes, dtype=np.int64)
+        folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
+        self.inner_folds = folds
+        self.inner_auc = {}
+        out_of_fold = {}
+        if folds >= 2:
+            splits = list(
+                StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
+            )
+            for C in self.grid:
+                decisions = np.zeros((len(classes), n_classes))
+                aucs = []
+                for train, test in splits:
+                    decisions[test] = self._one_vs_rest_decisions(
+                        C, seed, features[train], classes[train], n_classes, features[test]
+                    )
+                    aucs.append(
+                        np.nanmean([area_under_roc(classes[test] == k, decisions[test, k]) for k in range(n_classes)])
+                    )
+                self.inner_auc[C] = float(np.mean(aucs))
+                out_of_fold[C] = decisions
+            self.chosen_C = max(self.grid, key=lambda C: (self.inner_auc[C], -C))
+        else:
+            self.chosen_C = self.grid[0]
+        self.models = [
+            _fit_quietly(self._svm(self.chosen_C, seed), features, (classes == k).astype(np.int64))
+            for k in range(n_classes)
+        ]
+        decision = self.params["decision"]
+        if decision == "platt":
+            calibration = self._decisions(features)
+        elif decision == "platt-cv" and folds >= 2:
+            calibration = out_of_fold[self.chosen_C]
+        else:
+            calibration = None
+        self.sigmoids = (
+            None if calibration is None else [platt_sigmoid(calibration[:, k], classes == k) for k in range(n_classes)]
+        )
+        return self
+
+    def _decisions(self, features) -> np.ndarray:
+        return np.column_stack([model.decision_function(features) for model in self.models])
+
+    def class_scores(self, features):
+        """Each class's Platt probability, or its decision value without a sigmoid."""
+        decisions = self._decisions(features)
+        if self.sigmoids is None:
+            return decisions
+        slopes, offsets = (np.array(values) for values in zip(*self.sigmoids))
+        return 1.0 / (1.0 + np.exp(slopes * decisions + offsets))
+
+    def predict_class(self, features):
+        """The class of the largest score (the first on a tie)."""
+        return np.argmax(self.class_scores(features), axis=1)
+
     def describe(self):
+        if hasattr(self, "models"):
+            return {
+                "C": self.chosen_C,
+                "inner_folds": self.inner_folds,
+                "inner_macro_auc": {str(c): a for c, a in self.inner_auc.items()},
+                "class_rule": "largest decision value" if self.sigmoids is None else "largest Platt probability",
+                **(
+                    {"b": [float(model.intercept_[0]) for model in self.models]}
+                    if self.params["intercept"] == "free"
+                    else {}
+                ),
+            }
         described = {
             "C": self.chosen_C,
             "inner_folds": self.inner_folds,

@@ -5,11 +5,14 @@ default, rescales the feature so the width of its training range equals the
 score (KDD'09 §2.2, §3.4; docs/algorithms.md §3):
 
 * zero-preserving (default): ``x' = x · s / (max − min)`` — 0 stays 0, sparse stays sparse;
-* ``--no-zero-preserve``: ``x' = (x − min) · s / (max − min)`` — the paper's range ``[0, s]``.
+* ``--no-zero-preserve``: ``x' = (x − min) · s / (max − min)`` — the paper's range ``[0, s]``;
+* ``--multiply``: ``x' = x · s`` (with ``--no-zero-preserve``: ``(x − min) · s``) — each value
+  weighted by the score, Forman's TF·BNS representation of word counts (docs/algorithms.md §3).
 
-A feature constant on the training data becomes 0; test values are not
-clipped; missing stays missing.  ``--no-scale`` leaves values unchanged and only
-records the scores for a following ``select``.  Scores use the best threshold
+A feature constant on the training data becomes 0 (except under ``--multiply``,
+which does not look at the range); test values are not clipped; missing stays
+missing.  ``--no-scale`` leaves values unchanged and only records the scores for
+a following ``select`` (it refuses ``--multiply``).  Scores use the best threshold
 by default, or presence (value ≠ 0) with ``--presence``.  On a class of more
 than two labels without ``--positive``, ``ig`` and ``chi`` score all classes at
 once (``--combine joint``, Weka 3.6's scores); the other metrics, and these
@@ -49,6 +52,13 @@ class ScorerStage(ClassValueCountsStage):
             "scale", bool, True, "Rescale each feature's training range to its score (--no-scale: only record scores)."
         ),
         Option("zero_preserve", bool, True, "x·s/(max−min), keeping zeros (--no-zero-preserve: (x−min)·s/(max−min))."),
+        Option(
+            "multiply",
+            bool,
+            False,
+            "Multiply each value by its feature's score, x·s, instead of rescaling the range (TF·BNS on counts; "
+            "with --no-zero-preserve: (x−min)·s).",
+        ),
         COMBINE_OPTION,
         Option(
             "alpha",
@@ -71,6 +81,11 @@ class ScorerStage(ClassValueCountsStage):
         alpha = self.params["alpha"]
         if alpha is not None and math.isnan(alpha):
             raise FilterkitError("option --alpha: nan is not a number")
+        if self.params["multiply"] and not self.params["scale"]:
+            raise FilterkitError(
+                f"stage '{self.name}': --multiply and --no-scale contradict each other "
+                "(--no-scale leaves the values unchanged)"
+            )
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
@@ -94,7 +109,15 @@ class ScorerStage(ClassValueCountsStage):
         self.minimum, self.maximum = statistics.training_range()
         if self.params["scale"]:
             refuse_infinite_ranges(self, self.minimum, self.maximum)
-        self.factor, (self.inner_exponent, self.outer_exponent) = range_scaling(self.minimum, self.maximum, self.scores)
+        self.factor, (self.inner_exponent, self.outer_exponent) = self.scaling()
+
+    def scaling(self):
+        """``(factor, (inner, outer))`` for :func:`scale_features`: the scores themselves with
+        ``--multiply``, else each training range mapped onto a width of its score."""
+        if self.params["multiply"]:
+            no_exponents = np.zeros(len(self.scores), dtype=np.int64)
+            return self.scores.copy(), (no_exponents, no_exponents.copy())
+        return range_scaling(self.minimum, self.maximum, self.scores)
 
     def output_schema(self):
         if not self.params["scale"]:
@@ -144,7 +167,7 @@ class ScorerStage(ClassValueCountsStage):
         if np.any(self.minimum > self.maximum):
             raise invalid_state(self, "a feature's minimum is above its maximum")
         if "inner_exponent" in state:
-            factor, exponents = range_scaling(self.minimum, self.maximum, self.scores)
+            factor, exponents = self.scaling()
             saved_exponents = (self.inner_exponent, self.outer_exponent)
             if not (np.array_equal(factor, self.factor) and all(map(np.array_equal, exponents, saved_exponents))):
                 raise invalid_state(self, "'factor' does not follow from the scores and the training ranges")

@@ -16,25 +16,48 @@ Each feature is replaced by a smoothed estimate of P(positive | value):
 5. zero-preserving (default): output T(p̃(x)) − T(p̃(0)), so 0 stays 0 and sparse
    stays sparse.
 
-Missing stays missing.  A nominal attribute becomes numeric T(p̃(label)), the
-Laplace-corrected positive fraction of its label (no zero shift); a label
-unseen in training gets the attribute's overall fraction.  Statistics are
+6. missing values (``--missing bin``, default): their own bin, p̃(missing) =
+   (positives among them + 1)/(rows + 2), output like a value's,
+   T(p̃(missing)) − T(p̃(0)); a feature without missing training rows maps a
+   missing value to its overall p̃.  ``--missing keep``: missing stays missing.
+
+A nominal attribute becomes numeric T(p̃(label)), the Laplace-corrected positive
+fraction of its label (no zero shift); a label unseen in training gets the
+attribute's overall fraction, a missing label its missing bin's (docs/algorithms.md §4.2).  Statistics are
 per-feature value histograms, so the cost follows distinct values, not rows.
+
+The positive class is ``--positive``, or on a two-label class the minority one.
+On a class of k > 2 labels without ``--positive`` (docs/algorithms.md §4.1):
+``--multiclass one-vs-rest`` (default) writes k copies of each feature,
+``NAME@LABEL``, the copy of label c shaped with c as the positive class;
+``--multiclass max`` shapes each feature toward its most informative class, the
+one whose shaped feature predicts c-vs-rest on the training rows with the largest
+log-likelihood gain over the class rate.  Internally every output feature is a
+*column*, a (feature, class) pair; the fitted arrays are per column.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, Chunk
-from filterkit.stage import FEATURES, Option, StateArray, with_stored_values
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
+from filterkit.stage import Option, StateArray, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts
+
+#: ``--multiclass``: a shaped copy of each feature per class label, or each toward its most informative class.
+ONE_VS_REST = "one-vs-rest"
+MOST_INFORMATIVE = "max"
+#: ``--missing``: missing values form their own bin, or stay missing (0.3's behaviour).
+MISSING_BIN = "bin"
+MISSING_KEPT = "keep"
 
 
 class Shaper(ClassValueCountsStage):
@@ -47,12 +70,33 @@ class Shaper(ClassValueCountsStage):
         Option("neighbors", int, 15, "Rows taken on each side of a value.", minimum=0),
         Option("transform", str, "prob", "Output the probability or its log-odds.", choices=("prob", "logodds")),
         Option("zero_preserve", bool, True, "Shift so that 0 maps to 0 (--no-zero-preserve: output T(p) itself)."),
+        Option(
+            "multiclass",
+            str,
+            ONE_VS_REST,
+            "On a class of more than two labels without --positive: one copy of each feature per label, "
+            "NAME@LABEL, shaped toward it (one-vs-rest), or each feature shaped toward its most informative "
+            "label (max).",
+            choices=(ONE_VS_REST, MOST_INFORMATIVE),
+        ),
+        Option(
+            "missing",
+            str,
+            MISSING_BIN,
+            "A missing value gets its own bin, shaped like a value (bin), or stays missing (keep, as before 0.4).",
+            choices=(MISSING_BIN, MISSING_KEPT),
+            before_it_existed=MISSING_KEPT,
+        ),
     )
-    #: Per feature p̃(0) and p̃ over all its rows; the knots, sorted by (feature, value), with p̃ at each.
+    #: Per column (a feature shaped toward one class): its class (saved only by --multiclass max; −1:
+    #: a binary shaper's, not recorded), p̃(0), p̃ over all its present rows and p̃(missing) (saved
+    #: only where it differs from that); the knots, sorted by (column, value), with p̃ at each.
     state_arrays = {
-        "zero_probability": StateArray(probability=True),
-        "default_probability": StateArray(probability=True),
-        "knot_feature": StateArray(length=None, whole=True, high=FEATURES),
+        "column_class": StateArray(length=None, whole=True, low=-1),
+        "zero_probability": StateArray(length="column_class", probability=True),
+        "default_probability": StateArray(length="column_class", probability=True),
+        "missing_probability": StateArray(length="column_class", probability=True),
+        "knot_feature": StateArray(length=None, whole=True, high="column_class"),
         "knot_value": StateArray(length="knot_feature", finite=False),
         "knot_probability": StateArray(length="knot_feature", probability=True),
     }
@@ -71,17 +115,117 @@ class Shaper(ClassValueCountsStage):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
+        labels = self.class_attribute.labels
+        self.one_vs_rest = self._shapes_every_class() and self.params["multiclass"] == ONE_VS_REST
+        self.copies = len(labels) if self.one_vs_rest else 1
+        self.column_feature = np.repeat(np.arange(len(self.features)), self.copies)
+        self.column_nominal = self.nominal[self.column_feature]
+        if self.one_vs_rest:
+            self._lay_out_copies()
+
+    def _shapes_every_class(self) -> bool:
+        """True on a class of more than two labels without --positive (docs/algorithms.md §4.1)."""
+        return self.context.positive is None and len(self.class_attribute.labels) > 2
+
+    def _chooses_classes(self) -> bool:
+        """True for --multiclass max on a class of more than two labels: each feature's class is learned."""
+        return self._shapes_every_class() and self.params["multiclass"] == MOST_INFORMATIVE
+
+    def _lay_out_copies(self) -> None:
+        """The one-vs-rest output schema: each feature replaced, where it stands, by its copies
+        NAME@LABEL in the class's label order; ``source`` maps each output attribute to its input
+        attribute, ``output_column`` to its column (−1: not shaped)."""
+        labels = self.class_attribute.labels
+        attributes, source, output_column = [], [], []
+        column_of_attribute = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
+        column_of_attribute[self.features] = np.arange(len(self.features)) * self.copies
+        for i, attribute in enumerate(self.input_schema.attributes):
+            if column_of_attribute[i] < 0:
+                attributes.append(attribute)
+                source.append(i)
+                output_column.append(-1)
+                continue
+            for c, label in enumerate(labels):
+                attributes.append(Attribute(f"{attribute.name}@{label}", NUMERIC, declared_type="numeric"))
+                source.append(i)
+                output_column.append(column_of_attribute[i] + c)
+        names = [attribute.name for attribute in attributes]
+        repeated = sorted({name for name in names if names.count(name) > 1}) if len(set(names)) < len(names) else []
+        if repeated:
+            raise FilterkitError(
+                f"stage '{self.name}': --multiclass {ONE_VS_REST} would write two attributes called "
+                f"'{repeated[0]}' (a copy NAME@LABEL repeats an attribute's name): rename it, or use "
+                f"--multiclass {MOST_INFORMATIVE} or --positive"
+            )
+        self.copies_schema = self.input_schema.with_attributes(attributes)
+        self.source = np.array(source, dtype=np.int64)
+        self.output_column = np.array(output_column, dtype=np.int64)
+        self.output_of_input = np.searchsorted(self.source, np.arange(len(self.input_schema.attributes)))
+
+    def output_schema(self):
+        """The input schema with every shaped attribute numeric; one-vs-rest: each replaced by its copies."""
+        return self.copies_schema if self.one_vs_rest else super().output_schema()
+
+    #: True when the fitted stage gives training rows' missing values a number (--missing bin)
+    bins_training_missing = False
 
     def finalize(self, statistics: ValueCounts) -> None:
         self.training_counts = statistics
-        positive = positive_code(self.class_attribute, statistics.class_totals, self.context.positive)
+        self.bins_training_missing = self.params["missing"] == MISSING_BIN and bool(
+            np.any(statistics.missing_sums(None).to_float() > 0)
+        )
+        class_totals = statistics.class_totals
         histogram = statistics.histogram(include_zero=True)
+        n_features = len(self.features)
+        if self._shapes_every_class():
+            fits = [self._fit_toward(c, histogram, statistics) for c in range(len(self.class_attribute.labels))]
+        else:
+            positive = positive_code(self.class_attribute, class_totals, self.context.positive)
+            fits = [self._fit_toward(positive, histogram, statistics)]
+        if self.one_vs_rest:
+            self.column_class = np.tile(np.arange(self.copies), n_features)
+        elif len(fits) > 1:
+            self.column_class = _most_informative(np.array([fit.information for fit in fits]), class_totals > 0)
+        else:
+            self.column_class = np.full(n_features, fits[0].target, dtype=np.int64)
+        n_columns = len(self.column_class)
+        self.zero_probability = np.empty(n_columns)
+        self.default_probability = np.empty(n_columns)
+        self.missing_probability = np.empty(n_columns)
+        knot_feature, knot_value, knot_probability = [], [], []
+        for fit in fits:
+            # this fit's column of each feature (−1: the feature is shaped toward another class)
+            column = np.flatnonzero(self.column_class == fit.target)
+            feature = self.column_feature[column]
+            column_of_feature = np.full(n_features, -1, dtype=np.int64)
+            column_of_feature[feature] = column
+            self.zero_probability[column] = fit.zero_probability[feature]
+            self.default_probability[column] = fit.default_probability[feature]
+            self.missing_probability[column] = fit.missing_probability[feature]
+            used = column_of_feature[fit.knot_feature] >= 0
+            knot_feature.append(column_of_feature[fit.knot_feature[used]])
+            knot_value.append(fit.knot_value[used])
+            knot_probability.append(fit.knot_probability[used])
+        self.knot_feature = np.concatenate(knot_feature)
+        self.knot_value = np.concatenate(knot_value)
+        self.knot_probability = np.concatenate(knot_probability)
+        order = np.lexsort((self.knot_value, self.knot_feature))
+        self.knot_feature = self.knot_feature[order]
+        self.knot_value = self.knot_value[order]
+        self.knot_probability = self.knot_probability[order]
+        self._index_knots()
+        if not self.params["zero_bin"]:
+            self.zero_probability = self._probabilities_at(np.arange(n_columns), np.zeros(n_columns))
+
+    def _fit_toward(self, target: int, histogram, statistics: ValueCounts) -> "_Fit":
+        """Every feature shaped toward class ``target`` (KDD'09 §3.2, §3.5; the missing bin,
+        docs/algorithms.md §4.2): its estimates and knots."""
         feature, value, rows = histogram.feature, histogram.value, histogram.rows
-        positives = histogram.of_class(positive)
+        positives = histogram.of_class(target)
         n_features = len(self.features)
         totals = np.bincount(feature, weights=rows, minlength=n_features)
         total_positives = np.bincount(feature, weights=positives, minlength=n_features)
-        self.default_probability = (total_positives + 1) / (totals + 2)
+        default_probability = (total_positives + 1) / (totals + 2)
 
         nominal_entry = self.nominal[feature]
         zero_entry = (value == 0) & ~nominal_entry
@@ -89,36 +233,61 @@ class Shaper(ClassValueCountsStage):
             in_window = ~nominal_entry & ~zero_entry
             zero_rows = np.bincount(feature[zero_entry], weights=rows[zero_entry], minlength=n_features)
             zero_positives = np.bincount(feature[zero_entry], weights=positives[zero_entry], minlength=n_features)
-            self.zero_probability = (zero_positives + 1) / (zero_rows + 2)
+            zero_probability = (zero_positives + 1) / (zero_rows + 2)
         else:
             in_window = ~nominal_entry
+            zero_probability = np.full(n_features, 0.5)
         window_probability = _window_probabilities(
             feature[in_window], rows[in_window], positives[in_window], self.params["neighbors"]
         )
         nominal_probability = (positives[nominal_entry] + 1) / (rows[nominal_entry] + 2)
-        self.knot_feature = np.concatenate([feature[in_window], feature[nominal_entry]])
-        self.knot_value = np.concatenate([value[in_window], value[nominal_entry]])
-        self.knot_probability = np.concatenate([window_probability, nominal_probability])
-        order = np.lexsort((self.knot_value, self.knot_feature))
-        self.knot_feature = self.knot_feature[order]
-        self.knot_value = self.knot_value[order]
-        self.knot_probability = self.knot_probability[order]
-        self._index_knots()
-        if not self.params["zero_bin"]:
-            self.zero_probability = self._probabilities_at(np.arange(n_features), np.zeros(n_features))
+        # the estimate each training row gets: its knot's, or the zero bin's
+        entry_probability = np.empty(len(feature))
+        entry_probability[in_window] = window_probability
+        entry_probability[nominal_entry] = nominal_probability
+        entry_probability[zero_entry & ~in_window] = zero_probability[feature[zero_entry & ~in_window]]
+        missing_rows = statistics.missing_sums(None).to_float()
+        missing_positives = np.minimum(np.maximum(statistics.missing_sums(target).to_float(), 0.0), missing_rows)
+        if self.params["missing"] == MISSING_BIN:
+            # without missing training rows a missing value says nothing: the feature's overall p̃
+            missing_probability = np.where(
+                missing_rows > 0, (missing_positives + 1) / (missing_rows + 2), default_probability
+            )
+            binned = np.flatnonzero(missing_rows > 0)
+        else:
+            missing_probability = default_probability
+            binned = np.zeros(0, dtype=np.int64)
+        # the training rows' estimates, the missing bin's rows included, for the information gain
+        information = _information_gain(
+            np.concatenate([feature, binned]),
+            np.concatenate([rows, missing_rows[binned]]),
+            np.concatenate([positives, missing_positives[binned]]),
+            np.concatenate([entry_probability, missing_probability[binned]]),
+            n_features,
+        )
+        return _Fit(
+            target,
+            zero_probability,
+            default_probability,
+            missing_probability,
+            np.concatenate([feature[in_window], feature[nominal_entry]]),
+            np.concatenate([value[in_window], value[nominal_entry]]),
+            np.concatenate([window_probability, nominal_probability]),
+            information,
+        )
 
     def _index_knots(self) -> None:
         """Tables for :meth:`_probabilities_at`, built once per fit or load.
 
-        Each knot gets the slope to the next knot of its feature (NaN at a feature's
-        last knot); each feature the probability below its first knot (its baseline
-        without knots).  A query (feature, value) is ranked among the distinct knot
-        values, so (feature, rank) is one integer; ``knot_below`` maps it to the
-        feature's last knot at or below the value (−1 for none), as a table when
-        features × distinct values is small, else by a search of the knots' keys.
+        Each knot gets the slope to the next knot of its column (NaN at a column's
+        last knot); each column the probability below its first knot (its baseline
+        without knots).  A query (column, value) is ranked among the distinct knot
+        values, so (column, rank) is one integer; ``knot_below`` maps it to the
+        column's last knot at or below the value (−1 for none), as a table when
+        columns × distinct values is small, else by a search of the knots' keys.
         """
-        n_features = len(self.features)
-        self.knot_start = np.searchsorted(self.knot_feature, np.arange(n_features + 1))
+        n_columns = len(self.column_feature)
+        self.knot_start = np.searchsorted(self.knot_feature, np.arange(n_columns + 1))
         has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
         self.knot_has_next = has_next
         following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
@@ -140,15 +309,15 @@ class Shaper(ClassValueCountsStage):
         self.knot_rank_key = self.knot_feature * self.rank_stride + np.searchsorted(
             self.distinct_values, self.knot_value, side="right"
         )
-        if n_features * self.rank_stride <= _KNOT_TABLE_LIMIT:
-            below = np.searchsorted(self.knot_rank_key, np.arange(n_features * self.rank_stride), side="right") - 1
+        if n_columns * self.rank_stride <= _KNOT_TABLE_LIMIT:
+            below = np.searchsorted(self.knot_rank_key, np.arange(n_columns * self.rank_stride), side="right") - 1
             feature_start = np.repeat(self.knot_start[:-1], self.rank_stride)
             self.knot_table: np.ndarray | None = np.where(below >= feature_start, below, -1)
         else:
             self.knot_table = None
 
     def _knot_below(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Per (feature position, value): the feature's last knot with value ≤ the value, or −1."""
+        """Per (column, value): the column's last knot with value ≤ the value, or −1."""
         key = positions * self.rank_stride + np.searchsorted(self.distinct_values, values, side="right")
         if self.knot_table is not None:
             return self.knot_table[key]
@@ -156,7 +325,7 @@ class Shaper(ClassValueCountsStage):
         return np.where(below >= self.knot_start[positions], below, -1)
 
     def _probabilities_at(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """p̃ of each (feature position, value) pair, before the transform, all features at once.
+        """p̃ of each (column, value) pair, before the transform, all columns at once.
 
         Numeric: linear interpolation between a feature's knots, clamped at its ends
         (``numpy.interp``'s arithmetic), the zero bin at 0; nominal: the label's own
@@ -179,7 +348,7 @@ class Shaper(ClassValueCountsStage):
         if self.params["zero_bin"]:
             zero = values == 0
             shaped[zero] = self.zero_probability[positions[zero]]
-        nominal = self.nominal[positions]
+        nominal = self.column_nominal[positions]
         if nominal.any():
             exact = at_knot & (self.knot_value[knot] == values) if len(self.knot_value) else at_knot
             label_probability = np.where(
@@ -208,31 +377,38 @@ class Shaper(ClassValueCountsStage):
         return result
 
     def _shape(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """The output value of each (feature position, value) pair; NaN stays NaN."""
+        """The output value of each (column, value) pair; NaN is shaped from the missing bin
+        (--missing bin) or stays NaN (keep)."""
         transform = _TRANSFORMS[self.params["transform"]]
         missing = np.isnan(values)
         anything_missing = missing.any()
-        shaped = transform(
-            self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values)
-        )
+        probability = self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values)
+        binned = anything_missing and self.params["missing"] == MISSING_BIN
+        if binned:
+            probability[missing] = self.missing_probability[positions[missing]]
+        shaped = transform(probability)
         if self.params["zero_preserve"]:
             shaped = shaped - self._zero_shift()[positions]
-        return np.where(missing, np.nan, shaped) if anything_missing else shaped
+        return np.where(missing, np.nan, shaped) if anything_missing and not binned else shaped
 
     def _zero_shift(self) -> np.ndarray:
-        """Per feature, T(p̃(0)) (0 for nominal features): subtracted so that 0 maps to 0."""
+        """Per column, T(p̃(0)) (0 for nominal features): subtracted so that 0 maps to 0."""
         transform = _TRANSFORMS[self.params["transform"]]
-        return np.where(self.nominal, 0.0, transform(self.zero_probability))
+        return np.where(self.column_nominal, 0.0, transform(self.zero_probability))
 
     def preserves_zeros(self) -> bool:
-        """With --zero-preserve (the default) T(0) is subtracted, so 0 maps to 0."""
+        """With --zero-preserve (the default) T(0) is subtracted, so 0 maps to 0 (in every copy)."""
         return self.params["zero_preserve"]
 
     def value_map(self):
-        """Shaping is elementwise: the next stage's value counts follow from this stage's."""
-        return self._shape
+        """Shaping toward one class per feature is elementwise: the next stage's value counts
+        follow from this stage's; one-vs-rest copies are not, nor missing training values given
+        a number (the counts keep no value for them): None."""
+        return None if self.one_vs_rest or self.bins_training_missing else self._shape
 
     def transform(self, chunk: Chunk) -> Chunk:
+        if self.one_vs_rest:
+            return self._transform_copies(chunk)
         position_of = np.full(chunk.values.shape[1], -1, dtype=np.int64)
         position_of[self.features] = np.arange(len(self.features))
         keeps_zero = self.params["zero_preserve"] and not self.nominal.any()
@@ -249,18 +425,72 @@ class Shaper(ClassValueCountsStage):
         values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
+    def _transform_copies(self, chunk: Chunk) -> Chunk:
+        """One-vs-rest: each input attribute's values in each of its output attributes, the
+        copies shaped; a sparse chunk stays sparse, touching only its stored values, when
+        zeros stay zero."""
+        text = {int(self.output_of_input[column]): rows for column, rows in chunk.text.items()}
+        shaped = self.output_column >= 0
+        if chunk.is_sparse and self.params["zero_preserve"] and not self.nominal.any():
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+            outputs_per_input = np.bincount(self.source, minlength=matrix.shape[1])
+            repeats = outputs_per_input[matrix.indices]
+            entry = np.repeat(np.arange(len(matrix.data)), repeats)
+            within = np.arange(len(entry)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+            output = self.output_of_input[matrix.indices[entry]] + within
+            data = matrix.data[entry]
+            column = self.output_column[output]
+            acted = column >= 0
+            data[acted] = self._shape(column[acted], data[acted])
+            row_starts = np.r_[0, np.cumsum(repeats)][matrix.indptr]
+            copies = sp.csr_matrix((data, output, row_starts), shape=(matrix.shape[0], len(self.source)))
+            if not data.all():
+                copies.eliminate_zeros()
+            return Chunk(copies, text, chunk.weights)
+        values = chunk.dense_values()[:, self.source]
+        block = values[:, shaped]
+        columns = np.broadcast_to(self.output_column[shaped], block.shape)
+        values[:, shaped] = self._shape(columns.ravel(), block.ravel()).reshape(block.shape)
+        return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
+
     def state(self) -> dict:
+        """The fitted arrays; ``column_class`` only where options and class do not imply it (max),
+        ``missing_probability`` only where it is not ``default_probability``."""
+        recorded = {"column_class": self.column_class} if self._chooses_classes() else {}
+        differs = not np.array_equal(self.missing_probability, self.default_probability)
+        missing = {"missing_probability": self.missing_probability} if differs else {}
         return {
+            **recorded,
             "knot_feature": self.knot_feature,
             "knot_value": self.knot_value,
             "knot_probability": self.knot_probability,
             "zero_probability": self.zero_probability,
             "default_probability": self.default_probability,
+            **missing,
             OPTIONS_KEY: fitted_options(self),
         }
 
     def load_state(self, state: dict) -> None:
+        if "column_class" not in state and not self._chooses_classes():
+            # one-vs-rest: every label in order; a binary shaper's class is not recorded (−1)
+            implied = np.tile(np.arange(self.copies), len(self.features)) if self.one_vs_rest else -1
+            state = {**state, "column_class": np.broadcast_to(implied, len(self.column_feature))}
+        elif "column_class" in state and np.ndim(state["column_class"]) == 1:
+            # the other arrays' lengths follow column_class's: a wrong length is its fault
+            if len(state["column_class"]) != len(self.column_feature):
+                raise invalid_state(
+                    self,
+                    f"'column_class' has {len(state['column_class'])} entries, expected {len(self.column_feature)}",
+                )
+        if "missing_probability" not in state and "default_probability" in state:
+            state = {**state, "missing_probability": state["default_probability"]}
         super().load_state(state)
+        n_labels = len(self.class_attribute.labels)
+        expected = np.tile(np.arange(n_labels), len(self.features)) if self.one_vs_rest else None
+        if np.any(self.column_class >= n_labels) or (
+            expected is not None and not np.array_equal(self.column_class, expected)
+        ):
+            raise invalid_state(self, "'column_class' does not name each column's class label")
         same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
         unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (
             same_feature & (self.knot_value[1:] <= self.knot_value[:-1])
@@ -268,13 +498,57 @@ class Shaper(ClassValueCountsStage):
         if unsorted.any():
             where = int(np.flatnonzero(unsorted)[0]) + 1
             raise invalid_state(self, f"the knots are not sorted by feature and value (knot {where})")
-        nominal_knot = self.nominal[self.knot_feature]
+        nominal_knot = self.column_nominal[self.knot_feature]
         if nominal_knot.any():
             labels = np.array([len(self.input_schema.attributes[i].labels or ()) for i in self.features])
             codes = self.knot_value[nominal_knot]
-            if np.any((codes != np.floor(codes)) | (codes < 0) | (codes >= labels[self.knot_feature[nominal_knot]])):
+            knot_labels = labels[self.column_feature[self.knot_feature[nominal_knot]]]
+            if np.any((codes != np.floor(codes)) | (codes < 0) | (codes >= knot_labels)):
                 raise invalid_state(self, "a nominal attribute's knot is not one of its label codes")
         self._index_knots()
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """Every feature shaped toward class ``target``: per feature p̃(0), p̃ over all its present rows,
+    p̃(missing) and the information gain of the shaped feature (:func:`_information_gain`); its knots."""
+
+    target: int
+    zero_probability: np.ndarray
+    default_probability: np.ndarray
+    missing_probability: np.ndarray
+    knot_feature: np.ndarray
+    knot_value: np.ndarray
+    knot_probability: np.ndarray
+    information: np.ndarray
+
+
+def _information_gain(
+    feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, probability: np.ndarray, n_features: int
+) -> np.ndarray:
+    """Per feature, what its shaped value tells of the class (docs/algorithms.md §4.1): the
+    log-likelihood, in bits per training row, of the class-vs-rest labels under the
+    estimates p̃ the training rows get, less that under the feature's overall estimate
+    (positives + 1)/(rows + 2); 0 for a feature without rows.  ``probability`` is each
+    (feature, value) entry's p̃, ``rows`` and ``positives`` its weights."""
+    likelihood = np.bincount(
+        feature,
+        weights=positives * np.log2(probability) + (rows - positives) * np.log2(1 - probability),
+        minlength=n_features,
+    )
+    total = np.bincount(feature, weights=rows, minlength=n_features)
+    total_positives = np.bincount(feature, weights=positives, minlength=n_features)
+    overall = (total_positives + 1) / (total + 2)
+    baseline = total_positives * np.log2(overall) + (total - total_positives) * np.log2(1 - overall)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, (likelihood - baseline) / total, 0.0)
+
+
+def _most_informative(information: np.ndarray, has_rows: np.ndarray) -> np.ndarray:
+    """Per feature (a column of ``information``, classes × features), the class of largest
+    information among those with training rows, the first such label on a tie."""
+    candidates = np.where(has_rows[:, None], information, -np.inf)
+    return np.argmax(candidates, axis=0).astype(np.int64)
 
 
 def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:

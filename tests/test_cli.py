@@ -83,8 +83,19 @@ def test_bad_row_on_stdin_is_located_on_stdin(run_filterkit, tmp_path):
         (["IN", "l2", "--chunk-rows", "5"], "--chunk-rows is an option of the chain: put it before"),
         (["--chunk-rows", "0", "IN"], "--chunk-rows"),
         ([], "Missing argument 'IN.arff'"),
+        (["IN", "select", "--top", "5", "--fraction", "0.5"], "Error: stage 'select' needs exactly one of"),
+        (["IN", "discretize", "--equal-frequency"], "Error: discretize --equal-frequency needs --bins N"),
     ],
-    ids=["chain-option", "stage-option", "stage", "chain-option-after-input", "out-of-range", "no-input"],
+    ids=[
+        "chain-option",
+        "stage-option",
+        "stage",
+        "chain-option-after-input",
+        "out-of-range",
+        "no-input",
+        "stage-options-together",
+        "stage-option-without-its-partner",
+    ],
 )
 def test_usage_errors_exit_2(run_filterkit, argv, message):
     result = run_filterkit(*[str(REAL / "iris.arff") if a == "IN" else a for a in argv])

@@ -270,3 +270,36 @@ def test_durations_read_as_a_person_says_them(seconds, shown):
 )
 def test_sizes_read_in_decimal_units(count, shown):
     assert data_size(count) == shown
+
+
+@pytest.mark.parametrize(
+    "suffix, text, rows",
+    [
+        (".svm", "1 1:0.5 3:2\n# a comment line\n-1 2:1\n1 1:1 2:0.5 3:1\n", 3),
+        (".csv", "a,b,class\n" + "".join(f"{i / 7},{i % 3},{'xy'[i % 2]}\n" for i in range(25_001)), 25_001),
+    ],
+)
+def test_the_header_scan_of_svmlight_and_csv_counts_the_rows_it_read(run_filterkit, tmp_path, suffix, text, rows):
+    data = tmp_path / f"data{suffix}"
+    data.write_text(text)
+    result = run_filterkit("--progress", data, "minmax")
+    assert result.status == 0, result.stderr
+    scan, fitting, writing = result.stderr.splitlines()[:3]
+    assert scan.startswith(f"filterkit: pass 1/3: scanning {data} for its header: ")
+    assert f", {rows:,} rows in " in scan
+    assert f", {rows:,} rows in " in fitting and f", {rows:,} rows in " in writing
+
+
+def test_a_csv_spooled_from_standard_input_shows_its_bytes_and_a_model_s_header_takes_no_scan(run_filterkit, tmp_path):
+    data = tmp_path / "data.csv"
+    data.write_text("a,b,class\n" + "".join(f"{i / 7},{i % 3},{'xy'[i % 2]}\n" for i in range(40)))
+    piped = run_filterkit("--progress", "--from", "csv", "-", "minmax", stdin=data.read_bytes())
+    assert piped.status == 0, piped.stderr
+    spool, scan = piped.stderr.splitlines()[:2]
+    assert re.fullmatch(rf"filterkit: pass 1/4: spooling <stdin>: {data_size(data.stat().st_size)} in \S+ s", spool)
+    assert scan.startswith("filterkit: pass 2/4: scanning <stdin> for its header: ") and ", 40 rows in " in scan
+    model = tmp_path / "model.json"
+    assert run_filterkit("-q", "--save-model", model, data, "minmax").status == 0
+    applied = run_filterkit("--progress", "apply", model, data)
+    assert applied.status == 0, applied.stderr
+    assert applied.stderr.splitlines()[0].startswith("filterkit: pass 1/1: writing: 100% of ")

@@ -86,7 +86,7 @@ def data(tmp_path):
 
 def shape(data, **params) -> tuple[np.ndarray, np.ndarray]:
     """The shaped training rows and test rows (columns x, color)."""
-    stage = load_plugins().make_stage("shape", {"neighbors": 1, **params})
+    stage = load_plugins().make_stage("shape", {"neighbors": 1, "missing": "keep", **params})
     chain = Chain([stage], positive="p").fit(FileSource(str(data / "train.arff")))
     train = np.vstack([c.dense_values() for c in chain.transform(FileSource(str(data / "train.arff")).chunks())])
     test = np.vstack([c.dense_values() for c in chain.transform(FileSource(str(data / "test.arff")).chunks())])
@@ -262,7 +262,7 @@ def test_many_features_with_ties_match_a_row_by_row_window(tmp_path, neighbors):
         ",".join("?" if np.isnan(x) else str(int(x)) for x in row) + "," + "np"[y] for row, y in zip(columns, labels)
     ]
     (tmp_path / "fuzz.arff").write_text("\n".join(lines) + "\n")
-    stage = load_plugins().make_stage("shape", {"neighbors": neighbors, "zero_preserve": False})
+    stage = load_plugins().make_stage("shape", {"neighbors": neighbors, "zero_preserve": False, "missing": "keep"})
     chain = Chain([stage], positive="p").fit(FileSource(str(tmp_path / "fuzz.arff")))
     shaped = next(chain.transform(FileSource(str(tmp_path / "fuzz.arff")).chunks())).dense_values()
     for j in range(3):
@@ -281,13 +281,14 @@ def test_many_features_with_ties_match_a_row_by_row_window(tmp_path, neighbors):
         np.testing.assert_allclose(shaped[:, j], expected, rtol=1e-13, err_msg=f"feature {j}")
 
 
-def test_multiclass_target_without_positive_is_an_error_naming_positive(capsys):
+def test_multiclass_target_without_positive_is_shaped_one_vs_rest(capsys):
     status = cli.run([str(SAMPLES / "iris.arff"), "shape"])
-    err = capsys.readouterr().err
-    assert status == 1
-    assert "--positive" in err
-    assert "Traceback" not in err
-    assert err.startswith("filterkit: error:")
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    declared = [line.split()[1] for line in out.splitlines() if line.lower().startswith("@attribute")]
+    labels = ["Iris-setosa", "Iris-versicolor", "Iris-virginica"]
+    features = ["sepallength", "sepalwidth", "petallength", "petalwidth"]
+    assert declared == [f"{feature}@{label}" for feature in features for label in labels] + ["class"]
 
 
 # --- the headline pipeline on a sparse text sample ------------------------------------------

@@ -60,7 +60,6 @@ REGISTRY = load_plugins()
 #: so it is checked with positive="1".  ``select`` needs exactly one rule and, outside a
 #: chain, a metric to rank by (a pipeline step does not see the scorer before it).
 CHECK_PARAMS = {
-    "shape": {"positive": "1"},
     "select": {"metric": "bns", "top": 2},
     "keep": {"type": "numeric"},
     "remove": {"type": "string"},
@@ -283,10 +282,11 @@ def test_class_labels_are_the_sorted_strings_of_y():
         Shaper().fit(X, [0.5, 1.5, 2.25, 3.0])
 
 
-def test_shaper_on_three_classes_needs_a_positive_class():
+def test_shaper_on_three_classes_shapes_toward_each_class_by_default():
     X = np.array([[1.0], [0.0], [2.0]])
-    with pytest.raises(ValueError, match="Shaper: the class 'y' has 3 labels: say which is positive"):
-        Shaper().fit(X, ["a", "b", "c"])
+    shaper = Shaper().fit(X, ["a", "b", "c"])
+    assert shaper.transform(X).shape == (3, 3)
+    assert list(shaper.get_feature_names_out()) == ["x0@a", "x0@b", "x0@c"]
     assert Shaper(positive="b").fit_transform(X, ["a", "b", "c"]).shape == (3, 1)
 
 

@@ -27,10 +27,14 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
     EXTRA_MEASURES,
     MEASURES,
+    MULTICLASS_MEASURES,
+    MULTICLASS_TASK,
+    PER_CLASS_MEASURES,
     ChainSpec,
     Settings,
     choose_tasks,
     class_codes,
+    class_records,
     evaluate_fold,
     macro_average,
     micro_average,
@@ -39,6 +43,7 @@ from filterkit.evaluation import (
     repeat_seed,
     stratified_folds,
     summarize,
+    summarize_multiclass,
     take_rows,
 )
 from filterkit.outputs import checked_output, staged_output
@@ -55,6 +60,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --classifier aisvm --positive Ethics --json oh0.arff binarize l2
   filterkit evaluate --each-class --repeats 5 --stats --report r.html --compare oh0.arff "binarize l2" "shape bns l2"
   filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns --top 10 l2
+  filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
 training fold only and applied to its test fold. With --compare, every
@@ -67,7 +73,12 @@ left out (and counted on stderr). AUC is averaged over folds, never pooled.
 --repeats draws the folds again (the first draw is --seed's); --stats adds the
 break-even point, micro-averages and paired tests against the first chain;
 --sweep runs every chain at each value of one stage option on the same folds.
+--multiclass makes the whole class one task: each chain is fitted without a
+positive class, a multi-class classifier (svm: one-vs-rest) predicts one class
+per row; accuracy, macro and micro F1, and per class its one-vs-rest AUC and F1.
 """
+
+MULTICLASS_LABELS = {"accuracy": "acc", "macro_auc": "macroAUC", "macro_f1": "macroF1", "micro_f1": "microF1"}
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
 MAX_SEED = 2**31 - 1
@@ -263,6 +274,130 @@ def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, e
             for fraction in settings.train_fractions
         ]
     return document
+
+
+def multiclass_report(chains, settings, grouped, fold_of_row, rows_used, left_out, extra, stats, ratios) -> dict:
+    """The JSON document of ``--multiclass``: the settings and one result per chain (and fraction);
+    with ``stats`` and several chains, each chain against the first on the same folds: the overall
+    measures over folds (corrected resampled t-test) and each class's AUC and F1 over classes
+    (Wilcoxon) and over folds."""
+    settings_json = {
+        "folds": settings.folds,
+        "seed": settings.seed,
+        "train_fractions": list(settings.train_fractions),
+        "classifier": settings.classifier,
+        "classifier_params": settings.classifier_params,
+        "multiclass": True,
+        "rows": rows_used,
+        "rows_with_missing_class_left_out": left_out,
+        "fold_of_row": fold_of_row.tolist(),
+        **extra,
+    }
+    if settings.repeats > 1:
+        settings_json["repeats"] = settings.repeats
+        settings_json["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
+    results = [
+        {
+            "chain": chain.text,
+            "task": MULTICLASS_TASK,
+            "train_fraction": fraction,
+            **({"sweep": chain.sweep} if chain.sweep else {}),
+            **summarize_multiclass(grouped[(chain.text, MULTICLASS_TASK, fraction)], settings.repeats),
+        }
+        for chain in chains
+        for fraction in settings.train_fractions
+    ]
+    document: dict = {"settings": settings_json, "results": results}
+    if stats and len(chains) > 1:
+        document["paired"] = []
+        for chain in chains[1:]:
+            for fraction in settings.train_fractions:
+                records = grouped[(chain.text, MULTICLASS_TASK, fraction)]
+                baseline = grouped[(chains[0].text, MULTICLASS_TASK, fraction)]
+                ratio = (ratios or {}).get(fraction, 1 / (settings.folds - 1))
+                overall = paired_comparison({"": records}, {"": baseline}, ratio, MULTICLASS_MEASURES)
+                labels = list(records[0]["per_class"])
+                per_class = paired_comparison(
+                    {label: class_records(records, label) for label in labels},
+                    {label: class_records(baseline, label) for label in labels},
+                    ratio,
+                    PER_CLASS_MEASURES,
+                )
+                document["paired"].append(
+                    {
+                        "chain": chain.text,
+                        "baseline": chains[0].text,
+                        "train_fraction": fraction,
+                        "measures": {
+                            measure: {"difference": paired["difference"], "over_folds": paired["over_folds"]}
+                            for measure, paired in overall.items()
+                        },
+                        "per_class": {
+                            measure: {
+                                "difference": paired["difference"],
+                                "over_classes": paired["over_tasks"],
+                                "over_folds": paired["over_folds"],
+                            }
+                            for measure, paired in per_class.items()
+                        },
+                    }
+                )
+    return document
+
+
+def format_multiclass_table(document: dict) -> str:
+    """The ``--multiclass`` table: one row per chain (and fraction) of the overall measures; then per
+    class its one-vs-rest AUC and F1 under each chain; then the spread over repeats and the paired tests."""
+    settings, rows = document["settings"], document["results"]
+    repeats = settings.get("repeats", 1)
+    classes = list(rows[0]["per_class"])
+    names = [row["chain"] for row in rows]
+    width = max(len("chain"), *(len(name) for name in names))
+    lines = [
+        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}, seed {settings['seed']}, "
+        f"classifier {settings['classifier']}, {settings['rows']} rows; multi-class: {len(classes)} classes at once",
+        f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{MULTICLASS_LABELS[m]:>8}" for m in MULTICLASS_MEASURES),
+    ]
+    for name, row in zip(names, rows):
+        cells = "  ".join(f"{_cell(row[m]):>8}" for m in MULTICLASS_MEASURES)
+        lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  {cells}")
+    if repeats > 1:
+        lines.append(f"standard deviation over the {repeats} repeats' means:")
+        for name, row in zip(names, rows):
+            cells = "  ".join(f"{_cell(row['repeats'][m]['std']):>8}" for m in MULTICLASS_MEASURES)
+            lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  {cells}")
+    counts = settings.get("class_counts", {})
+    class_width = max(len("class"), *(len(label) for label in classes))
+    column = 13
+    lines.append("per class, one-vs-rest AUC / F1, under chain 1, 2, … (the rows above, in order):")
+    lines.append(
+        f"{'class':<{class_width}}  {'rows':>5}  "
+        + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
+    )
+    for label in classes:
+        pairs = [(row["per_class"][label]["auc"], row["per_class"][label]["f1"]) for row in rows]
+        cells = "  ".join(f"{_cell(auc).strip() + ' / ' + _cell(f1).strip():>{column}}" for auc, f1 in pairs)
+        lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
+    for comparison in document.get("paired", []):
+        lines.append(
+            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
+            "difference; folds won/tied/lost, corrected resampled t-test p"
+        )
+        for measure, paired in comparison["measures"].items():
+            folds_ = paired["over_folds"]
+            lines.append(
+                f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
+                f"{folds_['wins']}/{folds_['ties']}/{folds_['losses']} p {_p_cell(folds_['corrected_t']['p'])}"
+            )
+        lines.append("  per class: difference; classes won/tied/lost, Wilcoxon p; folds won/tied/lost, t-test p")
+        for measure, paired in comparison["per_class"].items():
+            classes_, folds_ = paired["over_classes"], paired["over_folds"]
+            lines.append(
+                f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
+                f"{classes_['wins']}/{classes_['ties']}/{classes_['losses']} p {_p_cell(classes_['wilcoxon_p'])}  "
+                f"{folds_['wins']}/{folds_['ties']}/{folds_['losses']} p {_p_cell(folds_['corrected_t']['p'])}"
+            )
+    return "\n".join(lines) + "\n"
 
 
 def _macro_spread(per_task: list[dict], repeats: int) -> dict:
@@ -585,6 +720,12 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
     help="Every class with at least --min-positives rows against the rest, macro-averaged.",
 )
 @click.option("--min-positives", type=click.IntRange(1), default=50, show_default=True)
+@click.option(
+    "--multiclass",
+    is_flag=True,
+    help="One task of all classes: chains fitted without a positive class, a multi-class classifier "
+    "(svm: one-vs-rest); accuracy, macro/micro F1 and each class's one-vs-rest AUC and F1.",
+)
 @json_option("Print JSON: means as top-level keys for one chain and task.")
 @click.option("--per-task", is_flag=True, help="Also print one table row per task.")
 @click.option(
@@ -617,6 +758,7 @@ def evaluate(
     positive,
     each_class,
     min_positives,
+    multiclass,
     as_json,
     per_task,
     plot,
@@ -627,11 +769,6 @@ def evaluate(
     **classifier_values,
 ):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
-    report_file = None
-    if report_path is not None:
-        report_file = checked_output(report_path)
-        check_distinct([*([("the input", input_path)] if input_path != "-" else []), ("--report", report_path)])
-        _pyplot("--report")
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     if classifier not in registry.classifiers:
@@ -647,7 +784,14 @@ def evaluate(
     if ignored:
         raise FilterkitError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
     registry.classifier(classifier)(**params)
-    settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params, repeats)
+    if multiclass:
+        _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
+    report_file = None
+    if report_path is not None:
+        report_file = checked_output(report_path)
+        check_distinct([*([("the input", input_path)] if input_path != "-" else []), ("--report", report_path)])
+        _pyplot("--report")
+    settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params, repeats, multiclass)
     if compare:
         if not words:
             raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
@@ -676,12 +820,28 @@ def evaluate(
         data = take_rows(data, known)
     labels = schema.attributes[class_index].labels
     counts = np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels))
-    tasks = choose_tasks(labels, counts, positive, each_class, min_positives)
+    tasks = [MULTICLASS_TASK] if multiclass else choose_tasks(labels, counts, positive, each_class, min_positives)
+    if multiclass and np.count_nonzero(counts) < 2:
+        raise FilterkitError("--multiclass needs rows of at least two classes", input_path)
 
     grouped, fold_of_row, ratios = run_evaluation(
         registry, plugins.folder, schema, data, class_index, chains, tasks, settings, jobs, reporter
     )
     reporter.finish()
+    extra = {
+        "input": input_path,
+        "class": schema.attributes[class_index].name,
+        "class_counts": dict(zip(labels, counts.tolist())),
+        "chains": [c.text for c in chains],
+        "tasks": tasks,
+        **({"sweep": sweep} if sweep is not None else {}),
+    }
+    if multiclass:
+        document = multiclass_report(
+            chains, settings, grouped, fold_of_row, int(data.n_rows), left_out, extra, stats, ratios
+        )
+        _print_document(document, format_multiclass_table(document), as_json)
+        return
     document = report(
         chains,
         tasks,
@@ -690,14 +850,7 @@ def evaluate(
         fold_of_row,
         int(data.n_rows),
         left_out,
-        {
-            "input": input_path,
-            "class": schema.attributes[class_index].name,
-            "class_counts": dict(zip(labels, counts.tolist())),
-            "chains": [c.text for c in chains],
-            "tasks": tasks,
-            **({"sweep": sweep} if sweep is not None else {}),
-        },
+        extra,
         stats,
         ratios,
     )
@@ -709,10 +862,42 @@ def evaluate(
             without_tests = {key: value for key, value in document.items() if key != "paired"}
             staged.stream.write(report_html(document, format_table(without_tests, per_task)).encode("utf-8"))
             staged.publish()
+    _print_document(document, table, as_json)
+
+
+def _print_document(document: dict, table: str, as_json: bool) -> None:
+    """The evaluation on stdout: the JSON document, or the table."""
     if as_json:
         click.echo(json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default))
     else:
         click.echo(table, nl=False)
+
+
+def _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path) -> None:
+    """Refuse what ``--multiclass`` cannot do: a binary classifier, and the options of binary tasks or
+    of the binary table and plots."""
+    if not getattr(registry.classifier(classifier), "multiclass", False):
+        raise FilterkitError(
+            f"classifier '{classifier}' is binary and cannot learn k classes at once (--multiclass needs a "
+            "classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
+        )
+    given = [
+        flag
+        for flag, value in (
+            ("--positive", positive is not None),
+            ("--each-class", each_class),
+            ("--min-positives", ctx.get_parameter_source("min_positives") is click.core.ParameterSource.COMMANDLINE),
+            ("--per-task", per_task),
+            ("--plot", plot is not None),
+            ("--report", report_path is not None),
+        )
+        if value
+    ]
+    if given:
+        raise FilterkitError(
+            f"--multiclass cannot be combined with {', '.join(given)}: it evaluates one task of all classes "
+            "(its table always shows each class; use --json for everything)"
+        )
 
 
 def _without_nan(value):

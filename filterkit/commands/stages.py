@@ -10,6 +10,7 @@ from click.exceptions import NoSuchCommand, NoSuchOption
 
 from filterkit.commands.context import registry_of
 from filterkit.commands.options import click_option
+from filterkit.errors import OptionError
 from filterkit.plugins import Registry
 
 
@@ -57,7 +58,10 @@ def stage_command(registry: Registry, name: str) -> click.Command:
     stage_class = registered.value
 
     def make(**params):
-        return registry.make_stage(name, params)
+        try:
+            return registry.make_stage(name, params)
+        except OptionError as error:
+            raise click.UsageError(error.message) from None
 
     summary = stage_class.one_line_summary()
     return StageCommand(

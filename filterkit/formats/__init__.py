@@ -84,6 +84,8 @@ class ScannedFormat(Protocol):
 
     def scan(self, opened: "Reopen", name: str, options: FormatOptions, known_schema: Schema | None) -> "Layout": ...
 
+    def scan_reads_rows(self, known_schema: Schema | None) -> bool: ...
+
     def chunks(self, stream: IO[bytes], name: str, layout: "Layout", chunk_rows: int) -> Iterator[Chunk]: ...
 
 
@@ -95,12 +97,14 @@ class Reopen(Protocol):
 
 @dataclass(frozen=True)
 class Layout:
-    """What a scan found: the schema, the comment lines before the first row, and the
-    format's own reading details (``details``)."""
+    """What a scan found: the schema, the comment lines before the first row, the
+    format's own reading details (``details``), and the data rows it read (``rows``;
+    None when it read only a header line, as a CSV read with a model's header does)."""
 
     schema: Schema
     header_comments: tuple[str, ...]
     details: object
+    rows: int | None
 
 
 class RowWriter(Protocol):

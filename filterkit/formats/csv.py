@@ -60,13 +60,15 @@ class CsvFormat:
         if known_schema is not None:
             return _known_layout(known_schema, names, name)
         numeric = [True] * len(names)
-        for fields, number, plain in self._rows(opened, name, len(names)):
+        rows = 0
+        for fields, number, plain, group_rows in self._rows(opened, name, len(names)):
+            rows += group_rows
             for column in range(len(names)):
                 if numeric[column] and not plain[column]:
                     numeric[column] = all(_missing(text, quoted) or _is_number(text) for text, quoted in fields(column))
         labels: list[dict[str, int]] = [{} for _ in names]
         if not all(numeric):
-            for fields, number, _ in self._rows(opened, name, len(names)):
+            for fields, number, _, _ in self._rows(opened, name, len(names)):
                 for column in range(len(names)):
                     if numeric[column]:
                         continue
@@ -89,7 +91,11 @@ class CsvFormat:
         ]
         codes = tuple(None if numeric[column] else labels[column] for column in range(len(names)))
         schema = Schema(relation_of(name, keep_extension=False), tuple(attributes))
-        return Layout(schema, (), _Details(codes))
+        return Layout(schema, (), _Details(codes), rows)
+
+    def scan_reads_rows(self, known_schema: Schema | None) -> bool:
+        """Only without a model's header: with one, the scan reads the header row alone."""
+        return known_schema is None
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
@@ -132,10 +138,11 @@ class CsvFormat:
             stream.close()
         raise ArffError("empty input: no header row of column names", name, 1)
 
-    def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray]]:
+    def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray, int]]:
         """The data rows (the header row skipped) a group at a time: a function giving a
         column's ``(text, quoted)`` values (each distinct one once, in the order they first
-        appear), the group's last line number, and which columns hold only plain numbers."""
+        appear), the group's last line number, which columns hold only plain numbers, and
+        how many rows the group holds."""
         stream = opened()
         try:
             lines = _data_lines(numbered_lines(stream, name, self.limits), name)
@@ -147,9 +154,10 @@ class CsvFormat:
                         _checked_fields(decoded(line, name, number), width, name, number)
                         for line, number in zip(group, numbers)
                     ]
-                    yield functools.partial(_column_fields, rows), numbers[-1], np.zeros(width, dtype=bool)
+                    yield functools.partial(_column_fields, rows), numbers[-1], np.zeros(width, dtype=bool), len(group)
                 else:
-                    yield functools.partial(_distinct_in_order, table), numbers[-1], _plain_number_columns(table)
+                    plain = _plain_number_columns(table)
+                    yield functools.partial(_distinct_in_order, table), numbers[-1], plain, len(group)
         finally:
             stream.close()
 
@@ -251,7 +259,7 @@ def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     codes = tuple(
         None if a.kind == NUMERIC else {label: code for code, label in enumerate(a.labels)} for a in schema.attributes
     )
-    return Layout(schema, (), _Details(codes))
+    return Layout(schema, (), _Details(codes), None)
 
 
 def _data_lines(lines: Iterator[tuple[int, bytes]], name: str) -> Iterator[tuple[int, bytes]]:

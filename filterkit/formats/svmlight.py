@@ -70,11 +70,13 @@ class SvmlightFormat:
         smallest = largest = None
         zero_line = largest_line = 0
         comments: list[str] = []
+        rows_read = 0
         stream = opened()
         try:
             lines = numbered_lines(stream, name, self.limits)
             for group, numbers in line_groups(self._rows(lines, comments), 10_000, self.limits):
                 rows = _parse(group, numbers, name)
+                rows_read += len(numbers)
                 labels.update(np.unique(rows.labels + 0.0).tolist())
                 if len(labels) > self.limits.labels:
                     raise ArffError(
@@ -110,12 +112,16 @@ class SvmlightFormat:
                 largest_line,
             )
         if known_schema is not None:
-            return _known_layout(known_schema, first_index, comments)
+            return _known_layout(known_schema, first_index, comments, rows_read)
         ordered = np.array(sorted(labels), dtype=np.float64)
         attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
         attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
         schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
-        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features))
+        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read)
+
+    def scan_reads_rows(self, known_schema: Schema | None) -> bool:
+        """Always: even with a model's header, the scan checks every row's indices."""
+        return True
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as sparse chunks of at most ``chunk_rows`` rows."""
@@ -139,7 +145,7 @@ class SvmlightFormat:
                 comments.append(comment[1:] if comment.startswith(" ") else comment)
 
 
-def _known_layout(schema: Schema, first_index: int, comments: list[str]) -> Layout:
+def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int) -> Layout:
     """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
     attributes = schema.attributes
     if (
@@ -152,7 +158,7 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str]) -> Layo
             "the model was not trained on svmlight data (numeric features and a last, nominal class of numbers)"
         )
     labels = np.array([float(label) for label in attributes[-1].labels], dtype=np.float64)
-    return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1))
+    return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1), rows)
 
 
 def _row_of(rows: _Rows, entry: int) -> int:
