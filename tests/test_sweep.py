@@ -39,6 +39,18 @@ def test_each_swept_value_is_the_chain_run_with_that_value_on_the_same_folds(run
     assert swept["settings"]["fold_of_row"] == alone["settings"]["fold_of_row"]
 
 
+def test_the_swept_option_may_be_left_out_of_the_chain(run_filterkit):
+    # select needs one of its rules: the sweep gives it, so no placeholder --top is needed
+    without = evaluate_json(run_filterkit, "--sweep", "select.top=2,5", DIABETES, "select", "--metric", "ig")
+    placeholder = evaluate_json(run_filterkit, "--sweep", "select.top=2,5", DIABETES, *CHAIN)
+    assert [m["chain"] for m in without["macro"]] == [
+        "select --metric ig [select.top=2]",
+        "select --metric ig [select.top=5]",
+    ]
+    assert [r["per_fold"] for r in without["results"]] == [r["per_fold"] for r in placeholder["results"]]
+    assert [r["features"] for r in without["results"]] == [[2] * 3, [5] * 3]
+
+
 def test_a_sweep_with_train_fractions_gives_one_learning_curve_per_value(run_filterkit):
     swept = evaluate_json(
         run_filterkit, "--sweep", "select.top=1,3", "--train-fraction", "0.5,1", "--stats", DIABETES, *CHAIN

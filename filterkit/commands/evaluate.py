@@ -7,6 +7,7 @@ import json
 import math
 import shlex
 import sys
+from dataclasses import dataclass
 
 import click
 import numpy as np
@@ -22,7 +23,7 @@ from filterkit.commands.options import (
     positive_option,
     quiet_option,
 )
-from filterkit.commands.stages import StageChain
+from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
     EXTRA_MEASURES,
@@ -59,7 +60,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --each-class --compare iris.arff "minmax" "bns l2" "shape --no-zero-bin bns l2"
   filterkit evaluate --classifier aisvm --positive Ethics --json oh0.arff binarize l2
   filterkit evaluate --each-class --repeats 5 --stats --report r.html --compare oh0.arff "binarize l2" "shape bns l2"
-  filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns --top 10 l2
+  filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns l2
   filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
@@ -105,20 +106,41 @@ def parse_fractions(text: str) -> tuple[float, ...]:
     return tuple(fractions)
 
 
-def parse_chain(plugins: PluginLoader, words: list[str]) -> ChainSpec:
-    """One chain's words (``shape --no-zero-bin bns l2``) as stage names and parameters."""
+def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict] | None = None) -> ChainSpec:
+    """One chain's words (``shape --no-zero-bin bns l2``) as stage names and parameters; ``preset``
+    gives, per stage name, values for options the words leave out (the swept option of ``--sweep``)."""
     group = StageChain("chain", result_callback=lambda stages: stages)
     text = shlex.join(words) if words else "(none)"
     try:
         with group.make_context(f"filterkit evaluate: chain '{text}'", list(words), obj=plugins) as context:
+            context.meta[PRESET_OPTIONS] = preset or {}
             stages = group.invoke(context)
     except click.UsageError as error:
         raise FilterkitError(f"chain '{text}': {error.format_message()}") from None
     return ChainSpec(text, [(stage.name, dict(stage.params)) for stage in stages])
 
 
-def parse_sweep(registry, text: str, chains: list[ChainSpec]) -> list[ChainSpec]:
-    """``--sweep 'STAGE.OPTION=V1,V2,…'``: each chain once per value, the option set in its every STAGE."""
+@dataclass(frozen=True)
+class Sweep:
+    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: the stage, the option and its values (as typed and converted)."""
+
+    stage: str
+    option: str
+    values: tuple[str, ...]
+    converted: tuple
+
+    @property
+    def label(self) -> str:
+        """``stage.option-name``, as the swept chains are labelled."""
+        return f"{self.stage}.{self.option.replace('_', '-')}"
+
+    def preset(self) -> dict[str, dict]:
+        """The first value, for chains that leave the swept option out (it is replaced on every run)."""
+        return {self.stage: {self.option: self.converted[0]}}
+
+
+def parse_sweep(registry, text: str) -> Sweep:
+    """``--sweep 'STAGE.OPTION=V1,V2,…'`` checked against the stage's declared options."""
     target, equals, values_text = text.partition("=")
     stage_name, dot, option_name = target.strip().partition(".")
     option_name = option_name.strip().replace("-", "_")
@@ -138,19 +160,23 @@ def parse_sweep(registry, text: str, chains: list[ChainSpec]) -> list[ChainSpec]
         raise FilterkitError(f"--sweep {text!r}: {error}") from None
     if len(set(converted)) != len(converted):
         raise FilterkitError(f"--sweep {text!r}: a value is given twice")
-    label = f"{stage_name}.{option_name.replace('_', '-')}"
+    return Sweep(stage_name, option_name, tuple(values), tuple(converted))
+
+
+def swept_chains(registry, sweep: Sweep, text: str, chains: list[ChainSpec]) -> list[ChainSpec]:
+    """Each chain once per value of ``sweep``, the option set in its every stage of that name."""
     swept = []
     for chain in chains:
-        if not any(name == stage_name for name, _ in chain.stages):
-            raise FilterkitError(f"--sweep {text!r}: chain '{chain.text}' has no stage '{stage_name}'")
-        for value, typed in zip(values, converted):
+        if not any(name == sweep.stage for name, _ in chain.stages):
+            raise FilterkitError(f"--sweep {text!r}: chain '{chain.text}' has no stage '{sweep.stage}'")
+        for value, typed in zip(sweep.values, sweep.converted):
             stages = [
-                (name, {**params, option_name: typed} if name == stage_name else params)
+                (name, {**params, sweep.option: typed} if name == sweep.stage else params)
                 for name, params in chain.stages
             ]
             for name, params in stages:
                 registry.make_stage(name, params)
-            swept.append(ChainSpec(f"{chain.text} [{label}={value}]", stages, {label: typed}))
+            swept.append(ChainSpec(f"{chain.text} [{sweep.label}={value}]", stages, {sweep.label: typed}))
     return swept
 
 
@@ -792,16 +818,18 @@ def evaluate(
         check_distinct([*([("the input", input_path)] if input_path != "-" else []), ("--report", report_path)])
         _pyplot("--report")
     settings = Settings(folds, seed, parse_fractions(train_fraction), classifier, params, repeats, multiclass)
+    swept = None if sweep is None else parse_sweep(registry, sweep)
+    preset = None if swept is None else swept.preset()
     if compare:
         if not words:
             raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-        chains = [parse_chain(plugins, shlex.split(text)) for text in words]
+        chains = [parse_chain(plugins, shlex.split(text), preset) for text in words]
     else:
-        chains = [parse_chain(plugins, list(words))]
+        chains = [parse_chain(plugins, list(words), preset)]
     if len({c.text for c in chains}) != len(chains):
         raise FilterkitError("the same chain is given twice")
-    if sweep is not None:
-        chains = parse_sweep(registry, sweep, chains)
+    if swept is not None:
+        chains = swept_chains(registry, swept, sweep, chains)
 
     reporter = Progress(progress_mode(quiet, progress), word="step")
     reporter.expect(2)

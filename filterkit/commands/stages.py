@@ -6,12 +6,17 @@ from __future__ import annotations
 import difflib
 
 import click
+from click.core import ParameterSource
 from click.exceptions import NoSuchCommand, NoSuchOption
 
 from filterkit.commands.context import registry_of
 from filterkit.commands.options import click_option
 from filterkit.errors import OptionError
 from filterkit.plugins import Registry
+
+#: The root context's ``meta`` key of option values, per stage name, that a stage takes when
+#: its words leave the option out (``evaluate --sweep``'s swept option).
+PRESET_OPTIONS = "filterkit.preset_options"
 
 
 class StageChain(click.Group):
@@ -58,6 +63,10 @@ def stage_command(registry: Registry, name: str) -> click.Command:
     stage_class = registered.value
 
     def make(**params):
+        context = click.get_current_context()
+        for option, value in context.find_root().meta.get(PRESET_OPTIONS, {}).get(name, {}).items():
+            if context.get_parameter_source(option) is ParameterSource.DEFAULT:
+                params[option] = value
         try:
             return registry.make_stage(name, params)
         except OptionError as error:
