@@ -10,6 +10,7 @@ import contextlib
 import fnmatch
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -143,6 +144,38 @@ def run_weka_filters(folder: Path, runs: list[list[str]]) -> None:
     jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
     command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
     subprocess.run(command, check=True, capture_output=True, timeout=900)
+
+
+WEKA_RUNS = TESTS / "data" / "weka" / "WekaRuns.java"
+
+
+@dataclass
+class WekaJob:
+    """What one job of :func:`run_weka_jobs` gave: whether it ran without an exception, and its output
+    (the stack trace when it threw)."""
+
+    ok: bool
+    output: str
+
+
+def run_weka_jobs(folder: Path, jobs: list[list[str]]) -> list[WekaJob]:
+    """Run each job of ``jobs`` in one JVM (``tests/data/weka/WekaRuns.java``): ``["relation", FILE]``
+    gives the relation name as Weka reads it, ``["evaluate", CLASSIFIER, options…]`` what the
+    classifier's command line prints; fails the test if the JVM fails or says "exception" on stderr."""
+    listing = folder / "weka_jobs.tsv"
+    listing.write_text("".join("\t".join(map(str, job)) + "\n" for job in jobs), encoding="utf-8")
+    completed = subprocess.run(
+        [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(WEKA_RUNS), str(listing)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "exception" not in completed.stderr.lower(), completed.stderr[-3000:]  # Weka reports failures here
+    parts = re.split(r"^### WekaRuns (\d+) (ok|failed)\n", completed.stdout, flags=re.M)
+    results = [WekaJob(status == "ok", text) for status, text in zip(parts[2::3], parts[3::3])]
+    assert [int(number) for number in parts[1::3]] == list(range(len(jobs))), completed.stdout[-3000:]
+    return results
 
 
 def needs_weka(test):

@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 import pytest
 
 from chain_helpers import REAL
+from filterkit import testing
 
 IRIS = REAL / "iris.arff"
 FAST = ("--folds", "3", "--svm-c-values", "1", "--svm-inner-folds", "2")
@@ -40,18 +41,27 @@ class Page(HTMLParser):
         self.text.append(data)
 
 
-def write_report(run_filterkit, path, *chains):
-    result = run_filterkit("evaluate", "-q", *ARGUMENTS, "--report", path, IRIS, *chains)
+def write_report(path, *chains):
+    result = testing.run_filterkit("evaluate", "-q", *ARGUMENTS, "--report", path, IRIS, *chains)
     assert result.status == 0, result.stderr
     return result
 
 
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """The report of one evaluation ('minmax' against 'l2') written twice, by two runs: the
+    first run's result and the paths of both pages."""
+    folder = tmp_path_factory.mktemp("reports")
+    first = write_report(folder / "a.html", "minmax", "l2")
+    write_report(folder / "b.html", "minmax", "l2")
+    return first, folder / "a.html", folder / "b.html"
+
+
 @needs_matplotlib
-def test_the_report_is_one_self_contained_page_with_settings_table_tests_and_plots(run_filterkit, tmp_path):
+def test_the_report_is_one_self_contained_page_with_settings_table_tests_and_plots(reports):
     from PIL import Image
 
-    path = tmp_path / "report.html"
-    result = write_report(run_filterkit, path, "minmax", "l2")
+    result, path, _ = reports
     page = Page()
     page.feed(path.read_text(encoding="utf-8"))
     text = "".join(page.text)
@@ -78,10 +88,9 @@ def test_the_report_is_one_self_contained_page_with_settings_table_tests_and_plo
 
 
 @needs_matplotlib
-def test_the_same_run_writes_the_same_bytes(run_filterkit, tmp_path):
-    write_report(run_filterkit, tmp_path / "a.html", "minmax", "l2")
-    write_report(run_filterkit, tmp_path / "b.html", "minmax", "l2")
-    assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+def test_the_same_run_writes_the_same_bytes(reports):
+    _, first, second = reports
+    assert first.read_bytes() == second.read_bytes()
 
 
 def test_a_report_that_cannot_be_written_is_refused_before_any_work(run_filterkit, tmp_path):
@@ -96,14 +105,13 @@ def test_a_report_that_cannot_be_written_is_refused_before_any_work(run_filterki
 
 
 @needs_matplotlib
-def test_a_headless_browser_renders_the_report(run_filterkit, tmp_path):
+def test_a_headless_browser_renders_the_report(reports, tmp_path):
     browser = next(
         (shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None
     )
     if browser is None:
         pytest.skip("no headless Chromium installed (apt-get install chromium)")
-    path = tmp_path / "report.html"
-    write_report(run_filterkit, path, "minmax", "l2")
+    _, path, _ = reports
     flags = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(
         [browser, *flags, "--dump-dom", path.as_uri()], capture_output=True, text=True, timeout=120, check=True

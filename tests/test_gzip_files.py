@@ -58,10 +58,11 @@ def test_a_bad_row_leaves_no_gzip_output_and_no_noise(run_filterkit, tmp_path):
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.arff"]
 
 
-def test_a_gz_output_through_the_console_script_is_complete(filterkit_script, tmp_path):
+def test_a_gz_output_through_the_console_script_is_complete(filterkit_script, run_filterkit, tmp_path):
     result = filterkit_script("-o", tmp_path / "out.arff.gz", IRIS, "l2")
     assert result.status == 0, result.stderr
-    assert gzip.decompress((tmp_path / "out.arff.gz").read_bytes()) == filterkit_script(IRIS, "l2").stdout
+    # The plain output from an in-process run: the process that matters is the one writing the gzip file.
+    assert gzip.decompress((tmp_path / "out.arff.gz").read_bytes()) == run_filterkit(IRIS, "l2").stdout
 
 
 @pytest.mark.parametrize("stages", [["l2"], ["shape", "bns", "l2"]], ids=" ".join)

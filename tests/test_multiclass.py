@@ -3,21 +3,21 @@
 For each data set Weka's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval`` rank every
 attribute with their default ``Ranker``, with ``-B`` (numeric attributes binarized: filterkit's
 ``--presence``) and without (numeric attributes cut at their MDL intervals: filterkit's default);
-``tests/data/weka/WekaRanker.java`` prints the four rankings at full precision, one JVM per file,
-cached for the session.  ``filterkit info --metric ig|chi [--presence] --combine joint --json`` must
+``tests/data/weka/WekaRanker.java`` prints the four rankings at full precision; one JVM ranks
+every small file (tests/data/real's sets and the tie and missing-value files), another every shared
+set, once per run of this module.  ``filterkit info --metric ig|chi [--presence] --combine joint --json`` must
 give every attribute Weka's score within 1e-9 relative and Weka's ranking, ties in Weka's order.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import subprocess
 
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, TESTS, WEKA_JAR, needs_weka, read_bytes, shared_data_file
+from chain_helpers import JAVA, REAL, SHARED_DATA, TESTS, WEKA_JAR, needs_weka, read_bytes, shared_data_file
 from filterkit.metrics import weka_ranking
 from filterkit.plugins import load_plugins
 from filterkit.sklearn import ScoreScaler, Selector
@@ -50,26 +50,55 @@ SHARED_SETS = [
 MODES = [("ig", True), ("chi", True), ("ig", False), ("chi", False)]
 
 
-@functools.lru_cache(maxsize=None)
-def weka_rankings(path: str, class_spec: str) -> dict[tuple[str, bool], list[tuple[str, float]]]:
-    """Weka's four rankings of the file: (metric, binarized) → [(attribute name, merit)], best first."""
+Rankings = dict[tuple[str, bool], list[tuple[str, float]]]
+
+
+def weka_rankings(files: list[tuple[str, str]]) -> dict[str, Rankings]:
+    """Weka's four rankings of each (path, class) file, in one JVM: path → (metric, binarized) →
+    [(attribute name, merit)], best first."""
     assert JAVA is not None and WEKA_JAR is not None  # needs_weka skipped the test otherwise
+    arguments = [word for pair in files for word in pair]
     output = subprocess.run(
-        [JAVA, "-Xmx2g", "-cp", str(WEKA_JAR), str(WEKA_RANKER), path, class_spec],
+        [JAVA, "-Xmx2g", "-cp", str(WEKA_JAR), str(WEKA_RANKER), *arguments],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    rankings: dict[tuple[str, bool], list[tuple[str, float]]] = {}
+    by_file: dict[str, Rankings] = {}
+    rankings: Rankings = {}
     current: list[tuple[str, float]] = []
     for line in output.splitlines():
-        if line.startswith("# "):
+        if line.startswith("## "):
+            rankings = by_file.setdefault(files[int(line.split()[1])][0], {})
+        elif line.startswith("# "):
             words = line.split()
             current = rankings.setdefault((words[1], len(words) == 3), [])
         else:
             _, name, merit = line.split("\t")
             current.append((name, float(merit)))
-    return rankings
+    assert sorted(by_file) == sorted(path for path, _ in files), "WekaRanker left a file out"
+    return by_file
+
+
+@pytest.fixture(scope="module")
+def small_files(tmp_path_factory) -> tuple[dict[str, str], dict[str, Rankings]]:
+    """The small files (tests/data/real's sets, the tie and missing-value files written here) by
+    name → path, and Weka's rankings of each by path, from one JVM."""
+    folder = tmp_path_factory.mktemp("weka-ranker")
+    paths = {name: str(REAL / name) for name, _ in REAL_SETS}
+    classes = dict(REAL_SETS)
+    for name, text in WRITTEN.items():
+        paths[name] = str(folder / name)
+        (folder / name).write_text(text)
+        classes[name] = "last"
+    return paths, weka_rankings([(paths[name], classes[name]) for name in paths])
+
+
+@pytest.fixture(scope="module")
+def shared_rankings() -> dict[str, Rankings]:
+    """Weka's rankings of every shared set beside this clone, by path, from one JVM."""
+    present = [str(SHARED_DATA / relative) for relative in SHARED_SETS if (SHARED_DATA / relative).is_file()]
+    return weka_rankings([(path, "last") for path in present]) if present else {}
 
 
 def joint_ranking(run_filterkit, path, class_spec: str, metric: str, presence: bool, *extra) -> dict:
@@ -107,9 +136,9 @@ def assert_same_as_weka(ranking: dict, weka: list[tuple[str, float]]) -> None:
 @needs_weka
 @pytest.mark.parametrize(("metric", "presence"), MODES)
 @pytest.mark.parametrize(("name", "class_spec"), REAL_SETS)
-def test_joint_scores_and_ranking_are_wekas(run_filterkit, name, class_spec, metric, presence):
+def test_joint_scores_and_ranking_are_wekas(run_filterkit, small_files, name, class_spec, metric, presence):
     path = REAL / name
-    weka = weka_rankings(str(path), class_spec)[(metric, presence)]
+    weka = small_files[1][str(path)][(metric, presence)]
     assert_same_as_weka(joint_ranking(run_filterkit, path, class_spec, metric, presence), weka)
 
 
@@ -117,9 +146,11 @@ def test_joint_scores_and_ranking_are_wekas(run_filterkit, name, class_spec, met
 @needs_weka
 @pytest.mark.parametrize(("metric", "presence"), MODES)
 @pytest.mark.parametrize("relative", SHARED_SETS)
-def test_joint_scores_and_ranking_are_wekas_on_the_shared_sets(run_filterkit, relative, metric, presence):
+def test_joint_scores_and_ranking_are_wekas_on_the_shared_sets(
+    run_filterkit, shared_rankings, relative, metric, presence
+):
     path = shared_data_file(relative)
-    weka = weka_rankings(str(path), "last")[(metric, presence)]
+    weka = shared_rankings[str(path)][(metric, presence)]
     assert_same_as_weka(joint_ranking(run_filterkit, path, "last", metric, presence), weka)
 
 
@@ -153,10 +184,10 @@ TIES = """@relation ties
 
 
 @needs_weka
-def test_ties_rank_in_wekas_quicksort_order_not_by_position(run_filterkit, tmp_path):
-    path = tmp_path / "ties.arff"
-    path.write_text(TIES)
-    weka = weka_rankings(str(path), "last")[("ig", True)]
+def test_ties_rank_in_wekas_quicksort_order_not_by_position(run_filterkit, small_files):
+    paths, rankings = small_files
+    path = paths["ties.arff"]
+    weka = rankings[path][("ig", True)]
     ranking = joint_ranking(run_filterkit, path, "last", "ig", True)
     assert_same_as_weka(ranking, weka)
     names = [feature["name"] for feature in ranking["features"]]
@@ -187,14 +218,16 @@ MISSING = """@relation missing
 9,0,blue,z
 0,?,red,z
 """
+#: Written by the small_files fixture, ranked by Weka with tests/data/real's sets.
+WRITTEN = {"ties.arff": TIES, "missing.arff": MISSING}
 
 
 @needs_weka
 @pytest.mark.parametrize(("metric", "presence"), MODES)
-def test_missing_values_are_spread_over_the_known_values_as_weka_does(run_filterkit, tmp_path, metric, presence):
-    path = tmp_path / "missing.arff"
-    path.write_text(MISSING)
-    weka = weka_rankings(str(path), "last")[(metric, presence)]
+def test_missing_values_are_spread_over_the_known_values_as_weka_does(run_filterkit, small_files, metric, presence):
+    paths, rankings = small_files
+    path = paths["missing.arff"]
+    weka = rankings[path][(metric, presence)]
     assert_same_as_weka(joint_ranking(run_filterkit, path, "last", metric, presence), weka)
 
 

@@ -72,12 +72,29 @@ WRITERS = {
 }
 
 
+@pytest.fixture(scope="module")
+def minmax_model(tmp_path_factory) -> dict[str, bytes]:
+    """The files ``filterkit --save-model m.json in.arff minmax`` writes (in.arff a copy of iris),
+    by name, made once for the module: a test copies them beside its own ``in.arff``."""
+    folder = tmp_path_factory.mktemp("model")
+    (folder / "in.arff").write_bytes(IRIS.read_bytes())
+    completed = run(["--save-model", "m.json", "in.arff", "minmax"], folder)
+    assert completed.returncode == 0, completed.stderr
+    return {path.name: path.read_bytes() for path in folder.iterdir() if path.name != "in.arff"}
+
+
+def copy_model(model: dict[str, bytes], folder) -> None:
+    """Write the model's files (:func:`minmax_model`) into ``folder``."""
+    for name, data in model.items():
+        (folder / name).write_bytes(data)
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o077], ids=oct)
 @pytest.mark.parametrize("writer", list(WRITERS))
-def test_a_new_file_gets_0666_less_the_umask_and_a_rewritten_one_keeps_its_mode(tmp_path, writer, umask):
+def test_a_new_file_gets_0666_less_the_umask_and_a_rewritten_one_keeps_its_mode(tmp_path, minmax_model, writer, umask):
     """As ``>`` and ``sed -i`` do: under umask 077 a teammate's 0644 file stays readable."""
     (tmp_path / "in.arff").write_bytes(IRIS.read_bytes())
-    assert run(["--save-model", "m.json", "in.arff", "minmax"], tmp_path).returncode == 0
+    copy_model(minmax_model, tmp_path)
     argv = [argument.replace("NAME", "out") for argument in WRITERS[writer]]
     written = tmp_path / argv[argv.index("-o" if "-o" in argv else "--save-model") + 1]
     completed = run(argv, tmp_path, umask=umask)
@@ -348,8 +365,8 @@ def test_the_input_output_and_model_files_must_be_distinct(folder_with_input, ar
     ],
     ids=["input-is-the-model", "output-over-model", "output-over-arrays", "output-over-input"],
 )
-def test_apply_refuses_to_write_over_its_model_or_input(folder_with_input, argv, message):
-    assert run(["--save-model", "m.json", "in.arff", "minmax"], folder_with_input).returncode == 0
+def test_apply_refuses_to_write_over_its_model_or_input(folder_with_input, minmax_model, argv, message):
+    copy_model(minmax_model, folder_with_input)
     before = {p.name: p.read_bytes() for p in folder_with_input.iterdir()}
     completed = run(argv, folder_with_input)
     assert completed.returncode == 2, completed.stderr

@@ -137,10 +137,24 @@ def test_the_built_in_stop_words_are_wekas(weka_outputs):
     assert len(WEKA_STOPWORDS) == 525
 
 
+@pytest.fixture(scope="module")
+def grain_chain(tmp_path_factory) -> tuple[Path, bytes]:
+    """``words --counts shape bns l2`` fitted on ReutersGrain's training documents, once for the
+    module: the saved model and the output."""
+    model = tmp_path_factory.mktemp("grain") / "grain.json"
+    return model, _filterkit("--save-model", model, _corpus("ReutersGrain"), "words", "--counts", "shape", "bns", "l2")
+
+
+@pytest.fixture(scope="module")
+def corn_counts_idf() -> bytes:
+    """``words --counts --idf`` on ReutersCorn's training documents, read as one chunk, once for the module."""
+    return _filterkit(_corpus("ReutersCorn"), "words", "--counts", "--idf")
+
+
 @pytest.mark.slow
-def test_the_reuters_grain_chain_runs_and_is_evaluated():
+def test_the_reuters_grain_chain_runs_and_is_evaluated(grain_chain):
     train = _corpus("ReutersGrain")
-    schema, chunk = read_output(_filterkit(train, "words", "--counts", "shape", "bns", "l2"))
+    schema, chunk = read_output(grain_chain[1])
     assert schema.attributes[0].name == "class-att" and len(schema) == 1485
     lengths = np.sqrt(np.asarray(chunk.values.multiply(chunk.values)[:, 1:].sum(axis=1))).ravel()
     assert np.allclose(lengths[lengths > 0], 1.0)
@@ -163,18 +177,16 @@ def test_a_saved_words_model_applies_to_the_test_documents(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_saved_documents_chain_applies_to_the_test_documents(tmp_path):
-    train, test = _corpus("ReutersGrain"), _corpus("ReutersGrain", "test")
-    model = tmp_path / "grain.json"
-    trained = _filterkit("--save-model", model, train, "words", "--counts", "shape", "bns", "l2")
+def test_a_saved_documents_chain_applies_to_the_test_documents(grain_chain):
+    test = _corpus("ReutersGrain", "test")
+    model, trained = grain_chain
     schema, applied = read_output(_filterkit("apply", model, test))
     assert schema.attributes == read_output(trained)[0].attributes and applied.n_rows == 604
 
 
 @pytest.mark.slow
-def test_words_gives_the_same_bytes_for_any_chunk_size():
-    whole = _filterkit(_corpus("ReutersCorn"), "words", "--counts", "--idf")
-    assert _filterkit("--chunk-rows", "7", _corpus("ReutersCorn"), "words", "--counts", "--idf") == whole
+def test_words_gives_the_same_bytes_for_any_chunk_size(corn_counts_idf):
+    assert _filterkit("--chunk-rows", "7", _corpus("ReutersCorn"), "words", "--counts", "--idf") == corn_counts_idf
 
 
 @pytest.mark.slow
@@ -314,12 +326,12 @@ def test_words_are_cut_before_they_are_lowercased():
 
 
 @pytest.mark.slow
-def test_dask_engine_gives_the_local_output(tmp_path):
+def test_dask_engine_gives_the_local_output(tmp_path, corn_counts_idf):
     pytest.importorskip("dask.distributed")
     corpus = _corpus("ReutersCorn")
     distributed = tmp_path / "dask.arff"
     _filterkit("--engine", "dask", "--partitions", "3", "-o", distributed, corpus, "words", "--counts", "--idf")
-    assert distributed.read_bytes() == _filterkit(corpus, "words", "--counts", "--idf")
+    assert distributed.read_bytes() == corn_counts_idf
 
 
 def test_a_document_with_a_missing_class_counts_in_the_first_class_as_in_weka():
