@@ -114,7 +114,9 @@ def test_per_class_saves_and_applies(run_filterkit, tmp_path):
 )
 def test_per_class_is_refused_without_a_metric_or_with_joint(run_filterkit, options, message):
     result = run_filterkit(OH0, "select", *options)
-    assert result.status == 1 and message in result.stderr and "Traceback" not in result.stderr
+    # options that cannot go together: a usage error (2), as click's own checks are
+    assert result.status == 2 and "\nError: " in result.stderr and message in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 @pytest.mark.slow
