@@ -172,6 +172,13 @@ class AutoStage(Stage):
         ),
         Option("drop", bool, True, "Remove a supported feature whose every criterion is ≤ 0.5 (--no-drop keeps it)."),
         Option("keep_raw", bool, True, "A dense feature that shapes keeps its raw column too (--no-keep-raw: not)."),
+        Option(
+            "shape_copy",
+            str,
+            "unless-worse",
+            "A dense feature gets a shaped copy unless shaping is worse than raw (gain: only when it gains).",
+            choices=("unless-worse", "gain"),
+        ),
         Option("seed", int, 1, "Seed of the inner folds' row hash.", minimum=0, maximum=2**32 - 1),
         Option("report", bool, False, "Print the treatment counts and the top features on stderr after fitting."),
     )
@@ -337,6 +344,9 @@ class AutoStage(Stage):
         simplest = np.argmax(clears & (criteria >= best - min_gain), axis=0) + PRESENCE
         cleared = clears.any(axis=0) & supported
         treatment = np.where(cleared, simplest, default)
+        if self.params["shape_copy"] == "unless-worse":
+            no_worse = (self.criterion_shape >= self.criterion_raw - min_gain) & (self.criterion_shape > 0.5)
+            treatment[(treatment == RAW) & ~sparse & supported & no_worse] = SHAPE
         treatment[(treatment == SHAPE) & ~sparse & self.params["keep_raw"]] = BOTH
         if self.params["drop"]:
             treatment[supported & (criteria.max(axis=0) <= 0.5)] = DROP
