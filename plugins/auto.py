@@ -175,9 +175,10 @@ class AutoStage(Stage):
         Option(
             "shape_copy",
             str,
-            "unless-worse",
-            "A dense feature gets a shaped copy unless shaping is worse than raw (gain: only when it gains).",
-            choices=("unless-worse", "gain"),
+            "dense-unless-worse",
+            "Which features get a shaped copy beside their default column: a dense one unless shaping is "
+            "worse, any unless worse, or only where shaping gains.",
+            choices=("dense-unless-worse", "unless-worse", "gain"),
         ),
         Option("seed", int, 1, "Seed of the inner folds' row hash.", minimum=0, maximum=2**32 - 1),
         Option("report", bool, False, "Print the treatment counts and the top features on stderr after fitting."),
@@ -344,10 +345,14 @@ class AutoStage(Stage):
         simplest = np.argmax(clears & (criteria >= best - min_gain), axis=0) + PRESENCE
         cleared = clears.any(axis=0) & supported
         treatment = np.where(cleared, simplest, default)
-        if self.params["shape_copy"] == "unless-worse":
-            no_worse = (self.criterion_shape >= self.criterion_raw - min_gain) & (self.criterion_shape > 0.5)
-            treatment[(treatment == RAW) & ~sparse & supported & no_worse] = SHAPE
-        treatment[(treatment == SHAPE) & ~sparse & self.params["keep_raw"]] = BOTH
+        copies = self.params["shape_copy"]
+        if copies != "gain":
+            # a shaped copy beside the default column unless shaping is worse than it, or at chance
+            no_worse = (self.criterion_shape >= default_criterion - min_gain) & (self.criterion_shape > 0.5)
+            eligible = ~sparse if copies == "dense-unless-worse" else np.ones(len(sparse), dtype=bool)
+            treatment[(treatment == default) & eligible & supported & no_worse] = SHAPE
+        if self.params["keep_raw"]:
+            treatment[(treatment == SHAPE) & (~sparse | (copies == "unless-worse"))] = BOTH
         if self.params["drop"]:
             treatment[supported & (criteria.max(axis=0) <= 0.5)] = DROP
         self.treatment = treatment.astype(np.int64)
@@ -371,7 +376,7 @@ class AutoStage(Stage):
         self.zero_probability = np.where(on_sparse, sparse_shaper.zero_probability, dense_shaper.zero_probability)
         self.default_probability = sparse_shaper.default_probability
         self._build_shaper()
-        main_kind = np.where(self.treatment == BOTH, RAW, self.treatment)
+        main_kind = np.where(self.treatment == BOTH, np.where(on_sparse, PRESENCE, RAW), self.treatment)
         copy_kind = np.where(self.treatment == BOTH, SHAPE, DROP)
         self.scores, self.offset, self.factor, self.inner_exponent, self.outer_exponent = self._scaling(
             full, histogram, main_kind
@@ -442,7 +447,7 @@ class AutoStage(Stage):
             kind = np.where(self.treatment == BOTH, SHAPE, DROP)
             scaling = (self.copy_factor, self.copy_offset, self.copy_inner_exponent, self.copy_outer_exponent)
         else:
-            kind = np.where(self.treatment == BOTH, RAW, self.treatment)
+            kind = np.where(self.treatment == BOTH, np.where(self.sparse.astype(bool), PRESENCE, RAW), self.treatment)
             scaling = (self.factor, self.offset, self.inner_exponent, self.outer_exponent)
         factor, offset, inner, outer = scaling
         return scale_values(
@@ -451,10 +456,6 @@ class AutoStage(Stage):
             offset[positions],
             (inner[positions], outer[positions]),
         )
-
-    def preserves_zeros(self) -> bool:
-        """Once fitted: True when no kept column moves a zero (every feature sparse or dropped)."""
-        return hasattr(self, "offset") and not (np.any(self.offset * self.factor) or (self.treatment == BOTH).any())
 
     def _layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Where the output columns come from: the kept input columns, and after each ``both``
@@ -486,12 +487,25 @@ class AutoStage(Stage):
             raise FilterkitError(f"stage 'auto': the shaped copy '{repeated}' repeats another attribute's name")
         return schema.with_attributes(attributes)
 
+    def _zero_moving_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The output columns not 0 where their input is (a dense feature's own column with an
+        offset, a dense feature's shaped copy), and the shaped copies of sparse features."""
+        source, is_copy, destination = self._layout()
+        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
+        position_of[self.features] = np.arange(len(self.features))
+        copy_columns = np.flatnonzero(is_copy)
+        copy_of_sparse = self.sparse[position_of[source[copy_columns]]].astype(bool)
+        moves_zero = (self.offset * self.factor != 0) & (self.treatment != DROP)
+        filled = np.r_[destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
+        return filled, copy_columns[copy_of_sparse]
+
+    def preserves_zeros(self) -> bool:
+        """Once fitted: True when every output column keeps 0 at 0 (every kept feature sparse)."""
+        return hasattr(self, "offset") and not len(self._zero_moving_columns()[0])
+
     def transform(self, chunk: Chunk) -> Chunk:
         source, is_copy, destination = self._layout()
         text = {int(destination[column]): texts for column, texts in chunk.text.items()}
-        moves_zero = (self.offset * self.factor != 0) & (self.treatment != DROP)
-        # the output columns that are not 0 where the input is: a dense feature's, and the shaped copies
-        filled = np.r_[destination[self.features[moves_zero]], np.flatnonzero(is_copy)].astype(np.int64)
         if chunk.is_sparse:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             position_of = np.full(matrix.shape[1], -1, dtype=np.int64)
@@ -503,12 +517,17 @@ class AutoStage(Stage):
             output = with_stored_values(matrix, data)
             if len(source) != matrix.shape[1] or np.any(source != np.arange(len(source))):
                 output = output[:, source]
-            if not len(filled):
+            filled, sparse_copies = self._zero_moving_columns()
+            if not len(filled) and not len(sparse_copies):
                 return Chunk(output, text, chunk.weights)
-            untouched = np.setdiff1d(np.arange(len(source)), filled)
-            columns = sp.hstack([output[:, untouched], sp.csr_matrix(self._filled_columns(chunk, source, filled))])
-            order = np.argsort(np.r_[untouched, filled], kind="stable")
-            return Chunk(sp.csr_matrix(columns.tocsr()[:, order]), text, chunk.weights)
+            copied = data.copy()
+            copied[acted] = self._output(positions[acted], matrix.data[acted], copy=True)
+            copies = with_stored_values(matrix, np.where(acted, copied, 0.0))[:, source[sparse_copies]]
+            untouched = np.setdiff1d(np.arange(len(source)), np.r_[filled, sparse_copies])
+            dense_part = sp.csr_matrix(self._filled_columns(chunk, source, filled))
+            columns = sp.hstack([output[:, untouched], dense_part, copies]).tocsr()
+            order = np.argsort(np.r_[untouched, filled, sparse_copies], kind="stable")
+            return Chunk(sp.csr_matrix(columns[:, order]), text, chunk.weights)
         output = chunk.values[:, source]
         kept = destination[self.features] >= 0
         block = chunk.values[:, self.features[kept]]

@@ -166,7 +166,13 @@ def test_sparse_text_keeps_zeros_and_defaults_to_presence():
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "options, positive",
-    [({}, None), ({}, "Ethics"), ({"min_support": 0, "min_gain": 0.0}, None), ({"keep_raw": False, "folds": 3}, None)],
+    [
+        ({}, None),
+        ({}, "Ethics"),
+        ({"min_support": 0, "min_gain": 0.0}, None),
+        ({"keep_raw": False, "folds": 3}, None),
+        ({"shape_copy": "unless-worse", "min_support": 0}, "Ethics"),  # shaped copies of sparse words
+    ],
 )
 def test_auto_passes_check_stage(auto_class, policy_file, options, positive):
     accepted = check_stage(auto_class, data=(policy_file,), positive=positive, **options)
