@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filterkit.evaluation import wilcoxon_p
+from filterkit.evaluation import corrected_resampled_t_test, wilcoxon_p
 
 AUTO = "auto l2"
 WEKA_EXAMPLES = Path("/usr/share/doc/weka/examples")
@@ -75,11 +75,32 @@ def run(data: Path, out: Path, parts: list[str]) -> None:
             evaluate(WEKA_EXAMPLES / f"{name}.arff", out / f"heldout-{name}.json", "last", 10, chains, task)
 
 
-def task_aucs(path: Path) -> dict[tuple[str, str], float]:
-    """(chain, task) → the task's fold-averaged AUC, from one evaluate JSON."""
+def task_aucs(path: Path, per_fold: bool = False) -> dict:
+    """(chain, task) → the task's fold-averaged AUC (with ``per_fold``: its per-fold AUCs), from one
+    evaluate JSON."""
     document = json.loads(path.read_text())
     results = document.get("results", [document])
-    return {(r["chain"], r.get("task", "")): r["auc"] for r in results if r.get("train_fraction", 1.0) == 1.0}
+    return {
+        (r["chain"], r.get("task", "")): r["per_fold"]["auc"] if per_fold else r["auc"]
+        for r in results
+        if r.get("train_fraction", 1.0) == 1.0
+    }
+
+
+def over_folds(path: Path, first: str, other: str) -> str:
+    """Nadeau & Bengio's corrected resampled t-test of ``first`` − ``other`` per fold (the mean
+    over the file's tasks, which share its folds), as ``filterkit evaluate --stats`` gives it."""
+    aucs = task_aucs(path, per_fold=True)
+    tasks = sorted({task for _, task in aucs})
+    differences = np.nanmean(
+        [np.array(aucs[(first, task)], dtype=float) - np.array(aucs[(other, task)], dtype=float) for task in tasks],
+        axis=0,
+    )
+    folds = len(differences)
+    test = corrected_resampled_t_test(differences, 1 / (folds - 1))
+    won, lost = int(np.sum(differences > 0)), int(np.sum(differences < 0))
+    tied = folds - won - lost
+    return f" {won} better, {tied} tied, {lost} worse; corrected resampled t-test p = {test['p']:.3g}"
 
 
 def compare(rows: dict[tuple[str, str], dict[str, float]], chains: list[str], first: str) -> list[str]:
@@ -109,8 +130,8 @@ def summarize(out: Path, baseline: Path) -> None:
         chains: list[str] = []
         for path in sorted(out.glob(f"{collection}-*.json")):
             reference = baseline / path.name
-            if not reference.exists():
-                print(f"{path.name}: no baseline in {baseline}", file=sys.stderr)
+            if not reference.exists() or not reference.stat().st_size:
+                print(f"{path.name}: no baseline in {baseline} (yet)", file=sys.stderr)
                 continue
             for source in (reference, path):
                 for (chain, task), auc in task_aucs(source).items():
@@ -127,7 +148,10 @@ def summarize(out: Path, baseline: Path) -> None:
             rows.setdefault((path.stem, task), {})[chain] = auc
         chains = list(dict.fromkeys(chain for aucs in rows.values() for chain in aucs))
         print(f"\n## {path.stem}\n")
-        print("\n".join(compare(rows, chains, chains[0])))
+        lines = compare(rows, chains, chains[0])
+        for chain in chains[1:]:
+            lines.append(f"- `{chains[0]}` vs `{chain}` over folds:" + over_folds(path, chains[0], chain))
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":
