@@ -259,3 +259,24 @@ def test_dask_gives_the_bytes_of_one_process(path, options):
     on_dask = run_filterkit("--engine", "dask", "--partitions", "3", *options, str(path), "auto", "l2")
     assert on_dask.status == 0, on_dask.stderr
     assert on_dask.stdout == local.stdout
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_shuffled_rows_and_chunk_sizes_give_the_same_rows(tmp_path, weighted):
+    lines = (REAL / "iris.arff").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().lower() == "@data")
+    rows = [line for line in lines[at + 1 :] if line.strip() and not line.startswith("%")]
+    if weighted:  # fractional instance weights: only exact sums make them order-free
+        rows = [f"{row},{{{w}}}" for row, w in zip(rows, ["0.1", "0.3", "0.7", "1", "2.2", "0.05"] * 25)]
+    order = np.random.default_rng(5).permutation(len(rows))
+    given, shuffled = tmp_path / "given.arff", tmp_path / "shuffled.arff"
+    given.write_text("\n".join(lines[: at + 1] + rows) + "\n")
+    shuffled.write_text("\n".join(lines[: at + 1] + [rows[i] for i in order]) + "\n")
+    outputs = []
+    for path, chunking in ((given, []), (shuffled, []), (shuffled, ["--chunk-rows", "7"])):
+        result = run_filterkit(*chunking, "--positive", "Iris-versicolor", str(path), "auto", "l2")
+        assert result.status == 0, result.stderr
+        outputs.append(sorted(line for line in without_comments(result.stdout).splitlines() if line[:1] != b"@"))
+    assert outputs[0] == outputs[1] == outputs[2]
+    # versicolor is the middle class: every feature gets a shaped copy beside its raw column
+    assert result.stdout.count(b"@shape numeric") == 4
