@@ -127,26 +127,33 @@ def auc_by_feature(
     group_feature = feature[starts]
     group_positives = np.add.reduceat(positives, starts)
     group_negatives = np.add.reduceat(negatives, starts)
-    negatives_through = np.cumsum(group_negatives)
+    total_positives = np.bincount(group_feature, weights=group_positives, minlength=n_features)
+    total_negatives = np.bincount(group_feature, weights=group_negatives, minlength=n_features)
+    both = (total_positives > 0) & (total_negatives > 0)
+    # shares of the feature's positive and negative weight, so that tiny weights neither underflow to 0/0
+    positive_share = group_positives / np.where(both, total_positives, 1.0)[group_feature]
+    negative_share = group_negatives / np.where(both, total_negatives, 1.0)[group_feature]
+    negatives_through = np.cumsum(negative_share)
     feature_start = np.flatnonzero(np.r_[True, group_feature[1:] != group_feature[:-1]])
     before_feature = np.repeat(
         np.r_[0.0, negatives_through[feature_start[1:] - 1]], np.diff(np.r_[feature_start, len(starts)])
     )
-    negatives_below = negatives_through - group_negatives - before_feature
-    pairs_won = group_positives * (negatives_below + 0.5 * group_negatives)
-    total_positives = np.bincount(group_feature, weights=group_positives, minlength=n_features)
-    total_negatives = np.bincount(group_feature, weights=group_negatives, minlength=n_features)
-    won = np.bincount(group_feature, weights=pairs_won, minlength=n_features)
-    both = (total_positives > 0) & (total_negatives > 0)
-    return np.where(both, won / np.where(both, total_positives * total_negatives, 1.0), 0.5)
+    negatives_below = negatives_through - negative_share - before_feature
+    won = np.bincount(
+        group_feature, weights=positive_share * (negatives_below + 0.5 * negative_share), minlength=n_features
+    )
+    return np.where(both, won, 0.5)
 
 
 def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
     """The standard error of the AUC of a score unrelated to the class, √((P + N + 1) / (12·P·N))
     (the Mann–Whitney U statistic's null variance), ∞ without both classes."""
-    both = (positives > 0) & (negatives > 0)
-    pairs = np.where(both, positives * negatives, 1.0)
-    return np.where(both, np.sqrt((positives + negatives + 1) / (12 * pairs)), np.inf)
+    with np.errstate(over="ignore", under="ignore"):
+        pairs = positives * negatives
+    both = pairs > 0
+    with np.errstate(over="ignore"):
+        spread = (positives + negatives + 1) / (12 * np.where(both, pairs, 1.0))
+    return np.where(both, np.sqrt(spread), np.inf)
 
 
 class AutoStage(Stage):
@@ -290,8 +297,9 @@ class AutoStage(Stage):
         direction; the shaper) on the other inner folds: the folds' AUCs averaged with
         weights positives × negatives (the pairs each fold ranks)."""
         n = len(self.features)
-        won = np.zeros((3, n))
-        pairs = np.zeros(n)
+        n_folds = len(folds)
+        aucs = np.full((3, n_folds, n), 0.5)
+        fold_positives, fold_negatives = np.zeros((n_folds, n)), np.zeros((n_folds, n))
         for k, held in enumerate(folds):
             training = _merged([fold for j, fold in enumerate(folds) if j != k])
             trained = training.histogram(include_zero=True)
@@ -314,18 +322,26 @@ class AutoStage(Stage):
             tested = held.histogram(include_zero=True)
             positives = tested.of_class(self.positive)
             negatives = tested.rows - positives
-            fold_pairs = np.bincount(tested.feature, weights=positives, minlength=n) * np.bincount(
-                tested.feature, weights=negatives, minlength=n
-            )
+            fold_positives[k] = np.bincount(tested.feature, weights=positives, minlength=n)
+            fold_negatives[k] = np.bincount(tested.feature, weights=negatives, minlength=n)
             scores = (
                 presence_direction[tested.feature] * (tested.value != 0),
                 raw_direction[tested.feature] * tested.value,
                 self._shaped(sparse_shaper, dense_shaper, tested.feature, tested.value),
             )
             for t, score in enumerate(scores):
-                won[t] += fold_pairs * auc_by_feature(tested.feature, score, positives, negatives, n)
-            pairs += fold_pairs
-        criteria = np.where(pairs > 0, won / np.where(pairs > 0, pairs, 1.0), 0.5)
+                aucs[t, k] = auc_by_feature(tested.feature, score, positives, negatives, n)
+        # each fold weighs its share of the positive times its share of the negative weight (of the
+        # pairs it ranks): shares, so that neither tiny nor huge weights underflow or overflow
+        total_positives, total_negatives = fold_positives.sum(axis=0), fold_negatives.sum(axis=0)
+        both = (total_positives > 0) & (total_negatives > 0)
+        with np.errstate(under="ignore"):
+            weight = (fold_positives / np.where(both, total_positives, 1.0)) * (
+                fold_negatives / np.where(both, total_negatives, 1.0)
+            )
+        total_weight = weight.sum(axis=0)
+        weighed = total_weight > 0
+        criteria = np.where(weighed, (weight * aucs).sum(axis=1) / np.where(weighed, total_weight, 1.0), 0.5)
         return criteria[0], criteria[1], criteria[2]
 
     def _choose(self, support: np.ndarray, chance_spread: np.ndarray) -> None:
