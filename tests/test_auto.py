@@ -234,6 +234,7 @@ def test_nominal_attributes_pass_through(auto_class):
     assert fitted_stage.treatment[0] == BOTH
 
 
+@pytest.mark.slow
 def test_a_sparse_file_stays_as_sparse():
     given = read_output((REAL / "oh0.wc.arff").read_bytes())[1].values
     result = run_filterkit("--positive", "Ethics", str(REAL / "oh0.wc.arff"), "auto", "--no-drop", "--report")
