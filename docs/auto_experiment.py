@@ -104,21 +104,24 @@ def over_folds(path: Path, first: str, other: str) -> str:
 
 
 def compare(rows: dict[tuple[str, str], dict[str, float]], chains: list[str], first: str) -> list[str]:
-    """Mean AUC per chain and ``first``'s wins/ties/losses and Wilcoxon p against each other chain."""
-    complete = {task: aucs for task, aucs in rows.items() if all(chain in aucs for chain in chains)}
-    lines = [f"{len(complete)} tasks", "| chain | mean AUC |", "|---|---|"]
+    """Mean AUC per chain over the tasks it has, and ``first``'s wins/ties/losses, mean difference
+    and Wilcoxon p against each other chain over the tasks both have."""
+    lines = ["| chain | tasks | mean AUC |", "|---|---|---|"]
     for chain in chains:
-        lines.append(f"| `{chain}` | {np.mean([aucs[chain] for aucs in complete.values()]):.4f} |")
+        aucs = [task[chain] for task in rows.values() if chain in task]
+        lines.append(f"| `{chain}` | {len(aucs)} | {np.mean(aucs):.4f} |")
     for chain in chains:
         if chain == first:
             continue
-        mine = np.array([aucs[first] for aucs in complete.values()])
-        theirs = np.array([aucs[chain] for aucs in complete.values()])
+        both = [task for task in rows.values() if first in task and chain in task]
+        mine = np.array([task[first] for task in both])
+        theirs = np.array([task[chain] for task in both])
         better, worse = int(np.sum(mine > theirs + 1e-12)), int(np.sum(theirs > mine + 1e-12))
         p = wilcoxon_p(mine, theirs)
         lines.append(
-            f"- `{first}` vs `{chain}`: {better} better, {len(mine) - better - worse} tied, {worse} worse; "
-            f"mean difference {np.mean(mine - theirs):+.4f}; Wilcoxon p = {p if p is None else f'{p:.3g}'}"
+            f"- `{first}` vs `{chain}` on {len(both)} tasks ({np.mean(mine):.4f} vs {np.mean(theirs):.4f}): "
+            f"{better} better, {len(mine) - better - worse} tied, {worse} worse; "
+            f"Wilcoxon p = {p if p is None else f'{p:.3g}'}"
         )
     return lines
 
