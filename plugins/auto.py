@@ -1,31 +1,34 @@
 """``auto``: a per-feature policy — each numeric feature gets the treatment its own training
-rows support best (KDD'09 §5's "automated policies"; docs/algorithms.md §11).
+rows support (KDD'09 §5's "automated policies"; docs/algorithms.md §14).
 
-Three treatments map a feature's value x to g(x):
+Treatments map a feature's value x to g(x):
 
 * ``presence``: 1 where x ≠ 0, else 0 (``binarize``);
 * ``raw``: x itself;
 * ``shape``: the LP shaper's p̃(x) (KDD'09 §3.2; zero bin on a sparse feature, none on a
   dense one);
+* ``both``: the default column and a shaped copy, ``NAME@shape``, right after it;
+* ``drop``: the attribute is removed.
 
-and every kept feature is then scaled as the scorers scale (KDD'09 §3.4): g's training
-range is widened to the metric's score of g (``--metric``, BNS by default).  A feature
-is *sparse* when at least half of its known training rows are 0: it keeps 0 at 0 (its
-output is g(x)·s/(max g − min g), sparse stays sparse); a dense feature gets
-(g(x) − min g)·s/(max g − min g).  A feature can also be dropped.
+Every kept column is then scaled as the scorers scale (KDD'09 §3.4): g's training range is
+widened to the metric's score of g (``--metric``, BNS by default).  A feature is *sparse*
+when at least half of its known training rows are 0: it keeps 0 at 0 (g(x)·s/(max g − min g),
+sparse stays sparse); a dense feature gets (g(x) − min g)·s/(max g − min g).
 
-The choice is cross-fitted: every training row falls in one of ``--folds`` inner folds
-by a hash of its own values (so neither row order nor chunk size moves it), and each
-treatment's criterion is the AUC of g alone on the held-out rows, g fitted (its
-direction, or the shaper's estimates) on the other folds, pooled over the folds.
-The default treatment is ``presence`` on a sparse feature and ``raw`` on a dense one;
-another is chosen only when the feature has ``--min-support`` positive and negative
-rows where it carries a value (non-zero when sparse, known when dense) and its
-criterion beats the default's by ``--min-gain``; with ``--drop`` a feature with that
-support whose every criterion is at most 0.5 is removed.
+The choice is cross-fitted: every training row falls in one of ``--folds`` inner folds by a
+hash of its own values (so neither row order, chunk size nor partition moves it), and each
+treatment's criterion is the AUC of g alone on the held-out rows, g fitted (its direction,
+or the shaper) on the other folds, the folds weighted by the pairs they rank.  The default
+is ``presence`` on a sparse feature and ``raw`` on a dense one; another treatment is chosen
+only for a feature with ``--min-support`` positive and negative rows where it carries a
+value, when its criterion beats the default's by max(``--min-gain``, ``--evidence`` standard
+errors of a chance AUC).  ``--shape-copy``: a dense feature gets a shaped copy unless shaping
+is worse alone (the criterion cannot see how features combine in a linear model, which the
+copy leaves to the classifier); ``--drop``: a supported feature no treatment lifts above
+chance is removed.
 
-Statistics are one value histogram by class per inner fold (features × distinct
-values × folds, never rows), and they merge, so ``--engine dask`` gives the same bytes.
+Statistics are one value histogram by class per inner fold (features × distinct values ×
+folds, never rows), and they merge, so ``--engine dask`` gives the same bytes.
 """
 
 from __future__ import annotations
@@ -161,9 +164,10 @@ class AutoStage(Stage):
 
     name = "auto"
     summary = (
-        "Per feature, choose presence, raw, shape or drop by a cross-fitted AUC on the training rows, "
-        "then scale by a metric (KDD'09 §5 future work)."
+        "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
+        "on the training rows, then scale by a metric (KDD'09 §5 future work)."
     )
+    learns = True
     metrics: dict = {}
     options = (
         Option("metric", str, "bns", "The metric whose score each kept feature's range is widened to."),
@@ -218,8 +222,6 @@ class AutoStage(Stage):
                 f"auto --metric {self.params['metric']!r}: no such metric "
                 f"(registered: {', '.join(sorted(self.metrics))})"
             )
-
-    learns = True
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
