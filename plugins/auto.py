@@ -1,0 +1,625 @@
+"""``auto``: a per-feature policy — each numeric feature gets the treatment its own training
+rows support (KDD'09 §5's "automated policies"; docs/algorithms.md §14).
+
+Treatments map a feature's value x to g(x):
+
+* ``presence``: 1 where x ≠ 0, else 0 (``binarize``);
+* ``raw``: x itself;
+* ``shape``: the LP shaper's p̃(x) (KDD'09 §3.2; zero bin on a sparse feature, none on a
+  dense one);
+* ``both``: the default column and a shaped copy, ``NAME@shape``, right after it;
+* ``drop``: the attribute is removed.
+
+Every kept column is then scaled as the scorers scale (KDD'09 §3.4): g's training range is
+widened to the metric's score of g (``--metric``, BNS by default).  A feature is *sparse*
+when at least half of its known training rows are 0: it keeps 0 at 0 (g(x)·s/(max g − min g),
+sparse stays sparse); a dense feature gets (g(x) − min g)·s/(max g − min g).
+
+The choice is cross-fitted: every training row falls in one of ``--folds`` inner folds by a
+hash of its own values (so neither row order, chunk size nor partition moves it), and each
+treatment's criterion is the AUC of g alone on the held-out rows, g fitted (its direction,
+or the shaper) on the other folds, the folds weighted by the pairs they rank.  The default
+is ``presence`` on a sparse feature and ``raw`` on a dense one; another treatment is chosen
+only for a feature with ``--min-support`` positive and negative rows where it carries a
+value, when its criterion beats the default's by max(``--min-gain``, ``--evidence`` standard
+errors of a chance AUC).  ``--shape-copy``: a dense feature gets a shaped copy unless shaping
+is worse alone (the criterion cannot see how features combine in a linear model, which the
+copy leaves to the classifier); ``--drop``: a supported feature no treatment lifts above
+chance is removed.
+
+Statistics are one value histogram by class per inner fold (features × distinct values ×
+folds, never rows), and they merge, so ``--engine dask`` gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import cast
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.errors import FilterkitError
+from filterkit.hookspecs import hookimpl
+from filterkit.metrics import Metric, feature_scores, positive_code
+from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
+from filterkit.stage import (
+    FEATURES,
+    SCALING_EXPONENTS,
+    Context,
+    Option,
+    Stage,
+    StateArray,
+    numeric_features,
+    range_scaling,
+    refuse_infinite_ranges,
+    scale_values,
+    with_stored_values,
+)
+from filterkit.statistics import ValueCounts
+
+from .shaper import Shaper  # the LP shaper's fit and lookup, reused (plugins/shaper.py)
+
+#: The treatments, by the code the model file stores for each feature.
+DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4
+TREATMENTS = ("drop", "presence", "raw", "shape", "both")
+#: The name of a ``both`` feature's shaped copy: the feature's name and this.
+COPY_SUFFIX = "@shape"
+_EXPONENT = StateArray(whole=True, low=-4096, high=4096)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer: a well-spread 64-bit hash of each uint64 (wrapping arithmetic)."""
+    x = x + _GOLDEN
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def inner_folds(chunk: Chunk, n_folds: int, seed: int) -> np.ndarray:
+    """Each row's inner fold in [0, n_folds): a seeded hash of its non-zero values and their
+    columns, summed over the row, so it depends on the row alone — not on its position,
+    the chunk it came in or whether it was read dense or sparse.  Equal rows share a fold."""
+    matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
+    data = np.where(np.isnan(matrix.data), np.nan, matrix.data)  # one NaN bit pattern
+    stored = data != 0
+    bits = data.view(np.uint64)
+    with np.errstate(over="ignore"):
+        entry = _mixed(_mixed(matrix.indices.astype(np.uint64) + np.uint64(seed) * _GOLDEN) ^ bits)
+        entry = np.where(stored, entry, np.uint64(0))
+        row_sum = np.zeros(chunk.n_rows, dtype=np.uint64)
+        filled = np.flatnonzero(np.diff(matrix.indptr))
+        if len(filled):
+            row_sum[filled] = np.add.reduceat(entry, matrix.indptr[filled])
+        return (_mixed(row_sum) >> np.uint64(11)).astype(np.int64) % n_folds
+
+
+class FoldCounts:
+    """One :class:`ValueCounts` per inner fold; merges fold by fold."""
+
+    def __init__(self, folds: list[ValueCounts]):
+        self.folds = folds
+
+    def merge(self, other: "FoldCounts") -> "FoldCounts":
+        """Statistics of the rows of both."""
+        return FoldCounts([mine.merge(theirs) for mine, theirs in zip(self.folds, other.folds)])
+
+
+def _merged(parts: list[ValueCounts]) -> ValueCounts:
+    total = parts[0]
+    for part in parts[1:]:
+        total = total.merge(part)
+    return total
+
+
+def auc_by_feature(
+    feature: np.ndarray, score: np.ndarray, positives: np.ndarray, negatives: np.ndarray, n_features: int
+) -> np.ndarray:
+    """Per feature, the AUC of ``score`` over weighted (feature, score) entries: the chance a
+    positive row scores above a negative one, ties counting half; 0.5 for a feature without
+    both positive and negative weight."""
+    order = np.lexsort((score, feature))
+    feature, score, positives, negatives = feature[order], score[order], positives[order], negatives[order]
+    if not len(feature):
+        return np.full(n_features, 0.5)
+    new = np.r_[True, (feature[1:] != feature[:-1]) | (score[1:] != score[:-1])]
+    starts = np.flatnonzero(new)
+    group_feature = feature[starts]
+    group_positives = np.add.reduceat(positives, starts)
+    group_negatives = np.add.reduceat(negatives, starts)
+    total_positives = np.bincount(group_feature, weights=group_positives, minlength=n_features)
+    total_negatives = np.bincount(group_feature, weights=group_negatives, minlength=n_features)
+    both = (total_positives > 0) & (total_negatives > 0)
+    # shares of the feature's positive and negative weight, so that tiny weights neither underflow to 0/0
+    positive_share = group_positives / np.where(both, total_positives, 1.0)[group_feature]
+    negative_share = group_negatives / np.where(both, total_negatives, 1.0)[group_feature]
+    negatives_through = np.cumsum(negative_share)
+    feature_start = np.flatnonzero(np.r_[True, group_feature[1:] != group_feature[:-1]])
+    before_feature = np.repeat(
+        np.r_[0.0, negatives_through[feature_start[1:] - 1]], np.diff(np.r_[feature_start, len(starts)])
+    )
+    negatives_below = negatives_through - negative_share - before_feature
+    won = np.bincount(
+        group_feature, weights=positive_share * (negatives_below + 0.5 * negative_share), minlength=n_features
+    )
+    return np.where(both, won, 0.5)
+
+
+def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
+    """The standard error of the AUC of a score unrelated to the class, √((P + N + 1) / (12·P·N))
+    (the Mann–Whitney U statistic's null variance), ∞ without both classes."""
+    with np.errstate(over="ignore", under="ignore"):
+        pairs = positives * negatives
+    both = pairs > 0
+    with np.errstate(over="ignore"):
+        spread = (positives + negatives + 1) / (12 * np.where(both, pairs, 1.0))
+    return np.where(both, np.sqrt(spread), np.inf)
+
+
+class AutoStage(Stage):
+    """Give each numeric feature the treatment its cross-fitted AUC supports, then scale it."""
+
+    name = "auto"
+    summary = (
+        "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
+        "on the training rows, then scale by a metric (KDD'09 §5 future work)."
+    )
+    learns = True
+    metrics: dict = {}
+    options = (
+        Option("metric", str, "bns", "The metric whose score each kept feature's range is widened to."),
+        Option("folds", int, 5, "Inner folds of the cross-fitted criterion.", minimum=2, maximum=100),
+        Option("min_support", int, 10, "Positive and negative rows a feature needs to leave the default.", minimum=0),
+        Option("min_gain", float, 0.01, "Cross-fitted AUC a treatment must gain over the default.", minimum=0.0),
+        Option(
+            "evidence",
+            float,
+            1.0,
+            "A treatment must also gain this many standard errors of a chance AUC over the default.",
+            minimum=0.0,
+        ),
+        Option("drop", bool, True, "Remove a supported feature whose every criterion is ≤ 0.5 (--no-drop keeps it)."),
+        Option("keep_raw", bool, True, "A dense feature that shapes keeps its raw column too (--no-keep-raw: not)."),
+        Option(
+            "shape_copy",
+            str,
+            "dense-unless-worse",
+            "Which features get a shaped copy beside their default column: a dense one unless shaping is "
+            "worse, any unless worse, or only where shaping gains.",
+            choices=("dense-unless-worse", "unless-worse", "gain"),
+        ),
+        Option("seed", int, 1, "Seed of the inner folds' row hash.", minimum=0, maximum=2**32 - 1),
+        Option("report", bool, False, "Print the treatment counts and the top features on stderr after fitting."),
+    )
+    state_arrays = {
+        "treatment": StateArray(whole=True, high=len(TREATMENTS)),
+        "sparse": StateArray(whole=True, high=2),
+        "criterion_presence": StateArray(),
+        "criterion_raw": StateArray(),
+        "criterion_shape": StateArray(),
+        "scores": StateArray(),
+        "offset": StateArray(),
+        "factor": StateArray(),
+        **SCALING_EXPONENTS,
+        "copy_scores": StateArray(),
+        "copy_offset": StateArray(),
+        "copy_factor": StateArray(),
+        "copy_inner_exponent": _EXPONENT,
+        "copy_outer_exponent": _EXPONENT,
+        "zero_probability": StateArray(probability=True),
+        "default_probability": StateArray(probability=True),
+        "knot_feature": StateArray(length=None, whole=True, high=FEATURES),
+        "knot_value": StateArray(length="knot_feature", finite=False),
+        "knot_probability": StateArray(length="knot_feature", probability=True),
+    }
+
+    def check_params(self) -> None:
+        if self.params["metric"] not in self.metrics:
+            raise FilterkitError(
+                f"auto --metric {self.params['metric']!r}: no such metric "
+                f"(registered: {', '.join(sorted(self.metrics))})"
+            )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
+            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        self.class_attribute = schema.attributes[context.class_index]
+
+    def select_features(self, schema, context):
+        """The numeric attributes other than the class."""
+        return numeric_features(schema, context.class_index)
+
+    def new_statistics(self) -> FoldCounts:
+        n_classes = len(self.class_attribute.labels)
+        return FoldCounts([ValueCounts.empty(len(self.features), n_classes) for _ in range(self.params["folds"])])
+
+    def accumulate(self, statistics: FoldCounts, chunk: Chunk) -> FoldCounts:
+        fold = inner_folds(chunk, self.params["folds"], self.params["seed"])
+        n_classes = len(self.class_attribute.labels)
+        parts = []
+        for k in range(self.params["folds"]):
+            rows = np.flatnonzero(fold == k)
+            part = Chunk(chunk.values[rows], {}, None if chunk.weights is None else chunk.weights[rows])
+            parts.append(ValueCounts.of_chunk(part, self.features, self.context.class_index, n_classes))
+        return statistics.merge(FoldCounts(parts))
+
+    def _shaper(self, zero_bin: bool, counts: ValueCounts | None = None) -> Shaper:
+        """An LP shaper over this stage's features (prob, zero-preserving), fitted on ``counts``."""
+        shaper = Shaper(zero_bin=zero_bin)
+        # the positive class named, so a training part whose minority is the other class shapes toward it too
+        shaper.context = self.context
+        shaper.class_attribute = self.class_attribute
+        if counts is not None:
+            shaper.context = Context(self.context.class_index, self.class_attribute.labels[self.positive])
+        shaper.features = np.arange(len(self.features))
+        shaper.nominal = np.zeros(len(self.features), dtype=bool)
+        if counts is not None:
+            shaper.finalize(counts)
+            shaper.training_counts = None
+        return shaper
+
+    def _shaped(self, sparse_shaper: Shaper, dense_shaper: Shaper, positions: np.ndarray, values: np.ndarray):
+        """p̃ of each (feature position, value): the zero-bin shaper's on sparse features."""
+        shaped = dense_shaper._probabilities_at(positions, values)
+        on_sparse = self.sparse[positions].astype(bool)
+        if on_sparse.any():
+            shaped[on_sparse] = sparse_shaper._probabilities_at(positions[on_sparse], values[on_sparse])
+        return shaped
+
+    def finalize(self, statistics: FoldCounts) -> None:
+        n = len(self.features)
+        full = _merged(statistics.folds)
+        self.positive = positive_code(self.class_attribute, full.class_totals, self.context.positive)
+        low, high = full.training_range()
+        refuse_infinite_ranges(self, low, high)
+        histogram = full.histogram(include_zero=True)
+        positives = histogram.of_class(self.positive)
+        negatives = histogram.rows - positives
+        zero = histogram.value == 0
+        known_rows = np.bincount(histogram.feature, weights=histogram.rows, minlength=n)
+        zero_rows = np.bincount(histogram.feature[zero], weights=histogram.rows[zero], minlength=n)
+        self.sparse = ((known_rows > 0) & (2 * zero_rows >= known_rows)).astype(np.int64)
+        carries = ~zero | ~self.sparse[histogram.feature].astype(bool)
+        support = np.minimum(
+            np.bincount(histogram.feature[carries], weights=positives[carries], minlength=n),
+            np.bincount(histogram.feature[carries], weights=negatives[carries], minlength=n),
+        )
+        self.criterion_presence, self.criterion_raw, self.criterion_shape = self._cross_fitted(statistics.folds)
+        known_positives = np.bincount(histogram.feature, weights=positives, minlength=n)
+        known_negatives = np.bincount(histogram.feature, weights=negatives, minlength=n)
+        self._choose(support, chance_spread(known_positives, known_negatives))
+        self._fit_outputs(full, histogram)
+
+    def _cross_fitted(self, folds: list[ValueCounts]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per feature, the held-out AUC of presence, raw and shape, each fitted (the
+        direction; the shaper) on the other inner folds: the folds' AUCs averaged with
+        weights positives × negatives (the pairs each fold ranks)."""
+        n = len(self.features)
+        n_folds = len(folds)
+        aucs = np.full((3, n_folds, n), 0.5)
+        fold_positives, fold_negatives = np.zeros((n_folds, n)), np.zeros((n_folds, n))
+        for k, held in enumerate(folds):
+            training = _merged([fold for j, fold in enumerate(folds) if j != k])
+            trained = training.histogram(include_zero=True)
+            trained_positives = trained.of_class(self.positive)
+            trained_negatives = trained.rows - trained_positives
+            raw_direction = np.where(
+                auc_by_feature(trained.feature, trained.value, trained_positives, trained_negatives, n) >= 0.5,
+                1.0,
+                -1.0,
+            )
+            presence_direction = np.where(
+                auc_by_feature(
+                    trained.feature, (trained.value != 0).astype(float), trained_positives, trained_negatives, n
+                )
+                >= 0.5,
+                1.0,
+                -1.0,
+            )
+            sparse_shaper, dense_shaper = self._shaper(True, training), self._shaper(False, training)
+            tested = held.histogram(include_zero=True)
+            positives = tested.of_class(self.positive)
+            negatives = tested.rows - positives
+            fold_positives[k] = np.bincount(tested.feature, weights=positives, minlength=n)
+            fold_negatives[k] = np.bincount(tested.feature, weights=negatives, minlength=n)
+            scores = (
+                presence_direction[tested.feature] * (tested.value != 0),
+                raw_direction[tested.feature] * tested.value,
+                self._shaped(sparse_shaper, dense_shaper, tested.feature, tested.value),
+            )
+            for t, score in enumerate(scores):
+                aucs[t, k] = auc_by_feature(tested.feature, score, positives, negatives, n)
+        # each fold weighs its share of the positive times its share of the negative weight (of the
+        # pairs it ranks): shares, so that neither tiny nor huge weights underflow or overflow
+        total_positives, total_negatives = fold_positives.sum(axis=0), fold_negatives.sum(axis=0)
+        both = (total_positives > 0) & (total_negatives > 0)
+        with np.errstate(under="ignore"):
+            weight = (fold_positives / np.where(both, total_positives, 1.0)) * (
+                fold_negatives / np.where(both, total_negatives, 1.0)
+            )
+        total_weight = weight.sum(axis=0)
+        weighed = total_weight > 0
+        criteria = np.where(weighed, (weight * aucs).sum(axis=1) / np.where(weighed, total_weight, 1.0), 0.5)
+        return criteria[0], criteria[1], criteria[2]
+
+    def _choose(self, support: np.ndarray, chance_spread: np.ndarray) -> None:
+        """The policy: the default (presence if sparse, raw if dense) unless a supported
+        alternative gains ``min_gain``; shaping a dense feature keeps its raw column too
+        (``both``); with ``drop``, no supported criterion above 0.5 drops the feature."""
+        criteria = np.vstack([self.criterion_presence, self.criterion_raw, self.criterion_shape])
+        sparse = self.sparse.astype(bool)
+        default = np.where(sparse, PRESENCE, RAW)
+        supported = support >= self.params["min_support"]
+        default_criterion = criteria[default - PRESENCE, np.arange(len(default))]
+        min_gain = np.maximum(self.params["min_gain"], self.params["evidence"] * chance_spread)
+        # a default below chance counts as chance: beating a reversed feature shows no information
+        clears = criteria >= np.maximum(default_criterion, 0.5) + min_gain
+        # of the treatments that clear the gain, the simplest (presence, raw, shape) within min_gain of the best
+        best = np.where(clears, criteria, -np.inf).max(axis=0)
+        simplest = np.argmax(clears & (criteria >= best - min_gain), axis=0) + PRESENCE
+        cleared = clears.any(axis=0) & supported
+        treatment = np.where(cleared, simplest, default)
+        copies = self.params["shape_copy"]
+        if copies != "gain":
+            # a shaped copy beside the default column unless shaping is worse than it, or at chance
+            no_worse = (self.criterion_shape >= default_criterion - min_gain) & (self.criterion_shape > 0.5)
+            eligible = ~sparse if copies == "dense-unless-worse" else np.ones(len(sparse), dtype=bool)
+            treatment[(treatment == default) & eligible & supported & no_worse] = SHAPE
+        if self.params["keep_raw"]:
+            treatment[(treatment == SHAPE) & (~sparse | (copies == "unless-worse"))] = BOTH
+        if self.params["drop"]:
+            treatment[supported & (criteria.max(axis=0) <= 0.5)] = DROP
+        self.treatment = treatment.astype(np.int64)
+
+    def _fit_outputs(self, full: ValueCounts, histogram) -> None:
+        """The full-data shaper (knots of the features that shape) and the scaling of each
+        output column: the feature's own, and the shaped copy of a ``both`` feature."""
+        sparse_shaper, dense_shaper = self._shaper(True, full), self._shaper(False, full)
+        shapes = (self.treatment == SHAPE) | (self.treatment == BOTH)
+        on_sparse = self.sparse.astype(bool)
+        keep_sparse = shapes[sparse_shaper.knot_feature] & on_sparse[sparse_shaper.knot_feature]
+        keep_dense = shapes[dense_shaper.knot_feature] & ~on_sparse[dense_shaper.knot_feature]
+        knots = {
+            key: np.concatenate([getattr(sparse_shaper, key)[keep_sparse], getattr(dense_shaper, key)[keep_dense]])
+            for key in ("knot_feature", "knot_value", "knot_probability")
+        }
+        order = np.lexsort((knots["knot_value"], knots["knot_feature"]))
+        self.knot_feature, self.knot_value, self.knot_probability = (
+            knots[key][order] for key in ("knot_feature", "knot_value", "knot_probability")
+        )
+        self.zero_probability = np.where(on_sparse, sparse_shaper.zero_probability, dense_shaper.zero_probability)
+        self.default_probability = sparse_shaper.default_probability
+        self._build_shaper()
+        main_kind = np.where(self.treatment == BOTH, np.where(on_sparse, PRESENCE, RAW), self.treatment)
+        copy_kind = np.where(self.treatment == BOTH, SHAPE, DROP)
+        self.scores, self.offset, self.factor, self.inner_exponent, self.outer_exponent = self._scaling(
+            full, histogram, main_kind
+        )
+        self.copy_scores, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = (
+            self._scaling(full, histogram, copy_kind)
+        )
+        if self.params["report"]:
+            self._print_report()
+
+    def _scaling(self, full: ValueCounts, histogram, kind: np.ndarray):
+        """Per feature, for the column whose treatment is ``kind``: the metric's score of the
+        treated values (best threshold; presence for ``presence``; 0 for ``drop``), the
+        offset (0 on a sparse feature, else the treated minimum), and :func:`range_scaling`'s
+        factor and exponents widening the treated range to the score."""
+        metric: Metric = self.metrics[self.params["metric"]]
+        targets = [self.positive]
+        n = len(self.features)
+        scores = np.zeros(n)
+        for code, presence in ((PRESENCE, True), (RAW, False)):
+            if (kind == code).any():
+                scores[kind == code] = feature_scores(full, metric, targets, presence)[kind == code]
+        if (kind == SHAPE).any():
+            # scores by a threshold depend only on the order of the values: g(x) − g(0) keeps g's order
+            # and keeps 0 at 0, which is what ValueCounts.through needs
+            zero_shift = self._treated(np.arange(n), np.zeros(n), kind)
+            shaped = full.through(
+                lambda positions, values: self._treated(positions, values, kind) - zero_shift[positions]
+            )
+            assert shaped is not None
+            scores[kind == SHAPE] = feature_scores(shaped, metric, targets, False)[kind == SHAPE]
+        treated = self._treated(histogram.feature, histogram.value, kind)
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        np.minimum.at(low, histogram.feature, treated)
+        np.maximum.at(high, histogram.feature, treated)
+        seen = low <= high
+        low, high = np.where(seen, low, 0.0), np.where(seen, high, 0.0)
+        factor, (inner, outer) = range_scaling(low, high, scores)
+        return scores, np.where(self.sparse.astype(bool), 0.0, low), factor, inner, outer
+
+    def _build_shaper(self) -> None:
+        shaper = self._shaper(True)
+        shaper.knot_feature, shaper.knot_value, shaper.knot_probability = (
+            self.knot_feature,
+            self.knot_value,
+            self.knot_probability,
+        )
+        shaper.zero_probability, shaper.default_probability = self.zero_probability, self.default_probability
+        shaper._index_knots()
+        self.shaper = shaper
+
+    def _treated(self, positions: np.ndarray, values: np.ndarray, kind: np.ndarray) -> np.ndarray:
+        """g of each (feature position, value) under the per-feature treatment ``kind``
+        (presence, raw, shape; drop gives 0); NaN stays NaN."""
+        treatment = kind[positions]
+        treated = np.where(treatment == PRESENCE, (values != 0).astype(np.float64), values)
+        shapes = (treatment == SHAPE) & ~np.isnan(values)
+        if shapes.any():
+            zero_shift = np.where(self.sparse.astype(bool), self.zero_probability, 0.0)[positions[shapes]]
+            treated[shapes] = self.shaper._probabilities_at(positions[shapes], values[shapes]) - zero_shift
+        treated[treatment == DROP] = 0.0
+        return np.where(np.isnan(values), np.nan, treated)
+
+    def _output(self, positions: np.ndarray, values: np.ndarray, copy: bool = False) -> np.ndarray:
+        """The output of each (feature position, value): g scaled to the metric's score; with
+        ``copy``, the shaped copy of a ``both`` feature."""
+        if copy:
+            kind = np.where(self.treatment == BOTH, SHAPE, DROP)
+            scaling = (self.copy_factor, self.copy_offset, self.copy_inner_exponent, self.copy_outer_exponent)
+        else:
+            kind = np.where(self.treatment == BOTH, np.where(self.sparse.astype(bool), PRESENCE, RAW), self.treatment)
+            scaling = (self.factor, self.offset, self.inner_exponent, self.outer_exponent)
+        factor, offset, inner, outer = scaling
+        return scale_values(
+            self._treated(positions, values, kind),
+            factor[positions],
+            offset[positions],
+            (inner[positions], outer[positions]),
+        )
+
+    def _layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where the output columns come from: the kept input columns, and after each ``both``
+        feature its shaped copy; returns (source column per output column, whether the output
+        column is a copy, the output column of each kept input column)."""
+        n_attributes = len(self.input_schema.attributes)
+        kept = np.ones(n_attributes, dtype=bool)
+        kept[self.features[self.treatment == DROP]] = False
+        copied = np.zeros(n_attributes, dtype=bool)
+        copied[self.features[self.treatment == BOTH]] = True
+        source = np.repeat(np.arange(n_attributes), kept.astype(np.int64) + copied)
+        is_copy = np.r_[False, source[1:] == source[:-1]] if len(source) else np.zeros(0, dtype=bool)
+        destination = np.full(n_attributes, -1, dtype=np.int64)
+        destination[source[~is_copy]] = np.flatnonzero(~is_copy)
+        return source, is_copy, destination
+
+    def output_schema(self):
+        schema = super().output_schema()
+        source, is_copy, _ = self._layout()
+        attributes = [
+            Attribute(f"{schema.attributes[i].name}{COPY_SUFFIX}", NUMERIC, declared_type="numeric")
+            if copy
+            else schema.attributes[i]
+            for i, copy in zip(source.tolist(), is_copy.tolist())
+        ]
+        names = [a.name for a in attributes]
+        if len(set(names)) != len(names):
+            repeated = next(name for name in names if names.count(name) > 1)
+            raise FilterkitError(f"stage 'auto': the shaped copy '{repeated}' repeats another attribute's name")
+        return schema.with_attributes(attributes)
+
+    def _zero_moving_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The output columns not 0 where their input is (a dense feature's own column with an
+        offset, a dense feature's shaped copy), and the shaped copies of sparse features."""
+        source, is_copy, destination = self._layout()
+        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
+        position_of[self.features] = np.arange(len(self.features))
+        copy_columns = np.flatnonzero(is_copy)
+        copy_of_sparse = self.sparse[position_of[source[copy_columns]]].astype(bool)
+        moves_zero = (self.offset * self.factor != 0) & (self.treatment != DROP)
+        filled = np.r_[destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
+        return filled, copy_columns[copy_of_sparse]
+
+    def preserves_zeros(self) -> bool:
+        """Once fitted: True when every output column keeps 0 at 0 (every kept feature sparse)."""
+        return hasattr(self, "offset") and not len(self._zero_moving_columns()[0])
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        source, is_copy, destination = self._layout()
+        text = {int(destination[column]): texts for column, texts in chunk.text.items()}
+        if chunk.is_sparse:
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+            position_of = np.full(matrix.shape[1], -1, dtype=np.int64)
+            position_of[self.features] = np.arange(len(self.features))
+            positions = position_of[matrix.indices]
+            acted = positions >= 0
+            data = matrix.data.copy()
+            data[acted] = self._output(positions[acted], data[acted])
+            output = with_stored_values(matrix, data)
+            if len(source) != matrix.shape[1] or np.any(source != np.arange(len(source))):
+                output = output[:, source]
+            filled, sparse_copies = self._zero_moving_columns()
+            if not len(filled) and not len(sparse_copies):
+                return Chunk(output, text, chunk.weights)
+            copied = data.copy()
+            copied[acted] = self._output(positions[acted], matrix.data[acted], copy=True)
+            copies = with_stored_values(matrix, np.where(acted, copied, 0.0))[:, source[sparse_copies]]
+            untouched = np.setdiff1d(np.arange(len(source)), np.r_[filled, sparse_copies])
+            dense_part = sp.csr_matrix(self._filled_columns(chunk, source, filled))
+            columns = sp.hstack([output[:, untouched], dense_part, copies]).tocsr()
+            order = np.argsort(np.r_[untouched, filled, sparse_copies], kind="stable")
+            return Chunk(sp.csr_matrix(columns[:, order]), text, chunk.weights)
+        output = chunk.values[:, source]
+        kept = destination[self.features] >= 0
+        block = chunk.values[:, self.features[kept]]
+        positions = np.broadcast_to(np.flatnonzero(kept), block.shape).ravel()
+        output[:, destination[self.features[kept]]] = self._output(positions, block.ravel()).reshape(block.shape)
+        if is_copy.any():
+            output[:, is_copy] = self._filled_columns(chunk, source, np.flatnonzero(is_copy))
+        return Chunk(output, text, chunk.weights)
+
+    def _filled_columns(self, chunk: Chunk, source: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """The output ``columns`` (each a feature's or a shaped copy), computed densely."""
+        _, is_copy, _ = self._layout()
+        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
+        position_of[self.features] = np.arange(len(self.features))
+        inputs = source[columns]
+        values = chunk.values
+        block = cast(sp.csr_matrix, values)[:, inputs].toarray() if chunk.is_sparse else values[:, inputs]
+        result = np.empty(block.shape)
+        for copy in (False, True):
+            chosen = is_copy[columns] == copy
+            if chosen.any():
+                result[:, chosen] = self._output(
+                    np.broadcast_to(position_of[inputs[chosen]], (block.shape[0], chosen.sum())).ravel(),
+                    block[:, chosen].ravel(),
+                    copy=copy,
+                ).reshape(block.shape[0], chosen.sum())
+        return result
+
+    def _print_report(self) -> None:
+        """The treatment counts and the ten features with the highest chosen criterion, on stderr."""
+        names = [self.input_schema.attributes[i].name for i in self.features]
+        counted = np.bincount(self.treatment, minlength=len(TREATMENTS))
+        parts = ", ".join(f"{name} {count}" for name, count in zip(TREATMENTS, counted) if count)
+        print(f"auto: {len(names)} features: {parts}", file=sys.stderr)
+        criteria = np.vstack(
+            [
+                np.full(len(names), 0.5),
+                self.criterion_presence,
+                self.criterion_raw,
+                self.criterion_shape,
+                self.criterion_shape,
+            ]
+        )
+        chosen = criteria[self.treatment, np.arange(len(names))]
+        for j in np.lexsort((np.arange(len(names)), -chosen))[:10]:
+            print(
+                f"auto:   {names[j]}: {TREATMENTS[self.treatment[j]]} (cross-fitted AUC presence "
+                f"{self.criterion_presence[j]:.3f}, raw {self.criterion_raw[j]:.3f}, shape "
+                f"{self.criterion_shape[j]:.3f}; {self.params['metric']} {self.scores[j]:.3f})",
+                file=sys.stderr,
+            )
+
+    def state(self) -> dict:
+        saved = {key: getattr(self, key) for key in self.state_arrays}
+        saved[OPTIONS_KEY] = fitted_options(self)
+        return saved
+
+    def load_state(self, state: dict) -> None:
+        super().load_state(state)
+        same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
+        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (
+            same_feature & (self.knot_value[1:] <= self.knot_value[:-1])
+        )
+        if unsorted.any():
+            raise invalid_state(self, "the knots are not sorted by feature and value")
+        self._build_shaper()
+
+
+def auto_stage_for(metrics: dict) -> type[AutoStage]:
+    """The ``auto`` stage class, knowing the registered metrics."""
+    return type("AutoStage", (AutoStage,), {"metrics": dict(metrics)})
+
+
+@hookimpl
+def register_stages(register, metrics):
+    """The ``auto`` per-feature policy stage."""
+    register(auto_stage_for(metrics))
