@@ -249,7 +249,7 @@ class AutoStage(Stage):
 
     def _shaper(self, zero_bin: bool, counts: ValueCounts | None = None) -> Shaper:
         """An LP shaper over this stage's features (prob, zero-preserving), fitted on ``counts``."""
-        shaper = Shaper(zero_bin=zero_bin)
+        shaper = Shaper(zero_bin=zero_bin, missing="keep")  # a missing value stays missing under every treatment
         # the positive class named, so a training part whose minority is the other class shapes toward it too
         shaper.context = self.context
         shaper.class_attribute = self.class_attribute
@@ -257,6 +257,9 @@ class AutoStage(Stage):
             shaper.context = Context(self.context.class_index, self.class_attribute.labels[self.positive])
         shaper.features = np.arange(len(self.features))
         shaper.nominal = np.zeros(len(self.features), dtype=bool)
+        # one shaped column per feature, toward the positive class (what Shaper.prepare lays out then)
+        shaper.one_vs_rest, shaper.copies = False, 1
+        shaper.column_feature, shaper.column_nominal = shaper.features, shaper.nominal
         if counts is not None:
             shaper.finalize(counts)
             shaper.training_counts = None

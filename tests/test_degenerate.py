@@ -46,7 +46,7 @@ def built_in_stages() -> dict:
 
 # options a stage needs to run at all
 REQUIRED = {"select": ["--top", "1"], "remove": ["--range", "1"], "keep": ["--range", "1"]}
-NEEDS_POSITIVE = {"shape"}
+NEEDS_POSITIVE = {"shape", "auto"}
 
 
 def argv_for(stage: str, options: list[str], path) -> list[str]:
@@ -70,6 +70,7 @@ def assert_output_or_clear_error(run_filterkit, argv):
 STAGE_NAMES = sorted(
     [
         "shape",
+        "auto",
         "acc",
         "acc2",
         "bns",

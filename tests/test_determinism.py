@@ -76,7 +76,7 @@ DATA = {
 # oh0's words kept: those in at least this many of the rows kept, so the header stays small.
 OH0_MIN_ROWS = 3
 # Stages that refuse a multi-class task without --positive.
-NEEDS_POSITIVE = {"shape"}
+NEEDS_POSITIVE = {"shape", "auto"}
 CHUNKINGS = {
     "default": [],
     "rows1": ["--chunk-rows", "1"],

@@ -60,6 +60,7 @@ REGISTRY = load_plugins()
 #: so it is checked with positive="1".  ``select`` needs exactly one rule and, outside a
 #: chain, a metric to rank by (a pipeline step does not see the scorer before it).
 CHECK_PARAMS = {
+    "auto": {"positive": "1"},
     "select": {"metric": "bns", "top": 2},
     "keep": {"type": "numeric"},
     "remove": {"type": "string"},
