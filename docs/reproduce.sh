@@ -92,6 +92,13 @@ wanted intercept && for name in credit-g diabetes ecoli glass iris sonar vehicle
         "shape --no-zero-bin --no-zero-preserve bns --no-zero-preserve l2" \
         > "$out/intercept-uci-$name.json" || echo "intercept $name: no task" >&2
 done
+#     Without l2 the zero shift is an offset per feature, which a free b absorbs exactly (diabetes as the check).
+wanted intercept && for intercept in regularized free; do
+    filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 10 --json --compare \
+        --svm-intercept "$intercept" "$data/uci/diabetes.arff" \
+        "shape --no-zero-bin bns" "shape --no-zero-bin --no-zero-preserve bns --no-zero-preserve" \
+        > "$out/intercept-offset-diabetes-$intercept.json"
+done
 
 # 4b. JMLR 2003's BNS vs IG selection decided by the SVM's own threshold (margin) and by Platt's sigmoid
 #     fitted on the training rows' own decision values (platt), against part 2's platt-cv.

@@ -260,6 +260,11 @@ def uci_section(root: Path) -> None:
     for measure in ("auc", "f1"):
         for name in ("scale", "shape", "scale_unshifted", "shape_unshifted"):
             print(settings_line("free vs regularized b", free, uci, chains[name], measure))
+    for intercept in ("regularized", "free"):
+        offset = task_results(load(root, f"intercept-offset-*-{intercept}.json"), "intercept-offset-")
+        if offset:
+            print(f"\nZero shift without l2 (an offset per feature), {intercept} b:")
+            print(chain_table(offset, ["auc", "f1", "accuracy"], "chain"))
 
 
 def text_section(root: Path) -> None:
