@@ -133,7 +133,7 @@ def paired_line(label: str, first: dict, second: dict, measure: str) -> str:
         return f"- {label} ({measure}): no common task"
     p = result["wilcoxon_p"]
     return (
-        f"- {label} ({measure}, {result['tasks']} tasks): {result['difference']:+.3f}; "
+        f"- {label} ({measure}, {result['tasks']} tasks): {result['difference']:+.4f}; "
         f"{result['better']} better, {result['tied']} tied, {result['worse']} worse; "
         f"Wilcoxon p = {'—' if p is None else f'{p:.2g}'}; corrected t-test p < {SIGNIFICANCE:g} on "
         f"{result['significant_better']} tasks better, {result['significant_worse']} worse"
@@ -310,10 +310,11 @@ def curve_section(root: Path) -> None:
         print(f"\n## Learning curve, --svm-decision {decision} (AUC / F1)\n")
         print(curve_table(runs))
         print(f"\n{decision} vs platt-cv, the same chain and training fraction:")
-        for fraction in sorted({r["train_fraction"] for r in runs}):
-            for chain in CURVE_CHAINS:
-                line = settings_line(f"{fraction:g}, {decision} vs platt-cv", runs, curve, chain, "f1", fraction)
-                print(line)
+        for measure in ("f1", "auc"):
+            for fraction in sorted({r["train_fraction"] for r in runs}):
+                for chain in CURVE_CHAINS:
+                    label = f"{fraction:g}, {decision} vs platt-cv"
+                    print(settings_line(label, runs, curve, chain, measure, fraction))
 
 
 def skewed_section(root: Path) -> None:

@@ -110,4 +110,4 @@ def test_summary_pairs_a_setting_with_its_baseline_by_data_set_and_task(summariz
     assert {r["data"] for r in margin} == {"oh0"}
     assert margin[0]["ratio"] == pytest.approx(1.0)
     line = summarize.settings_line("margin vs platt-cv", margin, baseline, "binarize l2", "f1")
-    assert line.startswith("- `binarize l2`, margin vs platt-cv (f1, 2 tasks): +0.150; 2 better, 0 tied, 0 worse")
+    assert line.startswith("- `binarize l2`, margin vs platt-cv (f1, 2 tasks): +0.1500; 2 better, 0 tied, 0 worse")
