@@ -178,7 +178,7 @@ def skewed_table(directory: Path) -> str:
     ratios, specificities = [], []
     for stem, plain in svm.items():
         adaptive_path = directory / (stem[: -len("-svm")] + "-aisvm.json")
-        if not adaptive_path.exists():
+        if not adaptive_path.exists() or not adaptive_path.stat().st_size:
             continue
         adaptive = json.loads(adaptive_path.read_text())
         rows = plain["settings"]["rows"]
@@ -217,7 +217,7 @@ def prose_table(directory: Path) -> str:
     for stem, prose in load(directory, "prose-*-aisvm.json").items():
         task = stem[len("prose-") : -len("-aisvm")]
         algorithm_path = directory / f"skewed-{task}-aisvm.json"
-        if not algorithm_path.exists():
+        if not algorithm_path.exists() or not algorithm_path.stat().st_size:
             continue
         algorithm = json.loads(algorithm_path.read_text())
         lines.append(
