@@ -3,7 +3,8 @@
 # Usage: docs/reproduce.sh [DATA_DIR [OUT_DIR]]   (DATA_DIR defaults to ../shared/data)
 # PARTS="uci text curve skewed" (the default) picks the experiments; JOBS=N runs N processes.
 # The classifier-setting experiments of issue 21 are more PARTS: "intercept decision curve-decision prose"
-# (PARTS="uci text curve skewed intercept decision curve-decision prose" runs everything).
+# Issue 22's are "multiply multiclass auto" (PARTS="uci text curve skewed intercept decision curve-decision
+# prose multiply multiclass auto" runs everything).
 # Writes one JSON per run into OUT_DIR, then: python docs/summarize_results.py OUT_DIR
 set -euo pipefail
 data=${1:-"$(dirname "$0")/../../shared/data"}
@@ -132,6 +133,27 @@ wanted prose && for path in "$data"/text/*.arff; do
             --json "$path" binarize l2 > "$out/prose-$name-$label-aisvm.json"
     done
 done
+
+# 5. tf·BNS (issue 22): scorers' --multiply on the text sets, the folds of part 2.
+wanted multiply && for path in "$data"/text/*.arff; do
+    name=$(basename "$path" .wc.arff)
+    filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json --compare "$path" \
+        "bns --multiply l2" "bns l2" "binarize bns l2" "ig --multiply l2" > "$out/multiply-text-$name.json"
+done
+
+# 6. Multi-class (issue 22): a one-vs-rest SVM over all classes of oh0 and oh10, against the --each-class
+#    tasks of the same chains on the same folds.
+wanted multiclass && for name in oh0 oh10; do
+    path="$data/text/$name.wc.arff"
+    filterkit evaluate -q --jobs "$jobs" --multiclass --folds 5 --stats --json --compare "$path" \
+        "binarize l2" "binarize bns l2" "binarize bns --combine mean l2" "binarize ig l2" "bns --multiply l2" \
+        "shape --multiclass max bns l2" "shape --multiclass one-vs-rest bns l2" > "$out/multiclass-$name.json"
+    filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json --compare "$path" \
+        "binarize l2" "binarize bns l2" "bns --multiply l2" "shape bns l2" > "$out/multiclass-each-$name.json"
+done
+
+# 7. auto (issue 22): docs/auto_experiment.py runs `auto l2` on the folds of parts 1 and 2, and the held-back sets.
+wanted auto && python3 "$(dirname "$0")/auto_experiment.py" run "$data" "$out/auto"
 
 # Every command that ran succeeded (set -e); the last part left out must not make the script fail.
 exit 0
