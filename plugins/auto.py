@@ -578,11 +578,17 @@ class AutoStage(Stage):
         return result
 
     def _print_report(self) -> None:
-        """The treatment counts and the ten features with the highest chosen criterion, on stderr."""
+        """``--report``: :meth:`fit_summary` on stderr, each line after ``auto:``."""
+        for line in self.fit_summary():
+            print(f"auto: {line}", file=sys.stderr)
+
+    def fit_summary(self) -> list[str]:
+        """What fitting chose (``filterkit -v``): the count per treatment, then the ten features with
+        the highest criterion of their treatment, with all three criteria and the metric's score."""
         names = [self.input_schema.attributes[i].name for i in self.features]
         counted = np.bincount(self.treatment, minlength=len(TREATMENTS))
         parts = ", ".join(f"{name} {count}" for name, count in zip(TREATMENTS, counted) if count)
-        print(f"auto: {len(names)} features: {parts}", file=sys.stderr)
+        lines = [f"{len(names)} features: {parts}"]
         criteria = np.vstack(
             [
                 np.full(len(names), 0.5),
@@ -594,12 +600,12 @@ class AutoStage(Stage):
         )
         chosen = criteria[self.treatment, np.arange(len(names))]
         for j in np.lexsort((np.arange(len(names)), -chosen))[:10]:
-            print(
-                f"auto:   {names[j]}: {TREATMENTS[self.treatment[j]]} (cross-fitted AUC presence "
+            lines.append(
+                f"  {names[j]}: {TREATMENTS[self.treatment[j]]} (cross-fitted AUC presence "
                 f"{self.criterion_presence[j]:.3f}, raw {self.criterion_raw[j]:.3f}, shape "
-                f"{self.criterion_shape[j]:.3f}; {self.params['metric']} {self.scores[j]:.3f})",
-                file=sys.stderr,
+                f"{self.criterion_shape[j]:.3f}; {self.params['metric']} {self.scores[j]:.3f})"
             )
+        return lines
 
     def state(self) -> dict:
         saved = {key: getattr(self, key) for key in self.state_arrays}

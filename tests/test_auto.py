@@ -202,6 +202,16 @@ def test_report_prints_the_treatments_on_stderr(policy_file):
     assert "band: both (cross-fitted AUC presence 0.500" in report
 
 
+def test_verbose_chain_prints_what_each_stage_chose_and_the_same_rows(policy_file):
+    quiet = run_filterkit(str(policy_file), "auto", "l2")
+    verbose = run_filterkit("-v", str(policy_file), "auto", "l2")
+    assert verbose.status == 0 and verbose.stdout == quiet.stdout and quiet.stderr == ""
+    lines = verbose.stderr.splitlines()
+    assert lines[0] == "filterkit: auto: 6 features: drop 1, presence 2, both 3"
+    assert lines[1].startswith("filterkit: auto:   ") and len(lines) == 1 + 6  # every feature, up to ten
+    assert any(line.startswith("filterkit: auto:   band: both (cross-fitted AUC presence 0.500") for line in lines)
+
+
 def test_errors_are_clear_and_leave_no_output(tmp_path):
     out = tmp_path / "out.arff"
     result = run_filterkit("-o", str(out), str(REAL / "iris.arff"), "auto")

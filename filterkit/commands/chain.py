@@ -44,7 +44,7 @@ from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
 from filterkit.model import save_model
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode, progress_option
-from filterkit.runner import Chain
+from filterkit.runner import Chain, guarded
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
 
@@ -85,6 +85,7 @@ class ChainSettings:
     chunk_rows: int
     quiet: bool
     progress: bool
+    verbose: bool
     engine: str
     scheduler: str | None
     partitions: int | None
@@ -272,6 +273,12 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
 @chunk_rows_option
 @quiet_option
 @progress_option
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="After fitting, say on stderr what each stage chose (the stages that tell: auto's treatment per feature).",
+)
 @plugins_dir_option
 @click.option(
     "--engine",
@@ -328,6 +335,8 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
     )
     with progress.activated(), opened as source:
         chain.fit(source, progress)
+        if settings.verbose:
+            report_fitted(chain)
         comments = provenance_comments(input_provenance(source), "chain", chain, settings.sparse)
         assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
@@ -347,6 +356,16 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
                 # cannot be saved still removes the -o output, which is published last.
                 save_model(settings.model_path, chain, registry)
     progress.finish()
+
+
+def report_fitted(chain: Chain) -> None:
+    """``-v``: each fitted stage's own account of what it chose (its optional ``fit_summary()``
+    lines), on stderr as ``filterkit: STAGE: LINE``."""
+    for stage in chain.stages:
+        summary = getattr(stage, "fit_summary", None)
+        if summary is not None:
+            for line in guarded(stage, "fit_summary", summary):
+                click.echo(f"filterkit: {stage.name}: {line}", err=True)
 
 
 def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
@@ -377,6 +396,8 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
         if output_dir is not None:
             engine.checked_targets(plan, output_dir)
         engine.fit(chain, plan)
+        if settings.verbose:
+            report_fitted(chain)
         comments = provenance_comments((), "chain", chain, settings.sparse)
         save = (lambda: save_model(model_path, chain, registry)) if model_path else None
         if output_dir:
