@@ -40,6 +40,8 @@ STAGE_CASES = [
     (CREDIT, (), ["chi", "--presence", "--no-zero-preserve"]),
     (IRIS, (), ["ig", "--combine", "mean"]),
     (CREDIT, (), ["shape"]),
+    (IRIS, (), ["shape", "--multiclass", "one-vs-rest"]),
+    (CREDIT, (), ["auto"]),
     (CREDIT, (), ["select", "--metric", "chi", "--top", "3"]),
     (OH0, ETHICS, ["ig", "--no-scale", "select", "--sparsity", "8"]),
     (OH0, (), ["ordinal", "--max-thresholds", "3"]),
