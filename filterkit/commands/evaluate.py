@@ -237,6 +237,29 @@ def run_evaluation(registry, plugins_dir, schema, data, class_index, chains, tas
     return grouped, fold_of_row, {fraction: float(np.mean(values)) for fraction, values in ratios.items()}
 
 
+def settings_document(
+    settings, rows_used: int, left_out: int, fold_of_row: np.ndarray, extra: dict, multiclass: bool = False
+) -> dict:
+    """The ``settings`` of the JSON document: the protocol, the rows used, each row's fold and
+    ``extra``; with several repeats each repeat's fold seed."""
+    document = {
+        "folds": settings.folds,
+        "seed": settings.seed,
+        "train_fractions": list(settings.train_fractions),
+        "classifier": settings.classifier,
+        "classifier_params": settings.classifier_params,
+        **({"multiclass": True} if multiclass else {}),
+        "rows": rows_used,
+        "rows_with_missing_class_left_out": left_out,
+        "fold_of_row": fold_of_row.tolist(),
+        **extra,
+    }
+    if settings.repeats > 1:
+        document["repeats"] = settings.repeats
+        document["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
+    return document
+
+
 def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, extra, stats=False, ratios=None) -> dict:
     """The JSON document: flat for one chain, task and fraction; else results and macro averages.
 
@@ -244,20 +267,7 @@ def report(chains, tasks, settings, grouped, fold_of_row, rows_used, left_out, e
     spread; ``stats`` adds the break-even point, micro-averages over several
     tasks and paired tests of every chain against the first (``ratios``: per
     fraction, test rows / training rows, for the corrected t-test)."""
-    settings_json = {
-        "folds": settings.folds,
-        "seed": settings.seed,
-        "train_fractions": list(settings.train_fractions),
-        "classifier": settings.classifier,
-        "classifier_params": settings.classifier_params,
-        "rows": rows_used,
-        "rows_with_missing_class_left_out": left_out,
-        "fold_of_row": fold_of_row.tolist(),
-        **extra,
-    }
-    if settings.repeats > 1:
-        settings_json["repeats"] = settings.repeats
-        settings_json["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
+    settings_json = settings_document(settings, rows_used, left_out, fold_of_row, extra)
     results = []
     for chain in chains:
         for task in tasks:
@@ -307,21 +317,7 @@ def multiclass_report(chains, settings, grouped, fold_of_row, rows_used, left_ou
     with ``stats`` and several chains, each chain against the first on the same folds: the overall
     measures over folds (corrected resampled t-test) and each class's AUC and F1 over classes
     (Wilcoxon) and over folds."""
-    settings_json = {
-        "folds": settings.folds,
-        "seed": settings.seed,
-        "train_fractions": list(settings.train_fractions),
-        "classifier": settings.classifier,
-        "classifier_params": settings.classifier_params,
-        "multiclass": True,
-        "rows": rows_used,
-        "rows_with_missing_class_left_out": left_out,
-        "fold_of_row": fold_of_row.tolist(),
-        **extra,
-    }
-    if settings.repeats > 1:
-        settings_json["repeats"] = settings.repeats
-        settings_json["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
+    settings_json = settings_document(settings, rows_used, left_out, fold_of_row, extra, multiclass=True)
     results = [
         {
             "chain": chain.text,
