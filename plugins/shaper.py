@@ -44,6 +44,7 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
@@ -136,6 +137,15 @@ class Shaper(ClassValueCountsStage):
         NAME@LABEL in the class's label order; ``source`` maps each output attribute to its input
         attribute, ``output_column`` to its column (−1: not shaped)."""
         labels = self.class_attribute.labels
+        written = len(self.input_schema.attributes) + len(self.features) * (len(labels) - 1)
+        allowed = Limits.from_environment().attributes
+        if written > allowed:
+            raise FilterkitError(
+                f"stage '{self.name}': --multiclass {ONE_VS_REST} would write {written:,} attributes "
+                f"({len(self.features):,} features × {len(labels):,} labels), more than the {allowed:,} a file may "
+                f"declare (set {VARIABLES['attributes']} to allow more): use --multiclass {MOST_INFORMATIVE} "
+                "or --positive"
+            )
         attributes, source, output_column = [], [], []
         column_of_attribute = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
         column_of_attribute[self.features] = np.arange(len(self.features)) * self.copies

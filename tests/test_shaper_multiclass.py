@@ -338,3 +338,21 @@ def test_a_nominal_attribute_leaves_the_numeric_ones_sparse_and_the_output_equal
     numeric_entries, class_entries = 8, 5  # stored in the rows above: w1, w2 and w3; the classes b and c
     # each copy: the numeric values as stored, and the nominal in every row
     assert sparse.values.nnz == copies * (numeric_entries + 8) + class_entries
+
+
+def test_one_vs_rest_copies_beyond_the_attribute_limit_are_refused_before_any_work(
+    run_filterkit, monkeypatch, tmp_path
+):
+    # features × labels columns: a class of many labels must not make millions of attributes unasked
+    out = tmp_path / "out.arff"
+    monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "12")
+    refused = run_filterkit("-o", out, REAL / "iris.arff", "shape")
+    assert refused.status == 1 and not out.exists()
+    assert refused.stderr == (
+        "filterkit: error: stage 'shape': --multiclass one-vs-rest would write 13 attributes (4 features × 3 "
+        "labels), more than the 12 a file may declare (set FILTERKIT_MAX_ATTRIBUTES to allow more): use "
+        "--multiclass max or --positive\n"
+    )
+    assert run_filterkit("-o", out, REAL / "iris.arff", "shape", "--multiclass", "max").status == 0
+    monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "13")
+    assert run_filterkit("-o", out, REAL / "iris.arff", "shape").status == 0
