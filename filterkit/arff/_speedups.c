@@ -387,25 +387,20 @@ done:
     return result;
 }
 
+/* Where format_rows writes: the bytes object it returns, sized beforehand for the longest
+   text its entries can take, so it never grows while the GIL is released. */
 typedef struct {
     char *data;
     Py_ssize_t size;
     Py_ssize_t capacity;
 } Output;
 
-/* Room for size more bytes: where they go, or NULL (out of memory).  Needs no GIL. */
+/* Room for size more bytes: where they go, or NULL if they would pass the capacity (which
+   format_rows's bound rules out).  Needs no GIL. */
 static char *
 output_reserve(Output *out, Py_ssize_t size)
 {
-    if (out->size + size > out->capacity) {
-        Py_ssize_t capacity = out->capacity * 2 + size + 1024;
-        char *grown = PyMem_RawRealloc(out->data, capacity);
-        if (!grown)
-            return NULL;
-        out->data = grown;
-        out->capacity = capacity;
-    }
-    return out->data + out->size;
+    return out->size + size <= out->capacity ? out->data + out->size : NULL;
 }
 
 static int
@@ -913,8 +908,9 @@ typedef struct {
     NumberFormat numbers;
 } Rows;
 
-/* Format every row into out; -1 when out of memory (or when Python's code, for the few
-   numbers the compiled printers decline, fails).  Runs without the GIL (that code takes it). */
+/* Format every row into out; -1 if the text would pass out's capacity (never: format_rows
+   sizes it) or Python's code, for the few numbers the compiled printers decline, fails.
+   Runs without the GIL (that code takes it). */
 static int
 format_into(Output *out, Rows in)
 {
@@ -942,15 +938,22 @@ format_into(Output *out, Rows in)
 }
 
 /*
- * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False) -> bytes
+ * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False,
+ *             into=None) -> bytes | int
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), or, where special[k] (uint8) is set, the next
  * str of ``texts`` (labels, strings and dates, already quoted).  Sparse rows are written
- * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8 bytes.  Numbers are
+ * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8.  Numbers are
  * written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits or
- * None, float32).  The GIL is
- * released while formatting, so another thread (the reader) can run meanwhile.
+ * None, float32).  The GIL is released while formatting, so another thread (the reader)
+ * can run meanwhile.
+ *
+ * The text is never copied: it is written straight into the bytes object returned, or,
+ * given a bytearray ``into``, into its start (the bytearray is grown when too small, never
+ * shrunk, so a writer that passes the same one each time reuses its memory), and the
+ * text's length is returned.  The earlier text in ``into`` is overwritten: pass it again
+ * only once that text is written (growing it while a view of it is alive fails).
  */
 static PyObject *
 format_rows(PyObject *self, PyObject *args)
@@ -959,11 +962,12 @@ format_rows(PyObject *self, PyObject *args)
     PyObject *texts;
     int sparse;
     NumberFormat numbers = {0, 0};
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ip", &indptr, &columns, &values, &special, &PyList_Type, &texts, &sparse,
-                          &numbers.digits, &numbers.float32))
+    PyObject *into = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipO", &indptr, &columns, &values, &special, &PyList_Type, &texts, &sparse,
+                          &numbers.digits, &numbers.float32, &into))
         return NULL;
     PyObject *result = NULL;
-    Output out = {NULL, 0, 0};
+    Py_buffer held = {NULL};
     const char **text = NULL;
     Py_ssize_t *text_size = NULL;
     Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
@@ -976,6 +980,10 @@ format_rows(PyObject *self, PyObject *args)
     }
     if (numbers.digits < 0 || numbers.digits > 17 || (numbers.digits && numbers.float32)) {
         PyErr_SetString(PyExc_ValueError, "format_rows: digits from 1 to 17, or float32, or neither");
+        goto done;
+    }
+    if (into != Py_None && !PyByteArray_Check(into)) {
+        PyErr_SetString(PyExc_TypeError, "format_rows: into must be a bytearray");
         goto done;
     }
     Py_ssize_t text_count = 0;
@@ -1004,9 +1012,20 @@ format_rows(PyObject *self, PyObject *args)
     Py_ssize_t room = entries * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
     for (Py_ssize_t t = 0; t < text_count; t++)
         room += text_size[t];
-    if (!output_reserve(&out, room)) {
-        PyErr_NoMemory();
-        goto done;
+    Output out = {NULL, 0, room};
+    if (into == Py_None) {
+        /* a new bytes object nobody else holds yet, cut to the text's length at the end */
+        result = PyBytes_FromStringAndSize(NULL, room);
+        if (!result)
+            goto done;
+        out.data = PyBytes_AS_STRING(result);
+    } else {
+        /* the bytearray, held (so no other thread resizes it) while the GIL is released */
+        if (PyByteArray_GET_SIZE(into) < room && PyByteArray_Resize(into, room) < 0)
+            goto done;
+        if (PyObject_GetBuffer(into, &held, PyBUF_WRITABLE) < 0)
+            goto done;
+        out.data = held.buf;
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -1014,12 +1033,17 @@ format_rows(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     if (status < 0) {
         if (!PyErr_Occurred())
-            PyErr_NoMemory();
+            PyErr_SetString(PyExc_SystemError, "format_rows: the text outgrew its bound");
+        Py_CLEAR(result);
         goto done;
     }
-    result = PyBytes_FromStringAndSize(out.data ? out.data : "", out.size);
+    if (into == Py_None)
+        _PyBytes_Resize(&result, out.size); /* shrinks in place; NULL and an error if it fails */
+    else
+        result = PyLong_FromSsize_t(out.size);
 done:
-    PyMem_RawFree(out.data);
+    if (held.obj)
+        PyBuffer_Release(&held);
     PyMem_Free(text);
     PyMem_Free(text_size);
     PyBuffer_Release(&indptr);

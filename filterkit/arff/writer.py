@@ -173,13 +173,15 @@ class ArffWriter:
         self._plain_numbers = np.array(
             [f is format_numbers and i not in self._text_columns for i, f in enumerate(self._formatters)], dtype=bool
         )
+        #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
+        self._formatted = bytearray()
         self._emit(format_header(schema, list(comments)))
 
-    def _emit(self, text: str | bytes) -> None:
+    def _emit(self, text: str | memoryview) -> None:
         if self._binary:
-            cast(BinaryIO, self.stream).write(text if isinstance(text, bytes) else text.encode("utf-8"))
+            cast(BinaryIO, self.stream).write(text.encode("utf-8") if isinstance(text, str) else text)
         else:
-            cast(TextIO, self.stream).write(text.decode("utf-8") if isinstance(text, bytes) else text)
+            cast(TextIO, self.stream).write(text if isinstance(text, str) else str(text, "utf-8"))
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``; ArffError for a value the format cannot hold (a
@@ -199,11 +201,20 @@ class ArffWriter:
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
         if _speedups is not None and chunk.weights is None:
             digits = 0 if self.numbers.digits is None else self.numbers.digits
-            self._emit(
-                _speedups.format_rows(
-                    indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32
-                )
+            length = _speedups.format_rows(
+                indptr,
+                columns,
+                values,
+                special.view(np.uint8),
+                texts,
+                sparse,
+                digits,
+                self.numbers.float32,
+                self._formatted,
             )
+            # written before the next chunk is formatted into the same bytearray
+            with memoryview(self._formatted) as formatted, formatted[:length] as text:
+                self._emit(text)
             return
         cells = np.empty(len(values), dtype=object)
         cells[~special] = format_numbers(values[~special], self.numbers)
