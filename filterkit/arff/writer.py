@@ -41,7 +41,7 @@ _DENSE_BLOCK_CELLS = 1 << 20
 @dataclass(frozen=True)
 class NumberFormat:
     """How numbers are written: exact by default (the shortest text that reads back to
-    the same float64), or rounded (docs/algorithms.md, "Output size").
+    the same float64), or rounded (docs/algorithms.md §15).
 
     ``digits`` N (1 to 17): the value correctly rounded to N significant digits (half
     to even on an exact tie), written as the exact form writes that decimal's double;
