@@ -67,10 +67,11 @@ class NumberFormat:
 
     @property
     def options(self) -> list[str]:
-        """The command-line words that ask for this format (none for the exact one)."""
-        if self.float32:
-            return ["--float32"]
-        return [] if self.digits is None else ["--digits", str(self.digits)]
+        """The command-line words that ask for this format: none for an exact one (``--digits
+        17`` included, which writes the same bytes as no option)."""
+        if self.exact:
+            return []
+        return ["--float32"] if self.float32 else ["--digits", str(self.digits)]
 
 
 #: The default: every number written exactly.

@@ -240,6 +240,10 @@ def test_the_chain_writes_rounded_numbers_and_records_how(run_filterkit):
         assert source.header_comments == ("filterkit chain: --digits 6 l2 (filterkit 0.3.0)",)
 
 
+def test_digits_17_writes_the_default_bytes_provenance_included(run_filterkit):
+    assert run_filterkit(IRIS, "--digits", "17", "l2").stdout == run_filterkit(IRIS, "l2").stdout
+
+
 def test_apply_writes_rounded_numbers(run_filterkit, tmp_path):
     model = tmp_path / "m.json"
     assert run_filterkit("--save-model", model, "-o", tmp_path / "train.arff", IRIS, "l2").status == 0
