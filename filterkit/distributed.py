@@ -39,7 +39,7 @@ from filterkit import __version__
 from filterkit.arff.header import format_header
 from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
 from filterkit.arff.reader import ArffReader
-from filterkit.arff.writer import ArffWriter
+from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
@@ -216,14 +216,19 @@ def _merged_statistics(recipe: ChainRecipe, first, second):
 
 
 def _write_partition(
-    recipe: ChainRecipe, partition: Partition, path: str, sparse: bool | None, comments: list[str]
+    recipe: ChainRecipe,
+    partition: Partition,
+    path: str,
+    sparse: bool | None,
+    comments: list[str],
+    numbers: NumberFormat = EXACT,
 ) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
     chain = _chain_of(recipe)
     rows = 0
     assert chain.output_schema is not None  # the chain is fitted
     with open(path, "wb") as stream:
-        writer = ArffWriter(stream, chain.output_schema, sparse, comments)
+        writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)
         for chunk in chain.transform(recipe.chunks(partition)):
             writer.write(chunk)
             rows += chunk.n_rows
@@ -379,7 +384,14 @@ class DaskEngine:
         return targets
 
     def write_each(
-        self, chain: Chain, plan: Plan, folder: str, sparse: bool | None, comments: list[str], before_publish=None
+        self,
+        chain: Chain,
+        plan: Plan,
+        folder: str,
+        sparse: bool | None,
+        comments: list[str],
+        before_publish=None,
+        numbers: NumberFormat = EXACT,
     ) -> list[str]:
         """Write one output per partition into ``folder`` (see :meth:`checked_targets`).
 
@@ -389,7 +401,7 @@ class DaskEngine:
         os.makedirs(folder, exist_ok=True)
         targets = self.checked_targets(plan, folder)
         with _parts_folder(folder) as parts_folder:
-            written = self._write_parts(chain, plan, parts_folder, sparse, comments)
+            written = self._write_parts(chain, plan, parts_folder, sparse, comments, numbers)
             if before_publish is not None:
                 before_publish()
             for part, target in zip(written, targets):
@@ -404,6 +416,7 @@ class DaskEngine:
         sparse: bool | None,
         comments: list[str],
         parts_folder: str | None = None,
+        numbers: NumberFormat = EXACT,
     ) -> None:
         """Write every partition's output to the binary ``stream``, in partition order, the header once.
 
@@ -413,7 +426,7 @@ class DaskEngine:
         assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
         with _parts_folder(parts_folder) as folder:
-            written = self._write_parts(chain, plan, folder, sparse, comments)
+            written = self._write_parts(chain, plan, folder, sparse, comments, numbers)
             stream.write(header)
             for part in written:
                 with open(part, "rb") as rows:
@@ -421,11 +434,11 @@ class DaskEngine:
                         raise FilterkitError("a partition's output has another header than the first's", part)
                     shutil.copyfileobj(rows, stream)
 
-    def _write_parts(self, chain, plan, folder, sparse, comments) -> list[str]:
+    def _write_parts(self, chain, plan, folder, sparse, comments, numbers) -> list[str]:
         recipe = self._scatter(self.recipe(chain, plan))
         paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
         futures = [
-            self.client.submit(_write_partition, recipe, partition, path, sparse, comments, pure=False)
+            self.client.submit(_write_partition, recipe, partition, path, sparse, comments, numbers, pure=False)
             for partition, path in zip(plan.partitions, paths)
         ]
         try:

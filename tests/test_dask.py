@@ -288,6 +288,20 @@ def test_outputs_per_partition_concatenate_to_the_single_output(on_dask, tmp_pat
     assert sum(read_bytes(o)[1].n_rows for o in outputs) == 1003
 
 
+@pytest.mark.parametrize("rounding", [["--digits", "4"], ["--float32"]])
+def test_rounded_numbers_are_the_local_ones_in_one_output_and_per_partition(local, on_dask, tmp_path, rounding):
+    chain = ["shape", "bns", "l2"]
+    expected = local(OH0, [*ETHICS, *rounding], chain)
+    assert f"chain: {' '.join(ETHICS)} {' '.join(rounding)} shape".encode() in expected.splitlines()[0]
+    assert expected != local(OH0, ETHICS, chain), "the rounding changes the numbers"
+    single = on_dask("--partitions", "3", "-o", tmp_path / "single.arff", *ETHICS, *rounding, OH0, *chain)
+    each = on_dask("--partitions", "3", "--output-dir", tmp_path / "out", *ETHICS, *rounding, OH0, *chain)
+    assert single.status == 0 and each.status == 0, single.stderr + each.stderr
+    assert (tmp_path / "single.arff").read_bytes() == expected
+    parts = sorted((tmp_path / "out").iterdir())
+    assert b"".join(strip_header(part.read_bytes()) for part in parts) == strip_header(expected)
+
+
 def test_output_dir_never_overwrites_an_input(on_dask, tmp_path):
     inputs = split_rows(IRIS, tmp_path / "parts")
     before = [p.read_bytes() for p in inputs]

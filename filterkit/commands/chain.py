@@ -103,6 +103,10 @@ class ChainSettings:
     float32: bool
     plugins_dir: str | None
 
+    def __post_init__(self):
+        """Refuse --digits with --float32 (a usage error) before any work."""
+        number_format(self.digits, self.float32)
+
     @property
     def numbers(self) -> NumberFormat:
         """How the output's numbers are written (``--digits``, ``--float32``)."""
@@ -328,9 +332,6 @@ def run_chain(ctx: click.Context, stages: list, **params) -> None:
     loader = plugin_loader(ctx)
     registry = loader.registry()
     settings = ChainSettings(**params, plugins_dir=loader.folder)
-    # --digits with --float32 is refused here, before any work
-    if settings.numbers.options and settings.engine == "dask":
-        raise click.UsageError("--engine dask writes numbers exactly: --digits and --float32 need --engine local")
     fitted_chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
     if settings.engine == "dask":
         run_on_dask(fitted_chain, settings, registry)
@@ -419,14 +420,18 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
         engine.fit(chain, plan)
         if settings.verbose:
             report_fitted(chain)
-        comments = provenance_comments((), "chain", chain, settings.sparse)
+        comments = provenance_comments((), "chain", chain, settings.sparse, settings.numbers.options)
         save = (lambda: save_model(model_path, chain, registry)) if model_path else None
         if output_dir:
-            engine.write_each(chain, plan, output_dir, settings.sparse, comments, before_publish=save)
+            engine.write_each(
+                chain, plan, output_dir, settings.sparse, comments, before_publish=save, numbers=settings.numbers
+            )
         else:
             with output_stream(output_file) as stream:
                 staging = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
-                engine.write_concatenated(chain, plan, stream, settings.sparse, comments, parts_folder=staging)
+                engine.write_concatenated(
+                    chain, plan, stream, settings.sparse, comments, parts_folder=staging, numbers=settings.numbers
+                )
                 if save:
                     save()
     progress.finish()

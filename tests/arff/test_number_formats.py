@@ -259,7 +259,6 @@ def test_apply_writes_rounded_numbers(run_filterkit, tmp_path):
         (["--digits", "0"], "0 is not in the range 1<=x<=17"),
         (["--digits", "18"], "18 is not in the range 1<=x<=17"),
         (["--digits", "3", "--float32"], "give --digits N or --float32, not both"),
-        (["--float32", "--engine", "dask"], "--engine dask writes numbers exactly"),
     ],
 )
 def test_rounding_options_are_refused_before_any_work(run_filterkit, args, message, tmp_path):
