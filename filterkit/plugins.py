@@ -354,7 +354,6 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
 
 def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
     """The plugins to load, in load order; a second entry point of a taken name is skipped."""
-    # Each entry point's distribution name and version, read once: every read parses the METADATA file.
     found = [(point, _distribution_of(point), _version_of(point)) for point in entry_points(group=GROUP)]
     found.sort(key=lambda f: (f[1] != BUILT_IN_DISTRIBUTION, f[0].name, f[1], f[0].value))
     candidates: list[_Candidate] = []
@@ -386,11 +385,18 @@ def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
 
 
 def _distribution_of(point) -> str:
-    return point.dist.name if point.dist else "?"
+    return _metadata_of(point.dist)["Name"] if point.dist else "?"
 
 
 def _version_of(point) -> str:
-    return point.dist.version if point.dist else ""
+    return _metadata_of(point.dist)["Version"] if point.dist else ""
+
+
+@functools.lru_cache(maxsize=64)
+def _metadata_of(distribution):
+    """A distribution's METADATA, parsed once for all its entry points (each ``.name`` or
+    ``.version`` of a distribution parses the whole file, README included, again)."""
+    return distribution.metadata
 
 
 def _import_file(path: Path):
