@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -34,7 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminate)
     keep_freed_memory()
-    sys.exit(run(argv))
+    status = run(argv)
+    skip_collection_at_exit()
+    sys.exit(status)
 
 
 def complete(instruction: str) -> int:
@@ -66,6 +69,18 @@ def keep_freed_memory() -> None:
 
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+
+
+def skip_collection_at_exit() -> None:
+    """Leave the objects alive at exit out of the interpreter's last garbage collections.
+
+    While it tears the modules down, CPython collects garbage over every object alive:
+    after numpy's and scipy's imports that was 70 of the 80 ms a small run's exit took
+    (``filterkit iris.arff l2``).  Frozen objects are left out (``gc.freeze``); the exit
+    still flushes the standard streams and runs ``atexit``.  Nothing is left to finalize
+    by then: a run closes its outputs and joins its threads before it returns.
+    """
+    gc.freeze()
 
 
 def _terminate(signum, frame):

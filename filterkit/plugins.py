@@ -14,6 +14,14 @@ whole with one warning naming it, its distribution and how to disable it.
 Built-in plugins are loaded first, then other distributions' entry points,
 then ``--plugins-dir`` files, each group in name order; when two plugins
 register one name, the one loaded later is skipped.
+
+When only the built-in plugins are installed, each is imported when a name it
+registers is first looked up, so ``filterkit in.arff l2`` imports the
+normalizers and no other stage.  The built-in distribution declares what each
+of its plugins registers in the entry-point group ``filterkit.names``
+(``stage.l2 = "filterkit_plugins.normalizers"``); listing a table, or a plugin
+registering other names than it declares, loads them all.  Other distributions,
+``--plugins-dir`` and FILTERKIT_STRICT_PLUGINS load every plugin at once.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ import inspect
 import os
 import re
 import sys
+import threading
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -33,13 +43,13 @@ from typing import Any, Callable
 import pluggy
 
 from filterkit import hookspecs
-from filterkit.classifier import Classifier
 from filterkit.errors import FilterkitError
-from filterkit.metrics import Metric
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
 GROUP = "filterkit"
 BUILT_IN_DISTRIBUTION = "filterkit"
+#: The entry-point group in which the built-in distribution declares what its plugins register.
+NAMES_GROUP = "filterkit.names"
 HOOKS = ("register_metrics", "register_classifiers", "register_stemmers", "register_stages")
 NO_HOOKS_HINT = "no hook implementations: is @hookimpl missing?"
 
@@ -85,15 +95,24 @@ class Registry:
 
     ``skipped`` lists the plugins left out and why; ``without_hooks`` those that
     loaded but implement no hook; ``disabled`` the names FILTERKIT_DISABLE_PLUGINS skipped.
+    In a registry that loads its plugins as their names are looked up, the first two
+    tell of the plugins loaded so far: :meth:`complete` loads the rest.
     """
 
-    stages: dict[str, Registered] = field(default_factory=dict)
-    metrics: dict[str, Registered] = field(default_factory=dict)
-    classifiers: dict[str, Registered] = field(default_factory=dict)
-    stemmers: dict[str, Registered] = field(default_factory=dict)
+    stages: MutableMapping[str, Registered] = field(default_factory=dict)
+    metrics: MutableMapping[str, Registered] = field(default_factory=dict)
+    classifiers: MutableMapping[str, Registered] = field(default_factory=dict)
+    stemmers: MutableMapping[str, Registered] = field(default_factory=dict)
     skipped: list[PluginProblem] = field(default_factory=list)
     without_hooks: list[PluginProblem] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
+    _pending: _PendingPlugins | None = field(default=None, repr=False, compare=False)
+
+    def complete(self) -> Registry:
+        """This registry with every plugin loaded (the plugins not needed so far, too)."""
+        if self._pending is not None:
+            self._pending.load_all()
+        return self
 
     def stage(self, name: str):
         """The stage class called ``name``; FilterkitError listing the known ones if none."""
@@ -144,7 +163,7 @@ def registered_stemmer(name: str) -> Stemmer:
     return registry.stemmer(name)
 
 
-def _lookup(table: dict, name: str, kind: str) -> Registered:
+def _lookup(table: MutableMapping[str, Registered], name: str, kind: str) -> Registered:
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
         raise FilterkitError(f"no {kind} called '{name}' (installed: {known}); see 'filterkit plugins'")
@@ -178,6 +197,8 @@ class _Candidate:
     distribution: str
     version: str
     load: Callable[[], object]
+    #: What the plugin declares it registers, as (kind, name) pairs: ("stage", "l2").
+    declared: frozenset[tuple[str, str]] = frozenset()
 
 
 class _Loader:
@@ -230,6 +251,11 @@ class _Loader:
             _warn(f"plugin '{candidate.name}' ({_distribution_text(candidate)}) registers nothing: {hint}")
             return
         self.loaded.append((candidate, module))
+
+    def wants_metrics(self) -> bool:
+        """Whether a loaded plugin makes stages from the registered metrics (its
+        ``register_stages`` takes ``metrics``)."""
+        return any("metrics" in i.argnames for i in self.manager.hook.register_stages.get_hookimpls())
 
     def registry(self) -> Registry:
         """Call every loaded plugin's hooks; a plugin with any problem is dropped and the rest
@@ -341,26 +367,123 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
     """
     loader = _Loader(strict_plugins())
     disabled = disabled_plugins()
-    for candidate in _candidates(plugins_dir, loader):
-        if candidate.switch not in disabled:
-            loader.add(candidate)
-    registry = loader.registry()
-    registry.skipped = loader.skipped
-    registry.without_hooks = loader.without_hooks
-    registry.disabled = sorted(disabled)
+    candidates = [c for c in _candidates(plugins_dir, loader) if c.switch not in disabled]
+    registry = Registry(skipped=loader.skipped, without_hooks=loader.without_hooks, disabled=sorted(disabled))
+    pending = _PendingPlugins(loader, candidates, registry)
+    if loader.strict or not all(candidate.declared for candidate in candidates):
+        pending.load_all()
+    else:
+        registry._pending = pending
+        registry.stages, registry.metrics, registry.classifiers, registry.stemmers = (
+            PluginTable(kind, pending) for kind in KINDS
+        )
     _latest[:] = [registry]
     return registry
 
 
+#: The kinds of things plugins register, in the order of the registry's tables.
+KINDS = ("stage", "metric", "classifier", "stemmer")
+
+
+class PluginTable(MutableMapping):
+    """One table of a registry that loads its plugins as names are looked up: a name
+    loads the plugin that declares it; listing the table loads every plugin."""
+
+    def __init__(self, kind: str, pending: _PendingPlugins):
+        self.kind = kind
+        self.entries: dict[str, Registered] = {}
+        self._pending = pending
+
+    def __getitem__(self, name: str) -> Registered:
+        if name not in self.entries:
+            self._pending.load_declaring(self.kind, name)
+        return self.entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._pending.load_all()
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        self._pending.load_all()
+        return len(self.entries)
+
+    def __setitem__(self, name: str, registered: Registered) -> None:
+        self.entries[name] = registered
+
+    def __delitem__(self, name: str) -> None:
+        del self.entries[name]
+
+    def __repr__(self) -> str:
+        return f"PluginTable({self.kind!r}, {self.entries!r})"
+
+
+class _PendingPlugins:
+    """The plugins of a registry not loaded yet, loaded on demand into ``registry`` (one
+    thread at a time), and collected in the order :func:`load_plugins` would load them all."""
+
+    def __init__(self, loader: _Loader, candidates: list[_Candidate], registry: Registry):
+        self.loader = loader
+        self.waiting = list(candidates)
+        self.position = {candidate.name: position for position, candidate in enumerate(candidates)}
+        self.registry = registry
+        self.collected = False
+        self.lock = threading.RLock()
+
+    def load_declaring(self, kind: str, name: str) -> None:
+        """Load the plugin that declares the ``kind`` called ``name``, if one waits."""
+        self._load([c for c in self.waiting if (kind, name) in c.declared])
+
+    def load_all(self) -> None:
+        """Load every plugin still waiting."""
+        self._load(list(self.waiting))
+
+    def _load(self, candidates: list[_Candidate]) -> None:
+        with self.lock:
+            self._load_unlocked([c for c in candidates if c in self.waiting])
+
+    def _load_unlocked(self, candidates: list[_Candidate]) -> None:
+        if not candidates and self.collected:
+            return
+        while candidates:
+            for candidate in candidates:
+                self.waiting.remove(candidate)
+                self.loader.add(candidate)
+            # a plugin that makes a stage per metric (the scorers) needs every metric first
+            wanted = self.loader.wants_metrics()
+            candidates = [c for c in self.waiting if wanted and any(kind == "metric" for kind, _ in c.declared)]
+        self.loader.loaded.sort(key=lambda loaded: self.position[loaded[0].name])
+        loaded = self.loader.registry()
+        self.collected = True
+        for kind in KINDS:
+            table = getattr(self.registry, f"{kind}s")
+            entries = table.entries if isinstance(table, PluginTable) else table
+            entries.clear()
+            entries.update(getattr(loaded, f"{kind}s"))
+        if self.waiting and not self._as_declared(loaded):
+            self._load_unlocked(list(self.waiting))
+
+    def _as_declared(self, loaded: Registry) -> bool:
+        """Whether every loaded plugin registered exactly what it declares."""
+        registered: dict[str, set[tuple[str, str]]] = {}
+        for kind in KINDS:
+            for name, entry in getattr(loaded, f"{kind}s").items():
+                registered.setdefault(entry.plugin, set()).add((kind, name))
+        return all(registered.get(c.name, set()) == c.declared for c, _ in self.loader.loaded)
+
+
 def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
     """The plugins to load, in load order; a second entry point of a taken name is skipped."""
-    # Each entry point's distribution name and version, read once: every read parses the METADATA file.
     found = [(point, _distribution_of(point), _version_of(point)) for point in entry_points(group=GROUP)]
     found.sort(key=lambda f: (f[1] != BUILT_IN_DISTRIBUTION, f[0].name, f[1], f[0].value))
     candidates: list[_Candidate] = []
     values: dict[str, str] = {}
     for point, distribution, version in found:
-        candidate = _Candidate(point.name, point.name, distribution, version, point.load)
+        declared = (
+            _declarations_of(point.dist).get(point.value, frozenset())
+            if distribution == BUILT_IN_DISTRIBUTION
+            else frozenset()
+        )
+        candidate = _Candidate(point.name, point.name, distribution, version, point.load, declared)
         if point.name in values:
             if values[point.name] != point.value:
                 first = next(c for c in candidates if c.name == point.name)
@@ -386,11 +509,30 @@ def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
 
 
 def _distribution_of(point) -> str:
-    return point.dist.name if point.dist else "?"
+    return _metadata_of(point.dist)["Name"] if point.dist else "?"
 
 
 def _version_of(point) -> str:
-    return point.dist.version if point.dist else ""
+    return _metadata_of(point.dist)["Version"] if point.dist else ""
+
+
+@functools.lru_cache(maxsize=64)
+def _metadata_of(distribution):
+    """A distribution's METADATA, parsed once for all its entry points (each ``.name`` or
+    ``.version`` of a distribution parses the whole file, README included, again)."""
+    return distribution.metadata
+
+
+@functools.lru_cache(maxsize=64)
+def _declarations_of(distribution) -> dict[str, frozenset[tuple[str, str]]]:
+    """What each plugin module of a distribution declares it registers, from its
+    :data:`NAMES_GROUP` entry points (``stage.l2 = "filterkit_plugins.normalizers"``)."""
+    declared: dict[str, set[tuple[str, str]]] = {}
+    for point in distribution.entry_points.select(group=NAMES_GROUP):
+        kind, _, name = point.name.partition(".")
+        if kind in KINDS and name:
+            declared.setdefault(point.value, set()).add((kind, name))
+    return {module: frozenset(names) for module, names in declared.items()}
 
 
 def _import_file(path: Path):
@@ -463,10 +605,14 @@ def check_stage_class(thing) -> str | None:
 
 
 def _check_classifier(thing) -> str | None:
+    from filterkit.classifier import Classifier  # imported by the first classifier plugin loaded
+
     return _check_configurable(thing, Classifier, "classifier")
 
 
 def _check_metric(thing) -> str | None:
+    from filterkit.metrics import Metric  # imported by the first metric plugin loaded
+
     if not isinstance(thing, Metric):
         return f"it registered {_described(thing)} where a filterkit.metrics.Metric is expected"
     if not callable(thing.function):

@@ -22,7 +22,7 @@ from filterkit.stage import Configurable
 @click.pass_context
 def plugins(ctx: click.Context, as_json: bool) -> None:
     """Print the registry: as a listing, or as JSON with ``--json``."""
-    registry = registry_of(ctx)
+    registry = registry_of(ctx).complete()
     listing: dict[str, list] = {
         kind: [
             {
