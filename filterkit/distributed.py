@@ -40,7 +40,7 @@ from filterkit.arff.header import format_header
 from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
-from filterkit.errors import FilterkitError
+from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
@@ -48,7 +48,6 @@ from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Provenance
 
-INSTALL_HINT = "pip install 'filterkit[dask]'"
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
@@ -59,7 +58,7 @@ def import_distributed():
     try:
         import dask.distributed
     except ImportError as error:
-        raise FilterkitError(f"--engine dask needs Dask ({error}); install it with {INSTALL_HINT}") from None
+        raise FilterkitError(f"--engine dask needs Dask ({error}); install it with {DASK_INSTALL_HINT}") from None
     return dask.distributed
 
 

@@ -37,3 +37,7 @@ class OptionError(FilterkitError):
 
 class ArffError(FilterkitError):
     """An ARFF file that cannot be read: malformed header, bad value, bad row."""
+
+
+#: What a message advises when ``--engine dask`` finds no Dask.
+DASK_INSTALL_HINT = "pip install 'filterkit[dask]'"

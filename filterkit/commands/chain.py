@@ -36,13 +36,7 @@ from filterkit.commands.options import (
     zero_based_option,
 )
 from filterkit.commands.stages import StageChain, misplaced_option
-from filterkit.distributed import (
-    INSTALL_HINT,
-    DaskEngine,
-    check_runnable,
-    checked_output_folder,
-    partition_files,
-)
+from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
 from filterkit.model import save_model
 from filterkit.plugins import Registry
@@ -304,7 +298,7 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
     type=click.Choice(["local", "dask"]),
     default="local",
     show_default=True,
-    help=f"Run in this process, or over partitions on a Dask cluster ({INSTALL_HINT}).",
+    help=f"Run in this process, or over partitions on a Dask cluster ({DASK_INSTALL_HINT}).",
 )
 @click.option(
     "--scheduler",
@@ -392,6 +386,8 @@ def report_fitted(chain: Chain) -> None:
 
 def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
     """The chain fitted and applied by :mod:`filterkit.distributed`; outputs and model as a local run's."""
+    from filterkit.distributed import DaskEngine, check_runnable, checked_output_folder, partition_files
+
     output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
     if output and output_dir:
         raise click.UsageError("give -o FILE or --output-dir DIR, not both")
