@@ -355,16 +355,15 @@ def main() -> None:
     only, chains = set(args.only), {chain: CHAINS[chain] for chain in args.chains}
     peers = {"sklearn", "pandas", "pyarrow"} & only
     peer_scales = [scale for scale in scales if scale <= LARGEST_PEER_SCALE]
+    command_line = " ".join(["python benchmarks/run.py", *sys.argv[1:]])
     started = (
-        f"`python benchmarks/run.py {' '.join(sys.argv[1:])}`".replace(" `", "`")
-        + f" on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
+        f"`{command_line}` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
     )
     scratch_folder = args.inputs
     inputs = make_inputs(args.data, scratch_folder, scales, peer_scales if peers else [])
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     floor = build_floor(scratch_folder) if "floor" in only else None
-    floor_jobs = [chain for chain in ("identity", "l2", "shape") if chain in chains]
     identical = check_floor(floor, filterkit, inputs[f"grain_x{min(scales)}"], scratch_folder) if floor else []
     weka = "weka" in only and not args.no_weka and shutil.which("java") and os.path.exists(WEKA_JAR)
     java = ["java", JAVA_HEAP, "-cp", WEKA_JAR]
@@ -393,7 +392,7 @@ def main() -> None:
             if small and chain != "select":
                 to_file = [*options, "-o", str(written), path, *stages]
                 job("file", (name, chain, "file"), f"filterkit -o FILE {shown}", name, to_file)
-                if floor and chain in floor_jobs:
+                if floor:
                     floor_command = [str(floor), chain, "-c", "first", path]
                     job("floor", (name, chain, "floor"), f"C floor {chain}", name, floor_command)
                     job("floor", (name, chain, "floor file"), f"C floor {chain} > FILE", name, floor_command, written)
