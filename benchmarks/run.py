@@ -1,15 +1,18 @@
 """Time filterkit against a C floor and its peers, in one run, on data made from real files.
 
-    python benchmarks/run.py [--data ../shared/data] [--repeats 3] [--scales 10,100] [--out benchmarks/RESULTS.md]
+    python benchmarks/run.py [--data ../shared/data] [--inputs benchmarks/.inputs] [--repeats 3]
+                             [--scales 10,100,300] [--only filterkit,dask,...] [--chains shape,l2,...]
+                             [--no-weka] [--out benchmarks/RESULTS.md]
 
-Inputs (generated once into benchmarks/.inputs/): Reuters grain word counts
+With no options it measures everything issue 20's "Done when" asks for.  Inputs (generated
+once into ``--inputs``, each when first asked for): Reuters grain word counts
 (``weka/grain_wc.arff``, 1,554 documents × 13,027 words, sparse) with its data rows
-repeated ×10 and ×100, the same rows as svmlight text and as (row, column, value) CSV
-triplets for the peers that read those, and UCI ``letter`` (20,000 rows × 16 numeric,
-dense) repeated ×10.  Every command runs as its own process; wall time and that
-process's own peak RSS (``wait4``'s ``ru_maxrss``) are taken.  The runs are interleaved
-(each round runs every command once), and the median of ``--repeats`` rounds is reported
-with the fastest and slowest run.
+repeated ×10, ×100 and ×300 (255 MB), the ×10 and ×100 rows as svmlight text and as
+(row, column, value) CSV triplets for the peers that read those, and UCI ``letter``
+(20,000 rows × 16 numeric, dense) repeated ×10.  Every command runs as its own process;
+wall time, CPU time and peak RSS (``wait4``) are taken.  The runs are interleaved (each
+round runs every command once), and the median of ``--repeats`` rounds is reported with
+the fastest and slowest run.
 
 The C floor (``benchmarks/floor/floor.c``, built with ``gcc -O2`` when gcc exists) does
 the identity rewrite, ``l2`` and a two-pass job shaped like ``shape bns l2`` on one core;
@@ -20,9 +23,13 @@ header as it is).  The peers: Weka 3.6, scikit-learn's svmlight reader and write
 ``normalize``, dump), pandas ``read_csv``/``to_csv`` and pyarrow's CSV reader on the
 triplets, liac-arff, and the numpy floor (``numpy.fromstring`` of the data section with
 braces and commas turned into spaces: a parse with no ARFF semantics at all); a peer that
-is not installed is left out, and said so.  Start-up is ``filterkit -q iris.arff l2``
+is not installed is left out, and said so.  The peers, the floor and ``-o FILE`` run up
+to ×100; ×300 is the memory scale (peak RSS ×300 ÷ ×10 per chain: flat in rows) and, with
+×100, the scale of ``filterkit --engine dask`` (a local cluster of two one-thread workers,
+started by each run), reported as Dask ÷ local.  Start-up is ``filterkit -q iris.arff l2``
 against ``python -c "import numpy, scipy.sparse"``, medians of 10 interleaved runs, with
-filterkit's bytecode compiled first (as ``pip install`` does).
+filterkit's bytecode compiled first (as ``pip install`` does).  ``--only`` and ``--chains``
+run a subset (``--help`` lists the kinds of job).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -116,30 +124,32 @@ print(spent[0], time.perf_counter() - started, status, file=sys.stderr)
 """
 
 
-def make_inputs(data: Path, scales: list[int]) -> dict[str, Path]:
-    """Repeated copies of the real files (made once)."""
-    folder = HERE / ".inputs"
-    folder.mkdir(exist_ok=True)
+def make_inputs(data: Path, folder: Path, scales: list[int], peer_scales: list[int]) -> dict[str, Path]:
+    """Repeated copies of the real files in ``folder``, and the peers' svmlight and CSV forms of
+    the ``peer_scales`` ones (each made once, when first asked for)."""
+    folder.mkdir(parents=True, exist_ok=True)
     made = {}
     for source, label, factors in (
         (data / "weka" / "grain_wc.arff", "grain", scales),
         (data / "uci" / "letter.arff", "letter", [10]),
     ):
+        paths = {factor: folder / f"{label}_x{factor}.arff" for factor in factors}
+        made.update({f"{label}_x{factor}": path for factor, path in paths.items()})
+        if all(path.exists() for path in paths.values()):
+            continue
         text = source.read_bytes()
         start = text.lower().index(b"@data")
         start = text.index(b"\n", start) + 1
         header, rows = text[:start], text[start:]
         if not rows.endswith(b"\n"):
             rows += b"\n"
-        for factor in factors:
-            path = folder / f"{label}_x{factor}.arff"
+        for factor, path in paths.items():
             if not path.exists():
                 with open(path, "wb") as out:
                     out.write(header)
                     for _ in range(factor):
                         out.write(rows)
-            made[f"{label}_x{factor}"] = path
-    for factor in scales:
+    for factor in peer_scales:
         made.update(peer_inputs(made[f"grain_x{factor}"], folder, f"grain_x{factor}"))
     return made
 
@@ -217,19 +227,22 @@ def startup_times(filterkit: str, repeats: int = 10) -> tuple[float, float]:
     return statistics.median(ours), statistics.median(floor)
 
 
-def measure(command: list[str], output: Path | None = None) -> tuple[float, int]:
-    """Wall seconds and the child's own peak RSS in MiB of one run (stdout to ``output`` or /dev/null)."""
+def measure(command: list[str], output: Path | None = None) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS in MiB and CPU seconds (user + system) of one run, stdout to ``output``
+    or /dev/null.  ``wait4`` counts the child and the descendants it waited for: their CPU is added,
+    their peak RSS is the largest one process reached (a Dask run's client or one of its workers)."""
     sink = open(output, "wb") if output else open(os.devnull, "wb")
-    with sink:
+    with sink, tempfile.TemporaryFile() as stderr:
         started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE)
+        process = subprocess.Popen(command, stdout=sink, stderr=stderr)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
-    stderr = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {stderr[-2000:]}")
-    return elapsed, usage.ru_maxrss // 1024
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4, not by Popen
+        if process.returncode != 0:
+            stderr.seek(0)
+            message = stderr.read().decode(errors="replace")
+            raise RuntimeError(f"{' '.join(command)} failed: {message[-2000:]}")
+    return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
 def contract_share(arguments: list[str], repeats: int) -> tuple[float, float]:
@@ -247,11 +260,11 @@ def contract_share(arguments: list[str], repeats: int) -> tuple[float, float]:
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
-def interleaved(jobs: list[tuple], repeats: int) -> dict[tuple, tuple[float, int, float, float]]:
-    """Median wall time, median peak RSS, and the fastest and slowest time of each job
-    (``(key, label, data name, command, output file or None)``), over ``repeats`` rounds
+def interleaved(jobs: list[tuple], repeats: int) -> dict[tuple, tuple[float, int, float, float, float]]:
+    """Median wall time, median peak RSS, the fastest and slowest time and the median CPU time of
+    each job (``(key, label, data name, command, output file or None)``), over ``repeats`` rounds
     that each run every job once, in order."""
-    runs: dict[tuple, list[tuple[float, int]]] = {job[0]: [] for job in jobs}
+    runs: dict[tuple, list[tuple[float, int, float]]] = {job[0]: [] for job in jobs}
     for round_number in range(repeats):
         for key, label, data_name, command, output in jobs:
             runs[key].append(measure(command, output))
@@ -264,6 +277,7 @@ def interleaved(jobs: list[tuple], repeats: int) -> dict[tuple, tuple[float, int
             int(statistics.median(r[1] for r in results)),
             min(r[0] for r in results),
             max(r[0] for r in results),
+            statistics.median(r[2] for r in results),
         )
         for key, results in runs.items()
     }
@@ -274,98 +288,169 @@ def installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+#: What ``--only`` selects from: the kinds of job, each a row (or rows) of the report.
+TOOLS = {
+    "filterkit": "filterkit's chains to /dev/null (and on letter ×10)",
+    "file": "filterkit's chains with -o FILE",
+    "floor": "the C floor, to /dev/null and to a file",
+    "dask": "filterkit --engine dask (a local cluster of two workers) to /dev/null",
+    "weka": "Weka 3.6",
+    "sklearn": "scikit-learn's svmlight reader and writer",
+    "pandas": "pandas read_csv + to_csv",
+    "pyarrow": "pyarrow's CSV reader",
+    "liac": "liac-arff",
+    "numpy": "the numpy floor",
+    "startup": "filterkit's start-up against importing numpy and scipy.sparse",
+    "contract": "the share of a run spent checking the stage contract",
+}
+CHAINS = {
+    "select": ["ig", "--presence", "select", "--top", "100", "l2"],
+    "shape": ["shape", "bns", "l2"],
+    "l2": ["l2"],
+    "identity": [],
+}
+#: The peers, the C floor and the -o FILE runs stop at ×100 (at ×300 liac-arff alone would need
+#: about 3.5 GB); larger scales are for memory flatness and Dask, which start at ×100.
+LARGEST_PEER_SCALE = 100
+SMALLEST_DASK_SCALE = 100
+
+
+def comma_list(text: str, allowed) -> list[str]:
+    """The words of the comma-separated ``text``, each one of ``allowed`` (argparse's type check)."""
+    words = [word for word in text.split(",") if word]
+    unknown = [word for word in words if word not in allowed]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}")
+    return words
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--inputs", type=Path, default=HERE / ".inputs", help="Where generated inputs are kept.")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--scales", default="10,100")
+    parser.add_argument(
+        "--scales",
+        default="10,100,300",
+        help=f"Repetitions of grain; the peers, the floor and -o FILE run up to ×{LARGEST_PEER_SCALE}, "
+        f"Dask from ×{SMALLEST_DASK_SCALE} (default: 10,100,300).",
+    )
+    parser.add_argument(
+        "--only",
+        type=lambda text: comma_list(text, TOOLS),
+        default=list(TOOLS),
+        help="Run only these kinds of job (comma-separated): "
+        + "; ".join(f"{tool}: {shown}" for tool, shown in TOOLS.items()),
+    )
+    parser.add_argument(
+        "--chains",
+        type=lambda text: comma_list(text, CHAINS),
+        default=list(CHAINS),
+        help=f"Run only these of filterkit's grain chains (and their floor and Dask rows): {', '.join(CHAINS)}.",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument("--no-weka", action="store_true", help="Skip the Weka runs.")
     args = parser.parse_args()
-    scales = [int(s) for s in args.scales.split(",")]
+    scales = sorted(int(s) for s in args.scales.split(","))
+    only, chains = set(args.only), {chain: CHAINS[chain] for chain in args.chains}
+    peers = {"sklearn", "pandas", "pyarrow"} & only
+    peer_scales = [scale for scale in scales if scale <= LARGEST_PEER_SCALE]
+    command_line = " ".join(["python benchmarks/run.py", *sys.argv[1:]])
     started = (
-        f"`python benchmarks/run.py` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
+        f"`{command_line}` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
     )
-    inputs = make_inputs(args.data, scales)
-    scratch_folder = HERE / ".inputs"
+    scratch_folder = args.inputs
+    inputs = make_inputs(args.data, scratch_folder, scales, peer_scales if peers else [])
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
-    floor = build_floor(scratch_folder)
+    floor = build_floor(scratch_folder) if "floor" in only else None
     identical = check_floor(floor, filterkit, inputs[f"grain_x{min(scales)}"], scratch_folder) if floor else []
-    weka = not args.no_weka and shutil.which("java") and os.path.exists(WEKA_JAR)
+    weka = "weka" in only and not args.no_weka and shutil.which("java") and os.path.exists(WEKA_JAR)
     java = ["java", JAVA_HEAP, "-cp", WEKA_JAR]
     scratch = scratch_folder / "peer_out"
     written = scratch_folder / "written.arff"
     missing = [name for name in ("sklearn", "pandas", "pyarrow", "arff") if not installed(name)]
+    if "dask" in only and not installed("distributed"):
+        missing.append("distributed")
     jobs: list[tuple] = []
 
-    def job(key, label, data_name, command, output=None):
-        jobs.append((key, label, data_name, command, output))
+    def job(tool, key, label, data_name, command, output=None):
+        if tool in only:
+            jobs.append((key, label, data_name, command, output))
 
     for scale in scales:
         name = f"grain_x{scale}"
         path = str(inputs[name])
-        chains = {
-            "select": ["ig", "--presence", "select", "--top", "100", "l2"],
-            "shape": ["shape", "bns", "l2"],
-            "l2": ["l2"],
-            "identity": [],
-        }
+        small = scale <= LARGEST_PEER_SCALE
         for chain, stages in chains.items():
             shown = " ".join(stages) or "identity rewrite"
             options = [filterkit, "-q", "-c", "first"]
-            job((name, chain), f"filterkit {shown}", name, [*options, path, *stages])
-            if chain != "select":
+            job("filterkit", (name, chain), f"filterkit {shown}", name, [*options, path, *stages])
+            if scale >= SMALLEST_DASK_SCALE and "distributed" not in missing:
+                dask = [*options, "--engine", "dask", path, *stages]
+                job("dask", (name, chain, "dask"), f"filterkit --engine dask {shown}", name, dask)
+            if small and chain != "select":
                 to_file = [*options, "-o", str(written), path, *stages]
-                job((name, chain, "file"), f"filterkit -o FILE {shown}", name, to_file)
+                job("file", (name, chain, "file"), f"filterkit -o FILE {shown}", name, to_file)
                 if floor:
                     floor_command = [str(floor), chain, "-c", "first", path]
-                    job((name, chain, "floor"), f"C floor {chain}", name, floor_command)
-                    job((name, chain, "floor file"), f"C floor {chain} > FILE", name, floor_command, written)
+                    job("floor", (name, chain, "floor"), f"C floor {chain}", name, floor_command)
+                    job("floor", (name, chain, "floor file"), f"C floor {chain} > FILE", name, floor_command, written)
+        if not small:
+            continue
         if weka:
             job(
+                "weka",
                 (name, "weka select"),
                 "Weka AttributeSelection(IG -B, Ranker -N 100) + Normalize L2",
                 name,
                 java + WEKA_SELECT_L2 + ["-i", path, "-o", str(scratch)],
             )
             job(
+                "weka",
                 (name, "weka l2"),
                 "Weka Normalize -N 1.0 -L 2.0",
                 name,
                 java + WEKA_L2 + ["-c", "first", "-i", path, "-o", str(scratch)],
             )
-        if "sklearn" not in missing:
+        if "sklearn" not in missing and "sklearn" in only:
             svmlight = str(inputs[f"{name}_svmlight"])
             job(
+                "sklearn",
                 (name, "sklearn"),
                 "scikit-learn svmlight load + normalize + dump",
                 name,
                 [sys.executable, "-c", SKLEARN_SVMLIGHT, svmlight, str(scratch)],
             )
-        triplets = str(inputs[f"{name}_csv"])
-        if "pandas" not in missing:
+        if "pandas" not in missing and "pandas" in only:
+            triplets = str(inputs[f"{name}_csv"])
             job(
+                "pandas",
                 (name, "pandas"),
                 "pandas read_csv + to_csv (triplets)",
                 name,
                 [sys.executable, "-c", PANDAS_CSV, triplets, str(scratch)],
             )
-        if "pyarrow" not in missing:
-            job((name, "pyarrow"), "pyarrow read_csv (triplets)", name, [sys.executable, "-c", PYARROW_CSV, triplets])
+        if "pyarrow" not in missing and "pyarrow" in only:
+            triplets = str(inputs[f"{name}_csv"])
+            command = [sys.executable, "-c", PYARROW_CSV, triplets]
+            job("pyarrow", (name, "pyarrow"), "pyarrow read_csv (triplets)", name, command)
         if "arff" not in missing:
             job(
+                "liac",
                 (name, "liac"),
                 "liac-arff load + dump",
                 name,
                 [sys.executable, "-c", LIAC_ROUND_TRIP, path, str(scratch), "sparse"],
             )
-        job((name, "numpy"), "numpy floor (read + fromstring)", name, [sys.executable, "-c", NUMPY_FLOOR, path])
+        command = [sys.executable, "-c", NUMPY_FLOOR, path]
+        job("numpy", (name, "numpy"), "numpy floor (read + fromstring)", name, command)
     dense = str(inputs["letter_x10"])
-    job(("letter_x10", "l2"), "filterkit l2", "letter_x10", [filterkit, "-q", dense, "l2"])
-    job(("letter_x10", "identity"), "filterkit identity rewrite", "letter_x10", [filterkit, "-q", dense])
+    job("filterkit", ("letter_x10", "l2"), "filterkit l2", "letter_x10", [filterkit, "-q", dense, "l2"])
+    job("filterkit", ("letter_x10", "identity"), "filterkit identity rewrite", "letter_x10", [filterkit, "-q", dense])
     if "arff" not in missing:
         job(
+            "liac",
             ("letter_x10", "liac"),
             "liac-arff load + dump",
             "letter_x10",
@@ -373,18 +458,20 @@ def main() -> None:
         )
     # (no numpy floor for letter: its class is a letter, which numpy.fromstring cannot read)
     results = interleaved(jobs, args.repeats)
-    startup = startup_times(filterkit)
+    startup = startup_times(filterkit) if "startup" in only else None
     for leftover in (scratch, written):
         if leftover.exists():
             leftover.unlink()
-    top = f"grain_x{max(scales)}"
-    contract = {
-        chain: contract_share(["-c", "first", str(inputs[top]), *chain.split()], args.repeats)
-        for chain in ("ig --presence select --top 100 l2", "shape bns l2")
-    }
-    report = format_report(jobs, results, scales, args.repeats, started, identical, missing, startup) + format_contract(
-        contract, top
-    )
+    memory_scale = f"grain_x{LARGEST_PEER_SCALE if LARGEST_PEER_SCALE in scales else max(scales)}"
+    contract = {}
+    if "contract" in only:
+        contract = {
+            chain: contract_share(["-c", "first", str(inputs[memory_scale]), *chain.split()], args.repeats)
+            for chain in ("ig --presence select --top 100 l2", "shape bns l2")
+        }
+    report = format_report(
+        jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup
+    ) + format_contract(contract, memory_scale)
     args.out.write_text(report)
     print(report)
 
@@ -408,23 +495,29 @@ def _commit() -> str:
     return commit + ("+changes" if dirty else "")
 
 
-def format_report(jobs, results, scales, repeats, started: str, identical, missing, startup) -> str:
-    """The markdown tables: every command, then filterkit ÷ the C floor, and the targets of issue 20."""
+SHOWN = {"select": "`ig --presence select --top 100 l2`", "shape": "`shape bns l2`", "l2": "`l2`"}
+SHOWN["identity"] = "identity rewrite"
+
+
+def format_report(jobs, results, scales, chains, repeats, started: str, identical, missing, startup) -> str:
+    """The markdown tables: every command; filterkit ÷ the C floor; --engine dask ÷ local; peak RSS
+    per chain and scale; and the targets of issue 20.  A job not run leaves its rows out."""
     lines = [
         "# Benchmark: filterkit vs a C floor, Weka 3.6.14 and the other peers",
         "",
         started,
         "",
-        f"Medians of {repeats} interleaved rounds (and the fastest and slowest run); peak RSS is each "
-        f"process's own (`wait4`). Python {sys.version.split()[0]}. Output to /dev/null unless the "
+        f"Medians of {repeats} interleaved rounds (and the fastest and slowest run); CPU is user + system "
+        "of the process and the descendants it waited for (a Dask run's workers); peak RSS is the largest "
+        f"one process reached (`wait4`). Python {sys.version.split()[0]}. Output to /dev/null unless the "
         "command says FILE (a file on the same disk).",
         "",
-        "| command | data | time (s) | fastest–slowest (s) | peak RSS (MiB) |",
-        "|---|---|---|---|---|",
+        "| command | data | time (s) | fastest–slowest (s) | CPU (s) | peak RSS (MiB) |",
+        "|---|---|---|---|---|---|",
     ]
     for key, label, data_name, _, _ in jobs:
-        seconds, rss, fastest, slowest = results[key]
-        lines.append(f"| {label} | {data_name} | {seconds:.2f} | {fastest:.2f}–{slowest:.2f} | {rss} |")
+        seconds, rss, fastest, slowest, cpu = results[key]
+        lines.append(f"| {label} | {data_name} | {seconds:.2f} | {fastest:.2f}–{slowest:.2f} | {cpu:.2f} | {rss} |")
     if missing:
         lines += ["", f"Not installed, so not run: {', '.join(missing)}."]
     if identical:
@@ -433,30 +526,93 @@ def format_report(jobs, results, scales, repeats, started: str, identical, missi
             f"The C floor's {' and '.join(identical)} outputs are filterkit's bytes from `@data` on "
             f"(checked at grain_x{min(scales)} before timing); its `shape` is a two-pass job of the same size.",
         ]
-    lines += ["", "filterkit ÷ the C floor:", "", "| job | data | to /dev/null | to a file |", "|---|---|---|---|"]
-    for scale in scales:
-        name = f"grain_x{scale}"
-        for chain, shown in (("identity", "identity rewrite"), ("l2", "`l2`"), ("shape", "`shape bns l2`")):
-            if (name, chain, "floor") not in results:
-                continue
-            to_null = results[(name, chain)][0] / results[(name, chain, "floor")][0]
-            to_file = results[(name, chain, "file")][0] / results[(name, chain, "floor file")][0]
-            lines.append(f"| {shown} | {name} | {to_null:.2f}× | {to_file:.2f}× |")
-    ours, imports = startup
-    top, low = f"grain_x{max(scales)}", f"grain_x{min(scales)}"
-    peak = max(results[(top, chain)][1] for chain in ("select", "shape", "l2", "identity"))
-    lines += [
-        "",
-        "Targets (issue 20):",
-        "",
-        f"- start-up: `filterkit -q iris.arff l2` {ours:.3f} s, {ours / imports:.2f}× "
-        f'`python -c "{IMPORT_FLOOR}"` ({imports:.3f} s; medians of 10; target ≤ 1.5×)',
-        f"- peak RSS at {top}: at most {peak} MiB over the four filterkit chains (target ≤ 150 MiB)",
+    names = [f"grain_x{scale}" for scale in scales]
+    floor_rows = [
+        f"| {SHOWN[chain]} | {name} | {results[(name, chain)][0] / results[(name, chain, 'floor')][0]:.2f}× | "
+        f"{results[(name, chain, 'file')][0] / results[(name, chain, 'floor file')][0]:.2f}× | "
+        f"{results[(name, chain)][4] / results[(name, chain, 'floor')][4]:.2f}× |"
+        for name in names
+        for chain in ("identity", "l2", "shape")
+        if all(key in results for key in ((name, chain), (name, chain, "floor"), (name, chain, "file")))
     ]
-    if low != top:
-        growth = max(results[(top, c)][1] / results[(low, c)][1] for c in ("select", "shape", "l2", "identity"))
-        lines.append(f"- peak RSS at {top} ÷ at {low}: at most {growth:.2f} over the four chains")
-    if (top, "weka select") in results:
+    if floor_rows:
+        lines += [
+            "",
+            "filterkit ÷ the C floor (wall time; and CPU time, which a loaded machine disturbs less):",
+            "",
+            "| job | data | to /dev/null | to a file | CPU, to /dev/null |",
+            "|---|---|---|---|---|",
+            *floor_rows,
+        ]
+    dask_rows = []
+    for name in names:
+        for chain in chains:
+            if (name, chain) in results and (name, chain, "dask") in results:
+                local, dask = results[(name, chain)], results[(name, chain, "dask")]
+                dask_rows.append(
+                    f"| {SHOWN[chain]} | {name} | {local[0]:.2f} | {dask[0]:.2f} | {dask[0] / local[0]:.2f}× | "
+                    f"{local[4]:.2f} | {dask[4]:.2f} |"
+                )
+    if dask_rows:
+        lines += [
+            "",
+            "`--engine dask` (a local cluster of two one-thread workers, started and stopped by the run) ÷ "
+            "`--engine local`, to /dev/null:",
+            "",
+            "| chain | data | local (s) | dask (s) | dask ÷ local | local CPU (s) | dask CPU (s) |",
+            "|---|---|---|---|---|---|---|",
+            *dask_rows,
+        ]
+    memory = {
+        chain: {name: results[(name, chain)][1] for name in names if (name, chain) in results} for chain in chains
+    }
+    memory = {chain: sizes for chain, sizes in memory.items() if sizes}
+    shown_names = [name for name in names if any(name in sizes for sizes in memory.values())]
+    if len(shown_names) > 1:
+        first, last = shown_names[0], shown_names[-1]
+        lines += [
+            "",
+            f"Peak RSS of filterkit's chains (MiB), and {last}'s ÷ {first}'s (flat in rows: ≤ 1.3):",
+            "",
+            "| chain | " + " | ".join(shown_names) + f" | {last} ÷ {first} |",
+            "|---|" + "---|" * (len(shown_names) + 1),
+        ]
+        for chain, sizes in memory.items():
+            cells = [str(sizes.get(name, "–")) for name in shown_names]
+            growth = f"{sizes[last] / sizes[first]:.2f}" if first in sizes and last in sizes else "–"
+            lines.append(f"| {SHOWN[chain]} | " + " | ".join(cells) + f" | {growth} |")
+    lines += ["", "Targets (issue 20):", ""]
+    if startup:
+        ours, imports = startup
+        lines.append(
+            f"- start-up: `filterkit -q iris.arff l2` {ours:.3f} s, {ours / imports:.2f}× "
+            f'`python -c "{IMPORT_FLOOR}"` ({imports:.3f} s; medians of 10; target ≤ 1.5×)'
+        )
+    at_100 = [results[("grain_x100", chain)][1] for chain in chains if ("grain_x100", chain) in results]
+    if at_100:
+        lines.append(f"- peak RSS at grain_x100: at most {max(at_100)} MiB over filterkit's chains (target ≤ 150 MiB)")
+    growths = [
+        results[(names[-1], chain)][1] / results[(names[0], chain)][1]
+        for chain in chains
+        if (names[-1], chain) in results and (names[0], chain) in results and names[-1] != names[0]
+    ]
+    if growths:
+        lines.append(
+            f"- peak RSS at {names[-1]} ÷ at {names[0]}: at most {max(growths):.2f} over filterkit's chains "
+            "(target ≤ 1.3 for grain_x300 ÷ grain_x10)"
+        )
+    dask_ratios = [
+        results[(names[-1], chain, "dask")][0] / results[(names[-1], chain)][0]
+        for chain in chains
+        if (names[-1], chain, "dask") in results and (names[-1], chain) in results
+    ]
+    if dask_ratios:
+        lines.append(
+            f"- `--engine dask` ÷ local at {names[-1]}: {min(dask_ratios):.2f}–{max(dask_ratios):.2f}× over "
+            "filterkit's chains (target ≤ 1.3× at grain_x300)"
+        )
+    top = f"grain_x{max((scale for scale in scales if scale <= LARGEST_PEER_SCALE), default=0)}"
+    if (top, "weka select") in results and (top, "select") in results:
         weka_select, select = results[(top, "weka select")], results[(top, "select")]
         lines.append(
             f"- `ig --presence select --top 100 l2` at {top}: {weka_select[0] / select[0]:.2f}× faster than Weka, "
@@ -466,7 +622,10 @@ def format_report(jobs, results, scales, repeats, started: str, identical, missi
 
 
 def format_contract(contract: dict, data_name: str) -> str:
-    """The share of each chain's run spent checking every stage's output against the stage contract."""
+    """The share of each chain's run spent checking every stage's output against the stage contract
+    (nothing when it was not measured)."""
+    if not contract:
+        return ""
     lines = [
         "",
         f"The stage contract (issue 15), checked on every chunk of every stage, at {data_name} "

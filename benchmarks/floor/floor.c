@@ -3,6 +3,7 @@
  *
  *     gcc -O2 -o floor benchmarks/floor/floor.c -lm
  *     floor identity|l2|shape [-c first|last|N] IN.arff > OUT.arff
+ *     floor print < BIT_PATTERNS > TEXTS
  *
  * The input is read with mmap, rows are parsed into (index, double) entries, the job is
  * done, and each number is written in Python's shortest round-trip form through one
@@ -21,12 +22,10 @@
  * Numbers: an integral value below 2^53 is written as an integer; any other finite
  * value as the shortest decimal that reads back to the same double, the closest one
  * when several are as short, laid out as Python's repr ("0.1", "1e-05", "1.5e+16").
- * The digits come from one long double product m * 10^(16-k) (powers of ten from
- * strtold, correctly rounded), which locates the value and both ends of its rounding
- * interval to within 0.012 units of the 17th digit.  When the nearest candidate is a
- * near tie, snprintf's exact rounding picks it; when an interval end is within 0.03
- * units of a candidate (and for exact powers of two, whose interval is lopsided), a
- * trial with snprintf and strtod decides: correct always, fast nearly always.
+ * The digits come from Schubfach (Giulietti 2020; see "shortest round-trip formatting"),
+ * a Ryu-class printer: three 64 x 126-bit products per number, no loop, no trial; its
+ * table of 617 powers of ten is computed exactly at start-up.  `floor print` formats
+ * hex bit patterns read from stdin, one per line, for tests/test_benchmark_floor.py.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,7 +43,6 @@ enum job { IDENTITY, L2, SHAPE };
 
 #define OUT_SIZE (1 << 20)
 #define MAX_COUNT 31
-#define MARGIN 0.03L
 
 static char out[OUT_SIZE + 512];
 static size_t out_used;
@@ -84,65 +82,205 @@ static void refuse(const char *why, size_t line) {
     exit(2);
 }
 
-/* ---- shortest round-trip formatting ---------------------------------------------- */
+/* ---- shortest round-trip formatting: Schubfach -------------------------------------- */
+/*
+ * R. Giulietti, "The Schubfach way to render doubles" (2020).  A finite double is
+ * v = c 2^q (c < 2^53).  Its rounding interval R_v runs from the midpoint with its lower
+ * neighbour to the one with its upper neighbour (ends included when c is even, as a
+ * round-half-even reader maps them to v).  With k = floor(log10(2^q)) (floor(log10(3/4 2^q))
+ * at the lopsided interval of a power of two), 10^-k is approximated from above by
+ * g 2^r with 2^125 <= g < 2^126, and v and the two ends, in units of 10^k times 4, are
+ * the products 4c g 2^(q+r), rounded to odd (sections 9.7-9.8), which the paper shows
+ * decide every comparison below exactly.  s = floor(v 10^-k) has 16 or 17 digits (fewer
+ * for a subnormal) and the interval is narrower than 10 of its units, so the shortest
+ * decimals in R_v are: the one multiple of 10 units that lies in it, if any; else whichever
+ * of s and s + 1 lies in it, the nearer to v when both do, the even one on a tie (section
+ * 9.3).  That is repr's choice (shortest, then nearest); unlike the paper's Java rendering it
+ * never keeps a second digit that repr would drop (5e-324, not Java's 4.9e-324).
+ */
+typedef unsigned __int128 u128;
 
-static long double powers_of_ten[700]; /* 10^(n-350), correctly rounded to long double */
-static const uint64_t exact_ten[18] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL,
-                                       100000000000000000ULL};
+#define POWER_LEAST (-292) /* the table holds g for 10^e, e = -k in [-292, 324] */
+#define POWER_COUNT (324 - POWER_LEAST + 1)
+#define LIMB_BITS 32
+#define BIG_BITS 1120 /* 2^1120 / 10^292 still has the 126 bits needed, and 10^324 < 2^1120 */
+#define BIG_LIMBS (BIG_BITS / LIMB_BITS + 1)
 
+static u128 power_of_ten_above[POWER_COUNT]; /* floor(10^e / 2^r) + 1, r = floor(log2 10^e) - 125 */
+
+static int floor_log10_pow2(int e) { return (int)(((int64_t)e * 661971961083LL) >> 41); }
+
+static int floor_log10_three_quarters_pow2(int e) {
+    return (int)(((int64_t)e * 661971961083LL - 274743187321LL) >> 41);
+}
+
+static int floor_log2_pow10(int e) { return (int)(((int64_t)e * 913124641741LL) >> 38); }
+
+/* floor(big / 2^shift) for a value below 2^(shift + 128), big in 32-bit limbs, least first. */
+static u128 big_shifted(const uint32_t *big, int shift) {
+    u128 result = 0;
+    for (int bit = shift + 127; bit >= shift; bit--)
+        result = result << 1 | ((big[bit / LIMB_BITS] >> (bit % LIMB_BITS)) & 1);
+    return result;
+}
+
+/* The table, exactly, from one big integer: 10^e by repeated multiplication for e >= 0,
+   floor(2^1120 / 10^m) by repeated (floored, so exact) division for e = -m < 0. */
 static void make_powers_of_ten(void) {
-    char text[16];
-    for (int n = 0; n < 700; n++) {
-        snprintf(text, sizeof text, "1e%d", n - 350);
-        powers_of_ten[n] = strtold(text, NULL);
+    uint32_t big[BIG_LIMBS + 1] = {1};
+    for (int e = 0; e <= 324; e++) {
+        int r = floor_log2_pow10(e) - 125;
+        u128 top = r >= 0 ? big_shifted(big, r) : big_shifted(big, 0) << -r;
+        power_of_ten_above[e - POWER_LEAST] = top + 1;
+        uint64_t carry = 0;
+        for (int i = 0; i < BIG_LIMBS; i++) {
+            uint64_t product = (uint64_t)big[i] * 10 + carry;
+            big[i] = (uint32_t)product;
+            carry = product >> LIMB_BITS;
+        }
+    }
+    memset(big, 0, sizeof big);
+    big[BIG_BITS / LIMB_BITS] = 1u << (BIG_BITS % LIMB_BITS);
+    for (int m = 1; m <= -POWER_LEAST; m++) {
+        uint64_t remainder = 0;
+        for (int i = BIG_LIMBS - 1; i >= 0; i--) {
+            uint64_t dividend = remainder << LIMB_BITS | big[i];
+            big[i] = (uint32_t)(dividend / 10);
+            remainder = dividend % 10;
+        }
+        int r = floor_log2_pow10(-m) - 125; /* floor(2^-r / 10^m) = floor(big / 2^(1120 + r)) */
+        power_of_ten_above[-m - POWER_LEAST] = big_shifted(big, BIG_BITS + r) + 1;
     }
 }
 
-/* Lay out `digits` (no trailing zeros) times 10^exponent10 of the first digit as repr does. */
-static size_t layout(char *at, int negative, const char *digits, int count, int point) {
-    /* point: the decimal exponent of the first digit plus one (0.0123: point = -1) */
+/* g x / 2^127 rounded to odd (its integer part, the last bit set when a fraction is left), as
+   section 9.8 computes it: g = g1 2^63 + g0 and the low 64 bits of g0 x dropped, which keeps
+   the +1 of g out of products that are exact (a tie such as 1113178120592002.25 stays one). */
+static inline uint64_t times_rounded_to_odd(u128 g, uint64_t x) {
+    uint64_t g1 = (uint64_t)(g >> 63), g0 = (uint64_t)g & ((1ULL << 63) - 1);
+    uint64_t x1 = (uint64_t)(((u128)g0 * x) >> 64);
+    u128 y = (u128)g1 * x;
+    uint64_t z = ((uint64_t)y >> 1) + x1;
+    uint64_t integer = (uint64_t)(y >> 64) + (z >> 63);
+    return integer | ((z & ((1ULL << 63) - 1)) != 0);
+}
+
+/* The shortest decimal d 10^exponent in the rounding interval of c 2^q (nearest to it on a tie
+   of lengths, even on a tie of distances): d, which may end in zeros. */
+static uint64_t shortest_decimal(uint64_t c, int q, int *exponent) {
+    uint64_t even = !(c & 1), four_c = c << 2, upper = four_c + 2, lower;
+    int k;
+    if (c != 1ULL << 52 || q == -1074) {
+        lower = four_c - 2;
+        k = floor_log10_pow2(q);
+    } else { /* a power of two: the gap below is half the gap above */
+        lower = four_c - 1;
+        k = floor_log10_three_quarters_pow2(q);
+    }
+    int shift = q + floor_log2_pow10(-k) + 2;
+    u128 g = power_of_ten_above[-k - POWER_LEAST];
+    uint64_t v4 = times_rounded_to_odd(g, four_c << shift);
+    uint64_t lower4 = times_rounded_to_odd(g, lower << shift) + !even;
+    uint64_t upper4 = times_rounded_to_odd(g, upper << shift) - !even;
+    *exponent = k;
+    uint64_t s = v4 >> 2, tens_below = s / 10 * 10, tens_above = tens_below + 10;
+    int below_in = lower4 <= tens_below << 2, above_in = tens_above << 2 <= upper4;
+    if (below_in != above_in)
+        return below_in ? tens_below : tens_above;
+    int s_in = lower4 <= s << 2, next_in = (s + 1) << 2 <= upper4;
+    if (s_in != next_in)
+        return s_in ? s : s + 1;
+    uint64_t midpoint = (s << 2) + 2;
+    return v4 < midpoint || (v4 == midpoint && !(s & 1)) ? s : s + 1;
+}
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* The decimal digits of n < 10^8 at `at`; their count (32-bit arithmetic, two digits a step). */
+static int write_small_digits(char *at, uint32_t n) {
+    int count = n < 10000 ? (n < 100 ? 1 + (n >= 10) : 3 + (n >= 1000))
+                          : (n < 1000000 ? 5 + (n >= 100000) : 7 + (n >= 10000000));
+    char *end = at + count;
+    while (n >= 100) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * (n % 100), 2);
+        n /= 100;
+    }
+    if (n >= 10)
+        memcpy(end - 2, digit_pairs + 2 * n, 2);
+    else
+        end[-1] = (char)('0' + n);
+    return count;
+}
+
+/* Exactly eight digits of n < 10^8, leading zeros included. */
+static void write_eight_digits(char *at, uint32_t n) {
+    uint32_t high = n / 10000, low = n % 10000;
+    memcpy(at, digit_pairs + 2 * (high / 100), 2);
+    memcpy(at + 2, digit_pairs + 2 * (high % 100), 2);
+    memcpy(at + 4, digit_pairs + 2 * (low / 100), 2);
+    memcpy(at + 6, digit_pairs + 2 * (low % 100), 2);
+}
+
+/* The decimal digits of `number` at `at`; their count. */
+static int write_digits(char *at, uint64_t number) {
+    if (number < 100000000)
+        return write_small_digits(at, (uint32_t)number);
+    uint64_t high = number / 100000000;
+    uint32_t low = (uint32_t)(number % 100000000);
+    int count;
+    if (high < 100000000) {
+        count = write_small_digits(at, (uint32_t)high);
+    } else {
+        count = write_small_digits(at, (uint32_t)(high / 100000000));
+        write_eight_digits(at + count, (uint32_t)(high % 100000000));
+        count += 8;
+    }
+    write_eight_digits(at + count, low);
+    return count + 8;
+}
+
+/* Write `number` times 10^exponent, trailing zeros dropped, laid out as repr: positional
+   when the first digit's decimal exponent is -4 to 15 ("0.0001", "1234.5"),
+   else "d.ddde+XX" with at least two exponent digits ("1e-05", "1.5e+16", "5e-324"). */
+static size_t layout_decimal(char *at, int negative, uint64_t number, int exponent) {
+    while (number % 10 == 0) {
+        number /= 10;
+        exponent++;
+    }
+    char digits[24];
+    int count = write_digits(digits, number), point = exponent + count; /* 0.ddd times 10^point */
     char *start = at;
     if (negative)
         *at++ = '-';
-    int exponent = point - 1;
-    if (exponent < -4 || exponent >= 16) {
+    int scientific = point - 1;
+    if (scientific < -4 || scientific >= 16) {
         *at++ = digits[0];
         if (count > 1) {
             *at++ = '.';
             memcpy(at, digits + 1, (size_t)(count - 1));
             at += count - 1;
         }
-        at += sprintf(at, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
-    } else if (point <= 0) {
-        *at++ = '0';
-        *at++ = '.';
-        for (int i = 0; i < -point; i++)
+        *at++ = 'e';
+        *at++ = scientific < 0 ? '-' : '+';
+        int magnitude = scientific < 0 ? -scientific : scientific;
+        if (magnitude < 10)
             *at++ = '0';
+        at += write_digits(at, (uint64_t)magnitude);
+    } else if (point <= 0) {
+        memcpy(at, "0.0000", (size_t)(2 - point));
+        at += 2 - point;
         memcpy(at, digits, (size_t)count);
         at += count;
     } else if (point >= count) {
         memcpy(at, digits, (size_t)count);
         at += count;
-        for (int i = count; i < point; i++)
-            *at++ = '0';
-        *at++ = '.';
-        *at++ = '0';
+        memset(at, '0', (size_t)(point - count));
+        at += point - count;
+        memcpy(at, ".0", 2);
+        at += 2;
     } else {
         memcpy(at, digits, (size_t)point);
         at += point;
@@ -153,68 +291,20 @@ static size_t layout(char *at, int negative, const char *digits, int count, int 
     return (size_t)(at - start);
 }
 
-/* The decimal digits of `number` at `at`; their count. */
-static int write_digits(char *at, uint64_t number) {
-    char reversed[24];
-    int count = 0;
-    do {
-        reversed[count++] = (char)('0' + number % 10);
-        number /= 10;
-    } while (number);
-    for (int i = 0; i < count; i++)
-        at[i] = reversed[count - 1 - i];
-    return count;
-}
-
-/* Write `number` times 10^scale, trailing zeros dropped, as repr does. */
-static size_t layout_number(char *at, int negative, uint64_t number, int scale) {
-    char digits[24];
-    int count = write_digits(digits, number), point = scale + count;
-    while (count > 1 && digits[count - 1] == '0')
-        count--;
-    return layout(at, negative, digits, count, point);
-}
-
-/* The correctly rounded `precision` significant digits of |value| (snprintf is exact),
-   as a number and its power of ten. */
-static uint64_t rounded_digits(double value, int precision, int *scale) {
-    char text[40];
-    snprintf(text, sizeof text, "%.*e", precision - 1, fabs(value));
-    char *e = strchr(text, 'e');
-    *scale = atoi(e + 1) - (precision - 1);
-    uint64_t number = 0;
-    for (char *c = text; c < e; c++)
-        if (*c >= '0' && *c <= '9')
-            number = number * 10 + (uint64_t)(*c - '0');
-    return number;
-}
-
-/* The exact answer by trial: for each length, the correctly rounded digits (the closest
-   of that length, so repr's choice when they read back), or else a neighbour of them
-   that reads back (only a power of two, whose interval is lopsided, has one). */
-static size_t shortest_slowly(char *at, double value) {
-    for (int precision = 1; precision <= 17; precision++) {
-        int scale;
-        uint64_t middle = rounded_digits(value, precision, &scale);
-        const uint64_t candidates[3] = {middle, middle - 1, middle + 1};
-        for (int i = 0; i < 3; i++) {
-            char candidate[40];
-            snprintf(candidate, sizeof candidate, "%llue%d", (unsigned long long)candidates[i], scale);
-            if (strtod(candidate, NULL) == fabs(value))
-                return layout_number(at, signbit(value), candidates[i], scale);
-        }
-    }
-    return (size_t)sprintf(at, "%.17g", value);
-}
-
+/* filterkit's text of a double: an integral value below 2^53 as an integer ("-0" for minus
+   zero), NaN as "?", infinities as Java's "Infinity", anything else as Python's repr. */
 static size_t format_number(char *at, double value) {
-    if (value != value)
-        return (size_t)sprintf(at, "?");
+    if (value != value) {
+        *at = '?';
+        return 1;
+    }
     if (isinf(value))
         return (size_t)sprintf(at, value > 0 ? "Infinity" : "-Infinity");
     if (fabs(value) < 9007199254740992.0 && value == (double)(int64_t)value) {
-        if (value == 0 && signbit(value))
-            return (size_t)sprintf(at, "-0");
+        if (value == 0 && signbit(value)) {
+            memcpy(at, "-0", 2);
+            return 2;
+        }
         int64_t whole = (int64_t)value;
         if (whole < 0) {
             *at = '-';
@@ -226,47 +316,26 @@ static size_t format_number(char *at, double value) {
     memcpy(&bits, &value, sizeof bits);
     uint64_t fraction = bits & ((1ULL << 52) - 1);
     int biased = (int)((bits >> 52) & 0x7ff);
-    if (fraction == 0 && biased > 1)
-        return shortest_slowly(at, value); /* a power of two: the interval is lopsided */
-    uint64_t mantissa = biased ? fraction | (1ULL << 52) : fraction;
-    double magnitude = fabs(value);
-    int binary_exponent;
-    frexp(magnitude, &binary_exponent);
-    /* the first digit's decimal exponent, or one less */
-    int k = (int)floor((binary_exponent - 1) * 0.30102999566398120);
-    long double scaled = (long double)magnitude * powers_of_ten[16 - k + 350];
-    if (scaled >= 1e17L) {
-        k++;
-        scaled = (long double)magnitude * powers_of_ten[16 - k + 350];
-    } else if (scaled < 1e16L) {
-        k--;
-        scaled = (long double)magnitude * powers_of_ten[16 - k + 350];
+    uint64_t c = biased ? fraction | 1ULL << 52 : fraction;
+    int q = (biased ? biased : 1) - 1075, exponent;
+    uint64_t decimal = shortest_decimal(c, q, &exponent);
+    return layout_decimal(at, (int)(bits >> 63), decimal, exponent);
+}
+
+/* `floor print`: each line of stdin a double's bit pattern in hex, each line out its text
+   (the self-test of the printer; tests/test_benchmark_floor.py compares it with repr). */
+static int print_bit_patterns(void) {
+    char line[64], text[64];
+    while (fgets(line, sizeof line, stdin)) {
+        uint64_t bits = strtoull(line, NULL, 16);
+        double value;
+        memcpy(&value, &bits, sizeof value);
+        size_t length = format_number(text, value);
+        text[length++] = '\n';
+        put(text, length);
     }
-    /* In units of the 17th digit: half an ulp, the nearest whole unit and the offset from it. */
-    long double half_gap = scaled / (2.0L * (long double)mantissa);
-    uint64_t whole = (uint64_t)(scaled + 0.5L), answer = whole; /* exact: scaled < 2^57 */
-    long double offset = scaled - (long double)whole;
-    int dropped = 0, near_tie = 0.5L - fabsl(offset) < MARGIN;
-    /* Drop one more digit while the nearest multiple of 10^t is inside the interval. */
-    for (int t = 1; t <= 17; t++) {
-        uint64_t step = exact_ten[t], remainder = whole % step;
-        long double below = (long double)remainder + offset, above = (long double)step - below;
-        long double distance = below < above ? below : above;
-        if (distance < half_gap - MARGIN) {
-            answer = below < above ? whole - remainder : whole - remainder + step;
-            dropped = t;
-            near_tie = fabsl(below - above) < MARGIN;
-        } else if (distance <= half_gap + MARGIN) {
-            return shortest_slowly(at, value);
-        } else {
-            break;
-        }
-    }
-    int scale = k - 16 + dropped;
-    answer /= exact_ten[dropped];
-    if (near_tie) /* two multiples nearly as close: snprintf rounds exactly */
-        answer = rounded_digits(value, 17 - dropped, &scale);
-    return layout_number(at, signbit(value), answer, scale);
+    flush_out();
+    return 0;
 }
 
 /* ---- the inverse normal CDF, for bi-normal separation ------------------------------ */
@@ -516,6 +585,9 @@ static int is_positive(const struct input *in, const struct entry *entries, int 
 int main(int argc, char **argv) {
     enum job job;
     const char *class_option = "last", *path = NULL;
+    make_powers_of_ten();
+    if (argc == 2 && strcmp(argv[1], "print") == 0)
+        return print_bit_patterns();
     if (argc < 3)
         goto usage;
     if (strcmp(argv[1], "identity") == 0)
@@ -550,7 +622,6 @@ int main(int argc, char **argv) {
     }
     madvise((void *)in.text, (size_t)status.st_size, MADV_SEQUENTIAL);
     in.end = in.text + status.st_size;
-    make_powers_of_ten();
     read_header(&in);
     int class_index = strcmp(class_option, "first") == 0  ? 0
                       : strcmp(class_option, "last") == 0 ? in.n_attributes - 1
@@ -641,6 +712,7 @@ int main(int argc, char **argv) {
     flush_out();
     return 0;
 usage:
-    fprintf(stderr, "usage: floor identity|l2|shape [-c first|last|N] IN.arff > OUT.arff\n");
+    fprintf(stderr, "usage: floor identity|l2|shape [-c first|last|N] IN.arff > OUT.arff\n"
+                    "       floor print < BIT_PATTERNS > TEXTS\n");
     return 2;
 }

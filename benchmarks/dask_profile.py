@@ -1,0 +1,250 @@
+"""Where a ``filterkit --engine dask`` run spends its time (issue 20, item 6; docs/dask.md).
+
+    python benchmarks/dask_profile.py [--fork] [--keep-freed-memory] [--inline] -- FILTERKIT ARGUMENTS > /dev/null
+
+for example ``-- -q -c first --engine dask benchmarks/.inputs/grain_x100.arff shape bns l2``.  The run
+happens in this process, with the engine's steps timed from outside (nothing in filterkit changes):
+on stderr, each step's wall time, the client's CPU and the workers' CPU (their ``getrusage``, asked
+through ``Client.run`` before and after), the workers' page faults, the pickled sizes of the recipes and
+the merged statistics, and Dask's task stream (compute and transfer time per kind of task, and each
+task's start and end on its worker).
+
+``--fork`` starts the local cluster's workers by fork instead of spawn, ``--keep-freed-memory`` gives
+them the allocator settings of a local run (``filterkit.cli.keep_freed_memory``) instead of Dask's
+``MALLOC_TRIM_THRESHOLD_=65536``: two changes to try before making them in filterkit/distributed.py.
+``--inline`` runs the engine's code with Dask replaced by tasks run in place, one at a time, in this
+process: the cost of partitioning without the cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import pickle
+import resource
+import sys
+import time
+
+#: glibc's settings for a worker when --keep-freed-memory is given (cli.keep_freed_memory's).
+KEPT_FREED_MEMORY = {"MALLOC_TRIM_THRESHOLD_": 1 << 30, "MALLOC_MMAP_THRESHOLD_": 32 << 20}
+
+
+def own_cpu() -> float:
+    """User + system CPU seconds of this process (the client, and a local cluster's scheduler)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def worker_usage() -> tuple[float, int]:
+    """CPU seconds and minor page faults of the worker process this runs in."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime, usage.ru_minflt
+
+
+class Finished:
+    """A stand-in for a Dask future whose task already ran."""
+
+    status = "finished"
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+def _value(argument):
+    return argument.value if isinstance(argument, Finished) else argument
+
+
+class InlineClient:
+    """Just enough of a Dask client for filterkit.distributed, running each task at once, in place."""
+
+    def map(self, function, *iterables, pure=True):
+        return [Finished(function(*map(_value, arguments))) for arguments in zip(*iterables)]
+
+    def submit(self, function, *arguments, pure=True):
+        return Finished(function(*map(_value, arguments)))
+
+    def scatter(self, value, hash=True, broadcast=False):
+        return value
+
+    def run(self, function, *arguments):
+        return {"inline": function(*arguments)}
+
+    def nthreads(self):
+        return {"inline-1": 1, "inline-2": 1}
+
+    def gather(self, futures):
+        return [future.value for future in futures]
+
+    def cancel(self, futures):
+        pass
+
+
+class InlineDistributed:
+    """The part of ``dask.distributed`` filterkit.distributed uses, for InlineClient's futures."""
+
+    @staticmethod
+    def as_completed(futures):
+        return iter(futures)
+
+
+class Profile:
+    """The steps of one run, timed by wrapping filterkit.distributed.DaskEngine's methods."""
+
+    def __init__(self, engine_class):
+        self.engine_class = engine_class
+        self.client = None
+        self.steps: list[tuple[str, float, float, float]] = []
+        self.recipe_bytes: list[int] = []
+        self.merged: list = []
+        self.marks: dict[str, float] = {}
+
+    def workers_cpu(self) -> float:
+        if self.client is None:
+            return 0.0
+        return sum(cpu for cpu, _ in self.client.run(worker_usage).values())
+
+    def timed(self, label: str, method):
+        profile = self
+
+        def step(*arguments, **options):
+            wall, cpu, workers = time.perf_counter(), own_cpu(), profile.workers_cpu()
+            try:
+                return method(*arguments, **options)
+            finally:
+                elapsed = time.perf_counter() - wall
+                profile.steps.append((label, elapsed, own_cpu() - cpu, profile.workers_cpu() - workers))
+
+        return step
+
+    def install(self, inline: bool) -> None:
+        engine, profile = self.engine_class, self
+        started = engine.__init__
+
+        def ready(self, client, *arguments, **options):
+            started(self, client, *arguments, **options)
+            profile.client = None if inline else client  # inline, the workers' CPU is the client's
+            profile.marks["ready"] = time.perf_counter()
+            profile.marks["workers at ready"] = profile.workers_cpu()
+            if not inline:
+                client.get_task_stream()  # installs the scheduler's task-stream plugin
+            profile.marks["stream from"] = time.time()
+
+        engine.__init__ = ready
+        for name in ("check_workers", "plan", "fit", "_write_parts", "write_concatenated"):
+            setattr(engine, name, self.timed(name, getattr(engine, name)))
+        scatter, merge_tree = engine._scatter, engine._merge_tree
+
+        def scattered(self, recipe):
+            profile.recipe_bytes.append(len(pickle.dumps(recipe)))
+            return profile.timed("scatter the recipe", scatter)(self, recipe)
+
+        def merged(self, recipe, parts):
+            future = merge_tree(self, recipe, parts)
+            profile.merged.append(future)
+            return future
+
+        engine._scatter, engine._merge_tree = scattered, merged
+
+    def report(self, began: float, imported: float, ended: float, inline: bool) -> None:
+        out = sys.stderr
+        print(f"importing filterkit.cli: {imported - began:.2f} s", file=out)
+        print(
+            f"to a connected client (options, chain, cluster start): {self.marks['ready'] - imported:.2f} s; "
+            f"workers' CPU by then {self.marks['workers at ready']:.2f} s",
+            file=out,
+        )
+        for label, wall, cpu, workers in self.steps:
+            print(f"{label}: {wall:.2f} s, client CPU {cpu:.2f} s, workers' CPU {workers:.2f} s", file=out)
+        print(f"after the last step (model, cluster shutdown, exit): {ended - self.marks['done']:.2f} s", file=out)
+        print(f"whole run: {ended - began:.2f} s, client CPU {own_cpu():.2f} s", file=out)
+        print(
+            f"pickled recipes {self.recipe_bytes} bytes, merged statistics {self.marks['statistics']} bytes", file=out
+        )
+        if inline:
+            return
+        print(f"workers' page faults: {self.marks['faults']}", file=out)
+        self.report_tasks(out)
+
+    def report_tasks(self, out) -> None:
+        from dask.utils import key_split
+
+        totals: dict[tuple[str, str], list] = {}
+        spans = []
+        for task in self.marks["stream"]:
+            kind = key_split(task["key"])
+            for part in task["startstops"]:
+                entry = totals.setdefault((kind, part["action"]), [0, 0.0])
+                entry[0] += 1
+                entry[1] += part["stop"] - part["start"]
+            starts = [part["start"] for part in task["startstops"]]
+            stops = [part["stop"] for part in task["startstops"]]
+            spans.append((min(starts), max(stops), kind, task["worker"]))
+        for (kind, action), (count, seconds) in sorted(totals.items()):
+            print(f"tasks {kind}, {action}: {count}, {seconds:.2f} s in all", file=out)
+        first = min((span[0] for span in spans), default=0.0)
+        for start, stop, kind, worker in sorted(spans):
+            print(f"  {kind:<24} {worker:<24} {start - first:7.2f} → {stop - first:7.2f} s", file=out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fork", action="store_true", help="Start the local cluster's workers by fork.")
+    parser.add_argument("--keep-freed-memory", action="store_true", help="Give workers a local run's allocator.")
+    parser.add_argument("--inline", action="store_true", help="Run the tasks in place, without Dask.")
+    parser.add_argument("filterkit_arguments", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    arguments = args.filterkit_arguments[1:] if args.filterkit_arguments[:1] == ["--"] else args.filterkit_arguments
+    began = time.perf_counter()
+    from filterkit import cli
+    from filterkit import distributed as engine_module
+
+    imported = time.perf_counter()
+    if args.inline:
+
+        @classmethod
+        @contextlib.contextmanager
+        def connect(cls, scheduler, plugins_dir, chunk_rows, progress=None):
+            yield cls(InlineClient(), plugins_dir, chunk_rows, progress)
+
+        engine_module.DaskEngine.connect = connect
+        engine_module.import_distributed = lambda: InlineDistributed
+    else:
+        configure_dask(args.fork, args.keep_freed_memory)
+    profile = Profile(engine_module.DaskEngine)
+    profile.install(args.inline)
+    write = engine_module.DaskEngine.write_concatenated
+
+    def written(self, *arguments, **options):
+        try:
+            return write(self, *arguments, **options)
+        finally:
+            profile.marks["done"] = time.perf_counter()
+            profile.marks["statistics"] = [len(pickle.dumps(future.result())) for future in profile.merged]
+            if not args.inline:
+                profile.marks["stream"] = self.client.get_task_stream(start=profile.marks["stream from"])
+                profile.marks["faults"] = {w: faults for w, (_, faults) in self.client.run(worker_usage).items()}
+
+    engine_module.DaskEngine.write_concatenated = written
+    status = cli.run(arguments)
+    if status != 0:
+        sys.exit(status)
+    profile.report(began, imported, time.perf_counter(), args.inline)
+
+
+def configure_dask(fork: bool, keep_freed_memory: bool) -> None:
+    """Dask's configuration for the run: workers started by fork, and a local run's allocator."""
+    import dask
+    import distributed  # noqa: F401  (loads Dask's distributed configuration)
+
+    if fork:
+        dask.config.set({"distributed.worker.multiprocessing-method": "fork"})
+    if keep_freed_memory:
+        environment = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+        dask.config.set({"distributed.nanny.pre-spawn-environ": {**environment, **KEPT_FREED_MEMORY}})
+
+
+if __name__ == "__main__":  # workers spawned by Dask import this file again: they must not run it
+    main()
