@@ -36,6 +36,7 @@ from typing import Iterator, cast
 import scipy.sparse as sp
 
 from filterkit import __version__
+from filterkit.allocator import worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
 from filterkit.arff.reader import ArffReader
@@ -50,6 +51,8 @@ from filterkit.stage import Provenance
 
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2
+#: Dask's setting of the environment its nannies give the worker processes they spawn.
+_WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 
 
@@ -251,10 +254,16 @@ class DaskEngine:
     def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
         """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes."""
         distributed = import_distributed()
+        import dask
+
         progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                with progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
+                environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
+                with (
+                    progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"),
+                    dask.config.set({_WORKER_ENVIRONMENT: environment}),
+                ):
                     cluster = stack.enter_context(
                         distributed.LocalCluster(
                             n_workers=LOCAL_WORKERS,

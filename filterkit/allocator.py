@@ -1,0 +1,51 @@
+"""glibc's allocator tuned for chunked work, in this process and in Dask's local workers.
+
+By default glibc gives large freed blocks back to the system at once, so each chunk's
+arrays arrive as fresh pages and fault in again: at grain ×100 that was 450,000 page
+faults and 1.3 s of system time per run, against 46,000 and 0.2 s with freed blocks of
+up to 32 MiB kept for reuse (peak memory unchanged, as the blocks are reused, not added).
+Dask goes the other way: it starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``,
+which cost each worker as many page faults (4–5 s of system time at grain ×100).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+#: The allocator's settings: mmap blocks of 32 MiB and up only, and keep up to 1 GiB of freed
+#: memory before trimming (glibc's ``mallopt`` parameter number, the variable that also sets it).
+_KEPT_FREED_MEMORY = {
+    "MALLOC_MMAP_THRESHOLD_": (-3, 32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": (-1, 1 << 30),
+}
+
+
+def user_tunes_allocator() -> bool:
+    """Whether the environment sets glibc's allocator (a ``MALLOC_*_`` variable): then it is left alone."""
+    return any(name.startswith("MALLOC_") and name.endswith("_") for name in os.environ)
+
+
+def keep_freed_memory() -> None:
+    """Ask glibc's allocator, in this process, to keep freed blocks of up to 32 MiB for reuse.
+
+    Skipped where the C library has no ``mallopt`` (musl, macOS, Windows), and where the
+    user tunes the allocator (:func:`user_tunes_allocator`).
+    """
+    if user_tunes_allocator():
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):
+        return
+    for parameter, value in _KEPT_FREED_MEMORY.values():
+        mallopt(parameter, value)
+
+
+def worker_environment(dask_environment: dict) -> dict:
+    """Dask's environment for the worker processes it spawns (``distributed.nanny.pre-spawn-environ``)
+    with the allocator set as :func:`keep_freed_memory` sets this process's; unchanged where the
+    user tunes the allocator, as the workers inherit that."""
+    if user_tunes_allocator():
+        return dict(dask_environment)
+    return {**dask_environment, **{name: str(value) for name, (_, value) in _KEPT_FREED_MEMORY.items()}}
