@@ -482,155 +482,170 @@ column_ranges(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* The fitted shaper's tables (plugins/shaper.py, Shaper._index_knots). */
+/* What shaping a value of one attribute needs first, in one cache line's half: its column
+ * (-1: not shaped), whether the column is nominal, its knots (sorted by value), p̃ below its
+ * first knot and its zero shift T(p̃(0)). */
 typedef struct {
-    const double *distinct_values;
-    Py_ssize_t n_distinct;
-    int64_t rank_stride;
-    const int64_t *knot_table; /* NULL: search knot_rank_key */
-    Py_ssize_t n_table;
-    const int64_t *knot_rank_key;
-    const int64_t *knot_start;
-    const double *knot_value, *knot_probability, *knot_slope;
-    const char *knot_has_next;
-    Py_ssize_t n_knots;
-    const double *first_probability, *zero_probability, *default_probability, *missing_probability, *zero_shift;
-    const char *column_nominal;
-    Py_ssize_t n_columns;
-    int zero_bin, missing_bin;
+    int32_t column;
+    int32_t nominal;
+    int32_t knot_start;
+    int32_t knot_count;
+    double first_probability;
+    double zero_shift;
+} Attribute;
+
+/* Attribute records are fetched this many values ahead: a sparse row's attributes are
+ * scattered over the table, so each record is a cache miss otherwise. */
+#define PREFETCH_AHEAD 16
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
+/* One knot: its value and p̃ there (16 bytes: the knots of a column share cache lines). */
+typedef struct {
+    double value;
+    double probability;
+} Knot;
+
+/* The fitted shaper's tables (plugins/shaper.py, Shaper._index_knots) laid out for lookups. */
+typedef struct {
+    const Attribute *attribute;
+    const Knot *knot;
+    const double *zero_probability, *default_probability;
+    int zero_bin;
 } Knots;
 
-/* How many of the sorted ``values`` are at most ``v`` (numpy's searchsorted side="right"). */
+/* The last of the n knots (sorted by value, distinct) whose value is at most ``v``, or -1:
+ * numpy's searchsorted(side="right") - 1.  Without a data-dependent branch, so the loads
+ * of consecutive values overlap instead of waiting on mispredicted jumps. */
 static Py_ssize_t
-count_at_most(const double *values, Py_ssize_t n, double v)
+last_knot_at_most(const Knot *knots, Py_ssize_t n, double v)
 {
-    Py_ssize_t low = 0, high = n;
-    while (low < high) {
-        Py_ssize_t middle = low + (high - low) / 2;
-        if (values[middle] <= v)
-            low = middle + 1;
-        else
-            high = middle;
+    if (n == 0)
+        return -1;
+    const Knot *base = knots;
+    while (n > 1) {
+        Py_ssize_t half = n / 2;
+        base = base[half].value <= v ? base + half : base;
+        n -= half;
     }
-    return low;
+    return base->value <= v ? base - knots : -1;
 }
 
-/* The same for int64 keys. */
-static Py_ssize_t
-count_keys_at_most(const int64_t *keys, Py_ssize_t n, int64_t key)
-{
-    Py_ssize_t low = 0, high = n;
-    while (low < high) {
-        Py_ssize_t middle = low + (high - low) / 2;
-        if (keys[middle] <= key)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low;
-}
-
-/* The shaped value of ``v`` (not NaN) in column ``column``: Shaper._probabilities_at, then
- * the transform "prob" and the zero shift of Shaper._shape. */
+/* The shaped value of ``v`` (not NaN) of attribute ``a`` (a shaped one, in column
+ * a->column): Shaper._probabilities_at, then the transform "prob" and the zero shift of
+ * Shaper._shape.
+ *
+ * The column's last knot at or below v is found among the column's own knots; numpy's
+ * Shaper._knot_below ranks v among every distinct knot value first, which picks the same
+ * knot: a knot value is at most v exactly when its rank is at most v's.  The slope to the
+ * next knot is Shaper._index_knots's, (p₁ − p₀) / (v₁ − v₀), the same operations. */
 static double
-shaped_value(const Knots *k, int64_t column, double v)
+shaped_value(const Knots *k, const Attribute *a, double v)
 {
-    int64_t key = column * k->rank_stride + count_at_most(k->distinct_values, k->n_distinct, v);
-    int64_t below;
-    if (k->knot_table) {
-        below = k->knot_table[key];
-    } else {
-        below = count_keys_at_most(k->knot_rank_key, k->n_knots, key) - 1;
-        if (below < k->knot_start[column])
-            below = -1;
-    }
+    const Knot *knots = k->knot + a->knot_start;
+    Py_ssize_t below = last_knot_at_most(knots, a->knot_count, v);
     int at_knot = below >= 0;
-    int64_t knot = at_knot ? below : 0;
     double probability;
     if (!at_knot) {
-        probability = k->first_probability[column];
+        probability = a->first_probability;
     } else {
-        probability = k->knot_probability[knot];
-        if (k->knot_value[knot] != v && k->knot_has_next[knot])
-            probability = k->knot_slope[knot] * (v - k->knot_value[knot]) + k->knot_probability[knot];
+        const Knot *knot = &knots[below];
+        probability = knot->probability;
+        if (knot->value != v && below + 1 < a->knot_count) {
+            double slope = (knot[1].probability - knot->probability) / (knot[1].value - knot->value);
+            probability = slope * (v - knot->value) + knot->probability;
+        }
     }
     if (k->zero_bin && v == 0)
-        probability = k->zero_probability[column];
-    if (k->column_nominal[column]) {
-        int exact = at_knot && k->knot_value[knot] == v;
-        probability = exact ? k->knot_probability[knot] : k->default_probability[column];
+        probability = k->zero_probability[a->column];
+    if (a->nominal) {
+        int exact = at_knot && knots[below].value == v;
+        probability = exact ? knots[below].probability : k->default_probability[a->column];
     }
-    return probability - k->zero_shift[column];
+    return probability - a->zero_shift;
 }
 
-/* shape_stored(indices, data, position, out, distinct_values, rank_stride, knot_table,
- *              knot_rank_key, knot_start, knot_value, knot_probability, knot_slope,
- *              knot_has_next, first_probability, zero_probability, default_probability,
+/* shape_stored(indices, data, position, out, knot_start, knot_value, knot_probability,
+ *              first_probability, zero_probability, default_probability,
  *              missing_probability, zero_shift, column_nominal, zero_bin, missing_bin)
  *
  * out[i] = the shaped data[i] where its column is a shaped one (position[column] >= 0, the
  * shaper's column), else data[i].  The caller makes sure the fit needs none of the scaled
  * interpolation (Shaper._interpolated) and the transform is "prob" with the zero shift.
- * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  knot_table may be
- * empty (no table: the knots' keys are searched). */
+ * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  Returns True, or False
+ * for tables too large for its compact layout (2**31 columns or knots; out is not written). */
 static PyObject *
 shape_stored(PyObject *self, PyObject *args)
 {
-    PyObject *o[19];
-    long long rank_stride;
+    PyObject *o[13];
     int zero_bin, missing_bin;
-    if (!PyArg_ParseTuple(args, "OOOOOLOOOOOOOOOOOOOpp", &o[0], &o[1], &o[2], &o[3], &o[4], &rank_stride, &o[5],
-                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16], &o[17],
-                          &zero_bin, &missing_bin))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOpp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin))
         return NULL;
     Held held = {.count = 0};
     IndexArray indices;
-    Py_buffer data, position, out, distinct, table, rank_key, start, value, probability, slope, has_next, first,
-        zero, fallback, missing, shift, nominal;
-    Py_ssize_t n_data, n_position, n_out, n_start, n_value, n_probability, n_slope, n_next, n_first, n_zero, n_default,
-        n_missing, n_shift;
-    Knots k;
+    Py_buffer data, position, out, start, value, probability, first, zero, fallback, missing, shift, nominal;
+    Py_ssize_t n_data, n_position, n_out, n_start, n_knots, n_probability, n_first, n_zero, n_default, n_missing,
+        n_shift, c;
     if (!hold_indices(&held, o[0], &indices) || !hold(&held, o[1], &data, 'd', 0, &n_data) ||
         !hold(&held, o[2], &position, 'q', 0, &n_position) || !hold(&held, o[3], &out, 'd', 1, &n_out) ||
-        !hold(&held, o[4], &distinct, 'd', 0, &k.n_distinct) || !hold(&held, o[5], &table, 'q', 0, &k.n_table) ||
-        !hold(&held, o[6], &rank_key, 'q', 0, &k.n_knots) || !hold(&held, o[7], &start, 'q', 0, &n_start) ||
-        !hold(&held, o[8], &value, 'd', 0, &n_value) || !hold(&held, o[9], &probability, 'd', 0, &n_probability) ||
-        !hold(&held, o[10], &slope, 'd', 0, &n_slope) || !hold(&held, o[11], &has_next, '?', 0, &n_next) ||
-        !hold(&held, o[12], &first, 'd', 0, &n_first) || !hold(&held, o[13], &zero, 'd', 0, &n_zero) ||
-        !hold(&held, o[14], &fallback, 'd', 0, &n_default) || !hold(&held, o[15], &missing, 'd', 0, &n_missing) ||
-        !hold(&held, o[16], &shift, 'd', 0, &n_shift) || !hold(&held, o[17], &nominal, '?', 0, &k.n_columns)) {
+        !hold(&held, o[4], &start, 'q', 0, &n_start) || !hold(&held, o[5], &value, 'd', 0, &n_knots) ||
+        !hold(&held, o[6], &probability, 'd', 0, &n_probability) || !hold(&held, o[7], &first, 'd', 0, &n_first) ||
+        !hold(&held, o[8], &zero, 'd', 0, &n_zero) || !hold(&held, o[9], &fallback, 'd', 0, &n_default) ||
+        !hold(&held, o[10], &missing, 'd', 0, &n_missing) || !hold(&held, o[11], &shift, 'd', 0, &n_shift) ||
+        !hold(&held, o[12], &nominal, '?', 0, &c)) {
         release_all(&held);
         return NULL;
     }
-    Py_ssize_t c = k.n_columns;
-    if (indices.length != n_data || n_out != n_data || n_value != k.n_knots || n_probability != k.n_knots ||
-        n_slope != k.n_knots || n_next != k.n_knots || n_start != c + 1 || n_first != c || n_zero != c ||
-        n_default != c || n_missing != c || n_shift != c || rank_stride != k.n_distinct + 1 ||
-        (k.n_table && k.n_table != c * rank_stride)) {
+    int consistent = indices.length == n_data && n_out == n_data && n_probability == n_knots && n_start == c + 1 &&
+                     n_first == c && n_zero == c && n_default == c && n_missing == c && n_shift == c;
+    const int64_t *knot_start = start.buf, *position_of = position.buf;
+    for (Py_ssize_t column = 0; consistent && column < c; column++)
+        consistent = knot_start[column] >= 0 && knot_start[column] <= knot_start[column + 1] &&
+                     knot_start[column + 1] <= n_knots;
+    for (Py_ssize_t i = 0; consistent && i < n_position; i++)
+        consistent = position_of[i] < c;
+    if (!consistent) {
         release_all(&held);
         return PyErr_Format(PyExc_ValueError, "inconsistent shaper tables");
     }
-    k.distinct_values = distinct.buf;
-    k.rank_stride = rank_stride;
-    k.knot_table = k.n_table ? table.buf : NULL;
-    k.knot_rank_key = rank_key.buf;
-    k.knot_start = start.buf;
-    k.knot_value = value.buf;
-    k.knot_probability = probability.buf;
-    k.knot_slope = slope.buf;
-    k.knot_has_next = has_next.buf;
-    k.first_probability = first.buf;
-    k.zero_probability = zero.buf;
-    k.default_probability = fallback.buf;
-    k.missing_probability = missing.buf;
-    k.zero_shift = shift.buf;
-    k.column_nominal = nominal.buf;
-    k.zero_bin = zero_bin;
-    k.missing_bin = missing_bin;
+    if (c >= INT32_MAX || n_knots >= INT32_MAX) {
+        release_all(&held);
+        Py_RETURN_FALSE; /* beyond the compact tables: the caller's numpy path shapes them */
+    }
+    Attribute *attribute = malloc((size_t)(n_position ? n_position : 1) * sizeof(Attribute));
+    Knot *knot = malloc((size_t)(n_knots ? n_knots : 1) * sizeof(Knot));
+    if (!attribute || !knot) {
+        free(attribute);
+        free(knot);
+        release_all(&held);
+        return PyErr_NoMemory();
+    }
+    const double *knot_value = value.buf, *knot_probability = probability.buf;
+    const double *first_probability = first.buf, *zero_shift = shift.buf, *missing_probability = missing.buf;
+    const char *column_nominal = nominal.buf;
+    for (Py_ssize_t j = 0; j < n_knots; j++)
+        knot[j] = (Knot){knot_value[j], knot_probability[j]};
+    for (Py_ssize_t i = 0; i < n_position; i++) {
+        int64_t column = position_of[i];
+        if (column < 0) {
+            attribute[i] = (Attribute){-1, 0, 0, 0, 0.0, 0.0};
+        } else {
+            attribute[i] = (Attribute){(int32_t)column,
+                                       column_nominal[column] != 0,
+                                       (int32_t)knot_start[column],
+                                       (int32_t)(knot_start[column + 1] - knot_start[column]),
+                                       first_probability[column],
+                                       zero_shift[column]};
+        }
+    }
+    Knots k = {attribute, knot, zero.buf, fallback.buf, zero_bin};
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     const double *x = data.buf;
-    const int64_t *position_of = position.buf;
     double *shaped = out.buf;
     for (Py_ssize_t i = 0; i < n_data; i++) {
         int64_t index = index_at(&indices, i);
@@ -638,24 +653,32 @@ shape_stored(PyObject *self, PyObject *args)
             bad = 1;
             break;
         }
-        int64_t column = position_of[index];
-        if (column < 0) {
+        if (i + PREFETCH_AHEAD < n_data) {
+            int64_t ahead = index_at(&indices, i + PREFETCH_AHEAD);
+            if (ahead >= 0 && ahead < n_position)
+                PREFETCH(&attribute[ahead]);
+            /* a record fetched earlier is in cache now: its knots next */
+            int64_t nearer = index_at(&indices, i + PREFETCH_AHEAD / 2);
+            if (nearer >= 0 && nearer < n_position && attribute[nearer].knot_count)
+                PREFETCH(&knot[attribute[nearer].knot_start + attribute[nearer].knot_count / 2]);
+        }
+        const Attribute *a = &attribute[index];
+        if (a->column < 0) {
             shaped[i] = x[i];
-        } else if (column >= c) {
-            bad = 1;
-            break;
         } else if (isnan(x[i])) {
             /* the numpy path shapes a missing value at 0, then replaces it */
-            shaped[i] = k.missing_bin ? k.missing_probability[column] - k.zero_shift[column] : NAN;
+            shaped[i] = missing_bin ? missing_probability[a->column] - a->zero_shift : NAN;
         } else {
-            shaped[i] = shaped_value(&k, column, x[i]);
+            shaped[i] = shaped_value(&k, a, x[i]);
         }
     }
     Py_END_ALLOW_THREADS
+    free(attribute);
+    free(knot);
     release_all(&held);
     if (bad)
         return PyErr_Format(PyExc_ValueError, "a column outside the shaper's tables");
-    Py_RETURN_NONE;
+    Py_RETURN_TRUE;
 }
 
 /* normalize_stored(indptr, indices, data, acted, order, out) -> True, or False when a row's
