@@ -391,7 +391,7 @@ class ClassCounts:
         grouped = {}
         for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
             feature, label, sums = self._pairs(table)
-            order = np.argsort(label, kind="stable")
+            order = stable_order(label)
             starts = np.searchsorted(label[order], np.arange(self.n_classes + 1))
             grouped[name] = (feature[order], sums[order], starts)
         return grouped
@@ -701,7 +701,7 @@ class ValueCounts(ClassCounts):
         position[placed] = np.arange(len(placed))
         zero_group = np.full(self.n_features, -1, dtype=np.int64)
         zero_group[zero_features] = position[len(group_feature) :]
-        by_class = np.argsort(label, kind="stable")
+        by_class = stable_order(label)
         return Histogram(
             all_feature[placed],
             all_value[placed],
