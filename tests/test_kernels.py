@@ -24,6 +24,7 @@ from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
 from filterkit.stage import Context
 from filterkit.statistics import ExactSums, PresenceCounts, SortedSums, ValueCounts
+from filterkit.testing import check_stage
 
 kernels = statistics._kernels
 
@@ -327,3 +328,14 @@ def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(monkey
     np.testing.assert_array_equal(compiled.indptr, plain.indptr)
     np.testing.assert_array_equal(compiled.indices, plain.indices)
     np.testing.assert_array_equal(bits(compiled.data), bits(plain.data))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", [kernels, None], ids=["compiled", "numpy"])
+@pytest.mark.parametrize(
+    "name, options", [("shape", {}), ("shape", {"missing": "keep", "zero_bin": False}), ("l2", {}), ("l1", {})]
+)
+def test_both_paths_pass_check_stage(monkeypatch, module, name, options):
+    for using in (statistics, shaper, normalizers):
+        monkeypatch.setattr(using, "_kernels", module)
+    assert check_stage(load_plugins().stage(name), **options)
