@@ -339,3 +339,33 @@ def test_both_paths_pass_check_stage(monkeypatch, module, name, options):
     for using in (statistics, shaper, normalizers):
         monkeypatch.setattr(using, "_kernels", module)
     assert check_stage(load_plugins().stage(name), **options)
+
+
+def with_wide_indices(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """The same matrix with int64 row starts and column indices (scipy's choice for large ones)."""
+    wide = sp.csr_matrix(matrix.shape)
+    wide.data, wide.indices, wide.indptr = matrix.data, matrix.indices.astype(np.int64), matrix.indptr.astype(np.int64)
+    return wide
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(3))
+def test_the_kernels_read_int64_and_int32_index_arrays_alike(monkeypatch, tmp_path, seed):
+    monkeypatch.setattr(shaper, "_kernels", kernels)
+    monkeypatch.setattr(normalizers, "_kernels", kernels)
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    schema, stage = fitted("shape", random_sparse_arff(seed + 1), tmp_path)
+    _, normalizer = fitted("l2", random_sparse_arff(seed + 1), tmp_path)
+    rng = np.random.default_rng(seed)
+    values = unseen_values(rng, schema, 100).toarray()
+    values[:, 0] = rng.choice([0.0, 1.0, 2.0, np.nan], len(values))  # class codes
+    narrow = sp.csr_matrix(values)
+    wide = with_wide_indices(narrow)
+    assert narrow.indices.dtype == np.int32 and wide.indices.dtype == np.int64
+    for transformer in (stage, normalizer):
+        first, second = (transformer.transform(Chunk(m, {}, None)).values for m in (narrow, wide))
+        np.testing.assert_array_equal(bits(first.data), bits(second.data))
+        np.testing.assert_array_equal(first.indices, second.indices)
+    features = np.arange(1, len(schema.attributes))
+    counts = [ValueCounts.of_chunk(Chunk(m, {}, None), features, 0, 3) for m in (narrow, wide)]
+    assert_same_counts(*counts)
