@@ -7,6 +7,11 @@ there, 0 elsewhere).  A zero row stays zero; missing values stay missing and are
 left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
 
+On a sparse chunk the row norms and divisions run in the optional compiled module
+``filterkit._kernels`` when it is built (each row's powers added in stored order, as the
+numpy path adds them, so the floats are the same bit for bit); rows whose plain norm is
+unsafe go to the numpy path, which rescales them.
+
 ``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
 attribute ``Normalize``, the KDD'09 UCI baseline); ``binarize`` turns every
 numeric feature into presence (value ≠ 0 → 1), the binary-word baseline.
@@ -33,6 +38,11 @@ from filterkit.stage import (
     with_stored_values,
 )
 
+try:
+    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
+except ImportError:  # built without a C compiler: numpy does the same work
+    _kernels = None
+
 
 class RowNormalizer(Stage):
     """Divide each row's features by its norm; subclasses say which norm."""
@@ -47,6 +57,9 @@ class RowNormalizer(Stage):
         features = self.features
         if chunk.is_sparse:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+            compiled = self._compiled_sparse(matrix)
+            if compiled is not None:
+                return Chunk(with_stored_values(matrix, compiled), chunk.text, chunk.weights)
             acted_entry = stored_in_features(matrix, features)
             in_norm = acted_entry & ~np.isnan(matrix.data)
             magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
@@ -54,15 +67,16 @@ class RowNormalizer(Stage):
             with np.errstate(over="ignore", under="ignore"):
                 norms: np.ndarray = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
             norms = norms ** (1.0 / self.order)
-            unsafe = self._unsafe(norms, _row_maxima(rows, magnitudes, matrix.shape[0]))
+            maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
+            unsafe = self._unsafe(norms, maxima)
             data = matrix.data
             if unsafe.any():
-                # rows scaled by a power of two near their largest value first (exact), then normed
-                maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
+                # rows scaled by a power of two near their largest value first (exact), then normed;
+                # the other attributes' values are scaled too, and may overflow, but are not kept
                 shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-                data = np.where(
-                    acted_entry, _limit_of_infinite_rows(np.ldexp(data, shift[rows]), np.isinf(maxima)[rows]), data
-                )
+                with np.errstate(over="ignore"):
+                    scaled = np.ldexp(data, shift[rows])
+                data = np.where(acted_entry, _limit_of_infinite_rows(scaled, np.isinf(maxima)[rows]), data)
                 with np.errstate(under="ignore"):
                     rescaled = np.bincount(
                         rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order, minlength=matrix.shape[0]
@@ -86,6 +100,25 @@ class RowNormalizer(Stage):
             norms = np.where(unsafe, rescaled, norms)
         values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
         return Chunk(values, chunk.text, chunk.weights)
+
+    def _compiled_sparse(self, matrix: sp.csr_matrix) -> np.ndarray | None:
+        """The normalized stored values of ``matrix`` by the compiled kernel (each row's powers
+        summed in stored order, as the numpy path's bincount adds them); None without the
+        kernel or when a row's plain norm is unsafe (the numpy path rescales such rows)."""
+        if _kernels is None:
+            return None
+        acted_column = np.zeros(matrix.shape[1], dtype=bool)
+        acted_column[self.features] = True
+        data = np.empty(len(matrix.data))
+        done = _kernels.normalize_stored(
+            np.ascontiguousarray(matrix.indptr),
+            np.ascontiguousarray(matrix.indices),
+            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            acted_column,
+            self.order,
+            data,
+        )
+        return data if done else None
 
     def _unsafe(self, norms: np.ndarray, maxima: np.ndarray) -> np.ndarray:
         """Rows whose plain norm overflowed or whose powers fell below the normal doubles

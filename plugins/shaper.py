@@ -34,6 +34,11 @@ On a class of k > 2 labels without ``--positive`` (docs/algorithms.md §4.1):
 one whose shaped feature predicts c-vs-rest on the training rows with the largest
 log-likelihood gain over the class rate.  Internally every output feature is a
 *column*, a (feature, class) pair; the fitted arrays are per column.
+
+A sparse chunk's stored values are shaped by the optional compiled module
+``filterkit._kernels`` when it is built (one pass, the same arithmetic, so the floats
+are the same bit for bit); ``--transform logodds`` and fits whose knot steps need the
+scaled interpolation are shaped by numpy, as are dense chunks and one-vs-rest copies.
 """
 
 from __future__ import annotations
@@ -52,6 +57,11 @@ from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
 from filterkit.stage import Option, StateArray, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts
+
+try:
+    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
+except ImportError:  # built without a C compiler: numpy does the same work
+    _kernels = None
 
 #: ``--multiclass``: a shaped copy of each feature per class label, or each toward its most informative class.
 ONE_VS_REST = "one-vs-rest"
@@ -423,10 +433,7 @@ class Shaper(ClassValueCountsStage):
         position_of[self.features] = np.arange(len(self.features))
         if chunk.is_sparse and self.params["zero_preserve"]:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            positions = position_of[matrix.indices]
-            acted = positions >= 0
-            data = matrix.data.copy()
-            data[acted] = self._shape(positions[acted], data[acted])
+            data = self._shaped_stored(matrix, position_of)
             nominal = np.flatnonzero(self.nominal)
             shaped = self._with_first_labels(
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
@@ -437,6 +444,55 @@ class Shaper(ClassValueCountsStage):
         positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
         values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+
+    def _shaped_stored(self, matrix: sp.csr_matrix, position_of: np.ndarray) -> np.ndarray:
+        """The stored values of ``matrix`` with those of a shaped attribute (``position_of``: each
+        attribute's column, −1 for none) shaped: by the compiled kernel when it is built and the
+        fit needs neither the log-odds nor the scaled interpolation, else by :meth:`_shape`."""
+        tables = self._compiled_tables()
+        if tables is not None:
+            data = np.empty(len(matrix.data))
+            if _kernels.shape_stored(
+                np.ascontiguousarray(matrix.indices),
+                np.ascontiguousarray(matrix.data, dtype=np.float64),
+                position_of,
+                data,
+                *tables,
+            ):
+                return data
+        positions = position_of[matrix.indices]
+        acted = positions >= 0
+        data = matrix.data.copy()
+        data[acted] = self._shape(positions[acted], data[acted])
+        return data
+
+    def _compiled_tables(self) -> tuple | None:
+        """The fitted tables in the order ``_kernels.shape_stored`` takes them, or None where
+        only :meth:`_shape` shapes: without the kernels, for ``--transform logodds`` (numpy's
+        logarithm may round differently from C's) and for a fit with a knot step that
+        needs the scaled interpolation."""
+        if _kernels is None or self.params["transform"] != "prob" or self.knot_scaled.any():
+            return None
+
+        def floats(values):
+            return np.ascontiguousarray(values, dtype=np.float64)
+
+        def integers(values):
+            return np.ascontiguousarray(values, dtype=np.int64)
+
+        return (
+            integers(self.knot_start),
+            floats(self.knot_value),
+            floats(self.knot_probability),
+            floats(self.first_probability),
+            floats(self.zero_probability),
+            floats(self.default_probability),
+            floats(self.missing_probability),
+            floats(self._zero_shift()),
+            np.ascontiguousarray(self.column_nominal, dtype=bool),
+            bool(self.params["zero_bin"]),
+            self.params["missing"] == MISSING_BIN,
+        )
 
     def _transform_copies(self, chunk: Chunk) -> Chunk:
         """One-vs-rest: each input attribute's values in each of its output attributes, the

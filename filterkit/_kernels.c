@@ -1,0 +1,776 @@
+/*
+ * Optional compiled kernels for the statistics pass and the per-value transforms.
+ *
+ * Each function does, in one loop and without temporaries, what a few numpy calls do in
+ * the module that uses it, with the same floating-point operations in the same order, so
+ * the results are identical bit for bit (the tests run both paths and compare):
+ *
+ *   sorted_counts      the distinct keys of an int64 array and how often each occurs
+ *                      (filterkit.statistics.SortedSums.of_entries without weights);
+ *   stable_order       the stable argsort of an int64 array (the same with weights);
+ *   sparse_entries     the stored feature entries of a CSR chunk (statistics._chunk_entries);
+ *   column_ranges      each column's smallest and largest value (statistics.PresenceCounts.add);
+ *   shape_stored       the shaper's map of a sparse chunk's stored values (plugins/shaper.py);
+ *   normalize_stored   a sparse chunk's rows divided by their L1 or L2 norms (plugins/normalizers.py).
+ *
+ * Arrays come in through the buffer protocol (C-contiguous; int64 'q', int32 'i', float64
+ * 'd', bool '?'), outputs as arrays the caller allocated, so this module needs no numpy
+ * headers.  The loops run without the GIL.  Built with -ffp-contract=off (setup.py): a
+ * fused multiply-add would round differently from numpy's separate operations.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The buffer of ``object`` as a C-contiguous array of ``kind`` ('q' int64, 'i' int32, 'd'
+ * float64, '?' bool); ``length`` its element count.  0 with an exception set otherwise. */
+static int
+get_array(PyObject *object, Py_buffer *view, char kind, int writable, Py_ssize_t *length)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0)
+        return 0;
+    const char *format = view->format ? view->format : "B";
+    if (*format == '<' || *format == '=' || *format == '@')
+        format++;
+    char found = *format;
+    if (found == 'l' && view->itemsize == 8)
+        found = 'q';
+    if (found == 'l' && view->itemsize == 4)
+        found = 'i';
+    Py_ssize_t size = kind == 'q' || kind == 'd' ? 8 : kind == 'i' ? 4 : 1;
+    if (found != kind || view->itemsize != size || view->ndim > 1) {
+        PyErr_Format(PyExc_TypeError, "expected a one-dimensional '%c' array, got '%s'", kind, view->format);
+        PyBuffer_Release(view);
+        return 0;
+    }
+    *length = view->len / size;
+    return 1;
+}
+
+/* The smallest and largest of n int64 keys (n > 0). */
+static void
+key_range(const int64_t *keys, Py_ssize_t n, int64_t *lowest, int64_t *highest)
+{
+    int64_t low = keys[0], high = keys[0];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (keys[i] < low)
+            low = keys[i];
+        if (keys[i] > high)
+            high = keys[i];
+    }
+    *lowest = low;
+    *highest = high;
+}
+
+#define DIGIT_BITS 11
+#define DIGIT_VALUES (1 << DIGIT_BITS)
+
+/* Keys whose span is at most this (relative to their number) are ordered by one tally. */
+static int
+tally_fits(uint64_t span, Py_ssize_t n)
+{
+    return span < (uint64_t)4 * (uint64_t)n + 65536 && (uint64_t)n < UINT32_MAX;
+}
+
+static int
+significant_bits(uint64_t span)
+{
+    int bits = 0;
+    while (span) {
+        bits++;
+        span >>= 1;
+    }
+    return bits;
+}
+
+/* Keys spanning at most this many values are tallied in one table (1 MiB: it stays in cache). */
+#define DIRECT_SPAN ((uint64_t)1 << 18)
+/* Wider spans are split by their high bits into buckets of this many values, each tallied in turn. */
+#define BUCKET_BITS 16
+#define BUCKET_VALUES ((uint64_t)1 << BUCKET_BITS)
+
+/* Emits the keys ``offset + k`` with a non-zero tally[k], k < size, ascending; clears the tally. */
+static Py_ssize_t
+emit_tally(uint32_t *tally, uint64_t size, int64_t offset, int64_t *out_keys, int64_t *out_counts, Py_ssize_t m)
+{
+    for (uint64_t k = 0; k < size; k++) {
+        if (tally[k]) {
+            out_keys[m] = offset + (int64_t)k;
+            out_counts[m] = tally[k];
+            tally[k] = 0;
+            m++;
+        }
+    }
+    return m;
+}
+
+/* Distinct keys ascending with their counts: the number of distinct keys; -1 for a negative
+ * key or keys spread too thinly for a tally (numpy's sort then counts them), -2 when out of
+ * memory.  A span that fits in cache is tallied directly; a wider one (up to 16 values per
+ * key) is split into buckets by its high bits and each bucket tallied in a cache-sized table. */
+static Py_ssize_t
+count_sorted(const int64_t *keys, Py_ssize_t n, int64_t *out_keys, int64_t *out_counts)
+{
+    if (n == 0)
+        return 0;
+    int64_t low, high;
+    key_range(keys, n, &low, &high);
+    if (low < 0 || (uint64_t)n >= UINT32_MAX)
+        return -1;
+    uint64_t span = (uint64_t)(high - low) + 1;
+    if (span <= DIRECT_SPAN) {
+        uint32_t *tally = calloc(span, sizeof(uint32_t));
+        if (!tally)
+            return -2;
+        for (Py_ssize_t i = 0; i < n; i++)
+            tally[keys[i] - low]++;
+        Py_ssize_t m = emit_tally(tally, span, low, out_keys, out_counts, 0);
+        free(tally);
+        return m;
+    }
+    if (span > (uint64_t)16 * (uint64_t)n + ((uint64_t)1 << 20))
+        return -1;
+    uint64_t n_buckets = ((span - 1) >> BUCKET_BITS) + 1;
+    Py_ssize_t *start = calloc(n_buckets + 1, sizeof(Py_ssize_t));
+    uint16_t *within = malloc((size_t)n * sizeof(uint16_t));
+    uint32_t *tally = calloc(BUCKET_VALUES, sizeof(uint32_t));
+    if (!start || !within || !tally) {
+        free(start);
+        free(within);
+        free(tally);
+        return -2;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        start[((uint64_t)(keys[i] - low) >> BUCKET_BITS) + 1]++;
+    for (uint64_t b = 0; b < n_buckets; b++)
+        start[b + 1] += start[b];
+    Py_ssize_t *next = malloc((size_t)n_buckets * sizeof(Py_ssize_t));
+    if (!next) {
+        free(start);
+        free(within);
+        free(tally);
+        return -2;
+    }
+    memcpy(next, start, (size_t)n_buckets * sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t key = (uint64_t)(keys[i] - low);
+        within[next[key >> BUCKET_BITS]++] = (uint16_t)(key & (BUCKET_VALUES - 1));
+    }
+    Py_ssize_t m = 0;
+    for (uint64_t b = 0; b < n_buckets; b++) {
+        if (start[b] == start[b + 1])
+            continue;
+        for (Py_ssize_t i = start[b]; i < start[b + 1]; i++)
+            tally[within[i]]++;
+        m = emit_tally(tally, BUCKET_VALUES, low + (int64_t)(b << BUCKET_BITS), out_keys, out_counts, m);
+    }
+    free(next);
+    free(start);
+    free(within);
+    free(tally);
+    return m;
+}
+
+/* The stable ascending order of n keys into ``order``; 0, -1 for a negative key, -2 when out
+ * of memory.  A stable sort's order is unique, so it is numpy's argsort(kind="stable"). */
+static int
+order_stably(const int64_t *keys, Py_ssize_t n, int64_t *order)
+{
+    if (n == 0)
+        return 0;
+    int64_t low, high;
+    key_range(keys, n, &low, &high);
+    if (low < 0)
+        return -1;
+    uint64_t span = (uint64_t)(high - low);
+    if (tally_fits(span, n)) {
+        Py_ssize_t *start = calloc(span + 1, sizeof(Py_ssize_t));
+        if (!start)
+            return -2;
+        for (Py_ssize_t i = 0; i < n; i++)
+            start[keys[i] - low]++;
+        Py_ssize_t position = 0;
+        for (uint64_t k = 0; k <= span; k++) {
+            Py_ssize_t count = start[k];
+            start[k] = position;
+            position += count;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            order[start[keys[i] - low]++] = i;
+        free(start);
+        return 0;
+    }
+    int64_t *spare = malloc((size_t)n * sizeof(int64_t));
+    if (!spare)
+        return -2;
+    int64_t *current = order, *next = spare;
+    for (Py_ssize_t i = 0; i < n; i++)
+        current[i] = i;
+    int bits = significant_bits(span);
+    for (int shift = 0; shift < bits; shift += DIGIT_BITS) {
+        Py_ssize_t start[DIGIT_VALUES] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            start[((uint64_t)(keys[i] - low) >> shift) & (DIGIT_VALUES - 1)]++;
+        Py_ssize_t position = 0;
+        for (int d = 0; d < DIGIT_VALUES; d++) {
+            Py_ssize_t count = start[d];
+            start[d] = position;
+            position += count;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t entry = current[i];
+            next[start[((uint64_t)(keys[entry] - low) >> shift) & (DIGIT_VALUES - 1)]++] = entry;
+        }
+        int64_t *swap = current;
+        current = next;
+        next = swap;
+    }
+    if (current != order)
+        memcpy(order, current, (size_t)n * sizeof(int64_t));
+    free(spare);
+    return 0;
+}
+
+static PyObject *
+sort_failure(int code)
+{
+    if (code == -1)
+        Py_RETURN_NONE; /* not for this kernel: the caller's numpy path takes the keys */
+    return PyErr_NoMemory();
+}
+
+/* sorted_counts(keys, out_keys, out_counts) -> number of distinct keys, or None for a
+ * negative key or keys spread too thinly (the caller's numpy path counts those).  The
+ * outputs hold at least len(keys) entries. */
+static PyObject *
+sorted_counts(PyObject *self, PyObject *args)
+{
+    PyObject *objects[3];
+    if (!PyArg_ParseTuple(args, "OOO", &objects[0], &objects[1], &objects[2]))
+        return NULL;
+    Py_buffer keys, out_keys, out_counts;
+    Py_ssize_t n, n_keys, n_counts;
+    if (!get_array(objects[0], &keys, 'q', 0, &n))
+        return NULL;
+    if (!get_array(objects[1], &out_keys, 'q', 1, &n_keys)) {
+        PyBuffer_Release(&keys);
+        return NULL;
+    }
+    if (!get_array(objects[2], &out_counts, 'q', 1, &n_counts)) {
+        PyBuffer_Release(&keys);
+        PyBuffer_Release(&out_keys);
+        return NULL;
+    }
+    PyObject *result;
+    if (n_keys < n || n_counts < n) {
+        result = PyErr_Format(PyExc_ValueError, "the outputs hold fewer entries than the keys");
+    } else {
+        Py_ssize_t m;
+        Py_BEGIN_ALLOW_THREADS
+        m = count_sorted(keys.buf, n, out_keys.buf, out_counts.buf);
+        Py_END_ALLOW_THREADS
+        result = m >= 0 ? PyLong_FromSsize_t(m) : sort_failure((int)m);
+    }
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&out_keys);
+    PyBuffer_Release(&out_counts);
+    return result;
+}
+
+/* stable_order(keys, out_order) -> True, or None for a negative key. */
+static PyObject *
+stable_order(PyObject *self, PyObject *args)
+{
+    PyObject *keys_object, *order_object;
+    if (!PyArg_ParseTuple(args, "OO", &keys_object, &order_object))
+        return NULL;
+    Py_buffer keys, order;
+    Py_ssize_t n, n_order;
+    if (!get_array(keys_object, &keys, 'q', 0, &n))
+        return NULL;
+    if (!get_array(order_object, &order, 'q', 1, &n_order)) {
+        PyBuffer_Release(&keys);
+        return NULL;
+    }
+    PyObject *result;
+    if (n_order != n) {
+        result = PyErr_Format(PyExc_ValueError, "the order holds %zd entries for %zd keys", n_order, n);
+    } else {
+        int code;
+        Py_BEGIN_ALLOW_THREADS
+        code = order_stably(keys.buf, n, order.buf);
+        Py_END_ALLOW_THREADS
+        result = code == 0 ? Py_NewRef(Py_True) : sort_failure(code);
+    }
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&order);
+    return result;
+}
+
+/* A CSR matrix's row starts and column indices, either int32 or int64 (scipy picks). */
+typedef struct {
+    Py_buffer view;
+    int wide;
+    Py_ssize_t length;
+} IndexArray;
+
+static int
+get_indices(PyObject *object, IndexArray *array)
+{
+    Py_buffer probe;
+    if (PyObject_GetBuffer(object, &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    array->wide = probe.itemsize == 8;
+    PyBuffer_Release(&probe);
+    return get_array(object, &array->view, array->wide ? 'q' : 'i', 0, &array->length);
+}
+
+static inline int64_t
+index_at(const IndexArray *array, Py_ssize_t i)
+{
+    return array->wide ? ((const int64_t *)array->view.buf)[i] : ((const int32_t *)array->view.buf)[i];
+}
+
+/* The arrays of one call, released together. */
+typedef struct {
+    Py_buffer *views[24];
+    int count;
+} Held;
+
+static void
+release_all(Held *held)
+{
+    for (int i = 0; i < held->count; i++)
+        PyBuffer_Release(held->views[i]);
+    held->count = 0;
+}
+
+static int
+hold(Held *held, PyObject *object, Py_buffer *view, char kind, int writable, Py_ssize_t *length)
+{
+    if (!get_array(object, view, kind, writable, length))
+        return 0;
+    held->views[held->count++] = view;
+    return 1;
+}
+
+static int
+hold_indices(Held *held, PyObject *object, IndexArray *array)
+{
+    if (!get_indices(object, array))
+        return 0;
+    held->views[held->count++] = &array->view;
+    return 1;
+}
+
+/* sparse_entries(indptr, indices, data, position, labels, n_classes, rows, columns, pairs, values)
+ *     -> count.
+ *
+ * The stored entries of a CSR chunk that fall in a feature column (position[column] >= 0),
+ * are not 0 and lie in a row with a known class (labels[row] >= 0): their row, feature
+ * position, (feature, class) pair ``position · n_classes + label`` and value, in stored
+ * order, into the outputs (at least nnz long). */
+static PyObject *
+sparse_entries(PyObject *self, PyObject *args)
+{
+    PyObject *o[9];
+    long long n_classes;
+    if (!PyArg_ParseTuple(args, "OOOOOLOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &o[5], &o[6], &o[7],
+                          &o[8]))
+        return NULL;
+    Held held = {.count = 0};
+    IndexArray indptr, indices;
+    Py_buffer data, position, labels, rows, columns, pairs, values;
+    Py_ssize_t n_data, n_position, n_labels, n_rows, n_columns, n_pairs, n_values;
+    if (!hold_indices(&held, o[0], &indptr) || !hold_indices(&held, o[1], &indices) ||
+        !hold(&held, o[2], &data, 'd', 0, &n_data) || !hold(&held, o[3], &position, 'q', 0, &n_position) ||
+        !hold(&held, o[4], &labels, 'q', 0, &n_labels) || !hold(&held, o[5], &rows, 'q', 1, &n_rows) ||
+        !hold(&held, o[6], &columns, 'q', 1, &n_columns) || !hold(&held, o[7], &pairs, 'q', 1, &n_pairs) ||
+        !hold(&held, o[8], &values, 'd', 1, &n_values)) {
+        release_all(&held);
+        return NULL;
+    }
+    Py_ssize_t n_chunk_rows = indptr.length - 1;
+    if (n_chunk_rows < 0 || n_labels != n_chunk_rows || indices.length != n_data || n_rows < n_data ||
+        n_columns < n_data || n_pairs < n_data || n_values < n_data || n_classes < 1 ||
+        index_at(&indptr, n_chunk_rows) != n_data) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    }
+    int bad = 0;
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const double *x = data.buf;
+    const int64_t *position_of = position.buf, *label = labels.buf;
+    int64_t *out_rows = rows.buf, *out_columns = columns.buf, *out_pairs = pairs.buf;
+    double *out_values = values.buf;
+    for (Py_ssize_t r = 0; r < n_chunk_rows && !bad; r++) {
+        int64_t begin = index_at(&indptr, r), end = index_at(&indptr, r + 1);
+        if (begin < 0 || end < begin || end > n_data) {
+            bad = 1;
+            break;
+        }
+        if (label[r] < 0)
+            continue;
+        for (int64_t i = begin; i < end; i++) {
+            int64_t column = index_at(&indices, i);
+            if (column < 0 || column >= n_position) {
+                bad = 1;
+                break;
+            }
+            int64_t feature = position_of[column];
+            if (feature < 0 || x[i] == 0)
+                continue;
+            out_rows[m] = r;
+            out_columns[m] = feature;
+            out_pairs[m] = feature * n_classes + label[r];
+            out_values[m] = x[i];
+            m++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    if (bad)
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    return PyLong_FromSsize_t(m);
+}
+
+/* column_ranges(columns, values, low, high): low[c] and high[c] lowered and raised to every
+ * value of column c (values without NaN; low and high start at +inf and -inf). */
+static PyObject *
+column_ranges(PyObject *self, PyObject *args)
+{
+    PyObject *o[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
+        return NULL;
+    Held held = {.count = 0};
+    Py_buffer columns, values, low, high;
+    Py_ssize_t n, n_values, n_low, n_high;
+    if (!hold(&held, o[0], &columns, 'q', 0, &n) || !hold(&held, o[1], &values, 'd', 0, &n_values) ||
+        !hold(&held, o[2], &low, 'd', 1, &n_low) || !hold(&held, o[3], &high, 'd', 1, &n_high)) {
+        release_all(&held);
+        return NULL;
+    }
+    if (n_values != n || n_low != n_high) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "columns and values differ in length");
+    }
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *column = columns.buf;
+    const double *x = values.buf;
+    double *lowest = low.buf, *highest = high.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = column[i];
+        if (c < 0 || c >= n_low) {
+            bad = 1;
+            break;
+        }
+        if (x[i] < lowest[c])
+            lowest[c] = x[i];
+        if (x[i] > highest[c])
+            highest[c] = x[i];
+    }
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    if (bad)
+        return PyErr_Format(PyExc_ValueError, "a column outside the ranges");
+    Py_RETURN_NONE;
+}
+
+/* What shaping a value of one attribute needs first, in one cache line's half: its column
+ * (-1: not shaped), whether the column is nominal, its knots (sorted by value), p̃ below its
+ * first knot and its zero shift T(p̃(0)). */
+typedef struct {
+    int32_t column;
+    int32_t nominal;
+    int32_t knot_start;
+    int32_t knot_count;
+    double first_probability;
+    double zero_shift;
+} Attribute;
+
+/* Attribute records are fetched this many values ahead: a sparse row's attributes are
+ * scattered over the table, so each record is a cache miss otherwise. */
+#define PREFETCH_AHEAD 16
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
+/* One knot: its value and p̃ there (16 bytes: the knots of a column share cache lines). */
+typedef struct {
+    double value;
+    double probability;
+} Knot;
+
+/* The fitted shaper's tables (plugins/shaper.py, Shaper._index_knots) laid out for lookups. */
+typedef struct {
+    const Attribute *attribute;
+    const Knot *knot;
+    const double *zero_probability, *default_probability;
+    int zero_bin;
+} Knots;
+
+/* The last of the n knots (sorted by value, distinct) whose value is at most ``v``, or -1:
+ * numpy's searchsorted(side="right") - 1.  Without a data-dependent branch, so the loads
+ * of consecutive values overlap instead of waiting on mispredicted jumps. */
+static Py_ssize_t
+last_knot_at_most(const Knot *knots, Py_ssize_t n, double v)
+{
+    if (n == 0)
+        return -1;
+    const Knot *base = knots;
+    while (n > 1) {
+        Py_ssize_t half = n / 2;
+        base = base[half].value <= v ? base + half : base;
+        n -= half;
+    }
+    return base->value <= v ? base - knots : -1;
+}
+
+/* The shaped value of ``v`` (not NaN) of attribute ``a`` (a shaped one, in column
+ * a->column): Shaper._probabilities_at, then the transform "prob" and the zero shift of
+ * Shaper._shape.
+ *
+ * The column's last knot at or below v is found among the column's own knots; numpy's
+ * Shaper._knot_below ranks v among every distinct knot value first, which picks the same
+ * knot: a knot value is at most v exactly when its rank is at most v's.  The slope to the
+ * next knot is Shaper._index_knots's, (p₁ − p₀) / (v₁ − v₀), the same operations. */
+static double
+shaped_value(const Knots *k, const Attribute *a, double v)
+{
+    const Knot *knots = k->knot + a->knot_start;
+    Py_ssize_t below = last_knot_at_most(knots, a->knot_count, v);
+    int at_knot = below >= 0;
+    double probability;
+    if (!at_knot) {
+        probability = a->first_probability;
+    } else {
+        const Knot *knot = &knots[below];
+        probability = knot->probability;
+        if (knot->value != v && below + 1 < a->knot_count) {
+            double slope = (knot[1].probability - knot->probability) / (knot[1].value - knot->value);
+            probability = slope * (v - knot->value) + knot->probability;
+        }
+    }
+    if (k->zero_bin && v == 0)
+        probability = k->zero_probability[a->column];
+    if (a->nominal) {
+        int exact = at_knot && knots[below].value == v;
+        probability = exact ? knots[below].probability : k->default_probability[a->column];
+    }
+    return probability - a->zero_shift;
+}
+
+/* shape_stored(indices, data, position, out, knot_start, knot_value, knot_probability,
+ *              first_probability, zero_probability, default_probability,
+ *              missing_probability, zero_shift, column_nominal, zero_bin, missing_bin)
+ *
+ * out[i] = the shaped data[i] where its column is a shaped one (position[column] >= 0, the
+ * shaper's column), else data[i].  The caller makes sure the fit needs none of the scaled
+ * interpolation (Shaper._interpolated) and the transform is "prob" with the zero shift.
+ * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  Returns True, or False
+ * for tables too large for its compact layout (2**31 columns or knots; out is not written). */
+static PyObject *
+shape_stored(PyObject *self, PyObject *args)
+{
+    PyObject *o[13];
+    int zero_bin, missing_bin;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOpp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin))
+        return NULL;
+    Held held = {.count = 0};
+    IndexArray indices;
+    Py_buffer data, position, out, start, value, probability, first, zero, fallback, missing, shift, nominal;
+    Py_ssize_t n_data, n_position, n_out, n_start, n_knots, n_probability, n_first, n_zero, n_default, n_missing,
+        n_shift, c;
+    if (!hold_indices(&held, o[0], &indices) || !hold(&held, o[1], &data, 'd', 0, &n_data) ||
+        !hold(&held, o[2], &position, 'q', 0, &n_position) || !hold(&held, o[3], &out, 'd', 1, &n_out) ||
+        !hold(&held, o[4], &start, 'q', 0, &n_start) || !hold(&held, o[5], &value, 'd', 0, &n_knots) ||
+        !hold(&held, o[6], &probability, 'd', 0, &n_probability) || !hold(&held, o[7], &first, 'd', 0, &n_first) ||
+        !hold(&held, o[8], &zero, 'd', 0, &n_zero) || !hold(&held, o[9], &fallback, 'd', 0, &n_default) ||
+        !hold(&held, o[10], &missing, 'd', 0, &n_missing) || !hold(&held, o[11], &shift, 'd', 0, &n_shift) ||
+        !hold(&held, o[12], &nominal, '?', 0, &c)) {
+        release_all(&held);
+        return NULL;
+    }
+    int consistent = indices.length == n_data && n_out == n_data && n_probability == n_knots && n_start == c + 1 &&
+                     n_first == c && n_zero == c && n_default == c && n_missing == c && n_shift == c;
+    const int64_t *knot_start = start.buf, *position_of = position.buf;
+    for (Py_ssize_t column = 0; consistent && column < c; column++)
+        consistent = knot_start[column] >= 0 && knot_start[column] <= knot_start[column + 1] &&
+                     knot_start[column + 1] <= n_knots;
+    for (Py_ssize_t i = 0; consistent && i < n_position; i++)
+        consistent = position_of[i] < c;
+    if (!consistent) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent shaper tables");
+    }
+    if (c >= INT32_MAX || n_knots >= INT32_MAX) {
+        release_all(&held);
+        Py_RETURN_FALSE; /* beyond the compact tables: the caller's numpy path shapes them */
+    }
+    Attribute *attribute = malloc((size_t)(n_position ? n_position : 1) * sizeof(Attribute));
+    Knot *knot = malloc((size_t)(n_knots ? n_knots : 1) * sizeof(Knot));
+    if (!attribute || !knot) {
+        free(attribute);
+        free(knot);
+        release_all(&held);
+        return PyErr_NoMemory();
+    }
+    const double *knot_value = value.buf, *knot_probability = probability.buf;
+    const double *first_probability = first.buf, *zero_shift = shift.buf, *missing_probability = missing.buf;
+    const char *column_nominal = nominal.buf;
+    for (Py_ssize_t j = 0; j < n_knots; j++)
+        knot[j] = (Knot){knot_value[j], knot_probability[j]};
+    for (Py_ssize_t i = 0; i < n_position; i++) {
+        int64_t column = position_of[i];
+        if (column < 0) {
+            attribute[i] = (Attribute){-1, 0, 0, 0, 0.0, 0.0};
+        } else {
+            attribute[i] = (Attribute){(int32_t)column,
+                                       column_nominal[column] != 0,
+                                       (int32_t)knot_start[column],
+                                       (int32_t)(knot_start[column + 1] - knot_start[column]),
+                                       first_probability[column],
+                                       zero_shift[column]};
+        }
+    }
+    Knots k = {attribute, knot, zero.buf, fallback.buf, zero_bin};
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const double *x = data.buf;
+    double *shaped = out.buf;
+    for (Py_ssize_t i = 0; i < n_data; i++) {
+        int64_t index = index_at(&indices, i);
+        if (index < 0 || index >= n_position) {
+            bad = 1;
+            break;
+        }
+        if (i + PREFETCH_AHEAD < n_data) {
+            int64_t ahead = index_at(&indices, i + PREFETCH_AHEAD);
+            if (ahead >= 0 && ahead < n_position)
+                PREFETCH(&attribute[ahead]);
+            /* a record fetched earlier is in cache now: its knots next */
+            int64_t nearer = index_at(&indices, i + PREFETCH_AHEAD / 2);
+            if (nearer >= 0 && nearer < n_position && attribute[nearer].knot_count)
+                PREFETCH(&knot[attribute[nearer].knot_start + attribute[nearer].knot_count / 2]);
+        }
+        const Attribute *a = &attribute[index];
+        if (a->column < 0) {
+            shaped[i] = x[i];
+        } else if (isnan(x[i])) {
+            /* the numpy path shapes a missing value at 0, then replaces it */
+            shaped[i] = missing_bin ? missing_probability[a->column] - a->zero_shift : NAN;
+        } else {
+            shaped[i] = shaped_value(&k, a, x[i]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(attribute);
+    free(knot);
+    release_all(&held);
+    if (bad)
+        return PyErr_Format(PyExc_ValueError, "a column outside the shaper's tables");
+    Py_RETURN_TRUE;
+}
+
+/* normalize_stored(indptr, indices, data, acted, order, out) -> True, or False when a row's
+ * plain norm is unsafe (it overflows, or its largest power is below 2**-968): the caller's
+ * numpy path rescales such rows first.
+ *
+ * Per row, the sum of |x|**order over its acted (acted[column]), non-NaN entries in stored
+ * order, as numpy's bincount adds them; its square root for order 2; acted entries divided
+ * by it (by 1 where it is 0), other entries copied (RowNormalizer.transform). */
+static PyObject *
+normalize_stored(PyObject *self, PyObject *args)
+{
+    PyObject *o[5];
+    int order;
+    if (!PyArg_ParseTuple(args, "OOOOiO", &o[0], &o[1], &o[2], &o[3], &order, &o[4]))
+        return NULL;
+    if (order != 1 && order != 2)
+        return PyErr_Format(PyExc_ValueError, "order %d is neither 1 nor 2", order);
+    Held held = {.count = 0};
+    IndexArray indptr, indices;
+    Py_buffer data, acted, out;
+    Py_ssize_t n_data, n_acted, n_out;
+    if (!hold_indices(&held, o[0], &indptr) || !hold_indices(&held, o[1], &indices) ||
+        !hold(&held, o[2], &data, 'd', 0, &n_data) || !hold(&held, o[3], &acted, '?', 0, &n_acted) ||
+        !hold(&held, o[4], &out, 'd', 1, &n_out)) {
+        release_all(&held);
+        return NULL;
+    }
+    Py_ssize_t n_rows = indptr.length - 1;
+    if (n_rows < 0 || indices.length != n_data || n_out != n_data || index_at(&indptr, n_rows) != n_data) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    }
+    int bad = 0, unsafe = 0;
+    const double smallest_safe_power = ldexp(1.0, -968);
+    Py_BEGIN_ALLOW_THREADS
+    const double *x = data.buf;
+    const char *acted_column = acted.buf;
+    double *normalized = out.buf;
+    for (Py_ssize_t r = 0; r < n_rows && !bad && !unsafe; r++) {
+        int64_t begin = index_at(&indptr, r), end = index_at(&indptr, r + 1);
+        if (begin < 0 || end < begin || end > n_data) {
+            bad = 1;
+            break;
+        }
+        double sum = 0.0, largest = 0.0;
+        for (int64_t i = begin; i < end; i++) {
+            int64_t column = index_at(&indices, i);
+            if (column < 0 || column >= n_acted) {
+                bad = 1;
+                break;
+            }
+            if (!acted_column[column] || isnan(x[i]))
+                continue;
+            double magnitude = fabs(x[i]);
+            sum += order == 2 ? magnitude * magnitude : magnitude;
+            if (magnitude > largest)
+                largest = magnitude;
+        }
+        double norm = order == 2 ? sqrt(sum) : sum;
+        double largest_power = order == 2 ? largest * largest : largest;
+        if (largest > 0 && (!isfinite(norm) || largest_power < smallest_safe_power)) {
+            unsafe = 1;
+            break;
+        }
+        double divisor = norm > 0 ? norm : 1.0;
+        for (int64_t i = begin; i < end && !bad; i++) {
+            int64_t column = index_at(&indices, i);
+            normalized[i] = acted_column[column] ? x[i] / divisor : x[i];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    if (bad)
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    return PyBool_FromLong(!unsafe);
+}
+
+static PyMethodDef methods[] = {
+    {"sorted_counts", sorted_counts, METH_VARARGS, "The distinct int64 keys, ascending, and their counts."},
+    {"stable_order", stable_order, METH_VARARGS, "The stable ascending order of int64 keys."},
+    {"sparse_entries", sparse_entries, METH_VARARGS, "The non-zero feature entries of a CSR chunk's known rows."},
+    {"column_ranges", column_ranges, METH_VARARGS, "Each column's smallest and largest value."},
+    {"shape_stored", shape_stored, METH_VARARGS, "The shaper's map of a CSR chunk's stored values."},
+    {"normalize_stored", normalize_stored, METH_VARARGS, "A CSR chunk's rows divided by their L1 or L2 norms."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", NULL, -1, methods};
+
+PyMODINIT_FUNC
+PyInit__kernels(void)
+{
+    return PyModule_Create(&module);
+}

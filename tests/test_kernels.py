@@ -1,0 +1,371 @@
+"""The compiled kernels (filterkit/_kernels.c) and the numpy paths give identical results, bit for bit.
+
+The extension is optional (built when pip finds a C compiler); without it each module that
+uses it does the same work with numpy.  Every test here runs both paths — the module's
+``_kernels`` as built, then set to None — on real files and random data, and compares the
+statistics' exact sums digit for digit, the transformed chunks' floats bit for bit and the
+written ARFF byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import filterkit.statistics as statistics
+import filterkit_plugins.normalizers as normalizers
+import filterkit_plugins.shaper as shaper
+from chain_helpers import REAL
+from filterkit.arff import ArffReader, read_arff
+from filterkit.plugins import load_plugins
+from filterkit.schema import Chunk
+from filterkit.stage import Context
+from filterkit.statistics import ExactSums, PresenceCounts, SortedSums, ValueCounts
+from filterkit.testing import check_stage
+
+kernels = statistics._kernels
+
+needs_extension = pytest.mark.skipif(
+    kernels is None, reason="the optional compiled kernels are not built (no C compiler at install)"
+)
+
+# (file, class position as -c takes it)
+REAL_FILES = [
+    ("oh0.wc.arff", "last"),
+    ("grain_wc.arff", "first"),
+    ("credit-g.arff", "last"),
+    ("vowel.arff", "last"),
+    ("vehicle.arff", "last"),
+    ("sonar.arff", "last"),
+    ("wine.arff", "first"),
+    ("glass.arff", "last"),
+    ("ecoli.arff", "last"),
+]
+
+
+def bits(values: np.ndarray) -> np.ndarray:
+    """The float64s' bit patterns (NaNs with their sign and payload, -0.0 apart from 0.0)."""
+    return np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
+
+
+def chunks_of(name: str, chunk_rows: int) -> tuple:
+    with ArffReader(REAL / name, chunk_rows=chunk_rows) as source:
+        return source.schema, list(source.chunks())
+
+
+def class_position(schema, where: str) -> int:
+    return 0 if where == "first" else len(schema.attributes) - 1
+
+
+def counted(modules_kernels, counts_class, chunks, features, class_index, n_classes):
+    """The statistics of every chunk, gathered with ``statistics._kernels`` set as given."""
+    statistics._kernels = modules_kernels
+    counts = counts_class.empty(len(features), n_classes)
+    for chunk in chunks:
+        counts = counts.add(chunk, features, class_index)
+    return counts
+
+
+def assert_same_sums(first: ExactSums, second: ExactSums) -> None:
+    assert first.lowest == second.lowest
+    np.testing.assert_array_equal(first.digits, second.digits)
+
+
+def assert_same_table(first: SortedSums, second: SortedSums) -> None:
+    keys_a, sums_a = first.settled()
+    keys_b, sums_b = second.settled()
+    assert keys_a.dtype == keys_b.dtype
+    np.testing.assert_array_equal(keys_a, keys_b)
+    assert_same_sums(sums_a, sums_b)
+
+
+def assert_same_counts(first, second) -> None:
+    assert_same_sums(first.totals, second.totals)
+    assert_same_table(first.missing_table, second.missing_table)
+    assert_same_table(first.nonzero_table, second.nonzero_table)
+    if isinstance(first, ValueCounts):
+        assert_same_table(first.table, second.table)
+    else:
+        np.testing.assert_array_equal(bits(first.minimum), bits(second.minimum))
+        np.testing.assert_array_equal(bits(first.maximum), bits(second.maximum))
+
+
+@needs_extension
+@pytest.mark.slow
+@pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
+@pytest.mark.parametrize("name, where", REAL_FILES)
+def test_statistics_of_real_files_are_the_same_with_and_without_the_kernels(monkeypatch, name, where, counts_class):
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    schema, chunks = chunks_of(name, 97)
+    class_index = class_position(schema, where)
+    features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
+    n_classes = len(schema.attributes[class_index].labels)
+    compiled = counted(kernels, counts_class, chunks, features, class_index, n_classes)
+    plain = counted(None, counts_class, chunks, features, class_index, n_classes)
+    assert_same_counts(compiled, plain)
+
+
+def random_sparse_chunk(rng, n_rows: int, n_columns: int, *, weighted: bool, integers: bool) -> Chunk:
+    """Rows of a sparse chunk with missing values and missing classes (class in column 0, 3 labels)."""
+    density = rng.uniform(0.05, 0.6)
+    values = rng.integers(-3, 40, size=(n_rows, n_columns)).astype(np.float64)
+    if not integers:
+        values = values * rng.choice([1.0, 0.1, 1e-300, 1e300, -2.5], size=values.shape)
+    values[rng.random(values.shape) > density] = 0.0
+    values[rng.random(values.shape) < 0.02] = np.nan
+    values[:, 0] = rng.integers(0, 3, size=n_rows)
+    values[rng.random(n_rows) < 0.1, 0] = np.nan
+    weights = rng.choice([0.0, 0.5, 1.0, 3.25, 1e-310, 7e12], size=n_rows) if weighted else None
+    return Chunk(sp.csr_matrix(values), {}, weights)
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
+def test_statistics_of_random_sparse_chunks_are_the_same_with_and_without_the_kernels(monkeypatch, seed, counts_class):
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    rng = np.random.default_rng(seed)
+    chunks = [
+        random_sparse_chunk(rng, int(rng.integers(1, 60)), 9, weighted=seed % 2 == 1, integers=seed % 3 != 2)
+        for _ in range(5)
+    ]
+    features = np.array([1, 2, 4, 5, 6, 8])
+    compiled = counted(kernels, counts_class, chunks, features, 0, 3)
+    plain = counted(None, counts_class, chunks, features, 0, 3)
+    assert_same_counts(compiled, plain)
+
+
+@needs_extension
+@pytest.mark.parametrize("span", [1, 7, 1000, 2**18, 2**18 + 1, 3 * 2**16 + 5, 2**22, 2**40, 2**62])
+def test_sorted_counts_and_stable_order_equal_numpys(span):
+    rng = np.random.default_rng(span % 1000)
+    for n in (1, 2, 50, 20_000):
+        keys = rng.integers(0, span, size=n, dtype=np.int64) + (span // 3)
+        distinct, counts = np.unique(keys, return_counts=True)
+        found = statistics._compiled_counts(keys)
+        if found is not None:  # keys spread too thinly are left to numpy's sort
+            np.testing.assert_array_equal(found[0], distinct)
+            np.testing.assert_array_equal(found[1], counts)
+        np.testing.assert_array_equal(statistics.stable_order(keys), np.argsort(keys, kind="stable"))
+
+
+@needs_extension
+def test_sorted_counts_leaves_negative_keys_and_thin_spreads_to_numpy():
+    assert statistics._compiled_counts(np.array([3, -1, 3], dtype=np.int64)) is None
+    assert statistics._compiled_counts(np.array([0, 2**50], dtype=np.int64)) is None
+    found = statistics._compiled_counts(np.array([5, 2**17, 5, 0], dtype=np.int64))
+    assert found is not None
+    np.testing.assert_array_equal(found[0], [0, 5, 2**17])
+    np.testing.assert_array_equal(found[1], [1, 2, 1])
+    # a negative key: numpy's argsort, the same order
+    keys = np.array([3, -1, 3, 0], dtype=np.int64)
+    np.testing.assert_array_equal(statistics.stable_order(keys), [1, 3, 0, 2])
+
+
+@needs_extension
+def test_weighted_group_sums_are_the_same_with_and_without_the_kernels(monkeypatch):
+    rng = np.random.default_rng(5)
+    groups = rng.integers(0, 300, size=5_000)
+    weights = rng.choice([0.1, 1.0, 2.0**-1070, 1e300, 3.0], size=5_000)
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    compiled = ExactSums.by_group(groups, weights, 300)
+    monkeypatch.setattr(statistics, "_kernels", None)
+    plain = ExactSums.by_group(groups, weights, 300)
+    assert_same_sums(compiled, plain)
+    assert math.isclose(float(plain.total().to_float()[0]), float(np.sum(weights)), rel_tol=1e-12)
+
+
+def outputs_both_ways(run_filterkit, monkeypatch, *argv) -> bytes:
+    """The written ARFF of ``filterkit ARGV`` with the kernels, asserted equal to the one without."""
+    outputs = []
+    for module in (kernels, None):
+        for using in (statistics, shaper, normalizers):
+            monkeypatch.setattr(using, "_kernels", module)
+        result = run_filterkit(*argv)
+        assert result.status == 0, result.stderr
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1], f"the kernels changed the output of {argv}"
+    return outputs[0]
+
+
+CHAINS = [
+    ["shape"],
+    ["shape", "--no-zero-bin", "--neighbors", "3"],
+    ["shape", "--missing", "keep"],
+    ["shape", "bns", "l2"],
+    ["shape", "--transform", "logodds", "l1"],
+    ["ig", "--presence", "select", "--top", "20", "l2"],
+    ["l2"],
+    ["l1"],
+]
+# (file, options, the stages that make it sparse numbers)
+SPARSE_FILES = [
+    ("oh0.wc.arff", ["--positive", "Ethics"], []),
+    ("grain_wc.arff", ["-c", "first"], []),
+    ("reuters_grain_sample.arff", ["-c", "last"], ["words", "--counts", "--lowercase"]),
+]
+
+
+@needs_extension
+@pytest.mark.slow
+@pytest.mark.parametrize("chain", CHAINS, ids=" ".join)
+@pytest.mark.parametrize("name, options, making", SPARSE_FILES)
+def test_chains_on_real_sparse_files_write_the_same_bytes_with_and_without_the_kernels(
+    run_filterkit, monkeypatch, name, options, making, chain
+):
+    written = outputs_both_ways(
+        run_filterkit, monkeypatch, *options, "--chunk-rows", "13", REAL / name, *making, *chain
+    )
+    assert written.count(b"\n{") >= 60
+
+
+def random_sparse_arff(seed: int, colours: tuple[str, ...] = ("green", "blue", "?")) -> str:
+    """A sparse ARFF file with numeric and nominal attributes, missing values (and classes),
+    explicit zeros, negative, tiny and huge values and infinities in some of them; the
+    nominal attribute's stored values are drawn from ``colours``."""
+    rng = np.random.default_rng(seed)
+    n_numeric = int(rng.integers(2, 12))
+    lines = ["@relation random", "@attribute class {neg,pos,other}"]
+    lines += [f"@attribute n{i} numeric" for i in range(n_numeric)]
+    lines += ["@attribute colour {red,green,blue}", "@data"]
+    extreme = seed % 3 == 0
+    pool = [1, 2, 3, 4, 7, 0.5, -1, -2.25, 0, 13, 1e-3]
+    if extreme:
+        pool += [1e-200, 1e300, -1e300, float("inf"), 5e-324]
+    for _ in range(int(rng.integers(20, 300))):
+        entries = []
+        label = rng.choice(["neg", "pos", "pos", "other", "?"] if seed % 2 else ["neg", "pos"])
+        if label != "neg":
+            entries.append(f"0 {label}")
+        for i in range(n_numeric):
+            if rng.random() < 0.35:
+                value = "?" if rng.random() < 0.05 else repr(float(rng.choice(pool)))
+                entries.append(f"{i + 1} {value.replace('inf', 'Infinity')}")
+        if rng.random() < 0.5:
+            entries.append(f"{n_numeric + 1} {rng.choice(colours)}")
+        lines.append("{" + ",".join(entries) + "}")
+    return "\n".join(lines) + "\n"
+
+
+@needs_extension
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12))
+def test_chains_on_random_sparse_files_write_the_same_bytes_with_and_without_the_kernels(
+    run_filterkit, monkeypatch, tmp_path, seed
+):
+    path = tmp_path / "random.arff"
+    path.write_text(random_sparse_arff(seed))
+    for chain in (["shape"], ["shape", "--missing", "keep", "--no-zero-bin"], ["shape", "l2"], ["l1"], ["l2"]):
+        outputs_both_ways(
+            run_filterkit, monkeypatch, "-c", "first", "--positive", "pos", "--chunk-rows", "7", path, *chain
+        )
+
+
+def fitted(stage_name: str, text: str, tmp_path, **options):
+    """The stage fitted on the ARFF ``text`` (class first, positive class ``pos``), and its schema."""
+    path = tmp_path / "training.arff"
+    path.write_text(text)
+    schema, chunk = read_arff(path)
+    stage = load_plugins().make_stage(stage_name, options)
+    stage.prepare(schema, Context(class_index=0, positive="pos"))
+    if stage.learns:
+        stage.finalize(stage.accumulate(stage.new_statistics(), chunk))
+    return schema, stage
+
+
+def unseen_values(rng, schema, n_rows: int) -> sp.csr_matrix:
+    """A sparse matrix of values a fitted stage has not seen: between and beyond the training
+    values, zeros, missing values and every label code of the nominal attribute (last)."""
+    n_columns = len(schema.attributes)
+    values = rng.choice(
+        [-40.0, -2.25, -1.0, -0.5, 0.0, 0.25, 1.0, 1.5, 3.0, 5.5, 12.0, 99.0, np.nan], (n_rows, n_columns)
+    )
+    values[:, 1:-1] += np.where(
+        rng.random((n_rows, n_columns - 2)) < 0.3, rng.uniform(-1, 1, (n_rows, n_columns - 2)), 0
+    )
+    values[:, -1] = rng.choice([0.0, 1.0, 2.0, np.nan], n_rows)
+    values[rng.random(values.shape) < 0.4] = 0.0
+    return sp.csr_matrix(values)
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"zero_bin": False}, {"missing": "keep"}, {"neighbors": 0}, {"zero_bin": False, "missing": "keep"}],
+    ids=["default", "no-zero-bin", "missing-keep", "no-neighbors", "both"],
+)
+def test_shaping_unseen_values_is_the_same_with_and_without_the_kernels(monkeypatch, tmp_path, seed, options):
+    # blue is never seen in training: its estimate is the attribute's overall one
+    schema, stage = fitted("shape", random_sparse_arff(seed + 1, ("green", "?")), tmp_path, **options)
+    matrix = unseen_values(np.random.default_rng(seed), schema, 200)
+    position_of = np.full(matrix.shape[1], -1, dtype=np.int64)
+    position_of[stage.features] = np.arange(len(stage.features))
+    monkeypatch.setattr(shaper, "_kernels", kernels)
+    compiled_used = stage._compiled_tables() is not None
+    compiled = stage._shaped_stored(matrix, position_of)
+    monkeypatch.setattr(shaper, "_kernels", None)
+    plain = stage._shaped_stored(matrix, position_of)
+    np.testing.assert_array_equal(bits(compiled), bits(plain))
+    if (seed + 1) % 3:  # the extreme files may need the scaled interpolation, which only numpy does
+        assert compiled_used
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("stage_name", ["l2", "l1"])
+def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(monkeypatch, tmp_path, seed, stage_name):
+    schema, stage = fitted(stage_name, random_sparse_arff(seed), tmp_path)
+    matrix = unseen_values(np.random.default_rng(seed), schema, 300)
+    chunk = Chunk(matrix, {}, None)
+    monkeypatch.setattr(normalizers, "_kernels", kernels)
+    compiled = stage.transform(chunk).values
+    monkeypatch.setattr(normalizers, "_kernels", None)
+    plain = stage.transform(chunk).values
+    np.testing.assert_array_equal(compiled.indptr, plain.indptr)
+    np.testing.assert_array_equal(compiled.indices, plain.indices)
+    np.testing.assert_array_equal(bits(compiled.data), bits(plain.data))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", [kernels, None], ids=["compiled", "numpy"])
+@pytest.mark.parametrize(
+    "name, options", [("shape", {}), ("shape", {"missing": "keep", "zero_bin": False}), ("l2", {}), ("l1", {})]
+)
+def test_both_paths_pass_check_stage(monkeypatch, module, name, options):
+    for using in (statistics, shaper, normalizers):
+        monkeypatch.setattr(using, "_kernels", module)
+    assert check_stage(load_plugins().stage(name), **options)
+
+
+def with_wide_indices(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """The same matrix with int64 row starts and column indices (scipy's choice for large ones)."""
+    wide = sp.csr_matrix(matrix.shape)
+    wide.data, wide.indices, wide.indptr = matrix.data, matrix.indices.astype(np.int64), matrix.indptr.astype(np.int64)
+    return wide
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(3))
+def test_the_kernels_read_int64_and_int32_index_arrays_alike(monkeypatch, tmp_path, seed):
+    monkeypatch.setattr(shaper, "_kernels", kernels)
+    monkeypatch.setattr(normalizers, "_kernels", kernels)
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    schema, stage = fitted("shape", random_sparse_arff(seed + 1), tmp_path)
+    _, normalizer = fitted("l2", random_sparse_arff(seed + 1), tmp_path)
+    rng = np.random.default_rng(seed)
+    values = unseen_values(rng, schema, 100).toarray()
+    values[:, 0] = rng.choice([0.0, 1.0, 2.0, np.nan], len(values))  # class codes
+    narrow = sp.csr_matrix(values)
+    wide = with_wide_indices(narrow)
+    assert narrow.indices.dtype == np.int32 and wide.indices.dtype == np.int64
+    for transformer in (stage, normalizer):
+        first, second = (transformer.transform(Chunk(m, {}, None)).values for m in (narrow, wide))
+        np.testing.assert_array_equal(bits(first.data), bits(second.data))
+        np.testing.assert_array_equal(first.indices, second.indices)
+    features = np.arange(1, len(schema.attributes))
+    counts = [ValueCounts.of_chunk(Chunk(m, {}, None), features, 0, 3) for m in (narrow, wide)]
+    assert_same_counts(*counts)
