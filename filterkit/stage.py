@@ -274,11 +274,19 @@ class Stage(Configurable):
         return None
 
     def output_schema(self) -> Schema:
-        """The schema of transformed chunks: changed attributes become ``numeric``."""
+        """The schema of transformed chunks: changed attributes become ``numeric``.
+
+        Made once per input schema and features: it builds an attribute per column (about
+        40 ms at 13,000), and the chain asks for it several times."""
+        made = self.__dict__.get("_output_schema_made")
+        if made is not None and made[0] is self.input_schema and made[1] is self.features:
+            return made[2]
         changed = set(self.features.tolist())
-        return self.input_schema.with_attributes(
+        schema = self.input_schema.with_attributes(
             a.as_numeric() if i in changed else a for i, a in enumerate(self.input_schema.attributes)
         )
+        self._output_schema_made = (self.input_schema, self.features, schema)
+        return schema
 
     def transform(self, chunk: Chunk) -> Chunk:
         """The chunk with this stage applied (pure: the input is not modified)."""
