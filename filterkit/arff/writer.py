@@ -34,7 +34,7 @@ _DENSE_BLOCK_CELLS = 1 << 20
 #: Sparse rows are written in blocks of about this many entries, so that a write holds one
 #: block's entry arrays and text (~80 bytes an entry, several times the chunk's own size),
 #: not a whole chunk's.
-_SPARSE_BLOCK_ENTRIES = 1 << 17
+_SPARSE_BLOCK_ENTRIES = 1 << 16
 
 
 def format_numbers(values: npt.ArrayLike) -> list[str]:
