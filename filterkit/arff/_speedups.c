@@ -387,25 +387,20 @@ done:
     return result;
 }
 
+/* Where format_rows writes: the bytes object it returns, sized beforehand for the longest
+   text its entries can take, so it never grows while the GIL is released. */
 typedef struct {
     char *data;
     Py_ssize_t size;
     Py_ssize_t capacity;
 } Output;
 
-/* Room for size more bytes: where they go, or NULL (out of memory).  Needs no GIL. */
+/* Room for size more bytes: where they go, or NULL if they would pass the capacity (which
+   format_rows's bound rules out).  Needs no GIL. */
 static char *
 output_reserve(Output *out, Py_ssize_t size)
 {
-    if (out->size + size > out->capacity) {
-        Py_ssize_t capacity = out->capacity * 2 + size + 1024;
-        char *grown = PyMem_RawRealloc(out->data, capacity);
-        if (!grown)
-            return NULL;
-        out->data = grown;
-        out->capacity = capacity;
-    }
-    return out->data + out->size;
+    return out->size + size <= out->capacity ? out->data + out->size : NULL;
 }
 
 static int
@@ -434,6 +429,18 @@ output_integer(Output *out, long long number)
         digits[--position] = '-';
     return output_append(out, digits + position, (Py_ssize_t)sizeof(digits) - position);
 }
+
+/* 10^n for n in [0, 19]. */
+static uint64_t
+ten_to(int n)
+{
+    uint64_t power = 1;
+    while (n-- > 0)
+        power *= 10;
+    return power;
+}
+
+#define SHORTEST_ROOM 64 /* a number's text takes up to this many bytes (the longest is 24) */
 
 #ifdef __SIZEOF_INT128__
 #include "_powers_of_ten.h"
@@ -540,29 +547,31 @@ write_eight_digits(uint32_t number, char *text)
     memcpy(text + 6, digit_pairs + 2 * (low % 100), 2);
 }
 
-#define SHORTEST_ROOM 64 /* format_shortest writes up to this many bytes (the result is at most 24) */
+/* A decimal 0.DIGITS * 10^point, DIGITS being the count decimal digits of significand
+   (the first non-zero; count <= 18). */
+typedef struct {
+    uint64_t significand;
+    int count;
+    int point;
+} Decimal;
 
-/* repr(value) for a finite non-zero value into text; its length, or 0 when unsure. */
+/* The shortest decimal in the interval of doubles that read back as x = mantissa * 2^exponent:
+   (4 * mantissa - lower_gap, 4 * mantissa + upper_gap) * 2^(exponent-2), the boundaries
+   included when ``even`` (see the comment above NEAR_MARGIN); the nearest to x of the
+   shortest.  0 when unsure.  With the gaps of a double's neighbours this is repr's decimal;
+   with a float32's (format_float32), the float32's shortest. */
 static int
-format_shortest(double value, char *text)
+shortest_decimal(uint64_t mantissa, int exponent, uint64_t lower_gap, uint64_t upper_gap, int even, Decimal *result)
 {
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof(bits));
-    int biased_exponent = (int)(bits >> 52) & 0x7ff;
-    uint64_t fraction_bits = bits & (((uint64_t)1 << 52) - 1);
-    uint64_t mantissa = biased_exponent ? fraction_bits | ((uint64_t)1 << 52) : fraction_bits;
-    int exponent = biased_exponent ? biased_exponent - 1075 : -1074; /* |value| = mantissa * 2^exponent */
-
     int binary_magnitude = exponent + 63 - __builtin_clzll(mantissa); /* floor(log2 |value|) */
     int k = 17 - ((binary_magnitude * 78913) >> 18);                  /* 17 - floor(log10 2^magnitude) */
     const PowerOfTen *power = &powers_of_ten[k - POWERS_OF_TEN_MIN_EXPONENT];
     int shift = -(exponent - 2 + power->binary_exponent);
     uint64_t n = mantissa << 2;
-    uint64_t lower_gap = (fraction_bits == 0 && biased_exponent > 1) ? 1 : 2;
     Scaled low = scale_by_power(n - lower_gap, power, shift);
-    Scaled high = scale_by_power(n + 2, power, shift);
+    Scaled high = scale_by_power(n + upper_gap, power, shift);
     Scaled middle = scale_by_power(n, power, shift);
-    if (integer_part_unsure(low, n - lower_gap, exponent, k) || integer_part_unsure(high, n + 2, exponent, k)
+    if (integer_part_unsure(low, n - lower_gap, exponent, k) || integer_part_unsure(high, n + upper_gap, exponent, k)
         || integer_part_unsure(middle, n, exponent, k))
         return 0;
 
@@ -571,7 +580,6 @@ format_shortest(double value, char *text)
        (reading rounds half to even).  The unit grows from 1 to the largest power 10^t with a
        multiple in the interval (t >= 1 as the interval is over 10 wide), in steps of 16, 8, 4,
        2 and 1 digits. */
-    int even = !(mantissa & 1);
     Grid grid = {low.integer - (low.fraction == 0 && even), high.integer - (high.fraction == 0 && !even),
                  middle.integer, 1, 0};
     coarsen(&grid, UINT64_C(10000000000000000), 16);
@@ -594,20 +602,74 @@ format_shortest(double value, char *text)
 
     /* candidate * unit lies in [10^17, 2 * 10^18): x * 10^k >= 10^17, and 10^17 is a multiple of
        unit (when unit <= 10^17) that is never nearer to it; so candidate has at most 18 digits. */
-    int count = 18 + (candidate * unit >= UINT64_C(1000000000000000000)) - t;
-    int point = count + t - k; /* value = 0.DIGITS * 10^point (Gay's decpt) */
-    char padded[56] = {0};     /* candidate in 18 digits with leading zeros, then room for the copies below */
-    memcpy(padded, digit_pairs + 2 * (candidate / UINT64_C(10000000000000000)), 2);
-    write_eight_digits((uint32_t)(candidate / 100000000 % 100000000), padded + 2);
-    write_eight_digits((uint32_t)(candidate % 100000000), padded + 10);
+    result->significand = candidate;
+    result->count = 18 + (candidate * unit >= UINT64_C(1000000000000000000)) - t;
+    result->point = result->count + t - k; /* Gay's decpt */
+    return 1;
+}
+
+/* The rounding of x = mantissa * 2^exponent to ``digits`` significant digits (at most 16),
+   without trailing zeros; 0 when x lies too near the middle of two such decimals to be
+   sure (an exact tie among them, which Python rounds half to even). */
+static int
+rounded_decimal(uint64_t mantissa, int exponent, int digits, Decimal *result)
+{
+    int binary_magnitude = exponent + 63 - __builtin_clzll(mantissa);
+    int k = 17 - ((binary_magnitude * 78913) >> 18);
+    const PowerOfTen *power = &powers_of_ten[k - POWERS_OF_TEN_MIN_EXPONENT];
+    Scaled middle = scale_by_power(mantissa << 2, power, -(exponent - 2 + power->binary_exponent));
+    /* x * 10^k is in [10^17, 2 * 10^18): 18 or 19 digits before the point, of which the
+       first ``digits`` are kept; an error in the integer part (within 2^-63) only matters
+       near the middle, which is checked. */
+    int whole_digits = 18 + (middle.integer >= UINT64_C(1000000000000000000));
+    uint64_t unit = ten_to(whole_digits - digits);
+    uint64_t kept = middle.integer / unit;
+    uint128 offset = ((uint128)(middle.integer % unit) << 64) | middle.fraction;
+    uint128 half_unit = (uint128)unit << 63;
+    if (offset < half_unit + NEAR_MARGIN && offset + NEAR_MARGIN > half_unit)
+        return 0;
+    kept += offset > half_unit;
+    int point = whole_digits - k;
+    int count = digits;
+    if (kept == ten_to(digits)) { /* 9.99... rounded up to 10.0 */
+        kept /= 10;
+        point++;
+    }
+    while (kept % 10 == 0) {
+        kept /= 10;
+        count--;
+    }
+    result->significand = kept;
+    result->count = count;
+    result->point = point;
+    return 1;
+}
+
+/* The decimal as repr lays out its double (sign, then 0.000DIGITS, DIG.ITS, DIGITS000.0 or
+   D.IGITSe-05), or, where it is a whole number below 2**53, as the writer writes integers
+   (``integers``).  Its length. */
+static int
+write_decimal(char *text, int negative, Decimal decimal, int integers)
+{
+    int count = decimal.count, point = decimal.point;
+    char padded[56] = {0}; /* the digits in 18 places with leading zeros, then room for the copies below */
+    uint64_t significand = decimal.significand;
+    memcpy(padded, digit_pairs + 2 * (significand / UINT64_C(10000000000000000)), 2);
+    write_eight_digits((uint32_t)(significand / 100000000 % 100000000), padded + 2);
+    write_eight_digits((uint32_t)(significand % 100000000), padded + 10);
     const char *digits = padded + 18 - count;
 
-    /* Laid out as repr does.  The fixed-size copies (inlined by the compiler) carry bytes past
-       the end that later writes replace or that lie beyond the returned length. */
+    /* The fixed-size copies (inlined by the compiler) carry bytes past the end that later
+       writes replace or that lie beyond the returned length. */
     char *out = text;
-    if (bits >> 63)
+    if (negative)
         *out++ = '-';
-    if (point > -4 && point <= 16) {
+    if (integers && point >= count
+        && (point < 16 || (point == 16 && significand * ten_to(16 - count) < UINT64_C(9007199254740992)))) {
+        memcpy(out, digits, 32);
+        memset(out + count, '0', 16);
+        out += point;
+    } else if (point > -4 && point <= 16) {
         if (point <= 0) { /* 0.000DIGITS */
             memcpy(out, "0.000", 5);
             out += 2 - point;
@@ -641,13 +703,73 @@ format_shortest(double value, char *text)
     }
     return (int)(out - text);
 }
+
+/* A finite non-zero double as mantissa * 2^exponent, the mantissa's top bit at 52 for
+   normal doubles. */
+static void
+split_double(double value, uint64_t *mantissa, int *exponent)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof(bits));
+    int biased_exponent = (int)(bits >> 52) & 0x7ff;
+    uint64_t fraction_bits = bits & (((uint64_t)1 << 52) - 1);
+    *mantissa = biased_exponent ? fraction_bits | ((uint64_t)1 << 52) : fraction_bits;
+    *exponent = biased_exponent ? biased_exponent - 1075 : -1074; /* |value| = mantissa * 2^exponent */
+}
+
+/* repr(value) for a finite non-zero value into text; its length, or 0 when unsure. */
+static int
+format_shortest(double value, char *text)
+{
+    uint64_t mantissa;
+    int exponent;
+    split_double(value, &mantissa, &exponent);
+    /* a power of two (not the smallest normal) has its lower neighbour half as far away */
+    uint64_t lower_gap = (mantissa == ((uint64_t)1 << 52) && exponent > -1074) ? 1 : 2;
+    Decimal decimal;
+    if (!shortest_decimal(mantissa, exponent, lower_gap, 2, !(mantissa & 1), &decimal))
+        return 0;
+    return write_decimal(text, signbit(value) != 0, decimal, 0);
+}
+
+/* The writer's text for the float32 value (a double, exactly a float32; finite, not 0):
+   the shortest decimal that reads back (to nearest) as it, laid out as that decimal's
+   double would be (with at most 9 digits, the decimal itself); 0 when unsure. */
+static int
+format_float32(double value, char *text)
+{
+    uint64_t mantissa;
+    int exponent;
+    split_double(value, &mantissa, &exponent); /* a float32 is a normal double: bit 52 set */
+    int binary_magnitude = exponent + 52;
+    /* the float32's last place, and its neighbours' half distances in units of 2^(exponent-2) */
+    int last_place = binary_magnitude - 23 > -149 ? binary_magnitude - 23 : -149;
+    int place_bit = last_place - exponent;
+    uint64_t upper_gap = (uint64_t)1 << (place_bit + 1);
+    uint64_t lower_gap = (mantissa == ((uint64_t)1 << 52) && binary_magnitude >= -125) ? upper_gap / 2 : upper_gap;
+    Decimal decimal;
+    if (!shortest_decimal(mantissa, exponent, lower_gap, upper_gap, !((mantissa >> place_bit) & 1), &decimal))
+        return 0;
+    return write_decimal(text, signbit(value) != 0, decimal, 1);
+}
+
 #endif
 
-/* The writer's number format (filterkit.arff.writer.format_numbers): integers below 2**53
-   without a decimal point ("-0" for negative zero), "?" for NaN, Java's "Infinity", and
-   otherwise Python's repr (the shortest text that reads back to the same double). */
+/* How format_rows writes numbers (filterkit.arff.writer.NumberFormat). */
+typedef struct {
+    int digits; /* 1 to 16 significant digits; 0 (or 17) exact */
+    int float32;
+} NumberFormat;
+
+/* (2^25 - 1) * 2^103, halfway between float32's largest value and 2^128: a double this
+   large or larger rounds to float32's infinity. */
+#define FLOAT32_OVERFLOW 0x1.ffffffp+127
+
+/* The writer's exact number format (filterkit.arff.writer.format_numbers): integers below
+   2**53 without a decimal point ("-0" for negative zero), "?" for NaN, Java's "Infinity",
+   and otherwise Python's repr (the shortest text that reads back to the same double). */
 static int
-output_number(Output *out, double value)
+output_exact(Output *out, double value)
 {
     if (value != value)
         return output_append(out, "?", 1);
@@ -678,6 +800,97 @@ output_number(Output *out, double value)
     return status;
 }
 
+/* ``--digits``: the value correctly rounded to digits significant digits, written as
+   output_exact writes that decimal's double; exactly when that double would overflow. */
+static int
+output_digits(Output *out, double value, int digits)
+{
+    double unchanged = digits < 16 ? (double)ten_to(digits) : 9007199254740992.0;
+    if (!isfinite(value) || (fabs(value) < unchanged && value == floor(value)))
+        return output_exact(out, value); /* an integer of at most digits digits, 0 among them */
+#ifdef __SIZEOF_INT128__
+    uint64_t mantissa;
+    int exponent;
+    Decimal decimal;
+    split_double(value, &mantissa, &exponent);
+    if (rounded_decimal(mantissa, exponent, digits, &decimal)) {
+        /* A decimal of at most 15 digits in the normal range reads back as a double whose
+           shortest text is the decimal itself. */
+        if (digits <= 15 && decimal.point >= -306 && decimal.point <= 308) {
+            char *end = output_reserve(out, SHORTEST_ROOM);
+            if (!end)
+                return -1;
+            out->size += write_decimal(end, signbit(value) != 0, decimal, 1);
+            return 0;
+        }
+        /* Clinger's exact case (as parse_simple): one correctly rounded operation */
+        int scale = decimal.point - decimal.count; /* |value| rounded = significand * 10^scale */
+        if (decimal.significand < ((uint64_t)1 << 53) && scale >= -22 && scale <= 22) {
+            double significand = (double)decimal.significand;
+            double rounded = scale < 0 ? significand / exact_powers[-scale] : significand * exact_powers[scale];
+            return output_exact(out, copysign(rounded, value));
+        }
+    }
+#endif
+    /* Python's correctly rounded (half to even) digits, read back */
+    PyGILState_STATE gil = PyGILState_Ensure();
+    char *text = PyOS_double_to_string(value, 'e', digits - 1, 0, NULL);
+    double rounded = text ? PyOS_string_to_double(text, NULL, NULL) : -1.0;
+    int failed = PyErr_Occurred() != NULL;
+    PyMem_Free(text);
+    PyGILState_Release(gil);
+    if (failed)
+        return -1;
+    return output_exact(out, isinf(rounded) ? value : rounded);
+}
+
+/* ``--float32``: the shortest decimal that reads back as the value's nearest float32,
+   written as output_exact writes that decimal's double; a value beyond float32's range
+   exactly. */
+static int
+output_float32(Output *out, double value)
+{
+    if (!isfinite(value) || fabs(value) >= FLOAT32_OVERFLOW)
+        return output_exact(out, value);
+    double narrow = (double)(float)value;
+    if (fabs(narrow) < 16777216.0 && narrow == floor(narrow))
+        return output_exact(out, narrow); /* a whole float32 below 2^24 is its own shortest decimal */
+#ifdef __SIZEOF_INT128__
+    char *end = output_reserve(out, SHORTEST_ROOM);
+    if (!end)
+        return -1;
+    int length = format_float32(narrow, end);
+    if (length) {
+        out->size += length;
+        return 0;
+    }
+#endif
+    /* the writer's exact Python search (filterkit.arff.writer.float32_decimal) */
+    PyGILState_STATE gil = PyGILState_Ensure();
+    double decimal = -1.0;
+    PyObject *writer = PyImport_ImportModule("filterkit.arff.writer");
+    PyObject *found = writer ? PyObject_CallMethod(writer, "float32_decimal", "d", narrow) : NULL;
+    if (found)
+        decimal = PyFloat_AsDouble(found);
+    int failed = PyErr_Occurred() != NULL;
+    Py_XDECREF(found);
+    Py_XDECREF(writer);
+    PyGILState_Release(gil);
+    if (failed)
+        return -1;
+    return output_exact(out, decimal);
+}
+
+static int
+output_number(Output *out, double value, NumberFormat format)
+{
+    if (format.float32)
+        return output_float32(out, value);
+    if (format.digits && format.digits < 17)
+        return output_digits(out, value, format.digits);
+    return output_exact(out, value);
+}
+
 /* The longest text of a number entry: a comma, a column index (20 digits), a space and
    a number (repr's longest is 24 characters; Infinity's 9). */
 #define ENTRY_ROOM 48
@@ -692,10 +905,12 @@ typedef struct {
     const Py_ssize_t *text_size;
     Py_ssize_t rows;
     int sparse;
+    NumberFormat numbers;
 } Rows;
 
-/* Format every row into out; -1 when out of memory.  Runs without the GIL (Python's
-   formatter, for the few numbers format_shortest declines, takes it). */
+/* Format every row into out; -1 if the text would pass out's capacity (never: format_rows
+   sizes it) or Python's code, for the few numbers the compiled printers decline, fails.
+   Runs without the GIL (that code takes it). */
 static int
 format_into(Output *out, Rows in)
 {
@@ -712,7 +927,7 @@ format_into(Output *out, Rows in)
                 if (output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
                     return -1;
                 next_text++;
-            } else if (output_number(out, in.value[k]) < 0) {
+            } else if (output_number(out, in.value[k], in.numbers) < 0) {
                 return -1;
             }
         }
@@ -723,13 +938,22 @@ format_into(Output *out, Rows in)
 }
 
 /*
- * format_rows(indptr, columns, values, special, texts, sparse) -> bytes
+ * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False,
+ *             into=None) -> bytes | int
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), or, where special[k] (uint8) is set, the next
  * str of ``texts`` (labels, strings and dates, already quoted).  Sparse rows are written
- * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8 bytes.  The GIL is
- * released while formatting, so another thread (the reader) can run meanwhile.
+ * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8.  Numbers are
+ * written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits or
+ * None, float32).  The GIL is released while formatting, so another thread (the reader)
+ * can run meanwhile.
+ *
+ * The text is never copied: it is written straight into the bytes object returned, or,
+ * given a bytearray ``into``, into its start (the bytearray is grown when too small, never
+ * shrunk, so a writer that passes the same one each time reuses its memory), and the
+ * text's length is returned.  The earlier text in ``into`` is overwritten: pass it again
+ * only once that text is written (growing it while a view of it is alive fails).
  */
 static PyObject *
 format_rows(PyObject *self, PyObject *args)
@@ -737,18 +961,29 @@ format_rows(PyObject *self, PyObject *args)
     Py_buffer indptr, columns, values, special;
     PyObject *texts;
     int sparse;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p", &indptr, &columns, &values, &special, &PyList_Type, &texts, &sparse))
+    NumberFormat numbers = {0, 0};
+    PyObject *into = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipO", &indptr, &columns, &values, &special, &PyList_Type, &texts, &sparse,
+                          &numbers.digits, &numbers.float32, &into))
         return NULL;
     PyObject *result = NULL;
-    Output out = {NULL, 0, 0};
+    Py_buffer held = {NULL};
     const char **text = NULL;
     Py_ssize_t *text_size = NULL;
     Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
-               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse};
+               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers};
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
     if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
         || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))) {
         PyErr_SetString(PyExc_ValueError, "format_rows: inconsistent arrays");
+        goto done;
+    }
+    if (numbers.digits < 0 || numbers.digits > 17 || (numbers.digits && numbers.float32)) {
+        PyErr_SetString(PyExc_ValueError, "format_rows: digits from 1 to 17, or float32, or neither");
+        goto done;
+    }
+    if (into != Py_None && !PyByteArray_Check(into)) {
+        PyErr_SetString(PyExc_TypeError, "format_rows: into must be a bytearray");
         goto done;
     }
     Py_ssize_t text_count = 0;
@@ -777,9 +1012,20 @@ format_rows(PyObject *self, PyObject *args)
     Py_ssize_t room = entries * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
     for (Py_ssize_t t = 0; t < text_count; t++)
         room += text_size[t];
-    if (!output_reserve(&out, room)) {
-        PyErr_NoMemory();
-        goto done;
+    Output out = {NULL, 0, room};
+    if (into == Py_None) {
+        /* a new bytes object nobody else holds yet, cut to the text's length at the end */
+        result = PyBytes_FromStringAndSize(NULL, room);
+        if (!result)
+            goto done;
+        out.data = PyBytes_AS_STRING(result);
+    } else {
+        /* the bytearray, held (so no other thread resizes it) while the GIL is released */
+        if (PyByteArray_GET_SIZE(into) < room && PyByteArray_Resize(into, room) < 0)
+            goto done;
+        if (PyObject_GetBuffer(into, &held, PyBUF_WRITABLE) < 0)
+            goto done;
+        out.data = held.buf;
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -787,12 +1033,17 @@ format_rows(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     if (status < 0) {
         if (!PyErr_Occurred())
-            PyErr_NoMemory();
+            PyErr_SetString(PyExc_SystemError, "format_rows: the text outgrew its bound");
+        Py_CLEAR(result);
         goto done;
     }
-    result = PyBytes_FromStringAndSize(out.data ? out.data : "", out.size);
+    if (into == Py_None)
+        _PyBytes_Resize(&result, out.size); /* shrinks in place; NULL and an error if it fails */
+    else
+        result = PyLong_FromSsize_t(out.size);
 done:
-    PyMem_RawFree(out.data);
+    if (held.obj)
+        PyBuffer_Release(&held);
     PyMem_Free(text);
     PyMem_Free(text_size);
     PyBuffer_Release(&indptr);

@@ -1,7 +1,8 @@
 """Streaming ARFF writer.
 
 Numbers are written in the shortest form that reads back to the same float64
-(integers without a decimal point); NaN is ``?``; labels, strings and names are
+(integers without a decimal point), or rounded as a :class:`NumberFormat` asks
+(``--digits N``, ``--float32``); NaN is ``?``; labels, strings and names are
 quoted where needed.  Sparse chunks are written as sparse rows unless dense
 output is asked for, and the other way round; a sparse chunk written dense is
 written a block of rows at a time, so its dense form never exists whole.
@@ -9,7 +10,11 @@ written a block of rows at a time, so its dense form never exists whole.
 
 from __future__ import annotations
 
+import functools
 import io
+import math
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 
 import numpy as np
@@ -37,13 +42,102 @@ _DENSE_BLOCK_CELLS = 1 << 20
 _SPARSE_BLOCK_ENTRIES = 1 << 16
 
 
-def format_numbers(values: npt.ArrayLike) -> list[str]:
-    """Shortest round-trip text of each float; NaN as ``?``; ±inf as Java's ``Infinity``."""
+@dataclass(frozen=True)
+class NumberFormat:
+    """How numbers are written: exact by default (the shortest text that reads back to
+    the same float64), or rounded (docs/algorithms.md §15).
+
+    ``digits`` N (1 to 17): the value correctly rounded to N significant digits (half
+    to even on an exact tie), written as the exact form writes that decimal's double;
+    a value whose rounding would leave the double range is written exactly.
+    ``float32``: the shortest decimal that reads back (to nearest) as the value's
+    nearest float32, written the same way; a finite value beyond float32's range is
+    written exactly.  ``--digits 17`` writes what the exact form writes.
+    """
+
+    digits: int | None = None
+    float32: bool = False
+
+    def __post_init__(self):
+        if self.digits is not None and not 1 <= self.digits <= 17:
+            raise ValueError(f"digits must be from 1 to 17, not {self.digits}")
+        if self.digits is not None and self.float32:
+            raise ValueError("digits and float32 exclude each other")
+
+    @property
+    def exact(self) -> bool:
+        """Whether numbers are written exactly (``--digits 17`` is exact too)."""
+        return not self.float32 and self.digits in (None, 17)
+
+    @property
+    def options(self) -> list[str]:
+        """The command-line words that ask for this format: none for an exact one (``--digits
+        17`` included, which writes the same bytes as no option)."""
+        if self.exact:
+            return []
+        return ["--float32"] if self.float32 else ["--digits", str(self.digits)]
+
+
+#: The default: every number written exactly.
+EXACT = NumberFormat()
+
+#: The largest finite float32.
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def format_numbers(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list[str]:
+    """Shortest round-trip text of each float (rounded first as ``numbers`` asks); NaN
+    as ``?``; ±inf as Java's ``Infinity``."""
     values = np.asarray(values, dtype=np.float64)
+    if not numbers.exact:
+        values = _rounded(values, numbers)
     integral = np.isfinite(values) & (np.abs(values) < _EXACT_INTEGER) & (values == np.round(values))
     if integral.all() and not np.signbit(values[values == 0]).any():
         return list(map(str, values.astype(np.int64).tolist()))
     return [_format_one(v, whole) for v, whole in zip(values.tolist(), integral.tolist())]
+
+
+def _rounded(values: np.ndarray, numbers: NumberFormat) -> np.ndarray:
+    """Each value as the double of the decimal ``numbers`` rounds it to."""
+    finite = np.isfinite(values)
+    if numbers.float32:
+        with np.errstate(over="ignore"):
+            narrow = values.astype(np.float32)
+        finite &= np.isfinite(narrow)
+        rounded = [float32_decimal(v) for v in narrow[finite].astype(np.float64).tolist()]
+    else:
+        assert numbers.digits is not None
+        precision = numbers.digits - 1
+        rounded = [float(f"{v:.{precision}e}") for v in values[finite].tolist()]
+    result = values.copy()
+    result[finite] = np.where(np.isfinite(rounded), rounded, values[finite])
+    return result
+
+
+def float32_decimal(value: float) -> float:
+    """The double of the shortest decimal that reads back (rounded to the nearest float32)
+    as the float32 ``value`` (held as a double): of two such decimals the nearer, the
+    even one on an exact tie.  The compiled writer calls it where it cannot be sure."""
+    magnitude = abs(value)
+    if magnitude == 0 or magnitude > _FLOAT32_MAX:
+        return value
+    narrow = np.float32(magnitude)
+    below = float(np.nextafter(narrow, np.float32(0)))
+    with np.errstate(over="ignore"):  # the largest float32's upper neighbour is inf
+        above = float(np.nextafter(narrow, np.float32(np.inf)))
+    with localcontext() as context:
+        context.prec = 200  # exact for every float32 and every midpoint between two
+        exact = Decimal(magnitude)
+        low = (Decimal(below) + exact) / 2
+        # above the largest float32, the next one would be as far as the one below
+        high = (Decimal(above) + exact) / 2 if np.isfinite(above) else exact + (exact - Decimal(below)) / 2
+        inclusive = int(narrow.view(np.uint32)) % 2 == 0
+        for digits in range(1, 10):
+            for rounding in (ROUND_HALF_EVEN, ROUND_FLOOR, ROUND_CEILING):
+                candidate = Context(prec=digits, rounding=rounding).plus(exact)
+                if (low <= candidate <= high) if inclusive else (low < candidate < high):
+                    return math.copysign(float(candidate), value)
+    return value  # not reached: 9 digits always read back
 
 
 def _format_one(value: float, whole: bool) -> str:
@@ -62,11 +156,20 @@ class ArffWriter:
 
     ``sparse``: True or False forces the row form; None writes each chunk as it
     is stored (CSR chunks as sparse rows).  ``comments`` become ``%`` lines
-    before ``@relation``.
+    before ``@relation``.  ``numbers`` says how numeric values are written (instance
+    weights are always written exactly).
     """
 
-    def __init__(self, stream: TextIO | BinaryIO, schema: Schema, sparse: bool | None = None, comments=()):
+    def __init__(
+        self,
+        stream: TextIO | BinaryIO,
+        schema: Schema,
+        sparse: bool | None = None,
+        comments=(),
+        numbers: NumberFormat = EXACT,
+    ):
         self.stream = stream
+        self.numbers = numbers
         self._binary = isinstance(stream, (io.BufferedIOBase, io.RawIOBase))
         self.schema = schema
         self.sparse = sparse
@@ -75,13 +178,15 @@ class ArffWriter:
         self._plain_numbers = np.array(
             [f is format_numbers and i not in self._text_columns for i, f in enumerate(self._formatters)], dtype=bool
         )
+        #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
+        self._formatted = bytearray()
         self._emit(format_header(schema, list(comments)))
 
-    def _emit(self, text: str | bytes) -> None:
+    def _emit(self, text: str | memoryview) -> None:
         if self._binary:
-            cast(BinaryIO, self.stream).write(text if isinstance(text, bytes) else text.encode("utf-8"))
+            cast(BinaryIO, self.stream).write(text.encode("utf-8") if isinstance(text, str) else text)
         else:
-            cast(TextIO, self.stream).write(text.decode("utf-8") if isinstance(text, bytes) else text)
+            cast(TextIO, self.stream).write(text if isinstance(text, str) else str(text, "utf-8"))
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``; ArffError for a value the format cannot hold (a
@@ -96,10 +201,24 @@ class ArffWriter:
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
         if _speedups is not None and chunk.weights is None:
-            self._emit(_speedups.format_rows(indptr, columns, values, special.view(np.uint8), texts, sparse))
+            digits = 0 if self.numbers.digits is None else self.numbers.digits
+            length = _speedups.format_rows(
+                indptr,
+                columns,
+                values,
+                special.view(np.uint8),
+                texts,
+                sparse,
+                digits,
+                self.numbers.float32,
+                self._formatted,
+            )
+            # written before the next chunk is formatted into the same bytearray
+            with memoryview(self._formatted) as formatted, formatted[:length] as text:
+                self._emit(text)
             return
         cells = np.empty(len(values), dtype=object)
-        cells[~special] = format_numbers(values[~special])
+        cells[~special] = format_numbers(values[~special], self.numbers)
         cells[special] = texts
         if sparse:
             cell_texts = [f"{c} {t}" for c, t in zip(columns.tolist(), cells.tolist())]
@@ -217,7 +336,7 @@ def _row_starts(rows: np.ndarray, n_rows: int) -> np.ndarray:
     return np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
 
 
-def _value_formatter(attribute):
+def _value_formatter(attribute, numbers: NumberFormat = EXACT):
     if attribute.kind == NOMINAL:
         labels = np.array([quote(label) for label in attribute.labels] + ["?"], dtype=object)
 
@@ -236,13 +355,18 @@ def _value_formatter(attribute):
                 raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 
         return date
-    return format_numbers
+    return format_numbers if numbers.exact else functools.partial(format_numbers, numbers=numbers)
 
 
 def write_arff(
-    stream: TextIO | BinaryIO, schema: Schema, chunks: Iterable[Chunk], sparse: bool | None = None, comments=()
+    stream: TextIO | BinaryIO,
+    schema: Schema,
+    chunks: Iterable[Chunk],
+    sparse: bool | None = None,
+    comments=(),
+    numbers: NumberFormat = EXACT,
 ) -> None:
     """Write a whole ARFF document: header and every chunk."""
-    writer = ArffWriter(stream, schema, sparse, comments)
+    writer = ArffWriter(stream, schema, sparse, comments, numbers)
     for chunk in chunks:
         writer.write(chunk)

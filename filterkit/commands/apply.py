@@ -19,7 +19,10 @@ from filterkit.commands.files import (
 )
 from filterkit.commands.options import (
     chunk_rows_option,
+    digits_option,
+    float32_option,
     input_format_option,
+    number_format,
     output_format_option,
     output_option,
     quiet_option,
@@ -43,6 +46,8 @@ from filterkit.progress import Progress, progress_mode, progress_option
 @input_format_option
 @output_format_option
 @zero_based_option
+@digits_option
+@float32_option
 @chunk_rows_option
 @quiet_option
 @progress_option
@@ -56,12 +61,15 @@ def apply(
     input_format: str | None,
     output_format: str | None,
     zero_based: bool | None,
+    digits: int | None,
+    float32: bool,
     chunk_rows: int,
     quiet: bool,
     progress: bool,
 ) -> None:
     """Check the files, load the model and write its output for every row of IN.arff."""
     registry = registry_of(ctx)
+    numbers = number_format(digits, float32)
     check_stdout_open(output)
     output_file = None if output is None else checked_output(output)
     named = [("the model", model_path)]
@@ -82,13 +90,20 @@ def apply(
     with reporter.activated(), opened as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         command = f"apply {shlex.quote(os.path.basename(model_path))}"
-        comments = provenance_comments(input_provenance(source), command, chain, sparse)
+        comments = provenance_comments(input_provenance(source), command, chain, sparse, numbers.options)
         assert chain.output_schema is not None  # a loaded model is fitted
         # The output is the input's rows: it keeps the input's relation name, not the training file's.
         output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         with output_stream(output_file) as stream:
             writer = row_writer(
-                format_of(output, output_format), stream, output_schema, sparse, comments, chain.class_name, options
+                format_of(output, output_format),
+                stream,
+                output_schema,
+                sparse,
+                comments,
+                chain.class_name,
+                options,
+                numbers,
             )
             with reporter.step("writing", source) as meter:
                 write_behind(chain.transform(source.chunks()), meter.counting(writer.write))

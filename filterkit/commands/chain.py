@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Sequence, cast
+from typing import TYPE_CHECKING, Sequence, cast
 
 import click
 from click.exceptions import NoSuchOption
@@ -23,7 +23,10 @@ from filterkit.commands.files import (
 from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
+    digits_option,
+    float32_option,
     input_format_option,
+    number_format,
     output_format_option,
     output_option,
     plugins_dir_option,
@@ -45,6 +48,9 @@ from filterkit.model import save_model
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import Chain, guarded
+
+if TYPE_CHECKING:
+    from filterkit.arff.writer import NumberFormat
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
 
@@ -93,7 +99,14 @@ class ChainSettings:
     input_format: str | None
     output_format: str | None
     zero_based: bool | None
+    digits: int | None
+    float32: bool
     plugins_dir: str | None
+
+    @property
+    def numbers(self) -> NumberFormat:
+        """How the output's numbers are written (``--digits``, ``--float32``)."""
+        return number_format(self.digits, self.float32)
 
     @property
     def format_options(self) -> FormatOptions:
@@ -173,8 +186,8 @@ class ChainGroup(StageChain):
 
 
 #: The chain's options that may also end the command line, after the last stage: where
-#: the output goes (``filterkit in.svm shape bns l2 -o out.svm``).
-TRAILING_OPTIONS = ("-o", "--output", "--to")
+#: the output goes and how its numbers are written (``filterkit in.svm shape bns l2 -o out.svm``).
+TRAILING_OPTIONS = ("-o", "--output", "--to", "--digits", "--float32")
 
 
 def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: list[str]) -> list[str]:
@@ -270,6 +283,8 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
 @input_format_option
 @output_format_option
 @zero_based_option
+@digits_option
+@float32_option
 @chunk_rows_option
 @quiet_option
 @progress_option
@@ -313,6 +328,9 @@ def run_chain(ctx: click.Context, stages: list, **params) -> None:
     loader = plugin_loader(ctx)
     registry = loader.registry()
     settings = ChainSettings(**params, plugins_dir=loader.folder)
+    # --digits with --float32 is refused here, before any work
+    if settings.numbers.options and settings.engine == "dask":
+        raise click.UsageError("--engine dask writes numbers exactly: --digits and --float32 need --engine local")
     fitted_chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
     if settings.engine == "dask":
         run_on_dask(fitted_chain, settings, registry)
@@ -337,7 +355,9 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
         chain.fit(source, progress)
         if settings.verbose:
             report_fitted(chain)
-        comments = provenance_comments(input_provenance(source), "chain", chain, settings.sparse)
+        comments = provenance_comments(
+            input_provenance(source), "chain", chain, settings.sparse, settings.numbers.options
+        )
         assert chain.output_schema is not None  # fitted above
         with output_stream(output_file) as stream:
             writer = row_writer(
@@ -348,6 +368,7 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
                 comments,
                 chain.class_name,
                 settings.format_options,
+                settings.numbers,
             )
             with progress.step("writing", source) as meter:
                 write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
@@ -415,17 +436,21 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
 PROVENANCE_WORD = "filterkit"
 
 
-def provenance_comments(earlier: Sequence[str], command: str, chain: Chain, sparse: bool | None) -> list[str]:
+def provenance_comments(
+    earlier: Sequence[str], command: str, chain: Chain, sparse: bool | None, number_options: Sequence[str] = ()
+) -> list[str]:
     """The header comments of an output: the provenance lines of the input (``earlier``;
     so a file made by a pipe of filterkit runs keeps every run's), then this run's:
 
-        filterkit chain: -c first --positive Ethics --dense ig --presence select --top 7 l2 (filterkit 0.3.0)
+        filterkit chain: -c first --positive Ethics --dense --digits 6 ig --presence select --top 7 l2 (filterkit 0.3.0)
 
     ``command`` is ``chain`` or ``apply MODEL`` (the model's file name).  The options
     recorded are those that decide the output's bytes, so the line is the same for
     the same output: the class (unless the last attribute), the positive label, the
-    row form; not the input's or the output's path (stdin and a file give the same
-    bytes), the chunk size, the engine or the plugin folder.
+    row form, the rounding of numbers (``number_options``: ``--digits N`` or
+    ``--float32``, so a rounded output says so); not the input's or the output's path
+    (stdin and a file give the same bytes), the chunk size, the engine or the plugin
+    folder.
     """
     options = []
     if chain.class_spec not in (None, "last"):
@@ -434,6 +459,7 @@ def provenance_comments(earlier: Sequence[str], command: str, chain: Chain, spar
         options += ["--positive", shlex.quote(chain.positive)]
     if sparse is not None:
         options.append("--sparse" if sparse else "--dense")
+    options += number_options
     words = [
         f"{PROVENANCE_WORD} {command}:",
         *options,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -11,6 +11,9 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
 from filterkit.formats import FORMAT_NAMES
 from filterkit.stage import Option
+
+if TYPE_CHECKING:
+    from filterkit.arff.writer import NumberFormat
 
 output_option = click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here (atomically) instead of stdout."
@@ -52,6 +55,28 @@ zero_based_option = click.option(
     help="svmlight indices count from 0 / from 1, read and written "
     "(default: read as scikit-learn's zero_based='auto', written from 1).",
 )
+digits_option = click.option(
+    "--digits",
+    type=click.IntRange(1, 17),
+    metavar="N",
+    help="Write each number correctly rounded to N significant digits, 1 to 17 (default: exact, "
+    "the shortest text that reads back to the same double).",
+)
+float32_option = click.option(
+    "--float32", is_flag=True, help="Write each number as the shortest text that reads back to the same float32."
+)
+
+
+def number_format(digits: int | None, float32: bool) -> NumberFormat:
+    """The :class:`filterkit.arff.writer.NumberFormat` of ``--digits`` and ``--float32``;
+    a usage error for both at once."""
+    from filterkit.arff.writer import NumberFormat
+
+    if digits is not None and float32:
+        raise click.UsageError("give --digits N or --float32, not both")
+    return NumberFormat(digits, float32)
+
+
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 plugins_dir_option = click.option(
     "--plugins-dir",

@@ -12,10 +12,13 @@ svmlight, written gzip-compressed).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import IO, BinaryIO, Iterator, Protocol, Sequence
+from typing import IO, TYPE_CHECKING, BinaryIO, Iterator, Protocol, Sequence
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
+
+if TYPE_CHECKING:
+    from filterkit.arff.writer import NumberFormat
 
 ARFF = "arff"
 SVMLIGHT = "svmlight"
@@ -134,18 +137,21 @@ def row_writer(
     comments: Sequence[str],
     class_name: str | None,
     options: FormatOptions,
+    numbers: NumberFormat | None = None,
 ) -> RowWriter:
     """A writer of ``format_name`` for rows of ``schema``; it refuses, before writing
     anything, a schema the format cannot hold.  ``class_name`` is the chain's class
-    attribute (svmlight writes it as each row's label)."""
+    attribute (svmlight writes it as each row's label); ``numbers`` how numbers are
+    written (None: exactly)."""
+    from filterkit.arff.writer import EXACT, ArffWriter
+
+    numbers = numbers or EXACT
     if format_name == SVMLIGHT:
         from filterkit.formats.svmlight import SvmlightWriter
 
-        return SvmlightWriter(stream, schema, comments, class_name, options)
+        return SvmlightWriter(stream, schema, comments, class_name, options, numbers)
     if format_name == CSV:
         from filterkit.formats.csv import CsvWriter
 
-        return CsvWriter(stream, schema)
-    from filterkit.arff.writer import ArffWriter
-
-    return ArffWriter(stream, schema, sparse, comments)
+        return CsvWriter(stream, schema, numbers)
+    return ArffWriter(stream, schema, sparse, comments, numbers)

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.reader import parse_number
 from filterkit.arff.tokens import _unescape, quote, shown
-from filterkit.arff.writer import _value_formatter
+from filterkit.arff.writer import EXACT, NumberFormat, _value_formatter
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, line_groups, numbered_lines
@@ -339,13 +339,14 @@ def _value(
 class CsvWriter:
     """Writes rows as CSV: a header row of the names, then one row per instance, values
     written as ARFF writes them (numbers in their shortest exact form, labels, strings
-    and dates quoted where needed, ``?`` for missing).  Instance weights other than 1
-    cannot be written (an error); CSV has no comments, so no provenance line is written."""
+    and dates quoted where needed, ``?`` for missing; numbers rounded as ``numbers``
+    says).  Instance weights other than 1 cannot be written (an error); CSV has no
+    comments, so no provenance line is written."""
 
-    def __init__(self, stream: BinaryIO, schema: Schema):
+    def __init__(self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT):
         self.stream = stream
         self.schema = schema
-        self._formatters = [_value_formatter(attribute) for attribute in schema.attributes]
+        self._formatters = [_value_formatter(attribute, numbers) for attribute in schema.attributes]
         self.stream.write((",".join(quote(a.name) for a in schema.attributes) + "\n").encode("utf-8"))
 
     def write(self, chunk: Chunk) -> None:

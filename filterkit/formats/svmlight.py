@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
-from filterkit.arff.writer import format_numbers
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import line_groups, numbered_lines
@@ -269,7 +269,8 @@ def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
 class SvmlightWriter:
     """Writes rows as svmlight: the class as the label, every other attribute (numeric
     ones only) as ``INDEX:VALUE`` where not 0, indices counted from 1 (from 0 with
-    ``--zero-based``), NaN as ``nan``; the comments first, as ``#`` lines.
+    ``--zero-based``), NaN as ``nan``; the comments first, as ``#`` lines.  Numbers are
+    written as ``numbers`` says (a numeric label too).
 
     A nominal class is written as its label where every label is a number, else as
     the label's position (from 0, as Weka's LibSVMSaver writes it).  A row with a
@@ -277,11 +278,18 @@ class SvmlightWriter:
     """
 
     def __init__(
-        self, stream: BinaryIO, schema: Schema, comments: Sequence[str], class_name: str | None, options: FormatOptions
+        self,
+        stream: BinaryIO,
+        schema: Schema,
+        comments: Sequence[str],
+        class_name: str | None,
+        options: FormatOptions,
+        numbers: NumberFormat = EXACT,
     ):
         if class_name is None or class_name not in [a.name for a in schema.attributes]:
             raise FilterkitError("svmlight output needs a class attribute (-c) to write as each row's label")
         self.stream = stream
+        self.numbers = numbers
         self.class_index = schema.index_of(class_name)
         target = schema.attributes[self.class_index]
         if target.kind not in (NOMINAL, NUMERIC):
@@ -313,7 +321,7 @@ class SvmlightWriter:
             row = self.rows + int(np.flatnonzero(np.isnan(targets))[0]) + 1
             raise FilterkitError(f"row {row} has a missing class, which svmlight output cannot hold")
         if self.label_texts is None:
-            labels = [_svm_number(text) for text in format_numbers(targets)]
+            labels = [_svm_number(text) for text in format_numbers(targets, self.numbers)]
         else:
             labels = [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
         matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
@@ -321,7 +329,7 @@ class SvmlightWriter:
         rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
         keep = (matrix.indices != self.class_index) & (matrix.data != 0)
         kept_rows = rows[keep]
-        texts = [_svm_number(text) for text in format_numbers(matrix.data[keep])]
+        texts = [_svm_number(text) for text in format_numbers(matrix.data[keep], self.numbers)]
         pairs = [f"{index}:{text}" for index, text in zip(self.written_index[matrix.indices[keep]].tolist(), texts)]
         bounds = np.searchsorted(kept_rows, np.arange(matrix.shape[0] + 1)).tolist()
         lines = [
