@@ -12,26 +12,34 @@ from typing import Iterable, Iterator
 from filterkit.schema import Chunk
 
 
-def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
+def read_ahead(make_chunks) -> Iterator[Chunk]:
     """The chunks of the iterator ``make_chunks()``, produced by a background thread
-    that keeps up to ``depth`` chunks ready, so reading (whose compiled parts and numpy
-    work release the GIL) overlaps with the caller's work on the other core.
+    that reads the next chunk while the caller works on this one, so reading (whose
+    compiled parts and numpy work release the GIL) overlaps with the caller's work on
+    the other core.
 
-    Chunks arrive in order; an error of the reader is raised here, in the caller's
-    thread, when its chunk is due.  When the caller stops early (an error, Ctrl-C,
-    an abandoned generator), the thread stops after the chunk in hand and closes the
-    reader; it holds at most ``depth`` + 1 chunks.
+    The thread reads no further ahead than that: a chunk it has read waits until the
+    caller takes it before the next is read, so the chunk in the caller's hands and one
+    chunk read (or being read) are all that is held.  Chunks arrive in order; an error
+    of the reader is raised here, in the caller's thread, when its chunk is due.  When
+    the caller stops early (an error, Ctrl-C, an abandoned generator), the thread stops
+    after the chunk in hand and closes the reader.
     """
-    ready: queue.Queue = queue.Queue(maxsize=depth)
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    taken = threading.Semaphore(0)
     stop = threading.Event()
 
     def hand_over(item) -> bool:
+        """Put ``item`` in ``ready`` and wait until the caller takes it; False once stopped."""
         while not stop.is_set():
             try:
-                ready.put(item, timeout=0.05)
-                return True
+                ready.put(item, timeout=_POLL)
+                break
             except queue.Full:
                 continue
+        while not stop.is_set():
+            if taken.acquire(timeout=_POLL):
+                return True
         return False
 
     def produce() -> None:
@@ -41,6 +49,7 @@ def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
             for chunk in chunks:
                 if not hand_over((chunk, None)):
                     return
+                del chunk  # taken: the caller holds it while the next is read
             hand_over((_END_OF_CHUNKS, None))
         except BaseException as error:  # re-raised in the caller's thread
             hand_over((None, error))
@@ -53,6 +62,7 @@ def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
     try:
         while True:
             chunk, error = ready.get()
+            taken.release()
             if error is not None:
                 finished = True
                 raise error
@@ -69,6 +79,7 @@ def read_ahead(make_chunks, depth: int = 1) -> Iterator[Chunk]:
 
 _END_OF_CHUNKS = object()
 _STOP_WAIT = 1.0  # seconds a stopped background thread is waited for
+_POLL = 0.05  # seconds between a waiting background thread's looks at whether it is stopped
 
 
 def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
@@ -89,12 +100,12 @@ def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
             chunk = pending.get()
             if chunk is _END_OF_CHUNKS:
                 return
-            if failures:
-                continue
-            try:
-                write(chunk)
-            except BaseException as error:  # re-raised in the producing thread
-                failures.append(error)
+            if not failures:
+                try:
+                    write(chunk)
+                except BaseException as error:  # re-raised in the producing thread
+                    failures.append(error)
+            del chunk  # written: not held while the next one is awaited
 
     writer = threading.Thread(target=consume, name="filterkit-write-behind", daemon=True)
     writer.start()

@@ -15,7 +15,7 @@ import io
 import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext
-from typing import BinaryIO, Iterable, TextIO, cast
+from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,10 @@ _EXACT_INTEGER = 2.0**53
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
 #: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
 _DENSE_BLOCK_CELLS = 1 << 20
+#: Sparse rows are written in blocks of about this many entries, so that a write holds one
+#: block's entry arrays and text (~80 bytes an entry, several times the chunk's own size),
+#: not a whole chunk's.
+_SPARSE_BLOCK_ENTRIES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -191,12 +195,8 @@ class ArffWriter:
         if chunk.weights is not None and not (np.isfinite(chunk.weights) & (chunk.weights >= 0)).all():
             bad = chunk.weights[~(np.isfinite(chunk.weights) & (chunk.weights >= 0))][0]
             raise ArffError(f"an instance weight of {bad!r} cannot be written (weights are finite and at least 0)")
-        if chunk.is_sparse and not sparse:
-            block = max(1, _DENSE_BLOCK_CELLS // max(1, chunk.values.shape[1]))
-            for start in range(0, chunk.n_rows, block):
-                self._write_rows(_row_block(chunk, start, start + block), sparse)
-            return
-        self._write_rows(chunk, sparse)
+        for start, stop in _row_blocks(chunk, sparse):
+            self._write_rows(chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop), sparse)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
@@ -270,6 +270,26 @@ class ArffWriter:
                 for value, row in zip(values.tolist(), rows)
             ]
         return self._formatters[column](values)
+
+
+def _row_blocks(chunk: Chunk, sparse: bool) -> Iterator[tuple[int, int]]:
+    """The rows of ``chunk`` as ``(start, stop)`` blocks, each written on its own: a
+    sparse chunk's of at most about :data:`_SPARSE_BLOCK_ENTRIES` stored values as
+    sparse rows or :data:`_DENSE_BLOCK_CELLS` cells as dense rows (a row is never
+    split); a dense chunk, whose cells are already held, whole."""
+    if not chunk.is_sparse:
+        yield 0, chunk.n_rows
+        return
+    if sparse:
+        ends_of_rows, block = cast(sp.csr_matrix, chunk.values).indptr, _SPARSE_BLOCK_ENTRIES
+    else:
+        ends_of_rows, block = np.arange(chunk.n_rows + 1), _DENSE_BLOCK_CELLS // max(1, chunk.values.shape[1])
+    start = 0
+    while start < chunk.n_rows:
+        stop = int(np.searchsorted(ends_of_rows, ends_of_rows[start] + block, side="right")) - 1
+        stop = min(max(stop, start + 1), chunk.n_rows)
+        yield start, stop
+        start = stop
 
 
 def _row_block(chunk: Chunk, start: int, stop: int) -> Chunk:
