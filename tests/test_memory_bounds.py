@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from chain_helpers import OH0_SAMPLE, REAL
 from filterkit.arff import ArffWriter, writer
-from filterkit.arff.reader import DEFAULT_CHUNK_BYTES, DEFAULT_CHUNK_ROWS, ArffReader
+from filterkit.arff.limits import Limits
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
 from filterkit.background import read_ahead
 from filterkit.cli import run
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
@@ -40,21 +41,23 @@ def wide_sparse_file(path, rows: int, per_row: int = 75) -> list[int]:
     return [len(line) + 1 for line in lines]
 
 
-def test_the_reader_cuts_a_chunk_of_wide_rows_at_its_budget_of_text(tmp_path):
+def test_the_reader_cuts_a_chunk_of_wide_rows_at_its_budget_of_text(tmp_path, monkeypatch):
+    monkeypatch.delenv("FILTERKIT_MAX_CHUNK_BYTES", raising=False)
+    budget = Limits().chunk_bytes
     # 10,000 rows of grain's width would hold 5.5 MB of text in one chunk, and parsing and
     # formatting them would take several times that; the budget ends a chunk first
     path = tmp_path / "wide.arff"
     line_bytes = wide_sparse_file(path, 4_000)
-    assert sum(line_bytes) > 2 * DEFAULT_CHUNK_BYTES
-    assert DEFAULT_CHUNK_BYTES <= 2 << 20
+    assert sum(line_bytes) > 2 * budget
+    assert budget <= 2 << 20
     with ArffReader(str(path)) as reader:
         sizes = [chunk.n_rows for chunk in reader.chunks()]
     assert sum(sizes) == 4_000 and max(sizes) < DEFAULT_CHUNK_ROWS
     bounds = np.cumsum([0] + sizes)
     texts = [sum(line_bytes[start:stop]) for start, stop in zip(bounds[:-1], bounds[1:])]
     # a chunk ends with the line that reaches the budget: below it before that line
-    assert all(text - line_bytes[stop - 1] < DEFAULT_CHUNK_BYTES for text, stop in zip(texts, bounds[1:]))
-    assert all(text >= DEFAULT_CHUNK_BYTES for text in texts[:-1])
+    assert all(text - line_bytes[stop - 1] < budget for text, stop in zip(texts, bounds[1:]))
+    assert all(text >= budget for text in texts[:-1])
 
 
 def test_the_budget_of_text_changes_no_byte_of_the_output(tmp_path, monkeypatch):

@@ -39,11 +39,6 @@ except ImportError:  # built without a C compiler: the numpy path does the same 
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
 
 DEFAULT_CHUNK_ROWS = 10_000
-#: Bytes of row text at which a chunk ends before it reaches its rows.  A chunk's work
-#: (parsing, the stages' temporaries, formatting, in three threads) holds up to ~30 times
-#: its text: 10,000 rows of grain's word counts (5.5 MB) took 260 MiB in all, 1 MiB of
-#: them (~1,900 rows) 130 MiB, for the same CPU time within the noise of the measurement.
-DEFAULT_CHUNK_BYTES = 1 << 20
 _BLOCK_BYTES = 1 << 20
 _SPACE_TABLE = bytes.maketrans(b"{},\t", b"    ")
 #: Quotes, comments and hexadecimal numbers send a group to the tokenizer (the compiled
@@ -111,8 +106,8 @@ class ArffReader:
     ``sys.stdin.buffer``; ``name`` is what errors call it.  ``known_header`` (a
     previous reader's ``header``) skips parsing the header again on another pass
     over the same file: its lines are only compared, by digest, with the first read.
-    A chunk ends at ``chunk_rows`` rows or once its rows hold ``chunk_bytes`` bytes of
-    text (or the ``limits``' bound, if lower), whichever comes first.
+    A chunk ends at ``chunk_rows`` rows or once its rows hold ``limits.chunk_bytes``
+    bytes of text, whichever comes first.
     """
 
     def __init__(
@@ -122,12 +117,10 @@ class ArffReader:
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         known_header: KnownHeader | None = None,
         limits: Limits | None = None,
-        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     ):
-        if chunk_rows < 1 or chunk_bytes < 1:
-            raise ValueError("chunk_rows and chunk_bytes must be at least 1")
+        if chunk_rows < 1:
+            raise ValueError("chunk_rows must be at least 1")
         self.limits = Limits.from_environment() if limits is None else limits
-        self.chunk_bytes = min(chunk_bytes, self.limits.chunk_bytes)
         self.stream, self.name = open_source(source, name)
         self._owns_stream = isinstance(source, (str, os.PathLike))
         self.chunk_rows = chunk_rows
@@ -200,7 +193,7 @@ class ArffReader:
 
     def chunks(self) -> Iterator[Chunk]:
         """Yield the data rows as chunks of at most ``chunk_rows`` rows, cut earlier
-        once a chunk's rows hold ``chunk_bytes`` bytes of text.
+        once a chunk's rows hold ``limits.chunk_bytes`` bytes of text.
 
         Storage follows the first data row: CSR when it is sparse, dense otherwise.
         """
@@ -208,7 +201,7 @@ class ArffReader:
         group_lines: list[bytes] = []
         group_numbers: list[int] = []
         group_bytes = 0
-        budget = self.chunk_bytes
+        budget = self.limits.chunk_bytes
         lines = self._lines
         if self._first_data is not None:
             lines = _chain_first(self._first_data, lines)

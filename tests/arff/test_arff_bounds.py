@@ -58,7 +58,7 @@ def test_defaults_are_the_documented_ones(monkeypatch):
     limits = Limits.from_environment()
     assert (limits.line_bytes, limits.header_bytes) == (64 << 20, 256 << 20)
     assert (limits.attributes, limits.labels, limits.nesting) == (1_000_000, 1_000_000, 100)
-    assert limits.chunk_bytes == 16 << 20
+    assert limits.chunk_bytes == 1 << 20
 
 
 def test_endless_zeros_are_refused_after_one_line_of_the_bound():
