@@ -395,9 +395,11 @@ class PluginTable(MutableMapping):
         self._pending = pending
 
     def __getitem__(self, name: str) -> Registered:
-        if name not in self.entries:
-            self._pending.load_declaring(self.kind, name)
-        return self.entries[name]
+        # under the loading lock: a load in another thread empties and refills the entries
+        with self._pending.lock:
+            if name not in self.entries:
+                self._pending.load_declaring(self.kind, name)
+            return self.entries[name]
 
     def __iter__(self) -> Iterator[str]:
         self._pending.load_all()

@@ -978,6 +978,12 @@ format_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "format_rows: inconsistent arrays");
         goto done;
     }
+    for (Py_ssize_t row = 0; row < in.rows; row++) {
+        if (in.bounds[row] > in.bounds[row + 1]) {
+            PyErr_SetString(PyExc_ValueError, "format_rows: row bounds must not decrease");
+            goto done;
+        }
+    }
     if (numbers.digits < 0 || numbers.digits > 17 || (numbers.digits && numbers.float32)) {
         PyErr_SetString(PyExc_ValueError, "format_rows: digits from 1 to 17, or float32, or neither");
         goto done;

@@ -69,3 +69,11 @@ def test_binary_and_text_streams_get_the_same_text_chunk_after_chunk():
     original = sp.vstack([chunk.values for chunk in chunks]).tocsr()
     assert (sp.vstack([chunk.values for chunk in again]) != original).nnz == 0
     assert original.shape == (1003, 3183)
+
+
+def test_row_bounds_that_go_back_are_refused_before_any_value_is_read():
+    values = np.zeros(3)
+    with pytest.raises(ValueError, match="row bounds must not decrease"):
+        _speedups.format_rows(
+            np.array([0, 200_000, 3], np.int64), np.zeros(3, np.int64), values, np.zeros(3, np.uint8), [], True
+        )
