@@ -73,6 +73,19 @@ def pytest_collection_modifyitems(items):
     items.sort(key=_collection_rank)
 
 
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of one ``LocalCluster`` of two worker processes shared by every test of this
+    process that runs ``--engine dask --scheduler``: a cluster costs seconds of CPU to start.
+    (The tests of the engine's own local cluster, in ``test_dask.py``, ``test_progress.py`` and
+    ``test_auto.py``, still start one.)"""
+    distributed = pytest.importorskip(
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+    )
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
 @pytest.fixture
 def run_filterkit(capsysbinary, monkeypatch):
     """Call ``filterkit.cli.run(argv)``; ``stdin`` bytes become standard input."""

@@ -102,13 +102,13 @@ def test_discretize_header_and_rows_are_wekas_bytes(weka_outputs):
 
 
 @pytest.mark.slow
-def test_dask_engine_gives_the_local_output(tmp_path):
-    pytest.importorskip("dask.distributed")
+def test_dask_engine_gives_the_local_output(tmp_path, dask_scheduler):
     local = _filterkit(str(REAL / "vehicle.arff"), "discretize")
     distributed = tmp_path / "dask.arff"
     _filterkit(
-        "--engine", "dask", "--partitions", "3", "-o", str(distributed), str(REAL / "vehicle.arff"), "discretize"
-    )
+        "--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3", "-o", str(distributed),
+        str(REAL / "vehicle.arff"), "discretize",
+    )  # fmt: skip
     assert distributed.read_bytes() == local
 
 
