@@ -99,6 +99,8 @@ def _written_source(text: str, class_name: str) -> Path:
     program = Path(tempfile.mkdtemp()) / f"{class_name}.java"
     program.write_text(text, encoding="utf-8")
     return program
+
+
 #: Marks for a test that runs Weka: marked ``weka``, skipped with a reason without Java or the jar.
 NEEDS_WEKA = [
     pytest.mark.weka,
