@@ -73,12 +73,11 @@ def pytest_collection_modifyitems(items):
     items.sort(key=_collection_rank)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_scheduler():
-    """The address of one ``LocalCluster`` of two worker processes shared by every test of this
-    process that runs ``--engine dask --scheduler``: a cluster costs seconds of CPU to start.
-    (The tests of the engine's own local cluster, in ``test_dask.py``, ``test_progress.py`` and
-    ``test_auto.py``, still start one.)"""
+    """The address of a ``LocalCluster`` of two worker processes shared by the module's tests that
+    run ``--engine dask --scheduler``: a cluster costs seconds of CPU to start, and about a tenth
+    of a core while it idles, so it lives as long as the module, not the session."""
     distributed = pytest.importorskip(
         "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
     )

@@ -1,9 +1,9 @@
 """``--engine dask``: a chain fitted and applied over partitions on a real Dask cluster gives
 byte for byte what the single-process run gives, whatever the partitioning.
 
-One ``dask.distributed.LocalCluster`` of two worker processes serves the whole session
-(``conftest.py``'s ``dask_scheduler``, shared with the other files' Dask tests); the
-cluster tests are skipped when Dask is not installed (``pip install 'filterkit[dask]'``).
+One ``dask.distributed.LocalCluster`` of two worker processes serves the whole module
+(``conftest.py``'s ``dask_scheduler``); the cluster tests are skipped when Dask is not
+installed (``pip install 'filterkit[dask]'``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def case_id(case) -> str:
 
 @pytest.fixture
 def scheduler(dask_scheduler):
-    """The address of the LocalCluster of two worker processes the session shares (conftest.py)."""
+    """The address of the module's LocalCluster of two worker processes (conftest.py)."""
     return dask_scheduler
 
 

@@ -280,10 +280,23 @@ def test_each_stage_passes_check_stage(stage_class, options):
 
 
 @pytest.mark.slow
-def test_replace_missing_and_fold_on_dask_give_the_local_output(tmp_path, data_files, dask_scheduler):
+def test_replace_missing_and_fold_on_dask_give_the_local_output(tmp_path, data_files):
+    distributed = pytest.importorskip("dask.distributed", reason="Dask is not installed")
     path, _ = data_files["credit-g-holes"]
-    for chain in (["replace-missing"], ["fold", "--fold", "2", "--of", "5", "--invert"]):
-        local = _filterkit(path, *chain)
-        out = tmp_path / "dask.arff"
-        _filterkit("--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3", "-o", out, path, *chain)
-        assert sorted(_rows(out.read_bytes())) == sorted(_rows(local))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        for chain in (["replace-missing"], ["fold", "--fold", "2", "--of", "5", "--invert"]):
+            local = _filterkit(path, *chain)
+            out = tmp_path / "dask.arff"
+            _filterkit(
+                "--engine",
+                "dask",
+                "--scheduler",
+                cluster.scheduler_address,
+                "--partitions",
+                "3",
+                "-o",
+                out,
+                path,
+                *chain,
+            )
+            assert sorted(_rows(out.read_bytes())) == sorted(_rows(local))

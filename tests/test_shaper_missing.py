@@ -180,11 +180,13 @@ def test_the_stage_contract_holds_on_files_with_missing_values(missing):
 
 
 @pytest.mark.slow
-def test_dask_gives_the_local_bytes_with_missing_values(run_filterkit, dask_scheduler, tmp_path):
+def test_dask_gives_the_local_bytes_with_missing_values(run_filterkit, tmp_path):
+    distributed = pytest.importorskip("dask.distributed", reason="Dask is not installed")
     local = run_filterkit(VOTE, "shape", "bns", "l2")
-    result = run_filterkit(
-        "--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3",
-        "-o", tmp_path / "out.arff", VOTE, "shape", "bns", "l2",
-    )  # fmt: skip
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        result = run_filterkit(
+            "--engine", "dask", "--scheduler", cluster.scheduler_address, "--partitions", "3",
+            "-o", tmp_path / "out.arff", VOTE, "shape", "bns", "l2",
+        )  # fmt: skip
     assert result.status == 0, result.stderr
     assert (tmp_path / "out.arff").read_bytes() == local.stdout
