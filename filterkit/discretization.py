@@ -5,7 +5,8 @@ Discretization of Continuous-Valued Attributes for Classification Learning" (IJC
 in the form Weka 3.6.14's ``weka.filters.supervised.attribute.Discretize`` implements it:
 recursive binary splits at the boundary of least class entropy, each accepted by the MDL
 criterion (§3 of the paper).  It works on a feature's sorted distinct values and the class
-counts at each, so the caller can gather them from mergeable statistics in one pass.
+counts at each, so the caller can gather them from mergeable statistics in one pass;
+:func:`mdl_cut_points_by_feature` runs it on many features in one batch of array operations.
 :func:`weka_decimal` prints a number as Weka's ``Utils.doubleToString(value, 6)`` does,
 the form of the range labels (``(-inf-2.45]``) in Weka's output.
 """
@@ -18,6 +19,8 @@ from decimal import Decimal
 import numpy as np
 
 _LN2 = math.log(2.0)
+#: Up to this many spans, :func:`_running_sums` sums each alone (cheaper than padding them).
+_FEW_SPANS = 8
 
 
 def _x_log_x(counts: np.ndarray) -> np.ndarray:
@@ -26,47 +29,90 @@ def _x_log_x(counts: np.ndarray) -> np.ndarray:
     return np.where(positive, counts * np.log(np.where(positive, counts, 1.0)), 0.0)
 
 
+def _ln(values: np.ndarray) -> np.ndarray:
+    """``math.log`` of each value that is positive or NaN, 0 for the others: the scalar
+    logarithm of the one-feature sums, so the batched sums round as they did."""
+    flat = values.ravel()
+    defined = ~(flat <= 0)
+    logs = np.zeros(len(flat))
+    logs[defined] = np.fromiter(map(math.log, flat[defined].tolist()), dtype=np.float64, count=int(defined.sum()))
+    return logs.reshape(values.shape)
+
+
 def class_entropy(counts: np.ndarray) -> float:
     """Entropy in bits of one class distribution given as (weighted) counts; 0 when the
     counts sum to less than 1e-6, as Weka's ``ContingencyTables.entropy``."""
-    negated, total = 0.0, 0.0
-    for count in counts.tolist():
-        negated -= count * math.log(count) if count > 0 else 0.0
-        total += count
-    if abs(total) < 1e-6:
-        return 0.0
-    return (negated + (total * math.log(total) if total > 0 else 0.0)) / (total * _LN2)
+    return float(_class_entropies(np.asarray(counts, dtype=np.float64).reshape(1, -1))[0])
+
+
+def _class_entropies(counts: np.ndarray) -> np.ndarray:
+    """:func:`class_entropy` of each row of ``counts``, summed class by class in Weka's order."""
+    terms = np.where(counts > 0, counts * _ln(counts), 0.0)
+    negated = -np.cumsum(terms, axis=1)[:, -1]  # (0 − t₀) − t₁ … is −(t₀ + t₁ …) to the bit
+    total = np.cumsum(counts, axis=1)[:, -1]
+    entropy = (negated + np.where(total > 0, total * _ln(total), 0.0)) / np.where(
+        np.abs(total) < 1e-6, 1.0, total * _LN2
+    )
+    return np.where(np.abs(total) < 1e-6, 0.0, entropy)
 
 
 def _split_entropies(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Per candidate split (one row of ``left`` and ``right`` each), the class entropy in bits
     conditioned on the side, summed in the order of Weka's ``entropyConditionedOnRows`` (left's
     classes, left's total, right's classes, right's total) so ties resolve as Weka's do."""
-    accumulated = np.zeros(left.shape[0])
-    grand_total = np.zeros(left.shape[0])
-    for side in (left, right):
-        side_total = np.zeros(side.shape[0])
-        for column in range(side.shape[1]):
-            accumulated = accumulated + _x_log_x(side[:, column])
-            side_total = side_total + side[:, column]
-        accumulated = accumulated - _x_log_x(side_total)
-        grand_total = grand_total + side_total
+    left_total, right_total = np.cumsum(left, axis=1)[:, -1], np.cumsum(right, axis=1)[:, -1]
+    terms = np.concatenate(
+        [_x_log_x(left), -_x_log_x(left_total)[:, None], _x_log_x(right), -_x_log_x(right_total)[:, None]], axis=1
+    )
+    accumulated = np.cumsum(terms, axis=1)[:, -1]
+    grand_total = left_total + right_total
     empty = np.abs(grand_total) < 1e-6
     return np.where(empty, 0.0, -accumulated / np.where(empty, 1.0, grand_total * _LN2))
 
 
-def _accepts_split(prior: np.ndarray, left: np.ndarray, right: np.ndarray, candidates: int, weight: float) -> bool:
-    """Fayyad & Irani's MDL criterion (1993, §3.2): the split's information gain must exceed
-    ``(log2(N − 1) + Δ) / N``, with Δ = log2(3^k − 2) − (k·Ent(S) − k₁·Ent(S₁) − k₂·Ent(S₂)),
-    k the classes present in a set.  Weka puts its ``numCutPoints`` where the paper has N − 1
-    and the summed weight where it has N."""
-    prior_entropy = class_entropy(prior)
-    gain = prior_entropy - float(_split_entropies(left[None, :], right[None, :])[0])
-    classes, classes_left, classes_right = (int(np.count_nonzero(side > 0)) for side in (prior, left, right))
-    delta = math.log(3.0**classes - 2.0) / _LN2 - (
-        classes * prior_entropy - classes_right * class_entropy(right) - classes_left * class_entropy(left)
+def _accepts_splits(
+    prior: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    prior_entropy: np.ndarray,
+    gain: np.ndarray,
+    candidates: np.ndarray,
+) -> np.ndarray:
+    """Fayyad & Irani's MDL criterion (1993, §3.2) for each set's best split (a row each): the
+    information gain must exceed ``(log2(N − 1) + Δ) / N``, with Δ = log2(3^k − 2) −
+    (k·Ent(S) − k₁·Ent(S₁) − k₂·Ent(S₂)), k the classes present in a set.  Weka puts its
+    ``numCutPoints`` (``candidates``) where the paper has N − 1 and the summed weight where it has N."""
+    classes, classes_left, classes_right = ((side > 0).sum(axis=1) for side in (prior, left, right))
+    log2_of_choices = np.array(
+        [math.log(3.0**k - 2.0) / _LN2 if k else math.nan for k in range(int(classes.max(initial=0)) + 1)]
     )
-    return gain > (math.log(candidates) / _LN2 + delta) / weight
+    delta = log2_of_choices[classes] - (
+        classes * prior_entropy - classes_right * _class_entropies(right) - classes_left * _class_entropies(left)
+    )
+    return gain > (_ln(candidates.astype(np.float64)) / _LN2 + delta) / prior.sum(axis=1)
+
+
+def _running_sums(data: np.ndarray, first: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """``out[i]`` = ``data[first_s] + … + data[i]`` added in that order, for every ``i`` in each
+    of the disjoint spans ``[first_s, stop_s)`` (elsewhere 0): one ``cumsum`` per span, done for
+    spans of similar length at once (padded with zeros after their end)."""
+    running = np.zeros_like(data)
+    if len(first) <= _FEW_SPANS:
+        for span_first, span_stop in zip(first.tolist(), stop.tolist(), strict=True):
+            running[span_first:span_stop] = np.cumsum(data[span_first:span_stop], axis=0)
+        return running
+    lengths = stop - first
+    _, exponent = np.frexp(lengths)
+    for size_class in np.unique(exponent).tolist():
+        chosen = exponent == size_class
+        offsets = np.arange(int(lengths[chosen].max()))
+        inside = offsets[None, :] < lengths[chosen, None]
+        positions = first[chosen, None] + offsets[None, :]
+        block = np.where(
+            inside.reshape(inside.shape + (1,) * (data.ndim - 1)), data[np.where(inside, positions, 0)], 0.0
+        )
+        running[positions[inside]] = np.cumsum(block, axis=1)[inside]
+    return running
 
 
 def mdl_cut_points(
@@ -91,31 +137,81 @@ def mdl_cut_points(
     Kononenko's criterion (``-K``) is not offered.
     """
     values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:  # no boundary to cut at (a constant feature, or no known value)
-        return np.empty(0)
-    class_counts = np.asarray(class_counts, dtype=np.float64).reshape(len(values), -1)
+    starts = np.array([0, len(values)])
+    return mdl_cut_points_by_feature(
+        values, class_counts, starts, better_encoding=better_encoding, row_counts=row_counts
+    )[0]
+
+
+def mdl_cut_points_by_feature(
+    values: np.ndarray,
+    class_counts: np.ndarray,
+    starts: np.ndarray,
+    *,
+    better_encoding: bool = False,
+    row_counts: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """:func:`mdl_cut_points` of many features at once: feature ``f``'s sorted distinct values
+    are ``values[starts[f]:starts[f + 1]]`` (``starts`` runs from 0 to ``len(values)``), with
+    their rows of ``class_counts`` (and ``row_counts``).  Each round of Fayyad & Irani's
+    recursion (1993, §3) splits every pending set of every feature together, each sum taken
+    in the one-feature order, so the cut points are those of the one-feature method to the bit
+    (and Weka's first-boundary tie rule holds)."""
+    values = np.asarray(values, dtype=np.float64)
+    starts = np.asarray(starts, dtype=np.int64)
+    if len(values) < 2:  # no boundary to cut at
+        return [np.zeros(0) for _ in range(len(starts) - 1)]
+    class_counts = np.ascontiguousarray(class_counts, dtype=np.float64).reshape(len(values), -1)
+    if not class_counts.shape[1]:  # no class to separate
+        return [np.zeros(0) for _ in range(len(starts) - 1)]
     rows = class_counts.sum(axis=1) if row_counts is None else np.asarray(row_counts, dtype=np.float64)
-    rows_before = np.concatenate([[0.0], np.cumsum(rows)])
-    cuts: list[float] = []
-    pending = [(0, len(values))]
-    while pending:
-        first, stop = pending.pop()
-        if rows_before[stop] - rows_before[first] < 2 or stop - first < 2:
-            continue
-        counts = class_counts[first:stop]
-        left = np.cumsum(counts[:-1], axis=0)
-        prior = counts.sum(axis=0)
-        right = prior - left
-        entropies = _split_entropies(left, right)
-        best = int(np.argmin(entropies))
-        if not class_entropy(prior) - entropies[best] > 0:
-            continue
-        candidates = stop - first - 1 if better_encoding else rows_before[stop] - rows_before[first] - 1
-        if not _accepts_split(prior, left[best], right[best], candidates, float(prior.sum())):
-            continue
-        cuts.append((values[first + best] + values[first + best + 1]) / 2.0)
-        pending.extend([(first, first + best + 1), (first + best + 1, stop)])
-    return np.sort(np.array(cuts, dtype=np.float64))
+    feature_of = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+    feature_first = starts[:-1][feature_of]
+    rows_through = _running_sums(rows, starts[:-1], starts[1:])
+    found_feature, found_cut = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+    first, stop = starts[:-1], starts[1:]
+    while len(first):
+        first, stop = first[stop - first >= 2], stop[stop - first >= 2]
+        weight_of_rows = rows_through[stop - 1] - np.where(first > feature_first[first], rows_through[first - 1], 0.0)
+        first, stop, weight_of_rows = (
+            first[~(weight_of_rows < 2)],
+            stop[~(weight_of_rows < 2)],
+            weight_of_rows[~(weight_of_rows < 2)],
+        )
+        if not len(first):
+            break
+        running = _running_sums(class_counts, first, stop)
+        prior = running[stop - 1]
+        boundaries = stop - first - 1
+        offsets = np.concatenate([[0], np.cumsum(boundaries)[:-1]])
+        of_set = np.repeat(np.arange(len(first)), boundaries)
+        position = first[of_set] + np.arange(len(of_set)) - offsets[of_set]
+        left = running[position]
+        entropies = _split_entropies(left, prior[of_set] - left)
+        least = np.minimum.reduceat(entropies, offsets)[of_set]
+        is_least = (entropies == least) | (np.isnan(entropies) & np.isnan(least))
+        best = np.minimum.reduceat(np.where(is_least, np.arange(len(position)), len(position)), offsets)
+        prior_entropy = _class_entropies(prior)
+        gain = prior_entropy - entropies[best]
+        accepted = gain > 0
+        best_left = left[best[accepted]]
+        candidates = boundaries if better_encoding else weight_of_rows - 1
+        accepted[accepted] = _accepts_splits(
+            prior[accepted],
+            best_left,
+            prior[accepted] - best_left,
+            prior_entropy[accepted],
+            gain[accepted],
+            candidates[accepted],
+        )
+        cut_at = position[best[accepted]]
+        found_feature.append(feature_of[cut_at])
+        found_cut.append((values[cut_at] + values[cut_at + 1]) / 2.0)
+        first, stop = np.concatenate([first[accepted], cut_at + 1]), np.concatenate([cut_at + 1, stop[accepted]])
+    features, cuts = np.concatenate(found_feature), np.concatenate(found_cut)
+    order = np.lexsort((cuts, features))
+    bounds = np.searchsorted(features[order], np.arange(len(starts)))
+    return np.split(cuts[order], bounds[1:-1])
 
 
 def weka_decimal(value: float, decimals: int = 6) -> str:

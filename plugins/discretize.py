@@ -2,7 +2,7 @@
 
 By default, Fayyad & Irani's MDL method (IJCAI 1993) as Weka's
 ``weka.filters.supervised.attribute.Discretize`` runs it with its default options
-(:func:`filterkit.discretization.mdl_cut_points`); with ``--bins N``, the unsupervised
+(:func:`filterkit.discretization.mdl_cut_points_by_feature`); with ``--bins N``, the unsupervised
 ``weka.filters.unsupervised.attribute.Discretize -B N``: N bins of equal width over the
 training range, or with ``--equal-frequency`` (``-F``) of equal summed weight.
 
@@ -30,7 +30,7 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.discretization import mdl_cut_points, weka_decimal
+from filterkit.discretization import mdl_cut_points_by_feature, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
@@ -179,7 +179,6 @@ class Discretizer(Stage):
         starts = np.searchsorted(histogram.feature, np.arange(len(self.features) + 1))
         if self.supervised:
             by_class = np.column_stack([histogram.of_class(c) for c in range(self.n_classes)])
-        cuts, bins = [], self.params["bins"]
         for j in range(len(self.features)):
             span = slice(starts[j], starts[j + 1])
             if not np.isfinite(histogram.value[span]).all():
@@ -188,11 +187,12 @@ class Discretizer(Stage):
                 total = histogram.rows[span].sum()
             if not np.isfinite(total):
                 raise self._unbinnable(j, "has rows whose weights sum beyond the largest double")
-            if self.supervised:
-                cuts.append(mdl_cut_points(histogram.value[span], by_class[span]))
-            else:
-                cuts.append(equal_frequency_cut_points(histogram.value[span], histogram.rows[span], bins))
-        return cuts
+        if self.supervised:
+            return mdl_cut_points_by_feature(histogram.value, by_class, starts)
+        return [
+            equal_frequency_cut_points(histogram.value[span], histogram.rows[span], self.params["bins"])
+            for span in (slice(starts[j], starts[j + 1]) for j in range(len(self.features)))
+        ]
 
     def _cuts_of(self, k: int) -> np.ndarray:
         return self.cut_points[self.cut_starts[k] : self.cut_starts[k] + self.cut_counts[k]]

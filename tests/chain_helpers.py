@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import hashlib
 import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +57,50 @@ def _find_weka_jar() -> Path | None:
 
 JAVA = shutil.which("java")
 WEKA_JAR = _find_weka_jar()
+JAVAC = shutil.which("javac")
+#: Where :func:`weka_java` keeps the classes it compiles, one folder per source (read at import,
+#: before a test points ``tempfile`` elsewhere).
+JAVA_CLASSES = Path(tempfile.gettempdir()) / f"filterkit-tests-java-{os.getuid()}"
+
+
+def weka_java(source: Path | str, *java_options: str) -> list[str]:
+    """The command that runs the Java program ``source`` (a ``.java`` file, or its text) with Weka's
+    jar on the class path.  Java's source launcher compiles the program at every start (~2 s of
+    CPU), so it is compiled once into :data:`JAVA_CLASSES` (a folder per source text, shared by
+    the test processes) and run from there; with no ``javac``, the source launcher runs it."""
+    assert JAVA is not None and WEKA_JAR is not None  # needs_weka skipped the test otherwise
+    text = source.read_text(encoding="utf-8") if isinstance(source, Path) else source
+    name = re.search(r"public\s+class\s+(\w+)", text)
+    assert name is not None, "a Java program declares its public class"
+    if JAVAC is None:
+        program = source if isinstance(source, Path) else _written_source(text, name.group(1))
+        return [JAVA, *java_options, "-cp", str(WEKA_JAR), str(program)]
+    digest = hashlib.sha256(f"{JAVAC}\n{WEKA_JAR}\n{text}".encode()).hexdigest()[:16]
+    classes = JAVA_CLASSES / f"{name.group(1)}-{digest}"
+    if not classes.is_dir():
+        JAVA_CLASSES.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(dir=JAVA_CLASSES))
+        program = building / f"{name.group(1)}.java"
+        program.write_text(text, encoding="utf-8")
+        subprocess.run(
+            [JAVAC, "-nowarn", "-cp", str(WEKA_JAR), "-d", str(building / "classes"), str(program)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        with contextlib.suppress(OSError):  # another test process compiled it first
+            (building / "classes").rename(classes)
+        shutil.rmtree(building, ignore_errors=True)
+    return [JAVA, *java_options, "-cp", f"{WEKA_JAR}{os.pathsep}{classes}", name.group(1)]
+
+
+def _written_source(text: str, class_name: str) -> Path:
+    """``text`` in a ``.java`` file named after its class, for the source launcher."""
+    program = Path(tempfile.mkdtemp()) / f"{class_name}.java"
+    program.write_text(text, encoding="utf-8")
+    return program
+
+
 #: Marks for a test that runs Weka: marked ``weka``, skipped with a reason without Java or the jar.
 NEEDS_WEKA = [
     pytest.mark.weka,
@@ -136,14 +182,11 @@ public class RunFilters {
 
 
 def run_weka_filters(folder: Path, runs: list[list[str]]) -> None:
-    """Run each ``[filter class, arguments…]`` of ``runs`` in one JVM (Java's source launcher), so a
+    """Run each ``[filter class, arguments…]`` of ``runs`` in one JVM (:func:`weka_java`), so a
     test file pays one Java start for all its Weka runs."""
-    source = folder / "RunFilters.java"
-    source.write_text(_RUN_FILTERS_JAVA)
     jobs = folder / "jobs.tsv"
     jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
-    command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
-    subprocess.run(command, check=True, capture_output=True, timeout=900)
+    subprocess.run([*weka_java(_RUN_FILTERS_JAVA, "-Xmx1g"), str(jobs)], check=True, capture_output=True, timeout=900)
 
 
 WEKA_RUNS = TESTS / "data" / "weka" / "WekaRuns.java"
@@ -165,7 +208,7 @@ def run_weka_jobs(folder: Path, jobs: list[list[str]]) -> list[WekaJob]:
     listing = folder / "weka_jobs.tsv"
     listing.write_text("".join("\t".join(map(str, job)) + "\n" for job in jobs), encoding="utf-8")
     completed = subprocess.run(
-        [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(WEKA_RUNS), str(listing)],
+        [*weka_java(WEKA_RUNS, "-Xmx1g"), str(listing)],
         capture_output=True,
         text=True,
         timeout=900,

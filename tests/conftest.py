@@ -73,6 +73,18 @@ def pytest_collection_modifyitems(items):
     items.sort(key=_collection_rank)
 
 
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    """The address of a ``LocalCluster`` of two worker processes shared by the module's tests that
+    run ``--engine dask --scheduler``: a cluster costs seconds of CPU to start, and about a tenth
+    of a core while it idles, so it lives as long as the module, not the session."""
+    distributed = pytest.importorskip(
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+    )
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
 @pytest.fixture
 def run_filterkit(capsysbinary, monkeypatch):
     """Call ``filterkit.cli.run(argv)``; ``stdin`` bytes become standard input."""

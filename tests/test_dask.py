@@ -1,8 +1,9 @@
 """``--engine dask``: a chain fitted and applied over partitions on a real Dask cluster gives
 byte for byte what the single-process run gives, whatever the partitioning.
 
-One ``dask.distributed.LocalCluster`` of two worker processes serves the whole module; the
-cluster tests are skipped when Dask is not installed (``pip install 'filterkit[dask]'``).
+One ``dask.distributed.LocalCluster`` of two worker processes serves the whole module
+(``conftest.py``'s ``dask_scheduler``); the cluster tests are skipped when Dask is not
+installed (``pip install 'filterkit[dask]'``).
 """
 
 from __future__ import annotations
@@ -78,14 +79,10 @@ def case_id(case) -> str:
     return f"{path.stem}:{' '.join([*options, *chain])}"
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a LocalCluster of two worker processes, shared by the module."""
-    distributed = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
-    )
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        yield cluster.scheduler_address
+@pytest.fixture
+def scheduler(dask_scheduler):
+    """The address of the module's LocalCluster of two worker processes (conftest.py)."""
+    return dask_scheduler
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
+from chain_helpers import REAL, needs_weka, weka_java
 from chain_helpers import UCI_SETS as UCI_CLASS_OPTIONS
 from filterkit.arff import read_arff
 from filterkit.testing import run_filterkit
@@ -69,13 +69,9 @@ def weka_files(tmp_path_factory) -> Path:
         runs.append([str(REAL / f"{name}.arff"), str(folder / f"{name}.weka.csv")])
         runs.append([str(folder / f"{name}.weka.csv"), str(folder / f"{name}.weka.arff")])
         runs.append([str(folder / f"{name}.csv"), str(folder / f"{name}.ours.arff")])
-    source = folder / "Convert.java"
-    source.write_text(CONVERT_JAVA)
     jobs = folder / "jobs.tsv"
     jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
-    subprocess.run(
-        [str(JAVA), "-cp", str(WEKA_JAR), str(source), str(jobs)], check=True, capture_output=True, timeout=600
-    )
+    subprocess.run([*weka_java(CONVERT_JAVA), str(jobs)], check=True, capture_output=True, timeout=600)
     return folder
 
 

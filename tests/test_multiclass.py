@@ -17,7 +17,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, SHARED_DATA, TESTS, WEKA_JAR, needs_weka, read_bytes, shared_data_file
+from chain_helpers import REAL, SHARED_DATA, TESTS, needs_weka, read_bytes, shared_data_file, weka_java
 from filterkit.metrics import weka_ranking
 from filterkit.plugins import load_plugins
 from filterkit.sklearn import ScoreScaler, Selector
@@ -56,10 +56,9 @@ Rankings = dict[tuple[str, bool], list[tuple[str, float]]]
 def weka_rankings(files: list[tuple[str, str]]) -> dict[str, Rankings]:
     """Weka's four rankings of each (path, class) file, in one JVM: path → (metric, binarized) →
     [(attribute name, merit)], best first."""
-    assert JAVA is not None and WEKA_JAR is not None  # needs_weka skipped the test otherwise
     arguments = [word for pair in files for word in pair]
     output = subprocess.run(
-        [JAVA, "-Xmx2g", "-cp", str(WEKA_JAR), str(WEKA_RANKER), *arguments],
+        [*weka_java(WEKA_RANKER, "-Xmx2g"), *arguments],
         capture_output=True,
         text=True,
         check=True,

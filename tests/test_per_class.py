@@ -128,15 +128,11 @@ def test_per_class_is_refused_without_a_metric_or_with_joint(run_filterkit, opti
         ["select", "--metric", "ig", "--top", "20"],
     ],
 )
-def test_the_dask_engine_gives_the_local_bytes(run_filterkit, tmp_path, chain):
-    distributed = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
-    )
+def test_the_dask_engine_gives_the_local_bytes(run_filterkit, dask_scheduler, tmp_path, chain):
     local = run_filterkit(OH0, *chain)
     assert local.status == 0, local.stderr
     output = tmp_path / "out.arff"
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        engine = ["--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", output, "--partitions", 3]
-        on_dask = run_filterkit(*engine, OH0, *chain)
+    engine = ["--engine", "dask", "--scheduler", dask_scheduler, "-o", output, "--partitions", 3]
+    on_dask = run_filterkit(*engine, OH0, *chain)
     assert on_dask.status == 0, on_dask.stderr
     assert output.read_bytes() == local.stdout

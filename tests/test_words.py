@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, WEKA_JAR, needs_weka
+from chain_helpers import REAL, needs_weka, weka_java
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.model import save_model
@@ -99,12 +99,9 @@ def weka_outputs(tmp_path_factory) -> dict:
         out = folder / f"{corpus}.{options}.arff"
         runs.append([STRING_TO_WORD_VECTOR, *OPTION_SETS[options][1], "-i", str(path), "-c", "last", "-o", str(out)])
         outputs[corpus, options] = out
-    source = folder / "RunWeka.java"
-    source.write_text(RUN_WEKA_JAVA)
     jobs = folder / "jobs.tsv"
     jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
-    command = [str(JAVA), "-Xmx1g", "-cp", str(WEKA_JAR), str(source), str(jobs)]
-    subprocess.run(command, check=True, capture_output=True, timeout=900)
+    subprocess.run([*weka_java(RUN_WEKA_JAVA, "-Xmx1g"), str(jobs)], check=True, capture_output=True, timeout=900)
     return outputs
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, WEKA_JAR, needs_weka
+from chain_helpers import needs_weka, weka_java
 from filterkit.arff import ArffReader, reader
 from filterkit.errors import ArffError
 
@@ -268,7 +268,7 @@ def weka_readings(tmp_path_factory):
         path.write_text(document, encoding="utf-8")
         files[str(path)] = name
     completed = subprocess.run(
-        [JAVA, "-Duser.timezone=UTC", "-cp", str(WEKA_JAR), str(PROBE), *files],
+        [*weka_java(PROBE, "-Duser.timezone=UTC"), *files],
         capture_output=True,
         text=True,
         timeout=600,
