@@ -26,7 +26,7 @@ from typing import Callable, cast
 
 import numpy as np
 
-from filterkit.discretization import mdl_cut_points
+from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
 from filterkit.stage import Option, Provenance
@@ -318,18 +318,20 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
 
 def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.ndarray) -> list:
     """Each numeric feature's class counts per MDL interval (Weka's supervised ``Discretize``
-    with better encoding, as its evaluators use it), grouped by the number of intervals."""
+    with better encoding, as its evaluators use it, every feature's cut points found in one
+    batch), grouped by the number of intervals."""
     histogram = counts.histogram(include_zero=True)
-    by_class = _class_matrix(histogram, classes)
-    bounds = np.searchsorted(histogram.feature, np.arange(counts.n_features + 1))
+    features = np.flatnonzero(numeric)
+    numeric_entries = numeric[histogram.feature]
+    starts = np.searchsorted(histogram.feature[numeric_entries], np.append(features, counts.n_features))
+    values, class_counts = histogram.value[numeric_entries], _class_matrix(histogram, classes)[numeric_entries]
+    all_cuts = mdl_cut_points_by_feature(values, class_counts, starts, better_encoding=True)
     tables: dict[int, list] = {}
-    for feature in np.flatnonzero(numeric).tolist():
-        start, stop = bounds[feature], bounds[feature + 1]
-        values, class_counts = histogram.value[start:stop], by_class[start:stop]
-        cuts = mdl_cut_points(values, class_counts, better_encoding=True) if stop > start else np.zeros(0)
-        interval = np.searchsorted(cuts, values, side="left")
+    for k, (feature, cuts) in enumerate(zip(features.tolist(), all_cuts, strict=True)):
+        span = slice(starts[k], starts[k + 1])
+        interval = np.searchsorted(cuts, values[span], side="left")
         known = np.zeros((len(cuts) + 1, len(classes)))
-        np.add.at(known, interval, class_counts)
+        np.add.at(known, interval, class_counts[span])
         tables.setdefault(len(cuts) + 1, []).append((feature, known))
     return [
         (np.array([feature for feature, _ in entries]), np.stack([known for _, known in entries]))
