@@ -361,12 +361,10 @@ def evaluate_fold(
             f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
         )
     test_features, test_truth = prepared(test)
-    registered = registry.classifiers[settings.classifier]
-    classifier = registered.value(**settings.classifier_params)
-    call = functools.partial(_classifier_call, classifier, registered.provenance)
+    classifier, provenance, call = _new_classifier(registry, settings)
     call("fit", train_features, train_truth.astype(np.int64), settings.seed)
-    scores = _per_row(call("score", test_features), len(test_truth), "score", classifier, registered.provenance)
-    decisions = _per_row(call("predict", test_features), len(test_truth), "predict", classifier, registered.provenance)
+    scores = _per_row(call("score", test_features), len(test_truth), "score", classifier, provenance)
+    decisions = _per_row(call("predict", test_features), len(test_truth), "predict", classifier, provenance)
     result: dict[str, Any] = dict(measures(test_truth, scores, decisions.astype(bool)))
     result["breakeven"] = breakeven(test_truth, scores)
     result["counts"] = contingency(test_truth, decisions.astype(bool))
@@ -405,19 +403,17 @@ def evaluate_multiclass_fold(
             f"the class is too small for {settings.folds} folds"
         )
     test_features, test_classes = prepared(test)
-    registered = registry.classifiers[settings.classifier]
-    classifier = registered.value(**settings.classifier_params)
-    call = functools.partial(_classifier_call, classifier, registered.provenance)
+    classifier, provenance, call = _new_classifier(registry, settings)
     call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
     scores = _per_row_and_class(
-        call("class_scores", test_features), (len(test_classes), len(present)), classifier, registered.provenance
+        call("class_scores", test_features), (len(test_classes), len(present)), classifier, provenance
     )
     predicted = _per_row(
-        call("predict_class", test_features), len(test_classes), "predict_class", classifier, registered.provenance
+        call("predict_class", test_features), len(test_classes), "predict_class", classifier, provenance
     )
     if not np.all(np.isin(predicted, np.arange(len(present)))):
         raise FilterkitError(
-            f"classifier '{classifier.name}' ({registered.provenance}) broke the classifier contract: "
+            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: "
             f"predict_class returned a value that is not a class position 0 … {len(present) - 1}"
         )
     result: dict[str, Any] = multiclass_measures(
@@ -466,6 +462,14 @@ def _per_row_and_class(values, shape: tuple[int, int], classifier, provenance) -
             f"{what} for {shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
         )
     return array
+
+
+def _new_classifier(registry, settings: Settings):
+    """The run's classifier made from its options, its plugin's provenance, and a caller of its
+    methods that reports a broken contract (:func:`_classifier_call`)."""
+    registered = registry.classifiers[settings.classifier]
+    classifier = registered.value(**settings.classifier_params)
+    return classifier, registered.provenance, functools.partial(_classifier_call, classifier, registered.provenance)
 
 
 def _classifier_call(classifier, provenance, method: str, *args):

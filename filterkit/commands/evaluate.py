@@ -409,15 +409,14 @@ def format_multiclass_table(document: dict) -> str:
             folds_ = paired["over_folds"]
             lines.append(
                 f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{folds_['wins']}/{folds_['ties']}/{folds_['losses']} p {_p_cell(folds_['corrected_t']['p'])}"
+                f"{_tally(folds_, folds_['corrected_t']['p'])}"
             )
         lines.append("  per class: difference; classes won/tied/lost, Wilcoxon p; folds won/tied/lost, t-test p")
         for measure, paired in comparison["per_class"].items():
             classes_, folds_ = paired["over_classes"], paired["over_folds"]
             lines.append(
                 f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{classes_['wins']}/{classes_['ties']}/{classes_['losses']} p {_p_cell(classes_['wilcoxon_p'])}  "
-                f"{folds_['wins']}/{folds_['ties']}/{folds_['losses']} p {_p_cell(folds_['corrected_t']['p'])}"
+                f"{_tally(classes_, classes_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
             )
     return "\n".join(lines) + "\n"
 
@@ -444,6 +443,11 @@ def _cell(value) -> str:
 
 def _p_cell(value) -> str:
     return f"{value:>8.3g}" if value is not None else f"{'—':>8}"
+
+
+def _tally(counts: dict, p) -> str:
+    """``won/tied/lost p P`` of one paired comparison, as the text tables show it."""
+    return f"{counts['wins']}/{counts['ties']}/{counts['losses']} p {_p_cell(p)}"
 
 
 def format_table(document: dict, per_task: bool) -> str:
@@ -510,8 +514,7 @@ def format_table(document: dict, per_task: bool) -> str:
             tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
             lines.append(
                 f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
-                f"{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']} p {_p_cell(tasks_['wilcoxon_p'])}  "
-                f"{folds_['wins']}/{folds_['ties']}/{folds_['losses']} p {_p_cell(folds_['corrected_t']['p'])}"
+                f"{_tally(tasks_, tasks_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
             )
     return "\n".join(lines) + "\n"
 
