@@ -13,6 +13,15 @@ jobs=${JOBS:-1}
 parts=${PARTS:-"uci text curve skewed"}
 mkdir -p "$out"
 wanted() { [[ " $parts " == *" $1 "* ]]; }
+# JMLR 2003's selection chains, run in part 2 and again under each decision rule.
+selection_chains=(
+    "ig --presence --no-scale select --top 1000 binarize l2"
+    "bns --presence --no-scale select --top 1000 binarize l2"
+    "ig --presence --no-scale select --top 1000 binarize"
+    "bns --presence --no-scale select --top 1000 binarize"
+    "ig --presence --no-scale select --top 500 binarize"
+    "bns --presence --no-scale select --top 500 binarize"
+)
 
 # 1. KDD'09 Fig. 3 / Table 1: the UCI sets, every class-vs-rest task with >= 50 positives
 #    (the minority class of a two-class set), 10-fold CV.
@@ -36,12 +45,7 @@ wanted text && for path in "$data"/text/*.arff; do
         "binarize l2" \
         "binarize bns l2" \
         "shape bns l2" \
-        "ig --presence --no-scale select --top 1000 binarize l2" \
-        "bns --presence --no-scale select --top 1000 binarize l2" \
-        "ig --presence --no-scale select --top 1000 binarize" \
-        "bns --presence --no-scale select --top 1000 binarize" \
-        "ig --presence --no-scale select --top 500 binarize" \
-        "bns --presence --no-scale select --top 500 binarize" \
+        "${selection_chains[@]}" \
         > "$out/text-$name.json"
 done
 
@@ -108,12 +112,7 @@ wanted decision && for decision in margin platt; do
         name=$(basename "$path" .wc.arff)
         filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json --compare \
             --svm-decision "$decision" "$path" \
-            "ig --presence --no-scale select --top 1000 binarize l2" \
-            "bns --presence --no-scale select --top 1000 binarize l2" \
-            "ig --presence --no-scale select --top 1000 binarize" \
-            "bns --presence --no-scale select --top 1000 binarize" \
-            "ig --presence --no-scale select --top 500 binarize" \
-            "bns --presence --no-scale select --top 500 binarize" \
+            "${selection_chains[@]}" \
             > "$out/decision-text-$decision-$name.json"
     done
 done
