@@ -51,6 +51,16 @@ def _limit_file_size(limit: int):
     return preexec
 
 
+def _default_sigint() -> None:
+    """In the child: SIGINT at its default, as a terminal's foreground job has it.
+
+    A shell starts a background job (``cmd &``, ``nohup``) with SIGINT ignored, the child
+    inherits that, and Python leaves it ignored (so does filterkit:
+    :func:`test_an_ignored_sigint_stays_ignored`); run in the background, the suite would
+    see the SIGINT tests hang."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(argv, cwd, limit: int | None = None, **kwargs) -> subprocess.CompletedProcess:
     completed = subprocess.run(
         [FILTERKIT, *map(str, argv)],
@@ -276,6 +286,7 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
         stderr=subprocess.PIPE,
         cwd=tmp_path,
         env={**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        preexec_fn=_default_sigint,
     )
     try:
         process.stdin.write(data)
@@ -299,6 +310,35 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
     assert sorted(tmp_path.rglob("*")) == [tmp_path / "out", tmp_path / "tmp"], "no spool, no -o temporary"
 
 
+@pytest.mark.slow
+def test_an_ignored_sigint_stays_ignored(tmp_path):
+    """Started with SIGINT ignored (a background job of a shell, ``nohup``), filterkit leaves it
+    ignored, as other command-line tools do: the signal neither stops the run nor loses output."""
+    (tmp_path / "tmp").mkdir()
+    process = subprocess.Popen(
+        [FILTERKIT, "-c", "first", "-o", "out.arff", "-", "l2"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    document = _grain_rows(1)
+    more_rows = _grain_rows(2)[len(document) :]
+    try:
+        process.stdin.write(document)
+        process.stdin.flush()
+        wait_for_temporary(tmp_path, ".out.arff.*", process)
+        process.send_signal(signal.SIGINT)
+        process.stdin.write(more_rows)
+        process.stdin.close()
+        assert _ended_within(process, 60)
+    finally:
+        _reap(process)
+    assert process.returncode == 0, process.stderr.read()
+    assert (tmp_path / "out.arff").read_bytes().count(b"\n{") == _grain_rows(2).count(b"\n{") > 0
+
+
 @pytest.mark.skipif(
     os.environ.get("FILTERKIT_SIGNAL_RACE") != "1",
     reason="statistical, ~30 s each: set FILTERKIT_SIGNAL_RACE=1 to run it",
@@ -319,6 +359,7 @@ def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_sta
             stderr=subprocess.DEVNULL,
             cwd=folder,
             env={**os.environ, "TMPDIR": str(folder / "tmp")},
+            preexec_fn=_default_sigint,
         )
         try:
             process.stdin.write(data)
