@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import multiprocessing.forkserver
 import os
 import pickle
@@ -54,9 +55,11 @@ class Finished:
     """A stand-in for a Dask future whose task already ran."""
 
     status = "finished"
+    made = itertools.count()
 
     def __init__(self, value):
         self.value = value
+        self.key = f"inline-{next(Finished.made)}"
 
     def result(self):
         return self.value
