@@ -1,38 +1,48 @@
 """Where a ``filterkit --engine dask`` run spends its time (issue 20, item 6; docs/dask.md).
 
-    python benchmarks/dask_profile.py [--fork] [--keep-freed-memory] [--inline] -- FILTERKIT ARGUMENTS > /dev/null
+    python benchmarks/dask_profile.py [--start-method M] [--inline] -- FILTERKIT ARGUMENTS > /dev/null
 
 for example ``-- -q -c first --engine dask benchmarks/.inputs/grain_x100.arff shape bns l2``.  The run
 happens in this process, with the engine's steps timed from outside (nothing in filterkit changes):
 on stderr, each step's wall time, the client's CPU and the workers' CPU (their ``getrusage``, asked
-through ``Client.run`` before and after), the workers' page faults, the pickled sizes of the recipes and
-the merged statistics, and Dask's task stream (compute and transfer time per kind of task, and each
-task's start and end on its worker).
+through ``Client.run`` before and after), the wait for the local cluster (which starts in the
+background while the client plans), the fork server's CPU (the imports the workers share), the
+workers' page faults, the pickled sizes of the recipes and the merged statistics, and Dask's task
+stream (compute and transfer time per kind of task, and each task's start and end on its worker).
 
-``--fork`` starts the local cluster's workers by fork instead of spawn, ``--keep-freed-memory`` gives
-them the allocator settings of a local run (``filterkit.cli.keep_freed_memory``) instead of Dask's
-``MALLOC_TRIM_THRESHOLD_=65536``: two changes to try before making them in filterkit/distributed.py.
-``--inline`` runs the engine's code with Dask replaced by tasks run in place, one at a time, in this
-process: the cost of partitioning without the cluster.
+``--start-method spawn`` (or ``fork``) starts the local cluster's workers that way instead of from a
+fork server (``filterkit.distributed.LOCAL_START_METHOD``), to compare.  ``--inline`` runs the engine's
+code with Dask replaced by tasks run in place, one at a time, in this process: the cost of
+partitioning without the cluster.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
+import multiprocessing.forkserver
+import os
 import pickle
 import resource
 import sys
 import time
-
-#: glibc's settings for a worker when --keep-freed-memory is given (cli.keep_freed_memory's).
-KEPT_FREED_MEMORY = {"MALLOC_TRIM_THRESHOLD_": 1 << 30, "MALLOC_MMAP_THRESHOLD_": 32 << 20}
 
 
 def own_cpu() -> float:
     """User + system CPU seconds of this process (the client, and a local cluster's scheduler)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def fork_server_cpu() -> float:
+    """User + system CPU seconds of multiprocessing's fork server so far (0 if none runs)."""
+    pid = getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)  # not public
+    if pid is None:
+        return 0.0
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def worker_usage() -> tuple[float, int]:
@@ -45,9 +55,11 @@ class Finished:
     """A stand-in for a Dask future whose task already ran."""
 
     status = "finished"
+    made = itertools.count()
 
     def __init__(self, value):
         self.value = value
+        self.key = f"inline-{next(Finished.made)}"
 
     def result(self):
         return self.value
@@ -121,19 +133,27 @@ class Profile:
 
     def install(self, inline: bool) -> None:
         engine, profile = self.engine_class, self
-        started = engine.__init__
+        started, client_of = engine.__init__, engine.client.fget
 
-        def ready(self, client, *arguments, **options):
-            started(self, client, *arguments, **options)
-            profile.client = None if inline else client  # inline, the workers' CPU is the client's
-            profile.marks["ready"] = time.perf_counter()
+        def made(self, *arguments, **options):
+            started(self, *arguments, **options)
+            profile.marks["engine"] = time.perf_counter()
+
+        def client(self):
+            if profile.client is not None or inline:
+                return client_of(self)
+            asked = time.perf_counter()
+            value = client_of(self)
+            profile.client = value
+            profile.marks["asked"], profile.marks["ready"] = asked, time.perf_counter()
             profile.marks["workers at ready"] = profile.workers_cpu()
-            if not inline:
-                client.get_task_stream()  # installs the scheduler's task-stream plugin
+            profile.marks["fork server at ready"] = fork_server_cpu()
+            value.get_task_stream()  # installs the scheduler's task-stream plugin
             profile.marks["stream from"] = time.time()
+            return value
 
-        engine.__init__ = ready
-        for name in ("check_workers", "plan", "fit", "_write_parts", "write_concatenated"):
+        engine.__init__, engine.client = made, property(client)
+        for name in ("check_workers", "plan", "fit", "write_concatenated"):
             setattr(engine, name, self.timed(name, getattr(engine, name)))
         scatter, merge_tree = engine._scatter, engine._merge_tree
 
@@ -151,11 +171,14 @@ class Profile:
     def report(self, began: float, imported: float, ended: float, inline: bool) -> None:
         out = sys.stderr
         print(f"importing filterkit.cli: {imported - began:.2f} s", file=out)
-        print(
-            f"to a connected client (options, chain, cluster start): {self.marks['ready'] - imported:.2f} s; "
-            f"workers' CPU by then {self.marks['workers at ready']:.2f} s",
-            file=out,
-        )
+        print(f"to the engine (options, chain; the cluster starts): {self.marks['engine'] - imported:.2f} s", file=out)
+        if not inline:
+            print(
+                f"the client first needed the cluster {self.marks['asked'] - self.marks['engine']:.2f} s later "
+                f"and waited {self.marks['ready'] - self.marks['asked']:.2f} s for it; by then the workers' CPU "
+                f"{self.marks['workers at ready']:.2f} s, the fork server's {self.marks['fork server at ready']:.2f} s",
+                file=out,
+            )
         for label, wall, cpu, workers in self.steps:
             print(f"{label}: {wall:.2f} s, client CPU {cpu:.2f} s, workers' CPU {workers:.2f} s", file=out)
         print(f"after the last step (model, cluster shutdown, exit): {ended - self.marks['done']:.2f} s", file=out)
@@ -165,7 +188,9 @@ class Profile:
         )
         if inline:
             return
-        print(f"workers' page faults: {self.marks['faults']}", file=out)
+        print(
+            f"workers' page faults: {self.marks['faults']}; the fork server's CPU {fork_server_cpu():.2f} s", file=out
+        )
         self.report_tasks(out)
 
     def report_tasks(self, out) -> None:
@@ -191,8 +216,9 @@ class Profile:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fork", action="store_true", help="Start the local cluster's workers by fork.")
-    parser.add_argument("--keep-freed-memory", action="store_true", help="Give workers a local run's allocator.")
+    parser.add_argument(
+        "--start-method", choices=["forkserver", "spawn", "fork"], help="How the local cluster's workers start."
+    )
     parser.add_argument("--inline", action="store_true", help="Run the tasks in place, without Dask.")
     parser.add_argument("filterkit_arguments", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -211,8 +237,8 @@ def main() -> None:
 
         engine_module.DaskEngine.connect = connect
         engine_module.import_distributed = lambda: InlineDistributed
-    else:
-        configure_dask(args.fork, args.keep_freed_memory)
+    elif args.start_method:
+        engine_module.LOCAL_START_METHOD = args.start_method
     profile = Profile(engine_module.DaskEngine)
     profile.install(args.inline)
     write = engine_module.DaskEngine.write_concatenated
@@ -232,18 +258,6 @@ def main() -> None:
     if status != 0:
         sys.exit(status)
     profile.report(began, imported, time.perf_counter(), args.inline)
-
-
-def configure_dask(fork: bool, keep_freed_memory: bool) -> None:
-    """Dask's configuration for the run: workers started by fork, and a local run's allocator."""
-    import dask
-    import distributed  # noqa: F401  (loads Dask's distributed configuration)
-
-    if fork:
-        dask.config.set({"distributed.worker.multiprocessing-method": "fork"})
-    if keep_freed_memory:
-        environment = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
-        dask.config.set({"distributed.nanny.pre-spawn-environ": {**environment, **KEPT_FREED_MEMORY}})
 
 
 if __name__ == "__main__":  # workers spawned by Dask import this file again: they must not run it

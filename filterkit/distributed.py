@@ -20,9 +20,15 @@ imported only when this engine is used.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import errno
 import functools
 import glob
+import io
+import logging
+import multiprocessing
+import multiprocessing.forkserver
 import os
 import re
 import shutil
@@ -53,6 +59,15 @@ from filterkit.stage import Provenance
 LOCAL_WORKERS = 2
 #: Dask's setting of the environment its nannies give the worker processes they spawn.
 _WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
+#: Dask's setting of how its nannies start worker processes.
+_START_METHOD = "distributed.worker.multiprocessing-method"
+#: How the local cluster's workers start: forked from a fork server (see :func:`_start_local_cluster`),
+#: or spawned where there is none (Windows).
+LOCAL_START_METHOD = "forkserver"
+#: What the local cluster's fork server imports once, for every worker forked from it: Dask's
+#: worker, the tasks' module (numpy, scipy.sparse, the reader and writer, the runner) and the
+#: client's main module, which each started process otherwise imports again.
+_FORK_SERVER_IMPORTS = ["__main__", "distributed", "filterkit.distributed"]
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 
 
@@ -243,8 +258,18 @@ class DaskEngine:
     Each pass (a fitted stage, the writing) is reported to ``progress`` as partitions done.
     """
 
-    def __init__(self, client, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
-        self.client = client
+    def __init__(
+        self,
+        client,
+        plugins_dir: str | None,
+        chunk_rows: int,
+        progress: Progress | None = None,
+        local_threads: int | None = None,
+    ):
+        """``client`` is a Dask client, or the future of a local cluster and its client
+        (:func:`_start_local_cluster`) with ``local_threads`` worker threads."""
+        self._client = client
+        self.local_threads = local_threads
         self.plugins_dir = None if plugins_dir is None else os.path.abspath(plugins_dir)
         self.chunk_rows = chunk_rows
         self.progress = Progress() if progress is None else progress
@@ -252,39 +277,47 @@ class DaskEngine:
     @classmethod
     @contextlib.contextmanager
     def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
-        """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes."""
-        distributed = import_distributed()
-        import dask
+        """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes.
 
+        A local cluster starts in the background (:func:`_start_local_cluster`): the engine is
+        returned at once, so the client reads the header and cuts the input while the workers
+        start, and waits for them when it first needs them.
+        """
+        distributed = import_distributed()
         progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
-                with (
-                    progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"),
-                    dask.config.set({_WORKER_ENVIRONMENT: environment}),
-                ):
-                    cluster = stack.enter_context(
-                        distributed.LocalCluster(
-                            n_workers=LOCAL_WORKERS,
-                            threads_per_worker=1,
-                            processes=True,
-                            dashboard_address=":0",
-                        )
-                    )
-                    client = stack.enter_context(distributed.Client(cluster))
-            else:
-                try:
-                    client = stack.enter_context(distributed.Client(scheduler))
-                    client.wait_for_workers(1, timeout=60)
-                except (OSError, TimeoutError) as error:
-                    raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
+                starting = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="filterkit-cluster")
+                started = starting.submit(_start_local_cluster)
+                starting.shutdown(wait=False)
+                stack.callback(_stop_local_cluster, started)
+                yield cls(started, plugins_dir, chunk_rows, progress, local_threads=LOCAL_WORKERS)
+                return
+            try:
+                client = stack.enter_context(distributed.Client(scheduler))
+                client.wait_for_workers(1, timeout=60)
+            except (OSError, TimeoutError) as error:
+                raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
             yield cls(client, plugins_dir, chunk_rows, progress)
+
+    @property
+    def client(self):
+        """The Dask client; for a local cluster still starting, once its workers are up."""
+        if isinstance(self._client, concurrent.futures.Future):
+            with self.progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
+                self._client = self._client.result()[1]
+        return self._client
 
     def check_workers(self, chain: Chain) -> None:
         """Refuse to run unless every worker has this filterkit version and each stage of ``chain``
         from the same plugin, distribution and version as the client (FilterkitError naming the
-        worker and what differs)."""
+        worker and what differs).
+
+        A local cluster is not asked: its workers are this interpreter started again, with its
+        ``sys.path`` and plugin folder, so they load the same filterkit and plugins.
+        """
+        if self.local_threads is not None:
+            return
         inventories = self.client.run(worker_inventory, self.plugins_dir)
         for worker, inventory in sorted(inventories.items()):
             if inventory["filterkit"] != __version__:
@@ -309,8 +342,9 @@ class DaskEngine:
                     )
 
     def default_partitions(self) -> int:
-        """Two partitions per worker thread."""
-        return 2 * max(1, sum(self.client.nthreads().values()))
+        """Two partitions per worker thread (known without asking a local cluster)."""
+        threads = self.local_threads or sum(self.client.nthreads().values())
+        return 2 * max(1, threads)
 
     def plan(self, input_path: str, partitions: int | None = None) -> Plan:
         """The partitions of ``input_path``: the files of a folder or a glob pattern, each one
@@ -429,32 +463,67 @@ class DaskEngine:
         """Write every partition's output to the binary ``stream``, in partition order, the header once.
 
         The parts are written by the workers into a temporary folder inside
-        ``parts_folder`` (else in the system's temporary folder) and copied here.
+        ``parts_folder`` (else in the system's temporary folder); each is copied here, and
+        removed, as soon as it and the parts before it are written, while the workers
+        write the next ones.
         """
         assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
         with _parts_folder(parts_folder) as folder:
-            written = self._write_parts(chain, plan, folder, sparse, comments, numbers)
-            stream.write(header)
-            for part in written:
-                with open(part, "rb") as rows:
-                    if rows.read(len(header)) != header:
-                        raise FilterkitError("a partition's output has another header than the first's", part)
-                    shutil.copyfileobj(rows, stream)
+            futures, paths = self._submit_parts(chain, plan, folder, sparse, comments, numbers)
+            with self._cancelled_on_failure(futures):
+                for number, path in enumerate(self._in_order(futures, paths, "writing")):
+                    with open(path, "rb") as rows:
+                        if rows.read(len(header)) != header:
+                            raise FilterkitError("a partition's output has another header than the first's", path)
+                        if number == 0:
+                            stream.write(header)
+                        _copy_rest(rows, stream)
+                    os.remove(path)
 
     def _write_parts(self, chain, plan, folder, sparse, comments, numbers) -> list[str]:
+        """Write each partition's output into ``folder``; their paths, in partition order."""
+        futures, paths = self._submit_parts(chain, plan, folder, sparse, comments, numbers)
+        with self._cancelled_on_failure(futures):
+            self._report("writing", futures)
+        return paths
+
+    def _submit_parts(self, chain, plan, folder, sparse, comments, numbers) -> tuple[list, list[str]]:
+        """The tasks writing each partition's output into ``folder``, and the outputs' paths."""
         recipe = self._scatter(self.recipe(chain, plan))
         paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
         futures = [
             self.client.submit(_write_partition, recipe, partition, path, sparse, comments, numbers, pure=False)
             for partition, path in zip(plan.partitions, paths)
         ]
+        return futures, paths
+
+    @contextlib.contextmanager
+    def _cancelled_on_failure(self, futures: list):
+        """No task of ``futures`` starts after the block fails; running ones may still end."""
         try:
-            self._report("writing", futures)
+            yield
         except BaseException:
-            self.client.cancel(futures)  # no part starts after a failure; running ones may still end
+            self.client.cancel(futures)
             raise
-        return paths
+
+    def _in_order(self, futures: list, paths: list[str], label: str) -> Iterator[str]:
+        """Each task's path as soon as it and every earlier task are done, in order, so the
+        client copies a part while the workers write the next ones; counted for the progress
+        as ``label``; raises the first error."""
+        distributed = import_distributed()
+        position = {future.key: number for number, future in enumerate(futures)}
+        done = [False] * len(futures)
+        ready = 0
+        with self.progress.step(label, items=len(futures), unit="partitions") as meter:
+            for future in distributed.as_completed(futures):
+                if future.status == "error":
+                    future.result()
+                meter.advance()
+                done[position[future.key]] = True
+                while ready < len(futures) and done[ready]:
+                    yield paths[ready]
+                    ready += 1
 
     def _scatter(self, recipe: ChainRecipe):
         """The recipe sent once to every worker, for the tasks of a pass to share (were it
@@ -482,6 +551,58 @@ class DaskEngine:
                 meter.advance()
 
 
+def _start_local_cluster() -> tuple:
+    """A local cluster of :data:`LOCAL_WORKERS` one-thread worker processes, and its client.
+
+    The workers are forked from multiprocessing's fork server: a process started afresh (so
+    none of the client's threads is copied into a worker, as a plain fork would copy them)
+    that imports Dask, numpy, scipy and filterkit once for both workers; a spawned worker
+    imports them itself, 1.1–1.4 s of CPU each.  The workers get the client's allocator
+    settings (:func:`filterkit.allocator.worker_environment`), which the fork server, started
+    with them, passes on.
+    """
+    import dask
+    import distributed
+    import distributed.utils
+
+    environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
+    method = LOCAL_START_METHOD if LOCAL_START_METHOD in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "forkserver":
+        multiprocessing.get_context("forkserver").set_forkserver_preload(_FORK_SERVER_IMPORTS)
+        # Dask would replace that list, on first use, by one importing pandas and more, in this
+        # process too: tell it the fork server's imports are already chosen.
+        distributed.utils._forkserver_preload_set = True
+        # Start the fork server now, so its imports run while this process starts the scheduler;
+        # it passes its environment on to the workers, so it gets theirs, which Dask's nanny
+        # would set here too before starting a worker.
+        os.environ.update({name: str(value) for name, value in environment.items()})
+        multiprocessing.forkserver.ensure_running()
+    with dask.config.set({_START_METHOD: method, _WORKER_ENVIRONMENT: environment}):
+        cluster = distributed.LocalCluster(
+            n_workers=LOCAL_WORKERS,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,  # a failed task is the client's one error line, not a worker's log
+        )
+    try:
+        return cluster, distributed.Client(cluster)
+    except BaseException:
+        cluster.close()
+        raise
+
+
+def _stop_local_cluster(started: concurrent.futures.Future) -> None:
+    """Stop the client and the cluster of :func:`_start_local_cluster`, once started (nothing
+    to stop if starting failed: the error reaches the user when the engine asks for the client)."""
+    try:
+        cluster, client = started.result()
+    except Exception:
+        return
+    client.close()
+    cluster.close()
+
+
 @contextlib.contextmanager
 def _parts_folder(beside: str | None):
     """A temporary folder for the workers' outputs (in ``beside``, else the system's), removed afterwards."""
@@ -495,6 +616,28 @@ def _parts_folder(beside: str | None):
             shutil.rmtree(folder, ignore_errors=True)
             if not os.path.exists(folder):
                 break
+
+
+def _copy_rest(source, stream) -> None:
+    """Copy the rest of the binary file ``source`` to ``stream``: by the kernel (``sendfile``)
+    when ``stream`` is a plain file or pipe, without passing the bytes through this process."""
+    if not isinstance(stream, (io.BufferedWriter, io.FileIO)):
+        shutil.copyfileobj(source, stream)
+        return
+    stream.flush()
+    offset = source.tell()
+    while True:
+        try:
+            sent = os.sendfile(stream.fileno(), source.fileno(), offset, 1 << 30)
+        except OSError as error:
+            if error.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                raise
+            source.seek(offset)  # a stream sendfile cannot write to (one opened to append): copy the rest
+            shutil.copyfileobj(source, stream)
+            return
+        if sent == 0:
+            return
+        offset += sent
 
 
 def partition_files(input_path: str) -> list[str]:

@@ -1,0 +1,140 @@
+"""The local cluster ``--engine dask`` starts without ``--scheduler`` (issue 20): its workers are
+forked from a fork server that imported the tasks' modules once; it starts while the client plans;
+the client copies each part into the output as soon as it and the parts before it are written."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import threading
+
+import pytest
+
+from chain_helpers import FILTERKIT, REAL, STAGES_DIR
+from filterkit import distributed as engine_module
+from filterkit.distributed import DaskEngine
+
+IRIS = REAL / "iris.arff"
+OH0 = REAL / "oh0.wc.arff"
+
+
+class Done:
+    """A finished task, as ``as_completed`` hands it out."""
+
+    status = "finished"
+
+    def __init__(self, key: str):
+        self.key = key
+
+
+def test_parts_are_handed_out_in_order_as_soon_as_the_earlier_ones_are_written(monkeypatch):
+    futures = [Done(f"write-{number}") for number in range(4)]
+    events: list[str] = []
+
+    class CompletingOutOfOrder:
+        @staticmethod
+        def as_completed(given):
+            for number in (2, 0, 1, 3):
+                events.append(f"done {number}")
+                yield given[number]
+
+    monkeypatch.setattr(engine_module, "import_distributed", lambda: CompletingOutOfOrder)
+    engine = DaskEngine(object(), None, 1000)
+    for path in engine._in_order(futures, ["p0", "p1", "p2", "p3"], "writing"):
+        events.append(f"copy {path}")
+    assert events == ["done 2", "done 0", "copy p0", "done 1", "copy p1", "copy p2", "done 3", "copy p3"]
+
+
+@pytest.fixture
+def part(tmp_path):
+    """A part file of 3 MiB (more than one copy block) whose first 7 bytes are skipped, as a header is."""
+    path = tmp_path / "part"
+    path.write_bytes(b"HEADER\n" + bytes(range(256)) * (3 << 12))
+    return path
+
+
+@pytest.mark.parametrize("mode", ["wb", "ab"], ids=["file", "file-opened-to-append"])
+def test_a_part_is_copied_whole_after_what_the_stream_holds(part, tmp_path, mode):
+    target = tmp_path / "out"
+    target.write_bytes(b"kept")
+    with open(part, "rb") as source, open(target, mode) as stream:
+        source.read(7)
+        stream.write(b"header\n")  # still in the stream's buffer: must come first
+        engine_module._copy_rest(source, stream)
+        stream.write(b"after\n")
+    before = b"kept" if mode == "ab" else b""
+    assert target.read_bytes() == before + b"header\n" + part.read_bytes()[7:] + b"after\n"
+
+
+def test_a_part_is_copied_into_a_compressed_stream_compressed(part, tmp_path):
+    target = io.BytesIO()
+    with open(part, "rb") as source, gzip.GzipFile(fileobj=target, mode="wb", mtime=0) as stream:
+        source.read(7)
+        engine_module._copy_rest(source, stream)
+    assert gzip.decompress(target.getvalue()) == part.read_bytes()[7:]
+
+
+def test_a_part_is_copied_into_a_pipe(part):
+    read_end, write_end = os.pipe()
+    received: list[bytes] = []
+    with open(read_end, "rb") as pipe_out:
+        reader = threading.Thread(target=lambda: received.append(pipe_out.read()))
+        reader.start()
+        with open(part, "rb") as source, open(write_end, "wb") as stream:
+            source.read(7)
+            stream.write(b"header\n")
+            engine_module._copy_rest(source, stream)
+        reader.join()
+    assert received == [b"header\n" + part.read_bytes()[7:]]
+
+
+def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
+    """With a local cluster the partition count is known before the workers are up, so the client
+    cuts the input while they start."""
+
+    class NotStarted:
+        def __getattr__(self, name):
+            raise AssertionError(f"the plan asked the cluster for {name}")
+
+    engine = DaskEngine(NotStarted(), None, 1000, local_threads=2)
+    plan = engine.plan(str(IRIS))
+    assert len(plan.partitions) == 4 and plan.sparse_rows is False
+    assert [p.start for p in plan.partitions[1:]] == [p.end for p in plan.partitions[:-1]]
+
+
+@pytest.mark.slow
+def test_workers_are_forked_from_a_fork_server_that_imported_the_tasks_modules():
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    with DaskEngine.connect(None, None, 1000) as engine:
+        parents = engine.client.run(os.getppid)
+        imported = engine.client.run(eval, "'filterkit.distributed' in __import__('sys').modules")
+    assert len(set(parents.values())) == 1 and os.getpid() not in parents.values()
+    assert list(imported.values()) == [True, True]
+
+
+def console_script(*argv) -> subprocess.CompletedProcess:
+    if FILTERKIT is None:
+        pytest.skip("the filterkit console script is not installed (pip install -e .)")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    return subprocess.run([FILTERKIT, *map(str, argv)], capture_output=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_a_local_cluster_streams_the_local_run_s_bytes_into_a_pipe():
+    local = console_script("-c", "first", OH0, "minmax", "l2")
+    dask = console_script("--engine", "dask", "--partitions", "5", "-c", "first", OH0, "minmax", "l2")
+    assert (dask.returncode, dask.stderr) == (0, b"")
+    assert local.returncode == 0 and dask.stdout == local.stdout
+
+
+@pytest.mark.slow
+def test_a_worker_error_on_a_local_cluster_is_one_line_and_no_output(tmp_path):
+    out = tmp_path / "out.arff"
+    argv = ["--plugins-dir", STAGES_DIR, "-o", out, IRIS, "explode", "--during", "transform"]
+    result = console_script("--engine", "dask", *argv)
+    assert result.returncode == 1
+    assert result.stderr.decode().count("\n") == 1
+    assert result.stderr.startswith(b"filterkit: error: ") and b"failed during transform" in result.stderr
+    assert os.listdir(tmp_path) == []
