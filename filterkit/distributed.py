@@ -567,6 +567,17 @@ def _start_local_cluster() -> tuple:
 
     environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
     method = LOCAL_START_METHOD if LOCAL_START_METHOD in multiprocessing.get_all_start_methods() else "spawn"
+    with _environment_restored():
+        cluster = _local_cluster(distributed, dask, method, environment)
+    try:
+        return cluster, distributed.Client(cluster)
+    except BaseException:
+        cluster.close()
+        raise
+
+
+def _local_cluster(distributed, dask, method: str, environment: dict):
+    """The cluster of :func:`_start_local_cluster`, its workers started by ``method`` with ``environment``."""
     if method == "forkserver":
         multiprocessing.get_context("forkserver").set_forkserver_preload(_FORK_SERVER_IMPORTS)
         # Dask would replace that list, on first use, by one importing pandas and more, in this
@@ -578,18 +589,30 @@ def _start_local_cluster() -> tuple:
         os.environ.update({name: str(value) for name, value in environment.items()})
         multiprocessing.forkserver.ensure_running()
     with dask.config.set({_START_METHOD: method, _WORKER_ENVIRONMENT: environment}):
-        cluster = distributed.LocalCluster(
+        return distributed.LocalCluster(
             n_workers=LOCAL_WORKERS,
             threads_per_worker=1,
             processes=True,
             dashboard_address=":0",
             silence_logs=logging.CRITICAL,  # a failed task is the client's one error line, not a worker's log
         )
+
+
+@contextlib.contextmanager
+def _environment_restored():
+    """This process's environment as it was before the block, after it.
+
+    Dask's nanny sets its workers' variables (``OMP_NUM_THREADS=1``, ``PYTHONHASHSEED``, the
+    allocator's, …) in the process that starts them, and leaves them there: a program that
+    runs a chain on a local cluster would pass them on to every process it starts later.
+    """
+    before = dict(os.environ)
     try:
-        return cluster, distributed.Client(cluster)
-    except BaseException:
-        cluster.close()
-        raise
+        yield
+    finally:
+        for name in [name for name in os.environ if name not in before]:
+            del os.environ[name]
+        os.environ.update({name: value for name, value in before.items() if os.environ.get(name) != value})
 
 
 def _stop_local_cluster(started: concurrent.futures.Future) -> None:
