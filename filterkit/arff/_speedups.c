@@ -231,11 +231,70 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
 
 #define IS_GAP(c) ((c) == ' ' || (c) == '\t' || (c) == ',')
 
-enum { SPARSE_DONE, SPARSE_NOT_PLAIN, SPARSE_OUT_OF_MEMORY };
+enum { SPARSE_DONE, SPARSE_NOT_PLAIN, SPARSE_MARKED, SPARSE_OUT_OF_MEMORY };
+
+/*
+ * One value token from text[*at] to the next separator, scanned and (when ``wanted`` and it
+ * looks numeric) parsed in the same pass: parse_simple's exact case is computed on the way, anything else
+ * it would decline goes to Python's parser.  Sets *looks_numeric (the token starts with one
+ * of "0123456789+-." and holds only those and "eE") and, for such a token, *value.  Returns
+ * SPARSE_DONE, SPARSE_NOT_PLAIN (a numeric-looking token that is not a whole number) or
+ * SPARSE_MARKED (a quote, '%' or "0x", which only the tokenizer reads).
+ */
+static int
+scan_value(const char *text, Py_ssize_t length, Py_ssize_t *at, int wanted, int *looks_numeric, double *value)
+{
+    Py_ssize_t i = *at, begin = i;
+    int numeric = number_start[(unsigned char)text[i]];
+    int negative = 0, digits = 0, scale = 0, seen_digit = 0, in_fraction = 0, simple = 1;
+    uint64_t mantissa = 0;
+    if (text[i] == '+' || text[i] == '-') {
+        negative = text[i] == '-';
+        i++;
+    }
+    for (; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (separator[c])
+            break;
+        if (c >= '0' && c <= '9') {
+            seen_digit = 1;
+            if (mantissa || c != '0') {
+                if (++digits > 15)
+                    simple = 0;
+                else
+                    mantissa = mantissa * 10 + (uint64_t)(c - '0');
+            }
+            scale -= in_fraction;
+            continue;
+        }
+        if (c == '.' && !in_fraction) {
+            in_fraction = 1;
+            continue;
+        }
+        simple = 0;
+        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > begin && text[i - 1] == '0'))
+            return SPARSE_MARKED;
+        if (!number_char[c])
+            numeric = 0;
+    }
+    *at = i;
+    *looks_numeric = numeric;
+    if (!numeric || !wanted)
+        return SPARSE_DONE;
+    if (simple && seen_digit && scale >= -22) {
+        double parsed = (double)mantissa;
+        if (scale < 0)
+            parsed /= exact_powers[-scale];
+        *value = negative ? -parsed : parsed;
+        return SPARSE_DONE;
+    }
+    return parse_with_python(text + begin, i - begin, value) ? SPARSE_DONE : SPARSE_NOT_PLAIN;
+}
 
 /* parse_sparse_rows's loop, without the GIL (Python's parser, for numbers parse_simple
    declines, takes it): the rows into row_start, index_out and value_out, tokens for
-   Python into lookups, the number of entries into *entries. */
+   Python into lookups, the number of entries into *entries.  A value parsed as zero is
+   not stored (a sparse row's zero is no entry); a value left to Python always is. */
 static int
 sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t columns,
                  const unsigned char *needs_lookup, int64_t *row_start, int64_t *index_out, double *value_out,
@@ -261,7 +320,7 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
             int64_t index = 0;
             while (i < length && !separator[(unsigned char)text[i]]) {
                 if (text[i] < '0' || text[i] > '9')
-                    return SPARSE_NOT_PLAIN;
+                    return needs_tokenizer[(unsigned char)text[i]] ? SPARSE_MARKED : SPARSE_NOT_PLAIN;
                 index = index * 10 + (text[i] - '0');
                 if (index >= columns)
                     return SPARSE_NOT_PLAIN;
@@ -275,19 +334,17 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
             if (i >= length || separator[(unsigned char)text[i]])
                 return SPARSE_NOT_PLAIN; /* an index without a value */
             Py_ssize_t begin = i;
-            int looks_numeric = number_start[(unsigned char)text[i]];
-            while (i < length && !separator[(unsigned char)text[i]]) {
-                if (!number_char[(unsigned char)text[i]])
-                    looks_numeric = 0;
-                i++;
-            }
+            int looks_numeric;
             double value = 0.0;
+            int status = scan_value(text, length, &i, !needs_lookup[index], &looks_numeric, &value);
+            if (status != SPARSE_DONE)
+                return status;
             if (needs_lookup[index] || !looks_numeric) {
                 if (lookups_add(lookups, entry, row, begin, i) < 0)
                     return SPARSE_OUT_OF_MEMORY;
-            } else if (!parse_simple(text + begin, i - begin, &value)
-                       && !parse_with_python(text + begin, i - begin, &value)) {
-                return SPARSE_NOT_PLAIN;
+                value = 0.0;
+            } else if (value == 0.0) {
+                continue;
             }
             index_out[entry] = index;
             value_out[entry] = value;
@@ -313,11 +370,15 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
  * joined by newlines, each "{index value, index value, ...}" with plain decimal indices
  * below ``columns``, increasing along the row.  A value in a column flagged in
  * ``lookup_columns`` (uint8 per column), or one that does not look numeric, is left for
- * Python (its entry, row and byte range are returned); other values are parsed as
- * tokenize_plain parses them.  Returns (indptr, indices, values, lookup entries, rows,
- * starts, ends) as bytes of int64 (float64 for values); False when the data holds a mark
- * only the tokenizer reads (as tokenize_plain); None for anything else out of the
- * ordinary, which the general path then reads.
+ * Python (its entry, row and byte range are returned, its value 0 to be filled in); other
+ * values are parsed as tokenize_plain parses them, and those that are zero are left out
+ * (as scipy's eliminate_zeros would).  Returns (indptr, indices, values, lookup entries,
+ * rows, starts, ends) as bytearrays (writable, so numpy views them without a copy) of int64
+ * (float64 for values); False when the data holds a mark only the tokenizer reads (as
+ * tokenize_plain); None for anything else out of the ordinary, which the general path then
+ * reads.  The whole scan runs in one pass without the GIL; the arrays are sized for the
+ * most entries the bytes can hold (an entry takes at least 4 bytes) and cut to the entries
+ * found, so their untouched pages are never used.
  */
 static PyObject *
 parse_sparse_rows(PyObject *self, PyObject *args)
@@ -335,22 +396,15 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "parse_sparse_rows: inconsistent arguments");
         goto done;
     }
-    Py_ssize_t tokens;
-    Py_BEGIN_ALLOW_THREADS
-    tokens = count_tokens(text, length);
-    Py_END_ALLOW_THREADS
-    if (tokens < 0) {
-        result = Py_NewRef(Py_False);
-        goto done;
-    }
-    indptr = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
-    indices = PyBytes_FromStringAndSize(NULL, (tokens / 2 + 1) * (Py_ssize_t)sizeof(int64_t));
-    values = PyBytes_FromStringAndSize(NULL, (tokens / 2 + 1) * (Py_ssize_t)sizeof(double));
+    Py_ssize_t most_entries = length / 4 + 1;
+    indptr = PyByteArray_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
+    indices = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(int64_t));
+    values = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(double));
     if (!indptr || !indices || !values)
         goto done;
-    int64_t *row_start = (int64_t *)PyBytes_AS_STRING(indptr);
-    int64_t *index_out = (int64_t *)PyBytes_AS_STRING(indices);
-    double *value_out = (double *)PyBytes_AS_STRING(values);
+    int64_t *row_start = (int64_t *)PyByteArray_AS_STRING(indptr);
+    int64_t *index_out = (int64_t *)PyByteArray_AS_STRING(indices);
+    double *value_out = (double *)PyByteArray_AS_STRING(values);
     int64_t entry = 0;
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -360,10 +414,16 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (status == SPARSE_NOT_PLAIN)
-        goto not_plain;
-    if (_PyBytes_Resize(&indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
-        || _PyBytes_Resize(&values, entry * (Py_ssize_t)sizeof(double)) < 0)
+    if (status == SPARSE_MARKED) {
+        result = Py_NewRef(Py_False);
+        goto done;
+    }
+    if (status == SPARSE_NOT_PLAIN) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyByteArray_Resize(indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
+        || PyByteArray_Resize(values, entry * (Py_ssize_t)sizeof(double)) < 0)
         goto done;
     /* (y# turns a NULL pointer into None: no lookups are empty bytes) */
     Py_ssize_t lookup_size = lookups.count * (Py_ssize_t)sizeof(int64_t);
@@ -372,9 +432,6 @@ parse_sparse_rows(PyObject *self, PyObject *args)
                            lookups.count ? (const char *)lookups.row : "", lookup_size,
                            lookups.count ? (const char *)lookups.start : "", lookup_size,
                            lookups.count ? (const char *)lookups.end : "", lookup_size);
-    goto done;
-not_plain:
-    result = Py_NewRef(Py_None);
 done:
     Py_XDECREF(indptr);
     Py_XDECREF(indices);

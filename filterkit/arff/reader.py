@@ -504,14 +504,17 @@ def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, c
 
 def _parse_sparse_compiled(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk | None:
     """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
-    strings, dates and ``?`` looked up here); None where it declines the group."""
+    strings, dates and ``?`` looked up here); None where it declines the group.
+
+    The module leaves out the numbers that are zero; only looked-up values can still be
+    zero (a first label), so only a group with lookups has its zeros eliminated here.
+    """
     found = _speedups.parse_sparse_rows(joined, len(lines), columns.count, columns.lookup_flags)
     if not found:
         return None
     indptr, indices, values, entries, rows, starts, ends = (
         np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
     )
-    values = values.copy()  # looked-up values are filled in
     texts = {c: [""] * len(lines) for c in columns.text_columns}
     if len(entries):
         _look_up(
@@ -529,7 +532,8 @@ def _parse_sparse_compiled(joined, lines, line_numbers, columns: _ColumnInfo, na
             texts,
         )
     matrix = sp.csr_matrix((values, indices, indptr), shape=(len(lines), columns.count))
-    matrix.eliminate_zeros()
+    if len(entries):
+        matrix.eliminate_zeros()
     return Chunk(matrix, texts)
 
 
