@@ -75,6 +75,7 @@ static unsigned char separator[256];
 static unsigned char needs_tokenizer[256];
 static unsigned char number_start[256];
 static unsigned char number_char[256];
+static unsigned char ascii_space[256];
 
 /* Where tokenize_plain puts each token's number, offsets, line and numeric-looking flag. */
 typedef struct {
@@ -252,6 +253,19 @@ scan_value(const char *text, Py_ssize_t length, Py_ssize_t *at, int wanted, int 
         negative = text[i] == '-';
         i++;
     }
+    /* the common case, plain digits, in a loop of its own */
+    for (; i < length; i++) {
+        unsigned int digit = (unsigned char)text[i] - (unsigned int)'0';
+        if (digit > 9)
+            break;
+        seen_digit = 1;
+        if (mantissa || digit) {
+            if (++digits > 15)
+                simple = 0;
+            else
+                mantissa = mantissa * 10 + digit;
+        }
+    }
     for (; i < length; i++) {
         unsigned char c = (unsigned char)text[i];
         if (separator[c])
@@ -318,14 +332,15 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
                 break;
             }
             int64_t index = 0;
-            while (i < length && !separator[(unsigned char)text[i]]) {
-                if (text[i] < '0' || text[i] > '9')
-                    return needs_tokenizer[(unsigned char)text[i]] ? SPARSE_MARKED : SPARSE_NOT_PLAIN;
-                index = index * 10 + (text[i] - '0');
+            unsigned int digit;
+            while (i < length && (digit = (unsigned char)text[i] - (unsigned int)'0') <= 9) {
+                index = index * 10 + digit;
                 if (index >= columns)
                     return SPARSE_NOT_PLAIN;
                 i++;
             }
+            if (i < length && !separator[(unsigned char)text[i]])
+                return needs_tokenizer[(unsigned char)text[i]] ? SPARSE_MARKED : SPARSE_NOT_PLAIN;
             if (index <= previous)
                 return SPARSE_NOT_PLAIN;
             previous = index;
@@ -441,6 +456,82 @@ done:
     PyMem_RawFree(lookups.start);
     PyMem_RawFree(lookups.end);
     PyBuffer_Release(&lookup_columns);
+    return result;
+}
+
+/*
+ * gather_rows(block, start, rows, size, line_bytes) -> (text, lines, stop, seen, too_long)
+ *
+ * The reader's line loop for one block of whole lines (each ending with "\n"): from byte
+ * ``start``, each line is stripped of ASCII white space (as bytes.strip() strips it), an
+ * empty line or a '%' comment is skipped, and the others are the data rows, gathered into
+ * ``text`` joined by "\n" (no "\n" after the last).  It stops after the line that makes
+ * ``rows`` rows or at least ``size`` bytes (each row's length plus one), at the end of the
+ * block, or before a line longer than ``line_bytes`` (``too_long`` then True).  ``lines``
+ * (bytes of int64) holds, per row, how many lines of the block came before it since
+ * ``start``; ``stop`` is where the next line starts and ``seen`` the lines passed.  Runs
+ * without the GIL: the reading thread's whole per-line work in one call per chunk.
+ */
+static PyObject *
+gather_rows(PyObject *self, PyObject *args)
+{
+    PyObject *block;
+    Py_ssize_t start, rows_wanted, size_wanted, line_bytes;
+    if (!PyArg_ParseTuple(args, "O!nnnn", &PyBytes_Type, &block, &start, &rows_wanted, &size_wanted, &line_bytes))
+        return NULL;
+    const char *text = PyBytes_AS_STRING(block);
+    Py_ssize_t length = PyBytes_GET_SIZE(block);
+    if (start < 0 || start > length || rows_wanted < 1 || (length && text[length - 1] != '\n')) {
+        PyErr_SetString(PyExc_ValueError, "gather_rows: inconsistent arguments");
+        return NULL;
+    }
+    Py_ssize_t most_rows = (length - start) / 2 + 1;
+    if (most_rows > rows_wanted)
+        most_rows = rows_wanted;
+    PyObject *gathered = PyBytes_FromStringAndSize(NULL, length - start);
+    PyObject *lines = PyBytes_FromStringAndSize(NULL, most_rows * (Py_ssize_t)sizeof(int64_t));
+    if (!gathered || !lines) {
+        Py_XDECREF(gathered);
+        Py_XDECREF(lines);
+        return NULL;
+    }
+    char *out = PyBytes_AS_STRING(gathered);
+    int64_t *line_of = (int64_t *)PyBytes_AS_STRING(lines);
+    Py_ssize_t written = 0, rows = 0, size = 0, at = start, seen = 0;
+    int too_long = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (at < length) {
+        const char *end = memchr(text + at, '\n', (size_t)(length - at));
+        Py_ssize_t line_end = end - text;
+        if (line_end - at > line_bytes) {
+            too_long = 1;
+            break;
+        }
+        Py_ssize_t first = at, last = line_end;
+        at = line_end + 1;
+        seen++;
+        while (first < last && ascii_space[(unsigned char)text[first]])
+            first++;
+        while (last > first && ascii_space[(unsigned char)text[last - 1]])
+            last--;
+        if (first == last || text[first] == '%')
+            continue;
+        if (rows)
+            out[written++] = '\n';
+        memcpy(out + written, text + first, (size_t)(last - first));
+        written += last - first;
+        line_of[rows++] = seen - 1;
+        size += last - first + 1;
+        if (rows == rows_wanted || size >= size_wanted)
+            break;
+    }
+    Py_END_ALLOW_THREADS
+    if (_PyBytes_Resize(&gathered, written) < 0 || _PyBytes_Resize(&lines, rows * (Py_ssize_t)sizeof(int64_t)) < 0) {
+        Py_XDECREF(gathered);
+        Py_XDECREF(lines);
+        return NULL;
+    }
+    PyObject *result = Py_BuildValue("(NNnnO)", gathered, lines, at, seen, too_long ? Py_True : Py_False);
     return result;
 }
 
@@ -1119,6 +1210,7 @@ done:
 static PyMethodDef methods[] = {
     {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
     {"parse_sparse_rows", parse_sparse_rows, METH_VARARGS, "Parse plain sparse ARFF rows into CSR arrays."},
+    {"gather_rows", gather_rows, METH_VARARGS, "Gather the stripped data rows of a block of lines."},
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
     {NULL, NULL, 0, NULL},
 };
@@ -1139,5 +1231,7 @@ PyInit__speedups(void)
         number_start[(unsigned char)*p] = 1;
     for (const char *p = chars; *p; p++)
         number_char[(unsigned char)*p] = 1;
+    for (const char *p = " \t\n\r\v\f"; *p; p++)
+        ascii_space[(unsigned char)*p] = 1;
     return PyModule_Create(&module);
 }
