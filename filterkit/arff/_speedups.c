@@ -11,6 +11,12 @@
  * which only the tokenizer reads (the reader checks the same marks without this module).  The pure-Python path is
  * used when this module is not built; tests check that both give identical chunks.
  *
+ * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
+ * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
+ * CSR arrays in one pass; each runs without the GIL, so the reading thread works beside
+ * the writer's.  The reader's Python twins (_gather_rows_in_python, the numpy path) give
+ * the same rows, and tests compare them.
+ *
  * format_rows does the writer's inner loop (see its comment), with format_shortest for
  * Python's repr of non-integral numbers; the writer's Python path gives the same text.
  */

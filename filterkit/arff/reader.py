@@ -5,6 +5,8 @@ comments, no weights) is tokenized with numpy byte masks and its numbers are
 parsed by ``numpy.fromstring`` in C; Python touches only tokens that need a
 lookup (nominal labels, strings, dates, ``?``).  Rows the fast path cannot take
 are read by the hand-written tokenizer, which also finds the line of any error.
+With the compiled module, the data rows are gathered a block at a time and plain sparse
+rows parsed straight into CSR arrays, both without the GIL.
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
