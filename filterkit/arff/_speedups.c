@@ -11,6 +11,12 @@
  * which only the tokenizer reads (the reader checks the same marks without this module).  The pure-Python path is
  * used when this module is not built; tests check that both give identical chunks.
  *
+ * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
+ * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
+ * CSR arrays in one pass; each runs without the GIL, so the reading thread works beside
+ * the writer's.  The reader's Python twins (_gather_rows_in_python, the numpy path) give
+ * the same rows, and tests compare them.
+ *
  * format_rows does the writer's inner loop (see its comment), with format_shortest for
  * Python's repr of non-integral numbers; the writer's Python path gives the same text.
  */
@@ -75,6 +81,7 @@ static unsigned char separator[256];
 static unsigned char needs_tokenizer[256];
 static unsigned char number_start[256];
 static unsigned char number_char[256];
+static unsigned char ascii_space[256];
 
 /* Where tokenize_plain puts each token's number, offsets, line and numeric-looking flag. */
 typedef struct {
@@ -231,11 +238,83 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
 
 #define IS_GAP(c) ((c) == ' ' || (c) == '\t' || (c) == ',')
 
-enum { SPARSE_DONE, SPARSE_NOT_PLAIN, SPARSE_OUT_OF_MEMORY };
+enum { SPARSE_DONE, SPARSE_NOT_PLAIN, SPARSE_MARKED, SPARSE_OUT_OF_MEMORY };
+
+/*
+ * One value token from text[*at] to the next separator, scanned and (when ``wanted`` and it
+ * looks numeric) parsed in the same pass: parse_simple's exact case is computed on the way, anything else
+ * it would decline goes to Python's parser.  Sets *looks_numeric (the token starts with one
+ * of "0123456789+-." and holds only those and "eE") and, for such a token, *value.  Returns
+ * SPARSE_DONE, SPARSE_NOT_PLAIN (a numeric-looking token that is not a whole number) or
+ * SPARSE_MARKED (a quote, '%' or "0x", which only the tokenizer reads).
+ */
+static int
+scan_value(const char *text, Py_ssize_t length, Py_ssize_t *at, int wanted, int *looks_numeric, double *value)
+{
+    Py_ssize_t i = *at, begin = i;
+    int numeric = number_start[(unsigned char)text[i]];
+    int negative = 0, digits = 0, scale = 0, seen_digit = 0, in_fraction = 0, simple = 1;
+    uint64_t mantissa = 0;
+    if (text[i] == '+' || text[i] == '-') {
+        negative = text[i] == '-';
+        i++;
+    }
+    /* the common case, plain digits, in a loop of its own */
+    for (; i < length; i++) {
+        unsigned int digit = (unsigned char)text[i] - (unsigned int)'0';
+        if (digit > 9)
+            break;
+        seen_digit = 1;
+        if (mantissa || digit) {
+            if (++digits > 15)
+                simple = 0;
+            else
+                mantissa = mantissa * 10 + digit;
+        }
+    }
+    for (; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (separator[c])
+            break;
+        if (c >= '0' && c <= '9') {
+            seen_digit = 1;
+            if (mantissa || c != '0') {
+                if (++digits > 15)
+                    simple = 0;
+                else
+                    mantissa = mantissa * 10 + (uint64_t)(c - '0');
+            }
+            scale -= in_fraction;
+            continue;
+        }
+        if (c == '.' && !in_fraction) {
+            in_fraction = 1;
+            continue;
+        }
+        simple = 0;
+        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > begin && text[i - 1] == '0'))
+            return SPARSE_MARKED;
+        if (!number_char[c])
+            numeric = 0;
+    }
+    *at = i;
+    *looks_numeric = numeric;
+    if (!numeric || !wanted)
+        return SPARSE_DONE;
+    if (simple && seen_digit && scale >= -22) {
+        double parsed = (double)mantissa;
+        if (scale < 0)
+            parsed /= exact_powers[-scale];
+        *value = negative ? -parsed : parsed;
+        return SPARSE_DONE;
+    }
+    return parse_with_python(text + begin, i - begin, value) ? SPARSE_DONE : SPARSE_NOT_PLAIN;
+}
 
 /* parse_sparse_rows's loop, without the GIL (Python's parser, for numbers parse_simple
    declines, takes it): the rows into row_start, index_out and value_out, tokens for
-   Python into lookups, the number of entries into *entries. */
+   Python into lookups, the number of entries into *entries.  A value parsed as zero is
+   not stored (a sparse row's zero is no entry); a value left to Python always is. */
 static int
 sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t columns,
                  const unsigned char *needs_lookup, int64_t *row_start, int64_t *index_out, double *value_out,
@@ -259,14 +338,15 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
                 break;
             }
             int64_t index = 0;
-            while (i < length && !separator[(unsigned char)text[i]]) {
-                if (text[i] < '0' || text[i] > '9')
-                    return SPARSE_NOT_PLAIN;
-                index = index * 10 + (text[i] - '0');
+            unsigned int digit;
+            while (i < length && (digit = (unsigned char)text[i] - (unsigned int)'0') <= 9) {
+                index = index * 10 + digit;
                 if (index >= columns)
                     return SPARSE_NOT_PLAIN;
                 i++;
             }
+            if (i < length && !separator[(unsigned char)text[i]])
+                return needs_tokenizer[(unsigned char)text[i]] ? SPARSE_MARKED : SPARSE_NOT_PLAIN;
             if (index <= previous)
                 return SPARSE_NOT_PLAIN;
             previous = index;
@@ -275,19 +355,17 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
             if (i >= length || separator[(unsigned char)text[i]])
                 return SPARSE_NOT_PLAIN; /* an index without a value */
             Py_ssize_t begin = i;
-            int looks_numeric = number_start[(unsigned char)text[i]];
-            while (i < length && !separator[(unsigned char)text[i]]) {
-                if (!number_char[(unsigned char)text[i]])
-                    looks_numeric = 0;
-                i++;
-            }
+            int looks_numeric;
             double value = 0.0;
+            int status = scan_value(text, length, &i, !needs_lookup[index], &looks_numeric, &value);
+            if (status != SPARSE_DONE)
+                return status;
             if (needs_lookup[index] || !looks_numeric) {
                 if (lookups_add(lookups, entry, row, begin, i) < 0)
                     return SPARSE_OUT_OF_MEMORY;
-            } else if (!parse_simple(text + begin, i - begin, &value)
-                       && !parse_with_python(text + begin, i - begin, &value)) {
-                return SPARSE_NOT_PLAIN;
+                value = 0.0;
+            } else if (value == 0.0) {
+                continue;
             }
             index_out[entry] = index;
             value_out[entry] = value;
@@ -313,11 +391,15 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
  * joined by newlines, each "{index value, index value, ...}" with plain decimal indices
  * below ``columns``, increasing along the row.  A value in a column flagged in
  * ``lookup_columns`` (uint8 per column), or one that does not look numeric, is left for
- * Python (its entry, row and byte range are returned); other values are parsed as
- * tokenize_plain parses them.  Returns (indptr, indices, values, lookup entries, rows,
- * starts, ends) as bytes of int64 (float64 for values); False when the data holds a mark
- * only the tokenizer reads (as tokenize_plain); None for anything else out of the
- * ordinary, which the general path then reads.
+ * Python (its entry, row and byte range are returned, its value 0 to be filled in); other
+ * values are parsed as tokenize_plain parses them, and those that are zero are left out
+ * (as scipy's eliminate_zeros would).  Returns (indptr, indices, values, lookup entries,
+ * rows, starts, ends) as bytearrays (writable, so numpy views them without a copy) of int64
+ * (float64 for values); False when the data holds a mark only the tokenizer reads (as
+ * tokenize_plain); None for anything else out of the ordinary, which the general path then
+ * reads.  The whole scan runs in one pass without the GIL; the arrays are sized for the
+ * most entries the bytes can hold (an entry takes at least 4 bytes) and cut to the entries
+ * found, so their untouched pages are never used.
  */
 static PyObject *
 parse_sparse_rows(PyObject *self, PyObject *args)
@@ -335,22 +417,15 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "parse_sparse_rows: inconsistent arguments");
         goto done;
     }
-    Py_ssize_t tokens;
-    Py_BEGIN_ALLOW_THREADS
-    tokens = count_tokens(text, length);
-    Py_END_ALLOW_THREADS
-    if (tokens < 0) {
-        result = Py_NewRef(Py_False);
-        goto done;
-    }
-    indptr = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
-    indices = PyBytes_FromStringAndSize(NULL, (tokens / 2 + 1) * (Py_ssize_t)sizeof(int64_t));
-    values = PyBytes_FromStringAndSize(NULL, (tokens / 2 + 1) * (Py_ssize_t)sizeof(double));
+    Py_ssize_t most_entries = length / 4 + 1;
+    indptr = PyByteArray_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
+    indices = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(int64_t));
+    values = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(double));
     if (!indptr || !indices || !values)
         goto done;
-    int64_t *row_start = (int64_t *)PyBytes_AS_STRING(indptr);
-    int64_t *index_out = (int64_t *)PyBytes_AS_STRING(indices);
-    double *value_out = (double *)PyBytes_AS_STRING(values);
+    int64_t *row_start = (int64_t *)PyByteArray_AS_STRING(indptr);
+    int64_t *index_out = (int64_t *)PyByteArray_AS_STRING(indices);
+    double *value_out = (double *)PyByteArray_AS_STRING(values);
     int64_t entry = 0;
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -360,10 +435,16 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (status == SPARSE_NOT_PLAIN)
-        goto not_plain;
-    if (_PyBytes_Resize(&indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
-        || _PyBytes_Resize(&values, entry * (Py_ssize_t)sizeof(double)) < 0)
+    if (status == SPARSE_MARKED) {
+        result = Py_NewRef(Py_False);
+        goto done;
+    }
+    if (status == SPARSE_NOT_PLAIN) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (PyByteArray_Resize(indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
+        || PyByteArray_Resize(values, entry * (Py_ssize_t)sizeof(double)) < 0)
         goto done;
     /* (y# turns a NULL pointer into None: no lookups are empty bytes) */
     Py_ssize_t lookup_size = lookups.count * (Py_ssize_t)sizeof(int64_t);
@@ -372,9 +453,6 @@ parse_sparse_rows(PyObject *self, PyObject *args)
                            lookups.count ? (const char *)lookups.row : "", lookup_size,
                            lookups.count ? (const char *)lookups.start : "", lookup_size,
                            lookups.count ? (const char *)lookups.end : "", lookup_size);
-    goto done;
-not_plain:
-    result = Py_NewRef(Py_None);
 done:
     Py_XDECREF(indptr);
     Py_XDECREF(indices);
@@ -384,6 +462,82 @@ done:
     PyMem_RawFree(lookups.start);
     PyMem_RawFree(lookups.end);
     PyBuffer_Release(&lookup_columns);
+    return result;
+}
+
+/*
+ * gather_rows(block, start, rows, size, line_bytes) -> (text, lines, stop, seen, too_long)
+ *
+ * The reader's line loop for one block of whole lines (each ending with "\n"): from byte
+ * ``start``, each line is stripped of ASCII white space (as bytes.strip() strips it), an
+ * empty line or a '%' comment is skipped, and the others are the data rows, gathered into
+ * ``text`` joined by "\n" (no "\n" after the last).  It stops after the line that makes
+ * ``rows`` rows or at least ``size`` bytes (each row's length plus one), at the end of the
+ * block, or before a line longer than ``line_bytes`` (``too_long`` then True).  ``lines``
+ * (bytes of int64) holds, per row, how many lines of the block came before it since
+ * ``start``; ``stop`` is where the next line starts and ``seen`` the lines passed.  Runs
+ * without the GIL: the reading thread's whole per-line work in one call per chunk.
+ */
+static PyObject *
+gather_rows(PyObject *self, PyObject *args)
+{
+    PyObject *block;
+    Py_ssize_t start, rows_wanted, size_wanted, line_bytes;
+    if (!PyArg_ParseTuple(args, "O!nnnn", &PyBytes_Type, &block, &start, &rows_wanted, &size_wanted, &line_bytes))
+        return NULL;
+    const char *text = PyBytes_AS_STRING(block);
+    Py_ssize_t length = PyBytes_GET_SIZE(block);
+    if (start < 0 || start > length || rows_wanted < 1 || (length && text[length - 1] != '\n')) {
+        PyErr_SetString(PyExc_ValueError, "gather_rows: inconsistent arguments");
+        return NULL;
+    }
+    Py_ssize_t most_rows = (length - start) / 2 + 1;
+    if (most_rows > rows_wanted)
+        most_rows = rows_wanted;
+    PyObject *gathered = PyBytes_FromStringAndSize(NULL, length - start);
+    PyObject *lines = PyBytes_FromStringAndSize(NULL, most_rows * (Py_ssize_t)sizeof(int64_t));
+    if (!gathered || !lines) {
+        Py_XDECREF(gathered);
+        Py_XDECREF(lines);
+        return NULL;
+    }
+    char *out = PyBytes_AS_STRING(gathered);
+    int64_t *line_of = (int64_t *)PyBytes_AS_STRING(lines);
+    Py_ssize_t written = 0, rows = 0, size = 0, at = start, seen = 0;
+    int too_long = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (at < length) {
+        const char *end = memchr(text + at, '\n', (size_t)(length - at));
+        Py_ssize_t line_end = end - text;
+        if (line_end - at > line_bytes) {
+            too_long = 1;
+            break;
+        }
+        Py_ssize_t first = at, last = line_end;
+        at = line_end + 1;
+        seen++;
+        while (first < last && ascii_space[(unsigned char)text[first]])
+            first++;
+        while (last > first && ascii_space[(unsigned char)text[last - 1]])
+            last--;
+        if (first == last || text[first] == '%')
+            continue;
+        if (rows)
+            out[written++] = '\n';
+        memcpy(out + written, text + first, (size_t)(last - first));
+        written += last - first;
+        line_of[rows++] = seen - 1;
+        size += last - first + 1;
+        if (rows == rows_wanted || size >= size_wanted)
+            break;
+    }
+    Py_END_ALLOW_THREADS
+    if (_PyBytes_Resize(&gathered, written) < 0 || _PyBytes_Resize(&lines, rows * (Py_ssize_t)sizeof(int64_t)) < 0) {
+        Py_XDECREF(gathered);
+        Py_XDECREF(lines);
+        return NULL;
+    }
+    PyObject *result = Py_BuildValue("(NNnnO)", gathered, lines, at, seen, too_long ? Py_True : Py_False);
     return result;
 }
 
@@ -908,31 +1062,74 @@ typedef struct {
     NumberFormat numbers;
 } Rows;
 
+/* The decimal digits of a signed integer at ``at`` (what "%lld" gives); returns their end.
+   Written from the right, two digits at a time. */
+static inline char *
+put_integer(char *at, long long number)
+{
+    unsigned long long magnitude = number < 0 ? 0ULL - (unsigned long long)number : (unsigned long long)number;
+    if (number < 0)
+        *at++ = '-';
+    int length = 1;
+    for (unsigned long long rest = magnitude; rest >= 10; rest /= 10)
+        length++;
+    char *end = at + length;
+    while (magnitude >= 100) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * (magnitude % 100), 2);
+        magnitude /= 100;
+    }
+    if (magnitude >= 10)
+        memcpy(end - 2, digit_pairs + 2 * magnitude, 2);
+    else
+        end[-1] = (char)('0' + magnitude);
+    return at + length;
+}
+
 /* Format every row into out; -1 if the text would pass out's capacity (never: format_rows
    sizes it) or Python's code, for the few numbers the compiled printers decline, fails.
-   Runs without the GIL (that code takes it). */
+   Runs without the GIL (that code takes it).  The punctuation, the column indices and the
+   integral numbers of the exact format (output_exact's integer case) are written straight
+   at a cursor: format_rows reserves ENTRY_ROOM for each entry and 3 bytes for each row,
+   which they never pass; other numbers and the texts go through the checked output_*. */
 static int
 format_into(Output *out, Rows in)
 {
     Py_ssize_t next_text = 0;
+    int exact = !in.numbers.float32 && (!in.numbers.digits || in.numbers.digits == 17);
     for (Py_ssize_t r = 0; r < in.rows; r++) {
-        if (in.sparse && output_append(out, "{", 1) < 0)
-            return -1;
+        char *at = out->data + out->size;
+        if (in.sparse)
+            *at++ = '{';
         for (int64_t k = in.bounds[r]; k < in.bounds[r + 1]; k++) {
-            if (k > in.bounds[r] && output_append(out, ",", 1) < 0)
-                return -1;
-            if (in.sparse && (output_integer(out, (long long)in.column[k]) < 0 || output_append(out, " ", 1) < 0))
-                return -1;
+            if (k > in.bounds[r])
+                *at++ = ',';
+            if (in.sparse) {
+                at = put_integer(at, (long long)in.column[k]);
+                *at++ = ' ';
+            }
+            double value = in.value[k];
+            /* (below 2^53 the cast is exact, and it needs no call to floor(), which x86-64's
+               baseline instructions cannot inline) */
+            if (!in.is_text[k] && exact && fabs(value) < 9007199254740992.0 && (double)(long long)value == value
+                && !(value == 0 && signbit(value))) {
+                at = put_integer(at, (long long)value);
+                continue;
+            }
+            out->size = at - out->data;
             if (in.is_text[k]) {
                 if (output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
                     return -1;
                 next_text++;
-            } else if (output_number(out, in.value[k], in.numbers) < 0) {
+            } else if (output_number(out, value, in.numbers) < 0) {
                 return -1;
             }
+            at = out->data + out->size;
         }
-        if (output_append(out, in.sparse ? "}\n" : "\n", in.sparse ? 2 : 1) < 0)
-            return -1;
+        if (in.sparse)
+            *at++ = '}';
+        *at++ = '\n';
+        out->size = at - out->data;
     }
     return 0;
 }
@@ -1062,6 +1259,7 @@ done:
 static PyMethodDef methods[] = {
     {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
     {"parse_sparse_rows", parse_sparse_rows, METH_VARARGS, "Parse plain sparse ARFF rows into CSR arrays."},
+    {"gather_rows", gather_rows, METH_VARARGS, "Gather the stripped data rows of a block of lines."},
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
     {NULL, NULL, 0, NULL},
 };
@@ -1082,5 +1280,7 @@ PyInit__speedups(void)
         number_start[(unsigned char)*p] = 1;
     for (const char *p = chars; *p; p++)
         number_char[(unsigned char)*p] = 1;
+    for (const char *p = " \t\n\r\v\f"; *p; p++)
+        ascii_space[(unsigned char)*p] = 1;
     return PyModule_Create(&module);
 }

@@ -7,6 +7,7 @@ attributes and written back unchanged (their values are kept as text).
 
 from __future__ import annotations
 
+import re
 from itertools import islice
 from typing import Sequence, cast
 
@@ -17,6 +18,13 @@ from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
+#: The common header line, ``@attribute NAME numeric`` (or ``real``, ``integer``, in any
+#: case) with a bare name and only spaces and tabs around its words: one match gives what
+#: the tokenizer would (a bare name is one word token), so such a line skips it.  Anything
+#: else (quotes, commas, comments, other types) goes through the tokenizer.
+_PLAIN_NUMERIC = re.compile(
+    r"[ \t]*@attribute[ \t]+([^ \t,{}%'\"]+)[ \t]+(numeric|real|integer)[ \t]*", re.IGNORECASE | re.ASCII
+)
 
 
 class HeaderParser:
@@ -46,6 +54,12 @@ class HeaderParser:
                 f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
                 f"(set {VARIABLES['header_bytes']} to allow more)"
             )
+        plain = _PLAIN_NUMERIC.fullmatch(line) if self.relation is not None else None
+        if plain is not None:
+            name, declared = plain.groups()
+            self._declare(name)
+            self.stack[-1][1].append(Attribute(name, NUMERIC, declared_type=declared.lower()))
+            return None
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
@@ -99,16 +113,8 @@ class HeaderParser:
         if len(tokens) < 3 or tokens[1].kind not in (WORD, QUOTED):
             raise ArffError("@attribute needs a name and a type")
         name = tokens[1].text
-        _, siblings, names = self.stack[-1]
-        if self.attributes >= self.limits.attributes:
-            raise ArffError(
-                f"more than {self.limits.attributes:,} attributes: refused "
-                f"(set {VARIABLES['attributes']} to allow more)"
-            )
-        self.attributes += 1
-        if name in names:
-            raise ArffError(f"attribute {shown(name)} is declared twice")
-        names.add(name)
+        self._declare(name)
+        siblings = self.stack[-1][1]
         rest = tokens[2:]
         if rest[0].kind == OPEN:
             siblings.append(Attribute(name, NOMINAL, labels=_labels(name, rest)))
@@ -137,6 +143,20 @@ class HeaderParser:
                 f"attribute {shown(name)}: unknown type {shown(' '.join(t.text for t in rest))} "
                 "(expected numeric, real, integer, string, date, relational or {labels})"
             )
+
+    def _declare(self, name: str) -> None:
+        """Count one more attribute called ``name`` where the header is (refused beyond
+        the limit, or when its level already has one of that name)."""
+        if self.attributes >= self.limits.attributes:
+            raise ArffError(
+                f"more than {self.limits.attributes:,} attributes: refused "
+                f"(set {VARIABLES['attributes']} to allow more)"
+            )
+        self.attributes += 1
+        names = self.stack[-1][2]
+        if name in names:
+            raise ArffError(f"attribute {shown(name)} is declared twice")
+        names.add(name)
 
     def _end(self, tokens) -> None:
         if len(self.stack) == 1:

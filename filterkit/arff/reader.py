@@ -5,6 +5,8 @@ comments, no weights) is tokenized with numpy byte masks and its numbers are
 parsed by ``numpy.fromstring`` in C; Python touches only tokens that need a
 lookup (nominal labels, strings, dates, ``?``).  Rows the fast path cannot take
 are read by the hand-written tokenizer, which also finds the line of any error.
+With the compiled module, the data rows are gathered a block at a time and plain sparse
+rows parsed straight into CSR arrays, both without the GIL.
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
@@ -124,7 +126,7 @@ class ArffReader:
         self.stream, self.name = open_source(source, name)
         self._owns_stream = isinstance(source, (str, os.PathLike))
         self.chunk_rows = chunk_rows
-        self._lines = _numbered_lines(_blocks(self.stream, self.limits.line_bytes), self.name, self.limits.line_bytes)
+        self._lines = _Lines(_blocks(self.stream, self.limits.line_bytes), self.name, self.limits.line_bytes)
         self._first_data: tuple[int, bytes] | None = None
         self._header_digest = hashlib.blake2b(digest_size=16)
         self._header_lines = 0
@@ -195,38 +197,57 @@ class ArffReader:
         """Yield the data rows as chunks of at most ``chunk_rows`` rows, cut earlier
         once a chunk's rows hold ``limits.chunk_bytes`` bytes of text.
 
-        Storage follows the first data row: CSR when it is sparse, dense otherwise.
+        Storage follows the first data row: CSR when it is sparse, dense otherwise.  The
+        rows are gathered a block at a time (:func:`_gather_rows`: stripped, blank lines
+        and comments left out), not line by line.
         """
-        sparse = None
-        group_lines: list[bytes] = []
-        group_numbers: list[int] = []
-        group_bytes = 0
+        sparse: bool | None = None
+        pieces: list[bytes] = []
+        numbers: list[np.ndarray] = []
+        rows = size = 0
         budget = self.limits.chunk_bytes
+        line_bytes = self.limits.line_bytes
         lines = self._lines
-        if self._first_data is not None:
-            lines = _chain_first(self._first_data, lines)
-        for line_number, raw in lines:
-            line = raw.strip()
-            if not line or line[0] == 37:  # '%'
-                continue
-            if sparse is None:
-                sparse = line[0] == 123  # '{'
-            group_lines.append(line)
-            group_numbers.append(line_number)
-            group_bytes += len(line) + 1
-            if len(group_lines) == self.chunk_rows or group_bytes >= budget:
-                yield self._parse_group(group_lines, group_numbers, sparse)
-                group_lines, group_numbers, group_bytes = [], [], 0
-        if group_lines:
+        for block, at in self._data_blocks():
+            while at < len(block):
+                text, found, at, seen, too_long = _gather_rows(
+                    block, at, self.chunk_rows - rows, budget - size, line_bytes
+                )
+                if text:
+                    if sparse is None:
+                        sparse = text[0] == 123  # '{'
+                    pieces.append(text)
+                    numbers.append(np.frombuffer(found, np.int64) + (lines.line_number + 1))
+                    rows += len(numbers[-1])
+                    size += len(text) + 1
+                lines.line_number += seen
+                if too_long:
+                    raise lines.too_long()
+                if rows == self.chunk_rows or size >= budget:
+                    assert sparse is not None  # set with the first row
+                    yield self._parse_group(_joined(pieces), np.concatenate(numbers).tolist(), sparse)
+                    pieces, numbers, rows, size = [], [], 0, 0
+        if pieces:
             assert sparse is not None  # the first data line decided it
-            yield self._parse_group(group_lines, group_numbers, sparse)
+            yield self._parse_group(_joined(pieces), np.concatenate(numbers).tolist(), sparse)
 
-    def _parse_group(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
-        joined = b"\n".join(lines)
+    def _data_blocks(self) -> Iterator[tuple[bytes, int]]:
+        """The blocks of the data rows with where their rows start: the text after
+        ``@data`` on its own line (if any), the rest of the header's last block, the blocks after."""
+        if self._first_data is not None:
+            line_number, text = self._first_data
+            self._lines.line_number = line_number - 1  # the one line read from it brings it back
+            yield text + b"\n", 0
+        yield from self._lines.blocks()
+
+    def _parse_group(self, joined: bytes, numbers: list[int], sparse: bool) -> Chunk:
+        """The chunk of the rows ``joined`` (stripped lines joined by newlines), each row's
+        line number in ``numbers``."""
         if sparse and _speedups is not None:
-            chunk = _parse_sparse_compiled(joined, lines, numbers, self._columns, self.name)
+            chunk = _parse_sparse_compiled(joined, len(numbers), numbers, self._columns, self.name)
             if chunk is not None:
                 return chunk
+        lines = joined.split(b"\n")
         if _speedups is not None or not any(mark in joined for mark in _TOKENIZER_MARKS):
             try:
                 if sparse:
@@ -275,6 +296,13 @@ class _ColumnInfo:
             for i, a in enumerate(schema.attributes)
             if a.kind == NOMINAL
         }
+        #: per nominal column, the code of each label's UTF-8 bytes and NaN for an unquoted ``?``
+        #: (what :meth:`value` gives for a plain token), for looking up many tokens at once
+        self.label_bytes = {
+            i: {**{label.encode("utf-8"): code for label, code in codes.items()}, b"?": np.nan}
+            for i, codes in self.label_codes.items()
+        }
+        self.is_nominal = np.array([k == NOMINAL for k in self.kinds], dtype=bool)
         self.date_formats = {
             i: DateFormat(cast(str, a.date_format)) for i, a in enumerate(schema.attributes) if a.kind == DATE
         }
@@ -344,11 +372,6 @@ def parse_weight(text: str) -> float:
     if not (math.isfinite(weight) and weight >= 0):
         raise ArffError(f"instance weight {shown(text)} is not a finite number of at least 0")
     return weight
-
-
-def _chain_first(first, rest):
-    yield first
-    yield from rest
 
 
 class _ReadFailure(Exception):
@@ -432,6 +455,97 @@ def _numbered_lines(blocks: Iterator[bytes], name: str, line_bytes: int) -> Iter
         ) from None
 
 
+class _Lines:
+    """The numbered lines of a stream's blocks (see :func:`_blocks`): one at a time for
+    the header, then :meth:`blocks`, the rest of the current block and every block after
+    it whole, for the data rows (whose reader keeps :attr:`line_number` up to date)."""
+
+    def __init__(self, blocks: Iterator[bytes], name: str, line_bytes: int):
+        self._blocks = blocks
+        self.name = name
+        self.line_bytes = line_bytes
+        self._block = b""
+        self._at = 0
+        #: the number of the last line read
+        self.line_number = 0
+
+    def __iter__(self) -> "_Lines":
+        return self
+
+    def __next__(self) -> tuple[int, bytes]:
+        while self._at >= len(self._block):
+            self._block, self._at = self._next_block(), 0
+        end = self._block.index(b"\n", self._at)
+        if end - self._at > self.line_bytes:
+            raise self.too_long()
+        line = self._block[self._at : end]
+        self._at = end + 1
+        self.line_number += 1
+        return self.line_number, line
+
+    def blocks(self) -> Iterator[tuple[bytes, int]]:
+        """Each block still to read, with where its first unread line starts."""
+        block, at = self._block, self._at
+        self._block, self._at = b"", 0
+        while True:
+            if at < len(block):
+                yield block, at
+            try:
+                block, at = self._next_block(), 0
+            except StopIteration:
+                return
+
+    def _next_block(self) -> bytes:
+        try:
+            return next(self._blocks)
+        except _ReadFailure as failure:
+            raise ArffError(str(failure), self.name, self.line_number + 1) from None
+        except _LineTooLong:
+            raise self.too_long() from None
+
+    def too_long(self) -> ArffError:
+        """The error for the line after :attr:`line_number`, longer than the bound."""
+        return ArffError(
+            f"a line longer than {self.line_bytes:,} bytes: refused (set {VARIABLES['line_bytes']} to allow more)",
+            self.name,
+            self.line_number + 1,
+        )
+
+
+def _joined(pieces: list[bytes]) -> bytes:
+    return pieces[0] if len(pieces) == 1 else b"\n".join(pieces)
+
+
+def _gather_rows_in_python(block: bytes, start: int, rows: int, size: int, line_bytes: int):
+    """:func:`_gather_rows` without the compiled module (see gather_rows in _speedups.c)."""
+    gathered: list[bytes] = []
+    line_of: list[int] = []
+    at, seen, held = start, 0, 0
+    while at < len(block):
+        end = block.index(b"\n", at)
+        if end - at > line_bytes:
+            return b"\n".join(gathered), np.array(line_of, np.int64).tobytes(), at, seen, True
+        line = block[at:end].strip()
+        at = end + 1
+        seen += 1
+        if not line or line[0] == 37:  # '%'
+            continue
+        gathered.append(line)
+        line_of.append(seen - 1)
+        held += len(line) + 1
+        if len(gathered) == rows or held >= size:
+            break
+    return b"\n".join(gathered), np.array(line_of, np.int64).tobytes(), at, seen, False
+
+
+def _gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
+    """The data rows of ``block`` from byte ``start``, until ``rows`` rows or ``size``
+    bytes: ``(text, lines, stop, seen, too_long)`` (see gather_rows in _speedups.c)."""
+    if _speedups is not None:
+        return _speedups.gather_rows(block, start, rows, size, line_bytes)
+    return _gather_rows_in_python(block, start, rows, size, line_bytes)
+
+
 def _tokens_of(joined: bytes, n_lines: int):
     """Token starts, ends, line indices and parsed numbers of a plain group.
 
@@ -488,7 +602,26 @@ def _tokens_with_numpy(joined: bytes, n_lines: int):
 
 
 def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, columns, line_numbers, name, texts):
-    """Set ``values[targets]`` from the text of ``tokens`` (labels, dates, strings, ``?``)."""
+    """Set ``values[targets]`` from the text of ``tokens`` (labels, dates, strings, ``?``).
+
+    Plain tokens of nominal columns (a class label on every row) are looked up by their
+    bytes in one pass first; when one of them is not a label, every token goes through
+    :meth:`_ColumnInfo.value` in order, which raises the error of the first bad one.
+    """
+    nominal = columns.is_nominal[column_of]
+    if nominal.any():
+        picked = np.flatnonzero(nominal)
+        tables = columns.label_bytes
+        codes = [
+            tables[column].get(joined[start:end])
+            for column, start, end in zip(
+                column_of[picked].tolist(), starts[tokens[picked]].tolist(), ends[tokens[picked]].tolist()
+            )
+        ]
+        if None not in codes:
+            values[targets[picked]] = codes
+            rest = np.flatnonzero(~nominal)
+            tokens, targets, column_of, row_of = tokens[rest], targets[rest], column_of[rest], row_of[rest]
     for token, target, column, row in zip(tokens.tolist(), targets.tolist(), column_of.tolist(), row_of.tolist()):
         found: dict = {}
         try:
@@ -502,17 +635,20 @@ def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, c
             texts[column][row] = found.get(column)
 
 
-def _parse_sparse_compiled(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk | None:
+def _parse_sparse_compiled(joined, n_rows: int, line_numbers, columns: _ColumnInfo, name) -> Chunk | None:
     """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
-    strings, dates and ``?`` looked up here); None where it declines the group."""
-    found = _speedups.parse_sparse_rows(joined, len(lines), columns.count, columns.lookup_flags)
+    strings, dates and ``?`` looked up here); None where it declines the group.
+
+    The module leaves out the numbers that are zero; only looked-up values can still be
+    zero (a first label), so only a group where one is has its zeros eliminated here.
+    """
+    found = _speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
     if not found:
         return None
     indptr, indices, values, entries, rows, starts, ends = (
         np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
     )
-    values = values.copy()  # looked-up values are filled in
-    texts = {c: [""] * len(lines) for c in columns.text_columns}
+    texts = {c: [""] * n_rows for c in columns.text_columns}
     if len(entries):
         _look_up(
             np.arange(len(entries)),
@@ -528,8 +664,9 @@ def _parse_sparse_compiled(joined, lines, line_numbers, columns: _ColumnInfo, na
             name,
             texts,
         )
-    matrix = sp.csr_matrix((values, indices, indptr), shape=(len(lines), columns.count))
-    matrix.eliminate_zeros()
+    matrix = sp.csr_matrix((values, indices, indptr), shape=(n_rows, columns.count))
+    if len(entries) and not values[entries].all():
+        matrix.eliminate_zeros()
     return Chunk(matrix, texts)
 
 

@@ -128,7 +128,8 @@ def shown(text: str, most: int = 60) -> str:
 
 
 _NEEDS_ESCAPE = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "%": "\\%"}
-_NEEDS_QUOTES = set(" ,{}'\"%\\\t\n\r")
+#: A text written bare: no white space, ``,{}'"%\\`` or control character (``?`` aside).
+_BARE = re.compile(r"[^ ,{}'\"%\\\x00-\x1f]+")
 
 
 def quote(text: str) -> str:
@@ -137,7 +138,7 @@ def quote(text: str) -> str:
     Quoted when empty, ``?``, or containing white space, ``,{}'"%\\`` or a
     control character; otherwise written bare.
     """
-    if text and text != "?" and not any(c in _NEEDS_QUOTES or c < " " for c in text):
+    if text != "?" and _BARE.fullmatch(text) is not None:
         return text
     escaped = "".join(_NEEDS_ESCAPE.get(c, c) for c in text)
     return "'" + escaped + "'"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import threading
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import BinaryIO, Iterable, Iterator, TextIO, cast
@@ -180,6 +181,8 @@ class ArffWriter:
         )
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
+        #: the same for the block formatted beside it in a helper thread (:meth:`_write_two_blocks`)
+        self._spare = bytearray()
         self._emit(format_header(schema, list(comments)))
 
     def _emit(self, text: str | memoryview) -> None:
@@ -195,28 +198,67 @@ class ArffWriter:
         if chunk.weights is not None and not (np.isfinite(chunk.weights) & (chunk.weights >= 0)).all():
             bad = chunk.weights[~(np.isfinite(chunk.weights) & (chunk.weights >= 0))][0]
             raise ArffError(f"an instance weight of {bad!r} cannot be written (weights are finite and at least 0)")
-        for start, stop in _row_blocks(chunk, sparse):
-            self._write_rows(chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop), sparse)
+        bounds = list(_row_blocks(chunk, sparse))
+        for pair in range(0, len(bounds), 2):
+            blocks = [
+                chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop)
+                for start, stop in bounds[pair : pair + 2]
+            ]
+            if len(blocks) == 2 and _speedups is not None and chunk.weights is None:
+                self._write_two_blocks(blocks[0], blocks[1], sparse)
+            else:
+                for block in blocks:
+                    self._write_rows(block, sparse)
+
+    def _format_arguments(self, chunk: Chunk, sparse: bool) -> tuple:
+        """The arguments of the compiled ``format_rows`` for the rows of ``chunk``, but the buffer."""
+        indptr, columns, values, special, texts = self._entries(chunk, sparse)
+        digits = 0 if self.numbers.digits is None else self.numbers.digits
+        return indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32
+
+    def _emit_formatted(self, buffer: bytearray, length: int) -> None:
+        """Write the first ``length`` bytes of ``buffer`` (before the buffer is formatted into again)."""
+        with memoryview(buffer) as formatted, formatted[:length] as text:
+            self._emit(text)
+
+    def _write_two_blocks(self, first: Chunk, second: Chunk, sparse: bool) -> None:
+        """Two blocks of rows formatted side by side, the first in a helper thread (the
+        compiled formatter releases the GIL, so both cores format), then written in order.
+
+        An error in preparing the second block comes after the first is written, as it
+        would one block at a time.
+        """
+        first_arguments = self._format_arguments(first, sparse)
+        try:
+            second_arguments = self._format_arguments(second, sparse)
+        except BaseException:
+            self._emit_formatted(self._formatted, _speedups.format_rows(*first_arguments, self._formatted))
+            raise
+        outcome: list = []
+
+        def format_first() -> None:
+            try:
+                outcome.append(_speedups.format_rows(*first_arguments, self._spare))
+            except BaseException as error:  # raised again in the writing thread
+                outcome.append(error)
+
+        helper = threading.Thread(target=format_first, name="filterkit-format", daemon=True)
+        helper.start()
+        try:
+            second_length = _speedups.format_rows(*second_arguments, self._formatted)
+        finally:
+            helper.join()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        self._emit_formatted(self._spare, outcome[0])
+        self._emit_formatted(self._formatted, second_length)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
-        indptr, columns, values, special, texts = self._entries(chunk, sparse)
         if _speedups is not None and chunk.weights is None:
-            digits = 0 if self.numbers.digits is None else self.numbers.digits
-            length = _speedups.format_rows(
-                indptr,
-                columns,
-                values,
-                special.view(np.uint8),
-                texts,
-                sparse,
-                digits,
-                self.numbers.float32,
-                self._formatted,
-            )
-            # written before the next chunk is formatted into the same bytearray
-            with memoryview(self._formatted) as formatted, formatted[:length] as text:
-                self._emit(text)
+            length = _speedups.format_rows(*self._format_arguments(chunk, sparse), self._formatted)
+            self._emit_formatted(self._formatted, length)
             return
+        indptr, columns, values, special, texts = self._entries(chunk, sparse)
         cells = np.empty(len(values), dtype=object)
         cells[~special] = format_numbers(values[~special], self.numbers)
         cells[special] = texts
