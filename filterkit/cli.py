@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminate)
     keep_freed_memory()
+    gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)
     skip_collection_at_exit()
     sys.exit(status)
