@@ -278,7 +278,7 @@ def test_sigint_removes_the_spool_and_the_partial_output(tmp_path, stages, patte
     """
     for folder in ("tmp", "out"):
         (tmp_path / folder).mkdir()
-    data = _grain_rows(8 if close_stdin else 1)
+    data = _grain_rows(32 if close_stdin else 1)  # 32: fitting lasts over a second on a quiet machine
     process = subprocess.Popen(
         [FILTERKIT, "-c", "first", "--chunk-rows", "500", "-o", "out/out.arff", "-", *stages],
         stdin=subprocess.PIPE,
