@@ -709,6 +709,10 @@ typedef struct {
     int32_t knot_count;
     double first_probability;
     double zero_shift;
+    /* the column's whole values low..high shaped already, at lookup[table_start + v − low]
+     * (table_start −1: none) */
+    double table_low, table_high;
+    int64_t table_start;
 } Attribute;
 
 /* Attribute records are fetched this many values ahead: a sparse row's attributes are
@@ -787,42 +791,55 @@ shaped_value(const Knots *k, const Attribute *a, double v)
 
 /* shape_stored(indices, data, position, out, knot_start, knot_value, knot_probability,
  *              first_probability, zero_probability, default_probability,
- *              missing_probability, zero_shift, column_nominal, zero_bin, missing_bin)
+ *              missing_probability, zero_shift, column_nominal, zero_bin, missing_bin,
+ *              table_start, table_low, table_high, lookup)
  *
  * out[i] = the shaped data[i] where its column is a shaped one (position[column] >= 0, the
  * shaper's column), else data[i].  The caller makes sure the fit needs none of the scaled
  * interpolation (Shaper._interpolated) and the transform is "prob" with the zero shift.
- * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  Returns True, or False
- * for tables too large for its compact layout (2**31 columns or knots; out is not written). */
+ * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  A non-zero whole value
+ * v of a column with table_start[column] >= 0 and table_low <= v <= table_high is read from
+ * lookup[table_start + v − table_low], which the caller filled with those values shaped (by
+ * Shaper._shape: the same floats as this kernel's, as the tests check), one load where the
+ * search of a common word's knots waited on several.  Returns True, or False for tables too
+ * large for its compact layout (2**31 columns or knots; out is not written). */
 static PyObject *
 shape_stored(PyObject *self, PyObject *args)
 {
-    PyObject *o[13];
+    PyObject *o[17];
     int zero_bin, missing_bin;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOpp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOppOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin, &o[13], &o[14], &o[15], &o[16]))
         return NULL;
     Held held = {.count = 0};
     IndexArray indices;
     Py_buffer data, position, out, start, value, probability, first, zero, fallback, missing, shift, nominal;
+    Py_buffer lookup_start, lookup_low, lookup_high, lookup;
     Py_ssize_t n_data, n_position, n_out, n_start, n_knots, n_probability, n_first, n_zero, n_default, n_missing,
-        n_shift, c;
+        n_shift, c, n_lookup_start, n_lookup_low, n_lookup_high, n_lookup;
     if (!hold_indices(&held, o[0], &indices) || !hold(&held, o[1], &data, 'd', 0, &n_data) ||
         !hold(&held, o[2], &position, 'q', 0, &n_position) || !hold(&held, o[3], &out, 'd', 1, &n_out) ||
         !hold(&held, o[4], &start, 'q', 0, &n_start) || !hold(&held, o[5], &value, 'd', 0, &n_knots) ||
         !hold(&held, o[6], &probability, 'd', 0, &n_probability) || !hold(&held, o[7], &first, 'd', 0, &n_first) ||
         !hold(&held, o[8], &zero, 'd', 0, &n_zero) || !hold(&held, o[9], &fallback, 'd', 0, &n_default) ||
         !hold(&held, o[10], &missing, 'd', 0, &n_missing) || !hold(&held, o[11], &shift, 'd', 0, &n_shift) ||
-        !hold(&held, o[12], &nominal, '?', 0, &c)) {
+        !hold(&held, o[12], &nominal, '?', 0, &c) || !hold(&held, o[13], &lookup_start, 'q', 0, &n_lookup_start) ||
+        !hold(&held, o[14], &lookup_low, 'd', 0, &n_lookup_low) ||
+        !hold(&held, o[15], &lookup_high, 'd', 0, &n_lookup_high) || !hold(&held, o[16], &lookup, 'd', 0, &n_lookup)) {
         release_all(&held);
         return NULL;
     }
     int consistent = indices.length == n_data && n_out == n_data && n_probability == n_knots && n_start == c + 1 &&
-                     n_first == c && n_zero == c && n_default == c && n_missing == c && n_shift == c;
-    const int64_t *knot_start = start.buf, *position_of = position.buf;
+                     n_first == c && n_zero == c && n_default == c && n_missing == c && n_shift == c &&
+                     n_lookup_start == c && n_lookup_low == c && n_lookup_high == c;
+    const int64_t *knot_start = start.buf, *position_of = position.buf, *table_start = lookup_start.buf;
+    const double *table_low = lookup_low.buf, *table_high = lookup_high.buf;
     for (Py_ssize_t column = 0; consistent && column < c; column++)
         consistent = knot_start[column] >= 0 && knot_start[column] <= knot_start[column + 1] &&
-                     knot_start[column + 1] <= n_knots;
+                     knot_start[column + 1] <= n_knots &&
+                     (table_start[column] < 0 ||
+                      (table_low[column] <= table_high[column] && table_high[column] - table_low[column] < n_lookup &&
+                       table_start[column] + (int64_t)(table_high[column] - table_low[column]) < n_lookup));
     for (Py_ssize_t i = 0; consistent && i < n_position; i++)
         consistent = position_of[i] < c;
     if (!consistent) {
@@ -849,20 +866,23 @@ shape_stored(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n_position; i++) {
         int64_t column = position_of[i];
         if (column < 0) {
-            attribute[i] = (Attribute){-1, 0, 0, 0, 0.0, 0.0};
+            attribute[i] = (Attribute){-1, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, -1};
         } else {
             attribute[i] = (Attribute){(int32_t)column,
                                        column_nominal[column] != 0,
                                        (int32_t)knot_start[column],
                                        (int32_t)(knot_start[column + 1] - knot_start[column]),
                                        first_probability[column],
-                                       zero_shift[column]};
+                                       zero_shift[column],
+                                       table_low[column],
+                                       table_high[column],
+                                       table_start[column]};
         }
     }
     Knots k = {attribute, knot, zero.buf, fallback.buf, zero_bin};
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    const double *x = data.buf;
+    const double *x = data.buf, *table = lookup.buf;
     double *shaped = out.buf;
     for (Py_ssize_t i = 0; i < n_data; i++) {
         int64_t index = index_at(&indices, i);
@@ -874,14 +894,20 @@ shape_stored(PyObject *self, PyObject *args)
             int64_t ahead = index_at(&indices, i + PREFETCH_AHEAD);
             if (ahead >= 0 && ahead < n_position)
                 PREFETCH(&attribute[ahead]);
-            /* a record fetched earlier is in cache now: its knots next */
+            /* a record fetched earlier is in cache now: its table's start, or its knots, next */
             int64_t nearer = index_at(&indices, i + PREFETCH_AHEAD / 2);
-            if (nearer >= 0 && nearer < n_position && attribute[nearer].knot_count)
+            if (nearer >= 0 && nearer < n_position && attribute[nearer].table_start >= 0)
+                PREFETCH(&table[attribute[nearer].table_start]);
+            else if (nearer >= 0 && nearer < n_position && attribute[nearer].knot_count)
                 PREFETCH(&knot[attribute[nearer].knot_start + attribute[nearer].knot_count / 2]);
         }
         const Attribute *a = &attribute[index];
+        double v = x[i];
         if (a->column < 0) {
-            shaped[i] = x[i];
+            shaped[i] = v;
+        } else if (a->table_start >= 0 && v >= a->table_low && v <= a->table_high && v != 0 &&
+                   (double)(int64_t)v == v) {
+            shaped[i] = table[a->table_start + (int64_t)(v - a->table_low)];
         } else if (isnan(x[i])) {
             /* the numpy path shapes a missing value at 0, then replaces it */
             shaped[i] = missing_bin ? missing_probability[a->column] - a->zero_shift : NAN;

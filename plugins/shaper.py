@@ -492,7 +492,42 @@ class Shaper(ClassValueCountsStage):
             np.ascontiguousarray(self.column_nominal, dtype=bool),
             bool(self.params["zero_bin"]),
             self.params["missing"] == MISSING_BIN,
+            *self._lookup_tables(),
         )
+
+    def _lookup_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(start, low, high, lookup)`` for ``_kernels.shape_stored``: per numeric column, its whole
+        values from its first knot to its last, shaped already by :meth:`_shape`, at
+        ``lookup[start + v − low]``; start −1 for a column without (nominal, no knots, more than
+        ``_LOOKUP_SPAN`` values, or past a budget of 4 entries a knot, in column order).  Made
+        once per fit or load: its size follows the knots, not the rows."""
+        made = self.__dict__.get("_lookup_made")
+        if made is not None and made[0] is self.knot_value:
+            return made[1]
+        n_columns = len(self.column_feature)
+        has_knots = np.diff(self.knot_start) > 0
+        last_knot = max(len(self.knot_value) - 1, 0)
+        first = self.knot_value[np.minimum(self.knot_start[:-1], last_knot)] if len(self.knot_value) else 0.0
+        last = self.knot_value[np.maximum(self.knot_start[1:] - 1, 0)] if len(self.knot_value) else 0.0
+        with np.errstate(invalid="ignore"):
+            low, high = np.where(has_knots, np.ceil(first), 0.0), np.where(has_knots, np.floor(last), -1.0)
+            looked_up = (
+                has_knots
+                & ~self.column_nominal
+                & (np.abs(low) < _EXACT_INTEGERS)
+                & (np.abs(high) < _EXACT_INTEGERS)
+                & (high >= low)
+                & (high - low < _LOOKUP_SPAN)
+            )
+        size = np.where(looked_up, high - low + 1, 0).astype(np.int64)
+        looked_up &= np.cumsum(size) <= 4 * len(self.knot_value)
+        size = np.where(looked_up, size, 0)
+        start = np.where(looked_up, np.cumsum(size) - size, -1)
+        column = np.repeat(np.arange(n_columns), size)
+        values = low[column] + (np.arange(len(column)) - start[column])
+        tables = (start, np.where(looked_up, low, 0.0), np.where(looked_up, high, -1.0), self._shape(column, values))
+        self._lookup_made = (self.knot_value, tables)
+        return tables
 
     def _transform_copies(self, chunk: Chunk) -> Chunk:
         """One-vs-rest: each input attribute's values in each of its output attributes, the
@@ -671,6 +706,11 @@ def _log_odds(p: np.ndarray) -> np.ndarray:
 
 
 _TRANSFORMS = {"prob": lambda p: p, "logodds": _log_odds}
+
+# The compiled kernel reads a column's shaped whole values from a table when its knots span at most
+# this many of them (word counts: a few dozen), and only values below 2**52 are whole numbers exactly.
+_LOOKUP_SPAN = 256
+_EXACT_INTEGERS = 2.0**52
 
 # The largest features × distinct knot values for which a knot lookup table (8 bytes
 # an entry) is kept; beyond it lookups search the knots' keys.
