@@ -11,7 +11,10 @@
  *   sparse_entries     the stored feature entries of a CSR chunk (statistics._chunk_entries);
  *   value_counts       those entries' distinct (pair, value) counted, for whole-number values
  *                      (statistics.ValueCounts.of_chunk without weights);
- *   merge_counts       two sorted runs of complex keys with counts, merged (statistics._merged_runs);
+ *   presence_counts    those entries' (feature, class) pairs counted, each feature's range
+ *                      (statistics.PresenceCounts.add without weights);
+ *   merge_counts       two sorted runs of complex keys with counts, merged (statistics._merged_runs),
+ *                      and merge_integer_counts the same for int64 keys;
  *   column_ranges      each column's smallest and largest value (statistics.PresenceCounts.add);
  *   shape_stored       the shaper's map of a sparse chunk's stored values (plugins/shaper.py);
  *   normalize_stored   a sparse chunk's rows divided by their L1 or L2 norms (plugins/normalizers.py).
@@ -587,6 +590,146 @@ value_counts(PyObject *self, PyObject *args)
     return m >= 0 ? PyLong_FromSsize_t(m) : sort_failure((int)m);
 }
 
+/* presence_counts(indptr, indices, data, position, labels, n_classes, n_features, out_pairs,
+ *                 out_counts, low, high) -> the number of distinct pairs, or None for a missing
+ * value or a class code of n_classes or more (the caller's numpy path keeps those).
+ *
+ * What statistics.PresenceCounts.add gathers from a CSR chunk of unit weights: over the entries
+ * sparse_entries picks, the distinct (feature, class) pairs position · n_classes + label,
+ * ascending, with how many entries have each (out_pairs and out_counts hold at least
+ * n_features · n_classes), and each feature's smallest and largest value lowered and raised
+ * into low and high (n_features each). */
+static PyObject *
+presence_counts(PyObject *self, PyObject *args)
+{
+    PyObject *o[9];
+    long long n_classes, n_features;
+    if (!PyArg_ParseTuple(args, "OOOOOLLOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &n_features, &o[5],
+                          &o[6], &o[7], &o[8]))
+        return NULL;
+    Held held = {.count = 0};
+    IndexArray indptr, indices;
+    Py_buffer data, position, labels, pairs, counts, low, high;
+    Py_ssize_t n_data, n_position, n_labels, n_pairs, n_counts, n_low, n_high;
+    if (!hold_indices(&held, o[0], &indptr) || !hold_indices(&held, o[1], &indices) ||
+        !hold(&held, o[2], &data, 'd', 0, &n_data) || !hold(&held, o[3], &position, 'q', 0, &n_position) ||
+        !hold(&held, o[4], &labels, 'q', 0, &n_labels) || !hold(&held, o[5], &pairs, 'q', 1, &n_pairs) ||
+        !hold(&held, o[6], &counts, 'q', 1, &n_counts) || !hold(&held, o[7], &low, 'd', 1, &n_low) ||
+        !hold(&held, o[8], &high, 'd', 1, &n_high)) {
+        release_all(&held);
+        return NULL;
+    }
+    Py_ssize_t n_chunk_rows = indptr.length - 1;
+    uint64_t n_keys = (uint64_t)(n_features > 0 ? n_features : 0) * (uint64_t)(n_classes > 0 ? n_classes : 0);
+    int consistent = n_chunk_rows >= 0 && n_labels == n_chunk_rows && indices.length == n_data && n_classes >= 1 &&
+                     n_features >= 0 && (uint64_t)n_pairs >= n_keys && (uint64_t)n_counts >= n_keys &&
+                     n_low == n_features && n_high == n_features && index_at(&indptr, n_chunk_rows) == n_data;
+    const int64_t *position_of = position.buf;
+    for (Py_ssize_t i = 0; consistent && i < n_position; i++)
+        consistent = position_of[i] < n_features;
+    if (!consistent) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    }
+    uint32_t *tally = calloc(n_keys ? n_keys : 1, sizeof(uint32_t));
+    uint64_t *used = calloc((n_keys + 63) / 64 + 1, sizeof(uint64_t));
+    if (!tally || !used) {
+        free(tally);
+        free(used);
+        release_all(&held);
+        return PyErr_NoMemory();
+    }
+    int bad = 0, missing = 0;
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const double *x = data.buf;
+    const int64_t *label = labels.buf;
+    double *lowest = low.buf, *highest = high.buf;
+    for (Py_ssize_t r = 0; r < n_chunk_rows && !bad && !missing; r++) {
+        int64_t begin = index_at(&indptr, r), end = index_at(&indptr, r + 1);
+        if (begin < 0 || end < begin || end > n_data) {
+            bad = 1;
+            break;
+        }
+        if (label[r] < 0)
+            continue;
+        for (int64_t i = begin; i < end; i++) {
+            int64_t column = index_at(&indices, i);
+            if (column < 0 || column >= n_position) {
+                bad = 1;
+                break;
+            }
+            int64_t feature = position_of[column];
+            double v = x[i];
+            if (feature < 0 || v == 0)
+                continue;
+            if (isnan(v) || label[r] >= n_classes) {
+                missing = 1;
+                break;
+            }
+            tally_key(tally, used, (uint64_t)(feature * n_classes + label[r]));
+            if (v < lowest[feature])
+                lowest[feature] = v;
+            if (v > highest[feature])
+                highest[feature] = v;
+        }
+    }
+    if (!bad && !missing)
+        m = emit_tally(tally, used, n_keys, 0, pairs.buf, counts.buf, 0);
+    Py_END_ALLOW_THREADS
+    free(tally);
+    free(used);
+    release_all(&held);
+    if (bad)
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    if (missing)
+        Py_RETURN_NONE;
+    return PyLong_FromSsize_t(m);
+}
+
+/* merge_integer_counts(keys_a, counts_a, keys_b, counts_b, out_keys, out_counts) -> m: merge_counts
+ * for runs of distinct int64 keys, ascending. */
+static PyObject *
+merge_integer_counts(PyObject *self, PyObject *args)
+{
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    Held held = {.count = 0};
+    Py_buffer keys_a, counts_a, keys_b, counts_b, out_keys, out_counts;
+    Py_ssize_t n_keys_a, n_a, n_keys_b, n_b, n_out_keys, n_out;
+    if (!hold(&held, o[0], &keys_a, 'q', 0, &n_keys_a) || !hold(&held, o[1], &counts_a, 'q', 0, &n_a) ||
+        !hold(&held, o[2], &keys_b, 'q', 0, &n_keys_b) || !hold(&held, o[3], &counts_b, 'q', 0, &n_b) ||
+        !hold(&held, o[4], &out_keys, 'q', 1, &n_out_keys) || !hold(&held, o[5], &out_counts, 'q', 1, &n_out)) {
+        release_all(&held);
+        return NULL;
+    }
+    if (n_keys_a != n_a || n_keys_b != n_b || n_out < n_a + n_b || n_out_keys < n_a + n_b) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent runs");
+    }
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *ka = keys_a.buf, *kb = keys_b.buf, *ca = counts_a.buf, *cb = counts_b.buf;
+    int64_t *keys = out_keys.buf, *counts = out_counts.buf;
+    Py_ssize_t i = 0, j = 0;
+    while (i < n_a || j < n_b) {
+        if (j == n_b || (i < n_a && ka[i] < kb[j])) {
+            keys[m] = ka[i];
+            counts[m++] = ca[i++];
+        } else if (i == n_a || kb[j] < ka[i]) {
+            keys[m] = kb[j];
+            counts[m++] = cb[j++];
+        } else {
+            keys[m] = ka[i];
+            counts[m++] = ca[i++] + cb[j++];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    return PyLong_FromSsize_t(m);
+}
+
 /* Whether key (real, imag) a comes before b: numpy's order of complex numbers without NaN. */
 static inline int
 comes_before(const double *a, const double *b)
@@ -1005,6 +1148,8 @@ static PyMethodDef methods[] = {
     {"stable_order", stable_order, METH_VARARGS, "The stable ascending order of int64 keys."},
     {"sparse_entries", sparse_entries, METH_VARARGS, "The non-zero feature entries of a CSR chunk's known rows."},
     {"value_counts", value_counts, METH_VARARGS, "The distinct (pair, value) of a CSR chunk's entries, counted."},
+    {"presence_counts", presence_counts, METH_VARARGS, "A CSR chunk's non-zero (feature, class) pairs counted."},
+    {"merge_integer_counts", merge_integer_counts, METH_VARARGS, "Two sorted runs of int64 keys with counts, merged."},
     {"merge_counts", merge_counts, METH_VARARGS, "Two sorted runs of complex keys with counts, merged."},
     {"column_ranges", column_ranges, METH_VARARGS, "Each column's smallest and largest value."},
     {"shape_stored", shape_stored, METH_VARARGS, "The shaper's map of a CSR chunk's stored values."},

@@ -320,30 +320,36 @@ def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, 
 
 
 def _compiled_merge(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, ExactSums]):
-    """:func:`_merged_runs` by the compiled kernel for complex keys whose sums are one digit at
-    the same scale (counts), with what the numpy path gives, digit for digit: the sums of keys
-    in both runs added and every sum carried (:meth:`ExactSums._normalized`) where any key
-    was in both; None without the kernel, for other runs, or for a key holding NaN."""
+    """:func:`_merged_runs` by the compiled kernel for complex or int64 keys whose sums are one
+    digit at the same scale (counts), with what the numpy path gives, digit for digit: the sums
+    of keys in both runs added and every sum carried (:meth:`ExactSums._normalized`) where any
+    key was in both; None without the kernel, for other runs, or for a key holding NaN."""
     (keys_a, sums_a), (keys_b, sums_b) = first, second
     if (
         _kernels is None
-        or keys_a.dtype != np.complex128
-        or keys_b.dtype != np.complex128
+        or keys_a.dtype != keys_b.dtype
+        or keys_a.dtype not in (np.complex128, np.int64)
         or sums_a.digits.shape[1] != 1
         or sums_b.digits.shape[1] != 1
         or sums_a.lowest != sums_b.lowest
     ):
         return None
     total = len(keys_a) + len(keys_b)
-    keys, counts = np.empty(total, dtype=np.complex128), np.empty(total, dtype=np.int64)
-    merged = _kernels.merge_counts(
-        np.ascontiguousarray(keys_a).view(np.float64),
-        np.ascontiguousarray(sums_a.digits[:, 0]),
-        np.ascontiguousarray(keys_b).view(np.float64),
-        np.ascontiguousarray(sums_b.digits[:, 0]),
-        keys.view(np.float64),
-        counts,
-    )
+    keys, counts = np.empty(total, dtype=keys_a.dtype), np.empty(total, dtype=np.int64)
+    counts_a, counts_b = np.ascontiguousarray(sums_a.digits[:, 0]), np.ascontiguousarray(sums_b.digits[:, 0])
+    if keys_a.dtype == np.int64:
+        merged = _kernels.merge_integer_counts(
+            np.ascontiguousarray(keys_a), counts_a, np.ascontiguousarray(keys_b), counts_b, keys, counts
+        )
+    else:
+        merged = _kernels.merge_counts(
+            np.ascontiguousarray(keys_a).view(np.float64),
+            counts_a,
+            np.ascontiguousarray(keys_b).view(np.float64),
+            counts_b,
+            keys.view(np.float64),
+            counts,
+        )
     if merged is None:
         return None
     sums = ExactSums(counts[:merged].reshape(-1, 1), sums_a.lowest)
@@ -909,6 +915,10 @@ class PresenceCounts(ClassCounts):
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
         weights = checked_weights(chunk)
+        if weights is None and chunk.is_sparse and _kernels is not None:
+            compiled = self._compiled_of_chunk(chunk, features, class_index)
+            if compiled is not None:
+                return self.merge(compiled)
         rows, columns, pair, values, labels, known = _chunk_entries(chunk, features, class_index, self.n_classes)
         n = len(features)
         known_rows = np.flatnonzero(known)
@@ -922,6 +932,39 @@ class PresenceCounts(ClassCounts):
         nonzero = SortedSums.of_entries(pair, _sums_of_rows(weights, rows))
         low, high = _column_ranges(columns, values, rows, chunk.n_rows, n)
         return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
+
+    def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | None):
+        """One sparse chunk's presence statistics (unit weights) by the compiled kernel, in one pass
+        over its stored entries and a tally of the (feature, class) pairs: what the numpy path
+        gathers; None where that path is needed (a missing value, or more pairs than four a
+        stored entry, past a million, to tally)."""
+        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        n, classes = len(features), max(self.n_classes, 1)
+        if n * classes > 4 * matrix.nnz + (1 << 20):
+            return None
+        labels, known = _row_labels(chunk, class_index)
+        pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        found = _kernels.presence_counts(
+            np.ascontiguousarray(matrix.indptr),
+            np.ascontiguousarray(matrix.indices),
+            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            _feature_positions(matrix.shape[1], features),
+            np.where(known, labels, -1),
+            classes,
+            n,
+            pairs,
+            counts,
+            low,
+            high,
+        )
+        if found is None:
+            return None
+        nonzero = (
+            SortedSums([(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))]) if found else SortedSums.empty()
+        )
+        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=self.n_classes))
+        return PresenceCounts(n, self.n_classes, nonzero, totals, SortedSums.empty(), low, high)
 
     @classmethod
     def of_value_counts(cls, counts: ValueCounts) -> "PresenceCounts":

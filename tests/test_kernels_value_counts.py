@@ -1,10 +1,12 @@
-"""The compiled value counts and run merges (filterkit/_kernels.c ``value_counts`` and
-``merge_counts``) give the numpy path's statistics digit for digit.
+"""The compiled value and presence counts and run merges (filterkit/_kernels.c ``value_counts``,
+``presence_counts``, ``merge_counts`` and ``merge_integer_counts``) give the numpy path's
+statistics digit for digit.
 
 ``ValueCounts.of_chunk`` counts a sparse chunk of unit weights and whole-number values in one
-compiled pass, and ``_merged_runs`` merges runs of counts in one compiled loop; everything
-else goes to numpy.  Each test compares both paths, and checks that the compiled one was
-taken where it should be (a kernel that always declined would pass the comparisons).
+compiled pass, ``PresenceCounts.add`` a sparse chunk of unit weights without missing values,
+and ``_merged_runs`` merges runs of counts in one compiled loop; everything else goes to numpy.
+Each test compares both paths, and checks that the compiled one was taken where it should be
+(a kernel that always declined would pass the comparisons).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from test_kernels import assert_same_counts, assert_same_sums, chunks_of, class_
 
 import filterkit.statistics as statistics
 from filterkit.schema import Chunk
-from filterkit.statistics import ExactSums, ValueCounts
+from filterkit.statistics import ExactSums, PresenceCounts, ValueCounts
 
 needs_extension = pytest.mark.skipif(
     kernels is None, reason="the optional compiled kernels are not built (no C compiler at install)"
@@ -158,7 +160,7 @@ def test_runs_the_merge_kernel_leaves_to_numpy(monkeypatch):
     integer_keys = (np.array([3]), ExactSums.of_counts(np.array([1])))
     assert statistics._compiled_merge(counted, with_nan) is None
     assert statistics._compiled_merge(counted, weighted) is None
-    assert statistics._compiled_merge(integer_keys, integer_keys) is None
+    assert statistics._compiled_merge(counted, integer_keys) is None
     keys, sums = statistics._merged_runs(counted, weighted)
     np.testing.assert_array_equal(keys, [1 + 1j])
     assert sums.to_float()[0] == 1.1
@@ -175,3 +177,76 @@ def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
     assert found is not None
     np.testing.assert_array_equal(found[0], distinct)
     np.testing.assert_array_equal(found[1], counts)
+
+
+def presence_both_ways(monkeypatch, chunks, features, class_index, n_classes):
+    """``(compiled, plain)``: the presence counts of ``chunks`` with and without the kernels."""
+    results = []
+    for module in (kernels, None):
+        monkeypatch.setattr(statistics, "_kernels", module)
+        counts = PresenceCounts.empty(len(features), n_classes)
+        for chunk in chunks:
+            counts = counts.add(chunk, features, class_index)
+        results.append(counts)
+    return results
+
+
+@needs_extension
+def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
+    rows = np.array([[0, 2, 0], [1, -2.5, 5], [1, 7, 0], [np.nan, 9, 9], [0, 0, 1e300]], dtype=np.float64)
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    counts = PresenceCounts.empty(2, 2)._compiled_of_chunk(Chunk(sp.csr_matrix(rows), {}, None), np.array([1, 2]), 0)
+    assert counts is not None
+    keys, sums = counts.nonzero_table.settled()
+    np.testing.assert_array_equal(keys, [0, 1, 2, 3])  # feature · 2 + class
+    np.testing.assert_array_equal(sums.to_float(), [1, 2, 1, 1])
+    np.testing.assert_array_equal(counts.minimum, [-2.5, 5])
+    np.testing.assert_array_equal(counts.maximum, [7, 1e300])
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(4))
+def test_presence_counts_are_the_same_with_and_without_the_kernels(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    chunks = [word_counts(rng, int(rng.integers(1, 80)), 12, -3, 9) for _ in range(6)]
+    for chunk in chunks[::2]:
+        chunk.values.data[chunk.values.data == 5] = [-0.5, 1e-310, np.inf][seed % 3]
+    features = np.array([1, 2, 3, 5, 8, 9, 11])
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    assert all(PresenceCounts.empty(7, 3)._compiled_of_chunk(chunk, features, 0) is not None for chunk in chunks)
+    compiled, plain = presence_both_ways(monkeypatch, chunks, features, 0, 3)
+    assert_same_counts(compiled, plain)
+
+
+@needs_extension
+def test_a_missing_value_leaves_the_presence_counts_to_numpy(monkeypatch):
+    rng = np.random.default_rng(3)
+    chunk = word_counts(rng, 30, 6)
+    chunk.values.data[3] = np.nan
+    features = np.array([1, 2, 3, 4, 5])
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    assert PresenceCounts.empty(5, 3)._compiled_of_chunk(chunk, features, 0) is None
+    compiled, plain = presence_both_ways(monkeypatch, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
+    assert_same_counts(compiled, plain)
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", range(4))
+def test_merged_runs_of_integer_keys_are_the_same_with_and_without_the_kernel(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    scale = 2**32 - 1 if seed % 2 else 50
+
+    def run():
+        keys = np.unique(rng.integers(0, 300, size=int(rng.integers(0, 150))))
+        return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
+
+    first, second = run(), run()
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    assert statistics._compiled_merge(first, second) is not None
+    results = []
+    for module in (kernels, None):
+        monkeypatch.setattr(statistics, "_kernels", module)
+        results.append(statistics._merged_runs(first, second))
+    (keys_a, sums_a), (keys_b, sums_b) = results
+    np.testing.assert_array_equal(keys_a, keys_b)
+    assert_same_sums(sums_a, sums_b)
