@@ -273,6 +273,18 @@ class Stage(Configurable):
         """
         return None
 
+    def stored_values_map(self) -> Any:
+        """None (the default), or, for a fitted stage whose transform of a sparse chunk changes only
+        the stored values of its rows (the same rows, columns, text and weights, no entry added, 0
+        kept at 0), a function ``map(matrix, data) -> values``: the stored values this stage's
+        transform gives the CSR ``matrix`` when its stored values are ``data`` (not to be modified;
+        an entry may hold a 0 the stage before left, which must map to 0), a float64 array as long.
+
+        The chain runs consecutive stages that have one as a single step on a sparse chunk: each map
+        on the values the one before gave, and one matrix made at the end (the zeros dropped once),
+        instead of a matrix and a contract check per stage."""
+        return None
+
     def output_schema(self) -> Schema:
         """The schema of transformed chunks: changed attributes become ``numeric``.
 

@@ -426,14 +426,26 @@ class Shaper(ClassValueCountsStage):
         a number (the counts keep no value for them): None."""
         return None if self.one_vs_rest or self.bins_training_missing else self._shape
 
+    def stored_values_map(self):
+        """Shaping toward one class per feature keeps a sparse chunk's entries where no nominal
+        feature fills in its first label: the shaped stored values (0 stays 0: the zero shift)."""
+        if self.one_vs_rest or not self.params["zero_preserve"] or self.nominal.any():
+            return None
+        return lambda matrix, data: self._shaped_stored(matrix.indices, data, self._position_of(matrix.shape[1]))
+
+    def _position_of(self, n_columns: int) -> np.ndarray:
+        """Each attribute's column (−1 for none), for chunks of ``n_columns`` attributes."""
+        position_of = np.full(n_columns, -1, dtype=np.int64)
+        position_of[self.features] = np.arange(len(self.features))
+        return position_of
+
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
             return self._transform_copies(chunk)
-        position_of = np.full(chunk.values.shape[1], -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
+        position_of = self._position_of(chunk.values.shape[1])
         if chunk.is_sparse and self.params["zero_preserve"]:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            data = self._shaped_stored(matrix, position_of)
+            data = self._shaped_stored(matrix.indices, matrix.data, position_of)
             nominal = np.flatnonzero(self.nominal)
             shaped = self._with_first_labels(
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
@@ -445,24 +457,25 @@ class Shaper(ClassValueCountsStage):
         values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
-    def _shaped_stored(self, matrix: sp.csr_matrix, position_of: np.ndarray) -> np.ndarray:
-        """The stored values of ``matrix`` with those of a shaped attribute (``position_of``: each
-        attribute's column, −1 for none) shaped: by the compiled kernel when it is built and the
-        fit needs neither the log-odds nor the scaled interpolation, else by :meth:`_shape`."""
+    def _shaped_stored(self, indices: np.ndarray, stored: np.ndarray, position_of: np.ndarray) -> np.ndarray:
+        """The stored values ``stored`` of a CSR matrix (column ``indices``) with those of a shaped
+        attribute (``position_of``: each attribute's column, −1 for none) shaped: by the compiled
+        kernel when it is built and the fit needs neither the log-odds nor the scaled
+        interpolation, else by :meth:`_shape`."""
         tables = self._compiled_tables()
         if tables is not None:
-            data = np.empty(len(matrix.data))
+            data = np.empty(len(stored))
             if _kernels.shape_stored(
-                np.ascontiguousarray(matrix.indices),
-                np.ascontiguousarray(matrix.data, dtype=np.float64),
+                np.ascontiguousarray(indices),
+                np.ascontiguousarray(stored, dtype=np.float64),
                 position_of,
                 data,
                 *tables,
             ):
                 return data
-        positions = position_of[matrix.indices]
+        positions = position_of[indices]
         acted = positions >= 0
-        data = matrix.data.copy()
+        data = stored.copy()
         data[acted] = self._shape(positions[acted], data[acted])
         return data
 
