@@ -431,7 +431,7 @@ class Shaper(ClassValueCountsStage):
         feature fills in its first label: the shaped stored values (0 stays 0: the zero shift)."""
         if self.one_vs_rest or not self.params["zero_preserve"] or self.nominal.any():
             return None
-        return lambda matrix, data: self._shaped_stored(matrix.indices, data, self._position_of(matrix.shape[1]))
+        return lambda matrix, data: self._shaped_stored(matrix, self._position_of(matrix.shape[1]), data)
 
     def _position_of(self, n_columns: int) -> np.ndarray:
         """Each attribute's column (−1 for none), for chunks of ``n_columns`` attributes."""
@@ -445,7 +445,7 @@ class Shaper(ClassValueCountsStage):
         position_of = self._position_of(chunk.values.shape[1])
         if chunk.is_sparse and self.params["zero_preserve"]:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            data = self._shaped_stored(matrix.indices, matrix.data, position_of)
+            data = self._shaped_stored(matrix, position_of)
             nominal = np.flatnonzero(self.nominal)
             shaped = self._with_first_labels(
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
@@ -457,11 +457,15 @@ class Shaper(ClassValueCountsStage):
         values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
-    def _shaped_stored(self, indices: np.ndarray, stored: np.ndarray, position_of: np.ndarray) -> np.ndarray:
-        """The stored values ``stored`` of a CSR matrix (column ``indices``) with those of a shaped
+    def _shaped_stored(
+        self, matrix: sp.csr_matrix, position_of: np.ndarray, stored: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The stored values of ``matrix`` (or ``stored`` in their place) with those of a shaped
         attribute (``position_of``: each attribute's column, −1 for none) shaped: by the compiled
         kernel when it is built and the fit needs neither the log-odds nor the scaled
         interpolation, else by :meth:`_shape`."""
+        indices = matrix.indices
+        stored = matrix.data if stored is None else stored
         tables = self._compiled_tables()
         if tables is not None:
             data = np.empty(len(stored))
