@@ -9,6 +9,12 @@
  *                      (filterkit.statistics.SortedSums.of_entries without weights);
  *   stable_order       the stable argsort of an int64 array (the same with weights);
  *   sparse_entries     the stored feature entries of a CSR chunk (statistics._chunk_entries);
+ *   value_counts       those entries' distinct (pair, value) counted, for whole-number values
+ *                      (statistics.ValueCounts.of_chunk without weights);
+ *   presence_counts    those entries' (feature, class) pairs counted, each feature's range
+ *                      (statistics.PresenceCounts.add without weights);
+ *   merge_counts       two sorted runs of complex keys with counts, merged (statistics._merged_runs),
+ *                      and merge_integer_counts the same for int64 keys;
  *   column_ranges      each column's smallest and largest value (statistics.PresenceCounts.add);
  *   shape_stored       the shaper's map of a sparse chunk's stored values (plugins/shaper.py);
  *   normalize_stored   a sparse chunk's rows divided by their L1 or L2 norms (plugins/normalizers.py).
@@ -93,12 +99,21 @@ significant_bits(uint64_t span)
 #define BUCKET_BITS 16
 #define BUCKET_VALUES ((uint64_t)1 << BUCKET_BITS)
 
-/* Emits the keys ``offset + k`` with a non-zero tally[k], k < size, ascending; clears the tally. */
+/* Emits the keys ``offset + k`` with a non-zero tally[k], k < size, ascending; clears the tally
+ * and the bitmap ``used`` (bit k set where tally[k] is, one uint64 per 64 values), whose words
+ * are read instead of every slot: a table of 2**16 slots holding a few thousand keys is 1,024
+ * words to scan, not 65,536 slots. */
 static Py_ssize_t
-emit_tally(uint32_t *tally, uint64_t size, int64_t offset, int64_t *out_keys, int64_t *out_counts, Py_ssize_t m)
+emit_tally(uint32_t *tally, uint64_t *used, uint64_t size, int64_t offset, int64_t *out_keys, int64_t *out_counts,
+           Py_ssize_t m)
 {
-    for (uint64_t k = 0; k < size; k++) {
-        if (tally[k]) {
+    uint64_t words = (size + 63) / 64;
+    for (uint64_t w = 0; w < words; w++) {
+        uint64_t bits = used[w];
+        used[w] = 0;
+        while (bits) {
+            uint64_t k = w * 64 + (uint64_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
             out_keys[m] = offset + (int64_t)k;
             out_counts[m] = tally[k];
             tally[k] = 0;
@@ -108,10 +123,19 @@ emit_tally(uint32_t *tally, uint64_t size, int64_t offset, int64_t *out_keys, in
     return m;
 }
 
+/* tally[k]++ with k's bit set in ``used``. */
+static inline void
+tally_key(uint32_t *tally, uint64_t *used, uint64_t k)
+{
+    tally[k]++;
+    used[k >> 6] |= (uint64_t)1 << (k & 63);
+}
+
 /* Distinct keys ascending with their counts: the number of distinct keys; -1 for a negative
  * key or keys spread too thinly for a tally (numpy's sort then counts them), -2 when out of
- * memory.  A span that fits in cache is tallied directly; a wider one (up to 16 values per
- * key) is split into buckets by its high bits and each bucket tallied in a cache-sized table. */
+ * memory.  A span that fits in cache is tallied directly; a wider one (up to 64 values per
+ * key, or 2**24) is split into buckets by its high bits and each bucket tallied in a
+ * cache-sized table, whose bitmap's words (one per 64 values) are what the emit reads. */
 static Py_ssize_t
 count_sorted(const int64_t *keys, Py_ssize_t n, int64_t *out_keys, int64_t *out_counts)
 {
@@ -124,24 +148,31 @@ count_sorted(const int64_t *keys, Py_ssize_t n, int64_t *out_keys, int64_t *out_
     uint64_t span = (uint64_t)(high - low) + 1;
     if (span <= DIRECT_SPAN) {
         uint32_t *tally = calloc(span, sizeof(uint32_t));
-        if (!tally)
+        uint64_t *used = calloc((span + 63) / 64, sizeof(uint64_t));
+        if (!tally || !used) {
+            free(tally);
+            free(used);
             return -2;
+        }
         for (Py_ssize_t i = 0; i < n; i++)
-            tally[keys[i] - low]++;
-        Py_ssize_t m = emit_tally(tally, span, low, out_keys, out_counts, 0);
+            tally_key(tally, used, (uint64_t)(keys[i] - low));
+        Py_ssize_t m = emit_tally(tally, used, span, low, out_keys, out_counts, 0);
         free(tally);
+        free(used);
         return m;
     }
-    if (span > (uint64_t)16 * (uint64_t)n + ((uint64_t)1 << 20))
+    if (span > (uint64_t)64 * (uint64_t)n + ((uint64_t)1 << 24))
         return -1;
     uint64_t n_buckets = ((span - 1) >> BUCKET_BITS) + 1;
     Py_ssize_t *start = calloc(n_buckets + 1, sizeof(Py_ssize_t));
     uint16_t *within = malloc((size_t)n * sizeof(uint16_t));
     uint32_t *tally = calloc(BUCKET_VALUES, sizeof(uint32_t));
-    if (!start || !within || !tally) {
+    uint64_t *used = calloc(BUCKET_VALUES / 64, sizeof(uint64_t));
+    if (!start || !within || !tally || !used) {
         free(start);
         free(within);
         free(tally);
+        free(used);
         return -2;
     }
     for (Py_ssize_t i = 0; i < n; i++)
@@ -153,6 +184,7 @@ count_sorted(const int64_t *keys, Py_ssize_t n, int64_t *out_keys, int64_t *out_
         free(start);
         free(within);
         free(tally);
+        free(used);
         return -2;
     }
     memcpy(next, start, (size_t)n_buckets * sizeof(Py_ssize_t));
@@ -165,13 +197,14 @@ count_sorted(const int64_t *keys, Py_ssize_t n, int64_t *out_keys, int64_t *out_
         if (start[b] == start[b + 1])
             continue;
         for (Py_ssize_t i = start[b]; i < start[b + 1]; i++)
-            tally[within[i]]++;
-        m = emit_tally(tally, BUCKET_VALUES, low + (int64_t)(b << BUCKET_BITS), out_keys, out_counts, m);
+            tally_key(tally, used, within[i]);
+        m = emit_tally(tally, used, BUCKET_VALUES, low + (int64_t)(b << BUCKET_BITS), out_keys, out_counts, m);
     }
     free(next);
     free(start);
     free(within);
     free(tally);
+    free(used);
     return m;
 }
 
@@ -439,6 +472,333 @@ sparse_entries(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(m);
 }
 
+/* Integer values are ranked by subtraction below this span (statistics._INTEGER_SPAN), and
+ * only when every one is below this magnitude (statistics._EXACT_INTEGERS). */
+#define INTEGER_SPAN ((int64_t)1 << 20)
+#define EXACT_INTEGERS 4503599627370496.0 /* 2**52 */
+
+/* The value counts of a CSR chunk's stored feature entries (those sparse_entries picks), as
+ * statistics.ValueCounts.of_chunk gathers them for unit weights: the distinct (pair, value),
+ * pair = position · n_classes + label, ascending by pair then value, with how many entries
+ * have each; the number of distinct ones, -1 where the caller's numpy path is needed (a
+ * missing value, a value that is not a whole number below 2**52 in magnitude, values spanning
+ * 2**20 or more, keys too many for one int64 or spread too thinly to tally), -2 when out of
+ * memory, -3 for inconsistent arrays.  The key is numpy's: pair · n_values + (value − lowest). */
+static Py_ssize_t
+count_values(const IndexArray *indptr, const IndexArray *indices, const double *x, Py_ssize_t n_data,
+             const int64_t *position_of, Py_ssize_t n_position, const int64_t *label, int64_t n_classes,
+             int64_t *out_pairs, double *out_values, int64_t *out_counts)
+{
+    Py_ssize_t n_rows = indptr->length - 1;
+    int64_t *keys = malloc((size_t)(n_data ? n_data : 1) * sizeof(int64_t));
+    int64_t *whole = malloc((size_t)(n_data ? n_data : 1) * sizeof(int64_t));
+    if (!keys || !whole) {
+        free(keys);
+        free(whole);
+        return -2;
+    }
+    Py_ssize_t n = 0, result = 0;
+    int64_t lowest = 0, highest = 0, largest_pair = 0;
+    for (Py_ssize_t r = 0; r < n_rows && result == 0; r++) {
+        int64_t begin = index_at(indptr, r), end = index_at(indptr, r + 1);
+        if (begin < 0 || end < begin || end > n_data) {
+            result = -3;
+            break;
+        }
+        if (label[r] < 0)
+            continue;
+        for (int64_t i = begin; i < end; i++) {
+            int64_t column = index_at(indices, i);
+            if (column < 0 || column >= n_position) {
+                result = -3;
+                break;
+            }
+            int64_t feature = position_of[column];
+            double v = x[i];
+            if (feature < 0 || v == 0)
+                continue;
+            if (!(fabs(v) < EXACT_INTEGERS) || (double)(int64_t)v != v) {
+                result = -1; /* NaN, infinite, fractional or too large */
+                break;
+            }
+            int64_t value = (int64_t)v, pair = feature * n_classes + label[r];
+            if (n == 0 || value < lowest)
+                lowest = value;
+            if (n == 0 || value > highest)
+                highest = value;
+            if (pair > largest_pair)
+                largest_pair = pair;
+            keys[n] = pair;
+            whole[n] = value;
+            n++;
+        }
+    }
+    if (result == 0 && n > 0 && highest - lowest >= INTEGER_SPAN)
+        result = -1;
+    int64_t n_values = highest - lowest + 1;
+    if (result == 0 && n > 0 && (double)(largest_pair + 1) * (double)n_values >= 4611686018427387904.0 /* 2**62 */)
+        result = -1;
+    if (result == 0 && n > 0) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            keys[i] = keys[i] * n_values + (whole[i] - lowest);
+        result = count_sorted(keys, n, whole, out_counts);
+        for (Py_ssize_t i = 0; i < result; i++) {
+            out_pairs[i] = whole[i] / n_values;
+            out_values[i] = (double)(lowest + whole[i] % n_values);
+        }
+    }
+    free(keys);
+    free(whole);
+    return result;
+}
+
+/* value_counts(indptr, indices, data, position, labels, n_classes, out_pairs, out_values,
+ *              out_counts) -> the number of distinct (pair, value), or None where the numpy
+ * path is needed (count_values).  The outputs hold at least nnz entries. */
+static PyObject *
+value_counts(PyObject *self, PyObject *args)
+{
+    PyObject *o[8];
+    long long n_classes;
+    if (!PyArg_ParseTuple(args, "OOOOOLOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &o[5], &o[6], &o[7]))
+        return NULL;
+    Held held = {.count = 0};
+    IndexArray indptr, indices;
+    Py_buffer data, position, labels, pairs, values, counts;
+    Py_ssize_t n_data, n_position, n_labels, n_pairs, n_values, n_counts;
+    if (!hold_indices(&held, o[0], &indptr) || !hold_indices(&held, o[1], &indices) ||
+        !hold(&held, o[2], &data, 'd', 0, &n_data) || !hold(&held, o[3], &position, 'q', 0, &n_position) ||
+        !hold(&held, o[4], &labels, 'q', 0, &n_labels) || !hold(&held, o[5], &pairs, 'q', 1, &n_pairs) ||
+        !hold(&held, o[6], &values, 'd', 1, &n_values) || !hold(&held, o[7], &counts, 'q', 1, &n_counts)) {
+        release_all(&held);
+        return NULL;
+    }
+    Py_ssize_t n_chunk_rows = indptr.length - 1;
+    if (n_chunk_rows < 0 || n_labels != n_chunk_rows || indices.length != n_data || n_pairs < n_data ||
+        n_values < n_data || n_counts < n_data || n_classes < 1 || index_at(&indptr, n_chunk_rows) != n_data) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    }
+    Py_ssize_t m;
+    Py_BEGIN_ALLOW_THREADS
+    m = count_values(&indptr, &indices, data.buf, n_data, position.buf, n_position, labels.buf, n_classes, pairs.buf,
+                     values.buf, counts.buf);
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    if (m == -3)
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    return m >= 0 ? PyLong_FromSsize_t(m) : sort_failure((int)m);
+}
+
+/* presence_counts(indptr, indices, data, position, labels, n_classes, n_features, out_pairs,
+ *                 out_counts, low, high) -> the number of distinct pairs, or None for a missing
+ * value or a class code of n_classes or more (the caller's numpy path keeps those).
+ *
+ * What statistics.PresenceCounts.add gathers from a CSR chunk of unit weights: over the entries
+ * sparse_entries picks, the distinct (feature, class) pairs position · n_classes + label,
+ * ascending, with how many entries have each (out_pairs and out_counts hold at least
+ * n_features · n_classes), and each feature's smallest and largest value lowered and raised
+ * into low and high (n_features each). */
+static PyObject *
+presence_counts(PyObject *self, PyObject *args)
+{
+    PyObject *o[9];
+    long long n_classes, n_features;
+    if (!PyArg_ParseTuple(args, "OOOOOLLOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &n_features, &o[5],
+                          &o[6], &o[7], &o[8]))
+        return NULL;
+    Held held = {.count = 0};
+    IndexArray indptr, indices;
+    Py_buffer data, position, labels, pairs, counts, low, high;
+    Py_ssize_t n_data, n_position, n_labels, n_pairs, n_counts, n_low, n_high;
+    if (!hold_indices(&held, o[0], &indptr) || !hold_indices(&held, o[1], &indices) ||
+        !hold(&held, o[2], &data, 'd', 0, &n_data) || !hold(&held, o[3], &position, 'q', 0, &n_position) ||
+        !hold(&held, o[4], &labels, 'q', 0, &n_labels) || !hold(&held, o[5], &pairs, 'q', 1, &n_pairs) ||
+        !hold(&held, o[6], &counts, 'q', 1, &n_counts) || !hold(&held, o[7], &low, 'd', 1, &n_low) ||
+        !hold(&held, o[8], &high, 'd', 1, &n_high)) {
+        release_all(&held);
+        return NULL;
+    }
+    Py_ssize_t n_chunk_rows = indptr.length - 1;
+    uint64_t n_keys = (uint64_t)(n_features > 0 ? n_features : 0) * (uint64_t)(n_classes > 0 ? n_classes : 0);
+    int consistent = n_chunk_rows >= 0 && n_labels == n_chunk_rows && indices.length == n_data && n_classes >= 1 &&
+                     n_features >= 0 && (uint64_t)n_pairs >= n_keys && (uint64_t)n_counts >= n_keys &&
+                     n_low == n_features && n_high == n_features && index_at(&indptr, n_chunk_rows) == n_data;
+    const int64_t *position_of = position.buf;
+    for (Py_ssize_t i = 0; consistent && i < n_position; i++)
+        consistent = position_of[i] < n_features;
+    if (!consistent) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    }
+    uint32_t *tally = calloc(n_keys ? n_keys : 1, sizeof(uint32_t));
+    uint64_t *used = calloc((n_keys + 63) / 64 + 1, sizeof(uint64_t));
+    if (!tally || !used) {
+        free(tally);
+        free(used);
+        release_all(&held);
+        return PyErr_NoMemory();
+    }
+    int bad = 0, missing = 0;
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const double *x = data.buf;
+    const int64_t *label = labels.buf;
+    double *lowest = low.buf, *highest = high.buf;
+    for (Py_ssize_t r = 0; r < n_chunk_rows && !bad && !missing; r++) {
+        int64_t begin = index_at(&indptr, r), end = index_at(&indptr, r + 1);
+        if (begin < 0 || end < begin || end > n_data) {
+            bad = 1;
+            break;
+        }
+        if (label[r] < 0)
+            continue;
+        for (int64_t i = begin; i < end; i++) {
+            int64_t column = index_at(&indices, i);
+            if (column < 0 || column >= n_position) {
+                bad = 1;
+                break;
+            }
+            int64_t feature = position_of[column];
+            double v = x[i];
+            if (feature < 0 || v == 0)
+                continue;
+            if (isnan(v) || label[r] >= n_classes) {
+                missing = 1;
+                break;
+            }
+            tally_key(tally, used, (uint64_t)(feature * n_classes + label[r]));
+            if (v < lowest[feature])
+                lowest[feature] = v;
+            if (v > highest[feature])
+                highest[feature] = v;
+        }
+    }
+    if (!bad && !missing)
+        m = emit_tally(tally, used, n_keys, 0, pairs.buf, counts.buf, 0);
+    Py_END_ALLOW_THREADS
+    free(tally);
+    free(used);
+    release_all(&held);
+    if (bad)
+        return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
+    if (missing)
+        Py_RETURN_NONE;
+    return PyLong_FromSsize_t(m);
+}
+
+/* merge_integer_counts(keys_a, counts_a, keys_b, counts_b, out_keys, out_counts) -> m: merge_counts
+ * for runs of distinct int64 keys, ascending. */
+static PyObject *
+merge_integer_counts(PyObject *self, PyObject *args)
+{
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    Held held = {.count = 0};
+    Py_buffer keys_a, counts_a, keys_b, counts_b, out_keys, out_counts;
+    Py_ssize_t n_keys_a, n_a, n_keys_b, n_b, n_out_keys, n_out;
+    if (!hold(&held, o[0], &keys_a, 'q', 0, &n_keys_a) || !hold(&held, o[1], &counts_a, 'q', 0, &n_a) ||
+        !hold(&held, o[2], &keys_b, 'q', 0, &n_keys_b) || !hold(&held, o[3], &counts_b, 'q', 0, &n_b) ||
+        !hold(&held, o[4], &out_keys, 'q', 1, &n_out_keys) || !hold(&held, o[5], &out_counts, 'q', 1, &n_out)) {
+        release_all(&held);
+        return NULL;
+    }
+    if (n_keys_a != n_a || n_keys_b != n_b || n_out < n_a + n_b || n_out_keys < n_a + n_b) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent runs");
+    }
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const int64_t *ka = keys_a.buf, *kb = keys_b.buf, *ca = counts_a.buf, *cb = counts_b.buf;
+    int64_t *keys = out_keys.buf, *counts = out_counts.buf;
+    Py_ssize_t i = 0, j = 0;
+    while (i < n_a || j < n_b) {
+        if (j == n_b || (i < n_a && ka[i] < kb[j])) {
+            keys[m] = ka[i];
+            counts[m++] = ca[i++];
+        } else if (i == n_a || kb[j] < ka[i]) {
+            keys[m] = kb[j];
+            counts[m++] = cb[j++];
+        } else {
+            keys[m] = ka[i];
+            counts[m++] = ca[i++] + cb[j++];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    return PyLong_FromSsize_t(m);
+}
+
+/* Whether key (real, imag) a comes before b: numpy's order of complex numbers without NaN. */
+static inline int
+comes_before(const double *a, const double *b)
+{
+    return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]);
+}
+
+/* merge_counts(keys_a, counts_a, keys_b, counts_b, out_keys, out_counts) -> m, or None for a
+ * key holding NaN.  Two runs of distinct complex keys, ascending (each passed as its float64
+ * view: real and imaginary parts in turn), with one int64 count each, merged into out (at
+ * least both lengths together): the keys ascending, a key of both runs once, its counts added
+ * (statistics._merged_runs for sums of one digit at the same scale). */
+static PyObject *
+merge_counts(PyObject *self, PyObject *args)
+{
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    Held held = {.count = 0};
+    Py_buffer keys_a, counts_a, keys_b, counts_b, out_keys, out_counts;
+    Py_ssize_t n_keys_a, n_a, n_keys_b, n_b, n_out_keys, n_out;
+    if (!hold(&held, o[0], &keys_a, 'd', 0, &n_keys_a) || !hold(&held, o[1], &counts_a, 'q', 0, &n_a) ||
+        !hold(&held, o[2], &keys_b, 'd', 0, &n_keys_b) || !hold(&held, o[3], &counts_b, 'q', 0, &n_b) ||
+        !hold(&held, o[4], &out_keys, 'd', 1, &n_out_keys) || !hold(&held, o[5], &out_counts, 'q', 1, &n_out)) {
+        release_all(&held);
+        return NULL;
+    }
+    if (n_keys_a != 2 * n_a || n_keys_b != 2 * n_b || n_out < n_a + n_b || n_out_keys < 2 * (n_a + n_b)) {
+        release_all(&held);
+        return PyErr_Format(PyExc_ValueError, "inconsistent runs");
+    }
+    Py_ssize_t m = 0;
+    int has_nan = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const double *ka = keys_a.buf, *kb = keys_b.buf;
+    for (Py_ssize_t i = 0; i < 2 * n_a && !has_nan; i++)
+        has_nan = isnan(ka[i]);
+    for (Py_ssize_t i = 0; i < 2 * n_b && !has_nan; i++)
+        has_nan = isnan(kb[i]);
+    if (!has_nan) {
+        const int64_t *ca = counts_a.buf, *cb = counts_b.buf;
+        double *keys = out_keys.buf;
+        int64_t *counts = out_counts.buf;
+        Py_ssize_t i = 0, j = 0;
+        while (i < n_a || j < n_b) {
+            const double *key;
+            int64_t count;
+            if (j == n_b || (i < n_a && comes_before(ka + 2 * i, kb + 2 * j))) {
+                key = ka + 2 * i;
+                count = ca[i++];
+            } else if (i == n_a || comes_before(kb + 2 * j, ka + 2 * i)) {
+                key = kb + 2 * j;
+                count = cb[j++];
+            } else {
+                key = ka + 2 * i;
+                count = ca[i++] + cb[j++];
+            }
+            keys[2 * m] = key[0];
+            keys[2 * m + 1] = key[1];
+            counts[m++] = count;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_all(&held);
+    if (has_nan)
+        Py_RETURN_NONE;
+    return PyLong_FromSsize_t(m);
+}
+
 /* column_ranges(columns, values, low, high): low[c] and high[c] lowered and raised to every
  * value of column c (values without NaN; low and high start at +inf and -inf). */
 static PyObject *
@@ -492,6 +852,10 @@ typedef struct {
     int32_t knot_count;
     double first_probability;
     double zero_shift;
+    /* the column's whole values low..high shaped already, at lookup[table_start + v − low]
+     * (table_start −1: none) */
+    double table_low, table_high;
+    int64_t table_start;
 } Attribute;
 
 /* Attribute records are fetched this many values ahead: a sparse row's attributes are
@@ -570,42 +934,55 @@ shaped_value(const Knots *k, const Attribute *a, double v)
 
 /* shape_stored(indices, data, position, out, knot_start, knot_value, knot_probability,
  *              first_probability, zero_probability, default_probability,
- *              missing_probability, zero_shift, column_nominal, zero_bin, missing_bin)
+ *              missing_probability, zero_shift, column_nominal, zero_bin, missing_bin,
+ *              table_start, table_low, table_high, lookup)
  *
  * out[i] = the shaped data[i] where its column is a shaped one (position[column] >= 0, the
  * shaper's column), else data[i].  The caller makes sure the fit needs none of the scaled
  * interpolation (Shaper._interpolated) and the transform is "prob" with the zero shift.
- * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  Returns True, or False
- * for tables too large for its compact layout (2**31 columns or knots; out is not written). */
+ * A NaN becomes the missing bin's value (missing_bin) or stays NaN.  A non-zero whole value
+ * v of a column with table_start[column] >= 0 and table_low <= v <= table_high is read from
+ * lookup[table_start + v − table_low], which the caller filled with those values shaped (by
+ * Shaper._shape: the same floats as this kernel's, as the tests check), one load where the
+ * search of a common word's knots waited on several.  Returns True, or False for tables too
+ * large for its compact layout (2**31 columns or knots; out is not written). */
 static PyObject *
 shape_stored(PyObject *self, PyObject *args)
 {
-    PyObject *o[13];
+    PyObject *o[17];
     int zero_bin, missing_bin;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOpp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOppOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin, &o[13], &o[14], &o[15], &o[16]))
         return NULL;
     Held held = {.count = 0};
     IndexArray indices;
     Py_buffer data, position, out, start, value, probability, first, zero, fallback, missing, shift, nominal;
+    Py_buffer lookup_start, lookup_low, lookup_high, lookup;
     Py_ssize_t n_data, n_position, n_out, n_start, n_knots, n_probability, n_first, n_zero, n_default, n_missing,
-        n_shift, c;
+        n_shift, c, n_lookup_start, n_lookup_low, n_lookup_high, n_lookup;
     if (!hold_indices(&held, o[0], &indices) || !hold(&held, o[1], &data, 'd', 0, &n_data) ||
         !hold(&held, o[2], &position, 'q', 0, &n_position) || !hold(&held, o[3], &out, 'd', 1, &n_out) ||
         !hold(&held, o[4], &start, 'q', 0, &n_start) || !hold(&held, o[5], &value, 'd', 0, &n_knots) ||
         !hold(&held, o[6], &probability, 'd', 0, &n_probability) || !hold(&held, o[7], &first, 'd', 0, &n_first) ||
         !hold(&held, o[8], &zero, 'd', 0, &n_zero) || !hold(&held, o[9], &fallback, 'd', 0, &n_default) ||
         !hold(&held, o[10], &missing, 'd', 0, &n_missing) || !hold(&held, o[11], &shift, 'd', 0, &n_shift) ||
-        !hold(&held, o[12], &nominal, '?', 0, &c)) {
+        !hold(&held, o[12], &nominal, '?', 0, &c) || !hold(&held, o[13], &lookup_start, 'q', 0, &n_lookup_start) ||
+        !hold(&held, o[14], &lookup_low, 'd', 0, &n_lookup_low) ||
+        !hold(&held, o[15], &lookup_high, 'd', 0, &n_lookup_high) || !hold(&held, o[16], &lookup, 'd', 0, &n_lookup)) {
         release_all(&held);
         return NULL;
     }
     int consistent = indices.length == n_data && n_out == n_data && n_probability == n_knots && n_start == c + 1 &&
-                     n_first == c && n_zero == c && n_default == c && n_missing == c && n_shift == c;
-    const int64_t *knot_start = start.buf, *position_of = position.buf;
+                     n_first == c && n_zero == c && n_default == c && n_missing == c && n_shift == c &&
+                     n_lookup_start == c && n_lookup_low == c && n_lookup_high == c;
+    const int64_t *knot_start = start.buf, *position_of = position.buf, *table_start = lookup_start.buf;
+    const double *table_low = lookup_low.buf, *table_high = lookup_high.buf;
     for (Py_ssize_t column = 0; consistent && column < c; column++)
         consistent = knot_start[column] >= 0 && knot_start[column] <= knot_start[column + 1] &&
-                     knot_start[column + 1] <= n_knots;
+                     knot_start[column + 1] <= n_knots &&
+                     (table_start[column] < 0 ||
+                      (table_low[column] <= table_high[column] && table_high[column] - table_low[column] < n_lookup &&
+                       table_start[column] + (int64_t)(table_high[column] - table_low[column]) < n_lookup));
     for (Py_ssize_t i = 0; consistent && i < n_position; i++)
         consistent = position_of[i] < c;
     if (!consistent) {
@@ -632,20 +1009,23 @@ shape_stored(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n_position; i++) {
         int64_t column = position_of[i];
         if (column < 0) {
-            attribute[i] = (Attribute){-1, 0, 0, 0, 0.0, 0.0};
+            attribute[i] = (Attribute){-1, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, -1};
         } else {
             attribute[i] = (Attribute){(int32_t)column,
                                        column_nominal[column] != 0,
                                        (int32_t)knot_start[column],
                                        (int32_t)(knot_start[column + 1] - knot_start[column]),
                                        first_probability[column],
-                                       zero_shift[column]};
+                                       zero_shift[column],
+                                       table_low[column],
+                                       table_high[column],
+                                       table_start[column]};
         }
     }
     Knots k = {attribute, knot, zero.buf, fallback.buf, zero_bin};
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    const double *x = data.buf;
+    const double *x = data.buf, *table = lookup.buf;
     double *shaped = out.buf;
     for (Py_ssize_t i = 0; i < n_data; i++) {
         int64_t index = index_at(&indices, i);
@@ -657,14 +1037,20 @@ shape_stored(PyObject *self, PyObject *args)
             int64_t ahead = index_at(&indices, i + PREFETCH_AHEAD);
             if (ahead >= 0 && ahead < n_position)
                 PREFETCH(&attribute[ahead]);
-            /* a record fetched earlier is in cache now: its knots next */
+            /* a record fetched earlier is in cache now: its table's start, or its knots, next */
             int64_t nearer = index_at(&indices, i + PREFETCH_AHEAD / 2);
-            if (nearer >= 0 && nearer < n_position && attribute[nearer].knot_count)
+            if (nearer >= 0 && nearer < n_position && attribute[nearer].table_start >= 0)
+                PREFETCH(&table[attribute[nearer].table_start]);
+            else if (nearer >= 0 && nearer < n_position && attribute[nearer].knot_count)
                 PREFETCH(&knot[attribute[nearer].knot_start + attribute[nearer].knot_count / 2]);
         }
         const Attribute *a = &attribute[index];
+        double v = x[i];
         if (a->column < 0) {
-            shaped[i] = x[i];
+            shaped[i] = v;
+        } else if (a->table_start >= 0 && v >= a->table_low && v <= a->table_high && v != 0 &&
+                   (double)(int64_t)v == v) {
+            shaped[i] = table[a->table_start + (int64_t)(v - a->table_low)];
         } else if (isnan(x[i])) {
             /* the numpy path shapes a missing value at 0, then replaces it */
             shaped[i] = missing_bin ? missing_probability[a->column] - a->zero_shift : NAN;
@@ -761,6 +1147,10 @@ static PyMethodDef methods[] = {
     {"sorted_counts", sorted_counts, METH_VARARGS, "The distinct int64 keys, ascending, and their counts."},
     {"stable_order", stable_order, METH_VARARGS, "The stable ascending order of int64 keys."},
     {"sparse_entries", sparse_entries, METH_VARARGS, "The non-zero feature entries of a CSR chunk's known rows."},
+    {"value_counts", value_counts, METH_VARARGS, "The distinct (pair, value) of a CSR chunk's entries, counted."},
+    {"presence_counts", presence_counts, METH_VARARGS, "A CSR chunk's non-zero (feature, class) pairs counted."},
+    {"merge_integer_counts", merge_integer_counts, METH_VARARGS, "Two sorted runs of int64 keys with counts, merged."},
+    {"merge_counts", merge_counts, METH_VARARGS, "Two sorted runs of complex keys with counts, merged."},
     {"column_ranges", column_ranges, METH_VARARGS, "Each column's smallest and largest value."},
     {"shape_stored", shape_stored, METH_VARARGS, "The shaper's map of a CSR chunk's stored values."},
     {"normalize_stored", normalize_stored, METH_VARARGS, "A CSR chunk's rows divided by their L1 or L2 norms."},

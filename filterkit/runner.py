@@ -12,14 +12,17 @@ Dask engine's tasks, the scikit-learn adapters).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, cast
 
-from filterkit.contract import OutputContract, stage_origin
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.contract import OutputContract, broken, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import Context, Stage
+from filterkit.stage import Context, Stage, with_stored_values
 
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
 #: that does not fit it, besides FilterkitError.
@@ -181,12 +184,49 @@ class Chain:
     @staticmethod
     def _through(chunks: Iterable[Chunk], stages: list[Stage]) -> Iterator[Chunk]:
         """Each chunk through ``stages`` (fitted), every stage's result checked against
-        the stage contract (:mod:`filterkit.contract`) before the next stage sees it."""
+        the stage contract (:mod:`filterkit.contract`) before the next stage sees it.
+
+        On a sparse chunk, consecutive stages that map stored values (:meth:`Stage.stored_values_map`)
+        run as one step, whose result is checked against the last one's contract."""
         contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
+        maps = [guarded(stage, "transform", stage.stored_values_map) for stage in stages]
+        steps = _steps(maps)
         for chunk in chunks:
-            for stage, contract in zip(stages, contracts):
-                chunk = contract.check(chunk, guarded(stage, "transform", stage.transform, chunk))
+            for start, end in steps:
+                if end - start > 1 and chunk.is_sparse:
+                    chunk = _mapped_together(chunk, stages[start:end], maps[start:end], contracts[end - 1])
+                    continue
+                for stage, contract in zip(stages[start:end], contracts[start:end]):
+                    chunk = contract.check(chunk, guarded(stage, "transform", stage.transform, chunk))
             yield chunk
+
+
+def _steps(maps: list) -> list[tuple[int, int]]:
+    """The stages as ``(start, end)`` ranges: each run of consecutive stages with a stored-values map
+    one range, every other stage a range of its own."""
+    steps: list[tuple[int, int]] = []
+    for position, value_map in enumerate(maps):
+        if value_map is not None and steps and steps[-1][1] == position and maps[steps[-1][0]] is not None:
+            steps[-1] = (steps[-1][0], position + 1)
+        else:
+            steps.append((position, position + 1))
+    return steps
+
+
+def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract) -> Chunk:
+    """``chunk`` (sparse) through ``stages`` by their stored-values maps, one matrix made at the end."""
+    matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+    data = matrix.data
+    for stage, value_map in zip(stages, maps):
+        data = guarded(stage, "transform", value_map, matrix, data)
+        if not isinstance(data, np.ndarray) or data.dtype != np.float64 or data.shape != matrix.data.shape:
+            raise broken(
+                stage,
+                "transform",
+                f"its stored-values map returned {getattr(data, 'dtype', type(data).__name__)} values of shape "
+                f"{np.shape(data)}, expected float64 of shape {matrix.data.shape}",
+            )
+    return contract.check(chunk, Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights))
 
 
 def guarded(stage: Stage, step: str, function, *args):

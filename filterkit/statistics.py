@@ -299,6 +299,9 @@ def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, 
     """Two sorted runs merged in linear time (each key's sums added)."""
     keys_a, sums_a = first
     keys_b, sums_b = second
+    compiled = _compiled_merge(first, second)
+    if compiled is not None:
+        return compiled
     position_a = np.searchsorted(keys_b, keys_a, side="right") + np.arange(len(keys_a))
     position_b = np.searchsorted(keys_a, keys_b, side="left") + np.arange(len(keys_b))
     keys = np.empty(len(keys_a) + len(keys_b), dtype=np.result_type(keys_a, keys_b))
@@ -314,6 +317,43 @@ def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, 
         return keys, sums
     starts = np.flatnonzero(np.r_[True, ~repeated])
     return keys[starts], sums.group_sums(starts)
+
+
+def _compiled_merge(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, ExactSums]):
+    """:func:`_merged_runs` by the compiled kernel for complex or int64 keys whose sums are one
+    digit at the same scale (counts), with what the numpy path gives, digit for digit: the sums
+    of keys in both runs added and every sum carried (:meth:`ExactSums._normalized`) where any
+    key was in both; None without the kernel, for other runs, or for a key holding NaN."""
+    (keys_a, sums_a), (keys_b, sums_b) = first, second
+    if (
+        _kernels is None
+        or keys_a.dtype != keys_b.dtype
+        or keys_a.dtype not in (np.complex128, np.int64)
+        or sums_a.digits.shape[1] != 1
+        or sums_b.digits.shape[1] != 1
+        or sums_a.lowest != sums_b.lowest
+    ):
+        return None
+    total = len(keys_a) + len(keys_b)
+    keys, counts = np.empty(total, dtype=keys_a.dtype), np.empty(total, dtype=np.int64)
+    counts_a, counts_b = np.ascontiguousarray(sums_a.digits[:, 0]), np.ascontiguousarray(sums_b.digits[:, 0])
+    if keys_a.dtype == np.int64:
+        merged = _kernels.merge_integer_counts(
+            np.ascontiguousarray(keys_a), counts_a, np.ascontiguousarray(keys_b), counts_b, keys, counts
+        )
+    else:
+        merged = _kernels.merge_counts(
+            np.ascontiguousarray(keys_a).view(np.float64),
+            counts_a,
+            np.ascontiguousarray(keys_b).view(np.float64),
+            counts_b,
+            keys.view(np.float64),
+            counts,
+        )
+    if merged is None:
+        return None
+    sums = ExactSums(counts[:merged].reshape(-1, 1), sums_a.lowest)
+    return keys[:merged], sums._normalized() if merged < total else sums
 
 
 def _complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
@@ -471,23 +511,32 @@ class ClassCounts:
         return np.where(present, low, 0.0), np.where(present, high, 0.0)
 
 
+def _row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's class code (0 where it is missing) and whether it is known."""
+    if class_index is None:
+        return np.zeros(chunk.n_rows, dtype=np.int64), np.ones(chunk.n_rows, dtype=bool)
+    classes = chunk.column(class_index)
+    known = ~np.isnan(classes)
+    return np.where(known, classes, 0).astype(np.int64), known
+
+
+def _feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
+    """Per column, its position among ``features`` (−1 for a column that is not one)."""
+    position = np.full(n_columns, -1, dtype=np.int64)
+    position[features] = np.arange(len(features))
+    return position
+
+
 def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int):
     """The stored entries of a chunk's feature columns for rows with a known class:
     ``(rows, columns, pairs, values, labels, known)``, zeros left out; ``pairs`` numbers
     each entry's (feature, class) as ``column · n_classes + label``."""
-    if class_index is None:
-        labels = np.zeros(chunk.n_rows, dtype=np.int64)
-        known = np.ones(chunk.n_rows, dtype=bool)
-    else:
-        classes = chunk.column(class_index)
-        known = ~np.isnan(classes)
-        labels = np.where(known, classes, 0).astype(np.int64)
+    labels, known = _row_labels(chunk, class_index)
     if chunk.is_sparse:
         # the feature columns found through a position map: a pass over the stored entries,
         # where slicing the columns out (values[:, features]) cost a copy of the chunk
         matrix = cast(sp.spmatrix, chunk.values).tocsr()
-        position = np.full(matrix.shape[1], -1, dtype=np.int64)
-        position[features] = np.arange(len(features))
+        position = _feature_positions(matrix.shape[1], features)
         if _kernels is not None:
             return (*_compiled_entries(matrix, position, np.where(known, labels, -1), max(n_classes, 1)), labels, known)
         rows = np.repeat(np.arange(chunk.n_rows), np.diff(matrix.indptr))
@@ -609,6 +658,10 @@ class ValueCounts(ClassCounts):
     def of_chunk(cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int) -> "ValueCounts":
         """Statistics of one chunk's rows, for the given feature columns."""
         weights = checked_weights(chunk)
+        if weights is None and chunk.is_sparse and _kernels is not None:
+            compiled = cls._compiled_of_chunk(chunk, features, class_index, n_classes)
+            if compiled is not None:
+                return compiled
         rows, _, pair, values, labels, known = _chunk_entries(chunk, features, class_index, n_classes)
         known_rows = np.flatnonzero(known)
         totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), n_classes)
@@ -620,6 +673,39 @@ class ValueCounts(ClassCounts):
             rows, pair, values = rows[present], pair[present], values[present]
         table = _value_table(pair, values, _sums_of_rows(weights, rows))
         return cls(len(features), n_classes, table, totals, missing)
+
+    @classmethod
+    def _compiled_of_chunk(
+        cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int
+    ) -> "ValueCounts | None":
+        """:meth:`of_chunk` of a sparse chunk of unit weights by the compiled kernel, in one pass
+        over its stored entries: the same table (:func:`_value_table`'s keys and counts); None
+        where the numpy path is needed (a missing value, values that are not whole numbers
+        close together)."""
+        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        labels, known = _row_labels(chunk, class_index)
+        n = matrix.nnz
+        pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
+        found = _kernels.value_counts(
+            np.ascontiguousarray(matrix.indptr),
+            np.ascontiguousarray(matrix.indices),
+            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            _feature_positions(matrix.shape[1], features),
+            np.where(known, labels, -1),
+            max(n_classes, 1),
+            pairs,
+            values,
+            counts,
+        )
+        if found is None:
+            return None
+        table = SortedSums.of_sorted(
+            _complex_keys(pairs[:found].astype(np.float64), values[:found]),
+            ExactSums.of_counts(counts[:found]),
+            np.complex128,
+        )
+        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=n_classes))
+        return cls(len(features), n_classes, table, totals, SortedSums.empty())
 
     def merge(self, other: "ValueCounts") -> "ValueCounts":
         """Statistics of the rows of both."""
@@ -829,6 +915,10 @@ class PresenceCounts(ClassCounts):
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
         weights = checked_weights(chunk)
+        if weights is None and chunk.is_sparse and _kernels is not None:
+            compiled = self._compiled_of_chunk(chunk, features, class_index)
+            if compiled is not None:
+                return self.merge(compiled)
         rows, columns, pair, values, labels, known = _chunk_entries(chunk, features, class_index, self.n_classes)
         n = len(features)
         known_rows = np.flatnonzero(known)
@@ -842,6 +932,39 @@ class PresenceCounts(ClassCounts):
         nonzero = SortedSums.of_entries(pair, _sums_of_rows(weights, rows))
         low, high = _column_ranges(columns, values, rows, chunk.n_rows, n)
         return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
+
+    def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | None):
+        """One sparse chunk's presence statistics (unit weights) by the compiled kernel, in one pass
+        over its stored entries and a tally of the (feature, class) pairs: what the numpy path
+        gathers; None where that path is needed (a missing value, or more pairs than four a
+        stored entry, past a million, to tally)."""
+        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        n, classes = len(features), max(self.n_classes, 1)
+        if n * classes > 4 * matrix.nnz + (1 << 20):
+            return None
+        labels, known = _row_labels(chunk, class_index)
+        pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        found = _kernels.presence_counts(
+            np.ascontiguousarray(matrix.indptr),
+            np.ascontiguousarray(matrix.indices),
+            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            _feature_positions(matrix.shape[1], features),
+            np.where(known, labels, -1),
+            classes,
+            n,
+            pairs,
+            counts,
+            low,
+            high,
+        )
+        if found is None:
+            return None
+        nonzero = (
+            SortedSums([(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))]) if found else SortedSums.empty()
+        )
+        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=self.n_classes))
+        return PresenceCounts(n, self.n_classes, nonzero, totals, SortedSums.empty(), low, high)
 
     @classmethod
     def of_value_counts(cls, counts: ValueCounts) -> "PresenceCounts":

@@ -53,38 +53,52 @@ class RowNormalizer(Stage):
         """A zero row stays zero, and so does every 0 of a row (it is only divided)."""
         return True
 
+    def stored_values_map(self):
+        """Each row's stored values divided by its norm (0 stays 0, and adds nothing to the norm)."""
+        return self._normalized_stored
+
     def transform(self, chunk: Chunk) -> Chunk:
-        features = self.features
         if chunk.is_sparse:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            compiled = self._compiled_sparse(matrix)
-            if compiled is not None:
-                return Chunk(with_stored_values(matrix, compiled), chunk.text, chunk.weights)
-            acted_entry = stored_in_features(matrix, features)
-            in_norm = acted_entry & ~np.isnan(matrix.data)
-            magnitudes = np.where(in_norm, np.abs(matrix.data), 0.0)
-            rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-            with np.errstate(over="ignore", under="ignore"):
-                norms: np.ndarray = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
-            norms = norms ** (1.0 / self.order)
-            maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
-            unsafe = self._unsafe(norms, maxima)
-            data = matrix.data
-            if unsafe.any():
-                # rows scaled by a power of two near their largest value first (exact), then normed;
-                # the other attributes' values are scaled too, and may overflow, but are not kept
-                shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-                with np.errstate(over="ignore"):
-                    scaled = np.ldexp(data, shift[rows])
-                data = np.where(acted_entry, _limit_of_infinite_rows(scaled, np.isinf(maxima)[rows]), data)
-                with np.errstate(under="ignore"):
-                    rescaled = np.bincount(
-                        rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order, minlength=matrix.shape[0]
-                    ) ** (1.0 / self.order)
-                norms = np.where(unsafe, rescaled, norms)
-            divisor = np.where(norms > 0, norms, 1.0)[rows]
-            data = np.where(acted_entry, data / divisor, data)
-            return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
+            return Chunk(
+                with_stored_values(matrix, self._normalized_stored(matrix, matrix.data)), chunk.text, chunk.weights
+            )
+        return self._normalized_dense(chunk)
+
+    def _normalized_stored(self, matrix: sp.csr_matrix, stored: np.ndarray) -> np.ndarray:
+        """The stored values ``stored`` of the CSR ``matrix`` with each row's features divided by
+        the row's norm: by the compiled kernel, or by numpy (which also rescales unsafe rows)."""
+        compiled = self._compiled_sparse(matrix, stored)
+        if compiled is not None:
+            return compiled
+        acted_entry = stored_in_features(matrix, self.features)
+        in_norm = acted_entry & ~np.isnan(stored)
+        magnitudes = np.where(in_norm, np.abs(stored), 0.0)
+        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+        with np.errstate(over="ignore", under="ignore"):
+            norms: np.ndarray = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
+        norms = norms ** (1.0 / self.order)
+        maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
+        unsafe = self._unsafe(norms, maxima)
+        data = stored
+        if unsafe.any():
+            # rows scaled by a power of two near their largest value first (exact), then normed;
+            # the other attributes' values are scaled too, and may overflow, but are not kept
+            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+            with np.errstate(over="ignore"):
+                scaled = np.ldexp(data, shift[rows])
+            data = np.where(acted_entry, _limit_of_infinite_rows(scaled, np.isinf(maxima)[rows]), data)
+            with np.errstate(under="ignore"):
+                rescaled = np.bincount(
+                    rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order, minlength=matrix.shape[0]
+                ) ** (1.0 / self.order)
+            norms = np.where(unsafe, rescaled, norms)
+        divisor = np.where(norms > 0, norms, 1.0)[rows]
+        return np.where(acted_entry, data / divisor, data)
+
+    def _normalized_dense(self, chunk: Chunk) -> Chunk:
+        """A dense chunk's rows divided by their norms."""
+        features = self.features
         values = chunk.values.copy()
         # C order, so each row's sum adds in the same order whatever the chunk's row count
         block = np.ascontiguousarray(values[:, features])
@@ -101,19 +115,19 @@ class RowNormalizer(Stage):
         values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
         return Chunk(values, chunk.text, chunk.weights)
 
-    def _compiled_sparse(self, matrix: sp.csr_matrix) -> np.ndarray | None:
-        """The normalized stored values of ``matrix`` by the compiled kernel (each row's powers
-        summed in stored order, as the numpy path's bincount adds them); None without the
+    def _compiled_sparse(self, matrix: sp.csr_matrix, stored: np.ndarray) -> np.ndarray | None:
+        """The normalized stored values ``stored`` of ``matrix`` by the compiled kernel (each row's
+        powers summed in stored order, as the numpy path's bincount adds them); None without the
         kernel or when a row's plain norm is unsafe (the numpy path rescales such rows)."""
         if _kernels is None:
             return None
         acted_column = np.zeros(matrix.shape[1], dtype=bool)
         acted_column[self.features] = True
-        data = np.empty(len(matrix.data))
+        data = np.empty(len(stored))
         done = _kernels.normalize_stored(
             np.ascontiguousarray(matrix.indptr),
             np.ascontiguousarray(matrix.indices),
-            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            np.ascontiguousarray(stored, dtype=np.float64),
             acted_column,
             self.order,
             data,

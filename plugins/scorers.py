@@ -140,6 +140,24 @@ class ScorerStage(ClassValueCountsStage):
             values, self.factor[positions], offset[positions], (inner[positions], outer[positions])
         )
 
+    def stored_values_map(self):
+        """Zero-preserving scaling without power-of-two steps multiplies each stored value by its
+        column's factor (:func:`scale_features`' arithmetic); --no-scale leaves them as they are."""
+        if not self.params["scale"]:
+            return lambda matrix, data: data
+        if not self.params["zero_preserve"] or self.inner_exponent.any() or self.outer_exponent.any():
+            return None
+        column_factors: dict[int, np.ndarray] = {}
+
+        def scaled(matrix, data):
+            n_columns = matrix.shape[1]
+            if n_columns not in column_factors:
+                column_factors[n_columns] = np.ones(n_columns)
+                column_factors[n_columns][self.features] = self.factor
+            return data * column_factors[n_columns][matrix.indices]
+
+        return scaled
+
     def transform(self, chunk: Chunk) -> Chunk:
         if not self.params["scale"]:
             return chunk

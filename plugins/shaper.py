@@ -426,11 +426,23 @@ class Shaper(ClassValueCountsStage):
         a number (the counts keep no value for them): None."""
         return None if self.one_vs_rest or self.bins_training_missing else self._shape
 
+    def stored_values_map(self):
+        """Shaping toward one class per feature keeps a sparse chunk's entries where no nominal
+        feature fills in its first label: the shaped stored values (0 stays 0: the zero shift)."""
+        if self.one_vs_rest or not self.params["zero_preserve"] or self.nominal.any():
+            return None
+        return lambda matrix, data: self._shaped_stored(matrix, self._position_of(matrix.shape[1]), data)
+
+    def _position_of(self, n_columns: int) -> np.ndarray:
+        """Each attribute's column (−1 for none), for chunks of ``n_columns`` attributes."""
+        position_of = np.full(n_columns, -1, dtype=np.int64)
+        position_of[self.features] = np.arange(len(self.features))
+        return position_of
+
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
             return self._transform_copies(chunk)
-        position_of = np.full(chunk.values.shape[1], -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
+        position_of = self._position_of(chunk.values.shape[1])
         if chunk.is_sparse and self.params["zero_preserve"]:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             data = self._shaped_stored(matrix, position_of)
@@ -445,24 +457,29 @@ class Shaper(ClassValueCountsStage):
         values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
         return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
-    def _shaped_stored(self, matrix: sp.csr_matrix, position_of: np.ndarray) -> np.ndarray:
-        """The stored values of ``matrix`` with those of a shaped attribute (``position_of``: each
-        attribute's column, −1 for none) shaped: by the compiled kernel when it is built and the
-        fit needs neither the log-odds nor the scaled interpolation, else by :meth:`_shape`."""
+    def _shaped_stored(
+        self, matrix: sp.csr_matrix, position_of: np.ndarray, stored: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The stored values of ``matrix`` (or ``stored`` in their place) with those of a shaped
+        attribute (``position_of``: each attribute's column, −1 for none) shaped: by the compiled
+        kernel when it is built and the fit needs neither the log-odds nor the scaled
+        interpolation, else by :meth:`_shape`."""
+        indices = matrix.indices
+        stored = matrix.data if stored is None else stored
         tables = self._compiled_tables()
         if tables is not None:
-            data = np.empty(len(matrix.data))
+            data = np.empty(len(stored))
             if _kernels.shape_stored(
-                np.ascontiguousarray(matrix.indices),
-                np.ascontiguousarray(matrix.data, dtype=np.float64),
+                np.ascontiguousarray(indices),
+                np.ascontiguousarray(stored, dtype=np.float64),
                 position_of,
                 data,
                 *tables,
             ):
                 return data
-        positions = position_of[matrix.indices]
+        positions = position_of[indices]
         acted = positions >= 0
-        data = matrix.data.copy()
+        data = stored.copy()
         data[acted] = self._shape(positions[acted], data[acted])
         return data
 
@@ -492,7 +509,42 @@ class Shaper(ClassValueCountsStage):
             np.ascontiguousarray(self.column_nominal, dtype=bool),
             bool(self.params["zero_bin"]),
             self.params["missing"] == MISSING_BIN,
+            *self._lookup_tables(),
         )
+
+    def _lookup_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(start, low, high, lookup)`` for ``_kernels.shape_stored``: per numeric column, its whole
+        values from its first knot to its last, shaped already by :meth:`_shape`, at
+        ``lookup[start + v − low]``; start −1 for a column without (nominal, no knots, more than
+        ``_LOOKUP_SPAN`` values, or past a budget of 4 entries a knot, in column order).  Made
+        once per fit or load: its size follows the knots, not the rows."""
+        made = self.__dict__.get("_lookup_made")
+        if made is not None and made[0] is self.knot_value:
+            return made[1]
+        n_columns = len(self.column_feature)
+        has_knots = np.diff(self.knot_start) > 0
+        last_knot = max(len(self.knot_value) - 1, 0)
+        first = self.knot_value[np.minimum(self.knot_start[:-1], last_knot)] if len(self.knot_value) else 0.0
+        last = self.knot_value[np.maximum(self.knot_start[1:] - 1, 0)] if len(self.knot_value) else 0.0
+        with np.errstate(invalid="ignore"):
+            low, high = np.where(has_knots, np.ceil(first), 0.0), np.where(has_knots, np.floor(last), -1.0)
+            looked_up = (
+                has_knots
+                & ~self.column_nominal
+                & (np.abs(low) < _EXACT_INTEGERS)
+                & (np.abs(high) < _EXACT_INTEGERS)
+                & (high >= low)
+                & (high - low < _LOOKUP_SPAN)
+            )
+        size = np.where(looked_up, high - low + 1, 0).astype(np.int64)
+        looked_up &= np.cumsum(size) <= 4 * len(self.knot_value)
+        size = np.where(looked_up, size, 0)
+        start = np.where(looked_up, np.cumsum(size) - size, -1)
+        column = np.repeat(np.arange(n_columns), size)
+        values = low[column] + (np.arange(len(column)) - start[column])
+        tables = (start, np.where(looked_up, low, 0.0), np.where(looked_up, high, -1.0), self._shape(column, values))
+        self._lookup_made = (self.knot_value, tables)
+        return tables
 
     def _transform_copies(self, chunk: Chunk) -> Chunk:
         """One-vs-rest: each input attribute's values in each of its output attributes, the
@@ -671,6 +723,11 @@ def _log_odds(p: np.ndarray) -> np.ndarray:
 
 
 _TRANSFORMS = {"prob": lambda p: p, "logodds": _log_odds}
+
+# The compiled kernel reads a column's shaped whole values from a table when its knots span at most
+# this many of them (word counts: a few dozen), and only values below 2**52 are whole numbers exactly.
+_LOOKUP_SPAN = 256
+_EXACT_INTEGERS = 2.0**52
 
 # The largest features × distinct knot values for which a knot lookup table (8 bytes
 # an entry) is kept; beyond it lookups search the knots' keys.
