@@ -28,30 +28,33 @@ PROCESS_FIXTURES = frozenset({"filterkit_script", "shell"})
 #: ``-n 2`` a file runs on one worker (``--dist loadfile``) and the files start in collection order
 #: (``--no-loadscope-reorder``, both in ``pyproject.toml``): these are collected first, so that the
 #: suite does not end with one worker alone on a long file while the other idles.  A new file that
-#: takes more than ~20 s goes in here (``python -m pytest -n 2 --durations=0`` gives the figures).
+#: takes more than ~10 s of CPU goes in here (``python -m pytest -n 2 --durations=0`` gives the figures;
+#: test_faults early for its waits, which take wall time but little CPU).
 LONGEST_FIRST = (
     "tests/test_multiclass.py",
-    "tests/test_outputs.py",
-    "tests/test_contract.py",
-    "tests/test_faults.py",
-    "tests/test_words.py",
-    "tests/test_malformed.py",
-    "tests/test_determinism.py",
     "tests/test_dask.py",
-    "tests/test_selection.py",
+    "tests/test_contract.py",
+    "tests/test_determinism.py",
+    "tests/test_words.py",
+    "tests/test_kernels.py",
+    "tests/test_malformed.py",
+    "tests/test_faults.py",
+    "tests/test_auto.py",
     "tests/test_discretize.py",
-    "tests/test_sklearn.py",
-    "tests/test_plugin_kit.py",
-    "tests/test_shaper_missing.py",
-    "tests/test_no_traceback.py",
     "tests/arff/test_arff_speedups.py",
-    "tests/test_per_class.py",
+    "tests/test_sklearn.py",
+    "tests/test_shaper_missing.py",
+    "tests/test_plugin_kit.py",
     "tests/arff/test_arff_properties.py",
-    "tests/test_shaper_multiclass.py",
-    "tests/test_cli.py",
-    "tests/test_statistics.py",
     "tests/test_evaluate.py",
+    "tests/test_selection.py",
+    "tests/test_no_traceback.py",
+    "tests/test_statistics.py",
+    "tests/test_outputs.py",
+    "tests/test_housekeeping.py",
+    "tests/test_cli.py",
     "tests/arff/test_arff_streaming.py",
+    "tests/test_shaper_multiclass.py",
     "tests/test_weka_interop.py",
 )
 
