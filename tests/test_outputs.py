@@ -15,7 +15,6 @@ worker processes write the parts (they start under the umask of the process that
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import subprocess
@@ -35,13 +34,15 @@ IRIS = REAL / "iris.arff"
 def run(argv, cwd, umask: int | None = None) -> SimpleNamespace:
     """``filterkit ARGV…`` through :func:`filterkit.cli.run` in the folder ``cwd`` (and under
     ``umask``): its ``returncode``, ``stdout`` bytes and ``stderr`` text, as a subprocess gives them."""
-    previous = None if umask is None else os.umask(umask)
+    previous_umask = None if umask is None else os.umask(umask)
+    previous_folder = os.getcwd()
+    os.chdir(cwd)
     try:
-        with contextlib.chdir(cwd):
-            result = run_filterkit(*argv)
+        result = run_filterkit(*argv)
     finally:
-        if previous is not None:
-            os.umask(previous)
+        os.chdir(previous_folder)
+        if previous_umask is not None:
+            os.umask(previous_umask)
     return SimpleNamespace(returncode=result.status, stdout=result.stdout, stderr=result.stderr)
 
 
