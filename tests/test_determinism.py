@@ -12,7 +12,10 @@ least three of those rows), and each of them again with fractional instance weig
   the same bytes: the default run, and one with ``--chunk-rows 100000`` (each
   input is far below the default chunk of 10,000 rows, so both read the whole
   file as one chunk: one run checks both);
-* ``--chunk-rows 1`` and ``--chunk-rows 7`` give the bytes of the default;
+* ``--chunk-rows 7`` gives the bytes of the default; ``--chunk-rows 1`` gives the bytes of the
+  default on every fourth of those rows (13 to 15 rows, every class and every weight still there:
+  one-row chunks cost ~1 ms each, so the whole files would triple the module's time, and a
+  one-row chunk merges the same way whether 13 or 60 follow it);
 * with the input rows shuffled, the output rows are the same rows shuffled the
   same way (the header, the chain comment included, is identical) — for every
   stage but ``select --metric svm --sample``, whose sample draws one seeded
@@ -30,6 +33,7 @@ import functools
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -79,8 +83,14 @@ OH0_MIN_ROWS = 3
 NEEDS_POSITIVE = {"shape", "auto"}
 CHUNKINGS = {
     "default": [],
-    "rows1": ["--chunk-rows", "1"],
     "rows7": ["--chunk-rows", "7"],
+}
+#: ``--chunk-rows 1`` runs on every fourth of a data set's rows (the rows before the weights are
+#: cycled over them, so the slice keeps every weight), against the default run on that slice.
+ONE_ROW_SLICE = slice(None, None, 4)
+ONE_ROW_CHUNKINGS = {
+    "slice-default": [],
+    "rows1": ["--chunk-rows", "1"],
 }
 #: The run in the third process: the whole file as one chunk, which is what the default does here.
 WHOLE_FILE = ["--chunk-rows", "100000"]
@@ -122,6 +132,13 @@ def _fewer_words(header: str, rows: list[str], min_rows: int) -> tuple[str, list
     return header, rows
 
 
+def _weighted(rows: list[str], weights: list[str] | None) -> list[str]:
+    """The rows with the weights cycled over them (``{w}`` after each row), or as they are."""
+    if weights is None:
+        return rows
+    return [f"{row.rstrip()},{{{weights[i % len(weights)]}}}\n" for i, row in enumerate(rows)]
+
+
 _CHILD = textwrap.dedent(
     """
     import functools, json, sys
@@ -153,8 +170,10 @@ def outputs(tmp_path_factory):
         rows = rows[keep]
         if file == "oh0.wc.arff":
             header, rows = _fewer_words(header, rows, OH0_MIN_ROWS)
-        if weights is not None:
-            rows = [f"{row.rstrip()},{{{weights[i % len(weights)]}}}\n" for i, row in enumerate(rows)]
+        (root / f"{name}.slice.arff").write_text(
+            header + "".join(_weighted(rows[ONE_ROW_SLICE], weights)), encoding="utf-8"
+        )
+        rows = _weighted(rows, weights)
         order = list(range(len(rows)))
         random.Random(20090628).shuffle(order)
         (root / f"{name}.arff").write_text(header + "".join(rows), encoding="utf-8")
@@ -171,6 +190,10 @@ def outputs(tmp_path_factory):
             if positive and (set(words) & NEEDS_POSITIVE):
                 chain_options += ["--positive", positive]
             plain, shuffled = str(root / f"{name}.arff"), str(root / f"{name}.shuffled.arff")
+            for chunking, chunk_options in ONE_ROW_CHUNKINGS.items():
+                key = f"{run_name}|{name}|{chunking}"
+                sliced = str(root / f"{name}.slice.arff")
+                all_jobs.append((key, [*chain_options, *chunk_options, "-q", "-o", out(key, "a"), sliced, *words]))
             for chunking, chunk_options in CHUNKINGS.items():
                 key = f"{run_name}|{name}|{chunking}"
                 all_jobs.append((key, [*chain_options, *chunk_options, "-q", "-o", out(key, "a"), plain, *words]))
@@ -229,8 +252,10 @@ def test_output_is_byte_identical_across_processes_and_chunk_sizes(outputs, run_
     assert second == (0, default), (
         "a second run (another process, another hash seed, the whole file as one chunk) gives other bytes"
     )
-    for chunking in ("rows1", "rows7"):
-        assert found[f"{run_name}|{data}|{chunking}"] == (0, default), f"--chunk-rows ({chunking}) changes the output"
+    assert found[f"{run_name}|{data}|rows7"] == (0, default), "--chunk-rows 7 changes the output"
+    status, sliced = found[f"{run_name}|{data}|slice-default"]
+    assert status == 0 and sliced, f"{run_name} on every fourth row of {data} failed (status {status})"
+    assert found[f"{run_name}|{data}|rows1"] == (0, sliced), "--chunk-rows 1 changes the output"
 
 
 ORDER_FREE = [(r, d) for r, d in CASES if r not in ORDER_DEPENDENT]
@@ -258,6 +283,12 @@ def test_shuffled_rows_give_the_same_rows_shuffled_the_same_way(outputs, run_nam
     )
 
 
+def _written_weight(row: str) -> str:
+    """The instance weight an output row ends with (`` {w}``), "1" when it has none (1 is not written)."""
+    weight = re.search(r" \{([^{}]*)\}$", row.rstrip())
+    return weight.group(1) if weight else "1"
+
+
 @pytest.mark.slow
 def test_the_input_subsets_are_what_the_tests_assume(outputs):
     found, orders = outputs
@@ -276,6 +307,23 @@ def test_the_input_subsets_are_what_the_tests_assume(outputs):
     assert sum(row.rstrip().endswith("Ethics}") for row in rows) >= 4
     _, iris_rows = _split(found["l2|iris|default"][1].decode("utf-8"))
     assert {row.rstrip().rsplit(",", 1)[1] for row in iris_rows} == {"Iris-setosa", "Iris-versicolor", "Iris-virginica"}
+    # the slices of the --chunk-rows 1 runs: every class, the positive class, every weight
+    sliced = {name: _split(found[f"l2|{name}|slice-default"][1].decode("utf-8"))[1] for name in DATA}
+    assert {name: len(rows) for name, rows in sliced.items()} == {
+        "iris": 13,
+        "credit-g": 15,
+        "oh0": 13,
+        "iris-weighted": 13,
+        "credit-g-weighted": 15,
+        "oh0-weighted": 13,
+    }
+    assert {row.rstrip().rsplit(",", 1)[1] for row in sliced["iris"]} == {
+        row.rstrip().rsplit(",", 1)[1] for row in iris_rows
+    }
+    assert {row.rstrip().rsplit(",", 1)[1] for row in sliced["credit-g"]} == {"good", "bad"}
+    assert any(row.rstrip().endswith("Ethics}") for row in sliced["oh0"])
+    for name in ("iris-weighted", "credit-g-weighted", "oh0-weighted"):
+        assert {_written_weight(row) for row in sliced[name]} == set(WEIGHTS)
 
 
 @pytest.mark.parametrize("stage", ["l2", "l1"])

@@ -330,11 +330,19 @@ def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(monkey
     np.testing.assert_array_equal(bits(compiled.data), bits(plain.data))
 
 
+#: check_stage with the kernels as built is test_contract's run of shape, l2 and l1 (their defaults use
+#: them): here the numpy path of each, and both paths of the option set test_contract does not run.
+BOTH_PATHS = [
+    pytest.param(None, "shape", {}, id="shape-numpy"),
+    pytest.param(kernels, "shape", {"missing": "keep", "zero_bin": False}, id="shape-keep-no-zero-bin-compiled"),
+    pytest.param(None, "shape", {"missing": "keep", "zero_bin": False}, id="shape-keep-no-zero-bin-numpy"),
+    pytest.param(None, "l2", {}, id="l2-numpy"),
+    pytest.param(None, "l1", {}, id="l1-numpy"),
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("module", [kernels, None], ids=["compiled", "numpy"])
-@pytest.mark.parametrize(
-    "name, options", [("shape", {}), ("shape", {"missing": "keep", "zero_bin": False}), ("l2", {}), ("l1", {})]
-)
+@pytest.mark.parametrize("module, name, options", BOTH_PATHS)
 def test_both_paths_pass_check_stage(monkeypatch, module, name, options):
     for using in (statistics, shaper, normalizers):
         monkeypatch.setattr(using, "_kernels", module)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, REAL, needs_weka, read_bytes, without_comments
+from chain_helpers import JAVA, JAVA_OPTIONS, REAL, needs_weka, read_bytes, without_comments
 from chain_helpers import WEKA_JAR as JAR
 from filterkit.arff import read_arff
 from filterkit.schema import NOMINAL, NUMERIC, STRING
@@ -507,7 +507,10 @@ def _split_data(text: bytes) -> tuple[bytes, bytes]:
 def weka_read(path: Path) -> str:
     """Weka's summary of ``path`` (weka.core.Instances exits 0 even when it cannot parse: check the text)."""
     result = subprocess.run(
-        [JAVA, "-Xmx1g", "-cp", str(JAR), "weka.core.Instances", str(path)], capture_output=True, text=True, timeout=300
+        [JAVA, *JAVA_OPTIONS, "-Xmx1g", "-cp", str(JAR), "weka.core.Instances", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Exception" not in result.stdout + result.stderr, (result.stdout + result.stderr)[-2000:]

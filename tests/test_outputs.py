@@ -6,6 +6,11 @@ link is written through to its target; a file with other hard links is written
 in place (once the output is complete, so a bad row still leaves it untouched);
 a device or FIFO is written directly, never replaced; a target that cannot be
 written is refused before any input is read, naming it.
+
+The runs go through :func:`filterkit.cli.run` in this process (in the test's folder, under
+the test's umask: the console script is ``sys.exit(run(argv))``), except where the process
+is the point: the default output on the real script's stdout, and ``--engine dask``, whose
+worker processes write the parts (they start under the umask of the process that starts them).
 """
 
 from __future__ import annotations
@@ -14,27 +19,41 @@ import os
 import stat
 import subprocess
 import threading
+from types import SimpleNamespace
 
 import pytest
 
 from chain_helpers import FILTERKIT, REAL
+from filterkit.testing import run_filterkit
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed"),
-]
+needs_script = pytest.mark.skipif(FILTERKIT is None, reason="the filterkit console script is not installed")
 
 IRIS = REAL / "iris.arff"
 
 
-def run(argv, cwd, umask: int | None = None, **kwargs) -> subprocess.CompletedProcess:
+def run(argv, cwd, umask: int | None = None) -> SimpleNamespace:
+    """``filterkit ARGV…`` through :func:`filterkit.cli.run` in the folder ``cwd`` (and under
+    ``umask``): its ``returncode``, ``stdout`` bytes and ``stderr`` text, as a subprocess gives them."""
+    previous_umask = None if umask is None else os.umask(umask)
+    previous_folder = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = run_filterkit(*argv)
+    finally:
+        os.chdir(previous_folder)
+        if previous_umask is not None:
+            os.umask(previous_umask)
+    return SimpleNamespace(returncode=result.status, stdout=result.stdout, stderr=result.stderr)
+
+
+def run_script(argv, cwd, umask: int | None = None) -> subprocess.CompletedProcess:
+    """The installed console script as a real subprocess (started under ``umask``)."""
     completed = subprocess.run(
         [FILTERKIT, *map(str, argv)],
         capture_output=True,
         cwd=cwd,
         timeout=120,
         preexec_fn=None if umask is None else (lambda: os.umask(umask)),
-        **kwargs,
     )
     completed.stderr = completed.stderr.decode("utf-8", "replace")
     return completed
@@ -110,23 +129,26 @@ def test_a_new_file_gets_0666_less_the_umask_and_a_rewritten_one_keeps_its_mode(
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(["in.arff", "m.json", written.name])
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o077], ids=oct)
-def test_output_dir_parts_get_0666_less_the_umask_and_rewritten_ones_keep_their_mode(tmp_path, umask):
+@pytest.mark.slow
+@needs_script
+def test_output_dir_parts_get_0666_less_the_umask_and_rewritten_ones_keep_their_mode(tmp_path):
+    """Two runs under two umasks (each starting its own cluster): every part new under umask 022
+    gets 0644; then under umask 077 a part whose mode was set to 0640 keeps it, and a new one gets 0600."""
     pytest.importorskip("distributed", reason="--engine dask needs pip install 'filterkit[dask]'")
     (tmp_path / "parts").mkdir()
     for name in ("a.arff", "b.arff"):
         (tmp_path / "parts" / name).write_bytes(IRIS.read_bytes())
     argv = ["--engine", "dask", "--output-dir", "out", "parts", "minmax"]
-    completed = run(argv, tmp_path, umask=umask)
+    completed = run_script(argv, tmp_path, umask=0o022)
     assert completed.returncode == 0, completed.stderr
     assert {name: mode_of(tmp_path / "out" / name) for name in ("a.arff", "b.arff")} == dict.fromkeys(
-        ("a.arff", "b.arff"), 0o666 & ~umask
+        ("a.arff", "b.arff"), 0o644
     )
-    kept = 0o644 if umask == 0o077 else 0o640
-    (tmp_path / "out" / "a.arff").chmod(kept)
-    completed = run(argv, tmp_path, umask=umask)
+    (tmp_path / "out" / "a.arff").chmod(0o640)
+    (tmp_path / "out" / "b.arff").unlink()
+    completed = run_script(argv, tmp_path, umask=0o077)
     assert completed.returncode == 0, completed.stderr
-    assert (mode_of(tmp_path / "out" / "a.arff"), mode_of(tmp_path / "out" / "b.arff")) == (kept, 0o666 & ~umask)
+    assert (mode_of(tmp_path / "out" / "a.arff"), mode_of(tmp_path / "out" / "b.arff")) == (0o640, 0o600)
 
 
 # ----------------------------------------------------- links are written through
@@ -309,8 +331,10 @@ def test_apply_output_follows_the_same_rules(tmp_path, expected_l2):
     assert refused.returncode == 1 and refused.stderr == "filterkit: error: cannot write '': the file name is empty\n"
 
 
+@pytest.mark.slow
+@needs_script
 def test_stdout_is_still_the_default(tmp_path, expected_l2):
-    completed = run([IRIS, "l2"], tmp_path)
+    completed = run_script([IRIS, "l2"], tmp_path)
     assert completed.stdout == expected_l2
     assert os.listdir(tmp_path) == []
 

@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from chain_helpers import FIXTURE_PLUGINS, JAVA, REAL, WEKA_JAR, needs_weka, read_bytes, without_comments
+from chain_helpers import FIXTURE_PLUGINS, JAVA, JAVA_OPTIONS, REAL, WEKA_JAR, needs_weka, read_bytes, without_comments
 from filterkit.arff import read_arff
 from filterkit.model import model_arrays
 
@@ -71,6 +71,7 @@ def test_weka_attribute_selection_keeps_the_same_words(run_filterkit, tmp_path):
         subprocess.run(
             [
                 JAVA,
+                *JAVA_OPTIONS,
                 "-Xmx2g",
                 "-cp",
                 str(WEKA_JAR),

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chain_helpers import JAVA, WEKA_JAR, needs_weka, without_comments
+from chain_helpers import JAVA, JAVA_OPTIONS, WEKA_JAR, needs_weka, without_comments
 from filterkit import cli
 from filterkit.arff.reader import read_arff
 from filterkit.plugins import load_plugins
@@ -351,7 +351,7 @@ def test_headline_saved_model_reproduces_training_output_exactly(headline):
 def test_weka_reads_the_headline_output(headline):
     # weka.core.Instances exits 0 even when it fails to parse: judge by its output
     completed = subprocess.run(
-        [JAVA, "-cp", str(WEKA_JAR), "weka.core.Instances", str(headline[0])],
+        [JAVA, *JAVA_OPTIONS, "-cp", str(WEKA_JAR), "weka.core.Instances", str(headline[0])],
         capture_output=True,
         text=True,
         timeout=120,

@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 
 from arff_helpers import REAL, assert_same_data, read_all, write_text
-from chain_helpers import JAVA, NEEDS_WEKA
+from chain_helpers import JAVA, JAVA_OPTIONS, NEEDS_WEKA
 from chain_helpers import WEKA_JAR as JAR
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING
 
 pytestmark = NEEDS_WEKA
 
 # Our dates are UTC; Weka reads them in the JVM's zone.
-_JAVA = [JAVA or "java", "-Duser.timezone=UTC", "-Xmx1g", "-cp", str(JAR)]
+_JAVA = [JAVA or "java", *JAVA_OPTIONS, "-Duser.timezone=UTC", "-Xmx1g", "-cp", str(JAR)]
 
 _ATTRIBUTE_LINE = re.compile(
     r"^\s*(\d+) (.{25}) +(Num|Nom|Str|Dat|Rel) +\d+% +\d+% +\d+% +(\d+) / +\d+% +\d+ / +\d+% +(\d+) *$"
