@@ -16,6 +16,7 @@ from filterkit.allocator import keep_freed_memory
 from filterkit.commands import command_line
 from filterkit.commands.context import PluginLoader
 from filterkit.errors import FilterkitError
+from filterkit.ownership import claim_process
 from filterkit.plugins import load_plugins
 
 #: The environment variable of click's shell completion (``_FILTERKIT_COMPLETE=bash_source filterkit``).
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(complete(instruction))
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminate)
+    claim_process()
     keep_freed_memory()
     gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)

@@ -49,6 +49,7 @@ from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
+from filterkit.ownership import owns_process
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
@@ -305,7 +306,10 @@ class DaskEngine:
         """The Dask client; for a local cluster still starting, once its workers are up."""
         if isinstance(self._client, concurrent.futures.Future):
             with self.progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
-                self._client = self._client.result()[1]
+                try:
+                    self._client = self._client.result()[1]
+                except Exception as error:
+                    raise FilterkitError(f"the local Dask cluster did not start ({error})") from None
         return self._client
 
     def check_workers(self, chain: Chain) -> None:
@@ -465,7 +469,9 @@ class DaskEngine:
         The parts are written by the workers into a temporary folder inside
         ``parts_folder`` (else in the system's temporary folder); each is copied here, and
         removed, as soon as it and the parts before it are written, while the workers
-        write the next ones.
+        write the next ones. Standard output is a stream: as a local run writes its rows, a run
+        that fails part-way has written the partitions before the failure (``-o`` publishes its
+        file only whole).
         """
         assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
@@ -566,7 +572,7 @@ def _start_local_cluster() -> tuple:
     import distributed.utils
 
     environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
-    method = LOCAL_START_METHOD if LOCAL_START_METHOD in multiprocessing.get_all_start_methods() else "spawn"
+    method = LOCAL_START_METHOD if _may_use_fork_server() else "spawn"
     with _environment_restored():
         cluster = _local_cluster(distributed, dask, method, environment)
     try:
@@ -574,6 +580,14 @@ def _start_local_cluster() -> tuple:
     except BaseException:
         cluster.close()
         raise
+
+
+def _may_use_fork_server() -> bool:
+    """Whether the workers may come from a fork server: only where there is one, and in the console
+    script (:func:`filterkit.ownership.owns_process`), as the fork server, its imports and its
+    environment are the process's own; in another program (a library call) it would serve that
+    program's own ``multiprocessing`` with them, so its workers are spawned."""
+    return owns_process() and LOCAL_START_METHOD in multiprocessing.get_all_start_methods()
 
 
 def _local_cluster(distributed, dask, method: str, environment: dict):

@@ -14,6 +14,7 @@ import pytest
 
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR
 from filterkit import distributed as engine_module
+from filterkit import ownership
 from filterkit.distributed import DaskEngine
 
 IRIS = REAL / "iris.arff"
@@ -105,8 +106,9 @@ def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
 
 
 @pytest.mark.slow
-def test_workers_are_forked_from_a_fork_server_that_imported_the_tasks_modules():
+def test_workers_are_forked_from_a_fork_server_that_imported_the_tasks_modules(monkeypatch):
     pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    monkeypatch.setattr(ownership, "_claimed", True)  # as the console script does
     with DaskEngine.connect(None, None, 1000) as engine:
         parents = engine.client.run(os.getppid)
         imported = engine.client.run(eval, "'filterkit.distributed' in __import__('sys').modules")
