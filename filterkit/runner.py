@@ -189,7 +189,7 @@ class Chain:
         On a sparse chunk, consecutive stages that map stored values (:meth:`Stage.stored_values_map`)
         run as one step, whose result is checked against the last one's contract."""
         contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
-        maps = [guarded(stage, "transform", stage.stored_values_map) for stage in stages]
+        maps = [guarded(stage, "transform", _stored_values_map, stage) for stage in stages]
         steps = _steps(maps)
         for chunk in chunks:
             for start, end in steps:
@@ -199,6 +199,20 @@ class Chain:
                 for stage, contract in zip(stages[start:end], contracts[start:end]):
                     chunk = contract.check(chunk, guarded(stage, "transform", stage.transform, chunk))
             yield chunk
+
+
+def _stored_values_map(stage: Stage):
+    """``stage.stored_values_map()``, or None where a subclass overrides ``transform`` below the class
+    that gives the map: the map describes that class's transform, not the override's."""
+    kind = type(stage)
+    if not issubclass(_defining_class(kind, "stored_values_map"), _defining_class(kind, "transform")):
+        return None
+    return stage.stored_values_map()
+
+
+def _defining_class(kind: type, name: str) -> type:
+    """The class in ``kind``'s method resolution order whose own body defines ``name``."""
+    return next(base for base in kind.__mro__ if name in vars(base))
 
 
 def _steps(maps: list) -> list[tuple[int, int]]:
