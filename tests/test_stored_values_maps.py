@@ -63,8 +63,6 @@ def test_stages_mapped_together_give_the_chunks_of_their_own_transforms(monkeypa
 def test_zeros_nans_and_infinities_left_by_one_map_are_what_the_next_stage_would_see():
     # bns gives a feature constant in training a factor 0: its values become 0 before l2
     rows = np.array([[0, 1, 3, 0], [1, 1, 0, 2], [0, 1, 5, np.nan], [1, 1, 1e300, np.inf]] * 3)
-    schema, _ = read_arff(REAL / "grain_wc.arff")
-
     schema = Schema(
         "t", (Attribute("c", "nominal", ("0", "1")),) + tuple(Attribute(f"a{i}", "numeric") for i in range(3))
     )
