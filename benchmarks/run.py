@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
+import ctypes
 import importlib.util
 import itertools
 import os
@@ -229,8 +231,10 @@ def startup_times(filterkit: str, repeats: int = 10) -> tuple[float, float]:
 
 def measure(command: list[str], output: Path | None = None) -> tuple[float, int, float]:
     """Wall seconds, peak RSS in MiB and CPU seconds (user + system) of one run, stdout to ``output``
-    or /dev/null.  ``wait4`` counts the child and the descendants it waited for: their CPU is added,
-    their peak RSS is the largest one process reached (a Dask run's client or one of its workers)."""
+    or /dev/null.  ``wait4`` counts the child and the descendants it waited for; descendants left
+    behind (a Dask run's fork server and the workers forked from it) are adopted by this process
+    (:func:`adopt_orphans`) and reaped here: their CPU is added too.  The peak RSS is the largest
+    one process reached (a Dask run's client or one of its workers)."""
     sink = open(output, "wb") if output else open(os.devnull, "wb")
     with sink, tempfile.TemporaryFile() as stderr:
         started = time.perf_counter()
@@ -242,7 +246,32 @@ def measure(command: list[str], output: Path | None = None) -> tuple[float, int,
             stderr.seek(0)
             message = stderr.read().decode(errors="replace")
             raise RuntimeError(f"{' '.join(command)} failed: {message[-2000:]}")
-    return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
+    peak, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+    for orphan in reaped_orphans():
+        peak, cpu = max(peak, orphan.ru_maxrss), cpu + orphan.ru_utime + orphan.ru_stime
+    return elapsed, peak // 1024, cpu
+
+
+def adopt_orphans() -> None:
+    """Make this process the one the orphaned descendants of its runs are handed to (Linux's child
+    subreaper), so their CPU can be counted; elsewhere they are not counted."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def reaped_orphans(seconds: float = 30) -> list:
+    """The resource usage of every adopted descendant, each waited for (for up to ``seconds``)."""
+    usages, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            pid, _, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.01)
+            continue
+        usages.append(usage)
+    return usages
 
 
 def contract_share(arguments: list[str], repeats: int) -> tuple[float, float]:
@@ -325,6 +354,7 @@ def comma_list(text: str, allowed) -> list[str]:
 
 
 def main() -> None:
+    adopt_orphans()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
     parser.add_argument("--inputs", type=Path, default=HERE / ".inputs", help="Where generated inputs are kept.")
@@ -508,7 +538,8 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
         started,
         "",
         f"Medians of {repeats} interleaved rounds (and the fastest and slowest run); CPU is user + system "
-        "of the process and the descendants it waited for (a Dask run's workers); peak RSS is the largest "
+        "of the process and of all its descendants (a Dask run's fork server and workers, adopted as a "
+        "child subreaper and reaped after the run); peak RSS is the largest "
         f"one process reached (`wait4`). Python {sys.version.split()[0]}. Output to /dev/null unless the "
         "command says FILE (a file on the same disk).",
         "",
