@@ -520,6 +520,15 @@ def _row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.n
     return np.where(known, classes, 0).astype(np.int64), known
 
 
+def _csr_arrays(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A CSR matrix's ``indptr``, ``indices`` and float64 ``data``, contiguous, as the kernels take them."""
+    return (
+        np.ascontiguousarray(matrix.indptr),
+        np.ascontiguousarray(matrix.indices),
+        np.ascontiguousarray(matrix.data, dtype=np.float64),
+    )
+
+
 def _feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
     """Per column, its position among ``features`` (−1 for a column that is not one)."""
     position = np.full(n_columns, -1, dtype=np.int64)
@@ -561,9 +570,7 @@ def _compiled_entries(matrix: sp.csr_matrix, position: np.ndarray, labels: np.nd
     rows, columns, pairs = (np.empty(n, dtype=np.int64) for _ in range(3))
     values = np.empty(n)
     found = _kernels.sparse_entries(
-        np.ascontiguousarray(matrix.indptr),
-        np.ascontiguousarray(matrix.indices),
-        np.ascontiguousarray(matrix.data, dtype=np.float64),
+        *_csr_arrays(matrix),
         position,
         labels,
         n_classes,
@@ -687,9 +694,7 @@ class ValueCounts(ClassCounts):
         n = matrix.nnz
         pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
         found = _kernels.value_counts(
-            np.ascontiguousarray(matrix.indptr),
-            np.ascontiguousarray(matrix.indices),
-            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            *_csr_arrays(matrix),
             _feature_positions(matrix.shape[1], features),
             np.where(known, labels, -1),
             max(n_classes, 1),
@@ -946,9 +951,7 @@ class PresenceCounts(ClassCounts):
         pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)
         low, high = np.full(n, np.inf), np.full(n, -np.inf)
         found = _kernels.presence_counts(
-            np.ascontiguousarray(matrix.indptr),
-            np.ascontiguousarray(matrix.indices),
-            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            *_csr_arrays(matrix),
             _feature_positions(matrix.shape[1], features),
             np.where(known, labels, -1),
             classes,
