@@ -25,16 +25,18 @@ needs_extension = pytest.mark.skipif(
 )
 
 
-def counts_both_ways(monkeypatch, chunks, features, class_index, n_classes):
-    """``(compiled, plain)``: the value counts of ``chunks`` with and without the kernels."""
+def both_ways(monkeypatch, kind, chunks, features, class_index, n_classes):
+    """``(compiled, plain)``: the statistics ``kind`` (ValueCounts, PresenceCounts) of ``chunks``
+    gathered with and without the kernels, their tables settled."""
     results = []
     for module in (kernels, None):
         monkeypatch.setattr(statistics, "_kernels", module)
-        counts = ValueCounts.empty(len(features), n_classes)
+        counts = kind.empty(len(features), n_classes)
         for chunk in chunks:
             counts = counts.add(chunk, features, class_index)
-        counts.table.settled()
-        counts.missing_table.settled()
+        if kind is ValueCounts:
+            counts.table.settled()
+            counts.missing_table.settled()
         results.append(counts)
     return results
 
@@ -73,7 +75,7 @@ def test_whole_number_chunks_are_counted_by_the_kernel_as_by_numpy(monkeypatch, 
     features = np.array([1, 2, 3, 5, 8, 9, 11])
     monkeypatch.setattr(statistics, "_kernels", kernels)
     assert all(ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is not None for chunk in chunks)
-    compiled, plain = counts_both_ways(monkeypatch, chunks, features, 0, 3)
+    compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
@@ -97,7 +99,7 @@ def test_chunks_the_kernel_declines_go_to_numpy_with_the_same_result(monkeypatch
     features = np.array([1, 2, 3, 4, 5])
     monkeypatch.setattr(statistics, "_kernels", kernels)
     assert ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is None
-    compiled, plain = counts_both_ways(monkeypatch, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
+    compiled, plain = both_ways(monkeypatch, ValueCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
@@ -112,7 +114,7 @@ def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, nam
     n_classes = len(schema.attributes[class_index].labels)
     monkeypatch.setattr(statistics, "_kernels", kernels)
     assert ValueCounts._compiled_of_chunk(chunks[0], features, class_index, n_classes) is not None
-    compiled, plain = counts_both_ways(monkeypatch, chunks, features, class_index, n_classes)
+    compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, class_index, n_classes)
     assert_same_counts(compiled, plain)
 
 
@@ -179,18 +181,6 @@ def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
     np.testing.assert_array_equal(found[1], counts)
 
 
-def presence_both_ways(monkeypatch, chunks, features, class_index, n_classes):
-    """``(compiled, plain)``: the presence counts of ``chunks`` with and without the kernels."""
-    results = []
-    for module in (kernels, None):
-        monkeypatch.setattr(statistics, "_kernels", module)
-        counts = PresenceCounts.empty(len(features), n_classes)
-        for chunk in chunks:
-            counts = counts.add(chunk, features, class_index)
-        results.append(counts)
-    return results
-
-
 @needs_extension
 def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
     rows = np.array([[0, 2, 0], [1, -2.5, 5], [1, 7, 0], [np.nan, 9, 9], [0, 0, 1e300]], dtype=np.float64)
@@ -214,7 +204,7 @@ def test_presence_counts_are_the_same_with_and_without_the_kernels(monkeypatch, 
     features = np.array([1, 2, 3, 5, 8, 9, 11])
     monkeypatch.setattr(statistics, "_kernels", kernels)
     assert all(PresenceCounts.empty(7, 3)._compiled_of_chunk(chunk, features, 0) is not None for chunk in chunks)
-    compiled, plain = presence_both_ways(monkeypatch, chunks, features, 0, 3)
+    compiled, plain = both_ways(monkeypatch, PresenceCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
@@ -226,7 +216,7 @@ def test_a_missing_value_leaves_the_presence_counts_to_numpy(monkeypatch):
     features = np.array([1, 2, 3, 4, 5])
     monkeypatch.setattr(statistics, "_kernels", kernels)
     assert PresenceCounts.empty(5, 3)._compiled_of_chunk(chunk, features, 0) is None
-    compiled, plain = presence_both_ways(monkeypatch, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
+    compiled, plain = both_ways(monkeypatch, PresenceCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
