@@ -225,8 +225,8 @@ class ArffWriter:
         """Two blocks of rows formatted side by side, the first in a helper thread (the
         compiled formatter releases the GIL, so both cores format), then written in order.
 
-        An error in preparing the second block comes after the first is written, as it
-        would one block at a time.
+        An error in preparing or formatting the second block comes after the first is
+        written, as it would one block at a time.
         """
         first_arguments = self._format_arguments(first, sparse)
         try:
@@ -248,9 +248,9 @@ class ArffWriter:
             second_length = _speedups.format_rows(*second_arguments, self._formatted)
         finally:
             helper.join()
-        if isinstance(outcome[0], BaseException):
-            raise outcome[0]
-        self._emit_formatted(self._spare, outcome[0])
+            if isinstance(outcome[0], BaseException):
+                raise outcome[0]
+            self._emit_formatted(self._spare, outcome[0])
         self._emit_formatted(self._formatted, second_length)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
