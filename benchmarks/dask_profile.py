@@ -1,17 +1,18 @@
 """Where a ``filterkit --engine dask`` run spends its time (issue 20, item 6; docs/dask.md).
 
-    python benchmarks/dask_profile.py [--start-method M] [--inline] -- FILTERKIT ARGUMENTS > /dev/null
+    python benchmarks/dask_profile.py [--spawn] [--inline] -- FILTERKIT ARGUMENTS > /dev/null
 
 for example ``-- -q -c first --engine dask benchmarks/.inputs/grain_x100.arff shape bns l2``.  The run
 happens in this process, with the engine's steps timed from outside (nothing in filterkit changes):
 on stderr, each step's wall time, the client's CPU and the workers' CPU (their ``getrusage``, asked
 through ``Client.run`` before and after), the wait for the local cluster (which starts in the
-background while the client plans), the fork server's CPU (the imports the workers share), the
+background while the client plans), the CPU of the helper process that forked the workers, the
 workers' page faults, the pickled sizes of the recipes and the merged statistics, and Dask's task
 stream (compute and transfer time per kind of task, and each task's start and end on its worker).
 
-``--start-method spawn`` (or ``fork``) starts the local cluster's workers that way instead of from a
-fork server (``filterkit.distributed.LOCAL_START_METHOD``), to compare.  ``--inline`` runs the engine's
+The run is the console script's (its workers forked from the client, through one helper process);
+``--spawn`` runs it as a library call does instead (Dask's nannies spawn the workers), to compare.
+``--inline`` runs the engine's
 code with Dask replaced by tasks run in place, one at a time, in this process: the cost of
 partitioning without the cluster.
 """
@@ -21,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import multiprocessing.forkserver
 import os
 import pickle
 import resource
@@ -35,12 +35,13 @@ def own_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def fork_server_cpu() -> float:
-    """User + system CPU seconds of multiprocessing's fork server so far (0 if none runs)."""
-    pid = getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)  # not public
-    if pid is None:
+def helper_cpu() -> float:
+    """User + system CPU seconds so far of the helper process that forked the local cluster's
+    workers (0 if there is none): this process's child that is not a worker."""
+    children = [int(pid) for pid in open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split()]
+    if not children:
         return 0.0
-    with open(f"/proc/{pid}/stat") as stat:
+    with open(f"/proc/{children[0]}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -147,7 +148,7 @@ class Profile:
             profile.client = value
             profile.marks["asked"], profile.marks["ready"] = asked, time.perf_counter()
             profile.marks["workers at ready"] = profile.workers_cpu()
-            profile.marks["fork server at ready"] = fork_server_cpu()
+            profile.marks["helper at ready"] = helper_cpu()
             value.get_task_stream()  # installs the scheduler's task-stream plugin
             profile.marks["stream from"] = time.time()
             return value
@@ -176,7 +177,7 @@ class Profile:
             print(
                 f"the client first needed the cluster {self.marks['asked'] - self.marks['engine']:.2f} s later "
                 f"and waited {self.marks['ready'] - self.marks['asked']:.2f} s for it; by then the workers' CPU "
-                f"{self.marks['workers at ready']:.2f} s, the fork server's {self.marks['fork server at ready']:.2f} s",
+                f"{self.marks['workers at ready']:.2f} s, the helper's {self.marks['helper at ready']:.2f} s",
                 file=out,
             )
         for label, wall, cpu, workers in self.steps:
@@ -188,9 +189,7 @@ class Profile:
         )
         if inline:
             return
-        print(
-            f"workers' page faults: {self.marks['faults']}; the fork server's CPU {fork_server_cpu():.2f} s", file=out
-        )
+        print(f"workers' page faults: {self.marks['faults']}; the helper's CPU {helper_cpu():.2f} s", file=out)
         self.report_tasks(out)
 
     def report_tasks(self, out) -> None:
@@ -217,14 +216,14 @@ class Profile:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--start-method", choices=["forkserver", "spawn", "fork"], help="How the local cluster's workers start."
+        "--spawn", action="store_true", help="Spawn the local cluster's workers, as a library call does."
     )
     parser.add_argument("--inline", action="store_true", help="Run the tasks in place, without Dask.")
     parser.add_argument("filterkit_arguments", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     arguments = args.filterkit_arguments[1:] if args.filterkit_arguments[:1] == ["--"] else args.filterkit_arguments
     began = time.perf_counter()
-    from filterkit import cli
+    from filterkit import cli, ownership
     from filterkit import distributed as engine_module
 
     imported = time.perf_counter()
@@ -237,8 +236,8 @@ def main() -> None:
 
         engine_module.DaskEngine.connect = connect
         engine_module.import_distributed = lambda: InlineDistributed
-    elif args.start_method:
-        engine_module.LOCAL_START_METHOD = args.start_method
+    elif not args.spawn:
+        ownership.claim_process()  # as the console script does: the workers are forked
     profile = Profile(engine_module.DaskEngine)
     profile.install(args.inline)
     write = engine_module.DaskEngine.write_concatenated

@@ -37,6 +37,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Iterator, cast
@@ -611,7 +612,7 @@ def _start_local_cluster(workers: ForkedWorkers | None) -> tuple:
         client = distributed.Client(cluster)
         if workers is not None:
             workers.start(cluster.scheduler_address, environment)
-            client.wait_for_workers(LOCAL_WORKERS, timeout=_WORKER_START_TIMEOUT)
+            workers.wait(client, _WORKER_START_TIMEOUT)
         return cluster, client
     except BaseException:
         cluster.close()
@@ -625,28 +626,52 @@ def _may_fork_workers() -> bool:
     return owns_process() and "fork" in multiprocessing.get_all_start_methods()
 
 
-@dataclass
 class ForkedWorkers:
     """The local cluster's worker processes, forked by one helper process (:func:`_forked_workers`):
     each waits on its own pipe for the scheduler's address, which :meth:`start` writes."""
 
-    helper: int
-    addresses: list[int]
-    control: int
+    def __init__(self, helper: int, addresses: list[int], control: int):
+        """``helper`` is the helper's process id, ``addresses`` the pipes to the workers and
+        ``control`` the pipe whose end tells the helper to kill the workers."""
+        self.helper = helper
+        self.addresses = addresses
+        self.control = control
+        self.stopped = False
+        self._lock = threading.Lock()
 
     def start(self, scheduler_address: str, environment: dict) -> None:
-        """Tell every worker the scheduler's address and the environment Dask's nanny would give it."""
+        """Tell every worker the scheduler's address and the environment Dask's nanny would give it;
+        FilterkitError once they were stopped."""
         message = repr((scheduler_address, {name: str(value) for name, value in environment.items()}))
-        for pipe in self.addresses:
-            os.write(pipe, message.encode() + b"\n")
+        with self._lock:
+            if self.stopped:
+                raise FilterkitError("the local Dask cluster was stopped while it started")
+            for pipe in self.addresses:
+                os.write(pipe, message.encode() + b"\n")
+
+    def wait(self, client, timeout: float) -> None:
+        """Wait for every worker to join ``client``'s scheduler, up to ``timeout`` seconds, and no
+        longer once they were stopped (FilterkitError then)."""
+        deadline = time.monotonic() + timeout
+        while not self.stopped:
+            try:
+                client.wait_for_workers(len(self.addresses), timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+                return
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
+        raise FilterkitError("the local Dask cluster was stopped while it started")
 
     def stop(self) -> None:
         """End the workers at once (the run's output is complete, or it failed) and wait for them;
         nothing the second time."""
-        pipes, self.addresses, self.control = [*self.addresses, self.control], [], -1
-        for pipe in pipes:
-            with contextlib.suppress(OSError):
-                os.close(pipe)
+        with self._lock:
+            if self.stopped:
+                return
+            self.stopped = True
+            for pipe in [*self.addresses, self.control]:
+                with contextlib.suppress(OSError):
+                    os.close(pipe)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.helper, 0)
 

@@ -1,0 +1,118 @@
+"""The console script's local Dask cluster (issue 20, the Dask bar): its two workers are forked
+from the client, through one helper process, once the client has imported Dask and the tasks'
+modules; no nanny watches them. A worker dying mid-task is one error line and no output, and no
+process of a run outlives it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from chain_helpers import FILTERKIT, REAL, TESTS
+from filterkit import distributed as engine_module
+from filterkit.errors import FilterkitError
+
+pytestmark = pytest.mark.slow
+
+IRIS = REAL / "iris.arff"
+OH0 = REAL / "oh0.wc.arff"
+DYING_PLUGIN = TESTS / "data" / "dying_plugin"
+
+
+class FailedTask:
+    """A failed Dask future holding ``error``."""
+
+    status = "error"
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def exception(self):
+        return self.error
+
+    def result(self):
+        raise self.error
+
+
+def test_a_task_whose_worker_died_is_a_filterkit_error_naming_it():
+    distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    killed = distributed.KilledWorker("_write_partition-1", SimpleNamespace(address="tcp://127.0.0.1:1"), 0)
+    with pytest.raises(FilterkitError, match=r"^a Dask worker process died running a task \(.*_write_partition-1"):
+        engine_module._raise_task_error(distributed, FailedTask(killed))
+
+
+def test_a_task_s_own_error_is_raised_as_it_is():
+    distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    with pytest.raises(ZeroDivisionError, match="boom"):
+        engine_module._raise_task_error(distributed, FailedTask(ZeroDivisionError("boom")))
+
+
+def processes_naming(marker: str) -> list[str]:
+    """The processes whose command line contains ``marker`` (a forked worker keeps the client's)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in command:
+            found.append(f"{pid}: {command}")
+    return found
+
+
+def console_script(*argv) -> subprocess.CompletedProcess:
+    if FILTERKIT is None:
+        pytest.skip("the filterkit console script is not installed (pip install -e .)")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    return subprocess.run([FILTERKIT, *map(str, argv)], capture_output=True, timeout=120)
+
+
+def test_a_run_writes_the_local_bytes_and_leaves_no_process_behind(tmp_path):
+    out = tmp_path / "dask-out.arff"
+    local = console_script(OH0, "shape", "bns", "l2")
+    dask = console_script("--engine", "dask", "-o", out, OH0, "shape", "bns", "l2")
+    assert (dask.returncode, dask.stderr, dask.stdout) == (0, b"", b"")
+    assert local.returncode == 0 and out.read_bytes() == local.stdout
+    assert processes_naming(str(out)) == []
+
+
+def test_a_worker_dying_mid_task_is_one_error_line_no_output_and_no_process_left(tmp_path):
+    out = tmp_path / "out.arff"
+    result = console_script("--engine", "dask", "--plugins-dir", DYING_PLUGIN, "-o", out, IRIS, "l2", "dying")
+    assert (result.returncode, result.stdout) == (1, b"")
+    message = result.stderr.decode()
+    assert message.startswith("filterkit: error: a Dask worker process died running a task (")
+    assert message.count("\n") == 1 and "_write_partition" in message
+    assert os.listdir(tmp_path) == []
+    assert processes_naming(str(out)) == []
+
+
+def test_the_workers_are_forked_by_one_helper_the_client_started(monkeypatch):
+    """In the console script (here: the process claimed as its own) the workers' parent is one
+    helper process whose parent is the client, and they run the client's imports and allocator."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    from filterkit import ownership
+
+    monkeypatch.setattr(ownership, "_claimed", True)
+    with engine_module.DaskEngine.connect(None, None, 1000) as engine:
+        parents = engine.client.run(os.getppid)
+        grandparents = engine.client.run(lambda: int(Path(f"/proc/{os.getppid()}/stat").read_text().split()[3]))
+        threads = engine.client.run(lambda: os.environ.get("OMP_NUM_THREADS"))
+    assert len(parents) == 2 and len(set(parents.values())) == 1 and os.getpid() not in parents.values()
+    assert set(grandparents.values()) == {os.getpid()}
+    assert set(threads.values()) == {"1"}
+
+
+def test_an_error_while_the_cluster_starts_stops_it_and_leaves_no_process(tmp_path):
+    """The chain fails in the client (oh0's first attribute is not a nominal class) while the
+    workers may still be waiting for the scheduler's address."""
+    out = tmp_path / "out.arff"
+    result = console_script("--engine", "dask", "-c", "first", "-o", out, OH0, "shape", "bns", "l2")
+    assert (result.returncode, result.stdout) == (1, b"")
+    assert result.stderr == b"filterkit: error: stage 'shape' needs a nominal class attribute (-c)\n"
+    assert os.listdir(tmp_path) == []
+    assert processes_naming(str(out)) == []
