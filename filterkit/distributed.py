@@ -63,6 +63,8 @@ from filterkit.stage import Provenance
 LOCAL_WORKERS = 2
 #: Dask's setting of the environment its nannies give the worker processes they spawn.
 _WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
+#: Dask's setting of how its nannies start worker processes.
+_START_METHOD = "distributed.worker.multiprocessing-method"
 #: Dask's setting of how many times a task may be running on a worker that dies before it fails.
 _ALLOWED_FAILURES = "distributed.scheduler.allowed-failures"
 #: How long a forked worker waits to be told the scheduler's address, and then to reach it.
@@ -289,8 +291,9 @@ class DaskEngine:
         """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes.
 
         A local cluster starts in the background (:func:`_start_local_cluster`): the engine is
-        returned at once, so the client reads the header and cuts the input while the workers
-        start, and waits for them when it first needs them.
+        returned at once, so the client reads the header and cuts the input while the scheduler
+        starts and the workers join it, and waits for them when it first needs them.  In the
+        console script the workers are forked first, before any thread starts (:func:`_forked_workers`).
         """
         progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack:
@@ -600,7 +603,7 @@ def _start_local_cluster(workers: ForkedWorkers | None) -> tuple:
                 n_workers=0, processes=False, protocol="tcp://", dashboard_address=None, silence_logs=logging.CRITICAL
             )
         else:
-            with _environment_restored(), dask.config.set({_WORKER_ENVIRONMENT: environment}):
+            with _environment_restored(), dask.config.set({_START_METHOD: "spawn", _WORKER_ENVIRONMENT: environment}):
                 cluster = distributed.LocalCluster(
                     n_workers=LOCAL_WORKERS,
                     threads_per_worker=1,
