@@ -147,7 +147,9 @@ class OutputContract:
         elif indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
             problem = f"have indices of {indices.dtype} and indptr of {indptr.dtype}, expected integers"
         elif len(indptr) != n_rows + 1 or len(indices) != len(data):
-            problem = f"hold {len(indptr)} row starts for {n_rows} rows and {len(indices)} indices for {len(data)} values"
+            problem = (
+                f"hold {len(indptr)} row starts for {n_rows} rows and {len(indices)} indices for {len(data)} values"
+            )
         elif indptr[0] != 0 or indptr[-1] != len(data) or (np.diff(indptr) < 0).any():
             problem = f"have row starts that do not rise from 0 to {len(data)}"
         elif len(indices) and (indices.min() < 0 or indices.max() >= n_columns):

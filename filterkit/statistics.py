@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+
 import numpy as np
 
 from filterkit.errors import FilterkitError
