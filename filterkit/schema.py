@@ -145,8 +145,6 @@ class Chunk:
     sparse chunk's arrays without building a matrix.
     """
 
-    __slots__ = ("_values", "_csr", "text", "weights")
-
     def __init__(self, values: Any = None, text: dict[int, list] | None = None, weights: np.ndarray | None = None):
         self._values = values
         self._csr: CsrArrays | None = None
