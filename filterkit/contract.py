@@ -102,7 +102,8 @@ class OutputContract:
         """``result`` when it is a chunk this stage may return for ``given``; else ContractError."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
-        values: Any = result.values if result.has_matrix else result.csr()  # checked below
+        # checked below: CSR arrays (a chunk of arrays, no matrix built), a CSR matrix or an array
+        values: Any = result.csr() if result.is_sparse and not result.has_matrix else result.values
         if isinstance(values, CsrArrays):
             self._check_arrays(values, step)
         elif is_sparse_matrix(values):
