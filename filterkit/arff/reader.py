@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
@@ -38,7 +37,7 @@ try:
     from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 except ImportError:  # built without a C compiler: the numpy path does the same work
     _speedups = None
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate, without_zeros
 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
@@ -664,10 +663,9 @@ def _parse_sparse_compiled(joined, n_rows: int, line_numbers, columns: _ColumnIn
             name,
             texts,
         )
-    matrix = sp.csr_matrix((values, indices, indptr), shape=(n_rows, columns.count))
     if len(entries) and not values[entries].all():
-        matrix.eliminate_zeros()
-    return Chunk(matrix, texts)
+        values, indices, indptr = without_zeros(values, indices, indptr)
+    return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
 
 
 def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
@@ -711,9 +709,8 @@ def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) 
         )
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(counts // 2, out=indptr[1:])
-    matrix = sp.csr_matrix((values, column_of, indptr), shape=(n_rows, columns.count))
-    matrix.eliminate_zeros()
-    return Chunk(matrix, texts)
+    values, column_of, indptr = without_zeros(values, column_of, indptr)
+    return Chunk.from_csr(values, column_of, indptr, (n_rows, columns.count), texts)
 
 
 def _any_char_within(flags: np.ndarray, joined: bytes, starts: np.ndarray, ends: np.ndarray) -> bool:
@@ -816,9 +813,8 @@ def _assemble(rows, columns: _ColumnInfo, sparse: bool) -> Chunk:
         np.cumsum(counts, out=indptr[1:])
         indices = np.fromiter((c for r in rows for c in r[0]), dtype=np.int64, count=indptr[-1])
         data = np.fromiter((v for r in rows for v in r[1]), dtype=np.float64, count=indptr[-1])
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(n_rows, columns.count))
-        matrix.eliminate_zeros()
-        return Chunk(matrix, texts, weights)
+        data, indices, indptr = without_zeros(data, indices, indptr)
+        return Chunk.from_csr(data, indices, indptr, (n_rows, columns.count), texts, weights)
     matrix = np.zeros((n_rows, columns.count))
     for position, (cols, values, _, _) in enumerate(rows):
         matrix[position, cols] = values
