@@ -293,15 +293,23 @@ class ArffWriter:
             columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
             indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
         special = ~self._plain_numbers[columns] if len(columns) else np.zeros(0, dtype=bool)
-        texts = np.empty(int(special.sum()), dtype=object)
-        if len(texts):
-            rows_of = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), np.diff(indptr))
-        special_columns = columns[special]
-        for column in np.unique(special_columns).tolist():
-            at = np.flatnonzero(special_columns == column)
-            entries = np.flatnonzero(special)[at]
-            texts[at] = self._column_texts(column, values[entries], rows_of[entries].tolist(), chunk)
-        return indptr, columns.astype(np.int64), values.astype(np.float64), special, texts.tolist()
+        special_entries = np.flatnonzero(special)
+        texts = np.empty(len(special_entries), dtype=object)
+        if len(special_entries):
+            # each special entry's row: the last row starting at or before it
+            rows_of = np.searchsorted(indptr, special_entries, side="right") - 1
+            special_columns = columns[special_entries]
+            for column in np.unique(special_columns).tolist():
+                at = np.flatnonzero(special_columns == column)
+                texts[at] = self._column_texts(column, values[special_entries[at]], rows_of[at].tolist(), chunk)
+        # (the arrays themselves where they already have the formatter's types and layout: nothing writes to them)
+        return (
+            indptr,
+            np.ascontiguousarray(columns, np.int64),
+            np.ascontiguousarray(values, np.float64),
+            special,
+            texts.tolist(),
+        )
 
     def _column_texts(self, column: int, values: np.ndarray, rows: Iterable[int], chunk: Chunk) -> list[str]:
         if column in self._text_columns:
@@ -356,7 +364,11 @@ def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray,
             matrix = CsrArrays(canonical.data, canonical.indices, canonical.indptr, canonical.shape)
         keep = matrix.data != 0
         if keep.all():
-            return matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data
+            return (
+                np.ascontiguousarray(matrix.indptr, np.int64),
+                np.ascontiguousarray(matrix.indices, np.int64),
+                matrix.data,
+            )
         rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
         return _row_starts(rows[keep], matrix.shape[0]), matrix.indices[keep].astype(np.int64), matrix.data[keep]
     rows, columns, values = _nonzero_entries(chunk)
