@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     from filterkit.allocator import keep_freed_memory
 
     keep_freed_memory()
-    command_tree()
+    command_tree()  # imported here, after the tuning, so that the freeze below takes numpy's objects too
     gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)
     skip_collection_at_exit()
