@@ -149,6 +149,8 @@ class ArffReader:
     def _read_header(self) -> Schema:
         parser = HeaderParser(self.limits)
         line_number = 0
+        #: the last line of a run of plain lines that is read line by line (one of them is an error)
+        one_by_one_until = 0
         for line_number, raw in self._lines:
             self._header_lines = line_number
             self._header_digest.update(raw + b"\n")
@@ -162,9 +164,37 @@ class ArffReader:
                     self._first_data = (line_number, rest.encode("utf-8"))
                 self.header_comments = tuple(parser.comments)
                 return parser.schema()
+            if line_number >= one_by_one_until:
+                one_by_one_until = self._take_plain_run(parser)
         if parser.relation is None:
             raise ArffError("empty input: no @relation line", self.name, 1)
         raise ArffError("the header has no @data line (the file ends on this line)", self.name, max(line_number, 1))
+
+    def _take_plain_run(self, parser: HeaderParser) -> int:
+        """Take the run of plain ``@attribute NAME numeric`` lines that follows in the current
+        block at once (a wide header is mostly such lines: grain's 13,027 words), as
+        :meth:`HeaderParser.feed_plain_run` does; 0, or the number of the run's last line
+        when the run must be read line by line instead, so that the line of its error
+        (not UTF-8, too long, too many bytes or attributes, a name declared twice) is named.
+        """
+        lines = self._lines
+        start = lines._at
+        end = parser.plain_run_end(lines._block, start)
+        if end == start:
+            return 0
+        run = lines._block[start:end]
+        count = run.count(b"\n")
+        try:
+            taken = len(run) <= lines.line_bytes and parser.feed_plain_run(run.decode("utf-8"), len(run))
+        except UnicodeDecodeError:
+            taken = False
+        if not taken:
+            return lines.line_number + count
+        self._header_digest.update(run)
+        lines._at = end
+        lines.line_number += count
+        self._header_lines = lines.line_number
+        return 0
 
     def _skip_header(self, known: KnownHeader) -> Schema:
         """The known header's schema, after checking that this stream starts with it."""
