@@ -1,5 +1,9 @@
 """The ``filterkit`` console script: runs the click tree of :mod:`filterkit.commands` and
-turns what it raises into an exit status (0, 1 data error, 2 usage, 130 interrupted)."""
+turns what it raises into an exit status (0, 1 data error, 2 usage, 130 interrupted).
+
+The tree (and numpy with it) is imported when a run starts, not with this module, so that
+:func:`main` tunes the process (:mod:`filterkit.ownership`) before numpy is imported.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,9 @@ import signal
 import sys
 
 import click
-from click.shell_completion import shell_complete
 
-from filterkit.allocator import keep_freed_memory
-from filterkit.commands import command_line
-from filterkit.commands.context import PluginLoader
 from filterkit.errors import FilterkitError
-from filterkit.ownership import claim_process
-from filterkit.plugins import load_plugins
+from filterkit.ownership import claim_process, limit_blas_threads
 
 #: The environment variable of click's shell completion (``_FILTERKIT_COMPLETE=bash_source filterkit``).
 COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
@@ -30,25 +29,48 @@ def main(argv: list[str] | None = None) -> None:
     script for bash, zsh or fish (``bash_source``), or the completions of the words
     the shell passes (``bash_complete``).
     """
+    claim_process()
+    limit_blas_threads()
     instruction = os.environ.get(COMPLETION_VARIABLE)
     if instruction:
         sys.exit(complete(instruction))
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminate)
-    claim_process()
+    from filterkit.allocator import keep_freed_memory
+
     keep_freed_memory()
+    command_tree()  # imported here, after the tuning, so that the freeze below takes numpy's objects too
     gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)
     skip_collection_at_exit()
     sys.exit(status)
 
 
+def command_tree() -> click.Group:
+    """The ``filterkit`` click tree (:data:`filterkit.commands.command_line`), imported on first use."""
+    from filterkit.commands import command_line
+
+    return command_line
+
+
+def load_plugins(plugins_dir: str | None = None):
+    """The plugins a run loads (:func:`filterkit.plugins.load_plugins`, imported on first use);
+    a program can put another loader in its place."""
+    from filterkit.plugins import load_plugins as load_installed_plugins
+
+    return load_installed_plugins(plugins_dir)
+
+
 def complete(instruction: str) -> int:
     """Answer click's shell completion ``instruction`` (``bash_source``, ``zsh_complete``,
     …) on stdout; the exit status.  Plugin warnings are left out: they would garble the
     shell's line."""
+    from click.shell_completion import shell_complete
+
+    from filterkit.commands.context import PluginLoader
+
     with open(os.devnull, "w") as nowhere, contextlib.redirect_stderr(nowhere):
-        return shell_complete(command_line, {"obj": PluginLoader()}, "filterkit", COMPLETION_VARIABLE, instruction)
+        return shell_complete(command_tree(), {"obj": PluginLoader()}, "filterkit", COMPLETION_VARIABLE, instruction)
 
 
 def skip_collection_at_exit() -> None:
@@ -74,6 +96,9 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     ``plugins_dir`` is a folder of plugin files to load, as ``--plugins-dir`` (which,
     given in ``argv``, takes its place).
     """
+    from filterkit.commands.context import PluginLoader
+
+    command_line = command_tree()
     try:
         with command_line.make_context("filterkit", list(argv), obj=PluginLoader(plugins_dir, load_plugins)) as context:
             # Not command_line.main(standalone_mode=False): that still answers a broken

@@ -4,7 +4,8 @@ A stage (a built-in one or a plugin's) may compute what it likes, but what it
 hands on must be something the next stage and the writer can trust:
 
 * a :class:`~filterkit.schema.Chunk`, whose values are a 2-D float64 ``numpy``
-  array or a ``scipy.sparse`` CSR matrix;
+  array or a ``scipy.sparse`` CSR matrix, or CSR arrays (:meth:`Chunk.from_csr
+  <filterkit.schema.Chunk.from_csr>`, checked as they are, without making a matrix);
 * as many rows as it was given (unless the stage declares ``filters_rows``),
   with weights, when there are any, one per row;
 * as many columns as the stage's output schema declares, a text side column
@@ -24,10 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, Chunk, Schema, column_of, describe
+from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, column_of, describe, is_sparse_matrix
 
 
 class ContractError(FilterkitError):
@@ -102,14 +102,18 @@ class OutputContract:
         """``result`` when it is a chunk this stage may return for ``given``; else ContractError."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
-        values: Any = result.values  # a CSR matrix or an array; checked below
-        if sp.issparse(values):
+        # checked below: CSR arrays (a chunk of arrays, no matrix built), a CSR matrix or an array
+        values: Any = result.csr() if result.is_sparse and not result.has_matrix else result.values
+        if isinstance(values, CsrArrays):
+            self._check_arrays(values, step)
+        elif is_sparse_matrix(values):
             if values.format != "csr":
                 raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
         elif not isinstance(values, np.ndarray) or values.ndim != 2:
             raise self._broken(step, f"the chunk's values are {_kind_of(values)}, expected a 2-D array or CSR matrix")
-        if values.dtype != np.float64:
-            raise self._broken(step, f"the chunk's values are {values.dtype}, expected float64")
+        dtype = values.data.dtype if isinstance(values, CsrArrays) else values.dtype
+        if dtype != np.float64:
+            raise self._broken(step, f"the chunk's values are {dtype}, expected float64")
         rows, columns = values.shape
         if rows != given.n_rows and not self.stage.filters_rows:
             raise self._broken(
@@ -122,16 +126,37 @@ class OutputContract:
         if result.weights is not None and np.shape(result.weights) != (rows,):
             raise self._broken(step, f"it returned weights of shape {np.shape(result.weights)} for {rows} rows")
         self._check_text(result, rows, step)
-        self._check_labels(values, step)
+        self._check_labels(result.csr() if result.is_sparse else values, step)
         # A stage that filters rows returns some of them, so its class column is compared only when the rows
         # are the ones it was given.
         same_rows = rows == given.n_rows
         if self.class_in is not None and self.class_out is not None and same_rows and not self.stage.changes_class:
-            if not _same_column(given.values, self.class_in, values, self.class_out):
+            if not _same_column(_rows_of(given), self.class_in, _rows_of(result), self.class_out):
                 raise self._broken(
                     step, "it changed the class column's values (a stage that does declares changes_class = True)"
                 )
         return result
+
+    def _check_arrays(self, arrays: CsrArrays, step: str) -> None:
+        """CSR arrays that make a matrix: one-dimensional, ``indptr`` one longer than the rows,
+        rising from 0 to the entries, as many column indices as values, each within the columns."""
+        data, indices, indptr = (np.asarray(a) for a in (arrays.data, arrays.indices, arrays.indptr))
+        n_rows, n_columns = arrays.shape
+        problem = None
+        if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+            problem = "are not one-dimensional"
+        elif indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+            problem = f"have indices of {indices.dtype} and indptr of {indptr.dtype}, expected integers"
+        elif len(indptr) != n_rows + 1 or len(indices) != len(data):
+            problem = (
+                f"hold {len(indptr)} row starts for {n_rows} rows and {len(indices)} indices for {len(data)} values"
+            )
+        elif indptr[0] != 0 or indptr[-1] != len(data) or (np.diff(indptr) < 0).any():
+            problem = f"have row starts that do not rise from 0 to {len(data)}"
+        elif len(indices) and (indices.min() < 0 or indices.max() >= n_columns):
+            problem = f"hold a column index outside 0 to {n_columns - 1}"
+        if problem is not None:
+            raise self._broken(step, f"the chunk's CSR arrays {problem}")
 
     def _check_text(self, result: Chunk, rows: int, step: str) -> None:
         if set(result.text) != self.text_columns:
@@ -148,7 +173,7 @@ class OutputContract:
         if not len(self.nominal_columns):
             return
         assert self._limit_by_column is not None  # set whenever there are nominal columns
-        if sp.issparse(values):
+        if isinstance(values, CsrArrays):
             in_nominal = np.isfinite(self._limit_by_column[values.indices])
             codes = values.data[in_nominal]
             limits = self._limit_by_column[values.indices[in_nominal]]
@@ -173,13 +198,18 @@ class OutputContract:
         return broken(self.stage, step, what)
 
 
+def _rows_of(chunk: Chunk):
+    """A chunk's values as the contract compares them: CSR arrays for a sparse chunk, else the array."""
+    return chunk.csr() if chunk.is_sparse else chunk.values
+
+
 def _same_column(given, given_index: int, result, result_index: int) -> bool:
     """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result``
-    (NaN equal to NaN); for a CSR result that shares the given matrix's structure, only the
-    column's stored values are compared."""
+    (arrays or :class:`CsrArrays`; NaN equal to NaN); for CSR arrays that share the given
+    structure, only the column's stored values are compared."""
     if (
-        sp.issparse(given)
-        and sp.issparse(result)
+        isinstance(given, CsrArrays)
+        and isinstance(result, CsrArrays)
         and given_index == result_index
         and result.indices is given.indices
         and result.indptr is given.indptr

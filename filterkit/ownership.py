@@ -1,10 +1,18 @@
 """Whether filterkit runs as its own program (the console script) or as a library in someone
 else's process: process-wide settings (glibc's allocator, the fork server the local Dask
-cluster's workers are forked from) are made only in a process filterkit owns."""
+cluster's workers are forked from, the threads of the BLAS library) are made only in a
+process filterkit owns."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 _claimed = False
+
+#: The variables that set how many threads OpenBLAS (numpy's and scipy's BLAS) starts, in the
+#: order it reads them: a user who sets any of them is obeyed.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
 def claim_process() -> None:
@@ -16,3 +24,18 @@ def claim_process() -> None:
 def owns_process() -> bool:
     """Whether :func:`claim_process` was called in this process."""
     return _claimed
+
+
+def limit_blas_threads() -> None:
+    """Have OpenBLAS start one thread, not one a core, when numpy is imported after this call
+    (in a process filterkit owns, and unless the user sets its threads).
+
+    OpenBLAS starts its thread pool on numpy's import, and the idle threads spin: 7 % of
+    the CPU of an identity rewrite.  Nothing filterkit runs calls BLAS where it matters (the
+    stages' transforms are element-wise; scikit-learn's SVMs are liblinear and libsvm, which
+    do not use it).  Processes started from this one (Dask's local workers) inherit it.
+    """
+    if not owns_process() or "numpy" in sys.modules:
+        return
+    if not any(variable in os.environ for variable in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"

@@ -12,17 +12,16 @@ Dask engine's tasks, the scikit-learn adapters).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, cast
+from typing import Iterable, Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.contract import OutputContract, broken, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import Context, Stage, with_stored_values
+from filterkit.stage import Context, Stage
 
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
 #: that does not fit it, besides FilterkitError.
@@ -228,19 +227,20 @@ def _steps(maps: list) -> list[tuple[int, int]]:
 
 
 def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract) -> Chunk:
-    """``chunk`` (sparse) through ``stages`` by their stored-values maps, one matrix made at the end."""
-    matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-    data = matrix.data
+    """``chunk`` (sparse) through ``stages`` by their stored-values maps on its CSR arrays, one
+    chunk (of arrays: no matrix) made at the end."""
+    rows = chunk.csr()
+    data = rows.data
     for stage, value_map in zip(stages, maps):
-        data = guarded(stage, "transform", value_map, matrix, data)
-        if not isinstance(data, np.ndarray) or data.dtype != np.float64 or data.shape != matrix.data.shape:
+        data = guarded(stage, "transform", value_map, rows, data)
+        if not isinstance(data, np.ndarray) or data.dtype != np.float64 or data.shape != rows.data.shape:
             raise broken(
                 stage,
                 "transform",
                 f"its stored-values map returned {getattr(data, 'dtype', type(data).__name__)} values of shape "
-                f"{np.shape(data)}, expected float64 of shape {matrix.data.shape}",
+                f"{np.shape(data)}, expected float64 of shape {rows.data.shape}",
             )
-    return contract.check(chunk, Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights))
+    return contract.check(chunk, chunk.with_stored(data, rows))
 
 
 def guarded(stage: Stage, step: str, function, *args):

@@ -1,7 +1,9 @@
 """The in-memory model of ARFF data: a schema of attributes and chunks of rows.
 
 A chunk holds its rows as one float64 matrix (``scipy.sparse`` CSR for sparse
-input, a dense ``numpy`` array otherwise):
+input, a dense ``numpy`` array otherwise); a sparse chunk may be made from its CSR
+arrays alone (:meth:`Chunk.from_csr`), and its matrix is then built, importing
+``scipy.sparse``, only when something asks for ``chunk.values``:
 
 * numeric attributes hold their value;
 * nominal attributes hold the label's position in the declaration (0 = first label);
@@ -15,11 +17,11 @@ Instance weights, when a file has any, are a side array of one float per row.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import cast
+import sys
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 
@@ -117,57 +119,202 @@ def describe(attribute: Attribute) -> str:
     return f"'{attribute.name}' {attribute.kind}"
 
 
-@dataclass
-class Chunk:
-    """A block of rows: the value matrix, text side columns and weights."""
+class CsrArrays(NamedTuple):
+    """A sparse chunk's rows as CSR arrays (read-only; the attribute names of a ``csr_matrix``):
+    row r's entries are ``indptr[r]:indptr[r + 1]``, at columns ``indices``, holding ``data``."""
 
-    values: np.ndarray | sp.csr_matrix
-    text: dict[int, list] = field(default_factory=dict)
-    weights: np.ndarray | None = None
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple[int, int]
+
+
+def is_sparse_matrix(value: Any) -> bool:
+    """Whether ``value`` is a ``scipy.sparse`` matrix or array; False without importing scipy when
+    ``scipy.sparse`` was never imported (no object can be one then)."""
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and bool(module.issparse(value))
+
+
+class Chunk:
+    """A block of rows: the value matrix, text side columns and weights.
+
+    ``Chunk(values, text, weights)`` holds ``values`` (a 2-D float64 array or a CSR matrix)
+    as given; :meth:`from_csr` makes a sparse chunk from CSR arrays, whose ``values`` matrix
+    is built (importing ``scipy.sparse``) on first access and kept.  :meth:`csr` gives any
+    sparse chunk's arrays without building a matrix.
+    """
+
+    def __init__(self, values: Any = None, text: dict[int, list] | None = None, weights: np.ndarray | None = None):
+        self._values = values
+        self._csr: CsrArrays | None = None
+        self.text: dict[int, list] = {} if text is None else text
+        self.weights = weights
+
+    @classmethod
+    def from_csr(
+        cls,
+        data: np.ndarray,
+        indices: np.ndarray,
+        indptr: np.ndarray,
+        shape: tuple[int, int],
+        text: dict[int, list] | None = None,
+        weights: np.ndarray | None = None,
+    ) -> "Chunk":
+        """A sparse chunk of the CSR arrays ``data``, ``indices`` and ``indptr`` (kept, not copied)."""
+        chunk = cls(None, text, weights)
+        chunk._csr = CsrArrays(data, indices, indptr, (int(shape[0]), int(shape[1])))
+        return chunk
+
+    @property
+    def values(self) -> Any:
+        """The value matrix: a 2-D array or a ``scipy.sparse`` CSR matrix (built once from the
+        CSR arrays of a chunk made by :meth:`from_csr`)."""
+        if self._values is None and self._csr is not None:
+            import scipy.sparse as sp
+
+            arrays = self._csr
+            self._values = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=arrays.shape, copy=False)
+        return self._values
+
+    @values.setter
+    def values(self, values: Any) -> None:
+        self._values, self._csr = values, None
+
+    @property
+    def has_matrix(self) -> bool:
+        """False for a chunk made from CSR arrays whose matrix was not built yet."""
+        return self._values is not None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Rows and columns, without building a matrix."""
+        return self._csr.shape if self._values is None and self._csr is not None else tuple(self._values.shape)
 
     @property
     def n_rows(self) -> int:
-        return self.values.shape[0]
+        return self.shape[0]
 
     @property
     def is_sparse(self) -> bool:
-        return sp.issparse(self.values)
+        return self._values is None and self._csr is not None or is_sparse_matrix(self._values)
+
+    def csr(self) -> CsrArrays:
+        """A sparse chunk's CSR arrays, without building a matrix (a CSR matrix's own arrays)."""
+        if self._values is None and self._csr is not None:
+            return self._csr
+        matrix = self._values
+        if not is_sparse_matrix(matrix):
+            raise TypeError("csr() needs a sparse chunk")
+        if matrix.format != "csr":
+            matrix = matrix.tocsr()
+        return CsrArrays(matrix.data, matrix.indices, matrix.indptr, (int(matrix.shape[0]), int(matrix.shape[1])))
+
+    def rows(self, start: int, stop: int) -> "Chunk":
+        """Rows ``start:stop`` (an array chunk's slice of its arrays, without building a matrix)."""
+        weights = None if self.weights is None else self.weights[start:stop]
+        text = {c: texts[start:stop] for c, texts in self.text.items()}
+        if self._values is not None:
+            return Chunk(self._values[start:stop], text, weights)
+        arrays = self.csr()
+        first, last = int(arrays.indptr[start]), int(arrays.indptr[stop])
+        return Chunk.from_csr(
+            arrays.data[first:last],
+            arrays.indices[first:last],
+            arrays.indptr[start : stop + 1] - first,
+            (stop - start, arrays.shape[1]),
+            text,
+            weights,
+        )
+
+    def with_stored(self, data: np.ndarray, rows: CsrArrays | None = None) -> "Chunk":
+        """This sparse chunk (its text and weights) with new stored values ``data`` on the row and
+        column structure of ``rows`` (by default its own), as an array chunk; entries that became 0
+        are dropped (on copies: the structure is shared, not modified)."""
+        rows = self.csr() if rows is None else rows
+        return Chunk.from_csr(*without_zeros(data, rows.indices, rows.indptr), rows.shape, self.text, self.weights)
 
     def column(self, index: int) -> np.ndarray:
         """One column of the value matrix as a dense float vector (see :func:`column_of`)."""
-        return column_of(self.values, index)
+        return column_of(self.csr() if self.is_sparse else self.values, index)
 
     def dense_values(self) -> np.ndarray:
         """The value matrix as a dense array (a copy for sparse chunks)."""
-        return cast(sp.csr_matrix, self.values).toarray() if self.is_sparse else self.values
+        if not self.is_sparse:
+            return self.values
+        if self._values is not None:
+            return self._values.toarray()
+        arrays = self._csr
+        assert arrays is not None  # a sparse chunk without a matrix has its arrays
+        dense = np.zeros(arrays.shape)
+        rows = np.repeat(np.arange(arrays.shape[0]), np.diff(arrays.indptr))
+        np.add.at(dense, (rows, arrays.indices), arrays.data)
+        return dense
+
+
+def without_zeros(
+    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR arrays with the stored zeros left out (as scipy's ``eliminate_zeros``; NaN is kept);
+    the arrays themselves when none is 0."""
+    if data.all():
+        return data, indices, indptr
+    keep = data != 0
+    kept = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept[1:])
+    return data[keep], indices[keep], kept[indptr]
 
 
 def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chunk:
     """Join chunks row-wise into one chunk (sparse if the first one is)."""
     if not chunks:
         return Chunk(np.zeros((0, n_attributes)), {c: [] for c in text_columns})
-    if chunks[0].is_sparse:
-        values = sp.vstack([c.values for c in chunks], format="csr")
-    else:
-        values = np.vstack([c.dense_values() for c in chunks])
     text = {c: [v for chunk in chunks for v in chunk.text[c]] for c in chunks[0].text}
     if any(c.weights is not None for c in chunks):
         weights = np.concatenate([c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks])
     else:
         weights = None
-    return Chunk(values, text, weights)
+    if chunks[0].is_sparse:
+        return _stacked(chunks, text, weights)
+    return Chunk(np.vstack([c.dense_values() for c in chunks]), text, weights)
+
+
+def _stacked(chunks: list[Chunk], text: dict[int, list], weights: np.ndarray | None) -> Chunk:
+    """Sparse chunks (a dense one among them taken as sparse) joined row-wise, as an array chunk."""
+    parts = [c.csr() if c.is_sparse else _dense_as_csr(c.dense_values()) for c in chunks]
+    starts = np.cumsum([0] + [len(p.data) for p in parts])
+    indptr = np.concatenate([np.zeros(1, dtype=np.int64)] + [p.indptr[1:] + s for p, s in zip(parts, starts)])
+    return Chunk.from_csr(
+        np.concatenate([p.data for p in parts]).astype(np.float64, copy=False),
+        np.concatenate([p.indices for p in parts]).astype(np.int64, copy=False),
+        indptr.astype(np.int64, copy=False),
+        (sum(p.shape[0] for p in parts), parts[0].shape[1]),
+        text,
+        weights,
+    )
+
+
+def _dense_as_csr(values: np.ndarray) -> CsrArrays:
+    """A dense matrix's non-zero entries (NaN included) as CSR arrays, in row order."""
+    rows, columns = np.nonzero(values)
+    indptr = np.searchsorted(rows, np.arange(values.shape[0] + 1)).astype(np.int64)
+    return CsrArrays(values[rows, columns].astype(np.float64), columns.astype(np.int64), indptr, values.shape)
 
 
 def column_of(values, index: int) -> np.ndarray:
-    """Column ``index`` of a dense array or a sparse matrix, as a dense float vector; a CSR
-    matrix's stored entries are looked up directly, without slicing the matrix."""
-    if not sp.issparse(values):
+    """Column ``index`` of a dense array, a sparse matrix or :class:`CsrArrays`, as a dense float
+    vector; CSR entries are looked up directly, without slicing the matrix."""
+    if isinstance(values, CsrArrays):
+        arrays = values
+    elif is_sparse_matrix(values):
+        matrix = values.tocsr()
+        arrays = CsrArrays(matrix.data, matrix.indices, matrix.indptr, matrix.shape)
+    else:
         return np.asarray(values[:, index], dtype=float)
-    matrix = cast(sp.csr_matrix, values).tocsr()
-    column = np.zeros(matrix.shape[0])
-    entries = np.flatnonzero(matrix.indices == index)
-    rows = np.searchsorted(matrix.indptr, entries, side="right") - 1
-    column[rows] = matrix.data[entries]
+    column = np.zeros(arrays.shape[0])
+    entries = np.flatnonzero(arrays.indices == index)
+    rows = np.searchsorted(arrays.indptr, entries, side="right") - 1
+    column[rows] = arrays.data[entries]
     return column
 
 

@@ -32,7 +32,6 @@ import zlib
 from typing import IO, Generator, Iterator, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
 from filterkit.arff.reader import open_source as open_stream
@@ -200,14 +199,14 @@ class StreamSource(_Spooling):
 def _save_chunk(spool, chunk: Chunk) -> None:
     meta = {
         "sparse": chunk.is_sparse,
-        "shape": list(chunk.values.shape),
+        "shape": list(chunk.shape),
         "text": {str(k): v for k, v in chunk.text.items()},
         "weights": chunk.weights is not None,
     }
     np.save(spool, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
     if chunk.is_sparse:
-        matrix = cast(sp.csr_matrix, chunk.values)
-        for array in (matrix.data, matrix.indices, matrix.indptr):
+        arrays = chunk.csr()
+        for array in (arrays.data, arrays.indices, arrays.indptr):
             np.save(spool, array)
     else:
         np.save(spool, chunk.values)
@@ -220,11 +219,14 @@ def _load_chunk(spool) -> Chunk:
     meta = json.loads(header.tobytes().decode("utf-8"))
     if meta["sparse"]:
         data, indices, indptr = (np.load(spool, allow_pickle=False) for _ in range(3))
-        values = sp.csr_matrix((data, indices, indptr), shape=tuple(meta["shape"]))
+        values = None
     else:
         values = np.load(spool, allow_pickle=False)
     weights = np.load(spool, allow_pickle=False) if meta["weights"] else None
-    return Chunk(values, {int(k): v for k, v in meta["text"].items()}, weights)
+    text = {int(k): v for k, v in meta["text"].items()}
+    if values is None:
+        return Chunk.from_csr(data, indices, indptr, tuple(meta["shape"]), text, weights)
+    return Chunk(values, text, weights)
 
 
 class _CountedStream:

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, SavedState, StateArray
@@ -276,13 +275,16 @@ class Stage(Configurable):
     def stored_values_map(self) -> Any:
         """None (the default), or, for a fitted stage whose transform of a sparse chunk changes only
         the stored values of its rows (the same rows, columns, text and weights, no entry added, 0
-        kept at 0), a function ``map(matrix, data) -> values``: the stored values this stage's
-        transform gives the CSR ``matrix`` when its stored values are ``data`` (not to be modified;
-        an entry may hold a 0 the stage before left, which must map to 0), a float64 array as long.
+        kept at 0), a function ``map(rows, data) -> values``: the stored values this stage's
+        transform gives a sparse chunk whose structure is ``rows`` and whose stored values are
+        ``data`` (not to be modified; an entry may hold a 0 the stage before left, which must map
+        to 0), a float64 array as long.  ``rows`` has the attributes ``indptr``, ``indices`` and
+        ``shape`` of a CSR matrix (a :class:`~filterkit.schema.CsrArrays`, or a ``csr_matrix``);
+        its ``data`` are the values before the first stage of the step, so a map reads ``data``.
 
         The chain runs consecutive stages that have one as a single step on a sparse chunk: each map
-        on the values the one before gave, and one matrix made at the end (the zeros dropped once),
-        instead of a matrix and a contract check per stage."""
+        on the values the one before gave, and one chunk made at the end (the zeros dropped once),
+        instead of a chunk and a contract check per stage, and no ``scipy.sparse`` matrix at all."""
         return None
 
     def output_schema(self) -> Schema:
@@ -369,22 +371,24 @@ def scale_features(
         return scale_values(values, factor[column], offset[column], exponents_of_column)
 
     if chunk.is_sparse and not np.any(offset * factor):
-        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-        position = np.full(matrix.shape[1], len(features), dtype=np.int64)
+        rows = chunk.csr()
+        position = np.full(rows.shape[1], len(features), dtype=np.int64)
         position[features] = np.arange(len(features))
         if inner is None:
-            column_factor = np.ones(matrix.shape[1])
+            column_factor = np.ones(rows.shape[1])
             column_factor[features] = factor
-            return Chunk(
-                with_stored_values(matrix, matrix.data * column_factor[matrix.indices]), chunk.text, chunk.weights
-            )
-        acted = stored_in_features(matrix, features)
-        data = matrix.data.copy()
-        data[acted] = scaled(data[acted], position[matrix.indices[acted]])
-        return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
+            return chunk.with_stored(rows.data * column_factor[rows.indices], rows)
+        acted = stored_in_features(rows, features)
+        data = rows.data.copy()
+        data[acted] = scaled(data[acted], position[rows.indices[acted]])
+        return chunk.with_stored(data, rows)
     values = chunk.dense_values().copy()
     values[:, features] = scaled(values[:, features], slice(None))
-    return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+    if not chunk.is_sparse:
+        return Chunk(values, chunk.text, chunk.weights)
+    import scipy.sparse as sp
+
+    return Chunk(sp.csr_matrix(values), chunk.text, chunk.weights)
 
 
 def scale_values(
@@ -450,16 +454,20 @@ SCALING_EXPONENTS = {
 }
 
 
-def stored_in_features(matrix: sp.csr_matrix, features: np.ndarray) -> np.ndarray:
-    """Per stored entry of a CSR matrix: whether its column is one of ``features``."""
-    acted = np.zeros(matrix.shape[1], dtype=bool)
+def stored_in_features(rows: Any, features: np.ndarray) -> np.ndarray:
+    """Per stored entry of a CSR matrix or :class:`~filterkit.schema.CsrArrays`: whether its
+    column is one of ``features``."""
+    acted = np.zeros(rows.shape[1], dtype=bool)
     acted[features] = True
-    return acted[matrix.indices]
+    return acted[rows.indices]
 
 
-def with_stored_values(matrix: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
-    """``matrix`` with new stored values, sharing its row and column structure (no copy:
-    transforms keep their input intact); values that became 0 are dropped, on a copy."""
+def with_stored_values(matrix: Any, data: np.ndarray) -> Any:
+    """``matrix`` (a CSR matrix) with new stored values, sharing its row and column structure (no
+    copy: transforms keep their input intact); values that became 0 are dropped, on a copy.
+    Stages that need no matrix use :meth:`Chunk.with_stored` instead."""
+    import scipy.sparse as sp
+
     result = sp.csr_matrix((data, matrix.indices, matrix.indptr), shape=matrix.shape, copy=False)
     if not data.all():
         result = result.copy()

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, Chunk
+from filterkit.schema import NOMINAL, Chunk, CsrArrays
 from filterkit.stage import Stage
 
 try:
@@ -520,12 +518,13 @@ def _row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.n
     return np.where(known, classes, 0).astype(np.int64), known
 
 
-def _csr_arrays(matrix: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A CSR matrix's ``indptr``, ``indices`` and float64 ``data``, contiguous, as the kernels take them."""
+def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A sparse chunk's ``indptr``, ``indices`` and float64 ``data`` (:meth:`Chunk.csr`), contiguous,
+    as the kernels take them."""
     return (
-        np.ascontiguousarray(matrix.indptr),
-        np.ascontiguousarray(matrix.indices),
-        np.ascontiguousarray(matrix.data, dtype=np.float64),
+        np.ascontiguousarray(rows.indptr),
+        np.ascontiguousarray(rows.indices),
+        np.ascontiguousarray(rows.data, dtype=np.float64),
     )
 
 
@@ -544,7 +543,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
     if chunk.is_sparse:
         # the feature columns found through a position map: a pass over the stored entries,
         # where slicing the columns out (values[:, features]) cost a copy of the chunk
-        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        matrix = chunk.csr()
         position = _feature_positions(matrix.shape[1], features)
         if _kernels is not None:
             return (*_compiled_entries(matrix, position, np.where(known, labels, -1), max(n_classes, 1)), labels, known)
@@ -552,9 +551,10 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
         columns, values = position[matrix.indices], matrix.data
         keep = (columns >= 0) & (values != 0)
     else:
-        block = sp.csr_matrix(chunk.values[:, features]) if len(features) else sp.csr_matrix((chunk.n_rows, 0))
-        rows = np.repeat(np.arange(chunk.n_rows), np.diff(block.indptr))
-        columns, values = block.indices.astype(np.int64), block.data
+        # the non-zero cells (NaN included) in row order, as a CSR matrix of the block would store them
+        block = chunk.values[:, features]
+        rows, columns = np.nonzero(block)
+        rows, columns, values = rows.astype(np.int64), columns.astype(np.int64), block[rows, columns]
         keep = values != 0
     if not known.all():
         keep &= known[rows]
@@ -563,10 +563,10 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
     return rows, columns, columns * max(n_classes, 1) + labels[rows], values, labels, known
 
 
-def _compiled_entries(matrix: sp.csr_matrix, position: np.ndarray, labels: np.ndarray, n_classes: int):
-    """``(rows, columns, pairs, values)`` of :func:`_chunk_entries` for a CSR matrix (``labels``
+def _compiled_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarray, n_classes: int):
+    """``(rows, columns, pairs, values)`` of :func:`_chunk_entries` for CSR arrays (``labels``
     −1 for a row whose class is missing), by the compiled kernel."""
-    n = matrix.nnz
+    n = int(matrix.indptr[-1])
     rows, columns, pairs = (np.empty(n, dtype=np.int64) for _ in range(3))
     values = np.empty(n)
     found = _kernels.sparse_entries(
@@ -592,6 +592,8 @@ def _column_ranges(columns: np.ndarray, values: np.ndarray, rows: np.ndarray, n_
         )
         return low, high
     # the entries regrouped by column (CSC)
+    import scipy.sparse as sp
+
     row_starts = np.r_[0, np.cumsum(np.bincount(rows, minlength=n_rows))]
     by_column = sp.csr_matrix((values, columns, row_starts), shape=(n_rows, n)).tocsc()
     filled = np.flatnonzero(np.diff(by_column.indptr))
@@ -689,9 +691,9 @@ class ValueCounts(ClassCounts):
         over its stored entries: the same table (:func:`_value_table`'s keys and counts); None
         where the numpy path is needed (a missing value, values that are not whole numbers
         close together)."""
-        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        matrix = chunk.csr()
         labels, known = _row_labels(chunk, class_index)
-        n = matrix.nnz
+        n = int(matrix.indptr[-1])
         pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
         found = _kernels.value_counts(
             *_csr_arrays(matrix),
@@ -943,9 +945,9 @@ class PresenceCounts(ClassCounts):
         over its stored entries and a tally of the (feature, class) pairs: what the numpy path
         gathers; None where that path is needed (a missing value, or more pairs than four a
         stored entry, past a million, to tally)."""
-        matrix = cast(sp.spmatrix, chunk.values).tocsr()
+        matrix = chunk.csr()
         n, classes = len(features), max(self.n_classes, 1)
-        if n * classes > 4 * matrix.nnz + (1 << 20):
+        if n * classes > 4 * int(matrix.indptr[-1]) + (1 << 20):
             return None
         labels, known = _row_labels(chunk, class_index)
         pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)

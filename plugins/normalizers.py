@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
@@ -35,7 +34,6 @@ from filterkit.stage import (
     refuse_infinite_ranges,
     scale_features,
     stored_in_features,
-    with_stored_values,
 )
 
 try:
@@ -59,15 +57,14 @@ class RowNormalizer(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            return Chunk(
-                with_stored_values(matrix, self._normalized_stored(matrix, matrix.data)), chunk.text, chunk.weights
-            )
+            rows = chunk.csr()
+            return chunk.with_stored(self._normalized_stored(rows, rows.data), rows)
         return self._normalized_dense(chunk)
 
-    def _normalized_stored(self, matrix: sp.csr_matrix, stored: np.ndarray) -> np.ndarray:
-        """The stored values ``stored`` of the CSR ``matrix`` with each row's features divided by
-        the row's norm: by the compiled kernel, or by numpy (which also rescales unsafe rows)."""
+    def _normalized_stored(self, matrix, stored: np.ndarray) -> np.ndarray:
+        """The stored values ``stored`` of the CSR ``matrix`` (CSR arrays or a matrix) with each
+        row's features divided by the row's norm: by the compiled kernel, or by numpy (which also
+        rescales unsafe rows)."""
         compiled = self._compiled_sparse(matrix, stored)
         if compiled is not None:
             return compiled
@@ -115,7 +112,7 @@ class RowNormalizer(Stage):
         values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
         return Chunk(values, chunk.text, chunk.weights)
 
-    def _compiled_sparse(self, matrix: sp.csr_matrix, stored: np.ndarray) -> np.ndarray | None:
+    def _compiled_sparse(self, matrix, stored: np.ndarray) -> np.ndarray | None:
         """The normalized stored values ``stored`` of ``matrix`` by the compiled kernel (each row's
         powers summed in stored order, as the numpy path's bincount adds them); None without the
         kernel or when a row's plain norm is unsafe (the numpy path rescales such rows)."""
@@ -186,10 +183,9 @@ class PresenceBinarizer(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         if chunk.is_sparse:
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            binary = np.where(np.isnan(matrix.data), np.nan, (matrix.data != 0).astype(np.float64))
-            data = np.where(stored_in_features(matrix, self.features), binary, matrix.data)
-            return Chunk(with_stored_values(matrix, data), chunk.text, chunk.weights)
+            rows = chunk.csr()
+            binary = np.where(np.isnan(rows.data), np.nan, (rows.data != 0).astype(np.float64))
+            return chunk.with_stored(np.where(stored_in_features(rows, self.features), binary, rows.data), rows)
         values = chunk.values.copy()
         block = values[:, self.features]
         values[:, self.features] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))
@@ -214,9 +210,10 @@ class MinMaxNormalizer(Stage):
         return np.full(len(self.features), np.inf), np.full(len(self.features), -np.inf)
 
     def accumulate(self, statistics, chunk: Chunk):
-        block = chunk.values[:, self.features]
-        if sp.issparse(block):
-            block = cast(sp.spmatrix, block).tocsc()
+        if chunk.is_sparse:
+            import scipy.sparse as sp
+
+            block = cast(sp.spmatrix, chunk.values[:, self.features]).tocsc()
             column = np.repeat(np.arange(block.shape[1]), np.diff(block.indptr))
             low, high = np.full(block.shape[1], np.inf), np.full(block.shape[1], -np.inf)
             np.fmin.at(low, column, block.data)
@@ -225,6 +222,7 @@ class MinMaxNormalizer(Stage):
             low[implicit_zero] = np.minimum(low[implicit_zero], 0.0)
             high[implicit_zero] = np.maximum(high[implicit_zero], 0.0)
         else:
+            block = chunk.values[:, self.features]
             low = np.fmin.reduce(block, axis=0, initial=np.inf)
             high = np.fmax.reduce(block, axis=0, initial=-np.inf)
         return self.merge(statistics, (low, high))

@@ -144,17 +144,17 @@ class ScorerStage(ClassValueCountsStage):
         """Zero-preserving scaling without power-of-two steps multiplies each stored value by its
         column's factor (:func:`scale_features`' arithmetic); --no-scale leaves them as they are."""
         if not self.params["scale"]:
-            return lambda matrix, data: data
+            return lambda rows, data: data
         if not self.params["zero_preserve"] or self.inner_exponent.any() or self.outer_exponent.any():
             return None
         column_factors: dict[int, np.ndarray] = {}
 
-        def scaled(matrix, data):
-            n_columns = matrix.shape[1]
+        def scaled(rows, data):
+            n_columns = rows.shape[1]
             if n_columns not in column_factors:
                 column_factors[n_columns] = np.ones(n_columns)
                 column_factors[n_columns][self.features] = self.factor
-            return data * column_factors[n_columns][matrix.indices]
+            return data * column_factors[n_columns][rows.indices]
 
         return scaled
 

@@ -48,7 +48,6 @@ from dataclasses import dataclass, field
 from typing import Protocol, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
@@ -62,7 +61,7 @@ from filterkit.metrics import (
     weka_ranking,
 )
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, Chunk
+from filterkit.schema import NOMINAL, Chunk, CsrArrays
 from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
 from filterkit.statistics import ValueCounts
 
@@ -231,12 +230,15 @@ class Selector(Stage):
         return statistics
 
     def accumulate(self, statistics: SelectionStatistics, chunk: Chunk) -> SelectionStatistics:
-        block = chunk.values[:, self.features]
-        if sp.issparse(block):
-            block = cast(sp.spmatrix, block).tocsr()
-            present = (block.data != 0) & ~np.isnan(block.data)
-            nonzero = np.bincount(block.indices[present], minlength=len(self.features)).astype(np.float64)
+        if chunk.is_sparse:
+            rows = chunk.csr()
+            position = np.full(rows.shape[1], -1, dtype=np.int64)
+            position[self.features] = np.arange(len(self.features))
+            columns = position[rows.indices]
+            present = (columns >= 0) & (rows.data != 0) & ~np.isnan(rows.data)
+            nonzero = np.bincount(columns[present], minlength=len(self.features)).astype(np.float64)
         else:
+            block = chunk.values[:, self.features]
             nonzero = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
         if statistics.counts is not None:
@@ -255,10 +257,11 @@ class Selector(Stage):
         generator = np.random.Generator(bits)
         chosen = generator.random(chunk.n_rows) < self.params["sample"]
         assert self.context.class_index is not None  # prepare refused --metric without a class
-        classes = _dense_column(chunk, self.context.class_index)
+        classes = chunk.column(self.context.class_index)
         chosen &= ~np.isnan(classes)
-        block = chunk.values[np.flatnonzero(chosen)][:, self.features]
-        block = sp.csr_matrix(block)
+        import scipy.sparse as sp
+
+        block = sp.csr_matrix(chunk.values[np.flatnonzero(chosen)][:, self.features])
         block.data = np.nan_to_num(block.data, nan=0.0)
         part.sample_rows = [block]
         part.sample_labels = [classes[chosen].astype(np.int64)]
@@ -312,6 +315,8 @@ class Selector(Stage):
             return np.zeros(0)
         if not sum(block.shape[0] for block in statistics.sample_rows):
             raise FilterkitError("select --metric svm: the sample holds no training rows (raise --sample)")
+        import scipy.sparse as sp
+
         matrix = sp.vstack(statistics.sample_rows, format="csr")
         labels = np.concatenate(statistics.sample_labels)
         totals = np.bincount(labels, minlength=len(self.class_attribute.labels)).astype(np.float64)
@@ -364,10 +369,11 @@ class Selector(Stage):
         return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        values = chunk.values[:, self.columns]
         new_position = {old: new for new, old in enumerate(self.columns.tolist())}
         text = {new_position[column]: rows for column, rows in chunk.text.items()}
-        return Chunk(cast(sp.spmatrix, values).tocsr() if sp.issparse(values) else values, text, chunk.weights)
+        if chunk.is_sparse:
+            return Chunk.from_csr(*kept_columns(chunk.csr(), self.columns), text, chunk.weights)
+        return Chunk(chunk.values[:, self.columns], text, chunk.weights)
 
     def state(self) -> dict:
         return {"scores": self.scores, "kept": self.kept, OPTIONS_KEY: fitted_options(self)}
@@ -422,13 +428,16 @@ def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.nda
     return np.array(order, dtype=np.int64)
 
 
-def _dense_column(chunk: Chunk, index: int) -> np.ndarray:
-    column = chunk.values[:, index]
-    return (
-        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
-        if sp.issparse(column)
-        else np.asarray(column, dtype=np.float64)
-    )
+def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
+    ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
+    new_index = np.full(rows.shape[1], -1, dtype=np.int64)
+    new_index[columns] = np.arange(len(columns))
+    renumbered = new_index[rows.indices]
+    keep = renumbered >= 0
+    kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
 
 
 def selector_for(metrics: dict) -> type[Selector]:

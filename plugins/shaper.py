@@ -44,10 +44,9 @@ scaled interpolation are shaped by numpy, as are dense chunks and one-vs-rest co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
@@ -57,6 +56,9 @@ from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
 from filterkit.stage import Option, StateArray, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 try:
     from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
@@ -431,7 +433,7 @@ class Shaper(ClassValueCountsStage):
         feature fills in its first label: the shaped stored values (0 stays 0: the zero shift)."""
         if self.one_vs_rest or not self.params["zero_preserve"] or self.nominal.any():
             return None
-        return lambda matrix, data: self._shaped_stored(matrix, self._position_of(matrix.shape[1]), data)
+        return lambda rows, data: self._shaped_stored(rows, self._position_of(rows.shape[1]), data)
 
     def _position_of(self, n_columns: int) -> np.ndarray:
         """Each attribute's column (−1 for none), for chunks of ``n_columns`` attributes."""
@@ -442,11 +444,16 @@ class Shaper(ClassValueCountsStage):
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
             return self._transform_copies(chunk)
-        position_of = self._position_of(chunk.values.shape[1])
+        position_of = self._position_of(chunk.shape[1])
         if chunk.is_sparse and self.params["zero_preserve"]:
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            data = self._shaped_stored(matrix, position_of)
+            rows = chunk.csr()
+            data = self._shaped_stored(rows, position_of)
             nominal = np.flatnonzero(self.nominal)
+            if not len(nominal):
+                return chunk.with_stored(data, rows)
+            import scipy.sparse as sp
+
+            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             shaped = self._with_first_labels(
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
             )
@@ -455,17 +462,15 @@ class Shaper(ClassValueCountsStage):
         block = values[:, self.features]
         positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
         values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
-        return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+        return Chunk(_sparse_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
 
-    def _shaped_stored(
-        self, matrix: sp.csr_matrix, position_of: np.ndarray, stored: np.ndarray | None = None
-    ) -> np.ndarray:
-        """The stored values of ``matrix`` (or ``stored`` in their place) with those of a shaped
-        attribute (``position_of``: each attribute's column, −1 for none) shaped: by the compiled
-        kernel when it is built and the fit needs neither the log-odds nor the scaled
-        interpolation, else by :meth:`_shape`."""
-        indices = matrix.indices
-        stored = matrix.data if stored is None else stored
+    def _shaped_stored(self, rows, position_of: np.ndarray, stored: np.ndarray | None = None) -> np.ndarray:
+        """The stored values of ``rows`` (CSR arrays or matrix; or ``stored`` in their place) with
+        those of a shaped attribute (``position_of``: each attribute's column, −1 for none) shaped:
+        by the compiled kernel when it is built and the fit needs neither the log-odds nor the
+        scaled interpolation, else by :meth:`_shape`."""
+        indices = rows.indices
+        stored = rows.data if stored is None else stored
         tables = self._compiled_tables()
         if tables is not None:
             data = np.empty(len(stored))
@@ -553,6 +558,8 @@ class Shaper(ClassValueCountsStage):
         text = {int(self.output_of_input[column]): rows for column, rows in chunk.text.items()}
         shaped = self.output_column >= 0
         if chunk.is_sparse and self.params["zero_preserve"]:
+            import scipy.sparse as sp
+
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             outputs_per_input = np.bincount(self.source, minlength=matrix.shape[1])
             repeats = outputs_per_input[matrix.indices]
@@ -574,7 +581,7 @@ class Shaper(ClassValueCountsStage):
         block = values[:, shaped]
         columns = np.broadcast_to(self.output_column[shaped], block.shape)
         values[:, shaped] = self._shape(columns.ravel(), block.ravel()).reshape(block.shape)
-        return Chunk(sp.csr_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
+        return Chunk(_sparse_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
 
     def _with_first_labels(
         self, shaped: sp.csr_matrix, matrix: sp.csr_matrix, outputs: np.ndarray, inputs: np.ndarray, columns: np.ndarray
@@ -585,6 +592,8 @@ class Shaper(ClassValueCountsStage):
         label (with ``columns``, their columns), and only the numeric attributes stay sparse."""
         if not len(outputs):
             return shaped
+        import scipy.sparse as sp
+
         stored = matrix[:, inputs].tocsc()
         stored.data = np.ones_like(stored.data)
         rows, which = np.nonzero(stored.toarray() == 0)
@@ -660,6 +669,13 @@ class _Fit:
     knot_value: np.ndarray
     knot_probability: np.ndarray
     information: np.ndarray
+
+
+def _sparse_matrix(values: np.ndarray) -> "sp.csr_matrix":
+    """A dense result stored sparse again (for a sparse chunk computed densely)."""
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(values)
 
 
 def _information_gain(

@@ -1089,9 +1089,11 @@ put_integer(char *at, long long number)
 /* Format every row into out; -1 if the text would pass out's capacity (never: format_rows
    sizes it) or Python's code, for the few numbers the compiled printers decline, fails.
    Runs without the GIL (that code takes it).  The punctuation, the column indices and the
-   integral numbers of the exact format (output_exact's integer case) are written straight
+   integral numbers and repr's text of the others in the exact format are written straight
    at a cursor: format_rows reserves ENTRY_ROOM for each entry and 3 bytes for each row,
-   which they never pass; other numbers and the texts go through the checked output_*. */
+   which they never pass (format_shortest's fixed-size copies may run up to 50 bytes past
+   the cursor, within the SHORTEST_ROOM left after the last entry); the other formats'
+   numbers, the numbers format_shortest declines and the texts go through the checked output_*. */
 static int
 format_into(Output *out, Rows in)
 {
@@ -1116,6 +1118,17 @@ format_into(Output *out, Rows in)
                 at = put_integer(at, (long long)value);
                 continue;
             }
+#ifdef __SIZEOF_INT128__
+            /* repr's text of any other finite number, also at the cursor (the room reserved
+               for the entry, and SHORTEST_ROOM past the last, hold format_shortest's copies) */
+            if (!in.is_text[k] && exact && isfinite(value)) {
+                int length = format_shortest(value, at);
+                if (length) {
+                    at += length;
+                    continue;
+                }
+            }
+#endif
             out->size = at - out->data;
             if (in.is_text[k]) {
                 if (output_append(out, in.text[next_text], in.text_size[next_text]) < 0)

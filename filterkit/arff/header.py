@@ -7,13 +7,14 @@ attributes and written back unchanged (their values are kept as text).
 
 from __future__ import annotations
 
+import functools
 import re
 from itertools import islice
 from typing import Sequence, cast
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote, shown
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote, quote_all, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
@@ -21,10 +22,22 @@ _NUMERIC_TYPES = ("numeric", "real", "integer")
 #: The common header line, ``@attribute NAME numeric`` (or ``real``, ``integer``, in any
 #: case) with a bare name and only spaces and tabs around its words: one match gives what
 #: the tokenizer would (a bare name is one word token), so such a line skips it.  Anything
-#: else (quotes, commas, comments, other types) goes through the tokenizer.
+#: else (quotes, commas, comments, other types) goes through the tokenizer.  (A line holds
+#: no line end; the name stops at one so that the patterns of a run of such lines,
+#: :func:`_plain_run_patterns`, match line by line.)
 _PLAIN_NUMERIC = re.compile(
-    r"[ \t]*@attribute[ \t]+([^ \t,{}%'\"]+)[ \t]+(numeric|real|integer)[ \t]*", re.IGNORECASE | re.ASCII
+    r"[ \t]*@attribute[ \t]+([^ \t,{}%'\"\n]+)[ \t]+(numeric|real|integer)[ \t]*", re.IGNORECASE | re.ASCII
 )
+
+
+@functools.lru_cache(maxsize=4)
+def _plain_run_patterns(plain: re.Pattern) -> tuple[re.Pattern, re.Pattern]:
+    """For the line pattern ``plain``: the pattern of a run of such lines in UTF-8 bytes,
+    each ending with LF, and the pattern of one of those lines in text (its name and type)."""
+    return (
+        re.compile(f"(?:{plain.pattern}\n)+".encode("ascii"), plain.flags & ~re.UNICODE),
+        re.compile(f"{plain.pattern}\n", plain.flags),
+    )
 
 
 class HeaderParser:
@@ -88,6 +101,36 @@ class HeaderParser:
         else:
             raise ArffError(f"expected @attribute or @data, found {shown(tokens[0].text)}")
         return None
+
+    def plain_run_end(self, data: bytes, start: int) -> int:
+        """Where the run of plain ``@attribute NAME numeric`` lines (each ending with LF)
+        that starts at ``start`` in the UTF-8 ``data`` ends; ``start`` when there is none.
+        Before ``@relation`` there is none: those lines are errors, for :meth:`feed`."""
+        if self.relation is None:
+            return start
+        run = _plain_run_patterns(_PLAIN_NUMERIC)[0].match(data, start)
+        return start if run is None else run.end()
+
+    def feed_plain_run(self, text: str, size: int) -> bool:
+        """Take ``text``, a run of plain numeric lines (see :meth:`plain_run_end`) of
+        ``size`` bytes in UTF-8, at once: what :meth:`feed` gives line by line.  False,
+        and nothing taken, when a line of it would be an error (too many bytes or
+        attributes, a name declared twice): :meth:`feed` then says which line."""
+        declared = _plain_run_patterns(_PLAIN_NUMERIC)[1].findall(text)
+        names = self.stack[-1][2]
+        new_names = {name for name, _ in declared}
+        if (
+            self.size + size > self.limits.header_bytes
+            or self.attributes + len(declared) > self.limits.attributes
+            or len(new_names) < len(declared)
+            or not names.isdisjoint(new_names)
+        ):
+            return False
+        self.size += size
+        self.attributes += len(declared)
+        names |= new_names
+        self.stack[-1][1].extend(Attribute(name, NUMERIC, declared_type=kind.lower()) for name, kind in declared)
+        return True
 
     def _data(self, line: str) -> str:
         if self.relation is None:
@@ -197,11 +240,23 @@ def format_header(schema: Schema, comments: Sequence[str] = ()) -> str:
     lines = [f"% {comment}" for comment in comments]
     lines.append(f"@relation {quote(schema.relation)}")
     lines.append("")
-    for attribute in schema.attributes:
-        lines.extend(_attribute_lines(attribute))
+    lines.extend(_declarations(schema.attributes))
     lines.append("")
     lines.append("@data")
     return "\n".join(lines) + "\n"
+
+
+def _declarations(attributes: Sequence[Attribute]) -> list[str]:
+    """The declaration lines of ``attributes``: a numeric attribute's made in one step, its
+    name quoted with all the others at once (a wide header is mostly numeric attributes with
+    bare names), any other's by :func:`_attribute_lines`."""
+    names = quote_all([attribute.name for attribute in attributes])
+    return [
+        f"@attribute {name} {attribute.declared_type or NUMERIC}"
+        if attribute.kind == NUMERIC
+        else "\n".join(_attribute_lines(attribute))
+        for attribute, name in zip(attributes, names)
+    ]
 
 
 def _attribute_lines(attribute: Attribute) -> list[str]:

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
@@ -38,7 +37,7 @@ try:
     from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 except ImportError:  # built without a C compiler: the numpy path does the same work
     _speedups = None
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate, without_zeros
 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
@@ -150,6 +149,8 @@ class ArffReader:
     def _read_header(self) -> Schema:
         parser = HeaderParser(self.limits)
         line_number = 0
+        #: the last line of a run of plain lines that is read line by line (one of them is an error)
+        one_by_one_until = 0
         for line_number, raw in self._lines:
             self._header_lines = line_number
             self._header_digest.update(raw + b"\n")
@@ -163,9 +164,37 @@ class ArffReader:
                     self._first_data = (line_number, rest.encode("utf-8"))
                 self.header_comments = tuple(parser.comments)
                 return parser.schema()
+            if line_number >= one_by_one_until:
+                one_by_one_until = self._take_plain_run(parser)
         if parser.relation is None:
             raise ArffError("empty input: no @relation line", self.name, 1)
         raise ArffError("the header has no @data line (the file ends on this line)", self.name, max(line_number, 1))
+
+    def _take_plain_run(self, parser: HeaderParser) -> int:
+        """Take the run of plain ``@attribute NAME numeric`` lines that follows in the current
+        block at once (a wide header is mostly such lines: grain's 13,027 words), as
+        :meth:`HeaderParser.feed_plain_run` does; 0, or the number of the run's last line
+        when the run must be read line by line instead, so that the line of its error
+        (not UTF-8, too long, too many bytes or attributes, a name declared twice) is named.
+        """
+        lines = self._lines
+        start = lines._at
+        end = parser.plain_run_end(lines._block, start)
+        if end == start:
+            return 0
+        run = lines._block[start:end]
+        count = run.count(b"\n")
+        try:
+            taken = len(run) <= lines.line_bytes and parser.feed_plain_run(run.decode("utf-8"), len(run))
+        except UnicodeDecodeError:
+            taken = False
+        if not taken:
+            return lines.line_number + count
+        self._header_digest.update(run)
+        lines._at = end
+        lines.line_number += count
+        self._header_lines = lines.line_number
+        return 0
 
     def _skip_header(self, known: KnownHeader) -> Schema:
         """The known header's schema, after checking that this stream starts with it."""
@@ -664,10 +693,9 @@ def _parse_sparse_compiled(joined, n_rows: int, line_numbers, columns: _ColumnIn
             name,
             texts,
         )
-    matrix = sp.csr_matrix((values, indices, indptr), shape=(n_rows, columns.count))
     if len(entries) and not values[entries].all():
-        matrix.eliminate_zeros()
-    return Chunk(matrix, texts)
+        values, indices, indptr = without_zeros(values, indices, indptr)
+    return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
 
 
 def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
@@ -711,9 +739,8 @@ def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) 
         )
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(counts // 2, out=indptr[1:])
-    matrix = sp.csr_matrix((values, column_of, indptr), shape=(n_rows, columns.count))
-    matrix.eliminate_zeros()
-    return Chunk(matrix, texts)
+    values, column_of, indptr = without_zeros(values, column_of, indptr)
+    return Chunk.from_csr(values, column_of, indptr, (n_rows, columns.count), texts)
 
 
 def _any_char_within(flags: np.ndarray, joined: bytes, starts: np.ndarray, ends: np.ndarray) -> bool:
@@ -816,9 +843,8 @@ def _assemble(rows, columns: _ColumnInfo, sparse: bool) -> Chunk:
         np.cumsum(counts, out=indptr[1:])
         indices = np.fromiter((c for r in rows for c in r[0]), dtype=np.int64, count=indptr[-1])
         data = np.fromiter((v for r in rows for v in r[1]), dtype=np.float64, count=indptr[-1])
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(n_rows, columns.count))
-        matrix.eliminate_zeros()
-        return Chunk(matrix, texts, weights)
+        data, indices, indptr = without_zeros(data, indices, indptr)
+        return Chunk.from_csr(data, indices, indptr, (n_rows, columns.count), texts, weights)
     matrix = np.zeros((n_rows, columns.count))
     for position, (cols, values, _, _) in enumerate(rows):
         matrix[position, cols] = values

@@ -142,3 +142,16 @@ def quote(text: str) -> str:
         return text
     escaped = "".join(_NEEDS_ESCAPE.get(c, c) for c in text)
     return "'" + escaped + "'"
+
+
+#: Texts written bare, each followed by a line end (a text holding a line end is quoted).
+_BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*")
+
+
+def quote_all(texts: list[str]) -> list[str]:
+    """:func:`quote` of each of ``texts``; the common case, every one written bare (the
+    names of a wide header), is found by one match over them all."""
+    joined = "\n".join(texts) + "\n"
+    if "?" not in texts and joined.count("\n") == len(texts) and _BARE_LINES.fullmatch(joined) is not None:
+        return texts
+    return [quote(text) for text in texts]

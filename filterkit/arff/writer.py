@@ -20,7 +20,6 @@ from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 try:
     from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
@@ -31,7 +30,7 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, TEXT_KINDS, Chunk, Schema
+from filterkit.schema import DATE, NOMINAL, TEXT_KINDS, Chunk, CsrArrays, Schema
 
 _EXACT_INTEGER = 2.0**53
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
@@ -294,15 +293,23 @@ class ArffWriter:
             columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
             indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
         special = ~self._plain_numbers[columns] if len(columns) else np.zeros(0, dtype=bool)
-        texts = np.empty(int(special.sum()), dtype=object)
-        if len(texts):
-            rows_of = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), np.diff(indptr))
-        special_columns = columns[special]
-        for column in np.unique(special_columns).tolist():
-            at = np.flatnonzero(special_columns == column)
-            entries = np.flatnonzero(special)[at]
-            texts[at] = self._column_texts(column, values[entries], rows_of[entries].tolist(), chunk)
-        return indptr, columns.astype(np.int64), values.astype(np.float64), special, texts.tolist()
+        special_entries = np.flatnonzero(special)
+        texts = np.empty(len(special_entries), dtype=object)
+        if len(special_entries):
+            # each special entry's row: the last row starting at or before it
+            rows_of = np.searchsorted(indptr, special_entries, side="right") - 1
+            special_columns = columns[special_entries]
+            for column in np.unique(special_columns).tolist():
+                at = np.flatnonzero(special_columns == column)
+                texts[at] = self._column_texts(column, values[special_entries[at]], rows_of[at].tolist(), chunk)
+        # (the arrays themselves where they already have the formatter's types and layout: nothing writes to them)
+        return (
+            indptr,
+            np.ascontiguousarray(columns, np.int64),
+            np.ascontiguousarray(values, np.float64),
+            special,
+            texts.tolist(),
+        )
 
     def _column_texts(self, column: int, values: np.ndarray, rows: Iterable[int], chunk: Chunk) -> list[str]:
         if column in self._text_columns:
@@ -323,9 +330,9 @@ def _row_blocks(chunk: Chunk, sparse: bool) -> Iterator[tuple[int, int]]:
         yield 0, chunk.n_rows
         return
     if sparse:
-        ends_of_rows, block = cast(sp.csr_matrix, chunk.values).indptr, _SPARSE_BLOCK_ENTRIES
+        ends_of_rows, block = chunk.csr().indptr, _SPARSE_BLOCK_ENTRIES
     else:
-        ends_of_rows, block = np.arange(chunk.n_rows + 1), _DENSE_BLOCK_CELLS // max(1, chunk.values.shape[1])
+        ends_of_rows, block = np.arange(chunk.n_rows + 1), _DENSE_BLOCK_CELLS // max(1, chunk.shape[1])
     start = 0
     while start < chunk.n_rows:
         stop = int(np.searchsorted(ends_of_rows, ends_of_rows[start] + block, side="right")) - 1
@@ -336,8 +343,7 @@ def _row_blocks(chunk: Chunk, sparse: bool) -> Iterator[tuple[int, int]]:
 
 def _row_block(chunk: Chunk, start: int, stop: int) -> Chunk:
     """Rows ``start:stop`` of ``chunk``."""
-    weights = None if chunk.weights is None else chunk.weights[start:stop]
-    return Chunk(chunk.values[start:stop], {c: texts[start:stop] for c, texts in chunk.text.items()}, weights)
+    return chunk.rows(start, stop)
 
 
 def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -350,20 +356,22 @@ def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray,
     not as "".
     """
     text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t is not None]
-    if sp.issparse(chunk.values) and not text_rows:
-        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-        if not matrix.has_canonical_format:
-            matrix = matrix.copy()
-            matrix.sum_duplicates()
+    if chunk.is_sparse and not text_rows:
+        matrix = chunk.csr()
+        if not _canonical(matrix):
+            canonical = chunk.values.tocsr(copy=True)
+            canonical.sum_duplicates()
+            matrix = CsrArrays(canonical.data, canonical.indices, canonical.indptr, canonical.shape)
         keep = matrix.data != 0
         if keep.all():
-            return matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data
+            return (
+                np.ascontiguousarray(matrix.indptr, np.int64),
+                np.ascontiguousarray(matrix.indices, np.int64),
+                matrix.data,
+            )
         rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
         return _row_starts(rows[keep], matrix.shape[0]), matrix.indices[keep].astype(np.int64), matrix.data[keep]
-    matrix = sp.coo_matrix(chunk.values)
-    rows, columns, values = matrix.row, matrix.col, matrix.data
-    keep = values != 0
-    rows, columns, values = rows[keep], columns[keep], values[keep]
+    rows, columns, values = _nonzero_entries(chunk)
     if text_rows:
         extra_rows, extra_columns = np.array(text_rows, dtype=np.int64).T
         rows = np.concatenate([rows, extra_rows])
@@ -371,6 +379,35 @@ def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray,
         values = np.concatenate([values, np.zeros(len(extra_rows))])
     order = np.lexsort((columns, rows))
     return _row_starts(rows[order], chunk.n_rows), columns[order], values[order]
+
+
+def _canonical(rows: CsrArrays) -> bool:
+    """Whether each row's column indices rise strictly (sorted, no duplicates), as a sparse row
+    is written; only a chunk that a stage made by hand can break this."""
+    indices = np.asarray(rows.indices)
+    if len(indices) < 2:
+        return True
+    rising = indices[1:] > indices[:-1]
+    if rising.all():
+        return True
+    row_starts = np.asarray(rows.indptr)[1:-1]
+    row_starts = row_starts[(row_starts > 0) & (row_starts < len(indices))]
+    rising[row_starts - 1] = True
+    return bool(rising.all())
+
+
+def _nonzero_entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The row, column and value of each non-zero cell (NaN included) of ``chunk``: a sparse
+    chunk's stored entries in stored order, a dense chunk's cells in row order."""
+    if chunk.is_sparse:
+        arrays = chunk.csr()
+        rows = np.repeat(np.arange(arrays.shape[0], dtype=np.int64), np.diff(arrays.indptr))
+        data = np.asarray(arrays.data)
+        keep = data != 0
+        return rows[keep], np.asarray(arrays.indices, dtype=np.int64)[keep], data[keep]
+    values = chunk.values
+    rows, columns = np.nonzero(values)
+    return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
 
 
 def _row_starts(rows: np.ndarray, n_rows: int) -> np.ndarray:

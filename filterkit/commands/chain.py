@@ -38,7 +38,6 @@ from filterkit.commands.options import (
 from filterkit.commands.stages import StageChain, misplaced_option
 from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
-from filterkit.model import save_model
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import Chain, guarded
@@ -370,8 +369,16 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
             if settings.model_path:
                 # Only a run that transformed every row saves its model; a model that
                 # cannot be saved still removes the -o output, which is published last.
-                save_model(settings.model_path, chain, registry)
+                saved_model(settings.model_path, chain, registry)
     progress.finish()
+
+
+def saved_model(path: str, chain: Chain, registry: Registry) -> None:
+    """Save ``chain``'s model to ``path`` (:func:`filterkit.model.save_model`, imported by the
+    runs that save a model)."""
+    from filterkit.model import save_model
+
+    save_model(path, chain, registry)
 
 
 def report_fitted(chain: Chain) -> None:
@@ -417,7 +424,7 @@ def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> No
         if settings.verbose:
             report_fitted(chain)
         comments = provenance_comments((), "chain", chain, settings.sparse, settings.numbers.options)
-        save = (lambda: save_model(model_path, chain, registry)) if model_path else None
+        save = (lambda: saved_model(model_path, chain, registry)) if model_path else None
         if output_dir:
             engine.write_each(
                 chain, plan, output_dir, settings.sparse, comments, before_publish=save, numbers=settings.numbers

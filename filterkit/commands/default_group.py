@@ -5,10 +5,12 @@ commands are imported only when named."""
 from __future__ import annotations
 
 import importlib
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import click
-from click.shell_completion import CompletionItem
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 
 class DefaultGroup(click.Group):
@@ -82,6 +84,8 @@ class DefaultGroup(click.Group):
         """The command words and the group's options that start with ``incomplete``, and
         what the default command would complete there: its options, or its first
         argument (files, for the chain)."""
+        from click.shell_completion import CompletionItem  # only shell completion needs it
+
         completions = super().shell_complete(ctx, incomplete)
         params = self.default.get_params(ctx)
         if incomplete.startswith("-"):

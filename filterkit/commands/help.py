@@ -4,14 +4,13 @@ a command, and the versions a bug report needs."""
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError, entry_points, version
 from pathlib import Path
 
 import click
 
 import filterkit
 from filterkit.commands.context import plugin_loader
-from filterkit.plugins import GROUP, disabled_plugins
+from filterkit.plugins import GROUP, disabled_plugins, entry_points
 
 #: The libraries whose versions change filterkit's results or speed, by distribution name.
 LIBRARIES = ("numpy", "scipy", "scikit-learn")
@@ -88,6 +87,8 @@ def version_text(plugins_dir: str | None) -> str:
 
 
 def _installed_version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version  # only --version reads other distributions
+
     try:
         return version(distribution)
     except PackageNotFoundError:

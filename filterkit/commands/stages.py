@@ -3,8 +3,6 @@ the error that says where a misplaced option belongs."""
 
 from __future__ import annotations
 
-import difflib
-
 import click
 from click.core import ParameterSource
 from click.exceptions import NoSuchCommand, NoSuchOption
@@ -121,7 +119,9 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
         return NoSuchOption(option, f"{option} is an option of {', '.join(owners)}{not_here}: {where}", ctx=ctx)
     own = _option_names(ctx)
     bare = {name.lstrip("-"): name for name in own if name.startswith("--")}
-    close = difflib.get_close_matches(option.lstrip("-"), list(bare), n=3)
+    from difflib import get_close_matches  # only a mistyped option needs it
+
+    close = get_close_matches(option.lstrip("-"), list(bare), n=3)
     return NoSuchOption(option, possibilities=[bare[name] for name in close], ctx=ctx)
 
 

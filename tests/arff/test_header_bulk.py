@@ -1,0 +1,226 @@
+"""A wide header read and written in bulk (issue 20, start-up): a run of plain
+``@attribute NAME numeric`` lines is taken by one match, and the declarations are written
+from one list.  Both give exactly what the line-by-line code gives: the same Schema, comments,
+header digest and line count, the same error on the same line, the same header text."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+
+import pytest
+
+from arff_helpers import DATA
+from filterkit.arff import header, reader
+from filterkit.arff.header import HeaderParser, _attribute_lines, format_header
+from filterkit.arff.limits import Limits
+from filterkit.arff.reader import ArffReader
+from filterkit.arff.tokens import quote, quote_all
+from filterkit.errors import ArffError
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
+
+_NEVER = re.compile(r"(?!)")
+_NEVER_RUN = (re.compile(rb"(?!)"), _NEVER)
+
+
+def read_header(data: bytes, limits: Limits | None = None):
+    """Everything a reader knows after the header of ``data``, or the error it raised."""
+    try:
+        with ArffReader(io.BytesIO(data), name="f", limits=limits) as source:
+            return ("ok", source.schema, source.header_comments, source.header)
+    except ArffError as error:
+        return ("error", str(error))
+
+
+def three_ways(data: bytes, monkeypatch, limits: Limits | None = None):
+    """The header read in bulk (the default), line by line, and by the tokenizer alone."""
+    bulk = read_header(data, limits)
+    with monkeypatch.context() as patched:
+        patched.setattr(header, "_plain_run_patterns", lambda plain: _NEVER_RUN)
+        by_line = read_header(data, limits)
+        patched.setattr(header, "_PLAIN_NUMERIC", _NEVER)
+        tokenized = read_header(data, limits)
+    return bulk, by_line, tokenized
+
+
+def fixture_files() -> list:
+    return [pytest.param(path.read_bytes(), id=str(path.relative_to(DATA))) for path in sorted(DATA.glob("**/*.arff"))]
+
+
+@pytest.mark.parametrize("data", fixture_files())
+def test_every_fixture_reads_the_same_in_bulk_line_by_line_and_tokenized(data, monkeypatch):
+    bulk, by_line, tokenized = three_ways(data, monkeypatch)
+    assert bulk == by_line == tokenized
+
+
+def test_a_wide_header_is_read_in_a_few_calls_and_gives_the_declared_attributes(monkeypatch):
+    """A check that the comparisons compare something: 3,000 plain lines are not fed one at
+    a time (the first of a block read later may be), and give every name and declared type."""
+    lines = [f"@attribute w{i} {('numeric', 'REAL', 'integer')[i % 3]}" for i in range(3000)]
+    data = ("@relation r\n" + "\n".join(lines) + "\n@attribute c {a,b}\n@data\n1,a\n").encode()
+    fed = []
+    original = HeaderParser.feed
+    monkeypatch.setattr(HeaderParser, "feed", lambda self, line: fed.append(line) or original(self, line))
+    with ArffReader(io.BytesIO(data)) as source:
+        schema = source.schema
+        assert source.header.lines == 3003
+    # the rest of the plain lines (one may start a block read later) are not fed one at a time
+    others = [line for line in fed if not line.startswith("@attribute w")]
+    assert others == ["@relation r", "@attribute c {a,b}", "@data"]
+    assert len(fed) <= 5
+    assert [(a.name, a.kind, a.declared_type) for a in schema.attributes[:4]] == [
+        ("w0", NUMERIC, "numeric"),
+        ("w1", NUMERIC, "real"),
+        ("w2", NUMERIC, "integer"),
+        ("w3", NUMERIC, "numeric"),
+    ]
+    assert len(schema.attributes) == 3001 and schema.attributes[-1].labels == ("a", "b")
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        ("@attribute w3 numeric", "f:{line}: attribute 'w3' is declared twice"),
+        ("@attribute w\xe9 numeric", None),
+        ("@attribute x numerik", "f:{line}: attribute 'x': unknown type 'numerik' (expected numeric, real, "),
+    ],
+)
+def test_an_error_inside_a_long_run_names_its_line(broken, message, monkeypatch):
+    lines = [f"@attribute w{i} numeric" for i in range(500)]
+    lines[300] = broken
+    text = "@relation r\n" + "\n".join(lines) + "\n@data\n"
+    data = text.encode("latin-1" if message is None else "utf-8")
+    bulk, by_line, tokenized = three_ways(data, monkeypatch)
+    assert bulk == by_line == tokenized
+    expected = "f:302: not UTF-8 text (invalid continuation byte at byte 13)" if message is None else message
+    assert bulk[0] == "error" and bulk[1].startswith(expected.format(line=302))
+
+
+@pytest.mark.parametrize(
+    ("limits", "expected"),
+    [
+        (Limits(attributes=250), "f:252: more than 250 attributes: refused"),
+        (Limits(header_bytes=4000), "f:172: the header is longer than 4,000 bytes: refused"),
+        (Limits(line_bytes=12), "f:2: a line longer than 12 bytes"),
+    ],
+)
+def test_a_limit_reached_inside_a_run_names_its_line(limits, expected, monkeypatch):
+    data = ("@relation r\n" + "".join(f"@attribute w{i} numeric\n" for i in range(500)) + "@data\n").encode()
+    bulk, by_line, tokenized = three_ways(data, monkeypatch, limits)
+    assert bulk == by_line == tokenized
+    assert bulk[0] == "error" and bulk[1].startswith(expected)
+
+
+#: Lines the generator picks from: plain numeric lines (most), lines that look plain but are
+#: not, relational blocks, comments, errors; and names, some odd.
+_NAMES = ["a", "b", "w1", "@data", "@end", "é", "x\x0by", "a-b", "?", "1e5", "K", "r"]
+_LINES = [
+    "@attribute {n} numeric",
+    "@attribute {n} REAL",
+    "@Attribute\t{n}\tinteger\t",
+    "  @attribute {n} numeric  ",
+    "@attribute {n} numeric,",
+    "@attribute '{n}' numeric",
+    "@attribute {n} numeric % a comment",
+    "@attribute {n} numeric extra",
+    "@attribute {n} nümeric",
+    "@attribute {n} {{x,y}}",
+    "@attribute {n} string",
+    "@attribute {n}",
+    "@attribute {n} relational",
+    "@end {n}",
+    "% a comment",
+    "",
+]
+
+
+def generated_header(generator: random.Random) -> bytes:
+    lines = ["% made"] if generator.random() < 0.2 else []
+    if generator.random() < 0.95:
+        lines.append("@relation r")
+    for _ in range(generator.randint(0, 40)):
+        shape = generator.choice(_LINES[:4] * 6 + _LINES)
+        name = generator.choice(_NAMES) if generator.random() < 0.3 else f"w{generator.randrange(60)}"
+        lines.append(shape.format(n=name))
+    if generator.random() < 0.95:
+        lines.append("@data" + (" 1,2" if generator.random() < 0.1 else ""))
+    lines.append("{0 1}")
+    end = generator.choice(["\n", "\r\n", "\r"])
+    data = (end.join(lines) + end).encode("utf-8")
+    if generator.random() < 0.05:
+        position = generator.randrange(len(data))
+        data = data[:position] + b"\xff" + data[position:]
+    return data
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_headers_read_the_same_three_ways(seed, monkeypatch):
+    generator = random.Random(seed)
+    for _ in range(60):
+        data = generated_header(generator)
+        limits = None
+        if generator.random() < 0.3:
+            limits = Limits(attributes=generator.choice([3, 10, 1000]), header_bytes=generator.choice([200, 1 << 20]))
+        with monkeypatch.context() as patched:
+            # blocks of a few lines: runs are cut by block ends, as in a header longer than a block
+            patched.setattr(reader, "_BLOCK_BYTES", generator.choice([7, 64, 1 << 20]))
+            bulk, by_line, tokenized = three_ways(data, monkeypatch, limits)
+        assert bulk == by_line == tokenized, data
+
+
+def reference_header(schema: Schema, comments=()) -> str:
+    """The header as filterkit 0.3.0 wrote it: one declaration at a time."""
+    lines = [f"% {comment}" for comment in comments] + [f"@relation {quote(schema.relation)}", ""]
+    for attribute in schema.attributes:
+        lines.extend(_attribute_lines(attribute))
+    return "\n".join([*lines, "", "@data"]) + "\n"
+
+
+@pytest.mark.parametrize("data", fixture_files())
+def test_every_fixture_schema_is_written_as_before(data):
+    try:
+        with ArffReader(io.BytesIO(data)) as source:
+            schema, comments = source.schema, source.header_comments
+    except ArffError:
+        return
+    assert format_header(schema, comments) == reference_header(schema, comments)
+
+
+_ODD_NAMES = ["w", "?", "", "a b", "a\nb", "é", "it's", "x%", "a,b", "{", "\t", "??", "a\\b", "\x01"]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_generated_schemas_are_written_as_before(seed):
+    generator = random.Random(seed)
+    for _ in range(50):
+        attributes = []
+        for position in range(generator.randint(1, 30)):
+            name = f"w{position}" if generator.random() < 0.8 else generator.choice(_ODD_NAMES) + str(position)
+            if generator.random() < 0.02:
+                name = generator.choice(_ODD_NAMES)
+            kind = generator.choice([NUMERIC] * 6 + [NOMINAL, STRING, DATE, RELATIONAL])
+            if kind == NUMERIC:
+                attributes.append(Attribute(name, kind, declared_type=generator.choice(["", "numeric", "real"])))
+            elif kind == NOMINAL:
+                attributes.append(Attribute(name, kind, labels=("a", "b c")))
+            elif kind == DATE:
+                attributes.append(Attribute(name, kind, date_format="yyyy-MM-dd"))
+            elif kind == RELATIONAL:
+                attributes.append(Attribute(name, kind, members=(Attribute("m", NUMERIC), Attribute("s", STRING))))
+            else:
+                attributes.append(Attribute(name, kind))
+        schema = Schema("r s", tuple(attributes))
+        assert format_header(schema, ["c"]) == reference_header(schema, ["c"])
+
+
+def test_quote_all_quotes_as_quote_does():
+    assert quote_all(["a", "b"]) == ["a", "b"]
+    assert quote_all(["a", "a\nb"]) == ["a", "'a\\nb'"]
+    assert quote_all(["a", "?"]) == ["a", "'?'"]
+    assert quote_all(["a", ""]) == ["a", "''"]
+    assert quote_all([]) == []
+    generator = random.Random(0)
+    for _ in range(300):
+        texts = [generator.choice(["w", "x1", *_ODD_NAMES]) for _ in range(generator.randint(0, 5))]
+        assert quote_all(texts) == [quote(text) for text in texts]
