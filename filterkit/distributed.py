@@ -40,9 +40,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Iterator, cast
-
-import scipy.sparse as sp
+from typing import Iterator
 
 from filterkit import __version__
 from filterkit.allocator import worker_environment
@@ -157,8 +155,11 @@ def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
     """
     if sparse_rows is None or chunk.is_sparse == sparse_rows:
         return chunk
-    values = sp.csr_matrix(chunk.values) if sparse_rows else cast(sp.csr_matrix, chunk.values).toarray()
-    return Chunk(values, chunk.text, chunk.weights)
+    if not sparse_rows:
+        return Chunk(chunk.dense_values(), chunk.text, chunk.weights)
+    import scipy.sparse as sp  # only for a file mixing sparse and dense rows
+
+    return Chunk(sp.csr_matrix(chunk.values), chunk.text, chunk.weights)
 
 
 @dataclass(frozen=True)
