@@ -232,7 +232,7 @@ def startup_times(filterkit: str, repeats: int = 10) -> tuple[float, float]:
 def measure(command: list[str], output: Path | None = None) -> tuple[float, int, float]:
     """Wall seconds, peak RSS in MiB and CPU seconds (user + system) of one run, stdout to ``output``
     or /dev/null.  ``wait4`` counts the child and the descendants it waited for; descendants left
-    behind (a Dask run's fork server and the workers forked from it) are adopted by this process
+    behind (a Dask run's worker helper and workers, should any outlive the client) are adopted by this process
     (:func:`adopt_orphans`) and reaped here: their CPU is added too.  The peak RSS is the largest
     one process reached (a Dask run's client or one of its workers)."""
     sink = open(output, "wb") if output else open(os.devnull, "wb")
@@ -538,7 +538,7 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
         started,
         "",
         f"Medians of {repeats} interleaved rounds (and the fastest and slowest run); CPU is user + system "
-        "of the process and of all its descendants (a Dask run's fork server and workers, adopted as a "
+        "of the process and of all its descendants (a Dask run's worker helper and workers, adopted as a "
         "child subreaper and reaped after the run); peak RSS is the largest "
         f"one process reached (`wait4`). Python {sys.version.split()[0]}. Output to /dev/null unless the "
         "command says FILE (a file on the same disk).",

@@ -1,6 +1,6 @@
 """Whether filterkit runs as its own program (the console script) or as a library in someone
-else's process: process-wide settings (glibc's allocator, the fork server the local Dask
-cluster's workers are forked from, the threads of the BLAS library) are made only in a
+else's process: process-wide settings (glibc's allocator, the forking of the local Dask
+cluster's workers from the client, the threads of the BLAS library) are made only in a
 process filterkit owns."""
 
 from __future__ import annotations
