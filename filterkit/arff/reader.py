@@ -19,6 +19,7 @@ import io
 import math
 import os
 import re
+import threading
 import unicodedata
 import warnings
 import zlib
@@ -228,8 +229,14 @@ class ArffReader:
 
         Storage follows the first data row: CSR when it is sparse, dense otherwise.  The
         rows are gathered a block at a time (:func:`_gather_rows`: stripped, blank lines
-        and comments left out), not line by line.
+        and comments left out), not line by line, and two large groups of rows are parsed
+        side by side (:func:`_parsed_side_by_side`).
         """
+        return _parsed_side_by_side(self._parse_group, self._groups())
+
+    def _groups(self) -> Iterator[tuple[bytes, list[int], bool]]:
+        """The groups of rows :meth:`chunks` parses: each group's rows joined by newlines,
+        their line numbers, and whether the rows are stored sparse."""
         sparse: bool | None = None
         pieces: list[bytes] = []
         numbers: list[np.ndarray] = []
@@ -254,11 +261,11 @@ class ArffReader:
                     raise lines.too_long()
                 if rows == self.chunk_rows or size >= budget:
                     assert sparse is not None  # set with the first row
-                    yield self._parse_group(_joined(pieces), np.concatenate(numbers).tolist(), sparse)
+                    yield _joined(pieces), np.concatenate(numbers).tolist(), sparse
                     pieces, numbers, rows, size = [], [], 0, 0
         if pieces:
             assert sparse is not None  # the first data line decided it
-            yield self._parse_group(_joined(pieces), np.concatenate(numbers).tolist(), sparse)
+            yield _joined(pieces), np.concatenate(numbers).tolist(), sparse
 
     def _data_blocks(self) -> Iterator[tuple[bytes, int]]:
         """The blocks of the data rows with where their rows start: the text after
@@ -305,6 +312,54 @@ def read_arff(source, name: str | None = None) -> tuple[Schema, Chunk]:
     """Read a whole ARFF file: its schema and all rows in one chunk."""
     with ArffReader(source, name) as reader:
         return reader.schema, reader.read_all()
+
+
+#: Groups of rows of at least this many bytes of text are parsed two at a time (smaller ones
+#: cost less to parse than a thread to start).
+_SIDE_BY_SIDE_BYTES = 1 << 16
+
+
+def _parsed_side_by_side(parse, groups: Iterator[tuple]) -> Iterator[Chunk]:
+    """``parse(*group)`` of each of ``groups``, in order; two large groups are parsed side by
+    side, the first in a helper thread (the compiled parser releases the GIL, so both cores
+    parse), as the writer formats two blocks.
+
+    Each result and error comes where it would one group at a time: the first group's chunk
+    (or error) before an error in gathering or parsing the second; at most two parsed chunks
+    are held.  A KeyboardInterrupt is not held back.
+    """
+    for first in groups:
+        if len(first[0]) < _SIDE_BY_SIDE_BYTES:
+            yield parse(*first)
+            continue
+        try:
+            second = next(groups, None)
+        except Exception:
+            yield parse(*first)
+            raise
+        if second is None:
+            yield parse(*first)
+            return
+        outcome: list = []
+
+        def parse_first(group=first) -> None:
+            try:
+                outcome.append(parse(*group))
+            except BaseException as error:  # raised again in the reading thread, in its place
+                outcome.append(error)
+
+        helper = threading.Thread(target=parse_first, name="filterkit-parse", daemon=True)
+        helper.start()
+        try:
+            later: Any = parse(*second)
+        except Exception as error:
+            later = error
+        finally:
+            helper.join()
+        for result in (outcome[0], later):
+            if isinstance(result, BaseException):
+                raise result
+            yield result
 
 
 class _NotPlain(Exception):
