@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
@@ -50,6 +50,21 @@ class Attribute:
     date_format: str | None = None
     declared_type: str = ""
     members: tuple["Attribute", ...] = ()
+
+    @classmethod
+    def numerics(cls, declared: Iterable[tuple[str, str]]) -> list["Attribute"]:
+        """``Attribute(name, NUMERIC, declared_type=declared_type)`` for each ``(name, declared_type)``,
+        made in bulk: the frozen class's constructor sets each field through ``object.__setattr__``,
+        half the time of a wide header's 13,000 attributes; its fields are filled as it fills them."""
+        make = object.__new__
+        made = []
+        for name, declared_type in declared:
+            attribute = make(cls)
+            attribute.__dict__.update(
+                name=name, kind=NUMERIC, labels=(), date_format=None, declared_type=declared_type, members=()
+            )
+            made.append(attribute)
+        return made
 
     @property
     def is_numeric(self) -> bool:

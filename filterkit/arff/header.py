@@ -129,7 +129,7 @@ class HeaderParser:
         self.size += size
         self.attributes += len(declared)
         names |= new_names
-        self.stack[-1][1].extend(Attribute(name, NUMERIC, declared_type=kind.lower()) for name, kind in declared)
+        self.stack[-1][1].extend(Attribute.numerics((name, kind.lower()) for name, kind in declared))
         return True
 
     def _data(self, line: str) -> str:

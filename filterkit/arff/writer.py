@@ -30,7 +30,7 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, TEXT_KINDS, Chunk, CsrArrays, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema
 
 _EXACT_INTEGER = 2.0**53
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
@@ -173,11 +173,13 @@ class ArffWriter:
         self._binary = isinstance(stream, (io.BufferedIOBase, io.RawIOBase))
         self.schema = schema
         self.sparse = sparse
-        self._formatters = [_value_formatter(a) for a in schema.attributes]
-        self._text_columns = {i for i, a in enumerate(schema.attributes) if a.kind in TEXT_KINDS}
-        self._plain_numbers = np.array(
-            [f is format_numbers and i not in self._text_columns for i, f in enumerate(self._formatters)], dtype=bool
-        )
+        kinds = [a.kind for a in schema.attributes]
+        #: the formatter of each column that is not a plain number (labels, strings, dates)
+        self._formatters = {
+            i: _value_formatter(attribute) for i, attribute in enumerate(schema.attributes) if attribute.kind != NUMERIC
+        }
+        self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
+        self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
         #: the same for the block formatted beside it in a helper thread (:meth:`_write_two_blocks`)
