@@ -14,26 +14,21 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
-#: Where the tests' Python processes keep their compiled bytecode when the environment forbids writing
-#: it beside the sources (``PYTHONDONTWRITEBYTECODE``, as on the CI machine): without a cache every
-#: process compiles filterkit, the test files (and pytest's assertion rewriting of them) and what else it
-#: imports from source again, about 4 s of CPU a test process and 0.1 s a console-script launch.
-#: ``PYTHONPYCACHEPREFIX`` puts the cache outside the checkout (which stays as untouched as before), in
-#: the temporary folder, shared by this process, its xdist siblings and every interpreter they start.
-#: The same code runs: bytecode is what Python compiles the source to either way.
-BYTECODE_CACHE = Path(tempfile.gettempdir()) / f"filterkit-tests-pycache-{os.getuid()}"
-if sys.dont_write_bytecode and sys.pycache_prefix is None:
-    sys.pycache_prefix = str(BYTECODE_CACHE)
+#: The environment may forbid writing compiled bytecode (``PYTHONDONTWRITEBYTECODE``, as on the CI
+#: machine): then every test process and every console-script launch compiled filterkit, the test files
+#: and pytest's assertion rewriting of them from source again (4 s of a worker's 9 s of collection, 0.1 s
+#: of a launch).  The tests' processes, and every interpreter they start, write it as Python does by
+#: default: beside the sources, in ``__pycache__`` folders that git ignores (the standard library's and
+#: the installed packages' are there already).  The same code runs: bytecode is what Python compiles the
+#: source to either way.
+if sys.dont_write_bytecode:
     sys.dont_write_bytecode = False
-    os.environ["PYTHONPYCACHEPREFIX"] = str(BYTECODE_CACHE)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-# After the bytecode cache is set, so that filterkit and the helpers compile into it:
+# After bytecode may be written, so that filterkit's and the helpers' is kept:
 from chain_helpers import FILTERKIT, Result, installed_plugins_once  # noqa: E402
 from filterkit import cli  # noqa: E402
 
