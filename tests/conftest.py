@@ -17,8 +17,20 @@ import sys
 
 import pytest
 
-from chain_helpers import FILTERKIT, Result, installed_plugins_once
-from filterkit import cli
+#: The environment may forbid writing compiled bytecode (``PYTHONDONTWRITEBYTECODE``, as on the CI
+#: machine): then every test process and every console-script launch compiled filterkit, the test files
+#: and pytest's assertion rewriting of them from source again (4 s of a worker's 9 s of collection, 0.1 s
+#: of a launch).  The tests' processes, and every interpreter they start, write it as Python does by
+#: default: beside the sources, in ``__pycache__`` folders that git ignores (the standard library's and
+#: the installed packages' are there already).  The same code runs: bytecode is what Python compiles the
+#: source to either way.
+if sys.dont_write_bytecode:
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# After bytecode may be written, so that filterkit's and the helpers' is kept:
+from chain_helpers import FILTERKIT, Result, installed_plugins_once  # noqa: E402
+from filterkit import cli  # noqa: E402
 
 #: Dask settings for every cluster the tests start (this process's, the console script's, their worker
 #: processes': the environment is inherited): no statistical profiler sampling every worker's stack each

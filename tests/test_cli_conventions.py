@@ -12,7 +12,7 @@ from importlib.metadata import version
 import pytest
 
 from chain_helpers import FIXTURE_PLUGINS, REAL, read_bytes
-from filterkit import __version__
+from filterkit import __version__, cli
 
 IRIS = REAL / "iris.arff"
 BROKEN = FIXTURE_PLUGINS / "broken"
@@ -94,52 +94,67 @@ def test_python_dash_m_filterkit_is_the_command(tmp_path):
     assert completed.stderr.startswith("Usage: filterkit IN.arff select [OPTIONS]\n")
 
 
-def completions(*words: str, plugins_dir=None) -> list[str]:
-    """What bash completion offers for the last of ``words`` (the words typed after
-    ``filterkit``), as click's ``TYPE,VALUE`` lines."""
+def completion_environment(*words: str) -> dict[str, str]:
+    """The environment in which bash asks for the completions of the last of ``words`` (the words
+    typed after ``filterkit``)."""
     typed = ["filterkit", *words]
-    environment = {
-        **os.environ,
-        "_FILTERKIT_COMPLETE": "bash_complete",
-        "COMP_WORDS": " ".join(typed),
-        "COMP_CWORD": str(len(typed) - 1),
-    }
-    script = [sys.executable, "-m", "filterkit"]
-    completed = subprocess.run(script, env=environment, capture_output=True, text=True, timeout=60)
-    assert completed.returncode == 0, completed.stderr
-    assert completed.stderr == ""
-    return completed.stdout.splitlines()
+    return {"COMP_WORDS": " ".join(typed), "COMP_CWORD": str(len(typed) - 1)}
 
 
 @pytest.mark.slow
+def test_the_console_script_answers_shell_completion_from_its_environment():
+    # the process-level protocol: the variable set, filterkit answers on stdout, nothing on stderr, exit 0
+    environment = {**os.environ, cli.COMPLETION_VARIABLE: "bash_complete", **completion_environment(str(IRIS), "sh")}
+    completed = subprocess.run(
+        [sys.executable, "-m", "filterkit"], env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stderr == ""
+    assert completed.stdout.splitlines() == ["plain,shape"]
+
+
 class TestShellCompletion:
-    def test_stage_names_after_the_input(self):
+    """What ``filterkit.cli.complete`` answers, in this process (the console script hands it the
+    instruction: the test above runs that hand-over)."""
+
+    @pytest.fixture
+    def completions(self, monkeypatch, capsys):
+        """What bash completion offers for the last of the words, as click's ``TYPE,VALUE`` lines."""
+
+        def complete(*words: str) -> list[str]:
+            for name, value in completion_environment(*words).items():
+                monkeypatch.setenv(name, value)
+            assert cli.complete("bash_complete") == 0
+            out, err = capsys.readouterr()
+            assert err == ""
+            return out.splitlines()
+
+        return complete
+
+    def test_stage_names_after_the_input(self, completions):
         assert completions(str(IRIS), "sh") == ["plain,shape"]
         assert completions("-c", "first", str(IRIS), "ig", "--presence", "select", "--top", "5", "l") == [
             "plain,l1",
             "plain,l2",
         ]
 
-    def test_stage_options_after_the_stage(self):
+    def test_stage_options_after_the_stage(self, completions):
         assert completions(str(IRIS), "select", "--t") == ["plain,--top"]
 
-    def test_chain_options_before_and_after_the_input(self):
+    def test_chain_options_before_and_after_the_input(self, completions):
         assert completions("--po") == ["plain,--positive"]
         assert completions(str(IRIS), "--po") == ["plain,--positive"]
 
-    def test_commands_and_files_as_the_first_word_and_topics_after_help(self):
+    def test_commands_and_files_as_the_first_word_and_topics_after_help(self, completions):
         assert completions("") == [f"plain,{c}" for c in ("apply", "evaluate", "help", "info", "plugins")] + ["file,"]
         assert completions("help", "s") == ["plain,select", "plain,shape"]
 
     @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-    def test_the_completion_script_of_each_shell(self, shell):
-        environment = {**os.environ, "_FILTERKIT_COMPLETE": f"{shell}_source"}
-        completed = subprocess.run(
-            [sys.executable, "-m", "filterkit"], env=environment, capture_output=True, text=True, timeout=60
-        )
-        assert completed.returncode == 0
-        assert "_FILTERKIT_COMPLETE" in completed.stdout
-        assert f"{shell}_complete" in completed.stdout
+    def test_the_completion_script_of_each_shell(self, capsys, shell):
+        assert cli.complete(f"{shell}_source") == 0
+        script = capsys.readouterr().out
+        assert "_FILTERKIT_COMPLETE" in script
+        assert f"{shell}_complete" in script
 
 
 class TestOptionsWherePeoplePutThem:
