@@ -626,8 +626,9 @@ def _start_local_cluster(workers: ForkedWorkers | None) -> tuple:
 def _may_fork_workers() -> bool:
     """Whether the local cluster's workers may be forked from this process: in the console script
     (:func:`filterkit.ownership.owns_process`), where filterkit knows every thread and open file,
-    and where there is ``fork``; in another program (a library call) Dask's nannies spawn them."""
-    return owns_process() and "fork" in multiprocessing.get_all_start_methods()
+    while no other Python thread runs (a plugin may have started one: a lock it held would stay
+    locked in the workers), and where there is ``fork``; otherwise Dask's nannies spawn them."""
+    return owns_process() and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
 class ForkedWorkers:
