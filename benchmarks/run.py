@@ -108,7 +108,11 @@ IMPORT_FLOOR = "import numpy, scipy.sparse"
 
 CONTRACT_COST = """
 import os, sys, time
+from filterkit.ownership import claim_process, limit_blas_threads
+claim_process()  # tuned as the console script tunes its process (cli.main)
+limit_blas_threads()
 from filterkit import cli, contract
+from filterkit.allocator import keep_freed_memory
 spent = [0.0]
 check = contract.OutputContract.check
 def timed(self, *args):
@@ -118,7 +122,7 @@ def timed(self, *args):
     finally:
         spent[0] += time.perf_counter() - started
 contract.OutputContract.check = timed
-cli.keep_freed_memory()
+keep_freed_memory()
 sys.stdout = open(os.devnull, "w")
 started = time.perf_counter()
 status = cli.run(sys.argv[1:])
