@@ -21,10 +21,10 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
     The thread reads no further ahead than that: a chunk it has read waits until the
     caller takes it before the next is read, so the chunk in the caller's hands and one
     chunk read (or being read) are all that is held, besides what ``make_chunks()`` holds
-    itself (the ARFF reader parses two large groups side by side, so it may hold the second).  Chunks arrive in order; an error
-    of the reader is raised here, in the caller's thread, when its chunk is due.  When
-    the caller stops early (an error, Ctrl-C, an abandoned generator), the thread stops
-    after the chunk in hand and closes the reader.
+    itself (the ARFF reader parses two large groups side by side, so it may hold the second).
+    Chunks arrive in order; an error of the reader is raised here, in the caller's thread,
+    when its chunk is due.  When the caller stops early (an error, Ctrl-C, an abandoned
+    generator), the thread stops after the chunk in hand and closes the reader.
     """
     ready: queue.Queue = queue.Queue(maxsize=1)
     taken = threading.Semaphore(0)

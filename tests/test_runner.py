@@ -187,8 +187,13 @@ def test_a_file_header_is_parsed_once_and_checked_on_every_pass(monkeypatch, tmp
     path = tmp_path / "data.arff"
     path.write_text("@relation r\n@attribute x numeric\n@attribute c {a,b}\n@data 1,a\n2,b\n")
     parsed = []
-    real_feed = HeaderParser.feed
+    real_feed, real_feed_plain_run = HeaderParser.feed, HeaderParser.feed_plain_run
     monkeypatch.setattr(HeaderParser, "feed", lambda self, line: parsed.append(line) or real_feed(self, line))
+    monkeypatch.setattr(  # a run of plain numeric declarations is taken at once
+        HeaderParser,
+        "feed_plain_run",
+        lambda self, text, size: parsed.extend(text.splitlines()) or real_feed_plain_run(self, text, size),
+    )
     source = FileSource(str(path))
     header_lines = len(parsed)
     passes = [concatenate(list(source.chunks()), 2).dense_values().tolist() for _ in range(2)]

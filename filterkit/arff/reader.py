@@ -23,7 +23,7 @@ import threading
 import unicodedata
 import warnings
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
@@ -94,6 +94,8 @@ class KnownHeader:
     lines: int
     digest: bytes
     first_data: tuple[int, bytes] | None
+    #: the parsers' per-column lookups of ``schema`` (made once, read-only), when known
+    columns: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def rows_only(cls, schema: Schema) -> "KnownHeader":
@@ -133,8 +135,11 @@ class ArffReader:
         #: the ``%`` comment lines before ``@relation`` (earlier runs' provenance among them)
         self.header_comments: tuple[str, ...] = ()
         self.schema = self._read_header() if known_header is None else self._skip_header(known_header)
-        self.header = KnownHeader(self.schema, self._header_lines, self._header_digest.digest(), self._first_data)
-        self._columns = _ColumnInfo(self.schema)
+        known_columns = None if known_header is None else known_header.columns
+        self._columns = _ColumnInfo(self.schema) if known_columns is None else known_columns
+        self.header = KnownHeader(
+            self.schema, self._header_lines, self._header_digest.digest(), self._first_data, self._columns
+        )
 
     def __enter__(self):
         return self
@@ -199,12 +204,8 @@ class ArffReader:
 
     def _skip_header(self, known: KnownHeader) -> Schema:
         """The known header's schema, after checking that this stream starts with it."""
-        line_number = 0
-        if known.lines:
-            for line_number, raw in self._lines:
-                self._header_digest.update(raw + b"\n")
-                if line_number == known.lines:
-                    break
+        self._lines.skip(known.lines, self._header_digest)
+        line_number = self._lines.line_number
         self._header_lines = line_number
         if line_number != known.lines or self._header_digest.digest() != known.digest:
             raise ArffError(
@@ -566,6 +567,29 @@ class _Lines:
         self._at = end + 1
         self.line_number += 1
         return self.line_number, line
+
+    def skip(self, count: int, digest) -> None:
+        """Pass over the next ``count`` lines (fewer at the end of the stream), feeding each with
+        its newline to ``digest``, a block at a time: the lines of a header read before, whose
+        digest tells whether they changed (so their lengths are not checked again)."""
+        while count:
+            while self._at >= len(self._block):
+                try:
+                    self._block, self._at = self._next_block(), 0
+                except StopIteration:
+                    return
+            lines_left = self._block.count(b"\n", self._at)  # a block ends with a whole line
+            if lines_left <= count:
+                end, taken = len(self._block), lines_left
+            else:
+                run = re.compile(rb"(?:[^\n]*\n){%d}" % count).match(self._block, self._at)
+                assert run is not None  # the block holds more than count lines
+                end, taken = run.end(), count
+            with memoryview(self._block) as block:
+                digest.update(block[self._at : end])
+            self._at = end
+            self.line_number += taken
+            count -= taken
 
     def blocks(self) -> Iterator[tuple[bytes, int]]:
         """Each block still to read, with where its first unread line starts."""
