@@ -10,6 +10,7 @@ import contextlib
 import fnmatch
 import hashlib
 import io
+import json
 import os
 import re
 import shutil
@@ -302,3 +303,35 @@ def wait_for_temporary(folder, pattern: str, process, seconds: float = 30):
         assert process.poll() is None, "filterkit ended before the temporary file appeared"
         assert time.monotonic() < deadline, "the temporary file never appeared"
         time.sleep(0.01)
+
+
+_LOCAL_CLUSTER_FACTS = """
+import json, os
+from pathlib import Path
+from filterkit.ownership import claim_process, limit_blas_threads
+claim_process()
+limit_blas_threads()
+from filterkit.distributed import DaskEngine
+with DaskEngine.connect(None, None, 1000) as engine:
+    run = engine.client.run
+    facts = {
+        "client": os.getpid(),
+        "parents": list(run(os.getppid).values()),
+        "grandparents": list(run(lambda: int(Path(f"/proc/{os.getppid()}/stat").read_text().split()[3])).values()),
+        "omp_threads": list(run(lambda: os.environ.get("OMP_NUM_THREADS")).values()),
+        "imported": list(run(eval, "'filterkit.distributed' in __import__('sys').modules").values()),
+    }
+print(json.dumps(facts))
+"""
+
+
+def local_cluster_facts() -> dict:
+    """How a local Dask cluster's workers were started in a process claimed as the console script claims
+    its own, in a fresh interpreter (a test process runs other tests' threads, and workers are forked
+    only while no other thread runs): the client's pid, each worker's parent and grandparent, its
+    OMP_NUM_THREADS and whether it has filterkit.distributed imported."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    finished = subprocess.run(
+        [sys.executable, "-c", _LOCAL_CLUSTER_FACTS], capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(finished.stdout)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from chain_helpers import FILTERKIT, REAL, TESTS
+from chain_helpers import FILTERKIT, REAL, TESTS, local_cluster_facts
 from filterkit import distributed as engine_module
 from filterkit.errors import FilterkitError
 
@@ -91,20 +91,29 @@ def test_a_worker_dying_mid_task_is_one_error_line_no_output_and_no_process_left
     assert processes_naming(str(out)) == []
 
 
-def test_the_workers_are_forked_by_one_helper_the_client_started(monkeypatch):
-    """In the console script (here: the process claimed as its own) the workers' parent is one
-    helper process whose parent is the client, and they run the client's imports and allocator."""
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+def test_the_workers_are_forked_by_one_helper_the_client_started():
+    """In the console script (a fresh interpreter that claims its process) the workers' parent is one
+    helper process whose parent is the client, and they run with the environment Dask gives workers."""
+    facts = local_cluster_facts()
+    assert len(facts["parents"]) == 2 and len(set(facts["parents"])) == 1
+    assert facts["client"] not in facts["parents"]
+    assert facts["grandparents"] == [facts["client"]] * 2
+    assert facts["omp_threads"] == ["1", "1"]
+
+
+def test_no_worker_is_forked_while_another_thread_runs(monkeypatch):
+    """A thread running in the client (a plugin's, say) could hold a lock that would stay locked in a
+    forked worker: then Dask's nannies spawn the workers, as in a library call."""
     from filterkit import ownership
 
     monkeypatch.setattr(ownership, "_claimed", True)
-    with engine_module.DaskEngine.connect(None, None, 1000) as engine:
-        parents = engine.client.run(os.getppid)
-        grandparents = engine.client.run(lambda: int(Path(f"/proc/{os.getppid()}/stat").read_text().split()[3]))
-        threads = engine.client.run(lambda: os.environ.get("OMP_NUM_THREADS"))
-    assert len(parents) == 2 and len(set(parents.values())) == 1 and os.getpid() not in parents.values()
-    assert set(grandparents.values()) == {os.getpid()}
-    assert set(threads.values()) == {"1"}
+    monkeypatch.setattr(engine_module.threading, "active_count", lambda: 1)
+    assert engine_module._may_fork_workers()
+    monkeypatch.setattr(engine_module.threading, "active_count", lambda: 2)
+    assert not engine_module._may_fork_workers()
+    monkeypatch.setattr(ownership, "_claimed", False)
+    monkeypatch.setattr(engine_module.threading, "active_count", lambda: 1)
+    assert not engine_module._may_fork_workers()
 
 
 def test_an_error_while_the_cluster_starts_stops_it_and_leaves_no_process(tmp_path):

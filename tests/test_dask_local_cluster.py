@@ -12,9 +12,8 @@ import threading
 
 import pytest
 
-from chain_helpers import FILTERKIT, REAL, STAGES_DIR
+from chain_helpers import FILTERKIT, REAL, STAGES_DIR, local_cluster_facts
 from filterkit import distributed as engine_module
-from filterkit import ownership
 from filterkit.distributed import DaskEngine
 
 IRIS = REAL / "iris.arff"
@@ -106,14 +105,10 @@ def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
 
 
 @pytest.mark.slow
-def test_workers_are_forked_from_a_fork_server_that_imported_the_tasks_modules(monkeypatch):
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    monkeypatch.setattr(ownership, "_claimed", True)  # as the console script does
-    with DaskEngine.connect(None, None, 1000) as engine:
-        parents = engine.client.run(os.getppid)
-        imported = engine.client.run(eval, "'filterkit.distributed' in __import__('sys').modules")
-    assert len(set(parents.values())) == 1 and os.getpid() not in parents.values()
-    assert list(imported.values()) == [True, True]
+def test_workers_are_forked_from_a_process_that_imported_the_tasks_modules():
+    facts = local_cluster_facts()  # a fresh interpreter, claimed as the console script claims its own
+    assert len(set(facts["parents"])) == 1 and facts["client"] not in facts["parents"]
+    assert facts["imported"] == [True, True]
 
 
 def console_script(*argv) -> subprocess.CompletedProcess:

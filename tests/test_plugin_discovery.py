@@ -129,7 +129,10 @@ def test_load_plugins_loads_the_same_plugins_with_the_same_warnings_as_on_import
     ]
     assert "(AttributeError: module 'negate' has no attribute 'NoSuchThing')" in skipped[0].reason
     assert "(ModuleNotFoundError: No module named 'filterkit_no_such_module')" in skipped[1].reason
-    assert "(AttributeError: 'NoneType' object has no attribute 'group')" in skipped[2].reason
+    assert (  # ours and theirs alike: which message depends on the importlib.metadata that reads the value
+        "(AttributeError: 'NoneType' object has no attribute 'group')" in skipped[2].reason  # Python 3.11's
+        or "(ValueError: ('Invalid object reference." in skipped[2].reason  # importlib_metadata 7+ (Dask imports it)
+    )
     assert [problem.plugin for problem in without_hooks] == ["forgot", "object"]  # a class, not a module of hooks
     assert warnings.count("filterkit: warning: ") == 5
 
