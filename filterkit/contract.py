@@ -98,8 +98,17 @@ class OutputContract:
                     )
         return cls(stage, schema, class_in, class_out)
 
-    def check(self, given: Chunk, result, step: str = "transform") -> Chunk:
-        """``result`` when it is a chunk this stage may return for ``given``; else ContractError."""
+    def class_before(self, given: Chunk) -> np.ndarray | None:
+        """The class column of ``given`` before the stage runs (a copy), for :meth:`check` to compare
+        the result's with, so that a stage changing it in place is caught too; None when the stage
+        may change it or there is none."""
+        if self.class_in is None or self.class_out is None or self.stage.changes_class:
+            return None
+        return np.array(column_of(_rows_of(given), self.class_in), dtype=np.float64, copy=True)
+
+    def check(self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None) -> Chunk:
+        """``result`` when it is a chunk this stage may return for ``given``; else ContractError.
+        ``class_before`` is :meth:`class_before` of ``given`` taken before the stage ran."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
         # checked below: CSR arrays (a chunk of arrays, no matrix built), a CSR matrix or an array
@@ -131,7 +140,11 @@ class OutputContract:
         # are the ones it was given.
         same_rows = rows == given.n_rows
         if self.class_in is not None and self.class_out is not None and same_rows and not self.stage.changes_class:
-            if not _same_column(_rows_of(given), self.class_in, _rows_of(result), self.class_out):
+            if class_before is not None:
+                unchanged = np.array_equal(class_before, column_of(_rows_of(result), self.class_out), equal_nan=True)
+            else:
+                unchanged = _same_column(_rows_of(given), self.class_in, _rows_of(result), self.class_out)
+            if not unchanged:
                 raise self._broken(
                     step, "it changed the class column's values (a stage that does declares changes_class = True)"
                 )
@@ -140,13 +153,16 @@ class OutputContract:
     def _check_arrays(self, arrays: CsrArrays, step: str) -> None:
         """CSR arrays that make a matrix: one-dimensional, ``indptr`` one longer than the rows,
         rising from 0 to the entries, as many column indices as values, each within the columns."""
-        data, indices, indptr = (np.asarray(a) for a in (arrays.data, arrays.indices, arrays.indptr))
+        if not all(isinstance(a, np.ndarray) for a in (arrays.data, arrays.indices, arrays.indptr)):
+            kinds = ", ".join(_kind_of(a) for a in (arrays.data, arrays.indices, arrays.indptr))
+            raise self._broken(step, f"the chunk's CSR arrays are {kinds}, expected numpy arrays")
+        data, indices, indptr = arrays.data, arrays.indices, arrays.indptr
         n_rows, n_columns = arrays.shape
         problem = None
         if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
             problem = "are not one-dimensional"
-        elif indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
-            problem = f"have indices of {indices.dtype} and indptr of {indptr.dtype}, expected integers"
+        elif indices.dtype not in _INDEX_TYPES or indptr.dtype not in _INDEX_TYPES:
+            problem = f"have indices of {indices.dtype} and indptr of {indptr.dtype}, expected int32 or int64"
         elif len(indptr) != n_rows + 1 or len(indices) != len(data):
             problem = (
                 f"hold {len(indptr)} row starts for {n_rows} rows and {len(indices)} indices for {len(data)} values"
@@ -196,6 +212,10 @@ class OutputContract:
 
     def _broken(self, step: str, what: str) -> ContractError:
         return broken(self.stage, step, what)
+
+
+#: The integer types of a chunk's CSR index arrays (scipy's, and what the compiled parts read).
+_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 def _rows_of(chunk: Chunk):

@@ -627,7 +627,11 @@ class _FolderDistribution:
             if line.startswith("[") and line.endswith("]"):
                 group = line.strip("[]")
             elif group is not None:
-                name, value = line.split("=", 1)
+                name, equals, value = line.partition("=")
+                if not equals:
+                    if group.startswith(GROUP):
+                        _warn(f"{self.folder}/entry_points.txt: '{line}' in [{group}] is not NAME = VALUE; left out")
+                    continue
                 points.append(_EntryPoint(name.strip(), value.strip(), group, self))
         return _EntryPoints(points)
 

@@ -196,7 +196,9 @@ class Chain:
                     chunk = _mapped_together(chunk, stages[start:end], maps[start:end], contracts[end - 1])
                     continue
                 for stage, contract in zip(stages[start:end], contracts[start:end]):
-                    chunk = contract.check(chunk, guarded(stage, "transform", stage.transform, chunk))
+                    class_before = contract.class_before(chunk)  # before: a stage may change it in place
+                    result = guarded(stage, "transform", stage.transform, chunk)
+                    chunk = contract.check(chunk, result, "transform", class_before)
             yield chunk
 
 
@@ -231,6 +233,9 @@ def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: Ou
     chunk (of arrays: no matrix) made at the end."""
     rows = chunk.csr()
     data = rows.data
+    # the class column's stored values, copied: each map is checked to leave them (in place too)
+    class_entries = None if contract.class_in is None else np.flatnonzero(rows.indices == contract.class_in)
+    class_values = rows.data[class_entries].copy() if class_entries is not None else np.empty(0)
     for stage, value_map in zip(stages, maps):
         data = guarded(stage, "transform", value_map, rows, data)
         if not isinstance(data, np.ndarray) or data.dtype != np.float64 or data.shape != rows.data.shape:
@@ -240,6 +245,14 @@ def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: Ou
                 f"its stored-values map returned {getattr(data, 'dtype', type(data).__name__)} values of shape "
                 f"{np.shape(data)}, expected float64 of shape {rows.data.shape}",
             )
+        if class_entries is not None and not stage.changes_class:
+            if not np.array_equal(data[class_entries], class_values, equal_nan=True):
+                raise broken(
+                    stage,
+                    "transform",
+                    "its stored-values map changed the class column's values "
+                    "(a stage that does declares changes_class = True)",
+                )
     return contract.check(chunk, chunk.with_stored(data, rows))
 
 

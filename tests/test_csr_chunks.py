@@ -231,7 +231,7 @@ def test_the_contract_refuses_arrays_that_make_no_matrix():
     broken = [
         (arrays.data, arrays.indices, arrays.indptr[:-1], arrays.shape, "row starts"),
         (arrays.data, arrays.indices + arrays.shape[1], arrays.indptr, arrays.shape, "column index outside"),
-        (arrays.data, arrays.indices.astype(float), arrays.indptr, arrays.shape, "expected integers"),
+        (arrays.data, arrays.indices.astype(float), arrays.indptr, arrays.shape, "expected int32 or int64"),
     ]
     for data, indices, indptr, shape, message in broken:
         with pytest.raises(ContractError, match=message):

@@ -164,3 +164,18 @@ def test_an_unusual_environment_is_left_to_importlib_metadata(installed, monkeyp
     assert described(plugins.entry_points(group="filterkit")) == described(
         importlib.metadata.entry_points(group="filterkit")
     )
+
+
+def test_a_line_that_is_no_entry_point_is_left_out_with_a_warning(tmp_path, capsys):
+    """importlib.metadata raises on it (a traceback on every run, whichever distribution holds it);
+    filterkit leaves the line out, warning when it is in one of filterkit's groups."""
+    folder = tmp_path / "broken-1.0.dist-info"
+    folder.mkdir()
+    (folder / "METADATA").write_text("Metadata-Version: 2.1\nName: broken\nVersion: 1.0\n")
+    (folder / "entry_points.txt").write_text("[filterkit]\nnoequals\ngood = good_module\n\n[other]\nalso bad\n")
+    points = plugins._FolderDistribution(str(folder)).entry_points
+    assert [(point.name, point.value, point.group) for point in points] == [("good", "good_module", "filterkit")]
+    warnings = capsys.readouterr().err
+    assert warnings == (
+        f"filterkit: warning: {folder}/entry_points.txt: 'noequals' in [filterkit] is not NAME = VALUE; left out\n"
+    )

@@ -1,0 +1,63 @@
+"""The stage contract holds when a stage changes its input chunk in place (the class column then
+differs from what it was, though the stage's input and output are one object), and refuses CSR
+arrays the compiled parts cannot read, naming the stage (a hostile review's findings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chain_helpers import REAL, TESTS
+
+IN_PLACE = TESTS / "plugins_fixtures" / "in_place"
+OH0 = REAL / "oh0.wc.arff"  # sparse, its class (10 labels) first
+IRIS = REAL / "iris.arff"  # dense, its class last
+
+
+@pytest.mark.parametrize(
+    "data, class_option",
+    [(OH0, ["-c", "first"]), (IRIS, [])],  # (standard output streams: the header is written before the error)
+    ids=["sparse", "dense"],
+)
+def test_a_stage_changing_the_class_in_place_is_refused(run_filterkit, data, class_option):
+    result = run_filterkit(*class_option, data, "doubleinplace", plugins_dir=IN_PLACE)
+    assert result.status == 1
+    assert "stage 'doubleinplace'" in result.stderr and "broke the stage contract" in result.stderr
+    # iris's class (a code 0 to 2) doubled stays a label's code for two of its labels: the
+    # comparison with the class as it was before the stage ran catches it
+    if data == IRIS:
+        assert "it changed the class column's values" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_stored_values_map_changing_the_class_in_place_is_refused_by_name(run_filterkit):
+    """In a fused step (the map, then l2's) the error names the map's stage, not the last one."""
+    result = run_filterkit("-c", "first", OH0, "doublemapinplace", "l2", plugins_dir=IN_PLACE)
+    assert result.status == 1
+    assert "stage 'doublemapinplace'" in result.stderr
+    assert "its stored-values map changed the class column's values" in result.stderr
+
+
+def test_changing_features_in_place_is_allowed(run_filterkit):
+    """Doubling the features in place, the class left as it was, is the stage's own business."""
+    plain = run_filterkit(IRIS)
+    doubled = run_filterkit(IRIS, "doublefeaturesinplace", plugins_dir=IN_PLACE)
+    assert doubled.status == 0
+    plain_rows = [line.split(",") for line in plain.stdout.decode().splitlines() if line[:1].isdigit()]
+    doubled_rows = [line.split(",") for line in doubled.stdout.decode().splitlines() if line[:1].isdigit()]
+    assert len(doubled_rows) == len(plain_rows) == 150
+    assert [row[-1] for row in doubled_rows] == [row[-1] for row in plain_rows]
+    assert [float(row[0]) for row in doubled_rows] == [2 * float(row[0]) for row in plain_rows]
+
+
+@pytest.mark.parametrize(
+    "stage, message",
+    [
+        ("unsignedindices", "have indices of uint64 and indptr of uint64, expected int32 or int64"),
+        ("listarrays", "the chunk's CSR arrays are a builtins.list, a builtins.list, a builtins.list"),
+    ],
+)
+def test_csr_arrays_the_compiled_parts_cannot_read_are_refused_naming_the_stage(run_filterkit, stage, message):
+    result = run_filterkit("-c", "first", OH0, stage, "l2", plugins_dir=IN_PLACE)
+    assert result.status == 1
+    assert f"stage '{stage}'" in result.stderr and message in result.stderr
+    assert "'l2'" not in result.stderr
