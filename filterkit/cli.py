@@ -36,10 +36,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(complete(instruction))
     argv = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminate)
-    from filterkit.allocator import keep_freed_memory
+    try:
+        from filterkit.allocator import keep_freed_memory
 
-    keep_freed_memory()
-    command_tree()  # imported here, after the tuning, so that the freeze below takes numpy's objects too
+        keep_freed_memory()
+        command_tree()  # imported here, after the tuning, so that the freeze below takes numpy's objects too
+    except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) while the libraries are imported
+        _say_error("interrupted")
+        sys.exit(130)
     gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)
     skip_collection_at_exit()
