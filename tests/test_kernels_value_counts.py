@@ -125,6 +125,17 @@ def random_run(rng, n: int, scale: int) -> tuple[np.ndarray, ExactSums]:
     return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
 
 
+def merged_both_ways(monkeypatch, first, second):
+    """``statistics._merged_runs`` of two runs by the kernel (which must take them) and by numpy."""
+    monkeypatch.setattr(statistics, "_kernels", kernels)
+    assert statistics._compiled_merge(first, second) is not None
+    results = []
+    for module in (kernels, None):
+        monkeypatch.setattr(statistics, "_kernels", module)
+        results.append(statistics._merged_runs(first, second))
+    return results
+
+
 @needs_extension
 @pytest.mark.parametrize("seed", range(6))
 def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(monkeypatch, seed):
@@ -132,13 +143,7 @@ def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(monkeypa
     scale = 2**32 - 1 if seed % 2 else 50  # sums that carry into a second digit, or not
     first = random_run(rng, int(rng.integers(0, 200)), scale)
     second = random_run(rng, int(rng.integers(1, 200)), scale)
-    monkeypatch.setattr(statistics, "_kernels", kernels)
-    assert statistics._compiled_merge(first, second) is not None
-    results = []
-    for module in (kernels, None):
-        monkeypatch.setattr(statistics, "_kernels", module)
-        results.append(statistics._merged_runs(first, second))
-    (keys_a, sums_a), (keys_b, sums_b) = results
+    (keys_a, sums_a), (keys_b, sums_b) = merged_both_ways(monkeypatch, first, second)
     np.testing.assert_array_equal(keys_a.view(np.int64), keys_b.view(np.int64))
     assert_same_sums(sums_a, sums_b)
 
@@ -231,12 +236,6 @@ def test_merged_runs_of_integer_keys_are_the_same_with_and_without_the_kernel(mo
         return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
 
     first, second = run(), run()
-    monkeypatch.setattr(statistics, "_kernels", kernels)
-    assert statistics._compiled_merge(first, second) is not None
-    results = []
-    for module in (kernels, None):
-        monkeypatch.setattr(statistics, "_kernels", module)
-        results.append(statistics._merged_runs(first, second))
-    (keys_a, sums_a), (keys_b, sums_b) = results
+    (keys_a, sums_a), (keys_b, sums_b) = merged_both_ways(monkeypatch, first, second)
     np.testing.assert_array_equal(keys_a, keys_b)
     assert_same_sums(sums_a, sums_b)
