@@ -12,6 +12,30 @@ from typing import Iterable, Iterator
 from filterkit.schema import Chunk
 
 
+def side_by_side(first, second, name: str) -> tuple:
+    """``first()`` in a helper thread called ``name`` while ``second()`` runs in this one (compiled
+    work that releases the GIL: both cores work); once both have ended, their outcomes, each its
+    result or the exception it raised, for the caller to take in order.  A Ctrl-C in this thread
+    goes on at once, after the helper has ended."""
+    outcome: list = []
+
+    def run_first() -> None:
+        try:
+            outcome.append(first())
+        except BaseException as error:  # handed to the caller's thread
+            outcome.append(error)
+
+    helper = threading.Thread(target=run_first, name=name, daemon=True)
+    helper.start()
+    try:
+        later = second()
+    except Exception as error:
+        later = error
+    finally:
+        helper.join()
+    return outcome[0], later
+
+
 def read_ahead(make_chunks) -> Iterator[Chunk]:
     """The chunks of the iterator ``make_chunks()``, produced by a background thread
     that reads the next chunk while the caller works on this one, so reading (whose

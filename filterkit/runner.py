@@ -20,7 +20,7 @@ from filterkit.contract import OutputContract, broken, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import Chunk, Schema
+from filterkit.schema import Chunk, CsrArrays, Schema
 from filterkit.stage import Context, Stage
 
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
@@ -231,7 +231,8 @@ def _steps(maps: list) -> list[tuple[int, int]]:
 def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract) -> Chunk:
     """``chunk`` (sparse) through ``stages`` by their stored-values maps on its CSR arrays, one
     chunk (of arrays: no matrix) made at the end."""
-    rows = chunk.csr()
+    structure = chunk.csr()
+    rows = _structure_read_only(structure)  # what the maps see
     data = rows.data
     # the class column's stored values, copied: each map is checked to leave them (in place too)
     class_entries = None if contract.class_in is None else np.flatnonzero(rows.indices == contract.class_in)
@@ -253,7 +254,15 @@ def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: Ou
                     "its stored-values map changed the class column's values "
                     "(a stage that does declares changes_class = True)",
                 )
-    return contract.check(chunk, chunk.with_stored(data, rows))
+    return contract.check(chunk, chunk.with_stored(data, structure))
+
+
+def _structure_read_only(rows: CsrArrays) -> CsrArrays:
+    """``rows`` with read-only views of its ``indices`` and ``indptr``: a map that wrote to them would
+    change the rows every later map and the output share (the values it is given it may change)."""
+    indices, indptr = rows.indices.view(), rows.indptr.view()
+    indices.flags.writeable = indptr.flags.writeable = False
+    return rows._replace(indices=indices, indptr=indptr)
 
 
 def guarded(stage: Stage, step: str, function, *args):

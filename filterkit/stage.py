@@ -280,7 +280,8 @@ class Stage(Configurable):
         ``data`` (not to be modified; an entry may hold a 0 the stage before left, which must map
         to 0), a float64 array as long.  ``rows`` has the attributes ``indptr``, ``indices`` and
         ``shape`` of a CSR matrix (a :class:`~filterkit.schema.CsrArrays`, or a ``csr_matrix``);
-        its ``data`` are the values before the first stage of the step, so a map reads ``data``.
+        its ``data`` are the values before the first stage of the step, so a map reads ``data``;
+        the chain hands maps read-only ``indices`` and ``indptr``.
 
         The chain runs consecutive stages that have one as a single step on a sparse chunk: each map
         on the values the one before gave, and one chunk made at the end (the zeros dropped once),

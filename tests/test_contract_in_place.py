@@ -37,6 +37,15 @@ def test_a_stored_values_map_changing_the_class_in_place_is_refused_by_name(run_
     assert "its stored-values map changed the class column's values" in result.stderr
 
 
+def test_a_stored_values_map_cannot_write_to_the_rows_structure(run_filterkit):
+    """The column indices a map is given are read-only: writing to them would renumber the entries for
+    every later map and for the output."""
+    result = run_filterkit("-c", "first", OH0, "renumberinplace", "l2", plugins_dir=IN_PLACE)
+    assert result.status == 1
+    assert "stage 'renumberinplace'" in result.stderr and "read-only" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 def test_changing_features_in_place_is_allowed(run_filterkit):
     """Doubling the features in place, the class left as it was, is the stage's own business."""
     plain = run_filterkit(IRIS)

@@ -19,7 +19,6 @@ import io
 import math
 import os
 import re
-import threading
 import unicodedata
 import warnings
 import zlib
@@ -32,6 +31,7 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
+from filterkit.background import side_by_side
 from filterkit.errors import ArffError
 
 try:
@@ -341,23 +341,8 @@ def _parsed_side_by_side(parse, groups: Iterator[tuple]) -> Iterator[Chunk]:
         if second is None:
             yield parse(*first)
             return
-        outcome: list = []
-
-        def parse_first(group=first) -> None:
-            try:
-                outcome.append(parse(*group))
-            except BaseException as error:  # raised again in the reading thread, in its place
-                outcome.append(error)
-
-        helper = threading.Thread(target=parse_first, name="filterkit-parse", daemon=True)
-        helper.start()
-        try:
-            later: Any = parse(*second)
-        except Exception as error:
-            later = error
-        finally:
-            helper.join()
-        for result in (outcome[0], later):
+        outcomes = side_by_side(lambda: parse(*first), lambda: parse(*second), "filterkit-parse")
+        for result in outcomes:
             if isinstance(result, BaseException):
                 raise result
             yield result

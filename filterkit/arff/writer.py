@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import io
 import math
-import threading
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import BinaryIO, Iterable, Iterator, TextIO, cast
@@ -29,6 +28,7 @@ except ImportError:  # built without a C compiler: the Python path writes the sa
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
+from filterkit.background import side_by_side
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema
 
@@ -237,24 +237,15 @@ class ArffWriter:
         except BaseException:
             self._emit_formatted(self._formatted, _speedups.format_rows(*first_arguments, self._formatted))
             raise
-        outcome: list = []
-
-        def format_first() -> None:
-            try:
-                outcome.append(_speedups.format_rows(*first_arguments, self._spare))
-            except BaseException as error:  # raised again in the writing thread
-                outcome.append(error)
-
-        helper = threading.Thread(target=format_first, name="filterkit-format", daemon=True)
-        helper.start()
-        try:
-            second_length = _speedups.format_rows(*second_arguments, self._formatted)
-        finally:
-            helper.join()
-            if isinstance(outcome[0], BaseException):
-                raise outcome[0]
-            self._emit_formatted(self._spare, outcome[0])
-        self._emit_formatted(self._formatted, second_length)
+        lengths = side_by_side(
+            lambda: _speedups.format_rows(*first_arguments, self._spare),
+            lambda: _speedups.format_rows(*second_arguments, self._formatted),
+            "filterkit-format",
+        )
+        for buffer, length in zip((self._spare, self._formatted), lengths):
+            if isinstance(length, BaseException):
+                raise length
+            self._emit_formatted(buffer, length)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
         if _speedups is not None and chunk.weights is None:

@@ -52,6 +52,23 @@ class DoubleMapInPlace(Stage):
         raise AssertionError("run by its map")
 
 
+class RenumberInPlace(Stage):
+    """A stored-values map that writes to the rows' column indices it is given."""
+
+    name = "renumberinplace"
+    summary = "Write to the column indices, as a stored-values map (test fixture)."
+
+    def stored_values_map(self):
+        def renumbered(rows, data):
+            rows.indices[:] = 0
+            return data
+
+        return renumbered
+
+    def transform(self, chunk):
+        raise AssertionError("run by its map")
+
+
 class UnsignedIndices(Stage):
     """Return the rows with unsigned 64-bit index arrays."""
 
@@ -78,5 +95,5 @@ class ListArrays(Stage):
 
 @hookimpl
 def register_stages(register):
-    for stage in (DoubleInPlace, DoubleFeaturesInPlace, DoubleMapInPlace, UnsignedIndices, ListArrays):
+    for stage in (DoubleInPlace, DoubleFeaturesInPlace, DoubleMapInPlace, RenumberInPlace, UnsignedIndices, ListArrays):
         register(stage)
