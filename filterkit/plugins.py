@@ -582,10 +582,14 @@ class _FolderDistribution:
 
     def read_text(self, filename: str) -> str | None:
         """The text of the folder's file ``filename``, None when it cannot be read (as importlib.metadata)."""
+        path = os.path.join(self.folder, filename)
         try:
-            with open(os.path.join(self.folder, filename), encoding="utf-8") as file:
+            with open(path, encoding="utf-8") as file:
                 return file.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+            return None
+        except UnicodeDecodeError as error:  # importlib.metadata raises it: a traceback on every run
+            _warn(f"{path}: not UTF-8 text ({error.reason} at byte {error.start + 1}); left out")
             return None
 
     @functools.cached_property

@@ -179,3 +179,14 @@ def test_a_line_that_is_no_entry_point_is_left_out_with_a_warning(tmp_path, caps
     assert warnings == (
         f"filterkit: warning: {folder}/entry_points.txt: 'noequals' in [filterkit] is not NAME = VALUE; left out\n"
     )
+
+
+def test_an_entry_points_file_that_is_not_utf8_is_left_out_with_a_warning(tmp_path, capsys):
+    folder = tmp_path / "garbled-1.0.dist-info"
+    folder.mkdir()
+    (folder / "METADATA").write_text("Metadata-Version: 2.1\nName: garbled\nVersion: 1.0\n")
+    (folder / "entry_points.txt").write_bytes(b"[filterkit]\ngood = good_module\xff\n")
+    assert list(plugins._FolderDistribution(str(folder)).entry_points) == []
+    warning = capsys.readouterr().err
+    assert warning.startswith(f"filterkit: warning: {folder}/entry_points.txt: not UTF-8 text (")
+    assert warning.endswith("; left out\n") and warning.count("\n") == 1
