@@ -320,6 +320,7 @@ with DaskEngine.connect(None, None, 1000) as engine:
         "grandparents": list(run(lambda: int(Path(f"/proc/{os.getppid()}/stat").read_text().split()[3])).values()),
         "omp_threads": list(run(lambda: os.environ.get("OMP_NUM_THREADS")).values()),
         "imported": list(run(eval, "'filterkit.distributed' in __import__('sys').modules").values()),
+        "frozen": list(run(eval, "__import__('gc').get_freeze_count()").values()),
     }
 print(json.dumps(facts))
 """
@@ -329,7 +330,8 @@ def local_cluster_facts() -> dict:
     """How a local Dask cluster's workers were started in a process claimed as the console script claims
     its own, in a fresh interpreter (a test process runs other tests' threads, and workers are forked
     only while no other thread runs): the client's pid, each worker's parent and grandparent, its
-    OMP_NUM_THREADS and whether it has filterkit.distributed imported."""
+    OMP_NUM_THREADS, whether it has filterkit.distributed imported and how many objects it has frozen
+    (``gc.get_freeze_count``)."""
     pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
     finished = subprocess.run(
         [sys.executable, "-c", _LOCAL_CLUSTER_FACTS], capture_output=True, text=True, timeout=120, check=True

@@ -101,6 +101,49 @@ def test_the_workers_are_forked_by_one_helper_the_client_started():
     assert facts["omp_threads"] == ["1", "1"]
 
 
+def test_the_objects_of_dask_are_frozen_before_the_workers_are_forked():
+    """The client freezes what it has imported, Dask included, before forking: no collection in a
+    worker walks those objects (a worker's scatter of a wide schema took 0.17 s instead of 0.06 s)."""
+    facts = local_cluster_facts()
+    assert min(facts["frozen"]) > 30_000  # numpy, Dask and filterkit: about 60,000 objects (0 without the freeze)
+
+
+class Scheduler:
+    """A scheduler's table of workers whose statuses come from ``statuses``, one list per look."""
+
+    def __init__(self, *statuses: list[str]):
+        self.looks = iter(statuses)
+
+    @property
+    def workers(self) -> dict:
+        names = next(self.looks)
+        return {f"tcp://w{n}": SimpleNamespace(status=SimpleNamespace(name=name)) for n, name in enumerate(names)}
+
+
+def forked_workers_of(count: int) -> engine_module.ForkedWorkers:
+    """A ForkedWorkers of ``count`` pipes, whose helper is this process's own pid (never waited on)."""
+    return engine_module.ForkedWorkers(os.getpid(), list(range(count)), -1)
+
+
+def test_the_wait_for_workers_ends_when_every_worker_is_running():
+    scheduler = Scheduler([], ["init"], ["running", "init"], ["running", "running"], [])
+    forked_workers_of(2).wait(scheduler, timeout=60)
+    assert next(scheduler.looks) == []  # returned at the fourth look, not later
+
+
+def test_workers_that_do_not_join_in_time_say_how_many_did():
+    scheduler = Scheduler(*([["running"]] * 1000))
+    with pytest.raises(TimeoutError, match=r"^1 of 2 workers started in 0.02 s$"):
+        forked_workers_of(2).wait(scheduler, timeout=0.02)
+
+
+def test_the_wait_ends_once_the_workers_were_stopped():
+    workers = forked_workers_of(2)
+    workers.stopped = True
+    with pytest.raises(FilterkitError, match="stopped while it started"):
+        workers.wait(Scheduler(), timeout=60)
+
+
 def test_no_worker_is_forked_while_another_thread_runs(monkeypatch):
     """A thread running in the client (a plugin's, say) could hold a lock that would stay locked in a
     forked worker: then Dask's nannies spawn the workers, as in a library call."""
