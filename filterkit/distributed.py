@@ -366,9 +366,13 @@ class DaskEngine:
                     )
 
     def default_partitions(self) -> int:
-        """Two partitions per worker thread (known without asking a local cluster)."""
-        threads = self.local_threads or sum(self.client.nthreads().values())
-        return 2 * max(1, threads)
+        """One partition per worker thread of a local cluster (known without asking it: its workers
+        are alike, and each partition costs a task, a header written and read back, a reader and a
+        writer), two per worker thread of a scheduler's cluster (where workers of unequal speed
+        balance the load)."""
+        if self.local_threads:
+            return self.local_threads
+        return 2 * max(1, sum(self.client.nthreads().values()))
 
     def plan(self, input_path: str, partitions: int | None = None) -> Plan:
         """The partitions of ``input_path``: the files of a folder or a glob pattern, each one

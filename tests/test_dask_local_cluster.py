@@ -100,8 +100,19 @@ def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
 
     engine = DaskEngine(NotStarted(), None, 1000, local_threads=2)
     plan = engine.plan(str(IRIS))
-    assert len(plan.partitions) == 4 and plan.sparse_rows is False
+    assert len(plan.partitions) == 2 and plan.sparse_rows is False  # one per worker thread
     assert [p.start for p in plan.partitions[1:]] == [p.end for p in plan.partitions[:-1]]
+
+
+def test_a_scheduler_s_cluster_gets_two_partitions_per_worker_thread():
+    """Workers of unequal speed balance the load over more partitions; a local cluster's are alike."""
+
+    class Client:
+        def nthreads(self):
+            return {"tcp://a:1": 2, "tcp://b:1": 1}
+
+    assert DaskEngine(Client(), None, 1000).default_partitions() == 6
+    assert DaskEngine(Client(), None, 1000, local_threads=2).default_partitions() == 2
 
 
 @pytest.mark.slow
