@@ -669,7 +669,8 @@ class ForkedWorkers:
         """
         deadline = time.monotonic() + timeout
         while not self.stopped:
-            running = sum(worker.status.name == "running" for worker in list(scheduler.workers.values()))
+            # dict.values: copied in one step under the GIL while the scheduler's thread may add a worker
+            running = sum(worker.status.name == "running" for worker in list(dict.values(scheduler.workers)))
             if running >= len(self.addresses):
                 return
             if time.monotonic() >= deadline:
