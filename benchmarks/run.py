@@ -362,7 +362,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
     parser.add_argument("--inputs", type=Path, default=HERE / ".inputs", help="Where generated inputs are kept.")
-    parser.add_argument("--repeats", type=int, default=5, help="Rounds; 5, as a shared machine's noise moved a median of 3 by 15 %%.")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="Rounds; 5, as a shared machine's noise moved a median of 3 by 15 %%."
+    )
     parser.add_argument(
         "--scales",
         default="10,100,300",
