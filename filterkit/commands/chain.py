@@ -307,7 +307,10 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
 @click.option(
     "--partitions",
     type=click.IntRange(1),
-    help="With --engine dask: cut one input file into N byte ranges at most (default: 2 per worker thread).",
+    help=(
+        "With --engine dask: cut one input file into N byte ranges at most "
+        "(default: 1 per worker thread of the local cluster, 2 of a scheduler's)."
+    ),
 )
 @click.option(
     "--output-dir",
