@@ -246,15 +246,26 @@ def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: Ou
                 f"its stored-values map returned {getattr(data, 'dtype', type(data).__name__)} values of shape "
                 f"{np.shape(data)}, expected float64 of shape {rows.data.shape}",
             )
-        if class_entries is not None and not stage.changes_class:
-            if not np.array_equal(data[class_entries], class_values, equal_nan=True):
-                raise broken(
-                    stage,
-                    "transform",
-                    "its stored-values map changed the class column's values "
-                    "(a stage that does declares changes_class = True)",
-                )
-    return contract.check(chunk, chunk.with_stored(data, structure))
+        if class_entries is None:
+            continue
+        if stage.changes_class:
+            class_values = data[class_entries].copy()  # what the later maps must leave as it is
+        elif not np.array_equal(data[class_entries], class_values, equal_nan=True):
+            raise broken(
+                stage,
+                "transform",
+                "its stored-values map changed the class column's values "
+                "(a stage that does declares changes_class = True)",
+            )
+    class_before = None if class_entries is None else _column_of_entries(rows, class_entries, class_values)
+    return contract.check(chunk, chunk.with_stored(data, structure), "transform", class_before)
+
+
+def _column_of_entries(rows: CsrArrays, entries: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The dense column whose stored ``values`` are at ``entries`` of ``rows`` (one entry a row at most)."""
+    column = np.zeros(rows.shape[0])
+    column[np.searchsorted(rows.indptr, entries, side="right") - 1] = values
+    return column
 
 
 def _structure_read_only(rows: CsrArrays) -> CsrArrays:

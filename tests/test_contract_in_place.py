@@ -70,3 +70,18 @@ def test_csr_arrays_the_compiled_parts_cannot_read_are_refused_naming_the_stage(
     assert result.status == 1
     assert f"stage '{stage}'" in result.stderr and message in result.stderr
     assert "'l2'" not in result.stderr
+
+
+def test_a_map_that_declares_it_changes_the_class_passes_in_a_fused_step(run_filterkit):
+    """A map declaring changes_class, then l2's map (which leaves the class as it finds it): the later
+    map and the step's result are compared with the class as the declaring map left it, not as it came."""
+    plain = run_filterkit("-c", "first", OH0, "l2")
+    changed = run_filterkit("-c", "first", OH0, "classonemap", "l2", plugins_dir=IN_PLACE)
+    assert changed.status == 0, changed.stderr
+    plain_rows = [line for line in plain.stdout.decode().splitlines() if line.startswith("{")]
+    changed_rows = [line for line in changed.stdout.decode().splitlines() if line.startswith("{")]
+    assert len(changed_rows) == len(plain_rows) == 1003
+    first_labels = {row.split(",")[0] for row in changed_rows if row.startswith("{0 ")}
+    assert len(first_labels) == 1  # every stored class code is now the second label's
+    assert len({row.split(",")[0] for row in plain_rows if row.startswith("{0 ")}) > 1
+    assert [row.split(",")[1:] for row in changed_rows] == [row.split(",")[1:] for row in plain_rows]

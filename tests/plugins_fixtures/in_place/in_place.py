@@ -35,38 +35,52 @@ class DoubleFeaturesInPlace(Stage):
         return chunk
 
 
-class DoubleMapInPlace(Stage):
+class MapOnly(Stage):
+    """A stage run by its stored-values map ``value_map(self, rows, data)`` alone."""
+
+    def value_map(self, rows, data):
+        raise NotImplementedError
+
+    def stored_values_map(self):
+        return self.value_map
+
+    def transform(self, chunk):
+        raise AssertionError("run by its map")
+
+
+class DoubleMapInPlace(MapOnly):
     """A stored-values map that doubles the values it is given in place."""
 
     name = "doublemapinplace"
     summary = "Double the stored values in place, as a stored-values map (test fixture)."
 
-    def stored_values_map(self):
-        def doubled(rows, data):
-            data *= 2
-            return data
-
-        return doubled
-
-    def transform(self, chunk):
-        raise AssertionError("run by its map")
+    def value_map(self, rows, data):
+        data *= 2
+        return data
 
 
-class RenumberInPlace(Stage):
+class RenumberInPlace(MapOnly):
     """A stored-values map that writes to the rows' column indices it is given."""
 
     name = "renumberinplace"
     summary = "Write to the column indices, as a stored-values map (test fixture)."
 
-    def stored_values_map(self):
-        def renumbered(rows, data):
-            rows.indices[:] = 0
-            return data
+    def value_map(self, rows, data):
+        rows.indices[:] = 0
+        return data
 
-        return renumbered
 
-    def transform(self, chunk):
-        raise AssertionError("run by its map")
+class ClassOneMap(MapOnly):
+    """A stored-values map that declares it changes the class: every stored class code becomes 1."""
+
+    name = "classonemap"
+    summary = "Set the stored class codes to 1, as a stored-values map (test fixture)."
+    changes_class = True
+
+    def value_map(self, rows, data):
+        changed = data.copy()
+        changed[rows.indices == self.context.class_index] = 1.0
+        return changed
 
 
 class UnsignedIndices(Stage):
@@ -95,5 +109,13 @@ class ListArrays(Stage):
 
 @hookimpl
 def register_stages(register):
-    for stage in (DoubleInPlace, DoubleFeaturesInPlace, DoubleMapInPlace, RenumberInPlace, UnsignedIndices, ListArrays):
+    for stage in (
+        DoubleInPlace,
+        DoubleFeaturesInPlace,
+        DoubleMapInPlace,
+        RenumberInPlace,
+        ClassOneMap,
+        UnsignedIndices,
+        ListArrays,
+    ):
         register(stage)
