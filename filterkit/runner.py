@@ -20,7 +20,7 @@ from filterkit.contract import OutputContract, broken, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import Chunk, CsrArrays, Schema
+from filterkit.schema import Chunk, CsrArrays, Schema, rows_of_entries
 from filterkit.stage import Context, Stage
 
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
@@ -264,7 +264,7 @@ def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: Ou
 def _column_of_entries(rows: CsrArrays, entries: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The dense column whose stored ``values`` are at ``entries`` of ``rows`` (one entry a row at most)."""
     column = np.zeros(rows.shape[0])
-    column[np.searchsorted(rows.indptr, entries, side="right") - 1] = values
+    column[rows_of_entries(rows.indptr, entries)] = values
     return column
 
 

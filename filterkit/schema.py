@@ -173,6 +173,12 @@ class CsrArrays(NamedTuple):
     shape: tuple[int, int]
 
 
+def rows_of_entries(indptr: np.ndarray, entries: np.ndarray) -> np.ndarray:
+    """The row of each of ``entries`` (positions among a CSR matrix's stored values, whose row starts
+    are ``indptr``): the last row starting at or before it (rows without entries are passed over)."""
+    return np.searchsorted(indptr, entries, side="right") - 1
+
+
 def is_sparse_matrix(value: Any) -> bool:
     """Whether ``value`` is a ``scipy.sparse`` matrix or array; False without importing scipy when
     ``scipy.sparse`` was never imported (no object can be one then)."""
@@ -357,8 +363,7 @@ def column_of(values, index: int) -> np.ndarray:
         return np.asarray(values[:, index], dtype=float)
     column = np.zeros(arrays.shape[0])
     entries = np.flatnonzero(arrays.indices == index)
-    rows = np.searchsorted(arrays.indptr, entries, side="right") - 1
-    column[rows] = arrays.data[entries]
+    column[rows_of_entries(arrays.indptr, entries)] = arrays.data[entries]
     return column
 
 

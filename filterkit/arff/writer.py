@@ -30,7 +30,7 @@ from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
 from filterkit.background import side_by_side
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, rows_of_entries
 
 _EXACT_INTEGER = 2.0**53
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
@@ -296,8 +296,7 @@ class ArffWriter:
         special_entries = np.flatnonzero(special)
         texts = np.empty(len(special_entries), dtype=object)
         if len(special_entries):
-            # each special entry's row: the last row starting at or before it
-            rows_of = np.searchsorted(indptr, special_entries, side="right") - 1
+            rows_of = rows_of_entries(indptr, special_entries)
             special_columns = columns[special_entries]
             for column in np.unique(special_columns).tolist():
                 at = np.flatnonzero(special_columns == column)
