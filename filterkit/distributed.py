@@ -20,6 +20,7 @@ imported only when this engine is used.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import errno
@@ -32,6 +33,7 @@ import logging
 import multiprocessing
 import os
 import re
+import select
 import shutil
 import signal
 import stat
@@ -66,8 +68,15 @@ _WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
 _START_METHOD = "distributed.worker.multiprocessing-method"
 #: Dask's setting of how many times a task may be running on a worker that dies before it fails.
 _ALLOWED_FAILURES = "distributed.scheduler.allowed-failures"
-#: How long a forked worker waits to be told the scheduler's address, and then to reach it.
+#: Dask's setting of the folder its scheduler and workers make their scratch folders in.
+_SCRATCH_FOLDER = "temporary-directory"
+#: Dask's settings of the HTTP routes its scheduler and its workers serve.
+_SCHEDULER_ROUTES = "distributed.scheduler.http.routes"
+_WORKER_ROUTES = "distributed.worker.http.routes"
+#: How long the forked workers may take to join their scheduler, and then to reach it again.
 _WORKER_START_TIMEOUT = 60
+#: How long the client waits for the forked cluster: Dask imported, and then the workers joined.
+_CLUSTER_START_TIMEOUT = 2 * _WORKER_START_TIMEOUT
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 
 
@@ -165,11 +174,35 @@ def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
 
 @dataclass(frozen=True)
 class Plan:
-    """The partitions of one input, their shared schema and how its first data row is stored."""
+    """The partitions of one input, their shared schema and how its first data row is stored;
+    ``schema_key`` names the schema where the local cluster's workers were forked knowing it
+    (:class:`InheritedSchema`)."""
 
     partitions: tuple[Partition, ...]
     schema: Schema
     sparse_rows: bool | None
+    schema_key: str | None = None
+
+
+#: The input schemas the local cluster's workers were forked knowing, by key (:class:`InheritedSchema`).
+_INHERITED_SCHEMAS: dict[str, Schema] = {}
+
+
+@dataclass(frozen=True)
+class InheritedSchema:
+    """An input schema the local cluster's workers hold since they were forked (:meth:`DaskEngine.plan`),
+    named by ``key`` in a recipe instead of carried in it: a text header's 13,000 attributes sent to
+    every worker for every pass cost a scatter (0.06–0.1 s of Dask round trips, pickling and
+    unpickling) each time."""
+
+    key: str
+
+    def resolve(self) -> Schema:
+        """The schema; FilterkitError in a process not forked knowing it."""
+        try:
+            return _INHERITED_SCHEMAS[self.key]
+        except KeyError:
+            raise FilterkitError("a Dask worker was sent a schema it was not forked knowing") from None
 
 
 @dataclass(frozen=True)
@@ -181,7 +214,7 @@ class ChainRecipe:
 
     token: str
     stages: tuple
-    schema: Schema
+    schema: Schema | InheritedSchema
     class_name: str | None
     positive: str | None
     plugins_dir: str | None
@@ -190,11 +223,16 @@ class ChainRecipe:
 
     def rebuild(self) -> Chain:
         """The chain with every stage prepared and, where a state is given, fitted."""
-        return Chain.rebuilt(_registry(self.plugins_dir), self.stages, self.schema, self.class_name, self.positive)
+        schema = self.input_schema()
+        return Chain.rebuilt(_registry(self.plugins_dir), self.stages, schema, self.class_name, self.positive)
+
+    def input_schema(self) -> Schema:
+        """The input's schema, carried or inherited."""
+        return self.schema.resolve() if isinstance(self.schema, InheritedSchema) else self.schema
 
     def chunks(self, partition: Partition) -> Iterator[Chunk]:
         """The rows of ``partition``."""
-        return partition.chunks(self.schema, self.chunk_rows, self.sparse_rows)
+        return partition.chunks(self.input_schema(), self.chunk_rows, self.sparse_rows)
 
 
 _rebuilt = threading.local()
@@ -280,8 +318,10 @@ class DaskEngine:
         local_threads: int | None = None,
     ):
         """``client`` is a Dask client, or the future of a local cluster and its client
-        (:func:`_start_local_cluster`) with ``local_threads`` worker threads."""
+        (:func:`_started_local_cluster`) with ``local_threads`` worker threads, or None for a local
+        cluster not started yet (:meth:`connect`)."""
         self._client = client
+        self._local_cluster: contextlib.ExitStack | None = None
         self.local_threads = local_threads
         self.plugins_dir = None if plugins_dir is None else os.path.abspath(plugins_dir)
         self.chunk_rows = chunk_rows
@@ -292,26 +332,20 @@ class DaskEngine:
     def connect(cls, scheduler: str | None, plugins_dir: str | None, chunk_rows: int, progress: Progress | None = None):
         """An engine on the scheduler at ``scheduler``, or on a local cluster of worker processes.
 
-        A local cluster starts in the background (:func:`_start_local_cluster`): the engine is
-        returned at once, so the client reads the header and cuts the input while the scheduler
-        starts and the workers join it, and waits for them when it first needs them.  In the
-        console script the workers are forked first, before any thread starts (:func:`_forked_workers`).
+        A local cluster starts in the background (:meth:`_start_local_cluster`) and the client waits
+        for it when it first needs it.  In the console script, where its scheduler and workers are
+        forked from this process (:func:`_forked_cluster`), it starts once :meth:`plan` has read the
+        input's header, so the workers know the schema; called as a library, at once.
         """
         progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                workers = None
-                if _may_fork_workers():
-                    import_distributed()
-                    gc.freeze()  # Dask's objects too: no collection in the client or a worker walks them
-                    workers = stack.enter_context(_forked_workers(LOCAL_WORKERS))
-                else:
-                    check_dask_installed()
-                starting = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="filterkit-cluster")
-                started = starting.submit(_start_local_cluster, workers)
-                starting.shutdown(wait=False)
-                stack.callback(_stop_local_cluster, started, workers)
-                yield cls(started, plugins_dir, chunk_rows, progress, local_threads=LOCAL_WORKERS)
+                check_dask_installed()
+                engine = cls(None, plugins_dir, chunk_rows, progress, local_threads=LOCAL_WORKERS)
+                engine._local_cluster = stack
+                if not _may_fork_workers():
+                    engine._start_local_cluster({})
+                yield engine
                 return
             distributed = import_distributed()
             try:
@@ -321,9 +355,34 @@ class DaskEngine:
                 raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
             yield cls(client, plugins_dir, chunk_rows, progress)
 
+    def _start_local_cluster(self, schemas: dict[str, Schema]) -> bool:
+        """Start the local cluster in the background (:func:`_started_local_cluster`); whether its
+        scheduler and workers were forked from this process, knowing ``schemas`` (by key).
+
+        They are forked where this process may fork them (:func:`_may_fork_workers`); otherwise
+        Dask's nannies spawn the workers.  The cluster stops when :meth:`connect`'s block ends.
+        """
+        assert self._local_cluster is not None and self._client is None  # a local cluster not started
+        cluster = None
+        if _may_fork_workers():
+            distributed = import_distributed()
+            # The versions a client and each worker send the scheduler on joining: read from the
+            # packages' metadata once here (0.02 s), where the forked workers inherit Dask's cache.
+            distributed.versions.get_versions()
+            gc.freeze()  # Dask's objects too: no collection in the client or a worker walks them
+            _INHERITED_SCHEMAS.update(schemas)
+            cluster = self._local_cluster.enter_context(_forked_cluster(LOCAL_WORKERS))
+        starting = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="filterkit-cluster")
+        self._client = started = starting.submit(_started_local_cluster, cluster)
+        starting.shutdown(wait=False)
+        self._local_cluster.callback(_stop_local_cluster, started, cluster)
+        return cluster is not None
+
     @property
     def client(self):
         """The Dask client; for a local cluster still starting, once its workers are up."""
+        if self._client is None:
+            self._start_local_cluster({})
         if isinstance(self._client, concurrent.futures.Future):
             with self.progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
                 try:
@@ -383,31 +442,36 @@ class DaskEngine:
         """
         files = _input_files(input_path)
         if files is None:
-            schema, parts = _split_file(input_path, partitions or self.default_partitions())
-            forms = (part.first_row_sparse(schema) for part in parts)
-        else:
-            if partitions is not None:
-                raise FilterkitError(
-                    f"--partitions splits one file; {input_path} gives {len(files)} file(s), each one partition"
-                )
-            names = _output_names(files)
-            futures = self.client.map(_file_partition, [os.path.abspath(f) for f in files], files, names, pure=False)
-            described = self.client.gather(futures)
-            schema = described[0][0]
-            for path, (other, _, _) in zip(files[1:], described[1:]):
-                difference = schema.first_difference(other)
-                if difference is not None:
-                    raise FilterkitError(f"header differs from {files[0]}'s: {difference}", path)
-            parts = [part for _, part, _ in described]
-            forms = (form for _, _, form in described)
-        sparse_rows = next((form for form in forms if form is not None), None)
-        return Plan(tuple(parts), schema, sparse_rows)
+            return self._file_plan(input_path, partitions)
+        if partitions is not None:
+            raise FilterkitError(
+                f"--partitions splits one file; {input_path} gives {len(files)} file(s), each one partition"
+            )
+        names = _output_names(files)
+        futures = self.client.map(_file_partition, [os.path.abspath(f) for f in files], files, names, pure=False)
+        described = self.client.gather(futures)
+        schema = described[0][0]
+        for path, (other, _, _) in zip(files[1:], described[1:]):
+            difference = schema.first_difference(other)
+            if difference is not None:
+                raise FilterkitError(f"header differs from {files[0]}'s: {difference}", path)
+        parts = [part for _, part, _ in described]
+        return Plan(tuple(parts), schema, _first_known(form for _, _, form in described))
+
+    def _file_plan(self, path: str, partitions: int | None) -> Plan:
+        """One file's data section cut into byte ranges (:meth:`plan`).  A local cluster not
+        started yet starts now, its workers forked (where they are) knowing the schema."""
+        schema, parts = _split_file(path, partitions or self.default_partitions())
+        sparse_rows = _first_known(part.first_row_sparse(schema) for part in parts)
+        key = uuid.uuid4().hex
+        inherited = self._client is None and self._start_local_cluster({key: schema})
+        return Plan(tuple(parts), schema, sparse_rows, key if inherited else None)
 
     def fit(self, chain: Chain, plan: Plan) -> Chain:
         """Fit every stage of ``chain`` in turn, one pass over the partitions per fitted stage."""
 
         def statistics_of(position: int, stage):
-            recipe = self._scatter(self.recipe(chain, plan, fitting=position))
+            recipe = self._shared(self.recipe(chain, plan, fitting=position))
             parts = self.client.map(_partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False)
             merged = self._merge_tree(recipe, parts)
             self._report(f"fitting {stage.name}", parts)
@@ -419,6 +483,7 @@ class DaskEngine:
         """The recipe of ``chain`` (fitted up to stage ``fitting``, or wholly when None)."""
         count = len(chain.stages) if fitting is None else fitting + 1
         assert chain.input_schema is not None  # set when fitting starts
+        schema = chain.input_schema if plan.schema_key is None else InheritedSchema(plan.schema_key)
         stages = tuple(
             (stage.name, dict(stage.params), None if position == fitting else stage.state())
             for position, stage in enumerate(chain.stages[:count])
@@ -426,7 +491,7 @@ class DaskEngine:
         return ChainRecipe(
             uuid.uuid4().hex,
             stages,
-            chain.input_schema,
+            schema,
             chain.class_name,
             chain.positive,
             self.plugins_dir,
@@ -520,7 +585,7 @@ class DaskEngine:
 
     def _submit_parts(self, chain, plan, folder, sparse, comments, numbers) -> tuple[list, list[str]]:
         """The tasks writing each partition's output into ``folder``, and the outputs' paths."""
-        recipe = self._scatter(self.recipe(chain, plan))
+        recipe = self._shared(self.recipe(chain, plan))
         paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
         futures = [
             self.client.submit(_write_partition, recipe, partition, path, sparse, comments, numbers, pure=False)
@@ -555,9 +620,12 @@ class DaskEngine:
                     yield paths[ready]
                     ready += 1
 
-    def _scatter(self, recipe: ChainRecipe):
-        """The recipe sent once to every worker, for the tasks of a pass to share (were it
+    def _shared(self, recipe: ChainRecipe):
+        """The recipe as the tasks of a pass are given it: itself where its schema is inherited
+        (small, each task carries it), else sent once to every worker, for them to share (were it
         on one worker only, the scheduler would queue the tasks there, by data locality)."""
+        if isinstance(recipe.schema, InheritedSchema):
+            return recipe
         return self.client.scatter(recipe, hash=False, broadcast=True)
 
     def _merge_tree(self, recipe, parts: list):
@@ -581,6 +649,11 @@ class DaskEngine:
                 meter.advance()
 
 
+def _first_known(forms: Iterator[bool | None]) -> bool | None:
+    """The first of the partitions' first-row forms that is known (a partition with rows)."""
+    return next((form for form in forms if form is not None), None)
+
+
 def _raise_task_error(distributed, future) -> None:
     """Raise the error of the failed task ``future``: its own, or, where its worker process died
     running it, a FilterkitError saying so (Dask's ``KilledWorker``)."""
@@ -590,162 +663,234 @@ def _raise_task_error(distributed, future) -> None:
     future.result()
 
 
-def _start_local_cluster(workers: ForkedWorkers | None) -> tuple:
-    """A local cluster of :data:`LOCAL_WORKERS` one-thread worker processes, and its client.
+def _started_local_cluster(cluster: ForkedCluster | None) -> tuple:
+    """A local cluster of :data:`LOCAL_WORKERS` one-thread worker processes (None where it was forked),
+    and its client.
 
-    In the console script the workers are ``workers``, forked from this process before it started
-    any thread (:func:`_forked_workers`): the cluster is a scheduler in this process, whose address
-    they are given.  Called as a library, Dask's nannies spawn the workers (each imports Dask,
-    numpy, scipy and filterkit afresh).  Either way a task running on a worker that dies fails at
-    once (with Dask's ``KilledWorker``, reported by :func:`_raise_task_error`), as a worker that
-    dies once would die again running it.
+    In the console script the cluster is ``cluster``, a scheduler and its workers forked from this
+    process before it imported Dask (:func:`_forked_cluster`): the client connects once every
+    worker has joined.  Called as a library, the scheduler runs in a thread of this process and
+    Dask's nannies spawn the workers (each imports Dask, numpy, scipy and filterkit afresh).  Either
+    way a task running on a worker that dies fails at once (with Dask's ``KilledWorker``, reported
+    by :func:`_raise_task_error`), as a worker that dies once would die again running it.
     """
     import dask
     import distributed
 
+    if cluster is not None:
+        return None, distributed.Client(cluster.address(_CLUSTER_START_TIMEOUT))
     environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
-    with dask.config.set({_ALLOWED_FAILURES: 0}):
-        if workers is not None:
-            cluster = distributed.LocalCluster(
-                n_workers=0, processes=False, protocol="tcp://", dashboard_address=None, silence_logs=logging.CRITICAL
-            )
-        else:
-            with _environment_restored(), dask.config.set({_START_METHOD: "spawn", _WORKER_ENVIRONMENT: environment}):
-                cluster = distributed.LocalCluster(
-                    n_workers=LOCAL_WORKERS,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",
-                    silence_logs=logging.CRITICAL,  # a failed task is the client's one error line, not a log
-                )
+    with (
+        dask.config.set({_ALLOWED_FAILURES: 0}),
+        _environment_restored(),
+        dask.config.set({_START_METHOD: "spawn", _WORKER_ENVIRONMENT: environment}),
+    ):
+        local = distributed.LocalCluster(
+            n_workers=LOCAL_WORKERS,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,  # a failed task is the client's one error line, not a log
+        )
     try:
-        client = distributed.Client(cluster)
-        if workers is not None:
-            workers.start(cluster.scheduler_address, environment)
-            workers.wait(cluster.scheduler, _WORKER_START_TIMEOUT)
-        return cluster, client
+        return local, distributed.Client(local)
     except BaseException:
-        cluster.close()
+        local.close()
         raise
 
 
 def _may_fork_workers() -> bool:
-    """Whether the local cluster's workers may be forked from this process: in the console script
+    """Whether the local cluster may be forked from this process: in the console script
     (:func:`filterkit.ownership.owns_process`), where filterkit knows every thread and open file,
     while no other Python thread runs (a plugin may have started one: a lock it held would stay
-    locked in the workers), and where there is ``fork``; otherwise Dask's nannies spawn them."""
+    locked in the workers), and where there is ``fork``; otherwise Dask's nannies spawn the workers."""
     return owns_process() and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-class ForkedWorkers:
-    """The local cluster's worker processes, forked by one helper process (:func:`_forked_workers`):
-    each waits on its own pipe for the scheduler's address, which :meth:`start` writes."""
+class ForkedCluster:
+    """The local cluster's helper process (:func:`_forked_cluster`), seen from the client: it
+    reports the scheduler's address on one pipe, and ends the cluster when the other is closed."""
 
-    def __init__(self, helper: int, addresses: list[int], control: int):
-        """``helper`` is the helper's process id, ``addresses`` the pipes to the workers and
-        ``control`` the pipe whose end tells the helper to kill the workers."""
+    def __init__(self, helper: int, control: int, report: int):
+        """``helper`` is the helper's process id, ``control`` the pipe whose closing ends the
+        cluster and ``report`` the pipe the helper writes its one line on."""
         self.helper = helper
-        self.addresses = addresses
         self.control = control
+        self.report = report
         self.stopped = False
         self._lock = threading.Lock()
 
-    def start(self, scheduler_address: str, environment: dict) -> None:
-        """Tell every worker the scheduler's address and the environment Dask's nanny would give it;
-        FilterkitError once they were stopped."""
-        message = repr((scheduler_address, {name: str(value) for name, value in environment.items()}))
-        with self._lock:
-            if self.stopped:
-                raise FilterkitError("the local Dask cluster was stopped while it started")
-            for pipe in self.addresses:
-                os.write(pipe, message.encode() + b"\n")
-
-    def wait(self, scheduler, timeout: float) -> None:
-        """Wait for every worker to be running on ``scheduler`` (this process's), up to ``timeout``
-        seconds (TimeoutError), and no longer once they were stopped (FilterkitError then).
-
-        The scheduler's table is looked at every 5 ms: ``Client.wait_for_workers`` asks every
-        0.1 s, which kept a run waiting 0.05 s on average after its workers had joined.
-        """
-        deadline = time.monotonic() + timeout
-        while not self.stopped:
-            # dict.values: copied in one step under the GIL while the scheduler's thread may add a worker
-            running = sum(worker.status.name == "running" for worker in list(dict.values(scheduler.workers)))
-            if running >= len(self.addresses):
-                return
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"{running} of {len(self.addresses)} workers started in {timeout:g} s")
-            time.sleep(0.005)
+    def address(self, timeout: float) -> str:
+        """The scheduler's address, once every worker runs on it: the helper's line ``address
+        ADDRESS``; FilterkitError with its ``error MESSAGE``, or where it ended without a word
+        (the cluster was stopped, or the helper died); TimeoutError after ``timeout`` seconds."""
+        line = b""
+        try:
+            deadline = time.monotonic() + timeout
+            while not line.endswith(b"\n"):
+                waiting = deadline - time.monotonic()
+                if waiting <= 0 or not select.select([self.report], [], [], waiting)[0]:
+                    raise TimeoutError(f"no word from the cluster's helper process in {timeout:g} s")
+                read = os.read(self.report, 4096)
+                if not read:
+                    break
+                line += read
+        finally:
+            os.close(self.report)
+        word, _, rest = line.decode(errors="replace").strip().partition(" ")
+        if word == "address":
+            return rest
+        if word == "error":
+            raise FilterkitError(rest)
         raise FilterkitError("the local Dask cluster was stopped while it started")
 
     def stop(self) -> None:
-        """End the workers at once (the run's output is complete, or it failed) and wait for them;
-        nothing the second time."""
+        """End the scheduler and the workers at once (the run's output is complete, or it failed)
+        and wait for the helper to have reaped them; nothing the second time."""
         with self._lock:
             if self.stopped:
                 return
             self.stopped = True
-            for pipe in [*self.addresses, self.control]:
-                with contextlib.suppress(OSError):
-                    os.close(pipe)
+            os.close(self.control)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.helper, 0)
 
 
 @contextlib.contextmanager
-def _forked_workers(count: int) -> Iterator[ForkedWorkers]:
-    """``count`` worker processes forked from this one, which has imported Dask and the tasks'
-    modules: a worker starts in 0.1 s instead of importing them again (0.8–1.1 s of CPU).
+def _forked_cluster(count: int) -> Iterator[ForkedCluster]:
+    """A helper process forked from this one, once it has imported Dask and the tasks' modules (and
+    read the input's header), which forks ``count`` worker processes and runs their scheduler
+    (:func:`_serve_cluster`); once the block ends (or this process exits), it kills the workers,
+    reaps them, and exits.
 
-    Call before this process starts any thread (a fork copies only the calling thread, and a lock
-    another thread held would stay locked in the worker).  A helper process forks the workers and
-    waits for them; once the block ends (or this process exits), it kills and reaps them.
+    Forked with everything imported, a worker starts in 0.05 s instead of importing it all again
+    (0.8–1.1 s of CPU), and the scheduler's work is not this process's.  Call before this process
+    starts any thread (a fork copies only the calling thread, and a lock another thread held would
+    stay locked in the helper).
     """
     sys.stdout.flush()
     sys.stderr.flush()
-    addresses = [os.pipe() for _ in range(count)]
     control_read, control_write = os.pipe()
+    report_read, report_write = os.pipe()
     helper = os.fork()
     if helper == 0:  # pragma: no cover - the helper process
         os.close(control_write)
-        for _, write_end in addresses:
-            os.close(write_end)
-        _serve_workers([read_end for read_end, _ in addresses], control_read)
+        os.close(report_read)
+        _serve_cluster(count, control_read, report_write)
     os.close(control_read)
-    for read_end, _ in addresses:
-        os.close(read_end)
-    workers = ForkedWorkers(helper, [write_end for _, write_end in addresses], control_write)
+    os.close(report_write)
+    cluster = ForkedCluster(helper, control_write, report_read)
     try:
-        yield workers
+        yield cluster
     finally:
-        workers.stop()
+        cluster.stop()
 
 
-def _serve_workers(addresses: list[int], control: int) -> None:  # pragma: no cover - a forked process
-    """The helper process: fork one worker per address pipe, wait until the client closes ``control``
-    (or exits), then kill the workers and reap them. Never returns."""
+def _serve_cluster(count: int, control: int, report: int) -> None:  # pragma: no cover - a forked process
+    """The helper process: fork ``count`` workers (each waiting on its own pipe for the
+    scheduler's address), then run the scheduler (:func:`_schedule`) until the client closes
+    ``control`` (or exits); then kill the workers, reap them and exit, leaving the scheduler as it
+    is (closing it and its event loop added 0.01 s to the end of every run). Never returns.
+
+    Whatever fails here is reported on ``report`` as ``error MESSAGE``, for the client to say."""
+    workers: list[int] = []
     status = 0
+    scratch = None
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the client's to handle
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        workers = []
-        for address in addresses:
+        distributed = import_distributed()  # imported before the fork
+        import dask
+
+        # The scheduler's and the workers' scratch folders go in one folder removed at the end (killed,
+        # a worker leaves its own behind). Nothing reads a run's cluster's /metrics or /health: they
+        # serve no HTTP routes, so neither imports their handlers (0.01 s of each start).
+        scratch = tempfile.mkdtemp(prefix="filterkit-dask-")
+        dask.config.set({_SCRATCH_FOLDER: scratch, _SCHEDULER_ROUTES: [], _WORKER_ROUTES: []})
+        addresses: list[int] = []
+        for _ in range(count):
+            read_end, write_end = os.pipe()
             worker = os.fork()
             if worker == 0:
-                os.close(control)
-                _run_worker(address)
+                for pipe in [control, report, write_end, *addresses]:
+                    os.close(pipe)
+                _run_worker(read_end)
+            os.close(read_end)
+            addresses.append(write_end)
             workers.append(worker)
-            os.close(address)
-        os.read(control, 1)
-        for worker in workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(worker, signal.SIGKILL)
-        for worker in workers:
-            os.waitpid(worker, 0)
-    except BaseException:
+        asyncio.new_event_loop().run_until_complete(_schedule(distributed, addresses, control, report))
+    except BaseException as error:
         status = 1
+        with contextlib.suppress(OSError):
+            message = str(error) if isinstance(error, (FilterkitError, TimeoutError)) else repr(error)
+            os.write(report, f"error {' '.join(message.split())}\n".encode())
     finally:
+        _end_workers(workers)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         os._exit(status)
+
+
+async def _schedule(distributed, addresses: list[int], control: int, report: int) -> None:  # pragma: no cover
+    """In the helper: start a scheduler, tell each worker its address on the pipes ``addresses``,
+    report ``address ADDRESS`` on ``report`` once all of them run on it (:func:`_workers_joined`),
+    and return once ``control`` is closed."""
+    import dask
+
+    _silence_distributed_logs()
+    environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
+    loop = asyncio.get_running_loop()
+    ended = asyncio.Event()
+
+    def end() -> None:
+        loop.remove_reader(control)  # closed: readable from now on
+        ended.set()
+
+    loop.add_reader(control, end)
+    scheduler = await distributed.Scheduler(
+        host="127.0.0.1", port=0, protocol="tcp", dashboard=False, dashboard_address=None, allowed_failures=0
+    )
+    message = repr((scheduler.address, {name: str(value) for name, value in environment.items()}))
+    for pipe in addresses:
+        os.write(pipe, message.encode() + b"\n")
+        os.close(pipe)
+    await _workers_joined(scheduler, len(addresses), _WORKER_START_TIMEOUT, ended)
+    os.write(report, f"address {scheduler.address}\n".encode())
+    await ended.wait()
+
+
+async def _workers_joined(scheduler, count: int, timeout: float, ended: asyncio.Event) -> None:
+    """Wait for ``count`` workers to be running on ``scheduler``, up to ``timeout`` seconds
+    (TimeoutError), and no longer once ``ended`` is set (FilterkitError then).
+
+    The scheduler's table is looked at every 5 ms: ``Client.wait_for_workers`` asks every
+    0.1 s, which kept a run waiting 0.05 s on average after its workers had joined.
+    """
+    deadline = time.monotonic() + timeout
+    while not ended.is_set():
+        running = sum(worker.status.name == "running" for worker in scheduler.workers.values())
+        if running >= count:
+            return
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{running} of {count} workers started in {timeout:g} s")
+        await asyncio.sleep(0.005)
+    raise FilterkitError("the local Dask cluster was stopped while it started")
+
+
+def _end_workers(workers: list[int]) -> None:  # pragma: no cover - in the helper process
+    """Kill the helper's ``workers`` and reap them."""
+    for worker in workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker, signal.SIGKILL)
+    for worker in workers:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(worker, 0)
+
+
+def _silence_distributed_logs() -> None:
+    """Dask's log lines left out: a failed task is the client's one error line, not a log."""
+    for handler in logging.getLogger("distributed").handlers:
+        handler.setLevel(logging.CRITICAL)
 
 
 def _run_worker(address_pipe: int) -> None:  # pragma: no cover - a forked process
@@ -757,14 +902,12 @@ def _run_worker(address_pipe: int) -> None:  # pragma: no cover - a forked proce
             message = pipe.readline()
         if message:
             import ast
-            import asyncio
 
             import distributed
 
             scheduler_address, environment = ast.literal_eval(message.decode())
             os.environ.update(environment)
-            for handler in logging.getLogger("distributed").handlers:
-                handler.setLevel(logging.CRITICAL)  # a failed task is the client's one error line, not a log
+            _silence_distributed_logs()
             asyncio.run(_serve_tasks(distributed, scheduler_address))
     except BaseException:
         status = 1
@@ -797,18 +940,24 @@ def _environment_restored():
         os.environ.update({name: value for name, value in before.items() if os.environ.get(name) != value})
 
 
-def _stop_local_cluster(started: concurrent.futures.Future, workers: ForkedWorkers | None) -> None:
-    """Stop the cluster of :func:`_start_local_cluster`: forked ``workers`` first, at once (the
-    output is complete, or the run failed), then the client and the scheduler, once started
-    (nothing to stop if starting failed: the error reaches the user when the engine asks for the client)."""
-    if workers is not None:
-        workers.stop()
+def _stop_local_cluster(started: concurrent.futures.Future, cluster: ForkedCluster | None) -> None:
+    """Stop the cluster of :func:`_started_local_cluster` and its client, once started (nothing to
+    stop if starting failed: the error reaches the user when the engine asks for the client).
+
+    A forked ``cluster`` still starting is ended first, so the start fails at once; once started,
+    the client leaves the scheduler before the helper ends it (and the workers, at once: the
+    output is complete, or the run failed)."""
+    if cluster is not None and not started.done():
+        cluster.stop()
     try:
-        cluster, client = started.result()
+        local, client = started.result()
     except Exception:
         return
     client.close()
-    cluster.close()
+    if local is not None:
+        local.close()
+    if cluster is not None:
+        cluster.stop()
 
 
 @contextlib.contextmanager

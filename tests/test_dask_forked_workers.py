@@ -1,10 +1,11 @@
-"""The console script's local Dask cluster (issue 20, the Dask bar): its two workers are forked
-from the client, through one helper process, once the client has imported Dask and the tasks'
-modules; no nanny watches them. A worker dying mid-task is one error line and no output, and no
-process of a run outlives it."""
+"""The console script's local Dask cluster (issue 20, the Dask bar): one helper process, forked
+from the client once it has imported Dask and the tasks' modules and read the input's header,
+runs the scheduler and forks the two workers; no nanny watches them. A worker dying mid-task is one
+error line and no output, and no process of a run outlives it."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
@@ -64,41 +65,61 @@ def processes_naming(marker: str) -> list[str]:
     return found
 
 
-def console_script(*argv) -> subprocess.CompletedProcess:
+def console_script(*argv, temporary: Path | None = None) -> subprocess.CompletedProcess:
+    """The console script run with ``argv`` (and ``temporary`` as its temporary folder)."""
     if FILTERKIT is None:
         pytest.skip("the filterkit console script is not installed (pip install -e .)")
     pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    return subprocess.run([FILTERKIT, *map(str, argv)], capture_output=True, timeout=120)
+    environment = None if temporary is None else {**os.environ, "TMPDIR": str(temporary)}
+    return subprocess.run([FILTERKIT, *map(str, argv)], capture_output=True, timeout=120, env=environment)
 
 
-def test_a_run_writes_the_local_bytes_and_leaves_no_process_behind(tmp_path):
+def test_a_run_writes_the_local_bytes_and_leaves_no_process_nor_file_behind(tmp_path):
     out = tmp_path / "dask-out.arff"
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
     local = console_script(OH0, "shape", "bns", "l2")
-    dask = console_script("--engine", "dask", "-o", out, OH0, "shape", "bns", "l2")
+    dask = console_script("--engine", "dask", "-o", out, OH0, "shape", "bns", "l2", temporary=temporary)
     assert (dask.returncode, dask.stderr, dask.stdout) == (0, b"", b"")
     assert local.returncode == 0 and out.read_bytes() == local.stdout
     assert processes_naming(str(out)) == []
+    assert os.listdir(temporary) == []  # the parts, and Dask's scratch folders (the workers are killed)
 
 
 def test_a_worker_dying_mid_task_is_one_error_line_no_output_and_no_process_left(tmp_path):
-    out = tmp_path / "out.arff"
-    result = console_script("--engine", "dask", "--plugins-dir", DYING_PLUGIN, "-o", out, IRIS, "l2", "dying")
+    out = tmp_path / "out" / "out.arff"
+    out.parent.mkdir()
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    argv = ["--engine", "dask", "--plugins-dir", DYING_PLUGIN, "-o", out, IRIS, "l2", "dying"]
+    result = console_script(*argv, temporary=temporary)
     assert (result.returncode, result.stdout) == (1, b"")
     message = result.stderr.decode()
     assert message.startswith("filterkit: error: a Dask worker process died running a task (")
     assert message.count("\n") == 1 and "_write_partition" in message
-    assert os.listdir(tmp_path) == []
+    assert os.listdir(out.parent) == [] and os.listdir(temporary) == []
     assert processes_naming(str(out)) == []
 
 
 def test_the_workers_are_forked_by_one_helper_the_client_started():
     """In the console script (a fresh interpreter that claims its process) the workers' parent is one
-    helper process whose parent is the client, and they run with the environment Dask gives workers."""
+    helper process whose parent is the client and which runs the scheduler, and they run with the
+    environment Dask gives workers."""
     facts = local_cluster_facts()
     assert len(facts["parents"]) == 2 and len(set(facts["parents"])) == 1
     assert facts["client"] not in facts["parents"]
+    assert facts["scheduler"] == facts["parents"][0]
     assert facts["grandparents"] == [facts["client"]] * 2
     assert facts["omp_threads"] == ["1", "1"]
+    assert facts["routes"] == [[], []]  # no HTTP handler imported nor served
+
+
+def test_the_workers_are_forked_knowing_the_planned_schema():
+    """The cluster starts once the input's header is read: each worker holds the schema, which the
+    recipes then name instead of carrying it."""
+    facts = local_cluster_facts()
+    assert facts["planned"][:2] == ["sepallength", "sepalwidth"] and len(facts["planned"]) == 5
+    assert facts["inherited"] == [facts["planned"]] * 2
 
 
 def test_the_objects_of_dask_are_frozen_before_the_workers_are_forked():
@@ -120,28 +141,67 @@ class Scheduler:
         return {f"tcp://w{n}": SimpleNamespace(status=SimpleNamespace(name=name)) for n, name in enumerate(names)}
 
 
-def forked_workers_of(count: int) -> engine_module.ForkedWorkers:
-    """A ForkedWorkers of ``count`` pipes, whose helper is this process's own pid (never waited on)."""
-    return engine_module.ForkedWorkers(os.getpid(), list(range(count)), -1)
+def joined(scheduler, count: int, timeout: float, ended: bool = False) -> None:
+    """Run the helper's wait for ``count`` workers on ``scheduler``, in an event loop of its own."""
+
+    async def wait():
+        event = asyncio.Event()
+        if ended:
+            event.set()
+        await engine_module._workers_joined(scheduler, count, timeout, event)
+
+    asyncio.run(wait())
 
 
 def test_the_wait_for_workers_ends_when_every_worker_is_running():
     scheduler = Scheduler([], ["init"], ["running", "init"], ["running", "running"], [])
-    forked_workers_of(2).wait(scheduler, timeout=60)
+    joined(scheduler, 2, timeout=60)
     assert next(scheduler.looks) == []  # returned at the fourth look, not later
 
 
 def test_workers_that_do_not_join_in_time_say_how_many_did():
     scheduler = Scheduler(*([["running"]] * 1000))
     with pytest.raises(TimeoutError, match=r"^1 of 2 workers started in 0.02 s$"):
-        forked_workers_of(2).wait(scheduler, timeout=0.02)
+        joined(scheduler, 2, timeout=0.02)
 
 
-def test_the_wait_ends_once_the_workers_were_stopped():
-    workers = forked_workers_of(2)
-    workers.stopped = True
+def test_the_wait_ends_once_the_cluster_is_stopped():
     with pytest.raises(FilterkitError, match="stopped while it started"):
-        workers.wait(Scheduler(), timeout=60)
+        joined(Scheduler(), 2, timeout=60, ended=True)
+
+
+def cluster_reporting(line: bytes | None) -> engine_module.ForkedCluster:
+    """A ForkedCluster whose helper (this process's own pid, never waited on) has written ``line``
+    on its report pipe and closed it (None: closed without a word)."""
+    report_read, report_write = os.pipe()
+    if line is not None:
+        os.write(report_write, line)
+    os.close(report_write)
+    return engine_module.ForkedCluster(os.getpid(), -1, report_read)
+
+
+def test_the_client_connects_to_the_address_the_helper_reports():
+    assert cluster_reporting(b"address tcp://127.0.0.1:4242\n").address(timeout=5) == "tcp://127.0.0.1:4242"
+
+
+def test_the_helper_s_error_is_the_client_s():
+    with pytest.raises(FilterkitError, match=r"^1 of 2 workers started in 60 s$"):
+        cluster_reporting(b"error 1 of 2 workers started in 60 s\n").address(timeout=5)
+
+
+def test_a_helper_that_ends_without_a_word_was_stopped():
+    with pytest.raises(FilterkitError, match="stopped while it started"):
+        cluster_reporting(None).address(timeout=5)
+
+
+def test_a_helper_that_says_nothing_in_time_is_a_timeout():
+    report_read, report_write = os.pipe()
+    try:
+        cluster = engine_module.ForkedCluster(os.getpid(), -1, report_read)
+        with pytest.raises(TimeoutError, match="no word from the cluster's helper process in 0.05 s"):
+            cluster.address(timeout=0.05)
+    finally:
+        os.close(report_write)
 
 
 def test_no_worker_is_forked_while_another_thread_runs(monkeypatch):

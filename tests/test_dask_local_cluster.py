@@ -1,9 +1,11 @@
-"""The local cluster ``--engine dask`` starts without ``--scheduler`` (issue 20): its workers are
-forked from a fork server that imported the tasks' modules once; it starts while the client plans;
-the client copies each part into the output as soon as it and the parts before it are written."""
+"""The local cluster ``--engine dask`` starts without ``--scheduler`` (issue 20): its scheduler and
+workers are forked, once the client has read the input's header, from a process that imported the
+tasks' modules; the recipes then name the schema the workers know; the client copies each part into
+the output as soon as it and the parts before it are written."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -15,6 +17,9 @@ import pytest
 from chain_helpers import FILTERKIT, REAL, STAGES_DIR, local_cluster_facts
 from filterkit import distributed as engine_module
 from filterkit.distributed import DaskEngine
+from filterkit.errors import FilterkitError
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain
 
 IRIS = REAL / "iris.arff"
 OH0 = REAL / "oh0.wc.arff"
@@ -102,6 +107,56 @@ def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
     plan = engine.plan(str(IRIS))
     assert len(plan.partitions) == 2 and plan.sparse_rows is False  # one per worker thread
     assert [p.start for p in plan.partitions[1:]] == [p.end for p in plan.partitions[:-1]]
+
+
+class Refusing:
+    """A client that fails the test if asked anything."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the client was asked for {name}")
+
+
+def test_a_local_cluster_starts_once_the_header_is_read_and_its_recipes_name_the_schema(monkeypatch):
+    """The console script's cluster is forked once the plan has read the header: the workers know the
+    schema, so a recipe names it and goes with each task instead of being scattered to every worker."""
+    started: list[dict] = []
+
+    def start(engine, schemas):
+        started.append(dict(schemas))
+        engine._client = Refusing()
+        return True  # forked: the workers know ``schemas``
+
+    monkeypatch.setattr(DaskEngine, "_start_local_cluster", start)
+    engine = DaskEngine(None, None, 1000, local_threads=2)
+    engine._local_cluster = contextlib.ExitStack()
+    plan = engine.plan(str(IRIS))
+    assert [list(schemas) for schemas in started] == [[plan.schema_key]]
+    assert started[0][plan.schema_key] is plan.schema and len(plan.partitions) == 2
+    chain = Chain([load_plugins().make_stage("l2", {})])
+    chain.fit_with(plan.schema, lambda position, stage: None)
+    recipe = engine.recipe(chain, plan)
+    assert recipe.schema == engine_module.InheritedSchema(plan.schema_key)
+    monkeypatch.setitem(engine_module._INHERITED_SCHEMAS, plan.schema_key, plan.schema)
+    assert recipe.input_schema() is plan.schema
+    assert engine._shared(recipe) is recipe  # no scatter: the client refuses to be asked
+
+
+def test_a_recipe_whose_schema_a_worker_was_not_forked_with_is_an_error():
+    with pytest.raises(FilterkitError, match="a Dask worker was sent a schema it was not forked knowing"):
+        engine_module.InheritedSchema("no-such-key").resolve()
+
+
+def test_a_cluster_not_forked_gets_the_schema_in_each_recipe(monkeypatch):
+    """Where the workers were spawned by Dask's nannies (a library call) they know no schema."""
+
+    def start(engine, schemas):
+        engine._client = Refusing()
+        return False
+
+    monkeypatch.setattr(DaskEngine, "_start_local_cluster", start)
+    engine = DaskEngine(None, None, 1000, local_threads=2)
+    engine._local_cluster = contextlib.ExitStack()
+    assert engine.plan(str(IRIS)).schema_key is None
 
 
 def test_a_scheduler_s_cluster_gets_two_partitions_per_worker_thread():
