@@ -6,9 +6,10 @@ for example ``-- -q -c first --engine dask benchmarks/.inputs/grain_x100.arff sh
 happens in this process, with the engine's steps timed from outside (nothing in filterkit changes):
 on stderr, each step's wall time, the client's CPU and the workers' CPU (their ``getrusage``, asked
 through ``Client.run`` before and after), the wait for the local cluster (which starts in the
-background while the client plans), the CPU of the helper process that forked the workers, the
-workers' page faults, the pickled sizes of the recipes and the merged statistics, and Dask's task
-stream (compute and transfer time per kind of task, and each task's start and end on its worker).
+background once the client has planned), the CPU of the helper process that runs the scheduler and
+forked the workers, the workers' page faults, the pickled sizes of the recipes and the merged
+statistics, and Dask's task stream (compute and transfer time per kind of task, and each task's start
+and end on its worker).
 
 The run is the console script's (its workers forked from the client, through one helper process);
 ``--spawn`` runs it as a library call does instead (Dask's nannies spawn the workers), to compare.
@@ -30,14 +31,15 @@ import time
 
 
 def own_cpu() -> float:
-    """User + system CPU seconds of this process (the client, and a local cluster's scheduler)."""
+    """User + system CPU seconds of this process (the client, and the scheduler of a library call's
+    local cluster)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
 def helper_cpu() -> float:
-    """User + system CPU seconds so far of the helper process that forked the local cluster's
-    workers (0 if there is none): this process's child that is not a worker."""
+    """User + system CPU seconds so far of the helper process that runs the local cluster's scheduler
+    and forked its workers (0 if there is none): this process's child that is not a worker."""
     children = [int(pid) for pid in open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split()]
     if not children:
         return 0.0
@@ -156,18 +158,20 @@ class Profile:
         engine.__init__, engine.client = made, property(client)
         for name in ("check_workers", "plan", "fit", "write_concatenated"):
             setattr(engine, name, self.timed(name, getattr(engine, name)))
-        scatter, merge_tree = engine._scatter, engine._merge_tree
+        shared, merge_tree = engine._shared, engine._merge_tree
 
-        def scattered(self, recipe):
+        def sharing(self, recipe):
             profile.recipe_bytes.append(len(pickle.dumps(recipe)))
-            return profile.timed("scatter the recipe", scatter)(self, recipe)
+            return profile.timed("share the recipe (a scatter, unless it names an inherited schema)", shared)(
+                self, recipe
+            )
 
         def merged(self, recipe, parts):
             future = merge_tree(self, recipe, parts)
             profile.merged.append(future)
             return future
 
-        engine._scatter, engine._merge_tree = scattered, merged
+        engine._shared, engine._merge_tree = sharing, merged
 
     def report(self, began: float, imported: float, ended: float, inline: bool) -> None:
         out = sys.stderr
