@@ -471,7 +471,7 @@ class DaskEngine:
         """Fit every stage of ``chain`` in turn, one pass over the partitions per fitted stage."""
 
         def statistics_of(position: int, stage):
-            recipe = self._shared(self.recipe(chain, plan, fitting=position))
+            recipe = self._shared(self.recipe(chain, plan, fitting=position), len(plan.partitions))
             parts = self.client.map(_partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False)
             merged = self._merge_tree(recipe, parts)
             self._report(f"fitting {stage.name}", parts)
@@ -585,7 +585,7 @@ class DaskEngine:
 
     def _submit_parts(self, chain, plan, folder, sparse, comments, numbers) -> tuple[list, list[str]]:
         """The tasks writing each partition's output into ``folder``, and the outputs' paths."""
-        recipe = self._shared(self.recipe(chain, plan))
+        recipe = self._shared(self.recipe(chain, plan), len(plan.partitions))
         paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
         futures = [
             self.client.submit(_write_partition, recipe, partition, path, sparse, comments, numbers, pure=False)
@@ -620,11 +620,13 @@ class DaskEngine:
                     yield paths[ready]
                     ready += 1
 
-    def _shared(self, recipe: ChainRecipe):
-        """The recipe as the tasks of a pass are given it: itself where its schema is inherited
-        (small, each task carries it), else sent once to every worker, for them to share (were it
-        on one worker only, the scheduler would queue the tasks there, by data locality)."""
-        if isinstance(recipe.schema, InheritedSchema):
+    def _shared(self, recipe: ChainRecipe, partitions: int):
+        """The recipe as the tasks of a pass over ``partitions`` partitions are given it: itself where
+        its schema is inherited and each worker thread of the local cluster runs one partition's task
+        (each task carries it: no scatter's round trips), else sent once to every worker, for the
+        tasks to share (were it on one worker only, the scheduler would queue the tasks there, by
+        data locality)."""
+        if isinstance(recipe.schema, InheritedSchema) and partitions <= (self.local_threads or 0):
             return recipe
         return self.client.scatter(recipe, hash=False, broadcast=True)
 
