@@ -671,10 +671,11 @@ def _started_local_cluster(cluster: ForkedCluster | None) -> tuple:
 
     In the console script the cluster is ``cluster``, a scheduler and its workers forked from this
     process once it had imported Dask and read the input's header (:func:`_forked_cluster`): the
-    client connects once every worker has joined.  Called as a library, the scheduler runs in a thread of this process and
-    Dask's nannies spawn the workers (each imports Dask, numpy, scipy and filterkit afresh).  Either
-    way a task running on a worker that dies fails at once (with Dask's ``KilledWorker``, reported
-    by :func:`_raise_task_error`), as a worker that dies once would die again running it.
+    client connects once every worker has joined.  Called as a library, the scheduler runs in a
+    thread of this process and Dask's nannies spawn the workers (each imports Dask, numpy, scipy and
+    filterkit afresh).  Either way a task running on a worker that dies fails at once (with Dask's
+    ``KilledWorker``, reported by :func:`_raise_task_error`), as a worker that dies once would die
+    again running it.
     """
     import dask
     import distributed
