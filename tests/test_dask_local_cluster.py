@@ -167,6 +167,7 @@ def test_a_recipe_carrying_its_schema_is_scattered_once():
     engine = DaskEngine(Scattering(), None, 1000, local_threads=2)
     recipe = SimpleNamespace(schema=Schema("r", ()))
     assert engine._shared(recipe, 1) == "the future of the recipe"
+    assert engine.client.scattered == [(recipe, {"hash": False, "broadcast": True})]
 
 
 def test_a_recipe_whose_schema_a_worker_was_not_forked_with_is_an_error():
