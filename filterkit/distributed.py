@@ -14,7 +14,8 @@ the client moves into the output folder or concatenates in partition order.
 Only statistics and fitted state travel through Dask: a task receives each
 stage as its name, options and state (what a model file holds) and rebuilds it
 through the plugin registry (:meth:`Chain.rebuilt`, as ``filterkit apply`` does); workers read their
-rows from, and write them to, files they share with the client.  Dask is
+rows from, and write them to, files they share with the client (on a local cluster, the first
+partition's output goes through a named pipe, straight into the output).  Dask is
 imported only when this engine is used.
 """
 
@@ -78,6 +79,10 @@ _WORKER_START_TIMEOUT = 60
 #: How long the client waits for the forked cluster: Dask imported, and then the workers joined.
 _CLUSTER_START_TIMEOUT = 2 * _WORKER_START_TIMEOUT
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
+#: The buffer asked for the named pipe the first partition's output comes through, and each copy from it.
+_PIPE_SIZE = 1 << 20
+#: How often (ms) the client looks whether the first partition's task ended without writing into its pipe.
+_PIPE_LOOK_MS = 50
 
 
 def import_distributed():
@@ -558,19 +563,29 @@ class DaskEngine:
         The parts are written by the workers into a temporary folder inside
         ``parts_folder`` (else in the system's temporary folder); each is copied here, and
         removed, as soon as it and the parts before it are written, while the workers
-        write the next ones. Standard output is a stream: as a local run writes its rows, a run
-        that fails part-way has written the partitions before the failure (``-o`` publishes its
-        file only whole).
+        write the next ones.  On a local cluster the first partition is not stored at all:
+        its worker writes into a named pipe this process copies from as the rows come
+        (:func:`_stream_part`), so the first rows are out at once and the parts take the
+        space of the others only.  Standard output is a stream: as a local run writes its
+        rows, a run that fails part-way has written the rows before the failure (``-o``
+        publishes its file only whole).
         """
         assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
-        with _parts_folder(parts_folder) as folder:
-            futures, paths = self._submit_parts(chain, plan, folder, sparse, comments, numbers)
+        with _parts_folder(parts_folder) as folder, contextlib.ExitStack() as pipes:
+            paths = self._part_paths(plan, folder)
+            first = _first_part_pipe(paths[0]) if self.local_threads else None
+            if first is not None:
+                pipes.callback(os.close, first)
+            futures = self._submit_parts(chain, plan, paths, sparse, comments, numbers)
             with self._cancelled_on_failure(futures):
+                if first is not None:
+                    _stream_part(first, paths[0], futures[0], header, stream)
                 for number, path in enumerate(self._in_order(futures, paths, "writing")):
+                    if number == 0 and first is not None:
+                        continue
                     with open(path, "rb") as rows:
-                        if rows.read(len(header)) != header:
-                            raise FilterkitError("a partition's output has another header than the first's", path)
+                        _check_header(rows.read(len(header)), header, path)
                         if number == 0:
                             stream.write(header)
                         _copy_rest(rows, stream)
@@ -578,20 +593,24 @@ class DaskEngine:
 
     def _write_parts(self, chain, plan, folder, sparse, comments, numbers) -> list[str]:
         """Write each partition's output into ``folder``; their paths, in partition order."""
-        futures, paths = self._submit_parts(chain, plan, folder, sparse, comments, numbers)
+        paths = self._part_paths(plan, folder)
+        futures = self._submit_parts(chain, plan, paths, sparse, comments, numbers)
         with self._cancelled_on_failure(futures):
             self._report("writing", futures)
         return paths
 
-    def _submit_parts(self, chain, plan, folder, sparse, comments, numbers) -> tuple[list, list[str]]:
-        """The tasks writing each partition's output into ``folder``, and the outputs' paths."""
+    @staticmethod
+    def _part_paths(plan: Plan, folder: str) -> list[str]:
+        """Where each partition's output is written in ``folder``, in partition order."""
+        return [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
+
+    def _submit_parts(self, chain, plan, paths, sparse, comments, numbers) -> list:
+        """The tasks writing each partition's output to its path of ``paths``."""
         recipe = self._shared(self.recipe(chain, plan), len(plan.partitions))
-        paths = [os.path.join(folder, f"{number:05d}-{p.output_name}") for number, p in enumerate(plan.partitions)]
-        futures = [
+        return [
             self.client.submit(_write_partition, recipe, partition, path, sparse, comments, numbers, pure=False)
             for partition, path in zip(plan.partitions, paths)
         ]
-        return futures, paths
 
     @contextlib.contextmanager
     def _cancelled_on_failure(self, futures: list):
@@ -976,6 +995,79 @@ def _parts_folder(beside: str | None):
             shutil.rmtree(folder, ignore_errors=True)
             if not os.path.exists(folder):
                 break
+
+
+def _check_header(found: bytes, header: bytes, path: str) -> None:
+    """Refuse a partition's output whose first bytes are not ``header``, the output's."""
+    if found != header:
+        raise FilterkitError("a partition's output has another header than the first's", path)
+
+
+def _first_part_pipe(path: str) -> int | None:
+    """A named pipe at ``path`` for the first partition's worker to write its output into, opened
+    here for reading without waiting for it (so its worker's open never waits for this process),
+    its buffer enlarged (the kernel's default is 64 KiB); None where this system cannot move
+    bytes from a pipe with ``splice`` or the folder's file system has no named pipes."""
+    if not hasattr(os, "splice"):
+        return None
+    try:
+        os.mkfifo(path, 0o600)
+    except OSError:
+        return None
+    reading = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    import fcntl  # this system has splice: Linux
+
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(reading, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+    return reading
+
+
+def _stream_part(reading: int, path: str, future, header: bytes, stream) -> None:
+    """Copy the first partition's output from the named pipe ``reading`` (at ``path``) to the binary
+    ``stream`` as the task ``future`` writes it: its header checked and written once, then the
+    rows as they come.  Raises the task's error once it has ended: the rows it wrote before
+    failing stay written, as a local run's do."""
+    poller = select.poll()
+    poller.register(reading, select.POLLIN)
+    # A task that fails before opening the pipe never writes, nor closes it: stop waiting once it ended.
+    while not poller.poll(_PIPE_LOOK_MS) and not future.done():
+        pass
+    os.set_blocking(reading, True)
+    found = _read_at_most(reading, len(header))
+    if found != header and future.exception() is not None:
+        _raise_task_error(import_distributed(), future)
+    _check_header(found, header, path)
+    stream.write(header)
+    _splice_rest(reading, stream)
+    if future.exception() is not None:
+        _raise_task_error(import_distributed(), future)
+
+
+def _read_at_most(reading: int, size: int) -> bytes:
+    """The next ``size`` bytes of the pipe ``reading``, fewer where its writer closes it first."""
+    blocks = []
+    while size > 0 and (block := os.read(reading, size)):
+        blocks.append(block)
+        size -= len(block)
+    return b"".join(blocks)
+
+
+def _splice_rest(reading: int, stream) -> None:
+    """Copy what comes from the pipe ``reading``, until its writer closes it, to ``stream``: by the
+    kernel (``splice``) when ``stream`` is a plain file or pipe, without passing the bytes
+    through this process."""
+    if isinstance(stream, (io.BufferedWriter, io.FileIO)):
+        stream.flush()
+        try:
+            while os.splice(reading, stream.fileno(), _PIPE_SIZE):
+                pass
+            return
+        except OSError as error:
+            if error.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                raise
+            # a stream splice cannot write to (one opened to append): refused before any byte moved
+    while block := os.read(reading, _PIPE_SIZE):
+        stream.write(block)
 
 
 def _copy_rest(source, stream) -> None:

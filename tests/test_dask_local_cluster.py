@@ -97,6 +97,131 @@ def test_a_part_is_copied_into_a_pipe(part):
     assert received == [b"header\n" + part.read_bytes()[7:]]
 
 
+class WritingTask:
+    """The first partition's task as the client sees it, run in a thread: it opens the named pipe,
+    writes ``blocks`` (waiting for ``gate`` before the last one), then raises ``error`` if given."""
+
+    def __init__(self, path, blocks: list[bytes], error: Exception | None = None, gate=None, opens: bool = True):
+        self.error, self.ended = error, threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(path, blocks, gate, opens))
+        self.thread.start()
+
+    def _run(self, path, blocks, gate, opens):
+        try:
+            if opens:
+                with open(path, "wb") as pipe:
+                    for number, block in enumerate(blocks):
+                        if gate is not None and number == len(blocks) - 1:
+                            assert gate.wait(10), "the rows written so far were not copied"
+                        pipe.write(block)
+                        pipe.flush()
+        finally:
+            self.ended.set()
+
+    def done(self) -> bool:
+        return self.ended.is_set()
+
+    def exception(self):
+        self.ended.wait()
+        return self.error
+
+    def result(self):
+        self.ended.wait()
+        if self.error is not None:
+            raise self.error
+
+
+HEADER = b"@relation r\n@attribute a numeric\n@data\n"
+ROWS = [b"%d\n" % n * 1000 for n in range(300)]  # 1.1 MB: more than the pipe holds
+
+
+@pytest.fixture
+def first_part(tmp_path):
+    """A named pipe for the first partition, opened for reading as the client opens it."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    path = tmp_path / "00000-part.arff"
+    reading = engine_module._first_part_pipe(str(path))
+    if reading is None:
+        pytest.skip("this system has no splice (Linux) or no named pipes")
+    yield path, reading
+    os.close(reading)
+
+
+@pytest.mark.parametrize("mode", ["wb", "ab"], ids=["file", "file-opened-to-append"])
+def test_the_first_part_comes_through_its_pipe_header_first(first_part, tmp_path, mode):
+    path, reading = first_part
+    target = tmp_path / "out"
+    target.write_bytes(b"kept")
+    task = WritingTask(path, [HEADER, *ROWS])
+    with open(target, mode) as stream:
+        engine_module._stream_part(reading, str(path), task, HEADER, stream)
+        stream.write(b"next part\n")
+    before = b"kept" if mode == "ab" else b""
+    assert target.read_bytes() == before + HEADER + b"".join(ROWS) + b"next part\n"
+
+
+def test_the_first_part_s_rows_are_copied_as_they_come(first_part):
+    """The rows are in the output while the task still writes: it waits for them there before its last block."""
+    path, reading = first_part
+    read_end, write_end = os.pipe()
+    copied, gate = bytearray(), threading.Event()
+    expected = HEADER + b"".join(ROWS[:-1])
+
+    def read_output():
+        with open(read_end, "rb", buffering=0) as output:
+            while block := output.read(1 << 16):
+                copied.extend(block)
+                if len(copied) >= len(expected):
+                    gate.set()
+
+    reader = threading.Thread(target=read_output)
+    reader.start()
+    task = WritingTask(path, [HEADER, *ROWS], gate=gate)
+    with open(write_end, "wb") as stream:
+        engine_module._stream_part(reading, str(path), task, HEADER, stream)
+    reader.join()
+    assert gate.is_set() and bytes(copied) == HEADER + b"".join(ROWS)
+
+
+def test_the_first_part_copied_into_a_buffer(first_part):
+    path, reading = first_part
+    stream = io.BytesIO()
+    engine_module._stream_part(reading, str(path), WritingTask(path, [HEADER, *ROWS[:3]]), HEADER, stream)
+    assert stream.getvalue() == HEADER + b"".join(ROWS[:3])
+
+
+def test_a_first_task_failing_before_it_writes_raises_its_error_and_writes_nothing(first_part):
+    path, reading = first_part
+    task = WritingTask(path, [], error=FilterkitError("bad row", "in.arff", 151), opens=False)
+    stream = io.BytesIO()
+    with pytest.raises(FilterkitError, match="bad row"):
+        engine_module._stream_part(reading, str(path), task, HEADER, stream)
+    assert stream.getvalue() == b""
+
+
+def test_a_first_task_failing_part_way_leaves_the_rows_it_wrote_and_raises_its_error(first_part):
+    path, reading = first_part
+    task = WritingTask(path, [HEADER, *ROWS[:5]], error=FilterkitError("bad row", "in.arff", 900))
+    stream = io.BytesIO()
+    with pytest.raises(FilterkitError, match="bad row"):
+        engine_module._stream_part(reading, str(path), task, HEADER, stream)
+    assert stream.getvalue() == HEADER + b"".join(ROWS[:5])
+
+
+def test_a_first_part_with_another_header_is_refused_naming_it(first_part):
+    path, reading = first_part
+    task = WritingTask(path, [HEADER.replace(b"numeric", b"real"), *ROWS[:2]])
+    stream = io.BytesIO()
+    with pytest.raises(FilterkitError, match="another header") as refused:
+        engine_module._stream_part(reading, str(path), task, HEADER, stream)
+    assert refused.value.path == str(path) and stream.getvalue() == b""
+    task.thread.join()
+
+
+def test_no_pipe_where_the_folder_cannot_hold_one(tmp_path):
+    assert engine_module._first_part_pipe(str(tmp_path / "missing" / "00000-part.arff")) is None
+
+
 def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
     """With a local cluster the partition count is known before the workers are up, so the client
     cuts the input while they start."""
