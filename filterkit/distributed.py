@@ -300,12 +300,21 @@ def _write_partition(
     chain = _chain_of(recipe)
     rows = 0
     assert chain.output_schema is not None  # the chain is fitted
-    with open(path, "wb") as stream:
+    with _opened_part(path) as stream:
         writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)
         for chunk in chain.transform(recipe.chunks(partition)):
             writer.write(chunk)
             rows += chunk.n_rows
     return rows
+
+
+def _opened_part(path: str):
+    """``path`` opened to write a partition's output: a new file, or the named pipe the client reads
+    the first partition from (:func:`_first_part_pipe`), which fails at once (ENXIO) where the client
+    has stopped reading it, instead of waiting for a reader forever."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o666)
+    os.set_blocking(descriptor, True)
+    return open(descriptor, "wb")
 
 
 class DaskEngine:
@@ -1012,9 +1021,11 @@ def _first_part_pipe(path: str) -> int | None:
         return None
     try:
         os.mkfifo(path, 0o600)
+        reading = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(path)
         return None
-    reading = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     import fcntl  # this system has splice: Linux
 
     with contextlib.suppress(OSError):
@@ -1026,7 +1037,9 @@ def _stream_part(reading: int, path: str, future, header: bytes, stream) -> None
     """Copy the first partition's output from the named pipe ``reading`` (at ``path``) to the binary
     ``stream`` as the task ``future`` writes it: its header checked and written once, then the
     rows as they come.  Raises the task's error once it has ended: the rows it wrote before
-    failing stay written, as a local run's do."""
+    failing stay written, as a local run's do (a worker killed in the middle of a write, as a local
+    run killed there, may leave its last row cut short; the run then fails saying the worker died).
+    The other partitions' errors come after this one's rows, as they would in a local run."""
     poller = select.poll()
     poller.register(reading, select.POLLIN)
     # A task that fails before opening the pipe never writes, nor closes it: stop waiting once it ended.
@@ -1034,7 +1047,9 @@ def _stream_part(reading: int, path: str, future, header: bytes, stream) -> None
         pass
     os.set_blocking(reading, True)
     found = _read_at_most(reading, len(header))
-    if found != header and future.exception() is not None:
+    # A header cut short: the task ended (or died) before writing it whole, and its error says why.
+    # Another header: refused at once (the task, blocked on a full pipe, ends once it is closed).
+    if len(found) < len(header) and future.exception() is not None:
         _raise_task_error(import_distributed(), future)
     _check_header(found, header, path)
     stream.write(header)

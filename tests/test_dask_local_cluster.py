@@ -6,11 +6,14 @@ the output as soon as it and the parts before it are written."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import os
+import stat
 import subprocess
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -98,23 +101,26 @@ def test_a_part_is_copied_into_a_pipe(part):
 
 
 class WritingTask:
-    """The first partition's task as the client sees it, run in a thread: it opens the named pipe,
-    writes ``blocks`` (waiting for ``gate`` before the last one), then raises ``error`` if given."""
+    """The first partition's task as the client sees it, run in a thread: it opens the named pipe as a
+    worker does, writes ``blocks`` (waiting for ``gate`` before the last one), then raises ``error`` if
+    given; ``broken`` is the OSError its writing met (the client stopped reading)."""
 
     def __init__(self, path, blocks: list[bytes], error: Exception | None = None, gate=None, opens: bool = True):
-        self.error, self.ended = error, threading.Event()
+        self.error, self.ended, self.broken = error, threading.Event(), None
         self.thread = threading.Thread(target=self._run, args=(path, blocks, gate, opens))
         self.thread.start()
 
     def _run(self, path, blocks, gate, opens):
         try:
             if opens:
-                with open(path, "wb") as pipe:
+                with engine_module._opened_part(str(path)) as pipe:
                     for number, block in enumerate(blocks):
                         if gate is not None and number == len(blocks) - 1:
                             assert gate.wait(10), "the rows written so far were not copied"
                         pipe.write(block)
                         pipe.flush()
+        except OSError as error:
+            self.broken = error
         finally:
             self.ended.set()
 
@@ -208,18 +214,102 @@ def test_a_first_task_failing_part_way_leaves_the_rows_it_wrote_and_raises_its_e
     assert stream.getvalue() == HEADER + b"".join(ROWS[:5])
 
 
-def test_a_first_part_with_another_header_is_refused_naming_it(first_part):
-    path, reading = first_part
-    task = WritingTask(path, [HEADER.replace(b"numeric", b"real"), *ROWS[:2]])
-    stream = io.BytesIO()
-    with pytest.raises(FilterkitError, match="another header") as refused:
-        engine_module._stream_part(reading, str(path), task, HEADER, stream)
-    assert refused.value.path == str(path) and stream.getvalue() == b""
-    task.thread.join()
+def test_a_first_part_with_another_header_is_refused_naming_it_while_its_task_still_writes(tmp_path):
+    """Refused at once: its task, blocked on the full pipe, ends with a broken pipe once the client closes it."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    path = tmp_path / "00000-part.arff"
+    reading = engine_module._first_part_pipe(str(path))
+    if reading is None:
+        pytest.skip("this system has no splice (Linux) or no named pipes")
+    task = WritingTask(path, [HEADER.replace(b"numeric", b"real"), *ROWS, *ROWS])  # 2.2 MB: more than the pipe holds
+    stream, refused = io.BytesIO(), []
+
+    def stream_part():
+        try:
+            engine_module._stream_part(reading, str(path), task, HEADER, stream)
+        except FilterkitError as error:
+            refused.append(error)
+        finally:
+            os.close(reading)
+
+    client = threading.Thread(target=stream_part, daemon=True)
+    client.start()
+    client.join(10)
+    assert not client.is_alive(), "the client waited for a task blocked on the pipe it does not read"
+    assert [(str(error.message), error.path) for error in refused] == [
+        ("a partition's output has another header than the first's", str(path))
+    ]
+    assert stream.getvalue() == b""
+    task.thread.join(10)
+    assert isinstance(task.broken, BrokenPipeError)
 
 
 def test_no_pipe_where_the_folder_cannot_hold_one(tmp_path):
     assert engine_module._first_part_pipe(str(tmp_path / "missing" / "00000-part.arff")) is None
+
+
+def test_no_pipe_where_one_is_made_but_cannot_be_opened_and_none_is_left(tmp_path, monkeypatch):
+    path = tmp_path / "00000-part.arff"
+    opening = os.open
+
+    def refusing_the_pipe(name, flags, *mode):
+        if str(name) == str(path):
+            raise OSError(errno.EOPNOTSUPP, "not here")
+        return opening(name, flags, *mode)
+
+    monkeypatch.setattr(engine_module.os, "open", refusing_the_pipe)
+    assert engine_module._first_part_pipe(str(path)) is None
+    assert not path.exists()
+
+
+def test_a_task_writing_into_a_pipe_the_client_stopped_reading_fails_at_once(tmp_path):
+    path = tmp_path / "00000-part.arff"
+    os.mkfifo(path)
+    with pytest.raises(OSError) as refused:
+        engine_module._opened_part(str(path))
+    assert refused.value.errno == errno.ENXIO
+
+
+def test_a_part_file_is_made_or_emptied(tmp_path):
+    path = tmp_path / "00001-part.arff"
+    path.write_bytes(b"an older part")
+    with engine_module._opened_part(str(path)) as part:
+        part.write(b"rows\n")
+    assert path.read_bytes() == b"rows\n" and stat.S_ISREG(path.stat().st_mode)
+
+
+@pytest.mark.parametrize("local_threads", [2, None], ids=["local-cluster", "scheduler-cluster"])
+def test_a_local_cluster_streams_the_first_part_and_copies_the_others(tmp_path, local_threads):
+    """The first partition comes through a named pipe only on a local cluster (the workers of a
+    scheduler may be on other machines); the others are part files, copied in order and removed."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    schema, partitions = engine_module._split_file(str(IRIS), 3)
+    chain = SimpleNamespace(output_schema=schema)
+    header = engine_module.format_header(schema, ["made here"]).encode()
+    written: list[tuple[str, bool]] = []
+
+    def submit_parts(chain, plan, paths, sparse, comments, numbers):
+        tasks = []
+        for number, path in enumerate(paths):
+            piped = stat.S_ISFIFO(os.stat(path).st_mode) if os.path.exists(path) else False
+            written.append((os.path.basename(path), piped))
+            rows = [header, b"row %d\n" % number]
+            if piped:
+                tasks.append(WritingTask(path, rows))
+            else:
+                Path(path).write_bytes(b"".join(rows))
+                tasks.append(Done(f"write-{number}"))
+        return tasks
+
+    engine = DaskEngine(Refusing(), None, 1000, local_threads=local_threads)
+    engine._submit_parts = submit_parts
+    engine._in_order = lambda futures, paths, label: iter(paths)
+    stream = io.BytesIO()
+    engine.write_concatenated(chain, SimpleNamespace(partitions=partitions), stream, None, ["made here"], str(tmp_path))
+    assert stream.getvalue() == header + b"row 0\nrow 1\nrow 2\n"
+    names = [f"{n:05d}-{p.output_name}" for n, p in enumerate(partitions)]
+    assert written == [(names[0], local_threads is not None), (names[1], False), (names[2], False)]
+    assert os.listdir(tmp_path) == []
 
 
 def test_a_local_cluster_plans_without_waiting_for_its_workers(tmp_path):
