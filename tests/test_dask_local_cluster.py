@@ -141,14 +141,20 @@ HEADER = b"@relation r\n@attribute a numeric\n@data\n"
 ROWS = [b"%d\n" % n * 1000 for n in range(300)]  # 1.1 MB: more than the pipe holds
 
 
-@pytest.fixture
-def first_part(tmp_path):
-    """A named pipe for the first partition, opened for reading as the client opens it."""
+def first_part_pipe(folder):
+    """A named pipe for the first partition in ``folder``, opened for reading as the client opens it."""
     pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    path = tmp_path / "00000-part.arff"
+    path = folder / "00000-part.arff"
     reading = engine_module._first_part_pipe(str(path))
     if reading is None:
         pytest.skip("this system has no splice (Linux) or no named pipes")
+    return path, reading
+
+
+@pytest.fixture
+def first_part(tmp_path):
+    """:func:`first_part_pipe`, closed after the test."""
+    path, reading = first_part_pipe(tmp_path)
     yield path, reading
     os.close(reading)
 
@@ -216,11 +222,7 @@ def test_a_first_task_failing_part_way_leaves_the_rows_it_wrote_and_raises_its_e
 
 def test_a_first_part_with_another_header_is_refused_naming_it_while_its_task_still_writes(tmp_path):
     """Refused at once: its task, blocked on the full pipe, ends with a broken pipe once the client closes it."""
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    path = tmp_path / "00000-part.arff"
-    reading = engine_module._first_part_pipe(str(path))
-    if reading is None:
-        pytest.skip("this system has no splice (Linux) or no named pipes")
+    path, reading = first_part_pipe(tmp_path)
     task = WritingTask(path, [HEADER.replace(b"numeric", b"real"), *ROWS, *ROWS])  # 2.2 MB: more than the pipe holds
     stream, refused = io.BytesIO(), []
 
