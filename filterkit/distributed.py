@@ -83,6 +83,9 @@ _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 _PIPE_SIZE = 1 << 20
 #: How often (ms) the client looks whether the first partition's task ended without writing into its pipe.
 _PIPE_LOOK_MS = 50
+#: What sendfile and splice answer, before moving any byte, for an output they cannot write to (one
+#: opened to append, a terminal): the bytes are then copied through this process.
+_NOT_BY_THE_KERNEL = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 
 
 def import_distributed():
@@ -1071,24 +1074,29 @@ def _splice_rest(reading: int, stream) -> None:
     """Copy what comes from the pipe ``reading``, until its writer closes it, to ``stream``: by the
     kernel (``splice``) when ``stream`` is a plain file or pipe, without passing the bytes
     through this process."""
-    if isinstance(stream, (io.BufferedWriter, io.FileIO)):
+    if _has_descriptor(stream):
         stream.flush()
         try:
             while os.splice(reading, stream.fileno(), _PIPE_SIZE):
                 pass
             return
         except OSError as error:
-            if error.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            if error.errno not in _NOT_BY_THE_KERNEL:
                 raise
-            # a stream splice cannot write to (one opened to append): refused before any byte moved
     while block := os.read(reading, _PIPE_SIZE):
         stream.write(block)
+
+
+def _has_descriptor(stream) -> bool:
+    """Whether the binary ``stream`` writes straight to its file descriptor (a plain file or pipe,
+    not a compressor or a buffer in memory), which the kernel can copy into."""
+    return isinstance(stream, (io.BufferedWriter, io.FileIO))
 
 
 def _copy_rest(source, stream) -> None:
     """Copy the rest of the binary file ``source`` to ``stream``: by the kernel (``sendfile``)
     when ``stream`` is a plain file or pipe, without passing the bytes through this process."""
-    if not isinstance(stream, (io.BufferedWriter, io.FileIO)):
+    if not _has_descriptor(stream):
         shutil.copyfileobj(source, stream)
         return
     stream.flush()
@@ -1097,9 +1105,9 @@ def _copy_rest(source, stream) -> None:
         try:
             sent = os.sendfile(stream.fileno(), source.fileno(), offset, 1 << 30)
         except OSError as error:
-            if error.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            if error.errno not in _NOT_BY_THE_KERNEL:
                 raise
-            source.seek(offset)  # a stream sendfile cannot write to (one opened to append): copy the rest
+            source.seek(offset)
             shutil.copyfileobj(source, stream)
             return
         if sent == 0:
