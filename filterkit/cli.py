@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     if instruction:
         sys.exit(complete(instruction))
     argv = list(sys.argv[1:] if argv is None else argv)
-    signal.signal(signal.SIGTERM, _terminate)
+    for signum in _STOPPING_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # as a background job's SIGINT, or nohup's SIGHUP
+            signal.signal(signum, _terminate)
     try:
         from filterkit.allocator import keep_freed_memory
 
@@ -89,8 +91,16 @@ def skip_collection_at_exit() -> None:
     gc.freeze()
 
 
+#: The signals that stop a run: Ctrl-C, ``kill``, and the terminal hanging up.
+_STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def _terminate(signum, frame):
-    """SIGTERM unwinds like Ctrl-C, so temporary files and partial outputs are removed."""
+    """Ctrl-C, SIGTERM and SIGHUP unwind the run (:data:`_STOPPING_SIGNALS`), so temporary files and
+    partial outputs are removed; the ones that come while it unwinds (``timeout`` passes a terminal's
+    Ctrl-C on to its command, which then gets two) are ignored, not raised again inside the cleanup."""
+    for stopping in _STOPPING_SIGNALS:
+        signal.signal(stopping, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

@@ -414,3 +414,19 @@ def test_a_full_disk_under_the_spool_names_the_folder_and_what_to_do(tmp_path):
     ), completed.stderr
     assert "TMPDIR" in completed.stderr
     assert listing(tmp_path / "tmp") == []
+
+
+def test_the_signals_that_come_while_a_stopped_run_unwinds_are_ignored():
+    """``timeout`` passes a terminal's Ctrl-C on to its command, which then gets two: the second
+    must not interrupt the cleanup the first started (a traceback from a finalizer, Dask's
+    client half-closed)."""
+    from filterkit import cli
+
+    saved = {signum: signal.getsignal(signum) for signum in cli._STOPPING_SIGNALS}
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cli._terminate(signal.SIGINT, None)
+        assert [signal.getsignal(signum) for signum in cli._STOPPING_SIGNALS] == [signal.SIG_IGN] * 3
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)

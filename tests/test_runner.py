@@ -247,8 +247,10 @@ def test_unknown_stage_name_lists_the_installed_ones(registry):
     [(["meanscale"], "tmp/filterkit-spool-*"), (["l2"], "out/.out.arff.*")],
     ids=["spool", "output"],
 )
-def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, pattern):
-    """Killed while stdin is still open: the spool (or the -o temporary) exists, then is removed.
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, pattern, sent):
+    """Killed (or its terminal hung up) while stdin is still open: the spool (or the -o temporary)
+    exists, then is removed.
 
     grain_wc.arff is larger than the reader's 1 MiB block, so rows are read and
     spooled (or written) while the reader waits for the rest of its second block.
@@ -266,7 +268,7 @@ def test_sigterm_removes_the_spool_and_the_partial_output(tmp_path, stages, patt
         process.stdin.write((REAL / "grain_wc.arff").read_bytes())
         process.stdin.flush()
         wait_for_temporary(tmp_path, pattern, process, seconds=20)
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(sent)
         _, stderr = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
