@@ -86,6 +86,8 @@ _PIPE_LOOK_MS = 50
 #: What sendfile and splice answer, before moving any byte, for an output they cannot write to (one
 #: opened to append, a terminal): the bytes are then copied through this process.
 _NOT_BY_THE_KERNEL = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+#: What writing a part answers where its folder's disk or quota is full.
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
 
 
 def import_distributed():
@@ -303,11 +305,20 @@ def _write_partition(
     chain = _chain_of(recipe)
     rows = 0
     assert chain.output_schema is not None  # the chain is fitted
-    with _opened_part(path) as stream:
-        writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)
-        for chunk in chain.transform(recipe.chunks(partition)):
-            writer.write(chunk)
-            rows += chunk.n_rows
+    try:
+        with _opened_part(path) as stream:
+            writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)
+            for chunk in chain.transform(recipe.chunks(partition)):
+                writer.write(chunk)
+                rows += chunk.n_rows
+    except OSError as error:
+        if error.errno not in _NO_ROOM:
+            raise
+        raise FilterkitError(
+            f"{error.strerror} writing the partitions' outputs: --engine dask needs room for the whole output "
+            "in this folder (the system's temporary folder, TMPDIR, when the output is standard output)",
+            os.path.dirname(path),
+        ) from None
     return rows
 
 
@@ -386,12 +397,11 @@ class DaskEngine:
             # The versions a client and each worker send the scheduler on joining: read from the
             # packages' metadata once here (0.02 s), where the forked workers inherit Dask's cache.
             distributed.versions.get_versions()
+            _silence_distributed_logs()  # the console script's client: its errors are one line
             gc.freeze()  # Dask's objects too: no collection in the client or a worker walks them
             _INHERITED_SCHEMAS.update(schemas)
             cluster = self._local_cluster.enter_context(_forked_cluster(LOCAL_WORKERS))
-        starting = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="filterkit-cluster")
-        self._client = started = starting.submit(_started_local_cluster, cluster)
-        starting.shutdown(wait=False)
+        self._client = started = _in_background(_started_local_cluster, cluster)
         self._local_cluster.callback(_stop_local_cluster, started, cluster)
         return cluster is not None
 
@@ -466,7 +476,7 @@ class DaskEngine:
             )
         names = _output_names(files)
         futures = self.client.map(_file_partition, [os.path.abspath(f) for f in files], files, names, pure=False)
-        described = self.client.gather(futures)
+        described = _results(futures)
         schema = described[0][0]
         for path, (other, _, _) in zip(files[1:], described[1:]):
             difference = schema.first_difference(other)
@@ -492,7 +502,7 @@ class DaskEngine:
             parts = self.client.map(_partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False)
             merged = self._merge_tree(recipe, parts)
             self._report(f"fitting {stage.name}", parts)
-            return merged.result()
+            return _results([merged])[0]
 
         return chain.fit_with(plan.schema, statistics_of, self.progress)
 
@@ -575,7 +585,9 @@ class DaskEngine:
         The parts are written by the workers into a temporary folder inside
         ``parts_folder`` (else in the system's temporary folder); each is copied here, and
         removed, as soon as it and the parts before it are written, while the workers
-        write the next ones.  On a local cluster the first partition is not stored at all:
+        write the next ones.  A task's error is raised once the parts before it and the rows it
+        wrote are out, so the run fails on the first error in the input's order, as a local run
+        does, whichever task failed first.  On a local cluster the first partition is not stored at all:
         its worker writes into a named pipe this process copies from as the rows come
         (:func:`_stream_part`), so the first rows are out at once and the parts take the
         space of the others only.  Standard output is a stream: as a local run writes its
@@ -593,15 +605,9 @@ class DaskEngine:
             with self._cancelled_on_failure(futures):
                 if first is not None:
                     _stream_part(first, paths[0], futures[0], header, stream)
-                for number, path in enumerate(self._in_order(futures, paths, "writing")):
-                    if number == 0 and first is not None:
-                        continue
-                    with open(path, "rb") as rows:
-                        _check_header(rows.read(len(header)), header, path)
-                        if number == 0:
-                            stream.write(header)
-                        _copy_rest(rows, stream)
-                    os.remove(path)
+                for number, future in enumerate(self._ended_in_order(futures, "writing")):
+                    if number > 0 or first is None:
+                        _copy_part(paths[number], future, header, stream, with_header=number == 0)
 
     def _write_parts(self, chain, plan, folder, sparse, comments, numbers) -> list[str]:
         """Write each partition's output into ``folder``; their paths, in partition order."""
@@ -633,22 +639,21 @@ class DaskEngine:
             self.client.cancel(futures)
             raise
 
-    def _in_order(self, futures: list, paths: list[str], label: str) -> Iterator[str]:
-        """Each task's path as soon as it and every earlier task are done, in order, so the
-        client copies a part while the workers write the next ones; counted for the progress
-        as ``label``; raises the first error."""
+    def _ended_in_order(self, futures: list, label: str) -> Iterator:
+        """Each of ``futures`` as soon as it and every earlier one have ended, in order (so the
+        client copies a part while the workers write the next ones), failed ones too: the caller
+        raises the first failure in partition order, not the first in time, so that a run reports
+        the error a local run reports. Counted for the progress as ``label``."""
         distributed = import_distributed()
         position = {future.key: number for number, future in enumerate(futures)}
-        done = [False] * len(futures)
+        ended = [False] * len(futures)
         ready = 0
         with self.progress.step(label, items=len(futures), unit="partitions") as meter:
             for future in distributed.as_completed(futures):
-                if future.status == "error":
-                    _raise_task_error(distributed, future)
                 meter.advance()
-                done[position[future.key]] = True
-                while ready < len(futures) and done[ready]:
-                    yield paths[ready]
+                ended[position[future.key]] = True
+                while ready < len(futures) and ended[ready]:
+                    yield futures[ready]
                     ready += 1
 
     def _shared(self, recipe: ChainRecipe, partitions: int):
@@ -673,13 +678,10 @@ class DaskEngine:
 
     def _report(self, label: str, futures: list) -> None:
         """Wait for ``futures`` (one pass called ``label``), counting the partitions done for the
-        progress; raise the first error."""
-        distributed = import_distributed()
-        with self.progress.step(label, items=len(futures), unit="partitions") as meter:
-            for future in distributed.as_completed(futures):
-                if future.status == "error":
-                    _raise_task_error(distributed, future)
-                meter.advance()
+        progress; raise the first error in partition order (:meth:`_ended_in_order`)."""
+        for future in self._ended_in_order(futures, label):
+            if _failed(future):
+                _raise_task_error(import_distributed(), future)
 
 
 def _first_known(forms: Iterator[bool | None]) -> bool | None:
@@ -687,9 +689,29 @@ def _first_known(forms: Iterator[bool | None]) -> bool | None:
     return next((form for form in forms if form is not None), None)
 
 
+def _failed(future) -> bool:
+    """Whether the ended task ``future`` failed or was cancelled."""
+    return future.status != "finished"
+
+
+def _results(futures: list) -> list:
+    """The results of ``futures``, waited for in order: the first failure in that order is raised
+    (:func:`_raise_task_error`)."""
+    results = []
+    for future in futures:
+        future.exception()  # waits for the task to end
+        if _failed(future):
+            _raise_task_error(import_distributed(), future)
+        results.append(future.result())
+    return results
+
+
 def _raise_task_error(distributed, future) -> None:
     """Raise the error of the failed task ``future``: its own, or, where its worker process died
-    running it, a FilterkitError saying so (Dask's ``KilledWorker``)."""
+    running it, a FilterkitError saying so (Dask's ``KilledWorker``), or where the scheduler went
+    away and Dask cancelled the task, a FilterkitError saying that."""
+    if future.status == "cancelled":
+        raise FilterkitError("the Dask scheduler went away during the run; its tasks were cancelled")
     error = future.exception()
     if isinstance(error, distributed.KilledWorker):
         raise FilterkitError(f"a Dask worker process died running a task ({error})") from None
@@ -733,6 +755,22 @@ def _started_local_cluster(cluster: ForkedCluster | None) -> tuple:
         raise
 
 
+def _in_background(function, *args) -> concurrent.futures.Future:
+    """The future of ``function(*args)``, run in a daemon thread: a run stopped while it still runs
+    (the client connecting to a cluster just stopped, which Dask retries for 30 s) ends at once."""
+    future: concurrent.futures.Future = concurrent.futures.Future()
+
+    def run() -> None:
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(function(*args))
+        except BaseException as error:
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="filterkit-cluster", daemon=True).start()
+    return future
+
+
 def _may_fork_workers() -> bool:
     """Whether the local cluster may be forked from this process: in the console script
     (:func:`filterkit.ownership.owns_process`), where filterkit knows every thread and open file,
@@ -745,12 +783,14 @@ class ForkedCluster:
     """The local cluster's helper process (:func:`_forked_cluster`), seen from the client: it
     reports the scheduler's address on one pipe, and ends the cluster when the other is closed."""
 
-    def __init__(self, helper: int, control: int, report: int):
+    def __init__(self, helper: int, control: int, report: int, scratch: str | None = None):
         """``helper`` is the helper's process id, ``control`` the pipe whose closing ends the
-        cluster and ``report`` the pipe the helper writes its one line on."""
+        cluster, ``report`` the pipe the helper writes its one line on, and ``scratch`` the folder
+        of the scheduler's and workers' scratch folders, removed once the helper has ended."""
         self.helper = helper
         self.control = control
         self.report = report
+        self.scratch = scratch
         self.stopped = False
         self._lock = threading.Lock()
 
@@ -788,6 +828,8 @@ class ForkedCluster:
             os.close(self.control)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.helper, 0)
+        if self.scratch is not None:  # the helper removes it, unless it was killed
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -804,23 +846,24 @@ def _forked_cluster(count: int) -> Iterator[ForkedCluster]:
     """
     sys.stdout.flush()
     sys.stderr.flush()
+    scratch = tempfile.mkdtemp(prefix="filterkit-dask-")
     control_read, control_write = os.pipe()
     report_read, report_write = os.pipe()
     helper = os.fork()
     if helper == 0:  # pragma: no cover - the helper process
         os.close(control_write)
         os.close(report_read)
-        _serve_cluster(count, control_read, report_write)
+        _serve_cluster(count, control_read, report_write, scratch)
     os.close(control_read)
     os.close(report_write)
-    cluster = ForkedCluster(helper, control_write, report_read)
+    cluster = ForkedCluster(helper, control_write, report_read, scratch)
     try:
         yield cluster
     finally:
         cluster.stop()
 
 
-def _serve_cluster(count: int, control: int, report: int) -> None:  # pragma: no cover - a forked process
+def _serve_cluster(count: int, control: int, report: int, scratch: str) -> None:  # pragma: no cover - a forked process
     """The helper process: fork ``count`` workers (each waiting on its own pipe for the
     scheduler's address), then run the scheduler (:func:`_schedule`) until the client closes
     ``control`` (or exits); then kill the workers, reap them and exit, leaving the scheduler as it
@@ -829,29 +872,32 @@ def _serve_cluster(count: int, control: int, report: int) -> None:  # pragma: no
     Whatever fails here is reported on ``report`` as ``error MESSAGE``, for the client to say."""
     workers: list[int] = []
     status = 0
-    scratch = None
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the client's to handle
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for stopping in (signal.SIGTERM, signal.SIGHUP):  # sent to it, or to the whole process group
+            signal.signal(stopping, _helper_stopped)
         distributed = import_distributed()  # imported before the fork
         import dask
 
-        # The scheduler's and the workers' scratch folders go in one folder removed at the end (killed,
-        # a worker leaves its own behind). Nothing reads a run's cluster's /metrics or /health: they
-        # serve no HTTP routes, so neither imports their handlers (0.01 s of each start).
-        scratch = tempfile.mkdtemp(prefix="filterkit-dask-")
+        # The scheduler's and the workers' scratch folders go in ``scratch``, removed at the end (killed,
+        # a worker leaves its own behind; killed, the helper too: the client removes it). Nothing reads a
+        # run's cluster's /metrics or /health: they serve no HTTP routes, so neither imports their
+        # handlers (0.01 s of each start).
         dask.config.set({_SCRATCH_FOLDER: scratch, _SCHEDULER_ROUTES: [], _WORKER_ROUTES: []})
+        # Held open by this process only: a worker sees it end (this process died) and exits at once.
+        lifeline, lifeline_end = os.pipe()
         addresses: list[int] = []
         for _ in range(count):
             read_end, write_end = os.pipe()
             worker = os.fork()
             if worker == 0:
-                for pipe in [control, report, write_end, *addresses]:
+                for pipe in [control, report, write_end, lifeline_end, *addresses]:
                     os.close(pipe)
-                _run_worker(read_end)
+                _run_worker(read_end, lifeline)
             os.close(read_end)
             addresses.append(write_end)
             workers.append(worker)
+        os.close(lifeline)
         asyncio.new_event_loop().run_until_complete(_schedule(distributed, addresses, control, report))
     except BaseException as error:
         status = 1
@@ -860,8 +906,7 @@ def _serve_cluster(count: int, control: int, report: int) -> None:  # pragma: no
             os.write(report, f"error {' '.join(message.split())}\n".encode())
     finally:
         _end_workers(workers)
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
         os._exit(status)
 
 
@@ -911,6 +956,12 @@ async def _workers_joined(scheduler, count: int, timeout: float, ended: asyncio.
     raise FilterkitError("the local Dask cluster was stopped while it started")
 
 
+def _helper_stopped(signum, frame) -> None:  # pragma: no cover - in the helper process
+    """SIGTERM or SIGHUP in the helper: end as when the client closes the cluster (the workers
+    killed and reaped, the scratch folder removed; :func:`_serve_cluster`), saying why."""
+    raise FilterkitError(f"the local Dask cluster's helper process was stopped ({signal.Signals(signum).name})")
+
+
 def _end_workers(workers: list[int]) -> None:  # pragma: no cover - in the helper process
     """Kill the helper's ``workers`` and reap them."""
     for worker in workers:
@@ -922,14 +973,17 @@ def _end_workers(workers: list[int]) -> None:  # pragma: no cover - in the helpe
 
 
 def _silence_distributed_logs() -> None:
-    """Dask's log lines left out: a failed task is the client's one error line, not a log."""
-    for handler in logging.getLogger("distributed").handlers:
-        handler.setLevel(logging.CRITICAL)
+    """Dask's log lines (and those of tornado, under it) left out: a failed task, or a cluster that
+    went away, is the client's one error line, not a log."""
+    for name in ("distributed", "tornado"):
+        for handler in logging.getLogger(name).handlers:
+            handler.setLevel(logging.CRITICAL)
 
 
-def _run_worker(address_pipe: int) -> None:  # pragma: no cover - a forked process
+def _run_worker(address_pipe: int, lifeline: int) -> None:  # pragma: no cover - a forked process
     """A forked worker: read the scheduler's address and environment from ``address_pipe``, then
-    serve as a one-thread Dask worker until killed. Never returns."""
+    serve as a one-thread Dask worker until killed, or until ``lifeline`` ends (the helper that
+    forked it died: nobody else would end it). Never returns."""
     status = 0
     try:
         with os.fdopen(address_pipe, "rb") as pipe:
@@ -942,15 +996,17 @@ def _run_worker(address_pipe: int) -> None:  # pragma: no cover - a forked proce
             scheduler_address, environment = ast.literal_eval(message.decode())
             os.environ.update(environment)
             _silence_distributed_logs()
-            asyncio.run(_serve_tasks(distributed, scheduler_address))
+            asyncio.run(_serve_tasks(distributed, scheduler_address, lifeline))
     except BaseException:
         status = 1
     finally:
         os._exit(status)
 
 
-async def _serve_tasks(distributed, scheduler_address: str) -> None:  # pragma: no cover - a forked process
-    """Run a one-thread Dask worker of the scheduler at ``scheduler_address`` until it closes."""
+async def _serve_tasks(distributed, scheduler_address: str, lifeline: int) -> None:  # pragma: no cover
+    """Run a one-thread Dask worker of the scheduler at ``scheduler_address`` until it closes, or
+    end this process at once when ``lifeline`` ends (read: the helper died)."""
+    asyncio.get_running_loop().add_reader(lifeline, os._exit, 1)
     async with distributed.Worker(
         scheduler_address, nthreads=1, death_timeout=_WORKER_START_TIMEOUT, memory_limit=0
     ) as worker:
@@ -978,11 +1034,14 @@ def _stop_local_cluster(started: concurrent.futures.Future, cluster: ForkedClust
     """Stop the cluster of :func:`_started_local_cluster` and its client, once started (nothing to
     stop if starting failed: the error reaches the user when the engine asks for the client).
 
-    A forked ``cluster`` still starting is ended first, so the start fails at once; once started,
-    the client leaves the scheduler before the helper ends it (and the workers, at once: the
-    output is complete, or the run failed)."""
+    A forked ``cluster`` still starting is ended first, and a client still connecting to it is not
+    waited for (Dask would retry for 30 s; it runs in a daemon thread); once started, the client
+    leaves the scheduler before the helper ends it (and the workers, at once: the output is
+    complete, or the run failed)."""
     if cluster is not None and not started.done():
         cluster.stop()
+        if not started.done():
+            return
     try:
         local, client = started.result()
     except Exception:
@@ -1052,12 +1111,39 @@ def _stream_part(reading: int, path: str, future, header: bytes, stream) -> None
     found = _read_at_most(reading, len(header))
     # A header cut short: the task ended (or died) before writing it whole, and its error says why.
     # Another header: refused at once (the task, blocked on a full pipe, ends once it is closed).
-    if len(found) < len(header) and future.exception() is not None:
-        _raise_task_error(import_distributed(), future)
+    if len(found) < len(header):
+        _raise_if_failed(future)
     _check_header(found, header, path)
     stream.write(header)
     _splice_rest(reading, stream)
-    if future.exception() is not None:
+    _raise_if_failed(future)
+
+
+def _raise_if_failed(future) -> None:
+    """Wait for the task ``future`` to end; raise its error if it failed (:func:`_raise_task_error`)."""
+    future.exception()
+    if _failed(future):
+        _raise_task_error(import_distributed(), future)
+
+
+def _copy_part(path: str, future, header: bytes, stream, with_header: bool) -> None:
+    """Copy the part file at ``path`` that the ended task ``future`` wrote into the binary
+    ``stream``, its header checked (and written, ``with_header``), then remove it; a failed task's
+    part holds the rows it wrote before its error, which go out before the error is raised, as the
+    first partition's do (:func:`_stream_part`) and a local run's would."""
+    failed = _failed(future)
+    if failed and not os.path.exists(path):
+        _raise_task_error(import_distributed(), future)
+    with open(path, "rb") as rows:
+        found = rows.read(len(header))
+        if failed and len(found) < len(header):
+            _raise_task_error(import_distributed(), future)
+        _check_header(found, header, path)
+        if with_header:
+            stream.write(header)
+        _copy_rest(rows, stream)
+    os.remove(path)
+    if failed:
         _raise_task_error(import_distributed(), future)
 
 

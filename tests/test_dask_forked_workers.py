@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -228,3 +230,89 @@ def test_an_error_while_the_cluster_starts_stops_it_and_leaves_no_process(tmp_pa
     assert result.stderr == b"filterkit: error: stage 'shape' needs a nominal class attribute (-c)\n"
     assert os.listdir(tmp_path) == []
     assert processes_naming(str(out)) == []
+
+
+def bad_iris(tmp_path: Path, line: int) -> Path:
+    """iris.arff with a value that is not a number at ``line`` (1-based)."""
+    lines = IRIS.read_text().splitlines(keepends=True)
+    lines[line - 1] = "7.2,zz,6.1,2.5,Iris-virginica\n"
+    path = tmp_path / "bad.arff"
+    path.write_text("".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("partitions", [2, 3])
+def test_a_bad_row_in_a_later_partition_gives_the_local_run_s_rows_and_error(tmp_path, partitions):
+    """Row by row (``--chunk-rows 1``) a local run writes every row before the bad one, then fails
+    naming it; so does the cluster, whose later partition's rows before its error are copied out."""
+    bad = bad_iris(tmp_path, 200)
+    argv = ["--chunk-rows", "1", bad, "l2"]
+    local = console_script(*argv)
+    dask = console_script("--engine", "dask", "--partitions", partitions, *argv)
+    assert local.returncode == dask.returncode == 1
+    assert dask.stderr == local.stderr == f"filterkit: error: {bad}:200: ".encode() + local.stderr.split(b":200: ")[1]
+    assert dask.stdout == local.stdout and local.stdout.split(b"\n@data\n")[1].count(b"\n") == 200 - 73
+
+
+def started_big_run(tmp_path: Path) -> tuple[subprocess.Popen, Path, Path]:
+    """``filterkit --engine dask`` started on oh0's rows 40 times (its own process group, TMPDIR a
+    fresh folder), once its tasks are writing; the process, the input and the temporary folder."""
+    if FILTERKIT is None:
+        pytest.skip("the filterkit console script is not installed (pip install -e .)")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    big = tmp_path / "big.arff"
+    header, _, rows = OH0.read_bytes().partition(b"@data\n")
+    big.write_bytes(header + b"@data\n" + rows * 40)
+    process = subprocess.Popen(
+        [FILTERKIT, "--engine", "dask", big, "l2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(temporary.glob(".filterkit-parts-*/00001-*")):  # the cluster runs the tasks
+        if process.poll() is not None or time.monotonic() > deadline:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            pytest.fail("the run never wrote its second part")
+        time.sleep(0.01)
+    return process, big, temporary
+
+
+def ended(process: subprocess.Popen) -> bytes:
+    """The run's standard error once it ended (killed, with its group, after 20 s)."""
+    try:
+        return process.communicate(timeout=20)[1]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def test_sigterm_to_the_process_group_ends_the_run_and_its_cluster_leaving_nothing(tmp_path):
+    """As a service manager or ``kill -- -PGID`` sends it: the client, the helper and the workers all
+    get it; the helper ends its workers and removes its scratch folder, the client its parts."""
+    process, big, temporary = started_big_run(tmp_path)
+    os.killpg(process.pid, signal.SIGTERM)
+    stderr = ended(process)
+    assert (process.returncode, stderr) == (130, b"filterkit: error: interrupted\n")
+    assert os.listdir(temporary) == []
+    assert processes_naming(str(big)) == []
+
+
+def test_a_helper_killed_mid_run_is_one_error_line_and_takes_its_workers_and_folder_with_it(tmp_path):
+    """SIGKILL leaves the helper no cleanup: its workers see their lifeline end and exit, the client
+    removes the scratch folder, and says the scheduler went away (no Dask log, no misleading header)."""
+    process, big, temporary = started_big_run(tmp_path)
+    helper = int(Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()[0])
+    os.kill(helper, signal.SIGKILL)
+    stderr = ended(process)
+    assert (process.returncode, stderr) == (
+        1,
+        b"filterkit: error: the Dask scheduler went away during the run; its tasks were cancelled\n",
+    )
+    assert os.listdir(temporary) == []
+    assert processes_naming(str(big)) == []

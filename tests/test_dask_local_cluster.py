@@ -38,23 +38,112 @@ class Done:
     def __init__(self, key: str):
         self.key = key
 
+    def exception(self):
+        return None
+
+    def result(self):
+        return self.key
+
+
+class Failed(Done):
+    """A task that failed with ``error``."""
+
+    status = "error"
+
+    def __init__(self, key: str, error: BaseException):
+        super().__init__(key)
+        self.error = error
+
+    def exception(self):
+        return self.error
+
+    def result(self):
+        raise self.error
+
+
+def completing(order: list[int], events: list[str] | None = None):
+    """A stand-in for ``dask.distributed`` whose ``as_completed`` hands the futures out in ``order``."""
+
+    class CompletingOutOfOrder:
+        class KilledWorker(Exception):
+            pass
+
+        @staticmethod
+        def as_completed(given):
+            for number in order:
+                if events is not None:
+                    events.append(f"done {number}")
+                yield given[number]
+
+    return CompletingOutOfOrder
+
 
 def test_parts_are_handed_out_in_order_as_soon_as_the_earlier_ones_are_written(monkeypatch):
     futures = [Done(f"write-{number}") for number in range(4)]
     events: list[str] = []
-
-    class CompletingOutOfOrder:
-        @staticmethod
-        def as_completed(given):
-            for number in (2, 0, 1, 3):
-                events.append(f"done {number}")
-                yield given[number]
-
-    monkeypatch.setattr(engine_module, "import_distributed", lambda: CompletingOutOfOrder)
+    monkeypatch.setattr(engine_module, "import_distributed", lambda: completing([2, 0, 1, 3], events))
     engine = DaskEngine(object(), None, 1000)
-    for path in engine._in_order(futures, ["p0", "p1", "p2", "p3"], "writing"):
-        events.append(f"copy {path}")
-    assert events == ["done 2", "done 0", "copy p0", "done 1", "copy p1", "copy p2", "done 3", "copy p3"]
+    for future in engine._ended_in_order(futures, "writing"):
+        events.append(f"copy {future.key}")
+    assert events == [
+        "done 2", "done 0", "copy write-0", "done 1", "copy write-1", "copy write-2", "done 3", "copy write-3"
+    ]  # fmt: skip
+
+
+def test_a_pass_raises_the_first_error_in_partition_order_not_the_first_in_time(monkeypatch):
+    """The second partition fails first; the first, failing later, holds the earlier bad row: a
+    local run reports that one, and so must the cluster, whatever the timing."""
+    futures = [
+        Done("fit-0"),
+        Failed("fit-1", FilterkitError("bad row", "in.arff", 40)),
+        Failed("fit-2", FilterkitError("bad row", "in.arff", 90)),
+    ]
+    monkeypatch.setattr(engine_module, "import_distributed", lambda: completing([2, 0, 1]))
+    with pytest.raises(FilterkitError) as raised:
+        DaskEngine(object(), None, 1000)._report("fitting", futures)
+    assert str(raised.value) == "in.arff:40: bad row"
+
+
+def test_results_are_raised_in_order_too():
+    futures = [Done("a"), Failed("b", FilterkitError("first", "b.arff")), Failed("c", FilterkitError("second"))]
+    assert engine_module._results(futures[:1]) == ["a"]
+    with pytest.raises(FilterkitError, match="first"):
+        engine_module._results(futures)
+
+
+def test_a_task_cancelled_because_the_scheduler_went_away_is_one_error():
+    class Cancelled(Done):
+        status = "cancelled"
+
+    with pytest.raises(FilterkitError, match="^the Dask scheduler went away during the run; its tasks were cancelled$"):
+        engine_module._raise_task_error(None, Cancelled("write-1"))
+
+
+HEAD = b"@relation r\n@attribute a numeric\n@data\n"
+
+
+@pytest.mark.parametrize("written", [HEAD + b"1\n2\n", HEAD[:5], None], ids=["rows", "header-cut", "no-part"])
+def test_a_failed_later_part_gives_the_rows_it_wrote_then_its_error(tmp_path, monkeypatch, written):
+    """As the first partition's rows before its error are out (and a local run's), so are a later one's."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    path = tmp_path / "00001-part.arff"
+    if written is not None:
+        path.write_bytes(written)
+    stream = io.BytesIO(b"earlier parts\n")
+    stream.seek(0, io.SEEK_END)
+    with pytest.raises(FilterkitError, match="bad row"):
+        engine_module._copy_part(str(path), Failed("write-1", FilterkitError("bad row")), HEAD, stream, False)
+    copied = b"1\n2\n" if written == HEAD + b"1\n2\n" else b""
+    assert stream.getvalue() == b"earlier parts\n" + copied
+    assert not path.exists() or written == HEAD[:5]
+
+
+def test_a_finished_part_is_copied_and_removed(tmp_path):
+    path = tmp_path / "00000-part.arff"
+    path.write_bytes(HEAD + b"1\n")
+    stream = io.BytesIO()
+    engine_module._copy_part(str(path), Done("write-0"), HEAD, stream, True)
+    assert stream.getvalue() == HEAD + b"1\n" and not path.exists()
 
 
 @pytest.fixture
@@ -135,6 +224,10 @@ class WritingTask:
         self.ended.wait()
         if self.error is not None:
             raise self.error
+
+    @property
+    def status(self) -> str:
+        return "pending" if not self.done() else "error" if self.error is not None else "finished"
 
 
 HEADER = b"@relation r\n@attribute a numeric\n@data\n"
@@ -305,7 +398,7 @@ def test_a_local_cluster_streams_the_first_part_and_copies_the_others(tmp_path, 
 
     engine = DaskEngine(Refusing(), None, 1000, local_threads=local_threads)
     engine._submit_parts = submit_parts
-    engine._in_order = lambda futures, paths, label: iter(paths)
+    engine._ended_in_order = lambda futures, label: iter(futures)
     stream = io.BytesIO()
     engine.write_concatenated(chain, SimpleNamespace(partitions=partitions), stream, None, ["made here"], str(tmp_path))
     assert stream.getvalue() == header + b"row 0\nrow 1\nrow 2\n"
@@ -447,3 +540,20 @@ def test_a_worker_error_on_a_local_cluster_is_one_line_and_no_output(tmp_path):
     assert result.stderr.decode().count("\n") == 1
     assert result.stderr.startswith(b"filterkit: error: ") and b"failed during transform" in result.stderr
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_a_full_disk_while_a_task_writes_its_part_names_the_folder():
+    """The parts of a run to standard output go to the temporary folder, which a local run never
+    needs: the error says where the room was missing and why it was needed."""
+    schema, partitions = engine_module._split_file(str(IRIS), 2)
+    chain = Chain([load_plugins().make_stage("l2", {})])
+    chain.fit_with(schema, lambda position, stage: None)
+    plan = engine_module.Plan(tuple(partitions), schema, False)
+    recipe = DaskEngine(object(), None, 1000).recipe(chain, plan)
+    with pytest.raises(FilterkitError) as raised:
+        engine_module._write_partition(recipe, partitions[1], "/dev/full", None, [])
+    assert str(raised.value) == (
+        "/dev: No space left on device writing the partitions' outputs: --engine dask needs room for the whole "
+        "output in this folder (the system's temporary folder, TMPDIR, when the output is standard output)"
+    )
