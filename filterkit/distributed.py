@@ -958,7 +958,10 @@ async def _workers_joined(scheduler, count: int, timeout: float, ended: asyncio.
 
 def _helper_stopped(signum, frame) -> None:  # pragma: no cover - in the helper process
     """SIGTERM or SIGHUP in the helper: end as when the client closes the cluster (the workers
-    killed and reaped, the scratch folder removed; :func:`_serve_cluster`), saying why."""
+    killed and reaped, the scratch folder removed; :func:`_serve_cluster`), saying why; another one
+    is ignored, so that it cannot interrupt that cleanup (and escape the helper's ``os._exit``)."""
+    for stopping in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stopping, signal.SIG_IGN)
     raise FilterkitError(f"the local Dask cluster's helper process was stopped ({signal.Signals(signum).name})")
 
 
