@@ -16,7 +16,7 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
-from filterkit.ownership import claim_process, limit_blas_threads
+from filterkit.ownership import STOPPING_SIGNALS, claim_process, limit_blas_threads
 
 #: The environment variable of click's shell completion (``_FILTERKIT_COMPLETE=bash_source filterkit``).
 COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> None:
     if instruction:
         sys.exit(complete(instruction))
     argv = list(sys.argv[1:] if argv is None else argv)
-    for signum in _STOPPING_SIGNALS:
+    for signum in STOPPING_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:  # as a background job's SIGINT, or nohup's SIGHUP
             signal.signal(signum, _terminate)
     try:
@@ -91,15 +91,11 @@ def skip_collection_at_exit() -> None:
     gc.freeze()
 
 
-#: The signals that stop a run: Ctrl-C, ``kill``, and the terminal hanging up.
-_STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
 def _terminate(signum, frame):
-    """Ctrl-C, SIGTERM and SIGHUP unwind the run (:data:`_STOPPING_SIGNALS`), so temporary files and
+    """Ctrl-C, SIGTERM and SIGHUP unwind the run (:data:`filterkit.ownership.STOPPING_SIGNALS`), so temporary files and
     partial outputs are removed; the ones that come while it unwinds (``timeout`` passes a terminal's
     Ctrl-C on to its command, which then gets two) are ignored, not raised again inside the cleanup."""
-    for stopping in _STOPPING_SIGNALS:
+    for stopping in STOPPING_SIGNALS:
         signal.signal(stopping, signal.SIG_IGN)
     raise KeyboardInterrupt
 

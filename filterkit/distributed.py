@@ -54,7 +54,7 @@ from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
-from filterkit.ownership import owns_process
+from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
@@ -86,6 +86,10 @@ _PIPE_LOOK_MS = 50
 #: What sendfile and splice answer, before moving any byte, for an output they cannot write to (one
 #: opened to append, a terminal): the bytes are then copied through this process.
 _NOT_BY_THE_KERNEL = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+#: Where the helper's scheduler and the forked workers serve HTTP (no route: ``_SCHEDULER_ROUTES``):
+#: this machine only, on a free port (left unset, the scheduler takes 8787 and warns on standard
+#: error where another cluster, a notebook's say, holds it).
+_HELPER_HTTP_ADDRESS = "127.0.0.1:0"
 #: What writing a part answers where its folder's disk or quota is full.
 _NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
 
@@ -849,11 +853,17 @@ def _forked_cluster(count: int) -> Iterator[ForkedCluster]:
     scratch = tempfile.mkdtemp(prefix="filterkit-dask-")
     control_read, control_write = os.pipe()
     report_read, report_write = os.pipe()
-    helper = os.fork()
-    if helper == 0:  # pragma: no cover - the helper process
-        os.close(control_write)
-        os.close(report_read)
-        _serve_cluster(count, control_read, report_write, scratch)
+    # A stopping signal during the fork would be raised inside its at-fork callbacks (logging's),
+    # which swallow it: it waits, and comes once the fork has returned (the helper sets its own).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+    try:
+        helper = os.fork()
+        if helper == 0:  # pragma: no cover - the helper process
+            os.close(control_write)
+            os.close(report_read)
+            _serve_cluster(count, control_read, report_write, scratch, mask)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     os.close(control_read)
     os.close(report_write)
     cluster = ForkedCluster(helper, control_write, report_read, scratch)
@@ -863,19 +873,22 @@ def _forked_cluster(count: int) -> Iterator[ForkedCluster]:
         cluster.stop()
 
 
-def _serve_cluster(count: int, control: int, report: int, scratch: str) -> None:  # pragma: no cover - a forked process
+def _serve_cluster(count: int, control: int, report: int, scratch: str, mask) -> None:  # pragma: no cover
     """The helper process: fork ``count`` workers (each waiting on its own pipe for the
     scheduler's address), then run the scheduler (:func:`_schedule`) until the client closes
     ``control`` (or exits); then kill the workers, reap them and exit, leaving the scheduler as it
     is (closing it and its event loop added 0.01 s to the end of every run). Never returns.
 
-    Whatever fails here is reported on ``report`` as ``error MESSAGE``, for the client to say."""
+    ``mask`` is the client's signal mask, restored once this process's own handlers are set (the
+    stopping signals were held back around the fork). Whatever fails here is reported on
+    ``report`` as ``error MESSAGE``, for the client to say."""
     workers: list[int] = []
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the client's to handle
         for stopping in (signal.SIGTERM, signal.SIGHUP):  # sent to it, or to the whole process group
             signal.signal(stopping, _helper_stopped)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # the client's, blocked around the fork
         distributed = import_distributed()  # imported before the fork
         import dask
 
@@ -927,7 +940,12 @@ async def _schedule(distributed, addresses: list[int], control: int, report: int
 
     loop.add_reader(control, end)
     scheduler = await distributed.Scheduler(
-        host="127.0.0.1", port=0, protocol="tcp", dashboard=False, dashboard_address=None, allowed_failures=0
+        host="127.0.0.1",
+        port=0,
+        protocol="tcp",
+        dashboard=False,
+        dashboard_address=_HELPER_HTTP_ADDRESS,
+        allowed_failures=0,
     )
     message = repr((scheduler.address, {name: str(value) for name, value in environment.items()}))
     for pipe in addresses:
@@ -1011,7 +1029,11 @@ async def _serve_tasks(distributed, scheduler_address: str, lifeline: int) -> No
     end this process at once when ``lifeline`` ends (read: the helper died)."""
     asyncio.get_running_loop().add_reader(lifeline, os._exit, 1)
     async with distributed.Worker(
-        scheduler_address, nthreads=1, death_timeout=_WORKER_START_TIMEOUT, memory_limit=0
+        scheduler_address,
+        nthreads=1,
+        death_timeout=_WORKER_START_TIMEOUT,
+        memory_limit=0,
+        dashboard_address=_HELPER_HTTP_ADDRESS,
     ) as worker:
         await worker.finished()
 

@@ -6,6 +6,7 @@ process filterkit owns."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 _claimed = False
@@ -13,6 +14,10 @@ _claimed = False
 #: The variables that set how many threads OpenBLAS (numpy's and scipy's BLAS) starts, in the
 #: order it reads them: a user who sets any of them is obeyed.
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+#: The signals that stop a run of the console script, as Ctrl-C does: Ctrl-C, ``kill``, and the
+#: terminal hanging up (those this system has).
+STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def claim_process() -> None:

@@ -316,3 +316,20 @@ def test_a_helper_killed_mid_run_is_one_error_line_and_takes_its_workers_and_fol
     )
     assert os.listdir(temporary) == []
     assert processes_naming(str(big)) == []
+
+
+def test_a_run_beside_another_cluster_s_dashboard_says_nothing(tmp_path):
+    """Port 8787 (Dask's dashboard, a notebook's cluster say) taken: the helper's scheduler serves on a
+    free port of this machine only, instead of warning on standard error that it moved."""
+    import socket
+
+    with socket.socket() as taken:
+        try:
+            taken.bind(("", 8787))
+            taken.listen()
+        except OSError:
+            pass  # held by another process already: the same condition
+        dask = console_script("--engine", "dask", IRIS, "l2")
+    local = console_script(IRIS, "l2")
+    assert (dask.returncode, dask.stderr) == (0, b"")
+    assert dask.stdout == local.stdout
