@@ -636,11 +636,14 @@ class DaskEngine:
 
     @contextlib.contextmanager
     def _cancelled_on_failure(self, futures: list):
-        """No task of ``futures`` starts after the block fails; running ones may still end."""
+        """No task of ``futures`` starts after the block fails; running ones may still end.  A local
+        cluster is not asked: it is stopped with the run, its workers with it (and a scheduler
+        already gone would keep the cancelling waiting, then raise)."""
         try:
             yield
         except BaseException:
-            self.client.cancel(futures)
+            if self.local_threads is None:
+                self.client.cancel(futures)
             raise
 
     def _ended_in_order(self, futures: list, label: str) -> Iterator:

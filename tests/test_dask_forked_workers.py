@@ -303,12 +303,14 @@ def test_sigterm_to_the_process_group_ends_the_run_and_its_cluster_leaving_nothi
     assert processes_naming(str(big)) == []
 
 
-def test_a_helper_killed_mid_run_is_one_error_line_and_takes_its_workers_and_folder_with_it(tmp_path):
+@pytest.mark.parametrize("sent", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_helper_killed_mid_run_is_one_error_line_and_takes_its_workers_and_folder_with_it(tmp_path, sent):
     """SIGKILL leaves the helper no cleanup: its workers see their lifeline end and exit, the client
-    removes the scratch folder, and says the scheduler went away (no Dask log, no misleading header)."""
+    removes the scratch folder, and says the scheduler went away (no Dask log, no misleading header,
+    no 30 s of Dask trying to cancel the tasks on a scheduler gone); SIGTERM ends them itself."""
     process, big, temporary = started_big_run(tmp_path)
     helper = int(Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()[0])
-    os.kill(helper, signal.SIGKILL)
+    os.kill(helper, sent)
     stderr = ended(process)
     assert (process.returncode, stderr) == (
         1,

@@ -557,3 +557,25 @@ def test_a_full_disk_while_a_task_writes_its_part_names_the_folder():
         "/dev: No space left on device writing the partitions' outputs: --engine dask needs room for the whole "
         "output in this folder (the system's temporary folder, TMPDIR, when the output is standard output)"
     )
+
+
+class Cancelling:
+    """A client that records what it is asked to cancel."""
+
+    def __init__(self):
+        self.cancelled: list = []
+
+    def cancel(self, futures):
+        self.cancelled.append(futures)
+
+
+def test_a_failure_cancels_a_scheduler_s_tasks_but_leaves_a_local_cluster_to_its_stop():
+    """A local cluster's workers end with the run; its scheduler may be gone (its helper killed),
+    and Dask's cancelling then waited 30 s, or raised past the run's one error line."""
+    for local_threads, asked in [(None, [["task"]]), (2, [])]:
+        client = Cancelling()
+        engine = DaskEngine(Refusing() if local_threads else client, None, 1000, local_threads=local_threads)
+        with pytest.raises(FilterkitError, match="bad row"):
+            with engine._cancelled_on_failure(["task"]):
+                raise FilterkitError("bad row")
+        assert client.cancelled == asked
