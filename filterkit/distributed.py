@@ -606,10 +606,10 @@ class DaskEngine:
             if first is not None:
                 pipes.callback(os.close, first)
             futures = self._submit_parts(chain, plan, paths, sparse, comments, numbers)
-            with self._cancelled_on_failure(futures):
+            with self._cancelled_on_failure(futures), self._pass("writing", futures) as meter:
                 if first is not None:
                     _stream_part(first, paths[0], futures[0], header, stream)
-                for number, future in enumerate(self._ended_in_order(futures, "writing")):
+                for number, future in enumerate(self._ended_in_order(futures, meter)):
                     if number > 0 or first is None:
                         _copy_part(paths[number], future, header, stream, with_header=number == 0)
 
@@ -646,22 +646,26 @@ class DaskEngine:
                 self.client.cancel(futures)
             raise
 
-    def _ended_in_order(self, futures: list, label: str) -> Iterator:
+    def _pass(self, label: str, futures: list):
+        """The progress step of a pass called ``label`` over the partitions of ``futures``."""
+        return self.progress.step(label, items=len(futures), unit="partitions")
+
+    @staticmethod
+    def _ended_in_order(futures: list, meter) -> Iterator:
         """Each of ``futures`` as soon as it and every earlier one have ended, in order (so the
         client copies a part while the workers write the next ones), failed ones too: the caller
         raises the first failure in partition order, not the first in time, so that a run reports
-        the error a local run reports. Counted for the progress as ``label``."""
+        the error a local run reports. Each one ended advances ``meter`` (:meth:`_pass`)."""
         distributed = import_distributed()
         position = {future.key: number for number, future in enumerate(futures)}
         ended = [False] * len(futures)
         ready = 0
-        with self.progress.step(label, items=len(futures), unit="partitions") as meter:
-            for future in distributed.as_completed(futures):
-                meter.advance()
-                ended[position[future.key]] = True
-                while ready < len(futures) and ended[ready]:
-                    yield futures[ready]
-                    ready += 1
+        for future in distributed.as_completed(futures):
+            meter.advance()
+            ended[position[future.key]] = True
+            while ready < len(futures) and ended[ready]:
+                yield futures[ready]
+                ready += 1
 
     def _shared(self, recipe: ChainRecipe, partitions: int):
         """The recipe as the tasks of a pass over ``partitions`` partitions are given it: itself where
@@ -686,9 +690,10 @@ class DaskEngine:
     def _report(self, label: str, futures: list) -> None:
         """Wait for ``futures`` (one pass called ``label``), counting the partitions done for the
         progress; raise the first error in partition order (:meth:`_ended_in_order`)."""
-        for future in self._ended_in_order(futures, label):
-            if _failed(future):
-                _raise_task_error(import_distributed(), future)
+        with self._pass(label, futures) as meter:
+            for future in self._ended_in_order(futures, meter):
+                if _failed(future):
+                    _raise_task_error(import_distributed(), future)
 
 
 def _first_known(forms: Iterator[bool | None]) -> bool | None:
