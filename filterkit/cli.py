@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)
+    for signum in STOPPING_SIGNALS:  # the run is over: a signal now would only turn its status into a kill's
+        signal.signal(signum, signal.SIG_IGN)
     skip_collection_at_exit()
     sys.exit(status)
 

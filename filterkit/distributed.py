@@ -831,16 +831,17 @@ class ForkedCluster:
         raise FilterkitError("the local Dask cluster was stopped while it started")
 
     def stop(self) -> None:
-        """End the scheduler and the workers at once (the run's output is complete, or it failed)
-        and wait for the helper to have reaped them; nothing the second time."""
+        """End the scheduler and the workers at once (the run's output is complete, or it failed),
+        wait for the helper to have reaped them and remove the scratch folder (the helper removes
+        it, unless it was killed). Called again (a signal interrupted the wait), it waits and
+        removes again."""
         with self._lock:
-            if self.stopped:
-                return
-            self.stopped = True
-            os.close(self.control)
-        with contextlib.suppress(ChildProcessError):
+            if not self.stopped:
+                self.stopped = True
+                os.close(self.control)
+        with contextlib.suppress(ChildProcessError):  # reaped already
             os.waitpid(self.helper, 0)
-        if self.scratch is not None:  # the helper removes it, unless it was killed
+        if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
@@ -894,8 +895,11 @@ def _serve_cluster(count: int, control: int, report: int, scratch: str, mask) ->
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the client's to handle
-        for stopping in (signal.SIGTERM, signal.SIGHUP):  # sent to it, or to the whole process group
-            signal.signal(stopping, _helper_stopped)
+        # Sent to it, or to the whole process group, these end it at once: its workers exit with it
+        # (their lifeline) and the client removes the scratch folder. A handler raising here could
+        # fire in the cleanup below and carry this forked process past os._exit into the client's code.
+        for stopping in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stopping, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # the client's, blocked around the fork
         distributed = import_distributed()  # imported before the fork
         import dask
@@ -980,15 +984,6 @@ async def _workers_joined(scheduler, count: int, timeout: float, ended: asyncio.
             raise TimeoutError(f"{running} of {count} workers started in {timeout:g} s")
         await asyncio.sleep(0.005)
     raise FilterkitError("the local Dask cluster was stopped while it started")
-
-
-def _helper_stopped(signum, frame) -> None:  # pragma: no cover - in the helper process
-    """SIGTERM or SIGHUP in the helper: end as when the client closes the cluster (the workers
-    killed and reaped, the scratch folder removed; :func:`_serve_cluster`), saying why; another one
-    is ignored, so that it cannot interrupt that cleanup (and escape the helper's ``os._exit``)."""
-    for stopping in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(stopping, signal.SIG_IGN)
-    raise FilterkitError(f"the local Dask cluster's helper process was stopped ({signal.Signals(signum).name})")
 
 
 def _end_workers(workers: list[int]) -> None:  # pragma: no cover - in the helper process

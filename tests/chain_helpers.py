@@ -320,6 +320,9 @@ with DaskEngine.connect(None, None, 1000) as engine:
     facts = {
         "client": os.getpid(),
         "scheduler": engine.client.run_on_scheduler(os.getpid),
+        "helper_signals": engine.client.run_on_scheduler(
+            eval, "[getattr(__import__('signal').getsignal(n), 'name', 'a handler') for n in (2, 15, 1)]"
+        ),
         "parents": list(run(os.getppid).values()),
         "grandparents": list(run(lambda: int(Path(f"/proc/{os.getppid()}/stat").read_text().split()[3])).values()),
         "omp_threads": list(run(lambda: os.environ.get("OMP_NUM_THREADS")).values()),
@@ -338,9 +341,10 @@ def local_cluster_facts() -> dict:
     """How a local Dask cluster's workers were started in a process claimed as the console script claims
     its own, in a fresh interpreter (a test process runs other tests' threads, and workers are forked
     only while no other thread runs), once it has planned iris.arff: the client's and the scheduler's
-    pids, each worker's parent and grandparent, its OMP_NUM_THREADS, whether it has
-    filterkit.distributed imported, how many objects it has frozen (``gc.get_freeze_count``), the HTTP
-    routes it serves, the planned schema's attribute names and those each worker inherited."""
+    pids, the helper's handling of SIGINT, SIGTERM and SIGHUP, each worker's parent and grandparent,
+    its OMP_NUM_THREADS, whether it has filterkit.distributed imported, how many objects it has frozen
+    (``gc.get_freeze_count``), the HTTP routes it serves, the planned schema's attribute names and
+    those each worker inherited."""
     pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
     finished = subprocess.run(
         [sys.executable, "-c", _LOCAL_CLUSTER_FACTS, str(REAL / "iris.arff")],

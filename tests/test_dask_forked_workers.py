@@ -116,6 +116,13 @@ def test_the_workers_are_forked_by_one_helper_the_client_started():
     assert facts["routes"] == [[], []]  # no HTTP handler imported nor served
 
 
+def test_the_helper_leaves_ctrl_c_to_the_client_and_dies_of_sigterm_and_sighup():
+    """A handler that raised in the helper could fire in its cleanup and carry the forked process
+    past its os._exit into the client's code (a second error line, the scratch folder left): it dies
+    instead, its workers with it (their lifeline), and the client removes the scratch folder."""
+    assert local_cluster_facts()["helper_signals"] == ["SIG_IGN", "SIG_DFL", "SIG_DFL"]
+
+
 def test_the_workers_are_forked_knowing_the_planned_schema():
     """The cluster starts once the input's header is read: each worker holds the schema, which the
     recipes then name instead of carrying it."""
