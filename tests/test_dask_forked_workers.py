@@ -342,3 +342,19 @@ def test_a_run_beside_another_cluster_s_dashboard_says_nothing(tmp_path):
     local = console_script(IRIS, "l2")
     assert (dask.returncode, dask.stderr) == (0, b"")
     assert dask.stdout == local.stdout
+
+
+def test_a_stop_interrupted_by_a_signal_is_finished_by_the_next_one(tmp_path):
+    """A signal can interrupt the first stop while it waits for the helper (its control pipe already
+    closed): the second, as the run unwinds, still waits and removes the scratch folder."""
+    scratch = tmp_path / "filterkit-dask-x"
+    (scratch / "dask-scratch-space").mkdir(parents=True)
+    helper = os.fork()
+    if helper == 0:  # pragma: no cover - the stand-in helper
+        os._exit(0)
+    cluster = engine_module.ForkedCluster(helper, -1, -1, str(scratch))
+    cluster.stopped = True  # the first stop closed the control pipe, then was interrupted
+    cluster.stop()
+    assert not scratch.exists()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(helper, 0)  # reaped by the stop
