@@ -24,6 +24,7 @@ import re
 import resource
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -451,3 +452,21 @@ def test_the_stopping_signals_wait_while_the_dask_helper_is_forked(monkeypatch):
     assert held_back and set(STOPPING_SIGNALS) <= held_back[0]
     assert not set(STOPPING_SIGNALS) & set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
     assert cluster.scratch is not None and not os.path.exists(cluster.scratch)
+
+
+def test_a_signal_once_the_run_is_over_leaves_its_exit_status(tmp_path):
+    """While the interpreter exits (Python puts the default handlers back), a SIGTERM turned a complete
+    run's 0 into a kill: the stopping signals are ignored once the run has returned."""
+    script = (
+        "import os, signal\n"
+        "from filterkit import cli\n"
+        "cli.run = lambda argv, plugins_dir=None: 0\n"
+        "exiting = cli.skip_collection_at_exit\n"
+        "def signalled_while_exiting():\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    exiting()\n"
+        "cli.skip_collection_at_exit = signalled_while_exiting\n"
+        "cli.main(['iris.arff'])\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)
+    assert (finished.returncode, finished.stderr) == (0, b"")
