@@ -48,8 +48,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
     status = run(argv)
-    for signum in STOPPING_SIGNALS:  # the run is over: a signal now would only turn its status into a kill's
-        signal.signal(signum, signal.SIG_IGN)
+    _ignore_stopping_signals()  # the run is over: a signal now would only turn its status into a kill's
     skip_collection_at_exit()
     sys.exit(status)
 
@@ -97,9 +96,14 @@ def _terminate(signum, frame):
     """Ctrl-C, SIGTERM and SIGHUP unwind the run (:data:`filterkit.ownership.STOPPING_SIGNALS`), so temporary files and
     partial outputs are removed; the ones that come while it unwinds (``timeout`` passes a terminal's
     Ctrl-C on to its command, which then gets two) are ignored, not raised again inside the cleanup."""
-    for stopping in STOPPING_SIGNALS:
-        signal.signal(stopping, signal.SIG_IGN)
+    _ignore_stopping_signals()
     raise KeyboardInterrupt
+
+
+def _ignore_stopping_signals() -> None:
+    """From now on, Ctrl-C, SIGTERM and SIGHUP do nothing to this process."""
+    for signum in STOPPING_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def run(argv: list[str], plugins_dir: str | None = None) -> int:

@@ -692,8 +692,7 @@ class DaskEngine:
         progress; raise the first error in partition order (:meth:`_ended_in_order`)."""
         with self._pass(label, futures) as meter:
             for future in self._ended_in_order(futures, meter):
-                if _failed(future):
-                    _raise_task_error(import_distributed(), future)
+                _raise_if_failed(future)
 
 
 def _first_known(forms: Iterator[bool | None]) -> bool | None:
@@ -711,9 +710,7 @@ def _results(futures: list) -> list:
     (:func:`_raise_task_error`)."""
     results = []
     for future in futures:
-        future.exception()  # waits for the task to end
-        if _failed(future):
-            _raise_task_error(import_distributed(), future)
+        _raise_if_failed(future)
         results.append(future.result())
     return results
 
@@ -867,12 +864,17 @@ def _forked_cluster(count: int) -> Iterator[ForkedCluster]:
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
     try:
         helper = os.fork()
-        if helper == 0:  # pragma: no cover - the helper process
-            os.close(control_write)
-            os.close(report_read)
-            _serve_cluster(count, control_read, report_write, scratch, mask)
+    except OSError:  # no process to be had (EAGAIN, ENOMEM): nothing of the cluster is left
+        for pipe in (control_read, control_write, report_read, report_write):
+            os.close(pipe)
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    if helper == 0:  # pragma: no cover - the helper process
+        os.close(control_write)
+        os.close(report_read)
+        _serve_cluster(count, control_read, report_write, scratch, mask)
     os.close(control_read)
     os.close(report_write)
     cluster = ForkedCluster(helper, control_write, report_read, scratch)

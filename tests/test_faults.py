@@ -428,7 +428,7 @@ def test_the_signals_that_come_while_a_stopped_run_unwinds_are_ignored():
     try:
         with pytest.raises(KeyboardInterrupt):
             cli._terminate(signal.SIGINT, None)
-        assert [signal.getsignal(signum) for signum in STOPPING_SIGNALS] == [signal.SIG_IGN] * 3
+        assert {signal.getsignal(signum) for signum in STOPPING_SIGNALS} == {signal.SIG_IGN}
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
@@ -470,3 +470,20 @@ def test_a_signal_once_the_run_is_over_leaves_its_exit_status(tmp_path):
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)
     assert (finished.returncode, finished.stderr) == (0, b"")
+
+
+def test_a_failed_fork_leaves_no_scratch_folder_nor_pipe(monkeypatch, tmp_path):
+    """No process to be had for the cluster's helper: the error goes on, and nothing of it stays."""
+    from filterkit import distributed
+
+    def refusing():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(distributed.os, "fork", refusing)
+    monkeypatch.setattr(distributed.tempfile, "tempdir", str(tmp_path))
+    descriptors = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(BlockingIOError):
+        with distributed._forked_cluster(2):
+            pass
+    assert os.listdir(tmp_path) == []
+    assert sorted(os.listdir("/proc/self/fd")) == descriptors
