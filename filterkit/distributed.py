@@ -52,6 +52,7 @@ from filterkit.arff.header import format_header
 from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
+from filterkit.background import in_one_thread
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
@@ -282,12 +283,14 @@ def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Pa
 
 
 def _partition_statistics(recipe: ChainRecipe, partition: Partition):
-    """The statistics of the recipe's last stage over one partition's rows."""
+    """The statistics of the recipe's last stage over one partition's rows, read in the task's
+    own thread (:func:`in_one_thread`: the workers' threads are the parallelism)."""
     chain = _chain_of(recipe)
     stage = chain.stages[-1]
     statistics = stage.new_statistics()
-    for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
-        statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+    with in_one_thread():
+        for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
+            statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
     return statistics
 
 
@@ -305,12 +308,13 @@ def _write_partition(
     comments: list[str],
     numbers: NumberFormat = EXACT,
 ) -> int:
-    """Apply the fitted chain to one partition and write it as a whole ARFF file; the row count."""
+    """Apply the fitted chain to one partition and write it as a whole ARFF file, in the task's own
+    thread (:func:`in_one_thread`); the row count."""
     chain = _chain_of(recipe)
     rows = 0
     assert chain.output_schema is not None  # the chain is fitted
     try:
-        with _opened_part(path) as stream:
+        with in_one_thread(), _opened_part(path) as stream:
             writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)
             for chunk in chain.transform(recipe.chunks(partition)):
                 writer.write(chunk)
