@@ -98,17 +98,27 @@ class OutputContract:
                     )
         return cls(stage, schema, class_in, class_out)
 
-    def class_before(self, given: Chunk) -> np.ndarray | None:
+    def class_before(self, given: Chunk, known: np.ndarray | None = None) -> np.ndarray | None:
         """The class column of ``given`` before the stage runs (a copy), for :meth:`check` to compare
         the result's with, so that a stage changing it in place is caught too; None when the stage
-        may change it or there is none."""
+        may change it or there is none.  ``known`` is that column as the previous stage's check
+        found it (:meth:`checked`), which saves a pass over the chunk's entries."""
         if self.class_in is None or self.class_out is None or self.stage.changes_class:
             return None
+        if known is not None:
+            return known
         return np.array(column_of(_rows_of(given), self.class_in), dtype=np.float64, copy=True)
 
     def check(self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None) -> Chunk:
         """``result`` when it is a chunk this stage may return for ``given``; else ContractError.
         ``class_before`` is :meth:`class_before` of ``given`` taken before the stage ran."""
+        return self.checked(given, result, step, class_before)[0]
+
+    def checked(
+        self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None
+    ) -> tuple[Chunk, np.ndarray | None]:
+        """What :meth:`check` returns, and the result's class column (a copy) where the check read it
+        (``class_before`` given), for the next stage's :meth:`class_before`; else None."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
         # checked below: CSR arrays (a chunk of arrays, no matrix built), a CSR matrix or an array
@@ -139,16 +149,18 @@ class OutputContract:
         # A stage that filters rows returns some of them, so its class column is compared only when the rows
         # are the ones it was given.
         same_rows = rows == given.n_rows
+        class_after = None
         if self.class_in is not None and self.class_out is not None and same_rows and not self.stage.changes_class:
             if class_before is not None:
-                unchanged = np.array_equal(class_before, column_of(_rows_of(result), self.class_out), equal_nan=True)
+                class_after = np.array(column_of(_rows_of(result), self.class_out), dtype=np.float64, copy=True)
+                unchanged = np.array_equal(class_before, class_after, equal_nan=True)
             else:
                 unchanged = _same_column(_rows_of(given), self.class_in, _rows_of(result), self.class_out)
             if not unchanged:
                 raise self._broken(
                     step, "it changed the class column's values (a stage that does declares changes_class = True)"
                 )
-        return result
+        return result, class_after
 
     def _check_arrays(self, arrays: CsrArrays, step: str) -> None:
         """CSR arrays that make a matrix: one-dimensional, ``indptr`` one longer than the rows,

@@ -191,14 +191,16 @@ class Chain:
         maps = [guarded(stage, "transform", _stored_values_map, stage) for stage in stages]
         steps = _steps(maps)
         for chunk in chunks:
+            class_column = None  # the chunk's class column as the last check read it
             for start, end in steps:
                 if end - start > 1 and chunk.is_sparse:
                     chunk = _mapped_together(chunk, stages[start:end], maps[start:end], contracts[end - 1])
+                    class_column = None
                     continue
                 for stage, contract in zip(stages[start:end], contracts[start:end]):
-                    class_before = contract.class_before(chunk)  # before: a stage may change it in place
+                    class_before = contract.class_before(chunk, class_column)  # a stage may change it in place
                     result = guarded(stage, "transform", stage.transform, chunk)
-                    chunk = contract.check(chunk, result, "transform", class_before)
+                    chunk, class_column = contract.checked(chunk, result, "transform", class_before)
             yield chunk
 
 

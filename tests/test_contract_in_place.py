@@ -13,13 +13,16 @@ OH0 = REAL / "oh0.wc.arff"  # sparse, its class (10 labels) first
 IRIS = REAL / "iris.arff"  # dense, its class last
 
 
+@pytest.mark.parametrize("before", [[], ["l2"]], ids=["first-stage", "after-a-stage"])
 @pytest.mark.parametrize(
     "data, class_option",
     [(OH0, ["-c", "first"]), (IRIS, [])],  # (standard output streams: the header is written before the error)
     ids=["sparse", "dense"],
 )
-def test_a_stage_changing_the_class_in_place_is_refused(run_filterkit, data, class_option):
-    result = run_filterkit(*class_option, data, "doubleinplace", plugins_dir=IN_PLACE)
+def test_a_stage_changing_the_class_in_place_is_refused(run_filterkit, data, class_option, before):
+    """After a stage, the class column compared with is the one that stage's check read (a copy,
+    not a view of the chunk the next stage changes)."""
+    result = run_filterkit(*class_option, data, *before, "doubleinplace", plugins_dir=IN_PLACE)
     assert result.status == 1
     assert "stage 'doubleinplace'" in result.stderr and "broke the stage contract" in result.stderr
     # iris's class (a code 0 to 2) doubled stays a label's code for two of its labels: the
