@@ -193,9 +193,10 @@ class Chain:
         for chunk in chunks:
             class_column = None  # the chunk's class column as the last check read it
             for start, end in steps:
-                if end - start > 1 and chunk.is_sparse:
-                    chunk = _mapped_together(chunk, stages[start:end], maps[start:end], contracts[end - 1])
-                    class_column = None
+                if maps[start] is not None and chunk.is_sparse:
+                    chunk, class_column = _mapped_together(
+                        chunk, stages[start:end], maps[start:end], contracts[end - 1]
+                    )
                     continue
                 for stage, contract in zip(stages[start:end], contracts[start:end]):
                     class_before = contract.class_before(chunk, class_column)  # a stage may change it in place
@@ -230,14 +231,17 @@ def _steps(maps: list) -> list[tuple[int, int]]:
     return steps
 
 
-def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract) -> Chunk:
+def _mapped_together(
+    chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract
+) -> tuple[Chunk, np.ndarray | None]:
     """``chunk`` (sparse) through ``stages`` by their stored-values maps on its CSR arrays, one
-    chunk (of arrays: no matrix) made at the end."""
+    chunk (of arrays: no matrix) made at the end; with its class column (None without a class),
+    which the next stage's contract compares with (:meth:`OutputContract.class_before`)."""
     structure = chunk.csr()
     rows = _structure_read_only(structure)  # what the maps see
     data = rows.data
     # the class column's stored values, copied: each map is checked to leave them (in place too)
-    class_entries = None if contract.class_in is None else np.flatnonzero(rows.indices == contract.class_in)
+    class_entries = contract.class_entries(rows)
     class_values = rows.data[class_entries].copy() if class_entries is not None else np.empty(0)
     for stage, value_map in zip(stages, maps):
         data = guarded(stage, "transform", value_map, rows, data)
@@ -259,8 +263,8 @@ def _mapped_together(chunk: Chunk, stages: list[Stage], maps: list, contract: Ou
                 "its stored-values map changed the class column's values "
                 "(a stage that does declares changes_class = True)",
             )
-    class_before = None if class_entries is None else _column_of_entries(rows, class_entries, class_values)
-    return contract.check(chunk, chunk.with_stored(data, structure), "transform", class_before)
+    class_column = None if class_entries is None else _column_of_entries(rows, class_entries, class_values)
+    return contract.check_mapped(chunk, chunk.with_stored(data, structure)), class_column
 
 
 def _column_of_entries(rows: CsrArrays, entries: np.ndarray, values: np.ndarray) -> np.ndarray:

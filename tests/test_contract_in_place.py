@@ -32,18 +32,24 @@ def test_a_stage_changing_the_class_in_place_is_refused(run_filterkit, data, cla
     assert result.stderr.count("\n") == 1
 
 
-def test_a_stored_values_map_changing_the_class_in_place_is_refused_by_name(run_filterkit):
-    """In a fused step (the map, then l2's) the error names the map's stage, not the last one."""
-    result = run_filterkit("-c", "first", OH0, "doublemapinplace", "l2", plugins_dir=IN_PLACE)
+#: A step of stored-values maps: a map alone, or two (the fixture's, then l2's)
+MAP_STEPS = pytest.mark.parametrize("after", [[], ["l2"]], ids=["one-map", "two-maps"])
+
+
+@MAP_STEPS
+def test_a_stored_values_map_changing_the_class_in_place_is_refused_by_name(run_filterkit, after):
+    """The error names the map's stage, not the step's last one."""
+    result = run_filterkit("-c", "first", OH0, "doublemapinplace", *after, plugins_dir=IN_PLACE)
     assert result.status == 1
     assert "stage 'doublemapinplace'" in result.stderr
     assert "its stored-values map changed the class column's values" in result.stderr
 
 
-def test_a_stored_values_map_cannot_write_to_the_rows_structure(run_filterkit):
+@MAP_STEPS
+def test_a_stored_values_map_cannot_write_to_the_rows_structure(run_filterkit, after):
     """The column indices a map is given are read-only: writing to them would renumber the entries for
-    every later map and for the output."""
-    result = run_filterkit("-c", "first", OH0, "renumberinplace", "l2", plugins_dir=IN_PLACE)
+    every later map and for the output (the step's result is not checked for them again)."""
+    result = run_filterkit("-c", "first", OH0, "renumberinplace", *after, plugins_dir=IN_PLACE)
     assert result.status == 1
     assert "stage 'renumberinplace'" in result.stderr and "read-only" in result.stderr
     assert result.stderr.count("\n") == 1
@@ -73,6 +79,33 @@ def test_csr_arrays_the_compiled_parts_cannot_read_are_refused_naming_the_stage(
     assert result.status == 1
     assert f"stage '{stage}'" in result.stderr and message in result.stderr
     assert "'l2'" not in result.stderr
+
+
+def test_a_map_s_result_is_checked_against_its_output_schema(run_filterkit):
+    """A step of maps is not read again for its structure and class column, which hold by construction,
+    but its columns are held to the output schema the stage declares."""
+    result = run_filterkit("-c", "first", OH0, "widenedmap", plugins_dir=IN_PLACE)
+    assert result.status == 1
+    assert "stage 'widenedmap'" in result.stderr
+    assert "it returned 3183 columns; its output schema declares 3184" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_class_changed_in_place_after_a_map_is_compared_with_the_map_s_class(run_filterkit, tmp_path):
+    """After a step of maps, the next stage's contract compares with the class column the step
+    left (handed on, not read again): ``classonemap`` sets every stored class code to 1, which
+    ``doubleinplace`` makes 2, still a label's code of the four."""
+    data = tmp_path / "four_labels.arff"
+    data.write_text(
+        "@relation four\n@attribute class {a,b,c,d}\n@attribute x numeric\n@attribute y numeric\n@data\n"
+        "{0 c,1 1.5}\n{1 2,2 3}\n{0 d,2 -1}\n{0 b,1 4,2 0.25}\n"
+    )
+    result = run_filterkit("-c", "first", data, "classonemap", "doubleinplace", plugins_dir=IN_PLACE)
+    assert result.status == 1
+    assert "stage 'doubleinplace'" in result.stderr and "it changed the class column's values" in result.stderr
+    passed = run_filterkit("-c", "first", data, "classonemap", "l2", "binarize", plugins_dir=IN_PLACE)
+    assert passed.status == 0, passed.stderr
+    assert passed.stdout.decode().splitlines()[-4:] == ["{0 b,1 1}", "{1 1,2 1}", "{0 b,2 1}", "{0 b,1 1,2 1}"]
 
 
 def test_a_map_that_declares_it_changes_the_class_passes_in_a_fused_step(run_filterkit):

@@ -5,7 +5,7 @@ column, which is allowed; and index arrays of a type the compiled parts do not r
 import numpy as np
 
 from filterkit.hookspecs import hookimpl
-from filterkit.schema import Chunk
+from filterkit.schema import Attribute, Chunk
 from filterkit.stage import Stage
 
 
@@ -83,6 +83,20 @@ class ClassOneMap(MapOnly):
         return changed
 
 
+class WidenedMap(MapOnly):
+    """A stored-values map whose output schema declares one column more than its chunks hold."""
+
+    name = "widenedmap"
+    summary = "Declare an extra attribute, as a stored-values map (test fixture)."
+
+    def value_map(self, rows, data):
+        return data.copy()
+
+    def output_schema(self):
+        schema = self.input_schema
+        return schema.with_attributes([*schema.attributes, *Attribute.numerics([("widened", "numeric")])])
+
+
 class UnsignedIndices(Stage):
     """Return the rows with unsigned 64-bit index arrays."""
 
@@ -115,6 +129,7 @@ def register_stages(register):
         DoubleMapInPlace,
         RenumberInPlace,
         ClassOneMap,
+        WidenedMap,
         UnsignedIndices,
         ListArrays,
     ):
