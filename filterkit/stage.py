@@ -283,9 +283,9 @@ class Stage(Configurable):
         its ``data`` are the values before the first stage of the step, so a map reads ``data``;
         the chain hands maps read-only ``indices`` and ``indptr``.
 
-        The chain runs consecutive stages that have one as a single step on a sparse chunk: each map
-        on the values the one before gave, and one chunk made at the end (the zeros dropped once),
-        instead of a chunk and a contract check per stage, and no ``scipy.sparse`` matrix at all."""
+        The chain runs such a stage, and consecutive ones, as a single step on a sparse chunk: each
+        map on the values the one before gave, and one chunk made at the end (the zeros dropped once),
+        instead of a chunk and a full contract check per stage, and no ``scipy.sparse`` matrix at all."""
         return None
 
     def output_schema(self) -> Schema:
