@@ -126,14 +126,13 @@ def timed(method):
         finally:
             in_checks[0] += time.thread_time() - started
     return run
-# the checks of a stage's output (check calls checked) and of a step of stored-values maps', the class
+# the checks of a stage's output or a step of stored-values maps' (check calls checked), the class
 # column read before a stage runs, and the class column's entries read before a step of maps
 if sys.argv[1] == "on":
-    for name in ("checked", "check_mapped", "class_before", "class_entries"):
+    for name in ("checked", "class_before", "class_entries"):
         setattr(checks, name, timed(getattr(checks, name)))
 else:
     checks.checked = lambda self, given, result, step="transform", class_before=None: (result, None)
-    checks.check_mapped = lambda self, given, result: result
     checks.class_before = lambda self, given, known=None: None
     checks.class_entries = lambda self, rows: None
 keep_freed_memory()

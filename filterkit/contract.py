@@ -114,13 +114,6 @@ class OutputContract:
         ``class_before`` is :meth:`class_before` of ``given`` taken before the stage ran."""
         return self.checked(given, result, step, class_before)[0]
 
-    def checked(
-        self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None
-    ) -> tuple[Chunk, np.ndarray | None]:
-        """What :meth:`check` returns, and the result's class column (a copy) where the check read it
-        (``class_before`` given), for the next stage's :meth:`class_before`; else None."""
-        return self._checked(given, result, step, class_before, mapped=False)
-
     def class_entries(self, rows: CsrArrays) -> np.ndarray | None:
         """The positions of the class column's entries among the stored values of ``rows``, for a step
         of stored-values maps to check that each map leaves their values (``runner._mapped_together``);
@@ -129,23 +122,17 @@ class OutputContract:
             return None
         return np.flatnonzero(rows.indices == self.class_in)
 
-    def check_mapped(self, given: Chunk, result: Chunk) -> Chunk:
-        """:meth:`check` of the chunk a step of stored-values maps gave (the last map's stage's
-        contract), which the chain made itself on ``given``'s structure, read-only to the maps, after
-        checking each map's values and what each did to the class column's (:meth:`class_entries`):
-        the structure and the class column hold by construction and are not read again."""
-        return self._checked(given, result, "transform", None, mapped=True)[0]
-
-    def _checked(
-        self, given: Chunk, result, step: str, class_before: np.ndarray | None, mapped: bool
+    def checked(
+        self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None
     ) -> tuple[Chunk, np.ndarray | None]:
+        """What :meth:`check` returns, and the result's class column (a copy) where the check read it
+        (``class_before`` given), for the next stage's :meth:`class_before`; else None."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
         # checked below: CSR arrays (a chunk of arrays, no matrix built), a CSR matrix or an array
         values: Any = result.csr() if result.is_sparse and not result.has_matrix else result.values
         if isinstance(values, CsrArrays):
-            if not mapped:
-                self._check_arrays(values, step)
+            self._check_arrays(values, step)
         elif is_sparse_matrix(values):
             if values.format != "csr":
                 raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
@@ -171,8 +158,6 @@ class OutputContract:
         # are the ones it was given.
         same_rows = rows == given.n_rows
         class_after = None
-        if mapped:
-            return result, class_after
         if self.class_in is not None and self.class_out is not None and same_rows and not self.stage.changes_class:
             if class_before is not None:
                 class_after = np.array(column_of(_rows_of(result), self.class_out), dtype=np.float64, copy=True)

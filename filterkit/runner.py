@@ -185,11 +185,17 @@ class Chain:
         """Each chunk through ``stages`` (fitted), every stage's result checked against
         the stage contract (:mod:`filterkit.contract`) before the next stage sees it.
 
-        On a sparse chunk, consecutive stages that map stored values (:meth:`Stage.stored_values_map`)
-        run as one step, whose result is checked against the last one's contract."""
+        On a sparse chunk, a stage that maps stored values (:meth:`Stage.stored_values_map`), and
+        consecutive ones, run as one step, whose result is checked against the last one's contract; a
+        stage whose output schema moves the class attribute runs by its ``transform`` (a map keeps
+        the columns where they are), and one that changes the class ends its step (the class's labels
+        are checked against its own contract)."""
         contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
-        maps = [guarded(stage, "transform", _stored_values_map, stage) for stage in stages]
-        steps = _steps(maps)
+        maps = [
+            None if contract.class_in != contract.class_out else guarded(stage, "transform", _stored_values_map, stage)
+            for stage, contract in zip(stages, contracts)
+        ]
+        steps = _steps(maps, [stage.changes_class for stage in stages])
         for chunk in chunks:
             class_column = None  # the chunk's class column as the last check read it
             for start, end in steps:
@@ -219,12 +225,13 @@ def _defining_class(kind: type, name: str) -> type:
     return next(base for base in kind.__mro__ if name in vars(base))
 
 
-def _steps(maps: list) -> list[tuple[int, int]]:
+def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:
     """The stages as ``(start, end)`` ranges: each run of consecutive stages with a stored-values map
-    one range, every other stage a range of its own."""
+    one range, cut after a stage that ``ends_step``, every other stage a range of its own."""
     steps: list[tuple[int, int]] = []
     for position, value_map in enumerate(maps):
-        if value_map is not None and steps and steps[-1][1] == position and maps[steps[-1][0]] is not None:
+        joins = steps and steps[-1][1] == position and maps[steps[-1][0]] is not None and not ends_step[position - 1]
+        if value_map is not None and joins:
             steps[-1] = (steps[-1][0], position + 1)
         else:
             steps.append((position, position + 1))
@@ -235,8 +242,8 @@ def _mapped_together(
     chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract
 ) -> tuple[Chunk, np.ndarray | None]:
     """``chunk`` (sparse) through ``stages`` by their stored-values maps on its CSR arrays, one
-    chunk (of arrays: no matrix) made at the end; with its class column (None without a class),
-    which the next stage's contract compares with (:meth:`OutputContract.class_before`)."""
+    chunk (of arrays: no matrix) made at the end and checked whole against ``contract``; with the
+    class column that check read (:meth:`OutputContract.checked`), for the next stage's."""
     structure = chunk.csr()
     rows = _structure_read_only(structure)  # what the maps see
     data = rows.data
@@ -263,8 +270,8 @@ def _mapped_together(
                 "its stored-values map changed the class column's values "
                 "(a stage that does declares changes_class = True)",
             )
-    class_column = None if class_entries is None else _column_of_entries(rows, class_entries, class_values)
-    return contract.check_mapped(chunk, chunk.with_stored(data, structure)), class_column
+    class_before = None if class_entries is None else _column_of_entries(rows, class_entries, class_values)
+    return contract.checked(chunk, chunk.with_stored(data, structure), "transform", class_before)
 
 
 def _column_of_entries(rows: CsrArrays, entries: np.ndarray, values: np.ndarray) -> np.ndarray:

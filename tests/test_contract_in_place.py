@@ -121,3 +121,47 @@ def test_a_map_that_declares_it_changes_the_class_passes_in_a_fused_step(run_fil
     assert len(first_labels) == 1  # every stored class code is now the second label's
     assert len({row.split(",")[0] for row in plain_rows if row.startswith("{0 ")}) > 1
     assert [row.split(",")[1:] for row in changed_rows] == [row.split(",")[1:] for row in plain_rows]
+
+
+#: Two classes first, then ``x`` and ``y``; and the same with a nominal ``d`` second
+TWO_LABELS = "@relation r\n@attribute class {a,b}\n@attribute x numeric\n@attribute y numeric\n@data\n"
+WITH_NOMINAL = "@relation r\n@attribute class {a,b}\n@attribute d {a,b}\n@attribute y numeric\n@data\n"
+ROWS = "{0 b,2 3}\n{1 1,2 1}\n{0 b,1 1}\n"
+NOMINAL_ROWS = "{0 b,1 b,2 3}\n{1 b,2 1}\n{0 b}\n"
+
+
+@pytest.mark.parametrize(
+    "stages, named, message",
+    [
+        (["renumberthroughbase"], "renumberthroughbase", "it changed the class column's values"),
+        # the next map of the step finds the class's entries changed, and is named (as before the map steps)
+        (["renumberthroughbase", "l2"], "l2", "its stored-values map changed the class column's values"),
+        (["indexpasttheend"], "indexpasttheend", "hold a column index outside 0 to 2"),
+        (["swapclass"], "swapclass", "it changed the class column's values"),
+        (["swapclass", "l2"], "swapclass", "it changed the class column's values"),
+        (["classcode99", "l2"], "classcode99", "is nominal with 2 labels, and a value came back as 99.0"),
+    ],
+    ids=["renumber", "renumber-then-l2", "index-past-the-end", "swap", "swap-then-l2", "class-99-then-l2"],
+)
+def test_a_map_getting_around_the_chain_s_guards_is_still_caught(run_filterkit, tmp_path, stages, named, message):
+    """The read-only views a map is given can be got around (their base, their flags); a step's result
+    is still checked whole, the structure and the class column read again, so the error comes before
+    any corrupt row (a hostile review of fb74155, which trusted the views and crashed or wrote bad
+    rows). A map stage moving the class in its schema runs by its transform, and one changing the class
+    ends its step, so that its own contract checks the class's labels."""
+    data = tmp_path / "r.arff"
+    data.write_text(WITH_NOMINAL + NOMINAL_ROWS if stages[0] == "swapclass" else TWO_LABELS + ROWS)
+    result = run_filterkit("-c", "first", data, *stages, plugins_dir=IN_PLACE)
+    assert result.status == 1, result.stdout
+    assert f"stage '{named}'" in result.stderr and message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_the_class_handed_on_is_read_where_the_schema_puts_it(run_filterkit, tmp_path):
+    """After a stage that moves the class (declared), the next stage compares with the class where it
+    now is, not where it was."""
+    data = tmp_path / "r.arff"
+    data.write_text(WITH_NOMINAL + NOMINAL_ROWS)
+    result = run_filterkit("-c", "first", data, "swapclassdeclared", "binarize", plugins_dir=IN_PLACE)
+    assert result.status == 0, result.stderr
+    assert result.stdout.decode().splitlines()[-3:] == ["{0 b,1 b,2 1}", "{1 b,2 1}", "{0 b}"]
