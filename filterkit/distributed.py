@@ -276,10 +276,12 @@ def worker_inventory(plugins_dir: str | None) -> dict:
 
 
 def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Partition, bool | None]:
-    """A whole file as a partition, with its schema and whether its first row is sparse."""
+    """A whole file as a partition, with its schema and whether its first row is sparse (read in the
+    task's own thread, :func:`in_one_thread`)."""
     schema, rows_start, size = locate_rows(path, label)
     partition = Partition(path, label, output_name, rows_start, None if rows_start is None else size)
-    return schema, partition, partition.first_row_sparse(schema)
+    with in_one_thread():
+        return schema, partition, partition.first_row_sparse(schema)
 
 
 def _partition_statistics(recipe: ChainRecipe, partition: Partition):

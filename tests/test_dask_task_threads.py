@@ -141,3 +141,15 @@ def fitted_state(recipe: ChainRecipe, statistics) -> dict:
     stage = recipe.rebuild().stages[-1]
     stage.finalize(statistics)
     return stage.state()
+
+
+def test_a_file_partition_task_starts_no_thread(tmp_path, started_threads):
+    """The task that reads a folder input's file header and first row: rows of over 64 KiB are
+    parsed two at a time, side by side, elsewhere."""
+    wide = tmp_path / "wide.arff"
+    attributes = "".join(f"@attribute a{i} numeric\n" for i in range(12000))
+    row = "{" + ",".join(f"{i} {i % 7 + 1}" for i in range(12000)) + "}\n"
+    wide.write_text(f"@relation wide\n{attributes}@data\n{row}{row}")
+    schema, partition, sparse = _file_partition(str(wide), wide.name, wide.name)
+    assert (len(schema.attributes), sparse) == (12000, True)
+    assert [name for name in started_threads if name.startswith("filterkit-")] == []
