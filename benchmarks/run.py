@@ -110,7 +110,7 @@ IMPORT_FLOOR = "import numpy, scipy.sparse"
 CONTRACT_REPEATS = 11
 
 CONTRACT_COST = """
-import os, resource, sys, time
+import os, sys, time
 from filterkit.ownership import claim_process, limit_blas_threads
 claim_process()  # tuned as the console script tunes its process (cli.main)
 limit_blas_threads()
@@ -712,8 +712,8 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
 
 
 def format_contract(contract: dict, data_name: str, repeats: int) -> str:
-    """The share of each chain's run spent checking every stage's output against the stage contract
-    (nothing when it was not measured)."""
+    """What checking every stage's output against the stage contract costs each chain: its runs with
+    and without the checks, and the checks' own CPU (nothing when it was not measured)."""
     if not contract:
         return ""
     lines = [
