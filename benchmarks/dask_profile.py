@@ -160,10 +160,10 @@ class Profile:
             setattr(engine, name, self.timed(name, getattr(engine, name)))
         shared, merge_tree = engine._shared, engine._merge_tree
 
-        def sharing(self, recipe):
+        def sharing(self, recipe, partitions):
             profile.recipe_bytes.append(len(pickle.dumps(recipe)))
             return profile.timed("share the recipe (a scatter, unless it names an inherited schema)", shared)(
-                self, recipe
+                self, recipe, partitions
             )
 
         def merged(self, recipe, parts):
@@ -260,6 +260,8 @@ def main() -> None:
     status = cli.run(arguments)
     if status != 0:
         sys.exit(status)
+    if "engine" not in profile.marks:
+        sys.exit("dask_profile.py: the run did not use the Dask engine (give --engine dask)")
     profile.report(began, imported, time.perf_counter(), args.inline)
 
 

@@ -1,0 +1,65 @@
+"""``benchmarks/dask_profile.py`` (issue 20, item 6: where a Dask run's time goes) runs on today's
+engine and reports each step of it.
+
+The script wraps the engine's methods from outside; it broke without a word when one of them
+(``DaskEngine._shared``) took a second argument, and raised a ``KeyError`` traceback when the
+run it was given did not use the Dask engine.  These run it as the docs say, on real word counts.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chain_helpers import REAL
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "dask_profile.py"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="the script reads the helper's CPU from Linux's /proc"),
+]
+
+
+def profiled(*arguments: str) -> subprocess.CompletedProcess:
+    """``python benchmarks/dask_profile.py -- ARGUMENTS``, its output and report captured."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--", *arguments], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def seconds(report: str, label: str) -> float:
+    """The seconds the report gives the step ``label`` (its line ``LABEL: N.NN s, …``)."""
+    found = re.search(rf"^{re.escape(label)}: (\d+\.\d\d) s", report, re.MULTILINE)
+    assert found, f"no line for {label!r} in:\n{report}"
+    return float(found.group(1))
+
+
+def test_a_dask_run_is_profiled_step_by_step_and_its_output_is_the_local_run_s(tmp_path):
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    source = REAL / "grain_wc.arff"
+    chain = ["-q", "-c", "first", str(source), "l2"]
+    run = profiled("--engine", "dask", *chain)
+    assert run.returncode == 0, run.stderr
+    local = subprocess.run([sys.executable, "-m", "filterkit", *chain], capture_output=True, check=True)
+    assert run.stdout.encode() == local.stdout  # the profiled run is a real run: the same bytes
+    report = run.stderr
+    whole = seconds(report, "whole run")
+    for step in ("plan", "write_concatenated"):
+        assert 0 < seconds(report, step) < whole
+    # a local cluster cuts one partition per worker (two), so the writing pass is two tasks
+    assert re.search(r"^tasks write_partition, compute: 2, ", report, re.MULTILINE), report
+    assert re.search(r"^pickled recipes \[\d+\] bytes", report, re.MULTILINE), report
+    assert "Traceback" not in report
+
+
+def test_a_run_on_the_local_engine_is_refused_in_one_line():
+    run = profiled("-q", str(REAL / "iris.arff"), "l2")
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines() == [
+        "dask_profile.py: the run did not use the Dask engine (give --engine dask)"
+    ]
