@@ -26,7 +26,10 @@ braces and commas turned into spaces: a parse with no ARFF semantics at all); a 
 is not installed is left out, and said so.  The peers, the floor and ``-o FILE`` run up
 to ×100; ×300 is the memory scale (peak RSS ×300 ÷ ×10 per chain: flat in rows) and, with
 ×100, the scale of ``filterkit --engine dask`` (a local cluster of two one-thread workers,
-started by each run), reported as Dask ÷ local.  Start-up is ``filterkit -q iris.arff l2``
+started by each run), reported as Dask ÷ local; beside it, for the chains a cluster runs in one pass
+(the identity rewrite and ``l2``), what two cores allow such a cluster: two local runs side by side,
+each on half the rows (grain ×150 for ×300), and the client's import of ``distributed``, which
+comes before its workers can start.  Start-up is ``filterkit -q iris.arff l2``
 against ``python -c "import numpy, scipy.sparse"``, medians of 10 interleaved runs, with
 filterkit's bytecode compiled first (as ``pip install`` does).  ``--only`` and ``--chains``
 run a subset (``--help`` lists the kinds of job).
@@ -105,6 +108,14 @@ print(csv.read_csv(sys.argv[1]).num_rows)
 """
 
 IMPORT_FLOOR = "import numpy, scipy.sparse"
+#: The Dask client's import, after what the console script has imported by then.
+DASK_IMPORT = """
+import time
+import filterkit.cli, filterkit.distributed
+began = time.perf_counter()
+import distributed
+print(time.perf_counter() - began)
+"""
 #: At least this many runs each with and without the contract's checks: the difference is a few %
 #: of a run, and a run's time varies by about ±15 % on a shared machine.
 CONTRACT_REPEATS = 11
@@ -246,6 +257,22 @@ def startup_times(filterkit: str, repeats: int = 10) -> tuple[float, float]:
     return statistics.median(ours), statistics.median(floor)
 
 
+def dask_import_time(repeats: int = 10) -> float:
+    """Median seconds the Dask client spends importing ``distributed`` (:data:`DASK_IMPORT`), over
+    ``repeats`` runs: nothing else can start before it on a local cluster's critical path."""
+    runs = [
+        float(subprocess.run([sys.executable, "-c", DASK_IMPORT], capture_output=True, text=True, check=True).stdout)
+        for _ in range(repeats)
+    ]
+    return statistics.median(runs)
+
+
+def side_by_side_command(command: list[str]) -> list[str]:
+    """``command`` run twice at once (the second in this shell, the first in the background), both
+    writing to the shell's standard output; it fails where either run fails."""
+    return ["sh", "-c", '"$@" & first=$!; "$@" || exit 1; wait "$first"', "sh", *command]
+
+
 def measure(command: list[str], output: Path | None = None) -> tuple[float, int, float]:
     """Wall seconds, peak RSS in MiB and CPU seconds (user + system) of one run, stdout to ``output``
     or /dev/null.  ``wait4`` counts the child and the descendants it waited for; descendants left
@@ -354,6 +381,8 @@ TOOLS = {
     "file": "filterkit's chains with -o FILE",
     "floor": "the C floor, to /dev/null and to a file",
     "dask": "filterkit --engine dask (a local cluster of two workers) to /dev/null",
+    "halves": "what two cores allow a local cluster: two local runs side by side, each on half the rows, "
+    "and the client's import of distributed",
     "weka": "Weka 3.6",
     "sklearn": "scikit-learn's svmlight reader and writer",
     "pandas": "pandas read_csv + to_csv",
@@ -369,6 +398,9 @@ CHAINS = {
     "l2": ["l2"],
     "identity": [],
 }
+#: The chains a local cluster runs in one pass (they fit nothing), whose halves run side by side
+#: as the least a cluster of two workers could take (``--only halves``).
+ONE_PASS_CHAINS = ("identity", "l2")
 #: The peers, the C floor and the -o FILE runs stop at ×100 (at ×300 liac-arff alone would need
 #: about 3.5 GB); larger scales are for memory flatness and Dask, which start at ×100.
 LARGEST_PEER_SCALE = 100
@@ -424,7 +456,9 @@ def main() -> None:
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
     )
     scratch_folder = args.inputs
-    inputs = make_inputs(args.data, scratch_folder, scales, peer_scales if peers else [])
+    halved = [scale for scale in scales if scale >= SMALLEST_DASK_SCALE and scale % 2 == 0] if "halves" in only else []
+    made_scales = sorted(set(scales) | {scale // 2 for scale in halved})
+    inputs = make_inputs(args.data, scratch_folder, made_scales, peer_scales if peers else [])
     writes_before = page_cache_writes(scratch_folder)
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     floor = build_floor(scratch_folder) if "floor" in only else None
@@ -453,6 +487,10 @@ def main() -> None:
             if scale >= SMALLEST_DASK_SCALE and "distributed" not in missing:
                 dask = [*options, "--engine", "dask", path, *stages]
                 job("dask", (name, chain, "dask"), f"filterkit --engine dask {shown}", name, dask)
+            if scale in halved and chain in ONE_PASS_CHAINS:
+                half = [*options, str(inputs[f"grain_x{scale // 2}"]), *stages]
+                label = f"two local runs side by side, each on half the rows: filterkit {shown}"
+                job("halves", (name, chain, "halves"), label, name, side_by_side_command(half))
             if small and chain != "select":
                 to_file = [*options, "-o", str(written), path, *stages]
                 job("file", (name, chain, "file"), f"filterkit -o FILE {shown}", name, to_file)
@@ -528,6 +566,7 @@ def main() -> None:
         " (its parts), as `-o FILE` does, and their times follow this."
     )
     startup = startup_times(filterkit) if "startup" in only else None
+    dask_import = dask_import_time() if "halves" in only and "distributed" not in missing else None
     for leftover in (scratch, written):
         if leftover.exists():
             leftover.unlink()
@@ -539,9 +578,11 @@ def main() -> None:
             chain: contract_share(["-c", "first", str(inputs[memory_scale]), *chain.split()], contract_repeats)
             for chain in ("ig --presence select --top 100 l2", "shape bns l2")
         }
-    report = format_report(
-        jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup
-    ) + format_contract(contract, memory_scale, contract_repeats)
+    report = (
+        format_report(jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup)
+        + format_dask_floor(results, scales, list(chains), dask_import)
+        + format_contract(contract, memory_scale, contract_repeats)
+    )
     args.out.write_text(report)
     print(report)
 
@@ -709,6 +750,43 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
             f"peak RSS {select[1] / weka_select[1]:.2f} of Weka's"
         )
     return "\n".join(lines) + "\n"
+
+
+def format_dask_floor(results, scales, chains, dask_import: float | None) -> str:
+    """What two cores allow a local cluster, for the one-pass chains at each Dask scale: the local
+    run, two local runs side by side on its halves (no Dask), the client's import of
+    ``distributed``, and their sum ÷ the local run beside the Dask run's ratio (nothing when
+    the halves were not run)."""
+    rows = []
+    for name in (f"grain_x{scale}" for scale in scales):
+        for chain in chains:
+            keys = [(name, chain), (name, chain, "halves"), (name, chain, "dask")]
+            if dask_import is None or not all(key in results for key in keys):
+                continue
+            local, halves, dask = (results[key][0] for key in keys)
+            rows.append(
+                f"| {SHOWN[chain]} | {name} | {local:.2f} | {halves:.2f} ({halves / local:.2f}×) | "
+                f"{(halves + dask_import) / local:.2f}× | {dask / local:.2f}× |"
+            )
+    if not rows:
+        return ""
+    return (
+        "\n".join(
+            [
+                "",
+                "What two cores allow a local Dask cluster: its two workers do the work of two local runs side by "
+                "side, each on half the rows (here with no Dask at all, both to /dev/null), and only once the "
+                f"client has imported `distributed`, which took {dask_import:.3f} s (median of 10, after "
+                "filterkit's own imports); the cluster's start, its tasks' scheduling, the second half's part "
+                "file and the cluster's stop come on top:",
+                "",
+                "| chain | data | local (s) | halves side by side (s) | (halves + import) ÷ local | dask ÷ local |",
+                "|---|---|---|---|---|---|",
+                *rows,
+            ]
+        )
+        + "\n"
+    )
 
 
 def format_contract(contract: dict, data_name: str, repeats: int) -> str:
