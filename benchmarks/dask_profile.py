@@ -217,6 +217,18 @@ class Profile:
             print(f"  {kind:<24} {worker:<24} {start - first:7.2f} → {stop - first:7.2f} s", file=out)
 
 
+def uses_dask(arguments: list[str]) -> bool:
+    """Whether the filterkit command line ``arguments`` runs on the Dask engine (``--engine dask`` or
+    ``--engine=dask``; the last one given counts, as click takes it)."""
+    engine = "local"
+    for option, following in zip(arguments, [*arguments[1:], ""]):
+        if option == "--engine":
+            engine = following
+        elif option.startswith("--engine="):
+            engine = option.partition("=")[2]
+    return engine == "dask"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -226,6 +238,8 @@ def main() -> None:
     parser.add_argument("filterkit_arguments", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     arguments = args.filterkit_arguments[1:] if args.filterkit_arguments[:1] == ["--"] else args.filterkit_arguments
+    if not uses_dask(arguments):
+        sys.exit("dask_profile.py: give the run --engine dask (there is nothing to profile in a local run)")
     began = time.perf_counter()
     from filterkit import cli, ownership
     from filterkit import distributed as engine_module
@@ -260,8 +274,6 @@ def main() -> None:
     status = cli.run(arguments)
     if status != 0:
         sys.exit(status)
-    if "engine" not in profile.marks:
-        sys.exit("dask_profile.py: the run did not use the Dask engine (give --engine dask)")
     profile.report(began, imported, time.perf_counter(), args.inline)
 
 

@@ -108,13 +108,25 @@ print(csv.read_csv(sys.argv[1]).num_rows)
 """
 
 IMPORT_FLOOR = "import numpy, scipy.sparse"
-#: The Dask client's import, after what the console script has imported by then.
+#: The Dask client's import of ``distributed``, after what the console script has imported by then;
+#: its seconds are appended to the file ``sys.argv[1]``, one line a run (a job of the rounds).
 DASK_IMPORT = """
-import time
+import sys, time
 import filterkit.cli, filterkit.distributed
 began = time.perf_counter()
 import distributed
-print(time.perf_counter() - began)
+elapsed = time.perf_counter() - began
+with open(sys.argv[1], "a") as times:
+    times.write(f"{elapsed}\\n")
+"""
+#: The console script with each ``side_by_side`` call run in turn in one thread, as a Dask task's are
+#: (filterkit.background.in_one_thread): the shape of a local cluster's work on one core each.
+IN_ONE_THREAD = """
+import sys
+from filterkit import cli
+from filterkit.background import in_one_thread
+with in_one_thread():
+    cli.main(sys.argv[1:])
 """
 #: At least this many runs each with and without the contract's checks: the difference is a few %
 #: of a run, and a run's time varies by about ±15 % on a shared machine.
@@ -257,14 +269,49 @@ def startup_times(filterkit: str, repeats: int = 10) -> tuple[float, float]:
     return statistics.median(ours), statistics.median(floor)
 
 
-def dask_import_time(repeats: int = 10) -> float:
-    """Median seconds the Dask client spends importing ``distributed`` (:data:`DASK_IMPORT`), over
-    ``repeats`` runs: nothing else can start before it on a local cluster's critical path."""
-    runs = [
-        float(subprocess.run([sys.executable, "-c", DASK_IMPORT], capture_output=True, text=True, check=True).stdout)
-        for _ in range(repeats)
-    ]
-    return statistics.median(runs)
+def halved_scales(scales: list[int], chains) -> tuple[list[int], list[int]]:
+    """The scales whose halves run side by side (``--only halves``): those of ``scales`` that Dask
+    runs at, when ``chains`` has a one-pass chain; and those left out for being odd (no exact half
+    of their rows, each a copy of grain's)."""
+    if not any(chain in ONE_PASS_CHAINS for chain in chains):
+        return [], []
+    dask_scales = [scale for scale in scales if scale >= SMALLEST_DASK_SCALE]
+    return [scale for scale in dask_scales if scale % 2 == 0], [scale for scale in dask_scales if scale % 2]
+
+
+def halves_jobs(filterkit: str, inputs: dict, scale: int, chains: dict) -> list[tuple]:
+    """The jobs (``(key, label, data name, command, None)``) running each one-pass chain of ``chains``
+    twice at once on ``grain_x{scale / 2}``, as the console script and with each run in one thread
+    (:data:`IN_ONE_THREAD`), to /dev/null: what a local cluster's two workers do at ``scale``."""
+    name, half = f"grain_x{scale}", str(inputs[f"grain_x{scale // 2}"])
+    jobs = []
+    for chain, stages in chains.items():
+        if chain not in ONE_PASS_CHAINS:
+            continue
+        shown = " ".join(stages) or "identity rewrite"
+        arguments = ["-q", "-c", "first", half, *stages]
+        for variant, how, command in (
+            ("halves", "", [filterkit, *arguments]),
+            ("halves in one thread", ", each in one thread", [sys.executable, "-c", IN_ONE_THREAD, *arguments]),
+        ):
+            label = f"two local runs side by side on its halves{how}: filterkit {shown}"
+            jobs.append(((name, chain, variant), label, name, side_by_side_command(command), None))
+    return jobs
+
+
+def dask_import_job(times: Path) -> tuple:
+    """The job (as :func:`halves_jobs`') importing filterkit, then ``distributed``, whose import alone
+    it appends to ``times`` (:data:`DASK_IMPORT`): timed in the rounds, beside the runs."""
+    label = "python: import filterkit.cli, then distributed (the import alone: below)"
+    return ("dask import",), label, "–", [sys.executable, "-c", DASK_IMPORT, str(times)], None
+
+
+def dask_import_time(times: Path) -> float | None:
+    """The median of the import times :func:`dask_import_job`'s runs appended to ``times`` (None
+    where it did not run)."""
+    if not times.exists():
+        return None
+    return statistics.median(float(line) for line in times.read_text().split())
 
 
 def side_by_side_command(command: list[str]) -> list[str]:
@@ -456,7 +503,7 @@ def main() -> None:
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
     )
     scratch_folder = args.inputs
-    halved = [scale for scale in scales if scale >= SMALLEST_DASK_SCALE and scale % 2 == 0] if "halves" in only else []
+    halved, odd = halved_scales(scales, args.chains) if "halves" in only else ([], [])
     made_scales = sorted(set(scales) | {scale // 2 for scale in halved})
     inputs = make_inputs(args.data, scratch_folder, made_scales, peer_scales if peers else [])
     writes_before = page_cache_writes(scratch_folder)
@@ -468,8 +515,11 @@ def main() -> None:
     scratch = scratch_folder / "peer_out"
     written = scratch_folder / "written.arff"
     missing = [name for name in ("sklearn", "pandas", "pyarrow", "arff") if not installed(name)]
-    if "dask" in only and not installed("distributed"):
+    if only & {"dask", "halves"} and not installed("distributed"):
         missing.append("distributed")
+        halved = []
+    import_times = scratch_folder / "dask-import-times"
+    import_times.unlink(missing_ok=True)
     jobs: list[tuple] = []
 
     def job(tool, key, label, data_name, command, output=None):
@@ -487,10 +537,6 @@ def main() -> None:
             if scale >= SMALLEST_DASK_SCALE and "distributed" not in missing:
                 dask = [*options, "--engine", "dask", path, *stages]
                 job("dask", (name, chain, "dask"), f"filterkit --engine dask {shown}", name, dask)
-            if scale in halved and chain in ONE_PASS_CHAINS:
-                half = [*options, str(inputs[f"grain_x{scale // 2}"]), *stages]
-                label = f"two local runs side by side, each on half the rows: filterkit {shown}"
-                job("halves", (name, chain, "halves"), label, name, side_by_side_command(half))
             if small and chain != "select":
                 to_file = [*options, "-o", str(written), path, *stages]
                 job("file", (name, chain, "file"), f"filterkit -o FILE {shown}", name, to_file)
@@ -498,6 +544,9 @@ def main() -> None:
                     floor_command = [str(floor), chain, "-c", "first", path]
                     job("floor", (name, chain, "floor"), f"C floor {chain}", name, floor_command)
                     job("floor", (name, chain, "floor file"), f"C floor {chain} > FILE", name, floor_command, written)
+        if scale in halved:
+            for halves_job in halves_jobs(filterkit, inputs, scale, chains):
+                job("halves", *halves_job)
         if not small:
             continue
         if weka:
@@ -559,6 +608,8 @@ def main() -> None:
             [sys.executable, "-c", LIAC_ROUND_TRIP, dense, str(scratch), "dense"],
         )
     # (no numpy floor for letter: its class is a letter, which numpy.fromstring cannot read)
+    if halved:
+        job("halves", *dask_import_job(import_times))
     results = interleaved(jobs, args.repeats)
     started += (
         f" Writing 256 MB into new page-cache pages (a file, removed, then another): {writes_before} before the"
@@ -566,8 +617,8 @@ def main() -> None:
         " (its parts), as `-o FILE` does, and their times follow this."
     )
     startup = startup_times(filterkit) if "startup" in only else None
-    dask_import = dask_import_time() if "halves" in only and "distributed" not in missing else None
-    for leftover in (scratch, written):
+    dask_import = dask_import_time(import_times)
+    for leftover in (scratch, written, import_times):
         if leftover.exists():
             leftover.unlink()
     memory_scale = f"grain_x{LARGEST_PEER_SCALE if LARGEST_PEER_SCALE in scales else max(scales)}"
@@ -580,7 +631,7 @@ def main() -> None:
         }
     report = (
         format_report(jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup)
-        + format_dask_floor(results, scales, list(chains), dask_import)
+        + format_dask_floor(results, halved, list(chains), dask_import, odd)
         + format_contract(contract, memory_scale, contract_repeats)
     )
     args.out.write_text(report)
@@ -752,41 +803,70 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
     return "\n".join(lines) + "\n"
 
 
-def format_dask_floor(results, scales, chains, dask_import: float | None) -> str:
-    """What two cores allow a local cluster, for the one-pass chains at each Dask scale: the local
-    run, two local runs side by side on its halves (no Dask), the client's import of
-    ``distributed``, and their sum ÷ the local run beside the Dask run's ratio (nothing when
-    the halves were not run)."""
+def format_dask_floor(results, scales, chains, dask_import: float | None, odd: list[int]) -> str:
+    """What two cores allow a local cluster, for the one-pass chains at each of ``scales``: the local
+    run, two local runs side by side on its halves (no Dask; as the console script, and each in one
+    thread), the client's import of ``distributed`` (``dask_import`` seconds), the faster halves
+    plus the import ÷ the local run, and the Dask run's ratio; "–" for what was not run, nothing
+    where no halves ran.  ``odd`` are the Dask scales left out for having no exact half."""
     rows = []
     for name in (f"grain_x{scale}" for scale in scales):
         for chain in chains:
-            keys = [(name, chain), (name, chain, "halves"), (name, chain, "dask")]
-            if dask_import is None or not all(key in results for key in keys):
-                continue
-            local, halves, dask = (results[key][0] for key in keys)
-            rows.append(
-                f"| {SHOWN[chain]} | {name} | {local:.2f} | {halves:.2f} ({halves / local:.2f}×) | "
-                f"{(halves + dask_import) / local:.2f}× | {dask / local:.2f}× |"
+            local, dask, *halves = (
+                results[key][0] if key in results else None
+                for key in (
+                    (name, chain),
+                    (name, chain, "dask"),
+                    (name, chain, "halves"),
+                    (name, chain, "halves in one thread"),
+                )
             )
+            measured = [seconds for seconds in halves if seconds is not None]
+            if not measured:
+                continue
+            floor = None if dask_import is None else min(measured) + dask_import
+            cells = [
+                _or_dash(seconds, "{:.2f}") + _or_dash(_ratio(seconds, local), " ({:.2f}×)", "") for seconds in halves
+            ]
+            rows.append(
+                f"| {SHOWN[chain]} | {name} | {_or_dash(local, '{:.2f}')} | {' | '.join(cells)} | "
+                f"{_or_dash(_ratio(floor, local), '{:.2f}×')} | {_or_dash(_ratio(dask, local), '{:.2f}×')} |"
+            )
+    left_out = f" No halves at ×{', ×'.join(map(str, odd))}: an odd scale has none." if odd else ""
     if not rows:
-        return ""
+        return f"\n{left_out.strip()}\n" if left_out else ""
+    imported = "not measured" if dask_import is None else f"{dask_import:.3f} s (median of the rounds' runs)"
     return (
         "\n".join(
             [
                 "",
                 "What two cores allow a local Dask cluster: its two workers do the work of two local runs side by "
-                "side, each on half the rows (here with no Dask at all, both to /dev/null), and only once the "
-                f"client has imported `distributed`, which took {dask_import:.3f} s (median of 10, after "
-                "filterkit's own imports); the cluster's start, its tasks' scheduling, the second half's part "
-                "file and the cluster's stop come on top:",
+                "side, each on half the rows, here with no Dask at all, both to /dev/null: as the console script "
+                "(each run parsing and formatting on two threads, four on two cores) and with each run in one "
+                "thread, as a Dask task runs; they can start only once the client has imported `distributed` "
+                f"(after filterkit's own imports): {imported}. The faster halves plus that import estimate the "
+                "least a local cluster could take here (a model, not a bound: the halves write to /dev/null, a "
+                "cluster's second half goes into a part file); the cluster's start, its tasks' scheduling and "
+                f"its stop come on top.{left_out}",
                 "",
-                "| chain | data | local (s) | halves side by side (s) | (halves + import) ÷ local | dask ÷ local |",
-                "|---|---|---|---|---|---|",
+                "| chain | data | local (s) | halves side by side (s) | halves, each in one thread (s) | "
+                "(faster halves + import) ÷ local | dask ÷ local |",
+                "|---|---|---|---|---|---|---|",
                 *rows,
             ]
         )
         + "\n"
     )
+
+
+def _or_dash(value, form: str, dash: str = "–") -> str:
+    """``value`` in ``form``, or ``dash`` where it is None (not measured)."""
+    return dash if value is None else form.format(value)
+
+
+def _ratio(part: float | None, whole: float | None) -> float | None:
+    """``part`` ÷ ``whole``, or None where either was not measured."""
+    return None if part is None or whole is None else part / whole
 
 
 def format_contract(contract: dict, data_name: str, repeats: int) -> str:

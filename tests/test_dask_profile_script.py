@@ -57,9 +57,20 @@ def test_a_dask_run_is_profiled_step_by_step_and_its_output_is_the_local_run_s(t
     assert "Traceback" not in report
 
 
-def test_a_run_on_the_local_engine_is_refused_in_one_line():
-    run = profiled("-q", str(REAL / "iris.arff"), "l2")
+@pytest.mark.parametrize(
+    "engine", [[], ["--engine", "local"], ["--engine=local"], ["--engine", "dask", "--engine", "local"]]
+)
+def test_a_run_on_the_local_engine_is_refused_in_one_line_before_it_runs(engine):
+    run = profiled(*engine, "-q", str(REAL / "iris.arff"), "l2")
     assert run.returncode == 1
+    assert run.stdout == ""  # refused before the run: no output written
     assert run.stderr.strip().splitlines() == [
-        "dask_profile.py: the run did not use the Dask engine (give --engine dask)"
+        "dask_profile.py: give the run --engine dask (there is nothing to profile in a local run)"
     ]
+
+
+def test_the_engine_given_last_is_the_one_profiled(tmp_path):
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    run = profiled("--engine", "local", "--engine=dask", "-q", str(REAL / "iris.arff"), "l2")
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"^tasks write_partition, compute: 2, ", run.stderr, re.MULTILINE), run.stderr
