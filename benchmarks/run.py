@@ -503,7 +503,8 @@ def main() -> None:
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
     )
     scratch_folder = args.inputs
-    halved, odd = halved_scales(scales, args.chains) if "halves" in only else ([], [])
+    dask_missing = bool(only & {"dask", "halves"}) and not installed("distributed")
+    halved, odd = halved_scales(scales, args.chains) if "halves" in only and not dask_missing else ([], [])
     made_scales = sorted(set(scales) | {scale // 2 for scale in halved})
     inputs = make_inputs(args.data, scratch_folder, made_scales, peer_scales if peers else [])
     writes_before = page_cache_writes(scratch_folder)
@@ -515,9 +516,8 @@ def main() -> None:
     scratch = scratch_folder / "peer_out"
     written = scratch_folder / "written.arff"
     missing = [name for name in ("sklearn", "pandas", "pyarrow", "arff") if not installed(name)]
-    if only & {"dask", "halves"} and not installed("distributed"):
+    if dask_missing:
         missing.append("distributed")
-        halved = []
     import_times = scratch_folder / "dask-import-times"
     import_times.unlink(missing_ok=True)
     jobs: list[tuple] = []
