@@ -67,6 +67,10 @@ class Finished:
     def result(self):
         return self.value
 
+    def exception(self):
+        """No error: the task ran, in place (filterkit.distributed waits on this before a result)."""
+        return None
+
 
 def _value(argument):
     return argument.value if isinstance(argument, Finished) else argument

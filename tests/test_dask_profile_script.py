@@ -39,21 +39,33 @@ def seconds(report: str, label: str) -> float:
     return float(found.group(1))
 
 
-def test_a_dask_run_is_profiled_step_by_step_and_its_output_is_the_local_run_s(tmp_path):
+@pytest.mark.parametrize("mode", [[], ["--spawn"], ["--inline"]])
+@pytest.mark.parametrize("stages", [["l2"], ["shape", "bns", "l2"]])
+def test_a_dask_run_is_profiled_step_by_step_and_its_output_is_the_local_run_s(mode, stages):
     pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    source = REAL / "grain_wc.arff"
-    chain = ["-q", "-c", "first", str(source), "l2"]
-    run = profiled("--engine", "dask", *chain)
-    assert run.returncode == 0, run.stderr
+    chain = ["-q", "-c", "first", str(REAL / "grain_wc.arff"), *stages]
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), *mode, "--", "--engine", "dask", *chain],
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
+    report = run.stderr.decode()
+    assert run.returncode == 0, report
     local = subprocess.run([sys.executable, "-m", "filterkit", *chain], capture_output=True, check=True)
-    assert run.stdout.encode() == local.stdout  # the profiled run is a real run: the same bytes
-    report = run.stderr
+    assert run.stdout == local.stdout  # the profiled run is a real run: the same bytes
     whole = seconds(report, "whole run")
     for step in ("plan", "write_concatenated"):
         assert 0 < seconds(report, step) < whole
-    # a local cluster cuts one partition per worker (two), so the writing pass is two tasks
-    assert re.search(r"^tasks write_partition, compute: 2, ", report, re.MULTILINE), report
-    assert re.search(r"^pickled recipes \[\d+\] bytes", report, re.MULTILINE), report
+    # l2 fits nothing: one pass, the writing; shape and bns are fitted together in one pass before it
+    passes = {"l2": 1, "shape": 2}[stages[0]]
+    recipes = re.search(r"^pickled recipes \[([\d, ]+)\] bytes, merged statistics \[([\d, ]*)\]", report, re.MULTILINE)
+    assert recipes, report
+    assert len(recipes.group(1).split(",")) == passes
+    assert len([size for size in recipes.group(2).split(",") if size.strip()]) == passes - 1
+    if mode != ["--inline"]:
+        # a local cluster cuts one partition per worker (two), so the writing pass is two tasks
+        assert re.search(r"^tasks write_partition, compute: 2, ", report, re.MULTILINE), report
     assert "Traceback" not in report
 
 
