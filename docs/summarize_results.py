@@ -346,4 +346,6 @@ def main(directory: str) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python docs/summarize_results.py RESULTS_DIR   (the OUT_DIR of docs/reproduce.sh)")
     main(sys.argv[1])

@@ -1,0 +1,109 @@
+"""The research scripts docs/RESULTS.md tells a reader to run still run on today's filterkit:
+``docs/reproduce.sh`` (then ``docs/summarize_results.py``) and ``docs/auto_experiment.py``, each on
+the smallest real input of its protocol (UCI iris, three one-vs-rest tasks of 50 positives).
+
+A documented script no test runs broke unseen when the engine's API changed
+(benchmarks/dask_profile.py); these run the scripts, not just their functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chain_helpers import REAL
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bash") is None, reason="docs/reproduce.sh is a bash script"),
+]
+
+
+@pytest.fixture(scope="module")
+def environment() -> dict:
+    """This Python's scripts first on PATH, so the scripts' ``filterkit`` is the one under test."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    """A DATA_DIR laid out as the scripts expect, holding UCI iris only."""
+    folder = tmp_path_factory.mktemp("data")
+    (folder / "uci").mkdir()
+    shutil.copy(REAL / "iris.arff", folder / "uci" / "iris.arff")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def reproduced(data, environment, tmp_path_factory) -> Path:
+    """``PARTS=uci docs/reproduce.sh DATA OUT``: OUT."""
+    out = tmp_path_factory.mktemp("results")
+    subprocess.run(
+        ["bash", str(DOCS / "reproduce.sh"), str(data), str(out)],
+        env={**environment, "PARTS": "uci"},
+        check=True,
+        timeout=300,
+    )
+    return out
+
+
+def test_reproduce_evaluates_every_task_and_chain_of_its_protocol(reproduced):
+    document = json.loads((reproduced / "uci-iris.json").read_text())
+    results = document["results"]
+    assert sorted({result["task"] for result in results}) == [
+        "Iris-setosa",
+        "Iris-versicolor",
+        "Iris-virginica",
+    ]
+    assert len({result["chain"] for result in results}) == 5  # KDD'09's five representations
+    assert all(0.5 <= result["auc"] <= 1 for result in results)
+
+
+def test_its_results_are_summarized(reproduced, environment):
+    summary = subprocess.run(
+        [sys.executable, str(DOCS / "summarize_results.py"), str(reproduced)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    assert "## UCI" in summary
+    assert "shape --no-zero-bin bns l2" in summary
+
+
+def test_the_summary_without_a_folder_says_how_to_call_it(environment):
+    finished = subprocess.run(
+        [sys.executable, str(DOCS / "summarize_results.py")], env=environment, capture_output=True, text=True
+    )
+    assert finished.returncode == 1
+    assert finished.stderr.startswith("usage: python docs/summarize_results.py RESULTS_DIR")
+
+
+def test_auto_experiment_runs_and_is_compared_with_reproduce_s_tasks(data, reproduced, environment, tmp_path):
+    out = tmp_path / "auto"
+    subprocess.run(
+        [sys.executable, str(DOCS / "auto_experiment.py"), "run", str(data), str(out), "uci"],
+        env=environment,
+        check=True,
+        timeout=300,
+    )
+    results = json.loads((out / "uci-iris.json").read_text())["results"]
+    assert {result["chain"] for result in results} == {"auto l2"} and len(results) == 3
+    summary = subprocess.run(
+        [sys.executable, str(DOCS / "auto_experiment.py"), "summarize", str(out), str(reproduced)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    assert "auto l2" in summary and "bns l2" in summary
