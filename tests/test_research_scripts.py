@@ -33,6 +33,12 @@ def environment() -> dict:
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
 
+def printed(environment: dict, script: str, *arguments: str) -> str:
+    """What ``python docs/SCRIPT ARGUMENTS`` prints on standard output; it must succeed."""
+    command = [sys.executable, str(DOCS / script), *arguments]
+    return subprocess.run(command, env=environment, capture_output=True, text=True, check=True, timeout=300).stdout
+
+
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
     """A DATA_DIR laid out as the scripts expect, holding UCI iris only."""
@@ -68,14 +74,7 @@ def test_reproduce_evaluates_every_task_and_chain_of_its_protocol(reproduced):
 
 
 def test_its_results_are_summarized(reproduced, environment):
-    summary = subprocess.run(
-        [sys.executable, str(DOCS / "summarize_results.py"), str(reproduced)],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    ).stdout
+    summary = printed(environment, "summarize_results.py", str(reproduced))
     assert "## UCI" in summary
     assert "shape --no-zero-bin bns l2" in summary
 
@@ -90,20 +89,8 @@ def test_the_summary_without_a_folder_says_how_to_call_it(environment):
 
 def test_auto_experiment_runs_and_is_compared_with_reproduce_s_tasks(data, reproduced, environment, tmp_path):
     out = tmp_path / "auto"
-    subprocess.run(
-        [sys.executable, str(DOCS / "auto_experiment.py"), "run", str(data), str(out), "uci"],
-        env=environment,
-        check=True,
-        timeout=300,
-    )
+    printed(environment, "auto_experiment.py", "run", str(data), str(out), "uci")
     results = json.loads((out / "uci-iris.json").read_text())["results"]
     assert {result["chain"] for result in results} == {"auto l2"} and len(results) == 3
-    summary = subprocess.run(
-        [sys.executable, str(DOCS / "auto_experiment.py"), "summarize", str(out), str(reproduced)],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    ).stdout
+    summary = printed(environment, "auto_experiment.py", "summarize", str(out), str(reproduced))
     assert "auto l2" in summary and "bns l2" in summary
