@@ -28,9 +28,10 @@ to ×100; ×300 is the memory scale (peak RSS ×300 ÷ ×10 per chain: flat in r
 ×100, the scale of ``filterkit --engine dask`` (a local cluster of two one-thread workers,
 started by each run), reported as Dask ÷ local; beside it, for the chains a cluster runs in one pass
 (the identity rewrite and ``l2``), what two cores allow such a cluster: two local runs side by side,
-each on half the rows (grain ×150 for ×300), and the client's import of ``distributed``, which
-comes before its workers can start.  Start-up is ``filterkit -q iris.arff l2``
-against ``python -c "import numpy, scipy.sparse"``, medians of 10 interleaved runs, with
+each on half the rows (grain ×150 for ×300; as the console script, and each in one thread as a Dask
+task runs), and the client's import of ``distributed``, which comes before its workers can start.
+Start-up is ``filterkit -q iris.arff l2`` against ``python -c "import numpy, scipy.sparse"``,
+medians of 10 interleaved runs, with
 filterkit's bytecode compiled first (as ``pip install`` does).  ``--only`` and ``--chains``
 run a subset (``--help`` lists the kinds of job).
 """
@@ -446,7 +447,7 @@ CHAINS = {
     "identity": [],
 }
 #: The chains a local cluster runs in one pass (they fit nothing), whose halves run side by side
-#: as the least a cluster of two workers could take (``--only halves``).
+#: as a model of a cluster of two workers' work (``--only halves``).
 ONE_PASS_CHAINS = ("identity", "l2")
 #: The peers, the C floor and the -o FILE runs stop at ×100 (at ×300 liac-arff alone would need
 #: about 3.5 GB); larger scales are for memory flatness and Dask, which start at ×100.
