@@ -1,9 +1,11 @@
 """``benchmarks/dask_profile.py`` (issue 20, item 6: where a Dask run's time goes) runs on today's
 engine and reports each step of it.
 
-The script wraps the engine's methods from outside; it broke without a word when one of them
-(``DaskEngine._shared``) took a second argument, and raised a ``KeyError`` traceback when the
-run it was given did not use the Dask engine.  These run it as the docs say, on real word counts.
+The script wraps the engine's methods from outside, and no test ran it: it broke without a word
+when one of them (``DaskEngine._shared``) took a second argument, its ``--inline`` mode when the
+engine began waiting on each future's ``exception()``, and a run without the Dask engine ran whole,
+then raised a ``KeyError`` traceback.  These run it as the docs say, in its three modes, on real
+word counts.
 """
 
 from __future__ import annotations
@@ -54,9 +56,8 @@ def test_a_dask_run_is_profiled_step_by_step_and_its_output_is_the_local_run_s(m
     assert run.returncode == 0, report
     local = subprocess.run([sys.executable, "-m", "filterkit", *chain], capture_output=True, check=True)
     assert run.stdout == local.stdout  # the profiled run is a real run: the same bytes
-    whole = seconds(report, "whole run")
-    for step in ("plan", "write_concatenated"):
-        assert 0 < seconds(report, step) < whole
+    whole, plan, writing = (seconds(report, step) for step in ("whole run", "plan", "write_concatenated"))
+    assert 0 <= plan and 0 < writing and plan + writing <= whole + 0.01  # steps of the run, within it
     # l2 fits nothing: one pass, the writing; shape and bns are fitted together in one pass before it
     passes = {"l2": 1, "shape": 2}[stages[0]]
     recipes = re.search(r"^pickled recipes \[([\d, ]+)\] bytes, merged statistics \[([\d, ]*)\]", report, re.MULTILINE)
