@@ -73,10 +73,26 @@ def test_reproduce_evaluates_every_task_and_chain_of_its_protocol(reproduced):
     assert all(0.5 <= result["auc"] <= 1 for result in results)
 
 
-def test_its_results_are_summarized(reproduced, environment):
+def mean_aucs(results_file: Path) -> dict[str, float]:
+    """Each chain's AUC averaged over the tasks of one ``filterkit evaluate --json`` file."""
+    by_chain: dict[str, list[float]] = {}
+    for result in json.loads(results_file.read_text())["results"]:
+        by_chain.setdefault(result["chain"], []).append(result["auc"])
+    return {chain: sum(aucs) / len(aucs) for chain, aucs in by_chain.items()}
+
+
+def table_row(summary: str, chain: str) -> list[str]:
+    """The cells after the chain's name in the summary's first table row for ``chain``."""
+    row = next(line for line in summary.splitlines() if line.startswith(f"| `{chain}` |"))
+    return [cell.strip() for cell in row.strip("|").split("|")[1:]]
+
+
+def test_its_results_are_summarized_task_by_task(reproduced, environment):
     summary = printed(environment, "summarize_results.py", str(reproduced))
     assert "## UCI" in summary
-    assert "shape --no-zero-bin bns l2" in summary
+    for chain, auc in mean_aucs(reproduced / "uci-iris.json").items():
+        tasks, mean_auc, *_ = table_row(summary, chain)
+        assert (tasks, mean_auc) == ("3", f"{auc:.3f}")
 
 
 def test_the_summary_without_a_folder_says_how_to_call_it(environment):
@@ -93,4 +109,6 @@ def test_auto_experiment_runs_and_is_compared_with_reproduce_s_tasks(data, repro
     results = json.loads((out / "uci-iris.json").read_text())["results"]
     assert {result["chain"] for result in results} == {"auto l2"} and len(results) == 3
     summary = printed(environment, "auto_experiment.py", "summarize", str(out), str(reproduced))
-    assert "auto l2" in summary and "bns l2" in summary
+    assert table_row(summary, "auto l2") == ["3", f"{mean_aucs(out / 'uci-iris.json')['auto l2']:.4f}"]
+    assert table_row(summary, "bns l2") == ["3", f"{mean_aucs(reproduced / 'uci-iris.json')['bns l2']:.4f}"]
+    assert "- `auto l2` vs `bns l2` on 3 tasks" in summary  # paired with reproduce.sh's tasks
