@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import functools
 import hashlib
 import io
-import json
 import os
 import re
 import shutil
@@ -304,53 +302,3 @@ def wait_for_temporary(folder, pattern: str, process, seconds: float = 30):
         assert process.poll() is None, "filterkit ended before the temporary file appeared"
         assert time.monotonic() < deadline, "the temporary file never appeared"
         time.sleep(0.01)
-
-
-_LOCAL_CLUSTER_FACTS = """
-import json, os, sys
-from pathlib import Path
-from filterkit.ownership import claim_process, limit_blas_threads
-claim_process()
-limit_blas_threads()
-from filterkit.distributed import DaskEngine, InheritedSchema
-with DaskEngine.connect(None, None, 1000) as engine:
-    plan = engine.plan(sys.argv[1])
-    run = engine.client.run
-    key = plan.schema_key
-    facts = {
-        "client": os.getpid(),
-        "scheduler": engine.client.run_on_scheduler(os.getpid),
-        "helper_signals": engine.client.run_on_scheduler(
-            eval, "[getattr(__import__('signal').getsignal(n), 'name', 'a handler') for n in (2, 15, 1)]"
-        ),
-        "parents": list(run(os.getppid).values()),
-        "grandparents": list(run(lambda: int(Path(f"/proc/{os.getppid()}/stat").read_text().split()[3])).values()),
-        "omp_threads": list(run(lambda: os.environ.get("OMP_NUM_THREADS")).values()),
-        "imported": list(run(eval, "'filterkit.distributed' in __import__('sys').modules").values()),
-        "frozen": list(run(eval, "__import__('gc').get_freeze_count()").values()),
-        "routes": list(run(eval, "__import__('dask').config.get('distributed.worker.http.routes')").values()),
-        "planned": [attribute.name for attribute in plan.schema.attributes],
-        "inherited": list(run(lambda: [a.name for a in InheritedSchema(key).resolve().attributes]).values()),
-    }
-print(json.dumps(facts))
-"""
-
-
-@functools.cache
-def local_cluster_facts() -> dict:
-    """How a local Dask cluster's workers were started in a process claimed as the console script claims
-    its own, in a fresh interpreter (a test process runs other tests' threads, and workers are forked
-    only while no other thread runs), once it has planned iris.arff: the client's and the scheduler's
-    pids, the helper's handling of SIGINT, SIGTERM and SIGHUP, each worker's parent and grandparent,
-    its OMP_NUM_THREADS, whether it has filterkit.distributed imported, how many objects it has frozen
-    (``gc.get_freeze_count``), the HTTP routes it serves, the planned schema's attribute names and
-    those each worker inherited."""
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
-    finished = subprocess.run(
-        [sys.executable, "-c", _LOCAL_CLUSTER_FACTS, str(REAL / "iris.arff")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return json.loads(finished.stdout)

@@ -17,8 +17,8 @@ import sys
 import pytest
 
 from chain_helpers import OH0_SAMPLE, REAL, STAGES_DIR, read_bytes, without_comments
-from filterkit.distributed import check_runnable
 from filterkit.errors import FilterkitError
+from filterkit.partitions import check_runnable
 from filterkit.plugins import load_plugins
 from filterkit.stage import Stage
 

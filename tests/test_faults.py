@@ -434,26 +434,6 @@ def test_the_signals_that_come_while_a_stopped_run_unwinds_are_ignored():
             signal.signal(signum, handler)
 
 
-def test_the_stopping_signals_wait_while_the_dask_helper_is_forked(monkeypatch):
-    """Raised inside the fork's at-fork callbacks (logging's), a signal is swallowed there and the run
-    goes on (once seen: a 10.9 s wait for a cluster that did not start); held back, it comes after."""
-    from filterkit import distributed
-    from filterkit.ownership import STOPPING_SIGNALS
-
-    held_back = []
-
-    def fork():
-        held_back.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
-        return 2**22 + 1  # no such child: stopping the cluster waits for nothing
-
-    monkeypatch.setattr(distributed.os, "fork", fork)
-    with distributed._forked_cluster(2) as cluster:
-        assert os.path.isdir(cluster.scratch)  # made by the client, removed once the helper ended
-    assert held_back and set(STOPPING_SIGNALS) <= held_back[0]
-    assert not set(STOPPING_SIGNALS) & set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
-    assert cluster.scratch is not None and not os.path.exists(cluster.scratch)
-
-
 def test_a_signal_once_the_run_is_over_leaves_its_exit_status(tmp_path):
     """While the interpreter exits (Python puts the default handlers back), a SIGTERM turned a complete
     run's 0 into a kill: the stopping signals are ignored once the run has returned."""
@@ -470,20 +450,3 @@ def test_a_signal_once_the_run_is_over_leaves_its_exit_status(tmp_path):
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)
     assert (finished.returncode, finished.stderr) == (0, b"")
-
-
-def test_a_failed_fork_leaves_no_scratch_folder_nor_pipe(monkeypatch, tmp_path):
-    """No process to be had for the cluster's helper: the error goes on, and nothing of it stays."""
-    from filterkit import distributed
-
-    def refusing():
-        raise BlockingIOError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setattr(distributed.os, "fork", refusing)
-    monkeypatch.setattr(distributed.tempfile, "tempdir", str(tmp_path))
-    descriptors = sorted(os.listdir("/proc/self/fd"))
-    with pytest.raises(BlockingIOError):
-        with distributed._forked_cluster(2):
-            pass
-    assert os.listdir(tmp_path) == []
-    assert sorted(os.listdir("/proc/self/fd")) == descriptors

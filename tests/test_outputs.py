@@ -399,7 +399,7 @@ def test_apply_refuses_to_write_over_its_model_or_input(folder_with_input, minma
 
 
 def test_a_relative_output_dir_is_resolved_on_the_client(tmp_path, monkeypatch):
-    from filterkit.distributed import checked_output_folder
+    from filterkit.partitions import checked_output_folder
 
     monkeypatch.chdir(tmp_path)
     assert checked_output_folder("out/parts") == str(tmp_path / "out" / "parts")

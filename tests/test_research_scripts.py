@@ -1,9 +1,7 @@
 """The research scripts docs/RESULTS.md tells a reader to run still run on today's filterkit:
 ``docs/reproduce.sh`` (then ``docs/summarize_results.py``) and ``docs/auto_experiment.py``, each on
-the smallest real input of its protocol (UCI iris, three one-vs-rest tasks of 50 positives).
-
-A documented script no test runs broke unseen when the engine's API changed
-(benchmarks/dask_profile.py); these run the scripts, not just their functions.
+the smallest real input of its protocol (UCI iris, three one-vs-rest tasks of 50 positives): a
+documented script no test runs breaks unseen when an API changes.
 """
 
 from __future__ import annotations

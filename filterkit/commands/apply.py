@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shlex
 
 import click
 
-from filterkit.background import write_behind
-from filterkit.commands.chain import input_provenance, provenance_comments
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import (
-    check_distinct,
-    check_stdout_open,
-    open_source,
-    output_stream,
-)
+from filterkit.commands.files import check_distinct, check_stdout_open
 from filterkit.commands.options import (
     chunk_rows_option,
     digits_option,
@@ -29,10 +21,11 @@ from filterkit.commands.options import (
     row_form_option,
     zero_based_option,
 )
-from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
+from filterkit.formats import FormatOptions, format_of
 from filterkit.model import arrays_path, load_model
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.running import LocalEngine, OutputForm, run
 
 
 @click.command(
@@ -84,27 +77,8 @@ def apply(
     reporter = Progress(progress_mode(quiet, progress))
     reporter.expect(1)
     options = FormatOptions(zero_based)
-    # svmlight and CSV rows are read with the training header: its features, labels and types
-    known_schema = None if format_of(input_path, input_format) == ARFF else chain.input_schema
-    opened = open_source(input_path, chunk_rows, False, input_format, options, known_schema)
-    with reporter.activated(), opened as source:
-        chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
-        command = f"apply {shlex.quote(os.path.basename(model_path))}"
-        comments = provenance_comments(input_provenance(source), command, chain, sparse, numbers.options)
-        assert chain.output_schema is not None  # a loaded model is fitted
-        # The output is the input's rows: it keeps the input's relation name, not the training file's.
-        output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
-        with output_stream(output_file) as stream:
-            writer = row_writer(
-                format_of(output, output_format),
-                stream,
-                output_schema,
-                sparse,
-                comments,
-                chain.class_name,
-                options,
-                numbers,
-            )
-            with reporter.step("writing", source) as meter:
-                write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
+    engine = LocalEngine(chunk_rows, input_format, options, reporter)
+    form = OutputForm(format_of(output, output_format), sparse, numbers, options)
+    with reporter.activated():
+        run(chain, input_path, engine, output_file, form, f"apply {shlex.quote(os.path.basename(model_path))}")
     reporter.finish()

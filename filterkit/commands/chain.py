@@ -3,23 +3,16 @@ runs when the first word is not a command word."""
 
 from __future__ import annotations
 
-import shlex
+import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence, cast
+from typing import TYPE_CHECKING, cast
 
 import click
 from click.exceptions import NoSuchOption
 
-from filterkit import __version__
-from filterkit.background import write_behind
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
-from filterkit.commands.files import (
-    check_stdout_open,
-    checked_outputs,
-    open_source,
-    output_stream,
-)
+from filterkit.commands.files import check_stdout_open, checked_outputs
 from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
@@ -37,10 +30,12 @@ from filterkit.commands.options import (
 )
 from filterkit.commands.stages import StageChain, misplaced_option
 from filterkit.errors import DASK_INSTALL_HINT
-from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
+from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.partitions import checked_output_folder, partition_files
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import Chain, guarded
+from filterkit.running import LocalEngine, OutputForm, run
 
 if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
@@ -324,64 +319,70 @@ def chain(**_):
 @chain.result_callback()
 @click.pass_context
 def run_chain(ctx: click.Context, stages: list, **params) -> None:
-    """Fit the stages on IN.arff and write their output, here or on Dask."""
+    """Fit the stages on IN.arff and write their output, here or on Dask (:func:`filterkit.running.run`)."""
     loader = plugin_loader(ctx)
     registry = loader.registry()
     settings = ChainSettings(**params, plugins_dir=loader.folder)
-    fitted_chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
-    if settings.engine == "dask":
-        run_on_dask(fitted_chain, settings, registry)
-    else:
-        run_locally(fitted_chain, settings, registry)
-
-
-def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
-    """The chain fitted and applied in this process; the output and model written when every row is."""
-    if settings.scheduler or settings.partitions or settings.output_dir:
+    chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
+    output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
+    dask = settings.engine == "dask"
+    if not dask and (settings.scheduler or settings.partitions or output_dir):
         raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
-    check_stdout_open(settings.output)
-    output_file = checked_outputs([settings.input_path], settings.output, settings.model_path)
-    needs_passes = any(stage.learns for stage in chain.stages)
+    if dask:
+        check_dask_run(chain, settings)
+        output_dir = None if output_dir is None else checked_output_folder(output_dir)
+    check_stdout_open(output or output_dir)
+    output_file = checked_outputs(
+        partition_files(settings.input_path) if dask else [settings.input_path], output, model_path
+    )
+    form = OutputForm(
+        format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
+    )
+    save = (lambda: save_model(model_path, chain, registry)) if model_path else None
+    on_fitted = report_fitted if settings.verbose else None
     progress = settings.new_progress()
     progress.expect(chain.planned_passes() + 1)
-    output_format = format_of(settings.output, settings.output_format)
-    opened = open_source(
-        settings.input_path, settings.chunk_rows, needs_passes, settings.input_format, settings.format_options
-    )
-    with progress.activated(), opened as source:
-        chain.fit(source, progress)
-        if settings.verbose:
-            report_fitted(chain)
-        comments = provenance_comments(
-            input_provenance(source), "chain", chain, settings.sparse, settings.numbers.options
-        )
-        assert chain.output_schema is not None  # fitted above
-        with output_stream(output_file) as stream:
-            writer = row_writer(
-                output_format,
-                stream,
-                chain.output_schema,
-                settings.sparse,
-                comments,
-                chain.class_name,
-                settings.format_options,
-                settings.numbers,
+    with progress.activated(), contextlib.ExitStack() as stack:
+        if dask:
+            from filterkit.distributed import DaskEngine
+
+            engine = stack.enter_context(
+                DaskEngine.connect(
+                    settings.scheduler, settings.plugins_dir, settings.chunk_rows, progress, settings.partitions
+                )
             )
-            with progress.step("writing", source) as meter:
-                write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
-            if settings.model_path:
-                # Only a run that transformed every row saves its model; a model that
-                # cannot be saved still removes the -o output, which is published last.
-                saved_model(settings.model_path, chain, registry)
+            engine.check_workers(chain)
+        else:
+            engine = LocalEngine(settings.chunk_rows, settings.input_format, settings.format_options, progress)
+        run(chain, settings.input_path, engine, output_file, form, "chain", save, on_fitted, output_dir)
     progress.finish()
 
 
-def saved_model(path: str, chain: Chain, registry: Registry) -> None:
+def check_dask_run(chain: Chain, settings: ChainSettings) -> None:
+    """Refuse, before any cluster starts, what ``--engine dask`` cannot run as a local run would."""
+    from filterkit.partitions import check_runnable
+
+    if settings.output and settings.output_dir:
+        raise click.UsageError("give -o FILE or --output-dir DIR, not both")
+    if settings.scheduler and not (settings.output or settings.output_dir):
+        raise click.UsageError(
+            "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
+        )
+    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != format_of(
+        settings.output, settings.output_format
+    ):
+        raise click.UsageError(
+            "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
+        )
+    check_runnable(chain.stages, settings.input_path)
+
+
+def save_model(path: str, chain: Chain, registry: Registry) -> None:
     """Save ``chain``'s model to ``path`` (:func:`filterkit.model.save_model`, imported by the
     runs that save a model)."""
-    from filterkit.model import save_model
+    from filterkit.model import save_model as save
 
-    save_model(path, chain, registry)
+    save(path, chain, registry)
 
 
 def report_fitted(chain: Chain) -> None:
@@ -392,111 +393,3 @@ def report_fitted(chain: Chain) -> None:
         if summary is not None:
             for line in guarded(stage, "fit_summary", summary):
                 click.echo(f"filterkit: {stage.name}: {line}", err=True)
-
-
-def run_on_dask(chain: Chain, settings: ChainSettings, registry: Registry) -> None:
-    """The chain fitted and applied by :mod:`filterkit.distributed`; outputs and model as a local run's."""
-    from filterkit.distributed import DaskEngine, check_runnable, checked_output_folder, partition_files
-
-    output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
-    if output and output_dir:
-        raise click.UsageError("give -o FILE or --output-dir DIR, not both")
-    if settings.scheduler and not (output or output_dir):
-        raise click.UsageError(
-            "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
-        )
-    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != format_of(
-        output, settings.output_format
-    ):
-        raise click.UsageError(
-            "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
-        )
-    check_runnable(chain.stages, settings.input_path)
-    check_stdout_open(output or output_dir)
-    output_file = checked_outputs(partition_files(settings.input_path), output, model_path)
-    if output_dir is not None:
-        output_dir = checked_output_folder(output_dir)
-    progress = settings.new_progress()
-    progress.expect(chain.planned_passes() + 1)
-    with DaskEngine.connect(settings.scheduler, settings.plugins_dir, settings.chunk_rows, progress) as engine:
-        engine.check_workers(chain)
-        plan = engine.plan(settings.input_path, settings.partitions)
-        if output_dir is not None:
-            engine.checked_targets(plan, output_dir)
-        engine.fit(chain, plan)
-        if settings.verbose:
-            report_fitted(chain)
-        comments = provenance_comments((), "chain", chain, settings.sparse, settings.numbers.options)
-        save = (lambda: saved_model(model_path, chain, registry)) if model_path else None
-        if output_dir:
-            engine.write_each(
-                chain, plan, output_dir, settings.sparse, comments, before_publish=save, numbers=settings.numbers
-            )
-        else:
-            with output_stream(output_file) as stream:
-                staging = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
-                engine.write_concatenated(
-                    chain, plan, stream, settings.sparse, comments, parts_folder=staging, numbers=settings.numbers
-                )
-                if save:
-                    save()
-    progress.finish()
-
-
-#: The first word of the text of every provenance comment filterkit writes.
-PROVENANCE_WORD = "filterkit"
-
-
-def provenance_comments(
-    earlier: Sequence[str], command: str, chain: Chain, sparse: bool | None, number_options: Sequence[str] = ()
-) -> list[str]:
-    """The header comments of an output: the provenance lines of the input (``earlier``;
-    so a file made by a pipe of filterkit runs keeps every run's), then this run's:
-
-        filterkit chain: -c first --positive Ethics --dense --digits 6 ig --presence select --top 7 l2 (filterkit 0.3.0)
-
-    ``command`` is ``chain`` or ``apply MODEL`` (the model's file name).  The options
-    recorded are those that decide the output's bytes, so the line is the same for
-    the same output: the class (unless the last attribute), the positive label, the
-    row form, the rounding of numbers (``number_options``: ``--digits N`` or
-    ``--float32``, so a rounded output says so); not the input's or the output's path
-    (stdin and a file give the same bytes), the chunk size, the engine or the plugin
-    folder.
-    """
-    options = []
-    if chain.class_spec not in (None, "last"):
-        options += ["-c", shlex.quote(str(chain.class_spec))]
-    if chain.positive is not None:
-        options += ["--positive", shlex.quote(chain.positive)]
-    if sparse is not None:
-        options.append("--sparse" if sparse else "--dense")
-    options += number_options
-    words = [
-        f"{PROVENANCE_WORD} {command}:",
-        *options,
-        describe_chain(chain.stages),
-        f"({PROVENANCE_WORD} {__version__})",
-    ]
-    return [*earlier, " ".join(words)]
-
-
-def input_provenance(source) -> list[str]:
-    """The provenance lines filterkit wrote into the header of ``source``'s input:
-    its comments before ``@relation`` that begin with ``filterkit``."""
-    return [comment for comment in source.header_comments if comment.split(" ", 1)[0] == PROVENANCE_WORD]
-
-
-def describe_chain(stages) -> str:
-    """The chain as it would be typed: each stage with the options that differ from their defaults."""
-    words = []
-    for stage in stages:
-        words.append(stage.name)
-        for option in stage.options:
-            value = stage.params[option.name]
-            if value == option.default:
-                continue
-            if option.kind is bool:
-                words.append(option.flag if value else f"--no-{option.flag[2:]}")
-            else:
-                words.extend([option.flag, shlex.quote(str(value))])
-    return " ".join(words) or "(identity)"

@@ -14,7 +14,7 @@ import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
-from filterkit.commands.files import ReportCommand, check_distinct, open_source
+from filterkit.commands.files import ReportCommand, check_distinct
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -51,6 +51,7 @@ from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.runner import resolve_class
+from filterkit.running import open_source
 from filterkit.schema import NOMINAL, concatenate
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.

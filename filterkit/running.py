@@ -1,0 +1,300 @@
+"""One run of a chain from an input to an output: Weka's ``Filter.useFilter``, made streaming.
+
+:func:`run` opens the input through an engine, fits the chain unless it comes fitted (a saved
+model), writes the output headed by the input's provenance lines and this run's, and saves the
+model before the output is published.  The chain command, ``apply`` and both engines share it, so
+what a run writes does not depend on the engine.  An engine opens the input as its source, fits
+a chain on it and writes a fitted chain's rows: :class:`LocalEngine` in this process,
+:class:`filterkit.distributed.DaskEngine` over partitions on a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import gzip
+import os
+import shlex
+import stat
+import sys
+from typing import Callable, ContextManager, Protocol, Sequence
+
+from filterkit import __version__
+from filterkit.arff.writer import EXACT, NumberFormat
+from filterkit.background import write_behind
+from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
+from filterkit.outputs import OutputFile, staged_output
+from filterkit.progress import Progress
+from filterkit.runner import Chain
+from filterkit.schema import Schema
+from filterkit.sources import FileSource, ScannedSource, StreamSource
+
+#: The first word of the text of every provenance comment filterkit writes.
+PROVENANCE_WORD = "filterkit"
+#: gzip's own default level: about 3x smaller than level 1 on ARFF text, at a fraction of level 9's time.
+GZIP_LEVEL = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputForm:
+    """How an output is written: its format, row form (``sparse``, None: as the input's rows),
+    numbers (``--digits``, ``--float32``) and the options of the formats other than ARFF."""
+
+    format: str = ARFF
+    sparse: bool | None = None
+    numbers: NumberFormat = EXACT
+    options: FormatOptions = FormatOptions()
+
+
+class Engine(Protocol):
+    """What :func:`run` asks of an engine."""
+
+    def opened(self, chain: Chain, input_path: str) -> ContextManager:
+        """The input as this engine's source (with ``schema`` and ``header_comments``)."""
+
+    def fit(self, chain: Chain, source) -> None:
+        """Fit ``chain`` on the source's rows."""
+
+    def write(
+        self, chain: Chain, source, stream, form: OutputForm, comments: list[str], output: OutputFile | None
+    ) -> None:
+        """Write the fitted chain's output of the source's rows to the binary ``stream`` (of ``output``)."""
+
+
+class LocalEngine:
+    """Fits and writes in this process, one chunk at a time (:class:`filterkit.runner.Chain`)."""
+
+    def __init__(
+        self,
+        chunk_rows: int,
+        input_format: str | None = None,
+        options: FormatOptions = FormatOptions(),
+        progress: Progress | None = None,
+    ):
+        self.chunk_rows = chunk_rows
+        self.input_format = input_format
+        self.options = options
+        self.progress = Progress() if progress is None else progress
+
+    def opened(self, chain: Chain, input_path: str) -> ContextManager:
+        """The input as a source (:func:`open_source`); svmlight and CSV rows of a fitted chain
+        are read with its training header: its features, labels and types."""
+        fitted = chain.output_schema is not None
+        known = chain.input_schema if fitted and format_of(input_path, self.input_format) != ARFF else None
+        needs_passes = not fitted and any(stage.learns for stage in chain.stages)
+        return open_source(input_path, self.chunk_rows, needs_passes, self.input_format, self.options, known)
+
+    def fit(self, chain: Chain, source) -> None:
+        """Fit ``chain``, one pass over the source per stage that learns."""
+        chain.fit(source, self.progress)
+
+    def write(
+        self, chain: Chain, source, stream, form: OutputForm, comments: list[str], output: OutputFile | None
+    ) -> None:
+        """Write the chain's output of every row, formatting behind the transform."""
+        assert chain.output_schema is not None  # fitted
+        writer = row_writer(
+            form.format,
+            stream,
+            chain.output_schema,
+            form.sparse,
+            comments,
+            chain.class_name,
+            form.options,
+            form.numbers,
+        )
+        with self.progress.step("writing", source) as meter:
+            write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
+
+
+def run(
+    chain: Chain,
+    input_path: str,
+    engine: Engine,
+    output: OutputFile | None = None,
+    form: OutputForm = OutputForm(),
+    command: str = "chain",
+    save_model: Callable[[], None] | None = None,
+    on_fitted: Callable[[Chain], None] | None = None,
+    output_dir: str | None = None,
+) -> None:
+    """Run ``chain`` over ``input_path`` on ``engine`` and write its output to ``output`` (None:
+    standard output), published only whole; or, on the Dask engine, one output per partition
+    into ``output_dir`` (:meth:`filterkit.distributed.DaskEngine.write_each`).
+
+    A chain that is not fitted is fitted first (then ``on_fitted(chain)``); a fitted one checks
+    the input against its training header and keeps the input's relation name.  The header's
+    comments are the input's provenance lines then this run's (:func:`provenance_comments`,
+    ``command`` naming the run).  ``save_model()`` runs once every row is written, before the
+    output is published: a model that cannot be saved leaves no output.
+    """
+    fitted = chain.output_schema is not None
+    with engine.opened(chain, input_path) as source:
+        if fitted:
+            chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+        else:
+            engine.fit(chain, source)
+            if on_fitted is not None:
+                on_fitted(chain)
+        if fitted:  # the output is the input's rows: it keeps their relation name, not the training file's
+            chain = copy.copy(chain)
+            assert chain.output_schema is not None
+            chain.output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
+        earlier = [text for text in source.header_comments if text.split(" ", 1)[0] == PROVENANCE_WORD]
+        comments = provenance_comments(earlier, command, chain, form.sparse, form.numbers.options)
+        if output_dir is not None:
+            engine.write_each(chain, source, output_dir, form.sparse, comments, save_model, form.numbers)  # type: ignore[attr-defined]
+            return
+        with output_stream(output) as stream:
+            engine.write(chain, source, stream, form, comments, output)
+            if save_model is not None:
+                save_model()
+
+
+def provenance_comments(
+    earlier: Sequence[str], command: str, chain: Chain, sparse: bool | None, number_options: Sequence[str] = ()
+) -> list[str]:
+    """The header comments of an output: the provenance lines of the input (``earlier``;
+    so a file made by a pipe of filterkit runs keeps every run's), then this run's:
+
+        filterkit chain: -c first --positive Ethics --dense --digits 6 ig --presence select --top 7 l2 (filterkit 0.3.0)
+
+    ``command`` is ``chain`` or ``apply MODEL`` (the model's file name).  The options
+    recorded are those that decide the output's bytes, so the line is the same for
+    the same output: the class (unless the last attribute), the positive label, the
+    row form, the rounding of numbers (``number_options``: ``--digits N`` or
+    ``--float32``, so a rounded output says so); not the input's or the output's path
+    (stdin and a file give the same bytes), the chunk size, the engine or the plugin
+    folder.
+    """
+    options = []
+    if chain.class_spec not in (None, "last"):
+        options += ["-c", shlex.quote(str(chain.class_spec))]
+    if chain.positive is not None:
+        options += ["--positive", shlex.quote(chain.positive)]
+    if sparse is not None:
+        options.append("--sparse" if sparse else "--dense")
+    options += number_options
+    words = [
+        f"{PROVENANCE_WORD} {command}:",
+        *options,
+        describe_chain(chain.stages),
+        f"({PROVENANCE_WORD} {__version__})",
+    ]
+    return [*earlier, " ".join(words)]
+
+
+def describe_chain(stages) -> str:
+    """The chain as it would be typed: each stage with the options that differ from their defaults."""
+    words = []
+    for stage in stages:
+        words.append(stage.name)
+        for option in stage.options:
+            value = stage.params[option.name]
+            if value == option.default:
+                continue
+            if option.kind is bool:
+                words.append(option.flag if value else f"--no-{option.flag[2:]}")
+            else:
+                words.extend([option.flag, shlex.quote(str(value))])
+    return " ".join(words) or "(identity)"
+
+
+@contextlib.contextmanager
+def open_source(
+    path: str,
+    chunk_rows: int,
+    needs_passes: bool,
+    given_format: str | None = None,
+    options: FormatOptions = FormatOptions(),
+    known_schema: Schema | None = None,
+):
+    """The input as a source, in the format ``given_format`` (``--from``) or its name's.
+
+    An ARFF regular file is read once per pass; standard input and any other file
+    that cannot be read twice (a FIFO, ``<(…)``, ``/dev/stdin``, a device) is read
+    once, and spooled when the chain needs several passes.  svmlight and CSV are
+    scanned for their header first, so a stream of them is always spooled
+    (:class:`ScannedSource`); ``known_schema`` (a model's input header) gives
+    their header instead of the scan.
+    """
+    format_name = format_of(path, given_format)
+    if path == "-":
+        if sys.stdin is None:
+            raise FilterkitError("standard input is closed")
+        stream, name, owned = sys.stdin.buffer, "<stdin>", False
+    elif _is_regular_file(path):
+        if format_name == ARFF:
+            yield FileSource(path, chunk_rows)
+        else:
+            scanned = ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
+            try:
+                yield scanned
+            finally:
+                scanned.close()
+        return
+    else:
+        stream, name, owned = open(path, "rb"), path, True
+    try:
+        source: StreamSource | ScannedSource
+        if format_name == ARFF:
+            source = StreamSource(stream, name, chunk_rows)
+            if needs_passes:
+                source.spool()
+        else:
+            source = ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema)
+        try:
+            yield source
+        finally:
+            source.close()
+    finally:
+        if owned:
+            stream.close()
+
+
+def _is_regular_file(path: str) -> bool:
+    """Whether ``path`` is a regular file (which can be read again); True when it cannot
+    be looked at, so that opening it gives the error."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
+
+
+def is_gzip_name(path: str) -> bool:
+    """Whether an output called ``path`` is written gzip-compressed (its name ends in ``.gz``)."""
+    return path.lower().endswith(".gz")
+
+
+@contextlib.contextmanager
+def output_stream(output: OutputFile | None):
+    """A binary stream to stdout, or to ``output``, published only when the block succeeds.
+
+    An output whose name ends in ``.gz`` is written gzip-compressed, with no file name
+    and a zero time in its header, so the same rows always give the same bytes.
+    """
+    if output is None:
+        sys.stdout.flush()
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    with staged_output(output) as stage:
+        compressed = None
+        if is_gzip_name(output.path):
+            compressed = gzip.GzipFile(filename="", mode="wb", fileobj=stage.stream, compresslevel=GZIP_LEVEL, mtime=0)
+        try:
+            yield stage.stream if compressed is None else compressed
+            if compressed is not None:
+                compressed.close()
+            stage.publish()
+        except OSError as error:
+            if error.filename is not None:
+                raise
+            raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
+        finally:
+            if compressed is not None and not compressed.closed:
+                # Unpublished: end the stream so that it is not ended, noisily, once its file is gone.
+                with contextlib.suppress(OSError, ValueError):
+                    compressed.close()
