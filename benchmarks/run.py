@@ -26,10 +26,7 @@ braces and commas turned into spaces: a parse with no ARFF semantics at all); a 
 is not installed is left out, and said so.  The peers, the floor and ``-o FILE`` run up
 to ×100; ×300 is the memory scale (peak RSS ×300 ÷ ×10 per chain: flat in rows) and, with
 ×100, the scale of ``filterkit --engine dask`` (a local cluster of two one-thread workers,
-started by each run), reported as Dask ÷ local; beside it, for the chains a cluster runs in one pass
-(the identity rewrite and ``l2``), what two cores allow such a cluster: two local runs side by side,
-each on half the rows (grain ×150 for ×300; as the console script, and each in one thread as a Dask
-task runs), and the client's import of ``distributed``, which comes before its workers can start.
+started by each run), reported as Dask ÷ local.
 Start-up is ``filterkit -q iris.arff l2`` against ``python -c "import numpy, scipy.sparse"``,
 medians of 10 interleaved runs, with
 filterkit's bytecode compiled first (as ``pip install`` does).  ``--only`` and ``--chains``
@@ -109,26 +106,6 @@ print(csv.read_csv(sys.argv[1]).num_rows)
 """
 
 IMPORT_FLOOR = "import numpy, scipy.sparse"
-#: The Dask client's import of ``distributed``, after what the console script has imported by then;
-#: its seconds are appended to the file ``sys.argv[1]``, one line a run (a job of the rounds).
-DASK_IMPORT = """
-import sys, time
-import filterkit.cli, filterkit.distributed
-began = time.perf_counter()
-import distributed
-elapsed = time.perf_counter() - began
-with open(sys.argv[1], "a") as times:
-    times.write(f"{elapsed}\\n")
-"""
-#: The console script with each ``side_by_side`` call run in turn in one thread, as a Dask task's are
-#: (filterkit.background.in_one_thread): the shape of a local cluster's work on one core each.
-IN_ONE_THREAD = """
-import sys
-from filterkit import cli
-from filterkit.background import in_one_thread
-with in_one_thread():
-    cli.main(sys.argv[1:])
-"""
 #: At least this many runs each with and without the contract's checks: the difference is a few %
 #: of a run, and a run's time varies by about ±15 % on a shared machine.
 CONTRACT_REPEATS = 11
@@ -270,57 +247,6 @@ def startup_times(filterkit: str, repeats: int = 10) -> tuple[float, float]:
     return statistics.median(ours), statistics.median(floor)
 
 
-def halved_scales(scales: list[int], chains) -> tuple[list[int], list[int]]:
-    """The scales whose halves run side by side (``--only halves``): those of ``scales`` that Dask
-    runs at, when ``chains`` has a one-pass chain; and those left out for being odd (no exact half
-    of their rows, each a copy of grain's)."""
-    if not any(chain in ONE_PASS_CHAINS for chain in chains):
-        return [], []
-    dask_scales = [scale for scale in scales if scale >= SMALLEST_DASK_SCALE]
-    return [scale for scale in dask_scales if scale % 2 == 0], [scale for scale in dask_scales if scale % 2]
-
-
-def halves_jobs(filterkit: str, inputs: dict, scale: int, chains: dict) -> list[tuple]:
-    """The jobs (``(key, label, data name, command, None)``) running each one-pass chain of ``chains``
-    twice at once on ``grain_x{scale / 2}``, as the console script and with each run in one thread
-    (:data:`IN_ONE_THREAD`), to /dev/null: what a local cluster's two workers do at ``scale``."""
-    name, half = f"grain_x{scale}", str(inputs[f"grain_x{scale // 2}"])
-    jobs = []
-    for chain, stages in chains.items():
-        if chain not in ONE_PASS_CHAINS:
-            continue
-        shown = " ".join(stages) or "identity rewrite"
-        arguments = ["-q", "-c", "first", half, *stages]
-        for variant, how, command in (
-            ("halves", "", [filterkit, *arguments]),
-            ("halves in one thread", ", each in one thread", [sys.executable, "-c", IN_ONE_THREAD, *arguments]),
-        ):
-            label = f"two local runs side by side on its halves{how}: filterkit {shown}"
-            jobs.append(((name, chain, variant), label, name, side_by_side_command(command), None))
-    return jobs
-
-
-def dask_import_job(times: Path) -> tuple:
-    """The job (as :func:`halves_jobs`') importing filterkit, then ``distributed``, whose import alone
-    it appends to ``times`` (:data:`DASK_IMPORT`): timed in the rounds, beside the runs."""
-    label = "python: import filterkit.cli, then distributed (the import alone: below)"
-    return ("dask import",), label, "–", [sys.executable, "-c", DASK_IMPORT, str(times)], None
-
-
-def dask_import_time(times: Path) -> float | None:
-    """The median of the import times :func:`dask_import_job`'s runs appended to ``times`` (None
-    where it did not run)."""
-    if not times.exists():
-        return None
-    return statistics.median(float(line) for line in times.read_text().split())
-
-
-def side_by_side_command(command: list[str]) -> list[str]:
-    """``command`` run twice at once (the second in this shell, the first in the background), both
-    writing to the shell's standard output; it fails where either run fails."""
-    return ["sh", "-c", '"$@" & first=$!; "$@" || exit 1; wait "$first"', "sh", *command]
-
-
 def measure(command: list[str], output: Path | None = None) -> tuple[float, int, float]:
     """Wall seconds, peak RSS in MiB and CPU seconds (user + system) of one run, stdout to ``output``
     or /dev/null.  ``wait4`` counts the child and the descendants it waited for; descendants left
@@ -429,8 +355,6 @@ TOOLS = {
     "file": "filterkit's chains with -o FILE",
     "floor": "the C floor, to /dev/null and to a file",
     "dask": "filterkit --engine dask (a local cluster of two workers) to /dev/null",
-    "halves": "what two cores allow a local cluster: two local runs side by side, each on half the rows, "
-    "and the client's import of distributed",
     "weka": "Weka 3.6",
     "sklearn": "scikit-learn's svmlight reader and writer",
     "pandas": "pandas read_csv + to_csv",
@@ -446,9 +370,6 @@ CHAINS = {
     "l2": ["l2"],
     "identity": [],
 }
-#: The chains a local cluster runs in one pass (they fit nothing), whose halves run side by side
-#: as a model of a cluster of two workers' work (``--only halves``).
-ONE_PASS_CHAINS = ("identity", "l2")
 #: The peers, the C floor and the -o FILE runs stop at ×100 (at ×300 liac-arff alone would need
 #: about 3.5 GB); larger scales are for memory flatness and Dask, which start at ×100.
 LARGEST_PEER_SCALE = 100
@@ -504,10 +425,8 @@ def main() -> None:
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} when it began."
     )
     scratch_folder = args.inputs
-    dask_missing = bool(only & {"dask", "halves"}) and not installed("distributed")
-    halved, odd = halved_scales(scales, args.chains) if "halves" in only and not dask_missing else ([], [])
-    made_scales = sorted(set(scales) | {scale // 2 for scale in halved})
-    inputs = make_inputs(args.data, scratch_folder, made_scales, peer_scales if peers else [])
+    dask_missing = "dask" in only and not installed("distributed")
+    inputs = make_inputs(args.data, scratch_folder, scales, peer_scales if peers else [])
     writes_before = page_cache_writes(scratch_folder)
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     floor = build_floor(scratch_folder) if "floor" in only else None
@@ -519,8 +438,6 @@ def main() -> None:
     missing = [name for name in ("sklearn", "pandas", "pyarrow", "arff") if not installed(name)]
     if dask_missing:
         missing.append("distributed")
-    import_times = scratch_folder / "dask-import-times"
-    import_times.unlink(missing_ok=True)
     jobs: list[tuple] = []
 
     def job(tool, key, label, data_name, command, output=None):
@@ -545,9 +462,6 @@ def main() -> None:
                     floor_command = [str(floor), chain, "-c", "first", path]
                     job("floor", (name, chain, "floor"), f"C floor {chain}", name, floor_command)
                     job("floor", (name, chain, "floor file"), f"C floor {chain} > FILE", name, floor_command, written)
-        if scale in halved:
-            for halves_job in halves_jobs(filterkit, inputs, scale, chains):
-                job("halves", *halves_job)
         if not small:
             continue
         if weka:
@@ -609,8 +523,6 @@ def main() -> None:
             [sys.executable, "-c", LIAC_ROUND_TRIP, dense, str(scratch), "dense"],
         )
     # (no numpy floor for letter: its class is a letter, which numpy.fromstring cannot read)
-    if halved:
-        job("halves", *dask_import_job(import_times))
     results = interleaved(jobs, args.repeats)
     started += (
         f" Writing 256 MB into new page-cache pages (a file, removed, then another): {writes_before} before the"
@@ -618,8 +530,7 @@ def main() -> None:
         " (its parts), as `-o FILE` does, and their times follow this."
     )
     startup = startup_times(filterkit) if "startup" in only else None
-    dask_import = dask_import_time(import_times)
-    for leftover in (scratch, written, import_times):
+    for leftover in (scratch, written):
         if leftover.exists():
             leftover.unlink()
     memory_scale = f"grain_x{LARGEST_PEER_SCALE if LARGEST_PEER_SCALE in scales else max(scales)}"
@@ -630,11 +541,8 @@ def main() -> None:
             chain: contract_share(["-c", "first", str(inputs[memory_scale]), *chain.split()], contract_repeats)
             for chain in ("ig --presence select --top 100 l2", "shape bns l2")
         }
-    report = (
-        format_report(jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup)
-        + format_dask_floor(results, halved, list(chains), dask_import, odd)
-        + format_contract(contract, memory_scale, contract_repeats)
-    )
+    report = format_report(jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup)
+    report += format_contract(contract, memory_scale, contract_repeats)
     args.out.write_text(report)
     print(report)
 
@@ -792,7 +700,7 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
     if dask_ratios:
         lines.append(
             f"- `--engine dask` ÷ local at {names[-1]}: {min(dask_ratios):.2f}–{max(dask_ratios):.2f}× over "
-            "filterkit's chains (target ≤ 1.3× at grain_x300)"
+            "filterkit's chains (no target: the 1.3× one was withdrawn with the stock cluster, 185bdfe)"
         )
     top = f"grain_x{max((scale for scale in scales if scale <= LARGEST_PEER_SCALE), default=0)}"
     if (top, "weka select") in results and (top, "select") in results:
@@ -802,72 +710,6 @@ def format_report(jobs, results, scales, chains, repeats, started: str, identica
             f"peak RSS {select[1] / weka_select[1]:.2f} of Weka's"
         )
     return "\n".join(lines) + "\n"
-
-
-def format_dask_floor(results, scales, chains, dask_import: float | None, odd: list[int]) -> str:
-    """What two cores allow a local cluster, for the one-pass chains at each of ``scales``: the local
-    run, two local runs side by side on its halves (no Dask; as the console script, and each in one
-    thread), the client's import of ``distributed`` (``dask_import`` seconds), the faster halves
-    plus the import ÷ the local run, and the Dask run's ratio; "–" for what was not run, nothing
-    where no halves ran.  ``odd`` are the Dask scales left out for having no exact half."""
-    rows = []
-    for name in (f"grain_x{scale}" for scale in scales):
-        for chain in chains:
-            local, dask, *halves = (
-                results[key][0] if key in results else None
-                for key in (
-                    (name, chain),
-                    (name, chain, "dask"),
-                    (name, chain, "halves"),
-                    (name, chain, "halves in one thread"),
-                )
-            )
-            measured = [seconds for seconds in halves if seconds is not None]
-            if not measured:
-                continue
-            floor = None if dask_import is None else min(measured) + dask_import
-            cells = [
-                _or_dash(seconds, "{:.2f}") + _or_dash(_ratio(seconds, local), " ({:.2f}×)", "") for seconds in halves
-            ]
-            rows.append(
-                f"| {SHOWN[chain]} | {name} | {_or_dash(local, '{:.2f}')} | {' | '.join(cells)} | "
-                f"{_or_dash(_ratio(floor, local), '{:.2f}×')} | {_or_dash(_ratio(dask, local), '{:.2f}×')} |"
-            )
-    left_out = f" No halves at ×{', ×'.join(map(str, odd))}: an odd scale has none." if odd else ""
-    if not rows:
-        return f"\n{left_out.strip()}\n" if left_out else ""
-    imported = "not measured" if dask_import is None else f"{dask_import:.3f} s (median of the rounds' runs)"
-    return (
-        "\n".join(
-            [
-                "",
-                "What two cores allow a local Dask cluster: its two workers do the work of two local runs side by "
-                "side, each on half the rows, here with no Dask at all, both to /dev/null: as the console script "
-                "(each run parsing and formatting on two threads, four on two cores) and with each run in one "
-                "thread, as a Dask task runs; they can start only once the client has imported `distributed` "
-                f"(after filterkit's own imports): {imported}. The faster halves plus that import estimate the "
-                "least a local cluster could take here (a model, not a bound: the halves write to /dev/null, a "
-                "cluster's second half goes into a part file); the cluster's start, its tasks' scheduling and "
-                f"its stop come on top.{left_out}",
-                "",
-                "| chain | data | local (s) | halves side by side (s) | halves, each in one thread (s) | "
-                "(faster halves + import) ÷ local | dask ÷ local |",
-                "|---|---|---|---|---|---|---|",
-                *rows,
-            ]
-        )
-        + "\n"
-    )
-
-
-def _or_dash(value, form: str, dash: str = "–") -> str:
-    """``value`` in ``form``, or ``dash`` where it is None (not measured)."""
-    return dash if value is None else form.format(value)
-
-
-def _ratio(part: float | None, whole: float | None) -> float | None:
-    """``part`` ÷ ``whole``, or None where either was not measured."""
-    return None if part is None or whole is None else part / whole
 
 
 def format_contract(contract: dict, data_name: str, repeats: int) -> str:
