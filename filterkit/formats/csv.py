@@ -175,10 +175,11 @@ def _distinct_in_order(table: np.ndarray, column: int) -> list[tuple[str, bool]]
 
 def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
     """The values of a group of lines as a table of bytes, ``width`` to a row, when no line
-    holds a quote, every line holds ``width`` values and the text is UTF-8; else None
-    (the lines are then read one by one, which finds the line of any error)."""
+    holds a quote or a NUL (numpy's byte strings drop a value's trailing NULs), every line
+    holds ``width`` values and the text is UTF-8; else None (the lines are then read one
+    by one, which finds the line of any error)."""
     joined = b"\n".join(group)
-    if b"'" in joined or b'"' in joined or any(line.count(b",") != width - 1 for line in group):
+    if b"'" in joined or b'"' in joined or b"\0" in joined or any(line.count(b",") != width - 1 for line in group):
         return None
     try:
         joined.decode("utf-8")
