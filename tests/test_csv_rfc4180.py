@@ -4,12 +4,16 @@ filterkit itself; one grammar whatever ``--chunk-rows``; an output name that say
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import filterkit
 from filterkit.arff import read_arff
 from filterkit.testing import run_filterkit
+
+IRIS = Path(filterkit.__file__).parent / "data" / "iris.arff"
 
 #: Chunk sizes that put a chunk boundary at every row, at every other row and nowhere.
 CHUNK_ROWS = ("1", "2", "3", "10000")
@@ -196,3 +200,38 @@ def test_a_quoted_value_spanning_lines_is_bounded_as_a_line_is(monkeypatch):
         "filterkit: error: <stdin>:2: a row longer than 100 bytes: refused "
         "(set FILTERKIT_MAX_LINE_BYTES to allow more)\n",
     )
+
+
+#: The format each output name says (None: no format, so --to decides).
+NAMED = {".arff": "arff", ".svm": "svmlight", ".svmlight": "svmlight", ".libsvm": "svmlight", ".csv": "csv"}
+NAMED |= {".csv.gz": "csv", ".SVM.gz": "svmlight", ".txt": None}
+TO = {"arff": "arff", "svmlight": "svmlight", "libsvm": "svmlight", "svm": "svmlight", "csv": "csv"}
+
+
+@pytest.mark.parametrize("suffix", NAMED)
+@pytest.mark.parametrize("to", TO)
+def test_an_output_named_as_another_format_is_a_usage_error(tmp_path, suffix, to):
+    """``-o out.arff --to csv`` would leave CSV that every reader takes for ARFF: refused before any work."""
+    out = tmp_path / f"out{suffix}"
+    result = run_filterkit(IRIS, "-o", out, "--to", to)
+    if NAMED[suffix] in (None, TO[to]):
+        assert (result.status, result.stderr) == (0, "")
+        assert out.exists()
+    else:
+        message = f"Error: -o {out} is named as {NAMED[suffix]}, but --to {to} writes {TO[to]}: rename it or drop --to"
+        assert (result.status, result.stderr.splitlines()[-1]) == (2, message)
+        assert not out.exists()
+
+
+def test_apply_and_the_dask_engine_refuse_an_output_named_as_another_format(tmp_path):
+    model = tmp_path / "m.json"
+    _filterkit("--save-model", model, IRIS, "minmax", "-o", tmp_path / "train.arff")
+    for args in (["apply", model, IRIS], [IRIS, "--engine", "dask"]):
+        out = tmp_path / "out.csv"
+        result = run_filterkit(*args, "-o", out, "--to", "arff")
+        assert result.status == 2
+        assert (
+            result.stderr.splitlines()[-1]
+            == f"Error: -o {out} is named as csv, but --to arff writes arff: rename it or drop --to"
+        )
+        assert not out.exists()
