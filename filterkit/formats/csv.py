@@ -37,8 +37,10 @@ from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chun
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
 #: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
 _QUOTED = re.compile(r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"]*+(?:""[^"]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL)
-#: A value's start: blanks, then the opening quote of a double-quoted value or a whole single-quoted one.
-_VALUE_START = re.compile(rb"""[ \t]*(?:(")|'[^'\\]*+(?:\\.[^'\\]*+)*+')?""")
+#: The values of a row up to its last (or first malformed) one, and an opening double quote there.
+_LAST_VALUE = re.compile(
+    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!["']))[^,]*+,)*+[ \t]*+(")?"""
+)
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
 #: Sparse chunks are written a block of about this many cells at a time.
@@ -296,21 +298,15 @@ def _ends_quoted(line: bytes, quoted: bool) -> bool:
     """Whether a double-quoted value is still open at the end of ``line``; ``quoted`` says
     whether one is open at its start."""
     position = 0
-    while True:
-        if not quoted:
-            start = cast(re.Match, _VALUE_START.match(line, position))
-            quoted, position = start.group(1) is not None, start.end()
-            if quoted:
-                continue
-        else:
-            rest = _QUOTED_REST.match(line, position)
-            if rest is None:
-                return True
-            quoted, position = False, rest.end()
-        comma = line.find(b",", position)
-        if comma < 0:
+    if quoted:
+        rest = _QUOTED_REST.match(line)
+        if rest is None:
+            return True
+        position = line.find(b",", rest.end()) + 1
+        if position == 0:
             return False
-        position = comma + 1
+    last = cast(re.Match, _LAST_VALUE.match(line, position))
+    return last.group(1) is not None and _QUOTED_REST.match(line, last.end()) is None
 
 
 def _fields(line: str) -> list[tuple[str, bool]]:
