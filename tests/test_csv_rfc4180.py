@@ -4,6 +4,7 @@ filterkit itself; one grammar whatever ``--chunk-rows``; an output name that say
 from __future__ import annotations
 
 import io
+import random
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,26 @@ def _read_csv(data: bytes, *args: str, chunk_rows: str = "10000") -> bytes:
 def test_the_same_bytes_whatever_the_chunk_rows(data):
     outputs = {chunk_rows: _read_csv(data, chunk_rows=chunk_rows) for chunk_rows in CHUNK_ROWS}
     assert len(set(outputs.values())) == 1, outputs
+
+
+@pytest.mark.slow
+def test_random_files_give_the_same_bytes_whatever_the_chunk_rows():
+    """100 seeded files of two columns whose cells hold commas, both quotes, line ends, NULs,
+    blanks, numbers and BOMs: the same exit status, output and error at every chunk size."""
+    pieces = [b",", b'"', b"'", b"\n", b"\r", b"\0", b" ", b"?", b"1", b"2.5", b"e", b"a", b"\\", b"\xef\xbb\xbf"]
+    chooser = random.Random(37)
+    for _ in range(100):
+        cells = [
+            b"".join(chooser.choices(pieces, k=chooser.choice([0, 1, 1, 2, 3])))
+            for _ in range(2 * chooser.randint(1, 8))
+        ]
+        rows = [b"a,b"] + [cells[at] + b"," + cells[at + 1] for at in range(0, len(cells), 2)]
+        data = b"".join(row + chooser.choice([b"\n", b"\r\n", b"\r"]) for row in rows)
+        runs = {
+            size: run_filterkit("-", "--from", "csv", "--chunk-rows", size, "--to", "csv", stdin=data)
+            for size in CHUNK_ROWS
+        }
+        assert len({(run.status, run.stdout, run.stderr) for run in runs.values()}) == 1, (data, runs)
 
 
 @pytest.mark.parametrize(
