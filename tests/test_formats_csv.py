@@ -202,9 +202,10 @@ def test_a_byte_order_mark_before_the_header_is_not_part_of_the_first_name(tmp_p
     assert chunk.values[:, 0].tolist() == [1.0, 2.0]
 
 
-def test_a_doubled_quote_inside_double_quotes_is_one_quote(tmp_path):
+def test_a_doubled_quote_inside_double_quotes_is_one_quote_and_a_backslash_is_itself(tmp_path):
+    """RFC 4180 inside double quotes (as Python's csv module reads them); ARFF's escapes inside single ones."""
     path = tmp_path / "quotes.csv"
-    path.write_text('a,b\n1,"he said ""hi"""\n2,""""\n3,""\n4,"x\\"y"\n')
+    path.write_text('a,b\n1,"he said ""hi"""\n2,""""\n3,""\n4,"C:\\new\\"\n5,\'x\\\'y\\n\'\n')
     schema, chunk = read_arff(io.BytesIO(_filterkit(str(path))))
     labels = schema.attributes[1].labels
-    assert [labels[int(code)] for code in chunk.values[:, 1]] == ['he said "hi"', '"', "", 'x"y']
+    assert [labels[int(code)] for code in chunk.values[:, 1]] == ['he said "hi"', '"', "", "C:\\new\\", "x'y\n"]

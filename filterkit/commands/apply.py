@@ -8,7 +8,7 @@ import shlex
 import click
 
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import check_distinct, check_stdout_open
+from filterkit.commands.files import check_distinct, check_stdout_open, output_format_of
 from filterkit.commands.options import (
     chunk_rows_option,
     digits_option,
@@ -21,7 +21,7 @@ from filterkit.commands.options import (
     row_form_option,
     zero_based_option,
 )
-from filterkit.formats import FormatOptions, format_of
+from filterkit.formats import FormatOptions
 from filterkit.model import arrays_path, load_model
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode, progress_option
@@ -64,6 +64,7 @@ def apply(
     registry = registry_of(ctx)
     numbers = number_format(digits, float32)
     check_stdout_open(output)
+    written_format = output_format_of(output, output_format)
     output_file = None if output is None else checked_output(output)
     named = [("the model", model_path)]
     if os.fspath(arrays_path(model_path)) != model_path:
@@ -78,7 +79,7 @@ def apply(
     reporter.expect(1)
     options = FormatOptions(zero_based)
     engine = LocalEngine(chunk_rows, input_format, options, reporter)
-    form = OutputForm(format_of(output, output_format), sparse, numbers, options)
+    form = OutputForm(written_format, sparse, numbers, options)
     with reporter.activated():
         run(chain, input_path, engine, output_file, form, f"apply {shlex.quote(os.path.basename(model_path))}")
     reporter.finish()

@@ -12,7 +12,7 @@ from click.exceptions import NoSuchOption
 
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
-from filterkit.commands.files import check_stdout_open, checked_outputs
+from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of
 from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
@@ -336,7 +336,7 @@ def run_chain(ctx: click.Context, stages: list, **params) -> None:
         partition_files(settings.input_path) if dask else [settings.input_path], output, model_path
     )
     form = OutputForm(
-        format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
+        output_format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
     )
     save = (lambda: save_model(model_path, chain, registry)) if model_path else None
     on_fitted = report_fitted if settings.verbose else None
@@ -368,7 +368,7 @@ def check_dask_run(chain: Chain, settings: ChainSettings) -> None:
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
-    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != format_of(
+    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != output_format_of(
         settings.output, settings.output_format
     ):
         raise click.UsageError(

@@ -9,6 +9,7 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
+from filterkit.formats import extension_format, format_of
 from filterkit.outputs import OutputFile, checked_output
 
 
@@ -41,6 +42,19 @@ def checked_outputs(inputs: list[str], output: str | None, model_path: str | Non
         named.append(("--save-model", model_path))
     check_distinct(named)
     return output_file
+
+
+def output_format_of(path: str | None, given: str | None) -> str:
+    """The format ``-o PATH`` is written in (:func:`format_of`); a usage error when ``--to``
+    names another format than PATH's extension: the file would be read, by filterkit and
+    by other tools, as what its name says (``-o out.arff --to csv``)."""
+    chosen = format_of(path, given)
+    named = None if path is None else extension_format(path)
+    if named is not None and named != chosen:
+        raise click.UsageError(
+            f"-o {path} is named as {named}, but --to {given} writes {chosen}: rename it or drop --to"
+        )
+    return chosen
 
 
 def check_distinct(named: list[tuple[str, str]]) -> None:

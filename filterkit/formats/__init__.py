@@ -54,13 +54,18 @@ def format_of(path: str | None, given: str | None) -> str:
             raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
     if path is None or path == "-":
         return ARFF
+    return extension_format(path) or ARFF
+
+
+def extension_format(path: str) -> str | None:
+    """The format a file name's extension names (after any ``.gz``); None for another extension."""
     name = path.lower()
     if name.endswith(".gz"):
         name = name[: -len(".gz")]
     for extension, format_name in EXTENSIONS.items():
         if name.endswith(extension):
             return format_name
-    return ARFF
+    return None
 
 
 def relation_of(name: str, keep_extension: bool) -> str:

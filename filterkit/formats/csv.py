@@ -1,14 +1,17 @@
 """CSV with a header row of attribute names, typed as Weka 3.6's CSVLoader types it.
 
-Values are separated by commas; a value may be quoted with ``'`` or ``"`` (a
-backslash escapes inside quotes, as in ARFF and Weka's tokenizer); an empty value
-or ``?`` is missing.  A column is numeric when every value that is not missing
-reads as a number as Java's ``Double.valueOf`` reads it (``NaN`` is missing, as
-Weka reads it), nominal otherwise, its labels in the order they first appear.
-Text is kept as written, blanks included (as Weka keeps them); a quoted value
-that reads as a number is a number, as in Weka.  Blank lines are skipped.  Typing needs the whole file before
-the header: one scan decides the types (a flag per column), a second collects the
-labels of the nominal columns only, so memory follows the labels, not the rows.
+Values are separated by commas.  A value may be quoted with ``"`` as RFC 4180
+quotes (``""`` inside is one ``"``, a backslash is itself, a line end is part of the
+value and is read as LF) or with ``'`` as ARFF and Weka's tokenizer quote (a
+backslash escapes; on one line).  An empty value or ``?`` is missing unless quoted
+(``"?"`` is the text ``?``).  A column is numeric when every value that is not
+missing reads as a number as Java's ``Double.valueOf`` reads it (``NaN`` is
+missing, as Weka reads it), nominal otherwise, its labels in the order they first
+appear.  Text is kept as written, blanks included (as Weka keeps them); a quoted
+value that reads as a number is a number, as in Weka.  Blank rows are skipped.
+Typing needs the whole file before the header: one scan decides the types (a flag
+per column), a second collects the labels of the nominal columns only, so memory
+follows the labels, not the rows.
 """
 
 from __future__ import annotations
@@ -21,21 +24,25 @@ from typing import IO, BinaryIO, Callable, Iterator, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.dates import DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.reader import parse_number
-from filterkit.arff.tokens import _unescape, quote, shown
-from filterkit.arff.writer import EXACT, NumberFormat, _value_formatter
+from filterkit.arff.tokens import _unescape, shown
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, line_groups, numbered_lines
-from filterkit.schema import NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
 
-#: A quoted value, blanks around it, up to the comma after it or the end of the line.
-#: Inside double quotes, ``""`` is one ``"`` (RFC 4180: how Excel, pandas and Python's csv module
-#: write a quote), beside the backslash escapes.
-_QUOTED = re.compile(
-    r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"\\]*+(?:(?:\\.|"")[^"\\]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL
+#: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
+#: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
+_QUOTED = re.compile(r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"]*+(?:""[^"]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL)
+#: The values of a row up to its last (or first malformed) one, and an opening double quote there.
+_LAST_VALUE = re.compile(
+    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!["']))[^,]*+,)*+[ \t]*+(")?"""
 )
+#: The rest of a double-quoted value, up to its closing quote.
+_QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
 #: Sparse chunks are written a block of about this many cells at a time.
 _BLOCK_CELLS = 1 << 20
 
@@ -101,7 +108,7 @@ class CsvFormat:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
         details = cast(_Details, layout.details)
         attributes = layout.schema.attributes
-        lines = _data_lines(numbered_lines(stream, name, self.limits), name)
+        lines = _rows_of(stream, name, self.limits)
         next(lines, None)  # the header row
         for group, numbers in line_groups(lines, chunk_rows, self.limits):
             table = _plain_table(group, len(attributes))
@@ -121,7 +128,7 @@ class CsvFormat:
         """The attribute names of the header row (the first line that is not blank)."""
         stream = opened()
         try:
-            for number, line in _data_lines(numbered_lines(stream, name, self.limits), name):
+            for number, line in _rows_of(stream, name, self.limits):
                 names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
                 if len(names) + 1 > self.limits.attributes:
                     raise ArffError(
@@ -145,7 +152,7 @@ class CsvFormat:
         how many rows the group holds."""
         stream = opened()
         try:
-            lines = _data_lines(numbered_lines(stream, name, self.limits), name)
+            lines = _rows_of(stream, name, self.limits)
             next(lines, None)
             for group, numbers in line_groups(lines, 10_000, self.limits):
                 table = _plain_table(group, width)
@@ -175,10 +182,11 @@ def _distinct_in_order(table: np.ndarray, column: int) -> list[tuple[str, bool]]
 
 def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
     """The values of a group of lines as a table of bytes, ``width`` to a row, when no line
-    holds a quote, every line holds ``width`` values and the text is UTF-8; else None
-    (the lines are then read one by one, which finds the line of any error)."""
+    holds a quote or a NUL (numpy's byte strings drop a value's trailing NULs), every line
+    holds ``width`` values and the text is UTF-8; else None (the lines are then read one
+    by one, which finds the line of any error)."""
     joined = b"\n".join(group)
-    if b"'" in joined or b'"' in joined or any(line.count(b",") != width - 1 for line in group):
+    if b"'" in joined or b'"' in joined or b"\0" in joined or any(line.count(b",") != width - 1 for line in group):
         return None
     try:
         joined.decode("utf-8")
@@ -262,11 +270,43 @@ def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     return Layout(schema, (), _Details(codes), None)
 
 
-def _data_lines(lines: Iterator[tuple[int, bytes]], name: str) -> Iterator[tuple[int, bytes]]:
-    """The lines that are not blank."""
+def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """The rows that are not blank, each with the number of its first line: the lines of a
+    double-quoted value that holds line ends are one row, joined with LF."""
+    lines = numbered_lines(stream, name, limits)
     for number, line in lines:
+        if b'"' in line and _ends_quoted(line, False):
+            parts, held = [line], len(line)
+            for _, more in lines:
+                parts.append(more)
+                held += len(more) + 1
+                if held > limits.line_bytes:
+                    raise ArffError(
+                        f"a row longer than {limits.line_bytes:,} bytes: refused "
+                        f"(set {VARIABLES['line_bytes']} to allow more)",
+                        name,
+                        number,
+                    )
+                if not _ends_quoted(more, True):
+                    break
+            line = b"\n".join(parts)
         if line.strip():
             yield number, line
+
+
+def _ends_quoted(line: bytes, quoted: bool) -> bool:
+    """Whether a double-quoted value is still open at the end of ``line``; ``quoted`` says
+    whether one is open at its start."""
+    position = 0
+    if quoted:
+        rest = _QUOTED_REST.match(line)
+        if rest is None:
+            return True
+        position = line.find(b",", rest.end()) + 1
+        if position == 0:
+            return False
+    last = cast(re.Match, _LAST_VALUE.match(line, position))
+    return last.group(1) is not None and _QUOTED_REST.match(line, last.end()) is None
 
 
 def _fields(line: str) -> list[tuple[str, bool]]:
@@ -279,7 +319,7 @@ def _fields(line: str) -> list[tuple[str, bool]]:
         match = _QUOTED.match(line, position)
         if match is not None:
             single, double = match.groups()
-            text = _unescape(single) if double is None else '"'.join(_unescape(part) for part in double.split('""'))
+            text = _unescape(single) if double is None else double.replace('""', '"')
             fields.append((text, True))
             end = match.end()
         else:
@@ -337,17 +377,21 @@ def _value(
 
 
 class CsvWriter:
-    """Writes rows as CSV: a header row of the names, then one row per instance, values
-    written as ARFF writes them (numbers in their shortest exact form, labels, strings
-    and dates quoted where needed, ``?`` for missing; numbers rounded as ``numbers``
-    says).  Instance weights other than 1 cannot be written (an error); CSV has no
-    comments, so no provenance line is written."""
+    """Writes rows as RFC 4180 CSV: a header row of the names, then one row per instance,
+    each ended by LF (as pandas writes).  Numbers are written in their shortest exact form
+    (or rounded as ``numbers`` says); labels, strings, dates and names as they are, in
+    double quotes (``"`` doubled) where they hold a comma, a quote or a line end, begin
+    with ``'`` or would read as missing (``""``, ``"?"``, blanks).  A missing value is an
+    empty cell (pandas reads NaN, Python's csv module ``''``), but ``?`` in a file of one
+    column, whose empty row would be a blank line.  Instance weights other than 1 cannot
+    be written (an error); CSV has no comments, so no provenance line is written."""
 
     def __init__(self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT):
         self.stream = stream
         self.schema = schema
-        self._formatters = [_value_formatter(attribute, numbers) for attribute in schema.attributes]
-        self.stream.write((",".join(quote(a.name) for a in schema.attributes) + "\n").encode("utf-8"))
+        self._missing = "?" if len(schema) == 1 else ""
+        self._formatters = [self._formatter(attribute, numbers) for attribute in schema.attributes]
+        self.stream.write((",".join(csv_quoted(a.name) for a in schema.attributes) + "\n").encode("utf-8"))
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk`` (a sparse one a block of rows at a time)."""
@@ -361,8 +405,41 @@ class CsvWriter:
             lines = [",".join(row) + "\n" for row in zip(*columns)] if columns else ["\n"] * dense.shape[0]
             self.stream.write("".join(lines).encode("utf-8"))
 
+    def _formatter(self, attribute: Attribute, numbers: NumberFormat) -> Callable[[np.ndarray], list[str]]:
+        """The texts of a column's values, missing ones aside (a text column's come from its chunk)."""
+        if attribute.kind == NOMINAL:
+            labels = np.array([csv_quoted(label) for label in attribute.labels] + [self._missing], dtype=object)
+            return lambda values: labels[np.where(np.isnan(values), len(labels) - 1, values).astype(np.int64)].tolist()
+        if attribute.kind == DATE:
+            date_format = DateFormat(cast(str, attribute.date_format))  # a date attribute has a pattern
+
+            def dates(values: np.ndarray) -> list[str]:
+                try:
+                    return [self._missing if v != v else csv_quoted(date_format.format(v)) for v in values.tolist()]
+                except ArffError as error:
+                    raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
+
+            return dates
+        return functools.partial(format_numbers, numbers=numbers)
+
     def _column_texts(self, column: int, values: np.ndarray, chunk: Chunk, start: int) -> list[str]:
         if self.schema.attributes[column].kind in TEXT_KINDS:
             texts = chunk.text[column][start : start + len(values)]
-            return ["?" if value != value else quote(text or "") for value, text in zip(values.tolist(), texts)]
-        return self._formatters[column](values)
+            return [self._missing if v != v else csv_quoted(text or "") for v, text in zip(values.tolist(), texts)]
+        texts = self._formatters[column](values)
+        if self.schema.attributes[column].kind == NUMERIC:
+            for at in np.flatnonzero(np.isnan(values)).tolist():
+                texts[at] = self._missing
+        return texts
+
+
+def csv_quoted(text: str) -> str:
+    """``text`` as a CSV value that reads back as itself, here, in pandas and in Python's
+    csv module: in double quotes, each ``"`` doubled, where needed (see :class:`CsvWriter`)."""
+    if _NEEDS_QUOTES.search(text) is None and not _missing(text, False):
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+#: What a value written bare must not hold: a comma, a quote, a line end, or a ``'`` first.
+_NEEDS_QUOTES = re.compile(r"""[,"\r\n]|\A[ \t]*'""")
