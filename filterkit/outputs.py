@@ -18,6 +18,11 @@ from dataclasses import dataclass
 
 from filterkit.errors import FilterkitError
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; a file with other hard links is copied into unlocked
+    fcntl = None  # type: ignore[assignment]
+
 
 @dataclass(frozen=True)
 class OutputFile:
@@ -32,8 +37,9 @@ class OutputFile:
       an existing one keeps its mode and, where allowed, its owner);
     - ``"copy"``: a regular file that must stay the same file (it has other hard
       links, or its folder may not be written): the output is completed in a
-      temporary file first, then copied into the file in place, as ``>`` writes it;
-      an error before that point leaves the file untouched;
+      temporary file first, then copied into the file in place, as ``>`` writes it, under
+      an exclusive lock (two runs writing one file take turns: the last one's bytes win
+      whole); an error before that point leaves the file untouched;
     - ``"stream"``: a device, FIFO or other non-regular file, written directly.
     """
 
@@ -165,8 +171,13 @@ def publish_file(output: OutputFile, temporary: str) -> None:
                     os.unlink(beside)
                 raise
             return
-        handle = os.open(output.target, os.O_WRONLY | os.O_TRUNC | os.O_NOCTTY)
+        # In place, under an exclusive lock taken before truncating: two runs copying into one
+        # hard-linked file take turns, so the last complete run's bytes are the file's, whole.
+        handle = os.open(output.target, os.O_WRONLY | os.O_NOCTTY)
         with open(handle, "wb") as into, open(temporary, "rb") as complete:
+            if fcntl is not None:
+                fcntl.flock(into.fileno(), fcntl.LOCK_EX)
+            into.truncate(0)
             shutil.copyfileobj(complete, into)
             into.flush()
             os.fsync(into.fileno())

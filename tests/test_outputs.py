@@ -196,6 +196,44 @@ def test_a_hard_linked_output_is_written_in_place_through_every_name(tmp_path, e
     assert sorted(os.listdir(tmp_path)) == ["other-name.arff", "out.arff"]
 
 
+def test_two_runs_copying_into_one_hard_linked_file_take_turns(tmp_path, monkeypatch):
+    """Issue 37, item 10: the first run pauses half-way through its copy, giving the second the
+    chance to truncate and write into the file meanwhile (which it took, 1 in 12 times, before the
+    lock); with the lock it waits, and the file ends as the last run's bytes, whole."""
+    from filterkit import outputs
+
+    (tmp_path / "out.arff").write_bytes(b"old")
+    os.link(tmp_path / "out.arff", tmp_path / "other-name.arff")
+    contents = {"first": b"A" * 300_000, "second": b"B" * 200_000}
+    second_copying = threading.Event()
+
+    def copy(source, target, length=0):
+        if source.name.endswith(".first"):
+            target.write(source.read(100_000))
+            target.flush()
+            second_copying.wait(timeout=0.5)
+            target.write(source.read())
+        else:
+            second_copying.set()
+            target.write(source.read())
+
+    monkeypatch.setattr(outputs.shutil, "copyfileobj", copy)
+
+    def publish(name):
+        temporary = tmp_path / f"part.{name}"
+        temporary.write_bytes(contents[name])
+        outputs.publish_file(outputs.checked_output(tmp_path / "out.arff"), str(temporary))
+
+    first = threading.Thread(target=publish, args=("first",))
+    first.start()
+    while not (tmp_path / "out.arff").read_bytes().startswith(b"A"):
+        pass  # the first run holds the file, part-written
+    publish("second")
+    first.join()
+    assert (tmp_path / "out.arff").read_bytes() == contents["second"]
+    assert os.path.samefile(tmp_path / "out.arff", tmp_path / "other-name.arff")
+
+
 def test_a_hard_linked_output_is_untouched_by_a_bad_row(tmp_path):
     bad_copy(tmp_path)
     (tmp_path / "out.arff").write_text("old\n")
