@@ -235,7 +235,7 @@ class DaskEngine:
         distributed = import_distributed()
         with contextlib.ExitStack() as stack, warnings.catch_warnings():
             warnings.filterwarnings("ignore", module=r"distributed(\.|$)")
-            for logger in map(logging.getLogger, ("distributed", "tornado")):
+            for logger in map(logging.getLogger, ("distributed", "tornado", "asyncio")):
                 stack.callback(logger.setLevel, logger.level)
                 logger.setLevel(logging.CRITICAL)
             if scheduler is None:
