@@ -44,6 +44,7 @@ from typing import Any, Callable
 import pluggy
 
 from filterkit import hookspecs
+from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
@@ -133,7 +134,9 @@ class Registry:
             stage = registered.value(**params)
         except FilterkitError:
             raise
-        except Exception as error:
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
             raise FilterkitError(
                 f"stage '{name}' ({registered.provenance}) failed while being made: {type(error).__name__}: {error}"
             ) from error
@@ -228,7 +231,9 @@ class _Loader:
         """Import ``candidate`` and register its hook implementations, or skip it."""
         try:
             module = candidate.load()
-        except Exception as error:
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
             self.skip(candidate, f"it failed to import ({type(error).__name__}: {error})", error)
             return
         try:
@@ -293,7 +298,9 @@ class _Loader:
                 }
                 try:
                     implementation.function(**{name: arguments[name] for name in implementation.argnames})
-                except Exception as error:
+                except BaseException as error:
+                    if not plugin_fault(error):
+                        raise
                     problems[plugin] = (f"{type(error).__name__} in {hook_name}: {error}", error)
                     continue
                 for thing in contributed:
