@@ -149,3 +149,53 @@ def test_an_installed_plugin_that_exits_at_import_is_skipped(tmp_path, monkeypat
     ]
     assert "bns" in registry.stages
     assert capsys.readouterr().err.count("filterkit: warning: ") == 1
+
+
+def test_a_classifier_that_exits_is_an_error_naming_its_plugin(tmp_path, run_filterkit, console_script_signals):
+    source = """
+        from filterkit.classifier import Classifier
+        from filterkit.hookspecs import hookimpl
+
+        class Quit(Classifier):
+            \"\"\"Exit while fitting.\"\"\"
+
+            name = "quit"
+
+            def fit(self, features, targets, seed):
+                raise SystemExit(0)
+
+        @hookimpl
+        def register_classifiers(register):
+            register(Quit)
+    """
+    folder = plugin_folder(tmp_path, "quitter", source)
+    result = run_filterkit(
+        "evaluate", "--classifier", "quit", "--positive", "Iris-setosa", IRIS, "l2", plugins_dir=folder
+    )
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == (
+        f"filterkit: error: classifier 'quit' (plugin 'quitter ({folder / 'quitter.py'})', "
+        f"distribution 'plugins-dir {folder}') failed during fit: SystemExit: 0\n"
+    )
+
+
+def test_a_metric_that_exits_is_an_error_naming_its_plugin(tmp_path, run_filterkit, console_script_signals):
+    source = """
+        from filterkit.hookspecs import hookimpl
+        from filterkit.metrics import Metric
+
+        def leave(tp, fp, pos, neg):
+            raise SystemExit(0)
+
+        @hookimpl
+        def register_metrics(register):
+            register(Metric("leave", leave))
+    """
+    folder = plugin_folder(tmp_path, "leaver", source)
+    for chain in (["leave"], ["select", "--metric", "leave", "--top", "2"]):
+        result = run_filterkit("--positive", "Iris-setosa", IRIS, *chain, plugins_dir=folder)
+        assert result.status == 1
+        assert result.stderr == (
+            f"filterkit: error: metric 'leave' (plugin 'leaver ({folder / 'leaver.py'})', "
+            f"distribution 'plugins-dir {folder}') failed: SystemExit: 0\n"
+        )
