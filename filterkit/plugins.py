@@ -303,7 +303,12 @@ class _Loader:
                     problems[plugin] = (f"{type(error).__name__} in {hook_name}: {error}", error)
                     continue
                 for thing in contributed:
-                    invalid = _CHECKS[hook_name](thing)
+                    try:
+                        invalid = _CHECKS[hook_name](thing)
+                    except BaseException as error:  # the plugin's code: a summary, an option's kind
+                        if not plugin_fault(error):
+                            raise
+                        invalid = f"checking what it registered raised {type(error).__name__}: {error}"
                     culprit, reason = (
                         (plugin, invalid)
                         if invalid

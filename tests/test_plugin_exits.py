@@ -199,3 +199,35 @@ def test_a_metric_that_exits_is_an_error_naming_its_plugin(tmp_path, run_filterk
             f"filterkit: error: metric 'leave' (plugin 'leaver ({folder / 'leaver.py'})', "
             f"distribution 'plugins-dir {folder}') failed: SystemExit: 0\n"
         )
+
+
+@pytest.mark.parametrize(
+    "body, raised",
+    [
+        ('options = (Option("x", list, [], "A kind options do not have."),)', "KeyError: <class 'list'>"),
+        ("@classmethod\n            def one_line_summary(cls):\n                raise SystemExit(3)", "SystemExit: 3"),
+    ],
+    ids=["an option of another kind", "a summary that exits"],
+)
+def test_a_stage_whose_check_raises_is_skipped_with_one_warning(body, raised, tmp_path, capsys, console_script_signals):
+    source = f"""
+        from filterkit.hookspecs import hookimpl
+        from filterkit.stage import Option, Stage
+
+        class Odd(Stage):
+            \"\"\"A stage the loader's checks cannot read.\"\"\"
+
+            name = "odd"
+            {body}
+
+        @hookimpl
+        def register_stages(register):
+            register(Odd)
+    """
+    folder = plugin_folder(tmp_path, "odd", source)
+    registry = load_plugins(folder).complete()
+    assert [problem.reason for problem in registry.skipped] == [
+        f"checking what it registered raised {raised} (in register_stages)"
+    ]
+    assert "odd" not in registry.stages and "l2" in registry.stages
+    assert capsys.readouterr().err.count("filterkit: warning: ") == 1
