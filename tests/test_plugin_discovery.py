@@ -123,3 +123,47 @@ def test_a_distribution_whose_entry_points_cannot_be_read_is_left_out_with_a_war
     assert warning.startswith("filterkit: warning: distribution broken: its entry_points.txt cannot be read (")
     assert warning.endswith("); its plugins are left out\n") and warning.count("\n") == 1
     assert "l2" in plugins.load_plugins().stages
+
+
+def test_a_table_of_names_that_cannot_be_read_is_left_out_with_a_warning(tmp_path, monkeypatch, capsys):
+    """Its distribution's plugins are then loaded at once, as undeclared ones are."""
+    install(
+        tmp_path,
+        "filterkit-declared",
+        "1.0",
+        "[filterkit]\nnegate = negate\n[filterkit.names]\ndeclared = filterkit_no_such_module:NAMES\n",
+    )
+    monkeypatch.syspath_prepend(str(FIXTURES / "broken"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        registry = plugins.load_plugins()
+        assert registry.stages["negate"].distribution == "filterkit-declared"
+    finally:
+        sys.modules.pop("negate", None)
+    assert not isinstance(registry.stages, plugins.PluginTable)
+    assert capsys.readouterr().err == (
+        "filterkit: warning: the names filterkit_no_such_module:NAMES of distribution filterkit-declared are left "
+        "out (ModuleNotFoundError: No module named 'filterkit_no_such_module')\n"
+    )
+
+
+def test_a_distribution_declaring_its_names_is_loaded_as_they_are_looked_up(tmp_path, monkeypatch):
+    (tmp_path / "negate_names.py").write_text('NAMES = {"negate": {"stage": ("negate",)}}\n')
+    install(
+        tmp_path,
+        "filterkit-declared",
+        "1.0",
+        "[filterkit]\nnegate = negate\n[filterkit.names]\nd = negate_names:NAMES\n",
+    )
+    monkeypatch.syspath_prepend(str(FIXTURES / "broken"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("negate", None)
+    try:
+        registry = plugins.load_plugins()
+        assert isinstance(registry.stages, plugins.PluginTable)
+        assert "negate" not in sys.modules
+        assert registry.stages["negate"].distribution == "filterkit-declared"
+        assert "negate" in sys.modules and "words" in {candidate.name for candidate in registry._pending.waiting}
+    finally:
+        sys.modules.pop("negate", None)
+        sys.modules.pop("negate_names", None)
