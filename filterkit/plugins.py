@@ -4,10 +4,11 @@ Plugins come from the entry-point group ``filterkit`` (the built-in stages
 too) and from ``*.py`` files of a ``--plugins-dir``.  Loading never takes
 filterkit down, as in conda's plugin manager: each plugin is imported,
 checked and registered on its own, and anything wrong with one — an import
-error, a hook signature or hook name the hookspecs do not define, a hook that
-raises, a stage without a name or a summary, an instance where a class is
-expected, a name another plugin already registered — skips that plugin as a
-whole with one warning naming it, its distribution and how to disable it.
+that fails or exits (:func:`filterkit.contract.plugin_fault`), a hook signature
+or hook name the hookspecs do not define, a hook that raises, a stage without
+a name or a summary, an instance where a class is expected, a name another
+plugin already registered — skips that plugin as a whole with one warning
+naming it, its distribution and how to disable it.
 ``FILTERKIT_STRICT_PLUGINS=1`` makes each of these an error instead, and
 ``FILTERKIT_DISABLE_PLUGINS=a,b`` skips plugins by name.
 
