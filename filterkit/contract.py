@@ -22,6 +22,7 @@ distribution, and what was expected against what came back.
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,16 @@ def stage_origin(stage) -> str:
         else f"class {type(stage).__module__}.{type(stage).__qualname__}"
     )
     return f"stage '{stage.name}' ({origin})"
+
+
+def plugin_fault(error: BaseException) -> bool:
+    """Whether ``error``, raised out of a plugin's code, is the plugin's fault, to be reported
+    naming it: any exception, ``SystemExit`` and ``GeneratorExit`` too, and a ``KeyboardInterrupt``
+    that no signal raised.  The console script handles SIGTERM until a stopping signal comes, and
+    ignores them all from then on; a program keeping Python's own handlers gets its Ctrl-C back."""
+    if isinstance(error, KeyboardInterrupt):
+        return callable(signal.getsignal(signal.SIGTERM))
+    return isinstance(error, (Exception, SystemExit, GeneratorExit))
 
 
 def broken(stage, step: str, what: str) -> ContractError:

@@ -43,6 +43,7 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema
@@ -479,7 +480,9 @@ def _classifier_call(classifier, provenance, method: str, *args):
         return getattr(classifier, method)(*args)
     except FilterkitError:
         raise
-    except Exception as error:
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
         raise FilterkitError(
             f"classifier '{classifier.name}' ({provenance}) failed during {method}: {type(error).__name__}: {error}"
         ) from error

@@ -26,6 +26,7 @@ from typing import Callable, cast
 
 import numpy as np
 
+from filterkit.contract import plugin_fault
 from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
@@ -134,7 +135,9 @@ def _scores_of(metric: Metric, tp, fp, pos, neg) -> np.ndarray:
     origin = f" ({metric.provenance})" if metric.provenance is not None else ""
     try:
         scores = np.asarray(metric.function(tp, fp, pos, neg), dtype=np.float64)
-    except Exception as error:
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
         raise FilterkitError(f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}") from error
     if scores.shape != tp.shape:
         raise FilterkitError(
@@ -370,7 +373,9 @@ def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
     origin = f" ({metric.provenance})" if metric.provenance is not None else ""
     try:
         scores = np.asarray(metric.joint(tables), dtype=np.float64)
-    except Exception as error:
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
         raise FilterkitError(f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}") from error
     if scores.shape != tables.shape[:1]:
         raise FilterkitError(

@@ -4,10 +4,11 @@ Plugins come from the entry-point group ``filterkit`` (the built-in stages
 too) and from ``*.py`` files of a ``--plugins-dir``.  Loading never takes
 filterkit down, as in conda's plugin manager: each plugin is imported,
 checked and registered on its own, and anything wrong with one — an import
-error, a hook signature or hook name the hookspecs do not define, a hook that
-raises, a stage without a name or a summary, an instance where a class is
-expected, a name another plugin already registered — skips that plugin as a
-whole with one warning naming it, its distribution and how to disable it.
+that fails or exits (:func:`filterkit.contract.plugin_fault`), a hook signature
+or hook name the hookspecs do not define, a hook that raises, a stage without
+a name or a summary, an instance where a class is expected, a name another
+plugin already registered — skips that plugin as a whole with one warning
+naming it, its distribution and how to disable it.
 ``FILTERKIT_STRICT_PLUGINS=1`` makes each of these an error instead, and
 ``FILTERKIT_DISABLE_PLUGINS=a,b`` skips plugins by name.
 
@@ -15,21 +16,19 @@ Built-in plugins are loaded first, then other distributions' entry points,
 then ``--plugins-dir`` files, each group in name order; when two plugins
 register one name, the one loaded later is skipped.
 
-When only the built-in plugins are installed, each is imported when a name it
-registers is first looked up, so ``filterkit in.arff l2`` imports the
-normalizers and no other stage.  The built-in distribution declares what each
-of its plugins registers in the entry-point group ``filterkit.names``
-(``stage.l2 = "filterkit_plugins.normalizers"``); listing a table, or a plugin
-registering other names than it declares, loads them all.  Other distributions,
-``--plugins-dir`` and FILTERKIT_STRICT_PLUGINS load every plugin at once.
+When every installed plugin declares what it registers, each is imported when
+a name it registers is first looked up, so ``filterkit in.arff l2`` imports the
+normalizers and no other stage.  A distribution declares them in a table that an
+entry point of the group ``filterkit.names`` names (the built-in one:
+``filterkit_plugins:NAMES``); listing a table, or a plugin registering other
+names than it declares, loads them all.  ``--plugins-dir`` and
+FILTERKIT_STRICT_PLUGINS load every plugin at once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
-import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -38,18 +37,20 @@ import sys
 import threading
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
 import pluggy
 
 from filterkit import hookspecs
+from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
 GROUP = "filterkit"
 BUILT_IN_DISTRIBUTION = "filterkit"
-#: The entry-point group in which the built-in distribution declares what its plugins register.
+#: The entry-point group naming a distribution's table of what its plugins register.
 NAMES_GROUP = "filterkit.names"
 HOOKS = ("register_metrics", "register_classifiers", "register_stemmers", "register_stages")
 NO_HOOKS_HINT = "no hook implementations: is @hookimpl missing?"
@@ -133,7 +134,9 @@ class Registry:
             stage = registered.value(**params)
         except FilterkitError:
             raise
-        except Exception as error:
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
             raise FilterkitError(
                 f"stage '{name}' ({registered.provenance}) failed while being made: {type(error).__name__}: {error}"
             ) from error
@@ -228,7 +231,9 @@ class _Loader:
         """Import ``candidate`` and register its hook implementations, or skip it."""
         try:
             module = candidate.load()
-        except Exception as error:
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
             self.skip(candidate, f"it failed to import ({type(error).__name__}: {error})", error)
             return
         try:
@@ -293,11 +298,18 @@ class _Loader:
                 }
                 try:
                     implementation.function(**{name: arguments[name] for name in implementation.argnames})
-                except Exception as error:
+                except BaseException as error:
+                    if not plugin_fault(error):
+                        raise
                     problems[plugin] = (f"{type(error).__name__} in {hook_name}: {error}", error)
                     continue
                 for thing in contributed:
-                    invalid = _CHECKS[hook_name](thing)
+                    try:
+                        invalid = _CHECKS[hook_name](thing)
+                    except BaseException as error:  # the plugin's code: a summary, an option's kind
+                        if not plugin_fault(error):
+                            raise
+                        invalid = f"checking what it registered raised {type(error).__name__}: {error}"
                     culprit, reason = (
                         (plugin, invalid)
                         if invalid
@@ -476,17 +488,16 @@ class _PendingPlugins:
 
 def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
     """The plugins to load, in load order; a second entry point of a taken name is skipped."""
-    found = [(point, _distribution_of(point), _version_of(point)) for point in entry_points(group=GROUP)]
+    points = entry_points(GROUP, NAMES_GROUP)
+    named = {id(point.dist): _name_and_version(point.dist) for point in points}
+    found = [(point, *named[id(point.dist)]) for point in points if point.group == GROUP]
     found.sort(key=lambda f: (f[1] != BUILT_IN_DISTRIBUTION, f[0].name, f[1], f[0].value))
+    declared = _declarations([point for point in points if point.group == NAMES_GROUP], named)
     candidates: list[_Candidate] = []
     values: dict[str, str] = {}
     for point, distribution, version in found:
-        declared = (
-            _declarations_of(point.dist).get(point.value, frozenset())
-            if distribution == BUILT_IN_DISTRIBUTION
-            else frozenset()
-        )
-        candidate = _Candidate(point.name, point.name, distribution, version, point.load, declared)
+        names = declared.get((distribution, point.name), frozenset())
+        candidate = _Candidate(point.name, point.name, distribution, version, point.load, names)
         if point.name in values:
             if values[point.name] != point.value:
                 first = next(c for c in candidates if c.name == point.name)
@@ -511,190 +522,56 @@ def _candidates(plugins_dir, loader: _Loader) -> list[_Candidate]:
     return candidates
 
 
-def entry_points(group: str) -> list:
-    """The entry points of ``group`` in the installed distributions, as
-    ``importlib.metadata.entry_points(group=group)`` gives them.
-
-    Where every distribution is a metadata folder on ``sys.path`` (``NAME-VERSION.dist-info``,
-    ``.egg-info``), they are read here as importlib.metadata reads them (the same folders in
-    the same order, one distribution per normalized name, the same ``entry_points.txt``
-    syntax, the same ``load``), without importing importlib.metadata: that import (the email
-    package, csv and zipfile with it) was most of the 30 ms of a run's plugin discovery.
-    Anything else (a zip file or an egg on ``sys.path``, a finder of distributions other than
-    Python's own) is left to importlib.metadata.
-    """
-    folders = _metadata_folders()
-    if folders is None:
-        from importlib.metadata import entry_points as installed_entry_points
-
-        return list(installed_entry_points(group=group))
-    found = []
-    for folder in folders:
-        distribution = _FolderDistribution(folder)
-        found.extend(distribution.entry_points.select(group=group))
+def entry_points(*groups: str) -> list[metadata.EntryPoint]:
+    """The installed entry points of ``groups``, as ``importlib.metadata.entry_points`` finds them
+    (from the first distribution of each name on ``sys.path``), except that a distribution whose
+    ``entry_points.txt`` cannot be read is left out with a warning: importlib.metadata raises, a
+    traceback on every run whichever distribution holds the file."""
+    found: list[metadata.EntryPoint] = []
+    seen: set[str] = set()
+    for distribution in metadata.distributions():
+        name = distribution._normalized_name  # type: ignore[attr-defined]  # entry_points' own key
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            found.extend(point for point in distribution.entry_points if point.group in groups)
+        except Exception as error:
+            _warn(
+                f"distribution {distribution.metadata['Name']}: its entry_points.txt cannot be read "
+                f"({type(error).__name__}: {error}); its plugins are left out"
+            )
     return found
 
 
-def _metadata_folders() -> list[str] | None:
-    """The metadata folders of the distributions on ``sys.path`` in importlib.metadata's order
-    (a ``sys.path`` entry at a time, its ``.dist-info`` and ``.egg-info`` children grouped by
-    normalized name), the first of each normalized name; None when importlib.metadata might
-    find others (see :func:`entry_points`)."""
-    finders = [finder for finder in sys.meta_path if hasattr(finder, "find_distributions")]
-    if finders != [importlib.machinery.PathFinder]:
-        return None
-    folders: dict[str, str] = {}
-    for root in sys.path:
-        if not isinstance(root, str) or root.lower().endswith(".egg") or os.path.isfile(root):
-            return None
+def _name_and_version(distribution) -> tuple[str, str]:
+    """A distribution's name and version (its METADATA, parsed once); "?" for an entry point without one."""
+    if distribution is None:
+        return "?", ""
+    fields = distribution.metadata
+    return fields["Name"], fields["Version"]
+
+
+def _declarations(points, named: dict) -> dict[tuple[str, str], frozenset[tuple[str, str]]]:
+    """What each plugin declares it registers, by (distribution, plugin name), as (kind, name)
+    pairs: a :data:`NAMES_GROUP` entry point names a distribution's table of them
+    (``{"normalizers": {"stage": ("l2", …)}}``).  A table that cannot be read declares nothing,
+    so its plugins are loaded at once."""
+    declared = {}
+    for point in points:
+        distribution = named[id(point.dist)][0]
         try:
-            children = os.listdir(root or ".")
-        except OSError:
-            continue
-        by_name: dict[str, list[str]] = {}
-        for child in children:
-            stem, extension = os.path.splitext(child)
-            if child.lower().endswith((".dist-info", ".egg-info")):
-                if extension not in (".dist-info", ".egg-info"):
-                    return None  # importlib.metadata names it from its METADATA file
-                by_name.setdefault(_normalized(stem.partition("-")[0]), []).append(os.path.join(root, child))
-        for name, paths in by_name.items():
-            folders.setdefault(name, paths[0])
-    return list(folders.values())
-
-
-def _normalized(name: str) -> str:
-    """A distribution name normalized as importlib.metadata compares them (PEP 503, ``_`` for ``-``)."""
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-
-#: A plain header line of a METADATA file, as the email parser reads it (a folded line does not match).
-_METADATA_HEADER = re.compile(r"(?P<name>[\041-\071\073-\176]+):(?P<value>[^\r]*)")
-
-
-class _FolderDistribution:
-    """A distribution installed as a metadata folder: what :func:`load_plugins` asks of
-    importlib.metadata's ``Distribution`` (``metadata["Name"]``, ``metadata["Version"]``,
-    ``entry_points.select(group=…)``)."""
-
-    def __init__(self, folder: str):
-        self.folder = folder
-
-    def read_text(self, filename: str) -> str | None:
-        """The text of the folder's file ``filename``, None when it cannot be read (as importlib.metadata)."""
-        path = os.path.join(self.folder, filename)
-        try:
-            with open(path, encoding="utf-8") as file:
-                return file.read()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
-            return None
-        except UnicodeDecodeError as error:  # importlib.metadata raises it: a traceback on every run
-            _warn(f"{path}: not UTF-8 text ({error.reason} at byte {error.start + 1}); left out")
-            return None
-
-    @functools.cached_property
-    def metadata(self) -> dict[str, str | None]:
-        """The ``Name`` and ``Version`` fields of the METADATA (or PKG-INFO) file's headers."""
-        text = self.read_text("METADATA") or self.read_text("PKG-INFO") or ""
-        fields: dict[str, str | None] = {}
-        for line in text.split("\n"):
-            header = _METADATA_HEADER.fullmatch(line)
-            if header is None:
-                break  # the end of the headers, or a line importlib.metadata's email parser reads for us
-            fields.setdefault(header["name"].lower(), header["value"].lstrip(" \t"))
-        if "name" not in fields or "version" not in fields:
-            from importlib.metadata import PathDistribution
-
-            parsed = PathDistribution(Path(self.folder)).metadata
-            return {"Name": parsed["Name"], "Version": parsed["Version"]}
-        return {"Name": fields["name"], "Version": fields["version"]}
-
-    @property
-    def name(self) -> str | None:
-        """The distribution's name (its metadata's ``Name``)."""
-        return self.metadata["Name"]
-
-    @property
-    def version(self) -> str | None:
-        """The distribution's version (its metadata's ``Version``)."""
-        return self.metadata["Version"]
-
-    @property
-    def entry_points(self) -> _EntryPoints:
-        """The entry points of ``entry_points.txt``, read as importlib.metadata reads them."""
-        points = []
-        group = None
-        for line in (self.read_text("entry_points.txt") or "").splitlines():
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            if line.startswith("[") and line.endswith("]"):
-                group = line.strip("[]")
-            elif group is not None:
-                name, equals, value = line.partition("=")
-                if not equals:
-                    if group.startswith(GROUP):
-                        _warn(f"{self.folder}/entry_points.txt: '{line}' in [{group}] is not NAME = VALUE; left out")
-                    continue
-                points.append(_EntryPoint(name.strip(), value.strip(), group, self))
-        return _EntryPoints(points)
-
-
-class _EntryPoints(tuple):
-    """Entry points, selected by group as importlib.metadata's ``EntryPoints.select``."""
-
-    def select(self, group: str) -> list[_EntryPoint]:
-        """The entry points of ``group``."""
-        return [point for point in self if point.group == group]
-
-
-#: An entry point's value (importlib.metadata's ``EntryPoint.pattern``): ``module``,
-#: ``package.module:object.attribute``, extras in brackets.
-_ENTRY_POINT_VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
-
-
-@dataclass(frozen=True)
-class _EntryPoint:
-    """One entry point of a :class:`_FolderDistribution`, loaded as importlib.metadata's."""
-
-    name: str
-    value: str
-    group: str
-    dist: _FolderDistribution
-
-    def load(self):
-        """The module the value names, or the object in it."""
-        match = _ENTRY_POINT_VALUE.match(self.value)
-        module = importlib.import_module(match.group("module"))  # None raises AttributeError, as importlib.metadata
-        attributes = filter(None, (match.group("attr") or "").split("."))
-        return functools.reduce(getattr, attributes, module)
-
-
-def _distribution_of(point) -> str:
-    return _metadata_of(point.dist)["Name"] if point.dist else "?"
-
-
-def _version_of(point) -> str:
-    return _metadata_of(point.dist)["Version"] if point.dist else ""
-
-
-@functools.lru_cache(maxsize=64)
-def _metadata_of(distribution):
-    """A distribution's METADATA, parsed once for all its entry points (each ``.name`` or
-    ``.version`` of a distribution parses the whole file, README included, again)."""
-    return distribution.metadata
-
-
-@functools.lru_cache(maxsize=64)
-def _declarations_of(distribution) -> dict[str, frozenset[tuple[str, str]]]:
-    """What each plugin module of a distribution declares it registers, from its
-    :data:`NAMES_GROUP` entry points (``stage.l2 = "filterkit_plugins.normalizers"``)."""
-    declared: dict[str, set[tuple[str, str]]] = {}
-    for point in distribution.entry_points.select(group=NAMES_GROUP):
-        kind, _, name = point.name.partition(".")
-        if kind in KINDS and name:
-            declared.setdefault(point.value, set()).add((kind, name))
-    return {module: frozenset(names) for module, names in declared.items()}
+            table = point.load()
+            for plugin, kinds in table.items():
+                names = frozenset((kind, name) for kind, names in kinds.items() for name in names)
+                declared[(distribution, plugin)] = names
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
+            _warn(
+                f"the names {point.value} of distribution {distribution} are left out ({type(error).__name__}: {error})"
+            )
+    return declared
 
 
 def _import_file(path: Path):

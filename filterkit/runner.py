@@ -16,7 +16,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from filterkit.contract import OutputContract, broken, stage_origin
+from filterkit.contract import OutputContract, broken, plugin_fault, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
@@ -295,5 +295,7 @@ def guarded(stage: Stage, step: str, function, *args):
         return function(*args)
     except FilterkitError:
         raise
-    except Exception as error:
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
         raise FilterkitError(f"{stage_origin(stage)} failed during {step}: {type(error).__name__}: {error}") from error

@@ -67,41 +67,10 @@ def assert_output_or_clear_error(run_filterkit, argv):
         assert result.stdout.startswith(b"% filterkit chain:"), argv
 
 
+#: Every built-in stage, from the registry: a new stage is swept without being listed here.
 STAGE_NAMES = sorted(
-    [
-        "shape",
-        "auto",
-        "acc",
-        "acc2",
-        "bns",
-        "chi",
-        "dfreq",
-        "f1",
-        "ig",
-        "oddn",
-        "odds",
-        "pow",
-        "pr",
-        "rand",
-        "select",
-        "ordinal",
-        "binarize",
-        "l1",
-        "l2",
-        "minmax",
-        "discretize",
-        "words",
-        "remove",
-        "keep",
-        "remove-useless",
-        "replace-missing",
-        "fold",
-    ]
+    name for name, registered in load_plugins().stages.items() if registered.distribution == "filterkit"
 )
-
-
-def test_the_stage_list_covers_every_built_in_stage():
-    assert set(STAGE_NAMES) == set(built_in_stages())
 
 
 @pytest.mark.slow

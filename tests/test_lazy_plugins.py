@@ -1,8 +1,8 @@
 """Start-up (issue 20, item 2): a run imports the built-in plugins its chain names, no other.
 
-The built-in distribution declares what each of its plugins registers (the entry-point
-group ``filterkit.names``); a registry loads a plugin when one of its names is looked
-up, and every plugin when a table is listed.  The subprocess checks run a fresh
+The built-in distribution declares what each of its plugins registers (``filterkit_plugins.NAMES``,
+named by an entry point of the group ``filterkit.names``); a registry loads a plugin when one of its
+names is looked up, and every plugin when a table is listed.  The subprocess checks run a fresh
 interpreter, since the test process has imported every plugin already.
 """
 
@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+import filterkit_plugins
 from chain_helpers import REAL, read_bytes
 from filterkit import plugins
 from filterkit.plugins import PluginTable, load_plugins
@@ -131,14 +132,7 @@ def test_a_lazy_registry_finds_what_the_full_one_has_and_lists_the_same(monkeypa
 
 def test_a_plugin_registering_more_than_it_declares_loads_them_all(monkeypatch):
     full = as_listed(full_registry(monkeypatch))
-    declarations = plugins._declarations_of
-
-    def l2_only(distribution):
-        declared = dict(declarations(distribution))
-        declared["filterkit_plugins.normalizers"] = frozenset({("stage", "l2")})
-        return declared
-
-    monkeypatch.setattr(plugins, "_declarations_of", l2_only)
+    monkeypatch.setitem(filterkit_plugins.NAMES, "normalizers", {"stage": ("l2",)})
     lazy = load_plugins()
     assert lazy.stages["l2"].plugin == "normalizers"
     assert lazy._pending.waiting == []

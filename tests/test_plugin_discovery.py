@@ -1,9 +1,8 @@
-"""Plugin discovery without importing importlib.metadata (issue 20, start-up):
-``filterkit.plugins.entry_points`` finds what ``importlib.metadata.entry_points`` finds (the same
-distributions, names, values, metadata, the same ``load``), and ``load_plugins`` built on it
-loads the same plugins with the same warnings as on importlib.metadata; pluggy's own loader,
-``load_setuptools_entrypoints``, finds the same plugins.  The fixture plugins of
-tests/plugins_fixtures are installed for these tests as a distribution in a temporary folder."""
+"""Plugin discovery through ``importlib.metadata``: installed distributions' entry points load
+the plugins with one warning per broken one, as pluggy's own loader finds them, and a distribution
+whose ``entry_points.txt`` importlib.metadata cannot read is left out with a warning instead of a
+traceback.  The fixture plugins of tests/plugins_fixtures are installed for these tests as a
+distribution in a temporary folder."""
 
 from __future__ import annotations
 
@@ -18,24 +17,6 @@ import pytest
 from filterkit import hookspecs, plugins
 
 FIXTURES = Path(__file__).resolve().parent / "plugins_fixtures"
-
-
-def described(points) -> list[tuple]:
-    """What a run uses of each entry point: its name, value, group and distribution."""
-    return [(p.name, p.value, p.group, p.dist.metadata["Name"], p.dist.metadata["Version"]) for p in points]
-
-
-def every_group() -> list[str]:
-    return sorted({point.group for dist in importlib.metadata.distributions() for point in dist.entry_points})
-
-
-def test_every_installed_group_is_found_as_importlib_metadata_finds_it():
-    groups = every_group()
-    assert {"filterkit", "filterkit.names", "console_scripts"} <= set(groups)
-    for group in groups:
-        assert described(plugins.entry_points(group=group)) == described(
-            importlib.metadata.entry_points(group=group)
-        ), group
 
 
 def install(folder: Path, name: str, version: str, entry_points: str, metadata: str | None = None) -> None:
@@ -79,31 +60,6 @@ def installed(tmp_path, monkeypatch):
         sys.modules.pop(module, None)
 
 
-def test_installed_fixture_plugins_are_found_as_importlib_metadata_finds_them(installed):
-    ours = plugins.entry_points(group="filterkit")
-    theirs = list(importlib.metadata.entry_points(group="filterkit"))
-    assert described(ours) == described(theirs)
-    assert [(p.name, p.dist.metadata["Name"]) for p in ours if p.dist.metadata["Name"] != "filterkit"] == [
-        ("negate", "filterkit-fixtures"),
-        ("fails_to_import", "filterkit-fixtures"),
-        ("tpr", "filterkit-fixtures"),
-        ("forgot", "filterkit-fixtures"),
-        ("object", "filterkit.objects"),
-        ("not-a-value", "filterkit.objects"),
-        ("attribute", "filterkit.objects"),
-    ]
-    for mine, importlibs in zip(ours, theirs):
-        assert outcome(mine.load) == outcome(importlibs.load), mine.name
-
-
-def outcome(load) -> tuple:
-    """What loading an entry point gives: the object, or the error's type and message."""
-    try:
-        return ("loaded", load())
-    except Exception as error:
-        return ("error", type(error).__name__, str(error))
-
-
 def loaded_registry(capsys) -> tuple:
     registry = plugins.load_plugins().complete()
     stages = {name: (r.plugin, r.distribution, r.version) for name, r in registry.stages.items()}
@@ -111,15 +67,10 @@ def loaded_registry(capsys) -> tuple:
     return stages, metrics, registry.skipped, registry.without_hooks, capsys.readouterr().err
 
 
-def test_load_plugins_loads_the_same_plugins_with_the_same_warnings_as_on_importlib_metadata(
-    installed, monkeypatch, capsys
-):
-    ours = loaded_registry(capsys)
-    with monkeypatch.context() as patched:
-        patched.setattr(plugins, "entry_points", importlib.metadata.entry_points)
-        theirs = loaded_registry(capsys)
-    assert ours == theirs
-    stages, metrics, skipped, without_hooks, warnings = ours
+def test_installed_plugins_load_with_one_warning_for_each_broken_one(installed, capsys):
+    """Among them a distribution shadowed by one of its name earlier on ``sys.path``, comments and
+    blank lines in entry_points.txt, a folded METADATA header, a value naming an object."""
+    stages, metrics, skipped, without_hooks, warnings = loaded_registry(capsys)
     assert stages["negate"] == ("negate", "filterkit-fixtures", "1.0")
     assert metrics["tpr"] == ("tpr", "filterkit-fixtures", "1.0")
     assert [(problem.plugin, problem.distribution) for problem in skipped] == [
@@ -129,7 +80,7 @@ def test_load_plugins_loads_the_same_plugins_with_the_same_warnings_as_on_import
     ]
     assert "(AttributeError: module 'negate' has no attribute 'NoSuchThing')" in skipped[0].reason
     assert "(ModuleNotFoundError: No module named 'filterkit_no_such_module')" in skipped[1].reason
-    assert (  # ours and theirs alike: which message depends on the importlib.metadata that reads the value
+    assert (  # which message depends on the importlib.metadata that reads the value
         "(AttributeError: 'NoneType' object has no attribute 'group')" in skipped[2].reason  # Python 3.11's
         or "(ValueError: ('Invalid object reference." in skipped[2].reason  # importlib_metadata 7+ (Dask imports it)
     )
@@ -149,44 +100,70 @@ def test_pluggy_finds_the_same_plugins(installed):
     for name in broken | {"shadowed"}:
         manager.set_blocked(name)
     manager.load_setuptools_entrypoints(plugins.GROUP)
-    found = {point.name for point in plugins.entry_points(group=plugins.GROUP)}
+    found = {point.name for point in plugins.entry_points(plugins.GROUP)}
     assert "shadowed" not in found
     assert {name for name, plugin in manager.list_name_plugin() if plugin is not None} == found - broken
     assert {"negate", "tpr", "forgot", "normalizers"} <= found - broken
 
 
-def test_an_unusual_environment_is_left_to_importlib_metadata(installed, monkeypatch, tmp_path):
-    """A zip file on ``sys.path`` (or an egg, or another finder of distributions): importlib.metadata reads it."""
-    zipped = tmp_path / "plugins.zip"
-    zipped.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip archive
-    monkeypatch.setattr(sys, "path", [*sys.path, str(zipped)])
-    assert plugins._metadata_folders() is None
-    assert described(plugins.entry_points(group="filterkit")) == described(
-        importlib.metadata.entry_points(group="filterkit")
-    )
-
-
-def test_a_line_that_is_no_entry_point_is_left_out_with_a_warning(tmp_path, capsys):
-    """importlib.metadata raises on it (a traceback on every run, whichever distribution holds it);
-    filterkit leaves the line out, warning when it is in one of filterkit's groups."""
-    folder = tmp_path / "broken-1.0.dist-info"
-    folder.mkdir()
-    (folder / "METADATA").write_text("Metadata-Version: 2.1\nName: broken\nVersion: 1.0\n")
-    (folder / "entry_points.txt").write_text("[filterkit]\nnoequals\ngood = good_module\n\n[other]\nalso bad\n")
-    points = plugins._FolderDistribution(str(folder)).entry_points
-    assert [(point.name, point.value, point.group) for point in points] == [("good", "good_module", "filterkit")]
-    warnings = capsys.readouterr().err
-    assert warnings == (
-        f"filterkit: warning: {folder}/entry_points.txt: 'noequals' in [filterkit] is not NAME = VALUE; left out\n"
-    )
-
-
-def test_an_entry_points_file_that_is_not_utf8_is_left_out_with_a_warning(tmp_path, capsys):
-    folder = tmp_path / "garbled-1.0.dist-info"
-    folder.mkdir()
-    (folder / "METADATA").write_text("Metadata-Version: 2.1\nName: garbled\nVersion: 1.0\n")
-    (folder / "entry_points.txt").write_bytes(b"[filterkit]\ngood = good_module\xff\n")
-    assert list(plugins._FolderDistribution(str(folder)).entry_points) == []
+@pytest.mark.parametrize(
+    "text", [b"[filterkit]\nnoequals\ngood = good_module\n", b"[filterkit]\ngood = good_module\xff\n"]
+)
+def test_a_distribution_whose_entry_points_cannot_be_read_is_left_out_with_a_warning(
+    text, tmp_path, monkeypatch, capsys
+):
+    """importlib.metadata raises on a line that is no entry point, or a file that is not UTF-8:
+    a traceback on every run, whichever distribution holds it."""
+    install(tmp_path, "broken", "1.0", "")
+    (tmp_path / "broken-1.0.dist-info" / "entry_points.txt").write_bytes(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = plugins.entry_points(plugins.GROUP)
+    assert {point.dist.metadata["Name"] for point in points} == {"filterkit"}
     warning = capsys.readouterr().err
-    assert warning.startswith(f"filterkit: warning: {folder}/entry_points.txt: not UTF-8 text (")
-    assert warning.endswith("; left out\n") and warning.count("\n") == 1
+    assert warning.startswith("filterkit: warning: distribution broken: its entry_points.txt cannot be read (")
+    assert warning.endswith("); its plugins are left out\n") and warning.count("\n") == 1
+    assert "l2" in plugins.load_plugins().stages
+
+
+def test_a_table_of_names_that_cannot_be_read_is_left_out_with_a_warning(tmp_path, monkeypatch, capsys):
+    """Its distribution's plugins are then loaded at once, as undeclared ones are."""
+    install(
+        tmp_path,
+        "filterkit-declared",
+        "1.0",
+        "[filterkit]\nnegate = negate\n[filterkit.names]\ndeclared = filterkit_no_such_module:NAMES\n",
+    )
+    monkeypatch.syspath_prepend(str(FIXTURES / "broken"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        registry = plugins.load_plugins()
+        assert registry.stages["negate"].distribution == "filterkit-declared"
+    finally:
+        sys.modules.pop("negate", None)
+    assert not isinstance(registry.stages, plugins.PluginTable)
+    assert capsys.readouterr().err == (
+        "filterkit: warning: the names filterkit_no_such_module:NAMES of distribution filterkit-declared are left "
+        "out (ModuleNotFoundError: No module named 'filterkit_no_such_module')\n"
+    )
+
+
+def test_a_distribution_declaring_its_names_is_loaded_as_they_are_looked_up(tmp_path, monkeypatch):
+    (tmp_path / "negate_names.py").write_text('NAMES = {"negate": {"stage": ("negate",)}}\n')
+    install(
+        tmp_path,
+        "filterkit-declared",
+        "1.0",
+        "[filterkit]\nnegate = negate\n[filterkit.names]\nd = negate_names:NAMES\n",
+    )
+    monkeypatch.syspath_prepend(str(FIXTURES / "broken"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("negate", None)
+    try:
+        registry = plugins.load_plugins()
+        assert isinstance(registry.stages, plugins.PluginTable)
+        assert "negate" not in sys.modules
+        assert registry.stages["negate"].distribution == "filterkit-declared"
+        assert "negate" in sys.modules and "words" in {candidate.name for candidate in registry._pending.waiting}
+    finally:
+        sys.modules.pop("negate", None)
+        sys.modules.pop("negate_names", None)

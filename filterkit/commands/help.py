@@ -73,7 +73,7 @@ def version_text(plugins_dir: str | None) -> str:
     lines = [f"filterkit {filterkit.__version__}", f"Python {sys.version.split()[0]}"]
     lines += [f"{library} {_installed_version(library)}" for library in LIBRARIES]
     provided: dict[str, set[str]] = {}
-    for point in entry_points(group=GROUP):
+    for point in entry_points(GROUP):
         distribution = f"{point.dist.name} {point.dist.version}" if point.dist else "(unknown distribution)"
         provided.setdefault(distribution, set()).add(point.name)
     if plugins_dir is not None:

@@ -11,6 +11,7 @@ svmlight, written gzip-compressed).
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, BinaryIO, Iterator, Protocol, Sequence
 
@@ -24,11 +25,51 @@ ARFF = "arff"
 SVMLIGHT = "svmlight"
 CSV = "csv"
 
+
+@dataclass(frozen=True)
+class Format:
+    """A file format: the names ``--from``/``--to`` take, the file suffixes that mean it (after any
+    ``.gz``), and where its reader and writer are, imported when a run uses it.
+
+    ``reader`` is a :class:`ScannedFormat` class of ``module`` (None: ARFF's streaming reader);
+    ``writer`` a :class:`RowWriter` class, made with the arguments of :func:`row_writer` that
+    ``writer_arguments`` names, in that order.
+    """
+
+    names: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    module: str
+    reader: str | None
+    writer: str
+    writer_arguments: tuple[str, ...]
+
+
+#: Every format, by its name; a new one is a module with its reader and writer, and a line here.
+FORMATS = {
+    ARFF: Format(
+        (ARFF,),
+        (".arff",),
+        "filterkit.arff.writer",
+        None,
+        "ArffWriter",
+        ("stream", "schema", "sparse", "comments", "numbers"),
+    ),
+    SVMLIGHT: Format(
+        (SVMLIGHT, "libsvm", "svm"),
+        (".svm", ".svmlight", ".libsvm"),
+        "filterkit.formats.svmlight",
+        "SvmlightFormat",
+        "SvmlightWriter",
+        ("stream", "schema", "comments", "class_name", "options", "numbers"),
+    ),
+    CSV: Format((CSV,), (".csv",), "filterkit.formats.csv", "CsvFormat", "CsvWriter", ("stream", "schema", "numbers")),
+}
+
 #: The names ``--from`` and ``--to`` take, and the format each one means.
-FORMAT_NAMES = {ARFF: ARFF, SVMLIGHT: SVMLIGHT, "libsvm": SVMLIGHT, "svm": SVMLIGHT, CSV: CSV}
+FORMAT_NAMES = {name: key for key, form in FORMATS.items() for name in form.names}
 
 #: The format of a file name's extension (after any ``.gz``).
-EXTENSIONS = {".arff": ARFF, ".svm": SVMLIGHT, ".svmlight": SVMLIGHT, ".libsvm": SVMLIGHT, ".csv": CSV}
+EXTENSIONS = {suffix: key for key, form in FORMATS.items() for suffix in form.suffixes}
 
 
 @dataclass(frozen=True)
@@ -123,15 +164,10 @@ class RowWriter(Protocol):
 
 def scanned_format(format_name: str) -> ScannedFormat:
     """The reader of a format other than ARFF."""
-    if format_name == SVMLIGHT:
-        from filterkit.formats.svmlight import SvmlightFormat
-
-        return SvmlightFormat()
-    if format_name == CSV:
-        from filterkit.formats.csv import CsvFormat
-
-        return CsvFormat()
-    raise ValueError(f"{format_name} is not a scanned format")
+    form = FORMATS[format_name]
+    if form.reader is None:
+        raise ValueError(f"{format_name} is not a scanned format")
+    return getattr(importlib.import_module(form.module), form.reader)()
 
 
 def row_writer(
@@ -148,15 +184,17 @@ def row_writer(
     anything, a schema the format cannot hold.  ``class_name`` is the chain's class
     attribute (svmlight writes it as each row's label); ``numbers`` how numbers are
     written (None: exactly)."""
-    from filterkit.arff.writer import EXACT, ArffWriter
+    from filterkit.arff.writer import EXACT
 
-    numbers = numbers or EXACT
-    if format_name == SVMLIGHT:
-        from filterkit.formats.svmlight import SvmlightWriter
-
-        return SvmlightWriter(stream, schema, comments, class_name, options, numbers)
-    if format_name == CSV:
-        from filterkit.formats.csv import CsvWriter
-
-        return CsvWriter(stream, schema, numbers)
-    return ArffWriter(stream, schema, sparse, comments, numbers)
+    arguments = {
+        "stream": stream,
+        "schema": schema,
+        "sparse": sparse,
+        "comments": comments,
+        "class_name": class_name,
+        "options": options,
+        "numbers": numbers or EXACT,
+    }
+    form = FORMATS[format_name]
+    writer = getattr(importlib.import_module(form.module), form.writer)
+    return writer(*(arguments[name] for name in form.writer_arguments))
