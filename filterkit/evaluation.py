@@ -35,8 +35,10 @@ corrected resampled t-test over the folds.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -44,9 +46,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
-from filterkit.runner import Chain
-from filterkit.schema import NOMINAL, Chunk, Schema
-from filterkit.sources import MemorySource
+from filterkit.runner import Chain, resolve_class
+from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
+from filterkit.sources import FileSource, MemorySource
 
 MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
 
@@ -78,7 +80,10 @@ class ChainSpec:
 
 @dataclass
 class Settings:
-    """Everything one evaluation run depends on."""
+    """Everything one evaluation run depends on: the protocol, the classifier and its options, and the
+    tasks: the class attribute (``class_spec``, as ``-c``), ``positive``, ``each_class`` and
+    ``min_positives`` (:func:`choose_tasks`) or ``multiclass``; ``stats`` adds the reviewer's statistics,
+    ``sweep`` (the text of ``--sweep``) is only recorded."""
 
     folds: int = 10
     seed: int = 1
@@ -87,6 +92,102 @@ class Settings:
     classifier_params: dict = field(default_factory=dict)
     repeats: int = 1
     multiclass: bool = False
+    class_spec: str = "last"
+    positive: str | None = None
+    each_class: bool = False
+    min_positives: int = 50
+    stats: bool = False
+    sweep: str | None = None
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` returns: the document ``evaluate --json`` prints (its ``settings``; the
+    result's keys for one chain, task and fraction, else ``results``, ``macro`` and, with ``stats`` and
+    several chains, ``paired``), and its renderings (:mod:`filterkit.reports`)."""
+
+    document: dict
+
+    def table(self, per_task: bool = False) -> str:
+        """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
+        from filterkit import reports
+
+        return reports.table(self.document, per_task)
+
+    def json(self) -> str:
+        """The JSON text ``evaluate --json`` prints."""
+        from filterkit import reports
+
+        return reports.json_text(self.document)
+
+    def html(self, per_task: bool = False) -> str:
+        """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""
+        from filterkit import reports
+
+        return reports.html_page(self.document, per_task)
+
+
+def evaluate(
+    source,
+    chains: list[ChainSpec],
+    settings: Settings = Settings(),
+    registry=None,
+    *,
+    name: str = "",
+    plugins_dir=None,
+    jobs: int = 1,
+    progress=None,
+) -> Evaluation:
+    """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called
+    ``name``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry`` (by default,
+    and in each worker, those :func:`filterkit.plugins.load_plugins` finds with ``plugins_dir``); its two
+    steps, reading and cross-validating, are reported to ``progress``.  Rows with a missing class are left
+    out (and counted in the document's settings)."""
+    from filterkit import reports
+    from filterkit.plugins import load_plugins
+    from filterkit.progress import Progress
+
+    if isinstance(source, (str, os.PathLike)):
+        with contextlib.closing(FileSource(os.fspath(source))) as opened:
+            named = name or os.fspath(source)
+            return evaluate(
+                opened, chains, settings, registry, name=named, plugins_dir=plugins_dir, jobs=jobs, progress=progress
+            )
+    registry = load_plugins(plugins_dir) if registry is None else registry
+    progress = Progress() if progress is None else progress
+    progress.expect(2)
+    schema = source.schema
+    with progress.step(f"reading {name}", source) as meter:
+        data = concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+    class_index = resolve_class(schema, settings.class_spec)
+    if class_index is None or schema.attributes[class_index].kind != NOMINAL:
+        raise FilterkitError("evaluate needs a nominal class attribute (-c)", name)
+    codes = class_codes(data, class_index)
+    known = np.flatnonzero(~np.isnan(codes))
+    data = data if len(known) == len(codes) else take_rows(data, known)
+    labels = schema.attributes[class_index].labels
+    counts = np.bincount(codes[known].astype(np.int64), minlength=len(labels))
+    if settings.multiclass and np.count_nonzero(counts) < 2:
+        raise FilterkitError("--multiclass needs rows of at least two classes", name)
+    tasks = (
+        [MULTICLASS_TASK]
+        if settings.multiclass
+        else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
+    )
+    grouped, fold_of_row, ratios = _cross_validate(
+        registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress
+    )
+    progress.finish()
+    extra = {
+        "input": name,
+        "class": schema.attributes[class_index].name,
+        "class_counts": dict(zip(labels, counts.tolist())),
+        "chains": [c.text for c in chains],
+        "tasks": tasks,
+        **({"sweep": settings.sweep} if settings.sweep is not None else {}),
+    }
+    settings_json = reports.settings_document(settings, int(data.n_rows), len(codes) - len(known), fold_of_row, extra)
+    return Evaluation(reports.document(chains, tasks, settings, grouped, settings_json, ratios))
 
 
 def repeat_seed(seed: int, repeat: int) -> int:
@@ -618,3 +719,62 @@ def paired_comparison(
             },
         }
     return result
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_registry(plugins_dir):
+    from filterkit.plugins import load_plugins
+
+    return load_plugins(plugins_dir)
+
+
+def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, test, settings):
+    """One (chain, task, fold, fraction) in a worker process, which loads the plugins itself."""
+    return evaluate_fold(_worker_registry(plugins_dir), schema, data, class_index, chain, task, train, test, settings)
+
+
+def _cross_validate(
+    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, jobs, progress
+):
+    """Every (chain, task, fraction)'s fold results, in the order (repeat, fold); the folds of each repeat
+    are drawn once for every chain and task.  Also the rows' folds (of the first repeat) and, per fraction,
+    the mean ratio of test to training rows.  The fits run in ``jobs`` processes at most (one: in this
+    one) and are one step of ``progress``."""
+    codes = class_codes(data, class_index).astype(np.int64)
+    fractions = settings.train_fractions
+    with progress.working("drawing the folds"):
+        draws = [
+            (fold, test, nested_subsamples(train, codes, fractions, repeat_seed(settings.seed, repeat) + fold))
+            for repeat in range(settings.repeats)
+            for fold, (train, test) in enumerate(
+                stratified_folds(codes, settings.folds, repeat_seed(settings.seed, repeat))
+            )
+        ]
+    items = [
+        (chain, task, fold, fraction, samples[fraction], test)
+        for task in tasks
+        for fold, test, samples in draws
+        for chain in chains
+        for fraction in fractions
+    ]
+    if jobs == 1:
+        results = (
+            evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
+        )
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
+            for c, t, _, _, tr, te in items
+        )
+    grouped: dict[tuple, list] = {}
+    with progress.step("cross-validating", items=len(items), unit="fits") as meter:
+        for (chain, task, fold, fraction, _, _), result in zip(items, results):
+            grouped.setdefault((chain.text, task, fraction), []).append(result)
+            meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
+    fold_of_row = np.zeros(len(codes), dtype=np.int64)
+    for fold, test, _ in draws[: settings.folds]:
+        fold_of_row[test] = fold
+    ratios = {f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws])) for f in fractions}
+    return grouped, fold_of_row, ratios
