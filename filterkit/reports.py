@@ -46,6 +46,9 @@ LABELS = {
     "precision_at_20": "P@20",
 }
 
+#: matplotlib settings under which a chain's text ('^x\d$') is drawn as typed.
+LITERAL_TEXT = {"text.usetex": False, "text.parse_math": False}
+
 
 def document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
     """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
@@ -242,7 +245,8 @@ def html_page(document: dict, per_task: bool = False) -> str:
         if paired_rows
         else ""
     )
-    figures = "".join(_figure_html(plt, figure, title) for figure, title in _report_figures(document, plt))
+    with plt.rc_context(LITERAL_TEXT):
+        figures = "".join(_figure_html(plt, figure, title) for figure, title in _report_figures(document, plt))
     text = _table({key: value for key, value in document.items() if key != "paired"}, per_task)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -263,8 +267,9 @@ def learning_curves_png(document: dict) -> bytes:
     """A PNG of AUC and F1 against the training fraction, one line per chain (``evaluate --plot``)."""
     plt = pyplot("--plot")
     rows = document.get("macro", [document])
-    figure = _curves_figure(plt, _learning_curves(rows), "fraction of the training fold")
-    return _png(plt, figure, dpi=100)
+    with plt.rc_context(LITERAL_TEXT):
+        figure = _curves_figure(plt, _learning_curves(rows), "fraction of the training fold")
+        return _png(plt, figure, dpi=100)
 
 
 def pyplot(option: str):
