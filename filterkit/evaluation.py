@@ -757,6 +757,7 @@ def _cross_validate(
         for chain in chains
         for fraction in fractions
     ]
+    jobs = min(jobs, len(items))
     if jobs == 1:
         results = (
             evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
