@@ -174,6 +174,13 @@ def evaluate(
         if settings.multiclass
         else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
     )
+    largest = int(np.argmax(counts))
+    if settings.folds > counts[largest]:
+        raise FilterkitError(
+            f"--folds {settings.folds} is more than the {counts[largest]} rows of the largest class "
+            f"('{labels[largest]}'): stratified folds need a class with a row in every fold",
+            name,
+        )
     grouped, fold_of_row, ratios = _cross_validate(
         registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress
     )
@@ -250,20 +257,15 @@ def choose_tasks(
 
 
 def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(training rows, test rows) of each fold, stratified on the class labels."""
+    """(training rows, test rows) of each fold, stratified on the class labels (scikit-learn's, silent
+    about a class with fewer rows than folds; it refuses more folds than the largest class has rows)."""
+    import warnings
+
     from sklearn.model_selection import StratifiedKFold
 
-    if folds > len(codes):
-        raise FilterkitError(f"--folds {folds} is more than the {len(codes)} rows with a class")
-    counts = np.bincount(codes.astype(np.int64))
-    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
-    if counts[counts > 0].min() < folds:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            return list(splitter.split(np.zeros(len(codes)), codes))
-    return list(splitter.split(np.zeros(len(codes)), codes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(codes)), codes))
 
 
 def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:
