@@ -312,20 +312,12 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
     from sklearn.metrics import roc_auc_score
 
     truth = np.asarray(truth, dtype=bool)
-    predicted = np.asarray(predicted, dtype=bool)
-    tp = float(np.sum(truth & predicted))
-    fp = float(np.sum(~truth & predicted))
-    fn = float(np.sum(truth & ~predicted))
-    tn = float(np.sum(~truth & ~predicted))
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
+    tp, fp, fn, tn = contingency(truth, predicted)
     top = np.argsort(-np.asarray(scores), kind="stable")[:20]
     return {
         "accuracy": (tp + tn) / len(truth),
         "auc": float(roc_auc_score(truth, scores)) if 0 < truth.sum() < len(truth) else math.nan,
-        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
-        "precision": precision,
-        "recall": recall,
+        **micro_measures(np.array([tp, fp, fn, tn])),
         "specificity": tn / (tn + fp) if tn + fp else 0.0,
         "precision_at_20": float(truth[top].mean()) if len(top) else 0.0,
     }
@@ -443,31 +435,21 @@ def evaluate_fold(
     (with ``settings.multiclass``: every class at once, :func:`evaluate_multiclass_fold`)."""
     if settings.multiclass:
         return evaluate_multiclass_fold(registry, schema, data, class_index, chain, train, test, settings)
-    stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(
-        MemorySource(schema, take_rows(data, train))
-    )
-    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
-    output_class = fitted.output_schema.index_of(fitted.class_name)
+    _, prepared = _fitted(registry, schema, data, class_index, chain, train, task)
     positive = schema.attributes[class_index].labels.index(task)
-
-    def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
-        truth = class_codes(transformed, output_class) == positive
-        return classifier_matrix(fitted.output_schema, transformed, output_class), truth
-
-    train_features, train_truth = prepared(train)
+    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    train_truth, test_truth = train_codes == positive, test_codes == positive
     if train_truth.all() or not train_truth.any():
         missing = "no row of" if not train_truth.any() else "only rows of"
         raise FilterkitError(
             f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
             f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
         )
-    test_features, test_truth = prepared(test)
     classifier, provenance, call = _new_classifier(registry, settings)
     call("fit", train_features, train_truth.astype(np.int64), settings.seed)
-    scores = _per_row(call("score", test_features), len(test_truth), "score", classifier, provenance)
-    decisions = _per_row(call("predict", test_features), len(test_truth), "predict", classifier, provenance)
+    rows = (len(test_truth),)
+    scores = _per_row(call("score", test_features), rows, "score", classifier, provenance)
+    decisions = _per_row(call("predict", test_features), rows, "predict", classifier, provenance)
     result: dict[str, Any] = dict(measures(test_truth, scores, decisions.astype(bool)))
     result["breakeven"] = breakeven(test_truth, scores)
     result["counts"] = contingency(test_truth, decisions.astype(bool))
@@ -485,19 +467,11 @@ def evaluate_multiclass_fold(
     present = np.flatnonzero(np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels)))
     position_of = np.full(len(labels), -1, dtype=np.int64)
     position_of[present] = np.arange(len(present))
-    stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1)).fit(MemorySource(schema, take_rows(data, train)))
-    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
-    output_class = fitted.output_schema.index_of(fitted.class_name)
-    if fitted.output_schema.attributes[output_class].labels != labels:
+    output_class, prepared = _fitted(registry, schema, data, class_index, chain, train)
+    if output_class.labels != labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-
-    def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
-        classes = position_of[class_codes(transformed, output_class).astype(np.int64)]
-        return classifier_matrix(fitted.output_schema, transformed, output_class), classes
-
-    train_features, train_classes = prepared(train)
+    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
     missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
     if len(missing):
         label = labels[present[missing[0]]]
@@ -505,15 +479,11 @@ def evaluate_multiclass_fold(
             f"--multiclass: a training fold holds no row of class '{label}'; "
             f"the class is too small for {settings.folds} folds"
         )
-    test_features, test_classes = prepared(test)
     classifier, provenance, call = _new_classifier(registry, settings)
     call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
-    scores = _per_row_and_class(
-        call("class_scores", test_features), (len(test_classes), len(present)), classifier, provenance
-    )
-    predicted = _per_row(
-        call("predict_class", test_features), len(test_classes), "predict_class", classifier, provenance
-    )
+    shape = (len(test_classes), len(present))
+    scores = _per_row(call("class_scores", test_features), shape, "class_scores", classifier, provenance)
+    predicted = _per_row(call("predict_class", test_features), shape[:1], "predict_class", classifier, provenance)
     if not np.all(np.isin(predicted, np.arange(len(present)))):
         raise FilterkitError(
             f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: "
@@ -525,6 +495,23 @@ def evaluate_multiclass_fold(
     result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
     return result
+
+
+def _fitted(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, positive=None):
+    """``chain`` fitted on the ``train`` rows of ``data`` (for the task ``positive``, if any): its output's class
+    attribute, and what it makes of some rows: their classifier features and class codes."""
+    stages = [registry.make_stage(name, params) for name, params in chain.stages]
+    fitted = Chain(stages, class_spec=str(class_index + 1), positive=positive).fit(
+        MemorySource(schema, take_rows(data, train))
+    )
+    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
+    output_schema, output_class = fitted.output_schema, fitted.output_schema.index_of(fitted.class_name)
+
+    def prepared(rows):
+        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
+        return classifier_matrix(output_schema, transformed, output_class), class_codes(transformed, output_class)
+
+    return output_schema.attributes[output_class], prepared
 
 
 def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
@@ -552,21 +539,6 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
     }
 
 
-def _per_row_and_class(values, shape: tuple[int, int], classifier, provenance) -> np.ndarray:
-    """``values`` as one real number per test row and class; else FilterkitError naming the classifier."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.array([np.nan])
-    if array.shape != shape or np.isnan(array).any():
-        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: class_scores returned "
-            f"{what} for {shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
-        )
-    return array
-
-
 def _new_classifier(registry, settings: Settings):
     """The run's classifier made from its options, its plugin's provenance, and a caller of its
     methods that reports a broken contract (:func:`_classifier_call`)."""
@@ -588,17 +560,23 @@ def _classifier_call(classifier, provenance, method: str, *args):
         ) from error
 
 
-def _per_row(values, rows: int, method: str, classifier, provenance) -> np.ndarray:
-    """``values`` as one real number per test row; else FilterkitError naming the classifier."""
+def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.ndarray:
+    """``values`` as one real number per test row (and per class, for a ``shape`` of two); else
+    FilterkitError naming the classifier."""
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         array = np.array([np.nan])
-    if array.shape != (rows,) or np.isnan(array).any():
-        what = "NaN" if array.shape == (rows,) else f"values of shape {np.shape(values)}"
+    if array.shape != shape or np.isnan(array).any():
+        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
+        expected = (
+            f"{shape[0]} test rows (one number per row is expected)"
+            if len(shape) == 1
+            else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
+        )
         raise FilterkitError(
             f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: {method} returned "
-            f"{what} for {rows} test rows (one number per row is expected)"
+            f"{what} for {expected}"
         )
     return array
 
@@ -625,16 +603,22 @@ def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURE
     return spread
 
 
-def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
-    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
-    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
+def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
+    """Per measure, its mean over the folds where it is defined, its spread and its per-fold values."""
     summary: dict[str, Any] = {}
-    for measure in MEASURES + (EXTRA_MEASURES if extra else ()):
+    for measure in measure_names:
         values = np.array([r[measure] for r in records], dtype=np.float64)
         defined = values[~np.isnan(values)]
         summary[measure] = float(defined.mean()) if len(defined) else math.nan
         summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
         summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    return summary
+
+
+def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
+    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
+    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
+    summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
     if repeats > 1:
         summary["repeats"] = spread_over_repeats(records, repeats)
@@ -646,13 +630,7 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
 def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
     """:func:`summarize` for ``--multiclass`` folds: the means, spreads and per-fold values of
     :data:`MULTICLASS_MEASURES`, and per class the means and per-fold values of its AUC and F1."""
-    summary: dict[str, Any] = {}
-    for measure in MULTICLASS_MEASURES:
-        values = np.array([r[measure] for r in records], dtype=np.float64)
-        defined = values[~np.isnan(values)]
-        summary[measure] = float(defined.mean()) if len(defined) else math.nan
-        summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
-        summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    summary = _over_folds(records, MULTICLASS_MEASURES)
     summary["per_class"] = {
         label: {
             **{measure: fold_means(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},

@@ -101,22 +101,9 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
     ]
     if len(results) == 1:
         return {**results[0], "settings": settings_json}
-    macro = []
-    for chain in chains:
-        for fraction in fractions:
-            per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
-            entry = {
-                "chain": chain.text,
-                "train_fraction": fraction,
-                **({"sweep": chain.sweep} if chain.sweep else {}),
-                "tasks": len(per_task),
-                **macro_average(per_task, stats),
-            }
-            if settings.repeats > 1:
-                entry["std_over_repeats"] = _macro_spread(per_task, settings.repeats)
-            if stats and len(tasks) > 1:
-                entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
-            macro.append(entry)
+    macro = [
+        _macro_entry(chain, fraction, tasks, settings, grouped, results) for chain in chains for fraction in fractions
+    ]
     document = {"settings": settings_json, "results": results, "macro": macro}
     if stats and len(chains) > 1:
         document["paired"] = [
@@ -134,6 +121,24 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
             for fraction in fractions
         ]
     return document
+
+
+def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:
+    """One chain's macro averages over the tasks at one fraction; over several repeats their spread, with
+    ``settings.stats`` over several tasks the micro-averages."""
+    per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
+    entry = {
+        "chain": chain.text,
+        "train_fraction": fraction,
+        **({"sweep": chain.sweep} if chain.sweep else {}),
+        "tasks": len(per_task),
+        **macro_average(per_task, settings.stats),
+    }
+    if settings.repeats > 1:
+        entry["std_over_repeats"] = _macro_spread(per_task, settings.repeats)
+    if settings.stats and len(tasks) > 1:
+        entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
+    return entry
 
 
 def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
@@ -298,10 +303,10 @@ def _table(document: dict, per_task: bool) -> str:
     document has them, the spread over repeats, the break-even and micro-averages, and the paired tests."""
     if "results" not in document:
         rows, names = [document], [document["chain"]]
-        header_note = f"task: {document['task']} vs rest"
+        note = f"task: {document['task']} vs rest"
     else:
         tasks = sorted({r["task"] for r in document["results"]})
-        header_note = (
+        note = (
             f"task: {tasks[0]} vs rest"
             if len(tasks) == 1
             else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}"
@@ -311,20 +316,7 @@ def _table(document: dict, per_task: bool) -> str:
     width = max(
         len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
     )
-    repeats = document["settings"].get("repeats", 1)
-    lines = [
-        _header(document["settings"], header_note),
-        f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{LABELS[m]:>6}" for m in MEASURES),
-    ]
-    for name, row in zip(names, rows):
-        lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(_cell(row[m]) for m in MEASURES))
-    if repeats > 1:
-        lines.append(f"standard deviation over the {repeats} repeats' means:")
-        for name, row in zip(names, rows):
-            spread = row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in MEASURES}
-            lines.append(
-                f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(_cell(spread[m]) for m in MEASURES)
-            )
+    lines = [_header(document["settings"], note), *_measure_lines(document["settings"], names, rows, width, LABELS, 6)]
     if "breakeven" in rows[-1]:
         lines += _breakeven_lines(names, rows, width)
     for comparison in document.get("paired", []):
@@ -340,6 +332,27 @@ def _table(document: dict, per_task: bool) -> str:
                 f"{_tally(tasks_, tasks_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
             )
     return "\n".join(lines) + "\n"
+
+
+def _measure_lines(
+    settings: dict, names: list[str], rows: list[dict], width: int, labels: dict, cell: int
+) -> list[str]:
+    """The column heads, a line of each row's measures (``labels``' keys) and, over several repeats, a
+    line of each row's standard deviation across the repeats' means."""
+
+    def line(name: str, row: dict, values: dict) -> str:
+        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(
+            f"{_cell(values[m]):>{cell}}" for m in labels
+        )
+
+    lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
+    lines += [line(name, row, row) for name, row in zip(names, rows)]
+    repeats = settings.get("repeats", 1)
+    if repeats > 1:
+        lines.append(f"standard deviation over the {repeats} repeats' means:")
+        for name, row in zip(names, rows):
+            lines.append(line(name, row, row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in labels}))
+    return lines
 
 
 def _breakeven_lines(names: list[str], rows: list[dict], width: int) -> list[str]:
@@ -362,22 +375,13 @@ def _multiclass_table(document: dict) -> str:
     """The ``--multiclass`` table: one row per chain (and fraction) of the overall measures; then per
     class its one-vs-rest AUC and F1 under each chain; then the spread over repeats and the paired tests."""
     settings, rows = document["settings"], document["results"]
-    repeats = settings.get("repeats", 1)
     classes = list(rows[0]["per_class"])
     names = [row["chain"] for row in rows]
     width = max(len("chain"), *(len(name) for name in names))
     lines = [
         _header(settings, f"multi-class: {len(classes)} classes at once"),
-        f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{MULTICLASS_LABELS[m]:>8}" for m in MULTICLASS_MEASURES),
+        *_measure_lines(settings, names, rows, width, MULTICLASS_LABELS, 8),
     ]
-    for name, row in zip(names, rows):
-        cells = "  ".join(f"{_cell(row[m]):>8}" for m in MULTICLASS_MEASURES)
-        lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  {cells}")
-    if repeats > 1:
-        lines.append(f"standard deviation over the {repeats} repeats' means:")
-        for name, row in zip(names, rows):
-            cells = "  ".join(f"{_cell(row['repeats'][m]['std']):>8}" for m in MULTICLASS_MEASURES)
-            lines.append(f"{name:<{width}}  {row['train_fraction']:>5g}  {cells}")
     counts = settings.get("class_counts", {})
     class_width = max(len("class"), *(len(label) for label in classes))
     column = 13

@@ -84,8 +84,9 @@ def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict]
 
 @dataclass(frozen=True)
 class Sweep:
-    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: the stage, the option and its values (as typed and converted)."""
+    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, the stage, the option and its values (as typed and converted)."""
 
+    text: str
     stage: str
     option: str
     values: tuple[str, ...]
@@ -122,15 +123,15 @@ def parse_sweep(registry, text: str) -> Sweep:
         raise FilterkitError(f"--sweep {text!r}: {error}") from None
     if len(set(converted)) != len(converted):
         raise FilterkitError(f"--sweep {text!r}: a value is given twice")
-    return Sweep(stage_name, option_name, tuple(values), tuple(converted))
+    return Sweep(text, stage_name, option_name, tuple(values), tuple(converted))
 
 
-def swept_chains(registry, sweep: Sweep, text: str, chains: list[ChainSpec]) -> list[ChainSpec]:
+def swept_chains(registry, sweep: Sweep, chains: list[ChainSpec]) -> list[ChainSpec]:
     """Each chain once per value of ``sweep``, the option set in its every stage of that name."""
     swept = []
     for chain in chains:
         if not any(name == sweep.stage for name, _ in chain.stages):
-            raise FilterkitError(f"--sweep {text!r}: chain '{chain.text}' has no stage '{sweep.stage}'")
+            raise FilterkitError(f"--sweep {sweep.text!r}: chain '{chain.text}' has no stage '{sweep.stage}'")
         for value, typed in zip(sweep.values, sweep.converted):
             stages = [
                 (name, {**params, sweep.option: typed} if name == sweep.stage else params)
@@ -266,23 +267,7 @@ def evaluate(
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
-    if classifier not in registry.classifiers:
-        raise click.UsageError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
-    params = {
-        key.split("__", 1)[1]: value
-        for key, value in classifier_values.items()
-        if value is not None and key.startswith(classifier + "__")
-    }
-    ignored = sorted(
-        key for key, value in classifier_values.items() if value is not None and not key.startswith(classifier + "__")
-    )
-    if ignored:
-        flags = ", ".join("--" + key.replace("__", "-").replace("_", "-") for key in ignored)
-        raise click.UsageError(f"option(s) for another classifier than '{classifier}': {flags}")
-    try:
-        registry.classifier(classifier)(**params)
-    except OptionError as error:
-        raise click.UsageError(error.message) from None
+    params = _classifier_params(registry, classifier, classifier_values)
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
     outputs = _checked_outputs(input_path, plot, report_path)
@@ -301,18 +286,7 @@ def evaluate(
         stats,
         sweep,
     )
-    swept = None if sweep is None else parse_sweep(registry, sweep)
-    preset = None if swept is None else swept.preset()
-    if compare:
-        if not words:
-            raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-        chains = [parse_chain(plugins, shlex.split(text), preset) for text in words]
-    else:
-        chains = [parse_chain(plugins, list(words), preset)]
-    if len({c.text for c in chains}) != len(chains):
-        raise FilterkitError("the same chain is given twice")
-    if swept is not None:
-        chains = swept_chains(registry, swept, sweep, chains)
+    chains = _chains(plugins, registry, words, compare, sweep)
     reporter = Progress(progress_mode(quiet, progress), word="step")
     with open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False) as source:
         result = evaluation.evaluate(
@@ -333,6 +307,41 @@ def evaluate(
         with staged_output(output) as staged:
             staged.stream.write(render(result.document, per_task))
             staged.publish()
+
+
+def _classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
+    """The options given for ``classifier`` (``--NAME-OPTION``), checked by making one; a usage error
+    for an unknown classifier, options of another, or options it refuses."""
+    if classifier not in registry.classifiers:
+        raise click.UsageError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
+    given = {key: value for key, value in classifier_values.items() if value is not None}
+    params = {key.split("__", 1)[1]: value for key, value in given.items() if key.startswith(classifier + "__")}
+    ignored = [
+        "--" + key.replace("__", "-").replace("_", "-")
+        for key in sorted(given)
+        if not key.startswith(classifier + "__")
+    ]
+    if ignored:
+        raise click.UsageError(f"option(s) for another classifier than '{classifier}': {', '.join(ignored)}")
+    try:
+        registry.classifier(classifier)(**params)
+    except OptionError as error:
+        raise click.UsageError(error.message) from None
+    return params
+
+
+def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | None) -> list[ChainSpec]:
+    """The chains to evaluate: the words as one chain, or with ``compare`` each word as one; with
+    ``sweep``, each of them once per value of the swept option."""
+    swept = None if sweep is None else parse_sweep(registry, sweep)
+    preset = None if swept is None else swept.preset()
+    if compare and not words:
+        raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
+    texts = [shlex.split(text) for text in words] if compare else [list(words)]
+    chains = [parse_chain(plugins, text, preset) for text in texts]
+    if len({c.text for c in chains}) != len(chains):
+        raise FilterkitError("the same chain is given twice")
+    return chains if swept is None else swept_chains(registry, swept, chains)
 
 
 def _checked_outputs(input_path: str, plot: str | None, report_path: str | None) -> list[tuple]:
