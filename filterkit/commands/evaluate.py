@@ -84,7 +84,8 @@ def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict]
 
 @dataclass(frozen=True)
 class Sweep:
-    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, the stage, the option and its values (as typed and converted)."""
+    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, the stage, the option and its values (as typed
+    and converted)."""
 
     text: str
     stage: str
@@ -225,7 +226,9 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 @json_option("Print JSON: means as top-level keys for one chain and task.")
 @click.option("--per-task", is_flag=True, help="Also print one table row per task.")
 @click.option(
-    "--plot", type=click.Path(dir_okay=False), help="Save learning curves (AUC, F1) as a PNG (needs matplotlib)."
+    "--plot",
+    type=click.Path(dir_okay=False),
+    help="Save learning curves (AUC, F1) as a PNG, FILE.png (needs matplotlib).",
 )
 @click.option(
     "--report",
@@ -272,19 +275,19 @@ def evaluate(
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
     outputs = _checked_outputs(input_path, plot, report_path)
     settings = Settings(
-        folds,
-        seed,
-        parse_fractions(train_fraction),
-        classifier,
-        params,
-        repeats,
-        multiclass,
-        class_spec,
-        positive,
-        each_class,
-        min_positives,
-        stats,
-        sweep,
+        folds=folds,
+        seed=seed,
+        train_fractions=parse_fractions(train_fraction),
+        classifier=classifier,
+        classifier_params=params,
+        repeats=repeats,
+        multiclass=multiclass,
+        class_spec=class_spec,
+        positive=positive,
+        each_class=each_class,
+        min_positives=min_positives,
+        stats=stats,
+        sweep=sweep,
     )
     chains = _chains(plugins, registry, words, compare, sweep)
     reporter = Progress(progress_mode(quiet, progress), word="step")
