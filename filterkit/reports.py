@@ -231,7 +231,7 @@ def json_text(document: dict) -> str:
 
 def html_page(document: dict, per_task: bool = False) -> str:
     """The self-contained HTML report: the settings, the table, the plots and the paired tests."""
-    plt = pyplot("--report")
+    matplotlib = require_matplotlib("--report")
     settings = document["settings"]
     shown = {key: value for key, value in settings.items() if key not in ("fold_of_row", "class_counts")}
     settings_rows = "".join(
@@ -250,8 +250,8 @@ def html_page(document: dict, per_task: bool = False) -> str:
         if paired_rows
         else ""
     )
-    with plt.rc_context(LITERAL_TEXT):
-        figures = "".join(_figure_html(plt, figure, title) for figure, title in _report_figures(document, plt))
+    with matplotlib.rc_context(LITERAL_TEXT):
+        figures = "".join(_figure_html(figure, title) for figure, title in _report_figures(document))
     text = _table({key: value for key, value in document.items() if key != "paired"}, per_task)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -270,23 +270,19 @@ def html_page(document: dict, per_task: bool = False) -> str:
 
 def learning_curves_png(document: dict) -> bytes:
     """A PNG of AUC and F1 against the training fraction, one line per chain (``evaluate --plot``)."""
-    plt = pyplot("--plot")
     rows = document.get("macro", [document])
-    with plt.rc_context(LITERAL_TEXT):
-        figure = _curves_figure(plt, _learning_curves(rows), "fraction of the training fold")
-        return _png(plt, figure, dpi=100)
+    with require_matplotlib("--plot").rc_context(LITERAL_TEXT):
+        return _png(_curves_figure(_learning_curves(rows), "fraction of the training fold"), dpi=100)
 
 
-def pyplot(option: str):
-    """matplotlib's pyplot on the Agg backend; FilterkitError saying how to install it if missing."""
+def require_matplotlib(option: str):
+    """matplotlib (its figures are drawn without pyplot, so a notebook's backend and figures stay as they
+    were); FilterkitError saying how to install it if missing."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.figure
     except ImportError:
         raise FilterkitError(f"{option} needs matplotlib: pip install 'filterkit[plot]'") from None
-    return plt
+    return matplotlib
 
 
 def _header(settings: dict, note: str) -> str:
@@ -450,9 +446,12 @@ def _learning_curves(rows: list[dict]) -> dict[str, list[tuple]]:
     }
 
 
-def _curves_figure(plt, curves: dict[str, list[tuple]], xlabel: str):
+def _curves_figure(curves: dict[str, list[tuple]], xlabel: str):
     """AUC and F1 side by side against x, one line per curve (name: its (x, AUC, F1) points), ticked at its x."""
-    figure, axes = plt.subplots(1, 2, figsize=(10, 4))
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(10, 4))
+    axes = figure.subplots(1, 2)
     for name, points in curves.items():
         xs = [p[0] for p in points]
         for axis, column, measure in ((axes[0], 1, "AUC"), (axes[1], 2, "F1")):
@@ -464,14 +463,14 @@ def _curves_figure(plt, curves: dict[str, list[tuple]], xlabel: str):
     return figure
 
 
-def _report_figures(document: dict, plt) -> list[tuple]:
+def _report_figures(document: dict) -> list[tuple]:
     """The report's plots and their titles: learning curves, sweep curves, and each chain against the
     first per task."""
     rows = document.get("macro", [document])
     fractions = sorted({r["train_fraction"] for r in rows})
     figures = []
     if len(fractions) > 1:
-        curves = _curves_figure(plt, _learning_curves(rows), "fraction of the training fold")
+        curves = _curves_figure(_learning_curves(rows), "fraction of the training fold")
         figures.append((curves, "Learning curves: macro-averaged AUC and F1"))
     swept = [r for r in rows if r.get("sweep")]
     if swept and all(isinstance(v, (int, float)) for r in swept for v in r["sweep"].values()):
@@ -481,13 +480,15 @@ def _report_figures(document: dict, plt) -> list[tuple]:
             base = r["chain"][: r["chain"].rindex(" [")]
             name = base if len(fractions) == 1 else f"{base} (train {r['train_fraction']:g})"
             sweeps.setdefault(name, []).append((r["sweep"][label], r["auc"], r["f1"]))
-        curves = _curves_figure(plt, {name: sorted(points) for name, points in sweeps.items()}, label)
+        curves = _curves_figure({name: sorted(points) for name, points in sweeps.items()}, label)
         figures.append((curves, f"Sweep of {label}: macro-averaged AUC and F1"))
-    return figures + _scatter_figures(document.get("results", []), fractions, plt)
+    return figures + _scatter_figures(document.get("results", []), fractions)
 
 
-def _scatter_figures(results: list[dict], fractions: list[float], plt) -> list[tuple]:
+def _scatter_figures(results: list[dict], fractions: list[float]) -> list[tuple]:
     """Per fraction and chain after the first, each task's F1 under it against under the first chain."""
+    from matplotlib.figure import Figure
+
     chains = list(dict.fromkeys(r["chain"] for r in results))
     tasks = list(dict.fromkeys(r["task"] for r in results))
     if len(chains) < 2 or len(tasks) < 2:
@@ -496,7 +497,8 @@ def _scatter_figures(results: list[dict], fractions: list[float], plt) -> list[t
     for fraction in fractions:
         by = {(r["chain"], r["task"]): r["f1"] for r in results if r["train_fraction"] == fraction}
         for chain in chains[1:]:
-            figure, axis = plt.subplots(figsize=(5, 5))
+            figure = Figure(figsize=(5, 5))
+            axis = figure.subplots()
             x = [by[(chains[0], t)] for t in tasks]
             y = [by[(chain, t)] for t in tasks]
             axis.scatter(x, y, s=18)
@@ -508,18 +510,17 @@ def _scatter_figures(results: list[dict], fractions: list[float], plt) -> list[t
     return figures
 
 
-def _png(plt, figure, dpi: int) -> bytes:
+def _png(figure, dpi: int) -> bytes:
     """The figure as PNG bytes (without matplotlib's version, so the same figure gives the same bytes)."""
     buffer = io.BytesIO()
     figure.tight_layout()
     figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-    plt.close(figure)
     return buffer.getvalue()
 
 
-def _figure_html(plt, figure, title: str) -> str:
+def _figure_html(figure, title: str) -> str:
     """A figure as an inline PNG (a data URI: the page needs no network and no other file)."""
-    encoded = base64.b64encode(_png(plt, figure, dpi=90)).decode("ascii")
+    encoded = base64.b64encode(_png(figure, dpi=90)).decode("ascii")
     caption = html.escape(title)
     return (
         f'<figure><img alt="{caption}" src="data:image/png;base64,{encoded}">'

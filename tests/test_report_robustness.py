@@ -78,3 +78,18 @@ def test_the_table_is_printed_before_a_figure_is_drawn(run_filterkit, tmp_path, 
     table = result.stdout.decode().splitlines()
     assert table[0].startswith("2-fold CV, seed 1") and table[2].split()[:2] == ["l2", "1"]
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_matplotlib
+@pytest.mark.slow
+def test_rendering_leaves_a_notebooks_matplotlib_as_it_was(document):
+    import matplotlib
+
+    backend = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        reports.html_page(document)
+        reports.learning_curves_png(document)
+        assert matplotlib.get_backend() == "svg" and not matplotlib.rcParams["text.usetex"]
+    finally:
+        matplotlib.use(backend)

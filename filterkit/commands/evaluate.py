@@ -363,7 +363,7 @@ def _checked_outputs(input_path: str, plot: str | None, report_path: str | None)
     outputs = [(checked_output(path), render) for _, path, render in given]
     check_distinct([*([("the input", input_path)] if input_path != "-" else []), *((o, p) for o, p, _ in given)])
     for option, _, _ in given:
-        reports.pyplot(option)
+        reports.require_matplotlib(option)
     return outputs
 
 
