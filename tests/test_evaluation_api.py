@@ -74,3 +74,12 @@ def test_jobs_are_capped_at_the_number_of_fits(monkeypatch, folds, jobs, process
     result = evaluate(IRIS, CHAINS[:1], settings, jobs=jobs)
     assert CountedParallel.asked == processes
     assert len(result.document["per_fold"]["auc"]) == folds
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_same_document_as_this_process():
+    settings = Settings(
+        folds=2, each_class=True, min_positives=10, classifier_params={"c_values": "1", "inner_folds": 2}
+    )
+    alone = evaluate(IRIS, CHAINS, settings)
+    assert evaluate(IRIS, CHAINS, settings, jobs=2).json() == alone.json()
