@@ -133,26 +133,27 @@ def evaluate(
     settings: Settings = Settings(),
     registry=None,
     *,
-    name: str = "",
+    name: str | None = None,
     plugins_dir=None,
     jobs: int = 1,
     progress=None,
 ) -> Evaluation:
-    """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called
-    ``name``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry`` (by default,
-    and in each worker, those :func:`filterkit.plugins.load_plugins` finds with ``plugins_dir``); its two
-    steps, reading and cross-validating, are reported to ``progress``.  Rows with a missing class are left
-    out (and counted in the document's settings)."""
+    """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
+    by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
+    (by default, and in each worker, those :func:`filterkit.plugins.load_plugins` finds with
+    ``plugins_dir``); its two steps, reading and cross-validating, are reported to ``progress``.  Rows
+    with a missing class are left out (and counted in the document's settings)."""
     from filterkit import reports
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
     if isinstance(source, (str, os.PathLike)):
         with contextlib.closing(FileSource(os.fspath(source))) as opened:
-            named = name or os.fspath(source)
+            named = os.fspath(source) if name is None else name
             return evaluate(
                 opened, chains, settings, registry, name=named, plugins_dir=plugins_dir, jobs=jobs, progress=progress
             )
+    name = "<data>" if name is None else name
     registry = load_plugins(plugins_dir) if registry is None else registry
     progress = Progress() if progress is None else progress
     progress.expect(2)

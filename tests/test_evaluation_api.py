@@ -46,6 +46,8 @@ def test_a_source_in_memory_is_evaluated_like_its_file():
     schema, data = read_bytes(IRIS.read_bytes())
     settings = Settings(folds=2, positive="Iris-versicolor", classifier_params={"c_values": "1", "inner_folds": 2})
     from_memory = evaluate(MemorySource(schema, data), CHAINS[:1], settings, name="rows")
+    unnamed = evaluate(MemorySource(schema, data), CHAINS[:1], settings)
+    assert unnamed.document["settings"]["input"] == "<data>"
     from_file = evaluate(IRIS, CHAINS[:1], settings)
     assert from_memory.document["settings"]["input"] == "rows"
     assert from_file.document["settings"]["input"] == str(IRIS)

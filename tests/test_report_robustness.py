@@ -66,6 +66,7 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_cross_validation(ru
 
 
 @needs_matplotlib
+@pytest.mark.slow  # matplotlib's import
 def test_the_table_is_printed_before_a_figure_is_drawn(run_filterkit, tmp_path, monkeypatch):
     def broken(document):
         raise FilterkitError("the figure could not be drawn")
