@@ -35,8 +35,10 @@ corrected resampled t-test over the folds.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -45,9 +47,9 @@ import scipy.sparse as sp
 
 from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
-from filterkit.runner import Chain
-from filterkit.schema import NOMINAL, Chunk, Schema
-from filterkit.sources import MemorySource
+from filterkit.runner import Chain, resolve_class
+from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
+from filterkit.sources import FileSource, MemorySource
 
 MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
 
@@ -79,7 +81,10 @@ class ChainSpec:
 
 @dataclass
 class Settings:
-    """Everything one evaluation run depends on."""
+    """Everything one evaluation run depends on: the protocol, the classifier and its options, and the
+    tasks: the class attribute (``class_spec``, as ``-c``), ``positive``, ``each_class`` and
+    ``min_positives`` (:func:`choose_tasks`) or ``multiclass``; ``stats`` adds the reviewer's statistics,
+    ``sweep`` (the text of ``--sweep``) is only recorded."""
 
     folds: int = 10
     seed: int = 1
@@ -88,6 +93,110 @@ class Settings:
     classifier_params: dict = field(default_factory=dict)
     repeats: int = 1
     multiclass: bool = False
+    class_spec: str = "last"
+    positive: str | None = None
+    each_class: bool = False
+    min_positives: int = 50
+    stats: bool = False
+    sweep: str | None = None
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` returns: the document ``evaluate --json`` prints (its ``settings``; the
+    result's keys for one chain, task and fraction, else ``results``, ``macro`` and, with ``stats`` and
+    several chains, ``paired``), and its renderings (:mod:`filterkit.reports`)."""
+
+    document: dict
+
+    def table(self, per_task: bool = False) -> str:
+        """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
+        from filterkit import reports
+
+        return reports.table(self.document, per_task)
+
+    def json(self) -> str:
+        """The JSON text ``evaluate --json`` prints."""
+        from filterkit import reports
+
+        return reports.json_text(self.document)
+
+    def html(self, per_task: bool = False) -> str:
+        """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""
+        from filterkit import reports
+
+        return reports.html_page(self.document, per_task)
+
+
+def evaluate(
+    source,
+    chains: list[ChainSpec],
+    settings: Settings = Settings(),
+    registry=None,
+    *,
+    name: str | None = None,
+    plugins_dir=None,
+    jobs: int = 1,
+    progress=None,
+) -> Evaluation:
+    """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
+    by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
+    (by default, and in each worker, those :func:`filterkit.plugins.load_plugins` finds with
+    ``plugins_dir``); its two steps, reading and cross-validating, are reported to ``progress``.  Rows
+    with a missing class are left out (and counted in the document's settings)."""
+    from filterkit import reports
+    from filterkit.plugins import load_plugins
+    from filterkit.progress import Progress
+
+    if isinstance(source, (str, os.PathLike)):
+        with contextlib.closing(FileSource(os.fspath(source))) as opened:
+            named = os.fspath(source) if name is None else name
+            return evaluate(
+                opened, chains, settings, registry, name=named, plugins_dir=plugins_dir, jobs=jobs, progress=progress
+            )
+    name = "<data>" if name is None else name
+    registry = load_plugins(plugins_dir) if registry is None else registry
+    progress = Progress() if progress is None else progress
+    progress.expect(2)
+    schema = source.schema
+    with progress.step(f"reading {name}", source) as meter:
+        data = concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+    class_index = resolve_class(schema, settings.class_spec)
+    if class_index is None or schema.attributes[class_index].kind != NOMINAL:
+        raise FilterkitError("evaluate needs a nominal class attribute (-c)", name)
+    codes = class_codes(data, class_index)
+    known = np.flatnonzero(~np.isnan(codes))
+    data = data if len(known) == len(codes) else take_rows(data, known)
+    labels = schema.attributes[class_index].labels
+    counts = np.bincount(codes[known].astype(np.int64), minlength=len(labels))
+    if settings.multiclass and np.count_nonzero(counts) < 2:
+        raise FilterkitError("--multiclass needs rows of at least two classes", name)
+    tasks = (
+        [MULTICLASS_TASK]
+        if settings.multiclass
+        else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
+    )
+    largest = int(np.argmax(counts))
+    if settings.folds > counts[largest]:
+        raise FilterkitError(
+            f"--folds {settings.folds} is more than the {counts[largest]} rows of the largest class "
+            f"('{labels[largest]}'): stratified folds need a class with a row in every fold",
+            name,
+        )
+    grouped, fold_of_row, ratios = _cross_validate(
+        registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress
+    )
+    progress.finish()
+    extra = {
+        "input": name,
+        "class": schema.attributes[class_index].name,
+        "class_counts": dict(zip(labels, counts.tolist())),
+        "chains": [c.text for c in chains],
+        "tasks": tasks,
+        **({"sweep": settings.sweep} if settings.sweep is not None else {}),
+    }
+    settings_json = reports.settings_document(settings, int(data.n_rows), len(codes) - len(known), fold_of_row, extra)
+    return Evaluation(reports.document(chains, tasks, settings, grouped, settings_json, ratios))
 
 
 def repeat_seed(seed: int, repeat: int) -> int:
@@ -150,20 +259,15 @@ def choose_tasks(
 
 
 def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(training rows, test rows) of each fold, stratified on the class labels."""
+    """(training rows, test rows) of each fold, stratified on the class labels (scikit-learn's, silent
+    about a class with fewer rows than folds; it refuses more folds than the largest class has rows)."""
+    import warnings
+
     from sklearn.model_selection import StratifiedKFold
 
-    if folds > len(codes):
-        raise FilterkitError(f"--folds {folds} is more than the {len(codes)} rows with a class")
-    counts = np.bincount(codes.astype(np.int64))
-    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
-    if counts[counts > 0].min() < folds:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            return list(splitter.split(np.zeros(len(codes)), codes))
-    return list(splitter.split(np.zeros(len(codes)), codes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(codes)), codes))
 
 
 def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:
@@ -210,20 +314,12 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
     from sklearn.metrics import roc_auc_score
 
     truth = np.asarray(truth, dtype=bool)
-    predicted = np.asarray(predicted, dtype=bool)
-    tp = float(np.sum(truth & predicted))
-    fp = float(np.sum(~truth & predicted))
-    fn = float(np.sum(truth & ~predicted))
-    tn = float(np.sum(~truth & ~predicted))
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
+    tp, fp, fn, tn = contingency(truth, predicted)
     top = np.argsort(-np.asarray(scores), kind="stable")[:20]
     return {
         "accuracy": (tp + tn) / len(truth),
         "auc": float(roc_auc_score(truth, scores)) if 0 < truth.sum() < len(truth) else math.nan,
-        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
-        "precision": precision,
-        "recall": recall,
+        **micro_measures(np.array([tp, fp, fn, tn])),
         "specificity": tn / (tn + fp) if tn + fp else 0.0,
         "precision_at_20": float(truth[top].mean()) if len(top) else 0.0,
     }
@@ -341,31 +437,21 @@ def evaluate_fold(
     (with ``settings.multiclass``: every class at once, :func:`evaluate_multiclass_fold`)."""
     if settings.multiclass:
         return evaluate_multiclass_fold(registry, schema, data, class_index, chain, train, test, settings)
-    stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1), positive=task).fit(
-        MemorySource(schema, take_rows(data, train))
-    )
-    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
-    output_class = fitted.output_schema.index_of(fitted.class_name)
+    _, prepared = _fitted(registry, schema, data, class_index, chain, train, task)
     positive = schema.attributes[class_index].labels.index(task)
-
-    def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
-        truth = class_codes(transformed, output_class) == positive
-        return classifier_matrix(fitted.output_schema, transformed, output_class), truth
-
-    train_features, train_truth = prepared(train)
+    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    train_truth, test_truth = train_codes == positive, test_codes == positive
     if train_truth.all() or not train_truth.any():
         missing = "no row of" if not train_truth.any() else "only rows of"
         raise FilterkitError(
             f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
             f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
         )
-    test_features, test_truth = prepared(test)
     classifier, provenance, call = _new_classifier(registry, settings)
     call("fit", train_features, train_truth.astype(np.int64), settings.seed)
-    scores = _per_row(call("score", test_features), len(test_truth), "score", classifier, provenance)
-    decisions = _per_row(call("predict", test_features), len(test_truth), "predict", classifier, provenance)
+    rows = (len(test_truth),)
+    scores = _per_row(call("score", test_features), rows, "score", classifier, provenance)
+    decisions = _per_row(call("predict", test_features), rows, "predict", classifier, provenance)
     result: dict[str, Any] = dict(measures(test_truth, scores, decisions.astype(bool)))
     result["breakeven"] = breakeven(test_truth, scores)
     result["counts"] = contingency(test_truth, decisions.astype(bool))
@@ -383,19 +469,11 @@ def evaluate_multiclass_fold(
     present = np.flatnonzero(np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels)))
     position_of = np.full(len(labels), -1, dtype=np.int64)
     position_of[present] = np.arange(len(present))
-    stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1)).fit(MemorySource(schema, take_rows(data, train)))
-    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
-    output_class = fitted.output_schema.index_of(fitted.class_name)
-    if fitted.output_schema.attributes[output_class].labels != labels:
+    output_class, prepared = _fitted(registry, schema, data, class_index, chain, train)
+    if output_class.labels != labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-
-    def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
-        classes = position_of[class_codes(transformed, output_class).astype(np.int64)]
-        return classifier_matrix(fitted.output_schema, transformed, output_class), classes
-
-    train_features, train_classes = prepared(train)
+    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
     missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
     if len(missing):
         label = labels[present[missing[0]]]
@@ -403,15 +481,11 @@ def evaluate_multiclass_fold(
             f"--multiclass: a training fold holds no row of class '{label}'; "
             f"the class is too small for {settings.folds} folds"
         )
-    test_features, test_classes = prepared(test)
     classifier, provenance, call = _new_classifier(registry, settings)
     call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
-    scores = _per_row_and_class(
-        call("class_scores", test_features), (len(test_classes), len(present)), classifier, provenance
-    )
-    predicted = _per_row(
-        call("predict_class", test_features), len(test_classes), "predict_class", classifier, provenance
-    )
+    shape = (len(test_classes), len(present))
+    scores = _per_row(call("class_scores", test_features), shape, "class_scores", classifier, provenance)
+    predicted = _per_row(call("predict_class", test_features), shape[:1], "predict_class", classifier, provenance)
     if not np.all(np.isin(predicted, np.arange(len(present)))):
         raise FilterkitError(
             f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: "
@@ -423,6 +497,23 @@ def evaluate_multiclass_fold(
     result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
     return result
+
+
+def _fitted(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, positive=None):
+    """``chain`` fitted on the ``train`` rows of ``data`` (for the task ``positive``, if any): its output's class
+    attribute, and what it makes of some rows: their classifier features and class codes."""
+    stages = [registry.make_stage(name, params) for name, params in chain.stages]
+    fitted = Chain(stages, class_spec=str(class_index + 1), positive=positive).fit(
+        MemorySource(schema, take_rows(data, train))
+    )
+    assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
+    output_schema, output_class = fitted.output_schema, fitted.output_schema.index_of(fitted.class_name)
+
+    def prepared(rows):
+        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
+        return classifier_matrix(output_schema, transformed, output_class), class_codes(transformed, output_class)
+
+    return output_schema.attributes[output_class], prepared
 
 
 def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
@@ -450,21 +541,6 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
     }
 
 
-def _per_row_and_class(values, shape: tuple[int, int], classifier, provenance) -> np.ndarray:
-    """``values`` as one real number per test row and class; else FilterkitError naming the classifier."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.array([np.nan])
-    if array.shape != shape or np.isnan(array).any():
-        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: class_scores returned "
-            f"{what} for {shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
-        )
-    return array
-
-
 def _new_classifier(registry, settings: Settings):
     """The run's classifier made from its options, its plugin's provenance, and a caller of its
     methods that reports a broken contract (:func:`_classifier_call`)."""
@@ -488,17 +564,23 @@ def _classifier_call(classifier, provenance, method: str, *args):
         ) from error
 
 
-def _per_row(values, rows: int, method: str, classifier, provenance) -> np.ndarray:
-    """``values`` as one real number per test row; else FilterkitError naming the classifier."""
+def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.ndarray:
+    """``values`` as one real number per test row (and per class, for a ``shape`` of two); else
+    FilterkitError naming the classifier."""
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         array = np.array([np.nan])
-    if array.shape != (rows,) or np.isnan(array).any():
-        what = "NaN" if array.shape == (rows,) else f"values of shape {np.shape(values)}"
+    if array.shape != shape or np.isnan(array).any():
+        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
+        expected = (
+            f"{shape[0]} test rows (one number per row is expected)"
+            if len(shape) == 1
+            else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
+        )
         raise FilterkitError(
             f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: {method} returned "
-            f"{what} for {rows} test rows (one number per row is expected)"
+            f"{what} for {expected}"
         )
     return array
 
@@ -525,16 +607,22 @@ def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURE
     return spread
 
 
-def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
-    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
-    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
+def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
+    """Per measure, its mean over the folds where it is defined, its spread and its per-fold values."""
     summary: dict[str, Any] = {}
-    for measure in MEASURES + (EXTRA_MEASURES if extra else ()):
+    for measure in measure_names:
         values = np.array([r[measure] for r in records], dtype=np.float64)
         defined = values[~np.isnan(values)]
         summary[measure] = float(defined.mean()) if len(defined) else math.nan
         summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
         summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    return summary
+
+
+def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
+    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
+    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
+    summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
     if repeats > 1:
         summary["repeats"] = spread_over_repeats(records, repeats)
@@ -546,13 +634,7 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
 def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
     """:func:`summarize` for ``--multiclass`` folds: the means, spreads and per-fold values of
     :data:`MULTICLASS_MEASURES`, and per class the means and per-fold values of its AUC and F1."""
-    summary: dict[str, Any] = {}
-    for measure in MULTICLASS_MEASURES:
-        values = np.array([r[measure] for r in records], dtype=np.float64)
-        defined = values[~np.isnan(values)]
-        summary[measure] = float(defined.mean()) if len(defined) else math.nan
-        summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
-        summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    summary = _over_folds(records, MULTICLASS_MEASURES)
     summary["per_class"] = {
         label: {
             **{measure: fold_means(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
@@ -621,3 +703,63 @@ def paired_comparison(
             },
         }
     return result
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_registry(plugins_dir):
+    from filterkit.plugins import load_plugins
+
+    return load_plugins(plugins_dir)
+
+
+def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, test, settings):
+    """One (chain, task, fold, fraction) in a worker process, which loads the plugins itself."""
+    return evaluate_fold(_worker_registry(plugins_dir), schema, data, class_index, chain, task, train, test, settings)
+
+
+def _cross_validate(
+    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, jobs, progress
+):
+    """Every (chain, task, fraction)'s fold results, in the order (repeat, fold); the folds of each repeat
+    are drawn once for every chain and task.  Also the rows' folds (of the first repeat) and, per fraction,
+    the mean ratio of test to training rows.  The fits run in ``jobs`` processes at most (one: in this
+    one) and are one step of ``progress``."""
+    codes = class_codes(data, class_index).astype(np.int64)
+    fractions = settings.train_fractions
+    with progress.working("drawing the folds"):
+        draws = [
+            (fold, test, nested_subsamples(train, codes, fractions, repeat_seed(settings.seed, repeat) + fold))
+            for repeat in range(settings.repeats)
+            for fold, (train, test) in enumerate(
+                stratified_folds(codes, settings.folds, repeat_seed(settings.seed, repeat))
+            )
+        ]
+    items = [
+        (chain, task, fold, fraction, samples[fraction], test)
+        for task in tasks
+        for fold, test, samples in draws
+        for chain in chains
+        for fraction in fractions
+    ]
+    jobs = min(jobs, len(items))
+    if jobs == 1:
+        results = (
+            evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
+        )
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
+            for c, t, _, _, tr, te in items
+        )
+    grouped: dict[tuple, list] = {}
+    with progress.step("cross-validating", items=len(items), unit="fits") as meter:
+        for (chain, task, fold, fraction, _, _), result in zip(items, results):
+            grouped.setdefault((chain.text, task, fraction), []).append(result)
+            meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
+    fold_of_row = np.zeros(len(codes), dtype=np.int64)
+    for fold, test, _ in draws[: settings.folds]:
+        fold_of_row[test] = fold
+    ratios = {f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws])) for f in fractions}
+    return grouped, fold_of_row, ratios

@@ -323,3 +323,15 @@ def test_a_class_too_small_for_the_folds_is_a_clear_error(run_filterkit, tmp_pat
         assert result.status == 1
         assert f"task '{label}': a training fold holds no row of class '{label}'" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("task", [["--each-class"], ["--positive", "Iris-setosa"], ["--multiclass"]])
+def test_more_folds_than_the_largest_class_has_rows_is_a_clear_error(run_filterkit, task):
+    # Every class of iris has 50 rows: scikit-learn's stratified folds refused 60 with a traceback.  Weka
+    # would run it, but most test folds would then lack each task's class (no AUC), so it is refused.
+    result = run_filterkit("evaluate", "-q", "--folds", "60", *task, IRIS, "l2")
+    assert result.status == 1 and result.stdout == b""
+    assert result.stderr == (
+        f"filterkit: error: {IRIS}: --folds 60 is more than the 50 rows of the largest class ('Iris-setosa'): "
+        "stratified folds need a class with a row in every fold\n"
+    )

@@ -41,6 +41,7 @@ NOT_FOR_THE_CHAIN = (
     "filterkit.commands.info",
     "filterkit.commands.plugins",
     "filterkit.evaluation",
+    "filterkit.reports",
     "filterkit.sklearn",
 )
 

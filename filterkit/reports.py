@@ -1,0 +1,545 @@
+"""An evaluation's report: its document (:func:`document`: the summaries, macro averages and paired
+tests of the fold records, as ``evaluate --json`` prints them), and that document rendered as a
+plain-text table, as JSON, as a self-contained HTML page with its plots, and as a PNG of the
+learning curves.
+
+Each renderer takes the document (or one read back from ``evaluate --json``).  The plots need matplotlib
+(``pip install 'filterkit[plot]'``); every text in them is drawn literally, never as math or TeX.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+from filterkit.evaluation import (
+    EXTRA_MEASURES,
+    MEASURES,
+    MULTICLASS_MEASURES,
+    MULTICLASS_TASK,
+    PER_CLASS_MEASURES,
+    Settings,
+    class_records,
+    macro_average,
+    micro_average,
+    paired_comparison,
+    repeat_seed,
+    summarize,
+    summarize_multiclass,
+)
+
+MULTICLASS_LABELS = {"accuracy": "acc", "macro_auc": "macroAUC", "macro_f1": "macroF1", "micro_f1": "microF1"}
+
+LABELS = {
+    "accuracy": "acc",
+    "auc": "AUC",
+    "f1": "F1",
+    "precision": "prec",
+    "recall": "recall",
+    "specificity": "spec",
+    "precision_at_20": "P@20",
+}
+
+#: matplotlib settings under which a chain's text ('^x\d$') is drawn as typed.
+LITERAL_TEXT = {"text.usetex": False, "text.parse_math": False}
+
+
+def document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
+    """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
+    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`);
+    ``ratios``: per fraction, test rows / training rows, for the corrected t-test."""
+    build = _multiclass_document if settings.multiclass else _binary_document
+    return build(chains, tasks, settings, grouped, settings_json, ratios)
+
+
+def settings_document(settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray, extra: dict) -> dict:
+    """The ``settings`` of the JSON document: the protocol, the rows used, each row's fold and
+    ``extra``; with several repeats each repeat's fold seed."""
+    document = {
+        "folds": settings.folds,
+        "seed": settings.seed,
+        "train_fractions": list(settings.train_fractions),
+        "classifier": settings.classifier,
+        "classifier_params": settings.classifier_params,
+        **({"multiclass": True} if settings.multiclass else {}),
+        "rows": rows_used,
+        "rows_with_missing_class_left_out": left_out,
+        "fold_of_row": fold_of_row.tolist(),
+        **extra,
+    }
+    if settings.repeats > 1:
+        document["repeats"] = settings.repeats
+        document["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
+    return document
+
+
+def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
+    """The JSON document: flat for one chain, task and fraction; else results and macro averages.
+
+    Over several repeats each result also holds each repeat's means and their
+    spread; ``settings.stats`` adds the break-even point, micro-averages over
+    several tasks and paired tests of every chain against the first (``ratios``:
+    per fraction, test rows / training rows, for the corrected t-test)."""
+    stats, fractions = settings.stats, settings.train_fractions
+    results = [
+        {
+            "chain": chain.text,
+            "task": task,
+            "train_fraction": fraction,
+            **({"sweep": chain.sweep} if chain.sweep else {}),
+            **summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats),
+        }
+        for chain in chains
+        for task in tasks
+        for fraction in fractions
+    ]
+    if len(results) == 1:
+        return {**results[0], "settings": settings_json}
+    macro = [
+        _macro_entry(chain, fraction, tasks, settings, grouped, results) for chain in chains for fraction in fractions
+    ]
+    document = {"settings": settings_json, "results": results, "macro": macro}
+    if stats and len(chains) > 1:
+        document["paired"] = [
+            {
+                "chain": chain.text,
+                "baseline": chains[0].text,
+                "train_fraction": fraction,
+                "measures": paired_comparison(
+                    {task: grouped[(chain.text, task, fraction)] for task in tasks},
+                    {task: grouped[(chains[0].text, task, fraction)] for task in tasks},
+                    ratios[fraction],
+                ),
+            }
+            for chain in chains[1:]
+            for fraction in fractions
+        ]
+    return document
+
+
+def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:
+    """One chain's macro averages over the tasks at one fraction; over several repeats their spread, with
+    ``settings.stats`` over several tasks the micro-averages."""
+    per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
+    entry = {
+        "chain": chain.text,
+        "train_fraction": fraction,
+        **({"sweep": chain.sweep} if chain.sweep else {}),
+        "tasks": len(per_task),
+        **macro_average(per_task, settings.stats),
+    }
+    if settings.repeats > 1:
+        entry["std_over_repeats"] = _macro_spread(per_task, settings.repeats)
+    if settings.stats and len(tasks) > 1:
+        entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
+    return entry
+
+
+def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
+    """The JSON document of ``--multiclass``: the settings and one result per chain (and fraction);
+    with ``stats`` and several chains, each chain against the first on the same folds: the overall
+    measures over folds (corrected resampled t-test) and each class's AUC and F1 over classes
+    (Wilcoxon) and over folds."""
+    (task,) = tasks
+    results = [
+        {
+            "chain": chain.text,
+            "task": task,
+            "train_fraction": fraction,
+            **({"sweep": chain.sweep} if chain.sweep else {}),
+            **summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats),
+        }
+        for chain in chains
+        for fraction in settings.train_fractions
+    ]
+    document: dict = {"settings": settings_json, "results": results}
+    if settings.stats and len(chains) > 1:
+        document["paired"] = [
+            _multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction])
+            for chain in chains[1:]
+            for fraction in settings.train_fractions
+        ]
+    return document
+
+
+def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float) -> dict:
+    """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
+    records, baseline_records = (
+        grouped[(chain, MULTICLASS_TASK, fraction)],
+        grouped[(baseline, MULTICLASS_TASK, fraction)],
+    )
+    overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
+    labels = list(records[0]["per_class"])
+    per_class = paired_comparison(
+        {label: class_records(records, label) for label in labels},
+        {label: class_records(baseline_records, label) for label in labels},
+        ratio,
+        PER_CLASS_MEASURES,
+    )
+    return {
+        "chain": chain,
+        "baseline": baseline,
+        "train_fraction": fraction,
+        "measures": {
+            measure: {"difference": paired["difference"], "over_folds": paired["over_folds"]}
+            for measure, paired in overall.items()
+        },
+        "per_class": {
+            measure: {
+                "difference": paired["difference"],
+                "over_classes": paired["over_tasks"],
+                "over_folds": paired["over_folds"],
+            }
+            for measure, paired in per_class.items()
+        },
+    }
+
+
+def _macro_spread(per_task: list[dict], repeats: int) -> dict:
+    """Per measure, the standard deviation across repeats of each repeat's macro average."""
+    spread = {}
+    for measure in [*MEASURES, *EXTRA_MEASURES]:
+        per_repeat = np.array(
+            [[r["repeats"][measure]["per_repeat"][repeat] for r in per_task] for repeat in range(repeats)],
+            dtype=np.float64,
+        )
+        defined = ~np.isnan(per_repeat)
+        means = np.array(
+            [per_repeat[i][defined[i]].mean() for i in range(repeats) if defined[i].any()], dtype=np.float64
+        )
+        spread[measure] = float(means.std(ddof=1)) if len(means) > 1 else 0.0
+    return spread
+
+
+def table(document: dict, per_task: bool = False) -> str:
+    """The plain-text table ``evaluate`` prints (``per_task``: also one row per task)."""
+    if document["settings"].get("multiclass"):
+        return _multiclass_table(document)
+    return _table(document, per_task)
+
+
+def json_text(document: dict) -> str:
+    """The document as ``evaluate --json`` prints it (an undefined AUC as null)."""
+    return json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default)
+
+
+def html_page(document: dict, per_task: bool = False) -> str:
+    """The self-contained HTML report: the settings, the table, the plots and the paired tests."""
+    matplotlib = require_matplotlib("--report")
+    settings = document["settings"]
+    shown = {key: value for key, value in settings.items() if key not in ("fold_of_row", "class_counts")}
+    settings_rows = "".join(
+        f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value, default=_json_default))}</td></tr>"
+        for key, value in shown.items()
+    )
+    paired_rows = "".join(
+        _paired_row(comparison, *item)
+        for comparison in document.get("paired", [])
+        for item in comparison["measures"].items()
+    )
+    paired_section = (
+        "<h2>Paired tests against the first chain</h2><table><tr><th>chain</th><th>baseline</th><th>train</th>"
+        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th><th>folds W/T/L</th>"
+        f"<th>corrected t-test p</th></tr>{paired_rows}</table>"
+        if paired_rows
+        else ""
+    )
+    with matplotlib.rc_context(LITERAL_TEXT):
+        figures = "".join(_figure_html(figure, title) for figure, title in _report_figures(document))
+    text = _table({key: value for key, value in document.items() if key != "paired"}, per_task)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</title>"
+        "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left}pre{background:#f6f6f6;padding:1em;"
+        "overflow-x:auto}figure{display:inline-block;margin:1em}</style></head><body>"
+        f"<h1>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</h1>"
+        f"<h2>Settings</h2><table>{settings_rows}</table>"
+        f"<h2>Results</h2><pre>{html.escape(text)}</pre>"
+        f"{'<h2>Plots</h2>' + figures if figures else ''}"
+        f"{paired_section}"
+        "</body></html>\n"
+    )
+
+
+def learning_curves_png(document: dict) -> bytes:
+    """A PNG of AUC and F1 against the training fraction, one line per chain (``evaluate --plot``)."""
+    rows = document.get("macro", [document])
+    with require_matplotlib("--plot").rc_context(LITERAL_TEXT):
+        return _png(_curves_figure(_learning_curves(rows), "fraction of the training fold"), dpi=100)
+
+
+def require_matplotlib(option: str):
+    """matplotlib (its figures are drawn without pyplot, so a notebook's backend and figures stay as they
+    were); FilterkitError saying how to install it if missing."""
+    try:
+        import matplotlib.figure
+    except ImportError:
+        raise FilterkitError(f"{option} needs matplotlib: pip install 'filterkit[plot]'") from None
+    return matplotlib
+
+
+def _header(settings: dict, note: str) -> str:
+    """The first line of a table: the protocol, the classifier, the rows and ``note``."""
+    repeats = settings.get("repeats", 1)
+    return (
+        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}, seed {settings['seed']}, "
+        f"classifier {settings['classifier']}, {settings['rows']} rows; {note}"
+    )
+
+
+def _table(document: dict, per_task: bool) -> str:
+    """A plain-text table: one row per chain (and fraction), macro-averaged over tasks; then, when the
+    document has them, the spread over repeats, the break-even and micro-averages, and the paired tests."""
+    if "results" not in document:
+        rows, names = [document], [document["chain"]]
+        note = f"task: {document['task']} vs rest"
+    else:
+        tasks = sorted({r["task"] for r in document["results"]})
+        note = (
+            f"task: {tasks[0]} vs rest"
+            if len(tasks) == 1
+            else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}"
+        )
+        rows = document["results"] + document["macro"] if per_task else document["macro"]
+        names = [r["chain"] + (f" [{r['task']}]" if per_task and "task" in r else "") for r in rows]
+    width = max(
+        len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
+    )
+    lines = [_header(document["settings"], note), *_measure_lines(document["settings"], names, rows, width, LABELS, 6)]
+    if "breakeven" in rows[-1]:
+        lines += _breakeven_lines(names, rows, width)
+    for comparison in document.get("paired", []):
+        lines.append(
+            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
+            "difference; tasks won/tied/lost, Wilcoxon p; folds won/tied/lost, corrected resampled t-test p"
+        )
+        for measure in ("f1", "auc", "breakeven"):
+            paired = comparison["measures"][measure]
+            tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
+            lines.append(
+                f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
+                f"{_tally(tasks_, tasks_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _measure_lines(
+    settings: dict, names: list[str], rows: list[dict], width: int, labels: dict, cell: int
+) -> list[str]:
+    """The column heads, a line of each row's measures (``labels``' keys) and, over several repeats, a
+    line of each row's standard deviation across the repeats' means."""
+
+    def line(name: str, row: dict, values: dict) -> str:
+        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(
+            f"{_cell(values[m]):>{cell}}" for m in labels
+        )
+
+    lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
+    lines += [line(name, row, row) for name, row in zip(names, rows)]
+    repeats = settings.get("repeats", 1)
+    if repeats > 1:
+        lines.append(f"standard deviation over the {repeats} repeats' means:")
+        for name, row in zip(names, rows):
+            lines.append(line(name, row, row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in labels}))
+    return lines
+
+
+def _breakeven_lines(names: list[str], rows: list[dict], width: int) -> list[str]:
+    """The table's lines of ``--stats``: each row's break-even point and, over several tasks, micro-averages."""
+    micro = any("micro" in row for row in rows)
+    lines = [
+        f"{'':<{width}}  {'train':>5}  {'BEP':>6}"
+        + (f"  {'microF1':>7}  {'microP':>6}  {'microR':>6}" if micro else "")
+    ]
+    for name, row in zip(names, rows):
+        pooled = row.get("micro", {})
+        cells = f"  {_cell(pooled.get('f1')):>7}  {_cell(pooled.get('precision'))}  {_cell(pooled.get('recall'))}"
+        lines.append(
+            f"{name:<{width}}  {row['train_fraction']:>5g}  {_cell(row['breakeven'])}" + (cells if micro else "")
+        )
+    return lines
+
+
+def _multiclass_table(document: dict) -> str:
+    """The ``--multiclass`` table: one row per chain (and fraction) of the overall measures; then per
+    class its one-vs-rest AUC and F1 under each chain; then the spread over repeats and the paired tests."""
+    settings, rows = document["settings"], document["results"]
+    classes = list(rows[0]["per_class"])
+    names = [row["chain"] for row in rows]
+    width = max(len("chain"), *(len(name) for name in names))
+    lines = [
+        _header(settings, f"multi-class: {len(classes)} classes at once"),
+        *_measure_lines(settings, names, rows, width, MULTICLASS_LABELS, 8),
+    ]
+    counts = settings.get("class_counts", {})
+    class_width = max(len("class"), *(len(label) for label in classes))
+    column = 13
+    lines.append("per class, one-vs-rest AUC / F1, under chain 1, 2, … (the rows above, in order):")
+    lines.append(
+        f"{'class':<{class_width}}  {'rows':>5}  "
+        + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
+    )
+    for label in classes:
+        pairs = [(row["per_class"][label]["auc"], row["per_class"][label]["f1"]) for row in rows]
+        cells = "  ".join(f"{_cell(auc).strip() + ' / ' + _cell(f1).strip():>{column}}" for auc, f1 in pairs)
+        lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
+    for comparison in document.get("paired", []):
+        lines.append(
+            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
+            "difference; folds won/tied/lost, corrected resampled t-test p"
+        )
+        for measure, paired in comparison["measures"].items():
+            folds_ = paired["over_folds"]
+            lines.append(
+                f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
+                f"{_tally(folds_, folds_['corrected_t']['p'])}"
+            )
+        lines.append("  per class: difference; classes won/tied/lost, Wilcoxon p; folds won/tied/lost, t-test p")
+        for measure, paired in comparison["per_class"].items():
+            classes_, folds_ = paired["over_classes"], paired["over_folds"]
+            lines.append(
+                f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
+                f"{_tally(classes_, classes_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    return f"{value:>6.3f}" if value is not None and not math.isnan(value) else f"{'—':>6}"
+
+
+def _p_cell(value) -> str:
+    return f"{value:>8.3g}" if value is not None else f"{'—':>8}"
+
+
+def _tally(counts: dict, p) -> str:
+    """``won/tied/lost p P`` of one paired comparison, as the text tables show it."""
+    return f"{counts['wins']}/{counts['ties']}/{counts['losses']} p {_p_cell(p)}"
+
+
+def _paired_row(comparison: dict, measure: str, paired: dict) -> str:
+    """One row of the HTML report's paired tests."""
+    tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
+    p_w, p_t = tasks_["wilcoxon_p"], folds_["corrected_t"]["p"]
+    return (
+        f"<tr><td>{html.escape(comparison['chain'])}</td><td>{html.escape(comparison['baseline'])}</td>"
+        f"<td>{comparison['train_fraction']:g}</td><td>{measure}</td><td>{paired['difference']:+.4f}</td>"
+        f"<td>{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']}</td>"
+        f"<td>{'—' if p_w is None else f'{p_w:.3g}'}</td>"
+        f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
+        f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td></tr>"
+    )
+
+
+def _learning_curves(rows: list[dict]) -> dict[str, list[tuple]]:
+    """Per chain, its (training fraction, AUC, F1) points."""
+    return {
+        chain: sorted((r["train_fraction"], r["auc"], r["f1"]) for r in rows if r["chain"] == chain)
+        for chain in dict.fromkeys(r["chain"] for r in rows)
+    }
+
+
+def _curves_figure(curves: dict[str, list[tuple]], xlabel: str):
+    """AUC and F1 side by side against x, one line per curve (name: its (x, AUC, F1) points), ticked at its x."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(10, 4))
+    axes = figure.subplots(1, 2)
+    for name, points in curves.items():
+        xs = [p[0] for p in points]
+        for axis, column, measure in ((axes[0], 1, "AUC"), (axes[1], 2, "F1")):
+            axis.plot(xs, [p[column] for p in points], marker="o", label=name)
+            axis.set(xlabel=xlabel, ylabel=measure, xscale="log" if min(xs) > 0 else "linear")
+            axis.minorticks_off()
+            axis.set_xticks(xs, [f"{x:g}" for x in xs])
+    axes[0].legend(fontsize="small")
+    return figure
+
+
+def _report_figures(document: dict) -> list[tuple]:
+    """The report's plots and their titles: learning curves, sweep curves, and each chain against the
+    first per task."""
+    rows = document.get("macro", [document])
+    fractions = sorted({r["train_fraction"] for r in rows})
+    figures = []
+    if len(fractions) > 1:
+        curves = _curves_figure(_learning_curves(rows), "fraction of the training fold")
+        figures.append((curves, "Learning curves: macro-averaged AUC and F1"))
+    swept = [r for r in rows if r.get("sweep")]
+    if swept and all(isinstance(v, (int, float)) for r in swept for v in r["sweep"].values()):
+        (label,) = swept[0]["sweep"]
+        sweeps: dict[str, list] = {}
+        for r in swept:
+            base = r["chain"][: r["chain"].rindex(" [")]
+            name = base if len(fractions) == 1 else f"{base} (train {r['train_fraction']:g})"
+            sweeps.setdefault(name, []).append((r["sweep"][label], r["auc"], r["f1"]))
+        curves = _curves_figure({name: sorted(points) for name, points in sweeps.items()}, label)
+        figures.append((curves, f"Sweep of {label}: macro-averaged AUC and F1"))
+    return figures + _scatter_figures(document.get("results", []), fractions)
+
+
+def _scatter_figures(results: list[dict], fractions: list[float]) -> list[tuple]:
+    """Per fraction and chain after the first, each task's F1 under it against under the first chain."""
+    from matplotlib.figure import Figure
+
+    chains = list(dict.fromkeys(r["chain"] for r in results))
+    tasks = list(dict.fromkeys(r["task"] for r in results))
+    if len(chains) < 2 or len(tasks) < 2:
+        return []
+    figures = []
+    for fraction in fractions:
+        by = {(r["chain"], r["task"]): r["f1"] for r in results if r["train_fraction"] == fraction}
+        for chain in chains[1:]:
+            figure = Figure(figsize=(5, 5))
+            axis = figure.subplots()
+            x = [by[(chains[0], t)] for t in tasks]
+            y = [by[(chain, t)] for t in tasks]
+            axis.scatter(x, y, s=18)
+            low, high = min(x + y), max(x + y)
+            axis.plot([low, high], [low, high], color="grey", linewidth=0.8)
+            axis.set(xlabel=f"F1 of '{chains[0]}'", ylabel=f"F1 of '{chain}'")
+            title = f"F1 per task (train {fraction:g}): '{chain}' against '{chains[0]}'; above the line it wins"
+            figures.append((figure, title))
+    return figures
+
+
+def _png(figure, dpi: int) -> bytes:
+    """The figure as PNG bytes (without matplotlib's version, so the same figure gives the same bytes)."""
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _figure_html(figure, title: str) -> str:
+    """A figure as an inline PNG (a data URI: the page needs no network and no other file)."""
+    encoded = base64.b64encode(_png(figure, dpi=90)).decode("ascii")
+    caption = html.escape(title)
+    return (
+        f'<figure><img alt="{caption}" src="data:image/png;base64,{encoded}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
+
+
+def _without_nan(value):
+    """NaN (an undefined AUC) as JSON null."""
+    if isinstance(value, dict):
+        return {key: _without_nan(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_nan(item) for item in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
