@@ -32,7 +32,7 @@ import tempfile
 import threading
 import uuid
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from filterkit import __version__
@@ -48,7 +48,7 @@ from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import Provenance
+from filterkit.stage import Provenance, files_of, sent_files
 
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2
@@ -78,7 +78,8 @@ class ChainRecipe:
     (state None: the stage being fitted), the input schema, the class and the
     positive label, where the plugins come from and how partitions are read.
     ``token`` tells recipes apart, so a worker rebuilds each one once; ``rows_topic``, where
-    progress is shown, is the Dask event topic a task reports the rows it has read on."""
+    progress is shown, is the Dask event topic a task reports the rows it has read on; ``files``
+    are the files the stages' options name, read by the client (:func:`filterkit.stage.files_of`)."""
 
     token: str
     stages: tuple
@@ -89,6 +90,7 @@ class ChainRecipe:
     chunk_rows: int
     sparse_rows: bool | None
     rows_topic: str | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
 
     def rebuild(self) -> Chain:
         """The chain with every stage prepared and, where a state is given, fitted."""
@@ -145,10 +147,10 @@ def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Pa
 def _partition_statistics(recipe: ChainRecipe, partition: Partition):
     """The statistics of the recipe's last stage over one partition's rows, read in the task's
     own thread (:func:`in_one_thread`: the workers' threads are the parallelism)."""
-    chain = _chain_of(recipe)
-    stage = chain.stages[-1]
-    statistics = stage.new_statistics()
-    with in_one_thread():
+    with in_one_thread(), sent_files(recipe.files):
+        chain = _chain_of(recipe)
+        stage = chain.stages[-1]
+        statistics = stage.new_statistics()
         for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
             statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
     return statistics
@@ -170,11 +172,11 @@ def _write_partition(
 ) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file, in the task's own
     thread (:func:`in_one_thread`); the row count."""
-    chain = _chain_of(recipe)
     rows = 0
-    assert chain.output_schema is not None  # the chain is fitted
     try:
-        with in_one_thread(), open(path, "wb") as stream:
+        with in_one_thread(), sent_files(recipe.files), open(path, "wb") as stream:
+            chain = _chain_of(recipe)
+            assert chain.output_schema is not None  # the chain is fitted
             writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)
             for chunk in chain.transform(recipe.chunks(partition)):
                 writer.write(chunk)
@@ -357,6 +359,7 @@ class DaskEngine:
             self.chunk_rows,
             plan.sparse_rows,
             rows_topic,
+            files_of(chain.stages[:count]),
         )
 
     def checked_targets(self, plan: Plan, folder: str) -> list[OutputFile]:

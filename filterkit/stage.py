@@ -18,6 +18,8 @@ stage declares (``state_arrays``) are checked once, by :meth:`Stage.load_state`.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -52,6 +54,9 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     before_it_existed: Any = SAME_AS_DEFAULT
+    #: The value names a file the stage reads (through :func:`option_file`), which the Dask client
+    #: reads and sends with the tasks, so no worker reads its own file of that name.
+    names_file: bool = False
 
     @property
     def value_before_it_existed(self) -> Any:
@@ -482,3 +487,45 @@ def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:
         [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index],
         dtype=np.int64,
     )
+
+
+#: The files options name, as the Dask client read them (path as given → bytes), where a task runs.
+_SENT_FILES: contextvars.ContextVar[dict[str, bytes]] = contextvars.ContextVar("filterkit_sent_files", default={})
+
+
+#: The most :func:`option_file` reads of a file (one byte more tells a larger file).
+OPTION_FILE_BYTES = 64 << 20
+
+
+def option_file(path: str) -> bytes:
+    """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names (:attr:`Option.names_file`):
+    as the Dask client read them where a task runs with them (:func:`sent_files`), else from this
+    machine's file system (OSError as ``open`` raises it)."""
+    sent = _SENT_FILES.get()
+    if path in sent:
+        return sent[path]
+    with open(path, "rb") as stream:
+        return stream.read(OPTION_FILE_BYTES + 1)
+
+
+@contextlib.contextmanager
+def sent_files(files: dict[str, bytes]):
+    """Within the block, :func:`option_file` reads ``files`` (path → bytes) instead of the file system."""
+    token = _SENT_FILES.set(files)
+    try:
+        yield
+    finally:
+        _SENT_FILES.reset(token)
+
+
+def files_of(stages) -> dict[str, bytes]:
+    """The files the options of ``stages`` name (:attr:`Option.names_file`), read here; one that
+    cannot be read is left out, for the stage to report as it reads it."""
+    files = {}
+    for stage in stages:
+        for option in stage.options:
+            path = stage.params.get(option.name)
+            if option.names_file and isinstance(path, str):
+                with contextlib.suppress(OSError):
+                    files[path] = option_file(path)
+    return files

@@ -44,7 +44,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk
-from filterkit.stage import Option, Stage, StateArray
+from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
 
 from .discretize import attribute_range
 
@@ -129,12 +129,12 @@ def read_stopwords(path: str) -> frozenset[str]:
     """The stop words of a file as Weka's ``Stopwords.read`` takes them: one per line, trimmed,
     lowercased, blank lines and lines starting with ``#`` ignored."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read(STOPWORD_FILE_CHARACTERS + 1)
+        data = option_file(path)
+        text = "" if len(data) > OPTION_FILE_BYTES else data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise FilterkitError(f"option --stopwords: cannot read the stop word file {path!r}: {reason}") from None
-    if len(text) > STOPWORD_FILE_CHARACTERS:
+    if len(data) > OPTION_FILE_BYTES or len(text) > STOPWORD_FILE_CHARACTERS:
         raise FilterkitError(
             f"option --stopwords: {path!r} holds more than {STOPWORD_FILE_CHARACTERS:,} characters: "
             "not a stop word list"
@@ -202,6 +202,7 @@ class WordVector(Stage):
             None,
             f"Leave out stop words: '{BUILT_IN_STOPWORDS}' for Weka's built-in list, or a file of one word per line "
             "(Weka's -S, -stopwords).",
+            names_file=True,
         ),
         Option("log_tf", bool, False, "Each value v becomes log(1 + v) (Weka's -T)."),
         Option("idf", bool, False, "Each value times log(documents / documents holding the word) (Weka's -I)."),

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -327,6 +328,22 @@ def test_workers_load_the_plugins_dir(run_filterkit, on_dask, tmp_path):
     result = on_dask("-o", tmp_path / "out.arff", "--partitions", "3", OH0, "meanscale", "l2", plugins_dir=STAGES_DIR)
     assert local.status == 0 and result.status == 0, local.stderr + result.stderr
     assert (tmp_path / "out.arff").read_bytes() == local.stdout
+
+
+def test_a_file_an_option_names_is_read_by_the_client_not_the_workers(run_filterkit, on_dask, tmp_path, monkeypatch):
+    """Issue 37, item 9: ``--stopwords stop.txt`` is relative to the client's folder; the workers run
+    in another, where the same name is another list (or nothing). The client reads the file and
+    sends it with the tasks."""
+    workers_folder = Path.cwd()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stop.txt").write_text("the\nof\nand\nto\nsaid\n", encoding="utf-8")
+    assert not (workers_folder / "stop.txt").exists()
+    argv = [REUTERS, "words", "--counts", "--stopwords", "stop.txt"]
+    local = run_filterkit(*argv)
+    result = on_dask("-o", tmp_path / "out.arff", "--partitions", "3", *argv)
+    assert local.status == 0 and result.status == 0, local.stderr + result.stderr
+    assert (tmp_path / "out.arff").read_bytes() == local.stdout
+    assert b"@attribute said " not in local.stdout and b"@attribute grain " in local.stdout
 
 
 @pytest.mark.parametrize("during", ["fit", "transform"])
