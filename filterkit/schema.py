@@ -388,3 +388,19 @@ def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set
         if len(bounds) == 1:
             single.add(low - 1)
     return np.array(sorted(chosen), dtype=np.int64), single
+
+
+def refuse_unreadable_output(stage: str, attributes: int, labels: int, remedy: str) -> None:
+    """FilterkitError when ``stage`` would write ``attributes`` attributes, or a nominal one of
+    ``labels`` labels, more than a reader accepts (:class:`~filterkit.arff.limits.Limits`, from
+    the environment); ``remedy`` says which option makes fewer.  Called before the attributes are made."""
+    from filterkit.arff.limits import VARIABLES, Limits  # filterkit.arff imports this module
+
+    limits = Limits.from_environment()
+    for count, bound, what in ((attributes, limits.attributes, "attributes"), (labels, limits.labels, "labels")):
+        if count > bound:
+            whose = "" if what == "attributes" else " in one attribute"
+            raise FilterkitError(
+                f"stage '{stage}' would write {count:,} {what}{whose}, more than the {bound:,} filterkit reads back "
+                f"(set {VARIABLES[what]} to allow more): {remedy}"
+            )

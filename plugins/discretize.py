@@ -34,9 +34,11 @@ from filterkit.discretization import mdl_cut_points_by_feature, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, Attribute, Chunk, weka_range
+from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
 from filterkit.statistics import PresenceCounts, ValueCounts
+
+from .ordinal import csr_of_runs
 
 
 def attribute_range(text: str, n_attributes: int) -> np.ndarray:
@@ -163,10 +165,19 @@ class Discretizer(Stage):
         bins = self.params["bins"]
         for j in np.flatnonzero(present & ~(np.isfinite(low) & np.isfinite(high))):
             raise self._unbinnable(int(j), "has an infinite training value, so its range has no equal-width bins")
+        cut = int((present & (high > low)).sum())  # the features given bins − 1 cut points
+        if self.params["binary"]:
+            refuse_unreadable_output(self.name, len(self.input_schema) + cut * max(bins - 2, 0), 2, self._fewer_cuts())
+        else:
+            refuse_unreadable_output(self.name, 0, bins if cut else 1, self._fewer_cuts())
         return [
             equal_width_cut_points(low[j], high[j], bins) if present[j] else np.zeros(0)
             for j in range(len(self.features))
         ]
+
+    def _fewer_cuts(self) -> str:
+        """What makes fewer cut points: fewer --bins, or for MDL, no --binary."""
+        return "make fewer bins with --bins N" if self.params["bins"] is not None else "leave out --binary"
 
     def _unbinnable(self, j: int, why: str) -> FilterkitError:
         """The error for feature ``j``, which cannot be cut into bins."""
@@ -204,6 +215,8 @@ class Discretizer(Stage):
         width = np.ones(len(schema), dtype=np.int64)
         if self.params["binary"]:
             width[self.features] = np.maximum(self.cut_counts, 1)
+        most_labels = 2 if self.params["binary"] else int(self.cut_counts.max(initial=0)) + 1
+        refuse_unreadable_output(self.name, int(width.sum()), most_labels, self._fewer_cuts())
         self.offsets = np.r_[0, np.cumsum(width)[:-1]].astype(np.int64)
         self.width = width
         feature_of = {int(position): k for k, position in enumerate(self.features)}
@@ -251,7 +264,7 @@ class Discretizer(Stage):
         feature_index[self.features] = np.arange(len(self.features))
         which = feature_index[columns]
         passing = which < 0
-        out_rows, out_columns, out_values = [rows[passing]], [self.offsets[columns[passing]]], [values[passing]]
+        passed = rows[passing], self.offsets[columns[passing]], values[passing]
         rows, which, values = rows[~passing], which[~passing], values[~passing]
         filled = np.flatnonzero(self.zero_codes)
         if len(filled):
@@ -268,23 +281,19 @@ class Discretizer(Stage):
         missing = np.isnan(values)
         codes = self._codes(which, values)
         if self.params["binary"]:
-            width = np.maximum(self.cut_counts[which], 1)
             # 1 for each cut point below the value; a missing value makes each attribute missing
-            repeats = np.where(missing, width, codes)
-            entry = np.repeat(np.arange(len(rows)), repeats)
-            within = np.arange(len(entry)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
-            out_rows.append(rows[entry])
-            out_columns.append(self.offsets[self.features[which[entry]]] + within)
-            out_values.append(np.where(missing[entry], np.nan, 1.0))
+            lengths = np.where(missing, np.maximum(self.cut_counts[which], 1), codes)
+            binned = np.where(missing, np.nan, 1.0)
         else:
-            out_rows.append(rows)
-            out_columns.append(self.offsets[self.features[which]])
-            out_values.append(np.where(missing, np.nan, codes.astype(np.float64)))
-        shape = (chunk.n_rows, len(self.discretized_schema))
-        data = (np.concatenate(out_values), (np.concatenate(out_rows), np.concatenate(out_columns)))
-        result = sp.csr_matrix(data, shape=shape)
+            lengths, binned = np.ones(len(rows), dtype=np.int64), np.where(missing, np.nan, codes.astype(np.float64))
+        result = csr_of_runs(
+            np.concatenate([passed[0], rows]),
+            np.concatenate([passed[1], self.offsets[self.features[which]]]),
+            np.concatenate([np.ones(len(passed[0]), dtype=np.int64), lengths]),
+            np.concatenate([passed[2], binned]),
+            (chunk.n_rows, len(self.discretized_schema)),
+        )
         result.eliminate_zeros()
-        result.sort_indices()
         text = {int(self.offsets[column]): texts for column, texts in chunk.text.items()}
         return Chunk(result if chunk.is_sparse else result.toarray(), text, chunk.weights)
 

@@ -25,7 +25,12 @@ Instance weights are not used by the fit (as in Weka) and pass through.  The out
 are sparse (Weka writes sparse instances); ``--dense`` writes them dense.
 
 The statistics are the per-class occurrence and document counts of each word: they merge
-by adding, so memory follows the vocabulary, not the documents.
+by adding, so memory follows the vocabulary, not the documents.  **Decision**: the output's
+attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
+default), the vocabulary held while fitting (a word counted once per class holding it) by
+twice as many, so --words-to-keep and --min-term-freq can still bring a larger vocabulary
+within the first: beyond either, an error naming the options that make fewer, not gigabytes
+and a file filterkit would refuse to read.
 """
 
 from __future__ import annotations
@@ -39,11 +44,12 @@ from typing import Callable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
 
 from .discretize import attribute_range
@@ -243,6 +249,7 @@ class WordVector(Stage):
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
+        self.most_words = 2 * Limits.from_environment().attributes
 
     def words_of(self, chunk: Chunk) -> Iterable[list[str]]:
         """Per row, its words (lowercased and stemmed as asked), over the converted attributes in order."""
@@ -296,6 +303,21 @@ class WordVector(Stage):
             if stopwords:
                 words = [word for word in words if word.lower() not in stopwords]
             statistics.add(words, label)
+        return self._bounded(statistics)
+
+    def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:
+        return self._bounded(first.merge(second))
+
+    def _bounded(self, statistics: WordStatistics) -> WordStatistics:
+        """``statistics``, unless they hold more than twice the words a file may declare
+        attributes: an error then, before the vocabulary (about 260 bytes a word) outgrows memory."""
+        held = sum(map(len, statistics.occurrences))
+        if held > self.most_words:
+            raise FilterkitError(
+                f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
+                f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
+                "with --stopwords, --lowercase, --stemmer or --delimiters"
+            )
         return statistics
 
     def finalize(self, statistics: WordStatistics) -> None:
@@ -315,6 +337,9 @@ class WordVector(Stage):
         schema = self.input_schema
         first_word = len(self.kept)
         self.index = {word: first_word + k for k, word in enumerate(self.words)}
+        refuse_unreadable_output(
+            self.name, first_word + len(self.words), 0, "keep fewer words with --words-to-keep or --min-term-freq"
+        )
         prefix = self.params["prefix"]
         attributes = [schema.attributes[i] for i in self.kept]
         taken = {attribute.name for attribute in attributes}
