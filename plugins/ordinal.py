@@ -32,7 +32,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NUMERIC, Attribute, Chunk, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ValueCounts, _complex_keys
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
@@ -132,7 +132,7 @@ class ThresholdEncoder(Stage):
         # numpy orders complex numbers lexicographically, so one searchsorted finds
         # every entry's number of thresholds reached.
         owner = np.repeat(np.arange(len(counts)), counts)
-        self.threshold_keys = owner + 1j * self.thresholds
+        self.threshold_keys = _complex_keys(owner, self.thresholds)
         attributes = []
         positions = {c: k for k, c in enumerate(self.encoded_columns.tolist())}
         for position, attribute in enumerate(schema.attributes):
@@ -168,7 +168,7 @@ class ThresholdEncoder(Stage):
         which, missing = which[encoded], np.isnan(values[encoded])
         counts = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
         reached = np.searchsorted(
-            self.threshold_keys, which + 1j * np.where(missing, 0.0, values[encoded]), side="right"
+            self.threshold_keys, _complex_keys(which, np.where(missing, 0.0, values[encoded])), side="right"
         )
         # an encoded value sets its reached thresholds to 1; a missing one makes all of them missing
         lengths = np.ones(len(rows), dtype=np.int64)
