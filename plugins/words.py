@@ -36,7 +36,6 @@ and a file filterkit would refuse to read.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from itertools import repeat
 from typing import Callable, Iterable
@@ -113,13 +112,6 @@ def tokenizer(delimiters: str) -> Callable[[str], list[str]]:
     if not delimiters:
         return lambda text: [text] if text else []
     return re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
-
-
-def lowercase_keeps_words(delimiters: str) -> bool:
-    """True when lowercasing a whole text cuts it into the lowercased words of the text: no
-    delimiter is a letter, a combining mark or a character with case, so lowercasing neither
-    makes nor unmakes one."""
-    return all(c.lower() == c == c.upper() and unicodedata.category(c)[0] not in "LM" for c in delimiters)
 
 
 def java_order(word: str) -> bytes:
@@ -244,7 +236,6 @@ class WordVector(Stage):
         self.label_column = class_index if per_class else None
         delimiters = unescaped(self.params["delimiters"])
         self.split = tokenizer(delimiters)
-        self.lower_texts = self.params["lowercase"] and lowercase_keeps_words(delimiters)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
@@ -254,13 +245,12 @@ class WordVector(Stage):
     def words_of(self, chunk: Chunk) -> Iterable[list[str]]:
         """Per row, its words (lowercased and stemmed as asked), over the converted attributes in order."""
         columns = [chunk.text[int(position)] for position in self.features]
-        lower_words = self.params["lowercase"] and not self.lower_texts
         for texts in zip(*columns, strict=True) if columns else ([] for _ in range(chunk.n_rows)):
             words: list[str] = []
             for text in texts:
                 if text is not None:
-                    words.extend(self.split(text.lower() if self.lower_texts else text))
-            if lower_words:
+                    words.extend(self.split(text))
+            if self.params["lowercase"]:  # each word alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
                 words = [word.lower() for word in words]
             if self.stem is not None:
                 words = [self._stemmed(word) for word in words]
