@@ -176,9 +176,11 @@ class Discretizer(Stage):
             raise self._unbinnable(int(j), "has an infinite training value, so its range has no equal-width bins")
         cut = int((present & (high > low)).sum())  # the features given bins − 1 cut points
         if self.params["binary"]:
-            refuse_unreadable_output(self.name, len(self.input_schema) + cut * max(bins - 2, 0), 2, self._fewer_cuts())
+            refuse_unreadable_output(
+                self.name, len(self.input_schema) + cut * max(bins - 2, 0), 2, 0, self._fewer_cuts()
+            )
         else:
-            refuse_unreadable_output(self.name, 0, bins if cut else 1, self._fewer_cuts())
+            refuse_unreadable_output(self.name, 0, bins if cut else 1, 0, self._fewer_cuts())
         return [
             equal_width_cut_points(low[j], high[j], bins) if present[j] else np.zeros(0)
             for j in range(len(self.features))
@@ -226,7 +228,8 @@ class Discretizer(Stage):
         if self.params["binary"]:
             width[self.features] = np.maximum(self.cut_counts, 1)
         most_labels = 2 if self.params["binary"] else int(self.cut_counts.max(initial=0)) + 1
-        refuse_unreadable_output(self.name, int(width.sum()), most_labels, self._fewer_cuts())
+        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
+        refuse_unreadable_output(self.name, int(width.sum()), most_labels, int(width @ name_bytes), self._fewer_cuts())
         self.offsets = np.r_[0, np.cumsum(width)[:-1]].astype(np.int64)
         self.width = width
         feature_of = {int(position): k for k, position in enumerate(self.features)}

@@ -122,7 +122,9 @@ class ThresholdEncoder(Stage):
         width = np.ones(len(schema), dtype=np.int64)
         encoded = self.threshold_counts != PASS_THROUGH
         width[self.features[encoded]] = self.threshold_counts[encoded]
-        refuse_unreadable_output(self.name, int(width.sum()), 0, "keep fewer thresholds with --max-thresholds M")
+        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
+        fewer = "keep fewer thresholds with --max-thresholds M"
+        refuse_unreadable_output(self.name, int(width.sum()), 0, int(width @ name_bytes), fewer)
         self.offsets = np.r_[0, np.cumsum(width)[:-1]]
         self.width = width
         self.encoded_columns = self.features[encoded]

@@ -326,11 +326,13 @@ class WordVector(Stage):
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema
         first_word = len(self.kept)
-        self.index = {word: first_word + k for k, word in enumerate(self.words)}
-        refuse_unreadable_output(
-            self.name, first_word + len(self.words), 0, "keep fewer words with --words-to-keep or --min-term-freq"
-        )
         prefix = self.params["prefix"]
+        names = sum(len(schema.attributes[i].name.encode()) for i in self.kept) + sum(
+            len(prefix.encode()) + len(word.encode()) for word in self.words
+        )
+        fewer = "keep fewer words with --words-to-keep or --min-term-freq"
+        refuse_unreadable_output(self.name, first_word + len(self.words), 0, names, fewer)
+        self.index = {word: first_word + k for k, word in enumerate(self.words)}
         attributes = [schema.attributes[i] for i in self.kept]
         taken = {attribute.name for attribute in attributes}
         for word in self.words:

@@ -157,3 +157,26 @@ def test_ordinal_holds_few_bytes_per_output_entry(tmp_path):
         tracemalloc.stop()
     assert encoded.values.nnz == 300 * 301 // 2 + 150
     assert peak / encoded.values.nnz < 30
+
+
+def test_a_header_longer_than_a_reader_takes_is_refused(run_filterkit, monkeypatch, tmp_path):
+    """Long words, or a long name copied into every threshold's attribute, make the header
+    grow past FILTERKIT_MAX_HEADER_BYTES while the attributes stay few."""
+    docs, counts = tmp_path / "docs.arff", tmp_path / "counts.arff"
+    documents(docs, [letter * 1000 for letter in "abc"])
+    long_name = "n" * 500
+    integers(counts, range(1, 11))
+    counts.write_text(counts.read_text().replace("@attribute n ", f"@attribute {long_name} "))
+    output = tmp_path / "out.arff"
+    monkeypatch.setenv("FILTERKIT_MAX_HEADER_BYTES", "3000")
+    refused(
+        run_filterkit("-o", output, docs, "words"),
+        output,
+        ["would write 3,069 bytes of header at least", "FILTERKIT_MAX_HEADER_BYTES", "--words-to-keep"],
+    )
+    refused(run_filterkit("-o", output, counts, "ordinal"), output, ["bytes of header", "--max-thresholds"])
+    assert run_filterkit("-o", output, counts, "ordinal", "--max-thresholds", "4").status == 0
+    reads_back(output, 5)
+    monkeypatch.setenv("FILTERKIT_MAX_HEADER_BYTES", "3200")
+    assert run_filterkit("-o", output, docs, "words").status == 0
+    reads_back(output, 4)
