@@ -115,6 +115,13 @@ def _running_sums(data: np.ndarray, first: np.ndarray, stop: np.ndarray) -> np.n
     return running
 
 
+def midpoints(values: np.ndarray) -> np.ndarray:
+    """The midpoint of each two neighbouring ``values``, as Weka computes it: infinite where the
+    sum passes the largest double or one of them is infinite, NaN between −∞ and ∞."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (values[:-1] + values[1:]) / 2.0
+
+
 def mdl_cut_points(
     values: np.ndarray,
     class_counts: np.ndarray,
@@ -168,6 +175,7 @@ def mdl_cut_points_by_feature(
     feature_of = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
     feature_first = starts[:-1][feature_of]
     rows_through = _running_sums(rows, starts[:-1], starts[1:])
+    between = midpoints(values)
     found_feature, found_cut = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
     first, stop = starts[:-1], starts[1:]
     while len(first):
@@ -206,7 +214,7 @@ def mdl_cut_points_by_feature(
         )
         cut_at = position[best[accepted]]
         found_feature.append(feature_of[cut_at])
-        found_cut.append((values[cut_at] + values[cut_at + 1]) / 2.0)
+        found_cut.append(between[cut_at])
         first, stop = np.concatenate([first[accepted], cut_at + 1]), np.concatenate([cut_at + 1, stop[accepted]])
     features, cuts = np.concatenate(found_feature), np.concatenate(found_cut)
     order = np.lexsort((cuts, features))

@@ -388,3 +388,28 @@ def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set
         if len(bounds) == 1:
             single.add(low - 1)
     return np.array(sorted(chosen), dtype=np.int64), single
+
+
+#: The fewest bytes an attribute's declaration line takes besides its name (``@attribute N {a}`` and its end).
+_LEAST_DECLARATION_BYTES = 16
+
+
+def refuse_unreadable_output(stage: str, attributes: int, labels: int, name_bytes: int, remedy: str) -> None:
+    """FilterkitError when ``stage`` would write ``attributes`` attributes, a nominal one of
+    ``labels`` labels, or names of ``name_bytes`` UTF-8 bytes in all (so a header of at least
+    that much more), more than a reader accepts (:class:`~filterkit.arff.limits.Limits`, from the
+    environment); ``remedy`` says which option makes fewer.  Called before the attributes are made."""
+    from filterkit.arff.limits import VARIABLES, Limits  # filterkit.arff imports this module
+
+    limits = Limits.from_environment()
+    header = name_bytes + _LEAST_DECLARATION_BYTES * attributes
+    for count, what, whose in (
+        (attributes, "attributes", ""),
+        (labels, "labels", " in one attribute"),
+        (header, "header_bytes", " of header at least"),
+    ):
+        if count > getattr(limits, what):
+            raise FilterkitError(
+                f"stage '{stage}' would write {count:,} {what.replace('header_', '')}{whose}, more than the "
+                f"{getattr(limits, what):,} filterkit reads back (set {VARIABLES[what]} to allow more): {remedy}"
+            )

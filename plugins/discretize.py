@@ -17,6 +17,13 @@ each cut point c_j becomes its own two-label attribute ``NAME_j`` (``'(-inf-c_j]
 ``ordinal``, at the MDL cut points; an attribute with no cut point stays one ``'All'``
 attribute.  A missing value stays missing.  Other attributes pass through.
 
+±Infinity is cut as Weka cuts it: MDL and equal frequency take it as a value (a cut point
+beside it is ±Infinity; between −∞ and ∞ it is NaN, above which every value falls), except
+that Weka sorts a missing value as the largest double, below ∞, and cuts only the values
+before it, so a feature with a missing training value has its ∞ rows left out of its fit.
+Equal width refuses an infinite training value; bins wider than the largest double have
+cut points at Infinity, as in Weka.
+
 The cut points are fitted from mergeable statistics: the per-feature class counts of each
 distinct value (:class:`~filterkit.statistics.ValueCounts`) for MDL and equal frequency,
 each feature's training range (:class:`~filterkit.statistics.PresenceCounts`) for equal
@@ -30,13 +37,15 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.discretization import mdl_cut_points_by_feature, weka_decimal
+from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, Attribute, Chunk, weka_range
+from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
-from filterkit.statistics import PresenceCounts, ValueCounts
+from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
+
+from .ordinal import csr_of_runs
 
 
 def attribute_range(text: str, n_attributes: int) -> np.ndarray:
@@ -61,10 +70,11 @@ def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
 def equal_width_cut_points(low: float, high: float, bins: int) -> np.ndarray:
     """Weka's equal-width cut points: ``low + i · (high − low) / bins`` for i = 1 … bins − 1;
     none for one bin or an empty range."""
-    width = (high - low) / bins
-    if bins <= 1 or not width > 0:
-        return np.zeros(0)
-    return low + width * np.arange(1, bins, dtype=np.float64)
+    with np.errstate(over="ignore"):  # beyond the largest double, as in Weka: cut points at Infinity
+        width = (high - low) / bins
+        if bins <= 1 or not width > 0:
+            return np.zeros(0)
+        return low + width * np.arange(1, bins, dtype=np.float64)
 
 
 def equal_frequency_cut_points(values: np.ndarray, weights: np.ndarray, bins: int) -> np.ndarray:
@@ -73,6 +83,7 @@ def equal_frequency_cut_points(values: np.ndarray, weights: np.ndarray, bins: in
     reaches the target (the remaining weight shared among the remaining bins); it goes at
     the midpoint after the current value, or after the previous boundary when that one was
     nearer the target; a pending boundary closes the last bin."""
+    between = midpoints(values)
     remaining = float(weights.sum())
     target = remaining / bins
     cuts: list[float] = []
@@ -86,15 +97,15 @@ def equal_frequency_cut_points(values: np.ndarray, weights: np.ndarray, bins: in
             previous, at_previous = k, since_cut
             continue
         if target - at_previous < since_cut - target and previous != -1:
-            cuts.append((values[previous] + values[previous + 1]) / 2.0)
+            cuts.append(between[previous])
             since_cut -= at_previous
             at_previous, previous = since_cut, k
         else:
-            cuts.append((values[k] + values[k + 1]) / 2.0)
+            cuts.append(between[k])
             since_cut, at_previous, previous = 0.0, 0.0, -1
         target = (remaining + since_cut) / (bins - len(cuts))
     if len(cuts) < bins - 1 and previous != -1:
-        cuts.append((values[previous] + values[previous + 1]) / 2.0)
+        cuts.append(between[previous])
     return np.array(cuts, dtype=np.float64)
 
 
@@ -117,7 +128,7 @@ class Discretizer(Stage):
     )
     learns = True
     #: Per feature its number of cut points; the cut points, feature by feature.
-    state_arrays = {"cut_counts": StateArray(whole=True, low=0), "cut_points": StateArray(length=None)}
+    state_arrays = {"cut_counts": StateArray(whole=True, low=0), "cut_points": StateArray(length=None, finite=False)}
 
     def check_params(self) -> None:
         if self.params["equal_frequency"] and self.params["bins"] is None:
@@ -163,10 +174,21 @@ class Discretizer(Stage):
         bins = self.params["bins"]
         for j in np.flatnonzero(present & ~(np.isfinite(low) & np.isfinite(high))):
             raise self._unbinnable(int(j), "has an infinite training value, so its range has no equal-width bins")
+        cut = int((present & (high > low)).sum())  # the features given bins − 1 cut points
+        if self.params["binary"]:
+            refuse_unreadable_output(
+                self.name, len(self.input_schema) + cut * max(bins - 2, 0), 2, 0, self._fewer_cuts()
+            )
+        else:
+            refuse_unreadable_output(self.name, 0, bins if cut else 1, 0, self._fewer_cuts())
         return [
             equal_width_cut_points(low[j], high[j], bins) if present[j] else np.zeros(0)
             for j in range(len(self.features))
         ]
+
+    def _fewer_cuts(self) -> str:
+        """What makes fewer cut points: fewer --bins, or for MDL, no --binary."""
+        return "make fewer bins with --bins N" if self.params["bins"] is not None else "leave out --binary"
 
     def _unbinnable(self, j: int, why: str) -> FilterkitError:
         """The error for feature ``j``, which cannot be cut into bins."""
@@ -176,21 +198,22 @@ class Discretizer(Stage):
 
     def _histogram_cuts(self, statistics: ValueCounts) -> list[np.ndarray]:
         histogram = statistics.histogram(include_zero=True)
-        starts = np.searchsorted(histogram.feature, np.arange(len(self.features) + 1))
-        if self.supervised:
-            by_class = np.column_stack([histogram.of_class(c) for c in range(self.n_classes)])
+        # Weka sorts a missing value as the largest double, below ∞, and cuts only the values
+        # before the first missing one: a feature with a missing value has its ∞ rows left out
+        has_missing = statistics.missing_sums(None).to_float() > 0
+        kept = ~((histogram.value == np.inf) & has_missing[histogram.feature])
+        feature, value, rows = histogram.feature[kept], histogram.value[kept], histogram.rows[kept]
+        starts = np.searchsorted(feature, np.arange(len(self.features) + 1))
         for j in range(len(self.features)):
-            span = slice(starts[j], starts[j + 1])
-            if not np.isfinite(histogram.value[span]).all():
-                raise self._unbinnable(j, "has an infinite training value, so it has no bins")
             with np.errstate(over="ignore"):
-                total = histogram.rows[span].sum()
+                total = rows[starts[j] : starts[j + 1]].sum()
             if not np.isfinite(total):
                 raise self._unbinnable(j, "has rows whose weights sum beyond the largest double")
         if self.supervised:
-            return mdl_cut_points_by_feature(histogram.value, by_class, starts)
+            by_class = np.column_stack([histogram.of_class(c)[kept] for c in range(self.n_classes)])
+            return mdl_cut_points_by_feature(value, by_class, starts)
         return [
-            equal_frequency_cut_points(histogram.value[span], histogram.rows[span], self.params["bins"])
+            equal_frequency_cut_points(value[span], rows[span], self.params["bins"])
             for span in (slice(starts[j], starts[j + 1]) for j in range(len(self.features)))
         ]
 
@@ -204,6 +227,9 @@ class Discretizer(Stage):
         width = np.ones(len(schema), dtype=np.int64)
         if self.params["binary"]:
             width[self.features] = np.maximum(self.cut_counts, 1)
+        most_labels = 2 if self.params["binary"] else int(self.cut_counts.max(initial=0)) + 1
+        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
+        refuse_unreadable_output(self.name, int(width.sum()), most_labels, int(width @ name_bytes), self._fewer_cuts())
         self.offsets = np.r_[0, np.cumsum(width)[:-1]].astype(np.int64)
         self.width = width
         feature_of = {int(position): k for k, position in enumerate(self.features)}
@@ -229,13 +255,19 @@ class Discretizer(Stage):
         # one sorted key per cut point, (feature, cut) as a complex number, so one
         # searchsorted counts the cut points below every value
         owner = np.repeat(np.arange(len(self.features)), self.cut_counts)
-        self.cut_keys = owner + 1j * self.cut_points
+        undefined = np.isnan(self.cut_points)  # between −∞ and ∞, its attribute's only cut point
+        self.cut_keys = _complex_keys(owner, np.where(undefined, 0.0, self.cut_points))
+        self.undefined_cut = np.zeros(len(self.features), dtype=bool)
+        self.undefined_cut[owner[undefined]] = True
         self.zero_codes = self._codes(np.arange(len(self.features)), np.zeros(len(self.features)))
 
     def _codes(self, which: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Per value of feature ``which``: the number of its cut points below it (its bin)."""
-        below = np.searchsorted(self.cut_keys, which + 1j * np.where(np.isnan(values), 0.0, values), side="left")
-        return below - self.cut_starts[which]
+        """Per value of feature ``which``: the number of its cut points below it (its bin); as in
+        Weka, no value is at most a NaN cut point, so every value falls above it."""
+        below = np.searchsorted(
+            self.cut_keys, _complex_keys(which, np.where(np.isnan(values), 0.0, values)), side="left"
+        )
+        return np.where(self.undefined_cut[which], 1, below - self.cut_starts[which])
 
     def preserves_zeros(self) -> bool:
         """A 0 stays 0 where it falls in the first bin: every cut point ≥ 0 (so on word counts)."""
@@ -251,7 +283,7 @@ class Discretizer(Stage):
         feature_index[self.features] = np.arange(len(self.features))
         which = feature_index[columns]
         passing = which < 0
-        out_rows, out_columns, out_values = [rows[passing]], [self.offsets[columns[passing]]], [values[passing]]
+        passed = rows[passing], self.offsets[columns[passing]], values[passing]
         rows, which, values = rows[~passing], which[~passing], values[~passing]
         filled = np.flatnonzero(self.zero_codes)
         if len(filled):
@@ -268,27 +300,27 @@ class Discretizer(Stage):
         missing = np.isnan(values)
         codes = self._codes(which, values)
         if self.params["binary"]:
-            width = np.maximum(self.cut_counts[which], 1)
             # 1 for each cut point below the value; a missing value makes each attribute missing
-            repeats = np.where(missing, width, codes)
-            entry = np.repeat(np.arange(len(rows)), repeats)
-            within = np.arange(len(entry)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
-            out_rows.append(rows[entry])
-            out_columns.append(self.offsets[self.features[which[entry]]] + within)
-            out_values.append(np.where(missing[entry], np.nan, 1.0))
+            lengths = np.where(missing, np.maximum(self.cut_counts[which], 1), codes)
+            binned = np.where(missing, np.nan, 1.0)
         else:
-            out_rows.append(rows)
-            out_columns.append(self.offsets[self.features[which]])
-            out_values.append(np.where(missing, np.nan, codes.astype(np.float64)))
-        shape = (chunk.n_rows, len(self.discretized_schema))
-        data = (np.concatenate(out_values), (np.concatenate(out_rows), np.concatenate(out_columns)))
-        result = sp.csr_matrix(data, shape=shape)
+            lengths, binned = np.ones(len(rows), dtype=np.int64), np.where(missing, np.nan, codes.astype(np.float64))
+        result = csr_of_runs(
+            np.concatenate([passed[0], rows]),
+            np.concatenate([passed[1], self.offsets[self.features[which]]]),
+            np.concatenate([np.ones(len(passed[0]), dtype=np.int64), lengths]),
+            np.concatenate([passed[2], binned]),
+            (chunk.n_rows, len(self.discretized_schema)),
+        )
         result.eliminate_zeros()
-        result.sort_indices()
         text = {int(self.offsets[column]): texts for column, texts in chunk.text.items()}
         return Chunk(result if chunk.is_sparse else result.toarray(), text, chunk.weights)
 
     def state(self) -> dict:
+        for k in np.flatnonzero(self.undefined_cut):
+            raise self._unbinnable(
+                int(k), "has a cut point between -Infinity and Infinity, NaN, which a model cannot hold"
+            )
         return {"cut_counts": self.cut_counts, "cut_points": self.cut_points, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:

@@ -42,6 +42,8 @@ TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
 WEKA_SMALL = 1e-6
 #: Row keys of ``fold`` are whole numbers below this (exact in a double, so a model holds them).
 KEY_LIMIT = 2**52
+#: The largest ``--of`` and ``--seed`` of ``fold``: Java's ``long``, which Weka's -N and -S are.
+LONG_MAX = 2**63 - 1
 
 
 def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
@@ -489,9 +491,11 @@ class StratifiedFold(Stage):
     )
     options = (
         Option("fold", int, 1, "The fold to keep, 1 to N (Weka's -F).", minimum=1),
-        Option("of", int, 10, "The number of folds N (Weka's -N).", minimum=2),
+        Option("of", int, 10, "The number of folds N (Weka's -N).", minimum=2, maximum=LONG_MAX),
         Option("invert", bool, False, "Keep every row but the fold's (Weka's -V): the training rows."),
-        Option("seed", int, 0, "Seed of the row keys: another seed, other folds (Weka's -S).", minimum=0),
+        Option(
+            "seed", int, 0, "Seed of the row keys: another seed, other folds (Weka's -S).", minimum=0, maximum=LONG_MAX
+        ),
     )
     learns = True
     filters_rows = True

@@ -30,12 +30,34 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NUMERIC, Attribute, Chunk
+from filterkit.schema import NUMERIC, Attribute, Chunk, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ValueCounts, _complex_keys
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
+#: Output entries :func:`csr_of_runs` makes at a time, so its temporaries stay about 32 MiB.
+_RUN_BLOCK = 1 << 20
+
+
+def csr_of_runs(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, values: np.ndarray, shape) -> sp.csr_matrix:
+    """The CSR matrix whose row ``rows[i]`` holds ``values[i]`` in the ``lengths[i]`` columns from
+    ``starts[i]`` on (runs do not overlap), made a block of entries at a time: it holds 12 bytes
+    an entry (16 past 2³¹), where a COO matrix and its conversion held about 100."""
+    order = np.lexsort((starts, rows))
+    rows, starts, lengths, values = rows[order], starts[order], lengths[order], values[order]
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if len(ends) else 0
+    index_type = np.int32 if max(total, shape[1]) < 2**31 else np.int64
+    indptr = np.r_[0, ends][np.searchsorted(rows, np.arange(shape[0] + 1))].astype(index_type)
+    indices, data = np.empty(total, dtype=index_type), np.empty(total)
+    bounds = np.unique(np.r_[0, np.searchsorted(ends, np.arange(_RUN_BLOCK, total, _RUN_BLOCK)), len(ends)])
+    for first, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        counts, begin, end = lengths[first:stop], ends[first] - lengths[first], ends[stop - 1]
+        within = np.arange(end - begin) - np.repeat(ends[first:stop] - counts - begin, counts)
+        indices[begin:end] = np.repeat(starts[first:stop], counts) + within
+        data[begin:end] = np.repeat(values[first:stop], counts)
+    return sp.csr_matrix((data, indices, indptr), shape=shape)
 
 
 class ThresholdEncoder(Stage):
@@ -100,6 +122,9 @@ class ThresholdEncoder(Stage):
         width = np.ones(len(schema), dtype=np.int64)
         encoded = self.threshold_counts != PASS_THROUGH
         width[self.features[encoded]] = self.threshold_counts[encoded]
+        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
+        fewer = "keep fewer thresholds with --max-thresholds M"
+        refuse_unreadable_output(self.name, int(width.sum()), 0, int(width @ name_bytes), fewer)
         self.offsets = np.r_[0, np.cumsum(width)[:-1]]
         self.width = width
         self.encoded_columns = self.features[encoded]
@@ -109,7 +134,7 @@ class ThresholdEncoder(Stage):
         # numpy orders complex numbers lexicographically, so one searchsorted finds
         # every entry's number of thresholds reached.
         owner = np.repeat(np.arange(len(counts)), counts)
-        self.threshold_keys = owner + 1j * self.thresholds
+        self.threshold_keys = _complex_keys(owner, self.thresholds)
         attributes = []
         positions = {c: k for k, c in enumerate(self.encoded_columns.tolist())}
         for position, attribute in enumerate(schema.attributes):
@@ -135,34 +160,26 @@ class ThresholdEncoder(Stage):
         return self.encoded_schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        matrix = sp.csr_matrix(chunk.values) if not chunk.is_sparse else chunk.values
-        entries = cast(sp.csr_matrix, matrix).tocoo()
-        rows, columns, values = entries.row.astype(np.int64), entries.col.astype(np.int64), entries.data
+        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values))
+        entries = matrix.tocoo()
+        rows, columns, values = entries.row.astype(np.int64), entries.col.astype(np.int64), entries.data.copy()
         encoded_index = np.full(len(self.input_schema), -1, dtype=np.int64)
         encoded_index[self.encoded_columns] = np.arange(len(self.encoded_columns))
         which = encoded_index[columns]
-        passing = which < 0
-        out_rows = [rows[passing]]
-        out_columns = [self.offsets[columns[passing]]]
-        out_values = [values[passing]]
-
-        rows, which, values = rows[~passing], which[~passing], values[~passing]
-        missing = np.isnan(values)
+        encoded = which >= 0
+        which, missing = which[encoded], np.isnan(values[encoded])
         counts = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
-        reached = np.searchsorted(self.threshold_keys, which + 1j * np.where(missing, 0.0, values), side="right")
-        reached = np.where(missing, counts[which], reached - self.threshold_starts[which])
-        entry = np.repeat(np.arange(len(rows)), reached)
-        within = np.arange(len(entry)) - np.repeat(np.cumsum(reached) - reached, reached)
-        out_rows.append(rows[entry])
-        out_columns.append(self.offsets[self.encoded_columns[which[entry]]] + within)
-        out_values.append(np.where(missing[entry], np.nan, 1.0))
-
+        reached = np.searchsorted(
+            self.threshold_keys, _complex_keys(which, np.where(missing, 0.0, values[encoded])), side="right"
+        )
+        # an encoded value sets its reached thresholds to 1; a missing one makes all of them missing
+        lengths = np.ones(len(rows), dtype=np.int64)
+        lengths[encoded] = np.where(missing, counts[which], reached - self.threshold_starts[which])
+        values[encoded] = np.where(missing, np.nan, 1.0)
         shape = (chunk.n_rows, len(self.encoded_schema))
-        data = (np.concatenate(out_values), (np.concatenate(out_rows), np.concatenate(out_columns)))
-        encoded = sp.csr_matrix(data, shape=shape)
-        encoded.sort_indices()
+        result = csr_of_runs(rows, self.offsets[columns], lengths, values, shape)
         text = {int(self.offsets[column]): rows for column, rows in chunk.text.items()}
-        return Chunk(encoded if chunk.is_sparse else encoded.toarray(), text, chunk.weights)
+        return Chunk(result if chunk.is_sparse else result.toarray(), text, chunk.weights)
 
     def state(self) -> dict:
         return {

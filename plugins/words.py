@@ -25,13 +25,17 @@ Instance weights are not used by the fit (as in Weka) and pass through.  The out
 are sparse (Weka writes sparse instances); ``--dense`` writes them dense.
 
 The statistics are the per-class occurrence and document counts of each word: they merge
-by adding, so memory follows the vocabulary, not the documents.
+by adding, so memory follows the vocabulary, not the documents.  **Decision**: the output's
+attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
+default), the vocabulary held while fitting (a word counted once per class holding it) by
+twice as many, so --words-to-keep and --min-term-freq can still bring a larger vocabulary
+within the first: beyond either, an error naming the options that make fewer, not gigabytes
+and a file filterkit would refuse to read.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from itertools import repeat
 from typing import Callable, Iterable
@@ -39,11 +43,12 @@ from typing import Callable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
 
 from .discretize import attribute_range
@@ -107,13 +112,6 @@ def tokenizer(delimiters: str) -> Callable[[str], list[str]]:
     if not delimiters:
         return lambda text: [text] if text else []
     return re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
-
-
-def lowercase_keeps_words(delimiters: str) -> bool:
-    """True when lowercasing a whole text cuts it into the lowercased words of the text: no
-    delimiter is a letter, a combining mark or a character with case, so lowercasing neither
-    makes nor unmakes one."""
-    return all(c.lower() == c == c.upper() and unicodedata.category(c)[0] not in "LM" for c in delimiters)
 
 
 def java_order(word: str) -> bytes:
@@ -239,22 +237,21 @@ class WordVector(Stage):
         self.label_column = class_index if per_class else None
         delimiters = unescaped(self.params["delimiters"])
         self.split = tokenizer(delimiters)
-        self.lower_texts = self.params["lowercase"] and lowercase_keeps_words(delimiters)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
+        self.most_words = 2 * Limits.from_environment().attributes
 
     def words_of(self, chunk: Chunk) -> Iterable[list[str]]:
         """Per row, its words (lowercased and stemmed as asked), over the converted attributes in order."""
         columns = [chunk.text[int(position)] for position in self.features]
-        lower_words = self.params["lowercase"] and not self.lower_texts
         for texts in zip(*columns, strict=True) if columns else ([] for _ in range(chunk.n_rows)):
             words: list[str] = []
             for text in texts:
                 if text is not None:
-                    words.extend(self.split(text.lower() if self.lower_texts else text))
-            if lower_words:
+                    words.extend(self.split(text))
+            if self.params["lowercase"]:  # each word alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
                 words = [word.lower() for word in words]
             if self.stem is not None:
                 words = [self._stemmed(word) for word in words]
@@ -297,6 +294,21 @@ class WordVector(Stage):
             if stopwords:
                 words = [word for word in words if word.lower() not in stopwords]
             statistics.add(words, label)
+        return self._bounded(statistics)
+
+    def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:
+        return self._bounded(first.merge(second))
+
+    def _bounded(self, statistics: WordStatistics) -> WordStatistics:
+        """``statistics``, unless they hold more than twice the words a file may declare
+        attributes: an error then, before the vocabulary (about 260 bytes a word) outgrows memory."""
+        held = sum(map(len, statistics.occurrences))
+        if held > self.most_words:
+            raise FilterkitError(
+                f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
+                f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
+                "with --stopwords, --lowercase, --stemmer or --delimiters"
+            )
         return statistics
 
     def finalize(self, statistics: WordStatistics) -> None:
@@ -315,8 +327,13 @@ class WordVector(Stage):
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema
         first_word = len(self.kept)
-        self.index = {word: first_word + k for k, word in enumerate(self.words)}
         prefix = self.params["prefix"]
+        names = sum(len(schema.attributes[i].name.encode()) for i in self.kept) + sum(
+            len(prefix.encode()) + len(word.encode()) for word in self.words
+        )
+        fewer = "keep fewer words with --words-to-keep or --min-term-freq"
+        refuse_unreadable_output(self.name, first_word + len(self.words), 0, names, fewer)
+        self.index = {word: first_word + k for k, word in enumerate(self.words)}
         attributes = [schema.attributes[i] for i in self.kept]
         taken = {attribute.name for attribute in attributes}
         for word in self.words:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from chain_helpers import REAL, SHARED_DATA, UCI_SETS, needs_weka, run_weka_filters
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.stage import Context
 from filterkit.testing import check_stage, run_filterkit
 from filterkit_plugins.discretize import (
     Discretizer,
@@ -18,6 +22,7 @@ from filterkit_plugins.discretize import (
     equal_width_cut_points,
     range_labels,
 )
+from filterkit_plugins.ordinal import ThresholdEncoder
 
 #: The larger two UCI sets of ../shared/data/uci, beside chain_helpers.UCI_SETS.
 LARGER_SETS = {"letter": "last", "optdigits": "last"}
@@ -38,6 +43,35 @@ MODES = {
 COMPARED = [(name, mode) for name in sorted(UCI_SETS) for mode in sorted(MODES)] + [
     (name, "mdl") for name in sorted(LARGER_SETS)
 ]
+#: Data of ±Infinity and ±1e308 (issue 37, item 13), written by :func:`extreme_files`, and the
+#: modes compared on each: MDL and equal frequency cut ±Infinity as Weka does, equal width
+#: cuts ±1e308 at Infinity (the width passes the largest double).
+EXTREME = {"infinite": ["mdl", "mdl-binary", "equal-frequency", "equal-frequency-3"], "huge": ["equal-width-3"]}
+MODES["equal-frequency-3"] = (["--bins", "3", "--equal-frequency", "--binary"], UNSUPERVISED, ["-B", "3", "-F", "-D"])
+MODES["equal-width-3"] = (["--bins", "3"], UNSUPERVISED, ["-B", "3"])
+
+
+def _rows(*groups: tuple[int, str]) -> str:
+    return "".join(row + "\n" for count, row in groups for _ in range(count))
+
+
+@pytest.fixture(scope="session")
+def extreme_files(tmp_path_factory) -> dict[str, Path]:
+    """``infinite``: x with -Infinity, 1…12 and Infinity rows and missing values (Weka sorts a
+    missing value as the largest double, below Infinity, and cuts only the values before it);
+    y of -Infinity and Infinity only (the cut between them is NaN); z of ±1e308 and 1.7e308, whose
+    midpoint passes the largest double.  ``huge``: ±1e308, whose equal-width bins are Infinity wide."""
+    folder = tmp_path_factory.mktemp("extreme")
+    header = "@relation {}\n" + "".join(f"@attribute {n} numeric\n" for n in "xyz") + "@attribute c {{a,b}}\n@data\n"
+    steps = "".join(f"{k},-Infinity,1.7e308,b\n" for k in range(1, 13))
+    infinite = _rows(
+        (12, "-Infinity,-Infinity,1e308,a"), (12, "Infinity,Infinity,-1e308,a"), (6, "?,Infinity,1.7e308,b")
+    )
+    huge = _rows((3, "1e308,1,2,a"), (3, "-1e308,3,4,b"), (2, "0,5,?,a"))
+    files = {"infinite": folder / "infinite.arff", "huge": folder / "huge.arff"}
+    files["infinite"].write_text(header.format("infinite") + steps + infinite)
+    files["huge"].write_text(header.format("huge") + huge)
+    return files
 
 
 def _data_file(name: str) -> Path | None:
@@ -48,10 +82,17 @@ def _data_file(name: str) -> Path | None:
 
 
 @pytest.fixture(scope="session")
-def weka_outputs(tmp_path_factory) -> dict[tuple[str, str], Path]:
+def weka_outputs(tmp_path_factory, extreme_files) -> dict[tuple[str, str], Path]:
     """Weka's output file per compared (data set, mode), all from one JVM."""
     folder = tmp_path_factory.mktemp("weka_discretize")
     outputs, runs = {}, []
+    for name, modes in EXTREME.items():
+        for mode in modes:
+            _, filter_class, options = MODES[mode]
+            outputs[name, mode] = folder / f"{name}.{mode}.arff"
+            runs.append(
+                [filter_class, *options, "-i", str(extreme_files[name]), "-c", "last", "-o", str(outputs[name, mode])]
+            )
     for name, mode in COMPARED:
         class_option = {**UCI_SETS, **LARGER_SETS}[name]
         path = _data_file(name)
@@ -91,6 +132,47 @@ def test_discretize_writes_what_weka_writes(weka_outputs, tmp_path, name, mode):
     ours = tmp_path / "out.arff"
     _filterkit("-c", class_option, "-o", str(ours), str(path), "discretize", *MODES[mode][0])
     _assert_same_data(ours, weka_outputs[name, mode])
+
+
+@needs_weka
+@pytest.mark.parametrize("name, mode", [(name, mode) for name, modes in EXTREME.items() for mode in modes])
+def test_infinite_and_huge_values_discretize_as_in_weka(weka_outputs, extreme_files, name, mode):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy RuntimeWarning reaches stderr
+        ours = _filterkit(str(extreme_files[name]), "discretize", *MODES[mode][0]).decode()
+    theirs = weka_outputs[name, mode].read_text()
+    body = [line for line in ours.splitlines() if line and not line.startswith(("%", "@relation"))]
+    assert body == [line for line in theirs.splitlines() if line and not line.startswith("@relation")]
+    assert "Infinity" in ours
+
+
+def test_a_model_holds_infinite_cut_points_but_refuses_a_nan_one(extreme_files, tmp_path):
+    model = tmp_path / "model.json"
+    trained = _filterkit("--save-model", str(model), str(extreme_files["infinite"]), "discretize")
+    assert b"'\\'(-inf--Infinity]\\''" in trained
+    applied = _filterkit("apply", str(model), str(extreme_files["infinite"]))
+    assert applied.split(b"\n", 1)[1] == trained.split(b"\n", 1)[1]
+    refused = run_filterkit(
+        "--save-model", str(model), str(extreme_files["infinite"]), "discretize", "--bins", "3", "--equal-frequency"
+    )
+    assert refused.status == 1
+    assert refused.stderr == (
+        "filterkit: error: stage 'discretize': attribute 'y' has a cut point between -Infinity and Infinity, NaN, "
+        "which a model cannot hold\n"
+    )
+
+
+def test_infinite_values_to_transform_fall_in_the_outer_bins_and_thresholds():
+    stage = _fitted_on_values(np.r_[np.arange(20.0), np.arange(20.0, 40.0)], [0] * 20 + [1] * 20)
+    chunk = Chunk(np.array([[-np.inf, 0.0], [np.inf, 1.0], [5.0, 0.0]]), {}, None)
+    assert stage.transform(chunk).dense_values()[:, 0].tolist() == [0.0, 1.0, 0.0]
+    schema = Schema("r", (Attribute("n", NUMERIC), Attribute("m", NUMERIC), Attribute("c", NOMINAL, ("a", "b"))))
+    ordinal = ThresholdEncoder()
+    ordinal.prepare(schema, Context(class_index=2))
+    training = Chunk(np.array([[1.0, 1, 0], [2, 2, 1], [3, 3, 0]]))
+    ordinal.finalize(ordinal.accumulate(ordinal.new_statistics(), training))
+    encoded = ordinal.transform(Chunk(sp.csr_matrix(np.array([[np.inf, 1.0, 0.0], [2.0, np.inf, 1.0]]))))
+    assert encoded.dense_values().tolist() == [[1.0, 1, 1, 1, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1]]
 
 
 @needs_weka

@@ -97,11 +97,23 @@ def test_a_bad_option_value_is_one_error_line(run_filterkit, argv):
         [IRIS, "select", "--metric", "ig", "--fraction", "nan"],
         ["evaluate", "--positive", "Iris-setosa", "--seed", "-1", IRIS, "l2"],
         ["evaluate", "--positive", "Iris-setosa", "--seed", str(2**32), IRIS, "l2"],
+        [IRIS, "fold", "--of", str(2**63)],
+        [IRIS, "fold", "--seed", str(2**63)],
+        [IRIS, "fold", "--seed", str(10**20), "--of", str(10**20)],
     ],
-    ids=["top-infinity", "fraction-nan", "seed-negative", "seed-too-large"],
+    ids=[
+        "top-infinity",
+        "fraction-nan",
+        "seed-negative",
+        "seed-too-large",
+        "folds-beyond-long",
+        "fold-seed-beyond-long",
+        "both-beyond-long",
+    ],
 )
 def test_a_bad_option_is_a_usage_error(run_filterkit, argv):
     result = run_filterkit(*argv)
+    assert "failed during" not in result.stderr, result.stderr  # an internal error, not a refusal
     if result.status == 1:  # refused by the stage's own option check rather than click's
         assert_one_error_line(result)
     else:

@@ -14,7 +14,7 @@ from typing import Sequence, cast
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, quote, quote_all, shown
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, one_line, quote, quote_all, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
@@ -237,7 +237,7 @@ def _labels(name: str, tokens) -> tuple[str, ...]:
 
 def format_header(schema: Schema, comments: Sequence[str] = ()) -> str:
     """The header text of ``schema``, ending with the ``@data`` line."""
-    lines = [f"% {comment}" for comment in comments]
+    lines = [f"% {one_line(comment)}" for comment in comments]
     lines.append(f"@relation {quote(schema.relation)}")
     lines.append("")
     lines.extend(_declarations(schema.attributes))

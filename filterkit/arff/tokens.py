@@ -144,6 +144,17 @@ def quote(text: str) -> str:
     return "'" + escaped + "'"
 
 
+#: Characters that end a line for some reader (``\r``, ``\x85``, ``\u2028``) or that a terminal obeys.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` for a comment line (ARFF's ``%``, svmlight's ``#``): each control or line-ending
+    character written as a Python string literal writes it (``\\n``, ``\\x1b``), so an option
+    value or a name cannot end the comment and start a row."""
+    return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
+
+
 #: Texts written bare, each followed by a line end (a text holding a line end is quoted).
 _BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*")
 

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import shown
+from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
@@ -310,7 +310,7 @@ class SvmlightWriter:
         others = [i for i in range(len(schema.attributes)) if i != self.class_index]
         self.written_index[others] = np.arange(first, first + len(others))
         self.rows = 0
-        self.stream.write("".join(f"# {comment}\n" for comment in comments).encode("utf-8"))
+        self.stream.write("".join(f"# {one_line(comment)}\n" for comment in comments).encode("utf-8"))
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``."""
