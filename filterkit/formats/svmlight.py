@@ -28,13 +28,15 @@ from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import line_groups, numbered_lines
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 
+#: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
 _NUMBER = (
-    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+    rb"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+    rb"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
 )
 #: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
-_ROW = re.compile(rb"[ \t]*(" + _NUMBER + rb")((?:[ \t]+[0-9]{1,18}:" + _NUMBER + rb")*)[ \t]*")
+_ROW = re.compile(rb"[ \t]*+(" + _NUMBER + rb")((?:[ \t]++[0-9]{1,18}+:" + _NUMBER + rb")*+)[ \t]*+")
 _IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
-_PAIR = re.compile(r"([^:]*):(.*)", re.DOTALL)
+_PAIR = re.compile(r"([^:]*+):(.*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
