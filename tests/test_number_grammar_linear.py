@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import math
 import time
+import tracemalloc
 
 import pytest
 
@@ -118,6 +119,27 @@ def test_an_svmlight_number_of_any_length_is_read_or_refused_in_linear_time(wher
         return ("1 1:1\n" + row.format(SVMLIGHT_TOKENS[token].format(digits, digits))).encode()
 
     assert_linear(read_scanned("svmlight"), document)
+
+
+def traced_peak(read, data: bytes) -> int:
+    """The peak of the memory Python and numpy allocate while ``read(data)`` runs (after a first
+    read of its first line, which imports what the reader imports lazily)."""
+    read(data[: data.index(b"\n") + 1])
+    tracemalloc.start()
+    try:
+        read(data)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("where", ["label", "value"])
+def test_one_long_svmlight_number_costs_memory_for_its_length_not_for_every_row(where):
+    # the rows were parsed as a byte-string array, every cell padded to the longest: 2,000 rows
+    # before one 100 kB number took 200 MB
+    long = "1" * 100_000
+    row = {"label": f"{long} 1:2\n", "value": f"1 1:{long}\n"}[where]
+    assert traced_peak(read_scanned("svmlight"), ("1 1:1\n" * 2_000 + row).encode()) < 20 * len(long)
 
 
 def test_a_long_number_reads_as_weka_reads_it_and_a_long_non_number_names_its_line():

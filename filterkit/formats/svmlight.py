@@ -180,14 +180,15 @@ def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
         labels.append(match.group(1))
         pairs.append(match.group(2))
         counts[position + 1] = match.group(2).count(b":")
-    label_values = np.array(labels).astype(np.float64)
+    # float() of each: a byte-string array would pad every label to the longest (rows x its length)
+    label_values = np.fromiter(map(float, labels), np.float64, len(labels))
     if np.isnan(label_values).any():
         row = int(np.flatnonzero(np.isnan(label_values))[0])
         raise ArffError("a label is a number, not NaN", name, numbers[row])
     fields = b" ".join(pairs).replace(b":", b" ").split()
     if fields:
-        table = np.array(fields)
-        indices, values = table[0::2].astype(np.int64), table[1::2].astype(np.float64)
+        indices = np.array(fields[0::2]).astype(np.int64)  # at most 18 digits each
+        values = np.fromiter(map(float, fields[1::2]), np.float64, len(fields) // 2)
     else:
         indices, values = np.zeros(0, dtype=np.int64), np.zeros(0)
     indptr = np.cumsum(counts)
