@@ -18,6 +18,7 @@ import tracemalloc
 import pytest
 
 from filterkit.arff import reader
+from filterkit.arff.dates import DateFormat
 from filterkit.errors import FilterkitError
 from filterkit.formats import FormatOptions, scanned_format
 
@@ -119,6 +120,17 @@ def test_an_svmlight_number_of_any_length_is_read_or_refused_in_linear_time(wher
         return ("1 1:1\n" + row.format(SVMLIGHT_TOKENS[token].format(digits, digits))).encode()
 
     assert_linear(read_scanned("svmlight"), document)
+
+
+@pytest.mark.parametrize("field, word", [("MMM", "Jan"), ("EEEE", "Monday"), ("z", "GMT+01:00")])
+def test_a_date_of_many_fields_is_read_in_linear_time(field, word):
+    # each month, weekday or zone field copied the rest of the value: quadratic in the fields
+    def read(fields: int) -> None:
+        DateFormat(" ".join([field] * fields)).parse(" ".join([word] * fields))
+
+    fields = 3 * SHORT  # more than digits: a copy of the rest costs little beside a field's parse
+    short, long = cpu_seconds(read, fields, REPEATS), cpu_seconds(read, fields * REPEATS, 1)
+    assert long < 4 * short, f"{fields * REPEATS} fields: {long:.3f} s; {fields} fields {REPEATS} times: {short:.3f} s"
 
 
 def traced_peak(read, data: bytes) -> int:
