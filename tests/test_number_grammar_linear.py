@@ -84,6 +84,7 @@ ARFF_ROWS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("row", ARFF_ROWS)
 @pytest.mark.parametrize("token", TOKENS)
@@ -122,6 +123,7 @@ def test_an_svmlight_number_of_any_length_is_read_or_refused_in_linear_time(wher
     assert_linear(read_scanned("svmlight"), document)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field, word", [("MMM", "Jan"), ("EEEE", "Monday"), ("z", "GMT+01:00")])
 def test_a_date_of_many_fields_is_read_in_linear_time(field, word):
     # each month, weekday or zone field copied the rest of the value: quadratic in the fields
