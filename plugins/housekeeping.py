@@ -86,7 +86,13 @@ class AttributeSubset(Stage):
 _SELECTION_OPTIONS = (
     Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
     Option("names", str, None, "Attributes by name, comma-separated: a,b."),
-    Option("regex", str, None, "Attributes whose whole name matches this regular expression."),
+    Option(
+        "regex",
+        str,
+        None,
+        "Attributes whose whole name matches this regular expression (Python's re, run as written on "
+        "the names from the data: a pattern with nested repeats, such as (a+)+, can take exponential time).",
+    ),
     Option("type", str, None, "Attributes of this type (Weka's RemoveType -T).", choices=TYPES),
 )
 

@@ -1112,9 +1112,11 @@ format_into(Output *out, Rows in)
             }
             double value = in.value[k];
             /* (below 2^53 the cast is exact, and it needs no call to floor(), which x86-64's
-               baseline instructions cannot inline) */
-            if (!in.is_text[k] && exact && fabs(value) < 9007199254740992.0 && (double)(long long)value == value
-                && !(value == 0 && signbit(value))) {
+               baseline instructions cannot inline); zero too, as "-0" for negative zero:
+               format_shortest takes non-zero numbers only */
+            if (!in.is_text[k] && exact && fabs(value) < 9007199254740992.0 && (double)(long long)value == value) {
+                if (value == 0 && signbit(value))
+                    *at++ = '-';
                 at = put_integer(at, (long long)value);
                 continue;
             }

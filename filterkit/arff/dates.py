@@ -206,7 +206,7 @@ def _two_digit_year(year: int) -> int:
 
 
 def _read_name(text: str, position: int, names: list[str]):
-    rest = text[position:].lower()
+    rest = text[position : position + max(map(len, names))].lower()  # not the whole rest: a copy per field
     for number, name in enumerate(names):
         for candidate in (name.lower(), name[:3].lower()):
             if rest.startswith(candidate):
@@ -215,11 +215,11 @@ def _read_name(text: str, position: int, names: list[str]):
 
 
 def _read_zone(text: str, position: int):
-    rest = text[position:]
+    rest = text[position : position + 9]  # the longest zone, GMT+hh:mm
     for name in ("UTC", "GMT", "Z"):
         if rest.startswith(name):
             position += len(name)
-            rest = text[position:]
+            rest = rest[len(name) :]
             if name == "Z" or rest[:1] not in ("+", "-"):
                 return 0, position
             break

@@ -26,7 +26,7 @@ _NUMERIC_TYPES = ("numeric", "real", "integer")
 #: no line end; the name stops at one so that the patterns of a run of such lines,
 #: :func:`_plain_run_patterns`, match line by line.)
 _PLAIN_NUMERIC = re.compile(
-    r"[ \t]*@attribute[ \t]+([^ \t,{}%'\"\n]+)[ \t]+(numeric|real|integer)[ \t]*", re.IGNORECASE | re.ASCII
+    r"[ \t]*+@attribute[ \t]++([^ \t,{}%'\"\n]++)[ \t]++(numeric|real|integer)[ \t]*+", re.IGNORECASE | re.ASCII
 )
 
 

@@ -57,15 +57,15 @@ _NOT_INDEX_CHAR[np.frombuffer(b"+-.eE", np.uint8)] = True
 #: Java's Double.valueOf, which Weka 3.6 reads numbers with: decimal or hexadecimal
 #: (with a binary exponent), an optional float or double suffix, NaN and Infinity; ASCII only.
 _JAVA_NUMBER = re.compile(
-    r"[+-]?(?:NaN|Infinity"
-    r"|(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-    r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?)"
+    r"[+-]?+(?:NaN|Infinity"
+    r"|(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+    r"|0[xX](?:[0-9a-fA-F]++\.?+[0-9a-fA-F]*+|\.[0-9a-fA-F]++)[pP][+-]?+[0-9]++)[fFdD]?+)"
 )
 #: What Java's String.trim removes (Double.valueOf trims): the characters up to the space.
 _JAVA_BLANKS = "".join(map(chr, range(33)))
 #: A sparse index as Weka 3.6 reads it (Integer.parseInt): a sign and decimal digits,
 #: any script's (str patterns' \d is Unicode's decimal digits, as Java's Character.isDigit).
-_SPARSE_INDEX = re.compile(r"[+-]?\d+")
+_SPARSE_INDEX = re.compile(r"[+-]?+\d++")
 #: A longer index (leading zeros aside) is beyond any attribute; int() is not asked.
 _INDEX_DIGITS = 12
 
@@ -567,7 +567,7 @@ class _Lines:
             if lines_left <= count:
                 end, taken = len(self._block), lines_left
             else:
-                run = re.compile(rb"(?:[^\n]*\n){%d}" % count).match(self._block, self._at)
+                run = re.compile(rb"(?:[^\n]*+\n){%d}" % count).match(self._block, self._at)
                 assert run is not None  # the block holds more than count lines
                 end, taken = run.end(), count
             with memoryview(self._block) as block:

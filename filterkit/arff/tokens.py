@@ -24,7 +24,7 @@ CLOSE = "}"
 #: A line without these is only words and separators (its words found by one
 #: character class, in C).
 _MARKED = re.compile("['\"{}%]")
-_PLAIN_WORD = re.compile("[^ \t,]+")
+_PLAIN_WORD = re.compile("[^ \t,]++")
 #: The next token after any separators: a word, a brace, a single- or double-quoted
 #: string (its body, escapes still in), a comment, a quote that is never closed, or
 #: the end of the line.
@@ -129,7 +129,7 @@ def shown(text: str, most: int = 60) -> str:
 
 _NEEDS_ESCAPE = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "%": "\\%"}
 #: A text written bare: no white space, ``,{}'"%\\`` or control character (``?`` aside).
-_BARE = re.compile(r"[^ ,{}'\"%\\\x00-\x1f]+")
+_BARE = re.compile(r"[^ ,{}'\"%\\\x00-\x1f]++")
 
 
 def quote(text: str) -> str:
@@ -156,7 +156,7 @@ def one_line(text: str) -> str:
 
 
 #: Texts written bare, each followed by a line end (a text holding a line end is quoted).
-_BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*")
+_BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*+")
 
 
 def quote_all(texts: list[str]) -> list[str]:

@@ -183,8 +183,8 @@ def _distinct_in_order(table: np.ndarray, column: int) -> list[tuple[str, bool]]
 def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
     """The values of a group of lines as a table of bytes, ``width`` to a row, when no line
     holds a quote or a NUL (numpy's byte strings drop a value's trailing NULs), every line
-    holds ``width`` values and the text is UTF-8; else None (the lines are then read one
-    by one, which finds the line of any error)."""
+    holds ``width`` values, none of them long, and the text is UTF-8; else None (the lines
+    are then read one by one, which finds the line of any error)."""
     joined = b"\n".join(group)
     if b"'" in joined or b'"' in joined or b"\0" in joined or any(line.count(b",") != width - 1 for line in group):
         return None
@@ -192,7 +192,13 @@ def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
         joined.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return np.array(joined.replace(b"\n", b",").split(b","), dtype=bytes).reshape(len(group), width)
+    cells = joined.replace(b"\n", b",").split(b",")
+    # not for a long value: the table pads every cell to the longest, and numpy's cast to float
+    # takes about 130 bytes for each byte of it
+    widest = max(map(len, cells))
+    if widest > 1024 or widest * len(cells) > 8 * len(joined) + 4096:
+        return None
+    return np.array(cells, dtype=bytes).reshape(len(group), width)
 
 
 def _plain_number_columns(table: np.ndarray) -> np.ndarray:

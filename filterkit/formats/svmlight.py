@@ -28,13 +28,15 @@ from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import line_groups, numbered_lines
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 
+#: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
 _NUMBER = (
-    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
+    rb"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+    rb"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
 )
 #: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
-_ROW = re.compile(rb"[ \t]*(" + _NUMBER + rb")((?:[ \t]+[0-9]{1,18}:" + _NUMBER + rb")*)[ \t]*")
+_ROW = re.compile(rb"[ \t]*+(" + _NUMBER + rb")((?:[ \t]++[0-9]{1,18}+:" + _NUMBER + rb")*+)[ \t]*+")
 _IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
-_PAIR = re.compile(r"([^:]*):(.*)", re.DOTALL)
+_PAIR = re.compile(r"([^:]*+):(.*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -178,14 +180,15 @@ def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
         labels.append(match.group(1))
         pairs.append(match.group(2))
         counts[position + 1] = match.group(2).count(b":")
-    label_values = np.array(labels).astype(np.float64)
+    # float() of each: a byte-string array would pad every label to the longest (rows x its length)
+    label_values = np.fromiter(map(float, labels), np.float64, len(labels))
     if np.isnan(label_values).any():
         row = int(np.flatnonzero(np.isnan(label_values))[0])
         raise ArffError("a label is a number, not NaN", name, numbers[row])
     fields = b" ".join(pairs).replace(b":", b" ").split()
     if fields:
-        table = np.array(fields)
-        indices, values = table[0::2].astype(np.int64), table[1::2].astype(np.float64)
+        indices = np.array(fields[0::2]).astype(np.int64)  # at most 18 digits each
+        values = np.fromiter(map(float, fields[1::2]), np.float64, len(fields) // 2)
     else:
         indices, values = np.zeros(0, dtype=np.int64), np.zeros(0)
     indptr = np.cumsum(counts)

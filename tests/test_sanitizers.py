@@ -1,0 +1,102 @@
+"""The compiled modules under AddressSanitizer and UndefinedBehaviorSanitizer (issue 37, item 14).
+
+Both C modules are built with ``-fsanitize=address,undefined`` and the tests that compare them
+with their numpy twins run in a child Python that imports them: an out-of-bounds access, an
+undefined shift or ``__builtin_clzll(0)`` (what writing ``-0.0`` once reached, harmless in the
+shipped build by luck) stops the child with the sanitizer's report.  The child's Python is not
+instrumented, so the ASan runtime is preloaded; leak checking is off (the interpreter keeps
+its memory at exit).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from chain_helpers import TESTS
+
+ROOT = TESTS.parent
+#: Each module and its source, built as setup.py builds them (-ffp-contract=off: no fused multiply-add).
+MODULES = {"filterkit.arff._speedups": "filterkit/arff/_speedups.c", "filterkit._kernels": "filterkit/_kernels.c"}
+#: The tests that compare each compiled function with its Python or numpy twin (CONTRIBUTING.md).
+DIFFERENTIAL_TESTS = [
+    "tests/arff/test_arff_speedups.py",
+    "tests/arff/test_gathered_rows.py",
+    "tests/arff/test_sparse_single_pass.py",
+    "tests/arff/test_header_fast_path.py",
+    "tests/test_kernels.py",
+]
+#: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
+CHILD = """
+import importlib.util, sys
+import pytest
+for name, path in zip(sys.argv[1:3], sys.argv[3:5]):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+from filterkit import statistics
+from filterkit.arff import reader
+assert (reader._speedups.__file__, statistics._kernels.__file__) == tuple(sys.argv[3:5])
+sys.exit(pytest.main(sys.argv[5:]))
+"""
+
+
+def sanitizer_runtime() -> str:
+    """The path of gcc's ASan runtime; skips the test without gcc or the sanitizers' runtimes."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    found = {}
+    for library in ("libasan.so", "libubsan.so"):
+        path = subprocess.run(["gcc", f"-print-file-name={library}"], capture_output=True, text=True).stdout.strip()
+        if not os.path.isabs(path) or not os.path.exists(path):
+            pytest.skip(f"gcc has no {library} (the sanitizer runtime: apt-get install libasan8 libubsan1)")
+        found[library] = path
+    return found["libasan.so"]
+
+
+@pytest.mark.slow
+def test_the_compiled_modules_pass_the_differential_tests_under_asan_and_ubsan(tmp_path):
+    asan = sanitizer_runtime()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    built = []
+    for name, source in MODULES.items():
+        target = tmp_path / (name.rsplit(".", 1)[1] + suffix)
+        compiled = subprocess.run(
+            ["gcc", "-shared", "-fPIC", "-O2", "-g", "-fno-omit-frame-pointer", "-ffp-contract=off"]
+            + ["-fsanitize=address,undefined", "-I", sysconfig.get_paths()["include"], source, "-o", str(target)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert compiled.returncode == 0, compiled.stderr
+        built.append(str(target))
+    environment = {
+        **os.environ,
+        "LD_PRELOAD": asan,
+        "ASAN_OPTIONS": "detect_leaks=0",
+        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+    }
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, *MODULES, *built]
+        + ["-q", "-x", "-m", "not slow", "-p", "no:cacheprovider", *DIFFERENTIAL_TESTS],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    report = child.stdout[-3000:] + child.stderr[-6000:]
+    assert "runtime error:" not in child.stderr and "AddressSanitizer" not in child.stderr, report
+    assert child.returncode == 0, report
+    assert " passed" in child.stdout, report
+
+
+def test_the_sanitized_run_covers_every_compiled_module_and_its_differential_tests():
+    assert sorted(Path(ROOT, source) for source in MODULES.values()) == sorted(ROOT.glob("filterkit/**/*.c"))
+    assert all((ROOT / path).is_file() for path in DIFFERENTIAL_TESTS)
