@@ -26,6 +26,7 @@ from typing import Any, cast
 import numpy as np
 
 from filterkit import __version__
+from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import Registry
@@ -203,6 +204,8 @@ def _read_document(path) -> dict:
         raise FilterkitError(f"not a filterkit model (bad JSON: {error.msg})", str(path), error.lineno) from None
     except RecursionError:
         raise _NotAModel("its JSON is nested too deeply") from None
+    except ValueError:  # a whole number beyond Python's int-string conversion limit (4,300 digits)
+        raise _NotAModel("its JSON holds a whole number of too many digits") from None
     if not isinstance(document, dict) or "format_version" not in document:
         raise _NotAModel("no format_version")
     return document
@@ -309,6 +312,9 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
+    problem = _class_problem(schema, document.get("class"), document.get("positive"))
+    if problem is not None:
+        raise _NotAModel(problem)
     arrays = _document_arrays(document, path, len(schema.attributes))
     stages = [
         (
@@ -322,6 +328,17 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"))
     except FilterkitError as error:
         raise _NotAModel(str(error)) from None
+
+
+def _class_problem(schema: Schema, class_name: str | None, positive: str | None) -> str | None:
+    """Why the class (by name) or the positive label do not fit the input ``schema``; None if they do."""
+    names = [attribute.name for attribute in schema.attributes]
+    if class_name is not None and class_name not in names:
+        return f"the class {shown(class_name)} is not an input attribute"
+    labels = () if class_name is None else schema.attributes[names.index(class_name)].labels
+    if positive is not None and positive not in labels:
+        return f"the positive label {shown(positive)} is not a label of the class"
+    return None
 
 
 def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -366,6 +383,7 @@ def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
     allowed = max(_INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1), 3 * len(text) // 4)
     if size > allowed:
         raise _NotAModel(f"array '{name}' would take {size} bytes, more than the {allowed} allowed")
+    _check_shape(name, array["shape"], allowed // dtype.itemsize)
     if len(text) != 4 * math.ceil(size / 3):
         raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(text)} base64 characters")
     try:
@@ -378,6 +396,14 @@ def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
     if dtype.kind == "f" and not np.isfinite(values).all():
         raise _NotAModel(f"array '{name}' holds a value that is not a finite number")
     return values.astype(dtype.newbyteorder("="), copy=False)
+
+
+def _check_shape(name: str, shape, most: int) -> None:
+    """Refuse a shape numpy cannot make, or a length beyond ``most`` (possible when another length is 0)."""
+    if len(shape) > 32:
+        raise _NotAModel(f"array '{name}' has {len(shape)} dimensions, more than 32")
+    if max(shape, default=0) > most:
+        raise _NotAModel(f"array '{name}' has a length of {max(shape)}, more than the {most} values allowed")
 
 
 def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:
@@ -413,8 +439,8 @@ def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attrib
             raise _NotAModel(f"array '{key}' has .npy format version {version}")
         if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
             raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
-        count = math.prod(shape)
-        size = count * dtype.itemsize
+        _check_shape(key, shape, allowed // dtype.itemsize)
+        size = math.prod(shape) * dtype.itemsize
         header = member.tell()
         if header + size != info.file_size:
             raise _NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")
