@@ -81,8 +81,11 @@ def arrays_path(model_path: str | os.PathLike) -> Path:
     return Path(model_path).with_suffix(".npz")
 
 
-def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> None:
-    """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing."""
+def save_model(
+    path: str | os.PathLike, chain: Chain, registry: Registry, svmlight_first_index: int | None = None
+) -> None:
+    """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing;
+    ``svmlight_first_index``: the index base (0 or 1) of svmlight training data, for ``apply``."""
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
@@ -108,6 +111,7 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "input_schema": schema_to_json(chain.input_schema),
         "class": chain.class_name,
         "positive": chain.positive,
+        **({} if svmlight_first_index is None else {"svmlight_first_index": svmlight_first_index}),
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
@@ -167,7 +171,13 @@ _ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
 
 
 def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
-    """A fitted chain from a model file; FilterkitError if it cannot be used.
+    """A fitted chain from a model file (:func:`read_model`'s chain)."""
+    return read_model(path, registry)[0]
+
+
+def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, int | None]:
+    """A fitted chain from a model file, and the svmlight index base (0 or 1) of its training
+    data (None: not svmlight, or a model saved before 0.4); FilterkitError if it cannot be used.
 
     Everything read is checked before it is used: the JSON's structure and types,
     each stage's options (by the option's own :meth:`Option.convert`), and each
@@ -186,7 +196,7 @@ def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
                 f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path)
             )
         _check_document(document)
-        return _chain_from_document(document, path, registry)
+        return _chain_from_document(document, path, registry), document.get("svmlight_first_index")
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 
@@ -218,6 +228,9 @@ def _check_document(document: dict) -> None:
     for key in ("class", "positive"):
         if document.get(key) is not None and not isinstance(document.get(key), str):
             raise _NotAModel(f"'{key}' is {_json_type(document.get(key))}, not a string or null")
+    base = document.get("svmlight_first_index")
+    if base is not None and (type(base) is not int or base not in (0, 1)):
+        raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
     schema = document["input_schema"]
     _expect(schema, "relation", str, "input_schema")
     _expect(schema, "attributes", list, "input_schema")

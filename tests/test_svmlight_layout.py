@@ -10,10 +10,12 @@ with each class its own.
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_svmlight_file
+from sklearn.datasets import load_svmlight_file, load_svmlight_files
 
 from filterkit.arff import read_arff
 from filterkit.testing import run_filterkit
@@ -108,3 +110,105 @@ def test_a_numeric_class_reads_back_as_written_minus_zero_as_zero(tmp_path):
     schema, chunk = read_arff(io.BytesIO(_ok(out)))
     assert schema.attributes[-1].labels == ("-Infinity", "0", "2", "1e+300", "Infinity")
     np.testing.assert_array_equal(chunk.dense_values()[:, -1], [1, 1, 3, 0, 4, 2])
+
+
+# ------------------------------------------------------------------ the index base (item 2)
+
+
+def _dense(arff: bytes) -> np.ndarray:
+    return read_arff(io.BytesIO(arff))[1].dense_values()
+
+
+def _trained(tmp_path, train: bytes, *options) -> Path:
+    """A model of the identity chain fitted on ``train`` (svmlight)."""
+    (tmp_path / "train.svm").write_bytes(train)
+    model = tmp_path / "m.json"
+    _ok("--save-model", model, "-o", tmp_path / "train.arff", *options, tmp_path / "train.svm")
+    return model
+
+
+@pytest.mark.parametrize(
+    "train, test",
+    [
+        (b"1 0:1 2:2\n2 1:3 4:1\n", b"1 1:5 2:6\n2 4:7\n1 3:1\n"),  # zero-based; the test file has no index 0
+        (b"1 0:1 2:2\n2 1:3 4:1\n", b"1 0:5 2:6\n"),
+        (b"1 1:1 2:2\n2 1:3 4:1\n", b"1 1:5 2:6\n2 4:7\n"),
+    ],
+    ids=["zero-based, test without 0", "zero-based", "one-based"],
+)
+def test_test_rows_are_read_from_the_training_index_base_as_load_svmlight_files_reads_both(tmp_path, train, test):
+    """A zero-based training file and a test file without index 0: the test rows were read
+    one-based, every feature one column to the left, silently."""
+    model = _trained(tmp_path, train)
+    (tmp_path / "test.svm").write_bytes(test)
+    x_train, y_train, x_test, y_test = load_svmlight_files([str(tmp_path / "train.svm"), str(tmp_path / "test.svm")])
+    trained = _dense((tmp_path / "train.arff").read_bytes())
+    np.testing.assert_array_equal(trained[:, :-1], x_train.toarray())
+    applied = _ok("apply", model, tmp_path / "test.svm")
+    np.testing.assert_array_equal(_dense(applied)[:, :-1], x_test.toarray())
+    labels = np.array([float(label) for label in read_arff(io.BytesIO(applied))[0].attributes[-1].labels])
+    np.testing.assert_array_equal(labels[_dense(applied)[:, -1].astype(int)], y_test)
+    assert _ok("apply", "--chunk-rows", "1", model, tmp_path / "test.svm") == applied
+
+
+def test_index_0_under_a_one_based_model_is_an_error_naming_its_line(tmp_path):
+    model = _trained(tmp_path, b"1 1:1 2:2\n2 3:1\n")
+    test, out = tmp_path / "test.svm", tmp_path / "out.svm"
+    test.write_bytes(b"1 1:5\n# a comment\n2 0:1 2:1\n")
+    result = run_filterkit("apply", model, test, "-o", out)
+    assert (result.status, result.stderr) == (
+        1,
+        f"filterkit: error: {test}:3: index 0 in a file read as one-based (as the model's training data, "
+        "or --one-based)\n",
+    )
+    assert not out.exists()
+
+
+def test_a_base_option_that_contradicts_the_model_is_an_error_and_one_that_agrees_is_not(tmp_path):
+    model = _trained(tmp_path, b"1 0:1 2:2\n2 1:3\n")
+    test = tmp_path / "test.svm"
+    test.write_bytes(b"1 1:5\n")
+    result = run_filterkit("apply", "--one-based", model, test)
+    assert (result.status, result.stderr) == (
+        1,
+        "filterkit: error: --one-based contradicts the model: its training data's svmlight indices count from 0\n",
+    )
+    assert _rows(_ok("apply", "--zero-based", model, test, "--to", "svmlight")) == [b"1 1:5"]
+    assert _rows(_ok("apply", model, test, "--to", "svmlight")) == [b"1 2:5"]  # written one-based, as asked
+
+
+def test_a_model_records_the_base_of_svmlight_training_data_only(tmp_path):
+    zero = json.loads(_trained(tmp_path, b"1 0:1\n2 1:1\n").read_text())
+    assert zero["svmlight_first_index"] == 0
+    assert json.loads(_trained(tmp_path, b"1 1:1\n2 2:1\n").read_text())["svmlight_first_index"] == 1
+    (tmp_path / "in.arff").write_bytes(_arff_with_class(("a", "b")))
+    _ok("--save-model", tmp_path / "a.json", "-o", tmp_path / "a.arff", tmp_path / "in.arff")
+    assert "svmlight_first_index" not in json.loads((tmp_path / "a.json").read_text())
+
+
+def test_a_model_saved_before_the_base_was_recorded_reads_test_rows_as_before(tmp_path):
+    """Models of 0.2 to 0.4 do not say: a test file's own indices decide, as they did."""
+    model = _trained(tmp_path, b"1 0:1 2:2\n2 1:3 3:1\n")
+    document = json.loads(model.read_text())
+    del document["svmlight_first_index"]
+    model.write_text(json.dumps(document, indent=1) + "\n")
+    test = tmp_path / "test.svm"
+    test.write_bytes(b"1 1:5 2:6\n2 3:7\n")
+    assert _rows(_ok("apply", model, test, "--to", "svmlight")) == [b"1 1:5 2:6", b"2 3:7"]
+    test.write_bytes(b"1 0:5 2:6\n")
+    assert _rows(_ok("apply", model, test, "--to", "svmlight")) == [b"1 1:5 3:6"]
+
+
+@pytest.mark.parametrize("value", [2, -1, True, 1.0, "0"])
+def test_a_base_other_than_0_or_1_is_not_a_model(tmp_path, value):
+    model = _trained(tmp_path, b"1 0:1\n2 1:1\n")
+    document = json.loads(model.read_text())
+    document["svmlight_first_index"] = value
+    model.write_text(json.dumps(document))
+    (tmp_path / "test.svm").write_bytes(b"1 1:1\n")
+    result = run_filterkit("apply", model, tmp_path / "test.svm")
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == (
+        f"filterkit: error: {model}: not a filterkit model ('svmlight_first_index' is {json.dumps(value)}, "
+        "not 0, 1 or null)\n"
+    )

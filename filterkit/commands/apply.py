@@ -29,8 +29,9 @@ from filterkit.commands.options import (
     row_form_option,
     zero_based_option,
 )
-from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
-from filterkit.model import arrays_path, load_model
+from filterkit.formats import ARFF, SVMLIGHT, FormatOptions, format_of, row_writer
+from filterkit.formats.svmlight import reading_options
+from filterkit.model import arrays_path, read_model
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode, progress_option
 
@@ -80,13 +81,15 @@ def apply(
     if output is not None:
         named.append(("-o", output))
     check_distinct(named)
-    chain = load_model(model_path, registry)
+    chain, first_index = read_model(model_path, registry)
     reporter = Progress(progress_mode(quiet, progress))
     reporter.expect(1)
     options = FormatOptions(zero_based)
     # svmlight and CSV rows are read with the training header: its features, labels and types
     known_schema = None if format_of(input_path, input_format) == ARFF else chain.input_schema
-    opened = open_source(input_path, chunk_rows, False, input_format, options, known_schema)
+    # svmlight test rows are read from the training data's index base (the output is written as asked)
+    reading = reading_options(options, first_index) if format_of(input_path, input_format) == SVMLIGHT else options
+    opened = open_source(input_path, chunk_rows, False, input_format, reading, known_schema)
     with reporter.activated(), opened as source:
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         command = f"apply {shlex.quote(os.path.basename(model_path))}"

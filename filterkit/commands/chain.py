@@ -372,16 +372,17 @@ def run_locally(chain: Chain, settings: ChainSettings, registry: Registry) -> No
             if settings.model_path:
                 # Only a run that transformed every row saves its model; a model that
                 # cannot be saved still removes the -o output, which is published last.
-                saved_model(settings.model_path, chain, registry)
+                saved_model(settings.model_path, chain, registry, source)
     progress.finish()
 
 
-def saved_model(path: str, chain: Chain, registry: Registry) -> None:
+def saved_model(path: str, chain: Chain, registry: Registry, source=None) -> None:
     """Save ``chain``'s model to ``path`` (:func:`filterkit.model.save_model`, imported by the
-    runs that save a model)."""
+    runs that save a model), with the svmlight index base ``source`` was read with."""
+    from filterkit.formats.svmlight import first_index_of
     from filterkit.model import save_model
 
-    save_model(path, chain, registry)
+    save_model(path, chain, registry, first_index_of(source))
 
 
 def report_fitted(chain: Chain) -> None:

@@ -102,7 +102,8 @@ class SvmlightFormat:
         if not labels and known_schema is None:
             raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
         if options.zero_based is False and smallest == 0:
-            raise ArffError("index 0 in a file read as one-based (--one-based)", name, zero_line)
+            why = "--one-based" if known_schema is None else "as the model's training data, or --one-based"
+            raise ArffError(f"index 0 in a file read as one-based ({why})", name, zero_line)
         if options.zero_based is None:
             first_index = 1 if smallest is not None and smallest > 0 else 0
         else:
@@ -163,6 +164,27 @@ def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) 
                 name,
                 line,
             )
+
+
+def first_index_of(source) -> int | None:
+    """The index base (0 or 1) an input was read with, when it is svmlight (else None): a
+    model records its training data's, so that ``apply`` reads test rows with it."""
+    details = getattr(getattr(source, "layout", None), "details", None)
+    return details.first_index if isinstance(details, _Details) else None
+
+
+def reading_options(options: FormatOptions, first_index: int | None) -> FormatOptions:
+    """How to read test rows for a model whose svmlight training data counted indices from
+    ``first_index`` (None: a model that does not say, read as ``options`` say): from the same
+    base, so that a test file without index 0 is not read one-based against zero-based training."""
+    if first_index is None:
+        return options
+    if options.zero_based is not None and options.zero_based != (first_index == 0):
+        flag = "--zero-based" if options.zero_based else "--one-based"
+        raise FilterkitError(
+            f"{flag} contradicts the model: its training data's svmlight indices count from {first_index}"
+        )
+    return FormatOptions(first_index == 0)
 
 
 def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int) -> Layout:
