@@ -212,3 +212,36 @@ def test_a_base_other_than_0_or_1_is_not_a_model(tmp_path, value):
         f"filterkit: error: {model}: not a filterkit model ('svmlight_first_index' is {json.dumps(value)}, "
         "not 0, 1 or null)\n"
     )
+
+
+def _arff_model(tmp_path, labels: str) -> Path:
+    """A model fitted on ARFF rows of one feature and a class declared ``{labels}``."""
+    rows = "".join(f"{position},{label}\n" for position, label in enumerate(labels.split(","), 1) if label)
+    data, model = tmp_path / "train.arff", tmp_path / "m.json"
+    data.write_text(f"@relation r\n@attribute att_1 numeric\n@attribute class {{{labels}}}\n@data\n{rows or '1,?'}\n")
+    _ok("--save-model", model, "-o", tmp_path / "train.out.arff", data)
+    return model
+
+
+def test_test_labels_match_a_model_whose_labels_are_not_in_increasing_order(tmp_path):
+    """An ARFF-trained model's class {2,1}: label 1 was 'not one of the training labels'."""
+    test = tmp_path / "test.svm"
+    test.write_bytes(b"1 1:1\n2 1:2\n")
+    assert _dense(_ok("apply", _arff_model(tmp_path, "2,1"), test)).tolist() == [[1, 1], [2, 0]]
+
+
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        ("1,1.0", "the model's class labels {1,1.0} hold one number written two ways"),
+        ("", "the model was not trained on svmlight data"),
+    ],
+    ids=["one-number-two-ways", "no-labels"],
+)
+def test_a_model_whose_labels_svmlight_cannot_tell_apart_is_refused(tmp_path, labels, message):
+    """A class {} gave an IndexError; {1,1.0} read every 1 as the first of them."""
+    test = tmp_path / "test.svm"
+    test.write_bytes(b"1 1:1\n")
+    result = run_filterkit("apply", _arff_model(tmp_path, labels), test)
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr.startswith(f"filterkit: error: {message}")

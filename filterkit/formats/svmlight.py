@@ -193,6 +193,7 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
     if (
         not attributes
         or attributes[-1].kind != NOMINAL
+        or not attributes[-1].labels
         or not all(a.is_numeric for a in attributes[:-1])
         or not all(_IS_NUMBER.fullmatch(label) for label in attributes[-1].labels)
     ):
@@ -200,6 +201,11 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
             "the model was not trained on svmlight data (numeric features and a last, nominal class of numbers)"
         )
     labels = np.array([float(label) for label in attributes[-1].labels], dtype=np.float64)
+    if len(set(labels.tolist())) < len(labels):
+        raise FilterkitError(
+            f"the model's class labels {{{','.join(attributes[-1].labels)}}} hold one number written two ways: "
+            "svmlight labels cannot tell those classes apart"
+        )
     return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1), rows)
 
 
@@ -274,8 +280,10 @@ def _what_is_wrong(line: bytes) -> str:
 def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
     """The parsed rows as a sparse chunk, the label code in the last column."""
     n_rows = len(rows.labels)
-    codes = np.searchsorted(details.labels, rows.labels + 0.0)
-    known = (codes < len(details.labels)) & (details.labels[np.minimum(codes, len(details.labels) - 1)] == rows.labels)
+    order = np.argsort(details.labels)  # a model's labels are in the order its training header declared them
+    positions = np.minimum(np.searchsorted(details.labels[order], rows.labels + 0.0), len(order) - 1)
+    codes = order[positions]
+    known = details.labels[codes] == rows.labels
     if not known.all():
         row = int(np.flatnonzero(~known)[0])
         raise ArffError(
