@@ -26,6 +26,7 @@ from typing import Any, cast
 import numpy as np
 
 from filterkit import __version__
+from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import Registry
@@ -80,8 +81,11 @@ def arrays_path(model_path: str | os.PathLike) -> Path:
     return Path(model_path).with_suffix(".npz")
 
 
-def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> None:
-    """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing."""
+def save_model(
+    path: str | os.PathLike, chain: Chain, registry: Registry, svmlight_first_index: int | None = None
+) -> None:
+    """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing;
+    ``svmlight_first_index``: the index base (0 or 1) of svmlight training data, for ``apply``."""
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
@@ -107,6 +111,7 @@ def save_model(path: str | os.PathLike, chain: Chain, registry: Registry) -> Non
         "input_schema": schema_to_json(chain.input_schema),
         "class": chain.class_name,
         "positive": chain.positive,
+        **({} if svmlight_first_index is None else {"svmlight_first_index": svmlight_first_index}),
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
@@ -166,7 +171,13 @@ _ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
 
 
 def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
-    """A fitted chain from a model file; FilterkitError if it cannot be used.
+    """A fitted chain from a model file (:func:`read_model`'s chain)."""
+    return read_model(path, registry)[0]
+
+
+def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, int | None]:
+    """A fitted chain from a model file, and the svmlight index base (0 or 1) of its training
+    data (None: not svmlight, or a model saved before 0.4); FilterkitError if it cannot be used.
 
     Everything read is checked before it is used: the JSON's structure and types,
     each stage's options (by the option's own :meth:`Option.convert`), and each
@@ -185,7 +196,7 @@ def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
                 f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path)
             )
         _check_document(document)
-        return _chain_from_document(document, path, registry)
+        return _chain_from_document(document, path, registry), document.get("svmlight_first_index")
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 
@@ -203,6 +214,8 @@ def _read_document(path) -> dict:
         raise FilterkitError(f"not a filterkit model (bad JSON: {error.msg})", str(path), error.lineno) from None
     except RecursionError:
         raise _NotAModel("its JSON is nested too deeply") from None
+    except ValueError:  # a whole number beyond Python's int-string conversion limit (4,300 digits)
+        raise _NotAModel("its JSON holds a whole number of too many digits") from None
     if not isinstance(document, dict) or "format_version" not in document:
         raise _NotAModel("no format_version")
     return document
@@ -215,6 +228,9 @@ def _check_document(document: dict) -> None:
     for key in ("class", "positive"):
         if document.get(key) is not None and not isinstance(document.get(key), str):
             raise _NotAModel(f"'{key}' is {_json_type(document.get(key))}, not a string or null")
+    base = document.get("svmlight_first_index")
+    if base is not None and (type(base) is not int or base not in (0, 1)):
+        raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
     schema = document["input_schema"]
     _expect(schema, "relation", str, "input_schema")
     _expect(schema, "attributes", list, "input_schema")
@@ -309,6 +325,9 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
+    problem = _class_problem(schema, document.get("class"), document.get("positive"))
+    if problem is not None:
+        raise _NotAModel(problem)
     arrays = _document_arrays(document, path, len(schema.attributes))
     stages = [
         (
@@ -322,6 +341,17 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"))
     except FilterkitError as error:
         raise _NotAModel(str(error)) from None
+
+
+def _class_problem(schema: Schema, class_name: str | None, positive: str | None) -> str | None:
+    """Why the class (by name) or the positive label do not fit the input ``schema``; None if they do."""
+    names = [attribute.name for attribute in schema.attributes]
+    if class_name is not None and class_name not in names:
+        return f"the class {shown(class_name)} is not an input attribute"
+    labels = () if class_name is None else schema.attributes[names.index(class_name)].labels
+    if positive is not None and positive not in labels:
+        return f"the positive label {shown(positive)} is not a label of the class"
+    return None
 
 
 def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -366,6 +396,7 @@ def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
     allowed = max(_INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1), 3 * len(text) // 4)
     if size > allowed:
         raise _NotAModel(f"array '{name}' would take {size} bytes, more than the {allowed} allowed")
+    _check_shape(name, array["shape"], allowed // dtype.itemsize)
     if len(text) != 4 * math.ceil(size / 3):
         raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(text)} base64 characters")
     try:
@@ -378,6 +409,14 @@ def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
     if dtype.kind == "f" and np.isnan(values).any():  # infinities: where a stage's StateArray allows them
         raise _NotAModel(f"array '{name}' holds a value that is not a finite number")
     return values.astype(dtype.newbyteorder("="), copy=False)
+
+
+def _check_shape(name: str, shape, most: int) -> None:
+    """Refuse a shape numpy cannot make, or a length beyond ``most`` (possible when another length is 0)."""
+    if len(shape) > 32:
+        raise _NotAModel(f"array '{name}' has {len(shape)} dimensions, more than 32")
+    if max(shape, default=0) > most:
+        raise _NotAModel(f"array '{name}' has a length of {max(shape)}, more than the {most} values allowed")
 
 
 def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:
@@ -413,8 +452,8 @@ def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attrib
             raise _NotAModel(f"array '{key}' has .npy format version {version}")
         if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
             raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
-        count = math.prod(shape)
-        size = count * dtype.itemsize
+        _check_shape(key, shape, allowed // dtype.itemsize)
+        size = math.prod(shape) * dtype.itemsize
         header = member.tell()
         if header + size != info.file_size:
             raise _NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")

@@ -142,6 +142,9 @@ class Chain:
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
+        labels = () if class_index is None else schema.attributes[class_index].labels
+        if self.positive is not None and self.positive not in labels:  # a stage that ignores it would record it
+            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class")
         for position, stage in enumerate(self.stages):
             self.prepare_stage(position, schema)
             if stage.learns:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import gzip
 import os
 import shlex
@@ -116,7 +117,7 @@ def run(
     output: OutputFile | None = None,
     form: OutputForm = OutputForm(),
     command: str = "chain",
-    save_model: Callable[[], None] | None = None,
+    save_model: Callable[[object], None] | None = None,
     on_fitted: Callable[[Chain], None] | None = None,
     output_dir: str | None = None,
 ) -> None:
@@ -127,7 +128,7 @@ def run(
     A chain that is not fitted is fitted first (then ``on_fitted(chain)``); a fitted one checks
     the input against its training header and keeps the input's relation name.  The header's
     comments are the input's provenance lines then this run's (:func:`provenance_comments`,
-    ``command`` naming the run).  ``save_model()`` runs once every row is written, before the
+    ``command`` naming the run).  ``save_model(source)`` runs once every row is written, before the
     output is published: a model that cannot be saved leaves no output.
     """
     fitted = chain.output_schema is not None
@@ -145,12 +146,13 @@ def run(
         earlier = [text for text in source.header_comments if text.split(" ", 1)[0] == PROVENANCE_WORD]
         comments = provenance_comments(earlier, command, chain, form.sparse, form.numbers.options)
         if output_dir is not None:
-            engine.write_each(chain, source, output_dir, form.sparse, comments, save_model, form.numbers)  # type: ignore[attr-defined]
+            save = None if save_model is None else functools.partial(save_model, source)
+            engine.write_each(chain, source, output_dir, form.sparse, comments, save, form.numbers)  # type: ignore[attr-defined]
             return
         with output_stream(output) as stream:
             engine.write(chain, source, stream, form, comments, output)
             if save_model is not None:
-                save_model()
+                save_model(source)
 
 
 def provenance_comments(

@@ -25,6 +25,10 @@ OPTIONS_KEY = "fitted_options"
 FEATURES = "features"
 #: A :class:`StateArray` size: one entry per attribute of the stage's input (``len(stage.input_schema)``).
 ATTRIBUTES = "attributes"
+#: What an array of whole numbers without an upper bound must add up to less than (in absolute value): every
+#: count, sum and size made of it is then exact in float64 and int64 (a sum that wrapped around in int64
+#: could pass a stage's consistency check).
+_WHOLE_SUM_LIMIT = 2**53
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,8 @@ class StateArray:
     that one) or None (any length).  Its entries are numbers, never NaN: finite
     ones, or with ``finite=False`` infinities too; with ``probability`` in [0, 1];
     with ``whole`` whole numbers in [``low``, ``high``), ``high`` a number, a size
-    as for ``length``, or None (no upper bound).  ``default`` is what every entry
+    as for ``length``, or None (no upper bound: then they add up to less than 2**53 in
+    absolute value).  ``default`` is what every entry
     holds in a state saved before the array existed (None: the array is required).
     """
 
@@ -106,7 +111,7 @@ class SavedState:
     def _integers(
         self, key: str, length: int | None = None, low: int = 0, high: int | None = None, default=None
     ) -> np.ndarray:
-        """A one-dimensional array of whole numbers in [low, high) (high None: no upper bound)."""
+        """A one-dimensional array of whole numbers in [low, high) (high None: adding up to less than 2**53)."""
         array = self._numbers(key, length, default=default)
         outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
         if outside.any():
@@ -115,6 +120,8 @@ class SavedState:
             raise invalid_state(
                 self.stage, f"'{key}' holds {array[where]!r} at position {where}, not a whole number in {bounds}"
             )
+        if high is None and np.abs(array).sum() >= _WHOLE_SUM_LIMIT:
+            raise invalid_state(self.stage, f"'{key}' adds up to 2**53 or more (counts that large cannot be exact)")
         return array.astype(np.int64)
 
     def check_options(self) -> None:

@@ -14,13 +14,14 @@ from chain_helpers import REAL
 from filterkit.arff import read_arff
 from filterkit.testing import run_filterkit
 
-#: Labels as written differently (+1, 1.0), comments, blank lines, explicit zeros,
-#: exponents, NaN and infinity, an empty row: what load_svmlight_file reads.
+#: A label not in its shortest form (+1, written one way: tests/test_svmlight_layout.py has
+#: one number written two ways), comments, blank lines, explicit zeros, exponents, NaN and
+#: infinity, an empty row: what load_svmlight_file reads.
 TRICKY = b"""# a comment before the rows
 
 +1 1:0.5 3:-2e3 10:1.0
 -1 2:0 4:nan   # a trailing comment
-1.0 5:inf 7:.25
++1 5:inf 7:.25
 2
 -1 1:1e-300 2:3 3:4 4:5
 """

@@ -305,3 +305,79 @@ def test_a_json_that_is_not_a_model(run_filterkit, model, text, reason):
 def test_wrong_types_anywhere_are_not_a_model(run_filterkit, model, change, reason):
     edit_json(model, change)
     assert_not_a_model(apply(run_filterkit, model), model, reason)
+
+
+# Issue 37, item 12: every field of a model that becomes a size, an index or an int.
+
+
+@pytest.mark.parametrize("where", ["format_version", "top"])
+def test_a_number_beyond_pythons_digit_limit_is_not_a_model(run_filterkit, model, where):
+    """json.loads raises ValueError (not JSONDecodeError) on a whole number of more than 4,300 digits."""
+    text = model.read_text()
+    old = '"format_version": 2' if where == "format_version" else '"top": 2'
+    model.write_text(text.replace(old, old[:-1] + "1" * 5000, 1))
+    assert_not_a_model(apply(run_filterkit, model), model, "its JSON holds a whole number of too many digits")
+
+
+@pytest.mark.parametrize(
+    "shape, reason",
+    [
+        ([10**30, 0], f"array '0.minimum' has a length of {10**30}, more than the 6144 values allowed"),
+        ([2**63, 0], f"array '0.minimum' has a length of {2**63}, more than the 6144 values allowed"),
+        ([1] * 33, "array '0.minimum' has 33 dimensions, more than 32"),
+    ],
+    ids=["10**30-by-0", "2**63-by-0", "33-dimensions"],
+)
+def test_an_embedded_shape_numpy_cannot_make_is_not_a_model(run_filterkit, model, shape, reason):
+    """An empty array of a huge length passed the size bound (its size is 0) and numpy's reshape raised."""
+    embed(model, 0, "minimum", {"dtype": "<f8", "shape": shape, "base64": ""})
+    assert_not_a_model(apply(run_filterkit, model), model, reason)
+
+
+def test_an_npz_shape_numpy_cannot_make_is_named(run_filterkit, old_model):
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (10**30, 0)})
+    arrays = stored_arrays(old_model)
+    with zipfile.ZipFile(arrays_path(old_model), "w") as archive:
+        for key, array in arrays.items():
+            archive.writestr(f"{key}.npy", header.getvalue() if key == "0.minimum" else npy_bytes(array))
+    assert_not_a_model(
+        apply(run_filterkit, old_model),
+        arrays_path(old_model),
+        "array '0.minimum' has a length of 1000000000000000000000000000000, more than the 6144 values allowed",
+    )
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (lambda d: d.update(positive="Iris-nosuch"), "the positive label 'Iris-nosuch' is not a label of the class"),
+        (
+            lambda d: d.update({"class": "sepallength", "positive": "Iris-setosa"}),
+            "the positive label 'Iris-setosa' is not a label of the class",
+        ),
+        (
+            lambda d: d.update({"class": None, "positive": "Iris-setosa"}),
+            "the positive label 'Iris-setosa' is not a label of the class",
+        ),
+        (lambda d: d.update({"class": "nosuch"}), "the class 'nosuch' is not an input attribute"),
+    ],
+    ids=["unknown-label", "numeric-class", "no-class", "unknown-class"],
+)
+def test_a_class_or_positive_label_the_input_lacks_is_not_a_model(run_filterkit, tmp_path, change, reason):
+    """Such a model was applied, and its positive label (or class) recorded in the output's provenance."""
+    model = tmp_path / "m.json"
+    assert run_filterkit("--save-model", model, "--positive", "Iris-setosa", IRIS, "minmax").status == 0
+    edit_json(model, change)
+    assert_not_a_model(apply(run_filterkit, model), model, reason)
+
+
+def test_a_positive_label_the_class_lacks_is_refused_when_fitting(run_filterkit, tmp_path):
+    """It was recorded in the provenance and the model when no stage of the chain used it."""
+    model, out = tmp_path / "m.json", tmp_path / "out.arff"
+    result = run_filterkit("--save-model", model, "-o", out, "--positive", "Iris-nosuch", IRIS, "minmax")
+    assert (result.status, result.stderr) == (
+        1,
+        "filterkit: error: --positive 'Iris-nosuch' is not a label of the class\n",
+    )
+    assert not model.exists() and not out.exists()

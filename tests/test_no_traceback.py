@@ -147,6 +147,13 @@ def _copy_model(model: Path, folder: Path) -> Path:
             b'"input_schema": {"relation": "r", "attributes": []}}',
             None,
         ),
+        (b'{"format_version": ' + b"1" * 5000 + b"}", None),
+        (
+            b'{"format_version": 2, "stages": [{"name": "l2", "params": {}, "state": {"x": {"array": '
+            b'{"dtype": "<f8", "shape": [1000000000000000000000000000000, 0], "base64": ""}}}}], '
+            b'"input_schema": {"relation": "r", "attributes": []}}',
+            None,
+        ),
         (None, b""),
         (None, b"PK\x03\x04"),
         (None, b"not a zip file"),
@@ -157,6 +164,8 @@ def _copy_model(model: Path, folder: Path) -> Path:
         "json-empty",
         "json-version-true",
         "json-top-infinity",
+        "json-5000-digits",
+        "json-shape-10**30-by-0",
         "npz-empty",
         "npz-truncated",
         "npz-not-zip",

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from chain_helpers import REAL
+from filterkit.errors import FilterkitError
 from filterkit.model import model_arrays
+from filterkit.saved_state import SavedState, StateArray
 
 TRAIN = REAL / "oh0.wc.arff"
 
@@ -143,3 +145,31 @@ def test_a_model_saved_before_options_were_recorded_loads_and_gives_the_same_out
     applied = run_filterkit("apply", model, TRAIN)
     assert applied.status == 0, applied.stderr
     assert applied.stdout.split(b"\n", 1)[1] == trained.split(b"\n", 1)[1]
+
+
+class _Stage:
+    name = "counts"
+
+
+def test_whole_numbers_without_an_upper_bound_add_up_to_less_than_2_to_the_53():
+    declared = StateArray(length=None, whole=True, low=-(2**62))
+    exact = SavedState(_Stage(), {"counts": np.array([2**52, 2**52 - 1], dtype=np.int64)}).array("counts", declared, {})
+    assert exact.tolist() == [2**52, 2**52 - 1]
+    # 2**53 + 1 as float64 is 2**53: an int64 beyond it would not be read exactly
+    for values in ([2**53 + 1], [2**52, 2**52], [2**62] * 4, [-(2**53), -1]):
+        state = SavedState(_Stage(), {"counts": np.array(values, dtype=np.int64)})
+        with pytest.raises(FilterkitError, match="'counts' adds up to 2\\*\\*53 or more"):
+            state.array("counts", declared, {})
+
+
+@pytest.mark.slow
+def test_counts_whose_sum_wraps_around_in_int64_are_refused_not_a_crash(filterkit_script, tmp_path):
+    """ordinal's 'threshold_counts' of four 2**62 add up to 0 in int64, as many as its 0 thresholds:
+    the state passed its check and applying it crashed the process (SIGSEGV)."""
+    model = tmp_path / "m.json"
+    trained = filterkit_script("--save-model", model, "-o", tmp_path / "out.arff", REAL / "iris.arff", "ordinal")
+    assert trained.status == 0, trained.stderr
+    tamper_arrays(model, lambda arrays: arrays.update({"0.threshold_counts": np.full(4, 2**62, dtype=np.int64)}))
+    applied = filterkit_script("apply", model, REAL / "iris.arff")
+    assert (applied.status, applied.stdout) == (1, b"")
+    assert applied.stderr.endswith("'threshold_counts' adds up to 2**53 or more (counts that large cannot be exact))\n")

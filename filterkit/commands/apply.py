@@ -21,8 +21,9 @@ from filterkit.commands.options import (
     row_form_option,
     zero_based_option,
 )
-from filterkit.formats import FormatOptions
-from filterkit.model import arrays_path, load_model
+from filterkit.formats import SVMLIGHT, FormatOptions, format_of
+from filterkit.formats.svmlight import reading_options
+from filterkit.model import arrays_path, read_model
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode, progress_option
 from filterkit.running import LocalEngine, OutputForm, run
@@ -74,11 +75,13 @@ def apply(
     if output is not None:
         named.append(("-o", output))
     check_distinct(named)
-    chain = load_model(model_path, registry)
+    chain, first_index = read_model(model_path, registry)
     reporter = Progress(progress_mode(quiet, progress))
     reporter.expect(1)
     options = FormatOptions(zero_based)
-    engine = LocalEngine(chunk_rows, input_format, options, reporter)
+    # svmlight test rows are read from the training data's index base (the output is written as asked)
+    reading = reading_options(options, first_index) if format_of(input_path, input_format) == SVMLIGHT else options
+    engine = LocalEngine(chunk_rows, input_format, reading, reporter)
     form = OutputForm(written_format, sparse, numbers, options)
     with reporter.activated():
         run(chain, input_path, engine, output_file, form, f"apply {shlex.quote(os.path.basename(model_path))}")

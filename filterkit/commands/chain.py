@@ -338,7 +338,7 @@ def run_chain(ctx: click.Context, stages: list, **params) -> None:
     form = OutputForm(
         output_format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
     )
-    save = (lambda: save_model(model_path, chain, registry)) if model_path else None
+    save = (lambda source: save_model(model_path, chain, registry, source)) if model_path else None
     on_fitted = report_fitted if settings.verbose else None
     progress = settings.new_progress()
     progress.expect(chain.planned_passes() + 1)
@@ -377,12 +377,13 @@ def check_dask_run(chain: Chain, settings: ChainSettings) -> None:
     check_runnable(chain.stages, settings.input_path)
 
 
-def save_model(path: str, chain: Chain, registry: Registry) -> None:
+def save_model(path: str, chain: Chain, registry: Registry, source) -> None:
     """Save ``chain``'s model to ``path`` (:func:`filterkit.model.save_model`, imported by the
-    runs that save a model)."""
+    runs that save a model), with the svmlight index base ``source`` was read with."""
+    from filterkit.formats.svmlight import first_index_of
     from filterkit.model import save_model as save
 
-    save(path, chain, registry)
+    save(path, chain, registry, first_index_of(source))
 
 
 def report_fitted(chain: Chain) -> None:

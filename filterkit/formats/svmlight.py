@@ -6,13 +6,15 @@ file is 0, one-based otherwise (``zero_based="auto"``; ``--zero-based`` or
 ``--one-based`` decide instead).  The rows become sparse chunks of ``att_1`` …
 ``att_N`` (N = the largest index, as Weka's LibSVMLoader names them) and a last
 attribute ``class``, nominal, whose labels are the file's distinct label values in
-increasing order, written in their shortest form (``+1`` and ``1.0`` are ``1``).
+increasing order, written in their shortest form (``+1`` is ``1``); one value written
+two ways (``1`` and ``1.0``) is an error, as it may be two classes.
 ``qid:`` (ranking data) and comma-separated labels (multi-label data) are refused.
 The scan that builds this header keeps the label set and the largest index only.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import IO, BinaryIO, Iterator, Sequence, cast
@@ -51,9 +53,11 @@ class _Details:
 
 @dataclass
 class _Rows:
-    """A group of parsed rows: labels, and the entries as CSR arrays (indices as written)."""
+    """A group of parsed rows: labels (as numbers and as written), and the entries as CSR arrays
+    (indices as written)."""
 
     labels: np.ndarray
+    label_texts: list[bytes]
     indptr: np.ndarray
     indices: np.ndarray
     values: np.ndarray
@@ -68,7 +72,7 @@ class SvmlightFormat:
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """One pass: the labels, the smallest and largest index, the comments before the first row."""
-        labels: set[float] = set()
+        labels: dict[float, tuple[bytes, int]] = {}  # each label value as first written, and its line
         smallest = largest = None
         zero_line = largest_line = 0
         comments: list[str] = []
@@ -79,7 +83,7 @@ class SvmlightFormat:
             for group, numbers in line_groups(self._rows(lines, comments), 10_000, self.limits):
                 rows = _parse(group, numbers, name)
                 rows_read += len(numbers)
-                labels.update(np.unique(rows.labels + 0.0).tolist())
+                _add_labels(labels, rows, name)
                 if len(labels) > self.limits.labels:
                     raise ArffError(
                         f"more than {self.limits.labels:,} distinct labels: refused "
@@ -100,7 +104,8 @@ class SvmlightFormat:
         if not labels and known_schema is None:
             raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
         if options.zero_based is False and smallest == 0:
-            raise ArffError("index 0 in a file read as one-based (--one-based)", name, zero_line)
+            why = "--one-based" if known_schema is None else "as the model's training data, or --one-based"
+            raise ArffError(f"index 0 in a file read as one-based ({why})", name, zero_line)
         if options.zero_based is None:
             first_index = 1 if smallest is not None and smallest > 0 else 0
         else:
@@ -147,12 +152,50 @@ class SvmlightFormat:
                 comments.append(comment[1:] if comment.startswith(" ") else comment)
 
 
+def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) -> None:
+    """Add the rows' label values to ``labels``; ArffError where a value is written a second way
+    (``1``, ``1.0``, ``01``): one class or two, only the writer knows."""
+    first = {text: at for at, text in reversed(list(enumerate(rows.label_texts)))}
+    for at in sorted(first.values()):
+        text, line = rows.label_texts[at], rows.numbers[at]
+        seen, seen_line = labels.setdefault(rows.labels[at] + 0.0, (text, line))
+        if seen != text:
+            raise ArffError(
+                f"labels {shown(seen.decode())} (line {seen_line}) and {shown(text.decode())} are one number "
+                "written two ways: write each class's label one way",
+                name,
+                line,
+            )
+
+
+def first_index_of(source) -> int | None:
+    """The index base (0 or 1) an input was read with, when it is svmlight (else None): a
+    model records its training data's, so that ``apply`` reads test rows with it."""
+    details = getattr(getattr(source, "layout", None), "details", None)
+    return details.first_index if isinstance(details, _Details) else None
+
+
+def reading_options(options: FormatOptions, first_index: int | None) -> FormatOptions:
+    """How to read test rows for a model whose svmlight training data counted indices from
+    ``first_index`` (None: a model that does not say, read as ``options`` say): from the same
+    base, so that a test file without index 0 is not read one-based against zero-based training."""
+    if first_index is None:
+        return options
+    if options.zero_based is not None and options.zero_based != (first_index == 0):
+        flag = "--zero-based" if options.zero_based else "--one-based"
+        raise FilterkitError(
+            f"{flag} contradicts the model: its training data's svmlight indices count from {first_index}"
+        )
+    return FormatOptions(first_index == 0)
+
+
 def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int) -> Layout:
     """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
     attributes = schema.attributes
     if (
         not attributes
         or attributes[-1].kind != NOMINAL
+        or not attributes[-1].labels
         or not all(a.is_numeric for a in attributes[:-1])
         or not all(_IS_NUMBER.fullmatch(label) for label in attributes[-1].labels)
     ):
@@ -160,6 +203,11 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
             "the model was not trained on svmlight data (numeric features and a last, nominal class of numbers)"
         )
     labels = np.array([float(label) for label in attributes[-1].labels], dtype=np.float64)
+    if len(set(labels.tolist())) < len(labels):
+        raise FilterkitError(
+            f"the model's class labels {{{','.join(attributes[-1].labels)}}} hold one number written two ways: "
+            "svmlight labels cannot tell those classes apart"
+        )
     return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1), rows)
 
 
@@ -182,6 +230,7 @@ def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
         counts[position + 1] = match.group(2).count(b":")
     # float() of each: a byte-string array would pad every label to the longest (rows x its length)
     label_values = np.fromiter(map(float, labels), np.float64, len(labels))
+    label_texts = labels
     if np.isnan(label_values).any():
         row = int(np.flatnonzero(np.isnan(label_values))[0])
         raise ArffError("a label is a number, not NaN", name, numbers[row])
@@ -192,7 +241,7 @@ def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
     else:
         indices, values = np.zeros(0, dtype=np.int64), np.zeros(0)
     indptr = np.cumsum(counts)
-    rows = _Rows(label_values, indptr, indices, values, numbers)
+    rows = _Rows(label_values, label_texts, indptr, indices, values, numbers)
     if len(indices) > 1:
         rising = np.diff(indices) > 0
         starts = indptr[1:-1]
@@ -234,8 +283,10 @@ def _what_is_wrong(line: bytes) -> str:
 def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
     """The parsed rows as a sparse chunk, the label code in the last column."""
     n_rows = len(rows.labels)
-    codes = np.searchsorted(details.labels, rows.labels + 0.0)
-    known = (codes < len(details.labels)) & (details.labels[np.minimum(codes, len(details.labels) - 1)] == rows.labels)
+    order = np.argsort(details.labels)  # a model's labels are in the order its training header declared them
+    positions = np.minimum(np.searchsorted(details.labels[order], rows.labels + 0.0), len(order) - 1)
+    codes = order[positions]
+    known = details.labels[codes] == rows.labels
     if not known.all():
         row = int(np.flatnonzero(~known)[0])
         raise ArffError(
@@ -275,9 +326,11 @@ class SvmlightWriter:
     ``--zero-based``), NaN as ``nan``; the comments first, as ``#`` lines.  Numbers are
     written as ``numbers`` says (a numeric label too).
 
-    A nominal class is written as its label where every label is a number, else as
-    the label's position (from 0, as Weka's LibSVMSaver writes it).  A row with a
-    missing class or an instance weight other than 1 cannot be written (an error).
+    A nominal class is written as its label where every label is a number, none NaN
+    and no two the same number (``1`` and ``1.0``), else as the label's position (from
+    0, as Weka's LibSVMSaver writes it): each class reads back as a class of its own.
+    A numeric class's -0 is written ``0``.  A row with a missing class or an instance
+    weight other than 1 cannot be written (an error).
     """
 
     def __init__(
@@ -306,8 +359,9 @@ class SvmlightWriter:
                 )
         self.label_texts: list[str] | None = None
         if target.kind == NOMINAL:
-            numeric_labels = all(_IS_NUMBER.fullmatch(label) for label in target.labels)
-            self.label_texts = list(target.labels) if numeric_labels else [str(i) for i in range(len(target.labels))]
+            values = {float(label) for label in target.labels if _IS_NUMBER.fullmatch(label)}
+            readable = len(values) == len(target.labels) and not any(math.isnan(value) for value in values)
+            self.label_texts = list(target.labels) if readable else [str(i) for i in range(len(target.labels))]
         first = 0 if options.zero_based else 1
         self.written_index = np.zeros(len(schema.attributes), dtype=np.int64)
         others = [i for i in range(len(schema.attributes)) if i != self.class_index]
@@ -324,7 +378,7 @@ class SvmlightWriter:
             row = self.rows + int(np.flatnonzero(np.isnan(targets))[0]) + 1
             raise FilterkitError(f"row {row} has a missing class, which svmlight output cannot hold")
         if self.label_texts is None:
-            labels = [_svm_number(text) for text in format_numbers(targets, self.numbers)]
+            labels = ["0" if text == "-0" else text for text in format_numbers(targets, self.numbers)]
         else:
             labels = [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
         matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
