@@ -132,7 +132,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         data, with filterkit's message.
         """
         required = self._learns_from_y()
-        supervised = required or (y is not None and type_of_target(y) in ("binary", "multiclass"))
+        supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
         columns = _columns(X, False)
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if supervised else (validate_data(self, X, **_X_CHECKS), y)
@@ -163,11 +163,13 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)``) and y's label codes; ValueError when
-        ``positive`` is not one of them (as ``--positive`` must name a declared label), or
-        when y holds one class and the stage ``required`` y."""
-        check_classification_targets(y)
-        text = np.array([str(value) for value in y], dtype=str)
+        """The class labels (sorted distinct ``str(y)``) and y's label codes (NaN for a missing
+        class: None or NaN, as ``load_arff`` gives it); ValueError when ``positive`` is not one
+        of them (as ``--positive`` must name a declared label), or when y holds one class and
+        the stage ``required`` y."""
+        known = _known(y)
+        check_classification_targets(known)
+        text = np.array([str(value) for value in known], dtype=str)
         labels = np.unique(text)
         positive = self._positive_label()
         if positive is not None and positive not in labels:
@@ -180,7 +182,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"{type(self).__name__}: y holds 1 class ({labels[0]!r}); stage '{self._stage_name()}' "
                 "learns from at least two classes"
             )
-        return tuple(labels.tolist()), np.searchsorted(labels, text).astype(np.float64)
+        codes = np.full(len(y), np.nan)
+        codes[[not _is_missing(value) for value in y]] = np.searchsorted(labels, text)
+        return tuple(labels.tolist()), codes
 
     def _positive_label(self) -> str | None:
         """``str(positive)``, or None when not given (or not a parameter of this class)."""
@@ -362,6 +366,12 @@ def _columns(X, always: bool) -> list | None:
 def _holds_text(cells: np.ndarray) -> bool:
     """True when some cell is a string."""
     return any(isinstance(cell, str) for cell in cells.tolist())
+
+
+def _known(y) -> np.ndarray:
+    """y without its missing values."""
+    y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    return y[[not _is_missing(value) for value in y.tolist()]] if y.ndim == 1 else y
 
 
 def _is_missing(cell) -> bool:
@@ -687,8 +697,8 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     NaN; it is ``scipy.sparse`` CSR when the file's rows are sparse, else a dense array.
     A string attribute's column holds its text (``str``, None where missing): X is then
     a dense array of dtype object, whose text columns the adapters read as documents.
-    y holds the class labels (None where missing) for a nominal class, the numbers for a
-    numeric one.  ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical,
+    y holds the class labels (None where missing) for a nominal class, the text for a string
+    one, the numbers for a numeric one.  ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical,
     text columns of pandas' ``string`` dtype, sparse columns sparse) and a Series instead
     (pandas needed).  A file that cannot be read raises FilterkitError naming it and the line.
     """
@@ -699,6 +709,8 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     values = chunk.values
     X = values[:, features]
     y = None if class_index is None else _class_values(schema.attributes[class_index], values[:, [class_index]])
+    if class_index in chunk.text:
+        y = np.array(chunk.text[class_index], dtype=object)
     if as_frame:
         frame, target = _as_frame(schema, features, X, chunk.text, class_index, y)
         return frame, target, names

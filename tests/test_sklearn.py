@@ -523,3 +523,20 @@ def test_a_stage_that_filters_rows_has_no_transformer_and_is_not_exported(name):
     assert class_name not in adapters.__all__ and class_name not in dir(adapters)
     with pytest.raises(AttributeError):
         getattr(adapters, class_name)
+
+
+def test_a_missing_class_from_load_arff_is_a_missing_class_to_the_adapters(tmp_path, run_filterkit):
+    path = tmp_path / "m.arff"
+    path.write_text("@relation m\n@attribute x numeric\n@attribute c {a,b}\n@data\n1,a\n2,?\n3,b\n0,a\n2,b\n4,?\n")
+    X, y, _ = adapters.load_arff(path)
+    shaper = Shaper().fit(X, y)
+    assert shaper.class_labels_ == ("a", "b")
+    result = run_filterkit(path, "shape")
+    np.testing.assert_array_equal(shaper.transform(X), read_bytes(result.stdout)[1].dense_values()[:, :-1])
+
+
+def test_load_arff_gives_the_text_of_a_string_class(tmp_path):
+    path = tmp_path / "s.arff"
+    path.write_text("@relation s\n@attribute x numeric\n@attribute c string\n@data\n1,'one'\n3,?\n")
+    X, y, _ = adapters.load_arff(path)
+    assert y.tolist() == ["one", None] and X.tolist() == [[1.0], [3.0]]
