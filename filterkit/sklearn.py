@@ -1,4 +1,4 @@
-"""Every registered stage as a scikit-learn transformer.
+"""Every registered stage that keeps its rows as a scikit-learn transformer.
 
 ``transformer_for(name)`` makes, from the plugin registry, a transformer class
 whose parameters are the stage's declared options with their defaults (read
@@ -21,16 +21,20 @@ its ``Binarizer`` maps x > 0 to 1 where filterkit's maps every x ≠ 0).
 How scikit-learn data meets a filterkit schema:
 
 * X (numeric, dense or ``scipy.sparse``) becomes numeric attributes named
-  ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value;
-* y becomes a nominal class attribute ``y`` appended after them, whose labels are
-  the sorted distinct ``str(y)``; only a stage that
-  learns from a class sees it (one that refuses a schema without a class), and
-  it is never part of the output;
+  ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value; a
+  DataFrame's categorical columns become nominal attributes (their categories the
+  labels), its text columns (and an object array's, and documents: a 1-D sequence of
+  strings) string attributes, which ``words`` reads and other stages refuse;
+* y becomes a nominal class attribute appended after them, whose labels are the
+  sorted distinct ``str(y)`` (None: a missing class, as ``load_arff`` gives it), when the stage learns
+  from a class or y holds class labels (the command line always has its class); it is
+  never part of the output;
 * ``positive`` names the positive class, compared with ``str(y)`` (a bool y takes
   ``positive=True``); one that is not among y's labels is a ValueError naming them, as
   ``--positive`` with an undeclared label is an error; None keeps filterkit's rule
   (the minority class of a two-class y);
-* sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output.
+* sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output (but for
+  ``words``, whose output is sparse).
 
 Fitted state lives in ``stage_`` (the fitted filterkit stage).  Pickling an
 adapter keeps only that stage's plain-array :meth:`~filterkit.stage.Stage.state`,
@@ -164,7 +168,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
         """The class labels (sorted distinct ``str(y)``) and y's label codes (NaN for a missing
-        class: None or NaN, as ``load_arff`` gives it); ValueError when ``positive`` is not one
+        class: None, as ``load_arff`` gives it); ValueError when ``positive`` is not one
         of them (as ``--positive`` must name a declared label), or when y holds one class and
         the stage ``required`` y."""
         known = _known(y)
@@ -179,8 +183,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             )
         if required and len(labels) < 2:
             raise ValueError(
-                f"{type(self).__name__}: y holds 1 class ({labels[0]!r}); stage '{self._stage_name()}' "
-                "learns from at least two classes"
+                f"{type(self).__name__}: y holds {len(labels)} class{'' if len(labels) == 1 else 'es'} "
+                f"({', '.join(map(repr, labels.tolist()))}); stage '{self._stage_name()}' learns from at least two"
             )
         codes = np.full(len(y), np.nan)
         codes[[not _is_missing(value) for value in y]] = np.searchsorted(labels, text)
@@ -350,7 +354,8 @@ def _columns(X, always: bool) -> list | None:
     column; None for numeric X, which scikit-learn's checks take."""
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
         columns = [X.iloc[:, j] for j in range(X.shape[1])]
-        if always or any(str(c.dtype) == "category" or _holds_text(np.asarray(c, dtype=object)) for c in columns):
+        unnumeric = [c for c in columns if getattr(c.dtype, "kind", "O") == "O"]
+        if always or any(str(c.dtype) == "category" or _holds_text(np.asarray(c, dtype=object)) for c in unnumeric):
             return columns
         return None
     if sp.issparse(X):

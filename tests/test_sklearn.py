@@ -281,6 +281,8 @@ def test_class_labels_are_the_sorted_strings_of_y():
     assert ScoreScaler().fit(X, [10, 9, 10, 9]).class_labels_ == ("10", "9")
     with pytest.raises(ValueError, match="y holds 1 class"):
         Shaper().fit(X, ["a"] * 4)
+    with pytest.raises(ValueError, match=r"^Shaper: y holds 0 classes \(\); stage 'shape' learns from at least two$"):
+        Shaper().fit(X, [None] * 4)
     with pytest.raises(ValueError, match="Unknown label type"):
         Shaper().fit(X, [0.5, 1.5, 2.25, 3.0])
 
