@@ -83,6 +83,7 @@ def check_pipeline_against_the_command_line(train: Path, test: Path, folder: Pat
     np.testing.assert_array_equal(pipeline.decision_function(test_documents), svm.decision_function(cli_test))
 
 
+@pytest.mark.slow
 def test_a_words_shape_bns_l2_svm_pipeline_on_documents_is_the_command_line_s(tmp_path, run_filterkit):
     train, test = split_arff(SAMPLE, tmp_path, every=3)
     check_pipeline_against_the_command_line(train, test, tmp_path, run_filterkit)
