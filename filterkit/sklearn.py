@@ -401,6 +401,9 @@ def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
     values = np.zeros((len(columns[0]) if columns else 0, len(columns)))
     text: dict[int, list] = {}
     for position, (attribute, column) in enumerate(zip(attributes, columns)):
+        if attribute.kind == NUMERIC and getattr(column, "dtype", np.dtype(object)).kind in "biuf":
+            values[:, position] = np.asarray(column, dtype=np.float64)
+            continue
         cells = np.asarray(column, dtype=object).tolist()
         missing = [_is_missing(cell) for cell in cells]
         if attribute.kind == STRING:
@@ -425,8 +428,8 @@ def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
 
 
 def _is_number(cell) -> bool:
-    """True for a real number (not a string, not a bool)."""
-    return isinstance(cell, (int, float, np.integer, np.floating)) and not isinstance(cell, (bool, np.bool_))
+    """True for a real number or a bool (not a string)."""
+    return isinstance(cell, (int, float, np.integer, np.floating, np.bool_))
 
 
 def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):

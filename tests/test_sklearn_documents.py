@@ -163,3 +163,19 @@ def test_a_category_not_seen_when_fitting_is_a_value_error_naming_the_column():
     other = pd.DataFrame({"colour": pd.Categorical(["green"]), "n": [1.0]})
     with pytest.raises(ValueError, match=r"column 'colour' holds 'green', which is not one of its categories"):
         selector.transform(other)
+
+
+def test_word_vector_passes_a_frame_s_numbers_bools_and_categories_through_beside_the_words():
+    frame = pd.DataFrame(
+        {
+            "t": ["a b", "b", None],
+            "n": pd.array([1, None, 3], dtype="Int64"),
+            "flag": [True, False, True],
+            "c": pd.Categorical(["x", "y", "x"]),
+        }
+    )
+    vector = WordVector().fit(frame)
+    assert vector.get_feature_names_out().tolist() == ["n", "flag", "c", "a", "b"]
+    np.testing.assert_array_equal(
+        vector.transform(frame).toarray(), [[1, 1, 0, 1, 1], [np.nan, 0, 1, 0, 1], [3, 1, 0, 0, 0]]
+    )
