@@ -240,7 +240,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if columns is None:
             X, text = validate_data(self, X, reset=False, **_X_CHECKS), {}
         else:
-            validate_data(self, X, reset=False, skip_check_array=True)
+            if np.ndim(X) != 1:  # documents: no feature names or count to check
+                validate_data(self, X, reset=False, skip_check_array=True)
             if len(columns) != len(attributes):
                 raise ValueError(
                     f"X has {len(columns)} columns, but {type(self).__name__} was fitted on {len(attributes)}"

@@ -123,6 +123,7 @@ def test_word_vector_takes_a_list_an_array_a_series_and_a_frame_s_text_column_al
     for given, labels in [(X, y), (X[:, 0], y), (frame["Text"], target), (frame, target), (frame[["Text"]], y)]:
         vector = WordVector(lowercase=True).fit(given, labels)
         assert (vector.transform(given) != expected).nnz == 0
+        assert (vector.transform(documents) != expected).nnz == 0
 
 
 def test_a_text_column_given_to_a_stage_that_does_not_read_text_is_a_value_error():
