@@ -1,4 +1,4 @@
-"""Every registered stage as a scikit-learn transformer.
+"""Every registered stage that keeps its rows as a scikit-learn transformer.
 
 ``transformer_for(name)`` makes, from the plugin registry, a transformer class
 whose parameters are the stage's declared options with their defaults (read
@@ -21,16 +21,20 @@ its ``Binarizer`` maps x > 0 to 1 where filterkit's maps every x ≠ 0).
 How scikit-learn data meets a filterkit schema:
 
 * X (numeric, dense or ``scipy.sparse``) becomes numeric attributes named
-  ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value;
-* y becomes a nominal class attribute ``y`` appended after them, whose labels are
-  the sorted distinct ``str(y)``; only a stage that
-  learns from a class sees it (one that refuses a schema without a class), and
-  it is never part of the output;
+  ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value; a
+  DataFrame's categorical columns become nominal attributes (their categories the
+  labels), its text columns (and an object array's, and documents: a 1-D sequence of
+  strings) string attributes, which ``words`` reads and other stages refuse;
+* y becomes a nominal class attribute appended after them, whose labels are the
+  sorted distinct ``str(y)`` (None: a missing class, as ``load_arff`` gives it), when the stage learns
+  from a class or y holds class labels (the command line always has its class); it is
+  never part of the output;
 * ``positive`` names the positive class, compared with ``str(y)`` (a bool y takes
   ``positive=True``); one that is not among y's labels is a ValueError naming them, as
   ``--positive`` with an undeclared label is an error; None keeps filterkit's rule
   (the minority class of a two-class y);
-* sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output.
+* sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output (but for
+  ``words``, whose output is sparse).
 
 Fitted state lives in ``stage_`` (the fitted filterkit stage).  Pickling an
 adapter keeps only that stage's plain-array :meth:`~filterkit.stage.Stage.state`,
@@ -44,20 +48,21 @@ import importlib
 import inspect
 import re
 import warnings
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import Context, Option, Stage
 
@@ -121,29 +126,38 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
-        """Fit the stage on X, and on y when the stage learns from a class.
+        """Fit the stage on X, and on y as the class when the stage learns from one or y
+        holds class labels (as the command line's class, which ``words`` counts by).
 
-        X is a numeric array or ``scipy.sparse`` matrix (NaN: missing); y holds
-        class labels of any type (compared as ``str``).  Raises ValueError for
-        bad parameters or data, with filterkit's message.
+        X is a numeric array or ``scipy.sparse`` matrix (NaN: missing), a pandas DataFrame
+        (categorical columns are nominal attributes, text columns string attributes), or
+        documents (a list, array or Series of strings: one string attribute); y holds class
+        labels of any type (compared as ``str``).  Raises ValueError for bad parameters or
+        data, with filterkit's message.
         """
-        supervised = self._learns_from_y()
-        if supervised:
-            X, y = validate_data(self, X, y, **_X_CHECKS)
-            check_classification_targets(y)
-            labels, codes = self._class_labels(y)
+        required = self._learns_from_y()
+        supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
+        columns = _columns(X, False)
+        if columns is None:
+            X, y = validate_data(self, X, y, **_X_CHECKS) if supervised else (validate_data(self, X, **_X_CHECKS), y)
+            attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in self._input_names(X.shape[1])]
+            text: dict[int, list] = {}
         else:
-            X = validate_data(self, X, **_X_CHECKS)
-            labels, codes = (), None
-        schema = _schema(self._fitted_feature_names(), labels)
+            validate_data(self, X, y if supervised else "no_validation", skip_check_array=True)
+            attributes = [_attribute(name, column) for name, column in zip(self._input_names(len(columns)), columns)]
+            X, text = _table_values(attributes, columns)
+        labels, codes = self._class_labels(column_or_1d(y, warn=True), required) if supervised else ((), None)
+        schema = _schema(attributes, labels)
         stage = self._failing_as_value_error(self._new_stage)
-        if stage.filters_rows:
-            raise ValueError(
-                f"stage '{stage.name}' drops or adds rows, which a scikit-learn transformer may not do "
-                "(X and y must keep their rows in a Pipeline): use it on the command line"
-            )
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
-        self._failing_as_value_error(chain.fit, MemorySource(schema, Chunk(_with_class(X, codes, labels))))
+        self._failing_as_value_error(chain.fit, MemorySource(schema, Chunk(_with_class(X, codes, labels), text)))
+        output = stage.output_schema()
+        unread = [a.name for a in output.attributes if a.kind in TEXT_KINDS]
+        if unread:
+            raise ValueError(
+                f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
+                "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
+            )
         self.stage_ = stage
         self.input_schema_ = schema
         self.class_labels_ = labels
@@ -152,10 +166,14 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             self.scores_ = np.array([scored.get(name, np.nan) for name in self._fitted_feature_names()])
         return self
 
-    def _class_labels(self, y) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)``) and y's label codes; ValueError when
-        ``positive`` is not one of them (as ``--positive`` must name a declared label)."""
-        text = np.array([str(value) for value in y], dtype=str)
+    def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
+        """The class labels (sorted distinct ``str(y)``) and y's label codes (NaN for a missing
+        class: None, as ``load_arff`` gives it); ValueError when ``positive`` is not one
+        of them (as ``--positive`` must name a declared label), or when y holds one class and
+        the stage ``required`` y."""
+        known = _known(y)
+        check_classification_targets(known)
+        text = np.array([str(value) for value in known], dtype=str)
         labels = np.unique(text)
         positive = self._positive_label()
         if positive is not None and positive not in labels:
@@ -163,23 +181,30 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"{type(self).__name__}: positive={self.positive!r} is not one of y's labels "
                 f"({', '.join(repr(label) for label in labels.tolist())}; compared as str(y))"
             )
-        if len(labels) < 2:
+        if required and len(labels) < 2:
             raise ValueError(
-                f"{type(self).__name__}: y holds 1 class ({labels[0]!r}); stage '{self._stage_name()}' "
-                "learns from at least two classes"
+                f"{type(self).__name__}: y holds {len(labels)} class{'' if len(labels) == 1 else 'es'} "
+                f"({', '.join(map(repr, labels.tolist()))}); stage '{self._stage_name()}' learns from at least two"
             )
-        return tuple(labels.tolist()), np.searchsorted(labels, text).astype(np.float64)
+        codes = np.full(len(y), np.nan)
+        codes[[not _is_missing(value) for value in y]] = np.searchsorted(labels, text)
+        return tuple(labels.tolist()), codes
 
     def _positive_label(self) -> str | None:
         """``str(positive)``, or None when not given (or not a parameter of this class)."""
         positive = getattr(self, "positive", None)
         return None if positive is None else str(positive)
 
-    def _fitted_feature_names(self) -> list[str]:
-        """The input attributes' names: the DataFrame's columns, else x0 … x{n-1}."""
+    def _input_names(self, n_features: int) -> list[str]:
+        """The names of X's columns: the DataFrame's, else x0 … x{n-1}."""
         if hasattr(self, "feature_names_in_"):
             return [str(name) for name in self.feature_names_in_]
-        return [f"x{i}" for i in range(self.n_features_in_)]
+        return [f"x{i}" for i in range(n_features)]
+
+    def _fitted_feature_names(self) -> list[str]:
+        """The names of the input attributes the stage was fitted on."""
+        attributes = self.input_schema_.attributes
+        return [attribute.name for attribute in (attributes[:-1] if self.class_labels_ else attributes)]
 
     def _failing_as_value_error(self, function, *args):
         try:
@@ -207,10 +232,22 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return re.sub(r"--(no-)?([a-z][a-z0-9-]*)(\s(?=[^\s(-]))?", spelled, message)
 
     def transform(self, X):
-        """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
+        """X with the fitted stage applied: sparse stays sparse, dense stays dense (documents
+        become sparse word vectors)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_X_CHECKS)
-        rows = Chunk(_with_class(X, None, self.class_labels_))
+        attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
+        columns = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
+        if columns is None:
+            X, text = validate_data(self, X, reset=False, **_X_CHECKS), {}
+        else:
+            if np.ndim(X) != 1:  # documents: no feature names or count to check
+                validate_data(self, X, reset=False, skip_check_array=True)
+            if len(columns) != len(attributes):
+                raise ValueError(
+                    f"X has {len(columns)} columns, but {type(self).__name__} was fitted on {len(attributes)}"
+                )
+            X, text = _table_values(attributes, columns)
+        rows = Chunk(_with_class(X, None, self.class_labels_), text)
         chain = Chain([self.stage_])
         transformed = self._failing_as_value_error(lambda: next(iter(chain.transform([rows]))))
         output = self.stage_.output_schema()
@@ -258,7 +295,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if names == self._fitted_feature_names():
             stage, schema = self.stage_, self.input_schema_
         else:
-            schema = _schema(names, self.class_labels_)
+            attributes = [replace(a, name=name) for a, name in zip(self.input_schema_.attributes, names)]
+            schema = _schema(attributes, self.class_labels_)
             stage = _restored(_saved(self.stage_), schema)
         output = stage.output_schema()
         keep = _without(output, schema.attributes[-1].name) if self.class_labels_ else range(len(output))
@@ -293,21 +331,106 @@ def _refuses_classless_data(stage: Stage) -> bool:
 
 
 def _class_attribute_name(feature_names: list[str]) -> str:
-    """``y``, or ``y_1``, ``y_2`` … when a feature already has that name."""
+    """``y (the class)``, or ``y (the class) 1`` … when a feature already has that name: a name no
+    word of the ``words`` stage (split at spaces and parentheses by default) can take."""
     taken = set(feature_names)
-    name, number = "y", 0
+    name, number = "y (the class)", 0
     while name in taken:
         number += 1
-        name = f"y_{number}"
+        name = f"y (the class) {number}"
     return name
 
 
-def _schema(feature_names: list[str], labels: tuple[str, ...]) -> Schema:
-    """Numeric attributes of the given names, then a nominal class when there are labels."""
-    attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in feature_names]
+def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
+    """The input attributes, then a nominal class when there are labels."""
     if labels:
-        attributes.append(Attribute(_class_attribute_name(feature_names), NOMINAL, labels=labels))
+        name = _class_attribute_name([attribute.name for attribute in attributes])
+        attributes = [*attributes, Attribute(name, NOMINAL, labels=labels)]
     return Schema(_RELATION, tuple(attributes))
+
+
+def _columns(X, always: bool) -> list | None:
+    """X's columns when it holds text or categories (or ``always``, unless it is sparse): a
+    DataFrame's columns, an object array's, or documents (a 1-D sequence of strings) as one
+    column; None for numeric X, which scikit-learn's checks take."""
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        columns = [X.iloc[:, j] for j in range(X.shape[1])]
+        unnumeric = [c for c in columns if getattr(c.dtype, "kind", "O") == "O"]
+        if always or any(str(c.dtype) == "category" or _holds_text(np.asarray(c, dtype=object)) for c in unnumeric):
+            return columns
+        return None
+    if sp.issparse(X):
+        return None
+    array = X if isinstance(X, np.ndarray) and X.dtype != object else np.asarray(X, dtype=object)
+    if array.ndim == 1 and _holds_text(array):
+        return [array]
+    if always or (array.dtype == object and array.ndim == 2 and any(_holds_text(c) for c in array.T)):
+        return list(array.reshape(len(array), -1).T)
+    return None
+
+
+def _holds_text(cells: np.ndarray) -> bool:
+    """True when some cell is a string."""
+    return any(isinstance(cell, str) for cell in cells.tolist())
+
+
+def _known(y) -> np.ndarray:
+    """y without its missing values."""
+    y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    return y[[not _is_missing(value) for value in y.tolist()]] if y.ndim == 1 else y
+
+
+def _is_missing(cell) -> bool:
+    """None, NaN or pandas' NA."""
+    return cell is None or (isinstance(cell, float) and cell != cell) or type(cell).__name__ == "NAType"
+
+
+def _attribute(name: str, column) -> Attribute:
+    """The attribute a column of X gives: nominal for a categorical column (its categories as
+    labels), string for one holding text, else numeric."""
+    if str(getattr(column, "dtype", "")) == "category":
+        return Attribute(name, NOMINAL, labels=tuple(str(label) for label in column.cat.categories))
+    if _holds_text(np.asarray(column, dtype=object)):
+        return Attribute(name, STRING)
+    return Attribute(name, NUMERIC, declared_type="numeric")
+
+
+def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
+    """Columns as chunk values and text for ``attributes``: numbers, label positions and
+    string attributes' text (NaN and None where missing); ValueError naming the column for a
+    value its attribute cannot hold."""
+    values = np.zeros((len(columns[0]) if columns else 0, len(columns)))
+    text: dict[int, list] = {}
+    for position, (attribute, column) in enumerate(zip(attributes, columns)):
+        if attribute.kind == NUMERIC and getattr(column, "dtype", np.dtype(object)).kind in "biuf":
+            values[:, position] = np.asarray(column, dtype=np.float64)
+            continue
+        cells = np.asarray(column, dtype=object).tolist()
+        missing = [_is_missing(cell) for cell in cells]
+        if attribute.kind == STRING:
+            wrong = [cell for cell, gap in zip(cells, missing) if not gap and not isinstance(cell, str)]
+            text[position] = [None if gap else cell for cell, gap in zip(cells, missing)]
+            cells = [np.nan if gap else 0.0 for gap in missing]
+        elif attribute.kind == NOMINAL:
+            index = {label: float(k) for k, label in enumerate(attribute.labels)}
+            wrong = [cell for cell, gap in zip(cells, missing) if not gap and str(cell) not in index]
+            cells = [np.nan if gap else index.get(str(cell), np.nan) for cell, gap in zip(cells, missing)]
+        else:
+            wrong = [cell for cell, gap in zip(cells, missing) if not gap and not _is_number(cell)]
+            cells = [np.nan if gap else cell for cell, gap in zip(cells, missing)]
+        if wrong:
+            expected = {STRING: "text", NOMINAL: f"one of its categories ({', '.join(attribute.labels)})"}
+            raise ValueError(
+                f"column {attribute.name!r} holds {wrong[0]!r}, which is not "
+                f"{expected.get(attribute.kind, 'a number')} (as when fitted)"
+            )
+        values[:, position] = cells
+    return values, text
+
+
+def _is_number(cell) -> bool:
+    """True for a real number or a bool (not a string)."""
+    return isinstance(cell, (int, float, np.integer, np.floating, np.bool_))
 
 
 def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
@@ -440,7 +563,8 @@ def transformer_for(stage_name: str) -> type[StageTransformer]:
 
     Its parameters are the stage's options with their declared defaults, and
     ``positive`` unless the stage works without a class.  ValueError names the
-    installed stages when there is no such stage.
+    installed stages when there is no such stage, and refuses a stage that drops or
+    adds rows (``fold``): a transformer must keep X's rows, which y's rows follow.
     """
     try:
         registered = _registry().stages[stage_name]
@@ -449,6 +573,11 @@ def transformer_for(stage_name: str) -> type[StageTransformer]:
             f"no stage called {stage_name!r} (installed: {', '.join(sorted(_registry().stages))})"
         ) from None
     stage_class = registered.value
+    if stage_class.filters_rows:
+        raise ValueError(
+            f"stage '{stage_name}' drops or adds rows, which a scikit-learn transformer may not do "
+            "(X and y must keep their rows in a Pipeline): use it on the command line"
+        )
     summary = (
         f"{stage_class.summary}\n\nThe filterkit stage '{stage_name}' (plugin '{registered.plugin}', "
         f"{registered.distribution}) as a scikit-learn transformer."
@@ -519,16 +648,21 @@ def _stages_by_class_name() -> dict[str, str]:
     """Each registered stage's name by its transformer's class name and by its derived
     name (names that two stages would share left out)."""
     names: dict[str, list[str]] = {}
-    for stage_name in _registry().stages:
+    for stage_name in _transformable_stages():
         for class_name in dict.fromkeys((class_name_for(stage_name), derived_class_name(stage_name))):
             names.setdefault(class_name, []).append(stage_name)
     return {class_name: stages[0] for class_name, stages in names.items() if len(stages) == 1}
 
 
+def _transformable_stages() -> list[str]:
+    """The registered stages that keep their rows: those a transformer can run."""
+    return [name for name, registered in _registry().stages.items() if not registered.value.filters_rows]
+
+
 def _exported_names() -> list[str]:
     """What ``from filterkit.sklearn import *`` gives: the adapters, ``transformer_for`` and
     ``load_arff``; not the deprecated names, nor this module's imports."""
-    adapters = {class_name_for(stage_name) for stage_name in _registry().stages}
+    adapters = {class_name_for(stage_name) for stage_name in _transformable_stages()}
     return ["FilterkitTransformer", "ScoreScaler", "load_arff", "transformer_for", *sorted(adapters)]
 
 
@@ -566,12 +700,16 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
 
     ``class_`` picks the class attribute as ``-c`` does (``"last"``, ``"first"``, a
     1-based position or a name; None: no class, y is None).  X holds every other
-    attribute: numbers, a nominal value as its label's position, a date as seconds since
-    1970, missing as NaN; it is ``scipy.sparse`` CSR when the file's rows are sparse, else
-    a dense array.  y holds the class labels (None where missing) for a nominal class,
-    the numbers for a numeric one.  ``as_frame=True`` gives a pandas DataFrame (nominal
-    columns categorical, sparse columns sparse) and a Series instead (pandas needed).
-    A file that cannot be read raises FilterkitError naming it and the line.
+    attribute: numbers, a nominal value as its label's position (a UserWarning names
+    such columns: an adapter takes them as numbers, ``as_frame=True`` keeps them nominal),
+    a date as milliseconds since 1970 (as Weka and the command line hold it), missing as
+    NaN; it is ``scipy.sparse`` CSR when the file's rows are sparse, else a dense array.
+    A string attribute's column holds its text (``str``, None where missing): X is then
+    a dense array of dtype object, whose text columns the adapters read as documents.
+    y holds the class labels (None where missing) for a nominal class, the text for a string
+    one, the numbers for a numeric one.  ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical,
+    text columns of pandas' ``string`` dtype, sparse columns sparse) and a Series instead
+    (pandas needed).  A file that cannot be read raises FilterkitError naming it and the line.
     """
     schema, chunk = read_arff(path)
     class_index = resolve_class(schema, None if class_ is None else str(class_))
@@ -580,10 +718,25 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     values = chunk.values
     X = values[:, features]
     y = None if class_index is None else _class_values(schema.attributes[class_index], values[:, [class_index]])
-    if not as_frame:
-        return (sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)), y, names
-    frame, target = _as_frame(schema, features, X, class_index, y)
-    return frame, target, names
+    if class_index in chunk.text:
+        y = np.array(chunk.text[class_index], dtype=object)
+    if as_frame:
+        frame, target = _as_frame(schema, features, X, chunk.text, class_index, y)
+        return frame, target, names
+    nominal = [schema.attributes[position].name for position in features if schema.attributes[position].kind == NOMINAL]
+    if nominal:
+        warnings.warn(
+            f"load_arff: X holds the label positions of the nominal attributes {', '.join(map(repr, nominal))}, "
+            "which the adapters take as numbers; as_frame=True keeps them nominal",
+            UserWarning,
+            stacklevel=2,
+        )
+    texts = [k for k, position in enumerate(features) if position in chunk.text]
+    if texts:
+        X = (X.toarray() if sp.issparse(X) else np.asarray(X)).astype(object)
+        for k in texts:
+            X[:, k] = chunk.text[features[k]]
+    return (sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)), y, names
 
 
 def _class_values(attribute: Attribute, column) -> np.ndarray:
@@ -595,7 +748,7 @@ def _class_values(attribute: Attribute, column) -> np.ndarray:
     return labels[np.where(np.isnan(codes), len(attribute.labels), codes).astype(np.intp)]
 
 
-def _as_frame(schema: Schema, features: list[int], X, class_index: int | None, y):
+def _as_frame(schema: Schema, features: list[int], X, text: dict[int, list], class_index: int | None, y):
     """``(X, y)`` as a pandas DataFrame and Series (None without a class)."""
     try:
         pd = importlib.import_module("pandas")
@@ -611,6 +764,8 @@ def _as_frame(schema: Schema, features: list[int], X, class_index: int | None, y
         if attribute.kind == NOMINAL:
             codes = frame[name].sparse.to_dense() if sp.issparse(X) else frame[name]
             frame[name] = pd.Categorical.from_codes(codes.fillna(-1).astype(int), categories=list(attribute.labels))
+        elif position in text:
+            frame[name] = pd.array(text[position], dtype="string")
     target = None
     if class_index is not None:
         attribute = schema.attributes[class_index]
