@@ -399,29 +399,6 @@ class ClassCounts:
         feature, label = np.divmod(keys, max(self.n_classes, 1))
         return feature, label, sums
 
-    def _dense(self, table: SortedSums) -> np.ndarray:
-        feature, label, sums = self._pairs(table)
-        dense = np.zeros((self.n_classes, self.n_features))
-        dense[label, feature] = sums.to_float()
-        return dense
-
-    @property
-    def missing(self) -> np.ndarray:
-        """``[c, j]``: rows of class c where feature j is missing (dense: for small class counts)."""
-        return self._dense(self.missing_table)
-
-    def nonzero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is present and not zero (dense)."""
-        return self._dense(self.nonzero_table)
-
-    def zero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is exactly zero (dense)."""
-        return (
-            np.vstack([np.maximum(self.zero_sums(c).to_float(), 0.0) for c in range(self.n_classes)])
-            if self.n_classes
-            else np.zeros((0, self.n_features))
-        )
-
     @functools.cached_property
     def _by_class(self) -> dict:
         """Per table (``"nonzero"``, ``"missing"``): its pairs regrouped by class, as
