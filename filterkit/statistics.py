@@ -787,7 +787,8 @@ class ValueCounts(ClassCounts):
     def through(self, map_values) -> "ValueCounts | None":
         """The value counts of the same rows after each feature's values go through
         ``map_values(positions, values)``, an elementwise map that keeps 0 at 0; None
-        when it moves a zero (zeros are not stored, so their new values are unknown).
+        when it moves a zero (zeros are not stored, so their new values are unknown), or gives a
+        number to a missing value (the counts keep no value for it).
 
         A value mapped to 0 leaves the histogram (it is a zero now) and one mapped to
         NaN becomes missing, as a pass over the mapped rows would count them; sums are
@@ -795,6 +796,9 @@ class ValueCounts(ClassCounts):
         """
         positions = np.arange(self.n_features)
         if np.any(map_values(positions, np.zeros(self.n_features)) != 0):
+            return None
+        has_missing = np.unique(self._pairs(self.missing_table)[0])
+        if not np.isnan(map_values(has_missing, np.full(len(has_missing), np.nan))).all():
             return None
         feature, value, label, sums = self._entries()
         mapped = map_values(feature, value)
@@ -992,17 +996,9 @@ class ClassValueCountsStage(Stage):
     def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
         return statistics.add(chunk, self.features, self.context.class_index)
 
-    def value_map(self):
-        """This stage's fitted transform as an elementwise map of (feature position,
-        value) pairs, ``map(positions, values) -> values``, when it is one (every
-        attribute stays in place, only the values of ``features`` change), else None.
-        Such a stage derives the next stage's statistics without a pass
-        (:meth:`statistics_for`)."""
-        return None
-
     def statistics_for(self, following: Stage):
         """The next stage's statistics: this stage's training value counts sent through
-        :meth:`value_map`, when both gather class value counts over the same rows and
+        :meth:`~filterkit.stage.Stage.value_map`, when both gather class value counts over the same rows and
         this stage keeps every attribute in place.  The counts are released after."""
         counts, self.training_counts = self.training_counts, None
         value_map = self.value_map()

@@ -188,14 +188,8 @@ class Shaper(ClassValueCountsStage):
         """The input schema with every shaped attribute numeric; one-vs-rest: each replaced by its copies."""
         return self.copies_schema if self.one_vs_rest else super().output_schema()
 
-    #: True when the fitted stage gives training rows' missing values a number (--missing bin)
-    bins_training_missing = False
-
     def finalize(self, statistics: ValueCounts) -> None:
         self.training_counts = statistics
-        self.bins_training_missing = self.params["missing"] == MISSING_BIN and bool(
-            np.any(statistics.missing_sums(None).to_float() > 0)
-        )
         class_totals = statistics.class_totals
         histogram = statistics.histogram(include_zero=True)
         n_features = len(self.features)
@@ -423,15 +417,12 @@ class Shaper(ClassValueCountsStage):
         return self.params["zero_preserve"]
 
     def value_map(self):
-        """Shaping toward one class per feature is elementwise: the next stage's value counts
-        follow from this stage's; one-vs-rest copies are not, nor missing training values given
-        a number (the counts keep no value for them): None."""
-        return None if self.one_vs_rest or self.bins_training_missing else self._shape
+        """Shaping toward one class per feature is elementwise (one-vs-rest copies are not)."""
+        return None if self.one_vs_rest else self._shape
 
     def stored_values_map(self):
-        """Shaping toward one class per feature keeps a sparse chunk's entries where no nominal
-        feature fills in its first label: the shaped stored values (0 stays 0: the zero shift)."""
-        if self.one_vs_rest or not self.params["zero_preserve"] or self.nominal.any():
+        """The map :meth:`value_map` gives, by the compiled kernel where it is built."""
+        if super().stored_values_map() is None:
             return None
         return lambda rows, data: self._shaped_stored(rows, self._position_of(rows.shape[1]), data)
 

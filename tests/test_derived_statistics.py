@@ -147,6 +147,12 @@ def test_through_refuses_a_map_that_moves_zero():
     assert counts.through(lambda positions, values: values + 1) is None
 
 
+def test_through_refuses_a_map_that_gives_a_missing_value_a_number():
+    counts = value_counts_of([[1, 0], [np.nan, 1]])
+    assert counts.through(lambda positions, values: np.where(np.isnan(values), 5.0, values)) is None
+    assert counts.through(lambda positions, values: values * 2).value.tolist() == [2.0]
+
+
 def test_presence_counts_of_value_counts_equal_those_of_a_pass():
     rows = [[1, 0, 0.5, 0], [2, 3, 0, 1], [0, -4, np.nan, 1], [5, 0, 0.25, 0], [0, 0, 0, 1]]
     weights = [1, 0.5, 2, 0, 1]
