@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from filterkit.errors import FilterkitError, OptionError
-from filterkit.saved_state import ATTRIBUTES, FEATURES, SavedState, StateArray
+from filterkit.saved_state import ATTRIBUTES, FEATURES, OPTIONS_KEY, SavedState, StateArray, fitted_options
 from filterkit.schema import NUMERIC, Attribute, Chunk, Schema
 
 #: ``Option.before_it_existed`` when the option's default keeps the behaviour from before it existed.
@@ -331,8 +331,12 @@ class Stage(Configurable):
         return map_features(chunk, self.features, value_map)
 
     def state(self) -> dict:
-        """Fitted state as plain numbers, strings, lists and numpy arrays."""
-        return {}
+        """Fitted state as plain numbers, strings, lists and numpy arrays: by default each array of
+        ``state_arrays`` (the attribute of its key) and the options it was fitted with
+        (``fitted_options``); nothing for a stage without state arrays."""
+        if not self.state_arrays:
+            return {}
+        return {**{key: getattr(self, key) for key in self.state_arrays}, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
         """Restore fitted state saved by :meth:`state` (after :meth:`prepare`).

@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, positive_code
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
 from filterkit.stage import (
     FEATURES,
@@ -606,11 +606,6 @@ class AutoStage(Stage):
                 f"{self.criterion_shape[j]:.3f}; {self.params['metric']} {self.scores[j]:.3f})"
             )
         return lines
-
-    def state(self) -> dict:
-        saved = {key: getattr(self, key) for key in self.state_arrays}
-        saved[OPTIONS_KEY] = fitted_options(self)
-        return saved
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

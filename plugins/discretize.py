@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from filterkit.discretization import mdl_cut_points_by_feature, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Attribute, Chunk, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
 from filterkit.statistics import PresenceCounts, ValueCounts
@@ -287,9 +287,6 @@ class Discretizer(Stage):
         result.sort_indices()
         text = {int(self.offsets[column]): texts for column, texts in chunk.text.items()}
         return Chunk(result if chunk.is_sparse else result.toarray(), text, chunk.weights)
-
-    def state(self) -> dict:
-        return {"cut_counts": self.cut_counts, "cut_points": self.cut_points, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -239,12 +239,8 @@ class MinMaxNormalizer(Stage):
         return scaling_map(self.factor, self.minimum, self.inner_exponent, self.outer_exponent)
 
     def state(self) -> dict:
-        return {
-            "minimum": self.minimum,
-            "factor": self.factor,
-            "inner_exponent": self.inner_exponent,
-            "outer_exponent": self.outer_exponent,
-        }
+        """The arrays alone: minmax has no options, and its models never recorded them."""
+        return {key: getattr(self, key) for key in self.state_arrays}
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

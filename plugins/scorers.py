@@ -28,7 +28,7 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import COMBINE_OPTION, Metric, combine_option, feature_scores, resolved_combine, target_classes
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.stage import (
     SCALING_EXPONENTS,
     Option,
@@ -132,17 +132,6 @@ class ScorerStage(ClassValueCountsStage):
             return lambda positions, values: values
         offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
         return scaling_map(self.factor, offset, self.inner_exponent, self.outer_exponent)
-
-    def state(self) -> dict:
-        return {
-            "scores": self.scores,
-            "minimum": self.minimum,
-            "maximum": self.maximum,
-            "factor": self.factor,
-            "inner_exponent": self.inner_exponent,
-            "outer_exponent": self.outer_exponent,
-            OPTIONS_KEY: fitted_options(self),
-        }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
