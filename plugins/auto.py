@@ -204,7 +204,6 @@ class AutoStage(Stage):
         "offset": StateArray(),
         "factor": StateArray(),
         **SCALING_EXPONENTS,
-        "copy_scores": StateArray(),
         "copy_offset": StateArray(),
         "copy_factor": StateArray(),
         "copy_inner_exponent": _EXPONENT,
@@ -402,8 +401,8 @@ class AutoStage(Stage):
         self.scores, self.offset, self.factor, self.inner_exponent, self.outer_exponent = self._scaling(
             full, histogram, main_kind
         )
-        self.copy_scores, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = (
-            self._scaling(full, histogram, copy_kind)
+        _, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = self._scaling(
+            full, histogram, copy_kind
         )
         if self.params["report"]:
             self._print_report()
