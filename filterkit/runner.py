@@ -195,7 +195,7 @@ class Chain:
         are checked against its own contract)."""
         contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
         maps = [
-            None if contract.class_in != contract.class_out else guarded(stage, "transform", _stored_values_map, stage)
+            None if contract.class_in != contract.class_out else guarded(stage, "transform", stage.stored_values_map)
             for stage, contract in zip(stages, contracts)
         ]
         steps = _steps(maps, [stage.changes_class for stage in stages])
@@ -212,20 +212,6 @@ class Chain:
                     result = guarded(stage, "transform", stage.transform, chunk)
                     chunk, class_column = contract.checked(chunk, result, "transform", class_before)
             yield chunk
-
-
-def _stored_values_map(stage: Stage):
-    """``stage.stored_values_map()``, or None where a subclass overrides ``transform`` below the class
-    that gives the map: the map describes that class's transform, not the override's."""
-    kind = type(stage)
-    if not issubclass(_defining_class(kind, "stored_values_map"), _defining_class(kind, "transform")):
-        return None
-    return stage.stored_values_map()
-
-
-def _defining_class(kind: type, name: str) -> type:
-    """The class in ``kind``'s method resolution order whose own body defines ``name``."""
-    return next(base for base in kind.__mro__ if name in vars(base))
 
 
 def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:

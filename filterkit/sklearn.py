@@ -13,11 +13,6 @@ or by ``transformer_for(name)``; ``ScoreScaler(metric="bns")`` is the scorer of 
 metric.  Classes are made on first use, so importing this module loads no plugin.
 ``load_arff`` reads an ARFF file into X, y and the feature names.
 
-``OrdinalEncoder``, ``Binarizer``, ``MinMaxScaler`` and ``Normalizer``, this module's names
-before 0.3, are deprecated aliases (a DeprecationWarning on use; removed in 0.4): scikit-learn
-has classes of those names that do something else (its ``OrdinalEncoder`` codes categories,
-its ``Binarizer`` maps x > 0 to 1 where filterkit's maps every x ≠ 0).
-
 How scikit-learn data meets a filterkit schema:
 
 * X (numeric, dense or ``scipy.sparse``) becomes numeric attributes named
@@ -66,16 +61,8 @@ from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Ch
 from filterkit.sources import MemorySource
 from filterkit.stage import Context, Option, Stage
 
-#: This module's names before 0.3 that scikit-learn also uses: each gives the stage it
-#: named, with a DeprecationWarning, until 0.4 removes them.
-#: (``Normalizer`` is the class that runs ``l2`` or ``l1`` by its ``norm``.)
-DEPRECATED_NAMES = {"OrdinalEncoder": "ordinal", "Binarizer": "binarize", "MinMaxScaler": "minmax", "Normalizer": None}
-
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
-
-#: The stages the deprecated ``Normalizer`` chooses between.
-NORMS = ("l2", "l1")
 
 _RELATION = "filterkit.sklearn"
 
@@ -544,7 +531,7 @@ def class_name_for(stage_name: str) -> str:
     """The class name of a stage's transformer: its stage class's own name when no other
     registered stage class has it, else the derived name (:func:`derived_class_name`)."""
     own = _registry().stages[stage_name].value.__name__
-    if _own_names().count(own) == 1 and own.isidentifier() and own not in DEPRECATED_NAMES:
+    if _own_names().count(own) == 1 and own.isidentifier():
         return own
     return derived_class_name(stage_name)
 
@@ -616,29 +603,6 @@ def _score_scaler() -> type[FilterkitTransformer]:
     return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
 
 
-class _Normalizer(FilterkitTransformer):
-    """Deprecated (scikit-learn has a Normalizer): use ``L2Normalizer`` or ``L1Normalizer``.
-
-    Scale each row's features to unit length: the ``l2`` (default) or ``l1`` stage.
-
-    Parameters
-    ----------
-    norm : str, default='l2'
-        ``l2``: Euclidean length 1; ``l1``: absolute sum 1.  A zero row stays zero.
-    """
-
-    def __init__(self, norm: str = "l2"):
-        self.norm = norm
-
-    def _stage_name(self) -> str:
-        if self.norm not in NORMS:
-            raise ValueError(f"Normalizer: norm {self.norm!r} is not one of {', '.join(NORMS)}")
-        return self.norm
-
-
-_Normalizer.__name__ = _Normalizer.__qualname__ = "Normalizer"
-
-
 def _own_names() -> list[str]:
     """The class name of every registered stage (a name twice when two stages share it)."""
     return [registered.value.__name__ for registered in _registry().stages.values()]
@@ -661,30 +625,20 @@ def _transformable_stages() -> list[str]:
 
 def _exported_names() -> list[str]:
     """What ``from filterkit.sklearn import *`` gives: the adapters, ``transformer_for`` and
-    ``load_arff``; not the deprecated names, nor this module's imports."""
+    ``load_arff``; not this module's imports."""
     adapters = {class_name_for(stage_name) for stage_name in _transformable_stages()}
     return ["FilterkitTransformer", "ScoreScaler", "load_arff", "transformer_for", *sorted(adapters)]
 
 
 def __getattr__(name: str):
     """``ScoreScaler``, each stage's transformer class by its class name (made on first use),
-    ``__all__``, and the deprecated names with a warning."""
+    and ``__all__``."""
     if name == "__all__":
         return _exported_names()
     if name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name == "ScoreScaler":
         return _score_scaler()
-    if name in DEPRECATED_NAMES:
-        stage_name = DEPRECATED_NAMES[name]
-        replacement = " or ".join(class_name_for(norm) for norm in (NORMS if stage_name is None else [stage_name]))
-        warnings.warn(
-            f"filterkit.sklearn.{name} is deprecated and goes in filterkit 0.4 "
-            f"(scikit-learn has a class of that name): use {replacement}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return _Normalizer if stage_name is None else transformer_for(stage_name)
     stage_name = _stages_by_class_name().get(name)
     if stage_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r} (see transformer_for)")

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from filterkit.errors import FilterkitError, OptionError
-from filterkit.saved_state import ATTRIBUTES, FEATURES, SavedState, StateArray
+from filterkit.saved_state import ATTRIBUTES, FEATURES, OPTIONS_KEY, SavedState, StateArray, fitted_options
 from filterkit.schema import NUMERIC, Attribute, Chunk, Schema
 
 #: ``Option.before_it_existed`` when the option's default keeps the behaviour from before it existed.
@@ -216,6 +216,9 @@ class Stage(Configurable):
                 stacklevel=2,
             )
             cls.learns = vars(cls)["fitted"]
+        if "transform" in vars(cls) and not {"value_map", "stored_values_map"} & set(vars(cls)):
+            # what a class above derives from its transform does not describe this one's
+            cls.stored_values_map = cls.statistics_for = _none  # type: ignore[method-assign, assignment]
 
     @property
     def fitted(self) -> bool:
@@ -277,21 +280,32 @@ class Stage(Configurable):
         """
         return None
 
-    def stored_values_map(self) -> Any:
-        """None (the default), or, for a fitted stage whose transform of a sparse chunk changes only
-        the stored values of its rows (the same rows, columns, text and weights, no entry added, 0
-        kept at 0), a function ``map(rows, data) -> values``: the stored values this stage's
-        transform gives a sparse chunk whose structure is ``rows`` and whose stored values are
-        ``data`` (not to be modified; an entry may hold a 0 the stage before left, which must map
-        to 0), a float64 array as long.  ``rows`` has the attributes ``indptr``, ``indices`` and
-        ``shape`` of a CSR matrix (a :class:`~filterkit.schema.CsrArrays`, or a ``csr_matrix``);
-        its ``data`` are the values before the first stage of the step, so a map reads ``data``;
-        the chain hands maps read-only ``indices`` and ``indptr``.
-
-        The chain runs such a stage, and consecutive ones, as a single step on a sparse chunk: each
-        map on the values the one before gave, and one chunk made at the end (the zeros dropped once),
-        instead of a chunk and a full contract check per stage, and no ``scipy.sparse`` matrix at all."""
+    def value_map(self) -> Any:
+        """None (the default), or, for a fitted stage whose output value of an acted-on feature
+        depends only on the feature and the value (every attribute kept in place, no other value
+        changed), ``map(positions, values) -> values``: the float64 outputs of ``values`` of the
+        features ``features[positions]``.  Declared once, it gives the stage's :meth:`transform`
+        (unless the class defines one), its :meth:`stored_values_map` where every feature maps 0
+        to 0, and the statistics a stage that learns class value counts hands the next one
+        (:meth:`statistics_for`).  A class that defines ``transform`` but neither map inherits no
+        :meth:`stored_values_map` nor :meth:`statistics_for`: they describe the transform above."""
         return None
+
+    def stored_values_map(self) -> Any:
+        """None, or, for a fitted stage whose transform of a sparse chunk changes only the stored
+        values of its rows (the same rows, columns, text and weights, no entry added, 0 kept at 0), a
+        function ``map(rows, data) -> values``: the stored values (float64) this stage's transform
+        gives a sparse chunk whose structure is ``rows`` (``indptr``, ``indices`` and ``shape`` of a
+        CSR matrix, read-only) and whose stored values are ``data`` (not to be modified; a 0 the stage
+        before left must map to 0).  By default it follows from :meth:`value_map` where that maps
+        every feature's 0 to 0; a stage whose map depends on more than each value (``l2``: the row's
+        norm) defines it.  The chain runs consecutive such stages as one step on a sparse chunk, one
+        chunk made and checked at the end."""
+        value_map = self.value_map()
+        n = len(self.features)
+        if value_map is None or np.any(value_map(np.arange(n), np.zeros(n))):
+            return None
+        return lambda rows, data: mapped_stored(rows, data, self.features, value_map)
 
     def output_schema(self) -> Schema:
         """The schema of transformed chunks: changed attributes become ``numeric``.
@@ -314,12 +328,20 @@ class Stage(Configurable):
         return schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        """The chunk with this stage applied (pure: the input is not modified)."""
-        raise NotImplementedError
+        """The chunk with this stage applied (pure: the input is not modified); by default by its
+        :meth:`value_map`."""
+        value_map = self.value_map()
+        if value_map is None:
+            raise NotImplementedError
+        return map_features(chunk, self.features, value_map)
 
     def state(self) -> dict:
-        """Fitted state as plain numbers, strings, lists and numpy arrays."""
-        return {}
+        """Fitted state as plain numbers, strings, lists and numpy arrays: by default each array of
+        ``state_arrays`` (the attribute of its key) and the options it was fitted with
+        (``fitted_options``); nothing for a stage without state arrays."""
+        if not self.state_arrays:
+            return {}
+        return {**{key: getattr(self, key) for key in self.state_arrays}, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
         """Restore fitted state saved by :meth:`state` (after :meth:`prepare`).
@@ -338,6 +360,11 @@ class Stage(Configurable):
             setattr(self, key, array)
 
 
+def _none(*_: Any) -> None:
+    """None: for a subclass, the stored-values map and statistics a transform above it gave."""
+    return None
+
+
 def _declared_plain_numeric(attribute: Attribute) -> bool:
     """Whether ``attribute`` is what its :meth:`~filterkit.schema.Attribute.as_numeric` would make
     (the fields compared one by one: making that attribute to compare costs 70 ms at 13,000)."""
@@ -348,6 +375,39 @@ def _declared_plain_numeric(attribute: Attribute) -> bool:
         and attribute.date_format is None
         and not attribute.members
     )
+
+
+def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:
+    """The chunk with each value x of feature ``features[p]`` replaced by ``value_map(p, x)``
+    (:meth:`Stage.value_map`); a sparse chunk stays sparse, touching only its stored values, where
+    every feature maps 0 to 0 (otherwise it is computed densely and stored sparse again)."""
+    n = len(features)
+    if chunk.is_sparse and not np.any(value_map(np.arange(n), np.zeros(n))):
+        rows = chunk.csr()
+        return chunk.with_stored(mapped_stored(rows, rows.data, features, value_map), rows)
+    values = chunk.dense_values().copy()
+    block = values[:, features]
+    positions = np.broadcast_to(np.arange(n), block.shape)
+    values[:, features] = value_map(positions.ravel(), block.ravel()).reshape(block.shape)
+    if not chunk.is_sparse:
+        return Chunk(values, chunk.text, chunk.weights)
+    import scipy.sparse as sp
+
+    return Chunk(sp.csr_matrix(values), chunk.text, chunk.weights)
+
+
+def mapped_stored(rows: Any, data: np.ndarray, features: np.ndarray, value_map) -> np.ndarray:
+    """``data``, the stored values of the CSR ``rows``, with those of ``features`` mapped by
+    ``value_map`` (as :func:`map_features` maps them), in a new float64 array."""
+    if isinstance(value_map, _Factors):
+        return value_map.stored(rows, data, features)
+    position = np.full(rows.shape[1], -1, dtype=np.int64)
+    position[features] = np.arange(len(features))
+    positions = position[rows.indices]
+    mapped = np.array(data, dtype=np.float64)
+    acted = np.flatnonzero(positions >= 0)
+    mapped[acted] = value_map(positions[acted], mapped[acted])
+    return mapped
 
 
 def scale_features(
@@ -407,6 +467,34 @@ def scale_values(
     inner, outer = exponents
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         return np.ldexp((np.ldexp(values, inner) - np.ldexp(offset, inner)) * factor, outer)
+
+
+def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer: np.ndarray):
+    """``map(positions, values)``: ``(values − offset) · factor`` of each feature, with the exponents of
+    :func:`range_scaling` where any is not 0 (:func:`scale_values`' arithmetic), for :meth:`Stage.value_map`."""
+    if not (inner.any() or outer.any() or offset.any()):
+        return _Factors(factor)
+    if not (inner.any() or outer.any()):
+        return lambda positions, values: scale_values(values, factor[positions], offset[positions])
+    return lambda positions, values: scale_values(
+        values, factor[positions], offset[positions], (inner[positions], outer[positions])
+    )
+
+
+class _Factors:
+    """The map ``x · factor[position]`` (``(x − 0) · factor``, the same bits), which on stored values is
+    one multiplication by each column's factor (1 outside the features)."""
+
+    def __init__(self, factor: np.ndarray):
+        self.factor = factor
+
+    def __call__(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return values * self.factor[positions]
+
+    def stored(self, rows: Any, data: np.ndarray, features: np.ndarray) -> np.ndarray:
+        column_factor = np.ones(rows.shape[1])
+        column_factor[features] = self.factor
+        return data * column_factor[rows.indices]
 
 
 def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:

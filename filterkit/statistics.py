@@ -399,29 +399,6 @@ class ClassCounts:
         feature, label = np.divmod(keys, max(self.n_classes, 1))
         return feature, label, sums
 
-    def _dense(self, table: SortedSums) -> np.ndarray:
-        feature, label, sums = self._pairs(table)
-        dense = np.zeros((self.n_classes, self.n_features))
-        dense[label, feature] = sums.to_float()
-        return dense
-
-    @property
-    def missing(self) -> np.ndarray:
-        """``[c, j]``: rows of class c where feature j is missing (dense: for small class counts)."""
-        return self._dense(self.missing_table)
-
-    def nonzero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is present and not zero (dense)."""
-        return self._dense(self.nonzero_table)
-
-    def zero_counts(self) -> np.ndarray:
-        """``[c, j]``: rows of class c whose feature j is exactly zero (dense)."""
-        return (
-            np.vstack([np.maximum(self.zero_sums(c).to_float(), 0.0) for c in range(self.n_classes)])
-            if self.n_classes
-            else np.zeros((0, self.n_features))
-        )
-
     @functools.cached_property
     def _by_class(self) -> dict:
         """Per table (``"nonzero"``, ``"missing"``): its pairs regrouped by class, as
@@ -810,7 +787,8 @@ class ValueCounts(ClassCounts):
     def through(self, map_values) -> "ValueCounts | None":
         """The value counts of the same rows after each feature's values go through
         ``map_values(positions, values)``, an elementwise map that keeps 0 at 0; None
-        when it moves a zero (zeros are not stored, so their new values are unknown).
+        when it moves a zero (zeros are not stored, so their new values are unknown), or gives a
+        number to a missing value (the counts keep no value for it).
 
         A value mapped to 0 leaves the histogram (it is a zero now) and one mapped to
         NaN becomes missing, as a pass over the mapped rows would count them; sums are
@@ -818,6 +796,9 @@ class ValueCounts(ClassCounts):
         """
         positions = np.arange(self.n_features)
         if np.any(map_values(positions, np.zeros(self.n_features)) != 0):
+            return None
+        has_missing = np.unique(self._pairs(self.missing_table)[0])
+        if not np.isnan(map_values(has_missing, np.full(len(has_missing), np.nan))).all():
             return None
         feature, value, label, sums = self._entries()
         mapped = map_values(feature, value)
@@ -1015,17 +996,9 @@ class ClassValueCountsStage(Stage):
     def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
         return statistics.add(chunk, self.features, self.context.class_index)
 
-    def value_map(self):
-        """This stage's fitted transform as an elementwise map of (feature position,
-        value) pairs, ``map(positions, values) -> values``, when it is one (every
-        attribute stays in place, only the values of ``features`` change), else None.
-        Such a stage derives the next stage's statistics without a pass
-        (:meth:`statistics_for`)."""
-        return None
-
     def statistics_for(self, following: Stage):
         """The next stage's statistics: this stage's training value counts sent through
-        :meth:`value_map`, when both gather class value counts over the same rows and
+        :meth:`~filterkit.stage.Stage.value_map`, when both gather class value counts over the same rows and
         this stage keeps every attribute in place.  The counts are released after."""
         counts, self.training_counts = self.training_counts, None
         value_map = self.value_map()

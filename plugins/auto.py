@@ -42,12 +42,11 @@ import scipy.sparse as sp
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, positive_code
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
 from filterkit.stage import (
     FEATURES,
     SCALING_EXPONENTS,
-    Context,
     Option,
     Stage,
     StateArray,
@@ -59,7 +58,7 @@ from filterkit.stage import (
 )
 from filterkit.statistics import ValueCounts
 
-from .shaper import Shaper  # the LP shaper's fit and lookup, reused (plugins/shaper.py)
+from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
 
 #: The treatments, by the code the model file stores for each feature.
 DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4
@@ -204,7 +203,6 @@ class AutoStage(Stage):
         "offset": StateArray(),
         "factor": StateArray(),
         **SCALING_EXPONENTS,
-        "copy_scores": StateArray(),
         "copy_offset": StateArray(),
         "copy_factor": StateArray(),
         "copy_inner_exponent": _EXPONENT,
@@ -247,30 +245,29 @@ class AutoStage(Stage):
             parts.append(ValueCounts.of_chunk(part, self.features, self.context.class_index, n_classes))
         return statistics.merge(FoldCounts(parts))
 
-    def _shaper(self, zero_bin: bool, counts: ValueCounts | None = None) -> Shaper:
-        """An LP shaper over this stage's features (prob, zero-preserving), fitted on ``counts``."""
-        shaper = Shaper(zero_bin=zero_bin, missing="keep")  # a missing value stays missing under every treatment
-        # the positive class named, so a training part whose minority is the other class shapes toward it too
-        shaper.context = self.context
-        shaper.class_attribute = self.class_attribute
-        if counts is not None:
-            shaper.context = Context(self.context.class_index, self.class_attribute.labels[self.positive])
-        shaper.features = np.arange(len(self.features))
-        shaper.nominal = np.zeros(len(self.features), dtype=bool)
-        # one shaped column per feature, toward the positive class (what Shaper.prepare lays out then)
-        shaper.one_vs_rest, shaper.copies = False, 1
-        shaper.column_feature, shaper.column_nominal = shaper.features, shaper.nominal
-        if counts is not None:
-            shaper.finalize(counts)
-            shaper.training_counts = None
-        return shaper
+    def _knots(self, zero_bin: bool, counts: ValueCounts) -> Knots:
+        """The LP shaper's estimates (``shape``'s defaults, missing kept) of this stage's features
+        toward the positive class, fitted on ``counts``."""
+        numeric = np.zeros(len(self.features), dtype=bool)
+        fit = fit_toward(
+            self.positive, counts.histogram(include_zero=True), counts, numeric, zero_bin, NEIGHBORS, False
+        )
+        return Knots(
+            fit.knot_feature,
+            fit.knot_value,
+            fit.knot_probability,
+            fit.zero_probability,
+            fit.default_probability,
+            numeric,
+            zero_bin,
+        )
 
-    def _shaped(self, sparse_shaper: Shaper, dense_shaper: Shaper, positions: np.ndarray, values: np.ndarray):
-        """p̃ of each (feature position, value): the zero-bin shaper's on sparse features."""
-        shaped = dense_shaper._probabilities_at(positions, values)
+    def _shaped(self, sparse_knots: Knots, dense_knots: Knots, positions: np.ndarray, values: np.ndarray):
+        """p̃ of each (feature position, value): the zero-bin estimates on sparse features."""
+        shaped = dense_knots.at(positions, values)
         on_sparse = self.sparse[positions].astype(bool)
         if on_sparse.any():
-            shaped[on_sparse] = sparse_shaper._probabilities_at(positions[on_sparse], values[on_sparse])
+            shaped[on_sparse] = sparse_knots.at(positions[on_sparse], values[on_sparse])
         return shaped
 
     def finalize(self, statistics: FoldCounts) -> None:
@@ -323,7 +320,7 @@ class AutoStage(Stage):
                 1.0,
                 -1.0,
             )
-            sparse_shaper, dense_shaper = self._shaper(True, training), self._shaper(False, training)
+            sparse_knots, dense_knots = self._knots(True, training), self._knots(False, training)
             tested = held.histogram(include_zero=True)
             positives = tested.of_class(self.positive)
             negatives = tested.rows - positives
@@ -332,7 +329,7 @@ class AutoStage(Stage):
             scores = (
                 presence_direction[tested.feature] * (tested.value != 0),
                 raw_direction[tested.feature] * tested.value,
-                self._shaped(sparse_shaper, dense_shaper, tested.feature, tested.value),
+                self._shaped(sparse_knots, dense_knots, tested.feature, tested.value),
             )
             for t, score in enumerate(scores):
                 aucs[t, k] = auc_by_feature(tested.feature, score, positives, negatives, n)
@@ -379,31 +376,31 @@ class AutoStage(Stage):
         self.treatment = treatment.astype(np.int64)
 
     def _fit_outputs(self, full: ValueCounts, histogram) -> None:
-        """The full-data shaper (knots of the features that shape) and the scaling of each
-        output column: the feature's own, and the shaped copy of a ``both`` feature."""
-        sparse_shaper, dense_shaper = self._shaper(True, full), self._shaper(False, full)
+        """The full-data knots (of the features that shape) and the scaling of each output
+        column: the feature's own, and the shaped copy of a ``both`` feature."""
+        sparse_knots, dense_knots = self._knots(True, full), self._knots(False, full)
         shapes = (self.treatment == SHAPE) | (self.treatment == BOTH)
         on_sparse = self.sparse.astype(bool)
-        keep_sparse = shapes[sparse_shaper.knot_feature] & on_sparse[sparse_shaper.knot_feature]
-        keep_dense = shapes[dense_shaper.knot_feature] & ~on_sparse[dense_shaper.knot_feature]
+        keep_sparse = shapes[sparse_knots.knot_feature] & on_sparse[sparse_knots.knot_feature]
+        keep_dense = shapes[dense_knots.knot_feature] & ~on_sparse[dense_knots.knot_feature]
         knots = {
-            key: np.concatenate([getattr(sparse_shaper, key)[keep_sparse], getattr(dense_shaper, key)[keep_dense]])
+            key: np.concatenate([getattr(sparse_knots, key)[keep_sparse], getattr(dense_knots, key)[keep_dense]])
             for key in ("knot_feature", "knot_value", "knot_probability")
         }
         order = np.lexsort((knots["knot_value"], knots["knot_feature"]))
         self.knot_feature, self.knot_value, self.knot_probability = (
             knots[key][order] for key in ("knot_feature", "knot_value", "knot_probability")
         )
-        self.zero_probability = np.where(on_sparse, sparse_shaper.zero_probability, dense_shaper.zero_probability)
-        self.default_probability = sparse_shaper.default_probability
-        self._build_shaper()
+        self.zero_probability = np.where(on_sparse, sparse_knots.at_zero(), dense_knots.at_zero())
+        self.default_probability = sparse_knots.default_probability
+        self.knots = self._fitted_knots()
         main_kind = np.where(self.treatment == BOTH, np.where(on_sparse, PRESENCE, RAW), self.treatment)
         copy_kind = np.where(self.treatment == BOTH, SHAPE, DROP)
         self.scores, self.offset, self.factor, self.inner_exponent, self.outer_exponent = self._scaling(
             full, histogram, main_kind
         )
-        self.copy_scores, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = (
-            self._scaling(full, histogram, copy_kind)
+        _, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = self._scaling(
+            full, histogram, copy_kind
         )
         if self.params["report"]:
             self._print_report()
@@ -438,16 +435,12 @@ class AutoStage(Stage):
         factor, (inner, outer) = range_scaling(low, high, scores)
         return scores, np.where(self.sparse.astype(bool), 0.0, low), factor, inner, outer
 
-    def _build_shaper(self) -> None:
-        shaper = self._shaper(True)
-        shaper.knot_feature, shaper.knot_value, shaper.knot_probability = (
-            self.knot_feature,
-            self.knot_value,
-            self.knot_probability,
-        )
-        shaper.zero_probability, shaper.default_probability = self.zero_probability, self.default_probability
-        shaper._index_knots()
-        self.shaper = shaper
+    def _fitted_knots(self) -> Knots:
+        """The knots of the features that shape, with the zero bin (p̃(0) of a dense feature is its
+        estimate at 0)."""
+        numeric = np.zeros(len(self.features), dtype=bool)
+        arrays = (self.knot_feature, self.knot_value, self.knot_probability)
+        return Knots(*arrays, self.zero_probability, self.default_probability, numeric, True)
 
     def _treated(self, positions: np.ndarray, values: np.ndarray, kind: np.ndarray) -> np.ndarray:
         """g of each (feature position, value) under the per-feature treatment ``kind``
@@ -457,7 +450,7 @@ class AutoStage(Stage):
         shapes = (treatment == SHAPE) & ~np.isnan(values)
         if shapes.any():
             zero_shift = np.where(self.sparse.astype(bool), self.zero_probability, 0.0)[positions[shapes]]
-            treated[shapes] = self.shaper._probabilities_at(positions[shapes], values[shapes]) - zero_shift
+            treated[shapes] = self.knots.at(positions[shapes], values[shapes]) - zero_shift
         treated[treatment == DROP] = 0.0
         return np.where(np.isnan(values), np.nan, treated)
 
@@ -607,11 +600,6 @@ class AutoStage(Stage):
             )
         return lines
 
-    def state(self) -> dict:
-        saved = {key: getattr(self, key) for key in self.state_arrays}
-        saved[OPTIONS_KEY] = fitted_options(self)
-        return saved
-
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
@@ -620,7 +608,7 @@ class AutoStage(Stage):
         )
         if unsorted.any():
             raise invalid_state(self, "the knots are not sorted by feature and value")
-        self._build_shaper()
+        self.knots = self._fitted_knots()
 
 
 def auto_stage_for(metrics: dict) -> type[AutoStage]:

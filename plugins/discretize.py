@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
 from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
@@ -321,7 +321,7 @@ class Discretizer(Stage):
             raise self._unbinnable(
                 int(k), "has a cut point between -Infinity and Infinity, NaN, which a model cannot hold"
             )
-        return {"cut_counts": self.cut_counts, "cut_points": self.cut_points, OPTIONS_KEY: fitted_options(self)}
+        return super().state()
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

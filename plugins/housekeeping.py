@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema, weka_range
 from filterkit.stage import Option, Stage, StateArray
 from filterkit.statistics import ExactSums, checked_weights
@@ -279,9 +279,6 @@ class RemoveUseless(AttributeSubset):
                 useless.add(position)
         self.kept = np.array([i for i in range(len(self.input_schema)) if i not in useless], dtype=np.int64)
 
-    def state(self) -> dict:
-        return {"kept": self.kept, OPTIONS_KEY: fitted_options(self)}
-
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         if np.any(np.diff(self.kept) <= 0) or not set(self.features.tolist()) | set(self.kept.tolist()) >= set(
@@ -454,9 +451,6 @@ class ReplaceMissing(Stage):
         filled[:, self.features] = np.where(missing, self.replacement, block)
         return Chunk(filled, chunk.text, chunk.weights)
 
-    def state(self) -> dict:
-        return {"replacement": self.replacement, OPTIONS_KEY: fitted_options(self)}
-
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         for k in np.flatnonzero(self.label_counts).tolist():
@@ -590,9 +584,6 @@ class StratifiedFold(Stage):
             {column: [texts[r] for r in rows.tolist()] for column, texts in chunk.text.items()},
             None if chunk.weights is None else chunk.weights[rows],
         )
-
-    def state(self) -> dict:
-        return {"group_counts": self.group_counts, "keys": self.keys, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -32,7 +32,7 @@ from filterkit.stage import (
     StateArray,
     range_scaling,
     refuse_infinite_ranges,
-    scale_features,
+    scaling_map,
     stored_in_features,
 )
 
@@ -181,15 +181,9 @@ class PresenceBinarizer(Stage):
         """0 is absence."""
         return True
 
-    def transform(self, chunk: Chunk) -> Chunk:
-        if chunk.is_sparse:
-            rows = chunk.csr()
-            binary = np.where(np.isnan(rows.data), np.nan, (rows.data != 0).astype(np.float64))
-            return chunk.with_stored(np.where(stored_in_features(rows, self.features), binary, rows.data), rows)
-        values = chunk.values.copy()
-        block = values[:, self.features]
-        values[:, self.features] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))
-        return Chunk(values, chunk.text, chunk.weights)
+    def value_map(self):
+        """1 where x ≠ 0, 0 where x = 0, NaN stays NaN."""
+        return lambda positions, values: np.where(np.isnan(values), np.nan, (values != 0).astype(np.float64))
 
 
 class MinMaxNormalizer(Stage):
@@ -240,18 +234,13 @@ class MinMaxNormalizer(Stage):
             self.minimum, maximum, np.ones(len(self.features))
         )
 
-    def transform(self, chunk: Chunk) -> Chunk:
-        return scale_features(
-            chunk, self.features, self.factor, self.minimum, (self.inner_exponent, self.outer_exponent)
-        )
+    def value_map(self):
+        """(x − min) / (max − min)."""
+        return scaling_map(self.factor, self.minimum, self.inner_exponent, self.outer_exponent)
 
     def state(self) -> dict:
-        return {
-            "minimum": self.minimum,
-            "factor": self.factor,
-            "inner_exponent": self.inner_exponent,
-            "outer_exponent": self.outer_exponent,
-        }
+        """The arrays alone: minmax has no options, and its models never recorded them."""
+        return {key: getattr(self, key) for key in self.state_arrays}
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -28,16 +28,14 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import COMBINE_OPTION, Metric, combine_option, feature_scores, resolved_combine, target_classes
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import Chunk
+from filterkit.saved_state import invalid_state
 from filterkit.stage import (
     SCALING_EXPONENTS,
     Option,
     StateArray,
     range_scaling,
     refuse_infinite_ranges,
-    scale_features,
-    scale_values,
+    scaling_map,
 )
 from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
 
@@ -129,56 +127,11 @@ class ScorerStage(ClassValueCountsStage):
         return self.params["zero_preserve"] or not self.params["scale"]
 
     def value_map(self):
-        """Scaling is elementwise (the arithmetic of :func:`scale_features`)."""
+        """The scaling (--no-scale: the values as they are)."""
         if not self.params["scale"]:
             return lambda positions, values: values
         offset = np.zeros(len(self.features)) if self.params["zero_preserve"] else self.minimum
-        inner, outer = self.inner_exponent, self.outer_exponent
-        if not (inner.any() or outer.any()):
-            return lambda positions, values: scale_values(values, self.factor[positions], offset[positions])
-        return lambda positions, values: scale_values(
-            values, self.factor[positions], offset[positions], (inner[positions], outer[positions])
-        )
-
-    def stored_values_map(self):
-        """Zero-preserving scaling without power-of-two steps multiplies each stored value by its
-        column's factor (:func:`scale_features`' arithmetic); --no-scale leaves them as they are."""
-        if not self.params["scale"]:
-            return lambda rows, data: data
-        if not self.params["zero_preserve"] or self.inner_exponent.any() or self.outer_exponent.any():
-            return None
-        column_factors: dict[int, np.ndarray] = {}
-
-        def scaled(rows, data):
-            n_columns = rows.shape[1]
-            if n_columns not in column_factors:
-                column_factors[n_columns] = np.ones(n_columns)
-                column_factors[n_columns][self.features] = self.factor
-            return data * column_factors[n_columns][rows.indices]
-
-        return scaled
-
-    def transform(self, chunk: Chunk) -> Chunk:
-        if not self.params["scale"]:
-            return chunk
-        return scale_features(
-            chunk,
-            self.features,
-            self.factor,
-            None if self.params["zero_preserve"] else self.minimum,
-            (self.inner_exponent, self.outer_exponent),
-        )
-
-    def state(self) -> dict:
-        return {
-            "scores": self.scores,
-            "minimum": self.minimum,
-            "maximum": self.maximum,
-            "factor": self.factor,
-            "inner_exponent": self.inner_exponent,
-            "outer_exponent": self.outer_exponent,
-            OPTIONS_KEY: fitted_options(self),
-        }
+        return scaling_map(self.factor, offset, self.inner_exponent, self.outer_exponent)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -60,7 +60,7 @@ from filterkit.metrics import (
     target_classes,
     weka_ranking,
 )
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
+from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Chunk, CsrArrays
 from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
 from filterkit.statistics import ValueCounts
@@ -374,9 +374,6 @@ class Selector(Stage):
         if chunk.is_sparse:
             return Chunk.from_csr(*kept_columns(chunk.csr(), self.columns), text, chunk.weights)
         return Chunk(chunk.values[:, self.columns], text, chunk.weights)
-
-    def state(self) -> dict:
-        return {"scores": self.scores, "kept": self.kept, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

@@ -68,6 +68,8 @@ except ImportError:  # built without a C compiler: numpy does the same work
 #: ``--multiclass``: a shaped copy of each feature per class label, or each toward its most informative class.
 ONE_VS_REST = "one-vs-rest"
 MOST_INFORMATIVE = "max"
+#: ``--neighbors``' default: rows taken on each side of a value.
+NEIGHBORS = 15
 #: ``--missing``: missing values form their own bin, or stay missing (0.3's behaviour).
 MISSING_BIN = "bin"
 MISSING_KEPT = "keep"
@@ -80,7 +82,7 @@ class Shaper(ClassValueCountsStage):
     summary = "Shape each feature into its local positive-class probability (KDD'09 LP shaper)."
     options = (
         Option("zero_bin", bool, True, "Zeros form their own bin (--no-zero-bin for dense data)."),
-        Option("neighbors", int, 15, "Rows taken on each side of a value.", minimum=0),
+        Option("neighbors", int, NEIGHBORS, "Rows taken on each side of a value.", minimum=0),
         Option("transform", str, "prob", "Output the probability or its log-odds.", choices=("prob", "logodds")),
         Option("zero_preserve", bool, True, "Shift so that 0 maps to 0 (--no-zero-preserve: output T(p) itself)."),
         Option(
@@ -188,22 +190,21 @@ class Shaper(ClassValueCountsStage):
         """The input schema with every shaped attribute numeric; one-vs-rest: each replaced by its copies."""
         return self.copies_schema if self.one_vs_rest else super().output_schema()
 
-    #: True when the fitted stage gives training rows' missing values a number (--missing bin)
-    bins_training_missing = False
-
     def finalize(self, statistics: ValueCounts) -> None:
         self.training_counts = statistics
-        self.bins_training_missing = self.params["missing"] == MISSING_BIN and bool(
-            np.any(statistics.missing_sums(None).to_float() > 0)
-        )
         class_totals = statistics.class_totals
         histogram = statistics.histogram(include_zero=True)
         n_features = len(self.features)
+
+        def toward(target: int) -> _Fit:
+            options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
+            return fit_toward(target, histogram, statistics, self.nominal, *options)
+
         if self._shapes_every_class():
-            fits = [self._fit_toward(c, histogram, statistics) for c in range(len(self.class_attribute.labels))]
+            fits = [toward(c) for c in range(len(self.class_attribute.labels))]
         else:
             positive = positive_code(self.class_attribute, class_totals, self.context.positive)
-            fits = [self._fit_toward(positive, histogram, statistics)]
+            fits = [toward(positive)]
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
@@ -235,168 +236,20 @@ class Shaper(ClassValueCountsStage):
         self.knot_feature = self.knot_feature[order]
         self.knot_value = self.knot_value[order]
         self.knot_probability = self.knot_probability[order]
-        self._index_knots()
-        if not self.params["zero_bin"]:
-            self.zero_probability = self._probabilities_at(np.arange(n_columns), np.zeros(n_columns))
+        self.knots = self._knots()
+        self.zero_probability = self.knots.at_zero()
 
-    def _fit_toward(self, target: int, histogram, statistics: ValueCounts) -> "_Fit":
-        """Every feature shaped toward class ``target`` (KDD'09 §3.2, §3.5; the missing bin,
-        docs/algorithms.md §4.2): its estimates and knots."""
-        feature, value, rows = histogram.feature, histogram.value, histogram.rows
-        positives = histogram.of_class(target)
-        n_features = len(self.features)
-        totals = np.bincount(feature, weights=rows, minlength=n_features)
-        total_positives = np.bincount(feature, weights=positives, minlength=n_features)
-        default_probability = (total_positives + 1) / (totals + 2)
-
-        nominal_entry = self.nominal[feature]
-        zero_entry = (value == 0) & ~nominal_entry
-        if self.params["zero_bin"]:
-            in_window = ~nominal_entry & ~zero_entry
-            zero_rows = np.bincount(feature[zero_entry], weights=rows[zero_entry], minlength=n_features)
-            zero_positives = np.bincount(feature[zero_entry], weights=positives[zero_entry], minlength=n_features)
-            zero_probability = (zero_positives + 1) / (zero_rows + 2)
-        else:
-            in_window = ~nominal_entry
-            zero_probability = np.full(n_features, 0.5)
-        window_probability = _window_probabilities(
-            feature[in_window], rows[in_window], positives[in_window], self.params["neighbors"]
+    def _knots(self) -> "Knots":
+        """The fitted knots' :class:`Knots`."""
+        return Knots(
+            self.knot_feature,
+            self.knot_value,
+            self.knot_probability,
+            self.zero_probability,
+            self.default_probability,
+            self.column_nominal,
+            self.params["zero_bin"],
         )
-        nominal_probability = (positives[nominal_entry] + 1) / (rows[nominal_entry] + 2)
-        # the estimate each training row gets: its knot's, or the zero bin's
-        entry_probability = np.empty(len(feature))
-        entry_probability[in_window] = window_probability
-        entry_probability[nominal_entry] = nominal_probability
-        entry_probability[zero_entry & ~in_window] = zero_probability[feature[zero_entry & ~in_window]]
-        missing_rows = statistics.missing_sums(None).to_float()
-        missing_positives = np.minimum(np.maximum(statistics.missing_sums(target).to_float(), 0.0), missing_rows)
-        if self.params["missing"] == MISSING_BIN:
-            # without missing training rows a missing value says nothing: the feature's overall p̃
-            missing_probability = np.where(
-                missing_rows > 0, (missing_positives + 1) / (missing_rows + 2), default_probability
-            )
-            binned = np.flatnonzero(missing_rows > 0)
-        else:
-            missing_probability = default_probability
-            binned = np.zeros(0, dtype=np.int64)
-        # the training rows' estimates, the missing bin's rows included, for the information gain
-        information = _information_gain(
-            np.concatenate([feature, binned]),
-            np.concatenate([rows, missing_rows[binned]]),
-            np.concatenate([positives, missing_positives[binned]]),
-            np.concatenate([entry_probability, missing_probability[binned]]),
-            n_features,
-        )
-        return _Fit(
-            target,
-            zero_probability,
-            default_probability,
-            missing_probability,
-            np.concatenate([feature[in_window], feature[nominal_entry]]),
-            np.concatenate([value[in_window], value[nominal_entry]]),
-            np.concatenate([window_probability, nominal_probability]),
-            information,
-        )
-
-    def _index_knots(self) -> None:
-        """Tables for :meth:`_probabilities_at`, built once per fit or load.
-
-        Each knot gets the slope to the next knot of its column (NaN at a column's
-        last knot); each column the probability below its first knot (its baseline
-        without knots).  A query (column, value) is ranked among the distinct knot
-        values, so (column, rank) is one integer; ``knot_below`` maps it to the
-        column's last knot at or below the value (−1 for none), as a table when
-        columns × distinct values is small, else by a search of the knots' keys.
-        """
-        n_columns = len(self.column_feature)
-        self.knot_start = np.searchsorted(self.knot_feature, np.arange(n_columns + 1))
-        has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
-        self.knot_has_next = has_next
-        following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-            step = self.knot_value[following] - self.knot_value
-            slope = (self.knot_probability[following] - self.knot_probability) / step
-        self.knot_slope = np.where(has_next, slope, np.nan)
-        # a step that overflows or is subnormal makes the slope meaningless: such knots interpolate by
-        # the fraction of the step, computed on values scaled by a power of two (see _interpolated)
-        self.knot_scaled = has_next & (~np.isfinite(step) | (step < np.finfo(np.float64).tiny) | ~np.isfinite(slope))
-        has_knots = self.knot_start[1:] > self.knot_start[:-1]
-        baseline = self.zero_probability if self.params["zero_bin"] else self.default_probability
-        first_knot = np.minimum(self.knot_start[:-1], max(len(self.knot_value) - 1, 0))
-        self.first_probability = np.where(
-            has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0, baseline
-        )
-        self.distinct_values = np.unique(self.knot_value)
-        self.rank_stride = len(self.distinct_values) + 1
-        self.knot_rank_key = self.knot_feature * self.rank_stride + np.searchsorted(
-            self.distinct_values, self.knot_value, side="right"
-        )
-        if n_columns * self.rank_stride <= _KNOT_TABLE_LIMIT:
-            below = np.searchsorted(self.knot_rank_key, np.arange(n_columns * self.rank_stride), side="right") - 1
-            feature_start = np.repeat(self.knot_start[:-1], self.rank_stride)
-            self.knot_table: np.ndarray | None = np.where(below >= feature_start, below, -1)
-        else:
-            self.knot_table = None
-
-    def _knot_below(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Per (column, value): the column's last knot with value ≤ the value, or −1."""
-        key = positions * self.rank_stride + np.searchsorted(self.distinct_values, values, side="right")
-        if self.knot_table is not None:
-            return self.knot_table[key]
-        below = np.searchsorted(self.knot_rank_key, key, side="right") - 1
-        return np.where(below >= self.knot_start[positions], below, -1)
-
-    def _probabilities_at(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """p̃ of each (column, value) pair, before the transform, all columns at once.
-
-        Numeric: linear interpolation between a feature's knots, clamped at its ends
-        (``numpy.interp``'s arithmetic), the zero bin at 0; nominal: the label's own
-        estimate, or the feature's overall one for a label without knots.
-        """
-        positions = np.asarray(positions, dtype=np.int64)
-        values = np.asarray(values, dtype=np.float64)
-        below = self._knot_below(positions, values)
-        at_knot = below >= 0
-        knot = np.where(at_knot, below, 0)
-        if len(self.knot_value):
-            shaped = self.knot_probability[knot]
-            between = at_knot & (self.knot_value[knot] != values) & self.knot_has_next[knot]
-            inside = knot[between]
-            shaped[between] = self._interpolated(inside, values[between], shaped[between])
-        else:
-            shaped = np.zeros(len(values))
-        outside = ~at_knot
-        shaped[outside] = self.first_probability[positions[outside]]
-        if self.params["zero_bin"]:
-            zero = values == 0
-            shaped[zero] = self.zero_probability[positions[zero]]
-        nominal = self.column_nominal[positions]
-        if nominal.any():
-            exact = at_knot & (self.knot_value[knot] == values) if len(self.knot_value) else at_knot
-            label_probability = np.where(
-                exact, self.knot_probability[knot] if len(self.knot_value) else 0.0, self.default_probability[positions]
-            )
-            shaped = np.where(nominal, label_probability, shaped)
-        return shaped
-
-    def _interpolated(self, knot: np.ndarray, values: np.ndarray, at_knot: np.ndarray) -> np.ndarray:
-        """p̃ at values between ``knot`` and the next knot of its feature: ``slope · (v − v_k) + p_k``,
-        or, where the step between the knots overflows or is subnormal, ``p_k + Δp · (v − v_k) / Δv``
-        on the values scaled so that the larger knot's magnitude is near 1 (exact scaling)."""
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            result = self.knot_slope[knot] * (values - self.knot_value[knot]) + at_knot
-        scaled = self.knot_scaled[knot]
-        if scaled.any():
-            k, v = knot[scaled], values[scaled]
-            low, high = self.knot_value[k], self.knot_value[k + 1]
-            magnitude = np.maximum(np.abs(low), np.abs(high))
-            shift = np.where(np.isfinite(magnitude), -np.frexp(magnitude)[1], 0)
-            with np.errstate(invalid="ignore", over="ignore"):
-                fraction = (np.ldexp(v, shift) - np.ldexp(low, shift)) / (np.ldexp(high, shift) - np.ldexp(low, shift))
-            # between −∞ and +∞ the fraction is undefined: the lower knot's estimate
-            fraction = np.where(np.isnan(fraction), 0.0, fraction)
-            result[scaled] = at_knot[scaled] + (self.knot_probability[k + 1] - self.knot_probability[k]) * fraction
-        return result
 
     def _shape(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The output value of each (column, value) pair; NaN is shaped from the missing bin
@@ -404,7 +257,7 @@ class Shaper(ClassValueCountsStage):
         transform = _TRANSFORMS[self.params["transform"]]
         missing = np.isnan(values)
         anything_missing = missing.any()
-        probability = self._probabilities_at(positions, np.where(missing, 0.0, values) if anything_missing else values)
+        probability = self.knots.at(positions, np.where(missing, 0.0, values) if anything_missing else values)
         binned = anything_missing and self.params["missing"] == MISSING_BIN
         if binned:
             probability[missing] = self.missing_probability[positions[missing]]
@@ -423,15 +276,12 @@ class Shaper(ClassValueCountsStage):
         return self.params["zero_preserve"]
 
     def value_map(self):
-        """Shaping toward one class per feature is elementwise: the next stage's value counts
-        follow from this stage's; one-vs-rest copies are not, nor missing training values given
-        a number (the counts keep no value for them): None."""
-        return None if self.one_vs_rest or self.bins_training_missing else self._shape
+        """Shaping toward one class per feature is elementwise (one-vs-rest copies are not)."""
+        return None if self.one_vs_rest else self._shape
 
     def stored_values_map(self):
-        """Shaping toward one class per feature keeps a sparse chunk's entries where no nominal
-        feature fills in its first label: the shaped stored values (0 stays 0: the zero shift)."""
-        if self.one_vs_rest or not self.params["zero_preserve"] or self.nominal.any():
+        """The map :meth:`value_map` gives, by the compiled kernel where it is built."""
+        if super().stored_values_map() is None:
             return None
         return lambda rows, data: self._shaped_stored(rows, self._position_of(rows.shape[1]), data)
 
@@ -493,7 +343,7 @@ class Shaper(ClassValueCountsStage):
         only :meth:`_shape` shapes: without the kernels, for ``--transform logodds`` (numpy's
         logarithm may round differently from C's) and for a fit with a knot step that
         needs the scaled interpolation."""
-        if _kernels is None or self.params["transform"] != "prob" or self.knot_scaled.any():
+        if _kernels is None or self.params["transform"] != "prob" or self.knots.scaled.any():
             return None
 
         def floats(values):
@@ -503,10 +353,10 @@ class Shaper(ClassValueCountsStage):
             return np.ascontiguousarray(values, dtype=np.int64)
 
         return (
-            integers(self.knot_start),
+            integers(self.knots.start),
             floats(self.knot_value),
             floats(self.knot_probability),
-            floats(self.first_probability),
+            floats(self.knots.first_probability),
             floats(self.zero_probability),
             floats(self.default_probability),
             floats(self.missing_probability),
@@ -527,10 +377,11 @@ class Shaper(ClassValueCountsStage):
         if made is not None and made[0] is self.knot_value:
             return made[1]
         n_columns = len(self.column_feature)
-        has_knots = np.diff(self.knot_start) > 0
+        start = self.knots.start
+        has_knots = np.diff(start) > 0
         last_knot = max(len(self.knot_value) - 1, 0)
-        first = self.knot_value[np.minimum(self.knot_start[:-1], last_knot)] if len(self.knot_value) else 0.0
-        last = self.knot_value[np.maximum(self.knot_start[1:] - 1, 0)] if len(self.knot_value) else 0.0
+        first = self.knot_value[np.minimum(start[:-1], last_knot)] if len(self.knot_value) else 0.0
+        last = self.knot_value[np.maximum(start[1:] - 1, 0)] if len(self.knot_value) else 0.0
         with np.errstate(invalid="ignore"):
             low, high = np.where(has_knots, np.ceil(first), 0.0), np.where(has_knots, np.floor(last), -1.0)
             looked_up = (
@@ -653,7 +504,127 @@ class Shaper(ClassValueCountsStage):
             knot_labels = labels[self.column_feature[self.knot_feature[nominal_knot]]]
             if np.any((codes != np.floor(codes)) | (codes < 0) | (codes >= knot_labels)):
                 raise invalid_state(self, "a nominal attribute's knot is not one of its label codes")
-        self._index_knots()
+        self.knots = self._knots()
+
+
+class Knots:
+    """p̃ of each (column, value) from fitted knots, sorted by (column, value), each with its p̃
+    (KDD'09 §3.2–3.3; docs/algorithms.md §4): the shaping that ``shape`` and ``auto`` share.
+
+    Its tables are built once, from the knots: each knot gets the slope to the next knot of its
+    column (NaN at a column's last knot); each column the probability below its first knot (its
+    baseline without knots).  A query (column, value) is ranked among the distinct knot values, so
+    (column, rank) is one integer; ``knot_table`` maps it to the column's last knot at or below the
+    value (−1 for none) when columns × distinct values is small, else a search of the knots' keys does.
+    """
+
+    def __init__(
+        self,
+        knot_feature: np.ndarray,
+        knot_value: np.ndarray,
+        knot_probability: np.ndarray,
+        zero_probability: np.ndarray,
+        default_probability: np.ndarray,
+        nominal: np.ndarray,
+        zero_bin: bool,
+    ):
+        self.knot_feature, self.knot_value, self.knot_probability = knot_feature, knot_value, knot_probability
+        self.zero_probability, self.default_probability = zero_probability, default_probability
+        self.column_nominal, self.zero_bin = nominal, zero_bin
+        n_columns = len(nominal)
+        self.start = np.searchsorted(self.knot_feature, np.arange(n_columns + 1))
+        has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
+        self.knot_has_next = has_next
+        following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            step = self.knot_value[following] - self.knot_value
+            slope = (self.knot_probability[following] - self.knot_probability) / step
+        self.knot_slope = np.where(has_next, slope, np.nan)
+        # a step that overflows or is subnormal makes the slope meaningless: such knots interpolate by
+        # the fraction of the step, computed on values scaled by a power of two (see _interpolated)
+        self.scaled = has_next & (~np.isfinite(step) | (step < np.finfo(np.float64).tiny) | ~np.isfinite(slope))
+        has_knots = self.start[1:] > self.start[:-1]
+        baseline = self.zero_probability if zero_bin else self.default_probability
+        first_knot = np.minimum(self.start[:-1], max(len(self.knot_value) - 1, 0))
+        self.first_probability = np.where(
+            has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0, baseline
+        )
+        self.distinct_values = np.unique(self.knot_value)
+        self.rank_stride = len(self.distinct_values) + 1
+        self.knot_rank_key = self.knot_feature * self.rank_stride + np.searchsorted(
+            self.distinct_values, self.knot_value, side="right"
+        )
+        if n_columns * self.rank_stride <= _KNOT_TABLE_LIMIT:
+            below = np.searchsorted(self.knot_rank_key, np.arange(n_columns * self.rank_stride), side="right") - 1
+            feature_start = np.repeat(self.start[:-1], self.rank_stride)
+            self.knot_table: np.ndarray | None = np.where(below >= feature_start, below, -1)
+        else:
+            self.knot_table = None
+
+    def at_zero(self) -> np.ndarray:
+        """p̃(0) of each column: the zero bin's, or without it the knots' estimate at 0."""
+        n_columns = len(self.column_nominal)
+        return self.zero_probability if self.zero_bin else self.at(np.arange(n_columns), np.zeros(n_columns))
+
+    def _below(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per (column, value): the column's last knot with value ≤ the value, or −1."""
+        key = positions * self.rank_stride + np.searchsorted(self.distinct_values, values, side="right")
+        if self.knot_table is not None:
+            return self.knot_table[key]
+        below = np.searchsorted(self.knot_rank_key, key, side="right") - 1
+        return np.where(below >= self.start[positions], below, -1)
+
+    def at(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """p̃ of each (column, value) pair, before the transform, all columns at once.
+
+        Numeric: linear interpolation between a feature's knots, clamped at its ends
+        (``numpy.interp``'s arithmetic), the zero bin at 0; nominal: the label's own
+        estimate, or the feature's overall one for a label without knots.
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        values = np.asarray(values, dtype=np.float64)
+        below = self._below(positions, values)
+        at_knot = below >= 0
+        knot = np.where(at_knot, below, 0)
+        if len(self.knot_value):
+            shaped = self.knot_probability[knot]
+            between = at_knot & (self.knot_value[knot] != values) & self.knot_has_next[knot]
+            inside = knot[between]
+            shaped[between] = self._interpolated(inside, values[between], shaped[between])
+        else:
+            shaped = np.zeros(len(values))
+        outside = ~at_knot
+        shaped[outside] = self.first_probability[positions[outside]]
+        if self.zero_bin:
+            zero = values == 0
+            shaped[zero] = self.zero_probability[positions[zero]]
+        nominal = self.column_nominal[positions]
+        if nominal.any():
+            exact = at_knot & (self.knot_value[knot] == values) if len(self.knot_value) else at_knot
+            label_probability = np.where(
+                exact, self.knot_probability[knot] if len(self.knot_value) else 0.0, self.default_probability[positions]
+            )
+            shaped = np.where(nominal, label_probability, shaped)
+        return shaped
+
+    def _interpolated(self, knot: np.ndarray, values: np.ndarray, at_knot: np.ndarray) -> np.ndarray:
+        """p̃ at values between ``knot`` and the next knot of its feature: ``slope · (v − v_k) + p_k``,
+        or, where the step between the knots overflows or is subnormal, ``p_k + Δp · (v − v_k) / Δv``
+        on the values scaled so that the larger knot's magnitude is near 1 (exact scaling)."""
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            result = self.knot_slope[knot] * (values - self.knot_value[knot]) + at_knot
+        scaled = self.scaled[knot]
+        if scaled.any():
+            k, v = knot[scaled], values[scaled]
+            low, high = self.knot_value[k], self.knot_value[k + 1]
+            magnitude = np.maximum(np.abs(low), np.abs(high))
+            shift = np.where(np.isfinite(magnitude), -np.frexp(magnitude)[1], 0)
+            with np.errstate(invalid="ignore", over="ignore"):
+                fraction = (np.ldexp(v, shift) - np.ldexp(low, shift)) / (np.ldexp(high, shift) - np.ldexp(low, shift))
+            # between −∞ and +∞ the fraction is undefined: the lower knot's estimate
+            fraction = np.where(np.isnan(fraction), 0.0, fraction)
+            result[scaled] = at_knot[scaled] + (self.knot_probability[k + 1] - self.knot_probability[k]) * fraction
+        return result
 
 
 @dataclass(frozen=True)
@@ -669,6 +640,74 @@ class _Fit:
     knot_value: np.ndarray
     knot_probability: np.ndarray
     information: np.ndarray
+
+
+def fit_toward(
+    target: int,
+    histogram,
+    statistics: ValueCounts,
+    nominal: np.ndarray,
+    zero_bin: bool,
+    neighbors: int,
+    missing_bin: bool,
+) -> _Fit:
+    """Every feature shaped toward class ``target`` (KDD'09 §3.2, §3.5; the missing bin,
+    docs/algorithms.md §4.2) from its value ``histogram`` and ``statistics``: its estimates and knots.
+    ``nominal`` marks the nominal features; ``zero_bin``, ``neighbors`` and ``missing_bin`` are
+    ``shape``'s options."""
+    feature, value, rows = histogram.feature, histogram.value, histogram.rows
+    positives = histogram.of_class(target)
+    n_features = len(nominal)
+    totals = np.bincount(feature, weights=rows, minlength=n_features)
+    total_positives = np.bincount(feature, weights=positives, minlength=n_features)
+    default_probability = (total_positives + 1) / (totals + 2)
+
+    nominal_entry = nominal[feature]
+    zero_entry = (value == 0) & ~nominal_entry
+    if zero_bin:
+        in_window = ~nominal_entry & ~zero_entry
+        zero_rows = np.bincount(feature[zero_entry], weights=rows[zero_entry], minlength=n_features)
+        zero_positives = np.bincount(feature[zero_entry], weights=positives[zero_entry], minlength=n_features)
+        zero_probability = (zero_positives + 1) / (zero_rows + 2)
+    else:
+        in_window = ~nominal_entry
+        zero_probability = np.full(n_features, 0.5)
+    window_probability = _window_probabilities(feature[in_window], rows[in_window], positives[in_window], neighbors)
+    nominal_probability = (positives[nominal_entry] + 1) / (rows[nominal_entry] + 2)
+    # the estimate each training row gets: its knot's, or the zero bin's
+    entry_probability = np.empty(len(feature))
+    entry_probability[in_window] = window_probability
+    entry_probability[nominal_entry] = nominal_probability
+    entry_probability[zero_entry & ~in_window] = zero_probability[feature[zero_entry & ~in_window]]
+    missing_rows = statistics.missing_sums(None).to_float()
+    missing_positives = np.minimum(np.maximum(statistics.missing_sums(target).to_float(), 0.0), missing_rows)
+    if missing_bin:
+        # without missing training rows a missing value says nothing: the feature's overall p̃
+        missing_probability = np.where(
+            missing_rows > 0, (missing_positives + 1) / (missing_rows + 2), default_probability
+        )
+        binned = np.flatnonzero(missing_rows > 0)
+    else:
+        missing_probability = default_probability
+        binned = np.zeros(0, dtype=np.int64)
+    # the training rows' estimates, the missing bin's rows included, for the information gain
+    information = _information_gain(
+        np.concatenate([feature, binned]),
+        np.concatenate([rows, missing_rows[binned]]),
+        np.concatenate([positives, missing_positives[binned]]),
+        np.concatenate([entry_probability, missing_probability[binned]]),
+        n_features,
+    )
+    return _Fit(
+        target,
+        zero_probability,
+        default_probability,
+        missing_probability,
+        np.concatenate([feature[in_window], feature[nominal_entry]]),
+        np.concatenate([value[in_window], value[nominal_entry]]),
+        np.concatenate([window_probability, nominal_probability]),
+        information,
+    )
 
 
 def _sparse_matrix(values: np.ndarray) -> "sp.csr_matrix":

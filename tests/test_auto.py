@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
 
 from chain_helpers import REAL, without_comments
+from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
@@ -192,6 +193,16 @@ def test_model_file_holds_each_treatment_and_round_trips(policy_file, tmp_path):
     schema, _ = read_output(fitted_run.stdout)
     names = [a.name for a in schema.attributes]
     assert names == ["band", "band@shape", "present", "shift", "shift@shape", "thin", "noise", "noise@shape", "class"]
+
+
+def test_a_model_saved_with_copy_scores_still_loads_and_new_ones_leave_them_out(policy_file):
+    stage = fitted(policy_file)
+    state = stage.state()
+    assert "copy_scores" not in state and (stage.treatment == BOTH).any()
+    old = {**state, "copy_scores": np.full(len(stage.features), 0.25)}
+    chain = Chain.rebuilt(load_plugins(), [("auto", stage.params, old)], stage.input_schema, "class", None)
+    _, chunk = read_arff(policy_file)
+    np.testing.assert_array_equal(chain.stages[0].transform(chunk).values, stage.transform(chunk).values)
 
 
 def test_report_prints_the_treatments_on_stderr(policy_file):

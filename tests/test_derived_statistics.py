@@ -118,6 +118,11 @@ def value_counts_of(rows, n_classes: int = 2, weights=None) -> ValueCounts:
     return ValueCounts.empty(len(features), n_classes).add(chunk, features, values.shape[1] - 1)
 
 
+def missing_by_class(counts) -> list:
+    """``[c][j]``: the rows of class c where feature j is missing."""
+    return [counts.missing_sums(c).to_float().tolist() for c in range(counts.n_classes)]
+
+
 def test_through_merges_values_sends_zeros_out_and_nan_to_missing():
     rows = [[1, 5, 0], [2, 5, 1], [3, 0, 1], [0, 7, 0], [2, 7, 0]]
     counts = value_counts_of(rows)
@@ -132,13 +137,20 @@ def test_through_merges_values_sends_zeros_out_and_nan_to_missing():
 
     mapped = counts.through(value_map)
     expected = value_counts_of([[10, 5, 0], [10, 5, 1], [0, 0, 1], [0, np.nan, 0], [10, np.nan, 0]])
-    for field in ("feature", "value", "label", "count", "class_totals", "missing"):
+    for field in ("feature", "value", "label", "count", "class_totals"):
         np.testing.assert_array_equal(getattr(mapped, field), getattr(expected, field), err_msg=field)
+    assert missing_by_class(mapped) == missing_by_class(expected) == [[0, 2], [0, 0]]
 
 
 def test_through_refuses_a_map_that_moves_zero():
     counts = value_counts_of([[1, 0], [0, 1]])
     assert counts.through(lambda positions, values: values + 1) is None
+
+
+def test_through_refuses_a_map_that_gives_a_missing_value_a_number():
+    counts = value_counts_of([[1, 0], [np.nan, 1]])
+    assert counts.through(lambda positions, values: np.where(np.isnan(values), 5.0, values)) is None
+    assert counts.through(lambda positions, values: values * 2).value.tolist() == [2.0]
 
 
 def test_presence_counts_of_value_counts_equal_those_of_a_pass():
@@ -149,14 +161,17 @@ def test_presence_counts_of_value_counts_equal_those_of_a_pass():
     features = np.arange(3)
     passed = PresenceCounts.empty(3, 2).add(chunk, features, 3)
     derived = PresenceCounts.of_value_counts(value_counts_of(rows, weights=weights))
-    for field in ("class_totals", "missing", "minimum", "maximum"):
+    for field in ("class_totals", "minimum", "maximum"):
         np.testing.assert_array_equal(getattr(derived, field), getattr(passed, field), err_msg=field)
-    np.testing.assert_array_equal(derived.nonzero_counts(), passed.nonzero_counts())
+    for c in range(2):
+        np.testing.assert_array_equal(derived.nonzero_sums(c).to_float(), passed.nonzero_sums(c).to_float())
+        np.testing.assert_array_equal(derived.missing_sums(c).to_float(), passed.missing_sums(c).to_float())
 
 
 def test_of_features_renumbers_in_the_order_given():
     counts = value_counts_of([[1, 2, 3, 0], [4, 0, 6, 1], [np.nan, 2, 0, 1]])
     picked = counts.of_features(np.array([2, 0]))
     expected = value_counts_of([[3, 1, 0], [6, 4, 1], [0, np.nan, 1]])
-    for field in ("n_features", "feature", "value", "label", "count", "missing"):
+    for field in ("n_features", "feature", "value", "label", "count"):
         np.testing.assert_array_equal(getattr(picked, field), getattr(expected, field), err_msg=field)
+    assert missing_by_class(picked) == missing_by_class(expected) == [[0, 0], [0, 1]]

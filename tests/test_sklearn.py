@@ -1,6 +1,6 @@
 """The scikit-learn adapters: the same numbers as the chain and the command line,
 scikit-learn's estimator checks, pipelines, grid search, cloning and pickling; the
-adapters' names, the deprecated ones, selectors' get_support and scores_, load_arff."""
+adapters' names, selectors' get_support and scores_, load_arff."""
 
 from __future__ import annotations
 
@@ -393,26 +393,10 @@ def test_no_adapter_is_named_like_a_scikit_learn_estimator_of_another_meaning():
     assert exported & {name for name, _ in all_estimators()} == set()
 
 
-@pytest.mark.parametrize(
-    "old, new",
-    [("OrdinalEncoder", "ordinal"), ("Binarizer", "binarize"), ("MinMaxScaler", "minmax")],
-    ids=["OrdinalEncoder", "Binarizer", "MinMaxScaler"],
-)
-def test_a_deprecated_name_warns_and_gives_its_stage_s_transformer(old, new):
-    replacement = transformer_for(new).__name__
-    with pytest.warns(DeprecationWarning, match=f"filterkit.sklearn.{old} is deprecated .* use {replacement}$"):
-        assert getattr(adapters, old) is transformer_for(new)
-
-
-def test_the_deprecated_normalizer_warns_and_still_normalizes_by_its_norm():
-    X = np.array([[3.0, 4.0], [1.0, -1.0]])
-    with pytest.warns(DeprecationWarning, match="use L2Normalizer or L1Normalizer$"):
-        from filterkit.sklearn import Normalizer
-    np.testing.assert_array_equal(Normalizer().fit_transform(X), L2Normalizer().fit_transform(X))
-    np.testing.assert_array_equal(Normalizer("l1").fit_transform(X), L1Normalizer().fit_transform(X))
-    assert clone(Normalizer("l1")).norm == "l1"
-    with pytest.raises(ValueError, match="Normalizer: norm 'l3' is not one of l2, l1"):
-        Normalizer("l3").fit(X)
+def test_the_names_removed_in_0_4_are_gone():
+    for old in ("OrdinalEncoder", "Binarizer", "MinMaxScaler", "Normalizer"):
+        with pytest.raises(AttributeError, match=f"no attribute '{old}'"):
+            getattr(adapters, old)
 
 
 # --------------------------------------------------- get_support and scores_

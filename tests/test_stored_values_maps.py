@@ -43,6 +43,7 @@ def both_ways(monkeypatch, chain: Chain, chunks: list[Chunk]) -> tuple[list, lis
 CHAINS = [
     ("grain_wc.arff", "first", [("shape", {}), ("bns", {}), ("l2", {})]),
     ("grain_wc.arff", "first", [("bns", {"multiply": True}), ("l1", {})]),
+    ("grain_wc.arff", "first", [("minmax", {}), ("binarize", {}), ("bns", {"presence": True}), ("l2", {})]),
     ("oh0.wc.arff", "last", [("shape", {"multiclass": "max"}), ("ig", {"scale": False}), ("l2", {})]),
     ("oh0.wc.arff", "last", [("shape", {"zero_bin": False, "multiclass": "max"}), ("chi", {}), ("l2", {})]),
 ]
