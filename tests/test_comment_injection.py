@@ -21,7 +21,7 @@ SVMLIGHT = b"1 1:1 2:3\n-1 2:1\n"
 
 
 def test_control_characters_are_written_as_escapes_and_nothing_else_changes():
-    assert one_line("a\nb\r\tc\x1b\x00\x7f\x85\u2028") == "a\\nb\\r\\tc\\x1b\\x00\\x7f\\x85\\u2028"
+    assert one_line("a\nb\r\tc\x1b\x00\x7f\x85\u2028") == "a\\nb\\r\tc\\x1b\\x00\\x7f\\x85\\u2028"  # a tab ends no line
     assert one_line("plain 'text' with \\n, é and %") == "plain 'text' with \\n, é and %"
     assert one_line(one_line(HOSTILE)) == one_line(HOSTILE)  # a pipe of runs does not escape twice
 

@@ -108,8 +108,13 @@ def iris_on_cluster(run_filterkit, cluster, tmp_path):
 
 @pytest.mark.slow
 def test_a_real_cluster_is_checked_before_fitting(iris_on_cluster, monkeypatch, tmp_path, cluster):
-    real_version_of = plugins._version_of
-    monkeypatch.setattr(plugins, "_version_of", lambda point: real_version_of(point) + ".client")
+    real_name_and_version = plugins._name_and_version
+
+    def patched(distribution):
+        name, version = real_name_and_version(distribution)
+        return name, version + ".client"
+
+    monkeypatch.setattr(plugins, "_name_and_version", patched)
     result = iris_on_cluster("minmax")
     worker = next(iter(cluster.workers.values())).worker_address
     assert (result.status, result.stdout) == (1, b"")

@@ -144,8 +144,9 @@ def quote(text: str) -> str:
     return "'" + escaped + "'"
 
 
-#: Characters that end a line for some reader (``\r``, ``\x85``, ``\u2028``) or that a terminal obeys.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: Characters that end a line for some reader (``\r``, ``\x85``, ``\u2028``) or that a terminal obeys; not
+#: the tab, which ends no line and which files' own comments hold (they are copied as they were).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def one_line(text: str) -> str:
