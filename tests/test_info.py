@@ -18,12 +18,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from chain_helpers import REAL
+from chain_helpers import REAL, installed_plugins_once
 from filterkit.arff import read_arff
 from filterkit.arff.reader import ArffReader
-from filterkit.commands.info import _SparseRowCounter
 from filterkit.model import model_arrays
 from filterkit.schema import NOMINAL
+from filterkit.summary import _SparseRowCounter, as_json, as_text, summarize
 
 OH0 = REAL / "oh0.wc.arff"
 CREDIT = REAL / "credit-g.arff"
@@ -172,6 +172,19 @@ def test_the_text_report(run_filterkit):
     assert "class:       'class' (attribute 3183, nominal, 10 labels)" in lines
     assert any(line.split() == ["Ethics", "115", "11.47%"] for line in lines)
     assert any(line.split() == ["(missing)", "0", "0.00%"] for line in lines)
+
+
+def test_what_info_prints_is_one_library_call(run_filterkit):
+    args = ("--metric", "bns", "--presence", "--positive", "Ethics", "--top", "4")
+    metric = installed_plugins_once().metric("bns")
+    document = summarize(OH0, metric=metric, presence=True, positive="Ethics", top=4)
+    assert as_text(document) == run_filterkit("info", *args, OH0).stdout.decode()
+    assert json.loads(as_json(document)) == info(run_filterkit, *args, OH0)
+    packed = io.BytesIO(gzip.compress(OH0.read_bytes()))
+    assert summarize(packed, "oh0", metric=metric, presence=True, positive="Ethics", top=4) == {
+        **document,
+        "input": "oh0",
+    }
 
 
 @pytest.mark.slow
