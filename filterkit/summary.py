@@ -81,8 +81,10 @@ class _Tally:
 
     def __init__(self, schema: Schema, class_index: int | None, scored: np.ndarray | None, presence: bool):
         self.schema, self.class_index, self.presence = schema, class_index, presence
-        self.other = np.array([i for i in range(len(schema)) if i != class_index], dtype=np.int64)
         self.text_columns = [i for i in schema.text_columns() if i != class_index]
+        #: the non-class attributes that are not text: a string or relational attribute is no feature
+        self.is_feature = np.array([i != class_index for i in range(len(schema))], dtype=bool)
+        self.is_feature[self.text_columns] = False
         self.rows = self.nonzero = self.missing = self.class_missing = 0
         self.weighted = False
         self.weight_total = ExactSums.zeros(1)
@@ -105,16 +107,13 @@ class _Tally:
         weights = chunk.weights if chunk.weights is not None else np.ones(n)
         self.weight_total = self.weight_total.plus(ExactSums.of_weights(weights).total())
         if chunk.is_sparse:
-            values = cast(sp.csr_matrix, chunk.values).tocsr()
-            keep = values.indices != self.class_index if self.class_index is not None else slice(None)
-            stored = values.data[keep]
+            arrays = chunk.csr()
+            features = arrays.data[self.is_feature[arrays.indices]]
         else:
-            stored = chunk.values[:, self.other]
-        self.nonzero += int(np.count_nonzero(stored))
-        self.missing += int(np.isnan(stored).sum())
-        for column in self.text_columns:
-            cells = chunk.column(column)
-            self.nonzero += sum(1 for text, value in zip(chunk.text[column], cells.tolist()) if text and value == value)
+            features = chunk.values[:, self.is_feature]
+        self.nonzero += int(np.count_nonzero(features))
+        self.missing += int(np.isnan(features).sum())
+        self.missing += sum(int(np.isnan(chunk.column(column)).sum()) for column in self.text_columns)
         if self.class_index is not None:
             self._add_classes(chunk.column(self.class_index), weights)
         if self.counts is not None:
@@ -272,7 +271,8 @@ def _counts_summary(name: str, tally: _Tally, sparse: int) -> dict:
     """The summary's figures that need no class."""
     schema = tally.schema
     kinds = [a.kind for a in schema.attributes]
-    cells = tally.rows * len(tally.other)
+    features = int(tally.is_feature.sum())
+    cells = tally.rows * features
     forms = {0: "dense", tally.rows: "sparse"}
     return {
         "input": name,
@@ -282,7 +282,8 @@ def _counts_summary(name: str, tally: _Tally, sparse: int) -> dict:
         "sparse_rows": sparse,
         "dense_rows": tally.rows - sparse,
         "attributes": {"total": len(kinds), **{kind: kinds.count(kind) for kind in KINDS}},
-        "non_class_attributes": len(tally.other),
+        "non_class_attributes": len(kinds) - (tally.class_index is not None),
+        "features": features,
         "density": tally.nonzero / cells if cells else None,
         "nonzero_values": tally.nonzero,
         "values": cells,
@@ -370,11 +371,14 @@ def as_text(document: dict) -> str:
         "mixed": f"mixed: {document['sparse_rows']} sparse, {document['dense_rows']} dense",
     }[document["row_format"]]
     by_kind = ", ".join(f"{attributes[kind]} {kind}" for kind in KINDS if attributes[kind])
+    left_out = document["non_class_attributes"] - document["features"]
+    noun = "features" if left_out else "non-class attributes"
+    aside = f"; {left_out} string or relational attribute{'s' * (left_out > 1)} left out" if left_out else ""
     density = (
-        "n/a (no rows or no non-class attributes)"
+        f"n/a (no rows or no {noun}{aside})"
         if document["density"] is None
         else f"{document['density']:.4g} ({document['nonzero_values']} non-zero of "
-        f"{rows} rows × {document['non_class_attributes']} non-class attributes)"
+        f"{rows} rows × {document['features']} {noun}{aside})"
     )
     lines = [
         f"relation:    {document['relation']}",

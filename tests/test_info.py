@@ -91,6 +91,7 @@ def expected_summary(path, class_index: int) -> dict:
             **{k: kinds.get(k, 0) for k in ("numeric", "nominal", "string", "date", "relational")},
         },
         "non_class_attributes": len(others),
+        "features": len(others),
         "nonzero_values": int((block != 0).sum()),
         "values": n_rows * len(others),
         "density": (block != 0).sum() / (n_rows * len(others)),
@@ -368,9 +369,9 @@ def test_weights_mixed_rows_strings_and_a_missing_class(run_filterkit, tmp_path)
         "mixed",
     )
     assert row_forms(path) == (3, 3)
-    # a: 1,0,0,1,0,3 → 3 non-zero; s: '' hello t ? '' '' → 2 non-empty + 1 missing; b: 0,0,4,0,2,1 → 3
-    assert (document["nonzero_values"], document["values"], document["missing_values"]) == (9, 18, 1)
-    assert document["density"] == 9 / 18
+    # a: 1,0,0,1,0,3 → 3 non-zero; b: 0,0,4,0,2,1 → 3; s ('' hello t ? '' '') is no feature, its ? is missing
+    assert (document["nonzero_values"], document["values"], document["missing_values"]) == (6, 12, 1)
+    assert (document["non_class_attributes"], document["features"], document["density"]) == (3, 2, 6 / 12)
     assert document["attributes"] == {"total": 4, "numeric": 2, "nominal": 1, "string": 1, "date": 0, "relational": 0}
     labels = document["class"]["labels"]
     assert [(e["label"], e["count"], e["weight"]) for e in labels] == [("x", 2, 2.0), ("y", 3, 7.5)]
@@ -379,6 +380,16 @@ def test_weights_mixed_rows_strings_and_a_missing_class(run_filterkit, tmp_path)
     text = run_filterkit("info", path).stdout.decode()
     assert "weights:     sum 10 over 6 rows" in text
     assert "rows:        6 (mixed: 3 sparse, 3 dense)" in text
+    assert "density:     0.5 (6 non-zero of 6 rows × 2 features; 1 string or relational attribute left out)" in text
+
+
+def test_strings_alone_are_no_features_and_give_no_density(run_filterkit):
+    text = b"@relation r\n@attribute s string\n@attribute t string\n@attribute c {p,q}\n@data\nhello,?,p\n{0 a, 2 q}\n"
+    document = info(run_filterkit, "-", stdin=text)
+    figures = ("nonzero_values", "values", "density", "missing_values", "non_class_attributes", "features")
+    assert [document.get(key) for key in figures] == [0, 0, None, 1, 2, 0]
+    lines = run_filterkit("info", "-", stdin=text).stdout.decode().splitlines()
+    assert lines[3] == "density:     n/a (no rows or no features; 2 string or relational attributes left out)"
 
 
 def test_weighted_counts_of_the_ranking(run_filterkit, tmp_path):

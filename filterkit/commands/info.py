@@ -24,10 +24,10 @@ INFO_HELP = """Summarize IN.arff (or - for stdin) in one streaming pass.
   filterkit info --metric bns --positive Ethics --json oh0.arff
 
 Prints the relation, rows, attributes by type, whether rows are written
-sparse or dense, the density (non-zero values / (rows × non-class
-attributes); a missing value counts as non-zero, as a sparse row writes it;
-a string counts when not empty), the class attribute (-c) with the count and
-share of all rows of each label, and the instance weights if any.
+sparse or dense, the density (non-zero values / (rows × features: the
+non-class attributes but string and relational ones); a missing value counts
+as non-zero, as a sparse row writes it), the class attribute (-c) with the
+count and share of all rows of each label, and the instance weights if any.
 
 With --metric, the numeric and nominal non-class attributes are ranked as
 select --metric ranks them (--numeric-only: the numeric ones, as the scorer
