@@ -232,7 +232,10 @@ def summarize(
         counter = _SparseRowCounter(stream)
         reader = ArffReader(counter, name, chunk_rows)
         schema = reader.schema
-        class_index = resolve_class(schema, class_spec)
+        try:
+            class_index = resolve_class(schema, class_spec)
+        except FilterkitError as error:
+            raise error.located(name) from None
         class_attribute = schema.attributes[class_index] if class_index is not None else None
         scored = None
         if metric is not None:

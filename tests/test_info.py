@@ -496,6 +496,12 @@ def test_errors(run_filterkit, args, status, message):
     assert result.stdout == b""
 
 
+def test_a_class_the_file_lacks_names_the_file(run_filterkit):
+    result = run_filterkit("info", "-c", "nope", CREDIT)
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == f"filterkit: error: {CREDIT}: no attribute called 'nope' to use as the class\n"
+
+
 def test_truncated_input_names_the_line(run_filterkit):
     result = run_filterkit(
         "info", "-", stdin=b"@relation x\n@attribute a numeric\n@attribute c {p,q}\n@data\n1,p\n{0 1, 1\n"
