@@ -22,10 +22,8 @@ import math
 import os
 import re
 import zlib
-from typing import cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
 from filterkit.errors import FilterkitError
@@ -140,12 +138,12 @@ def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
     (features × classes) whatever the distinct values of the data.
     """
     if chunk.is_sparse:
-        matrix = cast(sp.csr_matrix, chunk.values).tocsr(copy=True)
-        is_numeric = np.zeros(matrix.shape[1], dtype=bool)
+        arrays = chunk.csr()
+        is_numeric = np.zeros(arrays.shape[1], dtype=bool)
         is_numeric[numeric] = True
-        change = is_numeric[matrix.indices] & ~np.isnan(matrix.data)
-        matrix.data = np.where(change, (matrix.data != 0).astype(np.float64), matrix.data)
-        return Chunk(matrix, chunk.text, chunk.weights)
+        change = is_numeric[arrays.indices] & ~np.isnan(arrays.data)
+        data = np.where(change, (arrays.data != 0).astype(np.float64), arrays.data)
+        return Chunk.from_csr(data, arrays.indices, arrays.indptr, arrays.shape, chunk.text, chunk.weights)
     values = chunk.values.copy()
     block = values[:, numeric]
     values[:, numeric] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))
