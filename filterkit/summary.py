@@ -2,8 +2,9 @@
 renderings :func:`as_text` and :func:`as_json` (``filterkit info`` prints them).
 
 Memory follows the attributes, not the rows.  The summary holds the relation, rows,
-attributes by type, the row form as written, density, the class distribution, instance
-weights and, with a metric, the best-scoring features with their 2×2 counts.
+attributes by type, the row form as written, the density of the features (the non-class
+attributes but string and relational ones), the class distribution, instance weights and,
+with a metric, the best-scoring features with their 2×2 counts.
 
 Row form: the reader stores a chunk as CSR when the file's first data row is sparse, but a
 file may mix both forms row by row (Weka reads such files).  So the bytes the reader reads
