@@ -18,12 +18,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from chain_helpers import REAL
+from chain_helpers import REAL, installed_plugins_once
 from filterkit.arff import read_arff
 from filterkit.arff.reader import ArffReader
-from filterkit.commands.info import _SparseRowCounter
 from filterkit.model import model_arrays
 from filterkit.schema import NOMINAL
+from filterkit.summary import _SparseRowCounter, as_json, as_text, summarize
 
 OH0 = REAL / "oh0.wc.arff"
 CREDIT = REAL / "credit-g.arff"
@@ -91,6 +91,7 @@ def expected_summary(path, class_index: int) -> dict:
             **{k: kinds.get(k, 0) for k in ("numeric", "nominal", "string", "date", "relational")},
         },
         "non_class_attributes": len(others),
+        "features": len(others),
         "nonzero_values": int((block != 0).sum()),
         "values": n_rows * len(others),
         "density": (block != 0).sum() / (n_rows * len(others)),
@@ -172,6 +173,19 @@ def test_the_text_report(run_filterkit):
     assert "class:       'class' (attribute 3183, nominal, 10 labels)" in lines
     assert any(line.split() == ["Ethics", "115", "11.47%"] for line in lines)
     assert any(line.split() == ["(missing)", "0", "0.00%"] for line in lines)
+
+
+def test_what_info_prints_is_one_library_call(run_filterkit):
+    args = ("--metric", "bns", "--presence", "--positive", "Ethics", "--top", "4")
+    metric = installed_plugins_once().metric("bns")
+    document = summarize(OH0, metric=metric, presence=True, positive="Ethics", top=4)
+    assert as_text(document) == run_filterkit("info", *args, OH0).stdout.decode()
+    assert json.loads(as_json(document)) == info(run_filterkit, *args, OH0)
+    packed = io.BytesIO(gzip.compress(OH0.read_bytes()))
+    assert summarize(packed, "oh0", metric=metric, presence=True, positive="Ethics", top=4) == {
+        **document,
+        "input": "oh0",
+    }
 
 
 @pytest.mark.slow
@@ -355,9 +369,9 @@ def test_weights_mixed_rows_strings_and_a_missing_class(run_filterkit, tmp_path)
         "mixed",
     )
     assert row_forms(path) == (3, 3)
-    # a: 1,0,0,1,0,3 → 3 non-zero; s: '' hello t ? '' '' → 2 non-empty + 1 missing; b: 0,0,4,0,2,1 → 3
-    assert (document["nonzero_values"], document["values"], document["missing_values"]) == (9, 18, 1)
-    assert document["density"] == 9 / 18
+    # a: 1,0,0,1,0,3 → 3 non-zero; b: 0,0,4,0,2,1 → 3; s ('' hello t ? '' '') is no feature, its ? is missing
+    assert (document["nonzero_values"], document["values"], document["missing_values"]) == (6, 12, 1)
+    assert (document["non_class_attributes"], document["features"], document["density"]) == (3, 2, 6 / 12)
     assert document["attributes"] == {"total": 4, "numeric": 2, "nominal": 1, "string": 1, "date": 0, "relational": 0}
     labels = document["class"]["labels"]
     assert [(e["label"], e["count"], e["weight"]) for e in labels] == [("x", 2, 2.0), ("y", 3, 7.5)]
@@ -366,6 +380,16 @@ def test_weights_mixed_rows_strings_and_a_missing_class(run_filterkit, tmp_path)
     text = run_filterkit("info", path).stdout.decode()
     assert "weights:     sum 10 over 6 rows" in text
     assert "rows:        6 (mixed: 3 sparse, 3 dense)" in text
+    assert "density:     0.5 (6 non-zero of 6 rows × 2 features; 1 string or relational attribute left out)" in text
+
+
+def test_strings_alone_are_no_features_and_give_no_density(run_filterkit):
+    text = b"@relation r\n@attribute s string\n@attribute t string\n@attribute c {p,q}\n@data\nhello,?,p\n{0 a, 2 q}\n"
+    document = info(run_filterkit, "-", stdin=text)
+    figures = ("nonzero_values", "values", "density", "missing_values", "non_class_attributes", "features")
+    assert [document.get(key) for key in figures] == [0, 0, None, 1, 2, 0]
+    lines = run_filterkit("info", "-", stdin=text).stdout.decode().splitlines()
+    assert lines[3] == "density:     n/a (no rows or no features; 2 string or relational attributes left out)"
 
 
 def test_weighted_counts_of_the_ranking(run_filterkit, tmp_path):
@@ -470,6 +494,12 @@ def test_errors(run_filterkit, args, status, message):
     assert result.status == status
     assert message in result.stderr
     assert result.stdout == b""
+
+
+def test_a_class_the_file_lacks_names_the_file(run_filterkit):
+    result = run_filterkit("info", "-c", "nope", CREDIT)
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == f"filterkit: error: {CREDIT}: no attribute called 'nope' to use as the class\n"
 
 
 def test_truncated_input_names_the_line(run_filterkit):

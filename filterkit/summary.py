@@ -1,0 +1,480 @@
+"""A data set's summary in one streaming pass: :func:`summarize` over the reader, and its
+renderings :func:`as_text` and :func:`as_json` (``filterkit info`` prints them).
+
+Memory follows the attributes, not the rows.  The summary holds the relation, rows,
+attributes by type, the row form as written, the density of the features (the non-class
+attributes but string and relational ones), the class distribution, instance weights and,
+with a metric, the best-scoring features with their 2×2 counts.
+
+Row form: the reader stores a chunk as CSR when the file's first data row is sparse, but a
+file may mix both forms row by row (Weka reads such files).  So the bytes the reader reads
+pass through :class:`_SparseRowCounter`, which parses nothing: it counts the lines whose
+first non-blank character is ``{``.  In a header the reader accepted no line starts with
+``{``, so each one is a sparse data row (plus a sparse row written on the ``@data`` line
+itself); the other rows are dense.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import math
+import os
+import re
+import zlib
+
+import numpy as np
+
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
+from filterkit.errors import FilterkitError
+from filterkit.metrics import (
+    JOINT,
+    Metric,
+    class_scores,
+    feature_scores,
+    resolved_combine,
+    target_classes,
+    weka_ranking,
+)
+from filterkit.runner import resolve_class
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
+from filterkit.statistics import ExactSums, ValueCounts
+
+KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
+DEFAULT_TOP = 10
+
+
+class _SparseRowCounter:
+    """A binary stream that passes reads through and counts the lines starting with ``{``
+    (after blanks, which the reader strips, or after ``@data`` on the same line)."""
+
+    _SPARSE_LINE = re.compile(rb"\n[ \t\x0b\x0c]*(?:@data[ \t\x0b\x0c]*)?\{", re.IGNORECASE)
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._tail = b""
+        self.sparse_rows = 0
+
+    def peek(self, size: int = 0) -> bytes:
+        """The next bytes, unread; none from damaged gzip data (reading it then gives the
+        reader's error, located)."""
+        try:
+            return self._stream.peek(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile):
+            return b""
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes of the stream, counted once their lines are whole."""
+        data = self._stream.read(size)
+        lines = self._tail + data
+        cut = max(lines.rfind(b"\n"), lines.rfind(b"\r")) + 1 if data else len(lines)
+        self._tail = lines[cut:]
+        text = b"\n" + lines[:cut].replace(b"\r", b"\n")
+        self.sparse_rows += len(self._SPARSE_LINE.findall(text))
+        return data
+
+
+class _Tally:
+    """What one pass over the chunks accumulates; its size follows the attributes."""
+
+    def __init__(self, schema: Schema, class_index: int | None, scored: np.ndarray | None, presence: bool):
+        self.schema, self.class_index, self.presence = schema, class_index, presence
+        self.text_columns = [i for i in schema.text_columns() if i != class_index]
+        #: the non-class attributes that are not text: a string or relational attribute is no feature
+        self.is_feature = np.array([i != class_index for i in range(len(schema))], dtype=bool)
+        self.is_feature[self.text_columns] = False
+        self.rows = self.nonzero = self.missing = self.class_missing = 0
+        self.weighted = False
+        self.weight_total = ExactSums.zeros(1)
+        attribute = self.class_attribute = schema.attributes[class_index] if class_index is not None else None
+        n_labels = len(attribute.labels) if attribute is not None and attribute.kind == NOMINAL else 0
+        self.label_rows = np.zeros(n_labels, dtype=np.int64)
+        self.label_weight_sums = ExactSums.zeros(n_labels)
+        self.scored = scored
+        attributes = [schema.attributes[i] for i in scored.tolist()] if scored is not None else []
+        #: per scored attribute, its number of nominal labels (0 for a numeric one)
+        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
+        self.numeric = np.asarray(scored)[self.label_counts == 0] if presence and scored is not None else None
+        self.counts = ValueCounts.empty(len(scored), n_labels) if scored is not None else None
+
+    def add(self, chunk: Chunk) -> None:
+        """Count the rows of ``chunk``."""
+        n = chunk.n_rows
+        self.rows += n
+        self.weighted = self.weighted or chunk.weights is not None
+        weights = chunk.weights if chunk.weights is not None else np.ones(n)
+        self.weight_total = self.weight_total.plus(ExactSums.of_weights(weights).total())
+        if chunk.is_sparse:
+            arrays = chunk.csr()
+            features = arrays.data[self.is_feature[arrays.indices]]
+        else:
+            features = chunk.values[:, self.is_feature]
+        self.nonzero += int(np.count_nonzero(features))
+        self.missing += int(np.isnan(features).sum())
+        self.missing += sum(int(np.isnan(chunk.column(column)).sum()) for column in self.text_columns)
+        if self.class_index is not None:
+            self._add_classes(chunk.column(self.class_index), weights)
+        if self.counts is not None:
+            assert self.class_index is not None and self.scored is not None  # counts are kept for a metric only
+            scored_chunk = _presence_chunk(chunk, self.numeric) if self.numeric is not None else chunk
+            self.counts = self.counts.add(scored_chunk, self.scored, self.class_index)
+
+    def _add_classes(self, codes: np.ndarray, weights: np.ndarray) -> None:
+        known = ~np.isnan(codes)
+        self.class_missing += int(len(codes) - known.sum())
+        if len(self.label_rows):
+            labels = codes[known].astype(np.int64)
+            self.label_rows += np.bincount(labels, minlength=len(self.label_rows))
+            self.label_weight_sums = self.label_weight_sums.plus(
+                ExactSums.by_group(labels, weights[known], len(self.label_rows))
+            )
+
+
+def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
+    """The chunk with every value of the ``numeric`` columns turned into 1 (non-zero), 0 or
+    missing; the other columns (the class, nominal codes) unchanged.
+
+    Presence scores need only these; statistics of 0/1 values stay as small as
+    (features × classes) whatever the distinct values of the data.
+    """
+    if chunk.is_sparse:
+        arrays = chunk.csr()
+        is_numeric = np.zeros(arrays.shape[1], dtype=bool)
+        is_numeric[numeric] = True
+        change = is_numeric[arrays.indices] & ~np.isnan(arrays.data)
+        data = np.where(change, (arrays.data != 0).astype(np.float64), arrays.data)
+        return Chunk.from_csr(data, arrays.indices, arrays.indptr, arrays.shape, chunk.text, chunk.weights)
+    values = chunk.values.copy()
+    block = values[:, numeric]
+    values[:, numeric] = np.where(np.isnan(block), np.nan, (block != 0).astype(np.float64))
+    return Chunk(values, chunk.text, chunk.weights)
+
+
+def _number(value: float):
+    """An integral count as int (for JSON and text), else the float."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def rank_features(
+    counts: ValueCounts,
+    metric: Metric,
+    targets: list[int],
+    presence: bool,
+    top: int,
+    combine: str = "max",
+    labels: np.ndarray | None = None,
+) -> list[dict]:
+    """The ``top`` features by their score: the metric's k-class form over every class
+    (``combine="joint"``, ranked in Weka's ``Ranker`` order), or the maximum or mean of
+    their one-vs-rest scores over ``targets`` (ties by position).
+
+    One-vs-rest scores come from :func:`filterkit.metrics.class_scores`, one class at a
+    time, so the class achieving the maximum is known (the first target on a tie); the
+    2×2 presence counts are given for numeric features scored against one class.
+    """
+    if counts.n_features == 0 or not targets:
+        return []
+    is_nominal = np.zeros(counts.n_features, dtype=bool) if labels is None else labels > 0
+    best_class: np.ndarray | None = None
+    if combine == JOINT:
+        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
+        order = weka_ranking(scores)[:top]
+        if metric.class_free:
+            best_class = np.full(counts.n_features, targets[0])
+    else:
+        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+        scores = per_class.mean(axis=0) if combine == "mean" and len(targets) > 1 else per_class.max(axis=0)
+        if combine != "mean" or len(targets) == 1:
+            best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top]
+    tables = {}
+    if best_class is not None:
+        tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
+    ranked = []
+    for rank, feature in enumerate(order.tolist(), 1):
+        target = None if best_class is None else int(best_class[feature])
+        entry = {"rank": rank, "feature": feature, "score": float(scores[feature]), "class": target}
+        for key, column in zip(("tp", "fp", "pos", "neg"), tables[target] if target is not None else ()):
+            entry[key] = None if is_nominal[feature] else _number(column[feature])
+        ranked.append(entry)
+    return ranked
+
+
+def summarize(
+    source,
+    name: str | None = None,
+    *,
+    class_spec: str | None = "last",
+    metric: Metric | None = None,
+    positive: str | None = None,
+    presence: bool = False,
+    top: int = DEFAULT_TOP,
+    combine: str | None = None,
+    numeric_only: bool = False,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+) -> dict:
+    """The summary of the ARFF file or binary stream ``source`` (plain or gzip), read once,
+    as a JSON-ready dict; ``name`` is what it and its errors call the input.
+
+    With ``metric`` (a registered :class:`~filterkit.metrics.Metric`:
+    ``load_plugins().metric("ig")``) the ``top`` features are ranked against the nominal
+    class as ``select --metric`` ranks them; the other keywords are ``filterkit info``'s options.
+    """
+    with contextlib.ExitStack() as stack:
+        if isinstance(source, (str, os.PathLike)):
+            source = stack.enter_context(open(source, "rb"))
+        stream, name = open_source(source, name)
+        if isinstance(stream, gzip.GzipFile):
+            stack.callback(stream.close)
+        counter = _SparseRowCounter(stream)
+        reader = ArffReader(counter, name, chunk_rows)
+        schema = reader.schema
+        try:
+            class_index = resolve_class(schema, class_spec)
+        except FilterkitError as error:
+            raise error.located(name) from None
+        class_attribute = schema.attributes[class_index] if class_index is not None else None
+        scored = None
+        if metric is not None:
+            combine = _checked_combine(metric, class_attribute, positive, combine, name)
+            scored = scored_features(schema, class_index, numeric_only)
+        tally = _Tally(schema, class_index, scored, presence)
+        for chunk in reader.chunks():
+            tally.add(chunk)
+    document = _counts_summary(name, tally, counter.sparse_rows)
+    if class_attribute is not None:
+        document["class"] = _class_summary(tally, class_attribute)
+    if metric is not None:
+        assert class_attribute is not None and combine is not None  # checked by _checked_combine
+        document["ranking"] = _ranking(tally, class_attribute, metric, positive, top, combine)
+    return document
+
+
+def _checked_combine(
+    metric: Metric, class_attribute: Attribute | None, positive: str | None, combine: str | None, name: str
+) -> str:
+    """The combination of one-vs-rest scores ranking uses, once the class and ``positive`` are
+    known to fit ranking by ``metric``."""
+    if class_attribute is None or class_attribute.kind != NOMINAL:
+        what = "none" if class_attribute is None else f"'{class_attribute.name}' is {class_attribute.kind}"
+        raise FilterkitError(f"--metric needs a nominal class attribute (-c); {what}", name)
+    if positive is not None and positive not in class_attribute.labels:
+        raise FilterkitError(
+            f"--positive {positive!r} is not a label of the class '{class_attribute.name}' "
+            f"{{{','.join(class_attribute.labels)}}}",
+            name,
+        )
+    return resolved_combine(metric, combine, class_attribute, positive)
+
+
+def _counts_summary(name: str, tally: _Tally, sparse: int) -> dict:
+    """The summary's figures that need no class."""
+    schema = tally.schema
+    kinds = [a.kind for a in schema.attributes]
+    features = int(tally.is_feature.sum())
+    cells = tally.rows * features
+    forms = {0: "dense", tally.rows: "sparse"}
+    return {
+        "input": name,
+        "relation": schema.relation,
+        "rows": tally.rows,
+        "row_format": forms.get(sparse, "mixed") if tally.rows else None,
+        "sparse_rows": sparse,
+        "dense_rows": tally.rows - sparse,
+        "attributes": {"total": len(kinds), **{kind: kinds.count(kind) for kind in KINDS}},
+        "non_class_attributes": len(kinds) - (tally.class_index is not None),
+        "features": features,
+        "density": tally.nonzero / cells if cells else None,
+        "nonzero_values": tally.nonzero,
+        "values": cells,
+        "missing_values": tally.missing,
+        "class": None,
+        "weights": {"present": tally.weighted, "sum": float(tally.weight_total.to_float()[0])},
+    }
+
+
+def _class_summary(tally: _Tally, attribute: Attribute) -> dict:
+    """The class attribute and, when nominal, each label's rows (and weight) and share."""
+    labels = None
+    if attribute.kind == NOMINAL:
+        weights = tally.label_weight_sums.to_float()
+        labels = [
+            {
+                "label": label,
+                "count": int(count),
+                "percent": 100.0 * count / tally.rows if tally.rows else 0.0,
+                **({"weight": float(weight)} if tally.weighted else {}),
+            }
+            for label, count, weight in zip(attribute.labels, tally.label_rows, weights)
+        ]
+    assert tally.class_index is not None  # a class attribute has a position
+    return {
+        "name": attribute.name,
+        "index": tally.class_index + 1,
+        "kind": attribute.kind,
+        "labels": labels,
+        "missing": tally.class_missing,
+        "missing_percent": 100.0 * tally.class_missing / tally.rows if tally.rows else 0.0,
+    }
+
+
+def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str | None, top: int, combine: str) -> dict:
+    """The ``top`` features by ``metric``, with what they were scored against."""
+    counts, scored, schema, presence = tally.counts, tally.scored, tally.schema, tally.presence
+    assert counts is not None and scored is not None  # counted for a metric
+    targets = target_classes(attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
+    if combine == JOINT and not metric.class_free:
+        targets = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
+    features = []
+    for entry in rank_features(counts, metric, targets, presence, top, combine, tally.label_counts):
+        feature = int(scored[entry["feature"]])
+        target = entry["class"]
+        features.append(
+            {
+                "rank": entry["rank"],
+                "name": schema.attributes[feature].name,
+                "index": feature + 1,
+                "kind": schema.attributes[feature].kind,
+                "score": entry["score"],
+                "class": None if target is None else attribute.labels[target],
+                **{key: entry.get(key) for key in ("tp", "fp", "pos", "neg")},
+            }
+        )
+    return {
+        "metric": metric.name,
+        "mode": "presence" if presence else "threshold",
+        "scored_features": int(len(scored)),
+        "nominal_features": int(np.count_nonzero(tally.label_counts)),
+        "targets": [attribute.labels[t] for t in targets],
+        "combine": combine if combine == JOINT or len(targets) > 1 else None,
+        "top": top,
+        "features": features,
+    }
+
+
+def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
+    """Positions of the attributes ``--metric`` ranks: the numeric non-class ones, and the
+    nominal ones unless ``numeric_only``."""
+    kinds = (NUMERIC,) if numeric_only else (NUMERIC, NOMINAL)
+    return np.array(
+        [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != class_index], dtype=np.int64
+    )
+
+
+def as_text(document: dict) -> str:
+    """The summary for people."""
+    rows, attributes, weights = document["rows"], document["attributes"], document["weights"]
+    form = {
+        "sparse": "sparse rows",
+        "dense": "dense rows",
+        None: "no data rows",
+        "mixed": f"mixed: {document['sparse_rows']} sparse, {document['dense_rows']} dense",
+    }[document["row_format"]]
+    by_kind = ", ".join(f"{attributes[kind]} {kind}" for kind in KINDS if attributes[kind])
+    left_out = document["non_class_attributes"] - document["features"]
+    noun = "features" if left_out else "non-class attributes"
+    aside = f"; {left_out} string or relational attribute{'s' * (left_out > 1)} left out" if left_out else ""
+    density = (
+        f"n/a (no rows or no {noun}{aside})"
+        if document["density"] is None
+        else f"{document['density']:.4g} ({document['nonzero_values']} non-zero of "
+        f"{rows} rows × {document['features']} {noun}{aside})"
+    )
+    lines = [
+        f"relation:    {document['relation']}",
+        f"rows:        {rows} ({form})",
+        f"attributes:  {attributes['total']}" + (f" ({by_kind})" if by_kind else ""),
+        f"density:     {density}",
+        f"missing:     {document['missing_values']} non-class values",
+        f"weights:     sum {weights['sum']:.6g} over {rows} rows"
+        if weights["present"]
+        else "weights:     none (every row weighs 1)",
+        *_class_lines(document["class"]),
+        *_ranking_lines(document.get("ranking")),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _class_lines(target: dict | None) -> list[str]:
+    """The class attribute and its table of labels."""
+    if target is None:
+        return ["class:       none"]
+    if target["labels"] is None:
+        return [
+            f"class:       '{target['name']}' (attribute {target['index']}, {target['kind']})",
+            f"  not nominal: no label distribution; {target['missing']} missing",
+        ]
+    labels = target["labels"]
+    width = max([len(entry["label"]) for entry in labels] + [len("(missing)")])
+    return [
+        f"class:       '{target['name']}' (attribute {target['index']}, {target['kind']}, {len(labels)} labels)",
+        *(
+            f"  {e['label']:<{width}}  {e['count']:>8}  {e['percent']:6.2f}%"
+            + (f"  weight {e['weight']:.6g}" if "weight" in e else "")
+            for e in labels
+        ),
+        f"  {'(missing)':<{width}}  {target['missing']:>8}  {target['missing_percent']:6.2f}%",
+    ]
+
+
+def _ranking_lines(ranking: dict | None) -> list[str]:
+    """A blank line, the ranking's heading and its table of features."""
+    if ranking is None:
+        return []
+    classes = len(ranking["targets"])
+    if ranking["combine"] == JOINT:
+        against = f"joint over {classes} classes (Weka's scores and Ranker order)"
+    elif ranking["combine"]:
+        against = f"{ranking['combine']} over one-vs-rest of {classes} classes"
+    else:
+        against = f"'{ranking['targets'][0]}' vs rest" if classes else "no class has rows"
+    scored = f"{ranking['scored_features']} " + (
+        f"features ({ranking['nominal_features']} nominal)" if ranking["nominal_features"] else "numeric features"
+    )
+    features = ranking["features"]
+    heading = (
+        f"top {len(features)} of {scored} by {ranking['metric']} "
+        f"({'presence' if ranking['mode'] == 'presence' else 'best threshold'}), {against}"
+        + ("; tp/fp: presence counts" if any(e["tp"] is not None for e in features) else "")
+    )
+    if not features:
+        return ["", heading]
+    table = [("rank", "feature", "score", "class", "tp", "fp", "pos", "neg")]
+    table += [
+        (
+            str(e["rank"]),
+            e["name"],
+            f"{e['score']:.6g}",
+            e["class"] if e["class"] is not None else "-",
+            *(_count_text(e[key]) for key in ("tp", "fp", "pos", "neg")),
+        )
+        for e in features
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    aligned = [
+        "  ".join(cell.ljust(w) if i in (1, 3) else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        for row in table
+    ]
+    return ["", heading, *("  " + line.rstrip() for line in aligned)]
+
+
+def _count_text(count) -> str:
+    """A count of the ranking table: ``-`` where none applies."""
+    if count is None:
+        return "-"
+    return f"{count:g}" if isinstance(count, float) else str(count)
+
+
+def as_json(document: dict) -> str:
+    """The summary as JSON text (a score that is not finite is null)."""
+    return json.dumps(_json_ready(document), indent=1, allow_nan=False)
+
+
+def _json_ready(value):
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(item) for item in value]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
