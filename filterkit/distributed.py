@@ -28,6 +28,8 @@ import logging
 import os
 import re
 import shutil
+import signal
+import sys
 import tempfile
 import threading
 import uuid
@@ -43,6 +45,7 @@ from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.background import in_one_thread
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
+from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.partitions import Partition, Plan, first_known, header_comments, input_files, output_names, split_file
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
@@ -235,13 +238,22 @@ class DaskEngine:
         that went away, is the run's one error line.
         """
         distributed = import_distributed()
+        progress = Progress() if progress is None else progress
         with contextlib.ExitStack() as stack, warnings.catch_warnings():
             warnings.filterwarnings("ignore", module=r"distributed(\.|$)")
-            for logger in map(logging.getLogger, ("distributed", "tornado", "asyncio")):
-                stack.callback(logger.setLevel, logger.level)
+            # In the console script for good: a cluster stopped by Ctrl-C still logs as it ends.
+            if owns_process():
+                for handler in logging.getLogger("distributed").handlers:
+                    handler.setLevel(logging.CRITICAL)
+            else:
+                stack.enter_context(distributed.utils.silence_logging_cmgr(logging.CRITICAL))
+            for logger in map(logging.getLogger, ("tornado", "asyncio")):
+                if not owns_process():
+                    stack.callback(logger.setLevel, logger.level)
                 logger.setLevel(logging.CRITICAL)
             if scheduler is None:
-                client = stack.enter_context(_local_client(distributed))
+                with progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
+                    client = stack.enter_context(_local_client(distributed))
             else:
                 try:
                     client = stack.enter_context(distributed.Client(scheduler))
@@ -396,13 +408,14 @@ class DaskEngine:
         Nothing appears in ``folder`` unless every partition was written and
         ``before_publish()`` (e.g. saving the model) returned.
         """
-        os.makedirs(folder, exist_ok=True)
         targets = self.checked_targets(plan, folder)
+        os.makedirs(folder, exist_ok=True)
         with _parts_folder(folder) as parts_folder:
             paths = _part_paths(plan, parts_folder)
             with self._pass("writing", chain, plan) as (recipe, meter):
                 futures = self._submit_parts(recipe, plan, paths, sparse, comments, numbers)
                 _wait_in_order(futures, meter)
+                meter.count = sum(_results(futures))  # the rows written, which the events may not all have told yet
             if before_publish is not None:
                 before_publish()
             for part, target in zip(paths, targets):
@@ -436,6 +449,7 @@ class DaskEngine:
             for number, future in enumerate(_ended_in_order(futures)):
                 _copy_part(paths[number], future, header, stream, with_header=number == 0)
                 meter.detail = f"{number + 1}/{len(futures)} partitions"
+            meter.count = sum(_results(futures))  # the rows written, which the events may not all have told yet
 
     def _submit_parts(self, recipe, plan: Plan, paths: list[str], sparse, comments, numbers) -> list:
         """The tasks writing each partition's output to its path of ``paths``."""
@@ -487,19 +501,55 @@ def _local_client(distributed):
     import dask
 
     environment = worker_environment(dask.config.get(_WORKER_ENVIRONMENT))
-    try:
-        with _environment_restored(), dask.config.set({_ALLOWED_FAILURES: 0, _WORKER_ENVIRONMENT: environment}):
-            cluster = distributed.LocalCluster(
-                n_workers=LOCAL_WORKERS,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.CRITICAL,
-            )
-    except Exception as error:
-        raise FilterkitError(f"the local Dask cluster did not start ({error})") from None
+    with _held_while_starting() as held:
+        try:
+            with _environment_restored(), dask.config.set({_ALLOWED_FAILURES: 0, _WORKER_ENVIRONMENT: environment}):
+                cluster = distributed.LocalCluster(
+                    n_workers=LOCAL_WORKERS,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.CRITICAL,
+                )
+        except Exception as error:
+            if not held:
+                raise FilterkitError(f"the local Dask cluster did not start ({error})") from None
+            cluster = None
+    if held:
+        with cluster or contextlib.nullcontext():
+            held[0]()
+    assert cluster is not None  # started, or an error raised above
     with cluster, distributed.Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _held_while_starting():
+    """In the console script (:func:`filterkit.ownership.owns_process`), while the local cluster
+    starts: its worker processes, started now, get no standard error of their own (they share the
+    terminal's process group, so Ctrl-C printed each one's traceback; their errors reach the client
+    through Dask), and a stopping signal is held (Dask cannot stop a cluster it is starting): the
+    list yielded gets the handler that ends the run, for the caller to call once the cluster can be
+    stopped.  Elsewhere the caller's signals and streams are left alone."""
+    held: list = []
+    if not owns_process():
+        yield held
+        return
+    handlers = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
+    for signum, handler in handlers.items():
+        if callable(handler):
+            signal.signal(signum, lambda number, frame: held.append(functools.partial(handlers[number], number, None)))
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield held
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager

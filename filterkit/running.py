@@ -133,6 +133,8 @@ def run(
     """
     fitted = chain.output_schema is not None
     with engine.opened(chain, input_path) as source:
+        if output_dir is not None:  # refused before any pass, not after the fit
+            engine.checked_targets(source, output_dir)  # type: ignore[attr-defined]
         if fitted:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -224,3 +225,49 @@ def test_a_worker_error_on_a_local_cluster_is_one_line_and_no_output(tmp_path):
     assert result.stderr.decode().count("\n") == 1
     assert result.stderr.startswith(b"filterkit: error: ") and b"failed during transform" in result.stderr
     assert os.listdir(tmp_path) == []
+
+
+_HELD = """
+import os, signal, sys
+from filterkit import cli
+from filterkit.ownership import claim_process
+from filterkit.distributed import _held_while_starting
+claim_process()
+signal.signal(signal.SIGINT, cli._terminate)
+with _held_while_starting() as held:
+    os.write(2, b"lost\\n")  # a worker started now inherits this standard error
+    os.kill(os.getpid(), signal.SIGINT)
+    print("still starting", len(held), flush=True)
+os.write(2, b"kept\\n")
+try:
+    held[0]()
+except KeyboardInterrupt:
+    print("interrupted once started", flush=True)
+"""
+
+
+def test_a_stopping_signal_while_the_local_cluster_starts_waits_for_it_and_its_workers_write_nothing():
+    """Review of issue 38: Ctrl-C while Dask's LocalCluster started printed 30–100 lines (each worker's
+    traceback, Dask's half-started cluster at exit); now the signal ends the run once the cluster can
+    be stopped, and what is started meanwhile has no standard error of its own."""
+    finished = subprocess.run([sys.executable, "-c", _HELD], capture_output=True, text=True, timeout=60)
+    assert (finished.stdout, finished.stderr) == ("still starting 1\ninterrupted once started\n", "kept\n")
+
+
+@pytest.mark.slow
+def test_output_dir_targets_are_refused_before_any_pass(tmp_path):
+    (tmp_path / "out" / "part-00000.arff").mkdir(parents=True)
+    result = console_script("--engine", "dask", "--progress", "--output-dir", tmp_path / "out", OH0, "ig", "l2")
+    assert result.returncode == 1
+    assert b"it is a folder" in result.stderr and b"pass 1" not in result.stderr
+
+
+def test_a_model_inside_the_output_dir_is_refused(run_filterkit, tmp_path):
+    """It would be overwritten by a partition's output of the same name, silently."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["--engine", "dask", "--save-model", out / "part-00001.arff", "--output-dir", out, OH0, "ig", "l2"]
+    result = run_filterkit(*argv)
+    assert result.status == 2 and "is inside --output-dir" in result.stderr
+    assert os.listdir(out) == []

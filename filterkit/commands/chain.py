@@ -4,6 +4,7 @@ runs when the first word is not a command word."""
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -12,7 +13,7 @@ from click.exceptions import NoSuchOption
 
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
-from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of
+from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
@@ -373,6 +374,15 @@ def check_dask_run(chain: Chain, settings: ChainSettings) -> None:
     ):
         raise click.UsageError(
             "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
+        )
+    if (
+        settings.output_dir
+        and settings.model_path
+        and same_file(os.path.dirname(os.path.abspath(settings.model_path)), settings.output_dir)
+    ):
+        raise click.UsageError(
+            f"--save-model {settings.model_path} is inside --output-dir {settings.output_dir}, whose files are "
+            "the partitions' outputs: save the model elsewhere"
         )
     check_runnable(chain.stages, settings.input_path)
 
