@@ -234,6 +234,8 @@ def choose_tasks(
     KDD'09 did); otherwise a two-class target's minority class (a tie: the second label).
     """
     if positive is not None:
+        if each_class:
+            raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
         if positive not in labels:
             raise FilterkitError(f"--positive {positive!r} is not a class label ({', '.join(labels)})")
         return [positive]

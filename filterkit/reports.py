@@ -312,9 +312,10 @@ def _table(document: dict, per_task: bool) -> str:
     width = max(
         len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
     )
-    lines = [_header(document["settings"], note), *_measure_lines(document["settings"], names, rows, width, LABELS, 6)]
+    notes: list[str] = []
+    lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
     if "breakeven" in rows[-1]:
-        lines += _breakeven_lines(names, rows, width)
+        lines += _breakeven_lines(document, names, rows, width, notes)
     for comparison in document.get("paired", []):
         lines.append(
             f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
@@ -327,22 +328,63 @@ def _table(document: dict, per_task: bool) -> str:
                 f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
                 f"{_tally(tasks_, tasks_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
             )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _footnote(notes)) + "\n"
+
+
+def _short_means(document: dict, row: dict, measure: str) -> list[str]:
+    """Where ``row``'s mean of ``measure`` leaves folds out (a fold without the measure, e.g. an AUC-less
+    test fold of one class): ``task T over k of n folds`` for each of its tasks (a macro row's: every task)."""
+    results = [row] if "per_fold" in row else document.get("results", [])
+    short = []
+    for result in results:
+        if result["chain"] != row["chain"] or result["train_fraction"] != row["train_fraction"]:
+            continue
+        values = result["per_fold"].get(measure, [])
+        defined = sum(value is not None for value in values)
+        if defined < len(values):
+            short.append(f"task {result['task']} over {defined} of {len(values)} folds")
+    return short
+
+
+def _marked(document: dict, row: dict, measure: str, label: str, notes: list[str]) -> str:
+    """``row``'s ``measure`` as a cell, marked ``*`` (and noted) when its mean leaves folds out."""
+    short = _short_means(document, row, measure) if row.get(measure) is not None else []
+    if not short or math.isnan(row[measure]):
+        return _cell(row.get(measure))
+    notes.append(f"  {label} of '{row['chain']}' (train {row['train_fraction']:g}): {'; '.join(short)}")
+    return _cell(row[measure]).strip() + "*"
+
+
+def _footnote(notes: list[str]) -> list[str]:
+    """The table's footnote on means marked ``*``: what each one leaves out."""
+    if not notes:
+        return []
+    return [
+        "* a mean over fewer folds than were run (a test fold of one class has no AUC, one without the",
+        "  positive class no BEP; a macro average is over the tasks that have the measure):",
+        *notes,
+    ]
 
 
 def _measure_lines(
-    settings: dict, names: list[str], rows: list[dict], width: int, labels: dict, cell: int
+    document: dict, names: list[str], rows: list[dict], width: int, labels: dict, cell: int, notes: list[str]
 ) -> list[str]:
-    """The column heads, a line of each row's measures (``labels``' keys) and, over several repeats, a
-    line of each row's standard deviation across the repeats' means."""
+    """The column heads, a line of each row's measures (``labels``' keys; one that leaves folds out marked
+    and noted in ``notes``) and, over several repeats, a line of each row's standard deviation across the
+    repeats' means."""
 
     def line(name: str, row: dict, values: dict) -> str:
         return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(
             f"{_cell(values[m]):>{cell}}" for m in labels
         )
 
+    settings = document["settings"]
     lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
-    lines += [line(name, row, row) for name, row in zip(names, rows)]
+    lines += [
+        f"{name:<{width}}  {row['train_fraction']:>5g}  "
+        + "  ".join(f"{_marked(document, row, m, label, notes):>{cell}}" for m, label in labels.items())
+        for name, row in zip(names, rows)
+    ]
     repeats = settings.get("repeats", 1)
     if repeats > 1:
         lines.append(f"standard deviation over the {repeats} repeats' means:")
@@ -351,8 +393,9 @@ def _measure_lines(
     return lines
 
 
-def _breakeven_lines(names: list[str], rows: list[dict], width: int) -> list[str]:
-    """The table's lines of ``--stats``: each row's break-even point and, over several tasks, micro-averages."""
+def _breakeven_lines(document: dict, names: list[str], rows: list[dict], width: int, notes: list[str]) -> list[str]:
+    """The table's lines of ``--stats``: each row's break-even point (marked as :func:`_marked`) and, over
+    several tasks, micro-averages."""
     micro = any("micro" in row for row in rows)
     lines = [
         f"{'':<{width}}  {'train':>5}  {'BEP':>6}"
@@ -362,7 +405,8 @@ def _breakeven_lines(names: list[str], rows: list[dict], width: int) -> list[str
         pooled = row.get("micro", {})
         cells = f"  {_cell(pooled.get('f1')):>7}  {_cell(pooled.get('precision'))}  {_cell(pooled.get('recall'))}"
         lines.append(
-            f"{name:<{width}}  {row['train_fraction']:>5g}  {_cell(row['breakeven'])}" + (cells if micro else "")
+            f"{name:<{width}}  {row['train_fraction']:>5g}  {_marked(document, row, 'breakeven', 'BEP', notes):>6}"
+            + (cells if micro else "")
         )
     return lines
 
@@ -371,12 +415,13 @@ def _multiclass_table(document: dict) -> str:
     """The ``--multiclass`` table: one row per chain (and fraction) of the overall measures; then per
     class its one-vs-rest AUC and F1 under each chain; then the spread over repeats and the paired tests."""
     settings, rows = document["settings"], document["results"]
+    notes: list[str] = []
     classes = list(rows[0]["per_class"])
     names = [row["chain"] for row in rows]
     width = max(len("chain"), *(len(name) for name in names))
     lines = [
         _header(settings, f"multi-class: {len(classes)} classes at once"),
-        *_measure_lines(settings, names, rows, width, MULTICLASS_LABELS, 8),
+        *_measure_lines(document, names, rows, width, MULTICLASS_LABELS, 8, notes),
     ]
     counts = settings.get("class_counts", {})
     class_width = max(len("class"), *(len(label) for label in classes))
@@ -408,7 +453,7 @@ def _multiclass_table(document: dict) -> str:
                 f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
                 f"{_tally(classes_, classes_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
             )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _footnote(notes)) + "\n"
 
 
 def _cell(value) -> str:

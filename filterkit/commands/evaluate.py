@@ -272,6 +272,11 @@ def evaluate(
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     params = _classifier_params(registry, classifier, classifier_values)
+    if positive is not None and each_class:
+        raise click.UsageError(
+            f"--positive {positive} and --each-class both choose the tasks: give --positive for one task "
+            "or --each-class for every class"
+        )
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
     outputs = _checked_outputs(input_path, plot, report_path)
@@ -341,11 +346,30 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
     preset = None if swept is None else swept.preset()
     if compare and not words:
         raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-    texts = [shlex.split(text) for text in words] if compare else [list(words)]
+    if not compare and words and len(words[0].split()) > 1:
+        raise click.UsageError(
+            f"{words[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
+            f"(filterkit evaluate --compare IN.arff {shlex.quote(words[0])} …); for one chain leave out the quotes"
+        )
+    texts = [_split_chain(text) for text in words] if compare else [list(words)]
+    if compare and len(words) > 1 and all(word and not any(c.isspace() for c in word) for word in words):
+        raise click.UsageError(
+            f"--compare: every chain is one unquoted word ({', '.join(map(repr, words))}): quote each chain, as in "
+            f"--compare IN.arff {shlex.quote(' '.join(words))}, or drop --compare for one chain; to compare "
+            f"one-stage chains, put a space inside a chain's quotes ({shlex.quote(words[0] + ' ')})"
+        )
     chains = [parse_chain(plugins, text, preset) for text in texts]
     if len({c.text for c in chains}) != len(chains):
         raise FilterkitError("the same chain is given twice")
     return chains if swept is None else swept_chains(registry, swept, chains)
+
+
+def _split_chain(text: str) -> list[str]:
+    """One ``--compare`` argument's words, split as a shell would; FilterkitError on an unclosed quote."""
+    try:
+        return shlex.split(text)
+    except ValueError as error:
+        raise FilterkitError(f"chain {text!r}: {error}") from None
 
 
 def _checked_outputs(input_path: str, plot: str | None, report_path: str | None) -> list[tuple]:
