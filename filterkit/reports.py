@@ -10,6 +10,7 @@ Each renderer takes the document (or one read back from ``evaluate --json``).  T
 from __future__ import annotations
 
 import base64
+import csv
 import html
 import io
 import json
@@ -27,6 +28,7 @@ from filterkit.evaluation import (
     Settings,
     class_records,
     macro_average,
+    mcnemar,
     micro_average,
     paired_comparison,
     repeat_seed,
@@ -58,11 +60,13 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
     return build(chains, tasks, settings, grouped, settings_json, ratios)
 
 
-def settings_document(settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray, extra: dict) -> dict:
-    """The ``settings`` of the JSON document: the protocol, the rows used, each row's fold and
-    ``extra``; with several repeats each repeat's fold seed."""
+def settings_document(
+    settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray | None, extra: dict
+) -> dict:
+    """The ``settings`` of the JSON document: the protocol, the (training) rows used, each row's fold
+    (None: scored on a test file, no folds) and ``extra``; with several repeats each repeat's fold seed."""
     document = {
-        "folds": settings.folds,
+        **({"folds": settings.folds} if fold_of_row is not None else {}),
         "seed": settings.seed,
         "train_fractions": list(settings.train_fractions),
         "classifier": settings.classifier,
@@ -70,7 +74,7 @@ def settings_document(settings: Settings, rows_used: int, left_out: int, fold_of
         **({"multiclass": True} if settings.multiclass else {}),
         "rows": rows_used,
         "rows_with_missing_class_left_out": left_out,
-        "fold_of_row": fold_of_row.tolist(),
+        **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
         **extra,
     }
     if settings.repeats > 1:
@@ -116,11 +120,26 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
                     {task: grouped[(chains[0].text, task, fraction)] for task in tasks},
                     ratios[fraction],
                 ),
+                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
             }
             for chain in chains[1:]
             for fraction in fractions
         ]
     return document
+
+
+def _mcnemar_entry(settings_json: dict, chain: str, baseline: str, tasks, fraction: float, grouped: dict) -> dict:
+    """Scored on a test file (one draw, so no test over folds): per task, McNemar's test of ``chain``'s
+    decisions against ``baseline``'s on its rows, as ``{"mcnemar": {task: ...}}``; else nothing."""
+    if "test" not in settings_json:
+        return {}
+    pairs = {task: (grouped[(chain, task, fraction)][0], grouped[(baseline, task, fraction)][0]) for task in tasks}
+    return {
+        "mcnemar": {
+            task: mcnemar(ours["truth"], ours["decisions"], theirs["decisions"])
+            for task, (ours, theirs) in pairs.items()
+        }
+    }
 
 
 def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:
@@ -161,7 +180,10 @@ def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, setti
     document: dict = {"settings": settings_json, "results": results}
     if settings.stats and len(chains) > 1:
         document["paired"] = [
-            _multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction])
+            {
+                **_multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction]),
+                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
+            }
             for chain in chains[1:]
             for fraction in settings.train_fractions
         ]
@@ -288,10 +310,12 @@ def require_matplotlib(option: str):
 def _header(settings: dict, note: str) -> str:
     """The first line of a table: the protocol, the classifier, the rows and ``note``."""
     repeats = settings.get("repeats", 1)
-    return (
-        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}, seed {settings['seed']}, "
-        f"classifier {settings['classifier']}, {settings['rows']} rows; {note}"
+    protocol = (
+        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}"
+        if "test" not in settings
+        else f"trained on {settings['input']}, scored on {settings['test']} ({settings['test_rows']} rows)"
     )
+    return f"{protocol}, seed {settings['seed']}, classifier {settings['classifier']}, {settings['rows']} rows; {note}"
 
 
 def _table(document: dict, per_task: bool) -> str:
@@ -317,18 +341,57 @@ def _table(document: dict, per_task: bool) -> str:
     if "breakeven" in rows[-1]:
         lines += _breakeven_lines(document, names, rows, width, notes)
     for comparison in document.get("paired", []):
+        held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
         lines.append(
             f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
-            "difference; tasks won/tied/lost, Wilcoxon p; folds won/tied/lost, corrected resampled t-test p"
+            "difference; tasks won/tied/lost, Wilcoxon p"
+            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
         )
         for measure in ("f1", "auc", "breakeven"):
             paired = comparison["measures"][measure]
             tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
+            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
             lines.append(
                 f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
-                f"{_tally(tasks_, tasks_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
+                f"{_tally(tasks_, tasks_['wilcoxon_p'])}{over_folds}"
             )
+        lines += _mcnemar_lines(comparison)
     return "\n".join(lines + _footnote(notes)) + "\n"
+
+
+def _mcnemar_lines(comparison: dict) -> list[str]:
+    """The table's lines of one comparison's McNemar tests (scored on a test file), one per task."""
+    return [
+        f"  McNemar, task {task}: {test['only_chain_right']} row(s) right only under the chain, "
+        f"{test['only_baseline_right']} only under the baseline, p {_p_cell(test['p']).strip()}"
+        for task, test in comparison.get("mcnemar", {}).items()
+    ]
+
+
+def predictions_csv(predictions: list[dict]) -> str:
+    """The scored test rows as CSV: chain, task, train fraction, row, truth, score, decision.  For a task
+    truth and decision are 1 (the positive class) or 0; with ``--multiclass`` they are labels and the
+    score is that of the decided class."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["chain", "task", "train", "row", "truth", "score", "decision"])
+    for entry in predictions:
+        labels = list(entry["per_class"]) if "per_class" in entry else None
+        for row, truth, scores, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
+            score = scores if labels is None else scores[decision]
+            shown = (int(truth), int(decision)) if labels is None else (labels[truth], labels[decision])
+            writer.writerow(
+                [
+                    entry["chain"],
+                    entry["task"],
+                    f"{entry['train_fraction']:g}",
+                    int(row),
+                    shown[0],
+                    repr(float(score)),
+                    shown[1],
+                ]
+            )
+    return buffer.getvalue()
 
 
 def _short_means(document: dict, row: dict, measure: str) -> list[str]:
@@ -453,6 +516,7 @@ def _multiclass_table(document: dict) -> str:
                 f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
                 f"{_tally(classes_, classes_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
             )
+        lines += _mcnemar_lines(comparison)
     return "\n".join(lines + _footnote(notes)) + "\n"
 
 

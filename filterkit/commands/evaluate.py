@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shlex
 import sys
@@ -176,6 +177,19 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 @click.argument("input_path", metavar="IN.arff")
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="STAGES...|CHAINS...")
 @click.option("--compare", is_flag=True, help="Each argument after IN.arff is a whole chain, in quotes.")
+@click.option(
+    "--test",
+    "test_path",
+    metavar="TEST.arff",
+    help="Fit each chain (and the classifier) on all of IN.arff and score it on TEST.arff (same header) "
+    "instead of cross-validating.",
+)
+@click.option(
+    "--predictions",
+    "predictions_path",
+    type=click.Path(dir_okay=False),
+    help="With --test, also write the scored test rows as CSV: chain, task, train, row, truth, score, decision.",
+)
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
 @click.option(
     "--seed",
@@ -247,6 +261,8 @@ def evaluate(
     input_path,
     words,
     compare,
+    test_path,
+    predictions_path,
     folds,
     seed,
     train_fraction,
@@ -279,7 +295,11 @@ def evaluate(
         )
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
-    outputs = _checked_outputs(input_path, plot, report_path)
+    if test_path is not None:
+        _check_test_options(ctx)
+    elif predictions_path is not None:
+        raise click.UsageError("--predictions writes the scored rows of a test file: give --test TEST.arff")
+    outputs = _checked_outputs(input_path, test_path, plot, report_path, predictions_path)
     settings = Settings(
         folds=folds,
         seed=seed,
@@ -297,7 +317,9 @@ def evaluate(
     )
     chains = _chains(plugins, registry, words, compare, sweep)
     reporter = Progress(progress_mode(quiet, progress), word="step")
-    with open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False) as source:
+    with contextlib.ExitStack() as stack:
+        source = stack.enter_context(open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False))
+        test = None if test_path is None else stack.enter_context(open_source(test_path, DEFAULT_CHUNK_ROWS, False))
         result = evaluation.evaluate(
             source,
             chains,
@@ -307,6 +329,8 @@ def evaluate(
             plugins_dir=plugins.folder,
             jobs=jobs,
             progress=reporter,
+            test=test,
+            test_name=test_path,
         )
     left_out = result.document["settings"]["rows_with_missing_class_left_out"]
     if left_out:
@@ -314,7 +338,7 @@ def evaluate(
     click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
     for output, render in outputs:
         with staged_output(output) as staged:
-            staged.stream.write(render(result.document, per_task))
+            staged.stream.write(render(result, per_task))
             staged.publish()
 
 
@@ -372,24 +396,46 @@ def _split_chain(text: str) -> list[str]:
         raise FilterkitError(f"chain {text!r}: {error}") from None
 
 
-def _checked_outputs(input_path: str, plot: str | None, report_path: str | None) -> list[tuple]:
-    """Before any work: ``--plot`` and ``--report`` as (output, renderer to bytes), each checked writable,
-    apart from the input and each other, with matplotlib installed; the plot's name must end in .png."""
+def _checked_outputs(
+    input_path: str, test_path: str | None, plot: str | None, report_path: str | None, predictions: str | None
+) -> list[tuple]:
+    """Before any work: ``--plot``, ``--report`` and ``--predictions`` as (output, renderer of the
+    evaluation to bytes), each checked writable, apart from the inputs and each other, with matplotlib
+    installed for the plots; the plot's name must end in .png."""
     if plot is not None and not plot.lower().endswith(".png"):
         raise FilterkitError(f"--plot {plot}: the learning curves are a PNG; give a name ending in .png")
     given = [
         (option, path, render)
         for option, path, render in (
-            ("--plot", plot, lambda document, _: reports.learning_curves_png(document)),
-            ("--report", report_path, lambda document, per_task: reports.html_page(document, per_task).encode()),
+            ("--plot", plot, lambda result, _: reports.learning_curves_png(result.document)),
+            ("--report", report_path, lambda result, per_task: result.html(per_task).encode()),
+            ("--predictions", predictions, lambda result, _: result.predictions_csv().encode()),
         )
         if path is not None
     ]
     outputs = [(checked_output(path), render) for _, path, render in given]
-    check_distinct([*([("the input", input_path)] if input_path != "-" else []), *((o, p) for o, p, _ in given)])
+    inputs = [
+        (role, path) for role, path in (("the input", input_path), ("--test", test_path)) if path not in ("-", None)
+    ]
+    check_distinct([*inputs, *((o, p) for o, p, _ in given)])
     for option, _, _ in given:
-        reports.require_matplotlib(option)
+        if option != "--predictions":
+            reports.require_matplotlib(option)
     return outputs
+
+
+def _check_test_options(ctx) -> None:
+    """Refuse with ``--test`` what only cross-validation has: ``--folds`` and ``--repeats``."""
+    given = [
+        "--" + name
+        for name in ("folds", "repeats")
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+    ]
+    if given:
+        raise click.UsageError(
+            f"--test cannot be combined with {', '.join(given)}: each chain is fitted on all of IN.arff and "
+            "scored once on TEST.arff"
+        )
 
 
 def _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path) -> None:
