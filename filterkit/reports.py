@@ -260,15 +260,19 @@ def html_page(document: dict, per_task: bool = False) -> str:
         f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value, default=_json_default))}</td></tr>"
         for key, value in shown.items()
     )
+    paired = document.get("paired", [])
+    held_out = any("mcnemar" in comparison for comparison in paired)  # one draw: McNemar, no test over folds
     paired_rows = "".join(
-        _paired_row(comparison, *item)
-        for comparison in document.get("paired", [])
-        for item in comparison["measures"].items()
+        _paired_row(comparison, *item, held_out) for comparison in paired for item in comparison["measures"].items()
     )
+    mcnemar_lines = [
+        line for comparison in paired for line in [_comparison_title(comparison), *_mcnemar_lines(comparison)]
+    ]
     paired_section = (
         "<h2>Paired tests against the first chain</h2><table><tr><th>chain</th><th>baseline</th><th>train</th>"
-        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th><th>folds W/T/L</th>"
-        f"<th>corrected t-test p</th></tr>{paired_rows}</table>"
+        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th>"
+        f"{'' if held_out else '<th>folds W/T/L</th><th>corrected t-test p</th>'}</tr>{paired_rows}</table>"
+        + (f"<pre>{html.escape(chr(10).join(mcnemar_lines))}</pre>" if held_out else "")
         if paired_rows
         else ""
     )
@@ -343,8 +347,7 @@ def _table(document: dict, per_task: bool) -> str:
     for comparison in document.get("paired", []):
         held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
         lines.append(
-            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
-            "difference; tasks won/tied/lost, Wilcoxon p"
+            f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p"
             + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
         )
         for measure in ("f1", "auc", "breakeven"):
@@ -499,22 +502,25 @@ def _multiclass_table(document: dict) -> str:
         cells = "  ".join(f"{_cell(auc).strip() + ' / ' + _cell(f1).strip():>{column}}" for auc, f1 in pairs)
         lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
     for comparison in document.get("paired", []):
+        held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds
         lines.append(
-            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
-            "difference; folds won/tied/lost, corrected resampled t-test p"
+            f"{_comparison_title(comparison)}: difference"
+            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
         )
         for measure, paired in comparison["measures"].items():
             folds_ = paired["over_folds"]
-            lines.append(
-                f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{_tally(folds_, folds_['corrected_t']['p'])}"
-            )
-        lines.append("  per class: difference; classes won/tied/lost, Wilcoxon p; folds won/tied/lost, t-test p")
+            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
+            lines.append(f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}{over_folds}")
+        lines.append(
+            "  per class: difference; classes won/tied/lost, Wilcoxon p"
+            + ("" if held_out else "; folds won/tied/lost, t-test p")
+        )
         for measure, paired in comparison["per_class"].items():
             classes_, folds_ = paired["over_classes"], paired["over_folds"]
+            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
             lines.append(
                 f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{_tally(classes_, classes_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
+                f"{_tally(classes_, classes_['wilcoxon_p'])}{over_folds}"
             )
         lines += _mcnemar_lines(comparison)
     return "\n".join(lines + _footnote(notes)) + "\n"
@@ -533,8 +539,13 @@ def _tally(counts: dict, p) -> str:
     return f"{counts['wins']}/{counts['ties']}/{counts['losses']} p {_p_cell(p)}"
 
 
-def _paired_row(comparison: dict, measure: str, paired: dict) -> str:
-    """One row of the HTML report's paired tests."""
+def _comparison_title(comparison: dict) -> str:
+    """``'chain' vs 'baseline' (train F)``."""
+    return f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g})"
+
+
+def _paired_row(comparison: dict, measure: str, paired: dict, held_out: bool) -> str:
+    """One row of the HTML report's paired tests (``held_out``: without the test over folds)."""
     tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
     p_w, p_t = tasks_["wilcoxon_p"], folds_["corrected_t"]["p"]
     return (
@@ -542,8 +553,13 @@ def _paired_row(comparison: dict, measure: str, paired: dict) -> str:
         f"<td>{comparison['train_fraction']:g}</td><td>{measure}</td><td>{paired['difference']:+.4f}</td>"
         f"<td>{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']}</td>"
         f"<td>{'—' if p_w is None else f'{p_w:.3g}'}</td>"
-        f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
-        f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td></tr>"
+        + (
+            ""
+            if held_out
+            else f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
+            f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td>"
+        )
+        + "</tr>"
     )
 
 

@@ -190,3 +190,15 @@ def test_a_class_the_training_file_lacks_is_refused_naming_it(run_filterkit, tmp
     result = run_filterkit("evaluate", "-q", *FAST, *task, "--test", test, train, "l2")
     assert result.status == 1 and result.stdout == b""
     assert result.stderr == f"filterkit: error: {train}: {message}\n"
+
+
+def test_the_report_and_multiclass_table_of_a_test_file_give_mcnemar_and_no_test_over_folds(run_filterkit, tmp_path):
+    pytest.importorskip("matplotlib", reason="--report needs matplotlib (pip install 'filterkit[plot]')")
+    from filterkit import reports
+
+    train, test = split_file(tmp_path, IRIS)
+    arguments = (*FAST, "--stats", "--test", test, "--compare", train, "minmax", "l2 ")
+    page = reports.html_page(evaluate_json(run_filterkit, "--positive", "Iris-virginica", *arguments))
+    assert "McNemar, task Iris-virginica:" in page and "corrected t-test" not in page
+    table = run_filterkit("evaluate", "-q", "--multiclass", *arguments).stdout.decode()
+    assert "McNemar, task (all classes):" in table and "folds won/tied/lost" not in table
