@@ -263,7 +263,9 @@ def html_page(document: dict, per_task: bool = False) -> str:
     paired = document.get("paired", [])
     held_out = any("mcnemar" in comparison for comparison in paired)  # one draw: McNemar, no test over folds
     paired_rows = "".join(
-        _paired_row(comparison, *item, held_out) for comparison in paired for item in comparison["measures"].items()
+        _paired_row(comparison, measure, values, held_out)
+        for comparison in paired
+        for measure, values in comparison["measures"].items()
     )
     mcnemar_lines = [
         line for comparison in paired for line in [_comparison_title(comparison), *_mcnemar_lines(comparison)]
@@ -317,9 +319,10 @@ def _header(settings: dict, note: str) -> str:
     protocol = (
         f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}"
         if "test" not in settings
-        else f"trained on {settings['input']}, scored on {settings['test']} ({settings['test_rows']} rows)"
+        else f"scored on {settings['test']} ({settings['test_rows']} rows)"
     )
-    return f"{protocol}, seed {settings['seed']}, classifier {settings['classifier']}, {settings['rows']} rows; {note}"
+    rows = f"{settings['rows']} rows" if "test" not in settings else f"trained on {settings['rows']} rows"
+    return f"{protocol}, seed {settings['seed']}, classifier {settings['classifier']}, {rows}; {note}"
 
 
 def _table(document: dict, per_task: bool) -> str:

@@ -106,7 +106,7 @@ def test_the_library_call_gives_the_commands_document(run_filterkit, tmp_path):
     assert json.loads(result.json()) == command
     assert command["settings"]["test_rows"] == 50 and command["settings"]["rows"] == 100
     assert "folds" not in command["settings"] and "fold_of_row" not in command["settings"]
-    assert result.table().startswith(f"trained on {train}, scored on {test} (50 rows), seed 1, classifier svm")
+    assert result.table().startswith(f"scored on {test} (50 rows), seed 1, classifier svm, trained on 100 rows;")
 
 
 def test_mcnemar_counts_the_rows_only_one_chain_gets_right(run_filterkit, tmp_path):

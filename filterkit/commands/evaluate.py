@@ -38,6 +38,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --each-class --repeats 5 --stats --report r.html --compare oh0.arff "binarize l2" "shape bns l2"
   filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns l2
   filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
+  filterkit evaluate --test test.arff --predictions p.csv train.arff words --lowercase bns l2
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
 training fold only and applied to its test fold. With --compare, every
@@ -53,6 +54,9 @@ break-even point, micro-averages and paired tests against the first chain;
 --multiclass makes the whole class one task: each chain is fitted without a
 positive class, a multi-class classifier (svm: one-vs-rest) predicts one class
 per row; accuracy, macro and micro F1, and per class its one-vs-rest AUC and F1.
+--test TEST.arff fits each chain on all of IN.arff and scores it on TEST.arff
+(same header) instead; --stats then adds McNemar's test per task. A mean that
+leaves out folds (a one-class test fold has no AUC) is marked * and footnoted.
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
