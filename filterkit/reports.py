@@ -411,7 +411,7 @@ def _short_means(document: dict, row: dict, measure: str) -> list[str]:
         values = result["per_fold"].get(measure, [])
         defined = sum(value is not None for value in values)
         if defined < len(values):
-            short.append(f"task {result['task']} over {defined} of {len(values)} folds")
+            short.append(f"{result.get('scope', 'task')} {result['task']} over {defined} of {len(values)} folds")
     return short
 
 
@@ -429,8 +429,8 @@ def _footnote(notes: list[str]) -> list[str]:
     if not notes:
         return []
     return [
-        "* a mean over fewer folds than were run (a test fold of one class has no AUC, one without the",
-        "  positive class no BEP; a macro average is over the tasks that have the measure):",
+        "* a mean over fewer folds than were run: a fold without the measure is left out (AUC: test rows of",
+        "  one class; BEP: no positive; a class's F1: no row or prediction of it), a task without it too:",
         *notes,
     ]
 
@@ -501,8 +501,21 @@ def _multiclass_table(document: dict) -> str:
         + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
     )
     for label in classes:
-        pairs = [(row["per_class"][label]["auc"], row["per_class"][label]["f1"]) for row in rows]
-        cells = "  ".join(f"{_cell(auc).strip() + ' / ' + _cell(f1).strip():>{column}}" for auc, f1 in pairs)
+        per_class = [
+            {
+                **row["per_class"][label],
+                "chain": row["chain"],
+                "train_fraction": row["train_fraction"],
+                "task": label,
+                "scope": "class",
+            }
+            for row in rows
+        ]
+        pairs = [
+            (_marked(document, c, "auc", "AUC", notes).strip(), _marked(document, c, "f1", "F1", notes).strip())
+            for c in per_class
+        ]
+        cells = "  ".join(f"{auc + ' / ' + f1:>{column}}" for auc, f1 in pairs)
         lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
     for comparison in document.get("paired", []):
         held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds

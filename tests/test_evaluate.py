@@ -342,6 +342,7 @@ def test_more_folds_than_the_largest_class_has_rows_is_a_clear_error(run_filterk
     "arguments, message",
     [
         ([IRIS, "minmax l2"], "'minmax l2' is a whole chain in one argument: to compare chains give --compare"),
+        ([IRIS, "minmax", "bns l2"], "'bns l2' is a whole chain in one argument: to compare chains give --compare"),
         (
             ["--compare", IRIS, "minmax", "bns", "l2"],
             "every chain is one unquoted word ('minmax', 'bns', 'l2'): quote each chain, as in "
@@ -403,3 +404,21 @@ def test_a_macro_average_notes_each_task_it_leaves_folds_of():
 
 
 LABELS_OF_TABLE = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
+
+
+def test_a_class_whose_multiclass_means_leave_out_folds_is_marked_and_footnoted():
+    from filterkit import reports
+
+    per_class = {
+        "a": {"auc": 0.75, "f1": 0.5, "per_fold": {"auc": [0.75, None], "f1": [0.5, None]}},
+        "b": {"auc": 0.5, "f1": 1.0, "per_fold": {"auc": [0.5, 0.5], "f1": [1.0, 1.0]}},
+    }
+    result = {"chain": "l2", "task": "(all classes)", "train_fraction": 1.0, "per_class": per_class}
+    result.update({"accuracy": 0.9, "macro_auc": 0.6, "macro_f1": 0.7, "micro_f1": 0.9, "per_fold": {}})
+    settings = {"folds": 2, "seed": 1, "classifier": "svm", "rows": 10, "multiclass": True}
+    lines = reports.table({"settings": settings, "results": [result]}).splitlines()
+    assert lines[5].split() == ["a", "0", "0.750*", "/", "0.500*"] and lines[6].split()[2] == "0.500"
+    assert lines[-2:] == [
+        "  AUC of 'l2' (train 1): class a over 1 of 2 folds",
+        "  F1 of 'l2' (train 1): class a over 1 of 2 folds",
+    ]

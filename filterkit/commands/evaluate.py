@@ -374,10 +374,11 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
     preset = None if swept is None else swept.preset()
     if compare and not words:
         raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-    if not compare and words and len(words[0].split()) > 1:
+    quoted = [word for word in words if len(word.split()) > 1 and word.split()[0] in registry.stages]
+    if not compare and quoted:
         raise click.UsageError(
-            f"{words[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
-            f"(filterkit evaluate --compare IN.arff {shlex.quote(words[0])} …); for one chain leave out the quotes"
+            f"{quoted[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
+            f"(filterkit evaluate --compare IN.arff {shlex.quote(quoted[0])} …); for one chain leave out the quotes"
         )
     texts = [_split_chain(text) for text in words] if compare else [list(words)]
     if compare and len(words) > 1 and all(word and not any(c.isspace() for c in word) for word in words):
