@@ -863,7 +863,8 @@ def _cross_validate(
             for c, t, _, _, tr, te in items
         )
     grouped: dict[tuple, list] = {}
-    with progress.step("cross-validating", items=len(items), unit="fits") as meter:
+    step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
+    with progress.step(step, items=len(items), unit="fits") as meter:
         for (chain, task, fold, fraction, _, _), result in zip(items, results):
             grouped.setdefault((chain.text, task, fraction), []).append(result)
             meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
