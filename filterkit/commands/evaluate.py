@@ -374,8 +374,8 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
     preset = None if swept is None else swept.preset()
     if compare and not words:
         raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-    quoted = [word for word in words if len(word.split()) > 1 and word.split()[0] in registry.stages]
-    if not compare and quoted:
+    quoted = [] if compare else [w for w in words if len(w.split()) > 1 and w.split()[0] in registry.stages]
+    if quoted:
         raise click.UsageError(
             f"{quoted[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
             f"(filterkit evaluate --compare IN.arff {shlex.quote(quoted[0])} …); for one chain leave out the quotes"
