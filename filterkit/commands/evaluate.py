@@ -374,23 +374,29 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
     preset = None if swept is None else swept.preset()
     if compare and not words:
         raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
+    _check_chain_words(registry, words, compare)
+    texts = [_split_chain(text) for text in words] if compare else [list(words)]
+    chains = [parse_chain(plugins, text, preset) for text in texts]
+    if len({c.text for c in chains}) != len(chains):
+        raise FilterkitError("the same chain is given twice")
+    return chains if swept is None else swept_chains(registry, swept, chains)
+
+
+def _check_chain_words(registry, words, compare: bool) -> None:
+    """Usage errors for chains given the wrong way: a quoted chain without ``--compare``, and with it
+    only single unquoted words (one chain's stages, unquoted)."""
     quoted = [] if compare else [w for w in words if len(w.split()) > 1 and w.split()[0] in registry.stages]
     if quoted:
         raise click.UsageError(
             f"{quoted[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
             f"(filterkit evaluate --compare IN.arff {shlex.quote(quoted[0])} …); for one chain leave out the quotes"
         )
-    texts = [_split_chain(text) for text in words] if compare else [list(words)]
     if compare and len(words) > 1 and all(word and not any(c.isspace() for c in word) for word in words):
         raise click.UsageError(
             f"--compare: every chain is one unquoted word ({', '.join(map(repr, words))}): quote each chain, as in "
             f"--compare IN.arff {shlex.quote(' '.join(words))}, or drop --compare for one chain; to compare "
             f"one-stage chains, put a space inside a chain's quotes ({shlex.quote(words[0] + ' ')})"
         )
-    chains = [parse_chain(plugins, text, preset) for text in texts]
-    if len({c.text for c in chains}) != len(chains):
-        raise FilterkitError("the same chain is given twice")
-    return chains if swept is None else swept_chains(registry, swept, chains)
 
 
 def _split_chain(text: str) -> list[str]:
