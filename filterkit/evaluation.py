@@ -105,9 +105,12 @@ class Settings:
 class Evaluation:
     """What :func:`evaluate` returns: the document ``evaluate --json`` prints (its ``settings``; the
     result's keys for one chain, task and fraction, else ``results``, ``macro`` and, with ``stats`` and
-    several chains, ``paired``), and its renderings (:mod:`filterkit.reports`)."""
+    several chains, ``paired``), and its renderings (:mod:`filterkit.reports`); with a test file, also
+    ``predictions``: per (chain, task, fraction) its test rows (numbered from 1 in the file), their
+    truth, scores and decisions (with ``--multiclass``, class positions and a score per class)."""
 
     document: dict
+    predictions: list[dict] = field(default_factory=list)
 
     def table(self, per_task: bool = False) -> str:
         """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
@@ -127,6 +130,12 @@ class Evaluation:
 
         return reports.html_page(self.document, per_task)
 
+    def predictions_csv(self) -> str:
+        """The scored test rows as CSV (``evaluate --predictions``): chain, task, train, row, truth, score, decision."""
+        from filterkit import reports
+
+        return reports.predictions_csv(self.predictions)
+
 
 def evaluate(
     source,
@@ -138,37 +147,118 @@ def evaluate(
     plugins_dir=None,
     jobs: int = 1,
     progress=None,
+    test=None,
+    test_name: str | None = None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
     by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
     (by default, and in each worker, those :func:`filterkit.plugins.load_plugins` finds with
-    ``plugins_dir``); its two steps, reading and cross-validating, are reported to ``progress``.  Rows
-    with a missing class are left out (and counted in the document's settings)."""
+    ``plugins_dir``); its steps, reading and cross-validating, are reported to ``progress``.  Rows
+    with a missing class are left out (and counted in the document's settings).  Given ``test`` (a path,
+    or a source called ``test_name``, by default ``<test>``) with the training header, each chain is
+    instead fitted on all of ``source`` and scored on ``test``'s rows, once (``settings.folds`` unused)."""
     from filterkit import reports
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
+    with _opened(source, name, "<data>") as (source, name), _opened(test, test_name, "<test>") as (test, test_name):
+        registry = load_plugins(plugins_dir) if registry is None else registry
+        progress = Progress() if progress is None else progress
+        progress.expect(2 if test is None else 3)
+        schema, data, class_index, training_rows = _read_data(source, name, test, test_name, settings, progress)
+        codes = class_codes(data, class_index)
+        known = np.flatnonzero(~np.isnan(codes))
+        data = data if len(known) == len(codes) else take_rows(data, known)
+        in_test = known >= training_rows
+        labels = schema.attributes[class_index].labels
+        counts = np.bincount(codes[known[~in_test]].astype(np.int64), minlength=len(labels))
+        tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
+        test_counts = np.bincount(codes[known[in_test]].astype(np.int64), minlength=len(labels))
+        if test is not None:
+            _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
+        with progress.working("drawing the folds"):
+            draws = _draws(codes[known].astype(np.int64), settings, in_test if test is not None else None)
+        grouped, ratios = _cross_validate(
+            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress, draws
+        )
+        progress.finish()
+        extra = {
+            "input": name,
+            "class": schema.attributes[class_index].name,
+            "class_counts": dict(zip(labels, counts.tolist())),
+            "chains": [c.text for c in chains],
+            "tasks": tasks,
+            **({"sweep": settings.sweep} if settings.sweep is not None else {}),
+        }
+        if test is not None:
+            extra.update(
+                test=test_name, test_rows=int(in_test.sum()), test_class_counts=dict(zip(labels, test_counts.tolist()))
+            )
+        fold_of_row = None if test is not None else _fold_of_row(draws, settings.folds, len(known))
+        settings_json = reports.settings_document(
+            settings, int(np.sum(~in_test)), len(codes) - len(known), fold_of_row, extra
+        )
+        document = reports.document(chains, tasks, settings, grouped, settings_json, ratios)
+        rows = known[in_test] - training_rows + 1
+        predictions = (
+            []
+            if test is None
+            else [
+                {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
+                for (c, t, f), records in grouped.items()
+            ]
+        )
+        return Evaluation(document, predictions)
+
+
+@contextlib.contextmanager
+def _opened(source, name: str | None, default: str):
+    """``(source, name)``: an ARFF file's path opened (named by its path), else the source as given."""
     if isinstance(source, (str, os.PathLike)):
         with contextlib.closing(FileSource(os.fspath(source))) as opened:
-            named = os.fspath(source) if name is None else name
-            return evaluate(
-                opened, chains, settings, registry, name=named, plugins_dir=plugins_dir, jobs=jobs, progress=progress
-            )
-    name = "<data>" if name is None else name
-    registry = load_plugins(plugins_dir) if registry is None else registry
-    progress = Progress() if progress is None else progress
-    progress.expect(2)
+            yield opened, os.fspath(source) if name is None else name
+    else:
+        yield source, default if name is None else name
+
+
+def _read_data(source, name: str, test, test_name: str, settings: Settings, progress):
+    """The schema, the rows of ``source`` and then of ``test`` (if any) in one chunk, the class attribute's
+    position and the number of ``source``'s rows; FilterkitError for a class that is not nominal or a test
+    file whose header differs from the training file's."""
     schema = source.schema
     with progress.step(f"reading {name}", source) as meter:
         data = concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
     class_index = resolve_class(schema, settings.class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
         raise FilterkitError("evaluate needs a nominal class attribute (-c)", name)
-    codes = class_codes(data, class_index)
-    known = np.flatnonzero(~np.isnan(codes))
-    data = data if len(known) == len(codes) else take_rows(data, known)
-    labels = schema.attributes[class_index].labels
-    counts = np.bincount(codes[known].astype(np.int64), minlength=len(labels))
+    if test is None:
+        return schema, data, class_index, data.n_rows
+    difference = schema.first_difference(test.schema)
+    if difference is not None:
+        raise FilterkitError(f"header differs from the training data: {difference}", test_name)
+    if settings.repeats > 1:
+        raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
+    with progress.step(f"reading {test_name}", test) as meter:
+        test_data = concatenate(list(meter.counted(test.chunks())), len(schema), schema.text_columns())
+    return schema, concatenate([data, test_data], len(schema), schema.text_columns()), class_index, data.n_rows
+
+
+def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, name: str, test_name: str) -> None:
+    """Refuse a test file with no row to score, and a training file that cannot learn what is scored: a
+    task's class (and the rest) for a binary task, every class of the test file for ``--multiclass``."""
+    if not test_counts.any():
+        raise FilterkitError("the test file has no row with a class to score", test_name)
+    for label in labels if multiclass else tasks:
+        rows = int(counts[labels.index(label)])
+        if rows == 0 and (test_counts[labels.index(label)] or not multiclass):
+            raise FilterkitError(f"the training file has no row of class '{label}' to learn it from", name)
+        if rows == counts.sum() and not multiclass:
+            raise FilterkitError(f"the training file has only rows of class '{label}': nothing to tell it from", name)
+
+
+def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_validated: bool) -> list[str]:
+    """The run's tasks (:func:`choose_tasks`, or the one of ``--multiclass``), the training rows' class
+    ``counts`` checked against ``settings.folds`` when ``cross_validated``."""
     if settings.multiclass and np.count_nonzero(counts) < 2:
         raise FilterkitError("--multiclass needs rows of at least two classes", name)
     tasks = (
@@ -177,26 +267,13 @@ def evaluate(
         else choose_tasks(labels, counts, settings.positive, settings.each_class, settings.min_positives)
     )
     largest = int(np.argmax(counts))
-    if settings.folds > counts[largest]:
+    if cross_validated and settings.folds > counts[largest]:
         raise FilterkitError(
             f"--folds {settings.folds} is more than the {counts[largest]} rows of the largest class "
             f"('{labels[largest]}'): stratified folds need a class with a row in every fold",
             name,
         )
-    grouped, fold_of_row, ratios = _cross_validate(
-        registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress
-    )
-    progress.finish()
-    extra = {
-        "input": name,
-        "class": schema.attributes[class_index].name,
-        "class_counts": dict(zip(labels, counts.tolist())),
-        "chains": [c.text for c in chains],
-        "tasks": tasks,
-        **({"sweep": settings.sweep} if settings.sweep is not None else {}),
-    }
-    settings_json = reports.settings_document(settings, int(data.n_rows), len(codes) - len(known), fold_of_row, extra)
-    return Evaluation(reports.document(chains, tasks, settings, grouped, settings_json, ratios))
+    return tasks
 
 
 def repeat_seed(seed: int, repeat: int) -> int:
@@ -234,6 +311,8 @@ def choose_tasks(
     KDD'09 did); otherwise a two-class target's minority class (a tie: the second label).
     """
     if positive is not None:
+        if each_class:
+            raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
         if positive not in labels:
             raise FilterkitError(f"--positive {positive!r} is not a class label ({', '.join(labels)})")
         return [positive]
@@ -457,6 +536,7 @@ def evaluate_fold(
     result["counts"] = contingency(test_truth, decisions.astype(bool))
     result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
+    result.update(truth=test_truth, scores=scores, decisions=decisions.astype(bool))
     return result
 
 
@@ -496,7 +576,21 @@ def evaluate_multiclass_fold(
     )
     result["classifier"] = call("describe")
     result["features"] = int(train_features.shape[1])
+    result.update(truth=test_classes, scores=scores, decisions=predicted.astype(np.int64))
     return result
+
+
+def mcnemar(truth: np.ndarray, decisions: np.ndarray, baseline: np.ndarray) -> dict:
+    """McNemar's exact test of two classifiers' decisions on the same test rows (Dietterich 1998, §3.1):
+    the rows only the chain gets right, those only the baseline gets right, and the two-sided binomial
+    p-value of the first count among both at ½ (1.0 when no row tells them apart)."""
+    from scipy.stats import binomtest
+
+    right, baseline_right = decisions == truth, baseline == truth
+    chain_only, baseline_only = int(np.sum(right & ~baseline_right)), int(np.sum(~right & baseline_right))
+    differing = chain_only + baseline_only
+    p = float(binomtest(chain_only, differing).pvalue) if differing else 1.0
+    return {"only_chain_right": chain_only, "only_baseline_right": baseline_only, "p": p}
 
 
 def _fitted(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, positive=None):
@@ -717,23 +811,38 @@ def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, t
     return evaluate_fold(_worker_registry(plugins_dir), schema, data, class_index, chain, task, train, test, settings)
 
 
-def _cross_validate(
-    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, jobs, progress
-):
-    """Every (chain, task, fraction)'s fold results, in the order (repeat, fold); the folds of each repeat
-    are drawn once for every chain and task.  Also the rows' folds (of the first repeat) and, per fraction,
-    the mean ratio of test to training rows.  The fits run in ``jobs`` processes at most (one: in this
-    one) and are one step of ``progress``."""
-    codes = class_codes(data, class_index).astype(np.int64)
+def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:
+    """(fold, test rows, per training fraction its training rows) of each fold of each repeat, drawn once
+    for every chain and task; with ``in_test`` (the rows of a test file) its one draw: those rows are
+    the test rows, the others the training rows."""
     fractions = settings.train_fractions
-    with progress.working("drawing the folds"):
-        draws = [
-            (fold, test, nested_subsamples(train, codes, fractions, repeat_seed(settings.seed, repeat) + fold))
-            for repeat in range(settings.repeats)
-            for fold, (train, test) in enumerate(
-                stratified_folds(codes, settings.folds, repeat_seed(settings.seed, repeat))
-            )
-        ]
+    if in_test is not None:
+        training = np.flatnonzero(~in_test)
+        return [(0, np.flatnonzero(in_test), nested_subsamples(training, codes, fractions, settings.seed))]
+    return [
+        (fold, test, nested_subsamples(train, codes, fractions, repeat_seed(settings.seed, repeat) + fold))
+        for repeat in range(settings.repeats)
+        for fold, (train, test) in enumerate(
+            stratified_folds(codes, settings.folds, repeat_seed(settings.seed, repeat))
+        )
+    ]
+
+
+def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
+    """Each row's fold in the first repeat."""
+    fold_of_row = np.zeros(rows, dtype=np.int64)
+    for fold, test, _ in draws[:folds]:
+        fold_of_row[test] = fold
+    return fold_of_row
+
+
+def _cross_validate(
+    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, jobs, progress, draws
+):
+    """Every (chain, task, fraction)'s fold results over ``draws`` (:func:`_draws`), in their order, and,
+    per fraction, the mean ratio of test to training rows.  The fits run in ``jobs`` processes at most
+    (one: in this one) and are one step of ``progress``."""
+    fractions = settings.train_fractions
     items = [
         (chain, task, fold, fraction, samples[fraction], test)
         for task in tasks
@@ -754,12 +863,10 @@ def _cross_validate(
             for c, t, _, _, tr, te in items
         )
     grouped: dict[tuple, list] = {}
-    with progress.step("cross-validating", items=len(items), unit="fits") as meter:
+    step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
+    with progress.step(step, items=len(items), unit="fits") as meter:
         for (chain, task, fold, fraction, _, _), result in zip(items, results):
             grouped.setdefault((chain.text, task, fraction), []).append(result)
             meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
-    fold_of_row = np.zeros(len(codes), dtype=np.int64)
-    for fold, test, _ in draws[: settings.folds]:
-        fold_of_row[test] = fold
     ratios = {f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws])) for f in fractions}
-    return grouped, fold_of_row, ratios
+    return grouped, ratios

@@ -10,6 +10,7 @@ Each renderer takes the document (or one read back from ``evaluate --json``).  T
 from __future__ import annotations
 
 import base64
+import csv
 import html
 import io
 import json
@@ -27,6 +28,7 @@ from filterkit.evaluation import (
     Settings,
     class_records,
     macro_average,
+    mcnemar,
     micro_average,
     paired_comparison,
     repeat_seed,
@@ -58,11 +60,13 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
     return build(chains, tasks, settings, grouped, settings_json, ratios)
 
 
-def settings_document(settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray, extra: dict) -> dict:
-    """The ``settings`` of the JSON document: the protocol, the rows used, each row's fold and
-    ``extra``; with several repeats each repeat's fold seed."""
+def settings_document(
+    settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray | None, extra: dict
+) -> dict:
+    """The ``settings`` of the JSON document: the protocol, the (training) rows used, each row's fold
+    (None: scored on a test file, no folds) and ``extra``; with several repeats each repeat's fold seed."""
     document = {
-        "folds": settings.folds,
+        **({"folds": settings.folds} if fold_of_row is not None else {}),
         "seed": settings.seed,
         "train_fractions": list(settings.train_fractions),
         "classifier": settings.classifier,
@@ -70,7 +74,7 @@ def settings_document(settings: Settings, rows_used: int, left_out: int, fold_of
         **({"multiclass": True} if settings.multiclass else {}),
         "rows": rows_used,
         "rows_with_missing_class_left_out": left_out,
-        "fold_of_row": fold_of_row.tolist(),
+        **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
         **extra,
     }
     if settings.repeats > 1:
@@ -116,11 +120,26 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
                     {task: grouped[(chains[0].text, task, fraction)] for task in tasks},
                     ratios[fraction],
                 ),
+                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
             }
             for chain in chains[1:]
             for fraction in fractions
         ]
     return document
+
+
+def _mcnemar_entry(settings_json: dict, chain: str, baseline: str, tasks, fraction: float, grouped: dict) -> dict:
+    """Scored on a test file (one draw, so no test over folds): per task, McNemar's test of ``chain``'s
+    decisions against ``baseline``'s on its rows, as ``{"mcnemar": {task: ...}}``; else nothing."""
+    if "test" not in settings_json:
+        return {}
+    pairs = {task: (grouped[(chain, task, fraction)][0], grouped[(baseline, task, fraction)][0]) for task in tasks}
+    return {
+        "mcnemar": {
+            task: mcnemar(ours["truth"], ours["decisions"], theirs["decisions"])
+            for task, (ours, theirs) in pairs.items()
+        }
+    }
 
 
 def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:
@@ -161,7 +180,10 @@ def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, setti
     document: dict = {"settings": settings_json, "results": results}
     if settings.stats and len(chains) > 1:
         document["paired"] = [
-            _multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction])
+            {
+                **_multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction]),
+                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
+            }
             for chain in chains[1:]
             for fraction in settings.train_fractions
         ]
@@ -238,15 +260,21 @@ def html_page(document: dict, per_task: bool = False) -> str:
         f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value, default=_json_default))}</td></tr>"
         for key, value in shown.items()
     )
+    paired = document.get("paired", [])
+    held_out = any("mcnemar" in comparison for comparison in paired)  # one draw: McNemar, no test over folds
     paired_rows = "".join(
-        _paired_row(comparison, *item)
-        for comparison in document.get("paired", [])
-        for item in comparison["measures"].items()
+        _paired_row(comparison, measure, values, held_out)
+        for comparison in paired
+        for measure, values in comparison["measures"].items()
     )
+    mcnemar_lines = [
+        line for comparison in paired for line in [_comparison_title(comparison), *_mcnemar_lines(comparison)]
+    ]
     paired_section = (
         "<h2>Paired tests against the first chain</h2><table><tr><th>chain</th><th>baseline</th><th>train</th>"
-        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th><th>folds W/T/L</th>"
-        f"<th>corrected t-test p</th></tr>{paired_rows}</table>"
+        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th>"
+        f"{'' if held_out else '<th>folds W/T/L</th><th>corrected t-test p</th>'}</tr>{paired_rows}</table>"
+        + (f"<pre>{html.escape(chr(10).join(mcnemar_lines))}</pre>" if held_out else "")
         if paired_rows
         else ""
     )
@@ -288,10 +316,13 @@ def require_matplotlib(option: str):
 def _header(settings: dict, note: str) -> str:
     """The first line of a table: the protocol, the classifier, the rows and ``note``."""
     repeats = settings.get("repeats", 1)
-    return (
-        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}, seed {settings['seed']}, "
-        f"classifier {settings['classifier']}, {settings['rows']} rows; {note}"
+    protocol = (
+        f"{settings['folds']}-fold CV{f' × {repeats} repeats' if repeats > 1 else ''}"
+        if "test" not in settings
+        else f"scored on {settings['test']} ({settings['test_rows']} rows)"
     )
+    rows = f"{settings['rows']} rows" if "test" not in settings else f"trained on {settings['rows']} rows"
+    return f"{protocol}, seed {settings['seed']}, classifier {settings['classifier']}, {rows}; {note}"
 
 
 def _table(document: dict, per_task: bool) -> str:
@@ -312,37 +343,117 @@ def _table(document: dict, per_task: bool) -> str:
     width = max(
         len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
     )
-    lines = [_header(document["settings"], note), *_measure_lines(document["settings"], names, rows, width, LABELS, 6)]
+    notes: list[str] = []
+    lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
     if "breakeven" in rows[-1]:
-        lines += _breakeven_lines(names, rows, width)
+        lines += _breakeven_lines(document, names, rows, width, notes)
     for comparison in document.get("paired", []):
+        held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
         lines.append(
-            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
-            "difference; tasks won/tied/lost, Wilcoxon p; folds won/tied/lost, corrected resampled t-test p"
+            f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p"
+            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
         )
         for measure in ("f1", "auc", "breakeven"):
             paired = comparison["measures"][measure]
             tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
+            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
             lines.append(
                 f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
-                f"{_tally(tasks_, tasks_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
+                f"{_tally(tasks_, tasks_['wilcoxon_p'])}{over_folds}"
             )
-    return "\n".join(lines) + "\n"
+        lines += _mcnemar_lines(comparison)
+    return "\n".join(lines + _footnote(notes)) + "\n"
+
+
+def _mcnemar_lines(comparison: dict) -> list[str]:
+    """The table's lines of one comparison's McNemar tests (scored on a test file), one per task."""
+    return [
+        f"  McNemar, task {task}: {test['only_chain_right']} row(s) right only under the chain, "
+        f"{test['only_baseline_right']} only under the baseline, p {_p_cell(test['p']).strip()}"
+        for task, test in comparison.get("mcnemar", {}).items()
+    ]
+
+
+def predictions_csv(predictions: list[dict]) -> str:
+    """The scored test rows as CSV: chain, task, train fraction, row, truth, score, decision.  For a task
+    truth and decision are 1 (the positive class) or 0; with ``--multiclass`` they are labels and the
+    score is that of the decided class."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["chain", "task", "train", "row", "truth", "score", "decision"])
+    for entry in predictions:
+        labels = list(entry["per_class"]) if "per_class" in entry else None
+        for row, truth, scores, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
+            score = scores if labels is None else scores[decision]
+            shown = (int(truth), int(decision)) if labels is None else (labels[truth], labels[decision])
+            writer.writerow(
+                [
+                    entry["chain"],
+                    entry["task"],
+                    f"{entry['train_fraction']:g}",
+                    int(row),
+                    shown[0],
+                    repr(float(score)),
+                    shown[1],
+                ]
+            )
+    return buffer.getvalue()
+
+
+def _short_means(document: dict, row: dict, measure: str) -> list[str]:
+    """Where ``row``'s mean of ``measure`` leaves folds out (a fold without the measure, e.g. an AUC-less
+    test fold of one class): ``task T over k of n folds`` for each of its tasks (a macro row's: every task)."""
+    results = [row] if "per_fold" in row else document.get("results", [])
+    short = []
+    for result in results:
+        if result["chain"] != row["chain"] or result["train_fraction"] != row["train_fraction"]:
+            continue
+        values = result["per_fold"].get(measure, [])
+        defined = sum(value is not None for value in values)
+        if defined < len(values):
+            short.append(f"{result.get('scope', 'task')} {result['task']} over {defined} of {len(values)} folds")
+    return short
+
+
+def _marked(document: dict, row: dict, measure: str, label: str, notes: list[str]) -> str:
+    """``row``'s ``measure`` as a cell, marked ``*`` (and noted) when its mean leaves folds out."""
+    short = _short_means(document, row, measure) if row.get(measure) is not None else []
+    if not short or math.isnan(row[measure]):
+        return _cell(row.get(measure))
+    notes.append(f"  {label} of '{row['chain']}' (train {row['train_fraction']:g}): {'; '.join(short)}")
+    return _cell(row[measure]).strip() + "*"
+
+
+def _footnote(notes: list[str]) -> list[str]:
+    """The table's footnote on means marked ``*``: what each one leaves out."""
+    if not notes:
+        return []
+    return [
+        "* a mean over fewer folds than were run: a fold without the measure is left out (AUC: test rows of",
+        "  one class; BEP: no positive; a class's F1: no row or prediction of it), a task without it too:",
+        *notes,
+    ]
 
 
 def _measure_lines(
-    settings: dict, names: list[str], rows: list[dict], width: int, labels: dict, cell: int
+    document: dict, names: list[str], rows: list[dict], width: int, labels: dict, cell: int, notes: list[str]
 ) -> list[str]:
-    """The column heads, a line of each row's measures (``labels``' keys) and, over several repeats, a
-    line of each row's standard deviation across the repeats' means."""
+    """The column heads, a line of each row's measures (``labels``' keys; one that leaves folds out marked
+    and noted in ``notes``) and, over several repeats, a line of each row's standard deviation across the
+    repeats' means."""
 
     def line(name: str, row: dict, values: dict) -> str:
         return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(
             f"{_cell(values[m]):>{cell}}" for m in labels
         )
 
+    settings = document["settings"]
     lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
-    lines += [line(name, row, row) for name, row in zip(names, rows)]
+    lines += [
+        f"{name:<{width}}  {row['train_fraction']:>5g}  "
+        + "  ".join(f"{_marked(document, row, m, label, notes):>{cell}}" for m, label in labels.items())
+        for name, row in zip(names, rows)
+    ]
     repeats = settings.get("repeats", 1)
     if repeats > 1:
         lines.append(f"standard deviation over the {repeats} repeats' means:")
@@ -351,8 +462,9 @@ def _measure_lines(
     return lines
 
 
-def _breakeven_lines(names: list[str], rows: list[dict], width: int) -> list[str]:
-    """The table's lines of ``--stats``: each row's break-even point and, over several tasks, micro-averages."""
+def _breakeven_lines(document: dict, names: list[str], rows: list[dict], width: int, notes: list[str]) -> list[str]:
+    """The table's lines of ``--stats``: each row's break-even point (marked as :func:`_marked`) and, over
+    several tasks, micro-averages."""
     micro = any("micro" in row for row in rows)
     lines = [
         f"{'':<{width}}  {'train':>5}  {'BEP':>6}"
@@ -362,7 +474,8 @@ def _breakeven_lines(names: list[str], rows: list[dict], width: int) -> list[str
         pooled = row.get("micro", {})
         cells = f"  {_cell(pooled.get('f1')):>7}  {_cell(pooled.get('precision'))}  {_cell(pooled.get('recall'))}"
         lines.append(
-            f"{name:<{width}}  {row['train_fraction']:>5g}  {_cell(row['breakeven'])}" + (cells if micro else "")
+            f"{name:<{width}}  {row['train_fraction']:>5g}  {_marked(document, row, 'breakeven', 'BEP', notes):>6}"
+            + (cells if micro else "")
         )
     return lines
 
@@ -371,12 +484,13 @@ def _multiclass_table(document: dict) -> str:
     """The ``--multiclass`` table: one row per chain (and fraction) of the overall measures; then per
     class its one-vs-rest AUC and F1 under each chain; then the spread over repeats and the paired tests."""
     settings, rows = document["settings"], document["results"]
+    notes: list[str] = []
     classes = list(rows[0]["per_class"])
     names = [row["chain"] for row in rows]
     width = max(len("chain"), *(len(name) for name in names))
     lines = [
         _header(settings, f"multi-class: {len(classes)} classes at once"),
-        *_measure_lines(settings, names, rows, width, MULTICLASS_LABELS, 8),
+        *_measure_lines(document, names, rows, width, MULTICLASS_LABELS, 8, notes),
     ]
     counts = settings.get("class_counts", {})
     class_width = max(len("class"), *(len(label) for label in classes))
@@ -387,28 +501,45 @@ def _multiclass_table(document: dict) -> str:
         + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
     )
     for label in classes:
-        pairs = [(row["per_class"][label]["auc"], row["per_class"][label]["f1"]) for row in rows]
-        cells = "  ".join(f"{_cell(auc).strip() + ' / ' + _cell(f1).strip():>{column}}" for auc, f1 in pairs)
+        per_class = [
+            {
+                **row["per_class"][label],
+                "chain": row["chain"],
+                "train_fraction": row["train_fraction"],
+                "task": label,
+                "scope": "class",
+            }
+            for row in rows
+        ]
+        pairs = [
+            (_marked(document, c, "auc", "AUC", notes).strip(), _marked(document, c, "f1", "F1", notes).strip())
+            for c in per_class
+        ]
+        cells = "  ".join(f"{auc + ' / ' + f1:>{column}}" for auc, f1 in pairs)
         lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
     for comparison in document.get("paired", []):
+        held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds
         lines.append(
-            f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g}): "
-            "difference; folds won/tied/lost, corrected resampled t-test p"
+            f"{_comparison_title(comparison)}: difference"
+            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
         )
         for measure, paired in comparison["measures"].items():
             folds_ = paired["over_folds"]
-            lines.append(
-                f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{_tally(folds_, folds_['corrected_t']['p'])}"
-            )
-        lines.append("  per class: difference; classes won/tied/lost, Wilcoxon p; folds won/tied/lost, t-test p")
+            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
+            lines.append(f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}{over_folds}")
+        lines.append(
+            "  per class: difference; classes won/tied/lost, Wilcoxon p"
+            + ("" if held_out else "; folds won/tied/lost, t-test p")
+        )
         for measure, paired in comparison["per_class"].items():
             classes_, folds_ = paired["over_classes"], paired["over_folds"]
+            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
             lines.append(
                 f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{_tally(classes_, classes_['wilcoxon_p'])}  {_tally(folds_, folds_['corrected_t']['p'])}"
+                f"{_tally(classes_, classes_['wilcoxon_p'])}{over_folds}"
             )
-    return "\n".join(lines) + "\n"
+        lines += _mcnemar_lines(comparison)
+    return "\n".join(lines + _footnote(notes)) + "\n"
 
 
 def _cell(value) -> str:
@@ -424,8 +555,13 @@ def _tally(counts: dict, p) -> str:
     return f"{counts['wins']}/{counts['ties']}/{counts['losses']} p {_p_cell(p)}"
 
 
-def _paired_row(comparison: dict, measure: str, paired: dict) -> str:
-    """One row of the HTML report's paired tests."""
+def _comparison_title(comparison: dict) -> str:
+    """``'chain' vs 'baseline' (train F)``."""
+    return f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g})"
+
+
+def _paired_row(comparison: dict, measure: str, paired: dict, held_out: bool) -> str:
+    """One row of the HTML report's paired tests (``held_out``: without the test over folds)."""
     tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
     p_w, p_t = tasks_["wilcoxon_p"], folds_["corrected_t"]["p"]
     return (
@@ -433,8 +569,13 @@ def _paired_row(comparison: dict, measure: str, paired: dict) -> str:
         f"<td>{comparison['train_fraction']:g}</td><td>{measure}</td><td>{paired['difference']:+.4f}</td>"
         f"<td>{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']}</td>"
         f"<td>{'—' if p_w is None else f'{p_w:.3g}'}</td>"
-        f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
-        f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td></tr>"
+        + (
+            ""
+            if held_out
+            else f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
+            f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td>"
+        )
+        + "</tr>"
     )
 
 

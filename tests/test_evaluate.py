@@ -262,7 +262,8 @@ def test_table_shows_one_row_per_chain(run_filterkit):
             "option(s) for another classifier than 'aisvm': --svm-c-values",
         ),
         (["--each-class", "--train-fraction", "0,1", IRIS], "(0, 1]"),
-        (["--each-class", "--compare", IRIS, "l2", "l2"], "twice"),
+        (["--each-class", "--compare", IRIS, "minmax l2", "minmax  l2"], "twice"),
+        (["--each-class", "--compare", IRIS, "l2 'x", ""], 'chain "l2 \'x": No closing quotation'),
         (["--positive", "nosuch", IRIS], "'nosuch' is not a class label"),
     ],
 )
@@ -335,3 +336,89 @@ def test_more_folds_than_the_largest_class_has_rows_is_a_clear_error(run_filterk
         f"filterkit: error: {IRIS}: --folds 60 is more than the 50 rows of the largest class ('Iris-setosa'): "
         "stratified folds need a class with a row in every fold\n"
     )
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ([IRIS, "minmax l2"], "'minmax l2' is a whole chain in one argument: to compare chains give --compare"),
+        ([IRIS, "minmax", "bns l2"], "'bns l2' is a whole chain in one argument: to compare chains give --compare"),
+        (
+            ["--compare", IRIS, "minmax", "bns", "l2"],
+            "every chain is one unquoted word ('minmax', 'bns', 'l2'): quote each chain, as in "
+            "--compare IN.arff 'minmax bns l2'",
+        ),
+        (
+            ["--each-class", "--positive", "Iris-setosa", IRIS, "l2"],
+            "--positive Iris-setosa and --each-class both choose the tasks",
+        ),
+    ],
+)
+def test_chains_and_tasks_given_the_wrong_way_are_usage_errors_saying_the_fix(run_filterkit, arguments, message):
+    result = run_filterkit("evaluate", "-q", *arguments)
+    assert result.status == 2 and result.stdout == b""
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_library_refuses_a_positive_class_with_each_class():
+    with pytest.raises(Exception, match="--positive b and --each-class both choose the tasks"):
+        choose_tasks(("a", "b"), np.array([60, 60]), "b", True, 50)
+
+
+def test_one_stage_chains_compare_when_one_holds_a_space(run_filterkit):
+    arguments = ("--positive", "Iris-setosa", "--folds", "2", "--svm-c-values", "1", "--compare", IRIS)
+    document = evaluate_json(run_filterkit, *arguments, "l2 ", "minmax")
+    assert [r["chain"] for r in document["macro"]] == ["l2", "minmax"]
+
+
+def _document(per_fold_auc: list, chain: str = "l2", task: str = "a") -> dict:
+    """A one-chain, one-task evaluation document with the given per-fold AUCs (None: a one-class fold)."""
+    defined = [v for v in per_fold_auc if v is not None]
+    result = {"chain": chain, "task": task, "train_fraction": 1.0, "per_fold": {"auc": per_fold_auc}}
+    result.update({m: 0.5 for m in ("accuracy", "f1", "precision", "recall", "specificity", "precision_at_20")})
+    result["auc"] = float(np.mean(defined)) if defined else math.nan
+    settings = {"folds": len(per_fold_auc), "seed": 1, "classifier": "svm", "rows": 40}
+    return {**result, "settings": settings}
+
+
+def test_a_mean_over_fewer_folds_than_run_is_marked_and_footnoted():
+    from filterkit import reports
+
+    lines = reports.table(_document([0.75, None, None, 0.25, 0.5])).splitlines()
+    assert lines[2].split()[3] == "0.500*"
+    assert lines[-1] == "  AUC of 'l2' (train 1): task a over 3 of 5 folds"
+    assert lines[-3].startswith("* a mean over fewer folds than were run")
+    whole = reports.table(_document([0.75, 0.25]))
+    assert "*" not in whole and len(whole.splitlines()) == 3
+
+
+def test_a_macro_average_notes_each_task_it_leaves_folds_of():
+    from filterkit import reports
+
+    one, other = _document([0.5, None], task="a"), _document([None, None], task="b")
+    macro = {"chain": "l2", "train_fraction": 1.0, "tasks": 2, **{m: one[m] for m in LABELS_OF_TABLE}}
+    document = {"settings": one["settings"], "results": [one, other], "macro": [macro]}
+    text = reports.table(document)
+    assert text.splitlines()[2].split()[3] == "0.500*"
+    assert text.splitlines()[-1] == "  AUC of 'l2' (train 1): task a over 1 of 2 folds; task b over 0 of 2 folds"
+
+
+LABELS_OF_TABLE = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
+
+
+def test_a_class_whose_multiclass_means_leave_out_folds_is_marked_and_footnoted():
+    from filterkit import reports
+
+    per_class = {
+        "a": {"auc": 0.75, "f1": 0.5, "per_fold": {"auc": [0.75, None], "f1": [0.5, None]}},
+        "b": {"auc": 0.5, "f1": 1.0, "per_fold": {"auc": [0.5, 0.5], "f1": [1.0, 1.0]}},
+    }
+    result = {"chain": "l2", "task": "(all classes)", "train_fraction": 1.0, "per_class": per_class}
+    result.update({"accuracy": 0.9, "macro_auc": 0.6, "macro_f1": 0.7, "micro_f1": 0.9, "per_fold": {}})
+    settings = {"folds": 2, "seed": 1, "classifier": "svm", "rows": 10, "multiclass": True}
+    lines = reports.table({"settings": settings, "results": [result]}).splitlines()
+    assert lines[5].split() == ["a", "0", "0.750*", "/", "0.500*"] and lines[6].split()[2] == "0.500"
+    assert lines[-2:] == [
+        "  AUC of 'l2' (train 1): class a over 1 of 2 folds",
+        "  F1 of 'l2' (train 1): class a over 1 of 2 folds",
+    ]

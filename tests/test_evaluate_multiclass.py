@@ -201,7 +201,7 @@ def test_repeats_sweep_and_train_fraction_work(run_filterkit):
 @pytest.mark.slow
 def test_the_table_shows_each_class_under_each_chain(run_filterkit):
     result = run_filterkit(
-        "evaluate", "-q", "--multiclass", "--folds", "3", "--svm-c-values", "1", "--compare", IRIS, "l2", "minmax"
+        "evaluate", "-q", "--multiclass", "--folds", "3", "--svm-c-values", "1", "--compare", IRIS, "l2 ", "minmax"
     )
     assert result.status == 0, result.stderr
     lines = result.stdout.decode().splitlines()

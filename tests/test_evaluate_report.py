@@ -52,8 +52,8 @@ def reports(tmp_path_factory):
     """The report of one evaluation ('minmax' against 'l2') written twice, by two runs: the
     first run's result and the paths of both pages."""
     folder = tmp_path_factory.mktemp("reports")
-    first = write_report(folder / "a.html", "minmax", "l2")
-    write_report(folder / "b.html", "minmax", "l2")
+    first = write_report(folder / "a.html", "minmax ", "l2")
+    write_report(folder / "b.html", "minmax ", "l2")
     return first, folder / "a.html", folder / "b.html"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shlex
 import sys
@@ -37,6 +38,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --each-class --repeats 5 --stats --report r.html --compare oh0.arff "binarize l2" "shape bns l2"
   filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns l2
   filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
+  filterkit evaluate --test test.arff --predictions p.csv train.arff words --lowercase bns l2
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
 training fold only and applied to its test fold. With --compare, every
@@ -52,6 +54,9 @@ break-even point, micro-averages and paired tests against the first chain;
 --multiclass makes the whole class one task: each chain is fitted without a
 positive class, a multi-class classifier (svm: one-vs-rest) predicts one class
 per row; accuracy, macro and micro F1, and per class its one-vs-rest AUC and F1.
+--test TEST.arff fits each chain on all of IN.arff and scores it on TEST.arff
+(same header) instead; --stats then adds McNemar's test per task. A mean that
+leaves out folds (a one-class test fold has no AUC) is marked * and footnoted.
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
@@ -176,6 +181,19 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 @click.argument("input_path", metavar="IN.arff")
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="STAGES...|CHAINS...")
 @click.option("--compare", is_flag=True, help="Each argument after IN.arff is a whole chain, in quotes.")
+@click.option(
+    "--test",
+    "test_path",
+    metavar="TEST.arff",
+    help="Fit each chain (and the classifier) on all of IN.arff and score it on TEST.arff (same header) "
+    "instead of cross-validating.",
+)
+@click.option(
+    "--predictions",
+    "predictions_path",
+    type=click.Path(dir_okay=False),
+    help="With --test, also write the scored test rows as CSV: chain, task, train, row, truth, score, decision.",
+)
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
 @click.option(
     "--seed",
@@ -247,6 +265,8 @@ def evaluate(
     input_path,
     words,
     compare,
+    test_path,
+    predictions_path,
     folds,
     seed,
     train_fraction,
@@ -272,9 +292,18 @@ def evaluate(
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
     params = _classifier_params(registry, classifier, classifier_values)
+    if positive is not None and each_class:
+        raise click.UsageError(
+            f"--positive {positive} and --each-class both choose the tasks: give --positive for one task "
+            "or --each-class for every class"
+        )
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
-    outputs = _checked_outputs(input_path, plot, report_path)
+    if test_path is not None:
+        _check_test_options(ctx)
+    elif predictions_path is not None:
+        raise click.UsageError("--predictions writes the scored rows of a test file: give --test TEST.arff")
+    outputs = _checked_outputs(input_path, test_path, plot, report_path, predictions_path)
     settings = Settings(
         folds=folds,
         seed=seed,
@@ -292,7 +321,9 @@ def evaluate(
     )
     chains = _chains(plugins, registry, words, compare, sweep)
     reporter = Progress(progress_mode(quiet, progress), word="step")
-    with open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False) as source:
+    with contextlib.ExitStack() as stack:
+        source = stack.enter_context(open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False))
+        test = None if test_path is None else stack.enter_context(open_source(test_path, DEFAULT_CHUNK_ROWS, False))
         result = evaluation.evaluate(
             source,
             chains,
@@ -302,6 +333,8 @@ def evaluate(
             plugins_dir=plugins.folder,
             jobs=jobs,
             progress=reporter,
+            test=test,
+            test_name=test_path,
         )
     left_out = result.document["settings"]["rows_with_missing_class_left_out"]
     if left_out:
@@ -309,7 +342,7 @@ def evaluate(
     click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
     for output, render in outputs:
         with staged_output(output) as staged:
-            staged.stream.write(render(result.document, per_task))
+            staged.stream.write(render(result, per_task))
             staged.publish()
 
 
@@ -341,31 +374,79 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
     preset = None if swept is None else swept.preset()
     if compare and not words:
         raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
-    texts = [shlex.split(text) for text in words] if compare else [list(words)]
+    _check_chain_words(registry, words, compare)
+    texts = [_split_chain(text) for text in words] if compare else [list(words)]
     chains = [parse_chain(plugins, text, preset) for text in texts]
     if len({c.text for c in chains}) != len(chains):
         raise FilterkitError("the same chain is given twice")
     return chains if swept is None else swept_chains(registry, swept, chains)
 
 
-def _checked_outputs(input_path: str, plot: str | None, report_path: str | None) -> list[tuple]:
-    """Before any work: ``--plot`` and ``--report`` as (output, renderer to bytes), each checked writable,
-    apart from the input and each other, with matplotlib installed; the plot's name must end in .png."""
+def _check_chain_words(registry, words, compare: bool) -> None:
+    """Usage errors for chains given the wrong way: a quoted chain without ``--compare``, and with it
+    only single unquoted words (one chain's stages, unquoted)."""
+    quoted = [] if compare else [w for w in words if len(w.split()) > 1 and w.split()[0] in registry.stages]
+    if quoted:
+        raise click.UsageError(
+            f"{quoted[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
+            f"(filterkit evaluate --compare IN.arff {shlex.quote(quoted[0])} …); for one chain leave out the quotes"
+        )
+    if compare and len(words) > 1 and all(word and not any(c.isspace() for c in word) for word in words):
+        raise click.UsageError(
+            f"--compare: every chain is one unquoted word ({', '.join(map(repr, words))}): quote each chain, as in "
+            f"--compare IN.arff {shlex.quote(' '.join(words))}, or drop --compare for one chain; to compare "
+            f"one-stage chains, put a space inside a chain's quotes ({shlex.quote(words[0] + ' ')})"
+        )
+
+
+def _split_chain(text: str) -> list[str]:
+    """One ``--compare`` argument's words, split as a shell would; FilterkitError on an unclosed quote."""
+    try:
+        return shlex.split(text)
+    except ValueError as error:
+        raise FilterkitError(f"chain {text!r}: {error}") from None
+
+
+def _checked_outputs(
+    input_path: str, test_path: str | None, plot: str | None, report_path: str | None, predictions: str | None
+) -> list[tuple]:
+    """Before any work: ``--plot``, ``--report`` and ``--predictions`` as (output, renderer of the
+    evaluation to bytes), each checked writable, apart from the inputs and each other, with matplotlib
+    installed for the plots; the plot's name must end in .png."""
     if plot is not None and not plot.lower().endswith(".png"):
         raise FilterkitError(f"--plot {plot}: the learning curves are a PNG; give a name ending in .png")
     given = [
         (option, path, render)
         for option, path, render in (
-            ("--plot", plot, lambda document, _: reports.learning_curves_png(document)),
-            ("--report", report_path, lambda document, per_task: reports.html_page(document, per_task).encode()),
+            ("--plot", plot, lambda result, _: reports.learning_curves_png(result.document)),
+            ("--report", report_path, lambda result, per_task: result.html(per_task).encode()),
+            ("--predictions", predictions, lambda result, _: result.predictions_csv().encode()),
         )
         if path is not None
     ]
     outputs = [(checked_output(path), render) for _, path, render in given]
-    check_distinct([*([("the input", input_path)] if input_path != "-" else []), *((o, p) for o, p, _ in given)])
+    inputs = [
+        (role, path) for role, path in (("the input", input_path), ("--test", test_path)) if path not in ("-", None)
+    ]
+    check_distinct([*inputs, *((o, p) for o, p, _ in given)])
     for option, _, _ in given:
-        reports.require_matplotlib(option)
+        if option != "--predictions":
+            reports.require_matplotlib(option)
     return outputs
+
+
+def _check_test_options(ctx) -> None:
+    """Refuse with ``--test`` what only cross-validation has: ``--folds`` and ``--repeats``."""
+    given = [
+        "--" + name
+        for name in ("folds", "repeats")
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+    ]
+    if given:
+        raise click.UsageError(
+            f"--test cannot be combined with {', '.join(given)}: each chain is fitted on all of IN.arff and "
+            "scored once on TEST.arff"
+        )
 
 
 def _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path) -> None:

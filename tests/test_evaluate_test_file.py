@@ -1,0 +1,204 @@
+"""``filterkit evaluate --test TEST.arff``: each chain fitted on the whole training file, scored on a test
+file (issue 39, item 2), checked against ``apply`` + scikit-learn by hand."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import arff
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.stats import binomtest
+
+from chain_helpers import REAL, installed_plugins_once
+from filterkit.evaluation import ChainSpec, Settings, evaluate
+
+WEKA_EXAMPLES = Path("/usr/share/doc/weka/examples")
+IRIS = REAL / "iris.arff"
+FAST = ("--svm-c-values", "1", "--svm-inner-folds", "2")
+
+
+def split_file(tmp_path, source: Path, every: int = 3, missing_class_rows: tuple = ()) -> tuple[Path, Path]:
+    """``source`` split into a training file and a test file of every ``every``-th data row; the test
+    rows at ``missing_class_rows`` (0-based) get a missing class."""
+    lines = source.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().lower() == "@data") + 1
+    header = lines[:start]
+    rows = [line for line in lines[start:] if line.strip() and not line.startswith("%")]
+    test = [row for i, row in enumerate(rows) if i % every == 0]
+    test = [row.rsplit(",", 1)[0] + ",?" if i in missing_class_rows else row for i, row in enumerate(test)]
+    paths = tmp_path / "train.arff", tmp_path / "test.arff"
+    paths[0].write_text("\n".join(header + [row for i, row in enumerate(rows) if i % every]) + "\n")
+    paths[1].write_text("\n".join(header + test) + "\n")
+    return paths
+
+
+def evaluate_json(run_filterkit, *arguments) -> dict:
+    result = run_filterkit("evaluate", "-q", "--json", *arguments)
+    assert result.status == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def predictions(path: Path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def features_and_class(data: bytes, class_name: str) -> tuple[sp.csr_matrix, np.ndarray]:
+    """An ARFF output of ``apply`` read by liac-arff: its numeric attributes and its class."""
+    document = arff.load(io.StringIO(data.decode()), return_type=arff.COO)
+    values, rows, columns = document["data"]
+    names, kinds = zip(*document["attributes"])
+    class_index, n_rows = names.index(class_name), max(rows) + 1
+    classes = np.full(n_rows, kinds[class_index][0], dtype=object)  # a sparse row leaves out the first label
+    numeric = {j: k for k, j in enumerate(j for j, kind in enumerate(kinds) if kind in ("NUMERIC", "REAL"))}
+    kept = [(r, numeric[c], float(v)) for v, r, c in zip(values, rows, columns) if c in numeric]
+    for v, r, c in zip(values, rows, columns):
+        if c == class_index:
+            classes[r] = v
+    r, c, v = zip(*kept)
+    return sp.csr_matrix((v, (r, c)), shape=(n_rows, len(numeric))), classes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ReutersGrain", "ReutersCorn"])
+def test_scores_on_a_test_file_agree_with_apply_and_scikit_learn_by_hand(run_filterkit, tmp_path, name):
+    from sklearn.metrics import f1_score, roc_auc_score
+    from sklearn.svm import LinearSVC
+
+    train, test = WEKA_EXAMPLES / f"{name}-train.arff", WEKA_EXAMPLES / f"{name}-test.arff"
+    if not (train.exists() and test.exists()):
+        pytest.skip(f"Weka's {name} train/test files are missing (apt-get install weka)")
+    chain = ("words", "--lowercase", "l2")
+    scored = tmp_path / "scored.csv"
+    arguments = ("--svm-decision", "margin", "--predictions", scored, "--test", test, train, *chain)
+    document = evaluate_json(run_filterkit, *arguments)
+    (classifier,) = document["classifier"]
+
+    model = tmp_path / "model.json"
+    fitted = run_filterkit("--save-model", model, train, *chain)
+    applied = run_filterkit("apply", model, test)
+    assert fitted.status == 0 and applied.status == 0, fitted.stderr + applied.stderr
+    train_x, train_y = features_and_class(fitted.stdout, "class-att")
+    test_x, test_y = features_and_class(applied.stdout, "class-att")
+    svm = LinearSVC(C=classifier["C"], random_state=1, max_iter=20000).fit(train_x, train_y == "1")
+    margins = svm.decision_function(test_x)
+    assert document["settings"]["test_rows"] == len(test_y) == 604
+    assert document["auc"] == pytest.approx(roc_auc_score(test_y == "1", margins), abs=1e-9)
+    assert document["f1"] == pytest.approx(f1_score(test_y == "1", margins > 0), abs=1e-9)
+    rows = predictions(scored)
+    assert [int(r["row"]) for r in rows] == list(range(1, 605))
+    assert np.allclose([float(r["score"]) for r in rows], margins, atol=1e-9)
+    assert [r["truth"] for r in rows] == ["1" if label == "1" else "0" for label in test_y]
+
+
+def test_the_library_call_gives_the_commands_document(run_filterkit, tmp_path):
+    train, test = split_file(tmp_path, IRIS)
+    command = evaluate_json(
+        run_filterkit, *FAST, "--positive", "Iris-versicolor", "--test", test, "--compare", train, "minmax", "l2 "
+    )
+    chains = [ChainSpec("minmax", [("minmax", {})]), ChainSpec("l2", [("l2", {})])]
+    settings = Settings(positive="Iris-versicolor", classifier_params={"c_values": "1", "inner_folds": 2})
+    result = evaluate(train, chains, settings, installed_plugins_once(), test=test)
+    assert json.loads(result.json()) == command
+    assert command["settings"]["test_rows"] == 50 and command["settings"]["rows"] == 100
+    assert "folds" not in command["settings"] and "fold_of_row" not in command["settings"]
+    assert result.table().startswith(f"scored on {test} (50 rows), seed 1, classifier svm, trained on 100 rows;")
+
+
+def test_mcnemar_counts_the_rows_only_one_chain_gets_right(run_filterkit, tmp_path):
+    train, test = split_file(tmp_path, REAL / "diabetes.arff")
+    scored = tmp_path / "scored.csv"
+    arguments = (*FAST, "--stats", "--predictions", scored, "--test", test, "--compare", train, "minmax", "l2 ")
+    document = evaluate_json(run_filterkit, *arguments)
+    rows = predictions(scored)
+    right = {
+        chain: np.array([r["truth"] == r["decision"] for r in rows if r["chain"] == chain])
+        for chain in ("minmax", "l2")
+    }
+    only_chain, only_baseline = int(np.sum(right["l2"] & ~right["minmax"])), int(np.sum(~right["l2"] & right["minmax"]))
+    (comparison,) = document["paired"]
+    (task,) = document["settings"]["tasks"]
+    assert comparison["mcnemar"][task] == {
+        "only_chain_right": only_chain,
+        "only_baseline_right": only_baseline,
+        "p": pytest.approx(binomtest(only_chain, only_chain + only_baseline).pvalue),
+    }
+    assert only_chain + only_baseline > 0
+    text = run_filterkit("evaluate", "-q", *arguments[:-4], "--test", test, "--compare", train, "minmax", "l2 ")
+    assert f"McNemar, task {task}: {only_chain} row(s) right only under the chain" in text.stdout.decode()
+    assert "corrected resampled t-test" not in text.stdout.decode()
+
+
+def test_test_rows_keep_their_numbers_when_rows_without_a_class_are_left_out(run_filterkit, tmp_path):
+    train, test = split_file(tmp_path, IRIS, missing_class_rows=(0, 7))
+    scored = tmp_path / "scored.csv"
+    result = run_filterkit(
+        "evaluate", "-q", *FAST, "--multiclass", "--predictions", scored, "--test", test, train, "l2"
+    )
+    assert result.status == 0, result.stderr
+    assert "2 row(s) with a missing class are left out" in result.stderr
+    rows = predictions(scored)
+    assert [int(r["row"]) for r in rows] == [n for n in range(1, 51) if n not in (1, 8)]
+    accuracy = np.mean([r["truth"] == r["decision"] for r in rows])
+    assert result.stdout.decode().splitlines()[2].split()[2] == f"{accuracy:.3f}"
+    assert {r["truth"] for r in rows} == {"Iris-setosa", "Iris-versicolor", "Iris-virginica"}
+
+
+def test_a_test_file_with_another_header_is_refused_naming_it_and_the_attribute(run_filterkit, tmp_path):
+    train, test = split_file(tmp_path, IRIS)
+    test.write_text(test.read_text().replace("petalwidth", "petal_width"))
+    scored = tmp_path / "scored.csv"
+    result = run_filterkit("evaluate", "-q", "--predictions", scored, "--test", test, "--each-class", train, "l2")
+    assert result.status == 1 and result.stdout == b"" and not scored.exists()
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"filterkit: error: {test}") and "petalwidth" in line
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (("--folds", "5"), "--test cannot be combined with --folds"),
+        (("--repeats", "2"), "--test cannot be combined with --repeats"),
+    ],
+)
+def test_what_only_cross_validation_has_is_refused_with_a_test_file(run_filterkit, tmp_path, arguments, message):
+    train, test = split_file(tmp_path, IRIS)
+    result = run_filterkit("evaluate", "-q", *arguments, "--test", test, "--each-class", train, "l2")
+    assert result.status == 2 and message in result.stderr
+
+
+def test_predictions_need_a_test_file(run_filterkit, tmp_path):
+    result = run_filterkit("evaluate", "-q", "--predictions", tmp_path / "p.csv", "--each-class", IRIS, "l2")
+    assert result.status == 2 and "--predictions writes the scored rows of a test file" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "task, message",
+    [
+        (("--positive", "Iris-setosa"), "the training file has no row of class 'Iris-setosa' to learn it from"),
+        (("--multiclass",), "the training file has no row of class 'Iris-setosa' to learn it from"),
+    ],
+)
+def test_a_class_the_training_file_lacks_is_refused_naming_it(run_filterkit, tmp_path, task, message):
+    train, test = split_file(tmp_path, IRIS)
+    lines = train.read_text().splitlines()
+    train.write_text("\n".join(line for line in lines if not line.endswith("Iris-setosa")) + "\n")
+    result = run_filterkit("evaluate", "-q", *FAST, *task, "--test", test, train, "l2")
+    assert result.status == 1 and result.stdout == b""
+    assert result.stderr == f"filterkit: error: {train}: {message}\n"
+
+
+def test_the_report_and_multiclass_table_of_a_test_file_give_mcnemar_and_no_test_over_folds(run_filterkit, tmp_path):
+    pytest.importorskip("matplotlib", reason="--report needs matplotlib (pip install 'filterkit[plot]')")
+    from filterkit import reports
+
+    train, test = split_file(tmp_path, IRIS)
+    arguments = (*FAST, "--stats", "--test", test, "--compare", train, "minmax", "l2 ")
+    page = reports.html_page(evaluate_json(run_filterkit, "--positive", "Iris-virginica", *arguments))
+    assert "McNemar, task Iris-virginica:" in page and "corrected t-test" not in page
+    table = run_filterkit("evaluate", "-q", "--multiclass", *arguments).stdout.decode()
+    assert "McNemar, task (all classes):" in table and "folds won/tied/lost" not in table
