@@ -26,22 +26,15 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
     when its chunk is due.  When the caller stops early (an error, Ctrl-C, an abandoned
     generator), the thread stops after the chunk in hand and closes the reader.
     """
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    taken = threading.Semaphore(0)
+    ready: queue.SimpleQueue = queue.SimpleQueue()
+    taken = threading.Semaphore(0)  # released once a chunk is taken, and once more on stopping
     stop = threading.Event()
 
     def hand_over(item) -> bool:
         """Put ``item`` in ``ready`` and wait until the caller takes it; False once stopped."""
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=_POLL)
-                break
-            except queue.Full:
-                continue
-        while not stop.is_set():
-            if taken.acquire(timeout=_POLL):
-                return True
-        return False
+        ready.put(item)
+        taken.acquire()
+        return not stop.is_set()
 
     def produce() -> None:
         chunks = None
@@ -73,6 +66,7 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
             yield chunk
     finally:
         stop.set()
+        taken.release()  # wakes the thread if it waits for a chunk to be taken
         # stopped early (Ctrl-C, an abandoned generator): the thread ends after the chunk in
         # hand, but a read stalled on a pipe must not hold the caller up for long
         reader.join(None if finished else _STOP_WAIT)
@@ -80,7 +74,6 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
 
 _END_OF_CHUNKS = object()
 _STOP_WAIT = 1.0  # seconds a stopped background thread is waited for
-_POLL = 0.05  # seconds between a waiting background thread's looks at whether it is stopped
 
 
 def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
