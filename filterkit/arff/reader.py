@@ -1,12 +1,11 @@
 """Streaming ARFF reader: a header, then chunks of at most ``chunk_rows`` rows.
 
-The numeric hot path is vectorized: a group of plain rows (no quotes, no
-comments, no weights) is tokenized with numpy byte masks and its numbers are
-parsed by ``numpy.fromstring`` in C; Python touches only tokens that need a
-lookup (nominal labels, strings, dates, ``?``).  Rows the fast path cannot take
-are read by the hand-written tokenizer, which also finds the line of any error.
-With the compiled module, the data rows are gathered a block at a time and plain sparse
-rows parsed straight into CSR arrays, both without the GIL.
+The compiled module (``_speedups``) gathers the data rows a block at a time and parses a
+group of plain rows (no quotes, no comments, no weights) in one pass without the GIL:
+sparse rows straight into CSR arrays, dense rows tokenized; Python touches only tokens
+that need a lookup (nominal labels, strings, dates, ``?``).  Groups it declines are read
+by the hand-written tokenizer, which also finds the line of any error.  Without the
+module, numpy twins (byte masks and ``numpy.fromstring``) do the same work.
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
