@@ -5,63 +5,11 @@ and numpy work release the GIL)."""
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import queue
 import threading
 from typing import Iterable, Iterator
 
 from filterkit.schema import Chunk
-
-#: Set within :func:`in_one_thread`: :func:`side_by_side` starts no thread.
-_ONE_THREAD: contextvars.ContextVar[bool] = contextvars.ContextVar("filterkit_one_thread", default=False)
-
-
-@contextlib.contextmanager
-def in_one_thread() -> Iterator[None]:
-    """Within the block, :func:`side_by_side` runs its two calls one after the other in the
-    calling thread: for work that is already one of as many as the machine has cores (a Dask
-    task, whose worker's threads are the parallelism; two workers each parsing side by side
-    would ask for twice the cores and lose time to switching between them)."""
-    token = _ONE_THREAD.set(True)
-    try:
-        yield
-    finally:
-        _ONE_THREAD.reset(token)
-
-
-def side_by_side(first, second, name: str) -> tuple:
-    """``first()`` in a helper thread called ``name`` while ``second()`` runs in this one (compiled
-    work that releases the GIL: both cores work); once both have ended, their outcomes, each its
-    result or the exception it raised, for the caller to take in order.  A Ctrl-C in this thread
-    goes on at once, after the helper has ended.  Within :func:`in_one_thread`, the same outcomes
-    from ``first()`` then ``second()`` in this thread."""
-    if _ONE_THREAD.get():
-        return _outcome(first), _outcome(second)
-    outcome: list = []
-
-    def run_first() -> None:
-        try:
-            outcome.append(first())
-        except BaseException as error:  # handed to the caller's thread
-            outcome.append(error)
-
-    helper = threading.Thread(target=run_first, name=name, daemon=True)
-    helper.start()
-    try:
-        later = second()
-    except Exception as error:
-        later = error
-    finally:
-        helper.join()
-    return outcome[0], later
-
-
-def _outcome(call):
-    """What ``call()`` returns, or the exception it raised."""
-    try:
-        return call()
-    except Exception as error:  # handed to the caller, as side_by_side's helper thread does
-        return error
 
 
 def read_ahead(make_chunks) -> Iterator[Chunk]:
@@ -73,27 +21,20 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
     The thread reads no further ahead than that: a chunk it has read waits until the
     caller takes it before the next is read, so the chunk in the caller's hands and one
     chunk read (or being read) are all that is held, besides what ``make_chunks()`` holds
-    itself (the ARFF reader parses two large groups side by side, so it may hold the second).
+    itself.
     Chunks arrive in order; an error of the reader is raised here, in the caller's thread,
     when its chunk is due.  When the caller stops early (an error, Ctrl-C, an abandoned
     generator), the thread stops after the chunk in hand and closes the reader.
     """
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    taken = threading.Semaphore(0)
+    ready: queue.SimpleQueue = queue.SimpleQueue()
+    taken = threading.Semaphore(0)  # released once a chunk is taken, and once more on stopping
     stop = threading.Event()
 
     def hand_over(item) -> bool:
         """Put ``item`` in ``ready`` and wait until the caller takes it; False once stopped."""
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=_POLL)
-                break
-            except queue.Full:
-                continue
-        while not stop.is_set():
-            if taken.acquire(timeout=_POLL):
-                return True
-        return False
+        ready.put(item)
+        taken.acquire()
+        return not stop.is_set()
 
     def produce() -> None:
         chunks = None
@@ -125,6 +66,7 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
             yield chunk
     finally:
         stop.set()
+        taken.release()  # wakes the thread if it waits for a chunk to be taken
         # stopped early (Ctrl-C, an abandoned generator): the thread ends after the chunk in
         # hand, but a read stalled on a pipe must not hold the caller up for long
         reader.join(None if finished else _STOP_WAIT)
@@ -132,7 +74,6 @@ def read_ahead(make_chunks) -> Iterator[Chunk]:
 
 _END_OF_CHUNKS = object()
 _STOP_WAIT = 1.0  # seconds a stopped background thread is waited for
-_POLL = 0.05  # seconds between a waiting background thread's looks at whether it is stopped
 
 
 def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:

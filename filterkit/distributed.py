@@ -42,7 +42,6 @@ from filterkit.allocator import worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.partition import locate_rows
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
-from filterkit.background import in_one_thread
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.outputs import OutputFile, checked_output, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
@@ -139,18 +138,16 @@ def worker_inventory(plugins_dir: str | None) -> dict:
 
 
 def _file_partition(path: str, label: str, output_name: str) -> tuple[Schema, Partition, bool | None]:
-    """A whole file as a partition, with its schema and whether its first row is sparse (read in the
-    task's own thread, :func:`in_one_thread`)."""
+    """A whole file as a partition, with its schema and whether its first row is sparse."""
     schema, rows_start, size = locate_rows(path, label)
     partition = Partition(path, label, output_name, rows_start, None if rows_start is None else size)
-    with in_one_thread():
-        return schema, partition, partition.first_row_sparse(schema)
+    return schema, partition, partition.first_row_sparse(schema)
 
 
 def _partition_statistics(recipe: ChainRecipe, partition: Partition):
     """The statistics of the recipe's last stage over one partition's rows, read in the task's
-    own thread (:func:`in_one_thread`: the workers' threads are the parallelism)."""
-    with in_one_thread(), sent_files(recipe.files):
+    own thread (the workers' threads are the parallelism)."""
+    with sent_files(recipe.files):
         chain = _chain_of(recipe)
         stage = chain.stages[-1]
         statistics = stage.new_statistics()
@@ -174,10 +171,10 @@ def _write_partition(
     numbers: NumberFormat = EXACT,
 ) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file, in the task's own
-    thread (:func:`in_one_thread`); the row count."""
+    thread; the row count."""
     rows = 0
     try:
-        with in_one_thread(), sent_files(recipe.files), open(path, "wb") as stream:
+        with sent_files(recipe.files), open(path, "wb") as stream:
             chain = _chain_of(recipe)
             assert chain.output_schema is not None  # the chain is fitted
             writer = ArffWriter(stream, chain.output_schema, sparse, comments, numbers)

@@ -1,7 +1,7 @@
 """A Dask task reads, fits and writes its partition in its own thread (issue 20): the workers'
-threads are the parallelism, so a task starts no helper thread to parse or format side by side
-(two one-thread workers on two cores would otherwise ask for four), and what it writes and
-counts is what the local reader and writer, with their helper threads, give."""
+threads are the parallelism, so neither the reader nor the writer starts a thread of its own
+(issue 38: the background threads are read-ahead and write-behind only, which a task does not
+use), and what a task writes and counts is what the local reader and writer give."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import pytest
 from chain_helpers import REAL
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import ArffWriter
-from filterkit.background import in_one_thread, side_by_side
 from filterkit.distributed import ChainRecipe, _file_partition, _partition_statistics, _write_partition
 
 GRAIN = REAL / "grain_wc.arff"
@@ -37,57 +36,6 @@ def started_threads(monkeypatch):
     return names
 
 
-def here_and_named(label):
-    """A call that answers with ``label`` and the name of the thread it ran in."""
-    return lambda: (label, threading.current_thread().name)
-
-
-def failing():
-    raise ValueError("second failed")
-
-
-def test_side_by_side_in_one_thread_runs_both_calls_here_in_order(started_threads):
-    order = []
-    with in_one_thread():
-        first, second = side_by_side(
-            lambda: order.append("first") or "one", lambda: order.append("second") or "two", "filterkit-test"
-        )
-        named = side_by_side(here_and_named("a"), here_and_named("b"), "filterkit-test")
-    assert (first, second) == ("one", "two") and order == ["first", "second"]
-    here = threading.current_thread().name
-    assert named == (("a", here), ("b", here))
-    assert started_threads == []
-
-
-def test_an_error_in_one_thread_is_an_outcome_as_from_the_helper_thread():
-    with in_one_thread():
-        quiet = side_by_side(failing, here_and_named("b"), "filterkit-test")
-    threaded = side_by_side(failing, here_and_named("b"), "filterkit-test")
-    for first, second in (quiet, threaded):
-        assert isinstance(first, ValueError) and str(first) == "second failed"
-        assert second == ("b", threading.current_thread().name)
-
-
-def test_outside_the_block_the_first_call_runs_in_a_helper_thread(started_threads):
-    with pytest.raises(RuntimeError), in_one_thread():
-        raise RuntimeError("the block ends by an error")
-    (_, first_thread), (_, second_thread) = side_by_side(here_and_named("a"), here_and_named("b"), "filterkit-test")
-    assert first_thread == "filterkit-test" != second_thread
-    assert started_threads == ["filterkit-test"]
-
-
-def test_the_block_holds_for_its_own_thread_only():
-    seen = []
-    with in_one_thread():
-        other = threading.Thread(
-            target=lambda: seen.append(side_by_side(here_and_named("a"), here_and_named("b"), "filterkit-inner"))
-        )
-        other.start()
-        other.join()
-    (_, first_thread), _ = seen[0]
-    assert first_thread == "filterkit-inner"
-
-
 def locally_written(path) -> tuple[bytes, int]:
     """The file as the local engine's reader and writer rewrite it, and its row count."""
     out = io.BytesIO()
@@ -104,9 +52,12 @@ def recipe_of(schema, sparse, stages=(), class_name=None) -> ChainRecipe:
     return ChainRecipe(f"threads-{len(stages)}", stages, schema, class_name, None, None, CHUNK_ROWS, sparse)
 
 
-def test_the_local_reader_and_writer_use_helper_threads_on_this_file(started_threads):
-    locally_written(GRAIN)
-    assert "filterkit-parse" in started_threads and "filterkit-format" in started_threads
+def test_the_reader_and_writer_start_no_thread_on_groups_large_enough_to_share(started_threads):
+    """Each of the two chunks is a group of over 64 KiB of text and over 2**16 stored values,
+    which the reader parsed and the writer formatted two at a time in helper threads before."""
+    written, rows = locally_written(GRAIN)
+    assert started_threads == []
+    assert rows == 1554 and written.count(b"\n{") == 1554
 
 
 def test_a_write_task_starts_no_thread_and_writes_what_the_local_engine_does(tmp_path, started_threads):
@@ -128,7 +79,6 @@ def test_a_statistics_task_starts_no_thread_and_counts_what_the_local_fit_does(s
     with ArffReader(str(GRAIN), GRAIN.name, CHUNK_ROWS) as reader:
         for chunk in reader.chunks():
             local = stage.accumulate(local, chunk)
-    assert "filterkit-parse" in started_threads
     on_task_state, local_state = fitted_state(recipe, on_task), fitted_state(recipe, local)
     assert on_task_state.keys() == local_state.keys()
     for name, value in local_state.items():
@@ -144,8 +94,7 @@ def fitted_state(recipe: ChainRecipe, statistics) -> dict:
 
 
 def test_a_file_partition_task_starts_no_thread(tmp_path, started_threads):
-    """The task that reads a folder input's file header and first row: rows of over 64 KiB are
-    parsed two at a time, side by side, elsewhere."""
+    """The task that reads a folder input's file header and first row (rows of over 64 KiB)."""
     wide = tmp_path / "wide.arff"
     attributes = "".join(f"@attribute a{i} numeric\n" for i in range(12000))
     row = "{" + ",".join(f"{i} {i % 7 + 1}" for i in range(12000)) + "}\n"

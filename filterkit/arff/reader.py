@@ -1,12 +1,11 @@
 """Streaming ARFF reader: a header, then chunks of at most ``chunk_rows`` rows.
 
-The numeric hot path is vectorized: a group of plain rows (no quotes, no
-comments, no weights) is tokenized with numpy byte masks and its numbers are
-parsed by ``numpy.fromstring`` in C; Python touches only tokens that need a
-lookup (nominal labels, strings, dates, ``?``).  Rows the fast path cannot take
-are read by the hand-written tokenizer, which also finds the line of any error.
-With the compiled module, the data rows are gathered a block at a time and plain sparse
-rows parsed straight into CSR arrays, both without the GIL.
+The compiled module (``_speedups``) gathers the data rows a block at a time and parses a
+group of plain rows (no quotes, no comments, no weights) in one pass without the GIL:
+sparse rows straight into CSR arrays, dense rows tokenized; Python touches only tokens
+that need a lookup (nominal labels, strings, dates, ``?``).  Groups it declines are read
+by the hand-written tokenizer, which also finds the line of any error.  Without the
+module, numpy twins (byte masks and ``numpy.fromstring``) do the same work.
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
@@ -31,7 +30,6 @@ from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
-from filterkit.background import side_by_side
 from filterkit.errors import ArffError
 
 try:
@@ -230,10 +228,10 @@ class ArffReader:
 
         Storage follows the first data row: CSR when it is sparse, dense otherwise.  The
         rows are gathered a block at a time (:func:`_gather_rows`: stripped, blank lines
-        and comments left out), not line by line, and two large groups of rows are parsed
-        side by side (:func:`_parsed_side_by_side`).
+        and comments left out), not line by line.
         """
-        return _parsed_side_by_side(self._parse_group, self._groups())
+        for group in self._groups():
+            yield self._parse_group(*group)
 
     def _groups(self) -> Iterator[tuple[bytes, list[int], bool]]:
         """The groups of rows :meth:`chunks` parses: each group's rows joined by newlines,
@@ -279,25 +277,19 @@ class ArffReader:
 
     def _parse_group(self, joined: bytes, numbers: list[int], sparse: bool) -> Chunk:
         """The chunk of the rows ``joined`` (stripped lines joined by newlines), each row's
-        line number in ``numbers``."""
-        if sparse and _speedups is not None:
-            chunk = _parse_sparse_compiled(joined, len(numbers), numbers, self._columns, self.name)
-            if chunk is not None:
-                return chunk
-        lines = joined.split(b"\n")
-        if _speedups is not None or not any(mark in joined for mark in _TOKENIZER_MARKS):
-            try:
-                if sparse:
-                    return _parse_sparse_fast(joined, lines, numbers, self._columns, self.name)
-                return _parse_dense_fast(joined, lines, numbers, self._columns, self.name)
-            except _NotPlain:
-                pass
-        return self._parse_slowly(lines, numbers, sparse)
-
-    def _parse_slowly(self, lines: list[bytes], numbers: list[int], sparse: bool) -> Chunk:
+        line number in ``numbers``: plain rows in one pass (the compiled module's, or without it
+        numpy's), the others (quotes, comments, weights, errors) by the tokenizer."""
+        try:
+            if not sparse:
+                return _parse_dense_fast(joined, numbers, self._columns, self.name)
+            if _speedups is not None:
+                return _parse_sparse_compiled(joined, numbers, self._columns, self.name)
+            return _parse_sparse_fast(joined, numbers, self._columns, self.name)
+        except _NotPlain:
+            pass
         columns = self._columns
         rows = []
-        for raw, line_number in zip(lines, numbers):
+        for raw, line_number in zip(joined.split(b"\n"), numbers):
             try:
                 rows.append(_parse_row(self._decode(raw, line_number), columns))
             except ArffError as error:
@@ -313,39 +305,6 @@ def read_arff(source, name: str | None = None) -> tuple[Schema, Chunk]:
     """Read a whole ARFF file: its schema and all rows in one chunk."""
     with ArffReader(source, name) as reader:
         return reader.schema, reader.read_all()
-
-
-#: Groups of rows of at least this many bytes of text are parsed two at a time (smaller ones
-#: cost less to parse than a thread to start).
-_SIDE_BY_SIDE_BYTES = 1 << 16
-
-
-def _parsed_side_by_side(parse, groups: Iterator[tuple]) -> Iterator[Chunk]:
-    """``parse(*group)`` of each of ``groups``, in order; two large groups are parsed side by
-    side, the first in a helper thread (the compiled parser releases the GIL, so both cores
-    parse), as the writer formats two blocks.
-
-    Each result and error comes where it would one group at a time: the first group's chunk
-    (or error) before an error in gathering or parsing the second; at most two parsed chunks
-    are held.  A KeyboardInterrupt is not held back.
-    """
-    for first in groups:
-        if len(first[0]) < _SIDE_BY_SIDE_BYTES:
-            yield parse(*first)
-            continue
-        try:
-            second = next(groups, None)
-        except Exception:
-            yield parse(*first)
-            raise
-        if second is None:
-            yield parse(*first)
-            return
-        outcomes = side_by_side(lambda: parse(*first), lambda: parse(*second), "filterkit-parse")
-        for result in outcomes:
-            if isinstance(result, BaseException):
-                raise result
-            yield result
 
 
 class _NotPlain(Exception):
@@ -643,26 +602,19 @@ def _tokens_of(joined: bytes, n_lines: int):
     """Token starts, ends, line indices and parsed numbers of a plain group.
 
     Non-numeric tokens are parsed as 0 placeholders (their text is looked up by
-    the caller).  Raises _NotPlain if numpy cannot parse every token.  The
-    compiled tokenizer, when built, does the same in one pass; where it declines
-    a group, the numpy path decides.
+    the caller).  Raises _NotPlain where the compiled tokenizer (or, without it, numpy's
+    byte masks and ``numpy.fromstring``) declines the group.
     """
     if _speedups is not None:
         found = _speedups.tokenize_plain(joined)
-        if found is False:
+        if not found:
             raise _NotPlain
-        if found is not None:
-            dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
-            numbers, starts, ends, line_of, numeric_like = (
-                np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes)
-            )
-            numbers = numbers.copy()  # the caller fills in looked-up values
-            return starts, ends, line_of, numeric_like, numbers, np.bincount(line_of, minlength=n_lines)
-    return _tokens_with_numpy(joined, n_lines)
-
-
-def _tokens_with_numpy(joined: bytes, n_lines: int):
-    """:func:`_tokens_of` with numpy byte masks and ``numpy.fromstring``."""
+        dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
+        numbers, starts, ends, line_of, numeric_like = (np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes))
+        numbers = numbers.copy()  # the caller fills in looked-up values
+        return starts, ends, line_of, numeric_like, numbers, np.bincount(line_of, minlength=n_lines)
+    if any(mark in joined for mark in _TOKENIZER_MARKS):
+        raise _NotPlain
     buffer = bytearray(joined.translate(_SPACE_TABLE))
     chars = np.frombuffer(buffer, dtype=np.uint8)
     filled = (chars != 32) & (chars != 10)
@@ -728,16 +680,17 @@ def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, c
             texts[column][row] = found.get(column)
 
 
-def _parse_sparse_compiled(joined, n_rows: int, line_numbers, columns: _ColumnInfo, name) -> Chunk | None:
+def _parse_sparse_compiled(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
     """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
-    strings, dates and ``?`` looked up here); None where it declines the group.
+    strings, dates and ``?`` looked up here); _NotPlain where it declines the group.
 
     The module leaves out the numbers that are zero; only looked-up values can still be
     zero (a first label), so only a group where one is has its zeros eliminated here.
     """
+    n_rows = len(line_numbers)
     found = _speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
     if not found:
-        return None
+        raise _NotPlain
     indptr, indices, values, entries, rows, starts, ends = (
         np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
     )
@@ -762,11 +715,12 @@ def _parse_sparse_compiled(joined, n_rows: int, line_numbers, columns: _ColumnIn
     return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
 
 
-def _parse_sparse_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
-    n_rows = len(lines)
+def _parse_sparse_fast(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+    """:func:`_parse_sparse_compiled` without the compiled module, by numpy."""
+    n_rows = len(line_numbers)
     if joined.count(b"{") != n_rows or joined.count(b"}") != n_rows:
         raise _NotPlain
-    if not all(line[0] == 123 and line[-1] == 125 for line in lines):
+    if not all(line[0] == 123 and line[-1] == 125 for line in joined.split(b"\n")):
         raise _NotPlain
     starts, ends, line_of, numeric_like, numbers, counts = _tokens_of(joined, n_rows)
     if np.any(counts % 2):
@@ -815,8 +769,9 @@ def _any_char_within(flags: np.ndarray, joined: bytes, starts: np.ndarray, ends:
     return bool(np.any(np.searchsorted(flagged, starts) != np.searchsorted(flagged, ends)))
 
 
-def _parse_dense_fast(joined, lines, line_numbers, columns: _ColumnInfo, name) -> Chunk:
-    n_rows = len(lines)
+def _parse_dense_fast(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+    """Plain dense rows, tokenized at once (:func:`_tokens_of`); _NotPlain where it declines."""
+    n_rows = len(line_numbers)
     if b"{" in joined or b"}" in joined:
         raise _NotPlain
     starts, ends, line_of, numeric_like, numbers, counts = _tokens_of(joined, n_rows)

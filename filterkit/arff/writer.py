@@ -28,7 +28,6 @@ except ImportError:  # built without a C compiler: the Python path writes the sa
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
-from filterkit.background import side_by_side
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, rows_of_entries
 
@@ -184,8 +183,6 @@ class ArffWriter:
         self._few_special = np.flatnonzero(~self._plain_numbers) if (~self._plain_numbers).sum() <= 4 else None
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
-        #: the same for the block formatted beside it in a helper thread (:meth:`_write_two_blocks`)
-        self._spare = bytearray()
         self._emit(format_header(schema, list(comments)))
 
     def _emit(self, text: str | memoryview) -> None:
@@ -201,58 +198,18 @@ class ArffWriter:
         if chunk.weights is not None and not (np.isfinite(chunk.weights) & (chunk.weights >= 0)).all():
             bad = chunk.weights[~(np.isfinite(chunk.weights) & (chunk.weights >= 0))][0]
             raise ArffError(f"an instance weight of {bad!r} cannot be written (weights are finite and at least 0)")
-        bounds = list(_row_blocks(chunk, sparse))
-        for pair in range(0, len(bounds), 2):
-            blocks = [
-                chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop)
-                for start, stop in bounds[pair : pair + 2]
-            ]
-            if len(blocks) == 2 and _speedups is not None and chunk.weights is None:
-                self._write_two_blocks(blocks[0], blocks[1], sparse)
-            else:
-                for block in blocks:
-                    self._write_rows(block, sparse)
-
-    def _format_arguments(self, chunk: Chunk, sparse: bool) -> tuple:
-        """The arguments of the compiled ``format_rows`` for the rows of ``chunk``, but the buffer."""
-        indptr, columns, values, special, texts = self._entries(chunk, sparse)
-        digits = 0 if self.numbers.digits is None else self.numbers.digits
-        return indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32
-
-    def _emit_formatted(self, buffer: bytearray, length: int) -> None:
-        """Write the first ``length`` bytes of ``buffer`` (before the buffer is formatted into again)."""
-        with memoryview(buffer) as formatted, formatted[:length] as text:
-            self._emit(text)
-
-    def _write_two_blocks(self, first: Chunk, second: Chunk, sparse: bool) -> None:
-        """Two blocks of rows formatted side by side, the first in a helper thread (the
-        compiled formatter releases the GIL, so both cores format), then written in order.
-
-        An error in preparing or formatting the second block comes after the first is
-        written, as it would one block at a time.
-        """
-        first_arguments = self._format_arguments(first, sparse)
-        try:
-            second_arguments = self._format_arguments(second, sparse)
-        except BaseException:
-            self._emit_formatted(self._formatted, _speedups.format_rows(*first_arguments, self._formatted))
-            raise
-        lengths = side_by_side(
-            lambda: _speedups.format_rows(*first_arguments, self._spare),
-            lambda: _speedups.format_rows(*second_arguments, self._formatted),
-            "filterkit-format",
-        )
-        for buffer, length in zip((self._spare, self._formatted), lengths):
-            if isinstance(length, BaseException):
-                raise length
-            self._emit_formatted(buffer, length)
+        for start, stop in _row_blocks(chunk, sparse):
+            self._write_rows(chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop), sparse)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
-        if _speedups is not None and chunk.weights is None:
-            length = _speedups.format_rows(*self._format_arguments(chunk, sparse), self._formatted)
-            self._emit_formatted(self._formatted, length)
-            return
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
+        if _speedups is not None and chunk.weights is None:
+            digits = 0 if self.numbers.digits is None else self.numbers.digits
+            arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
+            length = _speedups.format_rows(*arguments, self._formatted)
+            with memoryview(self._formatted) as formatted, formatted[:length] as text:
+                self._emit(text)
+            return
         cells = np.empty(len(values), dtype=object)
         cells[~special] = format_numbers(values[~special], self.numbers)
         cells[special] = texts

@@ -1,6 +1,6 @@
-"""The writer formats a chunk's blocks two at a time, the first in a helper thread: the
-text is the one written a block at a time (and by the Python path), in order, and an
-error in the second block comes after the first block's rows are written."""
+"""The writer formats a chunk a block of rows at a time: the text is the one written
+whole (and by the Python path), and an error in the second block comes after the first
+block's rows are written."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def written(schema, chunk, monkeypatch, block_entries: int, compiled: bool = Tru
 
 
 @pytest.mark.parametrize("block_entries", [1000, 5000])
-def test_blocks_in_pairs_write_the_text_of_one_block(block_entries, monkeypatch):
+def test_blocks_write_the_text_of_one_block(block_entries, monkeypatch):
     schema, chunk = read_arff(REAL / "grain_wc.arff")
     matrix = chunk.values.copy()
     matrix.data = matrix.data / 3  # numbers with 16 or 17 digits, the printer's real work
@@ -42,7 +42,7 @@ def test_blocks_in_pairs_write_the_text_of_one_block(block_entries, monkeypatch)
 
 def test_an_error_in_the_second_block_comes_after_the_first_is_written(monkeypatch):
     schema = Schema("r", (Attribute("x", NUMERIC), Attribute("when", DATE, date_format="yyyy-MM-dd")))
-    values = sp.csr_matrix(np.array([[1.0, 0.0], [3.0, 1e20]]))  # one block a row: a pair
+    values = sp.csr_matrix(np.array([[1.0, 0.0], [3.0, 1e20]]))  # one block a row
     outputs = []
     for compiled in (True, False):
         with monkeypatch.context() as patched:
@@ -56,35 +56,3 @@ def test_an_error_in_the_second_block_comes_after_the_first_is_written(monkeypat
             outputs.append(stream.getvalue())
     assert outputs[0] == outputs[1]
     assert outputs[0].endswith(b"@data\n{0 1}\n")
-
-
-class _FailingSecondFormat:
-    """The compiled module, but its ``format_rows`` fails when it formats into ``buffer``, the
-    writer's own buffer, which holds the second block of a pair (the first goes to the spare)."""
-
-    def __init__(self, module):
-        self.module, self.buffer, self.failed = module, None, False
-
-    def __getattr__(self, name):
-        return getattr(self.module, name)
-
-    def format_rows(self, *arguments):
-        if arguments[-1] is self.buffer:
-            self.failed = True
-            raise MemoryError("no room for the second block")
-        return self.module.format_rows(*arguments)
-
-
-def test_a_failure_formatting_the_second_block_comes_after_the_first_is_written(monkeypatch):
-    schema = Schema("r", (Attribute("x", NUMERIC), Attribute("y", NUMERIC)))
-    values = sp.csr_matrix(np.array([[1.0, 0.0], [3.0, 0.5]]))  # one block a row: a pair
-    failing = _FailingSecondFormat(writer._speedups)
-    monkeypatch.setattr(writer, "_SPARSE_BLOCK_ENTRIES", 1)
-    monkeypatch.setattr(writer, "_speedups", failing)
-    stream = io.BytesIO()
-    arff_writer = ArffWriter(stream, schema)
-    failing.buffer = arff_writer._formatted
-    with pytest.raises(MemoryError, match="second block"):
-        arff_writer.write(Chunk(values, {}))
-    assert failing.failed
-    assert stream.getvalue().endswith(b"@data\n{0 1}\n")
