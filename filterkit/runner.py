@@ -20,7 +20,7 @@ from filterkit.contract import OutputContract, broken, plugin_fault, stage_origi
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import Chunk, CsrArrays, Schema, rows_of_entries
+from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, rows_of_entries
 from filterkit.stage import Context, Stage
 
 #: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
@@ -151,11 +151,17 @@ class Chain:
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         labels = () if class_index is None else schema.attributes[class_index].labels
+        class_hint = _class_hint(schema, class_index)
         if self.positive is not None and self.positive not in labels:  # a stage that ignores it would record it
-            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class")
+            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class{class_hint}")
         self.widenings = []
         for position, stage in enumerate(self.stages):
-            self.prepare_stage(position, schema)
+            try:
+                self.prepare_stage(position, schema)
+            except FilterkitError as error:
+                if "(-c)" not in error.message:  # not the class's fault
+                    raise
+                raise FilterkitError(error.message + class_hint, error.path, error.line) from None
             if stage.learns:
                 statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
@@ -225,6 +231,22 @@ class Chain:
                     result = guarded(stage, "transform", stage.transform, chunk)
                     chunk, class_column = contract.checked(chunk, result, "transform", class_before)
             yield chunk
+
+
+def _class_hint(schema: Schema, class_index: int | None) -> str:
+    """For an error about the class: the ``-c`` that names a nominal attribute when the class is not one."""
+    attributes = schema.attributes
+    nominal = [i for i, attribute in enumerate(attributes) if attribute.kind == NOMINAL]
+    if class_index is None or not nominal or attributes[class_index].kind == NOMINAL:
+        return ""
+
+    def place(i: int) -> str:
+        return "first" if i == 0 else "last" if i == len(attributes) - 1 else str(i + 1)
+
+    given = attributes[class_index]
+    choices = ", ".join(f"-c {place(i)} for '{attributes[i].name}'" for i in nominal[:3])
+    more = ", …" if len(nominal) > 3 else ""
+    return f"; the class (-c {place(class_index)}) is '{given.name}', {given.kind}: give {choices}{more}"
 
 
 def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str | None:
