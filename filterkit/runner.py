@@ -20,8 +20,14 @@ from filterkit.contract import OutputContract, broken, plugin_fault, stage_origi
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import Chunk, CsrArrays, Schema, rows_of_entries
+from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, rows_of_entries
 from filterkit.stage import Context, Stage
+
+#: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
+#: warning: on the seven text benchmarks (3,000–7,500 words) ``ordinal`` widens ×2.8–×5.0 (its non-zeros
+#: ×1.6–×3.0) and one-vs-rest ``shape`` ×k (k = 6–10 classes; its non-zeros too); small files (UCI
+#: letter's ``shape``: ×24.5, 400 attributes) are cheap whatever the factor.
+WIDENING_FACTOR, WIDENING_ATTRIBUTES = 5.5, 10_000
 
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
 #: that does not fit it, besides FilterkitError.
@@ -58,6 +64,8 @@ class Chain:
         self.input_schema: Schema | None = None
         self.output_schema: Schema | None = None
         self.class_name: str | None = None
+        #: The warnings of the last fit, one per stage whose output is much wider than its input (:func:`widening`).
+        self.widenings: list[str] = []
 
     @classmethod
     def rebuilt(
@@ -143,10 +151,17 @@ class Chain:
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         labels = () if class_index is None else schema.attributes[class_index].labels
+        class_hint = _class_hint(schema, class_index)
         if self.positive is not None and self.positive not in labels:  # a stage that ignores it would record it
-            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class")
+            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class{class_hint}")
+        self.widenings = []
         for position, stage in enumerate(self.stages):
-            self.prepare_stage(position, schema)
+            try:
+                self.prepare_stage(position, schema)
+            except FilterkitError as error:
+                if "(-c)" not in error.message:  # not the class's fault
+                    raise
+                raise FilterkitError(error.message + class_hint, error.path, error.line) from None
             if stage.learns:
                 statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
@@ -159,7 +174,11 @@ class Chain:
                     )
                 with progress.working(f"fitting {stage.name}: its state from its statistics"):
                     guarded(stage, "fit", stage.finalize, statistics)
-            schema = guarded(stage, "fit", OutputContract.of, stage, "fit").schema
+            output = guarded(stage, "fit", OutputContract.of, stage, "fit").schema
+            warning = widening(position, stage, schema, output)
+            if warning is not None:
+                self.widenings.append(warning)
+            schema = output
         self.output_schema = schema
         return self
 
@@ -212,6 +231,33 @@ class Chain:
                     result = guarded(stage, "transform", stage.transform, chunk)
                     chunk, class_column = contract.checked(chunk, result, "transform", class_before)
             yield chunk
+
+
+def _class_hint(schema: Schema, class_index: int | None) -> str:
+    """For an error about the class: the ``-c`` that names a nominal attribute when the class is not one."""
+    attributes = schema.attributes
+    nominal = [i for i, attribute in enumerate(attributes) if attribute.kind == NOMINAL]
+    if class_index is None or not nominal or attributes[class_index].kind == NOMINAL:
+        return ""
+
+    def place(i: int) -> str:
+        return "first" if i == 0 else "last" if i == len(attributes) - 1 else str(i + 1)
+
+    given = attributes[class_index]
+    choices = ", ".join(f"-c {place(i)} for '{attributes[i].name}'" for i in nominal[:3])
+    more = ", …" if len(nominal) > 3 else ""
+    return f"; the class (-c {place(class_index)}) is '{given.name}', {given.kind}: give {choices}{more}"
+
+
+def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str | None:
+    """The warning that stage ``position`` (0-based) writes :data:`WIDENING_FACTOR` times as many
+    attributes as it reads, :data:`WIDENING_ATTRIBUTES` more at least, with its ``widening_hint``; or None."""
+    width, wider = len(before.attributes), len(after.attributes)
+    if wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
+        return None
+    hint = f": {stage.widening_hint}" if stage.widening_hint else ""
+    factor = wider / max(width, 1)
+    return f"stage {position + 1} '{stage.name}' writes {wider:,} attributes from {width:,} ({factor:.1f}×){hint}"
 
 
 def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:

@@ -125,7 +125,8 @@ def run(
     standard output), published only whole; or, on the Dask engine, one output per partition
     into ``output_dir`` (:meth:`filterkit.distributed.DaskEngine.write_each`).
 
-    A chain that is not fitted is fitted first (then ``on_fitted(chain)``); a fitted one checks
+    A chain that is not fitted is fitted first (a stage's much wider output, :attr:`Chain.widenings`, is
+    a warning on stderr; then ``on_fitted(chain)``); a fitted one checks
     the input against its training header and keeps the input's relation name.  The header's
     comments are the input's provenance lines then this run's (:func:`provenance_comments`,
     ``command`` naming the run).  ``save_model(source)`` runs once every row is written, before the
@@ -139,6 +140,8 @@ def run(
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         else:
             engine.fit(chain, source)
+            for warning in chain.widenings:  # before the writing it warns of
+                print(f"filterkit: warning: {warning}", file=sys.stderr)
             if on_fitted is not None:
                 on_fitted(chain)
         if fitted:  # the output is the input's rows: it keeps their relation name, not the training file's

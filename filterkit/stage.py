@@ -204,6 +204,9 @@ class Stage(Configurable):
     changes_class: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None
+    #: For a stage whose output can be many times wider than its input: the option that avoids it, said
+    #: in the warning the chain gives then (:func:`filterkit.runner.widening`).
+    widening_hint: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any):
         """A subclass that defines ``fitted``, the old name of ``learns`` (a class attribute

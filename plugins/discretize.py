@@ -126,6 +126,7 @@ class Discretizer(Stage):
         Option("binary", bool, False, "One 0/1 attribute NAME_j per cut point, 1 above it (Weka's -D)."),
         Option("attributes", str, "first-last", "Attributes to discretize, 1-based (Weka's -R); numeric ones only."),
     )
+    widening_hint = "one attribute per cut point; without --binary each attribute stays one (nominal)"
     learns = True
     #: Per feature its number of cut points; the cut points, feature by feature.
     state_arrays = {"cut_counts": StateArray(whole=True, low=0), "cut_points": StateArray(length=None, finite=False)}

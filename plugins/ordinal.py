@@ -74,6 +74,7 @@ class ThresholdEncoder(Stage):
             minimum=1,
         ),
     )
+    widening_hint = "one attribute per distinct value; --max-thresholds M keeps at most M"
     learns = True
     #: Per feature its number of thresholds (PASS_THROUGH: not encoded); the thresholds, feature by feature.
     state_arrays = {"threshold_counts": StateArray(whole=True, low=PASS_THROUGH), "thresholds": StateArray(length=None)}

@@ -103,6 +103,7 @@ class Shaper(ClassValueCountsStage):
             before_it_existed=MISSING_KEPT,
         ),
     )
+    widening_hint = "one copy of each feature per class label; --positive LABEL or --multiclass max shapes it once"
     #: Per column (a feature shaped toward one class): its class (saved only by --multiclass max; −1:
     #: a binary shaper's, not recorded), p̃(0), p̃ over all its present rows and p̃(missing) (saved
     #: only where it differs from that); the knots, sorted by (column, value), with p̃ at each.

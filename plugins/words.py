@@ -214,6 +214,7 @@ class WordVector(Stage):
         Option("attributes", str, "first-last", "The string attributes to convert, 1-based (Weka's -R)."),
         Option("stemmer", str, None, "Stem each word with this registered stemmer (see register_stemmers)."),
     )
+    widening_hint = "one attribute per word; --words-to-keep N keeps fewer per class"
     learns = True
     #: Per kept word, in attribute order: the training documents holding it.
     state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}
