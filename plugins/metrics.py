@@ -277,7 +277,7 @@ METRICS = (
         inverse_gravity_moment,
         "TF-IGM's 1 + λ·igm (Chen et al. 2016); joint: over all classes at once.",
         joint=inverse_gravity_moment_of_tables,
-        options=(Option("lambda", float, 7.0, "igm's coefficient λ: the weight is 1 + λ·igm.", minimum=0.0),),
+        options=(Option("igm_lambda", float, 7.0, "igm's coefficient λ: the weight is 1 + λ·igm.", minimum=0.0),),
     ),
 )
 

@@ -41,7 +41,7 @@ HAND = {
     ("didf",): [0.0, 0.0, 0.0, 0.0, -1.0],
     ("didf", "--smooth"): [0.0, log2(9), 0.0, log2(1 / 17), log2(5 / 9)],
     ("igm",): [4.5, 8.0, 1.0, 8.0, 1 + 7 / 3],
-    ("igm", "--lambda", "2"): [2.0, 3.0, 1.0, 3.0, 1 + 2 / 3],
+    ("igm", "--igm-lambda", "2"): [2.0, 3.0, 1.0, 3.0, 1 + 2 / 3],
 }
 
 
@@ -96,7 +96,7 @@ def test_igm_scores_all_classes_at_once_on_a_three_class_target(run_filterkit, t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage", [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("igm", "--lambda", "2")])
+@pytest.mark.parametrize("stage", [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("igm", "--igm-lambda", "2")])
 def test_the_stages_with_metric_options_keep_the_stage_contract(stage):
     options = {stage[1].lstrip("-").replace("-", "_"): True if len(stage) == 2 else float(stage[2])}
     assert len(check_stage(load_plugins().stage(stage[0]), multiply=True, **options)) >= 2
