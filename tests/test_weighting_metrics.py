@@ -5,6 +5,7 @@ positive document (b), in none (c), in positive documents only (d), in one of ea
 from __future__ import annotations
 
 import io
+import json
 import math
 
 import numpy as np
@@ -69,9 +70,10 @@ def test_select_and_info_rank_by_the_weight_with_its_default_options(run_filterk
     result = run_filterkit("--positive", "pos", path, "select", "--metric", name, "--presence", "--top", "1")
     assert result.status == 0, result.stderr
     assert read_arff(io.BytesIO(result.stdout), "<out>")[0].attributes[0].name == "abcde"[best]
-    info = run_filterkit("info", "--metric", name, "--positive", "pos", "--presence", path)
+    info = run_filterkit("info", "--metric", name, "--positive", "pos", "--presence", "--json", path)
     assert info.status == 0, info.stderr
-    assert f"{scores[best]:.4g}"[:4] in info.stdout.decode()
+    ranked = {f["name"]: f["score"] for f in json.loads(info.stdout)["ranking"]["features"]}
+    np.testing.assert_allclose([ranked[w] for w in "abcde"], scores, rtol=1e-14)
 
 
 def test_chunk_size_does_not_change_the_bytes(run_filterkit, tmp_path):
@@ -84,14 +86,15 @@ def test_chunk_size_does_not_change_the_bytes(run_filterkit, tmp_path):
         assert one_row_chunks.stdout == whole.stdout
 
 
-def test_igm_scores_all_classes_at_once_on_a_three_class_target(run_filterkit, tmp_path):
+@pytest.mark.parametrize("options, coefficient", [((), 7.0), (("--igm-lambda", "2"), 2.0)])
+def test_igm_scores_all_classes_at_once_on_a_three_class_target(run_filterkit, tmp_path, options, coefficient):
     # x is in A:2 B:1 C:0 → f = (2, 1, 0), igm = 2 / (2·1 + 1·2) = 0.5; y in B:1 C:1 → 1 / (1 + 2).
     rows = ["1,0,A", "2,0,A", "1,1,B", "0,0,B", "0,3,C", "0,0,C"]
     path = tmp_path / "three.arff"
     path.write_text("@relation t\n@attribute x numeric\n@attribute y numeric\n@attribute class {A,B,C}\n@data\n")
     path.write_text(path.read_text() + "\n".join(rows) + "\n")
-    values = output_values(run_filterkit(path, "igm", "--presence", "--multiply"))
-    expected = np.array([[1, 0], [2, 0], [1, 1], [0, 0], [0, 3], [0, 0]]) * [4.5, 1 + 7 / 3]
+    values = output_values(run_filterkit(path, "igm", "--presence", "--multiply", *options))
+    expected = np.array([[1, 0], [2, 0], [1, 1], [0, 0], [0, 3], [0, 0]]) * (1 + coefficient * np.array([0.5, 1 / 3]))
     np.testing.assert_allclose(values[:, :2], expected, rtol=1e-15)
 
 
