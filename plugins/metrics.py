@@ -196,7 +196,7 @@ def inverse_document_frequency(tp, fp, pos, neg):
 
 
 def relevance_frequency(tp, fp, pos, neg):
-    """rf: log2(2 + tp / max(1, fp)) (Lan, Tan, Su & Lu, IEEE TPAMI 31(4), 2009, §3.2)."""
+    """rf: log2(2 + tp / max(1, fp)) (Lan, Tan, Su & Lu, IEEE TPAMI 31(4), 2009)."""
     return np.log2(2.0 + tp / np.maximum(1.0, fp))
 
 
@@ -207,8 +207,8 @@ def nb_log_count_ratio(tp, fp, pos, neg, alpha=1.0):
 
 
 def delta_idf(tp, fp, pos, neg, smooth=False):
-    """didf: log2(|P|·N_t / (|N|·P_t)) (Martineau & Finin, ICWSM 2009, §3), 0 where tp or fp is 0;
-    smooth: log2((|P|·N_t + 0.5) / (|N|·P_t + 0.5)) (Paltoglou & Thelwall, ACL 2010, Table 2)."""
+    """didf: log2(|P|·N_t / (|N|·P_t)) (Martineau & Finin, ICWSM 2009), 0 where tp or fp is 0;
+    smooth: log2((|P|·N_t + 0.5) / (|N|·P_t + 0.5)) (Paltoglou & Thelwall, ACL 2010)."""
     if smooth:
         return np.log2((pos * fp + 0.5) / (neg * tp + 0.5))
     defined = (tp > 0) & (fp > 0)
@@ -217,7 +217,7 @@ def delta_idf(tp, fp, pos, neg, smooth=False):
 
 def inverse_gravity_moment(tp, fp, pos, neg, coefficient=7.0):
     """igm: 1 + λ·f₁ / Σᵣ fᵣ·r over the class document frequencies (tp, fp) sorted decreasing
-    (Chen, Zhang, Long & Zhang, ESWA 66, 2016, §3.2); 1 for a term in no document."""
+    (Chen, Zhang, Long & Zhang, ESWA 66, 2016); 1 for a term in no document."""
     return _gravity_weight(np.stack([tp, fp], axis=-1), coefficient)
 
 
