@@ -14,9 +14,11 @@ which does not look at the range); test values are not clipped; missing stays
 missing.  ``--no-scale`` leaves values unchanged and only records the scores for
 a following ``select`` (it refuses ``--multiply``).  Scores use the best threshold
 by default, or presence (value ≠ 0) with ``--presence``.  On a class of more
-than two labels without ``--positive``, ``ig`` and ``chi`` score all classes at
-once (``--combine joint``, Weka 3.6's scores); the other metrics, and these
-with ``--combine max`` or ``mean``, score each class against the rest.
+than two labels without ``--positive``, ``ig``, ``chi`` and ``igm`` score all classes
+at once (``--combine joint``; Weka 3.6's scores for ig and chi); the other metrics, and
+these with ``--combine max`` or ``mean``, score each class against the rest.  A metric's
+own options (``Metric.options``: ``--nb-alpha``, ``--smooth``, ``--igm-lambda``) are the
+scorer's too.
 """
 
 from __future__ import annotations
