@@ -21,7 +21,7 @@ by each value's presence, the best value counting.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, cast
 
 import numpy as np
@@ -58,8 +58,23 @@ class Metric:
     #: True when the score does not depend on the class split (dfreq, rand): ``--combine joint`` is then its
     #: score against any one class.
     class_free: bool = False
+    #: Options of the metric (its scorer stage offers them): their values follow the counts (or the tables) as
+    #: further arguments of ``function`` and ``joint``, in this order; ``select`` and ``info`` use their defaults.
+    options: tuple[Option, ...] = ()
     #: Set by the plugin registry (the plugin, distribution and version it came from), for errors.
     provenance: Provenance | None = field(default=None, compare=False)
+
+
+def with_options(metric: Metric, values: list) -> Metric:
+    """``metric`` with its options' values bound into ``function`` and ``joint``."""
+    if not values:
+        return metric
+    joint = metric.joint
+    return replace(
+        metric,
+        function=lambda *counts: metric.function(*counts, *values),
+        joint=None if joint is None else lambda tables: joint(tables, *values),
+    )
 
 
 JOINT = "joint"
@@ -76,14 +91,14 @@ def combine_option(metric: Metric | None = None) -> Option:
         detail = f"{metric.name} needs no class split: every combination gives the same scores"
     else:
         detail = (
-            "joint: the k-class IG or χ² over all classes at once, as Weka 3.6 (ig, chi; dfreq and rand need no "
-            "class split); the other metrics are one-vs-rest, combined by max or mean"
+            "joint: the k-class IG or χ² over all classes at once, as Weka 3.6, or igm (ig, chi, igm; dfreq, idf "
+            "and rand need no class split); the other metrics are one-vs-rest, combined by max or mean"
         )
     return Option(
         "combine",
         str,
         None,
-        "Score a multi-class target: one-vs-rest combined by max or mean, or joint (default: joint for ig "
+        "Score a multi-class target: one-vs-rest combined by max or mean, or joint (default: joint for ig, igm "
         f"and chi on more than two classes without --positive, else max). {detail}.",
         choices=COMBINE_CHOICES,
         before_it_existed="max",
@@ -100,7 +115,7 @@ def resolved_combine(metric: Metric, combine: str | None, class_attribute: Attri
     without ``--positive``, else ``max``."""
     if combine == JOINT and metric.joint is None and not metric.class_free:
         raise FilterkitError(
-            f"--combine joint: metric '{metric.name}' has no k-class form (joint is for ig and chi; "
+            f"--combine joint: metric '{metric.name}' has no k-class form (joint is for ig, chi and igm; "
             "dfreq and rand need no class split); use --combine max or mean (one-vs-rest)"
         )
     if combine is not None:

@@ -1,12 +1,16 @@
-"""The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1).
+"""The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1), and five term weights.
 
 Each is a vectorized function of the 2×2 counts, as restated exactly in the
 project's algorithm reference (docs/algorithms.md §2).  The
 asymmetric ones (acc, f1, oddn, odds, pow, pr) invert a negatively correlated
-feature first, so every metric rewards it too.  ig and chi also have a k-class
+feature first, so every metric rewards it too.  ig, chi (and igm) have a k-class
 form over a contingency table of values × classes (``--combine joint``),
 computed in the order of Weka 3.6's ``ContingencyTables`` so the scores are
 Weka's to the bit; dfreq and rand do not depend on the class split.
+
+The term weights (docs/algorithms.md §2.1) are the s of tf·s under a scorer's
+``--multiply``: idf, rf (Lan et al. 2009), nbr (Wang & Manning 2012), didf
+(Martineau & Finin 2009) and igm (Chen et al. 2016; k-class too).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy as np
 
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric
+from filterkit.stage import Option
 
 BNS_RATE_LIMIT = 0.0005
 POW_EXPONENT = 5
@@ -184,6 +189,52 @@ def random_score(tp, fp, pos, neg):
     return np.random.default_rng(RAND_SEED).random(np.shape(tp))
 
 
+def inverse_document_frequency(tp, fp, pos, neg):
+    """idf: ln(N / df), N = pos + neg, df = tp + fp; 0 where df = 0 (IIR §6.2.1)."""
+    df = tp + fp
+    return np.where(df > 0, np.log((pos + neg) / np.where(df > 0, df, 1.0)), 0.0)
+
+
+def relevance_frequency(tp, fp, pos, neg):
+    """rf: log2(2 + tp / max(1, fp)) (Lan, Tan, Su & Lu, IEEE TPAMI 31(4), 2009)."""
+    return np.log2(2.0 + tp / np.maximum(1.0, fp))
+
+
+def nb_log_count_ratio(tp, fp, pos, neg, alpha=1.0):
+    """nbr: ln((α + tp) / (α + fp)), Wang & Manning's r (ACL 2012, §2.1) on binarized counts, without
+    its ln(‖q‖₁ / ‖p‖₁), a constant shared by every feature."""
+    return np.log((alpha + tp) / (alpha + fp))
+
+
+def delta_idf(tp, fp, pos, neg, smooth=False):
+    """didf: log2(|P|·N_t / (|N|·P_t)) (Martineau & Finin, ICWSM 2009), 0 where tp or fp is 0;
+    smooth: log2((|P|·N_t + 0.5) / (|N|·P_t + 0.5)) (Paltoglou & Thelwall, ACL 2010)."""
+    if smooth:
+        return np.log2((pos * fp + 0.5) / (neg * tp + 0.5))
+    defined = (tp > 0) & (fp > 0)
+    return np.where(defined, np.log2(np.where(defined, pos * fp / (neg * tp), 1.0)), 0.0)
+
+
+def inverse_gravity_moment(tp, fp, pos, neg, coefficient=7.0):
+    """igm: 1 + λ·f₁ / Σᵣ fᵣ·r over the class document frequencies (tp, fp) sorted decreasing
+    (Chen, Zhang, Long & Zhang, ESWA 66, 2016); 1 for a term in no document."""
+    return _gravity_weight(np.stack([tp, fp], axis=-1), coefficient)
+
+
+def inverse_gravity_moment_of_tables(tables, coefficient=7.0):
+    """igm over all classes at once: the class frequencies of every value row but the first (the
+    zero, the lowest interval or the first label: where the term is absent)."""
+    return _gravity_weight(tables[:, 1:, :].sum(axis=1), coefficient)
+
+
+def _gravity_weight(frequencies, coefficient):
+    """1 + λ·igm of class frequencies (the last axis); igm 0 where every frequency is 0."""
+    ranked = -np.sort(-frequencies, axis=-1)
+    moment = (ranked * np.arange(1, ranked.shape[-1] + 1)).sum(axis=-1)
+    igm = ranked[..., 0] / np.where(moment > 0, moment, 1.0)
+    return 1.0 + coefficient * igm
+
+
 METRICS = (
     Metric("acc", accuracy, "Accuracy: tp − fp.", invert_negative=True),
     Metric("acc2", balanced_accuracy, "Balanced accuracy: |tpr − fpr|."),
@@ -207,11 +258,32 @@ METRICS = (
     Metric("pow", power, "Power: (1 − fpr)^5 − (1 − tpr)^5.", invert_negative=True),
     Metric("pr", probability_ratio, "Probability ratio: tpr / fpr.", invert_negative=True),
     Metric("rand", random_score, "A seeded random score (baseline).", uses_counts=False, class_free=True),
+    Metric("idf", inverse_document_frequency, "Inverse document frequency: ln(N / df).", class_free=True),
+    Metric("rf", relevance_frequency, "Relevance frequency (Lan et al. 2009): log2(2 + tp / max(1, fp))."),
+    Metric(
+        "nbr",
+        nb_log_count_ratio,
+        "NB log-count ratio (Wang & Manning 2012): ln((α + tp) / (α + fp)).",
+        options=(Option("nb_alpha", float, 1.0, "nbr's smoothing α, added to tp and fp.", minimum=0.001),),
+    ),
+    Metric(
+        "didf",
+        delta_idf,
+        "Delta idf (Martineau & Finin 2009): log2(pos·fp / (neg·tp)), > 0 for terms of the negative class.",
+        options=(Option("smooth", bool, False, "Paltoglou & Thelwall's smoothed didf: add 0.5 to both products."),),
+    ),
+    Metric(
+        "igm",
+        inverse_gravity_moment,
+        "TF-IGM's 1 + λ·igm (Chen et al. 2016); joint: over all classes at once.",
+        joint=inverse_gravity_moment_of_tables,
+        options=(Option("igm_lambda", float, 7.0, "igm's coefficient λ: the weight is 1 + λ·igm.", minimum=0.0),),
+    ),
 )
 
 
 @hookimpl
 def register_metrics(register):
-    """The twelve metrics of JMLR 2003."""
+    """The twelve metrics of JMLR 2003 and the five term weights."""
     for metric in METRICS:
         register(metric)

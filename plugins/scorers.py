@@ -14,9 +14,11 @@ which does not look at the range); test values are not clipped; missing stays
 missing.  ``--no-scale`` leaves values unchanged and only records the scores for
 a following ``select`` (it refuses ``--multiply``).  Scores use the best threshold
 by default, or presence (value ≠ 0) with ``--presence``.  On a class of more
-than two labels without ``--positive``, ``ig`` and ``chi`` score all classes at
-once (``--combine joint``, Weka 3.6's scores); the other metrics, and these
-with ``--combine max`` or ``mean``, score each class against the rest.
+than two labels without ``--positive``, ``ig``, ``chi`` and ``igm`` score all classes
+at once (``--combine joint``; Weka 3.6's scores for ig and chi); the other metrics, and
+these with ``--combine max`` or ``mean``, score each class against the rest.  A metric's
+own options (``Metric.options``: ``--nb-alpha``, ``--smooth``, ``--igm-lambda``) are the
+scorer's too.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.metrics import COMBINE_OPTION, Metric, combine_option, feature_scores, resolved_combine, target_classes
+from filterkit.metrics import (
+    COMBINE_OPTION,
+    Metric,
+    combine_option,
+    feature_scores,
+    resolved_combine,
+    target_classes,
+    with_options,
+)
 from filterkit.saved_state import invalid_state
 from filterkit.stage import (
     SCALING_EXPONENTS,
@@ -101,8 +111,9 @@ class ScorerStage(ClassValueCountsStage):
     def finalize(self, statistics: ValueCounts | PresenceCounts) -> None:
         self.training_counts = statistics
         targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
+        metric = with_options(self.metric, [self.params[option.name] for option in self.metric.options])
         self.scores = feature_scores(
-            statistics, self.metric, targets, self.params["presence"], self.combine, self.params["alpha"]
+            statistics, metric, targets, self.params["presence"], self.combine, self.params["alpha"]
         )
         self.minimum, self.maximum = statistics.training_range()
         if self.params["scale"]:
@@ -155,6 +166,7 @@ def scorer_for(metric: Metric) -> type[ScorerStage]:
     if metric.joint is None and not metric.class_free:
         summary += " Multi-class: one-vs-rest (no k-class form)."
     options = tuple(combine_option(metric) if option is COMBINE_OPTION else option for option in ScorerStage.options)
+    options += metric.options
     return type(
         f"{metric.name.title()}Scorer",
         (ScorerStage,),

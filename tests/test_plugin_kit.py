@@ -182,10 +182,10 @@ def test_venv_filterkit_plugins_lists_the_example_with_its_distribution(plugin_v
     assert result.returncode == 0, result.stderr
     listing = json.loads(result.stdout)
     tables = {kind: {entry["name"]: entry for entry in listing[kind]} for kind in ("stages", "metrics", "classifiers")}
-    for kind, name in (("stages", "tfidf"), ("stages", "logtf"), ("metrics", "rf"), ("classifiers", "rocchio")):
+    for kind, name in (("stages", "tfidf"), ("stages", "logtf"), ("metrics", "gss"), ("classifiers", "rocchio")):
         entry = tables[kind][name]
         assert (entry["plugin"], entry["distribution"]) == ("tfidf", "filterkit-tfidf"), entry
-    assert "rf" in tables["stages"], "every metric, a plugin's too, gets a scorer stage"
+    assert "gss" in tables["stages"], "every metric, a plugin's too, gets a scorer stage"
     assert tables["stages"]["l2"]["distribution"] == "filterkit"
     assert listing["skipped"] == [] and listing["without_hooks"] == []
 
@@ -320,9 +320,9 @@ def test_example_module_loads_with_plugins_dir_for_quick_iteration():
     if _has_version("filterkit-tfidf", (0, 0)):
         pytest.skip("filterkit-tfidf is installed here: --plugins-dir would register its names a second time")
     registry = load_plugins(EXAMPLE)
-    assert {"tfidf", "logtf", "rf"} <= set(registry.stages)
+    assert {"tfidf", "logtf", "gss"} <= set(registry.stages)
     assert registry.stages["tfidf"].distribution == f"plugins-dir {EXAMPLE}"
-    assert "rf" in registry.metrics and "rocchio" in registry.classifiers
+    assert "gss" in registry.metrics and "rocchio" in registry.classifiers
     assert registry.skipped == [] and registry.without_hooks == []
 
 

@@ -191,7 +191,7 @@ def test_a_metric_plugin_skipped_for_a_clash_takes_no_built_in_with_it():
     assert registry.stages["l2"].plugin == "normalizers"
     assert "l2" not in registry.metrics
     scorers = {name for name, registered in registry.stages.items() if registered.plugin == "scorers"}
-    assert scorers == set(registry.metrics) and len(scorers) == 12
+    assert scorers == set(registry.metrics) and len(scorers) == 17
 
 
 def test_a_plugin_without_hookimpl_is_listed_with_a_hint(run_filterkit):

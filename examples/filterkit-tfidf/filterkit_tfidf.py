@@ -19,11 +19,12 @@ One module, one of each kind of thing a plugin can contribute:
   gives ``ln(N / df) + 1``; a feature no training row has then gets 0.  Zero
   stays zero, so sparse data stays sparse; missing stays missing.  Rows are
   counted, not weighted: instance weights do not change the idf.
-* ``rf``, a metric: the relevance frequency of Lan, Tan, Su & Lu, "Supervised
-  and Traditional Term Weighting Methods for Automatic Text Categorization",
-  IEEE TPAMI 31(4), 2009: ``log2(2 + tp / max(1, fp))``.  Registering it is
-  all it takes for filterkit to offer an ``rf`` scorer stage and
-  ``select --metric rf``.
+* ``gss``, a metric: the GSS coefficient of Galavotti, Sebastiani & Simi,
+  "Experiments on the Use of Feature Selection and Negative Evidence in
+  Automated Text Categorization", ECDL 2000, §3:
+  ``P(t, c)·P(¬t, ¬c) − P(t, ¬c)·P(¬t, c) = (tp·tn − fp·fn) / N²``.  Registering
+  it is all it takes for filterkit to offer a ``gss`` scorer stage and
+  ``select --metric gss``.
 * ``rocchio``, a classifier for ``filterkit evaluate``: the nearest class
   centroid (IIR §14.2), a row is positive when it is closer to the centroid of
   the positive training rows than to that of the others.
@@ -139,14 +140,12 @@ class TfIdf(Stage):
         self.documents = int(state["documents"])
 
 
-def relevance_frequency(tp, fp, pos, neg):
-    """rf: log2(2 + tp / max(1, fp)) (Lan et al., IEEE TPAMI 2009)."""
-    return np.log2(2.0 + tp / np.maximum(1.0, fp))
+def gss_coefficient(tp, fp, pos, neg):
+    """gss: (tp·tn − fp·fn) / N² (Galavotti, Sebastiani & Simi, ECDL 2000)."""
+    return (tp * (neg - fp) - fp * (pos - tp)) / (pos + neg) ** 2
 
 
-RELEVANCE_FREQUENCY = Metric(
-    "rf", relevance_frequency, "Relevance frequency (Lan et al. 2009): log2(2 + tp / max(1, fp))."
-)
+GSS = Metric("gss", gss_coefficient, "GSS coefficient (Galavotti et al. 2000): (tp·tn − fp·fn) / N².")
 
 
 class Rocchio(Classifier):
@@ -185,8 +184,8 @@ def register_stages(register):
 
 @hookimpl
 def register_metrics(register):
-    """The ``rf`` metric (filterkit makes its scorer stage and offers it to ``select --metric``)."""
-    register(RELEVANCE_FREQUENCY)
+    """The ``gss`` metric (filterkit makes its scorer stage and offers it to ``select --metric``)."""
+    register(GSS)
 
 
 @hookimpl

@@ -1,5 +1,5 @@
 """filterkit-tfidf, installed: ``logtf`` and ``tfidf`` against hand-worked values and
-scikit-learn's idf, mergeable statistics, model files, ``rf`` as a metric, scorer stage and
+scikit-learn's idf, mergeable statistics, model files, ``gss`` as a metric, scorer stage and
 ``select --metric``, and ``rocchio`` by hand and in ``filterkit evaluate``.
 
 Run with the plugin installed (``pip install -e '.[test]'``, then ``python -m pytest``): filterkit
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from filterkit_tfidf import DocumentCounts, Rocchio, inverse_document_frequency, relevance_frequency
+from filterkit_tfidf import DocumentCounts, Rocchio, gss_coefficient, inverse_document_frequency
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from filterkit.arff import read_arff
@@ -79,11 +79,11 @@ def test_everything_comes_from_this_distribution_s_entry_point():
     for table, name in (
         (registry.stages, "logtf"),
         (registry.stages, "tfidf"),
-        (registry.metrics, "rf"),
+        (registry.metrics, "gss"),
         (registry.classifiers, "rocchio"),
     ):
         assert (table[name].plugin, table[name].distribution) == ("tfidf", "filterkit-tfidf")
-    assert "rf" in registry.stages, "filterkit makes a scorer stage for every registered metric"
+    assert "gss" in registry.stages, "filterkit makes a scorer stage for every registered metric"
 
 
 @pytest.mark.parametrize("text", [TINY_DENSE, TINY_SPARSE], ids=["dense", "sparse"])
@@ -196,27 +196,28 @@ def test_idf_function_smooths_or_zeroes_unseen_features():
     assert merged.rows == 3 and merged.document_frequency.tolist() == [2.0, 2.0]
 
 
-def test_relevance_frequency_of_hand_counts():
-    tp = np.array([2.0, 2.0, 0.0, 6.0])
-    fp = np.array([2.0, 0.0, 1.0, 2.0])
-    np.testing.assert_allclose(relevance_frequency(tp, fp, 4.0, 4.0), np.log2([3.0, 4.0, 2.0, 5.0]), rtol=1e-15)
+def test_gss_of_hand_counts():
+    tp = np.array([2.0, 2.0, 0.0, 4.0])
+    fp = np.array([2.0, 0.0, 1.0, 0.0])
+    # (tp·tn − fp·fn) / 8²: (4 − 4), (8 − 0), (0 − 4), (16 − 0), over 64.
+    np.testing.assert_allclose(gss_coefficient(tp, fp, 4.0, 4.0), [0.0, 0.125, -0.0625, 0.25], rtol=1e-15)
 
 
-def test_select_ranks_by_rf_and_the_rf_scorer_scales_by_it(filterkit, tmp_path):
+def test_select_ranks_by_gss_and_the_gss_scorer_scales_by_it(filterkit, tmp_path):
     path = write(tmp_path, "tiny.arff", TINY_DENSE)
-    # Presence, positive class pos: a tp 2 fp 2 → log2 3; b tp 2 fp 0 → log2 4; c, d tp 0 → log2 2.
+    # Presence, positive class pos, N = 4: a tp 2 fp 2 → 0; b tp 2 fp 0 → 4/16; c tp 0 fp 1 → −2/16; d → 0.
     status, out, err = filterkit(
-        "--positive", "pos", path, "tfidf", "select", "--metric", "rf", "--presence", "--top", "1"
+        "--positive", "pos", path, "tfidf", "select", "--metric", "gss", "--presence", "--top", "1"
     )
     assert status == 0, err
     schema, chunk = read_output(out)
     assert [a.name for a in schema.attributes] == ["b", "label"]
     np.testing.assert_allclose(chunk.dense_values()[:, 0], [SMOOTH_IDF[1], 2 * SMOOTH_IDF[1], 0, 0], rtol=1e-15)
-    status, out, err = filterkit("--positive", "pos", path, "rf", "--presence")
+    status, out, err = filterkit("--positive", "pos", path, "gss", "--presence")
     assert status == 0, err
     _, chunk = read_output(out)
-    # The scorer widens a's training range [1, 5] to its score: x · log2(3) / 4.
-    np.testing.assert_allclose(chunk.dense_values()[:, 0], np.array([3, 1, 2, 5]) * math.log2(3) / 4, rtol=1e-15)
+    # The scorer widens b's training range [0, 2] to its score: x · 0.25 / 2.
+    np.testing.assert_allclose(chunk.dense_values()[:, 1], np.array([1, 2, 0, 0]) * 0.25 / 2, rtol=1e-15)
 
 
 @pytest.mark.parametrize("form", [np.array, sp.csr_matrix], ids=["dense", "sparse"])
@@ -248,6 +249,6 @@ def test_rocchio_is_an_evaluate_classifier_and_finds_a_planted_word(filterkit, t
     assert report["auc"] > 0.9
 
 
-@pytest.mark.parametrize("name", ["logtf", "tfidf", "rf"])
+@pytest.mark.parametrize("name", ["logtf", "tfidf", "gss"])
 def test_every_stage_keeps_the_stage_contract(name):
     check_stage(load_plugins().stage(name))
