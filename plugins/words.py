@@ -336,6 +336,8 @@ class WordVector(Stage):
                     f"stage 'words': stemmer '{self.params['stemmer']}' returned {type(stem).__name__} for {word!r}, "
                     "not a string"
                 )
+            if len(self.stems) >= self.most_words:  # a cache, not a second vocabulary: applying grows it
+                self.stems.clear()
             self.stems[word] = stem
         return stem
 

@@ -383,6 +383,14 @@ def test_a_registered_stemmer_stems_every_word(tmp_path):
     assert unknown.status == 1 and "no stemmer called 'porter' (installed: no-s)" in unknown.stderr
 
 
+def test_the_stem_cache_stays_within_the_vocabulary_bound():
+    schema, chunk = _documents(["cats dogs", "cat"], [0, 1])
+    stage = _fitted(schema, chunk).stages[0]
+    stage.stem, stage.most_words = (lambda word: word.removesuffix("s")), 3
+    assert [stage._stemmed(f"w{k}s") for k in range(10)] == [f"w{k}" for k in range(10)]
+    assert len(stage.stems) <= 3
+
+
 def test_an_edited_model_is_refused(tmp_path):
     schema, chunk = _documents(["a b", "c"], [0, 1])
     chain = _fitted(schema, chunk)
