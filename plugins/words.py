@@ -3,10 +3,14 @@
 Each string attribute in ``--attributes`` (Weka's ``-R``, 1-based, ``first-last`` by
 default: every string attribute; the class and other kinds are never converted) is cut
 into words by Weka's ``WordTokenizer``: a word is a maximal run of characters that are not
-``--delimiters`` (by default Weka's `` \r\n\t.,;:'"()?!``).  A word is lowercased with
+``--delimiters`` (by default Weka's `` \r\n\t.,;:'"()?!``); with ``--tokenizer alphabetic``
+(``AlphabeticTokenizer``) a maximal run of ASCII letters.  With ``--ngrams MIN-MAX``
+(``NGramTokenizer``) the tokens ("words" below) are each attribute's runs of MIN to MAX
+consecutive words joined by a space.  A word is lowercased with
 ``--lowercase`` (``-L``), stemmed by a registered stemmer with ``--stemmer NAME``, and, while
 fitting, left out when it is a stop word (``--stopwords weka``: Weka's built-in list, or a
-file of one word per line, ``#`` lines ignored: ``-S``/``-stopwords``; compared lowercased).
+file of one word per line, ``#`` lines ignored: ``-S``/``-stopwords``; compared lowercased),
+an n-gram whole, as in Weka.
 
 Fitting, as Weka's ``determineDictionary``: per class (the class's label, a missing class
 counting as the first label, as in Weka; one corpus with ``--whole-corpus``, Weka's ``-O``,
@@ -106,12 +110,56 @@ def unescaped(text: str) -> str:
     return re.sub(r"\\([nrt\\'\"])", lambda match: _ESCAPES[match.group(1)], text)
 
 
-def tokenizer(delimiters: str) -> Callable[[str], list[str]]:
-    """A function cutting a text into its words: the maximal runs of characters that are not
-    in ``delimiters`` (Java's ``StringTokenizer``, as Weka's ``WordTokenizer`` uses it)."""
-    if not delimiters:
-        return lambda text: [text] if text else []
-    return re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
+#: The characters Java's ``String.trim`` removes from both ends of a string (those up to U+0020).
+JAVA_TRIMMED = "".join(map(chr, range(0x21)))
+
+#: The longest n-gram ``--ngrams`` takes: a document's tokens are then at most 10 times its words,
+#: each at most 10 words long, not a number of n-grams that grows with the square of its length.
+LONGEST_NGRAM = 10
+
+
+def tokenizer(
+    delimiters: str, ngrams: tuple[int, int] | None = None, alphabetic: bool = False
+) -> Callable[[str], list[str]]:
+    """A function cutting a text into its tokens, as Weka 3.6's tokenizers do.
+
+    The words are the maximal runs of characters that are not in ``delimiters`` (Java's
+    ``StringTokenizer``, as Weka's ``WordTokenizer`` uses it), or with ``alphabetic`` of ASCII
+    letters (``AlphabeticTokenizer``).  With ``ngrams`` (MIN, MAX) the tokens are, as
+    ``NGramTokenizer``'s, the runs of MIN to MAX consecutive words joined by one space, each
+    trimmed as Java's ``String.trim`` trims; none for a text of fewer than MIN words."""
+    split: Callable[[str], list[str]]
+    if alphabetic:
+        split = re.compile("[A-Za-z]+").findall
+    elif not delimiters:
+        split = lambda text: [text] if text else []  # noqa: E731
+    else:
+        split = re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
+    if ngrams is None:
+        return split
+    shortest, longest = ngrams
+
+    def grams(text: str) -> list[str]:
+        words = split(text)
+        return [
+            " ".join(words[start : start + n]).strip(JAVA_TRIMMED)
+            for n in range(shortest, min(longest, len(words)) + 1)
+            for start in range(len(words) - n + 1)
+        ]
+
+    return grams
+
+
+def ngram_sizes(text: str | None) -> tuple[int, int] | None:
+    """``--ngrams MIN-MAX`` read: (MIN, MAX), 1 ≤ MIN ≤ MAX ≤ :data:`LONGEST_NGRAM`; None when not given."""
+    if text is None:
+        return None
+    sizes = re.fullmatch(r"([0-9]+)-([0-9]+)", text.strip())
+    if sizes is None or not 1 <= int(sizes[1]) <= int(sizes[2]) <= LONGEST_NGRAM:
+        raise FilterkitError(
+            f"option --ngrams: {text!r} is not MIN-MAX with 1 ≤ MIN ≤ MAX ≤ {LONGEST_NGRAM} (e.g. 1-2)"
+        )
+    return int(sizes[1]), int(sizes[2])
 
 
 def java_order(word: str) -> bytes:
@@ -213,11 +261,32 @@ class WordVector(Stage):
         ),
         Option("attributes", str, "first-last", "The string attributes to convert, 1-based (Weka's -R)."),
         Option("stemmer", str, None, "Stem each word with this registered stemmer (see register_stemmers)."),
+        Option(
+            "tokenizer",
+            str,
+            "word",
+            "Words are cut at --delimiters ('word', Weka's WordTokenizer) or are the runs of ASCII letters "
+            "('alphabetic', Weka's AlphabeticTokenizer).",
+            choices=("word", "alphabetic"),
+        ),
+        Option(
+            "ngrams",
+            str,
+            None,
+            "Tokens are the runs of MIN to MAX consecutive words, e.g. 1-2 (Weka's NGramTokenizer -min -max).",
+        ),
     )
     widening_hint = "one attribute per word; --words-to-keep N keeps fewer per class"
     learns = True
     #: Per kept word, in attribute order: the training documents holding it.
     state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}
+
+    def check_params(self) -> None:
+        ngram_sizes(self.params["ngrams"])
+        if self.params["tokenizer"] == "alphabetic" and self.params["delimiters"] != WEKA_DELIMITERS:
+            raise FilterkitError(
+                "option --delimiters: the alphabetic tokenizer has none (its words are letters a-z, A-Z)"
+            )
 
     def select_features(self, schema, context) -> np.ndarray:
         chosen = attribute_range(self.params["attributes"], len(schema)) if len(schema) else np.zeros(0, np.int64)
@@ -237,7 +306,8 @@ class WordVector(Stage):
         self.n_classes = max(len(schema.attributes[class_index].labels), 1) if per_class else 1
         self.label_column = class_index if per_class else None
         delimiters = unescaped(self.params["delimiters"])
-        self.split = tokenizer(delimiters)
+        alphabetic = self.params["tokenizer"] == "alphabetic"
+        self.split = tokenizer(delimiters, ngram_sizes(self.params["ngrams"]), alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
@@ -252,7 +322,7 @@ class WordVector(Stage):
             for text in texts:
                 if text is not None:
                     words.extend(self.split(text))
-            if self.params["lowercase"]:  # each word alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
+            if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
                 words = [word.lower() for word in words]
             if self.stem is not None:
                 words = [self._stemmed(word) for word in words]
@@ -267,6 +337,8 @@ class WordVector(Stage):
                     f"stage 'words': stemmer '{self.params['stemmer']}' returned {type(stem).__name__} for {word!r}, "
                     "not a string"
                 )
+            if len(self.stems) >= self.most_words:  # a cache, not a second vocabulary: applying grows it
+                self.stems.clear()
             self.stems[word] = stem
         return stem
 
@@ -308,7 +380,7 @@ class WordVector(Stage):
             raise FilterkitError(
                 f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
                 f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
-                "with --stopwords, --lowercase, --stemmer or --delimiters"
+                "with --stopwords, --lowercase, --stemmer, --delimiters or a smaller --ngrams"
             )
         return statistics
 

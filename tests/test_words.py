@@ -31,8 +31,11 @@ from filterkit_plugins.words import (
 EXAMPLES = Path("/usr/share/doc/weka/examples")
 CORPORA = ("ReutersGrain", "ReutersCorn")
 STRING_TO_WORD_VECTOR = "weka.filters.unsupervised.attribute.StringToWordVector"
+NGRAM = "weka.core.tokenizers.NGramTokenizer"
 #: Weka's delimiters and - < > /, with the escapes both --delimiters and Weka's option parser read.
 DELIMITERS = r" \r\n\t.,;:'\"()?!-<>/"
+#: Weka's delimiters and < > /: NGramTokenizer puts them in a regular expression's [...], where - would mean a range.
+NGRAM_DELIMITERS = r" \r\n\t.,;:'\"()?!<>/"
 #: Per compared option set: filterkit's options and Weka's.
 OPTION_SETS = {
     "counts-lowercase-all": (["--counts", "--lowercase", "--words-to-keep", "100000"], ["-C", "-L", "-W", "100000"]),
@@ -44,8 +47,45 @@ OPTION_SETS = {
         ["--words-to-keep", "100000", "--delimiters", DELIMITERS],
         ["-W", "100000", "-tokenizer", f'weka.core.tokenizers.WordTokenizer -delimiters "{DELIMITERS}"'],
     ),
+    "ngrams-1-2": (
+        ["--ngrams", "1-2", "--counts", "--lowercase", "--words-to-keep", "100000", "--delimiters", NGRAM_DELIMITERS],
+        ["-C", "-L", "-W", "100000", "-tokenizer", f'{NGRAM} -min 1 -max 2 -delimiters "{NGRAM_DELIMITERS}"'],
+    ),
+    "ngrams-2-3-stopwords": (
+        ["--ngrams", "2-3", "--stopwords", "weka", "--lowercase"],
+        ["-S", "-L", "-tokenizer", f"{NGRAM} -min 2 -max 3"],
+    ),
+    "alphabetic": (
+        ["--tokenizer", "alphabetic", "--counts", "--words-to-keep", "100000"],
+        ["-C", "-W", "100000", "-tokenizer", "weka.core.tokenizers.AlphabeticTokenizer"],
+    ),
 }
 COMPARED = [(corpus, options) for corpus in CORPORA for options in OPTION_SETS]
+#: Documents (two string attributes, the second's first value missing) for the tokenizers' edge cases:
+#: words holding spaces (--delimiters without one) that NGramTokenizer trims, n-grams that stop at an
+#: attribute's end, documents shorter than MIN, stop words around n-grams, letters outside a-z.
+EDGE_DOCUMENTS = [
+    (" one two, three ,four", None),
+    ("The cat sat on the mat", "of the"),
+    ("café2go x_y Ünïcode 3D", "solo"),
+    ("", "Five. six seven"),
+]
+#: Per edge case: filterkit's options and Weka's, both run on EDGE_DOCUMENTS.
+EDGE_OPTION_SETS = {
+    "ngrams-1-3-trimmed": (
+        ["--ngrams", "1-3", "--delimiters", ".,"],
+        ["-C", "-tokenizer", f'{NGRAM} -min 1 -max 3 -delimiters ".,"'],
+    ),
+    "ngrams-2-2-stopwords": (
+        ["--ngrams", "2-2", "--stopwords", "weka"],
+        ["-C", "-S", "-tokenizer", f"{NGRAM} -min 2 -max 2"],
+    ),
+    "ngrams-3-4": (["--ngrams", "3-4"], ["-C", "-tokenizer", f"{NGRAM} -min 3 -max 4"]),
+    "alphabetic": (
+        ["--tokenizer", "alphabetic", "--lowercase"],
+        ["-C", "-L", "-tokenizer", "weka.core.tokenizers.AlphabeticTokenizer"],
+    ),
+}
 #: Words whose lowercase depends on where they stand (Greek final sigma: ΟΔΟΣ.ΚΑΙ is οδος and
 #: και, each word lowercased alone as Java's toLowerCase does), or that grow when lowercased.
 CASED_DOCUMENTS = ["ΟΔΟΣ.ΚΑΙ ΣΟΦΟΣ", "İSTANBUL ΣΑΣ.Σ Ǆemal ẞtraße", "ΟΔΟΣ ΌΣΟΙ"]
@@ -106,6 +146,22 @@ def weka_outputs(tmp_path_factory) -> dict:
     cased.write_text(f"@relation cased\n@attribute text string\n@attribute c {{a,b}}\n@data\n{rows}", encoding="utf-8")
     outputs["cased"] = cased
     runs.append([STRING_TO_WORD_VECTOR, "-L", "-i", str(cased), "-c", "last", "-o", str(folder / "cased.weka.arff")])
+    edges = folder / "edges.arff"
+    rows = "".join(
+        f"'{first}',{'?' if second is None else repr(second)},{'ab'[k % 2]}\n"
+        for k, (first, second) in enumerate(EDGE_DOCUMENTS)
+    )
+    edges.write_text(
+        f"@relation edges\n@attribute t1 string\n@attribute t2 string\n@attribute c {{a,b}}\n@data\n{rows}",
+        encoding="utf-8",
+    )
+    outputs["edges"] = edges
+    for name, (_, weka_options) in EDGE_OPTION_SETS.items():
+        out = folder / f"edges.{name}.arff"
+        runs.append(
+            [STRING_TO_WORD_VECTOR, *weka_options, "-W", "100000", "-i", str(edges), "-c", "last", "-o", str(out)]
+        )
+        outputs["edges", name] = out
     jobs = folder / "jobs.tsv"
     jobs.write_text("".join("\t".join(run) + "\n" for run in runs))
     java = weka_java(RUN_WEKA_JAVA, "-Xmx1g", "-Dfile.encoding=UTF-8")
@@ -132,7 +188,19 @@ def test_words_are_wekas_words_and_values(weka_outputs, corpus, options):
     # the same non-zeros in every document; values as Weka prints them (6 decimals)
     assert (ours_values != 0).nnz == (weka_values != 0).nnz
     assert abs(ours_values - weka_values).max() <= 5e-7 + 1e-12
-    assert ours_values.nnz > 50_000
+    assert ours_values.nnz > 40_000
+
+
+@needs_weka
+@pytest.mark.slow
+@pytest.mark.parametrize("options", EDGE_OPTION_SETS)
+def test_tokenizers_edge_cases_are_wekas(weka_outputs, options):
+    ours_options = [*EDGE_OPTION_SETS[options][0], "--counts", "--words-to-keep", "100000"]
+    ours_schema, ours = read_output(_filterkit(weka_outputs["edges"], "words", *ours_options))
+    weka_schema, weka = read_arff(str(weka_outputs["edges", options]))
+    assert [a.name for a in ours_schema.attributes] == [a.name for a in weka_schema.attributes]
+    assert ours.values.toarray().tolist() == weka.values.toarray().tolist()
+    assert len(ours_schema) > 4
 
 
 @needs_weka
@@ -313,6 +381,14 @@ def test_a_registered_stemmer_stems_every_word(tmp_path):
     assert chunk.values.toarray().tolist() == [[0, 2, 1], [1, 0, 1]]
     unknown = run_filterkit(documents, "words", "--stemmer", "porter", plugins_dir=tmp_path)
     assert unknown.status == 1 and "no stemmer called 'porter' (installed: no-s)" in unknown.stderr
+
+
+def test_the_stem_cache_stays_within_the_vocabulary_bound():
+    schema, chunk = _documents(["cats dogs", "cat"], [0, 1])
+    stage = _fitted(schema, chunk).stages[0]
+    stage.stem, stage.most_words = (lambda word: word.removesuffix("s")), 3
+    assert [stage._stemmed(f"w{k}s") for k in range(10)] == [f"w{k}" for k in range(10)]
+    assert len(stage.stems) <= 3
 
 
 def test_an_edited_model_is_refused(tmp_path):
