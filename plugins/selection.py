@@ -134,10 +134,7 @@ class Selector(Stage):
         fraction = self.params["fraction"]
         if fraction is not None and not 0 < fraction <= 1:
             raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
-        for name in ("min_score", "sparsity", "sample"):
-            if self.params[name] is not None and math.isnan(self.params[name]):
-                raise FilterkitError(f"option --{name.replace('_', '-')}: nan is not a number")
-        if not 0 < self.params["C"] < math.inf:
+        if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
         if metric is not None and metric != SVM and metric not in self.metrics:
