@@ -93,23 +93,18 @@ class SelectionStatistics:
         """Statistics of both parts (the first part's sample comes first)."""
         return SelectionStatistics(
             self.rows + other.rows,
-            _add(self.nonzero, other.nonzero),
-            other.counts
-            if self.counts is None
-            else self.counts
-            if other.counts is None
-            else self.counts.merge(other.counts),
+            _combined(self.nonzero, other.nonzero, np.add),
+            _combined(self.counts, other.counts, ValueCounts.merge),
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
         )
 
 
-def _add(first, second):
-    if first is None:
-        return second
-    if second is None:
-        return first
-    return first + second
+def _combined(first, second, combine):
+    """``combine(first, second)``, or the one that is not None."""
+    if first is None or second is None:
+        return second if first is None else first
+    return combine(first, second)
 
 
 class Selector(Stage):
