@@ -266,17 +266,15 @@ def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -
 
 def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
-    difference = None
-    if len(names) != len(schema):
-        difference = f"expected {len(schema)} columns, found {len(names)}"
-    else:
-        for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1):
-            if attribute.name != column_name:
-                difference = f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
-                break
-            if attribute.kind not in (NUMERIC, NOMINAL):
-                difference = f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
-                break
+    differences = (
+        f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
+        if attribute.name != column_name
+        else f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
+        for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1)
+        if attribute.name != column_name or attribute.kind not in (NUMERIC, NOMINAL)
+    )
+    difference = f"expected {len(schema)} columns, found {len(names)}" if len(names) != len(schema) else None
+    difference = difference or next(differences, None)
     if difference is not None:
         raise FilterkitError(f"header differs from the training data: {difference}", name)
     codes = tuple(
