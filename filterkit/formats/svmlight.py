@@ -123,7 +123,8 @@ class SvmlightFormat:
                         numbers[-1],
                     )
                 if len(rows.indices):
-                    low, high = (_first_use(rows, int(find(rows.indices))) for find in (np.argmin, np.argmax))
+                    ends = (int(np.argmin(rows.indices)), int(np.argmax(rows.indices)))
+                    low, high = ((int(rows.indices[at]), rows.numbers[_row_of(rows, at)]) for at in ends)
                     if smallest[0] is None:
                         smallest, largest = low, high
                     # min and max keep the first of equals: an earlier line wins a tie
@@ -157,11 +158,6 @@ class SvmlightFormat:
             elif comments is not None and not seen_row and line.lstrip().startswith(b"#"):
                 comment = line.lstrip()[1:].decode("utf-8", "replace")
                 comments.append(comment[1:] if comment.startswith(" ") else comment)
-
-
-def _first_use(rows: _Rows, entry: int) -> tuple[int, int]:
-    """The index of stored entry ``entry`` of ``rows`` and the line of its row."""
-    return int(rows.indices[entry]), rows.numbers[_row_of(rows, entry)]
 
 
 def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) -> None:
