@@ -140,18 +140,7 @@ class OutputContract:
         (``class_before`` given), for the next stage's :meth:`class_before`; else None."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
-        # checked below: CSR arrays (a chunk of arrays, no matrix built), a CSR matrix or an array
-        values: Any = result.csr() if result.is_sparse and not result.has_matrix else result.values
-        if isinstance(values, CsrArrays):
-            self._check_arrays(values, step)
-        elif is_sparse_matrix(values):
-            if values.format != "csr":
-                raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
-        elif not isinstance(values, np.ndarray) or values.ndim != 2:
-            raise self._broken(step, f"the chunk's values are {_kind_of(values)}, expected a 2-D array or CSR matrix")
-        dtype = values.data.dtype if isinstance(values, CsrArrays) else values.dtype
-        if dtype != np.float64:
-            raise self._broken(step, f"the chunk's values are {dtype}, expected float64")
+        values = self._values(result, step)
         rows, columns = values.shape
         if rows != given.n_rows and not self.stage.filters_rows:
             raise self._broken(
@@ -167,19 +156,35 @@ class OutputContract:
         self._check_labels(result.csr() if result.is_sparse else values, step)
         # A stage that filters rows returns some of them, so its class column is compared only when the rows
         # are the ones it was given.
-        same_rows = rows == given.n_rows
+        if self.class_in is None or self.class_out is None or rows != given.n_rows or self.stage.changes_class:
+            return result, None
         class_after = None
-        if self.class_in is not None and self.class_out is not None and same_rows and not self.stage.changes_class:
-            if class_before is not None:
-                class_after = np.array(column_of(_rows_of(result), self.class_out), dtype=np.float64, copy=True)
-                unchanged = np.array_equal(class_before, class_after, equal_nan=True)
-            else:
-                unchanged = _same_column(_rows_of(given), self.class_in, _rows_of(result), self.class_out)
-            if not unchanged:
-                raise self._broken(
-                    step, "it changed the class column's values (a stage that does declares changes_class = True)"
-                )
+        if class_before is not None:
+            class_after = np.array(column_of(_rows_of(result), self.class_out), dtype=np.float64, copy=True)
+            unchanged = np.array_equal(class_before, class_after, equal_nan=True)
+        else:
+            unchanged = _same_column(_rows_of(given), self.class_in, _rows_of(result), self.class_out)
+        if not unchanged:
+            raise self._broken(
+                step, "it changed the class column's values (a stage that does declares changes_class = True)"
+            )
         return result, class_after
+
+    def _values(self, result: Chunk, step: str) -> Any:
+        """The chunk's values, checked to be float64 CSR arrays (a chunk of arrays: no matrix built),
+        a CSR matrix or a 2-D array."""
+        values: Any = result.csr() if result.is_sparse and not result.has_matrix else result.values
+        if isinstance(values, CsrArrays):
+            self._check_arrays(values, step)
+        elif is_sparse_matrix(values):
+            if values.format != "csr":
+                raise self._broken(step, f"transform returned a sparse {values.format.upper()} matrix, expected CSR")
+        elif not isinstance(values, np.ndarray) or values.ndim != 2:
+            raise self._broken(step, f"the chunk's values are {_kind_of(values)}, expected a 2-D array or CSR matrix")
+        dtype = values.data.dtype if isinstance(values, CsrArrays) else values.dtype
+        if dtype != np.float64:
+            raise self._broken(step, f"the chunk's values are {dtype}, expected float64")
+        return values
 
     def _check_arrays(self, arrays: CsrArrays, step: str) -> None:
         """CSR arrays that make a matrix: one-dimensional, ``indptr`` one longer than the rows,

@@ -225,9 +225,7 @@ def _check_document(document: dict) -> None:
     """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
     _expect(document, "input_schema", dict, "the model")
     _expect(document, "stages", list, "the model")
-    for key in ("class", "positive"):
-        if document.get(key) is not None and not isinstance(document.get(key), str):
-            raise _NotAModel(f"'{key}' is {_json_type(document.get(key))}, not a string or null")
+    _expect_text_or_null(document, ("class", "positive"), "the model")
     base = document.get("svmlight_first_index")
     if base is not None and (type(base) is not int or base not in (0, 1)):
         raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
@@ -243,9 +241,7 @@ def _check_document(document: dict) -> None:
         _expect(entry, "name", str, where)
         _expect(entry, "params", dict, where)
         _expect(entry, "state", dict, where)
-        for key in ("plugin", "distribution"):
-            if entry.get(key) is not None and not isinstance(entry[key], str):
-                raise _NotAModel(f"{where}: '{key}' is {_json_type(entry[key])}, not a string")
+        _expect_text_or_null(entry, ("plugin", "distribution"), where)
         for key, value in entry["state"].items():
             if isinstance(value, dict) and "array" in value and not _is_array_reference(value, document):
                 raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
@@ -280,9 +276,7 @@ def _check_attribute(attribute, where: str) -> None:
     labels = attribute.get("labels", [])
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         raise _NotAModel(f"{where}: 'labels' is not a list of strings")
-    for key in ("date_format", "declared_type"):
-        if attribute.get(key) is not None and not isinstance(attribute[key], str):
-            raise _NotAModel(f"{where}: '{key}' is {_json_type(attribute[key])}, not a string")
+    _expect_text_or_null(attribute, ("date_format", "declared_type"), where)
     members = attribute.get("members", [])
     if not isinstance(members, list):
         raise _NotAModel(f"{where}: 'members' is {_json_type(members)}, not a list")
@@ -295,6 +289,13 @@ def _expect(mapping: dict, key: str, kind: type, where: str) -> None:
         raise _NotAModel(f"{where} has no '{key}'")
     if not isinstance(mapping[key], kind) or (kind is int and isinstance(mapping[key], bool)):
         raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
+
+
+def _expect_text_or_null(mapping: dict, keys: tuple[str, ...], where: str) -> None:
+    """_NotAModel unless each of ``keys`` is absent, null or a string."""
+    for key in keys:
+        if mapping.get(key) is not None and not isinstance(mapping[key], str):
+            raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not a string or null")
 
 
 def _json_type(value) -> str:

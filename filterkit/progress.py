@@ -257,36 +257,31 @@ class Meter:
     def describe(self, elapsed: float, finished: bool = False) -> str:
         """What is done: rows (or items) against their number, or the share of the input's bytes;
         the rate and the time left; when ``finished``, the totals and the time taken."""
-        rate = self.count / elapsed if elapsed > 0 else None
         if not self.unit:
             return self._bytes_only(elapsed, finished)
+        rate = f"{_rate(self.count / elapsed)} {self.unit}/s" if elapsed > 0 and (finished or self.count) else ""
+        read = self.position() if self.position is not None and self.items is None else None
         if finished:
-            shown = f"{self.count:,} {self.unit} in {duration(elapsed)}"
-            if self.size:
-                shown = f"100% of {data_size(self.size)}, {shown}"
-            elif self.items is None and self.position is not None and self.position():
-                shown = f"{data_size(self.position() or 0)}, {shown}"
-            return shown if rate is None else f"{shown}, {_rate(rate)} {self.unit}/s"
-        parts = []
-        fraction = None
-        if self.items is not None:
-            fraction = min(self.count / self.items, 1.0) if self.items else None
-            parts.append(
-                f"{self.count:,}/{self.items:,} {self.unit}" + (f" ({fraction:.0%})" if fraction is not None else "")
-            )
-        else:
-            read = self.position() if self.position is not None else None
-            if read is not None and self.size:
-                fraction = min(read / self.size, 1.0)
-                parts.append(f"{fraction:.0%} of {data_size(self.size)}")
-            elif read:
-                parts.append(data_size(read))
-            parts.append(f"{self.count:,} {self.unit}")
-        if rate is not None and self.count:
-            parts.append(f"{_rate(rate)} {self.unit}/s")
+            where = f"100% of {data_size(self.size)}" if self.size else data_size(read) if read else ""
+            return ", ".join(filter(None, [where, f"{self.count:,} {self.unit} in {duration(elapsed)}", rate]))
+        where, fraction = self._share(read)
+        parts = [where, rate]
         if fraction and elapsed > 0 and fraction < 1:
             parts.append(f"{duration(elapsed * (1 - fraction) / fraction)} left")
-        return ", ".join(parts)
+        return ", ".join(filter(None, parts))
+
+    def _share(self, read: int | None) -> tuple[str, float | None]:
+        """How far a running pass is, in words and as a fraction (None when unknown): its items
+        against their number, or the bytes ``read`` of the input's size, and its rows."""
+        counted = f"{self.count:,} {self.unit}"
+        if self.items is not None:
+            fraction = min(self.count / self.items, 1.0) if self.items else None
+            shown = f" ({fraction:.0%})" if fraction is not None else ""
+            return f"{self.count:,}/{self.items:,} {self.unit}{shown}", fraction
+        if read is not None and self.size:
+            fraction = min(read / self.size, 1.0)
+            return f"{fraction:.0%} of {data_size(self.size)}, {counted}", fraction
+        return f"{data_size(read)}, {counted}" if read else counted, None
 
     def _bytes_only(self, elapsed: float, finished: bool) -> str:
         """A pass that counts no rows (a copy): the bytes read, and the time taken when ``finished``."""

@@ -43,6 +43,7 @@ import importlib
 import inspect
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
 
@@ -394,25 +395,26 @@ def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
             continue
         cells = np.asarray(column, dtype=object).tolist()
         missing = [_is_missing(cell) for cell in cells]
-        if attribute.kind == STRING:
-            wrong = [cell for cell, gap in zip(cells, missing) if not gap and not isinstance(cell, str)]
-            text[position] = [None if gap else cell for cell, gap in zip(cells, missing)]
-            cells = [np.nan if gap else 0.0 for gap in missing]
-        elif attribute.kind == NOMINAL:
-            index = {label: float(k) for k, label in enumerate(attribute.labels)}
-            wrong = [cell for cell, gap in zip(cells, missing) if not gap and str(cell) not in index]
-            cells = [np.nan if gap else index.get(str(cell), np.nan) for cell, gap in zip(cells, missing)]
-        else:
-            wrong = [cell for cell, gap in zip(cells, missing) if not gap and not _is_number(cell)]
-            cells = [np.nan if gap else cell for cell, gap in zip(cells, missing)]
+        accepts, code, expected = _cell_reader(attribute)
+        wrong = [cell for cell, gap in zip(cells, missing) if not gap and not accepts(cell)]
         if wrong:
-            expected = {STRING: "text", NOMINAL: f"one of its categories ({', '.join(attribute.labels)})"}
-            raise ValueError(
-                f"column {attribute.name!r} holds {wrong[0]!r}, which is not "
-                f"{expected.get(attribute.kind, 'a number')} (as when fitted)"
-            )
-        values[:, position] = cells
+            raise ValueError(f"column {attribute.name!r} holds {wrong[0]!r}, which is not {expected} (as when fitted)")
+        if attribute.kind == STRING:
+            text[position] = [None if gap else cell for cell, gap in zip(cells, missing)]
+        values[:, position] = [np.nan if gap else code(cell) for cell, gap in zip(cells, missing)]
     return values, text
+
+
+def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
+    """For :func:`_table_values`: whether a present cell suits ``attribute``, its value in the chunk
+    (a string's is 0, its text goes to the text side) and what a cell that does not suit should be."""
+    if attribute.kind == STRING:
+        return (lambda cell: isinstance(cell, str)), (lambda cell: 0.0), "text"
+    if attribute.kind == NOMINAL:
+        index = {label: float(k) for k, label in enumerate(attribute.labels)}
+        expected = f"one of its categories ({', '.join(attribute.labels)})"
+        return (lambda cell: str(cell) in index), (lambda cell: index[str(cell)]), expected
+    return _is_number, (lambda cell: cell), "a number"
 
 
 def _is_number(cell) -> bool:

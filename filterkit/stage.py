@@ -77,30 +77,22 @@ class Option:
         """
         if value is None:
             return None
-        wanted = {int: "an integer", float: "a finite number", str: "a string", bool: "a boolean"}[self.kind]
+        text = isinstance(value, str)
         is_bool = isinstance(value, (bool, np.bool_))
-        is_number = isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
-        converted: Any  # bool, str, float or int, as self.kind says
+        numeric = text or isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
+        wanted, accepted = {
+            int: ("an integer", numeric),
+            float: ("a finite number", numeric),
+            str: ("a string", text),
+            bool: ("a boolean", is_bool or text),
+        }[self.kind]
         try:
-            if self.kind is bool:
-                if not (is_bool or isinstance(value, str)):
-                    raise TypeError(value)
-                converted = _to_bool(value)
-            elif self.kind is str:
-                if not isinstance(value, str):
-                    raise TypeError(value)
-                converted = value
-            elif not (is_number or isinstance(value, str)):
+            if not accepted:
                 raise TypeError(value)
-            elif self.kind is float:
-                converted = float(value)
-                if not np.isfinite(converted):
-                    raise ValueError(value)
-            elif isinstance(value, (str, int, np.integer)):
-                converted = int(value)
-            elif float(value).is_integer():
-                converted = int(value)
-            else:
+            converted = _to_bool(value) if self.kind is bool else self.kind(value)
+            # an int option takes a number only when it is whole: int(2.5) is 2
+            whole = self.kind is not int or text or converted == value
+            if not whole or (self.kind is float and not np.isfinite(converted)):
                 raise ValueError(value)
         except (TypeError, ValueError, OverflowError):
             raise FilterkitError(f"option {self.flag}: {value!r} is not {wanted}") from None

@@ -33,6 +33,7 @@ folds, never rows), and they merge, so ``--engine dask`` gives the same bytes.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import cast
 
@@ -105,13 +106,6 @@ class FoldCounts:
     def merge(self, other: "FoldCounts") -> "FoldCounts":
         """Statistics of the rows of both."""
         return FoldCounts([mine.merge(theirs) for mine, theirs in zip(self.folds, other.folds)])
-
-
-def _merged(parts: list[ValueCounts]) -> ValueCounts:
-    total = parts[0]
-    for part in parts[1:]:
-        total = total.merge(part)
-    return total
 
 
 def auc_by_feature(
@@ -272,7 +266,7 @@ class AutoStage(Stage):
 
     def finalize(self, statistics: FoldCounts) -> None:
         n = len(self.features)
-        full = _merged(statistics.folds)
+        full = functools.reduce(ValueCounts.merge, statistics.folds)
         self.positive = positive_code(self.class_attribute, full.class_totals, self.context.positive)
         low, high = full.training_range()
         refuse_infinite_ranges(self, low, high)
@@ -303,7 +297,7 @@ class AutoStage(Stage):
         aucs = np.full((3, n_folds, n), 0.5)
         fold_positives, fold_negatives = np.zeros((n_folds, n)), np.zeros((n_folds, n))
         for k, held in enumerate(folds):
-            training = _merged([fold for j, fold in enumerate(folds) if j != k])
+            training = functools.reduce(ValueCounts.merge, [fold for j, fold in enumerate(folds) if j != k])
             trained = training.histogram(include_zero=True)
             trained_positives = trained.of_class(self.positive)
             trained_negatives = trained.rows - trained_positives

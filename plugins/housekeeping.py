@@ -30,11 +30,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
+from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema, weka_range
 from filterkit.stage import Option, Stage, StateArray
-from filterkit.statistics import ExactSums, checked_weights
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)

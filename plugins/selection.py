@@ -93,23 +93,18 @@ class SelectionStatistics:
         """Statistics of both parts (the first part's sample comes first)."""
         return SelectionStatistics(
             self.rows + other.rows,
-            _add(self.nonzero, other.nonzero),
-            other.counts
-            if self.counts is None
-            else self.counts
-            if other.counts is None
-            else self.counts.merge(other.counts),
+            _combined(self.nonzero, other.nonzero, np.add),
+            _combined(self.counts, other.counts, ValueCounts.merge),
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
         )
 
 
-def _add(first, second):
-    if first is None:
-        return second
-    if second is None:
-        return first
-    return first + second
+def _combined(first, second, combine):
+    """``combine(first, second)``, or the one that is not None."""
+    if first is None or second is None:
+        return second if first is None else first
+    return combine(first, second)
 
 
 class Selector(Stage):
@@ -134,10 +129,7 @@ class Selector(Stage):
         fraction = self.params["fraction"]
         if fraction is not None and not 0 < fraction <= 1:
             raise FilterkitError(f"option --fraction: {fraction} is not in (0, 1]")
-        for name in ("min_score", "sparsity", "sample"):
-            if self.params[name] is not None and math.isnan(self.params[name]):
-                raise FilterkitError(f"option --{name.replace('_', '-')}: nan is not a number")
-        if not 0 < self.params["C"] < math.inf:
+        if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
         if metric is not None and metric != SVM and metric not in self.metrics:

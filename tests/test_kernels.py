@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import filterkit.exact as exact
 import filterkit.statistics as statistics
 import filterkit_plugins.normalizers as normalizers
 import filterkit_plugins.shaper as shaper
@@ -61,12 +62,18 @@ def class_position(schema, where: str) -> int:
 
 
 def counted(modules_kernels, counts_class, chunks, features, class_index, n_classes):
-    """The statistics of every chunk, gathered with ``statistics._kernels`` set as given."""
-    statistics._kernels = modules_kernels
+    """The statistics of every chunk, gathered with the modules' ``_kernels`` set as given."""
+    statistics._kernels = exact._kernels = modules_kernels
     counts = counts_class.empty(len(features), n_classes)
     for chunk in chunks:
         counts = counts.add(chunk, features, class_index)
     return counts
+
+
+def use_kernels(monkeypatch, module) -> None:
+    """The statistics and their exact sums (filterkit.exact) computed with ``module`` as the kernels (None: numpy)."""
+    monkeypatch.setattr(statistics, "_kernels", module)
+    monkeypatch.setattr(exact, "_kernels", module)
 
 
 def assert_same_sums(first: ExactSums, second: ExactSums) -> None:
@@ -98,7 +105,7 @@ def assert_same_counts(first, second) -> None:
 @pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
 @pytest.mark.parametrize("name, where", REAL_FILES)
 def test_statistics_of_real_files_are_the_same_with_and_without_the_kernels(monkeypatch, name, where, counts_class):
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     schema, chunks = chunks_of(name, 97)
     class_index = class_position(schema, where)
     features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
@@ -126,7 +133,7 @@ def random_sparse_chunk(rng, n_rows: int, n_columns: int, *, weighted: bool, int
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
 def test_statistics_of_random_sparse_chunks_are_the_same_with_and_without_the_kernels(monkeypatch, seed, counts_class):
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     rng = np.random.default_rng(seed)
     chunks = [
         random_sparse_chunk(rng, int(rng.integers(1, 60)), 9, weighted=seed % 2 == 1, integers=seed % 3 != 2)
@@ -145,24 +152,24 @@ def test_sorted_counts_and_stable_order_equal_numpys(span):
     for n in (1, 2, 50, 20_000):
         keys = rng.integers(0, span, size=n, dtype=np.int64) + (span // 3)
         distinct, counts = np.unique(keys, return_counts=True)
-        found = statistics._compiled_counts(keys)
+        found = exact._compiled_counts(keys)
         if found is not None:  # keys spread too thinly are left to numpy's sort
             np.testing.assert_array_equal(found[0], distinct)
             np.testing.assert_array_equal(found[1], counts)
-        np.testing.assert_array_equal(statistics.stable_order(keys), np.argsort(keys, kind="stable"))
+        np.testing.assert_array_equal(exact.stable_order(keys), np.argsort(keys, kind="stable"))
 
 
 @needs_extension
 def test_sorted_counts_leaves_negative_keys_and_thin_spreads_to_numpy():
-    assert statistics._compiled_counts(np.array([3, -1, 3], dtype=np.int64)) is None
-    assert statistics._compiled_counts(np.array([0, 2**50], dtype=np.int64)) is None
-    found = statistics._compiled_counts(np.array([5, 2**17, 5, 0], dtype=np.int64))
+    assert exact._compiled_counts(np.array([3, -1, 3], dtype=np.int64)) is None
+    assert exact._compiled_counts(np.array([0, 2**50], dtype=np.int64)) is None
+    found = exact._compiled_counts(np.array([5, 2**17, 5, 0], dtype=np.int64))
     assert found is not None
     np.testing.assert_array_equal(found[0], [0, 5, 2**17])
     np.testing.assert_array_equal(found[1], [1, 2, 1])
     # a negative key: numpy's argsort, the same order
     keys = np.array([3, -1, 3, 0], dtype=np.int64)
-    np.testing.assert_array_equal(statistics.stable_order(keys), [1, 3, 0, 2])
+    np.testing.assert_array_equal(exact.stable_order(keys), [1, 3, 0, 2])
 
 
 @needs_extension
@@ -170,9 +177,9 @@ def test_weighted_group_sums_are_the_same_with_and_without_the_kernels(monkeypat
     rng = np.random.default_rng(5)
     groups = rng.integers(0, 300, size=5_000)
     weights = rng.choice([0.1, 1.0, 2.0**-1070, 1e300, 3.0], size=5_000)
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     compiled = ExactSums.by_group(groups, weights, 300)
-    monkeypatch.setattr(statistics, "_kernels", None)
+    use_kernels(monkeypatch, None)
     plain = ExactSums.by_group(groups, weights, 300)
     assert_same_sums(compiled, plain)
     assert math.isclose(float(plain.total().to_float()[0]), float(np.sum(weights)), rel_tol=1e-12)
@@ -361,7 +368,7 @@ def with_wide_indices(matrix: sp.csr_matrix) -> sp.csr_matrix:
 def test_the_kernels_read_int64_and_int32_index_arrays_alike(monkeypatch, tmp_path, seed):
     monkeypatch.setattr(shaper, "_kernels", kernels)
     monkeypatch.setattr(normalizers, "_kernels", kernels)
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     schema, stage = fitted("shape", random_sparse_arff(seed + 1), tmp_path)
     _, normalizer = fitted("l2", random_sparse_arff(seed + 1), tmp_path)
     rng = np.random.default_rng(seed)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from test_kernels import assert_same_counts, assert_same_sums, chunks_of, class_position, kernels
+from test_kernels import assert_same_counts, assert_same_sums, chunks_of, class_position, kernels, use_kernels
 
-import filterkit.statistics as statistics
+import filterkit.exact as exact
 from filterkit.schema import Chunk
 from filterkit.statistics import ExactSums, PresenceCounts, ValueCounts
 
@@ -30,7 +30,7 @@ def both_ways(monkeypatch, kind, chunks, features, class_index, n_classes):
     gathered with and without the kernels, their tables settled."""
     results = []
     for module in (kernels, None):
-        monkeypatch.setattr(statistics, "_kernels", module)
+        use_kernels(monkeypatch, module)
         counts = kind.empty(len(features), n_classes)
         for chunk in chunks:
             counts = counts.add(chunk, features, class_index)
@@ -55,7 +55,7 @@ def test_a_small_chunk_is_counted_as_by_hand(monkeypatch):
     # class in column 0 (labels 0, 1), features at columns 1 and 2; row 3's class is missing
     rows = np.array([[0, 2, 0], [1, 2, 5], [1, 2, 0], [np.nan, 9, 9], [0, 0, 5]], dtype=np.float64)
     chunk = Chunk(sp.csr_matrix(rows), {}, None)
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     counts = ValueCounts._compiled_of_chunk(chunk, np.array([1, 2]), 0, 2)
     assert counts is not None
     keys, sums = counts.table.settled()
@@ -73,7 +73,7 @@ def test_whole_number_chunks_are_counted_by_the_kernel_as_by_numpy(monkeypatch, 
     low, high = [(1, 40), (-5, 6), (-(2**10), 2**10), (2**51, 2**51 + 90), (1, 2)][seed]
     chunks = [word_counts(rng, int(rng.integers(1, 80)), 12, low, high) for _ in range(7)]
     features = np.array([1, 2, 3, 5, 8, 9, 11])
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     assert all(ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is not None for chunk in chunks)
     compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
@@ -97,7 +97,7 @@ def test_chunks_the_kernel_declines_go_to_numpy_with_the_same_result(monkeypatch
     changed(dense)
     chunk = Chunk(sp.csr_matrix(dense), {}, None)
     features = np.array([1, 2, 3, 4, 5])
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     assert ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is None
     compiled, plain = both_ways(monkeypatch, ValueCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
@@ -112,7 +112,7 @@ def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, nam
     class_index = class_position(schema, where)
     features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
     n_classes = len(schema.attributes[class_index].labels)
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     assert ValueCounts._compiled_of_chunk(chunks[0], features, class_index, n_classes) is not None
     compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, class_index, n_classes)
     assert_same_counts(compiled, plain)
@@ -121,18 +121,18 @@ def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, nam
 def random_run(rng, n: int, scale: int) -> tuple[np.ndarray, ExactSums]:
     """A run of distinct complex keys, ascending, with counts below 2**32 (one digit)."""
     real = rng.integers(0, 40, size=n).astype(np.float64)
-    keys = np.unique(statistics._complex_keys(real, rng.choice([-np.inf, -3.5, 0.25, 1.0, 7.0, np.inf], size=n)))
+    keys = np.unique(exact._complex_keys(real, rng.choice([-np.inf, -3.5, 0.25, 1.0, 7.0, np.inf], size=n)))
     return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
 
 
 def merged_both_ways(monkeypatch, first, second):
-    """``statistics._merged_runs`` of two runs by the kernel (which must take them) and by numpy."""
-    monkeypatch.setattr(statistics, "_kernels", kernels)
-    assert statistics._compiled_merge(first, second) is not None
+    """``exact._merged_runs`` of two runs by the kernel (which must take them) and by numpy."""
+    use_kernels(monkeypatch, kernels)
+    assert exact._compiled_merge(first, second) is not None
     results = []
     for module in (kernels, None):
-        monkeypatch.setattr(statistics, "_kernels", module)
-        results.append(statistics._merged_runs(first, second))
+        use_kernels(monkeypatch, module)
+        results.append(exact._merged_runs(first, second))
     return results
 
 
@@ -150,25 +150,25 @@ def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(monkeypa
 
 @needs_extension
 def test_merged_runs_add_the_counts_of_shared_keys(monkeypatch):
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     first = (np.array([1 + 1j, 1 + 2j, 3 + 0j]), ExactSums.of_counts(np.array([4, 2**32 - 1, 1])))
     second = (np.array([1 + 2j, 2 - 1j]), ExactSums.of_counts(np.array([3, 7])))
-    keys, sums = statistics._merged_runs(first, second)
+    keys, sums = exact._merged_runs(first, second)
     np.testing.assert_array_equal(keys, [1 + 1j, 1 + 2j, 2 - 1j, 3 + 0j])
     np.testing.assert_array_equal(sums.to_float(), [4, 2**32 + 2, 7, 1])
 
 
 @needs_extension
 def test_runs_the_merge_kernel_leaves_to_numpy(monkeypatch):
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     counted = (np.array([1 + 1j]), ExactSums.of_counts(np.array([1])))
     with_nan = (np.array([complex(1, np.nan)]), ExactSums.of_counts(np.array([1])))
     weighted = (np.array([1 + 1j]), ExactSums.of_weights(np.array([0.1])))
     integer_keys = (np.array([3]), ExactSums.of_counts(np.array([1])))
-    assert statistics._compiled_merge(counted, with_nan) is None
-    assert statistics._compiled_merge(counted, weighted) is None
-    assert statistics._compiled_merge(counted, integer_keys) is None
-    keys, sums = statistics._merged_runs(counted, weighted)
+    assert exact._compiled_merge(counted, with_nan) is None
+    assert exact._compiled_merge(counted, weighted) is None
+    assert exact._compiled_merge(counted, integer_keys) is None
+    keys, sums = exact._merged_runs(counted, weighted)
     np.testing.assert_array_equal(keys, [1 + 1j])
     assert sums.to_float()[0] == 1.1
 
@@ -180,7 +180,7 @@ def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
     rng = np.random.default_rng(span % 97)
     keys = np.r_[rng.integers(0, span, size=5_000), 0, span - 1].astype(np.int64)
     distinct, counts = np.unique(keys, return_counts=True)
-    found = statistics._compiled_counts(keys)
+    found = exact._compiled_counts(keys)
     assert found is not None
     np.testing.assert_array_equal(found[0], distinct)
     np.testing.assert_array_equal(found[1], counts)
@@ -189,7 +189,7 @@ def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
 @needs_extension
 def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
     rows = np.array([[0, 2, 0], [1, -2.5, 5], [1, 7, 0], [np.nan, 9, 9], [0, 0, 1e300]], dtype=np.float64)
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     counts = PresenceCounts.empty(2, 2)._compiled_of_chunk(Chunk(sp.csr_matrix(rows), {}, None), np.array([1, 2]), 0)
     assert counts is not None
     keys, sums = counts.nonzero_table.settled()
@@ -207,7 +207,7 @@ def test_presence_counts_are_the_same_with_and_without_the_kernels(monkeypatch, 
     for chunk in chunks[::2]:
         chunk.values.data[chunk.values.data == 5] = [-0.5, 1e-310, np.inf][seed % 3]
     features = np.array([1, 2, 3, 5, 8, 9, 11])
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     assert all(PresenceCounts.empty(7, 3)._compiled_of_chunk(chunk, features, 0) is not None for chunk in chunks)
     compiled, plain = both_ways(monkeypatch, PresenceCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
@@ -219,7 +219,7 @@ def test_a_missing_value_leaves_the_presence_counts_to_numpy(monkeypatch):
     chunk = word_counts(rng, 30, 6)
     chunk.values.data[3] = np.nan
     features = np.array([1, 2, 3, 4, 5])
-    monkeypatch.setattr(statistics, "_kernels", kernels)
+    use_kernels(monkeypatch, kernels)
     assert PresenceCounts.empty(5, 3)._compiled_of_chunk(chunk, features, 0) is None
     compiled, plain = both_ways(monkeypatch, PresenceCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)

@@ -284,7 +284,7 @@ def test_a_json_that_is_not_a_model(run_filterkit, model, text, reason):
             lambda d: d["input_schema"]["attributes"][0].update(kind="complex"),
             "input attribute 1: unknown kind 'complex'",
         ),
-        (lambda d: d.update(positive=["a"]), "'positive' is a list, not a string or null"),
+        (lambda d: d.update(positive=["a"]), "the model: 'positive' is a list, not a string or null"),
     ],
     ids=[
         "top-infinity",

@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from filterkit import cli, statistics
+from filterkit import cli, exact
 from filterkit.schema import Chunk
 from filterkit.statistics import ValueCounts
 
@@ -17,13 +17,13 @@ from filterkit.statistics import ValueCounts
 @pytest.mark.slow
 def test_merging_one_chunk_at_a_time_costs_n_log_n_in_distinct_values(monkeypatch):
     merged_keys = []
-    real_merge = statistics._merged_runs
+    real_merge = exact._merged_runs
 
     def counted(first, second):
         merged_keys.append(len(first[0]) + len(second[0]))
         return real_merge(first, second)
 
-    monkeypatch.setattr(statistics, "_merged_runs", counted)
+    monkeypatch.setattr(exact, "_merged_runs", counted)
     n = 1024
     values = np.random.default_rng(0).permutation(n) + 0.5
     counts = ValueCounts.empty(1, 2)

@@ -37,11 +37,9 @@ class DateFormat:
 
     def parse(self, text: str) -> float:
         """Milliseconds since the epoch for ``text``; ArffError if it does not match."""
-        values = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "S": 0}
-        pm = None
+        # "a" is the hours a PM marker adds, "z" the zone's offset in minutes, "E" the weekday
+        values = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "S": 0, "a": 0, "z": 0}
         twelve_hour = False
-        weekday = None
-        offset_minutes = 0
         position = 0
         for index, (letter, count) in enumerate(self.fields):
             if letter is None:
@@ -50,50 +48,22 @@ class DateFormat:
                 position += len(count)
                 continue
             next_is_number = index + 1 < len(self.fields) and self.fields[index + 1][0] in _NUMERIC
-            if letter in _NUMERIC and not (letter == "M" and count >= 3):
-                start = position
-                number, position = _read_number(text, position, count if next_is_number else 0)
-                if number is not None and letter == "y" and count == 2 and position - start == 2:
-                    number = _two_digit_year(number)
-                if number is None or not _FIRST[letter] <= number <= _LAST[letter]:
-                    raise self._mismatch(text)
-                if letter in "Hk":
-                    values["H"] = number % 24
-                elif letter in "Kh":
-                    values["H"] = number % 12
-                    twelve_hour = True
-                else:
-                    values[letter] = number
-            elif letter == "M":
-                number, position = _read_name(text, position, _MONTHS)
-                if number is None:
-                    raise self._mismatch(text)
-                values["M"] = number + 1
-            elif letter == "E":
-                weekday, position = _read_name(text, position, _DAYS)
-                if weekday is None:
-                    raise self._mismatch(text)
-            elif letter == "a":
-                marker = text[position : position + 2].upper()
-                if marker not in ("AM", "PM"):
-                    raise self._mismatch(text)
-                pm = marker == "PM"
-                position += 2
-            else:
-                offset_minutes, position = _read_zone(text, position)
-                if offset_minutes is None:
-                    raise self._mismatch(text)
+            key, number, position = _read_field(text, position, letter, count, count if next_is_number else 0)
+            if number is None:
+                raise self._mismatch(text)
+            values[key] = number
+            twelve_hour |= letter in "Kh"
         if position != len(text):
             raise self._mismatch(text)
-        hour = values["H"] + (12 if pm and twelve_hour else 0)
+        hour = values["H"] + (values["a"] if twelve_hour else 0)
         try:
             moment = _dt.datetime(values["y"], values["M"], values["d"], tzinfo=_dt.timezone.utc)
         except ValueError:
             raise self._mismatch(text) from None
-        if weekday is not None and weekday != moment.weekday():
+        if values.get("E", moment.weekday()) != moment.weekday():
             raise self._mismatch(text)
         seconds = (moment - _EPOCH).total_seconds() + hour * 3600 + values["m"] * 60 + values["s"]
-        return float((seconds - offset_minutes * 60) * 1000 + values["S"])
+        return float((seconds - values["z"] * 60) * 1000 + values["S"])
 
     def format(self, millis: float) -> str:
         """The text of the moment ``millis`` (ms since the epoch, UTC) in this pattern;
@@ -182,6 +152,29 @@ def _compile(pattern: str) -> list[tuple]:
             fields.append((None, char))
             position += 1
     return fields
+
+
+def _read_field(text: str, position: int, letter: str, count: int, width: int) -> tuple[str, int | None, int]:
+    """The field ``letter`` (``count`` times in the pattern) read at ``position``: the key of the parsed
+    values it sets, its value (None when the text does not match) and the position after it. ``width``
+    bounds a number's digits (0: as many as there are)."""
+    if letter in _NUMERIC and not (letter == "M" and count >= 3):
+        number, end = _read_number(text, position, width)
+        if number is not None and letter == "y" and count == 2 and end - position == 2:
+            number = _two_digit_year(number)
+        if number is None or not _FIRST[letter] <= number <= _LAST[letter]:
+            return letter, None, end
+        if letter in "HkKh":
+            return "H", number % (12 if letter in "Kh" else 24), end
+        return letter, number, end
+    if letter == "M":
+        number, end = _read_name(text, position, _MONTHS)
+        return "M", None if number is None else number + 1, end
+    if letter == "E":
+        return ("E", *_read_name(text, position, _DAYS))
+    if letter == "a":
+        return "a", {"AM": 0, "PM": 12}.get(text[position : position + 2].upper()), position + 2
+    return ("z", *_read_zone(text, position))
 
 
 def _read_number(text: str, position: int, width: int):

@@ -16,7 +16,8 @@ instance weights, so data that has them cannot be converted (ArffError).
 from __future__ import annotations
 
 import math
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,20 +46,9 @@ def to_liac(schema: Schema, chunk: Chunk) -> dict:
         raise ArffError("liac-arff has no instance weights: the data has weights other than 1")
     matrix = chunk.dense_values()
     columns = []
-    for position, attribute in enumerate(schema.attributes):
-        values = matrix[:, position].tolist()
-        column: list[str | float | None]
-        if attribute.kind == NOMINAL:
-            labels = attribute.labels
-            column = [None if v != v else labels[int(v)] for v in values]
-        elif attribute.kind == STRING:
-            side = chunk.text[position]
-            column = [None if v != v else side[row] for row, v in enumerate(values)]
-        elif types[position] == "INTEGER":
-            column = [None if v != v else (int(v) if math.isfinite(v) and v == int(v) else v) for v in values]
-        else:
-            column = [None if v != v else v for v in values]
-        columns.append(column)
+    for position, (attribute, kind) in enumerate(zip(schema.attributes, types)):
+        cell = _liac_cell(attribute, kind, chunk.text.get(position))
+        columns.append([None if v != v else cell(row, v) for row, v in enumerate(matrix[:, position].tolist())])
     data = [list(row) for row in zip(*columns)] if columns else [[] for _ in range(chunk.n_rows)]
     return {
         "relation": schema.relation,
@@ -69,6 +59,18 @@ def to_liac(schema: Schema, chunk: Chunk) -> dict:
         ],
         "data": data,
     }
+
+
+def _liac_cell(attribute: Attribute, kind: str | None, side) -> Callable[[int, float], Any]:
+    """How :func:`to_liac` shows a present value of ``attribute`` in a row: nominal as its label, string as
+    its text in ``side``, integral values of an ``INTEGER`` attribute as ints, other numbers as they are."""
+    if attribute.kind == NOMINAL:
+        return lambda row, v: attribute.labels[int(v)]
+    if attribute.kind == STRING:
+        return lambda row, v: side[row]
+    if kind == "INTEGER":
+        return lambda row, v: int(v) if math.isfinite(v) and v == int(v) else v
+    return lambda row, v: v
 
 
 def _liac_type(attribute: Attribute) -> str | None:

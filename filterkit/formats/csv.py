@@ -66,39 +66,48 @@ class CsvFormat:
         names = self._names(opened, name)
         if known_schema is not None:
             return _known_layout(known_schema, names, name)
-        numeric = [True] * len(names)
-        rows = 0
-        for fields, number, plain, group_rows in self._rows(opened, name, len(names)):
-            rows += group_rows
-            for column in range(len(names)):
-                if numeric[column] and not plain[column]:
-                    numeric[column] = all(_missing(text, quoted) or _is_number(text) for text, quoted in fields(column))
-        labels: list[dict[str, int]] = [{} for _ in names]
-        if not all(numeric):
-            for fields, number, _, _ in self._rows(opened, name, len(names)):
-                for column in range(len(names)):
-                    if numeric[column]:
-                        continue
-                    for text, quoted in fields(column):
-                        if _missing(text, quoted) or text in labels[column]:
-                            continue
-                        if len(labels[column]) == self.limits.labels:
-                            raise ArffError(
-                                f"column {shown(names[column])} has more than {self.limits.labels:,} distinct "
-                                f"values: refused (set {VARIABLES['labels']} to allow more)",
-                                name,
-                                number,
-                            )
-                        labels[column][text] = len(labels[column])
+        numeric, rows = self._numeric_columns(opened, name, len(names))
+        labels = self._labels(opened, name, names, [column for column, number in enumerate(numeric) if not number])
         attributes = [
-            Attribute(column_name, NUMERIC, declared_type="numeric")
-            if numeric[column]
-            else Attribute(column_name, NOMINAL, labels=tuple(labels[column]))
+            Attribute(column_name, NOMINAL, labels=tuple(labels[column]))
+            if column in labels
+            else Attribute(column_name, NUMERIC, declared_type="numeric")
             for column, column_name in enumerate(names)
         ]
-        codes = tuple(None if numeric[column] else labels[column] for column in range(len(names)))
+        codes = tuple(labels.get(column) for column in range(len(names)))
         schema = Schema(relation_of(name, keep_extension=False), tuple(attributes))
         return Layout(schema, (), _Details(codes), rows)
+
+    def _numeric_columns(self, opened: Reopen, name: str, width: int) -> tuple[list[bool], int]:
+        """The scan's first pass: which columns hold only numbers or missing values, and the rows."""
+        numeric = [True] * width
+        rows = 0
+        for fields, _, plain, group_rows in self._rows(opened, name, width):
+            rows += group_rows
+            for column in range(width):
+                if numeric[column] and not plain[column]:
+                    numeric[column] = all(_missing(text, quoted) or _is_number(text) for text, quoted in fields(column))
+        return numeric, rows
+
+    def _labels(self, opened: Reopen, name: str, names: list[str], nominal: list[int]) -> dict[int, dict[str, int]]:
+        """The scan's second pass: the labels of each ``nominal`` column, in the order they first appear,
+        with their codes; ArffError past the limit of labels."""
+        labels: dict[int, dict[str, int]] = {column: {} for column in nominal}
+        for fields, number, _, _ in self._rows(opened, name, len(names)) if nominal else ():
+            for column, seen in labels.items():
+                # a text may come both quoted and not: each new one once
+                new = dict.fromkeys(
+                    text for text, quoted in fields(column) if not (_missing(text, quoted) or text in seen)
+                )
+                if len(seen) + len(new) > self.limits.labels:
+                    raise ArffError(
+                        f"column {shown(names[column])} has more than {self.limits.labels:,} distinct "
+                        f"values: refused (set {VARIABLES['labels']} to allow more)",
+                        name,
+                        number,
+                    )
+                seen.update(zip(new, range(len(seen), len(seen) + len(new))))
+        return labels
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Only without a model's header: with one, the scan reads the header row alone."""
@@ -257,17 +266,15 @@ def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -
 
 def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
-    difference = None
-    if len(names) != len(schema):
-        difference = f"expected {len(schema)} columns, found {len(names)}"
-    else:
-        for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1):
-            if attribute.name != column_name:
-                difference = f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
-                break
-            if attribute.kind not in (NUMERIC, NOMINAL):
-                difference = f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
-                break
+    differences = (
+        f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
+        if attribute.name != column_name
+        else f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
+        for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1)
+        if attribute.name != column_name or attribute.kind not in (NUMERIC, NOMINAL)
+    )
+    difference = f"expected {len(schema)} columns, found {len(names)}" if len(names) != len(schema) else None
+    difference = difference or next(differences, None)
     if difference is not None:
         raise FilterkitError(f"header differs from the training data: {difference}", name)
     codes = tuple(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import IO, BinaryIO, Iterator, Sequence, cast
 
 import numpy as np
@@ -72,10 +73,40 @@ class SvmlightFormat:
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """One pass: the labels, the smallest and largest index, the comments before the first row."""
-        labels: dict[float, tuple[bytes, int]] = {}  # each label value as first written, and its line
-        smallest = largest = None
-        zero_line = largest_line = 0
         comments: list[str] = []
+        labels, smallest, largest, rows_read = self._read_all(opened, name, comments)
+        if not labels and known_schema is None:
+            raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
+        if options.zero_based is False and smallest[0] == 0:
+            why = "--one-based" if known_schema is None else "as the model's training data, or --one-based"
+            raise ArffError(f"index 0 in a file read as one-based ({why})", name, smallest[1])
+        if options.zero_based is None:
+            first_index = 1 if smallest[0] is not None and smallest[0] > 0 else 0
+        else:
+            first_index = 0 if options.zero_based else 1
+        n_features = 0 if largest[0] is None else largest[0] - first_index + 1
+        if n_features + 1 > self.limits.attributes:
+            raise ArffError(
+                f"index {largest[0]} makes more than {self.limits.attributes:,} attributes: refused "
+                f"(set {VARIABLES['attributes']} to allow more)",
+                name,
+                largest[1],
+            )
+        if known_schema is not None:
+            return _known_layout(known_schema, first_index, comments, rows_read)
+        ordered = np.array(sorted(labels), dtype=np.float64)
+        attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
+        attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
+        schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
+        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read)
+
+    def _read_all(self, opened: Reopen, name: str, comments: list[str]) -> tuple[dict, tuple, tuple, int]:
+        """The scan's pass over the rows: each label value as first written and its line, the
+        smallest and the largest index with the line of their first use ((None, 0) without any), and
+        the rows; the comments before the first row go into ``comments``."""
+        labels: dict[float, tuple[bytes, int]] = {}
+        smallest: tuple = (None, 0)
+        largest: tuple = (None, 0)
         rows_read = 0
         stream = opened()
         try:
@@ -92,39 +123,16 @@ class SvmlightFormat:
                         numbers[-1],
                     )
                 if len(rows.indices):
-                    low, high = int(rows.indices.min()), int(rows.indices.max())
-                    if smallest is None or low < smallest:
-                        smallest = low
-                        zero_line = rows.numbers[_row_of(rows, int(np.argmin(rows.indices)))] if low == 0 else 0
-                    if largest is None or high > largest:
-                        largest = high
-                        largest_line = rows.numbers[_row_of(rows, int(np.argmax(rows.indices)))]
+                    ends = (int(np.argmin(rows.indices)), int(np.argmax(rows.indices)))
+                    low, high = ((int(rows.indices[at]), rows.numbers[_row_of(rows, at)]) for at in ends)
+                    if smallest[0] is None:
+                        smallest, largest = low, high
+                    # min and max keep the first of equals: an earlier line wins a tie
+                    smallest = min(smallest, low, key=itemgetter(0))
+                    largest = max(largest, high, key=itemgetter(0))
         finally:
             stream.close()
-        if not labels and known_schema is None:
-            raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
-        if options.zero_based is False and smallest == 0:
-            why = "--one-based" if known_schema is None else "as the model's training data, or --one-based"
-            raise ArffError(f"index 0 in a file read as one-based ({why})", name, zero_line)
-        if options.zero_based is None:
-            first_index = 1 if smallest is not None and smallest > 0 else 0
-        else:
-            first_index = 0 if options.zero_based else 1
-        n_features = 0 if largest is None else largest - first_index + 1
-        if n_features + 1 > self.limits.attributes:
-            raise ArffError(
-                f"index {largest} makes more than {self.limits.attributes:,} attributes: refused "
-                f"(set {VARIABLES['attributes']} to allow more)",
-                name,
-                largest_line,
-            )
-        if known_schema is not None:
-            return _known_layout(known_schema, first_index, comments, rows_read)
-        ordered = np.array(sorted(labels), dtype=np.float64)
-        attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
-        attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
-        schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
-        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read)
+        return labels, smallest, largest, rows_read
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Always: even with a model's header, the scan checks every row's indices."""
