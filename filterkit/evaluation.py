@@ -57,8 +57,12 @@ MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "prec
 #: Measures of ``--stats`` beside MEASURES: the precision–recall break-even point.
 EXTRA_MEASURES = ("breakeven",)
 
-#: What micro-averaging pools: the measures computed from summed contingency counts.
+#: The measures computed from summed contingency counts: over a task's folds (Forman & Scholz 2010's
+#: F_tp,fp, the default) and, with ``--stats``, over the tasks too (micro-averaging).
 MICRO_MEASURES = ("f1", "precision", "recall")
+
+#: The same measures as means of their per-fold values (biased under class imbalance; the default before 0.4).
+FOLD_MEANS = tuple(f"{measure}_fold_mean" for measure in MICRO_MEASURES)
 
 #: The measures of one ``--multiclass`` fold over all classes (each class's own are in ``per_class``).
 MULTICLASS_MEASURES = ("accuracy", "macro_auc", "macro_f1", "micro_f1")
@@ -444,13 +448,22 @@ def micro_measures(counts: np.ndarray) -> dict[str, float]:
     return {"f1": f1, "precision": precision, "recall": recall}
 
 
+def pooled_measures(records: list[dict]) -> dict[str, float]:
+    """F1, precision and recall of the contingency counts summed over the folds ``records`` (Forman &
+    Scholz 2010, §3: F_tp,fp, unbiased where a fold holds few or no positives), and their means over the
+    folds as :data:`FOLD_MEANS`."""
+    pooled = micro_measures(np.sum([r["counts"] for r in records], axis=0))
+    return {**pooled, **{f"{m}_fold_mean": fold_means(records, m) for m in MICRO_MEASURES}}
+
+
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
-    """Micro-averaged F1, precision and recall: per fold, the tasks' counts summed; then the mean over folds."""
-    per_fold = [
-        micro_measures(np.sum([records[fold]["counts"] for records in per_task_records], axis=0))
+    """Micro-averaged F1, precision and recall: the tasks' counts summed over the folds too
+    (:func:`pooled_measures`); as :data:`FOLD_MEANS`, per fold the tasks' counts summed, then the mean over folds."""
+    summed = [
+        np.sum([records[fold]["counts"] for records in per_task_records], axis=0)
         for fold in range(len(per_task_records[0]))
     ]
-    return {measure: float(np.mean([values[measure] for values in per_fold])) for measure in MICRO_MEASURES}
+    return pooled_measures([{"counts": counts, **micro_measures(counts)} for counts in summed])
 
 
 def corrected_resampled_t_test(differences, test_train_ratio: float) -> dict:
@@ -679,6 +692,14 @@ def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.nd
     return array
 
 
+def task_value(records: list[dict], measure: str) -> float:
+    """A task's value of ``measure`` over its folds ``records``: F1, precision and recall from the counts
+    summed over the folds (:func:`pooled_measures`), another measure its mean over the folds."""
+    if measure in MICRO_MEASURES and "counts" in records[0]:
+        return micro_measures(np.sum([r["counts"] for r in records], axis=0))[measure]
+    return fold_means(records, measure)
+
+
 def fold_means(records: list[dict], measure: str) -> float:
     """The mean of ``measure`` over the folds where it is defined (NaN if none)."""
     values = np.array([r[measure] for r in records], dtype=np.float64)
@@ -687,11 +708,11 @@ def fold_means(records: list[dict], measure: str) -> float:
 
 
 def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
-    """Per measure, each repeat's fold mean, and their mean and standard deviation across repeats."""
+    """Per measure, each repeat's value (:func:`task_value`), and their mean and standard deviation across repeats."""
     folds = len(records) // repeats
     spread = {}
     for measure in measure_names:
-        per_repeat = [fold_means(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
+        per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
         defined = np.array([v for v in per_repeat if not math.isnan(v)])
         spread[measure] = {
             "mean": float(defined.mean()) if len(defined) else math.nan,
@@ -714,9 +735,12 @@ def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
 
 
 def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
-    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
-    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
+    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction),
+    F1, precision and recall from the counts summed over all of them (:func:`pooled_measures`, which also
+    gives their fold means); with ``extra`` also the break-even point; over several repeats also each
+    repeat's value and their spread."""
     summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
+    summary.update(pooled_measures(records))
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
     if repeats > 1:
         summary["repeats"] = spread_over_repeats(records, repeats)
@@ -752,9 +776,9 @@ def class_records(records: list[dict], label: str) -> list[dict]:
 
 
 def macro_average(summaries: list[dict], extra: bool = False) -> dict:
-    """The mean over tasks of each measure's fold mean (macro-averaging)."""
+    """The mean over tasks of each measure's task value and of :data:`FOLD_MEANS` (macro-averaging)."""
     result = {}
-    for measure in MEASURES + (EXTRA_MEASURES if extra else ()):
+    for measure in MEASURES + FOLD_MEANS + (EXTRA_MEASURES if extra else ()):
         values = np.array([s[measure] for s in summaries], dtype=np.float64)
         result[measure] = float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
     return result
@@ -769,7 +793,7 @@ def paired_comparison(
     """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``
     (with ``--multiclass``, per class: the tasks are the classes).
 
-    Over tasks: the tasks' fold means, their mean difference, win/tie/loss and
+    Over tasks: the tasks' values (:func:`task_value`), their mean difference, win/tie/loss and
     the Wilcoxon signed-rank p-value.  Over folds: per fold the mean over tasks
     of the paired differences, win/tie/loss and the corrected resampled t-test
     (``test_train_ratio`` = test rows / training rows of a fold).
@@ -777,8 +801,8 @@ def paired_comparison(
     tasks = list(baseline)
     result = {}
     for measure in measure_names:
-        chain_means = [fold_means(records[task], measure) for task in tasks]
-        baseline_means = [fold_means(baseline[task], measure) for task in tasks]
+        chain_means = [task_value(records[task], measure) for task in tasks]
+        baseline_means = [task_value(baseline[task], measure) for task in tasks]
         per_fold = np.array(
             [[r[measure] - b[measure] for r, b in zip(records[task], baseline[task])] for task in tasks],
             dtype=np.float64,
