@@ -153,6 +153,8 @@ def evaluate(
     progress=None,
     test=None,
     test_name: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
     by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
@@ -160,7 +162,9 @@ def evaluate(
     ``plugins_dir``); its steps, reading and cross-validating, are reported to ``progress``.  Rows
     with a missing class are left out (and counted in the document's settings).  Given ``test`` (a path,
     or a source called ``test_name``, by default ``<test>``) with the training header, each chain is
-    instead fitted on all of ``source`` and scored on ``test``'s rows, once (``settings.folds`` unused)."""
+    instead fitted on all of ``source`` and scored on ``test``'s rows, once (``settings.folds`` unused).
+    With ``engine="dask"`` the fits run as tasks on the Dask cluster at ``scheduler`` (by default a local
+    one) instead of in ``jobs`` processes, with the same results."""
     from filterkit import reports
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
@@ -182,8 +186,9 @@ def evaluate(
             _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
         with progress.working("drawing the folds"):
             draws = _draws(codes[known].astype(np.int64), settings, in_test if test is not None else None)
+        workers = (jobs, engine, scheduler)
         grouped, ratios = _cross_validate(
-            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress, draws
+            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, workers, progress, draws
         )
         progress.finish()
         extra = {
@@ -861,11 +866,12 @@ def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
 
 
 def _cross_validate(
-    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, jobs, progress, draws
+    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, workers, progress, draws
 ):
     """Every (chain, task, fraction)'s fold results over ``draws`` (:func:`_draws`), in their order, and,
-    per fraction, the mean ratio of test to training rows.  The fits run in ``jobs`` processes at most
-    (one: in this one) and are one step of ``progress``."""
+    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler): the
+    fits run in ``jobs`` processes at most (one: in this one), or with the engine ``dask`` on Dask
+    (:func:`_dask_results`), and are one step of ``progress``."""
     fractions = settings.train_fractions
     items = [
         (chain, task, fold, fraction, samples[fraction], test)
@@ -874,23 +880,56 @@ def _cross_validate(
         for chain in chains
         for fraction in fractions
     ]
+    jobs, engine, scheduler = workers
     jobs = min(jobs, len(items))
-    if jobs == 1:
-        results = (
-            evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
-        )
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=jobs, return_as="generator")(
-            delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
-            for c, t, _, _, tr, te in items
-        )
     grouped: dict[tuple, list] = {}
     step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
-    with progress.step(step, items=len(items), unit="fits") as meter:
+    with contextlib.ExitStack() as stack:
+        if engine == "dask":
+            results = stack.enter_context(
+                _dask_results(registry, plugins_dir, schema, data, class_index, chains, items, settings, scheduler)
+            )
+        elif jobs == 1:
+            results = (
+                evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings)
+                for c, t, _, _, tr, te in items
+            )
+        else:
+            from joblib import Parallel, delayed
+
+            results = Parallel(n_jobs=jobs, return_as="generator")(
+                delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
+                for c, t, _, _, tr, te in items
+            )
+        meter = stack.enter_context(progress.step(step, items=len(items), unit="fits"))
         for (chain, task, fold, fraction, _, _), result in zip(items, results):
             grouped.setdefault((chain.text, task, fraction), []).append(result)
             meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
     ratios = {f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws])) for f in fractions}
     return grouped, ratios
+
+
+@contextlib.contextmanager
+def _dask_results(registry, plugins_dir, schema, data, class_index, chains, items, settings: Settings, scheduler):
+    """The fold results of ``items`` fitted as tasks on the Dask cluster at ``scheduler`` (None: a local
+    one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in the items' order; the rows are
+    sent to every worker once, and a scheduler's workers must have the chains' stages as this process has."""
+    from filterkit.distributed import DaskEngine, _raise_if_failed
+
+    with DaskEngine.connect(scheduler, plugins_dir, 0) as engine:
+        for chain in chains:
+            engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
+        shared = engine.client.scatter([schema, data], broadcast=True)
+        futures = [
+            engine.client.submit(
+                _evaluate_item, engine.plugins_dir, *shared, class_index, c, t, tr, te, settings, pure=False
+            )
+            for c, t, _, _, tr, te in items
+        ]
+
+        def in_order():
+            for future in futures:
+                _raise_if_failed(future)
+                yield future.result()
+
+        yield in_order()
