@@ -15,6 +15,9 @@ does internally), string, date and relational attributes are dropped, and a
 missing value becomes 0.  Instance weights are not used by the classifiers.
 AUC is computed per fold and averaged, never pooled; a fold whose test rows
 hold only one class has no AUC and is left out of that mean (and counted).
+F1, precision and recall are computed from the contingency counts summed over
+the folds (Forman & Scholz, SIGKDD Explorations 12(1), 2010: the mean of
+per-fold F is biased under class imbalance), their per-fold means kept beside.
 
 ``--multiclass`` makes the whole class one task: the chain is fitted on the
 training rows with their k labels and no positive class, a classifier that can
