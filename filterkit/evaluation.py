@@ -70,6 +70,9 @@ FOLD_MEANS = tuple(f"{measure}_fold_mean" for measure in MICRO_MEASURES)
 #: The measures of one ``--multiclass`` fold over all classes (each class's own are in ``per_class``).
 MULTICLASS_MEASURES = ("accuracy", "macro_auc", "macro_f1", "micro_f1")
 
+#: The ``--multiclass`` measures computed from counts summed over the folds (:func:`task_value`).
+POOLED_MULTICLASS = ("macro_f1", "micro_f1")
+
 #: Each class's measures in a ``--multiclass`` fold: its one-vs-rest AUC and its F1.
 PER_CLASS_MEASURES = ("auc", "f1")
 
@@ -460,8 +463,14 @@ def pooled_measures(records: list[dict]) -> dict[str, float]:
     """F1, precision and recall of the contingency counts summed over the folds ``records`` (Forman &
     Scholz 2010, §3: F_tp,fp, unbiased where a fold holds few or no positives), and their means over the
     folds as :data:`FOLD_MEANS`."""
-    pooled = micro_measures(np.sum([r["counts"] for r in records], axis=0))
-    return {**pooled, **{f"{m}_fold_mean": fold_means(records, m) for m in MICRO_MEASURES}}
+    return {**_summed(records), **{f"{m}_fold_mean": fold_means(records, m) for m in MICRO_MEASURES}}
+
+
+def _summed(records: list[dict]) -> dict[str, float]:
+    """F1, precision and recall of the counts summed over ``records``; NaN without a positive row or
+    decision among them (a class of ``--multiclass`` that no test row holds and none is predicted as)."""
+    counts = np.sum([r["counts"] for r in records], axis=0)
+    return micro_measures(counts) if np.any(counts[:3]) else dict.fromkeys(MICRO_MEASURES, math.nan)
 
 
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
@@ -642,6 +651,7 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
         actual, named = truth == position, predicted == position
         measured = measures(actual, scores[:, position], named)
         per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
+        per_class[label]["counts"] = contingency(actual, named)
         if not actual.any() and not named.any():
             per_class[label]["f1"] = math.nan
     counts = np.sum([contingency(truth == k, predicted == k) for k in range(len(labels))], axis=0)
@@ -702,9 +712,17 @@ def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.nd
 
 def task_value(records: list[dict], measure: str) -> float:
     """A task's value of ``measure`` over its folds ``records``: F1, precision and recall from the counts
-    summed over the folds (:func:`pooled_measures`), another measure its mean over the folds."""
+    summed over the folds (:func:`pooled_measures`), with ``--multiclass`` the
+    macro F1 the mean of the classes' and the micro F1 from the counts summed over classes and folds;
+    another measure its mean over the folds."""
     if measure in MICRO_MEASURES and "counts" in records[0]:
-        return micro_measures(np.sum([r["counts"] for r in records], axis=0))[measure]
+        return _summed(records)[measure]
+    if measure in POOLED_MULTICLASS and "per_class" in records[0]:
+        per_class = [class_records(records, label) for label in records[0]["per_class"]]
+        if measure == "micro_f1":
+            return micro_measures(np.sum([r["counts"] for rows in per_class for r in rows], axis=0))["f1"]
+        f1s = np.array([task_value(rows, "f1") for rows in per_class])
+        return float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan
     return fold_means(records, measure)
 
 
@@ -758,12 +776,16 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
 
 
 def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
-    """:func:`summarize` for ``--multiclass`` folds: the means, spreads and per-fold values of
-    :data:`MULTICLASS_MEASURES`, and per class the means and per-fold values of its AUC and F1."""
+    """:func:`summarize` for ``--multiclass`` folds: the means (the F1s: :func:`task_value`, their fold means
+    beside), spreads and per-fold values of :data:`MULTICLASS_MEASURES`, and per class the same of its AUC
+    and F1."""
     summary = _over_folds(records, MULTICLASS_MEASURES)
+    for measure in POOLED_MULTICLASS:
+        summary[f"{measure}_fold_mean"], summary[measure] = summary[measure], task_value(records, measure)
     summary["per_class"] = {
         label: {
-            **{measure: fold_means(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
+            **{measure: task_value(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
+            "f1_fold_mean": fold_means(class_records(records, label), "f1"),
             "per_fold": {
                 measure: [None if math.isnan(r[measure]) else r[measure] for r in class_records(records, label)]
                 for measure in PER_CLASS_MEASURES

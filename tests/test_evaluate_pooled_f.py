@@ -72,3 +72,22 @@ def test_with_a_test_file_the_one_fold_gives_equal_pooled_f_and_fold_mean(positi
     document = evaluate(training, NO_STAGE, Settings(classifier="first-feature"), registry(), test=test).document
     for measure in ("f1", "precision", "recall"):
         assert document[measure] == document[f"{measure}_fold_mean"] == pytest.approx(positives / (positives + 1))
+
+
+def test_multiclass_f1s_pool_each_class_over_the_folds():
+    from filterkit.evaluation import multiclass_measures, summarize_multiclass
+
+    def fold(truth, predicted):
+        predicted = np.array(predicted)
+        record = multiclass_measures(np.array(truth), np.eye(2)[predicted], predicted, ["p", "q"])
+        return {**record, "classifier": {}, "features": 1}
+
+    # Fold 1: p tp 2 fp 0 fn 1 (F 4/5), q tp 1 fp 1 fn 0 (F 2/3).  Fold 2: p tp 0 fp 0 fn 1 (F 0),
+    # q tp 3 fp 1 fn 0 (F 6/7).  Summed: p tp 2 fp 0 fn 2 (F 2/3), q tp 4 fp 2 fn 0 (F 4/5); all: tp 6, fp 2, fn 2.
+    summary = summarize_multiclass([fold([0, 0, 0, 1], [0, 0, 1, 1]), fold([0, 1, 1, 1], [1, 1, 1, 1])])
+    assert summary["per_class"]["p"]["f1"] == pytest.approx(2 / 3)
+    assert summary["per_class"]["p"]["f1_fold_mean"] == pytest.approx(0.4)
+    assert summary["per_class"]["q"]["f1"] == pytest.approx(0.8)
+    assert summary["macro_f1"] == pytest.approx((2 / 3 + 0.8) / 2)
+    assert summary["macro_f1_fold_mean"] == pytest.approx(((0.8 + 2 / 3) / 2 + (0 + 6 / 7) / 2) / 2)
+    assert summary["micro_f1"] == summary["micro_f1_fold_mean"] == pytest.approx(0.75)
