@@ -645,8 +645,9 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
     (``labels[k]`` for column k of ``scores``), the one-vs-rest AUC of its scores and its F1, whose
     means over the classes are the macro AUC and macro F1.  A class without an AUC in the fold is
     left out of the macro AUC; one with neither a test row nor a prediction in the fold has no F1
-    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions)."""
-    per_class = {}
+    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions).
+    Each class also has its ``counts`` (:func:`contingency`)."""
+    per_class: dict[str, dict[str, Any]] = {}
     for position, label in enumerate(labels):
         actual, named = truth == position, predicted == position
         measured = measures(actual, scores[:, position], named)
@@ -654,7 +655,7 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
         per_class[label]["counts"] = contingency(actual, named)
         if not actual.any() and not named.any():
             per_class[label]["f1"] = math.nan
-    counts = np.sum([contingency(truth == k, predicted == k) for k in range(len(labels))], axis=0)
+    counts = np.sum([values["counts"] for values in per_class.values()], axis=0)
     aucs = np.array([values["auc"] for values in per_class.values()])
     f1s = np.array([values["f1"] for values in per_class.values()])
     return {
