@@ -913,7 +913,9 @@ def _cross_validate(
     with contextlib.ExitStack() as stack:
         if engine == "dask":
             results = stack.enter_context(
-                _dask_results(registry, plugins_dir, schema, data, class_index, chains, items, settings, scheduler)
+                _dask_results(
+                    registry, plugins_dir, schema, data, class_index, chains, items, settings, scheduler, progress
+                )
             )
         elif jobs == 1:
             results = (
@@ -936,13 +938,16 @@ def _cross_validate(
 
 
 @contextlib.contextmanager
-def _dask_results(registry, plugins_dir, schema, data, class_index, chains, items, settings: Settings, scheduler):
+def _dask_results(
+    registry, plugins_dir, schema, data, class_index, chains, items, settings: Settings, scheduler, progress
+):
     """The fold results of ``items`` fitted as tasks on the Dask cluster at ``scheduler`` (None: a local
     one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in the items' order; the rows are
-    sent to every worker once, and a scheduler's workers must have the chains' stages as this process has."""
+    sent to every worker once, and a scheduler's workers must have the chains' stages as this process has;
+    a local cluster's start is shown on ``progress``."""
     from filterkit.distributed import DaskEngine, _raise_if_failed
 
-    with DaskEngine.connect(scheduler, plugins_dir, 0) as engine:
+    with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
         for chain in chains:
             engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
         shared = engine.client.scatter([schema, data], broadcast=True)
