@@ -467,10 +467,11 @@ def pooled_measures(records: list[dict]) -> dict[str, float]:
 
 
 def _summed(records: list[dict]) -> dict[str, float]:
-    """F1, precision and recall of the counts summed over ``records``; NaN without a positive row or
-    decision among them (a class of ``--multiclass`` that no test row holds and none is predicted as)."""
-    counts = np.sum([r["counts"] for r in records], axis=0)
-    return micro_measures(counts) if np.any(counts[:3]) else dict.fromkeys(MICRO_MEASURES, math.nan)
+    """F1, precision and recall of the counts summed over ``records``; NaN where no fold has an F1 (a class
+    of ``--multiclass`` that no test row holds and none is predicted as)."""
+    if all(math.isnan(r["f1"]) for r in records):
+        return dict.fromkeys(MICRO_MEASURES, math.nan)
+    return micro_measures(np.sum([r["counts"] for r in records], axis=0))
 
 
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:

@@ -91,3 +91,9 @@ def test_multiclass_f1s_pool_each_class_over_the_folds():
     assert summary["macro_f1"] == pytest.approx((2 / 3 + 0.8) / 2)
     assert summary["macro_f1_fold_mean"] == pytest.approx(((0.8 + 2 / 3) / 2 + (0 + 6 / 7) / 2) / 2)
     assert summary["micro_f1"] == summary["micro_f1_fold_mean"] == pytest.approx(0.75)
+
+
+def test_a_test_file_without_positives_or_decisions_scores_f1_0_both_ways():
+    # tp = fp = fn = 0 in the one fold: F1 0, as the fold's own (the mean of per-fold values is that too).
+    result = evaluate(source(4, 8), NO_STAGE, Settings(classifier="first-feature"), registry(), test=source(0, 3))
+    assert result.document["f1"] == result.document["f1_fold_mean"] == 0.0
