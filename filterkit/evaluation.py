@@ -15,6 +15,9 @@ does internally), string, date and relational attributes are dropped, and a
 missing value becomes 0.  Instance weights are not used by the classifiers.
 AUC is computed per fold and averaged, never pooled; a fold whose test rows
 hold only one class has no AUC and is left out of that mean (and counted).
+F1, precision and recall are computed from the contingency counts summed over
+the folds (Forman & Scholz, SIGKDD Explorations 12(1), 2010: the mean of
+per-fold F is biased under class imbalance), their per-fold means kept beside.
 
 ``--multiclass`` makes the whole class one task: the chain is fitted on the
 training rows with their k labels and no positive class, a classifier that can
@@ -57,11 +60,18 @@ MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "prec
 #: Measures of ``--stats`` beside MEASURES: the precision–recall break-even point.
 EXTRA_MEASURES = ("breakeven",)
 
-#: What micro-averaging pools: the measures computed from summed contingency counts.
+#: The measures computed from summed contingency counts: over a task's folds (Forman & Scholz 2010's
+#: F_tp,fp, the default) and, with ``--stats``, over the tasks too (micro-averaging).
 MICRO_MEASURES = ("f1", "precision", "recall")
+
+#: The same measures as means of their per-fold values (biased under class imbalance; the default before 0.4).
+FOLD_MEANS = tuple(f"{measure}_fold_mean" for measure in MICRO_MEASURES)
 
 #: The measures of one ``--multiclass`` fold over all classes (each class's own are in ``per_class``).
 MULTICLASS_MEASURES = ("accuracy", "macro_auc", "macro_f1", "micro_f1")
+
+#: The ``--multiclass`` measures computed from counts summed over the folds (:func:`task_value`).
+POOLED_MULTICLASS = ("macro_f1", "micro_f1")
 
 #: Each class's measures in a ``--multiclass`` fold: its one-vs-rest AUC and its F1.
 PER_CLASS_MEASURES = ("auc", "f1")
@@ -149,6 +159,8 @@ def evaluate(
     progress=None,
     test=None,
     test_name: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
     by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
@@ -156,7 +168,9 @@ def evaluate(
     ``plugins_dir``); its steps, reading and cross-validating, are reported to ``progress``.  Rows
     with a missing class are left out (and counted in the document's settings).  Given ``test`` (a path,
     or a source called ``test_name``, by default ``<test>``) with the training header, each chain is
-    instead fitted on all of ``source`` and scored on ``test``'s rows, once (``settings.folds`` unused)."""
+    instead fitted on all of ``source`` and scored on ``test``'s rows, once (``settings.folds`` unused).
+    With ``engine="dask"`` the fits run as tasks on the Dask cluster at ``scheduler`` (by default a local
+    one) instead of in ``jobs`` processes, with the same results."""
     from filterkit import reports
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
@@ -178,8 +192,9 @@ def evaluate(
             _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
         with progress.working("drawing the folds"):
             draws = _draws(codes[known].astype(np.int64), settings, in_test if test is not None else None)
+        workers = (jobs, engine, scheduler)
         grouped, ratios = _cross_validate(
-            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, jobs, progress, draws
+            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, workers, progress, draws
         )
         progress.finish()
         extra = {
@@ -444,13 +459,29 @@ def micro_measures(counts: np.ndarray) -> dict[str, float]:
     return {"f1": f1, "precision": precision, "recall": recall}
 
 
+def pooled_measures(records: list[dict]) -> dict[str, float]:
+    """F1, precision and recall of the contingency counts summed over the folds ``records`` (Forman &
+    Scholz 2010, §3: F_tp,fp, unbiased where a fold holds few or no positives), and their means over the
+    folds as :data:`FOLD_MEANS`."""
+    return {**_summed(records), **{f"{m}_fold_mean": fold_means(records, m) for m in MICRO_MEASURES}}
+
+
+def _summed(records: list[dict]) -> dict[str, float]:
+    """F1, precision and recall of the counts summed over ``records``; NaN where no fold has an F1 (a class
+    of ``--multiclass`` that no test row holds and none is predicted as)."""
+    if all(math.isnan(r["f1"]) for r in records):
+        return dict.fromkeys(MICRO_MEASURES, math.nan)
+    return micro_measures(np.sum([r["counts"] for r in records], axis=0))
+
+
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
-    """Micro-averaged F1, precision and recall: per fold, the tasks' counts summed; then the mean over folds."""
-    per_fold = [
-        micro_measures(np.sum([records[fold]["counts"] for records in per_task_records], axis=0))
+    """Micro-averaged F1, precision and recall: the tasks' counts summed over the folds too
+    (:func:`pooled_measures`); as :data:`FOLD_MEANS`, per fold the tasks' counts summed, then the mean over folds."""
+    summed = [
+        np.sum([records[fold]["counts"] for records in per_task_records], axis=0)
         for fold in range(len(per_task_records[0]))
     ]
-    return {measure: float(np.mean([values[measure] for values in per_fold])) for measure in MICRO_MEASURES}
+    return pooled_measures([{"counts": counts, **micro_measures(counts)} for counts in summed])
 
 
 def corrected_resampled_t_test(differences, test_train_ratio: float) -> dict:
@@ -615,15 +646,17 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
     (``labels[k]`` for column k of ``scores``), the one-vs-rest AUC of its scores and its F1, whose
     means over the classes are the macro AUC and macro F1.  A class without an AUC in the fold is
     left out of the macro AUC; one with neither a test row nor a prediction in the fold has no F1
-    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions)."""
-    per_class = {}
+    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions).
+    Each class also has its ``counts`` (:func:`contingency`)."""
+    per_class: dict[str, dict[str, Any]] = {}
     for position, label in enumerate(labels):
         actual, named = truth == position, predicted == position
         measured = measures(actual, scores[:, position], named)
         per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
+        per_class[label]["counts"] = contingency(actual, named)
         if not actual.any() and not named.any():
             per_class[label]["f1"] = math.nan
-    counts = np.sum([contingency(truth == k, predicted == k) for k in range(len(labels))], axis=0)
+    counts = np.sum([values["counts"] for values in per_class.values()], axis=0)
     aucs = np.array([values["auc"] for values in per_class.values()])
     f1s = np.array([values["f1"] for values in per_class.values()])
     return {
@@ -679,6 +712,22 @@ def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.nd
     return array
 
 
+def task_value(records: list[dict], measure: str) -> float:
+    """A task's value of ``measure`` over its folds ``records``: F1, precision and recall from the counts
+    summed over the folds (:func:`pooled_measures`), with ``--multiclass`` the
+    macro F1 the mean of the classes' and the micro F1 from the counts summed over classes and folds;
+    another measure its mean over the folds."""
+    if measure in MICRO_MEASURES and "counts" in records[0]:
+        return _summed(records)[measure]
+    if measure in POOLED_MULTICLASS and "per_class" in records[0]:
+        per_class = [class_records(records, label) for label in records[0]["per_class"]]
+        if measure == "micro_f1":
+            return micro_measures(np.sum([r["counts"] for rows in per_class for r in rows], axis=0))["f1"]
+        f1s = np.array([task_value(rows, "f1") for rows in per_class])
+        return float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan
+    return fold_means(records, measure)
+
+
 def fold_means(records: list[dict], measure: str) -> float:
     """The mean of ``measure`` over the folds where it is defined (NaN if none)."""
     values = np.array([r[measure] for r in records], dtype=np.float64)
@@ -687,11 +736,11 @@ def fold_means(records: list[dict], measure: str) -> float:
 
 
 def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
-    """Per measure, each repeat's fold mean, and their mean and standard deviation across repeats."""
+    """Per measure, each repeat's value (:func:`task_value`), and their mean and standard deviation across repeats."""
     folds = len(records) // repeats
     spread = {}
     for measure in measure_names:
-        per_repeat = [fold_means(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
+        per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
         defined = np.array([v for v in per_repeat if not math.isnan(v)])
         spread[measure] = {
             "mean": float(defined.mean()) if len(defined) else math.nan,
@@ -714,9 +763,12 @@ def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
 
 
 def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
-    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction);
-    with ``extra`` also the break-even point; over several repeats also each repeat's mean and their spread."""
+    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction),
+    F1, precision and recall from the counts summed over all of them (:func:`pooled_measures`, which also
+    gives their fold means); with ``extra`` also the break-even point; over several repeats also each
+    repeat's value and their spread."""
     summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
+    summary.update(pooled_measures(records))
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
     if repeats > 1:
         summary["repeats"] = spread_over_repeats(records, repeats)
@@ -726,12 +778,16 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
 
 
 def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
-    """:func:`summarize` for ``--multiclass`` folds: the means, spreads and per-fold values of
-    :data:`MULTICLASS_MEASURES`, and per class the means and per-fold values of its AUC and F1."""
+    """:func:`summarize` for ``--multiclass`` folds: the means (the F1s: :func:`task_value`, their fold means
+    beside), spreads and per-fold values of :data:`MULTICLASS_MEASURES`, and per class the same of its AUC
+    and F1."""
     summary = _over_folds(records, MULTICLASS_MEASURES)
+    for measure in POOLED_MULTICLASS:
+        summary[f"{measure}_fold_mean"], summary[measure] = summary[measure], task_value(records, measure)
     summary["per_class"] = {
         label: {
-            **{measure: fold_means(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
+            **{measure: task_value(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
+            "f1_fold_mean": fold_means(class_records(records, label), "f1"),
             "per_fold": {
                 measure: [None if math.isnan(r[measure]) else r[measure] for r in class_records(records, label)]
                 for measure in PER_CLASS_MEASURES
@@ -752,9 +808,9 @@ def class_records(records: list[dict], label: str) -> list[dict]:
 
 
 def macro_average(summaries: list[dict], extra: bool = False) -> dict:
-    """The mean over tasks of each measure's fold mean (macro-averaging)."""
+    """The mean over tasks of each measure's task value and of :data:`FOLD_MEANS` (macro-averaging)."""
     result = {}
-    for measure in MEASURES + (EXTRA_MEASURES if extra else ()):
+    for measure in MEASURES + FOLD_MEANS + (EXTRA_MEASURES if extra else ()):
         values = np.array([s[measure] for s in summaries], dtype=np.float64)
         result[measure] = float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
     return result
@@ -769,7 +825,7 @@ def paired_comparison(
     """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``
     (with ``--multiclass``, per class: the tasks are the classes).
 
-    Over tasks: the tasks' fold means, their mean difference, win/tie/loss and
+    Over tasks: the tasks' values (:func:`task_value`), their mean difference, win/tie/loss and
     the Wilcoxon signed-rank p-value.  Over folds: per fold the mean over tasks
     of the paired differences, win/tie/loss and the corrected resampled t-test
     (``test_train_ratio`` = test rows / training rows of a fold).
@@ -777,8 +833,8 @@ def paired_comparison(
     tasks = list(baseline)
     result = {}
     for measure in measure_names:
-        chain_means = [fold_means(records[task], measure) for task in tasks]
-        baseline_means = [fold_means(baseline[task], measure) for task in tasks]
+        chain_means = [task_value(records[task], measure) for task in tasks]
+        baseline_means = [task_value(baseline[task], measure) for task in tasks]
         per_fold = np.array(
             [[r[measure] - b[measure] for r, b in zip(records[task], baseline[task])] for task in tasks],
             dtype=np.float64,
@@ -837,11 +893,12 @@ def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
 
 
 def _cross_validate(
-    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, jobs, progress, draws
+    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, workers, progress, draws
 ):
     """Every (chain, task, fraction)'s fold results over ``draws`` (:func:`_draws`), in their order, and,
-    per fraction, the mean ratio of test to training rows.  The fits run in ``jobs`` processes at most
-    (one: in this one) and are one step of ``progress``."""
+    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler): the
+    fits run in ``jobs`` processes at most (one: in this one), or with the engine ``dask`` on Dask
+    (:func:`_dask_results`), and are one step of ``progress``."""
     fractions = settings.train_fractions
     items = [
         (chain, task, fold, fraction, samples[fraction], test)
@@ -850,23 +907,61 @@ def _cross_validate(
         for chain in chains
         for fraction in fractions
     ]
+    jobs, engine, scheduler = workers
     jobs = min(jobs, len(items))
-    if jobs == 1:
-        results = (
-            evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings) for c, t, _, _, tr, te in items
-        )
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=jobs, return_as="generator")(
-            delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
-            for c, t, _, _, tr, te in items
-        )
     grouped: dict[tuple, list] = {}
     step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
-    with progress.step(step, items=len(items), unit="fits") as meter:
+    with contextlib.ExitStack() as stack:
+        if engine == "dask":
+            results = stack.enter_context(
+                _dask_results(
+                    registry, plugins_dir, schema, data, class_index, chains, items, settings, scheduler, progress
+                )
+            )
+        elif jobs == 1:
+            results = (
+                evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings)
+                for c, t, _, _, tr, te in items
+            )
+        else:
+            from joblib import Parallel, delayed
+
+            results = Parallel(n_jobs=jobs, return_as="generator")(
+                delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
+                for c, t, _, _, tr, te in items
+            )
+        meter = stack.enter_context(progress.step(step, items=len(items), unit="fits"))
         for (chain, task, fold, fraction, _, _), result in zip(items, results):
             grouped.setdefault((chain.text, task, fraction), []).append(result)
             meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
     ratios = {f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws])) for f in fractions}
     return grouped, ratios
+
+
+@contextlib.contextmanager
+def _dask_results(
+    registry, plugins_dir, schema, data, class_index, chains, items, settings: Settings, scheduler, progress
+):
+    """The fold results of ``items`` fitted as tasks on the Dask cluster at ``scheduler`` (None: a local
+    one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in the items' order; the rows are
+    sent to every worker once, and a scheduler's workers must have the chains' stages as this process has;
+    a local cluster's start is shown on ``progress``."""
+    from filterkit.distributed import DaskEngine, _raise_if_failed
+
+    with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
+        for chain in chains:
+            engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
+        shared = engine.client.scatter([schema, data], broadcast=True)
+        futures = [
+            engine.client.submit(
+                _evaluate_item, engine.plugins_dir, *shared, class_index, c, t, tr, te, settings, pure=False
+            )
+            for c, t, _, _, tr, te in items
+        ]
+
+        def in_order():
+            for future in futures:
+                _raise_if_failed(future)
+                yield future.result()
+
+        yield in_order()

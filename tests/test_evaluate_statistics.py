@@ -82,21 +82,26 @@ def test_wilcoxon_p_is_scipys_and_handles_the_degenerate_cases():
     )
 
 
-def record(f1, counts=(0, 0, 0, 0), auc=0.5):
+def record(f1, counts=None, auc=0.5):
+    """One fold's measures; without ``counts`` its F1 is taken as given (a fold mean), not pooled."""
     values = {m: 0.0 for m in ("accuracy", "precision", "recall", "specificity", "precision_at_20", "breakeven")}
-    return {**values, "f1": f1, "auc": auc, "counts": counts}
+    return {**values, "f1": f1, "auc": auc, **({"counts": counts} if counts is not None else {})}
 
 
-def test_micro_average_pools_the_tasks_counts_per_fold():
+def test_micro_average_pools_the_tasks_counts_over_tasks_and_folds():
     # Fold 1: task A tp 3 fp 1 fn 0, task B tp 1 fp 0 fn 3 → tp 4, fp 1, fn 3: precision 4/5, recall 4/7,
     # F1 2/3.
     # Fold 2: task A tp 2 fp 2 fn 2, task B tp 0 fp 0 fn 0 → precision 0.5, recall 0.5.
+    # Both folds: tp 6, fp 3, fn 5 → precision 2/3, recall 6/11, F1 12/20.
     task_a = [record(0, (3, 1, 0, 6)), record(0, (2, 2, 2, 4))]
     task_b = [record(0, (1, 0, 3, 6)), record(0, (0, 0, 0, 10))]
     micro = micro_average([task_a, task_b])
-    assert micro["precision"] == pytest.approx((0.8 + 0.5) / 2)
-    assert micro["recall"] == pytest.approx((4 / 7 + 0.5) / 2)
-    assert micro["f1"] == pytest.approx((2 / 3 + 0.5) / 2)
+    assert micro["precision"] == pytest.approx(2 / 3)
+    assert micro["recall"] == pytest.approx(6 / 11)
+    assert micro["f1"] == pytest.approx(0.6)
+    assert micro["precision_fold_mean"] == pytest.approx((0.8 + 0.5) / 2)
+    assert micro["recall_fold_mean"] == pytest.approx((4 / 7 + 0.5) / 2)
+    assert micro["f1_fold_mean"] == pytest.approx((2 / 3 + 0.5) / 2)
 
 
 def test_paired_comparison_over_tasks_and_over_folds_by_hand():
@@ -140,7 +145,9 @@ def test_repeats_report_each_repeats_mean_and_their_spread(run_filterkit):
     assert spread["per_repeat"][0] == pytest.approx(once["f1"])  # the first repeat is the one-repeat run
     assert spread["per_repeat"][1] != spread["per_repeat"][0]  # other folds
     assert spread["std"] == pytest.approx(np.std(spread["per_repeat"], ddof=1))
-    assert thrice["f1"] == pytest.approx(np.mean(thrice["per_fold"]["f1"]))
+    assert thrice["f1_fold_mean"] == pytest.approx(np.mean(thrice["per_fold"]["f1"]))
+    # 2·tp / (2·tp + fp + fn) of the counts summed over all repeats: between the repeats' own.
+    assert min(spread["per_repeat"]) <= thrice["f1"] <= max(spread["per_repeat"])
     assert "repeats" not in once and "fold_seeds" not in once["settings"]  # one repeat: today's document
 
 
@@ -180,7 +187,14 @@ def test_stats_on_every_ecoli_class_match_scipy_and_the_per_fold_values(run_filt
             per_fold.mean() / math.sqrt((1 / 3 + ratio) * per_fold.var(ddof=1))
         )
     for macro in document["macro"]:
-        assert set(macro["micro"]) == {"f1", "precision", "recall"}
+        assert set(macro["micro"]) == {
+            "f1",
+            "precision",
+            "recall",
+            "f1_fold_mean",
+            "precision_fold_mean",
+            "recall_fold_mean",
+        }
         assert 0 < macro["micro"]["f1"] <= 1
         assert macro["breakeven"] == pytest.approx(np.mean([by_chain[macro["chain"]][t]["breakeven"] for t in tasks]))
     table = run_filterkit("evaluate", "-q", *FAST_SVM, *arguments, "minmax", "")

@@ -23,7 +23,7 @@ from filterkit.commands.options import (
     quiet_option,
 )
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
-from filterkit.errors import FilterkitError, OptionError
+from filterkit.errors import DASK_INSTALL_HINT, FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode, progress_option
@@ -57,6 +57,9 @@ per row; accuracy, macro and micro F1, and per class its one-vs-rest AUC and F1.
 --test TEST.arff fits each chain on all of IN.arff and scores it on TEST.arff
 (same header) instead; --stats then adds McNemar's test per task. A mean that
 leaves out folds (a one-class test fold has no AUC) is marked * and footnoted.
+F1, precision and recall come from the counts summed over the folds (Forman &
+Scholz 2010); --json also gives their per-fold means (f1_fold_mean, …).
+--engine dask runs the fits on a Dask cluster (--scheduler, or a local one).
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
@@ -257,6 +260,18 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
     "(learning curves, sweep curves, each chain against the first per task; needs matplotlib).",
 )
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help=f"Fit here (in --jobs processes) or as tasks on a Dask cluster, with the same results ({DASK_INSTALL_HINT}).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
+)
 @quiet_option
 @progress_option
 @click.pass_context
@@ -284,6 +299,8 @@ def evaluate(
     plot,
     report_path,
     jobs,
+    engine,
+    scheduler,
     quiet,
     progress,
     **classifier_values,
@@ -299,6 +316,7 @@ def evaluate(
         )
     if multiclass:
         _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
+    _check_engine_options(ctx, engine, scheduler)
     if test_path is not None:
         _check_test_options(ctx)
     elif predictions_path is not None:
@@ -335,6 +353,8 @@ def evaluate(
             progress=reporter,
             test=test,
             test_name=test_path,
+            engine=engine,
+            scheduler=scheduler,
         )
     left_out = result.document["settings"]["rows_with_missing_class_left_out"]
     if left_out:
@@ -433,6 +453,14 @@ def _checked_outputs(
         if option != "--predictions":
             reports.require_matplotlib(option)
     return outputs
+
+
+def _check_engine_options(ctx, engine: str, scheduler: str | None) -> None:
+    """Refuse ``--scheduler`` without ``--engine dask``, and ``--jobs`` with it (the cluster's workers run the fits)."""
+    if scheduler is not None and engine != "dask":
+        raise click.UsageError("--scheduler needs --engine dask")
+    if engine == "dask" and ctx.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
 
 
 def _check_test_options(ctx) -> None:
