@@ -184,17 +184,6 @@ def test_discretize_header_and_rows_are_wekas_bytes(weka_outputs):
 
 
 @pytest.mark.slow
-def test_dask_engine_gives_the_local_output(tmp_path):
-    pytest.importorskip("dask.distributed")
-    local = _filterkit(str(REAL / "vehicle.arff"), "discretize")
-    distributed = tmp_path / "dask.arff"
-    _filterkit(
-        "--engine", "dask", "--partitions", "3", "-o", str(distributed), str(REAL / "vehicle.arff"), "discretize"
-    )
-    assert distributed.read_bytes() == local
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("options", [[], ["--binary"], ["--bins", "5", "--equal-frequency"]], ids=str)
 def test_saved_model_applies_as_the_training_run(tmp_path, options):
     model = tmp_path / "model.json"

@@ -102,6 +102,7 @@ def test_zero_based_as_scikit_learns_auto_and_as_asked(tmp_path):
     assert result.stderr == f"filterkit: error: {zero}:1: index 0 in a file read as one-based (--one-based)\n"
 
 
+@pytest.mark.slow
 def test_shape_bns_l2_end_to_end_agrees_with_scikit_learn(tmp_path):
     data = tmp_path / "oh0.svm"
     _filterkit(REAL / "oh0.wc.arff", "-o", data)

@@ -189,6 +189,7 @@ def test_fold_sizes_and_class_shares_are_wekas(weka_outputs, data_files, name):
         assert all(abs(ours_counts[label] - theirs_counts[label]) <= 1 + copies for label in ours_counts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["iris", "credit-g", "vehicle"])
 def test_folds_are_disjoint_stratified_and_make_up_the_input(name):
     path = REAL / f"{name}.arff"
@@ -208,6 +209,7 @@ def test_folds_are_disjoint_stratified_and_make_up_the_input(name):
     assert sorted(training + folds[1]) == sorted(whole)
 
 
+@pytest.mark.slow
 def test_fold_takes_the_same_rows_whatever_the_row_order_and_chunk_size(tmp_path):
     text = (REAL / "vehicle.arff").read_text()
     at = text.lower().index("@data\n") + len("@data\n")

@@ -285,6 +285,7 @@ def test_dfreq_needs_no_class_split(run_filterkit):
     assert scores["joint"][0][1] > 100
 
 
+@pytest.mark.slow
 def test_joint_scores_do_not_depend_on_the_chunk_size(run_filterkit):
     oh0 = REAL / "oh0.wc.arff"
     for metric, presence in MODES:
@@ -293,6 +294,7 @@ def test_joint_scores_do_not_depend_on_the_chunk_size(run_filterkit):
         assert whole == chunked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("presence", [True, False])
 def test_a_joint_scorer_passes_the_stage_contract(presence):
     registry = load_plugins()

@@ -6,6 +6,7 @@ built-in stage is bypassed neither by the chain's fused step nor by the statisti
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from chain_helpers import REAL
 from filterkit.arff import read_arff
@@ -43,6 +44,7 @@ def test_an_overridden_transform_is_run_after_a_stage_with_a_map():
     np.testing.assert_array_equal(found.data, np.where(features, expected.data / 2, expected.data))
 
 
+@pytest.mark.slow
 def test_an_overridden_transform_is_what_the_next_stage_fits_on():
     registry = load_plugins()
     schema, chunk = read_arff(REAL / "grain_wc.arff")
