@@ -18,6 +18,7 @@ from filterkit.commands.options import (
     chunk_rows_option,
     class_option,
     digits_option,
+    engine_option,
     float32_option,
     input_format_option,
     number_format,
@@ -27,10 +28,10 @@ from filterkit.commands.options import (
     positive_option,
     quiet_option,
     row_form_option,
+    scheduler_option,
     zero_based_option,
 )
 from filterkit.commands.stages import StageChain, misplaced_option
-from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.partitions import checked_output_folder, partition_files
 from filterkit.plugins import Registry
@@ -288,18 +289,8 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
     help="After fitting, say on stderr what each stage chose (the stages that tell: auto's treatment per feature).",
 )
 @plugins_dir_option
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help=f"Run in this process, or over partitions on a Dask cluster ({DASK_INSTALL_HINT}).",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
-)
+@engine_option("Run in this process, or over partitions on a Dask cluster")
+@scheduler_option
 @click.option(
     "--partitions",
     type=click.IntRange(1),

@@ -18,12 +18,14 @@ from filterkit.commands.options import (
     RegisteredName,
     class_option,
     click_option,
+    engine_option,
     json_option,
     positive_option,
     quiet_option,
+    scheduler_option,
 )
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
-from filterkit.errors import DASK_INSTALL_HINT, FilterkitError, OptionError
+from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode, progress_option
@@ -260,18 +262,8 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
     "(learning curves, sweep curves, each chain against the first per task; needs matplotlib).",
 )
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help=f"Fit here (in --jobs processes) or as tasks on a Dask cluster, with the same results ({DASK_INSTALL_HINT}).",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
-)
+@engine_option("Fit here (in --jobs processes) or as tasks on a Dask cluster, with the same results")
+@scheduler_option
 @quiet_option
 @progress_option
 @click.pass_context

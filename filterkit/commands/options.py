@@ -9,6 +9,7 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
+from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import FORMAT_NAMES
 from filterkit.stage import Option
 
@@ -91,6 +92,24 @@ plugins_dir_option = click.option(
 def positive_option(help: str):
     """``--positive LABEL``, explained for the command at hand."""
     return click.option("--positive", help=help)
+
+
+def engine_option(what: str):
+    """``--engine local|dask``, ``what`` saying how each runs, naming the extra Dask needs."""
+    return click.option(
+        "--engine",
+        type=click.Choice(["local", "dask"]),
+        default="local",
+        show_default=True,
+        help=f"{what} ({DASK_INSTALL_HINT}).",
+    )
+
+
+scheduler_option = click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
+)
 
 
 def json_option(help: str):
