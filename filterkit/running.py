@@ -138,16 +138,15 @@ def run(
             engine.checked_targets(source, output_dir)  # type: ignore[attr-defined]
         if fitted:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+            chain = copy.copy(chain)  # the output is the input's rows: their relation name, not the training file's
+            assert chain.output_schema is not None
+            chain.output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         else:
             engine.fit(chain, source)
             for warning in chain.widenings:  # before the writing it warns of
                 print(f"filterkit: warning: {warning}", file=sys.stderr)
             if on_fitted is not None:
                 on_fitted(chain)
-        if fitted:  # the output is the input's rows: it keeps their relation name, not the training file's
-            chain = copy.copy(chain)
-            assert chain.output_schema is not None
-            chain.output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         earlier = [text for text in source.header_comments if text.split(" ", 1)[0] == PROVENANCE_WORD]
         comments = provenance_comments(earlier, command, chain, form.sparse, form.numbers.options)
         if output_dir is not None:
