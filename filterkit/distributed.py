@@ -23,10 +23,10 @@ so progress moves within a partition.  Dask is imported only when this engine is
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import logging
 import os
-import re
 import shutil
 import signal
 import sys
@@ -58,9 +58,8 @@ LOCAL_WORKERS = 2
 _WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
 #: Dask's setting of how many times a task may be running on a worker that dies before it fails.
 _ALLOWED_FAILURES = "distributed.scheduler.allowed-failures"
-_GLOB_CHARACTERS = re.compile(r"[*?\[]")
 #: The errors of a full file system (or quota) while a worker writes its part.
-_NO_ROOM = (28, 122)  # ENOSPC, EDQUOT
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT)
 #: The Dask event topic on which the tasks of one run report the rows they have done.
 _ROWS_TOPIC = "filterkit-rows-"
 
@@ -317,7 +316,7 @@ class DaskEngine:
             )
         names = output_names(files)
         futures = self.client.map(_file_partition, [os.path.abspath(f) for f in files], files, names, pure=False)
-        described = _results(futures)
+        described = list(results_in_order(futures))
         schema = described[0][0]
         for path, (other, _, _) in zip(files[1:], described[1:]):
             difference = schema.first_difference(other)
@@ -346,7 +345,7 @@ class DaskEngine:
                 )
                 merged = self._merge_tree(recipe, parts)
                 _wait_in_order(parts, meter)
-                return _results([merged])[0]
+                return next(results_in_order([merged]))
 
         return chain.fit_with(plan.schema, statistics_of, self.progress)
 
@@ -411,8 +410,7 @@ class DaskEngine:
             paths = _part_paths(plan, parts_folder)
             with self._pass("writing", chain, plan) as (recipe, meter):
                 futures = self._submit_parts(recipe, plan, paths, sparse, comments, numbers)
-                _wait_in_order(futures, meter)
-                meter.count = sum(_results(futures))  # the rows written, which the events may not all have told yet
+                meter.count = sum(_wait_in_order(futures, meter))  # the rows written: the events may lag
             if before_publish is not None:
                 before_publish()
             for part, target in zip(paths, targets):
@@ -446,7 +444,7 @@ class DaskEngine:
             for number, future in enumerate(_ended_in_order(futures)):
                 _copy_part(paths[number], future, header, stream, with_header=number == 0)
                 meter.detail = f"{number + 1}/{len(futures)} partitions"
-            meter.count = sum(_results(futures))  # the rows written, which the events may not all have told yet
+            meter.count = sum(results_in_order(futures))  # the rows written: the events may lag
 
     def _submit_parts(self, recipe, plan: Plan, paths: list[str], sparse, comments, numbers) -> list:
         """The tasks writing each partition's output to its path of ``paths``."""
@@ -586,20 +584,21 @@ def _ended_in_order(futures: list) -> Iterator:
             ready += 1
 
 
-def _wait_in_order(futures: list, meter) -> None:
-    """Wait for ``futures``, raising the first error in partition order (:func:`_ended_in_order`)."""
+def _wait_in_order(futures: list, meter) -> list:
+    """The results of ``futures``, raising the first error in partition order (:func:`_ended_in_order`)."""
+    results = []
     for number, future in enumerate(_ended_in_order(futures)):
         _raise_if_failed(future)
+        results.append(future.result())
         meter.detail = f"{number + 1}/{len(futures)} partitions"
+    return results
 
 
-def _results(futures: list) -> list:
-    """The results of ``futures``, waited for in order: the first failure in that order is raised."""
-    results = []
+def results_in_order(futures: list) -> Iterator:
+    """The results of ``futures``, each waited for in turn: the first failure in that order is raised."""
     for future in futures:
         _raise_if_failed(future)
-        results.append(future.result())
-    return results
+        yield future.result()
 
 
 def _raise_if_failed(future) -> None:

@@ -946,7 +946,7 @@ def _dask_results(
     one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in the items' order; the rows are
     sent to every worker once, and a scheduler's workers must have the chains' stages as this process has;
     a local cluster's start is shown on ``progress``."""
-    from filterkit.distributed import DaskEngine, _raise_if_failed
+    from filterkit.distributed import DaskEngine, results_in_order
 
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
         for chain in chains:
@@ -958,10 +958,4 @@ def _dask_results(
             )
             for c, t, _, _, tr, te in items
         ]
-
-        def in_order():
-            for future in futures:
-                _raise_if_failed(future)
-                yield future.result()
-
-        yield in_order()
+        yield results_in_order(futures)

@@ -355,14 +355,21 @@ def _table(document: dict, per_task: bool) -> str:
         )
         for measure in ("f1", "auc", "breakeven"):
             paired = comparison["measures"][measure]
-            tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
-            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
-            lines.append(
-                f"  {LABELS.get(measure, 'BEP'):>6} {paired['difference']:>+8.4f}  "
-                f"{_tally(tasks_, tasks_['wilcoxon_p'])}{over_folds}"
-            )
+            lines.append(_paired_line(LABELS.get(measure, "BEP"), 6, paired, "over_tasks", held_out))
         lines += _mcnemar_lines(comparison)
     return "\n".join(lines + _footnote(notes)) + "\n"
+
+
+def _paired_line(label: str, width: int, paired: dict, over: str | None, held_out: bool) -> str:
+    """One measure's line of a paired comparison: the difference, the Wilcoxon tally over ``over``
+    (tasks or classes; none: no such test), and the tally over folds unless scored on a test file."""
+    line = f"  {label:>{width}} {paired['difference']:>+8.4f}"
+    if over is not None:
+        line += f"  {_tally(paired[over], paired[over]['wilcoxon_p'])}"
+    if not held_out:
+        folds = paired["over_folds"]
+        line += f"  {_tally(folds, folds['corrected_t']['p'])}"
+    return line
 
 
 def _mcnemar_lines(comparison: dict) -> list[str]:
@@ -524,20 +531,13 @@ def _multiclass_table(document: dict) -> str:
             + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
         )
         for measure, paired in comparison["measures"].items():
-            folds_ = paired["over_folds"]
-            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
-            lines.append(f"  {MULTICLASS_LABELS[measure]:>8} {paired['difference']:>+8.4f}{over_folds}")
+            lines.append(_paired_line(MULTICLASS_LABELS[measure], 8, paired, None, held_out))
         lines.append(
             "  per class: difference; classes won/tied/lost, Wilcoxon p"
             + ("" if held_out else "; folds won/tied/lost, t-test p")
         )
         for measure, paired in comparison["per_class"].items():
-            classes_, folds_ = paired["over_classes"], paired["over_folds"]
-            over_folds = "" if held_out else f"  {_tally(folds_, folds_['corrected_t']['p'])}"
-            lines.append(
-                f"  {LABELS[measure]:>8} {paired['difference']:>+8.4f}  "
-                f"{_tally(classes_, classes_['wilcoxon_p'])}{over_folds}"
-            )
+            lines.append(_paired_line(LABELS[measure], 8, paired, "over_classes", held_out))
         lines += _mcnemar_lines(comparison)
     return "\n".join(lines + _footnote(notes)) + "\n"
 

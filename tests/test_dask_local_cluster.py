@@ -105,9 +105,9 @@ def test_a_pass_raises_the_first_error_in_partition_order_not_the_first_in_time(
 
 def test_results_are_raised_in_order_too():
     futures = [Done("a"), Failed("b", FilterkitError("first", "b.arff")), Failed("c", FilterkitError("second"))]
-    assert engine_module._results(futures[:1]) == ["a"]
+    assert list(engine_module.results_in_order(futures[:1])) == ["a"]
     with pytest.raises(FilterkitError, match="first"):
-        engine_module._results(futures)
+        list(engine_module.results_in_order(futures))
 
 
 def test_a_task_cancelled_because_the_scheduler_went_away_is_one_error():
