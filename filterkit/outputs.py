@@ -134,10 +134,15 @@ class StagedOutput:
 
 @contextlib.contextmanager
 def staged_output(output: OutputFile):
-    """A :class:`StagedOutput` for ``output``; unless published, its temporary file is removed."""
+    """A :class:`StagedOutput` for ``output``; unless published, its temporary file is removed.  A
+    write that fails without naming a file (a full disk, ``/dev/full``) is an error naming ``output``."""
     stage = StagedOutput(output)
     try:
         yield stage
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
     finally:
         stage.discard()
 

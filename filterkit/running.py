@@ -295,10 +295,6 @@ def output_stream(output: OutputFile | None):
             if compressed is not None:
                 compressed.close()
             stage.publish()
-        except OSError as error:
-            if error.filename is not None:
-                raise
-            raise FilterkitError(f"cannot write {output.path}: {error.strerror or error}") from None
         finally:
             if compressed is not None and not compressed.closed:
                 # Unpublished: end the stream so that it is not ended, noisily, once its file is gone.

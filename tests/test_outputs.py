@@ -265,6 +265,27 @@ def private_full_device(tmp_path):
     return private_device(tmp_path, "full", 7)
 
 
+@pytest.mark.parametrize(
+    "option, extra",
+    [("--predictions", ["--test", REAL / "iris.arff"]), ("--save-model", [])],
+    ids=["evaluate-predictions", "save-model"],
+)
+def test_every_staged_output_that_cannot_be_written_names_its_file(tmp_path, private_full_device, option, extra):
+    """``evaluate --predictions`` on a full device said only "No space left on device": the
+    staged output, which every file goes through, names its file now."""
+    train = tmp_path / "train.arff"
+    train.write_bytes(IRIS.read_bytes())
+    if option == "--save-model":
+        argv = [option, private_full_device, "-o", tmp_path / "out.arff", train, "l2"]
+    else:
+        argv = ["evaluate", "-q", *extra, option, private_full_device, "--positive", "Iris-setosa", train, "l2"]
+    completed = run(argv, tmp_path)
+    assert completed.returncode == 1
+    assert completed.stderr.endswith(f"{private_full_device}: No space left on device\n")
+    assert completed.stderr.count("\n") == 1 and completed.stderr.startswith("filterkit: error: ")
+    assert sorted(os.listdir(tmp_path)) == ["full", "train.arff"]
+
+
 def test_a_device_output_is_written_in_place_and_never_replaced(tmp_path, private_full_device):
     completed = run(["-o", private_full_device, IRIS, "l2"], tmp_path)
     assert completed.returncode == 1
