@@ -16,6 +16,7 @@ from filterkit.model import save_model
 from filterkit.plugins import Registered, Registry
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.sources import MemorySource
 from filterkit.testing import check_stage, read_output, run_filterkit
 from filterkit_plugins.words import (
     WEKA_STOPWORDS,
@@ -315,15 +316,7 @@ def _documents(texts: list[str], labels: list[int]) -> tuple[Schema, Chunk]:
 
 def _fitted(schema: Schema, chunk: Chunk, **options) -> Chain:
     chain = Chain([WordVector(**options)], class_spec="last")
-
-    class Source:
-        def __init__(self):
-            self.schema = schema
-
-        def chunks(self):
-            yield chunk
-
-    chain.fit(Source())
+    chain.fit(MemorySource(schema, chunk))
     return chain
 
 

@@ -12,6 +12,7 @@ from chain_helpers import REAL
 from filterkit.errors import OptionError
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.sources import MemorySource
 from filterkit.testing import check_stage, read_output, run_filterkit
 from filterkit_plugins.words import WordVector, tokenizer, unescaped
 
@@ -23,15 +24,7 @@ def _fitted(texts: list[tuple[str | None, str | None]], **options) -> WordVector
     schema = Schema("d", (Attribute("a", STRING), Attribute("b", STRING), Attribute("class", NOMINAL, ("x", "y"))))
     chunk = Chunk(np.zeros((len(texts), 3)), {0: [t[0] for t in texts], 1: [t[1] for t in texts]}, None)
     chain = Chain([WordVector(**options)], class_spec="last")
-
-    class Source:
-        def __init__(self):
-            self.schema = schema
-
-        def chunks(self):
-            yield chunk
-
-    chain.fit(Source())
+    chain.fit(MemorySource(schema, chunk))
     return chain.stages[0]
 
 
