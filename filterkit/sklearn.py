@@ -1,39 +1,26 @@
 """Every registered stage that keeps its rows as a scikit-learn transformer.
 
-``transformer_for(name)`` makes, from the plugin registry, a transformer class
-whose parameters are the stage's declared options with their defaults (read
-from the stage, never repeated here), plus ``positive`` for a stage that can
-learn from a class (an option named like a transformer method is spelled
-``stage_NAME``: Shaper's ``transform`` is ``stage_transform``).  Each stage's
-transformer is importable from this module under the name of the stage's own
-class, which its plugin chose (``Shaper``, ``Selector``, ``PresenceBinarizer``,
-``MinMaxNormalizer``, ``L2Normalizer``, ``BnsScorer`` …; the framework names no
-stage), and always under its derived name (``meanscale`` → ``MeanscaleTransformer``),
-or by ``transformer_for(name)``; ``ScoreScaler(metric="bns")`` is the scorer of any
-metric.  Classes are made on first use, so importing this module loads no plugin.
-``load_arff`` reads an ARFF file into X, y and the feature names.
+``transformer_for(name)`` makes, from the plugin registry, a transformer class whose parameters
+are the stage's declared options with their defaults, plus ``positive`` for a stage that can
+learn from a class (an option named like a transformer method is spelled ``stage_NAME``:
+Shaper's ``transform`` is ``stage_transform``).  Each class is importable from this module
+under its stage class's name (``Shaper``, ``Selector``, ``L2Normalizer`` …) and its derived
+name (``meanscale`` → ``MeanscaleTransformer``); ``ScoreScaler(metric="bns")`` is the scorer of
+any metric.  Classes are made on first use.  ``load_arff`` reads an ARFF file into X, y and the
+feature names.
 
-How scikit-learn data meets a filterkit schema:
+* X (numeric, dense or ``scipy.sparse``) becomes numeric attributes ``x0 … x{n-1}`` (or the
+  DataFrame's column names), NaN missing; a DataFrame's categorical columns become nominal
+  attributes, text columns (and documents: a 1-D sequence of strings) string attributes;
+* y becomes a nominal class attribute after them, labelled by the sorted distinct ``str(y)``
+  (None: missing), when the stage learns from a class or y holds class labels; it is never
+  part of the output;
+* ``positive`` names the positive class, compared with ``str(y)``; one not among y's labels is a
+  ValueError; None keeps filterkit's rule (the minority class of a two-class y);
+* sparse X gives CSR output, dense X dense output (``words``' output is sparse).
 
-* X (numeric, dense or ``scipy.sparse``) becomes numeric attributes named
-  ``x0 … x{n-1}`` (or the DataFrame's column names); NaN is a missing value; a
-  DataFrame's categorical columns become nominal attributes (their categories the
-  labels), its text columns (and an object array's, and documents: a 1-D sequence of
-  strings) string attributes, which ``words`` reads and other stages refuse;
-* y becomes a nominal class attribute appended after them, whose labels are the
-  sorted distinct ``str(y)`` (None: a missing class, as ``load_arff`` gives it), when the stage learns
-  from a class or y holds class labels (the command line always has its class); it is
-  never part of the output;
-* ``positive`` names the positive class, compared with ``str(y)`` (a bool y takes
-  ``positive=True``); one that is not among y's labels is a ValueError naming them, as
-  ``--positive`` with an undeclared label is an error; None keeps filterkit's rule
-  (the minority class of a two-class y);
-* sparse X gives sparse output (``scipy.sparse`` CSR), dense X dense output (but for
-  ``words``, whose output is sparse).
-
-Fitted state lives in ``stage_`` (the fitted filterkit stage).  Pickling an
-adapter keeps only that stage's plain-array :meth:`~filterkit.stage.Stage.state`,
-its options and schema, as a model file does, and rebuilds the stage on load.
+Fitted state lives in ``stage_``; pickling an adapter keeps only that stage's plain-array
+:meth:`~filterkit.stage.Stage.state`, options and schema, as a model file does.
 """
 
 from __future__ import annotations
@@ -41,6 +28,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import itertools
 import re
 import warnings
 from collections.abc import Callable
@@ -79,12 +67,8 @@ def _registry() -> Registry:
 
 
 class FilterkitTransformer(TransformerMixin, BaseEstimator):
-    """A filterkit stage as a scikit-learn transformer: the base of every adapter.
-
-    A subclass says which stage it runs (:meth:`_stage_name`) and which of its
-    parameters give the stage's options (``stage_parameters``); see the module
-    docstring for how X and y become a filterkit schema.
-    """
+    """A filterkit stage as a scikit-learn transformer: the base of every adapter, whose subclass
+    names its stage (:meth:`_stage_name`) and the parameters of its options (``stage_parameters``)."""
 
     #: The parameter of this class that gives each stage option, by option name.
     stage_parameters: ClassVar[dict[str, str]] = {}
@@ -99,8 +83,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return _registry().make_stage(self._stage_name(), params)
 
     def _learns_from_y(self) -> bool:
-        """True when the stage refuses data without a class (so it needs y); False when
-        the parameters are invalid (``fit`` says why)."""
+        """True when the stage refuses data without a class; False for invalid parameters (``fit`` says why)."""
         try:
             return _refuses_classless_data(self._new_stage())
         except (FilterkitError, ValueError):
@@ -114,15 +97,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
-        """Fit the stage on X, and on y as the class when the stage learns from one or y
-        holds class labels (as the command line's class, which ``words`` counts by).
-
-        X is a numeric array or ``scipy.sparse`` matrix (NaN: missing), a pandas DataFrame
-        (categorical columns are nominal attributes, text columns string attributes), or
-        documents (a list, array or Series of strings: one string attribute); y holds class
-        labels of any type (compared as ``str``).  Raises ValueError for bad parameters or
-        data, with filterkit's message.
-        """
+        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class
+        labels (see the module docstring); ValueError with filterkit's message for bad parameters or data."""
         required = self._learns_from_y()
         supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
         columns = _columns(X, False)
@@ -155,10 +131,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)``) and y's label codes (NaN for a missing
-        class: None, as ``load_arff`` gives it); ValueError when ``positive`` is not one
-        of them (as ``--positive`` must name a declared label), or when y holds one class and
-        the stage ``required`` y."""
+        """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing); ValueError when
+        ``positive`` is not a label, or y holds one class and the stage ``required`` y."""
         known = _known(y)
         check_classification_targets(known)
         text = np.array([str(value) for value in known], dtype=str)
@@ -203,8 +177,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def _python_spelling(self, message: str) -> str:
         """``message`` with command-line flags spelled as this class's parameters
         (``--top 5`` → ``top=5``, ``--no-presence`` → ``presence=False``)."""
-        parameter_of = {option: parameter for option, parameter in self.stage_parameters.items()}
-        parameter_of["positive"] = "positive"
+        parameter_of = {**self.stage_parameters, "positive": "positive"}
         flags = {option.name for option in _registry().stage(self._stage_name()).options if option.kind is bool}
 
         def spelled(match: re.Match) -> str:
@@ -220,8 +193,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return re.sub(r"--(no-)?([a-z][a-z0-9-]*)(\s(?=[^\s(-]))?", spelled, message)
 
     def transform(self, X):
-        """X with the fitted stage applied: sparse stays sparse, dense stays dense (documents
-        become sparse word vectors)."""
+        """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
         check_is_fitted(self)
         attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
         columns = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
@@ -247,9 +219,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return np.asarray(values, dtype=np.float64)
 
     def _keeps_a_subset_of_its_features(self) -> bool:
-        """True when the fitted stage's output features are some of its input features, in
-        order (a selection; all of them for a stage that keeps every feature); True
-        unfitted, so that ``get_support`` says it is not fitted."""
+        """True when the fitted stage's output features are some of its input features, in order (or it
+        is unfitted, so that ``get_support`` says so)."""
         if not hasattr(self, "stage_"):
             return True
         inputs = self._fitted_feature_names()
@@ -259,9 +230,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     @available_if(_keeps_a_subset_of_its_features)
     def get_support(self, indices: bool = False):
-        """Which input features the fitted stage keeps, as scikit-learn's selectors say it:
-        a boolean mask over the input features, or with ``indices=True`` their positions.
-        Only for a stage whose output features are some of its input features."""
+        """Which input features the fitted stage keeps: a boolean mask, or with ``indices=True`` positions."""
         check_is_fitted(self)
         kept = set(str(name) for name in self.get_feature_names_out())
         mask = np.array([name in kept for name in self._fitted_feature_names()], dtype=bool)
@@ -319,14 +288,10 @@ def _refuses_classless_data(stage: Stage) -> bool:
 
 
 def _class_attribute_name(feature_names: list[str]) -> str:
-    """``y (the class)``, or ``y (the class) 1`` … when a feature already has that name: a name no
-    word of the ``words`` stage (split at spaces and parentheses by default) can take."""
+    """``y (the class)``, or ``y (the class) 1`` … when a feature has that name (no word of ``words`` can)."""
     taken = set(feature_names)
-    name, number = "y (the class)", 0
-    while name in taken:
-        number += 1
-        name = f"y (the class) {number}"
-    return name
+    names = ("y (the class)" + (f" {number}" if number else "") for number in itertools.count())
+    return next(name for name in names if name not in taken)
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
@@ -338,9 +303,7 @@ def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
 
 
 def _columns(X, always: bool) -> list | None:
-    """X's columns when it holds text or categories (or ``always``, unless it is sparse): a
-    DataFrame's columns, an object array's, or documents (a 1-D sequence of strings) as one
-    column; None for numeric X, which scikit-learn's checks take."""
+    """X's columns when it holds text or categories (or ``always``, unless sparse); None for numeric X."""
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
         columns = [X.iloc[:, j] for j in range(X.shape[1])]
         unnumeric = [c for c in columns if getattr(c.dtype, "kind", "O") == "O"]
@@ -374,8 +337,7 @@ def _is_missing(cell) -> bool:
 
 
 def _attribute(name: str, column) -> Attribute:
-    """The attribute a column of X gives: nominal for a categorical column (its categories as
-    labels), string for one holding text, else numeric."""
+    """A column's attribute: nominal for a categorical column, string for one holding text, else numeric."""
     if str(getattr(column, "dtype", "")) == "category":
         return Attribute(name, NOMINAL, labels=tuple(str(label) for label in column.cat.categories))
     if _holds_text(np.asarray(column, dtype=object)):
@@ -384,9 +346,8 @@ def _attribute(name: str, column) -> Attribute:
 
 
 def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
-    """Columns as chunk values and text for ``attributes``: numbers, label positions and
-    string attributes' text (NaN and None where missing); ValueError naming the column for a
-    value its attribute cannot hold."""
+    """Columns as chunk values and text for ``attributes``; ValueError naming the column for a value its
+    attribute cannot hold."""
     values = np.zeros((len(columns[0]) if columns else 0, len(columns)))
     text: dict[int, list] = {}
     for position, (attribute, column) in enumerate(zip(attributes, columns)):
@@ -406,8 +367,7 @@ def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
 
 
 def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
-    """For :func:`_table_values`: whether a present cell suits ``attribute``, its value in the chunk
-    (a string's is 0, its text goes to the text side) and what a cell that does not suit should be."""
+    """Whether a present cell suits ``attribute``, its chunk value, and what it should be (for messages)."""
     if attribute.kind == STRING:
         return (lambda cell: isinstance(cell, str)), (lambda cell: 0.0), "text"
     if attribute.kind == NOMINAL:
@@ -423,8 +383,7 @@ def _is_number(cell) -> bool:
 
 
 def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
-    """X as chunk values, with the class column appended when there are labels
-    (``codes``, or missing values in ``transform``)."""
+    """X as chunk values, with the class column (``codes``, or missing) appended when there are labels."""
     X = sp.csr_matrix(X) if sp.issparse(X) else X
     if not labels:
         return X
@@ -486,12 +445,9 @@ def _adapter_class(
     summary: str,
     namespace: dict,
 ) -> type:
-    """A transformer class whose parameters are ``leading`` (positional), ``options`` and
-    ``positive`` (keyword-only), documented from their declarations.
-
-    An option whose name the transformer already uses (Shaper's ``transform``
-    is a method) becomes the parameter ``stage_NAME``.
-    """
+    """A transformer class whose parameters are ``leading`` (positional), ``options`` and ``positive``
+    (keyword-only), documented from their declarations; an option named like an attribute of the
+    base becomes the parameter ``stage_NAME``."""
     taken = set(dir(base)) | {"positive"} | {o.name for o in leading}
     renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
     documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
@@ -530,8 +486,7 @@ class StageTransformer(FilterkitTransformer):
 
 
 def class_name_for(stage_name: str) -> str:
-    """The class name of a stage's transformer: its stage class's own name when no other
-    registered stage class has it, else the derived name (:func:`derived_class_name`)."""
+    """A stage's transformer class name: its stage class's name when unique, else :func:`derived_class_name`."""
     own = _registry().stages[stage_name].value.__name__
     if _own_names().count(own) == 1 and own.isidentifier():
         return own
@@ -548,13 +503,9 @@ def derived_class_name(stage_name: str) -> str:
 
 @functools.cache
 def transformer_for(stage_name: str) -> type[StageTransformer]:
-    """The scikit-learn transformer class of the registered stage ``stage_name``.
-
-    Its parameters are the stage's options with their declared defaults, and
-    ``positive`` unless the stage works without a class.  ValueError names the
-    installed stages when there is no such stage, and refuses a stage that drops or
-    adds rows (``fold``): a transformer must keep X's rows, which y's rows follow.
-    """
+    """The scikit-learn transformer class of the registered stage ``stage_name``: its options, and
+    ``positive`` unless it works without a class.  ValueError for an unknown stage (naming the
+    installed ones) and for one that drops or adds rows (``fold``)."""
     try:
         registered = _registry().stages[stage_name]
     except KeyError:
@@ -594,8 +545,7 @@ class _ScoreScaler(FilterkitTransformer):
 
 @functools.cache
 def _score_scaler() -> type[FilterkitTransformer]:
-    """``ScoreScaler``: its options are those of the default metric's scorer, which every
-    scorer made by the built-in scorers plugin shares."""
+    """``ScoreScaler``, with the options of the default metric's scorer (which every scorer shares)."""
     options = _registry().stage(DEFAULT_METRIC).options
     metric = Option("metric", str, DEFAULT_METRIC, "The metric to score by (any registered metric: bns, ig, chi, ...).")
     summary = (
@@ -611,8 +561,7 @@ def _own_names() -> list[str]:
 
 
 def _stages_by_class_name() -> dict[str, str]:
-    """Each registered stage's name by its transformer's class name and by its derived
-    name (names that two stages would share left out)."""
+    """Each stage's name by its transformer's class names (names two stages would share left out)."""
     names: dict[str, list[str]] = {}
     for stage_name in _transformable_stages():
         for class_name in dict.fromkeys((class_name_for(stage_name), derived_class_name(stage_name))):
@@ -626,15 +575,13 @@ def _transformable_stages() -> list[str]:
 
 
 def _exported_names() -> list[str]:
-    """What ``from filterkit.sklearn import *`` gives: the adapters, ``transformer_for`` and
-    ``load_arff``; not this module's imports."""
+    """What ``from filterkit.sklearn import *`` gives: the adapters, ``transformer_for`` and ``load_arff``."""
     adapters = {class_name_for(stage_name) for stage_name in _transformable_stages()}
     return ["FilterkitTransformer", "ScoreScaler", "load_arff", "transformer_for", *sorted(adapters)]
 
 
 def __getattr__(name: str):
-    """``ScoreScaler``, each stage's transformer class by its class name (made on first use),
-    and ``__all__``."""
+    """``ScoreScaler``, each stage's transformer by its class name (made on first use), and ``__all__``."""
     if name == "__all__":
         return _exported_names()
     if name.startswith("_"):
@@ -654,18 +601,13 @@ def __dir__() -> list[str]:
 def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     """An ARFF file (plain or gzip) as scikit-learn data: ``(X, y, feature_names)``.
 
-    ``class_`` picks the class attribute as ``-c`` does (``"last"``, ``"first"``, a
-    1-based position or a name; None: no class, y is None).  X holds every other
-    attribute: numbers, a nominal value as its label's position (a UserWarning names
-    such columns: an adapter takes them as numbers, ``as_frame=True`` keeps them nominal),
-    a date as milliseconds since 1970 (as Weka and the command line hold it), missing as
-    NaN; it is ``scipy.sparse`` CSR when the file's rows are sparse, else a dense array.
-    A string attribute's column holds its text (``str``, None where missing): X is then
-    a dense array of dtype object, whose text columns the adapters read as documents.
-    y holds the class labels (None where missing) for a nominal class, the text for a string
-    one, the numbers for a numeric one.  ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical,
-    text columns of pandas' ``string`` dtype, sparse columns sparse) and a Series instead
-    (pandas needed).  A file that cannot be read raises FilterkitError naming it and the line.
+    ``class_`` picks the class attribute as ``-c`` does (None: no class, y is None).  X holds every
+    other attribute: numbers, a nominal value as its label's position (a UserWarning names such
+    columns), a date as milliseconds since 1970, missing as NaN; CSR when the file's rows are
+    sparse.  A string attribute's column holds its text (None where missing), X then of dtype
+    object.  y holds the labels (None where missing), the text or the numbers of the class.
+    ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical, text ``string``) and
+    a Series.  A file that cannot be read raises FilterkitError naming it and the line.
     """
     schema, chunk = read_arff(path)
     class_index = resolve_class(schema, None if class_ is None else str(class_))

@@ -112,6 +112,15 @@ class _Spooling:
             self._spool_path = path
         return spool
 
+    def _spool_failed(self, name: str, error: OSError) -> FilterkitError:
+        """Close the spool; the error that it could not be written."""
+        self.close()
+        return FilterkitError(
+            f"cannot spool {name} into the temporary folder {tempfile.gettempdir()} "
+            f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
+            "or set TMPDIR to a folder with room for the data"
+        )
+
     def close(self) -> None:
         """Close (and so delete) the spool file, if any."""
         if self._spool is not None:
@@ -151,7 +160,6 @@ class StreamSource(_Spooling):
         The copy is a pass of its own, reported to the :func:`filterkit.progress.active`
         progress; see :class:`_Spooling` for how the file is kept from being left behind.
         """
-        folder = tempfile.gettempdir()
         spool = self._open_spool(suffix=".npy")
         progress = active()
         progress.expect(1)
@@ -164,12 +172,7 @@ class StreamSource(_Spooling):
                 spool.flush()
         except OSError as error:
             spool.close()
-            self.close()
-            raise FilterkitError(
-                f"cannot spool {self.reader.name} into the temporary folder {folder} "
-                f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
-                "or set TMPDIR to a folder with room for the data"
-            ) from None
+            raise self._spool_failed(self.reader.name, error) from None
         except BaseException:
             spool.close()
             self.close()
@@ -184,49 +187,39 @@ class StreamSource(_Spooling):
         if self._spool is None:
             return self.reader.chunks()
         self._spool.seek(0)
-        return self._spooled_chunks(self._spool)
+        return _spooled_chunks(self._spool)
 
-    @staticmethod
-    def _spooled_chunks(spool: IO[bytes]) -> Iterator[Chunk]:
+
+def _spooled_chunks(spool: IO[bytes]) -> Iterator[Chunk]:
+    """The chunks :func:`_save_chunk` wrote into ``spool``, from its position to its end."""
+    with contextlib.suppress(EOFError):
         while True:
-            try:
-                chunk = _load_chunk(spool)
-            except EOFError:
-                return
-            yield chunk
+            yield _load_chunk(spool)
 
 
 def _save_chunk(spool, chunk: Chunk) -> None:
+    """Append ``chunk`` to ``spool`` as numpy arrays (no pickle), after a JSON header of its form."""
     meta = {
         "sparse": chunk.is_sparse,
         "shape": list(chunk.shape),
         "text": {str(k): v for k, v in chunk.text.items()},
         "weights": chunk.weights is not None,
     }
-    np.save(spool, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8))
-    if chunk.is_sparse:
-        arrays = chunk.csr()
-        for array in (arrays.data, arrays.indices, arrays.indptr):
-            np.save(spool, array)
-    else:
-        np.save(spool, chunk.values)
-    if chunk.weights is not None:
-        np.save(spool, chunk.weights)
+    arrays = chunk.csr()[:3] if chunk.is_sparse else (chunk.values,)
+    weights = () if chunk.weights is None else (chunk.weights,)
+    for array in (np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8), *arrays, *weights):
+        np.save(spool, array)
 
 
 def _load_chunk(spool) -> Chunk:
-    header = np.load(spool, allow_pickle=False)
-    meta = json.loads(header.tobytes().decode("utf-8"))
-    if meta["sparse"]:
-        data, indices, indptr = (np.load(spool, allow_pickle=False) for _ in range(3))
-        values = None
-    else:
-        values = np.load(spool, allow_pickle=False)
+    """The next chunk :func:`_save_chunk` wrote; EOFError at the end."""
+    meta = json.loads(np.load(spool, allow_pickle=False).tobytes().decode("utf-8"))
+    arrays = [np.load(spool, allow_pickle=False) for _ in range(3 if meta["sparse"] else 1)]
     weights = np.load(spool, allow_pickle=False) if meta["weights"] else None
     text = {int(k): v for k, v in meta["text"].items()}
-    if values is None:
-        return Chunk.from_csr(data, indices, indptr, tuple(meta["shape"]), text, weights)
-    return Chunk(values, text, weights)
+    if meta["sparse"]:
+        return Chunk.from_csr(*arrays, tuple(meta["shape"]), text, weights)
+    return Chunk(arrays[0], text, weights)
 
 
 class _CountedStream:
@@ -354,9 +347,7 @@ class ScannedSource(_Spooling):
 
     def _copy(self, stream) -> None:
         """Spool ``stream`` (a pass of its own, reported to progress)."""
-        folder = tempfile.gettempdir()
-        spool = self._open_spool()
-        self._spool = spool
+        spool = self._spool = self._open_spool()
         progress = active()
         input_stream, _ = open_stream(_CountedStream(stream), self.name)
         self._current = spool
@@ -369,12 +360,7 @@ class ScannedSource(_Spooling):
                     spool.write(data)
                 spool.flush()
         except OSError as error:
-            self.close()
-            raise FilterkitError(
-                f"cannot spool {self.name} into the temporary folder {folder} "
-                f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
-                "or set TMPDIR to a folder with room for the data"
-            ) from None
+            raise self._spool_failed(self.name, error) from None
         except BaseException:
             self.close()
             raise

@@ -1,19 +1,11 @@
 """The filter protocol every chain stage follows.
 
-A stage declares its ``name``, a one-line ``summary`` and its ``options``
-(type, default and help, declared once: the CLI, the help text and the
-scikit-learn adapter all read them from here).  Its life, after Weka's
-Filter: :meth:`Stage.prepare` sees the input schema; a stage that *learns*
-from the training rows then accumulates statistics over chunks
-(:meth:`accumulate`), which can be merged (:meth:`merge`, so partitions can be
-fitted apart), and turns them into fitted state (:meth:`finalize`); after that
-the output schema is known and :meth:`transform` maps chunks.  A stage that
-learns may hand the next one its statistics without a pass over the data
-(:meth:`statistics_for`).  A *stateless* stage only transforms.
-
-Fitted state is plain numbers, lists and numpy arrays (:meth:`state` and
-:meth:`load_state`), so a model file holds it without pickle; the arrays a
-stage declares (``state_arrays``) are checked once, by :meth:`Stage.load_state`.
+A stage declares its ``name``, ``summary`` and ``options`` (declared once: the CLI, the help and
+the scikit-learn adapter read them here).  Its life, after Weka's Filter: :meth:`Stage.prepare`
+sees the input schema; a stage that *learns* accumulates mergeable statistics over chunks
+(:meth:`accumulate`, :meth:`merge`) and turns them into fitted state (:meth:`finalize`); then
+:meth:`transform` maps chunks.  Fitted state is plain numbers, lists and numpy arrays
+(:meth:`state`, :meth:`load_state`), so a model file holds it without pickle.
 """
 
 from __future__ import annotations
@@ -180,14 +172,9 @@ class Provenance:
 
 
 class Stage(Configurable):
-    """Base class of every chain stage (see the module docstring).
-
-    Besides its options a stage declares whether it ``learns`` from the training
-    rows, the arrays of its fitted state (``state_arrays``, each key's
-    :class:`~filterkit.saved_state.StateArray`), and what the contract checked
-    on every chunk (:mod:`filterkit.contract`) must allow: ``filters_rows`` (a
-    chunk may come out with fewer or more rows) and ``changes_class`` (the class
-    attribute's values or declaration may change).
+    """Base class of every chain stage (see the module docstring): it declares whether it ``learns``,
+    its fitted arrays (``state_arrays``) and what the contract (:mod:`filterkit.contract`) must allow:
+    ``filters_rows`` (fewer or more rows) and ``changes_class`` (the class attribute may change).
     """
 
     learns: ClassVar[bool] = False
@@ -276,26 +263,19 @@ class Stage(Configurable):
         return None
 
     def value_map(self) -> Any:
-        """None (the default), or, for a fitted stage whose output value of an acted-on feature
-        depends only on the feature and the value (every attribute kept in place, no other value
-        changed), ``map(positions, values) -> values``: the float64 outputs of ``values`` of the
-        features ``features[positions]``.  Declared once, it gives the stage's :meth:`transform`
-        (unless the class defines one), its :meth:`stored_values_map` where every feature maps 0
-        to 0, and the statistics a stage that learns class value counts hands the next one
-        (:meth:`statistics_for`).  A class that defines ``transform`` but neither map inherits no
-        :meth:`stored_values_map` nor :meth:`statistics_for`: they describe the transform above."""
+        """None, or, for a fitted stage whose output value of an acted-on feature depends only on the
+        feature and the value, ``map(positions, values) -> values`` (float64) for the features
+        ``features[positions]``.  It gives the default :meth:`transform`, :meth:`stored_values_map`
+        (where every 0 maps to 0) and :meth:`statistics_for`; a class that defines ``transform`` but
+        neither map inherits neither of the last two."""
         return None
 
     def stored_values_map(self) -> Any:
-        """None, or, for a fitted stage whose transform of a sparse chunk changes only the stored
-        values of its rows (the same rows, columns, text and weights, no entry added, 0 kept at 0), a
-        function ``map(rows, data) -> values``: the stored values (float64) this stage's transform
-        gives a sparse chunk whose structure is ``rows`` (``indptr``, ``indices`` and ``shape`` of a
-        CSR matrix, read-only) and whose stored values are ``data`` (not to be modified; a 0 the stage
-        before left must map to 0).  By default it follows from :meth:`value_map` where that maps
-        every feature's 0 to 0; a stage whose map depends on more than each value (``l2``: the row's
-        norm) defines it.  The chain runs consecutive such stages as one step on a sparse chunk, one
-        chunk made and checked at the end."""
+        """None, or, for a fitted stage whose transform of a sparse chunk changes only its stored values
+        (0 kept at 0), ``map(rows, data) -> values``: the float64 stored values its transform gives the
+        CSR structure ``rows`` (read-only) holding ``data`` (not to be modified).  By default from
+        :meth:`value_map`; ``l2`` (the row's norm) defines its own.  The chain runs consecutive such
+        stages as one step on a sparse chunk."""
         value_map = self.value_map()
         n = len(self.features)
         if value_map is None or np.any(value_map(np.arange(n), np.zeros(n))):
@@ -303,10 +283,8 @@ class Stage(Configurable):
         return lambda rows, data: mapped_stored(rows, data, self.features, value_map)
 
     def output_schema(self) -> Schema:
-        """The schema of transformed chunks: changed attributes become ``numeric``.
-
-        Made once per input schema and features: it builds an attribute per column (about
-        40 ms at 13,000), and the chain asks for it several times."""
+        """The schema of transformed chunks: changed attributes become ``numeric`` (made once per
+        input schema and features: 40 ms at 13,000 attributes, asked for several times)."""
         made = self.__dict__.get("_output_schema_made")
         if made is not None and made[0] is self.input_schema and made[1] is self.features:
             return made[2]
@@ -316,8 +294,6 @@ class Stage(Configurable):
             if not _declared_plain_numeric(attributes[i]):
                 attributes[i] = attributes[i].as_numeric()
                 redeclared = True
-        # where every changed attribute is declared plain numeric already, the input schema itself:
-        # the next stage's schema, contract and writer then start from the same objects
         schema = self.input_schema.with_attributes(attributes) if redeclared else self.input_schema
         self._output_schema_made = (self.input_schema, self.features, schema)
         return schema
@@ -339,13 +315,9 @@ class Stage(Configurable):
         return {**{key: getattr(self, key) for key in self.state_arrays}, OPTIONS_KEY: fitted_options(self)}
 
     def load_state(self, state: dict) -> None:
-        """Restore fitted state saved by :meth:`state` (after :meth:`prepare`).
-
-        By default: refuse options other than those the state recorded
-        (``fitted_options``), check each array of ``state_arrays`` (FilterkitError
-        naming the entry) and set it as the attribute of its key.  A stage with
-        more to restore or check overrides this, calling it first.
-        """
+        """Restore fitted state saved by :meth:`state` (after :meth:`prepare`): by default refuse
+        other options than the state recorded, check each array of ``state_arrays`` (FilterkitError
+        naming the entry) and set it as the attribute of its key."""
         saved = SavedState(self, state)
         saved.check_options()
         sizes = {FEATURES: len(self.features), ATTRIBUTES: len(self.input_schema)}
@@ -412,44 +384,14 @@ def scale_features(
     offset: np.ndarray | None = None,
     exponents: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Chunk:
-    """The chunk with each feature column j replaced by ``(x − offset[j]) · factor[j]``.
-
-    With ``exponents = (inner, outer)`` (from :func:`range_scaling`) column j becomes
-    ``((x·2^inner[j] − offset[j]·2^inner[j]) · factor[j]) · 2^outer[j]``: the same number,
-    bit for bit, where no step overflows or underflows, and the true result where
-    the plain arithmetic would.  Other columns, missing values and the chunk's text
-    and weights are kept.  A sparse chunk stays sparse, touching only its stored
-    values, when no offset moves a zero; otherwise it is computed densely (and
-    stored sparse again).
-    """
+    """The chunk with each feature column j replaced by ``(x − offset[j]) · factor[j]``, with the
+    power-of-two ``exponents = (inner, outer)`` of :func:`range_scaling` when given (bit for bit the
+    plain result where no step overflows or underflows, the true one where it would); other columns,
+    missing values, text and weights kept, a sparse chunk sparse when no offset moves a zero."""
+    zeros = np.zeros(len(features), dtype=np.int64)
+    inner, outer = (zeros, zeros) if exponents is None else exponents
     offset = np.zeros(len(features)) if offset is None else offset
-    inner, outer = exponents if exponents is not None else (None, None)
-    if inner is not None and not (np.any(inner) or np.any(outer)):
-        inner = outer = None
-
-    def scaled(values: np.ndarray, column: np.ndarray | slice) -> np.ndarray:
-        exponents_of_column = None if inner is None or outer is None else (inner[column], outer[column])
-        return scale_values(values, factor[column], offset[column], exponents_of_column)
-
-    if chunk.is_sparse and not np.any(offset * factor):
-        rows = chunk.csr()
-        position = np.full(rows.shape[1], len(features), dtype=np.int64)
-        position[features] = np.arange(len(features))
-        if inner is None:
-            column_factor = np.ones(rows.shape[1])
-            column_factor[features] = factor
-            return chunk.with_stored(rows.data * column_factor[rows.indices], rows)
-        acted = stored_in_features(rows, features)
-        data = rows.data.copy()
-        data[acted] = scaled(data[acted], position[rows.indices[acted]])
-        return chunk.with_stored(data, rows)
-    values = chunk.dense_values().copy()
-    values[:, features] = scaled(values[:, features], slice(None))
-    if not chunk.is_sparse:
-        return Chunk(values, chunk.text, chunk.weights)
-    import scipy.sparse as sp
-
-    return Chunk(sp.csr_matrix(values), chunk.text, chunk.weights)
+    return map_features(chunk, features, scaling_map(np.asarray(factor), offset, inner, outer))
 
 
 def scale_values(
@@ -465,14 +407,12 @@ def scale_values(
 
 
 def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer: np.ndarray):
-    """``map(positions, values)``: ``(values − offset) · factor`` of each feature, with the exponents of
-    :func:`range_scaling` where any is not 0 (:func:`scale_values`' arithmetic), for :meth:`Stage.value_map`."""
+    """``map(positions, values)`` for :meth:`Stage.value_map`: :func:`scale_values` of each feature."""
     if not (inner.any() or outer.any() or offset.any()):
         return _Factors(factor)
-    if not (inner.any() or outer.any()):
-        return lambda positions, values: scale_values(values, factor[positions], offset[positions])
+    exponents = inner.any() or outer.any()
     return lambda positions, values: scale_values(
-        values, factor[positions], offset[positions], (inner[positions], outer[positions])
+        values, factor[positions], offset[positions], (inner[positions], outer[positions]) if exponents else None
     )
 
 
@@ -505,15 +445,11 @@ def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> N
 
 def range_scaling(low: np.ndarray, high: np.ndarray, target: np.ndarray):
     """``(factor, (inner, outer))`` for :func:`scale_features` mapping each feature's range
-    [low, high] onto a width of ``target`` (with offset ``low``; with offset 0 it maps
-    x → x · target / width).  A feature whose width is not positive gets factor 0.
+    [low, high] onto a width of ``target`` (factor 0 where the width is not positive).
 
-    Where ``factor = target / (high − low)`` and the differences are safe doubles, that
-    is the factor and both exponents are 0 (the plain arithmetic).  Elsewhere — a
-    width that overflows, is subnormal, or a factor that overflows or underflows —
-    the values are first scaled by a power of two that brings the range's magnitude
-    near 1 and the factor is split into a mantissa and a power of two, so any result
-    that is a double is computed without overflow or underflow on the way.
+    Where ``target / (high − low)`` is a safe double, that is the factor and both exponents are 0.
+    Elsewhere the values are first scaled by a power of two that brings the range near 1 and the
+    factor split into a mantissa and a power of two, so no step overflows or underflows.
     """
     low, high, target = (np.asarray(a, dtype=np.float64) for a in (low, high, target))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
@@ -552,9 +488,8 @@ def stored_in_features(rows: Any, features: np.ndarray) -> np.ndarray:
 
 
 def with_stored_values(matrix: Any, data: np.ndarray) -> Any:
-    """``matrix`` (a CSR matrix) with new stored values, sharing its row and column structure (no
-    copy: transforms keep their input intact); values that became 0 are dropped, on a copy.
-    Stages that need no matrix use :meth:`Chunk.with_stored` instead."""
+    """``matrix`` (a CSR matrix) with new stored values, sharing its structure; values that became 0
+    are dropped, on a copy (:meth:`Chunk.with_stored` needs no matrix)."""
     import scipy.sparse as sp
 
     result = sp.csr_matrix((data, matrix.indices, matrix.indptr), shape=matrix.shape, copy=False)
@@ -581,9 +516,8 @@ OPTION_FILE_BYTES = 64 << 20
 
 
 def option_file(path: str) -> bytes:
-    """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names (:attr:`Option.names_file`):
-    as the Dask client read them where a task runs with them (:func:`sent_files`), else from this
-    machine's file system (OSError as ``open`` raises it)."""
+    """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names: as the Dask client
+    sent them (:func:`sent_files`), else from the file system (OSError as ``open`` raises it)."""
     sent = _SENT_FILES.get()
     if path in sent:
         return sent[path]
