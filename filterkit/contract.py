@@ -1,23 +1,13 @@
 """The stage contract, checked on every chunk every stage returns.
 
-A stage (a built-in one or a plugin's) may compute what it likes, but what it
-hands on must be something the next stage and the writer can trust:
-
-* a :class:`~filterkit.schema.Chunk`, whose values are a 2-D float64 ``numpy``
-  array or a ``scipy.sparse`` CSR matrix, or CSR arrays (:meth:`Chunk.from_csr
-  <filterkit.schema.Chunk.from_csr>`, checked as they are, without making a matrix);
-* as many rows as it was given (unless the stage declares ``filters_rows``),
-  with weights, when there are any, one per row;
-* as many columns as the stage's output schema declares, a text side column
-  of the right length for each string or relational attribute, and, in each
-  nominal attribute, only missing values or the codes of its labels;
-* the class attribute kept, with the same declaration and the same value in
-  every row (unless the stage declares ``changes_class``).
-
-The schema rules are checked once per pass (:meth:`OutputContract.of`), the
-chunk rules on each chunk, in time linear in the chunk's stored values.  A
-violation is a :class:`ContractError` naming the stage, its plugin and
-distribution, and what was expected against what came back.
+What a stage hands on must be something the next stage and the writer can trust: a
+:class:`~filterkit.schema.Chunk` of float64 values (a 2-D array, a CSR matrix or CSR arrays);
+as many rows as it was given (unless the stage declares ``filters_rows``), one weight per row;
+the output schema's columns, a text column per string or relational attribute, only label codes
+or NaN in nominal attributes; and the class attribute kept, declaration and values (unless the
+stage declares ``changes_class``).  The schema rules are checked once per pass
+(:meth:`OutputContract.of`), the chunk rules on each chunk in linear time; a violation is a
+:class:`ContractError` naming the stage, its plugin and distribution.
 """
 
 from __future__ import annotations
@@ -36,8 +26,7 @@ class ContractError(FilterkitError):
 
 
 def stage_origin(stage) -> str:
-    """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``,
-    or its class when it was not made by the plugin registry."""
+    """How an error names a stage: ``stage 'x' (plugin 'p', distribution 'd 1.0')``, or by its class."""
     origin = (
         stage.provenance
         if stage.provenance is not None
@@ -47,10 +36,9 @@ def stage_origin(stage) -> str:
 
 
 def plugin_fault(error: BaseException) -> bool:
-    """Whether ``error``, raised out of a plugin's code, is the plugin's fault, to be reported
-    naming it: any exception, ``SystemExit`` and ``GeneratorExit`` too, and a ``KeyboardInterrupt``
-    that no signal raised.  The console script handles SIGTERM until a stopping signal comes, and
-    ignores them all from then on; a program keeping Python's own handlers gets its Ctrl-C back."""
+    """Whether ``error``, raised out of a plugin's code, is the plugin's fault: any exception,
+    ``SystemExit`` and ``GeneratorExit`` too, and a ``KeyboardInterrupt`` no signal raised (the console
+    script handles SIGTERM until a stopping signal comes; a program with Python's handlers gets Ctrl-C)."""
     if isinstance(error, KeyboardInterrupt):
         return callable(signal.getsignal(signal.SIGTERM))
     return isinstance(error, (Exception, SystemExit, GeneratorExit))
@@ -110,25 +98,16 @@ class OutputContract:
         return cls(stage, schema, class_in, class_out)
 
     def class_before(self, given: Chunk, known: np.ndarray | None = None) -> np.ndarray | None:
-        """The class column of ``given`` before the stage runs (a copy), for :meth:`check` to compare
-        the result's with, so that a stage changing it in place is caught too; None when the stage
-        may change it or there is none.  ``known`` is that column as the previous stage's check
-        found it (:meth:`checked`), which saves a pass over the chunk's entries."""
+        """The class column of ``given`` before the stage runs (a copy, so that a change in place is caught
+        too), or ``known``, as the previous check read it; None when the stage may change it or there is none."""
         if self.class_in is None or self.class_out is None or self.stage.changes_class:
             return None
         if known is not None:
             return known
         return np.array(column_of(_rows_of(given), self.class_in), dtype=np.float64, copy=True)
 
-    def check(self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None) -> Chunk:
-        """``result`` when it is a chunk this stage may return for ``given``; else ContractError.
-        ``class_before`` is :meth:`class_before` of ``given`` taken before the stage ran."""
-        return self.checked(given, result, step, class_before)[0]
-
     def class_entries(self, rows: CsrArrays) -> np.ndarray | None:
-        """The positions of the class column's entries among the stored values of ``rows``, for a step
-        of stored-values maps to check that each map leaves their values (``runner._mapped_together``);
-        None when there is no class."""
+        """The positions of the class column's entries among the stored values of ``rows`` (None without a class)."""
         if self.class_in is None:
             return None
         return np.flatnonzero(rows.indices == self.class_in)
@@ -136,8 +115,8 @@ class OutputContract:
     def checked(
         self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None
     ) -> tuple[Chunk, np.ndarray | None]:
-        """What :meth:`check` returns, and the result's class column (a copy) where the check read it
-        (``class_before`` given), for the next stage's :meth:`class_before`; else None."""
+        """``result`` when it is a chunk this stage may return for ``given``, else ContractError; and the
+        result's class column (a copy) where ``class_before`` was given, for the next stage's check."""
         if not isinstance(result, Chunk):
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
         values = self._values(result, step)
@@ -154,8 +133,6 @@ class OutputContract:
             raise self._broken(step, f"it returned weights of shape {np.shape(result.weights)} for {rows} rows")
         self._check_text(result, rows, step)
         self._check_labels(result.csr() if result.is_sparse else values, step)
-        # A stage that filters rows returns some of them, so its class column is compared only when the rows
-        # are the ones it was given.
         if self.class_in is None or self.class_out is None or rows != given.n_rows or self.stage.changes_class:
             return result, None
         class_after = None
@@ -171,8 +148,7 @@ class OutputContract:
         return result, class_after
 
     def _values(self, result: Chunk, step: str) -> Any:
-        """The chunk's values, checked to be float64 CSR arrays (a chunk of arrays: no matrix built),
-        a CSR matrix or a 2-D array."""
+        """The chunk's values, checked to be float64 CSR arrays, a CSR matrix or a 2-D array."""
         values: Any = result.csr() if result.is_sparse and not result.has_matrix else result.values
         if isinstance(values, CsrArrays):
             self._check_arrays(values, step)
@@ -187,8 +163,7 @@ class OutputContract:
         return values
 
     def _check_arrays(self, arrays: CsrArrays, step: str) -> None:
-        """CSR arrays that make a matrix: one-dimensional, ``indptr`` one longer than the rows,
-        rising from 0 to the entries, as many column indices as values, each within the columns."""
+        """CSR arrays that make a matrix: 1-D, ``indptr`` rising from 0 to the entries, indices in range."""
         if not all(isinstance(a, np.ndarray) for a in (arrays.data, arrays.indices, arrays.indptr)):
             kinds = ", ".join(_kind_of(a) for a in (arrays.data, arrays.indices, arrays.indptr))
             raise self._broken(step, f"the chunk's CSR arrays are {kinds}, expected numpy arrays")
@@ -260,9 +235,8 @@ def _rows_of(chunk: Chunk):
 
 
 def _same_column(given, given_index: int, result, result_index: int) -> bool:
-    """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result``
-    (arrays or :class:`CsrArrays`; NaN equal to NaN); for CSR arrays that share the given
-    structure, only the column's stored values are compared."""
+    """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result`` (NaN equal
+    to NaN); for CSR arrays sharing the structure, only the column's stored values are compared."""
     if (
         isinstance(given, CsrArrays)
         and isinstance(result, CsrArrays)

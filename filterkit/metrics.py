@@ -1,22 +1,14 @@
 """Scoring features with a metric of the 2×2 counts (Forman, JMLR 2003).
 
-A :class:`Metric` is a name and a vectorized function of ``(tp, fp, pos,
-neg)``; the metrics themselves are plugins (``register_metrics``).  This
-module turns fitted class statistics (:mod:`filterkit.statistics`) into one score
-per feature: in presence mode (a row has the feature when its value is not
-0) or best-threshold mode (every cut between consecutive distinct training
-values, the best score wins; KDD'09 §3.4), for the positive class or, on a
-target with more than two classes, one-vs-rest for every class combined by
-``max`` or ``mean``, or ``joint``: a metric's k-class form (``Metric.joint``,
-IG and χ²) over each feature's values × classes contingency table, as Weka
-3.6's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval`` build it —
-presence (Weka's ``-B``) or, without it, the values cut at the supervised MDL
-cut points (Weka's default), with missing values spread over the known values
-in proportion to their rows (Weka's default "missing merge").
-
-A nominal attribute is scored over its values: by the k-class form where the
-metric has one (for one-vs-rest, over the table values × {class, rest}), else
-by each value's presence, the best value counting.
+A :class:`Metric` (a plugin: ``register_metrics``) is a vectorized function of ``(tp, fp, pos,
+neg)``.  This module turns class statistics (:mod:`filterkit.statistics`) into one score per
+feature: in presence mode (value not 0) or best-threshold mode (the best cut between distinct
+training values; KDD'09 §3.4), for the positive class or, on more than two classes, one-vs-rest
+combined by ``max`` or ``mean``, or ``joint``: the metric's k-class form over each feature's
+values × classes table as Weka 3.6's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval``
+build it (presence, or the MDL cut points; missing values spread over the known values).  A
+nominal attribute is scored over its values (by the k-class form where the metric has one, else
+each value's presence, the best value counting).
 """
 
 from __future__ import annotations
@@ -36,16 +28,11 @@ from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
 @dataclass(frozen=True)
 class Metric:
-    """A feature-scoring metric.
+    """A feature-scoring metric: ``function(tp, fp, pos, neg)`` of float arrays (broadcast together).
 
-    ``function(tp, fp, pos, neg)`` takes float arrays (broadcast together) and
-    returns the scores.  With ``invert_negative`` a feature whose ``tpr < fpr``
-    is first inverted (``tp → pos − tp``, ``fp → neg − fp``), so the metric
-    rewards negatively correlated features too (JMLR 2003, note to Table 1).
-    ``joint(tables)`` is the metric's k-class form, when it has one.
-    A metric that ignores the counts (``uses_counts=False``, such as ``rand``) is
-    scored once per feature: taking its best over cuts would favour features
-    with many distinct values.
+    With ``invert_negative`` a feature whose ``tpr < fpr`` is first inverted (``tp → pos − tp``,
+    ``fp → neg − fp``; JMLR 2003, note to Table 1).  A metric that ignores the counts
+    (``uses_counts=False``: ``rand``) is scored once per feature, not at its best cut.
     """
 
     name: str
@@ -126,11 +113,8 @@ def resolved_combine(metric: Metric, combine: str | None, class_attribute: Attri
 
 
 def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) -> np.ndarray:
-    """The metric's scores for the given counts; undefined results (0/0) score 0.
-
-    ``alpha`` weights positive features (``tpr > fpr``) by α and negative ones
-    by 1 − α (JMLR 2003, lesion study).
-    """
+    """The metric's scores for the counts, 0/0 scoring 0; ``alpha`` weights positive features
+    (``tpr > fpr``) by α and negative ones by 1 − α (JMLR 2003, lesion study)."""
     tp, fp, pos, neg = (np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(tp, fp, pos, neg))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tpr, fpr = tp / pos, fp / neg
@@ -145,28 +129,34 @@ def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) 
 
 
 def _scores_of(metric: Metric, tp, fp, pos, neg) -> np.ndarray:
-    """The metric's function on the counts; FilterkitError naming the metric and its plugin when it
-    raises or returns other than one number per count."""
-    origin = f" ({metric.provenance})" if metric.provenance is not None else ""
-    try:
-        scores = np.asarray(metric.function(tp, fp, pos, neg), dtype=np.float64)
-    except BaseException as error:
-        if not plugin_fault(error):
-            raise
-        raise FilterkitError(f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}") from error
+    """The metric's function on the counts; FilterkitError when it returns other than one number per count."""
+    scores = _called(metric, metric.function, tp, fp, pos, neg)
     if scores.shape != tp.shape:
         raise FilterkitError(
-            f"metric '{metric.name}'{origin} returned scores of shape {scores.shape} for counts of shape {tp.shape}"
+            f"metric '{metric.name}'{_origin(metric)} returned scores of shape {scores.shape} "
+            f"for counts of shape {tp.shape}"
         )
     return scores
 
 
-def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str | None) -> int:
-    """The label code of the positive class.
+def _origin(metric: Metric) -> str:
+    return f" ({metric.provenance})" if metric.provenance is not None else ""
 
-    ``--positive`` when given; otherwise, on a two-label class, the minority class
-    of the training rows (KDD'09 §4), the second declared label on a tie.
-    """
+
+def _called(metric: Metric, function, *args) -> np.ndarray:
+    """``function(*args)`` as float64; FilterkitError naming the metric and its plugin when it raises."""
+    try:
+        return np.asarray(function(*args), dtype=np.float64)
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
+        message = f"metric '{metric.name}'{_origin(metric)} failed: {type(error).__name__}: {error}"
+        raise FilterkitError(message) from error
+
+
+def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str | None) -> int:
+    """The label code of the positive class: ``--positive``, else the minority class of a two-label
+    class (KDD'09 §4), the second declared label on a tie."""
     if attribute.kind != NOMINAL:
         raise FilterkitError(f"the class attribute '{attribute.name}' is not nominal")
     if positive is not None:
@@ -202,12 +192,9 @@ def feature_scores(
     alpha: float | None = None,
     labels: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One score per feature: each target class vs the rest, combined by max or mean, or
-    the metric's k-class form over every class (``combine="joint"``).
-
-    ``labels`` gives each feature's number of nominal labels (0 for a numeric one; None:
-    every feature numeric); nominal features need :class:`ValueCounts`.  One-vs-rest visits
-    the target classes one at a time, so memory stays one score array per feature."""
+    """One score per feature: each target class vs the rest, combined by max or mean, or the metric's
+    k-class form over every class (``combine="joint"``).  ``labels`` gives each feature's number of
+    nominal labels (0 numeric; None: every feature numeric); nominal features need :class:`ValueCounts`."""
     if combine == JOINT and metric.class_free:
         targets, combine = targets[:1], "max"
     if combine == JOINT:
@@ -384,17 +371,10 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
 
 def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
     """The metric's k-class form on ``tables``; FilterkitError naming the metric when it fails."""
-    assert metric.joint is not None  # callers pick metrics with a k-class form
-    origin = f" ({metric.provenance})" if metric.provenance is not None else ""
-    try:
-        scores = np.asarray(metric.joint(tables), dtype=np.float64)
-    except BaseException as error:
-        if not plugin_fault(error):
-            raise
-        raise FilterkitError(f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}") from error
+    scores = _called(metric, metric.joint, tables)
     if scores.shape != tables.shape[:1]:
         raise FilterkitError(
-            f"metric '{metric.name}'{origin} returned k-class scores of shape {scores.shape} "
+            f"metric '{metric.name}'{_origin(metric)} returned k-class scores of shape {scores.shape} "
             f"for {tables.shape[0]} tables"
         )
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)

@@ -1,13 +1,9 @@
 """Running a chain of stages over chunk sources (:mod:`filterkit.sources`).
 
-:class:`Chain` fits stage 1 on the input, stage 2 on stage 1's output, and so
-on: one pass over the input for every stage that learns, each pass streaming
-chunks through the stages already fitted, except where a stage that learns
-derives the next one's statistics from its own (``shape bns``: one pass fits both).
-Only statistics are held between chunks, so memory depends on the features,
-not the rows.  A fitted chain is saved as each stage's name, options and
-state, and :meth:`Chain.rebuilt` makes it again from those (model files, the
-Dask engine's tasks, the scikit-learn adapters).
+:class:`Chain` fits stage 1 on the input, stage 2 on stage 1's output, and so on: one pass per
+stage that learns (none where the stage before derives its statistics: ``shape bns``), holding
+only statistics between chunks.  :meth:`Chain.rebuilt` makes a fitted chain again from each
+stage's name, options and state (model files, Dask tasks, the scikit-learn adapters).
 """
 
 from __future__ import annotations
@@ -76,14 +72,10 @@ class Chain:
         class_name: str | None,
         positive: str | None,
     ) -> "Chain":
-        """A fitted chain made again from what was saved of it: each stage as ``(name,
-        options, state)``, the input schema, the class attribute's name and the positive label.
-
-        Each stage is made through ``registry``, prepared on the schema flowing through
-        the chain, given its state, and its output schema passed on.  A state of None
-        marks the stage being fitted (the last one): it is prepared only, and the chain
-        has no output schema.  FilterkitError ``stage N 'NAME': why`` when a stage
-        cannot be made, or refuses its options or state.
+        """A fitted chain made again from each stage's ``(name, options, state)``, the input schema, the
+        class attribute's name and the positive label.  A state of None marks the stage being fitted
+        (the last): it is prepared only, and the chain has no output schema.  FilterkitError
+        ``stage N 'NAME': why`` when a stage cannot be made, or refuses its options or state.
         """
         entries = list(stages)
         made = []
@@ -121,13 +113,11 @@ class Chain:
         guarded(stage, "prepare", stage.prepare, schema, context)
 
     def planned_passes(self) -> int:
-        """The passes over the input fitting may take: one per stage that learns (a stage
-        whose statistics the stage before derives takes none; that is known only while fitting)."""
+        """The passes over the input fitting may take: one per stage that learns."""
         return sum(1 for stage in self.stages if stage.learns)
 
     def fit(self, source, progress: Progress | None = None) -> "Chain":
-        """Fit every stage in turn on the output of the stages before it; each pass is
-        reported to ``progress`` (by default the :func:`filterkit.progress.active` one)."""
+        """Fit every stage in turn on the output of the stages before it, each pass reported to ``progress``."""
         progress = active() if progress is None else progress
 
         def statistics_of(position: int, stage: Stage):
@@ -140,12 +130,8 @@ class Chain:
         return self.fit_with(source.schema, statistics_of, progress)
 
     def fit_with(self, schema: Schema, statistics_of, progress: Progress | None = None) -> "Chain":
-        """Fit every stage in turn; ``statistics_of(position, stage)`` returns the
-        statistics of all training rows of a stage that learns (one pass, local or on a cluster).
-
-        A stage whose statistics the stage before derives takes no pass: ``progress``
-        is told, and expects one pass fewer.
-        """
+        """Fit every stage in turn; ``statistics_of(position, stage)`` returns the statistics of all
+        training rows of a stage that learns (one pass, local or on a cluster)."""
         progress = active() if progress is None else progress
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
@@ -183,8 +169,7 @@ class Chain:
         return self
 
     def _derived_statistics(self, position: int, stage: Stage, progress: Progress):
-        """``stage``'s statistics from the stage just before it, when that stage learns
-        and can derive them (:meth:`Stage.statistics_for`): one pass over the data fewer."""
+        """``stage``'s statistics derived by the stage before it (:meth:`Stage.statistics_for`), or None."""
         if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
@@ -204,14 +189,11 @@ class Chain:
 
     @staticmethod
     def _through(chunks: Iterable[Chunk], stages: list[Stage]) -> Iterator[Chunk]:
-        """Each chunk through ``stages`` (fitted), every stage's result checked against
-        the stage contract (:mod:`filterkit.contract`) before the next stage sees it.
+        """Each chunk through ``stages`` (fitted), every result checked against the stage contract.
 
-        On a sparse chunk, a stage that maps stored values (:meth:`Stage.stored_values_map`), and
-        consecutive ones, run as one step, whose result is checked against the last one's contract; a
-        stage whose output schema moves the class attribute runs by its ``transform`` (a map keeps
-        the columns where they are), and one that changes the class ends its step (the class's labels
-        are checked against its own contract)."""
+        On a sparse chunk, consecutive stages with a stored-values map run as one step checked against
+        the last one's contract; a stage that moves the class runs by its ``transform``, and one that
+        changes the class ends its step."""
         contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
         maps = [
             None if contract.class_in != contract.class_out else guarded(stage, "transform", stage.stored_values_map)
@@ -251,7 +233,7 @@ def _class_hint(schema: Schema, class_index: int | None) -> str:
 
 def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str | None:
     """The warning that stage ``position`` (0-based) writes :data:`WIDENING_FACTOR` times as many
-    attributes as it reads, :data:`WIDENING_ATTRIBUTES` more at least, with its ``widening_hint``; or None."""
+    attributes as it reads (:data:`WIDENING_ATTRIBUTES` more at least); or None."""
     width, wider = len(before.attributes), len(after.attributes)
     if wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
         return None
@@ -261,8 +243,8 @@ def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str 
 
 
 def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:
-    """The stages as ``(start, end)`` ranges: each run of consecutive stages with a stored-values map
-    one range, cut after a stage that ``ends_step``, every other stage a range of its own."""
+    """The stages as ``(start, end)`` ranges: each run of stages with a map one range, cut after a stage
+    that ``ends_step``, every other stage a range of its own."""
     steps: list[tuple[int, int]] = []
     for position, value_map in enumerate(maps):
         joins = steps and steps[-1][1] == position and maps[steps[-1][0]] is not None and not ends_step[position - 1]
@@ -276,9 +258,8 @@ def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:
 def _mapped_together(
     chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract
 ) -> tuple[Chunk, np.ndarray | None]:
-    """``chunk`` (sparse) through ``stages`` by their stored-values maps on its CSR arrays, one
-    chunk (of arrays: no matrix) made at the end and checked whole against ``contract``; with the
-    class column that check read (:meth:`OutputContract.checked`), for the next stage's."""
+    """``chunk`` (sparse) through ``stages`` by their stored-values maps, one chunk made at the end and
+    checked against ``contract`` (:meth:`OutputContract.checked`)."""
     structure = chunk.csr()
     rows = _structure_read_only(structure)  # what the maps see
     data = rows.data
@@ -317,8 +298,7 @@ def _column_of_entries(rows: CsrArrays, entries: np.ndarray, values: np.ndarray)
 
 
 def _structure_read_only(rows: CsrArrays) -> CsrArrays:
-    """``rows`` with read-only views of its ``indices`` and ``indptr``: a map that wrote to them would
-    change the rows every later map and the output share (the values it is given it may change)."""
+    """``rows`` with read-only views of its ``indices`` and ``indptr``, which every map and the output share."""
     indices, indptr = rows.indices.view(), rows.indptr.view()
     indices.flags.writeable = indptr.flags.writeable = False
     return rows._replace(indices=indices, indptr=indptr)

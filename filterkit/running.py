@@ -1,11 +1,9 @@
 """One run of a chain from an input to an output: Weka's ``Filter.useFilter``, made streaming.
 
-:func:`run` opens the input through an engine, fits the chain unless it comes fitted (a saved
-model), writes the output headed by the input's provenance lines and this run's, and saves the
-model before the output is published.  The chain command, ``apply`` and both engines share it, so
-what a run writes does not depend on the engine.  An engine opens the input as its source, fits
-a chain on it and writes a fitted chain's rows: :class:`LocalEngine` in this process,
-:class:`filterkit.distributed.DaskEngine` over partitions on a Dask cluster.
+:func:`run` opens the input through an engine (:class:`LocalEngine`, or
+:class:`filterkit.distributed.DaskEngine`), fits the chain unless it comes fitted, writes the
+output headed by the provenance lines and saves the model before the output is published; the
+chain command, ``apply`` and both engines share it, so the bytes do not depend on the engine.
 """
 
 from __future__ import annotations
@@ -80,8 +78,7 @@ class LocalEngine:
         self.progress = Progress() if progress is None else progress
 
     def opened(self, chain: Chain, input_path: str) -> ContextManager:
-        """The input as a source (:func:`open_source`); svmlight and CSV rows of a fitted chain
-        are read with its training header: its features, labels and types."""
+        """The input as a source (:func:`open_source`); svmlight and CSV of a fitted chain with its training header."""
         fitted = chain.output_schema is not None
         known = chain.input_schema if fitted and format_of(input_path, self.input_format) != ARFF else None
         needs_passes = not fitted and any(stage.learns for stage in chain.stages)
@@ -123,13 +120,11 @@ def run(
 ) -> None:
     """Run ``chain`` over ``input_path`` on ``engine`` and write its output to ``output`` (None:
     standard output), published only whole; or, on the Dask engine, one output per partition
-    into ``output_dir`` (:meth:`filterkit.distributed.DaskEngine.write_each`).
+    into ``output_dir``.
 
-    A chain that is not fitted is fitted first (a stage's much wider output, :attr:`Chain.widenings`, is
-    a warning on stderr; then ``on_fitted(chain)``); a fitted one checks
-    the input against its training header and keeps the input's relation name.  The header's
-    comments are the input's provenance lines then this run's (:func:`provenance_comments`,
-    ``command`` naming the run).  ``save_model(source)`` runs once every row is written, before the
+    A chain that is not fitted is fitted first (warning of :attr:`Chain.widenings`; then
+    ``on_fitted(chain)``); a fitted one checks the input against its training header and keeps
+    the input's relation name.  ``save_model(source)`` runs once every row is written, before the
     output is published: a model that cannot be saved leaves no output.
     """
     fitted = chain.output_schema is not None
@@ -162,18 +157,13 @@ def run(
 def provenance_comments(
     earlier: Sequence[str], command: str, chain: Chain, sparse: bool | None, number_options: Sequence[str] = ()
 ) -> list[str]:
-    """The header comments of an output: the provenance lines of the input (``earlier``;
-    so a file made by a pipe of filterkit runs keeps every run's), then this run's:
+    """The header comments of an output: the input's provenance lines (``earlier``), then this run's:
 
         filterkit chain: -c first --positive Ethics --dense --digits 6 ig --presence select --top 7 l2 (filterkit 0.3.0)
 
-    ``command`` is ``chain`` or ``apply MODEL`` (the model's file name).  The options
-    recorded are those that decide the output's bytes, so the line is the same for
-    the same output: the class (unless the last attribute), the positive label, the
-    row form, the rounding of numbers (``number_options``: ``--digits N`` or
-    ``--float32``, so a rounded output says so); not the input's or the output's path
-    (stdin and a file give the same bytes), the chunk size, the engine or the plugin
-    folder.
+    ``command`` is ``chain`` or ``apply MODEL``.  Only the options that decide the output's bytes
+    are recorded (the class unless last, the positive label, the row form, ``number_options``),
+    not paths, the chunk size, the engine or the plugin folder.
     """
     options = []
     if chain.class_spec not in (None, "last"):
@@ -219,12 +209,9 @@ def open_source(
 ):
     """The input as a source, in the format ``given_format`` (``--from``) or its name's.
 
-    An ARFF regular file is read once per pass; standard input and any other file
-    that cannot be read twice (a FIFO, ``<(…)``, ``/dev/stdin``, a device) is read
-    once, and spooled when the chain needs several passes.  svmlight and CSV are
-    scanned for their header first, so a stream of them is always spooled
-    (:class:`ScannedSource`); ``known_schema`` (a model's input header) gives
-    their header instead of the scan.
+    An ARFF regular file is read once per pass; a stream (stdin, a FIFO, a device) once, spooled
+    when the chain needs several passes.  svmlight and CSV are scanned for their header first
+    (:class:`ScannedSource`), unless ``known_schema`` (a model's input header) gives it.
     """
     format_name = format_of(path, given_format)
     if path == "-":
@@ -261,26 +248,17 @@ def open_source(
 
 
 def _is_regular_file(path: str) -> bool:
-    """Whether ``path`` is a regular file (which can be read again); True when it cannot
-    be looked at, so that opening it gives the error."""
+    """Whether ``path`` is a regular file; True when it cannot be looked at, so that opening it gives the error."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return True
 
 
-def is_gzip_name(path: str) -> bool:
-    """Whether an output called ``path`` is written gzip-compressed (its name ends in ``.gz``)."""
-    return path.lower().endswith(".gz")
-
-
 @contextlib.contextmanager
 def output_stream(output: OutputFile | None):
-    """A binary stream to stdout, or to ``output``, published only when the block succeeds.
-
-    An output whose name ends in ``.gz`` is written gzip-compressed, with no file name
-    and a zero time in its header, so the same rows always give the same bytes.
-    """
+    """A binary stream to stdout, or to ``output``, published only when the block succeeds; a ``.gz``
+    name is written gzip-compressed with no file name or time in its header (the same bytes each run)."""
     if output is None:
         sys.stdout.flush()
         yield sys.stdout.buffer
@@ -288,7 +266,7 @@ def output_stream(output: OutputFile | None):
         return
     with staged_output(output) as stage:
         compressed = None
-        if is_gzip_name(output.path):
+        if output.path.lower().endswith(".gz"):
             compressed = gzip.GzipFile(filename="", mode="wb", fileobj=stage.stream, compresslevel=GZIP_LEVEL, mtime=0)
         try:
             yield stage.stream if compressed is None else compressed

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
+from unittest import mock
 
 import numpy as np
 import scipy.sparse as sp
@@ -210,17 +211,14 @@ def _pieces(chunk: Chunk, chunk_rows: int | None) -> Iterator[Chunk]:
 
 
 def _same_chunk(first: Chunk, second: Chunk) -> bool:
-    if first.is_sparse != second.is_sparse or first.text != second.text:
-        return False
-    if (first.weights is None) != (second.weights is None):
-        return False
-    if (
-        first.weights is not None
-        and second.weights is not None
-        and not np.array_equal(first.weights, second.weights, equal_nan=True)
-    ):
-        return False
-    return np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
+    """Whether two chunks hold the same rows, text and weights in the same form."""
+    weights = [np.array([]) if chunk.weights is None else np.append(chunk.weights, 0) for chunk in (first, second)]
+    return (
+        first.is_sparse == second.is_sparse
+        and first.text == second.text
+        and np.array_equal(*weights, equal_nan=True)
+        and np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
+    )
 
 
 class _Checker:
@@ -367,22 +365,12 @@ def run_filterkit(*argv, stdin: bytes = b"", plugins_dir: str | Path | None = No
     stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
     with (
         contextlib.redirect_stderr(err),
-        _replaced("stdout", stdout),
-        _replaced("stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")),
+        contextlib.redirect_stdout(stdout),
+        mock.patch.object(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")),
     ):
         status = run([str(a) for a in argv], None if plugins_dir is None else str(plugins_dir))
         stdout.flush()
     return Run(status, out.getvalue(), err.getvalue())
-
-
-@contextlib.contextmanager
-def _replaced(name: str, stream):
-    saved = getattr(sys, name)
-    setattr(sys, name, stream)
-    try:
-        yield stream
-    finally:
-        setattr(sys, name, saved)
 
 
 def read_output(data: bytes, name: str = "<output>") -> tuple[Schema, Chunk]:

@@ -35,7 +35,7 @@ def contract_of(stage: Stage) -> OutputContract:
 def test_a_row_filter_returning_fewer_rows_keeps_the_class_without_declaring_changes_class():
     stage = EveryOtherRow()
     given = Chunk(np.array([[1.0, 0], [2.0, 1], [3.0, 1], [4.0, 0]]))
-    result = contract_of(stage).check(given, stage.transform(given))
+    result, _ = contract_of(stage).checked(given, stage.transform(given))
     np.testing.assert_array_equal(result.values, [[1.0, 0], [3.0, 1]])
 
 
@@ -44,4 +44,4 @@ def test_a_stage_that_keeps_every_row_and_changes_the_class_still_breaks_the_con
     stage.relabel = True
     given = Chunk(np.array([[1.0, 0], [3.0, 1]]))
     with pytest.raises(ContractError, match="changed the class column's values"):
-        contract_of(stage).check(given, Chunk(np.array([[1.0, 1], [3.0, 0]])))
+        contract_of(stage).checked(given, Chunk(np.array([[1.0, 1], [3.0, 0]])))

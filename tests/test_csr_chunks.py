@@ -219,7 +219,7 @@ def test_the_contract_refuses_on_arrays_what_it_refuses_on_matrices(what_index):
     messages = []
     for result in (as_arrays, as_matrix):
         with pytest.raises(ContractError) as refused:
-            contract.check(given, result)
+            contract.checked(given, result)
         messages.append(str(refused.value))
     assert messages[0] == messages[1], what
     assert not as_arrays.has_matrix  # checked on its arrays
@@ -235,8 +235,8 @@ def test_the_contract_refuses_arrays_that_make_no_matrix():
     ]
     for data, indices, indptr, shape, message in broken:
         with pytest.raises(ContractError, match=message):
-            contract.check(given, Chunk.from_csr(data, indices, indptr, shape, given.text))
-    assert contract.check(given, Chunk.from_csr(*arrays[:3], arrays.shape, given.text)).n_rows == 20
+            contract.checked(given, Chunk.from_csr(data, indices, indptr, shape, given.text))
+    assert contract.checked(given, Chunk.from_csr(*arrays[:3], arrays.shape, given.text))[0].n_rows == 20
 
 
 @pytest.mark.slow
@@ -248,4 +248,4 @@ def test_stages_made_for_array_chunks_still_pass_the_stage_contract_check(name):
 def test_a_chunk_of_nothing_is_refused_as_before():
     contract, given = contract_of("grain_wc.arff", "l2")
     with pytest.raises(ContractError, match="the chunk's values are None, expected a 2-D array or CSR matrix"):
-        contract.check(given, Chunk(None, given.text))
+        contract.checked(given, Chunk(None, given.text))
