@@ -13,18 +13,9 @@ from filterkit.schema import Chunk
 
 
 def read_ahead(make_chunks) -> Iterator[Chunk]:
-    """The chunks of the iterator ``make_chunks()``, produced by a background thread
-    that reads the next chunk while the caller works on this one, so reading (whose
-    compiled parts and numpy work release the GIL) overlaps with the caller's work on
-    the other core.
-
-    The thread reads no further ahead than that: a chunk it has read waits until the
-    caller takes it before the next is read, so the chunk in the caller's hands and one
-    chunk read (or being read) are all that is held, besides what ``make_chunks()`` holds
-    itself.
-    Chunks arrive in order; an error of the reader is raised here, in the caller's thread,
-    when its chunk is due.  When the caller stops early (an error, Ctrl-C, an abandoned
-    generator), the thread stops after the chunk in hand and closes the reader.
+    """The chunks of ``make_chunks()``, read by a background thread one chunk ahead of the caller (so
+    two chunks are held at most), in order; a reader's error is raised here when its chunk is due.
+    When the caller stops early, the thread stops after the chunk in hand and closes the reader.
     """
     ready: queue.SimpleQueue = queue.SimpleQueue()
     taken = threading.Semaphore(0)  # released once a chunk is taken, and once more on stopping
@@ -76,17 +67,14 @@ _END_OF_CHUNKS = object()
 _STOP_WAIT = 1.0  # seconds a stopped background thread is waited for
 
 
-def write_behind(chunks: Iterable[Chunk], write, depth: int = 1) -> None:
-    """``write(chunk)`` for every chunk, in order, in a background thread, while this
-    thread produces the next chunk (the compiled formatter releases the GIL).
+def write_behind(chunks: Iterable[Chunk], write) -> None:
+    """``write(chunk)`` for every chunk, in order, in a background thread while this one produces the next.
 
-    An error of ``write`` (a full disk, a closed pipe) is raised here once noticed,
-    and no later chunk is written.  When producing fails, the chunks produced before
-    are still written, as they would be without the thread, and the thread is waited
-    for before the error goes on.  Ctrl-C (and SIGTERM) stops the writing at once,
-    without waiting.  At most ``depth`` + 1 chunks are held.
+    An error of ``write`` is raised here once noticed, and nothing later is written.  When producing
+    fails, the chunks produced before are still written first; Ctrl-C stops the writing at once.
+    At most two chunks are held.
     """
-    pending: queue.Queue = queue.Queue(maxsize=depth)
+    pending: queue.Queue = queue.Queue(maxsize=1)
     failures: list[BaseException] = []
 
     def consume() -> None:

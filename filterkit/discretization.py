@@ -1,14 +1,10 @@
 """Cut points for discretizing numeric features, as Weka 3.6 finds them.
 
-:func:`mdl_cut_points` is the supervised method of Fayyad & Irani, "Multi-Interval
-Discretization of Continuous-Valued Attributes for Classification Learning" (IJCAI 1993),
-in the form Weka 3.6.14's ``weka.filters.supervised.attribute.Discretize`` implements it:
-recursive binary splits at the boundary of least class entropy, each accepted by the MDL
-criterion (§3 of the paper).  It works on a feature's sorted distinct values and the class
-counts at each, so the caller can gather them from mergeable statistics in one pass;
-:func:`mdl_cut_points_by_feature` runs it on many features in one batch of array operations.
-:func:`weka_decimal` prints a number as Weka's ``Utils.doubleToString(value, 6)`` does,
-the form of the range labels (``(-inf-2.45]``) in Weka's output.
+:func:`mdl_cut_points` is Fayyad & Irani's supervised method ("Multi-Interval Discretization of
+Continuous-Valued Attributes for Classification Learning", IJCAI 1993, §3) as Weka 3.6.14's
+``supervised.attribute.Discretize`` implements it, on a feature's sorted distinct values and
+their class counts; :func:`mdl_cut_points_by_feature` runs it on many features in one batch.
+:func:`weka_decimal` prints a number as Weka's ``Utils.doubleToString`` does.
 """
 
 from __future__ import annotations
@@ -30,8 +26,8 @@ def _x_log_x(counts: np.ndarray) -> np.ndarray:
 
 
 def _ln(values: np.ndarray) -> np.ndarray:
-    """``math.log`` of each value that is positive or NaN, 0 for the others: the scalar
-    logarithm of the one-feature sums, so the batched sums round as they did."""
+    """``math.log`` of each value that is positive or NaN, 0 for the others (the scalar logarithm rounds
+    as the one-feature sums did)."""
     flat = values.ravel()
     defined = ~(flat <= 0)
     logs = np.zeros(len(flat))
@@ -78,10 +74,9 @@ def _accepts_splits(
     gain: np.ndarray,
     candidates: np.ndarray,
 ) -> np.ndarray:
-    """Fayyad & Irani's MDL criterion (1993, §3.2) for each set's best split (a row each): the
-    information gain must exceed ``(log2(N − 1) + Δ) / N``, with Δ = log2(3^k − 2) −
-    (k·Ent(S) − k₁·Ent(S₁) − k₂·Ent(S₂)), k the classes present in a set.  Weka puts its
-    ``numCutPoints`` (``candidates``) where the paper has N − 1 and the summed weight where it has N."""
+    """Fayyad & Irani's MDL criterion (1993, §3.2) for each set's best split: the gain must exceed
+    ``(log2(N − 1) + Δ) / N``, Δ = log2(3^k − 2) − (k·Ent(S) − k₁·Ent(S₁) − k₂·Ent(S₂)), with Weka's
+    ``numCutPoints`` (``candidates``) for N − 1 and the summed weight for N."""
     classes, classes_left, classes_right = ((side > 0).sum(axis=1) for side in (prior, left, right))
     log2_of_choices = np.array(
         [math.log(3.0**k - 2.0) / _LN2 if k else math.nan for k in range(int(classes.max(initial=0)) + 1)]
@@ -93,9 +88,8 @@ def _accepts_splits(
 
 
 def _running_sums(data: np.ndarray, first: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """``out[i]`` = ``data[first_s] + … + data[i]`` added in that order, for every ``i`` in each
-    of the disjoint spans ``[first_s, stop_s)`` (elsewhere 0): one ``cumsum`` per span, done for
-    spans of similar length at once (padded with zeros after their end)."""
+    """The running sums within each of the disjoint spans ``[first_s, stop_s)`` (elsewhere 0), in order:
+    one ``cumsum`` per span, spans of similar length at once (padded with zeros)."""
     running = np.zeros_like(data)
     if len(first) <= _FEW_SPANS:
         for span_first, span_stop in zip(first.tolist(), stop.tolist(), strict=True):
@@ -129,19 +123,13 @@ def mdl_cut_points(
     better_encoding: bool = False,
     row_counts: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The sorted cut points Weka 3.6's supervised ``Discretize`` finds for one feature
-    (Fayyad & Irani 1993, the MDL stopping rule, as Weka implements it).
+    """The sorted cut points Weka 3.6's supervised ``Discretize`` finds for one feature.
 
-    ``values`` are the feature's sorted distinct non-missing values and ``class_counts``
-    (len(values) × classes) the summed weight of each class's rows at each value.  A set is
-    split at the boundary between two adjacent values whose split leaves the least class
-    entropy (the first such boundary on ties), the cut placed at the midpoint of the two
-    values, and each half is split again, while the MDL criterion accepts the split.  Weka's
-    defaults: the criterion's "N − 1" is the number of rows in the set less one (the count
-    of the set's rows, ``row_counts``; the summed weights when not given);
-    ``better_encoding=True`` (Weka's ``-E``, which ``InfoGainAttributeEval`` and
-    ``ChiSquaredAttributeEval`` use) takes the number of candidate boundaries instead.
-    Kononenko's criterion (``-K``) is not offered.
+    ``values`` are the sorted distinct non-missing values, ``class_counts`` (values × classes) each
+    class's summed weight at each.  A set is split at the midpoint of the boundary leaving the
+    least class entropy (the first on ties), recursively, while the MDL criterion accepts it; its
+    "N − 1" is the set's rows (``row_counts``, else the summed weights) less one, or with
+    ``better_encoding`` (Weka's ``-E``, as its evaluators use) the candidate boundaries.
     """
     values = np.asarray(values, dtype=np.float64)
     starts = np.array([0, len(values)])
@@ -158,12 +146,9 @@ def mdl_cut_points_by_feature(
     better_encoding: bool = False,
     row_counts: np.ndarray | None = None,
 ) -> list[np.ndarray]:
-    """:func:`mdl_cut_points` of many features at once: feature ``f``'s sorted distinct values
-    are ``values[starts[f]:starts[f + 1]]`` (``starts`` runs from 0 to ``len(values)``), with
-    their rows of ``class_counts`` (and ``row_counts``).  Each round of Fayyad & Irani's
-    recursion (1993, §3) splits every pending set of every feature together, each sum taken
-    in the one-feature order, so the cut points are those of the one-feature method to the bit
-    (and Weka's first-boundary tie rule holds)."""
+    """:func:`mdl_cut_points` of many features at once, feature ``f``'s values being
+    ``values[starts[f]:starts[f + 1]]``: each round splits every pending set together, each sum
+    in the one-feature order, so the cut points are the one-feature method's to the bit."""
     values = np.asarray(values, dtype=np.float64)
     starts = np.asarray(starts, dtype=np.int64)
     if len(values) < 2:  # no boundary to cut at
@@ -223,9 +208,8 @@ def mdl_cut_points_by_feature(
 
 
 def weka_decimal(value: float, decimals: int = 6) -> str:
-    """``value`` as Weka's ``Utils.doubleToString(value, decimals)`` prints it: rounded half
-    up (in magnitude) to ``decimals`` places, trailing zeros and a bare point dropped, "0"
-    for anything that rounds to zero; Java's ``Double.toString`` past 2⁶³ / 10^decimals."""
+    """``value`` as Weka's ``Utils.doubleToString(value, decimals)`` prints it: rounded half up in
+    magnitude, trailing zeros dropped; Java's ``Double.toString`` past 2⁶³ / 10^decimals."""
     scaled = value * 10.0**decimals
     if not abs(scaled) < 9.223372036854776e18:
         return _java_double(value)

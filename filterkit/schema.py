@@ -1,17 +1,9 @@
 """The in-memory model of ARFF data: a schema of attributes and chunks of rows.
 
-A chunk holds its rows as one float64 matrix (``scipy.sparse`` CSR for sparse
-input, a dense ``numpy`` array otherwise); a sparse chunk may be made from its CSR
-arrays alone (:meth:`Chunk.from_csr`), and its matrix is then built, importing
-``scipy.sparse``, only when something asks for ``chunk.values``:
-
-* numeric attributes hold their value;
-* nominal attributes hold the label's position in the declaration (0 = first label);
-* date attributes hold milliseconds since 1970-01-01T00:00:00 UTC, as Weka does;
-* string and relational attributes hold 0, their text lives in a side column;
-* a missing value is NaN everywhere.
-
-Instance weights, when a file has any, are a side array of one float per row.
+A chunk holds its rows as one float64 matrix (CSR for sparse input, a dense array otherwise, or
+CSR arrays whose matrix is built only when asked for): a numeric attribute holds its value, a
+nominal one its label's position, a date milliseconds since 1970 UTC (as Weka), a string or
+relational one 0 (its text in a side column); missing is NaN.  Weights are a side array.
 """
 
 from __future__ import annotations
@@ -37,12 +29,8 @@ TEXT_KINDS = (STRING, RELATIONAL)
 
 @dataclass(frozen=True)
 class Attribute:
-    """One declared ARFF attribute.
-
-    ``declared_type`` keeps the keyword a numeric attribute was declared with
-    (``numeric``, ``real`` or ``integer``) so an untouched attribute is written
-    back as it came.  ``members`` are the attributes of a relational attribute.
-    """
+    """One declared ARFF attribute; ``declared_type`` keeps a numeric one's keyword (``numeric``,
+    ``real``, ``integer``) to write it back as it came, ``members`` a relational one's attributes."""
 
     name: str
     kind: str
@@ -53,9 +41,8 @@ class Attribute:
 
     @classmethod
     def numerics(cls, declared: Iterable[tuple[str, str]]) -> list["Attribute"]:
-        """``Attribute(name, NUMERIC, declared_type=declared_type)`` for each ``(name, declared_type)``,
-        made in bulk: the frozen class's constructor sets each field through ``object.__setattr__``,
-        half the time of a wide header's 13,000 attributes; its fields are filled as it fills them."""
+        """``Attribute(name, NUMERIC, declared_type=declared_type)`` for each pair, made in bulk without
+        the frozen constructor's ``object.__setattr__`` per field (half the time of 13,000 attributes)."""
         make = object.__new__
         made = []
         for name, declared_type in declared:
@@ -98,10 +85,8 @@ class Schema:
         return len(self.attributes)
 
     def __reduce__(self):
-        """Pickled compactly: each plain numeric attribute as its name and declared type, made
-        again in bulk (:meth:`Attribute.numerics`).  A Dask run sends the schema to every worker
-        for every pass; a text header's 13,000 attributes pickled as objects took 0.6 MB and
-        0.07 s to pickle and unpickle, as pairs 0.3 MB and 0.03 s."""
+        """Pickled compactly, a plain numeric attribute as its name and declared type (a Dask run sends
+        the schema to every worker: 13,000 attributes took 0.6 MB and 0.07 s as objects, 0.3 MB and 0.03 s so)."""
         return _unpickled_schema, (self.relation, tuple(_compact(attribute) for attribute in self.attributes))
 
     def index_of(self, name: str) -> int:
@@ -120,10 +105,7 @@ class Schema:
         return [i for i, a in enumerate(self.attributes) if a.kind in TEXT_KINDS]
 
     def first_difference(self, other: "Schema") -> str | None:
-        """Describe the first attribute that differs from ``other``, or None.
-
-        Names, kinds, labels and formats are compared; the relation name is not.
-        """
+        """Describe the first attribute that differs from ``other`` (not the relation name), or None."""
         for position, (mine, theirs) in enumerate(zip(self.attributes, other.attributes), 1):
             if not mine.same_declaration(theirs):
                 return f"attribute {position} differs: expected {describe(mine)}, found {describe(theirs)}"
@@ -164,8 +146,7 @@ def describe(attribute: Attribute) -> str:
 
 
 class CsrArrays(NamedTuple):
-    """A sparse chunk's rows as CSR arrays (read-only; the attribute names of a ``csr_matrix``):
-    row r's entries are ``indptr[r]:indptr[r + 1]``, at columns ``indices``, holding ``data``."""
+    """A sparse chunk's rows as CSR arrays (read-only; named as a ``csr_matrix``'s)."""
 
     data: np.ndarray
     indices: np.ndarray
@@ -174,26 +155,19 @@ class CsrArrays(NamedTuple):
 
 
 def rows_of_entries(indptr: np.ndarray, entries: np.ndarray) -> np.ndarray:
-    """The row of each of ``entries`` (positions among a CSR matrix's stored values, whose row starts
-    are ``indptr``): the last row starting at or before it (rows without entries are passed over)."""
+    """The row of each of ``entries`` (positions among a CSR matrix's stored values)."""
     return np.searchsorted(indptr, entries, side="right") - 1
 
 
 def is_sparse_matrix(value: Any) -> bool:
-    """Whether ``value`` is a ``scipy.sparse`` matrix or array; False without importing scipy when
-    ``scipy.sparse`` was never imported (no object can be one then)."""
+    """Whether ``value`` is a ``scipy.sparse`` matrix or array (without importing scipy)."""
     module = sys.modules.get("scipy.sparse")
     return module is not None and bool(module.issparse(value))
 
 
 class Chunk:
-    """A block of rows: the value matrix, text side columns and weights.
-
-    ``Chunk(values, text, weights)`` holds ``values`` (a 2-D float64 array or a CSR matrix)
-    as given; :meth:`from_csr` makes a sparse chunk from CSR arrays, whose ``values`` matrix
-    is built (importing ``scipy.sparse``) on first access and kept.  :meth:`csr` gives any
-    sparse chunk's arrays without building a matrix.
-    """
+    """A block of rows: ``values`` (a 2-D float64 array or a CSR matrix), text side columns and weights;
+    :meth:`from_csr` makes one of CSR arrays whose matrix is built on first access."""
 
     def __init__(self, values: Any = None, text: dict[int, list] | None = None, weights: np.ndarray | None = None):
         self._values = values
@@ -218,8 +192,7 @@ class Chunk:
 
     @property
     def values(self) -> Any:
-        """The value matrix: a 2-D array or a ``scipy.sparse`` CSR matrix (built once from the
-        CSR arrays of a chunk made by :meth:`from_csr`)."""
+        """The value matrix: a 2-D array or a CSR matrix (built once for a chunk of CSR arrays)."""
         if self._values is None and self._csr is not None:
             import scipy.sparse as sp
 
@@ -278,9 +251,8 @@ class Chunk:
         )
 
     def with_stored(self, data: np.ndarray, rows: CsrArrays | None = None) -> "Chunk":
-        """This sparse chunk (its text and weights) with new stored values ``data`` on the row and
-        column structure of ``rows`` (by default its own), as an array chunk; entries that became 0
-        are dropped (on copies: the structure is shared, not modified)."""
+        """This sparse chunk with new stored values ``data`` on the structure of ``rows`` (by default its
+        own), as an array chunk; entries that became 0 are dropped (on copies)."""
         rows = self.csr() if rows is None else rows
         return Chunk.from_csr(*without_zeros(data, rows.indices, rows.indptr), rows.shape, self.text, self.weights)
 
@@ -305,8 +277,7 @@ class Chunk:
 def without_zeros(
     data: np.ndarray, indices: np.ndarray, indptr: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR arrays with the stored zeros left out (as scipy's ``eliminate_zeros``; NaN is kept);
-    the arrays themselves when none is 0."""
+    """CSR arrays with the stored zeros left out (as scipy's ``eliminate_zeros``)."""
     if data.all():
         return data, indices, indptr
     keep = data != 0
@@ -352,8 +323,7 @@ def _dense_as_csr(values: np.ndarray) -> CsrArrays:
 
 
 def column_of(values, index: int) -> np.ndarray:
-    """Column ``index`` of a dense array, a sparse matrix or :class:`CsrArrays`, as a dense float
-    vector; CSR entries are looked up directly, without slicing the matrix."""
+    """Column ``index`` of a dense array, a sparse matrix or :class:`CsrArrays`, as a dense float vector."""
     if isinstance(values, CsrArrays):
         arrays = values
     elif is_sparse_matrix(values):
@@ -371,9 +341,8 @@ _RANGE_ITEM = re.compile(r"^(first|last|\d+)(?:-(first|last|\d+))?$")
 
 
 def weka_range(text: str, n_attributes: int, flag: str) -> tuple[np.ndarray, set[int]]:
-    """The 0-based positions a Weka attribute range names (``first-3,5,last``: 1-based, inclusive,
-    comma-separated), sorted, and the positions named as single items (not inside a span);
-    FilterkitError naming the option ``flag`` when the range is malformed or out of 1…n."""
+    """The sorted 0-based positions a Weka attribute range names (``first-3,5,last``), and those named
+    as single items; FilterkitError naming the option ``flag`` when malformed or out of 1…n."""
     chosen: set[int] = set()
     single: set[int] = set()
     for item in text.replace(" ", "").split(","):
@@ -395,10 +364,8 @@ _LEAST_DECLARATION_BYTES = 16
 
 
 def refuse_unreadable_output(stage: str, attributes: int, labels: int, name_bytes: int, remedy: str) -> None:
-    """FilterkitError when ``stage`` would write ``attributes`` attributes, a nominal one of
-    ``labels`` labels, or names of ``name_bytes`` UTF-8 bytes in all (so a header of at least
-    that much more), more than a reader accepts (:class:`~filterkit.arff.limits.Limits`, from the
-    environment); ``remedy`` says which option makes fewer.  Called before the attributes are made."""
+    """FilterkitError when ``stage`` would write more attributes, labels in one attribute or header bytes
+    than a reader accepts (:class:`~filterkit.arff.limits.Limits`); ``remedy`` says which option makes fewer."""
     from filterkit.arff.limits import VARIABLES, Limits  # filterkit.arff imports this module
 
     limits = Limits.from_environment()

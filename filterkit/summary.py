@@ -1,17 +1,9 @@
 """A data set's summary in one streaming pass: :func:`summarize` over the reader, and its
 renderings :func:`as_text` and :func:`as_json` (``filterkit info`` prints them).
 
-Memory follows the attributes, not the rows.  The summary holds the relation, rows,
-attributes by type, the row form as written, the density of the features (the non-class
-attributes but string and relational ones), the class distribution, instance weights and,
-with a metric, the best-scoring features with their 2×2 counts.
-
-Row form: the reader stores a chunk as CSR when the file's first data row is sparse, but a
-file may mix both forms row by row (Weka reads such files).  So the bytes the reader reads
-pass through :class:`_SparseRowCounter`, which parses nothing: it counts the lines whose
-first non-blank character is ``{``.  In a header the reader accepted no line starts with
-``{``, so each one is a sparse data row (plus a sparse row written on the ``@data`` line
-itself); the other rows are dense.
+Memory follows the attributes, not the rows.  A file may mix dense and sparse rows, so the
+bytes the reader reads pass through :class:`_SparseRowCounter`, which counts the lines whose
+first non-blank character is ``{`` (no header line the reader accepts starts so).
 """
 
 from __future__ import annotations
@@ -57,8 +49,7 @@ class _SparseRowCounter:
         self.sparse_rows = 0
 
     def peek(self, size: int = 0) -> bytes:
-        """The next bytes, unread; none from damaged gzip data (reading it then gives the
-        reader's error, located)."""
+        """The next bytes, unread; none from damaged gzip data (the read then gives the reader's error)."""
         try:
             return self._stream.peek(size)
         except (EOFError, zlib.error, gzip.BadGzipFile):
@@ -132,12 +123,8 @@ class _Tally:
 
 
 def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
-    """The chunk with every value of the ``numeric`` columns turned into 1 (non-zero), 0 or
-    missing; the other columns (the class, nominal codes) unchanged.
-
-    Presence scores need only these; statistics of 0/1 values stay as small as
-    (features × classes) whatever the distinct values of the data.
-    """
+    """The chunk with every value of the ``numeric`` columns turned into 1 (non-zero), 0 or missing:
+    all presence scores need, and statistics of 0/1 values stay (features × classes) small."""
     if chunk.is_sparse:
         arrays = chunk.csr()
         is_numeric = np.zeros(arrays.shape[1], dtype=bool)
@@ -166,14 +153,9 @@ def rank_features(
     combine: str = "max",
     labels: np.ndarray | None = None,
 ) -> list[dict]:
-    """The ``top`` features by their score: the metric's k-class form over every class
-    (``combine="joint"``, ranked in Weka's ``Ranker`` order), or the maximum or mean of
-    their one-vs-rest scores over ``targets`` (ties by position).
-
-    One-vs-rest scores come from :func:`filterkit.metrics.class_scores`, one class at a
-    time, so the class achieving the maximum is known (the first target on a tie); the
-    2×2 presence counts are given for numeric features scored against one class.
-    """
+    """The ``top`` features by the metric's k-class form (``combine="joint"``, in Weka's ``Ranker``
+    order), or the maximum or mean of their one-vs-rest scores over ``targets`` (ties by position),
+    with the class achieving the maximum and, for numeric features, its 2×2 presence counts."""
     if counts.n_features == 0 or not targets:
         return []
     is_nominal = np.zeros(counts.n_features, dtype=bool) if labels is None else labels > 0
@@ -215,12 +197,10 @@ def summarize(
     numeric_only: bool = False,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
 ) -> dict:
-    """The summary of the ARFF file or binary stream ``source`` (plain or gzip), read once,
-    as a JSON-ready dict; ``name`` is what it and its errors call the input.
-
-    With ``metric`` (a registered :class:`~filterkit.metrics.Metric`:
-    ``load_plugins().metric("ig")``) the ``top`` features are ranked against the nominal
-    class as ``select --metric`` ranks them; the other keywords are ``filterkit info``'s options.
+    """The summary of the ARFF file or binary stream ``source`` (plain or gzip), read once, as a
+    JSON-ready dict; ``name`` is what it and its errors call the input.  With ``metric``
+    (``load_plugins().metric("ig")``) the ``top`` features are ranked against the nominal class as
+    ``select --metric`` ranks them; the other keywords are ``filterkit info``'s options.
     """
     with contextlib.ExitStack() as stack:
         if isinstance(source, (str, os.PathLike)):
@@ -255,8 +235,7 @@ def summarize(
 def _checked_combine(
     metric: Metric, class_attribute: Attribute | None, positive: str | None, combine: str | None, name: str
 ) -> str:
-    """The combination of one-vs-rest scores ranking uses, once the class and ``positive`` are
-    known to fit ranking by ``metric``."""
+    """The combination ranking uses, once the class and ``positive`` are known to fit ``metric``."""
     if class_attribute is None or class_attribute.kind != NOMINAL:
         what = "none" if class_attribute is None else f"'{class_attribute.name}' is {class_attribute.kind}"
         raise FilterkitError(f"--metric needs a nominal class attribute (-c); {what}", name)
@@ -355,8 +334,7 @@ def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str 
 
 
 def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
-    """Positions of the attributes ``--metric`` ranks: the numeric non-class ones, and the
-    nominal ones unless ``numeric_only``."""
+    """Positions of the attributes ``--metric`` ranks: numeric non-class ones, and nominal unless ``numeric_only``."""
     kinds = (NUMERIC,) if numeric_only else (NUMERIC, NOMINAL)
     return np.array(
         [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != class_index], dtype=np.int64

@@ -41,15 +41,9 @@ def _plain_run_patterns(plain: re.Pattern) -> tuple[re.Pattern, re.Pattern]:
 
 
 class HeaderParser:
-    """Reads header lines one at a time until ``@data``.
-
-    Feed it lines with :meth:`feed`; it returns the text after ``@data`` on
-    that line (data may start on the same line) once the header is complete,
-    otherwise None.  :meth:`schema` gives the result.  ``limits`` bound the
-    header's bytes, attributes, labels and nesting (by default the environment's).
-    ``comments`` holds the text of the ``%`` comment lines before ``@relation`` (where
-    filterkit writes its provenance lines), in order.
-    """
+    """Reads header lines one at a time (:meth:`feed`) until ``@data``, within ``limits`` (by default
+    the environment's); :meth:`schema` gives the result, ``comments`` the text of the ``%`` comment
+    lines before ``@relation`` (where filterkit writes its provenance lines)."""
 
     def __init__(self, limits: Limits | None = None):
         self.limits = Limits.from_environment() if limits is None else limits
@@ -103,19 +97,16 @@ class HeaderParser:
         return None
 
     def plain_run_end(self, data: bytes, start: int) -> int:
-        """Where the run of plain ``@attribute NAME numeric`` lines (each ending with LF)
-        that starts at ``start`` in the UTF-8 ``data`` ends; ``start`` when there is none.
-        Before ``@relation`` there is none: those lines are errors, for :meth:`feed`."""
+        """Where the run of plain ``@attribute NAME numeric`` lines (each ending with LF) that starts at
+        ``start`` in the UTF-8 ``data`` ends; ``start`` when there is none (or no ``@relation`` yet)."""
         if self.relation is None:
             return start
         run = _plain_run_patterns(_PLAIN_NUMERIC)[0].match(data, start)
         return start if run is None else run.end()
 
     def feed_plain_run(self, text: str, size: int) -> bool:
-        """Take ``text``, a run of plain numeric lines (see :meth:`plain_run_end`) of
-        ``size`` bytes in UTF-8, at once: what :meth:`feed` gives line by line.  False,
-        and nothing taken, when a line of it would be an error (too many bytes or
-        attributes, a name declared twice): :meth:`feed` then says which line."""
+        """Take ``text``, a run of plain numeric lines of ``size`` bytes, at once, as :meth:`feed` would;
+        False, and nothing taken, when a line of it would be an error (:meth:`feed` then says which)."""
         declared = _plain_run_patterns(_PLAIN_NUMERIC)[1].findall(text)
         names = self.stack[-1][2]
         new_names = {name for name, _ in declared}
@@ -188,8 +179,7 @@ class HeaderParser:
             )
 
     def _declare(self, name: str) -> None:
-        """Count one more attribute called ``name`` where the header is (refused beyond
-        the limit, or when its level already has one of that name)."""
+        """Count one more attribute called ``name`` (refused beyond the limit, or declared twice)."""
         if self.attributes >= self.limits.attributes:
             raise ArffError(
                 f"more than {self.limits.attributes:,} attributes: refused "
@@ -216,11 +206,7 @@ def _after_keyword(line: str, keyword: str) -> int:
 
 
 def _labels(name: str, tokens) -> tuple[str, ...]:
-    """The labels of ``{a, 'b c', d}`` (the feed bounds their number).
-
-    As in Weka, commas and white space both separate labels, so a label with a
-    space must be quoted.
-    """
+    """The labels of ``{a, 'b c', d}``: as in Weka, commas and white space both separate labels."""
     labels: list[str] = []
     for position, token in enumerate(tokens[1:], 1):
         if token.kind == CLOSE:
@@ -237,19 +223,20 @@ def _labels(name: str, tokens) -> tuple[str, ...]:
 
 def format_header(schema: Schema, comments: Sequence[str] = ()) -> str:
     """The header text of ``schema``, ending with the ``@data`` line."""
-    lines = [f"% {one_line(comment)}" for comment in comments]
-    lines.append(f"@relation {quote(schema.relation)}")
-    lines.append("")
-    lines.extend(_declarations(schema.attributes))
-    lines.append("")
-    lines.append("@data")
+    lines = [
+        *(f"% {one_line(comment)}" for comment in comments),
+        f"@relation {quote(schema.relation)}",
+        "",
+        *_declarations(schema.attributes),
+        "",
+        "@data",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def _declarations(attributes: Sequence[Attribute]) -> list[str]:
-    """The declaration lines of ``attributes``: a numeric attribute's made in one step, its
-    name quoted with all the others at once (a wide header is mostly numeric attributes with
-    bare names), any other's by :func:`_attribute_lines`."""
+    """The declaration lines of ``attributes``, every name quoted at once (a wide header is mostly
+    numeric attributes with bare names)."""
     names = quote_all([attribute.name for attribute in attributes])
     return [
         f"@attribute {name} {attribute.declared_type or NUMERIC}"
@@ -271,6 +258,4 @@ def _attribute_lines(attribute: Attribute) -> list[str]:
             lines.extend("  " + line for line in _attribute_lines(member))
         lines.append(f"@end {name}")
         return lines
-    if attribute.kind == STRING:
-        return [f"@attribute {name} string"]
-    return [f"@attribute {name} {attribute.declared_type or 'numeric'}"]
+    return [f"@attribute {name} {attribute.declared_type or attribute.kind}"]

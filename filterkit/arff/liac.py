@@ -30,17 +30,9 @@ _LIAC_NUMERIC = {"NUMERIC": "numeric", "REAL": "real", "INTEGER": "integer"}
 
 
 def to_liac(schema: Schema, chunk: Chunk) -> dict:
-    """The liac-arff dict of ``schema`` and the rows of ``chunk``.
-
-    Every row is a dense list (sparse chunks included): numeric values as
-    floats, except integral values of an ``INTEGER`` attribute, which are ints
-    (a non-integral value stays a float: it is never truncated); nominal values
-    as their label; string values as their text; missing values as None.
-    ``description`` is empty.
-
-    Raises ArffError for a date or relational attribute (liac-arff has neither)
-    and for instance weights other than 1 (liac-arff cannot hold them).
-    """
+    """The liac-arff dict of ``schema`` and the rows of ``chunk``, each a dense list: numbers as floats
+    (an ``INTEGER`` attribute's integral values as ints), labels, text, None for missing.  ArffError
+    for a date or relational attribute and for weights other than 1 (liac-arff holds neither)."""
     types = [_liac_type(attribute) for attribute in schema.attributes]
     if chunk.weights is not None and np.any(chunk.weights != 1.0):
         raise ArffError("liac-arff has no instance weights: the data has weights other than 1")
@@ -62,8 +54,7 @@ def to_liac(schema: Schema, chunk: Chunk) -> dict:
 
 
 def _liac_cell(attribute: Attribute, kind: str | None, side) -> Callable[[int, float], Any]:
-    """How :func:`to_liac` shows a present value of ``attribute`` in a row: nominal as its label, string as
-    its text in ``side``, integral values of an ``INTEGER`` attribute as ints, other numbers as they are."""
+    """How :func:`to_liac` shows a present value of ``attribute`` in a row."""
     if attribute.kind == NOMINAL:
         return lambda row, v: attribute.labels[int(v)]
     if attribute.kind == STRING:
@@ -94,23 +85,14 @@ def _liac_type(attribute: Attribute) -> str | None:
 def from_liac(obj: dict) -> tuple[Schema, Chunk]:
     """The schema and one chunk of all rows of a liac-arff dict.
 
-    ``data`` may be in any of liac-arff's forms: a list of dense rows (lists),
-    a list of sparse rows (dicts of attribute index to value, from
-    ``return_type=arff.LOD``) or a ``(values, rows, columns)`` triple (from
-    ``return_type=arff.COO``; trailing empty rows are not known to it).  Dense
-    rows give a dense chunk, the sparse forms a CSR chunk; a string omitted
-    from a sparse row reads as "", as in a sparse ARFF row.  ``description``
-    is not kept.  Types are case-insensitive.
-
-    Raises ArffError naming the attribute and data row for an unknown type
-    (``DATE`` included: liac-arff cannot read or write it), a label that is
-    not declared, a value that is not a number, or a row of the wrong length.
+    ``data`` may be dense rows (lists), sparse rows (dicts, ``arff.LOD``) or a ``(values, rows,
+    columns)`` triple (``arff.COO``); the sparse forms give a CSR chunk, a string omitted from a
+    sparse row reading as "".  ArffError naming the attribute and data row for an unknown type
+    (``DATE`` included), an undeclared label, a value that is not a number, or a row's length.
     """
     if not isinstance(obj, dict) or "attributes" not in obj:
         raise ArffError("not a liac-arff dict: it needs 'relation', 'attributes' and 'data'")
-    relation = obj.get("relation")
-    if relation is None:
-        relation = ""
+    relation = "" if obj.get("relation") is None else obj["relation"]
     attributes = []
     seen = set()
     for position, declaration in enumerate(obj["attributes"], 1):
@@ -120,9 +102,7 @@ def from_liac(obj: dict) -> tuple[Schema, Chunk]:
         seen.add(attribute.name)
         attributes.append(attribute)
     schema = Schema(str(relation), tuple(attributes))
-    data = obj.get("data")
-    if data is None:
-        data = []
+    data = [] if obj.get("data") is None else obj["data"]
     if isinstance(data, tuple) and len(data) == 3:
         return schema, _from_coo(schema, data)
     rows = list(data)

@@ -1,11 +1,7 @@
-"""A linear tokenizer for ARFF lines.
+"""A linear tokenizer for ARFF lines (header lines, and data rows the vectorized reader cannot take).
 
-No input can make it backtrack (liac-arff 2.5.0's nominal regex takes seconds on a
-16-repeat crafted header): its regular expressions are character classes, and the
-quoted-string pattern uses possessive quantifiers, so each character is looked at a
-bounded number of times and long strings are scanned in C.  Used for every header
-line and for data rows the vectorized reader cannot take (quoted values, weights,
-mixed rows).
+No input can make it backtrack (liac-arff 2.5.0's nominal regex takes seconds on a crafted
+header): its patterns are character classes and possessive quantifiers.
 """
 
 from __future__ import annotations
@@ -49,14 +45,9 @@ class Token(NamedTuple):
 
 
 def tokenize(line: str) -> list[Token]:
-    """Split one line into words, quoted strings and braces; ``%`` starts a comment.
-
-    Quotes are single or double; inside them a backslash escapes the next
-    character as in Java's StreamTokenizer that Weka uses: ``\\n``, ``\\t``,
-    ``\\r``, ``\\b``, ``\\f``, ``\\a``, ``\\v`` as usual, one to three octal digits
-    for a character code (``\\0``, ``\\011``, up to ``\\377``), and any other
-    character stands for itself.  As in Weka, a comma
-    separates like white space, in the header and in data rows.
+    """Split one line into words, quoted strings and braces; ``%`` starts a comment, a comma separates
+    like white space.  In quotes a backslash escapes as Java's StreamTokenizer (Weka's) does: ``\\n``,
+    ``\\t`` … as usual, one to three octal digits for a code, any other character for itself.
     """
     return list(iter_tokens(line))
 
@@ -133,11 +124,8 @@ _BARE = re.compile(r"[^ ,{}'\"%\\\x00-\x1f]++")
 
 
 def quote(text: str) -> str:
-    """Quote a name, label or string for ARFF where needed, escaping as Weka does.
-
-    Quoted when empty, ``?``, or containing white space, ``,{}'"%\\`` or a
-    control character; otherwise written bare.
-    """
+    """Quote a name, label or string for ARFF where needed (empty, ``?``, white space, ``,{}'"%\\`` or a
+    control character), escaping as Weka does."""
     if text != "?" and _BARE.fullmatch(text) is not None:
         return text
     escaped = "".join(_NEEDS_ESCAPE.get(c, c) for c in text)
@@ -150,9 +138,8 @@ _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def one_line(text: str) -> str:
-    """``text`` for a comment line (ARFF's ``%``, svmlight's ``#``): each control or line-ending
-    character written as a Python string literal writes it (``\\n``, ``\\x1b``), so an option
-    value or a name cannot end the comment and start a row."""
+    """``text`` for a comment line, each control or line-ending character written as a Python literal
+    (``\\n``, ``\\x1b``), so that no value can end the comment and start a row."""
     return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
 
 

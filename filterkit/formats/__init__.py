@@ -1,12 +1,8 @@
 """The file formats filterkit reads and writes, chosen by file name or by ``--from``/``--to``.
 
-ARFF is the default and is read by :mod:`filterkit.arff`.  svmlight/LibSVM
-(:mod:`filterkit.formats.svmlight`) and CSV with a header row
-(:mod:`filterkit.formats.csv`) are read in a scan (what the header needs: the
-labels, the number of features, the column types) followed by streaming passes
-of chunks, the same :class:`filterkit.schema.Chunk` rows the ARFF reader gives.
-A name ending in ``.gz`` is named by what comes before it (``out.svm.gz`` is
-svmlight, written gzip-compressed).
+ARFF (:mod:`filterkit.arff`) is the default.  svmlight/LibSVM and CSV with a header row are read
+in a scan for their header, then streaming passes of chunks.  A name ending in ``.gz`` is named
+by what comes before it (``out.svm.gz`` is svmlight, gzip-compressed).
 """
 
 from __future__ import annotations
@@ -28,12 +24,9 @@ CSV = "csv"
 
 @dataclass(frozen=True)
 class Format:
-    """A file format: the names ``--from``/``--to`` take, the file suffixes that mean it (after any
-    ``.gz``), and where its reader and writer are, imported when a run uses it.
-
-    ``reader`` is a :class:`ScannedFormat` class of ``module`` (None: ARFF's streaming reader);
-    ``writer`` a :class:`RowWriter` class, made with the arguments of :func:`row_writer` that
-    ``writer_arguments`` names, in that order.
+    """A file format: its ``--from``/``--to`` names, its suffixes, and its reader (a
+    :class:`ScannedFormat` class of ``module``; None: ARFF's) and writer (a :class:`RowWriter` class
+    made with the arguments of :func:`row_writer` named by ``writer_arguments``), imported when used.
     """
 
     names: tuple[str, ...]
@@ -74,12 +67,8 @@ EXTENSIONS = {suffix: key for key, form in FORMATS.items() for suffix in form.su
 
 @dataclass(frozen=True)
 class FormatOptions:
-    """The options of the formats other than ARFF.
-
-    ``zero_based``: svmlight indices count from 0 (True) or 1 (False) on input and
-    output; None reads as scikit-learn's ``load_svmlight_file(zero_based="auto")``
-    decides (zero-based when some index is 0) and writes one-based indices.
-    """
+    """The options of the formats other than ARFF: ``zero_based``, whether svmlight indices count from 0
+    (None: read as scikit-learn's ``zero_based="auto"`` decides, written one-based)."""
 
     zero_based: bool | None = None
 
@@ -110,9 +99,8 @@ def extension_format(path: str) -> str | None:
 
 
 def relation_of(name: str, keep_extension: bool) -> str:
-    """The relation name Weka's loaders give a file: its base name (without ``.gz``),
-    without its extension unless ``keep_extension`` (LibSVMLoader keeps it, CSVLoader
-    does not); ``stdin`` for standard input."""
+    """The relation name Weka's loaders give a file: its base name without ``.gz``, and without its
+    extension unless ``keep_extension`` (LibSVMLoader keeps it, CSVLoader not); ``stdin`` for stdin."""
     if name.startswith("<"):
         return name.strip("<>")
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
@@ -124,12 +112,8 @@ def relation_of(name: str, keep_extension: bool) -> str:
 
 
 class ScannedFormat(Protocol):
-    """A format whose header comes from a scan of the whole input (svmlight, CSV).
-
-    ``scan`` reads the input once and returns the layout (a schema and what the rows
-    need to be read: labels, an index base), keeping only what the header needs;
-    ``chunks`` reads the rows with that layout, a pass at a time.
-    """
+    """A format whose header comes from a scan of the whole input (svmlight, CSV): ``scan`` returns the
+    layout, ``chunks`` reads the rows with it, a pass at a time."""
 
     def scan(self, opened: "Reopen", name: str, options: FormatOptions, known_schema: Schema | None) -> "Layout": ...
 
@@ -146,9 +130,8 @@ class Reopen(Protocol):
 
 @dataclass(frozen=True)
 class Layout:
-    """What a scan found: the schema, the comment lines before the first row, the
-    format's own reading details (``details``), and the data rows it read (``rows``;
-    None when it read only a header line, as a CSV read with a model's header does)."""
+    """What a scan found: the schema, the comment lines before the first row, the format's reading
+    ``details``, and the rows it read (None when it read only a header line)."""
 
     schema: Schema
     header_comments: tuple[str, ...]
@@ -180,10 +163,8 @@ def row_writer(
     options: FormatOptions,
     numbers: NumberFormat | None = None,
 ) -> RowWriter:
-    """A writer of ``format_name`` for rows of ``schema``; it refuses, before writing
-    anything, a schema the format cannot hold.  ``class_name`` is the chain's class
-    attribute (svmlight writes it as each row's label); ``numbers`` how numbers are
-    written (None: exactly)."""
+    """A writer of ``format_name`` for rows of ``schema`` (refusing, before writing anything, a schema
+    the format cannot hold); ``class_name`` is the class attribute, ``numbers`` None: exact."""
     from filterkit.arff.writer import EXACT
 
     arguments = {
