@@ -1,4 +1,4 @@
-"""The one exception type for bad data, with the file and line it came from."""
+"""The exceptions for what a user can fix, with the file and line they came from."""
 
 
 class FilterkitError(Exception):

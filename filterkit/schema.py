@@ -54,6 +54,11 @@ class Attribute:
         return made
 
     @property
+    def is_plain_numeric(self) -> bool:
+        """Numeric with no labels, date format or members (as :meth:`numerics` makes them)."""
+        return self.kind == NUMERIC and self.date_format is None and not self.labels and not self.members
+
+    @property
     def is_numeric(self) -> bool:
         """True for numeric, real and integer attributes."""
         return self.kind == NUMERIC
@@ -87,7 +92,8 @@ class Schema:
     def __reduce__(self):
         """Pickled compactly, a plain numeric attribute as its name and declared type (a Dask run sends
         the schema to every worker: 13,000 attributes took 0.6 MB and 0.07 s as objects, 0.3 MB and 0.03 s so)."""
-        return _unpickled_schema, (self.relation, tuple(_compact(attribute) for attribute in self.attributes))
+        compact = tuple((a.name, a.declared_type) if a.is_plain_numeric else a for a in self.attributes)
+        return _unpickled_schema, (self.relation, compact)
 
     def index_of(self, name: str) -> int:
         """Position of the attribute called ``name``; KeyError if none."""
@@ -112,13 +118,6 @@ class Schema:
         if len(self.attributes) != len(other.attributes):
             return f"expected {len(self.attributes)} attributes, found {len(other.attributes)}"
         return None
-
-
-def _compact(attribute: Attribute) -> tuple[str, str] | Attribute:
-    """``(name, declared_type)`` for a plain numeric attribute, else the attribute itself."""
-    if attribute.kind == NUMERIC and attribute.date_format is None and not attribute.labels and not attribute.members:
-        return attribute.name, attribute.declared_type
-    return attribute
 
 
 def _unpickled_schema(relation: str, compact: tuple) -> Schema:

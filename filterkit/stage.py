@@ -20,7 +20,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, OPTIONS_KEY, SavedState, StateArray, fitted_options
-from filterkit.schema import NUMERIC, Attribute, Chunk, Schema
+from filterkit.schema import Chunk, Schema
 
 #: ``Option.before_it_existed`` when the option's default keeps the behaviour from before it existed.
 SAME_AS_DEFAULT: Any = type("SameAsDefault", (), {"__repr__": lambda self: "SAME_AS_DEFAULT"})()
@@ -28,15 +28,9 @@ SAME_AS_DEFAULT: Any = type("SameAsDefault", (), {"__repr__": lambda self: "SAME
 
 @dataclass(frozen=True)
 class Option:
-    """One option of a stage: ``name`` (a Python identifier), type, default, help.
-
-    ``kind`` is ``int``, ``float``, ``str`` or ``bool``; ``choices`` restricts a
-    ``str``.  A bool option is a flag pair on the command line
-    (``--presence/--no-presence``).  A default of None means "not given".
-    ``before_it_existed`` is the value that gives a stage's behaviour from before the
-    option was added, for a saved model that does not record it (its default when
-    the default keeps that behaviour).
-    """
+    """One option of a stage: ``name`` (an identifier), ``kind`` (``int``, ``float``, ``str`` or
+    ``bool``: a ``--x/--no-x`` flag pair), default (None: not given), help, ``choices`` of a ``str``;
+    ``before_it_existed``: the value a saved model that does not record it was fitted with."""
 
     name: str
     kind: type
@@ -46,8 +40,7 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     before_it_existed: Any = SAME_AS_DEFAULT
-    #: The value names a file the stage reads (through :func:`option_file`), which the Dask client
-    #: reads and sends with the tasks, so no worker reads its own file of that name.
+    #: The value names a file the stage reads (:func:`option_file`), which the Dask client sends with the tasks.
     names_file: bool = False
 
     @property
@@ -61,12 +54,8 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
     def convert(self, value: Any) -> Any:
-        """``value`` checked and converted to this option's type.
-
-        Strict, as values also come from model files: an int option takes an integer
-        (an integral finite number, or its text), a float option a finite number (or
-        its text), a str option a string, a bool option a boolean (or its text).
-        """
+        """``value`` checked and converted to this option's type, strictly (values also come from model
+        files): an int option takes an integral number, a float a finite one, either or a bool its text."""
         if value is None:
             return None
         text = isinstance(value, str)
@@ -109,12 +98,8 @@ def _to_bool(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Context:
-    """What a stage knows of its place in the chain.
-
-    ``class_index`` is the class attribute's position in this stage's input
-    schema (None when the data has none); ``positive`` the ``--positive`` label
-    or None; ``previous`` the stages before this one, already fitted.
-    """
+    """What a stage knows of its place in the chain: the class attribute's position in its input
+    (None without one), the ``--positive`` label and the stages before it, already fitted."""
 
     class_index: int | None = None
     positive: str | None = None
@@ -122,11 +107,8 @@ class Context:
 
 
 class Configurable:
-    """Something with a registered ``name``, a one-line ``summary`` and declared ``options``.
-
-    ``__init__`` checks the given parameters against the options and fills in
-    defaults, so stages, classifiers and their adapters share one definition.
-    """
+    """Something with a registered ``name``, a one-line ``summary`` and declared ``options``, which
+    ``__init__`` checks the parameters against (stages, classifiers and their adapters share it)."""
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
@@ -183,13 +165,11 @@ class Stage(Configurable):
     changes_class: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None
-    #: For a stage whose output can be many times wider than its input: the option that avoids it, said
-    #: in the warning the chain gives then (:func:`filterkit.runner.widening`).
+    #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`).
     widening_hint: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any):
-        """A subclass that defines ``fitted``, the old name of ``learns`` (a class attribute
-        or a property), learns by it; a DeprecationWarning says so, once per class."""
+        """A subclass that defines ``fitted``, the old name of ``learns``, learns by it (DeprecationWarning)."""
         super().__init_subclass__(**kwargs)
         if "fitted" in vars(cls) and "learns" not in vars(cls):
             warnings.warn(
@@ -252,14 +232,9 @@ class Stage(Configurable):
         raise NotImplementedError
 
     def statistics_for(self, following: "Stage") -> Any:
-        """What ``following`` (the next stage, prepared on this stage's output) would
-        gather in a pass over this stage's training output, derived from this stage's
-        own statistics instead; None (the default) when they cannot be derived exactly.
-
-        Called while fitting, right after :meth:`finalize`; a non-None answer saves the
-        chain a pass over the data.  The hand-over runs one way: the stage before
-        answers for the stage after.
-        """
+        """The statistics ``following`` (the next stage, prepared) would gather in a pass over this
+        stage's training output, derived from this stage's own (called right after :meth:`finalize`);
+        None (the default) when they cannot be derived exactly."""
         return None
 
     def value_map(self) -> Any:
@@ -291,7 +266,7 @@ class Stage(Configurable):
         attributes = list(self.input_schema.attributes)
         redeclared = False
         for i in self.features.tolist():
-            if not _declared_plain_numeric(attributes[i]):
+            if not (attributes[i].is_plain_numeric and attributes[i].declared_type == "numeric"):
                 attributes[i] = attributes[i].as_numeric()
                 redeclared = True
         schema = self.input_schema.with_attributes(attributes) if redeclared else self.input_schema
@@ -330,18 +305,6 @@ class Stage(Configurable):
 def _none(*_: Any) -> None:
     """None: for a subclass, the stored-values map and statistics a transform above it gave."""
     return None
-
-
-def _declared_plain_numeric(attribute: Attribute) -> bool:
-    """Whether ``attribute`` is what its :meth:`~filterkit.schema.Attribute.as_numeric` would make
-    (the fields compared one by one: making that attribute to compare costs 70 ms at 13,000)."""
-    return (
-        attribute.kind == NUMERIC
-        and attribute.declared_type == "numeric"
-        and not attribute.labels
-        and attribute.date_format is None
-        and not attribute.members
-    )
 
 
 def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:

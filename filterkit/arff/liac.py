@@ -227,26 +227,15 @@ def _from_coo(schema: Schema, triple) -> Chunk:
     data, rows, columns = (list(part) for part in triple)
     if not len(data) == len(rows) == len(columns):
         raise ArffError("COO data: values, rows and columns differ in length")
-    n_columns = len(schema.attributes)
-    n_rows = max(rows) + 1 if rows else 0
     if rows and min(rows) < 0:
         raise ArffError(f"COO data: row index {min(rows)} is negative")
-    converter = _Converter(schema)
-    texts = _text_columns(schema, n_rows, "")
-    entries = sorted(
-        (int(r), _check_index(c, n_columns, int(r)), position) for position, (r, c) in enumerate(zip(rows, columns))
-    )
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    indices: list[int] = []
-    values: list[float] = []
-    for r, c, position in entries:
-        if indices and indptr[r + 1] > 0 and indices[-1] == c:
-            raise ArffError(f"data row {r + 1}: attribute index {c} appears twice")
-        indices.append(c)
-        values.append(converter.value(c, data[position], r, texts))
-        indptr[r + 1] += 1
-    np.cumsum(indptr, out=indptr)
-    return _csr(values, indices, indptr, n_rows, n_columns, texts)
+    sparse_rows: list[dict] = [{} for _ in range(max(rows) + 1 if rows else 0)]
+    for value, row, column in zip(data, map(int, rows), columns):
+        index = _check_index(column, len(schema.attributes), row)
+        if index in sparse_rows[row]:
+            raise ArffError(f"data row {row + 1}: attribute index {index} appears twice")
+        sparse_rows[row][index] = value
+    return _from_sparse_rows(schema, sparse_rows)
 
 
 def _csr(values, indices, indptr, n_rows: int, n_columns: int, texts: dict) -> Chunk:

@@ -29,11 +29,8 @@ class Limits:
     attributes: int = 1_000_000
     #: Labels one nominal attribute may declare (each costs about 250 bytes).
     labels: int = 1_000_000
-    #: Bytes of row text in one chunk: a chunk ends at ``chunk_rows`` rows or once its rows
-    #: hold this many bytes, whichever comes first.  A chunk's work (parsing, the stages'
-    #: temporaries, formatting, in three threads) holds up to ~30 times its text: 10,000 rows
-    #: of grain's word counts (5.5 MB) took 260 MiB in all, 1 MiB of them (~1,900 rows)
-    #: 130 MiB, for the same CPU time within the noise of the measurement.
+    #: Bytes of row text in one chunk (which ends at ``chunk_rows`` rows or this, whichever comes first):
+    #: a chunk's work holds ~30 times its text (grain: 10,000 rows, 260 MiB; 1 MiB of rows, 130 MiB).
     chunk_bytes: int = 1 << 20
     #: Relational attributes inside one another.
     nesting: int = 100
