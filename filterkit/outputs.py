@@ -1,9 +1,7 @@
-"""Output files: the rules every file filterkit writes follows (``-o``, ``apply -o``,
-the model's two files, the files of ``--output-dir``), as ``>`` writes them.
+"""Output files: the rules every file filterkit writes follows, as ``>`` writes them.
 
-:func:`checked_output` checks a target before any work and says how it will be
-written (:class:`OutputFile`); :func:`staged_output` writes it and puts it in
-place only once complete.
+:func:`checked_output` checks a target before any work and says how it will be written
+(:class:`OutputFile`); :func:`staged_output` writes it and puts it in place only once complete.
 """
 
 from __future__ import annotations
@@ -26,20 +24,14 @@ except ImportError:  # Windows: no advisory locks; a file with other hard links 
 
 @dataclass(frozen=True)
 class OutputFile:
-    """An output target, checked before any work (:func:`checked_output`).
+    """An output target: ``path`` as given (errors name it), ``target`` the file the bytes go to (links
+    resolved), and ``how``:
 
-    ``path`` is the name as given (errors name it), ``target`` the file the bytes
-    go to (symbolic links resolved: a link is written through), and ``how``:
-
-    - ``"replace"``: a new file, or a regular file with one link in a folder we may
-      write: the output is written under a temporary name beside it and renamed onto
-      it once complete (atomic; a new file gets mode 0666 & ~umask, as ``>`` gives,
-      an existing one keeps its mode and, where allowed, its owner);
-    - ``"copy"``: a regular file that must stay the same file (it has other hard
-      links, or its folder may not be written): the output is completed in a
-      temporary file first, then copied into the file in place, as ``>`` writes it, under
-      an exclusive lock (two runs writing one file take turns: the last one's bytes win
-      whole); an error before that point leaves the file untouched;
+    - ``"replace"``: a new file, or a regular file with one link in a writable folder: written beside
+      it and renamed onto it once complete (a new file gets 0666 & ~umask, an existing one keeps its
+      mode and, where allowed, its owner);
+    - ``"copy"``: a file that must stay the same file (other hard links, or a folder we may not write):
+      completed in a temporary file, then copied in place under an exclusive lock;
     - ``"stream"``: a device, FIFO or other non-regular file, written directly.
     """
 
@@ -148,10 +140,7 @@ def staged_output(output: OutputFile):
 
 
 def publish_file(output: OutputFile, temporary: str) -> None:
-    """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`).
-
-    The temporary is consumed (renamed or removed).
-    """
+    """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`), consuming it."""
     try:
         if output.how == "replace":
             _set_mode_and_owner(temporary, output.existing)

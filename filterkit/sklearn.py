@@ -488,7 +488,8 @@ class StageTransformer(FilterkitTransformer):
 def class_name_for(stage_name: str) -> str:
     """A stage's transformer class name: its stage class's name when unique, else :func:`derived_class_name`."""
     own = _registry().stages[stage_name].value.__name__
-    if _own_names().count(own) == 1 and own.isidentifier():
+    own_names = [registered.value.__name__ for registered in _registry().stages.values()]
+    if own_names.count(own) == 1 and own.isidentifier():
         return own
     return derived_class_name(stage_name)
 
@@ -553,11 +554,6 @@ def _score_scaler() -> type[FilterkitTransformer]:
         "(the filterkit scorer stage of that metric; KDD'09 §2.2, §3.4)."
     )
     return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
-
-
-def _own_names() -> list[str]:
-    """The class name of every registered stage (a name twice when two stages share it)."""
-    return [registered.value.__name__ for registered in _registry().stages.values()]
 
 
 def _stages_by_class_name() -> dict[str, str]:

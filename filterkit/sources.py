@@ -1,20 +1,11 @@
 """Where a chain's rows come from: the sources :class:`filterkit.runner.Chain` fits on.
 
-A source has a ``schema``, ``chunks()`` (the rows, chunk by chunk, afresh on
-every call, one call per pass) and ``close()``.  A file input
-(:class:`FileSource`) is re-read for each pass; a stream (stdin, a FIFO, a
-device: :class:`StreamSource`) is first spooled once into a temporary binary
-file of numpy arrays (not re-parsed as text), unlinked as soon as it is open so
-that nothing is left behind however the process ends; rows already in memory
-(:class:`MemorySource`: evaluation's folds, the scikit-learn adapters) are
-served as they are.  A format whose header needs the whole input (svmlight,
-CSV: :mod:`filterkit.formats`) is a :class:`ScannedSource`: scanned once for its
-header, then read once per pass; a stream of it is first copied, as the bytes it
-holds, into such a temporary file.
-
-Every source tells how far a pass is, for progress (:mod:`filterkit.progress`):
-``size`` (the bytes a pass reads, None when unknown) and ``position()`` (the bytes
-read so far in the pass under way, None when unknown).
+A source has a ``schema``, ``chunks()`` (the rows afresh, one call per pass) and ``close()``, and
+for progress ``size`` and ``position()`` (the bytes a pass reads and has read; None: unknown).
+A file (:class:`FileSource`) is re-read for each pass; a stream (:class:`StreamSource`) is spooled
+once into an unlinked temporary file of numpy arrays; rows in memory (:class:`MemorySource`) are
+served as they are.  svmlight and CSV (:class:`ScannedSource`) are scanned once for their header,
+then read once per pass (a stream of them first copied into such a temporary file).
 """
 
 from __future__ import annotations
@@ -95,9 +86,8 @@ class FileSource:
 
 
 class _Spooling:
-    """A source that may copy its input into a temporary spool file, unlinked as soon as it is open
-    (only the open handle keeps it), so nothing is left behind however the process ends, even by
-    SIGKILL; where an open file cannot be unlinked (Windows), :meth:`close` removes it."""
+    """A source that may copy its input into a temporary spool file, unlinked as soon as it is open, so
+    nothing is left behind however the process ends (where it cannot be, :meth:`close` removes it)."""
 
     _spool: IO[bytes] | None = None
     _spool_path: str | None = None
@@ -155,11 +145,7 @@ class StreamSource(_Spooling):
             return self.size
 
     def spool(self) -> None:
-        """Copy every chunk into a temporary binary file, so passes can repeat.
-
-        The copy is a pass of its own, reported to the :func:`filterkit.progress.active`
-        progress; see :class:`_Spooling` for how the file is kept from being left behind.
-        """
+        """Copy every chunk into a temporary binary file, so passes can repeat (a pass of its own)."""
         spool = self._open_spool(suffix=".npy")
         progress = active()
         progress.expect(1)
@@ -180,10 +166,7 @@ class StreamSource(_Spooling):
         self._spool, self.size, self.rows = spool, spool.tell(), rows
 
     def chunks(self) -> Iterator[Chunk]:
-        """The rows: from the spool if there is one, else straight from the stream (once).
-
-        Passes over the spool run one after another (each starts from its beginning).
-        """
+        """The rows: from the spool if there is one, else straight from the stream (once)."""
         if self._spool is None:
             return self.reader.chunks()
         self._spool.seek(0)
@@ -223,9 +206,8 @@ def _load_chunk(spool) -> Chunk:
 
 
 class _CountedStream:
-    """A binary stream that counts the bytes read from it: how far a stream that cannot
-    tell its position (a pipe) has been read.  ``size`` is what it holds when it is a
-    regular file, else None."""
+    """A binary stream that counts the bytes read from it (a pipe cannot tell its position); ``size``:
+    what it holds when it is a regular file."""
 
     def __init__(self, stream):
         self._stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)
@@ -290,14 +272,9 @@ _COPY_BYTES = 1 << 20
 
 
 class ScannedSource(_Spooling):
-    """An input in a format whose header comes from a scan of the rows (svmlight, CSV):
-    the scan runs once (a pass of its own, reported to progress), then every pass
-    reads the rows afresh.  Made by :meth:`of_file` or :meth:`of_stream`.
-
-    ``known_schema`` (a model's training header, for ``filterkit apply``) gives the
-    header instead of the scan's: features and labels the training data did not have
-    are then errors naming their line.
-    """
+    """An input whose header comes from a scan of the rows (svmlight, CSV), made by :meth:`of_file` or
+    :meth:`of_stream`; ``known_schema`` (a model's training header) gives the header instead, features
+    and labels the training data did not have then being errors naming their line."""
 
     def __init__(self, reopen, name: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema):
         self._reopen = reopen

@@ -1,43 +1,27 @@
 """A contract kit for plugin authors: :func:`check_stage`, and helpers for a plugin's own tests.
 
-``check_stage(MyStage, **options)`` runs a stage class through the stage
-contract, in the spirit of scikit-learn's ``check_estimator``, on generated
-data and on two small real files shipped with filterkit (Fisher's iris, dense,
-and 60 OHSUMED abstracts as sparse word counts), each read dense and sparse,
-and on any ARFF files given as ``data``.  It raises :class:`StageCheckError`
-naming the first rule that broke:
+``check_stage(MyStage, **options)`` runs a stage class through the stage contract, in the spirit of
+scikit-learn's ``check_estimator``, on generated data, two small real files shipped with filterkit
+(Fisher's iris; 60 OHSUMED abstracts as sparse word counts) and any ARFF files given as ``data``,
+each read dense and sparse.  It raises :class:`StageCheckError` naming the first rule that broke:
 
-``declaration``
-    a subclass of :class:`~filterkit.stage.Stage` with a name, a summary and
-    valid options, that can be made with ``options``;
-``output contract``
-    every chunk it returns passes the checks every run makes
-    (:mod:`filterkit.contract`: a chunk, rows and columns as declared, nominal
-    codes within their labels, the class column untouched);
-``pure transform``
-    ``accumulate`` and ``transform`` leave the chunk they are given unchanged;
-``determinism``
-    two runs give the same bytes;
-``chunk size``
-    the same bytes whether the rows come one at a time, seven at a time or all at once;
-``dense and sparse``
-    the same values from the dense and the sparse form of the same rows;
-``zero preservation``
-    where :meth:`~filterkit.stage.Stage.preserves_zeros` says so, every 0 of an
-    acted-on numeric feature stays 0;
-``merge order``
-    (a stage that learns) statistics of two halves merged either way round give
-    the output of one pass;
-``model round trip``
-    (a stage that learns) the fitted stage saved as a model file and loaded
-    again gives the same bytes.
+- ``declaration``: a :class:`~filterkit.stage.Stage` subclass with a name, a summary and valid
+  options, that can be made with ``options``;
+- ``output contract``: every chunk it returns passes the checks every run makes
+  (:mod:`filterkit.contract`);
+- ``pure transform``: ``accumulate`` and ``transform`` leave the chunk they are given unchanged;
+- ``determinism``: two runs give the same bytes;
+- ``chunk size``: the same bytes with rows one, seven or all at a time;
+- ``dense and sparse``: the same values from both forms of the same rows;
+- ``zero preservation``: where :meth:`~filterkit.stage.Stage.preserves_zeros` says so, every 0 of an
+  acted-on numeric feature stays 0;
+- ``merge order`` (a stage that learns): statistics of two halves merged either way round give the
+  output of one pass;
+- ``model round trip`` (a stage that learns): the stage saved as a model and loaded gives the same bytes.
 
-A stage may refuse a data set with a :class:`~filterkit.errors.FilterkitError`
-(a stage that needs two classes refuses iris' three, say); it must accept at
-least one, and a crash (any other exception) breaks the contract.
-
-For a plugin's own tests, :func:`run_filterkit` runs the command line in the
-test's process and :func:`read_output` reads what it wrote.
+A stage may refuse a data set with a :class:`~filterkit.errors.FilterkitError` but must accept one;
+a crash (any other exception) breaks the contract.  For a plugin's own tests, :func:`run_filterkit`
+runs the command line in the test's process and :func:`read_output` reads what it wrote.
 """
 
 from __future__ import annotations
@@ -106,13 +90,9 @@ class _DataSet:
 def check_stage(
     stage_class: type[Stage], data: tuple[str | Path, ...] = (), positive: str | None = None, **options: Any
 ) -> list[str]:
-    """Run ``stage_class(**options)`` through every rule of the stage contract (module docstring).
-
-    ``data``: more ARFF files to check on (class attribute last); ``positive``:
-    the positive class label, as ``--positive``.  Returns the names of the data
-    sets the stage accepted; raises :class:`StageCheckError` naming the first
-    broken rule.
-    """
+    """Run ``stage_class(**options)`` through every rule of the stage contract (module docstring), also
+    on the ARFF files ``data`` (class last), with ``positive`` as ``--positive``.  Returns the names of
+    the data sets the stage accepted; raises :class:`StageCheckError` naming the first broken rule."""
     problem = check_stage_class(stage_class)
     if problem is not None:
         raise StageCheckError(stage_class, "declaration", "its class", problem)

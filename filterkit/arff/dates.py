@@ -1,15 +1,11 @@
-"""ARFF dates: the part of Java's SimpleDateFormat that ARFF files use.
+"""ARFF dates: the part of Java's SimpleDateFormat that ARFF files use, held as milliseconds since
+1970-01-01T00:00:00 UTC, as in Weka.
 
-A date is held as milliseconds since 1970-01-01T00:00:00 UTC, as in Weka.
-**Decision**: a pattern without a time zone is read and written in UTC, so
-results never depend on the machine's zone (Weka uses the JVM's local zone).
-Supported letters: ``y M d H k K h m s S a E z Z X`` and quoted literals; any
-other letter is refused when the header is read, naming the letter.  Dates are
-read as Weka reads them (SimpleDateFormat, not lenient): a field out of its range
-(hour 25, minute 61, ``13:00 PM``, February 30, a weekday that is not the date's,
-a zone offset of +2400) is refused, not carried into the next field; digits are
-decimal digits of any script, as in Java, and no sign is taken.  **Decision**:
-years are 1 to 9999 (Weka also reads five-digit years).
+**Decisions**: a pattern without a time zone is read and written in UTC (Weka uses the JVM's zone),
+and years are 1 to 9999.  Letters ``y M d H k K h m s S a E z Z X`` and quoted literals are
+supported, any other refused when the header is read.  Dates are read as Weka reads them (not
+lenient): a field out of its range (hour 25, February 30, a wrong weekday) is refused; digits are
+decimal digits of any script, and no sign is taken.
 """
 
 from __future__ import annotations

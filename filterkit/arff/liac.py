@@ -7,10 +7,7 @@ liac-arff (``import arff``) holds a data set as a dict::
      "attributes": [("outlook", ["sunny", "rainy"]), ("temp", "REAL"), ("id", "STRING")],
      "data": [["sunny", 85.0, "a"], ["rainy", None, None]]}
 
-Types are ``NUMERIC``, ``REAL``, ``INTEGER``, ``STRING`` or a list of labels;
-values are floats (ints for ``INTEGER``), label strings, text, and ``None``
-for a missing value.  liac-arff has no ``DATE`` or ``relational`` type and no
-instance weights, so data that has them cannot be converted (ArffError).
+It has no ``DATE`` or ``relational`` type and no instance weights (ArffError).
 """
 
 from __future__ import annotations
