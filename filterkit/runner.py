@@ -20,9 +20,7 @@ from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, rows_of_entries
 from filterkit.stage import Context, Stage
 
 #: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
-#: warning: on the seven text benchmarks (3,000–7,500 words) ``ordinal`` widens ×2.8–×5.0 (its non-zeros
-#: ×1.6–×3.0) and one-vs-rest ``shape`` ×k (k = 6–10 classes; its non-zeros too); small files (UCI
-#: letter's ``shape``: ×24.5, 400 attributes) are cheap whatever the factor.
+#: warning (the text benchmarks: ``ordinal`` ×2.8–×5.0, one-vs-rest ``shape`` ×6–×10; small files are cheap).
 WIDENING_FACTOR, WIDENING_ATTRIBUTES = 5.5, 10_000
 
 #: What a stage's ``load_state`` (or the ``output_schema`` after it) raises on a state
@@ -102,13 +100,8 @@ class Chain:
 
     def prepare_stage(self, position: int, schema: Schema) -> None:
         """Show stage ``position`` its input schema and context."""
-        class_index = None
-        if self.class_name is not None:
-            try:
-                class_index = schema.index_of(self.class_name)
-            except KeyError:
-                class_index = None
-        context = Context(class_index, self.positive, tuple(self.stages[:position]))
+        named = (i for i, attribute in enumerate(schema.attributes) if attribute.name == self.class_name)
+        context = Context(next(named, None), self.positive, tuple(self.stages[:position]))
         stage = self.stages[position]
         guarded(stage, "prepare", stage.prepare, schema, context)
 

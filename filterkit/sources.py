@@ -129,8 +129,7 @@ class StreamSource(_Spooling):
         self.reader = ArffReader(self._stream, name=name, chunk_rows=chunk_rows)
         self.schema = self.reader.schema
         self.header_comments = self.reader.header_comments
-        #: the bytes a pass reads: the stream's when it is a regular file (stdin redirected
-        #: from one), the spool's once spooled, else unknown
+        #: the bytes a pass reads: the stream's when it is a regular file, the spool's once spooled
         self.size: int | None = self._stream.size
         #: the rows, once spooled
         self.rows: int | None = None
@@ -201,7 +200,8 @@ def _load_chunk(spool) -> Chunk:
     weights = np.load(spool, allow_pickle=False) if meta["weights"] else None
     text = {int(k): v for k, v in meta["text"].items()}
     if meta["sparse"]:
-        return Chunk.from_csr(*arrays, tuple(meta["shape"]), text, weights)
+        data, indices, indptr = arrays
+        return Chunk.from_csr(data, indices, indptr, tuple(meta["shape"]), text, weights)
     return Chunk(arrays[0], text, weights)
 
 

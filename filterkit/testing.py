@@ -196,7 +196,7 @@ def _same_chunk(first: Chunk, second: Chunk) -> bool:
     return (
         first.is_sparse == second.is_sparse
         and first.text == second.text
-        and np.array_equal(*weights, equal_nan=True)
+        and np.array_equal(weights[0], weights[1], equal_nan=True)
         and np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
     )
 

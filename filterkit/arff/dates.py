@@ -75,25 +75,15 @@ class DateFormat:
         for letter, count in self.fields:
             if letter is None:
                 pieces.append(count)
-            elif letter == "y":
-                year = moment.year % 100 if count == 2 else moment.year
-                pieces.append(str(year).zfill(count))
-            elif letter == "M":
-                if count >= 4:
-                    pieces.append(_MONTHS[moment.month - 1])
-                elif count == 3:
-                    pieces.append(_MONTHS[moment.month - 1][:3])
-                else:
-                    pieces.append(str(moment.month).zfill(count))
-            elif letter == "E":
-                name = _DAYS[moment.weekday()]
+            elif letter in "ME" and (letter == "E" or count >= 3):
+                name = _MONTHS[moment.month - 1] if letter == "M" else _DAYS[moment.weekday()]
                 pieces.append(name if count >= 4 else name[:3])
-            elif letter == "a":
-                pieces.append("PM" if moment.hour >= 12 else "AM")
-            elif letter in "zZX":
-                pieces.append({"z": "UTC", "Z": "+0000", "X": "Z"}[letter])
+            elif letter in "azZX":
+                pieces.append({"a": "PM" if moment.hour >= 12 else "AM", "z": "UTC", "Z": "+0000", "X": "Z"}[letter])
             else:
                 number = {
+                    "y": moment.year % 100 if count == 2 else moment.year,
+                    "M": moment.month,
                     "d": moment.day,
                     "H": moment.hour,
                     "k": moment.hour or 24,

@@ -19,12 +19,9 @@ from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
-#: The common header line, ``@attribute NAME numeric`` (or ``real``, ``integer``, in any
-#: case) with a bare name and only spaces and tabs around its words: one match gives what
-#: the tokenizer would (a bare name is one word token), so such a line skips it.  Anything
-#: else (quotes, commas, comments, other types) goes through the tokenizer.  (A line holds
-#: no line end; the name stops at one so that the patterns of a run of such lines,
-#: :func:`_plain_run_patterns`, match line by line.)
+#: The common header line, ``@attribute NAME numeric|real|integer`` with a bare name (which stops at a
+#: line end, for :func:`_plain_run_patterns`) and only blanks between: one match gives what the
+#: tokenizer would.
 _PLAIN_NUMERIC = re.compile(
     r"[ \t]*+@attribute[ \t]++([^ \t,{}%'\"\n]++)[ \t]++(numeric|real|integer)[ \t]*+", re.IGNORECASE | re.ASCII
 )

@@ -17,13 +17,11 @@ QUOTED = "quoted"
 OPEN = "{"
 CLOSE = "}"
 
-#: A line without these is only words and separators (its words found by one
-#: character class, in C).
+#: A line without these is only words and separators.
 _MARKED = re.compile("['\"{}%]")
 _PLAIN_WORD = re.compile("[^ \t,]++")
-#: The next token after any separators: a word, a brace, a single- or double-quoted
-#: string (its body, escapes still in), a comment, a quote that is never closed, or
-#: the end of the line.
+#: The next token after any separators: a word, a brace, a quoted string's body (escapes still in),
+#: a comment, a quote never closed, or the end of the line.
 _NEXT_TOKEN = re.compile(
     r"[ \t,]*+(?:"
     r"""([^ \t,{}%'"]++)"""

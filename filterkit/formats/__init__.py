@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, BinaryIO, Iterator, Protocol, Sequence
+from typing import IO, TYPE_CHECKING, BinaryIO, Callable, Iterator, Protocol, Sequence
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
@@ -111,21 +111,19 @@ def relation_of(name: str, keep_extension: bool) -> str:
     return base
 
 
+#: The input from its beginning, as a binary stream (gunzipped), once per call.
+Reopen = Callable[[], IO[bytes]]
+
+
 class ScannedFormat(Protocol):
     """A format whose header comes from a scan of the whole input (svmlight, CSV): ``scan`` returns the
     layout, ``chunks`` reads the rows with it, a pass at a time."""
 
-    def scan(self, opened: "Reopen", name: str, options: FormatOptions, known_schema: Schema | None) -> "Layout": ...
+    def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> "Layout": ...
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool: ...
 
     def chunks(self, stream: IO[bytes], name: str, layout: "Layout", chunk_rows: int) -> Iterator[Chunk]: ...
-
-
-class Reopen(Protocol):
-    """The input from its beginning, as a binary stream (gunzipped), once per call."""
-
-    def __call__(self) -> IO[bytes]: ...
 
 
 @dataclass(frozen=True)
