@@ -235,8 +235,7 @@ def _rows_of(chunk: Chunk):
 
 
 def _same_column(given, given_index: int, result, result_index: int) -> bool:
-    """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result`` (NaN equal
-    to NaN); for CSR arrays sharing the structure, only the column's stored values are compared."""
+    """Whether column ``given_index`` of ``given`` equals column ``result_index`` of ``result`` (NaN = NaN)."""
     if (
         isinstance(given, CsrArrays)
         and isinstance(result, CsrArrays)

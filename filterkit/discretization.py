@@ -36,8 +36,7 @@ def _ln(values: np.ndarray) -> np.ndarray:
 
 
 def class_entropy(counts: np.ndarray) -> float:
-    """Entropy in bits of one class distribution given as (weighted) counts; 0 when the
-    counts sum to less than 1e-6, as Weka's ``ContingencyTables.entropy``."""
+    """Entropy in bits of one class distribution, as Weka's ``ContingencyTables.entropy``."""
     return float(_class_entropies(np.asarray(counts, dtype=np.float64).reshape(1, -1))[0])
 
 
@@ -223,8 +222,7 @@ def weka_decimal(value: float, decimals: int = 6) -> str:
 
 
 def _java_double(value: float) -> str:
-    """``value`` as Java's ``Double.toString`` writes it: the shortest digits that read back
-    as ``value``, in scientific form ``d.dddE±n`` outside [1e-3, 1e7)."""
+    """``value`` as Java's ``Double.toString`` writes it."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):

@@ -31,8 +31,7 @@ class FilterkitError(Exception):
 
 
 class OptionError(FilterkitError):
-    """Options of a stage or classifier that make no sense (unknown, or refused together):
-    on the command line a usage error, like the option checks click makes."""
+    """Options of a stage or classifier that make no sense: a usage error on the command line."""
 
 
 class ArffError(FilterkitError):

@@ -174,8 +174,7 @@ def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str 
 
 
 def target_classes(attribute: Attribute, class_totals: np.ndarray, positive: str | None) -> list[int]:
-    """The classes to score against: the positive one on a two-label class or with
-    ``--positive``, else every class that has training rows (one-vs-rest)."""
+    """The classes to score against: the positive one, else every class with rows (one-vs-rest)."""
     if positive is not None or len(attribute.labels) == 2:
         return [positive_code(attribute, class_totals, positive)]
     if attribute.kind != NOMINAL:
@@ -280,8 +279,7 @@ def _missing_by_class(counts: ClassCounts, classes: np.ndarray) -> np.ndarray:
 
 
 def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, target: int, alpha) -> np.ndarray:
-    """One-vs-rest scores of nominal features: the k-class form over values × {target, rest}
-    when the metric has one, else the best of each value's presence score."""
+    """One-vs-rest scores of nominal features: the k-class form, else each value's best presence score."""
     ours = known[:, :, target]
     others = known.sum(axis=2) - ours
     if metric.joint is not None:

@@ -225,8 +225,7 @@ def _class_hint(schema: Schema, class_index: int | None) -> str:
 
 
 def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str | None:
-    """The warning that stage ``position`` (0-based) writes :data:`WIDENING_FACTOR` times as many
-    attributes as it reads (:data:`WIDENING_ATTRIBUTES` more at least); or None."""
+    """The warning that stage ``position`` writes many times more attributes than it reads, or None."""
     width, wider = len(before.attributes), len(after.attributes)
     if wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
         return None
@@ -236,8 +235,7 @@ def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str 
 
 
 def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:
-    """The stages as ``(start, end)`` ranges: each run of stages with a map one range, cut after a stage
-    that ``ends_step``, every other stage a range of its own."""
+    """``(start, end)`` ranges of stages: runs of stages with a map (cut after ``ends_step``), others alone."""
     steps: list[tuple[int, int]] = []
     for position, value_map in enumerate(maps):
         joins = steps and steps[-1][1] == position and maps[steps[-1][0]] is not None and not ends_step[position - 1]
@@ -251,8 +249,7 @@ def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:
 def _mapped_together(
     chunk: Chunk, stages: list[Stage], maps: list, contract: OutputContract
 ) -> tuple[Chunk, np.ndarray | None]:
-    """``chunk`` (sparse) through ``stages`` by their stored-values maps, one chunk made at the end and
-    checked against ``contract`` (:meth:`OutputContract.checked`)."""
+    """``chunk`` (sparse) through ``stages``' stored-values maps, checked once against ``contract``."""
     structure = chunk.csr()
     rows = _structure_read_only(structure)  # what the maps see
     data = rows.data

@@ -38,8 +38,7 @@ GZIP_LEVEL = 6
 
 @dataclasses.dataclass(frozen=True)
 class OutputForm:
-    """How an output is written: its format, row form (``sparse``, None: as the input's rows),
-    numbers (``--digits``, ``--float32``) and the options of the formats other than ARFF."""
+    """How an output is written: format, row form (None: as the input), numbers and format options."""
 
     format: str = ARFF
     sparse: bool | None = None

@@ -250,8 +250,7 @@ class Chunk:
         )
 
     def with_stored(self, data: np.ndarray, rows: CsrArrays | None = None) -> "Chunk":
-        """This sparse chunk with new stored values ``data`` on the structure of ``rows`` (by default its
-        own), as an array chunk; entries that became 0 are dropped (on copies)."""
+        """This sparse chunk with new stored values ``data`` on ``rows`` (default its own), zeros dropped."""
         rows = self.csr() if rows is None else rows
         return Chunk.from_csr(*without_zeros(data, rows.indices, rows.indptr), rows.shape, self.text, self.weights)
 

@@ -175,8 +175,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__}: {self._python_spelling(str(error))}") from error
 
     def _python_spelling(self, message: str) -> str:
-        """``message`` with command-line flags spelled as this class's parameters
-        (``--top 5`` → ``top=5``, ``--no-presence`` → ``presence=False``)."""
+        """``message`` with flags spelled as parameters (``--top 5`` → ``top=5``)."""
         parameter_of = {**self.stage_parameters, "positive": "positive"}
         flags = {option.name for option in _registry().stage(self._stage_name()).options if option.kind is bool}
 
@@ -219,8 +218,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return np.asarray(values, dtype=np.float64)
 
     def _keeps_a_subset_of_its_features(self) -> bool:
-        """True when the fitted stage's output features are some of its input features, in order (or it
-        is unfitted, so that ``get_support`` says so)."""
+        """True when the fitted (or unfitted) stage's output features are some of its input features, in order."""
         if not hasattr(self, "stage_"):
             return True
         inputs = self._fitted_feature_names()
@@ -346,8 +344,7 @@ def _attribute(name: str, column) -> Attribute:
 
 
 def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
-    """Columns as chunk values and text for ``attributes``; ValueError naming the column for a value its
-    attribute cannot hold."""
+    """Columns as chunk values and text for ``attributes``; ValueError naming a column's unfit value."""
     values = np.zeros((len(columns[0]) if columns else 0, len(columns)))
     text: dict[int, list] = {}
     for position, (attribute, column) in enumerate(zip(attributes, columns)):
@@ -495,8 +492,7 @@ def class_name_for(stage_name: str) -> str:
 
 
 def derived_class_name(stage_name: str) -> str:
-    """The name every stage's transformer also has: CamelCase + ``Transformer`` (``meanscale``
-    → ``MeanscaleTransformer``)."""
+    """The name every stage's transformer also has: ``meanscale`` → ``MeanscaleTransformer``."""
     words = [word for word in re.split(r"[^0-9A-Za-z]+", stage_name) if word]
     name = "".join(word[:1].upper() + word[1:] for word in words) + "Transformer"
     return name if name[:1].isalpha() else "Stage" + name

@@ -50,8 +50,7 @@ class FileSource:
         self._position = 0
 
     def chunks(self) -> Iterator[Chunk]:
-        """The rows of the file, chunk by chunk, read afresh (the header is parsed once);
-        the next chunk is read while the caller works on this one (:func:`read_ahead`)."""
+        """The rows of the file, chunk by chunk, read afresh by :func:`read_ahead`."""
         self._position = 0
         ends: collections.deque[int] = collections.deque()
         return self._handed_over(read_ahead(functools.partial(self._read, ends)), ends)
@@ -77,8 +76,7 @@ class FileSource:
         self.rows = rows
 
     def position(self) -> int | None:
-        """The bytes of the file read up to the end of the chunk last handed over in the pass
-        under way (to the end of its block of the reader's: within a MiB)."""
+        """The bytes of the file read up to the end of the chunk last handed over (within a MiB)."""
         return self._position
 
     def close(self) -> None:
@@ -206,8 +204,7 @@ def _load_chunk(spool) -> Chunk:
 
 
 class _CountedStream:
-    """A binary stream that counts the bytes read from it (a pipe cannot tell its position); ``size``:
-    what it holds when it is a regular file."""
+    """A binary stream that counts the bytes read from it; ``size``: what it holds if a regular file."""
 
     def __init__(self, stream):
         self._stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)
@@ -310,8 +307,7 @@ class ScannedSource(_Spooling):
 
     @classmethod
     def of_stream(cls, stream, name: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None):
-        """A stream read once (stdin, a FIFO), gunzipped if it is gzip, copied into a
-        temporary file that is unlinked as soon as it is open."""
+        """A stream read once (stdin, a FIFO), gunzipped, copied into an unlinked temporary file."""
         source = cls(None, name, format_name, chunk_rows, options, known_schema)
         active().expect(1 + source.scan_passes())
         source._copy(stream)
@@ -362,8 +358,7 @@ class ScannedSource(_Spooling):
         return 1 if self.format.scan_reads_rows(self._known_schema) else 0
 
     def scan(self) -> None:
-        """Read the header from the rows (a pass, reported to progress), or from the
-        header row alone when a model's header gives the rest (no pass)."""
+        """Read the header from the rows (a pass), or from the header row alone given a model's header."""
         progress = active()
         if self.scan_passes():
             with progress.step(f"scanning {self.name} for its header", self) as meter:

@@ -128,8 +128,7 @@ class Configurable:
             raise OptionError(error.message, error.path, error.line) from None
 
     def check_params(self) -> None:
-        """Refuse option combinations that make no sense (raise FilterkitError; it reaches
-        the caller as an :class:`OptionError`)."""
+        """Refuse option combinations that make no sense (FilterkitError, raised as :class:`OptionError`)."""
 
     @classmethod
     def one_line_summary(cls) -> str:
@@ -189,8 +188,7 @@ class Stage(Configurable):
         return self.learns
 
     def preserves_zeros(self) -> bool:
-        """True when every 0 of an acted-on feature stays 0 (sparse output stays as sparse);
-        checked by :func:`filterkit.testing.check_stage`."""
+        """True when every 0 of an acted-on feature stays 0 (checked by :func:`~filterkit.testing.check_stage`)."""
         return False
 
     def needs_row_positions(self) -> bool:
@@ -218,8 +216,7 @@ class Stage(Configurable):
         raise NotImplementedError
 
     def merge(self, first: Any, second: Any) -> Any:
-        """Statistics of two disjoint parts of the data, combined.  By default
-        ``first.merge(second)``, for statistics that merge themselves."""
+        """Statistics of two disjoint parts of the data, combined: by default ``first.merge(second)``."""
         if not callable(getattr(first, "merge", None)):
             raise NotImplementedError(
                 f"its statistics ({type(first).__name__}) have no merge method: "
@@ -274,8 +271,7 @@ class Stage(Configurable):
         return schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        """The chunk with this stage applied (pure: the input is not modified); by default by its
-        :meth:`value_map`."""
+        """The chunk with this stage applied (pure); by default by its :meth:`value_map`."""
         value_map = self.value_map()
         if value_map is None:
             raise NotImplementedError
@@ -327,8 +323,7 @@ def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:
 
 
 def mapped_stored(rows: Any, data: np.ndarray, features: np.ndarray, value_map) -> np.ndarray:
-    """``data``, the stored values of the CSR ``rows``, with those of ``features`` mapped by
-    ``value_map`` (as :func:`map_features` maps them), in a new float64 array."""
+    """``data``, the stored values of the CSR ``rows``, with those of ``features`` mapped, as float64."""
     if isinstance(value_map, _Factors):
         return value_map.stored(rows, data, features)
     position = np.full(rows.shape[1], -1, dtype=np.int64)
@@ -360,8 +355,7 @@ def scale_features(
 def scale_values(
     values: np.ndarray, factor: np.ndarray, offset: np.ndarray, exponents: tuple[np.ndarray, np.ndarray] | None = None
 ) -> np.ndarray:
-    """``(values − offset) · factor`` elementwise, with the power-of-two exponents of
-    :func:`range_scaling` when given (the arithmetic of :func:`scale_features`)."""
+    """``(values − offset) · factor`` elementwise, with :func:`range_scaling`'s ``exponents`` when given."""
     if exponents is None:
         return (values - offset) * factor
     inner, outer = exponents
@@ -380,8 +374,7 @@ def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer
 
 
 class _Factors:
-    """The map ``x · factor[position]`` (``(x − 0) · factor``, the same bits), which on stored values is
-    one multiplication by each column's factor (1 outside the features)."""
+    """The map ``x · factor[position]``, on stored values one multiplication by each column's factor."""
 
     def __init__(self, factor: np.ndarray):
         self.factor = factor
@@ -396,8 +389,7 @@ class _Factors:
 
 
 def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:
-    """Raise FilterkitError naming the first feature of ``stage`` whose training range is
-    not finite: no scaling maps an infinite range onto a finite one."""
+    """FilterkitError naming the first feature of ``stage`` whose training range is not finite."""
     infinite = ~(np.isfinite(low) & np.isfinite(high))
     if infinite.any():
         name = stage.input_schema.attributes[stage.features[np.flatnonzero(infinite)[0]]].name
@@ -443,8 +435,7 @@ SCALING_EXPONENTS = {
 
 
 def stored_in_features(rows: Any, features: np.ndarray) -> np.ndarray:
-    """Per stored entry of a CSR matrix or :class:`~filterkit.schema.CsrArrays`: whether its
-    column is one of ``features``."""
+    """Per stored entry of CSR ``rows``: whether its column is one of ``features``."""
     acted = np.zeros(rows.shape[1], dtype=bool)
     acted[features] = True
     return acted[rows.indices]
@@ -499,8 +490,7 @@ def sent_files(files: dict[str, bytes]):
 
 
 def files_of(stages) -> dict[str, bytes]:
-    """The files the options of ``stages`` name (:attr:`Option.names_file`), read here; one that
-    cannot be read is left out, for the stage to report as it reads it."""
+    """The files the options of ``stages`` name, read here (one that cannot be read left out)."""
     files = {}
     for stage in stages:
         for option in stage.options:

@@ -38,8 +38,7 @@ DEFAULT_TOP = 10
 
 
 class _SparseRowCounter:
-    """A binary stream that passes reads through and counts the lines starting with ``{``
-    (after blanks, which the reader strips, or after ``@data`` on the same line)."""
+    """A binary stream that passes reads through and counts the lines starting with ``{``."""
 
     _SPARSE_LINE = re.compile(rb"\n[ \t\x0b\x0c]*(?:@data[ \t\x0b\x0c]*)?\{", re.IGNORECASE)
 

@@ -127,8 +127,7 @@ def _data_sets(extra: tuple[str | Path, ...]) -> Iterator[_DataSet]:
 
 
 def generated_rows(n_rows: int = 48, seed: int = 7) -> tuple[Schema, Chunk]:
-    """A small two-class data set with what real files hold: integer counts that are mostly 0,
-    signed reals, missing values, a nominal attribute, a string, and instance weights."""
+    """A small two-class data set with counts mostly 0, reals, missing values, a nominal, a string, weights."""
     rng = np.random.default_rng(seed)
     label = np.arange(n_rows) % 3 == 0
     counts = rng.poisson(np.where(label, 2.0, 0.4)[:, None] * [1.0, 0.5], (n_rows, 2))
@@ -155,8 +154,7 @@ def generated_rows(n_rows: int = 48, seed: int = 7) -> tuple[Schema, Chunk]:
 
 
 class _RowsSource:
-    """Rows held in memory, served in chunks of ``chunk_rows`` (all at once when None); each chunk is
-    a copy, and :meth:`untouched` says whether the stage left every chunk it was given as it was."""
+    """Rows in memory, served as copies in chunks of ``chunk_rows`` (None: all), remembering what it gave."""
 
     def __init__(self, data_set: _DataSet, chunk_rows: int | None):
         self.schema = data_set.schema
@@ -337,8 +335,7 @@ class Run:
 
 
 def run_filterkit(*argv, stdin: bytes = b"", plugins_dir: str | Path | None = None) -> Run:
-    """Run ``filterkit ARGV…`` in this process (as :func:`filterkit.cli.run`), with ``stdin``
-    as standard input; returns the exit status, what it wrote and what it said."""
+    """Run ``filterkit ARGV…`` in this process with ``stdin``: the status, what it wrote and what it said."""
     from filterkit.cli import run
 
     out, err = io.BytesIO(), io.StringIO()

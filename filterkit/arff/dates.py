@@ -62,8 +62,7 @@ class DateFormat:
         return float((seconds - values["z"] * 60) * 1000 + values["S"])
 
     def format(self, millis: float) -> str:
-        """The text of the moment ``millis`` (ms since the epoch, UTC) in this pattern;
-        ArffError for a moment outside the years 1 to 9999."""
+        """The text of ``millis`` (ms since 1970 UTC) in this pattern; ArffError outside years 1 to 9999."""
         try:
             moment = _EPOCH + _dt.timedelta(milliseconds=float(millis))
         except (OverflowError, ValueError):

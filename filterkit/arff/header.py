@@ -29,8 +29,7 @@ _PLAIN_NUMERIC = re.compile(
 
 @functools.lru_cache(maxsize=4)
 def _plain_run_patterns(plain: re.Pattern) -> tuple[re.Pattern, re.Pattern]:
-    """For the line pattern ``plain``: the pattern of a run of such lines in UTF-8 bytes,
-    each ending with LF, and the pattern of one of those lines in text (its name and type)."""
+    """For the line pattern ``plain``: the patterns of a run of such lines (bytes) and of one line (text)."""
     return (
         re.compile(f"(?:{plain.pattern}\n)+".encode("ascii"), plain.flags & ~re.UNICODE),
         re.compile(f"{plain.pattern}\n", plain.flags),
@@ -232,8 +231,7 @@ def format_header(schema: Schema, comments: Sequence[str] = ()) -> str:
 
 
 def _declarations(attributes: Sequence[Attribute]) -> list[str]:
-    """The declaration lines of ``attributes``, every name quoted at once (a wide header is mostly
-    numeric attributes with bare names)."""
+    """The declaration lines of ``attributes``, every name quoted at once."""
     names = quote_all([attribute.name for attribute in attributes])
     return [
         f"@attribute {name} {attribute.declared_type or NUMERIC}"

@@ -89,8 +89,7 @@ def _unescape(body: str) -> str:
 
 
 def _unescaped(body: str) -> str:
-    """Escaped backslashes pair up left to right, so splitting at them leaves pieces whose
-    every backslash starts an escape."""
+    """A quoted body unescaped: split at escaped backslashes, every backslash left starts an escape."""
     return "\\".join(_unescape_piece(piece) for piece in body.split("\\\\"))
 
 
@@ -108,8 +107,7 @@ def _unescape_piece(piece: str) -> str:
 
 
 def shown(text: str, most: int = 60) -> str:
-    """``text`` quoted for an error message, its middle cut out when it is longer than
-    ``most`` characters (a name or value may be megabytes long)."""
+    """``text`` quoted for an error message, its middle cut out when longer than ``most`` characters."""
     if len(text) <= most:
         return repr(text)
     half = most // 2
@@ -146,8 +144,7 @@ _BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*+")
 
 
 def quote_all(texts: list[str]) -> list[str]:
-    """:func:`quote` of each of ``texts``; the common case, every one written bare (the
-    names of a wide header), is found by one match over them all."""
+    """:func:`quote` of each of ``texts`` (all bare, the common case, found by one match)."""
     joined = "\n".join(texts) + "\n"
     if "?" not in texts and joined.count("\n") == len(texts) and _BARE_LINES.fullmatch(joined) is not None:
         return texts

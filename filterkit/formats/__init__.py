@@ -74,8 +74,7 @@ class FormatOptions:
 
 
 def format_of(path: str | None, given: str | None) -> str:
-    """The format of the file ``path`` (None or ``-`` for a standard stream): ``given``
-    (a ``--from``/``--to`` name) if any, else by the name's extension, else ARFF."""
+    """The format of ``path`` (None or ``-``: a standard stream): ``given``, else by extension, else ARFF."""
     if given is not None:
         try:
             return FORMAT_NAMES[given.lower()]

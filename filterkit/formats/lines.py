@@ -25,8 +25,7 @@ def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tup
 def line_groups(
     lines: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits
 ) -> Iterator[tuple[list[bytes], list[int]]]:
-    """The lines in groups of at most ``chunk_rows`` lines, a group cut early once it
-    holds ``limits.chunk_bytes`` bytes (so memory follows bytes too): ``(lines, numbers)``."""
+    """The lines as ``(lines, numbers)`` groups of at most ``chunk_rows`` lines or ``chunk_bytes`` bytes."""
     group: list[bytes] = []
     numbers: list[int] = []
     held = 0
