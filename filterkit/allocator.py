@@ -1,11 +1,9 @@
 """glibc's allocator tuned for chunked work, in this process and in Dask's local workers.
 
-By default glibc gives large freed blocks back to the system at once, so each chunk's
-arrays arrive as fresh pages and fault in again: at grain ×100 that was 450,000 page
-faults and 1.3 s of system time per run, against 46,000 and 0.2 s with freed blocks of
-up to 32 MiB kept for reuse (peak memory unchanged, as the blocks are reused, not added).
-Dask goes the other way: it starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``,
-which cost each worker as many page faults (4–5 s of system time at grain ×100).
+By default glibc gives large freed blocks back at once, so each chunk's arrays fault in again: at
+grain ×100, 450,000 page faults and 1.3 s of system time per run, against 46,000 and 0.2 s with
+blocks of up to 32 MiB kept for reuse (peak memory unchanged).  Dask's workers start with
+``MALLOC_TRIM_THRESHOLD_=65536``, which cost each as many faults (4–5 s at grain ×100).
 """
 
 from __future__ import annotations
@@ -27,11 +25,8 @@ def user_tunes_allocator() -> bool:
 
 
 def keep_freed_memory() -> None:
-    """Ask glibc's allocator, in this process, to keep freed blocks of up to 32 MiB for reuse.
-
-    Skipped where the C library has no ``mallopt`` (musl, macOS, Windows), and where the
-    user tunes the allocator (:func:`user_tunes_allocator`).
-    """
+    """Ask glibc's allocator, in this process, to keep freed blocks of up to 32 MiB for reuse (not
+    where the C library has no ``mallopt``, nor where the user tunes the allocator)."""
     if user_tunes_allocator():
         return
     try:

@@ -79,10 +79,8 @@ class OutputContract:
         class_out = None
         if class_in is not None:
             class_attribute = stage.input_schema.attributes[class_in]
-            try:
-                class_out = schema.index_of(class_attribute.name)
-            except KeyError:
-                class_out = None
+            named = (i for i, attribute in enumerate(schema.attributes) if attribute.name == class_attribute.name)
+            class_out = next(named, None)
             if not stage.changes_class:
                 if class_out is None:
                     raise broken(

@@ -230,7 +230,7 @@ def class_scores(
         histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
     for target in targets:
         if histogram is None:
-            scores = _presence_scores(counts, metric, target, alpha)
+            scores = metric_scores(metric, *counts.presence_table(target), alpha)
         else:
             scores = _threshold_scores(counts.n_features, histogram, metric, target, alpha)
         for positions, known, missing in nominal_groups:
@@ -424,11 +424,6 @@ def weka_ranking(scores: np.ndarray) -> np.ndarray:
         pending.append((low + 1, right))
         pending.append((left, low - 1))
     return np.array(index[::-1], dtype=np.int64)
-
-
-def _presence_scores(counts: ClassCounts, metric: Metric, target: int, alpha) -> np.ndarray:
-    tp, fp, pos, neg = counts.presence_table(target)
-    return metric_scores(metric, tp, fp, pos, neg, alpha)
 
 
 def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, target: int, alpha) -> np.ndarray:

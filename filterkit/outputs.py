@@ -65,7 +65,8 @@ def checked_output(path: str | os.PathLike) -> OutputFile:
     if status is None:
         if not os.path.isdir(folder):
             raise FilterkitError(f"cannot write {path}: no folder {folder}")
-        _check_folder_writable(path, folder)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise FilterkitError(f"cannot write {path}: the folder {folder} is not writable")
         return OutputFile(path, target, "replace", None)
     if stat.S_ISDIR(status.st_mode):
         raise FilterkitError(f"cannot write {path}: it is a folder")
@@ -80,11 +81,6 @@ def checked_output(path: str | os.PathLike) -> OutputFile:
     if status.st_nlink > 1 or not os.access(folder, os.W_OK | os.X_OK):
         return OutputFile(path, target, "copy", status)
     return OutputFile(path, target, "replace", status)
-
-
-def _check_folder_writable(path: str, folder: str) -> None:
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise FilterkitError(f"cannot write {path}: the folder {folder} is not writable")
 
 
 class StagedOutput:

@@ -32,13 +32,9 @@ def owns_process() -> bool:
 
 
 def limit_blas_threads() -> None:
-    """Have OpenBLAS start one thread, not one a core, when numpy is imported after this call
-    (in a process filterkit owns, and unless the user sets its threads).
-
-    OpenBLAS starts its thread pool on numpy's import, and the idle threads spin: 7 % of
-    the CPU of an identity rewrite.  Nothing filterkit runs calls BLAS where it matters (the
-    stages' transforms are element-wise; scikit-learn's SVMs are liblinear and libsvm, which
-    do not use it).  Processes started from this one (Dask's local workers) inherit it.
+    """Have OpenBLAS start one thread, not one a core, when numpy is imported after this call (in a
+    process filterkit owns, unless the user sets its threads): its idle threads spin (7 % of the CPU
+    of an identity rewrite), and nothing filterkit runs needs BLAS.  Child processes inherit it.
     """
     if not owns_process() or "numpy" in sys.modules:
         return

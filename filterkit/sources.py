@@ -321,15 +321,11 @@ class ScannedSource(_Spooling):
     def _copy(self, stream) -> None:
         """Spool ``stream`` (a pass of its own, reported to progress)."""
         spool = self._spool = self._open_spool()
-        progress = active()
         input_stream, _ = open_stream(_CountedStream(stream), self.name)
         self._current = spool
         try:
-            with progress.step(f"spooling {self.name}", self, unit=""):
-                while True:
-                    data = _read_checked(input_stream, self.name)
-                    if not data:
-                        break
+            with active().step(f"spooling {self.name}", self, unit=""):
+                for data in iter(functools.partial(_read_checked, input_stream, self.name), b""):
                     spool.write(data)
                 spool.flush()
         except OSError as error:
@@ -359,9 +355,8 @@ class ScannedSource(_Spooling):
 
     def scan(self) -> None:
         """Read the header from the rows (a pass), or from the header row alone given a model's header."""
-        progress = active()
         if self.scan_passes():
-            with progress.step(f"scanning {self.name} for its header", self) as meter:
+            with active().step(f"scanning {self.name} for its header", self) as meter:
                 self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
                 meter.advance(self.layout.rows or 0)
             self.rows = self.layout.rows

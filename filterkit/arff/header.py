@@ -126,7 +126,7 @@ class HeaderParser:
             raise ArffError(f"@data inside relational attribute {shown(cast(str, self.stack[-1][0]))} (missing @end)")
         if not self.stack[0][1]:
             raise ArffError("the header declares no attribute (as Weka, a relation needs at least one)")
-        return line[_after_keyword(line, "@data") :]
+        return line[line.lower().index("@data") + len("@data") :]
 
     def schema(self) -> Schema:
         """The schema read so far (call after ``@data`` was reached)."""
@@ -195,10 +195,6 @@ class HeaderParser:
         if len(tokens) != 2 or tokens[1].text != name:
             raise ArffError(f"expected @end {shown(name)}")
         self.stack[-1][1].append(Attribute(name, RELATIONAL, members=tuple(members)))
-
-
-def _after_keyword(line: str, keyword: str) -> int:
-    return line.lower().index(keyword) + len(keyword)
 
 
 def _labels(name: str, tokens) -> tuple[str, ...]:
