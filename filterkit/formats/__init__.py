@@ -61,9 +61,6 @@ FORMATS = {
 #: The names ``--from`` and ``--to`` take, and the format each one means.
 FORMAT_NAMES = {name: key for key, form in FORMATS.items() for name in form.names}
 
-#: The format of a file name's extension (after any ``.gz``).
-EXTENSIONS = {suffix: key for key, form in FORMATS.items() for suffix in form.suffixes}
-
 
 @dataclass(frozen=True)
 class FormatOptions:
@@ -91,10 +88,7 @@ def extension_format(path: str) -> str | None:
     name = path.lower()
     if name.endswith(".gz"):
         name = name[: -len(".gz")]
-    for extension, format_name in EXTENSIONS.items():
-        if name.endswith(extension):
-            return format_name
-    return None
+    return next((key for key, form in FORMATS.items() if name.endswith(form.suffixes)), None)
 
 
 def relation_of(name: str, keep_extension: bool) -> str:
