@@ -190,13 +190,13 @@ def _pieces(chunk: Chunk, chunk_rows: int | None) -> Iterator[Chunk]:
 
 def _same_chunk(first: Chunk, second: Chunk) -> bool:
     """Whether two chunks hold the same rows, text and weights in the same form."""
-    weights = [np.array([]) if chunk.weights is None else np.append(chunk.weights, 0) for chunk in (first, second)]
-    return (
-        first.is_sparse == second.is_sparse
-        and first.text == second.text
-        and np.array_equal(weights[0], weights[1], equal_nan=True)
-        and np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
-    )
+    if first.is_sparse != second.is_sparse or first.text != second.text:
+        return False
+    if first.weights is None or second.weights is None:
+        same_weights = first.weights is second.weights
+    else:
+        same_weights = np.array_equal(first.weights, second.weights, equal_nan=True)
+    return same_weights and np.array_equal(first.dense_values(), second.dense_values(), equal_nan=True)
 
 
 class _Checker:
