@@ -4,11 +4,14 @@ runs when the first word is not a command word."""
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Sequence, cast
 
 import click
+from click.core import ParameterSource
 from click.exceptions import NoSuchOption
 
 from filterkit.commands.context import plugin_loader, registry_of
@@ -31,7 +34,7 @@ from filterkit.commands.options import (
     scheduler_option,
     zero_based_option,
 )
-from filterkit.commands.stages import StageChain, misplaced_option
+from filterkit.commands.stages import StageChain, StageCommand, misplaced_option
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.partitions import checked_output_folder, partition_files
 from filterkit.plugins import Registry
@@ -112,55 +115,80 @@ class ChainSettings:
         return Progress(progress_mode(self.quiet, self.progress))
 
 
+#: The parameters of the chain's options that may also end the command line, after the last stage:
+#: where the output goes and how its numbers are written (``filterkit in.svm shape bns l2 -o out.svm``).
+OUTPUT_OPTIONS = ("output", "output_format", "digits", "float32")
+
+
+def given_options(ctx: click.Context, values: dict) -> dict:
+    """The ones of ``values`` (by parameter name) typed on the command line of ``ctx``."""
+    return {
+        name: value for name, value in values.items() if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+    }
+
+
+class ChainStage(StageCommand):
+    """A stage of the chain; when it is the last, the chain's output options (:data:`OUTPUT_OPTIONS`)
+    may follow its own: :meth:`ChainGroup.get_command` adds them, hidden."""
+
+    output_options: Sequence[click.Option] = ()
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the stage's options and the output options, which go to the chain; those before
+        another stage are a usage error."""
+        rest = super().parse_args(ctx, args)
+        output = given_options(ctx, {option.name: ctx.params.pop(str(option.name)) for option in self.output_options})
+        if output and rest:
+            raise misplaced_option(ctx, next(o.opts[0] for o in self.output_options if o.name in output))
+        cast(click.Context, ctx.parent).params.update(output)
+        return rest
+
+
 class ChainGroup(StageChain):
     """The chain: the default command of ``filterkit``, typed without a command word.
 
-    Its options may come before or after IN.arff, up to the first stage; its help lists
-    the stages and, apart from them, the other commands of ``filterkit``.
+    Click parses each step once: the chain's options before IN.arff, then
+    (:meth:`resolve_command`) its options after IN.arff (:class:`ChainOptions`) and each
+    stage with its options, the last stage followed by the output options
+    (:class:`ChainStage`).  Its help lists the stages and the other commands of ``filterkit``.
     """
 
     context_class = DefaultCommandContext
+    command_class = ChainStage
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Parse the chain's options wherever they stand before the first stage; an option
-        that is not the chain's says whose it is (:func:`misplaced_option`)."""
+        """Parse the options before IN.arff; one that is not the chain's says whose it is (:func:`misplaced_option`)."""
         try:
-            return super().parse_args(ctx, self.arranged(ctx, args))
+            return super().parse_args(ctx, args)
         except NoSuchOption as error:
             raise misplaced_option(ctx, error.option_name) from None
 
-    def arranged(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """``args`` with the chain's options that follow IN.arff moved before it.
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """The next step: the chain's options when options follow IN.arff, or the stage
+        IN.arff names when they ask for help (``filterkit select --top 5 --help``); else a stage."""
+        if not args[0].startswith("-") or args[0] == "-":
+            return super().resolve_command(ctx, args)
+        named = str(ctx.params.get("input_path"))
+        if named in registry_of(ctx).stages and not ctx.resilient_parsing and set(args) & set(ctx.help_option_names):
+            return named, self.get_command(ctx, named), args
+        return None, ChainOptions(self), args
 
-        A stage name where IN.arff belongs, followed by a help option (``filterkit
-        select --help``), asks for the stage's help: a placeholder input goes before it.
-        An option between IN.arff and the first stage that the chain does not have is
-        refused here, saying whose it is.
-        """
-        spans = _option_spans(ctx)
-        at = 0
-        while at < len(args) and _is_option(args[at]):
-            span = _span(spans, args, at)
-            if span is None:
-                return args
-            at += span
-        if at >= len(args) or args[at] == "--":
-            return args
-        rest = args[at + 1 :]
-        if args[at] in registry_of(ctx).stages and any(word in ctx.help_option_names for word in rest):
-            return [*args[:at], "IN.arff", *args[at:]]
-        moved = 0
-        while moved < len(rest) and _is_option(rest[moved]):
-            span = _span(spans, rest, moved)
-            if span is None:
-                if ctx.resilient_parsing:
-                    break
-                raise misplaced_option(ctx, rest[moved].partition("=")[0])
-            moved += span
-        stages = rest[moved:]
-        tail = _trailing_chain_options(registry_of(ctx), spans, stages)
-        kept = stages[: len(stages) - len(tail)]
-        return [*args[:at], *rest[:moved], *tail, args[at], *kept]
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The stage ``name`` with the output options, hidden, after its own."""
+        command = super().get_command(ctx, name)
+        if isinstance(command, ChainStage):
+            own = {flag for param in command.params for flag in [*param.opts, *param.secondary_opts]}
+            command.output_options = [option for option in self.output_options if own.isdisjoint(option.opts)]
+            command.params += command.output_options
+        return command
+
+    @functools.cached_property
+    def output_options(self) -> list[click.Option]:
+        """Hidden copies of the chain's options named in :data:`OUTPUT_OPTIONS`."""
+        copies = [copy.copy(p) for p in self.params if isinstance(p, click.Option) and p.name in OUTPUT_OPTIONS]
+        for option in copies:
+            option.hidden = True
+        return copies
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The stages, then the commands of the group this chain is the default of."""
@@ -179,87 +207,32 @@ class ChainGroup(StageChain):
                 formatter.write_dl(rows)
 
 
-#: The chain's options that may also end the command line, after the last stage: where
-#: the output goes and how its numbers are written (``filterkit in.svm shape bns l2 -o out.svm``).
-TRAILING_OPTIONS = ("-o", "--output", "--to", "--digits", "--float32")
+class ChainOptions(click.Command):
+    """The chain's options that follow IN.arff, parsed as a step of the chain: they set
+    the chain's values (a later one wins), and speak with the chain's help and usage."""
 
+    context_class = DefaultCommandContext
 
-def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: list[str]) -> list[str]:
-    """The output options (:data:`TRAILING_OPTIONS`, with their values) that end ``words``
-    (the stages and their options), after the last stage's own options.
+    def __init__(self, chain: ChainGroup):
+        super().__init__(None, params=[param for param in chain.params if isinstance(param, click.Option)])
+        self.chain = chain
 
-    The words are read as the stages' parser reads them (a stage's option takes its
-    value, so a value named like a stage is no stage); an option the current stage
-    has stays the stage's.
-    """
-    tail_start = len(words)
-    stage_spans: dict[str, bool] = {}
-    at = 0
-    while at < len(words):
-        word = words[at]
-        if not _is_option(word):
-            if word in registry.stages:
-                stage_spans = _stage_spans(registry, word)
-            tail_start = len(words)
-            at += 1
-            continue
-        name, equals, _ = word.partition("=")
-        if name in stage_spans or name in ("-h", "--help"):
-            takes_value = stage_spans.get(name, False) and not equals
-            at += 2 if takes_value else 1
-            tail_start = len(words)
-            continue
-        span = _span(spans, words, at)
-        if span is None or name not in TRAILING_OPTIONS:
-            return []
-        if tail_start == len(words):
-            tail_start = at
-        at += span
-    return words[tail_start:]
+    def get_help(self, ctx: click.Context) -> str:
+        """The chain's help."""
+        return self.chain.get_help(cast(click.Context, ctx.parent))
 
+    def get_usage(self, ctx: click.Context) -> str:
+        """The chain's usage line."""
+        return self.chain.get_usage(cast(click.Context, ctx.parent))
 
-def _stage_spans(registry: Registry, name: str) -> dict[str, bool]:
-    """Every spelling of a stage's options, and whether it takes a value."""
-    spans: dict[str, bool] = {}
-    for declared in registry.stages[name].value.options:
-        if declared.kind is bool:
-            spans[declared.flag] = spans[f"--no-{declared.flag[2:]}"] = False
-        else:
-            spans[declared.flag] = True
-    return spans
-
-
-def _is_option(word: str) -> bool:
-    """Whether a command-line word is an option (``-`` alone is standard input, ``--`` ends options)."""
-    return word.startswith("-") and word not in ("-", "--")
-
-
-def _option_spans(ctx: click.Context) -> dict[str, bool]:
-    """Every spelling of the chain's options, and whether it takes a value."""
-    spans: dict[str, bool] = {}
-    for param in ctx.command.get_params(ctx):
-        if isinstance(param, click.Option):
-            for name in [*param.opts, *param.secondary_opts]:
-                spans[name] = not param.is_flag and not param.count
-    return spans
-
-
-def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
-    """How many words the option at ``words[at]`` takes (itself and its value, if
-    separate); None if the chain has no such option."""
-    word = words[at]
-    if word.startswith("--"):
-        name, equals, _ = word.partition("=")
-        if name not in spans:
-            return None
-        return 2 if spans[name] and not equals and at + 1 < len(words) else 1
-    for position, letter in enumerate(word[1:], 1):
-        takes_value = spans.get(f"-{letter}")
-        if takes_value is None:
-            return None
-        if takes_value:
-            return 2 if position == len(word) - 1 and at + 1 < len(words) else 1
-    return 1
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the options up to the first stage and hand what they set to the chain."""
+        try:
+            rest = super().parse_args(ctx, args)
+        except NoSuchOption as error:
+            raise misplaced_option(cast(click.Context, ctx.parent), error.option_name) from None
+        cast(click.Context, ctx.parent).params.update(given_options(ctx, ctx.params))
+        return rest
 
 
 @click.group(cls=ChainGroup, help=CHAIN_HELP, subcommand_metavar="STAGE [OPTIONS]... [STAGE [OPTIONS]...]...")
@@ -310,11 +283,12 @@ def chain(**_):
 
 @chain.result_callback()
 @click.pass_context
-def run_chain(ctx: click.Context, stages: list, **params) -> None:
+def run_chain(ctx: click.Context, steps: list, **params) -> None:
     """Fit the stages on IN.arff and write their output, here or on Dask (:func:`filterkit.running.run`)."""
     loader = plugin_loader(ctx)
     registry = loader.registry()
     settings = ChainSettings(**params, plugins_dir=loader.folder)
+    stages = [stage for stage in steps if stage is not None]  # ChainOptions' steps return None
     chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
     output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
     dask = settings.engine == "dask"
