@@ -305,9 +305,16 @@ def run_chain(ctx: click.Context, steps: list, **params) -> None:
         output_format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
     )
     save = (lambda source: save_model(model_path, chain, registry, source)) if model_path else None
-    on_fitted = report_fitted if settings.verbose else None
     progress = settings.new_progress()
-    progress.expect(chain.planned_passes() + 1)
+    # a stage that learns after one that learns may get its statistics from that one's pass
+    may_skip = any(first.learns and second.learns for first, second in zip(stages, stages[1:]))
+    progress.expect(chain.planned_passes() + 1, certain=not may_skip)
+
+    def on_fitted(chain: Chain) -> None:
+        progress.settle()
+        if settings.verbose:
+            report_fitted(chain)
+
     with progress.activated(), contextlib.ExitStack() as stack:
         if dask:
             from filterkit.distributed import DaskEngine
