@@ -7,8 +7,8 @@ import contextlib
 import copy
 import functools
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence, cast
+from types import SimpleNamespace
+from typing import Sequence, cast
 
 import click
 from click.core import ParameterSource
@@ -18,32 +18,22 @@ from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
 from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import (
-    chunk_rows_option,
     class_option,
-    digits_option,
     engine_option,
-    float32_option,
-    input_format_option,
     number_format,
-    output_format_option,
     output_option,
     plugins_dir_option,
     positive_option,
-    quiet_option,
-    row_form_option,
+    reading_and_writing_options,
     scheduler_option,
-    zero_based_option,
 )
 from filterkit.commands.stages import StageChain, StageCommand, misplaced_option
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.partitions import checked_output_folder, partition_files
 from filterkit.plugins import Registry
-from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.progress import Progress, progress_mode
 from filterkit.runner import Chain, guarded
 from filterkit.running import LocalEngine, OutputForm, run
-
-if TYPE_CHECKING:
-    from filterkit.arff.writer import NumberFormat
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
 
@@ -65,54 +55,6 @@ With --engine dask the chain runs over partitions on a Dask cluster: IN.arff
 is split into byte ranges, or is a folder or a quoted glob ('parts/*.arff')
 of files sharing one header, each file a partition (see docs/dask.md).
 """
-
-
-@dataclass(frozen=True)
-class ChainSettings:
-    """The chain-wide settings of one run (the chain's options), as the runners take them.
-
-    ``plugins_dir`` is the folder the run's plugins were loaded from, which Dask workers
-    load too.
-    """
-
-    input_path: str
-    output: str | None
-    class_spec: str
-    positive: str | None
-    model_path: str | None
-    sparse: bool | None
-    chunk_rows: int
-    quiet: bool
-    progress: bool
-    verbose: bool
-    engine: str
-    scheduler: str | None
-    partitions: int | None
-    output_dir: str | None
-    input_format: str | None
-    output_format: str | None
-    zero_based: bool | None
-    digits: int | None
-    float32: bool
-    plugins_dir: str | None
-
-    def __post_init__(self):
-        """Refuse --digits with --float32 (a usage error) before any work."""
-        number_format(self.digits, self.float32)
-
-    @property
-    def numbers(self) -> NumberFormat:
-        """How the output's numbers are written (``--digits``, ``--float32``)."""
-        return number_format(self.digits, self.float32)
-
-    @property
-    def format_options(self) -> FormatOptions:
-        """The options of the formats other than ARFF."""
-        return FormatOptions(self.zero_based)
-
-    def new_progress(self) -> Progress:
-        """The run's progress on stderr: on a terminal, or in a log with ``--progress``; none with ``-q``."""
-        return Progress(progress_mode(self.quiet, self.progress))
 
 
 #: The parameters of the chain's options that may also end the command line, after the last stage:
@@ -246,15 +188,7 @@ class ChainOptions(click.Command):
     type=click.Path(dir_okay=False),
     help="Save the fitted chain (one JSON file, arrays included).",
 )
-@row_form_option
-@input_format_option
-@output_format_option
-@zero_based_option
-@digits_option
-@float32_option
-@chunk_rows_option
-@quiet_option
-@progress_option
+@reading_and_writing_options
 @click.option(
     "-v",
     "--verbose",
@@ -285,78 +219,76 @@ def chain(**_):
 @click.pass_context
 def run_chain(ctx: click.Context, steps: list, **params) -> None:
     """Fit the stages on IN.arff and write their output, here or on Dask (:func:`filterkit.running.run`)."""
+    options = SimpleNamespace(**params)
+    numbers = number_format(options.digits, options.float32)
     loader = plugin_loader(ctx)
-    registry = loader.registry()
-    settings = ChainSettings(**params, plugins_dir=loader.folder)
-    stages = [stage for stage in steps if stage is not None]  # ChainOptions' steps return None
-    chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
-    output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
-    dask = settings.engine == "dask"
-    if not dask and (settings.scheduler or settings.partitions or output_dir):
+    stages = [stage for stage in steps if stage is not None]  # the steps of ChainOptions return None
+    chain = Chain(stages, class_spec=options.class_spec, positive=options.positive)
+    output, output_dir, model_path = options.output, options.output_dir, options.model_path
+    dask = options.engine == "dask"
+    if not dask and (options.scheduler or options.partitions or output_dir):
         raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
     if dask:
-        check_dask_run(chain, settings)
+        check_dask_run(chain, options)
         output_dir = None if output_dir is None else checked_output_folder(output_dir)
     check_stdout_open(output or output_dir)
     output_file = checked_outputs(
-        partition_files(settings.input_path) if dask else [settings.input_path], output, model_path
+        partition_files(options.input_path) if dask else [options.input_path], output, model_path
     )
-    form = OutputForm(
-        output_format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
-    )
-    save = (lambda source: save_model(model_path, chain, registry, source)) if model_path else None
-    progress = settings.new_progress()
+    formats = FormatOptions(options.zero_based)
+    form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
+    save = (lambda source: save_model(model_path, chain, loader.registry(), source)) if model_path else None
+    progress = Progress(progress_mode(options.quiet, options.progress))
     # a stage that learns after one that learns may get its statistics from that one's pass
     may_skip = any(first.learns and second.learns for first, second in zip(stages, stages[1:]))
     progress.expect(chain.planned_passes() + 1, certain=not may_skip)
 
     def on_fitted(chain: Chain) -> None:
         progress.settle()
-        if settings.verbose:
+        if options.verbose:
             report_fitted(chain)
 
     with progress.activated(), contextlib.ExitStack() as stack:
         if dask:
             from filterkit.distributed import DaskEngine
 
-            engine = stack.enter_context(
-                DaskEngine.connect(
-                    settings.scheduler, settings.plugins_dir, settings.chunk_rows, progress, settings.partitions
-                )
+            connecting = DaskEngine.connect(
+                options.scheduler, loader.folder, options.chunk_rows, progress, options.partitions
             )
+            engine = stack.enter_context(connecting)
             engine.check_workers(chain)
         else:
-            engine = LocalEngine(settings.chunk_rows, settings.input_format, settings.format_options, progress)
-        run(chain, settings.input_path, engine, output_file, form, "chain", save, on_fitted, output_dir)
+            engine = LocalEngine(options.chunk_rows, options.input_format, formats, progress)
+        run(chain, options.input_path, engine, output_file, form, "chain", save, on_fitted, output_dir)
     progress.finish()
 
 
-def check_dask_run(chain: Chain, settings: ChainSettings) -> None:
+def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
     """Refuse, before any cluster starts, what ``--engine dask`` cannot run as a local run would."""
     from filterkit.partitions import check_runnable
 
-    if settings.output and settings.output_dir:
+    if options.output and options.output_dir:
         raise click.UsageError("give -o FILE or --output-dir DIR, not both")
-    if settings.scheduler and not (settings.output or settings.output_dir):
+    if options.scheduler and not (options.output or options.output_dir):
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
-    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != output_format_of(
-        settings.output, settings.output_format
+    if ARFF != format_of(options.input_path, options.input_format) or ARFF != output_format_of(
+        options.output, options.output_format
     ):
         raise click.UsageError(
             "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
         )
     if (
-        settings.output_dir
-        and settings.model_path
-        and same_file(os.path.dirname(os.path.abspath(settings.model_path)), settings.output_dir)
+        options.output_dir
+        and options.model_path
+        and same_file(os.path.dirname(os.path.abspath(options.model_path)), options.output_dir)
     ):
         raise click.UsageError(
-            f"--save-model {settings.model_path} is inside --output-dir {settings.output_dir}, whose files are "
+            f"--save-model {options.model_path} is inside --output-dir {options.output_dir}, whose files are "
             "the partitions' outputs: save the model elsewhere"
         )
-    check_runnable(chain.stages, settings.input_path)
+    check_runnable(chain.stages, options.input_path)
 
 
 def save_model(path: str, chain: Chain, registry: Registry, source) -> None:
