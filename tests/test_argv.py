@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chain_helpers import REAL, read_bytes
+from filterkit import cli
 
 IRIS = REAL / "iris.arff"
 
@@ -100,3 +101,11 @@ def test_double_dash_ends_the_chain_s_options(run_filterkit):
     result = run_filterkit(IRIS, "-q", "--", "l2")
     assert result.status == 0, result.stderr
     assert result.stdout == run_filterkit(IRIS, "l2").stdout
+
+
+def test_shell_completion_goes_on_past_an_output_option_between_stages(monkeypatch, capsys):
+    """Completing is no run: the misplaced -o is refused when the line runs, not while it is typed."""
+    monkeypatch.setenv("COMP_WORDS", f"filterkit {IRIS} l2 -o x shape l")
+    monkeypatch.setenv("COMP_CWORD", "6")
+    assert cli.complete("bash_complete") == 0
+    assert capsys.readouterr() == ("plain,l1\n", "")

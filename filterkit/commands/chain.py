@@ -80,7 +80,7 @@ class ChainStage(StageCommand):
         another stage are a usage error."""
         rest = super().parse_args(ctx, args)
         output = given_options(ctx, {option.name: ctx.params.pop(str(option.name)) for option in self.output_options})
-        if output and rest:
+        if output and rest and not ctx.resilient_parsing:
             raise misplaced_option(ctx, next(o.opts[0] for o in self.output_options if o.name in output))
         cast(click.Context, ctx.parent).params.update(output)
         return rest
