@@ -70,7 +70,9 @@ class Progress:
 
     ``expect(n)`` adds passes to the planned total, :meth:`step` runs one pass,
     :meth:`note` says something between passes and :meth:`finish` ends the run with
-    its total time.  ``word`` names a pass ("pass", or "step" for ``evaluate``).
+    its total time.  ``word`` names a pass ("pass", or "step" for ``evaluate``).  While
+    the total is uncertain (``expect(n, certain=False)``, until :meth:`settle`), a pass
+    shows no total: the total announced is the number of passes run.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class Progress:
         self.word = word
         self.clock = clock
         self.planned = 0
+        self.uncertain = False
         self.done = 0
         self.started = clock()
 
@@ -95,9 +98,15 @@ class Progress:
         """Whether anything is shown."""
         return self.mode != OFF
 
-    def expect(self, passes: int) -> None:
-        """Add ``passes`` (negative: take away) to the passes this run plans."""
+    def expect(self, passes: int, certain: bool = True) -> None:
+        """Add ``passes`` (negative: take away) to the passes this run plans; ``certain=False``:
+        some may be taken away later (a stage's pass that the stage before may save)."""
         self.planned += passes
+        self.uncertain = self.uncertain or not certain
+
+    def settle(self) -> None:
+        """No planned pass will be taken away from now on: the passes show the total again."""
+        self.uncertain = False
 
     def note(self, text: str) -> None:
         """One line between passes (``filterkit: TEXT``)."""
@@ -116,7 +125,7 @@ class Progress:
         if not self.enabled:
             yield Meter(self, "", None, None, items, unit)
             return
-        number = f"{self.done}/{self.planned}" if self.planned >= self.done else f"{self.done}"
+        number = f"{self.done}/{self.planned}" if self.planned >= self.done and not self.uncertain else f"{self.done}"
         size = getattr(source, "size", None)
         position = getattr(source, "position", None)
         if items is None:

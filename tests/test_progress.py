@@ -56,8 +56,9 @@ def run_chain(path, names, progress: Progress, chunk_rows: int = 200, class_spec
     registry = load_plugins()
     chain = Chain([registry.make_stage(name, {}) for name in names], class_spec=class_spec)
     source = FileSource(str(path), chunk_rows)
-    progress.expect(chain.planned_passes() + 1)
+    progress.expect(chain.planned_passes() + 1, certain=len(names) < 2)
     chain.fit(source, progress)
+    progress.settle()
     output = io.BytesIO()
     writer = ArffWriter(output, chain.output_schema, None, ["progress test"])
     with progress.step("writing", source) as meter:
@@ -96,7 +97,7 @@ def test_a_log_shows_every_pass_its_percentages_the_writing_pass_and_the_total_t
     run_chain(grain_times_four, ["shape", "bns", "l2"], Progress(LOG, log, clock=Clock(1.0)))
     lines = log.getvalue().splitlines()
     assert "\r" not in log.getvalue() and "\x1b" not in log.getvalue()
-    fitting = [line for line in lines if line.startswith("filterkit: pass 1/3: fitting shape: ")]
+    fitting = [line for line in lines if line.startswith("filterkit: pass 1: fitting shape: ")]
     writing = [line for line in lines if line.startswith("filterkit: pass 2/2: writing: ")]
     assert len(fitting) >= 3 and len(writing) >= 3  # a line every 2 (fake) seconds, one read per chunk
     assert lines.index(fitting[-1]) < lines.index(writing[0])
@@ -202,6 +203,23 @@ def test_the_chain_shows_progress_in_a_log_only_when_asked(run_filterkit, monkey
     assert run_filterkit("-q", IRIS, "minmax").stderr == ""
     monkeypatch.setenv("FILTERKIT_PROGRESS", "0")
     assert run_filterkit(IRIS, "minmax").stderr == ""
+
+
+@pytest.mark.parametrize(
+    "chain, titles",
+    [
+        (["shape", "bns", "l2"], ["pass 1: fitting shape", "pass 2/2: writing"]),
+        (["minmax", "minmax"], ["pass 1: fitting minmax", "pass 2: fitting minmax", "pass 3/3: writing"]),
+        (["ig", "l2", "minmax"], ["pass 1/3: fitting ig", "pass 2/3: fitting minmax", "pass 3/3: writing"]),
+    ],
+    ids=["a-pass-saved", "a-pass-that-could-be-saved-runs", "no-pass-can-be-saved"],
+)
+def test_the_passes_announced_are_the_passes_run(run_filterkit, chain, titles):
+    result = run_filterkit("--progress", "--positive", "Iris-setosa", IRIS, *chain)
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert [": ".join(line.split(": ")[1:3]) for line in lines if line.startswith("filterkit: pass ")] == titles
+    assert lines[-1].endswith(f" ({len(titles)} passes)")
 
 
 def test_the_chain_reports_the_spooling_of_standard_input(run_filterkit):

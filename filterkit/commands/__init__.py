@@ -1,16 +1,9 @@
 """The ``filterkit`` command line as one click tree.
 
 ``filterkit`` is a :class:`~filterkit.commands.default_group.DefaultGroup`: a command
-word (``apply``, ``evaluate``, ``help``, ``info``, ``plugins``) names a command, and any
-other first word starts the chain (``filterkit in.arff shape bns l2``), whose subcommands
-are the stages the run's plugins register.  The plugin registry is loaded from the click
-context on first use, after ``--plugins-dir`` is parsed
-(:mod:`filterkit.commands.context`); options that several commands share are declared
-once (:mod:`filterkit.commands.options`).  ``-h`` is ``--help`` everywhere.
-
-Each command's module is imported only when its word is used (or the help lists it),
-so ``filterkit in.arff l2`` never imports ``evaluate``'s, ``info``'s or ``apply``'s
-code, and ``filterkit info`` not the chain's.
+word names a command, imported only then, and any other first word starts the chain
+(``filterkit in.arff shape bns l2``), whose subcommands are the stages of the run's
+plugins (:mod:`filterkit.commands.context`).  ``-h`` is ``--help`` everywhere.
 """
 
 from __future__ import annotations

@@ -10,22 +10,15 @@ import click
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import check_distinct, check_stdout_open, output_format_of
 from filterkit.commands.options import (
-    chunk_rows_option,
-    digits_option,
-    float32_option,
-    input_format_option,
     number_format,
-    output_format_option,
     output_option,
-    quiet_option,
-    row_form_option,
-    zero_based_option,
+    reading_and_writing_options,
 )
 from filterkit.formats import SVMLIGHT, FormatOptions, format_of
 from filterkit.formats.svmlight import reading_options
 from filterkit.model import arrays_path, read_model
 from filterkit.outputs import checked_output
-from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.progress import Progress, progress_mode
 from filterkit.running import LocalEngine, OutputForm, run
 
 
@@ -36,15 +29,7 @@ from filterkit.running import LocalEngine, OutputForm, run
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN.arff")
 @output_option
-@row_form_option
-@input_format_option
-@output_format_option
-@zero_based_option
-@digits_option
-@float32_option
-@chunk_rows_option
-@quiet_option
-@progress_option
+@reading_and_writing_options
 @click.pass_context
 def apply(
     ctx: click.Context,

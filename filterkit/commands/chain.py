@@ -4,43 +4,36 @@ runs when the first word is not a command word."""
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from types import SimpleNamespace
+from typing import Sequence, cast
 
 import click
+from click.core import ParameterSource
 from click.exceptions import NoSuchOption
 
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.default_group import DefaultCommandContext, DefaultGroup
 from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import (
-    chunk_rows_option,
     class_option,
-    digits_option,
     engine_option,
-    float32_option,
-    input_format_option,
     number_format,
-    output_format_option,
     output_option,
     plugins_dir_option,
     positive_option,
-    quiet_option,
-    row_form_option,
+    reading_and_writing_options,
     scheduler_option,
-    zero_based_option,
 )
-from filterkit.commands.stages import StageChain, misplaced_option
+from filterkit.commands.stages import StageChain, StageCommand, misplaced_option
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.partitions import checked_output_folder, partition_files
 from filterkit.plugins import Registry
-from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.progress import Progress, progress_mode
 from filterkit.runner import Chain, guarded
 from filterkit.running import LocalEngine, OutputForm, run
-
-if TYPE_CHECKING:
-    from filterkit.arff.writer import NumberFormat
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
 
@@ -64,103 +57,80 @@ of files sharing one header, each file a partition (see docs/dask.md).
 """
 
 
-@dataclass(frozen=True)
-class ChainSettings:
-    """The chain-wide settings of one run (the chain's options), as the runners take them.
+#: The parameters of the chain's options that may also end the command line, after the last stage:
+#: where the output goes and how its numbers are written (``filterkit in.svm shape bns l2 -o out.svm``).
+OUTPUT_OPTIONS = ("output", "output_format", "digits", "float32")
 
-    ``plugins_dir`` is the folder the run's plugins were loaded from, which Dask workers
-    load too.
-    """
 
-    input_path: str
-    output: str | None
-    class_spec: str
-    positive: str | None
-    model_path: str | None
-    sparse: bool | None
-    chunk_rows: int
-    quiet: bool
-    progress: bool
-    verbose: bool
-    engine: str
-    scheduler: str | None
-    partitions: int | None
-    output_dir: str | None
-    input_format: str | None
-    output_format: str | None
-    zero_based: bool | None
-    digits: int | None
-    float32: bool
-    plugins_dir: str | None
+def given_options(ctx: click.Context, values: dict) -> dict:
+    """The ones of ``values`` (by parameter name) typed on the command line of ``ctx``."""
+    return {
+        name: value for name, value in values.items() if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+    }
 
-    def __post_init__(self):
-        """Refuse --digits with --float32 (a usage error) before any work."""
-        number_format(self.digits, self.float32)
 
-    @property
-    def numbers(self) -> NumberFormat:
-        """How the output's numbers are written (``--digits``, ``--float32``)."""
-        return number_format(self.digits, self.float32)
+class ChainStage(StageCommand):
+    """A stage of the chain; when it is the last, the chain's output options (:data:`OUTPUT_OPTIONS`)
+    may follow its own: :meth:`ChainGroup.get_command` adds them, hidden."""
 
-    @property
-    def format_options(self) -> FormatOptions:
-        """The options of the formats other than ARFF."""
-        return FormatOptions(self.zero_based)
+    output_options: Sequence[click.Option] = ()
 
-    def new_progress(self) -> Progress:
-        """The run's progress on stderr: on a terminal, or in a log with ``--progress``; none with ``-q``."""
-        return Progress(progress_mode(self.quiet, self.progress))
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the stage's options and the output options, which go to the chain; those before
+        another stage are a usage error."""
+        rest = super().parse_args(ctx, args)
+        output = given_options(ctx, {option.name: ctx.params.pop(str(option.name)) for option in self.output_options})
+        if output and rest and not ctx.resilient_parsing:
+            raise misplaced_option(ctx, next(o.opts[0] for o in self.output_options if o.name in output))
+        cast(click.Context, ctx.parent).params.update(output)
+        return rest
 
 
 class ChainGroup(StageChain):
     """The chain: the default command of ``filterkit``, typed without a command word.
 
-    Its options may come before or after IN.arff, up to the first stage; its help lists
-    the stages and, apart from them, the other commands of ``filterkit``.
+    Click parses each step once: the chain's options before IN.arff, then
+    (:meth:`resolve_command`) its options after IN.arff (:class:`ChainOptions`) and each
+    stage with its options, the last stage followed by the output options
+    (:class:`ChainStage`).  Its help lists the stages and the other commands of ``filterkit``.
     """
 
     context_class = DefaultCommandContext
+    command_class = ChainStage
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Parse the chain's options wherever they stand before the first stage; an option
-        that is not the chain's says whose it is (:func:`misplaced_option`)."""
+        """Parse the options before IN.arff; one that is not the chain's says whose it is (:func:`misplaced_option`)."""
         try:
-            return super().parse_args(ctx, self.arranged(ctx, args))
+            return super().parse_args(ctx, args)
         except NoSuchOption as error:
             raise misplaced_option(ctx, error.option_name) from None
 
-    def arranged(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """``args`` with the chain's options that follow IN.arff moved before it.
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """The next step: the chain's options when options follow IN.arff, or the stage
+        IN.arff names when they ask for help (``filterkit select --top 5 --help``); else a stage."""
+        if not args[0].startswith("-") or args[0] == "-":
+            return super().resolve_command(ctx, args)
+        named = str(ctx.params.get("input_path"))
+        if named in registry_of(ctx).stages and not ctx.resilient_parsing and set(args) & set(ctx.help_option_names):
+            return named, self.get_command(ctx, named), args
+        return None, ChainOptions(self), args
 
-        A stage name where IN.arff belongs, followed by a help option (``filterkit
-        select --help``), asks for the stage's help: a placeholder input goes before it.
-        An option between IN.arff and the first stage that the chain does not have is
-        refused here, saying whose it is.
-        """
-        spans = _option_spans(ctx)
-        at = 0
-        while at < len(args) and _is_option(args[at]):
-            span = _span(spans, args, at)
-            if span is None:
-                return args
-            at += span
-        if at >= len(args) or args[at] == "--":
-            return args
-        rest = args[at + 1 :]
-        if args[at] in registry_of(ctx).stages and any(word in ctx.help_option_names for word in rest):
-            return [*args[:at], "IN.arff", *args[at:]]
-        moved = 0
-        while moved < len(rest) and _is_option(rest[moved]):
-            span = _span(spans, rest, moved)
-            if span is None:
-                if ctx.resilient_parsing:
-                    break
-                raise misplaced_option(ctx, rest[moved].partition("=")[0])
-            moved += span
-        stages = rest[moved:]
-        tail = _trailing_chain_options(registry_of(ctx), spans, stages)
-        kept = stages[: len(stages) - len(tail)]
-        return [*args[:at], *rest[:moved], *tail, args[at], *kept]
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The stage ``name`` with the output options, hidden, after its own."""
+        command = super().get_command(ctx, name)
+        if isinstance(command, ChainStage):
+            own = {flag for param in command.params for flag in [*param.opts, *param.secondary_opts]}
+            command.output_options = [option for option in self.output_options if own.isdisjoint(option.opts)]
+            command.params += command.output_options
+        return command
+
+    @functools.cached_property
+    def output_options(self) -> list[click.Option]:
+        """Hidden copies of the chain's options named in :data:`OUTPUT_OPTIONS`."""
+        copies = [copy.copy(p) for p in self.params if isinstance(p, click.Option) and p.name in OUTPUT_OPTIONS]
+        for option in copies:
+            option.hidden = True
+        return copies
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The stages, then the commands of the group this chain is the default of."""
@@ -179,87 +149,32 @@ class ChainGroup(StageChain):
                 formatter.write_dl(rows)
 
 
-#: The chain's options that may also end the command line, after the last stage: where
-#: the output goes and how its numbers are written (``filterkit in.svm shape bns l2 -o out.svm``).
-TRAILING_OPTIONS = ("-o", "--output", "--to", "--digits", "--float32")
+class ChainOptions(click.Command):
+    """The chain's options that follow IN.arff, parsed as a step of the chain: they set
+    the chain's values (a later one wins), and speak with the chain's help and usage."""
 
+    context_class = DefaultCommandContext
 
-def _trailing_chain_options(registry: Registry, spans: dict[str, bool], words: list[str]) -> list[str]:
-    """The output options (:data:`TRAILING_OPTIONS`, with their values) that end ``words``
-    (the stages and their options), after the last stage's own options.
+    def __init__(self, chain: ChainGroup):
+        super().__init__(None, params=[param for param in chain.params if isinstance(param, click.Option)])
+        self.chain = chain
 
-    The words are read as the stages' parser reads them (a stage's option takes its
-    value, so a value named like a stage is no stage); an option the current stage
-    has stays the stage's.
-    """
-    tail_start = len(words)
-    stage_spans: dict[str, bool] = {}
-    at = 0
-    while at < len(words):
-        word = words[at]
-        if not _is_option(word):
-            if word in registry.stages:
-                stage_spans = _stage_spans(registry, word)
-            tail_start = len(words)
-            at += 1
-            continue
-        name, equals, _ = word.partition("=")
-        if name in stage_spans or name in ("-h", "--help"):
-            takes_value = stage_spans.get(name, False) and not equals
-            at += 2 if takes_value else 1
-            tail_start = len(words)
-            continue
-        span = _span(spans, words, at)
-        if span is None or name not in TRAILING_OPTIONS:
-            return []
-        if tail_start == len(words):
-            tail_start = at
-        at += span
-    return words[tail_start:]
+    def get_help(self, ctx: click.Context) -> str:
+        """The chain's help."""
+        return self.chain.get_help(cast(click.Context, ctx.parent))
 
+    def get_usage(self, ctx: click.Context) -> str:
+        """The chain's usage line."""
+        return self.chain.get_usage(cast(click.Context, ctx.parent))
 
-def _stage_spans(registry: Registry, name: str) -> dict[str, bool]:
-    """Every spelling of a stage's options, and whether it takes a value."""
-    spans: dict[str, bool] = {}
-    for declared in registry.stages[name].value.options:
-        if declared.kind is bool:
-            spans[declared.flag] = spans[f"--no-{declared.flag[2:]}"] = False
-        else:
-            spans[declared.flag] = True
-    return spans
-
-
-def _is_option(word: str) -> bool:
-    """Whether a command-line word is an option (``-`` alone is standard input, ``--`` ends options)."""
-    return word.startswith("-") and word not in ("-", "--")
-
-
-def _option_spans(ctx: click.Context) -> dict[str, bool]:
-    """Every spelling of the chain's options, and whether it takes a value."""
-    spans: dict[str, bool] = {}
-    for param in ctx.command.get_params(ctx):
-        if isinstance(param, click.Option):
-            for name in [*param.opts, *param.secondary_opts]:
-                spans[name] = not param.is_flag and not param.count
-    return spans
-
-
-def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
-    """How many words the option at ``words[at]`` takes (itself and its value, if
-    separate); None if the chain has no such option."""
-    word = words[at]
-    if word.startswith("--"):
-        name, equals, _ = word.partition("=")
-        if name not in spans:
-            return None
-        return 2 if spans[name] and not equals and at + 1 < len(words) else 1
-    for position, letter in enumerate(word[1:], 1):
-        takes_value = spans.get(f"-{letter}")
-        if takes_value is None:
-            return None
-        if takes_value:
-            return 2 if position == len(word) - 1 and at + 1 < len(words) else 1
-    return 1
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the options up to the first stage and hand what they set to the chain."""
+        try:
+            rest = super().parse_args(ctx, args)
+        except NoSuchOption as error:
+            raise misplaced_option(cast(click.Context, ctx.parent), error.option_name) from None
+        cast(click.Context, ctx.parent).params.update(given_options(ctx, ctx.params))
+        return rest
 
 
 @click.group(cls=ChainGroup, help=CHAIN_HELP, subcommand_metavar="STAGE [OPTIONS]... [STAGE [OPTIONS]...]...")
@@ -273,15 +188,7 @@ def _span(spans: dict[str, bool], words: list[str], at: int) -> int | None:
     type=click.Path(dir_okay=False),
     help="Save the fitted chain (one JSON file, arrays included).",
 )
-@row_form_option
-@input_format_option
-@output_format_option
-@zero_based_option
-@digits_option
-@float32_option
-@chunk_rows_option
-@quiet_option
-@progress_option
+@reading_and_writing_options
 @click.option(
     "-v",
     "--verbose",
@@ -310,72 +217,78 @@ def chain(**_):
 
 @chain.result_callback()
 @click.pass_context
-def run_chain(ctx: click.Context, stages: list, **params) -> None:
+def run_chain(ctx: click.Context, steps: list, **params) -> None:
     """Fit the stages on IN.arff and write their output, here or on Dask (:func:`filterkit.running.run`)."""
+    options = SimpleNamespace(**params)
+    numbers = number_format(options.digits, options.float32)
     loader = plugin_loader(ctx)
-    registry = loader.registry()
-    settings = ChainSettings(**params, plugins_dir=loader.folder)
-    chain = Chain(stages, class_spec=settings.class_spec, positive=settings.positive)
-    output, output_dir, model_path = settings.output, settings.output_dir, settings.model_path
-    dask = settings.engine == "dask"
-    if not dask and (settings.scheduler or settings.partitions or output_dir):
+    stages = [stage for stage in steps if stage is not None]  # the steps of ChainOptions return None
+    chain = Chain(stages, class_spec=options.class_spec, positive=options.positive)
+    output, output_dir, model_path = options.output, options.output_dir, options.model_path
+    dask = options.engine == "dask"
+    if not dask and (options.scheduler or options.partitions or output_dir):
         raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
     if dask:
-        check_dask_run(chain, settings)
+        check_dask_run(chain, options)
         output_dir = None if output_dir is None else checked_output_folder(output_dir)
     check_stdout_open(output or output_dir)
     output_file = checked_outputs(
-        partition_files(settings.input_path) if dask else [settings.input_path], output, model_path
+        partition_files(options.input_path) if dask else [options.input_path], output, model_path
     )
-    form = OutputForm(
-        output_format_of(output, settings.output_format), settings.sparse, settings.numbers, settings.format_options
-    )
-    save = (lambda source: save_model(model_path, chain, registry, source)) if model_path else None
-    on_fitted = report_fitted if settings.verbose else None
-    progress = settings.new_progress()
-    progress.expect(chain.planned_passes() + 1)
+    formats = FormatOptions(options.zero_based)
+    form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
+    save = (lambda source: save_model(model_path, chain, loader.registry(), source)) if model_path else None
+    progress = Progress(progress_mode(options.quiet, options.progress))
+    # a stage that learns after one that learns may get its statistics from that one's pass
+    may_skip = any(first.learns and second.learns for first, second in zip(stages, stages[1:]))
+    progress.expect(chain.planned_passes() + 1, certain=not may_skip)
+
+    def on_fitted(chain: Chain) -> None:
+        progress.settle()
+        if options.verbose:
+            report_fitted(chain)
+
     with progress.activated(), contextlib.ExitStack() as stack:
         if dask:
             from filterkit.distributed import DaskEngine
 
-            engine = stack.enter_context(
-                DaskEngine.connect(
-                    settings.scheduler, settings.plugins_dir, settings.chunk_rows, progress, settings.partitions
-                )
+            connecting = DaskEngine.connect(
+                options.scheduler, loader.folder, options.chunk_rows, progress, options.partitions
             )
+            engine = stack.enter_context(connecting)
             engine.check_workers(chain)
         else:
-            engine = LocalEngine(settings.chunk_rows, settings.input_format, settings.format_options, progress)
-        run(chain, settings.input_path, engine, output_file, form, "chain", save, on_fitted, output_dir)
+            engine = LocalEngine(options.chunk_rows, options.input_format, formats, progress)
+        run(chain, options.input_path, engine, output_file, form, "chain", save, on_fitted, output_dir)
     progress.finish()
 
 
-def check_dask_run(chain: Chain, settings: ChainSettings) -> None:
+def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
     """Refuse, before any cluster starts, what ``--engine dask`` cannot run as a local run would."""
     from filterkit.partitions import check_runnable
 
-    if settings.output and settings.output_dir:
+    if options.output and options.output_dir:
         raise click.UsageError("give -o FILE or --output-dir DIR, not both")
-    if settings.scheduler and not (settings.output or settings.output_dir):
+    if options.scheduler and not (options.output or options.output_dir):
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
-    if ARFF != format_of(settings.input_path, settings.input_format) or ARFF != output_format_of(
-        settings.output, settings.output_format
+    if ARFF != format_of(options.input_path, options.input_format) or ARFF != output_format_of(
+        options.output, options.output_format
     ):
         raise click.UsageError(
             "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
         )
     if (
-        settings.output_dir
-        and settings.model_path
-        and same_file(os.path.dirname(os.path.abspath(settings.model_path)), settings.output_dir)
+        options.output_dir
+        and options.model_path
+        and same_file(os.path.dirname(os.path.abspath(options.model_path)), options.output_dir)
     ):
         raise click.UsageError(
-            f"--save-model {settings.model_path} is inside --output-dir {settings.output_dir}, whose files are "
+            f"--save-model {options.model_path} is inside --output-dir {options.output_dir}, whose files are "
             "the partitions' outputs: save the model elsewhere"
         )
-    check_runnable(chain.stages, settings.input_path)
+    check_runnable(chain.stages, options.input_path)
 
 
 def save_model(path: str, chain: Chain, registry: Registry, source) -> None:

@@ -17,19 +17,12 @@ class DefaultGroup(click.Group):
     """A group that runs ``default`` when no command word is given, as click-default-group's
     ``DefaultGroup`` (sqlite-utils uses it) does.
 
-    The command word is the first argument that names one of the group's commands and
-    that neither that command nor ``default`` would read as an option's value, so
-    ``-o apply --dense apply m.json in.arff`` is the ``apply`` command writing to the
-    file ``apply``, and ``--save-model apply in.arff l2`` is a chain saving its model
-    to ``apply``.  Options before the command word go to the command, except the
-    group's own (``--plugins-dir``); any option the group does not know is left for
-    the command (``ignore_unknown_options``), ``--help`` included: without a command
-    word it is the default's.
-
-    ``lazy_commands`` maps command words to where their commands are defined
-    (``"package.module:name"``), and ``default`` may be such a place too: a command's
-    module is imported when a word names it or the help lists it, so a run pays
-    only for the commands it uses.
+    The command word is the first argument that names a command and that neither that
+    command nor ``default`` reads as an option's value (``-o apply --dense apply m.json
+    in.arff`` writes to the file ``apply``); the options before it go to the command,
+    except the group's own.  ``lazy_commands`` maps command words to where their
+    commands are defined (``"package.module:name"``), as ``default`` may be: a module is
+    imported when its word is used or the help lists it.
     """
 
     def __init__(

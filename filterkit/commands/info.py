@@ -88,20 +88,14 @@ def info(
 ) -> None:
     """Summarize IN.arff in one pass and print the summary, as text or JSON."""
     registry = registry_of(ctx)
-    if metric_name is None:
-        given = [
-            flag
-            for flag, value in (
-                ("--top", top),
-                ("--positive", positive),
-                ("--presence", presence or None),
-                ("--combine", combine),
-                ("--numeric-only", numeric_only or None),
-            )
-            if value is not None
-        ]
-        if given:
-            raise click.UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --metric")
+    given = [
+        name
+        for name in ("top", "positive", "presence", "combine", "numeric_only")
+        if ctx.params[name] not in (None, False)
+    ]
+    if metric_name is None and given:
+        flags = " and ".join(f"--{name.replace('_', '-')}" for name in given)
+        raise click.UsageError(f"{flags} {'needs' if len(given) == 1 else 'need'} --metric")
     metric = registry.metric(metric_name) if metric_name is not None else None
     name = "<stdin>" if input_path == "-" else input_path
     if format_of(input_path, None) != ARFF:

@@ -11,6 +11,7 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
 from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import FORMAT_NAMES
+from filterkit.progress import progress_option
 from filterkit.stage import Option
 
 if TYPE_CHECKING:
@@ -87,6 +88,15 @@ plugins_dir_option = click.option(
     callback=use_plugins_dir,
     help="Also load *.py files of DIR as plugins.",
 )
+
+
+def reading_and_writing_options(command):
+    """The options of how the input is read, how the output is written and of the progress shown,
+    which the chain and ``apply`` share, in the order of their help."""
+    shared = (row_form_option, input_format_option, output_format_option, zero_based_option, digits_option)
+    for option in reversed((*shared, float32_option, chunk_rows_option, quiet_option, progress_option)):
+        command = option(command)
+    return command
 
 
 def positive_option(help: str):

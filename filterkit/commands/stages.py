@@ -32,7 +32,7 @@ class StageChain(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         """The subcommand of the stage ``name``, None if no plugin registered one."""
         registry = registry_of(ctx)
-        return stage_command(registry, name) if name in registry.stages else None
+        return stage_command(registry, name, self.command_class or StageCommand) if name in registry.stages else None
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         """As :meth:`click.Group.resolve_command`; an unknown stage is named with the
@@ -55,8 +55,8 @@ class StageCommand(click.Command):
             raise misplaced_option(ctx, error.option_name) from None
 
 
-def stage_command(registry: Registry, name: str) -> click.Command:
-    """The click subcommand for one registered stage; it returns the stage."""
+def stage_command(registry: Registry, name: str, cls: type[click.Command]) -> click.Command:
+    """The click subcommand (of class ``cls``) for one registered stage; it returns the stage."""
     registered = registry.stages[name]
     stage_class = registered.value
 
@@ -71,7 +71,7 @@ def stage_command(registry: Registry, name: str) -> click.Command:
             raise click.UsageError(error.message) from None
 
     summary = stage_class.one_line_summary()
-    return StageCommand(
+    return cls(
         name,
         params=[click_option(o) for o in stage_class.options],
         callback=make,
