@@ -47,8 +47,8 @@ def check_runnable(stages, input_path: str) -> None:
 
 @dataclass(frozen=True)
 class Partition:
-    """The rows one task reads: a whole file (``start`` None), or bytes ``start:end`` of it, from
-    where its rows begin or from a line start within them.
+    """The rows one task reads: bytes ``start:end`` of a file, from where its rows begin or from a
+    line start within them; or, for a gzip-compressed file (``start`` None), the whole file.
 
     ``label`` names the file in errors and ``output_name`` is the partition's file in ``--output-dir``.
     """
@@ -108,10 +108,12 @@ def file_plan(path: str, label: str, output_name: str = "part-00000.arff", count
     with ArffReader(path, label, 1) as reader:
         first = next(reader.chunks(), None)
         compressed = isinstance(reader.stream, gzip.GzipFile)
-    partitions = [Partition(path, label, output_name)]
-    if count > 1 and not compressed:
+    if compressed:
+        partitions = [Partition(path, label, output_name)]
+    else:  # read from where the rows begin on each pass, without parsing the header again
         ranges = cut_at_line_ends(path, _rows_start(path, reader.header.lines), os.path.getsize(path), count)
-        partitions = [Partition(path, label, f"part-{n:05d}.arff", start, end) for n, (start, end) in enumerate(ranges)]
+        names = [output_name] if count == 1 else [f"part-{number:05d}.arff" for number in range(len(ranges))]
+        partitions = [Partition(path, label, name, start, end) for name, (start, end) in zip(names, ranges)]
     sparse_rows = None if first is None else first.is_sparse
     return Plan(tuple(partitions), reader.schema, sparse_rows, reader.header_comments)
 

@@ -57,9 +57,10 @@ def test_the_ranges_cover_the_rows_in_order_and_each_begins_a_line(tmp_path, cou
     assert all(end == next_start for (_, end), (next_start, _) in zip(ranges, ranges[1:]))
     assert all(end > begin for begin, end in ranges)
     assert all(data[begin - 1 : begin] == b"\n" for begin, _ in ranges[1:])
-    assert len(ranges) <= count and [(p.start, p.end) for p in file_plan(path, path, count=count).partitions] == (
-        ranges if count > 1 else [(None, 0)]
-    )
+    plan = file_plan(path, path, "in.arff", count=count)
+    assert len(ranges) <= count and [(p.start, p.end) for p in plan.partitions] == ranges
+    names = ["in.arff"] if count == 1 else [f"part-{number:05d}.arff" for number in range(len(ranges))]
+    assert [p.output_name for p in plan.partitions] == names
 
 
 def test_no_rows_give_one_empty_range(tmp_path):
