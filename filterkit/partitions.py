@@ -1,23 +1,29 @@
 """The partitions of an ARFF input that the Dask engine's tasks read (:mod:`filterkit.distributed`):
-the files of a folder or a glob pattern, each one partition, or one file's data section cut at line
-ends into byte ranges, with the schema they share."""
+the files of a folder or a glob pattern, each one partition, or one file's data section cut right
+after line feeds into byte ranges, so that no row is ever cut.  A range is read with the schema
+already known, and its errors name the file's own line, its line ends counted as the reader counts
+lines (LF, CRLF and CR each end one)."""
 
 from __future__ import annotations
 
-import contextlib
 import glob
+import gzip
+import io
+import itertools
 import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
-from filterkit.arff.partition import cut_at_line_ends, locate_rows, range_reader
-from filterkit.arff.reader import ArffReader
+from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.errors import FilterkitError
+from filterkit.outputs import OutputFile, checked_output
 from filterkit.schema import Chunk, Schema
 
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
+_BLOCK_BYTES = 1 << 20
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def check_runnable(stages, input_path: str) -> None:
@@ -41,49 +47,40 @@ def check_runnable(stages, input_path: str) -> None:
 
 @dataclass(frozen=True)
 class Partition:
-    """The rows one task reads: bytes ``start:end`` of a file, from where its rows begin or
-    from a line start within them; or, for a gzip-compressed file (start None), the whole file.
+    """The rows one task reads: bytes ``start:end`` of a file, from where its rows begin or from a
+    line start within them; or, for a gzip-compressed file (``start`` None), the whole file.
 
-    ``label`` names the file in errors and ``output_name`` is the partition's
-    file in ``--output-dir``.
+    ``label`` names the file in errors and ``output_name`` is the partition's file in ``--output-dir``.
     """
 
     path: str
     label: str
     output_name: str
     start: int | None = None
-    end: int | None = None
-
-    @contextlib.contextmanager
-    def reader(self, schema: Schema, chunk_rows: int) -> Iterator[ArffReader]:
-        """An :class:`ArffReader` of this partition's rows; its errors name the file's line."""
-        if self.start is None:
-            with ArffReader(self.path, self.label, chunk_rows) as reader:
-                yield reader
-            return
-        assert self.end is not None  # a partition with a start has an end
-        with range_reader(self.path, self.label, self.start, self.end, schema, chunk_rows) as reader:
-            yield reader
+    end: int = 0
 
     def chunks(self, schema: Schema, chunk_rows: int, sparse_rows: bool | None) -> Iterator[Chunk]:
-        """The partition's rows, stored as the input's first row is (see :func:`_stored_as`)."""
-        with self.reader(schema, chunk_rows) as reader:
-            for chunk in reader.chunks():
-                yield _stored_as(chunk, sparse_rows)
-
-    def first_row_sparse(self, schema: Schema) -> bool | None:
-        """Whether the partition's first row is sparse (None: it has no rows)."""
-        with self.reader(schema, 1) as reader:
-            first = next(reader.chunks(), None)
-        return None if first is None else first.is_sparse
+        """The partition's rows, stored as CSR or dense as the whole input's reader would store them
+        (``sparse_rows``: by the form of the input's first row, which a partition's first row may
+        not share in a file mixing sparse and dense rows)."""
+        try:
+            with open(self.path, "rb") as handle:
+                if self.start is None:
+                    reader = ArffReader(handle, self.label, chunk_rows)
+                else:
+                    stream = _Range(handle, self.start, self.end)
+                    reader = ArffReader(stream, self.label, chunk_rows, KnownHeader.rows_only(schema))
+                for chunk in reader.chunks():
+                    yield _stored_as(chunk, sparse_rows)
+        except FilterkitError as error:
+            if self.start is None or error.path != self.label or error.line is None:
+                raise
+            line = error.line + count_line_ends(self.path, self.start)
+            raise type(error)(error.message, error.path, line) from None
 
 
 def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
-    """The chunk as CSR or dense, as the whole input's reader would store it.
-
-    A reader stores rows by the form of the first row it reads; a partition's
-    first row may differ from the input's in a file mixing sparse and dense rows.
-    """
+    """The chunk as CSR (``sparse_rows``) or dense, or as it is (None)."""
     if sparse_rows is None or chunk.is_sparse == sparse_rows:
         return chunk
     if not sparse_rows:
@@ -104,15 +101,33 @@ class Plan:
     header_comments: tuple[str, ...] = ()
 
 
-def header_comments(path: str) -> tuple[str, ...]:
-    """The comments before ``path``'s ``@relation`` (its earlier runs' provenance lines among them)."""
-    with ArffReader(path, path, 1) as reader:
-        return reader.header_comments
+def file_plan(path: str, label: str, output_name: str = "part-00000.arff", count: int = 1) -> Plan:
+    """The file at ``path`` (named ``label`` in errors) as one partition, or with ``count`` its rows
+    cut at line ends into at most ``count`` non-empty byte ranges of about equal size,
+    ``part-00000.arff``, ``part-00001.arff``, …  A gzip-compressed file cannot be cut and is one partition."""
+    with ArffReader(path, label, 1) as reader:
+        first = next(reader.chunks(), None)
+        compressed = isinstance(reader.stream, gzip.GzipFile)
+    if compressed:
+        partitions = [Partition(path, label, output_name)]
+    else:  # read from where the rows begin on each pass, without parsing the header again
+        ranges = cut_at_line_ends(path, _rows_start(path, reader.header.lines), os.path.getsize(path), count)
+        names = [output_name] if count == 1 else [f"part-{number:05d}.arff" for number in range(len(ranges))]
+        partitions = [Partition(path, label, name, start, end) for name, (start, end) in zip(names, ranges)]
+    sparse_rows = None if first is None else first.is_sparse
+    return Plan(tuple(partitions), reader.schema, sparse_rows, reader.header_comments)
 
 
-def first_known(forms: Iterator[bool | None]) -> bool | None:
-    """The first of the partitions' first-row forms that is known (a partition with rows)."""
-    return next((form for form in forms if form is not None), None)
+def joined(plans: list[Plan], files: list[str]) -> Plan:
+    """One plan of the ``plans`` of ``files``, each a file of one partition: every file must declare
+    the same attributes as the first (FilterkitError naming the first file and attribute that differ)."""
+    schema = plans[0].schema
+    for path, plan in zip(files[1:], plans[1:]):
+        difference = schema.first_difference(plan.schema)
+        if difference is not None:
+            raise FilterkitError(f"header differs from {files[0]}'s: {difference}", path)
+    sparse_rows = next((plan.sparse_rows for plan in plans if plan.sparse_rows is not None), None)
+    return Plan(tuple(plan.partitions[0] for plan in plans), schema, sparse_rows, plans[0].header_comments)
 
 
 def partition_files(input_path: str) -> list[str]:
@@ -169,16 +184,86 @@ def output_names(files: list[str]) -> list[str]:
     return names
 
 
-def split_file(path: str, count: int) -> tuple[Schema, list[Partition]]:
-    """One file's schema and its rows cut at line ends into at most ``count`` non-empty byte ranges.
+def output_targets(plan: Plan, folder: str) -> list[OutputFile]:
+    """The output file of each partition in ``folder`` (named as the inputs, or ``part-NNNNN.arff``),
+    checked as ``-o`` is (:func:`filterkit.outputs.checked_output`); FilterkitError when one cannot be
+    written or is an input."""
+    paths = [os.path.join(folder, partition.output_name) for partition in plan.partitions]
+    if not os.path.isdir(folder):
+        return [OutputFile(path, path, "replace", None) for path in paths]
+    targets = [checked_output(path) for path in paths]
+    for target in targets:
+        for partition in plan.partitions:
+            if target.existing is not None and os.path.samefile(partition.path, target.target):
+                raise FilterkitError(f"--output-dir {folder} would overwrite the input {partition.path}")
+    return targets
 
-    A gzip-compressed file cannot be cut and is one partition.
-    """
-    absolute = os.path.abspath(path)
-    schema, rows_start, size = locate_rows(absolute, path)
-    if rows_start is None:
-        return schema, [Partition(absolute, path, "part-00000.arff")]
-    ranges = cut_at_line_ends(absolute, rows_start, size, count)
-    return schema, [
-        Partition(absolute, path, f"part-{number:05d}.arff", start, end) for number, (start, end) in enumerate(ranges)
-    ]
+
+def cut_at_line_ends(path: str, begin: int, end: int, count: int) -> list[tuple[int, int]]:
+    """Bytes ``begin:end`` of a file as at most ``count`` non-empty ``(start, end)`` ranges,
+    each cut right after a line feed, of about equal size, in order (one empty range if
+    there are no bytes)."""
+    cuts = [begin]
+    with open(path, "rb") as handle:
+        for number in range(1, count):
+            handle.seek(max(begin + (end - begin) * number // count, cuts[-1]) - 1)
+            while (line := handle.readline(_BLOCK_BYTES)) and not line.endswith(b"\n"):
+                pass
+            cuts.append(min(handle.tell(), end))
+    cuts.append(end)
+    return [(start, stop) for start, stop in zip(cuts, cuts[1:]) if stop > start] or [(begin, end)]
+
+
+def count_line_ends(path: str, end: int) -> int:
+    """The line ends (LF, CRLF, CR) before offset ``end`` of a file, counted as the reader counts lines."""
+    with open(path, "rb") as handle:
+        return sum(len(_LINE_END.findall(block)) for block in _blocks(handle, end))
+
+
+def _rows_start(path: str, header_lines: int) -> int:
+    """The offset right after the ``@data`` keyword, which is on line ``header_lines`` of a file:
+    a row written on that line is read."""
+    with open(path, "rb") as handle:
+        line_starts = _line_starts(_blocks(handle, os.fstat(handle.fileno()).st_size))
+        start = next(itertools.islice(line_starts, header_lines - 2, None)) if header_lines > 1 else 0
+        line_end = next(line_starts, None)
+        handle.seek(start)
+        line = handle.read(None if line_end is None else line_end - start)
+    return start + line.lower().index(b"@data") + len(b"@data")
+
+
+def _line_starts(blocks: Iterable[bytes]) -> Iterator[int]:
+    """The offset after each line end of consecutive ``blocks`` from a file's start."""
+    offset = 0
+    for block in blocks:
+        for match in _LINE_END.finditer(block):
+            yield offset + match.end()
+        offset += len(block)
+
+
+def _blocks(handle, end: int) -> Iterator[bytes]:
+    """The bytes of ``handle`` up to offset ``end`` (or one further, to end a CRLF), in blocks
+    none of which ends between the two bytes of a CRLF."""
+    left = end - handle.tell()
+    while left > 0 and (block := handle.read(min(_BLOCK_BYTES, left))):
+        while block.endswith(b"\r") and (extra := handle.read(1)):
+            block += extra
+        left -= len(block)
+        yield block
+
+
+class _Range(io.RawIOBase):
+    """Bytes ``start:end`` of an open file, as a stream."""
+
+    def __init__(self, handle, start: int, end: int):
+        handle.seek(start)
+        self._handle = handle
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        read = self._handle.readinto(memoryview(buffer).cast("B")[: max(self._left, 0)])
+        self._left -= read
+        return read

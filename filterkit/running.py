@@ -145,7 +145,7 @@ def run(
         comments = provenance_comments(earlier, command, chain, form.sparse, form.numbers.options)
         if output_dir is not None:
             save = None if save_model is None else functools.partial(save_model, source)
-            engine.write_each(chain, source, output_dir, form.sparse, comments, save, form.numbers)  # type: ignore[attr-defined]
+            engine.write_each(chain, source, output_dir, form, comments, save)  # type: ignore[attr-defined]
             return
         with output_stream(output) as stream:
             engine.write(chain, source, stream, form, comments, output)

@@ -9,6 +9,8 @@ import io
 import os
 import subprocess
 import sys
+from concurrent.futures import CancelledError
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,16 +18,17 @@ from chain_helpers import FILTERKIT, REAL, STAGES_DIR
 from filterkit import distributed as engine_module
 from filterkit.distributed import DaskEngine
 from filterkit.errors import FilterkitError
-from filterkit.partitions import Plan, split_file
+from filterkit.partitions import file_plan
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
+from filterkit.running import OutputForm
 
 IRIS = REAL / "iris.arff"
 OH0 = REAL / "oh0.wc.arff"
 
 
 class Done:
-    """A finished task, as ``as_completed`` hands it out."""
+    """A finished task."""
 
     status = "finished"
 
@@ -59,63 +62,41 @@ class Meter:
     detail = ""
 
 
-def completing(order: list[int], events: list[str] | None = None):
-    """A stand-in for ``dask.distributed`` whose ``as_completed`` hands the futures out in ``order``."""
-
-    class CompletingOutOfOrder:
-        class KilledWorker(Exception):
-            pass
-
-        @staticmethod
-        def as_completed(given):
-            for number in order:
-                if events is not None:
-                    events.append(f"done {number}")
-                yield given[number]
-
-    return CompletingOutOfOrder
-
-
-def test_parts_are_handed_out_in_order_as_soon_as_the_earlier_ones_are_written(monkeypatch):
-    futures = [Done(f"write-{number}") for number in range(4)]
-    events: list[str] = []
-    monkeypatch.setattr(engine_module, "import_distributed", lambda: completing([2, 0, 1, 3], events))
-    for future in engine_module._ended_in_order(futures):
-        events.append(f"copy {future.key}")
-    assert events == [
-        "done 2", "done 0", "copy write-0", "done 1", "copy write-1", "copy write-2", "done 3", "copy write-3"
-    ]  # fmt: skip
-
-
-def test_a_pass_raises_the_first_error_in_partition_order_not_the_first_in_time(monkeypatch):
+def test_a_pass_raises_the_first_error_in_partition_order_not_the_first_in_time():
     """The second partition fails first; the first, failing later, holds the earlier bad row: a
     local run reports that one, and so must the cluster, whatever the timing."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
     futures = [
         Done("fit-0"),
         Failed("fit-1", FilterkitError("bad row", "in.arff", 40)),
         Failed("fit-2", FilterkitError("bad row", "in.arff", 90)),
     ]
-    monkeypatch.setattr(engine_module, "import_distributed", lambda: completing([2, 0, 1]))
     meter = Meter()
     with pytest.raises(FilterkitError) as raised:
-        engine_module._wait_in_order(futures, meter)
+        list(engine_module.results_in_order(futures, meter))
     assert str(raised.value) == "in.arff:40: bad row"
     assert meter.detail == "1/3 partitions"
+    assert list(engine_module.results_in_order(futures[:1])) == ["fit-0"]
 
 
-def test_results_are_raised_in_order_too():
-    futures = [Done("a"), Failed("b", FilterkitError("first", "b.arff")), Failed("c", FilterkitError("second"))]
-    assert list(engine_module.results_in_order(futures[:1])) == ["a"]
-    with pytest.raises(FilterkitError, match="first"):
-        list(engine_module.results_in_order(futures))
-
-
-def test_a_task_cancelled_because_the_scheduler_went_away_is_one_error():
-    class Cancelled(Done):
-        status = "cancelled"
-
-    with pytest.raises(FilterkitError, match="^the Dask scheduler went away during the run; its tasks were cancelled$"):
-        engine_module._raise_if_failed(Cancelled("write-1"))
+@pytest.mark.parametrize("lost", ["cancelled", "killed"])
+def test_a_task_the_cluster_lost_is_one_error(lost):
+    distributed = pytest.importorskip(
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+    )
+    error, message = {
+        "cancelled": (
+            CancelledError("write-1"),
+            "the Dask scheduler went away during the run; its tasks were cancelled$",
+        ),
+        "killed": (
+            distributed.KilledWorker("write-1", SimpleNamespace(address="tcp://a:1"), 0),
+            r"a Dask worker process died running a task \(",
+        ),
+    }[lost]
+    with pytest.raises(FilterkitError, match=f"^{message}") as raised:
+        engine_module._result(Failed("write-1", error))
+    assert raised.value.__suppress_context__
 
 
 HEAD = b"@relation r\n@attribute a numeric\n@data\n"
@@ -169,12 +150,12 @@ def test_a_scheduler_s_cluster_gets_two_partitions_per_worker_thread():
 def test_a_full_disk_while_a_task_writes_its_part_names_the_folder():
     """The parts of a run to standard output go to the temporary folder, which a local run never
     needs: the error says where the room was missing and why it was needed."""
-    schema, partitions = split_file(str(IRIS), 2)
+    plan = file_plan(str(IRIS), str(IRIS), count=2)
     chain = Chain([load_plugins().make_stage("l2", {})])
-    chain.fit_with(schema, lambda position, stage: None)
-    recipe = DaskEngine(object(), None, 1000).recipe(chain, Plan(tuple(partitions), schema, False))
+    chain.fit_with(plan.schema, lambda position, stage: None)
+    recipe = DaskEngine(object(), None, 1000).recipe(chain, plan)
     with pytest.raises(FilterkitError) as raised:
-        engine_module._write_partition(recipe, partitions[1], "/dev/full", None, [])
+        engine_module._write_partition(recipe, plan.partitions[1], "/dev/full", OutputForm(), [])
     assert str(raised.value) == (
         "/dev: No space left on device writing the partitions' outputs: --engine dask needs room for the whole "
         "output in this folder (the system's temporary folder, TMPDIR, when the output is standard output)"

@@ -14,7 +14,9 @@ import pytest
 from chain_helpers import REAL
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.writer import ArffWriter
-from filterkit.distributed import ChainRecipe, _file_partition, _partition_statistics, _write_partition
+from filterkit.distributed import ChainRecipe, _partition_statistics, _write_partition
+from filterkit.partitions import file_plan
+from filterkit.running import OutputForm
 
 GRAIN = REAL / "grain_wc.arff"
 #: the 1.2 MB file's 1,554 rows as two chunks, each parsed from a group of over 64 KiB of text and
@@ -49,7 +51,7 @@ def locally_written(path) -> tuple[bytes, int]:
 
 
 def recipe_of(schema, sparse, stages=(), class_name=None) -> ChainRecipe:
-    return ChainRecipe(f"threads-{len(stages)}", stages, schema, class_name, None, None, CHUNK_ROWS, sparse)
+    return ChainRecipe(stages, schema, class_name, None, None, CHUNK_ROWS, sparse)
 
 
 def test_the_reader_and_writer_start_no_thread_on_groups_large_enough_to_share(started_threads):
@@ -61,18 +63,20 @@ def test_the_reader_and_writer_start_no_thread_on_groups_large_enough_to_share(s
 
 
 def test_a_write_task_starts_no_thread_and_writes_what_the_local_engine_does(tmp_path, started_threads):
-    schema, partition, sparse = _file_partition(str(GRAIN), GRAIN.name, GRAIN.name)
+    plan = file_plan(str(GRAIN), GRAIN.name)
     written = tmp_path / "part.arff"
-    rows = _write_partition(recipe_of(schema, sparse), partition, str(written), sparse, [])
+    rows = _write_partition(
+        recipe_of(plan.schema, plan.sparse_rows), plan.partitions[0], str(written), OutputForm(), []
+    )
     assert [name for name in started_threads if name.startswith("filterkit-")] == []
     assert (written.read_bytes(), rows) == locally_written(GRAIN)
     assert rows == 1554
 
 
 def test_a_statistics_task_starts_no_thread_and_counts_what_the_local_fit_does(started_threads):
-    schema, partition, sparse = _file_partition(str(GRAIN), GRAIN.name, GRAIN.name)
-    recipe = recipe_of(schema, sparse, (("bns", {}, None),), "class-att")
-    on_task = _partition_statistics(recipe, partition)
+    plan = file_plan(str(GRAIN), GRAIN.name)
+    recipe = recipe_of(plan.schema, plan.sparse_rows, (("bns", {}, None),), "class-att")
+    on_task = _partition_statistics(recipe, plan.partitions[0])
     assert [name for name in started_threads if name.startswith("filterkit-")] == []
     stage = recipe.rebuild().stages[-1]
     local = stage.new_statistics()
@@ -99,6 +103,6 @@ def test_a_file_partition_task_starts_no_thread(tmp_path, started_threads):
     attributes = "".join(f"@attribute a{i} numeric\n" for i in range(12000))
     row = "{" + ",".join(f"{i} {i % 7 + 1}" for i in range(12000)) + "}\n"
     wide.write_text(f"@relation wide\n{attributes}@data\n{row}{row}")
-    schema, partition, sparse = _file_partition(str(wide), wide.name, wide.name)
-    assert (len(schema.attributes), sparse) == (12000, True)
+    plan = file_plan(str(wide), wide.name)
+    assert (len(plan.schema.attributes), plan.sparse_rows) == (12000, True)
     assert [name for name in started_threads if name.startswith("filterkit-")] == []
