@@ -1,39 +1,28 @@
-"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8).
+"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8): :func:`evaluate`.
 
-Stratified k-fold cross-validation with a fixed seed.  The folds are drawn
-once, from the class labels, so every compared chain and every class-vs-rest
-task sees exactly the same folds.  For each fold the whole chain is fitted on
-the training rows only (a fresh chain per fold, task and training fraction)
-and applied to the test rows; nothing of a test fold reaches a fitted stage.
-Learning curves subsample the training fold only: per class, a seeded
-permutation of its training rows, of which a fraction f keeps the first
-⌈f · n_class⌉, so every larger sample contains the smaller ones.
+Stratified k-fold cross-validation with a fixed seed.  The folds are drawn once, from the class
+labels, so every compared chain and every class-vs-rest task sees exactly the same folds.  For each
+fold the whole chain is fitted on the training rows only (a fresh chain per fold, task and training
+fraction) and applied to the test rows.  Learning curves subsample the training fold only: per
+class, a seeded permutation of its training rows, of which a fraction f keeps the first
+⌈f · n_class⌉, so every larger sample contains the smaller ones.  With a test file, each chain is
+fitted on the whole training file and scored once on the test file's rows.
 
-The classifier sees numeric features only: a nominal attribute the chain
-leaves nominal is one-hot encoded (one 0/1 column per label, as Weka's SMO
-does internally), string, date and relational attributes are dropped, and a
-missing value becomes 0.  Instance weights are not used by the classifiers.
-AUC is computed per fold and averaged, never pooled; a fold whose test rows
-hold only one class has no AUC and is left out of that mean (and counted).
-F1, precision and recall are computed from the contingency counts summed over
-the folds (Forman & Scholz, SIGKDD Explorations 12(1), 2010: the mean of
-per-fold F is biased under class imbalance), their per-fold means kept beside.
+The classifier sees numeric features only: a nominal attribute the chain leaves nominal is one-hot
+encoded (as Weka's SMO does internally), string, date and relational attributes are dropped, and a
+missing value becomes 0; instance weights are not used.  AUC is computed per fold and averaged over
+the folds that have one (a one-class test fold has none), never pooled.  F1, precision and recall
+come from the contingency counts summed over the folds (Forman & Scholz, SIGKDD Explorations 12(1),
+2010: the mean of per-fold F is biased under class imbalance), their per-fold means kept beside.
 
-``--multiclass`` makes the whole class one task: the chain is fitted on the
-training rows with their k labels and no positive class, a classifier that can
-learn k classes (``Classifier.multiclass``) predicts one class per test row,
-and each fold gives the accuracy, the macro- and micro-averaged F1 and, per
-class, the one-vs-rest AUC of that class's scores and the F1 of predicting it
-(with their macro means) — the folds are those of ``--each-class``, so a class's
-numbers stand beside its binary task's.
-
-``--repeats R`` draws the folds R times (repeat 0 with the seed itself, so one
-repeat is today's evaluation).  The reviewer's statistics (``--stats``) are
-computed from the per-fold values: the precision–recall break-even point,
-micro-averages over tasks (contingency counts pooled over the tasks of one
-fold), and paired tests of a chain against a baseline on the same folds — the
-Wilcoxon signed-rank test over the tasks' means and Nadeau & Bengio's
-corrected resampled t-test over the folds.
+``--multiclass`` makes the whole class one task: the chain is fitted with the k labels and no
+positive class, a classifier that can learn k classes (``Classifier.multiclass``) predicts one class
+per test row, and each fold gives the accuracy, the macro and micro F1 and, per class, its
+one-vs-rest AUC and F1 (on the folds of ``--each-class``).  ``--repeats R`` draws the folds R times
+(the first with the seed itself).  ``--stats`` adds the precision–recall break-even point,
+micro-averages over tasks and paired tests of a chain against a baseline on the same folds: the
+Wilcoxon signed-rank test over the tasks, Nadeau & Bengio's corrected resampled t-test over the
+folds and, on a test file, McNemar's test per task.
 """
 
 from __future__ import annotations
@@ -55,7 +44,6 @@ from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
 from filterkit.sources import FileSource, MemorySource
 
 MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
-
 
 #: Measures of ``--stats`` beside MEASURES: the precision–recall break-even point.
 EXTRA_MEASURES = ("breakeven",)
@@ -147,6 +135,21 @@ class Evaluation:
         return reports.predictions_csv(self.predictions)
 
 
+@dataclass(frozen=True)
+class Dataset:
+    """The rows every fit draws from (the training rows, then a test file's) with their schema and
+    the class attribute's position."""
+
+    schema: Schema
+    data: Chunk
+    class_index: int
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The class attribute's labels."""
+        return self.schema.attributes[self.class_index].labels
+
+
 def evaluate(
     source,
     chains: list[ChainSpec],
@@ -179,27 +182,25 @@ def evaluate(
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
         progress.expect(2 if test is None else 3)
-        schema, data, class_index, training_rows = _read_data(source, name, test, test_name, settings, progress)
-        codes = class_codes(data, class_index)
+        dataset, training_rows = _read_data(source, name, test, test_name, settings, progress)
+        codes = class_codes(dataset.data, dataset.class_index)
         known = np.flatnonzero(~np.isnan(codes))
-        data = data if len(known) == len(codes) else take_rows(data, known)
+        if len(known) < len(codes):
+            dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
         in_test = known >= training_rows
-        labels = schema.attributes[class_index].labels
-        counts = np.bincount(codes[known[~in_test]].astype(np.int64), minlength=len(labels))
+        labels, known_codes = dataset.labels, codes[known].astype(np.int64)
+        counts, test_counts = (np.bincount(known_codes[rows], minlength=len(labels)) for rows in (~in_test, in_test))
         tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
-        test_counts = np.bincount(codes[known[in_test]].astype(np.int64), minlength=len(labels))
         if test is not None:
             _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
         with progress.working("drawing the folds"):
-            draws = _draws(codes[known].astype(np.int64), settings, in_test if test is not None else None)
-        workers = (jobs, engine, scheduler)
-        grouped, ratios = _cross_validate(
-            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, workers, progress, draws
-        )
+            draws = _draws(known_codes, settings, in_test if test is not None else None)
+        workers = (jobs, engine, scheduler, plugins_dir)
+        grouped, ratios = _cross_validate(registry, dataset, chains, tasks, settings, workers, progress, draws)
         progress.finish()
         extra = {
             "input": name,
-            "class": schema.attributes[class_index].name,
+            "class": dataset.schema.attributes[dataset.class_index].name,
             "class_counts": dict(zip(labels, counts.tolist())),
             "chains": [c.text for c in chains],
             "tasks": tasks,
@@ -210,19 +211,15 @@ def evaluate(
                 test=test_name, test_rows=int(in_test.sum()), test_class_counts=dict(zip(labels, test_counts.tolist()))
             )
         fold_of_row = None if test is not None else _fold_of_row(draws, settings.folds, len(known))
-        settings_json = reports.settings_document(
-            settings, int(np.sum(~in_test)), len(codes) - len(known), fold_of_row, extra
-        )
+        left_out = len(codes) - len(known)
+        settings_json = reports.settings_document(settings, int(np.sum(~in_test)), left_out, fold_of_row, extra)
         document = reports.document(chains, tasks, settings, grouped, settings_json, ratios)
         rows = known[in_test] - training_rows + 1
-        predictions = (
-            []
-            if test is None
-            else [
-                {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
-                for (c, t, f), records in grouped.items()
-            ]
-        )
+        predictions = [
+            {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
+            for (c, t, f), records in grouped.items()
+            if test is not None
+        ]
         return Evaluation(document, predictions)
 
 
@@ -236,26 +233,29 @@ def _opened(source, name: str | None, default: str):
         yield source, default if name is None else name
 
 
-def _read_data(source, name: str, test, test_name: str, settings: Settings, progress):
-    """The schema, the rows of ``source`` and then of ``test`` (if any) in one chunk, the class attribute's
-    position and the number of ``source``'s rows; FilterkitError for a class that is not nominal or a test
-    file whose header differs from the training file's."""
+def _read_data(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Dataset, int]:
+    """The rows of ``source`` and then of ``test`` (if any), and the number of ``source``'s rows;
+    FilterkitError for a class that is not nominal or a test file whose header differs from the
+    training file's."""
     schema = source.schema
-    with progress.step(f"reading {name}", source) as meter:
-        data = concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+
+    def read(source, name: str) -> Chunk:
+        with progress.step(f"reading {name}", source) as meter:
+            return concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+
+    data = read(source, name)
+    training_rows = data.n_rows
     class_index = resolve_class(schema, settings.class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
         raise FilterkitError("evaluate needs a nominal class attribute (-c)", name)
-    if test is None:
-        return schema, data, class_index, data.n_rows
-    difference = schema.first_difference(test.schema)
-    if difference is not None:
-        raise FilterkitError(f"header differs from the training data: {difference}", test_name)
-    if settings.repeats > 1:
-        raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
-    with progress.step(f"reading {test_name}", test) as meter:
-        test_data = concatenate(list(meter.counted(test.chunks())), len(schema), schema.text_columns())
-    return schema, concatenate([data, test_data], len(schema), schema.text_columns()), class_index, data.n_rows
+    if test is not None:
+        difference = schema.first_difference(test.schema)
+        if difference is not None:
+            raise FilterkitError(f"header differs from the training data: {difference}", test_name)
+        if settings.repeats > 1:
+            raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
+        data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
+    return Dataset(schema, data, class_index), training_rows
 
 
 def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, name: str, test_name: str) -> None:
@@ -532,85 +532,6 @@ def win_tie_loss(differences) -> dict[str, int]:
     return {"wins": int(np.sum(values > 0)), "ties": int(np.sum(values == 0)), "losses": int(np.sum(values < 0))}
 
 
-def evaluate_fold(
-    registry,
-    schema: Schema,
-    data: Chunk,
-    class_index: int,
-    chain: ChainSpec,
-    task: str,
-    train: np.ndarray,
-    test: np.ndarray,
-    settings: Settings,
-) -> dict:
-    """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure
-    (with ``settings.multiclass``: every class at once, :func:`evaluate_multiclass_fold`)."""
-    if settings.multiclass:
-        return evaluate_multiclass_fold(registry, schema, data, class_index, chain, train, test, settings)
-    _, prepared = _fitted(registry, schema, data, class_index, chain, train, task)
-    positive = schema.attributes[class_index].labels.index(task)
-    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
-    train_truth, test_truth = train_codes == positive, test_codes == positive
-    if train_truth.all() or not train_truth.any():
-        missing = "no row of" if not train_truth.any() else "only rows of"
-        raise FilterkitError(
-            f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
-            f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
-        )
-    classifier, provenance, call = _new_classifier(registry, settings)
-    call("fit", train_features, train_truth.astype(np.int64), settings.seed)
-    rows = (len(test_truth),)
-    scores = _per_row(call("score", test_features), rows, "score", classifier, provenance)
-    decisions = _per_row(call("predict", test_features), rows, "predict", classifier, provenance)
-    result: dict[str, Any] = dict(measures(test_truth, scores, decisions.astype(bool)))
-    result["breakeven"] = breakeven(test_truth, scores)
-    result["counts"] = contingency(test_truth, decisions.astype(bool))
-    result["classifier"] = call("describe")
-    result["features"] = int(train_features.shape[1])
-    result.update(truth=test_truth, scores=scores, decisions=decisions.astype(bool))
-    return result
-
-
-def evaluate_multiclass_fold(
-    registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, test, settings: Settings
-) -> dict:
-    """Fit ``chain`` on the training rows with their k labels (no positive), apply it to the test rows,
-    classify them into the classes present in ``data`` and measure (:func:`multiclass_measures`)."""
-    labels = schema.attributes[class_index].labels
-    present = np.flatnonzero(np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels)))
-    position_of = np.full(len(labels), -1, dtype=np.int64)
-    position_of[present] = np.arange(len(present))
-    output_class, prepared = _fitted(registry, schema, data, class_index, chain, train)
-    if output_class.labels != labels:
-        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
-    train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
-    missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
-    if len(missing):
-        label = labels[present[missing[0]]]
-        raise FilterkitError(
-            f"--multiclass: a training fold holds no row of class '{label}'; "
-            f"the class is too small for {settings.folds} folds"
-        )
-    classifier, provenance, call = _new_classifier(registry, settings)
-    call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
-    shape = (len(test_classes), len(present))
-    scores = _per_row(call("class_scores", test_features), shape, "class_scores", classifier, provenance)
-    predicted = _per_row(call("predict_class", test_features), shape[:1], "predict_class", classifier, provenance)
-    if not np.all(np.isin(predicted, np.arange(len(present)))):
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: "
-            f"predict_class returned a value that is not a class position 0 … {len(present) - 1}"
-        )
-    result: dict[str, Any] = multiclass_measures(
-        test_classes, scores, predicted.astype(np.int64), [labels[i] for i in present]
-    )
-    result["classifier"] = call("describe")
-    result["features"] = int(train_features.shape[1])
-    result.update(truth=test_classes, scores=scores, decisions=predicted.astype(np.int64))
-    return result
-
-
 def mcnemar(truth: np.ndarray, decisions: np.ndarray, baseline: np.ndarray) -> dict:
     """McNemar's exact test of two classifiers' decisions on the same test rows (Dietterich 1998, §3.1):
     the rows only the chain gets right, those only the baseline gets right, and the two-sided binomial
@@ -624,18 +545,137 @@ def mcnemar(truth: np.ndarray, decisions: np.ndarray, baseline: np.ndarray) -> d
     return {"only_chain_right": chain_only, "only_baseline_right": baseline_only, "p": p}
 
 
-def _fitted(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, positive=None):
-    """``chain`` fitted on the ``train`` rows of ``data`` (for the task ``positive``, if any): its output's class
+def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, settings: Settings) -> dict:
+    """Fit ``chain`` on the ``train`` rows for ``task`` (with ``settings.multiclass``: with the k labels and no
+    positive), apply it to the ``test`` rows, classify them and measure (:func:`measures`, or
+    :func:`multiclass_measures` over the classes present in the dataset)."""
+    multiclass = settings.multiclass
+    output_class, prepared = _fitted(registry, dataset, chain, train, None if multiclass else task)
+    if multiclass and output_class.labels != dataset.labels:
+        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
+    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    call = _CheckedClassifier(registry, settings)
+    if multiclass:
+        result, truth, scores, decisions = _classify_multiclass(
+            call, dataset, train_features, train_codes, test_features, test_codes, settings
+        )
+    else:
+        result, truth, scores, decisions = _classify_task(
+            call, dataset.labels.index(task), task, train_features, train_codes, test_features, test_codes, settings
+        )
+    result["classifier"] = call("describe")
+    result["features"] = int(train_features.shape[1])
+    result.update(truth=truth, scores=scores, decisions=decisions)
+    return result
+
+
+def _classify_task(
+    call, positive: int, task: str, train_features, train_codes, test_features, test_codes, settings: Settings
+):
+    """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
+    train_truth, test_truth = train_codes == positive, test_codes == positive
+    if train_truth.all() or not train_truth.any():
+        missing = "no row of" if not train_truth.any() else "only rows of"
+        raise FilterkitError(
+            f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
+            f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
+        )
+    call("fit", train_features, train_truth.astype(np.int64), settings.seed)
+    rows = (len(test_truth),)
+    scores = call("score", test_features, shape=rows)
+    decisions = call("predict", test_features, shape=rows).astype(bool)
+    result: dict[str, Any] = dict(measures(test_truth, scores, decisions))
+    result["breakeven"] = breakeven(test_truth, scores)
+    result["counts"] = contingency(test_truth, decisions)
+    return result, test_truth, scores, decisions
+
+
+def _classify_multiclass(
+    call, dataset: Dataset, train_features, train_codes, test_features, test_codes, settings: Settings
+):
+    """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
+    labels = dataset.labels
+    present = np.flatnonzero(
+        np.bincount(class_codes(dataset.data, dataset.class_index).astype(np.int64), minlength=len(labels))
+    )
+    position_of = np.full(len(labels), -1, dtype=np.int64)
+    position_of[present] = np.arange(len(present))
+    train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
+    missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
+    if len(missing):
+        raise FilterkitError(
+            f"--multiclass: a training fold holds no row of class '{labels[present[missing[0]]]}'; "
+            f"the class is too small for {settings.folds} folds"
+        )
+    call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
+    shape = (len(test_classes), len(present))
+    scores = call("class_scores", test_features, shape=shape)
+    predicted = call("predict_class", test_features, shape=shape[:1])
+    if not np.all(np.isin(predicted, np.arange(len(present)))):
+        raise call.broken(f"predict_class returned a value that is not a class position 0 … {len(present) - 1}")
+    predicted = predicted.astype(np.int64)
+    result = multiclass_measures(test_classes, scores, predicted, [labels[i] for i in present])
+    return result, test_classes, scores, predicted
+
+
+class _CheckedClassifier:
+    """The run's classifier, made from its options; calling this with a method's name and arguments
+    calls it, a failure or (given the ``shape`` expected) a malformed answer becoming a FilterkitError
+    naming the classifier and its plugin."""
+
+    def __init__(self, registry, settings: Settings):
+        registered = registry.classifiers[settings.classifier]
+        self.classifier, self.provenance = registered.value(**settings.classifier_params), registered.provenance
+
+    def __call__(self, method: str, *args, shape: tuple | None = None):
+        try:
+            value = getattr(self.classifier, method)(*args)
+        except FilterkitError:
+            raise
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
+            raise FilterkitError(
+                f"classifier '{self.classifier.name}' ({self.provenance}) failed during {method}: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        return value if shape is None else self._per_row(value, shape, method)
+
+    def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
+        """``values`` as one real number per test row (and per class, for a ``shape`` of two)."""
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            array = np.array([np.nan])
+        if array.shape != shape or np.isnan(array).any():
+            what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
+            expected = (
+                f"{shape[0]} test rows (one number per row is expected)"
+                if len(shape) == 1
+                else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
+            )
+            raise self.broken(f"{method} returned {what} for {expected}")
+        return array
+
+    def broken(self, what: str) -> FilterkitError:
+        """The error of an answer that breaks the classifier contract."""
+        return FilterkitError(
+            f"classifier '{self.classifier.name}' ({self.provenance}) broke the classifier contract: {what}"
+        )
+
+
+def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
+    """``chain`` fitted on the ``train`` rows (for the task ``positive``, if any): its output's class
     attribute, and what it makes of some rows: their classifier features and class codes."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1), positive=positive).fit(
-        MemorySource(schema, take_rows(data, train))
+    fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
+        MemorySource(dataset.schema, take_rows(dataset.data, train))
     )
     assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
     output_schema, output_class = fitted.output_schema, fitted.output_schema.index_of(fitted.class_name)
 
     def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
+        transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
         return classifier_matrix(output_schema, transformed, output_class), class_codes(transformed, output_class)
 
     return output_schema.attributes[output_class], prepared
@@ -657,59 +697,34 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
         if not actual.any() and not named.any():
             per_class[label]["f1"] = math.nan
     counts = np.sum([values["counts"] for values in per_class.values()], axis=0)
-    aucs = np.array([values["auc"] for values in per_class.values()])
-    f1s = np.array([values["f1"] for values in per_class.values()])
     return {
         "accuracy": float(np.mean(truth == predicted)),
-        "macro_auc": float(np.nanmean(aucs)) if np.any(~np.isnan(aucs)) else math.nan,
-        "macro_f1": float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan,
+        "macro_auc": _nanmean([values["auc"] for values in per_class.values()]),
+        "macro_f1": _nanmean([values["f1"] for values in per_class.values()]),
         "micro_f1": micro_measures(counts)["f1"],
         "per_class": per_class,
     }
 
 
-def _new_classifier(registry, settings: Settings):
-    """The run's classifier made from its options, its plugin's provenance, and a caller of its
-    methods that reports a broken contract (:func:`_classifier_call`)."""
-    registered = registry.classifiers[settings.classifier]
-    classifier = registered.value(**settings.classifier_params)
-    return classifier, registered.provenance, functools.partial(_classifier_call, classifier, registered.provenance)
+def _nanmean(values) -> float:
+    """numpy's mean of the defined (not NaN) values; NaN, without a warning, when none is."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
 
 
-def _classifier_call(classifier, provenance, method: str, *args):
-    """``classifier.METHOD(*args)``; an exception other than FilterkitError becomes one naming the
-    classifier and its plugin."""
-    try:
-        return getattr(classifier, method)(*args)
-    except FilterkitError:
-        raise
-    except BaseException as error:
-        if not plugin_fault(error):
-            raise
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) failed during {method}: {type(error).__name__}: {error}"
-        ) from error
+def _mean(values) -> float:
+    """The mean of the defined values (NaN if none), summed without the undefined ones, which can
+    round otherwise than :func:`_nanmean` (numpy sums pairwise)."""
+    values = np.asarray(values, dtype=np.float64)
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if len(defined) else math.nan
 
 
-def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.ndarray:
-    """``values`` as one real number per test row (and per class, for a ``shape`` of two); else
-    FilterkitError naming the classifier."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.array([np.nan])
-    if array.shape != shape or np.isnan(array).any():
-        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
-        expected = (
-            f"{shape[0]} test rows (one number per row is expected)"
-            if len(shape) == 1
-            else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
-        )
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: {method} returned "
-            f"{what} for {expected}"
-        )
-    return array
+def _std(values) -> float:
+    """The sample standard deviation of the defined values (0 with fewer than two)."""
+    values = np.asarray(values, dtype=np.float64)
+    defined = values[~np.isnan(values)]
+    return float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
 
 
 def task_value(records: list[dict], measure: str) -> float:
@@ -723,16 +738,13 @@ def task_value(records: list[dict], measure: str) -> float:
         per_class = [class_records(records, label) for label in records[0]["per_class"]]
         if measure == "micro_f1":
             return micro_measures(np.sum([r["counts"] for rows in per_class for r in rows], axis=0))["f1"]
-        f1s = np.array([task_value(rows, "f1") for rows in per_class])
-        return float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan
+        return _nanmean([task_value(rows, "f1") for rows in per_class])
     return fold_means(records, measure)
 
 
 def fold_means(records: list[dict], measure: str) -> float:
     """The mean of ``measure`` over the folds where it is defined (NaN if none)."""
-    values = np.array([r[measure] for r in records], dtype=np.float64)
-    defined = values[~np.isnan(values)]
-    return float(defined.mean()) if len(defined) else math.nan
+    return _mean([r[measure] for r in records])
 
 
 def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
@@ -741,12 +753,7 @@ def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURE
     spread = {}
     for measure in measure_names:
         per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
-        defined = np.array([v for v in per_repeat if not math.isnan(v)])
-        spread[measure] = {
-            "mean": float(defined.mean()) if len(defined) else math.nan,
-            "std": float(defined.std(ddof=1)) if len(defined) > 1 else 0.0,
-            "per_repeat": per_repeat,
-        }
+        spread[measure] = {"mean": _mean(per_repeat), "std": _std(per_repeat), "per_repeat": per_repeat}
     return spread
 
 
@@ -754,11 +761,20 @@ def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
     """Per measure, its mean over the folds where it is defined, its spread and its per-fold values."""
     summary: dict[str, Any] = {}
     for measure in measure_names:
-        values = np.array([r[measure] for r in records], dtype=np.float64)
-        defined = values[~np.isnan(values)]
-        summary[measure] = float(defined.mean()) if len(defined) else math.nan
-        summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
+        values = [r[measure] for r in records]
+        summary[measure] = _mean(values)
+        summary.setdefault("std", {})[measure] = _std(values)
         summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
+    return summary
+
+
+def _with_repeats(summary: dict, records: list[dict], repeats: int, measure_names) -> dict:
+    """``summary`` with, over several repeats, :func:`spread_over_repeats` of ``measure_names``, and each
+    fold's classifier and number of features."""
+    if repeats > 1:
+        summary["repeats"] = spread_over_repeats(records, repeats, measure_names)
+    summary["classifier"] = [r["classifier"] for r in records]
+    summary["features"] = [r["features"] for r in records]
     return summary
 
 
@@ -770,11 +786,7 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
     summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
     summary.update(pooled_measures(records))
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
-    if repeats > 1:
-        summary["repeats"] = spread_over_repeats(records, repeats)
-    summary["classifier"] = [r["classifier"] for r in records]
-    summary["features"] = [r["features"] for r in records]
-    return summary
+    return _with_repeats(summary, records, repeats, MEASURES + EXTRA_MEASURES)
 
 
 def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
@@ -784,22 +796,18 @@ def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
     summary = _over_folds(records, MULTICLASS_MEASURES)
     for measure in POOLED_MULTICLASS:
         summary[f"{measure}_fold_mean"], summary[measure] = summary[measure], task_value(records, measure)
-    summary["per_class"] = {
-        label: {
-            **{measure: task_value(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
-            "f1_fold_mean": fold_means(class_records(records, label), "f1"),
+    summary["per_class"] = {}
+    for label in records[0]["per_class"]:
+        rows = class_records(records, label)
+        summary["per_class"][label] = {
+            **{measure: task_value(rows, measure) for measure in PER_CLASS_MEASURES},
+            "f1_fold_mean": fold_means(rows, "f1"),
             "per_fold": {
-                measure: [None if math.isnan(r[measure]) else r[measure] for r in class_records(records, label)]
+                measure: [None if math.isnan(r[measure]) else r[measure] for r in rows]
                 for measure in PER_CLASS_MEASURES
             },
         }
-        for label in records[0]["per_class"]
-    }
-    if repeats > 1:
-        summary["repeats"] = spread_over_repeats(records, repeats, MULTICLASS_MEASURES)
-    summary["classifier"] = [r["classifier"] for r in records]
-    summary["features"] = [r["features"] for r in records]
-    return summary
+    return _with_repeats(summary, records, repeats, MULTICLASS_MEASURES)
 
 
 def class_records(records: list[dict], label: str) -> list[dict]:
@@ -809,11 +817,8 @@ def class_records(records: list[dict], label: str) -> list[dict]:
 
 def macro_average(summaries: list[dict], extra: bool = False) -> dict:
     """The mean over tasks of each measure's task value and of :data:`FOLD_MEANS` (macro-averaging)."""
-    result = {}
-    for measure in MEASURES + FOLD_MEANS + (EXTRA_MEASURES if extra else ()):
-        values = np.array([s[measure] for s in summaries], dtype=np.float64)
-        result[measure] = float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
-    return result
+    measure_names = MEASURES + FOLD_MEANS + (EXTRA_MEASURES if extra else ())
+    return {measure: _nanmean([s[measure] for s in summaries]) for measure in measure_names}
 
 
 def paired_comparison(
@@ -845,7 +850,7 @@ def paired_comparison(
         )
         task_differences = np.array(chain_means) - np.array(baseline_means)
         result[measure] = {
-            "difference": float(np.nanmean(task_differences)) if np.any(~np.isnan(task_differences)) else math.nan,
+            "difference": _nanmean(task_differences),
             "over_tasks": {**win_tie_loss(task_differences), "wilcoxon_p": wilcoxon_p(chain_means, baseline_means)},
             "over_folds": {
                 **win_tie_loss(fold_differences),
@@ -853,18 +858,6 @@ def paired_comparison(
             },
         }
     return result
-
-
-@functools.lru_cache(maxsize=4)
-def _worker_registry(plugins_dir):
-    from filterkit.plugins import load_plugins
-
-    return load_plugins(plugins_dir)
-
-
-def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, test, settings):
-    """One (chain, task, fold, fraction) in a worker process, which loads the plugins itself."""
-    return evaluate_fold(_worker_registry(plugins_dir), schema, data, class_index, chain, task, train, test, settings)
 
 
 def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:
@@ -892,13 +885,11 @@ def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
     return fold_of_row
 
 
-def _cross_validate(
-    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, workers, progress, draws
-):
+def _cross_validate(registry, dataset: Dataset, chains, tasks, settings: Settings, workers: tuple, progress, draws):
     """Every (chain, task, fraction)'s fold results over ``draws`` (:func:`_draws`), in their order, and,
-    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler): the
-    fits run in ``jobs`` processes at most (one: in this one), or with the engine ``dask`` on Dask
-    (:func:`_dask_results`), and are one step of ``progress``."""
+    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler,
+    plugins_dir): the fits run in ``jobs`` processes at most (one: in this one), or with the engine
+    ``dask`` on Dask (:func:`_dask_results`), and are one step of ``progress``."""
     fractions = settings.train_fractions
     items = [
         (chain, task, fold, fraction, samples[fraction], test)
@@ -907,28 +898,22 @@ def _cross_validate(
         for chain in chains
         for fraction in fractions
     ]
-    jobs, engine, scheduler = workers
-    jobs = min(jobs, len(items))
+    fits = [(chain, task, train, test) for chain, task, _, _, train, test in items]
+    jobs, engine, scheduler, plugins_dir = workers
     grouped: dict[tuple, list] = {}
     step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
     with contextlib.ExitStack() as stack:
         if engine == "dask":
             results = stack.enter_context(
-                _dask_results(
-                    registry, plugins_dir, schema, data, class_index, chains, items, settings, scheduler, progress
-                )
+                _dask_results(registry, plugins_dir, dataset, chains, fits, settings, scheduler, progress)
             )
-        elif jobs == 1:
-            results = (
-                evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings)
-                for c, t, _, _, tr, te in items
-            )
+        elif min(jobs, len(fits)) == 1:
+            results = (evaluate_fold(registry, dataset, *fit, settings) for fit in fits)
         else:
             from joblib import Parallel, delayed
 
-            results = Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
-                for c, t, _, _, tr, te in items
+            results = Parallel(n_jobs=min(jobs, len(fits)), return_as="generator")(
+                delayed(_evaluate_in_worker)(plugins_dir, dataset, *fit, settings) for fit in fits
             )
         meter = stack.enter_context(progress.step(step, items=len(items), unit="fits"))
         for (chain, task, fold, fraction, _, _), result in zip(items, results):
@@ -938,24 +923,32 @@ def _cross_validate(
     return grouped, ratios
 
 
+@functools.lru_cache(maxsize=4)
+def _worker_registry(plugins_dir):
+    from filterkit.plugins import load_plugins
+
+    return load_plugins(plugins_dir)
+
+
+def _evaluate_in_worker(plugins_dir, dataset: Dataset, chain, task, train, test, settings: Settings):
+    """:func:`evaluate_fold` in a worker process, which loads the plugins itself."""
+    return evaluate_fold(_worker_registry(plugins_dir), dataset, chain, task, train, test, settings)
+
+
 @contextlib.contextmanager
-def _dask_results(
-    registry, plugins_dir, schema, data, class_index, chains, items, settings: Settings, scheduler, progress
-):
-    """The fold results of ``items`` fitted as tasks on the Dask cluster at ``scheduler`` (None: a local
-    one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in the items' order; the rows are
-    sent to every worker once, and a scheduler's workers must have the chains' stages as this process has;
-    a local cluster's start is shown on ``progress``."""
+def _dask_results(registry, plugins_dir, dataset: Dataset, chains, fits, settings: Settings, scheduler, progress):
+    """The results of ``fits`` (:func:`evaluate_fold`'s arguments) run as tasks on the Dask cluster at
+    ``scheduler`` (None: a local one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in
+    their order; the rows are sent to every worker once, and a scheduler's workers must have the
+    chains' stages as this process has; a local cluster's start is shown on ``progress``."""
     from filterkit.distributed import DaskEngine, results_in_order
 
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
         for chain in chains:
             engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
-        shared = engine.client.scatter([schema, data], broadcast=True)
+        (shared,) = engine.client.scatter([dataset], broadcast=True)
+        client = engine.client
         futures = [
-            engine.client.submit(
-                _evaluate_item, engine.plugins_dir, *shared, class_index, c, t, tr, te, settings, pure=False
-            )
-            for c, t, _, _, tr, te in items
+            client.submit(_evaluate_in_worker, engine.plugins_dir, shared, *fit, settings, pure=False) for fit in fits
         ]
         yield results_in_order(futures)
