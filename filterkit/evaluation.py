@@ -1,28 +1,11 @@
-"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8): :func:`evaluate`.
+"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8 states it): :func:`evaluate`.
 
-Stratified k-fold cross-validation with a fixed seed.  The folds are drawn once, from the class
-labels, so every compared chain and every class-vs-rest task sees exactly the same folds.  For each
-fold the whole chain is fitted on the training rows only (a fresh chain per fold, task and training
-fraction) and applied to the test rows.  Learning curves subsample the training fold only: per
-class, a seeded permutation of its training rows, of which a fraction f keeps the first
-⌈f · n_class⌉, so every larger sample contains the smaller ones.  With a test file, each chain is
-fitted on the whole training file and scored once on the test file's rows.
-
-The classifier sees numeric features only: a nominal attribute the chain leaves nominal is one-hot
-encoded (as Weka's SMO does internally), string, date and relational attributes are dropped, and a
-missing value becomes 0; instance weights are not used.  AUC is computed per fold and averaged over
-the folds that have one (a one-class test fold has none), never pooled.  F1, precision and recall
-come from the contingency counts summed over the folds (Forman & Scholz, SIGKDD Explorations 12(1),
-2010: the mean of per-fold F is biased under class imbalance), their per-fold means kept beside.
-
-``--multiclass`` makes the whole class one task: the chain is fitted with the k labels and no
-positive class, a classifier that can learn k classes (``Classifier.multiclass``) predicts one class
-per test row, and each fold gives the accuracy, the macro and micro F1 and, per class, its
-one-vs-rest AUC and F1 (on the folds of ``--each-class``).  ``--repeats R`` draws the folds R times
-(the first with the seed itself).  ``--stats`` adds the precision–recall break-even point,
-micro-averages over tasks and paired tests of a chain against a baseline on the same folds: the
-Wilcoxon signed-rank test over the tasks, Nadeau & Bengio's corrected resampled t-test over the
-folds and, on a test file, McNemar's test per task.
+Stratified k-fold cross-validation with a fixed seed, the folds drawn once from the class labels so that
+every chain and task sees the same folds; a fresh chain per fold, task and training fraction is fitted on
+the training rows only (a learning curve's sample of them nested in the larger ones) and applied to the
+test rows, whose classifier features (:func:`classifier_matrix`) are classified and measured
+(:mod:`filterkit.measures`).  With a test file, each chain is fitted on the training file and scored once
+on the test file's rows.  ``--multiclass`` makes the whole class one task, learnt with its k labels.
 """
 
 from __future__ import annotations

@@ -1,30 +1,11 @@
 """The classifiers of ``filterkit evaluate``: ``svm`` and ``aisvm``.
 
-``svm`` is the papers' linear SVM (KDD'09 §4; docs/algorithms.md §8.4
-protocol"): liblinear, C chosen from a grid by the best mean AUC of an inner
-stratified k-fold cross-validation on the training rows, then Platt-calibrated
-probabilities (a sigmoid fitted on cross-validated decision values, the SVM
-itself on all training rows); a row is positive where the probability is ≥ 0.5.
-The inner CV has at most as many folds as the smaller class has rows; with a
-single positive (a tiny learning-curve sample) there is no inner CV: C is the
-grid's first value, the scores are raw decision values and a row is positive
-where its decision value is > 0 (``inner_folds`` in the report says which).
-The papers' other settings are options: the hinge loss, an offset b left out
-of the penalty (:class:`FreeInterceptSVM`), Platt's sigmoid fitted on the
-training rows' own decision values (Weka SMO's default) or no sigmoid at all
-(the margin decides at 0), and balanced class weights.
-
-With ``evaluate --multiclass`` ``svm`` is one-vs-rest: one such SVM per class
-(that class against the rest, at one C for all), C chosen from the same grid by
-the best macro-averaged one-vs-rest AUC of the inner cross-validation, which
-is stratified on the k classes.  A class's score is its Platt probability
-(``--svm-decision platt-cv`` or ``platt``, one sigmoid per class) or its
-decision value (``margin``, or without an inner CV); the predicted class is the
-one with the largest score (the first on a tie).
-
-``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
-docs/algorithms.md §9): C* from :func:`adaptive_c`, then the intercept from
-:func:`adaptive_intercept`.
+``svm`` is the papers' linear SVM (KDD'09 §4; docs/algorithms.md §8.4): liblinear, C chosen from a grid by
+the best mean AUC of an inner stratified cross-validation on the training rows, then Platt-calibrated
+probabilities; its options give the papers' other settings (hinge loss, an offset left out of the penalty,
+Platt on the training rows or the margin's sign, balanced class weights).  With ``--multiclass`` it is
+one-vs-rest at one C for all classes, the predicted class the one of the largest score.  ``aisvm`` is
+Anghelescu & Muchnik's adaptive-C-and-intercept SVM (docs/algorithms.md §9).
 """
 
 from __future__ import annotations
