@@ -51,14 +51,9 @@ def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> di
 
 def contingency(truth: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int, int]:
     """(true positives, false positives, false negatives, true negatives)."""
-    truth = np.asarray(truth, dtype=bool)
-    predicted = np.asarray(predicted, dtype=bool)
-    return (
-        int(np.sum(truth & predicted)),
-        int(np.sum(~truth & predicted)),
-        int(np.sum(truth & ~predicted)),
-        int(np.sum(~truth & ~predicted)),
-    )
+    cells = 2 * np.asarray(truth, dtype=bool).astype(np.int64) + np.asarray(predicted, dtype=bool)
+    tn, fp, fn, tp = np.bincount(cells, minlength=4).tolist()
+    return tp, fp, fn, tn
 
 
 def breakeven(truth: np.ndarray, scores: np.ndarray) -> float:
