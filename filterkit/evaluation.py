@@ -20,12 +20,13 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.measures import breakeven, contingency, measures, multiclass_measures
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
-from filterkit.sources import FileSource, MemorySource
+from filterkit.sources import MemorySource
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -128,7 +129,7 @@ def evaluate(
     engine: str = "local",
     scheduler: str | None = None,
 ) -> Evaluation:
-    """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
+    """Cross-validate ``chains`` on ``source`` (an input's path, or a filterkit source called ``name``,
     by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
     (by default, and in each worker, those :func:`filterkit.plugins.load_plugins` finds with
     ``plugins_dir``); its steps, reading and cross-validating, are reported to ``progress``.  Rows
@@ -188,9 +189,12 @@ def evaluate(
 
 @contextlib.contextmanager
 def _opened(source, name: str | None, default: str):
-    """``(source, name)``: an ARFF file's path opened (named by its path), else the source as given."""
+    """``(source, name)``: a path (``-``: standard input) opened as ``filterkit evaluate`` opens it and named
+    by it, else the source as given."""
     if isinstance(source, (str, os.PathLike)):
-        with contextlib.closing(FileSource(os.fspath(source))) as opened:
+        from filterkit.running import open_source
+
+        with open_source(os.fspath(source), DEFAULT_CHUNK_ROWS, needs_passes=False) as opened:
             yield opened, os.fspath(source) if name is None else name
     else:
         yield source, default if name is None else name

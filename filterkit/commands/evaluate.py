@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import shlex
 import sys
@@ -12,7 +11,6 @@ import click
 from click.core import ParameterSource
 
 from filterkit import evaluation, reports
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand, check_distinct
 from filterkit.commands.options import (
@@ -30,7 +28,6 @@ from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode, progress_option
-from filterkit.running import open_source
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -270,24 +267,18 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     fractions = parse_fractions(protocol.pop("train_fraction"))
     settings = Settings(train_fractions=fractions, classifier_params=params, **protocol)
     chains = _chains(plugins, registry, words, compare, settings.sweep)
-    reporter = Progress(mode, word="step")
-    with contextlib.ExitStack() as stack:
-        source = stack.enter_context(open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False))
-        test = None if test_path is None else stack.enter_context(open_source(test_path, DEFAULT_CHUNK_ROWS, False))
-        result = evaluation.evaluate(
-            source,
-            chains,
-            settings,
-            registry,
-            name=input_path,
-            plugins_dir=plugins.folder,
-            jobs=jobs,
-            progress=reporter,
-            test=test,
-            test_name=test_path,
-            engine=engine,
-            scheduler=scheduler,
-        )
+    result = evaluation.evaluate(
+        input_path,
+        chains,
+        settings,
+        registry,
+        plugins_dir=plugins.folder,
+        jobs=jobs,
+        progress=Progress(mode, word="step"),
+        test=test_path,
+        engine=engine,
+        scheduler=scheduler,
+    )
     left_out = result.document["settings"]["rows_with_missing_class_left_out"]
     if left_out:
         sys.stderr.write(f"filterkit: note: {left_out} row(s) with a missing class are left out of the evaluation\n")
