@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import click
 from click.core import ParameterSource
@@ -258,14 +258,14 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
-    protocol = {name: options.pop(name) for name in PROTOCOL_OPTIONS}
+    protocol = {field.name: options.pop(field.name) for field in fields(Settings) if field.name in options}
+    fractions_text = options.pop("train_fraction")
     outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path")}
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     params = _classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
     rendered = _checked_outputs(input_path, test_path, **outputs)
-    fractions = parse_fractions(protocol.pop("train_fraction"))
-    settings = Settings(train_fractions=fractions, classifier_params=params, **protocol)
+    settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = _chains(plugins, registry, words, compare, settings.sweep)
     result = evaluation.evaluate(
         input_path,
@@ -287,23 +287,6 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         with staged_output(output) as staged:
             staged.stream.write(render(result, per_task))
             staged.publish()
-
-
-#: The options that become the evaluation's :class:`Settings`.
-PROTOCOL_OPTIONS = (
-    "folds",
-    "seed",
-    "train_fraction",
-    "repeats",
-    "sweep",
-    "stats",
-    "classifier",
-    "class_spec",
-    "positive",
-    "each_class",
-    "min_positives",
-    "multiclass",
-)
 
 
 def _classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
