@@ -384,36 +384,37 @@ def _check_combinations(ctx, registry) -> None:
     without ``--engine dask``, and ``--jobs`` with it; with ``--test`` what only cross-validation has
     (``--folds``, ``--repeats``), and ``--predictions`` without it."""
     params = ctx.params
-    given = [param for param in ctx.command.params if ctx.get_parameter_source(param.name) is COMMANDLINE]
+    given = {
+        param.name: param.opts[0] for param in ctx.command.params if ctx.get_parameter_source(param.name) is COMMANDLINE
+    }
     if params["positive"] is not None and params["each_class"]:
         raise click.UsageError(
             f"--positive {params['positive']} and --each-class both choose the tasks: give --positive for one task "
             "or --each-class for every class"
         )
-    if params["multiclass"] and not getattr(registry.classifier(params["classifier"]), "multiclass", False):
-        raise click.UsageError(
-            f"classifier '{params['classifier']}' is binary and cannot learn k classes at once (--multiclass needs "
-            "a classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
-        )
-    binary_only = ("positive", "each_class", "min_positives", "per_task", "plot", "report_path")
-    _refuse(
-        given,
-        "--multiclass" if params["multiclass"] else None,
-        binary_only,
-        "it evaluates one task of all classes (its table always shows each class; use --json for everything)",
-    )
+    if params["multiclass"]:
+        if not getattr(registry.classifier(params["classifier"]), "multiclass", False):
+            raise click.UsageError(
+                f"classifier '{params['classifier']}' is binary and cannot learn k classes at once (--multiclass "
+                "needs a classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
+            )
+        binary_only = ("positive", "each_class", "min_positives", "per_task", "plot", "report_path")
+        why = "it evaluates one task of all classes (its table always shows each class; use --json for everything)"
+        _refuse(given, "--multiclass", binary_only, why)
     if params["scheduler"] is not None and params["engine"] != "dask":
         raise click.UsageError("--scheduler needs --engine dask")
-    if params["engine"] == "dask" and any(param.name == "jobs" for param in given):
+    if params["engine"] == "dask" and "jobs" in given:
         raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
-    test = None if params["test_path"] is None else "--test"
-    _refuse(given, test, ("folds", "repeats"), "each chain is fitted on all of IN.arff and scored once on TEST.arff")
-    if test is None and params["predictions_path"] is not None:
+    if params["test_path"] is not None:
+        _refuse(
+            given, "--test", ("folds", "repeats"), "each chain is fitted on all of IN.arff and scored once on TEST.arff"
+        )
+    elif params["predictions_path"] is not None:
         raise click.UsageError("--predictions writes the scored rows of a test file: give --test TEST.arff")
 
 
-def _refuse(given: list[click.Parameter], option: str | None, names: tuple[str, ...], why: str) -> None:
-    """A usage error when ``option`` (None: not given) comes with any option of ``names`` ``given``."""
-    flags = [param.opts[0] for name in names for param in given if param.name == name]
-    if option is not None and flags:
+def _refuse(given: dict[str, str], option: str, names: tuple[str, ...], why: str) -> None:
+    """A usage error naming the options of ``names`` that are ``given`` (name: flag) with ``option``."""
+    flags = [given[name] for name in names if name in given]
+    if flags:
         raise click.UsageError(f"{option} cannot be combined with {', '.join(flags)}: {why}")
