@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filterkit.evaluation import corrected_resampled_t_test, wilcoxon_p
+from filterkit.measures import corrected_resampled_t_test, wilcoxon_p
 
 AUTO = "auto l2"
 WEKA_EXAMPLES = Path("/usr/share/doc/weka/examples")

@@ -4,11 +4,11 @@ Usage: python docs/summarize_results.py RESULTS_DIR
 
 Paired tests compare two chains (or one chain under two classifier settings) on
 the same tasks and folds.  Over tasks: the tasks' fold means, win/tie/loss and
-the two-sided Wilcoxon signed-rank p-value (filterkit.evaluation.wilcoxon_p:
+the two-sided Wilcoxon signed-rank p-value (filterkit.measures.wilcoxon_p:
 scipy.stats.wilcoxon with its default zero_method="wilcox", which drops tied
 tasks; tasks pooled across data sets).  Per task: Nadeau & Bengio's corrected
 resampled t-test of the per-fold differences
-(filterkit.evaluation.corrected_resampled_t_test), counted as the tasks
+(filterkit.measures.corrected_resampled_t_test), counted as the tasks
 significant at 0.05.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filterkit.evaluation import corrected_resampled_t_test, wilcoxon_p
+from filterkit.measures import corrected_resampled_t_test, wilcoxon_p
 
 #: A task's corrected t-test p-value below this counts as a significant difference.
 SIGNIFICANCE = 0.05

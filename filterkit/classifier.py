@@ -1,17 +1,9 @@
 """The classifier protocol of ``filterkit evaluate`` (plugins: ``register_classifiers``).
 
-A classifier is a binary learner: it is fitted on a sparse or dense matrix of
-numeric features and 0/1 targets (1 = the task's positive class), then gives
-each test row a ``score`` (higher means more likely positive, used for AUC and
-precision@20) and a hard decision (``predict``).  Its options are declared
-like a stage's, so ``evaluate`` offers them on the command line as
-``--NAME-OPTION``.
-
-A classifier that can also learn k classes at once (``evaluate --multiclass``)
-says so with ``multiclass = True`` and implements :meth:`Classifier.fit_multiclass`,
-:meth:`Classifier.class_scores` and :meth:`Classifier.predict_class`.  The flag is
-False by default, so a classifier written before it existed stays a binary one,
-which ``--multiclass`` refuses by name.
+A classifier is a binary learner: fitted on numeric features and 0/1 targets, it gives each test row a
+score (for AUC and precision@20) and a decision.  One that can also learn k classes at once (``evaluate
+--multiclass``) says so with ``multiclass = True``; ``--multiclass`` refuses the others by name.  Its
+options are declared like a stage's, and offered on the command line as ``--NAME-OPTION``.
 """
 
 from __future__ import annotations

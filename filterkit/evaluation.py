@@ -1,39 +1,11 @@
-"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8).
+"""The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8 states it): :func:`evaluate`.
 
-Stratified k-fold cross-validation with a fixed seed.  The folds are drawn
-once, from the class labels, so every compared chain and every class-vs-rest
-task sees exactly the same folds.  For each fold the whole chain is fitted on
-the training rows only (a fresh chain per fold, task and training fraction)
-and applied to the test rows; nothing of a test fold reaches a fitted stage.
-Learning curves subsample the training fold only: per class, a seeded
-permutation of its training rows, of which a fraction f keeps the first
-⌈f · n_class⌉, so every larger sample contains the smaller ones.
-
-The classifier sees numeric features only: a nominal attribute the chain
-leaves nominal is one-hot encoded (one 0/1 column per label, as Weka's SMO
-does internally), string, date and relational attributes are dropped, and a
-missing value becomes 0.  Instance weights are not used by the classifiers.
-AUC is computed per fold and averaged, never pooled; a fold whose test rows
-hold only one class has no AUC and is left out of that mean (and counted).
-F1, precision and recall are computed from the contingency counts summed over
-the folds (Forman & Scholz, SIGKDD Explorations 12(1), 2010: the mean of
-per-fold F is biased under class imbalance), their per-fold means kept beside.
-
-``--multiclass`` makes the whole class one task: the chain is fitted on the
-training rows with their k labels and no positive class, a classifier that can
-learn k classes (``Classifier.multiclass``) predicts one class per test row,
-and each fold gives the accuracy, the macro- and micro-averaged F1 and, per
-class, the one-vs-rest AUC of that class's scores and the F1 of predicting it
-(with their macro means) — the folds are those of ``--each-class``, so a class's
-numbers stand beside its binary task's.
-
-``--repeats R`` draws the folds R times (repeat 0 with the seed itself, so one
-repeat is today's evaluation).  The reviewer's statistics (``--stats``) are
-computed from the per-fold values: the precision–recall break-even point,
-micro-averages over tasks (contingency counts pooled over the tasks of one
-fold), and paired tests of a chain against a baseline on the same folds — the
-Wilcoxon signed-rank test over the tasks' means and Nadeau & Bengio's
-corrected resampled t-test over the folds.
+Stratified k-fold cross-validation with a fixed seed, the folds drawn once from the class labels so that
+every chain and task sees the same folds; a fresh chain per fold, task and training fraction is fitted on
+the training rows only (a learning curve's sample of them nested in the larger ones) and applied to the
+test rows, whose classifier features (:func:`classifier_matrix`) are classified and measured
+(:mod:`filterkit.measures`).  With a test file, each chain is fitted on the training file and scored once
+on the test file's rows.  ``--multiclass`` makes the whole class one task, learnt with its k labels.
 """
 
 from __future__ import annotations
@@ -48,33 +20,13 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
+from filterkit.measures import breakeven, contingency, measures, multiclass_measures
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
-from filterkit.sources import FileSource, MemorySource
-
-MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
-
-
-#: Measures of ``--stats`` beside MEASURES: the precision–recall break-even point.
-EXTRA_MEASURES = ("breakeven",)
-
-#: The measures computed from summed contingency counts: over a task's folds (Forman & Scholz 2010's
-#: F_tp,fp, the default) and, with ``--stats``, over the tasks too (micro-averaging).
-MICRO_MEASURES = ("f1", "precision", "recall")
-
-#: The same measures as means of their per-fold values (biased under class imbalance; the default before 0.4).
-FOLD_MEANS = tuple(f"{measure}_fold_mean" for measure in MICRO_MEASURES)
-
-#: The measures of one ``--multiclass`` fold over all classes (each class's own are in ``per_class``).
-MULTICLASS_MEASURES = ("accuracy", "macro_auc", "macro_f1", "micro_f1")
-
-#: The ``--multiclass`` measures computed from counts summed over the folds (:func:`task_value`).
-POOLED_MULTICLASS = ("macro_f1", "micro_f1")
-
-#: Each class's measures in a ``--multiclass`` fold: its one-vs-rest AUC and its F1.
-PER_CLASS_MEASURES = ("auc", "f1")
+from filterkit.sources import MemorySource
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -147,6 +99,21 @@ class Evaluation:
         return reports.predictions_csv(self.predictions)
 
 
+@dataclass(frozen=True)
+class Dataset:
+    """The rows every fit draws from (the training rows, then a test file's) with their schema and
+    the class attribute's position."""
+
+    schema: Schema
+    data: Chunk
+    class_index: int
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The class attribute's labels."""
+        return self.schema.attributes[self.class_index].labels
+
+
 def evaluate(
     source,
     chains: list[ChainSpec],
@@ -162,7 +129,7 @@ def evaluate(
     engine: str = "local",
     scheduler: str | None = None,
 ) -> Evaluation:
-    """Cross-validate ``chains`` on ``source`` (an ARFF file's path, or a filterkit source called ``name``,
+    """Cross-validate ``chains`` on ``source`` (an input's path, or a filterkit source called ``name``,
     by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
     (by default, and in each worker, those :func:`filterkit.plugins.load_plugins` finds with
     ``plugins_dir``); its steps, reading and cross-validating, are reported to ``progress``.  Rows
@@ -179,27 +146,25 @@ def evaluate(
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
         progress.expect(2 if test is None else 3)
-        schema, data, class_index, training_rows = _read_data(source, name, test, test_name, settings, progress)
-        codes = class_codes(data, class_index)
+        dataset, training_rows = _read_data(source, name, test, test_name, settings, progress)
+        codes = class_codes(dataset.data, dataset.class_index)
         known = np.flatnonzero(~np.isnan(codes))
-        data = data if len(known) == len(codes) else take_rows(data, known)
+        if len(known) < len(codes):
+            dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
         in_test = known >= training_rows
-        labels = schema.attributes[class_index].labels
-        counts = np.bincount(codes[known[~in_test]].astype(np.int64), minlength=len(labels))
+        labels, known_codes = dataset.labels, codes[known].astype(np.int64)
+        counts, test_counts = (np.bincount(known_codes[rows], minlength=len(labels)) for rows in (~in_test, in_test))
         tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
-        test_counts = np.bincount(codes[known[in_test]].astype(np.int64), minlength=len(labels))
         if test is not None:
             _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
         with progress.working("drawing the folds"):
-            draws = _draws(codes[known].astype(np.int64), settings, in_test if test is not None else None)
-        workers = (jobs, engine, scheduler)
-        grouped, ratios = _cross_validate(
-            registry, plugins_dir, schema, data, class_index, chains, tasks, settings, workers, progress, draws
-        )
+            draws = _draws(known_codes, settings, in_test if test is not None else None)
+        workers = (jobs, engine, scheduler, plugins_dir)
+        grouped, ratios = _cross_validate(registry, dataset, chains, tasks, settings, workers, progress, draws)
         progress.finish()
         extra = {
             "input": name,
-            "class": schema.attributes[class_index].name,
+            "class": dataset.schema.attributes[dataset.class_index].name,
             "class_counts": dict(zip(labels, counts.tolist())),
             "chains": [c.text for c in chains],
             "tasks": tasks,
@@ -210,52 +175,54 @@ def evaluate(
                 test=test_name, test_rows=int(in_test.sum()), test_class_counts=dict(zip(labels, test_counts.tolist()))
             )
         fold_of_row = None if test is not None else _fold_of_row(draws, settings.folds, len(known))
-        settings_json = reports.settings_document(
-            settings, int(np.sum(~in_test)), len(codes) - len(known), fold_of_row, extra
-        )
+        left_out = len(codes) - len(known)
+        settings_json = reports.settings_document(settings, int(np.sum(~in_test)), left_out, fold_of_row, extra)
         document = reports.document(chains, tasks, settings, grouped, settings_json, ratios)
         rows = known[in_test] - training_rows + 1
-        predictions = (
-            []
-            if test is None
-            else [
-                {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
-                for (c, t, f), records in grouped.items()
-            ]
-        )
+        predictions = [
+            {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
+            for (c, t, f), records in grouped.items()
+            if test is not None
+        ]
         return Evaluation(document, predictions)
 
 
 @contextlib.contextmanager
 def _opened(source, name: str | None, default: str):
-    """``(source, name)``: an ARFF file's path opened (named by its path), else the source as given."""
+    """``(source, name)``: a path (``-``: standard input) opened as ``filterkit evaluate`` opens it and named
+    by it, else the source as given."""
     if isinstance(source, (str, os.PathLike)):
-        with contextlib.closing(FileSource(os.fspath(source))) as opened:
+        from filterkit.running import open_source
+
+        with open_source(os.fspath(source), DEFAULT_CHUNK_ROWS, needs_passes=False) as opened:
             yield opened, os.fspath(source) if name is None else name
     else:
         yield source, default if name is None else name
 
 
-def _read_data(source, name: str, test, test_name: str, settings: Settings, progress):
-    """The schema, the rows of ``source`` and then of ``test`` (if any) in one chunk, the class attribute's
-    position and the number of ``source``'s rows; FilterkitError for a class that is not nominal or a test
-    file whose header differs from the training file's."""
+def _read_data(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Dataset, int]:
+    """The rows of ``source`` and then of ``test`` (if any), and the number of ``source``'s rows;
+    FilterkitError for a class that is not nominal or a test file whose header differs from the
+    training file's."""
     schema = source.schema
-    with progress.step(f"reading {name}", source) as meter:
-        data = concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+
+    def read(source, name: str) -> Chunk:
+        with progress.step(f"reading {name}", source) as meter:
+            return concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+
+    data = read(source, name)
+    training_rows = data.n_rows
     class_index = resolve_class(schema, settings.class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
         raise FilterkitError("evaluate needs a nominal class attribute (-c)", name)
-    if test is None:
-        return schema, data, class_index, data.n_rows
-    difference = schema.first_difference(test.schema)
-    if difference is not None:
-        raise FilterkitError(f"header differs from the training data: {difference}", test_name)
-    if settings.repeats > 1:
-        raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
-    with progress.step(f"reading {test_name}", test) as meter:
-        test_data = concatenate(list(meter.counted(test.chunks())), len(schema), schema.text_columns())
-    return schema, concatenate([data, test_data], len(schema), schema.text_columns()), class_index, data.n_rows
+    if test is not None:
+        difference = schema.first_difference(test.schema)
+        if difference is not None:
+            raise FilterkitError(f"header differs from the training data: {difference}", test_name)
+        if settings.repeats > 1:
+            raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
+        data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
+    return Dataset(schema, data, class_index), training_rows
 
 
 def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, name: str, test_name: str) -> None:
@@ -403,153 +370,34 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
     return features
 
 
-def measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
-    """The papers' measures of one test fold (AUC is NaN when the fold has one class only)."""
-    from sklearn.metrics import roc_auc_score
-
-    truth = np.asarray(truth, dtype=bool)
-    tp, fp, fn, tn = contingency(truth, predicted)
-    top = np.argsort(-np.asarray(scores), kind="stable")[:20]
-    return {
-        "accuracy": (tp + tn) / len(truth),
-        "auc": float(roc_auc_score(truth, scores)) if 0 < truth.sum() < len(truth) else math.nan,
-        **micro_measures(np.array([tp, fp, fn, tn])),
-        "specificity": tn / (tn + fp) if tn + fp else 0.0,
-        "precision_at_20": float(truth[top].mean()) if len(top) else 0.0,
-    }
-
-
-def contingency(truth: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int, int]:
-    """(true positives, false positives, false negatives, true negatives)."""
-    truth = np.asarray(truth, dtype=bool)
-    predicted = np.asarray(predicted, dtype=bool)
-    return (
-        int(np.sum(truth & predicted)),
-        int(np.sum(~truth & predicted)),
-        int(np.sum(truth & ~predicted)),
-        int(np.sum(~truth & ~predicted)),
-    )
-
-
-def breakeven(truth: np.ndarray, scores: np.ndarray) -> float:
-    """The precision–recall break-even point: precision (= recall) of the P top-scored rows, P the positives.
-
-    Rows tied at the P-th score share the remaining places, so each counts the
-    fraction of them left (the mean over every order of the ties; the row
-    order does not matter).  NaN when the fold has no positive.
-    """
-    truth = np.asarray(truth, dtype=bool)
-    scores = np.asarray(scores, dtype=np.float64)
-    positives = int(truth.sum())
-    if not positives:
-        return math.nan
-    cut = np.sort(scores)[::-1][positives - 1]
-    above, at = scores > cut, scores == cut
-    places = positives - int(above.sum())
-    hits = float(truth[above].sum()) + float(truth[at].sum()) * places / float(at.sum())
-    return hits / positives
-
-
-def micro_measures(counts: np.ndarray) -> dict[str, float]:
-    """F1, precision and recall of summed (tp, fp, fn, tn) counts."""
-    tp, fp, fn = float(counts[0]), float(counts[1]), float(counts[2])
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"f1": f1, "precision": precision, "recall": recall}
-
-
-def pooled_measures(records: list[dict]) -> dict[str, float]:
-    """F1, precision and recall of the contingency counts summed over the folds ``records`` (Forman &
-    Scholz 2010, §3: F_tp,fp, unbiased where a fold holds few or no positives), and their means over the
-    folds as :data:`FOLD_MEANS`."""
-    return {**_summed(records), **{f"{m}_fold_mean": fold_means(records, m) for m in MICRO_MEASURES}}
-
-
-def _summed(records: list[dict]) -> dict[str, float]:
-    """F1, precision and recall of the counts summed over ``records``; NaN where no fold has an F1 (a class
-    of ``--multiclass`` that no test row holds and none is predicted as)."""
-    if all(math.isnan(r["f1"]) for r in records):
-        return dict.fromkeys(MICRO_MEASURES, math.nan)
-    return micro_measures(np.sum([r["counts"] for r in records], axis=0))
-
-
-def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
-    """Micro-averaged F1, precision and recall: the tasks' counts summed over the folds too
-    (:func:`pooled_measures`); as :data:`FOLD_MEANS`, per fold the tasks' counts summed, then the mean over folds."""
-    summed = [
-        np.sum([records[fold]["counts"] for records in per_task_records], axis=0)
-        for fold in range(len(per_task_records[0]))
-    ]
-    return pooled_measures([{"counts": counts, **micro_measures(counts)} for counts in summed])
-
-
-def corrected_resampled_t_test(differences, test_train_ratio: float) -> dict:
-    """Nadeau & Bengio's corrected resampled t-test of paired per-fold differences.
-
-    t = mean(d) / sqrt((1/J + n_test/n_train) · s²), s² the sample variance of the
-    J differences, with J − 1 degrees of freedom; the p-value is two-sided
-    (equal differences: t = 0 and p = 1 if they are 0, else t = ±∞ and p = 0).
-    Folds with an undefined difference (NaN, an AUC-less fold) are left out.
-    """
-    from scipy.stats import t as student
-
-    values = np.asarray(differences, dtype=np.float64)
-    values = values[~np.isnan(values)]
-    if len(values) < 2:
-        return {"t": None, "p": None, "df": None, "folds": len(values)}
-    mean, variance = float(values.mean()), float(values.var(ddof=1))
-    if np.ptp(values) == 0:  # equal differences: their variance is 0, not a rounding error of the mean
-        statistic = 0.0 if mean == 0 else math.copysign(math.inf, mean)
-    else:
-        statistic = mean / math.sqrt((1 / len(values) + test_train_ratio) * variance)
-    p = 1.0 if statistic == 0 else float(2 * student.sf(abs(statistic), len(values) - 1))
-    return {"t": statistic, "p": p, "df": len(values) - 1, "folds": len(values)}
-
-
-def wilcoxon_p(values, baseline) -> float | None:
-    """The two-sided p-value of the Wilcoxon signed-rank test of paired values (scipy's defaults).
-
-    None with fewer than two pairs; 1.0 when every difference is zero (nothing to rank).
-    Pairs with an undefined value are left out.
-    """
-    from scipy.stats import wilcoxon
-
-    values, baseline = np.asarray(values, dtype=np.float64), np.asarray(baseline, dtype=np.float64)
-    defined = ~(np.isnan(values) | np.isnan(baseline))
-    values, baseline = values[defined], baseline[defined]
-    if len(values) < 2:
-        return None
-    if np.all(values == baseline):
-        return 1.0
-    return float(wilcoxon(values, baseline).pvalue)
-
-
-def win_tie_loss(differences) -> dict[str, int]:
-    """How many differences are > 0, exactly 0, < 0 (undefined ones not counted)."""
-    values = np.asarray(differences, dtype=np.float64)
-    values = values[~np.isnan(values)]
-    return {"wins": int(np.sum(values > 0)), "ties": int(np.sum(values == 0)), "losses": int(np.sum(values < 0))}
-
-
-def evaluate_fold(
-    registry,
-    schema: Schema,
-    data: Chunk,
-    class_index: int,
-    chain: ChainSpec,
-    task: str,
-    train: np.ndarray,
-    test: np.ndarray,
-    settings: Settings,
-) -> dict:
-    """Fit ``chain`` on the training rows for ``task``, apply it to the test rows, classify, measure
-    (with ``settings.multiclass``: every class at once, :func:`evaluate_multiclass_fold`)."""
-    if settings.multiclass:
-        return evaluate_multiclass_fold(registry, schema, data, class_index, chain, train, test, settings)
-    _, prepared = _fitted(registry, schema, data, class_index, chain, train, task)
-    positive = schema.attributes[class_index].labels.index(task)
+def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, settings: Settings) -> dict:
+    """Fit ``chain`` on the ``train`` rows for ``task`` (with ``settings.multiclass``: with the k labels and no
+    positive), apply it to the ``test`` rows, classify them and measure (:func:`measures`, or
+    :func:`multiclass_measures` over the classes present in the dataset)."""
+    multiclass = settings.multiclass
+    output_class, prepared = _fitted(registry, dataset, chain, train, None if multiclass else task)
+    if multiclass and output_class.labels != dataset.labels:
+        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
     (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    call = _CheckedClassifier(registry, settings)
+    if multiclass:
+        result, truth, scores, decisions = _classify_multiclass(
+            call, dataset, train_features, train_codes, test_features, test_codes, settings
+        )
+    else:
+        result, truth, scores, decisions = _classify_task(
+            call, dataset.labels.index(task), task, train_features, train_codes, test_features, test_codes, settings
+        )
+    result["classifier"] = call("describe")
+    result["features"] = int(train_features.shape[1])
+    result.update(truth=truth, scores=scores, decisions=decisions)
+    return result
+
+
+def _classify_task(
+    call, positive: int, task: str, train_features, train_codes, test_features, test_codes, settings: Settings
+):
+    """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
     train_truth, test_truth = train_codes == positive, test_codes == positive
     if train_truth.all() or not train_truth.any():
         missing = "no row of" if not train_truth.any() else "only rows of"
@@ -557,314 +405,105 @@ def evaluate_fold(
             f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
             f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
         )
-    classifier, provenance, call = _new_classifier(registry, settings)
     call("fit", train_features, train_truth.astype(np.int64), settings.seed)
     rows = (len(test_truth),)
-    scores = _per_row(call("score", test_features), rows, "score", classifier, provenance)
-    decisions = _per_row(call("predict", test_features), rows, "predict", classifier, provenance)
-    result: dict[str, Any] = dict(measures(test_truth, scores, decisions.astype(bool)))
+    scores = call("score", test_features, shape=rows)
+    decisions = call("predict", test_features, shape=rows).astype(bool)
+    result: dict[str, Any] = dict(measures(test_truth, scores, decisions))
     result["breakeven"] = breakeven(test_truth, scores)
-    result["counts"] = contingency(test_truth, decisions.astype(bool))
-    result["classifier"] = call("describe")
-    result["features"] = int(train_features.shape[1])
-    result.update(truth=test_truth, scores=scores, decisions=decisions.astype(bool))
-    return result
+    result["counts"] = contingency(test_truth, decisions)
+    return result, test_truth, scores, decisions
 
 
-def evaluate_multiclass_fold(
-    registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, test, settings: Settings
-) -> dict:
-    """Fit ``chain`` on the training rows with their k labels (no positive), apply it to the test rows,
-    classify them into the classes present in ``data`` and measure (:func:`multiclass_measures`)."""
-    labels = schema.attributes[class_index].labels
-    present = np.flatnonzero(np.bincount(class_codes(data, class_index).astype(np.int64), minlength=len(labels)))
+def _classify_multiclass(
+    call, dataset: Dataset, train_features, train_codes, test_features, test_codes, settings: Settings
+):
+    """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
+    labels = dataset.labels
+    present = np.flatnonzero(
+        np.bincount(class_codes(dataset.data, dataset.class_index).astype(np.int64), minlength=len(labels))
+    )
     position_of = np.full(len(labels), -1, dtype=np.int64)
     position_of[present] = np.arange(len(present))
-    output_class, prepared = _fitted(registry, schema, data, class_index, chain, train)
-    if output_class.labels != labels:
-        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
     train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
     missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
     if len(missing):
-        label = labels[present[missing[0]]]
         raise FilterkitError(
-            f"--multiclass: a training fold holds no row of class '{label}'; "
+            f"--multiclass: a training fold holds no row of class '{labels[present[missing[0]]]}'; "
             f"the class is too small for {settings.folds} folds"
         )
-    classifier, provenance, call = _new_classifier(registry, settings)
     call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
     shape = (len(test_classes), len(present))
-    scores = _per_row(call("class_scores", test_features), shape, "class_scores", classifier, provenance)
-    predicted = _per_row(call("predict_class", test_features), shape[:1], "predict_class", classifier, provenance)
+    scores = call("class_scores", test_features, shape=shape)
+    predicted = call("predict_class", test_features, shape=shape[:1])
     if not np.all(np.isin(predicted, np.arange(len(present)))):
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: "
-            f"predict_class returned a value that is not a class position 0 … {len(present) - 1}"
+        raise call.broken(f"predict_class returned a value that is not a class position 0 … {len(present) - 1}")
+    predicted = predicted.astype(np.int64)
+    result = multiclass_measures(test_classes, scores, predicted, [labels[i] for i in present])
+    return result, test_classes, scores, predicted
+
+
+class _CheckedClassifier:
+    """The run's classifier, made from its options; calling this with a method's name and arguments
+    calls it, a failure or (given the ``shape`` expected) a malformed answer becoming a FilterkitError
+    naming the classifier and its plugin."""
+
+    def __init__(self, registry, settings: Settings):
+        registered = registry.classifiers[settings.classifier]
+        self.classifier, self.provenance = registered.value(**settings.classifier_params), registered.provenance
+
+    def __call__(self, method: str, *args, shape: tuple | None = None):
+        try:
+            value = getattr(self.classifier, method)(*args)
+        except FilterkitError:
+            raise
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
+            raise FilterkitError(
+                f"classifier '{self.classifier.name}' ({self.provenance}) failed during {method}: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        return value if shape is None else self._per_row(value, shape, method)
+
+    def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
+        """``values`` as one real number per test row (and per class, for a ``shape`` of two)."""
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            array = np.array([np.nan])
+        if array.shape != shape or np.isnan(array).any():
+            what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
+            expected = (
+                f"{shape[0]} test rows (one number per row is expected)"
+                if len(shape) == 1
+                else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
+            )
+            raise self.broken(f"{method} returned {what} for {expected}")
+        return array
+
+    def broken(self, what: str) -> FilterkitError:
+        """The error of an answer that breaks the classifier contract."""
+        return FilterkitError(
+            f"classifier '{self.classifier.name}' ({self.provenance}) broke the classifier contract: {what}"
         )
-    result: dict[str, Any] = multiclass_measures(
-        test_classes, scores, predicted.astype(np.int64), [labels[i] for i in present]
-    )
-    result["classifier"] = call("describe")
-    result["features"] = int(train_features.shape[1])
-    result.update(truth=test_classes, scores=scores, decisions=predicted.astype(np.int64))
-    return result
 
 
-def mcnemar(truth: np.ndarray, decisions: np.ndarray, baseline: np.ndarray) -> dict:
-    """McNemar's exact test of two classifiers' decisions on the same test rows (Dietterich 1998, §3.1):
-    the rows only the chain gets right, those only the baseline gets right, and the two-sided binomial
-    p-value of the first count among both at ½ (1.0 when no row tells them apart)."""
-    from scipy.stats import binomtest
-
-    right, baseline_right = decisions == truth, baseline == truth
-    chain_only, baseline_only = int(np.sum(right & ~baseline_right)), int(np.sum(~right & baseline_right))
-    differing = chain_only + baseline_only
-    p = float(binomtest(chain_only, differing).pvalue) if differing else 1.0
-    return {"only_chain_right": chain_only, "only_baseline_right": baseline_only, "p": p}
-
-
-def _fitted(registry, schema: Schema, data: Chunk, class_index: int, chain: ChainSpec, train, positive=None):
-    """``chain`` fitted on the ``train`` rows of ``data`` (for the task ``positive``, if any): its output's class
+def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
+    """``chain`` fitted on the ``train`` rows (for the task ``positive``, if any): its output's class
     attribute, and what it makes of some rows: their classifier features and class codes."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
-    fitted = Chain(stages, class_spec=str(class_index + 1), positive=positive).fit(
-        MemorySource(schema, take_rows(data, train))
+    fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
+        MemorySource(dataset.schema, take_rows(dataset.data, train))
     )
     assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
     output_schema, output_class = fitted.output_schema, fitted.output_schema.index_of(fitted.class_name)
 
     def prepared(rows):
-        transformed = next(iter(fitted.transform([take_rows(data, rows)])))
+        transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
         return classifier_matrix(output_schema, transformed, output_class), class_codes(transformed, output_class)
 
     return output_schema.attributes[output_class], prepared
-
-
-def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
-    """The measures of one ``--multiclass`` test fold: accuracy, macro and micro F1 and, per class
-    (``labels[k]`` for column k of ``scores``), the one-vs-rest AUC of its scores and its F1, whose
-    means over the classes are the macro AUC and macro F1.  A class without an AUC in the fold is
-    left out of the macro AUC; one with neither a test row nor a prediction in the fold has no F1
-    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions).
-    Each class also has its ``counts`` (:func:`contingency`)."""
-    per_class: dict[str, dict[str, Any]] = {}
-    for position, label in enumerate(labels):
-        actual, named = truth == position, predicted == position
-        measured = measures(actual, scores[:, position], named)
-        per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
-        per_class[label]["counts"] = contingency(actual, named)
-        if not actual.any() and not named.any():
-            per_class[label]["f1"] = math.nan
-    counts = np.sum([values["counts"] for values in per_class.values()], axis=0)
-    aucs = np.array([values["auc"] for values in per_class.values()])
-    f1s = np.array([values["f1"] for values in per_class.values()])
-    return {
-        "accuracy": float(np.mean(truth == predicted)),
-        "macro_auc": float(np.nanmean(aucs)) if np.any(~np.isnan(aucs)) else math.nan,
-        "macro_f1": float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan,
-        "micro_f1": micro_measures(counts)["f1"],
-        "per_class": per_class,
-    }
-
-
-def _new_classifier(registry, settings: Settings):
-    """The run's classifier made from its options, its plugin's provenance, and a caller of its
-    methods that reports a broken contract (:func:`_classifier_call`)."""
-    registered = registry.classifiers[settings.classifier]
-    classifier = registered.value(**settings.classifier_params)
-    return classifier, registered.provenance, functools.partial(_classifier_call, classifier, registered.provenance)
-
-
-def _classifier_call(classifier, provenance, method: str, *args):
-    """``classifier.METHOD(*args)``; an exception other than FilterkitError becomes one naming the
-    classifier and its plugin."""
-    try:
-        return getattr(classifier, method)(*args)
-    except FilterkitError:
-        raise
-    except BaseException as error:
-        if not plugin_fault(error):
-            raise
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) failed during {method}: {type(error).__name__}: {error}"
-        ) from error
-
-
-def _per_row(values, shape: tuple, method: str, classifier, provenance) -> np.ndarray:
-    """``values`` as one real number per test row (and per class, for a ``shape`` of two); else
-    FilterkitError naming the classifier."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.array([np.nan])
-    if array.shape != shape or np.isnan(array).any():
-        what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
-        expected = (
-            f"{shape[0]} test rows (one number per row is expected)"
-            if len(shape) == 1
-            else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
-        )
-        raise FilterkitError(
-            f"classifier '{classifier.name}' ({provenance}) broke the classifier contract: {method} returned "
-            f"{what} for {expected}"
-        )
-    return array
-
-
-def task_value(records: list[dict], measure: str) -> float:
-    """A task's value of ``measure`` over its folds ``records``: F1, precision and recall from the counts
-    summed over the folds (:func:`pooled_measures`), with ``--multiclass`` the
-    macro F1 the mean of the classes' and the micro F1 from the counts summed over classes and folds;
-    another measure its mean over the folds."""
-    if measure in MICRO_MEASURES and "counts" in records[0]:
-        return _summed(records)[measure]
-    if measure in POOLED_MULTICLASS and "per_class" in records[0]:
-        per_class = [class_records(records, label) for label in records[0]["per_class"]]
-        if measure == "micro_f1":
-            return micro_measures(np.sum([r["counts"] for rows in per_class for r in rows], axis=0))["f1"]
-        f1s = np.array([task_value(rows, "f1") for rows in per_class])
-        return float(np.nanmean(f1s)) if np.any(~np.isnan(f1s)) else math.nan
-    return fold_means(records, measure)
-
-
-def fold_means(records: list[dict], measure: str) -> float:
-    """The mean of ``measure`` over the folds where it is defined (NaN if none)."""
-    values = np.array([r[measure] for r in records], dtype=np.float64)
-    defined = values[~np.isnan(values)]
-    return float(defined.mean()) if len(defined) else math.nan
-
-
-def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
-    """Per measure, each repeat's value (:func:`task_value`), and their mean and standard deviation across repeats."""
-    folds = len(records) // repeats
-    spread = {}
-    for measure in measure_names:
-        per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
-        defined = np.array([v for v in per_repeat if not math.isnan(v)])
-        spread[measure] = {
-            "mean": float(defined.mean()) if len(defined) else math.nan,
-            "std": float(defined.std(ddof=1)) if len(defined) > 1 else 0.0,
-            "per_repeat": per_repeat,
-        }
-    return spread
-
-
-def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
-    """Per measure, its mean over the folds where it is defined, its spread and its per-fold values."""
-    summary: dict[str, Any] = {}
-    for measure in measure_names:
-        values = np.array([r[measure] for r in records], dtype=np.float64)
-        defined = values[~np.isnan(values)]
-        summary[measure] = float(defined.mean()) if len(defined) else math.nan
-        summary.setdefault("std", {})[measure] = float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
-        summary.setdefault("per_fold", {})[measure] = [None if math.isnan(v) else float(v) for v in values]
-    return summary
-
-
-def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
-    """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction),
-    F1, precision and recall from the counts summed over all of them (:func:`pooled_measures`, which also
-    gives their fold means); with ``extra`` also the break-even point; over several repeats also each
-    repeat's value and their spread."""
-    summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
-    summary.update(pooled_measures(records))
-    summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
-    if repeats > 1:
-        summary["repeats"] = spread_over_repeats(records, repeats)
-    summary["classifier"] = [r["classifier"] for r in records]
-    summary["features"] = [r["features"] for r in records]
-    return summary
-
-
-def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
-    """:func:`summarize` for ``--multiclass`` folds: the means (the F1s: :func:`task_value`, their fold means
-    beside), spreads and per-fold values of :data:`MULTICLASS_MEASURES`, and per class the same of its AUC
-    and F1."""
-    summary = _over_folds(records, MULTICLASS_MEASURES)
-    for measure in POOLED_MULTICLASS:
-        summary[f"{measure}_fold_mean"], summary[measure] = summary[measure], task_value(records, measure)
-    summary["per_class"] = {
-        label: {
-            **{measure: task_value(class_records(records, label), measure) for measure in PER_CLASS_MEASURES},
-            "f1_fold_mean": fold_means(class_records(records, label), "f1"),
-            "per_fold": {
-                measure: [None if math.isnan(r[measure]) else r[measure] for r in class_records(records, label)]
-                for measure in PER_CLASS_MEASURES
-            },
-        }
-        for label in records[0]["per_class"]
-    }
-    if repeats > 1:
-        summary["repeats"] = spread_over_repeats(records, repeats, MULTICLASS_MEASURES)
-    summary["classifier"] = [r["classifier"] for r in records]
-    summary["features"] = [r["features"] for r in records]
-    return summary
-
-
-def class_records(records: list[dict], label: str) -> list[dict]:
-    """One class's measures of each ``--multiclass`` fold, as records of their own."""
-    return [r["per_class"][label] for r in records]
-
-
-def macro_average(summaries: list[dict], extra: bool = False) -> dict:
-    """The mean over tasks of each measure's task value and of :data:`FOLD_MEANS` (macro-averaging)."""
-    result = {}
-    for measure in MEASURES + FOLD_MEANS + (EXTRA_MEASURES if extra else ()):
-        values = np.array([s[measure] for s in summaries], dtype=np.float64)
-        result[measure] = float(np.nanmean(values)) if np.any(~np.isnan(values)) else math.nan
-    return result
-
-
-def paired_comparison(
-    records: dict[str, list[dict]],
-    baseline: dict[str, list[dict]],
-    test_train_ratio: float,
-    measure_names=MEASURES + EXTRA_MEASURES,
-) -> dict:
-    """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``
-    (with ``--multiclass``, per class: the tasks are the classes).
-
-    Over tasks: the tasks' values (:func:`task_value`), their mean difference, win/tie/loss and
-    the Wilcoxon signed-rank p-value.  Over folds: per fold the mean over tasks
-    of the paired differences, win/tie/loss and the corrected resampled t-test
-    (``test_train_ratio`` = test rows / training rows of a fold).
-    """
-    tasks = list(baseline)
-    result = {}
-    for measure in measure_names:
-        chain_means = [task_value(records[task], measure) for task in tasks]
-        baseline_means = [task_value(baseline[task], measure) for task in tasks]
-        per_fold = np.array(
-            [[r[measure] - b[measure] for r, b in zip(records[task], baseline[task])] for task in tasks],
-            dtype=np.float64,
-        )
-        defined = ~np.isnan(per_fold)
-        fold_differences = np.where(
-            defined.any(axis=0), np.nansum(per_fold, axis=0) / np.maximum(defined.sum(axis=0), 1), np.nan
-        )
-        task_differences = np.array(chain_means) - np.array(baseline_means)
-        result[measure] = {
-            "difference": float(np.nanmean(task_differences)) if np.any(~np.isnan(task_differences)) else math.nan,
-            "over_tasks": {**win_tie_loss(task_differences), "wilcoxon_p": wilcoxon_p(chain_means, baseline_means)},
-            "over_folds": {
-                **win_tie_loss(fold_differences),
-                "corrected_t": corrected_resampled_t_test(fold_differences, test_train_ratio),
-            },
-        }
-    return result
-
-
-@functools.lru_cache(maxsize=4)
-def _worker_registry(plugins_dir):
-    from filterkit.plugins import load_plugins
-
-    return load_plugins(plugins_dir)
-
-
-def _evaluate_item(plugins_dir, schema, data, class_index, chain, task, train, test, settings):
-    """One (chain, task, fold, fraction) in a worker process, which loads the plugins itself."""
-    return evaluate_fold(_worker_registry(plugins_dir), schema, data, class_index, chain, task, train, test, settings)
 
 
 def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:
@@ -892,13 +531,11 @@ def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
     return fold_of_row
 
 
-def _cross_validate(
-    registry, plugins_dir, schema, data, class_index, chains, tasks, settings: Settings, workers, progress, draws
-):
+def _cross_validate(registry, dataset: Dataset, chains, tasks, settings: Settings, workers: tuple, progress, draws):
     """Every (chain, task, fraction)'s fold results over ``draws`` (:func:`_draws`), in their order, and,
-    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler): the
-    fits run in ``jobs`` processes at most (one: in this one), or with the engine ``dask`` on Dask
-    (:func:`_dask_results`), and are one step of ``progress``."""
+    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler,
+    plugins_dir): the fits run in ``jobs`` processes at most (one: in this one), or with the engine
+    ``dask`` on Dask (:func:`_dask_results`), and are one step of ``progress``."""
     fractions = settings.train_fractions
     items = [
         (chain, task, fold, fraction, samples[fraction], test)
@@ -907,28 +544,22 @@ def _cross_validate(
         for chain in chains
         for fraction in fractions
     ]
-    jobs, engine, scheduler = workers
-    jobs = min(jobs, len(items))
+    fits = [(chain, task, train, test) for chain, task, _, _, train, test in items]
+    jobs, engine, scheduler, plugins_dir = workers
     grouped: dict[tuple, list] = {}
     step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
     with contextlib.ExitStack() as stack:
         if engine == "dask":
             results = stack.enter_context(
-                _dask_results(
-                    registry, plugins_dir, schema, data, class_index, chains, items, settings, scheduler, progress
-                )
+                _dask_results(registry, plugins_dir, dataset, chains, fits, settings, scheduler, progress)
             )
-        elif jobs == 1:
-            results = (
-                evaluate_fold(registry, schema, data, class_index, c, t, tr, te, settings)
-                for c, t, _, _, tr, te in items
-            )
+        elif min(jobs, len(fits)) == 1:
+            results = (evaluate_fold(registry, dataset, *fit, settings) for fit in fits)
         else:
             from joblib import Parallel, delayed
 
-            results = Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_evaluate_item)(plugins_dir, schema, data, class_index, c, t, tr, te, settings)
-                for c, t, _, _, tr, te in items
+            results = Parallel(n_jobs=min(jobs, len(fits)), return_as="generator")(
+                delayed(_evaluate_in_worker)(plugins_dir, dataset, *fit, settings) for fit in fits
             )
         meter = stack.enter_context(progress.step(step, items=len(items), unit="fits"))
         for (chain, task, fold, fraction, _, _), result in zip(items, results):
@@ -938,24 +569,32 @@ def _cross_validate(
     return grouped, ratios
 
 
+@functools.lru_cache(maxsize=4)
+def _worker_registry(plugins_dir):
+    from filterkit.plugins import load_plugins
+
+    return load_plugins(plugins_dir)
+
+
+def _evaluate_in_worker(plugins_dir, dataset: Dataset, chain, task, train, test, settings: Settings):
+    """:func:`evaluate_fold` in a worker process, which loads the plugins itself."""
+    return evaluate_fold(_worker_registry(plugins_dir), dataset, chain, task, train, test, settings)
+
+
 @contextlib.contextmanager
-def _dask_results(
-    registry, plugins_dir, schema, data, class_index, chains, items, settings: Settings, scheduler, progress
-):
-    """The fold results of ``items`` fitted as tasks on the Dask cluster at ``scheduler`` (None: a local
-    one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in the items' order; the rows are
-    sent to every worker once, and a scheduler's workers must have the chains' stages as this process has;
-    a local cluster's start is shown on ``progress``."""
+def _dask_results(registry, plugins_dir, dataset: Dataset, chains, fits, settings: Settings, scheduler, progress):
+    """The results of ``fits`` (:func:`evaluate_fold`'s arguments) run as tasks on the Dask cluster at
+    ``scheduler`` (None: a local one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in
+    their order; the rows are sent to every worker once, and a scheduler's workers must have the
+    chains' stages as this process has; a local cluster's start is shown on ``progress``."""
     from filterkit.distributed import DaskEngine, results_in_order
 
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
         for chain in chains:
             engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
-        shared = engine.client.scatter([schema, data], broadcast=True)
+        (shared,) = engine.client.scatter([dataset], broadcast=True)
+        client = engine.client
         futures = [
-            engine.client.submit(
-                _evaluate_item, engine.plugins_dir, *shared, class_index, c, t, tr, te, settings, pure=False
-            )
-            for c, t, _, _, tr, te in items
+            client.submit(_evaluate_in_worker, engine.plugins_dir, shared, *fit, settings, pure=False) for fit in fits
         ]
         yield results_in_order(futures)

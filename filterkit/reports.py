@@ -19,19 +19,17 @@ import math
 import numpy as np
 
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import (
+from filterkit.evaluation import MULTICLASS_TASK, Settings, repeat_seed
+from filterkit.measures import (
     EXTRA_MEASURES,
     MEASURES,
     MULTICLASS_MEASURES,
-    MULTICLASS_TASK,
     PER_CLASS_MEASURES,
-    Settings,
     class_records,
     macro_average,
     mcnemar,
     micro_average,
     paired_comparison,
-    repeat_seed,
     summarize,
     summarize_multiclass,
 )

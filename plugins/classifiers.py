@@ -1,30 +1,11 @@
 """The classifiers of ``filterkit evaluate``: ``svm`` and ``aisvm``.
 
-``svm`` is the papers' linear SVM (KDD'09 §4; docs/algorithms.md §8.4
-protocol"): liblinear, C chosen from a grid by the best mean AUC of an inner
-stratified k-fold cross-validation on the training rows, then Platt-calibrated
-probabilities (a sigmoid fitted on cross-validated decision values, the SVM
-itself on all training rows); a row is positive where the probability is ≥ 0.5.
-The inner CV has at most as many folds as the smaller class has rows; with a
-single positive (a tiny learning-curve sample) there is no inner CV: C is the
-grid's first value, the scores are raw decision values and a row is positive
-where its decision value is > 0 (``inner_folds`` in the report says which).
-The papers' other settings are options: the hinge loss, an offset b left out
-of the penalty (:class:`FreeInterceptSVM`), Platt's sigmoid fitted on the
-training rows' own decision values (Weka SMO's default) or no sigmoid at all
-(the margin decides at 0), and balanced class weights.
-
-With ``evaluate --multiclass`` ``svm`` is one-vs-rest: one such SVM per class
-(that class against the rest, at one C for all), C chosen from the same grid by
-the best macro-averaged one-vs-rest AUC of the inner cross-validation, which
-is stratified on the k classes.  A class's score is its Platt probability
-(``--svm-decision platt-cv`` or ``platt``, one sigmoid per class) or its
-decision value (``margin``, or without an inner CV); the predicted class is the
-one with the largest score (the first on a tie).
-
-``aisvm`` is Anghelescu & Muchnik's adaptive-C-and-intercept SVM (§2;
-docs/algorithms.md §9): C* from :func:`adaptive_c`, then the intercept from
-:func:`adaptive_intercept`.
+``svm`` is the papers' linear SVM (KDD'09 §4; docs/algorithms.md §8.4): liblinear, C chosen from a grid by
+the best mean AUC of an inner stratified cross-validation on the training rows, then Platt-calibrated
+probabilities; its options give the papers' other settings (hinge loss, an offset left out of the penalty,
+Platt on the training rows or the margin's sign, balanced class weights).  With ``--multiclass`` it is
+one-vs-rest at one C for all classes, the predicted class the one of the largest score.  ``aisvm`` is
+Anghelescu & Muchnik's adaptive-C-and-intercept SVM (docs/algorithms.md §9).
 """
 
 from __future__ import annotations
@@ -199,139 +180,91 @@ class LinearSVM(Classifier):
         )
 
     def fit(self, features, targets, seed):
-        from sklearn.model_selection import StratifiedKFold
-
-        targets = np.asarray(targets, dtype=np.int64)
-        folds = min(self.params["inner_folds"], int(min(np.bincount(targets, minlength=2))))
-        self.inner_folds = folds
-        self.inner_auc = {}
-        out_of_fold = {}
-        if folds >= 2:
-            splits = list(
-                StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(targets)), targets)
-            )
-            for C in self.grid:
-                decisions = np.zeros(len(targets))
-                aucs = []
-                for train, test in splits:
-                    model = _fit_quietly(self._svm(C, seed), features[train], targets[train])
-                    decisions[test] = model.decision_function(features[test])
-                    aucs.append(area_under_roc(targets[test], decisions[test]))
-                self.inner_auc[C] = float(np.mean(aucs))
-                out_of_fold[C] = decisions
-            self.chosen_C = max(self.grid, key=lambda C: (self.inner_auc[C], -C))
-        else:
-            self.chosen_C = self.grid[0]
-        self.model = _fit_quietly(self._svm(self.chosen_C, seed), features, targets)
-        decision = self.params["decision"]
-        if decision == "platt":
-            self.sigmoid = platt_sigmoid(self.model.decision_function(features), targets)
-        elif decision == "platt-cv" and folds >= 2:
-            self.sigmoid = platt_sigmoid(out_of_fold[self.chosen_C], targets)
-        else:
-            self.sigmoid = None
-        return self
-
-    def score(self, features):
-        decisions = self.model.decision_function(features)
-        if self.sigmoid is None:
-            return decisions
-        slope, offset = self.sigmoid
-        return 1.0 / (1.0 + np.exp(slope * decisions + offset))
-
-    def predict(self, features):
-        if self.sigmoid is None:
-            return self.model.decision_function(features) > 0
-        return self.score(features) >= 0.5
-
-    def _one_vs_rest_decisions(self, C: float, seed: int, features, classes, n_classes: int, test_features):
-        """Decision values on ``test_features`` (rows × classes) of one SVM per class against the rest."""
-        columns = [
-            _fit_quietly(self._svm(C, seed), features, (classes == k).astype(np.int64)).decision_function(test_features)
-            for k in range(n_classes)
-        ]
-        return np.column_stack(columns)
+        self.binary = True
+        return self._fit_one_vs_rest(features, targets, 2, [1], seed)
 
     def fit_multiclass(self, features, classes, n_classes, seed):
         """One-vs-rest: one SVM per class at the C of the best inner macro one-vs-rest AUC."""
+        self.binary = False
+        return self._fit_one_vs_rest(features, classes, n_classes, range(n_classes), seed)
+
+    def _fit_one_vs_rest(self, features, classes, n_classes: int, columns, seed: int):
+        """One SVM per class of ``columns`` against the rest, at the C of the best mean (over ``columns``)
+        AUC of the inner cross-validation, and each column's Platt sigmoid as the decision option says."""
         from sklearn.model_selection import StratifiedKFold
 
         classes = np.asarray(classes, dtype=np.int64)
-        folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
-        self.inner_folds = folds
-        self.inner_auc = {}
-        out_of_fold = {}
+        self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
+        self.inner_auc, out_of_fold = {}, {}
         if folds >= 2:
             splits = list(
                 StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
             )
             for C in self.grid:
-                decisions = np.zeros((len(classes), n_classes))
+                decisions = np.zeros((len(classes), len(columns)))
                 aucs = []
                 for train, test in splits:
-                    decisions[test] = self._one_vs_rest_decisions(
-                        C, seed, features[train], classes[train], n_classes, features[test]
-                    )
+                    models = self._one_vs_rest(C, seed, features[train], classes[train], columns)
+                    decisions[test] = _decisions(models, features[test])
                     aucs.append(
-                        np.nanmean([area_under_roc(classes[test] == k, decisions[test, k]) for k in range(n_classes)])
+                        np.nanmean(
+                            [area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)]
+                        )
                     )
                 self.inner_auc[C] = float(np.mean(aucs))
                 out_of_fold[C] = decisions
             self.chosen_C = max(self.grid, key=lambda C: (self.inner_auc[C], -C))
         else:
             self.chosen_C = self.grid[0]
-        self.models = [
-            _fit_quietly(self._svm(self.chosen_C, seed), features, (classes == k).astype(np.int64))
-            for k in range(n_classes)
-        ]
-        decision = self.params["decision"]
-        if decision == "platt":
-            calibration = self._decisions(features)
-        elif decision == "platt-cv" and folds >= 2:
-            calibration = out_of_fold[self.chosen_C]
-        else:
-            calibration = None
+        self.models = self._one_vs_rest(self.chosen_C, seed, features, classes, columns)
+        if self.params["decision"] == "platt":
+            out_of_fold[self.chosen_C] = _decisions(self.models, features)
+        calibrated = None if self.params["decision"] == "margin" else out_of_fold.get(self.chosen_C)
         self.sigmoids = (
-            None if calibration is None else [platt_sigmoid(calibration[:, k], classes == k) for k in range(n_classes)]
+            None
+            if calibrated is None
+            else np.array([platt_sigmoid(calibrated[:, j], classes == k) for j, k in enumerate(columns)])
         )
         return self
 
-    def _decisions(self, features) -> np.ndarray:
-        return np.column_stack([model.decision_function(features) for model in self.models])
+    def _one_vs_rest(self, C: float, seed: int, features, classes, columns) -> list:
+        """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
+        return [_fit_quietly(self._svm(C, seed), features, (classes == k).astype(np.int64)) for k in columns]
 
     def class_scores(self, features):
         """Each class's Platt probability, or its decision value without a sigmoid."""
-        decisions = self._decisions(features)
+        decisions = _decisions(self.models, features)
         if self.sigmoids is None:
             return decisions
-        slopes, offsets = (np.array(values) for values in zip(*self.sigmoids))
-        return 1.0 / (1.0 + np.exp(slopes * decisions + offsets))
+        return 1.0 / (1.0 + np.exp(self.sigmoids[:, 0] * decisions + self.sigmoids[:, 1]))
+
+    def score(self, features):
+        return self.class_scores(features)[:, 0]
+
+    def predict(self, features):
+        return self.score(features) > 0 if self.sigmoids is None else self.score(features) >= 0.5
 
     def predict_class(self, features):
         """The class of the largest score (the first on a tie)."""
         return np.argmax(self.class_scores(features), axis=1)
 
     def describe(self):
-        if hasattr(self, "models"):
-            return {
-                "C": self.chosen_C,
-                "inner_folds": self.inner_folds,
-                "inner_macro_auc": {str(c): a for c, a in self.inner_auc.items()},
-                "class_rule": "largest decision value" if self.sigmoids is None else "largest Platt probability",
-                **(
-                    {"b": [float(model.intercept_[0]) for model in self.models]}
-                    if self.params["intercept"] == "free"
-                    else {}
-                ),
-            }
         described = {
             "C": self.chosen_C,
             "inner_folds": self.inner_folds,
-            "inner_auc": {str(c): a for c, a in self.inner_auc.items()},
+            "inner_auc" if self.binary else "inner_macro_auc": {str(c): a for c, a in self.inner_auc.items()},
         }
+        if not self.binary:
+            described["class_rule"] = "largest decision value" if self.sigmoids is None else "largest Platt probability"
         if self.params["intercept"] == "free":
-            described["b"] = float(self.model.intercept_[0])
+            offsets = [float(model.intercept_[0]) for model in self.models]
+            described["b"] = offsets[0] if self.binary else offsets
         return described
+
+
+def _decisions(models: list, features) -> np.ndarray:
+    """Each model's decision values on ``features`` (rows × models)."""
+    return np.column_stack([model.decision_function(features) for model in models])
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:

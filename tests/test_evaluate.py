@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from chain_helpers import FIXTURE_PLUGINS, REAL
-from filterkit.evaluation import choose_tasks, measures, nested_subsamples, stratified_folds
+from filterkit.evaluation import choose_tasks, nested_subsamples, stratified_folds
+from filterkit.measures import measures
 from filterkit_plugins.classifiers import (
     AdaptiveSVM,
     LinearSVM,

@@ -75,7 +75,7 @@ def test_with_a_test_file_the_one_fold_gives_equal_pooled_f_and_fold_mean(positi
 
 
 def test_multiclass_f1s_pool_each_class_over_the_folds():
-    from filterkit.evaluation import multiclass_measures, summarize_multiclass
+    from filterkit.measures import multiclass_measures, summarize_multiclass
 
     def fold(truth, predicted):
         predicted = np.array(predicted)

@@ -11,14 +11,8 @@ import numpy as np
 import pytest
 
 from chain_helpers import REAL
-from filterkit.evaluation import (
-    breakeven,
-    corrected_resampled_t_test,
-    micro_average,
-    paired_comparison,
-    repeat_seed,
-    wilcoxon_p,
-)
+from filterkit.evaluation import repeat_seed
+from filterkit.measures import breakeven, corrected_resampled_t_test, micro_average, paired_comparison, wilcoxon_p
 
 IRIS = REAL / "iris.arff"
 ECOLI = REAL / "ecoli.arff"

@@ -5,6 +5,7 @@ no more worker processes than there are fits (issue 37, item 13)."""
 from __future__ import annotations
 
 import importlib.util
+import io
 
 import joblib
 import pytest
@@ -85,3 +86,12 @@ def test_worker_processes_give_the_same_document_as_this_process():
     )
     alone = evaluate(IRIS, CHAINS, settings)
     assert evaluate(IRIS, CHAINS, settings, jobs=2).json() == alone.json()
+
+
+def test_a_path_is_opened_as_the_command_opens_it_standard_input_included(monkeypatch):
+    settings = Settings(folds=2, positive="Iris-versicolor", classifier_params={"c_values": "1", "inner_folds": 2})
+    from_file = evaluate(IRIS, CHAINS[:1], settings)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(IRIS.read_bytes())))
+    from_stdin = evaluate("-", CHAINS[:1], settings)
+    assert from_stdin.document["settings"]["input"] == "-"
+    assert from_stdin.document["per_fold"] == from_file.document["per_fold"]

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import click
+from click.core import ParameterSource
 
 from filterkit import evaluation, reports
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand, check_distinct
 from filterkit.commands.options import (
@@ -29,7 +28,6 @@ from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode, progress_option
-from filterkit.running import open_source
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -49,19 +47,11 @@ the same folds; without it, the arguments after IN.arff are one chain's stages.
 The classifier sees numeric features only: nominal attributes the chain leaves
 nominal are one-hot encoded, string and date attributes are dropped, missing
 values become 0; instance weights are not used. Rows with a missing class are
-left out (and counted on stderr). AUC is averaged over folds, never pooled.
---repeats draws the folds again (the first draw is --seed's); --stats adds the
-break-even point, micro-averages and paired tests against the first chain;
---sweep runs every chain at each value of one stage option on the same folds.
---multiclass makes the whole class one task: each chain is fitted without a
-positive class, a multi-class classifier (svm: one-vs-rest) predicts one class
-per row; accuracy, macro and micro F1, and per class its one-vs-rest AUC and F1.
---test TEST.arff fits each chain on all of IN.arff and scores it on TEST.arff
-(same header) instead; --stats then adds McNemar's test per task. A mean that
-leaves out folds (a one-class test fold has no AUC) is marked * and footnoted.
-F1, precision and recall come from the counts summed over the folds (Forman &
-Scholz 2010); --json also gives their per-fold means (f1_fold_mean, …).
---engine dask runs the fits on a Dask cluster (--scheduler, or a local one).
+left out (and counted on stderr). AUC is averaged over folds, never pooled; a
+mean that leaves out folds (a one-class test fold has no AUC) is marked * and
+footnoted. F1, precision and recall come from the counts summed over the folds
+(Forman & Scholz 2010); --json also gives their per-fold means (f1_fold_mean, …).
+With --test, --stats adds McNemar's test per task.
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
@@ -108,10 +98,6 @@ class Sweep:
     def label(self) -> str:
         """``stage.option-name``, as the swept chains are labelled."""
         return f"{self.stage}.{self.option.replace('_', '-')}"
-
-    def preset(self) -> dict[str, dict]:
-        """The first value, for chains that leave the swept option out (it is replaced on every run)."""
-        return {self.stage: {self.option: self.converted[0]}}
 
 
 def parse_sweep(registry, text: str) -> Sweep:
@@ -180,6 +166,7 @@ def _classifier_options(ctx: click.Context) -> list[click.Option]:
 
 
 _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
+COMMANDLINE = ParameterSource.COMMANDLINE
 
 
 @click.command(cls=EvaluateCommand, help=EVALUATE_HELP, context_settings={"allow_interspersed_args": False})
@@ -267,92 +254,36 @@ _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
 @quiet_option
 @progress_option
 @click.pass_context
-def evaluate(
-    ctx,
-    input_path,
-    words,
-    compare,
-    test_path,
-    predictions_path,
-    folds,
-    seed,
-    train_fraction,
-    repeats,
-    sweep,
-    stats,
-    classifier,
-    class_spec,
-    positive,
-    each_class,
-    min_positives,
-    multiclass,
-    as_json,
-    per_task,
-    plot,
-    report_path,
-    jobs,
-    engine,
-    scheduler,
-    quiet,
-    progress,
-    **classifier_values,
-):
+def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs, engine, scheduler, **options):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
-    params = _classifier_params(registry, classifier, classifier_values)
-    if positive is not None and each_class:
-        raise click.UsageError(
-            f"--positive {positive} and --each-class both choose the tasks: give --positive for one task "
-            "or --each-class for every class"
-        )
-    if multiclass:
-        _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path)
-    _check_engine_options(ctx, engine, scheduler)
-    if test_path is not None:
-        _check_test_options(ctx)
-    elif predictions_path is not None:
-        raise click.UsageError("--predictions writes the scored rows of a test file: give --test TEST.arff")
-    outputs = _checked_outputs(input_path, test_path, plot, report_path, predictions_path)
-    settings = Settings(
-        folds=folds,
-        seed=seed,
-        train_fractions=parse_fractions(train_fraction),
-        classifier=classifier,
-        classifier_params=params,
-        repeats=repeats,
-        multiclass=multiclass,
-        class_spec=class_spec,
-        positive=positive,
-        each_class=each_class,
-        min_positives=min_positives,
-        stats=stats,
-        sweep=sweep,
+    protocol = {field.name: options.pop(field.name) for field in fields(Settings) if field.name in options}
+    fractions_text = options.pop("train_fraction")
+    outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path")}
+    mode = progress_mode(options.pop("quiet"), options.pop("progress"))
+    params = _classifier_params(registry, protocol["classifier"], options)
+    _check_combinations(ctx, registry)
+    rendered = _checked_outputs(input_path, test_path, **outputs)
+    settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
+    chains = _chains(plugins, registry, words, compare, settings.sweep)
+    result = evaluation.evaluate(
+        input_path,
+        chains,
+        settings,
+        registry,
+        plugins_dir=plugins.folder,
+        jobs=jobs,
+        progress=Progress(mode, word="step"),
+        test=test_path,
+        engine=engine,
+        scheduler=scheduler,
     )
-    chains = _chains(plugins, registry, words, compare, sweep)
-    reporter = Progress(progress_mode(quiet, progress), word="step")
-    with contextlib.ExitStack() as stack:
-        source = stack.enter_context(open_source(input_path, DEFAULT_CHUNK_ROWS, needs_passes=False))
-        test = None if test_path is None else stack.enter_context(open_source(test_path, DEFAULT_CHUNK_ROWS, False))
-        result = evaluation.evaluate(
-            source,
-            chains,
-            settings,
-            registry,
-            name=input_path,
-            plugins_dir=plugins.folder,
-            jobs=jobs,
-            progress=reporter,
-            test=test,
-            test_name=test_path,
-            engine=engine,
-            scheduler=scheduler,
-        )
     left_out = result.document["settings"]["rows_with_missing_class_left_out"]
     if left_out:
         sys.stderr.write(f"filterkit: note: {left_out} row(s) with a missing class are left out of the evaluation\n")
     click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
-    for output, render in outputs:
+    for output, render in rendered:
         with staged_output(output) as staged:
             staged.stream.write(render(result, per_task))
             staged.publish()
@@ -383,7 +314,7 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
     """The chains to evaluate: the words as one chain, or with ``compare`` each word as one; with
     ``sweep``, each of them once per value of the swept option."""
     swept = None if sweep is None else parse_sweep(registry, sweep)
-    preset = None if swept is None else swept.preset()
+    preset = None if swept is None else {swept.stage: {swept.option: swept.converted[0]}}
     if compare and not words:
         raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
     _check_chain_words(registry, words, compare)
@@ -420,7 +351,7 @@ def _split_chain(text: str) -> list[str]:
 
 
 def _checked_outputs(
-    input_path: str, test_path: str | None, plot: str | None, report_path: str | None, predictions: str | None
+    input_path: str, test_path: str | None, plot: str | None, report_path: str | None, predictions_path: str | None
 ) -> list[tuple]:
     """Before any work: ``--plot``, ``--report`` and ``--predictions`` as (output, renderer of the
     evaluation to bytes), each checked writable, apart from the inputs and each other, with matplotlib
@@ -432,7 +363,7 @@ def _checked_outputs(
         for option, path, render in (
             ("--plot", plot, lambda result, _: reports.learning_curves_png(result.document)),
             ("--report", report_path, lambda result, per_task: result.html(per_task).encode()),
-            ("--predictions", predictions, lambda result, _: result.predictions_csv().encode()),
+            ("--predictions", predictions_path, lambda result, _: result.predictions_csv().encode()),
         )
         if path is not None
     ]
@@ -447,50 +378,43 @@ def _checked_outputs(
     return outputs
 
 
-def _check_engine_options(ctx, engine: str, scheduler: str | None) -> None:
-    """Refuse ``--scheduler`` without ``--engine dask``, and ``--jobs`` with it (the cluster's workers run the fits)."""
-    if scheduler is not None and engine != "dask":
+def _check_combinations(ctx, registry) -> None:
+    """Usage errors, before any work, for options that cannot go together: two ways of choosing the
+    tasks; with ``--multiclass`` a binary classifier or what only binary tasks have; ``--scheduler``
+    without ``--engine dask``, and ``--jobs`` with it; with ``--test`` what only cross-validation has
+    (``--folds``, ``--repeats``), and ``--predictions`` without it."""
+    params = ctx.params
+    given = {
+        param.name: param.opts[0] for param in ctx.command.params if ctx.get_parameter_source(param.name) is COMMANDLINE
+    }
+    if params["positive"] is not None and params["each_class"]:
+        raise click.UsageError(
+            f"--positive {params['positive']} and --each-class both choose the tasks: give --positive for one task "
+            "or --each-class for every class"
+        )
+    if params["multiclass"]:
+        if not getattr(registry.classifier(params["classifier"]), "multiclass", False):
+            raise click.UsageError(
+                f"classifier '{params['classifier']}' is binary and cannot learn k classes at once (--multiclass "
+                "needs a classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
+            )
+        binary_only = ("positive", "each_class", "min_positives", "per_task", "plot", "report_path")
+        why = "it evaluates one task of all classes (its table always shows each class; use --json for everything)"
+        _refuse(given, "--multiclass", binary_only, why)
+    if params["scheduler"] is not None and params["engine"] != "dask":
         raise click.UsageError("--scheduler needs --engine dask")
-    if engine == "dask" and ctx.get_parameter_source("jobs") is click.core.ParameterSource.COMMANDLINE:
+    if params["engine"] == "dask" and "jobs" in given:
         raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
+    if params["test_path"] is not None:
+        _refuse(
+            given, "--test", ("folds", "repeats"), "each chain is fitted on all of IN.arff and scored once on TEST.arff"
+        )
+    elif params["predictions_path"] is not None:
+        raise click.UsageError("--predictions writes the scored rows of a test file: give --test TEST.arff")
 
 
-def _check_test_options(ctx) -> None:
-    """Refuse with ``--test`` what only cross-validation has: ``--folds`` and ``--repeats``."""
-    given = [
-        "--" + name
-        for name in ("folds", "repeats")
-        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
-    ]
-    if given:
-        raise click.UsageError(
-            f"--test cannot be combined with {', '.join(given)}: each chain is fitted on all of IN.arff and "
-            "scored once on TEST.arff"
-        )
-
-
-def _check_multiclass_options(ctx, registry, classifier, positive, each_class, per_task, plot, report_path) -> None:
-    """Refuse what ``--multiclass`` cannot do: a binary classifier, and the options of binary tasks or
-    of the binary table and plots."""
-    if not getattr(registry.classifier(classifier), "multiclass", False):
-        raise click.UsageError(
-            f"classifier '{classifier}' is binary and cannot learn k classes at once (--multiclass needs a "
-            "classifier that declares multiclass, e.g. svm); for one task per class use --each-class"
-        )
-    given = [
-        flag
-        for flag, value in (
-            ("--positive", positive is not None),
-            ("--each-class", each_class),
-            ("--min-positives", ctx.get_parameter_source("min_positives") is click.core.ParameterSource.COMMANDLINE),
-            ("--per-task", per_task),
-            ("--plot", plot is not None),
-            ("--report", report_path is not None),
-        )
-        if value
-    ]
-    if given:
-        raise click.UsageError(
-            f"--multiclass cannot be combined with {', '.join(given)}: it evaluates one task of all classes "
-            "(its table always shows each class; use --json for everything)"
-        )
+def _refuse(given: dict[str, str], option: str, names: tuple[str, ...], why: str) -> None:
+    """A usage error naming the options of ``names`` that are ``given`` (name: flag) with ``option``."""
+    flags = [given[name] for name in names if name in given]
+    if flags:
+        raise click.UsageError(f"{option} cannot be combined with {', '.join(flags)}: {why}")
