@@ -1,7 +1,9 @@
-"""Every command of README.md runs as written: each line of its ``sh`` blocks in order, in a folder holding
-a copy of arff_samples/ (the set-up lines from their ``filterkit`` on, their install and test command being
-the one .ci/run runs), and its ``python`` blocks; a ``text`` block after a block of one command is the
-first lines of that command's output. And its table is what examples/reuters_test_table.py prints."""
+"""Every command of README.md runs as written: each line of its ``sh`` blocks in order (the set-up lines
+from their ``filterkit`` on, their install and test command being the one .ci/run runs), and its ``python``
+blocks, starting in a folder that holds a copy of arff_samples/ as the repository does, with a home folder
+of the test's own (a line ending in ``cd DIR`` moves the next ones there); a ``text`` block after a block
+of one command is the first lines of that command's output. And its table is what
+examples/reuters_test_table.py prints."""
 
 from __future__ import annotations
 
@@ -58,7 +60,9 @@ def test_the_set_up_lines_install_and_run_filterkit_and_the_tests_as_ci_does():
 
 
 def test_every_readme_command_runs_in_order_and_gives_what_the_readme_shows(shell, tmp_path):
-    shutil.copytree(ROOT / "arff_samples", tmp_path / "arff_samples")
+    folder, home = tmp_path / "repository", tmp_path / "home"
+    shutil.copytree(ROOT / "arff_samples", folder / "arff_samples")
+    home.mkdir()
     commands = readme_commands()
     assert len(commands) >= 12
     for language, command, shown in commands:
@@ -66,20 +70,23 @@ def test_every_readme_command_runs_in_order_and_gives_what_the_readme_shows(shel
         if setup and "pytest" in command:
             continue  # the whole suite: .ci/run runs it (the test above)
         if language == "python":
-            completed = subprocess.run([sys.executable, "-c", command], capture_output=True, cwd=tmp_path, timeout=120)
+            completed = subprocess.run([sys.executable, "-c", command], capture_output=True, cwd=folder, timeout=120)
             status, stdout, stderr = completed.returncode, completed.stdout, completed.stderr.decode()
         else:
-            result = shell(setup[2] if setup else command, cwd=tmp_path)
+            result = shell(setup[2] if setup else command, cwd=folder, env={"HOME": str(home)})
             status, stdout, stderr = result.status, result.stdout, result.stderr
         assert status == 0, f"{command}\n{stderr}"
         assert "Traceback" not in stderr and "error:" not in stderr, f"{command}\n{stderr}"
-        written = re.search(r" -o (\S+)", command)
-        if written:
-            output = (tmp_path / written[1]).read_bytes()
+        moved, written = re.search(r"&& cd ~/(\S+)$", command), re.search(r" -o (\S+)", command)
+        if moved:
+            folder = home / moved[1]
+        elif written:
+            output = (folder / written[1]).read_bytes()
             assert output.startswith(b"% filterkit chain: ") or (output and not written[1].endswith(".arff")), command
         else:
             assert stdout.strip(), command
         assert stdout.decode().splitlines()[: len(shown)] == shown, command
+    assert sorted(path.name for path in (tmp_path / "repository").iterdir()) == ["arff_samples"]
 
 
 def test_the_first_command_summarizes_the_shaped_file(shell, tmp_path):
