@@ -79,6 +79,7 @@ LONGEST_FIRST = (
     "tests/test_malformed.py",
     "tests/test_csv_rfc4180.py",
     "tests/test_research_scripts.py",
+    "tests/test_readme.py",
     "tests/test_selection.py",
     "tests/test_sanitizers.py",
     "tests/test_housekeeping.py",
