@@ -326,7 +326,9 @@ def _holds_text(cells: np.ndarray) -> bool:
 def _known(y) -> np.ndarray:
     """y without its missing values."""
     y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    return y[[not _is_missing(value) for value in y.tolist()]] if y.ndim == 1 else y
+    # Rebuilt from the kept values so that numpy infers their type: a list of ints left as an object
+    # array is a target of "unknown" type to scikit-learn, and y would be ignored.
+    return np.asarray([value for value in y.tolist() if not _is_missing(value)]) if y.ndim == 1 else y
 
 
 def _is_missing(cell) -> bool:

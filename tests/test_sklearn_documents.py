@@ -180,3 +180,15 @@ def test_word_vector_passes_a_frame_s_numbers_bools_and_categories_through_besid
     np.testing.assert_array_equal(
         vector.transform(frame).toarray(), [[1, 1, 0, 1, 1], [np.nan, 0, 1, 0, 1], [3, 1, 0, 0, 0]]
     )
+
+
+def test_a_plain_list_of_numbers_as_y_is_the_class_as_an_array_of_them_is():
+    X, y, _ = load_arff(SAMPLE)
+    documents = X[:, 0].tolist()
+    numbers = [int(label) for label in y]  # the labels are "0" and "1"
+    kept = {
+        name: tuple(WordVector(lowercase=True, words_to_keep=20).fit(documents, given).get_feature_names_out())
+        for name, given in [("labels", y), ("array", np.array(numbers)), ("list", numbers), ("none", None)]
+    }
+    assert kept["list"] == kept["array"] == kept["labels"]
+    assert kept["none"] != kept["labels"]  # per class, words_to_keep keeps other words than over all rows
