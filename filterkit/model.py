@@ -29,7 +29,7 @@ from filterkit import __version__
 from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
 from filterkit.outputs import checked_output, staged_output
-from filterkit.plugins import Registry
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
@@ -99,6 +99,8 @@ def save_model(
             {
                 "name": stage.name,
                 "plugin": registered.plugin,
+                # What installs the stage, as `filterkit plugins` says: for the built-ins "filterkit-arff",
+                # not the "filterkit" (another project on PyPI) of older models, which load alike (by name).
                 "distribution": registered.distribution,
                 "params": stage.params,
                 "state": state,
@@ -317,9 +319,13 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     """The fitted chain a checked model document describes (its arrays read from beside ``path``)."""
     for entry in document["stages"]:
         if entry["name"] not in registry.stages:
+            # a model saved before the rename: "filterkit" on PyPI is another project
+            distribution = {"filterkit": BUILT_IN_DISTRIBUTION}.get(
+                entry.get("distribution"), entry.get("distribution")
+            )
             raise FilterkitError(
                 f"the model needs stage '{entry['name']}' from plugin '{entry.get('plugin')}' "
-                f"({entry.get('distribution')}), which is not installed",
+                f"({distribution}), which is not installed",
                 str(path),
             )
     try:

@@ -49,7 +49,7 @@ from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
 GROUP = "filterkit"
-BUILT_IN_DISTRIBUTION = "filterkit"
+BUILT_IN_DISTRIBUTION = "filterkit-arff"
 #: The entry-point group naming a distribution's table of what its plugins register.
 NAMES_GROUP = "filterkit.names"
 HOOKS = ("register_metrics", "register_classifiers", "register_stemmers", "register_stages")

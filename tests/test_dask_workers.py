@@ -120,8 +120,8 @@ def test_a_real_cluster_is_checked_before_fitting(iris_on_cluster, monkeypatch, 
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == (
         f"filterkit: error: Dask worker {worker} has stage 'minmax' from plugin 'normalizers', distribution "
-        f"'filterkit {filterkit.__version__}', the client from plugin 'normalizers', distribution "
-        f"'filterkit {filterkit.__version__}.client'; install the same version everywhere\n"
+        f"'filterkit-arff {filterkit.__version__}', the client from plugin 'normalizers', distribution "
+        f"'filterkit-arff {filterkit.__version__}.client'; install the same version everywhere\n"
     )
     assert list(tmp_path.iterdir()) == []
 
