@@ -3,7 +3,7 @@ byte for byte what the single-process run gives, whatever the partitioning.
 
 One ``dask.distributed.LocalCluster`` of two worker processes serves the whole module
 (``conftest.py``'s ``dask_scheduler``); the cluster tests are skipped when Dask is not
-installed (``pip install 'filterkit[dask]'``).
+installed (``pip install 'filterkit-arff[dask]'``).
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ def test_a_worker_with_another_filterkit_is_named():
 def cluster():
     """A LocalCluster of one worker process."""
     distributed_module = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')"
     )
     with distributed_module.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
