@@ -189,21 +189,13 @@ def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, int 
     """
     try:
         document = _read_document(path)
-        version = document.get("format_version")
-        if type(version) is not int:
-            raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
-        if version not in READABLE_VERSIONS:
-            readable = " and ".join(str(known) for known in READABLE_VERSIONS)
-            raise FilterkitError(
-                f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path)
-            )
-        _check_document(document)
         return _chain_from_document(document, path, registry), document.get("svmlight_first_index")
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 
 
 def _read_document(path) -> dict:
+    """The model document at ``path``, its format_version and structure checked."""
     with open(path, "rb") as handle:
         data = handle.read()
     try:
@@ -220,6 +212,13 @@ def _read_document(path) -> dict:
         raise _NotAModel("its JSON holds a whole number of too many digits") from None
     if not isinstance(document, dict) or "format_version" not in document:
         raise _NotAModel("no format_version")
+    version = document["format_version"]
+    if type(version) is not int:
+        raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
+    if version not in READABLE_VERSIONS:
+        readable = " and ".join(str(known) for known in READABLE_VERSIONS)
+        raise FilterkitError(f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path))
+    _check_document(document)
     return document
 
 
@@ -366,12 +365,7 @@ def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     stage's state ``scores``), checked as ``apply`` checks them; for looking inside a model."""
     try:
         document = _read_document(path)
-        version = document.get("format_version")
-        if type(version) is not int or version not in READABLE_VERSIONS:
-            raise _NotAModel(f"format_version is {json.dumps(document.get('format_version'))}")
-        _check_document(document)
-        n_attributes = len(document["input_schema"]["attributes"])
-        return _document_arrays(document, path, n_attributes)
+        return _document_arrays(document, path, len(document["input_schema"]["attributes"]))
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 

@@ -19,6 +19,7 @@ from chain_helpers import (
     without_comments,
 )
 from filterkit.arff import read_arff
+from filterkit.errors import FilterkitError
 from filterkit.model import FORMAT_VERSION, arrays_path, load_model, model_arrays, save_model
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
@@ -250,6 +251,9 @@ def test_unusable_model_is_a_clear_error(run_filterkit, saved_model, edit, messa
     result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
     assert result.status == 1
     assert result.stderr.startswith(f"filterkit: error: {model}: {message}")
+    with pytest.raises(FilterkitError) as raised:  # looking inside it: the same checks, the same words
+        model_arrays(model)
+    assert str(raised.value).startswith(f"{model}: {message}")
 
 
 def test_model_that_is_not_json_is_a_clear_error(run_filterkit, saved_model):
