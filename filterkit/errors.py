@@ -39,4 +39,4 @@ class ArffError(FilterkitError):
 
 
 #: What a message advises when ``--engine dask`` finds no Dask.
-DASK_INSTALL_HINT = "pip install 'filterkit[dask]'"
+DASK_INSTALL_HINT = "pip install 'filterkit-arff[dask]'"

@@ -29,7 +29,7 @@ from filterkit import __version__
 from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
 from filterkit.outputs import checked_output, staged_output
-from filterkit.plugins import Registry
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
@@ -99,6 +99,8 @@ def save_model(
             {
                 "name": stage.name,
                 "plugin": registered.plugin,
+                # What installs the stage, as `filterkit plugins` says: for the built-ins "filterkit-arff",
+                # not the "filterkit" (another project on PyPI) of older models, which load alike (by name).
                 "distribution": registered.distribution,
                 "params": stage.params,
                 "state": state,
@@ -187,21 +189,13 @@ def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, int 
     """
     try:
         document = _read_document(path)
-        version = document.get("format_version")
-        if type(version) is not int:
-            raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
-        if version not in READABLE_VERSIONS:
-            readable = " and ".join(str(known) for known in READABLE_VERSIONS)
-            raise FilterkitError(
-                f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path)
-            )
-        _check_document(document)
         return _chain_from_document(document, path, registry), document.get("svmlight_first_index")
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 
 
 def _read_document(path) -> dict:
+    """The model document at ``path``, its format_version and structure checked."""
     with open(path, "rb") as handle:
         data = handle.read()
     try:
@@ -218,6 +212,13 @@ def _read_document(path) -> dict:
         raise _NotAModel("its JSON holds a whole number of too many digits") from None
     if not isinstance(document, dict) or "format_version" not in document:
         raise _NotAModel("no format_version")
+    version = document["format_version"]
+    if type(version) is not int:
+        raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
+    if version not in READABLE_VERSIONS:
+        readable = " and ".join(str(known) for known in READABLE_VERSIONS)
+        raise FilterkitError(f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path))
+    _check_document(document)
     return document
 
 
@@ -317,9 +318,13 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     """The fitted chain a checked model document describes (its arrays read from beside ``path``)."""
     for entry in document["stages"]:
         if entry["name"] not in registry.stages:
+            # a model saved before the rename: "filterkit" on PyPI is another project
+            distribution = {"filterkit": BUILT_IN_DISTRIBUTION}.get(
+                entry.get("distribution"), entry.get("distribution")
+            )
             raise FilterkitError(
                 f"the model needs stage '{entry['name']}' from plugin '{entry.get('plugin')}' "
-                f"({entry.get('distribution')}), which is not installed",
+                f"({distribution}), which is not installed",
                 str(path),
             )
     try:
@@ -360,12 +365,7 @@ def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     stage's state ``scores``), checked as ``apply`` checks them; for looking inside a model."""
     try:
         document = _read_document(path)
-        version = document.get("format_version")
-        if type(version) is not int or version not in READABLE_VERSIONS:
-            raise _NotAModel(f"format_version is {json.dumps(document.get('format_version'))}")
-        _check_document(document)
-        n_attributes = len(document["input_schema"]["attributes"])
-        return _document_arrays(document, path, n_attributes)
+        return _document_arrays(document, path, len(document["input_schema"]["attributes"]))
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 

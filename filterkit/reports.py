@@ -4,7 +4,7 @@ plain-text table, as JSON, as a self-contained HTML page with its plots, and as 
 learning curves.
 
 Each renderer takes the document (or one read back from ``evaluate --json``).  The plots need matplotlib
-(``pip install 'filterkit[plot]'``); every text in them is drawn literally, never as math or TeX.
+(``pip install 'filterkit-arff[plot]'``); every text in them is drawn literally, never as math or TeX.
 """
 
 from __future__ import annotations
@@ -307,7 +307,7 @@ def require_matplotlib(option: str):
     try:
         import matplotlib.figure
     except ImportError:
-        raise FilterkitError(f"{option} needs matplotlib: pip install 'filterkit[plot]'") from None
+        raise FilterkitError(f"{option} needs matplotlib: pip install 'filterkit-arff[plot]'") from None
     return matplotlib
 
 

@@ -116,7 +116,7 @@ def dask_scheduler():
     run ``--engine dask --scheduler``: a cluster costs seconds of CPU to start, and about a tenth
     of a core while it idles, so it lives as long as the module, not the session."""
     distributed = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')"
     )
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         yield cluster.scheduler_address

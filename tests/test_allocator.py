@@ -28,7 +28,7 @@ def test_a_user_s_allocator_settings_are_left_to_the_workers(monkeypatch):
 
 @pytest.mark.slow
 def test_the_engine_s_local_cluster_starts_its_workers_with_those_settings(monkeypatch):
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
     from filterkit.distributed import DaskEngine
 
     for name in [name for name in os.environ if name.startswith("MALLOC_")]:

@@ -77,7 +77,7 @@ def test_version_names_filterkit_its_libraries_and_each_plugin_distribution(run_
     built_in = (
         "auto, classifiers, discretize, housekeeping, metrics, normalizers, ordinal, scorers, selection, shaper, words"
     )
-    assert f"  filterkit {__version__}: {built_in}" in lines[6:]
+    assert f"  filterkit-arff {__version__}: {built_in}" in lines[6:]
 
 
 def test_version_marks_a_disabled_plugin(run_filterkit, monkeypatch):

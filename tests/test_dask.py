@@ -3,7 +3,7 @@ byte for byte what the single-process run gives, whatever the partitioning.
 
 One ``dask.distributed.LocalCluster`` of two worker processes serves the whole module
 (``conftest.py``'s ``dask_scheduler``); the cluster tests are skipped when Dask is not
-installed (``pip install 'filterkit[dask]'``).
+installed (``pip install 'filterkit-arff[dask]'``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from chain_helpers import OH0_SAMPLE, REAL, STAGES_DIR, read_bytes, without_comments
 from filterkit.errors import FilterkitError
 from filterkit.partitions import check_runnable
-from filterkit.plugins import load_plugins
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, load_plugins
 from filterkit.stage import Stage
 
 pytestmark = pytest.mark.slow
@@ -33,7 +33,9 @@ REUTERS = REAL / "reuters_grain_sample.arff"
 ETHICS = ("--positive", "Ethics")
 REGISTRY = load_plugins()
 #: Every built-in stage, from the registry, and the scorers among them (a stage per metric).
-BUILT_IN = sorted(name for name, registered in REGISTRY.stages.items() if registered.distribution == "filterkit")
+BUILT_IN = sorted(
+    name for name, registered in REGISTRY.stages.items() if registered.distribution == BUILT_IN_DISTRIBUTION
+)
 SCORERS = [name for name in BUILT_IN if name in REGISTRY.metrics]
 
 #: A stage's case where it is not credit-g with no options: (input, chain-wide options, the stage's options).
@@ -420,7 +422,7 @@ def test_without_dask_the_engine_names_the_extra_to_install(run_filterkit, monke
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
     result = run_filterkit("--engine", "dask", IRIS, "l2")
     assert result.status == 1
-    assert "pip install 'filterkit[dask]'" in result.stderr
+    assert "pip install 'filterkit-arff[dask]'" in result.stderr
 
 
 def test_a_local_run_does_not_import_dask():

@@ -15,7 +15,7 @@ from chain_helpers import REAL
 from filterkit import cli
 from filterkit.distributed import DaskEngine
 
-pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
 
 pytestmark = pytest.mark.slow
 

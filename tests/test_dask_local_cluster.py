@@ -165,7 +165,7 @@ def test_a_full_disk_while_a_task_writes_its_part_names_the_folder():
 def console_script(*argv, **environment) -> subprocess.CompletedProcess:
     if FILTERKIT is None:
         pytest.skip("the filterkit console script is not installed (pip install -e .)")
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
     env = {**os.environ, **environment}
     return subprocess.run([FILTERKIT, *map(str, argv)], capture_output=True, timeout=120, env=env)
 
@@ -245,7 +245,7 @@ def test_output_dir_targets_are_refused_before_any_pass(tmp_path):
 
 def test_a_model_inside_the_output_dir_is_refused(run_filterkit, tmp_path):
     """It would be overwritten by a partition's output of the same name, silently."""
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
     out = tmp_path / "out"
     out.mkdir()
     argv = ["--engine", "dask", "--save-model", out / "part-00001.arff", "--output-dir", out, OH0, "ig", "l2"]

@@ -78,7 +78,7 @@ def test_a_worker_with_another_filterkit_is_named():
 def cluster():
     """A LocalCluster of one worker process."""
     distributed_module = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')"
+        "dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')"
     )
     with distributed_module.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
@@ -120,8 +120,8 @@ def test_a_real_cluster_is_checked_before_fitting(iris_on_cluster, monkeypatch, 
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == (
         f"filterkit: error: Dask worker {worker} has stage 'minmax' from plugin 'normalizers', distribution "
-        f"'filterkit {filterkit.__version__}', the client from plugin 'normalizers', distribution "
-        f"'filterkit {filterkit.__version__}.client'; install the same version everywhere\n"
+        f"'filterkit-arff {filterkit.__version__}', the client from plugin 'normalizers', distribution "
+        f"'filterkit-arff {filterkit.__version__}.client'; install the same version everywhere\n"
     )
     assert list(tmp_path.iterdir()) == []
 

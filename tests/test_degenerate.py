@@ -11,7 +11,7 @@ import math
 import pytest
 
 from chain_helpers import REAL
-from filterkit.plugins import load_plugins
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, load_plugins
 
 # a numpy warning (overflow, invalid value) is a crash here: it would be noise on the command line
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -69,7 +69,7 @@ def assert_output_or_clear_error(run_filterkit, argv):
 
 #: Every built-in stage, from the registry: a new stage is swept without being listed here.
 STAGE_NAMES = sorted(
-    name for name, registered in load_plugins().stages.items() if registered.distribution == "filterkit"
+    name for name, registered in load_plugins().stages.items() if registered.distribution == BUILT_IN_DISTRIBUTION
 )
 
 

@@ -283,7 +283,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(run_filterkit, tmp_path)
         result = run_filterkit(
             "evaluate", "-q", "--each-class", "--folds", "3", "--plot", tmp_path / "c.png", IRIS, "l2"
         )
-        assert result.status == 1 and "pip install 'filterkit[plot]'" in result.stderr
+        assert result.status == 1 and "pip install 'filterkit-arff[plot]'" in result.stderr
         assert not (tmp_path / "c.png").exists()
     else:
         result = run_filterkit(

@@ -22,7 +22,8 @@ ARGUMENTS = (*FAST, "--each-class", "--min-positives", "10", "--stats", "--train
 
 pytestmark = pytest.mark.slow
 needs_matplotlib = pytest.mark.skipif(
-    importlib.util.find_spec("matplotlib") is None, reason="--report needs matplotlib (pip install 'filterkit[plot]')"
+    importlib.util.find_spec("matplotlib") is None,
+    reason="--report needs matplotlib (pip install 'filterkit-arff[plot]')",
 )
 
 

@@ -19,6 +19,7 @@ from chain_helpers import (
     without_comments,
 )
 from filterkit.arff import read_arff
+from filterkit.errors import FilterkitError
 from filterkit.model import FORMAT_VERSION, arrays_path, load_model, model_arrays, save_model
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
@@ -158,6 +159,29 @@ def test_a_model_saved_by_filterkit_0_2_applies_as_its_chain_does_today(run_filt
         np.testing.assert_array_equal(array, new_arrays[name], err_msg=name)
 
 
+#: Saved by filterkit 0.3 (format 2) with the output it wrote: ``--positive Iris-versicolor iris.arff bns ig
+#: --no-zero-preserve l2``.
+MODEL_0_3 = TESTS / "data" / "models-0.3" / "iris-bns-ig-no-zero-preserve-l2.json"
+
+
+def recorded_distributions(model) -> set[str]:
+    return {stage["distribution"] for stage in json.loads(model.read_text())["stages"]}
+
+
+def test_models_record_the_built_ins_as_filterkit_arff_and_those_recording_filterkit_apply_as_before(
+    run_filterkit, tmp_path
+):
+    """The distribution was "filterkit" up to 0.4 (a name on PyPI that is another project's): models of
+    0.2 to 0.4 record it, and still apply byte for byte; new ones record "filterkit-arff"."""
+    assert recorded_distributions(OLD_MODEL) == recorded_distributions(MODEL_0_3) == {"filterkit"}
+    applied = run_filterkit("apply", MODEL_0_3, REAL / "iris.arff")
+    assert applied.status == 0, applied.stderr
+    assert without_comments(applied.stdout) == without_comments(MODEL_0_3.with_suffix(".output.arff").read_bytes())
+    chain = ["--positive", "Iris-setosa", REAL / "iris.arff", "shape", "bns", "select", "--top", "3", "minmax", "l2"]
+    assert run_filterkit("--save-model", tmp_path / "new.json", *chain).status == 0
+    assert recorded_distributions(tmp_path / "new.json") == {"filterkit-arff"}
+
+
 def test_object_arrays_of_an_old_model_are_never_unpickled(run_filterkit, tmp_path):
     model = tmp_path / "m.json"
     shutil.copy(OLD_MODEL, model)
@@ -227,6 +251,9 @@ def test_unusable_model_is_a_clear_error(run_filterkit, saved_model, edit, messa
     result = run_filterkit("apply", model, test, plugins_dir=STAGES_DIR)
     assert result.status == 1
     assert result.stderr.startswith(f"filterkit: error: {model}: {message}")
+    with pytest.raises(FilterkitError) as raised:  # looking inside it: the same checks, the same words
+        model_arrays(model)
+    assert str(raised.value).startswith(f"{model}: {message}")
 
 
 def test_model_that_is_not_json_is_a_clear_error(run_filterkit, saved_model):
@@ -251,9 +278,11 @@ def test_model_of_a_disabled_builtin_plugin_names_it(run_filterkit, tmp_path, mo
     model = tmp_path / "m.json"
     assert run_filterkit("--save-model", model, REAL / "iris.arff", "l2").status == 0
     monkeypatch.setenv("FILTERKIT_DISABLE_PLUGINS", "normalizers")
-    result = run_filterkit("apply", model, REAL / "iris.arff")
-    assert result.status == 1
-    assert "the model needs stage 'l2' from plugin 'normalizers' (filterkit), which is not installed" in result.stderr
+    needs = "the model needs stage 'l2' from plugin 'normalizers' (filterkit-arff), which is not installed"
+    for saved in (model, MODEL_0_3):  # a model of 0.3 records the built-ins' distribution as "filterkit"
+        result = run_filterkit("apply", saved, REAL / "iris.arff")
+        assert result.status == 1
+        assert result.stderr == f"filterkit: error: {saved}: {needs}\n"
 
 
 def test_an_old_model_without_its_arrays_file_is_a_clear_error(run_filterkit, tmp_path):

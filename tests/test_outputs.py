@@ -134,7 +134,7 @@ def test_a_new_file_gets_0666_less_the_umask_and_a_rewritten_one_keeps_its_mode(
 def test_output_dir_parts_get_0666_less_the_umask_and_rewritten_ones_keep_their_mode(tmp_path):
     """Two runs under two umasks (each starting its own cluster): every part new under umask 022
     gets 0644; then under umask 077 a part whose mode was set to 0640 keeps it, and a new one gets 0600."""
-    pytest.importorskip("distributed", reason="--engine dask needs pip install 'filterkit[dask]'")
+    pytest.importorskip("distributed", reason="--engine dask needs pip install 'filterkit-arff[dask]'")
     (tmp_path / "parts").mkdir()
     for name in ("a.arff", "b.arff"):
         (tmp_path / "parts" / name).write_bytes(IRIS.read_bytes())

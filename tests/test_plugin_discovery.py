@@ -118,7 +118,8 @@ def test_a_distribution_whose_entry_points_cannot_be_read_is_left_out_with_a_war
     (tmp_path / "broken-1.0.dist-info" / "entry_points.txt").write_bytes(text)
     monkeypatch.syspath_prepend(str(tmp_path))
     points = plugins.entry_points(plugins.GROUP)
-    assert {point.dist.metadata["Name"] for point in points} == {"filterkit"}
+    distributions = {point.dist.metadata["Name"] for point in points}
+    assert "filterkit-arff" in distributions and "broken" not in distributions
     warning = capsys.readouterr().err
     assert warning.startswith("filterkit: warning: distribution broken: its entry_points.txt cannot be read (")
     assert warning.endswith("); its plugins are left out\n") and warning.count("\n") == 1

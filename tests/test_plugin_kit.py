@@ -3,11 +3,12 @@ in a fresh virtual environment, and ``docs/plugins.md`` kept in step with the co
 
 The virtual environment gets filterkit and the example installed into it by pip, so the entry points
 its ``filterkit`` sees are its own; only the third-party dependencies (numpy, scipy, scikit-learn, …,
-and pytest) are reused from this interpreter, through a ``.pth`` file, so pip installs the two
-projects with ``--no-deps --no-index`` (it neither resolves nor fetches what the ``.pth`` file
-provides).  Both projects are built without build isolation, with this interpreter's setuptools when
-it is new enough (then nothing is fetched), else with a setuptools pip installs into the environment
-first.  Setting up takes about 7 seconds of CPU, once per run of this module.
+and pytest) are reused from this interpreter, through a ``.pth`` file, and pip installs the two
+projects with ``--no-index``: filterkit with ``--no-deps``, the example with its dependencies checked
+against what is installed (its ``filterkit-arff`` is the filterkit just installed).  Both projects are
+built without build isolation, with this interpreter's setuptools when it is new enough (then nothing
+is fetched), else with a setuptools pip installs into the environment first.  Setting up takes about 7
+seconds of CPU, once per run of this module.
 """
 
 from __future__ import annotations
@@ -151,7 +152,9 @@ def plugin_venv(tmp_path_factory) -> PluginVenv:
         ignore=shutil.ignore_patterns(*UNBUILT, "tests", "examples", "arff_samples", "benchmarks", "docs"),
     )
     shutil.copytree(EXAMPLE, example_source, ignore=shutil.ignore_patterns(*UNBUILT))
-    pip_install("--no-build-isolation", "--no-deps", "--no-index", filterkit_source, example_source)
+    pip_install("--no-build-isolation", "--no-deps", "--no-index", filterkit_source)
+    # With its dependencies checked: the example's filterkit-arff must be the filterkit installed here.
+    pip_install("--no-build-isolation", "--no-index", example_source)
     return PluginVenv(root, prefix, python, _executable(prefix, "filterkit"), example_source / "tests", env)
 
 
@@ -173,7 +176,7 @@ def test_venv_imports_filterkit_and_the_plugin_from_its_own_site_packages(plugin
     assert all(_inside(module, plugin_venv.prefix) for module in found["modules"]), found["modules"]
     assert all(_inside(folder, plugin_venv.prefix) for _, _, folder in found["entry_points"]), found["entry_points"]
     assert ["tfidf", "filterkit-tfidf"] in [entry[:2] for entry in found["entry_points"]]
-    assert ["normalizers", "filterkit"] in [entry[:2] for entry in found["entry_points"]]
+    assert ["normalizers", "filterkit-arff"] in [entry[:2] for entry in found["entry_points"]]
 
 
 @pytest.mark.slow
@@ -186,7 +189,7 @@ def test_venv_filterkit_plugins_lists_the_example_with_its_distribution(plugin_v
         entry = tables[kind][name]
         assert (entry["plugin"], entry["distribution"]) == ("tfidf", "filterkit-tfidf"), entry
     assert "gss" in tables["stages"], "every metric, a plugin's too, gets a scorer stage"
-    assert tables["stages"]["l2"]["distribution"] == "filterkit"
+    assert tables["stages"]["l2"]["distribution"] == "filterkit-arff"
     assert listing["skipped"] == [] and listing["without_hooks"] == []
 
 
@@ -277,8 +280,8 @@ def test_venv_saved_model_applies_the_training_idf_and_selection_to_held_out_row
     stages = json.loads(model.read_text())["stages"]
     assert [(s["name"], s["plugin"], s["distribution"]) for s in stages] == [
         ("tfidf", "tfidf", "filterkit-tfidf"),
-        ("select", "selection", "filterkit"),
-        ("l2", "normalizers", "filterkit"),
+        ("select", "selection", "filterkit-arff"),
+        ("l2", "normalizers", "filterkit-arff"),
     ]
     assert stages[0]["state"]["documents"] == 502
 

@@ -215,7 +215,7 @@ def test_a_second_entry_point_of_one_name_is_skipped_with_a_warning(monkeypatch,
     impostor = EntryPoint("normalizers", "filterkit_impostor_module", plugins.GROUP)
     monkeypatch.setattr(plugins, "entry_points", lambda *groups: [*installed, impostor])
     registry = load_plugins()
-    reason = f"distribution filterkit {filterkit.__version__} already has an entry point named 'normalizers'"
+    reason = f"distribution filterkit-arff {filterkit.__version__} already has an entry point named 'normalizers'"
     assert registry.skipped == [plugins.PluginProblem("normalizers", "?", reason)]
     assert capsys.readouterr().err == (
         f"filterkit: warning: plugin 'normalizers' (distribution ?) is skipped: {reason}; "
@@ -232,7 +232,7 @@ def test_plugins_json_lists_stages_with_plugin_and_distribution_and_the_failures
     stages = {entry["name"]: entry for entry in listing["stages"]}
     for name in ("l1", "l2"):
         assert stages[name]["plugin"] == "normalizers"
-        assert stages[name]["distribution"] == "filterkit"
+        assert stages[name]["distribution"] == "filterkit-arff"
         assert stages[name]["version"] == filterkit.__version__
     assert "Euclidean length 1" in stages["l2"]["summary"]
     assert stages["negate"]["distribution"] == f"plugins-dir {BROKEN_DIR}"
@@ -248,7 +248,7 @@ def test_plugins_text_listing(run_filterkit):
     lines = result.stdout.decode().splitlines()
     assert lines[0] == "stages:"
     l2 = next(line for line in lines if line.split()[:1] == ["l2"])
-    assert l2.split()[1:4] == ["normalizers", "(filterkit", f"{filterkit.__version__})"]
+    assert l2.split()[1:4] == ["normalizers", "(filterkit-arff", f"{filterkit.__version__})"]
     skipped = lines.index("skipped:")
     assert lines[skipped + 1] == f"  {BROKEN_NAME} (plugins-dir {BROKEN_DIR}): {BROKEN_REASON}"
 
@@ -256,7 +256,7 @@ def test_plugins_text_listing(run_filterkit):
 def test_builtin_stages_come_from_the_entry_point_group():
     registry = load_plugins()
     l2 = registry.stages["l2"]
-    assert (l2.plugin, l2.distribution) == ("normalizers", "filterkit")
+    assert (l2.plugin, l2.distribution) == ("normalizers", "filterkit-arff")
     assert any(e.name == "normalizers" for e in plugins.entry_points("filterkit"))
 
 

@@ -262,7 +262,7 @@ def test_evaluate_counts_its_fits_in_a_log_with_the_share_and_what_is_running():
 
 @pytest.mark.slow
 def test_the_dask_engine_reports_its_passes_over_partitions(run_filterkit, tmp_path):
-    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit[dask]')")
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
     output = tmp_path / "out.arff"
     result = run_filterkit("--engine", "dask", "--partitions", "3", "--progress", "-o", output, IRIS, "minmax")
     assert result.status == 0, result.stderr

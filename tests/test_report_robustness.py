@@ -21,7 +21,8 @@ EACH = (*FAST, "--each-class", "--min-positives", "10", "--train-fraction", "0.5
 MATH = r"remove --regex 'x$|^$' l2"
 
 needs_matplotlib = pytest.mark.skipif(
-    importlib.util.find_spec("matplotlib") is None, reason="the plots need matplotlib (pip install 'filterkit[plot]')"
+    importlib.util.find_spec("matplotlib") is None,
+    reason="the plots need matplotlib (pip install 'filterkit-arff[plot]')",
 )
 
 

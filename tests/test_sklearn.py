@@ -31,7 +31,7 @@ from chain_helpers import REAL, assert_same_values, read_bytes
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import take_rows
-from filterkit.plugins import load_plugins
+from filterkit.plugins import BUILT_IN_DISTRIBUTION, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
 from filterkit.sklearn import (
@@ -67,7 +67,9 @@ CHECK_PARAMS = {
 }
 
 #: filterkit's own stages: a third-party plugin installed here answers for its own stages.
-BUILT_IN_STAGES = sorted(name for name, registered in REGISTRY.stages.items() if registered.distribution == "filterkit")
+BUILT_IN_STAGES = sorted(
+    name for name, registered in REGISTRY.stages.items() if registered.distribution == BUILT_IN_DISTRIBUTION
+)
 
 #: Stages that drop or add rows (fold), which no scikit-learn transformer may do: their adapters refuse to fit.
 ROW_FILTERS = [name for name in BUILT_IN_STAGES if REGISTRY.stages[name].value.filters_rows]

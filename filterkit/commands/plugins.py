@@ -32,13 +32,9 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
                 "version": r.version,
                 "summary": _summary_of(r.value),
             }
-            for r in sorted(table.values(), key=lambda r: r.name)
+            for r in sorted(getattr(registry, kind).values(), key=lambda r: r.name)
         ]
-        for kind, table in (
-            ("stages", registry.stages),
-            ("metrics", registry.metrics),
-            ("classifiers", registry.classifiers),
-        )
+        for kind in ("stages", "metrics", "classifiers")
     }
     listing["skipped"] = [vars(problem) for problem in registry.skipped]
     listing["without_hooks"] = [
