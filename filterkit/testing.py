@@ -261,8 +261,18 @@ class _Checker:
         other_schema, other_values = read_output(other_output)
         if schema != other_schema:
             self.fail("dense and sparse", data_set, "the output schemas differ")
-        if not np.allclose(values.dense_values(), other_values.dense_values(), rtol=1e-12, atol=0, equal_nan=True):
-            self.fail("dense and sparse", data_set, "the dense and sparse forms of the rows gave other values")
+        given, other_given = values.dense_values(), other_values.dense_values()
+        differ = ~np.isclose(given, other_given, rtol=1e-12, atol=0, equal_nan=True)
+        if differ.any():
+            row, column = (int(i) for i in np.argwhere(differ)[0])
+            forms = ("sparse", "dense") if data_set.chunk.is_sparse else ("dense", "sparse")
+            self.fail(
+                "dense and sparse",
+                data_set,
+                f"the dense and sparse forms of the rows gave other values: '{schema.attributes[column].name}' "
+                f"in row {row + 1} is {float(given[row, column])!r} read {forms[0]}, "
+                f"{float(other_given[row, column])!r} read {forms[1]}",
+            )
 
     def check_zeros(self, data_set: _DataSet, chain, output: bytes) -> None:
         stage = chain.stages[0]

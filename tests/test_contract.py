@@ -10,6 +10,7 @@ stage and the example plugin pass it.
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import numpy as np
@@ -285,3 +286,15 @@ def test_a_stage_whose_constructor_crashes_is_named_with_its_plugin():
         result.stderr
         == f"filterkit: error: stage 'fussy' {ORIGIN} failed while being made: KeyError: 'no such setting'\n"
     )
+
+
+def test_check_stage_names_the_column_and_row_where_the_row_forms_disagree():
+    stage_class = next(s for s in breakers_module().STAGES if s.name == "sparsedoubles")
+    with pytest.raises(StageCheckError) as raised:
+        check_stage(stage_class)
+    # The first generated data set is dense: its first feature doubles when read sparse.
+    message = str(raised.value)
+    found = re.search(r"gave other values: '[^']+' in row \d+ is (\S+) read dense, (\S+) read sparse$", message)
+    assert found, message
+    dense, sparse = (float(value) for value in found.groups())
+    assert sparse == 2 * dense != 0
