@@ -17,16 +17,18 @@ import numpy as np
 import pytest
 
 from arff_helpers import CONFORMANCE, REAL_FILES, conformance_files, valid_files
-from filterkit.arff import ArffReader, reader
+from filterkit.arff import ArffReader
+from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
-
-speedups = reader._speedups
+from oracles import tokenizer_only
 
 
 def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
+    """The file read by the compiled parsers, then by the tokenizer alone."""
     results = []
-    for module in (speedups, None):
-        monkeypatch.setattr(reader, "_speedups", module)
+    for tokenizer in (False, True):
+        if tokenizer:
+            tokenizer_only(monkeypatch)
         try:
             with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
                 results.append(("ok", source.schema, list(source.chunks())))
@@ -53,20 +55,13 @@ def assert_identical(first, second):
         assert np.array_equal(np.signbit(a.dense_values()), np.signbit(b.dense_values()))
 
 
-needs_extension = pytest.mark.skipif(
-    speedups is None, reason="the optional C tokenizer is not built (no C compiler at install)"
-)
-
-
 @pytest.mark.slow
-@needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("chunk_rows", [1, 97, 10_000])
 def test_real_files_read_identically(path, chunk_rows, monkeypatch):
     assert_identical(*read_both_ways(path.read_bytes(), monkeypatch, chunk_rows))
 
 
-@needs_extension
 @pytest.mark.parametrize("name", conformance_files())
 def test_conformance_files_read_or_fail_identically(name, monkeypatch):
     assert_identical(*read_both_ways((CONFORMANCE / name).read_bytes(), monkeypatch, 3))
@@ -111,7 +106,6 @@ TRICKY_NUMBERS = [
 
 
 @pytest.mark.slow
-@needs_extension
 def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
     generator = np.random.default_rng(11)
     tokens = []
@@ -129,7 +123,6 @@ def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
     assert np.array_equal(np.signbit(values), np.signbit([float(t) for t in tokens]))
 
 
-@needs_extension
 @pytest.mark.parametrize("token", TRICKY_NUMBERS)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
@@ -142,7 +135,7 @@ def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
 
 
 # Sparse rows the compiled CSR parser takes, and rows it must leave to the general path
-# (which then reads them, or fails with the same error and line, as without the module).
+# (which then reads them, or fails with the same error and line, as the tokenizer alone).
 SPARSE_ROWS = [
     "{0 1,2 x,3 'a b',4 2020-01-02}",
     "{}",
@@ -187,7 +180,6 @@ SPARSE_ROWS = [
 ]
 
 
-@needs_extension
 @pytest.mark.parametrize("row", SPARSE_ROWS)
 def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
     header = (
@@ -199,7 +191,6 @@ def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
         assert_identical(*read_both_ways(data.encode(), monkeypatch, chunk_rows))
 
 
-@needs_extension
 def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     flags = bytes([1, 0, 1, 0])
     indptr, indices, values, entries, rows, starts, ends = (
@@ -219,12 +210,6 @@ def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     assert speedups.parse_sparse_rows(b"{1 'a'}", 1, 4, flags) is False
 
 
-def test_the_extension_is_built_where_a_compiler_exists():
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler on this machine")
-    assert speedups is not None
-
-
 def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
     from filterkit.arff import writer
 
@@ -237,7 +222,6 @@ def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
     return texts
 
 
-@needs_extension
 @pytest.mark.parametrize("sparse", [True, False, None], ids=["sparse", "dense", "as-read"])
 @pytest.mark.parametrize("name", valid_files())
 def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
@@ -248,7 +232,6 @@ def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
 
 
 @pytest.mark.slow
-@needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 def test_real_files_are_written_identically(path, monkeypatch):
     with ArffReader(path, chunk_rows=150) as source:
@@ -258,7 +241,6 @@ def test_real_files_are_written_identically(path, monkeypatch):
         assert compiled == python
 
 
-@needs_extension
 def test_awkward_values_are_written_identically(monkeypatch):
     from filterkit.schema import Attribute, Chunk, Schema
 
@@ -324,7 +306,6 @@ def neighbours(values, steps=2) -> np.ndarray:
 
 
 @pytest.mark.slow
-@needs_extension
 def test_random_bit_patterns_are_written_as_repr():
     # Every exponent, both signs, subnormals; NaN and infinities are left to the other tests.
     bits = np.random.default_rng(12).integers(0, 2**64, 1_000_000, dtype=np.uint64, endpoint=False)
@@ -333,7 +314,6 @@ def test_random_bit_patterns_are_written_as_repr():
 
 
 @pytest.mark.slow
-@needs_extension
 def test_values_like_normalized_rows_are_written_as_repr():
     generator = np.random.default_rng(13)
     uniform = generator.uniform(-1, 1, 200_000)
@@ -366,7 +346,6 @@ def near_integer_when_scaled() -> list[float]:
 
 
 @pytest.mark.slow
-@needs_extension
 def test_edge_doubles_are_written_as_repr():
     generator = np.random.default_rng(14)
     powers_of_two = np.ldexp(1.0, np.arange(-1074, 1024))
