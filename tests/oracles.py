@@ -7,9 +7,12 @@ numpy), the tests check them against these.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
-from filterkit.arff import reader
+from filterkit.arff import reader, writer
+from filterkit.arff.writer import NumberFormat, format_numbers
 
 
 def gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
@@ -44,3 +47,31 @@ def tokenizer_only(monkeypatch) -> None:
     """Make the reader read every row with its tokenizer (the compiled parsers decline all)."""
     monkeypatch.setattr(reader, "_parse_sparse_plain", _declined)
     monkeypatch.setattr(reader, "_parse_dense_plain", _declined)
+
+
+def format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None):
+    """What ``_speedups.format_rows`` writes, by :func:`format_numbers`: the rows' entries
+    (numbers, or where ``special`` is set the next of ``texts``), sparse ``{c v,c v}`` or dense
+    ``v,v``, a weight that is not 1 as `` {w}``; the text, or its length once put in ``into``."""
+    special = np.asarray(special, dtype=bool)
+    cells = np.empty(len(values), dtype=object)
+    cells[~special] = format_numbers(values[~special], NumberFormat(digits or None, bool(float32)))
+    cells[special] = texts[: int(special.sum())]
+    if sparse:
+        cells = [f"{column} {cell}" for column, cell in zip(columns.tolist(), cells.tolist())]
+    bounds = indptr.tolist()
+    rows = [",".join(cells[bounds[r] : bounds[r + 1]]) for r in range(len(bounds) - 1)]
+    if sparse:
+        rows = ["{" + row + "}" for row in rows]
+    if weights is not None:
+        rows = [row if w == 1.0 else f"{row} {{{format_numbers([w])[0]}}}" for row, w in zip(rows, weights.tolist())]
+    text = "".join(row + "\n" for row in rows).encode("utf-8")
+    if into is None:
+        return text
+    into[: len(text)] = text
+    return len(text)
+
+
+def python_formatter(monkeypatch) -> None:
+    """Make the ARFF writer format its rows with :func:`format_rows` instead of the compiled module."""
+    monkeypatch.setattr(writer, "_speedups", SimpleNamespace(format_rows=format_rows))

@@ -1060,6 +1060,7 @@ typedef struct {
     Py_ssize_t rows;
     int sparse;
     NumberFormat numbers;
+    const double *weight; /* each row's instance weight, or NULL for none */
 } Rows;
 
 /* The decimal digits of a signed integer at ``at`` (what "%lld" gives); returns their end.
@@ -1143,6 +1144,14 @@ format_into(Output *out, Rows in)
         }
         if (in.sparse)
             *at++ = '}';
+        if (in.weight && in.weight[r] != 1.0) {
+            memcpy(at, " {", 2);
+            out->size = at + 2 - out->data;
+            if (output_exact(out, in.weight[r]) < 0)
+                return -1;
+            at = out->data + out->size;
+            *at++ = '}';
+        }
         *at++ = '\n';
         out->size = at - out->data;
     }
@@ -1151,14 +1160,15 @@ format_into(Output *out, Rows in)
 
 /*
  * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False,
- *             into=None) -> bytes | int
+ *             into=None, weights=None) -> bytes | int
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), or, where special[k] (uint8) is set, the next
  * str of ``texts`` (labels, strings and dates, already quoted).  Sparse rows are written
- * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8.  Numbers are
- * written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits or
- * None, float32).  The GIL is released while formatting, so another thread (the reader)
+ * "{c v,c v}", dense rows "v,v"; a row whose weight (float64, given ``weights``) is not 1
+ * is followed by " {w}", w written exactly; each row ends with a newline.  UTF-8.  Numbers
+ * are written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits
+ * or None, float32).  The GIL is released while formatting, so another thread (the reader)
  * can run meanwhile.
  *
  * The text is never copied: it is written straight into the bytes object returned, or,
@@ -1175,18 +1185,20 @@ format_rows(PyObject *self, PyObject *args)
     int sparse;
     NumberFormat numbers = {0, 0};
     PyObject *into = Py_None;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipO", &indptr, &columns, &values, &special, &PyList_Type, &texts, &sparse,
-                          &numbers.digits, &numbers.float32, &into))
+    Py_buffer weights = {NULL};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipOz*", &indptr, &columns, &values, &special, &PyList_Type, &texts,
+                          &sparse, &numbers.digits, &numbers.float32, &into, &weights))
         return NULL;
     PyObject *result = NULL;
     Py_buffer held = {NULL};
     const char **text = NULL;
     Py_ssize_t *text_size = NULL;
     Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
-               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers};
+               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers, weights.buf};
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
     if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
-        || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))) {
+        || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))
+        || (in.weight && weights.len != in.rows * (Py_ssize_t)sizeof(double))) {
         PyErr_SetString(PyExc_ValueError, "format_rows: inconsistent arrays");
         goto done;
     }
@@ -1227,7 +1239,7 @@ format_rows(PyObject *self, PyObject *args)
     in.text_size = text_size;
     /* room for the longest text each entry can take, so the buffer never grows (and is
        never copied) while formatting */
-    Py_ssize_t room = entries * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
+    Py_ssize_t room = (entries + (in.weight ? in.rows : 0)) * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
     for (Py_ssize_t t = 0; t < text_count; t++)
         room += text_size[t];
     Output out = {NULL, 0, room};
@@ -1268,6 +1280,8 @@ done:
     PyBuffer_Release(&columns);
     PyBuffer_Release(&values);
     PyBuffer_Release(&special);
+    if (weights.obj)
+        PyBuffer_Release(&weights);
     return result;
 }
 

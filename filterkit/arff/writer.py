@@ -10,7 +10,6 @@ written a block of rows at a time, so its dense form never exists whole.
 
 from __future__ import annotations
 
-import functools
 import io
 import math
 from dataclasses import dataclass
@@ -20,11 +19,7 @@ from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 import numpy as np
 import numpy.typing as npt
 
-try:
-    from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: the Python path writes the same text
-    _speedups = None
-
+from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
@@ -173,9 +168,11 @@ class ArffWriter:
         self.schema = schema
         self.sparse = sparse
         kinds = [a.kind for a in schema.attributes]
-        #: the formatter of each column that is not a plain number (labels, strings, dates)
+        #: the formatter of each nominal or date column
         self._formatters = {
-            i: _value_formatter(attribute) for i, attribute in enumerate(schema.attributes) if attribute.kind != NUMERIC
+            i: _value_formatter(attribute)
+            for i, attribute in enumerate(schema.attributes)
+            if attribute.kind in (NOMINAL, DATE)
         }
         self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
         self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
@@ -199,35 +196,16 @@ class ArffWriter:
             bad = chunk.weights[~(np.isfinite(chunk.weights) & (chunk.weights >= 0))][0]
             raise ArffError(f"an instance weight of {bad!r} cannot be written (weights are finite and at least 0)")
         for start, stop in _row_blocks(chunk, sparse):
-            self._write_rows(chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop), sparse)
+            self._write_rows(chunk if stop - start == chunk.n_rows else chunk.rows(start, stop), sparse)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
-        if _speedups is not None and chunk.weights is None:
-            digits = 0 if self.numbers.digits is None else self.numbers.digits
-            arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
-            length = _speedups.format_rows(*arguments, self._formatted)
-            with memoryview(self._formatted) as formatted, formatted[:length] as text:
-                self._emit(text)
-            return
-        cells = np.empty(len(values), dtype=object)
-        cells[~special] = format_numbers(values[~special], self.numbers)
-        cells[special] = texts
-        if sparse:
-            cell_texts = [f"{c} {t}" for c, t in zip(columns.tolist(), cells.tolist())]
-        else:
-            cell_texts = cells.tolist()
-        bounds = indptr.tolist()
-        rows = [",".join(cell_texts[bounds[r] : bounds[r + 1]]) for r in range(chunk.n_rows)]
-        if sparse:
-            rows = ["{" + row + "}" for row in rows]
-        if chunk.weights is not None:
-            rows = [
-                row if weight == 1.0 else f"{row} {{{format_numbers([weight])[0]}}}"
-                for row, weight in zip(rows, chunk.weights.tolist())
-            ]
-        if rows:
-            self._emit("\n".join(rows) + "\n")
+        digits = 0 if self.numbers.digits is None else self.numbers.digits
+        weights = None if chunk.weights is None else np.ascontiguousarray(chunk.weights, np.float64)
+        arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
+        length = _speedups.format_rows(*arguments, self._formatted, weights)
+        with memoryview(self._formatted) as formatted, formatted[:length] as text:
+            self._emit(text)
 
     def _entries(self, chunk: Chunk, sparse: bool):
         """Each row's entries: ``(indptr, columns, values, special, texts)``.
@@ -295,11 +273,6 @@ def _row_blocks(chunk: Chunk, sparse: bool) -> Iterator[tuple[int, int]]:
         stop = min(max(stop, start + 1), chunk.n_rows)
         yield start, stop
         start = stop
-
-
-def _row_block(chunk: Chunk, start: int, stop: int) -> Chunk:
-    """Rows ``start:stop`` of ``chunk``."""
-    return chunk.rows(start, stop)
 
 
 def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -371,7 +344,8 @@ def _row_starts(rows: np.ndarray, n_rows: int) -> np.ndarray:
     return np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
 
 
-def _value_formatter(attribute, numbers: NumberFormat = EXACT):
+def _value_formatter(attribute):
+    """The texts of a nominal or date column's values, quoted where needed; ``?`` for NaN."""
     if attribute.kind == NOMINAL:
         labels = np.array([quote(label) for label in attribute.labels] + ["?"], dtype=object)
 
@@ -380,17 +354,15 @@ def _value_formatter(attribute, numbers: NumberFormat = EXACT):
             return labels[codes].tolist()
 
         return nominal
-    if attribute.kind == DATE:
-        date_format = DateFormat(attribute.date_format)
+    date_format = DateFormat(attribute.date_format)
 
-        def date(values: np.ndarray) -> list[str]:
-            try:
-                return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
-            except ArffError as error:
-                raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
+    def date(values: np.ndarray) -> list[str]:
+        try:
+            return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
+        except ArffError as error:
+            raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 
-        return date
-    return format_numbers if numbers.exact else functools.partial(format_numbers, numbers=numbers)
+    return date
 
 
 def write_arff(

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import io
 import math
-import shutil
 
 import numpy as np
 import pytest
 
 from arff_helpers import CONFORMANCE, REAL_FILES, conformance_files, valid_files
-from filterkit.arff import ArffReader
+from filterkit.arff import ArffReader, writer
 from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
-from oracles import tokenizer_only
+from oracles import python_formatter, tokenizer_only
 
 
 def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
@@ -211,11 +210,11 @@ def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
 
 
 def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
-    from filterkit.arff import writer
-
+    """The chunks written by the compiled format_rows, then by oracles.format_rows."""
     texts = []
-    for module in (speedups, None):
-        monkeypatch.setattr(writer, "_speedups", module)
+    for compiled in (True, False):
+        if not compiled:
+            python_formatter(monkeypatch)
         stream = io.StringIO()
         writer.write_arff(stream, schema, chunks, sparse)
         texts.append(stream.getvalue())
@@ -274,10 +273,29 @@ def test_awkward_values_are_written_identically(monkeypatch):
     )
 
 
+@pytest.mark.parametrize("sparse", [True, False])
+@pytest.mark.parametrize("numbers", [writer.EXACT, writer.NumberFormat(digits=3), writer.NumberFormat(float32=True)])
+def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, numbers, monkeypatch):
+    from filterkit.schema import Attribute, Chunk, Schema
+
+    schema = Schema("r", (Attribute("a", "numeric"), Attribute("b", "numeric")))
+    values = np.array([[1 / 3, 0.0], [0.0, 2.0], [np.nan, -0.0], [5e-324, 1e300], [1.0, 1.0]])
+    weights = np.array([1.0, 1 / 3, 0.0, 2.0, 1e300])
+    texts = []
+    for compiled in (True, False):
+        if not compiled:
+            python_formatter(monkeypatch)
+        stream = io.BytesIO()
+        writer.write_arff(stream, schema, [Chunk(values, {}, weights)], sparse, numbers=numbers)
+        texts.append(stream.getvalue().split(b"@data\n")[1])
+    assert texts[0] == texts[1]
+    rows = texts[0].decode().splitlines()
+    assert " {" not in rows[0]
+    assert [row[row.index(" {") :] for row in rows[1:]] == [" {0.3333333333333333}", " {0}", " {2}", " {1e+300}"]
+
+
 def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
     """One dense row of ``values`` through format_rows, and the Python path's texts (repr)."""
-    from filterkit.arff import writer
-
     values = np.ascontiguousarray(values, dtype=np.float64)
     indptr = np.array([0, values.size], dtype=np.int64)
     compiled = speedups.format_rows(indptr, np.zeros(0, np.int64), values, np.zeros(values.size, np.uint8), [], False)
