@@ -7,10 +7,10 @@ there, 0 elsewhere).  A zero row stays zero; missing values stay missing and are
 left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
 
-On a sparse chunk the row norms and divisions run in the optional compiled module
-``filterkit._kernels`` when it is built (each row's powers added in stored order, as the
-numpy path adds them, so the floats are the same bit for bit); rows whose plain norm is
-unsafe go to the numpy path, which rescales them.
+On a sparse chunk the row norms and divisions run in the compiled module
+``filterkit._kernels`` (each row's powers added in stored order, as the numpy path adds
+them, so the floats are the same bit for bit); a chunk with a row whose plain norm is
+unsafe goes to the numpy path, which rescales such rows.
 
 ``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
 attribute ``Normalize``, the KDD'09 UCI baseline); ``binarize`` turns every
@@ -23,6 +23,7 @@ from typing import cast
 
 import numpy as np
 
+from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import Chunk
@@ -35,11 +36,6 @@ from filterkit.stage import (
     scaling_map,
     stored_in_features,
 )
-
-try:
-    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: numpy does the same work
-    _kernels = None
 
 
 class RowNormalizer(Stage):
@@ -114,10 +110,8 @@ class RowNormalizer(Stage):
 
     def _compiled_sparse(self, matrix, stored: np.ndarray) -> np.ndarray | None:
         """The normalized stored values ``stored`` of ``matrix`` by the compiled kernel (each row's
-        powers summed in stored order, as the numpy path's bincount adds them); None without the
-        kernel or when a row's plain norm is unsafe (the numpy path rescales such rows)."""
-        if _kernels is None:
-            return None
+        powers summed in stored order, as the numpy path's bincount adds them); None when a row's
+        plain norm is unsafe (the numpy path rescales such rows)."""
         acted_column = np.zeros(matrix.shape[1], dtype=bool)
         acted_column[self.features] = True
         data = np.empty(len(stored))

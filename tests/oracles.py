@@ -11,6 +11,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
+import filterkit_plugins.normalizers as normalizers
+import filterkit_plugins.shaper as shaper
+from filterkit import exact, statistics
 from filterkit.arff import reader, writer
 from filterkit.arff.writer import NumberFormat, format_numbers
 
@@ -75,3 +78,38 @@ def format_rows(indptr, columns, values, special, texts, sparse, digits=0, float
 def python_formatter(monkeypatch) -> None:
     """Make the ARFF writer format its rows with :func:`format_rows` instead of the compiled module."""
     monkeypatch.setattr(writer, "_speedups", SimpleNamespace(format_rows=format_rows))
+
+
+def sparse_entries(matrix, position, labels, n_classes):
+    """What ``_kernels.sparse_entries`` gives (``statistics._compiled_entries``): the non-zero
+    stored entries of the feature columns (``position`` ≥ 0) in rows of a known class
+    (``labels`` ≥ 0), as ``(rows, columns, pairs, values)``, pairs ``column · n_classes + label``."""
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+    columns, values = position[matrix.indices], np.asarray(matrix.data)
+    keep = (columns >= 0) & (values != 0) & (labels[rows] >= 0)
+    rows, columns, values = rows[keep], columns[keep], values[keep]
+    return rows, columns, columns * n_classes + labels[rows], values
+
+
+def column_ranges(columns, values, n):
+    """What ``_kernels.column_ranges`` gives: per column of ``n``, its entries' least and greatest value."""
+    low, high = np.full(n, np.inf), np.full(n, -np.inf)
+    np.minimum.at(low, columns, values)
+    np.maximum.at(high, columns, values)
+    return low, high
+
+
+def general_paths(monkeypatch) -> None:
+    """Make the statistics, exact sums, shaper and row normalizers take their numpy paths (the
+    ones for what the kernels decline), with the kernels' per-chunk entries and ranges found by
+    :func:`sparse_entries` and :func:`column_ranges`."""
+    monkeypatch.setattr(statistics, "_compiled_entries", sparse_entries)
+    monkeypatch.setattr(statistics, "_column_ranges", column_ranges)
+    monkeypatch.setattr(statistics.ValueCounts, "_compiled_of_chunk", classmethod(lambda *_: None))
+    monkeypatch.setattr(statistics.PresenceCounts, "_compiled_of_chunk", lambda *_: None)
+    monkeypatch.setattr(exact, "_compiled_counts", lambda _: None)
+    monkeypatch.setattr(exact, "_compiled_merge", lambda *_: None)
+    for module in (exact, statistics):
+        monkeypatch.setattr(module, "stable_order", lambda keys: np.argsort(keys, kind="stable"))
+    monkeypatch.setattr(shaper.Shaper, "_compiled_tables", lambda _: None)
+    monkeypatch.setattr(normalizers.RowNormalizer, "_compiled_sparse", lambda *_: None)

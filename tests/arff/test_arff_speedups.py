@@ -26,13 +26,14 @@ def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
     """The file read by the compiled parsers, then by the tokenizer alone."""
     results = []
     for tokenizer in (False, True):
-        if tokenizer:
-            tokenizer_only(monkeypatch)
-        try:
-            with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
-                results.append(("ok", source.schema, list(source.chunks())))
-        except ArffError as error:
-            results.append(("error", str(error), None))
+        with monkeypatch.context() as patched:
+            if tokenizer:
+                tokenizer_only(patched)
+            try:
+                with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
+                    results.append(("ok", source.schema, list(source.chunks())))
+            except ArffError as error:
+                results.append(("error", str(error), None))
     return results
 
 
@@ -213,11 +214,12 @@ def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
     """The chunks written by the compiled format_rows, then by oracles.format_rows."""
     texts = []
     for compiled in (True, False):
-        if not compiled:
-            python_formatter(monkeypatch)
-        stream = io.StringIO()
-        writer.write_arff(stream, schema, chunks, sparse)
-        texts.append(stream.getvalue())
+        with monkeypatch.context() as patched:
+            if not compiled:
+                python_formatter(patched)
+            stream = io.StringIO()
+            writer.write_arff(stream, schema, chunks, sparse)
+            texts.append(stream.getvalue())
     return texts
 
 
@@ -283,11 +285,12 @@ def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, 
     weights = np.array([1.0, 1 / 3, 0.0, 2.0, 1e300])
     texts = []
     for compiled in (True, False):
-        if not compiled:
-            python_formatter(monkeypatch)
-        stream = io.BytesIO()
-        writer.write_arff(stream, schema, [Chunk(values, {}, weights)], sparse, numbers=numbers)
-        texts.append(stream.getvalue().split(b"@data\n")[1])
+        with monkeypatch.context() as patched:
+            if not compiled:
+                python_formatter(patched)
+            stream = io.BytesIO()
+            writer.write_arff(stream, schema, [Chunk(values, {}, weights)], sparse, numbers=numbers)
+            texts.append(stream.getvalue().split(b"@data\n")[1])
     assert texts[0] == texts[1]
     rows = texts[0].decode().splitlines()
     assert " {" not in rows[0]

@@ -180,11 +180,12 @@ def test_the_arff_writer_rounds_the_same_on_both_paths(sparse, monkeypatch):
     values = np.array([[0.0, 1 / 3, 0.0, 2.0], [np.nan, 0.0, 123456.789, -1e-9]])
     texts = []
     for compiled in (True, False):
-        if not compiled:
-            python_formatter(monkeypatch)
-        stream = io.StringIO()
-        write_arff(stream, number_schema(4), [Chunk(values)], sparse, numbers=NumberFormat(digits=4))
-        texts.append(stream.getvalue().split("@data\n")[1])
+        with monkeypatch.context() as patched:
+            if not compiled:
+                python_formatter(patched)
+            stream = io.StringIO()
+            write_arff(stream, number_schema(4), [Chunk(values)], sparse, numbers=NumberFormat(digits=4))
+            texts.append(stream.getvalue().split("@data\n")[1])
     expected = "{1 0.3333,3 2}\n{0 ?,2 123500,3 -1e-09}\n" if sparse else "0,0.3333,0,2\n?,0,123500,-1e-09\n"
     assert texts == [expected, expected]
 
