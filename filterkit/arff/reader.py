@@ -444,31 +444,11 @@ def _unify_line_ends(block: bytes) -> bytes:
     return block
 
 
-def _numbered_lines(blocks: Iterator[bytes], name: str, line_bytes: int) -> Iterator[tuple[int, bytes]]:
-    line_number = 0
-    try:
-        for block in blocks:
-            lines = block.split(b"\n")
-            del block  # a long line is held once, as its line
-            for line in lines[:-1]:
-                if len(line) > line_bytes:
-                    raise _LineTooLong
-                line_number += 1
-                yield line_number, line
-    except _ReadFailure as failure:
-        raise ArffError(str(failure), name, line_number + 1) from None
-    except _LineTooLong:
-        raise ArffError(
-            f"a line longer than {line_bytes:,} bytes: refused (set {VARIABLES['line_bytes']} to allow more)",
-            name,
-            line_number + 1,
-        ) from None
-
-
 class _Lines:
     """The numbered lines of a stream's blocks (see :func:`_blocks`): one at a time for
-    the header, then :meth:`blocks`, the rest of the current block and every block after
-    it whole, for the data rows (whose reader keeps :attr:`line_number` up to date)."""
+    the header (and the CSV and svmlight readers), then :meth:`blocks`, the rest of the current
+    block and every block after it whole, for the data rows (whose reader keeps
+    :attr:`line_number` up to date); a line too long and damaged gzip data are errors naming the line."""
 
     def __init__(self, blocks: Iterator[bytes], name: str, line_bytes: int):
         self._blocks = blocks
