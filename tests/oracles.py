@@ -7,6 +7,7 @@ numpy), the tests check them against these.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,7 +16,7 @@ import filterkit_plugins.normalizers as normalizers
 import filterkit_plugins.shaper as shaper
 from filterkit import exact, statistics
 from filterkit.arff import reader, writer
-from filterkit.arff.writer import NumberFormat, format_numbers
+from filterkit.arff.writer import EXACT, NumberFormat, float32_decimal
 
 
 def gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
@@ -50,6 +51,31 @@ def tokenizer_only(monkeypatch) -> None:
     """Make the reader read every row with its tokenizer (the compiled parsers decline all)."""
     monkeypatch.setattr(reader, "_parse_sparse_plain", _declined)
     monkeypatch.setattr(reader, "_parse_dense_plain", _declined)
+
+
+def format_numbers(values, numbers: NumberFormat = EXACT) -> list[str]:
+    """What ``writer.format_numbers`` (the compiled printer) writes, by repr: each value rounded
+    first as ``numbers`` asks (to the double of its N-digit decimal, or of float32_decimal of
+    its nearest float32, where finite), then whole numbers below 2**53 as integers ("-0" for
+    negative zero), NaN as ``?``, ±inf as ``Infinity``, the others as repr writes them."""
+    texts = []
+    for value in np.asarray(values, dtype=np.float64).tolist():
+        with np.errstate(over="ignore"):
+            narrow = float(np.float32(value))
+        if numbers.float32 and math.isfinite(narrow):
+            value = float32_decimal(narrow)
+        elif numbers.digits and not numbers.exact and math.isfinite(value):
+            rounded = float(f"{value:.{numbers.digits - 1}e}")
+            value = rounded if math.isfinite(rounded) else value
+        if value != value:
+            texts.append("?")
+        elif math.isinf(value):
+            texts.append("Infinity" if value > 0 else "-Infinity")
+        elif abs(value) < 2.0**53 and value == int(value):
+            texts.append("-0" if value == 0 and math.copysign(1, value) < 0 else str(int(value)))
+        else:
+            texts.append(repr(value))
+    return texts
 
 
 def format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None):

@@ -26,7 +26,6 @@ from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, rows_of_entries
 
-_EXACT_INTEGER = 2.0**53
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
 #: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
 _DENSE_BLOCK_CELLS = 1 << 20
@@ -80,32 +79,16 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def format_numbers(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list[str]:
-    """Shortest round-trip text of each float (rounded first as ``numbers`` asks); NaN
-    as ``?``; ±inf as Java's ``Infinity``."""
-    values = np.asarray(values, dtype=np.float64)
-    if not numbers.exact:
-        values = _rounded(values, numbers)
-    integral = np.isfinite(values) & (np.abs(values) < _EXACT_INTEGER) & (values == np.round(values))
-    if integral.all() and not np.signbit(values[values == 0]).any():
-        return list(map(str, values.astype(np.int64).tolist()))
-    return [_format_one(v, whole) for v, whole in zip(values.tolist(), integral.tolist())]
-
-
-def _rounded(values: np.ndarray, numbers: NumberFormat) -> np.ndarray:
-    """Each value as the double of the decimal ``numbers`` rounds it to."""
-    finite = np.isfinite(values)
-    if numbers.float32:
-        with np.errstate(over="ignore"):
-            narrow = values.astype(np.float32)
-        finite &= np.isfinite(narrow)
-        rounded = [float32_decimal(v) for v in narrow[finite].astype(np.float64).tolist()]
-    else:
-        assert numbers.digits is not None
-        precision = numbers.digits - 1
-        rounded = [float(f"{v:.{precision}e}") for v in values[finite].tolist()]
-    result = values.copy()
-    result[finite] = np.where(np.isfinite(rounded), rounded, values[finite])
-    return result
+    """Shortest round-trip text of each float (rounded first as ``numbers`` asks), integers
+    without a decimal point; NaN as ``?``; ±inf as Java's ``Infinity`` (the compiled printer's)."""
+    values = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if not len(values):
+        return []
+    bounds, none = np.array([0, len(values)], dtype=np.int64), np.zeros(0, dtype=np.int64)
+    text = _speedups.format_rows(
+        bounds, none, values, np.zeros(len(values), np.uint8), [], False, numbers.digits or 0, numbers.float32
+    )
+    return text[:-1].decode("ascii").split(",")
 
 
 def float32_decimal(value: float) -> float:
@@ -132,16 +115,6 @@ def float32_decimal(value: float) -> float:
                 if (low <= candidate <= high) if inclusive else (low < candidate < high):
                     return math.copysign(float(candidate), value)
     return value  # not reached: 9 digits always read back
-
-
-def _format_one(value: float, whole: bool) -> str:
-    if whole:
-        return "-0" if value == 0 and np.signbit(value) else str(int(value))
-    if value != value:
-        return "?"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    return repr(value)
 
 
 class ArffWriter:

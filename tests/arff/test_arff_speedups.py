@@ -19,7 +19,7 @@ from arff_helpers import CONFORMANCE, REAL_FILES, conformance_files, valid_files
 from filterkit.arff import ArffReader, writer
 from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
-from oracles import python_formatter, tokenizer_only
+from oracles import format_numbers, python_formatter, tokenizer_only
 
 
 def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
@@ -302,7 +302,7 @@ def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
     values = np.ascontiguousarray(values, dtype=np.float64)
     indptr = np.array([0, values.size], dtype=np.int64)
     compiled = speedups.format_rows(indptr, np.zeros(0, np.int64), values, np.zeros(values.size, np.uint8), [], False)
-    return compiled.decode("ascii").rstrip("\n").split(","), writer.format_numbers(values)
+    return compiled.decode("ascii").rstrip("\n").split(","), format_numbers(values)
 
 
 def assert_numbers_written_identically(values):

@@ -1,6 +1,6 @@
 """``--digits N`` and ``--float32``: the writer's rounded number formats.
 
-Both the compiled printer (format_rows) and format_numbers (the CSV and svmlight writers') are checked
+Both the compiled printer (format_rows) and the repr-based oracles.format_numbers are checked
 against oracles that do not share their code: Python's correctly rounded ``'e'`` formatting
 for N digits, numpy's shortest float32 text (Dragon4's unique mode) for float32.  Every
 text must also be laid out as the exact writer writes the double it reads back as.
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from filterkit.arff import ArffReader, _speedups
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, write_arff
+from filterkit.arff.writer import EXACT, NumberFormat, write_arff
 from filterkit.formats import FormatOptions, row_writer
 from filterkit.schema import Attribute, Chunk, Schema
-from oracles import python_formatter
+from oracles import format_numbers, python_formatter
 
 IRIS = "tests/data/real/iris.arff"
 
@@ -256,3 +256,12 @@ def test_rounding_options_are_refused_before_any_work(run_filterkit, args, messa
     assert result.status == 2
     assert message in result.stderr
     assert not output.exists()
+
+
+@pytest.mark.parametrize("numbers", [EXACT, NumberFormat(digits=3), NumberFormat(float32=True)])
+def test_the_csv_and_svmlight_writers_numbers_are_the_arff_writers(numbers):
+    from filterkit.arff import writer
+
+    values = np.r_[random_doubles(300, 9), 0.0, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 1e300, 5e-324]
+    assert writer.format_numbers(values, numbers) == format_numbers(values, numbers) == compiled_texts(values, numbers)
+    assert writer.format_numbers([], numbers) == []
