@@ -17,6 +17,7 @@ import filterkit_plugins.shaper as shaper
 from filterkit import exact, statistics
 from filterkit.arff import reader, writer
 from filterkit.arff.writer import EXACT, NumberFormat, float32_decimal
+from filterkit.stage import stored_in_features
 
 
 def gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
@@ -125,6 +126,33 @@ def column_ranges(columns, values, n):
     return low, high
 
 
+def normalized_stored(stage, matrix, stored):
+    """What ``_kernels.normalize_stored`` gives (``RowNormalizer._normalized_stored``), by numpy:
+    the stored values with each row's features divided by its L1 or L2 norm, the powers added in
+    stored order by bincount, and a row whose plain norm is unsafe scaled by a power of two near
+    its largest value (or, holding an infinity, set to its limit) and normed again."""
+    acted_entry = stored_in_features(matrix, stage.features)
+    magnitudes = np.where(acted_entry & ~np.isnan(stored), np.abs(stored), 0.0)
+    rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+
+    def norms_of(values):
+        with np.errstate(over="ignore", under="ignore"):
+            return np.bincount(rows, weights=values**stage.order, minlength=matrix.shape[0]) ** (1.0 / stage.order)
+
+    norms = norms_of(magnitudes)
+    maxima = np.zeros(matrix.shape[0])
+    np.maximum.at(maxima, rows, magnitudes)
+    unsafe = stage._unsafe(norms, maxima)
+    data = stored
+    if unsafe.any():
+        shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+        with np.errstate(over="ignore"):
+            scaled = np.ldexp(data, shift[rows])
+        data = np.where(acted_entry, normalizers._limit_of_infinite_rows(scaled, np.isinf(maxima)[rows]), data)
+        norms = np.where(unsafe, norms_of(np.where(acted_entry & ~np.isnan(stored), np.abs(data), 0.0)), norms)
+    return np.where(acted_entry, data / np.where(norms > 0, norms, 1.0)[rows], data)
+
+
 def general_paths(monkeypatch) -> None:
     """Make the statistics, exact sums, shaper and row normalizers take their numpy paths (the
     ones for what the kernels decline), with the kernels' per-chunk entries and ranges found by
@@ -138,4 +166,4 @@ def general_paths(monkeypatch) -> None:
     for module in (exact, statistics):
         monkeypatch.setattr(module, "stable_order", lambda keys: np.argsort(keys, kind="stable"))
     monkeypatch.setattr(shaper.Shaper, "_compiled_tables", lambda _: None)
-    monkeypatch.setattr(normalizers.RowNormalizer, "_compiled_sparse", lambda *_: None)
+    monkeypatch.setattr(normalizers.RowNormalizer, "_normalized_stored", normalized_stored)

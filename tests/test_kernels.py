@@ -311,6 +311,26 @@ def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(monkey
     np.testing.assert_array_equal(bits(compiled.data), bits(plain.data))
 
 
+@pytest.mark.parametrize("stage_name", ["l2", "l1"])
+def test_rows_whose_plain_norm_is_unsafe_are_rescaled_as_numpy_rescales_them(monkeypatch, tmp_path, stage_name):
+    schema, stage = fitted(stage_name, random_sparse_arff(4), tmp_path)
+    width = len(schema.attributes)
+    rows = [[1e300, 1e300], [1e-200, -3e-200], [np.inf, 5.0], [-np.inf, np.inf], [1e-320, np.nan], [2.0, 0.5]]
+    values = np.zeros((len(rows), width))
+    values[:, 1:3] = rows
+    values[:, 0] = [1.0, 2.0, np.nan, 0.0, 1e300, 2.0]  # the class: not normalized, nor in the norm
+    chunk = Chunk(sp.csr_matrix(values), {}, None)
+    compiled = stage.transform(chunk).values.toarray()
+    general_paths(monkeypatch)
+    plain = stage.transform(chunk).values.toarray()
+    np.testing.assert_array_equal(bits(compiled), bits(plain))
+    half = 0.5 if stage_name == "l1" else 1 / math.sqrt(2)
+    np.testing.assert_array_equal(compiled[0, :3], [1.0, half, half])
+    np.testing.assert_array_equal(compiled[2, 1:3], [1.0, 0.0])
+    np.testing.assert_array_equal(compiled[3, 1:3], [-half, half])
+    assert compiled[4, 1] == 1.0 and np.isnan(compiled[4, 2])
+
+
 #: check_stage with the kernels is test_contract's run of shape, l2 and l1 (their defaults use
 #: them): here the numpy path of each, and both paths of the option set test_contract does not run.
 BOTH_PATHS = [
