@@ -213,11 +213,6 @@ class SortedSums:
             counted = _compiled_counts(keys)
             if counted is not None:
                 return cls([(counted[0], ExactSums.of_counts(counted[1]))], dtype)
-            if keys.dtype.kind in "iu" and keys.min() >= 0 and keys.max() < max(4 * len(keys), 1 << 16):
-                # counting: what the sort below gives, in one pass over the entries
-                counts = np.bincount(keys)
-                present = np.flatnonzero(counts)
-                return cls([(present.astype(keys.dtype), ExactSums.of_counts(counts[present]))], dtype)
             keys = np.sort(keys)
             starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
             return cls([(keys[starts], ExactSums.of_counts(np.diff(np.r_[starts, len(keys)])))], dtype)

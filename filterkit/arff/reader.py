@@ -243,11 +243,11 @@ class ArffReader:
                     raise lines.too_long()
                 if rows == self.chunk_rows or size >= budget:
                     assert sparse is not None  # set with the first row
-                    yield _joined(pieces), np.concatenate(numbers).tolist(), sparse
+                    yield b"\n".join(pieces), np.concatenate(numbers).tolist(), sparse
                     pieces, numbers, rows, size = [], [], 0, 0
         if pieces:
             assert sparse is not None  # the first data line decided it
-            yield _joined(pieces), np.concatenate(numbers).tolist(), sparse
+            yield b"\n".join(pieces), np.concatenate(numbers).tolist(), sparse
 
     def _data_blocks(self) -> Iterator[tuple[bytes, int]]:
         """The blocks of the data rows with where their rows start: the text after
@@ -523,10 +523,6 @@ class _Lines:
             self.name,
             self.line_number + 1,
         )
-
-
-def _joined(pieces: list[bytes]) -> bytes:
-    return pieces[0] if len(pieces) == 1 else b"\n".join(pieces)
 
 
 def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, columns, line_numbers, name, texts):

@@ -149,8 +149,6 @@ class ArffWriter:
         }
         self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
         self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
-        #: the columns that are not, when they are few (a class): compared with, faster than a lookup per entry
-        self._few_special = np.flatnonzero(~self._plain_numbers) if (~self._plain_numbers).sum() <= 4 else None
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
         self._emit(format_header(schema, list(comments)))
@@ -195,12 +193,7 @@ class ArffWriter:
             values = np.ascontiguousarray(matrix, dtype=np.float64).ravel()
             columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
             indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
-        if self._few_special is not None:
-            special = np.zeros(len(columns), dtype=bool)
-            for column in self._few_special.tolist():
-                special |= columns == column
-        else:
-            special = ~self._plain_numbers[columns]
+        special = ~self._plain_numbers[columns]
         special_entries = np.flatnonzero(special)
         texts = np.empty(len(special_entries), dtype=object)
         if len(special_entries):
