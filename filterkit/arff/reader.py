@@ -264,8 +264,8 @@ class ArffReader:
         (quotes, comments, weights, errors) by the tokenizer."""
         try:
             if sparse:
-                return _parse_sparse_plain(joined, numbers, self._columns, self.name)
-            return _parse_dense_plain(joined, numbers, self._columns, self.name)
+                return _parse_sparse_plain(joined, len(numbers), self._columns)
+            return _parse_dense_plain(joined, len(numbers), self._columns)
         except _NotPlain:
             pass
         columns = self._columns
@@ -525,12 +525,13 @@ class _Lines:
         )
 
 
-def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, columns, line_numbers, name, texts):
-    """Set ``values[targets]`` from the text of ``tokens`` (labels, dates, strings, ``?``).
+def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: _ColumnInfo, texts) -> None:
+    """Set ``values[targets]`` from the tokens ``joined[starts[k]:ends[k]]`` (labels, dates,
+    strings, ``?``); _NotPlain for a token that is not one (the tokenizer then names its line).
 
     Plain tokens of nominal columns (a class label on every row) are looked up by their
     bytes in one pass first; when one of them is not a label, every token goes through
-    :meth:`_ColumnInfo.value` in order, which raises the error of the first bad one.
+    :meth:`_ColumnInfo.value`.
     """
     nominal = columns.is_nominal[column_of]
     if nominal.any():
@@ -538,35 +539,30 @@ def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, c
         tables = columns.label_bytes
         codes = [
             tables[column].get(joined[start:end])
-            for column, start, end in zip(
-                column_of[picked].tolist(), starts[tokens[picked]].tolist(), ends[tokens[picked]].tolist()
-            )
+            for column, start, end in zip(column_of[picked].tolist(), starts[picked].tolist(), ends[picked].tolist())
         ]
         if None not in codes:
             values[targets[picked]] = codes
             rest = np.flatnonzero(~nominal)
-            tokens, targets, column_of, row_of = tokens[rest], targets[rest], column_of[rest], row_of[rest]
-    for token, target, column, row in zip(tokens.tolist(), targets.tolist(), column_of.tolist(), row_of.tolist()):
+            targets, column_of, row_of, starts, ends = (a[rest] for a in (targets, column_of, row_of, starts, ends))
+    tokens = zip(targets.tolist(), column_of.tolist(), row_of.tolist(), starts.tolist(), ends.tolist())
+    for target, column, row, start, end in tokens:
         found: dict = {}
         try:
-            text = joined[starts[token] : ends[token]].decode("utf-8")
-            values[target] = columns.value(column, text, False, found)
-        except UnicodeDecodeError:
-            raise ArffError("not UTF-8 text", name, line_numbers[row]) from None
-        except ArffError as error:
-            raise error.located(name, line_numbers[row]) from None
+            values[target] = columns.value(column, joined[start:end].decode("utf-8"), False, found)
+        except (UnicodeDecodeError, ArffError):
+            raise _NotPlain from None
         if column in texts:
             texts[column][row] = found.get(column)
 
 
-def _parse_sparse_plain(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
     """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
     strings, dates and ``?`` looked up here); _NotPlain where it declines the group.
 
     The module leaves out the numbers that are zero; only looked-up values can still be
     zero (a first label), so only a group where one is has its zeros eliminated here.
     """
-    n_rows = len(line_numbers)
     found = _speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
     if not found:
         raise _NotPlain
@@ -574,30 +570,15 @@ def _parse_sparse_plain(joined, line_numbers, columns: _ColumnInfo, name) -> Chu
         np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
     )
     texts = {c: [""] * n_rows for c in columns.text_columns}
-    if len(entries):
-        _look_up(
-            np.arange(len(entries)),
-            entries,
-            indices[entries],
-            rows,
-            starts,
-            ends,
-            joined,
-            values,
-            columns,
-            line_numbers,
-            name,
-            texts,
-        )
+    _look_up(entries, indices[entries], rows, starts, ends, joined, values, columns, texts)
     if len(entries) and not values[entries].all():
         values, indices, indptr = without_zeros(values, indices, indptr)
     return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
 
 
-def _parse_dense_plain(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
     """Plain dense rows tokenized at once by the compiled module (a token that is not a number
     parsed as 0, its text looked up here); _NotPlain where it declines."""
-    n_rows = len(line_numbers)
     found = None if b"{" in joined or b"}" in joined else _speedups.tokenize_plain(joined)
     if not found:
         raise _NotPlain
@@ -608,22 +589,8 @@ def _parse_dense_plain(joined, line_numbers, columns: _ColumnInfo, name) -> Chun
         raise _NotPlain
     column_of = np.tile(np.arange(columns.count), n_rows)
     texts = {c: [None] * n_rows for c in columns.text_columns}
-    lookups = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
-    if len(lookups):
-        _look_up(
-            lookups,
-            lookups,
-            column_of[lookups],
-            line_of[lookups],
-            starts,
-            ends,
-            joined,
-            numbers,
-            columns,
-            line_numbers,
-            name,
-            texts,
-        )
+    at = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
+    _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 
 from filterkit.arff import ArffReader, reader
+from filterkit.errors import ArffError
 from oracles import tokenizer_only
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
@@ -55,3 +57,15 @@ def test_plain_groups_take_the_compiled_path_alone(monkeypatch):
     dense, called_dense = paths_taken(b"1.5,0,y\n0,-2,x\n", monkeypatch)
     assert called_sparse == ["_parse_sparse_plain"] and called_dense == ["_parse_dense_plain"]
     assert np.array_equal(sparse, dense)
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 2, 10])
+@pytest.mark.parametrize("row", [b"3,\xffx,x", b"{0 3,2 \xffx}", b"3,4,z", b"{2 z}"])
+def test_a_bad_token_in_a_plain_group_is_named_as_the_tokenizer_names_it(row, chunk_rows):
+    """Whether a quoted row shares the bad row's group (chunk_rows) does not change the error."""
+    before = b"{0 1,2 'x'}\n{0 2}\n" if row.startswith(b"{") else b"1,2,'x'\n1,2,x\n"
+    with pytest.raises(ArffError) as raised:
+        with ArffReader(io.BytesIO(HEADER + before + row + b"\n"), name="f", chunk_rows=chunk_rows) as source:
+            list(source.chunks())
+    expected = "not UTF-8 text (invalid start byte at byte" if b"\xff" in row else "value 'z' is not a label"
+    assert str(raised.value).startswith(f"f:8: {expected}")
