@@ -1,10 +1,9 @@
-"""The compiled tokenizer (filterkit/arff/_speedups.c) and the numpy path read every file identically.
+"""The compiled parsers (filterkit/arff/_speedups.c) and the tokenizer read every file identically.
 
-The extension is optional (built when pip finds a C compiler); the reader falls back to
-the numpy path without it.  Each file is read both ways, with several chunk sizes, and
-must give the same chunks and, for files meant to be rejected, the same error and line.
-Files are also written both ways (format_rows and the Python path), and format_rows's own
-shortest-repr formatter is compared with repr on millions of doubles.
+Each file is read both ways (oracles.tokenizer_only), with several chunk sizes, and must give
+the same chunks and, for files meant to be rejected, the same error and line.  Files are also
+written both ways (format_rows and oracles.format_rows), and format_rows's own shortest-repr
+formatter is compared with repr on millions of doubles.
 """
 
 from __future__ import annotations
