@@ -1,9 +1,10 @@
 /*
- * Optional compiled kernels for the statistics pass and the per-value transforms.
+ * Compiled kernels for the statistics pass and the per-value transforms (a build needs a C
+ * compiler).
  *
- * Each function does, in one loop and without temporaries, what a few numpy calls do in
- * the module that uses it, with the same floating-point operations in the same order, so
- * the results are identical bit for bit (the tests run both paths and compare):
+ * Each function does, in one loop and without temporaries, what a few numpy calls would do
+ * in the module that uses it, with the same floating-point operations in the same order, so
+ * the results are identical bit for bit (tests/test_kernels.py compares them with numpy):
  *
  *   sorted_counts      the distinct keys of an int64 array and how often each occurs
  *                      (filterkit.statistics.SortedSums.of_entries without weights);

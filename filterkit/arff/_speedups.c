@@ -1,24 +1,22 @@
 /*
- * Optional compiled tokenizer for the reader's plain groups (filterkit.arff.reader._tokens_of).
+ * The compiled reader and writer loops of filterkit.arff (a build needs a C compiler).
  *
- * tokenize_plain(data: bytes) splits a group of plain data rows at spaces, tabs, commas,
- * braces and newlines, exactly as the numpy path does, and parses every numeric-looking
- * token (it starts with one of "0123456789+-." and holds only those and "eE") with Python's
- * own correctly rounded parser.  It returns five bytes objects holding, per token, the
+ * tokenize_plain(data: bytes) splits a group of plain dense data rows at spaces, tabs,
+ * commas, braces and newlines and parses every numeric-looking token (it starts with one of
+ * "0123456789+-." and holds only those and "eE") with Python's own correctly rounded parser
+ * (reader._parse_dense_plain).  It returns five bytes objects holding, per token, the
  * float64 value (0 for other tokens), the int64 start and end offsets and line index, and a
- * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number
- * (the numpy path then decides); False when the group holds a quote, a '%' or "0x"/"0X",
- * which only the tokenizer reads (the reader checks the same marks without this module).  The pure-Python path is
- * used when this module is not built; tests check that both give identical chunks.
+ * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number;
+ * False when the group holds a quote, a '%' or "0x"/"0X".  The reader's tokenizer reads the
+ * groups it declines; tests check both give identical chunks.
  *
  * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
  * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
  * CSR arrays in one pass; each runs without the GIL, so the reading thread works beside
- * the writer's.  The reader's Python twins (_gather_rows_in_python, the numpy path) give
- * the same rows, and tests compare them.
+ * the writer's.  Tests compare them with tests/oracles.py and the tokenizer.
  *
- * format_rows does the writer's inner loop (see its comment), with format_shortest for
- * Python's repr of non-integral numbers; the writer's Python path gives the same text.
+ * format_rows does every writer's inner loop (see its comment), with format_shortest for
+ * Python's repr of non-integral numbers; tests compare it with repr (tests/oracles.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
