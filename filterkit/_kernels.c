@@ -1,9 +1,10 @@
 /*
- * Optional compiled kernels for the statistics pass and the per-value transforms.
+ * Compiled kernels for the statistics pass and the per-value transforms (a build needs a C
+ * compiler).
  *
- * Each function does, in one loop and without temporaries, what a few numpy calls do in
- * the module that uses it, with the same floating-point operations in the same order, so
- * the results are identical bit for bit (the tests run both paths and compare):
+ * Each function does, in one loop and without temporaries, what a few numpy calls would do
+ * in the module that uses it, with the same floating-point operations in the same order, so
+ * the results are identical bit for bit (tests/test_kernels.py compares them with numpy):
  *
  *   sorted_counts      the distinct keys of an int64 array and how often each occurs
  *                      (filterkit.statistics.SortedSums.of_entries without weights);
@@ -1067,13 +1068,15 @@ shape_stored(PyObject *self, PyObject *args)
     Py_RETURN_TRUE;
 }
 
-/* normalize_stored(indptr, indices, data, acted, order, out) -> True, or False when a row's
- * plain norm is unsafe (it overflows, or its largest power is below 2**-968): the caller's
- * numpy path rescales such rows first.
+/* normalize_stored(indptr, indices, data, acted, order, out) -> None
  *
  * Per row, the sum of |x|**order over its acted (acted[column]), non-NaN entries in stored
  * order, as numpy's bincount adds them; its square root for order 2; acted entries divided
- * by it (by 1 where it is 0), other entries copied (RowNormalizer.transform). */
+ * by it (by 1 where it is 0), other entries copied (RowNormalizer.transform).  A row whose
+ * plain norm is unsafe (it overflows, or its largest power is below 2**-968) has its acted
+ * entries scaled first by the power of two that brings its largest value into [0.5, 1)
+ * (exact), or, when that value is infinite, set to their limit (±1 for ±inf, 0 for finite
+ * values, NaN for NaN), and its norm summed again from them. */
 static PyObject *
 normalize_stored(PyObject *self, PyObject *args)
 {
@@ -1098,13 +1101,13 @@ normalize_stored(PyObject *self, PyObject *args)
         release_all(&held);
         return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
     }
-    int bad = 0, unsafe = 0;
+    int bad = 0;
     const double smallest_safe_power = ldexp(1.0, -968);
     Py_BEGIN_ALLOW_THREADS
     const double *x = data.buf;
     const char *acted_column = acted.buf;
     double *normalized = out.buf;
-    for (Py_ssize_t r = 0; r < n_rows && !bad && !unsafe; r++) {
+    for (Py_ssize_t r = 0; r < n_rows && !bad; r++) {
         int64_t begin = index_at(&indptr, r), end = index_at(&indptr, r + 1);
         if (begin < 0 || end < begin || end > n_data) {
             bad = 1;
@@ -1124,23 +1127,40 @@ normalize_stored(PyObject *self, PyObject *args)
             if (magnitude > largest)
                 largest = magnitude;
         }
+        if (bad)
+            break;
         double norm = order == 2 ? sqrt(sum) : sum;
         double largest_power = order == 2 ? largest * largest : largest;
-        if (largest > 0 && (!isfinite(norm) || largest_power < smallest_safe_power)) {
-            unsafe = 1;
-            break;
+        int rescaled = largest > 0 && (!isfinite(norm) || largest_power < smallest_safe_power);
+        if (rescaled) {
+            int exponent = 0;
+            if (isfinite(largest))
+                frexp(largest, &exponent);
+            sum = 0.0;
+            for (int64_t i = begin; i < end; i++) {
+                if (!acted_column[index_at(&indices, i)])
+                    continue;
+                double y = isfinite(largest) ? ldexp(x[i], -exponent)
+                           : isinf(x[i])     ? copysign(1.0, x[i])
+                           : isnan(x[i])     ? NAN
+                                             : 0.0;
+                normalized[i] = y;
+                if (!isnan(x[i]))
+                    sum += order == 2 ? y * y : fabs(y);
+            }
+            norm = order == 2 ? sqrt(sum) : sum;
         }
         double divisor = norm > 0 ? norm : 1.0;
-        for (int64_t i = begin; i < end && !bad; i++) {
+        for (int64_t i = begin; i < end; i++) {
             int64_t column = index_at(&indices, i);
-            normalized[i] = acted_column[column] ? x[i] / divisor : x[i];
+            normalized[i] = acted_column[column] ? (rescaled ? normalized[i] : x[i]) / divisor : x[i];
         }
     }
     Py_END_ALLOW_THREADS
     release_all(&held);
     if (bad)
         return PyErr_Format(PyExc_ValueError, "inconsistent CSR arrays");
-    return PyBool_FromLong(!unsafe);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {

@@ -6,22 +6,18 @@ sorted keys as a few sorted runs merged pairwise, so building it costs O(n log n
 the distinct keys, whatever the chunk size.  The class statistics of
 :mod:`filterkit.statistics` are made of them.
 
-Counting, ordering and merging integer or complex keys runs in the optional compiled
-module ``filterkit._kernels`` when it is built; without it numpy does the same work,
-with identical results.
+Counting, ordering and merging non-negative int64 keys, and merging runs of counts, runs in
+the compiled module ``filterkit._kernels``; numpy does what it declines (other keys, sums
+of more than one digit).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk
-
-try:
-    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: numpy does the same work
-    _kernels = None
 
 # Exact sums are integers written in base 2**32 digits, one int64 column per digit.
 _DIGIT_BITS = 32
@@ -217,11 +213,6 @@ class SortedSums:
             counted = _compiled_counts(keys)
             if counted is not None:
                 return cls([(counted[0], ExactSums.of_counts(counted[1]))], dtype)
-            if keys.dtype.kind in "iu" and keys.min() >= 0 and keys.max() < max(4 * len(keys), 1 << 16):
-                # counting: what the sort below gives, in one pass over the entries
-                counts = np.bincount(keys)
-                present = np.flatnonzero(counts)
-                return cls([(present.astype(keys.dtype), ExactSums.of_counts(counts[present]))], dtype)
             keys = np.sort(keys)
             starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
             return cls([(keys[starts], ExactSums.of_counts(np.diff(np.r_[starts, len(keys)])))], dtype)
@@ -259,8 +250,8 @@ class SortedSums:
 
 def _compiled_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct keys, ascending, and how often each occurs, by the compiled kernel; None
-    without it, or for keys that are not non-negative int64 (numpy then counts them)."""
-    if _kernels is None or keys.dtype != np.int64:
+    for keys that are not non-negative int64 or spread too thinly (numpy then counts them)."""
+    if keys.dtype != np.int64:
         return None
     distinct, counts = np.empty(len(keys), dtype=np.int64), np.empty(len(keys), dtype=np.int64)
     found = _kernels.sorted_counts(np.ascontiguousarray(keys), distinct, counts)
@@ -269,8 +260,8 @@ def _compiled_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 def stable_order(keys: np.ndarray) -> np.ndarray:
     """``numpy.argsort(keys, kind="stable")``; for non-negative int64 keys by the compiled
-    kernel's tally or radix sort when it is built (a stable order is unique, so the same)."""
-    if _kernels is not None and keys.dtype == np.int64:
+    kernel's tally or radix sort (a stable order is unique, so the same)."""
+    if keys.dtype == np.int64:
         order = np.empty(len(keys), dtype=np.int64)
         if _kernels.stable_order(np.ascontiguousarray(keys), order) is not None:
             return order
@@ -305,11 +296,10 @@ def _compiled_merge(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarra
     """:func:`_merged_runs` by the compiled kernel for complex or int64 keys whose sums are one
     digit at the same scale (counts), with what the numpy path gives, digit for digit: the sums
     of keys in both runs added and every sum carried (:meth:`ExactSums._normalized`) where any
-    key was in both; None without the kernel, for other runs, or for a key holding NaN."""
+    key was in both; None for other runs, or for a key holding NaN."""
     (keys_a, sums_a), (keys_b, sums_b) = first, second
     if (
-        _kernels is None
-        or keys_a.dtype != keys_b.dtype
+        keys_a.dtype != keys_b.dtype
         or keys_a.dtype not in (np.complex128, np.int64)
         or sums_a.digits.shape[1] != 1
         or sums_b.digits.shape[1] != 1

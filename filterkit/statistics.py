@@ -12,9 +12,10 @@ Weights are summed exactly and tables keyed by sorted keys kept as sorted runs
 (:mod:`filterkit.exact`), so no order of the rows, chunk size or partitioning
 changes a bit of any count, and fitting costs O(n log n) in the distinct values.
 
-The per-chunk work (finding a chunk's entries, each feature's range) runs in the
-optional compiled module ``filterkit._kernels`` when it is built; without it numpy
-does the same work, with identical results.
+The per-chunk work on a sparse chunk (finding its entries, each feature's range, and for
+unit weights the counts themselves) runs in the compiled module ``filterkit._kernels``;
+numpy counts what it declines (weights, missing values, values that are not whole numbers
+close together).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.errors import FilterkitError
 from filterkit.exact import (
     ExactSums,
@@ -36,11 +38,6 @@ from filterkit.exact import (
 )
 from filterkit.schema import NOMINAL, Chunk, CsrArrays
 from filterkit.stage import Stage
-
-try:
-    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: numpy does the same work
-    _kernels = None
 
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
@@ -200,19 +197,12 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
         # where slicing the columns out (values[:, features]) cost a copy of the chunk
         matrix = chunk.csr()
         position = _feature_positions(matrix.shape[1], features)
-        if _kernels is not None:
-            return (*_compiled_entries(matrix, position, np.where(known, labels, -1), max(n_classes, 1)), labels, known)
-        rows = np.repeat(np.arange(chunk.n_rows), np.diff(matrix.indptr))
-        columns, values = position[matrix.indices], matrix.data
-        keep = (columns >= 0) & (values != 0)
-    else:
-        # the non-zero cells (NaN included) in row order, as a CSR matrix of the block would store them
-        block = chunk.values[:, features]
-        rows, columns = np.nonzero(block)
-        rows, columns, values = rows.astype(np.int64), columns.astype(np.int64), block[rows, columns]
-        keep = values != 0
-    if not known.all():
-        keep &= known[rows]
+        return (*_compiled_entries(matrix, position, np.where(known, labels, -1), max(n_classes, 1)), labels, known)
+    # the non-zero cells (NaN included) in row order, as a CSR matrix of the block would store them
+    block = chunk.values[:, features]
+    rows, columns = np.nonzero(block)
+    rows, columns, values = rows.astype(np.int64), columns.astype(np.int64), block[rows, columns]
+    keep = known[rows]
     if not keep.all():
         rows, columns, values = rows[keep], columns[keep], values[keep]
     return rows, columns, columns * max(n_classes, 1) + labels[rows], values, labels, known
@@ -237,25 +227,13 @@ def _compiled_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarra
     return rows[:found], columns[:found], pairs[:found], values[:found]
 
 
-def _column_ranges(columns: np.ndarray, values: np.ndarray, rows: np.ndarray, n_rows: int, n: int):
+def _column_ranges(columns: np.ndarray, values: np.ndarray, n: int):
     """Per column of ``n``, the smallest and largest of the entries' values (±inf for none);
     the values hold no NaN, so the order they are met in does not matter."""
     low, high = np.full(n, np.inf), np.full(n, -np.inf)
-    if _kernels is not None:
-        _kernels.column_ranges(
-            np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), low, high
-        )
-        return low, high
-    # the entries regrouped by column (CSC)
-    import scipy.sparse as sp
-
-    row_starts = np.r_[0, np.cumsum(np.bincount(rows, minlength=n_rows))]
-    by_column = sp.csr_matrix((values, columns, row_starts), shape=(n_rows, n)).tocsc()
-    filled = np.flatnonzero(np.diff(by_column.indptr))
-    if len(filled):
-        starts = by_column.indptr[filled]
-        low[filled] = np.minimum.reduceat(by_column.data, starts)
-        high[filled] = np.maximum.reduceat(by_column.data, starts)
+    _kernels.column_ranges(
+        np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), low, high
+    )
     return low, high
 
 
@@ -322,7 +300,7 @@ class ValueCounts(ClassCounts):
     def of_chunk(cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int) -> "ValueCounts":
         """Statistics of one chunk's rows, for the given feature columns."""
         weights = checked_weights(chunk)
-        if weights is None and chunk.is_sparse and _kernels is not None:
+        if weights is None and chunk.is_sparse:
             compiled = cls._compiled_of_chunk(chunk, features, class_index, n_classes)
             if compiled is not None:
                 return compiled
@@ -581,7 +559,7 @@ class PresenceCounts(ClassCounts):
     def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
         weights = checked_weights(chunk)
-        if weights is None and chunk.is_sparse and _kernels is not None:
+        if weights is None and chunk.is_sparse:
             compiled = self._compiled_of_chunk(chunk, features, class_index)
             if compiled is not None:
                 return self.merge(compiled)
@@ -596,7 +574,7 @@ class PresenceCounts(ClassCounts):
             present = ~missing_entry
             rows, columns, values, pair = rows[present], columns[present], values[present], pair[present]
         nonzero = SortedSums.of_entries(pair, _sums_of_rows(weights, rows))
-        low, high = _column_ranges(columns, values, rows, chunk.n_rows, n)
+        low, high = _column_ranges(columns, values, n)
         return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
 
     def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | None):

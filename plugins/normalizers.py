@@ -7,10 +7,9 @@ there, 0 elsewhere).  A zero row stays zero; missing values stay missing and are
 left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
 
-On a sparse chunk the row norms and divisions run in the optional compiled module
-``filterkit._kernels`` when it is built (each row's powers added in stored order, as the
-numpy path adds them, so the floats are the same bit for bit); rows whose plain norm is
-unsafe go to the numpy path, which rescales them.
+On a sparse chunk the row norms and divisions run in the compiled module
+``filterkit._kernels``, which rescales rows whose plain norm is unsafe as the dense
+path's numpy does.
 
 ``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
 attribute ``Normalize``, the KDD'09 UCI baseline); ``binarize`` turns every
@@ -23,6 +22,7 @@ from typing import cast
 
 import numpy as np
 
+from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import Chunk
@@ -33,13 +33,7 @@ from filterkit.stage import (
     range_scaling,
     refuse_infinite_ranges,
     scaling_map,
-    stored_in_features,
 )
-
-try:
-    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: numpy does the same work
-    _kernels = None
 
 
 class RowNormalizer(Stage):
@@ -63,35 +57,20 @@ class RowNormalizer(Stage):
 
     def _normalized_stored(self, matrix, stored: np.ndarray) -> np.ndarray:
         """The stored values ``stored`` of the CSR ``matrix`` (CSR arrays or a matrix) with each
-        row's features divided by the row's norm: by the compiled kernel, or by numpy (which also
-        rescales unsafe rows)."""
-        compiled = self._compiled_sparse(matrix, stored)
-        if compiled is not None:
-            return compiled
-        acted_entry = stored_in_features(matrix, self.features)
-        in_norm = acted_entry & ~np.isnan(stored)
-        magnitudes = np.where(in_norm, np.abs(stored), 0.0)
-        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-        with np.errstate(over="ignore", under="ignore"):
-            norms: np.ndarray = np.bincount(rows, weights=magnitudes**self.order, minlength=matrix.shape[0])
-        norms = norms ** (1.0 / self.order)
-        maxima = _row_maxima(rows, magnitudes, matrix.shape[0])
-        unsafe = self._unsafe(norms, maxima)
-        data = stored
-        if unsafe.any():
-            # rows scaled by a power of two near their largest value first (exact), then normed;
-            # the other attributes' values are scaled too, and may overflow, but are not kept
-            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-            with np.errstate(over="ignore"):
-                scaled = np.ldexp(data, shift[rows])
-            data = np.where(acted_entry, _limit_of_infinite_rows(scaled, np.isinf(maxima)[rows]), data)
-            with np.errstate(under="ignore"):
-                rescaled = np.bincount(
-                    rows, weights=np.where(in_norm, np.abs(data), 0.0) ** self.order, minlength=matrix.shape[0]
-                ) ** (1.0 / self.order)
-            norms = np.where(unsafe, rescaled, norms)
-        divisor = np.where(norms > 0, norms, 1.0)[rows]
-        return np.where(acted_entry, data / divisor, data)
+        row's features divided by the row's norm, by the compiled kernel (each row's powers summed
+        in stored order; a row whose plain norm is unsafe rescaled as the dense path rescales it)."""
+        acted_column = np.zeros(matrix.shape[1], dtype=bool)
+        acted_column[self.features] = True
+        data = np.empty(len(stored))
+        _kernels.normalize_stored(
+            np.ascontiguousarray(matrix.indptr),
+            np.ascontiguousarray(matrix.indices),
+            np.ascontiguousarray(stored, dtype=np.float64),
+            acted_column,
+            self.order,
+            data,
+        )
+        return data
 
     def _normalized_dense(self, chunk: Chunk) -> Chunk:
         """A dense chunk's rows divided by their norms."""
@@ -112,25 +91,6 @@ class RowNormalizer(Stage):
         values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
         return Chunk(values, chunk.text, chunk.weights)
 
-    def _compiled_sparse(self, matrix, stored: np.ndarray) -> np.ndarray | None:
-        """The normalized stored values ``stored`` of ``matrix`` by the compiled kernel (each row's
-        powers summed in stored order, as the numpy path's bincount adds them); None without the
-        kernel or when a row's plain norm is unsafe (the numpy path rescales such rows)."""
-        if _kernels is None:
-            return None
-        acted_column = np.zeros(matrix.shape[1], dtype=bool)
-        acted_column[self.features] = True
-        data = np.empty(len(stored))
-        done = _kernels.normalize_stored(
-            np.ascontiguousarray(matrix.indptr),
-            np.ascontiguousarray(matrix.indices),
-            np.ascontiguousarray(stored, dtype=np.float64),
-            acted_column,
-            self.order,
-            data,
-        )
-        return data if done else None
-
     def _unsafe(self, norms: np.ndarray, maxima: np.ndarray) -> np.ndarray:
         """Rows whose plain norm overflowed or whose powers fell below the normal doubles
         (the powers of the largest value must be normal for the sum to keep its precision)."""
@@ -143,12 +103,6 @@ def _limit_of_infinite_rows(values: np.ndarray, infinite_row: np.ndarray) -> np.
     of the normalized row as those values grow (missing stays missing)."""
     limit = np.where(np.isinf(values), np.sign(values), np.where(np.isnan(values), np.nan, 0.0))
     return np.where(infinite_row, limit, values)
-
-
-def _row_maxima(rows: np.ndarray, magnitudes: np.ndarray, n_rows: int) -> np.ndarray:
-    maxima = np.zeros(n_rows)
-    np.maximum.at(maxima, rows, magnitudes)
-    return maxima
 
 
 # A row's largest power |x|^p below this leaves too few bits (or none) above the subnormal range.

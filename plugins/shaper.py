@@ -35,9 +35,9 @@ one whose shaped feature predicts c-vs-rest on the training rows with the larges
 log-likelihood gain over the class rate.  Internally every output feature is a
 *column*, a (feature, class) pair; the fitted arrays are per column.
 
-A sparse chunk's stored values are shaped by the optional compiled module
-``filterkit._kernels`` when it is built (one pass, the same arithmetic, so the floats
-are the same bit for bit); ``--transform logodds`` and fits whose knot steps need the
+A sparse chunk's stored values are shaped by the compiled module ``filterkit._kernels``
+(one pass, the same arithmetic as numpy's, so the floats are the same bit for bit);
+``--transform logodds`` and fits whose knot steps need the
 scaled interpolation are shaped by numpy, as are dense chunks and one-vs-rest copies.
 """
 
@@ -60,10 +60,7 @@ from filterkit.statistics import ClassValueCountsStage, ValueCounts
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-try:
-    from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: numpy does the same work
-    _kernels = None
+from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
 
 #: ``--multiclass``: a shaped copy of each feature per class label, or each toward its most informative class.
 ONE_VS_REST = "one-vs-rest"
@@ -318,8 +315,8 @@ class Shaper(ClassValueCountsStage):
     def _shaped_stored(self, rows, position_of: np.ndarray, stored: np.ndarray | None = None) -> np.ndarray:
         """The stored values of ``rows`` (CSR arrays or matrix; or ``stored`` in their place) with
         those of a shaped attribute (``position_of``: each attribute's column, −1 for none) shaped:
-        by the compiled kernel when it is built and the fit needs neither the log-odds nor the
-        scaled interpolation, else by :meth:`_shape`."""
+        by the compiled kernel when the fit needs neither the log-odds nor the scaled
+        interpolation, else by :meth:`_shape`."""
         indices = rows.indices
         stored = rows.data if stored is None else stored
         tables = self._compiled_tables()
@@ -341,10 +338,9 @@ class Shaper(ClassValueCountsStage):
 
     def _compiled_tables(self) -> tuple | None:
         """The fitted tables in the order ``_kernels.shape_stored`` takes them, or None where
-        only :meth:`_shape` shapes: without the kernels, for ``--transform logodds`` (numpy's
-        logarithm may round differently from C's) and for a fit with a knot step that
-        needs the scaled interpolation."""
-        if _kernels is None or self.params["transform"] != "prob" or self.knots.scaled.any():
+        only :meth:`_shape` shapes: for ``--transform logodds`` (numpy's logarithm may round
+        differently from C's) and for a fit with a knot step that needs the scaled interpolation."""
+        if self.params["transform"] != "prob" or self.knots.scaled.any():
             return None
 
         def floats(values):

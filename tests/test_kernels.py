@@ -1,10 +1,10 @@
 """The compiled kernels (filterkit/_kernels.c) and the numpy paths give identical results, bit for bit.
 
-The extension is optional (built when pip finds a C compiler); without it each module that
-uses it does the same work with numpy.  Every test here runs both paths — the module's
-``_kernels`` as built, then set to None — on real files and random data, and compares the
-statistics' exact sums digit for digit, the transformed chunks' floats bit for bit and the
-written ARFF byte for byte.
+Each module that uses the kernels has a numpy path for what they decline (weights, missing
+values, log-odds, unsafe norms).  Every test here runs both — as the package runs, then with
+``oracles.general_paths`` sending everything to numpy — on real files and random data, and
+compares the statistics' exact sums digit for digit, the transformed chunks' floats bit for
+bit and the written ARFF byte for byte.
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ import pytest
 import scipy.sparse as sp
 
 import filterkit.exact as exact
-import filterkit.statistics as statistics
-import filterkit_plugins.normalizers as normalizers
-import filterkit_plugins.shaper as shaper
 from chain_helpers import REAL
 from filterkit.arff import ArffReader, read_arff
 from filterkit.plugins import load_plugins
@@ -26,12 +23,7 @@ from filterkit.schema import Chunk
 from filterkit.stage import Context
 from filterkit.statistics import ExactSums, PresenceCounts, SortedSums, ValueCounts
 from filterkit.testing import check_stage
-
-kernels = statistics._kernels
-
-needs_extension = pytest.mark.skipif(
-    kernels is None, reason="the optional compiled kernels are not built (no C compiler at install)"
-)
+from oracles import general_paths
 
 # (file, class position as -c takes it)
 REAL_FILES = [
@@ -61,19 +53,12 @@ def class_position(schema, where: str) -> int:
     return 0 if where == "first" else len(schema.attributes) - 1
 
 
-def counted(modules_kernels, counts_class, chunks, features, class_index, n_classes):
-    """The statistics of every chunk, gathered with the modules' ``_kernels`` set as given."""
-    statistics._kernels = exact._kernels = modules_kernels
+def counted(counts_class, chunks, features, class_index, n_classes):
+    """The statistics of every chunk."""
     counts = counts_class.empty(len(features), n_classes)
     for chunk in chunks:
         counts = counts.add(chunk, features, class_index)
     return counts
-
-
-def use_kernels(monkeypatch, module) -> None:
-    """The statistics and their exact sums (filterkit.exact) computed with ``module`` as the kernels (None: numpy)."""
-    monkeypatch.setattr(statistics, "_kernels", module)
-    monkeypatch.setattr(exact, "_kernels", module)
 
 
 def assert_same_sums(first: ExactSums, second: ExactSums) -> None:
@@ -100,18 +85,17 @@ def assert_same_counts(first, second) -> None:
         np.testing.assert_array_equal(bits(first.maximum), bits(second.maximum))
 
 
-@needs_extension
 @pytest.mark.slow
 @pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
 @pytest.mark.parametrize("name, where", REAL_FILES)
 def test_statistics_of_real_files_are_the_same_with_and_without_the_kernels(monkeypatch, name, where, counts_class):
-    use_kernels(monkeypatch, kernels)
     schema, chunks = chunks_of(name, 97)
     class_index = class_position(schema, where)
     features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
     n_classes = len(schema.attributes[class_index].labels)
-    compiled = counted(kernels, counts_class, chunks, features, class_index, n_classes)
-    plain = counted(None, counts_class, chunks, features, class_index, n_classes)
+    compiled = counted(counts_class, chunks, features, class_index, n_classes)
+    general_paths(monkeypatch)
+    plain = counted(counts_class, chunks, features, class_index, n_classes)
     assert_same_counts(compiled, plain)
 
 
@@ -129,23 +113,21 @@ def random_sparse_chunk(rng, n_rows: int, n_columns: int, *, weighted: bool, int
     return Chunk(sp.csr_matrix(values), {}, weights)
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
 def test_statistics_of_random_sparse_chunks_are_the_same_with_and_without_the_kernels(monkeypatch, seed, counts_class):
-    use_kernels(monkeypatch, kernels)
     rng = np.random.default_rng(seed)
     chunks = [
         random_sparse_chunk(rng, int(rng.integers(1, 60)), 9, weighted=seed % 2 == 1, integers=seed % 3 != 2)
         for _ in range(5)
     ]
     features = np.array([1, 2, 4, 5, 6, 8])
-    compiled = counted(kernels, counts_class, chunks, features, 0, 3)
-    plain = counted(None, counts_class, chunks, features, 0, 3)
+    compiled = counted(counts_class, chunks, features, 0, 3)
+    general_paths(monkeypatch)
+    plain = counted(counts_class, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
-@needs_extension
 @pytest.mark.parametrize("span", [1, 7, 1000, 2**18, 2**18 + 1, 3 * 2**16 + 5, 2**22, 2**40, 2**62])
 def test_sorted_counts_and_stable_order_equal_numpys(span):
     rng = np.random.default_rng(span % 1000)
@@ -159,7 +141,6 @@ def test_sorted_counts_and_stable_order_equal_numpys(span):
         np.testing.assert_array_equal(exact.stable_order(keys), np.argsort(keys, kind="stable"))
 
 
-@needs_extension
 def test_sorted_counts_leaves_negative_keys_and_thin_spreads_to_numpy():
     assert exact._compiled_counts(np.array([3, -1, 3], dtype=np.int64)) is None
     assert exact._compiled_counts(np.array([0, 2**50], dtype=np.int64)) is None
@@ -172,28 +153,27 @@ def test_sorted_counts_leaves_negative_keys_and_thin_spreads_to_numpy():
     np.testing.assert_array_equal(exact.stable_order(keys), [1, 3, 0, 2])
 
 
-@needs_extension
 def test_weighted_group_sums_are_the_same_with_and_without_the_kernels(monkeypatch):
     rng = np.random.default_rng(5)
     groups = rng.integers(0, 300, size=5_000)
     weights = rng.choice([0.1, 1.0, 2.0**-1070, 1e300, 3.0], size=5_000)
-    use_kernels(monkeypatch, kernels)
     compiled = ExactSums.by_group(groups, weights, 300)
-    use_kernels(monkeypatch, None)
+    general_paths(monkeypatch)
     plain = ExactSums.by_group(groups, weights, 300)
     assert_same_sums(compiled, plain)
     assert math.isclose(float(plain.total().to_float()[0]), float(np.sum(weights)), rel_tol=1e-12)
 
 
 def outputs_both_ways(run_filterkit, monkeypatch, *argv) -> bytes:
-    """The written ARFF of ``filterkit ARGV`` with the kernels, asserted equal to the one without."""
+    """The written ARFF of ``filterkit ARGV`` with the kernels, asserted equal to the numpy paths'."""
     outputs = []
-    for module in (kernels, None):
-        for using in (statistics, shaper, normalizers):
-            monkeypatch.setattr(using, "_kernels", module)
-        result = run_filterkit(*argv)
-        assert result.status == 0, result.stderr
-        outputs.append(result.stdout)
+    for general in (False, True):
+        with monkeypatch.context() as patched:
+            if general:
+                general_paths(patched)
+            result = run_filterkit(*argv)
+            assert result.status == 0, result.stderr
+            outputs.append(result.stdout)
     assert outputs[0] == outputs[1], f"the kernels changed the output of {argv}"
     return outputs[0]
 
@@ -216,7 +196,6 @@ SPARSE_FILES = [
 ]
 
 
-@needs_extension
 @pytest.mark.slow
 @pytest.mark.parametrize("chain", CHAINS, ids=" ".join)
 @pytest.mark.parametrize("name, options, making", SPARSE_FILES)
@@ -257,7 +236,6 @@ def random_sparse_arff(seed: int, colours: tuple[str, ...] = ("green", "blue", "
     return "\n".join(lines) + "\n"
 
 
-@needs_extension
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_chains_on_random_sparse_files_write_the_same_bytes_with_and_without_the_kernels(
@@ -298,7 +276,6 @@ def unseen_values(rng, schema, n_rows: int) -> sp.csr_matrix:
     return sp.csr_matrix(values)
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize(
     "options",
@@ -311,48 +288,65 @@ def test_shaping_unseen_values_is_the_same_with_and_without_the_kernels(monkeypa
     matrix = unseen_values(np.random.default_rng(seed), schema, 200)
     position_of = np.full(matrix.shape[1], -1, dtype=np.int64)
     position_of[stage.features] = np.arange(len(stage.features))
-    monkeypatch.setattr(shaper, "_kernels", kernels)
     compiled_used = stage._compiled_tables() is not None
     compiled = stage._shaped_stored(matrix, position_of)
-    monkeypatch.setattr(shaper, "_kernels", None)
+    general_paths(monkeypatch)
     plain = stage._shaped_stored(matrix, position_of)
     np.testing.assert_array_equal(bits(compiled), bits(plain))
     if (seed + 1) % 3:  # the extreme files may need the scaled interpolation, which only numpy does
         assert compiled_used
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize("stage_name", ["l2", "l1"])
 def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(monkeypatch, tmp_path, seed, stage_name):
     schema, stage = fitted(stage_name, random_sparse_arff(seed), tmp_path)
     matrix = unseen_values(np.random.default_rng(seed), schema, 300)
     chunk = Chunk(matrix, {}, None)
-    monkeypatch.setattr(normalizers, "_kernels", kernels)
     compiled = stage.transform(chunk).values
-    monkeypatch.setattr(normalizers, "_kernels", None)
+    general_paths(monkeypatch)
     plain = stage.transform(chunk).values
     np.testing.assert_array_equal(compiled.indptr, plain.indptr)
     np.testing.assert_array_equal(compiled.indices, plain.indices)
     np.testing.assert_array_equal(bits(compiled.data), bits(plain.data))
 
 
-#: check_stage with the kernels as built is test_contract's run of shape, l2 and l1 (their defaults use
+@pytest.mark.parametrize("stage_name", ["l2", "l1"])
+def test_rows_whose_plain_norm_is_unsafe_are_rescaled_as_numpy_rescales_them(monkeypatch, tmp_path, stage_name):
+    schema, stage = fitted(stage_name, random_sparse_arff(4), tmp_path)
+    width = len(schema.attributes)
+    rows = [[1e300, 1e300], [1e-200, -3e-200], [np.inf, 5.0], [-np.inf, np.inf], [1e-320, np.nan], [2.0, 0.5]]
+    values = np.zeros((len(rows), width))
+    values[:, 1:3] = rows
+    values[:, 0] = [1.0, 2.0, np.nan, 0.0, 1e300, 2.0]  # the class: not normalized, nor in the norm
+    chunk = Chunk(sp.csr_matrix(values), {}, None)
+    compiled = stage.transform(chunk).values.toarray()
+    general_paths(monkeypatch)
+    plain = stage.transform(chunk).values.toarray()
+    np.testing.assert_array_equal(bits(compiled), bits(plain))
+    half = 0.5 if stage_name == "l1" else 1 / math.sqrt(2)
+    np.testing.assert_array_equal(compiled[0, :3], [1.0, half, half])
+    np.testing.assert_array_equal(compiled[2, 1:3], [1.0, 0.0])
+    np.testing.assert_array_equal(compiled[3, 1:3], [-half, half])
+    assert compiled[4, 1] == 1.0 and np.isnan(compiled[4, 2])
+
+
+#: check_stage with the kernels is test_contract's run of shape, l2 and l1 (their defaults use
 #: them): here the numpy path of each, and both paths of the option set test_contract does not run.
 BOTH_PATHS = [
-    pytest.param(None, "shape", {}, id="shape-numpy"),
-    pytest.param(kernels, "shape", {"missing": "keep", "zero_bin": False}, id="shape-keep-no-zero-bin-compiled"),
-    pytest.param(None, "shape", {"missing": "keep", "zero_bin": False}, id="shape-keep-no-zero-bin-numpy"),
-    pytest.param(None, "l2", {}, id="l2-numpy"),
-    pytest.param(None, "l1", {}, id="l1-numpy"),
+    pytest.param(True, "shape", {}, id="shape-numpy"),
+    pytest.param(False, "shape", {"missing": "keep", "zero_bin": False}, id="shape-keep-no-zero-bin-compiled"),
+    pytest.param(True, "shape", {"missing": "keep", "zero_bin": False}, id="shape-keep-no-zero-bin-numpy"),
+    pytest.param(True, "l2", {}, id="l2-numpy"),
+    pytest.param(True, "l1", {}, id="l1-numpy"),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module, name, options", BOTH_PATHS)
-def test_both_paths_pass_check_stage(monkeypatch, module, name, options):
-    for using in (statistics, shaper, normalizers):
-        monkeypatch.setattr(using, "_kernels", module)
+@pytest.mark.parametrize("general, name, options", BOTH_PATHS)
+def test_both_paths_pass_check_stage(monkeypatch, general, name, options):
+    if general:
+        general_paths(monkeypatch)
     assert check_stage(load_plugins().stage(name), **options)
 
 
@@ -363,12 +357,8 @@ def with_wide_indices(matrix: sp.csr_matrix) -> sp.csr_matrix:
     return wide
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(3))
 def test_the_kernels_read_int64_and_int32_index_arrays_alike(monkeypatch, tmp_path, seed):
-    monkeypatch.setattr(shaper, "_kernels", kernels)
-    monkeypatch.setattr(normalizers, "_kernels", kernels)
-    use_kernels(monkeypatch, kernels)
     schema, stage = fitted("shape", random_sparse_arff(seed + 1), tmp_path)
     _, normalizer = fitted("l2", random_sparse_arff(seed + 1), tmp_path)
     rng = np.random.default_rng(seed)

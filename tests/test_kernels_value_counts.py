@@ -14,30 +14,29 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from test_kernels import assert_same_counts, assert_same_sums, chunks_of, class_position, kernels, use_kernels
+from test_kernels import assert_same_counts, assert_same_sums, chunks_of, class_position
 
 import filterkit.exact as exact
 from filterkit.schema import Chunk
 from filterkit.statistics import ExactSums, PresenceCounts, ValueCounts
-
-needs_extension = pytest.mark.skipif(
-    kernels is None, reason="the optional compiled kernels are not built (no C compiler at install)"
-)
+from oracles import general_paths
 
 
 def both_ways(monkeypatch, kind, chunks, features, class_index, n_classes):
     """``(compiled, plain)``: the statistics ``kind`` (ValueCounts, PresenceCounts) of ``chunks``
-    gathered with and without the kernels, their tables settled."""
+    gathered as the package does, then by the numpy paths alone, their tables settled."""
     results = []
-    for module in (kernels, None):
-        use_kernels(monkeypatch, module)
-        counts = kind.empty(len(features), n_classes)
-        for chunk in chunks:
-            counts = counts.add(chunk, features, class_index)
-        if kind is ValueCounts:
-            counts.table.settled()
-            counts.missing_table.settled()
-        results.append(counts)
+    for general in (False, True):
+        with monkeypatch.context() as patched:
+            if general:
+                general_paths(patched)
+            counts = kind.empty(len(features), n_classes)
+            for chunk in chunks:
+                counts = counts.add(chunk, features, class_index)
+            if kind is ValueCounts:
+                counts.table.settled()
+                counts.missing_table.settled()
+            results.append(counts)
     return results
 
 
@@ -50,12 +49,10 @@ def word_counts(rng, n_rows: int, n_columns: int, low: int = 1, high: int = 40) 
     return Chunk(sp.csr_matrix(values), {}, None)
 
 
-@needs_extension
 def test_a_small_chunk_is_counted_as_by_hand(monkeypatch):
     # class in column 0 (labels 0, 1), features at columns 1 and 2; row 3's class is missing
     rows = np.array([[0, 2, 0], [1, 2, 5], [1, 2, 0], [np.nan, 9, 9], [0, 0, 5]], dtype=np.float64)
     chunk = Chunk(sp.csr_matrix(rows), {}, None)
-    use_kernels(monkeypatch, kernels)
     counts = ValueCounts._compiled_of_chunk(chunk, np.array([1, 2]), 0, 2)
     assert counts is not None
     keys, sums = counts.table.settled()
@@ -66,20 +63,17 @@ def test_a_small_chunk_is_counted_as_by_hand(monkeypatch):
     np.testing.assert_array_equal(counts.class_totals, [2, 2])
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(5))
 def test_whole_number_chunks_are_counted_by_the_kernel_as_by_numpy(monkeypatch, seed):
     rng = np.random.default_rng(seed)
     low, high = [(1, 40), (-5, 6), (-(2**10), 2**10), (2**51, 2**51 + 90), (1, 2)][seed]
     chunks = [word_counts(rng, int(rng.integers(1, 80)), 12, low, high) for _ in range(7)]
     features = np.array([1, 2, 3, 5, 8, 9, 11])
-    use_kernels(monkeypatch, kernels)
     assert all(ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is not None for chunk in chunks)
     compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
-@needs_extension
 @pytest.mark.parametrize(
     "changed",
     [
@@ -97,13 +91,11 @@ def test_chunks_the_kernel_declines_go_to_numpy_with_the_same_result(monkeypatch
     changed(dense)
     chunk = Chunk(sp.csr_matrix(dense), {}, None)
     features = np.array([1, 2, 3, 4, 5])
-    use_kernels(monkeypatch, kernels)
     assert ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is None
     compiled, plain = both_ways(monkeypatch, ValueCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
-@needs_extension
 @pytest.mark.slow
 @pytest.mark.parametrize("name, where, chunk_rows", [("oh0.wc.arff", "last", 61), ("grain_wc.arff", "first", 1000)])
 def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, name, where, chunk_rows):
@@ -112,7 +104,6 @@ def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, nam
     class_index = class_position(schema, where)
     features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
     n_classes = len(schema.attributes[class_index].labels)
-    use_kernels(monkeypatch, kernels)
     assert ValueCounts._compiled_of_chunk(chunks[0], features, class_index, n_classes) is not None
     compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, class_index, n_classes)
     assert_same_counts(compiled, plain)
@@ -127,16 +118,16 @@ def random_run(rng, n: int, scale: int) -> tuple[np.ndarray, ExactSums]:
 
 def merged_both_ways(monkeypatch, first, second):
     """``exact._merged_runs`` of two runs by the kernel (which must take them) and by numpy."""
-    use_kernels(monkeypatch, kernels)
     assert exact._compiled_merge(first, second) is not None
     results = []
-    for module in (kernels, None):
-        use_kernels(monkeypatch, module)
-        results.append(exact._merged_runs(first, second))
+    for general in (False, True):
+        with monkeypatch.context() as patched:
+            if general:
+                general_paths(patched)
+            results.append(exact._merged_runs(first, second))
     return results
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(6))
 def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(monkeypatch, seed):
     rng = np.random.default_rng(seed)
@@ -148,9 +139,7 @@ def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(monkeypa
     assert_same_sums(sums_a, sums_b)
 
 
-@needs_extension
 def test_merged_runs_add_the_counts_of_shared_keys(monkeypatch):
-    use_kernels(monkeypatch, kernels)
     first = (np.array([1 + 1j, 1 + 2j, 3 + 0j]), ExactSums.of_counts(np.array([4, 2**32 - 1, 1])))
     second = (np.array([1 + 2j, 2 - 1j]), ExactSums.of_counts(np.array([3, 7])))
     keys, sums = exact._merged_runs(first, second)
@@ -158,9 +147,7 @@ def test_merged_runs_add_the_counts_of_shared_keys(monkeypatch):
     np.testing.assert_array_equal(sums.to_float(), [4, 2**32 + 2, 7, 1])
 
 
-@needs_extension
 def test_runs_the_merge_kernel_leaves_to_numpy(monkeypatch):
-    use_kernels(monkeypatch, kernels)
     counted = (np.array([1 + 1j]), ExactSums.of_counts(np.array([1])))
     with_nan = (np.array([complex(1, np.nan)]), ExactSums.of_counts(np.array([1])))
     weighted = (np.array([1 + 1j]), ExactSums.of_weights(np.array([0.1])))
@@ -173,7 +160,6 @@ def test_runs_the_merge_kernel_leaves_to_numpy(monkeypatch):
     assert sums.to_float()[0] == 1.1
 
 
-@needs_extension
 @pytest.mark.parametrize("span", [5, 2**18 - 3, 2**18 + 7, 40 * 2**16 + 3])
 def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
     # few keys spread over a table many times their number: the emit reads the bitmap's words
@@ -186,10 +172,8 @@ def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
     np.testing.assert_array_equal(found[1], counts)
 
 
-@needs_extension
 def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
     rows = np.array([[0, 2, 0], [1, -2.5, 5], [1, 7, 0], [np.nan, 9, 9], [0, 0, 1e300]], dtype=np.float64)
-    use_kernels(monkeypatch, kernels)
     counts = PresenceCounts.empty(2, 2)._compiled_of_chunk(Chunk(sp.csr_matrix(rows), {}, None), np.array([1, 2]), 0)
     assert counts is not None
     keys, sums = counts.nonzero_table.settled()
@@ -199,7 +183,6 @@ def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
     np.testing.assert_array_equal(counts.maximum, [7, 1e300])
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(4))
 def test_presence_counts_are_the_same_with_and_without_the_kernels(monkeypatch, seed):
     rng = np.random.default_rng(seed)
@@ -207,25 +190,21 @@ def test_presence_counts_are_the_same_with_and_without_the_kernels(monkeypatch, 
     for chunk in chunks[::2]:
         chunk.values.data[chunk.values.data == 5] = [-0.5, 1e-310, np.inf][seed % 3]
     features = np.array([1, 2, 3, 5, 8, 9, 11])
-    use_kernels(monkeypatch, kernels)
     assert all(PresenceCounts.empty(7, 3)._compiled_of_chunk(chunk, features, 0) is not None for chunk in chunks)
     compiled, plain = both_ways(monkeypatch, PresenceCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
-@needs_extension
 def test_a_missing_value_leaves_the_presence_counts_to_numpy(monkeypatch):
     rng = np.random.default_rng(3)
     chunk = word_counts(rng, 30, 6)
     chunk.values.data[3] = np.nan
     features = np.array([1, 2, 3, 4, 5])
-    use_kernels(monkeypatch, kernels)
     assert PresenceCounts.empty(5, 3)._compiled_of_chunk(chunk, features, 0) is None
     compiled, plain = both_ways(monkeypatch, PresenceCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
-@needs_extension
 @pytest.mark.parametrize("seed", range(4))
 def test_merged_runs_of_integer_keys_are_the_same_with_and_without_the_kernel(monkeypatch, seed):
     rng = np.random.default_rng(seed)

@@ -155,11 +155,8 @@ def written(chunk: Chunk, sparse=None) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("weights", [False, True])
-def test_the_writer_formats_a_sparse_chunk_a_block_of_values_at_a_time(monkeypatch, compiled, weights):
-    if not compiled:
-        monkeypatch.setattr(writer, "_speedups", None)
+def test_the_writer_formats_a_sparse_chunk_a_block_of_values_at_a_time(monkeypatch, weights):
     chunk = sparse_chunk(1_000, weights)
     monkeypatch.setattr(writer, "_SPARSE_BLOCK_ENTRIES", 10**9)
     whole = written(chunk)

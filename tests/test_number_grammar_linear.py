@@ -85,14 +85,9 @@ ARFF_ROWS = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("row", ARFF_ROWS)
 @pytest.mark.parametrize("token", TOKENS)
-def test_an_arff_number_of_any_length_is_read_or_refused_in_linear_time(monkeypatch, compiled, row, token):
-    if compiled and reader._speedups is None:
-        pytest.skip("the compiled module is not built")
-    if not compiled:
-        monkeypatch.setattr(reader, "_speedups", None)
+def test_an_arff_number_of_any_length_is_read_or_refused_in_linear_time(row, token):
     template = "@relation r\n" + ARFF_ROWS[row]
     assert_linear(read_arff, lambda digits: template.format(TOKENS[token].format(digits, digits)).encode())
 

@@ -1,7 +1,7 @@
 """The compiled modules under AddressSanitizer and UndefinedBehaviorSanitizer (issue 37, item 14).
 
 Both C modules are built with ``-fsanitize=address,undefined`` and the tests that compare them
-with their numpy twins run in a child Python that imports them: an out-of-bounds access, an
+with their oracles run in a child Python that imports them: an out-of-bounds access, an
 undefined shift or ``__builtin_clzll(0)`` (what writing ``-0.0`` once reached, harmless in the
 shipped build by luck) stops the child with the sanitizer's report.  The child's Python is not
 instrumented, so the ASan runtime is preloaded; leak checking is off (the interpreter keeps
@@ -24,7 +24,7 @@ from chain_helpers import TESTS
 ROOT = TESTS.parent
 #: Each module and its source, built as setup.py builds them (-ffp-contract=off: no fused multiply-add).
 MODULES = {"filterkit.arff._speedups": "filterkit/arff/_speedups.c", "filterkit._kernels": "filterkit/_kernels.c"}
-#: The tests that compare each compiled function with its Python or numpy twin (CONTRIBUTING.md).
+#: The tests that compare each compiled function with its oracle (CONTRIBUTING.md).
 DIFFERENTIAL_TESTS = [
     "tests/arff/test_arff_speedups.py",
     "tests/arff/test_gathered_rows.py",

@@ -13,18 +13,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from test_kernels import REAL, bits, kernels
+from test_kernels import REAL, bits
 
-import filterkit_plugins.shaper as shaper
+from filterkit import _kernels as kernels
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
 from filterkit.sources import MemorySource
-
-needs_extension = pytest.mark.skipif(
-    kernels is None, reason="the optional compiled kernels are not built (no C compiler at install)"
-)
+from oracles import general_paths
 
 
 def fitted_shaper(file: str, class_spec: str, **options):
@@ -35,12 +32,14 @@ def fitted_shaper(file: str, class_spec: str, **options):
 
 
 def shaped_both_ways(monkeypatch, stage, chunk: Chunk) -> tuple[tuple, tuple]:
-    """The shaped chunk's CSR arrays (row starts, columns, value bits) with and without the kernels."""
+    """The shaped chunk's CSR arrays (row starts, columns, value bits) with the kernel, then by numpy."""
     results = []
-    for module in (kernels, None):
-        monkeypatch.setattr(shaper, "_kernels", module)
-        matrix = stage.transform(chunk).values
-        results.append((matrix.indptr.tolist(), matrix.indices.tolist(), bits(matrix.data).tolist()))
+    for general in (False, True):
+        with monkeypatch.context() as patched:
+            if general:
+                general_paths(patched)
+            matrix = stage.transform(chunk).values
+            results.append((matrix.indptr.tolist(), matrix.indices.tolist(), bits(matrix.data).tolist()))
     return results[0], results[1]
 
 
@@ -53,7 +52,6 @@ def probe_chunk(stage, n_columns: int) -> Chunk:
     return Chunk(sp.csr_matrix(values), {}, None)
 
 
-@needs_extension
 @pytest.mark.parametrize(
     "file, class_spec, options",
     [
@@ -73,7 +71,6 @@ def test_looked_up_values_are_the_numpy_paths_bit_for_bit(monkeypatch, file, cla
     assert compiled == plain
 
 
-@needs_extension
 def test_word_counts_get_a_table_sized_by_their_knots():
     stage, _ = fitted_shaper("grain_wc.arff", "first")
     start, low, high, lookup = stage._lookup_tables()
@@ -86,7 +83,6 @@ def test_word_counts_get_a_table_sized_by_their_knots():
     np.testing.assert_array_equal(bits(lookup[start[column] : start[column] + len(values)]), bits(expected))
 
 
-@needs_extension
 def test_the_kernel_reads_each_whole_value_at_its_place_in_the_table():
     stage, chunk = fitted_shaper("grain_wc.arff", "first")
     tables = list(stage._compiled_tables())

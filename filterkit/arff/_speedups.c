@@ -1,24 +1,22 @@
 /*
- * Optional compiled tokenizer for the reader's plain groups (filterkit.arff.reader._tokens_of).
+ * The compiled reader and writer loops of filterkit.arff (a build needs a C compiler).
  *
- * tokenize_plain(data: bytes) splits a group of plain data rows at spaces, tabs, commas,
- * braces and newlines, exactly as the numpy path does, and parses every numeric-looking
- * token (it starts with one of "0123456789+-." and holds only those and "eE") with Python's
- * own correctly rounded parser.  It returns five bytes objects holding, per token, the
+ * tokenize_plain(data: bytes) splits a group of plain dense data rows at spaces, tabs,
+ * commas, braces and newlines and parses every numeric-looking token (it starts with one of
+ * "0123456789+-." and holds only those and "eE") with Python's own correctly rounded parser
+ * (reader._parse_dense_plain).  It returns five bytes objects holding, per token, the
  * float64 value (0 for other tokens), the int64 start and end offsets and line index, and a
- * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number
- * (the numpy path then decides); False when the group holds a quote, a '%' or "0x"/"0X",
- * which only the tokenizer reads (the reader checks the same marks without this module).  The pure-Python path is
- * used when this module is not built; tests check that both give identical chunks.
+ * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number;
+ * False when the group holds a quote, a '%' or "0x"/"0X".  The reader's tokenizer reads the
+ * groups it declines; tests check both give identical chunks.
  *
  * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
  * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
  * CSR arrays in one pass; each runs without the GIL, so the reading thread works beside
- * the writer's.  The reader's Python twins (_gather_rows_in_python, the numpy path) give
- * the same rows, and tests compare them.
+ * the writer's.  Tests compare them with tests/oracles.py and the tokenizer.
  *
- * format_rows does the writer's inner loop (see its comment), with format_shortest for
- * Python's repr of non-integral numbers; the writer's Python path gives the same text.
+ * format_rows does every writer's inner loop (see its comment), with format_shortest for
+ * Python's repr of non-integral numbers; tests compare it with repr (tests/oracles.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1060,6 +1058,7 @@ typedef struct {
     Py_ssize_t rows;
     int sparse;
     NumberFormat numbers;
+    const double *weight; /* each row's instance weight, or NULL for none */
 } Rows;
 
 /* The decimal digits of a signed integer at ``at`` (what "%lld" gives); returns their end.
@@ -1143,6 +1142,14 @@ format_into(Output *out, Rows in)
         }
         if (in.sparse)
             *at++ = '}';
+        if (in.weight && in.weight[r] != 1.0) {
+            memcpy(at, " {", 2);
+            out->size = at + 2 - out->data;
+            if (output_exact(out, in.weight[r]) < 0)
+                return -1;
+            at = out->data + out->size;
+            *at++ = '}';
+        }
         *at++ = '\n';
         out->size = at - out->data;
     }
@@ -1151,14 +1158,15 @@ format_into(Output *out, Rows in)
 
 /*
  * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False,
- *             into=None) -> bytes | int
+ *             into=None, weights=None) -> bytes | int
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), or, where special[k] (uint8) is set, the next
  * str of ``texts`` (labels, strings and dates, already quoted).  Sparse rows are written
- * "{c v,c v}", dense rows "v,v"; each row ends with a newline.  UTF-8.  Numbers are
- * written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits or
- * None, float32).  The GIL is released while formatting, so another thread (the reader)
+ * "{c v,c v}", dense rows "v,v"; a row whose weight (float64, given ``weights``) is not 1
+ * is followed by " {w}", w written exactly; each row ends with a newline.  UTF-8.  Numbers
+ * are written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits
+ * or None, float32).  The GIL is released while formatting, so another thread (the reader)
  * can run meanwhile.
  *
  * The text is never copied: it is written straight into the bytes object returned, or,
@@ -1175,18 +1183,20 @@ format_rows(PyObject *self, PyObject *args)
     int sparse;
     NumberFormat numbers = {0, 0};
     PyObject *into = Py_None;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipO", &indptr, &columns, &values, &special, &PyList_Type, &texts, &sparse,
-                          &numbers.digits, &numbers.float32, &into))
+    Py_buffer weights = {NULL};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipOz*", &indptr, &columns, &values, &special, &PyList_Type, &texts,
+                          &sparse, &numbers.digits, &numbers.float32, &into, &weights))
         return NULL;
     PyObject *result = NULL;
     Py_buffer held = {NULL};
     const char **text = NULL;
     Py_ssize_t *text_size = NULL;
     Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
-               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers};
+               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers, weights.buf};
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
     if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
-        || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))) {
+        || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))
+        || (in.weight && weights.len != in.rows * (Py_ssize_t)sizeof(double))) {
         PyErr_SetString(PyExc_ValueError, "format_rows: inconsistent arrays");
         goto done;
     }
@@ -1227,7 +1237,7 @@ format_rows(PyObject *self, PyObject *args)
     in.text_size = text_size;
     /* room for the longest text each entry can take, so the buffer never grows (and is
        never copied) while formatting */
-    Py_ssize_t room = entries * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
+    Py_ssize_t room = (entries + (in.weight ? in.rows : 0)) * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
     for (Py_ssize_t t = 0; t < text_count; t++)
         room += text_size[t];
     Output out = {NULL, 0, room};
@@ -1268,6 +1278,8 @@ done:
     PyBuffer_Release(&columns);
     PyBuffer_Release(&values);
     PyBuffer_Release(&special);
+    if (weights.obj)
+        PyBuffer_Release(&weights);
     return result;
 }
 

@@ -4,8 +4,7 @@ The compiled module (``_speedups``) gathers the data rows a block at a time and 
 group of plain rows (no quotes, no comments, no weights) in one pass without the GIL:
 sparse rows straight into CSR arrays, dense rows tokenized; Python touches only tokens
 that need a lookup (nominal labels, strings, dates, ``?``).  Groups it declines are read
-by the hand-written tokenizer, which also finds the line of any error.  Without the
-module, numpy twins (byte masks and ``numpy.fromstring``) do the same work.
+by the hand-written tokenizer, which also finds the line of any error.
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
@@ -19,38 +18,22 @@ import math
 import os
 import re
 import unicodedata
-import warnings
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
 
+from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
 from filterkit.errors import ArffError
-
-try:
-    from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: the numpy path does the same work
-    _speedups = None
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate, without_zeros
 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
-_SPACE_TABLE = bytes.maketrans(b"{},\t", b"    ")
-#: Quotes, comments and hexadecimal numbers send a group to the tokenizer (the compiled
-#: tokenizer checks them in its own scan).
-_TOKENIZER_MARKS = (b"'", b'"', b"%", b"0x", b"0X")
-_NUMBER_START = np.zeros(256, dtype=bool)
-_NUMBER_START[np.frombuffer(b"0123456789+-.", np.uint8)] = True
-_NOT_NUMBER_CHAR = np.ones(256, dtype=bool)
-_NOT_NUMBER_CHAR[np.frombuffer(b"0123456789+-.eE \n", np.uint8)] = False
-#: Characters of a numeric-looking token that a plain sparse index (ASCII digits) lacks.
-_NOT_INDEX_CHAR = np.zeros(256, dtype=bool)
-_NOT_INDEX_CHAR[np.frombuffer(b"+-.eE", np.uint8)] = True
 
 #: Java's Double.valueOf, which Weka 3.6 reads numbers with: decimal or hexadecimal
 #: (with a binary exponent), an optional float or double suffix, NaN and Infinity; ASCII only.
@@ -227,7 +210,7 @@ class ArffReader:
         once a chunk's rows hold ``limits.chunk_bytes`` bytes of text.
 
         Storage follows the first data row: CSR when it is sparse, dense otherwise.  The
-        rows are gathered a block at a time (:func:`_gather_rows`: stripped, blank lines
+        rows are gathered a block at a time (``gather_rows`` in ``_speedups.c``: stripped, blank lines
         and comments left out), not line by line.
         """
         for group in self._groups():
@@ -245,7 +228,7 @@ class ArffReader:
         lines = self._lines
         for block, at in self._data_blocks():
             while at < len(block):
-                text, found, at, seen, too_long = _gather_rows(
+                text, found, at, seen, too_long = _speedups.gather_rows(
                     block, at, self.chunk_rows - rows, budget - size, line_bytes
                 )
                 if text:
@@ -260,11 +243,11 @@ class ArffReader:
                     raise lines.too_long()
                 if rows == self.chunk_rows or size >= budget:
                     assert sparse is not None  # set with the first row
-                    yield _joined(pieces), np.concatenate(numbers).tolist(), sparse
+                    yield b"\n".join(pieces), np.concatenate(numbers).tolist(), sparse
                     pieces, numbers, rows, size = [], [], 0, 0
         if pieces:
             assert sparse is not None  # the first data line decided it
-            yield _joined(pieces), np.concatenate(numbers).tolist(), sparse
+            yield b"\n".join(pieces), np.concatenate(numbers).tolist(), sparse
 
     def _data_blocks(self) -> Iterator[tuple[bytes, int]]:
         """The blocks of the data rows with where their rows start: the text after
@@ -277,14 +260,12 @@ class ArffReader:
 
     def _parse_group(self, joined: bytes, numbers: list[int], sparse: bool) -> Chunk:
         """The chunk of the rows ``joined`` (stripped lines joined by newlines), each row's
-        line number in ``numbers``: plain rows in one pass (the compiled module's, or without it
-        numpy's), the others (quotes, comments, weights, errors) by the tokenizer."""
+        line number in ``numbers``: plain rows in one pass by the compiled module, the others
+        (quotes, comments, weights, errors) by the tokenizer."""
         try:
-            if not sparse:
-                return _parse_dense_fast(joined, numbers, self._columns, self.name)
-            if _speedups is not None:
-                return _parse_sparse_compiled(joined, numbers, self._columns, self.name)
-            return _parse_sparse_fast(joined, numbers, self._columns, self.name)
+            if sparse:
+                return _parse_sparse_plain(joined, len(numbers), self._columns)
+            return _parse_dense_plain(joined, len(numbers), self._columns)
         except _NotPlain:
             pass
         columns = self._columns
@@ -463,31 +444,11 @@ def _unify_line_ends(block: bytes) -> bytes:
     return block
 
 
-def _numbered_lines(blocks: Iterator[bytes], name: str, line_bytes: int) -> Iterator[tuple[int, bytes]]:
-    line_number = 0
-    try:
-        for block in blocks:
-            lines = block.split(b"\n")
-            del block  # a long line is held once, as its line
-            for line in lines[:-1]:
-                if len(line) > line_bytes:
-                    raise _LineTooLong
-                line_number += 1
-                yield line_number, line
-    except _ReadFailure as failure:
-        raise ArffError(str(failure), name, line_number + 1) from None
-    except _LineTooLong:
-        raise ArffError(
-            f"a line longer than {line_bytes:,} bytes: refused (set {VARIABLES['line_bytes']} to allow more)",
-            name,
-            line_number + 1,
-        ) from None
-
-
 class _Lines:
     """The numbered lines of a stream's blocks (see :func:`_blocks`): one at a time for
-    the header, then :meth:`blocks`, the rest of the current block and every block after
-    it whole, for the data rows (whose reader keeps :attr:`line_number` up to date)."""
+    the header (and the CSV and svmlight readers), then :meth:`blocks`, the rest of the current
+    block and every block after it whole, for the data rows (whose reader keeps
+    :attr:`line_number` up to date); a line too long and damaged gzip data are errors naming the line."""
 
     def __init__(self, blocks: Iterator[bytes], name: str, line_bytes: int):
         self._blocks = blocks
@@ -564,94 +525,13 @@ class _Lines:
         )
 
 
-def _joined(pieces: list[bytes]) -> bytes:
-    return pieces[0] if len(pieces) == 1 else b"\n".join(pieces)
-
-
-def _gather_rows_in_python(block: bytes, start: int, rows: int, size: int, line_bytes: int):
-    """:func:`_gather_rows` without the compiled module (see gather_rows in _speedups.c)."""
-    gathered: list[bytes] = []
-    line_of: list[int] = []
-    at, seen, held = start, 0, 0
-    while at < len(block):
-        end = block.index(b"\n", at)
-        if end - at > line_bytes:
-            return b"\n".join(gathered), np.array(line_of, np.int64).tobytes(), at, seen, True
-        line = block[at:end].strip()
-        at = end + 1
-        seen += 1
-        if not line or line[0] == 37:  # '%'
-            continue
-        gathered.append(line)
-        line_of.append(seen - 1)
-        held += len(line) + 1
-        if len(gathered) == rows or held >= size:
-            break
-    return b"\n".join(gathered), np.array(line_of, np.int64).tobytes(), at, seen, False
-
-
-def _gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
-    """The data rows of ``block`` from byte ``start``, until ``rows`` rows or ``size``
-    bytes: ``(text, lines, stop, seen, too_long)`` (see gather_rows in _speedups.c)."""
-    if _speedups is not None:
-        return _speedups.gather_rows(block, start, rows, size, line_bytes)
-    return _gather_rows_in_python(block, start, rows, size, line_bytes)
-
-
-def _tokens_of(joined: bytes, n_lines: int):
-    """Token starts, ends, line indices and parsed numbers of a plain group.
-
-    Non-numeric tokens are parsed as 0 placeholders (their text is looked up by
-    the caller).  Raises _NotPlain where the compiled tokenizer (or, without it, numpy's
-    byte masks and ``numpy.fromstring``) declines the group.
-    """
-    if _speedups is not None:
-        found = _speedups.tokenize_plain(joined)
-        if not found:
-            raise _NotPlain
-        dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
-        numbers, starts, ends, line_of, numeric_like = (np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes))
-        numbers = numbers.copy()  # the caller fills in looked-up values
-        return starts, ends, line_of, numeric_like, numbers, np.bincount(line_of, minlength=n_lines)
-    if any(mark in joined for mark in _TOKENIZER_MARKS):
-        raise _NotPlain
-    buffer = bytearray(joined.translate(_SPACE_TABLE))
-    chars = np.frombuffer(buffer, dtype=np.uint8)
-    filled = (chars != 32) & (chars != 10)
-    starts_mask = filled.copy()
-    starts_mask[1:] &= ~filled[:-1]
-    ends_mask = filled.copy()
-    ends_mask[:-1] &= ~filled[1:]
-    starts = np.flatnonzero(starts_mask)
-    ends = np.flatnonzero(ends_mask) + 1
-    line_of = np.searchsorted(np.flatnonzero(chars == 10), starts, side="right")
-    foreign = np.concatenate([[0], np.cumsum(_NOT_NUMBER_CHAR[chars], dtype=np.int64)])
-    numeric_like = _NUMBER_START[chars[starts]] & (foreign[ends] == foreign[starts])
-    words = np.flatnonzero(~numeric_like)
-    if len(words):
-        delta = np.zeros(len(chars) + 1, dtype=np.int32)
-        np.add.at(delta, starts[words] + 1, 1)
-        np.add.at(delta, ends[words], -1)
-        chars[np.cumsum(delta[:-1]) > 0] = 32
-        chars[starts[words]] = 48  # '0'
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            numbers = np.fromstring(bytes(buffer), dtype=np.float64, sep=" ")
-    except ValueError:
-        raise _NotPlain from None
-    if len(numbers) != len(starts):
-        raise _NotPlain
-    counts = np.bincount(line_of, minlength=n_lines)
-    return starts, ends, line_of, numeric_like, numbers, counts
-
-
-def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, columns, line_numbers, name, texts):
-    """Set ``values[targets]`` from the text of ``tokens`` (labels, dates, strings, ``?``).
+def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: _ColumnInfo, texts) -> None:
+    """Set ``values[targets]`` from the tokens ``joined[starts[k]:ends[k]]`` (labels, dates,
+    strings, ``?``); _NotPlain for a token that is not one (the tokenizer then names its line).
 
     Plain tokens of nominal columns (a class label on every row) are looked up by their
     bytes in one pass first; when one of them is not a label, every token goes through
-    :meth:`_ColumnInfo.value` in order, which raises the error of the first bad one.
+    :meth:`_ColumnInfo.value`.
     """
     nominal = columns.is_nominal[column_of]
     if nominal.any():
@@ -659,35 +539,30 @@ def _look_up(tokens, targets, column_of, row_of, starts, ends, joined, values, c
         tables = columns.label_bytes
         codes = [
             tables[column].get(joined[start:end])
-            for column, start, end in zip(
-                column_of[picked].tolist(), starts[tokens[picked]].tolist(), ends[tokens[picked]].tolist()
-            )
+            for column, start, end in zip(column_of[picked].tolist(), starts[picked].tolist(), ends[picked].tolist())
         ]
         if None not in codes:
             values[targets[picked]] = codes
             rest = np.flatnonzero(~nominal)
-            tokens, targets, column_of, row_of = tokens[rest], targets[rest], column_of[rest], row_of[rest]
-    for token, target, column, row in zip(tokens.tolist(), targets.tolist(), column_of.tolist(), row_of.tolist()):
+            targets, column_of, row_of, starts, ends = (a[rest] for a in (targets, column_of, row_of, starts, ends))
+    tokens = zip(targets.tolist(), column_of.tolist(), row_of.tolist(), starts.tolist(), ends.tolist())
+    for target, column, row, start, end in tokens:
         found: dict = {}
         try:
-            text = joined[starts[token] : ends[token]].decode("utf-8")
-            values[target] = columns.value(column, text, False, found)
-        except UnicodeDecodeError:
-            raise ArffError("not UTF-8 text", name, line_numbers[row]) from None
-        except ArffError as error:
-            raise error.located(name, line_numbers[row]) from None
+            values[target] = columns.value(column, joined[start:end].decode("utf-8"), False, found)
+        except (UnicodeDecodeError, ArffError):
+            raise _NotPlain from None
         if column in texts:
             texts[column][row] = found.get(column)
 
 
-def _parse_sparse_compiled(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
+def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
     """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
     strings, dates and ``?`` looked up here); _NotPlain where it declines the group.
 
     The module leaves out the numbers that are zero; only looked-up values can still be
     zero (a first label), so only a group where one is has its zeros eliminated here.
     """
-    n_rows = len(line_numbers)
     found = _speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
     if not found:
         raise _NotPlain
@@ -695,106 +570,27 @@ def _parse_sparse_compiled(joined, line_numbers, columns: _ColumnInfo, name) -> 
         np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
     )
     texts = {c: [""] * n_rows for c in columns.text_columns}
-    if len(entries):
-        _look_up(
-            np.arange(len(entries)),
-            entries,
-            indices[entries],
-            rows,
-            starts,
-            ends,
-            joined,
-            values,
-            columns,
-            line_numbers,
-            name,
-            texts,
-        )
+    _look_up(entries, indices[entries], rows, starts, ends, joined, values, columns, texts)
     if len(entries) and not values[entries].all():
         values, indices, indptr = without_zeros(values, indices, indptr)
     return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
 
 
-def _parse_sparse_fast(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
-    """:func:`_parse_sparse_compiled` without the compiled module, by numpy."""
-    n_rows = len(line_numbers)
-    if joined.count(b"{") != n_rows or joined.count(b"}") != n_rows:
+def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
+    """Plain dense rows tokenized at once by the compiled module (a token that is not a number
+    parsed as 0, its text looked up here); _NotPlain where it declines."""
+    found = None if b"{" in joined or b"}" in joined else _speedups.tokenize_plain(joined)
+    if not found:
         raise _NotPlain
-    if not all(line[0] == 123 and line[-1] == 125 for line in joined.split(b"\n")):
-        raise _NotPlain
-    starts, ends, line_of, numeric_like, numbers, counts = _tokens_of(joined, n_rows)
-    if np.any(counts % 2):
-        raise _NotPlain
-    indices = numbers[0::2]
-    values = numbers[1::2].copy()
-    rows = line_of[0::2]
-    if (
-        not numeric_like[0::2].all()
-        or _any_char_within(_NOT_INDEX_CHAR, joined, starts[0::2], ends[0::2])
-        or np.any(indices != np.floor(indices))
-        or np.any(indices < 0)
-        or np.any(indices >= columns.count)
-        or np.any((np.diff(indices) <= 0) & (rows[1:] == rows[:-1]))
-    ):
-        raise _NotPlain
-    column_of = indices.astype(np.int64)
-    texts = {c: [""] * n_rows for c in columns.text_columns}
-    lookups = np.flatnonzero(~numeric_like[1::2] | columns.needs_lookup[column_of])
-    if len(lookups):
-        _look_up(
-            2 * lookups + 1,
-            lookups,
-            column_of[lookups],
-            rows[lookups],
-            starts,
-            ends,
-            joined,
-            values,
-            columns,
-            line_numbers,
-            name,
-            texts,
-        )
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(counts // 2, out=indptr[1:])
-    values, column_of, indptr = without_zeros(values, column_of, indptr)
-    return Chunk.from_csr(values, column_of, indptr, (n_rows, columns.count), texts)
-
-
-def _any_char_within(flags: np.ndarray, joined: bytes, starts: np.ndarray, ends: np.ndarray) -> bool:
-    """Whether a byte flagged in ``flags`` lies in any of the ranges ``starts[i]:ends[i]`` of ``joined``."""
-    flagged = np.flatnonzero(flags[np.frombuffer(joined, dtype=np.uint8)])
-    if not len(flagged):
-        return False
-    return bool(np.any(np.searchsorted(flagged, starts) != np.searchsorted(flagged, ends)))
-
-
-def _parse_dense_fast(joined, line_numbers, columns: _ColumnInfo, name) -> Chunk:
-    """Plain dense rows, tokenized at once (:func:`_tokens_of`); _NotPlain where it declines."""
-    n_rows = len(line_numbers)
-    if b"{" in joined or b"}" in joined:
-        raise _NotPlain
-    starts, ends, line_of, numeric_like, numbers, counts = _tokens_of(joined, n_rows)
-    if np.any(counts != columns.count):
+    dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
+    numbers, starts, ends, line_of, numeric_like = (np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes))
+    numbers = numbers.copy()  # looked-up values are filled in
+    if np.any(np.bincount(line_of, minlength=n_rows) != columns.count):
         raise _NotPlain
     column_of = np.tile(np.arange(columns.count), n_rows)
     texts = {c: [None] * n_rows for c in columns.text_columns}
-    lookups = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
-    if len(lookups):
-        _look_up(
-            lookups,
-            lookups,
-            column_of[lookups],
-            line_of[lookups],
-            starts,
-            ends,
-            joined,
-            numbers,
-            columns,
-            line_numbers,
-            name,
-            texts,
-        )
+    at = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
+    _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 

@@ -10,7 +10,6 @@ written a block of rows at a time, so its dense form never exists whole.
 
 from __future__ import annotations
 
-import functools
 import io
 import math
 from dataclasses import dataclass
@@ -20,18 +19,13 @@ from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 import numpy as np
 import numpy.typing as npt
 
-try:
-    from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # built without a C compiler: the Python path writes the same text
-    _speedups = None
-
+from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, rows_of_entries
 
-_EXACT_INTEGER = 2.0**53
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
 #: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
 _DENSE_BLOCK_CELLS = 1 << 20
@@ -85,32 +79,16 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def format_numbers(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list[str]:
-    """Shortest round-trip text of each float (rounded first as ``numbers`` asks); NaN
-    as ``?``; ±inf as Java's ``Infinity``."""
-    values = np.asarray(values, dtype=np.float64)
-    if not numbers.exact:
-        values = _rounded(values, numbers)
-    integral = np.isfinite(values) & (np.abs(values) < _EXACT_INTEGER) & (values == np.round(values))
-    if integral.all() and not np.signbit(values[values == 0]).any():
-        return list(map(str, values.astype(np.int64).tolist()))
-    return [_format_one(v, whole) for v, whole in zip(values.tolist(), integral.tolist())]
-
-
-def _rounded(values: np.ndarray, numbers: NumberFormat) -> np.ndarray:
-    """Each value as the double of the decimal ``numbers`` rounds it to."""
-    finite = np.isfinite(values)
-    if numbers.float32:
-        with np.errstate(over="ignore"):
-            narrow = values.astype(np.float32)
-        finite &= np.isfinite(narrow)
-        rounded = [float32_decimal(v) for v in narrow[finite].astype(np.float64).tolist()]
-    else:
-        assert numbers.digits is not None
-        precision = numbers.digits - 1
-        rounded = [float(f"{v:.{precision}e}") for v in values[finite].tolist()]
-    result = values.copy()
-    result[finite] = np.where(np.isfinite(rounded), rounded, values[finite])
-    return result
+    """Shortest round-trip text of each float (rounded first as ``numbers`` asks), integers
+    without a decimal point; NaN as ``?``; ±inf as Java's ``Infinity`` (the compiled printer's)."""
+    values = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if not len(values):
+        return []
+    bounds, none = np.array([0, len(values)], dtype=np.int64), np.zeros(0, dtype=np.int64)
+    text = _speedups.format_rows(
+        bounds, none, values, np.zeros(len(values), np.uint8), [], False, numbers.digits or 0, numbers.float32
+    )
+    return text[:-1].decode("ascii").split(",")
 
 
 def float32_decimal(value: float) -> float:
@@ -139,16 +117,6 @@ def float32_decimal(value: float) -> float:
     return value  # not reached: 9 digits always read back
 
 
-def _format_one(value: float, whole: bool) -> str:
-    if whole:
-        return "-0" if value == 0 and np.signbit(value) else str(int(value))
-    if value != value:
-        return "?"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    return repr(value)
-
-
 class ArffWriter:
     """Writes a header, then chunks of rows, to a text stream or, as UTF-8, to a
     binary one (which spares the compiled formatter's bytes a decode and re-encode).
@@ -173,14 +141,14 @@ class ArffWriter:
         self.schema = schema
         self.sparse = sparse
         kinds = [a.kind for a in schema.attributes]
-        #: the formatter of each column that is not a plain number (labels, strings, dates)
+        #: the formatter of each nominal or date column
         self._formatters = {
-            i: _value_formatter(attribute) for i, attribute in enumerate(schema.attributes) if attribute.kind != NUMERIC
+            i: _value_formatter(attribute)
+            for i, attribute in enumerate(schema.attributes)
+            if attribute.kind in (NOMINAL, DATE)
         }
         self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
         self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
-        #: the columns that are not, when they are few (a class): compared with, faster than a lookup per entry
-        self._few_special = np.flatnonzero(~self._plain_numbers) if (~self._plain_numbers).sum() <= 4 else None
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
         self._emit(format_header(schema, list(comments)))
@@ -199,35 +167,16 @@ class ArffWriter:
             bad = chunk.weights[~(np.isfinite(chunk.weights) & (chunk.weights >= 0))][0]
             raise ArffError(f"an instance weight of {bad!r} cannot be written (weights are finite and at least 0)")
         for start, stop in _row_blocks(chunk, sparse):
-            self._write_rows(chunk if stop - start == chunk.n_rows else _row_block(chunk, start, stop), sparse)
+            self._write_rows(chunk if stop - start == chunk.n_rows else chunk.rows(start, stop), sparse)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
         indptr, columns, values, special, texts = self._entries(chunk, sparse)
-        if _speedups is not None and chunk.weights is None:
-            digits = 0 if self.numbers.digits is None else self.numbers.digits
-            arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
-            length = _speedups.format_rows(*arguments, self._formatted)
-            with memoryview(self._formatted) as formatted, formatted[:length] as text:
-                self._emit(text)
-            return
-        cells = np.empty(len(values), dtype=object)
-        cells[~special] = format_numbers(values[~special], self.numbers)
-        cells[special] = texts
-        if sparse:
-            cell_texts = [f"{c} {t}" for c, t in zip(columns.tolist(), cells.tolist())]
-        else:
-            cell_texts = cells.tolist()
-        bounds = indptr.tolist()
-        rows = [",".join(cell_texts[bounds[r] : bounds[r + 1]]) for r in range(chunk.n_rows)]
-        if sparse:
-            rows = ["{" + row + "}" for row in rows]
-        if chunk.weights is not None:
-            rows = [
-                row if weight == 1.0 else f"{row} {{{format_numbers([weight])[0]}}}"
-                for row, weight in zip(rows, chunk.weights.tolist())
-            ]
-        if rows:
-            self._emit("\n".join(rows) + "\n")
+        digits = 0 if self.numbers.digits is None else self.numbers.digits
+        weights = None if chunk.weights is None else np.ascontiguousarray(chunk.weights, np.float64)
+        arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
+        length = _speedups.format_rows(*arguments, self._formatted, weights)
+        with memoryview(self._formatted) as formatted, formatted[:length] as text:
+            self._emit(text)
 
     def _entries(self, chunk: Chunk, sparse: bool):
         """Each row's entries: ``(indptr, columns, values, special, texts)``.
@@ -244,12 +193,7 @@ class ArffWriter:
             values = np.ascontiguousarray(matrix, dtype=np.float64).ravel()
             columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
             indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
-        if self._few_special is not None:
-            special = np.zeros(len(columns), dtype=bool)
-            for column in self._few_special.tolist():
-                special |= columns == column
-        else:
-            special = ~self._plain_numbers[columns]
+        special = ~self._plain_numbers[columns]
         special_entries = np.flatnonzero(special)
         texts = np.empty(len(special_entries), dtype=object)
         if len(special_entries):
@@ -295,11 +239,6 @@ def _row_blocks(chunk: Chunk, sparse: bool) -> Iterator[tuple[int, int]]:
         stop = min(max(stop, start + 1), chunk.n_rows)
         yield start, stop
         start = stop
-
-
-def _row_block(chunk: Chunk, start: int, stop: int) -> Chunk:
-    """Rows ``start:stop`` of ``chunk``."""
-    return chunk.rows(start, stop)
 
 
 def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -371,7 +310,8 @@ def _row_starts(rows: np.ndarray, n_rows: int) -> np.ndarray:
     return np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
 
 
-def _value_formatter(attribute, numbers: NumberFormat = EXACT):
+def _value_formatter(attribute):
+    """The texts of a nominal or date column's values, quoted where needed; ``?`` for NaN."""
     if attribute.kind == NOMINAL:
         labels = np.array([quote(label) for label in attribute.labels] + ["?"], dtype=object)
 
@@ -380,17 +320,15 @@ def _value_formatter(attribute, numbers: NumberFormat = EXACT):
             return labels[codes].tolist()
 
         return nominal
-    if attribute.kind == DATE:
-        date_format = DateFormat(attribute.date_format)
+    date_format = DateFormat(attribute.date_format)
 
-        def date(values: np.ndarray) -> list[str]:
-            try:
-                return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
-            except ArffError as error:
-                raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
+    def date(values: np.ndarray) -> list[str]:
+        try:
+            return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
+        except ArffError as error:
+            raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 
-        return date
-    return format_numbers if numbers.exact else functools.partial(format_numbers, numbers=numbers)
+    return date
 
 
 def write_arff(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import IO, BinaryIO, Iterator, cast
 
 from filterkit.arff.limits import Limits
-from filterkit.arff.reader import _blocks, _numbered_lines
+from filterkit.arff.reader import _blocks, _Lines
 from filterkit.errors import ArffError
 
 #: The UTF-8 byte-order mark that Excel's "CSV UTF-8" and some Windows tools put before the first line.
@@ -17,7 +17,7 @@ def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tup
     """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR), and a
     byte-order mark before the first line left out; a line longer than ``limits.line_bytes`` and
     damaged gzip data are errors naming the line."""
-    lines = _numbered_lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
     for number, line in lines:
         yield number, line[len(UTF8_BOM) :] if number == 1 and line.startswith(UTF8_BOM) else line
 

@@ -1,37 +1,38 @@
-"""The compiled tokenizer (filterkit/arff/_speedups.c) and the numpy path read every file identically.
+"""The compiled parsers (filterkit/arff/_speedups.c) and the tokenizer read every file identically.
 
-The extension is optional (built when pip finds a C compiler); the reader falls back to
-the numpy path without it.  Each file is read both ways, with several chunk sizes, and
-must give the same chunks and, for files meant to be rejected, the same error and line.
-Files are also written both ways (format_rows and the Python path), and format_rows's own
-shortest-repr formatter is compared with repr on millions of doubles.
+Each file is read both ways (oracles.tokenizer_only), with several chunk sizes, and must give
+the same chunks and, for files meant to be rejected, the same error and line.  Files are also
+written both ways (format_rows and oracles.format_rows), and format_rows's own shortest-repr
+formatter is compared with repr on millions of doubles.
 """
 
 from __future__ import annotations
 
 import io
 import math
-import shutil
 
 import numpy as np
 import pytest
 
 from arff_helpers import CONFORMANCE, REAL_FILES, conformance_files, valid_files
-from filterkit.arff import ArffReader, reader
+from filterkit.arff import ArffReader, writer
+from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
-
-speedups = reader._speedups
+from oracles import format_numbers, python_formatter, tokenizer_only
 
 
 def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
+    """The file read by the compiled parsers, then by the tokenizer alone."""
     results = []
-    for module in (speedups, None):
-        monkeypatch.setattr(reader, "_speedups", module)
-        try:
-            with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
-                results.append(("ok", source.schema, list(source.chunks())))
-        except ArffError as error:
-            results.append(("error", str(error), None))
+    for tokenizer in (False, True):
+        with monkeypatch.context() as patched:
+            if tokenizer:
+                tokenizer_only(patched)
+            try:
+                with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
+                    results.append(("ok", source.schema, list(source.chunks())))
+            except ArffError as error:
+                results.append(("error", str(error), None))
     return results
 
 
@@ -53,20 +54,13 @@ def assert_identical(first, second):
         assert np.array_equal(np.signbit(a.dense_values()), np.signbit(b.dense_values()))
 
 
-needs_extension = pytest.mark.skipif(
-    speedups is None, reason="the optional C tokenizer is not built (no C compiler at install)"
-)
-
-
 @pytest.mark.slow
-@needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("chunk_rows", [1, 97, 10_000])
 def test_real_files_read_identically(path, chunk_rows, monkeypatch):
     assert_identical(*read_both_ways(path.read_bytes(), monkeypatch, chunk_rows))
 
 
-@needs_extension
 @pytest.mark.parametrize("name", conformance_files())
 def test_conformance_files_read_or_fail_identically(name, monkeypatch):
     assert_identical(*read_both_ways((CONFORMANCE / name).read_bytes(), monkeypatch, 3))
@@ -111,7 +105,6 @@ TRICKY_NUMBERS = [
 
 
 @pytest.mark.slow
-@needs_extension
 def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
     generator = np.random.default_rng(11)
     tokens = []
@@ -129,7 +122,6 @@ def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
     assert np.array_equal(np.signbit(values), np.signbit([float(t) for t in tokens]))
 
 
-@needs_extension
 @pytest.mark.parametrize("token", TRICKY_NUMBERS)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
@@ -142,7 +134,7 @@ def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
 
 
 # Sparse rows the compiled CSR parser takes, and rows it must leave to the general path
-# (which then reads them, or fails with the same error and line, as without the module).
+# (which then reads them, or fails with the same error and line, as the tokenizer alone).
 SPARSE_ROWS = [
     "{0 1,2 x,3 'a b',4 2020-01-02}",
     "{}",
@@ -187,7 +179,6 @@ SPARSE_ROWS = [
 ]
 
 
-@needs_extension
 @pytest.mark.parametrize("row", SPARSE_ROWS)
 def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
     header = (
@@ -199,7 +190,6 @@ def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
         assert_identical(*read_both_ways(data.encode(), monkeypatch, chunk_rows))
 
 
-@needs_extension
 def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     flags = bytes([1, 0, 1, 0])
     indptr, indices, values, entries, rows, starts, ends = (
@@ -219,25 +209,19 @@ def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     assert speedups.parse_sparse_rows(b"{1 'a'}", 1, 4, flags) is False
 
 
-def test_the_extension_is_built_where_a_compiler_exists():
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler on this machine")
-    assert speedups is not None
-
-
 def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
-    from filterkit.arff import writer
-
+    """The chunks written by the compiled format_rows, then by oracles.format_rows."""
     texts = []
-    for module in (speedups, None):
-        monkeypatch.setattr(writer, "_speedups", module)
-        stream = io.StringIO()
-        writer.write_arff(stream, schema, chunks, sparse)
-        texts.append(stream.getvalue())
+    for compiled in (True, False):
+        with monkeypatch.context() as patched:
+            if not compiled:
+                python_formatter(patched)
+            stream = io.StringIO()
+            writer.write_arff(stream, schema, chunks, sparse)
+            texts.append(stream.getvalue())
     return texts
 
 
-@needs_extension
 @pytest.mark.parametrize("sparse", [True, False, None], ids=["sparse", "dense", "as-read"])
 @pytest.mark.parametrize("name", valid_files())
 def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
@@ -248,7 +232,6 @@ def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
 
 
 @pytest.mark.slow
-@needs_extension
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 def test_real_files_are_written_identically(path, monkeypatch):
     with ArffReader(path, chunk_rows=150) as source:
@@ -258,7 +241,6 @@ def test_real_files_are_written_identically(path, monkeypatch):
         assert compiled == python
 
 
-@needs_extension
 def test_awkward_values_are_written_identically(monkeypatch):
     from filterkit.schema import Attribute, Chunk, Schema
 
@@ -292,14 +274,34 @@ def test_awkward_values_are_written_identically(monkeypatch):
     )
 
 
+@pytest.mark.parametrize("sparse", [True, False])
+@pytest.mark.parametrize("numbers", [writer.EXACT, writer.NumberFormat(digits=3), writer.NumberFormat(float32=True)])
+def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, numbers, monkeypatch):
+    from filterkit.schema import Attribute, Chunk, Schema
+
+    schema = Schema("r", (Attribute("a", "numeric"), Attribute("b", "numeric")))
+    values = np.array([[1 / 3, 0.0], [0.0, 2.0], [np.nan, -0.0], [5e-324, 1e300], [1.0, 1.0]])
+    weights = np.array([1.0, 1 / 3, 0.0, 2.0, 1e300])
+    texts = []
+    for compiled in (True, False):
+        with monkeypatch.context() as patched:
+            if not compiled:
+                python_formatter(patched)
+            stream = io.BytesIO()
+            writer.write_arff(stream, schema, [Chunk(values, {}, weights)], sparse, numbers=numbers)
+            texts.append(stream.getvalue().split(b"@data\n")[1])
+    assert texts[0] == texts[1]
+    rows = texts[0].decode().splitlines()
+    assert " {" not in rows[0]
+    assert [row[row.index(" {") :] for row in rows[1:]] == [" {0.3333333333333333}", " {0}", " {2}", " {1e+300}"]
+
+
 def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
     """One dense row of ``values`` through format_rows, and the Python path's texts (repr)."""
-    from filterkit.arff import writer
-
     values = np.ascontiguousarray(values, dtype=np.float64)
     indptr = np.array([0, values.size], dtype=np.int64)
     compiled = speedups.format_rows(indptr, np.zeros(0, np.int64), values, np.zeros(values.size, np.uint8), [], False)
-    return compiled.decode("ascii").rstrip("\n").split(","), writer.format_numbers(values)
+    return compiled.decode("ascii").rstrip("\n").split(","), format_numbers(values)
 
 
 def assert_numbers_written_identically(values):
@@ -324,7 +326,6 @@ def neighbours(values, steps=2) -> np.ndarray:
 
 
 @pytest.mark.slow
-@needs_extension
 def test_random_bit_patterns_are_written_as_repr():
     # Every exponent, both signs, subnormals; NaN and infinities are left to the other tests.
     bits = np.random.default_rng(12).integers(0, 2**64, 1_000_000, dtype=np.uint64, endpoint=False)
@@ -333,7 +334,6 @@ def test_random_bit_patterns_are_written_as_repr():
 
 
 @pytest.mark.slow
-@needs_extension
 def test_values_like_normalized_rows_are_written_as_repr():
     generator = np.random.default_rng(13)
     uniform = generator.uniform(-1, 1, 200_000)
@@ -366,7 +366,6 @@ def near_integer_when_scaled() -> list[float]:
 
 
 @pytest.mark.slow
-@needs_extension
 def test_edge_doubles_are_written_as_repr():
     generator = np.random.default_rng(14)
     powers_of_two = np.ldexp(1.0, np.arange(-1074, 1024))

@@ -9,15 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from filterkit.arff import ArffReader
+from filterkit.arff import ArffReader, _speedups
 from filterkit.arff.writer import ArffWriter
-
-try:
-    from filterkit.arff import _speedups  # type: ignore[attr-defined]
-except ImportError:
-    _speedups = None
-
-pytestmark = pytest.mark.skipif(_speedups is None, reason="the C extension is not built")
 
 
 def sparse_rows(rows: int, seed: int):

@@ -1,6 +1,6 @@
 """``--digits N`` and ``--float32``: the writer's rounded number formats.
 
-Both the compiled printer (format_rows) and the Python path (format_numbers) are checked
+Both the compiled printer (format_rows) and the repr-based oracles.format_numbers are checked
 against oracles that do not share their code: Python's correctly rounded ``'e'`` formatting
 for N digits, numpy's shortest float32 text (Dragon4's unique mode) for float32.  Every
 text must also be laid out as the exact writer writes the double it reads back as.
@@ -13,17 +13,11 @@ import io
 import numpy as np
 import pytest
 
-from filterkit.arff import ArffReader
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, write_arff
+from filterkit.arff import ArffReader, _speedups
+from filterkit.arff.writer import EXACT, NumberFormat, write_arff
 from filterkit.formats import FormatOptions, row_writer
 from filterkit.schema import Attribute, Chunk, Schema
-
-try:
-    from filterkit.arff import _speedups  # type: ignore[attr-defined]
-except ImportError:
-    _speedups = None
-
-needs_extension = pytest.mark.skipif(_speedups is None, reason="the C extension is not built")
+from oracles import format_numbers, python_formatter
 
 IRIS = "tests/data/real/iris.arff"
 
@@ -40,10 +34,7 @@ def compiled_texts(values, numbers: NumberFormat) -> list[str]:
 
 
 def both_paths(values, numbers: NumberFormat) -> list[list[str]]:
-    paths = [format_numbers(values, numbers)]
-    if _speedups is not None:
-        paths.append(compiled_texts(values, numbers))
-    return paths
+    return [format_numbers(values, numbers), compiled_texts(values, numbers)]
 
 
 def exact_text(value: float) -> str:
@@ -150,7 +141,6 @@ def test_float32_reads_back_as_numpy_shortest():
 
 
 @pytest.mark.slow
-@needs_extension
 def test_many_random_values_are_written_alike_by_both_paths():
     values = random_doubles(20_000, 7)
     narrow = np.random.default_rng(8).integers(0, 2**32, 30_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
@@ -163,7 +153,6 @@ def test_many_random_values_are_written_alike_by_both_paths():
 
 
 @pytest.mark.slow
-@needs_extension
 def test_float32_every_power_of_two_and_its_neighbours():
     exponents = np.arange(-149, 128)
     powers = np.ldexp(np.float32(1), exponents).astype(np.float32)
@@ -188,15 +177,15 @@ def number_schema(width: int) -> Schema:
 
 @pytest.mark.parametrize("sparse", [True, False])
 def test_the_arff_writer_rounds_the_same_on_both_paths(sparse, monkeypatch):
-    from filterkit.arff import writer
-
     values = np.array([[0.0, 1 / 3, 0.0, 2.0], [np.nan, 0.0, 123456.789, -1e-9]])
     texts = []
-    for module in (_speedups, None):
-        monkeypatch.setattr(writer, "_speedups", module)
-        stream = io.StringIO()
-        write_arff(stream, number_schema(4), [Chunk(values)], sparse, numbers=NumberFormat(digits=4))
-        texts.append(stream.getvalue().split("@data\n")[1])
+    for compiled in (True, False):
+        with monkeypatch.context() as patched:
+            if not compiled:
+                python_formatter(patched)
+            stream = io.StringIO()
+            write_arff(stream, number_schema(4), [Chunk(values)], sparse, numbers=NumberFormat(digits=4))
+            texts.append(stream.getvalue().split("@data\n")[1])
     expected = "{1 0.3333,3 2}\n{0 ?,2 123500,3 -1e-09}\n" if sparse else "0,0.3333,0,2\n?,0,123500,-1e-09\n"
     assert texts == [expected, expected]
 
@@ -267,3 +256,12 @@ def test_rounding_options_are_refused_before_any_work(run_filterkit, args, messa
     assert result.status == 2
     assert message in result.stderr
     assert not output.exists()
+
+
+@pytest.mark.parametrize("numbers", [EXACT, NumberFormat(digits=3), NumberFormat(float32=True)])
+def test_the_csv_and_svmlight_writers_numbers_are_the_arff_writers(numbers):
+    from filterkit.arff import writer
+
+    values = np.r_[random_doubles(300, 9), 0.0, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 1e300, 5e-324]
+    assert writer.format_numbers(values, numbers) == format_numbers(values, numbers) == compiled_texts(values, numbers)
+    assert writer.format_numbers([], numbers) == []

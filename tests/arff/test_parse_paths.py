@@ -1,7 +1,6 @@
 """One parse path per row form (issue 38): with the compiled module, plain sparse rows are
 parsed by parse_sparse_rows and plain dense rows tokenized by tokenize_plain; a group either
-declines goes straight to the tokenizer (never through numpy's twins), and reads as the
-numpy path reads it."""
+declines goes straight to the tokenizer, and reads as the tokenizer alone reads it."""
 
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ import numpy as np
 import pytest
 
 from filterkit.arff import ArffReader, reader
-
-pytestmark = pytest.mark.skipif(reader._speedups is None, reason="the optional C module is not built")
+from filterkit.errors import ArffError
+from oracles import tokenizer_only
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
 #: 70 digits: a number the compiled parsers leave to others (they copy at most 63 bytes)
@@ -22,7 +21,7 @@ LONG = b"1." + b"0" * 67 + b"1"
 def paths_taken(data: bytes, monkeypatch) -> tuple[list, list[str]]:
     """The chunks' dense values and the parse functions called, in order."""
     called: list[str] = []
-    for name in ("_tokens_of", "_parse_sparse_fast", "_parse_row"):
+    for name in ("_parse_dense_plain", "_parse_sparse_plain", "_parse_row"):
         function = getattr(reader, name)
         monkeypatch.setattr(reader, name, lambda *a, _f=function, _n=name: called.append(_n) or _f(*a))
     with ArffReader(io.BytesIO(HEADER + data), name="f") as source:
@@ -31,8 +30,8 @@ def paths_taken(data: bytes, monkeypatch) -> tuple[list, list[str]]:
     return values, called
 
 
-def numpy_read(data: bytes, monkeypatch) -> list:
-    monkeypatch.setattr(reader, "_speedups", None)
+def tokenizer_read(data: bytes, monkeypatch) -> list:
+    tokenizer_only(monkeypatch)
     with ArffReader(io.BytesIO(HEADER + data), name="f") as source:
         values = [chunk.dense_values().tolist() for chunk in source.chunks()]
     monkeypatch.undo()
@@ -42,19 +41,31 @@ def numpy_read(data: bytes, monkeypatch) -> list:
 def test_a_sparse_group_the_compiled_parser_declines_goes_to_the_tokenizer(monkeypatch):
     data = b"{0 1,2 y}\n{0 " + LONG + b",1 2}\n"
     values, called = paths_taken(data, monkeypatch)
-    assert called == ["_parse_row", "_parse_row"]
-    assert values == [[[1.0, 0.0, 1.0], [1.0, 2.0, 0.0]]] == numpy_read(data, monkeypatch)
+    assert called == ["_parse_sparse_plain", "_parse_row", "_parse_row"]
+    assert values == [[[1.0, 0.0, 1.0], [1.0, 2.0, 0.0]]] == tokenizer_read(data, monkeypatch)
 
 
 def test_a_dense_group_the_compiled_tokenizer_declines_goes_to_the_tokenizer(monkeypatch):
     data = b"1,2,x\n" + LONG + b",3,y\n"
     values, called = paths_taken(data, monkeypatch)
-    assert called == ["_tokens_of", "_parse_row", "_parse_row"]
-    assert values == [[[1.0, 2.0, 0.0], [float(LONG), 3.0, 1.0]]] == numpy_read(data, monkeypatch)
+    assert called == ["_parse_dense_plain", "_parse_row", "_parse_row"]
+    assert values == [[[1.0, 2.0, 0.0], [float(LONG), 3.0, 1.0]]] == tokenizer_read(data, monkeypatch)
 
 
 def test_plain_groups_take_the_compiled_path_alone(monkeypatch):
     sparse, called_sparse = paths_taken(b"{0 1.5,2 y}\n{1 -2}\n", monkeypatch)
     dense, called_dense = paths_taken(b"1.5,0,y\n0,-2,x\n", monkeypatch)
-    assert called_sparse == [] and called_dense == ["_tokens_of"]
+    assert called_sparse == ["_parse_sparse_plain"] and called_dense == ["_parse_dense_plain"]
     assert np.array_equal(sparse, dense)
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 2, 10])
+@pytest.mark.parametrize("row", [b"3,\xffx,x", b"{0 3,2 \xffx}", b"3,4,z", b"{2 z}"])
+def test_a_bad_token_in_a_plain_group_is_named_as_the_tokenizer_names_it(row, chunk_rows):
+    """Whether a quoted row shares the bad row's group (chunk_rows) does not change the error."""
+    before = b"{0 1,2 'x'}\n{0 2}\n" if row.startswith(b"{") else b"1,2,'x'\n1,2,x\n"
+    with pytest.raises(ArffError) as raised:
+        with ArffReader(io.BytesIO(HEADER + before + row + b"\n"), name="f", chunk_rows=chunk_rows) as source:
+            list(source.chunks())
+    expected = "not UTF-8 text (invalid start byte at byte" if b"\xff" in row else "value 'z' is not a label"
+    assert str(raised.value).startswith(f"f:8: {expected}")

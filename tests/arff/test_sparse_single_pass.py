@@ -1,6 +1,6 @@
 """The compiled sparse reader's single pass (filterkit/arff/_speedups.c parse_sparse_rows: each
 value scanned and parsed at once, zeros left out, marks found on the way) reads like the
-numpy path: the same CSR arrays, texts and errors, on values chosen to hit each branch."""
+tokenizer: the same CSR arrays, texts and errors, on values chosen to hit each branch."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import io
 import numpy as np
 import pytest
 
-from filterkit.arff import ArffReader, reader
+from filterkit.arff import ArffReader, _speedups
 from filterkit.errors import ArffError
+from oracles import tokenizer_only
 
-speedups = reader._speedups
-pytestmark = pytest.mark.skipif(speedups is None, reason="the optional C module is not built")
+speedups = _speedups
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@attribute d string\n@data\n"
 
@@ -53,10 +53,10 @@ ROWS = [
 
 @pytest.mark.parametrize("first", range(len(ROWS)))
 @pytest.mark.parametrize("chunk_rows", [1, 3, 100])
-def test_single_pass_reads_like_the_numpy_path(first, chunk_rows, monkeypatch):
+def test_single_pass_reads_like_the_tokenizer(first, chunk_rows, monkeypatch):
     data = b"\n".join(ROWS[first:] + ROWS[:first]) + b"\n"
     compiled = read(data, chunk_rows)
-    monkeypatch.setattr(reader, "_speedups", None)
+    tokenizer_only(monkeypatch)
     assert compiled == read(data, chunk_rows)
 
 
@@ -88,7 +88,7 @@ def test_marks_and_oddities_are_declined(text, answer):
     assert speedups.parse_sparse_rows(text, 1, 3, b"\x00\x00\x00") is answer
 
 
-def test_a_large_group_has_the_same_values_as_the_numpy_path(monkeypatch):
+def test_a_large_group_has_the_same_values_as_the_tokenizer(monkeypatch):
     generator = np.random.default_rng(5)
     rows = []
     for _ in range(2000):
@@ -97,5 +97,5 @@ def test_a_large_group_has_the_same_values_as_the_numpy_path(monkeypatch):
         rows.append("{" + ",".join(f"{c} {v!r}" for c, v in zip(columns, values)) + "}")
     data = ("\n".join(rows) + "\n").encode()
     compiled = read(data, 700)
-    monkeypatch.setattr(reader, "_speedups", None)
+    tokenizer_only(monkeypatch)
     assert compiled == read(data, 700)
