@@ -63,7 +63,7 @@ def test_a_worker_with_another_version_of_a_plugin_is_named():
         engine_with({"tcp://a:1": inventory, "tcp://b:2": older}).check_workers(chain_of("shape", "l2"))
     assert str(raised.value) == (
         "Dask worker tcp://b:2 has stage 'l2' from plugin 'normalizers', distribution 'filterkit 0.0.9', "
-        f"the client from plugin 'normalizers', distribution 'filterkit {filterkit.__version__}'; "
+        f"the client from plugin 'normalizers', distribution 'filterkit-arff {filterkit.__version__}'; "
         "install the same version everywhere"
     )
 
