@@ -1,26 +1,11 @@
-"""Every registered stage that keeps its rows as a scikit-learn transformer.
+"""Every registered stage that keeps its rows as a scikit-learn transformer (docs/sklearn.md).
 
-``transformer_for(name)`` makes, from the plugin registry, a transformer class whose parameters
-are the stage's declared options with their defaults, plus ``positive`` for a stage that can
-learn from a class (an option named like a transformer method is spelled ``stage_NAME``:
-Shaper's ``transform`` is ``stage_transform``).  Each class is importable from this module
-under its stage class's name (``Shaper``, ``Selector``, ``L2Normalizer`` …) and its derived
-name (``meanscale`` → ``MeanscaleTransformer``); ``ScoreScaler(metric="bns")`` is the scorer of
-any metric.  Classes are made on first use.  ``load_arff`` reads an ARFF file into X, y and the
-feature names.
-
-* X (numeric, dense or ``scipy.sparse``) becomes numeric attributes ``x0 … x{n-1}`` (or the
-  DataFrame's column names), NaN missing; a DataFrame's categorical columns become nominal
-  attributes, text columns (and documents: a 1-D sequence of strings) string attributes;
-* y becomes a nominal class attribute after them, labelled by the sorted distinct ``str(y)``
-  (None: missing), when the stage learns from a class or y holds class labels; it is never
-  part of the output;
-* ``positive`` names the positive class, compared with ``str(y)``; one not among y's labels is a
-  ValueError; None keeps filterkit's rule (the minority class of a two-class y);
-* sparse X gives CSR output, dense X dense output (``words``' output is sparse).
-
-Fitted state lives in ``stage_``; pickling an adapter keeps only that stage's plain-array
-:meth:`~filterkit.stage.Stage.state`, options and schema, as a model file does.
+``transformer_for(name)`` makes, from the plugin registry, a transformer class whose parameters are the
+stage's options (``stage_NAME`` for one named like a method) and ``positive``; each is importable under
+its stage class's name and its derived name (``meanscale`` → ``MeanscaleTransformer``), made on first
+use.  X's columns become attributes, y a nominal class after them (labelled by the sorted distinct
+``str(y)``) when the stage learns from a class or y holds class labels.  Fitted state lives in
+``stage_``; pickling keeps only its plain-array state, options and schema, as a model file does.
 """
 
 from __future__ import annotations
@@ -68,14 +53,15 @@ def _registry() -> Registry:
 
 class FilterkitTransformer(TransformerMixin, BaseEstimator):
     """A filterkit stage as a scikit-learn transformer: the base of every adapter, whose subclass
-    names its stage (:meth:`_stage_name`) and the parameters of its options (``stage_parameters``)."""
+    names its stage (``stage_name``) and the parameters of its options (``stage_parameters``)."""
 
     #: The parameter of this class that gives each stage option, by option name.
     stage_parameters: ClassVar[dict[str, str]] = {}
+    stage_name: ClassVar[str] = ""
 
     def _stage_name(self) -> str:
         """The name of the registered stage this transformer runs."""
-        raise NotImplementedError
+        return self.stage_name
 
     def _new_stage(self) -> Stage:
         """A new, unfitted stage with this transformer's parameters."""
@@ -97,8 +83,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
-        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class
-        labels (see the module docstring); ValueError with filterkit's message for bad parameters or data."""
+        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels."""
         required = self._learns_from_y()
         supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
         columns = _columns(X, False)
@@ -131,8 +116,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing); ValueError when
-        ``positive`` is not a label, or y holds one class and the stage ``required`` y."""
+        """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
         known = _known(y)
         check_classification_targets(known)
         text = np.array([str(value) for value in known], dtype=str)
@@ -444,9 +428,8 @@ def _adapter_class(
     summary: str,
     namespace: dict,
 ) -> type:
-    """A transformer class whose parameters are ``leading`` (positional), ``options`` and ``positive``
-    (keyword-only), documented from their declarations; an option named like an attribute of the
-    base becomes the parameter ``stage_NAME``."""
+    """A transformer class whose parameters are ``leading`` (positional), ``options`` (``stage_NAME`` if
+    named like an attribute of the base) and ``positive``, documented from their declarations."""
     taken = set(dir(base)) | {"positive"} | {o.name for o in leading}
     renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
     documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
@@ -475,15 +458,6 @@ def _adapter_class(
     )
 
 
-class StageTransformer(FilterkitTransformer):
-    """The base of the classes :func:`transformer_for` makes: one registered stage, ``stage_name``."""
-
-    stage_name: ClassVar[str] = ""
-
-    def _stage_name(self) -> str:
-        return self.stage_name
-
-
 def class_name_for(stage_name: str) -> str:
     """A stage's transformer class name: its stage class's name when unique, else :func:`derived_class_name`."""
     own = _registry().stages[stage_name].value.__name__
@@ -501,10 +475,9 @@ def derived_class_name(stage_name: str) -> str:
 
 
 @functools.cache
-def transformer_for(stage_name: str) -> type[StageTransformer]:
-    """The scikit-learn transformer class of the registered stage ``stage_name``: its options, and
-    ``positive`` unless it works without a class.  ValueError for an unknown stage (naming the
-    installed ones) and for one that drops or adds rows (``fold``)."""
+def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
+    """The scikit-learn transformer class of the registered stage ``stage_name``; ValueError for an
+    unknown stage and for one that drops or adds rows (``fold``)."""
     try:
         registered = _registry().stages[stage_name]
     except KeyError:
@@ -523,7 +496,7 @@ def transformer_for(stage_name: str) -> type[StageTransformer]:
     )
     return _adapter_class(
         class_name_for(stage_name),
-        StageTransformer,
+        FilterkitTransformer,
         stage_class.options,
         _may_learn_from_y(stage_class),
         (),
@@ -593,16 +566,8 @@ def __dir__() -> list[str]:
 
 
 def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
-    """An ARFF file (plain or gzip) as scikit-learn data: ``(X, y, feature_names)``.
-
-    ``class_`` picks the class attribute as ``-c`` does (None: no class, y is None).  X holds every
-    other attribute: numbers, a nominal value as its label's position (a UserWarning names such
-    columns), a date as milliseconds since 1970, missing as NaN; CSR when the file's rows are
-    sparse.  A string attribute's column holds its text (None where missing), X then of dtype
-    object.  y holds the labels (None where missing), the text or the numbers of the class.
-    ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical, text ``string``) and
-    a Series.  A file that cannot be read raises FilterkitError naming it and the line.
-    """
+    """An ARFF file (plain or gzip) as ``(X, y, feature_names)``, the class picked by ``class_`` as ``-c``
+    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series."""
     schema, chunk = read_arff(path)
     class_index = resolve_class(schema, None if class_ is None else str(class_))
     features = [position for position in range(len(schema.attributes)) if position != class_index]
