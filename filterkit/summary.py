@@ -122,8 +122,8 @@ class _Tally:
 
 
 def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
-    """The chunk with every value of the ``numeric`` columns turned into 1 (non-zero), 0 or missing:
-    all presence scores need, and statistics of 0/1 values stay (features × classes) small."""
+    """The chunk with the ``numeric`` columns' values turned into 1 (non-zero), 0 or missing, as presence
+    scores need, so that their statistics stay small."""
     if chunk.is_sparse:
         arrays = chunk.csr()
         is_numeric = np.zeros(arrays.shape[1], dtype=bool)
@@ -143,46 +143,6 @@ def _number(value: float):
     return int(value) if value.is_integer() else value
 
 
-def rank_features(
-    counts: ValueCounts,
-    metric: Metric,
-    targets: list[int],
-    presence: bool,
-    top: int,
-    combine: str = "max",
-    labels: np.ndarray | None = None,
-) -> list[dict]:
-    """The ``top`` features by the metric's k-class form (``combine="joint"``, in Weka's ``Ranker``
-    order), or the maximum or mean of their one-vs-rest scores over ``targets`` (ties by position),
-    with the class achieving the maximum and, for numeric features, its 2×2 presence counts."""
-    if counts.n_features == 0 or not targets:
-        return []
-    is_nominal = np.zeros(counts.n_features, dtype=bool) if labels is None else labels > 0
-    best_class: np.ndarray | None = None
-    if combine == JOINT:
-        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
-        order = weka_ranking(scores)[:top]
-        if metric.class_free:
-            best_class = np.full(counts.n_features, targets[0])
-    else:
-        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-        scores = per_class.mean(axis=0) if combine == "mean" and len(targets) > 1 else per_class.max(axis=0)
-        if combine != "mean" or len(targets) == 1:
-            best_class = np.asarray(targets)[per_class.argmax(axis=0)]
-        order = np.lexsort((np.arange(len(scores)), -scores))[:top]
-    tables = {}
-    if best_class is not None:
-        tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
-    ranked = []
-    for rank, feature in enumerate(order.tolist(), 1):
-        target = None if best_class is None else int(best_class[feature])
-        entry = {"rank": rank, "feature": feature, "score": float(scores[feature]), "class": target}
-        for key, column in zip(("tp", "fp", "pos", "neg"), tables[target] if target is not None else ()):
-            entry[key] = None if is_nominal[feature] else _number(column[feature])
-        ranked.append(entry)
-    return ranked
-
-
 def summarize(
     source,
     name: str | None = None,
@@ -196,11 +156,8 @@ def summarize(
     numeric_only: bool = False,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
 ) -> dict:
-    """The summary of the ARFF file or binary stream ``source`` (plain or gzip), read once, as a
-    JSON-ready dict; ``name`` is what it and its errors call the input.  With ``metric``
-    (``load_plugins().metric("ig")``) the ``top`` features are ranked against the nominal class as
-    ``select --metric`` ranks them; the other keywords are ``filterkit info``'s options.
-    """
+    """The summary of the ARFF file or binary stream ``source`` (called ``name``), read once, as a
+    JSON-ready dict; the keywords are ``filterkit info``'s options."""
     with contextlib.ExitStack() as stack:
         if isinstance(source, (str, os.PathLike)):
             source = stack.enter_context(open(source, "rb"))
@@ -299,32 +256,58 @@ def _class_summary(tally: _Tally, attribute: Attribute) -> dict:
 
 
 def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str | None, top: int, combine: str) -> dict:
-    """The ``top`` features by ``metric``, with what they were scored against."""
-    counts, scored, schema, presence = tally.counts, tally.scored, tally.schema, tally.presence
+    """The ``top`` features by ``metric`` (Weka's ``Ranker`` order for ``joint``, else ties by position), with
+    the class achieving the maximum and, for numeric features, its 2×2 presence counts."""
+    counts, scored, schema, presence, labels = (
+        tally.counts,
+        tally.scored,
+        tally.schema,
+        tally.presence,
+        tally.label_counts,
+    )
     assert counts is not None and scored is not None  # counted for a metric
     targets = target_classes(attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
     if combine == JOINT and not metric.class_free:
         targets = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
+    best_class: np.ndarray | None = None
+    if counts.n_features == 0 or not targets:
+        order = np.zeros(0, dtype=np.int64)
+    elif combine == JOINT:
+        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
+        order = weka_ranking(scores)[:top]
+        if metric.class_free:
+            best_class = np.full(counts.n_features, targets[0])
+    else:
+        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+        scores = per_class.mean(axis=0) if combine == "mean" and len(targets) > 1 else per_class.max(axis=0)
+        if combine != "mean" or len(targets) == 1:
+            best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top]
+    tables = {}
+    if best_class is not None:
+        tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
     features = []
-    for entry in rank_features(counts, metric, targets, presence, top, combine, tally.label_counts):
-        feature = int(scored[entry["feature"]])
-        target = entry["class"]
+    for rank, feature in enumerate(order.tolist(), 1):
+        target = None if best_class is None else int(best_class[feature])
+        table = tables[target] if target is not None and not labels[feature] else (None,) * 4
         features.append(
             {
-                "rank": entry["rank"],
-                "name": schema.attributes[feature].name,
-                "index": feature + 1,
-                "kind": schema.attributes[feature].kind,
-                "score": entry["score"],
+                "rank": rank,
+                "name": schema.attributes[scored[feature]].name,
+                "index": int(scored[feature]) + 1,
+                "kind": schema.attributes[scored[feature]].kind,
+                "score": float(scores[feature]),
                 "class": None if target is None else attribute.labels[target],
-                **{key: entry.get(key) for key in ("tp", "fp", "pos", "neg")},
+                **{
+                    key: None if c is None else _number(c[feature]) for key, c in zip(("tp", "fp", "pos", "neg"), table)
+                },
             }
         )
     return {
         "metric": metric.name,
         "mode": "presence" if presence else "threshold",
         "scored_features": int(len(scored)),
-        "nominal_features": int(np.count_nonzero(tally.label_counts)),
+        "nominal_features": int(np.count_nonzero(labels)),
         "targets": [attribute.labels[t] for t in targets],
         "combine": combine if combine == JOINT or len(targets) > 1 else None,
         "top": top,
