@@ -115,36 +115,26 @@ def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) 
             negative = tpr < fpr
             tp = np.where(negative, pos - tp, tp)
             fp = np.where(negative, neg - fp, fp)
-        scores = _scores_of(metric, tp, fp, pos, neg)
+        scores = _called(metric, metric.function, (tp, fp, pos, neg), tp.shape, f"counts of shape {tp.shape}")
         if alpha is not None:
             scores = scores * np.where(tpr > fpr, alpha, 1.0 - alpha)
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
 
 
-def _scores_of(metric: Metric, tp, fp, pos, neg) -> np.ndarray:
-    """The metric's function on the counts; FilterkitError when it returns other than one number per count."""
-    scores = _called(metric, metric.function, tp, fp, pos, neg)
-    if scores.shape != tp.shape:
-        raise FilterkitError(
-            f"metric '{metric.name}'{_origin(metric)} returned scores of shape {scores.shape} "
-            f"for counts of shape {tp.shape}"
-        )
-    return scores
-
-
-def _origin(metric: Metric) -> str:
-    return f" ({metric.provenance})" if metric.provenance is not None else ""
-
-
-def _called(metric: Metric, function, *args) -> np.ndarray:
-    """``function(*args)`` as float64; FilterkitError naming the metric and its plugin when it raises."""
+def _called(metric: Metric, function, args: tuple, shape: tuple, of: str, kind: str = "") -> np.ndarray:
+    """``function(*args)`` as float64; FilterkitError naming the metric and its plugin when it raises or
+    returns scores of another ``shape`` than one per count (per table: ``of``)."""
+    origin = f" ({metric.provenance})" if metric.provenance is not None else ""
     try:
-        return np.asarray(function(*args), dtype=np.float64)
+        scores = np.asarray(function(*args), dtype=np.float64)
     except BaseException as error:
         if not plugin_fault(error):
             raise
-        message = f"metric '{metric.name}'{_origin(metric)} failed: {type(error).__name__}: {error}"
+        message = f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}"
         raise FilterkitError(message) from error
+    if scores.shape != shape:
+        raise FilterkitError(f"metric '{metric.name}'{origin} returned {kind}scores of shape {scores.shape} for {of}")
+    return scores
 
 
 def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str | None) -> int:
@@ -341,12 +331,7 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
 
 def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
     """The metric's k-class form on ``tables``; FilterkitError naming the metric when it fails."""
-    scores = _called(metric, metric.joint, tables)
-    if scores.shape != tables.shape[:1]:
-        raise FilterkitError(
-            f"metric '{metric.name}'{_origin(metric)} returned k-class scores of shape {scores.shape} "
-            f"for {tables.shape[0]} tables"
-        )
+    scores = _called(metric, metric.joint, (tables,), tables.shape[:1], f"{tables.shape[0]} tables", "k-class ")
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
 
 
