@@ -342,26 +342,21 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
     output_class, prepared = _fitted(registry, dataset, chain, train, None if multiclass else task)
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    rows = prepared(train), prepared(test)
     call = _CheckedClassifier(registry, settings)
     if multiclass:
-        result, truth, scores, decisions = _classify_multiclass(
-            call, dataset, train_features, train_codes, test_features, test_codes, settings
-        )
+        result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings)
     else:
-        result, truth, scores, decisions = _classify_task(
-            call, dataset.labels.index(task), task, train_features, train_codes, test_features, test_codes, settings
-        )
+        result, truth, scores, decisions = _classify_task(call, dataset.labels.index(task), task, *rows, settings)
     result["classifier"] = call("describe")
-    result["features"] = int(train_features.shape[1])
+    result["features"] = int(rows[0][0].shape[1])
     result.update(truth=truth, scores=scores, decisions=decisions)
     return result
 
 
-def _classify_task(
-    call, positive: int, task: str, train_features, train_codes, test_features, test_codes, settings: Settings
-):
+def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings):
     """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
+    (train_features, train_codes), (test_features, test_codes) = train, test
     train_truth, test_truth = train_codes == positive, test_codes == positive
     if train_truth.all() or not train_truth.any():
         missing = "no row of" if not train_truth.any() else "only rows of"
@@ -379,10 +374,9 @@ def _classify_task(
     return result, test_truth, scores, decisions
 
 
-def _classify_multiclass(
-    call, dataset: Dataset, train_features, train_codes, test_features, test_codes, settings: Settings
-):
+def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, settings: Settings):
     """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
+    (train_features, train_codes), (test_features, test_codes) = train, test
     labels = dataset.labels
     present = np.flatnonzero(
         np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
