@@ -256,33 +256,14 @@ def _class_summary(tally: _Tally, attribute: Attribute) -> dict:
 
 
 def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str | None, top: int, combine: str) -> dict:
-    """The ``top`` features by ``metric`` (Weka's ``Ranker`` order for ``joint``, else ties by position), with
-    the class achieving the maximum and, for numeric features, its 2×2 presence counts."""
-    counts, scored, schema, presence, labels = (
-        tally.counts,
-        tally.scored,
-        tally.schema,
-        tally.presence,
-        tally.label_counts,
-    )
+    """The ``top`` features by ``metric``, with the class achieving the maximum and, for numeric features,
+    its 2×2 presence counts."""
+    counts, scored, schema, labels = tally.counts, tally.scored, tally.schema, tally.label_counts
     assert counts is not None and scored is not None  # counted for a metric
     targets = target_classes(attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
     if combine == JOINT and not metric.class_free:
         targets = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
-    best_class: np.ndarray | None = None
-    if counts.n_features == 0 or not targets:
-        order = np.zeros(0, dtype=np.int64)
-    elif combine == JOINT:
-        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
-        order = weka_ranking(scores)[:top]
-        if metric.class_free:
-            best_class = np.full(counts.n_features, targets[0])
-    else:
-        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-        scores = per_class.mean(axis=0) if combine == "mean" and len(targets) > 1 else per_class.max(axis=0)
-        if combine != "mean" or len(targets) == 1:
-            best_class = np.asarray(targets)[per_class.argmax(axis=0)]
-        order = np.lexsort((np.arange(len(scores)), -scores))[:top]
+    scores, order, best_class = _ranked(counts, metric, targets, tally.presence, top, combine, labels)
     tables = {}
     if best_class is not None:
         tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
@@ -305,7 +286,7 @@ def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str 
         )
     return {
         "metric": metric.name,
-        "mode": "presence" if presence else "threshold",
+        "mode": "presence" if tally.presence else "threshold",
         "scored_features": int(len(scored)),
         "nominal_features": int(np.count_nonzero(labels)),
         "targets": [attribute.labels[t] for t in targets],
@@ -313,6 +294,24 @@ def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str 
         "top": top,
         "features": features,
     }
+
+
+def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int, combine: str, labels):
+    """Every feature's score, the ``top`` best (in Weka's ``Ranker`` order for ``joint``, else ties by
+    position) and the class achieving each feature's maximum (None for a mean)."""
+    if counts.n_features == 0 or not targets:
+        return np.zeros(0), np.zeros(0, dtype=np.int64), None
+    if combine == JOINT:
+        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
+        best_class = np.full(counts.n_features, targets[0]) if metric.class_free else None
+        return scores, weka_ranking(scores)[:top], best_class
+    per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+    best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+    if combine == "mean" and len(targets) > 1:
+        scores, best_class = per_class.mean(axis=0), None
+    else:
+        scores = per_class.max(axis=0)
+    return scores, np.lexsort((np.arange(len(scores)), -scores))[:top], best_class
 
 
 def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
