@@ -480,7 +480,6 @@ def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) ->
 
 
 def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
-    """Each row's fold in the first repeat."""
     fold_of_row = np.zeros(rows, dtype=np.int64)
     for fold, test, _ in draws[:folds]:
         fold_of_row[test] = fold
@@ -531,7 +530,6 @@ def _worker_registry(plugins_dir):
 
 
 def _evaluate_in_worker(plugins_dir, dataset: Dataset, chain, task, train, test, settings: Settings):
-    """:func:`evaluate_fold` in a worker process, which loads the plugins itself."""
     return evaluate_fold(_worker_registry(plugins_dir), dataset, chain, task, train, test, settings)
 
 

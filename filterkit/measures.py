@@ -106,7 +106,6 @@ def _mean(values) -> float:
 
 
 def _std(values) -> float:
-    """The sample standard deviation of the defined values (0 with fewer than two)."""
     values = np.asarray(values, dtype=np.float64)
     defined = values[~np.isnan(values)]
     return float(defined.std(ddof=1)) if len(defined) > 1 else 0.0

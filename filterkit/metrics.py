@@ -330,7 +330,6 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
 
 
 def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
-    """The metric's k-class form on ``tables``; FilterkitError naming the metric when it fails."""
     scores = _called(metric, metric.joint, (tables,), tables.shape[:1], f"{tables.shape[0]} tables", "k-class ")
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
 
@@ -406,7 +405,6 @@ def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, tar
 
 
 def _grouped_cumsum(values: np.ndarray, starts: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Inclusive running sums that restart at every group start."""
     running = np.cumsum(values)
     before = np.r_[0.0, running][starts]
     return running - before[group]

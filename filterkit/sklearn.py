@@ -47,7 +47,6 @@ _POSITIVE_HELP = (
 
 @functools.cache
 def _registry() -> Registry:
-    """The installed plugins (the ``filterkit`` entry points), loaded once per process."""
     return load_plugins()
 
 
@@ -60,11 +59,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     stage_name: ClassVar[str] = ""
 
     def _stage_name(self) -> str:
-        """The name of the registered stage this transformer runs."""
         return self.stage_name
 
     def _new_stage(self) -> Stage:
-        """A new, unfitted stage with this transformer's parameters."""
         params = {option: getattr(self, parameter) for option, parameter in self.stage_parameters.items()}
         return _registry().make_stage(self._stage_name(), params)
 
@@ -137,7 +134,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tuple(labels.tolist()), codes
 
     def _positive_label(self) -> str | None:
-        """``str(positive)``, or None when not given (or not a parameter of this class)."""
         positive = getattr(self, "positive", None)
         return None if positive is None else str(positive)
 
@@ -148,7 +144,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return [f"x{i}" for i in range(n_features)]
 
     def _fitted_feature_names(self) -> list[str]:
-        """The names of the input attributes the stage was fitted on."""
         attributes = self.input_schema_.attributes
         return [attribute.name for attribute in (attributes[:-1] if self.class_labels_ else attributes)]
 
@@ -303,7 +298,6 @@ def _columns(X, always: bool) -> list | None:
 
 
 def _holds_text(cells: np.ndarray) -> bool:
-    """True when some cell is a string."""
     return any(isinstance(cell, str) for cell in cells.tolist())
 
 
@@ -316,7 +310,6 @@ def _known(y) -> np.ndarray:
 
 
 def _is_missing(cell) -> bool:
-    """None, NaN or pandas' NA."""
     return cell is None or (isinstance(cell, float) and cell != cell) or type(cell).__name__ == "NAType"
 
 
@@ -361,7 +354,6 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
 
 
 def _is_number(cell) -> bool:
-    """True for a real number or a bool (not a string)."""
     return isinstance(cell, (int, float, np.integer, np.floating, np.bool_))
 
 
@@ -377,7 +369,6 @@ def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
 
 
 def _without(schema: Schema, name: str) -> np.ndarray:
-    """Positions of every attribute of ``schema`` but the one called ``name``."""
     return np.flatnonzero([attribute.name != name for attribute in schema.attributes])
 
 
@@ -537,7 +528,6 @@ def _stages_by_class_name() -> dict[str, str]:
 
 
 def _transformable_stages() -> list[str]:
-    """The registered stages that keep their rows: those a transformer can run."""
     return [name for name, registered in _registry().stages.items() if not registered.value.filters_rows]
 
 

@@ -138,7 +138,6 @@ def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
 
 
 def _number(value: float):
-    """An integral count as int (for JSON and text), else the float."""
     value = float(value)
     return int(value) if value.is_integer() else value
 
@@ -420,7 +419,6 @@ def _ranking_lines(ranking: dict | None) -> list[str]:
 
 
 def _count_text(count) -> str:
-    """A count of the ranking table: ``-`` where none applies."""
     if count is None:
         return "-"
     return f"{count:g}" if isinstance(count, float) else str(count)

@@ -339,7 +339,6 @@ def _check_chain_words(registry, words, compare: bool) -> None:
 
 
 def _split_chain(text: str) -> list[str]:
-    """One ``--compare`` argument's words, split as a shell would; FilterkitError on an unclosed quote."""
     try:
         return shlex.split(text)
     except ValueError as error:
