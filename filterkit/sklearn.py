@@ -562,13 +562,12 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     class_index = resolve_class(schema, None if class_ is None else str(class_))
     features = [position for position in range(len(schema.attributes)) if position != class_index]
     names = [schema.attributes[position].name for position in features]
-    values = chunk.values
-    X = values[:, features]
-    y = None if class_index is None else _class_values(schema.attributes[class_index], values[:, [class_index]])
+    X = chunk.values[:, features]
+    y = None if class_index is None else _class_values(schema.attributes[class_index], chunk.column(class_index))
     if class_index in chunk.text:
         y = np.array(chunk.text[class_index], dtype=object)
     if as_frame:
-        frame, target = _as_frame(schema, features, X, chunk.text, class_index, y)
+        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y)
         return frame, target, names
     nominal = [schema.attributes[position].name for position in features if schema.attributes[position].kind == NOMINAL]
     if nominal:
@@ -586,22 +585,20 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     return (sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)), y, names
 
 
-def _class_values(attribute: Attribute, column) -> np.ndarray:
+def _class_values(attribute: Attribute, codes: np.ndarray) -> np.ndarray:
     """A class column as y: labels (None for missing) for a nominal class, else numbers."""
-    codes = np.asarray(column.toarray() if sp.issparse(column) else column, dtype=np.float64).ravel()
     if attribute.kind != NOMINAL:
         return codes
     labels = np.array([*attribute.labels, None], dtype=object)
     return labels[np.where(np.isnan(codes), len(attribute.labels), codes).astype(np.intp)]
 
 
-def _as_frame(schema: Schema, features: list[int], X, text: dict[int, list], class_index: int | None, y):
+def _as_frame(schema: Schema, features: list[int], names: list[str], X, text: dict, class_index: int | None, y):
     """``(X, y)`` as a pandas DataFrame and Series (None without a class)."""
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
         raise ImportError("load_arff(as_frame=True) needs pandas: pip install pandas") from None
-    names = [schema.attributes[position].name for position in features]
     if sp.issparse(X):
         frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=names)
     else:
