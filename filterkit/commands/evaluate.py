@@ -85,18 +85,15 @@ def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict]
 
 @dataclass(frozen=True)
 class Sweep:
-    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, stage, option and values (as typed and converted)."""
+    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, stage, option, label (``stage.option-name``) and
+    values (as typed and converted)."""
 
     text: str
     stage: str
     option: str
+    label: str
     values: tuple[str, ...]
     converted: tuple
-
-    @property
-    def label(self) -> str:
-        """``stage.option-name``, as the swept chains are labelled."""
-        return f"{self.stage}.{self.option.replace('_', '-')}"
 
 
 def parse_sweep(registry, text: str) -> Sweep:
@@ -120,7 +117,8 @@ def parse_sweep(registry, text: str) -> Sweep:
         raise FilterkitError(f"--sweep {text!r}: {error}") from None
     if len(set(converted)) != len(converted):
         raise FilterkitError(f"--sweep {text!r}: a value is given twice")
-    return Sweep(text, stage_name, option_name, tuple(values), tuple(converted))
+    label = f"{stage_name}.{option_name.replace('_', '-')}"
+    return Sweep(text, stage_name, option_name, label, tuple(values), tuple(converted))
 
 
 def swept_chains(registry, sweep: Sweep, chains: list[ChainSpec]) -> list[ChainSpec]:
