@@ -1,11 +1,7 @@
 """The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8 states it): :func:`evaluate`.
 
-Stratified k-fold cross-validation with a fixed seed, the folds drawn once from the class labels so that
-every chain and task sees the same folds; a fresh chain per fold, task and training fraction is fitted on
-the training rows only (a learning curve's sample of them nested in the larger ones) and applied to the
-test rows, whose classifier features (:func:`classifier_matrix`) are classified and measured
-(:mod:`filterkit.measures`).  With a test file, each chain is fitted on the training file and scored once
-on the test file's rows.  ``--multiclass`` makes the whole class one task, learnt with its k labels.
+Seeded stratified k-fold cross-validation, the folds drawn once for every chain and task; a fresh chain per
+fold, task and training fraction is fitted on the training rows only and applied to the test rows.
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ import functools
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,10 +39,7 @@ class ChainSpec:
 
 @dataclass
 class Settings:
-    """Everything one evaluation run depends on: the protocol, the classifier and its options, and the
-    tasks: the class attribute (``class_spec``, as ``-c``), ``positive``, ``each_class`` and
-    ``min_positives`` (:func:`choose_tasks`) or ``multiclass``; ``stats`` adds the reviewer's statistics,
-    ``sweep`` (the text of ``--sweep``) is only recorded."""
+    """Everything one evaluation run depends on: ``evaluate``'s options (``sweep`` is only recorded)."""
 
     folds: int = 10
     seed: int = 1
@@ -65,11 +58,8 @@ class Settings:
 
 @dataclass
 class Evaluation:
-    """What :func:`evaluate` returns: the document ``evaluate --json`` prints (its ``settings``; the
-    result's keys for one chain, task and fraction, else ``results``, ``macro`` and, with ``stats`` and
-    several chains, ``paired``), and its renderings (:mod:`filterkit.reports`); with a test file, also
-    ``predictions``: per (chain, task, fraction) its test rows (numbered from 1 in the file), their
-    truth, scores and decisions (with ``--multiclass``, class positions and a score per class)."""
+    """What :func:`evaluate` returns: the document ``evaluate --json`` prints and its renderings; with a
+    test file, also per (chain, task, fraction) its test rows (from 1), truth, scores and decisions."""
 
     document: dict
     predictions: list[dict] = field(default_factory=list)
@@ -101,8 +91,7 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class Dataset:
-    """The rows every fit draws from (the training rows, then a test file's) with their schema and
-    the class attribute's position."""
+    """The rows every fit draws from (the training rows, then a test file's), schema and class position."""
 
     schema: Schema
     data: Chunk
@@ -129,15 +118,11 @@ def evaluate(
     engine: str = "local",
     scheduler: str | None = None,
 ) -> Evaluation:
-    """Cross-validate ``chains`` on ``source`` (an input's path, or a filterkit source called ``name``,
-    by default ``<data>``) under ``settings`` in up to ``jobs`` processes, with the plugins of ``registry``
-    (by default, and in each worker, those :func:`filterkit.plugins.load_plugins` finds with
-    ``plugins_dir``); its steps, reading and cross-validating, are reported to ``progress``.  Rows
-    with a missing class are left out (and counted in the document's settings).  Given ``test`` (a path,
-    or a source called ``test_name``, by default ``<test>``) with the training header, each chain is
-    instead fitted on all of ``source`` and scored on ``test``'s rows, once (``settings.folds`` unused).
-    With ``engine="dask"`` the fits run as tasks on the Dask cluster at ``scheduler`` (by default a local
-    one) instead of in ``jobs`` processes, with the same results."""
+    """Cross-validate ``chains`` on ``source`` (a path, or a source called ``name``) under ``settings``, in
+    up to ``jobs`` processes or on Dask (``engine="dask"``, at ``scheduler``), with the plugins of
+    ``registry`` (by default those found with ``plugins_dir``).  Rows with a missing class are left out.
+    Given ``test`` (a path, or a source called ``test_name``), each chain is fitted on all of ``source``
+    and scored once on ``test``'s rows."""
     from filterkit import reports
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
@@ -147,7 +132,7 @@ def evaluate(
         progress = Progress() if progress is None else progress
         progress.expect(2 if test is None else 3)
         dataset, training_rows = _read_data(source, name, test, test_name, settings, progress)
-        codes = class_codes(dataset.data, dataset.class_index)
+        codes = dataset.data.column(dataset.class_index)
         known = np.flatnonzero(~np.isnan(codes))
         if len(known) < len(codes):
             dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
@@ -189,8 +174,7 @@ def evaluate(
 
 @contextlib.contextmanager
 def _opened(source, name: str | None, default: str):
-    """``(source, name)``: a path (``-``: standard input) opened as ``filterkit evaluate`` opens it and named
-    by it, else the source as given."""
+    """``(source, name)``: a path (``-``: standard input) opened and named by it, else the source as given."""
     if isinstance(source, (str, os.PathLike)):
         from filterkit.running import open_source
 
@@ -201,9 +185,7 @@ def _opened(source, name: str | None, default: str):
 
 
 def _read_data(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Dataset, int]:
-    """The rows of ``source`` and then of ``test`` (if any), and the number of ``source``'s rows;
-    FilterkitError for a class that is not nominal or a test file whose header differs from the
-    training file's."""
+    """The rows of ``source`` and then of ``test`` (if any), and the number of ``source``'s rows."""
     schema = source.schema
 
     def read(source, name: str) -> Chunk:
@@ -226,8 +208,7 @@ def _read_data(source, name: str, test, test_name: str, settings: Settings, prog
 
 
 def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, name: str, test_name: str) -> None:
-    """Refuse a test file with no row to score, and a training file that cannot learn what is scored: a
-    task's class (and the rest) for a binary task, every class of the test file for ``--multiclass``."""
+    """Refuse a test file with no row to score, and a training file that cannot learn what is scored."""
     if not test_counts.any():
         raise FilterkitError("the test file has no row with a class to score", test_name)
     for label in labels if multiclass else tasks:
@@ -239,8 +220,7 @@ def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, n
 
 
 def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_validated: bool) -> list[str]:
-    """The run's tasks (:func:`choose_tasks`, or the one of ``--multiclass``), the training rows' class
-    ``counts`` checked against ``settings.folds`` when ``cross_validated``."""
+    """The run's tasks (:func:`choose_tasks`, or the one of ``--multiclass``), ``counts`` checked against the folds."""
     if settings.multiclass and np.count_nonzero(counts) < 2:
         raise FilterkitError("--multiclass needs rows of at least two classes", name)
     tasks = (
@@ -259,7 +239,7 @@ def _tasks(labels, counts: np.ndarray, settings: Settings, name: str, cross_vali
 
 
 def repeat_seed(seed: int, repeat: int) -> int:
-    """The seed of repeat ``repeat``'s fold draw: ``seed`` itself for the first, then one derived from both."""
+    """The seed of repeat ``repeat``'s fold draw: ``seed`` for the first, then one derived from both."""
     if repeat == 0:
         return seed
     return int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] >> 1)
@@ -273,25 +253,11 @@ def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
     return Chunk(values.tocsr() if sp.issparse(values) else values, text, weights)
 
 
-def class_codes(chunk: Chunk, class_index: int) -> np.ndarray:
-    """The class column as floats (label positions; NaN where missing)."""
-    column = chunk.values[:, class_index]
-    return (
-        np.asarray(cast(sp.spmatrix, column).toarray()).ravel()
-        if sp.issparse(column)
-        else np.asarray(column, dtype=np.float64)
-    )
-
-
 def choose_tasks(
     labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool, min_positives: int
 ) -> list[str]:
-    """The positive labels of the class-vs-rest tasks to run.
-
-    ``--positive`` gives one task; ``--each-class`` every class with at least
-    ``min_positives`` rows (on a two-class target only the minority class, as
-    KDD'09 did); otherwise a two-class target's minority class (a tie: the second label).
-    """
+    """The positive labels of the class-vs-rest tasks: ``positive``; with ``each_class`` every class with at
+    least ``min_positives`` rows (of two classes the minority, as KDD'09); else two classes' minority."""
     if positive is not None:
         if each_class:
             raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
@@ -320,8 +286,7 @@ def choose_tasks(
 
 
 def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(training rows, test rows) of each fold, stratified on the class labels (scikit-learn's, silent
-    about a class with fewer rows than folds; it refuses more folds than the largest class has rows)."""
+    """(training rows, test rows) of each stratified fold (scikit-learn's, silent about a small class)."""
     import warnings
 
     from sklearn.model_selection import StratifiedKFold
@@ -371,33 +336,27 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
 
 
 def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, settings: Settings) -> dict:
-    """Fit ``chain`` on the ``train`` rows for ``task`` (with ``settings.multiclass``: with the k labels and no
-    positive), apply it to the ``test`` rows, classify them and measure (:func:`measures`, or
-    :func:`multiclass_measures` over the classes present in the dataset)."""
+    """Fit ``chain`` on the ``train`` rows for ``task`` (or every class), apply it to the ``test`` rows,
+    classify them and measure."""
     multiclass = settings.multiclass
     output_class, prepared = _fitted(registry, dataset, chain, train, None if multiclass else task)
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    rows = prepared(train), prepared(test)
     call = _CheckedClassifier(registry, settings)
     if multiclass:
-        result, truth, scores, decisions = _classify_multiclass(
-            call, dataset, train_features, train_codes, test_features, test_codes, settings
-        )
+        result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings)
     else:
-        result, truth, scores, decisions = _classify_task(
-            call, dataset.labels.index(task), task, train_features, train_codes, test_features, test_codes, settings
-        )
+        result, truth, scores, decisions = _classify_task(call, dataset.labels.index(task), task, *rows, settings)
     result["classifier"] = call("describe")
-    result["features"] = int(train_features.shape[1])
+    result["features"] = int(rows[0][0].shape[1])
     result.update(truth=truth, scores=scores, decisions=decisions)
     return result
 
 
-def _classify_task(
-    call, positive: int, task: str, train_features, train_codes, test_features, test_codes, settings: Settings
-):
+def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings):
     """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
+    (train_features, train_codes), (test_features, test_codes) = train, test
     train_truth, test_truth = train_codes == positive, test_codes == positive
     if train_truth.all() or not train_truth.any():
         missing = "no row of" if not train_truth.any() else "only rows of"
@@ -415,13 +374,12 @@ def _classify_task(
     return result, test_truth, scores, decisions
 
 
-def _classify_multiclass(
-    call, dataset: Dataset, train_features, train_codes, test_features, test_codes, settings: Settings
-):
+def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, settings: Settings):
     """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
+    (train_features, train_codes), (test_features, test_codes) = train, test
     labels = dataset.labels
     present = np.flatnonzero(
-        np.bincount(class_codes(dataset.data, dataset.class_index).astype(np.int64), minlength=len(labels))
+        np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
     )
     position_of = np.full(len(labels), -1, dtype=np.int64)
     position_of[present] = np.arange(len(present))
@@ -444,9 +402,8 @@ def _classify_multiclass(
 
 
 class _CheckedClassifier:
-    """The run's classifier, made from its options; calling this with a method's name and arguments
-    calls it, a failure or (given the ``shape`` expected) a malformed answer becoming a FilterkitError
-    naming the classifier and its plugin."""
+    """The run's classifier: called with a method's name and arguments, it calls it, a failure or (given
+    the ``shape`` expected) a malformed answer becoming a FilterkitError naming the classifier's plugin."""
 
     def __init__(self, registry, settings: Settings):
         registered = registry.classifiers[settings.classifier]
@@ -490,8 +447,8 @@ class _CheckedClassifier:
 
 
 def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
-    """``chain`` fitted on the ``train`` rows (for the task ``positive``, if any): its output's class
-    attribute, and what it makes of some rows: their classifier features and class codes."""
+    """``chain`` fitted on the ``train`` rows: its output's class attribute, and what it makes of some rows:
+    their classifier features and class codes."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
     fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
         MemorySource(dataset.schema, take_rows(dataset.data, train))
@@ -501,15 +458,14 @@ def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
 
     def prepared(rows):
         transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
-        return classifier_matrix(output_schema, transformed, output_class), class_codes(transformed, output_class)
+        return classifier_matrix(output_schema, transformed, output_class), transformed.column(output_class)
 
     return output_schema.attributes[output_class], prepared
 
 
 def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:
-    """(fold, test rows, per training fraction its training rows) of each fold of each repeat, drawn once
-    for every chain and task; with ``in_test`` (the rows of a test file) its one draw: those rows are
-    the test rows, the others the training rows."""
+    """(fold, test rows, per training fraction its training rows) of each fold of each repeat; with
+    ``in_test`` (a test file's rows) one draw testing those rows."""
     fractions = settings.train_fractions
     if in_test is not None:
         training = np.flatnonzero(~in_test)
@@ -524,7 +480,6 @@ def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) ->
 
 
 def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
-    """Each row's fold in the first repeat."""
     fold_of_row = np.zeros(rows, dtype=np.int64)
     for fold, test, _ in draws[:folds]:
         fold_of_row[test] = fold
@@ -532,10 +487,8 @@ def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
 
 
 def _cross_validate(registry, dataset: Dataset, chains, tasks, settings: Settings, workers: tuple, progress, draws):
-    """Every (chain, task, fraction)'s fold results over ``draws`` (:func:`_draws`), in their order, and,
-    per fraction, the mean ratio of test to training rows.  ``workers`` is (jobs, engine, scheduler,
-    plugins_dir): the fits run in ``jobs`` processes at most (one: in this one), or with the engine
-    ``dask`` on Dask (:func:`_dask_results`), and are one step of ``progress``."""
+    """Every (chain, task, fraction)'s fold results over ``draws``, and per fraction the mean ratio of test
+    to training rows; ``workers`` is (jobs, engine, scheduler, plugins_dir)."""
     fractions = settings.train_fractions
     items = [
         (chain, task, fold, fraction, samples[fraction], test)
@@ -577,16 +530,13 @@ def _worker_registry(plugins_dir):
 
 
 def _evaluate_in_worker(plugins_dir, dataset: Dataset, chain, task, train, test, settings: Settings):
-    """:func:`evaluate_fold` in a worker process, which loads the plugins itself."""
     return evaluate_fold(_worker_registry(plugins_dir), dataset, chain, task, train, test, settings)
 
 
 @contextlib.contextmanager
 def _dask_results(registry, plugins_dir, dataset: Dataset, chains, fits, settings: Settings, scheduler, progress):
-    """The results of ``fits`` (:func:`evaluate_fold`'s arguments) run as tasks on the Dask cluster at
-    ``scheduler`` (None: a local one, :meth:`filterkit.distributed.DaskEngine.connect`), yielded in
-    their order; the rows are sent to every worker once, and a scheduler's workers must have the
-    chains' stages as this process has; a local cluster's start is shown on ``progress``."""
+    """The results of ``fits`` (:func:`evaluate_fold`'s arguments) as tasks on the Dask cluster at
+    ``scheduler`` (None: a local one), in their order; the rows are sent to every worker once."""
     from filterkit.distributed import DaskEngine, results_in_order
 
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:

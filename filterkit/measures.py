@@ -1,8 +1,5 @@
-"""An evaluation's measures (docs/algorithms.md §8): of one test fold, of a task over its folds (F1,
-precision and recall from the counts summed over the folds, Forman & Scholz 2010; the rest as means
-over the folds where they are defined), over the tasks (macro- and micro-averages), and paired tests
-of a chain against a baseline on the same folds.  A fold's record is what
-:func:`filterkit.evaluation.evaluate_fold` returns."""
+"""An evaluation's measures (docs/algorithms.md §8): of a test fold, of a task over its folds, over the
+tasks, and paired tests against a baseline.  A fold's record is what ``evaluation.evaluate_fold`` returns."""
 
 from __future__ import annotations
 
@@ -13,23 +10,17 @@ import numpy as np
 
 MEASURES = ("accuracy", "auc", "f1", "precision", "recall", "specificity", "precision_at_20")
 
-#: Measures of ``--stats`` beside MEASURES: the precision–recall break-even point.
+#: Measures of ``--stats`` beside MEASURES.
 EXTRA_MEASURES = ("breakeven",)
-
-#: The measures computed from summed contingency counts: over a task's folds (Forman & Scholz 2010's
-#: F_tp,fp, the default) and, with ``--stats``, over the tasks too (micro-averaging).
+#: The measures of contingency counts summed over folds (Forman & Scholz 2010) and, micro-averaged, tasks.
 MICRO_MEASURES = ("f1", "precision", "recall")
-
-#: The same measures as means of their per-fold values (biased under class imbalance; the default before 0.4).
+#: The same measures as means of their per-fold values (the default before 0.4).
 FOLD_MEANS = tuple(f"{measure}_fold_mean" for measure in MICRO_MEASURES)
-
-#: The measures of one ``--multiclass`` fold over all classes (each class's own are in ``per_class``).
+#: The measures of one ``--multiclass`` fold over all classes.
 MULTICLASS_MEASURES = ("accuracy", "macro_auc", "macro_f1", "micro_f1")
-
-#: The ``--multiclass`` measures computed from counts summed over the folds (:func:`task_value`).
+#: The ``--multiclass`` measures of counts summed over the folds.
 POOLED_MULTICLASS = ("macro_f1", "micro_f1")
-
-#: Each class's measures in a ``--multiclass`` fold: its one-vs-rest AUC and its F1.
+#: Each class's measures in a ``--multiclass`` fold.
 PER_CLASS_MEASURES = ("auc", "f1")
 
 
@@ -57,12 +48,8 @@ def contingency(truth: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int
 
 
 def breakeven(truth: np.ndarray, scores: np.ndarray) -> float:
-    """The precision–recall break-even point: precision (= recall) of the P top-scored rows, P the positives.
-
-    Rows tied at the P-th score share the remaining places, so each counts the
-    fraction of them left (the mean over every order of the ties; the row
-    order does not matter).  NaN when the fold has no positive.
-    """
+    """The precision–recall break-even point: precision of the P top-scored rows, P the positives (rows
+    tied at the P-th score share the places left); NaN without a positive."""
     truth = np.asarray(truth, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
     positives = int(truth.sum())
@@ -85,12 +72,8 @@ def micro_measures(counts: np.ndarray) -> dict[str, float]:
 
 
 def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
-    """The measures of one ``--multiclass`` test fold: accuracy, macro and micro F1 and, per class
-    (``labels[k]`` for column k of ``scores``), the one-vs-rest AUC of its scores and its F1, whose
-    means over the classes are the macro AUC and macro F1.  A class without an AUC in the fold is
-    left out of the macro AUC; one with neither a test row nor a prediction in the fold has no F1
-    and is left out of the macro F1 (scikit-learn's classes: those of the truth or the predictions).
-    Each class also has its ``counts`` (:func:`contingency`)."""
+    """The measures of one ``--multiclass`` test fold: accuracy, macro and micro F1 and per class
+    (column k of ``scores`` is ``labels[k]``) its AUC, F1 (NaN with no test row or prediction) and counts."""
     per_class: dict[str, dict[str, Any]] = {}
     for position, label in enumerate(labels):
         actual, named = truth == position, predicted == position
@@ -116,25 +99,21 @@ def _nanmean(values) -> float:
 
 
 def _mean(values) -> float:
-    """The mean of the defined values (NaN if none), summed without the undefined ones, which can
-    round otherwise than :func:`_nanmean` (numpy sums pairwise)."""
+    """The mean of the defined values (NaN if none), which can round otherwise than :func:`_nanmean`."""
     values = np.asarray(values, dtype=np.float64)
     defined = values[~np.isnan(values)]
     return float(defined.mean()) if len(defined) else math.nan
 
 
 def _std(values) -> float:
-    """The sample standard deviation of the defined values (0 with fewer than two)."""
     values = np.asarray(values, dtype=np.float64)
     defined = values[~np.isnan(values)]
     return float(defined.std(ddof=1)) if len(defined) > 1 else 0.0
 
 
 def task_value(records: list[dict], measure: str) -> float:
-    """A task's value of ``measure`` over its folds ``records``: F1, precision and recall from the counts
-    summed over the folds (:func:`pooled_measures`), with ``--multiclass`` the
-    macro F1 the mean of the classes' and the micro F1 from the counts summed over classes and folds;
-    another measure its mean over the folds."""
+    """A task's value of ``measure`` over its folds: F1, precision and recall (and ``--multiclass``'s F1s) of
+    summed counts, another measure its mean over the folds."""
     if measure in MICRO_MEASURES and "counts" in records[0]:
         return _summed(records)[measure]
     if measure in POOLED_MULTICLASS and "per_class" in records[0]:
@@ -146,15 +125,13 @@ def task_value(records: list[dict], measure: str) -> float:
 
 
 def pooled_measures(records: list[dict]) -> dict[str, float]:
-    """F1, precision and recall of the contingency counts summed over the folds ``records`` (Forman &
-    Scholz 2010, §3: F_tp,fp, unbiased where a fold holds few or no positives), and their means over the
-    folds as :data:`FOLD_MEANS`."""
+    """F1, precision and recall of the counts summed over the folds (Forman & Scholz 2010, §3), and their
+    :data:`FOLD_MEANS`."""
     return {**_summed(records), **{f"{m}_fold_mean": fold_means(records, m) for m in MICRO_MEASURES}}
 
 
 def _summed(records: list[dict]) -> dict[str, float]:
-    """F1, precision and recall of the counts summed over ``records``; NaN where no fold has an F1 (a class
-    of ``--multiclass`` that no test row holds and none is predicted as)."""
+    """F1, precision and recall of the counts summed over ``records``; NaN where no fold has an F1."""
     if all(math.isnan(r["f1"]) for r in records):
         return dict.fromkeys(MICRO_MEASURES, math.nan)
     return micro_measures(np.sum([r["counts"] for r in records], axis=0))
@@ -192,8 +169,7 @@ def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
 
 
 def _with_repeats(summary: dict, records: list[dict], repeats: int, measure_names) -> dict:
-    """``summary`` with, over several repeats, :func:`spread_over_repeats` of ``measure_names``, and each
-    fold's classifier and number of features."""
+    """``summary`` with the spread over repeats, and each fold's classifier and number of features."""
     if repeats > 1:
         summary["repeats"] = spread_over_repeats(records, repeats, measure_names)
     summary["classifier"] = [r["classifier"] for r in records]
@@ -203,9 +179,7 @@ def _with_repeats(summary: dict, records: list[dict], repeats: int, measure_name
 
 def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dict:
     """Means, spreads and per-fold values of each measure over the folds of one (chain, task, fraction),
-    F1, precision and recall from the counts summed over all of them (:func:`pooled_measures`, which also
-    gives their fold means); with ``extra`` also the break-even point; over several repeats also each
-    repeat's value and their spread."""
+    with :func:`pooled_measures`; ``extra`` adds the break-even point."""
     summary = _over_folds(records, MEASURES + (EXTRA_MEASURES if extra else ()))
     summary.update(pooled_measures(records))
     summary["folds_without_auc"] = int(sum(math.isnan(r["auc"]) for r in records))
@@ -213,9 +187,7 @@ def summarize(records: list[dict], repeats: int = 1, extra: bool = False) -> dic
 
 
 def summarize_multiclass(records: list[dict], repeats: int = 1) -> dict:
-    """:func:`summarize` for ``--multiclass`` folds: the means (the F1s: :func:`task_value`, their fold means
-    beside), spreads and per-fold values of :data:`MULTICLASS_MEASURES`, and per class the same of its AUC
-    and F1."""
+    """:func:`summarize` for ``--multiclass`` folds, with each class's AUC and F1."""
     summary = _over_folds(records, MULTICLASS_MEASURES)
     for measure in POOLED_MULTICLASS:
         summary[f"{measure}_fold_mean"], summary[measure] = summary[measure], task_value(records, measure)
@@ -240,8 +212,7 @@ def macro_average(summaries: list[dict], extra: bool = False) -> dict:
 
 
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
-    """Micro-averaged F1, precision and recall: the tasks' counts summed over the folds too
-    (:func:`pooled_measures`); as :data:`FOLD_MEANS`, per fold the tasks' counts summed, then the mean over folds."""
+    """Micro-averaged F1, precision and recall: the tasks' counts summed per fold, then :func:`pooled_measures`."""
     summed = [
         np.sum([records[fold]["counts"] for records in per_task_records], axis=0)
         for fold in range(len(per_task_records[0]))
@@ -255,14 +226,9 @@ def paired_comparison(
     test_train_ratio: float,
     measure_names=MEASURES + EXTRA_MEASURES,
 ) -> dict:
-    """Each measure of one chain against a baseline evaluated on the same folds, per task ``records[task]``
-    (with ``--multiclass``, per class: the tasks are the classes).
-
-    Over tasks: the tasks' values (:func:`task_value`), their mean difference, win/tie/loss and
-    the Wilcoxon signed-rank p-value.  Over folds: per fold the mean over tasks
-    of the paired differences, win/tie/loss and the corrected resampled t-test
-    (``test_train_ratio`` = test rows / training rows of a fold).
-    """
+    """Each measure of a chain against a baseline on the same folds, per task ``records[task]``: over tasks
+    the mean difference, win/tie/loss and Wilcoxon's p; over folds (each the mean over tasks of the
+    differences) win/tie/loss and the corrected resampled t-test (``test_train_ratio``: test/training rows)."""
     tasks = list(baseline)
     result = {}
     for measure in measure_names:
@@ -296,11 +262,8 @@ def win_tie_loss(differences) -> dict[str, int]:
 
 
 def wilcoxon_p(values, baseline) -> float | None:
-    """The two-sided p-value of the Wilcoxon signed-rank test of paired values (scipy's defaults).
-
-    None with fewer than two pairs; 1.0 when every difference is zero (nothing to rank).
-    Pairs with an undefined value are left out.
-    """
+    """The two-sided p of the Wilcoxon signed-rank test of the defined pairs (None with fewer than two;
+    1.0 when every difference is zero)."""
     from scipy.stats import wilcoxon
 
     values, baseline = np.asarray(values, dtype=np.float64), np.asarray(baseline, dtype=np.float64)
@@ -314,13 +277,8 @@ def wilcoxon_p(values, baseline) -> float | None:
 
 
 def corrected_resampled_t_test(differences, test_train_ratio: float) -> dict:
-    """Nadeau & Bengio's corrected resampled t-test of paired per-fold differences.
-
-    t = mean(d) / sqrt((1/J + n_test/n_train) · s²), s² the sample variance of the
-    J differences, with J − 1 degrees of freedom; the p-value is two-sided
-    (equal differences: t = 0 and p = 1 if they are 0, else t = ±∞ and p = 0).
-    Folds with an undefined difference (NaN, an AUC-less fold) are left out.
-    """
+    """Nadeau & Bengio's corrected resampled t-test of the defined per-fold differences d:
+    t = mean(d) / sqrt((1/J + n_test/n_train) · s²), J − 1 degrees of freedom, p two-sided."""
     from scipy.stats import t as student
 
     values = np.asarray(differences, dtype=np.float64)
@@ -337,9 +295,7 @@ def corrected_resampled_t_test(differences, test_train_ratio: float) -> dict:
 
 
 def mcnemar(truth: np.ndarray, decisions: np.ndarray, baseline: np.ndarray) -> dict:
-    """McNemar's exact test of two classifiers' decisions on the same test rows (Dietterich 1998, §3.1):
-    the rows only the chain gets right, those only the baseline gets right, and the two-sided binomial
-    p-value of the first count among both at ½ (1.0 when no row tells them apart)."""
+    """McNemar's exact test of two classifiers' decisions on the same rows (Dietterich 1998, §3.1)."""
     from scipy.stats import binomtest
 
     right, baseline_right = decisions == truth, baseline == truth

@@ -1,14 +1,9 @@
 """Scoring features with a metric of the 2×2 counts (Forman, JMLR 2003).
 
 A :class:`Metric` (a plugin: ``register_metrics``) is a vectorized function of ``(tp, fp, pos,
-neg)``.  This module turns class statistics (:mod:`filterkit.statistics`) into one score per
-feature: in presence mode (value not 0) or best-threshold mode (the best cut between distinct
-training values; KDD'09 §3.4), for the positive class or, on more than two classes, one-vs-rest
-combined by ``max`` or ``mean``, or ``joint``: the metric's k-class form over each feature's
-values × classes table as Weka 3.6's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval``
-build it (presence, or the MDL cut points; missing values spread over the known values).  A
-nominal attribute is scored over its values (by the k-class form where the metric has one, else
-each value's presence, the best value counting).
+neg)``.  This module turns class statistics into one score per feature: by presence or at the best
+threshold (KDD'09 §3.4); on more than two classes one-vs-rest combined by ``max`` or ``mean``, or
+``joint``: the metric's k-class form over Weka 3.6's contingency tables.
 """
 
 from __future__ import annotations
@@ -30,9 +25,8 @@ from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 class Metric:
     """A feature-scoring metric: ``function(tp, fp, pos, neg)`` of float arrays (broadcast together).
 
-    With ``invert_negative`` a feature whose ``tpr < fpr`` is first inverted (``tp → pos − tp``,
-    ``fp → neg − fp``; JMLR 2003, note to Table 1).  A metric that ignores the counts
-    (``uses_counts=False``: ``rand``) is scored once per feature, not at its best cut.
+    ``invert_negative``: a feature whose ``tpr < fpr`` is first inverted (JMLR 2003, note to Table 1);
+    ``uses_counts=False`` (``rand``): scored once per feature, not at its best cut.
     """
 
     name: str
@@ -97,9 +91,8 @@ COMBINE_OPTION = combine_option()
 
 
 def resolved_combine(metric: Metric, combine: str | None, class_attribute: Attribute, positive: str | None) -> str:
-    """The combination used: ``combine`` when given (refused as ``joint`` for a metric with no
-    k-class form), else ``joint`` for a metric with one on a class of more than two labels
-    without ``--positive``, else ``max``."""
+    """``combine`` when given, else ``joint`` for a k-class metric on more than two labels without
+    ``positive``, else ``max``."""
     if combine == JOINT and metric.joint is None and not metric.class_free:
         raise FilterkitError(
             f"--combine joint: metric '{metric.name}' has no k-class form (joint is for ig, chi and igm; "
@@ -122,36 +115,26 @@ def metric_scores(metric: Metric, tp, fp, pos, neg, alpha: float | None = None) 
             negative = tpr < fpr
             tp = np.where(negative, pos - tp, tp)
             fp = np.where(negative, neg - fp, fp)
-        scores = _scores_of(metric, tp, fp, pos, neg)
+        scores = _called(metric, metric.function, (tp, fp, pos, neg), tp.shape, f"counts of shape {tp.shape}")
         if alpha is not None:
             scores = scores * np.where(tpr > fpr, alpha, 1.0 - alpha)
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
 
 
-def _scores_of(metric: Metric, tp, fp, pos, neg) -> np.ndarray:
-    """The metric's function on the counts; FilterkitError when it returns other than one number per count."""
-    scores = _called(metric, metric.function, tp, fp, pos, neg)
-    if scores.shape != tp.shape:
-        raise FilterkitError(
-            f"metric '{metric.name}'{_origin(metric)} returned scores of shape {scores.shape} "
-            f"for counts of shape {tp.shape}"
-        )
-    return scores
-
-
-def _origin(metric: Metric) -> str:
-    return f" ({metric.provenance})" if metric.provenance is not None else ""
-
-
-def _called(metric: Metric, function, *args) -> np.ndarray:
-    """``function(*args)`` as float64; FilterkitError naming the metric and its plugin when it raises."""
+def _called(metric: Metric, function, args: tuple, shape: tuple, of: str, kind: str = "") -> np.ndarray:
+    """``function(*args)`` as float64; FilterkitError naming the metric and its plugin when it raises or
+    returns scores of another ``shape`` than one per count (per table: ``of``)."""
+    origin = f" ({metric.provenance})" if metric.provenance is not None else ""
     try:
-        return np.asarray(function(*args), dtype=np.float64)
+        scores = np.asarray(function(*args), dtype=np.float64)
     except BaseException as error:
         if not plugin_fault(error):
             raise
-        message = f"metric '{metric.name}'{_origin(metric)} failed: {type(error).__name__}: {error}"
+        message = f"metric '{metric.name}'{origin} failed: {type(error).__name__}: {error}"
         raise FilterkitError(message) from error
+    if scores.shape != shape:
+        raise FilterkitError(f"metric '{metric.name}'{origin} returned {kind}scores of shape {scores.shape} for {of}")
+    return scores
 
 
 def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str | None) -> int:
@@ -191,27 +174,18 @@ def feature_scores(
     alpha: float | None = None,
     labels: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One score per feature: each target class vs the rest, combined by max or mean, or the metric's
-    k-class form over every class (``combine="joint"``).  ``labels`` gives each feature's number of
-    nominal labels (0 numeric; None: every feature numeric); nominal features need :class:`ValueCounts`."""
+    """One score per feature: each target class vs the rest combined by max or mean, or ``joint``.
+    ``labels``: each feature's number of nominal labels (0 numeric; None: all numeric)."""
     if combine == JOINT and metric.class_free:
         targets, combine = targets[:1], "max"
     if combine == JOINT:
         if alpha is not None:
             raise FilterkitError("--alpha weighs the features of one positive class: not with --combine joint")
         return joint_scores(counts, metric, presence, labels)
-    combined, n_targets = None, 0
-    for per_class in class_scores(counts, metric, targets, presence, alpha, labels):
-        n_targets += 1
-        if combined is None:
-            combined = per_class.copy()
-        elif combine == "max":
-            combined = np.maximum(combined, per_class)
-        else:
-            combined = combined + per_class
-    if combined is None:
+    per_class = list(class_scores(counts, metric, targets, presence, alpha, labels))
+    if not per_class:
         return np.zeros(counts.n_features)
-    return combined if combine == "max" else combined / n_targets
+    return np.max(per_class, axis=0) if combine == "max" else np.sum(per_class, axis=0) / len(per_class)
 
 
 def class_scores(
@@ -239,9 +213,8 @@ def class_scores(
 
 
 def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
-    """The nominal features' contingency tables, grouped by their number of labels:
-    ``(positions, known, missing)`` with ``known[f, value, class]`` and ``missing[f, class]``
-    (every declared class, so one-vs-rest can pick any)."""
+    """The nominal features' ``(positions, known[f, value, class], missing[f, class])``, grouped by
+    their number of labels."""
     if labels is None or not np.any(labels > 0):
         return []
     value_counts = cast(ValueCounts, counts)
@@ -264,18 +237,13 @@ def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
 
 def _class_matrix(histogram: Histogram, classes: np.ndarray) -> np.ndarray:
     """``[entry, k]``: each histogram entry's rows of class ``classes[k]``."""
-    matrix = np.zeros((len(histogram.feature), len(classes)))
-    for column, target in enumerate(classes.tolist()):
-        matrix[:, column] = histogram.of_class(target)
-    return matrix
+    return np.reshape([histogram.of_class(c) for c in classes.tolist()], (len(classes), len(histogram.feature))).T
 
 
 def _missing_by_class(counts: ClassCounts, classes: np.ndarray) -> np.ndarray:
     """``[feature, k]``: the rows of class ``classes[k]`` where the feature is missing."""
-    missing = np.zeros((counts.n_features, len(classes)))
-    for column, target in enumerate(classes.tolist()):
-        missing[:, column] = counts.missing_sums(target).to_float()
-    return missing
+    missing = [counts.missing_sums(c).to_float() for c in classes.tolist()]
+    return np.reshape(missing, (len(classes), counts.n_features)).T
 
 
 def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, target: int, alpha) -> np.ndarray:
@@ -293,10 +261,8 @@ def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, targ
 
 
 def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np.ndarray | None = None) -> np.ndarray:
-    """The metric's k-class form per feature over every class with training rows (classes
-    without rows add nothing to Weka's sums): presence tables (zero, non-zero) or, without
-    ``presence``, each numeric feature's values cut at its MDL cut points (Weka's default
-    ``Discretize`` with ``-E``); a nominal feature's own values."""
+    """The metric's k-class form per feature over every class with rows: of presence, of the MDL
+    intervals (Weka's ``Discretize -E``), or of a nominal feature's values."""
     scores = np.zeros(counts.n_features)
     classes = np.flatnonzero(counts.class_totals > 0)
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
@@ -320,9 +286,7 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
 
 
 def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.ndarray) -> list:
-    """Each numeric feature's class counts per MDL interval (Weka's supervised ``Discretize``
-    with better encoding, as its evaluators use it, every feature's cut points found in one
-    batch), grouped by the number of intervals."""
+    """Each numeric feature's class counts per MDL interval, grouped by the number of intervals."""
     histogram = counts.histogram(include_zero=True)
     features = np.flatnonzero(numeric)
     numeric_entries = numeric[histogram.feature]
@@ -343,11 +307,9 @@ def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.nd
 
 
 def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
-    """Contingency tables as Weka 3.6's ``InfoGainAttributeEval`` and ``ChiSquaredAttributeEval``
-    score them, from ``known[f, value, class]`` and ``missing[f, class]``: each missing row
-    spread over the values in proportion to their known rows ("missing merge", their default),
-    or, where the known rows weigh at most 1e-6, kept as a last value row.  Sums run in Weka's
-    order, so the tables are Weka's to the bit for whole-number counts."""
+    """Weka 3.6's evaluators' contingency tables from ``known[f, value, class]`` and ``missing[f, class]``:
+    missing rows spread over the values by their known rows, or, where those weigh at most 1e-6, a
+    last value row.  Sums run in Weka's order, for Weka's bits."""
     n, n_values, n_classes = known.shape
     row_sums = np.zeros((n, n_values))
     total = np.zeros(n)
@@ -368,20 +330,13 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
 
 
 def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
-    """The metric's k-class form on ``tables``; FilterkitError naming the metric when it fails."""
-    scores = _called(metric, metric.joint, tables)
-    if scores.shape != tables.shape[:1]:
-        raise FilterkitError(
-            f"metric '{metric.name}'{_origin(metric)} returned k-class scores of shape {scores.shape} "
-            f"for {tables.shape[0]} tables"
-        )
+    scores = _called(metric, metric.joint, (tables,), tables.shape[:1], f"{tables.shape[0]} tables", "k-class ")
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
 
 
 def weka_ranking(scores: np.ndarray) -> np.ndarray:
-    """Positions of ``scores`` best first, ties ordered as Weka 3.6's ``Ranker`` orders them:
-    it sorts the merits ascending with ``weka.core.Utils.sort`` (a quicksort with a
-    median-of-three pivot, not stable) and reads the result backwards."""
+    """Positions of ``scores`` best first, ties as Weka 3.6's ``Ranker`` orders them (``Utils.sort``'s
+    unstable median-of-three quicksort, read backwards)."""
     merits = np.where(np.isnan(scores), np.finfo(np.float64).max, scores).tolist()
     index = list(range(len(merits)))
 
@@ -450,7 +405,6 @@ def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, tar
 
 
 def _grouped_cumsum(values: np.ndarray, starts: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Inclusive running sums that restart at every group start."""
     running = np.cumsum(values)
     before = np.r_[0.0, running][starts]
     return running - before[group]

@@ -1,26 +1,11 @@
-"""Every registered stage that keeps its rows as a scikit-learn transformer.
+"""Every registered stage that keeps its rows as a scikit-learn transformer (docs/sklearn.md).
 
-``transformer_for(name)`` makes, from the plugin registry, a transformer class whose parameters
-are the stage's declared options with their defaults, plus ``positive`` for a stage that can
-learn from a class (an option named like a transformer method is spelled ``stage_NAME``:
-Shaper's ``transform`` is ``stage_transform``).  Each class is importable from this module
-under its stage class's name (``Shaper``, ``Selector``, ``L2Normalizer`` …) and its derived
-name (``meanscale`` → ``MeanscaleTransformer``); ``ScoreScaler(metric="bns")`` is the scorer of
-any metric.  Classes are made on first use.  ``load_arff`` reads an ARFF file into X, y and the
-feature names.
-
-* X (numeric, dense or ``scipy.sparse``) becomes numeric attributes ``x0 … x{n-1}`` (or the
-  DataFrame's column names), NaN missing; a DataFrame's categorical columns become nominal
-  attributes, text columns (and documents: a 1-D sequence of strings) string attributes;
-* y becomes a nominal class attribute after them, labelled by the sorted distinct ``str(y)``
-  (None: missing), when the stage learns from a class or y holds class labels; it is never
-  part of the output;
-* ``positive`` names the positive class, compared with ``str(y)``; one not among y's labels is a
-  ValueError; None keeps filterkit's rule (the minority class of a two-class y);
-* sparse X gives CSR output, dense X dense output (``words``' output is sparse).
-
-Fitted state lives in ``stage_``; pickling an adapter keeps only that stage's plain-array
-:meth:`~filterkit.stage.Stage.state`, options and schema, as a model file does.
+``transformer_for(name)`` makes, from the plugin registry, a transformer class whose parameters are the
+stage's options (``stage_NAME`` for one named like a method) and ``positive``; each is importable under
+its stage class's name and its derived name (``meanscale`` → ``MeanscaleTransformer``), made on first
+use.  X's columns become attributes, y a nominal class after them (labelled by the sorted distinct
+``str(y)``) when the stage learns from a class or y holds class labels.  Fitted state lives in
+``stage_``; pickling keeps only its plain-array state, options and schema, as a model file does.
 """
 
 from __future__ import annotations
@@ -62,23 +47,21 @@ _POSITIVE_HELP = (
 
 @functools.cache
 def _registry() -> Registry:
-    """The installed plugins (the ``filterkit`` entry points), loaded once per process."""
     return load_plugins()
 
 
 class FilterkitTransformer(TransformerMixin, BaseEstimator):
     """A filterkit stage as a scikit-learn transformer: the base of every adapter, whose subclass
-    names its stage (:meth:`_stage_name`) and the parameters of its options (``stage_parameters``)."""
+    names its stage (``stage_name``) and the parameters of its options (``stage_parameters``)."""
 
     #: The parameter of this class that gives each stage option, by option name.
     stage_parameters: ClassVar[dict[str, str]] = {}
+    stage_name: ClassVar[str] = ""
 
     def _stage_name(self) -> str:
-        """The name of the registered stage this transformer runs."""
-        raise NotImplementedError
+        return self.stage_name
 
     def _new_stage(self) -> Stage:
-        """A new, unfitted stage with this transformer's parameters."""
         params = {option: getattr(self, parameter) for option, parameter in self.stage_parameters.items()}
         return _registry().make_stage(self._stage_name(), params)
 
@@ -97,8 +80,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
-        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class
-        labels (see the module docstring); ValueError with filterkit's message for bad parameters or data."""
+        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels."""
         required = self._learns_from_y()
         supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
         columns = _columns(X, False)
@@ -131,8 +113,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
-        """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing); ValueError when
-        ``positive`` is not a label, or y holds one class and the stage ``required`` y."""
+        """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
         known = _known(y)
         check_classification_targets(known)
         text = np.array([str(value) for value in known], dtype=str)
@@ -153,7 +134,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tuple(labels.tolist()), codes
 
     def _positive_label(self) -> str | None:
-        """``str(positive)``, or None when not given (or not a parameter of this class)."""
         positive = getattr(self, "positive", None)
         return None if positive is None else str(positive)
 
@@ -164,7 +144,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return [f"x{i}" for i in range(n_features)]
 
     def _fitted_feature_names(self) -> list[str]:
-        """The names of the input attributes the stage was fitted on."""
         attributes = self.input_schema_.attributes
         return [attribute.name for attribute in (attributes[:-1] if self.class_labels_ else attributes)]
 
@@ -319,7 +298,6 @@ def _columns(X, always: bool) -> list | None:
 
 
 def _holds_text(cells: np.ndarray) -> bool:
-    """True when some cell is a string."""
     return any(isinstance(cell, str) for cell in cells.tolist())
 
 
@@ -332,7 +310,6 @@ def _known(y) -> np.ndarray:
 
 
 def _is_missing(cell) -> bool:
-    """None, NaN or pandas' NA."""
     return cell is None or (isinstance(cell, float) and cell != cell) or type(cell).__name__ == "NAType"
 
 
@@ -377,7 +354,6 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
 
 
 def _is_number(cell) -> bool:
-    """True for a real number or a bool (not a string)."""
     return isinstance(cell, (int, float, np.integer, np.floating, np.bool_))
 
 
@@ -393,7 +369,6 @@ def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
 
 
 def _without(schema: Schema, name: str) -> np.ndarray:
-    """Positions of every attribute of ``schema`` but the one called ``name``."""
     return np.flatnonzero([attribute.name != name for attribute in schema.attributes])
 
 
@@ -444,9 +419,8 @@ def _adapter_class(
     summary: str,
     namespace: dict,
 ) -> type:
-    """A transformer class whose parameters are ``leading`` (positional), ``options`` and ``positive``
-    (keyword-only), documented from their declarations; an option named like an attribute of the
-    base becomes the parameter ``stage_NAME``."""
+    """A transformer class whose parameters are ``leading`` (positional), ``options`` (``stage_NAME`` if
+    named like an attribute of the base) and ``positive``, documented from their declarations."""
     taken = set(dir(base)) | {"positive"} | {o.name for o in leading}
     renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
     documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
@@ -475,15 +449,6 @@ def _adapter_class(
     )
 
 
-class StageTransformer(FilterkitTransformer):
-    """The base of the classes :func:`transformer_for` makes: one registered stage, ``stage_name``."""
-
-    stage_name: ClassVar[str] = ""
-
-    def _stage_name(self) -> str:
-        return self.stage_name
-
-
 def class_name_for(stage_name: str) -> str:
     """A stage's transformer class name: its stage class's name when unique, else :func:`derived_class_name`."""
     own = _registry().stages[stage_name].value.__name__
@@ -501,10 +466,9 @@ def derived_class_name(stage_name: str) -> str:
 
 
 @functools.cache
-def transformer_for(stage_name: str) -> type[StageTransformer]:
-    """The scikit-learn transformer class of the registered stage ``stage_name``: its options, and
-    ``positive`` unless it works without a class.  ValueError for an unknown stage (naming the
-    installed ones) and for one that drops or adds rows (``fold``)."""
+def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
+    """The scikit-learn transformer class of the registered stage ``stage_name``; ValueError for an
+    unknown stage and for one that drops or adds rows (``fold``)."""
     try:
         registered = _registry().stages[stage_name]
     except KeyError:
@@ -523,7 +487,7 @@ def transformer_for(stage_name: str) -> type[StageTransformer]:
     )
     return _adapter_class(
         class_name_for(stage_name),
-        StageTransformer,
+        FilterkitTransformer,
         stage_class.options,
         _may_learn_from_y(stage_class),
         (),
@@ -564,7 +528,6 @@ def _stages_by_class_name() -> dict[str, str]:
 
 
 def _transformable_stages() -> list[str]:
-    """The registered stages that keep their rows: those a transformer can run."""
     return [name for name, registered in _registry().stages.items() if not registered.value.filters_rows]
 
 
@@ -593,27 +556,18 @@ def __dir__() -> list[str]:
 
 
 def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
-    """An ARFF file (plain or gzip) as scikit-learn data: ``(X, y, feature_names)``.
-
-    ``class_`` picks the class attribute as ``-c`` does (None: no class, y is None).  X holds every
-    other attribute: numbers, a nominal value as its label's position (a UserWarning names such
-    columns), a date as milliseconds since 1970, missing as NaN; CSR when the file's rows are
-    sparse.  A string attribute's column holds its text (None where missing), X then of dtype
-    object.  y holds the labels (None where missing), the text or the numbers of the class.
-    ``as_frame=True`` gives a pandas DataFrame (nominal columns categorical, text ``string``) and
-    a Series.  A file that cannot be read raises FilterkitError naming it and the line.
-    """
+    """An ARFF file (plain or gzip) as ``(X, y, feature_names)``, the class picked by ``class_`` as ``-c``
+    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series."""
     schema, chunk = read_arff(path)
     class_index = resolve_class(schema, None if class_ is None else str(class_))
     features = [position for position in range(len(schema.attributes)) if position != class_index]
     names = [schema.attributes[position].name for position in features]
-    values = chunk.values
-    X = values[:, features]
-    y = None if class_index is None else _class_values(schema.attributes[class_index], values[:, [class_index]])
+    X = chunk.values[:, features]
+    y = None if class_index is None else _class_values(schema.attributes[class_index], chunk.column(class_index))
     if class_index in chunk.text:
         y = np.array(chunk.text[class_index], dtype=object)
     if as_frame:
-        frame, target = _as_frame(schema, features, X, chunk.text, class_index, y)
+        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y)
         return frame, target, names
     nominal = [schema.attributes[position].name for position in features if schema.attributes[position].kind == NOMINAL]
     if nominal:
@@ -631,22 +585,20 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     return (sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)), y, names
 
 
-def _class_values(attribute: Attribute, column) -> np.ndarray:
+def _class_values(attribute: Attribute, codes: np.ndarray) -> np.ndarray:
     """A class column as y: labels (None for missing) for a nominal class, else numbers."""
-    codes = np.asarray(column.toarray() if sp.issparse(column) else column, dtype=np.float64).ravel()
     if attribute.kind != NOMINAL:
         return codes
     labels = np.array([*attribute.labels, None], dtype=object)
     return labels[np.where(np.isnan(codes), len(attribute.labels), codes).astype(np.intp)]
 
 
-def _as_frame(schema: Schema, features: list[int], X, text: dict[int, list], class_index: int | None, y):
+def _as_frame(schema: Schema, features: list[int], names: list[str], X, text: dict, class_index: int | None, y):
     """``(X, y)`` as a pandas DataFrame and Series (None without a class)."""
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
         raise ImportError("load_arff(as_frame=True) needs pandas: pip install pandas") from None
-    names = [schema.attributes[position].name for position in features]
     if sp.issparse(X):
         frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=names)
     else:

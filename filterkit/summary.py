@@ -122,8 +122,8 @@ class _Tally:
 
 
 def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
-    """The chunk with every value of the ``numeric`` columns turned into 1 (non-zero), 0 or missing:
-    all presence scores need, and statistics of 0/1 values stay (features × classes) small."""
+    """The chunk with the ``numeric`` columns' values turned into 1 (non-zero), 0 or missing, as presence
+    scores need, so that their statistics stay small."""
     if chunk.is_sparse:
         arrays = chunk.csr()
         is_numeric = np.zeros(arrays.shape[1], dtype=bool)
@@ -138,49 +138,8 @@ def _presence_chunk(chunk: Chunk, numeric: np.ndarray) -> Chunk:
 
 
 def _number(value: float):
-    """An integral count as int (for JSON and text), else the float."""
     value = float(value)
     return int(value) if value.is_integer() else value
-
-
-def rank_features(
-    counts: ValueCounts,
-    metric: Metric,
-    targets: list[int],
-    presence: bool,
-    top: int,
-    combine: str = "max",
-    labels: np.ndarray | None = None,
-) -> list[dict]:
-    """The ``top`` features by the metric's k-class form (``combine="joint"``, in Weka's ``Ranker``
-    order), or the maximum or mean of their one-vs-rest scores over ``targets`` (ties by position),
-    with the class achieving the maximum and, for numeric features, its 2×2 presence counts."""
-    if counts.n_features == 0 or not targets:
-        return []
-    is_nominal = np.zeros(counts.n_features, dtype=bool) if labels is None else labels > 0
-    best_class: np.ndarray | None = None
-    if combine == JOINT:
-        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
-        order = weka_ranking(scores)[:top]
-        if metric.class_free:
-            best_class = np.full(counts.n_features, targets[0])
-    else:
-        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-        scores = per_class.mean(axis=0) if combine == "mean" and len(targets) > 1 else per_class.max(axis=0)
-        if combine != "mean" or len(targets) == 1:
-            best_class = np.asarray(targets)[per_class.argmax(axis=0)]
-        order = np.lexsort((np.arange(len(scores)), -scores))[:top]
-    tables = {}
-    if best_class is not None:
-        tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
-    ranked = []
-    for rank, feature in enumerate(order.tolist(), 1):
-        target = None if best_class is None else int(best_class[feature])
-        entry = {"rank": rank, "feature": feature, "score": float(scores[feature]), "class": target}
-        for key, column in zip(("tp", "fp", "pos", "neg"), tables[target] if target is not None else ()):
-            entry[key] = None if is_nominal[feature] else _number(column[feature])
-        ranked.append(entry)
-    return ranked
 
 
 def summarize(
@@ -196,11 +155,8 @@ def summarize(
     numeric_only: bool = False,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
 ) -> dict:
-    """The summary of the ARFF file or binary stream ``source`` (plain or gzip), read once, as a
-    JSON-ready dict; ``name`` is what it and its errors call the input.  With ``metric``
-    (``load_plugins().metric("ig")``) the ``top`` features are ranked against the nominal class as
-    ``select --metric`` ranks them; the other keywords are ``filterkit info``'s options.
-    """
+    """The summary of the ARFF file or binary stream ``source`` (called ``name``), read once, as a
+    JSON-ready dict; the keywords are ``filterkit info``'s options."""
     with contextlib.ExitStack() as stack:
         if isinstance(source, (str, os.PathLike)):
             source = stack.enter_context(open(source, "rb"))
@@ -299,37 +255,62 @@ def _class_summary(tally: _Tally, attribute: Attribute) -> dict:
 
 
 def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str | None, top: int, combine: str) -> dict:
-    """The ``top`` features by ``metric``, with what they were scored against."""
-    counts, scored, schema, presence = tally.counts, tally.scored, tally.schema, tally.presence
+    """The ``top`` features by ``metric``, with the class achieving the maximum and, for numeric features,
+    its 2×2 presence counts."""
+    counts, scored, schema, labels = tally.counts, tally.scored, tally.schema, tally.label_counts
     assert counts is not None and scored is not None  # counted for a metric
     targets = target_classes(attribute, counts.class_totals, positive) if counts.class_totals.sum() else []
     if combine == JOINT and not metric.class_free:
         targets = [int(c) for c in np.flatnonzero(counts.class_totals > 0)]
+    scores, order, best_class = _ranked(counts, metric, targets, tally.presence, top, combine, labels)
+    tables = {}
+    if best_class is not None:
+        tables = {target: counts.presence_table(target) for target in sorted(set(best_class[order].tolist()))}
     features = []
-    for entry in rank_features(counts, metric, targets, presence, top, combine, tally.label_counts):
-        feature = int(scored[entry["feature"]])
-        target = entry["class"]
+    for rank, feature in enumerate(order.tolist(), 1):
+        target = None if best_class is None else int(best_class[feature])
+        table = tables[target] if target is not None and not labels[feature] else (None,) * 4
         features.append(
             {
-                "rank": entry["rank"],
-                "name": schema.attributes[feature].name,
-                "index": feature + 1,
-                "kind": schema.attributes[feature].kind,
-                "score": entry["score"],
+                "rank": rank,
+                "name": schema.attributes[scored[feature]].name,
+                "index": int(scored[feature]) + 1,
+                "kind": schema.attributes[scored[feature]].kind,
+                "score": float(scores[feature]),
                 "class": None if target is None else attribute.labels[target],
-                **{key: entry.get(key) for key in ("tp", "fp", "pos", "neg")},
+                **{
+                    key: None if c is None else _number(c[feature]) for key, c in zip(("tp", "fp", "pos", "neg"), table)
+                },
             }
         )
     return {
         "metric": metric.name,
-        "mode": "presence" if presence else "threshold",
+        "mode": "presence" if tally.presence else "threshold",
         "scored_features": int(len(scored)),
-        "nominal_features": int(np.count_nonzero(tally.label_counts)),
+        "nominal_features": int(np.count_nonzero(labels)),
         "targets": [attribute.labels[t] for t in targets],
         "combine": combine if combine == JOINT or len(targets) > 1 else None,
         "top": top,
         "features": features,
     }
+
+
+def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int, combine: str, labels):
+    """Every feature's score, the ``top`` best (in Weka's ``Ranker`` order for ``joint``, else ties by
+    position) and the class achieving each feature's maximum (None for a mean)."""
+    if counts.n_features == 0 or not targets:
+        return np.zeros(0), np.zeros(0, dtype=np.int64), None
+    if combine == JOINT:
+        scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
+        best_class = np.full(counts.n_features, targets[0]) if metric.class_free else None
+        return scores, weka_ranking(scores)[:top], best_class
+    per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+    best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+    if combine == "mean" and len(targets) > 1:
+        scores, best_class = per_class.mean(axis=0), None
+    else:
+        scores = per_class.max(axis=0)
+    return scores, np.lexsort((np.arange(len(scores)), -scores))[:top], best_class
 
 
 def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
@@ -438,7 +419,6 @@ def _ranking_lines(ranking: dict | None) -> list[str]:
 
 
 def _count_text(count) -> str:
-    """A count of the ranking table: ``-`` where none applies."""
     if count is None:
         return "-"
     return f"{count:g}" if isinstance(count, float) else str(count)

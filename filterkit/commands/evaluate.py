@@ -85,19 +85,15 @@ def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict]
 
 @dataclass(frozen=True)
 class Sweep:
-    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, the stage, the option and its values (as typed
-    and converted)."""
+    """``--sweep 'STAGE.OPTION=V1,V2,…'`` read: its text, stage, option, label (``stage.option-name``) and
+    values (as typed and converted)."""
 
     text: str
     stage: str
     option: str
+    label: str
     values: tuple[str, ...]
     converted: tuple
-
-    @property
-    def label(self) -> str:
-        """``stage.option-name``, as the swept chains are labelled."""
-        return f"{self.stage}.{self.option.replace('_', '-')}"
 
 
 def parse_sweep(registry, text: str) -> Sweep:
@@ -121,7 +117,8 @@ def parse_sweep(registry, text: str) -> Sweep:
         raise FilterkitError(f"--sweep {text!r}: {error}") from None
     if len(set(converted)) != len(converted):
         raise FilterkitError(f"--sweep {text!r}: a value is given twice")
-    return Sweep(text, stage_name, option_name, tuple(values), tuple(converted))
+    label = f"{stage_name}.{option_name.replace('_', '-')}"
+    return Sweep(text, stage_name, option_name, label, tuple(values), tuple(converted))
 
 
 def swept_chains(registry, sweep: Sweep, chains: list[ChainSpec]) -> list[ChainSpec]:
@@ -290,8 +287,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
 
 
 def _classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
-    """The options given for ``classifier`` (``--NAME-OPTION``), checked by making one; a usage error
-    for an unknown classifier, options of another, or options it refuses."""
+    """The options given for ``classifier`` (``--NAME-OPTION``), checked by making one."""
     if classifier not in registry.classifiers:
         raise click.UsageError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
     given = {key: value for key, value in classifier_values.items() if value is not None}
@@ -311,8 +307,7 @@ def _classifier_params(registry, classifier: str, classifier_values: dict) -> di
 
 
 def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | None) -> list[ChainSpec]:
-    """The chains to evaluate: the words as one chain, or with ``compare`` each word as one; with
-    ``sweep``, each of them once per value of the swept option."""
+    """The chains to evaluate: the words as one chain, or each word as one; each once per ``sweep`` value."""
     swept = None if sweep is None else parse_sweep(registry, sweep)
     preset = None if swept is None else {swept.stage: {swept.option: swept.converted[0]}}
     if compare and not words:
@@ -326,8 +321,7 @@ def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | 
 
 
 def _check_chain_words(registry, words, compare: bool) -> None:
-    """Usage errors for chains given the wrong way: a quoted chain without ``--compare``, and with it
-    only single unquoted words (one chain's stages, unquoted)."""
+    """Usage errors for a quoted chain without ``--compare``, and one chain's stages unquoted with it."""
     quoted = [] if compare else [w for w in words if len(w.split()) > 1 and w.split()[0] in registry.stages]
     if quoted:
         raise click.UsageError(
@@ -343,7 +337,6 @@ def _check_chain_words(registry, words, compare: bool) -> None:
 
 
 def _split_chain(text: str) -> list[str]:
-    """One ``--compare`` argument's words, split as a shell would; FilterkitError on an unclosed quote."""
     try:
         return shlex.split(text)
     except ValueError as error:
@@ -353,9 +346,8 @@ def _split_chain(text: str) -> list[str]:
 def _checked_outputs(
     input_path: str, test_path: str | None, plot: str | None, report_path: str | None, predictions_path: str | None
 ) -> list[tuple]:
-    """Before any work: ``--plot``, ``--report`` and ``--predictions`` as (output, renderer of the
-    evaluation to bytes), each checked writable, apart from the inputs and each other, with matplotlib
-    installed for the plots; the plot's name must end in .png."""
+    """Before any work: ``--plot``, ``--report`` and ``--predictions`` as (output, renderer to bytes), each
+    checked writable, apart from the inputs and each other, with matplotlib installed for the plots."""
     if plot is not None and not plot.lower().endswith(".png"):
         raise FilterkitError(f"--plot {plot}: the learning curves are a PNG; give a name ending in .png")
     given = [
@@ -379,10 +371,7 @@ def _checked_outputs(
 
 
 def _check_combinations(ctx, registry) -> None:
-    """Usage errors, before any work, for options that cannot go together: two ways of choosing the
-    tasks; with ``--multiclass`` a binary classifier or what only binary tasks have; ``--scheduler``
-    without ``--engine dask``, and ``--jobs`` with it; with ``--test`` what only cross-validation has
-    (``--folds``, ``--repeats``), and ``--predictions`` without it."""
+    """Usage errors, before any work, for options that cannot go together."""
     params = ctx.params
     given = {
         param.name: param.opts[0] for param in ctx.command.params if ctx.get_parameter_source(param.name) is COMMANDLINE
