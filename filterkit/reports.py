@@ -267,8 +267,8 @@ def html_page(document: dict, per_task: bool = False) -> str:
         "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:0.2em 0.5em}td{text-align:right}th{text-align:left}"
         "caption{text-align:left;font-style:italic}figure{display:inline-block;margin:1em}"
-        f"svg{{max-width:100%;height:auto}}</style></head><body><h1>{title}</h1><h2>Settings</h2>{_settings_html(document)}"
-        f"<h2>Results</h2>{_results_html(document, per_task)}"
+        f"svg{{max-width:100%;height:auto}}</style></head><body><h1>{title}</h1>"
+        f"<h2>Settings</h2>{_settings_html(document)}<h2>Results</h2>{_results_html(document, per_task)}"
         f"{'<h2>Figures</h2>' + figures if figures else ''}{_paired_html(document.get('paired', []), several)}"
         "</body></html>\n"
     )
@@ -371,21 +371,11 @@ def predictions_csv(predictions: list[dict]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["chain", "task", "train", "row", "truth", "score", "decision"])
     for entry in predictions:
-        labels = list(entry["per_class"]) if "per_class" in entry else None
-        for row, truth, scores, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
-            score = scores if labels is None else scores[decision]
-            shown = (int(truth), int(decision)) if labels is None else (labels[truth], labels[decision])
-            writer.writerow(
-                [
-                    entry["chain"],
-                    entry["task"],
-                    f"{entry['train_fraction']:g}",
-                    int(row),
-                    shown[0],
-                    repr(float(score)),
-                    shown[1],
-                ]
-            )
+        labels = list(entry.get("per_class", ()))
+        for row, truth, score, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
+            shown = (labels[truth], score[decision], labels[decision]) if labels else (int(truth), score, int(decision))
+            fields = [entry["chain"], entry["task"], f"{entry['train_fraction']:g}", int(row)]
+            writer.writerow([*fields, shown[0], repr(float(shown[1])), shown[2]])
     return buffer.getvalue()
 
 
@@ -592,9 +582,10 @@ def _classifier_words(settings: dict, fits: list[dict]) -> str:
 
 
 def _html_table(heads: list[str], rows: list[list[str]], caption: str = "") -> str:
-    """An HTML table: ``heads``, then ``rows`` (their first cell as the row's heading); all text escaped."""
+    """An HTML table: ``heads``, then ``rows`` (their first cell as the row's heading); all text escaped
+    and stripped."""
     cells = "".join(
-        f"<tr><th>{html.escape(row[0])}</th>{''.join(f'<td>{html.escape(cell)}</td>' for cell in row[1:])}</tr>"
+        f"<tr><th>{html.escape(row[0])}</th>{''.join(f'<td>{html.escape(cell.strip())}</td>' for cell in row[1:])}</tr>"
         for row in rows
     )
     head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
@@ -617,20 +608,12 @@ def _results_html(document: dict, per_task: bool) -> str:
         for cells, row in zip(body, rows):
             cells.append(_marked(document, row, "breakeven", "BEP", notes))
             cells += [_cell(row.get("micro", {}).get(m)) for m in ("f1", "precision", "recall") if micro]
-    parts = [_html_table(heads, [[cell.strip() for cell in cells] for cells in body], note)]
+    parts = [_html_table(heads, body, note)]
     repeats = document["settings"].get("repeats", 1)
     if repeats > 1:
-        spread = [
-            [name, f"{row['train_fraction']:g}"]
-            + [
-                _cell((row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in LABELS})[m]).strip()
-                for m in LABELS
-            ]
-            for name, row in zip(names, rows)
-        ]
-        parts.append(
-            _html_table(heads[: len(LABELS) + 2], spread, f"standard deviation over the {repeats} repeats' means")
-        )
+        spreads = [row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in LABELS} for row in rows]
+        body = [[*cells[:2], *(_cell(spread[m]) for m in LABELS)] for cells, spread in zip(body, spreads)]
+        parts.append(_html_table(heads[:9], body, f"standard deviation over the {repeats} repeats' means"))
     if notes:
         footnote = _footnote(notes)
         items = "".join(f"<li>{html.escape(line.strip())}</li>" for line in footnote[2:])
@@ -651,12 +634,12 @@ def _paired_html(paired: list[dict], several_tasks: bool) -> str:
             rows.append(
                 [comparison["chain"], comparison["baseline"], f"{comparison['train_fraction']:g}"]
                 + [LABELS.get(measure, "BEP"), f"{values['difference']:+.4f}"]
-                + ([_wtl(tasks), _p_cell(tasks["wilcoxon_p"]).strip()] if several_tasks else [])
-                + ([] if held_out else [_wtl(folds), _p_cell(folds["corrected_t"]["p"]).strip()])
+                + ([_wtl(tasks), _p_cell(tasks["wilcoxon_p"])] if several_tasks else [])
+                + ([] if held_out else [_wtl(folds), _p_cell(folds["corrected_t"]["p"])])
             )
     mcnemar = [
         [c["chain"], c["baseline"], f"{c['train_fraction']:g}", task]
-        + [str(test["only_chain_right"]), str(test["only_baseline_right"]), _p_cell(test["p"]).strip()]
+        + [str(test["only_chain_right"]), str(test["only_baseline_right"]), _p_cell(test["p"])]
         for c in paired
         for task, test in c.get("mcnemar", {}).items()
     ]
