@@ -245,3 +245,19 @@ def test_a_headless_browser_renders_the_report_its_tables_and_figures(request, w
     assert colours is not None
     blue = sum(count for count, (r, g, b) in colours if b > r + 60 and b > g + 30)
     assert blue > 300  # the dots (and the learning curves) drawn in matplotlib's blue
+
+
+@needs_matplotlib
+def test_one_chain_over_several_tasks_gets_each_tasks_folds(one_task):
+    from filterkit import reports
+
+    document, _ = one_task
+    first, second = (json.loads(json.dumps(r)) for r in document["results"])
+    second.update(chain=first["chain"], task="other")
+    document = {**document, "results": [first, second], "macro": document["macro"][:1], "paired": []}
+    page = Page(reports.html_page(document))
+    assert [c for c in page.text if c.startswith("AUC and F1 on each fold")] == [
+        "AUC and F1 on each fold (train 1): chain 'minmax', per task"
+    ]
+    assert page.titles[3] == f"'minmax', task other, fold 1: AUC {second['per_fold']['auc'][0]:.3f}"
+    assert "task" in page.text  # the x axis's label, as SVG text
