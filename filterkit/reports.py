@@ -548,8 +548,9 @@ def _settings_html(document: dict) -> str:
     else:
         repeats = settings.get("repeats", 1)
         protocol = f"{settings['folds']}-fold cross-validation" + (f" repeated {repeats} times" if repeats > 1 else "")
-    if settings["train_fractions"] != [1.0]:
-        protocol += f", trained on {', '.join(f'{f:g}' for f in settings['train_fractions'])} of the training rows"
+    fractions = ", ".join(f"{fraction:g}" for fraction in settings["train_fractions"])
+    if fractions != "1":
+        protocol += f", trained on fractions {fractions} of the training rows"
     tasks, chains = (list(dict.fromkeys(r[key] for r in results)) for key in ("task", "chain"))
     words = {
         "Data": f"{settings['rows']} rows"

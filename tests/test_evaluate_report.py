@@ -104,7 +104,7 @@ def test_the_report_gives_settings_in_words_and_the_tables_numbers_as_tables(rep
     result, path, _ = reports
     page = Page(path.read_text(encoding="utf-8"))
     text = "".join(page.text)
-    assert "Protocol: 3-fold cross-validation, trained on 0.5, 1 of the training rows, seed 1" in text
+    assert "Protocol: 3-fold cross-validation, trained on fractions 0.5, 1 of the training rows, seed 1" in text
     # 3 tasks × 2 chains × 2 fractions × 3 folds: C from the one-value grid in every fit.
     assert "Classifier: svm; C chosen by 2-fold inner cross-validation (AUC) from 1: C 1 in 36 of 36 fits" in text
     assert "Tasks: Iris-setosa, Iris-versicolor, Iris-virginica, each against the rest, macro-averaged" in text
