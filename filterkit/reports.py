@@ -94,13 +94,7 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
     per fraction, test rows / training rows, for the corrected t-test)."""
     stats, fractions = settings.stats, settings.train_fractions
     results = [
-        {
-            "chain": chain.text,
-            "task": task,
-            "train_fraction": fraction,
-            **({"sweep": chain.sweep} if chain.sweep else {}),
-            **summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats),
-        }
+        _result(chain, task, fraction, summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats))
         for chain in chains
         for task in tasks
         for fraction in fractions
@@ -128,6 +122,17 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
             for fraction in fractions
         ]
     return document
+
+
+def _result(chain, task: str, fraction: float, summary: dict) -> dict:
+    """One result of the document: its chain, task, training fraction, swept values and ``summary``."""
+    return {
+        "chain": chain.text,
+        "task": task,
+        "train_fraction": fraction,
+        **({"sweep": chain.sweep} if chain.sweep else {}),
+        **summary,
+    }
 
 
 def _mcnemar_entry(settings_json: dict, chain: str, baseline: str, tasks, fraction: float, grouped: dict) -> dict:
@@ -169,13 +174,7 @@ def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, setti
     (Wilcoxon) and over folds."""
     (task,) = tasks
     results = [
-        {
-            "chain": chain.text,
-            "task": task,
-            "train_fraction": fraction,
-            **({"sweep": chain.sweep} if chain.sweep else {}),
-            **summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats),
-        }
+        _result(chain, task, fraction, summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats))
         for chain in chains
         for fraction in settings.train_fractions
     ]
@@ -194,10 +193,7 @@ def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, setti
 
 def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float) -> dict:
     """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
-    records, baseline_records = (
-        grouped[(chain, MULTICLASS_TASK, fraction)],
-        grouped[(baseline, MULTICLASS_TASK, fraction)],
-    )
+    records, baseline_records = (grouped[(name, MULTICLASS_TASK, fraction)] for name in (chain, baseline))
     overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
     labels = list(records[0]["per_class"])
     per_class = paired_comparison(
@@ -233,11 +229,8 @@ def _macro_spread(per_task: list[dict], repeats: int) -> dict:
             [[r["repeats"][measure]["per_repeat"][repeat] for r in per_task] for repeat in range(repeats)],
             dtype=np.float64,
         )
-        defined = ~np.isnan(per_repeat)
-        means = np.array(
-            [per_repeat[i][defined[i]].mean() for i in range(repeats) if defined[i].any()], dtype=np.float64
-        )
-        spread[measure] = float(means.std(ddof=1)) if len(means) > 1 else 0.0
+        means = [row[~np.isnan(row)].mean() for row in per_repeat if not np.isnan(row).all()]
+        spread[measure] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
     return spread
 
 
@@ -421,23 +414,20 @@ def _measure_lines(
     and noted in ``notes``) and, over several repeats, a line of each row's standard deviation across the
     repeats' means."""
 
-    def line(name: str, row: dict, values: dict) -> str:
-        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(
-            f"{_cell(values[m]):>{cell}}" for m in labels
-        )
+    def line(name: str, row: dict, cells) -> str:
+        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(f"{c:>{cell}}" for c in cells)
 
-    settings = document["settings"]
     lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
     lines += [
-        f"{name:<{width}}  {row['train_fraction']:>5g}  "
-        + "  ".join(f"{_marked(document, row, m, label, notes):>{cell}}" for m, label in labels.items())
+        line(name, row, [_marked(document, row, m, label, notes) for m, label in labels.items()])
         for name, row in zip(names, rows)
     ]
-    repeats = settings.get("repeats", 1)
+    repeats = document["settings"].get("repeats", 1)
     if repeats > 1:
         lines.append(f"standard deviation over the {repeats} repeats' means:")
         for name, row in zip(names, rows):
-            lines.append(line(name, row, row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in labels}))
+            spread = row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in labels}
+            lines.append(line(name, row, [_cell(spread[m]) for m in labels]))
     return lines
 
 
@@ -480,21 +470,13 @@ def _multiclass_table(document: dict) -> str:
         + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
     )
     for label in classes:
-        per_class = [
-            {
-                **row["per_class"][label],
-                "chain": row["chain"],
-                "train_fraction": row["train_fraction"],
-                "task": label,
-                "scope": "class",
-            }
-            for row in rows
-        ]
-        pairs = [
-            (_marked(document, c, "auc", "AUC", notes).strip(), _marked(document, c, "f1", "F1", notes).strip())
-            for c in per_class
-        ]
-        cells = "  ".join(f"{auc + ' / ' + f1:>{column}}" for auc, f1 in pairs)
+        pairs = []
+        for row in rows:
+            entry = {**row["per_class"][label], "chain": row["chain"], "train_fraction": row["train_fraction"]}
+            entry.update(task=label, scope="class")
+            marks = [_marked(document, entry, m, name, notes).strip() for m, name in (("auc", "AUC"), ("f1", "F1"))]
+            pairs.append(" / ".join(marks))
+        cells = "  ".join(f"{pair:>{column}}" for pair in pairs)
         lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
     for comparison in document.get("paired", []):
         held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds
