@@ -550,9 +550,12 @@ def _settings_html(document: dict) -> str:
 
 def _classifier_words(settings: dict, fits: list[dict]) -> str:
     """The classifier, the options given to it and, from its ``fits``' records, how C was chosen."""
-    params = {k: v for k, v in settings["classifier_params"].items() if k not in ("c_values", "inner_folds")}
+    grid = bool(fits) and all("inner_auc" in fit for fit in fits)  # else its grid options are shown as given
+    params = {
+        k: v for k, v in settings["classifier_params"].items() if not grid or k not in ("c_values", "inner_folds")
+    }
     text = settings["classifier"] + "".join(f", {key.replace('_', ' ')} {value}" for key, value in params.items())
-    if not fits or not all("inner_auc" in fit for fit in fits):
+    if not grid:
         return text
     folds = "–".join(str(n) for n in sorted({fit["inner_folds"] for fit in fits}))
     chosen = collections.Counter(fit["C"] for fit in fits)

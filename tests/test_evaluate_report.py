@@ -261,3 +261,16 @@ def test_one_chain_over_several_tasks_gets_each_tasks_folds(one_task):
     ]
     assert page.titles[3] == f"'minmax', task other, fold 1: AUC {second['per_fold']['auc'][0]:.3f}"
     assert "task" in page.text  # the x axis's label, as SVG text
+
+
+@needs_matplotlib
+def test_a_classifier_whose_fits_do_not_record_a_grid_is_shown_with_the_options_given(one_task):
+    from filterkit import reports
+
+    document, _ = one_task
+    document = json.loads(json.dumps(document))
+    for result in document["results"]:
+        for fit in result["classifier"]:
+            del fit["inner_auc"]
+    text = "".join(Page(reports.html_page(document)).text)
+    assert "Classifier: svm, c values 0.1,1, inner folds 2" in text
