@@ -9,12 +9,13 @@ Each renderer takes the document (or one read back from ``evaluate --json``).  T
 
 from __future__ import annotations
 
-import base64
+import collections
 import csv
 import html
 import io
 import json
 import math
+import re
 
 import numpy as np
 
@@ -48,6 +49,9 @@ LABELS = {
 
 #: matplotlib settings under which a chain's text ('^x\d$') is drawn as typed.
 LITERAL_TEXT = {"text.usetex": False, "text.parse_math": False}
+
+#: matplotlib settings under which the same figure gives the same SVG, its text as text.
+SVG_SETTINGS = {"svg.hashsalt": "filterkit", "svg.fonttype": "none"}
 
 
 def document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
@@ -90,13 +94,7 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
     per fraction, test rows / training rows, for the corrected t-test)."""
     stats, fractions = settings.stats, settings.train_fractions
     results = [
-        {
-            "chain": chain.text,
-            "task": task,
-            "train_fraction": fraction,
-            **({"sweep": chain.sweep} if chain.sweep else {}),
-            **summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats),
-        }
+        _result(chain, task, fraction, summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats))
         for chain in chains
         for task in tasks
         for fraction in fractions
@@ -124,6 +122,17 @@ def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_
             for fraction in fractions
         ]
     return document
+
+
+def _result(chain, task: str, fraction: float, summary: dict) -> dict:
+    """One result of the document: its chain, task, training fraction, swept values and ``summary``."""
+    return {
+        "chain": chain.text,
+        "task": task,
+        "train_fraction": fraction,
+        **({"sweep": chain.sweep} if chain.sweep else {}),
+        **summary,
+    }
 
 
 def _mcnemar_entry(settings_json: dict, chain: str, baseline: str, tasks, fraction: float, grouped: dict) -> dict:
@@ -165,13 +174,7 @@ def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, setti
     (Wilcoxon) and over folds."""
     (task,) = tasks
     results = [
-        {
-            "chain": chain.text,
-            "task": task,
-            "train_fraction": fraction,
-            **({"sweep": chain.sweep} if chain.sweep else {}),
-            **summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats),
-        }
+        _result(chain, task, fraction, summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats))
         for chain in chains
         for fraction in settings.train_fractions
     ]
@@ -190,10 +193,7 @@ def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, setti
 
 def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float) -> dict:
     """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
-    records, baseline_records = (
-        grouped[(chain, MULTICLASS_TASK, fraction)],
-        grouped[(baseline, MULTICLASS_TASK, fraction)],
-    )
+    records, baseline_records = (grouped[(name, MULTICLASS_TASK, fraction)] for name in (chain, baseline))
     overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
     labels = list(records[0]["per_class"])
     per_class = paired_comparison(
@@ -229,11 +229,8 @@ def _macro_spread(per_task: list[dict], repeats: int) -> dict:
             [[r["repeats"][measure]["per_repeat"][repeat] for r in per_task] for repeat in range(repeats)],
             dtype=np.float64,
         )
-        defined = ~np.isnan(per_repeat)
-        means = np.array(
-            [per_repeat[i][defined[i]].mean() for i in range(repeats) if defined[i].any()], dtype=np.float64
-        )
-        spread[measure] = float(means.std(ddof=1)) if len(means) > 1 else 0.0
+        means = [row[~np.isnan(row)].mean() for row in per_repeat if not np.isnan(row).all()]
+        spread[measure] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
     return spread
 
 
@@ -250,46 +247,22 @@ def json_text(document: dict) -> str:
 
 
 def html_page(document: dict, per_task: bool = False) -> str:
-    """The self-contained HTML report: the settings, the table, the plots and the paired tests."""
+    """The self-contained HTML report: the settings in words, the results and paired tests as tables and
+    the figures as inline SVG, each dot naming its task and values on hover."""
     matplotlib = require_matplotlib("--report")
-    settings = document["settings"]
-    shown = {key: value for key, value in settings.items() if key not in ("fold_of_row", "class_counts")}
-    settings_rows = "".join(
-        f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value, default=_json_default))}</td></tr>"
-        for key, value in shown.items()
-    )
-    paired = document.get("paired", [])
-    held_out = any("mcnemar" in comparison for comparison in paired)  # one draw: McNemar, no test over folds
-    paired_rows = "".join(
-        _paired_row(comparison, measure, values, held_out)
-        for comparison in paired
-        for measure, values in comparison["measures"].items()
-    )
-    mcnemar_lines = [
-        line for comparison in paired for line in [_comparison_title(comparison), *_mcnemar_lines(comparison)]
-    ]
-    paired_section = (
-        "<h2>Paired tests against the first chain</h2><table><tr><th>chain</th><th>baseline</th><th>train</th>"
-        "<th>measure</th><th>difference</th><th>tasks W/T/L</th><th>Wilcoxon p</th>"
-        f"{'' if held_out else '<th>folds W/T/L</th><th>corrected t-test p</th>'}</tr>{paired_rows}</table>"
-        + (f"<pre>{html.escape(chr(10).join(mcnemar_lines))}</pre>" if held_out else "")
-        if paired_rows
-        else ""
-    )
-    with matplotlib.rc_context(LITERAL_TEXT):
-        figures = "".join(_figure_html(figure, title) for figure, title in _report_figures(document))
-    text = _table({key: value for key, value in document.items() if key != "paired"}, per_task)
+    tips: dict[str, str] = {}
+    with matplotlib.rc_context({**LITERAL_TEXT, **SVG_SETTINGS}):
+        figures = "".join(_svg_figure(figure, title, tips) for figure, title in _report_figures(document, tips))
+    several = len({r["task"] for r in document.get("results", [document])}) > 1
+    title = html.escape(f"filterkit evaluate: {document['settings'].get('input', '')}")
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</title>"
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
         "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #ccc;padding:0.2em 0.5em;text-align:left}pre{background:#f6f6f6;padding:1em;"
-        "overflow-x:auto}figure{display:inline-block;margin:1em}</style></head><body>"
-        f"<h1>filterkit evaluate: {html.escape(str(settings.get('input', '')))}</h1>"
-        f"<h2>Settings</h2><table>{settings_rows}</table>"
-        f"<h2>Results</h2><pre>{html.escape(text)}</pre>"
-        f"{'<h2>Plots</h2>' + figures if figures else ''}"
-        f"{paired_section}"
+        "td,th{border:1px solid #ccc;padding:0.2em 0.5em}td{text-align:right}th{text-align:left}"
+        "caption{text-align:left;font-style:italic}figure{display:inline-block;margin:1em}"
+        f"svg{{max-width:100%;height:auto}}</style></head><body><h1>{title}</h1>"
+        f"<h2>Settings</h2>{_settings_html(document)}<h2>Results</h2>{_results_html(document, per_task)}"
+        f"{'<h2>Figures</h2>' + figures if figures else ''}{_paired_html(document.get('paired', []), several)}"
         "</body></html>\n"
     )
 
@@ -298,7 +271,11 @@ def learning_curves_png(document: dict) -> bytes:
     """A PNG of AUC and F1 against the training fraction, one line per chain (``evaluate --plot``)."""
     rows = document.get("macro", [document])
     with require_matplotlib("--plot").rc_context(LITERAL_TEXT):
-        return _png(_curves_figure(_learning_curves(rows), "fraction of the training fold"), dpi=100)
+        figure = _curves_figure(_learning_curves(rows), "fraction of the training fold")
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})  # the same bytes from any version
+    return buffer.getvalue()
 
 
 def require_matplotlib(option: str):
@@ -323,24 +300,24 @@ def _header(settings: dict, note: str) -> str:
     return f"{protocol}, seed {settings['seed']}, classifier {settings['classifier']}, {rows}; {note}"
 
 
+def _rows(document: dict, per_task: bool) -> tuple[list[dict], list[str], str]:
+    """A table's rows (each chain's macro averages, with ``per_task`` each result's too), their names and
+    the note on the tasks."""
+    if "results" not in document:
+        return [document], [document["chain"]], f"task: {document['task']} vs rest"
+    tasks = sorted({r["task"] for r in document["results"]})
+    note = (
+        f"task: {tasks[0]} vs rest" if len(tasks) == 1 else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}"
+    )
+    rows = document["results"] + document["macro"] if per_task else document["macro"]
+    return rows, [r["chain"] + (f" [{r['task']}]" if per_task and "task" in r else "") for r in rows], note
+
+
 def _table(document: dict, per_task: bool) -> str:
     """A plain-text table: one row per chain (and fraction), macro-averaged over tasks; then, when the
     document has them, the spread over repeats, the break-even and micro-averages, and the paired tests."""
-    if "results" not in document:
-        rows, names = [document], [document["chain"]]
-        note = f"task: {document['task']} vs rest"
-    else:
-        tasks = sorted({r["task"] for r in document["results"]})
-        note = (
-            f"task: {tasks[0]} vs rest"
-            if len(tasks) == 1
-            else f"{len(tasks)} task(s), macro-averaged: {', '.join(tasks)}"
-        )
-        rows = document["results"] + document["macro"] if per_task else document["macro"]
-        names = [r["chain"] + (f" [{r['task']}]" if per_task and "task" in r else "") for r in rows]
-    width = max(
-        len("chain"), *(len(r["chain"]) + (len(r.get("task", "")) + 3 if per_task and "task" in r else 0) for r in rows)
-    )
+    rows, names, note = _rows(document, per_task)
+    width = max(len("chain"), *(len(name) for name in names))
     notes: list[str] = []
     lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
     if "breakeven" in rows[-1]:
@@ -387,21 +364,11 @@ def predictions_csv(predictions: list[dict]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["chain", "task", "train", "row", "truth", "score", "decision"])
     for entry in predictions:
-        labels = list(entry["per_class"]) if "per_class" in entry else None
-        for row, truth, scores, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
-            score = scores if labels is None else scores[decision]
-            shown = (int(truth), int(decision)) if labels is None else (labels[truth], labels[decision])
-            writer.writerow(
-                [
-                    entry["chain"],
-                    entry["task"],
-                    f"{entry['train_fraction']:g}",
-                    int(row),
-                    shown[0],
-                    repr(float(score)),
-                    shown[1],
-                ]
-            )
+        labels = list(entry.get("per_class", ()))
+        for row, truth, score, decision in zip(entry["rows"], entry["truth"], entry["scores"], entry["decisions"]):
+            shown = (labels[truth], score[decision], labels[decision]) if labels else (int(truth), score, int(decision))
+            fields = [entry["chain"], entry["task"], f"{entry['train_fraction']:g}", int(row)]
+            writer.writerow([*fields, shown[0], repr(float(shown[1])), shown[2]])
     return buffer.getvalue()
 
 
@@ -447,23 +414,20 @@ def _measure_lines(
     and noted in ``notes``) and, over several repeats, a line of each row's standard deviation across the
     repeats' means."""
 
-    def line(name: str, row: dict, values: dict) -> str:
-        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(
-            f"{_cell(values[m]):>{cell}}" for m in labels
-        )
+    def line(name: str, row: dict, cells) -> str:
+        return f"{name:<{width}}  {row['train_fraction']:>5g}  " + "  ".join(f"{c:>{cell}}" for c in cells)
 
-    settings = document["settings"]
     lines = [f"{'chain':<{width}}  {'train':>5}  " + "  ".join(f"{label:>{cell}}" for label in labels.values())]
     lines += [
-        f"{name:<{width}}  {row['train_fraction']:>5g}  "
-        + "  ".join(f"{_marked(document, row, m, label, notes):>{cell}}" for m, label in labels.items())
+        line(name, row, [_marked(document, row, m, label, notes) for m, label in labels.items()])
         for name, row in zip(names, rows)
     ]
-    repeats = settings.get("repeats", 1)
+    repeats = document["settings"].get("repeats", 1)
     if repeats > 1:
         lines.append(f"standard deviation over the {repeats} repeats' means:")
         for name, row in zip(names, rows):
-            lines.append(line(name, row, row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in labels}))
+            spread = row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in labels}
+            lines.append(line(name, row, [_cell(spread[m]) for m in labels]))
     return lines
 
 
@@ -506,21 +470,13 @@ def _multiclass_table(document: dict) -> str:
         + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
     )
     for label in classes:
-        per_class = [
-            {
-                **row["per_class"][label],
-                "chain": row["chain"],
-                "train_fraction": row["train_fraction"],
-                "task": label,
-                "scope": "class",
-            }
-            for row in rows
-        ]
-        pairs = [
-            (_marked(document, c, "auc", "AUC", notes).strip(), _marked(document, c, "f1", "F1", notes).strip())
-            for c in per_class
-        ]
-        cells = "  ".join(f"{auc + ' / ' + f1:>{column}}" for auc, f1 in pairs)
+        pairs = []
+        for row in rows:
+            entry = {**row["per_class"][label], "chain": row["chain"], "train_fraction": row["train_fraction"]}
+            entry.update(task=label, scope="class")
+            marks = [_marked(document, entry, m, name, notes).strip() for m, name in (("auc", "AUC"), ("f1", "F1"))]
+            pairs.append(" / ".join(marks))
+        cells = "  ".join(f"{pair:>{column}}" for pair in pairs)
         lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
     for comparison in document.get("paired", []):
         held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds
@@ -548,9 +504,14 @@ def _p_cell(value) -> str:
     return f"{value:>8.3g}" if value is not None else f"{'—':>8}"
 
 
+def _wtl(counts: dict) -> str:
+    """``won/tied/lost`` of one paired comparison."""
+    return f"{counts['wins']}/{counts['ties']}/{counts['losses']}"
+
+
 def _tally(counts: dict, p) -> str:
     """``won/tied/lost p P`` of one paired comparison, as the text tables show it."""
-    return f"{counts['wins']}/{counts['ties']}/{counts['losses']} p {_p_cell(p)}"
+    return f"{_wtl(counts)} p {_p_cell(p)}"
 
 
 def _comparison_title(comparison: dict) -> str:
@@ -558,22 +519,122 @@ def _comparison_title(comparison: dict) -> str:
     return f"'{comparison['chain']}' vs '{comparison['baseline']}' (train {comparison['train_fraction']:g})"
 
 
-def _paired_row(comparison: dict, measure: str, paired: dict, held_out: bool) -> str:
-    """One row of the HTML report's paired tests (``held_out``: without the test over folds)."""
-    tasks_, folds_ = paired["over_tasks"], paired["over_folds"]
-    p_w, p_t = tasks_["wilcoxon_p"], folds_["corrected_t"]["p"]
+def _settings_html(document: dict) -> str:
+    """The report's settings in words, as an HTML list: the data, the protocol, the tasks, the chains and
+    the classifier."""
+    settings, results = document["settings"], document.get("results", [document])
+    left_out = settings.get("rows_with_missing_class_left_out", 0)
+    counts = ", ".join(f"{label} {count}" for label, count in settings.get("class_counts", {}).items())
+    if "test" in settings:
+        protocol = f"trained on every row, scored on {settings['test']} ({settings['test_rows']} rows)"
+    else:
+        repeats = settings.get("repeats", 1)
+        protocol = f"{settings['folds']}-fold cross-validation" + (f" repeated {repeats} times" if repeats > 1 else "")
+    fractions = ", ".join(f"{fraction:g}" for fraction in settings["train_fractions"])
+    if fractions != "1":
+        protocol += f", trained on fractions {fractions} of the training rows"
+    tasks, chains = (list(dict.fromkeys(r[key] for r in results)) for key in ("task", "chain"))
+    words = {
+        "Data": f"{settings['rows']} rows"
+        + (f" ({left_out} without a class left out)" if left_out else "")
+        + (f"; class '{settings['class']}': {counts}" if "class" in settings else ""),
+        "Protocol": f"{protocol}, seed {settings['seed']}",
+        "Tasks": f"{', '.join(tasks)}, each against the rest" + (", macro-averaged" if len(tasks) > 1 else ""),
+        "Chains": ", ".join(f"'{chain}'" for chain in chains)
+        + (" (the first is the baseline of the paired tests)" if document.get("paired") else ""),
+        **({"Sweep": settings["sweep"]} if "sweep" in settings else {}),
+        "Classifier": _classifier_words(settings, [fit for r in results for fit in r.get("classifier", [])]),
+    }
+    return "<ul>" + "".join(f"<li><b>{key}:</b> {html.escape(text)}</li>" for key, text in words.items()) + "</ul>"
+
+
+def _classifier_words(settings: dict, fits: list[dict]) -> str:
+    """The classifier, the options given to it and, from its ``fits``' records, how C was chosen."""
+    grid = bool(fits) and all("inner_auc" in fit for fit in fits)  # else its grid options are shown as given
+    params = {
+        k: v for k, v in settings["classifier_params"].items() if not grid or k not in ("c_values", "inner_folds")
+    }
+    text = settings["classifier"] + "".join(f", {key.replace('_', ' ')} {value}" for key, value in params.items())
+    if not grid:
+        return text
+    folds = "–".join(str(n) for n in sorted({fit["inner_folds"] for fit in fits}))
+    chosen = collections.Counter(fit["C"] for fit in fits)
     return (
-        f"<tr><td>{html.escape(comparison['chain'])}</td><td>{html.escape(comparison['baseline'])}</td>"
-        f"<td>{comparison['train_fraction']:g}</td><td>{measure}</td><td>{paired['difference']:+.4f}</td>"
-        f"<td>{tasks_['wins']}/{tasks_['ties']}/{tasks_['losses']}</td>"
-        f"<td>{'—' if p_w is None else f'{p_w:.3g}'}</td>"
-        + (
-            ""
-            if held_out
-            else f"<td>{folds_['wins']}/{folds_['ties']}/{folds_['losses']}</td>"
-            f"<td>{'—' if p_t is None else f'{p_t:.3g}'}</td>"
-        )
-        + "</tr>"
+        f"{text}; C chosen by {folds}-fold inner cross-validation (AUC) from "
+        + ", ".join(f"{float(c):g}" for c in fits[0]["inner_auc"])
+        + ": "
+        + ", ".join(f"C {c:g} in {chosen[c]} of {len(fits)} fits" for c in sorted(chosen))
+    )
+
+
+def _html_table(heads: list[str], rows: list[list[str]], caption: str = "") -> str:
+    """An HTML table: ``heads``, then ``rows`` (their first cell as the row's heading); all text escaped
+    and stripped."""
+    cells = "".join(
+        f"<tr><th>{html.escape(row[0])}</th>{''.join(f'<td>{html.escape(cell.strip())}</td>' for cell in row[1:])}</tr>"
+        for row in rows
+    )
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
+    return f"<table>{f'<caption>{html.escape(caption)}</caption>' if caption else ''}<tr>{head}</tr>{cells}</table>"
+
+
+def _results_html(document: dict, per_task: bool) -> str:
+    """The text table's numbers as HTML tables: the measures (a mean over fewer folds marked ``*`` and
+    explained below), the break-even and micro-averages, and over several repeats their spread."""
+    rows, names, note = _rows(document, per_task)
+    notes: list[str] = []
+    heads = ["chain", "train", *LABELS.values()]
+    body = [
+        [name, f"{row['train_fraction']:g}", *(_marked(document, row, m, label, notes) for m, label in LABELS.items())]
+        for name, row in zip(names, rows)
+    ]
+    if "breakeven" in rows[-1]:
+        micro = any("micro" in row for row in rows)
+        heads += ["BEP", *(["microF1", "microP", "microR"] if micro else [])]
+        for cells, row in zip(body, rows):
+            cells.append(_marked(document, row, "breakeven", "BEP", notes))
+            cells += [_cell(row.get("micro", {}).get(m)) for m in ("f1", "precision", "recall") if micro]
+    parts = [_html_table(heads, body, note)]
+    repeats = document["settings"].get("repeats", 1)
+    if repeats > 1:
+        spreads = [row.get("std_over_repeats") or {m: row["repeats"][m]["std"] for m in LABELS} for row in rows]
+        body = [[*cells[:2], *(_cell(spread[m]) for m in LABELS)] for cells, spread in zip(body, spreads)]
+        parts.append(_html_table(heads[:9], body, f"standard deviation over the {repeats} repeats' means"))
+    if notes:
+        footnote = _footnote(notes)
+        items = "".join(f"<li>{html.escape(line.strip())}</li>" for line in footnote[2:])
+        parts.append(f"<p>{html.escape(' '.join(line.strip() for line in footnote[:2]))}</p><ul>{items}</ul>")
+    return "".join(parts)
+
+
+def _paired_html(paired: list[dict], several_tasks: bool) -> str:
+    """The paired tests of each chain against the first as a table (the test over tasks only with
+    ``several_tasks``); scored on a test file, McNemar's tests per task instead of the test over folds."""
+    held_out = any("mcnemar" in comparison for comparison in paired)
+    heads = ["chain", "baseline", "train", "measure", "difference"]
+    heads += ["tasks W/T/L", "Wilcoxon p"] * several_tasks + ["folds W/T/L", "corrected t-test p"] * (not held_out)
+    rows = []
+    for comparison in paired:
+        for measure, values in comparison["measures"].items():
+            tasks, folds = values["over_tasks"], values["over_folds"]
+            rows.append(
+                [comparison["chain"], comparison["baseline"], f"{comparison['train_fraction']:g}"]
+                + [LABELS.get(measure, "BEP"), f"{values['difference']:+.4f}"]
+                + ([_wtl(tasks), _p_cell(tasks["wilcoxon_p"])] if several_tasks else [])
+                + ([] if held_out else [_wtl(folds), _p_cell(folds["corrected_t"]["p"])])
+            )
+    mcnemar = [
+        [c["chain"], c["baseline"], f"{c['train_fraction']:g}", task]
+        + [str(test["only_chain_right"]), str(test["only_baseline_right"]), _p_cell(test["p"])]
+        for c in paired
+        for task, test in c.get("mcnemar", {}).items()
+    ]
+    heads_mcnemar = ["chain", "baseline", "train", "task", "rows right only under the chain", "… the baseline", "p"]
+    return (
+        f"<h2>Paired tests against the first chain</h2>{_html_table(heads, rows)}"
+        + (_html_table(heads_mcnemar, mcnemar, "McNemar's test per task on the test file's rows") if mcnemar else "")
+        if paired
+        else ""
     )
 
 
@@ -598,13 +659,15 @@ def _curves_figure(curves: dict[str, list[tuple]], xlabel: str):
             axis.set(xlabel=xlabel, ylabel=measure, xscale="log" if min(xs) > 0 else "linear")
             axis.minorticks_off()
             axis.set_xticks(xs, [f"{x:g}" for x in xs])
-    axes[0].legend(fontsize="small")
+    for axis in axes:
+        axis.legend(fontsize="small")
     return figure
 
 
-def _report_figures(document: dict) -> list[tuple]:
-    """The report's plots and their titles: learning curves, sweep curves, and each chain against the
-    first per task."""
+def _report_figures(document: dict, tips: dict[str, str]) -> list[tuple]:
+    """The report's figures and their titles: learning curves, sweep curves, and per fraction each chain
+    against the first per task, or with one task (or chain) each fold's AUC and F1; ``tips``: each dot's
+    SVG id and the text shown on hover."""
     rows = document.get("macro", [document])
     fractions = sorted({r["train_fraction"] for r in rows})
     figures = []
@@ -621,50 +684,83 @@ def _report_figures(document: dict) -> list[tuple]:
             sweeps.setdefault(name, []).append((r["sweep"][label], r["auc"], r["f1"]))
         curves = _curves_figure({name: sorted(points) for name, points in sweeps.items()}, label)
         figures.append((curves, f"Sweep of {label}: macro-averaged AUC and F1"))
-    return figures + _scatter_figures(document.get("results", []), fractions)
-
-
-def _scatter_figures(results: list[dict], fractions: list[float]) -> list[tuple]:
-    """Per fraction and chain after the first, each task's F1 under it against under the first chain."""
-    from matplotlib.figure import Figure
-
+    results = document.get("results", [document])
     chains = list(dict.fromkeys(r["chain"] for r in results))
     tasks = list(dict.fromkeys(r["task"] for r in results))
-    if len(chains) < 2 or len(tasks) < 2:
-        return []
-    figures = []
     for fraction in fractions:
-        by = {(r["chain"], r["task"]): r["f1"] for r in results if r["train_fraction"] == fraction}
-        for chain in chains[1:]:
-            figure = Figure(figsize=(5, 5))
-            axis = figure.subplots()
-            x = [by[(chains[0], t)] for t in tasks]
-            y = [by[(chain, t)] for t in tasks]
-            axis.scatter(x, y, s=18)
-            low, high = min(x + y), max(x + y)
-            axis.plot([low, high], [low, high], color="grey", linewidth=0.8)
-            axis.set(xlabel=f"F1 of '{chains[0]}'", ylabel=f"F1 of '{chain}'")
-            title = f"F1 per task (train {fraction:g}): '{chain}' against '{chains[0]}'; above the line it wins"
-            figures.append((figure, title))
+        at = [r for r in results if r["train_fraction"] == fraction]
+        if len(chains) > 1 and len(tasks) > 1:
+            figures += [_scatter_figure(at, chains[0], chain, fraction, tips) for chain in chains[1:]]
+        else:
+            figures.append(_folds_figure(at, len(tasks) == 1, fraction, tips))
     return figures
 
 
-def _png(figure, dpi: int) -> bytes:
-    """The figure as PNG bytes (without matplotlib's version, so the same figure gives the same bytes)."""
-    buffer = io.BytesIO()
+def _dot(axis, x: float, y: float, tip: str, tips: dict[str, str], label: str | None) -> None:
+    """One dot whose SVG group (its id a key of ``tips``) carries ``tip`` as its hover text."""
+    gid = f"filterkit-dot-{len(tips)}"
+    tips[gid] = tip
+    axis.plot([x], [y], linestyle="none", marker="o", color="C0", alpha=0.8, gid=gid, label=label)
+
+
+def _scatter_figure(results: list[dict], baseline: str, chain: str, fraction: float, tips: dict[str, str]):
+    """Each task's F1 under ``chain`` against under ``baseline``, a dot per task, and the line of equal F1."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(5.5, 5.5))
+    axis = figure.subplots()
+    f1 = {(r["chain"], r["task"]): r["f1"] for r in results}
+    points = [(task, f1[(baseline, task)], f1[(chain, task)]) for (name, task) in f1 if name == chain]
+    for i, (task, x, y) in enumerate(points):
+        tip = f"task {task}: F1 {_cell(x).strip()} under '{baseline}', {_cell(y).strip()} under '{chain}'"
+        _dot(axis, x, y, tip, tips, "a task (hover: its name)" if i == 0 else None)
+    known = [v for _, x, y in points for v in (x, y) if v is not None and not math.isnan(v)]
+    low, high = min(known, default=0.0), max(known, default=1.0)
+    axis.plot([low, high], [low, high], color="grey", linewidth=0.8, label="equal F1")
+    margin = (high - low) * 0.05 or 0.05
+    axis.set(xlabel=f"F1 of '{baseline}'", ylabel=f"F1 of '{chain}'", aspect="equal")
+    axis.set(xlim=(low - margin, high + margin), ylim=(low - margin, high + margin))
+    axis.legend(fontsize="small", loc="lower right")
+    return figure, f"F1 per task (train {fraction:g}): '{chain}' against '{baseline}'; above the line it wins"
+
+
+def _folds_figure(results: list[dict], one_task: bool, fraction: float, tips: dict[str, str]):
+    """Each chain's (with one chain: each task's) AUC and F1 on every fold as dots, beside the table's value."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(10, 4.5))
+    names = [r["chain"] if one_task else r["task"] for r in results]
+    for axis, measure, label in zip(figure.subplots(1, 2), ("auc", "f1"), ("AUC", "F1")):
+        for i, r in enumerate(results):
+            values = r["per_fold"][measure]
+            for fold, value in enumerate(values):
+                where = f"fold {fold + 1}" if len(values) > 1 else "the test file"
+                tip = f"'{r['chain']}', task {r['task']}, {where}: {label} {_cell(value).strip()}"
+                x = i + 0.3 * (fold + 0.5 - len(values) / 2) / len(values)
+                kind = "a fold" if len(values) > 1 else "the test file"
+                if value is not None:
+                    _dot(axis, x, value, tip, tips, f"{kind} (hover: its value)" if i == fold == 0 else None)
+            axis.plot([i - 0.25, i + 0.25], [r[measure]] * 2, color="C1", label="the table's value" if i == 0 else None)
+        slanted = {"rotation": 15, "ha": "right"} if max(map(len, names)) > 12 else {}
+        axis.set_xticks(range(len(names)), names, **slanted)
+        axis.set(xlabel="chain" if one_task else "task", ylabel=label, xlim=(-0.5, len(names) - 0.5))
+        axis.legend(fontsize="small")
+    of = f"task {results[0]['task']}, per chain" if one_task else f"chain '{results[0]['chain']}', per task"
+    return figure, f"AUC and F1 on each fold (train {fraction:g}): {of}"
+
+
+def _svg_figure(figure, title: str, tips: dict[str, str]) -> str:
+    """A figure as inline SVG (the page needs no other file), each dot of ``tips`` with its ``<title>``."""
+    buffer = io.StringIO()
     figure.tight_layout()
-    figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-    return buffer.getvalue()
-
-
-def _figure_html(figure, title: str) -> str:
-    """A figure as an inline PNG (a data URI: the page needs no network and no other file)."""
-    encoded = base64.b64encode(_png(figure, dpi=90)).decode("ascii")
-    caption = html.escape(title)
-    return (
-        f'<figure><img alt="{caption}" src="data:image/png;base64,{encoded}">'
-        f"<figcaption>{caption}</figcaption></figure>"
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    svg = buffer.getvalue()
+    svg = re.sub(
+        r'<g id="(filterkit-dot-\d+)">',
+        lambda m: f"{m[0]}<title>{html.escape(tips[m[1]])}</title>",
+        svg[svg.index("<svg") :],
     )
+    return f"<figure>{svg}<figcaption>{html.escape(title)}</figcaption></figure>"
 
 
 def _without_nan(value):

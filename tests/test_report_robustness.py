@@ -44,7 +44,7 @@ def test_a_chain_named_like_math_text_is_drawn_as_typed_even_under_usetex(docume
         with matplotlib.rc_context(rc):
             page = reports.html_page(document)
             assert reports.learning_curves_png(document)[:8] == b"\x89PNG\r\n\x1a\n"
-        assert page.count("<img") == 3 and html.escape(f"F1 per task (train 1): '{MATH}' against 'l2'") in page
+        assert page.count("<svg") == 3 and html.escape(f"F1 per task (train 1): '{MATH}' against 'l2'") in page
 
 
 @needs_matplotlib
