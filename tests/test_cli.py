@@ -214,7 +214,7 @@ def test_stage_help_shows_its_options_and_plugin(run_filterkit):
     assert "plugin: explode" in text
     l2_help = run_filterkit(REAL / "iris.arff", "l2", "--help")
     assert "Euclidean length 1" in l2_help.stdout.decode()
-    assert "(plugin: normalizers, filterkit)" in l2_help.stdout.decode()
+    assert "(plugin: normalizers, filterkit-arff)" in l2_help.stdout.decode()
 
 
 @pytest.mark.parametrize("step", ["transform", "fit"])
