@@ -38,10 +38,10 @@ class StageChain(click.Group):
         """The registered stage names, sorted."""
         return sorted(registry_of(ctx).stages)
 
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+    def get_command(self, ctx: click.Context, name: str) -> StageCommand | None:
         """The subcommand of the stage ``name``, None if no plugin registered one."""
         registry = registry_of(ctx)
-        return stage_command(registry, name, self.command_class or StageCommand) if name in registry.stages else None
+        return stage_command(registry, name) if name in registry.stages else None
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         """As :meth:`click.Group.resolve_command`; an unknown stage is named with the
@@ -50,18 +50,6 @@ class StageChain(click.Group):
         if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
             raise NoSuchCommand(name, possibilities=self.list_commands(ctx), ctx=ctx)
         return super().resolve_command(ctx, args)
-
-
-class StageCommand(click.Command):
-    """The subcommand of one stage: an option it does not have is reported with the
-    stage or the chain it belongs to (:func:`misplaced_option`)."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Parse as any command; an unknown option says where it belongs."""
-        try:
-            return super().parse_args(ctx, args)
-        except NoSuchOption as error:
-            raise misplaced_option(ctx, error.option_name) from None
 
 
 #: The parameters of the chain's options that may also end the command line, after the last stage:
@@ -79,16 +67,21 @@ def given_options(ctx: click.Context, values: dict) -> dict:
     }
 
 
-class ChainStage(StageCommand):
-    """A stage of the chain; when it is the last, the chain's output options (:data:`OUTPUT_OPTIONS`)
-    may follow its own: :meth:`FilterkitGroup.get_command` adds them, hidden."""
+class StageCommand(click.Command):
+    """The subcommand of one stage: an option it does not have is reported with the stage or
+    the chain it belongs to (:func:`misplaced_option`).  When it is the chain's last stage, the
+    chain's output options (:data:`OUTPUT_OPTIONS`) may follow its own:
+    :meth:`FilterkitGroup.get_command` adds them, hidden."""
 
     output_options: Sequence[click.Option] = ()
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse the stage's options and the output options, which go to the chain; those before
-        another stage are a usage error."""
-        rest = super().parse_args(ctx, args)
+        another stage are a usage error, as is an option the stage does not have."""
+        try:
+            rest = super().parse_args(ctx, args)
+        except NoSuchOption as error:
+            raise misplaced_option(ctx, error.option_name) from None
         output = given_options(ctx, {option.name: ctx.params.pop(str(option.name)) for option in self.output_options})
         if output and rest and not ctx.resilient_parsing:
             raise misplaced_option(ctx, next(o.opts[0] for o in self.output_options if o.name in output))
@@ -108,10 +101,8 @@ class FilterkitGroup(StageChain):
     help lists it.  Otherwise click parses each step of the chain once: its options before
     IN.arff, then (:meth:`resolve_command`) its options after IN.arff (:class:`ChainOptions`)
     and each stage with its options, the last stage followed by the output options
-    (:class:`ChainStage`).
+    (:class:`StageCommand`).
     """
-
-    command_class = ChainStage
 
     def __init__(self, *args, commands: Mapping[str, str], **kwargs):
         super().__init__(*args, **kwargs)
@@ -192,11 +183,11 @@ class FilterkitGroup(StageChain):
             return params
         return [param for param in params if isinstance(param, click.Option)]
 
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+    def get_command(self, ctx: click.Context, name: str) -> StageCommand | None:
         """The stage ``name`` with the output options, hidden, after its own."""
         command = super().get_command(ctx, name)
-        if isinstance(command, ChainStage):
-            own = {flag for param in command.params for flag in [*param.opts, *param.secondary_opts]}
+        if command is not None:
+            own = _option_names(command.params)
             command.output_options = [option for option in self.output_options if own.isdisjoint(option.opts)]
             command.params += command.output_options
         return command
@@ -285,8 +276,8 @@ def _reads_as_options(params: list[click.Parameter], words: list[str]) -> bool:
     return all(word.startswith("-") and word != "-" for word in rest)
 
 
-def stage_command(registry: Registry, name: str, cls: type[click.Command]) -> click.Command:
-    """The click subcommand (of class ``cls``) for one registered stage; it returns the stage."""
+def stage_command(registry: Registry, name: str) -> StageCommand:
+    """The click subcommand of one registered stage; it returns the stage."""
     registered = registry.stages[name]
     stage_class = registered.value
 
@@ -301,7 +292,7 @@ def stage_command(registry: Registry, name: str, cls: type[click.Command]) -> cl
             raise click.UsageError(error.message) from None
 
     summary = stage_class.one_line_summary()
-    return cls(
+    return StageCommand(
         name,
         params=[click_option(o) for o in stage_class.options],
         callback=make,
@@ -313,14 +304,11 @@ def stage_command(registry: Registry, name: str, cls: type[click.Command]) -> cl
 def stages_with_option(registry: Registry, option: str) -> list[str]:
     """The names of the stages that declare ``option`` (``--top``, or ``--no-presence``
     for a flag pair), sorted."""
-    owners = []
-    for name, registered in registry.stages.items():
-        for declared in registered.value.options:
-            flags = {declared.flag, f"--no-{declared.flag[2:]}"} if declared.kind is bool else {declared.flag}
-            if option in flags:
-                owners.append(name)
-                break
-    return sorted(owners)
+    return sorted(
+        name
+        for name, registered in registry.stages.items()
+        if option in _option_names([click_option(o) for o in registered.value.options])
+    )
 
 
 def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
@@ -336,7 +324,11 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     in_stage = isinstance(command, StageCommand)
     chain_context = ctx.parent if in_stage else ctx
     owners = [name for name in stages_with_option(registry_of(ctx), option) if name != command.name]
-    if in_stage and chain_context is not None and option in _option_names(chain_context):
+    if (
+        in_stage
+        and chain_context is not None
+        and option in _option_names(chain_context.command.get_params(chain_context))
+    ):
         return NoSuchOption(
             option, f"{option} is an option of the chain: put it before the input file or the first stage", ctx=ctx
         )
@@ -347,7 +339,7 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
         else:
             where = "put it after the name of the stage it is for"
         return NoSuchOption(option, f"{option} is an option of {', '.join(owners)}{not_here}: {where}", ctx=ctx)
-    own = _option_names(ctx)
+    own = _option_names(command.get_params(ctx))
     bare = {name.lstrip("-"): name for name in own if name.startswith("--")}
     from difflib import get_close_matches  # only a mistyped option needs it
 
@@ -355,12 +347,8 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     return NoSuchOption(option, possibilities=[bare[name] for name in close], ctx=ctx)
 
 
-def _option_names(ctx: click.Context) -> set[str]:
-    """Every spelling of every option of the command of ``ctx`` (``-o``, ``--output``,
-    ``--no-presence``, …), its help option included."""
-    names: set[str] = set()
-    for param in ctx.command.get_params(ctx):
-        if isinstance(param, click.Option):
-            names.update(param.opts)
-            names.update(param.secondary_opts)
-    return names
+def _option_names(params: list[click.Parameter]) -> set[str]:
+    """Every spelling of every option among ``params`` (``-o``, ``--output``, ``--no-presence``, …)."""
+    return {
+        name for param in params if isinstance(param, click.Option) for name in [*param.opts, *param.secondary_opts]
+    }
