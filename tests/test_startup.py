@@ -15,7 +15,8 @@ import pytest
 
 from chain_helpers import REAL, read_bytes
 from filterkit.commands import COMMANDS, command_line
-from filterkit.commands.default_group import DefaultGroup, imported_command
+from filterkit.commands.context import PluginLoader
+from filterkit.commands.stages import FilterkitGroup
 
 IRIS = REAL / "iris.arff"
 
@@ -32,6 +33,9 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}), file=sys.s
 #: Libraries only some commands need: scikit-learn (evaluate, the classifiers, the sklearn
 #: adapters), liac-arff (``import arff``: the liac conversions' tests) and Dask (--engine dask).
 OPTIONAL_LIBRARIES = ("sklearn", "arff", "dask", "distributed")
+
+#: The modules of the chain's run, which no command needs.
+CHAIN_RUN = ("filterkit.commands.chain", "filterkit.running", "filterkit.partitions", "filterkit.sources")
 
 #: filterkit's modules that no chain run needs.
 NOT_FOR_THE_CHAIN = (
@@ -66,7 +70,7 @@ def test_importing_the_cli_loads_no_command_and_no_optional_library():
     assert status == 0
     assert top_level(modules).isdisjoint(OPTIONAL_LIBRARIES)
     assert modules.isdisjoint(NOT_FOR_THE_CHAIN)
-    assert "filterkit.commands.chain" not in modules
+    assert modules.isdisjoint(CHAIN_RUN)
 
 
 @pytest.mark.slow
@@ -85,22 +89,20 @@ def test_a_command_loads_its_own_module_and_not_the_chain():
     assert status == 0
     assert b"150" in output
     assert "filterkit.commands.info" in modules
-    assert modules.isdisjoint({"filterkit.commands.chain", "filterkit.commands.apply", "filterkit.commands.evaluate"})
+    assert modules.isdisjoint({*CHAIN_RUN, "filterkit.commands.apply", "filterkit.commands.evaluate"})
     assert top_level(modules).isdisjoint(OPTIONAL_LIBRARIES)
 
 
-def test_the_command_words_are_listed_without_being_imported_and_resolve_to_their_commands():
-    root = click.Context(command_line)
-    assert command_line.list_commands(root) == ["apply", "evaluate", "help", "info", "plugins"]
+def test_the_command_words_resolve_to_their_commands_and_the_chain_lists_stages_not_commands():
+    root = click.Context(command_line, obj=PluginLoader())
     for word in COMMANDS:
-        command = command_line.get_command(root, word)
+        command = command_line.named_command(word)
         assert isinstance(command, click.Command) and command.name == word
-    assert command_line.get_command(root, "iris.arff") is None
+    assert command_line.named_command("iris.arff") is None
+    assert "l2" in command_line.list_commands(root) and "info" not in command_line.list_commands(root)
 
 
-def test_a_lazy_place_that_is_not_a_click_command_is_refused():
+def test_a_place_that_is_not_a_click_command_is_refused():
+    group = FilterkitGroup("g", commands={"x": "filterkit.commands:COMMANDS"})
     with pytest.raises(TypeError, match="filterkit.commands:COMMANDS is not a click command"):
-        imported_command("filterkit.commands:COMMANDS")
-    group = DefaultGroup("g", default="filterkit.commands:COMMANDS")
-    with pytest.raises(TypeError):
-        group.default
+        group.named_command("x")

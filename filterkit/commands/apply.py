@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from types import SimpleNamespace
 
 import click
 
@@ -31,26 +32,13 @@ from filterkit.running import LocalEngine, OutputForm, run
 @output_option
 @reading_and_writing_options
 @click.pass_context
-def apply(
-    ctx: click.Context,
-    model_path: str,
-    input_path: str,
-    output: str | None,
-    sparse: bool | None,
-    input_format: str | None,
-    output_format: str | None,
-    zero_based: bool | None,
-    digits: int | None,
-    float32: bool,
-    chunk_rows: int,
-    quiet: bool,
-    progress: bool,
-) -> None:
+def apply(ctx: click.Context, model_path: str, input_path: str, output: str | None, **params) -> None:
     """Check the files, load the model and write its output for every row of IN.arff."""
     registry = registry_of(ctx)
-    numbers = number_format(digits, float32)
+    options = SimpleNamespace(**params)
+    numbers = number_format(options.digits, options.float32)
     check_stdout_open(output)
-    written_format = output_format_of(output, output_format)
+    written_format = output_format_of(output, options.output_format)
     output_file = None if output is None else checked_output(output)
     named = [("the model", model_path)]
     if os.fspath(arrays_path(model_path)) != model_path:
@@ -61,13 +49,14 @@ def apply(
         named.append(("-o", output))
     check_distinct(named)
     chain, first_index = read_model(model_path, registry)
-    reporter = Progress(progress_mode(quiet, progress))
+    reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(1)
-    options = FormatOptions(zero_based)
+    formats = FormatOptions(options.zero_based)
     # svmlight test rows are read from the training data's index base (the output is written as asked)
-    reading = reading_options(options, first_index) if format_of(input_path, input_format) == SVMLIGHT else options
-    engine = LocalEngine(chunk_rows, input_format, reading, reporter)
-    form = OutputForm(written_format, sparse, numbers, options)
+    svmlight = format_of(input_path, options.input_format) == SVMLIGHT
+    reading = reading_options(formats, first_index) if svmlight else formats
+    engine = LocalEngine(options.chunk_rows, options.input_format, reading, reporter)
+    form = OutputForm(written_format, options.sparse, numbers, formats)
     with reporter.activated():
         run(chain, input_path, engine, output_file, form, f"apply {shlex.quote(os.path.basename(model_path))}")
     reporter.finish()

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import cast
 
 import click
 
 import filterkit
-from filterkit.commands.context import plugin_loader
+from filterkit.commands.context import plugin_loader, registry_of
+from filterkit.commands.stages import FilterkitGroup
 from filterkit.plugins import GROUP, disabled_plugins, entry_points
 
 #: The libraries whose versions change filterkit's results or speed, by distribution name.
@@ -29,31 +31,23 @@ def help_command(ctx: click.Context, topic: str | None) -> None:
 def help_text(root: click.Context, topic: str | None) -> str:
     """The help ``filterkit TOPIC --help`` would print (``filterkit IN.arff STAGE --help``
     for a stage); a usage error naming the stages and commands when TOPIC is neither."""
-    group = root.command
-    assert isinstance(group, click.Group)  # the root of the tree is filterkit's DefaultGroup
-    chain = getattr(group, "default")
-    chain_context = chain.context_class(chain, parent=root)
+    group = cast(FilterkitGroup, root.command)
     if topic is None:
-        return chain.get_help(chain_context)
-    command = group.get_command(root, topic)
+        return group.get_help(root)
+    command = group.named_command(topic) or group.get_command(root, topic)
     if command is not None:
         return command.get_help(click.Context(command, info_name=topic, parent=root))
-    stage = chain.get_command(chain_context, topic)
-    if stage is not None:
-        return stage.get_help(click.Context(stage, info_name=topic, parent=chain_context))
-    stages = ", ".join(chain.list_commands(chain_context)) or "none"
-    commands = ", ".join(group.list_commands(root))
-    raise click.UsageError(f"no stage or command called '{topic}' (stages: {stages}; commands: {commands})")
+    stages = ", ".join(sorted(registry_of(root).stages)) or "none"
+    raise click.UsageError(
+        f"no stage or command called '{topic}' (stages: {stages}; commands: {', '.join(sorted(group.command_places))})"
+    )
 
 
 def topics(ctx: click.Context, start: str) -> list[str]:
     """The stage and command names that begin with ``start`` (completing ``filterkit help``)."""
     root = ctx.find_root()
-    group = root.command
-    assert isinstance(group, click.Group)  # the root of the tree is filterkit's DefaultGroup
-    chain = getattr(group, "default")
-    names = [*chain.list_commands(chain.context_class(chain, parent=root)), *group.list_commands(root)]
-    return sorted(name for name in names if name.startswith(start))
+    group = cast(FilterkitGroup, root.command)
+    return sorted(name for name in [*registry_of(root).stages, *group.command_places] if name.startswith(start))
 
 
 def show_version(ctx: click.Context, param: click.Parameter, wanted: bool) -> None:
@@ -100,5 +94,6 @@ version_option = click.option(
     is_flag=True,
     expose_value=False,
     callback=show_version,
+    hidden=True,
     help="Show the versions of filterkit, its libraries and its plugins, and exit.",
 )

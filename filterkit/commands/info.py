@@ -73,25 +73,11 @@ with joint (Weka's order).
 @json_option("Print JSON.")
 @chunk_rows_option
 @click.pass_context
-def info(
-    ctx: click.Context,
-    input_path: str,
-    class_spec: str,
-    metric_name: str | None,
-    top: int | None,
-    positive: str | None,
-    presence: bool,
-    combine: str | None,
-    numeric_only: bool,
-    as_json: bool,
-    chunk_rows: int,
-) -> None:
+def info(ctx: click.Context, input_path: str, metric_name: str | None, as_json: bool, **params) -> None:
     """Summarize IN.arff in one pass and print the summary, as text or JSON."""
     registry = registry_of(ctx)
     given = [
-        name
-        for name in ("top", "positive", "presence", "combine", "numeric_only")
-        if ctx.params[name] not in (None, False)
+        name for name in ("top", "positive", "presence", "combine", "numeric_only") if params[name] not in (None, False)
     ]
     if metric_name is None and given:
         flags = " and ".join(f"--{name.replace('_', '-')}" for name in given)
@@ -107,13 +93,7 @@ def info(
     document = summary.summarize(
         sys.stdin.buffer if input_path == "-" else input_path,
         name,
-        class_spec=class_spec,
         metric=metric,
-        positive=positive,
-        presence=presence,
-        top=top or summary.DEFAULT_TOP,
-        combine=combine,
-        numeric_only=numeric_only,
-        chunk_rows=chunk_rows,
+        **{**params, "top": params["top"] or summary.DEFAULT_TOP},
     )
     click.echo(summary.as_json(document) if as_json else summary.as_text(document), nl=as_json)
