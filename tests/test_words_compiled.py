@@ -1,0 +1,123 @@
+"""The compiled tokenizer and counter of ``words`` (``filterkit/_words.c``) against its Python
+twin (``count_in_python`` over ``WordVector.tokens_of``), the oracle the Weka tests check."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.stage import Context
+from filterkit_plugins.words import PythonVocabulary, WordStatistics, WordVector, _words
+
+pytestmark = pytest.mark.skipif(_words is None, reason="filterkit._words is not built (no C compiler)")
+
+#: Characters documents are drawn from: letters, Weka's delimiters, control characters, and
+#: non-ASCII text whose lowercasing only Python's (Java's) rules give (Σ, İ, the Kelvin sign K).
+ALPHABET = list("abcXYZ ") + list(" \r\n\t.,;:'\"()?!") + ["\x01", "\x1f", "-"] + list("éΣσςİ\u212aß😀")
+SCHEMA = Schema(
+    "docs", (Attribute("title", STRING), Attribute("text", STRING), Attribute("class", NOMINAL, ("n", "y")))
+)
+OPTION_SETS = [
+    {},
+    {"lowercase": True},
+    {"lowercase": True, "stopwords": "weka"},
+    {"ngrams": "1-2", "lowercase": True},
+    {"ngrams": "2-3", "stopwords": "weka"},
+    {"tokenizer": "alphabetic", "lowercase": True, "ngrams": "1-3"},
+    {"delimiters": "", "lowercase": True},
+    {"delimiters": "a\\t\u00e9", "ngrams": "1-2"},
+]
+
+
+def documents(n: int, seed: int) -> list[str | None]:
+    """``n`` documents: random ones (a third of them ASCII only), empty ones, missing ones (None)."""
+    generator = random.Random(seed)
+    ascii_only = [c for c in ALPHABET if c.isascii()]
+    made: list[str | None] = []
+    for k in range(n):
+        alphabet = ascii_only if k % 3 else ALPHABET
+        made.append("".join(generator.choice(alphabet) for _ in range(generator.randrange(40))))
+    return made + ["", None, "THE The the a AN", "İ K ΣΑΣ σας", 'a\\\'b \\"c\\"']
+
+
+def stage_for(**options) -> WordVector:
+    stage = WordVector(**options)
+    stage.prepare(SCHEMA, Context(class_index=2))
+    return stage
+
+
+def chunk_of(titles: list, texts: list) -> Chunk:
+    values = np.zeros((len(texts), 3))
+    values[:, 2] = np.arange(len(texts)) % 2
+    return Chunk(values, {0: titles, 1: texts})
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda options: " ".join(f"{k}={v}" for k, v in options.items()))
+def test_the_compiled_count_is_the_python_count(options):
+    stage = stage_for(**options)
+    stopwords = stage._stopwords()
+    texts = documents(300, seed=len(options))
+    chunk = chunk_of(list(reversed(texts)), texts)
+    compiled, python = _words.Vocabulary(), PythonVocabulary()
+    counted = stage.counted(chunk, compiled, True, stopwords)
+    assert [a.tolist() for a in counted] == [a.tolist() for a in stage.counted(chunk, python, True, stopwords)]
+    assert compiled.words == python.words and len(compiled.words) > 10
+    kept = compiled.words[::3]  # the transform's lookup: the other tokens left out, none added
+    found = stage.counted(chunk, _words.Vocabulary(kept), False)
+    assert [a.tolist() for a in found] == [a.tolist() for a in stage.counted(chunk, PythonVocabulary(kept), False)]
+
+
+def test_only_documents_that_are_not_ascii_go_to_the_python_tokenizer():
+    stage = stage_for(lowercase=True)
+    asked = []
+    tokens_of = stage.tokens_of
+    stage.tokens_of = lambda text, stopwords: asked.append(text) or tokens_of(text, stopwords)
+    texts = ["Plain ASCII text", "Straße", "more plain text", "ΟΔΟΣ.ΚΑΙ"]
+    indptr, ids, counts = stage.counted(chunk_of([None] * 4, texts), vocabulary := _words.Vocabulary(), True)
+    assert asked == ["Straße", "ΟΔΟΣ.ΚΑΙ"]
+    words = vocabulary.words
+    assert [sorted(words[i] for i in ids[indptr[r] : indptr[r + 1]]) for r in range(4)] == [
+        ["ascii", "plain", "text"],
+        ["straße"],
+        ["more", "plain", "text"],
+        ["και", "οδος"],  # each token lowercased alone, as Java does: the final sigma of ΟΔΟΣ is ς
+    ]
+
+
+def test_rows_without_tokens_give_empty_arrays_not_none():
+    stage = stage_for()
+    indptr, ids, counts = stage.counted(chunk_of(["", None], [" .,", None]), _words.Vocabulary(), True)
+    assert indptr.tolist() == [0, 0, 0] and ids.tolist() == [] and counts.tolist() == []
+
+
+def test_a_row_counts_each_token_once_with_its_occurrences_in_number_order():
+    stage = stage_for(ngrams="1-2")
+    vocabulary = _words.Vocabulary(["b", "a"])
+    indptr, ids, counts = stage.counted(chunk_of(["a b a"], ["b a b"]), vocabulary, True)
+    assert vocabulary.words == ["b", "a", "a b", "b a"]
+    assert indptr.tolist() == [0, 4] and ids.tolist() == [0, 1, 2, 3] and counts.tolist() == [3, 3, 2, 2]
+
+
+def test_a_vocabulary_pickles_and_statistics_merge_by_their_words():
+    stage = stage_for(lowercase=True)
+    first, second = stage.new_statistics(), stage.new_statistics()
+    stage.accumulate(first, chunk_of(["Wheat corn"], ["wheat"]))
+    stage.accumulate(second, chunk_of(["rice"], ["CORN rice rice"]))
+    second = pickle.loads(pickle.dumps(second))
+    merged = stage.merge(first, second)
+    assert isinstance(merged, WordStatistics) and merged.vocabulary.words == ["wheat", "corn", "rice"]
+    assert merged.occurrences[0, :3].tolist() == [2, 2, 3] and merged.documents[0, :3].tolist() == [1, 2, 1]
+    assert merged.n_documents == 2
+
+
+def test_fitting_memory_follows_the_vocabulary_not_the_documents():
+    stage = stage_for(lowercase=True)
+    statistics = stage.new_statistics()
+    for _ in range(200):
+        stage.accumulate(statistics, chunk_of(["grain wheat"] * 50, ["Corn corn RICE"] * 50))
+    assert len(statistics.vocabulary) == 4 and statistics.occurrences.shape[1] <= 64
+    assert statistics.n_documents == 10_000 and statistics.occurrences[:, :4].sum() == 10_000 * 5
