@@ -27,6 +27,6 @@ setup(
             extra_compile_args=SEPARATE_OPERATIONS,
             optional=True,
         ),
-        Extension("filterkit._words", ["filterkit/_words.c"], optional=True),
+        Extension("filterkit._words", ["filterkit/_words.c"]),
     ]
 )

@@ -417,15 +417,6 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
     return 1;
 }
 
-/* count(vocabulary, columns, add, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
- *       stopwords, every, fallback) -> (indptr, pairs)
- *
- * columns: one list per converted attribute of each row's text (a string or None); each row's
- * tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
- * (else they are left out).  delimiters: a string (its ASCII characters matter here).
- * ngram_min 0: words, not n-grams.  stopwords: a Vocabulary of lowercased stop words, or None.
- * Returns bytes of int64: the n_rows + 1 row offsets, and per row its (token number,
- * occurrences) pairs by ascending number. */
 static PyMethodDef Vocabulary_methods[] = {
     {"ids", (PyCFunction)Vocabulary_ids, METH_O, "Each word's number (int64 bytes), words not yet numbered added."},
     {"__reduce__", (PyCFunction)Vocabulary_reduce, METH_NOARGS, NULL},
@@ -451,13 +442,14 @@ static PyTypeObject VocabularyType = {
     .tp_as_sequence = &Vocabulary_sequence,
 };
 
-/* count(vocabulary, columns, add, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
- *       stopwords, every, fallback) -> (indptr, pairs)
+/* count(vocabulary, columns, n_rows, add, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
+ *       every, stopwords, fallback) -> (indptr, pairs)
  *
  * columns: one list per converted attribute of each row's text (a string or None); a row's
  * tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
  * (else they are left out).  delimiters: a string (only its ASCII characters matter here).
- * ngram_min 0: words, not n-grams.  stopwords: a Vocabulary of lowercased stop words, or None.
+ * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
+ * stopwords: a Vocabulary of lowercased stop words, left out of ASCII texts, or None.
  * Returns bytes of int64: the n_rows + 1 row offsets, and per row its (token number,
  * occurrences) pairs by ascending number. */
 static PyObject *
@@ -467,9 +459,9 @@ count(PyObject *module, PyObject *args)
     PyObject *columns, *delimiters, *stopwords, *fallback;
     Py_ssize_t n_rows;
     int every;
-    if (!PyArg_ParseTuple(args, "O!O!npUppiiOpO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
+    if (!PyArg_ParseTuple(args, "O!O!npUppiipOO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
                           &n_rows, &c.add, &delimiters, &c.alphabetic, &c.lowercase, &c.ngram_min, &c.ngram_max,
-                          &stopwords, &every, &fallback))
+                          &every, &stopwords, &fallback))
         return NULL;
     if (stopwords != Py_None && !PyObject_TypeCheck(stopwords, &VocabularyType)) {
         PyErr_SetString(PyExc_TypeError, "stopwords must be a Vocabulary or None");

@@ -29,24 +29,25 @@ Instance weights are not used by the fit (as in Weka) and pass through.  The out
 are sparse (Weka writes sparse instances); ``--dense`` writes them dense.
 
 The statistics are the per-class occurrence and document counts of each word: they merge
-by adding, so memory follows the vocabulary, not the documents.  **Decision**: the output's
-attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
-default), the vocabulary held while fitting (a word counted once per class holding it) by
-twice as many, so --words-to-keep and --min-term-freq can still bring a larger vocabulary
-within the first: beyond either, an error naming the options that make fewer, not gigabytes
-and a file filterkit would refuse to read.
+by adding, so memory follows the vocabulary, not the documents (``filterkit/_words.c`` cuts
+and counts ASCII documents; the others go through :meth:`WordVector.tokens_of`, so that
+lowercasing stays Java's).  **Decision**: the output's attributes are bounded by those a file
+may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by default), the distinct words held
+while fitting by twice as many, so --words-to-keep and --min-term-freq can still bring a
+larger vocabulary within the first: beyond either, an error naming the options that make
+fewer, not gigabytes and a file filterkit would refuse to read.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from functools import partial
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
@@ -56,11 +57,6 @@ from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
 
 from .discretize import attribute_range
-
-try:
-    from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
-except ImportError:  # not built: the Python twins count
-    _words = None
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -194,45 +190,6 @@ def read_stopwords(path: str) -> frozenset[str]:
     return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
 
 
-class PythonVocabulary:
-    """The Python twin of the compiled ``Vocabulary``: distinct tokens numbered in the order they came."""
-
-    def __init__(self, words: Iterable[str] = ()):
-        self.words: list[str] = []
-        self.numbers: dict[str, int] = {}
-        self.ids(words)
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-    def ids(self, words: Iterable[str]) -> bytes:
-        """Each word's number (int64 bytes), words not yet numbered added."""
-        for word in words:
-            if word not in self.numbers:
-                self.numbers[word] = len(self.words)
-                self.words.append(word)
-        return np.array([self.numbers[word] for word in words], dtype=np.int64).tobytes()
-
-
-def count_in_python(
-    vocabulary: PythonVocabulary, columns: list[list], n_rows: int, add: bool, tokens_of: Callable[[str], list[str]]
-) -> tuple[bytes, bytes]:
-    """The Python twin of ``_words.count`` (the tests' oracle for it): per row, its distinct
-    tokens' numbers (ascending) and occurrences, over ``tokens_of`` each of its texts."""
-    indptr, pairs = [0], []
-    for texts in zip(*columns, strict=True) if columns else ([] for _ in range(n_rows)):
-        counted: Counter = Counter()
-        for text in texts:
-            if text is not None:
-                tokens = tokens_of(text)
-                if add:
-                    vocabulary.ids(tokens)
-                counted.update(vocabulary.numbers[token] for token in tokens if token in vocabulary.numbers)
-        pairs.extend(sorted(counted.items()))
-        indptr.append(len(pairs))
-    return np.array(indptr, dtype=np.int64).tobytes(), np.array(pairs, dtype=np.int64).tobytes()
-
-
 class WordStatistics:
     """Per class, each token's occurrences and the number of documents holding it (the
     columns are the ``vocabulary``'s numbers); and the number of documents.  Two parts'
@@ -363,14 +320,15 @@ class WordVector(Stage):
         )
         self.n_classes = max(len(schema.attributes[class_index].labels), 1) if per_class else 1
         self.label_column = class_index if per_class else None
-        self.delimiters = unescaped(self.params["delimiters"])
-        self.ngrams = ngram_sizes(self.params["ngrams"])
-        self.split = tokenizer(self.delimiters, self.ngrams, self.params["tokenizer"] == "alphabetic")
+        delimiters, ngrams = unescaped(self.params["delimiters"]), ngram_sizes(self.params["ngrams"])
+        alphabetic = self.params["tokenizer"] == "alphabetic"
+        self.split = tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
+        #: ``_words.count``'s settings: a stemmer sends every text to ``tokens_of``
+        self.settings = (delimiters, alphabetic, self.params["lowercase"], *(ngrams or (0, 0)), self.stem is not None)
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
-        self.stop_vocabulary = None
         self.most_words = 2 * Limits.from_environment().attributes
 
     def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
@@ -389,26 +347,9 @@ class WordVector(Stage):
         attributes (tokens not in it left out, or added with ``add``) and their occurrences: CSR's
         ``indptr``, ``ids``, ``counts``.  The compiled ``count`` cuts ASCII texts; ``tokens_of`` the rest."""
         columns = [list(chunk.text[int(position)]) for position in self.features]
+        stop_vocabulary = self.stop_vocabulary if stopwords else None
         fallback = partial(self.tokens_of, stopwords=stopwords)
-        if isinstance(vocabulary, PythonVocabulary):
-            indptr, pairs = count_in_python(vocabulary, columns, chunk.n_rows, add, fallback)
-        else:
-            shortest, longest = self.ngrams or (0, 0)
-            stop_vocabulary = self._stop_vocabulary() if stopwords else None
-            indptr, pairs = _words.count(
-                vocabulary,
-                columns,
-                chunk.n_rows,
-                add,
-                self.delimiters,
-                self.params["tokenizer"] == "alphabetic",
-                self.params["lowercase"],
-                shortest,
-                longest,
-                stop_vocabulary,
-                self.stem is not None,
-                fallback,
-            )
+        indptr, pairs = _words.count(vocabulary, columns, chunk.n_rows, add, *self.settings, stop_vocabulary, fallback)
         entries = np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
         return np.frombuffer(indptr, dtype=np.int64), entries[:, 0], entries[:, 1]
 
@@ -427,28 +368,21 @@ class WordVector(Stage):
         return stem
 
     def _stopwords(self) -> frozenset[str]:
+        """The stop words, read once; ``stop_vocabulary`` holds them for ``_words.count``."""
         if self.stopwords is None:
             given = self.params["stopwords"]
-            if given is None:
-                self.stopwords = frozenset()
-            elif given == BUILT_IN_STOPWORDS:
-                self.stopwords = WEKA_STOPWORDS
-            else:
-                self.stopwords = read_stopwords(given)
+            self.stopwords = (
+                frozenset()
+                if given is None
+                else WEKA_STOPWORDS
+                if given == BUILT_IN_STOPWORDS
+                else read_stopwords(given)
+            )
+            self.stop_vocabulary = _words.Vocabulary(sorted(self.stopwords))
         return self.stopwords
 
-    def _stop_vocabulary(self):
-        """The stop words as a compiled ``Vocabulary``, made once."""
-        if self.stop_vocabulary is None:
-            self.stop_vocabulary = _words.Vocabulary(sorted(self._stopwords()))
-        return self.stop_vocabulary
-
-    def _vocabulary(self, words: Iterable[str] = ()):
-        """An empty vocabulary (or one of ``words``), compiled unless the module is missing."""
-        return PythonVocabulary(words) if _words is None else _words.Vocabulary(list(words))
-
     def new_statistics(self) -> WordStatistics:
-        return WordStatistics(self.n_classes, self._vocabulary())
+        return WordStatistics(self.n_classes, _words.Vocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
         if self.label_column is None:
@@ -495,7 +429,7 @@ class WordVector(Stage):
         )
         fewer = "keep fewer words with --words-to-keep or --min-term-freq"
         refuse_unreadable_output(self.name, first_word + len(self.words), 0, names, fewer)
-        self.vocabulary = self._vocabulary(self.words)
+        self.vocabulary = _words.Vocabulary(self.words)
         attributes = [schema.attributes[i] for i in self.kept]
         taken = {attribute.name for attribute in attributes}
         for word in self.words:
@@ -516,19 +450,15 @@ class WordVector(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         indptr, ids, counts = self.counted(chunk, self.vocabulary, False)
-        n_kept = len(self.kept)
-        shape = (chunk.n_rows, n_kept + len(self.words))
         data = counts.astype(np.float64) if self.params["counts"] else np.ones(len(counts))
         if self.params["log_tf"]:
             data = np.log(data + 1.0)
         if self.params["idf"]:
             data = data * self.idf[ids]
-        words = sp.csr_matrix((data, ids + n_kept, indptr), shape=shape)
-        given = chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)
-        passed = sp.csr_matrix(given)[:, self.kept] if self.kept else sp.csr_matrix((chunk.n_rows, 0))
-        passed = sp.hstack([passed, sp.csr_matrix((chunk.n_rows, len(self.words)))], format="csr")
-        values = (passed + words).tocsr()
-        values.sort_indices()
+        words = sp.csr_matrix((data, ids, indptr), shape=(chunk.n_rows, len(self.words)))
+        passed = sp.csr_matrix(chunk.values)[:, self.kept] if self.kept else sp.csr_matrix((chunk.n_rows, 0))
+        values = sp.hstack([passed, words], format="csr")
+        values.eliminate_zeros()  # a word in every training document: idf 0
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
         return Chunk(values.astype(np.float64), text, chunk.weights)
 
