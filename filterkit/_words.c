@@ -31,9 +31,6 @@ typedef struct {
     Py_ssize_t n, allocated;
     char *text;
     Py_ssize_t text_used, text_allocated;
-    int64_t *seen_in_row; /* per token, the last row (count's stamp) holding it, and where */
-    int64_t *position;
-    int64_t stamp;
     PyObject *words;
 } Vocabulary;
 
@@ -112,15 +109,8 @@ number(Vocabulary *self, const char *bytes, Py_ssize_t length, int add, PyObject
     Py_ssize_t found = find(self, bytes, length, hash, &slot);
     if (found >= 0 || !add)
         return found;
-    if (self->n == self->allocated) { /* the three arrays per token grow together */
-        Py_ssize_t allocated = self->allocated, seen = allocated, position = allocated;
-        if (!grow((void **)&self->entries, &allocated, self->n + 1, sizeof(Entry)) ||
-            !grow((void **)&self->seen_in_row, &seen, self->n + 1, sizeof(int64_t)) ||
-            !grow((void **)&self->position, &position, self->n + 1, sizeof(int64_t)))
-            return -2;
-        self->allocated = allocated;
-    }
-    if (!grow((void **)&self->text, &self->text_allocated, self->text_used + length, 1))
+    if (!grow((void **)&self->entries, &self->allocated, self->n + 1, sizeof(Entry)) ||
+        !grow((void **)&self->text, &self->text_allocated, self->text_used + length + 1, 1))
         return -2;
     if (word == NULL)
         word = PyUnicode_DecodeUTF8(bytes, length, "surrogatepass");
@@ -133,7 +123,6 @@ number(Vocabulary *self, const char *bytes, Py_ssize_t length, int add, PyObject
     Py_DECREF(word);
     memcpy(self->text + self->text_used, bytes, length);
     self->entries[self->n] = (Entry){hash, self->text_used, length};
-    self->seen_in_row[self->n] = -1;
     self->text_used += length;
     self->slots[slot] = ++self->n;
     if (self->n * 2 > self->n_slots && !rehash(self))
@@ -163,8 +152,6 @@ Vocabulary_dealloc(Vocabulary *self)
     PyMem_Free(self->slots);
     PyMem_Free(self->entries);
     PyMem_Free(self->text);
-    PyMem_Free(self->seen_in_row);
-    PyMem_Free(self->position);
     Py_XDECREF(self->words);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -251,27 +238,19 @@ typedef struct {
     Py_ssize_t token_allocated, lowered_allocated;
     Py_ssize_t *starts, *ends; /* a document's words */
     Py_ssize_t words_allocated, ends_allocated;
-    Pair *pairs; /* every row's (token number, occurrences), row after row */
+    Pair *pairs; /* every row's (token number, occurrences), row after row; the current row's tokens */
     Py_ssize_t n_pairs, pairs_allocated;
 } Counting;
 
-/* Count one occurrence of token number ``id`` (-1: not in a vocabulary not added to; -2: an error) in the current row. */
+/* Count one occurrence of token number ``id`` (-1: not in a vocabulary not added to; -2: an error) in
+ * the current row.  The vocabulary is only read and added to: calls on other threads may share it. */
 static int
 count_number(Counting *c, Py_ssize_t id)
 {
-    Vocabulary *v = c->vocabulary;
     if (id == -1)
         return 1;
-    if (id < -1)
+    if (id < -1 || !grow((void **)&c->pairs, &c->pairs_allocated, c->n_pairs + 1, sizeof(Pair)))
         return 0;
-    if (v->seen_in_row[id] == v->stamp) {
-        c->pairs[v->position[id]].count++;
-        return 1;
-    }
-    if (!grow((void **)&c->pairs, &c->pairs_allocated, c->n_pairs + 1, sizeof(Pair)))
-        return 0;
-    v->seen_in_row[id] = v->stamp;
-    v->position[id] = c->n_pairs;
     c->pairs[c->n_pairs++] = (Pair){id, 1};
     return 1;
 }
@@ -396,7 +375,6 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
     indptr[0] = 0;
     for (Py_ssize_t row = 0; row < n_rows; row++) {
         Py_ssize_t row_start = c->n_pairs;
-        c->vocabulary->stamp++;
         for (Py_ssize_t column = 0; column < n_columns; column++) {
             PyObject *text = PyList_GET_ITEM(PyList_GET_ITEM(columns, column), row);
             if (text == Py_None)
@@ -412,6 +390,14 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
                 return 0;
         }
         qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
+        Py_ssize_t distinct = row_start; /* each token's occurrences summed into its first pair */
+        for (Py_ssize_t k = row_start; k < c->n_pairs; k++) {
+            if (distinct > row_start && c->pairs[distinct - 1].id == c->pairs[k].id)
+                c->pairs[distinct - 1].count++;
+            else
+                c->pairs[distinct++] = c->pairs[k];
+        }
+        c->n_pairs = distinct;
         indptr[row + 1] = c->n_pairs;
     }
     return 1;

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pickle
 import random
+import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -138,3 +140,20 @@ def test_fitting_memory_follows_the_vocabulary_not_the_documents():
         stage.accumulate(statistics, chunk_of(["grain wheat"] * 50, ["Corn corn RICE"] * 50))
     assert len(statistics.vocabulary) == 4 and statistics.occurrences.shape[1] <= 64
     assert statistics.n_documents == 10_000 and statistics.occurrences[:, :4].sum() == 10_000 * 5
+
+
+def test_threads_sharing_the_transforms_vocabulary_count_as_one_thread():
+    stage = stage_for(lowercase=True)
+    texts = documents(400, seed=7)
+    chunk = chunk_of(texts, list(reversed(texts)))
+    vocabulary = _words.Vocabulary()
+    stage.counted(chunk, vocabulary, True)
+    alone = [a.tolist() for a in stage.counted(chunk, vocabulary, False)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch inside the Python tokenizer of the non-ASCII texts
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(lambda _: [a.tolist() for a in stage.counted(chunk, vocabulary, False)], range(8)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(counted == alone for counted in together)
