@@ -220,8 +220,7 @@ Vocabulary_length(Vocabulary *self)
 static PyObject *
 Vocabulary_get_words(Vocabulary *self, void *unused)
 {
-    Py_INCREF(self->words);
-    return self->words;
+    return PyList_GetSlice(self->words, 0, self->n); /* a copy: the table and its list stay in step */
 }
 
 typedef struct {
@@ -410,7 +409,7 @@ static PyMethodDef Vocabulary_methods[] = {
 };
 
 static PyGetSetDef Vocabulary_getset[] = {
-    {"words", (getter)Vocabulary_get_words, NULL, "The distinct tokens, in the order of their numbers.", NULL},
+    {"words", (getter)Vocabulary_get_words, NULL, "A list of the distinct tokens, in the order of their numbers.", NULL},
     {NULL},
 };
 

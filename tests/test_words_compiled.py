@@ -157,3 +157,10 @@ def test_threads_sharing_the_transforms_vocabulary_count_as_one_thread():
     finally:
         sys.setswitchinterval(interval)
     assert all(counted == alone for counted in together)
+
+
+def test_changing_the_list_of_words_leaves_the_vocabulary_as_it_was():
+    vocabulary = _words.Vocabulary(["a", "b"])
+    vocabulary.words.append("c")
+    assert vocabulary.words == ["a", "b"] and len(vocabulary) == 2
+    assert np.frombuffer(vocabulary.ids(["c", "a"]), dtype=np.int64).tolist() == [2, 0]
