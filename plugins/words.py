@@ -422,25 +422,21 @@ class WordVector(Stage):
     def _layout(self) -> None:
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema
-        first_word = len(self.kept)
         prefix = self.params["prefix"]
         names = sum(len(schema.attributes[i].name.encode()) for i in self.kept) + sum(
             len(prefix.encode()) + len(word.encode()) for word in self.words
         )
         fewer = "keep fewer words with --words-to-keep or --min-term-freq"
-        refuse_unreadable_output(self.name, first_word + len(self.words), 0, names, fewer)
+        refuse_unreadable_output(self.name, len(self.kept) + len(self.words), 0, names, fewer)
         self.vocabulary = _words.Vocabulary(self.words)
         attributes = [schema.attributes[i] for i in self.kept]
-        taken = {attribute.name for attribute in attributes}
-        for word in self.words:
-            name = prefix + word
-            if name in taken:
-                raise FilterkitError(
-                    f"stage 'words': the word attribute '{name}' would have the name of another attribute: "
-                    "give --prefix"
-                )
-            taken.add(name)
-            attributes.append(Attribute(name, NUMERIC, declared_type="numeric"))
+        taken = {attribute.name for attribute in attributes}  # the words themselves are distinct
+        clash = next((prefix + word for word in self.words if prefix + word in taken), None)
+        if clash is not None:
+            raise FilterkitError(
+                f"stage 'words': the word attribute '{clash}' would have the name of another attribute: give --prefix"
+            )
+        attributes += [Attribute(prefix + word, NUMERIC, declared_type="numeric") for word in self.words]
         self.word_schema = schema.with_attributes(attributes)
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
