@@ -21,5 +21,6 @@ setup(
             ["filterkit/_kernels.c"],
             extra_compile_args=SEPARATE_OPERATIONS,
         ),
+        Extension("filterkit._words", ["filterkit/_words.c"]),
     ]
 )

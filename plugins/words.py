@@ -29,24 +29,25 @@ Instance weights are not used by the fit (as in Weka) and pass through.  The out
 are sparse (Weka writes sparse instances); ``--dense`` writes them dense.
 
 The statistics are the per-class occurrence and document counts of each word: they merge
-by adding, so memory follows the vocabulary, not the documents.  **Decision**: the output's
-attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
-default), the vocabulary held while fitting (a word counted once per class holding it) by
-twice as many, so --words-to-keep and --min-term-freq can still bring a larger vocabulary
-within the first: beyond either, an error naming the options that make fewer, not gigabytes
-and a file filterkit would refuse to read.
+by adding, so memory follows the vocabulary, not the documents (``filterkit/_words.c`` cuts
+and counts ASCII documents; the others go through :meth:`WordVector.tokens_of`, so that
+lowercasing stays Java's).  **Decision**: the output's attributes are bounded by those a file
+may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by default), the distinct words held
+while fitting by twice as many, so --words-to-keep and --min-term-freq can still bring a
+larger vocabulary within the first: beyond either, an error naming the options that make
+fewer, not gigabytes and a file filterkit would refuse to read.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from itertools import repeat
-from typing import Callable, Iterable
+from functools import partial
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
@@ -190,37 +191,51 @@ def read_stopwords(path: str) -> frozenset[str]:
 
 
 class WordStatistics:
-    """Per class, each word's occurrences and the number of documents holding it; and the
-    number of documents.  Two parts' statistics merge by adding."""
+    """Per class, each token's occurrences and the number of documents holding it (the
+    columns are the ``vocabulary``'s numbers); and the number of documents.  Two parts'
+    statistics merge by adding."""
 
-    def __init__(self, n_classes: int):
-        self.occurrences: list[Counter] = [Counter() for _ in range(n_classes)]
-        self.documents: list[Counter] = [Counter() for _ in range(n_classes)]
+    def __init__(self, n_classes: int, vocabulary):
+        self.vocabulary = vocabulary
+        self.occurrences = np.zeros((n_classes, 0), dtype=np.int64)
+        self.documents = np.zeros((n_classes, 0), dtype=np.int64)
         self.n_documents = 0
 
-    def add(self, words: list[str], label: int) -> None:
-        """Count one document's words (after stemming and stop words) in class ``label``."""
-        self.occurrences[label].update(words)
-        self.documents[label].update(set(words))
-        self.n_documents += 1
+    def _widened(self) -> None:
+        """Room for every token of the vocabulary, grown by doubling (no copy per chunk)."""
+        width = self.occurrences.shape[1]
+        if width < len(self.vocabulary):
+            room = np.zeros((len(self.occurrences), max(len(self.vocabulary), 2 * width) - width), dtype=np.int64)
+            self.occurrences = np.hstack([self.occurrences, room])
+            self.documents = np.hstack([self.documents, room])
+
+    def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
+        """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
+        self._widened()
+        classes = np.repeat(labels, np.diff(indptr))
+        np.add.at(self.occurrences, (classes, ids), counts)
+        np.add.at(self.documents, (classes, ids), 1)
+        self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":
-        """The statistics of both parts."""
-        merged = WordStatistics(0)
-        merged.occurrences = [a + b for a, b in zip(self.occurrences, other.occurrences, strict=True)]
-        merged.documents = [a + b for a, b in zip(self.documents, other.documents, strict=True)]
-        merged.n_documents = self.n_documents + other.n_documents
-        return merged
+        """The statistics of both parts (these, grown by the other's)."""
+        ids = np.frombuffer(self.vocabulary.ids(other.vocabulary.words), dtype=np.int64)
+        self._widened()
+        self.occurrences[:, ids] += other.occurrences[:, : len(ids)]
+        self.documents[:, ids] += other.documents[:, : len(ids)]
+        self.n_documents += other.n_documents
+        return self
 
 
-def kept_words(occurrences: Counter, words_to_keep: int, min_term_freq: int) -> list[str]:
-    """A class's kept words in Java's string order: those whose occurrences reach the larger of
-    ``min_term_freq`` and the ``words_to_keep``-th largest occurrence count (ties kept)."""
-    threshold = min_term_freq
-    if len(occurrences) >= words_to_keep:
-        counts = sorted(occurrences.values())
-        threshold = max(min_term_freq, counts[len(counts) - words_to_keep])
-    return sorted((word for word, count in occurrences.items() if count >= threshold), key=java_order)
+def kept_words(words: list[str], occurrences: np.ndarray, words_to_keep: int, min_term_freq: int) -> list[str]:
+    """A class's kept words (``occurrences[k]`` those of ``words[k]``) in Java's string order: those
+    whose occurrences reach the larger of ``min_term_freq`` and the ``words_to_keep``-th largest
+    occurrence count of its words (ties kept)."""
+    counts = np.sort(occurrences[occurrences > 0])
+    threshold = (
+        max(min_term_freq, counts[len(counts) - words_to_keep]) if len(counts) >= words_to_keep else min_term_freq
+    )
+    return sorted((words[k] for k in np.flatnonzero(occurrences >= threshold)), key=java_order)
 
 
 class WordVector(Stage):
@@ -305,28 +320,38 @@ class WordVector(Stage):
         )
         self.n_classes = max(len(schema.attributes[class_index].labels), 1) if per_class else 1
         self.label_column = class_index if per_class else None
-        delimiters = unescaped(self.params["delimiters"])
+        delimiters, ngrams = unescaped(self.params["delimiters"]), ngram_sizes(self.params["ngrams"])
         alphabetic = self.params["tokenizer"] == "alphabetic"
-        self.split = tokenizer(delimiters, ngram_sizes(self.params["ngrams"]), alphabetic)
+        self.split = tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
+        #: ``_words.count``'s settings: a stemmer sends every text to ``tokens_of``
+        self.settings = (delimiters, alphabetic, self.params["lowercase"], *(ngrams or (0, 0)), self.stem is not None)
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
         self.most_words = 2 * Limits.from_environment().attributes
 
-    def words_of(self, chunk: Chunk) -> Iterable[list[str]]:
-        """Per row, its words (lowercased and stemmed as asked), over the converted attributes in order."""
-        columns = [chunk.text[int(position)] for position in self.features]
-        for texts in zip(*columns, strict=True) if columns else ([] for _ in range(chunk.n_rows)):
-            words: list[str] = []
-            for text in texts:
-                if text is not None:
-                    words.extend(self.split(text))
-            if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
-                words = [word.lower() for word in words]
-            if self.stem is not None:
-                words = [self._stemmed(word) for word in words]
-            yield words
+    def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
+        """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased)."""
+        tokens = self.split(text)
+        if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
+            tokens = [token.lower() for token in tokens]
+        if self.stem is not None:
+            tokens = [self._stemmed(token) for token in tokens]
+        if stopwords:
+            tokens = [token for token in tokens if token.lower() not in stopwords]
+        return tokens
+
+    def counted(self, chunk: Chunk, vocabulary, add: bool, stopwords: frozenset[str] = frozenset()):
+        """Per row of ``chunk``, the numbers in ``vocabulary`` of its distinct tokens over the converted
+        attributes (tokens not in it left out, or added with ``add``) and their occurrences: CSR's
+        ``indptr``, ``ids``, ``counts``.  The compiled ``count`` cuts ASCII texts; ``tokens_of`` the rest."""
+        columns = [list(chunk.text[int(position)]) for position in self.features]
+        stop_vocabulary = self.stop_vocabulary if stopwords else None
+        fallback = partial(self.tokens_of, stopwords=stopwords)
+        indptr, pairs = _words.count(vocabulary, columns, chunk.n_rows, add, *self.settings, stop_vocabulary, fallback)
+        entries = np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
+        return np.frombuffer(indptr, dtype=np.int64), entries[:, 0], entries[:, 1]
 
     def _stemmed(self, word: str) -> str:
         stem = self.stems.get(word)
@@ -343,30 +368,29 @@ class WordVector(Stage):
         return stem
 
     def _stopwords(self) -> frozenset[str]:
+        """The stop words, read once; ``stop_vocabulary`` holds them for ``_words.count``."""
         if self.stopwords is None:
             given = self.params["stopwords"]
-            if given is None:
-                self.stopwords = frozenset()
-            elif given == BUILT_IN_STOPWORDS:
-                self.stopwords = WEKA_STOPWORDS
-            else:
-                self.stopwords = read_stopwords(given)
+            self.stopwords = (
+                frozenset()
+                if given is None
+                else WEKA_STOPWORDS
+                if given == BUILT_IN_STOPWORDS
+                else read_stopwords(given)
+            )
+            self.stop_vocabulary = _words.Vocabulary(sorted(self.stopwords))
         return self.stopwords
 
     def new_statistics(self) -> WordStatistics:
-        return WordStatistics(self.n_classes)
+        return WordStatistics(self.n_classes, _words.Vocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
-        stopwords = self._stopwords()
         if self.label_column is None:
             labels = np.zeros(chunk.n_rows, dtype=np.int64)
         else:
             column = chunk.column(self.label_column)
             labels = np.where(np.isnan(column), 0, column).astype(np.int64)
-        for words, label in zip(self.words_of(chunk), labels.tolist(), strict=True):
-            if stopwords:
-                words = [word for word in words if word.lower() not in stopwords]
-            statistics.add(words, label)
+        statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
         return self._bounded(statistics)
 
     def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:
@@ -374,9 +398,8 @@ class WordVector(Stage):
 
     def _bounded(self, statistics: WordStatistics) -> WordStatistics:
         """``statistics``, unless they hold more than twice the words a file may declare
-        attributes: an error then, before the vocabulary (about 260 bytes a word) outgrows memory."""
-        held = sum(map(len, statistics.occurrences))
-        if held > self.most_words:
+        attributes: an error then, before the vocabulary outgrows memory."""
+        if len(statistics.vocabulary) > self.most_words:
             raise FilterkitError(
                 f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
                 f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
@@ -385,39 +408,35 @@ class WordVector(Stage):
         return statistics
 
     def finalize(self, statistics: WordStatistics) -> None:
+        words = statistics.vocabulary.words
         taken: dict[str, None] = {}
-        for occurrences in statistics.occurrences:
-            for word in kept_words(occurrences, self.params["words_to_keep"], self.params["min_term_freq"]):
+        for occurrences in statistics.occurrences[:, : len(words)]:
+            for word in kept_words(words, occurrences, self.params["words_to_keep"], self.params["min_term_freq"]):
                 taken.setdefault(word, None)
         self.words = list(taken)
-        self.document_counts = np.array(
-            [sum(documents[word] for documents in statistics.documents) for word in self.words], dtype=np.int64
-        )
+        ids = np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)
+        self.document_counts = statistics.documents[:, ids].sum(axis=0)
         self.n_documents = statistics.n_documents
         self._layout()
 
     def _layout(self) -> None:
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema
-        first_word = len(self.kept)
         prefix = self.params["prefix"]
         names = sum(len(schema.attributes[i].name.encode()) for i in self.kept) + sum(
             len(prefix.encode()) + len(word.encode()) for word in self.words
         )
         fewer = "keep fewer words with --words-to-keep or --min-term-freq"
-        refuse_unreadable_output(self.name, first_word + len(self.words), 0, names, fewer)
-        self.index = {word: first_word + k for k, word in enumerate(self.words)}
+        refuse_unreadable_output(self.name, len(self.kept) + len(self.words), 0, names, fewer)
+        self.vocabulary = _words.Vocabulary(self.words)
         attributes = [schema.attributes[i] for i in self.kept]
-        taken = {attribute.name for attribute in attributes}
-        for word in self.words:
-            name = prefix + word
-            if name in taken:
-                raise FilterkitError(
-                    f"stage 'words': the word attribute '{name}' would have the name of another attribute: "
-                    "give --prefix"
-                )
-            taken.add(name)
-            attributes.append(Attribute(name, NUMERIC, declared_type="numeric"))
+        taken = {attribute.name for attribute in attributes}  # the words themselves are distinct
+        clash = next((prefix + word for word in self.words if prefix + word in taken), None)
+        if clash is not None:
+            raise FilterkitError(
+                f"stage 'words': the word attribute '{clash}' would have the name of another attribute: give --prefix"
+            )
+        attributes += [Attribute(prefix + word, NUMERIC, declared_type="numeric") for word in self.words]
         self.word_schema = schema.with_attributes(attributes)
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
@@ -426,28 +445,16 @@ class WordVector(Stage):
         return self.word_schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        lengths, every_word = [], []
-        for words_of_row in self.words_of(chunk):
-            lengths.append(len(words_of_row))
-            every_word.extend(words_of_row)
-        columns = np.fromiter(map(self.index.get, every_word, repeat(-1)), dtype=np.int64, count=len(every_word))
-        rows = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), lengths)
-        found = columns >= 0
-        n_kept = len(self.kept)
-        shape = (chunk.n_rows, n_kept + len(self.words))
-        words = sp.csr_matrix((np.ones(int(found.sum())), (rows[found], columns[found])), shape=shape)
-        words.sum_duplicates()
-        data = words.data if self.params["counts"] else np.ones(len(words.data))
+        indptr, ids, counts = self.counted(chunk, self.vocabulary, False)
+        data = counts.astype(np.float64) if self.params["counts"] else np.ones(len(counts))
         if self.params["log_tf"]:
             data = np.log(data + 1.0)
         if self.params["idf"]:
-            data = data * self.idf[words.indices - n_kept]
-        words = sp.csr_matrix((data, words.indices, words.indptr), shape=shape)
-        given = chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)
-        passed = sp.csr_matrix(given)[:, self.kept] if self.kept else sp.csr_matrix((chunk.n_rows, 0))
-        passed = sp.hstack([passed, sp.csr_matrix((chunk.n_rows, len(self.words)))], format="csr")
-        values = (passed + words).tocsr()
-        values.sort_indices()
+            data = data * self.idf[ids]
+        words = sp.csr_matrix((data, ids, indptr), shape=(chunk.n_rows, len(self.words)))
+        passed = sp.csr_matrix(chunk.values)[:, self.kept] if self.kept else sp.csr_matrix((chunk.n_rows, 0))
+        values = sp.hstack([passed, words], format="csr")
+        values.eliminate_zeros()  # a word in every training document: idf 0
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
         return Chunk(values.astype(np.float64), text, chunk.weights)
 

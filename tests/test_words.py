@@ -293,12 +293,11 @@ def test_the_tokenizer_splits_at_wekas_delimiters():
 
 
 def test_ties_at_the_last_word_kept_are_all_kept():
-    from collections import Counter
-
-    counts = Counter({"b": 5, "a": 3, "c": 3, "d": 1})
-    assert kept_words(counts, 2, 1) == ["a", "b", "c"]
-    assert kept_words(counts, 4, 1) == ["a", "b", "c", "d"]
-    assert kept_words(counts, 10, 4) == ["b"]
+    words, counts = ["b", "a", "e", "c", "d"], np.array([5, 3, 0, 3, 1])  # e: not in this class
+    assert kept_words(words, counts, 2, 1) == ["a", "b", "c"]
+    assert kept_words(words, counts, 4, 1) == ["a", "b", "c", "d"]
+    assert kept_words(words, counts, 5, 1) == ["a", "b", "c", "d"]
+    assert kept_words(words, counts, 10, 4) == ["b"]
 
 
 def test_words_are_ordered_as_java_orders_strings():

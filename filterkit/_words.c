@@ -1,0 +1,490 @@
+/*
+ * The compiled tokenizer and counter of the ``words`` stage (plugins/words.py).
+ *
+ * ``Vocabulary`` numbers distinct tokens: a hash table of their UTF-8 bytes, one Python
+ * string per distinct token (``words``, in the order of their numbers).  ``count`` cuts a
+ * chunk's documents into tokens as plugins/words.py's ``tokenizer`` does (Weka's
+ * delimiters or ASCII letters, n-grams joined by one space and trimmed as Java trims),
+ * lowercases them, leaves out stop words and returns each row's distinct token numbers
+ * (ascending) with their occurrences as CSR arrays: no Python object per token.  Only
+ * ASCII documents are cut here; any other document, and every document when ``every`` is
+ * true (a stemmer), goes to the Python ``fallback``, which returns its final tokens: Java's
+ * and Python's lowercasing agree on ASCII alone.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t offset; /* of the token's bytes in ``text`` */
+    Py_ssize_t length;
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t *slots; /* entry number + 1, 0 for an empty slot; a power of two of them */
+    Py_ssize_t n_slots;
+    Entry *entries;
+    Py_ssize_t n, allocated;
+    char *text;
+    Py_ssize_t text_used, text_allocated;
+    PyObject *words;
+} Vocabulary;
+
+static uint64_t
+hash_of(const char *bytes, Py_ssize_t length)
+{
+    uint64_t hash = 14695981039346656037ULL; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < length; i++)
+        hash = (hash ^ (unsigned char)bytes[i]) * 1099511628211ULL;
+    return hash;
+}
+
+/* The number of the token, -1 when absent. */
+static Py_ssize_t
+find(Vocabulary *self, const char *bytes, Py_ssize_t length, uint64_t hash, Py_ssize_t *slot)
+{
+    Py_ssize_t mask = self->n_slots - 1;
+    for (Py_ssize_t i = (Py_ssize_t)(hash & (uint64_t)mask);; i = (i + 1) & mask) {
+        Py_ssize_t held = self->slots[i] - 1;
+        if (held < 0) {
+            *slot = i;
+            return -1;
+        }
+        Entry *entry = &self->entries[held];
+        if (entry->hash == hash && entry->length == length && memcmp(self->text + entry->offset, bytes, length) == 0)
+            return held;
+    }
+}
+
+static int
+grow(void **array, Py_ssize_t *allocated, Py_ssize_t needed, size_t size)
+{
+    if (needed <= *allocated)
+        return 1;
+    Py_ssize_t count = *allocated ? *allocated : 64;
+    while (count < needed)
+        count *= 2;
+    void *grown = PyMem_Realloc(*array, (size_t)count * size);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *array = grown;
+    *allocated = count;
+    return 1;
+}
+
+static int
+rehash(Vocabulary *self)
+{
+    Py_ssize_t n_slots = self->n_slots * 2;
+    Py_ssize_t *slots = PyMem_Calloc((size_t)n_slots, sizeof(Py_ssize_t));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < self->n; k++) {
+        Py_ssize_t i = (Py_ssize_t)(self->entries[k].hash & (uint64_t)(n_slots - 1));
+        while (slots[i])
+            i = (i + 1) & (n_slots - 1);
+        slots[i] = k + 1;
+    }
+    PyMem_Free(self->slots);
+    self->slots = slots;
+    self->n_slots = n_slots;
+    return 1;
+}
+
+/* The token's number, a new one if absent and ``add``; -1 when absent and not added, -2
+ * with an exception set.  ``word`` is the token as a string, or NULL to make one. */
+static Py_ssize_t
+number(Vocabulary *self, const char *bytes, Py_ssize_t length, int add, PyObject *word)
+{
+    uint64_t hash = hash_of(bytes, length);
+    Py_ssize_t slot;
+    Py_ssize_t found = find(self, bytes, length, hash, &slot);
+    if (found >= 0 || !add)
+        return found;
+    if (!grow((void **)&self->entries, &self->allocated, self->n + 1, sizeof(Entry)) ||
+        !grow((void **)&self->text, &self->text_allocated, self->text_used + length + 1, 1))
+        return -2;
+    if (word == NULL)
+        word = PyUnicode_DecodeUTF8(bytes, length, "surrogatepass");
+    else
+        Py_INCREF(word);
+    if (word == NULL || PyList_Append(self->words, word) < 0) {
+        Py_XDECREF(word);
+        return -2;
+    }
+    Py_DECREF(word);
+    memcpy(self->text + self->text_used, bytes, length);
+    self->entries[self->n] = (Entry){hash, self->text_used, length};
+    self->text_used += length;
+    self->slots[slot] = ++self->n;
+    if (self->n * 2 > self->n_slots && !rehash(self))
+        return -2;
+    return self->n - 1;
+}
+
+/* The number of a string, added when absent and ``add``. */
+static Py_ssize_t
+number_of_string(Vocabulary *self, PyObject *word, int add)
+{
+    if (!PyUnicode_Check(word)) {
+        PyErr_Format(PyExc_TypeError, "a token is %.100s, not a string", Py_TYPE(word)->tp_name);
+        return -2;
+    }
+    PyObject *encoded = PyUnicode_AsEncodedString(word, "utf-8", "surrogatepass");
+    if (encoded == NULL)
+        return -2;
+    Py_ssize_t found = number(self, PyBytes_AS_STRING(encoded), PyBytes_GET_SIZE(encoded), add, word);
+    Py_DECREF(encoded);
+    return found;
+}
+
+static void
+Vocabulary_dealloc(Vocabulary *self)
+{
+    PyMem_Free(self->slots);
+    PyMem_Free(self->entries);
+    PyMem_Free(self->text);
+    Py_XDECREF(self->words);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Vocabulary_ids(Vocabulary *self, PyObject *words);
+
+static PyObject *
+Vocabulary_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *words = NULL;
+    if (!PyArg_ParseTuple(args, "|O:Vocabulary", &words))
+        return NULL;
+    Vocabulary *self = (Vocabulary *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->n_slots = 64;
+    self->slots = PyMem_Calloc(64, sizeof(Py_ssize_t));
+    self->words = PyList_New(0);
+    if (self->slots == NULL || self->words == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    if (words != NULL) {
+        PyObject *ids = Vocabulary_ids(self, words);
+        if (ids == NULL) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        Py_DECREF(ids);
+    }
+    return (PyObject *)self;
+}
+
+/* ids(words): each word's number (int64 bytes), words not yet numbered added. */
+static PyObject *
+Vocabulary_ids(Vocabulary *self, PyObject *words)
+{
+    PyObject *sequence = PySequence_Fast(words, "words must be a sequence of strings");
+    if (sequence == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    for (Py_ssize_t i = 0; ids != NULL && i < n; i++) {
+        Py_ssize_t id = number_of_string(self, PySequence_Fast_GET_ITEM(sequence, i), 1);
+        if (id < 0)
+            Py_CLEAR(ids);
+        else
+            ((int64_t *)PyBytes_AS_STRING(ids))[i] = id;
+    }
+    Py_DECREF(sequence);
+    return ids;
+}
+
+static PyObject *
+Vocabulary_reduce(Vocabulary *self, PyObject *unused)
+{
+    return Py_BuildValue("(O(O))", Py_TYPE(self), self->words);
+}
+
+static Py_ssize_t
+Vocabulary_length(Vocabulary *self)
+{
+    return self->n;
+}
+
+static PyObject *
+Vocabulary_get_words(Vocabulary *self, void *unused)
+{
+    return PyList_GetSlice(self->words, 0, self->n); /* a copy: the table and its list stay in step */
+}
+
+typedef struct {
+    int64_t id, count;
+} Pair;
+
+/* The settings of one ``count`` call and the rows it has made so far. */
+typedef struct {
+    Vocabulary *vocabulary;
+    int add, alphabetic, lowercase, ngram_min, ngram_max;
+    char delimiter[128];
+    Vocabulary *stopwords;
+    char *token, *lowered; /* scratch for one token */
+    Py_ssize_t token_allocated, lowered_allocated;
+    Py_ssize_t *starts, *ends; /* a document's words */
+    Py_ssize_t words_allocated, ends_allocated;
+    Pair *pairs; /* every row's (token number, occurrences), row after row; the current row's tokens */
+    Py_ssize_t n_pairs, pairs_allocated;
+} Counting;
+
+/* Count one occurrence of token number ``id`` (-1: not in a vocabulary not added to; -2: an error) in
+ * the current row.  The vocabulary is only read and added to: calls on other threads may share it. */
+static int
+count_number(Counting *c, Py_ssize_t id)
+{
+    if (id == -1)
+        return 1;
+    if (id < -1 || !grow((void **)&c->pairs, &c->pairs_allocated, c->n_pairs + 1, sizeof(Pair)))
+        return 0;
+    c->pairs[c->n_pairs++] = (Pair){id, 1};
+    return 1;
+}
+
+/* One ASCII token (the bytes token[0:length]): lowercased, left out if a stop word, counted. */
+static int
+count_token(Counting *c, char *token, Py_ssize_t length)
+{
+    if (c->lowercase || c->stopwords != NULL) {
+        if (!grow((void **)&c->lowered, &c->lowered_allocated, length, 1))
+            return 0;
+        for (Py_ssize_t i = 0; i < length; i++)
+            c->lowered[i] = (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] + 32 : token[i]);
+        if (c->stopwords != NULL) {
+            Py_ssize_t slot;
+            if (find(c->stopwords, c->lowered, length, hash_of(c->lowered, length), &slot) >= 0)
+                return 1;
+        }
+        if (c->lowercase)
+            token = c->lowered;
+    }
+    return count_number(c, number(c->vocabulary, token, length, c->add, NULL));
+}
+
+static int
+is_word_character(Counting *c, unsigned char character)
+{
+    if (c->alphabetic)
+        return (character | 32) >= 'a' && (character | 32) <= 'z';
+    return !c->delimiter[character];
+}
+
+/* Cut one ASCII document into its tokens and count them. */
+static int
+count_document(Counting *c, const char *text, Py_ssize_t length)
+{
+    Py_ssize_t n_words = 0;
+    for (Py_ssize_t i = 0; i < length;) {
+        if (!is_word_character(c, (unsigned char)text[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        while (i < length && is_word_character(c, (unsigned char)text[i]))
+            i++;
+        if (c->ngram_min == 0) {
+            if (!grow((void **)&c->token, &c->token_allocated, i - start, 1))
+                return 0;
+            memcpy(c->token, text + start, i - start);
+            if (!count_token(c, c->token, i - start))
+                return 0;
+            continue;
+        }
+        if (!grow((void **)&c->starts, &c->words_allocated, n_words + 1, sizeof(Py_ssize_t)) ||
+            !grow((void **)&c->ends, &c->ends_allocated, n_words + 1, sizeof(Py_ssize_t)))
+            return 0;
+        c->starts[n_words] = start;
+        c->ends[n_words++] = i;
+    }
+    for (Py_ssize_t n = c->ngram_min; c->ngram_min && n <= c->ngram_max && n <= n_words; n++) {
+        for (Py_ssize_t first = 0; first + n <= n_words; first++) {
+            Py_ssize_t used = 0;
+            for (Py_ssize_t k = first; k < first + n; k++) {
+                Py_ssize_t size = c->ends[k] - c->starts[k];
+                if (!grow((void **)&c->token, &c->token_allocated, used + size + 1, 1))
+                    return 0;
+                if (k > first)
+                    c->token[used++] = ' ';
+                memcpy(c->token + used, text + c->starts[k], size);
+                used += size;
+            }
+            char *token = c->token; /* trimmed as Java's String.trim: characters up to U+0020 */
+            while (used > 0 && (unsigned char)token[used - 1] <= ' ')
+                used--;
+            while (used > 0 && (unsigned char)token[0] <= ' ') {
+                token++;
+                used--;
+            }
+            if (!count_token(c, token, used))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+    int64_t first = ((const Pair *)a)->id, second = ((const Pair *)b)->id;
+    return (first > second) - (first < second);
+}
+
+/* Count one document through the Python fallback: its final tokens as a list of strings. */
+static int
+count_through(Counting *c, PyObject *fallback, PyObject *text)
+{
+    PyObject *tokens = PyObject_CallOneArg(fallback, text);
+    if (tokens == NULL)
+        return 0;
+    PyObject *sequence = PySequence_Fast(tokens, "the fallback must return a list of strings");
+    Py_DECREF(tokens);
+    if (sequence == NULL)
+        return 0;
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(sequence); i++)
+        ok = count_number(c, number_of_string(c->vocabulary, PySequence_Fast_GET_ITEM(sequence, i), c->add));
+    Py_DECREF(sequence);
+    return ok;
+}
+
+static int
+count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObject *fallback, int64_t *indptr)
+{
+    Py_ssize_t n_columns = PyList_GET_SIZE(columns);
+    for (Py_ssize_t column = 0; column < n_columns; column++) {
+        PyObject *texts = PyList_GET_ITEM(columns, column);
+        if (!PyList_Check(texts) || PyList_GET_SIZE(texts) != n_rows) {
+            PyErr_SetString(PyExc_ValueError, "each column must be a list of one text per row");
+            return 0;
+        }
+    }
+    indptr[0] = 0;
+    for (Py_ssize_t row = 0; row < n_rows; row++) {
+        Py_ssize_t row_start = c->n_pairs;
+        for (Py_ssize_t column = 0; column < n_columns; column++) {
+            PyObject *text = PyList_GET_ITEM(PyList_GET_ITEM(columns, column), row);
+            if (text == Py_None)
+                continue;
+            if (!PyUnicode_Check(text)) {
+                PyErr_Format(PyExc_TypeError, "a document is %.100s, not a string", Py_TYPE(text)->tp_name);
+                return 0;
+            }
+            int ok = every || !PyUnicode_IS_ASCII(text)
+                         ? count_through(c, fallback, text)
+                         : count_document(c, (const char *)PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text));
+            if (!ok)
+                return 0;
+        }
+        qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
+        Py_ssize_t distinct = row_start; /* each token's occurrences summed into its first pair */
+        for (Py_ssize_t k = row_start; k < c->n_pairs; k++) {
+            if (distinct > row_start && c->pairs[distinct - 1].id == c->pairs[k].id)
+                c->pairs[distinct - 1].count++;
+            else
+                c->pairs[distinct++] = c->pairs[k];
+        }
+        c->n_pairs = distinct;
+        indptr[row + 1] = c->n_pairs;
+    }
+    return 1;
+}
+
+static PyMethodDef Vocabulary_methods[] = {
+    {"ids", (PyCFunction)Vocabulary_ids, METH_O, "Each word's number (int64 bytes), words not yet numbered added."},
+    {"__reduce__", (PyCFunction)Vocabulary_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static PyGetSetDef Vocabulary_getset[] = {
+    {"words", (getter)Vocabulary_get_words, NULL, "A list of the distinct tokens, in the order of their numbers.", NULL},
+    {NULL},
+};
+
+static PySequenceMethods Vocabulary_sequence = {.sq_length = (lenfunc)Vocabulary_length};
+
+static PyTypeObject VocabularyType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "filterkit._words.Vocabulary",
+    .tp_doc = "Distinct tokens numbered in the order they came, from an optional list of words.",
+    .tp_basicsize = sizeof(Vocabulary),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Vocabulary_new,
+    .tp_dealloc = (destructor)Vocabulary_dealloc,
+    .tp_methods = Vocabulary_methods,
+    .tp_getset = Vocabulary_getset,
+    .tp_as_sequence = &Vocabulary_sequence,
+};
+
+/* count(vocabulary, columns, n_rows, add, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
+ *       every, stopwords, fallback) -> (indptr, pairs)
+ *
+ * columns: one list per converted attribute of each row's text (a string or None); a row's
+ * tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
+ * (else they are left out).  delimiters: a string (only its ASCII characters matter here).
+ * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
+ * stopwords: a Vocabulary of lowercased stop words, left out of ASCII texts, or None.
+ * Returns bytes of int64: the n_rows + 1 row offsets, and per row its (token number,
+ * occurrences) pairs by ascending number. */
+static PyObject *
+count(PyObject *module, PyObject *args)
+{
+    Counting c = {0};
+    PyObject *columns, *delimiters, *stopwords, *fallback;
+    Py_ssize_t n_rows;
+    int every;
+    if (!PyArg_ParseTuple(args, "O!O!npUppiipOO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
+                          &n_rows, &c.add, &delimiters, &c.alphabetic, &c.lowercase, &c.ngram_min, &c.ngram_max,
+                          &every, &stopwords, &fallback))
+        return NULL;
+    if (stopwords != Py_None && !PyObject_TypeCheck(stopwords, &VocabularyType)) {
+        PyErr_SetString(PyExc_TypeError, "stopwords must be a Vocabulary or None");
+        return NULL;
+    }
+    c.stopwords = stopwords == Py_None ? NULL : (Vocabulary *)stopwords;
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(delimiters); i++) {
+        Py_UCS4 character = PyUnicode_READ_CHAR(delimiters, i);
+        if (character < 128)
+            c.delimiter[character] = 1;
+    }
+    PyObject *indptr = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * (Py_ssize_t)sizeof(int64_t));
+    PyObject *result = NULL;
+    if (indptr != NULL && count_rows(&c, columns, n_rows, every, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
+        result = Py_BuildValue("(Oy#)", indptr, c.pairs ? (const char *)c.pairs : "", c.n_pairs * (Py_ssize_t)sizeof(Pair));
+    Py_XDECREF(indptr);
+    PyMem_Free(c.token);
+    PyMem_Free(c.lowered);
+    PyMem_Free(c.starts);
+    PyMem_Free(c.ends);
+    PyMem_Free(c.pairs);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"count", count, METH_VARARGS, "Each row's distinct tokens and their occurrences, as CSR arrays."},
+    {NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
+
+PyMODINIT_FUNC
+PyInit__words(void)
+{
+    if (PyType_Ready(&VocabularyType) < 0)
+        return NULL;
+    PyObject *created = PyModule_Create(&module);
+    if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)
+        Py_CLEAR(created);
+    return created;
+}

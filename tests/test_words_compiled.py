@@ -1,0 +1,166 @@
+"""The compiled tokenizer and counter of ``words`` (``filterkit/_words.c``) against a Python
+oracle over ``WordVector.tokens_of``, the tokenizer the Weka tests check."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import sys
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.stage import Context
+from filterkit_plugins.words import WordStatistics, WordVector, _words
+
+#: Characters documents are drawn from: letters, Weka's delimiters, control characters, and
+#: non-ASCII text whose lowercasing only Python's (Java's) rules give (Σ, İ, the Kelvin sign K).
+ALPHABET = list("abcXYZ ") + list(" \r\n\t.,;:'\"()?!") + ["\x01", "\x1f", "-"] + list("éΣσςİ\u212aß😀")
+SCHEMA = Schema(
+    "docs", (Attribute("title", STRING), Attribute("text", STRING), Attribute("class", NOMINAL, ("n", "y")))
+)
+OPTION_SETS = [
+    {},
+    {"lowercase": True},
+    {"lowercase": True, "stopwords": "weka"},
+    {"ngrams": "1-2", "lowercase": True},
+    {"ngrams": "2-3", "stopwords": "weka"},
+    {"tokenizer": "alphabetic", "lowercase": True, "ngrams": "1-3"},
+    {"delimiters": "", "lowercase": True},
+    {"delimiters": "a\\t\u00e9", "ngrams": "1-2"},
+]
+
+
+def documents(n: int, seed: int) -> list[str | None]:
+    """``n`` documents: random ones (a third of them ASCII only), empty ones, missing ones (None)."""
+    generator = random.Random(seed)
+    ascii_only = [c for c in ALPHABET if c.isascii()]
+    made: list[str | None] = []
+    for k in range(n):
+        alphabet = ascii_only if k % 3 else ALPHABET
+        made.append("".join(generator.choice(alphabet) for _ in range(generator.randrange(40))))
+    return made + ["", None, "THE The the a AN", "İ K ΣΑΣ σας", 'a\\\'b \\"c\\"']
+
+
+def counted_in_python(stage: WordVector, chunk: Chunk, words: list[str], add: bool, stopwords=frozenset()):
+    """The oracle of ``stage.counted``: per row, its distinct tokens' numbers in ``words`` (new ones
+    appended with ``add``, else left out), ascending, and their occurrences."""
+    numbers = {word: k for k, word in enumerate(words)}
+    indptr, pairs = [0], []
+    for texts in zip(*(chunk.text[int(position)] for position in stage.features)):
+        counted: Counter = Counter()
+        for token in (token for text in texts if text is not None for token in stage.tokens_of(text, stopwords)):
+            if add and token not in numbers:
+                numbers[token] = len(words)
+                words.append(token)
+            if token in numbers:
+                counted[numbers[token]] += 1
+        pairs += sorted(counted.items())
+        indptr.append(len(pairs))
+    return [indptr, [pair[0] for pair in pairs], [pair[1] for pair in pairs]]
+
+
+def stage_for(**options) -> WordVector:
+    stage = WordVector(**options)
+    stage.prepare(SCHEMA, Context(class_index=2))
+    return stage
+
+
+def chunk_of(titles: list, texts: list) -> Chunk:
+    values = np.zeros((len(texts), 3))
+    values[:, 2] = np.arange(len(texts)) % 2
+    return Chunk(values, {0: titles, 1: texts})
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda options: " ".join(f"{k}={v}" for k, v in options.items()))
+def test_the_compiled_count_is_the_python_count(options):
+    stage = stage_for(**options)
+    stopwords = stage._stopwords()
+    texts = documents(300, seed=len(options))
+    chunk = chunk_of(list(reversed(texts)), texts)
+    compiled, words = _words.Vocabulary(), []
+    counted = stage.counted(chunk, compiled, True, stopwords)
+    assert [a.tolist() for a in counted] == counted_in_python(stage, chunk, words, True, stopwords)
+    assert compiled.words == words and len(words) > 10
+    kept = words[::3]  # the transform's lookup: the other tokens left out, none added
+    found = stage.counted(chunk, _words.Vocabulary(kept), False)
+    assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
+
+
+def test_only_documents_that_are_not_ascii_go_to_the_python_tokenizer():
+    stage = stage_for(lowercase=True)
+    asked = []
+    tokens_of = stage.tokens_of
+    stage.tokens_of = lambda text, stopwords: asked.append(text) or tokens_of(text, stopwords)
+    texts = ["Plain ASCII text", "Straße", "more plain text", "ΟΔΟΣ.ΚΑΙ"]
+    indptr, ids, counts = stage.counted(chunk_of([None] * 4, texts), vocabulary := _words.Vocabulary(), True)
+    assert asked == ["Straße", "ΟΔΟΣ.ΚΑΙ"]
+    words = vocabulary.words
+    assert [sorted(words[i] for i in ids[indptr[r] : indptr[r + 1]]) for r in range(4)] == [
+        ["ascii", "plain", "text"],
+        ["straße"],
+        ["more", "plain", "text"],
+        ["και", "οδος"],  # each token lowercased alone, as Java does: the final sigma of ΟΔΟΣ is ς
+    ]
+
+
+def test_rows_without_tokens_give_empty_arrays_not_none():
+    stage = stage_for()
+    indptr, ids, counts = stage.counted(chunk_of(["", None], [" .,", None]), _words.Vocabulary(), True)
+    assert indptr.tolist() == [0, 0, 0] and ids.tolist() == [] and counts.tolist() == []
+
+
+def test_a_row_counts_each_token_once_with_its_occurrences_in_number_order():
+    stage = stage_for(ngrams="1-2")
+    vocabulary = _words.Vocabulary(["b", "a"])
+    indptr, ids, counts = stage.counted(chunk_of(["a b a"], ["b a b"]), vocabulary, True)
+    assert vocabulary.words == ["b", "a", "a b", "b a"]
+    assert indptr.tolist() == [0, 4] and ids.tolist() == [0, 1, 2, 3] and counts.tolist() == [3, 3, 2, 2]
+
+
+def test_a_vocabulary_pickles_and_statistics_merge_by_their_words():
+    stage = stage_for(lowercase=True)
+    first, second = stage.new_statistics(), stage.new_statistics()
+    stage.accumulate(first, chunk_of(["Wheat corn"], ["wheat"]))
+    stage.accumulate(second, chunk_of(["rice"], ["CORN rice rice"]))
+    second = pickle.loads(pickle.dumps(second))
+    merged = stage.merge(first, second)
+    assert isinstance(merged, WordStatistics) and merged.vocabulary.words == ["wheat", "corn", "rice"]
+    assert merged.occurrences[0, :3].tolist() == [2, 2, 3] and merged.documents[0, :3].tolist() == [1, 2, 1]
+    assert merged.n_documents == 2
+
+
+def test_fitting_memory_follows_the_vocabulary_not_the_documents():
+    stage = stage_for(lowercase=True)
+    statistics = stage.new_statistics()
+    for _ in range(200):
+        stage.accumulate(statistics, chunk_of(["grain wheat"] * 50, ["Corn corn RICE"] * 50))
+    assert len(statistics.vocabulary) == 4 and statistics.occurrences.shape[1] <= 64
+    assert statistics.n_documents == 10_000 and statistics.occurrences[:, :4].sum() == 10_000 * 5
+
+
+def test_threads_sharing_the_transforms_vocabulary_count_as_one_thread():
+    stage = stage_for(lowercase=True)
+    texts = documents(400, seed=7)
+    chunk = chunk_of(texts, list(reversed(texts)))
+    vocabulary = _words.Vocabulary()
+    stage.counted(chunk, vocabulary, True)
+    alone = [a.tolist() for a in stage.counted(chunk, vocabulary, False)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch inside the Python tokenizer of the non-ASCII texts
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(lambda _: [a.tolist() for a in stage.counted(chunk, vocabulary, False)], range(8)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(counted == alone for counted in together)
+
+
+def test_changing_the_list_of_words_leaves_the_vocabulary_as_it_was():
+    vocabulary = _words.Vocabulary(["a", "b"])
+    vocabulary.words.append("c")
+    assert vocabulary.words == ["a", "b"] and len(vocabulary) == 2
+    assert np.frombuffer(vocabulary.ids(["c", "a"]), dtype=np.int64).tolist() == [2, 0]
