@@ -33,7 +33,7 @@ from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema, weka_range
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
 from filterkit.stage import Option, Stage, StateArray
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
@@ -48,12 +48,23 @@ LONG_MAX = 2**63 - 1
 
 def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
     """The chunk with only the columns at ``kept`` (ascending), text side columns renumbered."""
-    values = chunk.values[:, kept]
-    if chunk.is_sparse:
-        values = cast(sp.csr_matrix, values).tocsr()
     new_position = {int(old): new for new, old in enumerate(kept)}
     text = {new_position[column]: texts for column, texts in chunk.text.items() if column in new_position}
-    return Chunk(values, text, chunk.weights)
+    if chunk.is_sparse:
+        return Chunk.from_csr(*kept_columns(chunk.csr(), kept), text, chunk.weights)
+    return Chunk(chunk.values[:, kept], text, chunk.weights)
+
+
+def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
+    ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
+    new_index = np.full(rows.shape[1], -1, dtype=np.int64)
+    new_index[columns] = np.arange(len(columns))
+    renumbered = new_index[rows.indices]
+    keep = renumbered >= 0
+    kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
 
 
 class AttributeSubset(Stage):

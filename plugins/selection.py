@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Any
 
 import numpy as np
 
@@ -61,20 +61,14 @@ from filterkit.metrics import (
     weka_ranking,
 )
 from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, Chunk, CsrArrays
+from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
 from filterkit.statistics import ValueCounts
 
+from .housekeeping import subset_chunk
+
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
-
-
-class _Scorer(Protocol):
-    """A stage before ``select`` that records a score per feature."""
-
-    name: str
-
-    def feature_scores(self) -> dict[str, float]: ...
 
 
 @dataclass
@@ -195,10 +189,10 @@ class Selector(Stage):
         if not self.learns:
             self._choose(self._recorded_scores(), None)
 
-    def _preceding_scorer(self, context) -> _Scorer:
+    def _preceding_scorer(self, context) -> Any:
         for stage in reversed(context.previous):
             if callable(getattr(stage, "feature_scores", None)):
-                return cast(_Scorer, stage)
+                return stage
         raise FilterkitError(
             "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
             "or put a scorer before it (e.g. ig --no-scale select --top 100)"
@@ -361,11 +355,7 @@ class Selector(Stage):
         return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        new_position = {old: new for new, old in enumerate(self.columns.tolist())}
-        text = {new_position[column]: rows for column, rows in chunk.text.items()}
-        if chunk.is_sparse:
-            return Chunk.from_csr(*kept_columns(chunk.csr(), self.columns), text, chunk.weights)
-        return Chunk(chunk.values[:, self.columns], text, chunk.weights)
+        return subset_chunk(chunk, self.columns)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -415,18 +405,6 @@ def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.nda
                 active = True
             cursor[turn] = position
     return np.array(order, dtype=np.int64)
-
-
-def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-    """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
-    ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
-    new_index = np.full(rows.shape[1], -1, dtype=np.int64)
-    new_index[columns] = np.arange(len(columns))
-    renumbered = new_index[rows.indices]
-    keep = renumbered >= 0
-    kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
-    np.cumsum(keep, out=kept_before[1:])
-    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
 
 
 def selector_for(metrics: dict) -> type[Selector]:
