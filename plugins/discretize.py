@@ -45,7 +45,7 @@ from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray, numeric_features
 from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
 
-from .ordinal import csr_of_runs
+from .ordinal import csr_of_runs, output_offsets, unique_schema
 
 
 def attribute_range(text: str, n_attributes: int) -> np.ndarray:
@@ -218,41 +218,25 @@ class Discretizer(Stage):
             for span in (slice(starts[j], starts[j + 1]) for j in range(len(self.features)))
         ]
 
-    def _cuts_of(self, k: int) -> np.ndarray:
-        return self.cut_points[self.cut_starts[k] : self.cut_starts[k] + self.cut_counts[k]]
-
     def _layout(self) -> None:
-        """The output attributes, and each input attribute's first output column and width."""
-        schema = self.input_schema
-        self.cut_starts = np.r_[0, np.cumsum(self.cut_counts)[:-1]].astype(np.int64)
-        width = np.ones(len(schema), dtype=np.int64)
-        if self.params["binary"]:
+        """The output attributes, each input attribute's first output column, and the cut points' keys."""
+        binary = self.params["binary"]
+        self.cut_starts = np.cumsum(self.cut_counts) - self.cut_counts
+        width = np.ones(len(self.input_schema), dtype=np.int64)
+        if binary:
             width[self.features] = np.maximum(self.cut_counts, 1)
-        most_labels = 2 if self.params["binary"] else int(self.cut_counts.max(initial=0)) + 1
-        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
-        refuse_unreadable_output(self.name, int(width.sum()), most_labels, int(width @ name_bytes), self._fewer_cuts())
-        self.offsets = np.r_[0, np.cumsum(width)[:-1]].astype(np.int64)
-        self.width = width
-        feature_of = {int(position): k for k, position in enumerate(self.features)}
-        attributes: list[Attribute] = []
-        for position, attribute in enumerate(schema.attributes):
-            k = feature_of.get(position)
-            if k is None:
-                attributes.append(attribute)
-                continue
-            cuts = self._cuts_of(k)
-            if self.params["binary"] and len(cuts):
-                attributes.extend(
-                    Attribute(f"{attribute.name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1]))
-                    for j in range(len(cuts))
-                )
+        most_labels = 2 if binary else int(self.cut_counts.max(initial=0)) + 1
+        self.offsets = output_offsets(self, width, most_labels, self._fewer_cuts())
+        groups = [[attribute] for attribute in self.input_schema.attributes]
+        for position, cuts in zip(self.features.tolist(), np.split(self.cut_points, self.cut_starts[1:])):
+            name = groups[position][0].name
+            if binary and len(cuts):
+                groups[position] = [
+                    Attribute(f"{name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1])) for j in range(len(cuts))
+                ]
             else:
-                attributes.append(Attribute(attribute.name, NOMINAL, range_labels(cuts)))
-        names = [a.name for a in attributes]
-        if len(set(names)) != len(names):
-            clash = next(name for k, name in enumerate(names) if name in names[:k])
-            raise FilterkitError(f"stage 'discretize': the attribute name '{clash}' is already taken")
-        self.discretized_schema = schema.with_attributes(attributes)
+                groups[position] = [Attribute(name, NOMINAL, range_labels(cuts))]
+        self.discretized_schema = unique_schema(self, groups, "attribute")
         # one sorted key per cut point, (feature, cut) as a complex number, so one
         # searchsorted counts the cut points below every value
         owner = np.repeat(np.arange(len(self.features)), self.cut_counts)
