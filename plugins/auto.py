@@ -1,34 +1,13 @@
 """``auto``: a per-feature policy — each numeric feature gets the treatment its own training
-rows support (KDD'09 §5's "automated policies"; docs/algorithms.md §14).
+rows support (KDD'09 §5's "automated policies"; docs/algorithms.md §14 is the reference).
 
-Treatments map a feature's value x to g(x):
-
-* ``presence``: 1 where x ≠ 0, else 0 (``binarize``);
-* ``raw``: x itself;
-* ``shape``: the LP shaper's p̃(x) (KDD'09 §3.2; zero bin on a sparse feature, none on a
-  dense one);
-* ``both``: the default column and a shaped copy, ``NAME@shape``, right after it;
-* ``drop``: the attribute is removed.
-
-Every kept column is then scaled as the scorers scale (KDD'09 §3.4): g's training range is
-widened to the metric's score of g (``--metric``, BNS by default).  A feature is *sparse*
-when at least half of its known training rows are 0: it keeps 0 at 0 (g(x)·s/(max g − min g),
-sparse stays sparse); a dense feature gets (g(x) − min g)·s/(max g − min g).
-
-The choice is cross-fitted: every training row falls in one of ``--folds`` inner folds by a
-hash of its own values (so neither row order, chunk size nor partition moves it), and each
-treatment's criterion is the AUC of g alone on the held-out rows, g fitted (its direction,
-or the shaper) on the other folds, the folds weighted by the pairs they rank.  The default
-is ``presence`` on a sparse feature and ``raw`` on a dense one; another treatment is chosen
-only for a feature with ``--min-support`` positive and negative rows where it carries a
-value, when its criterion beats the default's by max(``--min-gain``, ``--evidence`` standard
-errors of a chance AUC).  ``--shape-copy``: a dense feature gets a shaped copy unless shaping
-is worse alone (the criterion cannot see how features combine in a linear model, which the
-copy leaves to the classifier); ``--drop``: a supported feature no treatment lifts above
-chance is removed.
-
-Statistics are one value histogram by class per inner fold (features × distinct values ×
-folds, never rows), and they merge, so ``--engine dask`` gives the same bytes.
+A treatment maps a feature's value x to g(x): ``presence`` (1 where x ≠ 0), ``raw`` (x),
+``shape`` (the LP shaper's p̃(x)), ``both`` (the default column and a shaped copy ``NAME@shape``
+right after it) or ``drop``.  Every kept column is then scaled as the scorers scale, its training
+range widened to the metric's score of g; a *sparse* feature (at least half its known rows 0)
+keeps 0 at 0.  The choice is cross-fitted: each treatment's criterion is the AUC of g alone on
+held-out inner folds, drawn by a hash of each row's own values.  Statistics are one value
+histogram by class per inner fold (never rows), and they merge.
 """
 
 from __future__ import annotations

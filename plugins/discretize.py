@@ -1,33 +1,14 @@
-"""``discretize``: Weka 3.6's ``Discretize`` filters, supervised and unsupervised.
+"""``discretize``: Weka 3.6's ``Discretize`` filters, supervised and unsupervised (docs/algorithms.md
+§11 is the reference).
 
-By default, Fayyad & Irani's MDL method (IJCAI 1993) as Weka's
-``weka.filters.supervised.attribute.Discretize`` runs it with its default options
-(:func:`filterkit.discretization.mdl_cut_points_by_feature`); with ``--bins N``, the unsupervised
-``weka.filters.unsupervised.attribute.Discretize -B N``: N bins of equal width over the
-training range, or with ``--equal-frequency`` (``-F``) of equal summed weight.
-
-Every numeric attribute in ``--attributes`` (Weka's ``-R``, 1-based, ``first-last`` by
-default) other than the class becomes a nominal attribute of the same name whose labels
-are Weka's range labels, ``'(-inf-2.45]'``, ``'(2.45-4.75]'``, ``'(4.75-inf)'`` (the
-apostrophes are part of the label, as in Weka's output; bounds printed as Weka's
-``Utils.doubleToString(x, 6)``), or ``'All'`` when no cut point was found.  A value goes
-to the first bin whose upper bound it does not exceed.  With ``--binary`` (Weka's ``-D``)
-each cut point c_j becomes its own two-label attribute ``NAME_j`` (``'(-inf-c_j]'``,
-``'(c_j-inf)'``): 0 where the value is ≤ c_j, 1 above — the cumulative form of
-``ordinal``, at the MDL cut points; an attribute with no cut point stays one ``'All'``
-attribute.  A missing value stays missing.  Other attributes pass through.
-
-±Infinity is cut as Weka cuts it: MDL and equal frequency take it as a value (a cut point
-beside it is ±Infinity; between −∞ and ∞ it is NaN, above which every value falls), except
-that Weka sorts a missing value as the largest double, below ∞, and cuts only the values
-before it, so a feature with a missing training value has its ∞ rows left out of its fit.
-Equal width refuses an infinite training value; bins wider than the largest double have
-cut points at Infinity, as in Weka.
-
-The cut points are fitted from mergeable statistics: the per-feature class counts of each
-distinct value (:class:`~filterkit.statistics.ValueCounts`) for MDL and equal frequency,
-each feature's training range (:class:`~filterkit.statistics.PresenceCounts`) for equal
-width, so memory follows the features' distinct values, not the rows.
+By default Fayyad & Irani's MDL method (IJCAI 1993) as ``weka.filters.supervised.attribute.Discretize``
+runs it (:func:`filterkit.discretization.mdl_cut_points_by_feature`); with ``--bins N`` the unsupervised
+``Discretize -B N``: equal width, or equal summed weight with ``--equal-frequency``.  Each numeric
+attribute in ``--attributes`` but the class becomes a nominal one with Weka's range labels
+(``'(-inf-2.45]'``, …; ``'All'`` without a cut point), or with ``--binary`` one two-label attribute per
+cut point; ±Infinity is cut as Weka cuts it.  The statistics are per feature and distinct value
+(:class:`~filterkit.statistics.ValueCounts`), or each feature's range for equal width, so memory
+follows the features' distinct values, not the rows.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
-"""The housekeeping stages around a chain, each after its Weka 3.6 filter.
-
-* ``remove`` / ``keep`` (``Remove``, ``RemoveType``): drop, or keep only, the attributes named by
-  ``--range`` (Weka's 1-based ``first-3,5,last``), ``--names``, ``--regex`` (the whole name) or
-  ``--type``; several of them name their union.  The class is never removed unless named (its
-  name in ``--names``, or its number, ``first`` or ``last`` as an item of ``--range``), and
-  ``keep`` always keeps it.
-* ``remove-useless`` (``RemoveUseless``): drops the attributes with fewer than two distinct
-  known values (all missing included) and the nominal ones whose distinct values are more than
-  ``--max-percent`` of their known rows.
-* ``replace-missing`` (``ReplaceMissingValues``): a missing numeric or date value becomes the
-  attribute's training mean, a missing nominal one its training mode, both weighted by the
-  instance weights; the class is left as it is.
-* ``fold`` (``StratifiedRemoveFolds``): keeps the rows of one of N stratified folds, or with
-  ``--invert`` the others.
-
-Statistics are per attribute (and per nominal label), merged exactly, so memory follows the
-features; ``fold`` is the exception, holding one 52-bit key per training row (see
-:class:`StratifiedFold`).
+"""The housekeeping stages around a chain, each after its Weka 3.6 filter (docs/algorithms.md §13):
+``remove`` / ``keep`` (``Remove``, ``RemoveType``: the union of ``--range``, ``--names``, ``--regex``
+and ``--type``; the class goes only when named one by one, and ``keep`` always keeps it),
+``remove-useless`` (``RemoveUseless``), ``replace-missing`` (``ReplaceMissingValues``) and ``fold``
+(``StratifiedRemoveFolds``).  Statistics are per attribute (and per nominal label), merged exactly,
+so memory follows the features; ``fold`` holds one 52-bit key per distinct training row.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
-"""``ordinal``: Esuli & Sebastiani's ordinal-to-binary encoding (ECIR'09 §2;
-docs/algorithms.md §6).
+"""``ordinal``: Esuli & Sebastiani's ordinal-to-binary encoding (ECIR'09 §2; docs/algorithms.md §6
+is the reference).
 
-Every numeric attribute whose training values are all non-negative integers
-(word counts, say) is replaced, in place, by one 0/1 attribute ``NAME>=v`` per
-distinct non-zero training value ``v₁ < … < vₙ``: 1 where the value is ≥ v.
-A value of 0 sets none of them, so sparse data stays sparse; a test value
-never seen in training sets every attribute whose threshold it reaches (2.5
-sets ``>=1`` and ``>=2``); a missing value makes all of them missing.  An
-attribute with no non-zero training value produces no attribute.  Other
-attributes (negative or fractional values, the class, non-numeric ones) pass
-through unchanged.
-
-``--max-thresholds M`` keeps at most M thresholds for an attribute with more
-than M distinct non-zero values: with the attribute's non-zero training values
-sorted (each row once, by its instance weight), threshold i (i = 0 … M−1) is the
-lower i/M quantile, the smallest value v whose cumulative weight exceeds
-i/M of the total.  Threshold 0 is always the smallest value (presence), and
-thresholds that coincide are kept once.  When the attribute's rows all weigh 0,
-each distinct value counts once.
+Every numeric attribute whose training values are all non-negative integers is replaced, in place,
+by one 0/1 attribute ``NAME>=v`` per distinct non-zero training value v (``--max-thresholds M``: at
+most M, at weighted quantiles), 1 where the value is ≥ v: 0 sets none, so sparse stays sparse.
+Other attributes pass through unchanged.
 """
 
 from __future__ import annotations

@@ -1,43 +1,12 @@
-"""``select``: keep the best-ranked features (JMLR 2003; Brank et al.;
-docs/algorithms.md §5).
+"""``select``: keep the best-ranked features (JMLR 2003; Brank et al.; docs/algorithms.md §5 is the
+reference of the rules, the ranking, the ties, ``--per-class``'s turns and the SVM's sample).
 
-Ranking comes from ``--metric NAME`` (any registered metric, a plugin's too,
-scored on this stage's input), ``--metric svm`` (|w| of a linear SVM trained on
-a seeded sample of the training rows, Brank et al. §3.1.1, called "normal-1/k" in §5.1), or,
-without ``--metric``, the scores recorded by the nearest preceding stage that
-records them (a scorer such as ``ig --no-scale``, or another ``select``).
-
-Exactly one rule picks how many: ``--top K``, ``--fraction F`` (⌈F·n⌉ of the n
-numeric features, at least 1), ``--min-score X`` or ``--sparsity S`` (Brank §2:
-the best-ranked features, in rank order, while the average number of non-zero
-values per training row stays ≤ S; the first feature that would exceed S
-stops the selection).  Ties in score are broken by attribute position, the
-earlier first; with ``--combine joint`` (Weka's k-class IG and χ²) the ranking
-is Weka 3.6's ``Ranker`` order, ties included.  Kept attributes keep their input
-order; the class, string, date and relational attributes are always kept.
-
-With ``--metric NAME`` nominal attributes are ranked with the numeric ones and
-dropped when not selected (``--numeric-only``: ranked and selected among the
-numeric ones only, the nominal ones always kept); a nominal attribute's score is
-its metric over its values (:mod:`filterkit.metrics`).  Without ``--metric`` the
-preceding scorer's scores rank the numeric features (scorers score numeric
-features only).
-
-``--per-class`` (with ``--metric``) ranks the features once per class, one
-class against the rest, and takes them in turns: the first class's best, the
-second class's best, …, in the order the class attribute declares its labels
-(classes without training rows take no turn), each class skipping features
-already taken, until the rule is met; a class's own ties go to the earlier
-attribute.  ``--min-score X`` keeps what the classes offer at X or more (a
-class stops when its next feature scores less); ``--sparsity`` follows the
-turns.  The scores a following ``select`` sees are each feature's best
-one-vs-rest score.
-
-Decisions: the sparsity average counts every training row once (instance
-weights and the class do not matter: it measures the data, not the task), and
-a missing value is not a non-zero value.  The SVM sample draws one seeded
-uniform number per row in input order, so it is the same whatever the chunk
-size; it holds the sampled rows (the one statistic here that grows with rows).
+Ranking comes from ``--metric NAME`` (any registered metric, scored on this stage's input; nominal
+attributes are ranked too, unless ``--numeric-only``), ``--metric svm`` (|w| of a linear SVM trained
+on a seeded sample of the training rows, Brank §3.1.1) or, without ``--metric``, the scores the
+nearest preceding scorer recorded.  Exactly one of ``--top``, ``--fraction``, ``--min-score`` and
+``--sparsity`` says how many.  Kept attributes keep their input order; the class, string, date and
+relational attributes are always kept.  The SVM's sample is the one statistic here that grows with rows.
 """
 
 from __future__ import annotations
