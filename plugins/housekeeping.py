@@ -163,6 +163,12 @@ class KeepAttributes(_SelectedAttributes):
         self._refuse_empty()
 
 
+def label_layout(attributes) -> tuple[np.ndarray, np.ndarray]:
+    """Per attribute its number of labels (0 unless nominal) and where they start among all of them."""
+    counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
+    return counts, np.cumsum(counts) - counts
+
+
 @dataclass
 class UsefulnessCounts:
     """Per attribute of the input: its known (non-missing) rows, its smallest and largest known
@@ -222,8 +228,7 @@ class RemoveUseless(AttributeSubset):
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in schema.attributes])
-        self.label_offsets = np.r_[0, np.cumsum(self.label_counts)[:-1]].astype(np.int64)
+        self.label_counts, self.label_offsets = label_layout(schema.attributes)
         self.kept = np.arange(len(schema), dtype=np.int64)
 
     def new_statistics(self) -> UsefulnessCounts:
@@ -348,9 +353,7 @@ class ReplaceMissing(Stage):
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        attributes = [schema.attributes[i] for i in self.features]
-        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
-        self.label_offsets = np.r_[0, np.cumsum(self.label_counts)[:-1]].astype(np.int64)
+        self.label_counts, self.label_offsets = label_layout(schema.attributes[i] for i in self.features)
         self.feature_of = np.full(len(schema), -1, dtype=np.int64)
         self.feature_of[self.features] = np.arange(len(self.features))
 
@@ -428,26 +431,9 @@ class ReplaceMissing(Stage):
             replacement[k] = float(np.argmax(weights))
         self.replacement = replacement
 
-    def transform(self, chunk: Chunk) -> Chunk:
-        if chunk.is_sparse:
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            which = self.feature_of[matrix.indices]
-            fill = np.isnan(matrix.data) & (which >= 0)
-            if not fill.any():
-                return chunk
-            data = matrix.data.copy()
-            data[fill] = self.replacement[which[fill]]
-            result = sp.csr_matrix((data, matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
-            result.eliminate_zeros()
-            return Chunk(result, chunk.text, chunk.weights)
-        values = np.asarray(chunk.values)
-        block = values[:, self.features]
-        missing = np.isnan(block)
-        if not missing.any():
-            return chunk
-        filled = values.copy()
-        filled[:, self.features] = np.where(missing, self.replacement, block)
-        return Chunk(filled, chunk.text, chunk.weights)
+    def value_map(self):
+        """A missing value becomes its feature's replacement; the others stay."""
+        return lambda positions, values: np.where(np.isnan(values), self.replacement[positions], values)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
