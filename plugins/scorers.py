@@ -10,8 +10,6 @@ scorer's too.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from filterkit.errors import FilterkitError
@@ -73,9 +71,6 @@ class ScorerStage(ClassValueCountsStage):
     }
 
     def check_params(self) -> None:
-        alpha = self.params["alpha"]
-        if alpha is not None and math.isnan(alpha):
-            raise FilterkitError("option --alpha: nan is not a number")
         if self.params["multiply"] and not self.params["scale"]:
             raise FilterkitError(
                 f"stage '{self.name}': --multiply and --no-scale contradict each other "
