@@ -30,7 +30,6 @@ from filterkit.stage import (
     Option,
     Stage,
     StateArray,
-    numeric_features,
     range_scaling,
     refuse_infinite_ranges,
     scale_values,
@@ -200,10 +199,6 @@ class AutoStage(Stage):
             raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
         self.class_attribute = schema.attributes[context.class_index]
 
-    def select_features(self, schema, context):
-        """The numeric attributes other than the class."""
-        return numeric_features(schema, context.class_index)
-
     def new_statistics(self) -> FoldCounts:
         n_classes = len(self.class_attribute.labels)
         return FoldCounts([ValueCounts.empty(len(self.features), n_classes) for _ in range(self.params["folds"])])
@@ -280,18 +275,11 @@ class AutoStage(Stage):
             trained = training.histogram(include_zero=True)
             trained_positives = trained.of_class(self.positive)
             trained_negatives = trained.rows - trained_positives
-            raw_direction = np.where(
-                auc_by_feature(trained.feature, trained.value, trained_positives, trained_negatives, n) >= 0.5,
-                1.0,
-                -1.0,
-            )
-            presence_direction = np.where(
-                auc_by_feature(
-                    trained.feature, (trained.value != 0).astype(float), trained_positives, trained_negatives, n
+            presence_direction, raw_direction = (
+                np.where(
+                    auc_by_feature(trained.feature, score, trained_positives, trained_negatives, n) >= 0.5, 1.0, -1.0
                 )
-                >= 0.5,
-                1.0,
-                -1.0,
+                for score in ((trained.value != 0).astype(float), trained.value)
             )
             sparse_knots, dense_knots = self._knots(True, training), self._knots(False, training)
             tested = held.histogram(include_zero=True)
@@ -367,16 +355,16 @@ class AutoStage(Stage):
         self.zero_probability = np.where(on_sparse, sparse_knots.at_zero(), dense_knots.at_zero())
         self.default_probability = sparse_knots.default_probability
         self.knots = self._fitted_knots()
-        main_kind = np.where(self.treatment == BOTH, np.where(on_sparse, PRESENCE, RAW), self.treatment)
-        copy_kind = np.where(self.treatment == BOTH, SHAPE, DROP)
         self.scores, self.offset, self.factor, self.inner_exponent, self.outer_exponent = self._scaling(
-            full, histogram, main_kind
+            full, histogram, self._kind(copy=False)
         )
         _, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = self._scaling(
-            full, histogram, copy_kind
+            full, histogram, self._kind(copy=True)
         )
+        self._layout()
         if self.params["report"]:
-            self._print_report()
+            for line in self.fit_summary():
+                print(f"auto: {line}", file=sys.stderr)
 
     def _scaling(self, full: ValueCounts, histogram, kind: np.ndarray):
         """Per feature, for the column whose treatment is ``kind``: the metric's score of the
@@ -427,27 +415,32 @@ class AutoStage(Stage):
         treated[treatment == DROP] = 0.0
         return np.where(np.isnan(values), np.nan, treated)
 
+    def _kind(self, copy: bool) -> np.ndarray:
+        """Per feature the treatment of its own column, or with ``copy`` of its shaped copy (DROP: none)."""
+        if copy:
+            return np.where(self.treatment == BOTH, SHAPE, DROP)
+        return np.where(self.treatment == BOTH, np.where(self.sparse.astype(bool), PRESENCE, RAW), self.treatment)
+
     def _output(self, positions: np.ndarray, values: np.ndarray, copy: bool = False) -> np.ndarray:
         """The output of each (feature position, value): g scaled to the metric's score; with
         ``copy``, the shaped copy of a ``both`` feature."""
         if copy:
-            kind = np.where(self.treatment == BOTH, SHAPE, DROP)
             scaling = (self.copy_factor, self.copy_offset, self.copy_inner_exponent, self.copy_outer_exponent)
         else:
-            kind = np.where(self.treatment == BOTH, np.where(self.sparse.astype(bool), PRESENCE, RAW), self.treatment)
             scaling = (self.factor, self.offset, self.inner_exponent, self.outer_exponent)
         factor, offset, inner, outer = scaling
         return scale_values(
-            self._treated(positions, values, kind),
+            self._treated(positions, values, self._kind(copy)),
             factor[positions],
             offset[positions],
             (inner[positions], outer[positions]),
         )
 
-    def _layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Where the output columns come from: the kept input columns, and after each ``both``
-        feature its shaped copy; returns (source column per output column, whether the output
-        column is a copy, the output column of each kept input column)."""
+    def _layout(self) -> None:
+        """Where the output columns come from: the kept input columns, and after each ``both`` feature
+        its shaped copy.  Sets ``source`` (the input column of each output column), ``is_copy``,
+        ``destination`` (the output column of each kept input column) and ``position_of`` (each input
+        column's position among the features, −1 for none)."""
         n_attributes = len(self.input_schema.attributes)
         kept = np.ones(n_attributes, dtype=bool)
         kept[self.features[self.treatment == DROP]] = False
@@ -457,16 +450,17 @@ class AutoStage(Stage):
         is_copy = np.r_[False, source[1:] == source[:-1]] if len(source) else np.zeros(0, dtype=bool)
         destination = np.full(n_attributes, -1, dtype=np.int64)
         destination[source[~is_copy]] = np.flatnonzero(~is_copy)
-        return source, is_copy, destination
+        self.source, self.is_copy, self.destination = source, is_copy, destination
+        self.position_of = np.full(n_attributes, -1, dtype=np.int64)
+        self.position_of[self.features] = np.arange(len(self.features))
 
     def output_schema(self):
         schema = super().output_schema()
-        source, is_copy, _ = self._layout()
         attributes = [
             Attribute(f"{schema.attributes[i].name}{COPY_SUFFIX}", NUMERIC, declared_type="numeric")
             if copy
             else schema.attributes[i]
-            for i, copy in zip(source.tolist(), is_copy.tolist())
+            for i, copy in zip(self.source.tolist(), self.is_copy.tolist())
         ]
         names = [a.name for a in attributes]
         if len(set(names)) != len(names):
@@ -477,13 +471,10 @@ class AutoStage(Stage):
     def _zero_moving_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The output columns not 0 where their input is (a dense feature's own column with an
         offset, a dense feature's shaped copy), and the shaped copies of sparse features."""
-        source, is_copy, destination = self._layout()
-        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
-        copy_columns = np.flatnonzero(is_copy)
-        copy_of_sparse = self.sparse[position_of[source[copy_columns]]].astype(bool)
+        copy_columns = np.flatnonzero(self.is_copy)
+        copy_of_sparse = self.sparse[self.position_of[self.source[copy_columns]]].astype(bool)
         moves_zero = (self.offset * self.factor != 0) & (self.treatment != DROP)
-        filled = np.r_[destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
+        filled = np.r_[self.destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
         return filled, copy_columns[copy_of_sparse]
 
     def preserves_zeros(self) -> bool:
@@ -491,13 +482,11 @@ class AutoStage(Stage):
         return hasattr(self, "offset") and not len(self._zero_moving_columns()[0])
 
     def transform(self, chunk: Chunk) -> Chunk:
-        source, is_copy, destination = self._layout()
+        source, is_copy, destination = self.source, self.is_copy, self.destination
         text = {int(destination[column]): texts for column, texts in chunk.text.items()}
         if chunk.is_sparse:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            position_of = np.full(matrix.shape[1], -1, dtype=np.int64)
-            position_of[self.features] = np.arange(len(self.features))
-            positions = position_of[matrix.indices]
+            positions = self.position_of[matrix.indices]
             acted = positions >= 0
             data = matrix.data.copy()
             data[acted] = self._output(positions[acted], data[acted])
@@ -511,7 +500,7 @@ class AutoStage(Stage):
             copied[acted] = self._output(positions[acted], matrix.data[acted], copy=True)
             copies = with_stored_values(matrix, np.where(acted, copied, 0.0))[:, source[sparse_copies]]
             untouched = np.setdiff1d(np.arange(len(source)), np.r_[filled, sparse_copies])
-            dense_part = sp.csr_matrix(self._filled_columns(chunk, source, filled))
+            dense_part = sp.csr_matrix(self._filled_columns(chunk, filled))
             columns = sp.hstack([output[:, untouched], dense_part, copies]).tocsr()
             order = np.argsort(np.r_[untouched, filled, sparse_copies], kind="stable")
             return Chunk(sp.csr_matrix(columns[:, order]), text, chunk.weights)
@@ -521,32 +510,24 @@ class AutoStage(Stage):
         positions = np.broadcast_to(np.flatnonzero(kept), block.shape).ravel()
         output[:, destination[self.features[kept]]] = self._output(positions, block.ravel()).reshape(block.shape)
         if is_copy.any():
-            output[:, is_copy] = self._filled_columns(chunk, source, np.flatnonzero(is_copy))
+            output[:, is_copy] = self._filled_columns(chunk, np.flatnonzero(is_copy))
         return Chunk(output, text, chunk.weights)
 
-    def _filled_columns(self, chunk: Chunk, source: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    def _filled_columns(self, chunk: Chunk, columns: np.ndarray) -> np.ndarray:
         """The output ``columns`` (each a feature's or a shaped copy), computed densely."""
-        _, is_copy, _ = self._layout()
-        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
-        inputs = source[columns]
+        inputs = self.source[columns]
         values = chunk.values
         block = cast(sp.csr_matrix, values)[:, inputs].toarray() if chunk.is_sparse else values[:, inputs]
         result = np.empty(block.shape)
         for copy in (False, True):
-            chosen = is_copy[columns] == copy
+            chosen = self.is_copy[columns] == copy
             if chosen.any():
                 result[:, chosen] = self._output(
-                    np.broadcast_to(position_of[inputs[chosen]], (block.shape[0], chosen.sum())).ravel(),
+                    np.broadcast_to(self.position_of[inputs[chosen]], (block.shape[0], chosen.sum())).ravel(),
                     block[:, chosen].ravel(),
                     copy=copy,
                 ).reshape(block.shape[0], chosen.sum())
         return result
-
-    def _print_report(self) -> None:
-        """``--report``: :meth:`fit_summary` on stderr, each line after ``auto:``."""
-        for line in self.fit_summary():
-            print(f"auto: {line}", file=sys.stderr)
 
     def fit_summary(self) -> list[str]:
         """What fitting chose (``filterkit -v``): the count per treatment, then the ten features with
@@ -582,6 +563,7 @@ class AutoStage(Stage):
         if unsorted.any():
             raise invalid_state(self, "the knots are not sorted by feature and value")
         self.knots = self._fitted_knots()
+        self._layout()
 
 
 def auto_stage_for(metrics: dict) -> type[AutoStage]:
