@@ -122,9 +122,8 @@ class Discretizer(Stage):
         return self.params["bins"] is None
 
     def select_features(self, schema, context) -> np.ndarray:
-        chosen = set(attribute_range(self.params["attributes"], len(schema)).tolist())
         numeric = numeric_features(schema, context.class_index)
-        return numeric[np.isin(numeric, list(chosen))]
+        return numeric[np.isin(numeric, attribute_range(self.params["attributes"], len(schema)))]
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)

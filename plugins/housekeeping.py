@@ -76,10 +76,6 @@ class AttributeSubset(Stage):
     def transform(self, chunk: Chunk) -> Chunk:
         return subset_chunk(chunk, self.kept)
 
-    def _refuse_empty(self) -> None:
-        if not len(self.kept):
-            raise FilterkitError(f"stage '{self.name}' would leave no attribute")
-
 
 _SELECTION_OPTIONS = (
     Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
@@ -96,9 +92,21 @@ _SELECTION_OPTIONS = (
 
 
 class _SelectedAttributes(AttributeSubset):
-    """``remove`` and ``keep``: the attributes named by the union of the given rules."""
+    """``remove`` and ``keep`` (``keeps``): the attributes named by the union of the given rules."""
 
     options = _SELECTION_OPTIONS
+    keeps = False
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        chosen, one_by_one = self.named(schema)
+        kept = chosen if self.keeps else set(range(len(schema))) - chosen
+        class_index = context.class_index
+        if class_index is not None and (self.keeps or class_index not in one_by_one):
+            kept.add(class_index)
+        self.kept = np.array(sorted(kept), dtype=np.int64)
+        if not len(self.kept):
+            raise FilterkitError(f"stage '{self.name}' would leave no attribute")
 
     def check_params(self) -> None:
         if all(self.params[name] is None for name in ("range", "names", "regex", "type")):
@@ -139,14 +147,6 @@ class RemoveAttributes(_SelectedAttributes):
     name = "remove"
     summary = "Remove attributes by --range, --names, --regex or --type (Weka's Remove, RemoveType)."
 
-    def prepare(self, schema, context) -> None:
-        super().prepare(schema, context)
-        chosen, one_by_one = self.named(schema)
-        if context.class_index is not None and context.class_index not in one_by_one:
-            chosen.discard(context.class_index)
-        self.kept = np.array([i for i in range(len(schema)) if i not in chosen], dtype=np.int64)
-        self._refuse_empty()
-
 
 class KeepAttributes(_SelectedAttributes):
     """Keep only the named attributes and the class (Weka's Remove -V and RemoveType -V)."""
@@ -154,13 +154,7 @@ class KeepAttributes(_SelectedAttributes):
     name = "keep"
     summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class."
 
-    def prepare(self, schema, context) -> None:
-        super().prepare(schema, context)
-        chosen, _ = self.named(schema)
-        if context.class_index is not None:
-            chosen.add(context.class_index)
-        self.kept = np.array(sorted(chosen), dtype=np.int64)
-        self._refuse_empty()
+    keeps = True
 
 
 def label_layout(attributes) -> tuple[np.ndarray, np.ndarray]:

@@ -95,10 +95,6 @@ class Selector(Stage):
         if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
-        if metric is not None and metric != SVM and metric not in self.metrics:
-            raise FilterkitError(
-                f"select --metric {metric!r}: no such metric (registered: {', '.join(sorted(self.metrics))}, or svm)"
-            )
         if metric == SVM and self.params["combine"] == JOINT:
             raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max or mean")
         if self.params["per_class"]:
