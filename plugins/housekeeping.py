@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -296,8 +296,7 @@ def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
 
 
-@dataclass
-class MissingValueSums:
+class MissingValueSums(NamedTuple):
     """Exact weighted sums for means and modes: the total weight, per feature the weight of its
     missing values and its positive and negative weighted values, per nominal label its weight."""
 
@@ -309,23 +308,12 @@ class MissingValueSums:
 
     def merge(self, other: "MissingValueSums") -> "MissingValueSums":
         """The sums of both parts."""
-        return MissingValueSums(
-            self.total.plus(other.total),
-            self.missing.plus(other.missing),
-            self.positive.plus(other.positive),
-            self.negative.plus(other.negative),
-            self.labels.plus(other.labels),
-        )
+        return MissingValueSums(*(mine.plus(theirs) for mine, theirs in zip(self, other)))
 
 
 class ReplaceMissing(Stage):
-    """Replace missing values by the training mean or mode (Weka's ReplaceMissingValues).
-
-    As Weka 3.6: numeric and date attributes take their mean over the rows where they are known
-    (weighted; a sparse row's unstored 0 counts), or 0 when their known rows weigh nothing;
-    nominal ones take their most frequent label by weight (the first on a tie; the first label
-    when none is known); the class, string and relational attributes are left as they are.
-    """
+    """Replace missing values by the training mean or mode (Weka's ReplaceMissingValues;
+    docs/algorithms.md §13); a nominal attribute with no known value takes its first label."""
 
     name = "replace-missing"
     summary = (
@@ -450,17 +438,11 @@ class RowKeys:
 
 
 class StratifiedFold(Stage):
-    """Keep one of N stratified folds of the rows, or the others (Weka's StratifiedRemoveFolds).
-
-    Each row gets a key, a seeded 52-bit hash of its content (values, texts, weight), so the
-    same row falls in the same fold whatever the row order, chunk size or partitioning, and
-    copies of a row fall in the same fold (no row is both trained and tested on).  The distinct
-    rows of each class (in the class's label order, rows with a missing class last) are ranked
-    by key and dealt out in turn, as Weka deals its class-sorted rows: fold k holds the rows at
-    positions ≡ k−1 (mod N) of that order, so each fold gets ⌊m/N⌋ or ⌈m/N⌉ of a class's m
-    distinct rows, and Weka's fold sizes when no row repeats.  Rows of other data (``apply``)
-    fall where their keys rank among the training rows'.  Without a nominal class the rows
-    form one group.  The fitted state is one key per distinct training row.
+    """Keep one of N stratified folds of the rows, or the others (Weka's StratifiedRemoveFolds;
+    docs/algorithms.md §13).  A row's key is a seeded 52-bit hash of its content (values, texts,
+    weight): neither row order, chunk size nor partitioning moves it, and copies of a row share its
+    fold.  Rows of other data (``apply``) fall where their keys rank among the training rows'; without
+    a nominal class the rows form one group.  The fitted state is one key per distinct training row.
     """
 
     name = "fold"

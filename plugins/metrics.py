@@ -1,16 +1,8 @@
-"""The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1), and five term weights.
-
-Each is a vectorized function of the 2×2 counts, as restated exactly in the
-project's algorithm reference (docs/algorithms.md §2).  The
-asymmetric ones (acc, f1, oddn, odds, pow, pr) invert a negatively correlated
-feature first, so every metric rewards it too.  ig, chi (and igm) have a k-class
-form over a contingency table of values × classes (``--combine joint``),
-computed in the order of Weka 3.6's ``ContingencyTables`` so the scores are
-Weka's to the bit; dfreq and rand do not depend on the class split.
-
-The term weights (docs/algorithms.md §2.1) are the s of tf·s under a scorer's
-``--multiply``: idf, rf (Lan et al. 2009), nbr (Wang & Manning 2012), didf
-(Martineau & Finin 2009) and igm (Chen et al. 2016; k-class too).
+"""The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1), and five term weights
+(idf, rf, nbr, didf, igm: the s of tf·s under a scorer's ``--multiply``), each a vectorized function
+of the 2×2 counts as docs/algorithms.md §2 and §2.1 restate them.  ig, chi and igm also have a
+k-class form over a values × classes table (``--combine joint``), ig's and chi's summed in the order
+of Weka 3.6's ``ContingencyTables`` so the scores are Weka's to the bit.
 """
 
 from __future__ import annotations
