@@ -75,17 +75,6 @@ def inner_folds(chunk: Chunk, n_folds: int, seed: int) -> np.ndarray:
         return (_mixed(row_sum) >> np.uint64(11)).astype(np.int64) % n_folds
 
 
-class FoldCounts:
-    """One :class:`ValueCounts` per inner fold; merges fold by fold."""
-
-    def __init__(self, folds: list[ValueCounts]):
-        self.folds = folds
-
-    def merge(self, other: "FoldCounts") -> "FoldCounts":
-        """Statistics of the rows of both."""
-        return FoldCounts([mine.merge(theirs) for mine, theirs in zip(self.folds, other.folds)])
-
-
 def auc_by_feature(
     feature: np.ndarray, score: np.ndarray, positives: np.ndarray, negatives: np.ndarray, n_features: int
 ) -> np.ndarray:
@@ -199,11 +188,16 @@ class AutoStage(Stage):
             raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
         self.class_attribute = schema.attributes[context.class_index]
 
-    def new_statistics(self) -> FoldCounts:
+    def new_statistics(self) -> list[ValueCounts]:
+        """One :class:`ValueCounts` per inner fold."""
         n_classes = len(self.class_attribute.labels)
-        return FoldCounts([ValueCounts.empty(len(self.features), n_classes) for _ in range(self.params["folds"])])
+        return [ValueCounts.empty(len(self.features), n_classes) for _ in range(self.params["folds"])]
 
-    def accumulate(self, statistics: FoldCounts, chunk: Chunk) -> FoldCounts:
+    def merge(self, first: list[ValueCounts], second: list[ValueCounts]) -> list[ValueCounts]:
+        """The counts of the rows of both, fold by fold."""
+        return [mine.merge(theirs) for mine, theirs in zip(first, second)]
+
+    def accumulate(self, statistics: list[ValueCounts], chunk: Chunk) -> list[ValueCounts]:
         fold = inner_folds(chunk, self.params["folds"], self.params["seed"])
         n_classes = len(self.class_attribute.labels)
         parts = []
@@ -211,7 +205,7 @@ class AutoStage(Stage):
             rows = np.flatnonzero(fold == k)
             part = Chunk(chunk.values[rows], {}, None if chunk.weights is None else chunk.weights[rows])
             parts.append(ValueCounts.of_chunk(part, self.features, self.context.class_index, n_classes))
-        return statistics.merge(FoldCounts(parts))
+        return self.merge(statistics, parts)
 
     def _knots(self, zero_bin: bool, counts: ValueCounts) -> Knots:
         """The LP shaper's estimates (``shape``'s defaults, missing kept) of this stage's features
@@ -238,9 +232,9 @@ class AutoStage(Stage):
             shaped[on_sparse] = sparse_knots.at(positions[on_sparse], values[on_sparse])
         return shaped
 
-    def finalize(self, statistics: FoldCounts) -> None:
+    def finalize(self, statistics: list[ValueCounts]) -> None:
         n = len(self.features)
-        full = functools.reduce(ValueCounts.merge, statistics.folds)
+        full = functools.reduce(ValueCounts.merge, statistics)
         self.positive = positive_code(self.class_attribute, full.class_totals, self.context.positive)
         low, high = full.training_range()
         refuse_infinite_ranges(self, low, high)
@@ -256,7 +250,7 @@ class AutoStage(Stage):
             np.bincount(histogram.feature[carries], weights=positives[carries], minlength=n),
             np.bincount(histogram.feature[carries], weights=negatives[carries], minlength=n),
         )
-        self.criterion_presence, self.criterion_raw, self.criterion_shape = self._cross_fitted(statistics.folds)
+        self.criterion_presence, self.criterion_raw, self.criterion_shape = self._cross_fitted(statistics)
         known_positives = np.bincount(histogram.feature, weights=positives, minlength=n)
         known_negatives = np.bincount(histogram.feature, weights=negatives, minlength=n)
         self._choose(support, chance_spread(known_positives, known_negatives))
