@@ -37,6 +37,7 @@ from filterkit.stage import (
 )
 from filterkit.statistics import ValueCounts
 
+from .ordinal import unique_schema
 from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
 
 #: The treatments, by the code the model file stores for each feature.
@@ -456,11 +457,7 @@ class AutoStage(Stage):
             else schema.attributes[i]
             for i, copy in zip(self.source.tolist(), self.is_copy.tolist())
         ]
-        names = [a.name for a in attributes]
-        if len(set(names)) != len(names):
-            repeated = next(name for name in names if names.count(name) > 1)
-            raise FilterkitError(f"stage 'auto': the shaped copy '{repeated}' repeats another attribute's name")
-        return schema.with_attributes(attributes)
+        return unique_schema(self, [attributes], "shaped copy")
 
     def _zero_moving_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The output columns not 0 where their input is (a dense feature's own column with an

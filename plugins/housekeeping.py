@@ -77,24 +77,21 @@ class AttributeSubset(Stage):
         return subset_chunk(chunk, self.kept)
 
 
-_SELECTION_OPTIONS = (
-    Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
-    Option("names", str, None, "Attributes by name, comma-separated: a,b."),
-    Option(
-        "regex",
-        str,
-        None,
-        "Attributes whose whole name matches this regular expression (Python's re, run as written on "
-        "the names from the data: a pattern with nested repeats, such as (a+)+, can take exponential time).",
-    ),
-    Option("type", str, None, "Attributes of this type (Weka's RemoveType -T).", choices=TYPES),
-)
-
-
 class _SelectedAttributes(AttributeSubset):
     """``remove`` and ``keep`` (``keeps``): the attributes named by the union of the given rules."""
 
-    options = _SELECTION_OPTIONS
+    options = (
+        Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
+        Option("names", str, None, "Attributes by name, comma-separated: a,b."),
+        Option(
+            "regex",
+            str,
+            None,
+            "Attributes whose whole name matches this regular expression (Python's re, run as written on "
+            "the names from the data: a pattern with nested repeats, such as (a+)+, can take exponential time).",
+        ),
+        Option("type", str, None, "Attributes of this type (Weka's RemoveType -T).", choices=TYPES),
+    )
     keeps = False
 
     def prepare(self, schema, context) -> None:
@@ -425,18 +422,6 @@ class ReplaceMissing(Stage):
                 raise invalid_state(self, f"'replacement' holds {code!r} for a nominal attribute")
 
 
-@dataclass
-class RowKeys:
-    """Each training row's key and group (its class label's position; the missing class last)."""
-
-    keys: list[np.ndarray]
-    groups: list[np.ndarray]
-
-    def merge(self, other: "RowKeys") -> "RowKeys":
-        """The rows of both parts (their order does not matter: they are sorted when fitted)."""
-        return RowKeys(self.keys + other.keys, self.groups + other.groups)
-
-
 class StratifiedFold(Stage):
     """Keep one of N stratified folds of the rows, or the others (Weka's StratifiedRemoveFolds;
     docs/algorithms.md §13).  A row's key is a seeded 52-bit hash of its content (values, texts,
@@ -511,16 +496,21 @@ class StratifiedFold(Stage):
         groups = np.where(np.isnan(labels), self.n_groups - 1, np.nan_to_num(labels)).astype(np.int64)
         return keys, groups
 
-    def new_statistics(self) -> RowKeys:
-        return RowKeys([], [])
+    def new_statistics(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each chunk's row keys and groups (their order does not matter: they are sorted when fitted)."""
+        return []
 
-    def accumulate(self, statistics: RowKeys, chunk: Chunk) -> RowKeys:
-        keys, groups = self.row_keys(chunk)
-        return statistics.merge(RowKeys([keys], [groups]))
+    def accumulate(self, statistics: list, chunk: Chunk) -> list:
+        return [*statistics, self.row_keys(chunk)]
 
-    def finalize(self, statistics: RowKeys) -> None:
-        keys = np.concatenate(statistics.keys) if statistics.keys else np.zeros(0, dtype=np.int64)
-        groups = np.concatenate(statistics.groups) if statistics.groups else np.zeros(0, dtype=np.int64)
+    def merge(self, first: list, second: list) -> list:
+        """The rows of both parts."""
+        return first + second
+
+    def finalize(self, statistics: list) -> None:
+        none = np.zeros(0, dtype=np.int64)
+        keys = np.concatenate([keys for keys, _ in statistics] or [none])
+        groups = np.concatenate([groups for _, groups in statistics] or [none])
         pairs = np.unique(np.column_stack([groups, keys]), axis=0) if len(keys) else np.zeros((0, 2), np.int64)
         self.keys = pairs[:, 1].astype(np.int64)
         self.group_counts = np.bincount(pairs[:, 0], minlength=self.n_groups).astype(np.int64)

@@ -34,7 +34,7 @@ from filterkit.schema import NOMINAL, Chunk
 from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
 from filterkit.statistics import ValueCounts
 
-from .housekeeping import subset_chunk
+from .housekeeping import label_layout, subset_chunk
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
@@ -135,10 +135,7 @@ class Selector(Stage):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.scores: np.ndarray | None = None
-        self.labels = np.array(
-            [len(schema.attributes[i].labels) if schema.attributes[i].kind == NOMINAL else 0 for i in self.features],
-            dtype=np.int64,
-        )
+        self.labels = label_layout(schema.attributes[i] for i in self.features)[0]
         metric = self.params["metric"]
         self.combine = self.params["combine"] or "max"
         if metric is not None:
