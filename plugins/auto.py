@@ -473,8 +473,8 @@ class AutoStage(Stage):
         return hasattr(self, "offset") and not len(self._zero_moving_columns()[0])
 
     def transform(self, chunk: Chunk) -> Chunk:
-        source, is_copy, destination = self.source, self.is_copy, self.destination
-        text = {int(destination[column]): texts for column, texts in chunk.text.items()}
+        source = self.source
+        text = {int(self.destination[column]): texts for column, texts in chunk.text.items()}
         if chunk.is_sparse:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
             positions = self.position_of[matrix.indices]
@@ -496,12 +496,8 @@ class AutoStage(Stage):
             order = np.argsort(np.r_[untouched, filled, sparse_copies], kind="stable")
             return Chunk(sp.csr_matrix(columns[:, order]), text, chunk.weights)
         output = chunk.values[:, source]
-        kept = destination[self.features] >= 0
-        block = chunk.values[:, self.features[kept]]
-        positions = np.broadcast_to(np.flatnonzero(kept), block.shape).ravel()
-        output[:, destination[self.features[kept]]] = self._output(positions, block.ravel()).reshape(block.shape)
-        if is_copy.any():
-            output[:, is_copy] = self._filled_columns(chunk, np.flatnonzero(is_copy))
+        acted = np.flatnonzero(self.position_of[source] >= 0)
+        output[:, acted] = self._filled_columns(chunk, acted)
         return Chunk(output, text, chunk.weights)
 
     def _filled_columns(self, chunk: Chunk, columns: np.ndarray) -> np.ndarray:

@@ -56,9 +56,9 @@ def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.n
 
 class AttributeSubset(Stage):
     """A stage whose output is some of its input's attributes, in their order, values untouched;
-    ``kept`` (ascending positions) is set by the subclass."""
+    ``columns`` (ascending positions) is set by the subclass."""
 
-    kept: np.ndarray
+    columns: np.ndarray
 
     def preserves_zeros(self) -> bool:
         """Kept attributes keep their values."""
@@ -68,13 +68,13 @@ class AttributeSubset(Stage):
     def changes_class(self) -> bool:  # type: ignore[override]  # a class attribute in Stage
         """True when the class attribute is not among the kept ones."""
         class_index = self.context.class_index
-        return class_index is not None and class_index not in set(self.kept.tolist())
+        return class_index is not None and class_index not in set(self.columns.tolist())
 
     def output_schema(self) -> Schema:
-        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.kept)
+        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return subset_chunk(chunk, self.kept)
+        return subset_chunk(chunk, self.columns)
 
 
 class _SelectedAttributes(AttributeSubset):
@@ -101,8 +101,8 @@ class _SelectedAttributes(AttributeSubset):
         class_index = context.class_index
         if class_index is not None and (self.keeps or class_index not in one_by_one):
             kept.add(class_index)
-        self.kept = np.array(sorted(kept), dtype=np.int64)
-        if not len(self.kept):
+        self.columns = np.array(sorted(kept), dtype=np.int64)
+        if not len(self.columns):
             raise FilterkitError(f"stage '{self.name}' would leave no attribute")
 
     def check_params(self) -> None:
@@ -220,7 +220,7 @@ class RemoveUseless(AttributeSubset):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.label_counts, self.label_offsets = label_layout(schema.attributes)
-        self.kept = np.arange(len(schema), dtype=np.int64)
+        self.kept = self.columns = np.arange(len(schema), dtype=np.int64)
 
     def new_statistics(self) -> UsefulnessCounts:
         n = len(self.input_schema)
@@ -272,6 +272,7 @@ class RemoveUseless(AttributeSubset):
             elif known == 0 or statistics.low[position] == statistics.high[position]:
                 useless.add(position)
         self.kept = np.array([i for i in range(len(self.input_schema)) if i not in useless], dtype=np.int64)
+        self.columns = self.kept
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -279,6 +280,7 @@ class RemoveUseless(AttributeSubset):
             range(len(self.input_schema))
         ):
             raise invalid_state(self, "'kept' must ascend and hold the class")
+        self.columns = self.kept
 
 
 def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,10 +31,10 @@ from filterkit.metrics import (
 )
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Chunk
-from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
+from filterkit.stage import ATTRIBUTES, Option, StateArray
 from filterkit.statistics import ValueCounts
 
-from .housekeeping import label_layout, subset_chunk
+from .housekeeping import AttributeSubset, label_layout
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
@@ -70,7 +70,7 @@ def _combined(first, second, combine):
     return combine(first, second)
 
 
-class Selector(Stage):
+class Selector(AttributeSubset):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
 
     name = "select"
@@ -107,10 +107,6 @@ class Selector(Stage):
         """With ``--metric svm``: the SVM's training sample draws one seeded number per row,
         by the row's position in the whole input."""
         return self.params["metric"] == SVM
-
-    def preserves_zeros(self) -> bool:
-        """Kept features keep their values."""
-        return True
 
     @property
     def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
@@ -312,12 +308,6 @@ class Selector(Stage):
     def _set_columns(self) -> None:
         dropped = np.setdiff1d(self.features, self.kept)
         self.columns = np.flatnonzero(~np.isin(np.arange(len(self.input_schema)), dropped))
-
-    def output_schema(self):
-        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
-
-    def transform(self, chunk: Chunk) -> Chunk:
-        return subset_chunk(chunk, self.columns)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
