@@ -215,15 +215,8 @@ class AutoStage(Stage):
         fit = fit_toward(
             self.positive, counts.histogram(include_zero=True), counts, numeric, zero_bin, NEIGHBORS, False
         )
-        return Knots(
-            fit.knot_feature,
-            fit.knot_value,
-            fit.knot_probability,
-            fit.zero_probability,
-            fit.default_probability,
-            numeric,
-            zero_bin,
-        )
+        arrays = (fit.knot_feature, fit.knot_value, fit.knot_probability, fit.zero_probability, fit.default_probability)
+        return Knots(*arrays, numeric, zero_bin)
 
     def _shaped(self, sparse_knots: Knots, dense_knots: Knots, positions: np.ndarray, values: np.ndarray):
         """p̃ of each (feature position, value): the zero-bin estimates on sparse features."""

@@ -21,7 +21,7 @@ from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
-from filterkit.stage import Option, Stage, StateArray
+from filterkit.stage import Context, Option, Stage, StateArray
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -154,6 +154,12 @@ class KeepAttributes(_SelectedAttributes):
     keeps = True
 
 
+def features_of_kinds(schema: Schema, context: Context, kinds: tuple[str, ...]) -> np.ndarray:
+    """Positions of the attributes of ``kinds`` other than the class."""
+    positions = [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != context.class_index]
+    return np.array(positions, dtype=np.int64)
+
+
 def label_layout(attributes) -> tuple[np.ndarray, np.ndarray]:
     """Per attribute its number of labels (0 unless nominal) and where they start among all of them."""
     counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
@@ -212,10 +218,7 @@ class RemoveUseless(AttributeSubset):
 
     def select_features(self, schema, context) -> np.ndarray:
         """Every attribute but the class and relational ones."""
-        return np.array(
-            [i for i, a in enumerate(schema.attributes) if i != context.class_index and a.kind != RELATIONAL],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, NOMINAL, STRING, DATE))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
@@ -323,14 +326,7 @@ class ReplaceMissing(Stage):
 
     def select_features(self, schema, context) -> np.ndarray:
         """The numeric, date and nominal attributes other than the class."""
-        return np.array(
-            [
-                i
-                for i, a in enumerate(schema.attributes)
-                if a.kind in (NUMERIC, DATE, NOMINAL) and i != context.class_index
-            ],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, DATE, NOMINAL))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)

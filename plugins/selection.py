@@ -30,11 +30,11 @@ from filterkit.metrics import (
     weka_ranking,
 )
 from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, Chunk
+from filterkit.schema import NOMINAL, NUMERIC, Chunk
 from filterkit.stage import ATTRIBUTES, Option, StateArray
 from filterkit.statistics import ValueCounts
 
-from .housekeeping import AttributeSubset, label_layout
+from .housekeeping import AttributeSubset, features_of_kinds, label_layout
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
@@ -119,14 +119,7 @@ class Selector(AttributeSubset):
         metric = self.params["metric"]
         if metric is None or metric == SVM or self.params["numeric_only"]:
             return super().select_features(schema, context)
-        return np.array(
-            [
-                i
-                for i, a in enumerate(schema.attributes)
-                if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index
-            ],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, NOMINAL))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
