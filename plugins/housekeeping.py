@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, checked_weights
@@ -289,7 +288,7 @@ class RemoveUseless(AttributeSubset):
 def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The chunk's non-zero values (NaN included) as (rows, columns, values), row by row."""
     if chunk.is_sparse:
-        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+        matrix = chunk.csr()
         rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
         stored = matrix.data != 0
         return rows[stored], matrix.indices[stored].astype(np.int64), matrix.data[stored]
@@ -471,7 +470,9 @@ class StratifiedFold(Stage):
 
     def row_keys(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
         """Each row's key and group."""
-        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
+        import scipy.sparse as sp  # here, not at the top: select imports this module and plain chains avoid scipy
+
+        matrix = sp.csr_matrix(chunk.values)
         data = np.where(np.isnan(matrix.data), np.nan, matrix.data)
         stored = data != 0
         weights = np.ones(chunk.n_rows) if chunk.weights is None else np.asarray(chunk.weights, dtype=np.float64)
@@ -528,7 +529,7 @@ class StratifiedFold(Stage):
         rows = np.flatnonzero(chosen)
         values = chunk.values[rows]
         return Chunk(
-            cast(sp.csr_matrix, values).tocsr() if chunk.is_sparse else values,
+            values.tocsr() if chunk.is_sparse else values,
             {column: [texts[r] for r in rows.tolist()] for column, texts in chunk.text.items()},
             None if chunk.weights is None else chunk.weights[rows],
         )
