@@ -21,5 +21,6 @@ setup(
             ["filterkit/_kernels.c"],
             extra_compile_args=SEPARATE_OPERATIONS,
         ),
+        Extension("filterkit.formats._lines", ["filterkit/formats/_lines.c"]),
     ]
 )

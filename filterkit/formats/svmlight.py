@@ -23,11 +23,12 @@ from typing import IO, BinaryIO, Iterator, Sequence, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff import _speedups  # type: ignore[attr-defined]
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
+from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of  # type: ignore[attr-defined]
 from filterkit.formats.lines import line_groups, numbered_lines
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 
@@ -36,8 +37,6 @@ _NUMBER = (
     rb"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
     rb"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
 )
-#: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
-_ROW = re.compile(rb"[ \t]*+(" + _NUMBER + rb")((?:[ \t]++[0-9]{1,18}+:" + _NUMBER + rb")*+)[ \t]*+")
 _IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
 _PAIR = re.compile(r"([^:]*+):(.*)", re.DOTALL)
 
@@ -226,30 +225,16 @@ def _row_of(rows: _Rows, entry: int) -> int:
 
 def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
     """Parse data lines (comments removed): each row's label and entries."""
-    labels = []
-    pairs = []
-    counts = np.zeros(len(lines) + 1, dtype=np.int64)
-    for position, (line, number) in enumerate(zip(lines, numbers)):
-        match = _ROW.fullmatch(line)
-        if match is None:
-            raise ArffError(_what_is_wrong(line), name, number)
-        labels.append(match.group(1))
-        pairs.append(match.group(2))
-        counts[position + 1] = match.group(2).count(b":")
-    # float() of each: a byte-string array would pad every label to the longest (rows x its length)
-    label_values = np.fromiter(map(float, labels), np.float64, len(labels))
-    label_texts = labels
+    bad, labels, label_texts, indptr, indices, values = _lines.parse_svmlight(lines)
+    if bad >= 0:
+        raise ArffError(_what_is_wrong(lines[bad]), name, numbers[bad])
+    label_values = np.frombuffer(labels, np.float64)
     if np.isnan(label_values).any():
         row = int(np.flatnonzero(np.isnan(label_values))[0])
         raise ArffError("a label is a number, not NaN", name, numbers[row])
-    fields = b" ".join(pairs).replace(b":", b" ").split()
-    if fields:
-        indices = np.array(fields[0::2]).astype(np.int64)  # at most 18 digits each
-        values = np.fromiter(map(float, fields[1::2]), np.float64, len(fields) // 2)
-    else:
-        indices, values = np.zeros(0, dtype=np.int64), np.zeros(0)
-    indptr = np.cumsum(counts)
-    rows = _Rows(label_values, label_texts, indptr, indices, values, numbers)
+    indptr = np.frombuffer(indptr, np.int64)
+    indices = np.frombuffer(indices, np.int64)
+    rows = _Rows(label_values, label_texts, indptr, indices, np.frombuffer(values, np.float64), numbers)
     if len(indices) > 1:
         rising = np.diff(indices) > 0
         starts = indptr[1:-1]
@@ -391,19 +376,18 @@ class SvmlightWriter:
             labels = [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
         matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
         matrix.sort_indices()
-        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+        n_rows = matrix.shape[0]
+        rows = np.repeat(np.arange(n_rows), np.diff(matrix.indptr))
         keep = (matrix.indices != self.class_index) & (matrix.data != 0)
-        kept_rows = rows[keep]
-        texts = [_svm_number(text) for text in format_numbers(matrix.data[keep], self.numbers)]
-        pairs = [f"{index}:{text}" for index, text in zip(self.written_index[matrix.indices[keep]].tolist(), texts)]
-        bounds = np.searchsorted(kept_rows, np.arange(matrix.shape[0] + 1)).tolist()
-        lines = [
-            " ".join([labels[row], *pairs[bounds[row] : bounds[row + 1]]]) + "\n" for row in range(matrix.shape[0])
-        ]
-        self.stream.write("".join(lines).encode("utf-8"))
+        # each row as the ARFF writer's sparse row "{0 LABEL,INDEX VALUE,...}", the label first
+        indptr = np.searchsorted(rows[keep], np.arange(n_rows + 1)) + np.arange(n_rows + 1)
+        is_label = np.zeros(indptr[-1], dtype=np.uint8)
+        is_label[indptr[:-1]] = 1
+        columns = np.zeros(indptr[-1], dtype=np.int64)
+        values = np.zeros(indptr[-1])
+        columns[is_label == 0] = self.written_index[matrix.indices[keep]]
+        values[is_label == 0] = matrix.data[keep]
+        digits = self.numbers.digits or 0
+        text = _speedups.format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
+        self.stream.write(_lines.svmlight_text(text, len(text)))
         self.rows += matrix.shape[0]
-
-
-def _svm_number(text: str) -> str:
-    """A number written by :func:`format_numbers` as svmlight readers read it (NaN as ``nan``)."""
-    return "nan" if text == "?" else text
