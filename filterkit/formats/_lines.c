@@ -108,132 +108,210 @@ read_number(const char *s, const char *end, double *value)
     return at;
 }
 
+/* A growing array of 8-byte items. */
 typedef struct {
-    double *label;
-    Py_ssize_t *label_start, *label_end;
-    int64_t *indptr, *index;
-    double *value;
-    Py_ssize_t entries;
+    char *data;
+    Py_ssize_t size, capacity;
+} Array;
+
+static int
+append(Array *array, const void *item)
+{
+    if (array->size == array->capacity) {
+        Py_ssize_t capacity = array->capacity ? 2 * array->capacity : 1024;
+        char *data = PyMem_RawRealloc(array->data, capacity * 8);
+        if (!data)
+            return -1;
+        array->data = data;
+        array->capacity = capacity;
+    }
+    memcpy(array->data + 8 * array->size++, item, 8);
+    return 0;
+}
+
+/* The array as bytes, and its memory freed; NULL and an error if out of memory. */
+static PyObject *
+as_bytes(Array *array)
+{
+    PyObject *bytes = PyBytes_FromStringAndSize(array->data ? array->data : "", 8 * array->size);
+    PyMem_RawFree(array->data);
+    array->data = NULL;
+    return bytes;
+}
+
+enum { ROW, NOT_A_ROW, NAN_LABEL, DESCENDING, NO_MEMORY };
+
+typedef struct {
+    Array label, label_start, label_length, indptr, index, value, line_of;
+    int64_t before, after; /* the indices of a DESCENDING row */
 } Parsed;
 
-/* Parse one line into out; 0, or -1 where it is not an svmlight row. */
+/* Parse one line (a row's text: stripped, without its comment) into out: ROW or what is wrong. */
 static int
-parse_line(const char *s, Py_ssize_t size, Py_ssize_t row, Parsed *out)
+parse_line(const char *s, const char *end, const char *block, Parsed *out)
 {
-    const char *at = s, *end = s + size;
-    while (at < end && (*at == ' ' || *at == '\t'))
-        at++;
-    out->label_start[row] = at - s;
-    at = read_number(at, end, &out->label[row]);
+    const char *at = s;
+    double label;
+    at = read_number(at, end, &label);
     if (!at)
-        return -1;
-    out->label_end[row] = at - s;
+        return NOT_A_ROW;
+    int64_t start = s - block, length = at - s, previous = -1;
+    Py_ssize_t entries = out->index.size;
     for (;;) {
         const char *gap = at;
         while (at < end && (*at == ' ' || *at == '\t'))
             at++;
         if (at == end)
-            return 0;
+            break;
         if (at == gap)
-            return -1;
+            goto refused;
         const char *digits = at;
         int64_t index = 0;
         while (at < end && is_digit(*at) && at - digits < 18)
             index = index * 10 + (*at++ - '0');
         if (at == digits || at == end || *at != ':')
-            return -1;
+            goto refused;
         double value;
         const char *number_end = read_number(at + 1, end, &value);
         if (!number_end || (number_end < end && *number_end != ' ' && *number_end != '\t'))
-            return -1;
+            goto refused;
         at = number_end;
-        out->index[out->entries] = index;
-        out->value[out->entries++] = value;
+        if (index <= previous && out->before < 0) {
+            out->before = previous;
+            out->after = index;
+        }
+        previous = index;
+        if (append(&out->index, &index) < 0 || append(&out->value, &value) < 0)
+            return NO_MEMORY;
     }
+    if (out->before >= 0) {
+        out->index.size = out->value.size = entries;
+        return label != label ? NAN_LABEL : DESCENDING;
+    }
+    if (label != label) {
+        out->index.size = out->value.size = entries;
+        return NAN_LABEL;
+    }
+    int64_t ends = out->index.size;
+    return append(&out->label, &label) < 0 || append(&out->label_start, &start) < 0
+                   || append(&out->label_length, &length) < 0 || append(&out->indptr, &ends) < 0
+               ? NO_MEMORY
+               : ROW;
+refused:
+    out->index.size = out->value.size = entries;
+    out->before = -1;
+    return NOT_A_ROW;
+}
+
+static int
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /*
- * parse_svmlight(lines: list[bytes]) -> (bad, labels, label_texts, indptr, indices, values)
+ * parse_svmlight(block, start, rows, size, line_bytes)
+ *     -> (stop, seen, held, too_long, first, error, labels, label_texts, indptr, indices, values, line_of)
  *
- * bad is the position of the first line that is not a row (-1: none; then the other items
- * hold the rows: label_texts a list of each label as written, the others bytes of float64
- * labels, int64 indptr and indices as written, float64 values); with bad >= 0 they are None.
+ * Reads the lines of block (each ending in "\n") from byte start, as the svmlight reader's
+ * line loop did: each line's comment ("#" on) cut off, the rest stripped of ASCII white
+ * space; blank lines skipped; the rest rows, until ``rows`` rows or rows of ``size`` bytes
+ * (each row's text and a newline).  stop is where it stopped, seen the lines it read,
+ * too_long whether the next line is longer than line_bytes, first the offset of the first
+ * row's line (-1: none), held the bytes of the rows' texts (each with a newline).  error is None or (what, line, text, before, after): what is wrong
+ * with the ``line``-th line read (1: not a row, 2: a NaN label, 3: index ``after`` after
+ * ``before``), its text (stripped, without comment); reading stops there.  The rows: bytes of
+ * float64 labels, their texts (a list of bytes), int64 indptr and indices as written, float64
+ * values, and int64 line_of, the number of lines before each row's line.
  */
 static PyObject *
-parse_svmlight(PyObject *self, PyObject *lines)
+parse_svmlight(PyObject *self, PyObject *args)
 {
-    if (!PyList_Check(lines)) {
-        PyErr_SetString(PyExc_TypeError, "parse_svmlight: a list of bytes");
+    Py_buffer in;
+    Py_ssize_t at, rows, size, line_bytes;
+    if (!PyArg_ParseTuple(args, "y*nnnn", &in, &at, &rows, &size, &line_bytes))
+        return NULL;
+    const char *block = in.buf, *block_end = block + in.len;
+    Parsed out = {{0}};
+    out.before = -1;
+    int64_t zero = 0;
+    Py_ssize_t seen = 0, first = -1, found = 0, held = 0;
+    int too_long = 0, what = ROW;
+    const char *text = NULL, *text_end = NULL;
+    if (at < 0 || at > in.len || (in.len && block_end[-1] != '\n')) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "parse_svmlight: a block of whole lines");
         return NULL;
     }
-    Py_ssize_t rows = PyList_GET_SIZE(lines), colons = 0;
-    const char **text = PyMem_Malloc((rows + 1) * sizeof(*text));
-    Py_ssize_t *size = PyMem_Malloc((rows + 1) * sizeof(*size));
-    Py_ssize_t *spans = PyMem_Malloc((2 * rows + 1) * sizeof(*spans));
-    PyObject *labels = NULL, *indptr = NULL, *indices = NULL, *values = NULL, *texts = NULL, *result = NULL;
-    if (!text || !size || !spans) {
+    PyObject *result = NULL, *texts = NULL;
+    if (append(&out.indptr, &zero) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    while (at < in.len && found < rows && held < size) {
+        const char *line = block + at, *end = memchr(line, '\n', block_end - line);
+        if (end - line > line_bytes) {
+            too_long = 1;
+            break;
+        }
+        const char *hash = memchr(line, '#', end - line);
+        text = line;
+        text_end = hash ? hash : end;
+        while (text < text_end && is_space(*text))
+            text++;
+        while (text_end > text && is_space(text_end[-1]))
+            text_end--;
+        at = end + 1 - block;
+        seen++;
+        if (text == text_end)
+            continue;
+        if (first < 0)
+            first = line - block;
+        what = parse_line(text, text_end, block, &out);
+        if (what != ROW)
+            break;
+        int64_t before = seen - 1;
+        if (append(&out.line_of, &before) < 0) {
+            what = NO_MEMORY;
+            break;
+        }
+        found++;
+        held += text_end - text + 1;
+    }
+    Py_END_ALLOW_THREADS
+    if (what == NO_MEMORY) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        PyObject *line = PyList_GET_ITEM(lines, r);
-        if (!PyBytes_Check(line)) {
-            PyErr_SetString(PyExc_TypeError, "parse_svmlight: a list of bytes");
-            goto done;
-        }
-        text[r] = PyBytes_AS_STRING(line);
-        size[r] = PyBytes_GET_SIZE(line);
-        for (const char *c = text[r]; (c = memchr(c, ':', text[r] + size[r] - c)); c++)
-            colons++;
-    }
-    labels = PyBytes_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(double));
-    indptr = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
-    indices = PyBytes_FromStringAndSize(NULL, colons * (Py_ssize_t)sizeof(int64_t));
-    values = PyBytes_FromStringAndSize(NULL, colons * (Py_ssize_t)sizeof(double));
-    if (!labels || !indptr || !indices || !values)
-        goto done;
-    Parsed out = {(double *)PyBytes_AS_STRING(labels),
-                  spans,
-                  spans + rows,
-                  (int64_t *)PyBytes_AS_STRING(indptr),
-                  (int64_t *)PyBytes_AS_STRING(indices),
-                  (double *)PyBytes_AS_STRING(values),
-                  0};
-    Py_ssize_t bad = -1;
-    Py_BEGIN_ALLOW_THREADS
-    out.indptr[0] = 0;
-    for (Py_ssize_t r = 0; r < rows && bad < 0; r++) {
-        if (parse_line(text[r], size[r], r, &out) < 0)
-            bad = r;
-        out.indptr[r + 1] = out.entries;
-    }
-    Py_END_ALLOW_THREADS
-    if (bad >= 0) {
-        result = Py_BuildValue("nOOOOO", bad, Py_None, Py_None, Py_None, Py_None, Py_None);
-        goto done;
-    }
-    texts = PyList_New(rows);
+    texts = PyList_New(out.label_start.size);
     if (!texts)
         goto done;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        PyObject *label = PyBytes_FromStringAndSize(text[r] + out.label_start[r], out.label_end[r] - out.label_start[r]);
+    for (Py_ssize_t r = 0; r < out.label_start.size; r++) {
+        int64_t *start = (int64_t *)out.label_start.data, *length = (int64_t *)out.label_length.data;
+        PyObject *label = PyBytes_FromStringAndSize(block + start[r], length[r]);
         if (!label)
             goto done;
         PyList_SET_ITEM(texts, r, label);
     }
-    if (_PyBytes_Resize(&indices, out.entries * (Py_ssize_t)sizeof(int64_t)) < 0
-        || _PyBytes_Resize(&values, out.entries * (Py_ssize_t)sizeof(double)) < 0)
+    PyObject *error = Py_None;
+    if (what != ROW)
+        error = Py_BuildValue("(nny#LL)", (Py_ssize_t)what, seen, text, (Py_ssize_t)(text_end - text), (long long)out.before,
+                              (long long)out.after);
+    else
+        Py_INCREF(error);
+    if (!error)
         goto done;
-    result = Py_BuildValue("nOOOOO", bad, labels, texts, indptr, indices, values);
+    result = Py_BuildValue("nnninNNONNNN", at, seen, held, too_long, first, error, as_bytes(&out.label), texts,
+                           as_bytes(&out.indptr), as_bytes(&out.index), as_bytes(&out.value), as_bytes(&out.line_of));
 done:
-    Py_XDECREF(labels);
     Py_XDECREF(texts);
-    Py_XDECREF(indptr);
-    Py_XDECREF(indices);
-    Py_XDECREF(values);
-    PyMem_Free(text);
-    PyMem_Free(size);
-    PyMem_Free(spans);
+    PyMem_RawFree(out.label.data);
+    PyMem_RawFree(out.label_start.data);
+    PyMem_RawFree(out.label_length.data);
+    PyMem_RawFree(out.indptr.data);
+    PyMem_RawFree(out.index.data);
+    PyMem_RawFree(out.value.data);
+    PyMem_RawFree(out.line_of.data);
+    PyBuffer_Release(&in);
     return result;
 }
 
@@ -289,7 +367,7 @@ svmlight_text(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"parse_svmlight", parse_svmlight, METH_O, "Parse svmlight data lines into CSR arrays."},
+    {"parse_svmlight", parse_svmlight, METH_VARARGS, "Parse svmlight data lines into CSR arrays."},
     {"svmlight_text", svmlight_text, METH_VARARGS, "Turn the writer's sparse ARFF rows into svmlight rows."},
     {NULL, NULL, 0, NULL},
 };
