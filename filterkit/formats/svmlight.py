@@ -161,12 +161,12 @@ class SvmlightFormat:
                         comments = comments if first < 0 else None
                     if error is not None:
                         raise ArffError(_refusal(*error), name, line_number + error[1])
-                    if too_long:
-                        raise _LineTooLong
                     pieces.append((*parsed, line_number + 1))
                     rows += len(parsed[1])
                     size += held
                     line_number += seen
+                    if too_long:
+                        raise _LineTooLong
                     if rows == group_rows or size >= limits.chunk_bytes:
                         yield _joined_rows(pieces)
                         pieces, rows, size = [], 0, 0
