@@ -18,7 +18,7 @@ from filterkit.errors import ArffError
 from filterkit.formats import FormatOptions
 from filterkit.formats.csv import CsvWriter
 from filterkit.formats.lines import numbered_lines
-from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _what_is_wrong
+from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 _NUMBER = (
@@ -42,7 +42,7 @@ def oracle_read(data: bytes, limits: Limits = Limits()):
                 continue
             match = _ROW.fullmatch(text)
             if match is None:
-                return number, _what_is_wrong(text)
+                return number, _refusal(1, number, text, 0, 0)
             if np.isnan(float(match.group(1))):
                 return number, "a label is a number, not NaN"
             fields = match.group(2).replace(b":", b" ").split()

@@ -214,7 +214,25 @@ def _refusal(what: int, line: int, text: bytes, before: int, after: int) -> str:
             f"index {after} after index {before}: the indices of a row must ascend strictly "
             "(as load_svmlight_file requires)"
         )
-    return _what_is_wrong(text)
+    words = text.split()
+    label = words[0].decode("utf-8", "replace")
+    if b"," in words[0]:
+        return f"label {shown(label)}: multi-label rows (labels separated by commas) are not supported"
+    if _IS_NUMBER.fullmatch(label) is None:
+        return f"the label {shown(label)} is not a number"
+    for word in words[1:]:
+        field = word.decode("utf-8", "replace")
+        pair = _PAIR.fullmatch(field)
+        if field.startswith("qid:"):
+            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification"
+        if pair is None:
+            return f"expected INDEX:VALUE, found {shown(field)}"
+        index, value = pair.groups()
+        if not (index.isascii() and index.isdigit() and len(index) <= 18):
+            return f"the index {shown(index)} is not a whole number of at most 18 digits"
+        if _IS_NUMBER.fullmatch(value) is None:
+            return f"the value {shown(value)} of index {index} is not a number"
+    return "not an svmlight row"
 
 
 def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) -> None:
@@ -279,29 +297,6 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
 def _row_of(rows: _Rows, entry: int) -> int:
     """The row (within the group) holding entry number ``entry``."""
     return int(np.searchsorted(rows.indptr, entry, side="right")) - 1
-
-
-def _what_is_wrong(line: bytes) -> str:
-    """Why a data line is not a row."""
-    words = line.split()
-    label = words[0].decode("utf-8", "replace")
-    if b"," in words[0]:
-        return f"label {shown(label)}: multi-label rows (labels separated by commas) are not supported"
-    if _IS_NUMBER.fullmatch(label) is None:
-        return f"the label {shown(label)} is not a number"
-    for word in words[1:]:
-        text = word.decode("utf-8", "replace")
-        pair = _PAIR.fullmatch(text)
-        if text.startswith("qid:"):
-            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification"
-        if pair is None:
-            return f"expected INDEX:VALUE, found {shown(text)}"
-        index, value = pair.groups()
-        if not (index.isascii() and index.isdigit() and len(index) <= 18):
-            return f"the index {shown(index)} is not a whole number of at most 18 digits"
-        if _IS_NUMBER.fullmatch(value) is None:
-            return f"the value {shown(value)} of index {index} is not a number"
-    return "not an svmlight row"
 
 
 def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
