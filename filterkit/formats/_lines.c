@@ -1,17 +1,16 @@
 /*
  * The svmlight reader's and writer's inner loops (filterkit.formats.svmlight).
  *
- * parse_svmlight(lines) reads data lines (comments removed, stripped) into CSR arrays, each
- * line as the grammar of svmlight.py's module description says: a label, then INDEX:VALUE
+ * parse_svmlight reads a block of lines into CSR arrays (see its comment), each row as the
+ * grammar of svmlight.py's module description says: a label, then INDEX:VALUE
  * pairs (an index of 1 to 18 digits), separated by spaces and tabs; a number as
  * load_svmlight_file reads it ([+-], digits with an optional point or a point and digits, an
  * optional exponent; or nan, inf, infinity in any case).  Numbers are converted as Python's
  * float() converts them (correctly rounded).  The loop runs without the GIL.
  *
- * svmlight_text(text, length) turns the first ``length`` bytes of the writer's sparse ARFF
- * rows ("{0 LABEL,INDEX VALUE,...}\n", from filterkit.arff._speedups.format_rows, so numbers
- * are printed as everywhere else) into svmlight rows ("LABEL INDEX:VALUE ...\n"), with a
- * missing value ("?") as "nan".
+ * svmlight_text(text) turns the writer's sparse ARFF rows ("{0 LABEL,INDEX VALUE,...}\n", from
+ * filterkit.arff._speedups.format_rows, so numbers are printed as everywhere else) into
+ * svmlight rows ("LABEL INDEX:VALUE ...\n"), with a missing value ("?") as "nan".
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -218,7 +217,8 @@ is_space(char c)
  * space; blank lines skipped; the rest rows, until ``rows`` rows or rows of ``size`` bytes
  * (each row's text and a newline).  stop is where it stopped, seen the lines it read,
  * too_long whether the next line is longer than line_bytes, first the offset of the first
- * row's line (-1: none), held the bytes of the rows' texts (each with a newline).  error is None or (what, line, text, before, after): what is wrong
+ * row's line (-1: none), held the bytes of the rows' texts (each with a newline).  error is
+ * None or (what, line, text, before, after): what is wrong
  * with the ``line``-th line read (1: not a row, 2: a NaN label, 3: index ``after`` after
  * ``before``), its text (stripped, without comment); reading stops there.  The rows: bytes of
  * float64 labels, their texts (a list of bytes), int64 indptr and indices as written, float64
@@ -315,19 +315,14 @@ done:
     return result;
 }
 
-/* svmlight_text(text, length) -> bytes: see the module's comment. */
+/* svmlight_text(text) -> bytes: see the module's comment. */
 static PyObject *
 svmlight_text(PyObject *self, PyObject *args)
 {
     Py_buffer in;
-    Py_ssize_t length;
-    if (!PyArg_ParseTuple(args, "y*n", &in, &length))
+    if (!PyArg_Parse(args, "y*", &in))
         return NULL;
-    if (length < 0 || length > in.len) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "svmlight_text: length outside the text");
-        return NULL;
-    }
+    Py_ssize_t length = in.len;
     const char *s = in.buf, *end = s + length;
     Py_ssize_t missing = 0;
     for (const char *c = s; (c = memchr(c, '?', end - c)); c++)
@@ -368,7 +363,7 @@ svmlight_text(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"parse_svmlight", parse_svmlight, METH_VARARGS, "Parse svmlight data lines into CSR arrays."},
-    {"svmlight_text", svmlight_text, METH_VARARGS, "Turn the writer's sparse ARFF rows into svmlight rows."},
+    {"svmlight_text", svmlight_text, METH_O, "Turn the writer's sparse ARFF rows into svmlight rows."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -412,5 +412,5 @@ class SvmlightWriter:
         values[is_label == 0] = matrix.data[keep]
         digits = self.numbers.digits or 0
         text = _speedups.format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
-        self.stream.write(_lines.svmlight_text(text, len(text)))
+        self.stream.write(_lines.svmlight_text(text))
         self.rows += matrix.shape[0]
