@@ -254,3 +254,14 @@ def test_compiled_csv_writer_writes_as_the_python_writer(kinds, values, numbers)
         out = io.BytesIO()
         CsvWriter(out, schema, numbers).write(chunk)
         assert out.getvalue().split(b"\n", 1)[1] == oracle_csv(schema, chunk, numbers)
+
+
+def test_a_few_rows_of_every_kind_are_written_as_the_python_writer_wrote_them():
+    matrix = np.array([[0.5, np.nan, 1.0], [-0.0, np.inf, -1.0], [0.0, 0.0, -0.0], [1e-300, -np.inf, 2.5]])
+    numeric = Schema("r", (Attribute("a", NUMERIC), Attribute("b", NUMERIC), Attribute("class", NUMERIC)))
+    nominal = Schema("r", (*numeric.attributes[:2], Attribute("class", NOMINAL, labels=("x", "1", "2"))))
+    for schema, chunk in ((numeric, Chunk(matrix)), (nominal, Chunk(np.abs(np.nan_to_num(matrix)) % 3 // 1))):
+        for numbers in (EXACT, NumberFormat(2)):
+            out = io.BytesIO()
+            SvmlightWriter(out, schema, [], "class", FormatOptions(), numbers).write(chunk)
+            assert out.getvalue() == oracle_write(schema, chunk, FormatOptions(), numbers)
