@@ -160,7 +160,11 @@ def test_line_bounds_and_first_rows_of_long_files_as_the_python_reader():
     limits = Limits(line_bytes=20, chunk_bytes=30)
     for data in (b"1 1:1\n# " + b"x" * 30 + b"\n", b"1 1:1\n" * 50 + b"2 " + b"1" * 40, b"# c\n" * 3 + b"1 1:1\n"):
         _same(compiled_read(data, 7, limits), oracle_read(data, limits))
-    data = b"".join(b"%d 1:%d 3:0.%d\n" % (i % 3, i, i) for i in range(300_000))
+
+
+@pytest.mark.slow
+def test_rows_across_blocks_and_groups_as_the_python_reader():
+    data = b"".join(b"%d 1:%d 3:0.%d\n" % (i % 3, i, i) for i in range(100_000))  # 1.5 MB: two blocks
     _same(compiled_read(data, 10_000), oracle_read(data))
 
 
