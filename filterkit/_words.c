@@ -388,7 +388,8 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
             if (!ok)
                 return 0;
         }
-        qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
+        if (c->n_pairs > row_start) /* pairs is NULL before the first token: qsort takes no NULL */
+            qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
         Py_ssize_t distinct = row_start; /* each token's occurrences summed into its first pair */
         for (Py_ssize_t k = row_start; k < c->n_pairs; k++) {
             if (distinct > row_start && c->pairs[distinct - 1].id == c->pairs[k].id)

@@ -27,6 +27,7 @@ MODULES = {
     "filterkit.arff._speedups": "filterkit/arff/_speedups.c",
     "filterkit._kernels": "filterkit/_kernels.c",
     "filterkit.formats._lines": "filterkit/formats/_lines.c",
+    "filterkit._words": "filterkit/_words.c",
 }
 #: The tests that compare each compiled function with its oracle (CONTRIBUTING.md).
 DIFFERENTIAL_TESTS = [
@@ -36,6 +37,7 @@ DIFFERENTIAL_TESTS = [
     "tests/arff/test_header_fast_path.py",
     "tests/test_kernels.py",
     "tests/test_lines_compiled.py",
+    "tests/test_words_compiled.py",
 ]
 #: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
 CHILD = """
@@ -51,7 +53,9 @@ for name, path in zip(names, paths):
 from filterkit import statistics
 from filterkit.arff import reader
 from filterkit.formats import svmlight
-assert (reader._speedups.__file__, statistics._kernels.__file__, svmlight._lines.__file__) == tuple(paths)
+from filterkit_plugins import words
+used = (reader._speedups, statistics._kernels, svmlight._lines, words._words)
+assert tuple(module.__file__ for module in used) == tuple(paths)
 sys.exit(pytest.main(sys.argv[2 + len(names) :]))
 """
 
