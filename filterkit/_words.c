@@ -477,6 +477,10 @@ static PyMethodDef methods[] = {
     {NULL},
 };
 
+/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
+   so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 1
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 
 PyMODINIT_FUNC
@@ -486,6 +490,8 @@ PyInit__words(void)
         return NULL;
     PyObject *created = PyModule_Create(&module);
     if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)
+        Py_CLEAR(created);
+    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
         Py_CLEAR(created);
     return created;
 }

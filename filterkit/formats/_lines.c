@@ -367,6 +367,10 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
+   so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 1
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
 
 PyMODINIT_FUNC
@@ -375,5 +379,8 @@ PyInit__lines(void)
     c_numbers = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (!c_numbers)
         return PyErr_NoMemory();
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module);
+    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
+        Py_CLEAR(created);
+    return created;
 }
