@@ -56,23 +56,19 @@ def weighting(directory: Path) -> str:
 
 
 def collapse(directory: Path) -> str:
-    """The learning curves of the BNS variants and each against `binarize bns l2` per fraction."""
+    """The learning curves of the BNS variants, and each chain against `binarize bns l2` and `binarize l2`
+    at each fraction."""
     rows = rows_of(directory, "collapse-*.json") + rows_of(directory, "weighting-curve-*.json")
     if not rows:
         return ""
     out = [curve_table(rows), ""]
     for fraction in sorted({r["train_fraction"] for r in rows}):
-        base = of_chain(rows, "binarize bns l2", fraction)
-        for chain in dict.fromkeys(r["chain"] for r in rows if "bns" in r["chain"] and r["chain"] != "binarize bns l2"):
-            for measure in ("auc", "f1"):
-                out.append(
-                    paired_line(
-                        f"`{chain}` vs `binarize bns l2` at {fraction:g}",
-                        of_chain(rows, chain, fraction),
-                        base,
-                        measure,
-                    )
-                )
+        for baseline in ("binarize bns l2", "binarize l2"):
+            theirs = of_chain(rows, baseline, fraction)
+            for chain in dict.fromkeys(r["chain"] for r in rows if r["chain"] != baseline):
+                for measure in ("auc", "f1"):
+                    label = f"`{chain}` vs `{baseline}` at {fraction:g}"
+                    out.append(paired_line(label, of_chain(rows, chain, fraction), theirs, measure))
     return "\n".join(out)
 
 
