@@ -182,8 +182,8 @@ wanted weighting && for decision in platt-cv margin; do
 done
 
 # 9. The collapse at 5-10 % training (issue 40 item 6): BNS with one thing changed at a time
-#    (docs/experiments/collapse_metrics.py), on part 2b's learning curve.
-wanted collapse && filterkit --plugins-dir "$(dirname "$0")/experiments" evaluate -q --jobs "$jobs" --each-class \
+#    (docs/experiments/bns_clips/collapse_metrics.py), on part 2b's learning curve.
+wanted collapse && filterkit --plugins-dir "$(dirname "$0")/experiments/bns_clips" evaluate -q --jobs "$jobs" --each-class \
     --min-positives 50 --folds 5 --json --train-fraction "${COLLAPSE_FRACTIONS:-0.05,0.1,0.2,1}" --compare \
     "$data/text/oh10.wc.arff" "binarize l2" "binarize bns l2" "shape bns l2" "binarize bnsh l2" "shape bnsh l2" \
     "binarize bnsht l2" "binarize bnshf l2" "binarize bnsc l2" "binarize bnscap l2" > "$out/collapse-oh10.json"

@@ -4,7 +4,7 @@ Usage: python docs/experiments/collapse_weights.py TEXT.wc.arff
 
 Per class of the set: one random fifth held out, 5 % of the rest sampled per class (seed 1, not
 `evaluate`'s folds), presence counts; BNS weights with rates clipped at 0.0005 (bns) and at half a
-document (docs/experiments/collapse_metrics.py's bnsh).  Prints, per class and clip, the mean weight of
+document (docs/experiments/bns_clips/collapse_metrics.py's bnsh).  Prints, per class and clip, the mean weight of
 the words held by negatives only and of the words held by a positive, and the mean share of a held-out
 positive's squared L2 norm on the negative-only words.
 """

@@ -1,9 +1,10 @@
-"""BNS variants that isolate the small-training-set collapse (issue 40 item 6; docs/RESULTS.md §8).
+"""BNS variants that isolate the small-training-set collapse (issue 40 item 6; docs/RESULTS.md §9).
 
-Load with ``filterkit --plugins-dir docs/experiments``; each metric gets its scorer stage, so
+Load with ``filterkit --plugins-dir docs/experiments/bns_clips``; each metric gets its scorer stage, so
 ``binarize bnsh l2`` is ``binarize bns l2`` with one thing changed:
 
-* ``bnsh``: rates clipped at half a document of their own class, [0.5/pos, 1 − 0.5/neg], instead of
+* ``bnsh``: rates clipped at half a document of their own class, [0.5/n, 1 − 0.5/n] with n = pos for the
+  true-positive rate and neg for the false-positive one, instead of
   at 0.0005 (a word in no training document still scores 0).
 * ``bnsht`` / ``bnshf``: only the true-positive rate / only the false-positive rate clipped so.
 * ``bnsc``: rates clipped at 0.05 instead of 0.0005.
