@@ -8,6 +8,7 @@
 # Debian weka package's examples folder, holding ReutersGrain-train.arff and ReutersCorn-train.arff;
 # WEIGHTING_SETS and REUTERS_SETS pick a subset, as docs/RESULTS.md §8 did).
 # Writes one JSON per run into OUT_DIR, then: python docs/summarize_results.py OUT_DIR
+# (parts weighting and collapse: python docs/experiments/summarize_weighting.py OUT_DIR)
 set -euo pipefail
 data=${1:-"$(dirname "$0")/../../shared/data"}
 out=${2:-results}
@@ -182,11 +183,13 @@ wanted weighting && for decision in platt-cv margin; do
 done
 
 # 9. The collapse at 5-10 % training (issue 40 item 6): BNS with one thing changed at a time
-#    (docs/experiments/bns_clips/collapse_metrics.py), on part 2b's learning curve.
+#    (docs/experiments/bns_clips/collapse_metrics.py), on part 2b's learning curve; and part 8's weights there.
 wanted collapse && filterkit --plugins-dir "$(dirname "$0")/experiments/bns_clips" evaluate -q --jobs "$jobs" --each-class \
-    --min-positives 50 --folds 5 --json --train-fraction "${COLLAPSE_FRACTIONS:-0.05,0.1,0.2,1}" --compare \
+    --min-positives 50 --folds 5 --json --train-fraction 0.05,0.1,0.2,1 --compare \
     "$data/text/oh10.wc.arff" "binarize l2" "binarize bns l2" "shape bns l2" "binarize bnsh l2" "shape bnsh l2" \
     "binarize bnsht l2" "binarize bnshf l2" "binarize bnsc l2" "binarize bnscap l2" > "$out/collapse-oh10.json"
+wanted collapse && filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json \
+    --train-fraction 0.05,0.1 --compare "$data/text/oh10.wc.arff" "${weighting_chains[@]}" > "$out/weighting-curve-oh10.json"
 
 # Every command that ran succeeded (set -e); the last part left out must not make the script fail.
 exit 0

@@ -161,4 +161,4 @@ def test_weighting_runs_each_term_weight_on_text_and_reuters_with_and_without_bi
     rf = [r for name in names if "platt-cv" in name for r in json.loads((weighted / name).read_text())["results"]]
     rf_aucs = [r["auc"] for r in rf if r["chain"].endswith("rf --presence --multiply l2")]
     tasks, auc, *_ = table_row(summary, "rf --presence --multiply l2")
-    assert (tasks, auc) == ("3", f"{sum(rf_aucs) / len(rf_aucs):.3f}")  # two-class: one task per file
+    assert (tasks, auc) == ("3", f"{sum(rf_aucs) / len(rf_aucs):.4f}")  # two-class: one task per file

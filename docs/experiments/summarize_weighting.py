@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from summarize_results import curve_table, load, of_chain, paired_line, task_results  # noqa: E402
+from summarize_results import curve_table, load, of_chain, paired, paired_line, task_results  # noqa: E402
 
 WORDS = re.compile(r"^words --counts --lowercase --ngrams \S+ ")
 
@@ -30,28 +30,46 @@ def rows_of(directory: Path, pattern: str) -> list[dict]:
     return rows
 
 
+def cell(rows: list[dict], chain: str, baseline: str, measure: str) -> str:
+    """``chain`` against ``baseline``: mean difference (better/tied/worse tasks, Wilcoxon p)."""
+    result = paired(of_chain(rows, chain), of_chain(rows, baseline), measure)
+    if chain == baseline or not result["tasks"]:
+        return ""
+    counts = f"{result['better']}/{result['tied']}/{result['worse']}"
+    return f"{result['difference']:+.3f} ({counts}, {result['wilcoxon_p']:.2g})"
+
+
+def mean(rows: list[dict], chain: str, measure: str) -> str:
+    """``chain``'s mean of ``measure`` over its tasks (AUC to 4 decimals, F1 to 3), or — without any."""
+    values = [r[measure] for r in rows if r["chain"] == chain]
+    return f"{np.mean(values):.{4 if measure == 'auc' else 3}f}" if values else "—"
+
+
 def weighting(directory: Path) -> str:
-    """Mean AUC and F1 per chain under each decision, and each chain against tf·idf."""
+    """Per chain: AUC and F1 under platt-cv, F1 under margin, each against tf·idf (the first chain); on all
+    tasks, then on the text sets and on Reuters alone."""
     out = []
-    by_decision = {d: rows_of(directory, f"weighting-{d}-*.json") for d in ("platt-cv", "margin")}
-    for subset, keep in (("all", lambda data: True), ("text", lambda data: "reuters" not in data)):
-        for decision, rows in by_decision.items():
-            rows = [r for r in rows if keep(r["data"])]
-            if not rows:
-                continue
-            chains = list(dict.fromkeys(r["chain"] for r in rows))
-            out.append(f"\n{subset} tasks, {decision}:\n\n| chain | tasks | AUC | F1 | precision | recall |")
-            out.append("|---|---|---|---|---|---|")
-            for chain in chains:
-                mine = [r for r in rows if r["chain"] == chain]
-                cells = " | ".join(f"{np.mean([r[m] for r in mine]):.3f}" for m in ("auc", "f1", "precision", "recall"))
-                out.append(f"| `{chain}` | {len(mine)} | {cells} |")
-            out.append("")
-            for chain in chains[1:]:
-                for measure in ("auc", "f1") if decision == "platt-cv" else ("f1",):
-                    out.append(
-                        paired_line(f"`{chain}` vs tf·idf", of_chain(rows, chain), of_chain(rows, chains[0]), measure)
-                    )
+    decided = {d: rows_of(directory, f"weighting-{d}-*.json") for d in ("platt-cv", "margin")}
+    for subset in ("all", "text", "reuters"):
+        platt, margin = (
+            [r for r in rows if subset == "all" or (subset == "reuters") == ("reuters" in r["data"])]
+            for rows in decided.values()
+        )
+        if not platt:
+            continue
+        chains = list(dict.fromkeys(r["chain"] for r in platt))
+        out += [
+            f"\n{subset} tasks: mean, and against `{chains[0]}` (Δ, better/tied/worse, Wilcoxon p)\n",
+            "| chain | tasks | AUC | Δ AUC | F1 | Δ F1 | F1 margin | Δ F1 margin |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for chain in chains:
+            tasks = sum(r["chain"] == chain for r in platt)
+            out.append(
+                f"| `{chain}` | {tasks} | {mean(platt, chain, 'auc')} | {cell(platt, chain, chains[0], 'auc')} | "
+                f"{mean(platt, chain, 'f1')} | {cell(platt, chain, chains[0], 'f1')} | {mean(margin, chain, 'f1')} | "
+                f"{cell(margin, chain, chains[0], 'f1')} |"
+            )
     return "\n".join(out)
 
 
