@@ -36,7 +36,8 @@ def cell(rows: list[dict], chain: str, baseline: str, measure: str) -> str:
     if chain == baseline or not result["tasks"]:
         return ""
     counts = f"{result['better']}/{result['tied']}/{result['worse']}"
-    return f"{result['difference']:+.3f} ({counts}, {result['wilcoxon_p']:.2g})"
+    p = "—" if result["wilcoxon_p"] is None else f"{result['wilcoxon_p']:.2g}"
+    return f"{result['difference']:+.3f} ({counts}, {p})"
 
 
 def mean(rows: list[dict], chain: str, measure: str) -> str:
