@@ -1,7 +1,7 @@
 """An evaluation's report: its document (:func:`document`: the summaries, macro averages and paired
 tests of the fold records, as ``evaluate --json`` prints them), and that document rendered as a
-plain-text table, as JSON, as a self-contained HTML page with its plots, and as a PNG of the
-learning curves.
+plain-text table, as a self-contained HTML page with its plots, and as a PNG of the
+learning curves (as JSON by :func:`filterkit.summary.as_json`).
 
 Each renderer takes the document (or one read back from ``evaluate --json``).  The plots need matplotlib
 (``pip install 'filterkit-arff[plot]'``); every text in them is drawn literally, never as math or TeX.
@@ -13,7 +13,6 @@ import collections
 import csv
 import html
 import io
-import json
 import math
 import re
 
@@ -239,11 +238,6 @@ def table(document: dict, per_task: bool = False) -> str:
     if document["settings"].get("multiclass"):
         return _multiclass_table(document)
     return _table(document, per_task)
-
-
-def json_text(document: dict) -> str:
-    """The document as ``evaluate --json`` prints it (an undefined AUC as null)."""
-    return json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default)
 
 
 def html_page(document: dict, per_task: bool = False) -> str:
@@ -761,20 +755,3 @@ def _svg_figure(figure, title: str, tips: dict[str, str]) -> str:
         svg[svg.index("<svg") :],
     )
     return f"<figure>{svg}<figcaption>{html.escape(title)}</figcaption></figure>"
-
-
-def _without_nan(value):
-    """NaN (an undefined AUC) as JSON null."""
-    if isinstance(value, dict):
-        return {key: _without_nan(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_nan(item) for item in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def _json_default(value):
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON")
