@@ -55,10 +55,60 @@ SVG_SETTINGS = {"svg.hashsalt": "filterkit", "svg.fonttype": "none"}
 
 def document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
     """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
-    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`);
-    ``ratios``: per fraction, test rows / training rows, for the corrected t-test."""
-    build = _multiclass_document if settings.multiclass else _binary_document
-    return build(chains, tasks, settings, grouped, settings_json, ratios)
+    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`):
+    flat for one chain, task and fraction (unless ``--multiclass``); else the results and, but with
+    ``--multiclass``, each chain's macro averages.  Over several repeats each result also holds each
+    repeat's means and their spread; ``settings.stats`` adds the break-even point, micro-averages over
+    several tasks and paired tests of every chain against the first on the same folds (``ratios``: per
+    fraction, test rows / training rows, for the corrected t-test; with ``--multiclass`` each class's
+    AUC and F1 also over classes)."""
+    multiclass, fractions = settings.multiclass, settings.train_fractions
+    results = [
+        _result(chain, task, fraction, _summary(grouped[(chain.text, task, fraction)], settings))
+        for chain in chains
+        for task in tasks
+        for fraction in fractions
+    ]
+    if len(results) == 1 and not multiclass:
+        return {**results[0], "settings": settings_json}
+    document = {"settings": settings_json, "results": results}
+    if not multiclass:
+        document["macro"] = [
+            _macro_entry(chain, fraction, tasks, settings, grouped, results)
+            for chain in chains
+            for fraction in fractions
+        ]
+    if settings.stats and len(chains) > 1:
+        paired = _multiclass_paired if multiclass else _paired
+        document["paired"] = [
+            {
+                **paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks),
+                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
+            }
+            for chain in chains[1:]
+            for fraction in fractions
+        ]
+    return document
+
+
+def _summary(records: list[dict], settings: Settings) -> dict:
+    if settings.multiclass:
+        return summarize_multiclass(records, settings.repeats)
+    return summarize(records, settings.repeats, settings.stats)
+
+
+def _paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks) -> dict:
+    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds."""
+    return {
+        "chain": chain,
+        "baseline": baseline,
+        "train_fraction": fraction,
+        "measures": paired_comparison(
+            {task: grouped[(chain, task, fraction)] for task in tasks},
+            {task: grouped[(baseline, task, fraction)] for task in tasks},
+            ratio,
+        ),
+    }
 
 
 def settings_document(
@@ -81,45 +131,6 @@ def settings_document(
     if settings.repeats > 1:
         document["repeats"] = settings.repeats
         document["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
-    return document
-
-
-def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
-    """The JSON document: flat for one chain, task and fraction; else results and macro averages.
-
-    Over several repeats each result also holds each repeat's means and their
-    spread; ``settings.stats`` adds the break-even point, micro-averages over
-    several tasks and paired tests of every chain against the first (``ratios``:
-    per fraction, test rows / training rows, for the corrected t-test)."""
-    stats, fractions = settings.stats, settings.train_fractions
-    results = [
-        _result(chain, task, fraction, summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats))
-        for chain in chains
-        for task in tasks
-        for fraction in fractions
-    ]
-    if len(results) == 1:
-        return {**results[0], "settings": settings_json}
-    macro = [
-        _macro_entry(chain, fraction, tasks, settings, grouped, results) for chain in chains for fraction in fractions
-    ]
-    document = {"settings": settings_json, "results": results, "macro": macro}
-    if stats and len(chains) > 1:
-        document["paired"] = [
-            {
-                "chain": chain.text,
-                "baseline": chains[0].text,
-                "train_fraction": fraction,
-                "measures": paired_comparison(
-                    {task: grouped[(chain.text, task, fraction)] for task in tasks},
-                    {task: grouped[(chains[0].text, task, fraction)] for task in tasks},
-                    ratios[fraction],
-                ),
-                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
-            }
-            for chain in chains[1:]
-            for fraction in fractions
-        ]
     return document
 
 
@@ -166,31 +177,7 @@ def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dic
     return entry
 
 
-def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
-    """The JSON document of ``--multiclass``: the settings and one result per chain (and fraction);
-    with ``stats`` and several chains, each chain against the first on the same folds: the overall
-    measures over folds (corrected resampled t-test) and each class's AUC and F1 over classes
-    (Wilcoxon) and over folds."""
-    (task,) = tasks
-    results = [
-        _result(chain, task, fraction, summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats))
-        for chain in chains
-        for fraction in settings.train_fractions
-    ]
-    document: dict = {"settings": settings_json, "results": results}
-    if settings.stats and len(chains) > 1:
-        document["paired"] = [
-            {
-                **_multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction]),
-                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
-            }
-            for chain in chains[1:]
-            for fraction in settings.train_fractions
-        ]
-    return document
-
-
-def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float) -> dict:
+def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, _tasks) -> dict:
     """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
     records, baseline_records = (grouped[(name, MULTICLASS_TASK, fraction)] for name in (chain, baseline))
     overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
