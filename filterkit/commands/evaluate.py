@@ -20,6 +20,7 @@ from filterkit.commands.options import (
     engine_option,
     json_option,
     positive_option,
+    progress_option,
     quiet_option,
     scheduler_option,
 )
@@ -27,7 +28,7 @@ from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.outputs import checked_output, staged_output
-from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.progress import Progress, progress_mode
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 

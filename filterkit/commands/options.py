@@ -11,7 +11,7 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
 from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import FORMAT_NAMES
-from filterkit.progress import progress_option
+from filterkit.progress import LOG_INTERVAL
 from filterkit.stage import Option
 
 if TYPE_CHECKING:
@@ -80,6 +80,13 @@ def number_format(digits: int | None, float32: bool) -> NumberFormat:
 
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+progress_option = click.option(
+    "--progress",
+    is_flag=True,
+    envvar="FILTERKIT_PROGRESS",
+    help=f"Progress on stderr even when it is not a terminal (a log): a line every {LOG_INTERVAL:g} s "
+    "and one per pass, with the total time (FILTERKIT_PROGRESS=1 too). -q silences it.",
+)
 plugins_dir_option = click.option(
     "--plugins-dir",
     metavar="DIR",
