@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -106,9 +107,9 @@ def reading_and_writing_options(command):
     return command
 
 
-def positive_option(help: str):
-    """``--positive LABEL``, explained for the command at hand."""
-    return click.option("--positive", help=help)
+#: ``--positive LABEL`` and ``--json`` (stored as ``as_json``), each command giving its own ``help=``.
+positive_option = functools.partial(click.option, "--positive")
+json_option = functools.partial(click.option, "--json", "as_json", is_flag=True)
 
 
 def engine_option(what: str):
@@ -127,11 +128,6 @@ scheduler_option = click.option(
     metavar="ADDRESS",
     help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
 )
-
-
-def json_option(help: str):
-    """``--json`` (stored as ``as_json``), explained for the command at hand."""
-    return click.option("--json", "as_json", is_flag=True, help=help)
 
 
 class RegisteredName(click.ParamType):
