@@ -72,9 +72,9 @@ class Evaluation:
 
     def json(self) -> str:
         """The JSON text ``evaluate --json`` prints."""
-        from filterkit import reports
+        from filterkit.summary import as_json
 
-        return reports.json_text(self.document)
+        return as_json(self.document)
 
     def html(self, per_task: bool = False) -> str:
         """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""

@@ -301,17 +301,8 @@ def _expect_text_or_null(mapping: dict, keys: tuple[str, ...], where: str) -> No
 
 def _json_type(value) -> str:
     """What a JSON value is, in JSON's words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
+    words = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list"}
+    return words.get(type(value), "an object")
 
 
 def _chain_from_document(document: dict, path, registry: Registry) -> Chain:

@@ -31,22 +31,6 @@ LOG_INTERVAL = 2.0
 TERMINAL_INTERVAL = 0.1
 #: Seconds of work between passes worth a line of its own.
 NOTABLE_WORK = 1.0
-ENVIRONMENT_VARIABLE = "FILTERKIT_PROGRESS"
-
-
-def progress_option(command):
-    """The ``--progress`` flag (or FILTERKIT_PROGRESS=1) of a command, stored as ``progress``
-    (click is imported here only, so the library's users do not pay for it)."""
-    import click
-
-    return click.option(
-        "--progress",
-        "progress",
-        is_flag=True,
-        envvar=ENVIRONMENT_VARIABLE,
-        help=f"Progress on stderr even when it is not a terminal (a log): a line every {LOG_INTERVAL:g} s "
-        f"and one per pass, with the total time ({ENVIRONMENT_VARIABLE}=1 too). -q silences it.",
-    )(command)
 
 
 def progress_mode(quiet: bool, requested: bool, stream: TextIO | None = None) -> str:

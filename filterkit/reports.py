@@ -1,7 +1,7 @@
 """An evaluation's report: its document (:func:`document`: the summaries, macro averages and paired
 tests of the fold records, as ``evaluate --json`` prints them), and that document rendered as a
-plain-text table, as JSON, as a self-contained HTML page with its plots, and as a PNG of the
-learning curves.
+plain-text table, as a self-contained HTML page with its plots, and as a PNG of the
+learning curves (as JSON by :func:`filterkit.summary.as_json`).
 
 Each renderer takes the document (or one read back from ``evaluate --json``).  The plots need matplotlib
 (``pip install 'filterkit-arff[plot]'``); every text in them is drawn literally, never as math or TeX.
@@ -13,7 +13,6 @@ import collections
 import csv
 import html
 import io
-import json
 import math
 import re
 
@@ -56,10 +55,60 @@ SVG_SETTINGS = {"svg.hashsalt": "filterkit", "svg.fonttype": "none"}
 
 def document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
     """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
-    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`);
-    ``ratios``: per fraction, test rows / training rows, for the corrected t-test."""
-    build = _multiclass_document if settings.multiclass else _binary_document
-    return build(chains, tasks, settings, grouped, settings_json, ratios)
+    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`):
+    flat for one chain, task and fraction (unless ``--multiclass``); else the results and, but with
+    ``--multiclass``, each chain's macro averages.  Over several repeats each result also holds each
+    repeat's means and their spread; ``settings.stats`` adds the break-even point, micro-averages over
+    several tasks and paired tests of every chain against the first on the same folds (``ratios``: per
+    fraction, test rows / training rows, for the corrected t-test; with ``--multiclass`` each class's
+    AUC and F1 also over classes)."""
+    multiclass, fractions = settings.multiclass, settings.train_fractions
+    results = [
+        _result(chain, task, fraction, _summary(grouped[(chain.text, task, fraction)], settings))
+        for chain in chains
+        for task in tasks
+        for fraction in fractions
+    ]
+    if len(results) == 1 and not multiclass:
+        return {**results[0], "settings": settings_json}
+    document = {"settings": settings_json, "results": results}
+    if not multiclass:
+        document["macro"] = [
+            _macro_entry(chain, fraction, tasks, settings, grouped, results)
+            for chain in chains
+            for fraction in fractions
+        ]
+    if settings.stats and len(chains) > 1:
+        paired = _multiclass_paired if multiclass else _paired
+        document["paired"] = [
+            {
+                **paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks),
+                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
+            }
+            for chain in chains[1:]
+            for fraction in fractions
+        ]
+    return document
+
+
+def _summary(records: list[dict], settings: Settings) -> dict:
+    if settings.multiclass:
+        return summarize_multiclass(records, settings.repeats)
+    return summarize(records, settings.repeats, settings.stats)
+
+
+def _paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks) -> dict:
+    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds."""
+    return {
+        "chain": chain,
+        "baseline": baseline,
+        "train_fraction": fraction,
+        "measures": paired_comparison(
+            {task: grouped[(chain, task, fraction)] for task in tasks},
+            {task: grouped[(baseline, task, fraction)] for task in tasks},
+            ratio,
+        ),
+    }
 
 
 def settings_document(
@@ -82,45 +131,6 @@ def settings_document(
     if settings.repeats > 1:
         document["repeats"] = settings.repeats
         document["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
-    return document
-
-
-def _binary_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
-    """The JSON document: flat for one chain, task and fraction; else results and macro averages.
-
-    Over several repeats each result also holds each repeat's means and their
-    spread; ``settings.stats`` adds the break-even point, micro-averages over
-    several tasks and paired tests of every chain against the first (``ratios``:
-    per fraction, test rows / training rows, for the corrected t-test)."""
-    stats, fractions = settings.stats, settings.train_fractions
-    results = [
-        _result(chain, task, fraction, summarize(grouped[(chain.text, task, fraction)], settings.repeats, stats))
-        for chain in chains
-        for task in tasks
-        for fraction in fractions
-    ]
-    if len(results) == 1:
-        return {**results[0], "settings": settings_json}
-    macro = [
-        _macro_entry(chain, fraction, tasks, settings, grouped, results) for chain in chains for fraction in fractions
-    ]
-    document = {"settings": settings_json, "results": results, "macro": macro}
-    if stats and len(chains) > 1:
-        document["paired"] = [
-            {
-                "chain": chain.text,
-                "baseline": chains[0].text,
-                "train_fraction": fraction,
-                "measures": paired_comparison(
-                    {task: grouped[(chain.text, task, fraction)] for task in tasks},
-                    {task: grouped[(chains[0].text, task, fraction)] for task in tasks},
-                    ratios[fraction],
-                ),
-                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
-            }
-            for chain in chains[1:]
-            for fraction in fractions
-        ]
     return document
 
 
@@ -167,31 +177,7 @@ def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dic
     return entry
 
 
-def _multiclass_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
-    """The JSON document of ``--multiclass``: the settings and one result per chain (and fraction);
-    with ``stats`` and several chains, each chain against the first on the same folds: the overall
-    measures over folds (corrected resampled t-test) and each class's AUC and F1 over classes
-    (Wilcoxon) and over folds."""
-    (task,) = tasks
-    results = [
-        _result(chain, task, fraction, summarize_multiclass(grouped[(chain.text, task, fraction)], settings.repeats))
-        for chain in chains
-        for fraction in settings.train_fractions
-    ]
-    document: dict = {"settings": settings_json, "results": results}
-    if settings.stats and len(chains) > 1:
-        document["paired"] = [
-            {
-                **_multiclass_paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction]),
-                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
-            }
-            for chain in chains[1:]
-            for fraction in settings.train_fractions
-        ]
-    return document
-
-
-def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float) -> dict:
+def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, _tasks) -> dict:
     """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
     records, baseline_records = (grouped[(name, MULTICLASS_TASK, fraction)] for name in (chain, baseline))
     overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
@@ -239,11 +225,6 @@ def table(document: dict, per_task: bool = False) -> str:
     if document["settings"].get("multiclass"):
         return _multiclass_table(document)
     return _table(document, per_task)
-
-
-def json_text(document: dict) -> str:
-    """The document as ``evaluate --json`` prints it (an undefined AUC as null)."""
-    return json.dumps(_without_nan(document), indent=1, allow_nan=False, default=_json_default)
 
 
 def html_page(document: dict, per_task: bool = False) -> str:
@@ -761,20 +742,3 @@ def _svg_figure(figure, title: str, tips: dict[str, str]) -> str:
         svg[svg.index("<svg") :],
     )
     return f"<figure>{svg}<figcaption>{html.escape(title)}</figcaption></figure>"
-
-
-def _without_nan(value):
-    """NaN (an undefined AUC) as JSON null."""
-    if isinstance(value, dict):
-        return {key: _without_nan(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_nan(item) for item in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def _json_default(value):
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON")

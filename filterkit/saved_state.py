@@ -71,48 +71,30 @@ class SavedState:
         self.stage = stage
         self.state = state
 
-    def _raw(self, key: str, default=None):
-        if key not in self.state:
-            if default is not None:
-                return default
-            raise invalid_state(self.stage, f"'{key}' is missing")
-        return self.state[key]
-
     def array(self, key: str, declared: StateArray, sizes: dict[str, int]) -> np.ndarray:
         """The array ``key`` as ``declared``, its sizes looked up in ``sizes`` (float64, or
-        int64 for whole numbers)."""
+        int64 for whole numbers); NaN is never allowed, infinities only where ``declared`` allows them."""
         length = sizes[declared.length] if isinstance(declared.length, str) else declared.length
-        default = None if declared.default is None else np.full(length or 0, declared.default, dtype=np.float64)
-        if declared.whole:
-            high = sizes[declared.high] if isinstance(declared.high, str) else declared.high
-            return self._integers(key, length, low=declared.low, high=high, default=default)
-        array = self._numbers(key, length, finite=declared.finite, default=default)
-        if declared.probability and np.any((array < 0) | (array > 1)):
-            raise invalid_state(self.stage, f"'{key}' holds a value outside [0, 1]")
-        return array
-
-    def _numbers(self, key: str, length: int | None = None, finite: bool = True, default=None) -> np.ndarray:
-        """A one-dimensional float array (of ``length`` entries when given); NaN is never
-        allowed, infinities only without ``finite``."""
+        if key not in self.state and declared.default is None:
+            raise invalid_state(self.stage, f"'{key}' is missing")
         try:
-            array = np.asarray(self._raw(key, default), dtype=np.float64)
+            saved = self.state[key] if key in self.state else np.full(length or 0, declared.default)
+            array = np.asarray(saved, dtype=np.float64)
         except (TypeError, ValueError):
             raise invalid_state(self.stage, f"'{key}' is not an array of numbers") from None
         if array.ndim != 1 or (length is not None and len(array) != length):
             expected = f"({length},)" if length is not None else "one dimension"
             raise invalid_state(self.stage, f"'{key}' has shape {array.shape}, expected {expected}")
-        bad = np.isnan(array) | (~np.isfinite(array) if finite else False)
+        bad = np.isnan(array) | (~np.isfinite(array) if declared.finite or declared.whole else False)
         if bad.any():
             raise invalid_state(
                 self.stage, f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}"
             )
-        return array
-
-    def _integers(
-        self, key: str, length: int | None = None, low: int = 0, high: int | None = None, default=None
-    ) -> np.ndarray:
-        """A one-dimensional array of whole numbers in [low, high) (high None: adding up to less than 2**53)."""
-        array = self._numbers(key, length, default=default)
+        if not declared.whole:
+            if declared.probability and np.any((array < 0) | (array > 1)):
+                raise invalid_state(self.stage, f"'{key}' holds a value outside [0, 1]")
+            return array
+        low, high = declared.low, sizes[declared.high] if isinstance(declared.high, str) else declared.high
         outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
         if outside.any():
             where = int(np.flatnonzero(outside)[0])

@@ -67,10 +67,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     def _learns_from_y(self) -> bool:
         """True when the stage refuses data without a class; False for invalid parameters (``fit`` says why)."""
-        try:
-            return _refuses_classless_data(self._new_stage())
-        except (FilterkitError, ValueError):
-            return False
+        return _refuses_classless_data(self._new_stage, unmade=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -255,8 +252,13 @@ _X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "
 _PROBE_SCHEMA = Schema(_RELATION, (Attribute("x0", NUMERIC, declared_type="numeric"),))
 
 
-def _refuses_classless_data(stage: Stage) -> bool:
-    """True when ``stage`` cannot be prepared for one numeric attribute and no class."""
+def _refuses_classless_data(make_stage: Callable[[], Stage], unmade: bool) -> bool:
+    """True when the stage ``make_stage()`` makes cannot be prepared for one numeric attribute and no
+    class; ``unmade`` when it cannot be made (invalid options)."""
+    try:
+        stage = make_stage()
+    except (FilterkitError, ValueError):
+        return unmade
     try:
         stage.prepare(_PROBE_SCHEMA, Context())
     except FilterkitError:
@@ -389,14 +391,6 @@ def _restored(saved: dict, schema: Schema) -> Stage:
     return Chain.rebuilt(_registry(), stages, schema, class_name, saved["positive"]).stages[0]
 
 
-def _may_learn_from_y(stage_class: type[Stage]) -> bool:
-    """True unless the stage, with its default options, works on data without a class."""
-    try:
-        return _refuses_classless_data(stage_class())
-    except FilterkitError:
-        return True
-
-
 def _init_storing(signature: inspect.Signature):
     """An ``__init__`` with ``signature`` that stores each parameter as given (scikit-learn's rule)."""
 
@@ -489,7 +483,7 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
         class_name_for(stage_name),
         FilterkitTransformer,
         stage_class.options,
-        _may_learn_from_y(stage_class),
+        _refuses_classless_data(stage_class, unmade=True),  # its default options may need a class
         (),
         summary,
         {"stage_name": stage_name},

@@ -425,8 +425,9 @@ def _count_text(count) -> str:
 
 
 def as_json(document: dict) -> str:
-    """The summary as JSON text (a score that is not finite is null)."""
-    return json.dumps(_json_ready(document), indent=1, allow_nan=False)
+    """A document (the summary, an evaluation's) as JSON text: numpy numbers as numbers, one that is
+    not finite (an undefined score or AUC) as null."""
+    return json.dumps(_json_ready(document), indent=1, allow_nan=False, default=np.generic.item)
 
 
 def _json_ready(value):

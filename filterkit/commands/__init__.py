@@ -70,7 +70,7 @@ of files sharing one header, each file a partition (see docs/dask.md).
 )
 @output_option
 @class_option
-@positive_option("The positive class label for two-class stages (default: the minority class).")
+@positive_option(help="The positive class label for two-class stages (default: the minority class).")
 @click.option(
     "--save-model",
     "model_path",

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import click
 
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import check_distinct, check_stdout_open, output_format_of
+from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of
 from filterkit.commands.options import (
     number_format,
     output_option,
@@ -18,7 +18,6 @@ from filterkit.commands.options import (
 from filterkit.formats import SVMLIGHT, FormatOptions, format_of
 from filterkit.formats.svmlight import reading_options
 from filterkit.model import arrays_path, read_model
-from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import LocalEngine, OutputForm, run
 
@@ -39,15 +38,9 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     numbers = number_format(options.digits, options.float32)
     check_stdout_open(output)
     written_format = output_format_of(output, options.output_format)
-    output_file = None if output is None else checked_output(output)
-    named = [("the model", model_path)]
-    if os.fspath(arrays_path(model_path)) != model_path:
-        named.append(("the model's arrays", os.fspath(arrays_path(model_path))))
-    if input_path != "-":
-        named.append(("the input", input_path))
-    if output is not None:
-        named.append(("-o", output))
-    check_distinct(named)
+    arrays = os.fspath(arrays_path(model_path))
+    inputs = [("the model", model_path), *([("the model's arrays", arrays)] if arrays != model_path else [])]
+    output_file = checked_outputs([*inputs, ("the input", input_path)], output, None)
     chain, first_index = read_model(model_path, registry)
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(1)

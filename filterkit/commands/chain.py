@@ -35,9 +35,8 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
         check_dask_run(chain, options)
         output_dir = None if output_dir is None else checked_output_folder(output_dir)
     check_stdout_open(output or output_dir)
-    output_file = checked_outputs(
-        partition_files(options.input_path) if dask else [options.input_path], output, model_path
-    )
+    inputs = partition_files(options.input_path) if dask else [options.input_path]
+    output_file = checked_outputs([("the input", path) for path in inputs], output, model_path)
     formats = FormatOptions(options.zero_based)
     form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
     save = (lambda source: save_model(model_path, chain, loader.registry(), source)) if model_path else None

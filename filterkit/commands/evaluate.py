@@ -20,6 +20,7 @@ from filterkit.commands.options import (
     engine_option,
     json_option,
     positive_option,
+    progress_option,
     quiet_option,
     scheduler_option,
 )
@@ -27,7 +28,7 @@ from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.outputs import checked_output, staged_output
-from filterkit.progress import Progress, progress_mode, progress_option
+from filterkit.progress import Progress, progress_mode
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -218,7 +219,7 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 )
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
-@positive_option("One task: this class against the rest (default on two classes: the minority).")
+@positive_option(help="One task: this class against the rest (default on two classes: the minority).")
 @click.option(
     "--each-class",
     is_flag=True,
@@ -231,7 +232,7 @@ COMMANDLINE = ParameterSource.COMMANDLINE
     help="One task of all classes: chains fitted without a positive class, a multi-class classifier "
     "(svm: one-vs-rest); accuracy, macro/micro F1 and each class's one-vs-rest AUC and F1.",
 )
-@json_option("Print JSON: means as top-level keys for one chain and task.")
+@json_option(help="Print JSON: means as top-level keys for one chain and task.")
 @click.option("--per-task", is_flag=True, help="Also print one table row per task.")
 @click.option(
     "--plot",

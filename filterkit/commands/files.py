@@ -30,11 +30,11 @@ def check_stdout_open(output: str | None) -> None:
         raise FilterkitError("standard output is closed: give -o FILE")
 
 
-def checked_outputs(inputs: list[str], output: str | None, model_path: str | None) -> OutputFile | None:
-    """Check, before any work, that every output can be written and that the inputs,
+def checked_outputs(inputs: list[tuple[str, str]], output: str | None, model_path: str | None) -> OutputFile | None:
+    """Check, before any work, that every output can be written and that the inputs (role, path),
     ``-o`` and the model are distinct files; the ``-o`` target, if any."""
     output_file = None if output is None else checked_output(output)
-    named = [("the input", path) for path in inputs if path != "-"]
+    named = [(role, path) for role, path in inputs if path != "-"]
     if output is not None:
         named.append(("-o", output))
     if model_path is not None:

@@ -60,7 +60,7 @@ with joint (Weka's order).
     default=None,
     help=f"Features to show with --metric [default: {summary.DEFAULT_TOP}].",
 )
-@positive_option("With --metric: the positive class (default on two classes: the minority).")
+@positive_option(help="With --metric: the positive class (default on two classes: the minority).")
 @click.option("--presence", is_flag=True, help="With --metric: score presence (value ≠ 0), not the best threshold.")
 @click.option(
     "--combine",
@@ -70,7 +70,7 @@ with joint (Weka's order).
     "once: Weka's IG and χ², or igm; ig, chi and igm only). Default: joint for those without --positive, else max.",
 )
 @click.option("--numeric-only", is_flag=True, help="With --metric: rank the numeric attributes only.")
-@json_option("Print JSON.")
+@json_option(help="Print JSON.")
 @chunk_rows_option
 @click.pass_context
 def info(ctx: click.Context, input_path: str, metric_name: str | None, as_json: bool, **params) -> None:

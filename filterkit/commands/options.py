@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -10,7 +11,7 @@ import click
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
 from filterkit.formats import FORMAT_NAMES
-from filterkit.progress import progress_option
+from filterkit.progress import LOG_INTERVAL
 from filterkit.stage import Option
 
 if TYPE_CHECKING:
@@ -79,6 +80,13 @@ def number_format(digits: int | None, float32: bool) -> NumberFormat:
 
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+progress_option = click.option(
+    "--progress",
+    is_flag=True,
+    envvar="FILTERKIT_PROGRESS",
+    help=f"Progress on stderr even when it is not a terminal (a log): a line every {LOG_INTERVAL:g} s "
+    "and one per pass, with the total time (FILTERKIT_PROGRESS=1 too). -q silences it.",
+)
 plugins_dir_option = click.option(
     "--plugins-dir",
     metavar="DIR",
@@ -98,9 +106,9 @@ def reading_and_writing_options(command):
     return command
 
 
-def positive_option(help: str):
-    """``--positive LABEL``, explained for the command at hand."""
-    return click.option("--positive", help=help)
+#: ``--positive LABEL`` and ``--json`` (stored as ``as_json``), each command giving its own ``help=``.
+positive_option = functools.partial(click.option, "--positive")
+json_option = functools.partial(click.option, "--json", "as_json", is_flag=True)
 
 
 def engine_option(what: str):
@@ -120,11 +128,6 @@ scheduler_option = click.option(
     metavar="ADDRESS",
     help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
 )
-
-
-def json_option(help: str):
-    """``--json`` (stored as ``as_json``), explained for the command at hand."""
-    return click.option("--json", "as_json", is_flag=True, help=help)
 
 
 class RegisteredName(click.ParamType):

@@ -18,7 +18,7 @@ from filterkit.stage import Configurable
     help="List stages, metrics and classifiers with the plugin, distribution and version of each, "
     "and the plugins that were skipped or register nothing.",
 )
-@json_option("Machine-readable output.")
+@json_option(help="Machine-readable output.")
 @click.pass_context
 def plugins(ctx: click.Context, as_json: bool) -> None:
     """Print the registry: as a listing, or as JSON with ``--json``."""
