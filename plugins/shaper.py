@@ -55,7 +55,9 @@ from filterkit.metrics import positive_code
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
 from filterkit.stage import Option, StateArray, with_stored_values
-from filterkit.statistics import ClassValueCountsStage, ValueCounts
+from filterkit.statistics import ClassValueCountsStage, ValueCounts, feature_positions
+
+from .housekeeping import features_of_kinds
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -116,14 +118,7 @@ class Shaper(ClassValueCountsStage):
 
     def select_features(self, schema, context):
         """Numeric and nominal attributes other than the class."""
-        return np.array(
-            [
-                i
-                for i, a in enumerate(schema.attributes)
-                if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index
-            ],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, NOMINAL))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
@@ -227,13 +222,9 @@ class Shaper(ClassValueCountsStage):
             knot_feature.append(column_of_feature[fit.knot_feature[used]])
             knot_value.append(fit.knot_value[used])
             knot_probability.append(fit.knot_probability[used])
-        self.knot_feature = np.concatenate(knot_feature)
-        self.knot_value = np.concatenate(knot_value)
-        self.knot_probability = np.concatenate(knot_probability)
-        order = np.lexsort((self.knot_value, self.knot_feature))
-        self.knot_feature = self.knot_feature[order]
-        self.knot_value = self.knot_value[order]
-        self.knot_probability = self.knot_probability[order]
+        knots = [np.concatenate(part) for part in (knot_feature, knot_value, knot_probability)]
+        order = np.lexsort((knots[1], knots[0]))
+        self.knot_feature, self.knot_value, self.knot_probability = (part[order] for part in knots)
         self.knots = self._knots()
         self.zero_probability = self.knots.at_zero()
 
@@ -281,21 +272,14 @@ class Shaper(ClassValueCountsStage):
         """The map :meth:`value_map` gives, by the compiled kernel where it is built."""
         if super().stored_values_map() is None:
             return None
-        return lambda rows, data: self._shaped_stored(rows, self._position_of(rows.shape[1]), data)
-
-    def _position_of(self, n_columns: int) -> np.ndarray:
-        """Each attribute's column (−1 for none), for chunks of ``n_columns`` attributes."""
-        position_of = np.full(n_columns, -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
-        return position_of
+        return lambda rows, data: self._shaped_stored(rows, feature_positions(rows.shape[1], self.features), data)
 
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
             return self._transform_copies(chunk)
-        position_of = self._position_of(chunk.shape[1])
         if chunk.is_sparse and self.params["zero_preserve"]:
             rows = chunk.csr()
-            data = self._shaped_stored(rows, position_of)
+            data = self._shaped_stored(rows, feature_positions(chunk.shape[1], self.features))
             nominal = np.flatnonzero(self.nominal)
             if not len(nominal):
                 return chunk.with_stored(data, rows)
