@@ -224,7 +224,7 @@ def oracle_csv(schema: Schema, chunk: Chunk, numbers: NumberFormat) -> bytes:
             texts = format_numbers(dense[:, column], numbers)
             columns.append([writer._missing if v != v else t for v, t in zip(dense[:, column].tolist(), texts)])
         else:
-            columns.append(writer._column_texts(column, dense[:, column], chunk, 0))
+            columns.append(writer._column_texts(column, dense[:, column], range(len(dense)), chunk))
     lines = [",".join(row) + "\n" for row in zip(*columns)] if columns else ["\n"] * dense.shape[0]
     return "".join(lines).encode()
 
