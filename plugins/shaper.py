@@ -54,7 +54,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
-from filterkit.stage import Option, StateArray, with_stored_values
+from filterkit.stage import Option, StateArray, map_features, with_stored_values
 from filterkit.statistics import ClassValueCountsStage, ValueCounts, feature_positions
 
 from .housekeeping import features_of_kinds
@@ -290,11 +290,7 @@ class Shaper(ClassValueCountsStage):
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
             )
             return Chunk(shaped, chunk.text, chunk.weights)
-        values = chunk.dense_values().copy()
-        block = values[:, self.features]
-        positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
-        values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
-        return Chunk(_sparse_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+        return map_features(chunk, self.features, self._shape)
 
     def _shaped_stored(self, rows, position_of: np.ndarray, stored: np.ndarray | None = None) -> np.ndarray:
         """The stored values of ``rows`` (CSR arrays or matrix; or ``stored`` in their place) with
@@ -326,22 +322,18 @@ class Shaper(ClassValueCountsStage):
         differently from C's) and for a fit with a knot step that needs the scaled interpolation."""
         if self.params["transform"] != "prob" or self.knots.scaled.any():
             return None
-
-        def floats(values):
-            return np.ascontiguousarray(values, dtype=np.float64)
-
-        def integers(values):
-            return np.ascontiguousarray(values, dtype=np.int64)
-
+        floats = (
+            self.knot_value,
+            self.knot_probability,
+            self.knots.first_probability,
+            self.zero_probability,
+            self.default_probability,
+            self.missing_probability,
+            self._zero_shift(),
+        )
         return (
-            integers(self.knots.start),
-            floats(self.knot_value),
-            floats(self.knot_probability),
-            floats(self.knots.first_probability),
-            floats(self.zero_probability),
-            floats(self.default_probability),
-            floats(self.missing_probability),
-            floats(self._zero_shift()),
+            np.ascontiguousarray(self.knots.start, dtype=np.int64),
+            *(np.ascontiguousarray(values, dtype=np.float64) for values in floats),
             np.ascontiguousarray(self.column_nominal, dtype=bool),
             bool(self.params["zero_bin"]),
             self.params["missing"] == MISSING_BIN,
