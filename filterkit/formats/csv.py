@@ -16,6 +16,7 @@ follows the labels, not the rows.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 from dataclasses import dataclass
@@ -24,12 +25,11 @@ from typing import IO, BinaryIO, Callable, Iterator, cast
 import numpy as np
 
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import parse_number
+from filterkit.arff.reader import _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.lines import decoded, line_groups, numbered_lines
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
@@ -277,6 +277,41 @@ def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
         None if a.kind == NUMERIC else {label: code for code, label in enumerate(a.labels)} for a in schema.attributes
     )
     return Layout(schema, (), _Details(codes), None)
+
+
+def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR), and a
+    byte-order mark before the first line left out; a line longer than ``limits.line_bytes`` and
+    damaged gzip data are errors naming the line (the ARFF reader's line reading, with its bounds)."""
+    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    for number, line in lines:
+        yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+
+
+def line_groups(
+    lines: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits
+) -> Iterator[tuple[list[bytes], list[int]]]:
+    """The lines as ``(lines, numbers)`` groups of at most ``chunk_rows`` lines or ``chunk_bytes`` bytes."""
+    group: list[bytes] = []
+    numbers: list[int] = []
+    held = 0
+    for number, line in lines:
+        group.append(line)
+        numbers.append(number)
+        held += len(line) + 1
+        if len(group) == chunk_rows or held >= limits.chunk_bytes:
+            yield group, numbers
+            group, numbers, held = [], [], 0
+    if group:
+        yield group, numbers
+
+
+def decoded(raw: bytes, name: str, number: int) -> str:
+    """A line as text; an error naming the line when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", name, number) from None
 
 
 def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
