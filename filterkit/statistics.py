@@ -180,32 +180,40 @@ def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-def _feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
+def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
     """Per column, its position among ``features`` (−1 for a column that is not one)."""
     position = np.full(n_columns, -1, dtype=np.int64)
     position[features] = np.arange(len(features))
     return position
 
 
-def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int):
-    """The stored entries of a chunk's feature columns for rows with a known class:
-    ``(rows, columns, pairs, values, labels, known)``, zeros left out; ``pairs`` numbers
-    each entry's (feature, class) as ``column · n_classes + label``."""
+def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int, weights):
+    """The stored entries of a chunk's feature columns for rows with a known class, zeros left out:
+    ``(rows, columns, pairs, values, totals, missing)`` of the present values, ``pairs`` numbering
+    each entry's (feature, class) as ``column · n_classes + label``; ``totals`` sums the known rows
+    per class, ``missing`` the missing entries per pair (``weights``: None for unit weights)."""
     labels, known = _row_labels(chunk, class_index)
     if chunk.is_sparse:
         # the feature columns found through a position map: a pass over the stored entries,
         # where slicing the columns out (values[:, features]) cost a copy of the chunk
         matrix = chunk.csr()
-        position = _feature_positions(matrix.shape[1], features)
-        return (*_compiled_entries(matrix, position, np.where(known, labels, -1), max(n_classes, 1)), labels, known)
-    # the non-zero cells (NaN included) in row order, as a CSR matrix of the block would store them
-    block = chunk.values[:, features]
-    rows, columns = np.nonzero(block)
-    rows, columns, values = rows.astype(np.int64), columns.astype(np.int64), block[rows, columns]
-    keep = known[rows]
-    if not keep.all():
+        position = feature_positions(matrix.shape[1], features)
+        rows, columns, pairs, values = _compiled_entries(
+            matrix, position, np.where(known, labels, -1), max(n_classes, 1)
+        )
+    else:
+        # the non-zero cells (NaN included) in row order, as a CSR matrix of the block would store them
+        block = chunk.values[:, features]
+        rows, columns = np.nonzero(block)
+        rows, columns, values = rows.astype(np.int64), columns.astype(np.int64), block[rows, columns]
+        keep = known[rows]
         rows, columns, values = rows[keep], columns[keep], values[keep]
-    return rows, columns, columns * max(n_classes, 1) + labels[rows], values, labels, known
+        pairs = columns * max(n_classes, 1) + labels[rows]
+    known_rows = np.flatnonzero(known)
+    totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), n_classes)
+    lost = np.isnan(values)
+    missing = SortedSums.of_entries(pairs[lost], _sums_of_rows(weights, rows[lost]))
+    return rows[~lost], columns[~lost], pairs[~lost], values[~lost], totals, missing
 
 
 def _compiled_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarray, n_classes: int):
@@ -304,15 +312,7 @@ class ValueCounts(ClassCounts):
             compiled = cls._compiled_of_chunk(chunk, features, class_index, n_classes)
             if compiled is not None:
                 return compiled
-        rows, _, pair, values, labels, known = _chunk_entries(chunk, features, class_index, n_classes)
-        known_rows = np.flatnonzero(known)
-        totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), n_classes)
-        missing_entry = np.isnan(values)
-        missing = SortedSums.empty()
-        if missing_entry.any():
-            missing = SortedSums.of_entries(pair[missing_entry], _sums_of_rows(weights, rows[missing_entry]))
-            present = ~missing_entry
-            rows, pair, values = rows[present], pair[present], values[present]
+        rows, _, pair, values, totals, missing = _chunk_entries(chunk, features, class_index, n_classes, weights)
         table = _value_table(pair, values, _sums_of_rows(weights, rows))
         return cls(len(features), n_classes, table, totals, missing)
 
@@ -330,7 +330,7 @@ class ValueCounts(ClassCounts):
         pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
         found = _kernels.value_counts(
             *_csr_arrays(matrix),
-            _feature_positions(matrix.shape[1], features),
+            feature_positions(matrix.shape[1], features),
             np.where(known, labels, -1),
             max(n_classes, 1),
             pairs,
@@ -563,19 +563,12 @@ class PresenceCounts(ClassCounts):
             compiled = self._compiled_of_chunk(chunk, features, class_index)
             if compiled is not None:
                 return self.merge(compiled)
-        rows, columns, pair, values, labels, known = _chunk_entries(chunk, features, class_index, self.n_classes)
-        n = len(features)
-        known_rows = np.flatnonzero(known)
-        totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), self.n_classes)
-        missing_entry = np.isnan(values)
-        missing = SortedSums.empty()
-        if missing_entry.any():
-            missing = SortedSums.of_entries(pair[missing_entry], _sums_of_rows(weights, rows[missing_entry]))
-            present = ~missing_entry
-            rows, columns, values, pair = rows[present], columns[present], values[present], pair[present]
+        rows, columns, pair, values, totals, missing = _chunk_entries(
+            chunk, features, class_index, self.n_classes, weights
+        )
         nonzero = SortedSums.of_entries(pair, _sums_of_rows(weights, rows))
-        low, high = _column_ranges(columns, values, n)
-        return self.merge(PresenceCounts(n, self.n_classes, nonzero, totals, missing, low, high))
+        low, high = _column_ranges(columns, values, len(features))
+        return self.merge(PresenceCounts(len(features), self.n_classes, nonzero, totals, missing, low, high))
 
     def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | None):
         """One sparse chunk's presence statistics (unit weights) by the compiled kernel, in one pass
@@ -591,7 +584,7 @@ class PresenceCounts(ClassCounts):
         low, high = np.full(n, np.inf), np.full(n, -np.inf)
         found = _kernels.presence_counts(
             *_csr_arrays(matrix),
-            _feature_positions(matrix.shape[1], features),
+            feature_positions(matrix.shape[1], features),
             np.where(known, labels, -1),
             classes,
             n,
@@ -678,11 +671,8 @@ class ClassValueCountsStage(Stage):
         if type(self).accumulate is not ClassValueCountsStage.accumulate or class_index != self.context.class_index:
             return None
         empty = self.new_statistics()
-        position_of = np.full(
-            max(int(columns.max(initial=-1)), int(self.features.max(initial=-1))) + 1, -1, dtype=np.int64
-        )
-        position_of[columns] = np.arange(len(columns))
-        positions = position_of[self.features]
+        size = max(int(columns.max(initial=-1)), int(self.features.max(initial=-1))) + 1
+        positions = feature_positions(size, columns)[self.features]
         if (positions < 0).any() or counts.n_classes != empty.n_classes:
             return None
         own = counts.of_features(positions)

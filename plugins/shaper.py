@@ -54,8 +54,10 @@ from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
-from filterkit.stage import Option, StateArray, with_stored_values
-from filterkit.statistics import ClassValueCountsStage, ValueCounts
+from filterkit.stage import Option, StateArray, map_features, with_stored_values
+from filterkit.statistics import ClassValueCountsStage, ValueCounts, feature_positions
+
+from .housekeeping import features_of_kinds
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -116,14 +118,7 @@ class Shaper(ClassValueCountsStage):
 
     def select_features(self, schema, context):
         """Numeric and nominal attributes other than the class."""
-        return np.array(
-            [
-                i
-                for i, a in enumerate(schema.attributes)
-                if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index
-            ],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, NOMINAL))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
@@ -227,13 +222,9 @@ class Shaper(ClassValueCountsStage):
             knot_feature.append(column_of_feature[fit.knot_feature[used]])
             knot_value.append(fit.knot_value[used])
             knot_probability.append(fit.knot_probability[used])
-        self.knot_feature = np.concatenate(knot_feature)
-        self.knot_value = np.concatenate(knot_value)
-        self.knot_probability = np.concatenate(knot_probability)
-        order = np.lexsort((self.knot_value, self.knot_feature))
-        self.knot_feature = self.knot_feature[order]
-        self.knot_value = self.knot_value[order]
-        self.knot_probability = self.knot_probability[order]
+        knots = [np.concatenate(part) for part in (knot_feature, knot_value, knot_probability)]
+        order = np.lexsort((knots[1], knots[0]))
+        self.knot_feature, self.knot_value, self.knot_probability = (part[order] for part in knots)
         self.knots = self._knots()
         self.zero_probability = self.knots.at_zero()
 
@@ -281,21 +272,14 @@ class Shaper(ClassValueCountsStage):
         """The map :meth:`value_map` gives, by the compiled kernel where it is built."""
         if super().stored_values_map() is None:
             return None
-        return lambda rows, data: self._shaped_stored(rows, self._position_of(rows.shape[1]), data)
-
-    def _position_of(self, n_columns: int) -> np.ndarray:
-        """Each attribute's column (−1 for none), for chunks of ``n_columns`` attributes."""
-        position_of = np.full(n_columns, -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
-        return position_of
+        return lambda rows, data: self._shaped_stored(rows, feature_positions(rows.shape[1], self.features), data)
 
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
             return self._transform_copies(chunk)
-        position_of = self._position_of(chunk.shape[1])
         if chunk.is_sparse and self.params["zero_preserve"]:
             rows = chunk.csr()
-            data = self._shaped_stored(rows, position_of)
+            data = self._shaped_stored(rows, feature_positions(chunk.shape[1], self.features))
             nominal = np.flatnonzero(self.nominal)
             if not len(nominal):
                 return chunk.with_stored(data, rows)
@@ -306,11 +290,7 @@ class Shaper(ClassValueCountsStage):
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
             )
             return Chunk(shaped, chunk.text, chunk.weights)
-        values = chunk.dense_values().copy()
-        block = values[:, self.features]
-        positions = np.broadcast_to(np.arange(len(self.features)), block.shape)
-        values[:, self.features] = self._shape(positions.ravel(), block.ravel()).reshape(block.shape)
-        return Chunk(_sparse_matrix(values) if chunk.is_sparse else values, chunk.text, chunk.weights)
+        return map_features(chunk, self.features, self._shape)
 
     def _shaped_stored(self, rows, position_of: np.ndarray, stored: np.ndarray | None = None) -> np.ndarray:
         """The stored values of ``rows`` (CSR arrays or matrix; or ``stored`` in their place) with
@@ -342,22 +322,18 @@ class Shaper(ClassValueCountsStage):
         differently from C's) and for a fit with a knot step that needs the scaled interpolation."""
         if self.params["transform"] != "prob" or self.knots.scaled.any():
             return None
-
-        def floats(values):
-            return np.ascontiguousarray(values, dtype=np.float64)
-
-        def integers(values):
-            return np.ascontiguousarray(values, dtype=np.int64)
-
+        floats = (
+            self.knot_value,
+            self.knot_probability,
+            self.knots.first_probability,
+            self.zero_probability,
+            self.default_probability,
+            self.missing_probability,
+            self._zero_shift(),
+        )
         return (
-            integers(self.knots.start),
-            floats(self.knot_value),
-            floats(self.knot_probability),
-            floats(self.knots.first_probability),
-            floats(self.zero_probability),
-            floats(self.default_probability),
-            floats(self.missing_probability),
-            floats(self._zero_shift()),
+            np.ascontiguousarray(self.knots.start, dtype=np.int64),
+            *(np.ascontiguousarray(values, dtype=np.float64) for values in floats),
             np.ascontiguousarray(self.column_nominal, dtype=bool),
             bool(self.params["zero_bin"]),
             self.params["missing"] == MISSING_BIN,

@@ -16,8 +16,7 @@ from filterkit.arff.limits import Limits
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError
 from filterkit.formats import FormatOptions
-from filterkit.formats.csv import CsvWriter
-from filterkit.formats.lines import numbered_lines
+from filterkit.formats.csv import CsvWriter, numbered_lines
 from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
@@ -224,7 +223,7 @@ def oracle_csv(schema: Schema, chunk: Chunk, numbers: NumberFormat) -> bytes:
             texts = format_numbers(dense[:, column], numbers)
             columns.append([writer._missing if v != v else t for v, t in zip(dense[:, column].tolist(), texts)])
         else:
-            columns.append(writer._column_texts(column, dense[:, column], chunk, 0))
+            columns.append(writer._column_texts(column, dense[:, column], range(len(dense)), chunk))
     lines = [",".join(row) + "\n" for row in zip(*columns)] if columns else ["\n"] * dense.shape[0]
     return "".join(lines).encode()
 

@@ -217,7 +217,10 @@ def _from_sparse_rows(schema: Schema, rows: list) -> Chunk:
             indices.append(index)
             values.append(converter.value(index, row[index], r, texts))
         indptr.append(len(indices))
-    return _csr(values, indices, indptr, len(rows), n_columns, texts)
+    arrays = (np.asarray(values, dtype=np.float64), np.asarray(indices, dtype=np.int64), np.asarray(indptr))
+    matrix = sp.csr_matrix(arrays, shape=(len(rows), n_columns))
+    matrix.eliminate_zeros()
+    return Chunk(matrix, texts)
 
 
 def _from_coo(schema: Schema, triple) -> Chunk:
@@ -233,12 +236,3 @@ def _from_coo(schema: Schema, triple) -> Chunk:
             raise ArffError(f"data row {row + 1}: attribute index {index} appears twice")
         sparse_rows[row][index] = value
     return _from_sparse_rows(schema, sparse_rows)
-
-
-def _csr(values, indices, indptr, n_rows: int, n_columns: int, texts: dict) -> Chunk:
-    matrix = sp.csr_matrix(
-        (np.asarray(values, dtype=np.float64), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-        shape=(n_rows, n_columns),
-    )
-    matrix.eliminate_zeros()
-    return Chunk(matrix, texts)

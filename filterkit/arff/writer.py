@@ -127,6 +127,10 @@ class ArffWriter:
     weights are always written exactly).
     """
 
+    #: how a label, string or date is quoted, and a missing value written, in a row
+    _quote = staticmethod(quote)
+    _missing = "?"
+
     def __init__(
         self,
         stream: TextIO | BinaryIO,
@@ -141,17 +145,20 @@ class ArffWriter:
         self.schema = schema
         self.sparse = sparse
         kinds = [a.kind for a in schema.attributes]
-        #: the formatter of each nominal or date column
+        #: the texts of each nominal or date column, and of a numeric one's missing values
         self._formatters = {
-            i: _value_formatter(attribute)
+            i: _value_formatter(attribute, self._quote, self._missing)
             for i, attribute in enumerate(schema.attributes)
-            if attribute.kind in (NOMINAL, DATE)
+            if attribute.kind in (NOMINAL, DATE, NUMERIC)
         }
         self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
         self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
-        self._emit(format_header(schema, list(comments)))
+        self._emit(self._header(list(comments)))
+
+    def _header(self, comments: list[str]) -> str:
+        return format_header(self.schema, comments)
 
     def _emit(self, text: str | memoryview) -> None:
         if self._binary:
@@ -194,6 +201,8 @@ class ArffWriter:
             columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
             indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
         special = ~self._plain_numbers[columns]
+        if self._missing != "?":  # the compiled printer writes a missing number as ?, another text is a text
+            special |= np.isnan(values)
         special_entries = np.flatnonzero(special)
         texts = np.empty(len(special_entries), dtype=object)
         if len(special_entries):
@@ -215,7 +224,7 @@ class ArffWriter:
         if column in self._text_columns:
             side = chunk.text[column]
             return [
-                "?" if value != value else quote(side[row] if side[row] is not None else "")
+                self._missing if value != value else self._quote(side[row] or "")
                 for value, row in zip(values.tolist(), rows)
             ]
         return self._formatters[column](values)
@@ -310,10 +319,13 @@ def _row_starts(rows: np.ndarray, n_rows: int) -> np.ndarray:
     return np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
 
 
-def _value_formatter(attribute):
-    """The texts of a nominal or date column's values, quoted where needed; ``?`` for NaN."""
+def _value_formatter(attribute, quote, missing: str):
+    """The texts of a nominal or date column's values, quoted by ``quote``, ``missing`` for NaN (a
+    numeric column's: ``missing`` for each, its numbers being printed by the compiled formatter)."""
+    if attribute.kind == NUMERIC:
+        return lambda values: [missing] * len(values)
     if attribute.kind == NOMINAL:
-        labels = np.array([quote(label) for label in attribute.labels] + ["?"], dtype=object)
+        labels = np.array([quote(label) for label in attribute.labels] + [missing], dtype=object)
 
         def nominal(values: np.ndarray) -> list[str]:
             codes = np.where(np.isnan(values), len(labels) - 1, values).astype(np.int64)
@@ -324,7 +336,7 @@ def _value_formatter(attribute):
 
     def date(values: np.ndarray) -> list[str]:
         try:
-            return ["?" if v != v else quote(date_format.format(v)) for v in values.tolist()]
+            return [missing if v != v else quote(date_format.format(v)) for v in values.tolist()]
         except ArffError as error:
             raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 

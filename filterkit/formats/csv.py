@@ -16,24 +16,21 @@ follows the labels, not the rows.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 from dataclasses import dataclass
 from typing import IO, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
-import scipy.sparse as sp
 
-from filterkit.arff import _speedups  # type: ignore[attr-defined]
-from filterkit.arff.dates import DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import parse_number
+from filterkit.arff.reader import _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
-from filterkit.arff.writer import EXACT, NumberFormat
+from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.lines import decoded, line_groups, numbered_lines
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
 #: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
@@ -44,8 +41,6 @@ _LAST_VALUE = re.compile(
 )
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
-#: Sparse chunks are written a block of about this many cells at a time.
-_BLOCK_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -284,6 +279,41 @@ def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     return Layout(schema, (), _Details(codes), None)
 
 
+def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR), and a
+    byte-order mark before the first line left out; a line longer than ``limits.line_bytes`` and
+    damaged gzip data are errors naming the line (the ARFF reader's line reading, with its bounds)."""
+    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    for number, line in lines:
+        yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+
+
+def line_groups(
+    lines: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits
+) -> Iterator[tuple[list[bytes], list[int]]]:
+    """The lines as ``(lines, numbers)`` groups of at most ``chunk_rows`` lines or ``chunk_bytes`` bytes."""
+    group: list[bytes] = []
+    numbers: list[int] = []
+    held = 0
+    for number, line in lines:
+        group.append(line)
+        numbers.append(number)
+        held += len(line) + 1
+        if len(group) == chunk_rows or held >= limits.chunk_bytes:
+            yield group, numbers
+            group, numbers, held = [], [], 0
+    if group:
+        yield group, numbers
+
+
+def decoded(raw: bytes, name: str, number: int) -> str:
+    """A line as text; an error naming the line when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", name, number) from None
+
+
 def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
     """The rows that are not blank, each with the number of its first line: the lines of a
     double-quoted value that holds line ends are one row, joined with LF."""
@@ -390,7 +420,7 @@ def _value(
         ) from None
 
 
-class CsvWriter:
+class CsvWriter(ArffWriter):
     """Writes rows as RFC 4180 CSV: a header row of the names, then one row per instance,
     each ended by LF (as pandas writes).  Numbers are written in their shortest exact form
     (or rounded as ``numbers`` says); labels, strings, dates and names as they are, in
@@ -398,57 +428,22 @@ class CsvWriter:
     with ``'`` or would read as missing (``""``, ``"?"``, blanks).  A missing value is an
     empty cell (pandas reads NaN, Python's csv module ``''``), but ``?`` in a file of one
     column, whose empty row would be a blank line.  Instance weights other than 1 cannot
-    be written (an error); CSV has no comments, so no provenance line is written."""
+    be written (an error); CSV has no comments, so no provenance line is written.  The rows
+    are the ARFF writer's dense rows, with CSV's quoting and missing value."""
 
     def __init__(self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT):
-        self.stream = stream
-        self.schema = schema
+        self._quote = csv_quoted
         self._missing = "?" if len(schema) == 1 else ""
-        self.numbers = numbers
-        self._formatters = {c: self._formatter(a) for c, a in enumerate(schema.attributes) if a.kind in (NOMINAL, DATE)}
-        self.stream.write((",".join(csv_quoted(a.name) for a in schema.attributes) + "\n").encode("utf-8"))
+        super().__init__(stream, schema, False, (), numbers)
+
+    def _header(self, comments: list[str]) -> str:
+        return ",".join(csv_quoted(a.name) for a in self.schema.attributes) + "\n"
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk`` (a sparse one a block of rows at a time)."""
         if chunk.weights is not None and (chunk.weights != 1).any():
             raise FilterkitError("CSV output cannot hold instance weights other than 1")
-        block = max(1, _BLOCK_CELLS // max(1, len(self.schema)))
-        numeric = np.array([a.kind == NUMERIC for a in self.schema.attributes], dtype=bool)
-        for start in range(0, chunk.n_rows, block):
-            values = chunk.values[start : start + block]
-            dense = cast(sp.csr_matrix, values).toarray() if chunk.is_sparse else np.asarray(values, dtype=np.float64)
-            # the numbers printed by the ARFF writer's format_rows, every other cell a ready text
-            is_text = ~numeric | np.isnan(dense)
-            cells = np.full(dense.shape, self._missing, dtype=object)
-            for column in np.flatnonzero(~numeric).tolist():
-                cells[:, column] = self._column_texts(column, dense[:, column], chunk, start)
-            indptr = np.arange(dense.shape[0] + 1, dtype=np.int64) * dense.shape[1]
-            arguments = (indptr, np.zeros(0, np.int64), np.ascontiguousarray(dense).ravel(), is_text.view(np.uint8))
-            texts = cells[is_text].tolist()
-            self.stream.write(
-                _speedups.format_rows(*arguments, texts, False, self.numbers.digits or 0, self.numbers.float32)
-            )
-
-    def _formatter(self, attribute: Attribute) -> Callable[[np.ndarray], list[str]]:
-        """The texts of a nominal or date column's values."""
-        if attribute.kind == NOMINAL:
-            labels = np.array([csv_quoted(label) for label in attribute.labels] + [self._missing], dtype=object)
-            return lambda values: labels[np.where(np.isnan(values), len(labels) - 1, values).astype(np.int64)].tolist()
-        date_format = DateFormat(cast(str, attribute.date_format))  # a date attribute has a pattern
-
-        def dates(values: np.ndarray) -> list[str]:
-            try:
-                return [self._missing if v != v else csv_quoted(date_format.format(v)) for v in values.tolist()]
-            except ArffError as error:
-                raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
-
-        return dates
-
-    def _column_texts(self, column: int, values: np.ndarray, chunk: Chunk, start: int) -> list[str]:
-        if self.schema.attributes[column].kind in TEXT_KINDS:
-            texts = chunk.text[column][start : start + len(values)]
-            return [self._missing if v != v else csv_quoted(text or "") for v, text in zip(values.tolist(), texts)]
-        return self._formatters[column](values)
+        super().write(Chunk(chunk.values, chunk.text))
 
 
 def csv_quoted(text: str) -> str:

@@ -14,6 +14,7 @@ The scan that builds this header keeps the label set and the largest index only.
 
 from __future__ import annotations
 
+import codecs
 import math
 import re
 from dataclasses import dataclass
@@ -30,7 +31,6 @@ from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of  # type: ignore[attr-defined]
-from filterkit.formats.lines import UTF8_BOM
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
@@ -150,7 +150,7 @@ class SvmlightFormat:
         line_number = rows = size = 0
         try:
             for block in _blocks(cast(BinaryIO, stream), limits.line_bytes):
-                at = len(UTF8_BOM) if line_number == 0 and block.startswith(UTF8_BOM) else 0
+                at = len(codecs.BOM_UTF8) if line_number == 0 and block.startswith(codecs.BOM_UTF8) else 0
                 while at < len(block):
                     start = at
                     at, seen, held, too_long, first, error, *parsed = _lines.parse_svmlight(
