@@ -81,13 +81,18 @@ static unsigned char number_start[256];
 static unsigned char number_char[256];
 static unsigned char ascii_space[256];
 
-/* Where tokenize_plain puts each token's number, offsets, line and numeric-looking flag. */
+enum { TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED };
+
+/* Where scan_rows puts each token's number, offsets, line and kind, and each quoted token's
+   unescaped bytes (``text``, the token's end in it in ``text_end``). */
 typedef struct {
     double *number;
     int64_t *start;
     int64_t *end;
     int64_t *line;
-    unsigned char *numeric;
+    unsigned char *kind;
+    char *text;
+    int64_t *text_end;
 } Tokens;
 
 /* Python's correctly rounded parse of a numeric-looking token that parse_simple declines,
@@ -110,58 +115,112 @@ parse_with_python(const char *source, Py_ssize_t size, double *value)
     return parsed;
 }
 
-/* Split and parse length bytes of text into out (sized by the counting pass); 0 when a
-   numeric-looking token is not a whole number.  Runs without the GIL. */
-static int
-tokenize_into(const char *text, Py_ssize_t length, Tokens out)
+/* The escape after a backslash at text[*at] written to out as UTF-8, as tokens._unescape reads
+   it (Java's StreamTokenizer): a letter of "ntrbfav", one to three octal digits for a code up
+   to 255, any other byte for itself.  Returns the bytes written. */
+static Py_ssize_t
+unescape_one(const char *text, Py_ssize_t *at, char *out)
 {
-    Py_ssize_t token = 0;
+    static const char letters[] = "ntrbfav", codes[] = "\n\t\r\b\f\a\v";
+    unsigned char c = (unsigned char)text[*at];
+    const char *letter = c ? strchr(letters, c) : NULL;
+    (*at)++;
+    if (c < '0' || c > '7') {
+        *out = letter ? codes[letter - letters] : (char)c;
+        return 1;
+    }
+    unsigned int code = c - '0';
+    for (int more = c <= '3' ? 2 : 1; more && text[*at] >= '0' && text[*at] <= '7'; more--)
+        code = code * 8 + (unsigned int)(text[(*at)++] - '0');
+    if (code < 0x80) {
+        *out = (char)code;
+        return 1;
+    }
+    out[0] = (char)(0xC0 | (code >> 6));
+    out[1] = (char)(0x80 | (code & 0x3F));
+    return 2;
+}
+
+/*
+ * Split length bytes of rows as tokens.tokenize does (words end at a separator or a quote; a
+ * quoted string ends at its closing quote, backslash escapes in it) and, when fill is set,
+ * write them to out: numeric-looking words parsed, quoted strings unescaped.  Returns the
+ * number of tokens and sets *quoted to the number of quoted ones; -1 for what only the
+ * tokenizer reads (a brace, a '%' comment, a quote left open, "0x"); -2 when a
+ * numeric-looking word is not a whole number.  Runs without the GIL.
+ */
+static Py_ssize_t
+scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t *quoted)
+{
+    Py_ssize_t token = 0, strings = 0, written = 0, i = 0;
     int64_t line = 0;
-    Py_ssize_t i = 0;
     while (i < length) {
         unsigned char c = (unsigned char)text[i];
-        if (separator[c]) {
-            if (c == '\n')
-                line++;
+        if (c == '\n' || (separator[c] && c != '{' && c != '}')) {
+            line += c == '\n';
             i++;
             continue;
         }
+        if (c == '{' || c == '}' || c == '%')
+            return -1;
         Py_ssize_t begin = i;
-        int looks_numeric = number_start[c];
-        while (i < length && !separator[(unsigned char)text[i]]) {
-            if (!number_char[(unsigned char)text[i]])
-                looks_numeric = 0;
-            i++;
-        }
+        int kind = number_start[c] ? TOKEN_NUMBER : TOKEN_WORD;
         double value = 0.0;
-        if (looks_numeric && !parse_simple(text + begin, i - begin, &value)
-            && !parse_with_python(text + begin, i - begin, &value))
-            return 0;
-        out.number[token] = value;
-        out.start[token] = begin;
-        out.end[token] = i;
-        out.line[token] = line;
-        out.numeric[token] = (unsigned char)looks_numeric;
+        if (c == '\'' || c == '"') {
+            kind = TOKEN_QUOTED;
+            for (i++; i < length && text[i] != (char)c && text[i] != '\n';) {
+                if (text[i] != '\\') {
+                    if (fill)
+                        out.text[written++] = text[i];
+                    i++;
+                } else if (i + 1 >= length || text[i + 1] == '\n') {
+                    return -1;
+                } else if (fill) {
+                    i++;
+                    written += unescape_one(text, &i, out.text + written);
+                } else {
+                    i += 2;
+                }
+            }
+            if (i >= length || text[i] != (char)c)
+                return -1;
+            i++;
+        } else {
+            for (; i < length && !separator[(unsigned char)text[i]] && !needs_tokenizer[(unsigned char)text[i]]; i++) {
+                if (!number_char[(unsigned char)text[i]])
+                    kind = TOKEN_WORD;
+                if ((text[i] == 'x' || text[i] == 'X') && i > begin && text[i - 1] == '0')
+                    return -1;
+            }
+            if (fill && kind == TOKEN_NUMBER && !parse_simple(text + begin, i - begin, &value)
+                && !parse_with_python(text + begin, i - begin, &value))
+                return -2;
+        }
+        if (fill) {
+            out.number[token] = value;
+            out.start[token] = begin;
+            out.end[token] = i;
+            out.line[token] = line;
+            out.kind[token] = (unsigned char)kind;
+            if (kind == TOKEN_QUOTED)
+                out.text_end[strings] = written;
+        }
+        strings += kind == TOKEN_QUOTED;
         token++;
     }
-    return 1;
+    *quoted = strings;
+    return token;
 }
 
-/* The number of tokens, or -1 when the text holds a mark only the tokenizer reads. */
-static Py_ssize_t
-count_tokens(const char *text, Py_ssize_t length)
-{
-    Py_ssize_t count = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > 0 && text[i - 1] == '0'))
-            return -1;
-        if (!separator[c] && (i == 0 || separator[(unsigned char)text[i - 1]]))
-            count++;
-    }
-    return count;
-}
-
+/*
+ * tokenize_plain(data) -> False | None | (numbers, starts, ends, lines, kinds, strings)
+ *
+ * A group of dense data rows split by scan_rows: per token its float64 value (0 unless
+ * numeric-looking), int64 start and end offsets and line index, and uint8 kind (TOKEN_WORD,
+ * TOKEN_NUMBER, TOKEN_QUOTED), and a list of the quoted tokens' texts as str; False for
+ * what only the tokenizer reads (scan_rows's -1, or a quoted text that is not UTF-8); None
+ * when a numeric-looking word is not a whole number.
+ */
 static PyObject *
 tokenize_plain(PyObject *self, PyObject *arg)
 {
@@ -171,9 +230,10 @@ tokenize_plain(PyObject *self, PyObject *arg)
     }
     const char *text = PyBytes_AS_STRING(arg);
     Py_ssize_t length = PyBytes_GET_SIZE(arg);
-    Py_ssize_t count;
+    Py_ssize_t count, quoted;
+    Tokens none = {0};
     Py_BEGIN_ALLOW_THREADS
-    count = count_tokens(text, length);
+    count = scan_rows(text, length, 0, none, &quoted);
     Py_END_ALLOW_THREADS
     if (count < 0)
         Py_RETURN_FALSE;
@@ -181,28 +241,45 @@ tokenize_plain(PyObject *self, PyObject *arg)
     PyObject *starts = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     PyObject *ends = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     PyObject *lines = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *numeric = PyBytes_FromStringAndSize(NULL, count);
+    PyObject *kinds = PyBytes_FromStringAndSize(NULL, count);
+    PyObject *strings = PyList_New(quoted);
     PyObject *result = NULL;
-    if (!numbers || !starts || !ends || !lines || !numeric)
+    char *unescaped = PyMem_RawMalloc(length + 1);
+    int64_t *text_end = PyMem_RawMalloc((quoted + 1) * sizeof(int64_t));
+    if (!numbers || !starts || !ends || !lines || !kinds || !strings || !unescaped || !text_end) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         goto done;
+    }
     Tokens out = {(double *)PyBytes_AS_STRING(numbers), (int64_t *)PyBytes_AS_STRING(starts),
                   (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(lines),
-                  (unsigned char *)PyBytes_AS_STRING(numeric)};
-    int whole;
+                  (unsigned char *)PyBytes_AS_STRING(kinds), unescaped, text_end};
     Py_BEGIN_ALLOW_THREADS
-    whole = tokenize_into(text, length, out);
+    count = scan_rows(text, length, 1, out, &quoted);
     Py_END_ALLOW_THREADS
-    if (!whole) {
+    if (count < 0) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    result = Py_BuildValue("(OOOOO)", numbers, starts, ends, lines, numeric);
+    for (Py_ssize_t k = 0, from = 0; k < quoted; from = text_end[k++]) {
+        PyObject *string = PyUnicode_DecodeUTF8(unescaped + from, text_end[k] - from, NULL);
+        if (!string) {
+            PyErr_Clear();
+            result = Py_NewRef(Py_False);
+            goto done;
+        }
+        PyList_SET_ITEM(strings, k, string);
+    }
+    result = Py_BuildValue("(OOOOOO)", numbers, starts, ends, lines, kinds, strings);
 done:
     Py_XDECREF(numbers);
     Py_XDECREF(starts);
     Py_XDECREF(ends);
     Py_XDECREF(lines);
-    Py_XDECREF(numeric);
+    Py_XDECREF(kinds);
+    Py_XDECREF(strings);
+    PyMem_RawFree(unescaped);
+    PyMem_RawFree(text_end);
     return result;
 }
 

@@ -288,6 +288,10 @@ def read_arff(source, name: str | None = None) -> tuple[Schema, Chunk]:
         return reader.schema, reader.read_all()
 
 
+#: the kinds of token tokenize_plain finds
+_WORD, _NUMBER, _QUOTED = range(3)
+
+
 class _NotPlain(Exception):
     """The fast path met something it leaves to the tokenizer."""
 
@@ -577,20 +581,30 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
 
 
 def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
-    """Plain dense rows tokenized at once by the compiled module (a token that is not a number
-    parsed as 0, its text looked up here); _NotPlain where it declines."""
-    found = None if b"{" in joined or b"}" in joined else _speedups.tokenize_plain(joined)
+    """Plain dense rows tokenized at once by the compiled module (a word that is not a number
+    parsed as 0, its text looked up here; quoted texts unescaped there); _NotPlain where it declines."""
+    found = _speedups.tokenize_plain(joined)
     if not found:
         raise _NotPlain
-    dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
-    numbers, starts, ends, line_of, numeric_like = (np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes))
+    *arrays, strings = found
+    dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.uint8)
+    numbers, starts, ends, line_of, kinds = (np.frombuffer(raw, dtype) for raw, dtype in zip(arrays, dtypes))
     numbers = numbers.copy()  # looked-up values are filled in
     if np.any(np.bincount(line_of, minlength=n_rows) != columns.count):
         raise _NotPlain
     column_of = np.tile(np.arange(columns.count), n_rows)
     texts = {c: [None] * n_rows for c in columns.text_columns}
-    at = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
+    at = np.flatnonzero((kinds == _WORD) | ((kinds == _NUMBER) & columns.needs_lookup[column_of]))
     _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
+    for token, text in zip(np.flatnonzero(kinds == _QUOTED).tolist(), strings):
+        row, column = divmod(token, columns.count)
+        found: dict = {}
+        try:
+            numbers[token] = columns.value(column, text, True, found)
+        except ArffError:
+            raise _NotPlain from None
+        if column in texts:
+            texts[column][row] = found[column]
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 
