@@ -598,13 +598,13 @@ def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chun
     _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
     for token, text in zip(np.flatnonzero(kinds == _QUOTED).tolist(), strings):
         row, column = divmod(token, columns.count)
-        found: dict = {}
+        stored: dict = {}
         try:
-            numbers[token] = columns.value(column, text, True, found)
+            numbers[token] = columns.value(column, text, True, stored)
         except ArffError:
             raise _NotPlain from None
         if column in texts:
-            texts[column][row] = found[column]
+            texts[column][row] = stored[column]
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 
