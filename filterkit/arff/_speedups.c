@@ -1,14 +1,12 @@
 /*
  * The compiled reader and writer loops of filterkit.arff (a build needs a C compiler).
  *
- * tokenize_plain(data: bytes) splits a group of plain dense data rows at spaces, tabs,
- * commas, braces and newlines and parses every numeric-looking token (it starts with one of
- * "0123456789+-." and holds only those and "eE") with Python's own correctly rounded parser
- * (reader._parse_dense_plain).  It returns five bytes objects holding, per token, the
- * float64 value (0 for other tokens), the int64 start and end offsets and line index, and a
- * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number;
- * False when the group holds a quote, a '%' or "0x"/"0X".  The reader's tokenizer reads the
- * groups it declines; tests check both give identical chunks.
+ * tokenize_plain(data: bytes) splits a group of dense data rows as the reader's tokenizer
+ * does (scan_rows), parses every numeric-looking word (it starts with one of "0123456789+-."
+ * and holds only those and "eE") with Python's own correctly rounded parser, and unescapes
+ * each quoted value into one str; reader._parse_dense_plain looks up the rest.  It declines
+ * what only the tokenizer reads (braces, '%' comments, "0x", quotes left open, text that is
+ * not UTF-8), which the tokenizer then reads or reports; tests check both give identical chunks.
  *
  * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
  * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
@@ -141,6 +139,34 @@ unescape_one(const char *text, Py_ssize_t *at, char *out)
     return 2;
 }
 
+/* The quoted string starting at text[*at] (its quote mark): *at moved past the closing quote
+   and, when out is set, its unescaped bytes written at out + *written; 0 when the quote is
+   left open on its line. */
+static int
+scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_ssize_t *written)
+{
+    char quote = text[*at];
+    Py_ssize_t i = *at + 1;
+    while (i < length && text[i] != quote && text[i] != '\n') {
+        if (text[i] != '\\') {
+            if (out)
+                out[(*written)++] = text[i];
+            i++;
+        } else if (i + 1 >= length || text[i + 1] == '\n') {
+            return 0;
+        } else if (out) {
+            i++;
+            *written += unescape_one(text, &i, out + *written);
+        } else {
+            i += 2;
+        }
+    }
+    if (i >= length || text[i] != quote)
+        return 0;
+    *at = i + 1;
+    return 1;
+}
+
 /*
  * Split length bytes of rows as tokens.tokenize does (words end at a separator or a quote; a
  * quoted string ends at its closing quote, backslash escapes in it) and, when fill is set,
@@ -168,23 +194,8 @@ scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t 
         double value = 0.0;
         if (c == '\'' || c == '"') {
             kind = TOKEN_QUOTED;
-            for (i++; i < length && text[i] != (char)c && text[i] != '\n';) {
-                if (text[i] != '\\') {
-                    if (fill)
-                        out.text[written++] = text[i];
-                    i++;
-                } else if (i + 1 >= length || text[i + 1] == '\n') {
-                    return -1;
-                } else if (fill) {
-                    i++;
-                    written += unescape_one(text, &i, out.text + written);
-                } else {
-                    i += 2;
-                }
-            }
-            if (i >= length || text[i] != (char)c)
+            if (!scan_quoted(text, length, &i, fill ? out.text : NULL, &written))
                 return -1;
-            i++;
         } else {
             for (; i < length && !separator[(unsigned char)text[i]] && !needs_tokenizer[(unsigned char)text[i]]; i++) {
                 if (!number_char[(unsigned char)text[i]])
@@ -283,19 +294,22 @@ done:
     return result;
 }
 
-/* Tokens a sparse group sends back to Python: the entry, its row, and the token's bytes. */
+/* Tokens a sparse group sends back to Python: the entry, its row, the token's bytes (in
+   ``unescaped`` when it is quoted, in the text otherwise) and whether it is quoted. */
 typedef struct {
-    int64_t *entry, *row, *start, *end;
+    int64_t *entry, *row, *start, *end, *quoted;
     Py_ssize_t count, capacity;
+    char *unescaped;
+    Py_ssize_t written;
 } Lookups;
 
 static int
-lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t end)
+lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t end, int64_t quoted)
 {
     if (lookups->count == lookups->capacity) {
         Py_ssize_t capacity = lookups->capacity * 2 + 256;
-        int64_t **fields[4] = {&lookups->entry, &lookups->row, &lookups->start, &lookups->end};
-        for (int f = 0; f < 4; f++) {
+        int64_t **fields[5] = {&lookups->entry, &lookups->row, &lookups->start, &lookups->end, &lookups->quoted};
+        for (int f = 0; f < 5; f++) {
             int64_t *grown = PyMem_RawRealloc(*fields[f], capacity * sizeof(int64_t));
             if (!grown)
                 return -1;
@@ -307,6 +321,7 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
     lookups->row[lookups->count] = row;
     lookups->start[lookups->count] = start;
     lookups->end[lookups->count] = end;
+    lookups->quoted[lookups->count] = quoted;
     lookups->count++;
     return 0;
 }
@@ -430,13 +445,24 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
             if (i >= length || separator[(unsigned char)text[i]])
                 return SPARSE_NOT_PLAIN; /* an index without a value */
             Py_ssize_t begin = i;
+            if (text[i] == '\'' || text[i] == '"') {
+                Py_ssize_t from = lookups->written;
+                if (!scan_quoted(text, length, &i, lookups->unescaped, &lookups->written)
+                    || (i < length && !separator[(unsigned char)text[i]]))
+                    return SPARSE_MARKED;
+                if (lookups_add(lookups, entry, row, from, lookups->written, 1) < 0)
+                    return SPARSE_OUT_OF_MEMORY;
+                index_out[entry] = index;
+                value_out[entry++] = 0.0;
+                continue;
+            }
             int looks_numeric;
             double value = 0.0;
             int status = scan_value(text, length, &i, !needs_lookup[index], &looks_numeric, &value);
             if (status != SPARSE_DONE)
                 return status;
             if (needs_lookup[index] || !looks_numeric) {
-                if (lookups_add(lookups, entry, row, begin, i) < 0)
+                if (lookups_add(lookups, entry, row, begin, i, 0) < 0)
                     return SPARSE_OUT_OF_MEMORY;
                 value = 0.0;
             } else if (value == 0.0) {
@@ -486,7 +512,8 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     PyObject *indptr = NULL, *indices = NULL, *values = NULL;
-    Lookups lookups = {NULL, NULL, NULL, NULL, 0, 0};
+    Lookups lookups = {NULL, NULL, NULL, NULL, NULL, 0, 0, PyMem_RawMalloc(length + 1), 0};
+    PyObject *strings = PyList_New(0);
     const unsigned char *needs_lookup = lookup_columns.buf;
     if (lookup_columns.len != columns || rows < 1) {
         PyErr_SetString(PyExc_ValueError, "parse_sparse_rows: inconsistent arguments");
@@ -496,8 +523,11 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     indptr = PyByteArray_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
     indices = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(int64_t));
     values = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(double));
-    if (!indptr || !indices || !values)
+    if (!indptr || !indices || !values || !strings || !lookups.unescaped) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         goto done;
+    }
     int64_t *row_start = (int64_t *)PyByteArray_AS_STRING(indptr);
     int64_t *index_out = (int64_t *)PyByteArray_AS_STRING(indices);
     double *value_out = (double *)PyByteArray_AS_STRING(values);
@@ -521,14 +551,31 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     if (PyByteArray_Resize(indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
         || PyByteArray_Resize(values, entry * (Py_ssize_t)sizeof(double)) < 0)
         goto done;
+    for (Py_ssize_t k = 0; k < lookups.count; k++) {
+        if (!lookups.quoted[k])
+            continue;
+        PyObject *string = PyUnicode_DecodeUTF8(lookups.unescaped + lookups.start[k],
+                                                lookups.end[k] - lookups.start[k], NULL);
+        int failed = !string || PyList_Append(strings, string) < 0;
+        Py_XDECREF(string);
+        if (failed) {
+            if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                PyErr_Clear();
+                result = Py_NewRef(Py_False);
+            }
+            goto done;
+        }
+    }
     /* (y# turns a NULL pointer into None: no lookups are empty bytes) */
     Py_ssize_t lookup_size = lookups.count * (Py_ssize_t)sizeof(int64_t);
-    result = Py_BuildValue("(OOOy#y#y#y#)", indptr, indices, values,
+    result = Py_BuildValue("(OOOy#y#y#y#y#O)", indptr, indices, values,
                            lookups.count ? (const char *)lookups.entry : "", lookup_size,
                            lookups.count ? (const char *)lookups.row : "", lookup_size,
                            lookups.count ? (const char *)lookups.start : "", lookup_size,
-                           lookups.count ? (const char *)lookups.end : "", lookup_size);
+                           lookups.count ? (const char *)lookups.end : "", lookup_size,
+                           lookups.count ? (const char *)lookups.quoted : "", lookup_size, strings);
 done:
+    Py_XDECREF(strings);
     Py_XDECREF(indptr);
     Py_XDECREF(indices);
     Py_XDECREF(values);
@@ -536,6 +583,8 @@ done:
     PyMem_RawFree(lookups.row);
     PyMem_RawFree(lookups.start);
     PyMem_RawFree(lookups.end);
+    PyMem_RawFree(lookups.quoted);
+    PyMem_RawFree(lookups.unescaped);
     PyBuffer_Release(&lookup_columns);
     return result;
 }

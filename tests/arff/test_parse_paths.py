@@ -59,11 +59,17 @@ def test_plain_groups_take_the_compiled_path_alone(monkeypatch):
     assert np.array_equal(sparse, dense)
 
 
-def test_dense_rows_with_quoted_values_take_the_compiled_path_alone(monkeypatch):
-    """Issue 41: quotes no longer send a dense group to the tokenizer."""
-    data = b"1,'2','y'\n' 3 ',4,\"x\"\n"
+@pytest.mark.parametrize(
+    ("data", "parser"),
+    [
+        (b"1,'2','y'\n' 3 ',4,\"x\"\n", "_parse_dense_plain"),
+        (b"{0 1,1 '2',2 'y'}\n{0 ' 3 ',1 \"4\"}\n", "_parse_sparse_plain"),
+    ],
+)
+def test_rows_with_quoted_values_take_the_compiled_path_alone(data, parser, monkeypatch):
+    """Issue 41: quotes no longer send a group to the tokenizer."""
     values, called = paths_taken(data, monkeypatch)
-    assert called == ["_parse_dense_plain"]
+    assert called == [parser]
     assert values == [[[1.0, 2.0, 1.0], [3.0, 4.0, 0.0]]] == tokenizer_read(data, monkeypatch)
 
 
