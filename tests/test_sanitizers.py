@@ -30,6 +30,8 @@ DIFFERENTIAL_TESTS = [
     "tests/arff/test_gathered_rows.py",
     "tests/arff/test_sparse_single_pass.py",
     "tests/arff/test_header_fast_path.py",
+    "tests/arff/test_parse_paths.py",
+    "tests/test_quoted_compiled.py",
     "tests/test_kernels.py",
 ]
 #: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
