@@ -22,5 +22,6 @@ setup(
             extra_compile_args=SEPARATE_OPERATIONS,
         ),
         Extension("filterkit._words", ["filterkit/_words.c"]),
+        Extension("filterkit.formats._lines", ["filterkit/formats/_lines.c"]),
     ]
 )

@@ -363,6 +363,7 @@ TOOLS = {
     "numpy": "the numpy floor",
     "startup": "filterkit's start-up against importing numpy and scipy.sparse",
     "contract": "the share of a run spent checking the stage contract",
+    "svmlight": "filterkit IN.svm l2 -o OUT.svm against scikit-learn and against the same job in ARFF",
 }
 CHAINS = {
     "select": ["ig", "--presence", "select", "--top", "100", "l2"],
@@ -417,7 +418,7 @@ def main() -> None:
     args = parser.parse_args()
     scales = sorted(int(s) for s in args.scales.split(","))
     only, chains = set(args.only), {chain: CHAINS[chain] for chain in args.chains}
-    peers = {"sklearn", "pandas", "pyarrow"} & only
+    peers = {"sklearn", "pandas", "pyarrow", "svmlight"} & only
     peer_scales = [scale for scale in scales if scale <= LARGEST_PEER_SCALE]
     command_line = " ".join(["python benchmarks/run.py", *sys.argv[1:]])
     started = (
@@ -464,6 +465,8 @@ def main() -> None:
                     job("floor", (name, chain, "floor file"), f"C floor {chain} > FILE", name, floor_command, written)
         if not small:
             continue
+        if "svmlight" in only:
+            svmlight_jobs(job, inputs, filterkit, name, scratch_folder)
         if weka:
             job(
                 "weka",
@@ -543,8 +546,37 @@ def main() -> None:
         }
     report = format_report(jobs, results, scales, list(chains), args.repeats, started, identical, missing, startup)
     report += format_contract(contract, memory_scale, contract_repeats)
+    report += format_svmlight(results, scales)
     args.out.write_text(report)
     print(report)
+
+
+def svmlight_jobs(job, inputs: dict[str, Path], filterkit: str, name: str, folder: Path) -> None:
+    """The svmlight jobs (issue 41): ``filterkit IN.svm l2 -o OUT.svm``, scikit-learn's load + normalize +
+    dump of the same file, and filterkit's same job on the ARFF form of the file, each writing a file."""
+    svmlight = str(inputs[f"{name}_svmlight"])
+    ours = [filterkit, "-q", svmlight, "l2", "-o", str(folder / "written.svm")]
+    job("svmlight", (name, "svm"), "filterkit IN.svm l2 -o OUT.svm", name, ours)
+    peer = [sys.executable, "-c", SKLEARN_SVMLIGHT, svmlight, str(folder / "peer_out.svm")]
+    job("svmlight", (name, "svm sklearn"), "scikit-learn svmlight load + normalize + dump", name, peer)
+    arff = [filterkit, "-q", "-c", "first", str(inputs[name]), "l2", "-o", str(folder / "written.arff")]
+    job("svmlight", (name, "svm arff"), "filterkit IN.arff l2 -o OUT.arff", name, arff)
+
+
+def format_svmlight(results: dict, scales: list[int]) -> str:
+    """The svmlight targets of issue 41, by wall and by CPU time (nothing when not measured)."""
+    lines = []
+    for name in (f"grain_x{scale}" for scale in scales):
+        keys = [(name, "svm"), (name, "svm sklearn"), (name, "svm arff")]
+        if all(key in results for key in keys):
+            ours, peer, arff = (results[key] for key in keys)
+            lines.append(
+                f"- svmlight at {name}: `filterkit IN.svm l2 -o OUT.svm` {ours[0]:.2f} s, "
+                f"{peer[0] / ours[0]:.2f}× as fast as scikit-learn's load + normalize + dump (target ≥ 2×), "
+                f"{ours[0] / arff[0]:.2f}× the same job in ARFF (target ≤ 2×); by CPU "
+                f"{peer[4] / ours[4]:.2f}× and {ours[4] / arff[4]:.2f}×"
+            )
+    return "".join(f"{line}\n" for line in ["", "svmlight (issue 41):", "", *lines]) if lines else ""
 
 
 def page_cache_writes(folder: Path) -> str:

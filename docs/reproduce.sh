@@ -4,8 +4,11 @@
 # PARTS="uci text curve skewed" (the default) picks the experiments; JOBS=N runs N processes.
 # The classifier-setting experiments of issue 21 are more PARTS: "intercept decision curve-decision prose"
 # Issue 22's are "multiply multiclass auto" (PARTS="uci text curve skewed intercept decision curve-decision
-# prose multiply multiclass auto" runs everything).
+# prose multiply multiclass auto" runs everything). Issue 40's are "weighting collapse" (REUTERS_DIR: the
+# Debian weka package's examples folder, holding ReutersGrain-train.arff and ReutersCorn-train.arff;
+# WEIGHTING_SETS and REUTERS_SETS pick a subset, as docs/RESULTS.md §8 did).
 # Writes one JSON per run into OUT_DIR, then: python docs/summarize_results.py OUT_DIR
+# (parts weighting and collapse: python docs/experiments/summarize_weighting.py OUT_DIR)
 set -euo pipefail
 data=${1:-"$(dirname "$0")/../../shared/data"}
 out=${2:-results}
@@ -153,6 +156,40 @@ done
 
 # 7. auto (issue 22): docs/auto_experiment.py runs `auto l2` on the folds of parts 1 and 2, and the held-back sets.
 wanted auto && python3 "$(dirname "$0")/auto_experiment.py" run "$data" "$out/auto"
+
+# 8. Supervised term weighting (issue 40 item 5): tf·s for each metric s, against tf·idf (--stats), under the
+#    default decision and the margin; the text sets as part 2, and Reuters through `words`, with and without bigrams.
+weighting_chains=(
+    "idf --presence --multiply l2" "rf --presence --multiply l2" "nbr --presence --multiply l2"
+    "didf --presence --multiply l2" "didf --smooth --presence --multiply l2" "igm --presence --multiply l2"
+    "bns --presence --multiply l2" "shape bns l2"
+)
+reuters=${REUTERS_DIR:-/usr/share/doc/weka/examples}
+weighting_sets=${WEIGHTING_SETS:-"oh0 oh5 oh10 tr11 tr12 tr23 tr41"}
+wanted weighting && for decision in platt-cv margin; do
+    for name in $weighting_sets; do
+        filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --stats --json --compare \
+            --svm-decision "$decision" "$data/text/$name.wc.arff" "${weighting_chains[@]}" \
+            > "$out/weighting-$decision-$name.json"
+    done
+    for name in ${REUTERS_SETS:-Grain Corn}; do
+        for ngrams in 1-1 1-2; do
+            filterkit evaluate -q --jobs "$jobs" --folds 5 --stats --json --compare --svm-decision "$decision" \
+                "$reuters/Reuters$name-train.arff" \
+                "${weighting_chains[@]/#/words --counts --lowercase --ngrams $ngrams }" \
+                > "$out/weighting-$decision-reuters$name-$ngrams.json"
+        done
+    done
+done
+
+# 9. The collapse at 5-10 % training (issue 40 item 6): BNS with one thing changed at a time
+#    (docs/experiments/bns_clips/collapse_metrics.py), on part 2b's learning curve; and part 8's weights there.
+wanted collapse && filterkit --plugins-dir "$(dirname "$0")/experiments/bns_clips" evaluate -q --jobs "$jobs" --each-class \
+    --min-positives 50 --folds 5 --json --train-fraction 0.05,0.1,0.2,1 --compare \
+    "$data/text/oh10.wc.arff" "binarize l2" "binarize bns l2" "shape bns l2" "binarize bnsh l2" "shape bnsh l2" \
+    "binarize bnsht l2" "binarize bnshf l2" "binarize bnsc l2" "binarize bnscap l2" > "$out/collapse-oh10.json"
+wanted collapse && filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json \
+    --train-fraction 0.05,0.1 --compare "$data/text/oh10.wc.arff" "${weighting_chains[@]}" > "$out/weighting-curve-oh10.json"
 
 # Every command that ran succeeded (set -e); the last part left out must not make the script fail.
 exit 0

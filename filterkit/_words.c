@@ -388,7 +388,8 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
             if (!ok)
                 return 0;
         }
-        qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
+        if (c->n_pairs > row_start) /* pairs is NULL before the first token: qsort takes no NULL */
+            qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
         Py_ssize_t distinct = row_start; /* each token's occurrences summed into its first pair */
         for (Py_ssize_t k = row_start; k < c->n_pairs; k++) {
             if (distinct > row_start && c->pairs[distinct - 1].id == c->pairs[k].id)
@@ -476,6 +477,10 @@ static PyMethodDef methods[] = {
     {NULL},
 };
 
+/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
+   so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 1
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 
 PyMODINIT_FUNC
@@ -485,6 +490,8 @@ PyInit__words(void)
         return NULL;
     PyObject *created = PyModule_Create(&module);
     if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)
+        Py_CLEAR(created);
+    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
         Py_CLEAR(created);
     return created;
 }

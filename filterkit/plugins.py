@@ -404,6 +404,7 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
     )
     candidates: dict[str, _Candidate] = {}
     values: dict[str, str] = {}
+    twins: dict[str, str] = {}  # a distribution registering the very plugins of an earlier one: the first's name
     for point, distribution, version in found:
         names = declared.get((distribution, point.name), frozenset())
         candidate = _Candidate(point.name, point.name, distribution, version, point.load, names)
@@ -411,6 +412,13 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
             candidates[point.name], values[point.name] = candidate, point.value
         elif values[point.name] != point.value:
             plugins.skip(candidate, f"{candidates[point.name]} already has an entry point named '{point.name}'")
+        elif distribution != candidates[point.name].distribution:
+            twins.setdefault(distribution, candidates[point.name].distribution)
+    for twin, first in twins.items():  # e.g. filterkit-arff installed over a checkout's old 'filterkit'
+        _warn(
+            f"distribution {twin} registers the same plugins as {first}: the same package installed twice "
+            f"(once under an old name?); its copy is not used: pip uninstall {twin}"
+        )
     if plugins_dir is not None:
         if not Path(plugins_dir).is_dir():
             raise FilterkitError(f"plugins folder {str(plugins_dir)!r} is not a folder")

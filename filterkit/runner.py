@@ -58,8 +58,9 @@ class Chain:
         self.input_schema: Schema | None = None
         self.output_schema: Schema | None = None
         self.class_name: str | None = None
-        #: The warnings of the last fit, one per stage whose output is much wider than its input (:func:`widening`).
-        self.widenings: list[str] = []
+        #: The warnings of the last fit: a stage whose output is much wider than its input (:func:`widening`),
+        #: a stage that found nothing to read (:attr:`Stage.nothing_to_read`).
+        self.warnings: list[str] = []
 
     @classmethod
     def rebuilt(
@@ -133,7 +134,7 @@ class Chain:
         class_hint = _class_hint(schema, class_index)
         if self.positive is not None and self.positive not in labels:  # a stage that ignores it would record it
             raise FilterkitError(f"--positive {self.positive!r} is not a label of the class{class_hint}")
-        self.widenings = []
+        self.warnings = []
         for position, stage in enumerate(self.stages):
             try:
                 self.prepare_stage(position, schema)
@@ -156,7 +157,9 @@ class Chain:
             output = guarded(stage, "fit", OutputContract.of, stage, "fit").schema
             warning = widening(position, stage, schema, output)
             if warning is not None:
-                self.widenings.append(warning)
+                self.warnings.append(warning)
+            if stage.nothing_to_read and not len(stage.features):
+                self.warnings.append(f"stage {position + 1} '{stage.name}' {stage.nothing_to_read}")
             schema = output
         self.output_schema = schema
         return self

@@ -121,7 +121,7 @@ def run(
     standard output), published only whole; or, on the Dask engine, one output per partition
     into ``output_dir``.
 
-    A chain that is not fitted is fitted first (warning of :attr:`Chain.widenings`; then
+    A chain that is not fitted is fitted first (warning of :attr:`Chain.warnings`; then
     ``on_fitted(chain)``); a fitted one checks the input against its training header and keeps
     the input's relation name.  ``save_model(source)`` runs once every row is written, before the
     output is published: a model that cannot be saved leaves no output.
@@ -137,7 +137,7 @@ def run(
             chain.output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
         else:
             engine.fit(chain, source)
-            for warning in chain.widenings:  # before the writing it warns of
+            for warning in chain.warnings:  # before the writing it warns of
                 print(f"filterkit: warning: {warning}", file=sys.stderr)
             if on_fitted is not None:
                 on_fitted(chain)

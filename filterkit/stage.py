@@ -166,6 +166,9 @@ class Stage(Configurable):
     provenance: Provenance | None = None
     #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`).
     widening_hint: ClassVar[str] = ""
+    #: Said in the chain's warning when the stage finds none of the attributes it reads (``features`` empty):
+    #: ``words`` on a file without text would otherwise pass it through as if it had done its work.
+    nothing_to_read: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any):
         """A subclass that defines ``fitted``, the old name of ``learns``, learns by it (DeprecationWarning)."""

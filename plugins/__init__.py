@@ -6,25 +6,7 @@ chain names; tests/test_lazy_plugins.py holds it to what they register.
 """
 
 #: The metrics, and the scorer stage made from each.
-METRICS = (
-    "acc",
-    "acc2",
-    "bns",
-    "chi",
-    "dfreq",
-    "f1",
-    "ig",
-    "oddn",
-    "odds",
-    "pow",
-    "pr",
-    "rand",
-    "idf",
-    "rf",
-    "nbr",
-    "didf",
-    "igm",
-)
+METRICS = tuple("acc acc2 bns chi dfreq f1 ig oddn odds pow pr rand idf rf nbr didf igm".split())
 
 NAMES = {
     "auto": {"stage": ("auto",)},

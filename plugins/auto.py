@@ -1,34 +1,13 @@
 """``auto``: a per-feature policy — each numeric feature gets the treatment its own training
-rows support (KDD'09 §5's "automated policies"; docs/algorithms.md §14).
+rows support (KDD'09 §5's "automated policies"; docs/algorithms.md §14 is the reference).
 
-Treatments map a feature's value x to g(x):
-
-* ``presence``: 1 where x ≠ 0, else 0 (``binarize``);
-* ``raw``: x itself;
-* ``shape``: the LP shaper's p̃(x) (KDD'09 §3.2; zero bin on a sparse feature, none on a
-  dense one);
-* ``both``: the default column and a shaped copy, ``NAME@shape``, right after it;
-* ``drop``: the attribute is removed.
-
-Every kept column is then scaled as the scorers scale (KDD'09 §3.4): g's training range is
-widened to the metric's score of g (``--metric``, BNS by default).  A feature is *sparse*
-when at least half of its known training rows are 0: it keeps 0 at 0 (g(x)·s/(max g − min g),
-sparse stays sparse); a dense feature gets (g(x) − min g)·s/(max g − min g).
-
-The choice is cross-fitted: every training row falls in one of ``--folds`` inner folds by a
-hash of its own values (so neither row order, chunk size nor partition moves it), and each
-treatment's criterion is the AUC of g alone on the held-out rows, g fitted (its direction,
-or the shaper) on the other folds, the folds weighted by the pairs they rank.  The default
-is ``presence`` on a sparse feature and ``raw`` on a dense one; another treatment is chosen
-only for a feature with ``--min-support`` positive and negative rows where it carries a
-value, when its criterion beats the default's by max(``--min-gain``, ``--evidence`` standard
-errors of a chance AUC).  ``--shape-copy``: a dense feature gets a shaped copy unless shaping
-is worse alone (the criterion cannot see how features combine in a linear model, which the
-copy leaves to the classifier); ``--drop``: a supported feature no treatment lifts above
-chance is removed.
-
-Statistics are one value histogram by class per inner fold (features × distinct values ×
-folds, never rows), and they merge, so ``--engine dask`` gives the same bytes.
+A treatment maps a feature's value x to g(x): ``presence`` (1 where x ≠ 0), ``raw`` (x),
+``shape`` (the LP shaper's p̃(x)), ``both`` (the default column and a shaped copy ``NAME@shape``
+right after it) or ``drop``.  Every kept column is then scaled as the scorers scale, its training
+range widened to the metric's score of g; a *sparse* feature (at least half its known rows 0)
+keeps 0 at 0.  The choice is cross-fitted: each treatment's criterion is the AUC of g alone on
+held-out inner folds, drawn by a hash of each row's own values.  Statistics are one value
+histogram by class per inner fold (never rows), and they merge.
 """
 
 from __future__ import annotations
@@ -51,7 +30,6 @@ from filterkit.stage import (
     Option,
     Stage,
     StateArray,
-    numeric_features,
     range_scaling,
     refuse_infinite_ranges,
     scale_values,
@@ -59,6 +37,7 @@ from filterkit.stage import (
 )
 from filterkit.statistics import ValueCounts
 
+from .ordinal import unique_schema
 from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
 
 #: The treatments, by the code the model file stores for each feature.
@@ -95,17 +74,6 @@ def inner_folds(chunk: Chunk, n_folds: int, seed: int) -> np.ndarray:
         if len(filled):
             row_sum[filled] = np.add.reduceat(entry, matrix.indptr[filled])
         return (_mixed(row_sum) >> np.uint64(11)).astype(np.int64) % n_folds
-
-
-class FoldCounts:
-    """One :class:`ValueCounts` per inner fold; merges fold by fold."""
-
-    def __init__(self, folds: list[ValueCounts]):
-        self.folds = folds
-
-    def merge(self, other: "FoldCounts") -> "FoldCounts":
-        """Statistics of the rows of both."""
-        return FoldCounts([mine.merge(theirs) for mine, theirs in zip(self.folds, other.folds)])
 
 
 def auc_by_feature(
@@ -221,15 +189,16 @@ class AutoStage(Stage):
             raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
         self.class_attribute = schema.attributes[context.class_index]
 
-    def select_features(self, schema, context):
-        """The numeric attributes other than the class."""
-        return numeric_features(schema, context.class_index)
-
-    def new_statistics(self) -> FoldCounts:
+    def new_statistics(self) -> list[ValueCounts]:
+        """One :class:`ValueCounts` per inner fold."""
         n_classes = len(self.class_attribute.labels)
-        return FoldCounts([ValueCounts.empty(len(self.features), n_classes) for _ in range(self.params["folds"])])
+        return [ValueCounts.empty(len(self.features), n_classes) for _ in range(self.params["folds"])]
 
-    def accumulate(self, statistics: FoldCounts, chunk: Chunk) -> FoldCounts:
+    def merge(self, first: list[ValueCounts], second: list[ValueCounts]) -> list[ValueCounts]:
+        """The counts of the rows of both, fold by fold."""
+        return [mine.merge(theirs) for mine, theirs in zip(first, second)]
+
+    def accumulate(self, statistics: list[ValueCounts], chunk: Chunk) -> list[ValueCounts]:
         fold = inner_folds(chunk, self.params["folds"], self.params["seed"])
         n_classes = len(self.class_attribute.labels)
         parts = []
@@ -237,7 +206,7 @@ class AutoStage(Stage):
             rows = np.flatnonzero(fold == k)
             part = Chunk(chunk.values[rows], {}, None if chunk.weights is None else chunk.weights[rows])
             parts.append(ValueCounts.of_chunk(part, self.features, self.context.class_index, n_classes))
-        return statistics.merge(FoldCounts(parts))
+        return self.merge(statistics, parts)
 
     def _knots(self, zero_bin: bool, counts: ValueCounts) -> Knots:
         """The LP shaper's estimates (``shape``'s defaults, missing kept) of this stage's features
@@ -246,15 +215,8 @@ class AutoStage(Stage):
         fit = fit_toward(
             self.positive, counts.histogram(include_zero=True), counts, numeric, zero_bin, NEIGHBORS, False
         )
-        return Knots(
-            fit.knot_feature,
-            fit.knot_value,
-            fit.knot_probability,
-            fit.zero_probability,
-            fit.default_probability,
-            numeric,
-            zero_bin,
-        )
+        arrays = (fit.knot_feature, fit.knot_value, fit.knot_probability, fit.zero_probability, fit.default_probability)
+        return Knots(*arrays, numeric, zero_bin)
 
     def _shaped(self, sparse_knots: Knots, dense_knots: Knots, positions: np.ndarray, values: np.ndarray):
         """p̃ of each (feature position, value): the zero-bin estimates on sparse features."""
@@ -264,9 +226,9 @@ class AutoStage(Stage):
             shaped[on_sparse] = sparse_knots.at(positions[on_sparse], values[on_sparse])
         return shaped
 
-    def finalize(self, statistics: FoldCounts) -> None:
+    def finalize(self, statistics: list[ValueCounts]) -> None:
         n = len(self.features)
-        full = functools.reduce(ValueCounts.merge, statistics.folds)
+        full = functools.reduce(ValueCounts.merge, statistics)
         self.positive = positive_code(self.class_attribute, full.class_totals, self.context.positive)
         low, high = full.training_range()
         refuse_infinite_ranges(self, low, high)
@@ -282,7 +244,7 @@ class AutoStage(Stage):
             np.bincount(histogram.feature[carries], weights=positives[carries], minlength=n),
             np.bincount(histogram.feature[carries], weights=negatives[carries], minlength=n),
         )
-        self.criterion_presence, self.criterion_raw, self.criterion_shape = self._cross_fitted(statistics.folds)
+        self.criterion_presence, self.criterion_raw, self.criterion_shape = self._cross_fitted(statistics)
         known_positives = np.bincount(histogram.feature, weights=positives, minlength=n)
         known_negatives = np.bincount(histogram.feature, weights=negatives, minlength=n)
         self._choose(support, chance_spread(known_positives, known_negatives))
@@ -301,18 +263,11 @@ class AutoStage(Stage):
             trained = training.histogram(include_zero=True)
             trained_positives = trained.of_class(self.positive)
             trained_negatives = trained.rows - trained_positives
-            raw_direction = np.where(
-                auc_by_feature(trained.feature, trained.value, trained_positives, trained_negatives, n) >= 0.5,
-                1.0,
-                -1.0,
-            )
-            presence_direction = np.where(
-                auc_by_feature(
-                    trained.feature, (trained.value != 0).astype(float), trained_positives, trained_negatives, n
+            presence_direction, raw_direction = (
+                np.where(
+                    auc_by_feature(trained.feature, score, trained_positives, trained_negatives, n) >= 0.5, 1.0, -1.0
                 )
-                >= 0.5,
-                1.0,
-                -1.0,
+                for score in ((trained.value != 0).astype(float), trained.value)
             )
             sparse_knots, dense_knots = self._knots(True, training), self._knots(False, training)
             tested = held.histogram(include_zero=True)
@@ -388,16 +343,16 @@ class AutoStage(Stage):
         self.zero_probability = np.where(on_sparse, sparse_knots.at_zero(), dense_knots.at_zero())
         self.default_probability = sparse_knots.default_probability
         self.knots = self._fitted_knots()
-        main_kind = np.where(self.treatment == BOTH, np.where(on_sparse, PRESENCE, RAW), self.treatment)
-        copy_kind = np.where(self.treatment == BOTH, SHAPE, DROP)
         self.scores, self.offset, self.factor, self.inner_exponent, self.outer_exponent = self._scaling(
-            full, histogram, main_kind
+            full, histogram, self._kind(copy=False)
         )
         _, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = self._scaling(
-            full, histogram, copy_kind
+            full, histogram, self._kind(copy=True)
         )
+        self._layout()
         if self.params["report"]:
-            self._print_report()
+            for line in self.fit_summary():
+                print(f"auto: {line}", file=sys.stderr)
 
     def _scaling(self, full: ValueCounts, histogram, kind: np.ndarray):
         """Per feature, for the column whose treatment is ``kind``: the metric's score of the
@@ -448,27 +403,32 @@ class AutoStage(Stage):
         treated[treatment == DROP] = 0.0
         return np.where(np.isnan(values), np.nan, treated)
 
+    def _kind(self, copy: bool) -> np.ndarray:
+        """Per feature the treatment of its own column, or with ``copy`` of its shaped copy (DROP: none)."""
+        if copy:
+            return np.where(self.treatment == BOTH, SHAPE, DROP)
+        return np.where(self.treatment == BOTH, np.where(self.sparse.astype(bool), PRESENCE, RAW), self.treatment)
+
     def _output(self, positions: np.ndarray, values: np.ndarray, copy: bool = False) -> np.ndarray:
         """The output of each (feature position, value): g scaled to the metric's score; with
         ``copy``, the shaped copy of a ``both`` feature."""
         if copy:
-            kind = np.where(self.treatment == BOTH, SHAPE, DROP)
             scaling = (self.copy_factor, self.copy_offset, self.copy_inner_exponent, self.copy_outer_exponent)
         else:
-            kind = np.where(self.treatment == BOTH, np.where(self.sparse.astype(bool), PRESENCE, RAW), self.treatment)
             scaling = (self.factor, self.offset, self.inner_exponent, self.outer_exponent)
         factor, offset, inner, outer = scaling
         return scale_values(
-            self._treated(positions, values, kind),
+            self._treated(positions, values, self._kind(copy)),
             factor[positions],
             offset[positions],
             (inner[positions], outer[positions]),
         )
 
-    def _layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Where the output columns come from: the kept input columns, and after each ``both``
-        feature its shaped copy; returns (source column per output column, whether the output
-        column is a copy, the output column of each kept input column)."""
+    def _layout(self) -> None:
+        """Where the output columns come from: the kept input columns, and after each ``both`` feature
+        its shaped copy.  Sets ``source`` (the input column of each output column), ``is_copy``,
+        ``destination`` (the output column of each kept input column) and ``position_of`` (each input
+        column's position among the features, −1 for none)."""
         n_attributes = len(self.input_schema.attributes)
         kept = np.ones(n_attributes, dtype=bool)
         kept[self.features[self.treatment == DROP]] = False
@@ -478,33 +438,27 @@ class AutoStage(Stage):
         is_copy = np.r_[False, source[1:] == source[:-1]] if len(source) else np.zeros(0, dtype=bool)
         destination = np.full(n_attributes, -1, dtype=np.int64)
         destination[source[~is_copy]] = np.flatnonzero(~is_copy)
-        return source, is_copy, destination
+        self.source, self.is_copy, self.destination = source, is_copy, destination
+        self.position_of = np.full(n_attributes, -1, dtype=np.int64)
+        self.position_of[self.features] = np.arange(len(self.features))
 
     def output_schema(self):
         schema = super().output_schema()
-        source, is_copy, _ = self._layout()
         attributes = [
             Attribute(f"{schema.attributes[i].name}{COPY_SUFFIX}", NUMERIC, declared_type="numeric")
             if copy
             else schema.attributes[i]
-            for i, copy in zip(source.tolist(), is_copy.tolist())
+            for i, copy in zip(self.source.tolist(), self.is_copy.tolist())
         ]
-        names = [a.name for a in attributes]
-        if len(set(names)) != len(names):
-            repeated = next(name for name in names if names.count(name) > 1)
-            raise FilterkitError(f"stage 'auto': the shaped copy '{repeated}' repeats another attribute's name")
-        return schema.with_attributes(attributes)
+        return unique_schema(self, [attributes], "shaped copy")
 
     def _zero_moving_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The output columns not 0 where their input is (a dense feature's own column with an
         offset, a dense feature's shaped copy), and the shaped copies of sparse features."""
-        source, is_copy, destination = self._layout()
-        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
-        copy_columns = np.flatnonzero(is_copy)
-        copy_of_sparse = self.sparse[position_of[source[copy_columns]]].astype(bool)
+        copy_columns = np.flatnonzero(self.is_copy)
+        copy_of_sparse = self.sparse[self.position_of[self.source[copy_columns]]].astype(bool)
         moves_zero = (self.offset * self.factor != 0) & (self.treatment != DROP)
-        filled = np.r_[destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
+        filled = np.r_[self.destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
         return filled, copy_columns[copy_of_sparse]
 
     def preserves_zeros(self) -> bool:
@@ -512,13 +466,11 @@ class AutoStage(Stage):
         return hasattr(self, "offset") and not len(self._zero_moving_columns()[0])
 
     def transform(self, chunk: Chunk) -> Chunk:
-        source, is_copy, destination = self._layout()
-        text = {int(destination[column]): texts for column, texts in chunk.text.items()}
+        source = self.source
+        text = {int(self.destination[column]): texts for column, texts in chunk.text.items()}
         if chunk.is_sparse:
             matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            position_of = np.full(matrix.shape[1], -1, dtype=np.int64)
-            position_of[self.features] = np.arange(len(self.features))
-            positions = position_of[matrix.indices]
+            positions = self.position_of[matrix.indices]
             acted = positions >= 0
             data = matrix.data.copy()
             data[acted] = self._output(positions[acted], data[acted])
@@ -532,42 +484,30 @@ class AutoStage(Stage):
             copied[acted] = self._output(positions[acted], matrix.data[acted], copy=True)
             copies = with_stored_values(matrix, np.where(acted, copied, 0.0))[:, source[sparse_copies]]
             untouched = np.setdiff1d(np.arange(len(source)), np.r_[filled, sparse_copies])
-            dense_part = sp.csr_matrix(self._filled_columns(chunk, source, filled))
+            dense_part = sp.csr_matrix(self._filled_columns(chunk, filled))
             columns = sp.hstack([output[:, untouched], dense_part, copies]).tocsr()
             order = np.argsort(np.r_[untouched, filled, sparse_copies], kind="stable")
             return Chunk(sp.csr_matrix(columns[:, order]), text, chunk.weights)
         output = chunk.values[:, source]
-        kept = destination[self.features] >= 0
-        block = chunk.values[:, self.features[kept]]
-        positions = np.broadcast_to(np.flatnonzero(kept), block.shape).ravel()
-        output[:, destination[self.features[kept]]] = self._output(positions, block.ravel()).reshape(block.shape)
-        if is_copy.any():
-            output[:, is_copy] = self._filled_columns(chunk, source, np.flatnonzero(is_copy))
+        acted = np.flatnonzero(self.position_of[source] >= 0)
+        output[:, acted] = self._filled_columns(chunk, acted)
         return Chunk(output, text, chunk.weights)
 
-    def _filled_columns(self, chunk: Chunk, source: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    def _filled_columns(self, chunk: Chunk, columns: np.ndarray) -> np.ndarray:
         """The output ``columns`` (each a feature's or a shaped copy), computed densely."""
-        _, is_copy, _ = self._layout()
-        position_of = np.full(len(self.input_schema.attributes), -1, dtype=np.int64)
-        position_of[self.features] = np.arange(len(self.features))
-        inputs = source[columns]
+        inputs = self.source[columns]
         values = chunk.values
         block = cast(sp.csr_matrix, values)[:, inputs].toarray() if chunk.is_sparse else values[:, inputs]
         result = np.empty(block.shape)
         for copy in (False, True):
-            chosen = is_copy[columns] == copy
+            chosen = self.is_copy[columns] == copy
             if chosen.any():
                 result[:, chosen] = self._output(
-                    np.broadcast_to(position_of[inputs[chosen]], (block.shape[0], chosen.sum())).ravel(),
+                    np.broadcast_to(self.position_of[inputs[chosen]], (block.shape[0], chosen.sum())).ravel(),
                     block[:, chosen].ravel(),
                     copy=copy,
                 ).reshape(block.shape[0], chosen.sum())
         return result
-
-    def _print_report(self) -> None:
-        """``--report``: :meth:`fit_summary` on stderr, each line after ``auto:``."""
-        for line in self.fit_summary():
-            print(f"auto: {line}", file=sys.stderr)
 
     def fit_summary(self) -> list[str]:
         """What fitting chose (``filterkit -v``): the count per treatment, then the ten features with
@@ -603,6 +543,7 @@ class AutoStage(Stage):
         if unsorted.any():
             raise invalid_state(self, "the knots are not sorted by feature and value")
         self.knots = self._fitted_knots()
+        self._layout()
 
 
 def auto_stage_for(metrics: dict) -> type[AutoStage]:

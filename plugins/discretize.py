@@ -1,33 +1,14 @@
-"""``discretize``: Weka 3.6's ``Discretize`` filters, supervised and unsupervised.
+"""``discretize``: Weka 3.6's ``Discretize`` filters, supervised and unsupervised (docs/algorithms.md
+§11 is the reference).
 
-By default, Fayyad & Irani's MDL method (IJCAI 1993) as Weka's
-``weka.filters.supervised.attribute.Discretize`` runs it with its default options
-(:func:`filterkit.discretization.mdl_cut_points_by_feature`); with ``--bins N``, the unsupervised
-``weka.filters.unsupervised.attribute.Discretize -B N``: N bins of equal width over the
-training range, or with ``--equal-frequency`` (``-F``) of equal summed weight.
-
-Every numeric attribute in ``--attributes`` (Weka's ``-R``, 1-based, ``first-last`` by
-default) other than the class becomes a nominal attribute of the same name whose labels
-are Weka's range labels, ``'(-inf-2.45]'``, ``'(2.45-4.75]'``, ``'(4.75-inf)'`` (the
-apostrophes are part of the label, as in Weka's output; bounds printed as Weka's
-``Utils.doubleToString(x, 6)``), or ``'All'`` when no cut point was found.  A value goes
-to the first bin whose upper bound it does not exceed.  With ``--binary`` (Weka's ``-D``)
-each cut point c_j becomes its own two-label attribute ``NAME_j`` (``'(-inf-c_j]'``,
-``'(c_j-inf)'``): 0 where the value is ≤ c_j, 1 above — the cumulative form of
-``ordinal``, at the MDL cut points; an attribute with no cut point stays one ``'All'``
-attribute.  A missing value stays missing.  Other attributes pass through.
-
-±Infinity is cut as Weka cuts it: MDL and equal frequency take it as a value (a cut point
-beside it is ±Infinity; between −∞ and ∞ it is NaN, above which every value falls), except
-that Weka sorts a missing value as the largest double, below ∞, and cuts only the values
-before it, so a feature with a missing training value has its ∞ rows left out of its fit.
-Equal width refuses an infinite training value; bins wider than the largest double have
-cut points at Infinity, as in Weka.
-
-The cut points are fitted from mergeable statistics: the per-feature class counts of each
-distinct value (:class:`~filterkit.statistics.ValueCounts`) for MDL and equal frequency,
-each feature's training range (:class:`~filterkit.statistics.PresenceCounts`) for equal
-width, so memory follows the features' distinct values, not the rows.
+By default Fayyad & Irani's MDL method (IJCAI 1993) as ``weka.filters.supervised.attribute.Discretize``
+runs it (:func:`filterkit.discretization.mdl_cut_points_by_feature`); with ``--bins N`` the unsupervised
+``Discretize -B N``: equal width, or equal summed weight with ``--equal-frequency``.  Each numeric
+attribute in ``--attributes`` but the class becomes a nominal one with Weka's range labels
+(``'(-inf-2.45]'``, …; ``'All'`` without a cut point), or with ``--binary`` one two-label attribute per
+cut point; ±Infinity is cut as Weka cuts it.  The statistics are per feature and distinct value
+(:class:`~filterkit.statistics.ValueCounts`), or each feature's range for equal width, so memory
+follows the features' distinct values, not the rows.
 """
 
 from __future__ import annotations
@@ -45,7 +26,7 @@ from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray, numeric_features
 from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
 
-from .ordinal import csr_of_runs
+from .ordinal import csr_of_runs, output_offsets, unique_schema
 
 
 def attribute_range(text: str, n_attributes: int) -> np.ndarray:
@@ -141,9 +122,8 @@ class Discretizer(Stage):
         return self.params["bins"] is None
 
     def select_features(self, schema, context) -> np.ndarray:
-        chosen = set(attribute_range(self.params["attributes"], len(schema)).tolist())
         numeric = numeric_features(schema, context.class_index)
-        return numeric[np.isin(numeric, list(chosen))]
+        return numeric[np.isin(numeric, attribute_range(self.params["attributes"], len(schema)))]
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
@@ -218,41 +198,25 @@ class Discretizer(Stage):
             for span in (slice(starts[j], starts[j + 1]) for j in range(len(self.features)))
         ]
 
-    def _cuts_of(self, k: int) -> np.ndarray:
-        return self.cut_points[self.cut_starts[k] : self.cut_starts[k] + self.cut_counts[k]]
-
     def _layout(self) -> None:
-        """The output attributes, and each input attribute's first output column and width."""
-        schema = self.input_schema
-        self.cut_starts = np.r_[0, np.cumsum(self.cut_counts)[:-1]].astype(np.int64)
-        width = np.ones(len(schema), dtype=np.int64)
-        if self.params["binary"]:
+        """The output attributes, each input attribute's first output column, and the cut points' keys."""
+        binary = self.params["binary"]
+        self.cut_starts = np.cumsum(self.cut_counts) - self.cut_counts
+        width = np.ones(len(self.input_schema), dtype=np.int64)
+        if binary:
             width[self.features] = np.maximum(self.cut_counts, 1)
-        most_labels = 2 if self.params["binary"] else int(self.cut_counts.max(initial=0)) + 1
-        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
-        refuse_unreadable_output(self.name, int(width.sum()), most_labels, int(width @ name_bytes), self._fewer_cuts())
-        self.offsets = np.r_[0, np.cumsum(width)[:-1]].astype(np.int64)
-        self.width = width
-        feature_of = {int(position): k for k, position in enumerate(self.features)}
-        attributes: list[Attribute] = []
-        for position, attribute in enumerate(schema.attributes):
-            k = feature_of.get(position)
-            if k is None:
-                attributes.append(attribute)
-                continue
-            cuts = self._cuts_of(k)
-            if self.params["binary"] and len(cuts):
-                attributes.extend(
-                    Attribute(f"{attribute.name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1]))
-                    for j in range(len(cuts))
-                )
+        most_labels = 2 if binary else int(self.cut_counts.max(initial=0)) + 1
+        self.offsets = output_offsets(self, width, most_labels, self._fewer_cuts())
+        groups = [[attribute] for attribute in self.input_schema.attributes]
+        for position, cuts in zip(self.features.tolist(), np.split(self.cut_points, self.cut_starts[1:])):
+            name = groups[position][0].name
+            if binary and len(cuts):
+                groups[position] = [
+                    Attribute(f"{name}_{j + 1}", NOMINAL, range_labels(cuts[j : j + 1])) for j in range(len(cuts))
+                ]
             else:
-                attributes.append(Attribute(attribute.name, NOMINAL, range_labels(cuts)))
-        names = [a.name for a in attributes]
-        if len(set(names)) != len(names):
-            clash = next(name for k, name in enumerate(names) if name in names[:k])
-            raise FilterkitError(f"stage 'discretize': the attribute name '{clash}' is already taken")
-        self.discretized_schema = schema.with_attributes(attributes)
+                groups[position] = [Attribute(name, NOMINAL, range_labels(cuts))]
+        self.discretized_schema = unique_schema(self, groups, "attribute")
         # one sorted key per cut point, (feature, cut) as a complex number, so one
         # searchsorted counts the cut points below every value
         owner = np.repeat(np.arange(len(self.features)), self.cut_counts)

@@ -1,22 +1,9 @@
-"""The housekeeping stages around a chain, each after its Weka 3.6 filter.
-
-* ``remove`` / ``keep`` (``Remove``, ``RemoveType``): drop, or keep only, the attributes named by
-  ``--range`` (Weka's 1-based ``first-3,5,last``), ``--names``, ``--regex`` (the whole name) or
-  ``--type``; several of them name their union.  The class is never removed unless named (its
-  name in ``--names``, or its number, ``first`` or ``last`` as an item of ``--range``), and
-  ``keep`` always keeps it.
-* ``remove-useless`` (``RemoveUseless``): drops the attributes with fewer than two distinct
-  known values (all missing included) and the nominal ones whose distinct values are more than
-  ``--max-percent`` of their known rows.
-* ``replace-missing`` (``ReplaceMissingValues``): a missing numeric or date value becomes the
-  attribute's training mean, a missing nominal one its training mode, both weighted by the
-  instance weights; the class is left as it is.
-* ``fold`` (``StratifiedRemoveFolds``): keeps the rows of one of N stratified folds, or with
-  ``--invert`` the others.
-
-Statistics are per attribute (and per nominal label), merged exactly, so memory follows the
-features; ``fold`` is the exception, holding one 52-bit key per training row (see
-:class:`StratifiedFold`).
+"""The housekeeping stages around a chain, each after its Weka 3.6 filter (docs/algorithms.md §13):
+``remove`` / ``keep`` (``Remove``, ``RemoveType``: the union of ``--range``, ``--names``, ``--regex``
+and ``--type``; the class goes only when named one by one, and ``keep`` always keeps it),
+``remove-useless`` (``RemoveUseless``), ``replace-missing`` (``ReplaceMissingValues``) and ``fold``
+(``StratifiedRemoveFolds``).  Statistics are per attribute (and per nominal label), merged exactly,
+so memory follows the features; ``fold`` holds one 52-bit key per distinct training row.
 """
 
 from __future__ import annotations
@@ -24,17 +11,16 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, Schema, weka_range
-from filterkit.stage import Option, Stage, StateArray
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
+from filterkit.stage import Context, Option, Stage, StateArray
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -48,19 +34,30 @@ LONG_MAX = 2**63 - 1
 
 def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
     """The chunk with only the columns at ``kept`` (ascending), text side columns renumbered."""
-    values = chunk.values[:, kept]
-    if chunk.is_sparse:
-        values = cast(sp.csr_matrix, values).tocsr()
     new_position = {int(old): new for new, old in enumerate(kept)}
     text = {new_position[column]: texts for column, texts in chunk.text.items() if column in new_position}
-    return Chunk(values, text, chunk.weights)
+    if chunk.is_sparse:
+        return Chunk.from_csr(*kept_columns(chunk.csr(), kept), text, chunk.weights)
+    return Chunk(chunk.values[:, kept], text, chunk.weights)
+
+
+def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
+    ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
+    new_index = np.full(rows.shape[1], -1, dtype=np.int64)
+    new_index[columns] = np.arange(len(columns))
+    renumbered = new_index[rows.indices]
+    keep = renumbered >= 0
+    kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
 
 
 class AttributeSubset(Stage):
     """A stage whose output is some of its input's attributes, in their order, values untouched;
-    ``kept`` (ascending positions) is set by the subclass."""
+    ``columns`` (ascending positions) is set by the subclass."""
 
-    kept: np.ndarray
+    columns: np.ndarray
 
     def preserves_zeros(self) -> bool:
         """Kept attributes keep their values."""
@@ -70,37 +67,42 @@ class AttributeSubset(Stage):
     def changes_class(self) -> bool:  # type: ignore[override]  # a class attribute in Stage
         """True when the class attribute is not among the kept ones."""
         class_index = self.context.class_index
-        return class_index is not None and class_index not in set(self.kept.tolist())
+        return class_index is not None and class_index not in set(self.columns.tolist())
 
     def output_schema(self) -> Schema:
-        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.kept)
+        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return subset_chunk(chunk, self.kept)
-
-    def _refuse_empty(self) -> None:
-        if not len(self.kept):
-            raise FilterkitError(f"stage '{self.name}' would leave no attribute")
-
-
-_SELECTION_OPTIONS = (
-    Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
-    Option("names", str, None, "Attributes by name, comma-separated: a,b."),
-    Option(
-        "regex",
-        str,
-        None,
-        "Attributes whose whole name matches this regular expression (Python's re, run as written on "
-        "the names from the data: a pattern with nested repeats, such as (a+)+, can take exponential time).",
-    ),
-    Option("type", str, None, "Attributes of this type (Weka's RemoveType -T).", choices=TYPES),
-)
+        return subset_chunk(chunk, self.columns)
 
 
 class _SelectedAttributes(AttributeSubset):
-    """``remove`` and ``keep``: the attributes named by the union of the given rules."""
+    """``remove`` and ``keep`` (``keeps``): the attributes named by the union of the given rules."""
 
-    options = _SELECTION_OPTIONS
+    options = (
+        Option("range", str, None, "Attributes by position, 1-based, Weka's syntax: first-3,5,last."),
+        Option("names", str, None, "Attributes by name, comma-separated: a,b."),
+        Option(
+            "regex",
+            str,
+            None,
+            "Attributes whose whole name matches this regular expression (Python's re, run as written on "
+            "the names from the data: a pattern with nested repeats, such as (a+)+, can take exponential time).",
+        ),
+        Option("type", str, None, "Attributes of this type (Weka's RemoveType -T).", choices=TYPES),
+    )
+    keeps = False
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        chosen, one_by_one = self.named(schema)
+        kept = chosen if self.keeps else set(range(len(schema))) - chosen
+        class_index = context.class_index
+        if class_index is not None and (self.keeps or class_index not in one_by_one):
+            kept.add(class_index)
+        self.columns = np.array(sorted(kept), dtype=np.int64)
+        if not len(self.columns):
+            raise FilterkitError(f"stage '{self.name}' would leave no attribute")
 
     def check_params(self) -> None:
         if all(self.params[name] is None for name in ("range", "names", "regex", "type")):
@@ -141,14 +143,6 @@ class RemoveAttributes(_SelectedAttributes):
     name = "remove"
     summary = "Remove attributes by --range, --names, --regex or --type (Weka's Remove, RemoveType)."
 
-    def prepare(self, schema, context) -> None:
-        super().prepare(schema, context)
-        chosen, one_by_one = self.named(schema)
-        if context.class_index is not None and context.class_index not in one_by_one:
-            chosen.discard(context.class_index)
-        self.kept = np.array([i for i in range(len(schema)) if i not in chosen], dtype=np.int64)
-        self._refuse_empty()
-
 
 class KeepAttributes(_SelectedAttributes):
     """Keep only the named attributes and the class (Weka's Remove -V and RemoveType -V)."""
@@ -156,13 +150,19 @@ class KeepAttributes(_SelectedAttributes):
     name = "keep"
     summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class."
 
-    def prepare(self, schema, context) -> None:
-        super().prepare(schema, context)
-        chosen, _ = self.named(schema)
-        if context.class_index is not None:
-            chosen.add(context.class_index)
-        self.kept = np.array(sorted(chosen), dtype=np.int64)
-        self._refuse_empty()
+    keeps = True
+
+
+def features_of_kinds(schema: Schema, context: Context, kinds: tuple[str, ...]) -> np.ndarray:
+    """Positions of the attributes of ``kinds`` other than the class."""
+    positions = [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != context.class_index]
+    return np.array(positions, dtype=np.int64)
+
+
+def label_layout(attributes) -> tuple[np.ndarray, np.ndarray]:
+    """Per attribute its number of labels (0 unless nominal) and where they start among all of them."""
+    counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
+    return counts, np.cumsum(counts) - counts
 
 
 @dataclass
@@ -217,16 +217,12 @@ class RemoveUseless(AttributeSubset):
 
     def select_features(self, schema, context) -> np.ndarray:
         """Every attribute but the class and relational ones."""
-        return np.array(
-            [i for i, a in enumerate(schema.attributes) if i != context.class_index and a.kind != RELATIONAL],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, NOMINAL, STRING, DATE))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in schema.attributes])
-        self.label_offsets = np.r_[0, np.cumsum(self.label_counts)[:-1]].astype(np.int64)
-        self.kept = np.arange(len(schema), dtype=np.int64)
+        self.label_counts, self.label_offsets = label_layout(schema.attributes)
+        self.kept = self.columns = np.arange(len(schema), dtype=np.int64)
 
     def new_statistics(self) -> UsefulnessCounts:
         n = len(self.input_schema)
@@ -278,6 +274,7 @@ class RemoveUseless(AttributeSubset):
             elif known == 0 or statistics.low[position] == statistics.high[position]:
                 useless.add(position)
         self.kept = np.array([i for i in range(len(self.input_schema)) if i not in useless], dtype=np.int64)
+        self.columns = self.kept
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -285,12 +282,13 @@ class RemoveUseless(AttributeSubset):
             range(len(self.input_schema))
         ):
             raise invalid_state(self, "'kept' must ascend and hold the class")
+        self.columns = self.kept
 
 
 def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The chunk's non-zero values (NaN included) as (rows, columns, values), row by row."""
     if chunk.is_sparse:
-        matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+        matrix = chunk.csr()
         rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
         stored = matrix.data != 0
         return rows[stored], matrix.indices[stored].astype(np.int64), matrix.data[stored]
@@ -299,8 +297,7 @@ def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
 
 
-@dataclass
-class MissingValueSums:
+class MissingValueSums(NamedTuple):
     """Exact weighted sums for means and modes: the total weight, per feature the weight of its
     missing values and its positive and negative weighted values, per nominal label its weight."""
 
@@ -312,23 +309,12 @@ class MissingValueSums:
 
     def merge(self, other: "MissingValueSums") -> "MissingValueSums":
         """The sums of both parts."""
-        return MissingValueSums(
-            self.total.plus(other.total),
-            self.missing.plus(other.missing),
-            self.positive.plus(other.positive),
-            self.negative.plus(other.negative),
-            self.labels.plus(other.labels),
-        )
+        return MissingValueSums(*(mine.plus(theirs) for mine, theirs in zip(self, other)))
 
 
 class ReplaceMissing(Stage):
-    """Replace missing values by the training mean or mode (Weka's ReplaceMissingValues).
-
-    As Weka 3.6: numeric and date attributes take their mean over the rows where they are known
-    (weighted; a sparse row's unstored 0 counts), or 0 when their known rows weigh nothing;
-    nominal ones take their most frequent label by weight (the first on a tie; the first label
-    when none is known); the class, string and relational attributes are left as they are.
-    """
+    """Replace missing values by the training mean or mode (Weka's ReplaceMissingValues;
+    docs/algorithms.md §13); a nominal attribute with no known value takes its first label."""
 
     name = "replace-missing"
     summary = (
@@ -339,20 +325,11 @@ class ReplaceMissing(Stage):
 
     def select_features(self, schema, context) -> np.ndarray:
         """The numeric, date and nominal attributes other than the class."""
-        return np.array(
-            [
-                i
-                for i, a in enumerate(schema.attributes)
-                if a.kind in (NUMERIC, DATE, NOMINAL) and i != context.class_index
-            ],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, DATE, NOMINAL))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        attributes = [schema.attributes[i] for i in self.features]
-        self.label_counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
-        self.label_offsets = np.r_[0, np.cumsum(self.label_counts)[:-1]].astype(np.int64)
+        self.label_counts, self.label_offsets = label_layout(schema.attributes[i] for i in self.features)
         self.feature_of = np.full(len(schema), -1, dtype=np.int64)
         self.feature_of[self.features] = np.arange(len(self.features))
 
@@ -430,26 +407,9 @@ class ReplaceMissing(Stage):
             replacement[k] = float(np.argmax(weights))
         self.replacement = replacement
 
-    def transform(self, chunk: Chunk) -> Chunk:
-        if chunk.is_sparse:
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
-            which = self.feature_of[matrix.indices]
-            fill = np.isnan(matrix.data) & (which >= 0)
-            if not fill.any():
-                return chunk
-            data = matrix.data.copy()
-            data[fill] = self.replacement[which[fill]]
-            result = sp.csr_matrix((data, matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
-            result.eliminate_zeros()
-            return Chunk(result, chunk.text, chunk.weights)
-        values = np.asarray(chunk.values)
-        block = values[:, self.features]
-        missing = np.isnan(block)
-        if not missing.any():
-            return chunk
-        filled = values.copy()
-        filled[:, self.features] = np.where(missing, self.replacement, block)
-        return Chunk(filled, chunk.text, chunk.weights)
+    def value_map(self):
+        """A missing value becomes its feature's replacement; the others stay."""
+        return lambda positions, values: np.where(np.isnan(values), self.replacement[positions], values)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -459,30 +419,12 @@ class ReplaceMissing(Stage):
                 raise invalid_state(self, f"'replacement' holds {code!r} for a nominal attribute")
 
 
-@dataclass
-class RowKeys:
-    """Each training row's key and group (its class label's position; the missing class last)."""
-
-    keys: list[np.ndarray]
-    groups: list[np.ndarray]
-
-    def merge(self, other: "RowKeys") -> "RowKeys":
-        """The rows of both parts (their order does not matter: they are sorted when fitted)."""
-        return RowKeys(self.keys + other.keys, self.groups + other.groups)
-
-
 class StratifiedFold(Stage):
-    """Keep one of N stratified folds of the rows, or the others (Weka's StratifiedRemoveFolds).
-
-    Each row gets a key, a seeded 52-bit hash of its content (values, texts, weight), so the
-    same row falls in the same fold whatever the row order, chunk size or partitioning, and
-    copies of a row fall in the same fold (no row is both trained and tested on).  The distinct
-    rows of each class (in the class's label order, rows with a missing class last) are ranked
-    by key and dealt out in turn, as Weka deals its class-sorted rows: fold k holds the rows at
-    positions ≡ k−1 (mod N) of that order, so each fold gets ⌊m/N⌋ or ⌈m/N⌉ of a class's m
-    distinct rows, and Weka's fold sizes when no row repeats.  Rows of other data (``apply``)
-    fall where their keys rank among the training rows'.  Without a nominal class the rows
-    form one group.  The fitted state is one key per distinct training row.
+    """Keep one of N stratified folds of the rows, or the others (Weka's StratifiedRemoveFolds;
+    docs/algorithms.md §13).  A row's key is a seeded 52-bit hash of its content (values, texts,
+    weight): neither row order, chunk size nor partitioning moves it, and copies of a row share its
+    fold.  Rows of other data (``apply``) fall where their keys rank among the training rows'; without
+    a nominal class the rows form one group.  The fitted state is one key per distinct training row.
     """
 
     name = "fold"
@@ -528,7 +470,9 @@ class StratifiedFold(Stage):
 
     def row_keys(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
         """Each row's key and group."""
-        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
+        import scipy.sparse as sp  # here, not at the top: select imports this module and plain chains avoid scipy
+
+        matrix = sp.csr_matrix(chunk.values)
         data = np.where(np.isnan(matrix.data), np.nan, matrix.data)
         stored = data != 0
         weights = np.ones(chunk.n_rows) if chunk.weights is None else np.asarray(chunk.weights, dtype=np.float64)
@@ -551,16 +495,21 @@ class StratifiedFold(Stage):
         groups = np.where(np.isnan(labels), self.n_groups - 1, np.nan_to_num(labels)).astype(np.int64)
         return keys, groups
 
-    def new_statistics(self) -> RowKeys:
-        return RowKeys([], [])
+    def new_statistics(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each chunk's row keys and groups (their order does not matter: they are sorted when fitted)."""
+        return []
 
-    def accumulate(self, statistics: RowKeys, chunk: Chunk) -> RowKeys:
-        keys, groups = self.row_keys(chunk)
-        return statistics.merge(RowKeys([keys], [groups]))
+    def accumulate(self, statistics: list, chunk: Chunk) -> list:
+        return [*statistics, self.row_keys(chunk)]
 
-    def finalize(self, statistics: RowKeys) -> None:
-        keys = np.concatenate(statistics.keys) if statistics.keys else np.zeros(0, dtype=np.int64)
-        groups = np.concatenate(statistics.groups) if statistics.groups else np.zeros(0, dtype=np.int64)
+    def merge(self, first: list, second: list) -> list:
+        """The rows of both parts."""
+        return first + second
+
+    def finalize(self, statistics: list) -> None:
+        none = np.zeros(0, dtype=np.int64)
+        keys = np.concatenate([keys for keys, _ in statistics] or [none])
+        groups = np.concatenate([groups for _, groups in statistics] or [none])
         pairs = np.unique(np.column_stack([groups, keys]), axis=0) if len(keys) else np.zeros((0, 2), np.int64)
         self.keys = pairs[:, 1].astype(np.int64)
         self.group_counts = np.bincount(pairs[:, 0], minlength=self.n_groups).astype(np.int64)
@@ -580,7 +529,7 @@ class StratifiedFold(Stage):
         rows = np.flatnonzero(chosen)
         values = chunk.values[rows]
         return Chunk(
-            cast(sp.csr_matrix, values).tocsr() if chunk.is_sparse else values,
+            values.tocsr() if chunk.is_sparse else values,
             {column: [texts[r] for r in rows.tolist()] for column, texts in chunk.text.items()},
             None if chunk.weights is None else chunk.weights[rows],
         )

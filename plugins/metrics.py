@@ -1,16 +1,8 @@
-"""The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1), and five term weights.
-
-Each is a vectorized function of the 2×2 counts, as restated exactly in the
-project's algorithm reference (docs/algorithms.md §2).  The
-asymmetric ones (acc, f1, oddn, odds, pow, pr) invert a negatively correlated
-feature first, so every metric rewards it too.  ig, chi (and igm) have a k-class
-form over a contingency table of values × classes (``--combine joint``),
-computed in the order of Weka 3.6's ``ContingencyTables`` so the scores are
-Weka's to the bit; dfreq and rand do not depend on the class split.
-
-The term weights (docs/algorithms.md §2.1) are the s of tf·s under a scorer's
-``--multiply``: idf, rf (Lan et al. 2009), nbr (Wang & Manning 2012), didf
-(Martineau & Finin 2009) and igm (Chen et al. 2016; k-class too).
+"""The twelve feature-selection metrics of Forman, JMLR 2003 (Table 1), and five term weights
+(idf, rf, nbr, didf, igm: the s of tf·s under a scorer's ``--multiply``), each a vectorized function
+of the 2×2 counts as docs/algorithms.md §2 and §2.1 restate them.  ig, chi and igm also have a
+k-class form over a values × classes table (``--combine joint``), ig's and chi's summed in the order
+of Weka 3.6's ``ContingencyTables`` so the scores are Weka's to the bit.
 """
 
 from __future__ import annotations
@@ -128,21 +120,10 @@ def chi_squared_of_tables(tables):
     values × classes) without Yates' correction, its empty rows and columns (weight ≤ 1e-6)
     left out, summed in the order of Weka 3.6's ``ContingencyTables.chiVal``."""
     n, n_values, n_classes = tables.shape
-    row_totals = np.zeros((n, n_values))
-    column_totals = np.zeros((n, n_classes))
-    for value in range(n_values):
-        for column in range(n_classes):
-            row_totals[:, value] = row_totals[:, value] + tables[:, value, column]
-            column_totals[:, column] = column_totals[:, column] + tables[:, value, column]
+    row_totals, column_totals, _ = _margins(tables)
     kept_rows, kept_columns = row_totals > WEKA_SMALL, column_totals > WEKA_SMALL
     kept = tables * (kept_rows[:, :, None] & kept_columns[:, None, :])
-    row_totals[:], column_totals[:] = 0.0, 0.0
-    grand_total = np.zeros(n)
-    for value in range(n_values):
-        for column in range(n_classes):
-            row_totals[:, value] = row_totals[:, value] + kept[:, value, column]
-            column_totals[:, column] = column_totals[:, column] + kept[:, value, column]
-            grand_total = grand_total + kept[:, value, column]
+    row_totals, column_totals, grand_total = _margins(kept)
     chi = np.zeros(n)
     safe_grand_total = np.where(grand_total > 0, grand_total, 1.0)
     for value in range(n_values):
@@ -153,6 +134,18 @@ def chi_squared_of_tables(tables):
             difference = np.abs(kept[:, value, column] - expected)
             chi = chi + np.where(counted, difference * difference / safe_expected, 0.0)
     return chi
+
+
+def _margins(tables):
+    """Each table's row totals, column totals and grand total, summed cell by cell in Weka's order."""
+    n, n_values, n_classes = tables.shape
+    row_totals, column_totals, grand_total = np.zeros((n, n_values)), np.zeros((n, n_classes)), np.zeros(n)
+    for value in range(n_values):
+        for column in range(n_classes):
+            row_totals[:, value] = row_totals[:, value] + tables[:, value, column]
+            column_totals[:, column] = column_totals[:, column] + tables[:, value, column]
+            grand_total = grand_total + tables[:, value, column]
+    return row_totals, column_totals, grand_total
 
 
 def _x_ln_x(x):

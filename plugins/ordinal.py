@@ -1,23 +1,10 @@
-"""``ordinal``: Esuli & Sebastiani's ordinal-to-binary encoding (ECIR'09 §2;
-docs/algorithms.md §6).
+"""``ordinal``: Esuli & Sebastiani's ordinal-to-binary encoding (ECIR'09 §2; docs/algorithms.md §6
+is the reference).
 
-Every numeric attribute whose training values are all non-negative integers
-(word counts, say) is replaced, in place, by one 0/1 attribute ``NAME>=v`` per
-distinct non-zero training value ``v₁ < … < vₙ``: 1 where the value is ≥ v.
-A value of 0 sets none of them, so sparse data stays sparse; a test value
-never seen in training sets every attribute whose threshold it reaches (2.5
-sets ``>=1`` and ``>=2``); a missing value makes all of them missing.  An
-attribute with no non-zero training value produces no attribute.  Other
-attributes (negative or fractional values, the class, non-numeric ones) pass
-through unchanged.
-
-``--max-thresholds M`` keeps at most M thresholds for an attribute with more
-than M distinct non-zero values: with the attribute's non-zero training values
-sorted (each row once, by its instance weight), threshold i (i = 0 … M−1) is the
-lower i/M quantile, the smallest value v whose cumulative weight exceeds
-i/M of the total.  Threshold 0 is always the smallest value (presence), and
-thresholds that coincide are kept once.  When the attribute's rows all weigh 0,
-each distinct value counts once.
+Every numeric attribute whose training values are all non-negative integers is replaced, in place,
+by one 0/1 attribute ``NAME>=v`` per distinct non-zero training value v (``--max-thresholds M``: at
+most M, at weighted quantiles), 1 where the value is ≥ v: 0 sets none, so sparse stays sparse.
+Other attributes pass through unchanged.
 """
 
 from __future__ import annotations
@@ -29,8 +16,8 @@ import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NUMERIC, Attribute, Chunk, refuse_unreadable_output
+from filterkit.saved_state import invalid_state
+from filterkit.schema import NUMERIC, Attribute, Chunk, Schema, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
 from filterkit.statistics import ValueCounts, _complex_keys
 
@@ -60,6 +47,25 @@ def csr_of_runs(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, value
     return sp.csr_matrix((data, indices, indptr), shape=shape)
 
 
+def output_offsets(stage: Stage, width: np.ndarray, labels: int, fewer: str) -> np.ndarray:
+    """Each input attribute's first output column when it becomes ``width`` columns of at most ``labels``
+    labels, refused first when the output header would be unreadable (``fewer``: the remedy)."""
+    name_bytes = np.array([len(attribute.name.encode()) for attribute in stage.input_schema.attributes])
+    refuse_unreadable_output(stage.name, int(width.sum()), labels, int(width @ name_bytes), fewer)
+    return np.cumsum(width) - width
+
+
+def unique_schema(stage: Stage, groups: list[list[Attribute]], what: str) -> Schema:
+    """The input schema with each attribute replaced by its group, refused when a name repeats."""
+    attributes = [attribute for group in groups for attribute in group]
+    seen: set[str] = set()
+    for attribute in attributes:
+        if attribute.name in seen:
+            raise FilterkitError(f"stage '{stage.name}': the {what} name '{attribute.name}' is already taken")
+        seen.add(attribute.name)
+    return stage.input_schema.with_attributes(attributes)
+
+
 class ThresholdEncoder(Stage):
     """Replace each non-negative integer attribute by cumulative 0/1 threshold attributes."""
 
@@ -77,7 +83,7 @@ class ThresholdEncoder(Stage):
     widening_hint = "one attribute per distinct value; --max-thresholds M keeps at most M"
     learns = True
     #: Per feature its number of thresholds (PASS_THROUGH: not encoded); the thresholds, feature by feature.
-    state_arrays = {"threshold_counts": StateArray(whole=True, low=PASS_THROUGH), "thresholds": StateArray(length=None)}
+    state_arrays = {"thresholds": StateArray(length=None), "threshold_counts": StateArray(whole=True, low=PASS_THROUGH)}
 
     def new_statistics(self) -> ValueCounts:
         return ValueCounts.empty(len(self.features), 1)
@@ -118,44 +124,24 @@ class ThresholdEncoder(Stage):
         return np.unique(values[chosen])
 
     def _layout(self) -> None:
-        """Output positions: each input attribute's first output column and width."""
-        schema = self.input_schema
-        width = np.ones(len(schema), dtype=np.int64)
+        """Each input attribute's first output column, the thresholds' search keys and the output schema."""
         encoded = self.threshold_counts != PASS_THROUGH
-        width[self.features[encoded]] = self.threshold_counts[encoded]
-        name_bytes = np.array([len(attribute.name.encode()) for attribute in schema.attributes], dtype=np.int64)
-        fewer = "keep fewer thresholds with --max-thresholds M"
-        refuse_unreadable_output(self.name, int(width.sum()), 0, int(width @ name_bytes), fewer)
-        self.offsets = np.r_[0, np.cumsum(width)[:-1]]
-        self.width = width
         self.encoded_columns = self.features[encoded]
         counts = self.threshold_counts[encoded]
-        self.threshold_starts = np.r_[0, np.cumsum(counts)[:-1]] if len(counts) else np.zeros(0, np.int64)
-        # One sorted key per threshold, (encoded feature, value), as a complex number:
-        # numpy orders complex numbers lexicographically, so one searchsorted finds
-        # every entry's number of thresholds reached.
-        owner = np.repeat(np.arange(len(counts)), counts)
-        self.threshold_keys = _complex_keys(owner, self.thresholds)
-        attributes = []
-        positions = {c: k for k, c in enumerate(self.encoded_columns.tolist())}
-        for position, attribute in enumerate(schema.attributes):
-            if position not in positions:
-                attributes.append(attribute)
-                continue
-            k = positions[position]
-            values = self.thresholds[self.threshold_starts[k] : self.threshold_starts[k] + counts[k]]
-            attributes.extend(
-                Attribute(f"{attribute.name}>={int(v)}", NUMERIC, declared_type="numeric") for v in values
-            )
-        names = [a.name for a in attributes]
-        if len(set(names)) != len(names):
-            seen: set[str] = set()
-            for clash in names:
-                if clash in seen:
-                    break
-                seen.add(clash)
-            raise FilterkitError(f"stage 'ordinal': the encoded attribute name '{clash}' is already taken")
-        self.encoded_schema = schema.with_attributes(attributes)
+        width = np.ones(len(self.input_schema), dtype=np.int64)
+        width[self.encoded_columns] = counts
+        self.offsets = output_offsets(self, width, 0, "keep fewer thresholds with --max-thresholds M")
+        self.threshold_starts = np.cumsum(counts) - counts
+        # one sorted key per threshold, (encoded feature, value), as a complex number: numpy orders complex
+        # numbers lexicographically, so one searchsorted finds every entry's number of thresholds reached
+        self.threshold_keys = _complex_keys(np.repeat(np.arange(len(counts)), counts), self.thresholds)
+        groups = [[attribute] for attribute in self.input_schema.attributes]
+        for position, values in zip(
+            self.encoded_columns.tolist(), np.split(self.thresholds, self.threshold_starts[1:])
+        ):
+            name = groups[position][0].name
+            groups[position] = [Attribute(f"{name}>={int(v)}", NUMERIC, declared_type="numeric") for v in values]
+        self.encoded_schema = unique_schema(self, groups, "encoded attribute")
 
     def output_schema(self):
         return self.encoded_schema
@@ -181,13 +167,6 @@ class ThresholdEncoder(Stage):
         result = csr_of_runs(rows, self.offsets[columns], lengths, values, shape)
         text = {int(self.offsets[column]): rows for column, rows in chunk.text.items()}
         return Chunk(result if chunk.is_sparse else result.toarray(), text, chunk.weights)
-
-    def state(self) -> dict:
-        return {
-            "thresholds": self.thresholds,
-            "threshold_counts": self.threshold_counts,
-            OPTIONS_KEY: fitted_options(self),
-        }
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)

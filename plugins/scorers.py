@@ -1,29 +1,14 @@
-"""Scorer stages: one per registered metric (``bns``, ``ig``, ``chi``, …).
+"""Scorer stages: one per registered metric (``bns``, ``ig``, ``chi``, …; KDD'09 §2.2, §3.4;
+docs/algorithms.md §3 is the reference).
 
-Each computes every numeric feature's score on the training data and, by
-default, rescales the feature so the width of its training range equals the
-score (KDD'09 §2.2, §3.4; docs/algorithms.md §3):
-
-* zero-preserving (default): ``x' = x · s / (max − min)`` — 0 stays 0, sparse stays sparse;
-* ``--no-zero-preserve``: ``x' = (x − min) · s / (max − min)`` — the paper's range ``[0, s]``;
-* ``--multiply``: ``x' = x · s`` (with ``--no-zero-preserve``: ``(x − min) · s``) — each value
-  weighted by the score, Forman's TF·BNS representation of word counts (docs/algorithms.md §3).
-
-A feature constant on the training data becomes 0 (except under ``--multiply``,
-which does not look at the range); test values are not clipped; missing stays
-missing.  ``--no-scale`` leaves values unchanged and only records the scores for
-a following ``select`` (it refuses ``--multiply``).  Scores use the best threshold
-by default, or presence (value ≠ 0) with ``--presence``.  On a class of more
-than two labels without ``--positive``, ``ig``, ``chi`` and ``igm`` score all classes
-at once (``--combine joint``; Weka 3.6's scores for ig and chi); the other metrics, and
-these with ``--combine max`` or ``mean``, score each class against the rest.  A metric's
-own options (``Metric.options``: ``--nb-alpha``, ``--smooth``, ``--igm-lambda``) are the
+Each scores every numeric feature on the training data and by default rescales it so that the
+width of its training range is the score: ``x·s/(max − min)`` (0 stays 0), ``(x − min)·s/(max − min)``
+with ``--no-zero-preserve``, or ``x·s`` with ``--multiply`` (Forman's TF·BNS).  ``--no-scale`` only
+records the scores for a following ``select``.  A metric's own options (``Metric.options``) are the
 scorer's too.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -86,9 +71,6 @@ class ScorerStage(ClassValueCountsStage):
     }
 
     def check_params(self) -> None:
-        alpha = self.params["alpha"]
-        if alpha is not None and math.isnan(alpha):
-            raise FilterkitError("option --alpha: nan is not a number")
         if self.params["multiply"] and not self.params["scale"]:
             raise FilterkitError(
                 f"stage '{self.name}': --multiply and --no-scale contradict each other "

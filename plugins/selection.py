@@ -1,43 +1,12 @@
-"""``select``: keep the best-ranked features (JMLR 2003; Brank et al.;
-docs/algorithms.md §5).
+"""``select``: keep the best-ranked features (JMLR 2003; Brank et al.; docs/algorithms.md §5 is the
+reference of the rules, the ranking, the ties, ``--per-class``'s turns and the SVM's sample).
 
-Ranking comes from ``--metric NAME`` (any registered metric, a plugin's too,
-scored on this stage's input), ``--metric svm`` (|w| of a linear SVM trained on
-a seeded sample of the training rows, Brank et al. §3.1.1, called "normal-1/k" in §5.1), or,
-without ``--metric``, the scores recorded by the nearest preceding stage that
-records them (a scorer such as ``ig --no-scale``, or another ``select``).
-
-Exactly one rule picks how many: ``--top K``, ``--fraction F`` (⌈F·n⌉ of the n
-numeric features, at least 1), ``--min-score X`` or ``--sparsity S`` (Brank §2:
-the best-ranked features, in rank order, while the average number of non-zero
-values per training row stays ≤ S; the first feature that would exceed S
-stops the selection).  Ties in score are broken by attribute position, the
-earlier first; with ``--combine joint`` (Weka's k-class IG and χ²) the ranking
-is Weka 3.6's ``Ranker`` order, ties included.  Kept attributes keep their input
-order; the class, string, date and relational attributes are always kept.
-
-With ``--metric NAME`` nominal attributes are ranked with the numeric ones and
-dropped when not selected (``--numeric-only``: ranked and selected among the
-numeric ones only, the nominal ones always kept); a nominal attribute's score is
-its metric over its values (:mod:`filterkit.metrics`).  Without ``--metric`` the
-preceding scorer's scores rank the numeric features (scorers score numeric
-features only).
-
-``--per-class`` (with ``--metric``) ranks the features once per class, one
-class against the rest, and takes them in turns: the first class's best, the
-second class's best, …, in the order the class attribute declares its labels
-(classes without training rows take no turn), each class skipping features
-already taken, until the rule is met; a class's own ties go to the earlier
-attribute.  ``--min-score X`` keeps what the classes offer at X or more (a
-class stops when its next feature scores less); ``--sparsity`` follows the
-turns.  The scores a following ``select`` sees are each feature's best
-one-vs-rest score.
-
-Decisions: the sparsity average counts every training row once (instance
-weights and the class do not matter: it measures the data, not the task), and
-a missing value is not a non-zero value.  The SVM sample draws one seeded
-uniform number per row in input order, so it is the same whatever the chunk
-size; it holds the sampled rows (the one statistic here that grows with rows).
+Ranking comes from ``--metric NAME`` (any registered metric, scored on this stage's input; nominal
+attributes are ranked too, unless ``--numeric-only``), ``--metric svm`` (|w| of a linear SVM trained
+on a seeded sample of the training rows, Brank §3.1.1) or, without ``--metric``, the scores the
+nearest preceding scorer recorded.  Exactly one of ``--top``, ``--fraction``, ``--min-score`` and
+``--sparsity`` says how many.  Kept attributes keep their input order; the class, string, date and
+relational attributes are always kept.  The SVM's sample is the one statistic here that grows with rows.
 """
 
 from __future__ import annotations
@@ -45,7 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Any
 
 import numpy as np
 
@@ -61,20 +30,14 @@ from filterkit.metrics import (
     weka_ranking,
 )
 from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, Chunk, CsrArrays
-from filterkit.stage import ATTRIBUTES, Option, Stage, StateArray
+from filterkit.schema import NOMINAL, NUMERIC, Chunk
+from filterkit.stage import ATTRIBUTES, Option, StateArray
 from filterkit.statistics import ValueCounts
+
+from .housekeeping import AttributeSubset, features_of_kinds, label_layout
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
-
-
-class _Scorer(Protocol):
-    """A stage before ``select`` that records a score per feature."""
-
-    name: str
-
-    def feature_scores(self) -> dict[str, float]: ...
 
 
 @dataclass
@@ -107,7 +70,7 @@ def _combined(first, second, combine):
     return combine(first, second)
 
 
-class Selector(Stage):
+class Selector(AttributeSubset):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
 
     name = "select"
@@ -132,10 +95,6 @@ class Selector(Stage):
         if self.params["C"] <= 0:  # Option.convert has refused NaN and infinities
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
-        if metric is not None and metric != SVM and metric not in self.metrics:
-            raise FilterkitError(
-                f"select --metric {metric!r}: no such metric (registered: {', '.join(sorted(self.metrics))}, or svm)"
-            )
         if metric == SVM and self.params["combine"] == JOINT:
             raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max or mean")
         if self.params["per_class"]:
@@ -149,10 +108,6 @@ class Selector(Stage):
         by the row's position in the whole input."""
         return self.params["metric"] == SVM
 
-    def preserves_zeros(self) -> bool:
-        """Kept features keep their values."""
-        return True
-
     @property
     def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
         """A pass over the data is needed to score by a metric or to measure sparsity."""
@@ -164,22 +119,12 @@ class Selector(Stage):
         metric = self.params["metric"]
         if metric is None or metric == SVM or self.params["numeric_only"]:
             return super().select_features(schema, context)
-        return np.array(
-            [
-                i
-                for i, a in enumerate(schema.attributes)
-                if (a.is_numeric or a.kind == NOMINAL) and i != context.class_index
-            ],
-            dtype=np.int64,
-        )
+        return features_of_kinds(schema, context, (NUMERIC, NOMINAL))
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.scores: np.ndarray | None = None
-        self.labels = np.array(
-            [len(schema.attributes[i].labels) if schema.attributes[i].kind == NOMINAL else 0 for i in self.features],
-            dtype=np.int64,
-        )
+        self.labels = label_layout(schema.attributes[i] for i in self.features)[0]
         metric = self.params["metric"]
         self.combine = self.params["combine"] or "max"
         if metric is not None:
@@ -195,10 +140,10 @@ class Selector(Stage):
         if not self.learns:
             self._choose(self._recorded_scores(), None)
 
-    def _preceding_scorer(self, context) -> _Scorer:
+    def _preceding_scorer(self, context) -> Any:
         for stage in reversed(context.previous):
             if callable(getattr(stage, "feature_scores", None)):
-                return cast(_Scorer, stage)
+                return stage
         raise FilterkitError(
             "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
             "or put a scorer before it (e.g. ig --no-scale select --top 100)"
@@ -357,16 +302,6 @@ class Selector(Stage):
         dropped = np.setdiff1d(self.features, self.kept)
         self.columns = np.flatnonzero(~np.isin(np.arange(len(self.input_schema)), dropped))
 
-    def output_schema(self):
-        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
-
-    def transform(self, chunk: Chunk) -> Chunk:
-        new_position = {old: new for new, old in enumerate(self.columns.tolist())}
-        text = {new_position[column]: rows for column, rows in chunk.text.items()}
-        if chunk.is_sparse:
-            return Chunk.from_csr(*kept_columns(chunk.csr(), self.columns), text, chunk.weights)
-        return Chunk(chunk.values[:, self.columns], text, chunk.weights)
-
     def load_state(self, state: dict) -> None:
         super().load_state(state)
         kept = np.sort(self.kept)
@@ -415,18 +350,6 @@ def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.nda
                 active = True
             cursor[turn] = position
     return np.array(order, dtype=np.int64)
-
-
-def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-    """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
-    ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
-    new_index = np.full(rows.shape[1], -1, dtype=np.int64)
-    new_index[columns] = np.arange(len(columns))
-    renumbered = new_index[rows.indices]
-    keep = renumbered >= 0
-    kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
-    np.cumsum(keep, out=kept_before[1:])
-    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
 
 
 def selector_for(metrics: dict) -> type[Selector]:

@@ -292,6 +292,7 @@ class WordVector(Stage):
         ),
     )
     widening_hint = "one attribute per word; --words-to-keep N keeps fewer per class"
+    nothing_to_read = "finds no string attribute to turn into words (see --attributes): the rows pass through unchanged"
     learns = True
     #: Per kept word, in attribute order: the training documents holding it.
     state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}

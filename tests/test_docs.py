@@ -69,3 +69,16 @@ def test_a_numpy_scalar_in_a_stage_state_is_saved_as_its_number(run_filterkit, m
     model = tmp_path / "m.json"
     assert run_filterkit("--save-model", model, ROOT / "arff_samples" / "iris.arff", "minmax").status == 0
     assert json.loads(model.read_text())["stages"][0]["state"]["rows"] == 150
+
+
+def test_architecture_md_names_every_module_of_the_package_and_no_module_that_is_gone():
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\| `([\w./]+\.(?:py|c|h))` \|", page, re.MULTILINE))
+    modules = {
+        path.name
+        for folder in ("filterkit", "plugins")
+        for path in (ROOT / folder).rglob("*")
+        if path.suffix in (".py", ".c", ".h") and "__pycache__" not in path.parts
+    }
+    assert modules - named == set(), "modules docs/architecture.md does not name"
+    assert named - modules == set(), "modules docs/architecture.md names that do not exist"

@@ -218,3 +218,13 @@ def test_a_file_without_rows_is_an_error_as_an_empty_arff_or_csv_file_is(tmp_pat
     result = run_filterkit(str(path), "bns")
     assert result.status == 1
     assert result.stderr == f"filterkit: error: {path}:1: empty input: no rows, so no labels or features to declare\n"
+
+
+def test_the_first_bad_line_is_named_whatever_is_wrong_with_the_later_ones(tmp_path):
+    # the Python reader named the first line with a syntax error of each 10,000 rows before a
+    # NaN label or descending indices earlier in them: here line 4, not line 2
+    path = tmp_path / "mixed.svm"
+    path.write_bytes(b"1 1:1\nnan 1:1\n1 3:1 2:1\nx 1:1\n")
+    for rows in ("1", "1000"):
+        result = run_filterkit("--chunk-rows", rows, path, "l2")
+        assert (result.status, result.stderr) == (1, f"filterkit: error: {path}:2: a label is a number, not NaN\n")

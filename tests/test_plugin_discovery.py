@@ -168,3 +168,19 @@ def test_a_distribution_declaring_its_names_is_loaded_as_they_are_looked_up(tmp_
     finally:
         sys.modules.pop("negate", None)
         sys.modules.pop("negate_names", None)
+
+
+def test_the_built_ins_installed_again_under_the_old_name_are_named_once(tmp_path, monkeypatch, capsys):
+    """A checkout installed as 'filterkit' (before the distribution was renamed) and again as filterkit-arff:
+    one warning names the old one and how to remove it, and the built-ins load once, from filterkit-arff."""
+    built_in = importlib.metadata.distribution(plugins.BUILT_IN_DISTRIBUTION)
+    lines = [f"{point.name} = {point.value}" for point in built_in.entry_points if point.group == plugins.GROUP]
+    install(tmp_path, "filterkit", "0.3.0", "[filterkit]\n" + "\n".join(lines) + "\n")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
+    importlib.invalidate_caches()
+    stages, _, skipped, _, warnings = loaded_registry(capsys)
+    assert warnings == (
+        "filterkit: warning: distribution filterkit registers the same plugins as filterkit-arff: the same package "
+        "installed twice (once under an old name?); its copy is not used: pip uninstall filterkit\n"
+    )
+    assert stages["l2"][1] == plugins.BUILT_IN_DISTRIBUTION and skipped == []

@@ -2,13 +2,15 @@
 ``docs/reproduce.sh`` (then ``docs/summarize_results.py``) and ``docs/auto_experiment.py``, each on
 a smoke-test cut of the smallest real input of its protocol (UCI iris without four fifths of its
 virginicas: 110 rows, two one-vs-rest tasks of 50 positives, two thirds of the whole file's CPU): a
-documented script no test runs breaks unseen when an API changes.
+documented script no test runs breaks unseen when an API changes.  Issue 40's ``weighting`` part runs
+on a tiny made-up text set and Reuters file.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -112,3 +114,51 @@ def test_auto_experiment_runs_and_is_compared_with_reproduce_s_tasks(data, repro
     assert table_row(summary, "auto l2") == ["2", f"{mean_aucs(out / 'uci-iris.json')['auto l2']:.4f}"]
     assert table_row(summary, "bns l2") == ["2", f"{mean_aucs(reproduced / 'uci-iris.json')['bns l2']:.4f}"]
     assert "- `auto l2` vs `bns l2` on 2 tasks" in summary  # paired with reproduce.sh's tasks
+
+
+@pytest.fixture(scope="module")
+def weighted(environment, tmp_path_factory) -> Path:
+    """``PARTS=weighting`` on a tiny text set (two classes of 50 rows, word counts) and a tiny Reuters
+    file (60 documents, 20 of them positive, their words drawn mostly from one half of a vocabulary): OUT."""
+    rng = random.Random(1)
+    folder = tmp_path_factory.mktemp("weighting")
+    (folder / "text").mkdir()
+    header = "@relation tiny\n" + "".join(f"@attribute w{j} numeric\n" for j in range(12))
+    rows = []
+    for label in ("a", "b"):
+        for _ in range(50):
+            counts = [rng.randrange(3) if (j < 6) == (label == "a") or rng.random() < 0.2 else 0 for j in range(12)]
+            rows.append(",".join(map(str, counts)) + f",{label}\n")
+    text = header + "@attribute class {a,b}\n@data\n" + "".join(rows)
+    (folder / "text" / "tiny.wc.arff").write_text(text, encoding="utf-8")
+    vocabulary = ["wheat", "grain", "corn", "oil", "bank", "rate"]
+    documents = [
+        f"'{' '.join(rng.choices(vocabulary, [3, 3, 3, 1, 1, 1][:: 1 if positive else -1], k=5))} said',"
+        f"{int(positive)}\n"
+        for positive in [True] * 20 + [False] * 40
+    ]
+    reuters = "@relation r\n@attribute Text string\n@attribute class-att {0,1}\n@data\n" + "".join(documents)
+    (folder / "ReutersGrain-train.arff").write_text(reuters, encoding="utf-8")
+    out = tmp_path_factory.mktemp("weighting-results")
+    overrides = {"PARTS": "weighting", "WEIGHTING_SETS": "tiny", "REUTERS_SETS": "Grain", "REUTERS_DIR": str(folder)}
+    subprocess.run(
+        ["bash", str(DOCS / "reproduce.sh"), str(folder), str(out)], env={**environment, **overrides}, check=True
+    )
+    return out
+
+
+def test_weighting_runs_each_term_weight_on_text_and_reuters_with_and_without_bigrams(weighted, environment):
+    names = sorted(path.name for path in weighted.glob("*.json"))
+    assert names == [
+        f"weighting-{decision}-{data}.json"
+        for decision in ("margin", "platt-cv")
+        for data in ("reutersGrain-1-1", "reutersGrain-1-2", "tiny")
+    ]
+    tiny = json.loads((weighted / "weighting-platt-cv-tiny.json").read_text())
+    assert len({result["chain"] for result in tiny["results"]}) == 8
+    assert {entry["baseline"] for entry in tiny["paired"]} == {"idf --presence --multiply l2"}
+    summary = printed(environment, "experiments/summarize_weighting.py", str(weighted))
+    rf = [r for name in names if "platt-cv" in name for r in json.loads((weighted / name).read_text())["results"]]
+    rf_aucs = [r["auc"] for r in rf if r["chain"].endswith("rf --presence --multiply l2")]
+    tasks, auc, *_ = table_row(summary, "rf --presence --multiply l2")
+    assert (tasks, auc) == ("3", f"{sum(rf_aucs) / len(rf_aucs):.4f}")  # two-class: one task per file

@@ -1,6 +1,6 @@
 """The compiled modules under AddressSanitizer and UndefinedBehaviorSanitizer (issue 37, item 14).
 
-Both C modules are built with ``-fsanitize=address,undefined`` and the tests that compare them
+The C modules are built with ``-fsanitize=address,undefined`` and the tests that compare them
 with their oracles run in a child Python that imports them: an out-of-bounds access, an
 undefined shift or ``__builtin_clzll(0)`` (what writing ``-0.0`` once reached, harmless in the
 shipped build by luck) stops the child with the sanitizer's report.  The child's Python is not
@@ -23,7 +23,12 @@ from chain_helpers import TESTS
 
 ROOT = TESTS.parent
 #: Each module and its source, built as setup.py builds them (-ffp-contract=off: no fused multiply-add).
-MODULES = {"filterkit.arff._speedups": "filterkit/arff/_speedups.c", "filterkit._kernels": "filterkit/_kernels.c"}
+MODULES = {
+    "filterkit.arff._speedups": "filterkit/arff/_speedups.c",
+    "filterkit._kernels": "filterkit/_kernels.c",
+    "filterkit.formats._lines": "filterkit/formats/_lines.c",
+    "filterkit._words": "filterkit/_words.c",
+}
 #: The tests that compare each compiled function with its oracle (CONTRIBUTING.md).
 DIFFERENTIAL_TESTS = [
     "tests/arff/test_arff_speedups.py",
@@ -33,20 +38,27 @@ DIFFERENTIAL_TESTS = [
     "tests/arff/test_parse_paths.py",
     "tests/test_quoted_compiled.py",
     "tests/test_kernels.py",
+    "tests/test_lines_compiled.py",
+    "tests/test_words_compiled.py",
 ]
 #: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
 CHILD = """
 import importlib.util, sys
 import pytest
-for name, path in zip(sys.argv[1:3], sys.argv[3:5]):
+names = sys.argv[1].split(",")
+paths = sys.argv[2 : 2 + len(names)]
+for name, path in zip(names, paths):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules[name] = module
 from filterkit import statistics
 from filterkit.arff import reader
-assert (reader._speedups.__file__, statistics._kernels.__file__) == tuple(sys.argv[3:5])
-sys.exit(pytest.main(sys.argv[5:]))
+from filterkit.formats import svmlight
+from filterkit_plugins import words
+used = (reader._speedups, statistics._kernels, svmlight._lines, words._words)
+assert tuple(module.__file__ for module in used) == tuple(paths)
+sys.exit(pytest.main(sys.argv[2 + len(names) :]))
 """
 
 
@@ -86,7 +98,7 @@ def test_the_compiled_modules_pass_the_differential_tests_under_asan_and_ubsan(t
         "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
     }
     child = subprocess.run(
-        [sys.executable, "-c", CHILD, *MODULES, *built]
+        [sys.executable, "-c", CHILD, ",".join(MODULES), *built]
         + ["-q", "-x", "-m", "not slow", "-p", "no:cacheprovider", *DIFFERENTIAL_TESTS],
         cwd=ROOT,
         env=environment,

@@ -441,3 +441,16 @@ def test_a_stop_word_file_that_never_ends_is_refused(monkeypatch):
     assert result.stderr == (
         "filterkit: error: option --stopwords: '/dev/zero' holds more than 1,000 characters: not a stop word list\n"
     )
+
+
+def test_words_on_a_file_without_text_says_so_and_passes_the_rows_through():
+    iris = REAL / "iris.arff"
+    result = run_filterkit(iris, "words")
+    assert result.status == 0
+    assert result.stderr == (
+        "filterkit: warning: stage 1 'words' finds no string attribute to turn into words (see --attributes): "
+        "the rows pass through unchanged\n"
+    )
+    assert read_output(result.stdout)[1].dense_values().tolist() == read_arff(iris)[1].dense_values().tolist()
+    with_text = run_filterkit(REAL / "reuters_grain_sample.arff", "words")
+    assert (with_text.status, with_text.stderr) == (0, "")

@@ -1419,6 +1419,10 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, methods};
 
+/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
+   so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 1
+
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
@@ -1435,5 +1439,8 @@ PyInit__speedups(void)
         number_char[(unsigned char)*p] = 1;
     for (const char *p = " \t\n\r\v\f"; *p; p++)
         ascii_space[(unsigned char)*p] = 1;
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module);
+    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
+        Py_CLEAR(created);
+    return created;
 }

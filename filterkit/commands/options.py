@@ -9,7 +9,6 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
-from filterkit.errors import DASK_INSTALL_HINT
 from filterkit.formats import FORMAT_NAMES
 from filterkit.progress import progress_option
 from filterkit.stage import Option
@@ -111,7 +110,8 @@ def engine_option(what: str):
         type=click.Choice(["local", "dask"]),
         default="local",
         show_default=True,
-        help=f"{what} ({DASK_INSTALL_HINT}).",
+        # Not the install command: help is wrapped at hyphens, and a command split over two lines breaks when pasted.
+        help=f"{what} (needs Dask: the dask extra).",
     )
 
 

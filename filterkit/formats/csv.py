@@ -24,11 +24,12 @@ from typing import IO, BinaryIO, Callable, Iterator, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff import _speedups  # type: ignore[attr-defined]
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.reader import parse_number
 from filterkit.arff.tokens import _unescape, shown
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
+from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, line_groups, numbered_lines
@@ -403,7 +404,8 @@ class CsvWriter:
         self.stream = stream
         self.schema = schema
         self._missing = "?" if len(schema) == 1 else ""
-        self._formatters = [self._formatter(attribute, numbers) for attribute in schema.attributes]
+        self.numbers = numbers
+        self._formatters = {c: self._formatter(a) for c, a in enumerate(schema.attributes) if a.kind in (NOMINAL, DATE)}
         self.stream.write((",".join(csv_quoted(a.name) for a in schema.attributes) + "\n").encode("utf-8"))
 
     def write(self, chunk: Chunk) -> None:
@@ -411,39 +413,42 @@ class CsvWriter:
         if chunk.weights is not None and (chunk.weights != 1).any():
             raise FilterkitError("CSV output cannot hold instance weights other than 1")
         block = max(1, _BLOCK_CELLS // max(1, len(self.schema)))
+        numeric = np.array([a.kind == NUMERIC for a in self.schema.attributes], dtype=bool)
         for start in range(0, chunk.n_rows, block):
             values = chunk.values[start : start + block]
-            dense = cast(sp.csr_matrix, values).toarray() if chunk.is_sparse else np.asarray(values)
-            columns = [self._column_texts(column, dense[:, column], chunk, start) for column in range(dense.shape[1])]
-            lines = [",".join(row) + "\n" for row in zip(*columns)] if columns else ["\n"] * dense.shape[0]
-            self.stream.write("".join(lines).encode("utf-8"))
+            dense = cast(sp.csr_matrix, values).toarray() if chunk.is_sparse else np.asarray(values, dtype=np.float64)
+            # the numbers printed by the ARFF writer's format_rows, every other cell a ready text
+            is_text = ~numeric | np.isnan(dense)
+            cells = np.full(dense.shape, self._missing, dtype=object)
+            for column in np.flatnonzero(~numeric).tolist():
+                cells[:, column] = self._column_texts(column, dense[:, column], chunk, start)
+            indptr = np.arange(dense.shape[0] + 1, dtype=np.int64) * dense.shape[1]
+            arguments = (indptr, np.zeros(0, np.int64), np.ascontiguousarray(dense).ravel(), is_text.view(np.uint8))
+            texts = cells[is_text].tolist()
+            self.stream.write(
+                _speedups.format_rows(*arguments, texts, False, self.numbers.digits or 0, self.numbers.float32)
+            )
 
-    def _formatter(self, attribute: Attribute, numbers: NumberFormat) -> Callable[[np.ndarray], list[str]]:
-        """The texts of a column's values, missing ones aside (a text column's come from its chunk)."""
+    def _formatter(self, attribute: Attribute) -> Callable[[np.ndarray], list[str]]:
+        """The texts of a nominal or date column's values."""
         if attribute.kind == NOMINAL:
             labels = np.array([csv_quoted(label) for label in attribute.labels] + [self._missing], dtype=object)
             return lambda values: labels[np.where(np.isnan(values), len(labels) - 1, values).astype(np.int64)].tolist()
-        if attribute.kind == DATE:
-            date_format = DateFormat(cast(str, attribute.date_format))  # a date attribute has a pattern
+        date_format = DateFormat(cast(str, attribute.date_format))  # a date attribute has a pattern
 
-            def dates(values: np.ndarray) -> list[str]:
-                try:
-                    return [self._missing if v != v else csv_quoted(date_format.format(v)) for v in values.tolist()]
-                except ArffError as error:
-                    raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
+        def dates(values: np.ndarray) -> list[str]:
+            try:
+                return [self._missing if v != v else csv_quoted(date_format.format(v)) for v in values.tolist()]
+            except ArffError as error:
+                raise ArffError(f"attribute {shown(attribute.name)}: {error.message}") from None
 
-            return dates
-        return functools.partial(format_numbers, numbers=numbers)
+        return dates
 
     def _column_texts(self, column: int, values: np.ndarray, chunk: Chunk, start: int) -> list[str]:
         if self.schema.attributes[column].kind in TEXT_KINDS:
             texts = chunk.text[column][start : start + len(values)]
             return [self._missing if v != v else csv_quoted(text or "") for v, text in zip(values.tolist(), texts)]
-        texts = self._formatters[column](values)
-        if self.schema.attributes[column].kind == NUMERIC:
-            for at in np.flatnonzero(np.isnan(values)).tolist():
-                texts[at] = self._missing
-        return texts
+        return self._formatters[column](values)
 
 
 def csv_quoted(text: str) -> str:

@@ -23,21 +23,21 @@ from typing import IO, BinaryIO, Iterator, Sequence, cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff import _speedups  # type: ignore[attr-defined]
 from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.reader import _blocks, _LineTooLong, _ReadFailure
 from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.lines import line_groups, numbered_lines
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of  # type: ignore[attr-defined]
+from filterkit.formats.lines import UTF8_BOM
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
 _NUMBER = (
     rb"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
     rb"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
 )
-#: A whole row, its comment removed: a label and index:value pairs (an index of at most 18 digits).
-_ROW = re.compile(rb"[ \t]*+(" + _NUMBER + rb")((?:[ \t]++[0-9]{1,18}+:" + _NUMBER + rb")*+)[ \t]*+")
 _IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
 _PAIR = re.compile(r"([^:]*+):(.*)", re.DOTALL)
 
@@ -110,17 +110,15 @@ class SvmlightFormat:
         rows_read = 0
         stream = opened()
         try:
-            lines = numbered_lines(stream, name, self.limits)
-            for group, numbers in line_groups(self._rows(lines, comments), 10_000, self.limits):
-                rows = _parse(group, numbers, name)
-                rows_read += len(numbers)
+            for rows in self._groups(stream, name, 10_000, comments):
+                rows_read += len(rows.numbers)
                 _add_labels(labels, rows, name)
                 if len(labels) > self.limits.labels:
                     raise ArffError(
                         f"more than {self.limits.labels:,} distinct labels: refused "
                         f"(set {VARIABLES['labels']} to allow more)",
                         name,
-                        numbers[-1],
+                        rows.numbers[-1],
                     )
                 if len(rows.indices):
                     ends = (int(np.argmin(rows.indices)), int(np.argmax(rows.indices)))
@@ -141,23 +139,100 @@ class SvmlightFormat:
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as sparse chunks of at most ``chunk_rows`` rows."""
         details = cast(_Details, layout.details)
-        lines = numbered_lines(stream, name, self.limits)
-        for group, numbers in line_groups(self._rows(lines, None), chunk_rows, self.limits):
-            yield _chunk(_parse(group, numbers, name), details, name)
+        for rows in self._groups(stream, name, chunk_rows, None):
+            yield _chunk(rows, details, name)
 
-    @staticmethod
-    def _rows(lines: Iterator[tuple[int, bytes]], comments: list[str] | None) -> Iterator[tuple[int, bytes]]:
-        """The data lines without their comments; blank and comment lines skipped, the comment
-        lines before the first row put in ``comments`` (without ``#`` and one blank)."""
-        seen_row = False
-        for number, line in lines:
-            text = line.split(b"#", 1)[0].strip()
-            if text:
-                seen_row = True
-                yield number, text
-            elif comments is not None and not seen_row and line.lstrip().startswith(b"#"):
-                comment = line.lstrip()[1:].decode("utf-8", "replace")
-                comments.append(comment[1:] if comment.startswith(" ") else comment)
+    def _groups(self, stream: IO[bytes], name: str, group_rows: int, comments: list[str] | None) -> Iterator[_Rows]:
+        """The rows parsed (by ``_lines.parse_svmlight``) in groups of at most ``group_rows`` rows or
+        ``chunk_bytes`` bytes of row text; the comment lines before the first row put in ``comments``."""
+        limits = self.limits
+        pieces: list[tuple] = []
+        line_number = rows = size = 0
+        try:
+            for block in _blocks(cast(BinaryIO, stream), limits.line_bytes):
+                at = len(UTF8_BOM) if line_number == 0 and block.startswith(UTF8_BOM) else 0
+                while at < len(block):
+                    start = at
+                    at, seen, held, too_long, first, error, *parsed = _lines.parse_svmlight(
+                        block, at, group_rows - rows, limits.chunk_bytes - size, limits.line_bytes
+                    )
+                    if comments is not None:
+                        _add_comments(block[start : at if first < 0 else first], comments)
+                        comments = comments if first < 0 else None
+                    if error is not None:
+                        raise ArffError(_refusal(*error), name, line_number + error[1])
+                    pieces.append((*parsed, line_number + 1))
+                    rows += len(parsed[1])
+                    size += held
+                    line_number += seen
+                    if too_long:
+                        raise _LineTooLong
+                    if rows == group_rows or size >= limits.chunk_bytes:
+                        yield _joined_rows(pieces)
+                        pieces, rows, size = [], 0, 0
+        except _ReadFailure as failure:
+            raise ArffError(str(failure), name, line_number + 1) from None
+        except _LineTooLong:
+            raise ArffError(
+                f"a line longer than {limits.line_bytes:,} bytes: refused "
+                f"(set {VARIABLES['line_bytes']} to allow more)",
+                name,
+                line_number + 1,
+            ) from None
+        if rows:
+            yield _joined_rows(pieces)
+
+
+def _add_comments(text: bytes, comments: list[str]) -> None:
+    """Put the comment lines of ``text`` in ``comments`` (without ``#`` and one blank)."""
+    for line in text.split(b"\n"):
+        if line.lstrip().startswith(b"#"):
+            comment = line.lstrip()[1:].decode("utf-8", "replace")
+            comments.append(comment[1:] if comment.startswith(" ") else comment)
+
+
+def _joined_rows(pieces: list[tuple]) -> _Rows:
+    """One group of the rows of ``parse_svmlight``'s results (each with the number of its first line)."""
+    ends = [np.frombuffer(piece[2], np.int64)[1:] for piece in pieces]
+    offsets = np.cumsum([0] + [len(piece[3]) // 8 for piece in pieces])
+    return _Rows(
+        np.frombuffer(b"".join(piece[0] for piece in pieces), np.float64),
+        [text for piece in pieces for text in piece[1]],
+        np.concatenate([[0], *(end + offset for end, offset in zip(ends, offsets))]),
+        np.frombuffer(b"".join(piece[3] for piece in pieces), np.int64),
+        np.frombuffer(b"".join(piece[4] for piece in pieces), np.float64),
+        np.concatenate([np.frombuffer(piece[5], np.int64) + piece[6] for piece in pieces]).tolist(),
+    )
+
+
+def _refusal(what: int, line: int, text: bytes, before: int, after: int) -> str:
+    """Why a data line is not a row (``what`` and the rest as ``parse_svmlight`` says)."""
+    if what == 2:
+        return "a label is a number, not NaN"
+    if what == 3:
+        return (
+            f"index {after} after index {before}: the indices of a row must ascend strictly "
+            "(as load_svmlight_file requires)"
+        )
+    words = text.split()
+    label = words[0].decode("utf-8", "replace")
+    if b"," in words[0]:
+        return f"label {shown(label)}: multi-label rows (labels separated by commas) are not supported"
+    if _IS_NUMBER.fullmatch(label) is None:
+        return f"the label {shown(label)} is not a number"
+    for word in words[1:]:
+        field = word.decode("utf-8", "replace")
+        pair = _PAIR.fullmatch(field)
+        if field.startswith("qid:"):
+            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification"
+        if pair is None:
+            return f"expected INDEX:VALUE, found {shown(field)}"
+        index, value = pair.groups()
+        if not (index.isascii() and index.isdigit() and len(index) <= 18):
+            return f"the index {shown(index)} is not a whole number of at most 18 digits"
+        if _IS_NUMBER.fullmatch(value) is None:
+            return f"the value {shown(value)} of index {index} is not a number"
+    return "not an svmlight row"
 
 
 def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) -> None:
@@ -224,70 +299,6 @@ def _row_of(rows: _Rows, entry: int) -> int:
     return int(np.searchsorted(rows.indptr, entry, side="right")) - 1
 
 
-def _parse(lines: list[bytes], numbers: list[int], name: str) -> _Rows:
-    """Parse data lines (comments removed): each row's label and entries."""
-    labels = []
-    pairs = []
-    counts = np.zeros(len(lines) + 1, dtype=np.int64)
-    for position, (line, number) in enumerate(zip(lines, numbers)):
-        match = _ROW.fullmatch(line)
-        if match is None:
-            raise ArffError(_what_is_wrong(line), name, number)
-        labels.append(match.group(1))
-        pairs.append(match.group(2))
-        counts[position + 1] = match.group(2).count(b":")
-    # float() of each: a byte-string array would pad every label to the longest (rows x its length)
-    label_values = np.fromiter(map(float, labels), np.float64, len(labels))
-    label_texts = labels
-    if np.isnan(label_values).any():
-        row = int(np.flatnonzero(np.isnan(label_values))[0])
-        raise ArffError("a label is a number, not NaN", name, numbers[row])
-    fields = b" ".join(pairs).replace(b":", b" ").split()
-    if fields:
-        indices = np.array(fields[0::2]).astype(np.int64)  # at most 18 digits each
-        values = np.fromiter(map(float, fields[1::2]), np.float64, len(fields) // 2)
-    else:
-        indices, values = np.zeros(0, dtype=np.int64), np.zeros(0)
-    indptr = np.cumsum(counts)
-    rows = _Rows(label_values, label_texts, indptr, indices, values, numbers)
-    if len(indices) > 1:
-        rising = np.diff(indices) > 0
-        starts = indptr[1:-1]
-        rising[starts[(starts > 0) & (starts < len(indices))] - 1] = True
-        if not rising.all():
-            entry = int(np.flatnonzero(~rising)[0]) + 1
-            raise ArffError(
-                f"index {indices[entry]} after index {indices[entry - 1]}: the indices of a row must ascend "
-                "strictly (as load_svmlight_file requires)",
-                name,
-                numbers[_row_of(rows, entry)],
-            )
-    return rows
-
-
-def _what_is_wrong(line: bytes) -> str:
-    """Why a data line is not a row."""
-    words = line.split()
-    label = words[0].decode("utf-8", "replace")
-    if b"," in words[0]:
-        return f"label {shown(label)}: multi-label rows (labels separated by commas) are not supported"
-    if _IS_NUMBER.fullmatch(label) is None:
-        return f"the label {shown(label)} is not a number"
-    for word in words[1:]:
-        text = word.decode("utf-8", "replace")
-        pair = _PAIR.fullmatch(text)
-        if text.startswith("qid:"):
-            return "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification"
-        if pair is None:
-            return f"expected INDEX:VALUE, found {shown(text)}"
-        index, value = pair.groups()
-        if not (index.isascii() and index.isdigit() and len(index) <= 18):
-            return f"the index {shown(index)} is not a whole number of at most 18 digits"
-        if _IS_NUMBER.fullmatch(value) is None:
-            return f"the value {shown(value)} of index {index} is not a number"
-    return "not an svmlight row"
-
-
 def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
     """The parsed rows as a sparse chunk, the label code in the last column."""
     n_rows = len(rows.labels)
@@ -311,21 +322,18 @@ def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
             name,
             rows.numbers[_row_of(rows, entry)],
         )
-    entry_rows = np.repeat(np.arange(n_rows), np.diff(rows.indptr))
-    labelled = np.flatnonzero(codes != 0)
-    matrix = sp.csr_matrix(
-        (
-            np.concatenate([rows.values, codes[labelled].astype(np.float64)]),
-            (
-                np.concatenate([entry_rows, labelled]),
-                np.concatenate([columns, np.full(len(labelled), details.n_features)]),
-            ),
-        ),
-        shape=(n_rows, details.n_features + 1),
-    )
-    matrix.eliminate_zeros()
-    matrix.sort_indices()
-    return Chunk(matrix)
+    # each row's entries, then its label code in the last column where not 0: the indices ascend
+    labelled = codes != 0
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.diff(rows.indptr) + labelled, out=indptr[1:])
+    label_at = indptr[1:][labelled] - 1
+    is_entry = np.ones(indptr[-1], dtype=bool)
+    is_entry[label_at] = False
+    data = np.empty(indptr[-1])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data[is_entry], indices[is_entry] = rows.values, columns
+    data[label_at], indices[label_at] = codes[labelled], details.n_features
+    return Chunk.from_csr(*without_zeros(data, indices, indptr), (n_rows, details.n_features + 1))
 
 
 class SvmlightWriter:
@@ -391,19 +399,18 @@ class SvmlightWriter:
             labels = [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
         matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
         matrix.sort_indices()
-        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+        n_rows = matrix.shape[0]
+        rows = np.repeat(np.arange(n_rows), np.diff(matrix.indptr))
         keep = (matrix.indices != self.class_index) & (matrix.data != 0)
-        kept_rows = rows[keep]
-        texts = [_svm_number(text) for text in format_numbers(matrix.data[keep], self.numbers)]
-        pairs = [f"{index}:{text}" for index, text in zip(self.written_index[matrix.indices[keep]].tolist(), texts)]
-        bounds = np.searchsorted(kept_rows, np.arange(matrix.shape[0] + 1)).tolist()
-        lines = [
-            " ".join([labels[row], *pairs[bounds[row] : bounds[row + 1]]]) + "\n" for row in range(matrix.shape[0])
-        ]
-        self.stream.write("".join(lines).encode("utf-8"))
+        # each row as the ARFF writer's sparse row "{0 LABEL,INDEX VALUE,...}", the label first
+        indptr = np.searchsorted(rows[keep], np.arange(n_rows + 1)) + np.arange(n_rows + 1)
+        is_label = np.zeros(indptr[-1], dtype=np.uint8)
+        is_label[indptr[:-1]] = 1
+        columns = np.zeros(indptr[-1], dtype=np.int64)
+        values = np.zeros(indptr[-1])
+        columns[is_label == 0] = self.written_index[matrix.indices[keep]]
+        values[is_label == 0] = matrix.data[keep]
+        digits = self.numbers.digits or 0
+        text = _speedups.format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
+        self.stream.write(_lines.svmlight_text(text))
         self.rows += matrix.shape[0]
-
-
-def _svm_number(text: str) -> str:
-    """A number written by :func:`format_numbers` as svmlight readers read it (NaN as ``nan``)."""
-    return "nan" if text == "?" else text

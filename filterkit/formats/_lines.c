@@ -1,0 +1,386 @@
+/*
+ * The svmlight reader's and writer's inner loops (filterkit.formats.svmlight).
+ *
+ * parse_svmlight reads a block of lines into CSR arrays (see its comment), each row as the
+ * grammar of svmlight.py's module description says: a label, then INDEX:VALUE
+ * pairs (an index of 1 to 18 digits), separated by spaces and tabs; a number as
+ * load_svmlight_file reads it ([+-], digits with an optional point or a point and digits, an
+ * optional exponent; or nan, inf, infinity in any case).  Numbers are converted as Python's
+ * float() converts them (correctly rounded).  The loop runs without the GIL.
+ *
+ * svmlight_text(text) turns the writer's sparse ARFF rows ("{0 LABEL,INDEX VALUE,...}\n", from
+ * filterkit.arff._speedups.format_rows, so numbers are printed as everywhere else) into
+ * svmlight rows ("LABEL INDEX:VALUE ...\n"), with a missing value ("?") as "nan".
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#define strtod_l _strtod_l
+#define newlocale(mask, name, base) _create_locale(LC_NUMERIC, name)
+#define LC_NUMERIC_MASK 0
+typedef _locale_t locale_t;
+#elif defined(__APPLE__)
+#include <xlocale.h>
+#endif
+
+static locale_t c_numbers;
+
+static const double exact_powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int
+is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Whether the len bytes at s are the word (ASCII letters, any case). */
+static int
+is_word(const char *s, Py_ssize_t len, const char *word)
+{
+    Py_ssize_t n = (Py_ssize_t)strlen(word);
+    if (len < n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if ((s[i] | 0x20) != word[i])
+            return 0;
+    return 1;
+}
+
+/* The end of the number starting at s (before end); NULL if none starts there.  Its value in
+   *value: digits and a point with at most 15 digits in all and no exponent are exact as
+   integer / power of ten (both exact, one correctly rounded division); the rest go to strtod,
+   correctly rounded too (the bytes after a number are a space, a tab or the line's NUL). */
+static const char *
+read_number(const char *s, const char *end, double *value)
+{
+    const char *at = s;
+    int negative = at < end && *at == '-';
+    if (at < end && (*at == '+' || *at == '-'))
+        at++;
+    if (at < end && !is_digit(*at) && *at != '.') {
+        if (is_word(at, end - at, "nan"))
+            at += 3;
+        else if (is_word(at, end - at, "inf"))
+            at += is_word(at, end - at, "infinity") ? 8 : 3;
+        else
+            return NULL;
+        *value = strtod_l(s, NULL, c_numbers);
+        return at;
+    }
+    uint64_t whole = 0;
+    int digits = 0, fraction = -1;
+    const char *first = at;
+    for (; at < end && is_digit(*at); at++, digits++)
+        whole = whole * 10 + (uint64_t)(*at - '0') * (digits < 19);
+    if (at < end && *at == '.') {
+        if (at == first && !(at + 1 < end && is_digit(at[1])))
+            return NULL;
+        fraction = 0;
+        for (at++; at < end && is_digit(*at); at++, digits++, fraction++)
+            whole = whole * 10 + (uint64_t)(*at - '0') * (digits < 19);
+    }
+    if (at == first)
+        return NULL;
+    int exponent = 0;
+    if (at < end && (*at == 'e' || *at == 'E')) {
+        const char *e = at + 1;
+        if (e < end && (*e == '+' || *e == '-'))
+            e++;
+        if (e < end && is_digit(*e)) {
+            while (e < end && is_digit(*e))
+                e++;
+            at = e;
+            exponent = 1;
+        }
+    }
+    if (!exponent && digits <= 15) {
+        double magnitude = (double)whole / exact_powers[fraction > 0 ? fraction : 0];
+        *value = negative ? -magnitude : magnitude;
+    } else {
+        *value = strtod_l(s, NULL, c_numbers);
+    }
+    return at;
+}
+
+/* A growing array of 8-byte items. */
+typedef struct {
+    char *data;
+    Py_ssize_t size, capacity;
+} Array;
+
+static int
+append(Array *array, const void *item)
+{
+    if (array->size == array->capacity) {
+        Py_ssize_t capacity = array->capacity ? 2 * array->capacity : 1024;
+        char *data = PyMem_RawRealloc(array->data, capacity * 8);
+        if (!data)
+            return -1;
+        array->data = data;
+        array->capacity = capacity;
+    }
+    memcpy(array->data + 8 * array->size++, item, 8);
+    return 0;
+}
+
+/* The array as bytes, and its memory freed; NULL and an error if out of memory. */
+static PyObject *
+as_bytes(Array *array)
+{
+    PyObject *bytes = PyBytes_FromStringAndSize(array->data ? array->data : "", 8 * array->size);
+    PyMem_RawFree(array->data);
+    array->data = NULL;
+    return bytes;
+}
+
+enum { ROW, NOT_A_ROW, NAN_LABEL, DESCENDING, NO_MEMORY };
+
+typedef struct {
+    Array label, label_start, label_length, indptr, index, value, line_of;
+    int64_t before, after; /* the indices of a DESCENDING row */
+} Parsed;
+
+/* Parse one line (a row's text: stripped, without its comment) into out: ROW or what is wrong. */
+static int
+parse_line(const char *s, const char *end, const char *block, Parsed *out)
+{
+    const char *at = s;
+    double label;
+    at = read_number(at, end, &label);
+    if (!at)
+        return NOT_A_ROW;
+    int64_t start = s - block, length = at - s, previous = -1;
+    Py_ssize_t entries = out->index.size;
+    for (;;) {
+        const char *gap = at;
+        while (at < end && (*at == ' ' || *at == '\t'))
+            at++;
+        if (at == end)
+            break;
+        if (at == gap)
+            goto refused;
+        const char *digits = at;
+        int64_t index = 0;
+        while (at < end && is_digit(*at) && at - digits < 18)
+            index = index * 10 + (*at++ - '0');
+        if (at == digits || at == end || *at != ':')
+            goto refused;
+        double value;
+        const char *number_end = read_number(at + 1, end, &value);
+        if (!number_end || (number_end < end && *number_end != ' ' && *number_end != '\t'))
+            goto refused;
+        at = number_end;
+        if (index <= previous && out->before < 0) {
+            out->before = previous;
+            out->after = index;
+        }
+        previous = index;
+        if (append(&out->index, &index) < 0 || append(&out->value, &value) < 0)
+            return NO_MEMORY;
+    }
+    if (out->before >= 0) {
+        out->index.size = out->value.size = entries;
+        return label != label ? NAN_LABEL : DESCENDING;
+    }
+    if (label != label) {
+        out->index.size = out->value.size = entries;
+        return NAN_LABEL;
+    }
+    int64_t ends = out->index.size;
+    return append(&out->label, &label) < 0 || append(&out->label_start, &start) < 0
+                   || append(&out->label_length, &length) < 0 || append(&out->indptr, &ends) < 0
+               ? NO_MEMORY
+               : ROW;
+refused:
+    out->index.size = out->value.size = entries;
+    out->before = -1;
+    return NOT_A_ROW;
+}
+
+static int
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/*
+ * parse_svmlight(block, start, rows, size, line_bytes)
+ *     -> (stop, seen, held, too_long, first, error, labels, label_texts, indptr, indices, values, line_of)
+ *
+ * Reads the lines of block (each ending in "\n") from byte start, as the svmlight reader's
+ * line loop did: each line's comment ("#" on) cut off, the rest stripped of ASCII white
+ * space; blank lines skipped; the rest rows, until ``rows`` rows or rows of ``size`` bytes
+ * (each row's text and a newline).  stop is where it stopped, seen the lines it read,
+ * too_long whether the next line is longer than line_bytes, first the offset of the first
+ * row's line (-1: none), held the bytes of the rows' texts (each with a newline).  error is
+ * None or (what, line, text, before, after): what is wrong
+ * with the ``line``-th line read (1: not a row, 2: a NaN label, 3: index ``after`` after
+ * ``before``), its text (stripped, without comment); reading stops there.  The rows: bytes of
+ * float64 labels, their texts (a list of bytes), int64 indptr and indices as written, float64
+ * values, and int64 line_of, the number of lines before each row's line.
+ */
+static PyObject *
+parse_svmlight(PyObject *self, PyObject *args)
+{
+    Py_buffer in;
+    Py_ssize_t at, rows, size, line_bytes;
+    if (!PyArg_ParseTuple(args, "y*nnnn", &in, &at, &rows, &size, &line_bytes))
+        return NULL;
+    const char *block = in.buf, *block_end = block + in.len;
+    Parsed out = {{0}};
+    out.before = -1;
+    int64_t zero = 0;
+    Py_ssize_t seen = 0, first = -1, found = 0, held = 0;
+    int too_long = 0, what = ROW;
+    const char *text = NULL, *text_end = NULL;
+    if (at < 0 || at > in.len || (in.len && block_end[-1] != '\n')) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "parse_svmlight: a block of whole lines");
+        return NULL;
+    }
+    PyObject *result = NULL, *texts = NULL;
+    if (append(&out.indptr, &zero) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    while (at < in.len && found < rows && held < size) {
+        const char *line = block + at, *end = memchr(line, '\n', block_end - line);
+        if (end - line > line_bytes) {
+            too_long = 1;
+            break;
+        }
+        const char *hash = memchr(line, '#', end - line);
+        text = line;
+        text_end = hash ? hash : end;
+        while (text < text_end && is_space(*text))
+            text++;
+        while (text_end > text && is_space(text_end[-1]))
+            text_end--;
+        at = end + 1 - block;
+        seen++;
+        if (text == text_end)
+            continue;
+        if (first < 0)
+            first = line - block;
+        what = parse_line(text, text_end, block, &out);
+        if (what != ROW)
+            break;
+        int64_t before = seen - 1;
+        if (append(&out.line_of, &before) < 0) {
+            what = NO_MEMORY;
+            break;
+        }
+        found++;
+        held += text_end - text + 1;
+    }
+    Py_END_ALLOW_THREADS
+    if (what == NO_MEMORY) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    texts = PyList_New(out.label_start.size);
+    if (!texts)
+        goto done;
+    for (Py_ssize_t r = 0; r < out.label_start.size; r++) {
+        int64_t *start = (int64_t *)out.label_start.data, *length = (int64_t *)out.label_length.data;
+        PyObject *label = PyBytes_FromStringAndSize(block + start[r], length[r]);
+        if (!label)
+            goto done;
+        PyList_SET_ITEM(texts, r, label);
+    }
+    PyObject *error = Py_None;
+    if (what != ROW)
+        error = Py_BuildValue("(nny#LL)", (Py_ssize_t)what, seen, text, (Py_ssize_t)(text_end - text), (long long)out.before,
+                              (long long)out.after);
+    else
+        Py_INCREF(error);
+    if (!error)
+        goto done;
+    result = Py_BuildValue("nnninNNONNNN", at, seen, held, too_long, first, error, as_bytes(&out.label), texts,
+                           as_bytes(&out.indptr), as_bytes(&out.index), as_bytes(&out.value), as_bytes(&out.line_of));
+done:
+    Py_XDECREF(texts);
+    PyMem_RawFree(out.label.data);
+    PyMem_RawFree(out.label_start.data);
+    PyMem_RawFree(out.label_length.data);
+    PyMem_RawFree(out.indptr.data);
+    PyMem_RawFree(out.index.data);
+    PyMem_RawFree(out.value.data);
+    PyMem_RawFree(out.line_of.data);
+    PyBuffer_Release(&in);
+    return result;
+}
+
+/* svmlight_text(text) -> bytes: see the module's comment. */
+static PyObject *
+svmlight_text(PyObject *self, PyObject *args)
+{
+    Py_buffer in;
+    if (!PyArg_Parse(args, "y*", &in))
+        return NULL;
+    Py_ssize_t length = in.len;
+    const char *s = in.buf, *end = s + length;
+    Py_ssize_t missing = 0;
+    for (const char *c = s; (c = memchr(c, '?', end - c)); c++)
+        missing++;
+    PyObject *result = PyBytes_FromStringAndSize(NULL, length + 2 * missing);
+    if (!result) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    char *at = PyBytes_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS
+    while (s < end) {
+        s = memchr(s, ' ', end - s) + 1; /* past "{0 " */
+        while (*s != ',' && *s != '}')
+            *at++ = *s++;
+        while (*s == ',') {
+            *at++ = ' ';
+            for (s++; *s != ' '; s++)
+                *at++ = *s;
+            *at++ = ':';
+            if (s[1] == '?' && (s[2] == ',' || s[2] == '}')) {
+                memcpy(at, "nan", 3);
+                at += 3;
+                s += 2;
+            } else {
+                for (s++; *s != ',' && *s != '}'; s++)
+                    *at++ = *s;
+            }
+        }
+        *at++ = '\n';
+        s += 2; /* "}\n" */
+    }
+    Py_END_ALLOW_THREADS
+    _PyBytes_Resize(&result, at - PyBytes_AS_STRING(result));
+    PyBuffer_Release(&in);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"parse_svmlight", parse_svmlight, METH_VARARGS, "Parse svmlight data lines into CSR arrays."},
+    {"svmlight_text", svmlight_text, METH_O, "Turn the writer's sparse ARFF rows into svmlight rows."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
+   so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 1
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
+
+PyMODINIT_FUNC
+PyInit__lines(void)
+{
+    c_numbers = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (!c_numbers)
+        return PyErr_NoMemory();
+    PyObject *created = PyModule_Create(&module);
+    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
+        Py_CLEAR(created);
+    return created;
+}
