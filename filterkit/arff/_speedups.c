@@ -1421,7 +1421,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
    so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 1
+#define INTERFACE 2
 
 PyMODINIT_FUNC
 PyInit__speedups(void)
