@@ -25,7 +25,7 @@ COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
 #: a function's arguments or results): a module missing, or built from other source (a checkout pulled
 #: without ``pip install -e .``), is one error line, not a traceback or wrong output.
 COMPILED = {
-    "filterkit.arff._speedups": 1,
+    "filterkit.arff._speedups": 2,
     "filterkit._kernels": 1,
     "filterkit._words": 1,
     "filterkit.formats._lines": 1,

@@ -1,14 +1,12 @@
 /*
  * The compiled reader and writer loops of filterkit.arff (a build needs a C compiler).
  *
- * tokenize_plain(data: bytes) splits a group of plain dense data rows at spaces, tabs,
- * commas, braces and newlines and parses every numeric-looking token (it starts with one of
- * "0123456789+-." and holds only those and "eE") with Python's own correctly rounded parser
- * (reader._parse_dense_plain).  It returns five bytes objects holding, per token, the
- * float64 value (0 for other tokens), the int64 start and end offsets and line index, and a
- * uint8 "numeric-looking" flag; None when a numeric-looking token is not a whole number;
- * False when the group holds a quote, a '%' or "0x"/"0X".  The reader's tokenizer reads the
- * groups it declines; tests check both give identical chunks.
+ * tokenize_plain(data: bytes) splits a group of dense data rows as the reader's tokenizer
+ * does (scan_rows), parses every numeric-looking word (it starts with one of "0123456789+-."
+ * and holds only those and "eE") with Python's own correctly rounded parser, and unescapes
+ * each quoted value into one str; reader._parse_dense_plain looks up the rest.  It declines
+ * what only the tokenizer reads (braces, '%' comments, "0x", quotes left open, text that is
+ * not UTF-8), which the tokenizer then reads or reports; tests check both give identical chunks.
  *
  * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
  * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
@@ -81,13 +79,18 @@ static unsigned char number_start[256];
 static unsigned char number_char[256];
 static unsigned char ascii_space[256];
 
-/* Where tokenize_plain puts each token's number, offsets, line and numeric-looking flag. */
+enum { TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED };
+
+/* Where scan_rows puts each token's number, offsets, line and kind, and each quoted token's
+   unescaped bytes (``text``, the token's end in it in ``text_end``). */
 typedef struct {
     double *number;
     int64_t *start;
     int64_t *end;
     int64_t *line;
-    unsigned char *numeric;
+    unsigned char *kind;
+    char *text;
+    int64_t *text_end;
 } Tokens;
 
 /* Python's correctly rounded parse of a numeric-looking token that parse_simple declines,
@@ -110,58 +113,125 @@ parse_with_python(const char *source, Py_ssize_t size, double *value)
     return parsed;
 }
 
-/* Split and parse length bytes of text into out (sized by the counting pass); 0 when a
-   numeric-looking token is not a whole number.  Runs without the GIL. */
-static int
-tokenize_into(const char *text, Py_ssize_t length, Tokens out)
+/* The escape after a backslash at text[*at] written to out as UTF-8, as tokens._unescape reads
+   it (Java's StreamTokenizer): a letter of "ntrbfav", one to three octal digits for a code up
+   to 255, any other byte for itself.  Returns the bytes written. */
+static Py_ssize_t
+unescape_one(const char *text, Py_ssize_t *at, char *out)
 {
-    Py_ssize_t token = 0;
-    int64_t line = 0;
-    Py_ssize_t i = 0;
-    while (i < length) {
-        unsigned char c = (unsigned char)text[i];
-        if (separator[c]) {
-            if (c == '\n')
-                line++;
-            i++;
-            continue;
-        }
-        Py_ssize_t begin = i;
-        int looks_numeric = number_start[c];
-        while (i < length && !separator[(unsigned char)text[i]]) {
-            if (!number_char[(unsigned char)text[i]])
-                looks_numeric = 0;
-            i++;
-        }
-        double value = 0.0;
-        if (looks_numeric && !parse_simple(text + begin, i - begin, &value)
-            && !parse_with_python(text + begin, i - begin, &value))
-            return 0;
-        out.number[token] = value;
-        out.start[token] = begin;
-        out.end[token] = i;
-        out.line[token] = line;
-        out.numeric[token] = (unsigned char)looks_numeric;
-        token++;
+    static const char letters[] = "ntrbfav", codes[] = "\n\t\r\b\f\a\v";
+    unsigned char c = (unsigned char)text[*at];
+    const char *letter = c ? strchr(letters, c) : NULL;
+    (*at)++;
+    if (c < '0' || c > '7') {
+        *out = letter ? codes[letter - letters] : (char)c;
+        return 1;
     }
+    unsigned int code = c - '0';
+    for (int more = c <= '3' ? 2 : 1; more && text[*at] >= '0' && text[*at] <= '7'; more--)
+        code = code * 8 + (unsigned int)(text[(*at)++] - '0');
+    if (code < 0x80) {
+        *out = (char)code;
+        return 1;
+    }
+    out[0] = (char)(0xC0 | (code >> 6));
+    out[1] = (char)(0x80 | (code & 0x3F));
+    return 2;
+}
+
+/* The quoted string starting at text[*at] (its quote mark): *at moved past the closing quote
+   and, when out is set, its unescaped bytes written at out + *written; 0 when the quote is
+   left open on its line. */
+static int
+scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_ssize_t *written)
+{
+    char quote = text[*at];
+    Py_ssize_t i = *at + 1;
+    while (i < length && text[i] != quote && text[i] != '\n') {
+        if (text[i] != '\\') {
+            if (out)
+                out[(*written)++] = text[i];
+            i++;
+        } else if (i + 1 >= length || text[i + 1] == '\n') {
+            return 0;
+        } else if (out) {
+            i++;
+            *written += unescape_one(text, &i, out + *written);
+        } else {
+            i += 2;
+        }
+    }
+    if (i >= length || text[i] != quote)
+        return 0;
+    *at = i + 1;
     return 1;
 }
 
-/* The number of tokens, or -1 when the text holds a mark only the tokenizer reads. */
+/*
+ * Split length bytes of rows as tokens.tokenize does (words end at a separator or a quote; a
+ * quoted string ends at its closing quote, backslash escapes in it) and, when fill is set,
+ * write them to out: numeric-looking words parsed, quoted strings unescaped.  Returns the
+ * number of tokens and sets *quoted to the number of quoted ones; -1 for what only the
+ * tokenizer reads (a brace, a '%' comment, a quote left open, "0x"); -2 when a
+ * numeric-looking word is not a whole number.  Runs without the GIL.
+ */
 static Py_ssize_t
-count_tokens(const char *text, Py_ssize_t length)
+scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t *quoted)
 {
-    Py_ssize_t count = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
+    Py_ssize_t token = 0, strings = 0, written = 0, i = 0;
+    int64_t line = 0;
+    while (i < length) {
         unsigned char c = (unsigned char)text[i];
-        if (needs_tokenizer[c] || ((c == 'x' || c == 'X') && i > 0 && text[i - 1] == '0'))
+        if (c == '\n' || (separator[c] && c != '{' && c != '}')) {
+            line += c == '\n';
+            i++;
+            continue;
+        }
+        if (c == '{' || c == '}' || c == '%')
             return -1;
-        if (!separator[c] && (i == 0 || separator[(unsigned char)text[i - 1]]))
-            count++;
+        Py_ssize_t begin = i;
+        int kind = number_start[c] ? TOKEN_NUMBER : TOKEN_WORD;
+        double value = 0.0;
+        if (c == '\'' || c == '"') {
+            kind = TOKEN_QUOTED;
+            if (!scan_quoted(text, length, &i, fill ? out.text : NULL, &written))
+                return -1;
+        } else {
+            for (; i < length && !separator[(unsigned char)text[i]] && !needs_tokenizer[(unsigned char)text[i]]; i++) {
+                if (!number_char[(unsigned char)text[i]])
+                    kind = TOKEN_WORD;
+                if ((text[i] == 'x' || text[i] == 'X') && i > begin && text[i - 1] == '0')
+                    return -1;
+            }
+            if (fill && kind == TOKEN_NUMBER && !parse_simple(text + begin, i - begin, &value)
+                && !parse_with_python(text + begin, i - begin, &value))
+                return -2;
+        }
+        if (fill) {
+            out.number[token] = value;
+            out.start[token] = begin;
+            out.end[token] = i;
+            out.line[token] = line;
+            out.kind[token] = (unsigned char)kind;
+            if (kind == TOKEN_QUOTED)
+                out.text_end[strings] = written;
+        }
+        strings += kind == TOKEN_QUOTED;
+        token++;
     }
-    return count;
+    *quoted = strings;
+    return token;
 }
 
+/*
+ * tokenize_plain(data) -> False | None | (numbers, starts, ends, lines, kinds, strings)
+ *
+ * A group of dense data rows split by scan_rows: per token its float64 value (0 unless
+ * numeric-looking), int64 start and end offsets and line index, and uint8 kind (TOKEN_WORD,
+ * TOKEN_NUMBER, TOKEN_QUOTED), and a list of the quoted tokens' texts as str; False for
+ * what only the tokenizer reads (scan_rows's -1, or a quoted text that is not UTF-8); None
+ * when a numeric-looking word is not a whole number.
+ */
 static PyObject *
 tokenize_plain(PyObject *self, PyObject *arg)
 {
@@ -171,9 +241,10 @@ tokenize_plain(PyObject *self, PyObject *arg)
     }
     const char *text = PyBytes_AS_STRING(arg);
     Py_ssize_t length = PyBytes_GET_SIZE(arg);
-    Py_ssize_t count;
+    Py_ssize_t count, quoted;
+    Tokens none = {0};
     Py_BEGIN_ALLOW_THREADS
-    count = count_tokens(text, length);
+    count = scan_rows(text, length, 0, none, &quoted);
     Py_END_ALLOW_THREADS
     if (count < 0)
         Py_RETURN_FALSE;
@@ -181,44 +252,64 @@ tokenize_plain(PyObject *self, PyObject *arg)
     PyObject *starts = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     PyObject *ends = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     PyObject *lines = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *numeric = PyBytes_FromStringAndSize(NULL, count);
+    PyObject *kinds = PyBytes_FromStringAndSize(NULL, count);
+    PyObject *strings = PyList_New(quoted);
     PyObject *result = NULL;
-    if (!numbers || !starts || !ends || !lines || !numeric)
+    char *unescaped = PyMem_RawMalloc(length + 1);
+    int64_t *text_end = PyMem_RawMalloc((quoted + 1) * sizeof(int64_t));
+    if (!numbers || !starts || !ends || !lines || !kinds || !strings || !unescaped || !text_end) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         goto done;
+    }
     Tokens out = {(double *)PyBytes_AS_STRING(numbers), (int64_t *)PyBytes_AS_STRING(starts),
                   (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(lines),
-                  (unsigned char *)PyBytes_AS_STRING(numeric)};
-    int whole;
+                  (unsigned char *)PyBytes_AS_STRING(kinds), unescaped, text_end};
     Py_BEGIN_ALLOW_THREADS
-    whole = tokenize_into(text, length, out);
+    count = scan_rows(text, length, 1, out, &quoted);
     Py_END_ALLOW_THREADS
-    if (!whole) {
+    if (count < 0) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    result = Py_BuildValue("(OOOOO)", numbers, starts, ends, lines, numeric);
+    for (Py_ssize_t k = 0, from = 0; k < quoted; from = text_end[k++]) {
+        PyObject *string = PyUnicode_DecodeUTF8(unescaped + from, text_end[k] - from, NULL);
+        if (!string) {
+            PyErr_Clear();
+            result = Py_NewRef(Py_False);
+            goto done;
+        }
+        PyList_SET_ITEM(strings, k, string);
+    }
+    result = Py_BuildValue("(OOOOOO)", numbers, starts, ends, lines, kinds, strings);
 done:
     Py_XDECREF(numbers);
     Py_XDECREF(starts);
     Py_XDECREF(ends);
     Py_XDECREF(lines);
-    Py_XDECREF(numeric);
+    Py_XDECREF(kinds);
+    Py_XDECREF(strings);
+    PyMem_RawFree(unescaped);
+    PyMem_RawFree(text_end);
     return result;
 }
 
-/* Tokens a sparse group sends back to Python: the entry, its row, and the token's bytes. */
+/* Tokens a sparse group sends back to Python: the entry, its row, the token's bytes (in
+   ``unescaped`` when it is quoted, in the text otherwise) and whether it is quoted. */
 typedef struct {
-    int64_t *entry, *row, *start, *end;
+    int64_t *entry, *row, *start, *end, *quoted;
     Py_ssize_t count, capacity;
+    char *unescaped;
+    Py_ssize_t written;
 } Lookups;
 
 static int
-lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t end)
+lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t end, int64_t quoted)
 {
     if (lookups->count == lookups->capacity) {
         Py_ssize_t capacity = lookups->capacity * 2 + 256;
-        int64_t **fields[4] = {&lookups->entry, &lookups->row, &lookups->start, &lookups->end};
-        for (int f = 0; f < 4; f++) {
+        int64_t **fields[5] = {&lookups->entry, &lookups->row, &lookups->start, &lookups->end, &lookups->quoted};
+        for (int f = 0; f < 5; f++) {
             int64_t *grown = PyMem_RawRealloc(*fields[f], capacity * sizeof(int64_t));
             if (!grown)
                 return -1;
@@ -230,6 +321,7 @@ lookups_add(Lookups *lookups, int64_t entry, int64_t row, int64_t start, int64_t
     lookups->row[lookups->count] = row;
     lookups->start[lookups->count] = start;
     lookups->end[lookups->count] = end;
+    lookups->quoted[lookups->count] = quoted;
     lookups->count++;
     return 0;
 }
@@ -353,13 +445,24 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
             if (i >= length || separator[(unsigned char)text[i]])
                 return SPARSE_NOT_PLAIN; /* an index without a value */
             Py_ssize_t begin = i;
+            if (text[i] == '\'' || text[i] == '"') {
+                Py_ssize_t from = lookups->written;
+                if (!scan_quoted(text, length, &i, lookups->unescaped, &lookups->written)
+                    || (i < length && !separator[(unsigned char)text[i]]))
+                    return SPARSE_MARKED;
+                if (lookups_add(lookups, entry, row, from, lookups->written, 1) < 0)
+                    return SPARSE_OUT_OF_MEMORY;
+                index_out[entry] = index;
+                value_out[entry++] = 0.0;
+                continue;
+            }
             int looks_numeric;
             double value = 0.0;
             int status = scan_value(text, length, &i, !needs_lookup[index], &looks_numeric, &value);
             if (status != SPARSE_DONE)
                 return status;
             if (needs_lookup[index] || !looks_numeric) {
-                if (lookups_add(lookups, entry, row, begin, i) < 0)
+                if (lookups_add(lookups, entry, row, begin, i, 0) < 0)
                     return SPARSE_OUT_OF_MEMORY;
                 value = 0.0;
             } else if (value == 0.0) {
@@ -409,7 +512,8 @@ parse_sparse_rows(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     PyObject *indptr = NULL, *indices = NULL, *values = NULL;
-    Lookups lookups = {NULL, NULL, NULL, NULL, 0, 0};
+    Lookups lookups = {NULL, NULL, NULL, NULL, NULL, 0, 0, PyMem_RawMalloc(length + 1), 0};
+    PyObject *strings = PyList_New(0);
     const unsigned char *needs_lookup = lookup_columns.buf;
     if (lookup_columns.len != columns || rows < 1) {
         PyErr_SetString(PyExc_ValueError, "parse_sparse_rows: inconsistent arguments");
@@ -419,8 +523,11 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     indptr = PyByteArray_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int64_t));
     indices = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(int64_t));
     values = PyByteArray_FromStringAndSize(NULL, most_entries * (Py_ssize_t)sizeof(double));
-    if (!indptr || !indices || !values)
+    if (!indptr || !indices || !values || !strings || !lookups.unescaped) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         goto done;
+    }
     int64_t *row_start = (int64_t *)PyByteArray_AS_STRING(indptr);
     int64_t *index_out = (int64_t *)PyByteArray_AS_STRING(indices);
     double *value_out = (double *)PyByteArray_AS_STRING(values);
@@ -444,14 +551,31 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     if (PyByteArray_Resize(indices, entry * (Py_ssize_t)sizeof(int64_t)) < 0
         || PyByteArray_Resize(values, entry * (Py_ssize_t)sizeof(double)) < 0)
         goto done;
+    for (Py_ssize_t k = 0; k < lookups.count; k++) {
+        if (!lookups.quoted[k])
+            continue;
+        PyObject *string = PyUnicode_DecodeUTF8(lookups.unescaped + lookups.start[k],
+                                                lookups.end[k] - lookups.start[k], NULL);
+        int failed = !string || PyList_Append(strings, string) < 0;
+        Py_XDECREF(string);
+        if (failed) {
+            if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                PyErr_Clear();
+                result = Py_NewRef(Py_False);
+            }
+            goto done;
+        }
+    }
     /* (y# turns a NULL pointer into None: no lookups are empty bytes) */
     Py_ssize_t lookup_size = lookups.count * (Py_ssize_t)sizeof(int64_t);
-    result = Py_BuildValue("(OOOy#y#y#y#)", indptr, indices, values,
+    result = Py_BuildValue("(OOOy#y#y#y#y#O)", indptr, indices, values,
                            lookups.count ? (const char *)lookups.entry : "", lookup_size,
                            lookups.count ? (const char *)lookups.row : "", lookup_size,
                            lookups.count ? (const char *)lookups.start : "", lookup_size,
-                           lookups.count ? (const char *)lookups.end : "", lookup_size);
+                           lookups.count ? (const char *)lookups.end : "", lookup_size,
+                           lookups.count ? (const char *)lookups.quoted : "", lookup_size, strings);
 done:
+    Py_XDECREF(strings);
     Py_XDECREF(indptr);
     Py_XDECREF(indices);
     Py_XDECREF(values);
@@ -459,6 +583,8 @@ done:
     PyMem_RawFree(lookups.row);
     PyMem_RawFree(lookups.start);
     PyMem_RawFree(lookups.end);
+    PyMem_RawFree(lookups.quoted);
+    PyMem_RawFree(lookups.unescaped);
     PyBuffer_Release(&lookup_columns);
     return result;
 }
@@ -1295,7 +1421,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
    so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 1
+#define INTERFACE 2
 
 PyMODINIT_FUNC
 PyInit__speedups(void)

@@ -1,9 +1,9 @@
 """Streaming ARFF reader: a header, then chunks of at most ``chunk_rows`` rows.
 
 The compiled module (``_speedups``) gathers the data rows a block at a time and parses a
-group of plain rows (no quotes, no comments, no weights) in one pass without the GIL:
-sparse rows straight into CSR arrays, dense rows tokenized; Python touches only tokens
-that need a lookup (nominal labels, strings, dates, ``?``).  Groups it declines are read
+group of rows without comments or weights in one pass without the GIL: sparse rows straight
+into CSR arrays, dense rows tokenized, quoted values unescaped into a str each; Python touches
+only tokens that need a lookup (nominal labels, strings, dates, ``?``).  Groups it declines are read
 by the hand-written tokenizer, which also finds the line of any error.
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
@@ -288,6 +288,10 @@ def read_arff(source, name: str | None = None) -> tuple[Schema, Chunk]:
         return reader.schema, reader.read_all()
 
 
+#: the kinds of token tokenize_plain finds
+_WORD, _NUMBER, _QUOTED = range(3)
+
+
 class _NotPlain(Exception):
     """The fast path met something it leaves to the tokenizer."""
 
@@ -566,32 +570,52 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
     found = _speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
     if not found:
         raise _NotPlain
-    indptr, indices, values, entries, rows, starts, ends = (
-        np.frombuffer(raw, dtype) for raw, dtype in zip(found, (np.int64, np.int64, np.float64) + (np.int64,) * 4)
+    *arrays, strings = found
+    indptr, indices, values, entries, rows, starts, ends, quoted = (
+        np.frombuffer(raw, dtype) for raw, dtype in zip(arrays, (np.int64, np.int64, np.float64) + (np.int64,) * 5)
     )
     texts = {c: [""] * n_rows for c in columns.text_columns}
-    _look_up(entries, indices[entries], rows, starts, ends, joined, values, columns, texts)
+    at = np.flatnonzero(quoted == 0)
+    _look_up(entries[at], indices[entries[at]], rows[at], starts[at], ends[at], joined, values, columns, texts)
+    at = np.flatnonzero(quoted)
+    _quoted_values(entries[at], indices[entries[at]], rows[at], strings, values, columns, texts)
     if len(entries) and not values[entries].all():
         values, indices, indptr = without_zeros(values, indices, indptr)
     return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
 
 
 def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
-    """Plain dense rows tokenized at once by the compiled module (a token that is not a number
-    parsed as 0, its text looked up here); _NotPlain where it declines."""
-    found = None if b"{" in joined or b"}" in joined else _speedups.tokenize_plain(joined)
+    """Plain dense rows tokenized at once by the compiled module (a word that is not a number
+    parsed as 0, its text looked up here; quoted texts unescaped there); _NotPlain where it declines."""
+    found = _speedups.tokenize_plain(joined)
     if not found:
         raise _NotPlain
-    dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.bool_)
-    numbers, starts, ends, line_of, numeric_like = (np.frombuffer(raw, dtype) for raw, dtype in zip(found, dtypes))
+    *arrays, strings = found
+    dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.uint8)
+    numbers, starts, ends, line_of, kinds = (np.frombuffer(raw, dtype) for raw, dtype in zip(arrays, dtypes))
     numbers = numbers.copy()  # looked-up values are filled in
     if np.any(np.bincount(line_of, minlength=n_rows) != columns.count):
         raise _NotPlain
     column_of = np.tile(np.arange(columns.count), n_rows)
     texts = {c: [None] * n_rows for c in columns.text_columns}
-    at = np.flatnonzero(~numeric_like | columns.needs_lookup[column_of])
+    at = np.flatnonzero((kinds == _WORD) | ((kinds == _NUMBER) & columns.needs_lookup[column_of]))
     _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
+    at = np.flatnonzero(kinds == _QUOTED)
+    _quoted_values(at, column_of[at], line_of[at], strings, numbers, columns, texts)
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
+
+
+def _quoted_values(targets, column_of, row_of, strings, values, columns: _ColumnInfo, texts) -> None:
+    """Set ``values[targets]`` from quoted texts ``strings`` (unescaped by the compiled module),
+    as the tokenizer's rows would; _NotPlain for one that is not a value (the tokenizer names its line)."""
+    for target, column, row, text in zip(targets.tolist(), column_of.tolist(), row_of.tolist(), strings):
+        stored: dict = {}
+        try:
+            values[target] = columns.value(column, text, True, stored)
+        except ArffError:
+            raise _NotPlain from None
+        if column in texts:
+            texts[column][row] = stored[column]
 
 
 def _parse_row(line: str, columns: _ColumnInfo):

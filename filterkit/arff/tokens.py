@@ -6,7 +6,6 @@ header): its patterns are character classes and possessive quantifiers.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Iterator, NamedTuple
 
@@ -74,26 +73,11 @@ def iter_tokens(line: str) -> Iterator[Token]:
         position = match.end()
 
 
-#: Quoted bodies up to this length are unescaped once and remembered: nominal labels with
-#: escapes (Weka's Discretize writes ``'\'(-inf-2.5]\''``) repeat on every row.
-_REMEMBERED_BODY = 80
-
-
 def _unescape(body: str) -> str:
-    """A quoted string's text from its body (see :func:`_unescaped`)."""
+    """A quoted body unescaped: split at escaped backslashes, every backslash left starts an escape."""
     if "\\" not in body:
         return body
-    if len(body) <= _REMEMBERED_BODY:
-        return _remembered_unescape(body)
-    return _unescaped(body)
-
-
-def _unescaped(body: str) -> str:
-    """A quoted body unescaped: split at escaped backslashes, every backslash left starts an escape."""
     return "\\".join(_unescape_piece(piece) for piece in body.split("\\\\"))
-
-
-_remembered_unescape = functools.lru_cache(maxsize=4096)(_unescaped)
 
 
 def _unescape_piece(piece: str) -> str:

@@ -192,21 +192,21 @@ def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
 
 def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     flags = bytes([1, 0, 1, 0])
-    indptr, indices, values, entries, rows, starts, ends = (
-        np.frombuffer(raw, dtype)
-        for raw, dtype in zip(
-            speedups.parse_sparse_rows(b"{0 x,1 2.5}\n{}\n{1 ?,3 7}", 3, 4, flags),
-            (np.int64, np.int64, np.float64) + (np.int64,) * 4,
-        )
+    *arrays, strings = speedups.parse_sparse_rows(b"{0 x,1 2.5}\n{}\n{1 ?,2 'a\\'b',3 7}", 3, 4, flags)
+    indptr, indices, values, entries, rows, starts, ends, quoted = (
+        np.frombuffer(raw, dtype) for raw, dtype in zip(arrays, (np.int64, np.int64, np.float64) + (np.int64,) * 5)
     )
-    assert indptr.tolist() == [0, 2, 2, 4]
-    assert indices.tolist() == [0, 1, 1, 3]
-    assert values.tolist() == [0.0, 2.5, 0.0, 7.0]
-    assert entries.tolist() == [0, 2] and rows.tolist() == [0, 2]
-    assert [(s, e) for s, e in zip(starts.tolist(), ends.tolist())] == [(3, 4), (18, 19)]  # "x" and "?"
+    assert indptr.tolist() == [0, 2, 2, 5]
+    assert indices.tolist() == [0, 1, 1, 2, 3]
+    assert values.tolist() == [0.0, 2.5, 0.0, 0.0, 7.0]
+    assert entries.tolist() == [0, 2, 3] and rows.tolist() == [0, 2, 2] and quoted.tolist() == [0, 0, 1]
+    # "x" and "?" in the text, the quoted value's unescaped bytes in C's own buffer
+    assert [(s, e) for s, e in zip(starts.tolist(), ends.tolist())] == [(3, 4), (18, 19), (0, 3)]
+    assert strings == ["a'b"]
     assert speedups.parse_sparse_rows(b"{1 2,0 3}", 1, 4, flags) is None
     assert speedups.parse_sparse_rows(b"{1 2},{3}", 1, 4, flags) is None
-    assert speedups.parse_sparse_rows(b"{1 'a'}", 1, 4, flags) is False
+    assert speedups.parse_sparse_rows(b"{1 'a'b}", 1, 4, flags) is False
+    assert speedups.parse_sparse_rows(b"{1 '\xff'}", 1, 4, flags) is False
 
 
 def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:

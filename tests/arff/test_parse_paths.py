@@ -59,6 +59,20 @@ def test_plain_groups_take_the_compiled_path_alone(monkeypatch):
     assert np.array_equal(sparse, dense)
 
 
+@pytest.mark.parametrize(
+    ("data", "parser"),
+    [
+        (b"1,'2','y'\n' 3 ',4,\"x\"\n", "_parse_dense_plain"),
+        (b"{0 1,1 '2',2 'y'}\n{0 ' 3 ',1 \"4\"}\n", "_parse_sparse_plain"),
+    ],
+)
+def test_rows_with_quoted_values_take_the_compiled_path_alone(data, parser, monkeypatch):
+    """Issue 41: quotes no longer send a group to the tokenizer."""
+    values, called = paths_taken(data, monkeypatch)
+    assert called == [parser]
+    assert values == [[[1.0, 2.0, 1.0], [3.0, 4.0, 0.0]]] == tokenizer_read(data, monkeypatch)
+
+
 @pytest.mark.parametrize("chunk_rows", [1, 2, 10])
 @pytest.mark.parametrize("row", [b"3,\xffx,x", b"{0 3,2 \xffx}", b"3,4,z", b"{2 z}"])
 def test_a_bad_token_in_a_plain_group_is_named_as_the_tokenizer_names_it(row, chunk_rows):

@@ -77,7 +77,7 @@ def test_zeros_are_left_out_in_the_compiled_pass():
 @pytest.mark.parametrize(
     ("text", "answer"),
     [
-        (b"{0 '1'}", False),
+        (b"{0 '1'x}", False),
         (b"{0 1%}", False),
         (b"{0 0x1}", False),
         (b"{0 1.2.3}", None),

@@ -1,0 +1,108 @@
+"""Rows with quoted strings on the compiled path (issue 41): ``tokenize_plain`` splits and unescapes
+them as the tokenizer does, on many generated rows (quotes, escapes, non-UTF-8 bytes, ``?``, sparse
+rows, rows that are errors), and the reader gives the same chunks, or the same error, either way."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from filterkit.arff import ArffReader, _speedups, tokens  # type: ignore[attr-defined]
+from filterkit.errors import ArffError
+from oracles import tokenizer_only
+
+HEADER = (
+    b"@relation r\n@attribute n numeric\n@attribute s string\n@attribute c {x,'y z','?'}\n@attribute t string\n@data\n"
+)
+#: pieces of a quoted body: plain text, every kind of escape, marks that are only text in quotes
+PIECES = [
+    b"a", b"word", b" ", b",", b"{", b"}", b"%", b"?", b"0x1", b"1.5", "é€𝄞".encode(), b"\t",
+    b"\\n", b"\\t", b"\\r", b"\\b", b"\\f", b"\\a", b"\\v", b"\\\\", b"\\'", b'\\"', b"\\q", b"\\8",
+    b"\\0", b"\\7", b"\\12", b"\\101", b"\\377", b"\\400", b"\\47x", b"\\1234", "\\é".encode(),
+    b"'", b'"',
+]  # fmt: skip
+
+
+def body(rng: random.Random, quote: bytes) -> bytes:
+    """A quoted string's body: random pieces, the other quote mark left bare, this one escaped."""
+    text = b"".join(rng.choice(PIECES) for _ in range(rng.randrange(6)))
+    return text.replace(b"\\" + quote, b"").replace(quote, b"\\" + quote)
+
+
+def quoted(rng: random.Random) -> bytes:
+    quote = rng.choice([b"'", b'"'])
+    return quote + body(rng, quote) + quote
+
+
+#: wrong values, one of which goes in some files: each is an error, or declined by the compiled path
+WRONG = [b"'open", b"'\xff'", b"'a\\", b"z", b"'1' 2", b"% note", b"'?'", b"{1}"]
+
+
+def value(rng: random.Random, column: int) -> bytes:
+    """One value of ``column`` (numeric, string, nominal, string)."""
+    roll = rng.random()
+    if roll < 0.1:
+        return b"?"
+    if column == 0:
+        return rng.choice([b"1", b"-2.5", b"'3'", b"' 4 '", b"1e3"])
+    if column == 2:
+        return rng.choice([b"x", b"'x'", b"'y z'", b'"y z"', b"'?'", b"'\\x'"])
+    return quoted(rng) if roll < 0.9 else rng.choice([b"bare", b"caf\xc3\xa9", b"1.5"])
+
+
+def row(rng: random.Random, sparse: bool) -> bytes:
+    values = [value(rng, column) for column in range(4)]
+    if sparse:
+        kept = sorted(rng.sample(range(4), rng.randrange(5)))
+        return b"{" + b",".join(b"%d %s" % (c, values[c]) for c in kept) + b"}"
+    return rng.choice([b",", b", ", b"\t"]).join(values)
+
+
+def rows(rng: random.Random) -> bytes:
+    """Up to 40 rows, a tenth of the files sparse, a third with a wrong value in one row."""
+    sparse = rng.random() < 0.1
+    lines = [row(rng, sparse) for _ in range(rng.randrange(1, 40))]
+    if rng.random() < 0.3:
+        at = rng.randrange(len(lines))
+        lines[at] = lines[at].replace(b"?", rng.choice(WRONG), 1) if b"?" in lines[at] else rng.choice(WRONG)
+    return b"".join(line + b"\n" for line in lines)
+
+
+def read(data: bytes, chunk_rows: int):
+    """Every chunk's values and texts, or the error."""
+    try:
+        with ArffReader(io.BytesIO(HEADER + data), name="f", chunk_rows=chunk_rows) as source:
+            return [(chunk.dense_values().tolist(), chunk.text) for chunk in source.chunks()]
+    except ArffError as error:
+        return str(error)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_the_compiled_path_reads_quoted_rows_as_the_tokenizer(seed, monkeypatch):
+    rng = random.Random(seed)
+    data = rows(rng)
+    chunk_rows = rng.choice([1, 3, 1000])
+    compiled = read(data, chunk_rows)
+    tokenizer_only(monkeypatch)
+    expected = read(data, chunk_rows)
+    assert repr(compiled) == repr(expected)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_quoted_body_is_unescaped_as_the_tokenizer_unescapes_it(seed):
+    rng = random.Random(seed)
+    quote = rng.choice([b"'", b'"'])
+    text = body(rng, quote)
+    found = _speedups.tokenize_plain(b"1, " + quote + text + quote + b"\n" + quote + quote)
+    expected = [tokens.Token(tokens.WORD, "1")] + tokens.tokenize((quote + text + quote).decode())
+    assert found[5] == [t.text for t in expected if t.kind == tokens.QUOTED] + [""]
+    assert list(found[4]) == [1, 2, 2]
+
+
+@pytest.mark.parametrize(
+    "data", [b"'a", b"'a\\", b"1 'a\\\n'", b"{0 'a'}", b"'a' {1}", b"'a' % note", b"'\xff'", b"0x1 'a'"]
+)
+def test_what_only_the_tokenizer_reads_is_declined(data):
+    assert _speedups.tokenize_plain(data) is False
