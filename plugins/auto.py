@@ -23,19 +23,18 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, positive_code
 from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
+from filterkit.schema import NUMERIC, Attribute, Chunk
 from filterkit.stage import (
     FEATURES,
     SCALING_EXPONENTS,
     Option,
-    Stage,
     StateArray,
     range_scaling,
     refuse_infinite_ranges,
     scale_values,
     with_stored_values,
 )
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ClassValueCountsStage, ValueCounts
 
 from .ordinal import unique_schema
 from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
@@ -120,7 +119,7 @@ def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
     return np.where(both, np.sqrt(spread), np.inf)
 
 
-class AutoStage(Stage):
+class AutoStage(ClassValueCountsStage):
     """Give each numeric feature the treatment its cross-fitted AUC supports, then scale it."""
 
     name = "auto"
@@ -128,7 +127,6 @@ class AutoStage(Stage):
         "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
         "on the training rows, then scale by a metric (KDD'09 §5 future work)."
     )
-    learns = True
     metrics: dict = {}
     options = (
         Option("metric", str, "bns", "The metric whose score each kept feature's range is widened to."),
@@ -182,12 +180,6 @@ class AutoStage(Stage):
                 f"auto --metric {self.params['metric']!r}: no such metric "
                 f"(registered: {', '.join(sorted(self.metrics))})"
             )
-
-    def prepare(self, schema, context) -> None:
-        super().prepare(schema, context)
-        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
-        self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self) -> list[ValueCounts]:
         """One :class:`ValueCounts` per inner fold."""
@@ -412,11 +404,10 @@ class AutoStage(Stage):
     def _output(self, positions: np.ndarray, values: np.ndarray, copy: bool = False) -> np.ndarray:
         """The output of each (feature position, value): g scaled to the metric's score; with
         ``copy``, the shaped copy of a ``both`` feature."""
-        if copy:
-            scaling = (self.copy_factor, self.copy_offset, self.copy_inner_exponent, self.copy_outer_exponent)
-        else:
-            scaling = (self.factor, self.offset, self.inner_exponent, self.outer_exponent)
-        factor, offset, inner, outer = scaling
+        prefix = "copy_" if copy else ""
+        factor, offset, inner, outer = (
+            getattr(self, prefix + key) for key in ("factor", "offset", "inner_exponent", "outer_exponent")
+        )
         return scale_values(
             self._treated(positions, values, self._kind(copy)),
             factor[positions],
