@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from filterkit.contract import OutputContract, broken, plugin_fault, stage_origin
+from filterkit.contract import OutputContract, broken, called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
@@ -299,11 +299,4 @@ def _structure_read_only(rows: CsrArrays) -> CsrArrays:
 
 def guarded(stage: Stage, step: str, function, *args):
     """Call a stage's method; a crash becomes an error naming the stage."""
-    try:
-        return function(*args)
-    except FilterkitError:
-        raise
-    except BaseException as error:
-        if not plugin_fault(error):
-            raise
-        raise FilterkitError(f"{stage_origin(stage)} failed during {step}: {type(error).__name__}: {error}") from error
+    return called(stage_origin(stage), step, function, *args)
