@@ -235,7 +235,7 @@ class RemoveUseless(AttributeSubset):
 
     def accumulate(self, statistics: UsefulnessCounts, chunk: Chunk) -> UsefulnessCounts:
         n = len(self.input_schema)
-        rows, columns, values = _entries(chunk)
+        rows, columns, values = nonzero_entries(chunk)
         stored = np.bincount(columns, minlength=n)
         missing = np.isnan(values)
         known = chunk.n_rows - np.bincount(columns[missing], minlength=n)
@@ -285,7 +285,7 @@ class RemoveUseless(AttributeSubset):
         self.columns = self.kept
 
 
-def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def nonzero_entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The chunk's non-zero values (NaN included) as (rows, columns, values), row by row."""
     if chunk.is_sparse:
         matrix = chunk.csr()
@@ -353,7 +353,7 @@ class ReplaceMissing(Stage):
     def accumulate(self, statistics: MissingValueSums, chunk: Chunk) -> MissingValueSums:
         weights = checked_weights(chunk)
         weights = np.ones(chunk.n_rows) if weights is None else weights
-        rows, columns, values = _entries(chunk)
+        rows, columns, values = nonzero_entries(chunk)
         which = self.feature_of[columns]
         acted = which >= 0
         rows, which, values = rows[acted], which[acted], values[acted]

@@ -66,6 +66,15 @@ def unique_schema(stage: Stage, groups: list[list[Attribute]], what: str) -> Sch
     return stage.input_schema.with_attributes(attributes)
 
 
+def check_runs(stage: Stage, values: np.ndarray, counts: np.ndarray, what: str, counts_key: str) -> None:
+    """Refuse a saved state unless ``values`` hold ``counts[j]`` ascending values of each feature j in turn."""
+    if counts.sum() != len(values):
+        raise invalid_state(stage, f"{len(values)} {what} where '{counts_key}' adds up to {counts.sum()}")
+    owner = np.repeat(np.arange(len(counts)), counts)
+    if np.any((owner[1:] == owner[:-1]) & (values[1:] <= values[:-1])):
+        raise invalid_state(stage, f"an attribute's {what} do not ascend")
+
+
 class ThresholdEncoder(Stage):
     """Replace each non-negative integer attribute by cumulative 0/1 threshold attributes."""
 
@@ -172,10 +181,7 @@ class ThresholdEncoder(Stage):
         super().load_state(state)
         thresholds = self.thresholds
         encoded = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
-        if encoded.sum() != len(thresholds):
-            raise invalid_state(
-                self, f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}"
-            )
+        check_runs(self, thresholds, encoded, "thresholds", "threshold_counts")
         limit = self.params["max_thresholds"]
         if limit is not None and np.any(encoded > limit):
             raise invalid_state(
@@ -183,9 +189,6 @@ class ThresholdEncoder(Stage):
             )
         if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
             raise invalid_state(self, "a threshold is not a positive whole number")
-        owner = np.repeat(np.arange(len(encoded)), encoded)
-        if np.any((owner[1:] == owner[:-1]) & (thresholds[1:] <= thresholds[:-1])):
-            raise invalid_state(self, "an attribute's thresholds do not ascend")
         self._layout()
 
 
