@@ -508,15 +508,9 @@ class AutoStage(ClassValueCountsStage):
         parts = ", ".join(f"{name} {count}" for name, count in zip(TREATMENTS, counted) if count)
         lines = [f"{len(names)} features: {parts}"]
         criteria = np.vstack(
-            [
-                np.full(len(names), 0.5),
-                self.criterion_presence,
-                self.criterion_raw,
-                self.criterion_shape,
-                self.criterion_shape,
-            ]
+            [np.full(len(names), 0.5), self.criterion_presence, self.criterion_raw, self.criterion_shape]
         )
-        chosen = criteria[self.treatment, np.arange(len(names))]
+        chosen = criteria[np.minimum(self.treatment, SHAPE), np.arange(len(names))]  # both: its shaped copy's
         for j in np.lexsort((np.arange(len(names)), -chosen))[:10]:
             lines.append(
                 f"  {names[j]}: {TREATMENTS[self.treatment[j]]} (cross-fitted AUC presence "
