@@ -23,18 +23,19 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.metrics import Metric, feature_scores, positive_code
 from filterkit.saved_state import invalid_state
-from filterkit.schema import NUMERIC, Attribute, Chunk
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
 from filterkit.stage import (
     FEATURES,
     SCALING_EXPONENTS,
     Option,
+    Stage,
     StateArray,
     range_scaling,
     refuse_infinite_ranges,
     scale_values,
     with_stored_values,
 )
-from filterkit.statistics import ClassValueCountsStage, ValueCounts
+from filterkit.statistics import ValueCounts
 
 from .ordinal import unique_schema
 from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
@@ -119,7 +120,7 @@ def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
     return np.where(both, np.sqrt(spread), np.inf)
 
 
-class AutoStage(ClassValueCountsStage):
+class AutoStage(Stage):
     """Give each numeric feature the treatment its cross-fitted AUC supports, then scale it."""
 
     name = "auto"
@@ -127,6 +128,7 @@ class AutoStage(ClassValueCountsStage):
         "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
         "on the training rows, then scale by a metric (KDD'09 §5 future work)."
     )
+    learns = True
     metrics: dict = {}
     options = (
         Option("metric", str, "bns", "The metric whose score each kept feature's range is widened to."),
@@ -180,6 +182,12 @@ class AutoStage(ClassValueCountsStage):
                 f"auto --metric {self.params['metric']!r}: no such metric "
                 f"(registered: {', '.join(sorted(self.metrics))})"
             )
+
+    def prepare(self, schema, context) -> None:
+        super().prepare(schema, context)
+        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
+            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self) -> list[ValueCounts]:
         """One :class:`ValueCounts` per inner fold."""
