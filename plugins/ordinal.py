@@ -9,8 +9,6 @@ Other attributes pass through unchanged.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -20,6 +18,8 @@ from filterkit.saved_state import invalid_state
 from filterkit.schema import NUMERIC, Attribute, Chunk, Schema, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
 from filterkit.statistics import ValueCounts, _complex_keys
+
+from .housekeeping import nonzero_entries
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
@@ -156,9 +156,7 @@ class ThresholdEncoder(Stage):
         return self.encoded_schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values))
-        entries = matrix.tocoo()
-        rows, columns, values = entries.row.astype(np.int64), entries.col.astype(np.int64), entries.data.copy()
+        rows, columns, values = nonzero_entries(chunk)
         encoded_index = np.full(len(self.input_schema), -1, dtype=np.int64)
         encoded_index[self.encoded_columns] = np.arange(len(self.encoded_columns))
         which = encoded_index[columns]
