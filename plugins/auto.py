@@ -37,6 +37,7 @@ from filterkit.stage import (
 )
 from filterkit.statistics import ValueCounts
 
+from .housekeeping import nonzero_entries
 from .ordinal import unique_schema
 from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
 
@@ -62,17 +63,12 @@ def inner_folds(chunk: Chunk, n_folds: int, seed: int) -> np.ndarray:
     """Each row's inner fold in [0, n_folds): a seeded hash of its non-zero values and their
     columns, summed over the row, so it depends on the row alone — not on its position,
     the chunk it came in or whether it was read dense or sparse.  Equal rows share a fold."""
-    matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
-    data = np.where(np.isnan(matrix.data), np.nan, matrix.data)  # one NaN bit pattern
-    stored = data != 0
-    bits = data.view(np.uint64)
+    rows, columns, values = nonzero_entries(chunk)
+    bits = np.where(np.isnan(values), np.nan, values).view(np.uint64)  # one NaN bit pattern
     with np.errstate(over="ignore"):
-        entry = _mixed(_mixed(matrix.indices.astype(np.uint64) + np.uint64(seed) * _GOLDEN) ^ bits)
-        entry = np.where(stored, entry, np.uint64(0))
+        entry = _mixed(_mixed(columns.astype(np.uint64) + np.uint64(seed) * _GOLDEN) ^ bits)
         row_sum = np.zeros(chunk.n_rows, dtype=np.uint64)
-        filled = np.flatnonzero(np.diff(matrix.indptr))
-        if len(filled):
-            row_sum[filled] = np.add.reduceat(entry, matrix.indptr[filled])
+        np.add.at(row_sum, rows, entry)  # wrapping: the order of the sum does not matter
         return (_mixed(row_sum) >> np.uint64(11)).astype(np.int64) % n_folds
 
 
