@@ -23,6 +23,7 @@ from filterkit.measures import breakeven, contingency, measures, multiclass_meas
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
 from filterkit.sources import MemorySource
+from filterkit.statistics import _feature_positions
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -381,8 +382,7 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
     present = np.flatnonzero(
         np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
     )
-    position_of = np.full(len(labels), -1, dtype=np.int64)
-    position_of[present] = np.arange(len(present))
+    position_of = _feature_positions(len(labels), present)
     train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
     missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
     if len(missing):
