@@ -110,8 +110,7 @@ def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
     (the Mann–Whitney U statistic's null variance), ∞ without both classes."""
     with np.errstate(over="ignore", under="ignore"):
         pairs = positives * negatives
-    both = pairs > 0
-    with np.errstate(over="ignore"):
+        both = pairs > 0
         spread = (positives + negatives + 1) / (12 * np.where(both, pairs, 1.0))
     return np.where(both, np.sqrt(spread), np.inf)
 
@@ -328,14 +327,12 @@ class AutoStage(Stage):
         on_sparse = self.sparse.astype(bool)
         keep_sparse = shapes[sparse_knots.knot_feature] & on_sparse[sparse_knots.knot_feature]
         keep_dense = shapes[dense_knots.knot_feature] & ~on_sparse[dense_knots.knot_feature]
-        knots = {
-            key: np.concatenate([getattr(sparse_knots, key)[keep_sparse], getattr(dense_knots, key)[keep_dense]])
+        feature, value, probability = (
+            np.concatenate([getattr(sparse_knots, key)[keep_sparse], getattr(dense_knots, key)[keep_dense]])
             for key in ("knot_feature", "knot_value", "knot_probability")
-        }
-        order = np.lexsort((knots["knot_value"], knots["knot_feature"]))
-        self.knot_feature, self.knot_value, self.knot_probability = (
-            knots[key][order] for key in ("knot_feature", "knot_value", "knot_probability")
         )
+        order = np.lexsort((value, feature))
+        self.knot_feature, self.knot_value, self.knot_probability = feature[order], value[order], probability[order]
         self.zero_probability = np.where(on_sparse, sparse_knots.at_zero(), dense_knots.at_zero())
         self.default_probability = sparse_knots.default_probability
         self.knots = self._fitted_knots()
