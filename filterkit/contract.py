@@ -44,6 +44,18 @@ def plugin_fault(error: BaseException) -> bool:
     return isinstance(error, (Exception, SystemExit, GeneratorExit))
 
 
+def called(origin: str, step: str, function, *args):
+    """``function(*args)``, a crash of the plugin (:func:`plugin_fault`) becoming a FilterkitError naming ``origin``."""
+    try:
+        return function(*args)
+    except FilterkitError:
+        raise
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
+        raise FilterkitError(f"{origin} failed during {step}: {type(error).__name__}: {error}") from error
+
+
 def broken(stage, step: str, what: str) -> ContractError:
     """The error for a contract violation of ``stage`` during ``step``."""
     return ContractError(f"{stage_origin(stage)} broke the stage contract during {step}: {what}")

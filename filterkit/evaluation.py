@@ -17,12 +17,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
-from filterkit.contract import plugin_fault
+from filterkit.contract import called
 from filterkit.errors import FilterkitError
 from filterkit.measures import breakeven, contingency, measures, multiclass_measures
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
 from filterkit.sources import MemorySource
+from filterkit.statistics import _feature_positions
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -381,8 +382,7 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
     present = np.flatnonzero(
         np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
     )
-    position_of = np.full(len(labels), -1, dtype=np.int64)
-    position_of[present] = np.arange(len(present))
+    position_of = _feature_positions(len(labels), present)
     train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
     missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
     if len(missing):
@@ -407,20 +407,11 @@ class _CheckedClassifier:
 
     def __init__(self, registry, settings: Settings):
         registered = registry.classifiers[settings.classifier]
-        self.classifier, self.provenance = registered.value(**settings.classifier_params), registered.provenance
+        self.classifier = registered.value(**settings.classifier_params)
+        self.origin = f"classifier '{self.classifier.name}' ({registered.provenance})"
 
     def __call__(self, method: str, *args, shape: tuple | None = None):
-        try:
-            value = getattr(self.classifier, method)(*args)
-        except FilterkitError:
-            raise
-        except BaseException as error:
-            if not plugin_fault(error):
-                raise
-            raise FilterkitError(
-                f"classifier '{self.classifier.name}' ({self.provenance}) failed during {method}: "
-                f"{type(error).__name__}: {error}"
-            ) from error
+        value = called(self.origin, method, lambda: getattr(self.classifier, method)(*args))
         return value if shape is None else self._per_row(value, shape, method)
 
     def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
@@ -441,9 +432,7 @@ class _CheckedClassifier:
 
     def broken(self, what: str) -> FilterkitError:
         """The error of an answer that breaks the classifier contract."""
-        return FilterkitError(
-            f"classifier '{self.classifier.name}' ({self.provenance}) broke the classifier contract: {what}"
-        )
+        return FilterkitError(f"{self.origin} broke the classifier contract: {what}")
 
 
 def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):

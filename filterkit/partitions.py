@@ -172,16 +172,13 @@ def input_files(input_path: str) -> list[str] | None:
 
 def output_names(files: list[str]) -> list[str]:
     """Each input file's name without ``.gz``: what its output is called in ``--output-dir``."""
-    names: list[str] = []
     seen: dict[str, str] = {}
     for path in files:
-        name = os.path.basename(path)
-        name = name[: -len(".gz")] if name.endswith(".gz") else name
+        name = os.path.basename(path).removesuffix(".gz")
         if name in seen:
             raise FilterkitError(f"two inputs would give the output {name}: {seen[name]} and {path}")
         seen[name] = path
-        names.append(name)
-    return names
+    return list(seen)
 
 
 def output_targets(plan: Plan, folder: str) -> list[OutputFile]:

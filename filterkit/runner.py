@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from filterkit.contract import OutputContract, broken, plugin_fault, stage_origin
+from filterkit.contract import OutputContract, broken, called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
@@ -279,15 +279,11 @@ def _mapped_together(
                 "its stored-values map changed the class column's values "
                 "(a stage that does declares changes_class = True)",
             )
-    class_before = None if class_entries is None else _column_of_entries(rows, class_entries, class_values)
+    class_before = None  # the class column whose stored values the maps were given
+    if class_entries is not None:
+        class_before = np.zeros(rows.shape[0])
+        class_before[rows_of_entries(rows.indptr, class_entries)] = class_values
     return contract.checked(chunk, chunk.with_stored(data, structure), "transform", class_before)
-
-
-def _column_of_entries(rows: CsrArrays, entries: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The dense column whose stored ``values`` are at ``entries`` of ``rows`` (one entry a row at most)."""
-    column = np.zeros(rows.shape[0])
-    column[rows_of_entries(rows.indptr, entries)] = values
-    return column
 
 
 def _structure_read_only(rows: CsrArrays) -> CsrArrays:
@@ -299,11 +295,4 @@ def _structure_read_only(rows: CsrArrays) -> CsrArrays:
 
 def guarded(stage: Stage, step: str, function, *args):
     """Call a stage's method; a crash becomes an error naming the stage."""
-    try:
-        return function(*args)
-    except FilterkitError:
-        raise
-    except BaseException as error:
-        if not plugin_fault(error):
-            raise
-        raise FilterkitError(f"{stage_origin(stage)} failed during {step}: {type(error).__name__}: {error}") from error
+    return called(stage_origin(stage), step, function, *args)

@@ -61,20 +61,14 @@ class Engine(Protocol):
         """Write the fitted chain's output of the source's rows to the binary ``stream`` (of ``output``)."""
 
 
+@dataclasses.dataclass
 class LocalEngine:
     """Fits and writes in this process, one chunk at a time (:class:`filterkit.runner.Chain`)."""
 
-    def __init__(
-        self,
-        chunk_rows: int,
-        input_format: str | None = None,
-        options: FormatOptions = FormatOptions(),
-        progress: Progress | None = None,
-    ):
-        self.chunk_rows = chunk_rows
-        self.input_format = input_format
-        self.options = options
-        self.progress = Progress() if progress is None else progress
+    chunk_rows: int
+    input_format: str | None = None
+    options: FormatOptions = FormatOptions()
+    progress: Progress = dataclasses.field(default_factory=Progress)
 
     def opened(self, chain: Chain, input_path: str) -> ContextManager:
         """The input as a source (:func:`open_source`); svmlight and CSV of a fitted chain with its training header."""

@@ -176,16 +176,10 @@ class _RowsSource:
 def _pieces(chunk: Chunk, chunk_rows: int | None) -> Iterator[Chunk]:
     step = chunk.n_rows if chunk_rows is None else chunk_rows
     for start in range(0, chunk.n_rows, max(step, 1)):
-        stop = min(start + step, chunk.n_rows)
-        text = {c: t[start:stop] for c, t in chunk.text.items()}
-        weights = None if chunk.weights is None else chunk.weights[start:stop].copy()
-        if chunk.is_sparse:
-            # as the ARFF reader hands them on: CSR arrays, the matrix built only if the stage asks
-            rows = chunk.rows(start, stop).csr()
-            arrays = (np.array(rows.data), np.array(rows.indices), np.array(rows.indptr))
-            yield Chunk.from_csr(*arrays, rows.shape, text, weights)
-        else:
-            yield Chunk(chunk.values[start:stop].copy(), text, weights)
+        piece = copy.deepcopy(chunk.rows(start, min(start + step, chunk.n_rows)))
+        if piece.is_sparse:  # as the ARFF reader hands them on: CSR arrays, the matrix built only if the stage asks
+            piece = Chunk.from_csr(*piece.csr()[:3], piece.shape, piece.text, piece.weights)
+        yield piece
 
 
 def _same_chunk(first: Chunk, second: Chunk) -> bool:

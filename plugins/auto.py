@@ -35,8 +35,9 @@ from filterkit.stage import (
     scale_values,
     with_stored_values,
 )
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ValueCounts, _feature_positions
 
+from .housekeeping import nonzero_entries
 from .ordinal import unique_schema
 from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
 
@@ -62,17 +63,12 @@ def inner_folds(chunk: Chunk, n_folds: int, seed: int) -> np.ndarray:
     """Each row's inner fold in [0, n_folds): a seeded hash of its non-zero values and their
     columns, summed over the row, so it depends on the row alone — not on its position,
     the chunk it came in or whether it was read dense or sparse.  Equal rows share a fold."""
-    matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
-    data = np.where(np.isnan(matrix.data), np.nan, matrix.data)  # one NaN bit pattern
-    stored = data != 0
-    bits = data.view(np.uint64)
+    rows, columns, values = nonzero_entries(chunk)
+    bits = np.where(np.isnan(values), np.nan, values).view(np.uint64)  # one NaN bit pattern
     with np.errstate(over="ignore"):
-        entry = _mixed(_mixed(matrix.indices.astype(np.uint64) + np.uint64(seed) * _GOLDEN) ^ bits)
-        entry = np.where(stored, entry, np.uint64(0))
+        entry = _mixed(_mixed(columns.astype(np.uint64) + np.uint64(seed) * _GOLDEN) ^ bits)
         row_sum = np.zeros(chunk.n_rows, dtype=np.uint64)
-        filled = np.flatnonzero(np.diff(matrix.indptr))
-        if len(filled):
-            row_sum[filled] = np.add.reduceat(entry, matrix.indptr[filled])
+        np.add.at(row_sum, rows, entry)  # wrapping: the order of the sum does not matter
         return (_mixed(row_sum) >> np.uint64(11)).astype(np.int64) % n_folds
 
 
@@ -114,8 +110,7 @@ def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
     (the Mann–Whitney U statistic's null variance), ∞ without both classes."""
     with np.errstate(over="ignore", under="ignore"):
         pairs = positives * negatives
-    both = pairs > 0
-    with np.errstate(over="ignore"):
+        both = pairs > 0
         spread = (positives + negatives + 1) / (12 * np.where(both, pairs, 1.0))
     return np.where(both, np.sqrt(spread), np.inf)
 
@@ -332,14 +327,12 @@ class AutoStage(Stage):
         on_sparse = self.sparse.astype(bool)
         keep_sparse = shapes[sparse_knots.knot_feature] & on_sparse[sparse_knots.knot_feature]
         keep_dense = shapes[dense_knots.knot_feature] & ~on_sparse[dense_knots.knot_feature]
-        knots = {
-            key: np.concatenate([getattr(sparse_knots, key)[keep_sparse], getattr(dense_knots, key)[keep_dense]])
+        feature, value, probability = (
+            np.concatenate([getattr(sparse_knots, key)[keep_sparse], getattr(dense_knots, key)[keep_dense]])
             for key in ("knot_feature", "knot_value", "knot_probability")
-        }
-        order = np.lexsort((knots["knot_value"], knots["knot_feature"]))
-        self.knot_feature, self.knot_value, self.knot_probability = (
-            knots[key][order] for key in ("knot_feature", "knot_value", "knot_probability")
         )
+        order = np.lexsort((value, feature))
+        self.knot_feature, self.knot_value, self.knot_probability = feature[order], value[order], probability[order]
         self.zero_probability = np.where(on_sparse, sparse_knots.at_zero(), dense_knots.at_zero())
         self.default_probability = sparse_knots.default_probability
         self.knots = self._fitted_knots()
@@ -412,11 +405,10 @@ class AutoStage(Stage):
     def _output(self, positions: np.ndarray, values: np.ndarray, copy: bool = False) -> np.ndarray:
         """The output of each (feature position, value): g scaled to the metric's score; with
         ``copy``, the shaped copy of a ``both`` feature."""
-        if copy:
-            scaling = (self.copy_factor, self.copy_offset, self.copy_inner_exponent, self.copy_outer_exponent)
-        else:
-            scaling = (self.factor, self.offset, self.inner_exponent, self.outer_exponent)
-        factor, offset, inner, outer = scaling
+        prefix = "copy_" if copy else ""
+        factor, offset, inner, outer = (
+            getattr(self, prefix + key) for key in ("factor", "offset", "inner_exponent", "outer_exponent")
+        )
         return scale_values(
             self._treated(positions, values, self._kind(copy)),
             factor[positions],
@@ -439,8 +431,7 @@ class AutoStage(Stage):
         destination = np.full(n_attributes, -1, dtype=np.int64)
         destination[source[~is_copy]] = np.flatnonzero(~is_copy)
         self.source, self.is_copy, self.destination = source, is_copy, destination
-        self.position_of = np.full(n_attributes, -1, dtype=np.int64)
-        self.position_of[self.features] = np.arange(len(self.features))
+        self.position_of = _feature_positions(n_attributes, self.features)
 
     def output_schema(self):
         schema = super().output_schema()
@@ -517,15 +508,9 @@ class AutoStage(Stage):
         parts = ", ".join(f"{name} {count}" for name, count in zip(TREATMENTS, counted) if count)
         lines = [f"{len(names)} features: {parts}"]
         criteria = np.vstack(
-            [
-                np.full(len(names), 0.5),
-                self.criterion_presence,
-                self.criterion_raw,
-                self.criterion_shape,
-                self.criterion_shape,
-            ]
+            [np.full(len(names), 0.5), self.criterion_presence, self.criterion_raw, self.criterion_shape]
         )
-        chosen = criteria[self.treatment, np.arange(len(names))]
+        chosen = criteria[np.minimum(self.treatment, SHAPE), np.arange(len(names))]  # both: its shaped copy's
         for j in np.lexsort((np.arange(len(names)), -chosen))[:10]:
             lines.append(
                 f"  {names[j]}: {TREATMENTS[self.treatment[j]]} (cross-fitted AUC presence "

@@ -13,20 +13,17 @@ follows the features' distinct values, not the rows.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
-from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
+from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys, _feature_positions
 
-from .ordinal import csr_of_runs, output_offsets, unique_schema
+from .housekeeping import nonzero_entries
+from .ordinal import check_runs, csr_of_runs, output_offsets, unique_schema
 
 
 def attribute_range(text: str, n_attributes: int) -> np.ndarray:
@@ -242,10 +239,8 @@ class Discretizer(Stage):
         return self.discretized_schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocoo()
-        rows, columns, values = matrix.row.astype(np.int64), matrix.col.astype(np.int64), matrix.data
-        feature_index = np.full(len(self.input_schema), -1, dtype=np.int64)
-        feature_index[self.features] = np.arange(len(self.features))
+        rows, columns, values = nonzero_entries(chunk)
+        feature_index = _feature_positions(len(self.input_schema), self.features)
         which = feature_index[columns]
         passing = which < 0
         passed = rows[passing], self.offsets[columns[passing]], values[passing]
@@ -253,8 +248,7 @@ class Discretizer(Stage):
         filled = np.flatnonzero(self.zero_codes)
         if len(filled):
             # features whose 0 is not in the first bin: their unstored zeros are written too
-            filled_position = np.full(len(self.features), -1, dtype=np.int64)
-            filled_position[filled] = np.arange(len(filled))
+            filled_position = _feature_positions(len(self.features), filled)
             in_filled = filled_position[which] >= 0
             stored = np.zeros((chunk.n_rows, len(filled)), dtype=bool)
             stored[rows[in_filled], filled_position[which[in_filled]]] = True
@@ -290,13 +284,7 @@ class Discretizer(Stage):
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
-        if self.cut_counts.sum() != len(self.cut_points):
-            raise invalid_state(
-                self, f"{len(self.cut_points)} cut points where 'cut_counts' adds up to {self.cut_counts.sum()}"
-            )
-        owner = np.repeat(np.arange(len(self.cut_counts)), self.cut_counts)
-        if np.any((owner[1:] == owner[:-1]) & (self.cut_points[1:] <= self.cut_points[:-1])):
-            raise invalid_state(self, "an attribute's cut points do not ascend")
+        check_runs(self, self.cut_points, self.cut_counts, "cut points", "cut_counts")
         self._layout()
 
 

@@ -21,6 +21,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
 from filterkit.stage import Context, Option, Stage, StateArray
+from filterkit.statistics import _feature_positions
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -44,8 +45,7 @@ def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
 def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
     """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
     ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
-    new_index = np.full(rows.shape[1], -1, dtype=np.int64)
-    new_index[columns] = np.arange(len(columns))
+    new_index = _feature_positions(rows.shape[1], columns)
     renumbered = new_index[rows.indices]
     keep = renumbered >= 0
     kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
@@ -235,7 +235,7 @@ class RemoveUseless(AttributeSubset):
 
     def accumulate(self, statistics: UsefulnessCounts, chunk: Chunk) -> UsefulnessCounts:
         n = len(self.input_schema)
-        rows, columns, values = _entries(chunk)
+        rows, columns, values = nonzero_entries(chunk)
         stored = np.bincount(columns, minlength=n)
         missing = np.isnan(values)
         known = chunk.n_rows - np.bincount(columns[missing], minlength=n)
@@ -285,7 +285,7 @@ class RemoveUseless(AttributeSubset):
         self.columns = self.kept
 
 
-def _entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def nonzero_entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The chunk's non-zero values (NaN included) as (rows, columns, values), row by row."""
     if chunk.is_sparse:
         matrix = chunk.csr()
@@ -330,8 +330,7 @@ class ReplaceMissing(Stage):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.label_counts, self.label_offsets = label_layout(schema.attributes[i] for i in self.features)
-        self.feature_of = np.full(len(schema), -1, dtype=np.int64)
-        self.feature_of[self.features] = np.arange(len(self.features))
+        self.feature_of = _feature_positions(len(schema), self.features)
 
     def preserves_zeros(self) -> bool:
         """Only missing values change."""
@@ -353,7 +352,7 @@ class ReplaceMissing(Stage):
     def accumulate(self, statistics: MissingValueSums, chunk: Chunk) -> MissingValueSums:
         weights = checked_weights(chunk)
         weights = np.ones(chunk.n_rows) if weights is None else weights
-        rows, columns, values = _entries(chunk)
+        rows, columns, values = nonzero_entries(chunk)
         which = self.feature_of[columns]
         acted = which >= 0
         rows, which, values = rows[acted], which[acted], values[acted]

@@ -9,8 +9,6 @@ Other attributes pass through unchanged.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -19,7 +17,9 @@ from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NUMERIC, Attribute, Chunk, Schema, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
-from filterkit.statistics import ValueCounts, _complex_keys
+from filterkit.statistics import ValueCounts, _complex_keys, _feature_positions
+
+from .housekeeping import nonzero_entries
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
@@ -64,6 +64,15 @@ def unique_schema(stage: Stage, groups: list[list[Attribute]], what: str) -> Sch
             raise FilterkitError(f"stage '{stage.name}': the {what} name '{attribute.name}' is already taken")
         seen.add(attribute.name)
     return stage.input_schema.with_attributes(attributes)
+
+
+def check_runs(stage: Stage, values: np.ndarray, counts: np.ndarray, what: str, counts_key: str) -> None:
+    """Refuse a saved state unless ``values`` hold ``counts[j]`` ascending values of each feature j in turn."""
+    if counts.sum() != len(values):
+        raise invalid_state(stage, f"{len(values)} {what} where '{counts_key}' adds up to {counts.sum()}")
+    owner = np.repeat(np.arange(len(counts)), counts)
+    if np.any((owner[1:] == owner[:-1]) & (values[1:] <= values[:-1])):
+        raise invalid_state(stage, f"an attribute's {what} do not ascend")
 
 
 class ThresholdEncoder(Stage):
@@ -147,11 +156,8 @@ class ThresholdEncoder(Stage):
         return self.encoded_schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values))
-        entries = matrix.tocoo()
-        rows, columns, values = entries.row.astype(np.int64), entries.col.astype(np.int64), entries.data.copy()
-        encoded_index = np.full(len(self.input_schema), -1, dtype=np.int64)
-        encoded_index[self.encoded_columns] = np.arange(len(self.encoded_columns))
+        rows, columns, values = nonzero_entries(chunk)
+        encoded_index = _feature_positions(len(self.input_schema), self.encoded_columns)
         which = encoded_index[columns]
         encoded = which >= 0
         which, missing = which[encoded], np.isnan(values[encoded])
@@ -172,10 +178,7 @@ class ThresholdEncoder(Stage):
         super().load_state(state)
         thresholds = self.thresholds
         encoded = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
-        if encoded.sum() != len(thresholds):
-            raise invalid_state(
-                self, f"{len(thresholds)} thresholds where 'threshold_counts' adds up to {encoded.sum()}"
-            )
+        check_runs(self, thresholds, encoded, "thresholds", "threshold_counts")
         limit = self.params["max_thresholds"]
         if limit is not None and np.any(encoded > limit):
             raise invalid_state(
@@ -183,9 +186,6 @@ class ThresholdEncoder(Stage):
             )
         if np.any((thresholds <= 0) | (thresholds != np.floor(thresholds)) | (thresholds >= 2.0**53)):
             raise invalid_state(self, "a threshold is not a positive whole number")
-        owner = np.repeat(np.arange(len(encoded)), encoded)
-        if np.any((owner[1:] == owner[:-1]) & (thresholds[1:] <= thresholds[:-1])):
-            raise invalid_state(self, "an attribute's thresholds do not ascend")
         self._layout()
 
 

@@ -32,9 +32,9 @@ from filterkit.metrics import (
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Chunk
 from filterkit.stage import ATTRIBUTES, Option, StateArray
-from filterkit.statistics import ValueCounts
+from filterkit.statistics import ValueCounts, _feature_positions
 
-from .housekeeping import AttributeSubset, features_of_kinds, label_layout
+from .housekeeping import AttributeSubset, features_of_kinds, label_layout, nonzero_entries
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
@@ -167,16 +167,10 @@ class Selector(AttributeSubset):
         return statistics
 
     def accumulate(self, statistics: SelectionStatistics, chunk: Chunk) -> SelectionStatistics:
-        if chunk.is_sparse:
-            rows = chunk.csr()
-            position = np.full(rows.shape[1], -1, dtype=np.int64)
-            position[self.features] = np.arange(len(self.features))
-            columns = position[rows.indices]
-            present = (columns >= 0) & (rows.data != 0) & ~np.isnan(rows.data)
-            nonzero = np.bincount(columns[present], minlength=len(self.features)).astype(np.float64)
-        else:
-            block = chunk.values[:, self.features]
-            nonzero = np.count_nonzero((block != 0) & ~np.isnan(block), axis=0).astype(np.float64)
+        _, columns, values = nonzero_entries(chunk)
+        position = _feature_positions(chunk.shape[1], self.features)
+        counted = (position[columns] >= 0) & ~np.isnan(values)
+        nonzero = np.bincount(position[columns[counted]], minlength=len(self.features)).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
         if statistics.counts is not None:
             part.counts = ValueCounts.of_chunk(
