@@ -328,7 +328,7 @@ def neighbours(values, steps=2) -> np.ndarray:
 @pytest.mark.slow
 def test_random_bit_patterns_are_written_as_repr():
     # Every exponent, both signs, subnormals; NaN and infinities are left to the other tests.
-    bits = np.random.default_rng(12).integers(0, 2**64, 1_000_000, dtype=np.uint64, endpoint=False)
+    bits = np.random.default_rng(12).integers(0, 2**64, 250_000, dtype=np.uint64, endpoint=False)
     values = bits.view(np.float64)
     assert_numbers_written_identically(values[np.isfinite(values)])
 
@@ -336,9 +336,9 @@ def test_random_bit_patterns_are_written_as_repr():
 @pytest.mark.slow
 def test_values_like_normalized_rows_are_written_as_repr():
     generator = np.random.default_rng(13)
-    uniform = generator.uniform(-1, 1, 200_000)
-    scale = generator.uniform(0.001, 100, 200_000)
-    counts = generator.poisson(3, 200_000) + 1.0
+    uniform = generator.uniform(-1, 1, 50_000)
+    scale = generator.uniform(0.001, 100, 50_000)
+    counts = generator.poisson(3, 50_000) + 1.0
     assert_numbers_written_identically(
         np.concatenate([uniform, uniform * scale, uniform / scale, counts / np.sqrt(scale * 31), uniform * 1e-3])
     )
