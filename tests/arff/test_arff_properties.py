@@ -374,7 +374,7 @@ def _read(data: bytes, chunk_rows: int = 10_000):
 
 
 @pytest.mark.slow
-@settings(max_examples=100, **COMMON)
+@settings(max_examples=40, **COMMON)
 @given(rendered_documents(), st.integers(1, 4))
 def test_random_valid_document_reads_exactly_whatever_the_chunk_size(case, chunk_rows):
     document, data = case
@@ -384,7 +384,7 @@ def test_random_valid_document_reads_exactly_whatever_the_chunk_size(case, chunk
 
 
 @pytest.mark.slow
-@settings(max_examples=100, **COMMON)
+@settings(max_examples=40, **COMMON)
 @given(rendered_documents())
 def test_random_valid_document_round_trips_dense_and_sparse(case):
     document, data = case
@@ -405,7 +405,7 @@ def _liac_equal(ours, theirs) -> bool:
 
 
 @pytest.mark.slow
-@settings(max_examples=100, **COMMON)
+@settings(max_examples=40, **COMMON)
 @given(rendered_documents(liac_safe=True))
 def test_random_valid_document_reads_as_liac_arff_reads_it(case):
     """Numeric, nominal and string attributes, dense rows and sparse numeric rows, no weights.
@@ -502,7 +502,7 @@ def _outcome(data: bytes, chunk_rows: int):
 
 
 @pytest.mark.slow
-@settings(max_examples=150, **COMMON)
+@settings(max_examples=60, **COMMON)
 @given(mutated_documents())
 def test_mutated_document_gives_data_or_an_arff_error_never_a_hang(data):
     with time_limit(10):
@@ -532,7 +532,7 @@ def test_mutated_gzip_document_gives_data_or_an_arff_error():
     # reports a count per exception type (and hypothesis writes no patch file).
     escaped = collections.Counter()
 
-    @settings(max_examples=100, phases=[Phase.explicit, Phase.generate], **COMMON)
+    @settings(max_examples=40, phases=[Phase.explicit, Phase.generate], **COMMON)
     @given(mutated_gzip_documents())
     def examples(data):
         try:
