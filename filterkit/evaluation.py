@@ -23,7 +23,7 @@ from filterkit.measures import breakeven, contingency, measures, multiclass_meas
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
 from filterkit.sources import MemorySource
-from filterkit.statistics import _feature_positions
+from filterkit.statistics import feature_positions
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -382,7 +382,7 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
     present = np.flatnonzero(
         np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
     )
-    position_of = _feature_positions(len(labels), present)
+    position_of = feature_positions(len(labels), present)
     train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
     missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
     if len(missing):

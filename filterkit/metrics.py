@@ -18,7 +18,7 @@ from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
 from filterkit.stage import Option, Provenance
-from filterkit.statistics import ClassCounts, Histogram, ValueCounts, _feature_positions
+from filterkit.statistics import ClassCounts, Histogram, ValueCounts, feature_positions
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
     for n_labels in np.unique(labels[labels > 0]).tolist():
         positions = np.flatnonzero(labels == n_labels)
         known = np.zeros((len(positions), n_labels, len(classes)))
-        index_of = _feature_positions(counts.n_features, positions)
+        index_of = feature_positions(counts.n_features, positions)
         entry = index_of[histogram.feature] >= 0
         codes = histogram.value[entry].astype(np.int64)
         known[index_of[histogram.feature[entry]], codes] = by_class[entry]

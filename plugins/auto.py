@@ -35,7 +35,7 @@ from filterkit.stage import (
     scale_values,
     with_stored_values,
 )
-from filterkit.statistics import ValueCounts, _feature_positions
+from filterkit.statistics import ValueCounts, feature_positions
 
 from .housekeeping import nonzero_entries
 from .ordinal import unique_schema
@@ -431,7 +431,7 @@ class AutoStage(Stage):
         destination = np.full(n_attributes, -1, dtype=np.int64)
         destination[source[~is_copy]] = np.flatnonzero(~is_copy)
         self.source, self.is_copy, self.destination = source, is_copy, destination
-        self.position_of = _feature_positions(n_attributes, self.features)
+        self.position_of = feature_positions(n_attributes, self.features)
 
     def output_schema(self):
         schema = super().output_schema()

@@ -20,7 +20,7 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import Option, Stage, StateArray, numeric_features
-from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys, _feature_positions
+from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys, feature_positions
 
 from .housekeeping import nonzero_entries
 from .ordinal import check_runs, csr_of_runs, output_offsets, unique_schema
@@ -240,7 +240,7 @@ class Discretizer(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         rows, columns, values = nonzero_entries(chunk)
-        feature_index = _feature_positions(len(self.input_schema), self.features)
+        feature_index = feature_positions(len(self.input_schema), self.features)
         which = feature_index[columns]
         passing = which < 0
         passed = rows[passing], self.offsets[columns[passing]], values[passing]
@@ -248,7 +248,7 @@ class Discretizer(Stage):
         filled = np.flatnonzero(self.zero_codes)
         if len(filled):
             # features whose 0 is not in the first bin: their unstored zeros are written too
-            filled_position = _feature_positions(len(self.features), filled)
+            filled_position = feature_positions(len(self.features), filled)
             in_filled = filled_position[which] >= 0
             stored = np.zeros((chunk.n_rows, len(filled)), dtype=bool)
             stored[rows[in_filled], filled_position[which[in_filled]]] = True

@@ -21,7 +21,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
 from filterkit.stage import Context, Option, Stage, StateArray
-from filterkit.statistics import _feature_positions
+from filterkit.statistics import feature_positions
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -45,7 +45,7 @@ def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
 def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
     """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
     ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
-    new_index = _feature_positions(rows.shape[1], columns)
+    new_index = feature_positions(rows.shape[1], columns)
     renumbered = new_index[rows.indices]
     keep = renumbered >= 0
     kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
@@ -330,7 +330,7 @@ class ReplaceMissing(Stage):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.label_counts, self.label_offsets = label_layout(schema.attributes[i] for i in self.features)
-        self.feature_of = _feature_positions(len(schema), self.features)
+        self.feature_of = feature_positions(len(schema), self.features)
 
     def preserves_zeros(self) -> bool:
         """Only missing values change."""

@@ -17,7 +17,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NUMERIC, Attribute, Chunk, Schema, refuse_unreadable_output
 from filterkit.stage import Option, Stage, StateArray
-from filterkit.statistics import ValueCounts, _complex_keys, _feature_positions
+from filterkit.statistics import ValueCounts, _complex_keys, feature_positions
 
 from .housekeeping import nonzero_entries
 
@@ -157,7 +157,7 @@ class ThresholdEncoder(Stage):
 
     def transform(self, chunk: Chunk) -> Chunk:
         rows, columns, values = nonzero_entries(chunk)
-        encoded_index = _feature_positions(len(self.input_schema), self.encoded_columns)
+        encoded_index = feature_positions(len(self.input_schema), self.encoded_columns)
         which = encoded_index[columns]
         encoded = which >= 0
         which, missing = which[encoded], np.isnan(values[encoded])

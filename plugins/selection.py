@@ -32,7 +32,7 @@ from filterkit.metrics import (
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Chunk
 from filterkit.stage import ATTRIBUTES, Option, StateArray
-from filterkit.statistics import ValueCounts, _feature_positions
+from filterkit.statistics import ValueCounts, feature_positions
 
 from .housekeeping import AttributeSubset, features_of_kinds, label_layout, nonzero_entries
 
@@ -168,7 +168,7 @@ class Selector(AttributeSubset):
 
     def accumulate(self, statistics: SelectionStatistics, chunk: Chunk) -> SelectionStatistics:
         _, columns, values = nonzero_entries(chunk)
-        position = _feature_positions(chunk.shape[1], self.features)
+        position = feature_positions(chunk.shape[1], self.features)
         counted = (position[columns] >= 0) & ~np.isnan(values)
         nonzero = np.bincount(position[columns[counted]], minlength=len(self.features)).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
