@@ -94,6 +94,11 @@ class SavedState:
             if declared.probability and np.any((array < 0) | (array > 1)):
                 raise invalid_state(self.stage, f"'{key}' holds a value outside [0, 1]")
             return array
+        return self._whole_numbers(key, array, declared, sizes)
+
+    def _whole_numbers(self, key: str, array: np.ndarray, declared: StateArray, sizes: dict[str, int]) -> np.ndarray:
+        """``array`` as int64 if it holds whole numbers within ``declared``'s bounds (and sums, when unbounded,
+        below 2**53)."""
         low, high = declared.low, sizes[declared.high] if isinstance(declared.high, str) else declared.high
         outside = (array != np.floor(array)) | (array < low) | ((array >= high) if high is not None else False)
         if outside.any():
