@@ -1,4 +1,5 @@
-"""The term-weighting metrics idf, rf, nbr, didf and igm (docs/algorithms.md §2.1) against hand
+"""The term-weighting metrics idf, rf, nbr, didf and igm (docs/algorithms.md §2.1), and bns with and without
+--bns-half-document, against hand
 computations on a six-row file whose words cover every count case: in every document (a), in no
 positive document (b), in none (c), in positive documents only (d), in one of each (e)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -34,6 +36,7 @@ SPARSE = (
     )
 )
 log2, ln = math.log2, math.log
+z = NormalDist().inv_cdf  # the standard library's, not scipy's ndtri that bns uses
 HAND = {
     ("idf",): [0.0, ln(3), 0.0, ln(3), ln(3)],
     ("rf",): [log2(2.5), 1.0, 1.0, 2.0, log2(3)],
@@ -43,6 +46,9 @@ HAND = {
     ("didf", "--smooth"): [0.0, log2(9), 0.0, log2(1 / 17), log2(5 / 9)],
     ("igm",): [4.5, 8.0, 1.0, 8.0, 1 + 7 / 3],
     ("igm", "--igm-lambda", "2"): [2.0, 3.0, 1.0, 3.0, 1 + 2 / 3],
+    # bns clips the rates at 0.0005; --bns-half-document at half a document: tpr at 0.5/2, fpr at 0.5/4.
+    ("bns",): [0.0, -z(0.0005), 0.0, 2 * z(0.9995), -z(0.25)],
+    ("bns", "--bns-half-document"): [z(0.875) - z(0.75), -z(0.25), 0.0, z(0.75) - z(0.125), -z(0.25)],
 }
 
 
@@ -99,7 +105,10 @@ def test_igm_scores_all_classes_at_once_on_a_three_class_target(run_filterkit, t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage", [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("igm", "--igm-lambda", "2")])
+@pytest.mark.parametrize(
+    "stage",
+    [("nbr", "--nb-alpha", "0.5"), ("didf", "--smooth"), ("igm", "--igm-lambda", "2"), ("bns", "--bns-half-document")],
+)
 def test_the_stages_with_metric_options_keep_the_stage_contract(stage):
     options = {stage[1].lstrip("-").replace("-", "_"): True if len(stage) == 2 else float(stage[2])}
     assert len(check_stage(load_plugins().stage(stage[0]), multiply=True, **options)) >= 2
