@@ -502,8 +502,10 @@ class _ScoreScaler(FilterkitTransformer):
 
 @functools.cache
 def _score_scaler() -> type[FilterkitTransformer]:
-    """``ScoreScaler``, with the options of the default metric's scorer (which every scorer shares)."""
-    options = _registry().stage(DEFAULT_METRIC).options
+    """``ScoreScaler``, with the options every scorer shares: the default metric's scorer's, less that
+    metric's own (``bns_half_document`` is no option of ``ig``'s scorer)."""
+    own = set(_registry().metric(DEFAULT_METRIC).options)
+    options = tuple(option for option in _registry().stage(DEFAULT_METRIC).options if option not in own)
     metric = Option("metric", str, DEFAULT_METRIC, "The metric to score by (any registered metric: bns, ig, chi, ...).")
     summary = (
         "Scale each numeric feature's training range to its score by a metric "
