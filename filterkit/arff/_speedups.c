@@ -115,9 +115,9 @@ parse_with_python(const char *source, Py_ssize_t size, double *value)
 
 /* The escape after a backslash at text[*at] written to out as UTF-8, as tokens._unescape reads
    it (Java's StreamTokenizer): a letter of "ntrbfav", one to three octal digits for a code up
-   to 255, any other byte for itself.  Returns the bytes written. */
+   to 255 (never read past length), any other byte for itself.  Returns the bytes written. */
 static Py_ssize_t
-unescape_one(const char *text, Py_ssize_t *at, char *out)
+unescape_one(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out)
 {
     static const char letters[] = "ntrbfav", codes[] = "\n\t\r\b\f\a\v";
     unsigned char c = (unsigned char)text[*at];
@@ -128,7 +128,7 @@ unescape_one(const char *text, Py_ssize_t *at, char *out)
         return 1;
     }
     unsigned int code = c - '0';
-    for (int more = c <= '3' ? 2 : 1; more && text[*at] >= '0' && text[*at] <= '7'; more--)
+    for (int more = c <= '3' ? 2 : 1; more && *at < length && text[*at] >= '0' && text[*at] <= '7'; more--)
         code = code * 8 + (unsigned int)(text[(*at)++] - '0');
     if (code < 0x80) {
         *out = (char)code;
@@ -156,7 +156,7 @@ scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_s
             return 0;
         } else if (out) {
             i++;
-            *written += unescape_one(text, &i, out + *written);
+            *written += unescape_one(text, length, &i, out + *written);
         } else {
             i += 2;
         }
