@@ -26,11 +26,6 @@ from .housekeeping import nonzero_entries
 from .ordinal import check_runs, csr_of_runs, output_offsets, unique_schema
 
 
-def attribute_range(text: str, n_attributes: int) -> np.ndarray:
-    """The 0-based positions the Weka range ``--attributes`` names (``first-last``, ``1,3-5,last``), sorted."""
-    return weka_range(text, n_attributes, "--attributes")[0]
-
-
 def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
     """Weka's labels for the bins between ``cuts``: ``'(-inf-a]'``, ``'(a-b]'``, …,
     ``'(z-inf)'``; ``'All'`` for no cut."""
@@ -120,7 +115,7 @@ class Discretizer(Stage):
 
     def select_features(self, schema, context) -> np.ndarray:
         numeric = numeric_features(schema, context.class_index)
-        return numeric[np.isin(numeric, attribute_range(self.params["attributes"], len(schema)))]
+        return numeric[np.isin(numeric, weka_range(self.params["attributes"], len(schema), "--attributes")[0])]
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)

@@ -53,10 +53,8 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
-
-from .discretize import attribute_range
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -305,9 +303,9 @@ class WordVector(Stage):
             )
 
     def select_features(self, schema, context) -> np.ndarray:
-        chosen = attribute_range(self.params["attributes"], len(schema)) if len(schema) else np.zeros(0, np.int64)
+        chosen = weka_range(self.params["attributes"], len(schema), "--attributes")[0].tolist() if len(schema) else []
         return np.array(
-            [i for i in chosen.tolist() if schema.attributes[i].kind == STRING and i != context.class_index],
+            [i for i in chosen if schema.attributes[i].kind == STRING and i != context.class_index],
             dtype=np.int64,
         )
 

@@ -12,12 +12,11 @@ import scipy.sparse as sp
 from chain_helpers import REAL, SHARED_DATA, UCI_SETS, needs_weka, run_weka_filters
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, weka_range
 from filterkit.stage import Context
 from filterkit.testing import check_stage, run_filterkit
 from filterkit_plugins.discretize import (
     Discretizer,
-    attribute_range,
     equal_frequency_cut_points,
     equal_width_cut_points,
     range_labels,
@@ -253,10 +252,10 @@ def test_missing_values_stay_missing_in_every_binary_attribute():
 def test_weka_range_labels_and_ranges():
     assert range_labels(np.array([2.45, 4.75])) == ("'(-inf-2.45]'", "'(2.45-4.75]'", "'(4.75-inf)'")
     assert range_labels(np.zeros(0)) == ("'All'",)
-    assert attribute_range("first-last", 4).tolist() == [0, 1, 2, 3]
-    assert attribute_range("1,3-last", 5).tolist() == [0, 2, 3, 4]
+    assert weka_range("first-last", 4, "--attributes")[0].tolist() == [0, 1, 2, 3]
+    assert weka_range("1,3-last", 5, "--attributes")[0].tolist() == [0, 2, 3, 4]
     with pytest.raises(FilterkitError, match="--attributes"):
-        attribute_range("2-9", 5)
+        weka_range("2-9", 5, "--attributes")
 
 
 def test_equal_width_and_equal_frequency_cut_points():
