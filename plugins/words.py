@@ -55,6 +55,7 @@ from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
+from filterkit.statistics import _row_labels
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -384,11 +385,7 @@ class WordVector(Stage):
         return WordStatistics(self.n_classes, _words.Vocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
-        if self.label_column is None:
-            labels = np.zeros(chunk.n_rows, dtype=np.int64)
-        else:
-            column = chunk.column(self.label_column)
-            labels = np.where(np.isnan(column), 0, column).astype(np.int64)
+        labels, _ = _row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
         statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
         return self._bounded(statistics)
 
