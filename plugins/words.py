@@ -1,32 +1,12 @@
-"""``words``: documents to word vectors, as Weka 3.6's ``StringToWordVector``.
+"""``words``: documents to word vectors, as Weka 3.6's ``StringToWordVector`` (docs/algorithms.md
+§12 is the reference: the tokenizers, the stop words, the per-class dictionaries, the values and the
+attribute order).
 
-Each string attribute in ``--attributes`` (Weka's ``-R``, 1-based, ``first-last`` by
-default: every string attribute; the class and other kinds are never converted) is cut
-into words by Weka's ``WordTokenizer``: a word is a maximal run of characters that are not
-``--delimiters`` (by default Weka's `` \r\n\t.,;:'"()?!``); with ``--tokenizer alphabetic``
-(``AlphabeticTokenizer``) a maximal run of ASCII letters.  With ``--ngrams MIN-MAX``
-(``NGramTokenizer``) the tokens ("words" below) are each attribute's runs of MIN to MAX
-consecutive words joined by a space.  A word is lowercased with
-``--lowercase`` (``-L``), stemmed by a registered stemmer with ``--stemmer NAME``, and, while
-fitting, left out when it is a stop word (``--stopwords weka``: Weka's built-in list, or a
-file of one word per line, ``#`` lines ignored: ``-S``/``-stopwords``; compared lowercased),
-an n-gram whole, as in Weka.
-
-Fitting, as Weka's ``determineDictionary``: per class (the class's label, a missing class
-counting as the first label, as in Weka; one corpus with ``--whole-corpus``, Weka's ``-O``,
-or when the class is not nominal), each word's occurrences and the documents holding it.
-A class keeps its words whose occurrences reach ``max(--min-term-freq, the
---words-to-keep-th largest occurrence count)`` (``-M``, ``-W``): every word tied with the
-last one kept is kept too.  The output attributes are the attributes not converted, in
-their order, then one numeric attribute ``PREFIX + word`` per kept word (``-P``): the first
-class's kept words in Java's string order (UTF-16 code units: Weka's ``TreeMap``), then each
-next class's words not already taken, in that order.
-
-A document's value for a word is 1 when it holds it, its number of occurrences with
-``--counts`` (``-C``), then ``log(1 + value)`` with ``--log-tf`` (``-T``), then times
-``log(N / documents holding the word)`` with ``--idf`` (``-I``; N training documents).
-Instance weights are not used by the fit (as in Weka) and pass through.  The output rows
-are sparse (Weka writes sparse instances); ``--dense`` writes them dense.
+Each string attribute in ``--attributes`` (Weka's ``-R``; the class and other kinds are never
+converted) is cut into words; the output attributes are the attributes not converted, in their
+order, then one numeric attribute ``PREFIX + word`` per kept word (``-P``).  Instance weights are
+not used by the fit (as in Weka) and pass through.  The output rows are sparse (Weka writes sparse
+instances); ``--dense`` writes them dense.
 
 The statistics are the per-class occurrence and document counts of each word: they merge
 by adding, so memory follows the vocabulary, not the documents (``filterkit/_words.c`` cuts
