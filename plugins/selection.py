@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -46,28 +45,21 @@ class SelectionStatistics:
     count (for ``--sparsity``), class value histograms (for ``--metric``) and the
     sampled rows (for ``--metric svm``)."""
 
-    rows: int = 0
-    nonzero: np.ndarray | None = None
+    rows: int
+    nonzero: np.ndarray
     counts: ValueCounts | None = None
     sample_rows: list = field(default_factory=list)
     sample_labels: list = field(default_factory=list)
 
     def merge(self, other: "SelectionStatistics") -> "SelectionStatistics":
-        """Statistics of both parts (the first part's sample comes first)."""
+        """Statistics of both parts (the first part's sample comes first; both count values, or neither)."""
         return SelectionStatistics(
             self.rows + other.rows,
-            _combined(self.nonzero, other.nonzero, np.add),
-            _combined(self.counts, other.counts, ValueCounts.merge),
+            self.nonzero + other.nonzero,
+            None if self.counts is None or other.counts is None else self.counts.merge(other.counts),
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
         )
-
-
-def _combined(first, second, combine):
-    """``combine(first, second)``, or the one that is not None."""
-    if first is None or second is None:
-        return second if first is None else first
-    return combine(first, second)
 
 
 class Selector(AttributeSubset):
@@ -136,18 +128,15 @@ class Selector(AttributeSubset):
                     self.metrics[metric], self.params["combine"], self.class_attribute, context.positive
                 )
         else:
-            self.scorer = self._preceding_scorer(context)
+            scorers = [stage for stage in context.previous if callable(getattr(stage, "feature_scores", None))]
+            if not scorers:
+                raise FilterkitError(
+                    "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
+                    "or put a scorer before it (e.g. ig --no-scale select --top 100)"
+                )
+            self.scorer = scorers[-1]
         if not self.learns:
             self._choose(self._recorded_scores(), None)
-
-    def _preceding_scorer(self, context) -> Any:
-        for stage in reversed(context.previous):
-            if callable(getattr(stage, "feature_scores", None)):
-                return stage
-        raise FilterkitError(
-            "stage 'select' has nothing to rank by: give --metric NAME (e.g. select --metric ig --top 100) "
-            "or put a scorer before it (e.g. ig --no-scale select --top 100)"
-        )
 
     def _recorded_scores(self) -> np.ndarray:
         recorded = self.scorer.feature_scores()
@@ -161,7 +150,7 @@ class Selector(AttributeSubset):
         return np.array([recorded[name] for name in names], dtype=np.float64)
 
     def new_statistics(self) -> SelectionStatistics:
-        statistics = SelectionStatistics(nonzero=np.zeros(len(self.features)))
+        statistics = SelectionStatistics(0, np.zeros(len(self.features)))
         if self.params["metric"] not in (None, SVM):
             statistics.counts = ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
         return statistics
@@ -218,7 +207,6 @@ class Selector(AttributeSubset):
                 self.combine,
                 labels=self.labels,
             )
-        assert statistics.nonzero is not None  # new_statistics always counts them
         density = statistics.nonzero / statistics.rows if statistics.rows else statistics.nonzero
         self._choose(scores, density, order)
 
@@ -272,11 +260,7 @@ class Selector(AttributeSubset):
         take ``order`` (``--per-class``'s turns), and keep what the rule allows."""
         self.scores = np.asarray(scores, dtype=np.float64)
         if order is None:
-            order = (
-                weka_ranking(self.scores)
-                if self.combine == JOINT
-                else np.lexsort((np.arange(len(self.scores)), -self.scores))
-            )
+            order = weka_ranking(self.scores) if self.combine == JOINT else np.argsort(-self.scores, kind="stable")
         count = len(order)
         if self.rule == "top":
             count = min(self.params["top"], count)
@@ -293,8 +277,7 @@ class Selector(AttributeSubset):
         self._set_columns()
 
     def _set_columns(self) -> None:
-        dropped = np.setdiff1d(self.features, self.kept)
-        self.columns = np.flatnonzero(~np.isin(np.arange(len(self.input_schema)), dropped))
+        self.columns = np.setdiff1d(np.arange(len(self.input_schema)), np.setdiff1d(self.features, self.kept))
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -326,7 +309,7 @@ def round_robin(per_class: list[np.ndarray], minimum: float = -np.inf) -> np.nda
     the first class's best, the second's, …, each skipping features already taken; a class
     whose best remaining feature scores below ``minimum`` takes no more turns."""
     n = len(per_class[0])
-    rankings = [np.lexsort((np.arange(n), -scores)) for scores in per_class]
+    rankings = [np.argsort(-scores, kind="stable") for scores in per_class]
     taken = np.zeros(n, dtype=bool)
     cursor = [0] * len(rankings)
     order: list[int] = []
