@@ -21,7 +21,7 @@ from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
 from filterkit.stage import Context, Option, Stage, StateArray
-from filterkit.statistics import feature_positions
+from filterkit.statistics import _column_ranges, feature_positions
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -31,15 +31,6 @@ WEKA_SMALL = 1e-6
 KEY_LIMIT = 2**52
 #: The largest ``--of`` and ``--seed`` of ``fold``: Java's ``long``, which Weka's -N and -S are.
 LONG_MAX = 2**63 - 1
-
-
-def subset_chunk(chunk: Chunk, kept: np.ndarray) -> Chunk:
-    """The chunk with only the columns at ``kept`` (ascending), text side columns renumbered."""
-    new_position = {int(old): new for new, old in enumerate(kept)}
-    text = {new_position[column]: texts for column, texts in chunk.text.items() if column in new_position}
-    if chunk.is_sparse:
-        return Chunk.from_csr(*kept_columns(chunk.csr(), kept), text, chunk.weights)
-    return Chunk(chunk.values[:, kept], text, chunk.weights)
 
 
 def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
@@ -73,7 +64,12 @@ class AttributeSubset(Stage):
         return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        return subset_chunk(chunk, self.columns)
+        """The chunk with only the kept columns, text side columns renumbered."""
+        new_position = {int(old): new for new, old in enumerate(self.columns)}
+        text = {new_position[column]: texts for column, texts in chunk.text.items() if column in new_position}
+        if chunk.is_sparse:
+            return Chunk.from_csr(*kept_columns(chunk.csr(), self.columns), text, chunk.weights)
+        return Chunk(chunk.values[:, self.columns], text, chunk.weights)
 
 
 class _SelectedAttributes(AttributeSubset):
@@ -239,9 +235,7 @@ class RemoveUseless(AttributeSubset):
         stored = np.bincount(columns, minlength=n)
         missing = np.isnan(values)
         known = chunk.n_rows - np.bincount(columns[missing], minlength=n)
-        low, high = np.full(n, np.inf), np.full(n, -np.inf)
-        np.fmin.at(low, columns, values)
-        np.fmax.at(high, columns, values)
+        low, high = _column_ranges(columns[~missing], values[~missing], n)
         implicit_zero = stored < chunk.n_rows
         low[implicit_zero] = np.fmin(low[implicit_zero], 0.0)
         high[implicit_zero] = np.fmax(high[implicit_zero], 0.0)
@@ -273,8 +267,7 @@ class RemoveUseless(AttributeSubset):
                     useless.add(position)
             elif known == 0 or statistics.low[position] == statistics.high[position]:
                 useless.add(position)
-        self.kept = np.array([i for i in range(len(self.input_schema)) if i not in useless], dtype=np.int64)
-        self.columns = self.kept
+        self.kept = self.columns = np.array([i for i in range(len(self.input_schema)) if i not in useless], np.int64)
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
@@ -464,9 +457,6 @@ class StratifiedFold(Stage):
         self.n_groups = len(schema.attributes[class_index].labels) + 1 if self.stratified else 1
         self.salt = self.params["seed"].to_bytes(8, "little")
 
-    def output_schema(self) -> Schema:
-        return self.input_schema
-
     def row_keys(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
         """Each row's key and group."""
         import scipy.sparse as sp  # here, not at the top: select imports this module and plain chains avoid scipy
@@ -518,6 +508,8 @@ class StratifiedFold(Stage):
         self.group_starts = np.r_[0, np.cumsum(self.group_counts)].astype(np.int64)
 
     def transform(self, chunk: Chunk) -> Chunk:
+        from filterkit.evaluation import take_rows  # here, not at the top: it imports scipy
+
         keys, groups = self.row_keys(chunk)
         position = np.empty(chunk.n_rows, dtype=np.int64)
         for group in np.unique(groups).tolist():
@@ -525,13 +517,7 @@ class StratifiedFold(Stage):
             start, stop = self.group_starts[group], self.group_starts[group + 1]
             position[rows] = start + np.searchsorted(self.keys[start:stop], keys[rows], side="left")
         chosen = (position % self.params["of"] == self.params["fold"] - 1) != self.params["invert"]
-        rows = np.flatnonzero(chosen)
-        values = chunk.values[rows]
-        return Chunk(
-            values.tocsr() if chunk.is_sparse else values,
-            {column: [texts[r] for r in rows.tolist()] for column, texts in chunk.text.items()},
-            None if chunk.weights is None else chunk.weights[rows],
-        )
+        return take_rows(chunk, np.flatnonzero(chosen))
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
