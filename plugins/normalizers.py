@@ -7,10 +7,6 @@ there, 0 elsewhere).  A zero row stays zero; missing values stay missing and are
 left out of the norm.  Unlike Weka's instance ``Normalize``, an
 all-zero row does not turn into missing values.
 
-On a sparse chunk the row norms and divisions run in the compiled module
-``filterkit._kernels``, which rescales rows whose plain norm is unsafe as the dense
-path's numpy does.
-
 ``minmax`` maps each numeric attribute to [0, 1] on its training range (Weka's
 attribute ``Normalize``, the KDD'09 UCI baseline); ``binarize`` turns every
 numeric feature into presence (value ≠ 0 → 1), the binary-word baseline.
@@ -53,7 +49,22 @@ class RowNormalizer(Stage):
         if chunk.is_sparse:
             rows = chunk.csr()
             return chunk.with_stored(self._normalized_stored(rows, rows.data), rows)
-        return self._normalized_dense(chunk)
+        features = self.features
+        values = chunk.values.copy()
+        # C order, so each row's sum adds in the same order whatever the chunk's row count
+        block = np.ascontiguousarray(values[:, features])
+        with np.errstate(over="ignore", under="ignore"):
+            norms = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
+        maxima = np.nanmax(np.abs(block), axis=1, initial=0.0) if block.shape[1] else np.zeros(len(block))
+        unsafe = self._unsafe(norms, maxima)
+        if unsafe.any():
+            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+            block = _limit_of_infinite_rows(np.ldexp(block, shift[:, None]), np.isinf(maxima)[:, None])
+            with np.errstate(under="ignore"):
+                rescaled = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
+            norms = np.where(unsafe, rescaled, norms)
+        values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
+        return Chunk(values, chunk.text, chunk.weights)
 
     def _normalized_stored(self, matrix, stored: np.ndarray) -> np.ndarray:
         """The stored values ``stored`` of the CSR ``matrix`` (CSR arrays or a matrix) with each
@@ -71,25 +82,6 @@ class RowNormalizer(Stage):
             data,
         )
         return data
-
-    def _normalized_dense(self, chunk: Chunk) -> Chunk:
-        """A dense chunk's rows divided by their norms."""
-        features = self.features
-        values = chunk.values.copy()
-        # C order, so each row's sum adds in the same order whatever the chunk's row count
-        block = np.ascontiguousarray(values[:, features])
-        with np.errstate(over="ignore", under="ignore"):
-            norms = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
-        maxima = np.nanmax(np.abs(block), axis=1, initial=0.0) if block.shape[1] else np.zeros(len(block))
-        unsafe = self._unsafe(norms, maxima)
-        if unsafe.any():
-            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-            block = _limit_of_infinite_rows(np.ldexp(block, shift[:, None]), np.isinf(maxima)[:, None])
-            with np.errstate(under="ignore"):
-                rescaled = np.nansum(np.abs(block) ** self.order, axis=1) ** (1.0 / self.order)
-            norms = np.where(unsafe, rescaled, norms)
-        values[:, features] = block / np.where(norms > 0, norms, 1.0)[:, None]
-        return Chunk(values, chunk.text, chunk.weights)
 
     def _unsafe(self, norms: np.ndarray, maxima: np.ndarray) -> np.ndarray:
         """Rows whose plain norm overflowed or whose powers fell below the normal doubles
