@@ -136,7 +136,7 @@ class ThresholdEncoder(Stage):
         """Each input attribute's first output column, the thresholds' search keys and the output schema."""
         encoded = self.threshold_counts != PASS_THROUGH
         self.encoded_columns = self.features[encoded]
-        counts = self.threshold_counts[encoded]
+        self.encoded_counts = counts = self.threshold_counts[encoded]
         width = np.ones(len(self.input_schema), dtype=np.int64)
         width[self.encoded_columns] = counts
         self.offsets = output_offsets(self, width, 0, "keep fewer thresholds with --max-thresholds M")
@@ -161,13 +161,12 @@ class ThresholdEncoder(Stage):
         which = encoded_index[columns]
         encoded = which >= 0
         which, missing = which[encoded], np.isnan(values[encoded])
-        counts = self.threshold_counts[self.threshold_counts != PASS_THROUGH]
         reached = np.searchsorted(
             self.threshold_keys, _complex_keys(which, np.where(missing, 0.0, values[encoded])), side="right"
         )
         # an encoded value sets its reached thresholds to 1; a missing one makes all of them missing
         lengths = np.ones(len(rows), dtype=np.int64)
-        lengths[encoded] = np.where(missing, counts[which], reached - self.threshold_starts[which])
+        lengths[encoded] = np.where(missing, self.encoded_counts[which], reached - self.threshold_starts[which])
         values[encoded] = np.where(missing, np.nan, 1.0)
         shape = (chunk.n_rows, len(self.encoded_schema))
         result = csr_of_runs(rows, self.offsets[columns], lengths, values, shape)
