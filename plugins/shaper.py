@@ -463,12 +463,8 @@ class Shaper(ClassValueCountsStage):
             expected is not None and not np.array_equal(self.column_class, expected)
         ):
             raise invalid_state(self, "'column_class' does not name each column's class label")
-        same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
-        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (
-            same_feature & (self.knot_value[1:] <= self.knot_value[:-1])
-        )
-        if unsorted.any():
-            where = int(np.flatnonzero(unsorted)[0]) + 1
+        where = first_unsorted_knot(self.knot_feature, self.knot_value)
+        if where is not None:
             raise invalid_state(self, f"the knots are not sorted by feature and value (knot {where})")
         nominal_knot = self.column_nominal[self.knot_feature]
         if nominal_knot.any():
@@ -598,6 +594,13 @@ class Knots:
             fraction = np.where(np.isnan(fraction), 0.0, fraction)
             result[scaled] = at_knot[scaled] + (self.knot_probability[k + 1] - self.knot_probability[k]) * fraction
         return result
+
+
+def first_unsorted_knot(knot_feature: np.ndarray, knot_value: np.ndarray) -> int | None:
+    """The first knot not after the one before it in (column, value) order, or None when they are sorted."""
+    same_feature = knot_feature[1:] == knot_feature[:-1]
+    unsorted = (knot_feature[1:] < knot_feature[:-1]) | (same_feature & (knot_value[1:] <= knot_value[:-1]))
+    return int(np.flatnonzero(unsorted)[0]) + 1 if unsorted.any() else None
 
 
 @dataclass(frozen=True)
