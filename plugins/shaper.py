@@ -124,20 +124,16 @@ class Shaper(ClassValueCountsStage):
         super().prepare(schema, context)
         self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
         labels = self.class_attribute.labels
-        self.one_vs_rest = self._shapes_every_class() and self.params["multiclass"] == ONE_VS_REST
+        # a class of more than two labels without --positive shapes toward every class (docs/algorithms.md
+        # §4.1): one-vs-rest copies, or (--multiclass max) each feature's class is learned
+        self.every_class = self.context.positive is None and len(labels) > 2
+        self.one_vs_rest = self.every_class and self.params["multiclass"] == ONE_VS_REST
+        self.chooses_classes = self.every_class and self.params["multiclass"] == MOST_INFORMATIVE
         self.copies = len(labels) if self.one_vs_rest else 1
         self.column_feature = np.repeat(np.arange(len(self.features)), self.copies)
         self.column_nominal = self.nominal[self.column_feature]
         if self.one_vs_rest:
             self._lay_out_copies()
-
-    def _shapes_every_class(self) -> bool:
-        """True on a class of more than two labels without --positive (docs/algorithms.md §4.1)."""
-        return self.context.positive is None and len(self.class_attribute.labels) > 2
-
-    def _chooses_classes(self) -> bool:
-        """True for --multiclass max on a class of more than two labels: each feature's class is learned."""
-        return self._shapes_every_class() and self.params["multiclass"] == MOST_INFORMATIVE
 
     def _lay_out_copies(self) -> None:
         """The one-vs-rest output schema: each feature replaced, where it stands, by its copies
@@ -193,7 +189,7 @@ class Shaper(ClassValueCountsStage):
             options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
             return fit_toward(target, histogram, statistics, self.nominal, *options)
 
-        if self._shapes_every_class():
+        if self.every_class:
             fits = [toward(c) for c in range(len(self.class_attribute.labels))]
         else:
             positive = positive_code(self.class_attribute, class_totals, self.context.positive)
@@ -428,7 +424,7 @@ class Shaper(ClassValueCountsStage):
     def state(self) -> dict:
         """The fitted arrays; ``column_class`` only where options and class do not imply it (max),
         ``missing_probability`` only where it is not ``default_probability``."""
-        recorded = {"column_class": self.column_class} if self._chooses_classes() else {}
+        recorded = {"column_class": self.column_class} if self.chooses_classes else {}
         differs = not np.array_equal(self.missing_probability, self.default_probability)
         missing = {"missing_probability": self.missing_probability} if differs else {}
         return {
@@ -443,7 +439,7 @@ class Shaper(ClassValueCountsStage):
         }
 
     def load_state(self, state: dict) -> None:
-        if "column_class" not in state and not self._chooses_classes():
+        if "column_class" not in state and not self.chooses_classes:
             # one-vs-rest: every label in order; a binary shaper's class is not recorded (−1)
             implied = np.tile(np.arange(self.copies), len(self.features)) if self.one_vs_rest else -1
             state = {**state, "column_class": np.broadcast_to(implied, len(self.column_feature))}
