@@ -197,7 +197,9 @@ class Shaper(ClassValueCountsStage):
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
-            self.column_class = _most_informative(np.array([fit.information for fit in fits]), class_totals > 0)
+            # each feature's class of largest information among those with training rows (the first on a tie)
+            information = np.where((class_totals > 0)[:, None], [fit.information for fit in fits], -np.inf)
+            self.column_class = np.argmax(information, axis=0).astype(np.int64)
         else:
             self.column_class = np.full(n_features, fits[0].target, dtype=np.int64)
         n_columns = len(self.column_class)
@@ -708,13 +710,6 @@ def _information_gain(
     baseline = total_positives * np.log2(overall) + (total - total_positives) * np.log2(1 - overall)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(total > 0, (likelihood - baseline) / total, 0.0)
-
-
-def _most_informative(information: np.ndarray, has_rows: np.ndarray) -> np.ndarray:
-    """Per feature (a column of ``information``, classes × features), the class of largest
-    information among those with training rows, the first such label on a tie."""
-    candidates = np.where(has_rows[:, None], information, -np.inf)
-    return np.argmax(candidates, axis=0).astype(np.int64)
 
 
 def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:
