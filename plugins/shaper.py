@@ -227,7 +227,6 @@ class Shaper(ClassValueCountsStage):
         self.zero_probability = self.knots.at_zero()
 
     def _knots(self) -> "Knots":
-        """The fitted knots' :class:`Knots`."""
         return Knots(
             self.knot_feature,
             self.knot_value,
@@ -403,7 +402,11 @@ class Shaper(ClassValueCountsStage):
         block = values[:, shaped]
         columns = np.broadcast_to(self.output_column[shaped], block.shape)
         values[:, shaped] = self._shape(columns.ravel(), block.ravel()).reshape(block.shape)
-        return Chunk(_sparse_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
+        if chunk.is_sparse:
+            import scipy.sparse as sp
+
+            values = sp.csr_matrix(values)  # computed densely, stored sparse again
+        return Chunk(values, text, chunk.weights)
 
     def _with_first_labels(
         self, shaped: sp.csr_matrix, matrix: sp.csr_matrix, outputs: np.ndarray, inputs: np.ndarray, columns: np.ndarray
@@ -556,8 +559,7 @@ class Knots:
         if len(self.knot_value):
             shaped = self.knot_probability[knot]
             between = at_knot & (self.knot_value[knot] != values) & self.knot_has_next[knot]
-            inside = knot[between]
-            shaped[between] = self._interpolated(inside, values[between], shaped[between])
+            shaped[between] = self._interpolated(knot[between], values[between], shaped[between])
         else:
             shaped = np.zeros(len(values))
         outside = ~at_knot
@@ -684,13 +686,6 @@ def fit_toward(
     )
 
 
-def _sparse_matrix(values: np.ndarray) -> "sp.csr_matrix":
-    """A dense result stored sparse again (for a sparse chunk computed densely)."""
-    import scipy.sparse as sp
-
-    return sp.csr_matrix(values)
-
-
 def _information_gain(
     feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, probability: np.ndarray, n_features: int
 ) -> np.ndarray:
@@ -740,11 +735,7 @@ def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.n
     return (window_positives + 1) / (window_rows + 2)
 
 
-def _log_odds(p: np.ndarray) -> np.ndarray:
-    return np.log(p) - np.log1p(-p)
-
-
-_TRANSFORMS = {"prob": lambda p: p, "logodds": _log_odds}
+_TRANSFORMS = {"prob": lambda p: p, "logodds": lambda p: np.log(p) - np.log1p(-p)}
 
 # The compiled kernel reads a column's shaped whole values from a table when its knots span at most
 # this many of them (word counts: a few dozen), and only values below 2**52 are whole numbers exactly.
