@@ -477,6 +477,7 @@ class Shaper(ClassValueCountsStage):
         self.knots = self._knots()
 
 
+@dataclass(eq=False)
 class Knots:
     """p̃ of each (column, value) from fitted knots, sorted by (column, value), each with its p̃
     (KDD'09 §3.2–3.3; docs/algorithms.md §4): the shaping that ``shape`` and ``auto`` share.
@@ -488,23 +489,18 @@ class Knots:
     value (−1 for none) when columns × distinct values is small, else a search of the knots' keys does.
     """
 
-    def __init__(
-        self,
-        knot_feature: np.ndarray,
-        knot_value: np.ndarray,
-        knot_probability: np.ndarray,
-        zero_probability: np.ndarray,
-        default_probability: np.ndarray,
-        nominal: np.ndarray,
-        zero_bin: bool,
-    ):
-        self.knot_feature, self.knot_value, self.knot_probability = knot_feature, knot_value, knot_probability
-        self.zero_probability, self.default_probability = zero_probability, default_probability
-        self.column_nominal, self.zero_bin = nominal, zero_bin
-        n_columns = len(nominal)
+    knot_feature: np.ndarray
+    knot_value: np.ndarray
+    knot_probability: np.ndarray
+    zero_probability: np.ndarray
+    default_probability: np.ndarray
+    column_nominal: np.ndarray
+    zero_bin: bool
+
+    def __post_init__(self) -> None:
+        n_columns = len(self.column_nominal)
         self.start = np.searchsorted(self.knot_feature, np.arange(n_columns + 1))
-        has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
-        self.knot_has_next = has_next
+        self.knot_has_next = has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
         following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             step = self.knot_value[following] - self.knot_value
@@ -514,7 +510,7 @@ class Knots:
         # the fraction of the step, computed on values scaled by a power of two (see _interpolated)
         self.scaled = has_next & (~np.isfinite(step) | (step < np.finfo(np.float64).tiny) | ~np.isfinite(slope))
         has_knots = self.start[1:] > self.start[:-1]
-        baseline = self.zero_probability if zero_bin else self.default_probability
+        baseline = self.zero_probability if self.zero_bin else self.default_probability
         first_knot = np.minimum(self.start[:-1], max(len(self.knot_value) - 1, 0))
         self.first_probability = np.where(
             has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0, baseline
