@@ -14,8 +14,7 @@ Each feature is replaced by a smoothed estimate of P(positive | value):
 3. between training values linear interpolation, beyond them the end value;
 4. ``--transform prob`` (default) or ``logodds`` applied after interpolation;
 5. zero-preserving (default): output T(p̃(x)) − T(p̃(0)), so 0 stays 0 and sparse
-   stays sparse.
-
+   stays sparse;
 6. missing values (``--missing bin``, default): their own bin, p̃(missing) =
    (positives among them + 1)/(rows + 2), output like a value's,
    T(p̃(missing)) − T(p̃(0)); a feature without missing training rows maps a
@@ -34,15 +33,11 @@ On a class of k > 2 labels without ``--positive`` (docs/algorithms.md §4.1):
 one whose shaped feature predicts c-vs-rest on the training rows with the largest
 log-likelihood gain over the class rate.  Internally every output feature is a
 *column*, a (feature, class) pair; the fitted arrays are per column.
-
-A sparse chunk's stored values are shaped by the compiled module ``filterkit._kernels``
-(one pass, the same arithmetic as numpy's, so the floats are the same bit for bit);
-``--transform logodds`` and fits whose knot steps need the
-scaled interpolation are shaped by numpy, as are dense chunks and one-vs-rest copies.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -162,8 +157,7 @@ class Shaper(ClassValueCountsStage):
                 attributes.append(Attribute(f"{attribute.name}@{label}", NUMERIC, declared_type="numeric"))
                 source.append(i)
                 output_column.append(column_of_attribute[i] + c)
-        names = [attribute.name for attribute in attributes]
-        repeated = sorted({name for name in names if names.count(name) > 1}) if len(set(names)) < len(names) else []
+        repeated = sorted(name for name, count in Counter(a.name for a in attributes).items() if count > 1)
         if repeated:
             raise FilterkitError(
                 f"stage '{self.name}': --multiclass {ONE_VS_REST} would write two attributes called "
