@@ -81,19 +81,13 @@ def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> 
         slack = np.maximum(0.0, 1.0 - signs * (np.asarray(features @ weights).ravel() + offset))
         value = 0.5 * float(weights @ weights) + float(np.sum(costs * slack * slack))
         pull = -2.0 * costs * slack * signs
-        gradient = np.empty(columns + 1)
-        gradient[:columns] = weights + np.asarray(features.T @ pull).ravel()
-        gradient[columns] = float(pull.sum())
-        return value, gradient
+        return value, np.append(weights + np.asarray(features.T @ pull).ravel(), pull.sum())
 
     def curvature(point, direction):
         slack = 1.0 - signs * (np.asarray(features @ point[:columns]).ravel() + point[columns])
         active = np.where(slack > 0, 2.0 * costs, 0.0)
         along = active * (np.asarray(features @ direction[:columns]).ravel() + direction[columns])
-        product = np.empty(columns + 1)
-        product[:columns] = direction[:columns] + np.asarray(features.T @ along).ravel()
-        product[columns] = float(along.sum())
-        return product
+        return np.append(direction[:columns] + np.asarray(features.T @ along).ravel(), along.sum())
 
     # liblinear's (w, b) with b penalized, the same loss: a near start
     start = _fit_quietly(_linear_svm(C, 0, class_weight=class_weight), features, targets)
@@ -406,10 +400,8 @@ class AdaptiveSVM(Classifier):
         models = {}
 
         def recall_at(C):
-            model = _fit_quietly(_linear_svm(C, seed, loss="hinge"), features, targets)
-            models[C] = model
-            predicted = model.decision_function(features) > 0
-            return float(predicted[targets == 1].mean())
+            models[C] = model = _fit_quietly(_linear_svm(C, seed, loss="hinge"), features, targets)
+            return float((model.decision_function(features)[targets == 1] > 0).mean())
 
         self.k, self.chosen_C, self.recalls = adaptive_c(
             self.base_C, recall_at, self.params["rho_max"], self.params["k_max"], self.params["reading"]
