@@ -274,9 +274,7 @@ class Shaper(ClassValueCountsStage):
             nominal = np.flatnonzero(self.nominal)
             if not len(nominal):
                 return chunk.with_stored(data, rows)
-            import scipy.sparse as sp
-
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+            matrix = cast("sp.csr_matrix", chunk.values).tocsr()
             shaped = self._with_first_labels(
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
             )
@@ -421,8 +419,7 @@ class Shaper(ClassValueCountsStage):
         return cast(sp.csr_matrix, (shaped + first_labels).tocsr())
 
     def state(self) -> dict:
-        """The fitted arrays; ``column_class`` only where options and class do not imply it (max),
-        ``missing_probability`` only where it is not ``default_probability``."""
+        """The fitted arrays, ``column_class`` and ``missing_probability`` only where ``state_arrays`` says."""
         recorded = {"column_class": self.column_class} if self.chooses_classes else {}
         differs = not np.array_equal(self.missing_probability, self.default_probability)
         missing = {"missing_probability": self.missing_probability} if differs else {}
