@@ -178,16 +178,12 @@ class Shaper(ClassValueCountsStage):
         class_totals = statistics.class_totals
         histogram = statistics.histogram(include_zero=True)
         n_features = len(self.features)
-
-        def toward(target: int) -> _Fit:
-            options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
-            return fit_toward(target, histogram, statistics, self.nominal, *options)
-
         if self.every_class:
-            fits = [toward(c) for c in range(len(self.class_attribute.labels))]
+            targets = list(range(len(self.class_attribute.labels)))
         else:
-            positive = positive_code(self.class_attribute, class_totals, self.context.positive)
-            fits = [toward(positive)]
+            targets = [positive_code(self.class_attribute, class_totals, self.context.positive)]
+        options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
+        fits = [fit_toward(target, histogram, statistics, self.nominal, *options) for target in targets]
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
