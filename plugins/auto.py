@@ -39,7 +39,7 @@ from filterkit.statistics import ValueCounts, feature_positions
 
 from .housekeeping import nonzero_entries
 from .ordinal import unique_schema
-from .shaper import NEIGHBORS, Knots, fit_toward  # the LP shaper's fit and estimates, shared (plugins/shaper.py)
+from .shaper import NEIGHBORS, Knots, first_unsorted_knot, fit_toward  # the LP shaper's, shared
 
 #: The treatments, by the code the model file stores for each feature.
 DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4
@@ -521,22 +521,13 @@ class AutoStage(Stage):
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
-        same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
-        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (
-            same_feature & (self.knot_value[1:] <= self.knot_value[:-1])
-        )
-        if unsorted.any():
+        if first_unsorted_knot(self.knot_feature, self.knot_value) is not None:
             raise invalid_state(self, "the knots are not sorted by feature and value")
         self.knots = self._fitted_knots()
         self._layout()
 
 
-def auto_stage_for(metrics: dict) -> type[AutoStage]:
-    """The ``auto`` stage class, knowing the registered metrics."""
-    return type("AutoStage", (AutoStage,), {"metrics": dict(metrics)})
-
-
 @hookimpl
 def register_stages(register, metrics):
-    """The ``auto`` per-feature policy stage."""
-    register(auto_stage_for(metrics))
+    """The ``auto`` per-feature policy stage, knowing the registered metrics."""
+    register(type("AutoStage", (AutoStage,), {"metrics": dict(metrics)}))

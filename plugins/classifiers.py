@@ -1,11 +1,5 @@
-"""The classifiers of ``filterkit evaluate``: ``svm`` and ``aisvm``.
-
-``svm`` is the papers' linear SVM (KDD'09 §4; docs/algorithms.md §8.4): liblinear, C chosen from a grid by
-the best mean AUC of an inner stratified cross-validation on the training rows, then Platt-calibrated
-probabilities; its options give the papers' other settings (hinge loss, an offset left out of the penalty,
-Platt on the training rows or the margin's sign, balanced class weights).  With ``--multiclass`` it is
-one-vs-rest at one C for all classes, the predicted class the one of the largest score.  ``aisvm`` is
-Anghelescu & Muchnik's adaptive-C-and-intercept SVM (docs/algorithms.md §9).
+"""The classifiers of ``filterkit evaluate``: ``svm``, the papers' linear SVM (KDD'09 §4; docs/algorithms.md
+§8.4), and ``aisvm``, Anghelescu & Muchnik's adaptive-C-and-intercept SVM (docs/algorithms.md §9).
 """
 
 from __future__ import annotations
@@ -62,19 +56,13 @@ class FreeInterceptSVM:
             weights = model.dual_coef_ @ model.support_vectors_
             self.coef_ = np.asarray(weights.toarray() if sp.issparse(weights) else weights).reshape(1, -1)
             self.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
-            return self
-        self.coef_, self.intercept_ = _squared_hinge_free_intercept(features, targets, self.C, self.class_weight)
+        else:
+            self.coef_, self.intercept_ = _squared_hinge_free_intercept(features, targets, self.C, self.class_weight)
         return self
 
     def decision_function(self, features):
         """w·x + b per row."""
         return np.asarray(features @ self.coef_.ravel()).ravel() + self.intercept_[0]
-
-
-def _liblinear_start(features, targets, C: float, class_weight) -> np.ndarray:
-    """liblinear's (w, b) with b penalized: a near start for the free-b Newton method (the same loss)."""
-    model = _fit_quietly(_linear_svm(C, 0, class_weight=class_weight), features, targets)
-    return np.append(np.asarray(model.coef_).ravel(), model.intercept_[0])
 
 
 def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> tuple[np.ndarray, np.ndarray]:
@@ -93,23 +81,19 @@ def _squared_hinge_free_intercept(features, targets, C: float, class_weight) -> 
         slack = np.maximum(0.0, 1.0 - signs * (np.asarray(features @ weights).ravel() + offset))
         value = 0.5 * float(weights @ weights) + float(np.sum(costs * slack * slack))
         pull = -2.0 * costs * slack * signs
-        gradient = np.empty(columns + 1)
-        gradient[:columns] = weights + np.asarray(features.T @ pull).ravel()
-        gradient[columns] = float(pull.sum())
-        return value, gradient
+        return value, np.append(weights + np.asarray(features.T @ pull).ravel(), pull.sum())
 
     def curvature(point, direction):
         slack = 1.0 - signs * (np.asarray(features @ point[:columns]).ravel() + point[columns])
         active = np.where(slack > 0, 2.0 * costs, 0.0)
         along = active * (np.asarray(features @ direction[:columns]).ravel() + direction[columns])
-        product = np.empty(columns + 1)
-        product[:columns] = direction[:columns] + np.asarray(features.T @ along).ravel()
-        product[columns] = float(along.sum())
-        return product
+        return np.append(direction[:columns] + np.asarray(features.T @ along).ravel(), along.sum())
 
+    # liblinear's (w, b) with b penalized, the same loss: a near start
+    start = _fit_quietly(_linear_svm(C, 0, class_weight=class_weight), features, targets)
     solution = minimize(
         objective,
-        _liblinear_start(features, targets, C, class_weight),
+        np.append(np.asarray(start.coef_).ravel(), start.intercept_[0]),
         jac=True,
         hessp=curvature,
         method="trust-ncg",
@@ -169,16 +153,6 @@ class LinearSVM(Classifier):
         if not self.grid or min(self.grid) <= 0:
             raise FilterkitError("svm: every C must be positive")
 
-    def _svm(self, C: float, seed: int):
-        """An unfitted SVM at ``C`` with this classifier's loss, intercept and class weights."""
-        return _linear_svm(
-            C,
-            seed,
-            loss=self.params["loss"].replace("-", "_"),
-            intercept=self.params["intercept"],
-            class_weight=None if self.params["class_weight"] == "none" else "balanced",
-        )
-
     def fit(self, features, targets, seed):
         self.binary = True
         return self._fit_one_vs_rest(features, targets, 2, [1], seed)
@@ -229,7 +203,12 @@ class LinearSVM(Classifier):
 
     def _one_vs_rest(self, C: float, seed: int, features, classes, columns) -> list:
         """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
-        return [_fit_quietly(self._svm(C, seed), features, (classes == k).astype(np.int64)) for k in columns]
+        loss, intercept = self.params["loss"].replace("-", "_"), self.params["intercept"]
+        class_weight = None if self.params["class_weight"] == "none" else "balanced"
+        return [
+            _fit_quietly(_linear_svm(C, seed, loss, intercept, class_weight), features, (classes == k).astype(np.int64))
+            for k in columns
+        ]
 
     def class_scores(self, features):
         """Each class's Platt probability, or its decision value without a sigmoid."""
@@ -263,7 +242,6 @@ class LinearSVM(Classifier):
 
 
 def _decisions(models: list, features) -> np.ndarray:
-    """Each model's decision values on ``features`` (rows × models)."""
     return np.column_stack([model.decision_function(features) for model in models])
 
 
@@ -298,8 +276,7 @@ def platt_sigmoid(decisions: np.ndarray, targets: np.ndarray, iterations: int = 
     for _ in range(iterations):
         z = decisions * A + B
         p = np.where(z >= 0, np.exp(-z) / (1 + np.exp(-z)), 1 / (1 + np.exp(z)))
-        q = 1 - p
-        d2 = p * q
+        d2 = p * (1 - p)
         h11 = 1e-12 + np.sum(decisions * decisions * d2)
         h22 = 1e-12 + np.sum(d2)
         h21 = np.sum(decisions * d2)
@@ -340,12 +317,10 @@ def adaptive_c(
     Returns (k, C*, the recalls measured).
     """
     recalls = []
-    k = 1
-    while True:
+    for k in range(1, k_max + 1):
         recalls.append(recall_at(k * base_C))
-        if recalls[-1] >= rho_max or k == k_max:
+        if recalls[-1] >= rho_max:
             break
-        k += 1
     overshot = recalls[-1] == 1.0 if reading == "algorithm" else recalls[-1] >= rho_max
     if overshot and k > 1:
         k -= 1
@@ -425,10 +400,8 @@ class AdaptiveSVM(Classifier):
         models = {}
 
         def recall_at(C):
-            model = _fit_quietly(_linear_svm(C, seed, loss="hinge"), features, targets)
-            models[C] = model
-            predicted = model.decision_function(features) > 0
-            return float(predicted[targets == 1].mean())
+            models[C] = model = _fit_quietly(_linear_svm(C, seed, loss="hinge"), features, targets)
+            return float((model.decision_function(features)[targets == 1] > 0).mean())
 
         self.k, self.chosen_C, self.recalls = adaptive_c(
             self.base_C, recall_at, self.params["rho_max"], self.params["k_max"], self.params["reading"]

@@ -98,21 +98,17 @@ def information_gain_of_tables(tables):
     (features × values × classes), summed in the order of Weka 3.6's
     ``ContingencyTables.entropyOverColumns`` and ``entropyConditionedOnRows``."""
     n, n_values, n_classes = tables.shape
+    row_totals, column_totals, _ = _margins(tables)
     over_columns, total = np.zeros(n), np.zeros(n)
     for column in range(n_classes):
-        column_total = np.zeros(n)
-        for value in range(n_values):
-            column_total = column_total + tables[:, value, column]
-        over_columns = over_columns - _x_ln_x(column_total)
-        total = total + column_total
+        over_columns = over_columns - _x_ln_x(column_totals[:, column])
+        total = total + column_totals[:, column]
     on_rows, row_grand_total = np.zeros(n), np.zeros(n)
     for value in range(n_values):
-        row_total = np.zeros(n)
         for column in range(n_classes):
             on_rows = on_rows + _x_ln_x(tables[:, value, column])
-            row_total = row_total + tables[:, value, column]
-        on_rows = on_rows - _x_ln_x(row_total)
-        row_grand_total = row_grand_total + row_total
+        on_rows = on_rows - _x_ln_x(row_totals[:, value])
+        row_grand_total = row_grand_total + row_totals[:, value]
     with np.errstate(divide="ignore", invalid="ignore"):
         class_entropy = np.where(
             np.abs(total) < WEKA_SMALL, 0.0, (over_columns + _x_ln_x(total)) / (total * np.log(2.0))

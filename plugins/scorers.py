@@ -2,10 +2,8 @@
 docs/algorithms.md §3 is the reference).
 
 Each scores every numeric feature on the training data and by default rescales it so that the
-width of its training range is the score: ``x·s/(max − min)`` (0 stays 0), ``(x − min)·s/(max − min)``
-with ``--no-zero-preserve``, or ``x·s`` with ``--multiply`` (Forman's TF·BNS).  ``--no-scale`` only
-records the scores for a following ``select``.  A metric's own options (``Metric.options``) are the
-scorer's too.
+width of its training range is the score (the options give the formulas; ``--multiply`` is Forman's
+TF·BNS).  A metric's own options (``Metric.options``) are the scorer's too.
 """
 
 from __future__ import annotations

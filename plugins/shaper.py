@@ -14,8 +14,7 @@ Each feature is replaced by a smoothed estimate of P(positive | value):
 3. between training values linear interpolation, beyond them the end value;
 4. ``--transform prob`` (default) or ``logodds`` applied after interpolation;
 5. zero-preserving (default): output T(p̃(x)) − T(p̃(0)), so 0 stays 0 and sparse
-   stays sparse.
-
+   stays sparse;
 6. missing values (``--missing bin``, default): their own bin, p̃(missing) =
    (positives among them + 1)/(rows + 2), output like a value's,
    T(p̃(missing)) − T(p̃(0)); a feature without missing training rows maps a
@@ -34,15 +33,11 @@ On a class of k > 2 labels without ``--positive`` (docs/algorithms.md §4.1):
 one whose shaped feature predicts c-vs-rest on the training rows with the largest
 log-likelihood gain over the class rate.  Internally every output feature is a
 *column*, a (feature, class) pair; the fitted arrays are per column.
-
-A sparse chunk's stored values are shaped by the compiled module ``filterkit._kernels``
-(one pass, the same arithmetic as numpy's, so the floats are the same bit for bit);
-``--transform logodds`` and fits whose knot steps need the
-scaled interpolation are shaped by numpy, as are dense chunks and one-vs-rest copies.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -124,20 +119,16 @@ class Shaper(ClassValueCountsStage):
         super().prepare(schema, context)
         self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
         labels = self.class_attribute.labels
-        self.one_vs_rest = self._shapes_every_class() and self.params["multiclass"] == ONE_VS_REST
+        # a class of more than two labels without --positive shapes toward every class (docs/algorithms.md
+        # §4.1): one-vs-rest copies, or (--multiclass max) each feature's class is learned
+        self.every_class = self.context.positive is None and len(labels) > 2
+        self.one_vs_rest = self.every_class and self.params["multiclass"] == ONE_VS_REST
+        self.chooses_classes = self.every_class and self.params["multiclass"] == MOST_INFORMATIVE
         self.copies = len(labels) if self.one_vs_rest else 1
         self.column_feature = np.repeat(np.arange(len(self.features)), self.copies)
         self.column_nominal = self.nominal[self.column_feature]
         if self.one_vs_rest:
             self._lay_out_copies()
-
-    def _shapes_every_class(self) -> bool:
-        """True on a class of more than two labels without --positive (docs/algorithms.md §4.1)."""
-        return self.context.positive is None and len(self.class_attribute.labels) > 2
-
-    def _chooses_classes(self) -> bool:
-        """True for --multiclass max on a class of more than two labels: each feature's class is learned."""
-        return self._shapes_every_class() and self.params["multiclass"] == MOST_INFORMATIVE
 
     def _lay_out_copies(self) -> None:
         """The one-vs-rest output schema: each feature replaced, where it stands, by its copies
@@ -166,8 +157,7 @@ class Shaper(ClassValueCountsStage):
                 attributes.append(Attribute(f"{attribute.name}@{label}", NUMERIC, declared_type="numeric"))
                 source.append(i)
                 output_column.append(column_of_attribute[i] + c)
-        names = [attribute.name for attribute in attributes]
-        repeated = sorted({name for name in names if names.count(name) > 1}) if len(set(names)) < len(names) else []
+        repeated = sorted(name for name, count in Counter(a.name for a in attributes).items() if count > 1)
         if repeated:
             raise FilterkitError(
                 f"stage '{self.name}': --multiclass {ONE_VS_REST} would write two attributes called "
@@ -188,20 +178,18 @@ class Shaper(ClassValueCountsStage):
         class_totals = statistics.class_totals
         histogram = statistics.histogram(include_zero=True)
         n_features = len(self.features)
-
-        def toward(target: int) -> _Fit:
-            options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
-            return fit_toward(target, histogram, statistics, self.nominal, *options)
-
-        if self._shapes_every_class():
-            fits = [toward(c) for c in range(len(self.class_attribute.labels))]
+        if self.every_class:
+            targets = list(range(len(self.class_attribute.labels)))
         else:
-            positive = positive_code(self.class_attribute, class_totals, self.context.positive)
-            fits = [toward(positive)]
+            targets = [positive_code(self.class_attribute, class_totals, self.context.positive)]
+        options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
+        fits = [fit_toward(target, histogram, statistics, self.nominal, *options) for target in targets]
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
-            self.column_class = _most_informative(np.array([fit.information for fit in fits]), class_totals > 0)
+            # each feature's class of largest information among those with training rows (the first on a tie)
+            information = np.where((class_totals > 0)[:, None], [fit.information for fit in fits], -np.inf)
+            self.column_class = np.argmax(information, axis=0).astype(np.int64)
         else:
             self.column_class = np.full(n_features, fits[0].target, dtype=np.int64)
         n_columns = len(self.column_class)
@@ -229,7 +217,6 @@ class Shaper(ClassValueCountsStage):
         self.zero_probability = self.knots.at_zero()
 
     def _knots(self) -> "Knots":
-        """The fitted knots' :class:`Knots`."""
         return Knots(
             self.knot_feature,
             self.knot_value,
@@ -283,9 +270,7 @@ class Shaper(ClassValueCountsStage):
             nominal = np.flatnonzero(self.nominal)
             if not len(nominal):
                 return chunk.with_stored(data, rows)
-            import scipy.sparse as sp
-
-            matrix = cast(sp.csr_matrix, chunk.values).tocsr()
+            matrix = cast("sp.csr_matrix", chunk.values).tocsr()
             shaped = self._with_first_labels(
                 with_stored_values(matrix, data), matrix, self.features[nominal], self.features[nominal], nominal
             )
@@ -405,7 +390,11 @@ class Shaper(ClassValueCountsStage):
         block = values[:, shaped]
         columns = np.broadcast_to(self.output_column[shaped], block.shape)
         values[:, shaped] = self._shape(columns.ravel(), block.ravel()).reshape(block.shape)
-        return Chunk(_sparse_matrix(values) if chunk.is_sparse else values, text, chunk.weights)
+        if chunk.is_sparse:
+            import scipy.sparse as sp
+
+            values = sp.csr_matrix(values)  # computed densely, stored sparse again
+        return Chunk(values, text, chunk.weights)
 
     def _with_first_labels(
         self, shaped: sp.csr_matrix, matrix: sp.csr_matrix, outputs: np.ndarray, inputs: np.ndarray, columns: np.ndarray
@@ -426,9 +415,8 @@ class Shaper(ClassValueCountsStage):
         return cast(sp.csr_matrix, (shaped + first_labels).tocsr())
 
     def state(self) -> dict:
-        """The fitted arrays; ``column_class`` only where options and class do not imply it (max),
-        ``missing_probability`` only where it is not ``default_probability``."""
-        recorded = {"column_class": self.column_class} if self._chooses_classes() else {}
+        """The fitted arrays, ``column_class`` and ``missing_probability`` only where ``state_arrays`` says."""
+        recorded = {"column_class": self.column_class} if self.chooses_classes else {}
         differs = not np.array_equal(self.missing_probability, self.default_probability)
         missing = {"missing_probability": self.missing_probability} if differs else {}
         return {
@@ -443,7 +431,7 @@ class Shaper(ClassValueCountsStage):
         }
 
     def load_state(self, state: dict) -> None:
-        if "column_class" not in state and not self._chooses_classes():
+        if "column_class" not in state and not self.chooses_classes:
             # one-vs-rest: every label in order; a binary shaper's class is not recorded (−1)
             implied = np.tile(np.arange(self.copies), len(self.features)) if self.one_vs_rest else -1
             state = {**state, "column_class": np.broadcast_to(implied, len(self.column_feature))}
@@ -463,12 +451,8 @@ class Shaper(ClassValueCountsStage):
             expected is not None and not np.array_equal(self.column_class, expected)
         ):
             raise invalid_state(self, "'column_class' does not name each column's class label")
-        same_feature = self.knot_feature[1:] == self.knot_feature[:-1]
-        unsorted = (self.knot_feature[1:] < self.knot_feature[:-1]) | (
-            same_feature & (self.knot_value[1:] <= self.knot_value[:-1])
-        )
-        if unsorted.any():
-            where = int(np.flatnonzero(unsorted)[0]) + 1
+        where = first_unsorted_knot(self.knot_feature, self.knot_value)
+        if where is not None:
             raise invalid_state(self, f"the knots are not sorted by feature and value (knot {where})")
         nominal_knot = self.column_nominal[self.knot_feature]
         if nominal_knot.any():
@@ -480,6 +464,7 @@ class Shaper(ClassValueCountsStage):
         self.knots = self._knots()
 
 
+@dataclass(eq=False)
 class Knots:
     """p̃ of each (column, value) from fitted knots, sorted by (column, value), each with its p̃
     (KDD'09 §3.2–3.3; docs/algorithms.md §4): the shaping that ``shape`` and ``auto`` share.
@@ -491,23 +476,18 @@ class Knots:
     value (−1 for none) when columns × distinct values is small, else a search of the knots' keys does.
     """
 
-    def __init__(
-        self,
-        knot_feature: np.ndarray,
-        knot_value: np.ndarray,
-        knot_probability: np.ndarray,
-        zero_probability: np.ndarray,
-        default_probability: np.ndarray,
-        nominal: np.ndarray,
-        zero_bin: bool,
-    ):
-        self.knot_feature, self.knot_value, self.knot_probability = knot_feature, knot_value, knot_probability
-        self.zero_probability, self.default_probability = zero_probability, default_probability
-        self.column_nominal, self.zero_bin = nominal, zero_bin
-        n_columns = len(nominal)
+    knot_feature: np.ndarray
+    knot_value: np.ndarray
+    knot_probability: np.ndarray
+    zero_probability: np.ndarray
+    default_probability: np.ndarray
+    column_nominal: np.ndarray
+    zero_bin: bool
+
+    def __post_init__(self) -> None:
+        n_columns = len(self.column_nominal)
         self.start = np.searchsorted(self.knot_feature, np.arange(n_columns + 1))
-        has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
-        self.knot_has_next = has_next
+        self.knot_has_next = has_next = np.r_[self.knot_feature[1:] == self.knot_feature[:-1], False]
         following = np.minimum(np.arange(1, len(self.knot_value) + 1), max(len(self.knot_value) - 1, 0))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
             step = self.knot_value[following] - self.knot_value
@@ -517,7 +497,7 @@ class Knots:
         # the fraction of the step, computed on values scaled by a power of two (see _interpolated)
         self.scaled = has_next & (~np.isfinite(step) | (step < np.finfo(np.float64).tiny) | ~np.isfinite(slope))
         has_knots = self.start[1:] > self.start[:-1]
-        baseline = self.zero_probability if zero_bin else self.default_probability
+        baseline = self.zero_probability if self.zero_bin else self.default_probability
         first_knot = np.minimum(self.start[:-1], max(len(self.knot_value) - 1, 0))
         self.first_probability = np.where(
             has_knots, self.knot_probability[first_knot] if len(self.knot_value) else 0.0, baseline
@@ -562,8 +542,7 @@ class Knots:
         if len(self.knot_value):
             shaped = self.knot_probability[knot]
             between = at_knot & (self.knot_value[knot] != values) & self.knot_has_next[knot]
-            inside = knot[between]
-            shaped[between] = self._interpolated(inside, values[between], shaped[between])
+            shaped[between] = self._interpolated(knot[between], values[between], shaped[between])
         else:
             shaped = np.zeros(len(values))
         outside = ~at_knot
@@ -598,6 +577,13 @@ class Knots:
             fraction = np.where(np.isnan(fraction), 0.0, fraction)
             result[scaled] = at_knot[scaled] + (self.knot_probability[k + 1] - self.knot_probability[k]) * fraction
         return result
+
+
+def first_unsorted_knot(knot_feature: np.ndarray, knot_value: np.ndarray) -> int | None:
+    """The first knot not after the one before it in (column, value) order, or None when they are sorted."""
+    same_feature = knot_feature[1:] == knot_feature[:-1]
+    unsorted = (knot_feature[1:] < knot_feature[:-1]) | (same_feature & (knot_value[1:] <= knot_value[:-1]))
+    return int(np.flatnonzero(unsorted)[0]) + 1 if unsorted.any() else None
 
 
 @dataclass(frozen=True)
@@ -683,13 +669,6 @@ def fit_toward(
     )
 
 
-def _sparse_matrix(values: np.ndarray) -> "sp.csr_matrix":
-    """A dense result stored sparse again (for a sparse chunk computed densely)."""
-    import scipy.sparse as sp
-
-    return sp.csr_matrix(values)
-
-
 def _information_gain(
     feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, probability: np.ndarray, n_features: int
 ) -> np.ndarray:
@@ -709,13 +688,6 @@ def _information_gain(
     baseline = total_positives * np.log2(overall) + (total - total_positives) * np.log2(1 - overall)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(total > 0, (likelihood - baseline) / total, 0.0)
-
-
-def _most_informative(information: np.ndarray, has_rows: np.ndarray) -> np.ndarray:
-    """Per feature (a column of ``information``, classes × features), the class of largest
-    information among those with training rows, the first such label on a tie."""
-    candidates = np.where(has_rows[:, None], information, -np.inf)
-    return np.argmax(candidates, axis=0).astype(np.int64)
 
 
 def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.ndarray, neighbors: int) -> np.ndarray:
@@ -746,11 +718,7 @@ def _window_probabilities(feature: np.ndarray, rows: np.ndarray, positives: np.n
     return (window_positives + 1) / (window_rows + 2)
 
 
-def _log_odds(p: np.ndarray) -> np.ndarray:
-    return np.log(p) - np.log1p(-p)
-
-
-_TRANSFORMS = {"prob": lambda p: p, "logodds": _log_odds}
+_TRANSFORMS = {"prob": lambda p: p, "logodds": lambda p: np.log(p) - np.log1p(-p)}
 
 # The compiled kernel reads a column's shaped whole values from a table when its knots span at most
 # this many of them (word counts: a few dozen), and only values below 2**52 are whole numbers exactly.
