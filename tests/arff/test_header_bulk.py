@@ -21,7 +21,7 @@ from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NEVER = re.compile(r"(?!)")
-_NEVER_RUN = (re.compile(rb"(?!)"), _NEVER)
+_NEVER_RUN = re.compile(rb"(?!)")
 
 
 def read_header(data: bytes, limits: Limits | None = None):
@@ -37,7 +37,7 @@ def three_ways(data: bytes, monkeypatch, limits: Limits | None = None):
     """The header read in bulk (the default), line by line, and by the tokenizer alone."""
     bulk = read_header(data, limits)
     with monkeypatch.context() as patched:
-        patched.setattr(header, "_plain_run_patterns", lambda plain: _NEVER_RUN)
+        patched.setattr(header, "_PLAIN_RUN", _NEVER_RUN)
         by_line = read_header(data, limits)
         patched.setattr(header, "_PLAIN_NUMERIC", _NEVER)
         tokenized = read_header(data, limits)

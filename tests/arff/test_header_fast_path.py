@@ -1,7 +1,7 @@
 """The header's fast path (a plain ``@attribute NAME numeric`` line matched at once, without
 the tokenizer) reads every header exactly as the tokenizer does: the same Schema, the same
 comments, the same error on the same line.  Each header is read twice, the second time with
-the fast path switched off (its pattern made to match nothing)."""
+the fast path switched off (its patterns made to match nothing)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def both_ways(data: bytes, monkeypatch, limits: Limits | None = None):
     fast = read_header(data, limits)
     with monkeypatch.context() as patched:
         patched.setattr(header, "_PLAIN_NUMERIC", _NEVER)
+        patched.setattr(header, "_PLAIN_RUN", re.compile(rb"(?!)"))
         slow = read_header(data, limits)
     return fast, slow
 
