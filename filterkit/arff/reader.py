@@ -28,7 +28,7 @@ from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extens
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate, without_zeros
 
@@ -620,7 +620,7 @@ def _quoted_values(targets, column_of, row_of, strings, values, columns: _Column
 
 def _parse_row(line: str, columns: _ColumnInfo):
     """One data row by the tokenizer: ``(columns, values, texts, weight)``."""
-    tokens = tokenize(line)
+    tokens = list(iter_tokens(line))
     texts: dict = {}
     if tokens and tokens[0].kind == OPEN:
         cols, values, position = _sparse_pairs(tokens, columns, texts)
