@@ -549,15 +549,11 @@ def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: 
             values[targets[picked]] = codes
             rest = np.flatnonzero(~nominal)
             targets, column_of, row_of, starts, ends = (a[rest] for a in (targets, column_of, row_of, starts, ends))
-    tokens = zip(targets.tolist(), column_of.tolist(), row_of.tolist(), starts.tolist(), ends.tolist())
-    for target, column, row, start, end in tokens:
-        found: dict = {}
-        try:
-            values[target] = columns.value(column, joined[start:end].decode("utf-8"), False, found)
-        except (UnicodeDecodeError, ArffError):
-            raise _NotPlain from None
-        if column in texts:
-            texts[column][row] = found.get(column)
+    try:
+        tokens = [joined[start:end].decode("utf-8") for start, end in zip(starts.tolist(), ends.tolist())]
+    except UnicodeDecodeError:
+        raise _NotPlain from None
+    _set_values(targets, column_of, row_of, tokens, False, values, columns, texts)
 
 
 def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
@@ -578,7 +574,7 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
     at = np.flatnonzero(quoted == 0)
     _look_up(entries[at], indices[entries[at]], rows[at], starts[at], ends[at], joined, values, columns, texts)
     at = np.flatnonzero(quoted)
-    _quoted_values(entries[at], indices[entries[at]], rows[at], strings, values, columns, texts)
+    _set_values(entries[at], indices[entries[at]], rows[at], strings, True, values, columns, texts)
     if len(entries) and not values[entries].all():
         values, indices, indptr = without_zeros(values, indices, indptr)
     return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
@@ -601,21 +597,21 @@ def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chun
     at = np.flatnonzero((kinds == _WORD) | ((kinds == _NUMBER) & columns.needs_lookup[column_of]))
     _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
     at = np.flatnonzero(kinds == _QUOTED)
-    _quoted_values(at, column_of[at], line_of[at], strings, numbers, columns, texts)
+    _set_values(at, column_of[at], line_of[at], strings, True, numbers, columns, texts)
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 
-def _quoted_values(targets, column_of, row_of, strings, values, columns: _ColumnInfo, texts) -> None:
-    """Set ``values[targets]`` from quoted texts ``strings`` (unescaped by the compiled module),
+def _set_values(targets, column_of, row_of, tokens, quoted: bool, values, columns: _ColumnInfo, texts) -> None:
+    """Set ``values[targets]`` from the texts ``tokens`` (quoted ones unescaped by the compiled module),
     as the tokenizer's rows would; _NotPlain for one that is not a value (the tokenizer names its line)."""
-    for target, column, row, text in zip(targets.tolist(), column_of.tolist(), row_of.tolist(), strings):
+    for target, column, row, text in zip(targets.tolist(), column_of.tolist(), row_of.tolist(), tokens):
         stored: dict = {}
         try:
-            values[target] = columns.value(column, text, True, stored)
+            values[target] = columns.value(column, text, quoted, stored)
         except ArffError:
             raise _NotPlain from None
         if column in texts:
-            texts[column][row] = stored[column]
+            texts[column][row] = stored.get(column)
 
 
 def _parse_row(line: str, columns: _ColumnInfo):
