@@ -91,8 +91,6 @@ class ArffReader:
     ``sys.stdin.buffer``; ``name`` is what errors call it.  ``known_header`` (a
     previous reader's ``header``) skips parsing the header again on another pass
     over the same file: its lines are only compared, by digest, with the first read.
-    A chunk ends at ``chunk_rows`` rows or once its rows hold ``limits.chunk_bytes``
-    bytes of text, whichever comes first.
     """
 
     def __init__(
@@ -669,9 +667,7 @@ def _assemble(rows, columns: _ColumnInfo, sparse: bool) -> Chunk:
     weights = None
     if any(r[3] is not None for r in rows):
         weights = np.array([1.0 if r[3] is None else r[3] for r in rows])
-    texts = {}
-    for column in columns.text_columns:
-        texts[column] = [r[2].get(column) if column in r[0] else "" for r in rows]
+    texts = {column: [r[2].get(column) if column in r[0] else "" for r in rows] for column in columns.text_columns}
     if sparse:
         counts = [len(r[0]) for r in rows]
         indptr = np.zeros(n_rows + 1, dtype=np.int64)
