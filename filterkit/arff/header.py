@@ -50,12 +50,6 @@ class HeaderParser:
                 f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
                 f"(set {VARIABLES['header_bytes']} to allow more)"
             )
-        plain = _PLAIN_NUMERIC.fullmatch(line) if self.relation is not None else None
-        if plain is not None:
-            name, declared = plain.groups()
-            self._declare(name)
-            self.stack[-1][1].append(Attribute(name, NUMERIC, declared_type=declared.lower()))
-            return None
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
