@@ -100,14 +100,22 @@ class _Spooling:
             self._spool_path = path
         return spool
 
-    def _spool_failed(self, name: str, error: OSError) -> FilterkitError:
-        """Close the spool; the error that it could not be written."""
-        self.close()
-        return FilterkitError(
-            f"cannot spool {name} into the temporary folder {tempfile.gettempdir()} "
-            f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
-            "or set TMPDIR to a folder with room for the data"
-        )
+    @contextlib.contextmanager
+    def _filling(self, spool: IO[bytes], name: str) -> Iterator[None]:
+        """Around the copy of ``name`` into ``spool``: on any error, close both the spool and this source,
+        and an OSError becomes the error that the spool could not be written."""
+        try:
+            yield
+        except BaseException as error:
+            spool.close()
+            self.close()
+            if not isinstance(error, OSError):
+                raise
+            raise FilterkitError(
+                f"cannot spool {name} into the temporary folder {tempfile.gettempdir()} "
+                f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
+                "or set TMPDIR to a folder with room for the data"
+            ) from None
 
     def close(self) -> None:
         """Close (and so delete) the spool file, if any."""
@@ -146,20 +154,12 @@ class StreamSource(_Spooling):
         spool = self._open_spool(suffix=".npy")
         progress = active()
         progress.expect(1)
-        try:
-            with progress.step(f"spooling {self.reader.name}", self) as meter:
-                rows = 0
-                for chunk in meter.counted(self.reader.chunks()):
-                    _save_chunk(spool, chunk)
-                    rows += chunk.n_rows
-                spool.flush()
-        except OSError as error:
-            spool.close()
-            raise self._spool_failed(self.reader.name, error) from None
-        except BaseException:
-            spool.close()
-            self.close()
-            raise
+        with self._filling(spool, self.reader.name), progress.step(f"spooling {self.reader.name}", self) as meter:
+            rows = 0
+            for chunk in meter.counted(self.reader.chunks()):
+                _save_chunk(spool, chunk)
+                rows += chunk.n_rows
+            spool.flush()
         self._spool, self.size, self.rows = spool, spool.tell(), rows
 
     def chunks(self) -> Iterator[Chunk]:
@@ -323,16 +323,10 @@ class ScannedSource(_Spooling):
         spool = self._spool = self._open_spool()
         input_stream, _ = open_stream(_CountedStream(stream), self.name)
         self._current = spool
-        try:
-            with active().step(f"spooling {self.name}", self, unit=""):
-                for data in iter(functools.partial(_read_checked, input_stream, self.name), b""):
-                    spool.write(data)
-                spool.flush()
-        except OSError as error:
-            raise self._spool_failed(self.name, error) from None
-        except BaseException:
-            self.close()
-            raise
+        with self._filling(spool, self.name), active().step(f"spooling {self.name}", self, unit=""):
+            for data in iter(functools.partial(_read_checked, input_stream, self.name), b""):
+                spool.write(data)
+            spool.flush()
         self.size = spool.tell()
 
         def reopen() -> IO[bytes]:

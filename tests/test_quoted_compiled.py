@@ -96,7 +96,7 @@ def test_a_quoted_body_is_unescaped_as_the_tokenizer_unescapes_it(seed):
     quote = rng.choice([b"'", b'"'])
     text = body(rng, quote)
     found = _speedups.tokenize_plain(b"1, " + quote + text + quote + b"\n" + quote + quote)
-    expected = [tokens.Token(tokens.WORD, "1")] + tokens.tokenize((quote + text + quote).decode())
+    expected = [tokens.Token(tokens.WORD, "1")] + list(tokens.iter_tokens((quote + text + quote).decode()))
     assert found[5] == [t.text for t in expected if t.kind == tokens.QUOTED] + [""]
     assert list(found[4]) == [1, 2, 2]
 

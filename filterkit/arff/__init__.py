@@ -14,15 +14,12 @@ from filterkit.arff.writer import ArffWriter, write_arff
 
 __all__ = ["ArffReader", "ArffWriter", "from_liac", "read_arff", "to_liac", "write_arff"]
 
-#: The names this package lends from a module it imports only when one is asked for.
-_LAZY = {"from_liac": "filterkit.arff.liac", "to_liac": "filterkit.arff.liac"}
-
 if TYPE_CHECKING:
     from filterkit.arff.liac import from_liac, to_liac
 else:
     # Hidden from type checkers, which would otherwise take every name of the package as defined.
     def __getattr__(name: str):
         """``from_liac`` and ``to_liac``, importing :mod:`filterkit.arff.liac` on first use."""
-        if name in _LAZY:
-            return getattr(importlib.import_module(_LAZY[name]), name)
+        if name in ("from_liac", "to_liac"):
+            return getattr(importlib.import_module("filterkit.arff.liac"), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

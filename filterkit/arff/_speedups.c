@@ -168,7 +168,7 @@ scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_s
 }
 
 /*
- * Split length bytes of rows as tokens.tokenize does (words end at a separator or a quote; a
+ * Split length bytes of rows as tokens.iter_tokens does (words end at a separator or a quote; a
  * quoted string ends at its closing quote, backslash escapes in it) and, when fill is set,
  * write them to out: numeric-looking words parsed, quoted strings unescaped.  Returns the
  * number of tokens and sets *quoted to the number of quoted ones; -1 for what only the

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as _dt
+import re
 
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError
@@ -105,6 +106,8 @@ _FIRST = {"y": 1, "M": 1, "d": 1, "H": 0, "k": 1, "K": 0, "h": 1, "m": 0, "s": 0
 _LAST = {"y": 9999, "M": 12, "d": 31, "H": 23, "k": 24, "K": 11, "h": 12, "m": 59, "s": 59, "S": 999}
 #: More digits than any field's range takes: refused before int() is asked.
 _MOST_DIGITS = 9
+#: A zone: an offset ±hh, ±hhmm or ±hh:mm, after UTC or GMT or alone; UTC or GMT alone; Z.
+_ZONE = re.compile(r"(?:UTC|GMT)?([+-])(\d\d)(?::?(\d\d))?|(?:UTC|GMT)(?![+-])|Z")
 
 
 def _shown_pattern(pattern: str) -> str:
@@ -193,26 +196,12 @@ def _read_name(text: str, position: int, names: list[str]):
 
 
 def _read_zone(text: str, position: int):
-    rest = text[position : position + 9]  # the longest zone, GMT+hh:mm
-    for name in ("UTC", "GMT", "Z"):
-        if rest.startswith(name):
-            position += len(name)
-            rest = rest[len(name) :]
-            if name == "Z" or rest[:1] not in ("+", "-"):
-                return 0, position
-            break
-    if rest[:1] not in ("+", "-"):
+    match = _ZONE.match(text, position)
+    if match is None:
         return None, position
-    sign = -1 if rest[0] == "-" else 1
-    body = rest[1:]
-    if len(body) >= 5 and body[2] == ":" and body[:2].isdecimal() and body[3:5].isdecimal():
-        hours, minutes, used = int(body[:2]), int(body[3:5]), 6
-    elif len(body) >= 4 and body[:4].isdecimal():
-        hours, minutes, used = int(body[:2]), int(body[2:4]), 5
-    elif len(body) >= 2 and body[:2].isdecimal():
-        hours, minutes, used = int(body[:2]), 0, 3
-    else:
+    sign, hours, minutes = match.groups()
+    if sign is None:
+        return 0, match.end()
+    if int(hours) > 23 or int(minutes or 0) > 59:
         return None, position
-    if hours > 23 or minutes > 59:
-        return None, position
-    return sign * (hours * 60 + minutes), position + used
+    return (-1 if sign == "-" else 1) * (int(hours) * 60 + int(minutes or 0)), match.end()

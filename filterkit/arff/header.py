@@ -7,7 +7,6 @@ attributes and written back unchanged (their values are kept as text).
 
 from __future__ import annotations
 
-import functools
 import re
 from itertools import islice
 from typing import Sequence, cast
@@ -20,20 +19,14 @@ from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribu
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
 #: The common header line, ``@attribute NAME numeric|real|integer`` with a bare name (which stops at a
-#: line end, for :func:`_plain_run_patterns`) and only blanks between: one match gives what the
+#: line end, for the run patterns below) and only blanks between: one match gives what the
 #: tokenizer would.
 _PLAIN_NUMERIC = re.compile(
     r"[ \t]*+@attribute[ \t]++([^ \t,{}%'\"\n]++)[ \t]++(numeric|real|integer)[ \t]*+", re.IGNORECASE | re.ASCII
 )
-
-
-@functools.lru_cache(maxsize=4)
-def _plain_run_patterns(plain: re.Pattern) -> tuple[re.Pattern, re.Pattern]:
-    """For the line pattern ``plain``: the patterns of a run of such lines (bytes) and of one line (text)."""
-    return (
-        re.compile(f"(?:{plain.pattern}\n)+".encode("ascii"), plain.flags & ~re.UNICODE),
-        re.compile(f"{plain.pattern}\n", plain.flags),
-    )
+#: A run of such lines (bytes), and one such line with its end (text).
+_PLAIN_RUN = re.compile(f"(?:{_PLAIN_NUMERIC.pattern}\n)+".encode("ascii"), re.IGNORECASE)
+_PLAIN_LINE = re.compile(f"{_PLAIN_NUMERIC.pattern}\n", _PLAIN_NUMERIC.flags)
 
 
 class HeaderParser:
@@ -57,12 +50,6 @@ class HeaderParser:
                 f"the header is longer than {self.limits.header_bytes:,} bytes: refused "
                 f"(set {VARIABLES['header_bytes']} to allow more)"
             )
-        plain = _PLAIN_NUMERIC.fullmatch(line) if self.relation is not None else None
-        if plain is not None:
-            name, declared = plain.groups()
-            self._declare(name)
-            self.stack[-1][1].append(Attribute(name, NUMERIC, declared_type=declared.lower()))
-            return None
         remaining = iter_tokens(line)
         first = next(remaining, None)
         if first is None:
@@ -97,13 +84,13 @@ class HeaderParser:
         ``start`` in the UTF-8 ``data`` ends; ``start`` when there is none (or no ``@relation`` yet)."""
         if self.relation is None:
             return start
-        run = _plain_run_patterns(_PLAIN_NUMERIC)[0].match(data, start)
+        run = _PLAIN_RUN.match(data, start)
         return start if run is None else run.end()
 
     def feed_plain_run(self, text: str, size: int) -> bool:
         """Take ``text``, a run of plain numeric lines of ``size`` bytes, at once, as :meth:`feed` would;
         False, and nothing taken, when a line of it would be an error (:meth:`feed` then says which)."""
-        declared = _plain_run_patterns(_PLAIN_NUMERIC)[1].findall(text)
+        declared = _PLAIN_LINE.findall(text)
         names = self.stack[-1][2]
         new_names = {name for name, _ in declared}
         if (

@@ -179,15 +179,11 @@ class _Converter:
             ) from None
 
 
-def _text_columns(schema: Schema, n_rows: int, fill) -> dict:
-    return {c: [fill] * n_rows for c in schema.text_columns()}
-
-
 def _from_dense_rows(schema: Schema, rows: list) -> Chunk:
     n_columns = len(schema.attributes)
     converter = _Converter(schema)
     matrix = np.zeros((len(rows), n_columns))
-    texts = _text_columns(schema, len(rows), None)
+    texts = {c: [None] * len(rows) for c in schema.text_columns()}
     for r, row in enumerate(rows):
         if not isinstance(row, (list, tuple, np.ndarray)) or len(row) != n_columns:
             found = f"{len(row)} values" if isinstance(row, (list, tuple, np.ndarray)) else repr(row)[:80]
@@ -206,7 +202,7 @@ def _check_index(index, n_columns: int, row: int) -> int:
 def _from_sparse_rows(schema: Schema, rows: list) -> Chunk:
     n_columns = len(schema.attributes)
     converter = _Converter(schema)
-    texts = _text_columns(schema, len(rows), "")
+    texts = {c: [""] * len(rows) for c in schema.text_columns()}
     indptr = [0]
     indices: list[int] = []
     values: list[float] = []

@@ -31,11 +31,10 @@ def floor_log10_pow2(p: int) -> int:
 def power_of_ten(k: int) -> tuple[int, int]:
     """(significand, binary_exponent): 10**k rounded to 128 significant bits."""
     value = Fraction(10) ** k
+    # value = n / d lies in (2**(bits(n) - bits(d) - 1), 2**(bits(n) - bits(d) + 1)): one step up at most
     binary_exponent = value.numerator.bit_length() - value.denominator.bit_length() - SIGNIFICAND_BITS
-    while value / Fraction(2) ** binary_exponent >= 2**SIGNIFICAND_BITS:
+    if value / Fraction(2) ** binary_exponent >= 2**SIGNIFICAND_BITS:
         binary_exponent += 1
-    while value / Fraction(2) ** binary_exponent < 2 ** (SIGNIFICAND_BITS - 1):
-        binary_exponent -= 1
     significand = round(value / Fraction(2) ** binary_exponent)
     if significand == 2**SIGNIFICAND_BITS:  # rounded up out of range
         significand, binary_exponent = significand // 2, binary_exponent + 1

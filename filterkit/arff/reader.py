@@ -28,7 +28,7 @@ from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extens
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, shown, tokenize
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate, without_zeros
 
@@ -91,8 +91,6 @@ class ArffReader:
     ``sys.stdin.buffer``; ``name`` is what errors call it.  ``known_header`` (a
     previous reader's ``header``) skips parsing the header again on another pass
     over the same file: its lines are only compared, by digest, with the first read.
-    A chunk ends at ``chunk_rows`` rows or once its rows hold ``limits.chunk_bytes``
-    bytes of text, whichever comes first.
     """
 
     def __init__(
@@ -549,15 +547,11 @@ def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: 
             values[targets[picked]] = codes
             rest = np.flatnonzero(~nominal)
             targets, column_of, row_of, starts, ends = (a[rest] for a in (targets, column_of, row_of, starts, ends))
-    tokens = zip(targets.tolist(), column_of.tolist(), row_of.tolist(), starts.tolist(), ends.tolist())
-    for target, column, row, start, end in tokens:
-        found: dict = {}
-        try:
-            values[target] = columns.value(column, joined[start:end].decode("utf-8"), False, found)
-        except (UnicodeDecodeError, ArffError):
-            raise _NotPlain from None
-        if column in texts:
-            texts[column][row] = found.get(column)
+    try:
+        tokens = [joined[start:end].decode("utf-8") for start, end in zip(starts.tolist(), ends.tolist())]
+    except UnicodeDecodeError:
+        raise _NotPlain from None
+    _set_values(targets, column_of, row_of, tokens, False, values, columns, texts)
 
 
 def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
@@ -578,7 +572,7 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
     at = np.flatnonzero(quoted == 0)
     _look_up(entries[at], indices[entries[at]], rows[at], starts[at], ends[at], joined, values, columns, texts)
     at = np.flatnonzero(quoted)
-    _quoted_values(entries[at], indices[entries[at]], rows[at], strings, values, columns, texts)
+    _set_values(entries[at], indices[entries[at]], rows[at], strings, True, values, columns, texts)
     if len(entries) and not values[entries].all():
         values, indices, indptr = without_zeros(values, indices, indptr)
     return Chunk.from_csr(values, indices, indptr, (n_rows, columns.count), texts)
@@ -601,26 +595,26 @@ def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chun
     at = np.flatnonzero((kinds == _WORD) | ((kinds == _NUMBER) & columns.needs_lookup[column_of]))
     _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
     at = np.flatnonzero(kinds == _QUOTED)
-    _quoted_values(at, column_of[at], line_of[at], strings, numbers, columns, texts)
+    _set_values(at, column_of[at], line_of[at], strings, True, numbers, columns, texts)
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 
-def _quoted_values(targets, column_of, row_of, strings, values, columns: _ColumnInfo, texts) -> None:
-    """Set ``values[targets]`` from quoted texts ``strings`` (unescaped by the compiled module),
+def _set_values(targets, column_of, row_of, tokens, quoted: bool, values, columns: _ColumnInfo, texts) -> None:
+    """Set ``values[targets]`` from the texts ``tokens`` (quoted ones unescaped by the compiled module),
     as the tokenizer's rows would; _NotPlain for one that is not a value (the tokenizer names its line)."""
-    for target, column, row, text in zip(targets.tolist(), column_of.tolist(), row_of.tolist(), strings):
+    for target, column, row, text in zip(targets.tolist(), column_of.tolist(), row_of.tolist(), tokens):
         stored: dict = {}
         try:
-            values[target] = columns.value(column, text, True, stored)
+            values[target] = columns.value(column, text, quoted, stored)
         except ArffError:
             raise _NotPlain from None
         if column in texts:
-            texts[column][row] = stored[column]
+            texts[column][row] = stored.get(column)
 
 
 def _parse_row(line: str, columns: _ColumnInfo):
     """One data row by the tokenizer: ``(columns, values, texts, weight)``."""
-    tokens = tokenize(line)
+    tokens = list(iter_tokens(line))
     texts: dict = {}
     if tokens and tokens[0].kind == OPEN:
         cols, values, position = _sparse_pairs(tokens, columns, texts)
@@ -673,9 +667,7 @@ def _assemble(rows, columns: _ColumnInfo, sparse: bool) -> Chunk:
     weights = None
     if any(r[3] is not None for r in rows):
         weights = np.array([1.0 if r[3] is None else r[3] for r in rows])
-    texts = {}
-    for column in columns.text_columns:
-        texts[column] = [r[2].get(column) if column in r[0] else "" for r in rows]
+    texts = {column: [r[2].get(column) if column in r[0] else "" for r in rows] for column in columns.text_columns}
     if sparse:
         counts = [len(r[0]) for r in rows]
         indptr = np.zeros(n_rows + 1, dtype=np.int64)

@@ -41,16 +41,12 @@ class Token(NamedTuple):
     text: str
 
 
-def tokenize(line: str) -> list[Token]:
-    """Split one line into words, quoted strings and braces; ``%`` starts a comment, a comma separates
-    like white space.  In quotes a backslash escapes as Java's StreamTokenizer (Weka's) does: ``\\n``,
-    ``\\t`` … as usual, one to three octal digits for a code, any other character for itself.
-    """
-    return list(iter_tokens(line))
-
-
 def iter_tokens(line: str) -> Iterator[Token]:
-    """The tokens of :func:`tokenize` one at a time, so a caller can stop early."""
+    """The words, quoted strings and braces of one line, one at a time (a caller can stop early); ``%``
+    starts a comment, a comma separates like white space.  In quotes a backslash escapes as Java's
+    StreamTokenizer (Weka's) does: ``\\n``, ``\\t`` … as usual, one to three octal digits for a code,
+    any other character for itself.
+    """
     if _MARKED.search(line) is None:
         for word_match in _PLAIN_WORD.finditer(line):
             yield Token(WORD, word_match.group())

@@ -260,63 +260,41 @@ def _sparse_entries(chunk: Chunk, text_columns) -> tuple[np.ndarray, np.ndarray,
     not as "".
     """
     text_rows = [(r, c) for c in text_columns for r, t in enumerate(chunk.text[c]) if t is not None]
-    if chunk.is_sparse and not text_rows:
+    if chunk.is_sparse:
         matrix = chunk.csr()
         if not _canonical(matrix):
             canonical = chunk.values.tocsr(copy=True)
             canonical.sum_duplicates()
             matrix = CsrArrays(canonical.data, canonical.indices, canonical.indptr, canonical.shape)
         keep = matrix.data != 0
-        if keep.all():
+        if keep.all() and not text_rows:
             return (
                 np.ascontiguousarray(matrix.indptr, np.int64),
                 np.ascontiguousarray(matrix.indices, np.int64),
                 matrix.data,
             )
-        rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
-        return _row_starts(rows[keep], matrix.shape[0]), matrix.indices[keep].astype(np.int64), matrix.data[keep]
-    rows, columns, values = _nonzero_entries(chunk)
+        rows = np.repeat(np.arange(chunk.n_rows, dtype=np.int64), np.diff(matrix.indptr))[keep]
+        columns, values = np.asarray(matrix.indices, dtype=np.int64)[keep], np.asarray(matrix.data)[keep]
+    else:
+        rows, columns = (np.asarray(found, dtype=np.int64) for found in np.nonzero(chunk.values))
+        values = chunk.values[rows, columns]
     if text_rows:
         extra_rows, extra_columns = np.array(text_rows, dtype=np.int64).T
-        rows = np.concatenate([rows, extra_rows])
-        columns = np.concatenate([columns, extra_columns])
+        rows, columns = np.concatenate([rows, extra_rows]), np.concatenate([columns, extra_columns])
         values = np.concatenate([values, np.zeros(len(extra_rows))])
-    order = np.lexsort((columns, rows))
-    return _row_starts(rows[order], chunk.n_rows), columns[order], values[order]
+        order = np.lexsort((columns, rows))
+        rows, columns, values = rows[order], columns[order], values[order]
+    return np.searchsorted(rows, np.arange(chunk.n_rows + 1)).astype(np.int64), columns, values
 
 
 def _canonical(rows: CsrArrays) -> bool:
     """Whether each row's column indices rise strictly (sorted, no duplicates), as a sparse row
     is written; only a chunk that a stage made by hand can break this."""
     indices = np.asarray(rows.indices)
-    if len(indices) < 2:
-        return True
     rising = indices[1:] > indices[:-1]
-    if rising.all():
-        return True
     row_starts = np.asarray(rows.indptr)[1:-1]
-    row_starts = row_starts[(row_starts > 0) & (row_starts < len(indices))]
-    rising[row_starts - 1] = True
+    rising[row_starts[(row_starts > 0) & (row_starts < len(indices))] - 1] = True
     return bool(rising.all())
-
-
-def _nonzero_entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The row, column and value of each non-zero cell (NaN included) of ``chunk``: a sparse
-    chunk's stored entries in stored order, a dense chunk's cells in row order."""
-    if chunk.is_sparse:
-        arrays = chunk.csr()
-        rows = np.repeat(np.arange(arrays.shape[0], dtype=np.int64), np.diff(arrays.indptr))
-        data = np.asarray(arrays.data)
-        keep = data != 0
-        return rows[keep], np.asarray(arrays.indices, dtype=np.int64)[keep], data[keep]
-    values = chunk.values
-    rows, columns = np.nonzero(values)
-    return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
-
-
-def _row_starts(rows: np.ndarray, n_rows: int) -> np.ndarray:
-    """Where each row's entries start in entries sorted by row (and where the last ends)."""
-    return np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
 
 
 def _value_formatter(attribute, quote, missing: str):

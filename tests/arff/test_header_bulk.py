@@ -20,8 +20,7 @@ from filterkit.arff.tokens import quote, quote_all
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
-_NEVER = re.compile(r"(?!)")
-_NEVER_RUN = (re.compile(rb"(?!)"), _NEVER)
+_NEVER_RUN = re.compile(rb"(?!)")
 
 
 def read_header(data: bytes, limits: Limits | None = None):
@@ -33,15 +32,13 @@ def read_header(data: bytes, limits: Limits | None = None):
         return ("error", str(error))
 
 
-def three_ways(data: bytes, monkeypatch, limits: Limits | None = None):
-    """The header read in bulk (the default), line by line, and by the tokenizer alone."""
+def both_ways(data: bytes, monkeypatch, limits: Limits | None = None):
+    """The header read in bulk (the default), and line by line by the tokenizer alone."""
     bulk = read_header(data, limits)
     with monkeypatch.context() as patched:
-        patched.setattr(header, "_plain_run_patterns", lambda plain: _NEVER_RUN)
-        by_line = read_header(data, limits)
-        patched.setattr(header, "_PLAIN_NUMERIC", _NEVER)
+        patched.setattr(header, "_PLAIN_RUN", _NEVER_RUN)
         tokenized = read_header(data, limits)
-    return bulk, by_line, tokenized
+    return bulk, tokenized
 
 
 def fixture_files() -> list:
@@ -49,9 +46,9 @@ def fixture_files() -> list:
 
 
 @pytest.mark.parametrize("data", fixture_files())
-def test_every_fixture_reads_the_same_in_bulk_line_by_line_and_tokenized(data, monkeypatch):
-    bulk, by_line, tokenized = three_ways(data, monkeypatch)
-    assert bulk == by_line == tokenized
+def test_every_fixture_reads_the_same_in_bulk_and_tokenized(data, monkeypatch):
+    bulk, tokenized = both_ways(data, monkeypatch)
+    assert bulk == tokenized
 
 
 def test_a_wide_header_is_read_in_a_few_calls_and_gives_the_declared_attributes(monkeypatch):
@@ -91,8 +88,8 @@ def test_an_error_inside_a_long_run_names_its_line(broken, message, monkeypatch)
     lines[300] = broken
     text = "@relation r\n" + "\n".join(lines) + "\n@data\n"
     data = text.encode("latin-1" if message is None else "utf-8")
-    bulk, by_line, tokenized = three_ways(data, monkeypatch)
-    assert bulk == by_line == tokenized
+    bulk, tokenized = both_ways(data, monkeypatch)
+    assert bulk == tokenized
     expected = "f:302: not UTF-8 text (invalid continuation byte at byte 13)" if message is None else message
     assert bulk[0] == "error" and bulk[1].startswith(expected.format(line=302))
 
@@ -107,8 +104,8 @@ def test_an_error_inside_a_long_run_names_its_line(broken, message, monkeypatch)
 )
 def test_a_limit_reached_inside_a_run_names_its_line(limits, expected, monkeypatch):
     data = ("@relation r\n" + "".join(f"@attribute w{i} numeric\n" for i in range(500)) + "@data\n").encode()
-    bulk, by_line, tokenized = three_ways(data, monkeypatch, limits)
-    assert bulk == by_line == tokenized
+    bulk, tokenized = both_ways(data, monkeypatch, limits)
+    assert bulk == tokenized
     assert bulk[0] == "error" and bulk[1].startswith(expected)
 
 
@@ -155,7 +152,7 @@ def generated_header(generator: random.Random) -> bytes:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_generated_headers_read_the_same_three_ways(seed, monkeypatch):
+def test_generated_headers_read_the_same_both_ways(seed, monkeypatch):
     generator = random.Random(seed)
     for _ in range(60):
         data = generated_header(generator)
@@ -165,8 +162,8 @@ def test_generated_headers_read_the_same_three_ways(seed, monkeypatch):
         with monkeypatch.context() as patched:
             # blocks of a few lines: runs are cut by block ends, as in a header longer than a block
             patched.setattr(reader, "_BLOCK_BYTES", generator.choice([7, 64, 1 << 20]))
-            bulk, by_line, tokenized = three_ways(data, monkeypatch, limits)
-        assert bulk == by_line == tokenized, data
+            bulk, tokenized = both_ways(data, monkeypatch, limits)
+        assert bulk == tokenized, data
 
 
 def reference_header(schema: Schema, comments=()) -> str:

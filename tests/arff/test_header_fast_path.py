@@ -1,6 +1,6 @@
-"""The header's fast path (a plain ``@attribute NAME numeric`` line matched at once, without
-the tokenizer) reads every header exactly as the tokenizer does: the same Schema, the same
-comments, the same error on the same line.  Each header is read twice, the second time with
+"""The header's fast path (a run of plain ``@attribute NAME numeric`` lines matched at once,
+without the tokenizer) reads every header exactly as the tokenizer does: the same Schema, the
+same comments, the same error on the same line.  Each header is read twice, the second time with
 the fast path switched off (its pattern made to match nothing)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader
 from filterkit.errors import ArffError
 
-_NEVER = re.compile(r"(?!)")
+_NEVER = re.compile(rb"(?!)")
 
 
 def read_header(data: bytes, limits: Limits | None = None):
@@ -32,7 +32,7 @@ def read_header(data: bytes, limits: Limits | None = None):
 def both_ways(data: bytes, monkeypatch, limits: Limits | None = None):
     fast = read_header(data, limits)
     with monkeypatch.context() as patched:
-        patched.setattr(header, "_PLAIN_NUMERIC", _NEVER)
+        patched.setattr(header, "_PLAIN_RUN", _NEVER)
         slow = read_header(data, limits)
     return fast, slow
 
@@ -68,8 +68,8 @@ def test_the_fast_path_takes_the_plain_lines(monkeypatch):
         read_header(data)
     parser = header.HeaderParser()
     parser.relation = "r"
-    for line in data.decode().splitlines()[1:4]:
-        assert parser.feed(line) is None
+    run = data[len(b"@relation r\n") : -len(b"@data\n")]
+    assert parser.plain_run_end(run, 0) == len(run) and parser.feed_plain_run(run.decode(), len(run))
     assert [(a.name, a.kind, a.declared_type) for a in parser.stack[0][1]] == [
         ("a", "numeric", "numeric"),
         ("b", "numeric", "real"),
