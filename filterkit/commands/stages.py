@@ -114,10 +114,7 @@ class FilterkitGroup(StageChain):
         if place is None:
             return None
         module_name, _, attribute = place.partition(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        if not isinstance(command, click.Command):
-            raise TypeError(f"{place} is not a click command")
-        return command
+        return getattr(importlib.import_module(module_name), attribute)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse the chain's options before IN.arff (one that is not the chain's says whose it is,
@@ -301,16 +298,6 @@ def stage_command(registry: Registry, name: str) -> StageCommand:
     )
 
 
-def stages_with_option(registry: Registry, option: str) -> list[str]:
-    """The names of the stages that declare ``option`` (``--top``, or ``--no-presence``
-    for a flag pair), sorted."""
-    return sorted(
-        name
-        for name, registered in registry.stages.items()
-        if option in _option_names([click_option(o) for o in registered.value.options])
-    )
-
-
 def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     """The usage error for ``option``, which the command of ``ctx`` (a stage, or the chain
     before its first stage) does not have.
@@ -323,7 +310,11 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     command = ctx.command
     in_stage = isinstance(command, StageCommand)
     chain_context = ctx.parent if in_stage else ctx
-    owners = [name for name in stages_with_option(registry_of(ctx), option) if name != command.name]
+    owners = sorted(
+        name
+        for name, registered in registry_of(ctx).stages.items()
+        if name != command.name and option in _option_names([click_option(o) for o in registered.value.options])
+    )
     if (
         in_stage
         and chain_context is not None
