@@ -266,17 +266,13 @@ def _refuses_classless_data(make_stage: Callable[[], Stage], unmade: bool) -> bo
     return False
 
 
-def _class_attribute_name(feature_names: list[str]) -> str:
-    """``y (the class)``, or ``y (the class) 1`` … when a feature has that name (no word of ``words`` can)."""
-    taken = set(feature_names)
-    names = ("y (the class)" + (f" {number}" if number else "") for number in itertools.count())
-    return next(name for name in names if name not in taken)
-
-
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
-    """The input attributes, then a nominal class when there are labels."""
+    """The input attributes, then a nominal class when there are labels: ``y (the class)``, or
+    ``y (the class) 1`` … when a feature has that name (no word of ``words`` can)."""
     if labels:
-        name = _class_attribute_name([attribute.name for attribute in attributes])
+        taken = {attribute.name for attribute in attributes}
+        names = ("y (the class)" + (f" {number}" if number else "") for number in itertools.count())
+        name = next(name for name in names if name not in taken)
         attributes = [*attributes, Attribute(name, NOMINAL, labels=labels)]
     return Schema(_RELATION, tuple(attributes))
 
@@ -352,11 +348,8 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
         index = {label: float(k) for k, label in enumerate(attribute.labels)}
         expected = f"one of its categories ({', '.join(attribute.labels)})"
         return (lambda cell: str(cell) in index), (lambda cell: index[str(cell)]), expected
-    return _is_number, (lambda cell: cell), "a number"
-
-
-def _is_number(cell) -> bool:
-    return isinstance(cell, (int, float, np.integer, np.floating, np.bool_))
+    number = (int, float, np.integer, np.floating, np.bool_)
+    return (lambda cell: isinstance(cell, number)), (lambda cell: cell), "a number"
 
 
 def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
