@@ -152,8 +152,9 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     except FilterkitError as error:
         _say_error(str(error))
         return 1
-    except BrokenPipeError:
-        _silence_stdout()
+    except BrokenPipeError:  # the reader of stdout went away: point stdout at /dev/null so exit is quiet
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
@@ -170,10 +171,3 @@ def _say_error(message: str) -> None:
     with contextlib.suppress(BrokenPipeError):
         sys.stderr.write(f"filterkit: error: {message}\n")
         sys.stderr.flush()
-
-
-def _silence_stdout() -> None:
-    """After the reader of stdout went away: point stdout at /dev/null so exit is quiet."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    with contextlib.suppress(OSError):
-        os.dup2(devnull, sys.stdout.fileno())
