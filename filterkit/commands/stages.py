@@ -98,10 +98,7 @@ class FilterkitGroup(StageChain):
     writes to the file ``apply``); the options before it go to the command, except
     :data:`ROOT_OPTIONS`.  ``commands`` maps the command words to where their commands are
     defined (``"package.module:name"``): a module is imported when its word is used or the
-    help lists it.  Otherwise click parses each step of the chain once: its options before
-    IN.arff, then (:meth:`resolve_command`) its options after IN.arff (:class:`ChainOptions`)
-    and each stage with its options, the last stage followed by the output options
-    (:class:`StageCommand`).
+    help lists it.  Otherwise click parses each step of the chain once (:meth:`resolve_command`).
     """
 
     def __init__(self, *args, commands: Mapping[str, str], **kwargs):
@@ -325,10 +322,7 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
         )
     if owners:
         not_here = f", not of {command.name}" if in_stage else ""
-        if len(owners) == 1:
-            where = f"put it after '{owners[0]}'"
-        else:
-            where = "put it after the name of the stage it is for"
+        where = f"put it after '{owners[0]}'" if len(owners) == 1 else "put it after the name of the stage it is for"
         return NoSuchOption(option, f"{option} is an option of {', '.join(owners)}{not_here}: {where}", ctx=ctx)
     own = _option_names(command.get_params(ctx))
     bare = {name.lstrip("-"): name for name in own if name.startswith("--")}
