@@ -147,8 +147,6 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     except click.ClickException as error:
         error.show()
         return error.exit_code
-    except click.exceptions.Abort:
-        return 130
     except FilterkitError as error:
         _say_error(str(error))
         return 1
