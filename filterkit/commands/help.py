@@ -18,10 +18,15 @@ from filterkit.plugins import GROUP, disabled_plugins, entry_points
 LIBRARIES = ("numpy", "scipy", "scikit-learn")
 
 
+def topics(ctx: click.Context, param: click.Parameter, start: str) -> list[str]:
+    """The stage and command names that begin with ``start`` (completing ``filterkit help``)."""
+    root = ctx.find_root()
+    group = cast(FilterkitGroup, root.command)
+    return sorted(name for name in [*registry_of(root).stages, *group.command_places] if name.startswith(start))
+
+
 @click.command("help", help="Show the help of a stage or a command; without TOPIC, of filterkit.")
-@click.argument(
-    "topic", required=False, metavar="[STAGE|COMMAND]", shell_complete=lambda ctx, _, start: topics(ctx, start)
-)
+@click.argument("topic", required=False, metavar="[STAGE|COMMAND]", shell_complete=topics)
 @click.pass_context
 def help_command(ctx: click.Context, topic: str | None) -> None:
     """Print the help ``filterkit TOPIC --help`` would (``filterkit IN.arff STAGE --help`` for a
@@ -34,13 +39,6 @@ def help_command(ctx: click.Context, topic: str | None) -> None:
         commands = ", ".join(sorted(group.command_places))
         raise click.UsageError(f"no stage or command called '{topic}' (stages: {stages}; commands: {commands})")
     click.echo(command.get_help(root if topic is None else click.Context(command, info_name=topic, parent=root)))
-
-
-def topics(ctx: click.Context, start: str) -> list[str]:
-    """The stage and command names that begin with ``start`` (completing ``filterkit help``)."""
-    root = ctx.find_root()
-    group = cast(FilterkitGroup, root.command)
-    return sorted(name for name in [*registry_of(root).stages, *group.command_places] if name.startswith(start))
 
 
 def show_version(ctx: click.Context, param: click.Parameter, wanted: bool) -> None:
