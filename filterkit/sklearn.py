@@ -205,7 +205,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     @available_if(_keeps_a_subset_of_its_features)
     def get_support(self, indices: bool = False):
         """Which input features the fitted stage keeps: a boolean mask, or with ``indices=True`` positions."""
-        check_is_fitted(self)
         kept = set(str(name) for name in self.get_feature_names_out())
         mask = np.array([name in kept for name in self._fitted_feature_names()], dtype=bool)
         return np.flatnonzero(mask) if indices else mask
