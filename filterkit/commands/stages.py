@@ -306,17 +306,13 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     """
     command = ctx.command
     in_stage = isinstance(command, StageCommand)
-    chain_context = ctx.parent if in_stage else ctx
+    chain_context = ctx.parent if in_stage else None  # a stage's parent is the chain's context
     owners = sorted(
         name
         for name, registered in registry_of(ctx).stages.items()
         if name != command.name and option in _option_names([click_option(o) for o in registered.value.options])
     )
-    if (
-        in_stage
-        and chain_context is not None
-        and option in _option_names(chain_context.command.get_params(chain_context))
-    ):
+    if chain_context is not None and option in _option_names(chain_context.command.get_params(chain_context)):
         return NoSuchOption(
             option, f"{option} is an option of the chain: put it before the input file or the first stage", ctx=ctx
         )
