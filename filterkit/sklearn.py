@@ -398,7 +398,6 @@ def _init_storing(signature: inspect.Signature):
 
 def _adapter_class(
     class_name: str,
-    base: type,
     options: tuple[Option, ...],
     with_positive: bool,
     leading: tuple[Option, ...],
@@ -406,8 +405,8 @@ def _adapter_class(
     namespace: dict,
 ) -> type:
     """A transformer class whose parameters are ``leading`` (positional), ``options`` (``stage_NAME`` if
-    named like an attribute of the base) and ``positive``, documented from their declarations."""
-    taken = set(dir(base)) | {"positive"} | {o.name for o in leading}
+    named like an attribute of :class:`FilterkitTransformer`) and ``positive``, documented from their declarations."""
+    taken = set(dir(FilterkitTransformer)) | {"positive"} | {o.name for o in leading}
     renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
     documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
     if with_positive:
@@ -423,7 +422,7 @@ def _adapter_class(
         lines += [f"{name} : {option.kind.__name__}, default={option.default!r}", f"    {note}{option.help}"]
     return type(
         class_name,
-        (base,),
+        (FilterkitTransformer,),
         {
             **namespace,
             "__init__": _init_storing(inspect.Signature(parameters)),
@@ -473,7 +472,6 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     )
     return _adapter_class(
         class_name_for(stage_name),
-        FilterkitTransformer,
         stage_class.options,
         _refuses_classless_data(stage_class, unmade=True),  # its default options may need a class
         (),
@@ -482,14 +480,12 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     )
 
 
-class _ScoreScaler(FilterkitTransformer):
-    """The base of ``ScoreScaler``: the scorer stage of the metric named by ``metric``."""
-
-    def _stage_name(self) -> str:
-        if self.metric not in _registry().metrics or self.metric not in _registry().stages:
-            known = ", ".join(sorted(set(_registry().metrics) & set(_registry().stages)))
-            raise ValueError(f"ScoreScaler: no scorer for metric {self.metric!r} (installed: {known})")
-        return self.metric
+def _scorer_of_metric(self) -> str:
+    """``ScoreScaler``'s stage: the scorer of the metric named by its ``metric``."""
+    if self.metric not in _registry().metrics or self.metric not in _registry().stages:
+        known = ", ".join(sorted(set(_registry().metrics) & set(_registry().stages)))
+        raise ValueError(f"ScoreScaler: no scorer for metric {self.metric!r} (installed: {known})")
+    return self.metric
 
 
 @functools.cache
@@ -503,7 +499,7 @@ def _score_scaler() -> type[FilterkitTransformer]:
         "Scale each numeric feature's training range to its score by a metric "
         "(the filterkit scorer stage of that metric; KDD'09 §2.2, §3.4)."
     )
-    return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
+    return _adapter_class("ScoreScaler", options, True, (metric,), summary, {"_stage_name": _scorer_of_metric})
 
 
 def _stages_by_class_name() -> dict[str, str]:
@@ -562,7 +558,6 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
         warnings.warn(
             f"load_arff: X holds the label positions of the nominal attributes {', '.join(map(repr, nominal))}, "
             "which the adapters take as numbers; as_frame=True keeps them nominal",
-            UserWarning,
             stacklevel=2,
         )
     texts = [k for k, position in enumerate(features) if position in chunk.text]
