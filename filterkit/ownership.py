@@ -36,7 +36,5 @@ def limit_blas_threads() -> None:
     process filterkit owns, unless the user sets its threads): its idle threads spin (7 % of the CPU
     of an identity rewrite), and nothing filterkit runs needs BLAS.  Child processes inherit it.
     """
-    if not owns_process() or "numpy" in sys.modules:
-        return
-    if not any(variable in os.environ for variable in BLAS_THREAD_VARIABLES):
+    if owns_process() and "numpy" not in sys.modules and not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"

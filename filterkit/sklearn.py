@@ -205,7 +205,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     @available_if(_keeps_a_subset_of_its_features)
     def get_support(self, indices: bool = False):
         """Which input features the fitted stage keeps: a boolean mask, or with ``indices=True`` positions."""
-        check_is_fitted(self)
         kept = set(str(name) for name in self.get_feature_names_out())
         mask = np.array([name in kept for name in self._fitted_feature_names()], dtype=bool)
         return np.flatnonzero(mask) if indices else mask
@@ -266,17 +265,13 @@ def _refuses_classless_data(make_stage: Callable[[], Stage], unmade: bool) -> bo
     return False
 
 
-def _class_attribute_name(feature_names: list[str]) -> str:
-    """``y (the class)``, or ``y (the class) 1`` … when a feature has that name (no word of ``words`` can)."""
-    taken = set(feature_names)
-    names = ("y (the class)" + (f" {number}" if number else "") for number in itertools.count())
-    return next(name for name in names if name not in taken)
-
-
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
-    """The input attributes, then a nominal class when there are labels."""
+    """The input attributes, then a nominal class when there are labels: ``y (the class)``, or
+    ``y (the class) 1`` … when a feature has that name (no word of ``words`` can)."""
     if labels:
-        name = _class_attribute_name([attribute.name for attribute in attributes])
+        taken = {attribute.name for attribute in attributes}
+        names = ("y (the class)" + (f" {number}" if number else "") for number in itertools.count())
+        name = next(name for name in names if name not in taken)
         attributes = [*attributes, Attribute(name, NOMINAL, labels=labels)]
     return Schema(_RELATION, tuple(attributes))
 
@@ -352,11 +347,8 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
         index = {label: float(k) for k, label in enumerate(attribute.labels)}
         expected = f"one of its categories ({', '.join(attribute.labels)})"
         return (lambda cell: str(cell) in index), (lambda cell: index[str(cell)]), expected
-    return _is_number, (lambda cell: cell), "a number"
-
-
-def _is_number(cell) -> bool:
-    return isinstance(cell, (int, float, np.integer, np.floating, np.bool_))
+    number = (int, float, np.integer, np.floating, np.bool_)
+    return (lambda cell: isinstance(cell, number)), (lambda cell: cell), "a number"
 
 
 def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
@@ -406,7 +398,6 @@ def _init_storing(signature: inspect.Signature):
 
 def _adapter_class(
     class_name: str,
-    base: type,
     options: tuple[Option, ...],
     with_positive: bool,
     leading: tuple[Option, ...],
@@ -414,8 +405,8 @@ def _adapter_class(
     namespace: dict,
 ) -> type:
     """A transformer class whose parameters are ``leading`` (positional), ``options`` (``stage_NAME`` if
-    named like an attribute of the base) and ``positive``, documented from their declarations."""
-    taken = set(dir(base)) | {"positive"} | {o.name for o in leading}
+    named like an attribute of :class:`FilterkitTransformer`) and ``positive``, documented from their declarations."""
+    taken = set(dir(FilterkitTransformer)) | {"positive"} | {o.name for o in leading}
     renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
     documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
     if with_positive:
@@ -431,7 +422,7 @@ def _adapter_class(
         lines += [f"{name} : {option.kind.__name__}, default={option.default!r}", f"    {note}{option.help}"]
     return type(
         class_name,
-        (base,),
+        (FilterkitTransformer,),
         {
             **namespace,
             "__init__": _init_storing(inspect.Signature(parameters)),
@@ -481,7 +472,6 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     )
     return _adapter_class(
         class_name_for(stage_name),
-        FilterkitTransformer,
         stage_class.options,
         _refuses_classless_data(stage_class, unmade=True),  # its default options may need a class
         (),
@@ -490,14 +480,12 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     )
 
 
-class _ScoreScaler(FilterkitTransformer):
-    """The base of ``ScoreScaler``: the scorer stage of the metric named by ``metric``."""
-
-    def _stage_name(self) -> str:
-        if self.metric not in _registry().metrics or self.metric not in _registry().stages:
-            known = ", ".join(sorted(set(_registry().metrics) & set(_registry().stages)))
-            raise ValueError(f"ScoreScaler: no scorer for metric {self.metric!r} (installed: {known})")
-        return self.metric
+def _scorer_of_metric(self) -> str:
+    """``ScoreScaler``'s stage: the scorer of the metric named by its ``metric``."""
+    if self.metric not in _registry().metrics or self.metric not in _registry().stages:
+        known = ", ".join(sorted(set(_registry().metrics) & set(_registry().stages)))
+        raise ValueError(f"ScoreScaler: no scorer for metric {self.metric!r} (installed: {known})")
+    return self.metric
 
 
 @functools.cache
@@ -511,7 +499,7 @@ def _score_scaler() -> type[FilterkitTransformer]:
         "Scale each numeric feature's training range to its score by a metric "
         "(the filterkit scorer stage of that metric; KDD'09 §2.2, §3.4)."
     )
-    return _adapter_class("ScoreScaler", _ScoreScaler, options, True, (metric,), summary, {})
+    return _adapter_class("ScoreScaler", options, True, (metric,), summary, {"_stage_name": _scorer_of_metric})
 
 
 def _stages_by_class_name() -> dict[str, str]:
@@ -570,7 +558,6 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
         warnings.warn(
             f"load_arff: X holds the label positions of the nominal attributes {', '.join(map(repr, nominal))}, "
             "which the adapters take as numbers; as_frame=True keeps them nominal",
-            UserWarning,
             stacklevel=2,
         )
     texts = [k for k, position in enumerate(features) if position in chunk.text]

@@ -438,14 +438,14 @@ def test_a_signal_once_the_run_is_over_leaves_its_exit_status(tmp_path):
     """While the interpreter exits (Python puts the default handlers back), a SIGTERM turned a complete
     run's 0 into a kill: the stopping signals are ignored once the run has returned."""
     script = (
-        "import os, signal\n"
+        "import os, signal, sys\n"
         "from filterkit import cli\n"
         "cli.run = lambda argv, plugins_dir=None: 0\n"
-        "exiting = cli.skip_collection_at_exit\n"
-        "def signalled_while_exiting():\n"
+        "exiting = sys.exit\n"
+        "def signalled_while_exiting(status):\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"
-        "    exiting()\n"
-        "cli.skip_collection_at_exit = signalled_while_exiting\n"
+        "    exiting(status)\n"
+        "sys.exit = signalled_while_exiting\n"
         "cli.main(['iris.arff'])\n"
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)

@@ -16,7 +16,6 @@ import pytest
 from chain_helpers import REAL, read_bytes
 from filterkit.commands import COMMANDS, command_line
 from filterkit.commands.context import PluginLoader
-from filterkit.commands.stages import FilterkitGroup
 
 IRIS = REAL / "iris.arff"
 
@@ -100,9 +99,3 @@ def test_the_command_words_resolve_to_their_commands_and_the_chain_lists_stages_
         assert isinstance(command, click.Command) and command.name == word
     assert command_line.named_command("iris.arff") is None
     assert "l2" in command_line.list_commands(root) and "info" not in command_line.list_commands(root)
-
-
-def test_a_place_that_is_not_a_click_command_is_refused():
-    group = FilterkitGroup("g", commands={"x": "filterkit.commands:COMMANDS"})
-    with pytest.raises(TypeError, match="filterkit.commands:COMMANDS is not a click command"):
-        group.named_command("x")

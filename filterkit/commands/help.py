@@ -18,36 +18,27 @@ from filterkit.plugins import GROUP, disabled_plugins, entry_points
 LIBRARIES = ("numpy", "scipy", "scikit-learn")
 
 
-@click.command("help", help="Show the help of a stage or a command; without TOPIC, of filterkit.")
-@click.argument(
-    "topic", required=False, metavar="[STAGE|COMMAND]", shell_complete=lambda ctx, _, start: topics(ctx, start)
-)
-@click.pass_context
-def help_command(ctx: click.Context, topic: str | None) -> None:
-    """Print the help of ``topic`` (a stage, a command, or filterkit itself)."""
-    click.echo(help_text(ctx.find_root(), topic))
-
-
-def help_text(root: click.Context, topic: str | None) -> str:
-    """The help ``filterkit TOPIC --help`` would print (``filterkit IN.arff STAGE --help``
-    for a stage); a usage error naming the stages and commands when TOPIC is neither."""
-    group = cast(FilterkitGroup, root.command)
-    if topic is None:
-        return group.get_help(root)
-    command = group.named_command(topic) or group.get_command(root, topic)
-    if command is not None:
-        return command.get_help(click.Context(command, info_name=topic, parent=root))
-    stages = ", ".join(sorted(registry_of(root).stages)) or "none"
-    raise click.UsageError(
-        f"no stage or command called '{topic}' (stages: {stages}; commands: {', '.join(sorted(group.command_places))})"
-    )
-
-
-def topics(ctx: click.Context, start: str) -> list[str]:
+def topics(ctx: click.Context, param: click.Parameter, start: str) -> list[str]:
     """The stage and command names that begin with ``start`` (completing ``filterkit help``)."""
     root = ctx.find_root()
     group = cast(FilterkitGroup, root.command)
     return sorted(name for name in [*registry_of(root).stages, *group.command_places] if name.startswith(start))
+
+
+@click.command("help", help="Show the help of a stage or a command; without TOPIC, of filterkit.")
+@click.argument("topic", required=False, metavar="[STAGE|COMMAND]", shell_complete=topics)
+@click.pass_context
+def help_command(ctx: click.Context, topic: str | None) -> None:
+    """Print the help ``filterkit TOPIC --help`` would (``filterkit IN.arff STAGE --help`` for a
+    stage); a usage error naming the stages and commands when TOPIC is neither."""
+    root = ctx.find_root()
+    group = cast(FilterkitGroup, root.command)
+    command = group if topic is None else group.named_command(topic) or group.get_command(root, topic)
+    if command is None:
+        stages = ", ".join(sorted(registry_of(root).stages)) or "none"
+        commands = ", ".join(sorted(group.command_places))
+        raise click.UsageError(f"no stage or command called '{topic}' (stages: {stages}; commands: {commands})")
+    click.echo(command.get_help(root if topic is None else click.Context(command, info_name=topic, parent=root)))
 
 
 def show_version(ctx: click.Context, param: click.Parameter, wanted: bool) -> None:

@@ -98,10 +98,7 @@ class FilterkitGroup(StageChain):
     writes to the file ``apply``); the options before it go to the command, except
     :data:`ROOT_OPTIONS`.  ``commands`` maps the command words to where their commands are
     defined (``"package.module:name"``): a module is imported when its word is used or the
-    help lists it.  Otherwise click parses each step of the chain once: its options before
-    IN.arff, then (:meth:`resolve_command`) its options after IN.arff (:class:`ChainOptions`)
-    and each stage with its options, the last stage followed by the output options
-    (:class:`StageCommand`).
+    help lists it.  Otherwise click parses each step of the chain once (:meth:`resolve_command`).
     """
 
     def __init__(self, *args, commands: Mapping[str, str], **kwargs):
@@ -114,10 +111,7 @@ class FilterkitGroup(StageChain):
         if place is None:
             return None
         module_name, _, attribute = place.partition(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        if not isinstance(command, click.Command):
-            raise TypeError(f"{place} is not a click command")
-        return command
+        return getattr(importlib.import_module(module_name), attribute)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Parse the chain's options before IN.arff (one that is not the chain's says whose it is,
@@ -301,16 +295,6 @@ def stage_command(registry: Registry, name: str) -> StageCommand:
     )
 
 
-def stages_with_option(registry: Registry, option: str) -> list[str]:
-    """The names of the stages that declare ``option`` (``--top``, or ``--no-presence``
-    for a flag pair), sorted."""
-    return sorted(
-        name
-        for name, registered in registry.stages.items()
-        if option in _option_names([click_option(o) for o in registered.value.options])
-    )
-
-
 def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     """The usage error for ``option``, which the command of ``ctx`` (a stage, or the chain
     before its first stage) does not have.
@@ -322,22 +306,19 @@ def misplaced_option(ctx: click.Context, option: str) -> NoSuchOption:
     """
     command = ctx.command
     in_stage = isinstance(command, StageCommand)
-    chain_context = ctx.parent if in_stage else ctx
-    owners = [name for name in stages_with_option(registry_of(ctx), option) if name != command.name]
-    if (
-        in_stage
-        and chain_context is not None
-        and option in _option_names(chain_context.command.get_params(chain_context))
-    ):
+    chain_context = ctx.parent if in_stage else None  # a stage's parent is the chain's context
+    owners = sorted(
+        name
+        for name, registered in registry_of(ctx).stages.items()
+        if name != command.name and option in _option_names([click_option(o) for o in registered.value.options])
+    )
+    if chain_context is not None and option in _option_names(chain_context.command.get_params(chain_context)):
         return NoSuchOption(
             option, f"{option} is an option of the chain: put it before the input file or the first stage", ctx=ctx
         )
     if owners:
         not_here = f", not of {command.name}" if in_stage else ""
-        if len(owners) == 1:
-            where = f"put it after '{owners[0]}'"
-        else:
-            where = "put it after the name of the stage it is for"
+        where = f"put it after '{owners[0]}'" if len(owners) == 1 else "put it after the name of the stage it is for"
         return NoSuchOption(option, f"{option} is an option of {', '.join(owners)}{not_here}: {where}", ctx=ctx)
     own = _option_names(command.get_params(ctx))
     bare = {name.lstrip("-"): name for name in own if name.startswith("--")}
