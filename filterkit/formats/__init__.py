@@ -78,9 +78,7 @@ def format_of(path: str | None, given: str | None) -> str:
         except KeyError:
             names = ", ".join(FORMAT_NAMES)
             raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
-    if path is None or path == "-":
-        return ARFF
-    return extension_format(path) or ARFF
+    return ARFF if path is None else extension_format(path) or ARFF
 
 
 def extension_format(path: str) -> str | None:
