@@ -51,14 +51,10 @@ def progress_mode(quiet: bool, requested: bool, stream: TextIO | None = None) ->
 
 
 class Progress:
-    """The progress of one run, written to ``stream`` in ``mode`` (see the module docstring).
-
-    ``expect(n)`` adds passes to the planned total, :meth:`step` runs one pass,
-    :meth:`note` says something between passes and :meth:`finish` ends the run with
-    its total time.  ``word`` names a pass ("pass", or "step" for ``evaluate``).  While
-    the total is uncertain (``expect(n, certain=False)``, until :meth:`settle`), a pass
-    shows no total: the total announced is the number of passes run.
-    """
+    """The progress of one run, written to ``stream`` in ``mode`` (see the module docstring);
+    ``word`` names a pass ("pass", or "step" for ``evaluate``).  While the total is uncertain
+    (``expect(n, certain=False)``, until :meth:`settle`), a pass shows no total: the total
+    announced is the number of passes run."""
 
     def __init__(
         self,
