@@ -83,9 +83,7 @@ def format_of(path: str | None, given: str | None) -> str:
 
 def extension_format(path: str) -> str | None:
     """The format a file name's extension names (after any ``.gz``); None for another extension."""
-    name = path.lower()
-    if name.endswith(".gz"):
-        name = name[: -len(".gz")]
+    name = path.lower().removesuffix(".gz")
     return next((key for key, form in FORMATS.items() if name.endswith(form.suffixes)), None)
 
 
