@@ -41,12 +41,9 @@ def progress_mode(quiet: bool, requested: bool, stream: TextIO | None = None) ->
     stream = sys.stderr if stream is None else stream
     if quiet or stream is None:
         return OFF
-    try:
-        on_terminal = stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        on_terminal = False
-    if on_terminal:
-        return TERMINAL
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        if stream.isatty():
+            return TERMINAL
     return LOG if requested else OFF
 
 
