@@ -231,11 +231,9 @@ def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -
                 return None
             for at in np.flatnonzero(~plain).tolist():
                 text = cells[at].decode("utf-8")
-                if _missing(text, False):
-                    values[at, column] = np.nan
-                elif _is_number(text):
-                    values[at, column] = parse_number(text)
-                else:
+                try:
+                    values[at, column] = np.nan if _missing(text, False) else parse_number(text)
+                except ArffError:
                     return None
         else:
             distinct, inverse = np.unique(cells, return_inverse=True)
