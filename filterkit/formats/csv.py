@@ -123,8 +123,7 @@ class CsvFormat:
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
         """The attribute names of the header row (the first line that is not blank)."""
-        stream = opened()
-        try:
+        with opened() as stream:
             for number, line in _rows_of(stream, name, self.limits):
                 names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
                 if len(names) + 1 > self.limits.attributes:
@@ -138,8 +137,6 @@ class CsvFormat:
                     if column_name in names[:position]:
                         raise ArffError(f"the column name {shown(column_name)} appears twice", name, number)
                 return names
-        finally:
-            stream.close()
         raise ArffError("empty input: no header row of column names", name, 1)
 
     def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray, int]]:
@@ -147,8 +144,7 @@ class CsvFormat:
         column's ``(text, quoted)`` values (each distinct one once, in the order they first
         appear), the group's last line number, which columns hold only plain numbers, and
         how many rows the group holds."""
-        stream = opened()
-        try:
+        with opened() as stream:
             lines = _rows_of(stream, name, self.limits)
             next(lines, None)
             for group, numbers in line_groups(lines, 10_000, self.limits):
@@ -162,8 +158,6 @@ class CsvFormat:
                 else:
                     plain = _plain_number_columns(table)
                     yield functools.partial(_distinct_in_order, table), numbers[-1], plain, len(group)
-        finally:
-            stream.close()
 
 
 def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tuple[str, bool]]:

@@ -108,8 +108,7 @@ class SvmlightFormat:
         smallest: tuple = (None, 0)
         largest: tuple = (None, 0)
         rows_read = 0
-        stream = opened()
-        try:
+        with opened() as stream:
             for rows in self._groups(stream, name, 10_000, comments):
                 rows_read += len(rows.numbers)
                 _add_labels(labels, rows, name)
@@ -128,8 +127,6 @@ class SvmlightFormat:
                     # min and max keep the first of equals: an earlier line wins a tie
                     smallest = min(smallest, low, key=itemgetter(0))
                     largest = max(largest, high, key=itemgetter(0))
-        finally:
-            stream.close()
         return labels, smallest, largest, rows_read
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
