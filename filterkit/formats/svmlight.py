@@ -34,11 +34,10 @@ from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
-_NUMBER = (
-    rb"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
-    rb"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
+_IS_NUMBER = re.compile(
+    r"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+    r"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
 )
-_IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
 _PAIR = re.compile(r"([^:]*+):(.*)", re.DOTALL)
 
 
