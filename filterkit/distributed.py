@@ -253,8 +253,7 @@ class DaskEngine:
         yield joined(list(results_in_order(plans)), files)
 
     def fit(self, chain: Chain, plan: Plan) -> None:
-        """Fit every stage of ``chain`` in turn, one pass over the partitions per fitted stage, the
-        statistics of its tasks merged on the client, the earlier partition first."""
+        """Fit ``chain``, one pass over the partitions per fitted stage (see the module docstring)."""
 
         def statistics_of(position: int, stage):
             with self._pass(f"fitting {stage.name}", chain, plan, position) as (recipe, meter):
