@@ -104,10 +104,8 @@ def _chain_of(recipe: ChainRecipe) -> Chain:
     return cached[1]
 
 
-@functools.lru_cache(maxsize=None)
-def _registry(plugins_dir: str | None):
-    """The plugin registry, loaded once per worker process."""
-    return load_plugins(plugins_dir)
+#: The plugin registry, loaded once per worker process.
+_registry = functools.cache(load_plugins)
 
 
 def worker_inventory(plugins_dir: str | None) -> dict:
@@ -255,8 +253,7 @@ class DaskEngine:
         yield joined(list(results_in_order(plans)), files)
 
     def fit(self, chain: Chain, plan: Plan) -> None:
-        """Fit every stage of ``chain`` in turn, one pass over the partitions per fitted stage, the
-        statistics of its tasks merged on the client, the earlier partition first."""
+        """Fit ``chain``, one pass over the partitions per fitted stage (see the module docstring)."""
 
         def statistics_of(position: int, stage):
             with self._pass(f"fitting {stage.name}", chain, plan, position) as (recipe, meter):
@@ -308,13 +305,9 @@ class DaskEngine:
 
     def write(self, chain: Chain, plan: Plan, stream, form: OutputForm, comments: list[str], output: OutputFile | None):
         """Write every partition's output to the binary ``stream`` (of ``output``), in partition order,
-        the header once.
-
-        Each part is copied here, and removed, as soon as it and the parts before it are written,
-        while the workers write the next ones.  A failed task's part holds the rows it wrote before
-        its error, which go out before the error is raised: the run fails on the first error in the
-        input's order, with the rows before it written, as a local run does.
-        """
+        the header once, each part copied (:func:`_copy_part`) as soon as it and the parts before it
+        are written: the run fails on the first error in the input's order, with the rows before it
+        written, as a local run does."""
         assert chain.output_schema is not None  # the chain is fitted
         header = format_header(chain.output_schema, list(comments)).encode("utf-8")
         beside = None if output is None or output.how == "stream" else output.staging_folder

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import os
 import sys
 import time
@@ -40,24 +41,17 @@ def progress_mode(quiet: bool, requested: bool, stream: TextIO | None = None) ->
     stream = sys.stderr if stream is None else stream
     if quiet or stream is None:
         return OFF
-    try:
-        on_terminal = stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        on_terminal = False
-    if on_terminal:
-        return TERMINAL
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        if stream.isatty():
+            return TERMINAL
     return LOG if requested else OFF
 
 
 class Progress:
-    """The progress of one run, written to ``stream`` in ``mode`` (see the module docstring).
-
-    ``expect(n)`` adds passes to the planned total, :meth:`step` runs one pass,
-    :meth:`note` says something between passes and :meth:`finish` ends the run with
-    its total time.  ``word`` names a pass ("pass", or "step" for ``evaluate``).  While
-    the total is uncertain (``expect(n, certain=False)``, until :meth:`settle`), a pass
-    shows no total: the total announced is the number of passes run.
-    """
+    """The progress of one run, written to ``stream`` in ``mode`` (see the module docstring);
+    ``word`` names a pass ("pass", or "step" for ``evaluate``).  While the total is uncertain
+    (``expect(n, certain=False)``, until :meth:`settle`), a pass shows no total: the total
+    announced is the number of passes run."""
 
     def __init__(
         self,
@@ -167,29 +161,23 @@ class Progress:
             _ACTIVE.reset(token)
 
 
+@dataclasses.dataclass(eq=False)
 class Meter:
     """How far one pass is: rows or items counted, the input's position; drawn by its
     :class:`Progress` at most every :data:`TERMINAL_INTERVAL` (terminal) or :data:`LOG_INTERVAL` (log) seconds."""
 
-    def __init__(
-        self,
-        progress: Progress,
-        title: str,
-        size: int | None,
-        position: Callable[[], int | None] | None,
-        items: int | None,
-        unit: str,
-    ):
-        self.progress = progress
-        self.title = title
-        self.size = size
-        self.position = position
-        self.items = items
-        self.unit = unit
-        self.count = 0
-        self.detail = ""
-        self.started = progress.clock()
-        self.interval = TERMINAL_INTERVAL if progress.mode == TERMINAL else LOG_INTERVAL
+    progress: Progress
+    title: str
+    size: int | None
+    position: Callable[[], int | None] | None
+    items: int | None
+    unit: str
+    count: int = 0
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        self.started = self.progress.clock()
+        self.interval = TERMINAL_INTERVAL if self.progress.mode == TERMINAL else LOG_INTERVAL
         self.next_draw = self.started + self.interval
 
     def counted(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
@@ -325,9 +313,6 @@ def _fitted(text: str, stream) -> str:
         width = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, ValueError, OSError):
         return text
-    if width < _NARROWEST or len(text) < width:  # a terminal of no known width reports 0
+    if width < 20 or len(text) < width:  # a terminal of no known width reports 0; too narrow to cut
         return text
     return text[: width - 2] + "…"
-
-
-_NARROWEST = 20

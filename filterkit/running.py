@@ -207,37 +207,28 @@ def open_source(
     (:class:`ScannedSource`), unless ``known_schema`` (a model's input header) gives it.
     """
     format_name = format_of(path, given_format)
-    if path == "-":
-        if sys.stdin is None:
-            raise FilterkitError("standard input is closed")
-        stream, name, owned = sys.stdin.buffer, "<stdin>", False
-    elif _is_regular_file(path):
-        if format_name == ARFF:
-            yield FileSource(path, chunk_rows)
+    with contextlib.ExitStack() as stack:
+        source: FileSource | StreamSource | ScannedSource
+        if path == "-":
+            if sys.stdin is None:
+                raise FilterkitError("standard input is closed")
+            stream, name = sys.stdin.buffer, "<stdin>"
+        elif _is_regular_file(path):
+            stream, name = None, path
         else:
-            scanned = ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
-            try:
-                yield scanned
-            finally:
-                scanned.close()
-        return
-    else:
-        stream, name, owned = open(path, "rb"), path, True
-    try:
-        source: StreamSource | ScannedSource
-        if format_name == ARFF:
+            stream, name = stack.enter_context(open(path, "rb")), path
+        if stream is None and format_name == ARFF:
+            source = FileSource(path, chunk_rows)
+        elif stream is None:
+            source = ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
+        elif format_name == ARFF:
             source = StreamSource(stream, name, chunk_rows)
             if needs_passes:
                 source.spool()
         else:
             source = ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema)
-        try:
+        with contextlib.closing(source):
             yield source
-        finally:
-            source.close()
-    finally:
-        if owned:
-            stream.close()
 
 
 def _is_regular_file(path: str) -> bool:

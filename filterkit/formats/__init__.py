@@ -78,16 +78,12 @@ def format_of(path: str | None, given: str | None) -> str:
         except KeyError:
             names = ", ".join(FORMAT_NAMES)
             raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
-    if path is None or path == "-":
-        return ARFF
-    return extension_format(path) or ARFF
+    return ARFF if path is None else extension_format(path) or ARFF
 
 
 def extension_format(path: str) -> str | None:
     """The format a file name's extension names (after any ``.gz``); None for another extension."""
-    name = path.lower()
-    if name.endswith(".gz"):
-        name = name[: -len(".gz")]
+    name = path.lower().removesuffix(".gz")
     return next((key for key, form in FORMATS.items() if name.endswith(form.suffixes)), None)
 
 

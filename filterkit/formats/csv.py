@@ -19,7 +19,6 @@ from __future__ import annotations
 import codecs
 import functools
 import re
-from dataclasses import dataclass
 from typing import IO, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
@@ -41,13 +40,6 @@ _LAST_VALUE = re.compile(
 )
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
-
-
-@dataclass(frozen=True)
-class _Details:
-    """Each column's label positions (None for a numeric column)."""
-
-    codes: tuple[dict[str, int] | None, ...]
 
 
 class CsvFormat:
@@ -72,7 +64,7 @@ class CsvFormat:
         ]
         codes = tuple(labels.get(column) for column in range(len(names)))
         schema = Schema(relation_of(name, keep_extension=False), tuple(attributes))
-        return Layout(schema, (), _Details(codes), rows)
+        return Layout(schema, (), codes, rows)
 
     def _numeric_columns(self, opened: Reopen, name: str, width: int) -> tuple[list[bool], int]:
         """The scan's first pass: which columns hold only numbers or missing values, and the rows."""
@@ -111,14 +103,14 @@ class CsvFormat:
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
-        details = cast(_Details, layout.details)
+        codes = cast(tuple, layout.details)  # each column's label codes (None: a numeric column)
         attributes = layout.schema.attributes
         lines = _rows_of(stream, name, self.limits)
         next(lines, None)  # the header row
         for group, numbers in line_groups(lines, chunk_rows, self.limits):
             table = _plain_table(group, len(attributes))
             if table is not None:
-                values = _plain_values(table, details.codes)
+                values = _plain_values(table, codes)
                 if values is not None:
                     yield Chunk(values)
                     continue
@@ -126,13 +118,12 @@ class CsvFormat:
             for row, (line, number) in enumerate(zip(group, numbers)):
                 fields = _checked_fields(decoded(line, name, number), len(attributes), name, number)
                 for column, (text, quoted) in enumerate(fields):
-                    values[row, column] = _value(text, quoted, details.codes[column], attributes[column], name, number)
+                    values[row, column] = _value(text, quoted, codes[column], attributes[column], name, number)
             yield Chunk(values)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
         """The attribute names of the header row (the first line that is not blank)."""
-        stream = opened()
-        try:
+        with opened() as stream:
             for number, line in _rows_of(stream, name, self.limits):
                 names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
                 if len(names) + 1 > self.limits.attributes:
@@ -146,8 +137,6 @@ class CsvFormat:
                     if column_name in names[:position]:
                         raise ArffError(f"the column name {shown(column_name)} appears twice", name, number)
                 return names
-        finally:
-            stream.close()
         raise ArffError("empty input: no header row of column names", name, 1)
 
     def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray, int]]:
@@ -155,8 +144,7 @@ class CsvFormat:
         column's ``(text, quoted)`` values (each distinct one once, in the order they first
         appear), the group's last line number, which columns hold only plain numbers, and
         how many rows the group holds."""
-        stream = opened()
-        try:
+        with opened() as stream:
             lines = _rows_of(stream, name, self.limits)
             next(lines, None)
             for group, numbers in line_groups(lines, 10_000, self.limits):
@@ -170,8 +158,6 @@ class CsvFormat:
                 else:
                     plain = _plain_number_columns(table)
                     yield functools.partial(_distinct_in_order, table), numbers[-1], plain, len(group)
-        finally:
-            stream.close()
 
 
 def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tuple[str, bool]]:
@@ -239,11 +225,9 @@ def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -
                 return None
             for at in np.flatnonzero(~plain).tolist():
                 text = cells[at].decode("utf-8")
-                if _missing(text, False):
-                    values[at, column] = np.nan
-                elif _is_number(text):
-                    values[at, column] = parse_number(text)
-                else:
+                try:
+                    values[at, column] = np.nan if _missing(text, False) else parse_number(text)
+                except ArffError:
                     return None
         else:
             distinct, inverse = np.unique(cells, return_inverse=True)
@@ -276,7 +260,7 @@ def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     codes = tuple(
         None if a.kind == NUMERIC else {label: code for code, label in enumerate(a.labels)} for a in schema.attributes
     )
-    return Layout(schema, (), _Details(codes), None)
+    return Layout(schema, (), codes, None)
 
 
 def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:

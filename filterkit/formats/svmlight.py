@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from filterkit.arff import _speedups  # type: ignore[attr-defined]
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _blocks, _LineTooLong, _ReadFailure
+from filterkit.arff.reader import _blocks, _Lines
 from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
@@ -34,11 +34,10 @@ from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
-_NUMBER = (
-    rb"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
-    rb"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
+_IS_NUMBER = re.compile(
+    r"[+-]?+(?:(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+    r"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?+)"
 )
-_IS_NUMBER = re.compile(_NUMBER.decode("ascii"))
 _PAIR = re.compile(r"([^:]*+):(.*)", re.DOTALL)
 
 
@@ -108,8 +107,7 @@ class SvmlightFormat:
         smallest: tuple = (None, 0)
         largest: tuple = (None, 0)
         rows_read = 0
-        stream = opened()
-        try:
+        with opened() as stream:
             for rows in self._groups(stream, name, 10_000, comments):
                 rows_read += len(rows.numbers)
                 _add_labels(labels, rows, name)
@@ -128,8 +126,6 @@ class SvmlightFormat:
                     # min and max keep the first of equals: an earlier line wins a tie
                     smallest = min(smallest, low, key=itemgetter(0))
                     largest = max(largest, high, key=itemgetter(0))
-        finally:
-            stream.close()
         return labels, smallest, largest, rows_read
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
@@ -146,39 +142,31 @@ class SvmlightFormat:
         """The rows parsed (by ``_lines.parse_svmlight``) in groups of at most ``group_rows`` rows or
         ``chunk_bytes`` bytes of row text; the comment lines before the first row put in ``comments``."""
         limits = self.limits
+        lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
         pieces: list[tuple] = []
-        line_number = rows = size = 0
-        try:
-            for block in _blocks(cast(BinaryIO, stream), limits.line_bytes):
-                at = len(codecs.BOM_UTF8) if line_number == 0 and block.startswith(codecs.BOM_UTF8) else 0
-                while at < len(block):
-                    start = at
-                    at, seen, held, too_long, first, error, *parsed = _lines.parse_svmlight(
-                        block, at, group_rows - rows, limits.chunk_bytes - size, limits.line_bytes
-                    )
-                    if comments is not None:
-                        _add_comments(block[start : at if first < 0 else first], comments)
-                        comments = comments if first < 0 else None
-                    if error is not None:
-                        raise ArffError(_refusal(*error), name, line_number + error[1])
-                    pieces.append((*parsed, line_number + 1))
-                    rows += len(parsed[1])
-                    size += held
-                    line_number += seen
-                    if too_long:
-                        raise _LineTooLong
-                    if rows == group_rows or size >= limits.chunk_bytes:
-                        yield _joined_rows(pieces)
-                        pieces, rows, size = [], 0, 0
-        except _ReadFailure as failure:
-            raise ArffError(str(failure), name, line_number + 1) from None
-        except _LineTooLong:
-            raise ArffError(
-                f"a line longer than {limits.line_bytes:,} bytes: refused "
-                f"(set {VARIABLES['line_bytes']} to allow more)",
-                name,
-                line_number + 1,
-            ) from None
+        rows = size = 0
+        for block, at in lines.blocks():
+            if lines.line_number == 0 and block.startswith(codecs.BOM_UTF8):
+                at = len(codecs.BOM_UTF8)
+            while at < len(block):
+                start = at
+                at, seen, held, too_long, first, error, *parsed = _lines.parse_svmlight(
+                    block, at, group_rows - rows, limits.chunk_bytes - size, limits.line_bytes
+                )
+                if comments is not None:
+                    _add_comments(block[start : at if first < 0 else first], comments)
+                    comments = comments if first < 0 else None
+                if error is not None:
+                    raise ArffError(_refusal(*error), name, lines.line_number + error[1])
+                pieces.append((*parsed, lines.line_number + 1))
+                rows += len(parsed[1])
+                size += held
+                lines.line_number += seen
+                if too_long:
+                    raise lines.too_long()
+                if rows == group_rows or size >= limits.chunk_bytes:
+                    yield _joined_rows(pieces)
+                    pieces, rows, size = [], 0, 0
         if rows:
             yield _joined_rows(pieces)
 
