@@ -64,7 +64,7 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
     AUC and F1 also over classes)."""
     multiclass, fractions = settings.multiclass, settings.train_fractions
     results = [
-        _result(chain, task, fraction, _summary(grouped[(chain.text, task, fraction)], settings))
+        _result(chain, task, fraction, grouped[(chain.text, task, fraction)], settings)
         for chain in chains
         for task in tasks
         for fraction in fractions
@@ -79,36 +79,35 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
             for fraction in fractions
         ]
     if settings.stats and len(chains) > 1:
-        paired = _multiclass_paired if multiclass else _paired
+        held_out = "test" in settings_json
         document["paired"] = [
-            {
-                **paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks),
-                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
-            }
+            _paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks, multiclass, held_out)
             for chain in chains[1:]
             for fraction in fractions
         ]
     return document
 
 
-def _summary(records: list[dict], settings: Settings) -> dict:
-    if settings.multiclass:
-        return summarize_multiclass(records, settings.repeats)
-    return summarize(records, settings.repeats, settings.stats)
-
-
-def _paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks) -> dict:
-    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds."""
-    return {
-        "chain": chain,
-        "baseline": baseline,
-        "train_fraction": fraction,
-        "measures": paired_comparison(
-            {task: grouped[(chain, task, fraction)] for task in tasks},
-            {task: grouped[(baseline, task, fraction)] for task in tasks},
-            ratio,
-        ),
-    }
+def _paired(
+    chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks, multiclass: bool, held_out: bool
+) -> dict:
+    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds (with
+    ``--multiclass``, overall and per class).  Scored on a test file (``held_out``: one draw, so no test
+    over folds), also per task McNemar's test of ``chain``'s decisions against ``baseline``'s on its rows."""
+    records, baseline_records = (
+        {task: grouped[(name, task, fraction)] for task in tasks} for name in (chain, baseline)
+    )
+    paired = {"chain": chain, "baseline": baseline, "train_fraction": fraction}
+    if multiclass:
+        paired.update(_multiclass_paired(records[MULTICLASS_TASK], baseline_records[MULTICLASS_TASK], ratio))
+    else:
+        paired["measures"] = paired_comparison(records, baseline_records, ratio)
+    if held_out:
+        paired["mcnemar"] = {
+            task: mcnemar(ours[0]["truth"], ours[0]["decisions"], baseline_records[task][0]["decisions"])
+            for task, ours in records.items()
+        }
+    return paired
 
 
 def settings_document(
@@ -134,28 +133,18 @@ def settings_document(
     return document
 
 
-def _result(chain, task: str, fraction: float, summary: dict) -> dict:
-    """One result of the document: its chain, task, training fraction, swept values and ``summary``."""
+def _result(chain, task: str, fraction: float, records: list[dict], settings: Settings) -> dict:
+    """One result of the document: its chain, task, training fraction, swept values and its records' summary."""
+    if settings.multiclass:
+        summary = summarize_multiclass(records, settings.repeats)
+    else:
+        summary = summarize(records, settings.repeats, settings.stats)
     return {
         "chain": chain.text,
         "task": task,
         "train_fraction": fraction,
         **({"sweep": chain.sweep} if chain.sweep else {}),
         **summary,
-    }
-
-
-def _mcnemar_entry(settings_json: dict, chain: str, baseline: str, tasks, fraction: float, grouped: dict) -> dict:
-    """Scored on a test file (one draw, so no test over folds): per task, McNemar's test of ``chain``'s
-    decisions against ``baseline``'s on its rows, as ``{"mcnemar": {task: ...}}``; else nothing."""
-    if "test" not in settings_json:
-        return {}
-    pairs = {task: (grouped[(chain, task, fraction)][0], grouped[(baseline, task, fraction)][0]) for task in tasks}
-    return {
-        "mcnemar": {
-            task: mcnemar(ours["truth"], ours["decisions"], theirs["decisions"])
-            for task, (ours, theirs) in pairs.items()
-        }
     }
 
 
@@ -177,9 +166,8 @@ def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dic
     return entry
 
 
-def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, _tasks) -> dict:
-    """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
-    records, baseline_records = (grouped[(name, MULTICLASS_TASK, fraction)] for name in (chain, baseline))
+def _multiclass_paired(records: list[dict], baseline_records: list[dict], ratio: float) -> dict:
+    """``--multiclass --stats``: a chain's fold ``records`` against the baseline's, overall and per class."""
     overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
     labels = list(records[0]["per_class"])
     per_class = paired_comparison(
@@ -189,9 +177,6 @@ def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict
         PER_CLASS_MEASURES,
     )
     return {
-        "chain": chain,
-        "baseline": baseline,
-        "train_fraction": fraction,
         "measures": {
             measure: {"difference": paired["difference"], "over_folds": paired["over_folds"]}
             for measure, paired in overall.items()
@@ -221,10 +206,28 @@ def _macro_spread(per_task: list[dict], repeats: int) -> dict:
 
 
 def table(document: dict, per_task: bool = False) -> str:
-    """The plain-text table ``evaluate`` prints (``per_task``: also one row per task)."""
+    """The plain-text table ``evaluate`` prints: one row per chain (and fraction), macro-averaged over tasks
+    (``per_task``: also one row per task); then, when the document has them, the spread over repeats, the
+    break-even and micro-averages, and the paired tests."""
     if document["settings"].get("multiclass"):
         return _multiclass_table(document)
-    return _table(document, per_task)
+    rows, names, note = _rows(document, per_task)
+    width = max(len("chain"), *(len(name) for name in names))
+    notes: list[str] = []
+    lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
+    if "breakeven" in rows[-1]:
+        lines += _breakeven_lines(document, names, rows, width, notes)
+    for comparison in document.get("paired", []):
+        held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
+        lines.append(
+            f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p"
+            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
+        )
+        for measure in ("f1", "auc", "breakeven"):
+            paired = comparison["measures"][measure]
+            lines.append(_paired_line(LABELS.get(measure, "BEP"), 6, paired, "over_tasks", held_out))
+        lines += _mcnemar_lines(comparison)
+    return "\n".join(lines + _footnote(notes)) + "\n"
 
 
 def html_page(document: dict, per_task: bool = False) -> str:
@@ -292,28 +295,6 @@ def _rows(document: dict, per_task: bool) -> tuple[list[dict], list[str], str]:
     )
     rows = document["results"] + document["macro"] if per_task else document["macro"]
     return rows, [r["chain"] + (f" [{r['task']}]" if per_task and "task" in r else "") for r in rows], note
-
-
-def _table(document: dict, per_task: bool) -> str:
-    """A plain-text table: one row per chain (and fraction), macro-averaged over tasks; then, when the
-    document has them, the spread over repeats, the break-even and micro-averages, and the paired tests."""
-    rows, names, note = _rows(document, per_task)
-    width = max(len("chain"), *(len(name) for name in names))
-    notes: list[str] = []
-    lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
-    if "breakeven" in rows[-1]:
-        lines += _breakeven_lines(document, names, rows, width, notes)
-    for comparison in document.get("paired", []):
-        held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
-        lines.append(
-            f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p"
-            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
-        )
-        for measure in ("f1", "auc", "breakeven"):
-            paired = comparison["measures"][measure]
-            lines.append(_paired_line(LABELS.get(measure, "BEP"), 6, paired, "over_tasks", held_out))
-        lines += _mcnemar_lines(comparison)
-    return "\n".join(lines + _footnote(notes)) + "\n"
 
 
 def _paired_line(label: str, width: int, paired: dict, over: str | None, held_out: bool) -> str:
