@@ -147,16 +147,6 @@ def class_records(records: list[dict], label: str) -> list[dict]:
     return [r["per_class"][label] for r in records]
 
 
-def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
-    """Per measure, each repeat's value (:func:`task_value`), and their mean and standard deviation across repeats."""
-    folds = len(records) // repeats
-    spread = {}
-    for measure in measure_names:
-        per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
-        spread[measure] = {"mean": _mean(per_repeat), "std": _std(per_repeat), "per_repeat": per_repeat}
-    return spread
-
-
 def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
     """Per measure, its mean over the folds where it is defined, its spread and its per-fold values."""
     summary: dict[str, Any] = {}
@@ -169,9 +159,14 @@ def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
 
 
 def _with_repeats(summary: dict, records: list[dict], repeats: int, measure_names) -> dict:
-    """``summary`` with the spread over repeats, and each fold's classifier and number of features."""
+    """``summary`` with, over several repeats, per measure each repeat's value (:func:`task_value`) and their
+    mean and standard deviation, and each fold's classifier and number of features."""
     if repeats > 1:
-        summary["repeats"] = spread_over_repeats(records, repeats, measure_names)
+        folds = len(records) // repeats
+        summary["repeats"] = {}
+        for measure in measure_names:
+            per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
+            summary["repeats"][measure] = {"mean": _mean(per_repeat), "std": _std(per_repeat), "per_repeat": per_repeat}
     summary["classifier"] = [r["classifier"] for r in records]
     summary["features"] = [r["features"] for r in records]
     return summary
