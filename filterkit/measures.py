@@ -206,6 +206,14 @@ def macro_average(summaries: list[dict], extra: bool = False) -> dict:
     return {measure: _nanmean([s[measure] for s in summaries]) for measure in measure_names}
 
 
+def macro_spread(summaries: list[dict], repeats: int) -> dict:
+    """Per measure, the standard deviation across repeats of each repeat's macro average."""
+    return {
+        measure: _std([_mean([s["repeats"][measure]["per_repeat"][r] for s in summaries]) for r in range(repeats)])
+        for measure in MEASURES + EXTRA_MEASURES
+    }
+
+
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:
     """Micro-averaged F1, precision and recall: the tasks' counts summed per fold, then :func:`pooled_measures`."""
     summed = [

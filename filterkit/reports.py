@@ -21,12 +21,11 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, Settings, repeat_seed
 from filterkit.measures import (
-    EXTRA_MEASURES,
-    MEASURES,
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
     class_records,
     macro_average,
+    macro_spread,
     mcnemar,
     micro_average,
     paired_comparison,
@@ -160,7 +159,7 @@ def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dic
         **macro_average(per_task, settings.stats),
     }
     if settings.repeats > 1:
-        entry["std_over_repeats"] = _macro_spread(per_task, settings.repeats)
+        entry["std_over_repeats"] = macro_spread(per_task, settings.repeats)
     if settings.stats and len(tasks) > 1:
         entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
     return entry
@@ -190,19 +189,6 @@ def _multiclass_paired(records: list[dict], baseline_records: list[dict], ratio:
             for measure, paired in per_class.items()
         },
     }
-
-
-def _macro_spread(per_task: list[dict], repeats: int) -> dict:
-    """Per measure, the standard deviation across repeats of each repeat's macro average."""
-    spread = {}
-    for measure in [*MEASURES, *EXTRA_MEASURES]:
-        per_repeat = np.array(
-            [[r["repeats"][measure]["per_repeat"][repeat] for r in per_task] for repeat in range(repeats)],
-            dtype=np.float64,
-        )
-        means = [row[~np.isnan(row)].mean() for row in per_repeat if not np.isnan(row).all()]
-        spread[measure] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
-    return spread
 
 
 def table(document: dict, per_task: bool = False) -> str:
@@ -302,10 +288,9 @@ def _paired_line(label: str, width: int, paired: dict, over: str | None, held_ou
     (tasks or classes; none: no such test), and the tally over folds unless scored on a test file."""
     line = f"  {label:>{width}} {paired['difference']:>+8.4f}"
     if over is not None:
-        line += f"  {_tally(paired[over], paired[over]['wilcoxon_p'])}"
+        line += f"  {_wtl(paired[over])} p {_p_cell(paired[over]['wilcoxon_p'])}"
     if not held_out:
-        folds = paired["over_folds"]
-        line += f"  {_tally(folds, folds['corrected_t']['p'])}"
+        line += f"  {_wtl(paired['over_folds'])} p {_p_cell(paired['over_folds']['corrected_t']['p'])}"
     return line
 
 
@@ -469,11 +454,6 @@ def _p_cell(value) -> str:
 def _wtl(counts: dict) -> str:
     """``won/tied/lost`` of one paired comparison."""
     return f"{counts['wins']}/{counts['ties']}/{counts['losses']}"
-
-
-def _tally(counts: dict, p) -> str:
-    """``won/tied/lost p P`` of one paired comparison, as the text tables show it."""
-    return f"{_wtl(counts)} p {_p_cell(p)}"
 
 
 def _comparison_title(comparison: dict) -> str:
