@@ -143,24 +143,20 @@ class EvaluateCommand(ReportCommand):
     """``evaluate``, whose options include every registered classifier's, as ``--NAME-OPTION``."""
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        """The declared options, then the classifiers' (before ``--help``)."""
+        """The declared options, then the classifiers' (before ``--help``), made once per registry (click
+        compares them by identity)."""
         params = super().get_params(ctx)
         declared = len(self.params)
-        return [*params[:declared], *_classifier_options(ctx), *params[declared:]]
-
-
-def _classifier_options(ctx: click.Context) -> list[click.Option]:
-    """The options of every registered classifier, made once per registry (click compares them by identity)."""
-    registry = registry_of(ctx)
-    made = ctx.meta.get(_CLASSIFIER_OPTIONS)
-    if made is None or made[0] is not registry:
-        options = [
-            click_option(option, owner=registered.name)
-            for registered in registry.classifiers.values()
-            for option in registered.value.options
-        ]
-        made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
-    return made[1]
+        registry = registry_of(ctx)
+        made = ctx.meta.get(_CLASSIFIER_OPTIONS)
+        if made is None or made[0] is not registry:
+            options = [
+                click_option(option, owner=registered.name)
+                for registered in registry.classifiers.values()
+                for option in registered.value.options
+            ]
+            made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
+        return [*params[:declared], *made[1], *params[declared:]]
 
 
 _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
