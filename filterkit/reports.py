@@ -204,15 +204,7 @@ def table(document: dict, per_task: bool = False) -> str:
     if "breakeven" in rows[-1]:
         lines += _breakeven_lines(document, names, rows, width, notes)
     for comparison in document.get("paired", []):
-        held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
-        lines.append(
-            f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p"
-            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
-        )
-        for measure in ("f1", "auc", "breakeven"):
-            paired = comparison["measures"][measure]
-            lines.append(_paired_line(LABELS.get(measure, "BEP"), 6, paired, "over_tasks", held_out))
-        lines += _mcnemar_lines(comparison)
+        lines += _paired_lines(comparison, multiclass=False)
     return "\n".join(lines + _footnote(notes)) + "\n"
 
 
@@ -294,9 +286,26 @@ def _paired_line(label: str, width: int, paired: dict, over: str | None, held_ou
     return line
 
 
-def _mcnemar_lines(comparison: dict) -> list[str]:
-    """The table's lines of one comparison's McNemar tests (scored on a test file), one per task."""
-    return [
+def _paired_lines(comparison: dict, multiclass: bool) -> list[str]:
+    """The text table's lines of one paired comparison: its title, a line per measure (with ``--multiclass``
+    overall, then per class) and, scored on a test file, McNemar's test per task instead of the tests over folds."""
+    held_out = "mcnemar" in comparison
+    folds = "" if held_out else "; folds won/tied/lost, corrected resampled t-test p"
+    if multiclass:
+        lines = [f"{_comparison_title(comparison)}: difference{folds}"]
+        for measure, paired in comparison["measures"].items():
+            lines.append(_paired_line(MULTICLASS_LABELS[measure], 8, paired, None, held_out))
+        per_class_folds = "" if held_out else "; folds won/tied/lost, t-test p"
+        lines.append(f"  per class: difference; classes won/tied/lost, Wilcoxon p{per_class_folds}")
+        for measure, paired in comparison["per_class"].items():
+            lines.append(_paired_line(LABELS[measure], 8, paired, "over_classes", held_out))
+    else:
+        lines = [f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p{folds}"]
+        for measure in ("f1", "auc", "breakeven"):
+            lines.append(
+                _paired_line(LABELS.get(measure, "BEP"), 6, comparison["measures"][measure], "over_tasks", held_out)
+            )
+    return lines + [
         f"  McNemar, task {task}: {test['only_chain_right']} row(s) right only under the chain, "
         f"{test['only_baseline_right']} only under the baseline, p {_p_cell(test['p']).strip()}"
         for task, test in comparison.get("mcnemar", {}).items()
@@ -417,29 +426,15 @@ def _multiclass_table(document: dict) -> str:
         + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
     )
     for label in classes:
-        pairs = []
+        cells = ""
         for row in rows:
             entry = {**row["per_class"][label], "chain": row["chain"], "train_fraction": row["train_fraction"]}
             entry.update(task=label, scope="class")
             marks = [_marked(document, entry, m, name, notes).strip() for m, name in (("auc", "AUC"), ("f1", "F1"))]
-            pairs.append(" / ".join(marks))
-        cells = "  ".join(f"{pair:>{column}}" for pair in pairs)
-        lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
+            cells += f"  {' / '.join(marks):>{column}}"
+        lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}{cells}")
     for comparison in document.get("paired", []):
-        held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds
-        lines.append(
-            f"{_comparison_title(comparison)}: difference"
-            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
-        )
-        for measure, paired in comparison["measures"].items():
-            lines.append(_paired_line(MULTICLASS_LABELS[measure], 8, paired, None, held_out))
-        lines.append(
-            "  per class: difference; classes won/tied/lost, Wilcoxon p"
-            + ("" if held_out else "; folds won/tied/lost, t-test p")
-        )
-        for measure, paired in comparison["per_class"].items():
-            lines.append(_paired_line(LABELS[measure], 8, paired, "over_classes", held_out))
-        lines += _mcnemar_lines(comparison)
+        lines += _paired_lines(comparison, multiclass=True)
     return "\n".join(lines + _footnote(notes)) + "\n"
 
 
