@@ -300,10 +300,7 @@ def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.
 def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:
     """Per fraction f, ⌈f · n_c⌉ training rows of each class c, each sample inside the next larger one."""
     generator = np.random.default_rng(seed)
-    orders = []
-    for label in np.unique(codes[train]):
-        members = train[codes[train] == label]
-        orders.append(members[generator.permutation(len(members))])
+    orders = [generator.permutation(train[codes[train] == label]) for label in np.unique(codes[train])]
     return {
         fraction: np.sort(np.concatenate([order[: max(1, math.ceil(fraction * len(order)))] for order in orders]))
         for fraction in fractions

@@ -78,8 +78,7 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
     for position, label in enumerate(labels):
         actual, named = truth == position, predicted == position
         measured = measures(actual, scores[:, position], named)
-        per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
-        per_class[label]["counts"] = contingency(actual, named)
+        per_class[label] = {**{m: measured[m] for m in PER_CLASS_MEASURES}, "counts": contingency(actual, named)}
         if not actual.any() and not named.any():
             per_class[label]["f1"] = math.nan
     counts = np.sum([values["counts"] for values in per_class.values()], axis=0)

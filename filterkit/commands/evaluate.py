@@ -111,9 +111,8 @@ def parse_sweep(registry, text: str) -> Sweep:
             f"--sweep {text!r}: stage '{stage_name}' has no option '{option_name.replace('_', '-')}' "
             f"(it has: {', '.join(sorted(name.replace('_', '-') for name in options)) or 'none'})"
         )
-    option = options[option_name]
     try:
-        converted = [option.convert(value) for value in values]
+        converted = [options[option_name].convert(value) for value in values]
     except FilterkitError as error:
         raise FilterkitError(f"--sweep {text!r}: {error}") from None
     if len(set(converted)) != len(converted):
