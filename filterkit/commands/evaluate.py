@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import shlex
 import sys
 from dataclasses import dataclass, fields
@@ -65,7 +64,7 @@ def parse_fractions(text: str) -> tuple[float, ...]:
         fractions = sorted({float(part) for part in text.split(",") if part.strip()})
     except ValueError:
         raise FilterkitError(f"--train-fraction {text!r} is not a list of numbers") from None
-    if not fractions or not all(math.isfinite(f) for f in fractions) or fractions[0] <= 0 or fractions[-1] > 1:
+    if not fractions or not all(0 < f <= 1 for f in fractions):  # also refuses nan
         raise FilterkitError(f"--train-fraction {text!r}: every fraction must be in (0, 1]")
     return tuple(fractions)
 
