@@ -56,11 +56,9 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
     """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
     task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`):
     flat for one chain, task and fraction (unless ``--multiclass``); else the results and, but with
-    ``--multiclass``, each chain's macro averages.  Over several repeats each result also holds each
-    repeat's means and their spread; ``settings.stats`` adds the break-even point, micro-averages over
-    several tasks and paired tests of every chain against the first on the same folds (``ratios``: per
-    fraction, test rows / training rows, for the corrected t-test; with ``--multiclass`` each class's
-    AUC and F1 also over classes)."""
+    ``--multiclass``, each chain's macro averages (:func:`_macro_entry`); with ``settings.stats``, paired
+    tests of every chain against the first (:func:`_paired`; ``ratios``: per fraction, test rows / training
+    rows, for the corrected t-test)."""
     multiclass, fractions = settings.multiclass, settings.train_fractions
     results = [
         _result(chain, task, fraction, grouped[(chain.text, task, fraction)], settings)
