@@ -300,10 +300,7 @@ def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.
 def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:
     """Per fraction f, ⌈f · n_c⌉ training rows of each class c, each sample inside the next larger one."""
     generator = np.random.default_rng(seed)
-    orders = []
-    for label in np.unique(codes[train]):
-        members = train[codes[train] == label]
-        orders.append(members[generator.permutation(len(members))])
+    orders = [generator.permutation(train[codes[train] == label]) for label in np.unique(codes[train])]
     return {
         fraction: np.sort(np.concatenate([order[: max(1, math.ceil(fraction * len(order)))] for order in orders]))
         for fraction in fractions
@@ -319,12 +316,11 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
         blocks.append(matrix[:, numeric])
     for position, attribute in enumerate(schema.attributes):
         if attribute.kind == NOMINAL and position != class_index:
-            codes = np.asarray(matrix[:, position].toarray()).ravel()
-            known = ~np.isnan(codes)
-            rows = np.flatnonzero(known)
+            codes = chunk.column(position)
+            rows = np.flatnonzero(~np.isnan(codes))
             blocks.append(
                 sp.csr_matrix(
-                    (np.ones(len(rows)), (rows, codes[known].astype(np.int64))),
+                    (np.ones(len(rows)), (rows, codes[rows].astype(np.int64))),
                     shape=(chunk.n_rows, len(attribute.labels)),
                 )
             )
@@ -531,9 +527,8 @@ def _dask_results(registry, plugins_dir, dataset: Dataset, chains, fits, setting
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
         for chain in chains:
             engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
-        (shared,) = engine.client.scatter([dataset], broadcast=True)
         client = engine.client
-        futures = [
-            client.submit(_evaluate_in_worker, engine.plugins_dir, shared, *fit, settings, pure=False) for fit in fits
-        ]
-        yield results_in_order(futures)
+        (shared,) = client.scatter([dataset], broadcast=True)
+        yield results_in_order(
+            [client.submit(_evaluate_in_worker, engine.plugins_dir, shared, *fit, settings, pure=False) for fit in fits]
+        )

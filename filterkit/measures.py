@@ -78,8 +78,7 @@ def multiclass_measures(truth: np.ndarray, scores: np.ndarray, predicted: np.nda
     for position, label in enumerate(labels):
         actual, named = truth == position, predicted == position
         measured = measures(actual, scores[:, position], named)
-        per_class[label] = {measure: measured[measure] for measure in PER_CLASS_MEASURES}
-        per_class[label]["counts"] = contingency(actual, named)
+        per_class[label] = {**{m: measured[m] for m in PER_CLASS_MEASURES}, "counts": contingency(actual, named)}
         if not actual.any() and not named.any():
             per_class[label]["f1"] = math.nan
     counts = np.sum([values["counts"] for values in per_class.values()], axis=0)
@@ -147,16 +146,6 @@ def class_records(records: list[dict], label: str) -> list[dict]:
     return [r["per_class"][label] for r in records]
 
 
-def spread_over_repeats(records: list[dict], repeats: int, measure_names=MEASURES + EXTRA_MEASURES) -> dict:
-    """Per measure, each repeat's value (:func:`task_value`), and their mean and standard deviation across repeats."""
-    folds = len(records) // repeats
-    spread = {}
-    for measure in measure_names:
-        per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
-        spread[measure] = {"mean": _mean(per_repeat), "std": _std(per_repeat), "per_repeat": per_repeat}
-    return spread
-
-
 def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
     """Per measure, its mean over the folds where it is defined, its spread and its per-fold values."""
     summary: dict[str, Any] = {}
@@ -169,9 +158,14 @@ def _over_folds(records: list[dict], measure_names) -> dict[str, Any]:
 
 
 def _with_repeats(summary: dict, records: list[dict], repeats: int, measure_names) -> dict:
-    """``summary`` with the spread over repeats, and each fold's classifier and number of features."""
+    """``summary`` with, over several repeats, per measure each repeat's value (:func:`task_value`) and their
+    mean and standard deviation, and each fold's classifier and number of features."""
     if repeats > 1:
-        summary["repeats"] = spread_over_repeats(records, repeats, measure_names)
+        folds = len(records) // repeats
+        summary["repeats"] = {}
+        for measure in measure_names:
+            per_repeat = [task_value(records[r * folds : (r + 1) * folds], measure) for r in range(repeats)]
+            summary["repeats"][measure] = {"mean": _mean(per_repeat), "std": _std(per_repeat), "per_repeat": per_repeat}
     summary["classifier"] = [r["classifier"] for r in records]
     summary["features"] = [r["features"] for r in records]
     return summary
@@ -209,6 +203,14 @@ def macro_average(summaries: list[dict], extra: bool = False) -> dict:
     """The mean over tasks of each measure's task value and of :data:`FOLD_MEANS` (macro-averaging)."""
     measure_names = MEASURES + FOLD_MEANS + (EXTRA_MEASURES if extra else ())
     return {measure: _nanmean([s[measure] for s in summaries]) for measure in measure_names}
+
+
+def macro_spread(summaries: list[dict], repeats: int) -> dict:
+    """Per measure, the standard deviation across repeats of each repeat's macro average."""
+    return {
+        measure: _std([_mean([s["repeats"][measure]["per_repeat"][r] for s in summaries]) for r in range(repeats)])
+        for measure in MEASURES + EXTRA_MEASURES
+    }
 
 
 def micro_average(per_task_records: list[list[dict]]) -> dict[str, float]:

@@ -21,12 +21,11 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, Settings, repeat_seed
 from filterkit.measures import (
-    EXTRA_MEASURES,
-    MEASURES,
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
     class_records,
     macro_average,
+    macro_spread,
     mcnemar,
     micro_average,
     paired_comparison,
@@ -57,14 +56,12 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
     """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
     task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`):
     flat for one chain, task and fraction (unless ``--multiclass``); else the results and, but with
-    ``--multiclass``, each chain's macro averages.  Over several repeats each result also holds each
-    repeat's means and their spread; ``settings.stats`` adds the break-even point, micro-averages over
-    several tasks and paired tests of every chain against the first on the same folds (``ratios``: per
-    fraction, test rows / training rows, for the corrected t-test; with ``--multiclass`` each class's
-    AUC and F1 also over classes)."""
+    ``--multiclass``, each chain's macro averages (:func:`_macro_entry`); with ``settings.stats``, paired
+    tests of every chain against the first (:func:`_paired`; ``ratios``: per fraction, test rows / training
+    rows, for the corrected t-test)."""
     multiclass, fractions = settings.multiclass, settings.train_fractions
     results = [
-        _result(chain, task, fraction, _summary(grouped[(chain.text, task, fraction)], settings))
+        _result(chain, task, fraction, grouped[(chain.text, task, fraction)], settings)
         for chain in chains
         for task in tasks
         for fraction in fractions
@@ -79,36 +76,35 @@ def document(chains, tasks, settings: Settings, grouped: dict, settings_json: di
             for fraction in fractions
         ]
     if settings.stats and len(chains) > 1:
-        paired = _multiclass_paired if multiclass else _paired
+        held_out = "test" in settings_json
         document["paired"] = [
-            {
-                **paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks),
-                **_mcnemar_entry(settings_json, chain.text, chains[0].text, tasks, fraction, grouped),
-            }
+            _paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks, multiclass, held_out)
             for chain in chains[1:]
             for fraction in fractions
         ]
     return document
 
 
-def _summary(records: list[dict], settings: Settings) -> dict:
-    if settings.multiclass:
-        return summarize_multiclass(records, settings.repeats)
-    return summarize(records, settings.repeats, settings.stats)
-
-
-def _paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks) -> dict:
-    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds."""
-    return {
-        "chain": chain,
-        "baseline": baseline,
-        "train_fraction": fraction,
-        "measures": paired_comparison(
-            {task: grouped[(chain, task, fraction)] for task in tasks},
-            {task: grouped[(baseline, task, fraction)] for task in tasks},
-            ratio,
-        ),
-    }
+def _paired(
+    chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks, multiclass: bool, held_out: bool
+) -> dict:
+    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds (with
+    ``--multiclass``, overall and per class).  Scored on a test file (``held_out``: one draw, so no test
+    over folds), also per task McNemar's test of ``chain``'s decisions against ``baseline``'s on its rows."""
+    records, baseline_records = (
+        {task: grouped[(name, task, fraction)] for task in tasks} for name in (chain, baseline)
+    )
+    paired = {"chain": chain, "baseline": baseline, "train_fraction": fraction}
+    if multiclass:
+        paired.update(_multiclass_paired(records[MULTICLASS_TASK], baseline_records[MULTICLASS_TASK], ratio))
+    else:
+        paired["measures"] = paired_comparison(records, baseline_records, ratio)
+    if held_out:
+        paired["mcnemar"] = {
+            task: mcnemar(ours[0]["truth"], ours[0]["decisions"], baseline_records[task][0]["decisions"])
+            for task, ours in records.items()
+        }
+    return paired
 
 
 def settings_document(
@@ -134,28 +130,18 @@ def settings_document(
     return document
 
 
-def _result(chain, task: str, fraction: float, summary: dict) -> dict:
-    """One result of the document: its chain, task, training fraction, swept values and ``summary``."""
+def _result(chain, task: str, fraction: float, records: list[dict], settings: Settings) -> dict:
+    """One result of the document: its chain, task, training fraction, swept values and its records' summary."""
+    if settings.multiclass:
+        summary = summarize_multiclass(records, settings.repeats)
+    else:
+        summary = summarize(records, settings.repeats, settings.stats)
     return {
         "chain": chain.text,
         "task": task,
         "train_fraction": fraction,
         **({"sweep": chain.sweep} if chain.sweep else {}),
         **summary,
-    }
-
-
-def _mcnemar_entry(settings_json: dict, chain: str, baseline: str, tasks, fraction: float, grouped: dict) -> dict:
-    """Scored on a test file (one draw, so no test over folds): per task, McNemar's test of ``chain``'s
-    decisions against ``baseline``'s on its rows, as ``{"mcnemar": {task: ...}}``; else nothing."""
-    if "test" not in settings_json:
-        return {}
-    pairs = {task: (grouped[(chain, task, fraction)][0], grouped[(baseline, task, fraction)][0]) for task in tasks}
-    return {
-        "mcnemar": {
-            task: mcnemar(ours["truth"], ours["decisions"], theirs["decisions"])
-            for task, (ours, theirs) in pairs.items()
-        }
     }
 
 
@@ -171,15 +157,14 @@ def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dic
         **macro_average(per_task, settings.stats),
     }
     if settings.repeats > 1:
-        entry["std_over_repeats"] = _macro_spread(per_task, settings.repeats)
+        entry["std_over_repeats"] = macro_spread(per_task, settings.repeats)
     if settings.stats and len(tasks) > 1:
         entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
     return entry
 
 
-def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, _tasks) -> dict:
-    """``--multiclass --stats``: ``chain`` against ``baseline`` on the same folds, overall and per class."""
-    records, baseline_records = (grouped[(name, MULTICLASS_TASK, fraction)] for name in (chain, baseline))
+def _multiclass_paired(records: list[dict], baseline_records: list[dict], ratio: float) -> dict:
+    """``--multiclass --stats``: a chain's fold ``records`` against the baseline's, overall and per class."""
     overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
     labels = list(records[0]["per_class"])
     per_class = paired_comparison(
@@ -189,9 +174,6 @@ def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict
         PER_CLASS_MEASURES,
     )
     return {
-        "chain": chain,
-        "baseline": baseline,
-        "train_fraction": fraction,
         "measures": {
             measure: {"difference": paired["difference"], "over_folds": paired["over_folds"]}
             for measure, paired in overall.items()
@@ -207,24 +189,21 @@ def _multiclass_paired(chain: str, baseline: str, fraction: float, grouped: dict
     }
 
 
-def _macro_spread(per_task: list[dict], repeats: int) -> dict:
-    """Per measure, the standard deviation across repeats of each repeat's macro average."""
-    spread = {}
-    for measure in [*MEASURES, *EXTRA_MEASURES]:
-        per_repeat = np.array(
-            [[r["repeats"][measure]["per_repeat"][repeat] for r in per_task] for repeat in range(repeats)],
-            dtype=np.float64,
-        )
-        means = [row[~np.isnan(row)].mean() for row in per_repeat if not np.isnan(row).all()]
-        spread[measure] = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
-    return spread
-
-
 def table(document: dict, per_task: bool = False) -> str:
-    """The plain-text table ``evaluate`` prints (``per_task``: also one row per task)."""
+    """The plain-text table ``evaluate`` prints: one row per chain (and fraction), macro-averaged over tasks
+    (``per_task``: also one row per task); then, when the document has them, the spread over repeats, the
+    break-even and micro-averages, and the paired tests."""
     if document["settings"].get("multiclass"):
         return _multiclass_table(document)
-    return _table(document, per_task)
+    rows, names, note = _rows(document, per_task)
+    width = max(len("chain"), *(len(name) for name in names))
+    notes: list[str] = []
+    lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
+    if "breakeven" in rows[-1]:
+        lines += _breakeven_lines(document, names, rows, width, notes)
+    for comparison in document.get("paired", []):
+        lines += _paired_lines(comparison, multiclass=False)
+    return "\n".join(lines + _footnote(notes)) + "\n"
 
 
 def html_page(document: dict, per_task: bool = False) -> str:
@@ -294,43 +273,37 @@ def _rows(document: dict, per_task: bool) -> tuple[list[dict], list[str], str]:
     return rows, [r["chain"] + (f" [{r['task']}]" if per_task and "task" in r else "") for r in rows], note
 
 
-def _table(document: dict, per_task: bool) -> str:
-    """A plain-text table: one row per chain (and fraction), macro-averaged over tasks; then, when the
-    document has them, the spread over repeats, the break-even and micro-averages, and the paired tests."""
-    rows, names, note = _rows(document, per_task)
-    width = max(len("chain"), *(len(name) for name in names))
-    notes: list[str] = []
-    lines = [_header(document["settings"], note), *_measure_lines(document, names, rows, width, LABELS, 6, notes)]
-    if "breakeven" in rows[-1]:
-        lines += _breakeven_lines(document, names, rows, width, notes)
-    for comparison in document.get("paired", []):
-        held_out = "mcnemar" in comparison  # one draw: McNemar per task instead of a test over folds
-        lines.append(
-            f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p"
-            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
-        )
-        for measure in ("f1", "auc", "breakeven"):
-            paired = comparison["measures"][measure]
-            lines.append(_paired_line(LABELS.get(measure, "BEP"), 6, paired, "over_tasks", held_out))
-        lines += _mcnemar_lines(comparison)
-    return "\n".join(lines + _footnote(notes)) + "\n"
-
-
 def _paired_line(label: str, width: int, paired: dict, over: str | None, held_out: bool) -> str:
     """One measure's line of a paired comparison: the difference, the Wilcoxon tally over ``over``
     (tasks or classes; none: no such test), and the tally over folds unless scored on a test file."""
     line = f"  {label:>{width}} {paired['difference']:>+8.4f}"
     if over is not None:
-        line += f"  {_tally(paired[over], paired[over]['wilcoxon_p'])}"
+        line += f"  {_wtl(paired[over])} p {_p_cell(paired[over]['wilcoxon_p'])}"
     if not held_out:
-        folds = paired["over_folds"]
-        line += f"  {_tally(folds, folds['corrected_t']['p'])}"
+        line += f"  {_wtl(paired['over_folds'])} p {_p_cell(paired['over_folds']['corrected_t']['p'])}"
     return line
 
 
-def _mcnemar_lines(comparison: dict) -> list[str]:
-    """The table's lines of one comparison's McNemar tests (scored on a test file), one per task."""
-    return [
+def _paired_lines(comparison: dict, multiclass: bool) -> list[str]:
+    """The text table's lines of one paired comparison: its title, a line per measure (with ``--multiclass``
+    overall, then per class) and, scored on a test file, McNemar's test per task instead of the tests over folds."""
+    held_out = "mcnemar" in comparison
+    folds = "" if held_out else "; folds won/tied/lost, corrected resampled t-test p"
+    if multiclass:
+        lines = [f"{_comparison_title(comparison)}: difference{folds}"]
+        for measure, paired in comparison["measures"].items():
+            lines.append(_paired_line(MULTICLASS_LABELS[measure], 8, paired, None, held_out))
+        per_class_folds = "" if held_out else "; folds won/tied/lost, t-test p"
+        lines.append(f"  per class: difference; classes won/tied/lost, Wilcoxon p{per_class_folds}")
+        for measure, paired in comparison["per_class"].items():
+            lines.append(_paired_line(LABELS[measure], 8, paired, "over_classes", held_out))
+    else:
+        lines = [f"{_comparison_title(comparison)}: difference; tasks won/tied/lost, Wilcoxon p{folds}"]
+        for measure in ("f1", "auc", "breakeven"):
+            lines.append(
+                _paired_line(LABELS.get(measure, "BEP"), 6, comparison["measures"][measure], "over_tasks", held_out)
+            )
+    return lines + [
         f"  McNemar, task {task}: {test['only_chain_right']} row(s) right only under the chain, "
         f"{test['only_baseline_right']} only under the baseline, p {_p_cell(test['p']).strip()}"
         for task, test in comparison.get("mcnemar", {}).items()
@@ -451,29 +424,15 @@ def _multiclass_table(document: dict) -> str:
         + "  ".join(f"{f'chain {i + 1}':>{column}}" for i in range(len(rows)))
     )
     for label in classes:
-        pairs = []
+        cells = ""
         for row in rows:
             entry = {**row["per_class"][label], "chain": row["chain"], "train_fraction": row["train_fraction"]}
             entry.update(task=label, scope="class")
             marks = [_marked(document, entry, m, name, notes).strip() for m, name in (("auc", "AUC"), ("f1", "F1"))]
-            pairs.append(" / ".join(marks))
-        cells = "  ".join(f"{pair:>{column}}" for pair in pairs)
-        lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}  {cells}")
+            cells += f"  {' / '.join(marks):>{column}}"
+        lines.append(f"{label:<{class_width}}  {counts.get(label, 0):>5}{cells}")
     for comparison in document.get("paired", []):
-        held_out = "mcnemar" in comparison  # one draw: McNemar instead of the tests over folds
-        lines.append(
-            f"{_comparison_title(comparison)}: difference"
-            + ("" if held_out else "; folds won/tied/lost, corrected resampled t-test p")
-        )
-        for measure, paired in comparison["measures"].items():
-            lines.append(_paired_line(MULTICLASS_LABELS[measure], 8, paired, None, held_out))
-        lines.append(
-            "  per class: difference; classes won/tied/lost, Wilcoxon p"
-            + ("" if held_out else "; folds won/tied/lost, t-test p")
-        )
-        for measure, paired in comparison["per_class"].items():
-            lines.append(_paired_line(LABELS[measure], 8, paired, "over_classes", held_out))
-        lines += _mcnemar_lines(comparison)
+        lines += _paired_lines(comparison, multiclass=True)
     return "\n".join(lines + _footnote(notes)) + "\n"
 
 
@@ -488,11 +447,6 @@ def _p_cell(value) -> str:
 def _wtl(counts: dict) -> str:
     """``won/tied/lost`` of one paired comparison."""
     return f"{counts['wins']}/{counts['ties']}/{counts['losses']}"
-
-
-def _tally(counts: dict, p) -> str:
-    """``won/tied/lost p P`` of one paired comparison, as the text tables show it."""
-    return f"{_wtl(counts)} p {_p_cell(p)}"
 
 
 def _comparison_title(comparison: dict) -> str:

@@ -77,7 +77,7 @@ class _Tally:
         self.rows = self.nonzero = self.missing = self.class_missing = 0
         self.weighted = False
         self.weight_total = ExactSums.zeros(1)
-        attribute = self.class_attribute = schema.attributes[class_index] if class_index is not None else None
+        attribute = schema.attributes[class_index] if class_index is not None else None
         n_labels = len(attribute.labels) if attribute is not None and attribute.kind == NOMINAL else 0
         self.label_rows = np.zeros(n_labels, dtype=np.int64)
         self.label_weight_sums = ExactSums.zeros(n_labels)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import shlex
 import sys
 from dataclasses import dataclass, fields
@@ -65,7 +64,7 @@ def parse_fractions(text: str) -> tuple[float, ...]:
         fractions = sorted({float(part) for part in text.split(",") if part.strip()})
     except ValueError:
         raise FilterkitError(f"--train-fraction {text!r} is not a list of numbers") from None
-    if not fractions or not all(math.isfinite(f) for f in fractions) or fractions[0] <= 0 or fractions[-1] > 1:
+    if not fractions or not all(0 < f <= 1 for f in fractions):  # also refuses nan
         raise FilterkitError(f"--train-fraction {text!r}: every fraction must be in (0, 1]")
     return tuple(fractions)
 
@@ -111,9 +110,8 @@ def parse_sweep(registry, text: str) -> Sweep:
             f"--sweep {text!r}: stage '{stage_name}' has no option '{option_name.replace('_', '-')}' "
             f"(it has: {', '.join(sorted(name.replace('_', '-') for name in options)) or 'none'})"
         )
-    option = options[option_name]
     try:
-        converted = [option.convert(value) for value in values]
+        converted = [options[option_name].convert(value) for value in values]
     except FilterkitError as error:
         raise FilterkitError(f"--sweep {text!r}: {error}") from None
     if len(set(converted)) != len(converted):
@@ -143,24 +141,20 @@ class EvaluateCommand(ReportCommand):
     """``evaluate``, whose options include every registered classifier's, as ``--NAME-OPTION``."""
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        """The declared options, then the classifiers' (before ``--help``)."""
+        """The declared options, then the classifiers' (before ``--help``), made once per registry (click
+        compares them by identity)."""
         params = super().get_params(ctx)
         declared = len(self.params)
-        return [*params[:declared], *_classifier_options(ctx), *params[declared:]]
-
-
-def _classifier_options(ctx: click.Context) -> list[click.Option]:
-    """The options of every registered classifier, made once per registry (click compares them by identity)."""
-    registry = registry_of(ctx)
-    made = ctx.meta.get(_CLASSIFIER_OPTIONS)
-    if made is None or made[0] is not registry:
-        options = [
-            click_option(option, owner=registered.name)
-            for registered in registry.classifiers.values()
-            for option in registered.value.options
-        ]
-        made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
-    return made[1]
+        registry = registry_of(ctx)
+        made = ctx.meta.get(_CLASSIFIER_OPTIONS)
+        if made is None or made[0] is not registry:
+            options = [
+                click_option(option, owner=registered.name)
+                for registered in registry.classifiers.values()
+                for option in registered.value.options
+            ]
+            made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
+        return [*params[:declared], *made[1], *params[declared:]]
 
 
 _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"
