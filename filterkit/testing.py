@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff import read_arff
-from filterkit.arff.writer import ArffWriter
+from filterkit.arff.writer import write_arff
 from filterkit.contract import ContractError
 from filterkit.errors import FilterkitError
 from filterkit.model import load_model, save_model
@@ -65,8 +65,6 @@ RULES = (
 
 #: The real files shipped for the check: ``filterkit/data/``.
 SHIPPED_DATA = ("iris.arff", "oh0_sample.arff")
-
-CHUNK_SIZES = (1, 7, None)
 
 
 class StageCheckError(AssertionError):
@@ -221,7 +219,7 @@ class _Checker:
             self.fail("pure transform", data_set, "a chunk it was given was changed")
         if self.run(_RowsSource(data_set, None))[1] != output:
             self.fail("determinism", data_set, "a second run gave other bytes")
-        for chunk_rows in CHUNK_SIZES[:-1]:
+        for chunk_rows in (1, 7):
             if self.run(_RowsSource(data_set, chunk_rows))[1] != output:
                 self.fail("chunk size", data_set, f"chunks of {chunk_rows} rows gave other bytes than all rows at once")
         self.check_forms(data_set, output)
@@ -323,9 +321,7 @@ class _Checker:
 
 def _written(chain, source) -> bytes:
     buffer = io.BytesIO()
-    writer = ArffWriter(buffer, chain.output_schema)
-    for chunk in chain.transform(source.chunks()):
-        writer.write(chunk)
+    write_arff(buffer, chain.output_schema, chain.transform(source.chunks()))
     return buffer.getvalue()
 
 
