@@ -128,7 +128,7 @@ def save_model(
 
 def _embedded_array(array: np.ndarray, stage, key) -> dict:
     """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64."""
-    if array.dtype.kind not in _ARRAY_KINDS or array.dtype.hasobject or array.dtype.fields is not None:
+    if array.dtype.kind not in _ARRAY_KINDS:
         raise FilterkitError(
             f"stage '{stage.name}' cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers"
         )
@@ -288,7 +288,7 @@ def _check_attribute(attribute, where: str) -> None:
 def _expect(mapping: dict, key: str, kind: type, where: str) -> None:
     if key not in mapping:
         raise _NotAModel(f"{where} has no '{key}'")
-    if not isinstance(mapping[key], kind) or (kind is int and isinstance(mapping[key], bool)):
+    if not isinstance(mapping[key], kind):
         raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
 
 
@@ -436,13 +436,11 @@ def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attrib
         raise _NotAModel(f"array '{key}' would take {info.file_size} bytes, more than the {allowed} allowed")
     with archive.open(info) as member:
         version = np.lib.format.read_magic(member)
-        if version == (1, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(member)
-        elif version == (2, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(member)
-        else:
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        if version not in read_header:
             raise _NotAModel(f"array '{key}' has .npy format version {version}")
-        if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
+        shape, fortran_order, dtype = read_header[version](member)
+        if dtype.kind not in _ARRAY_KINDS:
             raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
         _check_shape(key, shape, allowed // dtype.itemsize)
         size = math.prod(shape) * dtype.itemsize
