@@ -322,9 +322,7 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
-    problem = _class_problem(schema, document.get("class"), document.get("positive"))
-    if problem is not None:
-        raise _NotAModel(problem)
+    _check_class(schema, document.get("class"), document.get("positive"))
     arrays = _document_arrays(document, path, len(schema.attributes))
     stages = [
         (
@@ -340,15 +338,14 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         raise _NotAModel(str(error)) from None
 
 
-def _class_problem(schema: Schema, class_name: str | None, positive: str | None) -> str | None:
-    """Why the class (by name) or the positive label do not fit the input ``schema``; None if they do."""
+def _check_class(schema: Schema, class_name: str | None, positive: str | None) -> None:
+    """_NotAModel unless the class (by name) and the positive label fit the input ``schema``."""
     names = [attribute.name for attribute in schema.attributes]
     if class_name is not None and class_name not in names:
-        return f"the class {shown(class_name)} is not an input attribute"
+        raise _NotAModel(f"the class {shown(class_name)} is not an input attribute")
     labels = () if class_name is None else schema.attributes[names.index(class_name)].labels
     if positive is not None and positive not in labels:
-        return f"the positive label {shown(positive)} is not a label of the class"
-    return None
+        raise _NotAModel(f"the positive label {shown(positive)} is not a label of the class")
 
 
 def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
