@@ -28,11 +28,10 @@ def _x_log_x(counts: np.ndarray) -> np.ndarray:
 def _ln(values: np.ndarray) -> np.ndarray:
     """``math.log`` of each value that is positive or NaN, 0 for the others (the scalar logarithm rounds
     as the one-feature sums did)."""
-    flat = values.ravel()
-    defined = ~(flat <= 0)
-    logs = np.zeros(len(flat))
-    logs[defined] = np.fromiter(map(math.log, flat[defined].tolist()), dtype=np.float64, count=int(defined.sum()))
-    return logs.reshape(values.shape)
+    defined = ~(values <= 0)
+    logs = np.zeros(values.shape)
+    logs[defined] = np.fromiter(map(math.log, values[defined].tolist()), dtype=np.float64, count=int(defined.sum()))
+    return logs
 
 
 def _class_entropies(counts: np.ndarray) -> np.ndarray:
@@ -126,7 +125,6 @@ def mdl_cut_points(
     "N − 1" is the set's rows (``row_counts``, else the summed weights) less one, or with
     ``better_encoding`` (Weka's ``-E``, as its evaluators use) the candidate boundaries.
     """
-    values = np.asarray(values, dtype=np.float64)
     starts = np.array([0, len(values)])
     return mdl_cut_points_by_feature(
         values, class_counts, starts, better_encoding=better_encoding, row_counts=row_counts
