@@ -239,12 +239,9 @@ class _Checker:
         return chain, _written(chain, source)
 
     def check_forms(self, data_set: _DataSet, output: bytes) -> None:
-        other_form = Chunk(
-            data_set.chunk.dense_values().copy() if data_set.chunk.is_sparse else sp.csr_matrix(data_set.chunk.values),
-            data_set.chunk.text,
-            data_set.chunk.weights,
-        )
-        other = _DataSet(data_set.name, data_set.schema, other_form)
+        chunk = data_set.chunk  # dense_values() is a copy for a sparse chunk
+        other_values = chunk.dense_values() if chunk.is_sparse else sp.csr_matrix(chunk.values)
+        other = _DataSet(data_set.name, data_set.schema, Chunk(other_values, chunk.text, chunk.weights))
         try:
             _, other_output = self.run(_RowsSource(other, None))
         except FilterkitError as error:
@@ -295,8 +292,7 @@ class _Checker:
         for order in ((0, 1), (1, 0)):
 
             def merged(position, stage, order=order):
-                parts = [stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i])) for i in order]
-                first, second = parts if len(parts) == 2 else (parts[0], stage.new_statistics())
+                first, second = (stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i])) for i in order)
                 return stage.merge(first, second)
 
             source = _RowsSource(data_set, None)
