@@ -314,8 +314,9 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
     spread = total > _WEKA_SMALL
     share = row_sums / np.where(spread, total, 1.0)[:, None]
     tables = np.zeros((n, n_values + 1, n_classes))
-    tables[:, :n_values] = np.where(spread[:, None, None], known + share[:, :, None] * missing[:, None, :], known)
-    tables[:, n_values] = np.where(spread[:, None], 0.0, missing)
+    np.multiply(share[:, :, None], missing[:, None, :], out=tables[:, :n_values])
+    tables[:, :n_values] += known
+    tables[~spread, :n_values], tables[~spread, n_values] = known[~spread], missing[~spread]
     return tables
 
 
