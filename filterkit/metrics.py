@@ -375,9 +375,8 @@ def weka_ranking(scores: np.ndarray) -> np.ndarray:
 def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, target: int, alpha) -> np.ndarray:
     """Best score over every cut between consecutive distinct values ("has" = value > cut)."""
     feature = histogram.feature
-    scores = np.zeros(n_features)
     if len(feature) == 0:
-        return scores
+        return np.zeros(n_features)
     positives = histogram.of_class(target)
     negatives = histogram.rows - positives
     starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
