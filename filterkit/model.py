@@ -224,24 +224,20 @@ def _read_document(path) -> dict:
 
 def _check_document(document: dict) -> None:
     """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
-    _expect(document, "input_schema", dict, "the model")
-    _expect(document, "stages", list, "the model")
+    _expect(document, {"input_schema": dict, "stages": list}, "the model")
     _expect_text_or_null(document, ("class", "positive"), "the model")
     base = document.get("svmlight_first_index")
     if base is not None and (type(base) is not int or base not in (0, 1)):
         raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
     schema = document["input_schema"]
-    _expect(schema, "relation", str, "input_schema")
-    _expect(schema, "attributes", list, "input_schema")
+    _expect(schema, {"relation": str, "attributes": list}, "input_schema")
     for position, attribute in enumerate(schema["attributes"], 1):
         _check_attribute(attribute, f"input attribute {position}")
     for position, entry in enumerate(document["stages"], 1):
         where = f"stage {position}"
         if not isinstance(entry, dict):
             raise _NotAModel(f"{where} is {_json_type(entry)}, not an object")
-        _expect(entry, "name", str, where)
-        _expect(entry, "params", dict, where)
-        _expect(entry, "state", dict, where)
+        _expect(entry, {"name": str, "params": dict, "state": dict}, where)
         _expect_text_or_null(entry, ("plugin", "distribution"), where)
         for key, value in entry["state"].items():
             if isinstance(value, dict) and "array" in value and not _is_array_reference(value, document):
@@ -270,8 +266,7 @@ def _is_array_reference(value: dict, document: dict) -> bool:
 def _check_attribute(attribute, where: str) -> None:
     if not isinstance(attribute, dict):
         raise _NotAModel(f"{where} is {_json_type(attribute)}, not an object")
-    _expect(attribute, "name", str, where)
-    _expect(attribute, "kind", str, where)
+    _expect(attribute, {"name": str, "kind": str}, where)
     if attribute["kind"] not in (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL):
         raise _NotAModel(f"{where}: unknown kind {attribute['kind'][:40]!r}")
     labels = attribute.get("labels", [])
@@ -285,11 +280,13 @@ def _check_attribute(attribute, where: str) -> None:
         _check_attribute(member, f"{where}, member {position}")
 
 
-def _expect(mapping: dict, key: str, kind: type, where: str) -> None:
-    if key not in mapping:
-        raise _NotAModel(f"{where} has no '{key}'")
-    if not isinstance(mapping[key], kind):
-        raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
+def _expect(mapping: dict, kinds: dict[str, type], where: str) -> None:
+    """_NotAModel unless ``mapping`` has each key of ``kinds``, holding a value of its type (in that order)."""
+    for key, kind in kinds.items():
+        if key not in mapping:
+            raise _NotAModel(f"{where} has no '{key}'")
+        if not isinstance(mapping[key], kind):
+            raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
 
 
 def _expect_text_or_null(mapping: dict, keys: tuple[str, ...], where: str) -> None:
