@@ -276,8 +276,7 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
             groups.append((positions, known))
         else:
             groups.extend(_discretized_groups(cast(ValueCounts, counts), classes, numeric))
-    for positions, known, _ in _nominal_groups(counts, labels):
-        groups.append((positions, known[:, :, classes]))
+    groups += [(positions, known[:, :, classes]) for positions, known, _ in _nominal_groups(counts, labels)]
     for positions, known in groups:
         scores[positions] = _joint_of(metric, weka_tables(known, missing[positions]))
     return scores
