@@ -295,8 +295,7 @@ class _Checker:
                 first, second = (stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i])) for i in order)
                 return stage.merge(first, second)
 
-            source = _RowsSource(data_set, None)
-            if self.run(source, merged)[1] != output:
+            if self.run(_RowsSource(data_set, None), merged)[1] != output:
                 which = "first half with the second" if order == (0, 1) else "second half with the first"
                 self.fail(
                     "merge order", data_set, f"merging the statistics of the {which} gave other bytes than one pass"
