@@ -28,20 +28,15 @@ def _x_log_x(counts: np.ndarray) -> np.ndarray:
 def _ln(values: np.ndarray) -> np.ndarray:
     """``math.log`` of each value that is positive or NaN, 0 for the others (the scalar logarithm rounds
     as the one-feature sums did)."""
-    flat = values.ravel()
-    defined = ~(flat <= 0)
-    logs = np.zeros(len(flat))
-    logs[defined] = np.fromiter(map(math.log, flat[defined].tolist()), dtype=np.float64, count=int(defined.sum()))
-    return logs.reshape(values.shape)
-
-
-def class_entropy(counts: np.ndarray) -> float:
-    """Entropy in bits of one class distribution, as Weka's ``ContingencyTables.entropy``."""
-    return float(_class_entropies(np.asarray(counts, dtype=np.float64).reshape(1, -1))[0])
+    defined = ~(values <= 0)
+    logs = np.zeros(values.shape)
+    logs[defined] = np.fromiter(map(math.log, values[defined].tolist()), dtype=np.float64, count=int(defined.sum()))
+    return logs
 
 
 def _class_entropies(counts: np.ndarray) -> np.ndarray:
-    """:func:`class_entropy` of each row of ``counts``, summed class by class in Weka's order."""
+    """The entropy in bits of each row's class distribution, as Weka's ``ContingencyTables.entropy``,
+    summed class by class in Weka's order."""
     terms = np.where(counts > 0, counts * _ln(counts), 0.0)
     negated = -np.cumsum(terms, axis=1)[:, -1]  # (0 − t₀) − t₁ … is −(t₀ + t₁ …) to the bit
     total = np.cumsum(counts, axis=1)[:, -1]
@@ -130,7 +125,6 @@ def mdl_cut_points(
     "N − 1" is the set's rows (``row_counts``, else the summed weights) less one, or with
     ``better_encoding`` (Weka's ``-E``, as its evaluators use) the candidate boundaries.
     """
-    values = np.asarray(values, dtype=np.float64)
     starts = np.array([0, len(values)])
     return mdl_cut_points_by_feature(
         values, class_counts, starts, better_encoding=better_encoding, row_counts=row_counts
@@ -150,11 +144,9 @@ def mdl_cut_points_by_feature(
     in the one-feature order, so the cut points are the one-feature method's to the bit."""
     values = np.asarray(values, dtype=np.float64)
     starts = np.asarray(starts, dtype=np.int64)
-    if len(values) < 2:  # no boundary to cut at
+    if len(values) < 2 or not np.size(class_counts):  # no boundary to cut at, or no class to separate
         return [np.zeros(0) for _ in range(len(starts) - 1)]
     class_counts = np.ascontiguousarray(class_counts, dtype=np.float64).reshape(len(values), -1)
-    if not class_counts.shape[1]:  # no class to separate
-        return [np.zeros(0) for _ in range(len(starts) - 1)]
     rows = class_counts.sum(axis=1) if row_counts is None else np.asarray(row_counts, dtype=np.float64)
     feature_of = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
     feature_first = starts[:-1][feature_of]
@@ -165,11 +157,8 @@ def mdl_cut_points_by_feature(
     while len(first):
         first, stop = first[stop - first >= 2], stop[stop - first >= 2]
         weight_of_rows = rows_through[stop - 1] - np.where(first > feature_first[first], rows_through[first - 1], 0.0)
-        first, stop, weight_of_rows = (
-            first[~(weight_of_rows < 2)],
-            stop[~(weight_of_rows < 2)],
-            weight_of_rows[~(weight_of_rows < 2)],
-        )
+        heavy = ~(weight_of_rows < 2)
+        first, stop, weight_of_rows = first[heavy], stop[heavy], weight_of_rows[heavy]
         if not len(first):
             break
         running = _running_sums(class_counts, first, stop)
@@ -216,8 +205,7 @@ def weka_decimal(value: float, decimals: int = 6) -> str:
     if digits == 0:
         return "0"
     sign, magnitude = ("-" if digits < 0 else ""), str(abs(digits)).rjust(decimals + 1, "0")
-    whole, fraction = magnitude[:-decimals] if decimals else magnitude, magnitude[len(magnitude) - decimals :]
-    fraction = fraction.rstrip("0") if decimals else ""
+    whole, fraction = magnitude[: len(magnitude) - decimals], magnitude[len(magnitude) - decimals :].rstrip("0")
     return f"{sign}{whole}.{fraction}" if fraction else f"{sign}{whole}"
 
 

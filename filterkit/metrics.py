@@ -217,8 +217,7 @@ def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
     their number of labels."""
     if labels is None or not np.any(labels > 0):
         return []
-    value_counts = cast(ValueCounts, counts)
-    histogram = value_counts.histogram(include_zero=True)
+    histogram = cast(ValueCounts, counts).histogram(include_zero=True)
     classes = np.arange(counts.n_classes)
     by_class = _class_matrix(histogram, classes)
     missing = _missing_by_class(counts, classes)
@@ -277,8 +276,7 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
             groups.append((positions, known))
         else:
             groups.extend(_discretized_groups(cast(ValueCounts, counts), classes, numeric))
-    for positions, known, _ in _nominal_groups(counts, labels):
-        groups.append((positions, known[:, :, classes]))
+    groups += [(positions, known[:, :, classes]) for positions, known, _ in _nominal_groups(counts, labels)]
     for positions, known in groups:
         scores[positions] = _joint_of(metric, weka_tables(known, missing[positions]))
     return scores
@@ -310,21 +308,14 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
     missing rows spread over the values by their known rows, or, where those weigh at most 1e-6, a
     last value row.  Sums run in Weka's order, for Weka's bits."""
     n, n_values, n_classes = known.shape
-    row_sums = np.zeros((n, n_values))
-    total = np.zeros(n)
-    for value in range(n_values):
-        for column in range(n_classes):
-            row_sums[:, value] = row_sums[:, value] + known[:, value, column]
-        total = total + row_sums[:, value]
+    row_sums = sum((known[:, :, column] for column in range(n_classes)), np.zeros((n, n_values)))
+    total = sum((row_sums[:, value] for value in range(n_values)), np.zeros(n))
     spread = total > _WEKA_SMALL
-    safe_total = np.where(spread, total, 1.0)
+    share = row_sums / np.where(spread, total, 1.0)[:, None]
     tables = np.zeros((n, n_values + 1, n_classes))
-    for value in range(n_values):
-        share = row_sums[:, value] / safe_total
-        for column in range(n_classes):
-            merged = known[:, value, column] + share * missing[:, column]
-            tables[:, value, column] = np.where(spread, merged, known[:, value, column])
-    tables[:, n_values, :] = np.where(spread[:, None], 0.0, missing)
+    np.multiply(share[:, :, None], missing[:, None, :], out=tables[:, :n_values])
+    tables[:, :n_values] += known
+    tables[~spread, :n_values], tables[~spread, n_values] = known[~spread], missing[~spread]
     return tables
 
 
@@ -383,9 +374,8 @@ def weka_ranking(scores: np.ndarray) -> np.ndarray:
 def _threshold_scores(n_features: int, histogram: Histogram, metric: Metric, target: int, alpha) -> np.ndarray:
     """Best score over every cut between consecutive distinct values ("has" = value > cut)."""
     feature = histogram.feature
-    scores = np.zeros(n_features)
     if len(feature) == 0:
-        return scores
+        return np.zeros(n_features)
     positives = histogram.of_class(target)
     negatives = histogram.rows - positives
     starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])

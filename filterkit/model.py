@@ -128,7 +128,7 @@ def save_model(
 
 def _embedded_array(array: np.ndarray, stage, key) -> dict:
     """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64."""
-    if array.dtype.kind not in _ARRAY_KINDS or array.dtype.hasobject or array.dtype.fields is not None:
+    if array.dtype.kind not in _ARRAY_KINDS:
         raise FilterkitError(
             f"stage '{stage.name}' cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers"
         )
@@ -224,24 +224,20 @@ def _read_document(path) -> dict:
 
 def _check_document(document: dict) -> None:
     """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
-    _expect(document, "input_schema", dict, "the model")
-    _expect(document, "stages", list, "the model")
+    _expect(document, {"input_schema": dict, "stages": list}, "the model")
     _expect_text_or_null(document, ("class", "positive"), "the model")
     base = document.get("svmlight_first_index")
     if base is not None and (type(base) is not int or base not in (0, 1)):
         raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
     schema = document["input_schema"]
-    _expect(schema, "relation", str, "input_schema")
-    _expect(schema, "attributes", list, "input_schema")
+    _expect(schema, {"relation": str, "attributes": list}, "input_schema")
     for position, attribute in enumerate(schema["attributes"], 1):
         _check_attribute(attribute, f"input attribute {position}")
     for position, entry in enumerate(document["stages"], 1):
         where = f"stage {position}"
         if not isinstance(entry, dict):
             raise _NotAModel(f"{where} is {_json_type(entry)}, not an object")
-        _expect(entry, "name", str, where)
-        _expect(entry, "params", dict, where)
-        _expect(entry, "state", dict, where)
+        _expect(entry, {"name": str, "params": dict, "state": dict}, where)
         _expect_text_or_null(entry, ("plugin", "distribution"), where)
         for key, value in entry["state"].items():
             if isinstance(value, dict) and "array" in value and not _is_array_reference(value, document):
@@ -270,8 +266,7 @@ def _is_array_reference(value: dict, document: dict) -> bool:
 def _check_attribute(attribute, where: str) -> None:
     if not isinstance(attribute, dict):
         raise _NotAModel(f"{where} is {_json_type(attribute)}, not an object")
-    _expect(attribute, "name", str, where)
-    _expect(attribute, "kind", str, where)
+    _expect(attribute, {"name": str, "kind": str}, where)
     if attribute["kind"] not in (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL):
         raise _NotAModel(f"{where}: unknown kind {attribute['kind'][:40]!r}")
     labels = attribute.get("labels", [])
@@ -285,11 +280,13 @@ def _check_attribute(attribute, where: str) -> None:
         _check_attribute(member, f"{where}, member {position}")
 
 
-def _expect(mapping: dict, key: str, kind: type, where: str) -> None:
-    if key not in mapping:
-        raise _NotAModel(f"{where} has no '{key}'")
-    if not isinstance(mapping[key], kind) or (kind is int and isinstance(mapping[key], bool)):
-        raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
+def _expect(mapping: dict, kinds: dict[str, type], where: str) -> None:
+    """_NotAModel unless ``mapping`` has each key of ``kinds``, holding a value of its type (in that order)."""
+    for key, kind in kinds.items():
+        if key not in mapping:
+            raise _NotAModel(f"{where} has no '{key}'")
+        if not isinstance(mapping[key], kind):
+            raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
 
 
 def _expect_text_or_null(mapping: dict, keys: tuple[str, ...], where: str) -> None:
@@ -322,9 +319,7 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
         raise _NotAModel(f"input_schema: {error}") from None
-    problem = _class_problem(schema, document.get("class"), document.get("positive"))
-    if problem is not None:
-        raise _NotAModel(problem)
+    _check_class(schema, document.get("class"), document.get("positive"))
     arrays = _document_arrays(document, path, len(schema.attributes))
     stages = [
         (
@@ -340,15 +335,14 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         raise _NotAModel(str(error)) from None
 
 
-def _class_problem(schema: Schema, class_name: str | None, positive: str | None) -> str | None:
-    """Why the class (by name) or the positive label do not fit the input ``schema``; None if they do."""
+def _check_class(schema: Schema, class_name: str | None, positive: str | None) -> None:
+    """_NotAModel unless the class (by name) and the positive label fit the input ``schema``."""
     names = [attribute.name for attribute in schema.attributes]
     if class_name is not None and class_name not in names:
-        return f"the class {shown(class_name)} is not an input attribute"
+        raise _NotAModel(f"the class {shown(class_name)} is not an input attribute")
     labels = () if class_name is None else schema.attributes[names.index(class_name)].labels
     if positive is not None and positive not in labels:
-        return f"the positive label {shown(positive)} is not a label of the class"
-    return None
+        raise _NotAModel(f"the positive label {shown(positive)} is not a label of the class")
 
 
 def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -436,13 +430,11 @@ def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attrib
         raise _NotAModel(f"array '{key}' would take {info.file_size} bytes, more than the {allowed} allowed")
     with archive.open(info) as member:
         version = np.lib.format.read_magic(member)
-        if version == (1, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(member)
-        elif version == (2, 0):
-            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(member)
-        else:
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        if version not in read_header:
             raise _NotAModel(f"array '{key}' has .npy format version {version}")
-        if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
+        shape, fortran_order, dtype = read_header[version](member)
+        if dtype.kind not in _ARRAY_KINDS:
             raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
         _check_shape(key, shape, allowed // dtype.itemsize)
         size = math.prod(shape) * dtype.itemsize

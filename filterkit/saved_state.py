@@ -85,11 +85,10 @@ class SavedState:
         if array.ndim != 1 or (length is not None and len(array) != length):
             expected = f"({length},)" if length is not None else "one dimension"
             raise invalid_state(self.stage, f"'{key}' has shape {array.shape}, expected {expected}")
-        bad = np.isnan(array) | (~np.isfinite(array) if declared.finite or declared.whole else False)
+        bad = ~np.isfinite(array) if declared.finite or declared.whole else np.isnan(array)
         if bad.any():
-            raise invalid_state(
-                self.stage, f"'{key}' holds {array[np.flatnonzero(bad)[0]]!r} at position {int(np.flatnonzero(bad)[0])}"
-            )
+            where = int(np.flatnonzero(bad)[0])
+            raise invalid_state(self.stage, f"'{key}' holds {array[where]!r} at position {where}")
         if not declared.whole:
             if declared.probability and np.any((array < 0) | (array > 1)):
                 raise invalid_state(self.stage, f"'{key}' holds a value outside [0, 1]")
@@ -121,7 +120,7 @@ class SavedState:
         for option in self.stage.options:
             value = self.stage.params[option.name]
             # an option the state does not record was added after it was saved
-            fitted = recorded[option.name] if option.name in recorded else option.value_before_it_existed
+            fitted = recorded.get(option.name, option.value_before_it_existed)
             if fitted != value or isinstance(fitted, bool) != isinstance(value, bool):
                 raise invalid_state(
                     self.stage,

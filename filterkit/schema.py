@@ -195,8 +195,7 @@ class Chunk:
         if self._values is None and self._csr is not None:
             import scipy.sparse as sp
 
-            arrays = self._csr
-            self._values = sp.csr_matrix((arrays.data, arrays.indices, arrays.indptr), shape=arrays.shape, copy=False)
+            self._values = sp.csr_matrix(self._csr[:3], shape=self._csr.shape, copy=False)
         return self._values
 
     @values.setter
@@ -225,11 +224,9 @@ class Chunk:
         """A sparse chunk's CSR arrays, without building a matrix (a CSR matrix's own arrays)."""
         if self._values is None and self._csr is not None:
             return self._csr
-        matrix = self._values
-        if not is_sparse_matrix(matrix):
+        if not is_sparse_matrix(self._values):
             raise TypeError("csr() needs a sparse chunk")
-        if matrix.format != "csr":
-            matrix = matrix.tocsr()
+        matrix = self._values.tocsr()  # itself when it is CSR already
         return CsrArrays(matrix.data, matrix.indices, matrix.indptr, (int(matrix.shape[0]), int(matrix.shape[1])))
 
     def rows(self, start: int, stop: int) -> "Chunk":
@@ -264,8 +261,7 @@ class Chunk:
             return self.values
         if self._values is not None:
             return self._values.toarray()
-        arrays = self._csr
-        assert arrays is not None  # a sparse chunk without a matrix has its arrays
+        arrays = self.csr()
         dense = np.zeros(arrays.shape)
         rows = np.repeat(np.arange(arrays.shape[0]), np.diff(arrays.indptr))
         np.add.at(dense, (rows, arrays.indices), arrays.data)
@@ -289,10 +285,9 @@ def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chun
     if not chunks:
         return Chunk(np.zeros((0, n_attributes)), {c: [] for c in text_columns})
     text = {c: [v for chunk in chunks for v in chunk.text[c]] for c in chunks[0].text}
+    weights = None
     if any(c.weights is not None for c in chunks):
         weights = np.concatenate([c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks])
-    else:
-        weights = None
     if chunks[0].is_sparse:
         return _stacked(chunks, text, weights)
     return Chunk(np.vstack([c.dense_values() for c in chunks]), text, weights)
@@ -321,17 +316,12 @@ def _dense_as_csr(values: np.ndarray) -> CsrArrays:
 
 
 def column_of(values, index: int) -> np.ndarray:
-    """Column ``index`` of a dense array, a sparse matrix or :class:`CsrArrays`, as a dense float vector."""
-    if isinstance(values, CsrArrays):
-        arrays = values
-    elif is_sparse_matrix(values):
-        matrix = values.tocsr()
-        arrays = CsrArrays(matrix.data, matrix.indices, matrix.indptr, matrix.shape)
-    else:
+    """Column ``index`` of a dense array or of :class:`CsrArrays`, as a dense float vector."""
+    if not isinstance(values, CsrArrays):
         return np.asarray(values[:, index], dtype=float)
-    column = np.zeros(arrays.shape[0])
-    entries = np.flatnonzero(arrays.indices == index)
-    column[rows_of_entries(arrays.indptr, entries)] = arrays.data[entries]
+    column = np.zeros(values.shape[0])
+    entries = np.flatnonzero(values.indices == index)
+    column[rows_of_entries(values.indptr, entries)] = values.data[entries]
     return column
 
 

@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff import read_arff
-from filterkit.arff.writer import ArffWriter
+from filterkit.arff.writer import write_arff
 from filterkit.contract import ContractError
 from filterkit.errors import FilterkitError
 from filterkit.model import load_model, save_model
@@ -65,8 +65,6 @@ RULES = (
 
 #: The real files shipped for the check: ``filterkit/data/``.
 SHIPPED_DATA = ("iris.arff", "oh0_sample.arff")
-
-CHUNK_SIZES = (1, 7, None)
 
 
 class StageCheckError(AssertionError):
@@ -221,7 +219,7 @@ class _Checker:
             self.fail("pure transform", data_set, "a chunk it was given was changed")
         if self.run(_RowsSource(data_set, None))[1] != output:
             self.fail("determinism", data_set, "a second run gave other bytes")
-        for chunk_rows in CHUNK_SIZES[:-1]:
+        for chunk_rows in (1, 7):
             if self.run(_RowsSource(data_set, chunk_rows))[1] != output:
                 self.fail("chunk size", data_set, f"chunks of {chunk_rows} rows gave other bytes than all rows at once")
         self.check_forms(data_set, output)
@@ -241,12 +239,9 @@ class _Checker:
         return chain, _written(chain, source)
 
     def check_forms(self, data_set: _DataSet, output: bytes) -> None:
-        other_form = Chunk(
-            data_set.chunk.dense_values().copy() if data_set.chunk.is_sparse else sp.csr_matrix(data_set.chunk.values),
-            data_set.chunk.text,
-            data_set.chunk.weights,
-        )
-        other = _DataSet(data_set.name, data_set.schema, other_form)
+        chunk = data_set.chunk  # dense_values() is a copy for a sparse chunk
+        other_values = chunk.dense_values() if chunk.is_sparse else sp.csr_matrix(chunk.values)
+        other = _DataSet(data_set.name, data_set.schema, Chunk(other_values, chunk.text, chunk.weights))
         try:
             _, other_output = self.run(_RowsSource(other, None))
         except FilterkitError as error:
@@ -297,12 +292,10 @@ class _Checker:
         for order in ((0, 1), (1, 0)):
 
             def merged(position, stage, order=order):
-                parts = [stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i])) for i in order]
-                first, second = parts if len(parts) == 2 else (parts[0], stage.new_statistics())
+                first, second = (stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i])) for i in order)
                 return stage.merge(first, second)
 
-            source = _RowsSource(data_set, None)
-            if self.run(source, merged)[1] != output:
+            if self.run(_RowsSource(data_set, None), merged)[1] != output:
                 which = "first half with the second" if order == (0, 1) else "second half with the first"
                 self.fail(
                     "merge order", data_set, f"merging the statistics of the {which} gave other bytes than one pass"
@@ -323,9 +316,7 @@ class _Checker:
 
 def _written(chain, source) -> bytes:
     buffer = io.BytesIO()
-    writer = ArffWriter(buffer, chain.output_schema)
-    for chunk in chain.transform(source.chunks()):
-        writer.write(chunk)
+    write_arff(buffer, chain.output_schema, chain.transform(source.chunks()))
     return buffer.getvalue()
 
 
