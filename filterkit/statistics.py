@@ -281,9 +281,8 @@ class ValueCounts(ClassCounts):
     """Distinct non-zero values per feature with per-class exact weighted row counts.
 
     ``table`` holds one sum per (feature, class, value) that occurs, keyed by the complex
-    number ``(feature · n_classes + class) + i·value``; the arrays ``feature``, ``value``,
-    ``label`` and ``count`` list it in key order.  ``totals[c]`` sums the rows of class c;
-    ``missing_table`` the rows where a feature is missing, per (feature, class).
+    number ``(feature · n_classes + class) + i·value`` (:meth:`entries` lists it).  ``totals[c]``
+    sums the rows of class c; ``missing_table`` the rows where a feature is missing, per (feature, class).
     """
 
     def __init__(
@@ -357,30 +356,11 @@ class ValueCounts(ClassCounts):
             self.missing_table.merged_with(other.missing_table),
         )
 
-    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExactSums]:
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExactSums]:
+        """``table`` in key order: each entry's feature position, value, class code and summed row weight."""
         keys, sums = self.table.settled()
         feature, label = np.divmod(keys.real.astype(np.int64), max(self.n_classes, 1))
         return feature, keys.imag.copy(), label, sums
-
-    @property
-    def feature(self) -> np.ndarray:
-        """Each entry's feature position."""
-        return self._entries()[0]
-
-    @property
-    def value(self) -> np.ndarray:
-        """Each entry's value."""
-        return self._entries()[1]
-
-    @property
-    def label(self) -> np.ndarray:
-        """Each entry's class code."""
-        return self._entries()[2]
-
-    @property
-    def count(self) -> np.ndarray:
-        """Each entry's summed row weight."""
-        return self._entries()[3].to_float()
 
     @functools.cached_property
     def nonzero_table(self) -> SortedSums:
@@ -393,7 +373,7 @@ class ValueCounts(ClassCounts):
         return SortedSums.of_sorted(pair[starts], sums.group_sums(starts))
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
-        feature, value, _, _ = self._entries()
+        feature, value, _, _ = self.entries()
         low, high = np.full(self.n_features, np.inf), np.full(self.n_features, -np.inf)
         np.minimum.at(low, feature, value)
         np.maximum.at(high, feature, value)
@@ -401,7 +381,7 @@ class ValueCounts(ClassCounts):
 
     def histogram(self, include_zero: bool = True) -> Histogram:
         """Per feature, its sorted distinct values with their rows (see :class:`Histogram`)."""
-        feature, value, label, sums = self._entries()
+        feature, value, label, sums = self.entries()
         order = np.lexsort((value, feature))
         sorted_feature, sorted_value = feature[order], value[order]
         new = (
@@ -456,7 +436,7 @@ class ValueCounts(ClassCounts):
         has_missing = np.unique(self._pairs(self.missing_table)[0])
         if not np.isnan(map_values(has_missing, np.full(len(has_missing), np.nan))).all():
             return None
-        feature, value, label, sums = self._entries()
+        feature, value, label, sums = self.entries()
         mapped = map_values(feature, value)
         pair = feature * max(self.n_classes, 1) + label
         lost = np.isnan(mapped)
@@ -472,7 +452,7 @@ class ValueCounts(ClassCounts):
         new_position = np.full(self.n_features, -1, dtype=np.int64)
         new_position[positions] = np.arange(len(positions))
         classes = max(self.n_classes, 1)
-        feature, value, label, sums = self._entries()
+        feature, value, label, sums = self.entries()
         renumbered = new_position[feature]
         kept = renumbered >= 0
         table = SortedSums.of_entries(
