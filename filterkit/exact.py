@@ -332,11 +332,3 @@ def _complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
     keys.real = real
     keys.imag = imag
     return keys
-
-
-def _dense_sums(keys: np.ndarray, sums: ExactSums | None, size: int) -> ExactSums:
-    """``size`` exact sums, row k the sum of the entries with key k."""
-    if sums is None:
-        return ExactSums.of_counts(np.bincount(keys, minlength=size))
-    table_keys, table_sums = SortedSums.of_entries(keys, sums).settled()
-    return table_sums.scattered(table_keys, size)

@@ -31,7 +31,6 @@ from filterkit.exact import (
     ExactSums,
     SortedSums,
     _complex_keys,
-    _dense_sums,
     _sums_of_rows,
     checked_weights,
     stable_order,
@@ -170,6 +169,15 @@ def _row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.n
     return np.where(known, classes, 0).astype(np.int64), known
 
 
+def _class_totals(
+    labels: np.ndarray, known: np.ndarray, n_classes: int, weights: np.ndarray | None = None
+) -> ExactSums:
+    """Per class, the exact summed weight of the rows whose class is known (``weights`` None: unit weights)."""
+    if weights is None:
+        return ExactSums.of_counts(np.bincount(labels[known], minlength=n_classes))
+    return ExactSums.by_group(labels[known], weights[known], n_classes)
+
+
 def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A sparse chunk's ``indptr``, ``indices`` and float64 ``data`` (:meth:`Chunk.csr`), contiguous,
     as the kernels take them."""
@@ -209,8 +217,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
         keep = known[rows]
         rows, columns, values = rows[keep], columns[keep], values[keep]
         pairs = columns * max(n_classes, 1) + labels[rows]
-    known_rows = np.flatnonzero(known)
-    totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), n_classes)
+    totals = _class_totals(labels, known, n_classes, weights)
     lost = np.isnan(values)
     missing = SortedSums.of_entries(pairs[lost], _sums_of_rows(weights, rows[lost]))
     return rows[~lost], columns[~lost], pairs[~lost], values[~lost], totals, missing
@@ -343,8 +350,7 @@ class ValueCounts(ClassCounts):
             ExactSums.of_counts(counts[:found]),
             np.complex128,
         )
-        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=n_classes))
-        return cls(len(features), n_classes, table, totals, SortedSums.empty())
+        return cls(len(features), n_classes, table, _class_totals(labels, known, n_classes), SortedSums.empty())
 
     def merge(self, other: "ValueCounts") -> "ValueCounts":
         """Statistics of the rows of both."""
@@ -578,7 +584,7 @@ class PresenceCounts(ClassCounts):
         nonzero = (
             SortedSums([(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))]) if found else SortedSums.empty()
         )
-        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=self.n_classes))
+        totals = _class_totals(labels, known, self.n_classes)
         return PresenceCounts(n, self.n_classes, nonzero, totals, SortedSums.empty(), low, high)
 
     @classmethod
