@@ -104,11 +104,7 @@ class ClassCounts:
             return self._of_every_class[name]
         feature, sums, starts = self._by_class[name]
         rows = slice(starts[target], starts[target + 1])
-        return (
-            sums[rows].scattered(feature[rows], self.n_features)
-            if starts[target + 1] > starts[target]
-            else ExactSums.zeros(self.n_features)
-        )
+        return sums[rows].scattered(feature[rows], self.n_features)
 
     def _class_total(self, target: int | None) -> ExactSums:
         total = self.totals.total() if target is None else self.totals[np.array([target])]
@@ -390,22 +386,16 @@ class ValueCounts(ClassCounts):
         feature, value, label, sums = self.entries()
         order = np.lexsort((value, feature))
         sorted_feature, sorted_value = feature[order], value[order]
-        new = (
-            np.r_[True, (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])]
-            if len(order)
-            else np.zeros(0, dtype=bool)
-        )
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])
         starts = np.flatnonzero(new)
         group_feature, group_value = sorted_feature[starts], sorted_value[starts]
         group_rows = sums[order].group_sums(starts).to_float()
         entry_group = np.empty(len(order), dtype=np.int64)
         entry_group[order] = np.cumsum(new) - 1
-        zero_features = np.zeros(0, dtype=np.int64)
-        zero_rows = np.zeros(0)
-        if include_zero:
-            zero_all = self.zero_sums(None).to_float()
-            zero_features = np.flatnonzero(zero_all > 0)
-            zero_rows = zero_all[zero_features]
+        zero_all = self.zero_sums(None).to_float() if include_zero else np.zeros(self.n_features)
+        zero_features = np.flatnonzero(zero_all > 0)
+        zero_rows = zero_all[zero_features]
         all_feature = np.concatenate([group_feature, zero_features])
         all_value = np.concatenate([group_value, np.zeros(len(zero_features))])
         placed = np.lexsort((all_value, all_feature))
