@@ -36,7 +36,7 @@ from filterkit.exact import (
     stable_order,
 )
 from filterkit.schema import NOMINAL, Chunk, CsrArrays
-from filterkit.stage import Stage
+from filterkit.stage import Stage, feature_positions
 
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
@@ -182,13 +182,6 @@ def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.ascontiguousarray(rows.indices),
         np.ascontiguousarray(rows.data, dtype=np.float64),
     )
-
-
-def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
-    """Per column, its position among ``features`` (−1 for a column that is not one)."""
-    position = np.full(n_columns, -1, dtype=np.int64)
-    position[features] = np.arange(len(features))
-    return position
 
 
 def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int, weights):
@@ -445,8 +438,7 @@ class ValueCounts(ClassCounts):
 
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
         """The counts of the features at ``positions``, renumbered in that order."""
-        new_position = np.full(self.n_features, -1, dtype=np.int64)
-        new_position[positions] = np.arange(len(positions))
+        new_position = feature_positions(self.n_features, positions)
         classes = max(self.n_classes, 1)
         feature, value, label, sums = self.entries()
         renumbered = new_position[feature]
