@@ -76,10 +76,8 @@ class OutputContract:
         ]
         self.nominal_columns = np.array(nominal, dtype=np.int64)
         self.label_limits = np.array([len(schema.attributes[i].labels) for i in nominal], dtype=np.float64)
-        self._limit_by_column: np.ndarray | None = None
-        if nominal:
-            self._limit_by_column = np.full(self.n_columns, np.inf)
-            self._limit_by_column[self.nominal_columns] = self.label_limits
+        self._limit_by_column = np.full(self.n_columns, np.inf)  # a nominal column's labels, inf for the others
+        self._limit_by_column[self.nominal_columns] = self.label_limits
 
     @classmethod
     def of(cls, stage, step: str = "transform") -> "OutputContract":
@@ -209,7 +207,6 @@ class OutputContract:
     def _check_labels(self, values, step: str) -> None:
         if not len(self.nominal_columns):
             return
-        assert self._limit_by_column is not None  # set whenever there are nominal columns
         if isinstance(values, CsrArrays):
             in_nominal = np.isfinite(self._limit_by_column[values.indices])
             codes = values.data[in_nominal]
