@@ -431,9 +431,7 @@ class ValueCounts(ClassCounts):
         lost = np.isnan(mapped)
         missing = self.missing_table.merged_with(SortedSums.of_entries(pair[lost], sums[lost]))
         kept = ~lost & (mapped != 0)
-        table = SortedSums.of_entries(
-            _complex_keys(pair[kept].astype(np.float64), mapped[kept]), sums[kept], np.complex128
-        )
+        table = _value_table(pair[kept], mapped[kept], sums[kept])
         return ValueCounts(self.n_features, self.n_classes, table, self.totals, missing)
 
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
@@ -443,11 +441,7 @@ class ValueCounts(ClassCounts):
         feature, value, label, sums = self.entries()
         renumbered = new_position[feature]
         kept = renumbered >= 0
-        table = SortedSums.of_entries(
-            _complex_keys((renumbered[kept] * classes + label[kept]).astype(np.float64), value[kept]),
-            sums[kept],
-            np.complex128,
-        )
+        table = _value_table(renumbered[kept] * classes + label[kept], value[kept], sums[kept])
         missing_feature, missing_label, missing_sums = self._pairs(self.missing_table)
         renumbered = new_position[missing_feature]
         kept = renumbered >= 0
@@ -563,9 +557,7 @@ class PresenceCounts(ClassCounts):
         )
         if found is None:
             return None
-        nonzero = (
-            SortedSums([(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))]) if found else SortedSums.empty()
-        )
+        nonzero = SortedSums.of_sorted(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))
         totals = _class_totals(labels, known, self.n_classes)
         return PresenceCounts(n, self.n_classes, nonzero, totals, SortedSums.empty(), low, high)
 
