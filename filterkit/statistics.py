@@ -91,11 +91,8 @@ class ClassCounts:
         totals = {}
         for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
             feature, _, sums = self._pairs(table)
-            if len(feature):
-                starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
-                totals[name] = sums.group_sums(starts).scattered(feature[starts], self.n_features)
-            else:
-                totals[name] = ExactSums.zeros(self.n_features)
+            starts = np.flatnonzero(np.diff(feature, prepend=-1))  # each feature's first pair (none for no pairs)
+            totals[name] = sums.group_sums(starts).scattered(feature[starts], self.n_features)
         return totals
 
     def _per_feature(self, name: str, target: int | None) -> ExactSums:
@@ -277,8 +274,7 @@ class ValueCounts(ClassCounts):
     """Distinct non-zero values per feature with per-class exact weighted row counts.
 
     ``table`` holds one sum per (feature, class, value) that occurs, keyed by the complex
-    number ``(feature · n_classes + class) + i·value`` (:meth:`entries` lists it).  ``totals[c]``
-    sums the rows of class c; ``missing_table`` the rows where a feature is missing, per (feature, class).
+    number ``(feature · n_classes + class) + i·value`` (:meth:`entries` lists it).
     """
 
     def __init__(
@@ -477,13 +473,9 @@ def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -
 
 
 class PresenceCounts(ClassCounts):
-    """What presence scoring needs, and no value histogram: per (feature, class) pair that
-    occurs the rows where the feature is non-zero or missing, class totals, and each
-    feature's smallest and largest non-zero value.
-
-    The same interface as :class:`ValueCounts` for presence scores and training ranges,
-    at a cost that follows the (feature, class) pairs that occur, not distinct values.
-    """
+    """What presence scoring needs, and no value histogram: the tables of :class:`ClassCounts` and
+    each feature's smallest and largest non-zero value, at a cost that follows the (feature, class)
+    pairs that occur, not distinct values."""
 
     def __init__(
         self,
