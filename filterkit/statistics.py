@@ -358,17 +358,12 @@ class ValueCounts(ClassCounts):
         """Per (feature, class), the rows where the feature is non-zero."""
         keys, sums = self.table.settled()
         pair = keys.real.astype(np.int64)
-        if not len(pair):
-            return SortedSums.empty()
-        starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+        starts = np.flatnonzero(np.diff(pair, prepend=-1))  # each pair's first value (none for no entries)
         return SortedSums.of_sorted(pair[starts], sums.group_sums(starts))
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         feature, value, _, _ = self.entries()
-        low, high = np.full(self.n_features, np.inf), np.full(self.n_features, -np.inf)
-        np.minimum.at(low, feature, value)
-        np.maximum.at(high, feature, value)
-        return low, high
+        return _column_ranges(feature, value, self.n_features)
 
     def histogram(self, include_zero: bool = True) -> Histogram:
         """Per feature, its sorted distinct values with their rows (see :class:`Histogram`)."""
