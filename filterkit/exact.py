@@ -89,9 +89,8 @@ class ExactSums:
         return digits
 
     def _aligned(self, other: "ExactSums") -> tuple[np.ndarray, np.ndarray, int]:
-        lowest = min(self.lowest, other.lowest)
-        width = max(self.lowest + self.digits.shape[1], other.lowest + other.digits.shape[1]) - lowest
-        return self._spanning(lowest, width), other._spanning(lowest, width), lowest
+        both = ExactSums.stacked([self, other])
+        return both.digits[: len(self)], both.digits[len(self) :], both.lowest
 
     def plus(self, other: "ExactSums") -> "ExactSums":
         """Row-wise sums."""
@@ -268,8 +267,7 @@ def stable_order(keys: np.ndarray) -> np.ndarray:
 
 def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, ExactSums]):
     """Two sorted runs merged in linear time (each key's sums added)."""
-    keys_a, sums_a = first
-    keys_b, sums_b = second
+    (keys_a, sums_a), (keys_b, sums_b) = first, second
     compiled = _compiled_merge(first, second)
     if compiled is not None:
         return compiled
