@@ -115,9 +115,7 @@ class OutputContract:
 
     def class_entries(self, rows: CsrArrays) -> np.ndarray | None:
         """The positions of the class column's entries among the stored values of ``rows`` (None without a class)."""
-        if self.class_in is None:
-            return None
-        return np.flatnonzero(rows.indices == self.class_in)
+        return None if self.class_in is None else np.flatnonzero(rows.indices == self.class_in)
 
     def checked(
         self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None

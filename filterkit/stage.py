@@ -133,10 +133,8 @@ class Configurable:
     @classmethod
     def one_line_summary(cls) -> str:
         """``summary``, else the first line of the class's own docstring ("" if neither)."""
-        if cls.summary:
-            return cls.summary
         lines = (cls.__doc__ or "").strip().splitlines()
-        return lines[0].strip() if lines else ""
+        return cls.summary or (lines[0].strip() if lines else "")
 
 
 @dataclass(frozen=True)
