@@ -75,11 +75,8 @@ class OutputContract:
             i for i, a in enumerate(schema.attributes) if a.kind == NOMINAL and (i != class_out or stage.changes_class)
         ]
         self.nominal_columns = np.array(nominal, dtype=np.int64)
-        self.label_limits = np.array([len(schema.attributes[i].labels) for i in nominal], dtype=np.float64)
-        self._limit_by_column: np.ndarray | None = None
-        if nominal:
-            self._limit_by_column = np.full(self.n_columns, np.inf)
-            self._limit_by_column[self.nominal_columns] = self.label_limits
+        self._limit_by_column = np.full(self.n_columns, np.inf)  # a nominal column's labels, inf for the others
+        self._limit_by_column[self.nominal_columns] = [len(schema.attributes[i].labels) for i in nominal]
 
     @classmethod
     def of(cls, stage, step: str = "transform") -> "OutputContract":
@@ -118,9 +115,7 @@ class OutputContract:
 
     def class_entries(self, rows: CsrArrays) -> np.ndarray | None:
         """The positions of the class column's entries among the stored values of ``rows`` (None without a class)."""
-        if self.class_in is None:
-            return None
-        return np.flatnonzero(rows.indices == self.class_in)
+        return None if self.class_in is None else np.flatnonzero(rows.indices == self.class_in)
 
     def checked(
         self, given: Chunk, result, step: str = "transform", class_before: np.ndarray | None = None
@@ -209,17 +204,15 @@ class OutputContract:
     def _check_labels(self, values, step: str) -> None:
         if not len(self.nominal_columns):
             return
-        assert self._limit_by_column is not None  # set whenever there are nominal columns
         if isinstance(values, CsrArrays):
             in_nominal = np.isfinite(self._limit_by_column[values.indices])
             codes = values.data[in_nominal]
-            limits = self._limit_by_column[values.indices[in_nominal]]
             columns = values.indices[in_nominal]
         else:
             block = values[:, self.nominal_columns]
             codes = block.ravel()
-            limits = np.broadcast_to(self.label_limits, block.shape).ravel()
             columns = np.broadcast_to(self.nominal_columns, block.shape).ravel()
+        limits = self._limit_by_column[columns]
         present = ~np.isnan(codes)
         bad = present & ((codes < 0) | (codes >= limits) | (codes != np.floor(codes)))
         if bad.any():

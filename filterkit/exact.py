@@ -89,9 +89,8 @@ class ExactSums:
         return digits
 
     def _aligned(self, other: "ExactSums") -> tuple[np.ndarray, np.ndarray, int]:
-        lowest = min(self.lowest, other.lowest)
-        width = max(self.lowest + self.digits.shape[1], other.lowest + other.digits.shape[1]) - lowest
-        return self._spanning(lowest, width), other._spanning(lowest, width), lowest
+        both = ExactSums.stacked([self, other])
+        return both.digits[: len(self)], both.digits[len(self) :], both.lowest
 
     def plus(self, other: "ExactSums") -> "ExactSums":
         """Row-wise sums."""
@@ -268,8 +267,7 @@ def stable_order(keys: np.ndarray) -> np.ndarray:
 
 def _merged_runs(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarray, ExactSums]):
     """Two sorted runs merged in linear time (each key's sums added)."""
-    keys_a, sums_a = first
-    keys_b, sums_b = second
+    (keys_a, sums_a), (keys_b, sums_b) = first, second
     compiled = _compiled_merge(first, second)
     if compiled is not None:
         return compiled
@@ -332,11 +330,3 @@ def _complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
     keys.real = real
     keys.imag = imag
     return keys
-
-
-def _dense_sums(keys: np.ndarray, sums: ExactSums | None, size: int) -> ExactSums:
-    """``size`` exact sums, row k the sum of the entries with key k."""
-    if sums is None:
-        return ExactSums.of_counts(np.bincount(keys, minlength=size))
-    table_keys, table_sums = SortedSums.of_entries(keys, sums).settled()
-    return table_sums.scattered(table_keys, size)

@@ -16,7 +16,7 @@ from filterkit.contract import OutputContract, broken, called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import NOMINAL, Chunk, CsrArrays, Schema, rows_of_entries
+from filterkit.schema import NOMINAL, Chunk, Schema, rows_of_entries
 from filterkit.stage import Context, Stage
 
 #: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
@@ -254,7 +254,10 @@ def _mapped_together(
 ) -> tuple[Chunk, np.ndarray | None]:
     """``chunk`` (sparse) through ``stages``' stored-values maps, checked once against ``contract``."""
     structure = chunk.csr()
-    rows = _structure_read_only(structure)  # what the maps see
+    # what the maps see: read-only views of its indices and indptr, which every map and the output share
+    indices, indptr = structure.indices.view(), structure.indptr.view()
+    indices.flags.writeable = indptr.flags.writeable = False
+    rows = structure._replace(indices=indices, indptr=indptr)
     data = rows.data
     # the class column's stored values, copied: each map is checked to leave them (in place too)
     class_entries = contract.class_entries(rows)
@@ -284,13 +287,6 @@ def _mapped_together(
         class_before = np.zeros(rows.shape[0])
         class_before[rows_of_entries(rows.indptr, class_entries)] = class_values
     return contract.checked(chunk, chunk.with_stored(data, structure), "transform", class_before)
-
-
-def _structure_read_only(rows: CsrArrays) -> CsrArrays:
-    """``rows`` with read-only views of its ``indices`` and ``indptr``, which every map and the output share."""
-    indices, indptr = rows.indices.view(), rows.indptr.view()
-    indices.flags.writeable = indptr.flags.writeable = False
-    return rows._replace(indices=indices, indptr=indptr)
 
 
 def guarded(stage: Stage, step: str, function, *args):

@@ -133,10 +133,8 @@ class Configurable:
     @classmethod
     def one_line_summary(cls) -> str:
         """``summary``, else the first line of the class's own docstring ("" if neither)."""
-        if cls.summary:
-            return cls.summary
         lines = (cls.__doc__ or "").strip().splitlines()
-        return lines[0].strip() if lines else ""
+        return cls.summary or (lines[0].strip() if lines else "")
 
 
 @dataclass(frozen=True)
@@ -329,9 +327,7 @@ def mapped_stored(rows: Any, data: np.ndarray, features: np.ndarray, value_map) 
     """``data``, the stored values of the CSR ``rows``, with those of ``features`` mapped, as float64."""
     if isinstance(value_map, _Factors):
         return value_map.stored(rows, data, features)
-    position = np.full(rows.shape[1], -1, dtype=np.int64)
-    position[features] = np.arange(len(features))
-    positions = position[rows.indices]
+    positions = feature_positions(rows.shape[1], features)[rows.indices]
     mapped = np.array(data, dtype=np.float64)
     acted = np.flatnonzero(positions >= 0)
     mapped[acted] = value_map(positions[acted], mapped[acted])
@@ -454,6 +450,13 @@ def with_stored_values(matrix: Any, data: np.ndarray) -> Any:
         result = result.copy()
         result.eliminate_zeros()
     return result
+
+
+def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
+    """Per column, its position among ``features`` (−1 for a column that is not one)."""
+    position = np.full(n_columns, -1, dtype=np.int64)
+    position[features] = np.arange(len(features))
+    return position
 
 
 def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:

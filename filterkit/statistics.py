@@ -31,13 +31,12 @@ from filterkit.exact import (
     ExactSums,
     SortedSums,
     _complex_keys,
-    _dense_sums,
     _sums_of_rows,
     checked_weights,
     stable_order,
 )
 from filterkit.schema import NOMINAL, Chunk, CsrArrays
-from filterkit.stage import Stage
+from filterkit.stage import Stage, feature_positions
 
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
@@ -92,11 +91,8 @@ class ClassCounts:
         totals = {}
         for name, table in (("nonzero", self.nonzero_table), ("missing", self.missing_table)):
             feature, _, sums = self._pairs(table)
-            if len(feature):
-                starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
-                totals[name] = sums.group_sums(starts).scattered(feature[starts], self.n_features)
-            else:
-                totals[name] = ExactSums.zeros(self.n_features)
+            starts = np.flatnonzero(np.diff(feature, prepend=-1))  # each feature's first pair (none for no pairs)
+            totals[name] = sums.group_sums(starts).scattered(feature[starts], self.n_features)
         return totals
 
     def _per_feature(self, name: str, target: int | None) -> ExactSums:
@@ -105,11 +101,7 @@ class ClassCounts:
             return self._of_every_class[name]
         feature, sums, starts = self._by_class[name]
         rows = slice(starts[target], starts[target + 1])
-        return (
-            sums[rows].scattered(feature[rows], self.n_features)
-            if starts[target + 1] > starts[target]
-            else ExactSums.zeros(self.n_features)
-        )
+        return sums[rows].scattered(feature[rows], self.n_features)
 
     def _class_total(self, target: int | None) -> ExactSums:
         total = self.totals.total() if target is None else self.totals[np.array([target])]
@@ -170,6 +162,15 @@ def _row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.n
     return np.where(known, classes, 0).astype(np.int64), known
 
 
+def _class_totals(
+    labels: np.ndarray, known: np.ndarray, n_classes: int, weights: np.ndarray | None = None
+) -> ExactSums:
+    """Per class, the exact summed weight of the rows whose class is known (``weights`` None: unit weights)."""
+    if weights is None:
+        return ExactSums.of_counts(np.bincount(labels[known], minlength=n_classes))
+    return ExactSums.by_group(labels[known], weights[known], n_classes)
+
+
 def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A sparse chunk's ``indptr``, ``indices`` and float64 ``data`` (:meth:`Chunk.csr`), contiguous,
     as the kernels take them."""
@@ -178,13 +179,6 @@ def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.ascontiguousarray(rows.indices),
         np.ascontiguousarray(rows.data, dtype=np.float64),
     )
-
-
-def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
-    """Per column, its position among ``features`` (−1 for a column that is not one)."""
-    position = np.full(n_columns, -1, dtype=np.int64)
-    position[features] = np.arange(len(features))
-    return position
 
 
 def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int, weights):
@@ -209,8 +203,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
         keep = known[rows]
         rows, columns, values = rows[keep], columns[keep], values[keep]
         pairs = columns * max(n_classes, 1) + labels[rows]
-    known_rows = np.flatnonzero(known)
-    totals = _dense_sums(labels[known_rows], _sums_of_rows(weights, known_rows), n_classes)
+    totals = _class_totals(labels, known, n_classes, weights)
     lost = np.isnan(values)
     missing = SortedSums.of_entries(pairs[lost], _sums_of_rows(weights, rows[lost]))
     return rows[~lost], columns[~lost], pairs[~lost], values[~lost], totals, missing
@@ -281,9 +274,7 @@ class ValueCounts(ClassCounts):
     """Distinct non-zero values per feature with per-class exact weighted row counts.
 
     ``table`` holds one sum per (feature, class, value) that occurs, keyed by the complex
-    number ``(feature · n_classes + class) + i·value``; the arrays ``feature``, ``value``,
-    ``label`` and ``count`` list it in key order.  ``totals[c]`` sums the rows of class c;
-    ``missing_table`` the rows where a feature is missing, per (feature, class).
+    number ``(feature · n_classes + class) + i·value`` (:meth:`entries` lists it).
     """
 
     def __init__(
@@ -344,8 +335,7 @@ class ValueCounts(ClassCounts):
             ExactSums.of_counts(counts[:found]),
             np.complex128,
         )
-        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=n_classes))
-        return cls(len(features), n_classes, table, totals, SortedSums.empty())
+        return cls(len(features), n_classes, table, _class_totals(labels, known, n_classes), SortedSums.empty())
 
     def merge(self, other: "ValueCounts") -> "ValueCounts":
         """Statistics of the rows of both."""
@@ -357,69 +347,39 @@ class ValueCounts(ClassCounts):
             self.missing_table.merged_with(other.missing_table),
         )
 
-    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExactSums]:
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExactSums]:
+        """``table`` in key order: each entry's feature position, value, class code and summed row weight."""
         keys, sums = self.table.settled()
         feature, label = np.divmod(keys.real.astype(np.int64), max(self.n_classes, 1))
         return feature, keys.imag.copy(), label, sums
-
-    @property
-    def feature(self) -> np.ndarray:
-        """Each entry's feature position."""
-        return self._entries()[0]
-
-    @property
-    def value(self) -> np.ndarray:
-        """Each entry's value."""
-        return self._entries()[1]
-
-    @property
-    def label(self) -> np.ndarray:
-        """Each entry's class code."""
-        return self._entries()[2]
-
-    @property
-    def count(self) -> np.ndarray:
-        """Each entry's summed row weight."""
-        return self._entries()[3].to_float()
 
     @functools.cached_property
     def nonzero_table(self) -> SortedSums:
         """Per (feature, class), the rows where the feature is non-zero."""
         keys, sums = self.table.settled()
         pair = keys.real.astype(np.int64)
-        if not len(pair):
-            return SortedSums.empty()
-        starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+        starts = np.flatnonzero(np.diff(pair, prepend=-1))  # each pair's first value (none for no entries)
         return SortedSums.of_sorted(pair[starts], sums.group_sums(starts))
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
-        feature, value, _, _ = self._entries()
-        low, high = np.full(self.n_features, np.inf), np.full(self.n_features, -np.inf)
-        np.minimum.at(low, feature, value)
-        np.maximum.at(high, feature, value)
-        return low, high
+        feature, value, _, _ = self.entries()
+        return _column_ranges(feature, value, self.n_features)
 
     def histogram(self, include_zero: bool = True) -> Histogram:
         """Per feature, its sorted distinct values with their rows (see :class:`Histogram`)."""
-        feature, value, label, sums = self._entries()
+        feature, value, label, sums = self.entries()
         order = np.lexsort((value, feature))
         sorted_feature, sorted_value = feature[order], value[order]
-        new = (
-            np.r_[True, (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])]
-            if len(order)
-            else np.zeros(0, dtype=bool)
-        )
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (sorted_feature[1:] != sorted_feature[:-1]) | (sorted_value[1:] != sorted_value[:-1])
         starts = np.flatnonzero(new)
         group_feature, group_value = sorted_feature[starts], sorted_value[starts]
         group_rows = sums[order].group_sums(starts).to_float()
         entry_group = np.empty(len(order), dtype=np.int64)
         entry_group[order] = np.cumsum(new) - 1
-        zero_features = np.zeros(0, dtype=np.int64)
-        zero_rows = np.zeros(0)
-        if include_zero:
-            zero_all = self.zero_sums(None).to_float()
-            zero_features = np.flatnonzero(zero_all > 0)
-            zero_rows = zero_all[zero_features]
+        zero_all = self.zero_sums(None).to_float() if include_zero else np.zeros(self.n_features)
+        zero_features = np.flatnonzero(zero_all > 0)
+        zero_rows = zero_all[zero_features]
         all_feature = np.concatenate([group_feature, zero_features])
         all_value = np.concatenate([group_value, np.zeros(len(zero_features))])
         placed = np.lexsort((all_value, all_feature))
@@ -456,30 +416,23 @@ class ValueCounts(ClassCounts):
         has_missing = np.unique(self._pairs(self.missing_table)[0])
         if not np.isnan(map_values(has_missing, np.full(len(has_missing), np.nan))).all():
             return None
-        feature, value, label, sums = self._entries()
+        feature, value, label, sums = self.entries()
         mapped = map_values(feature, value)
         pair = feature * max(self.n_classes, 1) + label
         lost = np.isnan(mapped)
         missing = self.missing_table.merged_with(SortedSums.of_entries(pair[lost], sums[lost]))
         kept = ~lost & (mapped != 0)
-        table = SortedSums.of_entries(
-            _complex_keys(pair[kept].astype(np.float64), mapped[kept]), sums[kept], np.complex128
-        )
+        table = _value_table(pair[kept], mapped[kept], sums[kept])
         return ValueCounts(self.n_features, self.n_classes, table, self.totals, missing)
 
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
         """The counts of the features at ``positions``, renumbered in that order."""
-        new_position = np.full(self.n_features, -1, dtype=np.int64)
-        new_position[positions] = np.arange(len(positions))
+        new_position = feature_positions(self.n_features, positions)
         classes = max(self.n_classes, 1)
-        feature, value, label, sums = self._entries()
+        feature, value, label, sums = self.entries()
         renumbered = new_position[feature]
         kept = renumbered >= 0
-        table = SortedSums.of_entries(
-            _complex_keys((renumbered[kept] * classes + label[kept]).astype(np.float64), value[kept]),
-            sums[kept],
-            np.complex128,
-        )
+        table = _value_table(renumbered[kept] * classes + label[kept], value[kept], sums[kept])
         missing_feature, missing_label, missing_sums = self._pairs(self.missing_table)
         renumbered = new_position[missing_feature]
         kept = renumbered >= 0
@@ -515,13 +468,9 @@ def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -
 
 
 class PresenceCounts(ClassCounts):
-    """What presence scoring needs, and no value histogram: per (feature, class) pair that
-    occurs the rows where the feature is non-zero or missing, class totals, and each
-    feature's smallest and largest non-zero value.
-
-    The same interface as :class:`ValueCounts` for presence scores and training ranges,
-    at a cost that follows the (feature, class) pairs that occur, not distinct values.
-    """
+    """What presence scoring needs, and no value histogram: the tables of :class:`ClassCounts` and
+    each feature's smallest and largest non-zero value, at a cost that follows the (feature, class)
+    pairs that occur, not distinct values."""
 
     def __init__(
         self,
@@ -595,10 +544,8 @@ class PresenceCounts(ClassCounts):
         )
         if found is None:
             return None
-        nonzero = (
-            SortedSums([(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))]) if found else SortedSums.empty()
-        )
-        totals = ExactSums.of_counts(np.bincount(labels[known], minlength=self.n_classes))
+        nonzero = SortedSums.of_sorted(pairs[:found].copy(), ExactSums.of_counts(counts[:found]))
+        totals = _class_totals(labels, known, self.n_classes)
         return PresenceCounts(n, self.n_classes, nonzero, totals, SortedSums.empty(), low, high)
 
     @classmethod

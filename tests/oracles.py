@@ -107,6 +107,12 @@ def python_formatter(monkeypatch) -> None:
     monkeypatch.setattr(writer, "_speedups", SimpleNamespace(format_rows=format_rows))
 
 
+def entry_arrays(counts) -> dict:
+    """A ``ValueCounts``' entries (:meth:`~filterkit.statistics.ValueCounts.entries`) by name, the sums rounded."""
+    feature, value, label, sums = counts.entries()
+    return {"feature": feature, "value": value, "label": label, "count": sums.to_float()}
+
+
 def sparse_entries(matrix, position, labels, n_classes):
     """What ``_kernels.sparse_entries`` gives (``statistics._compiled_entries``): the non-zero
     stored entries of the feature columns (``position`` ≥ 0) in rows of a known class

@@ -17,6 +17,7 @@ from filterkit.runner import Chain, resolve_class
 from filterkit.schema import Chunk
 from filterkit.sources import FileSource
 from filterkit.statistics import ExactSums, ValueCounts
+from oracles import entry_arrays
 
 REAL = Path(__file__).parent / "data" / "real"
 NAN = np.nan
@@ -47,7 +48,7 @@ def stats(rows, weights=None, sparse=False) -> ValueCounts:
 
 def test_counts_distinct_nonzero_values_per_class():
     counts = stats(ROWS)
-    entries = set(zip(counts.feature.tolist(), counts.value.tolist(), counts.label.tolist(), counts.count.tolist()))
+    entries = set(zip(*(array.tolist() for array in entry_arrays(counts).values())))
     # feature 0: 2.0 twice in class 1, once in class 0; -1.0 once in class 0. feature 1: 5.0 twice in class 0.
     assert entries == {(0, 2.0, 1, 2.0), (0, 2.0, 0, 1.0), (0, -1.0, 0, 1.0), (1, 5.0, 0, 2.0)}
     np.testing.assert_array_equal(counts.class_totals, [3, 3])
@@ -99,7 +100,7 @@ def test_size_follows_distinct_values_not_rows():
     rng = np.random.default_rng(0)
     rows = np.column_stack([rng.integers(0, 4, 5000), rng.integers(0, 2, 5000)]).astype(float)
     counts = ValueCounts.of_chunk(Chunk(rows), np.array([0]), 1, 2)
-    assert len(counts.value) == 3 * 2  # values 1, 2, 3 in each of two classes
+    assert len(counts.entries()[1]) == 3 * 2  # values 1, 2, 3 in each of two classes
     assert counts.class_totals.sum() == 5000
 
 
@@ -114,8 +115,9 @@ def test_merging_parts_equals_counting_the_whole_in_any_order():
 
 
 def assert_same_counts(first: ValueCounts, second: ValueCounts) -> None:
-    for name in ("feature", "value", "label", "count", "class_totals"):
-        np.testing.assert_array_equal(getattr(first, name), getattr(second, name), err_msg=name)
+    for name, array in entry_arrays(first).items():
+        np.testing.assert_array_equal(array, entry_arrays(second)[name], err_msg=name)
+    np.testing.assert_array_equal(first.class_totals, second.class_totals)
     np.testing.assert_array_equal(by_class(first, "missing"), by_class(second, "missing"))
 
 
@@ -266,7 +268,9 @@ def test_every_way_of_counting_a_chunk_equals_plain_python_sums(choices, unit_we
         feature.tolist(), value.tolist(), label.tolist(), (weights if weights is not None else np.ones(n)).tolist()
     ):
         expected.setdefault((j, v, c), []).append(w)
-    found = dict(zip(zip(counts.feature.tolist(), counts.value.tolist(), counts.label.tolist()), counts.count.tolist()))
+    entries = entry_arrays(counts)
+    keys = zip(entries["feature"].tolist(), entries["value"].tolist(), entries["label"].tolist())
+    found = dict(zip(keys, entries["count"].tolist()))
     assert found == {key: math.fsum(ws) for key, ws in expected.items()}
 
 

@@ -29,7 +29,7 @@ def test_merging_one_chunk_at_a_time_costs_n_log_n_in_distinct_values(monkeypatc
     counts = ValueCounts.empty(1, 2)
     for i, value in enumerate(values):
         counts = counts.add(Chunk(np.array([[value, i % 2]])), np.array([0]), 1)
-    assert sorted(counts.value.tolist()) == sorted(values.tolist())
+    assert sorted(counts.entries()[1].tolist()) == sorted(values.tolist())
     # re-merging everything per chunk would be n²/2 ≈ 524,000 keys, 25 times the bound
     assert sum(merged_keys) <= 2 * n * math.log2(n)
 
