@@ -23,7 +23,7 @@ from filterkit.measures import breakeven, contingency, measures, multiclass_meas
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
 from filterkit.sources import MemorySource
-from filterkit.statistics import feature_positions
+from filterkit.stage import feature_positions
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"

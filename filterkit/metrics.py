@@ -17,8 +17,8 @@ from filterkit.contract import plugin_fault
 from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute
-from filterkit.stage import Option, Provenance
-from filterkit.statistics import ClassCounts, Histogram, ValueCounts, feature_positions
+from filterkit.stage import Option, Provenance, feature_positions
+from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,13 @@ from filterkit.stage import (
     Option,
     Stage,
     StateArray,
+    feature_positions,
     range_scaling,
     refuse_infinite_ranges,
     scale_values,
     with_stored_values,
 )
-from filterkit.statistics import ValueCounts, feature_positions
+from filterkit.statistics import ValueCounts
 
 from .housekeeping import nonzero_entries
 from .ordinal import unique_schema

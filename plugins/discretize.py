@@ -19,8 +19,8 @@ from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_
 from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
-from filterkit.stage import Option, Stage, StateArray, numeric_features
-from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys, feature_positions
+from filterkit.stage import Option, Stage, StateArray, feature_positions, numeric_features
+from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
 
 from .housekeeping import nonzero_entries
 from .ordinal import check_runs, csr_of_runs, output_offsets, unique_schema

@@ -20,8 +20,8 @@ from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
-from filterkit.stage import Context, Option, Stage, StateArray
-from filterkit.statistics import _column_ranges, feature_positions
+from filterkit.stage import Context, Option, Stage, StateArray, feature_positions
+from filterkit.statistics import _column_ranges
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)

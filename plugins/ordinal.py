@@ -16,8 +16,8 @@ from filterkit.errors import FilterkitError
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NUMERIC, Attribute, Chunk, Schema, refuse_unreadable_output
-from filterkit.stage import Option, Stage, StateArray
-from filterkit.statistics import ValueCounts, _complex_keys, feature_positions
+from filterkit.stage import Option, Stage, StateArray, feature_positions
+from filterkit.statistics import ValueCounts, _complex_keys
 
 from .housekeeping import nonzero_entries
 

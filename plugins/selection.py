@@ -30,8 +30,8 @@ from filterkit.metrics import (
 )
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Chunk
-from filterkit.stage import ATTRIBUTES, Option, StateArray
-from filterkit.statistics import ValueCounts, feature_positions
+from filterkit.stage import ATTRIBUTES, Option, StateArray, feature_positions
+from filterkit.statistics import ValueCounts
 
 from .housekeeping import AttributeSubset, features_of_kinds, label_layout, nonzero_entries
 

@@ -49,8 +49,8 @@ from filterkit.hookspecs import hookimpl
 from filterkit.metrics import positive_code
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
-from filterkit.stage import Option, StateArray, map_features, with_stored_values
-from filterkit.statistics import ClassValueCountsStage, ValueCounts, feature_positions
+from filterkit.stage import Option, StateArray, feature_positions, map_features, with_stored_values
+from filterkit.statistics import ClassValueCountsStage, ValueCounts
 
 from .housekeeping import features_of_kinds
 
