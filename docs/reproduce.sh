@@ -188,8 +188,16 @@ wanted collapse && filterkit --plugins-dir "$(dirname "$0")/experiments/bns_clip
     --min-positives 50 --folds 5 --json --train-fraction 0.05,0.1,0.2,1 --compare \
     "$data/text/oh10.wc.arff" "binarize l2" "binarize bns l2" "shape bns l2" "binarize bnsh l2" "shape bnsh l2" \
     "binarize bnsht l2" "binarize bnshf l2" "binarize bnsc l2" "binarize bnscap l2" > "$out/collapse-oh10.json"
+half_document_chains=("bns --bns-half-document --presence --multiply l2" "shape bns --bns-half-document l2")
 wanted collapse && filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json \
-    --train-fraction 0.05,0.1 --compare "$data/text/oh10.wc.arff" "${weighting_chains[@]}" > "$out/weighting-curve-oh10.json"
+    --train-fraction 0.05,0.1,0.2 --compare "$data/text/oh10.wc.arff" "${weighting_chains[@]}" \
+    "${half_document_chains[@]}" > "$out/weighting-curve-oh10.json"
+# ... and the half-document clip at full size on part 8's text tasks and folds, against the same chains without it.
+wanted collapse && for name in $weighting_sets; do
+    filterkit evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --stats --json --compare \
+        --svm-decision platt-cv "$data/text/$name.wc.arff" "bns --presence --multiply l2" "shape bns l2" \
+        "${half_document_chains[@]}" > "$out/half-document-$name.json"
+done
 
 # Every command that ran succeeded (set -e); the last part left out must not make the script fail.
 exit 0
