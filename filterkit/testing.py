@@ -16,7 +16,7 @@ each read dense and sparse.  It raises :class:`StageCheckError` naming the first
 - ``zero preservation``: where :meth:`~filterkit.stage.Stage.preserves_zeros` says so, every 0 of an
   acted-on numeric feature stays 0;
 - ``merge order`` (a stage that learns): statistics of two halves merged either way round give the
-  output of one pass;
+  output of one pass (a one-row file's row merged with the statistics of no rows);
 - ``model round trip`` (a stage that learns): the stage saved as a model and loaded gives the same bytes.
 
 A stage may refuse a data set with a :class:`~filterkit.errors.FilterkitError` but must accept one;
@@ -292,7 +292,13 @@ class _Checker:
         for order in ((0, 1), (1, 0)):
 
             def merged(position, stage, order=order):
-                first, second = (stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i])) for i in order)
+                # a one-row data set has one half: its other is the statistics of no rows
+                first, second = (
+                    stage.accumulate(stage.new_statistics(), copy.deepcopy(halves[i]))
+                    if i < len(halves)
+                    else stage.new_statistics()
+                    for i in order
+                )
                 return stage.merge(first, second)
 
             if self.run(_RowsSource(data_set, None), merged)[1] != output:

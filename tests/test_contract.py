@@ -218,6 +218,15 @@ def test_check_stage_with_a_positive_class_checks_the_data_that_has_it():
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", ["shape", "l2", "minmax"])
+def test_check_stage_merges_a_one_row_file_with_the_statistics_of_no_rows(name, tmp_path):
+    one_row = tmp_path / "one_row.arff"
+    one_row.write_text("@relation one\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n1,2,x\n")
+    accepted = check_stage(load_plugins().stage(name), data=(one_row,))
+    assert accepted[-2:] == [f"{one_row} (dense)", f"{one_row} (sparse)"]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["logtf", "tfidf", "gss"])
 def test_the_example_plugin_s_stages_pass_check_stage(name):
     stage_class = load_plugins(EXAMPLE).stage(name)
