@@ -208,11 +208,12 @@ class OutputContract:
             in_nominal = np.isfinite(self._limit_by_column[values.indices])
             codes = values.data[in_nominal]
             columns = values.indices[in_nominal]
-        else:
+            limits = self._limit_by_column[columns]
+        else:  # a broadcast row of limits: no per-cell lookup on this every-chunk path
             block = values[:, self.nominal_columns]
             codes = block.ravel()
             columns = np.broadcast_to(self.nominal_columns, block.shape).ravel()
-        limits = self._limit_by_column[columns]
+            limits = np.broadcast_to(self._limit_by_column[self.nominal_columns], block.shape).ravel()
         present = ~np.isnan(codes)
         bad = present & ((codes < 0) | (codes >= limits) | (codes != np.floor(codes)))
         if bad.any():

@@ -146,13 +146,20 @@ def publish_file(output: OutputFile, temporary: str) -> None:
             except OSError as error:
                 if error.errno != errno.EXDEV:
                     raise
-            beside = StagedOutput(output)  # on another file system: copied beside the target, then renamed
+            handle, beside = tempfile.mkstemp(
+                prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=os.path.dirname(output.target)
+            )
             try:
-                with open(temporary, "rb") as complete:
-                    shutil.copyfileobj(complete, beside.stream)
-                beside.publish()
-            finally:
-                beside.discard()
+                with os.fdopen(handle, "wb") as copy, open(temporary, "rb") as complete:
+                    shutil.copyfileobj(complete, copy)
+                    copy.flush()
+                    os.fsync(copy.fileno())
+                _set_mode_and_owner(beside, output.existing)
+                os.replace(beside, output.target)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(beside)
+                raise
             return
         # In place, under an exclusive lock taken before truncating: two runs copying into one
         # hard-linked file take turns, so the last complete run's bytes are the file's, whole.

@@ -234,6 +234,51 @@ def test_two_runs_copying_into_one_hard_linked_file_take_turns(tmp_path, monkeyp
     assert os.path.samefile(tmp_path / "out.arff", tmp_path / "other-name.arff")
 
 
+def _cross_device_renames(monkeypatch, failing: int | None):
+    """os.replace failing with EXDEV on its first ``failing`` calls (all when None), as a rename from a
+    temporary folder on another file system does; the calls are counted."""
+    import errno
+
+    from filterkit import outputs
+
+    calls = []
+    rename = os.replace
+
+    def replace(source, target):
+        calls.append((str(source), str(target)))
+        if failing is None or len(calls) <= failing:
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV), str(source))
+        rename(source, target)
+
+    monkeypatch.setattr(outputs.os, "replace", replace)
+    return outputs, calls
+
+
+def test_a_file_completed_on_another_file_system_is_copied_beside_the_target_then_renamed(tmp_path, monkeypatch):
+    outputs, calls = _cross_device_renames(monkeypatch, failing=1)
+    (tmp_path / "out.arff").write_bytes(b"old")
+    os.chmod(tmp_path / "out.arff", 0o640)
+    output = outputs.checked_output(tmp_path / "out.arff")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "complete").write_bytes(b"new bytes")
+    outputs.publish_file(output, str(elsewhere / "complete"))
+    assert (tmp_path / "out.arff").read_bytes() == b"new bytes"
+    assert stat.S_IMODE(os.stat(tmp_path / "out.arff").st_mode) == 0o640
+    assert len(calls) == 2 and os.path.dirname(calls[1][0]) == str(tmp_path)  # the copy beside the target
+    assert sorted(os.listdir(tmp_path)) == ["elsewhere", "out.arff"] and not os.listdir(elsewhere)
+
+
+def test_a_rename_beside_the_target_that_fails_too_is_one_error_with_nothing_left(tmp_path, monkeypatch):
+    outputs, calls = _cross_device_renames(monkeypatch, failing=None)
+    output = outputs.checked_output(tmp_path / "out.arff")
+    (tmp_path / "complete").write_bytes(b"new bytes")
+    with pytest.raises(OSError, match="cross-device"):
+        outputs.publish_file(output, str(tmp_path / "complete"))
+    assert len(calls) == 2  # the rename, and the copy's rename beside the target: no more
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_hard_linked_output_is_untouched_by_a_bad_row(tmp_path):
     bad_copy(tmp_path)
     (tmp_path / "out.arff").write_text("old\n")
