@@ -34,13 +34,23 @@ typedef struct {
     PyObject *words;
 } Vocabulary;
 
+/* A token's hash, eight bytes at a step (byte at a time, FNV-1a took a fifth of ``words``' time);
+ * the table's slot is its low bits, which the last multiply and shift mix from every byte. */
 static uint64_t
 hash_of(const char *bytes, Py_ssize_t length)
 {
-    uint64_t hash = 14695981039346656037ULL; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < length; i++)
-        hash = (hash ^ (unsigned char)bytes[i]) * 1099511628211ULL;
-    return hash;
+    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length, word;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        memcpy(&word, bytes + i, 8);
+        hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
+        hash ^= hash >> 31;
+    }
+    word = 0; /* the last 0-7 bytes, read one by one (a memcpy of a variable size is a call) */
+    for (Py_ssize_t k = 0; i + k < length; k++)
+        word |= (uint64_t)(unsigned char)bytes[i + k] << (8 * k);
+    hash = (hash ^ word) * 0x94D049BB133111EBULL;
+    return hash ^ (hash >> 29);
 }
 
 /* The number of the token, -1 when absent. */
@@ -231,14 +241,16 @@ typedef struct {
 typedef struct {
     Vocabulary *vocabulary;
     int add, alphabetic, lowercase, ngram_min, ngram_max;
-    char delimiter[128];
+    unsigned char word_character[256]; /* 1 for a byte a token is made of (Weka's delimiters or letters) */
     Vocabulary *stopwords;
     char *token, *lowered; /* scratch for one token */
     Py_ssize_t token_allocated, lowered_allocated;
     Py_ssize_t *starts, *ends; /* a document's words */
     Py_ssize_t words_allocated, ends_allocated;
     Pair *pairs; /* every row's (token number, occurrences), row after row; the current row's tokens */
-    Py_ssize_t n_pairs, pairs_allocated;
+    Py_ssize_t n_pairs, pairs_allocated, row_start;
+    Py_ssize_t *pair_of; /* per token number, its pair's index if in the current row (>= row_start) */
+    Py_ssize_t ids_allocated;
 } Counting;
 
 /* Count one occurrence of token number ``id`` (-1: not in a vocabulary not added to; -2: an error) in
@@ -248,15 +260,30 @@ count_number(Counting *c, Py_ssize_t id)
 {
     if (id == -1)
         return 1;
-    if (id < -1 || !grow((void **)&c->pairs, &c->pairs_allocated, c->n_pairs + 1, sizeof(Pair)))
+    if (id < -1)
         return 0;
+    if (id >= c->ids_allocated) {
+        Py_ssize_t before = c->ids_allocated;
+        if (!grow((void **)&c->pair_of, &c->ids_allocated, id + 1, sizeof(Py_ssize_t)))
+            return 0;
+        for (Py_ssize_t k = before; k < c->ids_allocated; k++)
+            c->pair_of[k] = -1;
+    }
+    Py_ssize_t held = c->pair_of[id]; /* earlier rows' pairs lie before row_start */
+    if (held >= c->row_start && c->pairs[held].id == id) {
+        c->pairs[held].count++;
+        return 1;
+    }
+    if (!grow((void **)&c->pairs, &c->pairs_allocated, c->n_pairs + 1, sizeof(Pair)))
+        return 0;
+    c->pair_of[id] = c->n_pairs;
     c->pairs[c->n_pairs++] = (Pair){id, 1};
     return 1;
 }
 
 /* One ASCII token (the bytes token[0:length]): lowercased, left out if a stop word, counted. */
 static int
-count_token(Counting *c, char *token, Py_ssize_t length)
+count_token(Counting *c, const char *token, Py_ssize_t length)
 {
     if (c->lowercase || c->stopwords != NULL) {
         if (!grow((void **)&c->lowered, &c->lowered_allocated, length, 1))
@@ -274,32 +301,21 @@ count_token(Counting *c, char *token, Py_ssize_t length)
     return count_number(c, number(c->vocabulary, token, length, c->add, NULL));
 }
 
-static int
-is_word_character(Counting *c, unsigned char character)
-{
-    if (c->alphabetic)
-        return (character | 32) >= 'a' && (character | 32) <= 'z';
-    return !c->delimiter[character];
-}
-
 /* Cut one ASCII document into its tokens and count them. */
 static int
 count_document(Counting *c, const char *text, Py_ssize_t length)
 {
     Py_ssize_t n_words = 0;
     for (Py_ssize_t i = 0; i < length;) {
-        if (!is_word_character(c, (unsigned char)text[i])) {
+        if (!c->word_character[(unsigned char)text[i]]) {
             i++;
             continue;
         }
         Py_ssize_t start = i;
-        while (i < length && is_word_character(c, (unsigned char)text[i]))
+        while (i < length && c->word_character[(unsigned char)text[i]])
             i++;
         if (c->ngram_min == 0) {
-            if (!grow((void **)&c->token, &c->token_allocated, i - start, 1))
-                return 0;
-            memcpy(c->token, text + start, i - start);
-            if (!count_token(c, c->token, i - start))
+            if (!count_token(c, text + start, i - start))
                 return 0;
             continue;
         }
@@ -335,11 +351,46 @@ count_document(Counting *c, const char *text, Py_ssize_t length)
     return 1;
 }
 
-static int
-by_id(const void *a, const void *b)
+/* Sort a row's pairs by their distinct token numbers: quicksort on the median of three (never the
+ * least or greatest of distinct numbers, so both parts shrink), the smaller part first, then
+ * insertion sort; no comparison callback, unlike qsort, which took a third of ``words``' time. */
+static void
+sort_by_id(Pair *pairs, Py_ssize_t n)
 {
-    int64_t first = ((const Pair *)a)->id, second = ((const Pair *)b)->id;
-    return (first > second) - (first < second);
+    while (n > 16) {
+        int64_t a = pairs[0].id, b = pairs[n / 2].id, z = pairs[n - 1].id;
+        int64_t pivot = a < b ? (b < z ? b : (a < z ? z : a)) : (a < z ? a : (b < z ? z : b));
+        Py_ssize_t i = -1, j = n;
+        for (;;) {
+            do
+                i++;
+            while (pairs[i].id < pivot);
+            do
+                j--;
+            while (pairs[j].id > pivot);
+            if (i >= j)
+                break;
+            Pair swapped = pairs[i];
+            pairs[i] = pairs[j];
+            pairs[j] = swapped;
+        }
+        if (j + 1 < n - j - 1) {
+            sort_by_id(pairs, j + 1);
+            pairs += j + 1;
+            n -= j + 1;
+        }
+        else {
+            sort_by_id(pairs + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (Py_ssize_t k = 1; k < n; k++) {
+        Pair moved = pairs[k];
+        Py_ssize_t at = k;
+        for (; at > 0 && pairs[at - 1].id > moved.id; at--)
+            pairs[at] = pairs[at - 1];
+        pairs[at] = moved;
+    }
 }
 
 /* Count one document through the Python fallback: its final tokens as a list of strings. */
@@ -373,7 +424,7 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
     }
     indptr[0] = 0;
     for (Py_ssize_t row = 0; row < n_rows; row++) {
-        Py_ssize_t row_start = c->n_pairs;
+        c->row_start = c->n_pairs;
         for (Py_ssize_t column = 0; column < n_columns; column++) {
             PyObject *text = PyList_GET_ITEM(PyList_GET_ITEM(columns, column), row);
             if (text == Py_None)
@@ -388,16 +439,8 @@ count_rows(Counting *c, PyObject *columns, Py_ssize_t n_rows, int every, PyObjec
             if (!ok)
                 return 0;
         }
-        if (c->n_pairs > row_start) /* pairs is NULL before the first token: qsort takes no NULL */
-            qsort(c->pairs + row_start, (size_t)(c->n_pairs - row_start), sizeof(Pair), by_id);
-        Py_ssize_t distinct = row_start; /* each token's occurrences summed into its first pair */
-        for (Py_ssize_t k = row_start; k < c->n_pairs; k++) {
-            if (distinct > row_start && c->pairs[distinct - 1].id == c->pairs[k].id)
-                c->pairs[distinct - 1].count++;
-            else
-                c->pairs[distinct++] = c->pairs[k];
-        }
-        c->n_pairs = distinct;
+        if (c->n_pairs > c->row_start) /* pairs is NULL before the first token */
+            sort_by_id(c->pairs + c->row_start, c->n_pairs - c->row_start);
         indptr[row + 1] = c->n_pairs;
     }
     return 1;
@@ -454,10 +497,12 @@ count(PyObject *module, PyObject *args)
         return NULL;
     }
     c.stopwords = stopwords == Py_None ? NULL : (Vocabulary *)stopwords;
-    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(delimiters); i++) {
+    for (int byte = 0; byte < 256; byte++)
+        c.word_character[byte] = c.alphabetic ? (byte | 32) >= 'a' && (byte | 32) <= 'z' : 1;
+    for (Py_ssize_t i = 0; !c.alphabetic && i < PyUnicode_GET_LENGTH(delimiters); i++) {
         Py_UCS4 character = PyUnicode_READ_CHAR(delimiters, i);
-        if (character < 128)
-            c.delimiter[character] = 1;
+        if (character < 128) /* only ASCII documents are cut here */
+            c.word_character[character] = 0;
     }
     PyObject *indptr = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * (Py_ssize_t)sizeof(int64_t));
     PyObject *result = NULL;
@@ -469,6 +514,7 @@ count(PyObject *module, PyObject *args)
     PyMem_Free(c.starts);
     PyMem_Free(c.ends);
     PyMem_Free(c.pairs);
+    PyMem_Free(c.pair_of);
     return result;
 }
 
