@@ -34,23 +34,13 @@ typedef struct {
     PyObject *words;
 } Vocabulary;
 
-/* A token's hash, eight bytes at a step (byte at a time, FNV-1a took a fifth of ``words``' time);
- * the table's slot is its low bits, which the last multiply and shift mix from every byte. */
 static uint64_t
 hash_of(const char *bytes, Py_ssize_t length)
 {
-    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length, word;
-    Py_ssize_t i = 0;
-    for (; i + 8 <= length; i += 8) {
-        memcpy(&word, bytes + i, 8);
-        hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
-        hash ^= hash >> 31;
-    }
-    word = 0; /* the last 0-7 bytes, read one by one (a memcpy of a variable size is a call) */
-    for (Py_ssize_t k = 0; i + k < length; k++)
-        word |= (uint64_t)(unsigned char)bytes[i + k] << (8 * k);
-    hash = (hash ^ word) * 0x94D049BB133111EBULL;
-    return hash ^ (hash >> 29);
+    uint64_t hash = 14695981039346656037ULL; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < length; i++)
+        hash = (hash ^ (unsigned char)bytes[i]) * 1099511628211ULL;
+    return hash;
 }
 
 /* The number of the token, -1 when absent. */
