@@ -21,7 +21,7 @@ from filterkit.contract import called
 from filterkit.errors import FilterkitError
 from filterkit.measures import breakeven, contingency, measures, multiclass_measures
 from filterkit.runner import Chain, resolve_class
-from filterkit.schema import NOMINAL, Chunk, Schema, concatenate
+from filterkit.schema import NOMINAL, Chunk, Schema, concatenate, take_rows
 from filterkit.sources import MemorySource
 from filterkit.stage import feature_positions
 
@@ -244,14 +244,6 @@ def repeat_seed(seed: int, repeat: int) -> int:
     if repeat == 0:
         return seed
     return int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] >> 1)
-
-
-def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
-    """The given rows of a chunk, in the given order."""
-    values = chunk.values[rows]
-    text = {column: [strings[i] for i in rows] for column, strings in chunk.text.items()}
-    weights = None if chunk.weights is None else chunk.weights[rows]
-    return Chunk(values.tocsr() if sp.issparse(values) else values, text, weights)
 
 
 def choose_tasks(

@@ -280,6 +280,14 @@ def without_zeros(
     return data[keep], indices[keep], kept[indptr]
 
 
+def take_rows(chunk: Chunk, rows: np.ndarray) -> Chunk:
+    """The given rows of a chunk, in the given order (evaluate's folds, the ``fold`` stage)."""
+    values = chunk.values[rows]
+    text = {column: [strings[i] for i in rows] for column, strings in chunk.text.items()}
+    weights = None if chunk.weights is None else chunk.weights[rows]
+    return Chunk(values.tocsr() if chunk.is_sparse else values, text, weights)
+
+
 def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chunk:
     """Join chunks row-wise into one chunk (sparse if the first one is)."""
     if not chunks:

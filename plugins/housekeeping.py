@@ -19,7 +19,7 @@ from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
 from filterkit.saved_state import invalid_state
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, weka_range
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, take_rows, weka_range
 from filterkit.stage import Context, Option, Stage, StateArray, feature_positions
 from filterkit.statistics import _column_ranges
 
@@ -508,8 +508,6 @@ class StratifiedFold(Stage):
         self.group_starts = np.r_[0, np.cumsum(self.group_counts)].astype(np.int64)
 
     def transform(self, chunk: Chunk) -> Chunk:
-        from filterkit.evaluation import take_rows  # here, not at the top: it imports scipy
-
         keys, groups = self.row_keys(chunk)
         position = np.empty(chunk.n_rows, dtype=np.int64)
         for group in np.unique(groups).tolist():

@@ -13,11 +13,11 @@ from scipy.stats import wilcoxon
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 
 from chain_helpers import OH0_SAMPLE, REAL
-from filterkit.evaluation import MULTICLASS_TASK, take_rows
+from filterkit.evaluation import MULTICLASS_TASK
 from filterkit.measures import multiclass_measures
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
-from filterkit.schema import concatenate
+from filterkit.schema import concatenate, take_rows
 from filterkit.sources import FileSource, MemorySource
 from filterkit_plugins.classifiers import LinearSVM
 

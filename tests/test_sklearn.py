@@ -30,10 +30,9 @@ import filterkit.sklearn as adapters
 from chain_helpers import REAL, assert_same_values, read_bytes
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import take_rows
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, load_plugins
 from filterkit.runner import Chain
-from filterkit.schema import Chunk
+from filterkit.schema import Chunk, take_rows
 from filterkit.sklearn import (
     L1Normalizer,
     L2Normalizer,
