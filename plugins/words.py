@@ -21,7 +21,8 @@ fewer, not gigabytes and a file filterkit would refuse to read.
 from __future__ import annotations
 
 import re
-from functools import partial
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache, partial
 from typing import Callable
 
 import numpy as np
@@ -169,6 +170,17 @@ def read_stopwords(path: str) -> frozenset[str]:
     return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
 
 
+#: The rows a chunk needs in each half for the halves to be counted on two threads (the compiled count
+#: releases the GIL): fewer are counted on one.
+HALF_CHUNK_ROWS = 64
+
+
+@cache
+def _helper() -> ThreadPoolExecutor:
+    """The thread counting the first half of each chunk while the caller counts the second."""
+    return ThreadPoolExecutor(1, thread_name_prefix="filterkit-words")
+
+
 class WordStatistics:
     """Per class, each token's occurrences and the number of documents holding it (the
     columns are the ``vocabulary``'s numbers); and the number of documents.  Two parts'
@@ -191,14 +203,14 @@ class WordStatistics:
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
         self._widened()
-        classes = np.repeat(labels, np.diff(indptr))
-        np.add.at(self.occurrences, (classes, ids), counts)
-        np.add.at(self.documents, (classes, ids), 1)
+        cells = np.repeat(labels * self.occurrences.shape[1], np.diff(indptr)) + ids  # add.at is 5x faster flat
+        np.add.at(self.occurrences.reshape(-1), cells, counts)
+        np.add.at(self.documents.reshape(-1), cells, 1)
         self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":
         """The statistics of both parts (these, grown by the other's)."""
-        ids = np.frombuffer(self.vocabulary.ids(other.vocabulary.words), dtype=np.int64)
+        ids = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
         self._widened()
         self.occurrences[:, ids] += other.occurrences[:, : len(ids)]
         self.documents[:, ids] += other.documents[:, : len(ids)]
@@ -324,14 +336,39 @@ class WordVector(Stage):
 
     def counted(self, chunk: Chunk, vocabulary, add: bool, stopwords: frozenset[str] = frozenset()):
         """Per row of ``chunk``, the numbers in ``vocabulary`` of its distinct tokens over the converted
-        attributes (tokens not in it left out, or added with ``add``) and their occurrences: CSR's
-        ``indptr``, ``ids``, ``counts``.  The compiled ``count`` cuts ASCII texts; ``tokens_of`` the rest."""
+        attributes (tokens not in it left out; or added with ``add``, the fit's, and then not in
+        ascending order) and their occurrences: CSR's ``indptr``, ``ids``, ``counts``.  The compiled
+        ``count`` cuts ASCII texts, without the GIL; ``tokens_of`` the rest."""
         columns = [list(chunk.text[int(position)]) for position in self.features]
         stop_vocabulary = self.stop_vocabulary if stopwords else None
         fallback = partial(self.tokens_of, stopwords=stopwords)
-        indptr, pairs = _words.count(vocabulary, columns, chunk.n_rows, add, *self.settings, stop_vocabulary, fallback)
-        entries = np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
-        return np.frombuffer(indptr, dtype=np.int64), entries[:, 0], entries[:, 1]
+
+        def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+            texts = [column[start:end] for column in columns]
+            indptr, pairs = _words.count(into, texts, end - start, add, *self.settings, stop_vocabulary, fallback)
+            return np.frombuffer(indptr, dtype=np.int64), np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
+
+        if chunk.n_rows < 2 * HALF_CHUNK_ROWS:
+            indptr, pairs = count(vocabulary, 0, chunk.n_rows)
+            return indptr, pairs[:, 0], pairs[:, 1]
+        half = chunk.n_rows // 2
+        # a fit's second half gets a vocabulary of its own (one thread at a time may add to one), numbered
+        # in the fit's after the first half: the numbers are those one thread gives
+        own = _words.Vocabulary() if add else vocabulary
+        first_half = _helper().submit(count, vocabulary, 0, half)
+        try:
+            second_indptr, second_pairs = count(own, half, chunk.n_rows)
+        except BaseException:
+            first_half.result()  # the first half's error, if any, comes first in row order
+            raise
+        first_indptr, first = first_half.result()
+        second_ids = (
+            second_pairs[:, 0]
+            if own is vocabulary
+            else np.frombuffer(vocabulary.ids(own), np.int64)[second_pairs[:, 0]]
+        )
+        indptr = np.concatenate([first_indptr, first_indptr[-1] + second_indptr[1:]])
+        return indptr, np.concatenate([first[:, 0], second_ids]), np.concatenate([first[:, 1], second_pairs[:, 1]])
 
     def _stemmed(self, word: str) -> str:
         stem = self.stems.get(word)

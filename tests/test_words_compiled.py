@@ -6,6 +6,8 @@ from __future__ import annotations
 import pickle
 import random
 import sys
+import threading
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -63,6 +65,13 @@ def counted_in_python(stage: WordVector, chunk: Chunk, words: list[str], add: bo
     return [indptr, [pair[0] for pair in pairs], [pair[1] for pair in pairs]]
 
 
+def in_number_order(counted) -> list[list[int]]:
+    """``counted`` (CSR arrays) as lists, each row's pairs by ascending number (a fit's come in the order met)."""
+    indptr, ids, counts = (a.tolist() for a in counted)
+    rows = [sorted(zip(ids[start:end], counts[start:end])) for start, end in zip(indptr, indptr[1:])]
+    return [indptr, [pair[0] for row in rows for pair in row], [pair[1] for row in rows for pair in row]]
+
+
 def stage_for(**options) -> WordVector:
     stage = WordVector(**options)
     stage.prepare(SCHEMA, Context(class_index=2))
@@ -83,7 +92,7 @@ def test_the_compiled_count_is_the_python_count(options):
     chunk = chunk_of(list(reversed(texts)), texts)
     compiled, words = _words.Vocabulary(), []
     counted = stage.counted(chunk, compiled, True, stopwords)
-    assert [a.tolist() for a in counted] == counted_in_python(stage, chunk, words, True, stopwords)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
     assert compiled.words == words and len(words) > 10
     kept = words[::3]  # the transform's lookup: the other tokens left out, none added
     found = stage.counted(chunk, _words.Vocabulary(kept), False)
@@ -113,11 +122,13 @@ def test_rows_without_tokens_give_empty_arrays_not_none():
     assert indptr.tolist() == [0, 0, 0] and ids.tolist() == [] and counts.tolist() == []
 
 
-def test_a_row_counts_each_token_once_with_its_occurrences_in_number_order():
+def test_a_row_counts_each_token_once_with_its_occurrences_in_number_order_when_transformed():
     stage = stage_for(ngrams="1-2")
     vocabulary = _words.Vocabulary(["b", "a"])
     indptr, ids, counts = stage.counted(chunk_of(["a b a"], ["b a b"]), vocabulary, True)
     assert vocabulary.words == ["b", "a", "a b", "b a"]
+    assert indptr.tolist() == [0, 4] and ids.tolist() == [1, 0, 2, 3] and counts.tolist() == [3, 3, 2, 2]
+    indptr, ids, counts = stage.counted(chunk_of(["a b a"], ["b a b"]), vocabulary, False)
     assert indptr.tolist() == [0, 4] and ids.tolist() == [0, 1, 2, 3] and counts.tolist() == [3, 3, 2, 2]
 
 
@@ -164,3 +175,51 @@ def test_changing_the_list_of_words_leaves_the_vocabulary_as_it_was():
     vocabulary.words.append("c")
     assert vocabulary.words == ["a", "b"] and len(vocabulary) == 2
     assert np.frombuffer(vocabulary.ids(["c", "a"]), dtype=np.int64).tolist() == [2, 0]
+
+
+def test_a_vocabulary_being_added_to_is_refused_to_other_threads():
+    stage = stage_for(stemmer=None)
+    vocabulary = _words.Vocabulary(["a"])
+    seen = []
+
+    def fallback(text):  # runs inside count, which holds the vocabulary for adding
+        for use in (lambda: vocabulary.words, lambda: vocabulary.ids(["z"]), lambda: counted(False)):
+            with pytest.raises(RuntimeError, match="in use by another thread"):
+                use()
+        seen.append(text)
+        return ["é"]
+
+    def counted(add):
+        return _words.count(vocabulary, [["é", "b a"]], 2, add, " ", False, False, 0, 0, False, None, fallback)
+
+    indptr, pairs = counted(True)
+    assert seen == ["é"] and vocabulary.words == ["a", "é", "b"]
+    assert np.frombuffer(pairs, dtype=np.int64).tolist() == [1, 1, 2, 1, 0, 1]
+    assert np.frombuffer(indptr, dtype=np.int64).tolist() == [0, 1, 3]
+    assert vocabulary.words == ["a", "é", "b"] and len(stage.counted(chunk_of(["a"], ["é"]), vocabulary, True)[1]) == 2
+
+
+def test_counting_ascii_texts_lets_other_threads_run():
+    """The tokenizer releases the GIL: a Python thread keeps running while it counts."""
+    texts = ["wheat corn rice " * 20_000] * 80
+    vocabulary = _words.Vocabulary()
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        time.sleep(0.01)
+        start = time.perf_counter()
+        _words.count(vocabulary, [texts], 80, True, " ", False, True, 0, 0, False, None, None)
+        end = time.perf_counter()
+    finally:
+        stop.set()
+        spinner.join()
+    middle = (start + (end - start) / 4, end - (end - start) / 4)  # the switches at either end left out
+    assert vocabulary.words == ["wheat", "corn", "rice"]
+    assert sum(middle[0] < tick < middle[1] for tick in ticks) > 0
