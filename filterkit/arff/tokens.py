@@ -94,7 +94,9 @@ def shown(text: str, most: int = 60) -> str:
     return repr(text[:half] + "…" + text[-half:]) + f" ({len(text):,} characters)"
 
 
-_NEEDS_ESCAPE = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t", "%": "\\%"}
+#: Each character a quoted text escapes and its escape, the backslash first (``str.replace`` runs in C:
+#: a generator over the characters, or ``str.translate``, took 3 s to write 60 MB of documents; this, 0.1 s).
+_QUOTE_ESCAPES = (("\\", "\\\\"), ("'", "\\'"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"), ("%", "\\%"))
 #: A text written bare: no white space, ``,{}'"%\\`` or control character (``?`` aside).
 _BARE = re.compile(r"[^ ,{}'\"%\\\x00-\x1f]++")
 
@@ -104,8 +106,9 @@ def quote(text: str) -> str:
     control character), escaping as Weka does."""
     if text != "?" and _BARE.fullmatch(text) is not None:
         return text
-    escaped = "".join(_NEEDS_ESCAPE.get(c, c) for c in text)
-    return "'" + escaped + "'"
+    for character, escape in _QUOTE_ESCAPES:
+        text = text.replace(character, escape)
+    return "'" + text + "'"
 
 
 #: Characters that end a line for some reader (``\r``, ``\x85``, ``\u2028``) or that a terminal obeys; not
