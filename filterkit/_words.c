@@ -1,15 +1,16 @@
 /*
  * The compiled tokenizer and counter of the ``words`` stage (plugins/words.py).
  *
- * ``Vocabulary`` numbers distinct tokens: a hash table of their UTF-8 bytes, one Python
- * string per distinct token (``words``, in the order of their numbers).  ``count`` cuts a
- * chunk's documents into tokens as plugins/words.py's ``tokenizer`` does (Weka's
- * delimiters or ASCII letters, n-grams joined by one space and trimmed as Java trims),
- * lowercases them, leaves out stop words and returns each row's distinct token numbers
- * (ascending) with their occurrences as CSR arrays: no Python object per token.  Only
- * ASCII documents are cut here; any other document, and every document when ``every`` is
- * true (a stemmer), goes to the Python ``fallback``, which returns its final tokens: Java's
- * and Python's lowercasing agree on ASCII alone.
+ * ``Vocabulary`` numbers distinct tokens: a hash table of their UTF-8 bytes; the Python
+ * strings of ``words`` (in the order of their numbers) are made only when it is read.
+ * ``count`` cuts a chunk's documents into tokens as plugins/words.py's ``tokenizer`` does
+ * (Weka's delimiters or ASCII letters, n-grams joined by one space and trimmed as Java
+ * trims), lowercases them, leaves out stop words and returns each row's distinct token
+ * numbers with their occurrences as CSR arrays: no Python object per token, and the GIL
+ * released, so that two threads count at once.  Only ASCII documents are cut here; any
+ * other document, and every document when ``every`` is true (a stemmer), goes to the
+ * Python ``fallback`` (with the GIL), which returns its final tokens: Java's and Python's
+ * lowercasing agree on ASCII alone.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
