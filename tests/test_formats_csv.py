@@ -12,6 +12,7 @@ import pytest
 from chain_helpers import REAL, needs_weka, weka_java
 from chain_helpers import UCI_SETS as UCI_CLASS_OPTIONS
 from filterkit.arff import read_arff
+from filterkit.formats import csv as csv_format
 from filterkit.testing import run_filterkit
 
 UCI_SETS = sorted(UCI_CLASS_OPTIONS)
@@ -180,7 +181,7 @@ def test_the_dask_engine_refuses_csv(tmp_path):
 
 def test_number_like_text_is_a_label_whatever_the_chunks(tmp_path):
     """Dates and ranges hold only a number's characters but are no numbers (Double.valueOf
-    refuses them); plain rows are read in numpy, the others one by one, alike."""
+    refuses them); plain rows are read by the compiled tokenizer, the others one by one, alike."""
     path = tmp_path / "dates.csv"
     path.write_bytes(b"a,b,c\n1,2020-01-02,1e\n-2.5e-3,1-2,?\nNaN, 3 ,\n")
     whole = _filterkit(path)
@@ -192,6 +193,36 @@ def test_number_like_text_is_a_label_whatever_the_chunks(tmp_path):
         ("nominal", ("1e",)),
     ]
     np.testing.assert_array_equal(chunk.dense_values(), [[1, 0, 0], [-0.0025, 1, np.nan], [np.nan, 2, np.nan]])
+
+
+def test_plain_rows_read_by_the_compiled_tokenizer_as_line_by_line(tmp_path, monkeypatch):
+    """The words a numeric column may hold (Java's NaN, Infinity, suffixes, ?) and labels that look like
+    numbers give, through the compiled tokenizer, the values the line-by-line reading gives."""
+    rows = ["1,x,?,7", "NaN,1,2.5,8", "Infinity,2.0,-Infinity,9", "1f,x,+3,10", ".5,1,1e3,-0", "?,?,2d,8"]
+    path = tmp_path / "words.csv"
+    path.write_text("a,b,c,d\n" + "\n".join(rows) + "\n")
+    assert csv_format._plain_group([row.encode() for row in rows], 4) is not None  # not read line by line
+    tokenized = _filterkit(path)
+    monkeypatch.setattr("filterkit.formats.csv._plain_group", lambda group, width: None)
+    assert _filterkit(path) == tokenized
+    schema, chunk = read_arff(io.BytesIO(tokenized))
+    assert [(a.kind, a.labels) for a in schema.attributes] == [
+        ("numeric", ()),
+        ("nominal", ("x", "1", "2.0")),
+        ("numeric", ()),
+        ("numeric", ()),
+    ]
+    np.testing.assert_array_equal(
+        chunk.dense_values(),
+        [
+            [1, 0, np.nan, 7],
+            [np.nan, 1, 2.5, 8],
+            [np.inf, 2, -np.inf, 9],
+            [1, 0, 3, 10],
+            [0.5, 1, 1000, 0],
+            [np.nan, np.nan, 2, 8],
+        ],
+    )
 
 
 def test_a_byte_order_mark_before_the_header_is_not_part_of_the_first_name(tmp_path):

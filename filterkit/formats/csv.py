@@ -23,8 +23,9 @@ from typing import IO, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
 
+from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _blocks, _Lines, parse_number
+from filterkit.arff.reader import _NUMBER, _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
@@ -108,9 +109,9 @@ class CsvFormat:
         lines = _rows_of(stream, name, self.limits)
         next(lines, None)  # the header row
         for group, numbers in line_groups(lines, chunk_rows, self.limits):
-            table = _plain_table(group, len(attributes))
-            if table is not None:
-                values = _plain_values(table, codes)
+            plain = _plain_group(group, len(attributes))
+            if plain is not None:
+                values = _plain_values(plain, codes)
                 if values is not None:
                     yield Chunk(values)
                     continue
@@ -148,16 +149,15 @@ class CsvFormat:
             lines = _rows_of(stream, name, self.limits)
             next(lines, None)
             for group, numbers in line_groups(lines, 10_000, self.limits):
-                table = _plain_table(group, width)
-                if table is None:
+                plain = _plain_group(group, width)
+                if plain is None:
                     rows = [
                         _checked_fields(decoded(line, name, number), width, name, number)
                         for line, number in zip(group, numbers)
                     ]
                     yield functools.partial(_column_fields, rows), numbers[-1], np.zeros(width, dtype=bool), len(group)
                 else:
-                    plain = _plain_number_columns(table)
-                    yield functools.partial(_distinct_in_order, table), numbers[-1], plain, len(group)
+                    yield plain.distinct, numbers[-1], plain.is_number.all(axis=0), len(group)
 
 
 def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tuple[str, bool]]:
@@ -165,82 +165,76 @@ def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tupl
     return [row[column] for row in rows]
 
 
-def _distinct_in_order(table: np.ndarray, column: int) -> list[tuple[str, bool]]:
-    """The distinct values of a column of a plain table, in the order they first appear (none quoted)."""
-    distinct, first = np.unique(table[:, column], return_index=True)
-    return [(distinct[at].decode("utf-8"), False) for at in np.argsort(first, kind="stable").tolist()]
+class _PlainGroup:
+    """A group of plain lines as the ARFF reader's compiled tokenizer cuts them: per row and column, the
+    value's number where it reads as one (``is_number``) and where its text lies in ``joined``."""
+
+    def __init__(self, joined: bytes, n_rows: int, width: int):
+        found = _speedups.tokenize_plain(joined)
+        self.joined, self.valid = joined, bool(found)
+        if not found:  # a brace, a '%', or a number-looking value that is no number: read line by line
+            return
+        numbers, starts, ends, line_of, kinds = (
+            np.frombuffer(raw, dtype)
+            for raw, dtype in zip(found[:5], (np.float64, np.int64, np.int64, np.int64, np.uint8))
+        )
+        self.valid = len(kinds) == n_rows * width and bool((np.bincount(line_of, minlength=n_rows) == width).all())
+        if not self.valid:  # a value left empty
+            return
+        shape = (n_rows, width)
+        self.numbers, self.starts, self.ends = numbers.reshape(shape), starts.reshape(shape), ends.reshape(shape)
+        self.is_number = (kinds == _NUMBER).reshape(shape)
+
+    def cells(self, column: int) -> list[bytes]:
+        """A column's values as written."""
+        joined = self.joined
+        return [joined[start:end] for start, end in zip(self.starts[:, column].tolist(), self.ends[:, column].tolist())]
+
+    def distinct(self, column: int) -> list[tuple[str, bool]]:
+        """A column's distinct values, in the order they first appear (none quoted)."""
+        return [(cell.decode("utf-8"), False) for cell in dict.fromkeys(self.cells(column))]
 
 
-def _plain_table(group: list[bytes], width: int) -> np.ndarray | None:
-    """The values of a group of lines as a table of bytes, ``width`` to a row, when no line
-    holds a quote or a NUL (numpy's byte strings drop a value's trailing NULs), every line
-    holds ``width`` values, none of them long, and the text is UTF-8; else None (the lines
-    are then read one by one, which finds the line of any error)."""
+def _plain_group(group: list[bytes], width: int) -> _PlainGroup | None:
+    """A group of lines cut by the compiled tokenizer (as the ARFF reader cuts dense rows) when every line
+    is ``width`` plain values: no quote, blank, NUL, brace or ``%``, none empty, UTF-8 text; else None (the
+    lines are then read one by one, which finds the line of any error).  A blank would be a separator there,
+    and CSV keeps it as part of the value."""
     joined = b"\n".join(group)
-    if b"'" in joined or b'"' in joined or b"\0" in joined or any(line.count(b",") != width - 1 for line in group):
+    if any(byte in joined for byte in (b"'", b'"', b"\0", b" ", b"\t", b"{", b"}", b"%")):
         return None
     try:
         joined.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    cells = joined.replace(b"\n", b",").split(b",")
-    # not for a long value: the table pads every cell to the longest, and numpy's cast to float
-    # takes about 130 bytes for each byte of it
-    widest = max(map(len, cells))
-    if widest > 1024 or widest * len(cells) > 8 * len(joined) + 4096:
-        return None
-    return np.array(cells, dtype=bytes).reshape(len(group), width)
+    plain = _PlainGroup(joined, len(group), width)
+    return plain if plain.valid else None
 
 
-def _plain_number_columns(table: np.ndarray) -> np.ndarray:
-    """Which columns of a plain table hold only numbers written plainly (digits, signs,
-    a point, an exponent), as numpy and Java's Double.valueOf read them alike."""
-    padded = table.view(np.uint8).reshape(*table.shape, max(1, table.itemsize))
-    plain = (~_NOT_PLAIN_NUMBER[padded].any(axis=2) & (table != b"")).all(axis=0)
-    try:
-        table[:, plain].astype(np.float64)
-    except ValueError:
-        return np.zeros(table.shape[1], dtype=bool)
-    return plain
-
-
-#: The bytes a plain number holds (a byte 0 pads numpy's fixed-width byte strings).
-_NOT_PLAIN_NUMBER = np.ones(256, dtype=bool)
-_NOT_PLAIN_NUMBER[np.frombuffer(b"\x000123456789+-.eE", np.uint8)] = False
-
-
-def _plain_values(table: np.ndarray, codes: tuple[dict[str, int] | None, ...]) -> np.ndarray | None:
-    """A plain table's values as a chunk holds them, column by column in numpy; None when
-    a value needs a closer look (a value that is no number or label: the rows are then
-    read one by one, to name the line)."""
-    values = np.empty(table.shape)
+def _plain_values(plain: _PlainGroup, codes: tuple[dict[str, int] | None, ...]) -> np.ndarray | None:
+    """A plain group's values as a chunk holds them; None when a value needs a closer look (one that is no
+    number or label: the rows are then read one by one, to name the line)."""
+    values = plain.numbers.copy()
     for column, column_codes in enumerate(codes):
-        cells = np.ascontiguousarray(table[:, column])
-        if column_codes is None:
-            padded = cells.view(np.uint8).reshape(len(cells), max(1, cells.itemsize))
-            plain = ~_NOT_PLAIN_NUMBER[padded].any(axis=1) & (cells != b"")
-            try:
-                values[plain, column] = cells[plain].astype(np.float64)
-            except ValueError:
-                return None
-            for at in np.flatnonzero(~plain).tolist():
-                text = cells[at].decode("utf-8")
+        if column_codes is None:  # the words of a numeric column: ?, NaN, Infinity, 1f, ...
+            for row in np.flatnonzero(~plain.is_number[:, column]).tolist():
+                text = plain.joined[plain.starts[row, column] : plain.ends[row, column]].decode("utf-8")
                 try:
-                    values[at, column] = np.nan if _missing(text, False) else parse_number(text)
+                    values[row, column] = np.nan if _missing(text, False) else parse_number(text)
                 except ArffError:
                     return None
-        else:
-            distinct, inverse = np.unique(cells, return_inverse=True)
-            mapped = np.empty(len(distinct))
-            for position, text in enumerate(distinct.tolist()):
-                label = text.decode("utf-8")
-                if _missing(label, False):
-                    mapped[position] = np.nan
-                elif label in column_codes:
-                    mapped[position] = column_codes[label]
-                else:
-                    return None
-            values[:, column] = mapped[inverse.reshape(-1)]
+            continue
+        cells = plain.cells(column)
+        mapped: dict[bytes, float] = {}
+        for cell in dict.fromkeys(cells):
+            label = cell.decode("utf-8")
+            if _missing(label, False):
+                mapped[cell] = np.nan
+            elif label in column_codes:
+                mapped[cell] = column_codes[label]
+            else:
+                return None
+        values[:, column] = [mapped[cell] for cell in cells]
     return values
 
 
