@@ -594,9 +594,10 @@ count_rows(Counting *c, PyObject *texts, Py_ssize_t n_rows, int every, PyObject 
 static PyObject *
 texts_of(PyObject *columns, Py_ssize_t n_rows)
 {
-    PyObject *texts = PyTuple_New(PyList_GET_SIZE(columns));
-    for (Py_ssize_t column = 0; texts != NULL && column < PyList_GET_SIZE(columns); column++) {
-        PyObject *row_texts = PySequence_Tuple(PyList_GET_ITEM(columns, column));
+    PyObject *held = PySequence_Tuple(columns); /* the columns kept, whatever iterating one of them does */
+    PyObject *texts = held == NULL ? NULL : PyTuple_New(PyTuple_GET_SIZE(held));
+    for (Py_ssize_t column = 0; texts != NULL && column < PyTuple_GET_SIZE(held); column++) {
+        PyObject *row_texts = PySequence_Tuple(PyTuple_GET_ITEM(held, column));
         if (row_texts == NULL) {
             Py_CLEAR(texts);
             break;
@@ -616,6 +617,7 @@ texts_of(PyObject *columns, Py_ssize_t n_rows)
             }
         }
     }
+    Py_XDECREF(held);
     return texts;
 }
 

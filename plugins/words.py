@@ -20,6 +20,7 @@ fewer, not gigabytes and a file filterkit would refuse to read.
 
 from __future__ import annotations
 
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
@@ -179,6 +180,9 @@ HALF_CHUNK_ROWS = 64
 def _helper() -> ThreadPoolExecutor:
     """The thread counting the first half of each chunk while the caller counts the second."""
     return ThreadPoolExecutor(1, thread_name_prefix="filterkit-words")
+
+
+os.register_at_fork(after_in_child=_helper.cache_clear)  # a forked child has no helper thread: it starts its own
 
 
 class WordStatistics:
@@ -348,7 +352,7 @@ class WordVector(Stage):
             indptr, pairs = _words.count(into, texts, end - start, add, *self.settings, stop_vocabulary, fallback)
             return np.frombuffer(indptr, dtype=np.int64), np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
 
-        if chunk.n_rows < 2 * HALF_CHUNK_ROWS:
+        if chunk.n_rows < 2 * HALF_CHUNK_ROWS or self.stem is not None:  # a stemmer runs with the GIL, on one thread
             indptr, pairs = count(vocabulary, 0, chunk.n_rows)
             return indptr, pairs[:, 0], pairs[:, 1]
         half = chunk.n_rows // 2

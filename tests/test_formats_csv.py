@@ -157,6 +157,9 @@ def test_a_model_applies_to_csv_rows_with_the_training_labels(tmp_path):
     [
         (b"a,b\n1,2\n3\n", 3, "1 values; the header row names 2 columns"),
         (b"a,b\n1,2\n3,4,5\n", 3, "3 values; the header row names 2 columns"),
+        # an empty value among plain ones: the values are not shifted into the columns before them
+        (b"a,b,c\n1,,2,3\n4,5,6\n", 2, "4 values; the header row names 3 columns"),
+        (b"a,b\n3,4\n,1,2\n", 3, "3 values; the header row names 2 columns"),
         (b"a,b\n1,'2\n", 2, "value 2: a quote that does not end the value (or never closes)"),
         (b"a,b\n1,'2'x\n", 2, "value 2: a quote that does not end the value (or never closes)"),
         (b"a,a\n1,2\n", 1, "the column name 'a' appears twice"),

@@ -3,8 +3,10 @@ oracle over ``WordVector.tokens_of``, the tokenizer the Weka tests check."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import random
+import signal
 import sys
 import threading
 import time
@@ -223,3 +225,31 @@ def test_counting_ascii_texts_lets_other_threads_run():
     middle = (start + (end - start) / 4, end - (end - start) / 4)  # the switches at either end left out
     assert vocabulary.words == ["wheat", "corn", "rice"]
     assert sum(middle[0] < tick < middle[1] for tick in ticks) > 0
+
+
+def test_a_stemmer_is_called_on_the_callers_thread_alone():
+    """Stemmers promise no thread safety: with one, a chunk's halves are not counted on two threads."""
+    stage = stage_for(lowercase=True)
+    threads = set()
+    stage.stem = lambda word: threads.add(threading.get_ident()) or word[:4]
+    stage.settings = (*stage.settings[:-1], True)  # what prepare sets for a stemmer: every text to tokens_of
+    texts = ["wheat corn rice"] * 300
+    for add in (True, False):
+        indptr, ids, counts = stage.counted(chunk_of(texts, texts), _words.Vocabulary(["whea", "corn"]), add)
+        assert indptr[-1] == 300 * (3 if add else 2)
+    assert threads == {threading.get_ident()}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Python 3.12 warns of fork in a process with threads
+def test_a_forked_child_counts_with_a_helper_thread_of_its_own():
+    """The parent's helper thread is not in a forked child: the child must not wait for it forever."""
+    stage = stage_for(lowercase=True)
+    texts = ["wheat corn"] * 300
+    stage.counted(chunk_of(texts, texts), _words.Vocabulary(), True)  # the helper thread now runs
+    child = os.fork()
+    if child == 0:
+        signal.alarm(20)  # a child waiting for a thread it does not have dies here
+        indptr, ids, counts = stage.counted(chunk_of(texts, texts), _words.Vocabulary(["corn"]), False)
+        os._exit(0 if indptr[-1] == 300 and counts.sum() == 600 else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0

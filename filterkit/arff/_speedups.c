@@ -148,9 +148,9 @@ scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_s
 {
     char quote = text[*at];
     Py_ssize_t i = *at + 1;
-    const char *close = NULL; /* the next quote mark from i on, once looked for */
+    const char *close = text + i - 1; /* the next quote mark from i on once looked for; NULL: there is none */
     for (;;) {
-        if (close == NULL || close < text + i)
+        if (close != NULL && close < text + i) /* not looked for, or escaped: look (again) */
             close = memchr(text + i, quote, (size_t)(length - i));
         Py_ssize_t end = close != NULL ? close - text : length;
         const char *escape = memchr(text + i, '\\', (size_t)(end - i));

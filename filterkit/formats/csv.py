@@ -179,7 +179,7 @@ class _PlainGroup:
             for raw, dtype in zip(found[:5], (np.float64, np.int64, np.int64, np.int64, np.uint8))
         )
         self.valid = len(kinds) == n_rows * width and bool((np.bincount(line_of, minlength=n_rows) == width).all())
-        if not self.valid:  # a value left empty
+        if not self.valid:
             return
         shape = (n_rows, width)
         self.numbers, self.starts, self.ends = numbers.reshape(shape), starts.reshape(shape), ends.reshape(shape)
@@ -206,6 +206,8 @@ def _plain_group(group: list[bytes], width: int) -> _PlainGroup | None:
     try:
         joined.decode("utf-8")
     except UnicodeDecodeError:
+        return None
+    if joined.count(b",") != len(group) * (width - 1):  # with a value left empty: its commas are not the tokens'
         return None
     plain = _PlainGroup(joined, len(group), width)
     return plain if plain.valid else None
