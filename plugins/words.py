@@ -182,7 +182,8 @@ def _helper() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(1, thread_name_prefix="filterkit-words")
 
 
-os.register_at_fork(after_in_child=_helper.cache_clear)  # a forked child has no helper thread: it starts its own
+if hasattr(os, "register_at_fork"):  # POSIX: a forked child has no helper thread, so it starts its own
+    os.register_at_fork(after_in_child=_helper.cache_clear)
 
 
 class WordStatistics:
