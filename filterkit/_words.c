@@ -225,21 +225,28 @@ Vocabulary_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
-/* Each token of ``other`` numbered in ``self`` (int64 bytes), those not yet numbered added: from the
- * tokens' bytes and hashes, no string made. */
+/* ids(words): each word's number (int64 bytes), words not yet numbered added; ``words`` a sequence of
+ * strings or a Vocabulary (its tokens in the order of their numbers, taken from their bytes and hashes:
+ * no string made). */
 static PyObject *
-ids_of_vocabulary(Vocabulary *self, Vocabulary *other)
+Vocabulary_ids(Vocabulary *self, PyObject *words)
 {
-    if (!take(self, 1))
+    Vocabulary *other = PyObject_TypeCheck(words, Py_TYPE(self)) ? (Vocabulary *)words : NULL;
+    PyObject *sequence = other != NULL ? NULL : PySequence_Fast(words, "words must be a sequence of strings");
+    if ((other == NULL && sequence == NULL) || !take(self, 1)) {
+        Py_XDECREF(sequence);
         return NULL;
-    if (!take(other, 0)) {
+    }
+    if (other != NULL && !take(other, 0)) {
         give_back(self);
         return NULL;
     }
-    PyObject *ids = PyBytes_FromStringAndSize(NULL, other->n * (Py_ssize_t)sizeof(int64_t));
-    for (Py_ssize_t k = 0; ids != NULL && k < other->n; k++) {
-        Entry *entry = &other->entries[k];
-        Py_ssize_t id = number(self, other->text + entry->offset, entry->length, entry->hash, 1);
+    Py_ssize_t n = other != NULL ? other->n : PySequence_Fast_GET_SIZE(sequence);
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    for (Py_ssize_t k = 0; ids != NULL && k < n; k++) {
+        Entry *entry = other != NULL ? &other->entries[k] : NULL;
+        Py_ssize_t id = entry != NULL ? number(self, other->text + entry->offset, entry->length, entry->hash, 1)
+                                      : number_of_string(self, PySequence_Fast_GET_ITEM(sequence, k), 1);
         if (id < 0) {
             Py_CLEAR(ids);
             failed();
@@ -247,36 +254,10 @@ ids_of_vocabulary(Vocabulary *self, Vocabulary *other)
         else
             ((int64_t *)PyBytes_AS_STRING(ids))[k] = id;
     }
-    give_back(other);
+    if (other != NULL)
+        give_back(other);
     give_back(self);
-    return ids;
-}
-
-/* ids(words): each word's number (int64 bytes), words not yet numbered added; ``words`` a sequence of
- * strings or a Vocabulary (its words in the order of their numbers). */
-static PyObject *
-Vocabulary_ids(Vocabulary *self, PyObject *words)
-{
-    if (PyObject_TypeCheck(words, Py_TYPE(self)))
-        return ids_of_vocabulary(self, (Vocabulary *)words);
-    PyObject *sequence = PySequence_Fast(words, "words must be a sequence of strings");
-    if (sequence == NULL || !take(self, 1)) {
-        Py_XDECREF(sequence);
-        return NULL;
-    }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
-    PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
-    for (Py_ssize_t i = 0; ids != NULL && i < n; i++) {
-        Py_ssize_t id = number_of_string(self, PySequence_Fast_GET_ITEM(sequence, i), 1);
-        if (id < 0) {
-            Py_CLEAR(ids);
-            failed();
-        }
-        else
-            ((int64_t *)PyBytes_AS_STRING(ids))[i] = id;
-    }
-    give_back(self);
-    Py_DECREF(sequence);
+    Py_XDECREF(sequence);
     return ids;
 }
 
