@@ -30,7 +30,7 @@ from filterkit.metrics import (
     weka_ranking,
 )
 from filterkit.runner import resolve_class
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema, check_positive
 from filterkit.statistics import ExactSums, ValueCounts
 
 KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -194,12 +194,7 @@ def _checked_combine(
     if class_attribute is None or class_attribute.kind != NOMINAL:
         what = "none" if class_attribute is None else f"'{class_attribute.name}' is {class_attribute.kind}"
         raise FilterkitError(f"--metric needs a nominal class attribute (-c); {what}", name)
-    if positive is not None and positive not in class_attribute.labels:
-        raise FilterkitError(
-            f"--positive {positive!r} is not a label of the class '{class_attribute.name}' "
-            f"{{{','.join(class_attribute.labels)}}}",
-            name,
-        )
+    check_positive(positive, class_attribute, name)
     return resolved_combine(metric, combine, class_attribute, positive)
 
 
