@@ -170,7 +170,7 @@ class Chain:
         if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
-        with progress.working(f"fitting {stage.name}: its statistics from {previous.name}'s"):
+        with progress.working(f"fitting {stage.name}: deriving its statistics from those of stage '{previous.name}'"):
             return guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
