@@ -1,7 +1,7 @@
 """A ``--positive`` that is not a label of the class (issue 47, item 11): the chain, ``evaluate`` and
 ``info`` refuse it through one check (``check_positive``), which shows the class's labels and offers
-the one that differs only in case; ``evaluate`` on a file whose last attribute is not the nominal class
-says which ``-c`` to give, as the chain does."""
+the one that differs only in case; ``evaluate`` and ``info --metric`` on a file whose last attribute is
+not the nominal class say which ``-c`` to give, as the chain does."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_the_chain_evaluate_and_info_offer_the_label_differing_in_case(run_filte
     assert result.stderr.endswith(NOT_A_LABEL + "\n")
 
 
-def test_evaluate_without_the_class_says_which_c_to_give_as_the_chain_does(run_filterkit, tmp_path):
+def test_evaluate_and_info_without_the_class_say_which_c_to_give_as_the_chain_does(run_filterkit, tmp_path):
     path, words = tmp_path / "topics.arff", tmp_path / "words.arff"
     path.write_text(TEXT)
     assert run_filterkit("-c", "first", "-o", words, path, "words").status == 0
@@ -84,3 +84,6 @@ def test_evaluate_without_the_class_says_which_c_to_give_as_the_chain_does(run_f
     result = run_filterkit("evaluate", "-q", "--positive", "science", "--folds", "2", words, "l2")
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == f"filterkit: error: {words}: evaluate needs a nominal class attribute (-c); {hint}"
+    result = run_filterkit("info", "--metric", "ig", words)
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == f"filterkit: error: {words}: --metric needs a nominal class attribute (-c); {hint}"
