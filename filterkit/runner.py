@@ -16,7 +16,7 @@ from filterkit.contract import OutputContract, broken, called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import NOMINAL, Chunk, Schema, rows_of_entries
+from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
 from filterkit.stage import Context, Stage
 
 #: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
@@ -130,10 +130,11 @@ class Chain:
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
-        labels = () if class_index is None else schema.attributes[class_index].labels
-        class_hint = _class_hint(schema, class_index)
-        if self.positive is not None and self.positive not in labels:  # a stage that ignores it would record it
-            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class{class_hint}")
+        hint = class_hint(schema, class_index)
+        try:  # here, as a stage that ignores it would record it
+            check_positive(self.positive, None if class_index is None else schema.attributes[class_index])
+        except FilterkitError as error:
+            raise FilterkitError(error.message + hint) from None
         self.warnings = []
         for position, stage in enumerate(self.stages):
             try:
@@ -141,7 +142,7 @@ class Chain:
             except FilterkitError as error:
                 if "(-c)" not in error.message:  # not the class's fault
                     raise
-                raise FilterkitError(error.message + class_hint, error.path, error.line) from None
+                raise FilterkitError(error.message + hint, error.path, error.line) from None
             if stage.learns:
                 statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
@@ -169,7 +170,7 @@ class Chain:
         if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
-        with progress.working(f"fitting {stage.name}: its statistics from {previous.name}'s"):
+        with progress.working(f"fitting {stage.name}: deriving its statistics from those of stage '{previous.name}'"):
             return guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
@@ -211,7 +212,7 @@ class Chain:
             yield chunk
 
 
-def _class_hint(schema: Schema, class_index: int | None) -> str:
+def class_hint(schema: Schema, class_index: int | None) -> str:
     """For an error about the class: the ``-c`` that names a nominal attribute when the class is not one."""
     attributes = schema.attributes
     nominal = [i for i, attribute in enumerate(attributes) if attribute.kind == NOMINAL]

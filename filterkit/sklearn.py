@@ -79,8 +79,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels."""
         required = self._learns_from_y()
+        y = _targets(y)
         supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
-        columns = _columns(X, False)
+        columns, _ = _columns(X, False)
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if supervised else (validate_data(self, X, **_X_CHECKS), y)
             attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in self._input_names(X.shape[1])]
@@ -113,7 +114,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
         known = _known(y)
         check_classification_targets(known)
-        text = np.array([str(value) for value in known], dtype=str)
+        text = np.array([str(value) for value in known], dtype=object)
         labels = np.unique(text)
         positive = self._positive_label()
         if positive is not None and positive not in labels:
@@ -171,11 +172,11 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
         check_is_fitted(self)
         attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
-        columns = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
+        columns, documents = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
         if columns is None:
             X, text = validate_data(self, X, reset=False, **_X_CHECKS), {}
         else:
-            if np.ndim(X) != 1:  # documents: no feature names or count to check
+            if not documents:  # documents have no feature names or count to check
                 validate_data(self, X, reset=False, skip_check_array=True)
             if len(columns) != len(attributes):
                 raise ValueError(
@@ -276,34 +277,51 @@ def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
     return Schema(_RELATION, tuple(attributes))
 
 
-def _columns(X, always: bool) -> list | None:
-    """X's columns when it holds text or categories (or ``always``, unless sparse); None for numeric X."""
+def _columns(X, always: bool) -> tuple[list | None, bool]:
+    """X's columns when it holds text or categories (or ``always``, unless sparse), None for numeric X;
+    and whether X is one sequence of documents, as ``CountVectorizer`` takes.
+
+    The one place X's form is decided: a list of strings becomes an array of references to them, never
+    a unicode array (which holds every document at the longest one's width: 2 GB for 5,000 short
+    documents and one of 100,000 characters)."""
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
         columns = [X.iloc[:, j] for j in range(X.shape[1])]
         unnumeric = [c for c in columns if getattr(c.dtype, "kind", "O") == "O"]
         if always or any(str(c.dtype) == "category" or _holds_text(np.asarray(c, dtype=object)) for c in unnumeric):
-            return columns
-        return None
+            return columns, False
+        return None, False
     if sp.issparse(X):
-        return None
+        return None, False
     array = X if isinstance(X, np.ndarray) and X.dtype != object else np.asarray(X, dtype=object)
     if array.ndim == 1 and _holds_text(array):
-        return [array]
+        return [array], True
     if always or (array.dtype == object and array.ndim == 2 and any(_holds_text(c) for c in array.T)):
-        return list(array.reshape(len(array), -1).T)
-    return None
+        return list(array.reshape(len(array), -1).T), array.ndim == 1
+    return None, False
 
 
 def _holds_text(cells: np.ndarray) -> bool:
     return any(isinstance(cell, str) for cell in cells.tolist())
 
 
+def _targets(y):
+    """y as given when it is an array or a Series, else as an array of references to its values: a
+    list of labels made a unicode array would hold each at the longest one's width."""
+    return y if y is None or hasattr(y, "dtype") else np.asarray(y, dtype=object)
+
+
 def _known(y) -> np.ndarray:
-    """y without its missing values."""
+    """y without its missing values; labels of text as an object array of strings."""
     y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    # Rebuilt from the kept values so that numpy infers their type: a list of ints left as an object
-    # array is a target of "unknown" type to scikit-learn, and y would be ignored.
-    return np.asarray([value for value in y.tolist() if not _is_missing(value)]) if y.ndim == 1 else y
+    if y.ndim != 1:
+        return y
+    kept = [value for value in y.tolist() if not _is_missing(value)]
+    # Rebuilt from the kept values so that numpy infers the type of numbers: a list of ints left as an
+    # object array is a target of "unknown" type to scikit-learn, and y would be ignored.  Text is
+    # spelled as numpy would (str), in an object array.
+    if any(isinstance(value, str) for value in kept):
+        return np.array([str(value) for value in kept], dtype=object)
+    return np.asarray(kept)
 
 
 def _is_missing(cell) -> bool:
