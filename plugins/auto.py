@@ -19,28 +19,35 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import Metric, feature_scores, positive_code
-from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
-from filterkit.stage import (
+from filterkit.plugin import (
     FEATURES,
+    NEIGHBORS,
+    NOMINAL,
+    NUMERIC,
     SCALING_EXPONENTS,
+    Attribute,
+    Chunk,
+    FilterkitError,
+    Knots,
+    Metric,
     Option,
     Stage,
     StateArray,
+    ValueCounts,
     feature_positions,
+    feature_scores,
+    first_unsorted_knot,
+    fit_toward,
+    hookimpl,
+    invalid_state,
+    nonzero_entries,
+    positive_code,
     range_scaling,
     refuse_infinite_ranges,
     scale_values,
+    unique_schema,
     with_stored_values,
 )
-from filterkit.statistics import ValueCounts
-
-from .housekeeping import nonzero_entries
-from .ordinal import unique_schema
-from .shaper import NEIGHBORS, Knots, first_unsorted_knot, fit_toward  # the LP shaper's, shared
 
 #: The treatments, by the code the model file stores for each feature.
 DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4

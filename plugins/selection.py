@@ -17,23 +17,30 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import (
+from filterkit.plugin import (
+    ATTRIBUTES,
     COMBINE_OPTION,
     JOINT,
+    NOMINAL,
+    NUMERIC,
+    AttributeSubset,
+    Chunk,
+    FilterkitError,
+    Option,
+    StateArray,
+    ValueCounts,
     class_scores,
+    feature_positions,
     feature_scores,
+    features_of_kinds,
+    hookimpl,
+    invalid_state,
+    label_layout,
+    nonzero_entries,
     resolved_combine,
     target_classes,
     weka_ranking,
 )
-from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, Chunk
-from filterkit.stage import ATTRIBUTES, Option, StateArray, feature_positions
-from filterkit.statistics import ValueCounts
-
-from .housekeeping import AttributeSubset, features_of_kinds, label_layout, nonzero_entries
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"

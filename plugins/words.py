@@ -37,7 +37,7 @@ from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
-from filterkit.statistics import _row_labels
+from filterkit.statistics import row_labels
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -407,7 +407,7 @@ class WordVector(Stage):
         return WordStatistics(self.n_classes, _words.Vocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
-        labels, _ = _row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
+        labels, _ = row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
         statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
         return self._bounded(statistics)
 
