@@ -35,8 +35,8 @@ from filterkit.exact import (
     complex_keys,
     stable_order,
 )
-from filterkit.schema import NOMINAL, Chunk, CsrArrays
-from filterkit.stage import Stage, feature_positions
+from filterkit.schema import Chunk, CsrArrays
+from filterkit.stage import Accepts, Stage, feature_positions, refuse_unaccepted_input
 
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
@@ -577,13 +577,13 @@ class ClassValueCountsStage(Stage):
     nominal class attribute (``self.class_attribute``)."""
 
     learns = True
+    accepts = Accepts(nominal_class=True)
     #: the statistics :meth:`finalize` was given (features × distinct values), kept until :meth:`statistics_for`
     training_counts: ValueCounts | PresenceCounts | None = None
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        refuse_unaccepted_input(self, schema, context)
         self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self) -> ValueCounts:

@@ -22,9 +22,9 @@ import scipy.sparse as sp
 from filterkit.plugin import (
     FEATURES,
     NEIGHBORS,
-    NOMINAL,
     NUMERIC,
     SCALING_EXPONENTS,
+    Accepts,
     Attribute,
     Chunk,
     FilterkitError,
@@ -44,6 +44,7 @@ from filterkit.plugin import (
     positive_code,
     range_scaling,
     refuse_infinite_ranges,
+    refuse_unaccepted_input,
     scale_values,
     unique_schema,
     with_stored_values,
@@ -127,6 +128,7 @@ class AutoStage(Stage):
     """Give each numeric feature the treatment its cross-fitted AUC supports, then scale it."""
 
     name = "auto"
+    accepts = Accepts(nominal_class=True, two_classes=True)
     summary = (
         "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
         "on the training rows, then scale by a metric (KDD'09 §5 future work)."
@@ -188,8 +190,7 @@ class AutoStage(Stage):
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        refuse_unaccepted_input(self, schema, context)
         self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self) -> list[ValueCounts]:

@@ -17,6 +17,7 @@ import numpy as np
 
 from filterkit.plugin import (
     NOMINAL,
+    Accepts,
     Attribute,
     Chunk,
     FilterkitError,
@@ -35,6 +36,7 @@ from filterkit.plugin import (
     nonzero_entries,
     numeric_features,
     output_offsets,
+    refuse_unaccepted_input,
     refuse_unreadable_output,
     unique_schema,
     weka_decimal,
@@ -129,14 +131,18 @@ class Discretizer(Stage):
         """True for the MDL method (no ``--bins``)."""
         return self.params["bins"] is None
 
+    @property
+    def accepts(self) -> Accepts:  # type: ignore[override]  # a class attribute in Stage; discretize's depends on --bins
+        """The MDL method learns from the classes."""
+        return Accepts(nominal_class=self.supervised, without_class="or --bins N")
+
     def select_features(self, schema, context) -> np.ndarray:
         numeric = numeric_features(schema, context.class_index)
         return numeric[np.isin(numeric, weka_range(self.params["attributes"], len(schema), "--attributes")[0])]
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if self.supervised and (context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL):
-            raise FilterkitError("stage 'discretize' needs a nominal class attribute (-c), or --bins N")
+        refuse_unaccepted_input(self, schema, context)
         self.n_classes = len(schema.attributes[context.class_index].labels) if self.supervised else 1
 
     def new_statistics(self) -> ValueCounts | PresenceCounts:

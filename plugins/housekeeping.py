@@ -116,6 +116,7 @@ class RemoveAttributes(_SelectedAttributes):
     """Remove the named attributes (Weka's Remove and RemoveType); the class only when named."""
 
     name = "remove"
+    examples = ({"range": "2"}, {"type": "numeric"})
     summary = "Remove attributes by --range, --names, --regex or --type (Weka's Remove, RemoveType)."
 
 
@@ -123,6 +124,7 @@ class KeepAttributes(_SelectedAttributes):
     """Keep only the named attributes and the class (Weka's Remove -V and RemoveType -V)."""
 
     name = "keep"
+    examples = ({"range": "1,3"},)
     summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class."
 
     keeps = True

@@ -38,6 +38,7 @@ class ThresholdEncoder(Stage):
     """Replace each non-negative integer attribute by cumulative 0/1 threshold attributes."""
 
     name = "ordinal"
+    examples = ({"max_thresholds": 3}, {})
     summary = "Encode each non-negative integer attribute as 0/1 attributes NAME>=v (Esuli & Sebastiani)."
     options = (
         Option(

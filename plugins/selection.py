@@ -23,6 +23,7 @@ from filterkit.plugin import (
     JOINT,
     NOMINAL,
     NUMERIC,
+    Accepts,
     AttributeSubset,
     Chunk,
     FilterkitError,
@@ -37,6 +38,7 @@ from filterkit.plugin import (
     invalid_state,
     label_layout,
     nonzero_entries,
+    refuse_unaccepted_input,
     resolved_combine,
     target_classes,
     weka_ranking,
@@ -73,6 +75,11 @@ class Selector(AttributeSubset):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
 
     name = "select"
+    examples = (
+        {"metric": "ig", "top": 50},
+        {"sparsity": 5.0, "metric": "bns", "presence": True},
+        {"fraction": 0.1, "metric": "svm"},
+    )
     summary = (
         "Keep the best-ranked features (numeric; nominal too with --metric): --top K, --fraction F, "
         "--min-score X or --sparsity S."
@@ -108,6 +115,11 @@ class Selector(AttributeSubset):
         return self.params["metric"] == SVM
 
     @property
+    def accepts(self) -> Accepts:  # type: ignore[override]  # a class attribute in Stage; select's depends on --metric
+        """Scoring by a metric learns from the classes."""
+        return Accepts(nominal_class=self.params["metric"] is not None)
+
+    @property
     def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
         """A pass over the data is needed to score by a metric or to measure sparsity."""
         return self.params["metric"] is not None or self.rule == "sparsity"
@@ -127,8 +139,7 @@ class Selector(AttributeSubset):
         metric = self.params["metric"]
         self.combine = self.params["combine"] or "max"
         if metric is not None:
-            if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-                raise FilterkitError(f"select --metric {metric} needs a nominal class attribute (-c)")
+            refuse_unaccepted_input(self, schema, context)
             self.class_attribute = schema.attributes[context.class_index]
             if metric != SVM and not self.params["per_class"]:
                 self.combine = resolved_combine(

@@ -86,6 +86,7 @@ class Shaper(ClassValueCountsStage):
     """Replace each feature by its local probability of the positive class."""
 
     name = "shape"
+    examples = ({}, {"zero_preserve": False})
     summary = "Shape each feature into its local positive-class probability (KDD'09 LP shaper)."
     options = (
         Option("zero_bin", bool, True, "Zeros form their own bin (--no-zero-bin for dense data)."),
