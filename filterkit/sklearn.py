@@ -33,7 +33,7 @@ from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
-from filterkit.stage import Context, Option, Stage
+from filterkit.stage import Option, Stage
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
@@ -66,14 +66,16 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return _registry().make_stage(self._stage_name(), params)
 
     def _learns_from_y(self) -> bool:
-        """True when the stage refuses data without a class; False for invalid parameters (``fit`` says why)."""
-        return _refuses_classless_data(self._new_stage, unmade=False)
+        """True when the stage needs a class (:class:`~filterkit.stage.Accepts`); False for invalid parameters
+        (``fit`` says why)."""
+        return _needs_a_class(self._new_stage, unmade=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
         tags.target_tags.required = self._learns_from_y()
+        tags.input_tags.positive_only = _accepts_no_negative_value(self._new_stage)
         return tags
 
     def fit(self, X, y=None):
@@ -249,21 +251,23 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
 _X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "allow-nan"}
 
-_PROBE_SCHEMA = Schema(_RELATION, (Attribute("x0", NUMERIC, declared_type="numeric"),))
 
-
-def _refuses_classless_data(make_stage: Callable[[], Stage], unmade: bool) -> bool:
-    """True when the stage ``make_stage()`` makes cannot be prepared for one numeric attribute and no
-    class; ``unmade`` when it cannot be made (invalid options)."""
+def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:
+    """True when the stage ``make_stage()`` makes needs a nominal class (its ``accepts``); ``unmade`` when
+    it cannot be made (invalid options)."""
     try:
-        stage = make_stage()
+        accepts = make_stage().accepts
     except (FilterkitError, ValueError):
         return unmade
+    return accepts.nominal_class or accepts.two_classes
+
+
+def _accepts_no_negative_value(make_stage: Callable[[], Stage]) -> bool:
+    """True when the stage ``make_stage()`` makes accepts no negative value; False when it cannot be made."""
     try:
-        stage.prepare(_PROBE_SCHEMA, Context())
-    except FilterkitError:
-        return True
-    return False
+        return make_stage().accepts.non_negative
+    except (FilterkitError, ValueError):
+        return False
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
@@ -491,7 +495,7 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     return _adapter_class(
         class_name_for(stage_name),
         stage_class.options,
-        _refuses_classless_data(stage_class, unmade=True),  # its default options may need a class
+        _needs_a_class(stage_class, unmade=True),  # its default options may need a class
         (),
         summary,
         {"stage_name": stage_name},
