@@ -11,6 +11,7 @@ paper-DECISION-debian-TASK-NGRAMS.json.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -64,6 +65,26 @@ def part8(directory: Path) -> str:
     return "\n".join(out)
 
 
+def reuters(directory: Path) -> str:
+    """Per Reuters run (set and n-gram range), each chain's AUC / F1 (platt-cv) / F1 (margin)."""
+    platt, margin = (
+        unique(rows_of(directory, f"weighting-{d}-*.json") + rows_of(directory, f"nbr0-{d}-*.json"))
+        for d in ("platt-cv", "margin")
+    )
+    runs = sorted({r["data"].removeprefix("platt-cv-") for r in platt if "reuters" in r["data"]})
+    out = ["| chain | " + " | ".join(runs) + " |", "|---|" + "---|" * len(runs)]
+    for chain in (IDF, NBR0, NBR):
+        cells = []
+        for run in runs:
+            ours = [r for r in platt if r["data"] == f"platt-cv-{run}" and r["chain"] == chain]
+            theirs = [r for r in margin if r["data"] == f"margin-{run}" and r["chain"] == chain]
+            cells.append(
+                f"{ours[0]['auc']:.4f} / {ours[0]['f1']:.3f} / {theirs[0]['f1']:.3f}" if ours and theirs else "—"
+            )
+        out.append(f"| `{chain}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def curve(directory: Path) -> str:
     """idf, nbr and nbr0 on the oh10 learning curve, and nbr against nbr0 and idf at each fraction."""
     rows = unique(rows_of(directory, "weighting-curve-*.json") + rows_of(directory, "nbr0-curve-*.json"))
@@ -80,33 +101,34 @@ def curve(directory: Path) -> str:
 
 
 def paper(directory: Path) -> str:
-    """Per Debian task and n-gram range: each chain's AUC / F1 (platt-cv) / F1 (margin), and fold by fold
-    `nbr` against `nbr0`, `nbr` against tf·idf and NBSVM's features against the unweighted words."""
+    """Per chain (its `words …` prefix dropped) and Debian run (task and n-gram range): AUC / F1 (platt-cv) /
+    F1 (margin); then fold by fold `nbr` against `nbr0`, NBSVM's features against the words alone, and `nbr`
+    against tf·idf."""
     platt, margin = (rows_of(directory, f"paper-{d}-*.json") for d in ("platt-cv", "margin"))
-    out = []
-    for data in dict.fromkeys(r["data"] for r in platt):
-        ours = [r for r in platt if r["data"] == data]
-        words = ours[-1]["chain"]  # the last chain is the words alone
-        out += [f"\n{data.removeprefix('paper-platt-cv-')} (positive: {ours[0]['task']})\n"]
-        out += ["| chain | AUC / F1 / F1 margin |", "|---|---|"]
-        for row in ours:
-            decided = [
-                r for r in margin if r["data"] == data.replace("platt-cv", "margin") and r["chain"] == row["chain"]
-            ]
-            f1_margin = f"{decided[0]['f1']:.3f}" if decided else "—"
-            chain = row["chain"].removeprefix(words).strip() or words
-            out.append(f"| `{chain}` | {row['auc']:.4f} / {row['f1']:.3f} / {f1_margin} |")
-        pairs = [
-            (f"{words} nbr --nb-alpha 1 --presence --multiply{norm}", f"{words} nbr0 --presence --multiply{norm}")
-            for norm in ("", " l2")
-        ]
-        pairs += [
-            (f"{words} nbr --nb-alpha 1 --presence --multiply", words),
-            (f"{words} nbr --nb-alpha 1 --presence --multiply l2", f"{words} idf --presence --multiply l2"),
-        ]
-        for first, second in pairs:
+    for row in platt + margin:
+        row["data"] = row["data"].split("-debian-", 1)[-1]
+        row["chain"] = (
+            re.sub(r"^words --lowercase --ngrams \S+ --words-to-keep \d+ ?", "", row["chain"]) or "(the words alone)"
+        )
+    runs = list(dict.fromkeys(r["data"] for r in platt))
+    out = ["| chain | " + " | ".join(runs) + " |", "|---|" + "---|" * len(runs)]
+    for chain in dict.fromkeys(r["chain"] for r in platt):
+        cells = []
+        for run in runs:
+            ours = [r for r in platt if r["data"] == run and r["chain"] == chain]
+            theirs = [r for r in margin if r["data"] == run and r["chain"] == chain]
+            cells.append(
+                f"{ours[0]['auc']:.4f} / {ours[0]['f1']:.3f} / {theirs[0]['f1']:.3f}" if ours and theirs else "—"
+            )
+        out.append(f"| `{chain}` | " + " | ".join(cells) + " |")
+    nbsvm = "nbr --nb-alpha 1 --presence --multiply"
+    pairs = [(nbsvm, "nbr0 --presence --multiply"), (f"{nbsvm} l2", "nbr0 --presence --multiply l2")]
+    pairs += [(nbsvm, "(the words alone)"), (f"{nbsvm} l2", "idf --presence --multiply l2")]
+    for first, second in pairs:
+        for run in runs:
+            ours = [r for r in platt if r["data"] == run]
             for measure in ("auc", "f1"):
-                label = f"`{first.removeprefix(words).strip()}` vs `{second.removeprefix(words).strip() or 'words'}`"
+                label = f"{run}: `{first}` vs `{second}`"
                 out.append(paired_line(label, of_chain(ours, first), of_chain(ours, second), measure))
     return "\n".join(out)
 
@@ -114,5 +136,6 @@ def paper(directory: Path) -> str:
 if __name__ == "__main__":
     directory = Path(sys.argv[1])
     print(part8(directory))
+    print(reuters(directory))
     print(curve(directory))
     print(paper(directory))
