@@ -15,6 +15,7 @@ from typing import NamedTuple, cast
 
 import numpy as np
 
+from filterkit.arff.reader import JAVA_BLANKS
 from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, checked_weights
 from filterkit.hookspecs import hookimpl
@@ -119,7 +120,7 @@ class _SelectedAttributes(AttributeSubset):
             chosen.update(positions.tolist())
             one_by_one |= single
         if self.params["names"] is not None:
-            for name in (part.strip() for part in self.params["names"].split(",")):
+            for name in (part.strip(JAVA_BLANKS) for part in self.params["names"].split(",")):
                 try:
                     position = schema.index_of(name)
                 except KeyError:

@@ -25,7 +25,7 @@ import numpy as np
 
 from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _NUMBER, _blocks, _Lines, parse_number
+from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
@@ -370,7 +370,9 @@ def _checked_fields(line: str, width: int | None, name: str, number: int) -> lis
 
 
 def _missing(text: str, quoted: bool) -> bool:
-    return not quoted and text.strip() in ("", "?")
+    """Whether a value is missing: unquoted, and empty or ``?`` once the characters Java's ``trim`` strips
+    (up to the space) are (not U+00A0 or U+3000, which CSVLoader, pandas and the ARFF reader keep)."""
+    return not quoted and text.strip(JAVA_BLANKS) in ("", "?")
 
 
 def _is_number(text: str) -> bool:
