@@ -78,8 +78,8 @@ class Option:
                 raise ValueError(value)
         except (TypeError, ValueError, OverflowError):
             raise FilterkitError(f"option {self.flag}: {value!r} is not {wanted}") from None
-        if self.kind is str and not self.names_file and _LONE_SURROGATE.search(converted):
-            raise FilterkitError(f"option {self.flag}: {converted!r} is not UTF-8 text")
+        if self.kind is str and not self.names_file and _LONE_SURROGATE.search(value):
+            raise FilterkitError(f"option {self.flag}: {value!r} is not UTF-8 text")
         if self.choices and converted not in self.choices:
             raise FilterkitError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and converted < self.minimum:

@@ -55,7 +55,10 @@ def test_an_option_that_is_not_utf8_is_one_error_line(filterkit_script, document
 
 def test_a_model_string_with_a_lone_surrogate_is_refused(run_filterkit, tmp_path):
     model = tmp_path / "m.json"
-    assert run_filterkit("--save-model", model, "-o", tmp_path / "out.arff", IRIS, "remove", "--regex", "petal").status == 0
+    assert (
+        run_filterkit("--save-model", model, "-o", tmp_path / "out.arff", IRIS, "remove", "--regex", "petal").status
+        == 0
+    )
     saved = json.loads(model.read_text())
     saved["stages"][0]["params"]["regex"] = "petal\ud800"
     model.write_text(json.dumps(saved))  # ensure_ascii: the surrogate is written "\ud800"
