@@ -101,3 +101,16 @@ def read_back(path, format_name: str) -> tuple[int, int]:
     """The attributes and rows filterkit's reader of ``format_name`` finds in ``path`` (under the same bounds)."""
     layout = scanned_format(format_name).scan(lambda: open(path, "rb"), str(path), FormatOptions(), None)
     return len(layout.schema), layout.rows
+
+
+def test_csv_of_as_many_columns_as_the_attribute_bound_reads_back(run_filterkit, monkeypatch, tmp_path):
+    """The CSV reader refused N columns as "more than N" (the ARFF reader takes N attributes)."""
+    data = tmp_path / "two.arff"
+    data.write_text("@relation t\n@attribute x numeric\n@attribute c {a,b}\n@data\n1,a\n2,b\n")
+    output = tmp_path / "two.csv"
+    monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "2")
+    assert run_filterkit("-o", output, data).status == 0
+    assert read_back(output, "csv") == (2, 2)
+    output.write_text("x,y,c\n1,2,a\n")
+    result = run_filterkit(output)
+    assert result.status == 1 and "more than 2 columns" in result.stderr, result.stderr

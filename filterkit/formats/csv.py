@@ -127,7 +127,7 @@ class CsvFormat:
         with opened() as stream:
             for number, line in _rows_of(stream, name, self.limits):
                 names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
-                if len(names) + 1 > self.limits.attributes:
+                if len(names) > self.limits.attributes:
                     raise ArffError(
                         f"more than {self.limits.attributes:,} columns: refused "
                         f"(set {VARIABLES['attributes']} to allow more)",
