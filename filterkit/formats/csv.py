@@ -369,10 +369,15 @@ def _checked_fields(line: str, width: int | None, name: str, number: int) -> lis
     return fields
 
 
+#: The blanks around a value that may leave it missing: white space that Java's ``trim`` strips too (up to the
+#: space), so a cell of U+00A0 or U+3000 is a value, as in CSVLoader, pandas and the ARFF reader; and a NUL is
+#: one, as the ARFF reader reads it (tests/test_csv_rfc4180.py).
+_BLANKS = "".join(character for character in JAVA_BLANKS if character.isspace())
+
+
 def _missing(text: str, quoted: bool) -> bool:
-    """Whether a value is missing: unquoted, and empty or ``?`` once the characters Java's ``trim`` strips
-    (up to the space) are (not U+00A0 or U+3000, which CSVLoader, pandas and the ARFF reader keep)."""
-    return not quoted and text.strip(JAVA_BLANKS) in ("", "?")
+    """Whether a value is missing: unquoted, and empty or ``?`` once :data:`_BLANKS` are stripped."""
+    return not quoted and text.strip(_BLANKS) in ("", "?")
 
 
 def _is_number(text: str) -> bool:
