@@ -201,12 +201,17 @@ def cut_at_line_ends(path: str, begin: int, end: int, count: int) -> list[tuple[
     each cut right after a line feed, of about equal size, in order (one empty range if
     there are no bytes)."""
     cuts = [begin]
+    size = end - begin
+    number = 1
     with open(path, "rb") as handle:
-        for number in range(1, count):
-            handle.seek(max(begin + (end - begin) * number // count, cuts[-1]) - 1)
+        while number < count and cuts[-1] < end:
+            handle.seek(begin + size * number // count - 1)
             while (line := handle.readline(_BLOCK_BYTES)) and not line.endswith(b"\n"):
                 pass
             cuts.append(min(handle.tell(), end))
+            # the next cut whose byte lies past this one (those before would repeat it): --partitions 2**63
+            # on a small file makes as many cuts as it has lines, not 2**63
+            number = max(number + 1, -(-(cuts[-1] - begin + 1) * count // size))
     cuts.append(end)
     return [(start, stop) for start, stop in zip(cuts, cuts[1:]) if stop > start] or [(begin, end)]
 

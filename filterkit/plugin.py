@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 #: Each exported name, by the module that defines it (``MODULE:NAME`` where the export renames it).
 _HOMES = {
     "filterkit.arff.limits": ("Limits", "VARIABLES"),
+    "filterkit.arff.reader": ("JAVA_BLANKS",),
     "filterkit.classifier": ("Classifier",),
     "filterkit.discretization": ("mdl_cut_points_by_feature", "midpoints", "weka_decimal"),
     "filterkit.errors": ("FilterkitError",),
@@ -126,6 +127,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py checks the two lists agree)
     from filterkit import _kernels, _words  # type: ignore[attr-defined]  # C extensions without stubs
     from filterkit.arff.limits import VARIABLES, Limits
+    from filterkit.arff.reader import JAVA_BLANKS
     from filterkit.classifier import Classifier
     from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
     from filterkit.errors import FilterkitError

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -77,6 +78,8 @@ class Option:
                 raise ValueError(value)
         except (TypeError, ValueError, OverflowError):
             raise FilterkitError(f"option {self.flag}: {value!r} is not {wanted}") from None
+        if self.kind is str and not self.names_file and _LONE_SURROGATE.search(value):
+            raise FilterkitError(f"option {self.flag}: {value!r} is not UTF-8 text")
         if self.choices and converted not in self.choices:
             raise FilterkitError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and converted < self.minimum:
@@ -84,6 +87,11 @@ class Option:
         if self.maximum is not None and converted > self.maximum:
             raise FilterkitError(f"option {self.flag}: {value!r} is above {self.maximum}")
         return converted
+
+
+#: A lone surrogate: how Python holds an argument's bytes that are not UTF-8 (``$'\xff'``), and how
+#: JSON's ``"\ud800"`` reads; no file filterkit reads holds one, and none can be written as UTF-8.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _to_bool(value: Any) -> bool:

@@ -17,6 +17,7 @@ import numpy as np
 
 from filterkit.plugin import (
     DATE,
+    JAVA_BLANKS,
     NOMINAL,
     NUMERIC,
     RELATIONAL,
@@ -98,7 +99,7 @@ class _SelectedAttributes(AttributeSubset):
             chosen.update(positions.tolist())
             one_by_one |= single
         if self.params["names"] is not None:
-            for name in (part.strip() for part in self.params["names"].split(",")):
+            for name in (part.strip(JAVA_BLANKS) for part in self.params["names"].split(",")):
                 try:
                     position = schema.index_of(name)
                 except KeyError:

@@ -44,7 +44,7 @@ _JAVA_NUMBER = re.compile(
     r"|0[xX](?:[0-9a-fA-F]++\.?+[0-9a-fA-F]*+|\.[0-9a-fA-F]++)[pP][+-]?+[0-9]++)[fFdD]?+)"
 )
 #: What Java's String.trim removes (Double.valueOf trims): the characters up to the space.
-_JAVA_BLANKS = "".join(map(chr, range(33)))
+JAVA_BLANKS = "".join(map(chr, range(33)))
 #: A sparse index as Weka 3.6 reads it (Integer.parseInt): a sign and decimal digits,
 #: any script's (str patterns' \d is Unicode's decimal digits, as Java's Character.isDigit).
 _SPARSE_INDEX = re.compile(r"[+-]?+\d++")
@@ -348,7 +348,7 @@ def parse_number(text: str, attribute: str = "") -> float:
     """A number as Java's ``Double.valueOf`` (and so Weka 3.6) reads it: decimal or
     hexadecimal (``0x1.8p1``), an optional ``f``/``d`` suffix, ``NaN`` (missing) and
     ``Infinity``; ASCII digits only, blanks around a quoted value ignored."""
-    core = text.strip(_JAVA_BLANKS)
+    core = text.strip(JAVA_BLANKS)
     if _JAVA_NUMBER.fullmatch(core) is None:
         where = f" of attribute {shown(attribute)}" if attribute else ""
         raise ArffError(f"value {shown(text)}{where} is not a number")

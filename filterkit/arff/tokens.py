@@ -112,13 +112,15 @@ def quote(text: str) -> str:
 
 
 #: Characters that end a line for some reader (``\r``, ``\x85``, ``\u2028``) or that a terminal obeys; not
-#: the tab, which ends no line and which files' own comments hold (they are copied as they were).
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+#: the tab, which ends no line and which files' own comments hold (they are copied as they were); and lone
+#: surrogates, which UTF-8 cannot write (a file name's bytes that are not UTF-8, as Python holds them).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def one_line(text: str) -> str:
-    """``text`` for a comment line, each control or line-ending character written as a Python literal
-    (``\\n``, ``\\x1b``), so that no value can end the comment and start a row."""
+    """``text`` for a comment line, each control, line-ending or surrogate character written as a Python
+    literal (``\\n``, ``\\x1b``, ``\\udcff``), so that no value can end the comment and start a row, and
+    every comment is UTF-8."""
     return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
 
 

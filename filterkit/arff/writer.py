@@ -22,6 +22,7 @@ import numpy.typing as npt
 from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
+from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, rows_of_entries
@@ -155,16 +156,36 @@ class ArffWriter:
         self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
-        self._emit(self._header(list(comments)))
+        #: the bounds of the reader, which every line written must keep (its header too)
+        self._limits = Limits.from_environment()
+        self._rows_written = 0
+        header = self._header(list(comments)).encode("utf-8")
+        refuse_long_lines(header, self._limits.line_bytes, 1, "header line")
+        self._emit(header)
 
     def _header(self, comments: list[str]) -> str:
-        return format_header(self.schema, comments)
+        """The header text, refused (ArffError) where the reader would refuse it: more bytes,
+        attributes or labels in one attribute than its :class:`Limits` allow."""
+        header = format_header(self.schema, comments)
+        declared = _declared(self.schema.attributes)
+        most_labels = max((len(a.labels) for a in self.schema.attributes if a.kind == NOMINAL), default=0)
+        for count, bound, what in (
+            (len(header.encode("utf-8")), "header_bytes", "bytes of header"),
+            (declared, "attributes", "attributes"),
+            (most_labels, "labels", "labels in one attribute"),
+        ):
+            if count > getattr(self._limits, bound):
+                raise ArffError(
+                    f"the output would hold {count:,} {what}, more than the {getattr(self._limits, bound):,} "
+                    f"filterkit reads back (set {VARIABLES[bound]} to allow more)"
+                )
+        return header
 
-    def _emit(self, text: str | memoryview) -> None:
+    def _emit(self, text: bytes | memoryview) -> None:
         if self._binary:
-            cast(BinaryIO, self.stream).write(text.encode("utf-8") if isinstance(text, str) else text)
+            cast(BinaryIO, self.stream).write(text)
         else:
-            cast(TextIO, self.stream).write(text if isinstance(text, str) else str(text, "utf-8"))
+            cast(TextIO, self.stream).write(str(text, "utf-8"))
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``; ArffError for a value the format cannot hold (a
@@ -183,7 +204,9 @@ class ArffWriter:
         arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
         length = _speedups.format_rows(*arguments, self._formatted, weights)
         with memoryview(self._formatted) as formatted, formatted[:length] as text:
+            refuse_long_lines(text, self._limits.line_bytes, self._rows_written + 1, "row")
             self._emit(text)
+        self._rows_written += chunk.n_rows
 
     def _entries(self, chunk: Chunk, sparse: bool):
         """Each row's entries: ``(indptr, columns, values, special, texts)``.
@@ -228,6 +251,30 @@ class ArffWriter:
                 for value, row in zip(values.tolist(), rows)
             ]
         return self._formatters[column](values)
+
+
+def _declared(attributes) -> int:
+    """The attributes a header declares, as the reader counts them (a relational one's members too)."""
+    return sum(1 + _declared(attribute.members) for attribute in attributes)
+
+
+def refuse_long_lines(text: bytes | memoryview, line_bytes: int, first: int, what: str) -> None:
+    """ArffError, before ``text`` (lines each ended by LF) is written, when one of its lines is longer than
+    ``line_bytes``, the reader's bound: ``what`` and ``first``, the number of its first line, name it.  Only
+    a text longer than the bound is looked into (the default bound is 64 MiB, a block of rows ~1 MiB)."""
+    if len(text) <= line_bytes:
+        return
+    ends = np.flatnonzero(np.frombuffer(text, np.uint8) == ord("\n"))
+    lengths = np.diff(ends, prepend=-1) - 1
+    longest = int(np.argmax(lengths))
+    if lengths[longest] > line_bytes:
+        start = int(ends[longest] - lengths[longest])
+        line = bytes(text[start : start + 40]).decode("utf-8", "replace")
+        raise ArffError(
+            f"{what} {first + longest:,} of the output ({shown(line + '…')}) would be {int(lengths[longest]):,} "
+            f"bytes long, more than the {line_bytes:,} a line filterkit reads back may hold "
+            f"(set {VARIABLES['line_bytes']} to allow more)"
+        )
 
 
 def _row_blocks(chunk: Chunk, sparse: bool) -> Iterator[tuple[int, int]]:

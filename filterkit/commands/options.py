@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -31,9 +32,11 @@ class_option = click.option(
 row_form_option = click.option(
     "--sparse/--dense", "sparse", default=None, help="Force the output row form (default: as the input)."
 )
+#: The most rows a chunk may be asked to hold: the readers pass the count to C as a ``Py_ssize_t``.
+MAX_CHUNK_ROWS = sys.maxsize
 chunk_rows_option = click.option(
     "--chunk-rows",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_CHUNK_ROWS),
     default=DEFAULT_CHUNK_ROWS,
     show_default=True,
     help="Rows per chunk (memory bound; never changes the output).",

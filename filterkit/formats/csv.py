@@ -25,7 +25,7 @@ import numpy as np
 
 from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _NUMBER, _blocks, _Lines, parse_number
+from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
@@ -127,7 +127,7 @@ class CsvFormat:
         with opened() as stream:
             for number, line in _rows_of(stream, name, self.limits):
                 names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
-                if len(names) + 1 > self.limits.attributes:
+                if len(names) > self.limits.attributes:
                     raise ArffError(
                         f"more than {self.limits.attributes:,} columns: refused "
                         f"(set {VARIABLES['attributes']} to allow more)",
@@ -369,8 +369,15 @@ def _checked_fields(line: str, width: int | None, name: str, number: int) -> lis
     return fields
 
 
+#: The blanks around a value that may leave it missing: white space that Java's ``trim`` strips too (up to the
+#: space), so a cell of U+00A0 or U+3000 is a value, as in CSVLoader, pandas and the ARFF reader; and a NUL is
+#: one, as the ARFF reader reads it (tests/test_csv_rfc4180.py).
+_BLANKS = "".join(character for character in JAVA_BLANKS if character.isspace())
+
+
 def _missing(text: str, quoted: bool) -> bool:
-    return not quoted and text.strip() in ("", "?")
+    """Whether a value is missing: unquoted, and empty or ``?`` once :data:`_BLANKS` are stripped."""
+    return not quoted and text.strip(_BLANKS) in ("", "?")
 
 
 def _is_number(text: str) -> bool:

@@ -28,7 +28,7 @@ from filterkit.arff import _speedups  # type: ignore[attr-defined]
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.reader import _blocks, _Lines
 from filterkit.arff.tokens import one_line, shown
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of  # type: ignore[attr-defined]
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
@@ -371,7 +371,10 @@ class SvmlightWriter:
         others = [i for i in range(len(schema.attributes)) if i != self.class_index]
         self.written_index[others] = np.arange(first, first + len(others))
         self.rows = 0
-        self.stream.write("".join(f"# {one_line(comment)}\n" for comment in comments).encode("utf-8"))
+        self.line_bytes = Limits.from_environment().line_bytes
+        header = "".join(f"# {one_line(comment)}\n" for comment in comments).encode("utf-8")
+        refuse_long_lines(header, self.line_bytes, 1, "comment line")
+        self.stream.write(header)
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``."""
@@ -400,5 +403,7 @@ class SvmlightWriter:
         values[is_label == 0] = matrix.data[keep]
         digits = self.numbers.digits or 0
         text = _speedups.format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
-        self.stream.write(_lines.svmlight_text(text))
+        text = _lines.svmlight_text(text)
+        refuse_long_lines(text, self.line_bytes, self.rows + 1, "row")
+        self.stream.write(text)
         self.rows += matrix.shape[0]

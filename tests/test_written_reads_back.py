@@ -1,0 +1,116 @@
+"""Nothing is written that filterkit refuses to read back, header included (issue 47, item 4).
+
+A written line can be longer than the line it came from: the writer escapes a quoted ``%`` as ``\\%``,
+an ``@attribute`` line of ``words`` is longer than the word in its document, and svmlight writes
+``INDEX:VALUE`` where ARFF wrote ``VALUE,``.  The writers refuse such a line (one error line, exit 1,
+no output file) under the reader's bounds, set small here through ``FILTERKIT_MAX_*`` so the files
+stay tiny; whatever they do write reads back under the same bounds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from filterkit.arff import read_arff
+from filterkit.formats import FormatOptions, scanned_format
+
+#: The line bound of these tests: the provenance line (48 bytes) and the inputs' lines fit.
+LINE_BYTES = 100
+
+
+def refused(result, output, *words: str) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.status == 1 and result.stdout == b"", result.stderr
+    assert result.stderr.startswith("filterkit: error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert all(word in result.stderr for word in words), result.stderr
+    assert not output.exists()
+
+
+@pytest.fixture
+def bounded(monkeypatch):
+    monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", str(LINE_BYTES))
+
+
+@pytest.fixture
+def percents(tmp_path):
+    """A string of 96 ``%``: a 98-byte line read, a 194-byte line written."""
+    path = tmp_path / "percents.arff"
+    path.write_text("@relation p\n@attribute s string\n@data\n'" + "%" * 96 + "'\n'ab'\n")
+    return path
+
+
+def test_an_identity_rewrite_refuses_a_row_its_escapes_make_too_long(run_filterkit, bounded, percents, tmp_path):
+    output = tmp_path / "out.arff"
+    refused(
+        run_filterkit("-o", output, percents), output, "row 1 of the output", "194 bytes", "FILTERKIT_MAX_LINE_BYTES"
+    )
+    percents.write_text("@relation p\n@attribute s string\n@data\n'" + "%" * 48 + "'\n'ab'\n")  # 98 bytes written
+    assert run_filterkit("-o", output, percents).status == 0
+    _, rows = read_arff(output)
+    assert rows.text[0] == ["%" * 48, "ab"]
+
+
+def test_words_refuses_an_attribute_line_longer_than_its_word(run_filterkit, bounded, tmp_path):
+    data = tmp_path / "docs.arff"
+    data.write_text("@relation d\n@attribute s string\n@attribute c {a,b}\n@data\n'" + "w" * 90 + "',a\n'ab',b\n")
+    output = tmp_path / "out.arff"
+    refused(run_filterkit("-o", output, data, "words"), output, "header line 5 of the output", "'@attribute www")
+    data.write_text("@relation d\n@attribute s string\n@attribute c {a,b}\n@data\n'" + "w" * 70 + "',a\n'ab',b\n")
+    assert run_filterkit("-o", output, data, "words").status == 0  # its line: 89 bytes
+    schema, _ = read_arff(output)
+    assert [a.name for a in schema.attributes] == ["c", "w" * 70, "ab"]
+
+
+def test_a_header_longer_than_the_header_bound_is_refused(run_filterkit, monkeypatch, tmp_path):
+    data = tmp_path / "wide.arff"
+    data.write_text(
+        "@relation w\n" + "".join(f"@attribute x{k} numeric\n" for k in range(10)) + "@data\n" + "1," * 9 + "1\n"
+    )
+    size = len(data.read_bytes()) - len("1,") * 10
+    monkeypatch.setenv("FILTERKIT_MAX_HEADER_BYTES", str(size + 10))  # the input's header fits; with provenance, not
+    output = tmp_path / "out.arff"
+    refused(run_filterkit("-o", output, data), output, "bytes of header", "FILTERKIT_MAX_HEADER_BYTES")
+    monkeypatch.setenv("FILTERKIT_MAX_HEADER_BYTES", str(size + 100))
+    assert run_filterkit("-o", output, data).status == 0
+    assert len(read_arff(output)[0]) == 10
+
+
+def test_svmlight_refuses_a_row_longer_than_its_dense_arff_row(run_filterkit, bounded, tmp_path):
+    data = tmp_path / "wide.arff"
+    header = "@relation w\n" + "".join(f"@attribute x{k} numeric\n" for k in range(40)) + "@attribute c {a,b}\n@data\n"
+    data.write_text(header + "1," * 40 + "a\n" + "0," * 40 + "b\n")  # 82 bytes a row; svmlight: 192
+    output = tmp_path / "out.svm"
+    refused(run_filterkit("-o", output, data), output, "row 1 of the output", "'0 1:1 2:1")
+    data.write_text(header + "1," * 20 + "0," * 20 + "a\n" + "0," * 40 + "b\n")
+    assert run_filterkit("-o", output, data).status == 0
+    assert read_back(output, "svmlight") == (21, 2)
+
+
+def test_csv_refuses_a_header_row_longer_than_the_line_bound(run_filterkit, bounded, tmp_path):
+    data = tmp_path / "names.arff"
+    data.write_text(
+        "@relation n\n" + "".join(f"@attribute name{k} numeric\n" for k in range(20)) + "@data\n" + "1," * 19 + "1\n"
+    )
+    output = tmp_path / "out.csv"
+    refused(run_filterkit("-o", output, data), output, "header line 1 of the output", "'name0,name1")
+    assert run_filterkit("-o", output, data, "remove", "--range", "11-last").status == 0
+    assert read_back(output, "csv") == (11, 1)  # name0 to name9 and the class, name19
+
+
+def read_back(path, format_name: str) -> tuple[int, int]:
+    """The attributes and rows filterkit's reader of ``format_name`` finds in ``path`` (under the same bounds)."""
+    layout = scanned_format(format_name).scan(lambda: open(path, "rb"), str(path), FormatOptions(), None)
+    return len(layout.schema), layout.rows
+
+
+def test_csv_of_as_many_columns_as_the_attribute_bound_reads_back(run_filterkit, monkeypatch, tmp_path):
+    """The CSV reader refused N columns as "more than N" (the ARFF reader takes N attributes)."""
+    data = tmp_path / "two.arff"
+    data.write_text("@relation t\n@attribute x numeric\n@attribute c {a,b}\n@data\n1,a\n2,b\n")
+    output = tmp_path / "two.csv"
+    monkeypatch.setenv("FILTERKIT_MAX_ATTRIBUTES", "2")
+    assert run_filterkit("-o", output, data).status == 0
+    assert read_back(output, "csv") == (2, 2)
+    output.write_text("x,y,c\n1,2,a\n")
+    result = run_filterkit(output)
+    assert result.status == 1 and "more than 2 columns" in result.stderr, result.stderr
