@@ -1,5 +1,5 @@
 """A data set's summary in one streaming pass: :func:`summarize` over the reader, and its
-renderings :func:`as_text` and :func:`as_json` (``filterkit info`` prints them).
+rendering :func:`as_text` (``filterkit info`` prints it, or :func:`filterkit.documents.as_json`).
 
 Memory follows the attributes, not the rows.  A file may mix dense and sparse rows, so the
 bytes the reader reads pass through :class:`_SparseRowCounter`, which counts the lines whose
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
-import math
 import os
 import re
 import zlib
@@ -422,17 +420,3 @@ def _count_text(count) -> str:
     if count is None:
         return "-"
     return f"{count:g}" if isinstance(count, float) else str(count)
-
-
-def as_json(document: dict) -> str:
-    """A document (the summary, an evaluation's) as JSON text: numpy numbers as numbers, one that is
-    not finite (an undefined score or AUC) as null."""
-    return json.dumps(_json_ready(document), indent=1, allow_nan=False, default=np.generic.item)
-
-
-def _json_ready(value):
-    if isinstance(value, dict):
-        return {key: _json_ready(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_ready(item) for item in value]
-    return None if isinstance(value, float) and not math.isfinite(value) else value
