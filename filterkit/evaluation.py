@@ -37,6 +37,7 @@ from filterkit.measures import (
     summarize,
     summarize_multiclass,
 )
+from filterkit.metrics import minority_class
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, concatenate, take_rows
 from filterkit.sources import MemorySource
@@ -272,7 +273,7 @@ def choose_tasks(
             raise FilterkitError(f"--positive {positive!r} is not a class label ({', '.join(labels)})")
         return [positive]
     if len(labels) == 2:
-        minority = 0 if counts[0] < counts[1] else 1
+        minority = minority_class(counts)
         if each_class and counts[minority] < min_positives:
             raise FilterkitError(
                 f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, "

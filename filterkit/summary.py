@@ -23,9 +23,9 @@ from filterkit.metrics import (
     Metric,
     class_scores,
     feature_scores,
+    ranking_order,
     resolved_combine,
     target_classes,
-    weka_ranking,
 )
 from filterkit.runner import resolve_class
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
@@ -294,21 +294,21 @@ def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str 
 
 
 def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int, combine: str, labels):
-    """Every feature's score, the ``top`` best (in Weka's ``Ranker`` order for ``joint``, else ties by
-    position) and the class achieving each feature's maximum (None for a mean)."""
+    """Every feature's score, the ``top`` best (:func:`filterkit.metrics.ranking_order`) and the class
+    achieving each feature's maximum (None for a mean)."""
     if counts.n_features == 0 or not targets:
         return np.zeros(0), np.zeros(0, dtype=np.int64), None
     if combine == JOINT:
         scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
         best_class = np.full(counts.n_features, targets[0]) if metric.class_free else None
-        return scores, weka_ranking(scores)[:top], best_class
-    per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-    best_class = np.asarray(targets)[per_class.argmax(axis=0)]
-    if combine == "mean" and len(targets) > 1:
-        scores, best_class = per_class.mean(axis=0), None
     else:
-        scores = per_class.max(axis=0)
-    return scores, np.lexsort((np.arange(len(scores)), -scores))[:top], best_class
+        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+        best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+        if combine == "mean" and len(targets) > 1:
+            scores, best_class = per_class.mean(axis=0), None
+        else:
+            scores = per_class.max(axis=0)
+    return scores, ranking_order(scores, combine)[:top], best_class
 
 
 def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:

@@ -24,9 +24,9 @@ from filterkit.metrics import (
     JOINT,
     class_scores,
     feature_scores,
+    ranking_order,
     resolved_combine,
     target_classes,
-    weka_ranking,
 )
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, Chunk
@@ -260,7 +260,7 @@ class Selector(AttributeSubset):
         take ``order`` (``--per-class``'s turns), and keep what the rule allows."""
         self.scores = np.asarray(scores, dtype=np.float64)
         if order is None:
-            order = weka_ranking(self.scores) if self.combine == JOINT else np.argsort(-self.scores, kind="stable")
+            order = ranking_order(self.scores, self.combine)
         count = len(order)
         if self.rule == "top":
             count = min(self.params["top"], count)
