@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit import reports
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import called
 from filterkit.documents import as_json
@@ -85,8 +86,6 @@ class Evaluation:
 
     def table(self, per_task: bool = False) -> str:
         """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
-        from filterkit import reports
-
         return reports.table(self.document, per_task)
 
     def json(self) -> str:
@@ -95,14 +94,10 @@ class Evaluation:
 
     def html(self, per_task: bool = False) -> str:
         """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""
-        from filterkit import reports
-
         return reports.html_page(self.document, per_task)
 
     def predictions_csv(self) -> str:
         """The scored test rows as CSV (``evaluate --predictions``): chain, task, train, row, truth, score, decision."""
-        from filterkit import reports
-
         return reports.predictions_csv(self.predictions)
 
 
