@@ -28,7 +28,7 @@ import threading
 import uuid
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from unittest import mock
 
 from filterkit import __version__
@@ -42,9 +42,9 @@ from filterkit.partitions import Partition, Plan, file_plan, input_files, joined
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
-from filterkit.running import OutputForm
+from filterkit.running import OutputForm, OutputTarget, output_stream
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import Provenance, files_of, refuse_negative_values, sent_files
+from filterkit.stage import GIVEN_FILES, Provenance, option_file, refuse_negative_values
 
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2
@@ -113,6 +113,30 @@ def worker_inventory(plugins_dir: str | None) -> dict:
     version it comes from (what :meth:`DaskEngine.check_workers` compares with the client's)."""
     stages = {name: [r.plugin, r.distribution, r.version] for name, r in _registry(plugins_dir).stages.items()}
     return {"filterkit": __version__, "stages": stages}
+
+
+def files_of(stages) -> dict[str, bytes]:
+    """The files the options of ``stages`` name (``Option.names_file``), read by the client to send
+    with the tasks (one that cannot be read left out)."""
+    files = {}
+    for stage in stages:
+        for option in stage.options:
+            path = stage.params.get(option.name)
+            if option.names_file and isinstance(path, str):
+                with contextlib.suppress(OSError):
+                    files[path] = option_file(path)
+    return files
+
+
+@contextlib.contextmanager
+def sent_files(files: dict[str, bytes]):
+    """Within the block (a task), :func:`filterkit.stage.option_file` reads ``files`` (path → bytes),
+    the ones the client sent, instead of the worker's file system."""
+    token = GIVEN_FILES.set(files)
+    try:
+        yield
+    finally:
+        GIVEN_FILES.reset(token)
 
 
 def _partition_statistics(recipe: ChainRecipe, partition: Partition):
@@ -285,16 +309,36 @@ class DaskEngine:
             files_of(chain.stages[:count]),
         )
 
-    #: The output file of each partition in an ``--output-dir`` folder, checked before any pass.
-    checked_targets = staticmethod(output_targets)
+    def check_target(self, plan: Plan, target: OutputTarget) -> None:
+        """An output per partition: refuse, before any pass, an output file in the folder that cannot be
+        written or is an input (:func:`filterkit.partitions.output_targets`)."""
+        if target.each_into is not None:
+            output_targets(plan, target.each_into)
 
-    def write_each(
-        self, chain: Chain, plan: Plan, folder: str, form: OutputForm, comments: list[str], before_publish=None
-    ):
-        """Write one output per partition into ``folder`` (see :meth:`checked_targets`): nothing
+    def write(
+        self,
+        chain: Chain,
+        plan: Plan,
+        target: OutputTarget,
+        form: OutputForm,
+        comments: list[str],
+        before_publish: Callable[[], None] | None,
+    ) -> None:
+        """Write the partitions' outputs to the target: into its one file (:meth:`_write_joined`), or
+        each into its folder (:meth:`_write_each`); ``before_publish()`` runs once every row is written."""
+        if target.each_into is not None:
+            self._write_each(chain, plan, target.each_into, form, comments, before_publish)
+            return
+        with output_stream(target.file, before_publish) as stream:
+            self._write_joined(chain, plan, stream, form, comments, target.file)
+
+    def _write_each(
+        self, chain: Chain, plan: Plan, folder: str, form: OutputForm, comments: list[str], before_publish
+    ) -> None:
+        """Write one output per partition into ``folder`` (see :meth:`check_target`): nothing
         appears there unless every partition was written and ``before_publish()`` (e.g. saving the
         model) returned."""
-        targets = self.checked_targets(plan, folder)
+        targets = output_targets(plan, folder)
         os.makedirs(folder, exist_ok=True)
         with self._writing(chain, plan, folder, form, comments) as (meter, parts):
             meter.count = sum(results_in_order([future for _, future in parts], meter))
@@ -303,7 +347,9 @@ class DaskEngine:
             for (part, _), target in zip(parts, targets):
                 publish_file(target, part)
 
-    def write(self, chain: Chain, plan: Plan, stream, form: OutputForm, comments: list[str], output: OutputFile | None):
+    def _write_joined(
+        self, chain: Chain, plan: Plan, stream, form: OutputForm, comments: list[str], output: OutputFile | None
+    ) -> None:
         """Write every partition's output to the binary ``stream`` (of ``output``), in partition order,
         the header once, each part copied (:func:`_copy_part`) as soon as it and the parts before it
         are written: the run fails on the first error in the input's order, with the rows before it

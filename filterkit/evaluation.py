@@ -1,7 +1,8 @@
 """The papers' evaluation protocol (KDD'09 §4; docs/algorithms.md §8 states it): :func:`evaluate`.
 
 Seeded stratified k-fold cross-validation, the folds drawn once for every chain and task; a fresh chain per
-fold, task and training fraction is fitted on the training rows only and applied to the test rows.
+fold, task and training fraction is fitted on the training rows only and applied to the test rows.  The
+fold records become the result document (:func:`result_document`), which :mod:`filterkit.reports` renders.
 """
 
 from __future__ import annotations
@@ -16,10 +17,28 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit import reports
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import called
+from filterkit.documents import as_json
 from filterkit.errors import FilterkitError
-from filterkit.measures import breakeven, contingency, measures, multiclass_measures
+from filterkit.measures import (
+    MULTICLASS_MEASURES,
+    PER_CLASS_MEASURES,
+    breakeven,
+    class_records,
+    contingency,
+    macro_average,
+    macro_spread,
+    mcnemar,
+    measures,
+    micro_average,
+    multiclass_measures,
+    paired_comparison,
+    summarize,
+    summarize_multiclass,
+)
+from filterkit.metrics import minority_class
 from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, concatenate, take_rows
 from filterkit.sources import MemorySource
@@ -67,26 +86,18 @@ class Evaluation:
 
     def table(self, per_task: bool = False) -> str:
         """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
-        from filterkit import reports
-
         return reports.table(self.document, per_task)
 
     def json(self) -> str:
         """The JSON text ``evaluate --json`` prints."""
-        from filterkit.summary import as_json
-
         return as_json(self.document)
 
     def html(self, per_task: bool = False) -> str:
         """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""
-        from filterkit import reports
-
         return reports.html_page(self.document, per_task)
 
     def predictions_csv(self) -> str:
         """The scored test rows as CSV (``evaluate --predictions``): chain, task, train, row, truth, score, decision."""
-        from filterkit import reports
-
         return reports.predictions_csv(self.predictions)
 
 
@@ -124,7 +135,6 @@ def evaluate(
     ``registry`` (by default those found with ``plugins_dir``).  Rows with a missing class are left out.
     Given ``test`` (a path, or a source called ``test_name``), each chain is fitted on all of ``source``
     and scored once on ``test``'s rows."""
-    from filterkit import reports
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
@@ -162,8 +172,8 @@ def evaluate(
             )
         fold_of_row = None if test is not None else _fold_of_row(draws, settings.folds, len(known))
         left_out = len(codes) - len(known)
-        settings_json = reports.settings_document(settings, int(np.sum(~in_test)), left_out, fold_of_row, extra)
-        document = reports.document(chains, tasks, settings, grouped, settings_json, ratios)
+        settings_json = settings_document(settings, int(np.sum(~in_test)), left_out, fold_of_row, extra)
+        document = result_document(chains, tasks, settings, grouped, settings_json, ratios)
         rows = known[in_test] - training_rows + 1
         predictions = [
             {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
@@ -258,7 +268,7 @@ def choose_tasks(
             raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
         return [positive]
     if len(labels) == 2:
-        minority = 0 if counts[0] < counts[1] else 1
+        minority = minority_class(counts)
         if each_class and counts[minority] < min_positives:
             raise FilterkitError(
                 f"the minority class '{labels[minority]}' has {int(counts[minority])} rows, "
@@ -524,3 +534,140 @@ def _dask_results(registry, plugins_dir, dataset: Dataset, chains, fits, setting
         yield results_in_order(
             [client.submit(_evaluate_in_worker, engine.plugins_dir, shared, *fit, settings, pure=False) for fit in fits]
         )
+
+
+def result_document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
+    """The JSON document of an evaluation (:class:`Evaluation`) from each (chain text,
+    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`):
+    flat for one chain, task and fraction (unless ``--multiclass``); else the results and, but with
+    ``--multiclass``, each chain's macro averages (:func:`_macro_entry`); with ``settings.stats``, paired
+    tests of every chain against the first (:func:`_paired`; ``ratios``: per fraction, test rows / training
+    rows, for the corrected t-test)."""
+    multiclass, fractions = settings.multiclass, settings.train_fractions
+    results = [
+        _result(chain, task, fraction, grouped[(chain.text, task, fraction)], settings)
+        for chain in chains
+        for task in tasks
+        for fraction in fractions
+    ]
+    if len(results) == 1 and not multiclass:
+        return {**results[0], "settings": settings_json}
+    document = {"settings": settings_json, "results": results}
+    if not multiclass:
+        document["macro"] = [
+            _macro_entry(chain, fraction, tasks, settings, grouped, results)
+            for chain in chains
+            for fraction in fractions
+        ]
+    if settings.stats and len(chains) > 1:
+        held_out = "test" in settings_json
+        document["paired"] = [
+            _paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks, multiclass, held_out)
+            for chain in chains[1:]
+            for fraction in fractions
+        ]
+    return document
+
+
+def _paired(
+    chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks, multiclass: bool, held_out: bool
+) -> dict:
+    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds (with
+    ``--multiclass``, overall and per class).  Scored on a test file (``held_out``: one draw, so no test
+    over folds), also per task McNemar's test of ``chain``'s decisions against ``baseline``'s on its rows."""
+    records, baseline_records = (
+        {task: grouped[(name, task, fraction)] for task in tasks} for name in (chain, baseline)
+    )
+    paired = {"chain": chain, "baseline": baseline, "train_fraction": fraction}
+    if multiclass:
+        paired.update(_multiclass_paired(records[MULTICLASS_TASK], baseline_records[MULTICLASS_TASK], ratio))
+    else:
+        paired["measures"] = paired_comparison(records, baseline_records, ratio)
+    if held_out:
+        paired["mcnemar"] = {
+            task: mcnemar(ours[0]["truth"], ours[0]["decisions"], baseline_records[task][0]["decisions"])
+            for task, ours in records.items()
+        }
+    return paired
+
+
+def settings_document(
+    settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray | None, extra: dict
+) -> dict:
+    """The ``settings`` of the JSON document: the protocol, the (training) rows used, each row's fold
+    (None: scored on a test file, no folds) and ``extra``; with several repeats each repeat's fold seed."""
+    document = {
+        **({"folds": settings.folds} if fold_of_row is not None else {}),
+        "seed": settings.seed,
+        "train_fractions": list(settings.train_fractions),
+        "classifier": settings.classifier,
+        "classifier_params": settings.classifier_params,
+        **({"multiclass": True} if settings.multiclass else {}),
+        "rows": rows_used,
+        "rows_with_missing_class_left_out": left_out,
+        **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
+        **extra,
+    }
+    if settings.repeats > 1:
+        document["repeats"] = settings.repeats
+        document["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
+    return document
+
+
+def _result(chain, task: str, fraction: float, records: list[dict], settings: Settings) -> dict:
+    """One result of the document: its chain, task, training fraction, swept values and its records' summary."""
+    if settings.multiclass:
+        summary = summarize_multiclass(records, settings.repeats)
+    else:
+        summary = summarize(records, settings.repeats, settings.stats)
+    return {
+        "chain": chain.text,
+        "task": task,
+        "train_fraction": fraction,
+        **({"sweep": chain.sweep} if chain.sweep else {}),
+        **summary,
+    }
+
+
+def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:
+    """One chain's macro averages over the tasks at one fraction; over several repeats their spread, with
+    ``settings.stats`` over several tasks the micro-averages."""
+    per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
+    entry = {
+        "chain": chain.text,
+        "train_fraction": fraction,
+        **({"sweep": chain.sweep} if chain.sweep else {}),
+        "tasks": len(per_task),
+        **macro_average(per_task, settings.stats),
+    }
+    if settings.repeats > 1:
+        entry["std_over_repeats"] = macro_spread(per_task, settings.repeats)
+    if settings.stats and len(tasks) > 1:
+        entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
+    return entry
+
+
+def _multiclass_paired(records: list[dict], baseline_records: list[dict], ratio: float) -> dict:
+    """``--multiclass --stats``: a chain's fold ``records`` against the baseline's, overall and per class."""
+    overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
+    labels = list(records[0]["per_class"])
+    per_class = paired_comparison(
+        {label: class_records(records, label) for label in labels},
+        {label: class_records(baseline_records, label) for label in labels},
+        ratio,
+        PER_CLASS_MEASURES,
+    )
+    return {
+        "measures": {
+            measure: {"difference": paired["difference"], "over_folds": paired["over_folds"]}
+            for measure, paired in overall.items()
+        },
+        "per_class": {
+            measure: {
+                "difference": paired["difference"],
+                "over_classes": paired["over_tasks"],
+                "over_folds": paired["over_folds"],
+            }
+            for measure, paired in per_class.items()
+        },
+    }

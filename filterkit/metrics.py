@@ -174,6 +174,11 @@ def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str 
         raise FilterkitError(
             f"the class '{attribute.name}' has {len(attribute.labels)} labels: say which is positive with --positive"
         )
+    return minority_class(class_totals)
+
+
+def minority_class(class_totals) -> int:
+    """The code of the minority class of two (KDD'09 §4), the second declared label on a tie."""
     return 0 if class_totals[0] < class_totals[1] else 1
 
 
@@ -344,6 +349,12 @@ def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:
 def _joint_of(metric: Metric, tables: np.ndarray) -> np.ndarray:
     scores = _called(metric, metric.joint, (tables,), tables.shape[:1], f"{tables.shape[0]} tables", "k-class ")
     return np.nan_to_num(scores, nan=0.0, posinf=np.finfo(np.float64).max)
+
+
+def ranking_order(scores: np.ndarray, combine: str) -> np.ndarray:
+    """Feature positions best score first: Weka 3.6's ``Ranker`` order with ``--combine joint``
+    (:func:`weka_ranking`), else ties by position (``select`` and ``info --metric`` rank so)."""
+    return weka_ranking(scores) if combine == JOINT else np.argsort(-scores, kind="stable")
 
 
 def weka_ranking(scores: np.ndarray) -> np.ndarray:

@@ -1,7 +1,6 @@
-"""An evaluation's report: its document (:func:`document`: the summaries, macro averages and paired
-tests of the fold records, as ``evaluate --json`` prints them), and that document rendered as a
-plain-text table, as a self-contained HTML page with its plots, and as a PNG of the
-learning curves (as JSON by :func:`filterkit.summary.as_json`).
+"""An evaluation's result document (built by :func:`filterkit.evaluation.result_document`) rendered as a
+plain-text table, as a self-contained HTML page with its plots, and as a PNG of the learning curves
+(as JSON by :func:`filterkit.documents.as_json`); and its predictions as CSV.
 
 Each renderer takes the document (or one read back from ``evaluate --json``).  The plots need matplotlib
 (``pip install 'filterkit-arff[plot]'``); every text in them is drawn literally, never as math or TeX.
@@ -16,22 +15,7 @@ import io
 import math
 import re
 
-import numpy as np
-
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import MULTICLASS_TASK, Settings, repeat_seed
-from filterkit.measures import (
-    MULTICLASS_MEASURES,
-    PER_CLASS_MEASURES,
-    class_records,
-    macro_average,
-    macro_spread,
-    mcnemar,
-    micro_average,
-    paired_comparison,
-    summarize,
-    summarize_multiclass,
-)
 
 MULTICLASS_LABELS = {"accuracy": "acc", "macro_auc": "macroAUC", "macro_f1": "macroF1", "micro_f1": "microF1"}
 
@@ -50,143 +34,6 @@ LITERAL_TEXT = {"text.usetex": False, "text.parse_math": False}
 
 #: matplotlib settings under which the same figure gives the same SVG, its text as text.
 SVG_SETTINGS = {"svg.hashsalt": "filterkit", "svg.fonttype": "none"}
-
-
-def document(chains, tasks, settings: Settings, grouped: dict, settings_json: dict, ratios: dict) -> dict:
-    """The JSON document of an evaluation (:class:`filterkit.evaluation.Evaluation`) from each (chain text,
-    task, fraction)'s fold records ``grouped``, under ``settings_json`` (:func:`settings_document`):
-    flat for one chain, task and fraction (unless ``--multiclass``); else the results and, but with
-    ``--multiclass``, each chain's macro averages (:func:`_macro_entry`); with ``settings.stats``, paired
-    tests of every chain against the first (:func:`_paired`; ``ratios``: per fraction, test rows / training
-    rows, for the corrected t-test)."""
-    multiclass, fractions = settings.multiclass, settings.train_fractions
-    results = [
-        _result(chain, task, fraction, grouped[(chain.text, task, fraction)], settings)
-        for chain in chains
-        for task in tasks
-        for fraction in fractions
-    ]
-    if len(results) == 1 and not multiclass:
-        return {**results[0], "settings": settings_json}
-    document = {"settings": settings_json, "results": results}
-    if not multiclass:
-        document["macro"] = [
-            _macro_entry(chain, fraction, tasks, settings, grouped, results)
-            for chain in chains
-            for fraction in fractions
-        ]
-    if settings.stats and len(chains) > 1:
-        held_out = "test" in settings_json
-        document["paired"] = [
-            _paired(chain.text, chains[0].text, fraction, grouped, ratios[fraction], tasks, multiclass, held_out)
-            for chain in chains[1:]
-            for fraction in fractions
-        ]
-    return document
-
-
-def _paired(
-    chain: str, baseline: str, fraction: float, grouped: dict, ratio: float, tasks, multiclass: bool, held_out: bool
-) -> dict:
-    """``chain`` against ``baseline`` on the same folds: each measure over tasks and over folds (with
-    ``--multiclass``, overall and per class).  Scored on a test file (``held_out``: one draw, so no test
-    over folds), also per task McNemar's test of ``chain``'s decisions against ``baseline``'s on its rows."""
-    records, baseline_records = (
-        {task: grouped[(name, task, fraction)] for task in tasks} for name in (chain, baseline)
-    )
-    paired = {"chain": chain, "baseline": baseline, "train_fraction": fraction}
-    if multiclass:
-        paired.update(_multiclass_paired(records[MULTICLASS_TASK], baseline_records[MULTICLASS_TASK], ratio))
-    else:
-        paired["measures"] = paired_comparison(records, baseline_records, ratio)
-    if held_out:
-        paired["mcnemar"] = {
-            task: mcnemar(ours[0]["truth"], ours[0]["decisions"], baseline_records[task][0]["decisions"])
-            for task, ours in records.items()
-        }
-    return paired
-
-
-def settings_document(
-    settings: Settings, rows_used: int, left_out: int, fold_of_row: np.ndarray | None, extra: dict
-) -> dict:
-    """The ``settings`` of the JSON document: the protocol, the (training) rows used, each row's fold
-    (None: scored on a test file, no folds) and ``extra``; with several repeats each repeat's fold seed."""
-    document = {
-        **({"folds": settings.folds} if fold_of_row is not None else {}),
-        "seed": settings.seed,
-        "train_fractions": list(settings.train_fractions),
-        "classifier": settings.classifier,
-        "classifier_params": settings.classifier_params,
-        **({"multiclass": True} if settings.multiclass else {}),
-        "rows": rows_used,
-        "rows_with_missing_class_left_out": left_out,
-        **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
-        **extra,
-    }
-    if settings.repeats > 1:
-        document["repeats"] = settings.repeats
-        document["fold_seeds"] = [repeat_seed(settings.seed, r) for r in range(settings.repeats)]
-    return document
-
-
-def _result(chain, task: str, fraction: float, records: list[dict], settings: Settings) -> dict:
-    """One result of the document: its chain, task, training fraction, swept values and its records' summary."""
-    if settings.multiclass:
-        summary = summarize_multiclass(records, settings.repeats)
-    else:
-        summary = summarize(records, settings.repeats, settings.stats)
-    return {
-        "chain": chain.text,
-        "task": task,
-        "train_fraction": fraction,
-        **({"sweep": chain.sweep} if chain.sweep else {}),
-        **summary,
-    }
-
-
-def _macro_entry(chain, fraction: float, tasks, settings: Settings, grouped: dict, results: list[dict]) -> dict:
-    """One chain's macro averages over the tasks at one fraction; over several repeats their spread, with
-    ``settings.stats`` over several tasks the micro-averages."""
-    per_task = [r for r in results if r["chain"] == chain.text and r["train_fraction"] == fraction]
-    entry = {
-        "chain": chain.text,
-        "train_fraction": fraction,
-        **({"sweep": chain.sweep} if chain.sweep else {}),
-        "tasks": len(per_task),
-        **macro_average(per_task, settings.stats),
-    }
-    if settings.repeats > 1:
-        entry["std_over_repeats"] = macro_spread(per_task, settings.repeats)
-    if settings.stats and len(tasks) > 1:
-        entry["micro"] = micro_average([grouped[(chain.text, task, fraction)] for task in tasks])
-    return entry
-
-
-def _multiclass_paired(records: list[dict], baseline_records: list[dict], ratio: float) -> dict:
-    """``--multiclass --stats``: a chain's fold ``records`` against the baseline's, overall and per class."""
-    overall = paired_comparison({"": records}, {"": baseline_records}, ratio, MULTICLASS_MEASURES)
-    labels = list(records[0]["per_class"])
-    per_class = paired_comparison(
-        {label: class_records(records, label) for label in labels},
-        {label: class_records(baseline_records, label) for label in labels},
-        ratio,
-        PER_CLASS_MEASURES,
-    )
-    return {
-        "measures": {
-            measure: {"difference": paired["difference"], "over_folds": paired["over_folds"]}
-            for measure, paired in overall.items()
-        },
-        "per_class": {
-            measure: {
-                "difference": paired["difference"],
-                "over_classes": paired["over_tasks"],
-                "over_folds": paired["over_folds"],
-            }
-            for measure, paired in per_class.items()
-        },
-    }
 
 
 def table(document: dict, per_task: bool = False) -> str:

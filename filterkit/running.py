@@ -46,19 +46,38 @@ class OutputForm:
     options: FormatOptions = FormatOptions()
 
 
+@dataclasses.dataclass(frozen=True)
+class OutputTarget:
+    """Where :func:`run` writes: the one output ``file`` (None: standard output), or, on an engine that
+    cuts its input into partitions, one output per partition into the folder ``each_into``."""
+
+    file: OutputFile | None = None
+    each_into: str | None = None
+
+
 class Engine(Protocol):
     """What :func:`run` asks of an engine."""
 
     def opened(self, chain: Chain, input_path: str) -> ContextManager:
         """The input as this engine's source (with ``schema`` and ``header_comments``)."""
 
+    def check_target(self, source, target: OutputTarget) -> None:
+        """Refuse, before any pass, a ``target`` this engine cannot write the source's output to."""
+
     def fit(self, chain: Chain, source) -> None:
         """Fit ``chain`` on the source's rows."""
 
     def write(
-        self, chain: Chain, source, stream, form: OutputForm, comments: list[str], output: OutputFile | None
+        self,
+        chain: Chain,
+        source,
+        target: OutputTarget,
+        form: OutputForm,
+        comments: list[str],
+        before_publish: Callable[[], None] | None,
     ) -> None:
-        """Write the fitted chain's output of the source's rows to the binary ``stream`` (of ``output``)."""
+        """Write the fitted chain's output of the source's rows to ``target``, published only whole and
+        only once ``before_publish()`` (if any) has returned."""
 
 
 @dataclasses.dataclass
@@ -77,27 +96,39 @@ class LocalEngine:
         needs_passes = not fitted and any(stage.learns for stage in chain.stages)
         return open_source(input_path, self.chunk_rows, needs_passes, self.input_format, self.options, known)
 
+    def check_target(self, source, target: OutputTarget) -> None:
+        """One output only: a run in this process does not cut its input into partitions."""
+        if target.each_into is not None:
+            raise FilterkitError("an output per partition (--output-dir) needs --engine dask")
+
     def fit(self, chain: Chain, source) -> None:
         """Fit ``chain``, one pass over the source per stage that learns."""
         chain.fit(source, self.progress)
 
     def write(
-        self, chain: Chain, source, stream, form: OutputForm, comments: list[str], output: OutputFile | None
+        self,
+        chain: Chain,
+        source,
+        target: OutputTarget,
+        form: OutputForm,
+        comments: list[str],
+        before_publish: Callable[[], None] | None,
     ) -> None:
-        """Write the chain's output of every row, formatting behind the transform."""
+        """Write the chain's output of every row to the target's one file, formatting behind the transform."""
         assert chain.output_schema is not None  # fitted
-        writer = row_writer(
-            form.format,
-            stream,
-            chain.output_schema,
-            form.sparse,
-            comments,
-            chain.class_name,
-            form.options,
-            form.numbers,
-        )
-        with self.progress.step("writing", source) as meter:
-            write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
+        with output_stream(target.file, before_publish) as stream:
+            writer = row_writer(
+                form.format,
+                stream,
+                chain.output_schema,
+                form.sparse,
+                comments,
+                chain.class_name,
+                form.options,
+                form.numbers,
+            )
+            with self.progress.step("writing", source) as meter:
+                write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
 
 
 def run(
@@ -121,9 +152,9 @@ def run(
     output is published: a model that cannot be saved leaves no output.
     """
     fitted = chain.output_schema is not None
+    target = OutputTarget(output, output_dir)
     with engine.opened(chain, input_path) as source:
-        if output_dir is not None:  # refused before any pass, not after the fit
-            engine.checked_targets(source, output_dir)  # type: ignore[attr-defined]
+        engine.check_target(source, target)  # refused before any pass, not after the fit
         if fitted:
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
             chain = copy.copy(chain)  # the output is the input's rows: their relation name, not the training file's
@@ -137,14 +168,8 @@ def run(
                 on_fitted(chain)
         earlier = [text for text in source.header_comments if text.split(" ", 1)[0] == PROVENANCE_WORD]
         comments = provenance_comments(earlier, command, chain, form.sparse, form.numbers.options)
-        if output_dir is not None:
-            save = None if save_model is None else functools.partial(save_model, source)
-            engine.write_each(chain, source, output_dir, form, comments, save)  # type: ignore[attr-defined]
-            return
-        with output_stream(output) as stream:
-            engine.write(chain, source, stream, form, comments, output)
-            if save_model is not None:
-                save_model(source)
+        save = None if save_model is None else functools.partial(save_model, source)
+        engine.write(chain, source, target, form, comments, save)
 
 
 def provenance_comments(
@@ -229,12 +254,15 @@ def _is_regular_file(path: str) -> bool:
 
 
 @contextlib.contextmanager
-def output_stream(output: OutputFile | None):
-    """A binary stream to stdout, or to ``output``, published only when the block succeeds; a ``.gz``
-    name is written gzip-compressed with no file name or time in its header (the same bytes each run)."""
+def output_stream(output: OutputFile | None, before_publish: Callable[[], None] | None = None):
+    """A binary stream to stdout, or to ``output``, published only when the block succeeds and then
+    ``before_publish()`` (if any: saving the model) returns; a ``.gz`` name is written gzip-compressed
+    with no file name or time in its header (the same bytes each run)."""
     if output is None:
         sys.stdout.flush()
         yield sys.stdout.buffer
+        if before_publish is not None:
+            before_publish()
         sys.stdout.buffer.flush()
         return
     with staged_output(output) as stage:
@@ -243,6 +271,8 @@ def output_stream(output: OutputFile | None):
             compressed = gzip.GzipFile(filename="", mode="wb", fileobj=stage.stream, compresslevel=GZIP_LEVEL, mtime=0)
         try:
             yield stage.stream if compressed is None else compressed
+            if before_publish is not None:
+                before_publish()
             if compressed is not None:
                 compressed.close()
             stage.publish()

@@ -10,7 +10,6 @@ sees the input schema; a stage that *learns* accumulates mergeable statistics ov
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import re
 import warnings
@@ -547,8 +546,9 @@ def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:
     )
 
 
-#: The files options name, as the Dask client read them (path as given → bytes), where a task runs.
-_SENT_FILES: contextvars.ContextVar[dict[str, bytes]] = contextvars.ContextVar("filterkit_sent_files", default={})
+#: The files options name as a run gives them (path as given → bytes), read by :func:`option_file` instead
+#: of the file system: the Dask engine's tasks get the bytes the client read (:mod:`filterkit.distributed`).
+GIVEN_FILES: contextvars.ContextVar[dict[str, bytes]] = contextvars.ContextVar("filterkit_given_files", default={})
 
 
 #: The most :func:`option_file` reads of a file (one byte more tells a larger file).
@@ -556,32 +556,10 @@ OPTION_FILE_BYTES = 64 << 20
 
 
 def option_file(path: str) -> bytes:
-    """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names: as the Dask client
-    sent them (:func:`sent_files`), else from the file system (OSError as ``open`` raises it)."""
-    sent = _SENT_FILES.get()
-    if path in sent:
-        return sent[path]
+    """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names: as the run gives
+    them (:data:`GIVEN_FILES`), else from the file system (OSError as ``open`` raises it)."""
+    given = GIVEN_FILES.get()
+    if path in given:
+        return given[path]
     with open(path, "rb") as stream:
         return stream.read(OPTION_FILE_BYTES + 1)
-
-
-@contextlib.contextmanager
-def sent_files(files: dict[str, bytes]):
-    """Within the block, :func:`option_file` reads ``files`` (path → bytes) instead of the file system."""
-    token = _SENT_FILES.set(files)
-    try:
-        yield
-    finally:
-        _SENT_FILES.reset(token)
-
-
-def files_of(stages) -> dict[str, bytes]:
-    """The files the options of ``stages`` name, read here (one that cannot be read left out)."""
-    files = {}
-    for stage in stages:
-        for option in stage.options:
-            path = stage.params.get(option.name)
-            if option.names_file and isinstance(path, str):
-                with contextlib.suppress(OSError):
-                    files[path] = option_file(path)
-    return files

@@ -1,5 +1,5 @@
 """A data set's summary in one streaming pass: :func:`summarize` over the reader, and its
-renderings :func:`as_text` and :func:`as_json` (``filterkit info`` prints them).
+rendering :func:`as_text` (``filterkit info`` prints it, or :func:`filterkit.documents.as_json`).
 
 Memory follows the attributes, not the rows.  A file may mix dense and sparse rows, so the
 bytes the reader reads pass through :class:`_SparseRowCounter`, which counts the lines whose
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
-import math
 import os
 import re
 import zlib
@@ -25,9 +23,9 @@ from filterkit.metrics import (
     Metric,
     class_scores,
     feature_scores,
+    ranking_order,
     resolved_combine,
     target_classes,
-    weka_ranking,
 )
 from filterkit.runner import class_hint, resolve_class
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema, check_positive
@@ -293,21 +291,21 @@ def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str 
 
 
 def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int, combine: str, labels):
-    """Every feature's score, the ``top`` best (in Weka's ``Ranker`` order for ``joint``, else ties by
-    position) and the class achieving each feature's maximum (None for a mean)."""
+    """Every feature's score, the ``top`` best (:func:`filterkit.metrics.ranking_order`) and the class
+    achieving each feature's maximum (None for a mean)."""
     if counts.n_features == 0 or not targets:
         return np.zeros(0), np.zeros(0, dtype=np.int64), None
     if combine == JOINT:
         scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
         best_class = np.full(counts.n_features, targets[0]) if metric.class_free else None
-        return scores, weka_ranking(scores)[:top], best_class
-    per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-    best_class = np.asarray(targets)[per_class.argmax(axis=0)]
-    if combine == "mean" and len(targets) > 1:
-        scores, best_class = per_class.mean(axis=0), None
     else:
-        scores = per_class.max(axis=0)
-    return scores, np.lexsort((np.arange(len(scores)), -scores))[:top], best_class
+        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
+        best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+        if combine == "mean" and len(targets) > 1:
+            scores, best_class = per_class.mean(axis=0), None
+        else:
+            scores = per_class.max(axis=0)
+    return scores, ranking_order(scores, combine)[:top], best_class
 
 
 def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
@@ -419,17 +417,3 @@ def _count_text(count) -> str:
     if count is None:
         return "-"
     return f"{count:g}" if isinstance(count, float) else str(count)
-
-
-def as_json(document: dict) -> str:
-    """A document (the summary, an evaluation's) as JSON text: numpy numbers as numbers, one that is
-    not finite (an undefined score or AUC) as null."""
-    return json.dumps(_json_ready(document), indent=1, allow_nan=False, default=np.generic.item)
-
-
-def _json_ready(value):
-    if isinstance(value, dict):
-        return {key: _json_ready(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_ready(item) for item in value]
-    return None if isinstance(value, float) and not math.isfinite(value) else value

@@ -38,10 +38,10 @@ from filterkit.plugin import (
     invalid_state,
     label_layout,
     nonzero_entries,
+    ranking_order,
     refuse_unaccepted_input,
     resolved_combine,
     target_classes,
-    weka_ranking,
 )
 
 RULES = ("top", "fraction", "min_score", "sparsity")
@@ -278,7 +278,7 @@ class Selector(AttributeSubset):
         take ``order`` (``--per-class``'s turns), and keep what the rule allows."""
         self.scores = np.asarray(scores, dtype=np.float64)
         if order is None:
-            order = weka_ranking(self.scores) if self.combine == JOINT else np.argsort(-self.scores, kind="stable")
+            order = ranking_order(self.scores, self.combine)
         count = len(order)
         if self.rule == "top":
             count = min(self.params["top"], count)

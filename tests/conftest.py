@@ -4,7 +4,8 @@
 bytes, stdin replaceable), with the installed plugins discovered once for the
 session (:func:`chain_helpers.installed_plugins_once`); ``filterkit_script`` runs the installed
 console script as a real subprocess, for pipes, exit statuses and stray files.  A
-test that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here.
+test that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here; a
+``nightly`` one is ``slow`` too, and runs only with ``--nightly`` (the README's test command).
 """
 
 from __future__ import annotations
@@ -93,6 +94,15 @@ LONGEST_FIRST = (
 )
 
 
+def pytest_addoption(parser):
+    """``--nightly``: also run the ``nightly`` group, as the README's test command and ``.ci/run`` do."""
+    parser.addoption(
+        "--nightly",
+        action="store_true",
+        help="also run the tests marked nightly (research scripts, README table, benchmark floor, sanitizers)",
+    )
+
+
 def _collection_rank(item) -> int:
     """The place of the item's file in :data:`LONGEST_FIRST`; every other file after them."""
     path = item.nodeid.split("::", 1)[0]
@@ -100,12 +110,19 @@ def _collection_rank(item) -> int:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
-    """Mark ``slow`` every test that runs Weka or starts the console script through a
-    fixture, before ``-m "not slow"`` (the quick loop) picks what runs; put the files of
-    :data:`LONGEST_FIRST` first (a stable sort: every file keeps its tests' order)."""
+def pytest_collection_modifyitems(config, items):
+    """Leave out the ``nightly`` tests unless ``--nightly`` is given; mark ``slow`` every test that
+    runs Weka, starts the console script through a fixture or is ``nightly``, before ``-m "not slow"``
+    (the quick loop) picks what runs; put the files of :data:`LONGEST_FIRST` first (a stable sort:
+    every file keeps its tests' order)."""
+    if not config.getoption("--nightly"):
+        nightly = [item for item in items if item.get_closest_marker("nightly") is not None]
+        if nightly:
+            config.hook.pytest_deselected(items=nightly)
+            items[:] = [item for item in items if item.get_closest_marker("nightly") is None]
     for item in items:
-        if item.get_closest_marker("weka") is not None or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        marked = any(item.get_closest_marker(name) is not None for name in ("weka", "nightly"))
+        if marked or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
     items.sort(key=_collection_rank)
 

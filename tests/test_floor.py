@@ -30,7 +30,7 @@ from chain_helpers import REAL
 FLOOR_SOURCE = Path(__file__).resolve().parent.parent / "benchmarks" / "floor" / "floor.c"
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.nightly,
     pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed: the floor cannot be built"),
 ]
 

@@ -21,9 +21,10 @@ import pytest
 from chain_helpers import REAL, installed_plugins_once
 from filterkit.arff import read_arff
 from filterkit.arff.reader import ArffReader
+from filterkit.documents import as_json
 from filterkit.model import model_arrays
 from filterkit.schema import NOMINAL
-from filterkit.summary import _SparseRowCounter, as_json, as_text, summarize
+from filterkit.summary import _SparseRowCounter, as_text, summarize
 
 OH0 = REAL / "oh0.wc.arff"
 CREDIT = REAL / "credit-g.arff"

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
+from filterkit.documents import as_json
 from filterkit.measures import corrected_resampled_t_test
-from filterkit.summary import as_json
 
 
 def test_equal_nonzero_fold_differences_give_an_infinite_t_written_as_null():

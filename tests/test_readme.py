@@ -58,6 +58,7 @@ def test_the_set_up_lines_install_and_run_filterkit_and_the_tests_as_ci_does():
     assert [setup[1] for setup in setups] == ["pip install .", "pip install -e '.[test]'"]
     assert setups[0][2].startswith("filterkit ")
     assert f"{setups[1][1]} && {setups[1][2]}" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "--nightly" in setups[1][2].split()  # the full check: the nightly group too (tests/conftest.py)
 
 
 def test_every_readme_command_runs_in_order_and_gives_what_the_readme_shows(shell, tmp_path):
@@ -115,7 +116,7 @@ needs_reuters = pytest.mark.skipif(
 )
 
 
-@pytest.mark.slow
+@pytest.mark.nightly
 @needs_reuters
 def test_the_readme_table_is_what_the_script_prints(tmp_path):
     # Without a jar the script prints the filterkit and scikit-learn rows only; the Weka rows are the
@@ -128,6 +129,7 @@ def test_the_readme_table_is_what_the_script_prints(tmp_path):
     assert table_scores(printed) == {name: scores for name, scores in table.items() if not name.startswith("Weka")}
 
 
+@pytest.mark.nightly
 @needs_weka
 @needs_reuters
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from chain_helpers import REAL
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.nightly,
     pytest.mark.skipif(shutil.which("bash") is None, reason="docs/reproduce.sh is a bash script"),
 ]
 

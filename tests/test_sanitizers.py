@@ -75,7 +75,7 @@ def sanitizer_runtime() -> str:
     return found["libasan.so"]
 
 
-@pytest.mark.slow
+@pytest.mark.nightly
 def test_the_compiled_modules_pass_the_differential_tests_under_asan_and_ubsan(tmp_path):
     asan = sanitizer_runtime()
     suffix = sysconfig.get_config_var("EXT_SUFFIX")

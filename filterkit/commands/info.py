@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from filterkit import summary
+from filterkit import documents, summary
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import RegisteredName, chunk_rows_option, class_option, json_option, positive_option
@@ -96,4 +96,4 @@ def info(ctx: click.Context, input_path: str, metric_name: str | None, as_json: 
         metric=metric,
         **{**params, "top": params["top"] or summary.DEFAULT_TOP},
     )
-    click.echo(summary.as_json(document) if as_json else summary.as_text(document), nl=as_json)
+    click.echo(documents.as_json(document) if as_json else summary.as_text(document), nl=as_json)
