@@ -20,6 +20,7 @@ fewer, not gigabytes and a file filterkit would refuse to read.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,7 @@ from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
+from filterkit.exact import stable_order
 from filterkit.statistics import _row_labels
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
@@ -187,51 +189,74 @@ if hasattr(os, "register_at_fork"):  # POSIX: a forked child has no helper threa
 
 
 class WordStatistics:
-    """Per class, each token's occurrences and the number of documents holding it (the
-    columns are the ``vocabulary``'s numbers); and the number of documents.  Two parts'
+    """Per (class, token) pair that occurs, the token's occurrences in the class's documents and the
+    number of them holding it (tokens by the ``vocabulary``'s numbers); and the number of documents.
+    Pairs that do not occur take no space: the size follows the data, not declared classes × words.
+    The pairs are keyed ``token · n_classes + class`` and held as sorted runs of decreasing size (as
+    :class:`filterkit.exact.SortedSums` holds weighted sums; these are whole counts): a new run is merged
+    with the last while that is not more than twice its size, so each pair takes part in O(log n)
+    merges, no table is copied whole per chunk and no Python object is made per pair.  Two parts'
     statistics merge by adding."""
 
     def __init__(self, n_classes: int, vocabulary):
+        self.n_classes = n_classes
         self.vocabulary = vocabulary
-        self.occurrences = np.zeros((n_classes, 0), dtype=np.int64)
-        self.documents = np.zeros((n_classes, 0), dtype=np.int64)
+        self.runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (keys, occurrences, documents)
         self.n_documents = 0
-
-    def _widened(self) -> None:
-        """Room for every token of the vocabulary, grown by doubling (no copy per chunk)."""
-        width = self.occurrences.shape[1]
-        if width < len(self.vocabulary):
-            room = np.zeros((len(self.occurrences), max(len(self.vocabulary), 2 * width) - width), dtype=np.int64)
-            self.occurrences = np.hstack([self.occurrences, room])
-            self.documents = np.hstack([self.documents, room])
 
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
-        self._widened()
-        cells = np.repeat(labels * self.occurrences.shape[1], np.diff(indptr)) + ids  # add.at is 5x faster flat
-        np.add.at(self.occurrences.reshape(-1), cells, counts)
-        np.add.at(self.documents.reshape(-1), cells, 1)
+        keys = ids * self.n_classes + np.repeat(labels, np.diff(indptr))
+        self._push(keys, counts, np.ones(len(keys), dtype=np.int64))
         self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":
         """The statistics of both parts (these, grown by the other's)."""
-        ids = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
-        self._widened()
-        self.occurrences[:, ids] += other.occurrences[:, : len(ids)]
-        self.documents[:, ids] += other.documents[:, : len(ids)]
+        numbers = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
+        for keys, occurrences, documents in other.runs:
+            ids, labels = np.divmod(keys, self.n_classes)
+            self._push(numbers[ids] * self.n_classes + labels, occurrences, documents)
         self.n_documents += other.n_documents
         return self
 
+    def _push(self, keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray) -> None:
+        """Add a run of pairs (keys in any order, repeated or not)."""
+        if len(keys):
+            self.runs.append(_summed(keys, occurrences, documents))
+        while len(self.runs) >= 2 and len(self.runs[-2][0]) <= 2 * len(self.runs[-1][0]):
+            self._merge_last()
 
-def kept_words(words: list[str], occurrences: np.ndarray, words_to_keep: int, min_term_freq: int) -> list[str]:
-    """A class's kept words (``occurrences[k]`` those of ``words[k]``) in Java's string order: those
-    whose occurrences reach the larger of ``min_term_freq`` and the ``words_to_keep``-th largest
+    def _merge_last(self) -> None:
+        last = self.runs.pop()
+        self.runs[-1] = _summed(*(np.concatenate([a, b]) for a, b in zip(self.runs[-1], last)))
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``."""
+        while len(self.runs) >= 2:
+            self._merge_last()
+        keys, occurrences, documents = self.runs[0] if self.runs else (np.zeros(0, dtype=np.int64),) * 3
+        ids, classes = np.divmod(keys, self.n_classes)
+        order = stable_order(classes)  # keys ascend, so each class's tokens stay ascending
+        return classes[order], ids[order], occurrences[order], documents[order]
+
+
+def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray):
+    """The distinct ``keys``, ascending, with the sums of their occurrences and documents."""
+    order = stable_order(keys)
+    keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.add.reduceat(occurrences[order], starts), np.add.reduceat(documents[order], starts)
+
+
+def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int):
+    """A class's kept words (``occurrences[k] > 0`` those of ``words[ids[k]]``) in Java's string order:
+    those whose occurrences reach the larger of ``min_term_freq`` and the ``words_to_keep``-th largest
     occurrence count of its words (ties kept)."""
-    counts = np.sort(occurrences[occurrences > 0])
+    counts = np.sort(occurrences)
     threshold = (
         max(min_term_freq, counts[len(counts) - words_to_keep]) if len(counts) >= words_to_keep else min_term_freq
     )
-    return sorted((words[k] for k in np.flatnonzero(occurrences >= threshold)), key=java_order)
+    return sorted((words[k] for k in ids[occurrences >= threshold]), key=java_order)
 
 
 class WordVector(Stage):
@@ -350,7 +375,9 @@ class WordVector(Stage):
 
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] for column in columns]
-            indptr, pairs = _words.count(into, texts, end - start, add, *self.settings, stop_vocabulary, fallback)
+            indptr, pairs = _words.count(
+                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback
+            )
             return np.frombuffer(indptr, dtype=np.int64), np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
 
         if chunk.n_rows < 2 * HALF_CHUNK_ROWS or self.stem is not None:  # a stemmer runs with the GIL, on one thread
@@ -408,7 +435,11 @@ class WordVector(Stage):
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
         labels, _ = _row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
-        statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
+        try:
+            counted = self.counted(chunk, statistics.vocabulary, True, self._stopwords())
+        except _words.VocabularyFull:
+            raise self._too_many_words() from None
+        statistics.add(labels, *counted)
         return self._bounded(statistics)
 
     def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:
@@ -418,22 +449,29 @@ class WordVector(Stage):
         """``statistics``, unless they hold more than twice the words a file may declare
         attributes: an error then, before the vocabulary outgrows memory."""
         if len(statistics.vocabulary) > self.most_words:
-            raise FilterkitError(
-                f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
-                f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
-                "with --stopwords, --lowercase, --stemmer, --delimiters or a smaller --ngrams"
-            )
+            raise self._too_many_words()
         return statistics
+
+    def _too_many_words(self) -> FilterkitError:
+        return FilterkitError(
+            f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
+            f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
+            "with --stopwords, --lowercase, --stemmer, --delimiters or a smaller --ngrams"
+        )
 
     def finalize(self, statistics: WordStatistics) -> None:
         words = statistics.vocabulary.words
+        classes, ids, occurrences, documents = statistics.pairs()
         taken: dict[str, None] = {}
-        for occurrences in statistics.occurrences[:, : len(words)]:
-            for word in kept_words(words, occurrences, self.params["words_to_keep"], self.params["min_term_freq"]):
+        for start, end in itertools.pairwise(np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]):
+            for word in kept_words(
+                words, ids[start:end], occurrences[start:end], self.params["words_to_keep"], self.params["min_term_freq"]
+            ):
                 taken.setdefault(word, None)
         self.words = list(taken)
-        ids = np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)
-        self.document_counts = statistics.documents[:, ids].sum(axis=0)
+        holding = np.zeros(len(words), dtype=np.int64)
+        np.add.at(holding, ids, documents)
+        self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
         self.n_documents = statistics.n_documents
         self._layout()
 
