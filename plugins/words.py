@@ -25,7 +25,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -104,14 +104,15 @@ LONGEST_NGRAM = 10
 
 def tokenizer(
     delimiters: str, ngrams: tuple[int, int] | None = None, alphabetic: bool = False
-) -> Callable[[str], list[str]]:
+) -> Callable[[str], Iterable[str]]:
     """A function cutting a text into its tokens, as Weka 3.6's tokenizers do.
 
     The words are the maximal runs of characters that are not in ``delimiters`` (Java's
     ``StringTokenizer``, as Weka's ``WordTokenizer`` uses it), or with ``alphabetic`` of ASCII
     letters (``AlphabeticTokenizer``).  With ``ngrams`` (MIN, MAX) the tokens are, as
     ``NGramTokenizer``'s, the runs of MIN to MAX consecutive words joined by one space, each
-    trimmed as Java's ``String.trim`` trims; none for a text of fewer than MIN words."""
+    trimmed as Java's ``String.trim`` trims; none for a text of fewer than MIN words.  The n-grams
+    are made one at a time, as they are read: one long document's are never held together."""
     split: Callable[[str], list[str]]
     if alphabetic:
         split = re.compile("[A-Za-z]+").findall
@@ -123,13 +124,13 @@ def tokenizer(
         return split
     shortest, longest = ngrams
 
-    def grams(text: str) -> list[str]:
+    def grams(text: str) -> Iterator[str]:
         words = split(text)
-        return [
+        return (
             " ".join(words[start : start + n]).strip(JAVA_TRIMMED)
             for n in range(shortest, min(longest, len(words)) + 1)
             for start in range(len(words) - n + 1)
-        ]
+        )
 
     return grams
 
@@ -157,7 +158,8 @@ STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
 
 def read_stopwords(path: str) -> frozenset[str]:
     """The stop words of a file as Weka's ``Stopwords.read`` takes them: one per line, trimmed,
-    lowercased, blank lines and lines starting with ``#`` ignored."""
+    lowercased, blank lines and lines starting with ``#`` ignored; but a leading byte-order mark is
+    not part of the first word, as it is in Weka (docs/algorithms.md §12)."""
     try:
         data = option_file(path)
         text = "" if len(data) > OPTION_FILE_BYTES else data.decode("utf-8")
@@ -169,7 +171,7 @@ def read_stopwords(path: str) -> frozenset[str]:
             f"option --stopwords: {path!r} holds more than {STOPWORD_FILE_CHARACTERS:,} characters: "
             "not a stop word list"
         )
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()
     return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
 
 
@@ -353,15 +355,16 @@ class WordVector(Stage):
         self.stopwords: frozenset[str] | None = None
         self.most_words = 2 * Limits.from_environment().attributes
 
-    def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
-        """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased)."""
-        tokens = self.split(text)
+    def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> Iterator[str]:
+        """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased),
+        made one at a time as they are read."""
+        tokens = iter(self.split(text))
         if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
-            tokens = [token.lower() for token in tokens]
+            tokens = (token.lower() for token in tokens)
         if self.stem is not None:
-            tokens = [self._stemmed(token) for token in tokens]
+            tokens = (self._stemmed(token) for token in tokens)
         if stopwords:
-            tokens = [token for token in tokens if token.lower() not in stopwords]
+            tokens = (token for token in tokens if token.lower() not in stopwords)
         return tokens
 
     def counted(self, chunk: Chunk, vocabulary, add: bool, stopwords: frozenset[str] = frozenset()):
@@ -534,8 +537,12 @@ class WordVector(Stage):
             raise invalid_state(
                 self, f"{len(words)} words where 'document_counts' has {len(self.document_counts)} entries"
             )
-        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or n_documents < 0:
-            raise invalid_state(self, "'n_documents' is not a whole number ≥ 0")
+        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
+            raise invalid_state(self, "'n_documents' is not a whole number in [0, 2**53)")
+        if self.params["lowercase"] and self.stem is None:
+            uppercase = next((word for word in words if word.lower() != word), None)
+            if uppercase is not None:
+                raise invalid_state(self, f"{uppercase!r} is not lowercase, yet the words were lowercased")
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
         self.words, self.n_documents = words, n_documents
