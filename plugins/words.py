@@ -468,7 +468,11 @@ class WordVector(Stage):
         taken: dict[str, None] = {}
         for start, end in itertools.pairwise(np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]):
             for word in kept_words(
-                words, ids[start:end], occurrences[start:end], self.params["words_to_keep"], self.params["min_term_freq"]
+                words,
+                ids[start:end],
+                occurrences[start:end],
+                self.params["words_to_keep"],
+                self.params["min_term_freq"],
             ):
                 taken.setdefault(word, None)
         self.words = list(taken)

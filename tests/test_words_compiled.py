@@ -118,6 +118,19 @@ def test_only_documents_that_are_not_ascii_go_to_the_python_tokenizer():
     ]
 
 
+@pytest.mark.parametrize("options", [{"lowercase": True, "ngrams": "1-1"}, {"stopwords": "weka", "ngrams": "1-2"}])
+def test_an_empty_ngram_as_the_first_token_is_counted_as_python_counts_it(options):
+    # a word of a control character trims to an empty n-gram: its bytes, in no buffer yet, were NULL,
+    # and copying them (memcpy from NULL) is undefined behaviour, caught under UBSan
+    stage = stage_for(**options)
+    stopwords = stage._stopwords()
+    chunk = chunk_of([None, None], ["\x01", "\x02 \x01 x"])
+    compiled, words = _words.Vocabulary(), []
+    counted = stage.counted(chunk, compiled, True, stopwords)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
+    assert compiled.words == words and "" in words
+
+
 def test_rows_without_tokens_give_empty_arrays_not_none():
     stage = stage_for()
     indptr, ids, counts = stage.counted(chunk_of(["", None], [" .,", None]), _words.Vocabulary(), True)
