@@ -314,7 +314,9 @@ class WordVector(Stage):
             "Tokens are the runs of MIN to MAX consecutive words, e.g. 1-2 (Weka's NGramTokenizer -min -max).",
         ),
     )
-    widening_hint = "one attribute per word; --words-to-keep N keeps fewer per class"
+    #: no warning that the output is wide: one attribute per word is what the stage is for (a warning on
+    #: every corpus is noise), and the attribute limit bounds it
+    widening_hint = None
     nothing_to_read = "finds no string attribute to turn into words (see --attributes): the rows pass through unchanged"
     learns = True
     #: Per kept word, in attribute order: the training documents holding it.
