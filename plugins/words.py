@@ -33,12 +33,12 @@ import scipy.sparse as sp
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.errors import FilterkitError
+from filterkit.exact import stable_order
 from filterkit.hookspecs import hookimpl
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
 from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
-from filterkit.exact import stable_order
 from filterkit.statistics import _row_labels
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
