@@ -8,14 +8,14 @@ order, then one numeric attribute ``PREFIX + word`` per kept word (``-P``).  Ins
 not used by the fit (as in Weka) and pass through.  The output rows are sparse (Weka writes sparse
 instances); ``--dense`` writes them dense.
 
-The statistics are the per-class occurrence and document counts of each word: they merge
-by adding, so memory follows the vocabulary, not the documents (``filterkit/_words.c`` cuts
-and counts ASCII documents; the others go through :meth:`WordVector.tokens_of`, so that
-lowercasing stays Java's).  **Decision**: the output's attributes are bounded by those a file
-may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by default), the distinct words held
-while fitting by twice as many, so --words-to-keep and --min-term-freq can still bring a
-larger vocabulary within the first: beyond either, an error naming the options that make
-fewer, not gigabytes and a file filterkit would refuse to read.
+The statistics are the occurrence and document counts of each (class, word) pair that occurs:
+they merge by adding, so memory follows the vocabulary, not the documents or the declared
+classes (``filterkit/_words.c`` cuts and counts ASCII documents; the others go through
+:meth:`WordVector.tokens_of`, so that lowercasing stays Java's).  **Decision**: the output's
+attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
+default), the distinct words held while fitting by twice as many, so --words-to-keep and
+--min-term-freq can still bring a larger vocabulary within the first: beyond either, an error naming
+the options that make fewer, not gigabytes and a file filterkit would refuse to read.
 """
 
 from __future__ import annotations
