@@ -77,6 +77,7 @@ def counting_time(words: list[str]) -> float:
     return min(times)
 
 
+@pytest.mark.slow
 def test_crafted_words_cost_linear_time():
     crafted = fnv_colliding_words(30_000)
     assert len({fnv_low_bits(word, 16) for word in crafted[::1000]}) == 1  # they did collide unkeyed
