@@ -44,7 +44,7 @@ from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm
 from filterkit.schema import Chunk, Schema
-from filterkit.stage import Provenance, files_of, sent_files
+from filterkit.stage import Provenance, files_of, refuse_negative_values, sent_files
 
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2
@@ -123,7 +123,7 @@ def _partition_statistics(recipe: ChainRecipe, partition: Partition):
         stage = chain.stages[-1]
         statistics = stage.new_statistics()
         for chunk in Chain(chain.stages[:-1]).transform(recipe.chunks(partition)):
-            statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+            statistics = guarded(stage, "fit", stage.accumulate, statistics, refuse_negative_values(stage, chunk))
     return statistics
 
 

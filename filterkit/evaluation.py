@@ -20,8 +20,8 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import called
 from filterkit.errors import FilterkitError
 from filterkit.measures import breakeven, contingency, measures, multiclass_measures
-from filterkit.runner import Chain, resolve_class
-from filterkit.schema import NOMINAL, Chunk, Schema, concatenate, take_rows
+from filterkit.runner import Chain, class_hint, resolve_class
+from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, concatenate, take_rows
 from filterkit.sources import MemorySource
 from filterkit.stage import feature_positions
 
@@ -197,7 +197,8 @@ def _read_data(source, name: str, test, test_name: str, settings: Settings, prog
     training_rows = data.n_rows
     class_index = resolve_class(schema, settings.class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
-        raise FilterkitError("evaluate needs a nominal class attribute (-c)", name)
+        raise FilterkitError("evaluate needs a nominal class attribute (-c)" + class_hint(schema, class_index), name)
+    check_positive(settings.positive, schema.attributes[class_index], name)
     if test is not None:
         difference = schema.first_difference(test.schema)
         if difference is not None:
@@ -249,13 +250,12 @@ def repeat_seed(seed: int, repeat: int) -> int:
 def choose_tasks(
     labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool, min_positives: int
 ) -> list[str]:
-    """The positive labels of the class-vs-rest tasks: ``positive``; with ``each_class`` every class with at
-    least ``min_positives`` rows (of two classes the minority, as KDD'09); else two classes' minority."""
+    """The positive labels of the class-vs-rest tasks: ``positive`` (a label: :func:`_read_data` checks it); with
+    ``each_class`` every class with at least ``min_positives`` rows (of two classes the minority, as KDD'09); else
+    two classes' minority."""
     if positive is not None:
         if each_class:
             raise FilterkitError(f"--positive {positive} and --each-class both choose the tasks: give one")
-        if positive not in labels:
-            raise FilterkitError(f"--positive {positive!r} is not a class label ({', '.join(labels)})")
         return [positive]
     if len(labels) == 2:
         minority = 0 if counts[0] < counts[1] else 1

@@ -324,7 +324,7 @@ def _compiled_merge(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarra
     return keys[:merged], sums._normalized() if merged < total else sums
 
 
-def _complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+def complex_keys(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
     """real + i·imag without arithmetic (1j·inf would make the real part NaN)."""
     keys = np.empty(len(real), dtype=np.complex128)
     keys.real = real

@@ -16,7 +16,7 @@ import numpy as np
 from filterkit.contract import plugin_fault
 from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, Attribute
+from filterkit.schema import NOMINAL, Attribute, check_positive
 from filterkit.stage import Option, Provenance, feature_positions
 from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
@@ -143,11 +143,7 @@ def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str 
     if attribute.kind != NOMINAL:
         raise FilterkitError(f"the class attribute '{attribute.name}' is not nominal")
     if positive is not None:
-        if positive not in attribute.labels:
-            raise FilterkitError(
-                f"--positive {positive!r} is not a label of the class '{attribute.name}' "
-                f"{{{','.join(attribute.labels)}}}"
-            )
+        check_positive(positive, attribute)
         return attribute.labels.index(positive)
     if len(attribute.labels) != 2:
         raise FilterkitError(

@@ -174,6 +174,8 @@ class Meter:
     unit: str
     count: int = 0
     detail: str = ""
+    #: Whether the pass's line has been drawn (by :meth:`Progress.step`, when it knows the count to reach).
+    drawn: bool = False
 
     def __post_init__(self) -> None:
         self.started = self.progress.clock()
@@ -198,7 +200,7 @@ class Meter:
         return write_counted
 
     def _counting(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
-        if self.progress.mode == TERMINAL:
+        if self.progress.mode == TERMINAL and not self.drawn:
             self.show()
         for chunk in chunks:
             self.advance(chunk.n_rows)
@@ -219,6 +221,7 @@ class Meter:
         a terminal, a new line in a log."""
         now = self.progress.clock() if now is None else now
         self.next_draw = now + self.interval
+        self.drawn = True
         text = f"{self.title}: {self.describe(now - self.started)}"
         if self.detail:
             text += f" ({self.detail})"

@@ -16,8 +16,8 @@ from filterkit.contract import OutputContract, broken, called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
-from filterkit.schema import NOMINAL, Chunk, Schema, rows_of_entries
-from filterkit.stage import Context, Stage
+from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
+from filterkit.stage import Context, Stage, refuse_negative_values, refuse_unaccepted_input
 
 #: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
 #: warning (the text benchmarks: ``ordinal`` ×2.8–×5.0, one-vs-rest ``shape`` ×6–×10; small files are cheap).
@@ -104,6 +104,7 @@ class Chain:
         named = (i for i, attribute in enumerate(schema.attributes) if attribute.name == self.class_name)
         context = Context(next(named, None), self.positive, tuple(self.stages[:position]))
         stage = self.stages[position]
+        refuse_unaccepted_input(stage, schema, context)
         guarded(stage, "prepare", stage.prepare, schema, context)
 
     def planned_passes(self) -> int:
@@ -118,7 +119,9 @@ class Chain:
             statistics = guarded(stage, "fit", stage.new_statistics)
             with progress.step(f"fitting {stage.name}", source) as meter:
                 for chunk in self._through(meter.counted(source.chunks()), self.stages[:position]):
-                    statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+                    statistics = guarded(
+                        stage, "fit", stage.accumulate, statistics, refuse_negative_values(stage, chunk)
+                    )
             return statistics
 
         return self.fit_with(source.schema, statistics_of, progress)
@@ -130,10 +133,11 @@ class Chain:
         self.input_schema = schema
         class_index = resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
-        labels = () if class_index is None else schema.attributes[class_index].labels
-        class_hint = _class_hint(schema, class_index)
-        if self.positive is not None and self.positive not in labels:  # a stage that ignores it would record it
-            raise FilterkitError(f"--positive {self.positive!r} is not a label of the class{class_hint}")
+        hint = class_hint(schema, class_index)
+        try:  # here, as a stage that ignores it would record it
+            check_positive(self.positive, None if class_index is None else schema.attributes[class_index])
+        except FilterkitError as error:
+            raise FilterkitError(error.message + hint) from None
         self.warnings = []
         for position, stage in enumerate(self.stages):
             try:
@@ -141,7 +145,7 @@ class Chain:
             except FilterkitError as error:
                 if "(-c)" not in error.message:  # not the class's fault
                     raise
-                raise FilterkitError(error.message + class_hint, error.path, error.line) from None
+                raise FilterkitError(error.message + hint, error.path, error.line) from None
             if stage.learns:
                 statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
@@ -169,7 +173,7 @@ class Chain:
         if position == 0 or not self.stages[position - 1].learns:
             return None
         previous = self.stages[position - 1]
-        with progress.working(f"fitting {stage.name}: its statistics from {previous.name}'s"):
+        with progress.working(f"fitting {stage.name}: deriving its statistics from those of stage '{previous.name}'"):
             return guarded(previous, "fit", previous.statistics_for, stage)
 
     def transform(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
@@ -195,23 +199,27 @@ class Chain:
             None if contract.class_in != contract.class_out else guarded(stage, "transform", stage.stored_values_map)
             for stage, contract in zip(stages, contracts)
         ]
-        steps = _steps(maps, [stage.changes_class for stage in stages])
+        # a stage that accepts no negative value is given a chunk it can check: it starts a step
+        steps = _steps(
+            maps, [stage.changes_class for stage in stages], [stage.accepts.non_negative for stage in stages]
+        )
         for chunk in chunks:
             class_column = None  # the chunk's class column as the last check read it
             for start, end in steps:
                 if maps[start] is not None and chunk.is_sparse:
+                    refuse_negative_values(stages[start], chunk)
                     chunk, class_column = _mapped_together(
                         chunk, stages[start:end], maps[start:end], contracts[end - 1]
                     )
                     continue
                 for stage, contract in zip(stages[start:end], contracts[start:end]):
                     class_before = contract.class_before(chunk, class_column)  # a stage may change it in place
-                    result = guarded(stage, "transform", stage.transform, chunk)
+                    result = guarded(stage, "transform", stage.transform, refuse_negative_values(stage, chunk))
                     chunk, class_column = contract.checked(chunk, result, "transform", class_before)
             yield chunk
 
 
-def _class_hint(schema: Schema, class_index: int | None) -> str:
+def class_hint(schema: Schema, class_index: int | None) -> str:
     """For an error about the class: the ``-c`` that names a nominal attribute when the class is not one."""
     attributes = schema.attributes
     nominal = [i for i, attribute in enumerate(attributes) if attribute.kind == NOMINAL]
@@ -237,11 +245,18 @@ def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str 
     return f"stage {position + 1} '{stage.name}' writes {wider:,} attributes from {width:,} ({factor:.1f}×){hint}"
 
 
-def _steps(maps: list, ends_step: list[bool]) -> list[tuple[int, int]]:
-    """``(start, end)`` ranges of stages: runs of stages with a map (cut after ``ends_step``), others alone."""
+def _steps(maps: list, ends_step: list[bool], starts_step: list[bool]) -> list[tuple[int, int]]:
+    """``(start, end)`` ranges of stages: runs of stages with a map (cut after ``ends_step``, before
+    ``starts_step``), others alone."""
     steps: list[tuple[int, int]] = []
     for position, value_map in enumerate(maps):
-        joins = steps and steps[-1][1] == position and maps[steps[-1][0]] is not None and not ends_step[position - 1]
+        joins = (
+            steps
+            and steps[-1][1] == position
+            and maps[steps[-1][0]] is not None
+            and not ends_step[position - 1]
+            and not starts_step[position]
+        )
         if value_map is not None and joins:
             steps[-1] = (steps[-1][0], position + 1)
         else:

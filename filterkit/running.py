@@ -177,18 +177,7 @@ def provenance_comments(
 
 def describe_chain(stages) -> str:
     """The chain as it would be typed: each stage with the options that differ from their defaults."""
-    words = []
-    for stage in stages:
-        words.append(stage.name)
-        for option in stage.options:
-            value = stage.params[option.name]
-            if value == option.default:
-                continue
-            if option.kind is bool:
-                words.append(option.flag if value else f"--no-{option.flag[2:]}")
-            else:
-                words.extend([option.flag, shlex.quote(str(value))])
-    return " ".join(words) or "(identity)"
+    return " ".join(shlex.quote(word) for stage in stages for word in stage.command_words()) or "(identity)"
 
 
 @contextlib.contextmanager

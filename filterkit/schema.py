@@ -9,6 +9,7 @@ relational one 0 (its text in a side column); missing is NaN.  Weights are a sid
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, NamedTuple
@@ -133,6 +134,29 @@ def _unpickled_schema(relation: str, compact: tuple) -> Schema:
             run.append(item)
     attributes.extend(Attribute.numerics(run))
     return Schema(relation, tuple(attributes))
+
+
+#: The characters of a class's labels an error message shows (as the ARFF reader shows an attribute's).
+SHOWN_LABEL_CHARACTERS = 200
+
+
+def check_positive(positive: str | None, class_attribute: Attribute | None, path: str | None = None) -> None:
+    """FilterkitError unless ``positive`` (``--positive``) is None or a label of the nominal
+    ``class_attribute``: the message shows the class's labels and offers those differing only in case."""
+    if positive is None or (class_attribute is not None and positive in class_attribute.labels):
+        return
+    if class_attribute is None or class_attribute.kind != NOMINAL:
+        raise FilterkitError(f"--positive {positive!r} is not a label of the class", path)
+    labels = class_attribute.labels
+    listed = "{" + ",".join(labels) + "}"
+    if len(listed) > SHOWN_LABEL_CHARACTERS:
+        listed = f"{listed[:SHOWN_LABEL_CHARACTERS]}…}} ({len(labels):,} labels)"
+    message = f"--positive {positive!r} is not a label of the class '{class_attribute.name}' {listed}"
+    alike = [label for label in labels if label.casefold() == positive.casefold()]
+    if alike:
+        offered = " or ".join(f"--positive {shlex.quote(label)}" for label in alike)
+        message += f": labels are case-sensitive; did you mean {offered}?"
+    raise FilterkitError(message, path)
 
 
 def describe(attribute: Attribute) -> str:

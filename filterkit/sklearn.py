@@ -33,7 +33,7 @@ from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
-from filterkit.stage import Context, Option, Stage
+from filterkit.stage import Option, Stage
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
@@ -66,21 +66,24 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return _registry().make_stage(self._stage_name(), params)
 
     def _learns_from_y(self) -> bool:
-        """True when the stage refuses data without a class; False for invalid parameters (``fit`` says why)."""
-        return _refuses_classless_data(self._new_stage, unmade=False)
+        """True when the stage needs a class (:class:`~filterkit.stage.Accepts`); False for invalid parameters
+        (``fit`` says why)."""
+        return _needs_a_class(self._new_stage, unmade=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
         tags.target_tags.required = self._learns_from_y()
+        tags.input_tags.positive_only = _accepts_no_negative_value(self._new_stage)
         return tags
 
     def fit(self, X, y=None):
         """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels."""
         required = self._learns_from_y()
+        y = _targets(y)
         supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
-        columns = _columns(X, False)
+        columns, _ = _columns(X, False)
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if supervised else (validate_data(self, X, **_X_CHECKS), y)
             attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in self._input_names(X.shape[1])]
@@ -113,7 +116,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
         known = _known(y)
         check_classification_targets(known)
-        text = np.array([str(value) for value in known], dtype=str)
+        text = np.array([str(value) for value in known], dtype=object)
         labels = np.unique(text)
         positive = self._positive_label()
         if positive is not None and positive not in labels:
@@ -171,11 +174,11 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
         check_is_fitted(self)
         attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
-        columns = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
+        columns, documents = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
         if columns is None:
             X, text = validate_data(self, X, reset=False, **_X_CHECKS), {}
         else:
-            if np.ndim(X) != 1:  # documents: no feature names or count to check
+            if not documents:  # documents have no feature names or count to check
                 validate_data(self, X, reset=False, skip_check_array=True)
             if len(columns) != len(attributes):
                 raise ValueError(
@@ -248,21 +251,23 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
 _X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "allow-nan"}
 
-_PROBE_SCHEMA = Schema(_RELATION, (Attribute("x0", NUMERIC, declared_type="numeric"),))
 
-
-def _refuses_classless_data(make_stage: Callable[[], Stage], unmade: bool) -> bool:
-    """True when the stage ``make_stage()`` makes cannot be prepared for one numeric attribute and no
-    class; ``unmade`` when it cannot be made (invalid options)."""
+def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:
+    """True when the stage ``make_stage()`` makes needs a nominal class (its ``accepts``); ``unmade`` when
+    it cannot be made (invalid options)."""
     try:
-        stage = make_stage()
+        accepts = make_stage().accepts
     except (FilterkitError, ValueError):
         return unmade
+    return accepts.nominal_class or accepts.two_classes
+
+
+def _accepts_no_negative_value(make_stage: Callable[[], Stage]) -> bool:
+    """True when the stage ``make_stage()`` makes accepts no negative value; False when it cannot be made."""
     try:
-        stage.prepare(_PROBE_SCHEMA, Context())
-    except FilterkitError:
-        return True
-    return False
+        return make_stage().accepts.non_negative
+    except (FilterkitError, ValueError):
+        return False
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
@@ -276,34 +281,51 @@ def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
     return Schema(_RELATION, tuple(attributes))
 
 
-def _columns(X, always: bool) -> list | None:
-    """X's columns when it holds text or categories (or ``always``, unless sparse); None for numeric X."""
+def _columns(X, always: bool) -> tuple[list | None, bool]:
+    """X's columns when it holds text or categories (or ``always``, unless sparse), None for numeric X;
+    and whether X is one sequence of documents, as ``CountVectorizer`` takes.
+
+    The one place X's form is decided: a list of strings becomes an array of references to them, never
+    a unicode array (which holds every document at the longest one's width: 2 GB for 5,000 short
+    documents and one of 100,000 characters)."""
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
         columns = [X.iloc[:, j] for j in range(X.shape[1])]
         unnumeric = [c for c in columns if getattr(c.dtype, "kind", "O") == "O"]
         if always or any(str(c.dtype) == "category" or _holds_text(np.asarray(c, dtype=object)) for c in unnumeric):
-            return columns
-        return None
+            return columns, False
+        return None, False
     if sp.issparse(X):
-        return None
+        return None, False
     array = X if isinstance(X, np.ndarray) and X.dtype != object else np.asarray(X, dtype=object)
     if array.ndim == 1 and _holds_text(array):
-        return [array]
+        return [array], True
     if always or (array.dtype == object and array.ndim == 2 and any(_holds_text(c) for c in array.T)):
-        return list(array.reshape(len(array), -1).T)
-    return None
+        return list(array.reshape(len(array), -1).T), array.ndim == 1
+    return None, False
 
 
 def _holds_text(cells: np.ndarray) -> bool:
     return any(isinstance(cell, str) for cell in cells.tolist())
 
 
+def _targets(y):
+    """y as given when it is an array or a Series, else as an array of references to its values: a
+    list of labels made a unicode array would hold each at the longest one's width."""
+    return y if y is None or hasattr(y, "dtype") else np.asarray(y, dtype=object)
+
+
 def _known(y) -> np.ndarray:
-    """y without its missing values."""
+    """y without its missing values; labels of text as an object array of strings."""
     y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    # Rebuilt from the kept values so that numpy infers their type: a list of ints left as an object
-    # array is a target of "unknown" type to scikit-learn, and y would be ignored.
-    return np.asarray([value for value in y.tolist() if not _is_missing(value)]) if y.ndim == 1 else y
+    if y.ndim != 1:
+        return y
+    kept = [value for value in y.tolist() if not _is_missing(value)]
+    # Rebuilt from the kept values so that numpy infers the type of numbers: a list of ints left as an
+    # object array is a target of "unknown" type to scikit-learn, and y would be ignored.  Text is
+    # spelled as numpy would (str), in an object array.
+    if any(isinstance(value, str) for value in kept):
+        return np.array([str(value) for value in kept], dtype=object)
+    return np.asarray(kept)
 
 
 def _is_missing(cell) -> bool:
@@ -473,7 +495,7 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     return _adapter_class(
         class_name_for(stage_name),
         stage_class.options,
-        _refuses_classless_data(stage_class, unmade=True),  # its default options may need a class
+        _needs_a_class(stage_class, unmade=True),  # its default options may need a class
         (),
         summary,
         {"stage_name": stage_name},

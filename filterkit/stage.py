@@ -20,7 +20,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, OPTIONS_KEY, SavedState, StateArray, fitted_options
-from filterkit.schema import Chunk, Schema
+from filterkit.schema import NOMINAL, Chunk, Schema
 
 #: ``Option.before_it_existed`` when the option's default keeps the behaviour from before it existed.
 SAME_AS_DEFAULT: Any = type("SameAsDefault", (), {"__repr__": lambda self: "SAME_AS_DEFAULT"})()
@@ -130,11 +130,44 @@ class Configurable:
     def check_params(self) -> None:
         """Refuse option combinations that make no sense (FilterkitError, raised as :class:`OptionError`)."""
 
+    def command_words(self) -> list[str]:
+        """The name and the options that differ from their defaults, as they would be typed (unquoted)."""
+        words = [self.name]
+        for option in self.options:
+            value = self.params[option.name]
+            if value == option.default:
+                continue
+            if option.kind is bool:
+                words.append(option.flag if value else f"--no-{option.flag[2:]}")
+            else:
+                words.extend([option.flag, str(value)])
+        return words
+
     @classmethod
     def one_line_summary(cls) -> str:
         """``summary``, else the first line of the class's own docstring ("" if neither)."""
         lines = (cls.__doc__ or "").strip().splitlines()
         return cls.summary or (lines[0].strip() if lines else "")
+
+
+@dataclass(frozen=True)
+class Accepts:
+    """What a stage needs of its input, as Weka's ``Capabilities`` and scikit-learn's input tags say it
+    (docs/plugins.md, "What a stage accepts").  The chain refuses input without it before any work
+    (:func:`refuse_unaccepted_input`) and refuses a negative value in a chunk it gives the stage
+    (:func:`refuse_negative_values`); ``check_stage``, the test sweeps and the scikit-learn adapters' tags
+    read it, so none of them keeps a list of stages."""
+
+    #: A nominal class attribute (``-c``): the stage learns from the classes.
+    nominal_class: bool = False
+    #: A two-class task: a class of two labels, or ``--positive`` naming one (implies ``nominal_class``).
+    two_classes: bool = False
+    #: No negative value in the features it acts on (counts and frequencies).
+    non_negative: bool = False
+    #: String attributes: the stage reads text.
+    text: bool = False
+    #: Said after the error for a missing class: how to run the stage without one (e.g. "or --bins N").
+    without_class: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,6 +201,11 @@ class Stage(Configurable):
     #: Said in the chain's warning when the stage finds none of the attributes it reads (``features`` empty):
     #: ``words`` on a file without text would otherwise pass it through as if it had done its work.
     nothing_to_read: ClassVar[str] = ""
+    #: What the stage needs of its input (:class:`Accepts`); a property where it depends on the options.
+    accepts: ClassVar[Accepts] = Accepts()
+    #: Option sets worth running, the first what a user would type: the test sweeps and ``check_stage``
+    #: callers run each (a stage whose defaults do not run alone gives options that do).
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     def __init_subclass__(cls, **kwargs: Any):
         """A subclass that defines ``fitted``, the old name of ``learns``, learns by it (DeprecationWarning)."""
@@ -458,6 +496,40 @@ def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
     position = np.full(n_columns, -1, dtype=np.int64)
     position[features] = np.arange(len(features))
     return position
+
+
+def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:
+    """FilterkitError, before any work, when the input lacks the class ``stage.accepts`` needs."""
+    accepts = stage.accepts
+    if not (accepts.nominal_class or accepts.two_classes):
+        return
+    given = None if context.class_index is None else schema.attributes[context.class_index]
+    if given is None or given.kind != NOMINAL:
+        alternative = f", {accepts.without_class}" if accepts.without_class else ""
+        raise FilterkitError(f"stage '{stage.name}' needs a nominal class attribute (-c){alternative}")
+    if accepts.two_classes and context.positive is None and len(given.labels) != 2:
+        raise FilterkitError(
+            f"stage '{stage.name}' needs a two-class task: the class '{given.name}' has {len(given.labels)} labels: "
+            "say which is positive with --positive"
+        )
+
+
+def refuse_negative_values(stage: Stage, chunk: Chunk) -> Chunk:
+    """``chunk``, unless ``stage`` accepts only non-negative values and one of its features holds a negative
+    one: FilterkitError naming the stage and the attribute."""
+    if not stage.accepts.non_negative or not len(stage.features):
+        return chunk
+    if chunk.is_sparse:
+        rows = chunk.csr()
+        acted = feature_positions(rows.shape[1], stage.features)[rows.indices] >= 0
+        negative = rows.indices[acted][rows.data[acted] < 0]
+    else:
+        block = np.asarray(chunk.values)[:, stage.features]
+        negative = stage.features[np.nonzero(block < 0)[1]]
+    if len(negative):
+        name = stage.input_schema.attributes[int(negative.min())].name
+        raise FilterkitError(f"stage '{stage.name}' accepts no negative value: attribute '{name}' holds one")
+    return chunk
 
 
 def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:

@@ -30,13 +30,13 @@ from filterkit.errors import FilterkitError
 from filterkit.exact import (
     ExactSums,
     SortedSums,
-    _complex_keys,
     _sums_of_rows,
     checked_weights,
+    complex_keys,
     stable_order,
 )
-from filterkit.schema import NOMINAL, Chunk, CsrArrays
-from filterkit.stage import Stage, feature_positions
+from filterkit.schema import Chunk, CsrArrays
+from filterkit.stage import Accepts, Stage, feature_positions, refuse_unaccepted_input
 
 # Integer values spanning fewer than this many steps are ranked by subtraction, not a sort,
 # where every integer up to their magnitude is a float64.
@@ -153,7 +153,7 @@ class ClassCounts:
         return np.where(present, low, 0.0), np.where(present, high, 0.0)
 
 
-def _row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.ndarray]:
+def row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Each row's class code (0 where it is missing) and whether it is known."""
     if class_index is None:
         return np.zeros(chunk.n_rows, dtype=np.int64), np.ones(chunk.n_rows, dtype=bool)
@@ -186,7 +186,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
     ``(rows, columns, pairs, values, totals, missing)`` of the present values, ``pairs`` numbering
     each entry's (feature, class) as ``column · n_classes + label``; ``totals`` sums the known rows
     per class, ``missing`` the missing entries per pair (``weights``: None for unit weights)."""
-    labels, known = _row_labels(chunk, class_index)
+    labels, known = row_labels(chunk, class_index)
     if chunk.is_sparse:
         # the feature columns found through a position map: a pass over the stored entries,
         # where slicing the columns out (values[:, features]) cost a copy of the chunk
@@ -228,7 +228,7 @@ def _compiled_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarra
     return rows[:found], columns[:found], pairs[:found], values[:found]
 
 
-def _column_ranges(columns: np.ndarray, values: np.ndarray, n: int):
+def column_ranges(columns: np.ndarray, values: np.ndarray, n: int):
     """Per column of ``n``, the smallest and largest of the entries' values (±inf for none);
     the values hold no NaN, so the order they are met in does not matter."""
     low, high = np.full(n, np.inf), np.full(n, -np.inf)
@@ -316,7 +316,7 @@ class ValueCounts(ClassCounts):
         where the numpy path is needed (a missing value, values that are not whole numbers
         close together)."""
         matrix = chunk.csr()
-        labels, known = _row_labels(chunk, class_index)
+        labels, known = row_labels(chunk, class_index)
         n = int(matrix.indptr[-1])
         pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
         found = _kernels.value_counts(
@@ -331,7 +331,7 @@ class ValueCounts(ClassCounts):
         if found is None:
             return None
         table = SortedSums.of_sorted(
-            _complex_keys(pairs[:found].astype(np.float64), values[:found]),
+            complex_keys(pairs[:found].astype(np.float64), values[:found]),
             ExactSums.of_counts(counts[:found]),
             np.complex128,
         )
@@ -363,7 +363,7 @@ class ValueCounts(ClassCounts):
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         feature, value, _, _ = self.entries()
-        return _column_ranges(feature, value, self.n_features)
+        return column_ranges(feature, value, self.n_features)
 
     def histogram(self, include_zero: bool = True) -> Histogram:
         """Per feature, its sorted distinct values with their rows (see :class:`Histogram`)."""
@@ -461,10 +461,10 @@ def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -
         rank = rank.ravel()
     n_values = len(distinct)
     if (int(pair.max()) + 1) * n_values >= 2**62:
-        return SortedSums.of_entries(_complex_keys(pair.astype(np.float64), values), sums, np.complex128)
+        return SortedSums.of_entries(complex_keys(pair.astype(np.float64), values), sums, np.complex128)
     table_keys, table_sums = SortedSums.of_entries(pair * n_values + rank, sums).settled()
     pair_of, rank_of = np.divmod(table_keys, n_values)
-    return SortedSums.of_sorted(_complex_keys(pair_of.astype(np.float64), distinct[rank_of]), table_sums, np.complex128)
+    return SortedSums.of_sorted(complex_keys(pair_of.astype(np.float64), distinct[rank_of]), table_sums, np.complex128)
 
 
 class PresenceCounts(ClassCounts):
@@ -516,7 +516,7 @@ class PresenceCounts(ClassCounts):
             chunk, features, class_index, self.n_classes, weights
         )
         nonzero = SortedSums.of_entries(pair, _sums_of_rows(weights, rows))
-        low, high = _column_ranges(columns, values, len(features))
+        low, high = column_ranges(columns, values, len(features))
         return self.merge(PresenceCounts(len(features), self.n_classes, nonzero, totals, missing, low, high))
 
     def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | None):
@@ -528,7 +528,7 @@ class PresenceCounts(ClassCounts):
         n, classes = len(features), max(self.n_classes, 1)
         if n * classes > 4 * int(matrix.indptr[-1]) + (1 << 20):
             return None
-        labels, known = _row_labels(chunk, class_index)
+        labels, known = row_labels(chunk, class_index)
         pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)
         low, high = np.full(n, np.inf), np.full(n, -np.inf)
         found = _kernels.presence_counts(
@@ -577,13 +577,13 @@ class ClassValueCountsStage(Stage):
     nominal class attribute (``self.class_attribute``)."""
 
     learns = True
+    accepts = Accepts(nominal_class=True)
     #: the statistics :meth:`finalize` was given (features × distinct values), kept until :meth:`statistics_for`
     training_counts: ValueCounts | PresenceCounts | None = None
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        refuse_unaccepted_input(self, schema, context)
         self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self) -> ValueCounts:

@@ -29,8 +29,8 @@ from filterkit.metrics import (
     target_classes,
     weka_ranking,
 )
-from filterkit.runner import resolve_class
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
+from filterkit.runner import class_hint, resolve_class
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema, check_positive
 from filterkit.statistics import ExactSums, ValueCounts
 
 KINDS = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -173,7 +173,8 @@ def summarize(
         class_attribute = schema.attributes[class_index] if class_index is not None else None
         scored = None
         if metric is not None:
-            combine = _checked_combine(metric, class_attribute, positive, combine, name)
+            hint = class_hint(schema, class_index)
+            combine = _checked_combine(metric, class_attribute, positive, combine, name, hint)
             scored = scored_features(schema, class_index, numeric_only)
         tally = _Tally(schema, class_index, scored, presence)
         for chunk in reader.chunks():
@@ -188,18 +189,14 @@ def summarize(
 
 
 def _checked_combine(
-    metric: Metric, class_attribute: Attribute | None, positive: str | None, combine: str | None, name: str
+    metric: Metric, class_attribute: Attribute | None, positive: str | None, combine: str | None, name: str, hint: str
 ) -> str:
-    """The combination ranking uses, once the class and ``positive`` are known to fit ``metric``."""
+    """The combination ranking uses, once the class and ``positive`` are known to fit ``metric``; ``hint``
+    (:func:`~filterkit.runner.class_hint`) says which ``-c`` names a nominal attribute."""
     if class_attribute is None or class_attribute.kind != NOMINAL:
         what = "none" if class_attribute is None else f"'{class_attribute.name}' is {class_attribute.kind}"
-        raise FilterkitError(f"--metric needs a nominal class attribute (-c); {what}", name)
-    if positive is not None and positive not in class_attribute.labels:
-        raise FilterkitError(
-            f"--positive {positive!r} is not a label of the class '{class_attribute.name}' "
-            f"{{{','.join(class_attribute.labels)}}}",
-            name,
-        )
+        raise FilterkitError(f"--metric needs a nominal class attribute (-c){hint or '; ' + what}", name)
+    check_positive(positive, class_attribute, name)
     return resolved_combine(metric, combine, class_attribute, positive)
 
 

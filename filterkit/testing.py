@@ -19,7 +19,9 @@ each read dense and sparse.  It raises :class:`StageCheckError` naming the first
   output of one pass (a one-row file's row merged with the statistics of no rows);
 - ``model round trip`` (a stage that learns): the stage saved as a model and loaded gives the same bytes.
 
-A stage may refuse a data set with a :class:`~filterkit.errors.FilterkitError` but must accept one;
+Each data set is given as the stage says it accepts (:class:`~filterkit.stage.Accepts`): a stage that
+accepts no negative value gets the magnitudes of the numeric values.  A stage may refuse a data set
+with a :class:`~filterkit.errors.FilterkitError` but must accept one;
 a crash (any other exception) breaks the contract.  For a plugin's own tests, :func:`run_filterkit`
 runs the command line in the test's process and :func:`read_output` reads what it wrote.
 """
@@ -95,7 +97,7 @@ def check_stage(
     if problem is not None:
         raise StageCheckError(stage_class, "declaration", "its class", problem)
     try:
-        stage_class(**options)
+        accepts = stage_class(**options).accepts
     except FilterkitError as error:
         raise StageCheckError(stage_class, "declaration", "its options", str(error)) from error
     except Exception as error:
@@ -103,7 +105,7 @@ def check_stage(
             stage_class, "declaration", "its options", f"making it crashed: {type(error).__name__}: {error}"
         ) from error
     checker = _Checker(stage_class, options, positive)
-    accepted = [data_set.name for data_set in _data_sets(data) if checker.check(data_set)]
+    accepted = [data_set.name for data_set in _data_sets(data, accepts.non_negative) if checker.check(data_set)]
     if not accepted:
         raise StageCheckError(
             stage_class, "output contract", "every data set", "it refused them all: " + "; ".join(checker.refusals)
@@ -111,8 +113,9 @@ def check_stage(
     return accepted
 
 
-def _data_sets(extra: tuple[str | Path, ...]) -> Iterator[_DataSet]:
-    """Generated rows, the shipped real files and ``extra`` files, each dense and sparse."""
+def _data_sets(extra: tuple[str | Path, ...], non_negative: bool = False) -> Iterator[_DataSet]:
+    """Generated rows, the shipped real files and ``extra`` files, each dense and sparse; with
+    ``non_negative`` (a stage that accepts no negative value) the magnitudes of their numeric values."""
     sources = [("generated rows", *generated_rows())]
     for name in SHIPPED_DATA:
         with resources.as_file(resources.files("filterkit") / "data" / name) as path:
@@ -120,6 +123,8 @@ def _data_sets(extra: tuple[str | Path, ...]) -> Iterator[_DataSet]:
     sources += [(str(path), *read_arff(path)) for path in extra]
     for name, schema, chunk in sources:
         dense = chunk.dense_values()
+        if non_negative:
+            dense = np.where([attribute.is_numeric for attribute in schema.attributes], np.abs(dense), dense)
         yield _DataSet(f"{name} (dense)", schema, Chunk(dense.copy(), chunk.text, chunk.weights))
         yield _DataSet(f"{name} (sparse)", schema, Chunk(sp.csr_matrix(dense), chunk.text, chunk.weights))
 

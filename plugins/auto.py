@@ -19,28 +19,36 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import Metric, feature_scores, positive_code
-from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk
-from filterkit.stage import (
+from filterkit.plugin import (
     FEATURES,
+    NEIGHBORS,
+    NUMERIC,
     SCALING_EXPONENTS,
+    Accepts,
+    Attribute,
+    Chunk,
+    FilterkitError,
+    Knots,
+    Metric,
     Option,
     Stage,
     StateArray,
+    ValueCounts,
     feature_positions,
+    feature_scores,
+    first_unsorted_knot,
+    fit_toward,
+    hookimpl,
+    invalid_state,
+    nonzero_entries,
+    positive_code,
     range_scaling,
     refuse_infinite_ranges,
+    refuse_unaccepted_input,
     scale_values,
+    unique_schema,
     with_stored_values,
 )
-from filterkit.statistics import ValueCounts
-
-from .housekeeping import nonzero_entries
-from .ordinal import unique_schema
-from .shaper import NEIGHBORS, Knots, first_unsorted_knot, fit_toward  # the LP shaper's, shared
 
 #: The treatments, by the code the model file stores for each feature.
 DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4
@@ -120,6 +128,7 @@ class AutoStage(Stage):
     """Give each numeric feature the treatment its cross-fitted AUC supports, then scale it."""
 
     name = "auto"
+    accepts = Accepts(nominal_class=True, two_classes=True)
     summary = (
         "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
         "on the training rows, then scale by a metric (KDD'09 §5 future work)."
@@ -181,8 +190,7 @@ class AutoStage(Stage):
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-            raise FilterkitError(f"stage '{self.name}' needs a nominal class attribute (-c)")
+        refuse_unaccepted_input(self, schema, context)
         self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self) -> list[ValueCounts]:

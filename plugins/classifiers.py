@@ -10,10 +10,12 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.classifier import Classifier
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.stage import Option
+from filterkit.plugin import (
+    Classifier,
+    FilterkitError,
+    Option,
+    hookimpl,
+)
 
 
 def _linear_svm(C: float, seed: int, loss: str = "squared_hinge", intercept: str = "regularized", class_weight=None):

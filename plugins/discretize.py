@@ -15,15 +15,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.schema import NOMINAL, Attribute, Chunk, refuse_unreadable_output, weka_range
-from filterkit.stage import Option, Stage, StateArray, feature_positions, numeric_features
-from filterkit.statistics import PresenceCounts, ValueCounts, _complex_keys
-
-from .housekeeping import nonzero_entries
-from .ordinal import check_runs, csr_of_runs, output_offsets, unique_schema
+from filterkit.plugin import (
+    NOMINAL,
+    Accepts,
+    Attribute,
+    Chunk,
+    FilterkitError,
+    Option,
+    PresenceCounts,
+    Stage,
+    StateArray,
+    ValueCounts,
+    check_runs,
+    complex_keys,
+    csr_of_runs,
+    feature_positions,
+    hookimpl,
+    mdl_cut_points_by_feature,
+    midpoints,
+    nonzero_entries,
+    numeric_features,
+    output_offsets,
+    refuse_unaccepted_input,
+    refuse_unreadable_output,
+    unique_schema,
+    weka_decimal,
+    weka_range,
+)
 
 
 def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
@@ -113,14 +131,18 @@ class Discretizer(Stage):
         """True for the MDL method (no ``--bins``)."""
         return self.params["bins"] is None
 
+    @property
+    def accepts(self) -> Accepts:  # type: ignore[override]  # a class attribute in Stage; discretize's depends on --bins
+        """The MDL method learns from the classes."""
+        return Accepts(nominal_class=self.supervised, without_class="or --bins N")
+
     def select_features(self, schema, context) -> np.ndarray:
         numeric = numeric_features(schema, context.class_index)
         return numeric[np.isin(numeric, weka_range(self.params["attributes"], len(schema), "--attributes")[0])]
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
-        if self.supervised and (context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL):
-            raise FilterkitError("stage 'discretize' needs a nominal class attribute (-c), or --bins N")
+        refuse_unaccepted_input(self, schema, context)
         self.n_classes = len(schema.attributes[context.class_index].labels) if self.supervised else 1
 
     def new_statistics(self) -> ValueCounts | PresenceCounts:
@@ -214,7 +236,7 @@ class Discretizer(Stage):
         # searchsorted counts the cut points below every value
         owner = np.repeat(np.arange(len(self.features)), self.cut_counts)
         undefined = np.isnan(self.cut_points)  # between −∞ and ∞, its attribute's only cut point
-        self.cut_keys = _complex_keys(owner, np.where(undefined, 0.0, self.cut_points))
+        self.cut_keys = complex_keys(owner, np.where(undefined, 0.0, self.cut_points))
         self.undefined_cut = np.zeros(len(self.features), dtype=bool)
         self.undefined_cut[owner[undefined]] = True
         self.zero_codes = self._codes(np.arange(len(self.features)), np.zeros(len(self.features)))
@@ -223,7 +245,7 @@ class Discretizer(Stage):
         """Per value of feature ``which``: the number of its cut points below it (its bin); as in
         Weka, no value is at most a NaN cut point, so every value falls above it."""
         below = np.searchsorted(
-            self.cut_keys, _complex_keys(which, np.where(np.isnan(values), 0.0, values)), side="left"
+            self.cut_keys, complex_keys(which, np.where(np.isnan(values), 0.0, values)), side="left"
         )
         return np.where(self.undefined_cut[which], 1, below - self.cut_starts[which])
 

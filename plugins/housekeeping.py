@@ -15,13 +15,31 @@ from typing import NamedTuple, cast
 
 import numpy as np
 
-from filterkit.errors import FilterkitError
-from filterkit.exact import ExactSums, checked_weights
-from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import invalid_state
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Chunk, CsrArrays, Schema, take_rows, weka_range
-from filterkit.stage import Context, Option, Stage, StateArray, feature_positions
-from filterkit.statistics import _column_ranges
+from filterkit.plugin import (
+    DATE,
+    NOMINAL,
+    NUMERIC,
+    RELATIONAL,
+    STRING,
+    AttributeSubset,
+    Chunk,
+    ExactSums,
+    FilterkitError,
+    Option,
+    Schema,
+    Stage,
+    StateArray,
+    checked_weights,
+    column_ranges,
+    feature_positions,
+    features_of_kinds,
+    hookimpl,
+    invalid_state,
+    label_layout,
+    nonzero_entries,
+    take_rows,
+    weka_range,
+)
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)
@@ -31,45 +49,6 @@ WEKA_SMALL = 1e-6
 KEY_LIMIT = 2**52
 #: The largest ``--of`` and ``--seed`` of ``fold``: Java's ``long``, which Weka's -N and -S are.
 LONG_MAX = 2**63 - 1
-
-
-def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-    """CSR arrays holding only ``columns`` (sorted, distinct) of ``rows``, renumbered 0…len − 1:
-    ``(data, indices, indptr, shape)``, each row's entries in their stored order."""
-    new_index = feature_positions(rows.shape[1], columns)
-    renumbered = new_index[rows.indices]
-    keep = renumbered >= 0
-    kept_before = np.zeros(len(keep) + 1, dtype=np.int64)
-    np.cumsum(keep, out=kept_before[1:])
-    return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
-
-
-class AttributeSubset(Stage):
-    """A stage whose output is some of its input's attributes, in their order, values untouched;
-    ``columns`` (ascending positions) is set by the subclass."""
-
-    columns: np.ndarray
-
-    def preserves_zeros(self) -> bool:
-        """Kept attributes keep their values."""
-        return True
-
-    @property
-    def changes_class(self) -> bool:  # type: ignore[override]  # a class attribute in Stage
-        """True when the class attribute is not among the kept ones."""
-        class_index = self.context.class_index
-        return class_index is not None and class_index not in set(self.columns.tolist())
-
-    def output_schema(self) -> Schema:
-        return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
-
-    def transform(self, chunk: Chunk) -> Chunk:
-        """The chunk with only the kept columns, text side columns renumbered."""
-        new_position = {int(old): new for new, old in enumerate(self.columns)}
-        text = {new_position[column]: texts for column, texts in chunk.text.items() if column in new_position}
-        if chunk.is_sparse:
-            return Chunk.from_csr(*kept_columns(chunk.csr(), self.columns), text, chunk.weights)
-        return Chunk(chunk.values[:, self.columns], text, chunk.weights)
 
 
 class _SelectedAttributes(AttributeSubset):
@@ -137,6 +116,7 @@ class RemoveAttributes(_SelectedAttributes):
     """Remove the named attributes (Weka's Remove and RemoveType); the class only when named."""
 
     name = "remove"
+    examples = ({"range": "2"}, {"type": "numeric"})
     summary = "Remove attributes by --range, --names, --regex or --type (Weka's Remove, RemoveType)."
 
 
@@ -144,21 +124,10 @@ class KeepAttributes(_SelectedAttributes):
     """Keep only the named attributes and the class (Weka's Remove -V and RemoveType -V)."""
 
     name = "keep"
+    examples = ({"range": "1,3"},)
     summary = "Keep only the attributes named by --range, --names, --regex or --type, and the class."
 
     keeps = True
-
-
-def features_of_kinds(schema: Schema, context: Context, kinds: tuple[str, ...]) -> np.ndarray:
-    """Positions of the attributes of ``kinds`` other than the class."""
-    positions = [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != context.class_index]
-    return np.array(positions, dtype=np.int64)
-
-
-def label_layout(attributes) -> tuple[np.ndarray, np.ndarray]:
-    """Per attribute its number of labels (0 unless nominal) and where they start among all of them."""
-    counts = np.array([len(a.labels) if a.kind == NOMINAL else 0 for a in attributes], dtype=np.int64)
-    return counts, np.cumsum(counts) - counts
 
 
 @dataclass
@@ -235,7 +204,7 @@ class RemoveUseless(AttributeSubset):
         stored = np.bincount(columns, minlength=n)
         missing = np.isnan(values)
         known = chunk.n_rows - np.bincount(columns[missing], minlength=n)
-        low, high = _column_ranges(columns[~missing], values[~missing], n)
+        low, high = column_ranges(columns[~missing], values[~missing], n)
         implicit_zero = stored < chunk.n_rows
         low[implicit_zero] = np.fmin(low[implicit_zero], 0.0)
         high[implicit_zero] = np.fmax(high[implicit_zero], 0.0)
@@ -276,18 +245,6 @@ class RemoveUseless(AttributeSubset):
         ):
             raise invalid_state(self, "'kept' must ascend and hold the class")
         self.columns = self.kept
-
-
-def nonzero_entries(chunk: Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The chunk's non-zero values (NaN included) as (rows, columns, values), row by row."""
-    if chunk.is_sparse:
-        matrix = chunk.csr()
-        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-        stored = matrix.data != 0
-        return rows[stored], matrix.indices[stored].astype(np.int64), matrix.data[stored]
-    values = np.asarray(chunk.values)
-    rows, columns = np.nonzero(values != 0)
-    return rows.astype(np.int64), columns.astype(np.int64), values[rows, columns]
 
 
 class MissingValueSums(NamedTuple):

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import Metric
-from filterkit.stage import Option
+from filterkit.plugin import (
+    Metric,
+    Option,
+    hookimpl,
+)
 
 BNS_RATE_LIMIT = 0.0005
 POW_EXPONENT = 5

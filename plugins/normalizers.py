@@ -18,14 +18,14 @@ from typing import cast
 
 import numpy as np
 
-from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
-from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import invalid_state
-from filterkit.schema import Chunk
-from filterkit.stage import (
+from filterkit.plugin import (
     SCALING_EXPONENTS,
+    Chunk,
     Stage,
     StateArray,
+    hookimpl,
+    invalid_state,
+    normalize_stored,
     range_scaling,
     refuse_infinite_ranges,
     scaling_map,
@@ -73,7 +73,7 @@ class RowNormalizer(Stage):
         acted_column = np.zeros(matrix.shape[1], dtype=bool)
         acted_column[self.features] = True
         data = np.empty(len(stored))
-        _kernels.normalize_stored(
+        normalize_stored(
             np.ascontiguousarray(matrix.indptr),
             np.ascontiguousarray(matrix.indices),
             np.ascontiguousarray(stored, dtype=np.float64),

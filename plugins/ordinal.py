@@ -10,75 +10,35 @@ Other attributes pass through unchanged.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.saved_state import invalid_state
-from filterkit.schema import NUMERIC, Attribute, Chunk, Schema, refuse_unreadable_output
-from filterkit.stage import Option, Stage, StateArray, feature_positions
-from filterkit.statistics import ValueCounts, _complex_keys
-
-from .housekeeping import nonzero_entries
+from filterkit.plugin import (
+    NUMERIC,
+    Attribute,
+    Chunk,
+    Option,
+    Stage,
+    StateArray,
+    ValueCounts,
+    check_runs,
+    complex_keys,
+    csr_of_runs,
+    feature_positions,
+    hookimpl,
+    invalid_state,
+    nonzero_entries,
+    output_offsets,
+    unique_schema,
+)
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1
-#: Output entries :func:`csr_of_runs` makes at a time, so its temporaries stay about 32 MiB.
-_RUN_BLOCK = 1 << 20
-
-
-def csr_of_runs(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, values: np.ndarray, shape) -> sp.csr_matrix:
-    """The CSR matrix whose row ``rows[i]`` holds ``values[i]`` in the ``lengths[i]`` columns from
-    ``starts[i]`` on (runs do not overlap), made a block of entries at a time: it holds 12 bytes
-    an entry (16 past 2³¹), where a COO matrix and its conversion held about 100."""
-    order = np.lexsort((starts, rows))
-    rows, starts, lengths, values = rows[order], starts[order], lengths[order], values[order]
-    ends = np.cumsum(lengths)
-    total = int(ends[-1]) if len(ends) else 0
-    index_type = np.int32 if max(total, shape[1]) < 2**31 else np.int64
-    indptr = np.r_[0, ends][np.searchsorted(rows, np.arange(shape[0] + 1))].astype(index_type)
-    indices, data = np.empty(total, dtype=index_type), np.empty(total)
-    bounds = np.unique(np.r_[0, np.searchsorted(ends, np.arange(_RUN_BLOCK, total, _RUN_BLOCK)), len(ends)])
-    for first, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        counts, begin, end = lengths[first:stop], ends[first] - lengths[first], ends[stop - 1]
-        within = np.arange(end - begin) - np.repeat(ends[first:stop] - counts - begin, counts)
-        indices[begin:end] = np.repeat(starts[first:stop], counts) + within
-        data[begin:end] = np.repeat(values[first:stop], counts)
-    return sp.csr_matrix((data, indices, indptr), shape=shape)
-
-
-def output_offsets(stage: Stage, width: np.ndarray, labels: int, fewer: str) -> np.ndarray:
-    """Each input attribute's first output column when it becomes ``width`` columns of at most ``labels``
-    labels, refused first when the output header would be unreadable (``fewer``: the remedy)."""
-    name_bytes = np.array([len(attribute.name.encode()) for attribute in stage.input_schema.attributes])
-    refuse_unreadable_output(stage.name, int(width.sum()), labels, int(width @ name_bytes), fewer)
-    return np.cumsum(width) - width
-
-
-def unique_schema(stage: Stage, groups: list[list[Attribute]], what: str) -> Schema:
-    """The input schema with each attribute replaced by its group, refused when a name repeats."""
-    attributes = [attribute for group in groups for attribute in group]
-    seen: set[str] = set()
-    for attribute in attributes:
-        if attribute.name in seen:
-            raise FilterkitError(f"stage '{stage.name}': the {what} name '{attribute.name}' is already taken")
-        seen.add(attribute.name)
-    return stage.input_schema.with_attributes(attributes)
-
-
-def check_runs(stage: Stage, values: np.ndarray, counts: np.ndarray, what: str, counts_key: str) -> None:
-    """Refuse a saved state unless ``values`` hold ``counts[j]`` ascending values of each feature j in turn."""
-    if counts.sum() != len(values):
-        raise invalid_state(stage, f"{len(values)} {what} where '{counts_key}' adds up to {counts.sum()}")
-    owner = np.repeat(np.arange(len(counts)), counts)
-    if np.any((owner[1:] == owner[:-1]) & (values[1:] <= values[:-1])):
-        raise invalid_state(stage, f"an attribute's {what} do not ascend")
 
 
 class ThresholdEncoder(Stage):
     """Replace each non-negative integer attribute by cumulative 0/1 threshold attributes."""
 
     name = "ordinal"
+    examples = ({"max_thresholds": 3}, {})
     summary = "Encode each non-negative integer attribute as 0/1 attributes NAME>=v (Esuli & Sebastiani)."
     options = (
         Option(
@@ -143,7 +103,7 @@ class ThresholdEncoder(Stage):
         self.threshold_starts = np.cumsum(counts) - counts
         # one sorted key per threshold, (encoded feature, value), as a complex number: numpy orders complex
         # numbers lexicographically, so one searchsorted finds every entry's number of thresholds reached
-        self.threshold_keys = _complex_keys(np.repeat(np.arange(len(counts)), counts), self.thresholds)
+        self.threshold_keys = complex_keys(np.repeat(np.arange(len(counts)), counts), self.thresholds)
         groups = [[attribute] for attribute in self.input_schema.attributes]
         for position, values in zip(
             self.encoded_columns.tolist(), np.split(self.thresholds, self.threshold_starts[1:])
@@ -162,7 +122,7 @@ class ThresholdEncoder(Stage):
         encoded = which >= 0
         which, missing = which[encoded], np.isnan(values[encoded])
         reached = np.searchsorted(
-            self.threshold_keys, _complex_keys(which, np.where(missing, 0.0, values[encoded])), side="right"
+            self.threshold_keys, complex_keys(which, np.where(missing, 0.0, values[encoded])), side="right"
         )
         # an encoded value sets its reached thresholds to 1; a missing one makes all of them missing
         lengths = np.ones(len(rows), dtype=np.int64)

@@ -10,33 +10,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import (
+from filterkit.plugin import (
     COMBINE_OPTION,
+    SCALING_EXPONENTS,
+    ClassValueCountsStage,
+    FilterkitError,
     Metric,
+    Option,
+    PresenceCounts,
+    StateArray,
+    ValueCounts,
     combine_option,
     feature_scores,
+    hookimpl,
+    invalid_state,
+    range_scaling,
+    refuse_infinite_ranges,
     resolved_combine,
+    scaling_map,
     target_classes,
     with_options,
 )
-from filterkit.saved_state import invalid_state
-from filterkit.stage import (
-    SCALING_EXPONENTS,
-    Option,
-    StateArray,
-    range_scaling,
-    refuse_infinite_ranges,
-    scaling_map,
-)
-from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts
 
 
 class ScorerStage(ClassValueCountsStage):
     """Scale (or just score) numeric features by a metric; subclasses fix the metric."""
 
     metric: Metric
+    examples = ({}, {"presence": True, "zero_preserve": False})
     options = (
         Option("presence", bool, False, "Score presence (value ≠ 0) instead of the best threshold."),
         Option(

@@ -17,23 +17,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import (
+from filterkit.plugin import (
+    ATTRIBUTES,
     COMBINE_OPTION,
     JOINT,
+    NOMINAL,
+    NUMERIC,
+    Accepts,
+    AttributeSubset,
+    Chunk,
+    FilterkitError,
+    Option,
+    StateArray,
+    ValueCounts,
     class_scores,
+    feature_positions,
     feature_scores,
+    features_of_kinds,
+    hookimpl,
+    invalid_state,
+    label_layout,
+    nonzero_entries,
+    refuse_unaccepted_input,
     resolved_combine,
     target_classes,
     weka_ranking,
 )
-from filterkit.saved_state import invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, Chunk
-from filterkit.stage import ATTRIBUTES, Option, StateArray, feature_positions
-from filterkit.statistics import ValueCounts
-
-from .housekeeping import AttributeSubset, features_of_kinds, label_layout, nonzero_entries
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
@@ -66,6 +75,11 @@ class Selector(AttributeSubset):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
 
     name = "select"
+    examples = (
+        {"metric": "ig", "top": 50},
+        {"sparsity": 5.0, "metric": "bns", "presence": True},
+        {"fraction": 0.1, "metric": "svm"},
+    )
     summary = (
         "Keep the best-ranked features (numeric; nominal too with --metric): --top K, --fraction F, "
         "--min-score X or --sparsity S."
@@ -101,6 +115,11 @@ class Selector(AttributeSubset):
         return self.params["metric"] == SVM
 
     @property
+    def accepts(self) -> Accepts:  # type: ignore[override]  # a class attribute in Stage; select's depends on --metric
+        """Scoring by a metric learns from the classes."""
+        return Accepts(nominal_class=self.params["metric"] is not None)
+
+    @property
     def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
         """A pass over the data is needed to score by a metric or to measure sparsity."""
         return self.params["metric"] is not None or self.rule == "sparsity"
@@ -120,8 +139,7 @@ class Selector(AttributeSubset):
         metric = self.params["metric"]
         self.combine = self.params["combine"] or "max"
         if metric is not None:
-            if context.class_index is None or schema.attributes[context.class_index].kind != NOMINAL:
-                raise FilterkitError(f"select --metric {metric} needs a nominal class attribute (-c)")
+            refuse_unaccepted_input(self, schema, context)
             self.class_attribute = schema.attributes[context.class_index]
             if metric != SVM and not self.params["per_class"]:
                 self.combine = resolved_combine(

@@ -38,8 +38,8 @@ from filterkit.hookspecs import hookimpl
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
-from filterkit.stage import OPTION_FILE_BYTES, Option, Stage, StateArray, option_file
-from filterkit.statistics import _row_labels
+from filterkit.stage import OPTION_FILE_BYTES, Accepts, Option, Stage, StateArray, option_file
+from filterkit.statistics import row_labels
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -265,6 +265,7 @@ class WordVector(Stage):
     """String attributes to one numeric attribute per word, as Weka's StringToWordVector."""
 
     name = "words"
+    accepts = Accepts(text=True)
     summary = "Documents (string attributes) to word vectors, as Weka's StringToWordVector."
     options = (
         Option("counts", bool, False, "Each word's number of occurrences, not its presence (Weka's -C)."),
@@ -439,7 +440,7 @@ class WordVector(Stage):
         return WordStatistics(self.n_classes, _words.Vocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
-        labels, _ = _row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
+        labels, _ = row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
         try:
             counted = self.counted(chunk, statistics.vocabulary, True, self._stopwords())
         except _words.VocabularyFull:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import io
 import os
@@ -302,3 +303,19 @@ def wait_for_temporary(folder, pattern: str, process, seconds: float = 30):
         assert process.poll() is None, "filterkit ended before the temporary file appeared"
         assert time.monotonic() < deadline, "the temporary file never appeared"
         time.sleep(0.01)
+
+
+@functools.cache
+def example_stages() -> dict[str, list]:
+    """Each installed stage made with each of its declared option sets (``Stage.examples``), by name."""
+    registry = load_plugins()
+    return {
+        name: [registry.make_stage(name, options) for options in registered.value.examples]
+        for name, registered in sorted(registry.stages.items())
+    }
+
+
+def needs_two_classes(words: list[str]) -> bool:
+    """True when a stage named among a chain's ``words`` (with its first option set) needs a two-class task."""
+    stages = example_stages()
+    return any(word in stages and stages[word][0].accepts.two_classes for word in words)

@@ -164,7 +164,7 @@ def general_paths(monkeypatch) -> None:
     ones for what the kernels decline), with the kernels' per-chunk entries and ranges found by
     :func:`sparse_entries` and :func:`column_ranges`."""
     monkeypatch.setattr(statistics, "_compiled_entries", sparse_entries)
-    monkeypatch.setattr(statistics, "_column_ranges", column_ranges)
+    monkeypatch.setattr(statistics, "column_ranges", column_ranges)
     monkeypatch.setattr(statistics.ValueCounts, "_compiled_of_chunk", classmethod(lambda *_: None))
     monkeypatch.setattr(statistics.PresenceCounts, "_compiled_of_chunk", lambda *_: None)
     monkeypatch.setattr(exact, "_compiled_counts", lambda _: None)

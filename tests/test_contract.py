@@ -173,21 +173,6 @@ def test_check_stage_refuses_a_class_that_is_not_a_stage_and_bad_options():
         check_stage(registry.stage("select"))
 
 
-#: Options for the stages whose defaults do not run alone, and variants worth checking.
-BUILT_IN_OPTIONS = {
-    "select": [
-        {"top": 3, "metric": "ig"},
-        {"sparsity": 5.0, "metric": "bns", "presence": True},
-        {"fraction": 0.1, "metric": "svm"},
-    ],
-    "shape": [{}, {"zero_preserve": False}],
-    "bns": [{}, {"presence": True}, {"zero_preserve": False}],
-    "ordinal": [{}, {"max_thresholds": 2}],
-    "keep": [{"range": "1,3"}],
-    "remove": [{"range": "2"}, {"type": "numeric"}],
-}
-
-
 #: ``check_stage`` of a built-in stage, run once per options: the positive-class tests below ask again for
 #: what the sweep checked (a stage's result does not change within a process).
 checked_stage = functools.lru_cache(maxsize=None)(check_stage)
@@ -196,8 +181,8 @@ checked_stage = functools.lru_cache(maxsize=None)(check_stage)
 def built_in_cases() -> list:
     return [
         pytest.param(name, options, id=f"{name}{json.dumps(options, sort_keys=True) if options else ''}")
-        for name in sorted(load_plugins().stages)
-        for options in BUILT_IN_OPTIONS.get(name, [{}])
+        for name, registered in sorted(load_plugins().stages.items())
+        for options in registered.value.examples
     ]
 
 

@@ -25,8 +25,8 @@ from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk, CsrArrays, concatenate, is_sparse_matrix
 from filterkit.sources import MemorySource
+from filterkit.stage_parts import kept_columns
 from filterkit.testing import check_stage
-from filterkit_plugins.housekeeping import kept_columns
 
 #: Run each chain of argv lists (JSON) through ``filterkit.cli.run`` in one fresh interpreter and
 #: report, per chain, the exit status, the output's size and whether scipy / scipy.sparse were loaded.

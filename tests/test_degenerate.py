@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from chain_helpers import REAL
+from chain_helpers import REAL, example_stages, needs_two_classes
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, load_plugins
 
 # a numpy warning (overflow, invalid value) is a crash here: it would be noise on the command line
@@ -44,13 +44,8 @@ def built_in_stages() -> dict:
     return {name: registered.value for name, registered in load_plugins().stages.items()}
 
 
-# options a stage needs to run at all
-REQUIRED = {"select": ["--top", "1"], "remove": ["--range", "1"], "keep": ["--range", "1"]}
-NEEDS_POSITIVE = {"shape", "auto"}
-
-
 def argv_for(stage: str, options: list[str], path, positive_label: str = "b") -> list[str]:
-    positive = ["--positive", positive_label] if stage in NEEDS_POSITIVE else []
+    positive = ["--positive", positive_label] if needs_two_classes([stage]) else []
     return [*positive, "-q", str(path), stage, *options]
 
 
@@ -79,7 +74,7 @@ STAGE_NAMES = sorted(
 def test_every_stage_on_degenerate_data(run_filterkit, tmp_path, stage, data):
     path = tmp_path / "in.arff"
     path.write_text(DEGENERATE[data])
-    assert_output_or_clear_error(run_filterkit, argv_for(stage, REQUIRED.get(stage, []), path))
+    assert_output_or_clear_error(run_filterkit, argv_for(stage, example_stages()[stage][0].command_words()[1:], path))
     for variant in (["--presence"], ["--no-zero-preserve", "--combine", "mean"]) if stage in ("bns", "ig") else ():
         assert_output_or_clear_error(run_filterkit, argv_for(stage, variant, path))
     if stage == "select":

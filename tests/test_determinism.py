@@ -41,17 +41,10 @@ from pathlib import Path
 
 import pytest
 
-from chain_helpers import REAL
+from chain_helpers import REAL, example_stages, needs_two_classes
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.testing import run_filterkit
 
-# Options per stage: what a user would type (the defaults where they are sensible).
-STAGE_OPTIONS = {
-    "select": ["--metric", "ig", "--top", "50"],
-    "ordinal": ["--max-thresholds", "3"],
-    "remove": ["--range", "1"],
-    "keep": ["--range", "1"],
-}
 # Stages with options worth a run of their own, beside the plain run of every stage.
 EXTRA_RUNS = {
     "select-svm": ["select", "--metric", "svm", "--sample", "0.5", "--seed", "1", "--top", "20"],
@@ -79,8 +72,6 @@ DATA = {
 }
 # oh0's words kept: those in at least this many of the rows kept, so the header stays small.
 OH0_MIN_ROWS = 3
-# Stages that refuse a multi-class task without --positive.
-NEEDS_POSITIVE = {"shape", "auto"}
 #: The chunk size of the shuffled runs (and of the order-dependent runs' chunked run, in order).
 ROWS7 = ["--chunk-rows", "7"]
 #: ``--chunk-rows 1`` runs on every fourth of a data set's rows (the rows before the weights are
@@ -155,7 +146,7 @@ _CHILD = textwrap.dedent(
 
 def _runs():
     """(run name, stage words) for every installed stage plus the extra runs."""
-    return [(name, [name, *STAGE_OPTIONS.get(name, [])]) for name in installed_stages()] + list(EXTRA_RUNS.items())
+    return [(name, stages[0].command_words()) for name, stages in example_stages().items()] + list(EXTRA_RUNS.items())
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +176,7 @@ def outputs(tmp_path_factory):
     for run_name, words in _runs():
         for name, (_, _, options, positive, _) in DATA.items():
             chain_options = list(options)
-            if positive and (set(words) & NEEDS_POSITIVE):
+            if positive and needs_two_classes(words):
                 chain_options += ["--positive", positive]
             plain, shuffled = str(root / f"{name}.arff"), str(root / f"{name}.shuffled.arff")
             for chunking, chunk_options in ONE_ROW_CHUNKINGS.items():
@@ -233,7 +224,7 @@ def outputs(tmp_path_factory):
 
 
 def test_every_installed_stage_is_covered():
-    # a new built-in stage gets a run here (with STAGE_OPTIONS if its defaults are not sensible)
+    # a new built-in stage gets a run here, with the first of its declared option sets (Stage.examples)
     stages = installed_stages()
     assert {"l2", "l1", "minmax", "binarize", "select", "ordinal", "shape", "bns", "ig"} <= set(stages)
 

@@ -5,9 +5,9 @@ earlier run (the Dask engine once dropped them) and are cut into three partition
 from __future__ import annotations
 
 import pytest
-from test_determinism import DATA, NEEDS_POSITIVE, OH0_MIN_ROWS, _fewer_words, _runs, _split, _weighted
+from test_determinism import DATA, OH0_MIN_ROWS, _fewer_words, _runs, _split, _weighted
 
-from chain_helpers import REAL
+from chain_helpers import REAL, needs_two_classes
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +43,7 @@ CASES = [(run_name, words, name) for run_name, words in _runs() for name in SETS
 @pytest.mark.parametrize("run_name, words, name", CASES, ids=[f"{r}-{n}" for r, _, n in CASES])
 def test_dask_writes_the_local_run_s_bytes(run_filterkit, dask_scheduler, inputs, tmp_path, run_name, words, name):
     positive = DATA[name][3]
-    options = ["--positive", positive] if positive and set(words) & NEEDS_POSITIVE else []
+    options = ["--positive", positive] if positive and needs_two_classes(words) else []
     local_out, dask_out = tmp_path / "local.arff", tmp_path / "dask.arff"
     local = run_filterkit(*options, "-q", "-o", local_out, inputs[name], *words)
     dask = run_filterkit(

@@ -265,7 +265,7 @@ def test_table_shows_one_row_per_chain(run_filterkit):
         (["--each-class", "--train-fraction", "0,1", IRIS], "(0, 1]"),
         (["--each-class", "--compare", IRIS, "minmax l2", "minmax  l2"], "twice"),
         (["--each-class", "--compare", IRIS, "l2 'x", ""], 'chain "l2 \'x": No closing quotation'),
-        (["--positive", "nosuch", IRIS], "'nosuch' is not a class label"),
+        (["--positive", "nosuch", IRIS], "--positive 'nosuch' is not a label of the class 'class' {Iris-setosa,"),
     ],
 )
 def test_bad_evaluate_commands_are_clear_errors(run_filterkit, arguments, message):

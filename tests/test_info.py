@@ -480,7 +480,7 @@ def test_bad_value_names_file_and_line(run_filterkit, tmp_path):
         (
             ["-c", "2", "--metric", "ig", CREDIT],
             1,
-            "--metric needs a nominal class attribute (-c); 'duration' is numeric",
+            "--metric needs a nominal class attribute (-c); the class (-c 2) is 'duration', numeric: give -c first",
         ),
         (["-c", "3184", OH0], 1, "class index 3184 is outside 1..3183"),
         (["--metric", "nope", OH0], 2, "Invalid value for '--metric'"),

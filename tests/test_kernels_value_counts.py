@@ -112,7 +112,7 @@ def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, nam
 def random_run(rng, n: int, scale: int) -> tuple[np.ndarray, ExactSums]:
     """A run of distinct complex keys, ascending, with counts below 2**32 (one digit)."""
     real = rng.integers(0, 40, size=n).astype(np.float64)
-    keys = np.unique(exact._complex_keys(real, rng.choice([-np.inf, -3.5, 0.25, 1.0, 7.0, np.inf], size=n)))
+    keys = np.unique(exact.complex_keys(real, rng.choice([-np.inf, -3.5, 0.25, 1.0, 7.0, np.inf], size=n)))
     return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
 
 

@@ -135,6 +135,17 @@ def test_a_terminal_redraws_one_line_per_pass_and_keeps_it(grain_times_four):
     assert done.startswith("filterkit: done in ")
 
 
+def test_a_pass_that_knows_its_rows_draws_its_first_line_once_and_names_the_stage_it_derives_from():
+    terminal = Terminal()
+    run_chain(IRIS, ["minmax", "minmax"], Progress(TERMINAL, terminal, clock=Clock(0.05)), class_spec="last")
+    segments = [segment for segment in terminal.getvalue().split("\r") if segment.strip("\n")]
+    # the second pass knows its rows (the first counted them): drawn when the pass starts, not again
+    # when its rows start coming (which drew a second "0/150 rows")
+    assert segments.count("filterkit: pass 2: fitting minmax: 0/150 rows (0%)\x1b[K") == 1
+    assert all(earlier != later for earlier, later in zip(segments, segments[1:]))
+    assert "filterkit: fitting minmax: deriving its statistics from those of stage 'minmax'…\x1b[K" in segments
+
+
 def test_a_failing_pass_ends_the_terminal_s_line_so_the_error_starts_its_own():
     terminal = Terminal()
     progress = Progress(TERMINAL, terminal)

@@ -78,7 +78,7 @@ def test_zeros_nans_and_infinities_left_by_one_map_are_what_the_next_stage_would
 
 
 def test_runs_of_maps_become_one_step_each():
-    assert _steps([None, print, print, None, print, None, print, print, print], [False] * 9) == [
+    assert _steps([None, print, print, None, print, None, print, print, print], [False] * 9, [False] * 9) == [
         (0, 1),
         (1, 3),
         (3, 4),
@@ -91,7 +91,12 @@ def test_runs_of_maps_become_one_step_each():
 def test_a_map_that_changes_the_class_ends_its_step():
     """Its result is checked against its own contract, which checks the class's labels (a later
     map's does not: the class is not its to change)."""
-    assert _steps([print, print, print, print], [False, True, False, False]) == [(0, 2), (2, 4)]
+    assert _steps([print, print, print, print], [False, True, False, False], [False] * 4) == [(0, 2), (2, 4)]
+
+
+def test_a_map_of_a_stage_that_accepts_no_negative_value_starts_its_step():
+    """Its input is then a chunk the chain can check (:func:`filterkit.stage.refuse_negative_values`)."""
+    assert _steps([print, print, print, print], [False] * 4, [False, False, True, False]) == [(0, 2), (2, 4)]
 
 
 def test_a_map_that_returns_the_wrong_length_breaks_the_contract(monkeypatch):

@@ -35,12 +35,18 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.classifier import Classifier
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.metrics import Metric
-from filterkit.schema import Chunk
-from filterkit.stage import Option, Stage, StateArray, scale_features, stored_in_features
+from filterkit.plugin import (
+    Chunk,
+    Classifier,
+    FilterkitError,
+    Metric,
+    Option,
+    Stage,
+    StateArray,
+    hookimpl,
+    scale_features,
+    stored_in_features,
+)
 
 
 class LogTf(Stage):
