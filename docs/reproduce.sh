@@ -6,9 +6,9 @@
 # Issue 22's are "multiply multiclass auto" (PARTS="uci text curve skewed intercept decision curve-decision
 # prose multiply multiclass auto" runs everything). Issue 40's are "weighting collapse" (REUTERS_DIR: the
 # Debian weka package's examples folder, holding ReutersGrain-train.arff and ReutersCorn-train.arff;
-# WEIGHTING_SETS and REUTERS_SETS pick a subset, as docs/RESULTS.md §8 did).
+# WEIGHTING_SETS and REUTERS_SETS pick a subset, as docs/RESULTS.md §8 did). Issue 47's is "nbr" (apt-cache).
 # Writes one JSON per run into OUT_DIR, then: python docs/summarize_results.py OUT_DIR
-# (parts weighting and collapse: python docs/experiments/summarize_weighting.py OUT_DIR)
+# (parts weighting and collapse: python docs/experiments/summarize_weighting.py OUT_DIR; nbr: summarize_nbr.py)
 set -euo pipefail
 data=${1:-"$(dirname "$0")/../../shared/data"}
 out=${2:-results}
@@ -178,6 +178,45 @@ wanted weighting && for decision in platt-cv margin; do
                 "$reuters/Reuters$name-train.arff" \
                 "${weighting_chains[@]/#/words --counts --lowercase --ngrams $ngrams }" \
                 > "$out/weighting-$decision-reuters$name-$ngrams.json"
+        done
+    done
+done
+
+# 8b. nbr as Wang & Manning define it (issue 47 item 9): part 8's tasks, folds and curve with the constant-less
+#     nbr of filterkit 0.3 (nbr0, docs/experiments/nbr_constantless) beside the nbr of parts "weighting" and
+#     "collapse"; and the paper's own setting (binarized words, bigrams, --nb-alpha 1) on two short-text tasks
+#     any Debian machine can build, package descriptions by section (docs/experiments/debian_descriptions.py).
+#     python docs/experiments/summarize_nbr.py OUT_DIR prints the tables.
+nbr0=("--plugins-dir" "$(dirname "$0")/experiments/nbr_constantless")
+nbr0_chains=("idf --presence --multiply l2" "nbr0 --presence --multiply l2")
+wanted nbr && for decision in platt-cv margin; do
+    for name in $weighting_sets; do
+        filterkit "${nbr0[@]}" evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --stats --json \
+            --compare --svm-decision "$decision" "$data/text/$name.wc.arff" "${nbr0_chains[@]}" \
+            > "$out/nbr0-$decision-$name.json"
+    done
+    for name in ${REUTERS_SETS:-Grain Corn}; do
+        for ngrams in 1-1 1-2; do
+            filterkit "${nbr0[@]}" evaluate -q --jobs "$jobs" --folds 5 --stats --json --compare \
+                --svm-decision "$decision" "$reuters/Reuters$name-train.arff" \
+                "${nbr0_chains[@]/#/words --counts --lowercase --ngrams $ngrams }" \
+                > "$out/nbr0-$decision-reuters$name-$ngrams.json"
+        done
+    done
+done
+wanted nbr && filterkit "${nbr0[@]}" evaluate -q --jobs "$jobs" --each-class --min-positives 50 --folds 5 --json \
+    --train-fraction 0.05,0.1,0.2 --compare "$data/text/oh10.wc.arff" "${nbr0_chains[@]}" > "$out/nbr0-curve-oh10.json"
+wanted nbr && for sections in "admin utils" "net web"; do
+    task=debian-${sections/ /-}
+    apt-cache dumpavail | python3 "$(dirname "$0")/experiments/debian_descriptions.py" $sections > "$out/$task.arff"
+    for decision in platt-cv margin; do
+        for ngrams in 1-1 1-2; do
+            w="words --lowercase --ngrams $ngrams --words-to-keep 1000000"
+            filterkit "${nbr0[@]}" evaluate -q --jobs "$jobs" --folds 5 --stats --json --compare \
+                --svm-decision "$decision" "$out/$task.arff" "$w l2" "$w idf --presence --multiply l2" \
+                "$w nbr0 --presence --multiply" "$w nbr --nb-alpha 1 --presence --multiply" \
+                "$w nbr0 --presence --multiply l2" "$w nbr --nb-alpha 1 --presence --multiply l2" "$w" \
+                > "$out/paper-$decision-$task-$ngrams.json"
         done
     done
 done

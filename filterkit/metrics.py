@@ -9,6 +9,7 @@ threshold (KDD'09 §3.4); on more than two classes one-vs-rest combined by ``max
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Callable, cast
 
 import numpy as np
@@ -42,8 +43,23 @@ class Metric:
     #: Options of the metric (its scorer stage offers them): their values follow the counts (or the tables) as
     #: further arguments of ``function`` and ``joint``, in this order; ``select`` and ``info`` use their defaults.
     options: tuple[Option, ...] = ()
+    #: True when the score also depends on sums over every feature scored together (``nbr``'s norms):
+    #: ``function`` then takes them as the keyword argument ``vocabulary``, a :class:`Vocabulary`.
+    uses_vocabulary: bool = False
     #: Set by the plugin registry (the plugin, distribution and version it came from), for errors.
     provenance: Provenance | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Sums over the ``size`` features scored together, for a metric that ``uses_vocabulary``:
+    ``tp`` and ``fp`` are Σ tp and Σ fp of presence (the rows of the target class, and of the rest,
+    where each feature is non-zero), exact sums of the merged statistics rounded once, so they
+    do not depend on chunk size, merge order or engine."""
+
+    size: int
+    tp: float
+    fp: float
 
 
 def with_options(metric: Metric, values: list) -> Metric:
@@ -53,9 +69,18 @@ def with_options(metric: Metric, values: list) -> Metric:
     joint = metric.joint
     return replace(
         metric,
-        function=lambda *counts: metric.function(*counts, *values),
+        function=lambda *counts, **sums: metric.function(*counts, *values, **sums),
         joint=None if joint is None else lambda tables: joint(tables, *values),
     )
+
+
+def with_vocabulary(metric: Metric, counts: ClassCounts, target: int) -> Metric:
+    """``metric`` with the :class:`Vocabulary` of ``counts`` for class ``target`` bound into ``function``
+    (unchanged when it does not use the vocabulary)."""
+    if not metric.uses_vocabulary:
+        return metric
+    tp, fp = counts.vocabulary_sums(target)
+    return replace(metric, function=partial(metric.function, vocabulary=Vocabulary(counts.n_features, tp, fp)))
 
 
 JOINT = "joint"
@@ -199,12 +224,13 @@ def class_scores(
     if not presence and metric.uses_counts and numeric.any():
         histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
     for target in targets:
+        of_target = with_vocabulary(metric, counts, target)
         if histogram is None:
-            scores = metric_scores(metric, *counts.presence_table(target), alpha)
+            scores = metric_scores(of_target, *counts.presence_table(target), alpha)
         else:
-            scores = _threshold_scores(counts.n_features, histogram, metric, target, alpha)
+            scores = _threshold_scores(counts.n_features, histogram, of_target, target, alpha)
         for positions, known, missing in nominal_groups:
-            scores[positions] = _nominal_scores(metric, known, missing, target, alpha)
+            scores[positions] = _nominal_scores(of_target, known, missing, target, alpha)
         yield scores
 
 

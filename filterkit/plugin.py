@@ -25,6 +25,7 @@ _HOMES = {
         "COMBINE_OPTION",
         "JOINT",
         "Metric",
+        "Vocabulary",
         "class_scores",
         "combine_option",
         "feature_scores",
@@ -95,7 +96,7 @@ _HOMES = {
     ),
     # the compiled kernels the built-in stages call
     "filterkit._kernels": ("normalize_stored", "shape_stored"),
-    "filterkit._words": ("Vocabulary", "count:count_words"),
+    "filterkit._words": ("Vocabulary:WordVocabulary", "count:count_words"),
 }
 
 #: Where each exported name comes from: (module, the name there).
@@ -134,6 +135,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
         COMBINE_OPTION,
         JOINT,
         Metric,
+        Vocabulary,
         class_scores,
         combine_option,
         feature_scores,
@@ -198,4 +200,4 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts, column_ranges, row_labels
 
     normalize_stored, shape_stored = _kernels.normalize_stored, _kernels.shape_stored
-    Vocabulary, count_words = _words.Vocabulary, _words.count
+    WordVocabulary, count_words = _words.Vocabulary, _words.count

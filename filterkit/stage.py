@@ -153,7 +153,7 @@ class Configurable:
 @dataclass(frozen=True)
 class Accepts:
     """What a stage needs of its input, as Weka's ``Capabilities`` and scikit-learn's input tags say it
-    (docs/plugins.md, "What a stage accepts").  The chain refuses input without it before any work
+    (docs/plugins.md, "Accepts fields").  The chain refuses input without it before any work
     (:func:`refuse_unaccepted_input`) and refuses a negative value in a chunk it gives the stage
     (:func:`refuse_negative_values`); ``check_stage``, the test sweeps and the scikit-learn adapters' tags
     read it, so none of them keeps a list of stages."""

@@ -139,6 +139,13 @@ class ClassCounts:
             present_all.minus(present).to_float(),
         )
 
+    def vocabulary_sums(self, target: int) -> tuple[float, float]:
+        """Σ tp and Σ fp of :meth:`presence_table` over every feature: the rows of class ``target``, and
+        of the other classes, where each feature is non-zero, added up exactly and rounded once (exact
+        sums of the merged tables, so they merge as the tables do)."""
+        has, has_all = self.nonzero_sums(target), self.nonzero_sums(None)
+        return float(has.total().to_float()[0]), float(has_all.minus(has).total().to_float()[0])
+
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 

@@ -197,10 +197,12 @@ def relevance_frequency(tp, fp, pos, neg):
     return np.log2(2.0 + tp / np.maximum(1.0, fp))
 
 
-def nb_log_count_ratio(tp, fp, pos, neg, alpha=1.0):
-    """nbr: ln((α + tp) / (α + fp)), Wang & Manning's r (ACL 2012, §2.1) on binarized counts, without
-    its ln(‖q‖₁ / ‖p‖₁), a constant shared by every feature."""
-    return np.log((alpha + tp) / (alpha + fp))
+def nb_log_count_ratio(tp, fp, pos, neg, alpha=1.0, *, vocabulary):
+    """nbr: Wang & Manning's r = ln((p/‖p‖₁) / (q/‖q‖₁)) on binarized counts (ACL 2012, §2): p = α + tp,
+    q = α + fp, and the norms over the whole vocabulary V, ‖p‖₁ = α·|V| + Σ_V tp, ‖q‖₁ = α·|V| + Σ_V fp."""
+    p_norm = alpha * vocabulary.size + vocabulary.tp
+    q_norm = alpha * vocabulary.size + vocabulary.fp
+    return np.log(((alpha + tp) / p_norm) / ((alpha + fp) / q_norm))
 
 
 def delta_idf(tp, fp, pos, neg, smooth=False):
@@ -272,8 +274,10 @@ METRICS = (
     Metric(
         "nbr",
         nb_log_count_ratio,
-        "NB log-count ratio (Wang & Manning 2012): ln((α + tp) / (α + fp)).",
+        "NB log-count ratio (Wang & Manning 2012): ln((p/‖p‖₁) / (q/‖q‖₁)), p = α + tp, q = α + fp, the norms "
+        "over every scored feature.",
         options=(Option("nb_alpha", float, 1.0, "nbr's smoothing α, added to tp and fp.", minimum=0.001),),
+        uses_vocabulary=True,
     ),
     Metric(
         "didf",

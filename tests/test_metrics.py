@@ -18,7 +18,7 @@ import pytest
 from scipy.stats import norm
 
 from filterkit.errors import FilterkitError
-from filterkit.metrics import feature_scores, metric_scores, positive_code, target_classes
+from filterkit.metrics import Metric, feature_scores, metric_scores, positive_code, target_classes
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Attribute, Chunk
@@ -250,6 +250,33 @@ def test_one_vs_rest_combines_per_class_scores_by_max_or_mean(metrics):
     np.testing.assert_allclose(
         feature_scores(counts, metrics["ig"], [0, 1, 2], True, "mean"), per_class.mean(axis=0), rtol=1e-15
     )
+
+
+def test_a_vocabulary_metric_gets_each_target_s_sums_over_every_feature_merged_exactly():
+    # weights 0.1 and 0.2 make the sums inexact in floating point if added in another order than exactly
+    seen = []
+
+    def record(tp, fp, pos, neg, *, vocabulary):
+        seen.append(vocabulary)
+        return tp * 0.0
+
+    metric = Metric("vocab", record, uses_vocabulary=True)
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 3, 40)
+    values = rng.integers(0, 3, (40, 4)) * (rng.random((40, 4)) < 0.5)
+    weights = rng.choice([0.1, 0.2, 0.7], 40)
+    matrix = np.column_stack([values, labels]).astype(float)
+    whole = ValueCounts.of_chunk(Chunk(matrix, weights=weights), np.arange(4), 4, 3)
+    parts = [ValueCounts.of_chunk(Chunk(matrix[i::3], weights=weights[i::3]), np.arange(4), 4, 3) for i in range(3)]
+    merged = parts[2].merge(parts[0]).merge(parts[1])
+    for counts in (whole, merged):
+        feature_scores(counts, metric, [0, 1, 2], presence=True, combine="mean")
+    assert seen[:3] == seen[3:]  # the same bits from one chunk as from three merged in another order
+    held = (values != 0) * weights[:, None]
+    for target, vocabulary in enumerate(seen[:3]):
+        assert vocabulary.size == 4
+        assert vocabulary.tp == pytest.approx(math.fsum(held[labels == target].ravel()), rel=1e-15)
+        assert vocabulary.fp == pytest.approx(math.fsum(held[labels != target].ravel()), rel=1e-15)
 
 
 # --- the positive class and the target classes ------------------------------------------------

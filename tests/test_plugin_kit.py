@@ -33,7 +33,7 @@ from filterkit.arff import read_arff
 from filterkit.classifier import Classifier
 from filterkit.metrics import Metric
 from filterkit.plugins import load_plugins
-from filterkit.stage import Context, Option, Stage, StateArray
+from filterkit.stage import Accepts, Context, Option, Stage, StateArray
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "filterkit-tfidf"
@@ -410,7 +410,7 @@ def test_documented_methods_are_exactly_the_public_methods_with_their_signatures
         assert documented[name] == call_signature(method)
 
 
-@pytest.mark.parametrize("cls", [Option, Context, StateArray, Metric], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [Option, Context, StateArray, Metric, Accepts], ids=lambda c: c.__name__)
 def test_documented_fields_are_exactly_the_dataclass_fields(docs_sections, cls):
     section = docs_sections[f"### {cls.__name__} fields"]
     documented = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)

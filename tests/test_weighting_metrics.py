@@ -40,8 +40,15 @@ z = NormalDist().inv_cdf  # the standard library's, not scipy's ndtri that bns u
 HAND = {
     ("idf",): [0.0, ln(3), 0.0, ln(3), ln(3)],
     ("rf",): [log2(2.5), 1.0, 1.0, 2.0, log2(3)],
-    ("nbr",): [ln(3 / 5), ln(1 / 3), 0.0, ln(3), 0.0],
-    ("nbr", "--nb-alpha", "0.5"): [ln(2.5 / 4.5), ln(0.5 / 2.5), 0.0, ln(2.5 / 0.5), 0.0],
+    # nbr's norms: Σ tp = 5, Σ fp = 7 over the five words, so ‖p‖₁ = 5α + 5 and ‖q‖₁ = 5α + 7.
+    ("nbr",): [ln(3 / 10 / (5 / 12)), ln(1 / 10 / (3 / 12)), ln(12 / 10), ln(3 / 10 / (1 / 12)), ln(12 / 10)],
+    ("nbr", "--nb-alpha", "0.5"): [
+        ln(2.5 / 7.5 / (4.5 / 9.5)),
+        ln(0.5 / 7.5 / (2.5 / 9.5)),
+        ln(9.5 / 7.5),
+        ln(2.5 / 7.5 / (0.5 / 9.5)),
+        ln(9.5 / 7.5),
+    ],
     ("didf",): [0.0, 0.0, 0.0, 0.0, -1.0],
     ("didf", "--smooth"): [0.0, log2(9), 0.0, log2(1 / 17), log2(5 / 9)],
     ("igm",): [4.5, 8.0, 1.0, 8.0, 1 + 7 / 3],
@@ -90,6 +97,24 @@ def test_chunk_size_does_not_change_the_bytes(run_filterkit, tmp_path):
         assert whole.status == 0, whole.stderr
         one_row_chunks = run_filterkit("--chunk-rows", "1", "--positive", "pos", path, *stage, "--multiply")
         assert one_row_chunks.stdout == whole.stdout
+
+
+# Wang & Manning's worked setting, small: 4 documents of binarized words x, y, z, α = 1. Positive documents
+# (x y) and (x): p = 1 + (2, 1, 0) = (3, 2, 1), ‖p‖₁ = 6; negative (y z) and (x z): q = 1 + (1, 1, 2) =
+# (2, 2, 3), ‖q‖₁ = 7. r = ln((p/‖p‖₁) / (q/‖q‖₁)) = (ln(7/4), ln(7/6), ln(7/18)); without the norms it
+# would be (ln(3/2), 0, ln(1/3)).
+PAPER_ROWS = [(1, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1)]
+PAPER_R = [ln(7 / 4), ln(7 / 6), ln(7 / 18)]
+
+
+@pytest.mark.parametrize("mode", [("--presence",), ()], ids=["presence", "threshold"])
+def test_nbr_is_wang_and_mannings_log_count_ratio_with_its_norms(run_filterkit, tmp_path, mode):
+    path = tmp_path / "paper.arff"
+    rows = "".join(f"{x},{y},{z},{label}\n" for (x, y, z), label in zip(PAPER_ROWS, ["pos", "pos", "neg", "neg"]))
+    header = "@relation paper\n" + "".join(f"@attribute {w} numeric\n" for w in "xyz")
+    path.write_text(header + "@attribute class {pos,neg}\n@data\n" + rows)
+    values = output_values(run_filterkit("--positive", "pos", path, "nbr", *mode, "--multiply"))
+    np.testing.assert_allclose(values[:, :3], np.array(PAPER_ROWS) * PAPER_R, rtol=1e-15)
 
 
 @pytest.mark.parametrize("options, coefficient", [((), 7.0), (("--igm-lambda", "2"), 2.0)])
