@@ -43,9 +43,6 @@ typedef struct {
  * time of random ones).  The numbers tokens get depend on their order alone, never on the hash. */
 static uint64_t hash_key[2];
 
-/* Raised by ``count`` when a fit's vocabulary would hold more tokens than it may. */
-static PyObject *VocabularyFull;
-
 #define ROTATE(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 #define HALF_ROUND(a, b, c, d, s, t) \
     a += b;                          \
@@ -673,7 +670,7 @@ static PyTypeObject VocabularyType = {
  *
  * columns: one list per converted attribute of each row's text (a string or None); a row's
  * tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
- * (else they are left out), raising VocabularyFull once it would hold more than ``most``.  delimiters: a string (only its ASCII characters matter here).
+ * (else they are left out); None once ``vocabulary`` would hold more than ``most``.  delimiters: a string (only its ASCII characters matter here).
  * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
  * stopwords: a Vocabulary of lowercased stop words, left out of ASCII texts, or None.
  * Returns bytes of int64: the n_rows + 1 row offsets, and per row its (token number,
@@ -715,7 +712,7 @@ count(PyObject *module, PyObject *args)
                 result = Py_BuildValue("(Oy#)", indptr, c.pairs ? (const char *)c.pairs : "",
                                        c.n_pairs * (Py_ssize_t)sizeof(Pair));
             else if (c.full && !PyErr_Occurred())
-                PyErr_Format(VocabularyFull, "more than %zd distinct tokens", c.most);
+                result = Py_NewRef(Py_None);
             else
                 failed();
             if (c.stopwords != NULL)
@@ -771,9 +768,6 @@ PyInit__words(void)
     if (!draw_hash_key() || PyType_Ready(&VocabularyType) < 0)
         return NULL;
     PyObject *created = PyModule_Create(&module);
-    VocabularyFull = created == NULL ? NULL : PyErr_NewException("filterkit._words.VocabularyFull", NULL, NULL);
-    if (created != NULL && PyModule_AddObjectRef(created, "VocabularyFull", VocabularyFull) < 0)
-        Py_CLEAR(created);
     if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)
         Py_CLEAR(created);
     if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)

@@ -30,16 +30,32 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.errors import FilterkitError
-from filterkit.exact import stable_order
-from filterkit.hookspecs import hookimpl
-from filterkit.plugins import registered_stemmer
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
-from filterkit.stage import OPTION_FILE_BYTES, Accepts, Option, Stage, StateArray, option_file
-from filterkit.statistics import row_labels
+from filterkit.plugin import (
+    NOMINAL,
+    NUMERIC,
+    OPTION_FILE_BYTES,
+    OPTIONS_KEY,
+    STRING,
+    VARIABLES,
+    Accepts,
+    Attribute,
+    Chunk,
+    FilterkitError,
+    Limits,
+    Option,
+    Stage,
+    StateArray,
+    WordVocabulary,
+    count_words,
+    fitted_options,
+    hookimpl,
+    invalid_state,
+    option_file,
+    refuse_unreadable_output,
+    registered_stemmer,
+    row_labels,
+    weka_range,
+)
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -238,13 +254,13 @@ class WordStatistics:
             self._merge_last()
         keys, occurrences, documents = self.runs[0] if self.runs else (np.zeros(0, dtype=np.int64),) * 3
         ids, classes = np.divmod(keys, self.n_classes)
-        order = stable_order(classes)  # keys ascend, so each class's tokens stay ascending
+        order = np.argsort(classes, kind="stable")  # keys ascend, so each class's tokens stay ascending
         return classes[order], ids[order], occurrences[order], documents[order]
 
 
 def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray):
     """The distinct ``keys``, ascending, with the sums of their occurrences and documents."""
-    order = stable_order(keys)
+    order = np.argsort(keys, kind="stable")  # timsort: two sorted runs concatenated merge in linear time
     keys = keys[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     return keys[starts], np.add.reduceat(occurrences[order], starts), np.add.reduceat(documents[order], starts)
@@ -351,7 +367,7 @@ class WordVector(Stage):
         alphabetic = self.params["tokenizer"] == "alphabetic"
         self.split = tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
-        #: ``_words.count``'s settings: a stemmer sends every text to ``tokens_of``
+        #: ``count_words``' settings: a stemmer sends every text to ``tokens_of``
         self.settings = (delimiters, alphabetic, self.params["lowercase"], *(ngrams or (0, 0)), self.stem is not None)
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
@@ -381,9 +397,12 @@ class WordVector(Stage):
 
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] for column in columns]
-            indptr, pairs = _words.count(
+            counted = count_words(
                 into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback
             )
+            if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
+                raise self._too_many_words()
+            indptr, pairs = counted
             return np.frombuffer(indptr, dtype=np.int64), np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
 
         if chunk.n_rows < 2 * HALF_CHUNK_ROWS or self.stem is not None:  # a stemmer runs with the GIL, on one thread
@@ -392,7 +411,7 @@ class WordVector(Stage):
         half = chunk.n_rows // 2
         # a fit's second half gets a vocabulary of its own (one thread at a time may add to one), numbered
         # in the fit's after the first half: the numbers are those one thread gives
-        own = _words.Vocabulary() if add else vocabulary
+        own = WordVocabulary() if add else vocabulary
         first_half = _helper().submit(count, vocabulary, 0, half)
         try:
             second_indptr, second_pairs = count(own, half, chunk.n_rows)
@@ -423,7 +442,7 @@ class WordVector(Stage):
         return stem
 
     def _stopwords(self) -> frozenset[str]:
-        """The stop words, read once; ``stop_vocabulary`` holds them for ``_words.count``."""
+        """The stop words, read once; ``stop_vocabulary`` holds them for ``count_words``."""
         if self.stopwords is None:
             given = self.params["stopwords"]
             self.stopwords = (
@@ -433,19 +452,15 @@ class WordVector(Stage):
                 if given == BUILT_IN_STOPWORDS
                 else read_stopwords(given)
             )
-            self.stop_vocabulary = _words.Vocabulary(sorted(self.stopwords))
+            self.stop_vocabulary = WordVocabulary(sorted(self.stopwords))
         return self.stopwords
 
     def new_statistics(self) -> WordStatistics:
-        return WordStatistics(self.n_classes, _words.Vocabulary())
+        return WordStatistics(self.n_classes, WordVocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
         labels, _ = row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
-        try:
-            counted = self.counted(chunk, statistics.vocabulary, True, self._stopwords())
-        except _words.VocabularyFull:
-            raise self._too_many_words() from None
-        statistics.add(labels, *counted)
+        statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
         return self._bounded(statistics)
 
     def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:
@@ -494,7 +509,7 @@ class WordVector(Stage):
         )
         fewer = "keep fewer words with --words-to-keep or --min-term-freq"
         refuse_unreadable_output(self.name, len(self.kept) + len(self.words), 0, names, fewer)
-        self.vocabulary = _words.Vocabulary(self.words)
+        self.vocabulary = WordVocabulary(self.words)
         attributes = [schema.attributes[i] for i in self.kept]
         taken = {attribute.name for attribute in attributes}  # the words themselves are distinct
         clash = next((prefix + word for word in self.words if prefix + word in taken), None)

@@ -57,7 +57,8 @@ from filterkit import statistics
 from filterkit.arff import reader
 from filterkit.formats import svmlight
 from filterkit_plugins import words
-used = (reader._speedups, statistics._kernels, svmlight._lines, words._words)
+used = (reader._speedups, statistics._kernels, svmlight._lines, sys.modules["filterkit._words"])
+assert words.count_words is sys.modules["filterkit._words"].count
 assert tuple(module.__file__ for module in used) == tuple(paths)
 sys.exit(pytest.main(sys.argv[2 + len(names) :]))
 """

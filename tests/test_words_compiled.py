@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
 from filterkit.stage import Context
-from filterkit_plugins.words import WordStatistics, WordVector, _words
+from filterkit_plugins.words import WordStatistics, WordVector
 
 #: Characters documents are drawn from: letters, Weka's delimiters, control characters, and
 #: non-ASCII text whose lowercasing only Python's (Java's) rules give (Σ, İ, the Kelvin sign K).
