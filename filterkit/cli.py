@@ -27,7 +27,7 @@ COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
 COMPILED = {
     "filterkit.arff._speedups": 2,
     "filterkit._kernels": 1,
-    "filterkit._words": 2,
+    "filterkit._words": 3,
     "filterkit.formats._lines": 1,
 }
 

@@ -238,7 +238,7 @@ def class_hint(schema: Schema, class_index: int | None) -> str:
 def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str | None:
     """The warning that stage ``position`` writes many times more attributes than it reads, or None."""
     width, wider = len(before.attributes), len(after.attributes)
-    if wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
+    if stage.widening_hint is None or wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
         return None
     hint = f": {stage.widening_hint}" if stage.widening_hint else ""
     factor = wider / max(width, 1)

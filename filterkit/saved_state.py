@@ -77,8 +77,10 @@ class SavedState:
         length = sizes[declared.length] if isinstance(declared.length, str) else declared.length
         if key not in self.state and declared.default is None:
             raise invalid_state(self.stage, f"'{key}' is missing")
+        saved = self.state[key] if key in self.state else np.full(length or 0, declared.default)
+        if isinstance(saved, list) and any(isinstance(value, bool) for value in saved):  # numpy takes true as 1
+            raise invalid_state(self.stage, f"'{key}' holds true or false, not a number")
         try:
-            saved = self.state[key] if key in self.state else np.full(length or 0, declared.default)
             array = np.asarray(saved, dtype=np.float64)
         except (TypeError, ValueError):
             raise invalid_state(self.stage, f"'{key}' is not an array of numbers") from None

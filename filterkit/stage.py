@@ -202,8 +202,9 @@ class Stage(Configurable):
     changes_class: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None
-    #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`).
-    widening_hint: ClassVar[str] = ""
+    #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`);
+    #: None for a stage whose purpose is a wide output (``words``: one attribute per word), which never warns.
+    widening_hint: ClassVar[str | None] = ""
     #: Said in the chain's warning when the stage finds none of the attributes it reads (``features`` empty):
     #: ``words`` on a file without text would otherwise pass it through as if it had done its work.
     nothing_to_read: ClassVar[str] = ""

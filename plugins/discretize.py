@@ -204,8 +204,9 @@ class Discretizer(Stage):
                 total = rows[starts[j] : starts[j + 1]].sum()
             if not np.isfinite(total):
                 raise self._unbinnable(j, "has rows whose weights sum beyond the largest double")
-        if self.supervised:
-            by_class = np.column_stack([histogram.of_class(c)[kept] for c in range(self.n_classes)])
+        if self.supervised:  # classes without rows left out: their all-zero columns change no sum, no cut point
+            present = np.flatnonzero(statistics.class_totals > 0).tolist()
+            by_class = np.column_stack([histogram.of_class(c)[kept] for c in present] or [np.zeros(int(kept.sum()))])
             return mdl_cut_points_by_feature(value, by_class, starts)
         return [
             equal_frequency_cut_points(value[span], rows[span], self.params["bins"])

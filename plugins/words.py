@@ -8,36 +8,54 @@ order, then one numeric attribute ``PREFIX + word`` per kept word (``-P``).  Ins
 not used by the fit (as in Weka) and pass through.  The output rows are sparse (Weka writes sparse
 instances); ``--dense`` writes them dense.
 
-The statistics are the per-class occurrence and document counts of each word: they merge
-by adding, so memory follows the vocabulary, not the documents (``filterkit/_words.c`` cuts
-and counts ASCII documents; the others go through :meth:`WordVector.tokens_of`, so that
-lowercasing stays Java's).  **Decision**: the output's attributes are bounded by those a file
-may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by default), the distinct words held
-while fitting by twice as many, so --words-to-keep and --min-term-freq can still bring a
-larger vocabulary within the first: beyond either, an error naming the options that make
-fewer, not gigabytes and a file filterkit would refuse to read.
+The statistics are the occurrence and document counts of each (class, word) pair that occurs:
+they merge by adding, so memory follows the vocabulary, not the documents or the declared
+classes (``filterkit/_words.c`` cuts and counts ASCII documents; the others go through
+:meth:`WordVector.tokens_of`, so that lowercasing stays Java's).  **Decision**: the output's
+attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
+default), the distinct words held while fitting by twice as many, so --words-to-keep and
+--min-term-freq can still bring a larger vocabulary within the first: beyond either, an error naming
+the options that make fewer, not gigabytes and a file filterkit would refuse to read.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.errors import FilterkitError
-from filterkit.hookspecs import hookimpl
-from filterkit.plugins import registered_stemmer
-from filterkit.saved_state import OPTIONS_KEY, fitted_options, invalid_state
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, refuse_unreadable_output, weka_range
-from filterkit.stage import OPTION_FILE_BYTES, Accepts, Option, Stage, StateArray, option_file
-from filterkit.statistics import row_labels
+from filterkit.plugin import (
+    NOMINAL,
+    NUMERIC,
+    OPTION_FILE_BYTES,
+    OPTIONS_KEY,
+    STRING,
+    VARIABLES,
+    Accepts,
+    Attribute,
+    Chunk,
+    FilterkitError,
+    Limits,
+    Option,
+    Stage,
+    StateArray,
+    WordVocabulary,
+    count_words,
+    fitted_options,
+    hookimpl,
+    invalid_state,
+    option_file,
+    refuse_unreadable_output,
+    registered_stemmer,
+    row_labels,
+    weka_range,
+)
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
@@ -102,14 +120,15 @@ LONGEST_NGRAM = 10
 
 def tokenizer(
     delimiters: str, ngrams: tuple[int, int] | None = None, alphabetic: bool = False
-) -> Callable[[str], list[str]]:
+) -> Callable[[str], Iterable[str]]:
     """A function cutting a text into its tokens, as Weka 3.6's tokenizers do.
 
     The words are the maximal runs of characters that are not in ``delimiters`` (Java's
     ``StringTokenizer``, as Weka's ``WordTokenizer`` uses it), or with ``alphabetic`` of ASCII
     letters (``AlphabeticTokenizer``).  With ``ngrams`` (MIN, MAX) the tokens are, as
     ``NGramTokenizer``'s, the runs of MIN to MAX consecutive words joined by one space, each
-    trimmed as Java's ``String.trim`` trims; none for a text of fewer than MIN words."""
+    trimmed as Java's ``String.trim`` trims; none for a text of fewer than MIN words.  The n-grams
+    are made one at a time, as they are read: one long document's are never held together."""
     split: Callable[[str], list[str]]
     if alphabetic:
         split = re.compile("[A-Za-z]+").findall
@@ -121,13 +140,13 @@ def tokenizer(
         return split
     shortest, longest = ngrams
 
-    def grams(text: str) -> list[str]:
+    def grams(text: str) -> Iterator[str]:
         words = split(text)
-        return [
+        return (
             " ".join(words[start : start + n]).strip(JAVA_TRIMMED)
             for n in range(shortest, min(longest, len(words)) + 1)
             for start in range(len(words) - n + 1)
-        ]
+        )
 
     return grams
 
@@ -155,7 +174,8 @@ STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
 
 def read_stopwords(path: str) -> frozenset[str]:
     """The stop words of a file as Weka's ``Stopwords.read`` takes them: one per line, trimmed,
-    lowercased, blank lines and lines starting with ``#`` ignored."""
+    lowercased, blank lines and lines starting with ``#`` ignored; but a leading byte-order mark is
+    not part of the first word, as it is in Weka (docs/algorithms.md §12)."""
     try:
         data = option_file(path)
         text = "" if len(data) > OPTION_FILE_BYTES else data.decode("utf-8")
@@ -167,7 +187,7 @@ def read_stopwords(path: str) -> frozenset[str]:
             f"option --stopwords: {path!r} holds more than {STOPWORD_FILE_CHARACTERS:,} characters: "
             "not a stop word list"
         )
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()
     return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
 
 
@@ -187,51 +207,74 @@ if hasattr(os, "register_at_fork"):  # POSIX: a forked child has no helper threa
 
 
 class WordStatistics:
-    """Per class, each token's occurrences and the number of documents holding it (the
-    columns are the ``vocabulary``'s numbers); and the number of documents.  Two parts'
+    """Per (class, token) pair that occurs, the token's occurrences in the class's documents and the
+    number of them holding it (tokens by the ``vocabulary``'s numbers); and the number of documents.
+    Pairs that do not occur take no space: the size follows the data, not declared classes × words.
+    The pairs are keyed ``token · n_classes + class`` and held as sorted runs of decreasing size (as
+    :class:`filterkit.exact.SortedSums` holds weighted sums; these are whole counts): a new run is merged
+    with the last while that is not more than twice its size, so each pair takes part in O(log n)
+    merges, no table is copied whole per chunk and no Python object is made per pair.  Two parts'
     statistics merge by adding."""
 
     def __init__(self, n_classes: int, vocabulary):
+        self.n_classes = n_classes
         self.vocabulary = vocabulary
-        self.occurrences = np.zeros((n_classes, 0), dtype=np.int64)
-        self.documents = np.zeros((n_classes, 0), dtype=np.int64)
+        self.runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (keys, occurrences, documents)
         self.n_documents = 0
-
-    def _widened(self) -> None:
-        """Room for every token of the vocabulary, grown by doubling (no copy per chunk)."""
-        width = self.occurrences.shape[1]
-        if width < len(self.vocabulary):
-            room = np.zeros((len(self.occurrences), max(len(self.vocabulary), 2 * width) - width), dtype=np.int64)
-            self.occurrences = np.hstack([self.occurrences, room])
-            self.documents = np.hstack([self.documents, room])
 
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
-        self._widened()
-        cells = np.repeat(labels * self.occurrences.shape[1], np.diff(indptr)) + ids  # add.at is 5x faster flat
-        np.add.at(self.occurrences.reshape(-1), cells, counts)
-        np.add.at(self.documents.reshape(-1), cells, 1)
+        keys = ids * self.n_classes + np.repeat(labels, np.diff(indptr))
+        self._push(keys, counts, np.ones(len(keys), dtype=np.int64))
         self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":
         """The statistics of both parts (these, grown by the other's)."""
-        ids = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
-        self._widened()
-        self.occurrences[:, ids] += other.occurrences[:, : len(ids)]
-        self.documents[:, ids] += other.documents[:, : len(ids)]
+        numbers = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
+        for keys, occurrences, documents in other.runs:
+            ids, labels = np.divmod(keys, self.n_classes)
+            self._push(numbers[ids] * self.n_classes + labels, occurrences, documents)
         self.n_documents += other.n_documents
         return self
 
+    def _push(self, keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray) -> None:
+        """Add a run of pairs (keys in any order, repeated or not)."""
+        if len(keys):
+            self.runs.append(_summed(keys, occurrences, documents))
+        while len(self.runs) >= 2 and len(self.runs[-2][0]) <= 2 * len(self.runs[-1][0]):
+            self._merge_last()
 
-def kept_words(words: list[str], occurrences: np.ndarray, words_to_keep: int, min_term_freq: int) -> list[str]:
-    """A class's kept words (``occurrences[k]`` those of ``words[k]``) in Java's string order: those
-    whose occurrences reach the larger of ``min_term_freq`` and the ``words_to_keep``-th largest
+    def _merge_last(self) -> None:
+        last = self.runs.pop()
+        self.runs[-1] = _summed(*(np.concatenate([a, b]) for a, b in zip(self.runs[-1], last)))
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``."""
+        while len(self.runs) >= 2:
+            self._merge_last()
+        keys, occurrences, documents = self.runs[0] if self.runs else (np.zeros(0, dtype=np.int64),) * 3
+        ids, classes = np.divmod(keys, self.n_classes)
+        order = np.argsort(classes, kind="stable")  # keys ascend, so each class's tokens stay ascending
+        return classes[order], ids[order], occurrences[order], documents[order]
+
+
+def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray):
+    """The distinct ``keys``, ascending, with the sums of their occurrences and documents."""
+    order = np.argsort(keys, kind="stable")  # timsort: two sorted runs concatenated merge in linear time
+    keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.add.reduceat(occurrences[order], starts), np.add.reduceat(documents[order], starts)
+
+
+def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int):
+    """A class's kept words (``occurrences[k] > 0`` those of ``words[ids[k]]``) in Java's string order:
+    those whose occurrences reach the larger of ``min_term_freq`` and the ``words_to_keep``-th largest
     occurrence count of its words (ties kept)."""
-    counts = np.sort(occurrences[occurrences > 0])
+    counts = np.sort(occurrences)
     threshold = (
         max(min_term_freq, counts[len(counts) - words_to_keep]) if len(counts) >= words_to_keep else min_term_freq
     )
-    return sorted((words[k] for k in np.flatnonzero(occurrences >= threshold)), key=java_order)
+    return sorted((words[k] for k in ids[occurrences >= threshold]), key=java_order)
 
 
 class WordVector(Stage):
@@ -288,7 +331,9 @@ class WordVector(Stage):
             "Tokens are the runs of MIN to MAX consecutive words, e.g. 1-2 (Weka's NGramTokenizer -min -max).",
         ),
     )
-    widening_hint = "one attribute per word; --words-to-keep N keeps fewer per class"
+    #: no warning that the output is wide: one attribute per word is what the stage is for (a warning on
+    #: every corpus is noise), and the attribute limit bounds it
+    widening_hint = None
     nothing_to_read = "finds no string attribute to turn into words (see --attributes): the rows pass through unchanged"
     learns = True
     #: Per kept word, in attribute order: the training documents holding it.
@@ -322,22 +367,23 @@ class WordVector(Stage):
         alphabetic = self.params["tokenizer"] == "alphabetic"
         self.split = tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
-        #: ``_words.count``'s settings: a stemmer sends every text to ``tokens_of``
+        #: ``count_words``' settings: a stemmer sends every text to ``tokens_of``
         self.settings = (delimiters, alphabetic, self.params["lowercase"], *(ngrams or (0, 0)), self.stem is not None)
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
         self.most_words = 2 * Limits.from_environment().attributes
 
-    def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
-        """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased)."""
-        tokens = self.split(text)
+    def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> Iterator[str]:
+        """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased),
+        made one at a time as they are read."""
+        tokens = iter(self.split(text))
         if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
-            tokens = [token.lower() for token in tokens]
+            tokens = (token.lower() for token in tokens)
         if self.stem is not None:
-            tokens = [self._stemmed(token) for token in tokens]
+            tokens = (self._stemmed(token) for token in tokens)
         if stopwords:
-            tokens = [token for token in tokens if token.lower() not in stopwords]
+            tokens = (token for token in tokens if token.lower() not in stopwords)
         return tokens
 
     def counted(self, chunk: Chunk, vocabulary, add: bool, stopwords: frozenset[str] = frozenset()):
@@ -351,7 +397,12 @@ class WordVector(Stage):
 
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] for column in columns]
-            indptr, pairs = _words.count(into, texts, end - start, add, *self.settings, stop_vocabulary, fallback)
+            counted = count_words(
+                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback
+            )
+            if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
+                raise self._too_many_words()
+            indptr, pairs = counted
             return np.frombuffer(indptr, dtype=np.int64), np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2)
 
         if chunk.n_rows < 2 * HALF_CHUNK_ROWS or self.stem is not None:  # a stemmer runs with the GIL, on one thread
@@ -360,7 +411,7 @@ class WordVector(Stage):
         half = chunk.n_rows // 2
         # a fit's second half gets a vocabulary of its own (one thread at a time may add to one), numbered
         # in the fit's after the first half: the numbers are those one thread gives
-        own = _words.Vocabulary() if add else vocabulary
+        own = WordVocabulary() if add else vocabulary
         first_half = _helper().submit(count, vocabulary, 0, half)
         try:
             second_indptr, second_pairs = count(own, half, chunk.n_rows)
@@ -391,7 +442,7 @@ class WordVector(Stage):
         return stem
 
     def _stopwords(self) -> frozenset[str]:
-        """The stop words, read once; ``stop_vocabulary`` holds them for ``_words.count``."""
+        """The stop words, read once; ``stop_vocabulary`` holds them for ``count_words``."""
         if self.stopwords is None:
             given = self.params["stopwords"]
             self.stopwords = (
@@ -401,11 +452,11 @@ class WordVector(Stage):
                 if given == BUILT_IN_STOPWORDS
                 else read_stopwords(given)
             )
-            self.stop_vocabulary = _words.Vocabulary(sorted(self.stopwords))
+            self.stop_vocabulary = WordVocabulary(sorted(self.stopwords))
         return self.stopwords
 
     def new_statistics(self) -> WordStatistics:
-        return WordStatistics(self.n_classes, _words.Vocabulary())
+        return WordStatistics(self.n_classes, WordVocabulary())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
         labels, _ = row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
@@ -419,22 +470,33 @@ class WordVector(Stage):
         """``statistics``, unless they hold more than twice the words a file may declare
         attributes: an error then, before the vocabulary outgrows memory."""
         if len(statistics.vocabulary) > self.most_words:
-            raise FilterkitError(
-                f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
-                f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
-                "with --stopwords, --lowercase, --stemmer, --delimiters or a smaller --ngrams"
-            )
+            raise self._too_many_words()
         return statistics
+
+    def _too_many_words(self) -> FilterkitError:
+        return FilterkitError(
+            f"stage 'words': the training documents hold more than {self.most_words:,} distinct words, twice "
+            f"the attributes a file may declare (set {VARIABLES['attributes']} to allow more): make fewer "
+            "with --stopwords, --lowercase, --stemmer, --delimiters or a smaller --ngrams"
+        )
 
     def finalize(self, statistics: WordStatistics) -> None:
         words = statistics.vocabulary.words
+        classes, ids, occurrences, documents = statistics.pairs()
         taken: dict[str, None] = {}
-        for occurrences in statistics.occurrences[:, : len(words)]:
-            for word in kept_words(words, occurrences, self.params["words_to_keep"], self.params["min_term_freq"]):
+        for start, end in itertools.pairwise(np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]):
+            for word in kept_words(
+                words,
+                ids[start:end],
+                occurrences[start:end],
+                self.params["words_to_keep"],
+                self.params["min_term_freq"],
+            ):
                 taken.setdefault(word, None)
         self.words = list(taken)
-        ids = np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)
-        self.document_counts = statistics.documents[:, ids].sum(axis=0)
+        holding = np.zeros(len(words), dtype=np.int64)
+        np.add.at(holding, ids, documents)
+        self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
         self.n_documents = statistics.n_documents
         self._layout()
 
@@ -447,7 +509,7 @@ class WordVector(Stage):
         )
         fewer = "keep fewer words with --words-to-keep or --min-term-freq"
         refuse_unreadable_output(self.name, len(self.kept) + len(self.words), 0, names, fewer)
-        self.vocabulary = _words.Vocabulary(self.words)
+        self.vocabulary = WordVocabulary(self.words)
         attributes = [schema.attributes[i] for i in self.kept]
         taken = {attribute.name for attribute in attributes}  # the words themselves are distinct
         clash = next((prefix + word for word in self.words if prefix + word in taken), None)
@@ -497,8 +559,12 @@ class WordVector(Stage):
             raise invalid_state(
                 self, f"{len(words)} words where 'document_counts' has {len(self.document_counts)} entries"
             )
-        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or n_documents < 0:
-            raise invalid_state(self, "'n_documents' is not a whole number ≥ 0")
+        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
+            raise invalid_state(self, "'n_documents' is not a whole number in [0, 2**53)")
+        if self.params["lowercase"] and self.stem is None:
+            uppercase = next((word for word in words if word.lower() != word), None)
+            if uppercase is not None:
+                raise invalid_state(self, f"{uppercase!r} is not lowercase, yet the words were lowercased")
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
         self.words, self.n_documents = words, n_documents

@@ -62,7 +62,6 @@ def _schema(width: int) -> Schema:
         ("shape", "--positive"),
         ("ordinal", "--max-thresholds"),
         ("discretize", "--binary"),
-        ("words", "--words-to-keep"),
     ],
 )
 def test_each_widening_stage_names_the_option_that_avoids_it(registry, stage, fix):
@@ -75,3 +74,15 @@ def test_each_widening_stage_names_the_option_that_avoids_it(registry, stage, fi
     assert widening(2, made, _schema(width), _schema(wide - 1)) is None  # just under the factor
     small = WIDENING_ATTRIBUTES // 10
     assert widening(0, made, _schema(small), _schema(small * 10)) is None  # ×10 but few attributes: cheap
+
+
+def test_words_does_not_warn_that_its_output_is_wide(registry, run_filterkit, tmp_path):
+    """One attribute per word is what ``words`` is for: a warning on every corpus (17,664 attributes
+    from 2) was noise, and the attribute limit bounds its output."""
+    assert widening(0, registry.make_stage("words", {}), _schema(2), _schema(17_666)) is None
+    document = " ".join(f"w{k}" for k in range(12_000))
+    data = tmp_path / "docs.arff"
+    data.write_text(f"@relation docs\n@attribute text string\n@attribute class {{n,y}}\n@data\n'{document}',n\n")
+    result = run_filterkit("-o", tmp_path / "out.arff", data, "words")
+    assert (result.status, result.stderr) == (0, "")
+    assert (tmp_path / "out.arff").read_text().count("@attribute") == 12_001

@@ -293,11 +293,11 @@ def test_the_tokenizer_splits_at_wekas_delimiters():
 
 
 def test_ties_at_the_last_word_kept_are_all_kept():
-    words, counts = ["b", "a", "e", "c", "d"], np.array([5, 3, 0, 3, 1])  # e: not in this class
-    assert kept_words(words, counts, 2, 1) == ["a", "b", "c"]
-    assert kept_words(words, counts, 4, 1) == ["a", "b", "c", "d"]
-    assert kept_words(words, counts, 5, 1) == ["a", "b", "c", "d"]
-    assert kept_words(words, counts, 10, 4) == ["b"]
+    words, ids, counts = ["b", "a", "e", "c", "d"], np.array([0, 1, 3, 4]), np.array([5, 3, 3, 1])  # e: not here
+    assert kept_words(words, ids, counts, 2, 1) == ["a", "b", "c"]
+    assert kept_words(words, ids, counts, 4, 1) == ["a", "b", "c", "d"]
+    assert kept_words(words, ids, counts, 5, 1) == ["a", "b", "c", "d"]
+    assert kept_words(words, ids, counts, 10, 4) == ["b"]
 
 
 def test_words_are_ordered_as_java_orders_strings():
