@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.plugin import (
+    JAVA_BLANKS,
     NOMINAL,
     NUMERIC,
     OPTION_FILE_BYTES,
@@ -110,9 +111,6 @@ def unescaped(text: str) -> str:
     return re.sub(r"\\([nrt\\'\"])", lambda match: _ESCAPES[match.group(1)], text)
 
 
-#: The characters Java's ``String.trim`` removes from both ends of a string (those up to U+0020).
-JAVA_TRIMMED = "".join(map(chr, range(0x21)))
-
 #: The longest n-gram ``--ngrams`` takes: a document's tokens are then at most 10 times its words,
 #: each at most 10 words long, not a number of n-grams that grows with the square of its length.
 LONGEST_NGRAM = 10
@@ -143,7 +141,7 @@ def tokenizer(
     def grams(text: str) -> Iterator[str]:
         words = split(text)
         return (
-            " ".join(words[start : start + n]).strip(JAVA_TRIMMED)
+            " ".join(words[start : start + n]).strip(JAVA_BLANKS)
             for n in range(shortest, min(longest, len(words)) + 1)
             for start in range(len(words) - n + 1)
         )
@@ -187,8 +185,10 @@ def read_stopwords(path: str) -> frozenset[str]:
             f"option --stopwords: {path!r} holds more than {STOPWORD_FILE_CHARACTERS:,} characters: "
             "not a stop word list"
         )
-    lines = text.removeprefix("\ufeff").splitlines()
-    return frozenset(word.lower() for word in (line.strip() for line in lines) if word and not word.startswith("#"))
+    lines = re.split("\r\n|\r|\n", text.removeprefix("\ufeff"))  # Java's readLine: not str.splitlines' U+2028
+    return frozenset(
+        word.lower() for word in (line.strip(JAVA_BLANKS) for line in lines) if word and not word.startswith("#")
+    )
 
 
 #: The rows a chunk needs in each half for the halves to be counted on two threads (the compiled count

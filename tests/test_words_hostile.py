@@ -202,3 +202,11 @@ def test_a_byte_order_mark_is_not_part_of_the_first_stop_word(tmp_path):
     path = tmp_path / "stop.txt"
     path.write_bytes("\ufeffThe\nand\n".encode())
     assert read_stopwords(str(path)) == {"the", "and"}
+
+
+def test_a_stop_word_line_is_trimmed_as_java_trims_it(tmp_path):
+    """Weka's Stopwords.read trims each line with String.trim: U+00A0 and U+3000 stay part of the word;
+    its lines end at \\n, \\r or both (readLine), not at U+2028 as str.splitlines would."""
+    path = tmp_path / "stop.txt"
+    path.write_bytes("\tthe \r\n\u00a0and\ror\u3000\na\u2028b\n".encode())
+    assert read_stopwords(str(path)) == {"the", "\u00a0and", "or\u3000", "a\u2028b"}
