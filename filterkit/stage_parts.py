@@ -4,13 +4,17 @@ output schemas.  Exported through :mod:`filterkit.plugin`, so a third-party stag
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.errors import FilterkitError
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Attribute, Chunk, CsrArrays, Schema, refuse_unreadable_output
 from filterkit.stage import Context, Stage, feature_positions
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
@@ -97,6 +101,8 @@ def csr_of_runs(rows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, value
         within = np.arange(end - begin) - np.repeat(ends[first:stop] - counts - begin, counts)
         indices[begin:end] = np.repeat(starts[first:stop], counts) + within
         data[begin:end] = np.repeat(values[first:stop], counts)
+    import scipy.sparse as sp  # here, not at import: the stages that share the other parts never load scipy
+
     return sp.csr_matrix((data, indices, indptr), shape=shape)
 
 
