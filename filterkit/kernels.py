@@ -77,7 +77,9 @@ normalize_stored = arrays.normalize_stored
 WordVocabulary = words.Vocabulary
 count_words = words.count
 
-_switched_off: set[str] = set()
+#: The parts :func:`compiled` turned off; replaced whole, never changed in place, so a reader in another
+#: thread sees one state or the other.
+_switched_off: frozenset[str] = frozenset()
 _switching = threading.Lock()
 
 
@@ -90,20 +92,16 @@ def use_compiled(part: str) -> bool:
 @contextlib.contextmanager
 def compiled(enabled: bool, *parts: str) -> Iterator[None]:
     """Within the block, the compiled ``parts`` (every part of :data:`PARTS` if none is named) on or off for
-    the whole process; each is as before once the block ends."""
-    named = parts or PARTS
-    unknown = set(named) - set(PARTS)
-    if unknown:
-        raise ValueError(f"no compiled part {sorted(unknown)}: the parts are {', '.join(PARTS)}")
+    the whole process, every thread included; each is as before once the block ends."""
+    global _switched_off
+    named = frozenset(parts or PARTS)
+    if not named <= set(PARTS):
+        raise ValueError(f"no compiled part {sorted(named - set(PARTS))}: the parts are {', '.join(PARTS)}")
     with _switching:
-        before = set(_switched_off)
-        if enabled:
-            _switched_off.difference_update(named)
-        else:
-            _switched_off.update(named)
+        before = _switched_off
+        _switched_off = before - named if enabled else before | named
     try:
         yield
     finally:
         with _switching:
-            _switched_off.clear()
-            _switched_off.update(before)
+            _switched_off = before
