@@ -21,15 +21,6 @@ from filterkit.ownership import STOPPING_SIGNALS, claim_process, limit_blas_thre
 
 #: The environment variable of click's shell completion (``_FILTERKIT_COMPLETE=bash_source filterkit``).
 COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
-#: Each compiled module and the ``INTERFACE`` number its C source defines (bumped there with any change to
-#: a function's arguments or results): a module missing, or built from other source (a checkout pulled
-#: without ``pip install -e .``), is one error line, not a traceback or wrong output.
-COMPILED = {
-    "filterkit.arff._speedups": 2,
-    "filterkit._kernels": 1,
-    "filterkit._words": 3,
-    "filterkit.formats._lines": 1,
-}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -52,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
         from filterkit.allocator import keep_freed_memory
 
         keep_freed_memory()
-        check_compiled()
+        importlib.import_module("filterkit.kernels")  # the compiled modules' check: a stale build is one error line
         command_tree()  # imported here, after the tuning, so that the freeze below takes numpy's objects too
     except FilterkitError as error:
         _say_error(error.message)
@@ -67,23 +58,6 @@ def main(argv: list[str] | None = None) -> None:
     # run's 80 ms exit; nothing is left to finalize (a run closes its outputs and joins its threads).
     gc.freeze()
     sys.exit(status)
-
-
-def check_compiled() -> None:
-    """FilterkitError unless every compiled module imports and has the interface :data:`COMPILED` expects."""
-    for name, interface in COMPILED.items():
-        try:
-            module = importlib.import_module(name)
-        except ImportError as error:
-            raise FilterkitError(
-                f"the compiled module {name} cannot be imported ({error}): install filterkit with a C compiler "
-                "(pip install . or, in a checkout, pip install -e .)"
-            ) from None
-        if getattr(module, "INTERFACE", None) != interface:
-            raise FilterkitError(
-                f"the compiled module {name} ({module.__file__}) was built from other source than this "
-                "filterkit's: rebuild it (pip install -e . in a checkout)"
-            )
 
 
 def command_tree() -> click.Group:

@@ -8,14 +8,14 @@ the distinct keys, whatever the chunk size.  The class statistics of
 
 Counting, ordering and merging non-negative int64 keys, and merging runs of counts, runs in
 the compiled module ``filterkit._kernels``; numpy does what it declines (other keys, sums
-of more than one digit).
+of more than one digit), and everything with :data:`filterkit.kernels.ARRAYS` off.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
+from filterkit import kernels
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk
 
@@ -247,20 +247,21 @@ class SortedSums:
 
 def _compiled_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct keys, ascending, and how often each occurs, by the compiled kernel; None
-    for keys that are not non-negative int64 or spread too thinly (numpy then counts them)."""
-    if keys.dtype != np.int64:
+    for keys that are not non-negative int64 or spread too thinly, or with :data:`filterkit.kernels.ARRAYS`
+    off (numpy then counts them)."""
+    if keys.dtype != np.int64 or not kernels.use_compiled(kernels.ARRAYS):
         return None
     distinct, counts = np.empty(len(keys), dtype=np.int64), np.empty(len(keys), dtype=np.int64)
-    found = _kernels.sorted_counts(np.ascontiguousarray(keys), distinct, counts)
+    found = kernels.arrays.sorted_counts(np.ascontiguousarray(keys), distinct, counts)
     return None if found is None else (distinct[:found].copy(), counts[:found].copy())
 
 
 def stable_order(keys: np.ndarray) -> np.ndarray:
     """``numpy.argsort(keys, kind="stable")``; for non-negative int64 keys by the compiled
     kernel's tally or radix sort (a stable order is unique, so the same)."""
-    if keys.dtype == np.int64:
+    if keys.dtype == np.int64 and kernels.use_compiled(kernels.ARRAYS):
         order = np.empty(len(keys), dtype=np.int64)
-        if _kernels.stable_order(np.ascontiguousarray(keys), order) is not None:
+        if kernels.arrays.stable_order(np.ascontiguousarray(keys), order) is not None:
             return order
     return np.argsort(keys, kind="stable")
 
@@ -292,10 +293,11 @@ def _compiled_merge(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarra
     """:func:`_merged_runs` by the compiled kernel for complex or int64 keys whose sums are one
     digit at the same scale (counts), with what the numpy path gives, digit for digit: the sums
     of keys in both runs added and every sum carried (:meth:`ExactSums._normalized`) where any
-    key was in both; None for other runs, or for a key holding NaN."""
+    key was in both; None for other runs, for a key holding NaN, or with :data:`filterkit.kernels.ARRAYS` off."""
     (keys_a, sums_a), (keys_b, sums_b) = first, second
     if (
-        keys_a.dtype != keys_b.dtype
+        not kernels.use_compiled(kernels.ARRAYS)
+        or keys_a.dtype != keys_b.dtype
         or keys_a.dtype not in (np.complex128, np.int64)
         or sums_a.digits.shape[1] != 1
         or sums_b.digits.shape[1] != 1
@@ -306,11 +308,11 @@ def _compiled_merge(first: tuple[np.ndarray, ExactSums], second: tuple[np.ndarra
     keys, counts = np.empty(total, dtype=keys_a.dtype), np.empty(total, dtype=np.int64)
     counts_a, counts_b = np.ascontiguousarray(sums_a.digits[:, 0]), np.ascontiguousarray(sums_b.digits[:, 0])
     if keys_a.dtype == np.int64:
-        merged = _kernels.merge_integer_counts(
+        merged = kernels.arrays.merge_integer_counts(
             np.ascontiguousarray(keys_a), counts_a, np.ascontiguousarray(keys_b), counts_b, keys, counts
         )
     else:
-        merged = _kernels.merge_counts(
+        merged = kernels.arrays.merge_counts(
             np.ascontiguousarray(keys_a).view(np.float64),
             counts_a,
             np.ascontiguousarray(keys_b).view(np.float64),

@@ -97,9 +97,15 @@ _HOMES = {
         "column_ranges",
         "row_labels",
     ),
-    # the compiled kernels the built-in stages call
-    "filterkit._kernels": ("normalize_stored", "shape_stored"),
-    "filterkit._words": ("Vocabulary:WordVocabulary", "count:count_words"),
+    # the compiled kernels the built-in stages call, and the switch of their numpy paths
+    "filterkit.kernels": (
+        "ARRAYS",
+        "WordVocabulary",
+        "count_words",
+        "normalize_stored",
+        "shape_stored",
+        "use_compiled",
+    ),
 }
 
 #: Where each exported name comes from: (module, the name there).
@@ -127,7 +133,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py checks the two lists agree)
-    from filterkit import _kernels, _words  # type: ignore[attr-defined]  # C extensions without stubs
     from filterkit.arff.limits import VARIABLES, Limits
     from filterkit.arff.reader import JAVA_BLANKS
     from filterkit.classifier import Classifier
@@ -135,6 +140,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.errors import FilterkitError
     from filterkit.exact import ExactSums, checked_weights, complex_keys
     from filterkit.hookspecs import hookimpl
+    from filterkit.kernels import ARRAYS, WordVocabulary, count_words, normalize_stored, shape_stored, use_compiled
     from filterkit.metrics import (
         COMBINE_OPTION,
         JOINT,
@@ -204,6 +210,3 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
         unique_schema,
     )
     from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts, column_ranges, row_labels
-
-    normalize_stored, shape_stored = _kernels.normalize_stored, _kernels.shape_stored
-    WordVocabulary, count_words = _words.Vocabulary, _words.count

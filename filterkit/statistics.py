@@ -15,7 +15,7 @@ changes a bit of any count, and fitting costs O(n log n) in the distinct values.
 The per-chunk work on a sparse chunk (finding its entries, each feature's range, and for
 unit weights the counts themselves) runs in the compiled module ``filterkit._kernels``;
 numpy counts what it declines (weights, missing values, values that are not whole numbers
-close together).
+close together), and everything with :data:`filterkit.kernels.ARRAYS` off.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from filterkit import _kernels  # type: ignore[attr-defined]  # a C extension without stubs
+from filterkit import kernels
 from filterkit.errors import FilterkitError
 from filterkit.exact import (
     ExactSums,
@@ -199,9 +199,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
         # where slicing the columns out (values[:, features]) cost a copy of the chunk
         matrix = chunk.csr()
         position = feature_positions(matrix.shape[1], features)
-        rows, columns, pairs, values = _compiled_entries(
-            matrix, position, np.where(known, labels, -1), max(n_classes, 1)
-        )
+        rows, columns, pairs, values = _sparse_entries(matrix, position, np.where(known, labels, -1), max(n_classes, 1))
     else:
         # the non-zero cells (NaN included) in row order, as a CSR matrix of the block would store them
         block = chunk.values[:, features]
@@ -216,13 +214,19 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, 
     return rows[~lost], columns[~lost], pairs[~lost], values[~lost], totals, missing
 
 
-def _compiled_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarray, n_classes: int):
+def _sparse_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarray, n_classes: int):
     """``(rows, columns, pairs, values)`` of :func:`_chunk_entries` for CSR arrays (``labels``
-    −1 for a row whose class is missing), by the compiled kernel."""
+    −1 for a row whose class is missing), by the compiled kernel (or numpy, with the same arrays)."""
+    if not kernels.use_compiled(kernels.ARRAYS):
+        rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+        columns, values = position[matrix.indices], np.asarray(matrix.data, dtype=np.float64)
+        keep = (columns >= 0) & (values != 0) & (labels[rows] >= 0)
+        rows, columns, values = rows[keep], columns[keep], values[keep]
+        return rows, columns, columns * n_classes + labels[rows], values
     n = int(matrix.indptr[-1])
     rows, columns, pairs = (np.empty(n, dtype=np.int64) for _ in range(3))
     values = np.empty(n)
-    found = _kernels.sparse_entries(
+    found = kernels.arrays.sparse_entries(
         *_csr_arrays(matrix),
         position,
         labels,
@@ -239,9 +243,13 @@ def column_ranges(columns: np.ndarray, values: np.ndarray, n: int):
     """Per column of ``n``, the smallest and largest of the entries' values (±inf for none);
     the values hold no NaN, so the order they are met in does not matter."""
     low, high = np.full(n, np.inf), np.full(n, -np.inf)
-    _kernels.column_ranges(
-        np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), low, high
-    )
+    if kernels.use_compiled(kernels.ARRAYS):
+        kernels.arrays.column_ranges(
+            np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), low, high
+        )
+    else:
+        np.minimum.at(low, columns, values)
+        np.maximum.at(high, columns, values)
     return low, high
 
 
@@ -321,12 +329,14 @@ class ValueCounts(ClassCounts):
         """:meth:`of_chunk` of a sparse chunk of unit weights by the compiled kernel, in one pass
         over its stored entries: the same table (:func:`_value_table`'s keys and counts); None
         where the numpy path is needed (a missing value, values that are not whole numbers
-        close together)."""
+        close together, :data:`filterkit.kernels.ARRAYS` off)."""
+        if not kernels.use_compiled(kernels.ARRAYS):
+            return None
         matrix = chunk.csr()
         labels, known = row_labels(chunk, class_index)
         n = int(matrix.indptr[-1])
         pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
-        found = _kernels.value_counts(
+        found = kernels.arrays.value_counts(
             *_csr_arrays(matrix),
             feature_positions(matrix.shape[1], features),
             np.where(known, labels, -1),
@@ -530,15 +540,15 @@ class PresenceCounts(ClassCounts):
         """One sparse chunk's presence statistics (unit weights) by the compiled kernel, in one pass
         over its stored entries and a tally of the (feature, class) pairs: what the numpy path
         gathers; None where that path is needed (a missing value, or more pairs than four a
-        stored entry, past a million, to tally)."""
+        stored entry, past a million, to tally; :data:`filterkit.kernels.ARRAYS` off)."""
         matrix = chunk.csr()
         n, classes = len(features), max(self.n_classes, 1)
-        if n * classes > 4 * int(matrix.indptr[-1]) + (1 << 20):
+        if n * classes > 4 * int(matrix.indptr[-1]) + (1 << 20) or not kernels.use_compiled(kernels.ARRAYS):
             return None
         labels, known = row_labels(chunk, class_index)
         pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)
         low, high = np.full(n, np.inf), np.full(n, -np.inf)
-        found = _kernels.presence_counts(
+        found = kernels.arrays.presence_counts(
             *_csr_arrays(matrix),
             feature_positions(matrix.shape[1], features),
             np.where(known, labels, -1),

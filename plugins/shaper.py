@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from filterkit.plugin import (
+    ARRAYS,
     NEIGHBORS,
     NOMINAL,
     NUMERIC,
@@ -67,6 +68,7 @@ from filterkit.plugin import (
     map_features,
     positive_code,
     shape_stored,
+    use_compiled,
     with_stored_values,
 )
 
@@ -295,7 +297,7 @@ class Shaper(ClassValueCountsStage):
         """The stored values of ``rows`` (CSR arrays or matrix; or ``stored`` in their place) with
         those of a shaped attribute (``position_of``: each attribute's column, −1 for none) shaped:
         by the compiled kernel when the fit needs neither the log-odds nor the scaled
-        interpolation, else by :meth:`_shape`."""
+        interpolation (and :data:`filterkit.kernels.ARRAYS` is on), else by :meth:`_shape`."""
         indices = rows.indices
         stored = rows.data if stored is None else stored
         tables = self._compiled_tables()
@@ -318,8 +320,9 @@ class Shaper(ClassValueCountsStage):
     def _compiled_tables(self) -> tuple | None:
         """The fitted tables in the order ``shape_stored`` takes them, or None where
         only :meth:`_shape` shapes: for ``--transform logodds`` (numpy's logarithm may round
-        differently from C's) and for a fit with a knot step that needs the scaled interpolation."""
-        if self.params["transform"] != "prob" or self.knots.scaled.any():
+        differently from C's), for a fit with a knot step that needs the scaled interpolation, and with
+        :data:`filterkit.kernels.ARRAYS` off."""
+        if self.params["transform"] != "prob" or self.knots.scaled.any() or not use_compiled(ARRAYS):
             return None
         floats = (
             self.knot_value,

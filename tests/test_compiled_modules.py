@@ -1,6 +1,7 @@
 """The compiled modules are required: one missing, or built from other source than the Python beside it (a
-checkout pulled without ``pip install -e .``), is one error line from the console script, not a traceback or
-wrong output (each C source's ``INTERFACE`` number against :data:`filterkit.cli.COMPILED`)."""
+checkout pulled without ``pip install -e .``), is one error line from the console script and a FilterkitError
+for a library that imports filterkit, not a traceback or wrong output (each C source's ``INTERFACE`` number
+against :data:`filterkit.kernels.INTERFACES`, checked when :mod:`filterkit.kernels` is imported)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from filterkit.cli import COMPILED
+from filterkit.kernels import INTERFACES
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_compiled_module_is_checked_and_built_with_its_source_s_interface():
     sources = {path: path.read_text(encoding="utf-8") for path in (ROOT / "filterkit").rglob("*.c")}
-    assert len(sources) == len(COMPILED)
-    for name, interface in COMPILED.items():
+    assert len(sources) == len(INTERFACES)
+    for name, interface in INTERFACES.items():
         source = ROOT / (name.replace(".", "/") + ".c")
         assert re.search(r"^#define INTERFACE (\d+)$", sources[source], re.MULTILINE)[1] == str(interface), source
         assert importlib.import_module(name).INTERFACE == interface
@@ -32,7 +33,7 @@ def console_script_with(name: str, stand_in: str) -> subprocess.CompletedProcess
     return subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("name", sorted(COMPILED))
+@pytest.mark.parametrize("name", sorted(INTERFACES))
 def test_a_missing_compiled_module_is_one_error_line(name):
     result = console_script_with(name, "None")
     assert (result.returncode, result.stdout) == (1, "")
@@ -50,4 +51,20 @@ def test_a_compiled_module_built_from_other_source_is_one_error_line():
     assert result.stderr == (
         "filterkit: error: the compiled module filterkit._kernels (/old/_kernels.so) was built from other source "
         "than this filterkit's: rebuild it (pip install -e . in a checkout)\n"
+    )
+
+
+@pytest.mark.slow
+def test_a_library_user_gets_the_check_when_filterkit_reads_a_file():
+    code = (
+        "import sys, types\nsys.modules['filterkit._kernels'] = types.ModuleType('old')\n"
+        "sys.modules['filterkit._kernels'].__file__ = '/old/_kernels.so'\n"
+        "from filterkit.errors import FilterkitError\n"
+        "try:\n    from filterkit.arff import read_arff\nexcept FilterkitError as error:\n    print(error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        "the compiled module filterkit._kernels (/old/_kernels.so) was built from other source than this "
+        "filterkit's: rebuild it (pip install -e . in a checkout)\n"
     )

@@ -2,7 +2,7 @@
 
 Each module that uses the kernels has a numpy path for what they decline (weights, missing
 values, log-odds, unsafe norms).  Every test here runs both — as the package runs, then with
-``oracles.general_paths`` sending everything to numpy — on real files and random data, and
+``kernels.compiled(False, kernels.ARRAYS)`` sending everything to numpy — on real files and random data, and
 compares the statistics' exact sums digit for digit, the transformed chunks' floats bit for
 bit and the written ARFF byte for byte.
 """
@@ -17,13 +17,13 @@ import scipy.sparse as sp
 
 import filterkit.exact as exact
 from chain_helpers import REAL
+from filterkit import kernels
 from filterkit.arff import ArffReader, read_arff
 from filterkit.plugins import load_plugins
 from filterkit.schema import Chunk
 from filterkit.stage import Context
 from filterkit.statistics import ExactSums, PresenceCounts, SortedSums, ValueCounts
 from filterkit.testing import check_stage
-from oracles import general_paths
 
 # (file, class position as -c takes it)
 REAL_FILES = [
@@ -88,14 +88,14 @@ def assert_same_counts(first, second) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
 @pytest.mark.parametrize("name, where", REAL_FILES)
-def test_statistics_of_real_files_are_the_same_with_and_without_the_kernels(monkeypatch, name, where, counts_class):
+def test_statistics_of_real_files_are_the_same_with_and_without_the_kernels(name, where, counts_class):
     schema, chunks = chunks_of(name, 97)
     class_index = class_position(schema, where)
     features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
     n_classes = len(schema.attributes[class_index].labels)
     compiled = counted(counts_class, chunks, features, class_index, n_classes)
-    general_paths(monkeypatch)
-    plain = counted(counts_class, chunks, features, class_index, n_classes)
+    with kernels.compiled(False, kernels.ARRAYS):
+        plain = counted(counts_class, chunks, features, class_index, n_classes)
     assert_same_counts(compiled, plain)
 
 
@@ -115,7 +115,7 @@ def random_sparse_chunk(rng, n_rows: int, n_columns: int, *, weighted: bool, int
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("counts_class", [ValueCounts, PresenceCounts])
-def test_statistics_of_random_sparse_chunks_are_the_same_with_and_without_the_kernels(monkeypatch, seed, counts_class):
+def test_statistics_of_random_sparse_chunks_are_the_same_with_and_without_the_kernels(seed, counts_class):
     rng = np.random.default_rng(seed)
     chunks = [
         random_sparse_chunk(rng, int(rng.integers(1, 60)), 9, weighted=seed % 2 == 1, integers=seed % 3 != 2)
@@ -123,8 +123,8 @@ def test_statistics_of_random_sparse_chunks_are_the_same_with_and_without_the_ke
     ]
     features = np.array([1, 2, 4, 5, 6, 8])
     compiled = counted(counts_class, chunks, features, 0, 3)
-    general_paths(monkeypatch)
-    plain = counted(counts_class, chunks, features, 0, 3)
+    with kernels.compiled(False, kernels.ARRAYS):
+        plain = counted(counts_class, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
@@ -153,24 +153,22 @@ def test_sorted_counts_leaves_negative_keys_and_thin_spreads_to_numpy():
     np.testing.assert_array_equal(exact.stable_order(keys), [1, 3, 0, 2])
 
 
-def test_weighted_group_sums_are_the_same_with_and_without_the_kernels(monkeypatch):
+def test_weighted_group_sums_are_the_same_with_and_without_the_kernels():
     rng = np.random.default_rng(5)
     groups = rng.integers(0, 300, size=5_000)
     weights = rng.choice([0.1, 1.0, 2.0**-1070, 1e300, 3.0], size=5_000)
     compiled = ExactSums.by_group(groups, weights, 300)
-    general_paths(monkeypatch)
-    plain = ExactSums.by_group(groups, weights, 300)
+    with kernels.compiled(False, kernels.ARRAYS):
+        plain = ExactSums.by_group(groups, weights, 300)
     assert_same_sums(compiled, plain)
     assert math.isclose(float(plain.total().to_float()[0]), float(np.sum(weights)), rel_tol=1e-12)
 
 
-def outputs_both_ways(run_filterkit, monkeypatch, *argv) -> bytes:
+def outputs_both_ways(run_filterkit, *argv) -> bytes:
     """The written ARFF of ``filterkit ARGV`` with the kernels, asserted equal to the numpy paths'."""
     outputs = []
-    for general in (False, True):
-        with monkeypatch.context() as patched:
-            if general:
-                general_paths(patched)
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.ARRAYS):
             result = run_filterkit(*argv)
             assert result.status == 0, result.stderr
             outputs.append(result.stdout)
@@ -200,11 +198,9 @@ SPARSE_FILES = [
 @pytest.mark.parametrize("chain", CHAINS, ids=" ".join)
 @pytest.mark.parametrize("name, options, making", SPARSE_FILES)
 def test_chains_on_real_sparse_files_write_the_same_bytes_with_and_without_the_kernels(
-    run_filterkit, monkeypatch, name, options, making, chain
+    run_filterkit, name, options, making, chain
 ):
-    written = outputs_both_ways(
-        run_filterkit, monkeypatch, *options, "--chunk-rows", "13", REAL / name, *making, *chain
-    )
+    written = outputs_both_ways(run_filterkit, *options, "--chunk-rows", "13", REAL / name, *making, *chain)
     assert written.count(b"\n{") >= 60
 
 
@@ -238,15 +234,11 @@ def random_sparse_arff(seed: int, colours: tuple[str, ...] = ("green", "blue", "
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
-def test_chains_on_random_sparse_files_write_the_same_bytes_with_and_without_the_kernels(
-    run_filterkit, monkeypatch, tmp_path, seed
-):
+def test_chains_on_random_sparse_files_write_the_same_bytes_with_and_without_the_kernels(run_filterkit, tmp_path, seed):
     path = tmp_path / "random.arff"
     path.write_text(random_sparse_arff(seed))
     for chain in (["shape"], ["shape", "--missing", "keep", "--no-zero-bin"], ["shape", "l2"], ["l1"], ["l2"]):
-        outputs_both_ways(
-            run_filterkit, monkeypatch, "-c", "first", "--positive", "pos", "--chunk-rows", "7", path, *chain
-        )
+        outputs_both_ways(run_filterkit, "-c", "first", "--positive", "pos", "--chunk-rows", "7", path, *chain)
 
 
 def fitted(stage_name: str, text: str, tmp_path, **options):
@@ -282,7 +274,7 @@ def unseen_values(rng, schema, n_rows: int) -> sp.csr_matrix:
     [{}, {"zero_bin": False}, {"missing": "keep"}, {"neighbors": 0}, {"zero_bin": False, "missing": "keep"}],
     ids=["default", "no-zero-bin", "missing-keep", "no-neighbors", "both"],
 )
-def test_shaping_unseen_values_is_the_same_with_and_without_the_kernels(monkeypatch, tmp_path, seed, options):
+def test_shaping_unseen_values_is_the_same_with_and_without_the_kernels(tmp_path, seed, options):
     # blue is never seen in training: its estimate is the attribute's overall one
     schema, stage = fitted("shape", random_sparse_arff(seed + 1, ("green", "?")), tmp_path, **options)
     matrix = unseen_values(np.random.default_rng(seed), schema, 200)
@@ -290,8 +282,8 @@ def test_shaping_unseen_values_is_the_same_with_and_without_the_kernels(monkeypa
     position_of[stage.features] = np.arange(len(stage.features))
     compiled_used = stage._compiled_tables() is not None
     compiled = stage._shaped_stored(matrix, position_of)
-    general_paths(monkeypatch)
-    plain = stage._shaped_stored(matrix, position_of)
+    with kernels.compiled(False, kernels.ARRAYS):
+        plain = stage._shaped_stored(matrix, position_of)
     np.testing.assert_array_equal(bits(compiled), bits(plain))
     if (seed + 1) % 3:  # the extreme files may need the scaled interpolation, which only numpy does
         assert compiled_used
@@ -299,20 +291,20 @@ def test_shaping_unseen_values_is_the_same_with_and_without_the_kernels(monkeypa
 
 @pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize("stage_name", ["l2", "l1"])
-def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(monkeypatch, tmp_path, seed, stage_name):
+def test_normalizing_random_rows_is_the_same_with_and_without_the_kernels(tmp_path, seed, stage_name):
     schema, stage = fitted(stage_name, random_sparse_arff(seed), tmp_path)
     matrix = unseen_values(np.random.default_rng(seed), schema, 300)
     chunk = Chunk(matrix, {}, None)
     compiled = stage.transform(chunk).values
-    general_paths(monkeypatch)
-    plain = stage.transform(chunk).values
+    with kernels.compiled(False, kernels.ARRAYS):
+        plain = stage.transform(chunk).values
     np.testing.assert_array_equal(compiled.indptr, plain.indptr)
     np.testing.assert_array_equal(compiled.indices, plain.indices)
     np.testing.assert_array_equal(bits(compiled.data), bits(plain.data))
 
 
 @pytest.mark.parametrize("stage_name", ["l2", "l1"])
-def test_rows_whose_plain_norm_is_unsafe_are_rescaled_as_numpy_rescales_them(monkeypatch, tmp_path, stage_name):
+def test_rows_whose_plain_norm_is_unsafe_are_rescaled_as_numpy_rescales_them(tmp_path, stage_name):
     schema, stage = fitted(stage_name, random_sparse_arff(4), tmp_path)
     width = len(schema.attributes)
     rows = [[1e300, 1e300], [1e-200, -3e-200], [np.inf, 5.0], [-np.inf, np.inf], [1e-320, np.nan], [2.0, 0.5]]
@@ -321,8 +313,8 @@ def test_rows_whose_plain_norm_is_unsafe_are_rescaled_as_numpy_rescales_them(mon
     values[:, 0] = [1.0, 2.0, np.nan, 0.0, 1e300, 2.0]  # the class: not normalized, nor in the norm
     chunk = Chunk(sp.csr_matrix(values), {}, None)
     compiled = stage.transform(chunk).values.toarray()
-    general_paths(monkeypatch)
-    plain = stage.transform(chunk).values.toarray()
+    with kernels.compiled(False, kernels.ARRAYS):
+        plain = stage.transform(chunk).values.toarray()
     np.testing.assert_array_equal(bits(compiled), bits(plain))
     half = 0.5 if stage_name == "l1" else 1 / math.sqrt(2)
     np.testing.assert_array_equal(compiled[0, :3], [1.0, half, half])
@@ -344,10 +336,9 @@ BOTH_PATHS = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize("general, name, options", BOTH_PATHS)
-def test_both_paths_pass_check_stage(monkeypatch, general, name, options):
-    if general:
-        general_paths(monkeypatch)
-    assert check_stage(load_plugins().stage(name), **options)
+def test_both_paths_pass_check_stage(general, name, options):
+    with kernels.compiled(not general, kernels.ARRAYS):
+        assert check_stage(load_plugins().stage(name), **options)
 
 
 def with_wide_indices(matrix: sp.csr_matrix) -> sp.csr_matrix:
@@ -358,7 +349,7 @@ def with_wide_indices(matrix: sp.csr_matrix) -> sp.csr_matrix:
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_the_kernels_read_int64_and_int32_index_arrays_alike(monkeypatch, tmp_path, seed):
+def test_the_kernels_read_int64_and_int32_index_arrays_alike(tmp_path, seed):
     schema, stage = fitted("shape", random_sparse_arff(seed + 1), tmp_path)
     _, normalizer = fitted("l2", random_sparse_arff(seed + 1), tmp_path)
     rng = np.random.default_rng(seed)

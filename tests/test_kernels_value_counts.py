@@ -17,19 +17,17 @@ import scipy.sparse as sp
 from test_kernels import assert_same_counts, assert_same_sums, chunks_of, class_position
 
 import filterkit.exact as exact
+from filterkit import kernels
 from filterkit.schema import Chunk
 from filterkit.statistics import ExactSums, PresenceCounts, ValueCounts
-from oracles import general_paths
 
 
-def both_ways(monkeypatch, kind, chunks, features, class_index, n_classes):
+def both_ways(kind, chunks, features, class_index, n_classes):
     """``(compiled, plain)``: the statistics ``kind`` (ValueCounts, PresenceCounts) of ``chunks``
     gathered as the package does, then by the numpy paths alone, their tables settled."""
     results = []
-    for general in (False, True):
-        with monkeypatch.context() as patched:
-            if general:
-                general_paths(patched)
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.ARRAYS):
             counts = kind.empty(len(features), n_classes)
             for chunk in chunks:
                 counts = counts.add(chunk, features, class_index)
@@ -49,7 +47,7 @@ def word_counts(rng, n_rows: int, n_columns: int, low: int = 1, high: int = 40) 
     return Chunk(sp.csr_matrix(values), {}, None)
 
 
-def test_a_small_chunk_is_counted_as_by_hand(monkeypatch):
+def test_a_small_chunk_is_counted_as_by_hand():
     # class in column 0 (labels 0, 1), features at columns 1 and 2; row 3's class is missing
     rows = np.array([[0, 2, 0], [1, 2, 5], [1, 2, 0], [np.nan, 9, 9], [0, 0, 5]], dtype=np.float64)
     chunk = Chunk(sp.csr_matrix(rows), {}, None)
@@ -64,13 +62,13 @@ def test_a_small_chunk_is_counted_as_by_hand(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_whole_number_chunks_are_counted_by_the_kernel_as_by_numpy(monkeypatch, seed):
+def test_whole_number_chunks_are_counted_by_the_kernel_as_by_numpy(seed):
     rng = np.random.default_rng(seed)
     low, high = [(1, 40), (-5, 6), (-(2**10), 2**10), (2**51, 2**51 + 90), (1, 2)][seed]
     chunks = [word_counts(rng, int(rng.integers(1, 80)), 12, low, high) for _ in range(7)]
     features = np.array([1, 2, 3, 5, 8, 9, 11])
     assert all(ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is not None for chunk in chunks)
-    compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, 0, 3)
+    compiled, plain = both_ways(ValueCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
@@ -84,7 +82,7 @@ def test_whole_number_chunks_are_counted_by_the_kernel_as_by_numpy(monkeypatch, 
         lambda values: values.__setitem__((0, 1), 2.0**21),  # values spanning 2**20 or more
     ],
 )
-def test_chunks_the_kernel_declines_go_to_numpy_with_the_same_result(monkeypatch, changed):
+def test_chunks_the_kernel_declines_go_to_numpy_with_the_same_result(changed):
     rng = np.random.default_rng(11)
     dense = word_counts(rng, 30, 6).dense_values()
     dense[0, 1] = 1.0
@@ -92,20 +90,20 @@ def test_chunks_the_kernel_declines_go_to_numpy_with_the_same_result(monkeypatch
     chunk = Chunk(sp.csr_matrix(dense), {}, None)
     features = np.array([1, 2, 3, 4, 5])
     assert ValueCounts._compiled_of_chunk(chunk, features, 0, 3) is None
-    compiled, plain = both_ways(monkeypatch, ValueCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
+    compiled, plain = both_ways(ValueCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, where, chunk_rows", [("oh0.wc.arff", "last", 61), ("grain_wc.arff", "first", 1000)])
-def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(monkeypatch, name, where, chunk_rows):
+def test_real_word_counts_are_counted_by_the_kernel_as_by_numpy(name, where, chunk_rows):
     # (smaller grain chunks spread their keys too thinly for the tally: numpy sorts them)
     schema, chunks = chunks_of(name, chunk_rows)
     class_index = class_position(schema, where)
     features = np.array([i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index])
     n_classes = len(schema.attributes[class_index].labels)
     assert ValueCounts._compiled_of_chunk(chunks[0], features, class_index, n_classes) is not None
-    compiled, plain = both_ways(monkeypatch, ValueCounts, chunks, features, class_index, n_classes)
+    compiled, plain = both_ways(ValueCounts, chunks, features, class_index, n_classes)
     assert_same_counts(compiled, plain)
 
 
@@ -116,30 +114,28 @@ def random_run(rng, n: int, scale: int) -> tuple[np.ndarray, ExactSums]:
     return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
 
 
-def merged_both_ways(monkeypatch, first, second):
+def merged_both_ways(first, second):
     """``exact._merged_runs`` of two runs by the kernel (which must take them) and by numpy."""
     assert exact._compiled_merge(first, second) is not None
     results = []
-    for general in (False, True):
-        with monkeypatch.context() as patched:
-            if general:
-                general_paths(patched)
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.ARRAYS):
             results.append(exact._merged_runs(first, second))
     return results
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(monkeypatch, seed):
+def test_merged_runs_of_counts_are_the_same_with_and_without_the_kernel(seed):
     rng = np.random.default_rng(seed)
     scale = 2**32 - 1 if seed % 2 else 50  # sums that carry into a second digit, or not
     first = random_run(rng, int(rng.integers(0, 200)), scale)
     second = random_run(rng, int(rng.integers(1, 200)), scale)
-    (keys_a, sums_a), (keys_b, sums_b) = merged_both_ways(monkeypatch, first, second)
+    (keys_a, sums_a), (keys_b, sums_b) = merged_both_ways(first, second)
     np.testing.assert_array_equal(keys_a.view(np.int64), keys_b.view(np.int64))
     assert_same_sums(sums_a, sums_b)
 
 
-def test_merged_runs_add_the_counts_of_shared_keys(monkeypatch):
+def test_merged_runs_add_the_counts_of_shared_keys():
     first = (np.array([1 + 1j, 1 + 2j, 3 + 0j]), ExactSums.of_counts(np.array([4, 2**32 - 1, 1])))
     second = (np.array([1 + 2j, 2 - 1j]), ExactSums.of_counts(np.array([3, 7])))
     keys, sums = exact._merged_runs(first, second)
@@ -147,7 +143,7 @@ def test_merged_runs_add_the_counts_of_shared_keys(monkeypatch):
     np.testing.assert_array_equal(sums.to_float(), [4, 2**32 + 2, 7, 1])
 
 
-def test_runs_the_merge_kernel_leaves_to_numpy(monkeypatch):
+def test_runs_the_merge_kernel_leaves_to_numpy():
     counted = (np.array([1 + 1j]), ExactSums.of_counts(np.array([1])))
     with_nan = (np.array([complex(1, np.nan)]), ExactSums.of_counts(np.array([1])))
     weighted = (np.array([1 + 1j]), ExactSums.of_weights(np.array([0.1])))
@@ -172,7 +168,7 @@ def test_sorted_counts_emit_every_key_of_a_sparse_tally(span):
     np.testing.assert_array_equal(found[1], counts)
 
 
-def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
+def test_a_small_chunk_s_presence_is_counted_as_by_hand():
     rows = np.array([[0, 2, 0], [1, -2.5, 5], [1, 7, 0], [np.nan, 9, 9], [0, 0, 1e300]], dtype=np.float64)
     counts = PresenceCounts.empty(2, 2)._compiled_of_chunk(Chunk(sp.csr_matrix(rows), {}, None), np.array([1, 2]), 0)
     assert counts is not None
@@ -184,29 +180,29 @@ def test_a_small_chunk_s_presence_is_counted_as_by_hand(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_presence_counts_are_the_same_with_and_without_the_kernels(monkeypatch, seed):
+def test_presence_counts_are_the_same_with_and_without_the_kernels(seed):
     rng = np.random.default_rng(seed)
     chunks = [word_counts(rng, int(rng.integers(1, 80)), 12, -3, 9) for _ in range(6)]
     for chunk in chunks[::2]:
         chunk.values.data[chunk.values.data == 5] = [-0.5, 1e-310, np.inf][seed % 3]
     features = np.array([1, 2, 3, 5, 8, 9, 11])
     assert all(PresenceCounts.empty(7, 3)._compiled_of_chunk(chunk, features, 0) is not None for chunk in chunks)
-    compiled, plain = both_ways(monkeypatch, PresenceCounts, chunks, features, 0, 3)
+    compiled, plain = both_ways(PresenceCounts, chunks, features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
-def test_a_missing_value_leaves_the_presence_counts_to_numpy(monkeypatch):
+def test_a_missing_value_leaves_the_presence_counts_to_numpy():
     rng = np.random.default_rng(3)
     chunk = word_counts(rng, 30, 6)
     chunk.values.data[3] = np.nan
     features = np.array([1, 2, 3, 4, 5])
     assert PresenceCounts.empty(5, 3)._compiled_of_chunk(chunk, features, 0) is None
-    compiled, plain = both_ways(monkeypatch, PresenceCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
+    compiled, plain = both_ways(PresenceCounts, [chunk, word_counts(rng, 20, 6)], features, 0, 3)
     assert_same_counts(compiled, plain)
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_merged_runs_of_integer_keys_are_the_same_with_and_without_the_kernel(monkeypatch, seed):
+def test_merged_runs_of_integer_keys_are_the_same_with_and_without_the_kernel(seed):
     rng = np.random.default_rng(seed)
     scale = 2**32 - 1 if seed % 2 else 50
 
@@ -215,6 +211,6 @@ def test_merged_runs_of_integer_keys_are_the_same_with_and_without_the_kernel(mo
         return keys, ExactSums.of_counts(rng.integers(1, scale, size=len(keys)))
 
     first, second = run(), run()
-    (keys_a, sums_a), (keys_b, sums_b) = merged_both_ways(monkeypatch, first, second)
+    (keys_a, sums_a), (keys_b, sums_b) = merged_both_ways(first, second)
     np.testing.assert_array_equal(keys_a, keys_b)
     assert_same_sums(sums_a, sums_b)

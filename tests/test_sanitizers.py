@@ -53,12 +53,10 @@ for name, path in zip(names, paths):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules[name] = module
-from filterkit import statistics
-from filterkit.arff import reader
-from filterkit.formats import svmlight
+from filterkit import kernels
 from filterkit_plugins import words
-used = (reader._speedups, statistics._kernels, svmlight._lines, sys.modules["filterkit._words"])
-assert words.count_words is sys.modules["filterkit._words"].count
+used = (kernels.speedups, kernels.arrays, kernels.lines, kernels.words)
+assert words.count_words is kernels.words.count
 assert tuple(module.__file__ for module in used) == tuple(paths)
 sys.exit(pytest.main(sys.argv[2 + len(names) :]))
 """

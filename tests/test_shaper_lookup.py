@@ -15,13 +15,12 @@ import pytest
 import scipy.sparse as sp
 from test_kernels import REAL, bits
 
-from filterkit import _kernels as kernels
+from filterkit import kernels
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
 from filterkit.sources import MemorySource
-from oracles import general_paths
 
 
 def fitted_shaper(file: str, class_spec: str, **options):
@@ -31,13 +30,11 @@ def fitted_shaper(file: str, class_spec: str, **options):
     return chain.stages[0], chunk
 
 
-def shaped_both_ways(monkeypatch, stage, chunk: Chunk) -> tuple[tuple, tuple]:
+def shaped_both_ways(stage, chunk: Chunk) -> tuple[tuple, tuple]:
     """The shaped chunk's CSR arrays (row starts, columns, value bits) with the kernel, then by numpy."""
     results = []
-    for general in (False, True):
-        with monkeypatch.context() as patched:
-            if general:
-                general_paths(patched)
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.ARRAYS):
             matrix = stage.transform(chunk).values
             results.append((matrix.indptr.tolist(), matrix.indices.tolist(), bits(matrix.data).tolist()))
     return results[0], results[1]
@@ -62,12 +59,12 @@ def probe_chunk(stage, n_columns: int) -> Chunk:
         ("vowel.arff", "last", {"neighbors": 3, "multiclass": "max"}),
     ],
 )
-def test_looked_up_values_are_the_numpy_paths_bit_for_bit(monkeypatch, file, class_spec, options):
+def test_looked_up_values_are_the_numpy_paths_bit_for_bit(file, class_spec, options):
     stage, chunk = fitted_shaper(file, class_spec, **options)
     sparse = chunk if chunk.is_sparse else Chunk(sp.csr_matrix(chunk.values), {}, None)
-    compiled, plain = shaped_both_ways(monkeypatch, stage, sparse)
+    compiled, plain = shaped_both_ways(stage, sparse)
     assert compiled == plain
-    compiled, plain = shaped_both_ways(monkeypatch, stage, probe_chunk(stage, chunk.values.shape[1]))
+    compiled, plain = shaped_both_ways(stage, probe_chunk(stage, chunk.values.shape[1]))
     assert compiled == plain
 
 

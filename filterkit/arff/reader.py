@@ -4,7 +4,8 @@ The compiled module (``_speedups``) gathers the data rows a block at a time and 
 group of rows without comments or weights in one pass without the GIL: sparse rows straight
 into CSR arrays, dense rows tokenized, quoted values unescaped into a str each; Python touches
 only tokens that need a lookup (nominal labels, strings, dates, ``?``).  Groups it declines are read
-by the hand-written tokenizer, which also finds the line of any error.
+by the hand-written tokenizer, which also finds the line of any error (and reads every group with
+:data:`filterkit.kernels.READING` off).
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
 of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
 """
@@ -25,7 +26,7 @@ from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
 
-from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
+from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
@@ -227,7 +228,7 @@ class ArffReader:
         lines = self._lines
         for block, at in self._data_blocks():
             while at < len(block):
-                text, found, at, seen, too_long = _speedups.gather_rows(
+                text, found, at, seen, too_long = kernels.speedups.gather_rows(
                     block, at, self.chunk_rows - rows, budget - size, line_bytes
                 )
                 if text:
@@ -260,8 +261,11 @@ class ArffReader:
     def _parse_group(self, joined: bytes, numbers: list[int], sparse: bool) -> Chunk:
         """The chunk of the rows ``joined`` (stripped lines joined by newlines), each row's
         line number in ``numbers``: plain rows in one pass by the compiled module, the others
-        (quotes, comments, weights, errors) by the tokenizer."""
+        (quotes, comments, weights, errors), and every row with :data:`filterkit.kernels.READING` off, by
+        the tokenizer."""
         try:
+            if not kernels.use_compiled(kernels.READING):
+                raise _NotPlain
             if sparse:
                 return _parse_sparse_plain(joined, len(numbers), self._columns)
             return _parse_dense_plain(joined, len(numbers), self._columns)
@@ -563,7 +567,7 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
     The module leaves out the numbers that are zero; only looked-up values can still be
     zero (a first label), so only a group where one is has its zeros eliminated here.
     """
-    found = _speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
+    found = kernels.speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
     if not found:
         raise _NotPlain
     *arrays, strings = found
@@ -583,7 +587,7 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
 def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
     """Plain dense rows tokenized at once by the compiled module (a word that is not a number
     parsed as 0, its text looked up here; quoted texts unescaped there); _NotPlain where it declines."""
-    found = _speedups.tokenize_plain(joined)
+    found = kernels.speedups.tokenize_plain(joined)
     if not found:
         raise _NotPlain
     *arrays, strings = found

@@ -19,7 +19,7 @@ from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 import numpy as np
 import numpy.typing as npt
 
-from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
+from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.limits import VARIABLES, Limits
@@ -86,10 +86,75 @@ def format_numbers(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list
     if not len(values):
         return []
     bounds, none = np.array([0, len(values)], dtype=np.int64), np.zeros(0, dtype=np.int64)
-    text = _speedups.format_rows(
+    text = format_rows(
         bounds, none, values, np.zeros(len(values), np.uint8), [], False, numbers.digits or 0, numbers.float32
     )
     return text[:-1].decode("ascii").split(",")
+
+
+def format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None):
+    """The rows' entries as text (every writer's): numbers as :func:`format_numbers` writes them, or where
+    ``special`` is set the next of ``texts``; sparse ``{c v,c v}`` or dense ``v,v``; a weight that is not 1
+    as `` {w}``.  The text, or its length once put in the bytearray ``into``.  By the compiled module
+    (``_speedups.format_rows``), or with :data:`filterkit.kernels.PRINTING` off by
+    :func:`format_rows_in_python`, which writes the same bytes."""
+    if kernels.use_compiled(kernels.PRINTING):
+        return kernels.speedups.format_rows(
+            indptr, columns, values, special, texts, sparse, digits, float32, into, weights
+        )
+    return format_rows_in_python(indptr, columns, values, special, texts, sparse, digits, float32, into, weights)
+
+
+def format_rows_in_python(
+    indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None
+):
+    """:func:`format_rows` by :func:`format_numbers_in_python` (Python's repr), for comparing with the
+    compiled printer."""
+    special = np.asarray(special, dtype=bool)
+    cells = np.empty(len(values), dtype=object)
+    cells[~special] = format_numbers_in_python(values[~special], NumberFormat(digits or None, bool(float32)))
+    cells[special] = texts[: int(special.sum())]
+    if sparse:
+        cells = [f"{column} {cell}" for column, cell in zip(columns.tolist(), cells.tolist())]
+    bounds = indptr.tolist()
+    rows = [",".join(cells[bounds[r] : bounds[r + 1]]) for r in range(len(bounds) - 1)]
+    if sparse:
+        rows = ["{" + row + "}" for row in rows]
+    if weights is not None:
+        rows = [
+            row if w == 1.0 else f"{row} {{{format_numbers_in_python([w])[0]}}}"
+            for row, w in zip(rows, weights.tolist())
+        ]
+    text = "".join(row + "\n" for row in rows).encode("utf-8")
+    if into is None:
+        return text
+    into[: len(text)] = text
+    return len(text)
+
+
+def format_numbers_in_python(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list[str]:
+    """What the compiled printer writes (:func:`format_numbers`), by Python's repr: each value rounded first
+    as ``numbers`` asks (to the double of its N-digit decimal, or of :func:`float32_decimal` of its nearest
+    float32, where finite), then whole numbers below 2**53 as integers ("-0" for negative zero), NaN as
+    ``?``, ±inf as ``Infinity``, the others as repr writes them."""
+    texts = []
+    for value in np.asarray(values, dtype=np.float64).tolist():
+        with np.errstate(over="ignore"):
+            narrow = float(np.float32(value))
+        if numbers.float32 and math.isfinite(narrow):
+            value = float32_decimal(narrow)
+        elif numbers.digits and not numbers.exact and math.isfinite(value):
+            rounded = float(f"{value:.{numbers.digits - 1}e}")
+            value = rounded if math.isfinite(rounded) else value
+        if value != value:
+            texts.append("?")
+        elif math.isinf(value):
+            texts.append("Infinity" if value > 0 else "-Infinity")
+        elif abs(value) < 2.0**53 and value == int(value):
+            texts.append("-0" if value == 0 and math.copysign(1, value) < 0 else str(int(value)))
+        else:
+            texts.append(repr(value))
+    return texts
 
 
 def float32_decimal(value: float) -> float:
@@ -202,7 +267,7 @@ class ArffWriter:
         digits = 0 if self.numbers.digits is None else self.numbers.digits
         weights = None if chunk.weights is None else np.ascontiguousarray(chunk.weights, np.float64)
         arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
-        length = _speedups.format_rows(*arguments, self._formatted, weights)
+        length = format_rows(*arguments, self._formatted, weights)
         with memoryview(self._formatted) as formatted, formatted[:length] as text:
             refuse_long_lines(text, self._limits.line_bytes, self._rows_written + 1, "row")
             self._emit(text)

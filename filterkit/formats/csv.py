@@ -23,7 +23,7 @@ from typing import IO, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
 
-from filterkit.arff import _speedups  # type: ignore[attr-defined]  # a C extension without stubs
+from filterkit import kernels
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
@@ -170,7 +170,7 @@ class _PlainGroup:
     value's number where it reads as one (``is_number``) and where its text lies in ``joined``."""
 
     def __init__(self, joined: bytes, n_rows: int, width: int):
-        found = _speedups.tokenize_plain(joined)
+        found = kernels.speedups.tokenize_plain(joined)
         self.joined, self.valid = joined, bool(found)
         if not found:  # a brace, a '%', or a number-looking value that is no number: read line by line
             return
@@ -198,8 +198,11 @@ class _PlainGroup:
 def _plain_group(group: list[bytes], width: int) -> _PlainGroup | None:
     """A group of lines cut by the compiled tokenizer (as the ARFF reader cuts dense rows) when every line
     is ``width`` plain values: no quote, blank, NUL, brace or ``%``, none empty, UTF-8 text; else None (the
-    lines are then read one by one, which finds the line of any error).  A blank would be a separator there,
-    and CSV keeps it as part of the value."""
+    lines are then read one by one, which finds the line of any error; so they are with
+    :data:`filterkit.kernels.READING` off).  A blank would be a separator there, and CSV keeps it as part
+    of the value."""
+    if not kernels.use_compiled(kernels.READING):
+        return None
     joined = b"\n".join(group)
     if any(byte in joined for byte in (b"'", b'"', b"\0", b" ", b"\t", b"{", b"}", b"%")):
         return None

@@ -24,13 +24,13 @@ from typing import IO, BinaryIO, Iterator, Sequence, cast
 import numpy as np
 import scipy.sparse as sp
 
-from filterkit.arff import _speedups  # type: ignore[attr-defined]
+from filterkit import kernels
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.reader import _blocks, _Lines
 from filterkit.arff.tokens import one_line, shown
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, refuse_long_lines
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_rows, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.formats import FormatOptions, Layout, Reopen, _lines, relation_of  # type: ignore[attr-defined]
+from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
@@ -139,7 +139,7 @@ class SvmlightFormat:
             yield _chunk(rows, details, name)
 
     def _groups(self, stream: IO[bytes], name: str, group_rows: int, comments: list[str] | None) -> Iterator[_Rows]:
-        """The rows parsed (by ``_lines.parse_svmlight``) in groups of at most ``group_rows`` rows or
+        """The rows parsed (by the compiled ``_lines.parse_svmlight``) in groups of at most ``group_rows`` rows or
         ``chunk_bytes`` bytes of row text; the comment lines before the first row put in ``comments``."""
         limits = self.limits
         lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
@@ -150,7 +150,7 @@ class SvmlightFormat:
                 at = len(codecs.BOM_UTF8)
             while at < len(block):
                 start = at
-                at, seen, held, too_long, first, error, *parsed = _lines.parse_svmlight(
+                at, seen, held, too_long, first, error, *parsed = kernels.lines.parse_svmlight(
                     block, at, group_rows - rows, limits.chunk_bytes - size, limits.line_bytes
                 )
                 if comments is not None:
@@ -402,8 +402,8 @@ class SvmlightWriter:
         columns[is_label == 0] = self.written_index[matrix.indices[keep]]
         values[is_label == 0] = matrix.data[keep]
         digits = self.numbers.digits or 0
-        text = _speedups.format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
-        text = _lines.svmlight_text(text)
+        text = format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
+        text = kernels.lines.svmlight_text(text)
         refuse_long_lines(text, self.line_bytes, self.rows + 1, "row")
         self.stream.write(text)
         self.rows += matrix.shape[0]

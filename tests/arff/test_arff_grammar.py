@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from chain_helpers import needs_weka, weka_java
+from filterkit import kernels
 from filterkit.arff import ArffReader
 from filterkit.errors import ArffError
-from oracles import tokenizer_only
 
 PROBE = Path(__file__).with_name("WekaProbe.java")
 NAN = math.nan
@@ -196,13 +196,14 @@ STRICTER = {
 }
 
 
-def read_case(document: str, path: str, monkeypatch):
+def read_case(document: str, path: str):
     """What filterkit makes of ``document`` on one parse path: ('ok', rows, weights) or ('refused', line, message)."""
-    if path == "tokenizer":
-        tokenizer_only(monkeypatch)
     chunk_rows = 1 if path == "one row a chunk" else 10_000
     try:
-        with ArffReader(io.BytesIO(document.encode("utf-8")), "case", chunk_rows) as source:
+        with (
+            kernels.compiled(path != "tokenizer", kernels.READING),
+            ArffReader(io.BytesIO(document.encode("utf-8")), "case", chunk_rows) as source,
+        ):
             chunks = list(source.chunks())
     except ArffError as error:
         return "refused", error.line, error.message
@@ -231,8 +232,8 @@ PATHS = ["compiled", "tokenizer", "one row a chunk"]
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("name", list(CASES))
-def test_every_parse_path_reads_or_refuses_as_weka_does(name, path, monkeypatch):
-    assert_expected(name, read_case(CASES[name][0], path, monkeypatch))
+def test_every_parse_path_reads_or_refuses_as_weka_does(name, path):
+    assert_expected(name, read_case(CASES[name][0], path))
 
 
 # --------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The compiled parsers (filterkit/arff/_speedups.c) and the tokenizer read every file identically.
 
-Each file is read both ways (oracles.tokenizer_only), with several chunk sizes, and must give
-the same chunks and, for files meant to be rejected, the same error and line.  Files are also
-written both ways (format_rows and oracles.format_rows), and format_rows's own shortest-repr
-formatter is compared with repr on millions of doubles.
+Each file is read both ways (the second with ``kernels.compiled(False, kernels.READING)``: by the
+tokenizer), with several chunk sizes, and must give the same chunks and, for files meant to be
+rejected, the same error and line.  Files are also written both ways (format_rows and
+writer.format_rows_in_python), and format_rows's own shortest-repr formatter is compared with repr
+on millions of doubles.
 """
 
 from __future__ import annotations
@@ -15,19 +16,17 @@ import numpy as np
 import pytest
 
 from arff_helpers import CONFORMANCE, REAL_FILES, conformance_files, valid_files
+from filterkit import kernels
 from filterkit.arff import ArffReader, writer
 from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
-from oracles import format_numbers, python_formatter, tokenizer_only
 
 
-def read_both_ways(data: bytes, monkeypatch, chunk_rows: int):
+def read_both_ways(data: bytes, chunk_rows: int):
     """The file read by the compiled parsers, then by the tokenizer alone."""
     results = []
-    for tokenizer in (False, True):
-        with monkeypatch.context() as patched:
-            if tokenizer:
-                tokenizer_only(patched)
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.READING):
             try:
                 with ArffReader(io.BytesIO(data), name="f", chunk_rows=chunk_rows) as source:
                     results.append(("ok", source.schema, list(source.chunks())))
@@ -61,13 +60,13 @@ def assert_identical(first, second):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("chunk_rows", [1, 97, 10_000])
-def test_real_files_read_identically(path, chunk_rows, monkeypatch):
-    assert_identical(*read_both_ways(path.read_bytes(), monkeypatch, chunk_rows))
+def test_real_files_read_identically(path, chunk_rows):
+    assert_identical(*read_both_ways(path.read_bytes(), chunk_rows))
 
 
 @pytest.mark.parametrize("name", conformance_files())
-def test_conformance_files_read_or_fail_identically(name, monkeypatch):
-    assert_identical(*read_both_ways((CONFORMANCE / name).read_bytes(), monkeypatch, 3))
+def test_conformance_files_read_or_fail_identically(name):
+    assert_identical(*read_both_ways((CONFORMANCE / name).read_bytes(), 3))
 
 
 TRICKY_NUMBERS = [
@@ -119,7 +118,7 @@ def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
         token = sign + (whole or "0") + ("." + fraction if fraction or generator.random() < 0.2 else "")
         tokens.append(token)
     header = "@relation r\n@attribute a numeric\n@data\n"
-    results = read_both_ways((header + "\n".join(tokens) + "\n").encode(), monkeypatch, 5000)
+    results = read_both_ways((header + "\n".join(tokens) + "\n").encode(), 5000)
     assert_identical(*results)
     values = np.concatenate([chunk.dense_values()[:, 0] for chunk in results[0][2]])
     assert values.tolist() == [float(t) for t in tokens]
@@ -128,10 +127,10 @@ def test_random_decimals_parse_exactly_as_python_does(monkeypatch):
 
 @pytest.mark.parametrize("token", TRICKY_NUMBERS)
 @pytest.mark.parametrize("sparse", [False, True])
-def test_awkward_numbers_parse_or_fail_identically(token, sparse, monkeypatch):
+def test_awkward_numbers_parse_or_fail_identically(token, sparse):
     header = "@relation r\n@attribute a numeric\n@attribute b numeric\n@data\n"
     row = f"{{0 {token},1 2}}\n" if sparse else f"{token},2\n"
-    results = read_both_ways((header + "1,3\n" * (not sparse) + row).encode(), monkeypatch, 10)
+    results = read_both_ways((header + "1,3\n" * (not sparse) + row).encode(), 10)
     assert_identical(*results)
     if results[0][0] == "ok":
         assert results[0][2][0].dense_values()[-1, 0] == float(token)
@@ -184,14 +183,14 @@ SPARSE_ROWS = [
 
 
 @pytest.mark.parametrize("row", SPARSE_ROWS)
-def test_sparse_rows_read_or_fail_identically(row, monkeypatch):
+def test_sparse_rows_read_or_fail_identically(row):
     header = (
         "@relation r\n@attribute c {x,y}\n@attribute a numeric\n@attribute s string\n"
         "@attribute b numeric\n@attribute d date yyyy-MM-dd\n@data\n"
     )
     data = header + "{1 2}\n" + row + "\n" + "{0 y}\n"
     for chunk_rows in (1, 10):
-        assert_identical(*read_both_ways(data.encode(), monkeypatch, chunk_rows))
+        assert_identical(*read_both_ways(data.encode(), chunk_rows))
 
 
 def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
@@ -213,13 +212,11 @@ def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
     assert speedups.parse_sparse_rows(b"{1 '\xff'}", 1, 4, flags) is False
 
 
-def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
-    """The chunks written by the compiled format_rows, then by oracles.format_rows."""
+def write_both_ways(schema, chunks, sparse) -> list[str]:
+    """The chunks written by the compiled format_rows, then by writer.format_rows_in_python."""
     texts = []
     for compiled in (True, False):
-        with monkeypatch.context() as patched:
-            if not compiled:
-                python_formatter(patched)
+        with kernels.compiled(compiled, kernels.PRINTING):
             stream = io.StringIO()
             writer.write_arff(stream, schema, chunks, sparse)
             texts.append(stream.getvalue())
@@ -228,16 +225,16 @@ def write_both_ways(schema, chunks, sparse, monkeypatch) -> list[str]:
 
 @pytest.mark.parametrize("sparse", [True, False, None], ids=["sparse", "dense", "as-read"])
 @pytest.mark.parametrize("name", valid_files())
-def test_conformance_files_are_written_identically(name, sparse, monkeypatch):
+def test_conformance_files_are_written_identically(name, sparse):
     with ArffReader(CONFORMANCE / name) as source:
         schema, chunks = source.schema, list(source.chunks())
-    compiled, python = write_both_ways(schema, chunks, sparse, monkeypatch)
+    compiled, python = write_both_ways(schema, chunks, sparse)
     assert compiled == python
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
-def test_real_files_are_written_identically(path, monkeypatch):
+def test_real_files_are_written_identically(path):
     # Two chunks each way: 300 rows sparse; dense, at most 200,000 values (the narrow files' 300 rows,
     # oh0's 62 and grain_wc's 14 of 13,028 values: the Python oracle formats every zero).
     with ArffReader(path, chunk_rows=150) as source:
@@ -246,7 +243,7 @@ def test_real_files_are_written_identically(path, monkeypatch):
     with ArffReader(path, chunk_rows=dense_rows) as source:
         dense_chunks = list(source.chunks())[:2]
     for sparse, written in ((True, chunks), (False, dense_chunks)):
-        compiled, python = write_both_ways(schema, written, sparse, monkeypatch)
+        compiled, python = write_both_ways(schema, written, sparse)
         assert compiled == python
 
 
@@ -275,7 +272,7 @@ def test_awkward_values_are_written_identically(monkeypatch):
     )
     schema = Schema("r", tuple(Attribute(f"a{i}", "numeric", declared_type="numeric") for i in range(values.shape[1])))
     for sparse in (True, False):
-        compiled, python = write_both_ways(schema, [Chunk(values)], sparse, monkeypatch)
+        compiled, python = write_both_ways(schema, [Chunk(values)], sparse)
         assert compiled == python
     assert (
         "0.1,-0,?,Infinity,-Infinity,9007199254740992.0,9007199254740991,-9007199254740991,1e-300,5e-324,1e+16,123.456,-7,0"
@@ -285,7 +282,7 @@ def test_awkward_values_are_written_identically(monkeypatch):
 
 @pytest.mark.parametrize("sparse", [True, False])
 @pytest.mark.parametrize("numbers", [writer.EXACT, writer.NumberFormat(digits=3), writer.NumberFormat(float32=True)])
-def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, numbers, monkeypatch):
+def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, numbers):
     from filterkit.schema import Attribute, Chunk, Schema
 
     schema = Schema("r", (Attribute("a", "numeric"), Attribute("b", "numeric")))
@@ -293,9 +290,7 @@ def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, 
     weights = np.array([1.0, 1 / 3, 0.0, 2.0, 1e300])
     texts = []
     for compiled in (True, False):
-        with monkeypatch.context() as patched:
-            if not compiled:
-                python_formatter(patched)
+        with kernels.compiled(compiled, kernels.PRINTING):
             stream = io.BytesIO()
             writer.write_arff(stream, schema, [Chunk(values, {}, weights)], sparse, numbers=numbers)
             texts.append(stream.getvalue().split(b"@data\n")[1])
@@ -310,7 +305,7 @@ def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
     values = np.ascontiguousarray(values, dtype=np.float64)
     indptr = np.array([0, values.size], dtype=np.int64)
     compiled = speedups.format_rows(indptr, np.zeros(0, np.int64), values, np.zeros(values.size, np.uint8), [], False)
-    return compiled.decode("ascii").rstrip("\n").split(","), format_numbers(values)
+    return compiled.decode("ascii").rstrip("\n").split(","), writer.format_numbers_in_python(values)
 
 
 def assert_numbers_written_identically(values):

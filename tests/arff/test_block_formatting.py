@@ -1,5 +1,5 @@
 """The writer formats a chunk a block of rows at a time: the text is the one written
-whole (and by oracles.format_rows), and an error in the second block comes after the first
+whole (and by writer.format_rows_in_python), and an error in the second block comes after the first
 block's rows are written."""
 
 from __future__ import annotations
@@ -11,21 +11,20 @@ import pytest
 import scipy.sparse as sp
 
 from arff_helpers import REAL
+from filterkit import kernels
 from filterkit.arff import read_arff, writer
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NUMERIC, Attribute, Chunk, Schema
-from oracles import python_formatter
 
 
 def written(schema, chunk, monkeypatch, block_entries: int, compiled: bool = True) -> bytes:
     with monkeypatch.context() as patched:
         patched.setattr(writer, "_SPARSE_BLOCK_ENTRIES", block_entries)
-        if not compiled:
-            python_formatter(patched)
-        stream = io.BytesIO()
-        ArffWriter(stream, schema).write(chunk)
-        return stream.getvalue()
+        with kernels.compiled(compiled, kernels.PRINTING):
+            stream = io.BytesIO()
+            ArffWriter(stream, schema).write(chunk)
+            return stream.getvalue()
 
 
 @pytest.mark.parametrize("block_entries", [1000, 5000])
@@ -46,11 +45,9 @@ def test_an_error_in_the_second_block_comes_after_the_first_is_written(monkeypat
     for compiled in (True, False):
         with monkeypatch.context() as patched:
             patched.setattr(writer, "_SPARSE_BLOCK_ENTRIES", 1)
-            if not compiled:
-                python_formatter(patched)
             stream = io.BytesIO()
             arff_writer = ArffWriter(stream, schema)
-            with pytest.raises(ArffError, match="attribute 'when'"):
+            with kernels.compiled(compiled, kernels.PRINTING), pytest.raises(ArffError, match="attribute 'when'"):
                 arff_writer.write(Chunk(values, {}))
             outputs.append(stream.getvalue())
     assert outputs[0] == outputs[1]

@@ -1,6 +1,6 @@
 """``--digits N`` and ``--float32``: the writer's rounded number formats.
 
-Both the compiled printer (format_rows) and the repr-based oracles.format_numbers are checked
+Both the compiled printer (format_rows) and the repr-based writer.format_numbers_in_python are checked
 against oracles that do not share their code: Python's correctly rounded ``'e'`` formatting
 for N digits, numpy's shortest float32 text (Dragon4's unique mode) for float32.  Every
 text must also be laid out as the exact writer writes the double it reads back as.
@@ -13,11 +13,11 @@ import io
 import numpy as np
 import pytest
 
+from filterkit import kernels
 from filterkit.arff import ArffReader, _speedups
-from filterkit.arff.writer import EXACT, NumberFormat, write_arff
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers_in_python, write_arff
 from filterkit.formats import FormatOptions, row_writer
 from filterkit.schema import Attribute, Chunk, Schema
-from oracles import format_numbers, python_formatter
 
 IRIS = "tests/data/real/iris.arff"
 
@@ -34,12 +34,12 @@ def compiled_texts(values, numbers: NumberFormat) -> list[str]:
 
 
 def both_paths(values, numbers: NumberFormat) -> list[list[str]]:
-    return [format_numbers(values, numbers), compiled_texts(values, numbers)]
+    return [format_numbers_in_python(values, numbers), compiled_texts(values, numbers)]
 
 
 def exact_text(value: float) -> str:
     """The exact writer's text of one double."""
-    return format_numbers([value])[0]
+    return format_numbers_in_python([value])[0]
 
 
 def digits_oracle(value: float, digits: int) -> float:
@@ -122,7 +122,7 @@ def test_special_values_and_the_double_range_stay_as_the_exact_writer_writes_the
 
 def test_digits_17_is_the_exact_format_and_the_default_is_unchanged():
     values = random_doubles(2000, 1)
-    exact = format_numbers(values)
+    exact = format_numbers_in_python(values)
     for texts in both_paths(values, NumberFormat(digits=17)):
         assert texts == exact
     assert NumberFormat(digits=17).exact and EXACT.exact and not NumberFormat(digits=16).exact
@@ -145,7 +145,7 @@ def test_many_random_values_are_written_alike_by_both_paths():
     values = random_doubles(20_000, 7)
     narrow = np.random.default_rng(8).integers(0, 2**32, 30_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
     for numbers in [NumberFormat(digits=d) for d in (1, 3, 5, 8, 12, 15, 16)]:
-        assert compiled_texts(values, numbers) == format_numbers(values, numbers)
+        assert compiled_texts(values, numbers) == format_numbers_in_python(values, numbers)
     for sample in (values, narrow[np.isfinite(narrow)].astype(np.float64)):
         assert compiled_texts(sample, NumberFormat(float32=True)) == [
             exact_text(float32_oracle(v)) for v in sample.tolist()
@@ -166,7 +166,7 @@ def test_float32_every_power_of_two_and_its_neighbours():
     assert compiled_texts(values, NumberFormat(float32=True)) == [
         exact_text(float32_oracle(v)) for v in values.tolist()
     ]
-    assert format_numbers(values, NumberFormat(float32=True)) == [
+    assert format_numbers_in_python(values, NumberFormat(float32=True)) == [
         exact_text(float32_oracle(v)) for v in values.tolist()
     ]
 
@@ -176,13 +176,11 @@ def number_schema(width: int) -> Schema:
 
 
 @pytest.mark.parametrize("sparse", [True, False])
-def test_the_arff_writer_rounds_the_same_on_both_paths(sparse, monkeypatch):
+def test_the_arff_writer_rounds_the_same_on_both_paths(sparse):
     values = np.array([[0.0, 1 / 3, 0.0, 2.0], [np.nan, 0.0, 123456.789, -1e-9]])
     texts = []
     for compiled in (True, False):
-        with monkeypatch.context() as patched:
-            if not compiled:
-                python_formatter(patched)
+        with kernels.compiled(compiled, kernels.PRINTING):
             stream = io.StringIO()
             write_arff(stream, number_schema(4), [Chunk(values)], sparse, numbers=NumberFormat(digits=4))
             texts.append(stream.getvalue().split("@data\n")[1])
@@ -263,5 +261,9 @@ def test_the_csv_and_svmlight_writers_numbers_are_the_arff_writers(numbers):
     from filterkit.arff import writer
 
     values = np.r_[random_doubles(300, 9), 0.0, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 1e300, 5e-324]
-    assert writer.format_numbers(values, numbers) == format_numbers(values, numbers) == compiled_texts(values, numbers)
+    assert (
+        writer.format_numbers(values, numbers)
+        == format_numbers_in_python(values, numbers)
+        == compiled_texts(values, numbers)
+    )
     assert writer.format_numbers([], numbers) == []

@@ -9,9 +9,9 @@ import io
 import numpy as np
 import pytest
 
+from filterkit import kernels
 from filterkit.arff import ArffReader, reader
 from filterkit.errors import ArffError
-from oracles import tokenizer_only
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
 #: 70 digits: a number the compiled parsers leave to others (they copy at most 63 bytes)
@@ -30,26 +30,23 @@ def paths_taken(data: bytes, monkeypatch) -> tuple[list, list[str]]:
     return values, called
 
 
-def tokenizer_read(data: bytes, monkeypatch) -> list:
-    tokenizer_only(monkeypatch)
-    with ArffReader(io.BytesIO(HEADER + data), name="f") as source:
-        values = [chunk.dense_values().tolist() for chunk in source.chunks()]
-    monkeypatch.undo()
-    return values
+def tokenizer_read(data: bytes) -> list:
+    with kernels.compiled(False, kernels.READING), ArffReader(io.BytesIO(HEADER + data), name="f") as source:
+        return [chunk.dense_values().tolist() for chunk in source.chunks()]
 
 
 def test_a_sparse_group_the_compiled_parser_declines_goes_to_the_tokenizer(monkeypatch):
     data = b"{0 1,2 y}\n{0 " + LONG + b",1 2}\n"
     values, called = paths_taken(data, monkeypatch)
     assert called == ["_parse_sparse_plain", "_parse_row", "_parse_row"]
-    assert values == [[[1.0, 0.0, 1.0], [1.0, 2.0, 0.0]]] == tokenizer_read(data, monkeypatch)
+    assert values == [[[1.0, 0.0, 1.0], [1.0, 2.0, 0.0]]] == tokenizer_read(data)
 
 
 def test_a_dense_group_the_compiled_tokenizer_declines_goes_to_the_tokenizer(monkeypatch):
     data = b"1,2,x\n" + LONG + b",3,y\n"
     values, called = paths_taken(data, monkeypatch)
     assert called == ["_parse_dense_plain", "_parse_row", "_parse_row"]
-    assert values == [[[1.0, 2.0, 0.0], [float(LONG), 3.0, 1.0]]] == tokenizer_read(data, monkeypatch)
+    assert values == [[[1.0, 2.0, 0.0], [float(LONG), 3.0, 1.0]]] == tokenizer_read(data)
 
 
 def test_plain_groups_take_the_compiled_path_alone(monkeypatch):
@@ -70,7 +67,7 @@ def test_rows_with_quoted_values_take_the_compiled_path_alone(data, parser, monk
     """Issue 41: quotes no longer send a group to the tokenizer."""
     values, called = paths_taken(data, monkeypatch)
     assert called == [parser]
-    assert values == [[[1.0, 2.0, 1.0], [3.0, 4.0, 0.0]]] == tokenizer_read(data, monkeypatch)
+    assert values == [[[1.0, 2.0, 1.0], [3.0, 4.0, 0.0]]] == tokenizer_read(data)
 
 
 @pytest.mark.parametrize("chunk_rows", [1, 2, 10])

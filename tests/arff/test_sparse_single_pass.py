@@ -9,9 +9,9 @@ import io
 import numpy as np
 import pytest
 
+from filterkit import kernels
 from filterkit.arff import ArffReader, _speedups
 from filterkit.errors import ArffError
-from oracles import tokenizer_only
 
 speedups = _speedups
 
@@ -53,11 +53,11 @@ ROWS = [
 
 @pytest.mark.parametrize("first", range(len(ROWS)))
 @pytest.mark.parametrize("chunk_rows", [1, 3, 100])
-def test_single_pass_reads_like_the_tokenizer(first, chunk_rows, monkeypatch):
+def test_single_pass_reads_like_the_tokenizer(first, chunk_rows):
     data = b"\n".join(ROWS[first:] + ROWS[:first]) + b"\n"
     compiled = read(data, chunk_rows)
-    tokenizer_only(monkeypatch)
-    assert compiled == read(data, chunk_rows)
+    with kernels.compiled(False, kernels.READING):
+        assert compiled == read(data, chunk_rows)
 
 
 def test_zeros_are_left_out_in_the_compiled_pass():
@@ -88,7 +88,7 @@ def test_marks_and_oddities_are_declined(text, answer):
     assert speedups.parse_sparse_rows(text, 1, 3, b"\x00\x00\x00") is answer
 
 
-def test_a_large_group_has_the_same_values_as_the_tokenizer(monkeypatch):
+def test_a_large_group_has_the_same_values_as_the_tokenizer():
     generator = np.random.default_rng(5)
     rows = []
     for _ in range(2000):
@@ -97,5 +97,5 @@ def test_a_large_group_has_the_same_values_as_the_tokenizer(monkeypatch):
         rows.append("{" + ",".join(f"{c} {v!r}" for c, v in zip(columns, values)) + "}")
     data = ("\n".join(rows) + "\n").encode()
     compiled = read(data, 700)
-    tokenizer_only(monkeypatch)
-    assert compiled == read(data, 700)
+    with kernels.compiled(False, kernels.READING):
+        assert compiled == read(data, 700)

@@ -1,0 +1,107 @@
+"""The compiled modules, and the one switch between them and the Python and numpy paths.
+
+Every compiled module is imported here and nowhere else, and checked when this module is imported:
+one missing, or built from other source than the Python beside it (a checkout pulled without
+``pip install -e .``), is a :class:`~filterkit.errors.FilterkitError` naming it, for a library user
+as for the console script, not a traceback or wrong output.
+
+A call site with a Python or numpy path beside its compiled one asks :func:`use_compiled` which to
+take; :func:`compiled` turns a part of the compiled modules off (the tests compare the two paths
+with it, and the outputs are the same bytes either way).  The parts:
+
+* :data:`READING`: the ARFF reader's parsers of plain rows and the CSV reader's tokenizer
+  (``_speedups``); off, every row goes through the tokenizer or is read line by line.
+* :data:`PRINTING`: the row formatter of every writer (``_speedups.format_rows``); off, rows are
+  formatted by :func:`filterkit.arff.writer.format_rows_in_python`.
+* :data:`ARRAYS`: the kernels of the statistics, the exact sums, the shaper and the row normalizers
+  (``_kernels``); off, numpy does their work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+
+from filterkit.errors import FilterkitError
+
+#: Each compiled module and the ``INTERFACE`` number its C source defines (bumped there with any change to
+#: a function's arguments or results).
+INTERFACES = {
+    "filterkit.arff._speedups": 2,
+    "filterkit._kernels": 1,
+    "filterkit._words": 3,
+    "filterkit.formats._lines": 1,
+}
+
+READING = "reading"
+PRINTING = "printing"
+ARRAYS = "arrays"
+#: The parts :func:`compiled` turns on and off.
+PARTS = (READING, PRINTING, ARRAYS)
+
+
+def checked_module(name: str) -> ModuleType:
+    """The compiled module ``name``; FilterkitError unless it imports and has the interface :data:`INTERFACES`
+    expects."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as error:
+        raise FilterkitError(
+            f"the compiled module {name} cannot be imported ({error}): install filterkit with a C compiler "
+            "(pip install . or, in a checkout, pip install -e .)"
+        ) from None
+    if getattr(module, "INTERFACE", None) != INTERFACES[name]:
+        raise FilterkitError(
+            f"the compiled module {name} ({module.__file__}) was built from other source than this "
+            "filterkit's: rebuild it (pip install -e . in a checkout)"
+        )
+    return module
+
+
+#: The ARFF reader's line gathering and parsers of plain rows, and the row formatter of every writer.
+speedups = checked_module("filterkit.arff._speedups")
+#: The array kernels: key tallies, radix sorts and merges, a chunk's entries and ranges, shaping, row norms.
+arrays = checked_module("filterkit._kernels")
+#: The ``words`` stage's cutting and counting of ASCII documents.
+words = checked_module("filterkit._words")
+#: The svmlight format's line parser and writer.
+lines = checked_module("filterkit.formats._lines")
+
+#: The shaper's map of stored values and the L1/L2 row normalizer (the plugin API exports them).
+shape_stored = arrays.shape_stored
+normalize_stored = arrays.normalize_stored
+#: The ``words`` stage's vocabulary and its counter (the plugin API exports them).
+WordVocabulary = words.Vocabulary
+count_words = words.count
+
+#: The parts :func:`compiled` turned off; replaced whole, never changed in place, so a reader in another
+#: thread sees one state or the other.
+_switched_off: frozenset[str] = frozenset()
+_switching = threading.Lock()
+
+
+def use_compiled(part: str) -> bool:
+    """Whether the compiled modules' ``part`` (one of :data:`PARTS`) is on: it is unless :func:`compiled`
+    turned it off."""
+    return part not in _switched_off
+
+
+@contextlib.contextmanager
+def compiled(enabled: bool, *parts: str) -> Iterator[None]:
+    """Within the block, the compiled ``parts`` (every part of :data:`PARTS` if none is named) on or off for
+    the whole process, every thread included; each is as before once the block ends."""
+    global _switched_off
+    named = frozenset(parts or PARTS)
+    if not named <= set(PARTS):
+        raise ValueError(f"no compiled part {sorted(named - set(PARTS))}: the parts are {', '.join(PARTS)}")
+    with _switching:
+        before = _switched_off
+        _switched_off = before - named if enabled else before | named
+    try:
+        yield
+    finally:
+        with _switching:
+            _switched_off = before
