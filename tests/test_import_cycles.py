@@ -9,7 +9,11 @@ for its first call to show up.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "filterkit"
 
@@ -88,3 +92,13 @@ def test_the_graph_sees_imports_inside_functions_and_of_submodules():
 
 def test_no_filterkit_module_imports_itself_through_others():
     assert circles(import_graph()) == []
+
+
+@pytest.mark.slow
+def test_importing_the_kernels_runs_no_module_that_imports_them():
+    """``filterkit.kernels`` imports the compiled ``filterkit.arff._speedups`` by name, which runs the
+    ``filterkit.arff`` package first: that package loads its reader (which imports the kernels) only when
+    a name of it is used, so the kernels are never half made when the reader takes them."""
+    probe = "import sys, filterkit.kernels\nprint(sorted(m for m in sys.modules if m.startswith('filterkit.arff.')))"
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert completed.stdout.strip() == "['filterkit.arff._speedups']"

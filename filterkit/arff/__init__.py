@@ -1,7 +1,8 @@
 """ARFF input and output: a streaming reader, a writer and liac-arff conversions.
 
-The liac-arff conversions (:mod:`filterkit.arff.liac`) are imported on first use, so
-reading and writing ARFF does not load them.
+Each name is imported from its module on first use: the liac-arff conversions (:mod:`filterkit.arff.liac`)
+are not loaded by reading and writing ARFF, and importing the compiled ``filterkit.arff._speedups``
+(which :mod:`filterkit.kernels` does, and the reader imports the kernels) runs no reader.
 """
 
 from __future__ import annotations
@@ -9,17 +10,26 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from filterkit.arff.reader import ArffReader, read_arff
-from filterkit.arff.writer import ArffWriter, write_arff
-
 __all__ = ["ArffReader", "ArffWriter", "from_liac", "read_arff", "to_liac", "write_arff"]
+
+#: Each name's module.
+_HOMES = {
+    "ArffReader": "reader",
+    "read_arff": "reader",
+    "ArffWriter": "writer",
+    "write_arff": "writer",
+    "from_liac": "liac",
+    "to_liac": "liac",
+}
 
 if TYPE_CHECKING:
     from filterkit.arff.liac import from_liac, to_liac
+    from filterkit.arff.reader import ArffReader, read_arff
+    from filterkit.arff.writer import ArffWriter, write_arff
 else:
     # Hidden from type checkers, which would otherwise take every name of the package as defined.
     def __getattr__(name: str):
-        """``from_liac`` and ``to_liac``, importing :mod:`filterkit.arff.liac` on first use."""
-        if name in ("from_liac", "to_liac"):
-            return getattr(importlib.import_module("filterkit.arff.liac"), name)
+        """A name of ``__all__``, importing its module on first use."""
+        if name in _HOMES:
+            return getattr(importlib.import_module(f"filterkit.arff.{_HOMES[name]}"), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
