@@ -225,6 +225,9 @@ def class_scores(
     """Per target class, in turn, the one-vs-rest score of every feature (a generator)."""
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
     nominal_groups = _nominal_groups(counts, labels)
+    # the nominal groups' class columns are the classes with rows: a target without rows has none (-1)
+    column_of = np.full(counts.n_classes, -1)
+    column_of[counts.class_totals > 0] = np.arange(np.count_nonzero(counts.class_totals > 0))
     histogram = None
     if not presence and metric.uses_counts and numeric.any():
         histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
@@ -235,17 +238,17 @@ def class_scores(
         else:
             scores = _threshold_scores(counts.n_features, histogram, of_target, target, alpha)
         for positions, known, missing in nominal_groups:
-            scores[positions] = _nominal_scores(of_target, known, missing, target, alpha)
+            scores[positions] = _nominal_scores(of_target, known, missing, column_of[target], alpha)
         yield scores
 
 
 def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
-    """The nominal features' ``(positions, known[f, value, class], missing[f, class])``, grouped by
-    their number of labels."""
+    """The nominal features' ``(positions, known[f, value, k], missing[f, k])``, grouped by their number
+    of labels, ``k`` over the classes with rows (a class declared but never seen costs nothing)."""
     if labels is None or not np.any(labels > 0):
         return []
     histogram = cast(ValueCounts, counts).histogram(include_zero=True)
-    classes = np.arange(counts.n_classes)
+    classes = np.flatnonzero(counts.class_totals > 0)
     by_class = _class_matrix(histogram, classes)
     missing = _missing_by_class(counts, classes)
     groups = []
@@ -271,12 +274,13 @@ def _missing_by_class(counts: ClassCounts, classes: np.ndarray) -> np.ndarray:
     return np.reshape(missing, (len(classes), counts.n_features)).T
 
 
-def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, target: int, alpha) -> np.ndarray:
-    """One-vs-rest scores of nominal features: the k-class form, else each value's best presence score."""
-    ours = known[:, :, target]
+def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, column: int, alpha) -> np.ndarray:
+    """One-vs-rest scores of nominal features, the target class in ``known``'s ``column`` (−1: a class
+    without rows): the k-class form, else each value's best presence score."""
+    ours = known[:, :, column] if column >= 0 else np.zeros(known.shape[:2])
     others = known.sum(axis=2) - ours
     if metric.joint is not None:
-        missing_ours = missing[:, target]
+        missing_ours = missing[:, column] if column >= 0 else np.zeros(len(missing))
         missing_others = missing.sum(axis=1) - missing_ours
         tables = weka_tables(np.stack([ours, others], axis=2), np.stack([missing_ours, missing_others], axis=1))
         return _joint_of(metric, tables)
@@ -303,7 +307,7 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
             groups.append((positions, known))
         else:
             groups.extend(_discretized_groups(cast(ValueCounts, counts), classes, numeric))
-    groups += [(positions, known[:, :, classes]) for positions, known, _ in _nominal_groups(counts, labels)]
+    groups += [(positions, known) for positions, known, _ in _nominal_groups(counts, labels)]
     for positions, known in groups:
         scores[positions] = _joint_of(metric, weka_tables(known, missing[positions]))
     return scores

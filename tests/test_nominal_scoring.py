@@ -15,6 +15,7 @@ import pytest
 from chain_helpers import REAL, read_bytes
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
+from filterkit.schema import NOMINAL, Attribute, Chunk
 
 CREDIT = REAL / "credit-g.arff"
 
@@ -117,3 +118,34 @@ def test_a_selection_of_nominal_attributes_saves_and_applies(run_filterkit, tmp_
     assert applied.stdout.splitlines()[1:] == fitted.stdout.splitlines()[1:]
     schema, _ = read_bytes(applied.stdout)
     assert len(schema.attributes) == 5 + 1
+
+
+def test_nominal_scores_cost_the_classes_with_rows_not_the_declared_labels():
+    """A sibling of issue 47 item 3: the nominal features' class tables were (features × labels × declared
+    classes); a class declared but never seen now costs nothing, and changes no score."""
+    import tracemalloc
+
+    from filterkit.metrics import feature_scores, target_classes
+    from filterkit.statistics import ValueCounts
+
+    rng = np.random.default_rng(5)
+    values = np.column_stack([rng.integers(0, 40, (300, 20)), rng.integers(0, 2, 300)]).astype(np.float64)
+    chunk = Chunk(values)
+    metric = load_plugins().metrics["chi"].value
+    labels = np.full(20, 40)
+
+    def scores(n_classes: int) -> np.ndarray:
+        counts = ValueCounts.empty(20, n_classes).add(chunk, np.arange(20), 20)
+        class_attribute = Attribute("class", NOMINAL, labels=tuple(f"c{k}" for k in range(n_classes)))
+        targets = target_classes(class_attribute, counts.class_totals, None)
+        return feature_scores(counts, metric, targets, False, labels=labels)
+
+    two = scores(2)
+    tracemalloc.start()
+    try:
+        many = scores(20_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(many, two)
+    assert peak < 20_000_000  # 20 features x 40 labels x 20,000 classes of float64 took 128 MB
