@@ -1177,8 +1177,8 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
-   so that a module built from older source is refused with one error line instead of misbehaving. */
+/* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
+   results change, so that a module built from older source is refused with one error line instead of misbehaving. */
 #define INTERFACE 1
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", NULL, -1, methods};

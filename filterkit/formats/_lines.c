@@ -27,10 +27,9 @@ typedef _locale_t locale_t;
 #include <xlocale.h>
 #endif
 
-static locale_t c_numbers;
+#include "../arff/numbers.h"
 
-static const double exact_powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static locale_t c_numbers;
 
 static int
 is_digit(char c)
@@ -52,14 +51,13 @@ is_word(const char *s, Py_ssize_t len, const char *word)
 }
 
 /* The end of the number starting at s (before end); NULL if none starts there.  Its value in
-   *value: digits and a point with at most 15 digits in all and no exponent are exact as
-   integer / power of ten (both exact, one correctly rounded division); the rest go to strtod,
-   correctly rounded too (the bytes after a number are a space, a tab or the line's NUL). */
+   *value: digits and a point without an exponent by numbers.c's parse_simple when its exact
+   case holds them; the rest by strtod, correctly rounded too (the bytes after a number are a
+   space, a tab or the line's NUL). */
 static const char *
 read_number(const char *s, const char *end, double *value)
 {
     const char *at = s;
-    int negative = at < end && *at == '-';
     if (at < end && (*at == '+' || *at == '-'))
         at++;
     if (at < end && !is_digit(*at) && *at != '.') {
@@ -72,17 +70,14 @@ read_number(const char *s, const char *end, double *value)
         *value = strtod_l(s, NULL, c_numbers);
         return at;
     }
-    uint64_t whole = 0;
-    int digits = 0, fraction = -1;
     const char *first = at;
-    for (; at < end && is_digit(*at); at++, digits++)
-        whole = whole * 10 + (uint64_t)(*at - '0') * (digits < 19);
+    while (at < end && is_digit(*at))
+        at++;
     if (at < end && *at == '.') {
         if (at == first && !(at + 1 < end && is_digit(at[1])))
             return NULL;
-        fraction = 0;
-        for (at++; at < end && is_digit(*at); at++, digits++, fraction++)
-            whole = whole * 10 + (uint64_t)(*at - '0') * (digits < 19);
+        for (at++; at < end && is_digit(*at); at++)
+            ;
     }
     if (at == first)
         return NULL;
@@ -98,12 +93,8 @@ read_number(const char *s, const char *end, double *value)
             exponent = 1;
         }
     }
-    if (!exponent && digits <= 15) {
-        double magnitude = (double)whole / exact_powers[fraction > 0 ? fraction : 0];
-        *value = negative ? -magnitude : magnitude;
-    } else {
+    if (exponent || !parse_simple(s, at - s, value))
         *value = strtod_l(s, NULL, c_numbers);
-    }
     return at;
 }
 
@@ -367,8 +358,8 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
-   so that a module built from older source is refused with one error line instead of misbehaving. */
+/* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
+   results change, so that a module built from older source is refused with one error line instead of misbehaving. */
 #define INTERFACE 1
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};

@@ -350,7 +350,7 @@ def test_values_like_normalized_rows_are_written_as_repr():
 
 def near_integer_when_scaled() -> list[float]:
     """Doubles x = m * 2**e for which x, or a boundary (2m ± 1) * 2**(e-1) of the interval that
-    reads back as x, times 10**k (the scale _speedups.c picks) lies within 2**-40 of an integer
+    reads back as x, times 10**k (the scale numbers.c picks) lies within 2**-40 of an integer
     without being one: the compiled formatter leaves these to Python."""
     from filterkit.arff.make_powers_of_ten import TARGET_DIGITS, floor_log10_pow2
 
