@@ -33,7 +33,7 @@ INTERFACES = {
     "filterkit.arff._speedups": 2,
     "filterkit._kernels": 1,
     "filterkit._words": 3,
-    "filterkit.formats._lines": 1,
+    "filterkit.formats._lines": 2,
 }
 
 READING = "reading"

@@ -129,6 +129,7 @@ as_bytes(Array *array)
     return bytes;
 }
 
+/* What parse_line finds; the three kinds of refused line are the module's constants of the same names. */
 enum { ROW, NOT_A_ROW, NAN_LABEL, DESCENDING, NO_MEMORY };
 
 typedef struct {
@@ -200,20 +201,19 @@ is_space(char c)
 }
 
 /*
- * parse_svmlight(block, start, rows, size, line_bytes)
- *     -> (stop, seen, held, too_long, first, error, labels, label_texts, indptr, indices, values, line_of)
+ * parse_svmlight(block, start, rows, size, line_bytes) -> dict
  *
  * Reads the lines of block (each ending in "\n") from byte start, as the svmlight reader's
  * line loop did: each line's comment ("#" on) cut off, the rest stripped of ASCII white
  * space; blank lines skipped; the rest rows, until ``rows`` rows or rows of ``size`` bytes
- * (each row's text and a newline).  stop is where it stopped, seen the lines it read,
- * too_long whether the next line is longer than line_bytes, first the offset of the first
- * row's line (-1: none), held the bytes of the rows' texts (each with a newline).  error is
- * None or (what, line, text, before, after): what is wrong
- * with the ``line``-th line read (1: not a row, 2: a NaN label, 3: index ``after`` after
- * ``before``), its text (stripped, without comment); reading stops there.  The rows: bytes of
- * float64 labels, their texts (a list of bytes), int64 indptr and indices as written, float64
- * values, and int64 line_of, the number of lines before each row's line.
+ * (each row's text and a newline).  The dict: "stop", where it stopped; "lines", the lines it
+ * read; "too_long", whether the next line is longer than line_bytes; "first", the offset of the
+ * first row's line (-1: none); "held", the bytes of the rows' texts (each with a newline);
+ * "error", None or a dict of what is wrong with a line, where reading stopped: "what"
+ * (NOT_A_ROW, NAN_LABEL, or DESCENDING: index "after" after index "before"), "line" (the
+ * how-manieth line read) and "text" (stripped, without comment).  The rows: "labels", bytes of
+ * float64; "label_texts", a list of bytes; "indptr" and "indices" (as written), bytes of int64;
+ * "values", bytes of float64; "line_of", bytes of int64, the number of lines before each row's.
  */
 static PyObject *
 parse_svmlight(PyObject *self, PyObject *args)
@@ -285,14 +285,17 @@ parse_svmlight(PyObject *self, PyObject *args)
     }
     PyObject *error = Py_None;
     if (what != ROW)
-        error = Py_BuildValue("(nny#LL)", (Py_ssize_t)what, seen, text, (Py_ssize_t)(text_end - text), (long long)out.before,
+        error = Py_BuildValue("{s:n,s:n,s:y#,s:L,s:L}", "what", (Py_ssize_t)what, "line", seen, "text", text,
+                              (Py_ssize_t)(text_end - text), "before", (long long)out.before, "after",
                               (long long)out.after);
     else
         Py_INCREF(error);
     if (!error)
         goto done;
-    result = Py_BuildValue("nnninNNONNNN", at, seen, held, too_long, first, error, as_bytes(&out.label), texts,
-                           as_bytes(&out.indptr), as_bytes(&out.index), as_bytes(&out.value), as_bytes(&out.line_of));
+    result = Py_BuildValue("{s:n,s:n,s:n,s:N,s:n,s:N,s:N,s:O,s:N,s:N,s:N,s:N}", "stop", at, "lines", seen, "held", held,
+                           "too_long", PyBool_FromLong(too_long), "first", first, "error", error, "labels",
+                           as_bytes(&out.label), "label_texts", texts, "indptr", as_bytes(&out.indptr), "indices",
+                           as_bytes(&out.index), "values", as_bytes(&out.value), "line_of", as_bytes(&out.line_of));
 done:
     Py_XDECREF(texts);
     PyMem_RawFree(out.label.data);
@@ -360,7 +363,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 1
+#define INTERFACE 2
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
 
@@ -371,7 +374,11 @@ PyInit__lines(void)
     if (!c_numbers)
         return PyErr_NoMemory();
     PyObject *created = PyModule_Create(&module);
-    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
+    if (created != NULL
+        && (PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0
+            || PyModule_AddIntConstant(created, "NOT_A_ROW", NOT_A_ROW) < 0
+            || PyModule_AddIntConstant(created, "NAN_LABEL", NAN_LABEL) < 0
+            || PyModule_AddIntConstant(created, "DESCENDING", DESCENDING) < 0))
         Py_CLEAR(created);
     return created;
 }
