@@ -25,7 +25,11 @@ from chain_helpers import TESTS
 ROOT = TESTS.parent
 #: Each module and its sources, built as setup.py builds them (-ffp-contract=off: no fused multiply-add).
 MODULES = {
-    "filterkit.arff._speedups": ["filterkit/arff/_speedups.c", "filterkit/arff/numbers.c"],
+    "filterkit.arff._speedups": [
+        "filterkit/arff/_speedups.c",
+        "filterkit/arff/format_rows.c",
+        "filterkit/arff/numbers.c",
+    ],
     "filterkit._kernels": ["filterkit/_kernels.c"],
     "filterkit.formats._lines": ["filterkit/formats/_lines.c", "filterkit/arff/numbers.c"],
     "filterkit._words": ["filterkit/_words.c"],
