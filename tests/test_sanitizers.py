@@ -31,7 +31,7 @@ MODULES = {
         "filterkit/arff/numbers.c",
     ],
     "filterkit._kernels": ["filterkit/_kernels.c"],
-    "filterkit.formats._lines": ["filterkit/formats/_lines.c", "filterkit/arff/numbers.c"],
+    "filterkit.formats._lines": ["filterkit/formats/_lines.c"],
     "filterkit._words": ["filterkit/_words.c"],
 }
 #: The tests that compare each compiled function with its oracle (CONTRIBUTING.md).

@@ -14,7 +14,7 @@
  * the writer's.  Tests compare them with tests/oracles.py and the tokenizer.
  *
  * format_rows (format_rows.c) does every writer's inner loop.  The numbers are parsed by
- * numbers.c (parse_simple, exact_decimal); this file is the reader's part and the module.
+ * numbers.h (parse_simple, exact_decimal); this file is the reader's part and the module.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -1,9 +1,7 @@
 /*
- * Numbers as text and text as numbers, for the compiled modules that read and write them
- * (filterkit/arff/_speedups.c and filterkit/formats/_lines.c are each built with this file):
- * Clinger's exact case of parsing (exact_decimal, parse_simple) and the writer's printers of
- * a double's shortest text (format_shortest), of its float32's (format_float32) and of its
- * rounding to a number of significant digits (format_rounded).  The printers need a 128-bit
+ * The writer's printers of numbers (built into filterkit.arff._speedups for format_rows.c):
+ * a double's shortest text (format_shortest), its float32's (format_float32) and its rounding
+ * to a number of significant digits (format_rounded).  The printers need a 128-bit
  * integer type; without one (MSVC) they decline every number and Python's formatter decides.
  * See numbers.h.
  */
@@ -14,61 +12,6 @@
 #include <string.h>
 
 #include "numbers.h"
-
-static const double exact_powers[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-int
-exact_decimal(uint64_t significand, int scale, int negative, double *value)
-{
-    if (significand >= ((uint64_t)1 << 53) || scale < -22 || scale > 22)
-        return 0;
-    double magnitude = (double)significand;
-    if (scale < 0)
-        magnitude /= exact_powers[-scale];
-    else if (scale > 0)
-        magnitude *= exact_powers[scale];
-    *value = negative ? -magnitude : magnitude;
-    return 1;
-}
-
-/* Clinger's exact case for a decimal of digits and a point (an optional sign first, no exponent)
-   of at most 15 significant digits; 0 for anything else, which Python's parser then reads. */
-int
-parse_simple(const char *text, Py_ssize_t size, double *out)
-{
-    Py_ssize_t i = 0;
-    int negative = 0;
-    if (i < size && (text[i] == '+' || text[i] == '-'))
-        negative = text[i++] == '-';
-    uint64_t mantissa = 0;
-    int digits = 0, scale = 0, seen_digit = 0;
-    while (i < size && text[i] >= '0' && text[i] <= '9') {
-        seen_digit = 1;
-        if (mantissa || text[i] != '0') {
-            if (++digits > 15)
-                return 0;
-            mantissa = mantissa * 10 + (uint64_t)(text[i] - '0');
-        }
-        i++;
-    }
-    if (i < size && text[i] == '.') {
-        i++;
-        while (i < size && text[i] >= '0' && text[i] <= '9') {
-            seen_digit = 1;
-            if (mantissa || text[i] != '0') {
-                if (++digits > 15)
-                    return 0;
-                mantissa = mantissa * 10 + (uint64_t)(text[i] - '0');
-            }
-            scale--;
-            i++;
-        }
-    }
-    if (!seen_digit || i != size)
-        return 0; /* an exponent, or not a number: Python's parser decides */
-    return exact_decimal(mantissa, scale, negative, out);
-}
 
 /* 10^n for n in [0, 19]. */
 uint64_t

@@ -51,9 +51,9 @@ is_word(const char *s, Py_ssize_t len, const char *word)
 }
 
 /* The end of the number starting at s (before end); NULL if none starts there.  Its value in
-   *value: digits and a point without an exponent by numbers.c's parse_simple when its exact
-   case holds them; the rest by strtod, correctly rounded too (the bytes after a number are a
-   space, a tab or the line's NUL). */
+   *value: digits and a point without an exponent by arff/numbers.h's exact_decimal when its
+   exact case holds them; the rest by strtod, correctly rounded too (the bytes after a number
+   are a space, a tab or the line's NUL). */
 static const char *
 read_number(const char *s, const char *end, double *value)
 {
@@ -70,16 +70,9 @@ read_number(const char *s, const char *end, double *value)
         *value = strtod_l(s, NULL, c_numbers);
         return at;
     }
-    const char *first = at;
-    while (at < end && is_digit(*at))
-        at++;
-    if (at < end && *at == '.') {
-        if (at == first && !(at + 1 < end && is_digit(at[1])))
-            return NULL;
-        for (at++; at < end && is_digit(*at); at++)
-            ;
-    }
-    if (at == first)
+    ShortDecimal decimal;
+    at = scan_decimal(s, end, &decimal);
+    if (!decimal.has_digit)
         return NULL;
     int exponent = 0;
     if (at < end && (*at == 'e' || *at == 'E')) {
@@ -93,7 +86,8 @@ read_number(const char *s, const char *end, double *value)
             exponent = 1;
         }
     }
-    if (exponent || !parse_simple(s, at - s, value))
+    if (exponent || decimal.significant_digits > 15
+        || !exact_decimal(decimal.significand, decimal.scale, decimal.negative, value))
         *value = strtod_l(s, NULL, c_numbers);
     return at;
 }
