@@ -292,3 +292,30 @@ def test_parse_svmlight_names_its_results_and_its_error_codes():
     assert np.frombuffer(parsed["line_of"], np.int64).tolist() == [1]
     codes = {kernels.lines.NOT_A_ROW, kernels.lines.NAN_LABEL, kernels.lines.DESCENDING}
     assert len(codes) == 3 and 0 not in codes
+
+
+#: Numbers at the edges of the fast parser's exact case (arff/numbers.h): 15 and 16 significant digits,
+#: leading zeros that are not significant, powers of ten of 22 and 23, more digits than a uint64 holds.
+EDGE_NUMBERS = [
+    "123456789012345",
+    "1234567890123456",
+    "0.123456789012345",
+    "000000000000000000000123.5",
+    "0.0000000000000000000001",
+    "0.00000000000000000000001",
+    "9007199254740993",
+    "123456789012345678901234567890.5",
+    "18446744073709551617",
+    "-0.0",
+    "+.5",
+    "5.",
+    "-00.000",
+]
+
+
+def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them():
+    row = b"1 " + b" ".join(b"%d:%s" % (i + 1, number.encode()) for i, number in enumerate(EDGE_NUMBERS)) + b"\n"
+    parsed = kernels.lines.parse_svmlight(row, 0, 10, 1 << 20, 1 << 20)
+    assert parsed["error"] is None
+    expected = np.array([float(number) for number in EDGE_NUMBERS])
+    assert parsed["values"] == expected.tobytes()

@@ -433,3 +433,21 @@ def test_powers_of_ten_header_is_what_its_generator_writes():
     from filterkit.arff import make_powers_of_ten
 
     assert make_powers_of_ten.HEADER.read_text() == make_powers_of_ten.header_text()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them(sparse):
+    from test_lines_compiled import EDGE_NUMBERS
+
+    header = "@relation r\n" + "".join(f"@attribute a{i} numeric\n" for i in range(len(EDGE_NUMBERS))) + "@data\n"
+    if sparse:
+        row = "{" + ",".join(f"{i} {number}" for i, number in enumerate(EDGE_NUMBERS)) + "}"
+    else:
+        row = ",".join(EDGE_NUMBERS)
+    with ArffReader(io.BytesIO((header + row + "\n").encode())) as reader:
+        chunk = reader.read_all()
+    expected = np.array([float(number) for number in EDGE_NUMBERS])
+    if sparse:  # a zero is not stored, negative or not
+        assert chunk.values.toarray()[0].tolist() == expected.tolist()
+    else:
+        assert np.asarray(chunk.values)[0].tobytes() == expected.tobytes()
