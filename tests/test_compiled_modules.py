@@ -69,3 +69,19 @@ def test_a_library_user_gets_the_check_when_filterkit_reads_a_file():
         "the compiled module filterkit._kernels (/old/_kernels.so) was built from other source than this "
         "filterkit's: rebuild it (pip install -e . in a checkout)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("kernel", "first"),
+    [
+        ("sparse_entries", "indptr"),
+        ("value_counts", "indptr"),
+        ("presence_counts", "indptr"),
+        ("shape_stored", "indices"),
+    ],
+)
+def test_the_kernels_of_many_arguments_take_them_by_name(kernel, first):
+    from filterkit import kernels
+
+    with pytest.raises(TypeError, match=f"missing required argument '{first}'"):
+        getattr(kernels.arrays, kernel)()
