@@ -401,6 +401,9 @@ hold_indices(Held *held, PyObject *object, IndexArray *array)
     return 1;
 }
 
+/* The kernels of many arguments (sparse_entries, value_counts, presence_counts, shape_stored) take
+ * them by position or by the names their comments give, which their callers use. */
+
 /* sparse_entries(indptr, indices, data, position, labels, n_classes, rows, columns, pairs, values)
  *     -> count.
  *
@@ -409,12 +412,14 @@ hold_indices(Held *held, PyObject *object, IndexArray *array)
  * position, (feature, class) pair ``position · n_classes + label`` and value, in stored
  * order, into the outputs (at least nnz long). */
 static PyObject *
-sparse_entries(PyObject *self, PyObject *args)
+sparse_entries(PyObject *self, PyObject *args, PyObject *keywords)
 {
+    static char *names[] = {"indptr", "indices", "data", "position", "labels", "n_classes",
+                            "rows", "columns", "pairs", "values", NULL};
     PyObject *o[9];
     long long n_classes;
-    if (!PyArg_ParseTuple(args, "OOOOOLOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &o[5], &o[6], &o[7],
-                          &o[8]))
+    if (!PyArg_ParseTupleAndKeywords(args, keywords, "OOOOOLOOOO:sparse_entries", names, &o[0], &o[1], &o[2], &o[3],
+                                     &o[4], &n_classes, &o[5], &o[6], &o[7], &o[8]))
         return NULL;
     Held held = {.count = 0};
     IndexArray indptr, indices;
@@ -557,11 +562,14 @@ count_values(const IndexArray *indptr, const IndexArray *indices, const double *
  *              out_counts) -> the number of distinct (pair, value), or None where the numpy
  * path is needed (count_values).  The outputs hold at least nnz entries. */
 static PyObject *
-value_counts(PyObject *self, PyObject *args)
+value_counts(PyObject *self, PyObject *args, PyObject *keywords)
 {
+    static char *names[] = {"indptr", "indices", "data", "position", "labels", "n_classes",
+                            "out_pairs", "out_values", "out_counts", NULL};
     PyObject *o[8];
     long long n_classes;
-    if (!PyArg_ParseTuple(args, "OOOOOLOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &o[5], &o[6], &o[7]))
+    if (!PyArg_ParseTupleAndKeywords(args, keywords, "OOOOOLOOO:value_counts", names, &o[0], &o[1], &o[2], &o[3], &o[4],
+                                     &n_classes, &o[5], &o[6], &o[7]))
         return NULL;
     Held held = {.count = 0};
     IndexArray indptr, indices;
@@ -601,12 +609,14 @@ value_counts(PyObject *self, PyObject *args)
  * n_features · n_classes), and each feature's smallest and largest value lowered and raised
  * into low and high (n_features each). */
 static PyObject *
-presence_counts(PyObject *self, PyObject *args)
+presence_counts(PyObject *self, PyObject *args, PyObject *keywords)
 {
+    static char *names[] = {"indptr", "indices", "data", "position", "labels", "n_classes",
+                            "n_features", "out_pairs", "out_counts", "low", "high", NULL};
     PyObject *o[9];
     long long n_classes, n_features;
-    if (!PyArg_ParseTuple(args, "OOOOOLLOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &n_classes, &n_features, &o[5],
-                          &o[6], &o[7], &o[8]))
+    if (!PyArg_ParseTupleAndKeywords(args, keywords, "OOOOOLLOOOO:presence_counts", names, &o[0], &o[1], &o[2], &o[3],
+                                     &o[4], &n_classes, &n_features, &o[5], &o[6], &o[7], &o[8]))
         return NULL;
     Held held = {.count = 0};
     IndexArray indptr, indices;
@@ -948,12 +958,17 @@ shaped_value(const Knots *k, const Attribute *a, double v)
  * search of a common word's knots waited on several.  Returns True, or False for tables too
  * large for its compact layout (2**31 columns or knots; out is not written). */
 static PyObject *
-shape_stored(PyObject *self, PyObject *args)
+shape_stored(PyObject *self, PyObject *args, PyObject *keywords)
 {
+    static char *names[] = {"indices", "data", "position", "out", "knot_start", "knot_value", "knot_probability",
+                            "first_probability", "zero_probability", "default_probability", "missing_probability",
+                            "zero_shift", "column_nominal", "zero_bin", "missing_bin", "table_start", "table_low",
+                            "table_high", "lookup", NULL};
     PyObject *o[17];
     int zero_bin, missing_bin;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOppOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &o[9], &o[10], &o[11], &o[12], &zero_bin, &missing_bin, &o[13], &o[14], &o[15], &o[16]))
+    if (!PyArg_ParseTupleAndKeywords(args, keywords, "OOOOOOOOOOOOOppOOOO:shape_stored", names, &o[0], &o[1], &o[2],
+                                     &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &zero_bin,
+                                     &missing_bin, &o[13], &o[14], &o[15], &o[16]))
         return NULL;
     Held held = {.count = 0};
     IndexArray indices;
@@ -1166,20 +1181,24 @@ normalize_stored(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"sorted_counts", sorted_counts, METH_VARARGS, "The distinct int64 keys, ascending, and their counts."},
     {"stable_order", stable_order, METH_VARARGS, "The stable ascending order of int64 keys."},
-    {"sparse_entries", sparse_entries, METH_VARARGS, "The non-zero feature entries of a CSR chunk's known rows."},
-    {"value_counts", value_counts, METH_VARARGS, "The distinct (pair, value) of a CSR chunk's entries, counted."},
-    {"presence_counts", presence_counts, METH_VARARGS, "A CSR chunk's non-zero (feature, class) pairs counted."},
+    {"sparse_entries", (PyCFunction)(void (*)(void))sparse_entries, METH_VARARGS | METH_KEYWORDS,
+     "The non-zero feature entries of a CSR chunk's known rows."},
+    {"value_counts", (PyCFunction)(void (*)(void))value_counts, METH_VARARGS | METH_KEYWORDS,
+     "The distinct (pair, value) of a CSR chunk's entries, counted."},
+    {"presence_counts", (PyCFunction)(void (*)(void))presence_counts, METH_VARARGS | METH_KEYWORDS,
+     "A CSR chunk's non-zero (feature, class) pairs counted."},
     {"merge_integer_counts", merge_integer_counts, METH_VARARGS, "Two sorted runs of int64 keys with counts, merged."},
     {"merge_counts", merge_counts, METH_VARARGS, "Two sorted runs of complex keys with counts, merged."},
     {"column_ranges", column_ranges, METH_VARARGS, "Each column's smallest and largest value."},
-    {"shape_stored", shape_stored, METH_VARARGS, "The shaper's map of a CSR chunk's stored values."},
+    {"shape_stored", (PyCFunction)(void (*)(void))shape_stored, METH_VARARGS | METH_KEYWORDS,
+     "The shaper's map of a CSR chunk's stored values."},
     {"normalize_stored", normalize_stored, METH_VARARGS, "A CSR chunk's rows divided by their L1 or L2 norms."},
     {NULL, NULL, 0, NULL},
 };
 
-/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
-   so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 1
+/* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
+   results change, so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 2
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", NULL, -1, methods};
 

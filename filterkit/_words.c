@@ -738,8 +738,8 @@ static PyMethodDef methods[] = {
     {NULL},
 };
 
-/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
-   so that a module built from older source is refused with one error line instead of misbehaving. */
+/* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
+   results change, so that a module built from older source is refused with one error line instead of misbehaving. */
 #define INTERFACE 3
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};

@@ -31,9 +31,9 @@ from filterkit.errors import FilterkitError
 #: a function's arguments or results).
 INTERFACES = {
     "filterkit.arff._speedups": 2,
-    "filterkit._kernels": 1,
+    "filterkit._kernels": 2,
     "filterkit._words": 3,
-    "filterkit.formats._lines": 1,
+    "filterkit.formats._lines": 2,
 }
 
 READING = "reading"

@@ -178,14 +178,14 @@ def _class_totals(
     return ExactSums.by_group(labels[known], weights[known], n_classes)
 
 
-def _csr_arrays(rows: CsrArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _csr_arrays(rows: CsrArrays) -> dict[str, np.ndarray]:
     """A sparse chunk's ``indptr``, ``indices`` and float64 ``data`` (:meth:`Chunk.csr`), contiguous,
-    as the kernels take them."""
-    return (
-        np.ascontiguousarray(rows.indptr),
-        np.ascontiguousarray(rows.indices),
-        np.ascontiguousarray(rows.data, dtype=np.float64),
-    )
+    by the names the kernels take them by."""
+    return {
+        "indptr": np.ascontiguousarray(rows.indptr),
+        "indices": np.ascontiguousarray(rows.indices),
+        "data": np.ascontiguousarray(rows.data, dtype=np.float64),
+    }
 
 
 def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int, weights):
@@ -227,14 +227,14 @@ def _sparse_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarray,
     rows, columns, pairs = (np.empty(n, dtype=np.int64) for _ in range(3))
     values = np.empty(n)
     found = kernels.arrays.sparse_entries(
-        *_csr_arrays(matrix),
-        position,
-        labels,
-        n_classes,
-        rows,
-        columns,
-        pairs,
-        values,
+        **_csr_arrays(matrix),
+        position=position,
+        labels=labels,
+        n_classes=n_classes,
+        rows=rows,
+        columns=columns,
+        pairs=pairs,
+        values=values,
     )
     return rows[:found], columns[:found], pairs[:found], values[:found]
 
@@ -337,13 +337,13 @@ class ValueCounts(ClassCounts):
         n = int(matrix.indptr[-1])
         pairs, values, counts = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
         found = kernels.arrays.value_counts(
-            *_csr_arrays(matrix),
-            feature_positions(matrix.shape[1], features),
-            np.where(known, labels, -1),
-            max(n_classes, 1),
-            pairs,
-            values,
-            counts,
+            **_csr_arrays(matrix),
+            position=feature_positions(matrix.shape[1], features),
+            labels=np.where(known, labels, -1),
+            n_classes=max(n_classes, 1),
+            out_pairs=pairs,
+            out_values=values,
+            out_counts=counts,
         )
         if found is None:
             return None
@@ -549,15 +549,15 @@ class PresenceCounts(ClassCounts):
         pairs, counts = np.empty(n * classes, dtype=np.int64), np.empty(n * classes, dtype=np.int64)
         low, high = np.full(n, np.inf), np.full(n, -np.inf)
         found = kernels.arrays.presence_counts(
-            *_csr_arrays(matrix),
-            feature_positions(matrix.shape[1], features),
-            np.where(known, labels, -1),
-            classes,
-            n,
-            pairs,
-            counts,
-            low,
-            high,
+            **_csr_arrays(matrix),
+            position=feature_positions(matrix.shape[1], features),
+            labels=np.where(known, labels, -1),
+            n_classes=classes,
+            n_features=n,
+            out_pairs=pairs,
+            out_counts=counts,
+            low=low,
+            high=high,
         )
         if found is None:
             return None

@@ -304,11 +304,11 @@ class Shaper(ClassValueCountsStage):
         if tables is not None:
             data = np.empty(len(stored))
             if shape_stored(
-                np.ascontiguousarray(indices),
-                np.ascontiguousarray(stored, dtype=np.float64),
-                position_of,
-                data,
-                *tables,
+                indices=np.ascontiguousarray(indices),
+                data=np.ascontiguousarray(stored, dtype=np.float64),
+                position=position_of,
+                out=data,
+                **tables,
             ):
                 return data
         positions = position_of[indices]
@@ -317,30 +317,30 @@ class Shaper(ClassValueCountsStage):
         data[acted] = self._shape(positions[acted], data[acted])
         return data
 
-    def _compiled_tables(self) -> tuple | None:
-        """The fitted tables in the order ``shape_stored`` takes them, or None where
+    def _compiled_tables(self) -> dict | None:
+        """The fitted tables by the names ``shape_stored`` takes them by, or None where
         only :meth:`_shape` shapes: for ``--transform logodds`` (numpy's logarithm may round
         differently from C's), for a fit with a knot step that needs the scaled interpolation, and with
         :data:`filterkit.kernels.ARRAYS` off."""
         if self.params["transform"] != "prob" or self.knots.scaled.any() or not use_compiled(ARRAYS):
             return None
-        floats = (
-            self.knot_value,
-            self.knot_probability,
-            self.knots.first_probability,
-            self.zero_probability,
-            self.default_probability,
-            self.missing_probability,
-            self._zero_shift(),
-        )
-        return (
-            np.ascontiguousarray(self.knots.start, dtype=np.int64),
-            *(np.ascontiguousarray(values, dtype=np.float64) for values in floats),
-            np.ascontiguousarray(self.column_nominal, dtype=bool),
-            bool(self.params["zero_bin"]),
-            self.params["missing"] == MISSING_BIN,
-            *self._lookup_tables(),
-        )
+        floats = {
+            "knot_value": self.knot_value,
+            "knot_probability": self.knot_probability,
+            "first_probability": self.knots.first_probability,
+            "zero_probability": self.zero_probability,
+            "default_probability": self.default_probability,
+            "missing_probability": self.missing_probability,
+            "zero_shift": self._zero_shift(),
+        }
+        return {
+            "knot_start": np.ascontiguousarray(self.knots.start, dtype=np.int64),
+            **{name: np.ascontiguousarray(values, dtype=np.float64) for name, values in floats.items()},
+            "column_nominal": np.ascontiguousarray(self.column_nominal, dtype=bool),
+            "zero_bin": bool(self.params["zero_bin"]),
+            "missing_bin": self.params["missing"] == MISSING_BIN,
+            **dict(zip(("table_start", "table_low", "table_high", "lookup"), self._lookup_tables())),
+        }
 
     def _lookup_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(start, low, high, lookup)`` for ``shape_stored``: per numeric column, its whole

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_compiled_module_is_checked_and_built_with_its_source_s_interface():
     sources = {path: path.read_text(encoding="utf-8") for path in (ROOT / "filterkit").rglob("*.c")}
-    assert len(sources) == len(INTERFACES)
+    modules = {path for path, source in sources.items() if "PyMODINIT_FUNC" in source}
+    assert modules == {ROOT / (name.replace(".", "/") + ".c") for name in INTERFACES}
     for name, interface in INTERFACES.items():
         source = ROOT / (name.replace(".", "/") + ".c")
         assert re.search(r"^#define INTERFACE (\d+)$", sources[source], re.MULTILINE)[1] == str(interface), source
@@ -68,3 +69,19 @@ def test_a_library_user_gets_the_check_when_filterkit_reads_a_file():
         "the compiled module filterkit._kernels (/old/_kernels.so) was built from other source than this "
         "filterkit's: rebuild it (pip install -e . in a checkout)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("kernel", "first"),
+    [
+        ("sparse_entries", "indptr"),
+        ("value_counts", "indptr"),
+        ("presence_counts", "indptr"),
+        ("shape_stored", "indices"),
+    ],
+)
+def test_the_kernels_of_many_arguments_take_them_by_name(kernel, first):
+    from filterkit import kernels
+
+    with pytest.raises(TypeError, match=f"missing required argument '{first}'"):
+        getattr(kernels.arrays, kernel)()

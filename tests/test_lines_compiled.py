@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from filterkit import kernels
 from filterkit.arff.limits import Limits
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError
@@ -41,7 +42,7 @@ def oracle_read(data: bytes, limits: Limits = Limits()):
                 continue
             match = _ROW.fullmatch(text)
             if match is None:
-                return number, _refusal(1, number, text, 0, 0)
+                return number, _refusal(kernels.lines.NOT_A_ROW, number, text, 0, 0)
             if np.isnan(float(match.group(1))):
                 return number, "a label is a number, not NaN"
             fields = match.group(2).replace(b":", b" ").split()
@@ -268,3 +269,53 @@ def test_a_few_rows_of_every_kind_are_written_as_the_python_writer_wrote_them():
             out = io.BytesIO()
             SvmlightWriter(out, schema, [], "class", FormatOptions(), numbers).write(chunk)
             assert out.getvalue() == oracle_write(schema, chunk, FormatOptions(), numbers)
+
+
+def test_parse_svmlight_names_its_results_and_its_error_codes():
+    parsed = kernels.lines.parse_svmlight(b"# c\n1 1:2.5\n2 3:1 2:1\n", 0, 10, 1 << 20, 1 << 20)
+    assert parsed["error"] == {
+        "what": kernels.lines.DESCENDING,
+        "line": 3,
+        "text": b"2 3:1 2:1",
+        "before": 3,
+        "after": 2,
+    }
+    assert (parsed["stop"], parsed["lines"], parsed["first"], parsed["held"], parsed["too_long"]) == (
+        22,
+        3,
+        4,
+        8,
+        False,
+    )
+    assert parsed["label_texts"] == [b"1"]
+    assert np.frombuffer(parsed["values"]).tolist() == [2.5]
+    assert np.frombuffer(parsed["line_of"], np.int64).tolist() == [1]
+    codes = {kernels.lines.NOT_A_ROW, kernels.lines.NAN_LABEL, kernels.lines.DESCENDING}
+    assert len(codes) == 3 and 0 not in codes
+
+
+#: Numbers at the edges of the fast parser's exact case (arff/numbers.h): 15 and 16 significant digits,
+#: leading zeros that are not significant, powers of ten of 22 and 23, more digits than a uint64 holds.
+EDGE_NUMBERS = [
+    "123456789012345",
+    "1234567890123456",
+    "0.123456789012345",
+    "000000000000000000000123.5",
+    "0.0000000000000000000001",
+    "0.00000000000000000000001",
+    "9007199254740993",
+    "123456789012345678901234567890.5",
+    "18446744073709551617",
+    "-0.0",
+    "+.5",
+    "5.",
+    "-00.000",
+]
+
+
+def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them():
+    row = b"1 " + b" ".join(b"%d:%s" % (i + 1, number.encode()) for i, number in enumerate(EDGE_NUMBERS)) + b"\n"
+    parsed = kernels.lines.parse_svmlight(row, 0, 10, 1 << 20, 1 << 20)
+    assert parsed["error"] is None
+    expected = np.array([float(number) for number in EDGE_NUMBERS])
+    assert parsed["values"] == expected.tobytes()

@@ -82,17 +82,17 @@ def test_word_counts_get_a_table_sized_by_their_knots():
 
 def test_the_kernel_reads_each_whole_value_at_its_place_in_the_table():
     stage, chunk = fitted_shaper("grain_wc.arff", "first")
-    tables = list(stage._compiled_tables())
-    start, low, high, _ = tables[-4:]
+    tables = stage._compiled_tables()
+    start, low, high = tables["table_start"], tables["table_low"], tables["table_high"]
     # a table whose entry for value v of column c is c + v / 1000: what comes back shows where it was read
     column = np.repeat(np.arange(len(start)), np.where(start >= 0, high - low + 1, 0).astype(np.int64))
     marked = column + (low[column] + np.arange(len(column)) - start[column]) / 1000
-    tables[-1] = marked
+    tables["lookup"] = marked
     matrix = chunk.values.tocsr()
     position = np.full(matrix.shape[1], -1, dtype=np.int64)
     position[stage.features] = np.arange(len(stage.features))
     out = np.empty(matrix.nnz)
-    assert kernels.shape_stored(matrix.indices, matrix.data, position, out, *tables)
+    assert kernels.shape_stored(indices=matrix.indices, data=matrix.data, position=position, out=out, **tables)
     shaped_column = position[matrix.indices]
     looked_up = (shaped_column >= 0) & (start[np.maximum(shaped_column, 0)] >= 0)
     looked_up &= (matrix.data >= low[np.maximum(shaped_column, 0)]) & (

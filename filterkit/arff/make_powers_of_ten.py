@@ -1,4 +1,4 @@
-"""Writes _powers_of_ten.h, the table of 128-bit powers of ten used by _speedups.c to format doubles.
+"""Writes _powers_of_ten.h, the table of 128-bit powers of ten used by numbers.c to format doubles.
 
 Run ``python filterkit/arff/make_powers_of_ten.py`` after changing it; a test checks that the
 header is exactly what ``header_text()`` gives.
@@ -24,7 +24,7 @@ TARGET_DIGITS = 17  # the scaled value x * 10**k lies in [10**17, 2 * 10**18)
 
 
 def floor_log10_pow2(p: int) -> int:
-    """floor(p * log10(2)) as _speedups.c computes it (Python's >> floors like gcc's arithmetic shift)."""
+    """floor(p * log10(2)) as numbers.c computes it (Python's >> floors like gcc's arithmetic shift)."""
     return (p * 78913) >> 18
 
 

@@ -27,10 +27,9 @@ typedef _locale_t locale_t;
 #include <xlocale.h>
 #endif
 
-static locale_t c_numbers;
+#include "../arff/numbers.h"
 
-static const double exact_powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static locale_t c_numbers;
 
 static int
 is_digit(char c)
@@ -52,14 +51,13 @@ is_word(const char *s, Py_ssize_t len, const char *word)
 }
 
 /* The end of the number starting at s (before end); NULL if none starts there.  Its value in
-   *value: digits and a point with at most 15 digits in all and no exponent are exact as
-   integer / power of ten (both exact, one correctly rounded division); the rest go to strtod,
-   correctly rounded too (the bytes after a number are a space, a tab or the line's NUL). */
+   *value: digits and a point without an exponent by arff/numbers.h's exact_decimal when its
+   exact case holds them; the rest by strtod, correctly rounded too (the bytes after a number
+   are a space, a tab or the line's NUL). */
 static const char *
 read_number(const char *s, const char *end, double *value)
 {
     const char *at = s;
-    int negative = at < end && *at == '-';
     if (at < end && (*at == '+' || *at == '-'))
         at++;
     if (at < end && !is_digit(*at) && *at != '.') {
@@ -72,19 +70,9 @@ read_number(const char *s, const char *end, double *value)
         *value = strtod_l(s, NULL, c_numbers);
         return at;
     }
-    uint64_t whole = 0;
-    int digits = 0, fraction = -1;
-    const char *first = at;
-    for (; at < end && is_digit(*at); at++, digits++)
-        whole = whole * 10 + (uint64_t)(*at - '0') * (digits < 19);
-    if (at < end && *at == '.') {
-        if (at == first && !(at + 1 < end && is_digit(at[1])))
-            return NULL;
-        fraction = 0;
-        for (at++; at < end && is_digit(*at); at++, digits++, fraction++)
-            whole = whole * 10 + (uint64_t)(*at - '0') * (digits < 19);
-    }
-    if (at == first)
+    ShortDecimal decimal;
+    at = scan_decimal(s, end, &decimal);
+    if (!decimal.has_digit)
         return NULL;
     int exponent = 0;
     if (at < end && (*at == 'e' || *at == 'E')) {
@@ -98,12 +86,9 @@ read_number(const char *s, const char *end, double *value)
             exponent = 1;
         }
     }
-    if (!exponent && digits <= 15) {
-        double magnitude = (double)whole / exact_powers[fraction > 0 ? fraction : 0];
-        *value = negative ? -magnitude : magnitude;
-    } else {
+    if (exponent || decimal.significant_digits > 15
+        || !exact_decimal(decimal.significand, decimal.scale, decimal.negative, value))
         *value = strtod_l(s, NULL, c_numbers);
-    }
     return at;
 }
 
@@ -138,6 +123,7 @@ as_bytes(Array *array)
     return bytes;
 }
 
+/* What parse_line finds; the three kinds of refused line are the module's constants of the same names. */
 enum { ROW, NOT_A_ROW, NAN_LABEL, DESCENDING, NO_MEMORY };
 
 typedef struct {
@@ -209,20 +195,19 @@ is_space(char c)
 }
 
 /*
- * parse_svmlight(block, start, rows, size, line_bytes)
- *     -> (stop, seen, held, too_long, first, error, labels, label_texts, indptr, indices, values, line_of)
+ * parse_svmlight(block, start, rows, size, line_bytes) -> dict
  *
  * Reads the lines of block (each ending in "\n") from byte start, as the svmlight reader's
  * line loop did: each line's comment ("#" on) cut off, the rest stripped of ASCII white
  * space; blank lines skipped; the rest rows, until ``rows`` rows or rows of ``size`` bytes
- * (each row's text and a newline).  stop is where it stopped, seen the lines it read,
- * too_long whether the next line is longer than line_bytes, first the offset of the first
- * row's line (-1: none), held the bytes of the rows' texts (each with a newline).  error is
- * None or (what, line, text, before, after): what is wrong
- * with the ``line``-th line read (1: not a row, 2: a NaN label, 3: index ``after`` after
- * ``before``), its text (stripped, without comment); reading stops there.  The rows: bytes of
- * float64 labels, their texts (a list of bytes), int64 indptr and indices as written, float64
- * values, and int64 line_of, the number of lines before each row's line.
+ * (each row's text and a newline).  The dict: "stop", where it stopped; "lines", the lines it
+ * read; "too_long", whether the next line is longer than line_bytes; "first", the offset of the
+ * first row's line (-1: none); "held", the bytes of the rows' texts (each with a newline);
+ * "error", None or a dict of what is wrong with a line, where reading stopped: "what"
+ * (NOT_A_ROW, NAN_LABEL, or DESCENDING: index "after" after index "before"), "line" (the
+ * how-manieth line read) and "text" (stripped, without comment).  The rows: "labels", bytes of
+ * float64; "label_texts", a list of bytes; "indptr" and "indices" (as written), bytes of int64;
+ * "values", bytes of float64; "line_of", bytes of int64, the number of lines before each row's.
  */
 static PyObject *
 parse_svmlight(PyObject *self, PyObject *args)
@@ -294,14 +279,17 @@ parse_svmlight(PyObject *self, PyObject *args)
     }
     PyObject *error = Py_None;
     if (what != ROW)
-        error = Py_BuildValue("(nny#LL)", (Py_ssize_t)what, seen, text, (Py_ssize_t)(text_end - text), (long long)out.before,
+        error = Py_BuildValue("{s:n,s:n,s:y#,s:L,s:L}", "what", (Py_ssize_t)what, "line", seen, "text", text,
+                              (Py_ssize_t)(text_end - text), "before", (long long)out.before, "after",
                               (long long)out.after);
     else
         Py_INCREF(error);
     if (!error)
         goto done;
-    result = Py_BuildValue("nnninNNONNNN", at, seen, held, too_long, first, error, as_bytes(&out.label), texts,
-                           as_bytes(&out.indptr), as_bytes(&out.index), as_bytes(&out.value), as_bytes(&out.line_of));
+    result = Py_BuildValue("{s:n,s:n,s:n,s:N,s:n,s:N,s:N,s:O,s:N,s:N,s:N,s:N}", "stop", at, "lines", seen, "held", held,
+                           "too_long", PyBool_FromLong(too_long), "first", first, "error", error, "labels",
+                           as_bytes(&out.label), "label_texts", texts, "indptr", as_bytes(&out.indptr), "indices",
+                           as_bytes(&out.index), "values", as_bytes(&out.value), "line_of", as_bytes(&out.line_of));
 done:
     Py_XDECREF(texts);
     PyMem_RawFree(out.label.data);
@@ -367,9 +355,9 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* The interface number filterkit/cli.py expects: bump it whenever a function's arguments or results change,
-   so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 1
+/* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
+   results change, so that a module built from older source is refused with one error line instead of misbehaving. */
+#define INTERFACE 2
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
 
@@ -380,7 +368,11 @@ PyInit__lines(void)
     if (!c_numbers)
         return PyErr_NoMemory();
     PyObject *created = PyModule_Create(&module);
-    if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
+    if (created != NULL
+        && (PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0
+            || PyModule_AddIntConstant(created, "NOT_A_ROW", NOT_A_ROW) < 0
+            || PyModule_AddIntConstant(created, "NAN_LABEL", NAN_LABEL) < 0
+            || PyModule_AddIntConstant(created, "DESCENDING", DESCENDING) < 0))
         Py_CLEAR(created);
     return created;
 }

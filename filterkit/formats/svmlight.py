@@ -143,26 +143,27 @@ class SvmlightFormat:
         ``chunk_bytes`` bytes of row text; the comment lines before the first row put in ``comments``."""
         limits = self.limits
         lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
-        pieces: list[tuple] = []
+        pieces: list[tuple[dict, int]] = []
         rows = size = 0
         for block, at in lines.blocks():
             if lines.line_number == 0 and block.startswith(codecs.BOM_UTF8):
                 at = len(codecs.BOM_UTF8)
             while at < len(block):
                 start = at
-                at, seen, held, too_long, first, error, *parsed = kernels.lines.parse_svmlight(
+                parsed = kernels.lines.parse_svmlight(
                     block, at, group_rows - rows, limits.chunk_bytes - size, limits.line_bytes
                 )
+                at, first, error = parsed["stop"], parsed["first"], parsed["error"]
                 if comments is not None:
                     _add_comments(block[start : at if first < 0 else first], comments)
                     comments = comments if first < 0 else None
                 if error is not None:
-                    raise ArffError(_refusal(*error), name, lines.line_number + error[1])
-                pieces.append((*parsed, lines.line_number + 1))
-                rows += len(parsed[1])
-                size += held
-                lines.line_number += seen
-                if too_long:
+                    raise ArffError(_refusal(**error), name, lines.line_number + error["line"])
+                pieces.append((parsed, lines.line_number + 1))
+                rows += len(parsed["label_texts"])
+                size += parsed["held"]
+                lines.line_number += parsed["lines"]
+                if parsed["too_long"]:
                     raise lines.too_long()
                 if rows == group_rows or size >= limits.chunk_bytes:
                     yield _joined_rows(pieces)
@@ -179,25 +180,25 @@ def _add_comments(text: bytes, comments: list[str]) -> None:
             comments.append(comment[1:] if comment.startswith(" ") else comment)
 
 
-def _joined_rows(pieces: list[tuple]) -> _Rows:
+def _joined_rows(pieces: list[tuple[dict, int]]) -> _Rows:
     """One group of the rows of ``parse_svmlight``'s results (each with the number of its first line)."""
-    ends = [np.frombuffer(piece[2], np.int64)[1:] for piece in pieces]
-    offsets = np.cumsum([0] + [len(piece[3]) // 8 for piece in pieces])
+    ends = [np.frombuffer(parsed["indptr"], np.int64)[1:] for parsed, _ in pieces]
+    offsets = np.cumsum([0] + [len(parsed["indices"]) // 8 for parsed, _ in pieces])
     return _Rows(
-        np.frombuffer(b"".join(piece[0] for piece in pieces), np.float64),
-        [text for piece in pieces for text in piece[1]],
+        np.frombuffer(b"".join(parsed["labels"] for parsed, _ in pieces), np.float64),
+        [text for parsed, _ in pieces for text in parsed["label_texts"]],
         np.concatenate([[0], *(end + offset for end, offset in zip(ends, offsets))]),
-        np.frombuffer(b"".join(piece[3] for piece in pieces), np.int64),
-        np.frombuffer(b"".join(piece[4] for piece in pieces), np.float64),
-        np.concatenate([np.frombuffer(piece[5], np.int64) + piece[6] for piece in pieces]).tolist(),
+        np.frombuffer(b"".join(parsed["indices"] for parsed, _ in pieces), np.int64),
+        np.frombuffer(b"".join(parsed["values"] for parsed, _ in pieces), np.float64),
+        np.concatenate([np.frombuffer(parsed["line_of"], np.int64) + first for parsed, first in pieces]).tolist(),
     )
 
 
 def _refusal(what: int, line: int, text: bytes, before: int, after: int) -> str:
-    """Why a data line is not a row (``what`` and the rest as ``parse_svmlight`` says)."""
-    if what == 2:
+    """Why a data line is not a row (``what`` and the rest as ``parse_svmlight``'s error says)."""
+    if what == kernels.lines.NAN_LABEL:
         return "a label is a number, not NaN"
-    if what == 3:
+    if what == kernels.lines.DESCENDING:
         return (
             f"index {after} after index {before}: the indices of a row must ascend strictly "
             "(as load_svmlight_file requires)"

@@ -350,7 +350,7 @@ def test_values_like_normalized_rows_are_written_as_repr():
 
 def near_integer_when_scaled() -> list[float]:
     """Doubles x = m * 2**e for which x, or a boundary (2m ± 1) * 2**(e-1) of the interval that
-    reads back as x, times 10**k (the scale _speedups.c picks) lies within 2**-40 of an integer
+    reads back as x, times 10**k (the scale numbers.c picks) lies within 2**-40 of an integer
     without being one: the compiled formatter leaves these to Python."""
     from filterkit.arff.make_powers_of_ten import TARGET_DIGITS, floor_log10_pow2
 
@@ -433,3 +433,21 @@ def test_powers_of_ten_header_is_what_its_generator_writes():
     from filterkit.arff import make_powers_of_ten
 
     assert make_powers_of_ten.HEADER.read_text() == make_powers_of_ten.header_text()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them(sparse):
+    from test_lines_compiled import EDGE_NUMBERS
+
+    header = "@relation r\n" + "".join(f"@attribute a{i} numeric\n" for i in range(len(EDGE_NUMBERS))) + "@data\n"
+    if sparse:
+        row = "{" + ",".join(f"{i} {number}" for i, number in enumerate(EDGE_NUMBERS)) + "}"
+    else:
+        row = ",".join(EDGE_NUMBERS)
+    with ArffReader(io.BytesIO((header + row + "\n").encode())) as reader:
+        chunk = reader.read_all()
+    expected = np.array([float(number) for number in EDGE_NUMBERS])
+    if sparse:  # a zero is not stored, negative or not
+        assert chunk.values.toarray()[0].tolist() == expected.tolist()
+    else:
+        assert np.asarray(chunk.values)[0].tobytes() == expected.tobytes()
