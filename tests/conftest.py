@@ -127,15 +127,22 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_collection_rank)
 
 
+@pytest.fixture(scope="session")
+def dask_distributed():
+    """``dask.distributed``, or the test skipped when Dask is not installed: imported when a test
+    sets up, not when its module is collected, so the quick loop (which deselects every Dask test)
+    does not pay for Dask's import."""
+    return pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
+
+
 @pytest.fixture(scope="module")
-def dask_scheduler():
+def dask_scheduler(dask_distributed):
     """The address of a ``LocalCluster`` of two worker processes shared by the module's tests that
     run ``--engine dask --scheduler``: a cluster costs seconds of CPU to start, and about a tenth
     of a core while it idles, so it lives as long as the module, not the session."""
-    distributed = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')"
-    )
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+    with dask_distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
         yield cluster.scheduler_address
 
 
