@@ -146,10 +146,20 @@ def dask_scheduler(dask_distributed):
         yield cluster.scheduler_address
 
 
+@pytest.fixture(scope="session", autouse=True)
+def plugins_found_once():
+    """Every in-process run finds the installed plugins once per session
+    (:func:`chain_helpers.installed_plugins_once`, which loads afresh whenever a test changes what the
+    search would find): the ``run_filterkit`` fixture and ``filterkit.testing.run_filterkit`` alike,
+    the latter ~460 runs of the quick loop that searched afresh each time (3 s of CPU)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "load_plugins", installed_plugins_once)
+        yield
+
+
 @pytest.fixture
 def run_filterkit(capsysbinary, monkeypatch):
     """Call ``filterkit.cli.run(argv)``; ``stdin`` bytes become standard input."""
-    monkeypatch.setattr(cli, "load_plugins", installed_plugins_once)
 
     def invoke(*argv, stdin: bytes | None = None, plugins_dir=None) -> Result:
         if stdin is not None:
