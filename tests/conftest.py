@@ -127,22 +127,39 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_collection_rank)
 
 
+@pytest.fixture(scope="session")
+def dask_distributed():
+    """``dask.distributed``, or the test skipped when Dask is not installed: imported when a test
+    sets up, not when its module is collected, so the quick loop (which deselects every Dask test)
+    does not pay for Dask's import."""
+    return pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
+
+
 @pytest.fixture(scope="module")
-def dask_scheduler():
+def dask_scheduler(dask_distributed):
     """The address of a ``LocalCluster`` of two worker processes shared by the module's tests that
     run ``--engine dask --scheduler``: a cluster costs seconds of CPU to start, and about a tenth
     of a core while it idles, so it lives as long as the module, not the session."""
-    distributed = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')"
-    )
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+    with dask_distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
         yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="session", autouse=True)
+def plugins_found_once():
+    """Every in-process run finds the installed plugins once per session
+    (:func:`chain_helpers.installed_plugins_once`, which loads afresh whenever a test changes what the
+    search would find): the ``run_filterkit`` fixture and ``filterkit.testing.run_filterkit`` alike,
+    the latter ~460 runs of the quick loop that searched afresh each time (3 s of CPU)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "load_plugins", installed_plugins_once)
+        yield
 
 
 @pytest.fixture
 def run_filterkit(capsysbinary, monkeypatch):
     """Call ``filterkit.cli.run(argv)``; ``stdin`` bytes become standard input."""
-    monkeypatch.setattr(cli, "load_plugins", installed_plugins_once)
 
     def invoke(*argv, stdin: bytes | None = None, plugins_dir=None) -> Result:
         if stdin is not None:

@@ -15,9 +15,7 @@ from chain_helpers import REAL
 from filterkit import cli
 from filterkit.distributed import DaskEngine
 
-pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("dask_distributed")]
 
 
 def test_a_library_call_spawns_the_workers_from_this_process():

@@ -8,8 +8,7 @@ import pytest
 
 from chain_helpers import REAL
 
-pytestmark = pytest.mark.slow  # a Dask cluster
-pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("dask_distributed")]  # a Dask cluster
 
 IRIS = REAL / "iris.arff"
 RUN = ("evaluate", "-q", "--json", "--folds", "3", "--svm-c-values", "0.1,1", "--svm-inner-folds", "2")

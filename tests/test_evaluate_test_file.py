@@ -192,6 +192,7 @@ def test_a_class_the_training_file_lacks_is_refused_naming_it(run_filterkit, tmp
     assert result.stderr == f"filterkit: error: {train}: {message}\n"
 
 
+@pytest.mark.slow  # two evaluations and matplotlib's import: 0.65 s CPU
 def test_the_report_and_multiclass_table_of_a_test_file_give_mcnemar_and_no_test_over_folds(run_filterkit, tmp_path):
     pytest.importorskip("matplotlib", reason="--report needs matplotlib (pip install 'filterkit-arff[plot]')")
     from filterkit import reports

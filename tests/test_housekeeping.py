@@ -266,6 +266,7 @@ def test_replace_missing_takes_the_weighted_mean_and_mode_and_leaves_the_class(t
 
 
 # (remove-useless and replace-missing with their defaults are test_contract's checks of the built-in stages)
+@pytest.mark.slow  # check_stage over three stages: 0.56 s CPU together
 @pytest.mark.parametrize(
     "stage_class, options",
     [

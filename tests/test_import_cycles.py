@@ -9,6 +9,7 @@ for its first call to show up.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -47,8 +48,10 @@ def imported(tree: ast.Module, package: str) -> set[str]:
     return {name for name in names if name.split(".")[0] == PACKAGE.name and is_module(name)}
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
-    """Each filterkit Python module and the filterkit modules it imports."""
+    """Each filterkit Python module and the filterkit modules it imports (parsed once per session:
+    the tests only read it)."""
     graph = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         name = module_name(path)

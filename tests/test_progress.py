@@ -92,11 +92,19 @@ def test_the_mode_follows_the_terminal_the_request_and_quiet(quiet, requested, t
     assert progress_mode(quiet, requested, stream) == mode
 
 
-def test_a_log_shows_every_pass_its_percentages_the_writing_pass_and_the_total_time(grain_times_four):
+@pytest.fixture(scope="module")
+def logged_run(grain_times_four) -> tuple[str, bytes]:
+    """``shape bns l2`` over the file with a log on a fake clock: (the log, the output); made once, as
+    the log test reads the one and the off test compares with the other."""
     log = io.StringIO()
-    run_chain(grain_times_four, ["shape", "bns", "l2"], Progress(LOG, log, clock=Clock(1.0)))
-    lines = log.getvalue().splitlines()
-    assert "\r" not in log.getvalue() and "\x1b" not in log.getvalue()
+    output = run_chain(grain_times_four, ["shape", "bns", "l2"], Progress(LOG, log, clock=Clock(1.0)))
+    return log.getvalue(), output
+
+
+def test_a_log_shows_every_pass_its_percentages_the_writing_pass_and_the_total_time(grain_times_four, logged_run):
+    log, _ = logged_run
+    lines = log.splitlines()
+    assert "\r" not in log and "\x1b" not in log
     fitting = [line for line in lines if line.startswith("filterkit: pass 1: fitting shape: ")]
     writing = [line for line in lines if line.startswith("filterkit: pass 2/2: writing: ")]
     assert len(fitting) >= 3 and len(writing) >= 3  # a line every 2 (fake) seconds, one read per chunk
@@ -157,11 +165,11 @@ def test_a_failing_pass_ends_the_terminal_s_line_so_the_error_starts_its_own():
     assert terminal.getvalue().endswith("\n")
 
 
-def test_off_writes_nothing_and_hands_the_chunks_on_untouched(grain_times_four):
+def test_off_writes_nothing_and_hands_the_chunks_on_untouched(grain_times_four, logged_run):
     silent = Terminal()
     quiet_output = run_chain(grain_times_four, ["shape", "bns", "l2"], Progress(OFF, silent))
     assert silent.getvalue() == ""
-    shown_output = run_chain(grain_times_four, ["shape", "bns", "l2"], Progress(LOG, io.StringIO()))
+    _, shown_output = logged_run
     assert shown_output == quiet_output
     chunks = iter([])
     with Progress(OFF).step("writing") as meter:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,7 @@ def registry():
     return load_plugins()
 
 
+@functools.cache  # schemas are frozen: the widths the parameters share are built once
 def _schema(width: int) -> Schema:
     return Schema("r", tuple(Attribute(f"a{i}", "numeric") for i in range(width)))
 
