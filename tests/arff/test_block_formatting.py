@@ -27,6 +27,7 @@ def written(schema, chunk, monkeypatch, block_entries: int, compiled: bool = Tru
             return stream.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block_entries", [1000, 5000])
 def test_blocks_write_the_text_of_one_block(block_entries, monkeypatch):
     schema, chunk = read_arff(REAL / "grain_wc.arff")
