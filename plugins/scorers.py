@@ -37,7 +37,7 @@ class ScorerStage(ClassValueCountsStage):
     """Scale (or just score) numeric features by a metric; subclasses fix the metric."""
 
     metric: Metric
-    examples = ({}, {"presence": True, "zero_preserve": False})
+    examples = ({}, {"presence": True}, {"zero_preserve": False, "combine": "mean"})
     options = (
         Option("presence", bool, False, "Score presence (value ≠ 0) instead of the best threshold."),
         Option(

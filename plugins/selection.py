@@ -79,6 +79,7 @@ class Selector(AttributeSubset):
         {"metric": "ig", "top": 50},
         {"sparsity": 5.0, "metric": "bns", "presence": True},
         {"fraction": 0.1, "metric": "svm"},
+        {"min_score": 0.0, "metric": "bns"},
     )
     summary = (
         "Keep the best-ranked features (numeric; nominal too with --metric): --top K, --fraction F, "
