@@ -161,6 +161,21 @@ def ngram_sizes(text: str | None) -> tuple[int, int] | None:
     return int(sizes[1]), int(sizes[2])
 
 
+def document_bound(text: str | None, flag: str, n_documents: int, absent: float) -> float:
+    """``--min-df``/``--max-df`` as a number of training documents, as scikit-learn's ``CountVectorizer``
+    reads ``min_df``/``max_df``: a whole number (``5``) counts documents, a number with a point (``0.05``,
+    ``1.0``) is a fraction of ``n_documents``; ``absent`` when not given."""
+    if text is None:
+        return absent
+    if re.fullmatch(r"[0-9]+", text):
+        return float(int(text))
+    if re.fullmatch(r"[0-9]*\.[0-9]*", text) and text != "." and float(text) <= 1.0:
+        return float(text) * n_documents
+    raise FilterkitError(
+        f"option {flag}: {text!r} is neither a number of documents (e.g. 5) nor a fraction of them from 0.0 to 1.0"
+    )
+
+
 def java_order(word: str) -> bytes:
     """The sort key that orders strings as Java's ``String.compareTo`` (by UTF-16 code units)."""
     return word.encode("utf-16-be", "surrogatepass")
@@ -282,6 +297,7 @@ class WordVector(Stage):
 
     name = "words"
     accepts = Accepts(text=True)
+    examples = ({}, {"min_df": "2", "max_df": "0.9", "counts": True})
     summary = "Documents (string attributes) to word vectors, as Weka's StringToWordVector."
     options = (
         Option("counts", bool, False, "Each word's number of occurrences, not its presence (Weka's -C)."),
@@ -330,6 +346,20 @@ class WordVector(Stage):
             None,
             "Tokens are the runs of MIN to MAX consecutive words, e.g. 1-2 (Weka's NGramTokenizer -min -max).",
         ),
+        Option(
+            "min_df",
+            str,
+            None,
+            "Keep only words in at least this many training documents (5), or this fraction of them (0.01), "
+            "as CountVectorizer's min_df; counted over the whole training set, before --words-to-keep.",
+        ),
+        Option(
+            "max_df",
+            str,
+            None,
+            "Keep only words in at most this many training documents (500), or this fraction of them (0.9), "
+            "as CountVectorizer's max_df; counted over the whole training set, before --words-to-keep.",
+        ),
     )
     #: no warning that the output is wide: one attribute per word is what the stage is for (a warning on
     #: every corpus is noise), and the attribute limit bounds it
@@ -341,6 +371,8 @@ class WordVector(Stage):
 
     def check_params(self) -> None:
         ngram_sizes(self.params["ngrams"])
+        document_bound(self.params["min_df"], "--min-df", 1, 0.0)
+        document_bound(self.params["max_df"], "--max-df", 1, 0.0)
         if self.params["tokenizer"] == "alphabetic" and self.params["delimiters"] != WEKA_DELIMITERS:
             raise FilterkitError(
                 "option --delimiters: the alphabetic tokenizer has none (its words are letters a-z, A-Z)"
@@ -483,6 +515,14 @@ class WordVector(Stage):
     def finalize(self, statistics: WordStatistics) -> None:
         words = statistics.vocabulary.words
         classes, ids, occurrences, documents = statistics.pairs()
+        holding = np.zeros(len(words), dtype=np.int64)
+        np.add.at(holding, ids, documents)
+        n = statistics.n_documents
+        low = document_bound(self.params["min_df"], "--min-df", n, 0.0)
+        high = document_bound(self.params["max_df"], "--max-df", n, float(n))
+        frequent_enough = (holding >= low) & (holding <= high)
+        within = frequent_enough[ids]
+        classes, ids, occurrences = classes[within], ids[within], occurrences[within]
         taken: dict[str, None] = {}
         for start, end in itertools.pairwise(np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]):
             for word in kept_words(
@@ -494,8 +534,6 @@ class WordVector(Stage):
             ):
                 taken.setdefault(word, None)
         self.words = list(taken)
-        holding = np.zeros(len(words), dtype=np.int64)
-        np.add.at(holding, ids, documents)
         self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
         self.n_documents = statistics.n_documents
         self._layout()
