@@ -77,3 +77,17 @@ def test_a_bound_that_is_neither_a_count_nor_a_fraction_is_refused(value):
     run = run_filterkit("-q", "-", "words", "--min-df", value, stdin=arff_of(documents(4)))
     assert run.status in (1, 2)
     assert "--min-df" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_the_bounds_are_the_whole_training_set_s_under_the_dask_engine(dask_scheduler, tmp_path):
+    """Dask-ML prunes by document frequency per partition; filterkit merges the counts first."""
+    source = tmp_path / "docs.arff"
+    source.write_bytes(arff_of(documents()))
+    options = ["words", "--delimiters", " ", "--counts", "--min-df", "4", "--max-df", "0.6"]
+    local, dask = tmp_path / "local.arff", tmp_path / "dask.arff"
+    assert run_filterkit("-q", "-o", local, source, *options).status == 0
+    distributed = ["--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3"]
+    assert run_filterkit(*distributed, "-q", "-o", dask, source, *options).status == 0
+    assert dask.read_bytes() == local.read_bytes()
+    assert 0 < local.read_text().count("@attribute w") < len(WORDS)
