@@ -521,6 +521,11 @@ class WordVector(Stage):
         low = document_bound(self.params["min_df"], "--min-df", n, 0.0)
         high = document_bound(self.params["max_df"], "--max-df", n, float(n))
         frequent_enough = (holding >= low) & (holding <= high)
+        if len(words) and not frequent_enough.any():
+            raise FilterkitError(
+                f"stage 'words': no word of the {n:,} training documents is in {low:g} to {high:g} of them "
+                "(--min-df, --max-df): nothing would be left to write"
+            )
         within = frequent_enough[ids]
         classes, ids, occurrences = classes[within], ids[within], occurrences[within]
         taken: dict[str, None] = {}

@@ -91,3 +91,11 @@ def test_the_bounds_are_the_whole_training_set_s_under_the_dask_engine(dask_sche
     assert run_filterkit(*distributed, "-q", "-o", dask, source, *options).status == 0
     assert dask.read_bytes() == local.read_bytes()
     assert 0 < local.read_text().count("@attribute w") < len(WORDS)
+
+
+def test_bounds_that_leave_no_word_are_an_error_not_an_empty_output():
+    run = run_filterkit("-q", "-", "words", "--min-df", "50", "--max-df", "10", stdin=arff_of(documents()))
+    assert run.status == 1 and run.stdout == b""
+    assert run.stderr.startswith(
+        "filterkit: error: stage 'words': no word of the 120 training documents is in 50 to 10"
+    )
