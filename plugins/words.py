@@ -273,8 +273,22 @@ class WordStatistics:
         return classes[order], ids[order], occurrences[order], documents[order]
 
 
+#: ``_summed`` tallies keys in a table of every key up to the largest when the table is at most this many
+#: times as long as the keys (or this small, in cells): no sort then, and memory still follows the data.
+_TALLY_FACTOR = 8
+_TALLY_CELLS = 1 << 20
+
+
 def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray):
-    """The distinct ``keys``, ascending, with the sums of their occurrences and documents."""
+    """The distinct ``keys``, ascending, with the sums of their occurrences and documents: by a tally
+    (``bincount``) where keys are dense, as on a corpus of few classes, else by a sort (the two cost the
+    same bytes out; a sort of every chunk's pairs took a quarter of ``words --counts`` on Reuters)."""
+    span = int(keys.max()) + 1 if len(keys) else 0
+    if span <= max(_TALLY_FACTOR * len(keys), _TALLY_CELLS):
+        held = np.bincount(keys, weights=documents, minlength=span)  # every pair counted is in a document
+        distinct = np.flatnonzero(held)
+        occurring = np.bincount(keys, weights=occurrences, minlength=span)[distinct]  # whole numbers below 2**53
+        return distinct, occurring.astype(np.int64), held[distinct].astype(np.int64)
     order = np.argsort(keys, kind="stable")  # timsort: two sorted runs concatenated merge in linear time
     keys = keys[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
