@@ -42,6 +42,8 @@ class Option:
     before_it_existed: Any = SAME_AS_DEFAULT
     #: The value names a file the stage reads (:func:`option_file`), which the Dask client sends with the tasks.
     names_file: bool = False
+    #: A bool option's flag for False (default: ``--no-NAME``).
+    off_flag: str = ""
 
     @property
     def value_before_it_existed(self) -> Any:

@@ -143,18 +143,26 @@ def test_pandas_reads_every_value_back():
 
 
 def test_filterkit_reads_every_value_back_whatever_the_chunk_rows():
-    """Strings and dates come back as labels (CSV has no types beside numbers), each text as
-    written, missing values missing; CSV to CSV is the same bytes."""
+    """Each text comes back as written, missing values missing: the two columns of mostly distinct
+    values with white space as strings (the record formats' text rule), the dates as labels (CSV
+    has no other types); CSV to CSV is the same bytes."""
     written = _filterkit("-", "--to", "csv", stdin=_arff())
     for chunk_rows in CHUNK_ROWS:
         assert _read_csv(written, "--to", "csv", chunk_rows=chunk_rows) == written
         schema, chunk = read_arff(io.BytesIO(_read_csv(written, chunk_rows=chunk_rows)))
         assert [a.name for a in schema.attributes] == HEADER
+        assert [a.kind for a in schema.attributes] == ["string", "string", "numeric", "nominal"]
         values = chunk.dense_values()
-        for row, expected in zip(values.tolist(), ROWS, strict=True):
+        for number, (row, expected) in enumerate(zip(values.tolist(), ROWS, strict=True)):
             texts = [
-                None if value != value else str(value) if a.is_numeric else a.labels[int(value)]
-                for value, a in zip(row, schema.attributes)
+                None
+                if value != value
+                else chunk.text[column][number]
+                if a.kind == "string"
+                else str(value)
+                if a.is_numeric
+                else a.labels[int(value)]
+                for column, (value, a) in enumerate(zip(row, schema.attributes))
             ]
             assert texts == [
                 text if column != 2 or text is None else str(float(text)) for column, text in enumerate(expected)
@@ -172,7 +180,7 @@ def test_a_missing_value_alone_on_its_row_is_a_question_mark():
 
 def test_a_line_end_inside_a_quoted_value_is_read_as_lf():
     """As every line end filterkit reads: CR and CRLF inside a value become LF."""
-    schema, _ = read_arff(io.BytesIO(_read_csv(b'a,b\r\n"x\r\ny",1\r\n"p\rq",2\r\n')))
+    schema, _ = read_arff(io.BytesIO(_read_csv(b'a,b\r\n"x\r\ny",1\r\n"p\rq",2\r\n', "--nominal", "a")))
     assert schema.attributes[0].labels == ("x\ny", "p\nq")
 
 
@@ -196,7 +204,7 @@ def test_a_row_spanning_lines_counts_as_one_row_and_later_lines_keep_their_numbe
         1,
         "filterkit: error: <stdin>:4: 3 values; the header row names 2 columns\n",
     )
-    schema, chunk = read_arff(io.BytesIO(_read_csv(b'a,b\n"x\ny",1\nz,2\n')))
+    schema, chunk = read_arff(io.BytesIO(_read_csv(b'a,b\n"x\ny",1\nz,2\n', "--nominal", "a")))
     assert schema.attributes[0].labels == ("x\ny", "z")
     assert chunk.n_rows == 2
 

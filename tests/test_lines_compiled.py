@@ -17,7 +17,8 @@ from filterkit.arff.limits import Limits
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError
 from filterkit.formats import FormatOptions
-from filterkit.formats.csv import CsvWriter, numbered_lines
+from filterkit.formats.csv import CsvWriter
+from filterkit.formats.lines import numbered_lines
 from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 

@@ -44,7 +44,7 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     chain, first_index = read_model(model_path, registry)
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(1)
-    formats = FormatOptions(options.zero_based)
+    formats = FormatOptions.of_params(params)
     # svmlight test rows are read from the training data's index base (the output is written as asked)
     svmlight = format_of(input_path, options.input_format) == SVMLIGHT
     reading = reading_options(formats, first_index) if svmlight else formats

@@ -37,7 +37,7 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     check_stdout_open(output or output_dir)
     inputs = partition_files(options.input_path) if dask else [options.input_path]
     output_file = checked_outputs([("the input", path) for path in inputs], output, model_path)
-    formats = FormatOptions(options.zero_based)
+    formats = FormatOptions.of_params(params, options.class_spec)
     form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
     save = (lambda source: save_model(model_path, chain, loader.registry(), source)) if model_path else None
     progress = Progress(progress_mode(options.quiet, options.progress))

@@ -11,7 +11,7 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
-from filterkit.formats import FORMAT_NAMES
+from filterkit.formats import FORMAT_NAMES, FORMAT_OPTIONS, FORMATS, WRITTEN_FORMAT_NAMES
 from filterkit.progress import LOG_INTERVAL
 from filterkit.stage import Option
 
@@ -41,24 +41,30 @@ chunk_rows_option = click.option(
     show_default=True,
     help="Rows per chunk (memory bound; never changes the output).",
 )
+
+
+def _by_suffix(written: bool) -> str:
+    """The formats by their file names, for ``--from``/``--to``'s help."""
+    named = [
+        "/".join(form.suffixes)
+        for form in FORMATS.values()
+        if form.suffixes and form.suffixes != (".arff",) and (form.writer or not written)
+    ]
+    return ", ".join(named)
+
+
 input_format_option = click.option(
     "--from",
     "input_format",
     type=click.Choice(list(FORMAT_NAMES), case_sensitive=False),
-    help="The input's format (default: by its name: .svm/.svmlight/.libsvm, .csv, else arff; arff for -).",
+    help=f"The input's format (default: by its name: {_by_suffix(False)}; a folder of subfolders: folders, "
+    "a folder per class; else arff; arff for -).",
 )
 output_format_option = click.option(
     "--to",
     "output_format",
-    type=click.Choice(list(FORMAT_NAMES), case_sensitive=False),
-    help="The output's format (default: by the -o name: .svm/.svmlight/.libsvm, .csv, else arff; arff on stdout).",
-)
-zero_based_option = click.option(
-    "--zero-based/--one-based",
-    "zero_based",
-    default=None,
-    help="svmlight indices count from 0 / from 1, read and written "
-    "(default: read as scikit-learn's zero_based='auto', written from 1).",
+    type=click.Choice(list(WRITTEN_FORMAT_NAMES), case_sensitive=False),
+    help=f"The output's format (default: by the -o name: {_by_suffix(True)}, else arff; arff on stdout).",
 )
 digits_option = click.option(
     "--digits",
@@ -103,10 +109,20 @@ plugins_dir_option = click.option(
 def reading_and_writing_options(command):
     """The options of how the input is read, how the output is written and of the progress shown,
     which the chain and ``apply`` share, in the order of their help."""
-    shared = (row_form_option, input_format_option, output_format_option, zero_based_option, digits_option)
+    shared = (row_form_option, input_format_option, output_format_option, *format_options(), digits_option)
     for option in reversed((*shared, float32_option, chunk_rows_option, quiet_option, progress_option)):
         command = option(command)
     return command
+
+
+def format_options() -> list:
+    """The click decorators of every format's declared options (:data:`filterkit.formats.FORMATS`):
+    None unless given, so that a model's recorded reading options fill them."""
+    made = []
+    for option in FORMAT_OPTIONS.values():
+        declarations, settings = click_parameter(option)
+        made.append(click.option(*declarations, **{**settings, "default": None, "show_default": False}))
+    return made
 
 
 #: ``--positive LABEL`` and ``--json`` (stored as ``as_json``), each command giving its own ``help=``.
@@ -161,17 +177,23 @@ def click_option(option: Option, owner: str | None = None) -> click.Option:
     is the classifier's name) is ``--OWNER-NAME``, stored as ``OWNER__NAME`` and None
     unless given, so ``evaluate`` can tell which classifier it was meant for; its help
     names the classifier and the declared default.  A bool option is a flag pair
-    (``--presence/--no-presence``).
+    (``--presence/--no-presence``, or its declared ``off_flag``).
     """
+    declarations, settings = click_parameter(option, owner)
+    return click.Option(declarations, **settings)
+
+
+def click_parameter(option: Option, owner: str | None = None) -> tuple[list[str], dict]:
+    """The declarations and settings of :func:`click_option`'s option."""
     flag = option.flag if owner is None else f"--{owner}-{option.flag[2:]}"
     name = option.name if owner is None else f"{owner}__{option.name}"
     default = option.default if owner is None else None
     help = option.help if owner is None else f"[{owner}] {option.help} (default: {option.default})"
     if option.kind is bool:
-        return click.Option([f"{flag}/--no-{flag[2:]}", name], default=default, help=help, show_default=owner is None)
-    return click.Option(
-        [flag, name], type=_click_type(option), default=default, help=help, show_default=default is not None
-    )
+        off = option.off_flag or f"--no-{flag[2:]}"
+        return [f"{flag}/{off}", name], {"default": default, "help": help, "show_default": owner is None}
+    settings = {"type": _click_type(option), "default": default, "help": help, "show_default": default is not None}
+    return [flag, name], settings
 
 
 def _click_type(option: Option) -> click.ParamType:

@@ -1,18 +1,26 @@
 """The file formats filterkit reads and writes, chosen by file name or by ``--from``/``--to``.
 
-ARFF (:mod:`filterkit.arff`) is the default.  svmlight/LibSVM and CSV with a header row are read
-in a scan for their header, then streaming passes of chunks.  A name ending in ``.gz`` is named
-by what comes before it (``out.svm.gz`` is svmlight, gzip-compressed).
+ARFF (:mod:`filterkit.arff`) is the default.  The others (svmlight/LibSVM, CSV with a header row, JSON
+Lines, Parquet, a folder per class) are read in a scan for their header, then streaming passes of chunks;
+the record formats type their columns in one shared step (:mod:`filterkit.formats.records`).  A name
+ending in ``.gz`` is named by what comes before it (``out.svm.gz`` is svmlight, gzip-compressed).
+
+A format is a module with its reader (and writer, if any) and one entry in :data:`FORMATS`, which
+declares its names, suffixes and options: ``--from``, ``--to``, their help and the reading options
+of every command come from the table.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, BinaryIO, Callable, Iterator, Protocol, Sequence
 
 from filterkit.errors import FilterkitError
+from filterkit.formats.records import RECORD_OPTIONS
 from filterkit.schema import Chunk, Schema
+from filterkit.stage import Option
 
 if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
@@ -20,21 +28,40 @@ if TYPE_CHECKING:
 ARFF = "arff"
 SVMLIGHT = "svmlight"
 CSV = "csv"
+JSON_LINES = "jsonl"
+PARQUET = "parquet"
+FOLDERS = "folders"
+
+#: svmlight's index base, read and written.
+ZERO_BASED = Option(
+    "zero_based",
+    bool,
+    None,
+    "svmlight indices count from 0 / from 1, read and written (default: read as scikit-learn's "
+    "zero_based='auto', written from 1).",
+    off_flag="--one-based",
+)
 
 
 @dataclass(frozen=True)
 class Format:
-    """A file format: its ``--from``/``--to`` names, its suffixes, and its reader (a
-    :class:`ScannedFormat` class of ``module``; None: ARFF's) and writer (a :class:`RowWriter` class
-    made with the arguments of :func:`row_writer` named by ``writer_arguments``), imported when used.
+    """A file format: its ``--from``/``--to`` names, its suffixes, its reader (a :class:`ScannedFormat`
+    class of ``module``; None: ARFF's) and writer (a :class:`RowWriter` class made with the arguments of
+    :func:`row_writer` named by ``writer_arguments``; None: not written), imported when used, and the
+    options it reads (and writes) with.
     """
 
     names: tuple[str, ...]
     suffixes: tuple[str, ...]
     module: str
     reader: str | None
-    writer: str
-    writer_arguments: tuple[str, ...]
+    writer: str | None
+    writer_arguments: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+    #: what to install when the module needs a package filterkit does not require
+    extra: str | None = None
+    #: a folder, not a file
+    reads_folder: bool = False
 
 
 #: Every format, by its name; a new one is a module with its reader and writer, and a line here.
@@ -54,31 +81,100 @@ FORMATS = {
         "SvmlightFormat",
         "SvmlightWriter",
         ("stream", "schema", "comments", "class_name", "options", "numbers"),
+        (ZERO_BASED,),
     ),
-    CSV: Format((CSV,), (".csv",), "filterkit.formats.csv", "CsvFormat", "CsvWriter", ("stream", "schema", "numbers")),
+    CSV: Format(
+        (CSV,),
+        (".csv",),
+        "filterkit.formats.csv",
+        "CsvFormat",
+        "CsvWriter",
+        ("stream", "schema", "numbers"),
+        RECORD_OPTIONS,
+    ),
+    JSON_LINES: Format(
+        (JSON_LINES, "ndjson", "jsonlines"),
+        (".jsonl", ".ndjson"),
+        "filterkit.formats.jsonl",
+        "JsonLinesFormat",
+        None,
+        (),
+        RECORD_OPTIONS,
+    ),
+    PARQUET: Format(
+        (PARQUET,),
+        (".parquet", ".pq"),
+        "filterkit.formats.parquet",
+        "ParquetFormat",
+        None,
+        (),
+        RECORD_OPTIONS,
+        "parquet",
+    ),
+    FOLDERS: Format((FOLDERS,), (), "filterkit.formats.folders", "FoldersFormat", None, reads_folder=True),
 }
 
 #: The names ``--from`` and ``--to`` take, and the format each one means.
 FORMAT_NAMES = {name: key for key, form in FORMATS.items() for name in form.names}
+#: The names ``--to`` takes: the formats filterkit writes.
+WRITTEN_FORMAT_NAMES = {name: key for name, key in FORMAT_NAMES.items() if FORMATS[key].writer is not None}
+#: Every format's options, by name (formats may share one, as the record formats share their typing).
+FORMAT_OPTIONS = {option.name: option for form in FORMATS.values() for option in form.options}
 
 
-@dataclass(frozen=True)
 class FormatOptions:
-    """The options of the formats other than ARFF: ``zero_based``, whether svmlight indices count from 0
-    (None: read as scikit-learn's ``zero_based="auto"`` decides, written one-based)."""
+    """The formats' options given (each declared in :data:`FORMATS`), an option not given being its
+    declared default; ``class_spec`` is the chain's ``-c``, which the record formats' class rule reads."""
 
-    zero_based: bool | None = None
+    def __init__(self, class_spec: str | None = None, **values):
+        unknown = set(values) - set(FORMAT_OPTIONS)
+        if unknown:
+            raise TypeError(f"unknown format options {sorted(unknown)}")
+        self.class_spec = class_spec
+        self.given = {name: value for name, value in values.items() if value is not None}
+
+    def __getattr__(self, name: str):
+        if name in FORMAT_OPTIONS:
+            return self.given.get(name, FORMAT_OPTIONS[name].default)
+        raise AttributeError(name)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, FormatOptions) and (self.class_spec, self.given) == (other.class_spec, other.given)
+
+    def __hash__(self) -> int:
+        return hash((self.class_spec, tuple(sorted(self.given.items()))))
+
+    def replaced(self, **values) -> "FormatOptions":
+        """These options with ``values`` given instead."""
+        return FormatOptions(self.class_spec, **{**self.given, **values})
+
+    @classmethod
+    def of_params(cls, params: dict, class_spec: str | None = None) -> "FormatOptions":
+        """The options a command's parsed ``params`` give (each format option under its name)."""
+        return cls(class_spec, **{name: params.get(name) for name in FORMAT_OPTIONS})
 
 
 def format_of(path: str | None, given: str | None) -> str:
-    """The format of ``path`` (None or ``-``: a standard stream): ``given``, else by extension, else ARFF."""
+    """The format of ``path`` (None or ``-``: a standard stream): ``given``, else by extension, else a folder
+    per class for a folder of subfolders, else ARFF."""
     if given is not None:
         try:
             return FORMAT_NAMES[given.lower()]
         except KeyError:
             names = ", ".join(FORMAT_NAMES)
             raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
-    return ARFF if path is None else extension_format(path) or ARFF
+    if path is None:
+        return ARFF
+    return extension_format(path) or (FOLDERS if is_folder_of_classes(path) else ARFF)
+
+
+def is_folder_of_classes(path: str) -> bool:
+    """Whether ``path`` is a folder that holds a subfolder (a folder per class, not a folder of ARFF parts)."""
+    try:
+        with os.scandir(path) as entries:
+            return any(entry.is_dir() for entry in entries)
+    except OSError:
+        return False
 
 
 def extension_format(path: str) -> str | None:
@@ -137,7 +233,20 @@ def scanned_format(format_name: str) -> ScannedFormat:
     form = FORMATS[format_name]
     if form.reader is None:
         raise ValueError(f"{format_name} is not a scanned format")
-    return getattr(importlib.import_module(form.module), form.reader)()
+    return getattr(imported(format_name), form.reader)()
+
+
+def imported(format_name: str):
+    """The module of a format; an error naming the extra to install when it needs a missing package."""
+    form = FORMATS[format_name]
+    try:
+        return importlib.import_module(form.module)
+    except ImportError as error:
+        if form.extra is None or error.name == form.module:
+            raise
+        raise FilterkitError(
+            f"reading {format_name} needs {error.name}: pip install 'filterkit-arff[{form.extra}]'"
+        ) from None
 
 
 def row_writer(
@@ -164,5 +273,7 @@ def row_writer(
         "numbers": numbers or EXACT,
     }
     form = FORMATS[format_name]
-    writer = getattr(importlib.import_module(form.module), form.writer)
+    if form.writer is None:
+        raise FilterkitError(f"filterkit reads {format_name} but does not write it")
+    writer = getattr(imported(format_name), form.writer)
     return writer(*(arguments[name] for name in form.writer_arguments))

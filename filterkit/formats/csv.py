@@ -16,21 +16,21 @@ follows the labels, not the rows.
 
 from __future__ import annotations
 
-import codecs
-import functools
 import re
-from typing import IO, BinaryIO, Callable, Iterator, cast
+from typing import IO, BinaryIO, Iterable, Iterator, cast
 
 import numpy as np
 
 from filterkit import kernels
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _blocks, _Lines, parse_number
+from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema
+from filterkit.formats.lines import decoded, line_groups, numbered_lines
+from filterkit.formats.records import ColumnTyping, cell_value, label_codes, split_names
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
 #: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
@@ -50,53 +50,37 @@ class CsvFormat:
         self.limits = Limits.from_environment() if limits is None else limits
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
-        """Two passes: the types of the columns, then the labels of the nominal ones (not
-        made when ``known_schema``, a model's training header, gives them)."""
+        """One pass types the columns (:class:`filterkit.formats.records.ColumnTyping`); a second collects
+        the labels of the nominal columns whose labels the first could not keep.  None with ``known_schema``,
+        a model's training header, which gives the types."""
         names = self._names(opened, name)
         if known_schema is not None:
-            return _known_layout(known_schema, names, name)
-        numeric, rows = self._numeric_columns(opened, name, len(names))
-        labels = self._labels(opened, name, names, [column for column, number in enumerate(numeric) if not number])
-        attributes = [
-            Attribute(column_name, NOMINAL, labels=tuple(labels[column]))
-            if column in labels
-            else Attribute(column_name, NUMERIC, declared_type="numeric")
-            for column, column_name in enumerate(names)
-        ]
-        codes = tuple(labels.get(column) for column in range(len(names)))
-        schema = Schema(relation_of(name, keep_extension=False), tuple(attributes))
-        return Layout(schema, (), codes, rows)
-
-    def _numeric_columns(self, opened: Reopen, name: str, width: int) -> tuple[list[bool], int]:
-        """The scan's first pass: which columns hold only numbers or missing values, and the rows."""
-        numeric = [True] * width
+            return known_layout(known_schema, names, name)
+        typing = ColumnTyping(
+            names,
+            name,
+            self.limits,
+            split_names(options.text),
+            split_names(options.nominal),
+            split_names(options.numeric),
+            options.class_spec,
+        )
         rows = 0
-        for fields, _, plain, group_rows in self._rows(opened, name, width):
-            rows += group_rows
-            for column in range(width):
-                if numeric[column] and not plain[column]:
-                    numeric[column] = all(_missing(text, quoted) or _is_number(text) for text, quoted in fields(column))
-        return numeric, rows
-
-    def _labels(self, opened: Reopen, name: str, names: list[str], nominal: list[int]) -> dict[int, dict[str, int]]:
-        """The scan's second pass: the labels of each ``nominal`` column, in the order they first appear,
-        with their codes; ArffError past the limit of labels."""
-        labels: dict[int, dict[str, int]] = {column: {} for column in nominal}
-        for fields, number, _, _ in self._rows(opened, name, len(names)) if nominal else ():
-            for column, seen in labels.items():
-                # a text may come both quoted and not: each new one once
-                new = dict.fromkeys(
-                    text for text, quoted in fields(column) if not (_missing(text, quoted) or text in seen)
-                )
-                if len(seen) + len(new) > self.limits.labels:
-                    raise ArffError(
-                        f"column {shown(names[column])} has more than {self.limits.labels:,} distinct "
-                        f"values: refused (set {VARIABLES['labels']} to allow more)",
-                        name,
-                        number,
-                    )
-                seen.update(zip(new, range(len(seen), len(seen) + len(new))))
-        return labels
+        for group in self._groups(opened, name, len(names)):
+            rows += group.rows
+            for column in range(len(names)):
+                if group.all_numbers(column):
+                    typing.observe_numbers(column, group.rows, group.whole(column))
+                else:
+                    typing.observe(column, *group.distinct(column), group.last_line)
+        again = typing.needs_labels()
+        if again:
+            typing.restart_labels(again)
+            for group in self._groups(opened, name, len(names)):
+                for column in again:
+                    typing.collect(column, group.distinct(column)[0])
+        schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
+        return Layout(schema, (), label_codes(schema.attributes), rows)
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Only without a model's header: with one, the scan reads the header row alone."""
@@ -104,23 +88,33 @@ class CsvFormat:
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
-        codes = cast(tuple, layout.details)  # each column's label codes (None: a numeric column)
+        codes = cast(tuple, layout.details)  # each column's label codes (None: not nominal)
         attributes = layout.schema.attributes
+        text_columns = layout.schema.text_columns()
         lines = _rows_of(stream, name, self.limits)
         next(lines, None)  # the header row
         for group, numbers in line_groups(lines, chunk_rows, self.limits):
-            plain = _plain_group(group, len(attributes))
+            plain = None if text_columns else _plain_group(group, len(attributes))
             if plain is not None:
                 values = _plain_values(plain, codes)
                 if values is not None:
                     yield Chunk(values)
                     continue
             values = np.empty((len(group), len(attributes)))
+            texts: dict[int, list] = {column: [None] * len(group) for column in text_columns}
             for row, (line, number) in enumerate(zip(group, numbers)):
                 fields = _checked_fields(decoded(line, name, number), len(attributes), name, number)
                 for column, (text, quoted) in enumerate(fields):
-                    values[row, column] = _value(text, quoted, codes[column], attributes[column], name, number)
-            yield Chunk(values)
+                    if _missing(text, quoted):
+                        values[row, column] = np.nan
+                        continue
+                    try:
+                        values[row, column] = cell_value(
+                            text, _number(text), attributes[column], codes[column], texts.get(column), row
+                        )
+                    except ArffError as error:
+                        raise error.located(name, number) from None
+            yield Chunk(values, texts)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
         """The attribute names of the header row (the first line that is not blank)."""
@@ -140,11 +134,8 @@ class CsvFormat:
                 return names
         raise ArffError("empty input: no header row of column names", name, 1)
 
-    def _rows(self, opened: Reopen, name: str, width: int) -> Iterator[tuple[Callable, int, np.ndarray, int]]:
-        """The data rows (the header row skipped) a group at a time: a function giving a
-        column's ``(text, quoted)`` values (each distinct one once, in the order they first
-        appear), the group's last line number, which columns hold only plain numbers, and
-        how many rows the group holds."""
+    def _groups(self, opened: Reopen, name: str, width: int) -> Iterator["_Group"]:
+        """The data rows (the header row skipped), a group at a time."""
         with opened() as stream:
             lines = _rows_of(stream, name, self.limits)
             next(lines, None)
@@ -155,14 +146,40 @@ class CsvFormat:
                         _checked_fields(decoded(line, name, number), width, name, number)
                         for line, number in zip(group, numbers)
                     ]
-                    yield functools.partial(_column_fields, rows), numbers[-1], np.zeros(width, dtype=bool), len(group)
+                    yield _Group(rows, None, numbers[-1])
                 else:
-                    yield plain.distinct, numbers[-1], plain.is_number.all(axis=0), len(group)
+                    yield _Group(None, plain, numbers[-1])
 
 
-def _column_fields(rows: list[list[tuple[str, bool]]], column: int) -> list[tuple[str, bool]]:
-    """Column ``column`` of rows of fields."""
-    return [row[column] for row in rows]
+class _Group:
+    """A group of rows as the typing step sees them: cut into fields, or by the compiled tokenizer (``plain``)."""
+
+    def __init__(self, rows: list[list[tuple[str, bool]]] | None, plain: "_PlainGroup | None", last_line: int):
+        self.fields, self.plain, self.last_line = rows, plain, last_line
+        self.rows = len(rows) if rows is not None else len(cast(_PlainGroup, plain).numbers)
+
+    def all_numbers(self, column: int) -> bool:
+        """Whether every value of ``column`` was cut as a number by the compiled tokenizer."""
+        return self.plain is not None and bool(self.plain.is_number[:, column].all())
+
+    def whole(self, column: int) -> bool:
+        """Whether the numbers of a column of numbers are whole."""
+        numbers = cast(_PlainGroup, self.plain).numbers[:, column]
+        return bool((numbers == np.floor(numbers)).all())
+
+    def distinct(self, column: int) -> tuple[list[tuple[str, float | None]], int]:
+        """A column's distinct present values (``(text, number or None)``, in the order they first appear)
+        and how many rows hold one."""
+        if self.plain is not None:
+            cells: Iterable[tuple[str, bool]] = self.plain.distinct(column)
+            present = self.rows - sum(1 for cell in self.plain.cells(column) if cell == b"?")
+        else:
+            column_fields = [row[column] for row in cast(list, self.fields)]
+            cells = [cell for cell in column_fields if not _missing(*cell)]
+            present = len(cells)
+            cells = dict.fromkeys(cells)
+        values = dict.fromkeys(text for text, quoted in cells if not _missing(text, quoted))
+        return [(text, _number(text)) for text in values], present
 
 
 class _PlainGroup:
@@ -243,58 +260,21 @@ def _plain_values(plain: _PlainGroup, codes: tuple[dict[str, int] | None, ...]) 
     return values
 
 
-def _known_layout(schema: Schema, names: list[str], name: str) -> Layout:
-    """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
+def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
+    """The layout of a model's training header, for rows read with it (``filterkit apply``); an error
+    naming the first column that differs from the training data's."""
+    difference = f"expected {len(schema)} columns, found {len(names)}" if len(names) != len(schema) else None
     differences = (
         f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
         if attribute.name != column_name
         else f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
         for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1)
-        if attribute.name != column_name or attribute.kind not in (NUMERIC, NOMINAL)
+        if attribute.name != column_name or attribute.kind not in (NUMERIC, NOMINAL, STRING)
     )
-    difference = f"expected {len(schema)} columns, found {len(names)}" if len(names) != len(schema) else None
     difference = difference or next(differences, None)
     if difference is not None:
         raise FilterkitError(f"header differs from the training data: {difference}", name)
-    codes = tuple(
-        None if a.kind == NUMERIC else {label: code for code, label in enumerate(a.labels)} for a in schema.attributes
-    )
-    return Layout(schema, (), codes, None)
-
-
-def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
-    """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR), and a
-    byte-order mark before the first line left out; a line longer than ``limits.line_bytes`` and
-    damaged gzip data are errors naming the line (the ARFF reader's line reading, with its bounds)."""
-    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
-    for number, line in lines:
-        yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
-
-
-def line_groups(
-    lines: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits
-) -> Iterator[tuple[list[bytes], list[int]]]:
-    """The lines as ``(lines, numbers)`` groups of at most ``chunk_rows`` lines or ``chunk_bytes`` bytes."""
-    group: list[bytes] = []
-    numbers: list[int] = []
-    held = 0
-    for number, line in lines:
-        group.append(line)
-        numbers.append(number)
-        held += len(line) + 1
-        if len(group) == chunk_rows or held >= limits.chunk_bytes:
-            yield group, numbers
-            group, numbers, held = [], [], 0
-    if group:
-        yield group, numbers
-
-
-def decoded(raw: bytes, name: str, number: int) -> str:
-    """A line as text; an error naming the line when it is not UTF-8."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", name, number) from None
+    return Layout(schema, (), label_codes(schema.attributes), None)
 
 
 def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
@@ -383,31 +363,12 @@ def _missing(text: str, quoted: bool) -> bool:
     return not quoted and text.strip(_BLANKS) in ("", "?")
 
 
-def _is_number(text: str) -> bool:
+def _number(text: str) -> float | None:
+    """The number a value reads as (Java's ``Double.valueOf``), None for any other value."""
     try:
-        parse_number(text)
+        return parse_number(text)
     except ArffError:
-        return False
-    return True
-
-
-def _value(
-    text: str, quoted: bool, codes: dict[str, int] | None, attribute: Attribute, name: str, number: int
-) -> float:
-    """One value as a chunk holds it: the number, the label's position, NaN if missing."""
-    if _missing(text, quoted):
-        return np.nan
-    if codes is None:
-        try:
-            return parse_number(text, attribute.name)
-        except ArffError as error:
-            raise error.located(name, number) from None
-    try:
-        return codes[text]
-    except KeyError:
-        raise ArffError(
-            f"value {shown(text)} is not one of the training labels of {shown(attribute.name)}", name, number
-        ) from None
+        return None
 
 
 class CsvWriter(ArffWriter):

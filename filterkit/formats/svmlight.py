@@ -258,7 +258,7 @@ def reading_options(options: FormatOptions, first_index: int | None) -> FormatOp
         raise FilterkitError(
             f"{flag} contradicts the model: its training data's svmlight indices count from {first_index}"
         )
-    return FormatOptions(first_index == 0)
+    return options.replaced(zero_based=first_index == 0)
 
 
 def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int) -> Layout:

@@ -1,0 +1,186 @@
+"""JSON Lines (``.jsonl``, ``.ndjson``; gzip too): one JSON object a line, each field a column.
+
+A field's value is a string, a number, a boolean (the labels ``true`` and ``false``) or null (missing);
+a field absent from a line is missing there.  The columns are the first line's fields in their order, then
+each new field where it is first met (missing in the lines before it), so a field may appear late.  A
+nested object or array is an error naming the line and the field, as is a line that is not one object;
+blank lines are skipped.  JSON has types, so a string is text even where it reads as a number: the typing
+step (:mod:`filterkit.formats.records`) sees a string column of digits as nominal, not numeric.  A
+repeated field in one object is an error (JSON leaves its meaning open).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Iterator
+
+import numpy as np
+
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.tokens import shown
+from filterkit.errors import ArffError, FilterkitError
+from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
+from filterkit.formats.lines import decoded, line_groups, numbered_lines
+from filterkit.formats.records import ColumnTyping, cell_value, label_codes, split_names
+from filterkit.schema import Chunk, Schema
+
+#: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
+Cell = tuple[str, float | None] | None
+
+
+class JsonLinesFormat:
+    """Reads JSON Lines (see the module's description)."""
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = Limits.from_environment() if limits is None else limits
+
+    def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
+        """One pass finds the fields and types them (a second collects labels the first could not keep);
+        with ``known_schema`` (a model's header) the fields must be its attributes."""
+        typing = ColumnTyping(
+            [],
+            name,
+            self.limits,
+            split_names(options.text),
+            split_names(options.nominal),
+            split_names(options.numeric),
+            options.class_spec,
+        )
+        rows = 0
+        for records, numbers in self._groups(opened, name):
+            rows += len(records)
+            for field in self._new_fields(records, numbers, typing.names, name):
+                typing.add_column(field)
+            for column, field in enumerate(typing.names):
+                cells = [_cell(record.get(field), field, name, number) for record, number in zip(records, numbers)]
+                present = [cell for cell in cells if cell is not None]
+                typing.observe(column, dict.fromkeys(present), len(present), numbers[-1])
+        if not typing.names:
+            raise ArffError("no JSON object with a field: nothing to read", name, 1)
+        if known_schema is not None:
+            return _known_layout(known_schema, typing.names, name, rows)
+        again = typing.needs_labels()
+        if again:
+            typing.restart_labels(again)
+            for records, numbers in self._groups(opened, name):
+                for column in again:
+                    field = typing.names[column]
+                    cells = (_cell(record.get(field), field, name, number) for record, number in zip(records, numbers))
+                    typing.collect(column, dict.fromkeys(cell for cell in cells if cell is not None))
+        schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
+        return Layout(schema, (), label_codes(schema.attributes), rows)
+
+    def _new_fields(self, records: list[dict], numbers: list[int], known: list[str], name: str) -> list[str]:
+        """The fields of ``records`` not in ``known``, in the order they are first met; an error past the
+        bound on attributes."""
+        new = [field for field in dict.fromkeys(field for record in records for field in record) if field not in known]
+        if len(known) + len(new) > self.limits.attributes:
+            raise ArffError(
+                f"more than {self.limits.attributes:,} fields: refused (set {VARIABLES['attributes']} to allow more)",
+                name,
+                numbers[-1],
+            )
+        return new
+
+    def scan_reads_rows(self, known_schema: Schema | None) -> bool:
+        """Always: the fields are known only once every line is read."""
+        return True
+
+    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
+        """The rows as dense chunks of at most ``chunk_rows`` rows."""
+        codes = layout.details
+        assert isinstance(codes, tuple)
+        attributes = layout.schema.attributes
+        text_columns = layout.schema.text_columns()
+        for records, numbers in _record_groups(stream, name, self.limits, chunk_rows):
+            values = np.empty((len(records), len(attributes)))
+            texts: dict[int, list] = {column: [None] * len(records) for column in text_columns}
+            for column, attribute in enumerate(attributes):
+                field = attribute.name
+                for row, (record, number) in enumerate(zip(records, numbers)):
+                    cell = _cell(record.get(field), field, name, number)
+                    if cell is None:
+                        values[row, column] = np.nan
+                        continue
+                    try:
+                        values[row, column] = cell_value(*cell, attribute, codes[column], texts.get(column), row)
+                    except ArffError as error:
+                        raise error.located(name, number) from None
+            yield Chunk(values, texts)
+
+    def _groups(self, opened: Reopen, name: str) -> Iterator[tuple[list[dict], list[int]]]:
+        """The records a group at a time, with their line numbers."""
+        with opened() as stream:
+            yield from _record_groups(stream, name, self.limits, 10_000)
+
+
+def _record_groups(stream: IO[bytes], name: str, limits: Limits, rows: int) -> Iterator[tuple[list[dict], list[int]]]:
+    """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes)."""
+    lines = ((number, line) for number, line in numbered_lines(stream, name, limits) if line.strip())
+    for group, numbers in line_groups(lines, rows, limits):
+        yield _objects(group, numbers, name), numbers
+
+
+def _objects(group: list[bytes], numbers: list[int], name: str) -> list[dict]:
+    """Each line's object, parsed as one JSON array of the group (a call instead of one a line); a line
+    that is not one object with distinct fields is an error naming it."""
+    try:
+        objects = json.loads(b"[" + b",".join(group) + b"]", object_pairs_hook=_fields_once)
+        if len(objects) == len(group) and all(type(found) is dict for found in objects):
+            return objects
+    except (ValueError, _RepeatedField):
+        pass
+    for line, number in zip(group, numbers):  # the line at fault
+        try:
+            found = json.loads(decoded(line, name, number), object_pairs_hook=_fields_once)
+        except _RepeatedField as repeated:
+            raise ArffError(f"the field {shown(str(repeated))} appears twice in one object", name, number) from None
+        except ValueError as error:
+            raise ArffError(f"not JSON: {error}", name, number) from None
+        if type(found) is not dict:
+            raise ArffError(f"expected a JSON object, found {type(found).__name__}", name, number)
+    raise FilterkitError("a group of JSON lines reads as one array but not line by line", name)
+
+
+class _RepeatedField(ValueError):
+    """A field twice in one object."""
+
+
+def _fields_once(pairs: list[tuple[str, object]]) -> dict:
+    """An object's fields as a dict; :class:`_RepeatedField` for a field given twice."""
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedField(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return fields
+
+
+def _cell(value: object, field: str, name: str, number: int) -> Cell:
+    """A field's value as the typing step sees it (None: missing; NaN, as JSON's ``NaN`` reads, too)."""
+    kind = type(value)
+    if kind is str:
+        return (value, None)  # type: ignore[return-value]
+    if kind is int or kind is float:
+        number_value = float(value)  # type: ignore[arg-type]
+        return None if number_value != number_value else (repr(value), number_value)
+    if kind is bool:
+        return ("true" if value else "false", None)
+    if value is None:
+        return None
+    what = "an array (a field of several labels is not read yet)" if kind is list else "an object"
+    raise ArffError(
+        f"the field {shown(field)} holds {what}: give it a string, a number, true, false or null", name, number
+    )
+
+
+def _known_layout(schema: Schema, fields: list[str], name: str, rows: int) -> Layout:
+    """The layout of a model's training header; an error naming a field it does not have."""
+    declared = {attribute.name for attribute in schema.attributes}
+    unknown = [field for field in fields if field not in declared]
+    if unknown:
+        raise FilterkitError(
+            f"the field {shown(unknown[0])} is not an attribute of the training data "
+            f"({', '.join(shown(a.name) for a in schema.attributes[:10])})",
+            name,
+        )
+    return Layout(schema, (), label_codes(schema.attributes), rows)

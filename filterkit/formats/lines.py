@@ -1,0 +1,46 @@
+"""The line reader every line-based format shares (CSV, JSON Lines; the ARFF reader's, with its bounds):
+numbered lines, their groups for a chunk, and their text."""
+
+from __future__ import annotations
+
+import codecs
+from typing import IO, BinaryIO, Iterator, cast
+
+from filterkit.arff.limits import Limits
+from filterkit.arff.reader import _blocks, _Lines
+from filterkit.errors import ArffError
+
+
+def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR), and a
+    byte-order mark before the first line left out; a line longer than ``limits.line_bytes`` and
+    damaged gzip data are errors naming the line (the ARFF reader's line reading, with its bounds)."""
+    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    for number, line in lines:
+        yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+
+
+def line_groups(
+    lines: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits
+) -> Iterator[tuple[list[bytes], list[int]]]:
+    """The lines as ``(lines, numbers)`` groups of at most ``chunk_rows`` lines or ``chunk_bytes`` bytes."""
+    group: list[bytes] = []
+    numbers: list[int] = []
+    held = 0
+    for number, line in lines:
+        group.append(line)
+        numbers.append(number)
+        held += len(line) + 1
+        if len(group) == chunk_rows or held >= limits.chunk_bytes:
+            yield group, numbers
+            group, numbers, held = [], [], 0
+    if group:
+        yield group, numbers
+
+
+def decoded(raw: bytes, name: str, number: int) -> str:
+    """A line as text; an error naming the line when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArffError(f"not UTF-8 text ({error.reason} at byte {error.start + 1})", name, number) from None

@@ -1,0 +1,324 @@
+"""The one typing step of the record formats (CSV, JSON Lines, Parquet, a folder per class): which
+attributes their columns become, decided from the values of the whole input.
+
+A format hands :class:`ColumnTyping` each group of rows, column by column, as the distinct values present
+(each ``(text as written, its number or None)``) and how many rows hold one; at the end
+:meth:`ColumnTyping.attributes` declares each column (docs/documents.md, "How columns are typed"):
+
+* a column whose every value is a number is **numeric** (none at all: numeric, as Weka's CSVLoader reads it);
+* a column that is not numeric is **text** (a string attribute) when its values are mostly distinct (more
+  distinct values than half the rows that hold one) and one of them holds white space between two other
+  characters: documents are written in words, labels and codes repeat;
+* any other column is **nominal**, its labels in the order they first appear;
+* in a file of documents (one with a text column), the class column of whole numbers only (a Hugging
+  Face export's ``label``) is nominal, its labels in numeric order, as the svmlight reader declares them.
+
+``--text`` and ``--nominal`` (Weka CSVLoader's ``-S`` and ``-N``) decide a column instead.  A column typed
+by a rule rather than by the numbers is named on stderr, once.  A format whose columns carry a type
+(Parquet's dictionary or timestamp columns) declares them instead (``declared``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.tokens import shown
+from filterkit.errors import ArffError, FilterkitError
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute
+from filterkit.stage import Option
+
+#: The options of the typing step, which every record format reads with.
+RECORD_OPTIONS = (
+    Option(
+        "text", str, None, "Columns (comma-separated names) to read as text: string attributes (Weka's CSVLoader -S)."
+    ),
+    Option("nominal", str, None, "Columns (comma-separated names) to read as nominal (Weka's CSVLoader -N)."),
+    Option("numeric", str, None, "Columns (comma-separated names) to read as numbers, whatever the rules decide."),
+)
+
+#: Bytes of distinct values a column keeps as labels while its type is open; past them it keeps only
+#: their count, and a column that ends nominal has its labels collected in a second pass.
+LABEL_BYTES = 64 << 20
+
+
+@dataclass
+class _Column:
+    """What the values of one column have shown so far."""
+
+    numeric: bool = True
+    whole: bool = True
+    present: int = 0
+    spaced: bool = False
+    #: the distinct values as written, in the order they first appear (None: past :data:`LABEL_BYTES`)
+    labels: dict[str, float | None] | None = field(default_factory=dict)
+    label_bytes: int = 0
+    #: hashes of the distinct values (to count them), up to the labels bound
+    distinct: set[int] = field(default_factory=set)
+    too_many: bool = False
+
+
+def has_inner_blank(text: str) -> bool:
+    """Whether white space stands between two other characters of ``text``."""
+    stripped = text.strip()
+    return any(character.isspace() for character in stripped)
+
+
+class ColumnTyping:
+    """The typing step (see the module's description): observe the groups of rows, then ask for the
+    attributes; ``text`` and ``nominal`` name the columns given by ``--text`` and ``--nominal``."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        name: str,
+        limits: Limits,
+        text: Iterable[str] = (),
+        nominal: Iterable[str] = (),
+        numeric: Iterable[str] = (),
+        class_spec: str | None = None,
+        declared: dict[int, Attribute] | None = None,
+    ):
+        self.names, self.name, self.limits = list(names), name, limits
+        self.declared = declared or {}
+        self.columns = [_Column() for _ in self.names]
+        self.given = {"--text": tuple(text), "--nominal": tuple(nominal), "--numeric": tuple(numeric)}
+        self.class_spec = class_spec
+        for first, second in (("--text", "--nominal"), ("--text", "--numeric"), ("--nominal", "--numeric")):
+            both = sorted(set(self.given[first]) & set(self.given[second]))
+            if both:
+                raise FilterkitError(f"column {shown(both[0])} is given to both {first} and {second}")
+
+    def add_column(self, column_name: str) -> int:
+        """A column first met after the header (a JSON Lines field): missing in the rows before."""
+        self.names.append(column_name)
+        self.columns.append(_Column())
+        return len(self.names) - 1
+
+    @property
+    def text(self) -> set[int]:
+        """The columns ``--text`` names."""
+        return self._given("--text")
+
+    @property
+    def nominal(self) -> set[int]:
+        """The columns ``--nominal`` names."""
+        return self._given("--nominal")
+
+    @property
+    def numeric(self) -> set[int]:
+        """The columns ``--numeric`` names."""
+        return self._given("--numeric")
+
+    def _given(self, flag: str) -> set[int]:
+        """The positions of the columns ``flag`` names; an error naming an unknown one."""
+        return _positions(self.names, self.given[flag], flag, self.name)
+
+    def observe(self, column: int, values: Iterable[tuple[str, float | None]], present: int, line: int) -> None:
+        """Add a group's distinct values of ``column`` (``(text, number or None)``, each once, in the order
+        they appear) and the rows of the group that hold a value; ``line``: the group's last line."""
+        seen = self.columns[column]
+        seen.present += present
+        labels = seen.labels
+        for text, number in values:
+            if number is None:
+                seen.numeric = seen.whole = False
+            elif seen.whole and not float(number).is_integer():
+                seen.whole = False
+            if labels is not None and text not in labels:
+                labels[text] = number
+                seen.label_bytes += len(text)
+                if seen.label_bytes > LABEL_BYTES:
+                    seen.labels = labels = None
+            if not seen.too_many:
+                seen.distinct.add(hash(text))
+                if len(seen.distinct) > self.limits.labels:
+                    seen.too_many, seen.distinct = True, set()
+            if not seen.spaced and number is None and has_inner_blank(text):
+                seen.spaced = True
+        if seen.too_many and self.names[column] in self.given["--nominal"]:
+            raise self._too_many_labels(column, line)
+
+    def observe_numbers(self, column: int, present: int, whole: bool) -> None:
+        """Add a group of ``column`` whose ``present`` values are all numbers (their texts not given)."""
+        seen = self.columns[column]
+        seen.present += present
+        seen.whole = seen.whole and whole
+        if present and seen.labels is not None:
+            seen.labels = None  # the texts of these numbers were not kept: a nominal column rereads them
+
+    def _too_many_labels(self, column: int, line: int | None) -> ArffError:
+        """The error of a nominal column past the bound on labels."""
+        column_name = shown(self.names[column])
+        return ArffError(
+            f"column {column_name} has more than {self.limits.labels:,} distinct values, too many labels for a "
+            f"nominal attribute: refused (--text {column_name} reads it as text; set {VARIABLES['labels']} "
+            "to allow more labels)",
+            self.name,
+            line,
+        )
+
+    def kinds(self) -> list[str]:
+        """Each column's kind, by the rules of the module's description (unknown columns given to
+        ``--text``, ``--nominal`` or ``--numeric`` are an error)."""
+        kinds = []
+        text, nominal, numeric = self.text, self.nominal, self.numeric
+        for position, seen in enumerate(self.columns):
+            if position in self.declared:
+                kinds.append(self.declared[position].kind)
+            elif position in text:
+                kinds.append(STRING)
+            elif position in nominal:
+                kinds.append(NOMINAL)
+            elif seen.numeric or position in numeric:
+                kinds.append(NUMERIC)
+            elif seen.spaced and (seen.too_many or 2 * len(seen.distinct) > seen.present):
+                kinds.append(STRING)
+            else:
+                kinds.append(NOMINAL)
+        label = class_column(self.names, self.class_spec)
+        if (
+            STRING in kinds
+            and label is not None
+            and kinds[label] == NUMERIC
+            and label not in self.declared
+            and label not in numeric
+            and self.columns[label].present
+            and self.columns[label].whole
+        ):
+            kinds[label] = NOMINAL
+        return kinds
+
+    def needs_labels(self) -> list[int]:
+        """The nominal columns whose labels were not all kept: a second pass gives them (:meth:`collect`)."""
+        kinds = self.kinds()
+        return [
+            position
+            for position, seen in enumerate(self.columns)
+            if kinds[position] == NOMINAL and position not in self.declared and seen.labels is None
+        ]
+
+    def restart_labels(self, columns: Iterable[int]) -> None:
+        """Make ready to collect the labels of ``columns`` afresh."""
+        for position in columns:
+            self.columns[position].labels = {}
+
+    def collect(self, column: int, values: Iterable[tuple[str, float | None]]) -> None:
+        """Add a group's distinct values of ``column`` to its labels (the second pass)."""
+        labels = self.columns[column].labels
+        assert labels is not None  # restarted
+        for text, number in values:
+            labels.setdefault(text, number)
+
+    def attributes(self) -> tuple[Attribute, ...]:
+        """The attributes the columns become; their typing by a rule said on stderr."""
+        kinds = self.kinds()
+        text, nominal = self.text, self.nominal
+        attributes = []
+        for position, (column_name, kind) in enumerate(zip(self.names, kinds)):
+            seen = self.columns[position]
+            if position in self.declared:
+                attributes.append(self.declared[position])
+            elif kind == NUMERIC:
+                attributes.append(Attribute(column_name, NUMERIC, declared_type="numeric"))
+            elif kind == STRING:
+                attributes.append(Attribute(column_name, STRING))
+            elif seen.numeric and position not in nominal:  # the class of whole numbers in a file of documents
+                assert seen.labels is not None
+                numbers = sorted({float(number) for number in seen.labels.values() if number is not None})
+                attributes.append(Attribute(column_name, NOMINAL, labels=tuple(_whole(number) for number in numbers)))
+            elif seen.too_many:
+                raise self._too_many_labels(position, None)
+            else:
+                assert seen.labels is not None
+                attributes.append(Attribute(column_name, NOMINAL, labels=tuple(seen.labels)))
+        self._announce(kinds, text, nominal)
+        return tuple(attributes)
+
+    def _announce(self, kinds: list[str], given_text: set[int], given_nominal: set[int]) -> None:
+        """One stderr line naming the columns a rule typed as text, or as a nominal class of numbers."""
+        text = [self.names[p] for p, kind in enumerate(kinds) if kind == STRING and p not in given_text]
+        numbered = [
+            self.names[p]
+            for p, kind in enumerate(kinds)
+            if kind == NOMINAL and self.columns[p].numeric and p not in given_nominal and p not in self.declared
+        ]
+        said = []
+        if text:
+            said.append(f"{_listed(text)} read as text (mostly distinct values with white space; --nominal to decide)")
+        if numbered:
+            said.append(f"class {_listed(numbered)} of whole numbers read as nominal (--numeric to keep numbers)")
+        if said:
+            print(f"filterkit: {self.name}: {'; '.join(said)}", file=sys.stderr)
+
+
+def label_codes(attributes: Sequence[Attribute]) -> tuple[dict[str, int] | None, ...]:
+    """Each nominal attribute's code of each label (None for the other kinds), as :func:`cell_value` reads them."""
+    return tuple(
+        {label: code for code, label in enumerate(a.labels)} if a.kind == NOMINAL else None for a in attributes
+    )
+
+
+def cell_value(
+    text: str, number: float | None, attribute: Attribute, codes: dict[str, int] | None, texts: list | None, row: int
+) -> float:
+    """One present value as a chunk holds it: a number, a label's code (a label of whole numbers found by its
+    number too: ``1.0`` is the label ``1``), 0 for text (kept in ``texts[row]``); ArffError for a value the
+    attribute cannot hold (to be located by the caller)."""
+    kind = attribute.kind
+    if kind == NUMERIC:
+        if number is None:
+            raise ArffError(f"value {shown(text)} of {shown(attribute.name)} is not a number")
+        return number
+    if kind == STRING:
+        assert texts is not None
+        texts[row] = text
+        return 0.0
+    assert codes is not None
+    code = codes.get(text)
+    if code is None and number is not None and float(number).is_integer():
+        code = codes.get(_whole(number))
+    if code is None:
+        raise ArffError(f"value {shown(text)} is not one of the training labels of {shown(attribute.name)}")
+    return code
+
+
+def _whole(number: float) -> str:
+    """A whole number as a label: ``3``, not ``3.0``."""
+    return str(int(number)) if abs(number) < 2**53 else repr(number)
+
+
+def _listed(names: list[str]) -> str:
+    """Column names for a message, the first few then how many more."""
+    shown_names = ", ".join(shown(name) for name in names[:5])
+    return shown_names + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _positions(names: list[str], given: Iterable[str], flag: str, name: str) -> set[int]:
+    """The positions of the columns named in ``given``; an error naming an unknown one."""
+    positions = set()
+    for column_name in given:
+        if column_name not in names:
+            raise FilterkitError(f"{flag} {shown(column_name)} is not a column (columns: {_listed(names)})", name)
+        positions.add(names.index(column_name))
+    return positions
+
+
+def class_column(names: Sequence[str], class_spec: str | None) -> int | None:
+    """The position ``-c`` names among ``names`` (last, first, a 1-based index or a name); None if none."""
+    if class_spec is None or not names:
+        return None
+    if class_spec == "last":
+        return len(names) - 1
+    if class_spec == "first":
+        return 0
+    if class_spec.isdigit() and 1 <= int(class_spec) <= len(names):
+        return int(class_spec) - 1
+    return list(names).index(class_spec) if class_spec in names else None
+
+
+def split_names(text: str | None) -> tuple[str, ...]:
+    """Column names given to ``--text`` or ``--nominal``, comma-separated."""
+    return () if not text else tuple(part for part in text.split(",") if part)
