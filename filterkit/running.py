@@ -23,7 +23,7 @@ from filterkit import __version__
 from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of, row_writer
+from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of, row_writer
 from filterkit.outputs import OutputFile, staged_output
 from filterkit.progress import Progress
 from filterkit.runner import Chain
@@ -223,7 +223,11 @@ def open_source(
     format_name = format_of(path, given_format)
     with contextlib.ExitStack() as stack:
         source: FileSource | StreamSource | ScannedSource
-        if path == "-":
+        if FORMATS[format_name].reads_folder:
+            if path == "-":
+                raise FilterkitError(f"{format_name} reads a folder, not standard input")
+            stream, name = None, path
+        elif path == "-":
             if sys.stdin is None:
                 raise FilterkitError("standard input is closed")
             stream, name = sys.stdin.buffer, "<stdin>"

@@ -290,9 +290,12 @@ class ScannedSource(_Spooling):
 
     @classmethod
     def of_file(cls, path: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None):
-        """A regular file (plain or gzip-compressed), read once per pass."""
+        """A regular file (plain or gzip-compressed), read once per pass; or a folder, which its format
+        reads by ``name`` (its passes are then handed an empty stream)."""
 
         def reopen() -> IO[bytes]:
+            if os.path.isdir(path):
+                return io.BytesIO()
             stream = open(path, "rb")
             if stream.peek(2)[:2] != b"\x1f\x8b":
                 return stream
@@ -300,7 +303,7 @@ class ScannedSource(_Spooling):
             return cast(IO[bytes], gzip.GzipFile(path, "rb"))
 
         source = cls(reopen, path, format_name, chunk_rows, options, known_schema)
-        source.size = os.path.getsize(path)
+        source.size = None if os.path.isdir(path) else os.path.getsize(path)
         active().expect(source.scan_passes())
         source.scan()
         return source
