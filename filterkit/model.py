@@ -28,6 +28,7 @@ import numpy as np
 from filterkit import __version__
 from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
+from filterkit.formats import FORMAT_OPTIONS, FORMATS
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain
@@ -82,10 +83,10 @@ def arrays_path(model_path: str | os.PathLike) -> Path:
 
 
 def save_model(
-    path: str | os.PathLike, chain: Chain, registry: Registry, svmlight_first_index: int | None = None
+    path: str | os.PathLike, chain: Chain, registry: Registry, reading: tuple[str, dict] | None = None
 ) -> None:
     """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing;
-    ``svmlight_first_index``: the index base (0 or 1) of svmlight training data, for ``apply``."""
+    ``reading``: the format and options its training data was read with, for ``apply``."""
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
@@ -113,7 +114,7 @@ def save_model(
         "input_schema": schema_to_json(chain.input_schema),
         "class": chain.class_name,
         "positive": chain.positive,
-        **({} if svmlight_first_index is None else {"svmlight_first_index": svmlight_first_index}),
+        **({} if reading is None else {"input": {"format": reading[0], "options": reading[1]}}),
         "stages": stages,
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
@@ -177,9 +178,9 @@ def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
     return read_model(path, registry)[0]
 
 
-def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, int | None]:
-    """A fitted chain from a model file, and the svmlight index base (0 or 1) of its training
-    data (None: not svmlight, or a model saved before 0.4); FilterkitError if it cannot be used.
+def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, tuple[str | None, dict]]:
+    """A fitted chain from a model file, and the format and reading options of its training data
+    (None and ``{}``: a model that does not say); FilterkitError if it cannot be used.
 
     Everything read is checked before it is used: the JSON's structure and types,
     each stage's options (by the option's own :meth:`Option.convert`), and each
@@ -189,9 +190,20 @@ def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, int 
     """
     try:
         document = _read_document(path)
-        return _chain_from_document(document, path, registry), document.get("svmlight_first_index")
+        return _chain_from_document(document, path, registry), _reading(document)
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+
+
+def _reading(document: dict) -> tuple[str | None, dict]:
+    """The format and options a model's training data was read with (checked by :func:`_check_document`);
+    a model of 0.4 to 0.5 records svmlight's index base alone."""
+    base = document.get("svmlight_first_index")
+    if base is not None:
+        return "svmlight", {"zero_based": base == 0}
+    recorded = document.get("input") or {}
+    options = recorded.get("options", {})
+    return recorded.get("format"), {name: FORMAT_OPTIONS[name].convert(value) for name, value in options.items()}
 
 
 def _read_document(path) -> dict:
@@ -222,6 +234,24 @@ def _read_document(path) -> dict:
     return document
 
 
+def _check_reading(recorded) -> None:
+    """The recorded reading of the training data: a known format and its declared options."""
+    if recorded is None:
+        return
+    if not isinstance(recorded, dict):
+        raise _NotAModel(f"'input' is {_json_type(recorded)}, not an object")
+    _expect(recorded, {"format": str, "options": dict}, "input")
+    if recorded["format"] not in FORMATS:
+        raise _NotAModel(f"'input' names the format {json.dumps(recorded['format'])[:40]}, which this filterkit lacks")
+    for name, value in recorded["options"].items():
+        if name not in FORMAT_OPTIONS:
+            raise _NotAModel(f"'input' has the option {json.dumps(name)[:40]}, which no format declares")
+        try:
+            FORMAT_OPTIONS[name].convert(value)
+        except FilterkitError as error:
+            raise _NotAModel(f"'input' option: {error}") from None
+
+
 def _check_document(document: dict) -> None:
     """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
     _expect(document, {"input_schema": dict, "stages": list}, "the model")
@@ -229,6 +259,7 @@ def _check_document(document: dict) -> None:
     base = document.get("svmlight_first_index")
     if base is not None and (type(base) is not int or base not in (0, 1)):
         raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
+    _check_reading(document.get("input"))
     schema = document["input_schema"]
     _expect(schema, {"relation": str, "attributes": list}, "input_schema")
     for position, attribute in enumerate(schema["attributes"], 1):

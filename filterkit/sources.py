@@ -32,9 +32,14 @@ from filterkit.formats import FormatOptions, Layout, scanned_format
 from filterkit.progress import active
 from filterkit.schema import Chunk, Schema
 
+#: What a saved model records of how ARFF training data was read: the format, no options.
+ARFF_READING: tuple[str, dict] = ("arff", {})
+
 
 class FileSource:
     """An ARFF file that can be read any number of times."""
+
+    reading = ARFF_READING
 
     def __init__(self, path: str, chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self.path = path
@@ -129,6 +134,8 @@ class _Spooling:
 
 class StreamSource(_Spooling):
     """An ARFF stream read once; :meth:`spool` makes it re-readable."""
+
+    reading = ARFF_READING
 
     def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
         self._stream = _CountedStream(stream)
@@ -246,6 +253,7 @@ class MemorySource:
 
     size = None
     header_comments: tuple[str, ...] = ()
+    reading = ARFF_READING
 
     def __init__(self, schema: Schema, chunk: Chunk):
         self.schema = schema
@@ -277,6 +285,7 @@ class ScannedSource(_Spooling):
         self._reopen = reopen
         self.name = name
         self.chunk_rows = chunk_rows
+        self.format_name = format_name
         self.format = scanned_format(format_name)
         self._current: IO[bytes] | None = None
         #: the bytes a pass reads (compressed ones for a gzip file)
@@ -345,6 +354,13 @@ class ScannedSource(_Spooling):
         stream: IO[bytes] = self._reopen()
         self._current = stream
         return stream
+
+    @property
+    def reading(self) -> tuple[str, dict]:
+        """The format and the reading options the input was read with (those given, and those the scan
+        settled), which a saved model records so that ``apply`` reads new data the same way."""
+        assert self.layout is not None  # scanned when made
+        return self.format_name, {**self._options.given, **dict(self.layout.settled)}
 
     def scan_passes(self) -> int:
         """The passes :meth:`scan` takes: one, or none when it reads the header row alone."""

@@ -171,26 +171,38 @@ def test_a_base_option_that_contradicts_the_model_is_an_error_and_one_that_agree
     result = run_filterkit("apply", "--one-based", model, test)
     assert (result.status, result.stderr) == (
         1,
-        "filterkit: error: --one-based contradicts the model: its training data's svmlight indices count from 0\n",
+        "filterkit: error: --one-based contradicts the model: its training data was read with --zero-based\n",
     )
     assert _rows(_ok("apply", "--zero-based", model, test, "--to", "svmlight")) == [b"1 1:5"]
     assert _rows(_ok("apply", model, test, "--to", "svmlight")) == [b"1 2:5"]  # written one-based, as asked
 
 
-def test_a_model_records_the_base_of_svmlight_training_data_only(tmp_path):
+def test_a_model_records_the_format_and_the_base_its_training_data_was_read_with(tmp_path):
     zero = json.loads(_trained(tmp_path, b"1 0:1\n2 1:1\n").read_text())
-    assert zero["svmlight_first_index"] == 0
-    assert json.loads(_trained(tmp_path, b"1 1:1\n2 2:1\n").read_text())["svmlight_first_index"] == 1
+    assert zero["input"] == {"format": "svmlight", "options": {"zero_based": True}}
+    one = json.loads(_trained(tmp_path, b"1 1:1\n2 2:1\n").read_text())
+    assert one["input"] == {"format": "svmlight", "options": {"zero_based": False}}
     (tmp_path / "in.arff").write_bytes(_arff_with_class(("a", "b")))
     _ok("--save-model", tmp_path / "a.json", "-o", tmp_path / "a.arff", tmp_path / "in.arff")
-    assert "svmlight_first_index" not in json.loads((tmp_path / "a.json").read_text())
+    assert json.loads((tmp_path / "a.json").read_text())["input"] == {"format": "arff", "options": {}}
+
+
+def test_a_model_of_0_4_that_records_the_base_alone_still_reads_test_rows_from_it(tmp_path):
+    model = _trained(tmp_path, b"1 0:1 2:2\n2 1:3\n")
+    document = json.loads(model.read_text())
+    del document["input"]
+    document["svmlight_first_index"] = 0
+    model.write_text(json.dumps(document, indent=1) + "\n")
+    test = tmp_path / "test.svm"
+    test.write_bytes(b"1 1:5\n")
+    assert _rows(_ok("apply", model, test, "--to", "svmlight")) == [b"1 2:5"]
 
 
 def test_a_model_saved_before_the_base_was_recorded_reads_test_rows_as_before(tmp_path):
     """Models of 0.2 to 0.4 do not say: a test file's own indices decide, as they did."""
     model = _trained(tmp_path, b"1 0:1 2:2\n2 1:3 3:1\n")
     document = json.loads(model.read_text())
-    del document["svmlight_first_index"]
+    del document["input"]
     model.write_text(json.dumps(document, indent=1) + "\n")
     test = tmp_path / "test.svm"
     test.write_bytes(b"1 1:5 2:6\n2 3:7\n")
@@ -203,6 +215,7 @@ def test_a_model_saved_before_the_base_was_recorded_reads_test_rows_as_before(tm
 def test_a_base_other_than_0_or_1_is_not_a_model(tmp_path, value):
     model = _trained(tmp_path, b"1 0:1\n2 1:1\n")
     document = json.loads(model.read_text())
+    del document["input"]
     document["svmlight_first_index"] = value
     model.write_text(json.dumps(document))
     (tmp_path / "test.svm").write_bytes(b"1 1:1\n")

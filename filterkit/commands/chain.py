@@ -95,11 +95,10 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
 
 def save_model(path: str, chain: Chain, registry: Registry, source) -> None:
     """Save ``chain``'s model to ``path`` (:func:`filterkit.model.save_model`, imported by the
-    runs that save a model), with the svmlight index base ``source`` was read with."""
-    from filterkit.formats.svmlight import first_index_of
+    runs that save a model), with the format and options ``source`` was read with."""
     from filterkit.model import save_model as save
 
-    save(path, chain, registry, first_index_of(source))
+    save(path, chain, registry, source.reading)
 
 
 def report_fitted(chain: Chain) -> None:

@@ -144,6 +144,18 @@ class FormatOptions:
     def __hash__(self) -> int:
         return hash((self.class_spec, tuple(sorted(self.given.items()))))
 
+    def recorded(self, options: dict[str, object]) -> "FormatOptions":
+        """These options, those not given taken from ``options`` (what a model's training data was read
+        with); an error for a given one that contradicts it."""
+        for name, value in options.items():
+            given = self.given.get(name)
+            if given is not None and given != value:
+                raise FilterkitError(
+                    f"{option_words(name, given)} contradicts the model: its training data was read with "
+                    f"{option_words(name, value)}"
+                )
+        return self.replaced(**options)
+
     def replaced(self, **values) -> "FormatOptions":
         """These options with ``values`` given instead."""
         return FormatOptions(self.class_spec, **{**self.given, **values})
@@ -152,6 +164,19 @@ class FormatOptions:
     def of_params(cls, params: dict, class_spec: str | None = None) -> "FormatOptions":
         """The options a command's parsed ``params`` give (each format option under its name)."""
         return cls(class_spec, **{name: params.get(name) for name in FORMAT_OPTIONS})
+
+
+def option_words(name: str, value: object) -> str:
+    """A format option as typed: ``--one-based``, ``--text body``."""
+    option = FORMAT_OPTIONS[name]
+    if option.kind is bool:
+        return option.flag if value else option.off_flag or f"--no-{option.flag[2:]}"
+    return f"{option.flag} {value}"
+
+
+def named_format(path: str) -> str | None:
+    """The format a path names by its extension, or folders for a folder of subfolders; None otherwise."""
+    return extension_format(path) or (FOLDERS if path != "-" and is_folder_of_classes(path) else None)
 
 
 def format_of(path: str | None, given: str | None) -> str:
@@ -163,9 +188,7 @@ def format_of(path: str | None, given: str | None) -> str:
         except KeyError:
             names = ", ".join(FORMAT_NAMES)
             raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
-    if path is None:
-        return ARFF
-    return extension_format(path) or (FOLDERS if is_folder_of_classes(path) else ARFF)
+    return ARFF if path is None else named_format(path) or ARFF
 
 
 def is_folder_of_classes(path: str) -> bool:
@@ -214,12 +237,14 @@ class ScannedFormat(Protocol):
 @dataclass(frozen=True)
 class Layout:
     """What a scan found: the schema, the comment lines before the first row, the format's reading
-    ``details``, and the rows it read (None when it read only a header line)."""
+    ``details``, the rows it read (None when it read only a header line), and the reading options it
+    settled (svmlight's index base), which a saved model records."""
 
     schema: Schema
     header_comments: tuple[str, ...]
     details: object
     rows: int | None
+    settled: tuple[tuple[str, object], ...] = ()
 
 
 class RowWriter(Protocol):

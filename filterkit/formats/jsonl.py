@@ -65,8 +65,8 @@ class JsonLinesFormat:
             for records, numbers in self._groups(opened, name):
                 for column in again:
                     field = typing.names[column]
-                    cells = (_cell(record.get(field), field, name, number) for record, number in zip(records, numbers))
-                    typing.collect(column, dict.fromkeys(cell for cell in cells if cell is not None))
+                    found = [_cell(record.get(field), field, name, number) for record, number in zip(records, numbers)]
+                    typing.collect(column, dict.fromkeys(cell for cell in found if cell is not None))
         schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
         return Layout(schema, (), label_codes(schema.attributes), rows)
 
@@ -150,8 +150,8 @@ def _fields_once(pairs: list[tuple[str, object]]) -> dict:
     """An object's fields as a dict; :class:`_RepeatedField` for a field given twice."""
     fields = dict(pairs)
     if len(fields) != len(pairs):
-        seen: set[str] = set()
-        raise _RepeatedField(next(key for key, _ in pairs if key in seen or seen.add(key)))
+        keys = [key for key, _ in pairs]
+        raise _RepeatedField(next(key for position, key in enumerate(keys) if key in keys[:position]))
     return fields
 
 

@@ -97,7 +97,8 @@ class SvmlightFormat:
         attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
         attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
         schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
-        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read)
+        settled = (("zero_based", first_index == 0),)
+        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read, settled)
 
     def _read_all(self, opened: Reopen, name: str, comments: list[str]) -> tuple[dict, tuple, tuple, int]:
         """The scan's pass over the rows: each label value as first written and its line, the
@@ -240,27 +241,6 @@ def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) 
             )
 
 
-def first_index_of(source) -> int | None:
-    """The index base (0 or 1) an input was read with, when it is svmlight (else None): a
-    model records its training data's, so that ``apply`` reads test rows with it."""
-    details = getattr(getattr(source, "layout", None), "details", None)
-    return details.first_index if isinstance(details, _Details) else None
-
-
-def reading_options(options: FormatOptions, first_index: int | None) -> FormatOptions:
-    """How to read test rows for a model whose svmlight training data counted indices from
-    ``first_index`` (None: a model that does not say, read as ``options`` say): from the same
-    base, so that a test file without index 0 is not read one-based against zero-based training."""
-    if first_index is None:
-        return options
-    if options.zero_based is not None and options.zero_based != (first_index == 0):
-        flag = "--zero-based" if options.zero_based else "--one-based"
-        raise FilterkitError(
-            f"{flag} contradicts the model: its training data's svmlight indices count from {first_index}"
-        )
-    return options.replaced(zero_based=first_index == 0)
-
-
 def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int) -> Layout:
     """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
     attributes = schema.attributes
@@ -280,7 +260,8 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
             f"the model's class labels {{{','.join(attributes[-1].labels)}}} hold one number written two ways: "
             "svmlight labels cannot tell those classes apart"
         )
-    return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1), rows)
+    settled = (("zero_based", first_index == 0),)
+    return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1), rows, settled)
 
 
 def _row_of(rows: _Rows, entry: int) -> int:
