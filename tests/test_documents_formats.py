@@ -1,0 +1,225 @@
+"""Documents where practitioners keep them (issue 52): the same documents as ARFF, CSV and JSON Lines
+give the same bytes, columns are typed by one documented rule, and JSON Lines is read as documented."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+
+import pytest
+
+from chain_helpers import REAL
+from filterkit.arff import read_arff
+
+GRAIN = REAL / "reuters_grain_sample.arff"
+ROUTE = ("words", "--counts", "--lowercase", "--stopwords", "weka", "shape", "bns", "l2")
+
+
+def _documents() -> list[tuple[str, str]]:
+    """The sample's documents and labels, as the ARFF reader reads them."""
+    schema, chunk = read_arff(GRAIN)
+    labels = schema.attributes[1].labels
+    return [(text, labels[int(code)]) for text, code in zip(chunk.text[0], chunk.values[:, 1].tolist())]
+
+
+def _as_csv(rows, header=("Text", "class-att")) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+def _as_jsonl(rows, header=("Text", "class-att"), label=int) -> bytes:
+    return "".join(json.dumps({header[0]: text, header[1]: label(y)}) + "\n" for text, y in rows).encode("utf-8")
+
+
+def _without_relation(output: bytes) -> list[bytes]:
+    """An output's lines but its relation name and provenance comments."""
+    return [line for line in output.splitlines() if not line.startswith((b"@relation", b"%"))]
+
+
+def _ok(run_filterkit, *argv, stdin=None):
+    result = run_filterkit(*argv, stdin=stdin)
+    assert result.status == 0, result.stderr
+    return result
+
+
+@pytest.mark.parametrize("chunk_rows", ["1", "7", "10000"])
+def test_the_same_documents_as_arff_csv_and_json_lines_give_the_same_bytes(run_filterkit, tmp_path, chunk_rows):
+    rows = _documents()
+    files = {
+        "csv": tmp_path / "grain.csv",
+        "jsonl": tmp_path / "grain.jsonl",
+        "csv.gz": tmp_path / "grain.csv.gz",
+        "ndjson.gz": tmp_path / "grain.ndjson.gz",
+    }
+    files["csv"].write_bytes(_as_csv(rows))
+    files["jsonl"].write_bytes(_as_jsonl(rows))
+    files["csv.gz"].write_bytes(gzip.compress(_as_csv(rows)))
+    files["ndjson.gz"].write_bytes(gzip.compress(_as_jsonl(rows, label=str)))
+    expected = _without_relation(_ok(run_filterkit, "--chunk-rows", chunk_rows, GRAIN, *ROUTE).stdout)
+    assert len(expected) > 1000
+    for kind, path in files.items():
+        output = _ok(run_filterkit, "--chunk-rows", chunk_rows, path, *ROUTE).stdout
+        assert _without_relation(output) == expected, kind
+
+
+def test_the_shipped_samples_are_the_arff_s_documents(run_filterkit):
+    """README's example files: the sample's documents in CSV and JSON Lines."""
+    expected = _without_relation(_ok(run_filterkit, GRAIN, *ROUTE).stdout)
+    samples = REAL.parent.parent.parent / "arff_samples"
+    for name in ("reuters_grain.csv", "reuters_grain.jsonl"):
+        assert _without_relation(_ok(run_filterkit, samples / name, *ROUTE).stdout) == expected, name
+
+
+def test_a_document_column_is_text_and_the_stderr_line_says_so(run_filterkit, tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_bytes(_as_csv(_documents()))
+    result = _ok(run_filterkit, path)
+    schema, _ = read_arff(io.BytesIO(result.stdout))
+    assert [(a.name, a.kind) for a in schema.attributes] == [("Text", "string"), ("class-att", "nominal")]
+    assert schema.attributes[1].labels == ("0", "1")
+    assert result.stderr == (
+        f"filterkit: {path}: 'Text' read as text (mostly distinct values with white space; --nominal to decide); "
+        "class 'class-att' of whole numbers read as nominal (--numeric to keep numbers)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "data, kinds, labels",
+    [
+        # labels with white space repeat: nominal
+        (
+            b"text,label\nthe cat sat,New York\na dog ran,New York\nbirds fly high,Los Angeles\nfish swim,New York\n",
+            ["string", "nominal"],
+            ("New York", "Los Angeles"),
+        ),
+        # mostly distinct without white space (codes, one-word texts): nominal
+        (b"id,label\nx1,a\nx2,b\nx3,a\n", ["nominal", "nominal"], ("a", "b")),
+        # half distinct exactly, not more: nominal
+        (b"t,c\nhello there,1\nhello there,2\ngood bye,1\ngood bye,2\n", ["nominal", "numeric"], ()),
+        # a class of whole numbers stays numeric in a file without documents (Weka's CSVLoader)
+        (b"x,c\n1.5,1\n2.5,0\n", ["numeric", "numeric"], ()),
+        # the class of whole numbers in a file of documents: nominal, labels in numeric order
+        (b"t,c\nsome words here,10\nother words there,2\nmore words,2\n", ["string", "nominal"], ("2", "10")),
+        # a number that is not whole keeps the class numeric
+        (b"t,c\nsome words here,1.5\nother words there,2\n", ["string", "numeric"], ()),
+    ],
+)
+def test_the_text_rule_and_its_edge_cases(run_filterkit, tmp_path, data, kinds, labels):
+    path = tmp_path / "cols.csv"
+    path.write_bytes(data)
+    schema, _ = read_arff(io.BytesIO(_ok(run_filterkit, path).stdout))
+    assert [a.kind for a in schema.attributes] == kinds
+    assert schema.attributes[-1].labels == labels
+
+
+def test_text_nominal_and_numeric_decide_instead_of_the_rules(run_filterkit, tmp_path):
+    path = tmp_path / "cols.csv"
+    path.write_bytes(b"t,c\nsome words here,1\nother words there,2\nmore words,2\n")
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path, "--nominal", "t", "--numeric", "c").stdout))
+    assert [a.kind for a in schema.attributes] == ["nominal", "numeric"]
+    assert chunk.values[:, 1].tolist() == [1, 2, 2]
+    result = _ok(run_filterkit, path, "--text", "t,c")
+    schema, chunk = read_arff(io.BytesIO(result.stdout))
+    assert [a.kind for a in schema.attributes] == ["string", "string"]
+    assert chunk.text[1] == ["1", "2", "2"]
+    assert result.stderr == ""  # nothing decided by a rule
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("--text", "body"), "--text 'body' is not a column (columns: 't', 'c')"),
+        (("--text", "t", "--nominal", "t"), "column 't' is given to both --text and --nominal"),
+    ],
+)
+def test_a_wrong_column_option_is_one_error(run_filterkit, tmp_path, argv, message):
+    path = tmp_path / "cols.csv"
+    path.write_bytes(b"t,c\nsome words,1\n")
+    result = run_filterkit(path, *argv, "-o", tmp_path / "out.arff")
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr.startswith("filterkit: error: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "out.arff").exists()
+
+
+def test_a_hugging_face_export_works_as_it_is(run_filterkit, tmp_path):
+    """``datasets``' ``to_json``: text first, an integer label; every column typed with no option."""
+    path = tmp_path / "train.jsonl"
+    rows = [("a fine movie with a good plot", 1), ("dull and far too long", 0), ("good acting, good story", 1)]
+    path.write_bytes(b"".join(json.dumps({"text": t, "label": y}).encode() + b"\n" for t, y in rows))
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path).stdout))
+    assert [(a.name, a.kind, a.labels) for a in schema.attributes] == [
+        ("text", "string", ()),
+        ("label", "nominal", ("0", "1")),
+    ]
+    assert chunk.values[:, 1].tolist() == [1, 0, 1]
+
+
+def test_json_lines_fields_missing_late_and_typed(run_filterkit, tmp_path):
+    """Fields in the order first met, a late field missing before it, null and absence missing, booleans
+    labels, a string of digits text (JSON has types), blank lines skipped."""
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(
+        b'{"n": 1, "flag": true, "code": "007"}\n\n'
+        b'{"n": null, "flag": false, "code": "8", "late": 2.5}\n'
+        b'{"flag": true, "code": "007"}\n'
+    )
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path).stdout))
+    assert [(a.name, a.kind, a.labels) for a in schema.attributes] == [
+        ("n", "numeric", ()),
+        ("flag", "nominal", ("true", "false")),
+        ("code", "nominal", ("007", "8")),
+        ("late", "numeric", ()),
+    ]
+    values = chunk.values.tolist()
+    assert [[v if v == v else None for v in row] for row in values] == [
+        [1, 0, 0, None],
+        [None, 1, 1, 2.5],
+        [None, 0, 0, None],
+    ]
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b'{"a": 1}\n{"a": {"b": 2}}\n', ":2: the field 'a' holds an object"),
+        (b'{"a": 1}\n{"a": ["x", "y"]}\n', ":2: the field 'a' holds an array"),
+        (b'{"a": 1}\n[1, 2]\n', ":2: expected a JSON object, found list"),
+        (b'{"a": 1}\n{"a": 1,\n', ":2: not JSON"),
+        (b'{"a": 1, "a": 2}\n', ":1: the field 'a' appears twice in one object"),
+        (b'{"a": "\xff"}\n', ":1: not UTF-8 text"),
+        (b"\n\n", ":1: no JSON object with a field"),
+    ],
+)
+def test_bad_json_lines_are_one_error_naming_the_line(run_filterkit, tmp_path, data, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(data)
+    result = run_filterkit(path, "-o", tmp_path / "out.arff")
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr.startswith(f"filterkit: error: {path}{message}"), result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "out.arff").exists()
+
+
+def test_a_model_trained_on_csv_reads_new_documents_as_its_training_data_was_read(run_filterkit, tmp_path):
+    """The model records the format: ``apply MODEL -`` reads CSV; a JSON Lines file gives the same rows."""
+    rows = _documents()
+    train, test = tmp_path / "train.csv", tmp_path / "test.jsonl"
+    train.write_bytes(_as_csv(rows[:40]))
+    test.write_bytes(_as_jsonl(rows[40:]))
+    model = tmp_path / "m.json"
+    _ok(run_filterkit, "--save-model", model, "-o", tmp_path / "out.arff", train, *ROUTE)
+    assert json.loads(model.read_text())["input"] == {"format": "csv", "options": {}}
+    from_stdin = _ok(run_filterkit, "apply", model, "-", stdin=_as_csv(rows[40:])).stdout
+    from_jsonl = _ok(run_filterkit, "apply", model, test).stdout
+    assert _without_relation(from_stdin) == _without_relation(from_jsonl)
+    assert len(_without_relation(from_jsonl)) > 20
+    test.write_bytes(b'{"Text": "wheat", "class-att": 1, "source": "x"}\n')
+    result = run_filterkit("apply", model, test)
+    assert result.status == 1
+    assert "the field 'source' is not an attribute of the training data" in result.stderr
