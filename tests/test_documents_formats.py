@@ -83,8 +83,8 @@ def test_a_document_column_is_text_and_the_stderr_line_says_so(run_filterkit, tm
     assert [(a.name, a.kind) for a in schema.attributes] == [("Text", "string"), ("class-att", "nominal")]
     assert schema.attributes[1].labels == ("0", "1")
     assert result.stderr == (
-        f"filterkit: {path}: 'Text' read as text (mostly distinct values with white space; --nominal to decide); "
-        "class 'class-att' of whole numbers read as nominal (--numeric to keep numbers)\n"
+        f"filterkit: {path}: 'Text' read as text (long or mostly distinct values with white space; "
+        "--nominal to decide); class 'class-att' of whole numbers read as nominal (--numeric to keep numbers)\n"
     )
 
 
@@ -101,6 +101,8 @@ def test_a_document_column_is_text_and_the_stderr_line_says_so(run_filterkit, tm
         (b"id,label\nx1,a\nx2,b\nx3,a\n", ["nominal", "nominal"], ("a", "b")),
         # half distinct exactly, not more: nominal
         (b"t,c\nhello there,1\nhello there,2\ngood bye,1\ngood bye,2\n", ["nominal", "numeric"], ()),
+        # ... unless a value is longer than any label: documents each written twice are text
+        (b"t,c\n" + (b"word " * 41 + b",1\n") * 2 + b"good bye,1\ngood bye,2\n", ["string", "nominal"], ("1", "2")),
         # a class of whole numbers stays numeric in a file without documents (Weka's CSVLoader)
         (b"x,c\n1.5,1\n2.5,0\n", ["numeric", "numeric"], ()),
         # the class of whole numbers in a file of documents: nominal, labels in numeric order

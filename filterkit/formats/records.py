@@ -6,9 +6,10 @@ A format hands :class:`ColumnTyping` each group of rows, column by column, as th
 :meth:`ColumnTyping.attributes` declares each column (docs/documents.md, "How columns are typed"):
 
 * a column whose every value is a number is **numeric** (none at all: numeric, as Weka's CSVLoader reads it);
-* a column that is not numeric is **text** (a string attribute) when its values are mostly distinct (more
-  distinct values than half the rows that hold one) and one of them holds white space between two other
-  characters: documents are written in words, labels and codes repeat;
+* a column that is not numeric is **text** (a string attribute) when one of its values holds white space
+  between two other characters, and its values are mostly distinct (more distinct values than half the rows
+  that hold one) or one is longer than :data:`LONG_VALUE` characters: documents are written in words and
+  are long or rarely repeat; labels and codes repeat, and are short;
 * any other column is **nominal**, its labels in the order they first appear;
 * in a file of documents (one with a text column), the class column of whole numbers only (a Hugging
   Face export's ``label``) is nominal, its labels in numeric order, as the svmlight reader declares them.
@@ -39,6 +40,9 @@ RECORD_OPTIONS = (
     Option("numeric", str, None, "Columns (comma-separated names) to read as numbers, whatever the rules decide."),
 )
 
+#: Characters of a value no label is expected to reach: a column holding one (and white space) is text.
+LONG_VALUE = 200
+
 #: Bytes of distinct values a column keeps as labels while its type is open; past them it keeps only
 #: their count, and a column that ends nominal has its labels collected in a second pass.
 LABEL_BYTES = 64 << 20
@@ -52,6 +56,7 @@ class _Column:
     whole: bool = True
     present: int = 0
     spaced: bool = False
+    longest: int = 0
     #: the distinct values as written, in the order they first appear (None: past :data:`LABEL_BYTES`)
     labels: dict[str, float | None] | None = field(default_factory=dict)
     label_bytes: int = 0
@@ -136,8 +141,9 @@ class ColumnTyping:
                 seen.distinct.add(hash(text))
                 if len(seen.distinct) > self.limits.labels:
                     seen.too_many, seen.distinct = True, set()
-            if not seen.spaced and number is None and has_inner_blank(text):
-                seen.spaced = True
+            if number is None:
+                seen.spaced = seen.spaced or has_inner_blank(text)
+                seen.longest = max(seen.longest, len(text))
         if seen.too_many and self.names[column] in self.given["--nominal"]:
             raise self._too_many_labels(column, line)
 
@@ -174,7 +180,7 @@ class ColumnTyping:
                 kinds.append(NOMINAL)
             elif seen.numeric or position in numeric:
                 kinds.append(NUMERIC)
-            elif seen.spaced and (seen.too_many or 2 * len(seen.distinct) > seen.present):
+            elif seen.spaced and (seen.too_many or 2 * len(seen.distinct) > seen.present or seen.longest > LONG_VALUE):
                 kinds.append(STRING)
             else:
                 kinds.append(NOMINAL)
@@ -247,7 +253,9 @@ class ColumnTyping:
         ]
         said = []
         if text:
-            said.append(f"{_listed(text)} read as text (mostly distinct values with white space; --nominal to decide)")
+            said.append(
+                f"{_listed(text)} read as text (long or mostly distinct values with white space; --nominal to decide)"
+            )
         if numbered:
             said.append(f"class {_listed(numbered)} of whole numbers read as nominal (--numeric to keep numbers)")
         if said:
