@@ -225,3 +225,40 @@ def test_a_model_trained_on_csv_reads_new_documents_as_its_training_data_was_rea
     result = run_filterkit("apply", model, test)
     assert result.status == 1
     assert "the field 'source' is not an attribute of the training data" in result.stderr
+
+
+def test_a_label_of_whole_numbers_written_otherwise_is_found_by_its_number(run_filterkit, tmp_path):
+    """``1.0`` and ``01`` are the label ``1`` of a class of whole numbers (CSV), and a number in a column
+    read as text is its text (JSON Lines)."""
+    path = tmp_path / "docs.csv"
+    path.write_bytes(b"t,c\nsome words here,1.0\nother words there,01\nmore words,2\n")
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path).stdout))
+    assert schema.attributes[1].labels == ("1", "2")
+    assert chunk.values[:, 1].tolist() == [0, 0, 1]
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(b'{"t": "a few words", "n": 7}\n{"t": 2.5, "n": 7}\n')
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path, "--text", "t").stdout))
+    assert chunk.text[0] == ["a few words", "2.5"]
+
+
+@pytest.mark.parametrize("chunk_rows", ["1", "1000"])
+def test_documents_over_many_blocks_are_cut_into_the_same_rows_and_an_error_names_its_line(
+    run_filterkit, tmp_path, chunk_rows
+):
+    """A CSV of 1.8 MiB of documents spanning lines (rows cut from whole blocks, quoted values crossing
+    the blocks' ends) reads as the ARFF does; a row that is not well formed far down names its line."""
+    rows = [(f"document {k}\nits second line, \"quoted\" and 'not'\n" * (k % 7 + 1), str(k % 3)) for k in range(9000)]
+    path = tmp_path / "many.csv"
+    path.write_bytes(_as_csv(rows))
+    assert path.stat().st_size > 1 << 20  # more than a block
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, "--chunk-rows", chunk_rows, path).stdout))
+    assert chunk.text[0] == [text for text, _ in rows]
+    assert [schema.attributes[1].labels[int(code)] for code in chunk.values[:, 1]] == [y for _, y in rows]
+    lines = path.read_bytes().split(b"\n")
+    line = 2 + sum(text.count("\n") + 1 for text, _ in rows[:8000])
+    assert lines[line - 1].startswith(b'"document 8000')
+    lines[line - 1] = b"'unclosed" + lines[line - 1]
+    path.write_bytes(b"\n".join(lines))
+    result = run_filterkit("--chunk-rows", chunk_rows, path)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {path}:{line}: "), result.stderr

@@ -16,6 +16,8 @@ follows the labels, not the rows.
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import re
 from typing import IO, BinaryIO, Iterable, Iterator, cast
 
@@ -23,13 +25,13 @@ import numpy as np
 
 from filterkit import kernels
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, parse_number
+from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _blocks, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.lines import decoded, line_groups, numbered_lines
-from filterkit.formats.records import ColumnTyping, cell_value, label_codes, split_names
+from filterkit.formats.lines import decoded, line_groups
+from filterkit.formats.records import ColumnTyping, column_values, label_codes, one_by_one, split_names
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
@@ -38,6 +40,11 @@ _QUOTED = re.compile(r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"]*+(?:""[^"
 #: The values of a row up to its last (or first malformed) one, and an opening double quote there.
 _LAST_VALUE = re.compile(
     rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!["']))[^,]*+,)*+[ \t]*+(")?"""
+)
+#: A whole row of a block of lines: its values, a double-quoted one holding line ends, up to its line end.
+_ROW = re.compile(
+    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!["']))[^,\n]*+,)*+"""
+    rb"""[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!["']))[^,\n]*+\n"""
 )
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
@@ -100,20 +107,20 @@ class CsvFormat:
                 if values is not None:
                     yield Chunk(values)
                     continue
+            rows = [
+                _checked_fields(decoded(line, name, number), len(attributes), name, number)
+                for line, number in zip(group, numbers)
+            ]
             values = np.empty((len(group), len(attributes)))
-            texts: dict[int, list] = {column: [None] * len(group) for column in text_columns}
-            for row, (line, number) in enumerate(zip(group, numbers)):
-                fields = _checked_fields(decoded(line, name, number), len(attributes), name, number)
-                for column, (text, quoted) in enumerate(fields):
-                    if _missing(text, quoted):
-                        values[row, column] = np.nan
-                        continue
-                    try:
-                        values[row, column] = cell_value(
-                            text, _number(text), attributes[column], codes[column], texts.get(column), row
-                        )
-                    except ArffError as error:
-                        raise error.located(name, number) from None
+            texts: dict[int, list] = {}
+            for column, attribute in enumerate(attributes):
+                present = [None if _missing(*row[column]) else row[column][0] for row in rows]
+                converted = column_values(present, attribute, codes[column], _number)
+                if converted is None:
+                    converted = one_by_one(present, attribute, codes[column], numbers, name, _cell)
+                values[:, column], text = converted
+                if text is not None:
+                    texts[column] = text
             yield Chunk(values, texts)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
@@ -279,8 +286,44 @@ def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
 
 def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
     """The rows that are not blank, each with the number of its first line: the lines of a
-    double-quoted value that holds line ends are one row, joined with LF."""
-    lines = numbered_lines(stream, name, limits)
+    double-quoted value that holds line ends are one row, joined with LF.
+
+    After the header row, whole blocks of lines are cut into rows by one pattern (:data:`_ROW`; a file of
+    documents holds ten lines a row, each a call line by line); from a row it does not match (one not well
+    formed, or longer than a line may be) to the end, rows are gathered line by line, which names the line
+    of any error."""
+    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    header = next(lines, None)
+    if header is None:
+        return
+    number, line = header[0], header[1].removeprefix(codecs.BOM_UTF8)
+    if b'"' in line and _ends_quoted(line, False) or not line.strip():
+        yield from _rows_by_line(itertools.chain([(number, line)], lines), name, limits)
+        return
+    yield number, line
+    blocks = lines.blocks()
+    carry = b""
+    for block, at in blocks:
+        buffer = carry + block[at:] if carry else block[at:]
+        position = 0
+        while (row := _ROW.match(buffer, position)) is not None and row.end() - position <= limits.line_bytes:
+            text = buffer[position : row.end() - 1]
+            if text.strip():
+                yield lines.line_number + 1, text
+            lines.line_number += text.count(b"\n") + 1
+            position = row.end()
+        carry = buffer[position:]
+        # the row goes on in the next block only where its first line leaves a double quote open
+        if len(carry) > limits.line_bytes or carry and not _ends_quoted(carry[: carry.find(b"\n")], False):
+            break
+    if carry:
+        rest = _Lines(itertools.chain([carry], (block[at:] for block, at in blocks)), name, limits.line_bytes)
+        rest.line_number = lines.line_number
+        yield from _rows_by_line(rest, name, limits)
+
+
+def _rows_by_line(lines: Iterator[tuple[int, bytes]], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """The rows of numbered lines, gathered a line at a time (see :func:`_rows_of`)."""
     for number, line in lines:
         if b'"' in line and _ends_quoted(line, False):
             parts, held = [line], len(line)
@@ -363,8 +406,19 @@ def _missing(text: str, quoted: bool) -> bool:
     return not quoted and text.strip(_BLANKS) in ("", "?")
 
 
+#: A character no text that Java's ``Double.valueOf`` reads holds (so a document is no number at a glance).
+_NOT_IN_A_NUMBER = re.compile(r"[^0-9a-fA-FxXpPNIinty.+\-\x00-\x20]")
+
+
+def _cell(text: str, number: int) -> tuple[str, float | None]:
+    """A present value as the typing step sees it (``number``: its line, which CSV does not need)."""
+    return text, _number(text)
+
+
 def _number(text: str) -> float | None:
     """The number a value reads as (Java's ``Double.valueOf``), None for any other value."""
+    if _NOT_IN_A_NUMBER.search(text) is not None:
+        return None
     try:
         return parse_number(text)
     except ArffError:

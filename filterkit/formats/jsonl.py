@@ -12,7 +12,7 @@ repeated field in one object is an error (JSON leaves its meaning open).
 from __future__ import annotations
 
 import json
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, line_groups, numbered_lines
-from filterkit.formats.records import ColumnTyping, cell_value, label_codes, split_names
+from filterkit.formats.records import ColumnTyping, column_values, label_codes, one_by_one, split_names
 from filterkit.schema import Chunk, Schema
 
 #: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
@@ -91,21 +91,21 @@ class JsonLinesFormat:
         codes = layout.details
         assert isinstance(codes, tuple)
         attributes = layout.schema.attributes
-        text_columns = layout.schema.text_columns()
         for records, numbers in _record_groups(stream, name, self.limits, chunk_rows):
             values = np.empty((len(records), len(attributes)))
-            texts: dict[int, list] = {column: [None] * len(records) for column in text_columns}
+            texts: dict[int, list] = {}
             for column, attribute in enumerate(attributes):
-                field = attribute.name
-                for row, (record, number) in enumerate(zip(records, numbers)):
-                    cell = _cell(record.get(field), field, name, number)
-                    if cell is None:
-                        values[row, column] = np.nan
-                        continue
-                    try:
-                        values[row, column] = cell_value(*cell, attribute, codes[column], texts.get(column), row)
-                    except ArffError as error:
-                        raise error.located(name, number) from None
+                present = [record.get(attribute.name) for record in records]
+                try:
+                    converted = column_values(present, attribute, codes[column], _no_number)
+                except TypeError:  # an object or array, which no dict of labels holds
+                    converted = None
+                if converted is None:
+                    field = attribute.name
+                    converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(field, name))
+                values[:, column], text = converted
+                if text is not None:
+                    texts[column] = text
             yield Chunk(values, texts)
 
     def _groups(self, opened: Reopen, name: str) -> Iterator[tuple[list[dict], list[int]]]:
@@ -161,7 +161,10 @@ def _cell(value: object, field: str, name: str, number: int) -> Cell:
     if kind is str:
         return (value, None)  # type: ignore[return-value]
     if kind is int or kind is float:
-        number_value = float(value)  # type: ignore[arg-type]
+        try:
+            number_value = float(value)  # type: ignore[arg-type]
+        except OverflowError:
+            raise ArffError(f"the field {shown(field)} holds a number too large for a double", name, number) from None
         return None if number_value != number_value else (repr(value), number_value)
     if kind is bool:
         return ("true" if value else "false", None)
@@ -171,6 +174,15 @@ def _cell(value: object, field: str, name: str, number: int) -> Cell:
     raise ArffError(
         f"the field {shown(field)} holds {what}: give it a string, a number, true, false or null", name, number
     )
+
+
+def _cell_of(field: str, name: str) -> Callable[[object, int], Cell]:
+    """:func:`_cell` of a field's values."""
+    return lambda value, number: _cell(value, field, name, number)
+
+
+def _no_number(value: object) -> None:
+    """What a JSON string or boolean reads as: no number (JSON has types)."""
 
 
 def _known_layout(schema: Schema, fields: list[str], name: str, rows: int) -> Layout:

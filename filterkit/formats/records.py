@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
 
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
@@ -291,6 +293,54 @@ def cell_value(
     if code is None:
         raise ArffError(f"value {shown(text)} is not one of the training labels of {shown(attribute.name)}")
     return code
+
+
+def column_values(
+    present: list, attribute: Attribute, codes: dict[str, int] | None, number: Callable[[str], float | None]
+) -> tuple[np.ndarray, list | None] | None:
+    """A column of a chunk at once: its values and, for text, its texts, from each row's value (None:
+    missing; a format's text, or a JSON number or boolean); ``number`` reads a text as a number.  None
+    when a value does not fit the attribute (:func:`cell_value` then names it)."""
+    kind = attribute.kind
+    if kind == STRING:
+        if not all(text is None or type(text) is str for text in present):
+            return None
+        return np.array([np.nan if text is None else 0.0 for text in present]), present
+    if kind == NUMERIC:
+        found = [
+            np.nan if value is None else value if type(value) in (int, float) else number(value) for value in present
+        ]
+        if any(value is None for value in found):
+            return None
+        return np.array(found, dtype=np.float64), None
+    assert codes is not None
+    coded = [np.nan if value is None else codes.get(value) for value in present]
+    if any(code is None for code in coded):
+        return None
+    return np.array(coded, dtype=np.float64), None
+
+
+def one_by_one(
+    present: list,
+    attribute: Attribute,
+    codes: dict[str, int] | None,
+    lines: list[int],
+    name: str,
+    cell: Callable[[Any, int], tuple[str, float | None] | None],
+) -> tuple[np.ndarray, list | None]:
+    """A column of a chunk a value at a time, where :func:`column_values` found one it could not take at
+    once (a label of whole numbers written otherwise, ``1.0``): each value made a cell by ``cell(value,
+    line)`` and read by :func:`cell_value`, the first one ``attribute`` cannot hold an error naming its line."""
+    values = np.full(len(present), np.nan)
+    texts: list | None = [None] * len(present) if attribute.kind == STRING else None
+    for row, (value, line) in enumerate(zip(present, lines)):
+        found = None if value is None else cell(value, line)
+        if found is not None:
+            try:
+                values[row] = cell_value(*found, attribute, codes, texts, row)
+            except ArffError as error:
+                raise error.located(name, line) from None
+    return values, texts
 
 
 def _whole(number: float) -> str:
