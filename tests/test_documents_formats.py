@@ -262,3 +262,11 @@ def test_documents_over_many_blocks_are_cut_into_the_same_rows_and_an_error_name
     result = run_filterkit("--chunk-rows", chunk_rows, path)
     assert result.status == 1
     assert result.stderr.startswith(f"filterkit: error: {path}:{line}: "), result.stderr
+
+
+@pytest.mark.parametrize("name", ["out.jsonl", "out.parquet", "out.ndjson.gz"])
+def test_an_output_named_as_a_format_filterkit_only_reads_is_refused_before_any_work(run_filterkit, tmp_path, name):
+    result = run_filterkit(GRAIN, "-o", tmp_path / name)
+    assert result.status == 2
+    assert "does not write it" in result.stderr and "write arff, svmlight, csv" in result.stderr
+    assert not (tmp_path / name).exists()

@@ -9,7 +9,7 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
-from filterkit.formats import extension_format, format_of
+from filterkit.formats import ARFF, FORMATS, extension_format, format_of
 from filterkit.outputs import OutputFile, checked_output
 
 
@@ -48,12 +48,15 @@ def output_format_of(path: str | None, given: str | None) -> str:
     """The format ``-o PATH`` is written in (:func:`format_of`); a usage error when ``--to``
     names another format than PATH's extension: the file would be read, by filterkit and
     by other tools, as what its name says (``-o out.arff --to csv``)."""
-    chosen = format_of(path, given)
     named = None if path is None else extension_format(path)
+    chosen = format_of(None, given) if given is not None else named or ARFF
     if named is not None and named != chosen:
         raise click.UsageError(
             f"-o {path} is named as {named}, but --to {given} writes {chosen}: rename it or drop --to"
         )
+    if FORMATS[chosen].writer is None:
+        written = ", ".join(key for key, form in FORMATS.items() if form.writer is not None)
+        raise click.UsageError(f"filterkit reads {chosen} but does not write it (-o {path}): write {written}")
     return chosen
 
 
