@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, BinaryIO, Callable, Iterator, Protocol, Sequence
 
 from filterkit.errors import FilterkitError
-from filterkit.formats.records import RECORD_OPTIONS
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import Option
 
@@ -31,6 +30,15 @@ CSV = "csv"
 JSON_LINES = "jsonl"
 PARQUET = "parquet"
 FOLDERS = "folders"
+
+#: The options of the typing step (:mod:`filterkit.formats.records`), which every record format reads with.
+RECORD_OPTIONS = (
+    Option(
+        "text", str, None, "Columns (comma-separated names) to read as text: string attributes (Weka's CSVLoader -S)."
+    ),
+    Option("nominal", str, None, "Columns (comma-separated names) to read as nominal (Weka's CSVLoader -N)."),
+    Option("numeric", str, None, "Columns (comma-separated names) to read as numbers, whatever the rules decide."),
+)
 
 #: svmlight's index base, read and written.
 ZERO_BASED = Option(

@@ -31,16 +31,6 @@ from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute
-from filterkit.stage import Option
-
-#: The options of the typing step, which every record format reads with.
-RECORD_OPTIONS = (
-    Option(
-        "text", str, None, "Columns (comma-separated names) to read as text: string attributes (Weka's CSVLoader -S)."
-    ),
-    Option("nominal", str, None, "Columns (comma-separated names) to read as nominal (Weka's CSVLoader -N)."),
-    Option("numeric", str, None, "Columns (comma-separated names) to read as numbers, whatever the rules decide."),
-)
 
 #: Characters of a value no label is expected to reach: a column holding one (and white space) is text.
 LONG_VALUE = 200
