@@ -1,9 +1,12 @@
 """A data set's summary in one streaming pass: :func:`summarize` over the reader, and its
 rendering :func:`as_text` (``filterkit info`` prints it, or :func:`filterkit.documents.as_json`).
 
-Memory follows the attributes, not the rows.  A file may mix dense and sparse rows, so the
+Memory follows the attributes, not the rows.  An ARFF file may mix dense and sparse rows, so the
 bytes the reader reads pass through :class:`_SparseRowCounter`, which counts the lines whose
-first non-blank character is ``{`` (no header line the reader accepts starts so).
+first non-blank character is ``{`` (no header line the reader accepts starts so).  Every other
+format is read as a chain reads it (:func:`filterkit.running.open_source`: a scan for its header,
+then one pass); its rows are sparse as its reader stores them (svmlight's), else dense (CSV, JSON
+Lines, Parquet, folders).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
 from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of
 from filterkit.metrics import (
     JOINT,
     Metric,
@@ -73,6 +77,8 @@ class _Tally:
         self.is_feature = np.array([i != class_index for i in range(len(schema))], dtype=bool)
         self.is_feature[self.text_columns] = False
         self.rows = self.nonzero = self.missing = self.class_missing = 0
+        #: the rows of the chunks stored sparse (CSR)
+        self.stored_sparse = 0
         self.weighted = False
         self.weight_total = ExactSums.zeros(1)
         attribute = schema.attributes[class_index] if class_index is not None else None
@@ -90,6 +96,7 @@ class _Tally:
         """Count the rows of ``chunk``."""
         n = chunk.n_rows
         self.rows += n
+        self.stored_sparse += n if chunk.is_sparse else 0
         self.weighted = self.weighted or chunk.weights is not None
         weights = chunk.weights if chunk.weights is not None else np.ones(n)
         self.weight_total = self.weight_total.plus(ExactSums.of_weights(weights).total())
@@ -152,18 +159,22 @@ def summarize(
     combine: str | None = None,
     numeric_only: bool = False,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    input_format: str | None = None,
+    options: FormatOptions | None = None,
 ) -> dict:
-    """The summary of the ARFF file or binary stream ``source`` (called ``name``), read once, as a
-    JSON-ready dict; the keywords are ``filterkit info``'s options."""
+    """The summary of the file or binary stream ``source`` (called ``name``), read once, as a JSON-ready
+    dict; the keywords are ``filterkit info``'s options: ``input_format`` is ``--from`` (None: by the
+    file's name; ARFF for a stream) and ``options`` the formats' reading options (default: ``class_spec``'s)."""
+    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+    format_name = format_of(path, input_format)
+    options = FormatOptions(class_spec) if options is None else options
     with contextlib.ExitStack() as stack:
-        if isinstance(source, (str, os.PathLike)):
-            source = stack.enter_context(open(source, "rb"))
-        stream, name = open_source(source, name)
-        if isinstance(stream, gzip.GzipFile):
-            stack.callback(stream.close)
-        counter = _SparseRowCounter(stream)
-        reader = ArffReader(counter, name, chunk_rows)
-        schema = reader.schema
+        if format_name == ARFF:
+            counter, reader = _arff_reader(stack, source, name, chunk_rows)
+            schema, chunks, name = reader.schema, reader.chunks(), reader.name
+        else:
+            scanned = stack.enter_context(_scanned_source(source, name, format_name, chunk_rows, options))
+            counter, schema, chunks, name = None, scanned.schema, scanned.chunks(), scanned.name
         try:
             class_index = resolve_class(schema, class_spec)
         except FilterkitError as error:
@@ -175,15 +186,40 @@ def summarize(
             combine = _checked_combine(metric, class_attribute, positive, combine, name, hint)
             scored = scored_features(schema, class_index, numeric_only)
         tally = _Tally(schema, class_index, scored, presence)
-        for chunk in reader.chunks():
+        for chunk in chunks:
             tally.add(chunk)
-    document = _counts_summary(name, tally, counter.sparse_rows)
+    document = _counts_summary(name, tally, tally.stored_sparse if counter is None else counter.sparse_rows)
     if class_attribute is not None:
         document["class"] = _class_summary(tally, class_attribute)
     if metric is not None:
         assert class_attribute is not None and combine is not None  # checked by _checked_combine
         document["ranking"] = _ranking(tally, class_attribute, metric, positive, top, combine)
     return document
+
+
+def _arff_reader(stack: contextlib.ExitStack, source, name: str | None, chunk_rows: int):
+    """The ARFF file or stream ``source`` read through a :class:`_SparseRowCounter`, closed with ``stack``."""
+    if isinstance(source, (str, os.PathLike)):
+        source = stack.enter_context(open(source, "rb"))
+    stream, name = open_source(source, name)
+    if isinstance(stream, gzip.GzipFile):
+        stack.callback(stream.close)
+    counter = _SparseRowCounter(stream)
+    return counter, ArffReader(counter, name, chunk_rows)
+
+
+def _scanned_source(source, name: str | None, format_name: str, chunk_rows: int, options: FormatOptions):
+    """A file (``-``: standard input) of a format other than ARFF as a chain's run opens it, or a binary
+    stream of one, scanned for its header (:class:`filterkit.sources.ScannedSource`)."""
+    from filterkit import running
+    from filterkit.sources import ScannedSource
+
+    if isinstance(source, (str, os.PathLike)):
+        return running.open_source(os.fspath(source), chunk_rows, False, format_name, options)
+    if FORMATS[format_name].reads_folder:
+        raise FilterkitError(f"{format_name} reads a folder, not a stream")
+    stream_name = name or str(getattr(source, "name", "<stream>"))
+    return contextlib.closing(ScannedSource.of_stream(source, stream_name, format_name, chunk_rows, options))
 
 
 def _checked_combine(

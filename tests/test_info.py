@@ -543,14 +543,3 @@ def test_weight_sums_do_not_depend_on_the_chunk_size(run_filterkit, tmp_path):
     documents = [info(run_filterkit, "--chunk-rows", str(rows), path) for rows in (1, 7, 1000)]
     assert documents[0] == documents[1] == documents[2]
     assert documents[0]["weights"]["sum"] == math.fsum(weights)
-
-
-def test_info_on_svmlight_or_csv_says_to_convert_it_first(run_filterkit, tmp_path):
-    converted = tmp_path / "iris.csv"
-    assert run_filterkit(REAL / "iris.arff", "-o", converted).status == 0
-    result = run_filterkit("info", converted)
-    assert result.status == 1
-    assert (
-        result.stderr
-        == f"filterkit: error: {converted}: info reads ARFF; convert it first: filterkit {converted} -o NAME.arff\n"
-    )

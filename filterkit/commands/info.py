@@ -1,9 +1,8 @@
-"""``filterkit info IN.arff``: its options parsed, then :func:`filterkit.summary.summarize`
+"""``filterkit info IN``: its options parsed, then :func:`filterkit.summary.summarize`
 and the summary rendered as text or JSON."""
 
 from __future__ import annotations
 
-import shlex
 import sys
 
 import click
@@ -11,20 +10,32 @@ import click
 from filterkit import documents, summary
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
-from filterkit.commands.options import RegisteredName, chunk_rows_option, class_option, json_option, positive_option
+from filterkit.commands.options import (
+    RegisteredName,
+    chunk_rows_option,
+    class_option,
+    format_options,
+    input_format_option,
+    json_option,
+    positive_option,
+)
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, format_of
+from filterkit.formats import ARFF, FORMAT_OPTIONS, FormatOptions, format_of
 from filterkit.metrics import COMBINE_CHOICES
 
-INFO_HELP = """Summarize IN.arff (or - for stdin) in one streaming pass.
+INFO_HELP = """Summarize IN (or - for stdin) in one streaming pass.
 
 \b
   filterkit info oh0.arff
   filterkit info -c first --metric ig --presence --top 20 grain.arff
   filterkit info --metric bns --positive Ethics --json oh0.arff
+  filterkit info docs.csv
+  filterkit info --from jsonl - < docs.jsonl
 
-Prints the relation, rows, attributes by type, whether rows are written
-sparse or dense, the density (non-zero values / (rows × features: the
+IN is read in any format a chain reads (--from, else by its name: ARFF
+by default), with the same reading options. Prints the relation, rows,
+attributes by type, whether rows are written sparse or dense (in ARFF: as
+each line is written; svmlight: sparse; the other formats: dense), the density (non-zero values / (rows × features: the
 non-class attributes but string and relational ones); a missing value counts
 as non-zero, as a sparse row writes it), the class attribute (-c) with the
 count and share of all rows of each label, and the instance weights if any.
@@ -48,9 +59,17 @@ with joint (Weka's order).
 """
 
 
+def _reading_options(command):
+    """``--from`` and every format's reading options (:func:`filterkit.commands.options.format_options`)."""
+    for option in reversed((input_format_option, *format_options())):
+        command = option(command)
+    return command
+
+
 @click.command(cls=ReportCommand, help=INFO_HELP)
-@click.argument("input_path", metavar="IN.arff")
+@click.argument("input_path", metavar="IN")
 @class_option
+@_reading_options
 @click.option(
     "--metric", "metric_name", type=RegisteredName("metrics"), help="Rank the numeric features by this metric."
 )
@@ -73,8 +92,10 @@ with joint (Weka's order).
 @json_option(help="Print JSON.")
 @chunk_rows_option
 @click.pass_context
-def info(ctx: click.Context, input_path: str, metric_name: str | None, as_json: bool, **params) -> None:
-    """Summarize IN.arff in one pass and print the summary, as text or JSON."""
+def info(
+    ctx: click.Context, input_path: str, metric_name: str | None, input_format: str | None, as_json: bool, **params
+) -> None:
+    """Summarize IN in one pass and print the summary, as text or JSON."""
     registry = registry_of(ctx)
     given = [
         name for name in ("top", "positive", "presence", "combine", "numeric_only") if params[name] not in (None, False)
@@ -83,17 +104,17 @@ def info(ctx: click.Context, input_path: str, metric_name: str | None, as_json: 
         flags = " and ".join(f"--{name.replace('_', '-')}" for name in given)
         raise click.UsageError(f"{flags} {'needs' if len(given) == 1 else 'need'} --metric")
     metric = registry.metric(metric_name) if metric_name is not None else None
-    name = "<stdin>" if input_path == "-" else input_path
-    if format_of(input_path, None) != ARFF:
-        raise FilterkitError(
-            f"info reads ARFF; convert it first: filterkit {shlex.quote(input_path)} -o NAME.arff", name
-        )
-    if input_path == "-" and sys.stdin is None:
+    options = FormatOptions.of_params(params, params["class_spec"])
+    summarized = {name: value for name, value in params.items() if name not in FORMAT_OPTIONS}
+    arff_stdin = input_path == "-" and format_of(None, input_format) == ARFF
+    if arff_stdin and sys.stdin is None:
         raise FilterkitError("standard input is closed")
     document = summary.summarize(
-        sys.stdin.buffer if input_path == "-" else input_path,
-        name,
+        sys.stdin.buffer if arff_stdin else input_path,
+        "<stdin>" if input_path == "-" else input_path,
         metric=metric,
-        **{**params, "top": params["top"] or summary.DEFAULT_TOP},
+        input_format=input_format,
+        options=options,
+        **{**summarized, "top": summarized["top"] or summary.DEFAULT_TOP},
     )
     click.echo(documents.as_json(document) if as_json else summary.as_text(document), nl=as_json)
