@@ -14,6 +14,7 @@ import functools
 import importlib
 import inspect
 import itertools
+import os
 import re
 import warnings
 from collections.abc import Callable
@@ -28,10 +29,12 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from filterkit.arff import read_arff
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
-from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema, concatenate
 from filterkit.sources import MemorySource
 from filterkit.stage import Option, Stage
 
@@ -561,11 +564,35 @@ def __dir__() -> list[str]:
     return sorted(set(_exported_names()) | set(_stages_by_class_name()) | {"class_name_for", "derived_class_name"})
 
 
+def load(path, class_: str | int | None = "last", as_frame: bool = False, format: str | None = None, **format_options):
+    """Any file the command line reads (docs/sklearn.md), in ``format`` (``--from``'s names; None: by its
+    name, as the command line decides) with the formats' reading options ``format_options`` (``text=``,
+    ``nominal=``, ``numeric=``, ``zero_based=``), as ``(X, y, feature_names)``: see :func:`load_arff`."""
+    options = FormatOptions(None if class_ is None else str(class_), **format_options)
+    return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load")
+
+
 def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     """An ARFF file (plain or gzip) as ``(X, y, feature_names)``, the class picked by ``class_`` as ``-c``
     does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series."""
-    schema, chunk = read_arff(path)
-    class_index = resolve_class(schema, None if class_ is None else str(class_))
+    return _loaded(read_arff(path), None if class_ is None else str(class_), as_frame, "load_arff")
+
+
+def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[Schema, Chunk]:
+    """The schema and every row of the file at ``path``, read as the command line reads it."""
+    if not isinstance(path, (str, os.PathLike)) or format_of(os.fspath(path), format_name) == ARFF:
+        return read_arff(path)
+    from filterkit.running import open_source
+
+    with open_source(os.fspath(path), DEFAULT_CHUNK_ROWS, False, format_name, options) as source:
+        schema = source.schema
+        return schema, concatenate(list(source.chunks()), len(schema), schema.text_columns())
+
+
+def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str):
+    """``(X, y, feature_names)`` of a whole file's schema and rows (``caller`` names the loader in its warning)."""
+    schema, chunk = read
+    class_index = resolve_class(schema, class_spec)
     features = [position for position in range(len(schema.attributes)) if position != class_index]
     names = [schema.attributes[position].name for position in features]
     X = chunk.values[:, features]
@@ -573,14 +600,14 @@ def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
     if class_index in chunk.text:
         y = np.array(chunk.text[class_index], dtype=object)
     if as_frame:
-        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y)
+        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y, caller)
         return frame, target, names
     nominal = [schema.attributes[position].name for position in features if schema.attributes[position].kind == NOMINAL]
     if nominal:
         warnings.warn(
-            f"load_arff: X holds the label positions of the nominal attributes {', '.join(map(repr, nominal))}, "
+            f"{caller}: X holds the label positions of the nominal attributes {', '.join(map(repr, nominal))}, "
             "which the adapters take as numbers; as_frame=True keeps them nominal",
-            stacklevel=2,
+            stacklevel=3,
         )
     texts = [k for k, position in enumerate(features) if position in chunk.text]
     if texts:
@@ -598,12 +625,14 @@ def _class_values(attribute: Attribute, codes: np.ndarray) -> np.ndarray:
     return labels[np.where(np.isnan(codes), len(attribute.labels), codes).astype(np.intp)]
 
 
-def _as_frame(schema: Schema, features: list[int], names: list[str], X, text: dict, class_index: int | None, y):
+def _as_frame(
+    schema: Schema, features: list[int], names: list[str], X, text: dict, class_index: int | None, y, caller: str
+):
     """``(X, y)`` as a pandas DataFrame and Series (None without a class)."""
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
-        raise ImportError("load_arff(as_frame=True) needs pandas: pip install pandas") from None
+        raise ImportError(f"{caller}(as_frame=True) needs pandas: pip install pandas") from None
     if sp.issparse(X):
         frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=names)
     else:
