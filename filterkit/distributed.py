@@ -1,11 +1,12 @@
 """Fitting and applying a chain over partitions on a Dask cluster (``--engine dask``).
 
-The input is a list of partitions (:mod:`filterkit.partitions`).  As :class:`filterkit.runner.Chain`
-does, each fitted stage costs one pass; here a pass is one Dask task per partition, which reads the
-partition's rows, pushes them through the stages already fitted and accumulates the stage's
-statistics, which the client merges in partition order.  A last task per partition writes that
-partition's output into a part file, which the client moves into the output folder or copies, in
-partition order, into the one output.
+The input is a list of partitions (:mod:`filterkit.partitions`): of ARFF, or of one CSV or JSON Lines
+file, whose header comes from a scan of the whole file here, as a local run scans it.  As
+:class:`filterkit.runner.Chain` does, each fitted stage costs one pass; here a pass is one Dask task per
+partition, which reads the partition's rows, pushes them through the stages already fitted and
+accumulates the stage's statistics, which the client merges in partition order.  A last task per
+partition writes that partition's output into a part file, which the client moves into the output
+folder or copies, in partition order, into the one output.
 
 Only statistics and fitted state travel through Dask: a task receives each stage as its name,
 options and state (what a model file holds) and rebuilds it through the plugin registry; workers read
@@ -36,9 +37,21 @@ from filterkit.allocator import worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
+from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.outputs import OutputFile, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
-from filterkit.partitions import Partition, Plan, file_plan, input_files, joined, output_names, output_targets
+from filterkit.partitions import (
+    RANGED_FORMATS,
+    Partition,
+    Plan,
+    RecordPartition,
+    file_plan,
+    input_files,
+    joined,
+    output_names,
+    output_targets,
+    record_plan,
+)
 from filterkit.plugins import load_plugins
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
@@ -83,7 +96,7 @@ class ChainRecipe:
         """The chain with every stage prepared and, where a state is given, fitted."""
         return Chain.rebuilt(_registry(self.plugins_dir), self.stages, self.schema, self.class_name, self.positive)
 
-    def chunks(self, partition: Partition) -> Iterator[Chunk]:
+    def chunks(self, partition: Partition | RecordPartition) -> Iterator[Chunk]:
         """The rows of ``partition``, each chunk's rows reported on :attr:`rows_topic` once read."""
         worker = None if self.rows_topic is None else import_distributed().get_worker()
         for chunk in partition.chunks(self.schema, self.chunk_rows, self.sparse_rows):
@@ -139,7 +152,7 @@ def sent_files(files: dict[str, bytes]):
         GIVEN_FILES.reset(token)
 
 
-def _partition_statistics(recipe: ChainRecipe, partition: Partition):
+def _partition_statistics(recipe: ChainRecipe, partition: Partition | RecordPartition):
     """The statistics of the recipe's last stage over one partition's rows, read in the task's
     own thread (the workers' threads are the parallelism)."""
     with sent_files(recipe.files):
@@ -152,7 +165,7 @@ def _partition_statistics(recipe: ChainRecipe, partition: Partition):
 
 
 def _write_partition(
-    recipe: ChainRecipe, partition: Partition, path: str, form: OutputForm, comments: list[str]
+    recipe: ChainRecipe, partition: Partition | RecordPartition, path: str, form: OutputForm, comments: list[str]
 ) -> int:
     """Apply the fitted chain to one partition and write it as a whole ARFF file, in the task's own
     thread; the row count."""
@@ -181,8 +194,10 @@ class DaskEngine:
     """Runs chains over partitions with one Dask client (see the module docstring).
 
     Each pass (a fitted stage, the writing) is reported to ``progress`` as the rows its tasks have
-    read, against ``rows`` once a pass has counted them.  ``local`` says the client's cluster is the
-    ``LocalCluster`` this engine started; ``partitions`` is ``--partitions`` (see :meth:`opened`).
+    read, against ``rows`` once a pass (or the scan of a CSV or JSON Lines input) has counted them.
+    ``local`` says the client's cluster is the ``LocalCluster`` this engine started; ``partitions`` is
+    ``--partitions`` (see :meth:`opened`); ``input_format`` and ``options`` are ``--from`` and the
+    formats' reading options, as :class:`filterkit.running.LocalEngine` takes them.
     """
 
     client: Any
@@ -192,6 +207,8 @@ class DaskEngine:
     local: bool = False
     partitions: int | None = None
     rows: int | None = None
+    input_format: str | None = None
+    options: FormatOptions = FormatOptions()
 
     @classmethod
     @contextlib.contextmanager
@@ -202,6 +219,8 @@ class DaskEngine:
         chunk_rows: int,
         progress: Progress | None = None,
         partitions: int | None = None,
+        input_format: str | None = None,
+        options: FormatOptions = FormatOptions(),
     ):
         """An engine on the scheduler at ``scheduler``, or on a ``LocalCluster`` stopped when the
         block ends.  Dask's warnings and log lines stay off the user's stderr (in the console script
@@ -227,7 +246,9 @@ class DaskEngine:
                     client.wait_for_workers(1, timeout=60)
                 except (OSError, TimeoutError) as error:
                     raise FilterkitError(f"no Dask scheduler with workers at {scheduler} ({error})") from None
-            yield cls(client, plugins_dir, chunk_rows, progress, scheduler is None, partitions)
+            yield cls(
+                client, plugins_dir, chunk_rows, progress, scheduler is None, partitions, None, input_format, options
+            )
 
     def check_workers(self, chain: Chain) -> None:
         """Refuse to run unless every worker has this filterkit version and each stage of ``chain``
@@ -262,19 +283,42 @@ class DaskEngine:
 
     @contextlib.contextmanager
     def opened(self, chain: Chain, input_path: str) -> Iterator[Plan]:
-        """The partitions of ``input_path``, as :func:`filterkit.running.run` opens a source: the files
+        """The partitions of ``input_path``, as :func:`filterkit.running.run` opens a source: the ARFF files
         of a folder or a glob pattern, each one partition (their headers read by tasks), or one file's
-        data section cut into :attr:`partitions` byte ranges at most (:meth:`default_partitions`)."""
+        rows cut into :attr:`partitions` byte ranges at most (:meth:`default_partitions`); a CSV or JSON
+        Lines file scanned here for its header first."""
         files = input_files(input_path)
+        count = self.partitions or self.default_partitions()
         if files is None:
-            yield file_plan(os.path.abspath(input_path), input_path, count=self.partitions or self.default_partitions())
+            format_name = format_of(input_path, self.input_format)
+            if format_name in RANGED_FORMATS:
+                yield self._scanned_plan(input_path, format_name, count)
+            else:
+                yield file_plan(os.path.abspath(input_path), input_path, count=count)
             return
         if self.partitions is not None:
             raise FilterkitError(
                 f"--partitions splits one file; {input_path} gives {len(files)} file(s), each one partition"
             )
+        other = next((f for f in files if format_of(f, self.input_format) != ARFF), None)
+        if other is not None:
+            raise FilterkitError(
+                f"--engine dask reads a folder or pattern of ARFF files only, and {other} is not one: "
+                "give a CSV or JSON Lines input as one file (it is cut into partitions)"
+            )
         plans = self.client.map(file_plan, [os.path.abspath(f) for f in files], files, output_names(files), pure=False)
         yield joined(list(results_in_order(plans)), files)
+
+    def _scanned_plan(self, input_path: str, format_name: str, count: int) -> Plan:
+        """The plan of a CSV or JSON Lines file, its header from a scan of the whole file here (a pass)."""
+        from filterkit.sources import ScannedSource
+
+        with contextlib.closing(
+            ScannedSource.of_file(input_path, format_name, self.chunk_rows, self.options)
+        ) as source:
+            assert source.layout is not None  # scanned when made
+            self.rows = source.rows
+            return record_plan(os.path.abspath(input_path), input_path, format_name, source.layout, count)
 
     def fit(self, chain: Chain, plan: Plan) -> None:
         """Fit ``chain``, one pass over the partitions per fitted stage (see the module docstring)."""

@@ -1,11 +1,18 @@
-"""The partitions of an ARFF input that the Dask engine's tasks read (:mod:`filterkit.distributed`):
-the files of a folder or a glob pattern, each one partition, or one file's data section cut right
+"""The partitions of an input that the Dask engine's tasks read (:mod:`filterkit.distributed`):
+the ARFF files of a folder or a glob pattern, each one partition, or one file's data section cut right
 after line feeds into byte ranges, so that no row is ever cut.  A range is read with the schema
 already known, and its errors name the file's own line, its line ends counted as the reader counts
-lines (LF, CRLF and CR each end one)."""
+lines (LF, CRLF and CR each end one).
+
+A CSV or JSON Lines file is one file cut so (:func:`record_plan`), its header from the scan of the
+whole file a local run makes (:class:`filterkit.sources.ScannedSource`).  A JSON Lines row is one line
+(JSON escapes a line end in a string).  A CSV row may hold line ends in a double-quoted value: the
+file's lines are read as its reader joins them into rows, and a cut falls only after a line end
+outside a quoted value, so such a file is cut where it is safe, never inside a row."""
 
 from __future__ import annotations
 
+import codecs
 import glob
 import gzip
 import io
@@ -18,12 +25,15 @@ from typing import Iterable, Iterator
 
 from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.errors import FilterkitError
+from filterkit.formats import CSV, JSON_LINES, Layout, scanned_format
 from filterkit.outputs import OutputFile, checked_output
 from filterkit.schema import Chunk, Schema
 
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 _BLOCK_BYTES = 1 << 20
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+#: The formats of one file cut into byte ranges besides ARFF: their rows end at line ends.
+RANGED_FORMATS = (CSV, JSON_LINES)
 
 
 def check_runnable(stages, input_path: str) -> None:
@@ -68,7 +78,7 @@ class Partition:
                 if self.start is None:
                     reader = ArffReader(handle, self.label, chunk_rows)
                 else:
-                    stream = _Range(handle, self.start, self.end)
+                    stream = _Spans(handle, ((self.start, self.end),))
                     reader = ArffReader(stream, self.label, chunk_rows, KnownHeader.rows_only(schema))
                 for chunk in reader.chunks():
                     yield _stored_as(chunk, sparse_rows)
@@ -76,6 +86,38 @@ class Partition:
             if self.start is None or error.path != self.label or error.line is None:
                 raise
             line = error.line + count_line_ends(self.path, self.start)
+            raise type(error)(error.message, error.path, line) from None
+
+
+@dataclass(frozen=True)
+class RecordPartition:
+    """The rows one task reads of a CSV or JSON Lines file (:func:`record_plan`): its format reads the
+    byte ``spans`` of the file as one stream with the whole file's ``layout``; or, for a gzip-compressed
+    file (``spans`` None), the whole file.  The spans start with what the reader must see before the
+    partition's rows (CSV's header row; for JSON Lines, the line end before them), which holds
+    ``head_lines`` line ends; the rows begin at byte ``start``, and errors name the file's own line."""
+
+    path: str
+    label: str
+    output_name: str
+    format_name: str
+    layout: Layout
+    spans: tuple[tuple[int, int], ...] | None = None
+    start: int = 0
+    head_lines: int = 0
+
+    def chunks(self, schema: Schema, chunk_rows: int, sparse_rows: bool | None) -> Iterator[Chunk]:
+        """The partition's rows, read by its format with the whole file's layout (``schema`` is its schema)."""
+        reader = scanned_format(self.format_name)
+        try:
+            with open(self.path, "rb") as handle:
+                stream = gzip.GzipFile(fileobj=handle) if self.spans is None else _Spans(handle, self.spans)
+                with io.BufferedReader(stream) as buffered:
+                    yield from reader.chunks(buffered, self.label, self.layout, chunk_rows)
+        except FilterkitError as error:
+            if self.spans is None or error.path != self.label or error.line is None or error.line <= self.head_lines:
+                raise
+            line = error.line - self.head_lines + count_line_ends(self.path, self.start)
             raise type(error)(error.message, error.path, line) from None
 
 
@@ -95,7 +137,7 @@ class Plan:
     """The partitions of one input, their shared schema, how its first data row is stored and the
     comments before its first file's ``@relation`` (earlier runs' provenance among them)."""
 
-    partitions: tuple[Partition, ...]
+    partitions: tuple[Partition | RecordPartition, ...]
     schema: Schema
     sparse_rows: bool | None
     header_comments: tuple[str, ...] = ()
@@ -116,6 +158,70 @@ def file_plan(path: str, label: str, output_name: str = "part-00000.arff", count
         partitions = [Partition(path, label, name, start, end) for name, (start, end) in zip(names, ranges)]
     sparse_rows = None if first is None else first.is_sparse
     return Plan(tuple(partitions), reader.schema, sparse_rows, reader.header_comments)
+
+
+def record_plan(path: str, label: str, format_name: str, layout: Layout, count: int = 1) -> Plan:
+    """The CSV or JSON Lines file at ``path`` (named ``label`` in errors), whose whole-file scan gave
+    ``layout``, as at most ``count`` partitions of about equal size cut between rows (see the module's
+    description), ``part-00000.arff``, …; a gzip-compressed file is one partition."""
+    with open(path, "rb") as handle:
+        compressed = handle.read(2) == b"\x1f\x8b"
+    if compressed:
+        partitions = [RecordPartition(path, label, "part-00000.arff", format_name, layout)]
+        return Plan(tuple(partitions), layout.schema, None, layout.header_comments)
+    if format_name == CSV:
+        begin, ranges = csv_cuts(path, count)
+        heads = [((0, begin), count_line_ends(path, begin))] * len(ranges)
+    else:  # a range but the first starts with the line end before it, which the reader skips as a blank line
+        ranges = cut_at_line_ends(path, 0, os.path.getsize(path), count)
+        heads = [((start - 1, start), 1) if start else ((0, 0), 0) for start, _ in ranges]
+    partitions = []
+    for number, ((start, end), (head, head_lines)) in enumerate(zip(ranges, heads)):
+        name = "part-00000.arff" if len(ranges) == 1 else f"part-{number:05d}.arff"
+        spans = (head, (start, end))
+        partitions.append(RecordPartition(path, label, name, format_name, layout, spans, start, head_lines))
+    return Plan(tuple(partitions), layout.schema, None, layout.header_comments)
+
+
+def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
+    """Where a CSV file's rows begin (after its header row and the line feed ending it) and its rows
+    cut into at most ``count`` non-empty ranges of about equal size, each right after a line feed outside
+    a double-quoted value: the file's lines followed as its reader joins them into rows, in one pass
+    that stops at the last cut.  A file whose header row does not end in a line feed (CR line ends) is
+    one range from its start."""
+    from filterkit.formats.csv import _ends_quoted
+
+    size = os.path.getsize(path)
+    begin: int | None = None
+    cuts: list[int] = []
+    quoted = written = False
+    offset = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            offset += len(line)
+            text = line.removeprefix(codecs.BOM_UTF8) if offset == len(line) else line
+            pieces = text.removesuffix(b"\n").split(b"\r")
+            for piece in pieces:
+                ended_row = not quoted
+                if b'"' in piece:
+                    quoted = _ends_quoted(piece, quoted)
+                if begin is None and written and ended_row and piece.strip():
+                    return 0, [(0, size)]  # a row after the header row on its line: no line feed between
+                written = written or bool(piece.strip())
+            if quoted:
+                continue
+            if begin is None:
+                if written:
+                    begin = offset
+                continue
+            if len(cuts) + 1 < count and offset < size and offset >= begin + (size - begin) * (len(cuts) + 1) // count:
+                cuts.append(offset)
+                if len(cuts) + 1 == count:
+                    break
+    if begin is None:
+        return size, [(size, size)]
+    edges = [begin, *cuts, size]
+    return begin, [(start, end) for start, end in zip(edges, edges[1:]) if end > start] or [(begin, size)]
 
 
 def joined(plans: list[Plan], files: list[str]) -> Plan:
@@ -254,18 +360,24 @@ def _blocks(handle, end: int) -> Iterator[bytes]:
         yield block
 
 
-class _Range(io.RawIOBase):
-    """Bytes ``start:end`` of an open file, as a stream."""
+class _Spans(io.RawIOBase):
+    """Byte ranges ``(start, end)`` of an open file, one after the other, as a stream."""
 
-    def __init__(self, handle, start: int, end: int):
-        handle.seek(start)
+    def __init__(self, handle, spans: Iterable[tuple[int, int]]):
         self._handle = handle
-        self._left = end - start
+        self._spans = iter(spans)
+        self._left = 0
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
-        read = self._handle.readinto(memoryview(buffer).cast("B")[: max(self._left, 0)])
-        self._left -= read
+        while self._left <= 0:
+            span = next(self._spans, None)
+            if span is None:
+                return 0
+            self._handle.seek(span[0])
+            self._left = span[1] - span[0]
+        read = self._handle.readinto(memoryview(buffer).cast("B")[: self._left])
+        self._left = self._left - read if read else 0
         return read
