@@ -318,7 +318,8 @@ class DaskEngine:
         ) as source:
             assert source.layout is not None  # scanned when made
             self.rows = source.rows
-            return record_plan(os.path.abspath(input_path), input_path, format_name, source.layout, count)
+            path = os.path.abspath(input_path)
+            return record_plan(path, input_path, format_name, source.layout, source.reading, count)
 
     def fit(self, chain: Chain, plan: Plan) -> None:
         """Fit ``chain``, one pass over the partitions per fitted stage (see the module docstring)."""

@@ -28,6 +28,7 @@ from filterkit.errors import FilterkitError
 from filterkit.formats import CSV, JSON_LINES, Layout, scanned_format
 from filterkit.outputs import OutputFile, checked_output
 from filterkit.schema import Chunk, Schema
+from filterkit.sources import ARFF_READING
 
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 _BLOCK_BYTES = 1 << 20
@@ -134,13 +135,15 @@ def _stored_as(chunk: Chunk, sparse_rows: bool | None) -> Chunk:
 
 @dataclass(frozen=True)
 class Plan:
-    """The partitions of one input, their shared schema, how its first data row is stored and the
-    comments before its first file's ``@relation`` (earlier runs' provenance among them)."""
+    """The partitions of one input, their shared schema, how its first data row is stored, the
+    comments before its first file's ``@relation`` (earlier runs' provenance among them) and the format
+    and reading options a saved model records (a source's ``reading``)."""
 
     partitions: tuple[Partition | RecordPartition, ...]
     schema: Schema
     sparse_rows: bool | None
     header_comments: tuple[str, ...] = ()
+    reading: tuple[str, dict] = ARFF_READING
 
 
 def file_plan(path: str, label: str, output_name: str = "part-00000.arff", count: int = 1) -> Plan:
@@ -160,15 +163,18 @@ def file_plan(path: str, label: str, output_name: str = "part-00000.arff", count
     return Plan(tuple(partitions), reader.schema, sparse_rows, reader.header_comments)
 
 
-def record_plan(path: str, label: str, format_name: str, layout: Layout, count: int = 1) -> Plan:
+def record_plan(
+    path: str, label: str, format_name: str, layout: Layout, reading: tuple[str, dict], count: int = 1
+) -> Plan:
     """The CSV or JSON Lines file at ``path`` (named ``label`` in errors), whose whole-file scan gave
-    ``layout``, as at most ``count`` partitions of about equal size cut between rows (see the module's
-    description), ``part-00000.arff``, …; a gzip-compressed file is one partition."""
+    ``layout`` and ``reading`` (the source's), as at most ``count`` partitions of about equal size cut
+    between rows (see the module's description), ``part-00000.arff``, …; a gzip-compressed file is one
+    partition."""
     with open(path, "rb") as handle:
         compressed = handle.read(2) == b"\x1f\x8b"
     if compressed:
         partitions = [RecordPartition(path, label, "part-00000.arff", format_name, layout)]
-        return Plan(tuple(partitions), layout.schema, None, layout.header_comments)
+        return Plan(tuple(partitions), layout.schema, None, layout.header_comments, reading)
     if format_name == CSV:
         begin, ranges = csv_cuts(path, count)
         heads = [((0, begin), count_line_ends(path, begin))] * len(ranges)
@@ -180,7 +186,7 @@ def record_plan(path: str, label: str, format_name: str, layout: Layout, count: 
         name = "part-00000.arff" if len(ranges) == 1 else f"part-{number:05d}.arff"
         spans = (head, (start, end))
         partitions.append(RecordPartition(path, label, name, format_name, layout, spans, start, head_lines))
-    return Plan(tuple(partitions), layout.schema, None, layout.header_comments)
+    return Plan(tuple(partitions), layout.schema, None, layout.header_comments, reading)
 
 
 def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:

@@ -33,19 +33,24 @@ def chain_of(stages, class_spec: str) -> Chain:
     return Chain([REGISTRY.make_stage(name, dict(params)) for name, params in stages], class_spec=class_spec)
 
 
-def local_bytes(path, stages, class_spec: str, target) -> bytes:
-    engine = LocalEngine(7, None, FormatOptions(class_spec))
-    run(chain_of(stages, class_spec), str(path), engine, checked_output(target))
+def run_on(engine, path, stages, class_spec: str, target, readings: list | None = None) -> bytes:
+    """The output of the chain of ``stages`` over ``path`` on ``engine``; the reading a saved model would
+    record of the source appended to ``readings``."""
+    save = None if readings is None else (lambda source: readings.append(source.reading))
+    run(chain_of(stages, class_spec), str(path), engine, checked_output(target), save_model=save)
     return target.read_bytes()
 
 
-def dask_bytes(scheduler, path, stages, class_spec: str, count: int, target) -> bytes:
+def local_bytes(path, stages, class_spec: str, target, readings: list | None = None) -> bytes:
+    return run_on(LocalEngine(7, None, FormatOptions(class_spec)), path, stages, class_spec, target, readings)
+
+
+def dask_bytes(scheduler, path, stages, class_spec: str, count, target, readings: list | None = None) -> bytes:
     from filterkit.distributed import DaskEngine
 
     options = FormatOptions(class_spec)
     with DaskEngine.connect(scheduler, None, 7, partitions=count, options=options) as engine:
-        run(chain_of(stages, class_spec), str(path), engine, checked_output(target))
-    return target.read_bytes()
+        return run_on(engine, path, stages, class_spec, target, readings)
 
 
 @pytest.fixture(scope="module")
@@ -92,9 +97,12 @@ def test_a_csv_with_cr_line_ends_or_no_rows_is_one_range(tmp_path):
 @pytest.mark.parametrize("count", [1, 3])
 def test_documents_give_the_local_run_s_bytes(dask_scheduler, documents, tmp_path, kind, count):
     path, class_spec = documents[kind]
-    expected = local_bytes(path, DOCUMENTS_CHAIN, class_spec, tmp_path / "local.arff")
+    readings: list = []
+    expected = local_bytes(path, DOCUMENTS_CHAIN, class_spec, tmp_path / "local.arff", readings)
     assert expected.count(b"\n") > 60 and b"@attribute" in expected
-    assert dask_bytes(dask_scheduler, path, DOCUMENTS_CHAIN, class_spec, count, tmp_path / "dask.arff") == expected
+    output = dask_bytes(dask_scheduler, path, DOCUMENTS_CHAIN, class_spec, count, tmp_path / "dask.arff", readings)
+    assert output == expected
+    assert readings[0][0] == kind and readings[1] == readings[0], "a saved model records how the input was read"
 
 
 @pytest.mark.slow
