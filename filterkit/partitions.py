@@ -23,6 +23,7 @@ import stat
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.errors import FilterkitError
 from filterkit.formats import CSV, JSON_LINES, Layout, scanned_format
@@ -194,38 +195,36 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
     cut into at most ``count`` non-empty ranges of about equal size, each right after a line feed outside
     a double-quoted value: the file's lines followed as its reader joins them into rows, in one pass
     that stops at the last cut.  A file whose header row does not end in a line feed (CR line ends) is
-    one range from its start."""
+    one range from its start; a stretch without a line feed longer than the reader's line bound ends
+    the cutting (the rest is one range), so memory stays within that bound."""
     from filterkit.formats.csv import _ends_quoted
 
     size = os.path.getsize(path)
+    longest = Limits.from_environment().line_bytes
     begin: int | None = None
     cuts: list[int] = []
     quoted = written = False
     offset = 0
     with open(path, "rb") as handle:
-        for line in handle:
+        while (begin is None or len(cuts) + 1 < count) and (line := handle.readline(longest)):
             offset += len(line)
+            if not line.endswith(b"\n") and offset < size:
+                break
             text = line.removeprefix(codecs.BOM_UTF8) if offset == len(line) else line
-            pieces = text.removesuffix(b"\n").split(b"\r")
-            for piece in pieces:
-                ended_row = not quoted
+            for piece in text.removesuffix(b"\n").split(b"\r"):
+                if begin is None and written and not quoted and piece.strip():
+                    return 0, [(0, size)]  # a row after the header row on its line: no line feed between
                 if b'"' in piece:
                     quoted = _ends_quoted(piece, quoted)
-                if begin is None and written and ended_row and piece.strip():
-                    return 0, [(0, size)]  # a row after the header row on its line: no line feed between
                 written = written or bool(piece.strip())
-            if quoted:
+            if quoted or not written:
                 continue
             if begin is None:
-                if written:
-                    begin = offset
-                continue
-            if len(cuts) + 1 < count and offset < size and offset >= begin + (size - begin) * (len(cuts) + 1) // count:
+                begin = offset
+            elif offset < size and offset >= begin + (size - begin) * (len(cuts) + 1) // count:
                 cuts.append(offset)
-                if len(cuts) + 1 == count:
-                    break
     if begin is None:
-        return size, [(size, size)]
+        return (0, [(0, size)]) if offset < size else (size, [(size, size)])
     edges = [begin, *cuts, size]
     return begin, [(start, end) for start, end in zip(edges, edges[1:]) if end > start] or [(begin, size)]
 

@@ -89,6 +89,14 @@ def test_a_csv_with_cr_line_ends_or_no_rows_is_one_range(tmp_path):
     assert csv_cuts(str(path), 3) == (6, [(6, 6)])
 
 
+def test_a_stretch_without_line_feed_past_the_line_bound_ends_the_cutting(tmp_path, monkeypatch):
+    monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", "64")
+    path = tmp_path / "long.csv"
+    path.write_bytes(b"a,b\n" + b"1,2\n" * 20 + b"3," + b"x" * 100 + b"\n" + b"4,5\n" * 20)
+    begin, ranges = csv_cuts(str(path), 4)
+    assert begin == 4 and ranges == [(4, 72), (72, path.stat().st_size)]  # cut at 72, stopped at 84
+
+
 # ------------------------------------------------------------------ on a Dask cluster
 
 
