@@ -153,3 +153,15 @@ def test_a_folder_of_csv_parts_is_refused_naming_the_file(dask_scheduler, tmp_pa
     shutil.copy(write_csv(IRIS, tmp_path / "iris.csv"), parts / "a.csv")
     with pytest.raises(FilterkitError, match=r"reads a folder or pattern of ARFF files only, and .*a\.csv is not one"):
         dask_bytes(dask_scheduler, f"{parts}/*.csv", (("l2", {}),), "last", None, tmp_path / "dask.arff")
+
+
+@pytest.mark.slow
+def test_the_command_line_runs_a_csv_of_documents_on_dask(run_filterkit, dask_scheduler, documents, tmp_path):
+    path, _ = documents["csv"]
+    chain = ["words", "--counts", "--lowercase", "shape", "bns", "l2"]
+    local = run_filterkit(path, *chain)
+    assert local.status == 0, local.stderr
+    argv = ["--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3", "-o", tmp_path / "out.arff"]
+    result = run_filterkit(*argv, path, *chain)
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "out.arff").read_bytes() == local.stdout

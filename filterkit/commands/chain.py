@@ -13,7 +13,7 @@ from filterkit.commands.context import plugin_loader
 from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import number_format
 from filterkit.formats import ARFF, FormatOptions, format_of
-from filterkit.partitions import checked_output_folder, partition_files
+from filterkit.partitions import RANGED_FORMATS, checked_output_folder, partition_files
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode
 from filterkit.runner import Chain, guarded
@@ -55,7 +55,13 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
             from filterkit.distributed import DaskEngine
 
             connecting = DaskEngine.connect(
-                options.scheduler, loader.folder, options.chunk_rows, progress, options.partitions
+                options.scheduler,
+                loader.folder,
+                options.chunk_rows,
+                progress,
+                options.partitions,
+                options.input_format,
+                formats,
             )
             engine = stack.enter_context(connecting)
             engine.check_workers(chain)
@@ -75,11 +81,13 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
-    if ARFF != format_of(options.input_path, options.input_format) or ARFF != output_format_of(
-        options.output, options.output_format
-    ):
+    if format_of(options.input_path, options.input_format) not in (ARFF, *RANGED_FORMATS):
         raise click.UsageError(
-            "--engine dask reads and writes ARFF only: convert the data first (filterkit in.svm -o in.arff)"
+            "--engine dask reads ARFF, CSV and JSON Lines only: convert the data first (filterkit in.svm -o in.arff)"
+        )
+    if output_format_of(options.output, options.output_format) != ARFF:
+        raise click.UsageError(
+            "--engine dask writes ARFF only: convert its output afterwards (filterkit out.arff -o out.svm)"
         )
     if (
         options.output_dir
