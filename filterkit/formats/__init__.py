@@ -200,12 +200,15 @@ def format_of(path: str | None, given: str | None) -> str:
 
 
 def is_folder_of_classes(path: str) -> bool:
-    """Whether ``path`` is a folder that holds a subfolder (a folder per class, not a folder of ARFF parts)."""
+    """Whether ``path`` is a folder per class: a folder that holds a subfolder not hidden (the folders reader
+    leaves out ``.ipynb_checkpoints``) and no ARFF file (a folder of ARFF parts, which may hold other folders)."""
     try:
-        with os.scandir(path) as entries:
-            return any(entry.is_dir() for entry in entries)
+        with os.scandir(path) as scanned:
+            entries = [(entry.name, entry.is_dir()) for entry in scanned]
     except OSError:
         return False
+    parts = any(name.endswith((".arff", ".arff.gz")) for name, _ in entries)
+    return not parts and any(is_dir and not name.startswith(".") for name, is_dir in entries)
 
 
 def extension_format(path: str) -> str | None:
