@@ -17,9 +17,10 @@ are the subfolders' names, the class last.  What filterkit decides, and where it
   after their file; Weka names it by the folder's absolute path with ``/``, ``\\`` and ``:`` made ``_``,
   which would make the output depend on where the folder lies.
 * **Files directly in the folder** (a README beside the class folders) are not documents: left out, as
-  Weka leaves them out, and counted in one stderr line (Weka says nothing).  A folder of ARFF parts (which
-  ``--engine dask`` reads) is not a folder per class, whatever subfolders it holds
-  (:func:`filterkit.formats.is_folder_of_classes`): ``--from folders`` reads it as one.
+  Weka leaves them out, and named in one stderr line (Weka says nothing).  Without ``--from``, a folder
+  that holds an ARFF file is a folder of ARFF parts (which ``--engine dask`` reads), whatever subfolders
+  it holds, and only a subfolder that is not hidden makes a folder per class
+  (:func:`filterkit.formats.is_folder_of_classes`).
 * **An empty class folder** is a label with no rows, as in Weka.  A folder with no class folder at all
   is an error.
 * **Hidden entries** (a name starting with ``.``: ``.DS_Store``, ``.ipynb_checkpoints``, ``.git``) are
@@ -78,9 +79,13 @@ class FoldersFormat:
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """The class folders and their files, by name (no document is read); with ``known_schema``
         (a model's header) the folders must be among its class labels."""
-        entries = _entries(name)
-        loose = [entry.name for entry in entries if not _is_folder(entry)]
-        entries = [entry for entry in entries if entry.name not in loose]
+        entries: list[os.DirEntry] = []
+        loose: list[str] = []
+        for entry in _entries(name):
+            if _is_folder(entry):
+                entries.append(entry)
+            else:
+                loose.append(entry.name)
         if loose:
             listed = ", ".join(shown(_named(file)) for file in loose[:3])
             more = f" and {len(loose) - 3} more" if len(loose) > 3 else ""
