@@ -246,6 +246,16 @@ def test_class_folder_name_not_utf8_is_an_error(tmp_path):
     )
 
 
+def test_file_name_not_utf8_is_read_and_named_in_errors_as_bytes(tmp_path):
+    folder = _tree(tmp_path / "docs", {"a/\xff1": b"one"}, ())
+    assert _rows(_ok(folder)) == (("a",), [("one", "a")])
+    _tree(folder, {"a/\xff2": b"\xfe"}, ())
+    assert (
+        _error(tmp_path, folder)
+        == f"filterkit: error: {folder}/a/\\xff2:1: not UTF-8 text (invalid start byte at byte 1)"
+    )
+
+
 def test_scan_reads_names_only_and_chunks_hold_at_most_chunk_rows(tmp_path):
     folder = _tree(tmp_path / "docs", {f"{c}/{i}": b"\xff" for c in "ab" for i in range(3)}, ())
     reader = FoldersFormat(Limits())
