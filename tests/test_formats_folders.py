@@ -11,7 +11,7 @@ import pytest
 from chain_helpers import REAL, needs_weka, weka_java
 from filterkit.arff import read_arff
 from filterkit.arff.limits import Limits
-from filterkit.formats import ARFF, FOLDERS, FormatOptions, format_of
+from filterkit.formats import ARFF, FOLDERS, FormatOptions, format_of, relation_of
 from filterkit.formats.folders import FoldersFormat
 from filterkit.testing import read_output, run_filterkit
 
@@ -254,6 +254,12 @@ def test_file_name_not_utf8_is_read_and_named_in_errors_as_bytes(tmp_path):
         _error(tmp_path, folder)
         == f"filterkit: error: {folder}/a/\\xff2:1: not UTF-8 text (invalid start byte at byte 1)"
     )
+
+
+def test_relation_of_a_name_not_utf8_is_text(tmp_path):
+    folder = _tree(Path(os.fsdecode(os.fsencode(tmp_path) + b"/\xffdocs")), {"a/1": b"one"}, ())
+    assert read_output(_ok(folder))[0].relation == "\\xffdocs"
+    assert relation_of(os.fsdecode(b"/data/\xffx.csv.gz"), keep_extension=False) == "\\xffx"  # CSV's, svmlight's
 
 
 def test_scan_reads_names_only_and_chunks_hold_at_most_chunk_rows(tmp_path):

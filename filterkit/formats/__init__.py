@@ -219,10 +219,11 @@ def extension_format(path: str) -> str | None:
 
 def relation_of(name: str, keep_extension: bool) -> str:
     """The relation name Weka's loaders give a file: its base name without ``.gz``, and without its
-    extension unless ``keep_extension`` (LibSVMLoader keeps it, CSVLoader not); ``stdin`` for stdin."""
+    extension unless ``keep_extension`` (LibSVMLoader keeps it, CSVLoader not); ``stdin`` for stdin.  Bytes
+    of the name that are not UTF-8 are written ``\\xNN``: the relation is UTF-8 text."""
     if name.startswith("<"):
         return name.strip("<>")
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = os.fsencode(name.replace("\\", "/").rsplit("/", 1)[-1]).decode("utf-8", "backslashreplace")
     if base.lower().endswith(".gz"):
         base = base[: -len(".gz")]
     if not keep_extension and "." in base.strip("."):

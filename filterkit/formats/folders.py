@@ -246,8 +246,8 @@ def _known_codes(schema: Schema, folders: tuple[str, ...], name: str) -> tuple[i
 
 
 def _relation(name: str) -> str:
-    """The relation: the folder's own name (``docs`` for ``/data/docs/``)."""
-    return os.path.basename(os.path.abspath(name)) or name
+    """The relation: the folder's own name (``docs`` for ``/data/docs/``), bytes not UTF-8 as ``\\xNN``."""
+    return _named(os.path.basename(os.path.abspath(name)) or name)
 
 
 def _named(path: str) -> str:
