@@ -165,6 +165,17 @@ def test_subfolders_are_classes_and_files_rows_in_name_byte_order(tmp_path):
     )
 
 
+@pytest.mark.slow  # importing scikit-learn's datasets: about a second
+def test_rows_are_scikit_learns_load_files_unshuffled(tmp_path):
+    from sklearn.datasets import load_files
+
+    folder = _tree(tmp_path / "docs", DOCUMENTS)
+    theirs = load_files(str(folder), encoding="utf-8", shuffle=False)
+    labels, rows = _rows(_ok(folder))
+    assert labels == tuple(theirs.target_names)
+    assert rows == [(text, theirs.target_names[target]) for text, target in zip(theirs.data, theirs.target)]
+
+
 def test_folder_of_subfolders_is_read_as_folders_without_from(tmp_path):
     folder = _tree(tmp_path / "docs", {"a/1": b"one two"}, ())
     assert format_of(str(folder), None) == FOLDERS

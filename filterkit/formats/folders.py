@@ -6,8 +6,9 @@ The rows are Weka's: a string attribute ``text`` (the whole file) and a nominal 
 are the subfolders' names, the class last.  What filterkit decides, and where it differs from Weka 3.6:
 
 * **Order.** Class folders, and the files of each, are taken in the order of their names' bytes (as
-  ``LC_ALL=C ls`` lists them): the labels in that order, then the rows class by class.  Weka takes the order
-  ``File.list()`` gives, the file system's, so the same tree can give other bytes on another disk.
+  ``LC_ALL=C ls`` lists them): the labels in that order, then the rows class by class, as scikit-learn's
+  ``load_files(shuffle=False)`` orders them.  Weka takes the order ``File.list()`` gives, the file
+  system's, so the same tree can give other bytes on another disk.
 * **Text.** A file is UTF-8 (Weka reads the platform's charset, or ``-charset``), read whole, its line ends
   kept as written; a byte-order mark at its start is left out, as the line formats leave it out (Weka keeps
   it, glued to the first word).  A file that is not UTF-8 is an error naming it and its line (Weka puts
