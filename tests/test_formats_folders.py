@@ -324,7 +324,8 @@ def test_dask_engine_refuses_a_folder_per_class_before_starting(tmp_path):
     folder = _tree(tmp_path / "docs", {"a/1": b"one"}, ())
     run = run_filterkit("--engine", "dask", folder, "shape")
     assert run.status == 2 and run.stdout == b""
-    assert "--engine dask reads and writes ARFF only" in run.stderr
+    assert "Error: --engine dask reads ARFF" in run.stderr and "convert the data first" in run.stderr
+    assert "*.arff" not in run.stderr  # not taken for a folder of ARFF parts with none in it
 
 
 def _reuters_documents() -> dict[str, bytes]:
