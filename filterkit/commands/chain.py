@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 from types import SimpleNamespace
 
 import click
@@ -81,9 +82,12 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
         raise click.UsageError(
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
-    if format_of(options.input_path, options.input_format) not in (ARFF, *RANGED_FORMATS):
+    read_as = format_of(options.input_path, options.input_format)
+    if read_as not in (ARFF, *RANGED_FORMATS):
+        path = shlex.quote(options.input_path)
         raise click.UsageError(
-            "--engine dask reads ARFF, CSV and JSON Lines only: convert the data first (filterkit in.svm -o in.arff)"
+            f"--engine dask reads ARFF, CSV and JSON Lines only, and {path} is read as {read_as}: convert it "
+            f"first (filterkit {path} -o {shlex.quote(options.input_path.rstrip('/') + '.arff')})"
         )
     if output_format_of(options.output, options.output_format) != ARFF:
         raise click.UsageError(
