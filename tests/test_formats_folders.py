@@ -324,7 +324,7 @@ def test_dask_engine_refuses_a_folder_per_class_before_starting(tmp_path):
     folder = _tree(tmp_path / "docs", {"a/1": b"one"}, ())
     run = run_filterkit("--engine", "dask", folder, "shape")
     assert run.status == 2 and run.stdout == b""
-    assert "Error: --engine dask reads ARFF" in run.stderr and "convert the data first" in run.stderr
+    assert f"is read as folders: convert it first (filterkit {folder} -o {folder}.arff)" in run.stderr
     assert "*.arff" not in run.stderr  # not taken for a folder of ARFF parts with none in it
 
 
