@@ -31,7 +31,7 @@ from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
-from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema, shown_labels, shown_name
 from filterkit.sources import MemorySource
 from filterkit.stage import Option, Stage
 
@@ -122,12 +122,12 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if positive is not None and positive not in labels:
             raise ValueError(
                 f"{type(self).__name__}: positive={self.positive!r} is not one of y's labels "
-                f"({', '.join(repr(label) for label in labels.tolist())}; compared as str(y))"
+                f"{shown_labels(tuple(labels.tolist()))} (compared as str(y))"
             )
         if required and len(labels) < 2:
             raise ValueError(
                 f"{type(self).__name__}: y holds {len(labels)} class{'' if len(labels) == 1 else 'es'} "
-                f"({', '.join(map(repr, labels.tolist()))}); stage '{self._stage_name()}' learns from at least two"
+                f"{shown_labels(tuple(labels.tolist()))}; stage '{self._stage_name()}' learns from at least two"
             )
         codes = np.full(len(y), np.nan)
         codes[[not _is_missing(value) for value in y]] = np.searchsorted(labels, text)
@@ -354,7 +354,10 @@ def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
         accepts, code, expected = _cell_reader(attribute)
         wrong = [cell for cell, gap in zip(cells, missing) if not gap and not accepts(cell)]
         if wrong:
-            raise ValueError(f"column {attribute.name!r} holds {wrong[0]!r}, which is not {expected} (as when fitted)")
+            raise ValueError(
+                f"column {shown_name(attribute.name)} holds {shown_name(str(wrong[0]))}, which is not {expected} "
+                "(as when fitted)"
+            )
         if attribute.kind == STRING:
             text[position] = [None if gap else cell for cell, gap in zip(cells, missing)]
         values[:, position] = [np.nan if gap else code(cell) for cell, gap in zip(cells, missing)]
@@ -367,7 +370,7 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
         return (lambda cell: isinstance(cell, str)), (lambda cell: 0.0), "text"
     if attribute.kind == NOMINAL:
         index = {label: float(k) for k, label in enumerate(attribute.labels)}
-        expected = f"one of its categories ({', '.join(attribute.labels)})"
+        expected = f"one of its categories {shown_labels(attribute.labels)}"
         return (lambda cell: str(cell) in index), (lambda cell: index[str(cell)]), expected
     number = (int, float, np.integer, np.floating, np.bool_)
     return (lambda cell: isinstance(cell, number)), (lambda cell: cell), "a number"
