@@ -33,7 +33,7 @@ from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema, shown_labels, shown_name
 from filterkit.sources import MemorySource
-from filterkit.stage import Option, Stage
+from filterkit.stage import Accepts, Option, Stage
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
@@ -75,7 +75,10 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
         tags.target_tags.required = self._learns_from_y()
-        tags.input_tags.positive_only = _accepts_no_negative_value(self._new_stage)
+        accepts = _accepts(self._new_stage)
+        tags.input_tags.positive_only = accepts.non_negative
+        # a stage that reads text takes documents, not a numeric matrix (as CountVectorizer's tags say)
+        tags.input_tags.string, tags.input_tags.two_d_array = accepts.text, not accepts.text
         return tags
 
     def fit(self, X, y=None):
@@ -262,12 +265,12 @@ def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:
     return accepts.nominal_class or accepts.two_classes
 
 
-def _accepts_no_negative_value(make_stage: Callable[[], Stage]) -> bool:
-    """True when the stage ``make_stage()`` makes accepts no negative value; False when it cannot be made."""
+def _accepts(make_stage: Callable[[], Stage]) -> Accepts:
+    """What the stage ``make_stage()`` makes accepts; no need when it cannot be made."""
     try:
-        return make_stage().accepts.non_negative
+        return make_stage().accepts
     except (FilterkitError, ValueError):
-        return False
+        return Accepts()
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
