@@ -7,6 +7,7 @@ fold records become the result document (:func:`result_document`), which :mod:`f
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import math
@@ -309,8 +310,25 @@ def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int
     }
 
 
+def refuse_featureless_chain(chain: str, schema: Schema, class_index: int) -> None:
+    """FilterkitError unless the output ``schema`` of ``chain`` leaves the classifier a feature (a numeric
+    attribute, or a nominal one's label, besides the class): naming what the output holds instead."""
+    others = [a for i, a in enumerate(schema.attributes) if i != class_index]
+    if any(a.is_numeric or a.kind == NOMINAL and a.labels for a in others):
+        return
+    kinds = collections.Counter(a.kind for a in others)
+    held = ", ".join(f"{count:,} {kind}" for kind, count in sorted(kinds.items()))
+    held = f"{held} attribute{'s' if len(others) > 1 else ''} and the class" if held else "only the class"
+    raise FilterkitError(
+        f"the chain '{chain}' leaves the classifier no numeric feature (its output: {held}): the classifier reads "
+        "numeric attributes and nominal ones (one-hot), not string or date ones: turn text into word vectors "
+        "with words"
+    )
+
+
 def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_matrix:
-    """What a classifier sees: numeric attributes, nominal ones one-hot, others dropped, missing as 0."""
+    """What a classifier sees: numeric attributes, nominal ones one-hot, others dropped, missing as 0
+    (a ``schema`` :func:`refuse_featureless_chain` accepts)."""
     matrix = sp.csr_matrix(chunk.values)
     blocks = []
     numeric = [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index]
@@ -326,8 +344,6 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
                     shape=(chunk.n_rows, len(attribute.labels)),
                 )
             )
-    if not blocks:
-        raise FilterkitError("the chain's output has no numeric or nominal attribute for the classifier")
     features = sp.hstack(blocks, format="csr")
     features.data = np.nan_to_num(features.data, nan=0.0)
     features.eliminate_zeros()
@@ -442,6 +458,7 @@ def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
     )
     assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
     output_schema, output_class = fitted.output_schema, fitted.output_schema.index_of(fitted.class_name)
+    refuse_featureless_chain(chain.text, output_schema, output_class)
 
     def prepared(rows):
         transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))

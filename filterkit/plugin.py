@@ -51,6 +51,8 @@ _HOMES = {
         "CsrArrays",
         "Schema",
         "refuse_unreadable_output",
+        "shown_labels",
+        "shown_name",
         "take_rows",
         "weka_range",
     ),
@@ -170,6 +172,8 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
         CsrArrays,
         Schema,
         refuse_unreadable_output,
+        shown_labels,
+        shown_name,
         take_rows,
         weka_range,
     )

@@ -59,7 +59,7 @@ class Chain:
         self.output_schema: Schema | None = None
         self.class_name: str | None = None
         #: The warnings of the last fit: a stage whose output is much wider than its input (:func:`widening`),
-        #: a stage that found nothing to read (:attr:`Stage.nothing_to_read`).
+        #: what a stage says of its fit (:meth:`Stage.fit_warnings`).
         self.warnings: list[str] = []
 
     @classmethod
@@ -162,8 +162,9 @@ class Chain:
             warning = widening(position, stage, schema, output)
             if warning is not None:
                 self.warnings.append(warning)
-            if stage.nothing_to_read and not len(stage.features):
-                self.warnings.append(f"stage {position + 1} '{stage.name}' {stage.nothing_to_read}")
+            self.warnings += [
+                f"stage {position + 1} '{stage.name}' {text}" for text in guarded(stage, "fit", stage.fit_warnings)
+            ]
             schema = output
         self.output_schema = schema
         return self

@@ -112,10 +112,14 @@ class Schema:
         return [i for i, a in enumerate(self.attributes) if a.kind in TEXT_KINDS]
 
     def first_difference(self, other: "Schema") -> str | None:
-        """Describe the first attribute that differs from ``other`` (not the relation name), or None."""
+        """Describe the first attribute that differs from ``other`` (not the relation name), or None: in a
+        bounded line, naming a label one holds and the other does not when only the labels differ."""
         for position, (mine, theirs) in enumerate(zip(self.attributes, other.attributes), 1):
             if not mine.same_declaration(theirs):
-                return f"attribute {position} differs: expected {describe(mine)}, found {describe(theirs)}"
+                difference = f"attribute {position} differs: expected {describe(mine)}, found {describe(theirs)}"
+                if mine.kind == theirs.kind == NOMINAL and mine.labels != theirs.labels:
+                    difference += f": {label_difference(mine.labels, theirs.labels)}"
+                return difference
         if len(self.attributes) != len(other.attributes):
             return f"expected {len(self.attributes)} attributes, found {len(other.attributes)}"
         return None
@@ -147,25 +151,56 @@ def check_positive(positive: str | None, class_attribute: Attribute | None, path
         return
     if class_attribute is None or class_attribute.kind != NOMINAL:
         raise FilterkitError(f"--positive {positive!r} is not a label of the class", path)
-    labels = class_attribute.labels
-    listed = "{" + ",".join(labels) + "}"
-    if len(listed) > SHOWN_LABEL_CHARACTERS:
-        listed = f"{listed[:SHOWN_LABEL_CHARACTERS]}…}} ({len(labels):,} labels)"
-    message = f"--positive {positive!r} is not a label of the class '{class_attribute.name}' {listed}"
-    alike = [label for label in labels if label.casefold() == positive.casefold()]
+    message = (
+        f"--positive {positive!r} is not a label of the class '{class_attribute.name}' "
+        f"{shown_labels(class_attribute.labels)}"
+    )
+    alike = [label for label in class_attribute.labels if label.casefold() == positive.casefold()]
     if alike:
         offered = " or ".join(f"--positive {shlex.quote(label)}" for label in alike)
         message += f": labels are case-sensitive; did you mean {offered}?"
     raise FilterkitError(message, path)
 
 
+def shown_labels(labels: tuple[str, ...]) -> str:
+    """Labels for a message, ``{a,b,c}``: cut after :data:`SHOWN_LABEL_CHARACTERS` characters, then
+    ``…} (N labels)`` (a nominal attribute of documents has megabytes of labels)."""
+    listed = "{" + ",".join(labels) + "}"
+    if len(listed) > SHOWN_LABEL_CHARACTERS:
+        listed = f"{listed[:SHOWN_LABEL_CHARACTERS]}…}} ({len(labels):,} labels)"
+    return listed
+
+
+def shown_name(text: str, most: int = 60) -> str:
+    """A name or label quoted for a message, its middle cut out when longer than ``most`` characters."""
+    from filterkit.arff.tokens import shown  # filterkit.arff imports this module
+
+    return shown(text, most)
+
+
+def label_difference(expected: tuple[str, ...], found: tuple[str, ...]) -> str:
+    """What differs between two attributes' labels, bounded: a label only one holds, else the first
+    position where their order differs."""
+    expected_set, found_set = set(expected), set(found)
+    missing = next((label for label in expected if label not in found_set), None)
+    new = next((label for label in found if label not in expected_set), None)
+    parts = [] if missing is None else [f"label {shown_name(missing)} is missing"]
+    parts += [] if new is None else [f"label {shown_name(new)} is new"]
+    order = next((k for k, (a, b) in enumerate(zip(expected, found)) if a != b), None)
+    if not parts and order is not None:
+        parts = [f"the same labels in another order (label {order + 1} is {shown_name(found[order])})"]
+    counts = f" ({len(expected):,} labels expected, {len(found):,} found)" if len(expected) != len(found) else ""
+    return ", ".join(parts) + counts if parts else counts.strip(" ()")
+
+
 def describe(attribute: Attribute) -> str:
-    """A short human description such as ``'play' {yes,no}``."""
+    """A short human description such as ``'play' {yes,no}``, bounded (:func:`shown_labels`)."""
+    name = shown_name(attribute.name)
     if attribute.kind == NOMINAL:
-        return f"'{attribute.name}' {{{','.join(attribute.labels)}}}"
+        return f"{name} {shown_labels(attribute.labels)}"
     if attribute.kind == DATE:
-        return f"'{attribute.name}' date \"{attribute.date_format}\""
-    return f"'{attribute.name}' {attribute.kind}"
+        return f'{name} date "{attribute.date_format}"'
+    return f"{name} {attribute.kind}"
 
 
 class CsrArrays(NamedTuple):

@@ -34,9 +34,20 @@ from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
-from filterkit.schema import NOMINAL, NUMERIC, STRING, TEXT_KINDS, Attribute, Chunk, Schema, concatenate
+from filterkit.schema import (
+    NOMINAL,
+    NUMERIC,
+    STRING,
+    TEXT_KINDS,
+    Attribute,
+    Chunk,
+    Schema,
+    concatenate,
+    shown_labels,
+    shown_name,
+)
 from filterkit.sources import MemorySource
-from filterkit.stage import Option, Stage
+from filterkit.stage import Accepts, Option, Stage
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
@@ -78,7 +89,10 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
         tags.target_tags.required = self._learns_from_y()
-        tags.input_tags.positive_only = _accepts_no_negative_value(self._new_stage)
+        accepts = _accepts(self._new_stage)
+        tags.input_tags.positive_only = accepts.non_negative
+        # a stage that reads text takes documents, not a numeric matrix (as CountVectorizer's tags say)
+        tags.input_tags.string, tags.input_tags.two_d_array = accepts.text, not accepts.text
         return tags
 
     def fit(self, X, y=None):
@@ -125,12 +139,12 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if positive is not None and positive not in labels:
             raise ValueError(
                 f"{type(self).__name__}: positive={self.positive!r} is not one of y's labels "
-                f"({', '.join(repr(label) for label in labels.tolist())}; compared as str(y))"
+                f"{shown_labels(tuple(labels.tolist()))} (compared as str(y))"
             )
         if required and len(labels) < 2:
             raise ValueError(
                 f"{type(self).__name__}: y holds {len(labels)} class{'' if len(labels) == 1 else 'es'} "
-                f"({', '.join(map(repr, labels.tolist()))}); stage '{self._stage_name()}' learns from at least two"
+                f"{shown_labels(tuple(labels.tolist()))}; stage '{self._stage_name()}' learns from at least two"
             )
         codes = np.full(len(y), np.nan)
         codes[[not _is_missing(value) for value in y]] = np.searchsorted(labels, text)
@@ -265,12 +279,12 @@ def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:
     return accepts.nominal_class or accepts.two_classes
 
 
-def _accepts_no_negative_value(make_stage: Callable[[], Stage]) -> bool:
-    """True when the stage ``make_stage()`` makes accepts no negative value; False when it cannot be made."""
+def _accepts(make_stage: Callable[[], Stage]) -> Accepts:
+    """What the stage ``make_stage()`` makes accepts; no need when it cannot be made."""
     try:
-        return make_stage().accepts.non_negative
+        return make_stage().accepts
     except (FilterkitError, ValueError):
-        return False
+        return Accepts()
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
@@ -357,7 +371,10 @@ def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
         accepts, code, expected = _cell_reader(attribute)
         wrong = [cell for cell, gap in zip(cells, missing) if not gap and not accepts(cell)]
         if wrong:
-            raise ValueError(f"column {attribute.name!r} holds {wrong[0]!r}, which is not {expected} (as when fitted)")
+            raise ValueError(
+                f"column {shown_name(attribute.name)} holds {shown_name(str(wrong[0]))}, which is not {expected} "
+                "(as when fitted)"
+            )
         if attribute.kind == STRING:
             text[position] = [None if gap else cell for cell, gap in zip(cells, missing)]
         values[:, position] = [np.nan if gap else code(cell) for cell, gap in zip(cells, missing)]
@@ -370,7 +387,7 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
         return (lambda cell: isinstance(cell, str)), (lambda cell: 0.0), "text"
     if attribute.kind == NOMINAL:
         index = {label: float(k) for k, label in enumerate(attribute.labels)}
-        expected = f"one of its categories ({', '.join(attribute.labels)})"
+        expected = f"one of its categories {shown_labels(attribute.labels)}"
         return (lambda cell: str(cell) in index), (lambda cell: index[str(cell)]), expected
     number = (int, float, np.integer, np.floating, np.bool_)
     return (lambda cell: isinstance(cell, number)), (lambda cell: cell), "a number"

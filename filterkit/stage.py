@@ -207,8 +207,8 @@ class Stage(Configurable):
     #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`);
     #: None for a stage whose purpose is a wide output (``words``: one attribute per word), which never warns.
     widening_hint: ClassVar[str | None] = ""
-    #: Said in the chain's warning when the stage finds none of the attributes it reads (``features`` empty):
-    #: ``words`` on a file without text would otherwise pass it through as if it had done its work.
+    #: Said in the chain's warning (:meth:`fit_warnings`) when the stage finds none of the attributes it reads
+    #: (``features`` empty), not to pass the rows through as if it had done its work.
     nothing_to_read: ClassVar[str] = ""
     #: What the stage needs of its input (:class:`Accepts`); a property where it depends on the options.
     accepts: ClassVar[Accepts] = Accepts()
@@ -255,6 +255,11 @@ class Stage(Configurable):
     def select_features(self, schema: Schema, context: Context) -> np.ndarray:
         """Positions of the attributes this stage acts on: numeric, not the class."""
         return numeric_features(schema, context.class_index)
+
+    def fit_warnings(self) -> list[str]:
+        """What the chain warns of once this stage is fitted, each a line ``filterkit: warning: stage N
+        'NAME' …``: by default :attr:`nothing_to_read` when the stage found none of the attributes it reads."""
+        return [self.nothing_to_read] if self.nothing_to_read and not len(self.features) else []
 
     def new_statistics(self) -> Any:
         """Empty statistics, for a stage that learns."""

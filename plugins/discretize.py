@@ -54,7 +54,8 @@ def range_labels(cuts: np.ndarray) -> tuple[str, ...]:
         f"'({low}-{high}{')' if high == 'inf' else ']'}'" for low, high in zip(bounds[:-1], bounds[1:], strict=True)
     )
     if len(set(labels)) != len(labels):
-        raise FilterkitError(f"stage 'discretize': two bins print alike at 6 decimals ({', '.join(labels)})")
+        alike = next(label for k, label in enumerate(labels) if label in labels[:k])
+        raise FilterkitError(f"stage 'discretize': two bins print alike at 6 decimals (both {alike})")
     return labels
 
 

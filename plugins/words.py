@@ -55,6 +55,7 @@ from filterkit.plugin import (
     refuse_unreadable_output,
     registered_stemmer,
     row_labels,
+    shown_name,
     weka_range,
 )
 
@@ -306,6 +307,48 @@ def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words
     return sorted((words[k] for k in ids[occurrences >= threshold]), key=java_order)
 
 
+#: The renamed words the fit's warning names (then their count).
+RENAMED_SHOWN = 5
+
+
+def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Each word's attribute name, ``prefix + word``, and the (name, new name) of those renamed: a name
+    in ``taken`` (another attribute's) becomes ``name_1``, or ``name_2`` … the first that no attribute
+    has.  A name depends only on the word and the names, not on the order the words were met."""
+    names = [prefix + word for word in words]
+    clashing = [k for k, name in enumerate(names) if name in taken]
+    used = taken.union(names)
+    renamed = []
+    for k in clashing:
+        name = next(f"{names[k]}_{n}" for n in itertools.count(1) if f"{names[k]}_{n}" not in used)
+        used.add(name)
+        renamed.append((names[k], name))
+        names[k] = name
+    return names, renamed
+
+
+#: The attributes the error for an input without text names (then their count).
+ATTRIBUTES_SHOWN = 6
+
+
+def no_text_message(schema, class_index: int | None, attributes: str) -> str:
+    """The error for an input in which ``--attributes`` names no string attribute: the attributes it
+    holds, by kind, and how to make one text."""
+    described = [
+        f"{shown_name(a.name)} {a.kind}"
+        + (f" ({len(a.labels):,} labels)" if a.kind == NOMINAL else "")
+        + (" (the class)" if i == class_index else "")
+        for i, a in enumerate(schema.attributes[:ATTRIBUTES_SHOWN])
+    ]
+    more = f", … ({len(schema):,} attributes)" if len(schema) > ATTRIBUTES_SHOWN else ""
+    selected = "" if attributes == "first-last" else f" among --attributes {attributes}"
+    return (
+        f"stage 'words' finds no string attribute to turn into words{selected}: the input holds "
+        f"{', '.join(described) or 'no attribute'}{more}; read a CSV or JSON Lines column as text with "
+        "--text COLUMN (an ARFF file declares it 'string'), or choose string attributes with --attributes"
+    )
+
+
 class WordVector(Stage):
     """String attributes to one numeric attribute per word, as Weka's StringToWordVector."""
 
@@ -378,7 +421,6 @@ class WordVector(Stage):
     #: no warning that the output is wide: one attribute per word is what the stage is for (a warning on
     #: every corpus is noise), and the attribute limit bounds it
     widening_hint = None
-    nothing_to_read = "finds no string attribute to turn into words (see --attributes): the rows pass through unchanged"
     learns = True
     #: Per kept word, in attribute order: the training documents holding it.
     state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}
@@ -402,6 +444,8 @@ class WordVector(Stage):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         class_index = context.class_index
+        if not len(self.features):
+            raise FilterkitError(no_text_message(schema, class_index, self.params["attributes"]))
         per_class = (
             not self.params["whole_corpus"]
             and class_index is not None
@@ -560,27 +604,27 @@ class WordVector(Stage):
     def _layout(self) -> None:
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema
-        prefix = self.params["prefix"]
-        names = sum(len(schema.attributes[i].name.encode()) for i in self.kept) + sum(
-            len(prefix.encode()) + len(word.encode()) for word in self.words
-        )
-        fewer = "keep fewer words with --words-to-keep or --min-term-freq"
-        refuse_unreadable_output(self.name, len(self.kept) + len(self.words), 0, names, fewer)
-        self.vocabulary = WordVocabulary(self.words)
         attributes = [schema.attributes[i] for i in self.kept]
-        taken = {attribute.name for attribute in attributes}  # the words themselves are distinct
-        clash = next((prefix + word for word in self.words if prefix + word in taken), None)
-        if clash is not None:
-            raise FilterkitError(
-                f"stage 'words': the word attribute '{clash}' would have the name of another attribute: give --prefix"
-            )
-        attributes += [Attribute(prefix + word, NUMERIC, declared_type="numeric") for word in self.words]
+        names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
+        name_bytes = sum(len(name.encode()) for name in itertools.chain((a.name for a in attributes), names))
+        fewer = "keep fewer words with --words-to-keep or --min-term-freq"
+        refuse_unreadable_output(self.name, len(attributes) + len(names), 0, name_bytes, fewer)
+        self.vocabulary = WordVocabulary(self.words)
+        attributes += [Attribute(name, NUMERIC, declared_type="numeric") for name in names]
         self.word_schema = schema.with_attributes(attributes)
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
 
     def output_schema(self):
         return self.word_schema
+
+    def fit_warnings(self) -> list[str]:
+        """The words renamed because another attribute has their name (:func:`word_names`), in one line."""
+        if not self.renamed:
+            return []
+        shown = ", ".join(f"{word!r} as {name!r}" for word, name in self.renamed[:RENAMED_SHOWN])
+        more = f", … ({len(self.renamed):,} in all)" if len(self.renamed) > RENAMED_SHOWN else ""
+        return [f"renames words named like another attribute (give --prefix to keep them): {shown}{more}"]
 
     def transform(self, chunk: Chunk) -> Chunk:
         indptr, ids, counts = self.counted(chunk, self.vocabulary, False)

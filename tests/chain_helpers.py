@@ -315,6 +315,12 @@ def example_stages() -> dict[str, list]:
     }
 
 
+def reads_text(words: list[str]) -> bool:
+    """True when a stage named among a chain's ``words`` (with its first option set) reads text (``Accepts.text``)."""
+    stages = example_stages()
+    return any(word in stages and stages[word][0].accepts.text for word in words)
+
+
 def needs_two_classes(words: list[str]) -> bool:
     """True when a stage named among a chain's ``words`` (with its first option set) needs a two-class task."""
     stages = example_stages()

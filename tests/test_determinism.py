@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from chain_helpers import REAL, example_stages, needs_two_classes
+from chain_helpers import REAL, example_stages, needs_two_classes, reads_text
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.testing import run_filterkit
 
@@ -69,7 +69,11 @@ DATA = {
     "iris-weighted": ("iris.arff", slice(None, None, 3), [], "Iris-versicolor", WEIGHTS),
     "credit-g-weighted": ("credit-g.arff", slice(60), [], None, WEIGHTS),
     "oh0-weighted": ("oh0.wc.arff", slice(50), [], "Ethics", WEIGHTS),
+    "grain": ("reuters_grain_sample.arff", slice(None), [], None, None),
+    "grain-weighted": ("reuters_grain_sample.arff", slice(None), [], None, WEIGHTS),
 }
+#: The data sets of documents: a stage that reads text (``words``) runs on these, every other stage on the others.
+TEXT_DATA = {"grain", "grain-weighted"}
 # oh0's words kept: those in at least this many of the rows kept, so the header stays small.
 OH0_MIN_ROWS = 3
 #: The chunk size of the shuffled runs (and of the order-dependent runs' chunked run, in order).
@@ -175,6 +179,8 @@ def outputs(tmp_path_factory):
     all_jobs, default_jobs = [], []
     for run_name, words in _runs():
         for name, (_, _, options, positive, _) in DATA.items():
+            if reads_text(words) != (name in TEXT_DATA):
+                continue
             chain_options = list(options)
             if positive and needs_two_classes(words):
                 chain_options += ["--positive", positive]
@@ -229,7 +235,7 @@ def test_every_installed_stage_is_covered():
     assert {"l2", "l1", "minmax", "binarize", "select", "ordinal", "shape", "bns", "ig"} <= set(stages)
 
 
-CASES = [(run_name, data) for run_name, _ in _runs() for data in DATA]
+CASES = [(run_name, data) for run_name, words in _runs() for data in DATA if reads_text(words) == (data in TEXT_DATA)]
 
 
 @pytest.mark.slow
@@ -292,6 +298,8 @@ def test_the_input_subsets_are_what_the_tests_assume(outputs):
         "iris-weighted": 50,
         "credit-g-weighted": 60,
         "oh0-weighted": 50,
+        "grain": 60,
+        "grain-weighted": 60,
     }
     assert b"} {0.1}\n" in found["l2|oh0-weighted|default"][1] and b" {0.3}\n" in found["l2|iris-weighted|default"][1]
     header, rows = _split(found["l2|oh0|default"][1].decode("utf-8"))
@@ -300,7 +308,10 @@ def test_the_input_subsets_are_what_the_tests_assume(outputs):
     _, iris_rows = _split(found["l2|iris|default"][1].decode("utf-8"))
     assert {row.rstrip().rsplit(",", 1)[1] for row in iris_rows} == {"Iris-setosa", "Iris-versicolor", "Iris-virginica"}
     # the slices of the --chunk-rows 1 runs: every class, the positive class, every weight
-    sliced = {name: _split(found[f"l2|{name}|slice-default"][1].decode("utf-8"))[1] for name in DATA}
+    sliced = {
+        name: _split(found[f"{'words' if name in TEXT_DATA else 'l2'}|{name}|slice-default"][1].decode("utf-8"))[1]
+        for name in DATA
+    }
     assert {name: len(rows) for name, rows in sliced.items()} == {
         "iris": 13,
         "credit-g": 15,
@@ -308,13 +319,15 @@ def test_the_input_subsets_are_what_the_tests_assume(outputs):
         "iris-weighted": 13,
         "credit-g-weighted": 15,
         "oh0-weighted": 13,
+        "grain": 15,
+        "grain-weighted": 15,
     }
     assert {row.rstrip().rsplit(",", 1)[1] for row in sliced["iris"]} == {
         row.rstrip().rsplit(",", 1)[1] for row in iris_rows
     }
     assert {row.rstrip().rsplit(",", 1)[1] for row in sliced["credit-g"]} == {"good", "bad"}
     assert any(row.rstrip().endswith("Ethics}") for row in sliced["oh0"])
-    for name in ("iris-weighted", "credit-g-weighted", "oh0-weighted"):
+    for name in ("iris-weighted", "credit-g-weighted", "oh0-weighted", "grain-weighted"):
         assert {_written_weight(row) for row in sliced[name]} == set(WEIGHTS)
 
 

@@ -423,3 +423,23 @@ def test_a_class_whose_multiclass_means_leave_out_folds_is_marked_and_footnoted(
         "  AUC of 'l2' (train 1): class a over 1 of 2 folds",
         "  F1 of 'l2' (train 1): class a over 1 of 2 folds",
     ]
+
+
+@pytest.mark.slow  # two evaluations
+def test_a_chain_that_leaves_the_classifier_no_feature_is_refused_naming_it_and_its_output(run_filterkit, tmp_path):
+    grain = REAL / "reuters_grain_sample.arff"
+    result = run_filterkit("evaluate", grain, "l2")
+    assert result.status == 1
+    assert result.stderr == (
+        "filterkit: error: the chain 'l2' leaves the classifier no numeric feature (its output: 1 string attribute "
+        "and the class): the classifier reads numeric attributes and nominal ones (one-hot), not string or date "
+        "ones: turn text into word vectors with words\n"
+    )
+    test = tmp_path / "test.arff"
+    test.write_bytes(grain.read_bytes())
+    held_out = run_filterkit("evaluate", "--test", test, grain, "remove", "--type", "string")
+    assert held_out.status == 1
+    assert "the chain 'remove --type string' leaves the classifier no numeric feature (its output: only the class)" in (
+        held_out.stderr
+    )
+    assert (result.stdout, held_out.stdout) == (b"", b"")

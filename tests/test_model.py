@@ -204,7 +204,8 @@ def test_object_arrays_of_an_old_model_are_never_unpickled(run_filterkit, tmp_pa
         ),
         (
             ("@attribute class { good, bad}", "@attribute class { good, bad, unknown}"),
-            "attribute 21 differs: expected 'class' {good,bad}, found 'class' {good,bad,unknown}",
+            "attribute 21 differs: expected 'class' {good,bad}, found 'class' {good,bad,unknown}: "
+            "label 'unknown' is new (2 labels expected, 3 found)",
         ),
         (
             ("@attribute age numeric", "@attribute age { young, old}"),

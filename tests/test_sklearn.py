@@ -110,6 +110,8 @@ def test_scikit_learn_estimator_checks(estimator, check):
 
 @pytest.mark.parametrize("estimator", ADAPTERS, ids=repr)
 def test_feature_names_out_checks(estimator):
+    if estimator.__sklearn_tags__().input_tags.string:
+        pytest.skip("these checks give numeric X; a stage that reads text takes documents (test_sklearn_documents)")
     name = type(estimator).__name__
     check_transformer_get_feature_names_out(name, estimator)
     check_get_feature_names_out_error(name, estimator)
@@ -282,7 +284,7 @@ def test_class_labels_are_the_sorted_strings_of_y():
     assert ScoreScaler().fit(X, [10, 9, 10, 9]).class_labels_ == ("10", "9")
     with pytest.raises(ValueError, match="y holds 1 class"):
         Shaper().fit(X, ["a"] * 4)
-    with pytest.raises(ValueError, match=r"^Shaper: y holds 0 classes \(\); stage 'shape' learns from at least two$"):
+    with pytest.raises(ValueError, match=r"^Shaper: y holds 0 classes {}; stage 'shape' learns from at least two$"):
         Shaper().fit(X, [None] * 4)
     with pytest.raises(ValueError, match="Unknown label type"):
         Shaper().fit(X, [0.5, 1.5, 2.25, 3.0])
@@ -348,12 +350,12 @@ def test_a_positive_class_that_is_not_among_y_s_labels_is_a_value_error_naming_t
     X, y = oh0_with_a_bool_y()
     adapter = transformer(positive="Ethics")
     with pytest.raises(
-        ValueError, match=r"^\w+: positive='Ethics' is not one of y's labels \('False', 'True'; compared as str\(y\)\)$"
+        ValueError, match=r"^\w+: positive='Ethics' is not one of y's labels {False,True} \(compared as str\(y\)\)$"
     ):
         adapter.fit(X, y)
     fitted = transformer(positive=True).fit(X, y)
     assert fitted.class_labels_ == ("False", "True")
-    with pytest.raises(ValueError, match=r"positive='c' is not one of y's labels \('a', 'b'"):
+    with pytest.raises(ValueError, match=r"positive='c' is not one of y's labels {a,b}"):
         transformer(positive="c").fit(np.eye(4), ["a", "b", "a", "b"])
 
 

@@ -192,3 +192,10 @@ def test_a_plain_list_of_numbers_as_y_is_the_class_as_an_array_of_them_is():
     }
     assert kept["list"] == kept["array"] == kept["labels"]
     assert kept["none"] != kept["labels"]  # per class, words_to_keep keeps other words than over all rows
+
+
+def test_word_vector_on_numbers_is_a_value_error_and_its_tags_say_it_takes_documents():
+    with pytest.raises(ValueError, match=r"^WordVector: stage 'words' finds no string attribute to turn into words: "):
+        WordVector().fit(np.eye(3), ["a", "b", "a"])
+    tags = WordVector().__sklearn_tags__().input_tags
+    assert (tags.string, tags.two_d_array) == (True, False)

@@ -211,3 +211,25 @@ def test_a_stage_without_declared_arrays_loads_as_before(iris):
     stage = prepared(Stage, iris)
     stage.load_state({"anything": 1})
     assert not Stage.state_arrays
+
+
+def test_a_stage_warns_of_its_fit_and_of_finding_nothing_to_read():
+    class Reads(Stage):
+        name = "reads"
+        nothing_to_read = "finds no numeric attribute: the rows pass through unchanged"
+
+    class Says(Reads):
+        name = "says"
+
+        def fit_warnings(self) -> list[str]:
+            return ["chose something", "and another"]
+
+    schema, chunk = read_arff(REAL / "iris.arff")
+    nominal_only = schema.with_attributes(schema.attributes[4:])
+    chain = Chain([Reads(), Says()], class_spec="last").fit(MemorySource(nominal_only, Chunk(chunk.values[:, 4:])))
+    assert chain.warnings == [
+        "stage 1 'reads' finds no numeric attribute: the rows pass through unchanged",
+        "stage 2 'says' chose something",
+        "stage 2 'says' and another",
+    ]
+    assert Chain([Reads()], class_spec="last").fit(MemorySource(schema, chunk)).warnings == []

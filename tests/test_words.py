@@ -344,14 +344,51 @@ def test_a_missing_stop_word_file_is_an_error_naming_it(tmp_path):
     assert f"cannot read the stop word file '{missing}'" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_a_word_named_like_a_kept_attribute_asks_for_a_prefix():
-    schema, chunk = _documents(["class n", "x"], [0, 1])
-    with pytest.raises(FilterkitError, match="would have the name of another attribute: give --prefix"):
-        _fitted(schema, chunk)
-    assert [a.name for a in _fitted(schema, chunk, prefix="w:").output_schema.attributes][2:] == [
-        "w:class",
-        "w:n",
-        "w:x",
+#: Documents holding words named like the other attributes ('n', 'n_1', 'class'): the class first.
+CLASHING_DOCUMENTS = [("class n x", 1, "yes"), ("n_1 n", 2, "no"), ("x class", 3, "yes"), ("n x", 4, "no")]
+
+
+def _clashing_file(path: Path, documents) -> Path:
+    rows = "".join(f"'{text}',{n},{n * 10},{label}\n" for text, n, label in documents)
+    path.write_text(
+        "@relation docs\n@attribute text string\n@attribute n numeric\n@attribute n_1 numeric\n"
+        f"@attribute class {{yes,no}}\n@data\n{rows}"
+    )
+    return path
+
+
+def test_a_word_named_like_another_attribute_is_renamed_with_the_first_free_suffix_and_one_warning(tmp_path):
+    train = _clashing_file(tmp_path / "train.arff", CLASHING_DOCUMENTS)
+    result = run_filterkit("--save-model", tmp_path / "m.json", "-o", tmp_path / "out.arff", train, "words")
+    assert result.status == 0
+    assert result.stderr == (
+        "filterkit: warning: stage 1 'words' renames words named like another attribute (give --prefix to keep "
+        "them): 'class' as 'class_1', 'n' as 'n_2', 'n_1' as 'n_1_1'\n"
+    )
+    schema, _ = read_arff(tmp_path / "out.arff")
+    names = [a.name for a in schema.attributes]
+    assert names == ["n", "n_1", "class", "class_1", "n_2", "x", "n_1_1"]
+    # the words met in another order, a row at a time: the same names
+    reordered = _clashing_file(tmp_path / "reordered.arff", CLASHING_DOCUMENTS[::-1])
+    again = run_filterkit("--chunk-rows", "1", reordered, "words")
+    assert [a.name for a in read_output(again.stdout)[0].attributes] == names
+    applied = run_filterkit("apply", tmp_path / "m.json", train)
+    assert applied.status == 0 and applied.stderr == ""
+    assert [a.name for a in read_output(applied.stdout)[0].attributes] == names
+    prefixed = run_filterkit(train, "words", "--prefix", "w:")
+    assert prefixed.stderr == ""
+    assert [a.name for a in read_output(prefixed.stdout)[0].attributes][3:] == ["w:class", "w:n", "w:x", "w:n_1"]
+
+
+def test_the_warning_names_the_first_renamed_words_then_their_count():
+    texts = [" ".join(f"a{k}" for k in range(8))]
+    schema = Schema("docs", (Attribute("text", STRING), *(Attribute(f"a{k}", "numeric") for k in range(8))))
+    chunk = Chunk(np.zeros((1, 9)), {0: texts}, None)
+    chain = Chain([WordVector()], class_spec=None)
+    chain.fit(MemorySource(schema, chunk))
+    assert chain.warnings == [
+        "stage 1 'words' renames words named like another attribute (give --prefix to keep them): "
+        "'a0' as 'a0_1', 'a1' as 'a1_1', 'a2' as 'a2_1', 'a3' as 'a3_1', 'a4' as 'a4_1', … (8 in all)"
     ]
 
 
@@ -443,14 +480,31 @@ def test_a_stop_word_file_that_never_ends_is_refused(monkeypatch):
     )
 
 
-def test_words_on_a_file_without_text_says_so_and_passes_the_rows_through():
+def test_words_on_a_file_without_text_is_an_error_naming_its_attributes_and_how_to_mark_text(tmp_path):
     iris = REAL / "iris.arff"
-    result = run_filterkit(iris, "words")
-    assert result.status == 0
+    output = tmp_path / "out.arff"
+    result = run_filterkit("-o", output, iris, "words")
+    assert result.status == 1
     assert result.stderr == (
-        "filterkit: warning: stage 1 'words' finds no string attribute to turn into words (see --attributes): "
-        "the rows pass through unchanged\n"
+        "filterkit: error: stage 'words' finds no string attribute to turn into words: the input holds "
+        "'sepallength' numeric, 'sepalwidth' numeric, 'petallength' numeric, 'petalwidth' numeric, "
+        "'class' nominal (3 labels) (the class); read a CSV or JSON Lines column as text with --text COLUMN "
+        "(an ARFF file declares it 'string'), or choose string attributes with --attributes\n"
     )
-    assert read_output(result.stdout)[1].dense_values().tolist() == read_arff(iris)[1].dense_values().tolist()
-    with_text = run_filterkit(REAL / "reuters_grain_sample.arff", "words")
+    assert not output.exists()
+    grain = REAL / "reuters_grain_sample.arff"
+    chosen = run_filterkit(grain, "words", "--attributes", "2")
+    assert chosen.status == 1
+    assert chosen.stderr.startswith(
+        "filterkit: error: stage 'words' finds no string attribute to turn into words among --attributes 2: "
+        "the input holds 'Text' string, 'class-att' nominal (2 labels) (the class);"
+    )
+    with_text = run_filterkit(grain, "words")
     assert (with_text.status, with_text.stderr) == (0, "")
+
+
+def test_the_attributes_words_names_without_text_are_bounded():
+    schema = Schema("wide", tuple(Attribute("a" * 1000 + str(k), NOMINAL, ("x" * 1000,) * 1) for k in range(5000)))
+    with pytest.raises(FilterkitError) as raised:
+        Chain([WordVector()], class_spec=None).fit(MemorySource(schema, Chunk(np.zeros((1, 5000)), {}, None)))
+    assert len(str(raised.value)) < 1000 and str(raised.value).count("…") == 7  # six names cut, then the count

@@ -20,8 +20,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff.reader import parse_number
+from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema
+from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema, shown_labels
 
 _LIAC_NUMERIC = {"NUMERIC": "numeric", "REAL": "real", "INTEGER": "integer"}
 
@@ -153,12 +154,9 @@ class _Converter:
         if attribute.kind == NOMINAL:
             code = cast(dict[str, float], self.codes[column]).get(str(value))  # a nominal column has codes
             if code is None:
-                shown = ",".join(attribute.labels)
-                if len(shown) > 200:
-                    shown = shown[:200] + "…"
                 raise ArffError(
-                    f"data row {row + 1}: value {str(value)!r} is not a label of attribute "
-                    f"'{attribute.name}' {{{shown}}}"
+                    f"data row {row + 1}: value {shown(str(value))} is not a label of attribute "
+                    f"{shown(attribute.name)} {shown_labels(attribute.labels)}"
                 )
             return code
         if attribute.kind == STRING:

@@ -32,7 +32,17 @@ from filterkit.arff.header import HeaderParser
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, shown
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, Schema, concatenate, without_zeros
+from filterkit.schema import (
+    DATE,
+    NOMINAL,
+    NUMERIC,
+    TEXT_KINDS,
+    Chunk,
+    Schema,
+    concatenate,
+    shown_labels,
+    without_zeros,
+)
 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
@@ -337,10 +347,8 @@ class _ColumnInfo:
             code = self.label_codes[column].get(text)
             if code is None:
                 attribute = self.schema.attributes[column]
-                labels = ",".join(attribute.labels)
-                if len(labels) > 200:
-                    labels = labels[:200] + "…"
-                raise ArffError(f"value {shown(text)} is not a label of attribute {shown(attribute.name)} {{{labels}}}")
+                labels = shown_labels(attribute.labels)
+                raise ArffError(f"value {shown(text)} is not a label of attribute {shown(attribute.name)} {labels}")
             return code
         if kind == DATE:
             return self.date_formats[column].parse(text)

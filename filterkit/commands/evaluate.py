@@ -45,8 +45,9 @@ training fold only and applied to its test fold. With --compare, every
 argument after IN.arff is one quoted chain ("" is no stage), all evaluated on
 the same folds; without it, the arguments after IN.arff are one chain's stages.
 The classifier sees numeric features only: nominal attributes the chain leaves
-nominal are one-hot encoded, string and date attributes are dropped, missing
-values become 0; instance weights are not used. Rows with a missing class are
+nominal are one-hot encoded, string and date attributes are dropped (a chain
+that leaves no feature is an error), missing values become 0; instance weights
+are not used. Rows with a missing class are
 left out (and counted on stderr). AUC is averaged over folds, never pooled; a
 mean that leaves out folds (a one-class test fold has no AUC) is marked * and
 footnoted. F1, precision and recall come from the counts summed over the folds
