@@ -31,7 +31,7 @@ from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_rows, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, without_zeros
+from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, shown_labels, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
 _IS_NUMBER = re.compile(
@@ -257,7 +257,7 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
     labels = np.array([float(label) for label in attributes[-1].labels], dtype=np.float64)
     if len(set(labels.tolist())) < len(labels):
         raise FilterkitError(
-            f"the model's class labels {{{','.join(attributes[-1].labels)}}} hold one number written two ways: "
+            f"the model's class labels {shown_labels(attributes[-1].labels)} hold one number written two ways: "
             "svmlight labels cannot tell those classes apart"
         )
     settled = (("zero_based", first_index == 0),)
