@@ -23,6 +23,7 @@ from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import called
 from filterkit.documents import as_json
 from filterkit.errors import FilterkitError
+from filterkit.formats import FormatOptions
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -130,16 +131,23 @@ def evaluate(
     test_name: str | None = None,
     engine: str = "local",
     scheduler: str | None = None,
+    input_format: str | None = None,
+    reading: FormatOptions | None = None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (a path, or a source called ``name``) under ``settings``, in
     up to ``jobs`` processes or on Dask (``engine="dask"``, at ``scheduler``), with the plugins of
     ``registry`` (by default those found with ``plugins_dir``).  Rows with a missing class are left out.
     Given ``test`` (a path, or a source called ``test_name``), each chain is fitted on all of ``source``
-    and scored once on ``test``'s rows."""
+    and scored once on ``test``'s rows.  A path is read in ``input_format`` (None: by its name) with the
+    ``reading`` options; a test file that is not ARFF is read with the training data's header, as ``apply``
+    reads new rows."""
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
-    with _opened(source, name, "<data>") as (source, name), _opened(test, test_name, "<test>") as (test, test_name):
+    reading = FormatOptions(settings.class_spec) if reading is None else reading
+    with contextlib.ExitStack() as stack:
+        source, name = stack.enter_context(_opened(source, name, "<data>", input_format, reading))
+        test, test_name = stack.enter_context(_opened(test, test_name, "<test>", None, reading, source.schema))
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
         progress.expect(2 if test is None else 3)
@@ -185,12 +193,17 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def _opened(source, name: str | None, default: str):
-    """``(source, name)``: a path (``-``: standard input) opened and named by it, else the source as given."""
+def _opened(
+    source, name: str | None, default: str, given_format: str | None, reading: FormatOptions, known_schema=None
+):
+    """``(source, name)``: a path (``-``: standard input) opened and named by it, read in ``given_format``
+    (None: by its name) with ``reading`` (and ``known_schema``'s header, when not ARFF), else the source as
+    given."""
     if isinstance(source, (str, os.PathLike)):
         from filterkit.running import open_source
 
-        with open_source(os.fspath(source), DEFAULT_CHUNK_ROWS, needs_passes=False) as opened:
+        path = os.fspath(source)
+        with open_source(path, DEFAULT_CHUNK_ROWS, False, given_format, reading, known_schema) as opened:
             yield opened, os.fspath(source) if name is None else name
     else:
         yield source, default if name is None else name

@@ -270,3 +270,33 @@ def test_an_output_named_as_a_format_filterkit_only_reads_is_refused_before_any_
     assert result.status == 2
     assert "does not write it" in result.stderr and "write arff, svmlight, csv" in result.stderr
     assert not (tmp_path / name).exists()
+
+
+@pytest.mark.slow
+def test_evaluate_reads_documents_in_any_format_and_a_test_file_with_the_training_header(run_filterkit, tmp_path):
+    """evaluate --test on CSV training documents and a JSON Lines test file scores as on the ARFF pair. The
+    test file holds grain articles only: typed on its own, its class would have the one label 1, so it is
+    read with the training data's header, as apply reads new rows."""
+    rows = _documents()
+    split = {"interleaved": (rows[1::2], rows[::2]), "one label": (rows[:45], rows[45:])}
+    assert {y for _, y in split["one label"][1]} == {"1"}
+    chain = ("words", "--counts", "--lowercase", "l2")
+    results = {}
+    for kind, (training, testing) in split.items():
+        train_arff, test_arff = tmp_path / "train.arff", tmp_path / "test.arff"
+        for path, part in ((train_arff, training), (test_arff, testing)):
+            lines = ["@relation r", "@attribute Text string", "@attribute class-att {0,1}", "@data"]
+            lines += [_arff_string(text) + f",{y}" for text, y in part]
+            path.write_text("\n".join(lines) + "\n")
+        train_csv, test_jsonl = tmp_path / "train.csv", tmp_path / "test.jsonl"
+        train_csv.write_bytes(_as_csv(training))
+        test_jsonl.write_bytes(_as_jsonl(testing))
+        expected = json.loads(_ok(run_filterkit, "evaluate", "--json", "--test", test_arff, train_arff, *chain).stdout)
+        scored = json.loads(_ok(run_filterkit, "evaluate", "--json", "--test", test_jsonl, train_csv, *chain).stdout)
+        assert scored["per_fold"] == expected["per_fold"], kind
+        results[kind] = expected["per_fold"]
+    assert 0.8 < results["interleaved"]["auc"][0] <= 1
+
+
+def _arff_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"

@@ -17,6 +17,8 @@ from filterkit.commands.options import (
     class_option,
     click_option,
     engine_option,
+    format_option_decorators,
+    input_format_option,
     json_option,
     positive_option,
     progress_option,
@@ -26,6 +28,7 @@ from filterkit.commands.options import (
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
+from filterkit.formats import FORMAT_OPTIONS, FormatOptions
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 
@@ -244,6 +247,8 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
 @engine_option("Fit here (in --jobs processes) or as tasks on a Dask cluster, with the same results")
 @scheduler_option
+@input_format_option
+@format_option_decorators
 @quiet_option
 @progress_option
 @click.pass_context
@@ -255,6 +260,8 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     fractions_text = options.pop("train_fraction")
     outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path")}
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
+    input_format = options.pop("input_format")
+    reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, protocol["class_spec"])
     params = _classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
     rendered = _checked_outputs(input_path, test_path, **outputs)
@@ -271,6 +278,8 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         test=test_path,
         engine=engine,
         scheduler=scheduler,
+        input_format=input_format,
+        reading=reading,
     )
     left_out = result.document["settings"]["rows_with_missing_class_left_out"]
     if left_out:

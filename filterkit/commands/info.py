@@ -14,7 +14,7 @@ from filterkit.commands.options import (
     RegisteredName,
     chunk_rows_option,
     class_option,
-    format_options,
+    format_option_decorators,
     input_format_option,
     json_option,
     positive_option,
@@ -59,17 +59,11 @@ with joint (Weka's order).
 """
 
 
-def _reading_options(command):
-    """``--from`` and every format's reading options (:func:`filterkit.commands.options.format_options`)."""
-    for option in reversed((input_format_option, *format_options())):
-        command = option(command)
-    return command
-
-
 @click.command(cls=ReportCommand, help=INFO_HELP)
 @click.argument("input_path", metavar="IN")
 @class_option
-@_reading_options
+@input_format_option
+@format_option_decorators
 @click.option(
     "--metric", "metric_name", type=RegisteredName("metrics"), help="Rank the numeric features by this metric."
 )

@@ -125,6 +125,13 @@ def format_options() -> list:
     return made
 
 
+def format_option_decorators(command):
+    """Every format's reading options (:func:`format_options`) on ``command``."""
+    for option in reversed(format_options()):
+        command = option(command)
+    return command
+
+
 #: ``--positive LABEL`` and ``--json`` (stored as ``as_json``), each command giving its own ``help=``.
 positive_option = functools.partial(click.option, "--positive")
 json_option = functools.partial(click.option, "--json", "as_json", is_flag=True)
