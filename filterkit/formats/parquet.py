@@ -12,9 +12,8 @@ Each column becomes an attribute, by its Parquet type:
   in a file with a text column the class column of whole numbers (a Hugging Face export's ``label``) is
   nominal;
 * dates and timestamps are date attributes (milliseconds since 1970 UTC, as ARFF dates are held; a
-  timestamp without a time zone is read as UTC), written ``yyyy-MM-dd`` (a date) or
-  ``yyyy-MM-dd'T'HH:mm:ss`` (a timestamp of seconds; ``.SSS`` added for finer ones, truncated to the
-  millisecond);
+  timestamp without a time zone is read as UTC, a finer one truncated to the millisecond), written
+  ``yyyy-MM-dd`` (a date) or ``yyyy-MM-dd'T'HH:mm:ss.SSS`` (a timestamp);
 * nulls are missing; a list, struct or map column is an error naming it (a column of several labels is
   not read yet), as is a column of bytes, times of day or durations.
 
@@ -152,7 +151,7 @@ def _parquet_file(stream: IO[bytes], name: str) -> pq.ParquetFile:
     try:
         return pq.ParquetFile(stream)
     except (pa.ArrowException, OSError, ValueError) as error:
-        raise ArffError(f"not a Parquet file, or a damaged one ({error})", name) from None
+        raise ArffError(f"not a Parquet file, or a damaged one ({_one_line(error)})", name) from None
 
 
 def _batches(parquet: pq.ParquetFile, name: str, rows: int, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
@@ -164,10 +163,15 @@ def _batches(parquet: pq.ParquetFile, name: str, rows: int, columns: Sequence[st
             try:
                 batch = next(batches, None)
             except (pa.ArrowException, OSError, ValueError) as error:
-                raise ArffError(f"row group {group + 1}: damaged Parquet data ({error})", name) from None
+                raise ArffError(f"row group {group + 1}: damaged Parquet data ({_one_line(error)})", name) from None
             if batch is None:
                 break
             yield batch
+
+
+def _one_line(error: Exception) -> str:
+    """pyarrow's message of ``error`` on one line (it may hold several)."""
+    return " ".join(str(error).split())
 
 
 def _reading(field: pa.Field, name: str) -> str:
@@ -191,18 +195,21 @@ def _reading(field: pa.Field, name: str) -> str:
 def _unread(field: pa.Field, name: str) -> ArffError:
     """The error of a column whose type filterkit does not read."""
     kind = field.type
-    if pa.types.is_nested(kind) and not pa.types.is_dictionary(kind):
-        what = f"{kind} (a nested column; a column of several labels is not read yet)"
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        what = "lists (a column of several labels is not read yet)"
+    elif pa.types.is_nested(kind):
+        what = f"nested values ({kind})"
     else:
         what = f"{kind}, which filterkit does not read"
     return ArffError(f"the column {shown(field.name)} holds {what}: give it strings, numbers, booleans or dates", name)
 
 
 def _date_format(kind: pa.DataType) -> str:
-    """The pattern a date column is written with: the day for dates, the second or millisecond for timestamps."""
+    """The pattern a date column is written with: the day for dates, the millisecond for timestamps (Parquet
+    holds no timestamp of whole seconds: pyarrow writes one in milliseconds)."""
     if pa.types.is_date(kind):
         return "yyyy-MM-dd"
-    return DEFAULT_FORMAT if kind.unit == "s" else DEFAULT_FORMAT + ".SSS"
+    return DEFAULT_FORMAT + ".SSS"
 
 
 def _too_many_labels(column_name: str, limits: Limits, name: str) -> ArffError:
@@ -259,6 +266,22 @@ def _floats(array: pa.Array) -> np.ndarray:
     return pc.fill_null(array.cast(pa.float64()), np.nan).to_numpy(zero_copy_only=False)
 
 
+#: Ticks of each timestamp unit in a millisecond (seconds: a thousandth).
+_TICKS_PER_MILLISECOND = {"s": 0.001, "ms": 1, "us": 1_000, "ns": 1_000_000}
+
+
+def _milliseconds(array: pa.Array) -> np.ndarray:
+    """A column of dates or timestamps as milliseconds since 1970 UTC (NaN for nulls), a finer timestamp
+    floored to its millisecond."""
+    if pa.types.is_date(array.type):
+        return _floats(array.cast(pa.date64()).cast(pa.int64()))
+    ticks = pc.fill_null(array.cast(pa.int64()), 0).to_numpy()
+    per_millisecond = _TICKS_PER_MILLISECOND[array.type.unit]
+    milliseconds = (ticks * 1000 if per_millisecond < 1 else ticks // per_millisecond).astype(np.float64)
+    milliseconds[~array.is_valid().to_numpy(zero_copy_only=False)] = np.nan
+    return milliseconds
+
+
 def _texts(array: pa.Array) -> list:
     """A text column's values (None: missing)."""
     if pa.types.is_dictionary(array.type):
@@ -279,8 +302,7 @@ def _values(
             raise FilterkitError(
                 f"the column {shown(attribute.name)} holds {kind}, not the dates of the training data", name
             )
-        milliseconds = array.cast(pa.date64()) if pa.types.is_date(kind) else array.cast(pa.timestamp("ms"), safe=False)
-        return _floats(milliseconds.cast(pa.int64()))
+        return _milliseconds(array)
     if attribute.kind == NUMERIC and not pa.types.is_dictionary(kind) and _reading(pa.field("", kind), name) == NUMBERS:
         return _floats(array)
     encoded = array if pa.types.is_dictionary(kind) else pc.dictionary_encode(array)
