@@ -41,6 +41,8 @@ from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chun
 TYPED, NUMBERS, DICTIONARY, DATES = "typed", "numbers", "dictionary", "dates"
 #: Rows a scan reads at a time.
 SCAN_ROWS = 10_000
+#: Bytes read from the file at a time: a column chunk is read as it is decoded, not whole into memory first.
+READ_BYTES = 1 << 20
 
 
 class ParquetFormat:
@@ -83,7 +85,7 @@ class ParquetFormat:
             }
             observed = [position for position, reading in enumerate(readings) if reading != DATES]
             read = 0
-            for batch in _batches(parquet, name, SCAN_ROWS, [names[position] for position in observed]):
+            for batch in _batches(parquet, name, SCAN_ROWS, [names[p] for p in observed], self.limits):
                 read += batch.num_rows
                 for column, position in zip(batch.columns, observed):
                     if position in dictionaries:
@@ -99,7 +101,7 @@ class ParquetFormat:
             again = typing.needs_labels()
             if again:
                 typing.restart_labels(again)
-                for batch in _batches(parquet, name, SCAN_ROWS, [names[position] for position in again]):
+                for batch in _batches(parquet, name, SCAN_ROWS, [names[p] for p in again], self.limits):
                     for column, position in zip(batch.columns, again):
                         typing.collect(position, _distinct_cells(column))
         schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
@@ -132,14 +134,15 @@ class ParquetFormat:
         present = set(parquet.schema_arrow.names)
         read = [attribute.name for attribute in attributes if attribute.name in present]
         first_row = 1
-        for batch in _batches(parquet, name, chunk_rows, read):
+        for batch in _batches(parquet, name, chunk_rows, read, self.limits):
             values = np.full((batch.num_rows, len(attributes)), np.nan)
             texts: dict[int, list] = {}
             for column, attribute in enumerate(attributes):
                 array = batch.column(attribute.name) if attribute.name in present else None
                 if attribute.kind in TEXT_KINDS:
                     texts[column] = [None] * batch.num_rows if array is None else _texts(array)
-                    values[:, column] = [np.nan if text is None else 0.0 for text in texts[column]]
+                    if array is not None:
+                        values[:, column] = np.where(array.is_valid().to_numpy(zero_copy_only=False), 0.0, np.nan)
                 elif array is not None:
                     values[:, column] = _values(array, attribute, codes[column], name, first_row)
             first_row += batch.num_rows
@@ -149,16 +152,25 @@ class ParquetFormat:
 def _parquet_file(stream: IO[bytes], name: str) -> pq.ParquetFile:
     """``stream`` opened as Parquet (its footer read); an error naming the file when it is not Parquet."""
     try:
-        return pq.ParquetFile(stream)
+        return pq.ParquetFile(stream, pre_buffer=False, buffer_size=READ_BYTES)
     except (pa.ArrowException, OSError, ValueError) as error:
         raise ArffError(f"not a Parquet file, or a damaged one ({_one_line(error)})", name) from None
 
 
-def _batches(parquet: pq.ParquetFile, name: str, rows: int, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-    """The record batches of ``columns``, at most ``rows`` rows each, row group by row group; damaged data
-    is an error naming the row group."""
+def _batches(
+    parquet: pq.ParquetFile, name: str, rows: int, columns: Sequence[str], limits: Limits
+) -> Iterator[pa.RecordBatch]:
+    """The record batches of ``columns``, row group by row group, each of at most ``rows`` rows or about
+    ``limits.chunk_bytes`` bytes of values (by the row group's average row), as the line formats' chunks
+    end; damaged data is an error naming the row group."""
+    positions = [parquet.schema_arrow.get_field_index(column) for column in columns]
     for group in range(parquet.num_row_groups):
-        batches = parquet.iter_batches(batch_size=rows, row_groups=[group], columns=list(columns))
+        metadata = parquet.metadata.row_group(group)
+        held = sum(metadata.column(position).total_uncompressed_size for position in positions)
+        batch_rows = max(1, min(rows, limits.chunk_bytes * metadata.num_rows // max(held, 1)))
+        batches = parquet.iter_batches(
+            batch_size=batch_rows, row_groups=[group], columns=list(columns), use_threads=False
+        )
         while True:
             try:
                 batch = next(batches, None)
@@ -181,15 +193,18 @@ def _reading(field: pa.Field, name: str) -> str:
         if _reading(pa.field(field.name, kind.value_type), name) not in (TYPED, NUMBERS):
             raise _unread(field, name)
         return DICTIONARY
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_boolean(kind):
-        return TYPED
-    if pa.types.is_string_view(kind):
+    if _is_string(kind) or pa.types.is_boolean(kind):
         return TYPED
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or pa.types.is_null(kind):
         return NUMBERS
     if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
         return DATES
     raise _unread(field, name)
+
+
+def _is_string(kind: pa.DataType) -> bool:
+    """Whether ``kind`` is one of Arrow's string types."""
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
 
 
 def _unread(field: pa.Field, name: str) -> ArffError:
@@ -243,7 +258,10 @@ def _distinct_cells(array: pa.Array) -> list[tuple[str, float | None]]:
     """The distinct present values of ``array`` in the order they first appear (NaN is missing)."""
     if pa.types.is_floating(array.type):
         array = pc.if_else(pc.is_nan(array), None, array)
-    return _cells(pc.unique(array).drop_null().to_pylist())
+    distinct = pc.unique(array).drop_null()
+    if _is_string(distinct.type):
+        return [(text, None) for text in distinct.to_pylist()]
+    return _cells(distinct.to_pylist())
 
 
 def _used_labels(array: pa.Array) -> list[str]:
@@ -286,7 +304,7 @@ def _texts(array: pa.Array) -> list:
     """A text column's values (None: missing)."""
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
-    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
+    if _is_string(array.type):
         return array.to_pylist()
     return [None if value is None else _cell(value)[0] for value in array.to_pylist()]
 
