@@ -25,7 +25,6 @@ import argparse
 import csv
 import importlib.util
 import json
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -94,12 +93,12 @@ def debian_rows() -> tuple[str, list[str], list[tuple[str, str]]]:
     return "debian-section", list(dict.fromkeys(seen.values())), list(seen.items())
 
 
-def write_corpus(folder: Path, stem: str, class_name: str, labels: list[str], rows: list[tuple[str, str]]) -> dict:
-    """The corpus in each format (a column ``text`` and the class), by format."""
+def write_corpus(paths: dict[str, Path], class_name: str, labels: list[str], rows: list[tuple[str, str]]) -> None:
+    """The corpus in each format of ``paths`` (a column ``text`` and the class)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    paths = {form: folder / f"{stem}.{form}" for form in FORMATS}
+    stem = paths["arff"].stem
     quoted = [(text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n"), label) for text, label in rows]
     with open(paths["arff"], "w", encoding="utf-8") as arff:
         arff.write(f"@relation {stem}\n\n@attribute text string\n@attribute {class_name} {{{','.join(labels)}}}\n\n")
@@ -115,15 +114,19 @@ def write_corpus(folder: Path, stem: str, class_name: str, labels: list[str], ro
             lines.write(json.dumps({"text": text, class_name: int(label) if number else label}) + "\n")
     classes = [int(label) for _, label in rows] if number else [label for _, label in rows]
     pq.write_table(pa.table({"text": [text for text, _ in rows], class_name: classes}), paths["parquet"])
-    return paths
 
 
-def make_inputs(folder: Path, scale: int) -> dict[str, dict]:
-    """Both corpora in the four formats, by corpus."""
-    return {
-        f"Reuters grain ×{scale}": write_corpus(folder, f"grain_x{scale}", *reuters_rows(scale)),
-        "Debian short descriptions": write_corpus(folder, "debian_descriptions", *debian_rows()),
-    }
+def corpus_paths(folder: Path, scale: int) -> dict[str, dict[str, Path]]:
+    """Each corpus's file of each format."""
+    stems = {f"Reuters grain ×{scale}": f"grain_x{scale}", "Debian short descriptions": "debian_descriptions"}
+    return {corpus: {form: folder / f"{stem}.{form}" for form in FORMATS} for corpus, stem in stems.items()}
+
+
+def make_inputs(folder: Path, scale: int) -> None:
+    """Both corpora in the four formats."""
+    paths = corpus_paths(folder, scale)
+    write_corpus(paths[f"Reuters grain ×{scale}"], *reuters_rows(scale))
+    write_corpus(paths["Debian short descriptions"], *debian_rows())
 
 
 def check_identical(filterkit: str, paths: dict) -> None:
@@ -143,11 +146,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--write-inputs", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
-    with multiprocessing.get_context("spawn").Pool(1) as pool:  # its memory is not the runs' peak RSS
-        corpora = pool.apply(make_inputs, (args.inputs, args.scale))
+    if args.write_inputs:
+        make_inputs(args.inputs, args.scale)
+        return
+    # written by a process of its own, gone before the runs: a run forked from a process holding the corpora
+    # would count their memory in its peak RSS, and a child left alive would hold up run.py's reaping
+    subprocess.run([sys.executable, __file__, "--write-inputs", *sys.argv[1:]], check=True)
+    corpora = corpus_paths(args.inputs, args.scale)
     jobs = []
     for corpus, paths in corpora.items():
         check_identical(filterkit, paths)

@@ -60,9 +60,9 @@ class ParquetFormat:
             fields = parquet.schema_arrow
             names = self._names(fields, name)
             rows = parquet.metadata.num_rows
+            readings = [_reading(field, name) for field in fields]
             if known_schema is not None:
                 return _known_layout(known_schema, names, name, rows)
-            readings = [_reading(field, name) for field in fields]
             given_text = set(split_names(options.text))
             typing = ColumnTyping(
                 names,
@@ -195,7 +195,7 @@ def _reading(field: pa.Field, name: str) -> str:
         return DICTIONARY
     if _is_string(kind) or pa.types.is_boolean(kind):
         return TYPED
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or pa.types.is_null(kind):
+    if _is_number(kind):
         return NUMBERS
     if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
         return DATES
@@ -205,6 +205,12 @@ def _reading(field: pa.Field, name: str) -> str:
 def _is_string(kind: pa.DataType) -> bool:
     """Whether ``kind`` is one of Arrow's string types."""
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
+
+
+def _is_number(kind: pa.DataType) -> bool:
+    """Whether ``kind`` holds numbers (integers, floats, decimals; or only nulls)."""
+    types = pa.types
+    return types.is_integer(kind) or types.is_floating(kind) or types.is_decimal(kind) or types.is_null(kind)
 
 
 def _unread(field: pa.Field, name: str) -> ArffError:
@@ -321,7 +327,7 @@ def _values(
                 f"the column {shown(attribute.name)} holds {kind}, not the dates of the training data", name
             )
         return _milliseconds(array)
-    if attribute.kind == NUMERIC and not pa.types.is_dictionary(kind) and _reading(pa.field("", kind), name) == NUMBERS:
+    if attribute.kind == NUMERIC and _is_number(kind):
         return _floats(array)
     encoded = array if pa.types.is_dictionary(kind) else pc.dictionary_encode(array)
     distinct = _cells(encoded.dictionary.to_pylist())
