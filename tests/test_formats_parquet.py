@@ -203,3 +203,19 @@ def test_without_pyarrow_the_error_names_the_extra_to_install(tmp_path, monkeypa
     result = run_filterkit(path, "l2")
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == "filterkit: error: reading parquet needs pyarrow: pip install 'filterkit-arff[parquet]'\n"
+
+
+@needs_pyarrow
+def test_applied_rows_name_the_row_of_a_label_the_training_data_lacks(tmp_path):
+    model = tmp_path / "m.json"
+    train = _write(tmp_path / "train.parquet", {"x": [1.0, 3.0], "colour": ["red", "blue"]})
+    _filterkit("--save-model", model, train, "minmax", "-o", tmp_path / "out.arff")
+    test = _write(tmp_path / "test.parquet", {"x": [2.0, 2.0, 2.0], "colour": ["blue", "red", "green"]}, 2)
+    out = tmp_path / "applied.arff"
+    result = run_filterkit("apply", model, test, "-o", out)
+    assert result.status == 1 and not out.exists()  # the first row group's rows are not left behind
+    assert result.stderr == (
+        f"filterkit: error: {test}: row 3: value 'green' is not one of the training labels of 'colour'\n"
+    )
+    unlabelled = _write(tmp_path / "unlabelled.parquet", {"x": [2.0]})  # a column the file lacks is missing
+    assert _filterkit("apply", model, unlabelled).split(b"@data\n")[1] == b"0.5,?\n"
