@@ -1,0 +1,221 @@
+"""Parquet read through pyarrow (filterkit/formats/parquet.py): the same documents as ARFF give the same
+bytes, columns typed by their Parquet types, bad files one error line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from chain_helpers import REAL
+from filterkit.arff import read_arff
+from filterkit.testing import run_filterkit
+
+needs_pyarrow = pytest.mark.skipif(
+    importlib.util.find_spec("pyarrow") is None,
+    reason="pyarrow is not installed (pip install 'filterkit-arff[parquet]')",
+)
+
+GRAIN = REAL / "reuters_grain_sample.arff"
+CHAIN = ("words", "--counts", "--lowercase", "shape", "bns", "l2")
+
+
+def _filterkit(*args, stdin: bytes = b"") -> bytes:
+    result = run_filterkit(*args, stdin=stdin)
+    assert result.status == 0, result.stderr
+    return result.stdout
+
+
+def _body(output: bytes) -> bytes:
+    """An ARFF output without its relation name and provenance lines."""
+    return b"\n".join(line for line in output.split(b"\n") if not line.startswith((b"@relation", b"%")))
+
+
+def _write(path: Path, columns: dict, row_group_size: int | None = None) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table(columns), path, row_group_size=row_group_size)
+    return path
+
+
+def _grain_columns(rows: slice = slice(None)) -> dict:
+    """The ARFF sample's documents (Text) and classes (an int class-att column), as a Hugging Face export holds them."""
+    import pyarrow as pa
+
+    _, chunk = read_arff(GRAIN.open("rb"), str(GRAIN))
+    return {"Text": chunk.text[0][rows], "class-att": pa.array(chunk.values[rows, 1].astype(int))}
+
+
+@needs_pyarrow
+@pytest.mark.parametrize("chunk_rows", [10000, 7, 1])
+def test_documents_give_the_arff_bytes_whatever_the_chunk_size(tmp_path, chunk_rows):
+    parquet = _write(tmp_path / "grain.parquet", _grain_columns(), row_group_size=13)
+    arff = _filterkit(GRAIN, *CHAIN)
+    result = run_filterkit(parquet, "--chunk-rows", chunk_rows, *CHAIN)
+    assert result.status == 0
+    assert _body(result.stdout) == _body(arff)
+    assert result.stderr == (
+        f"filterkit: {parquet}: 'Text' read as text (mostly distinct values with white space; --nominal to decide); "
+        "class 'class-att' of whole numbers read as nominal (--numeric to keep numbers)\n"
+    )
+
+
+@needs_pyarrow
+def test_a_model_trained_on_arff_applies_to_parquet_rows(tmp_path):
+    model = tmp_path / "m.json"
+    _filterkit("--save-model", model, GRAIN, *CHAIN, "-o", tmp_path / "train.arff")
+    test_arff = tmp_path / "test.arff"
+    schema, chunk = read_arff(GRAIN.open("rb"), str(GRAIN))
+    header, rows = GRAIN.read_text(encoding="utf-8").split("@data\n")
+    test_arff.write_text(header + "@data\n" + "".join(rows.splitlines(keepends=True)[40:]), encoding="utf-8")
+    parquet = _write(tmp_path / "test.parquet", _grain_columns(slice(40, None)))
+    expected = _filterkit("apply", model, test_arff)
+    assert b"@data\n{" in expected  # word counts of the test rows, not an empty chunk
+    assert _body(_filterkit("apply", model, parquet)) == _body(expected)
+
+
+@needs_pyarrow
+def test_a_dictionary_column_is_nominal_in_the_order_rows_first_use_its_labels(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "d.parquet"
+    kind = pa.dictionary(pa.int32(), pa.string())
+    groups = [(["unused", "b"], [1, 1]), (["c", "b", "a"], [0, 1])]  # each row group its own dictionary
+    with pq.ParquetWriter(path, pa.schema([("colour", kind), ("x", pa.int64())])) as writer:
+        for dictionary, indices in groups:
+            column = pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(dictionary))
+            writer.write_table(pa.table({"colour": column, "x": pa.array(range(len(indices)))}))
+    assert pq.ParquetFile(path).num_row_groups == 2
+    output = _filterkit(path, "--chunk-rows", "1")
+    assert output.split(b"@data\n")[1] == b"b,0\nb,1\nc,0\nb,1\n"
+    assert b"@attribute colour {b,c}\n" in output
+    assert b"@attribute colour string\n" in _filterkit(path, "--text", "colour")
+
+
+@needs_pyarrow
+def test_nulls_and_nan_are_missing_and_types_read_as_json_lines_reads_them(tmp_path):
+    import pyarrow as pa
+
+    columns = {
+        "name": ["x", None, "y", "x"],
+        "flag": pa.array([True, None, False, True]),
+        "count": pa.array([3, None, 5, 7], pa.int32()),
+        "ratio": pa.array([0.5, float("nan"), None, 2.0]),
+        "code": ["01", "02", "01", None],  # strings of digits are labels, not numbers
+        "empty": pa.array([None, None, None, None], pa.null()),
+    }
+    parquet = _write(tmp_path / "d.parquet", columns)
+    lines = tmp_path / "d.jsonl"
+    rows = [dict(zip(columns, values)) for values in zip(*(pa.array(c).to_pylist() for c in columns.values()))]
+    lines.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    output = _filterkit(parquet)
+    assert _body(output) == _body(_filterkit(lines))
+    assert output.split(b"@data\n")[1] == b"x,true,3,0.5,01,?\n?,?,?,?,02,?\ny,false,5,?,01,?\nx,true,7,2,?,?\n"
+    assert b"@attribute flag {true,false}\n@attribute count numeric\n" in output
+
+
+@needs_pyarrow
+def test_an_int_label_is_nominal_beside_text_and_numeric_without(tmp_path):
+    documents = ["the wheat crop rose", "oil prices fell again", "grain exports grew fast"]
+    with_text = _write(tmp_path / "docs.parquet", {"text": documents, "label": [2, 0, 2]})
+    assert b"@attribute label {0,2}\n" in _filterkit(with_text)
+    assert b"@attribute label numeric\n" in _filterkit(with_text, "--numeric", "label")
+    numbers = _write(tmp_path / "numbers.parquet", {"x": [0.5, 1.5, 2.5], "label": [2, 0, 2]})
+    assert b"@attribute label numeric\n" in _filterkit(numbers)
+
+
+@needs_pyarrow
+def test_dates_and_timestamps_are_date_attributes_in_milliseconds_utc(tmp_path):
+    import datetime
+
+    import pyarrow as pa
+
+    moment = datetime.datetime(2001, 2, 3, 4, 5, 6, 789000)
+    before_1970 = datetime.datetime(1960, 1, 1, 0, 0, 0, 999)  # floored to its millisecond, not rounded to 0
+    columns = {
+        "day": pa.array([datetime.date(2001, 2, 3), None]),
+        "zoned": pa.array([moment, moment], pa.timestamp("us", tz="UTC")),
+        "naive": pa.array([before_1970, None], pa.timestamp("us")),
+    }
+    output = _filterkit(_write(tmp_path / "d.parquet", columns))
+    assert b"@attribute day date yyyy-MM-dd\n@attribute zoned date 'yyyy-MM-dd\\'T\\'HH:mm:ss.SSS'\n" in output
+    assert output.split(b"@data\n")[1] == (
+        b"2001-02-03,2001-02-03T04:05:06.789,1960-01-01T00:00:00.000\n?,2001-02-03T04:05:06.789,?\n"
+    )
+
+
+@needs_pyarrow
+def test_a_list_column_is_refused_naming_it(tmp_path):
+    path = _write(tmp_path / "d.parquet", {"text": ["a b", "c d"], "tags": [["x"], ["y", "z"]]})
+    out = tmp_path / "out.arff"
+    result = run_filterkit(path, "-o", out)
+    assert (result.status, result.stderr) == (
+        1,
+        f"filterkit: error: {path}: the column 'tags' holds lists (a column of several labels is not read yet): "
+        "give it strings, numbers, booleans or dates\n",
+    )
+    assert not out.exists()
+
+
+@needs_pyarrow
+@pytest.mark.parametrize("damage", ["truncated", "not parquet", "damaged row group"])
+def test_a_damaged_file_is_one_error_line_and_exit_1(tmp_path, damage):
+    path = _write(tmp_path / "d.parquet", {"x": list(range(1000)), "text": [f"row {i}" for i in range(1000)]}, 500)
+    data = bytearray(path.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+        expected = "not a Parquet file, or a damaged one"
+    elif damage == "not parquet":
+        data = bytearray(b"x,text\n1,a\n")
+        expected = "not a Parquet file, or a damaged one"
+    else:
+        import pyarrow.parquet as pq
+
+        column = pq.ParquetFile(path).metadata.row_group(1).column(0)
+        start = column.data_page_offset + 20
+        data[start : start + 200] = b"\xff" * 200
+        expected = "row group 2: damaged Parquet data"
+    path.write_bytes(bytes(data))
+    out = tmp_path / "out.arff"
+    result = run_filterkit(path, "-o", out)
+    assert result.status == 1
+    assert result.stderr.startswith(f"filterkit: error: {path}: {expected} (")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+@needs_pyarrow
+def test_stdin_is_read_as_parquet_with_from(tmp_path):
+    path = _write(tmp_path / "d.parquet", {"x": [1.0, 2.0], "y": ["a", "b"]})
+    assert _filterkit("--from", "parquet", "-", stdin=path.read_bytes()).split(b"@data\n")[1] == b"1,a\n2,b\n"
+
+
+def test_without_pyarrow_the_error_names_the_extra_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # an import of pyarrow fails, as when it is not installed
+    monkeypatch.delitem(sys.modules, "filterkit.formats.parquet", raising=False)
+    path = tmp_path / "d.parquet"
+    path.write_bytes(b"PAR1")
+    result = run_filterkit(path, "l2")
+    assert (result.status, result.stdout) == (1, b"")
+    assert result.stderr == "filterkit: error: reading parquet needs pyarrow: pip install 'filterkit-arff[parquet]'\n"
+
+
+@needs_pyarrow
+def test_applied_rows_name_the_row_of_a_label_the_training_data_lacks(tmp_path):
+    model = tmp_path / "m.json"
+    train = _write(tmp_path / "train.parquet", {"x": [1.0, 3.0], "colour": ["red", "blue"]})
+    _filterkit("--save-model", model, train, "minmax", "-o", tmp_path / "out.arff")
+    test = _write(tmp_path / "test.parquet", {"x": [2.0, 2.0, 2.0], "colour": ["blue", "red", "green"]}, 2)
+    out = tmp_path / "applied.arff"
+    result = run_filterkit("apply", model, test, "-o", out)
+    assert result.status == 1 and not out.exists()  # the first row group's rows are not left behind
+    assert result.stderr == (
+        f"filterkit: error: {test}: row 3: value 'green' is not one of the training labels of 'colour'\n"
+    )
+    unlabelled = _write(tmp_path / "unlabelled.parquet", {"x": [2.0]})  # a column the file lacks is missing
+    assert _filterkit("apply", model, unlabelled).split(b"@data\n")[1] == b"0.5,?\n"
