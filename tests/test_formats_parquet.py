@@ -59,8 +59,8 @@ def test_documents_give_the_arff_bytes_whatever_the_chunk_size(tmp_path, chunk_r
     assert result.status == 0
     assert _body(result.stdout) == _body(arff)
     assert result.stderr == (
-        f"filterkit: {parquet}: 'Text' read as text (long or mostly distinct values with white space; --nominal to decide); "
-        "class 'class-att' of whole numbers read as nominal (--numeric to keep numbers)\n"
+        f"filterkit: {parquet}: 'Text' read as text (long or mostly distinct values with white space; "
+        "--nominal to decide); class 'class-att' of whole numbers read as nominal (--numeric to keep numbers)\n"
     )
 
 
