@@ -264,6 +264,23 @@ def test_documents_over_many_blocks_are_cut_into_the_same_rows_and_an_error_name
     assert result.stderr.startswith(f"filterkit: error: {path}:{line}: "), result.stderr
 
 
+def test_a_row_past_the_line_bound_far_down_is_refused_naming_its_line(run_filterkit, tmp_path, monkeypatch):
+    """The rows a block pattern cannot take (one longer than a line may be) are read line by line from there:
+    the bound's error names the row's first line, after 8,000 rows cut from blocks."""
+    rows = [(f"document {k}\nits second line, and more\n" * 3, "a" if k % 2 else "b") for k in range(9000)]
+    rows[8000] = ("a long document\n" * 8000, "a")
+    path = tmp_path / "long.csv"
+    path.write_bytes(_as_csv(rows))
+    monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", "100000")
+    result = run_filterkit(path, "--text", "Text")
+    line = 2 + sum(text.count("\n") + 1 for text, _ in rows[:8000])
+    assert result.status == 1
+    assert result.stderr == (
+        f"filterkit: error: {path}:{line}: a row longer than 100,000 bytes: refused "
+        "(set FILTERKIT_MAX_LINE_BYTES to allow more)\n"
+    )
+
+
 @pytest.mark.parametrize("name", ["out.jsonl", "out.parquet", "out.ndjson.gz"])
 def test_an_output_named_as_a_format_filterkit_only_reads_is_refused_before_any_work(run_filterkit, tmp_path, name):
     result = run_filterkit(GRAIN, "-o", tmp_path / name)

@@ -39,12 +39,12 @@ from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 _QUOTED = re.compile(r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"]*+(?:""[^"]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL)
 #: The values of a row up to its last (or first malformed) one, and an opening double quote there.
 _LAST_VALUE = re.compile(
-    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!["']))[^,]*+,)*+[ \t]*+(")?"""
+    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!"))[^,]*+,)*+[ \t]*+(")?"""
 )
 #: A whole row of a block of lines: its values, a double-quoted one holding line ends, up to its line end.
 _ROW = re.compile(
-    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!["']))[^,\n]*+,)*+"""
-    rb"""[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!["']))[^,\n]*+\n"""
+    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!"))[^,\n]*+,)*+"""
+    rb"""[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!"))[^,\n]*+\n"""
 )
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
@@ -376,7 +376,7 @@ def _fields(line: str) -> list[tuple[str, bool]]:
             comma = line.find(",", position)
             end = len(line) if comma < 0 else comma
             text = line[position:end]
-            if text.lstrip(" \t")[:1] in ("'", '"'):
+            if text.lstrip(" \t")[:1] == '"':
                 raise ArffError(f"value {len(fields) + 1}: a quote that does not end the value (or never closes)")
             fields.append((text, False))
         if end >= len(line):
