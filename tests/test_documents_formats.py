@@ -317,3 +317,20 @@ def test_evaluate_reads_documents_in_any_format_and_a_test_file_with_the_trainin
 
 def _arff_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+
+
+def test_json_lines_with_a_byte_order_mark_crlf_and_blank_lines_and_a_line_past_the_bound(
+    run_filterkit, tmp_path, monkeypatch
+):
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\r\n  \r\n\t\n{"a": 2}\r\n')
+    schema, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path).stdout))
+    assert [a.name for a in schema.attributes] == ["a"] and chunk.values[:, 0].tolist() == [1, 2]
+    path.write_bytes(b'{"a": 1}\n\n{"a": "' + b"x" * 200 + b'"}\n{"a": 3}\n')
+    monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", "100")
+    result = run_filterkit(path)
+    assert result.status == 1
+    assert result.stderr == (
+        f"filterkit: error: {path}:3: a line longer than 100 bytes: refused "
+        "(set FILTERKIT_MAX_LINE_BYTES to allow more)\n"
+    )

@@ -20,7 +20,7 @@ from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.lines import decoded, line_groups, numbered_lines
+from filterkit.formats.lines import decoded, text_line_groups
 from filterkit.formats.records import ColumnTyping, column_values, label_codes, one_by_one, split_names
 from filterkit.schema import Chunk, Schema
 
@@ -116,8 +116,7 @@ class JsonLinesFormat:
 
 def _record_groups(stream: IO[bytes], name: str, limits: Limits, rows: int) -> Iterator[tuple[list[dict], list[int]]]:
     """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes)."""
-    lines = ((number, line) for number, line in numbered_lines(stream, name, limits) if line.strip())
-    for group, numbers in line_groups(lines, rows, limits):
+    for group, numbers in text_line_groups(stream, name, limits, rows):
         yield _objects(group, numbers, name), numbers
 
 

@@ -38,6 +38,37 @@ def line_groups(
         yield group, numbers
 
 
+def text_line_groups(
+    stream: IO[bytes], name: str, limits: Limits, chunk_rows: int
+) -> Iterator[tuple[list[bytes], list[int]]]:
+    """The lines that are not blank as :func:`line_groups` groups them, with :func:`numbered_lines`' bounds,
+    cut from whole blocks (for a format of one record a line, whose lines are short and many)."""
+    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    group: list[bytes] = []
+    numbers: list[int] = []
+    held = number = 0
+    for block, at in lines.blocks():
+        parts = block[at:].split(b"\n")
+        parts.pop()  # a block ends with a line end
+        if number == 0 and parts:
+            parts[0] = parts[0].removeprefix(codecs.BOM_UTF8)
+        if max(map(len, parts), default=0) > limits.line_bytes:
+            lines.line_number = number + next(k for k, part in enumerate(parts) if len(part) > limits.line_bytes)
+            raise lines.too_long()
+        for part in parts:
+            number += 1
+            if part.strip():
+                group.append(part)
+                numbers.append(number)
+                held += len(part) + 1
+                if len(group) == chunk_rows or held >= limits.chunk_bytes:
+                    yield group, numbers
+                    group, numbers, held = [], [], 0
+        lines.line_number = number
+    if group:
+        yield group, numbers
+
+
 def decoded(raw: bytes, name: str, number: int) -> str:
     """A line as text; an error naming the line when it is not UTF-8."""
     try:
