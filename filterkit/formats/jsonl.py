@@ -91,7 +91,7 @@ class JsonLinesFormat:
         codes = layout.details
         assert isinstance(codes, tuple)
         attributes = layout.schema.attributes
-        for records, numbers in _record_groups(stream, name, self.limits, chunk_rows):
+        for records, numbers in _record_groups(stream, name, self.limits, chunk_rows, checked=False):
             values = np.empty((len(records), len(attributes)))
             texts: dict[int, list] = {}
             for column, attribute in enumerate(attributes):
@@ -114,17 +114,21 @@ class JsonLinesFormat:
             yield from _record_groups(stream, name, self.limits, 10_000)
 
 
-def _record_groups(stream: IO[bytes], name: str, limits: Limits, rows: int) -> Iterator[tuple[list[dict], list[int]]]:
-    """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes)."""
+def _record_groups(
+    stream: IO[bytes], name: str, limits: Limits, rows: int, checked: bool = True
+) -> Iterator[tuple[list[dict], list[int]]]:
+    """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes);
+    ``checked``: each object's fields checked to be distinct (the scan checks them; a chunk's pass need not)."""
+    hook = _fields_once if checked else None
     for group, numbers in text_line_groups(stream, name, limits, rows):
-        yield _objects(group, numbers, name), numbers
+        yield _objects(group, numbers, name, hook), numbers
 
 
-def _objects(group: list[bytes], numbers: list[int], name: str) -> list[dict]:
+def _objects(group: list[bytes], numbers: list[int], name: str, hook: Callable | None) -> list[dict]:
     """Each line's object, parsed as one JSON array of the group (a call instead of one a line); a line
     that is not one object with distinct fields is an error naming it."""
     try:
-        objects = json.loads(b"[" + b",".join(group) + b"]", object_pairs_hook=_fields_once)
+        objects = json.loads(b"[" + b",".join(group) + b"]", object_pairs_hook=hook)
         if len(objects) == len(group) and all(type(found) is dict for found in objects):
             return objects
     except (ValueError, _RepeatedField):
