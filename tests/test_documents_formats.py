@@ -334,3 +334,59 @@ def test_json_lines_with_a_byte_order_mark_crlf_and_blank_lines_and_a_line_past_
         f"filterkit: error: {path}:3: a line longer than 100 bytes: refused "
         "(set FILTERKIT_MAX_LINE_BYTES to allow more)\n"
     )
+
+
+def test_a_column_of_numbers_then_words_is_typed_by_all_its_values_whatever_the_quoting(run_filterkit, tmp_path):
+    """10,000 plain numbers cut by the compiled tokenizer, then 30 titles: the numbers count as distinct
+    values, so the column is text whether or not one value is quoted (it was nominal unquoted)."""
+    body = "".join(f"{k},{'ab'[k % 2]}\n" for k in range(10000)) + "".join(
+        f"title number {k},{'ab'[k % 2]}\n" for k in range(30)
+    )
+    kinds = set()
+    for first in ("0,", '"0",'):
+        path = tmp_path / "mix.csv"
+        path.write_text("title,label\n" + body.replace("0,", first, 1))
+        schema, _ = read_arff(io.BytesIO(_ok(run_filterkit, path).stdout))
+        kinds.add(schema.attributes[0].kind)
+    assert kinds == {"string"}
+
+
+def test_a_lone_surrogate_in_json_lines_is_an_error_naming_its_line_and_a_pair_is_text(run_filterkit, tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"t": "a \\ud83d\\ude00 b"}\n{"t": "a \\ud800 b"}\n')
+    result = run_filterkit(path, "-o", tmp_path / "out.arff")
+    assert (result.status, result.stdout) == (1, b"")
+    assert (
+        result.stderr
+        == f"filterkit: error: {path}:2: a lone surrogate escape (\\ud800 to \\udfff unpaired), which is no text\n"
+    )
+    path.write_bytes(b'{"t": "a \\ud83d\\ude00 b"}\n')
+    _, chunk = read_arff(io.BytesIO(_ok(run_filterkit, path, "--text", "t").stdout))
+    assert chunk.text[0] == ["a \U0001f600 b"]
+
+
+def test_the_class_is_never_text_by_the_rule_and_a_class_of_documents_says_how_to_name_the_class(
+    run_filterkit, tmp_path
+):
+    """Multi-word labels in a small file stay the class's labels; a label,text file under -c last is told to
+    name its class."""
+    path = tmp_path / "small.csv"
+    path.write_bytes(
+        b"text,label\ngreat film,very positive\nbad film,negative\nawful film,very negative\nok film,positive\n"
+    )
+    result = _ok(run_filterkit, path)
+    schema, _ = read_arff(io.BytesIO(result.stdout))
+    assert [a.kind for a in schema.attributes] == ["string", "nominal"]
+    assert "the class 'label' (-c last) reads as text" in result.stderr
+    path = tmp_path / "label_first.jsonl"
+    path.write_bytes(
+        b"".join(json.dumps({"label": k % 3, "text": f"alpha beta {k}"}).encode() + b"\n" for k in range(30))
+    )
+    result = run_filterkit(path, "words")
+    assert result.status == 1
+    assert result.stderr.startswith(
+        f"filterkit: {path}: the class 'text' (-c last) reads as text, and is read as nominal labels: if it holds the "
+        "documents, name the class (-c 'label')\n"
+    )
+    schema, _ = read_arff(io.BytesIO(_ok(run_filterkit, "-c", "label", path).stdout))
+    assert [(a.kind, a.labels) for a in schema.attributes] == [("nominal", ("0", "1", "2")), ("string", ())]

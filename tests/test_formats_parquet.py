@@ -130,6 +130,19 @@ def test_an_int_label_is_nominal_beside_text_and_numeric_without(tmp_path):
 
 
 @needs_pyarrow
+def test_an_int64_past_two_to_the_53_is_its_nearest_double_as_in_csv(tmp_path):
+    """An id or hash column (a Hugging Face export's): read as a CSV of the same numbers reads it, where
+    pyarrow's checked cast raised ArrowInvalid."""
+    import pyarrow as pa
+
+    ids = [1, 2**53 + 1, 2**63 - 1]
+    path = _write(tmp_path / "ids.parquet", {"id": pa.array(ids, pa.int64()), "text": ["a b", "c d", "e f"]})
+    csv = tmp_path / "ids.csv"
+    csv.write_text("id,text\n" + "".join(f"{number},{text}\n" for number, text in zip(ids, ["a b", "c d", "e f"])))
+    assert _body(_filterkit(path, "--text", "text")) == _body(_filterkit(csv, "--text", "text"))
+
+
+@needs_pyarrow
 def test_dates_and_timestamps_are_date_attributes_in_milliseconds_utc(tmp_path):
     import datetime
 

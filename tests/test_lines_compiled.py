@@ -3,6 +3,7 @@ ones they replaced, kept here as the oracle: the same rows, the same errors on t
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 
@@ -18,7 +19,7 @@ from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError
 from filterkit.formats import FormatOptions
 from filterkit.formats.csv import CsvWriter
-from filterkit.formats.lines import numbered_lines
+from filterkit.formats.lines import bounded_lines
 from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
@@ -34,7 +35,8 @@ def oracle_read(data: bytes, limits: Limits = Limits()):
     indices, values, line numbers, comments), or the ArffError's (line, message)."""
     labels, texts, counts, indices, values, numbers, comments = [], [], [0], [], [], [], []
     try:
-        for number, line in numbered_lines(io.BytesIO(data), "f", limits):
+        for number, line in bounded_lines(io.BytesIO(data), "f", limits):
+            line = line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
             text = line.split(b"#", 1)[0].strip()
             if not text:
                 if not numbers and line.lstrip().startswith(b"#"):

@@ -25,12 +25,12 @@ import numpy as np
 
 from filterkit import kernels
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _blocks, _Lines, parse_number
+from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.lines import decoded, line_groups
+from filterkit.formats.lines import bounded_lines, decoded, line_groups
 from filterkit.formats.records import ColumnTyping, column_values, label_codes, one_by_one, split_names
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
@@ -76,10 +76,7 @@ class CsvFormat:
         for group in self._groups(opened, name, len(names)):
             rows += group.rows
             for column in range(len(names)):
-                if group.all_numbers(column):
-                    typing.observe_numbers(column, group.rows, group.whole(column))
-                else:
-                    typing.observe(column, *group.distinct(column), group.last_line)
+                typing.observe(column, *group.distinct(column), group.last_line)
         again = typing.needs_labels()
         if again:
             typing.restart_labels(again)
@@ -165,21 +162,17 @@ class _Group:
         self.fields, self.plain, self.last_line = rows, plain, last_line
         self.rows = len(rows) if rows is not None else len(cast(_PlainGroup, plain).numbers)
 
-    def all_numbers(self, column: int) -> bool:
-        """Whether every value of ``column`` was cut as a number by the compiled tokenizer."""
-        return self.plain is not None and bool(self.plain.is_number[:, column].all())
-
-    def whole(self, column: int) -> bool:
-        """Whether the numbers of a column of numbers are whole."""
-        numbers = cast(_PlainGroup, self.plain).numbers[:, column]
-        return bool((numbers == np.floor(numbers)).all())
-
     def distinct(self, column: int) -> tuple[list[tuple[str, float | None]], int]:
         """A column's distinct present values (``(text, number or None)``, in the order they first appear)
-        and how many rows hold one."""
-        if self.plain is not None:
-            cells: Iterable[tuple[str, bool]] = self.plain.distinct(column)
-            present = self.rows - sum(1 for cell in self.plain.cells(column) if cell == b"?")
+        and how many rows hold one (a column of numbers too: how distinct its values are types a column
+        whose later rows hold words)."""
+        plain = self.plain
+        if plain is not None and plain.is_number[:, column].all():
+            numbers = dict(zip(plain.cells(column), plain.numbers[:, column].tolist()))
+            return [(cell.decode("utf-8"), number) for cell, number in numbers.items()], self.rows
+        if plain is not None:
+            cells: Iterable[tuple[str, bool]] = plain.distinct(column)
+            present = self.rows - sum(1 for cell in plain.cells(column) if cell == b"?")
         else:
             column_fields = [row[column] for row in cast(list, self.fields)]
             cells = [cell for cell in column_fields if not _missing(*cell)]
@@ -292,7 +285,7 @@ def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int
     documents holds ten lines a row, each a call line by line); from a row it does not match (one not well
     formed, or longer than a line may be) to the end, rows are gathered line by line, which names the line
     of any error."""
-    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    lines = bounded_lines(stream, name, limits)
     header = next(lines, None)
     if header is None:
         return

@@ -12,6 +12,7 @@ repeated field in one object is an error (JSON leaves its meaning open).
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, Callable, Iterator
 
 import numpy as np
@@ -126,10 +127,14 @@ def _record_groups(
 
 def _objects(group: list[bytes], numbers: list[int], name: str, hook: Callable | None) -> list[dict]:
     """Each line's object, parsed as one JSON array of the group (a call instead of one a line); a line
-    that is not one object with distinct fields is an error naming it."""
+    that is not one object with distinct fields, or whose text holds a lone surrogate (``"\\ud800"``, which
+    no UTF-8 text holds), is an error naming it."""
+    joined = b"[" + b",".join(group) + b"]"
     try:
-        objects = json.loads(b"[" + b",".join(group) + b"]", object_pairs_hook=hook)
+        objects = json.loads(joined, object_pairs_hook=hook)
         if len(objects) == len(group) and all(type(found) is dict for found in objects):
+            if _SURROGATE_ESCAPE.search(joined) is not None:
+                _refuse_lone_surrogates(objects, numbers, name)
             return objects
     except (ValueError, _RepeatedField):
         pass
@@ -143,6 +148,21 @@ def _objects(group: list[bytes], numbers: list[int], name: str, hook: Callable |
         if type(found) is not dict:
             raise ArffError(f"expected a JSON object, found {type(found).__name__}", name, number)
     raise FilterkitError("a group of JSON lines reads as one array but not line by line", name)
+
+
+#: A JSON escape of a UTF-16 surrogate, which is text only in a pair.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _refuse_lone_surrogates(objects: list[dict], numbers: list[int], name: str) -> None:
+    """An error naming the first line whose object holds a lone surrogate (a pair reads as one character)."""
+    for found, number in zip(objects, numbers):
+        try:
+            json.dumps(found, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ArffError(
+                "a lone surrogate escape (\\ud800 to \\udfff unpaired), which is no text", name, number
+            ) from None
 
 
 class _RepeatedField(ValueError):

@@ -1,5 +1,5 @@
-"""The line reader every line-based format shares (CSV, JSON Lines; the ARFF reader's, with its bounds):
-numbered lines, their groups for a chunk, and their text."""
+"""The line reader the line-based formats share (CSV, JSON Lines; the ARFF reader's, with its bounds):
+numbered, bounded lines, their groups for a chunk, and their text."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ from filterkit.arff.reader import _blocks, _Lines
 from filterkit.errors import ArffError
 
 
-def numbered_lines(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
-    """Each line of ``stream`` with its 1-based number, its end removed (LF, CRLF or CR), and a
-    byte-order mark before the first line left out; a line longer than ``limits.line_bytes`` and
-    damaged gzip data are errors naming the line (the ARFF reader's line reading, with its bounds)."""
-    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
-    for number, line in lines:
-        yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+def bounded_lines(stream: IO[bytes], name: str, limits: Limits) -> _Lines:
+    """The lines of ``stream`` (the ARFF reader's line reading, with its bounds): each with its 1-based number,
+    its end removed (LF, CRLF or CR), or :meth:`_Lines.blocks` of whole lines after those read; a line longer
+    than ``limits.line_bytes`` and damaged gzip data are errors naming the line.  A byte-order mark before the
+    first line is the caller's to leave out."""
+    return _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
 
 
 def line_groups(
@@ -41,9 +40,10 @@ def line_groups(
 def text_line_groups(
     stream: IO[bytes], name: str, limits: Limits, chunk_rows: int
 ) -> Iterator[tuple[list[bytes], list[int]]]:
-    """The lines that are not blank as :func:`line_groups` groups them, with :func:`numbered_lines`' bounds,
-    cut from whole blocks (for a format of one record a line, whose lines are short and many)."""
-    lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    """The lines that are not blank as :func:`line_groups` groups them, a byte-order mark before the first
+    left out, cut from whole :func:`bounded_lines` blocks (for a format of one record a line, whose lines
+    are short and many)."""
+    lines = bounded_lines(stream, name, limits)
     group: list[bytes] = []
     numbers: list[int] = []
     held = number = 0

@@ -287,7 +287,8 @@ def _floats(array: pa.Array) -> np.ndarray:
     """A column of numbers as float64, NaN for nulls."""
     if pa.types.is_null(array.type):
         return np.full(len(array), np.nan)
-    return pc.fill_null(array.cast(pa.float64()), np.nan).to_numpy(zero_copy_only=False)
+    # not checked: an int64 past 2**53 (an id, a hash) is its nearest double, as a CSV or ARFF number is read
+    return pc.fill_null(array.cast(pa.float64(), safe=False), np.nan).to_numpy(zero_copy_only=False)
 
 
 #: Ticks of each timestamp unit in a millisecond (seconds: a thousandth).

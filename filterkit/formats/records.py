@@ -6,7 +6,8 @@ A format hands :class:`ColumnTyping` each group of rows, column by column, as th
 :meth:`ColumnTyping.attributes` declares each column (docs/documents.md, "How columns are typed"):
 
 * a column whose every value is a number is **numeric** (none at all: numeric, as Weka's CSVLoader reads it);
-* a column that is not numeric is **text** (a string attribute) when one of its values holds white space
+* a column that is not numeric, and not the class (``-c``: a label, however it is written), is **text** (a
+  string attribute) when one of its values holds white space
   between two other characters, and its values are mostly distinct (more distinct values than half the rows
   that hold one) or one is longer than :data:`LONG_VALUE` characters: documents are written in words and
   are long or rarely repeat; labels and codes repeat, and are short;
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, cast
 
 import numpy as np
 
@@ -140,7 +141,8 @@ class ColumnTyping:
             raise self._too_many_labels(column, line)
 
     def observe_numbers(self, column: int, present: int, whole: bool) -> None:
-        """Add a group of ``column`` whose ``present`` values are all numbers (their texts not given)."""
+        """Add a group of ``column`` whose ``present`` values are all numbers, their texts not given: for a
+        column whose every value is a number by its declared type (Parquet's), whose texts never decide."""
         seen = self.columns[column]
         seen.present += present
         seen.whole = seen.whole and whole
@@ -163,6 +165,8 @@ class ColumnTyping:
         ``--text``, ``--nominal`` or ``--numeric`` are an error)."""
         kinds = []
         text, nominal, numeric = self.text, self.nominal, self.numeric
+        label = class_column(self.names, self.class_spec)
+        self.class_read_as_text = False
         for position, seen in enumerate(self.columns):
             if position in self.declared:
                 kinds.append(self.declared[position].kind)
@@ -173,10 +177,10 @@ class ColumnTyping:
             elif seen.numeric or position in numeric:
                 kinds.append(NUMERIC)
             elif seen.spaced and (seen.too_many or 2 * len(seen.distinct) > seen.present or seen.longest > LONG_VALUE):
-                kinds.append(STRING)
+                self.class_read_as_text = position == label
+                kinds.append(NOMINAL if position == label else STRING)
             else:
                 kinds.append(NOMINAL)
-        label = class_column(self.names, self.class_spec)
         if (
             STRING in kinds
             and label is not None
@@ -250,6 +254,16 @@ class ColumnTyping:
             )
         if numbered:
             said.append(f"class {_listed(numbered)} of whole numbers read as nominal (--numeric to keep numbers)")
+        if self.class_read_as_text:
+            label = cast(int, class_column(self.names, self.class_spec))
+            labels = [
+                name for position, name in enumerate(self.names) if position != label and kinds[position] != STRING
+            ]
+            instead = f"-c {shown(labels[0])}" if labels else "-c COLUMN"
+            said.append(
+                f"the class {shown(self.names[label])} (-c {self.class_spec}) reads as text, and is read as nominal "
+                f"labels: if it holds the documents, name the class ({instead})"
+            )
         if said:
             print(f"filterkit: {self.name}: {'; '.join(said)}", file=sys.stderr)
 
