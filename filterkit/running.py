@@ -237,14 +237,19 @@ def open_source(
             stream, name = stack.enter_context(open(path, "rb")), path
         if stream is None and format_name == ARFF:
             source = FileSource(path, chunk_rows)
-        elif stream is None:
-            source = ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
         elif format_name == ARFF:
             source = StreamSource(stream, name, chunk_rows)
             if needs_passes:
                 source.spool()
         else:
-            source = ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema)
+            scanned = (
+                ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
+                if stream is None
+                else ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema)
+            )
+            if needs_passes:
+                scanned.keep_chunks()
+            source = scanned
         with contextlib.closing(source):
             yield source
 

@@ -124,6 +124,9 @@ class _Spooling:
 
     def close(self) -> None:
         """Close (and so delete) the spool file, if any."""
+        kept = getattr(self, "_kept", None)
+        if kept is not None:
+            kept.close()
         if self._spool is not None:
             self._spool.close()
         if self._spool_path is not None:
@@ -378,18 +381,43 @@ class ScannedSource(_Spooling):
         self.schema = self.layout.schema
         self.header_comments = self.layout.header_comments
 
+    def keep_chunks(self) -> None:
+        """Keep the chunks of the first whole pass in an unlinked temporary file of numpy arrays, for the
+        passes after it to read instead of the input (a chain that learns reads its input twice at least:
+        a CSV or JSON Lines file is cut into fields and typed again in each, ARFF's chunks are read by C)."""
+        self._kept = tempfile.TemporaryFile(prefix="filterkit-spool-")
+        self._kept_whole = False
+
+    _kept: IO[bytes] | None = None
+    _kept_whole = False
+
     def chunks(self) -> Iterator[Chunk]:
-        """The rows, chunk by chunk, read afresh."""
+        """The rows, chunk by chunk: read afresh, or from the chunks kept by a whole pass before."""
         assert self.layout is not None  # scanned when made
+        kept = self._kept
+        if kept is not None and self._kept_whole:
+            kept.seek(0)
+            self._current = kept
+            yield from _spooled_chunks(kept)
+            return
+        if kept is not None:
+            kept.seek(0)
+            kept.truncate()
         stream = self._opened()
         rows = 0
         try:
             for chunk in self.format.chunks(stream, self.name, self.layout, self.chunk_rows):
                 rows += chunk.n_rows
+                if kept is not None:
+                    with self._filling(kept, self.name):
+                        _save_chunk(kept, chunk)
                 yield chunk
         finally:
             stream.close()
         self.rows = rows
+        if kept is not None:
+            kept.flush()
+            self._kept_whole, self.size = True, kept.tell()
 
     def position(self) -> int | None:
         """The bytes of the input read so far in the pass under way (within a MiB)."""

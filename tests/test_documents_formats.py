@@ -390,3 +390,26 @@ def test_the_class_is_never_text_by_the_rule_and_a_class_of_documents_says_how_t
     )
     schema, _ = read_arff(io.BytesIO(_ok(run_filterkit, "-c", "label", path).stdout))
     assert [(a.kind, a.labels) for a in schema.attributes] == [("nominal", ("0", "1", "2")), ("string", ())]
+
+
+def test_a_chain_that_learns_cuts_a_csv_into_fields_once_for_its_passes(run_filterkit, tmp_path, monkeypatch):
+    """The first whole pass keeps its chunks (numpy arrays and texts in an unlinked file) for the passes
+    after it; the bytes are those of a run that reads the file each time, for any chunk size."""
+    from filterkit.formats.csv import CsvFormat
+
+    path = tmp_path / "docs.csv"
+    path.write_bytes(_as_csv(_documents()))
+    read = CsvFormat.chunks
+    passes = []
+
+    def counted(self, *args):
+        passes.append(1)
+        yield from read(self, *args)
+
+    expected = _without_relation(_ok(run_filterkit, GRAIN, *ROUTE).stdout)
+    monkeypatch.setattr(CsvFormat, "chunks", counted)
+    for chunk_rows in ("1", "7", "10000"):
+        passes.clear()
+        output = _ok(run_filterkit, "--chunk-rows", chunk_rows, path, *ROUTE).stdout
+        assert _without_relation(output) == expected
+        assert len(passes) == 1  # words, shape and bns learn: without the kept chunks, one pass each and the output's
