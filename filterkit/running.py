@@ -242,14 +242,11 @@ def open_source(
             if needs_passes:
                 source.spool()
         else:
-            scanned = (
-                ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema)
+            source = (
+                ScannedSource.of_file(path, format_name, chunk_rows, options, known_schema, needs_passes)
                 if stream is None
-                else ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema)
+                else ScannedSource.of_stream(stream, name, format_name, chunk_rows, options, known_schema, needs_passes)
             )
-            if needs_passes:
-                scanned.keep_chunks()
-            source = scanned
         with contextlib.closing(source):
             yield source
 

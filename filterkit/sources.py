@@ -29,6 +29,7 @@ from filterkit.arff.reader import open_source as open_stream
 from filterkit.background import read_ahead
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, scanned_format
+from filterkit.formats.records import KeptGroups
 from filterkit.progress import active
 from filterkit.schema import Chunk, Schema
 
@@ -124,9 +125,9 @@ class _Spooling:
 
     def close(self) -> None:
         """Close (and so delete) the spool file, if any."""
-        kept = getattr(self, "_kept", None)
-        if kept is not None:
-            kept.close()
+        for kept in (getattr(self, "_kept", None), getattr(getattr(self, "format", None), "kept", None)):
+            if kept is not None:
+                kept.close()
         if self._spool is not None:
             self._spool.close()
         if self._spool_path is not None:
@@ -301,7 +302,9 @@ class ScannedSource(_Spooling):
         self.header_comments: tuple[str, ...] = ()
 
     @classmethod
-    def of_file(cls, path: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None):
+    def of_file(
+        cls, path: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None, keep=False
+    ):
         """A regular file (plain or gzip-compressed), read once per pass; or a folder, which its format
         reads by ``name`` (its passes are then handed an empty stream)."""
 
@@ -317,17 +320,19 @@ class ScannedSource(_Spooling):
         source = cls(reopen, path, format_name, chunk_rows, options, known_schema)
         source.size = None if os.path.isdir(path) else os.path.getsize(path)
         active().expect(source.scan_passes())
-        source.scan()
+        source.scan(keep)
         return source
 
     @classmethod
-    def of_stream(cls, stream, name: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None):
+    def of_stream(
+        cls, stream, name: str, format_name: str, chunk_rows: int, options: FormatOptions, known_schema=None, keep=False
+    ):
         """A stream read once (stdin, a FIFO), gunzipped, copied into an unlinked temporary file."""
         source = cls(None, name, format_name, chunk_rows, options, known_schema)
         active().expect(1 + source.scan_passes())
         source._copy(stream)
         try:
-            source.scan()
+            source.scan(keep)
         except BaseException:
             source.close()
             raise
@@ -369,8 +374,12 @@ class ScannedSource(_Spooling):
         """The passes :meth:`scan` takes: one, or none when it reads the header row alone."""
         return 1 if self.format.scan_reads_rows(self._known_schema) else 0
 
-    def scan(self) -> None:
-        """Read the header from the rows (a pass), or from the header row alone given a model's header."""
+    def scan(self, keep: bool = False) -> None:
+        """Read the header from the rows (a pass), or from the header row alone given a model's header;
+        ``keep``: the passes to come are several, so keep what the scan read for them when the format can
+        (its ``kept``, :class:`filterkit.formats.records.KeptGroups`), else the first pass's chunks."""
+        if keep and hasattr(self.format, "kept"):
+            self.format.kept = KeptGroups()
         if self.scan_passes():
             with active().step(f"scanning {self.name} for its header", self) as meter:
                 self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
@@ -380,6 +389,8 @@ class ScannedSource(_Spooling):
             self.layout = self.format.scan(self._opened, self.name, self._options, self._known_schema)
         self.schema = self.layout.schema
         self.header_comments = self.layout.header_comments
+        if keep and getattr(self.format, "kept", None) is None:
+            self.keep_chunks()
 
     def keep_chunks(self) -> None:
         """Keep the chunks of the first whole pass in an unlinked temporary file of numpy arrays, for the

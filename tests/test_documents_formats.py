@@ -393,23 +393,51 @@ def test_the_class_is_never_text_by_the_rule_and_a_class_of_documents_says_how_t
 
 
 def test_a_chain_that_learns_cuts_a_csv_into_fields_once_for_its_passes(run_filterkit, tmp_path, monkeypatch):
-    """The first whole pass keeps its chunks (numpy arrays and texts in an unlinked file) for the passes
-    after it; the bytes are those of a run that reads the file each time, for any chunk size."""
-    from filterkit.formats.csv import CsvFormat
+    """The scan keeps its rows' values (in an unlinked file) for the passes after it, which read them instead
+    of cutting the file into fields again; the bytes are those of the ARFF, for any chunk size."""
+    from filterkit.formats import csv as csv_format
 
+    rows = _documents()
     path = tmp_path / "docs.csv"
-    path.write_bytes(_as_csv(_documents()))
-    read = CsvFormat.chunks
-    passes = []
+    path.write_bytes(_as_csv(rows))
+    cut = csv_format._fields
+    cuts = []
 
-    def counted(self, *args):
-        passes.append(1)
-        yield from read(self, *args)
+    def counted(line):
+        cuts.append(1)
+        return cut(line)
 
     expected = _without_relation(_ok(run_filterkit, GRAIN, *ROUTE).stdout)
-    monkeypatch.setattr(CsvFormat, "chunks", counted)
+    monkeypatch.setattr(csv_format, "_fields", counted)
     for chunk_rows in ("1", "7", "10000"):
-        passes.clear()
+        cuts.clear()
         output = _ok(run_filterkit, "--chunk-rows", chunk_rows, path, *ROUTE).stdout
         assert _without_relation(output) == expected
-        assert len(passes) == 1  # words, shape and bns learn: without the kept chunks, one pass each and the output's
+        assert len(cuts) == 1 + len(rows)  # the header row, then each row once (words, shape and bns learn)
+
+
+def test_labels_of_numbers_are_read_as_written_when_the_scan_kept_numbers(run_filterkit, tmp_path):
+    """A plain column of numbers made nominal (--nominal) keeps its labels as written (1.50, not 1.5) through
+    a chain that learns: the scan kept that column as numbers, so the passes read the file instead."""
+    path = tmp_path / "plain.csv"
+    path.write_bytes(b"a,b\n1,1.50\n2,2\n3,1.50\n")
+    for chunk_rows in ("1", "10000"):
+        schema, chunk = read_arff(
+            io.BytesIO(_ok(run_filterkit, "--chunk-rows", chunk_rows, path, "--nominal", "b", "minmax").stdout)
+        )
+        assert schema.attributes[1].labels == ("1.50", "2")
+        assert chunk.values.tolist() == [[0, 0], [0.5, 1], [1, 0]]
+
+
+def test_a_late_json_lines_field_is_missing_before_it_in_the_rows_the_scan_kept(run_filterkit, tmp_path):
+    """A chain that learns (minmax) reads the scan's kept columns: a field first met on line 3 is missing on
+    the lines before it, as when the file is read again."""
+    path = tmp_path / "late.jsonl"
+    path.write_bytes(
+        b'{"y": "p", "a": 1}\n{"y": "q", "a": 3}\n{"y": "p", "a": 2, "b": 10}\n{"y": "q", "a": 5, "b": 20}\n'
+    )
+    for chunk_rows in ("1", "3", "10000"):
+        output = _ok(run_filterkit, "-c", "first", "--chunk-rows", chunk_rows, path, "minmax").stdout
+        _, chunk = read_arff(io.BytesIO(output))
+        values = [[value if value == value else None for value in row] for row in chunk.values.tolist()]
+        assert values == [[0, 0, None], [1, 0.5, None], [0, 0.25, 0], [1, 1, 1]]

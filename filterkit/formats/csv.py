@@ -31,7 +31,7 @@ from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import bounded_lines, decoded, line_groups
-from filterkit.formats.records import ColumnTyping, column_values, label_codes, one_by_one, split_names
+from filterkit.formats.records import ColumnTyping, KeptGroups, column_values, label_codes, one_by_one, split_names
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
@@ -55,6 +55,8 @@ class CsvFormat:
 
     def __init__(self, limits: Limits | None = None):
         self.limits = Limits.from_environment() if limits is None else limits
+        #: the scan's rows, when the source asks for them to be kept (:class:`KeptGroups`)
+        self.kept: KeptGroups | None = None
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """One pass types the columns (:class:`filterkit.formats.records.ColumnTyping`); a second collects
@@ -62,6 +64,9 @@ class CsvFormat:
         a model's training header, which gives the types."""
         names = self._names(opened, name)
         if known_schema is not None:
+            if self.kept is not None:  # the scan reads the header row alone: nothing to keep
+                self.kept.close()
+                self.kept = None
             return known_layout(known_schema, names, name)
         typing = ColumnTyping(
             names,
@@ -73,10 +78,13 @@ class CsvFormat:
             options.class_spec,
         )
         rows = 0
+        numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
         for group in self._groups(opened, name, len(names)):
             rows += group.rows
             for column in range(len(names)):
                 typing.observe(column, *group.distinct(column), group.last_line)
+            if self.kept is not None:
+                self.kept.add(group.lines, [group.present(column, numbers_kept) for column in range(len(names))])
         again = typing.needs_labels()
         if again:
             typing.restart_labels(again)
@@ -84,6 +92,9 @@ class CsvFormat:
                 for column in again:
                     typing.collect(column, group.distinct(column)[0])
         schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
+        if self.kept is not None and any(schema.attributes[column].kind != NUMERIC for column in numbers_kept):
+            self.kept.close()  # a label kept as its number, not as written: the passes read the file
+            self.kept = None
         return Layout(schema, (), label_codes(schema.attributes), rows)
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
@@ -94,6 +105,10 @@ class CsvFormat:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
         codes = cast(tuple, layout.details)  # each column's label codes (None: not nominal)
         attributes = layout.schema.attributes
+        if self.kept is not None:
+            for numbers, columns in self.kept.chunks(chunk_rows):
+                yield _chunk(columns, numbers, attributes, codes, name)
+            return
         text_columns = layout.schema.text_columns()
         lines = _rows_of(stream, name, self.limits)
         next(lines, None)  # the header row
@@ -108,17 +123,11 @@ class CsvFormat:
                 _checked_fields(decoded(line, name, number), len(attributes), name, number)
                 for line, number in zip(group, numbers)
             ]
-            values = np.empty((len(group), len(attributes)))
-            texts: dict[int, list] = {}
-            for column, attribute in enumerate(attributes):
-                present = [None if _missing(*row[column]) else row[column][0] for row in rows]
-                converted = column_values(present, attribute, codes[column], _number)
-                if converted is None:
-                    converted = one_by_one(present, attribute, codes[column], numbers, name, _cell)
-                values[:, column], text = converted
-                if text is not None:
-                    texts[column] = text
-            yield Chunk(values, texts)
+            columns = [
+                [None if _missing(*row[column]) else row[column][0] for row in rows]
+                for column in range(len(attributes))
+            ]
+            yield _chunk(columns, numbers, attributes, codes, name)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
         """The attribute names of the header row (the first line that is not blank)."""
@@ -150,17 +159,45 @@ class CsvFormat:
                         _checked_fields(decoded(line, name, number), width, name, number)
                         for line, number in zip(group, numbers)
                     ]
-                    yield _Group(rows, None, numbers[-1])
+                    yield _Group(rows, None, numbers)
                 else:
-                    yield _Group(None, plain, numbers[-1])
+                    yield _Group(None, plain, numbers)
+
+
+def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:
+    """A chunk of rows given column by column as their present values (texts, or numbers the compiled
+    tokenizer read; None: missing), ``numbers`` their lines."""
+    values = np.empty((len(numbers), len(attributes)))
+    texts: dict[int, list] = {}
+    for column, (attribute, present) in enumerate(zip(attributes, columns)):
+        converted = column_values(present, attribute, codes[column], _number)
+        if converted is None:
+            converted = one_by_one(present, attribute, codes[column], numbers, name, _cell)
+        values[:, column], text = converted
+        if text is not None:
+            texts[column] = text
+    return Chunk(values, texts)
 
 
 class _Group:
     """A group of rows as the typing step sees them: cut into fields, or by the compiled tokenizer (``plain``)."""
 
-    def __init__(self, rows: list[list[tuple[str, bool]]] | None, plain: "_PlainGroup | None", last_line: int):
-        self.fields, self.plain, self.last_line = rows, plain, last_line
-        self.rows = len(rows) if rows is not None else len(cast(_PlainGroup, plain).numbers)
+    def __init__(self, rows: list[list[tuple[str, bool]]] | None, plain: "_PlainGroup | None", lines: list[int]):
+        self.fields, self.plain, self.lines, self.last_line = rows, plain, lines, lines[-1]
+        self.rows = len(lines)
+
+    def present(self, column: int, numbers_kept: set[int]) -> list:
+        """A column's values, None where missing: texts, or the numbers of a column the compiled tokenizer
+        read as numbers only (whose column goes into ``numbers_kept``)."""
+        plain = self.plain
+        if plain is None:
+            return [None if _missing(*row[column]) else row[column][0] for row in cast(list, self.fields)]
+        if plain.is_number[:, column].all():
+            numbers_kept.add(column)
+            return plain.numbers[:, column].tolist()
+        return [
+            None if _missing(cell, False) else cell for cell in (cell.decode("utf-8") for cell in plain.cells(column))
+        ]
 
     def distinct(self, column: int) -> tuple[list[tuple[str, float | None]], int]:
         """A column's distinct present values (``(text, number or None)``, in the order they first appear)

@@ -22,7 +22,7 @@ from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, text_line_groups
-from filterkit.formats.records import ColumnTyping, column_values, label_codes, one_by_one, split_names
+from filterkit.formats.records import ColumnTyping, KeptGroups, column_values, label_codes, one_by_one, split_names
 from filterkit.schema import Chunk, Schema
 
 #: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
@@ -34,6 +34,8 @@ class JsonLinesFormat:
 
     def __init__(self, limits: Limits | None = None):
         self.limits = Limits.from_environment() if limits is None else limits
+        #: the scan's rows, when the source asks for them to be kept (:class:`KeptGroups`)
+        self.kept: KeptGroups | None = None
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """One pass finds the fields and types them (a second collects labels the first could not keep);
@@ -52,13 +54,19 @@ class JsonLinesFormat:
             rows += len(records)
             for field in self._new_fields(records, numbers, typing.names, name):
                 typing.add_column(field)
-            for column, field in enumerate(typing.names):
-                cells = [_cell(record.get(field), field, name, number) for record, number in zip(records, numbers)]
+            columns = [[record.get(field) for record in records] for field in typing.names]
+            for column, (field, values) in enumerate(zip(typing.names, columns)):
+                cells = [_cell(value, field, name, number) for value, number in zip(values, numbers)]
                 present = [cell for cell in cells if cell is not None]
                 typing.observe(column, dict.fromkeys(present), len(present), numbers[-1])
+            if self.kept is not None:
+                self.kept.add(numbers, columns)
         if not typing.names:
             raise ArffError("no JSON object with a field: nothing to read", name, 1)
         if known_schema is not None:
+            if self.kept is not None:  # kept in this file's field order, not the model's: the passes read the file
+                self.kept.close()
+                self.kept = None
             return _known_layout(known_schema, typing.names, name, rows)
         again = typing.needs_labels()
         if again:
@@ -92,27 +100,37 @@ class JsonLinesFormat:
         codes = layout.details
         assert isinstance(codes, tuple)
         attributes = layout.schema.attributes
+        if self.kept is not None:  # the columns of the scan, in the schema's order, a late field's missing before it
+            for numbers, columns in self.kept.chunks(chunk_rows):
+                absent = [None] * len(numbers)
+                yield _chunk([*columns, *[absent] * (len(attributes) - len(columns))], numbers, attributes, codes, name)
+            return
         for records, numbers in _record_groups(stream, name, self.limits, chunk_rows, checked=False):
-            values = np.empty((len(records), len(attributes)))
-            texts: dict[int, list] = {}
-            for column, attribute in enumerate(attributes):
-                present = [record.get(attribute.name) for record in records]
-                try:
-                    converted = column_values(present, attribute, codes[column], _no_number)
-                except TypeError:  # an object or array, which no dict of labels holds
-                    converted = None
-                if converted is None:
-                    field = attribute.name
-                    converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(field, name))
-                values[:, column], text = converted
-                if text is not None:
-                    texts[column] = text
-            yield Chunk(values, texts)
+            columns = [[record.get(attribute.name) for record in records] for attribute in attributes]
+            yield _chunk(columns, numbers, attributes, codes, name)
 
     def _groups(self, opened: Reopen, name: str) -> Iterator[tuple[list[dict], list[int]]]:
         """The records a group at a time, with their line numbers."""
         with opened() as stream:
             yield from _record_groups(stream, name, self.limits, 10_000)
+
+
+def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:
+    """A chunk of rows given column by column as their fields' values (None: null or absent), ``numbers``
+    their lines."""
+    values = np.empty((len(numbers), len(attributes)))
+    texts: dict[int, list] = {}
+    for column, (attribute, present) in enumerate(zip(attributes, columns)):
+        try:
+            converted = column_values(present, attribute, codes[column], _no_number)
+        except TypeError:  # an object or array, which no dict of labels holds
+            converted = None
+        if converted is None:
+            converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(attribute.name, name))
+        values[:, column], text = converted
+        if text is not None:
+            texts[column] = text
+    return Chunk(values, texts)
 
 
 def _record_groups(

@@ -22,9 +22,11 @@ by a rule rather than by the numbers is named on stderr, once.  A format whose c
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence, cast
+from typing import IO, Any, Callable, Iterable, Iterator, Sequence, cast
 
 import numpy as np
 
@@ -384,3 +386,30 @@ def class_column(names: Sequence[str], class_spec: str | None) -> int | None:
 def split_names(text: str | None) -> tuple[str, ...]:
     """Column names given to ``--text`` or ``--nominal``, comma-separated."""
     return () if not text else tuple(part for part in text.split(",") if part)
+
+
+class KeptGroups:
+    """The scan's groups of rows, each as its line numbers and its columns of present values (None: missing),
+    kept in an unlinked temporary file so that the chunk passes read them instead of cutting the input into
+    fields again (a chain that learns reads its input twice at least)."""
+
+    def __init__(self) -> None:
+        self.file: IO[bytes] = tempfile.TemporaryFile(prefix="filterkit-spool-")
+
+    def add(self, lines: list[int], columns: list[list]) -> None:
+        """Keep a group."""
+        data = json.dumps([lines, columns]).encode("utf-8")
+        self.file.write(len(data).to_bytes(8, "little") + data)
+
+    def chunks(self, chunk_rows: int) -> Iterator[tuple[list[int], list[list]]]:
+        """The kept rows, in groups of at most ``chunk_rows``."""
+        self.file.flush()
+        self.file.seek(0)
+        while size := self.file.read(8):
+            lines, columns = json.loads(self.file.read(int.from_bytes(size, "little")))
+            for start in range(0, len(lines), chunk_rows):
+                yield lines[start : start + chunk_rows], [column[start : start + chunk_rows] for column in columns]
+
+    def close(self) -> None:
+        """Delete the kept groups."""
+        self.file.close()
