@@ -152,7 +152,7 @@ def _objects(group: list[bytes], numbers: list[int], name: str, hook: Callable |
         objects = json.loads(joined, object_pairs_hook=hook)
         if len(objects) == len(group) and all(type(found) is dict for found in objects):
             if _SURROGATE_ESCAPE.search(joined) is not None:
-                _refuse_lone_surrogates(objects, numbers, name)
+                _refuse_lone_surrogates(group, objects, numbers, name)
             return objects
     except (ValueError, _RepeatedField):
         pass
@@ -172,9 +172,11 @@ def _objects(group: list[bytes], numbers: list[int], name: str, hook: Callable |
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def _refuse_lone_surrogates(objects: list[dict], numbers: list[int], name: str) -> None:
+def _refuse_lone_surrogates(group: list[bytes], objects: list[dict], numbers: list[int], name: str) -> None:
     """An error naming the first line whose object holds a lone surrogate (a pair reads as one character)."""
-    for found, number in zip(objects, numbers):
+    for line, found, number in zip(group, objects, numbers):
+        if _SURROGATE_ESCAPE.search(line) is None:
+            continue
         try:
             json.dumps(found, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
