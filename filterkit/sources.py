@@ -394,8 +394,9 @@ class ScannedSource(_Spooling):
 
     def keep_chunks(self) -> None:
         """Keep the chunks of the first whole pass in an unlinked temporary file of numpy arrays, for the
-        passes after it to read instead of the input (a chain that learns reads its input twice at least:
-        a CSV or JSON Lines file is cut into fields and typed again in each, ARFF's chunks are read by C)."""
+        passes after it to read instead of the input (a chain that learns reads its input twice at least):
+        for the formats that keep nothing of their scan (svmlight, Parquet, a folder per class, whose every
+        pass would parse the file or open each document again)."""
         self._kept = tempfile.TemporaryFile(prefix="filterkit-spool-")
         self._kept_whole = False
 

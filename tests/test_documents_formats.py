@@ -441,3 +441,22 @@ def test_a_late_json_lines_field_is_missing_before_it_in_the_rows_the_scan_kept(
         _, chunk = read_arff(io.BytesIO(output))
         values = [[value if value == value else None for value in row] for row in chunk.values.tolist()]
         assert values == [[0, 0, None], [1, 0.5, None], [0, 0.25, 0], [1, 1, 1]]
+
+
+def test_a_chain_that_learns_reads_an_svmlight_file_once_after_its_scan(run_filterkit, tmp_path, monkeypatch):
+    """A format that keeps nothing of its scan has its first whole pass's chunks kept for the passes after it."""
+    from filterkit.formats.svmlight import SvmlightFormat
+
+    path = tmp_path / "data.svm"
+    path.write_bytes(b"".join(b"%d 1:%d 2:%d 3:1\n" % (k % 2, k % 5 + 1, k % 3) for k in range(40)))
+    read = SvmlightFormat.chunks
+    passes = []
+
+    def counted(self, *args):
+        passes.append(1)
+        yield from read(self, *args)
+
+    expected = _ok(run_filterkit, path, "shape", "bns", "l2").stdout
+    monkeypatch.setattr(SvmlightFormat, "chunks", counted)
+    assert _ok(run_filterkit, path, "shape", "bns", "l2").stdout == expected
+    assert len(passes) == 1
