@@ -31,7 +31,7 @@ from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import bounded_lines, decoded, line_groups
-from filterkit.formats.records import ColumnTyping, KeptGroups, column_values, label_codes, one_by_one, split_names
+from filterkit.formats.records import KeptGroups, column_values, label_codes, one_by_one, typing_of
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
@@ -68,15 +68,7 @@ class CsvFormat:
                 self.kept.close()
                 self.kept = None
             return known_layout(known_schema, names, name)
-        typing = ColumnTyping(
-            names,
-            name,
-            self.limits,
-            split_names(options.text),
-            split_names(options.nominal),
-            split_names(options.numeric),
-            options.class_spec,
-        )
+        typing = typing_of(names, name, self.limits, options)
         rows = 0
         numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
         for group in self._groups(opened, name, len(names)):

@@ -22,7 +22,7 @@ from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, text_line_groups
-from filterkit.formats.records import ColumnTyping, KeptGroups, column_values, label_codes, one_by_one, split_names
+from filterkit.formats.records import KeptGroups, column_values, label_codes, layout_by_name, one_by_one, typing_of
 from filterkit.schema import Chunk, Schema
 
 #: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
@@ -40,15 +40,7 @@ class JsonLinesFormat:
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """One pass finds the fields and types them (a second collects labels the first could not keep);
         with ``known_schema`` (a model's header) the fields must be its attributes."""
-        typing = ColumnTyping(
-            [],
-            name,
-            self.limits,
-            split_names(options.text),
-            split_names(options.nominal),
-            split_names(options.numeric),
-            options.class_spec,
-        )
+        typing = typing_of([], name, self.limits, options)
         rows = 0
         for records, numbers in self._groups(opened, name):
             rows += len(records)
@@ -67,7 +59,7 @@ class JsonLinesFormat:
             if self.kept is not None:  # kept in this file's field order, not the model's: the passes read the file
                 self.kept.close()
                 self.kept = None
-            return _known_layout(known_schema, typing.names, name, rows)
+            return layout_by_name(known_schema, typing.names, name, rows, "field")
         again = typing.needs_labels()
         if again:
             typing.restart_labels(again)
@@ -226,16 +218,3 @@ def _cell_of(field: str, name: str) -> Callable[[object, int], Cell]:
 
 def _no_number(value: object) -> None:
     """What a JSON string or boolean reads as: no number (JSON has types)."""
-
-
-def _known_layout(schema: Schema, fields: list[str], name: str, rows: int) -> Layout:
-    """The layout of a model's training header; an error naming a field it does not have."""
-    declared = {attribute.name for attribute in schema.attributes}
-    unknown = [field for field in fields if field not in declared]
-    if unknown:
-        raise FilterkitError(
-            f"the field {shown(unknown[0])} is not an attribute of the training data "
-            f"({', '.join(shown(a.name) for a in schema.attributes[:10])})",
-            name,
-        )
-    return Layout(schema, (), label_codes(schema.attributes), rows)

@@ -34,7 +34,7 @@ from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.records import ColumnTyping, cell_value, label_codes, split_names
+from filterkit.formats.records import cell_value, label_codes, layout_by_name, split_names, typing_of
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
 
 #: How the scan reads a column, by its Parquet type (:func:`_reading`).
@@ -62,22 +62,14 @@ class ParquetFormat:
             rows = parquet.metadata.num_rows
             readings = [_reading(field, name) for field in fields]
             if known_schema is not None:
-                return _known_layout(known_schema, names, name, rows)
+                return layout_by_name(known_schema, names, name, rows, "column")
             given_text = set(split_names(options.text))
-            typing = ColumnTyping(
-                names,
-                name,
-                self.limits,
-                given_text,
-                split_names(options.nominal),
-                split_names(options.numeric),
-                options.class_spec,
-                {
-                    position: Attribute(field.name, DATE, date_format=_date_format(field.type))
-                    for position, field in enumerate(fields)
-                    if readings[position] == DATES
-                },
-            )
+            dates = {
+                position: Attribute(field.name, DATE, date_format=_date_format(field.type))
+                for position, field in enumerate(fields)
+                if readings[position] == DATES
+            }
+            typing = typing_of(names, name, self.limits, options, dates)
             dictionaries: dict[int, dict[str, None]] = {
                 position: {}
                 for position, reading in enumerate(readings)
@@ -347,17 +339,3 @@ def _values(
                 continue  # a dictionary entry no row uses
             raise ArffError(f"row {first_row + used}: {error.message}", name) from None
     return mapped[pc.fill_null(indices, len(distinct)).to_numpy(zero_copy_only=False)]
-
-
-def _known_layout(schema: Schema, columns: list[str], name: str, rows: int) -> Layout:
-    """The layout of a model's training header; an error naming a column it does not have (an attribute
-    the file lacks is missing in every row)."""
-    declared = {attribute.name for attribute in schema.attributes}
-    unknown = [column for column in columns if column not in declared]
-    if unknown:
-        raise FilterkitError(
-            f"the column {shown(unknown[0])} is not an attribute of the training data "
-            f"({', '.join(shown(a.name) for a in schema.attributes[:10])})",
-            name,
-        )
-    return Layout(schema, (), label_codes(schema.attributes), rows)

@@ -33,7 +33,8 @@ import numpy as np
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute
+from filterkit.formats import Layout
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Schema
 
 #: Characters of a value no label is expected to reach: a column holding one (and white space) is text.
 LONG_VALUE = 200
@@ -268,6 +269,37 @@ class ColumnTyping:
             )
         if said:
             print(f"filterkit: {self.name}: {'; '.join(said)}", file=sys.stderr)
+
+
+def typing_of(
+    names: Sequence[str], name: str, limits: Limits, options, declared: dict[int, Attribute] | None = None
+) -> ColumnTyping:
+    """The typing step of a record format's columns, with the reading options given (``--text``, ``--nominal``,
+    ``--numeric``, the chain's ``-c``)."""
+    return ColumnTyping(
+        names,
+        name,
+        limits,
+        split_names(options.text),
+        split_names(options.nominal),
+        split_names(options.numeric),
+        options.class_spec,
+        declared,
+    )
+
+
+def layout_by_name(schema: Schema, names: list[str], name: str, rows: int, what: str) -> Layout:
+    """The layout of a model's training header for a format whose ``what`` (fields, columns) are matched by
+    name; an error naming one the training data does not have (one it has and the file lacks is missing)."""
+    declared = {attribute.name for attribute in schema.attributes}
+    unknown = [column for column in names if column not in declared]
+    if unknown:
+        raise FilterkitError(
+            f"the {what} {shown(unknown[0])} is not an attribute of the training data "
+            f"({', '.join(shown(a.name) for a in schema.attributes[:10])})",
+            name,
+        )
+    return Layout(schema, (), label_codes(schema.attributes), rows)
 
 
 def label_codes(attributes: Sequence[Attribute]) -> tuple[dict[str, int] | None, ...]:
