@@ -1,3 +1,22 @@
 """filterkit: Weka-style ARFF filter chains for text classification."""
 
 __version__ = "0.3.0"
+
+
+def load_model(path, registry=None):
+    """The model ``filterkit train`` saved at ``path``, with ``predict``, ``decision_function``,
+    ``predict_proba``, ``transform`` and ``explain`` on a list of documents or rows
+    (:class:`filterkit.trained.TrainedModel`)."""
+    from filterkit.trained import load_model as load
+
+    return load(path, registry)
+
+
+def train(path, chains=None, **settings):
+    """Fit a chain and a classifier on the file at ``path`` as ``filterkit train`` does
+    (:func:`filterkit.trained.train`; ``settings`` are :class:`filterkit.evaluation.Settings`' fields,
+    e.g. ``positive="grain"`` or ``multiclass=True``); ``.save(PATH)`` writes the model."""
+    from filterkit.evaluation import Settings
+    from filterkit.trained import train as fit
+
+    return fit(path, chains, Settings(**settings))

@@ -4,6 +4,11 @@ A classifier is a binary learner: fitted on numeric features and 0/1 targets, it
 score (for AUC and precision@20) and a decision.  One that can also learn k classes at once (``evaluate
 --multiclass``) says so with ``multiclass = True``; ``--multiclass`` refuses the others by name.  Its
 options are declared like a stage's, and offered on the command line as ``--NAME-OPTION``.
+
+One that ``filterkit train`` can save implements :meth:`Classifier.state` and :meth:`Classifier.load_state`
+(numbers, strings and numpy arrays, as a stage's state: a model file never holds code); one that is linear
+also gives :meth:`Classifier.linear`, which ``predict`` writes decision values by and ``explain`` splits
+into each feature's contribution.
 """
 
 from __future__ import annotations
@@ -50,3 +55,20 @@ class Classifier(Configurable):
     def describe(self) -> dict:
         """What fitting chose (a C, an intercept…), for the evaluation report."""
         return {}
+
+    def state(self) -> dict:
+        """What scoring needs after fitting, as numbers, strings, lists and numpy arrays (``train`` saves it)."""
+        raise NotImplementedError
+
+    def load_state(self, state: dict) -> None:
+        """Become the fitted classifier whose :meth:`state` was ``state`` (``predict`` loads it)."""
+        raise NotImplementedError
+
+    def linear(self) -> tuple[np.ndarray, np.ndarray]:
+        """(weights, intercepts): the decision value of column j (the positive class, or class j of k) is
+        features · weights[j] + intercepts[j]; NotImplementedError for a classifier that is not linear."""
+        raise NotImplementedError
+
+    def probabilities(self, features) -> np.ndarray | None:
+        """Each row's calibrated probability per column (as :meth:`linear`'s), or None when it has none."""
+        return None

@@ -146,12 +146,12 @@ def evaluate(
 
     reading = FormatOptions(settings.class_spec) if reading is None else reading
     with contextlib.ExitStack() as stack:
-        source, name = stack.enter_context(_opened(source, name, "<data>", input_format, reading))
-        test, test_name = stack.enter_context(_opened(test, test_name, "<test>", None, reading, source.schema))
+        source, name = stack.enter_context(opened_input(source, name, "<data>", input_format, reading))
+        test, test_name = stack.enter_context(opened_input(test, test_name, "<test>", None, reading, source.schema))
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
         progress.expect(2 if test is None else 3)
-        dataset, training_rows = _read_data(source, name, test, test_name, settings, progress)
+        dataset, training_rows = read_dataset(source, name, test, test_name, settings, progress)
         codes = dataset.data.column(dataset.class_index)
         known = np.flatnonzero(~np.isnan(codes))
         if len(known) < len(codes):
@@ -193,7 +193,7 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def _opened(
+def opened_input(
     source, name: str | None, default: str, given_format: str | None, reading: FormatOptions, known_schema=None
 ):
     """``(source, name)``: a path (``-``: standard input) opened and named by it, read in ``given_format``
@@ -209,7 +209,7 @@ def _opened(
         yield source, default if name is None else name
 
 
-def _read_data(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Dataset, int]:
+def read_dataset(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Dataset, int]:
     """The rows of ``source`` and then of ``test`` (if any), and the number of ``source``'s rows."""
     schema = source.schema
 
@@ -231,6 +231,17 @@ def _read_data(source, name: str, test, test_name: str, settings: Settings, prog
             raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
         data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
     return Dataset(schema, data, class_index), training_rows
+
+
+def known_class_rows(dataset: Dataset) -> Dataset:
+    """``dataset`` without its rows of a missing class (which no fit or score uses)."""
+    codes = dataset.data.column(dataset.class_index)
+    known = np.flatnonzero(~np.isnan(codes))
+    return (
+        dataset
+        if len(known) == len(codes)
+        else Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
+    )
 
 
 def _check_training_file(labels, counts, test_counts, tasks, multiclass: bool, name: str, test_name: str) -> None:
@@ -274,7 +285,7 @@ def repeat_seed(seed: int, repeat: int) -> int:
 def choose_tasks(
     labels: tuple[str, ...], counts: np.ndarray, positive: str | None, each_class: bool, min_positives: int
 ) -> list[str]:
-    """The positive labels of the class-vs-rest tasks: ``positive`` (a label: :func:`_read_data` checks it); with
+    """The positive labels of the class-vs-rest tasks: ``positive`` (a label: :func:`read_dataset` checks it); with
     ``each_class`` every class with at least ``min_positives`` rows (of two classes the minority, as KDD'09); else
     two classes' minority."""
     if positive is not None:
@@ -367,11 +378,11 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
     """Fit ``chain`` on the ``train`` rows for ``task`` (or every class), apply it to the ``test`` rows,
     classify them and measure."""
     multiclass = settings.multiclass
-    output_class, prepared = _fitted(registry, dataset, chain, train, None if multiclass else task)
+    output_class, prepared, _ = fitted_chain(registry, dataset, chain, train, None if multiclass else task)
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
     rows = prepared(train), prepared(test)
-    call = _CheckedClassifier(registry, settings)
+    call = CheckedClassifier(registry, settings)
     if multiclass:
         result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings)
     else:
@@ -385,14 +396,8 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
 def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, settings: Settings):
     """(measures, truth, scores, decisions) of a binary classifier fitted on the task ``positive``."""
     (train_features, train_codes), (test_features, test_codes) = train, test
-    train_truth, test_truth = train_codes == positive, test_codes == positive
-    if train_truth.all() or not train_truth.any():
-        missing = "no row of" if not train_truth.any() else "only rows of"
-        raise FilterkitError(
-            f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(train_truth))} of "
-            f"{len(train_truth)} rows); the class is too small (or too large) for {settings.folds} folds"
-        )
-    call("fit", train_features, train_truth.astype(np.int64), settings.seed)
+    fit_task(call, positive, task, train_features, train_codes, settings)
+    test_truth = test_codes == positive
     rows = (len(test_truth),)
     scores = call("score", test_features, shape=rows)
     decisions = call("predict", test_features, shape=rows).astype(bool)
@@ -402,22 +407,43 @@ def _classify_task(call, positive: int, task: str, train: tuple, test: tuple, se
     return result, test_truth, scores, decisions
 
 
-def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, settings: Settings):
-    """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
-    (train_features, train_codes), (test_features, test_codes) = train, test
+def fit_task(call, positive: int, task: str, features, codes: np.ndarray, settings: Settings) -> None:
+    """Fit the binary classifier (``call``: a :class:`CheckedClassifier`) on the task of class position
+    ``positive`` (named ``task``) against the rest, from ``features`` and class ``codes``."""
+    truth = codes == positive
+    if truth.all() or not truth.any():
+        missing = "no row of" if not truth.any() else "only rows of"
+        raise FilterkitError(
+            f"task '{task}': a training fold holds {missing} class '{task}' ({int(np.sum(truth))} of "
+            f"{len(truth)} rows); the class is too small (or too large) for {settings.folds} folds"
+        )
+    call("fit", features, truth.astype(np.int64), settings.seed)
+
+
+def fit_classes(call, dataset: Dataset, features, codes: np.ndarray, settings: Settings) -> np.ndarray:
+    """Fit the k-class classifier on the classes present in ``dataset`` (whose positions it returns),
+    from ``features`` and class ``codes``."""
     labels = dataset.labels
     present = np.flatnonzero(
         np.bincount(dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(labels))
     )
-    position_of = feature_positions(len(labels), present)
-    train_classes, test_classes = position_of[train_codes.astype(np.int64)], position_of[test_codes.astype(np.int64)]
-    missing = np.flatnonzero(np.bincount(train_classes, minlength=len(present)) == 0)
+    classes = feature_positions(len(labels), present)[codes.astype(np.int64)]
+    missing = np.flatnonzero(np.bincount(classes, minlength=len(present)) == 0)
     if len(missing):
         raise FilterkitError(
             f"--multiclass: a training fold holds no row of class '{labels[present[missing[0]]]}'; "
             f"the class is too small for {settings.folds} folds"
         )
-    call("fit_multiclass", train_features, train_classes, len(present), settings.seed)
+    call("fit_multiclass", features, classes, len(present), settings.seed)
+    return present
+
+
+def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, settings: Settings):
+    """(measures, truth, scores, decisions) of a k-class classifier over the classes present in ``dataset``."""
+    (train_features, train_codes), (test_features, test_codes) = train, test
+    labels = dataset.labels
+    present = fit_classes(call, dataset, train_features, train_codes, settings)
+    test_classes = feature_positions(len(labels), present)[test_codes.astype(np.int64)]
     shape = (len(test_classes), len(present))
     scores = call("class_scores", test_features, shape=shape)
     predicted = call("predict_class", test_features, shape=shape[:1])
@@ -428,7 +454,7 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
     return result, test_classes, scores, predicted
 
 
-class _CheckedClassifier:
+class CheckedClassifier:
     """The run's classifier: called with a method's name and arguments, it calls it, a failure or (given
     the ``shape`` expected) a malformed answer becoming a FilterkitError naming the classifier's plugin."""
 
@@ -462,9 +488,9 @@ class _CheckedClassifier:
         return FilterkitError(f"{self.origin} broke the classifier contract: {what}")
 
 
-def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
-    """``chain`` fitted on the ``train`` rows: its output's class attribute, and what it makes of some rows:
-    their classifier features and class codes."""
+def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
+    """``chain`` fitted on the ``train`` rows: its output's class attribute, what it makes of some rows
+    (their classifier features and class codes), and the fitted :class:`Chain`."""
     stages = [registry.make_stage(name, params) for name, params in chain.stages]
     fitted = Chain(stages, class_spec=str(dataset.class_index + 1), positive=positive).fit(
         MemorySource(dataset.schema, take_rows(dataset.data, train))
@@ -477,7 +503,7 @@ def _fitted(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
         transformed = next(iter(fitted.transform([take_rows(dataset.data, rows)])))
         return classifier_matrix(output_schema, transformed, output_class), transformed.column(output_class)
 
-    return output_schema.attributes[output_class], prepared
+    return output_schema.attributes[output_class], prepared, fitted
 
 
 def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:

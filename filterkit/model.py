@@ -20,6 +20,7 @@ import json
 import math
 import os
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -83,19 +84,19 @@ def arrays_path(model_path: str | os.PathLike) -> Path:
 
 
 def save_model(
-    path: str | os.PathLike, chain: Chain, registry: Registry, reading: tuple[str, dict] | None = None
+    path: str | os.PathLike,
+    chain: Chain,
+    registry: Registry,
+    reading: tuple[str, dict] | None = None,
+    classifier: dict | None = None,
 ) -> None:
     """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing;
-    ``reading``: the format and options its training data was read with, for ``apply``."""
+    ``reading``: the format and options its training data was read with, for ``apply``; ``classifier``:
+    the section ``train`` adds (its ``state`` holding numpy arrays, embedded as the stages' are)."""
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
-        state = {}
-        for key, value in stage.state().items():
-            if isinstance(value, np.ndarray):
-                state[key] = {"array": _embedded_array(value, stage, key)}
-            else:
-                state[key] = _plain(value, stage, key)
+        state = saved_state(stage.state(), f"stage '{stage.name}'")
         stages.append(
             {
                 "name": stage.name,
@@ -116,6 +117,18 @@ def save_model(
         "positive": chain.positive,
         **({} if reading is None else {"input": {"format": reading[0], "options": reading[1]}}),
         "stages": stages,
+        **(
+            {}
+            if classifier is None
+            else {
+                "classifier": {
+                    **{
+                        key: _plain(value, "the classifier", key) for key, value in classifier.items() if key != "state"
+                    },
+                    "state": saved_state(classifier["state"], "the classifier"),
+                }
+            }
+        ),
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
     output = checked_output(path)
@@ -127,12 +140,21 @@ def save_model(
         raise FilterkitError(f"cannot save the model: {error.strerror or error}", str(path)) from None
 
 
-def _embedded_array(array: np.ndarray, stage, key) -> dict:
+def saved_state(state: dict, owner: str) -> dict:
+    """A stage's or classifier's state as JSON data, each numpy array embedded (``{"array": …}``);
+    FilterkitError naming ``owner`` for a value that is not data."""
+    return {
+        key: {"array": _embedded_array(value, owner, key)}
+        if isinstance(value, np.ndarray)
+        else _plain(value, owner, key)
+        for key, value in state.items()
+    }
+
+
+def _embedded_array(array: np.ndarray, owner: str, key) -> dict:
     """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64."""
     if array.dtype.kind not in _ARRAY_KINDS:
-        raise FilterkitError(
-            f"stage '{stage.name}' cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers"
-        )
+        raise FilterkitError(f"{owner} cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers")
     little_endian = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
     return {
         "dtype": little_endian.dtype.str,
@@ -141,18 +163,18 @@ def _embedded_array(array: np.ndarray, stage, key) -> dict:
     }
 
 
-def _plain(value, stage, key):
-    """A JSON value for ``value`` (numpy scalars become numbers); else an error naming the stage."""
+def _plain(value, owner: str, key):
+    """A JSON value for ``value`` (numpy scalars become numbers); else an error naming ``owner``."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (list, tuple)):
-        return [_plain(item, stage, key) for item in value]
+        return [_plain(item, owner, key) for item in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v, stage, key) for k, v in value.items()}
+        return {str(k): _plain(v, owner, key) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise FilterkitError(
-        f"stage '{stage.name}' cannot be saved: its state '{key}' holds a {type(value).__name__} "
+        f"{owner} cannot be saved: its state '{key}' holds a {type(value).__name__} "
         "(state is numbers, strings, lists, dicts and numpy arrays)"
     )
 
@@ -178,9 +200,26 @@ def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
     return read_model(path, registry)[0]
 
 
+@dataclass(frozen=True)
+class ModelFile:
+    """What a model file holds: the fitted chain, the format and reading options of its training data
+    (None and ``{}``: a model that does not say) and, in a model of ``train``, its classifier section
+    (the state's arrays decoded)."""
+
+    chain: Chain
+    reading: tuple[str | None, dict]
+    classifier: dict | None
+
+
 def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, tuple[str | None, dict]]:
-    """A fitted chain from a model file, and the format and reading options of its training data
-    (None and ``{}``: a model that does not say); FilterkitError if it cannot be used.
+    """A fitted chain from a model file and the reading of its training data (:func:`read_model_file`)."""
+    model = read_model_file(path, registry)
+    return model.chain, model.reading
+
+
+def read_model_file(path: str | os.PathLike, registry: Registry) -> ModelFile:
+    """The fitted chain of a model file, the reading of its training data and its classifier section;
+    FilterkitError if it cannot be used.
 
     Everything read is checked before it is used: the JSON's structure and types,
     each stage's options (by the option's own :meth:`Option.convert`), and each
@@ -190,7 +229,8 @@ def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, tupl
     """
     try:
         document = _read_document(path)
-        return _chain_from_document(document, path, registry), _reading(document)
+        chain = _chain_from_document(document, path, registry)
+        return ModelFile(chain, _reading(document), _classifier_section(document, chain))
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 
@@ -230,8 +270,28 @@ def _read_document(path) -> dict:
     if version not in READABLE_VERSIONS:
         readable = " and ".join(str(known) for known in READABLE_VERSIONS)
         raise FilterkitError(f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path))
+    _check_writer(document.get("filterkit_version"), path)
     _check_document(document)
     return document
+
+
+def _major(version: str) -> int | None:
+    """The major number of a version such as ``0.4.0`` (None when it does not start with one)."""
+    head = version.split(".", 1)[0]
+    return int(head) if head.isascii() and head.isdigit() and len(head) < 6 else None
+
+
+def _check_writer(written_by, path) -> None:
+    """Refuse a model written by a newer major version of filterkit: its meaning may have changed."""
+    if not isinstance(written_by, str):
+        return
+    theirs, ours = _major(written_by), _major(__version__)
+    if theirs is not None and ours is not None and theirs > ours:
+        raise FilterkitError(
+            f"the model was written by filterkit {shown(written_by)}, a newer major version than this "
+            f"filterkit {__version__}: upgrade filterkit to use it",
+            str(path),
+        )
 
 
 def _check_reading(recorded) -> None:
@@ -260,6 +320,8 @@ def _check_document(document: dict) -> None:
     if base is not None and (type(base) is not int or base not in (0, 1)):
         raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
     _check_reading(document.get("input"))
+    if "classifier" in document:
+        _check_classifier(document["classifier"])
     schema = document["input_schema"]
     _expect(schema, {"relation": str, "attributes": list}, "input_schema")
     for position, attribute in enumerate(schema["attributes"], 1):
@@ -273,6 +335,48 @@ def _check_document(document: dict) -> None:
         for key, value in entry["state"].items():
             if isinstance(value, dict) and "array" in value and not _is_array_reference(value, document):
                 raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+
+
+#: The kinds of classifier a model of ``train`` holds: one task (a class against the rest) or every class.
+CLASSIFIER_TASKS = ("binary", "multiclass")
+
+
+def _check_classifier(section) -> None:
+    """The classifier section's structure and types (_NotAModel naming the first problem)."""
+    if not isinstance(section, dict):
+        raise _NotAModel(f"'classifier' is {_json_type(section)}, not an object")
+    _expect(section, {"name": str, "params": dict, "task": str, "classes": list, "state": dict}, "classifier")
+    if section["task"] not in CLASSIFIER_TASKS:
+        raise _NotAModel(f"classifier: task {json.dumps(section['task'])[:40]} is not one of {CLASSIFIER_TASKS}")
+    if not section["classes"] or not all(isinstance(label, str) for label in section["classes"]):
+        raise _NotAModel("classifier: 'classes' is not a list of labels")
+    for key, value in section["state"].items():
+        if isinstance(value, dict) and "array" in value and not _is_array_reference(value, {"format_version": 2}):
+            raise _NotAModel(f"classifier: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+
+
+def _classifier_section(document: dict, chain: Chain) -> dict | None:
+    """The checked classifier section of a ``train`` model, its state's arrays decoded; None when it has none."""
+    section = document.get("classifier")
+    if section is None:
+        return None
+    if document["format_version"] == 1:
+        raise _NotAModel("a format_version 1 model holds no classifier")
+    schema = chain.output_schema
+    if chain.class_name is None or schema is None or all(a.name != chain.class_name for a in schema.attributes):
+        raise _NotAModel("it holds a classifier but its chain's output has no class attribute")
+    labels = schema.attributes[schema.index_of(chain.class_name)].labels
+    unknown = [label for label in section["classes"] if label not in labels]
+    if unknown:
+        raise _NotAModel(f"the classifier's class {shown(unknown[0])} is not a label of the class")
+    bound = len(schema.attributes) * (len(section["classes"]) + 2)
+    state = {
+        key: _decoded_array(f"classifier.{key}", value["array"], bound)
+        if isinstance(value, dict) and "array" in value
+        else value
+        for key, value in section["state"].items()
+    }
+    return {**section, "state": state}
 
 
 def _is_array_reference(value: dict, document: dict) -> bool:

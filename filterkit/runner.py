@@ -181,6 +181,14 @@ class Chain:
         """Apply every (fitted) stage to each chunk."""
         return self._through(chunks, self.stages)
 
+    def each_stage(self, chunk: Chunk) -> list[Chunk]:
+        """``chunk`` after each (fitted) stage in turn, each result checked as :meth:`transform` checks it."""
+        outputs = []
+        for stage in self.stages:
+            chunk = next(self._through([chunk], [stage]))
+            outputs.append(chunk)
+        return outputs
+
     def check_input(self, schema: Schema, name: str) -> None:
         """Refuse data whose header differs from the training header."""
         assert self.input_schema is not None, "check_input needs a fitted chain"

@@ -181,7 +181,7 @@ class LinearSVM(Classifier):
                 aucs = []
                 for train, test in splits:
                     models = self._one_vs_rest(C, seed, features[train], classes[train], columns)
-                    decisions[test] = _decisions(models, features[test])
+                    decisions[test] = _decisions(*_linear_form(models), features[test])
                     aucs.append(
                         np.nanmean(
                             [area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)]
@@ -192,9 +192,9 @@ class LinearSVM(Classifier):
             self.chosen_C = max(self.grid, key=lambda C: (self.inner_auc[C], -C))
         else:
             self.chosen_C = self.grid[0]
-        self.models = self._one_vs_rest(self.chosen_C, seed, features, classes, columns)
+        self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
         if self.params["decision"] == "platt":
-            out_of_fold[self.chosen_C] = _decisions(self.models, features)
+            out_of_fold[self.chosen_C] = _decisions(self.weights, self.intercepts, features)
         calibrated = None if self.params["decision"] == "margin" else out_of_fold.get(self.chosen_C)
         self.sigmoids = (
             None
@@ -214,9 +214,14 @@ class LinearSVM(Classifier):
 
     def class_scores(self, features):
         """Each class's Platt probability, or its decision value without a sigmoid."""
-        decisions = _decisions(self.models, features)
+        probabilities = self.probabilities(features)
+        return _decisions(self.weights, self.intercepts, features) if probabilities is None else probabilities
+
+    def probabilities(self, features):
+        """Each class's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f; None without a sigmoid."""
         if self.sigmoids is None:
-            return decisions
+            return None
+        decisions = _decisions(self.weights, self.intercepts, features)
         return 1.0 / (1.0 + np.exp(self.sigmoids[:, 0] * decisions + self.sigmoids[:, 1]))
 
     def score(self, features):
@@ -238,13 +243,46 @@ class LinearSVM(Classifier):
         if not self.binary:
             described["class_rule"] = "largest decision value" if self.sigmoids is None else "largest Platt probability"
         if self.params["intercept"] == "free":
-            offsets = [float(model.intercept_[0]) for model in self.models]
+            offsets = self.intercepts.tolist()
             described["b"] = offsets[0] if self.binary else offsets
         return described
 
+    def state(self):
+        """The one-vs-rest SVMs' weights and intercepts, and their Platt sigmoids (A, B) if any."""
+        saved = {"binary": self.binary, "weights": self.weights, "intercepts": self.intercepts}
+        return saved if self.sigmoids is None else {**saved, "sigmoids": self.sigmoids}
 
-def _decisions(models: list, features) -> np.ndarray:
-    return np.column_stack([model.decision_function(features) for model in models])
+    def load_state(self, state):
+        self.binary = bool(state["binary"])
+        self.weights, self.intercepts = _checked_linear_form(self, state["weights"], state["intercepts"])
+        self.sigmoids = state.get("sigmoids")
+        if self.sigmoids is not None and np.shape(self.sigmoids) != (len(self.intercepts), 2):
+            raise FilterkitError(f"svm: sigmoids of shape {np.shape(self.sigmoids)}, not one (A, B) per SVM")
+
+    def linear(self):
+        return self.weights, self.intercepts
+
+
+def _linear_form(models: list) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted SVMs' weights (one row each) and intercepts."""
+    weights = np.vstack([np.asarray(model.coef_, dtype=np.float64).reshape(1, -1) for model in models])
+    return weights, np.array([float(np.ravel(model.intercept_)[0]) for model in models])
+
+
+def _checked_linear_form(classifier, weights, intercepts) -> tuple[np.ndarray, np.ndarray]:
+    """Saved weights (one row per SVM) and intercepts (one per row), checked to fit each other."""
+    weights, intercepts = np.asarray(weights, dtype=np.float64), np.asarray(intercepts, dtype=np.float64)
+    if weights.ndim != 2 or intercepts.shape != (weights.shape[0],):
+        raise FilterkitError(
+            f"{classifier.name}: weights of shape {weights.shape} and intercepts of shape {intercepts.shape} "
+            "do not make one linear function per row"
+        )
+    return weights, intercepts
+
+
+def _decisions(weights: np.ndarray, intercepts: np.ndarray, features) -> np.ndarray:
+    """Each row's decision value per SVM, features · weights[j] + intercepts[j] (as liblinear computes it)."""
+    return np.asarray(features @ weights.T) + intercepts
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
@@ -421,6 +459,17 @@ class AdaptiveSVM(Classifier):
 
     def predict(self, features):
         return self.score(features) > 0
+
+    def state(self):
+        """The weights and the (possibly moved) intercept."""
+        return {"weights": self.weights, "intercept": self.intercept}
+
+    def load_state(self, state):
+        weights, intercepts = _checked_linear_form(self, np.reshape(state["weights"], (1, -1)), [state["intercept"]])
+        self.weights, self.intercept = weights[0], float(intercepts[0])
+
+    def linear(self):
+        return self.weights.reshape(1, -1), np.array([self.intercept])
 
     def describe(self):
         return {

@@ -87,7 +87,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_imports_inside_functions_and_of_submodules():
     graph = import_graph()
-    assert "filterkit.running" in graph["filterkit.evaluation"]  # inside evaluation._opened only
+    assert "filterkit.running" in graph["filterkit.evaluation"]  # inside evaluation.opened_input only
     assert "filterkit.kernels" in graph["filterkit.arff.reader"]  # from filterkit import kernels
     assert "filterkit.arff" not in graph["filterkit.arff.reader"]
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]

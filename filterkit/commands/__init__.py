@@ -27,9 +27,12 @@ from filterkit.commands.stages import FilterkitGroup, complete_first_word
 COMMANDS = {
     "apply": "filterkit.commands.apply:apply",
     "evaluate": "filterkit.commands.evaluate:evaluate",
+    "explain": "filterkit.commands.predict:explain",
     "help": "filterkit.commands.help:help_command",
     "info": "filterkit.commands.info:info",
     "plugins": "filterkit.commands.plugins:plugins",
+    "predict": "filterkit.commands.predict:predict",
+    "train": "filterkit.commands.train:train",
 }
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.

@@ -262,11 +262,11 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
     reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, protocol["class_spec"])
-    params = _classifier_params(registry, protocol["classifier"], options)
+    params = classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
     rendered = _checked_outputs(input_path, test_path, **outputs)
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
-    chains = _chains(plugins, registry, words, compare, settings.sweep)
+    chains = chains_of(plugins, registry, words, compare, settings.sweep)
     result = evaluation.evaluate(
         input_path,
         chains,
@@ -291,7 +291,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
             staged.publish()
 
 
-def _classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
+def classifier_params(registry, classifier: str, classifier_values: dict) -> dict:
     """The options given for ``classifier`` (``--NAME-OPTION``), checked by making one."""
     if classifier not in registry.classifiers:
         raise click.UsageError(f"no classifier '{classifier}' is installed (see 'filterkit plugins')")
@@ -311,7 +311,7 @@ def _classifier_params(registry, classifier: str, classifier_values: dict) -> di
     return params
 
 
-def _chains(plugins: PluginLoader, registry, words, compare: bool, sweep: str | None) -> list[ChainSpec]:
+def chains_of(plugins: PluginLoader, registry, words, compare: bool, sweep: str | None) -> list[ChainSpec]:
     """The chains to evaluate: the words as one chain, or each word as one; each once per ``sweep`` value."""
     swept = None if sweep is None else parse_sweep(registry, sweep)
     preset = None if swept is None else {swept.stage: {swept.option: swept.converted[0]}}

@@ -1,0 +1,111 @@
+"""``filterkit train``: fit a chain and a classifier, as ``evaluate --test`` does, and save both in one model."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from filterkit.commands.context import plugin_loader
+from filterkit.commands.evaluate import MAX_SEED, EvaluateCommand, chains_of, classifier_params
+from filterkit.commands.files import check_distinct
+from filterkit.commands.options import (
+    RegisteredName,
+    class_option,
+    format_option_decorators,
+    input_format_option,
+    positive_option,
+    progress_option,
+    quiet_option,
+)
+from filterkit.evaluation import Settings
+from filterkit.formats import FORMAT_OPTIONS, FormatOptions
+from filterkit.outputs import checked_output
+from filterkit.progress import Progress, progress_mode
+
+TRAIN_HELP = """Fit a chain and a classifier on TRAIN and save both in one model file.
+
+\b
+  filterkit train -o grain.json ReutersGrain-train.arff words --lowercase shape bns l2
+  filterkit train -o topics.json --multiclass docs.jsonl
+  filterkit train -o m.json --positive Ethics --compare oh0.arff "bns --multiply l2" "shape bns l2"
+  filterkit predict grain.json ReutersGrain-test.arff
+  filterkit explain grain.json ReutersGrain-test.arff --top 5
+
+The chain and the classifier are fitted exactly as 'evaluate --test' fits
+them (the same rows, C search and seed), so the model scores a test file as
+'evaluate --test' does. The task is --positive LABEL against the rest, the
+minority of two classes, or every class with --multiclass (one-vs-rest).
+
+Given several chains (--compare, each quoted) or none, each candidate is
+scored by --folds-fold cross-validation on TRAIN (F1 of the task, macro-F1
+with --multiclass) and the best is kept; the model records every candidate's
+score. With no chain the candidates are the default set ('filterkit help
+train' lists them; words first when TRAIN holds text).
+"""
+
+
+@click.command(cls=EvaluateCommand, help=TRAIN_HELP, context_settings={"allow_interspersed_args": False})
+@click.argument("input_path", metavar="TRAIN")
+@click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[STAGES...|CHAINS...]")
+@click.option("-o", "--output", "model_path", required=True, type=click.Path(dir_okay=False), help="The model file.")
+@click.option("--compare", is_flag=True, help="Each argument after TRAIN is a whole candidate chain, in quotes.")
+@click.option(
+    "--folds",
+    type=click.IntRange(2),
+    default=5,
+    show_default=True,
+    help="Folds of the cross-validation that scores candidate chains.",
+)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True, help="Seed of the classifier.")
+@click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
+@class_option
+@positive_option(help="The task: this class against the rest (default on two classes: the minority).")
+@click.option("--multiclass", is_flag=True, help="Every class at once (svm: one-vs-rest).")
+@input_format_option
+@format_option_decorators
+@quiet_option
+@progress_option
+@click.pass_context
+def train(ctx, input_path, words, model_path, compare, folds, seed, multiclass, **options):
+    """Fit the chain (the best candidate) and the classifier on TRAIN; save the model."""
+    from filterkit.trained import train as train_model
+
+    plugins = plugin_loader(ctx)
+    registry = plugins.registry()
+    if options["positive"] is not None and multiclass:
+        raise click.UsageError(f"--positive {options['positive']} and --multiclass both choose the task: give one")
+    if multiclass and not getattr(registry.classifier(options["classifier"]), "multiclass", False):
+        raise click.UsageError(f"classifier '{options['classifier']}' is binary and cannot learn k classes at once")
+    mode = progress_mode(options.pop("quiet"), options.pop("progress"))
+    input_format = options.pop("input_format")
+    reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, options["class_spec"])
+    settings = Settings(
+        seed=seed,
+        classifier=options.pop("classifier"),
+        class_spec=options.pop("class_spec"),
+        positive=options.pop("positive"),
+        multiclass=multiclass,
+    )
+    settings.classifier_params = classifier_params(registry, settings.classifier, options)
+    checked_output(model_path)  # before any work
+    if input_path != "-":
+        check_distinct([("the input", input_path), ("-o", model_path)])
+    chains = chains_of(plugins, registry, words, compare, None) if words else None
+    model = train_model(
+        input_path,
+        chains,
+        settings,
+        registry,
+        input_format=input_format,
+        reading=reading,
+        progress=Progress(mode, word="step"),
+        candidate_folds=folds,
+    )
+    for candidate in model.section.get("candidates", ()):
+        kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
+        sys.stderr.write(
+            f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} (auc {candidate['auc']:.4f}) "
+            f"'{candidate['chain']}'\n"
+        )
+    model.save(model_path)

@@ -1,0 +1,469 @@
+"""A text classifier you can ship (issue 49): :func:`train` fits a chain and a classifier exactly as
+``evaluate --test`` does (the same C search, seed and rows) and saves both in one model file, JSON and
+arrays, never code; :func:`load_model` gives the :class:`TrainedModel` of a model file, which predicts,
+scores, transforms and explains documents or rows, in Python or as ``filterkit predict`` and ``explain``.
+
+Given several candidate chains, :func:`train` keeps the one of the best cross-validated score on the
+training file (F1 of the positive class, or macro-F1 of every class), and records every candidate's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit import evaluation
+from filterkit.arff.tokens import shown
+from filterkit.classifier import Classifier
+from filterkit.errors import FilterkitError
+from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
+from filterkit.formats import FormatOptions
+from filterkit.formats.records import column_values, label_codes
+from filterkit.model import read_model_file, save_model
+from filterkit.plugins import Registry, load_plugins
+from filterkit.runner import Chain
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
+from filterkit.sources import MemorySource
+
+#: Folds of the cross-validation that scores each candidate chain on the training file.
+CANDIDATE_FOLDS = 5
+
+#: How ``words`` reads documents in the default candidates: the README's (Weka's stopwords, lower case, counts).
+DEFAULT_WORDS = ("words", {"counts": True, "lowercase": True, "stopwords": "weka"})
+
+#: The candidate chains ``train`` compares when none is given (``words`` before each when the data holds text):
+#: the KDD'09 chain, tf·BNS and tf·idf (docs/RESULTS.md §10 has the corpora that chose them).
+DEFAULT_CANDIDATES: tuple[tuple[tuple[str, dict], ...], ...] = (
+    (("shape", {}), ("bns", {}), ("l2", {})),
+    (("bns", {"multiply": True}), ("l2", {})),
+    (("idf", {"multiply": True}), ("l2", {})),
+)
+
+
+def default_candidates(schema: Schema, registry: Registry) -> list[ChainSpec]:
+    """The chains of :data:`DEFAULT_CANDIDATES`, each after :data:`DEFAULT_WORDS` when ``schema`` holds text,
+    named as they would be typed."""
+    from filterkit.running import describe_chain
+
+    reads_text = any(attribute.kind == STRING for attribute in schema.attributes)
+    chains = []
+    for stages in DEFAULT_CANDIDATES:
+        stages = ((DEFAULT_WORDS,) if reads_text else ()) + stages
+        text = describe_chain([registry.make_stage(name, params) for name, params in stages])
+        chains.append(ChainSpec(text, [(name, dict(params)) for name, params in stages]))
+    return chains
+
+
+def train(
+    source,
+    chains: list[ChainSpec] | None = None,
+    settings: Settings = Settings(),
+    registry: Registry | None = None,
+    *,
+    name: str | None = None,
+    input_format: str | None = None,
+    reading: FormatOptions | None = None,
+    progress=None,
+    candidate_folds: int = CANDIDATE_FOLDS,
+) -> "TrainedModel":
+    """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
+    when there are several) and the
+    classifier of ``settings`` on ``source`` (a path read in ``input_format`` with ``reading``, or a source
+    called ``name``), for the task ``evaluate`` would score: ``settings.positive`` against the rest, the
+    minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out."""
+    from filterkit.progress import Progress
+
+    registry = load_plugins() if registry is None else registry
+    progress = Progress() if progress is None else progress
+    classifier_class = registry.classifier(settings.classifier)
+    if classifier_class.state is Classifier.state:
+        raise FilterkitError(f"classifier '{settings.classifier}' cannot be saved in a model (it defines no state())")
+    reading = FormatOptions(settings.class_spec) if reading is None else reading
+    with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
+        progress.expect(1)
+        dataset, _ = evaluation.read_dataset(opened, name, None, None, settings, progress)
+        recorded = opened.reading
+    dataset = evaluation.known_class_rows(dataset)
+    chains = default_candidates(dataset.schema, registry) if chains is None else chains
+    counts = np.bincount(
+        dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(dataset.labels)
+    ).astype(np.int64)
+    if settings.multiclass and np.count_nonzero(counts) < 2:
+        raise FilterkitError("--multiclass needs rows of at least two classes", name)
+    task = (
+        MULTICLASS_TASK
+        if settings.multiclass
+        else evaluation.choose_tasks(dataset.labels, counts, settings.positive, False, 1)[0]
+    )
+    if task != MULTICLASS_TASK and counts[dataset.labels.index(task)] in (0, counts.sum()):
+        held = "no row" if counts[dataset.labels.index(task)] == 0 else "only rows"
+        raise FilterkitError(f"the training file has {held} of class '{task}': nothing to tell it from", name)
+    candidates = []
+    if len(chains) > 1:
+        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
+            candidates = candidate_scores(dataset, chains, settings, registry, name, candidate_folds)
+        chosen = chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
+    else:
+        chosen = chains[0]
+    with progress.working(f"fitting '{chosen.text}' and the classifier"):
+        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
+    progress.finish()
+    return model
+
+
+def candidate_scores(
+    dataset: Dataset, chains: list[ChainSpec], settings: Settings, registry: Registry, name: str, folds: int
+) -> list[dict]:
+    """Each chain's cross-validated score on ``dataset`` (``folds`` stratified folds, as ``evaluate``):
+    ``{"chain", "measure", "score", "auc"}``, the measure F1 of the task (macro-F1 with ``--multiclass``)."""
+    result = evaluation.evaluate(
+        MemorySource(dataset.schema, dataset.data),
+        chains,
+        dataclasses.replace(settings, folds=folds, train_fractions=(1.0,), repeats=1, stats=False),
+        registry,
+        name=name,
+    )
+    measure, auc = ("macro_f1", "macro_auc") if settings.multiclass else ("f1", "auc")
+    by_chain = {entry["chain"]: entry for entry in result.document["results"]}
+    return [
+        {
+            "chain": chain.text,
+            "measure": measure,
+            "score": by_chain[chain.text][measure],
+            "auc": by_chain[chain.text][auc],
+        }
+        for chain in chains
+    ]
+
+
+def _fitted_model(
+    registry: Registry,
+    dataset: Dataset,
+    chain: ChainSpec,
+    task: str,
+    settings: Settings,
+    reading: tuple[str, dict],
+    candidates: list[dict],
+) -> "TrainedModel":
+    """``chain`` and the classifier fitted on every row of ``dataset`` for ``task``, as a model."""
+    multiclass = task == MULTICLASS_TASK
+    rows = np.arange(dataset.data.n_rows)
+    output_class, prepared, fitted = evaluation.fitted_chain(
+        registry, dataset, chain, rows, None if multiclass else task
+    )
+    filtering = [stage.name for stage in fitted.stages if stage.filters_rows]
+    if filtering:
+        raise FilterkitError(
+            f"stage '{filtering[0]}' keeps some rows only: a model answers for every row it is given, so its "
+            "chain cannot filter rows"
+        )
+    if multiclass and output_class.labels != dataset.labels:
+        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot learn")
+    features, codes = prepared(rows)
+    call = CheckedClassifier(registry, settings)
+    if multiclass:
+        classes = [dataset.labels[k] for k in evaluation.fit_classes(call, dataset, features, codes, settings)]
+    else:
+        evaluation.fit_task(call, dataset.labels.index(task), task, features, codes, settings)
+        classes = [task]
+    registered = registry.classifiers[settings.classifier]
+    section = {
+        "name": settings.classifier,
+        "plugin": registered.plugin,
+        "distribution": registered.distribution,
+        "params": call.classifier.params,
+        "task": "multiclass" if multiclass else "binary",
+        "classes": classes,
+        "seed": settings.seed,
+        "chain": chain.text,
+        "features": int(features.shape[1]),
+        "fitted": call("describe"),
+        **({"candidates": candidates} if candidates else {}),
+        "state": call("state"),
+    }
+    return TrainedModel(fitted, call.classifier, section, reading, registry)
+
+
+def load_model(path, registry: Registry | None = None) -> "TrainedModel":
+    """The trained model saved at ``path`` (by ``filterkit train`` or :meth:`TrainedModel.save`); FilterkitError
+    naming the file when it is not one, or holds a fitted chain only (``--save-model``: no classifier)."""
+    registry = load_plugins() if registry is None else registry
+    model = read_model_file(path, registry)
+    if model.classifier is None:
+        raise FilterkitError(
+            "the model holds a fitted chain but no classifier (saved with --save-model): make one with "
+            "filterkit train -o MODEL.json TRAIN CHAIN...",
+            str(path),
+        )
+    section = model.classifier
+    if section["name"] not in registry.classifiers:
+        raise FilterkitError(
+            f"the model needs classifier '{section['name']}' from plugin '{section.get('plugin')}' "
+            f"({section.get('distribution')}), which is not installed",
+            str(path),
+        )
+    try:
+        classifier = registry.classifier(section["name"])(**section["params"])
+        classifier.load_state(section["state"])
+        return TrainedModel(model.chain, classifier, section, model.reading, registry)
+    except (FilterkitError, KeyError, TypeError, ValueError) as error:
+        raise FilterkitError(f"not a filterkit model (its classifier: {error})", str(path)) from None
+
+
+def feature_names(schema: Schema, class_index: int) -> list[str]:
+    """The names of the classifier's columns (:func:`filterkit.evaluation.classifier_matrix`'s): each
+    numeric attribute's, then ``NAME=LABEL`` per label of each nominal attribute, the class left out."""
+    attributes = [(i, a) for i, a in enumerate(schema.attributes) if i != class_index]
+    numeric = [a.name for _, a in attributes if a.is_numeric]
+    return numeric + [f"{a.name}={label}" for _, a in attributes if a.kind == NOMINAL for label in a.labels]
+
+
+class TrainedModel:
+    """A fitted chain and classifier: :meth:`predict`, :meth:`decision_function`, :meth:`predict_proba`,
+    :meth:`transform` and :meth:`explain` take a list of documents (strings, for a model whose input has one
+    text attribute besides the class) or of rows (mappings of attribute names to values; one left out is
+    missing).  Nothing is changed by a call, so threads may share one model."""
+
+    def __init__(self, chain: Chain, classifier, section: dict, reading: tuple, registry: Registry):
+        assert chain.input_schema is not None and chain.output_schema is not None and chain.class_name is not None
+        self.chain, self.classifier, self.section = chain, classifier, section
+        self.reading, self.registry = reading, registry
+        self.multiclass = section["task"] == "multiclass"
+        #: The classifier's columns: the positive label, or each class of a multi-class model.
+        self.classes: tuple[str, ...] = tuple(section["classes"])
+        self.class_index = chain.output_schema.index_of(chain.class_name)
+        self.feature_names = feature_names(chain.output_schema, self.class_index)
+        if len(self.feature_names) != section["features"]:
+            raise FilterkitError(
+                f"the classifier was fitted on {section['features']} features, the chain makes "
+                f"{len(self.feature_names)}"
+            )
+        self._input_attributes = {a.name: a for a in chain.input_schema.attributes}
+        self._codes = label_codes(chain.input_schema.attributes)
+        self._text = [a.name for a in chain.input_schema.attributes if a.kind == STRING and a.name != chain.class_name]
+        try:
+            self.linear: tuple[np.ndarray, np.ndarray] | None = classifier.linear()
+        except NotImplementedError:
+            self.linear = None
+        #: Whether the classifier gives calibrated probabilities (:meth:`predict_proba`).
+        self.calibrated = classifier.probabilities(sp.csr_matrix((0, len(self.feature_names)))) is not None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """What :meth:`predict` answers: each class of a multi-class model; the positive label and its
+        negative (the other label of a two-label class, else ``not LABEL``)."""
+        if self.multiclass:
+            return self.classes
+        positive = self.classes[0]
+        class_labels = self.chain.input_schema.attributes[
+            self.chain.input_schema.index_of(self.chain.class_name)
+        ].labels
+        others = [label for label in class_labels if label != positive]
+        return positive, others[0] if len(others) == 1 else f"not {positive}"
+
+    def save(self, path) -> None:
+        """Write the model to ``path`` (one JSON file, arrays included), all or nothing."""
+        save_model(path, self.chain, self.registry, self.reading, self.section)
+
+    def rows(self, documents) -> Chunk:
+        """``documents`` as a chunk of the training header (:class:`TrainedModel` says what they may be)."""
+        if isinstance(documents, (str, bytes, Mapping)):
+            raise TypeError("give a list of documents or rows, not one (wrap it in a list)")
+        rows = list(documents)
+        if rows and all(isinstance(row, str) for row in rows):
+            if len(self._text) != 1:
+                held = f"{len(self._text)} text attributes" if self._text else "no text attribute"
+                raise FilterkitError(
+                    f"the model's input has {held}: give rows as mappings of attribute names to values"
+                )
+            rows = [{self._text[0]: row} for row in rows]
+        for row in rows:
+            if not isinstance(row, Mapping):
+                raise TypeError(f"a row is a mapping of attribute names to values, not {type(row).__name__}")
+            unknown = [name for name in row if name not in self._input_attributes]
+            if unknown:
+                raise FilterkitError(f"{shown(str(unknown[0]))} is not an attribute of the training data")
+        schema = self.chain.input_schema
+        values, text = np.full((len(rows), len(schema.attributes)), np.nan), {}
+        for position, attribute in enumerate(schema.attributes):
+            present = [row.get(attribute.name) for row in rows]
+            if attribute.kind not in (NUMERIC, NOMINAL, STRING):
+                if any(value is not None for value in present):
+                    raise FilterkitError(
+                        f"{shown(attribute.name)} is a {attribute.kind} attribute, which rows given in Python cannot "
+                        "hold: give them in a file (filterkit predict)"
+                    )
+                continue
+            column = column_values(present, attribute, self._codes[position], _number)
+            if column is None:
+                wrong = next(
+                    v for v in present if column_values([v], attribute, self._codes[position], _number) is None
+                )
+                raise FilterkitError(f"{shown(attribute.name)}: {shown(str(wrong))} is not a value it held in training")
+            values[:, position] = column[0]
+            if attribute.kind == STRING:
+                text[position] = column[1]
+        return Chunk(values, text)
+
+    def features(self, chunk: Chunk) -> sp.csr_matrix:
+        """The classifier's features of a chunk of the training header: the chain's output, as the
+        classifier reads it (:func:`filterkit.evaluation.classifier_matrix`)."""
+        transformed = next(iter(self.chain.transform([chunk])))
+        return evaluation.classifier_matrix(self.chain.output_schema, transformed, self.class_index)
+
+    def transform(self, documents) -> sp.csr_matrix:
+        """The classifier's features of ``documents`` (columns named by :attr:`feature_names`)."""
+        return self.features(self.rows(documents))
+
+    def decision_function(self, documents) -> np.ndarray:
+        """Each document's decision value w·x + b (one per class of a multi-class model)."""
+        return self.decisions(self.transform(documents))
+
+    def predict_proba(self, documents) -> np.ndarray:
+        """Each document's Platt probability of the positive class (of each class, multi-class)."""
+        probabilities = self.probabilities(self.transform(documents))
+        if probabilities is None:
+            raise FilterkitError("the model's classifier gives no probabilities (it was trained without a sigmoid)")
+        return probabilities
+
+    def predict(self, documents) -> list[str]:
+        """Each document's predicted label (:attr:`labels`)."""
+        return [self.labels[k] for k in self.predicted(self.transform(documents))]
+
+    def explain(self, documents, top: int = 10) -> list[dict]:
+        """Per document, what moved its decision (:meth:`explain_chunk`)."""
+        return self.explain_chunk(self.rows(documents), top)
+
+    def decisions(self, features) -> np.ndarray:
+        """Decision values of classifier features: w·x + b of a linear classifier, else its scores."""
+        if self.linear is not None:
+            weights, intercepts = self.linear
+            decisions = np.asarray(features @ weights.T) + intercepts
+        else:
+            decisions = self.scores(features)
+        return decisions.reshape(features.shape[0], -1)[:, 0] if not self.multiclass else decisions
+
+    def scores(self, features) -> np.ndarray:
+        """What ``evaluate`` ranks and measures by: the positive class's score, or each class's."""
+        return self.classifier.class_scores(features) if self.multiclass else self.classifier.score(features)
+
+    def probabilities(self, features) -> np.ndarray | None:
+        """The classifier's calibrated probabilities (None without them), as :meth:`decisions` is shaped."""
+        probabilities = self.classifier.probabilities(features)
+        if probabilities is None or self.multiclass:
+            return probabilities
+        return np.asarray(probabilities).reshape(features.shape[0], -1)[:, 0]
+
+    def predicted(self, features) -> np.ndarray:
+        """Each row's position in :attr:`labels`: the class (multi-class), or 0 positive and 1 negative."""
+        if self.multiclass:
+            return np.asarray(self.classifier.predict_class(features), dtype=np.int64)
+        return np.where(np.asarray(self.classifier.predict(features), dtype=bool), 0, 1)
+
+    def explain_chunk(self, chunk: Chunk, top: int = 10) -> list[dict]:
+        """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
+        their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its first value
+        along the chain: the input's, or the stage's that made it), its value after every stage
+        (``steps``), its final ``value`` and ``contribution`` = value × weight.  The contributions of every
+        feature and the ``intercept`` sum to the ``decision`` (per class of a multi-class model)."""
+        if self.linear is None:
+            raise FilterkitError(
+                f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
+            )
+        outputs = [chunk, *self.chain.each_stage(chunk)]
+        schemas = [self.chain.input_schema, *(stage.output_schema() for stage in self.chain.stages)]
+        features = evaluation.classifier_matrix(self.chain.output_schema, outputs[-1], self.class_index)
+        weights, intercepts = self.linear
+        decisions = np.asarray(features @ weights.T) + intercepts
+        calibrated = self.classifier.probabilities(features)
+        probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
+        predicted = self.predicted(features)
+        tracer = _Tracer(outputs, schemas)
+        explained = []
+        for row in range(chunk.n_rows):
+            start, end = features.indptr[row], features.indptr[row + 1]
+            columns, values = features.indices[start:end], features.data[start:end]
+            per_class = []
+            for k, label in enumerate(self.classes):
+                contributions = values * weights[k, columns]
+                order = sorted(
+                    range(len(columns)), key=lambda j: (-abs(contributions[j]), self.feature_names[columns[j]])
+                )
+                words = [
+                    tracer.word(row, self.feature_names[columns[j]], float(values[j]), float(contributions[j]))
+                    for j in (order if top == 0 else order[:top])
+                ]
+                per_class.append(
+                    {
+                        "class": label,
+                        "decision": float(decisions[row, k]),
+                        "intercept": float(intercepts[k]),
+                        **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
+                        "words": words,
+                    }
+                )
+            document = {
+                "row": row + 1,
+                "label": self.labels[predicted[row]],
+                "stages": [s.name for s in self.chain.stages],
+            }
+            if self.multiclass:
+                explained.append({**document, "classes": per_class})
+            else:
+                explained.append({**document, **{key: value for key, value in per_class[0].items() if key != "class"}})
+        return explained
+
+
+class _Tracer:
+    """A feature's value after every stage, found by its name in each stage's output."""
+
+    def __init__(self, outputs: list[Chunk], schemas: list[Schema]):
+        self.outputs = outputs
+        self.positions = [{a.name: i for i, a in enumerate(schema.attributes)} for schema in schemas]
+        self.csr = [sp.csr_matrix(chunk.values) for chunk in outputs]
+
+    def value(self, step: int, row: int, name: str) -> float | None:
+        position = self.positions[step].get(name)
+        if position is None:
+            return None
+        value = float(self.csr[step][row, position])
+        return None if math.isnan(value) else value
+
+    def word(self, row: int, name: str, value: float, contribution: float) -> dict:
+        """One feature of ``row``: its first value along the chain, its value after each stage, its own."""
+        steps = [self.value(step, row, name) for step in range(len(self.outputs))]
+        first = next((found for found in steps if found is not None), value)
+        return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
+
+
+def _number(value) -> float | None:
+    """A row's value read as a number (None when it is not one)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
+    """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal."""
+    classes = explained.get("classes") or [explained]
+    chosen = next((c for c in classes if c.get("class", explained["label"]) == explained["label"]), classes[0])
+    heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
+    if "probability" in chosen:
+        heading += f", probability {chosen['probability']:.4g}"
+    lines = [heading + ")"]
+    if explained.get("classes"):
+        lines.append(f"  why {chosen['class']}:")
+    along = " → ".join(stage_names)
+    lines.append(f"  {'contribution':>12}  {'word':<24} {'count':>8}  value after {along}")
+    for word in chosen["words"]:
+        steps = " → ".join("·" if value is None else f"{value:.4g}" for value in word["steps"])
+        lines.append(f"  {word['contribution']:>+12.5f}  {word['word']:<24} {word['count']:>8.4g}  {steps}")
+    lines.append(f"  {chosen['intercept']:>+12.5f}  (intercept)")
+    return "\n".join(lines)
