@@ -85,7 +85,7 @@ def train(
     reading = FormatOptions(settings.class_spec) if reading is None else reading
     with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
         progress.expect(1)
-        dataset, _ = evaluation.read_dataset(opened, name, None, None, settings, progress)
+        dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
         recorded = opened.reading
     dataset = evaluation.known_class_rows(dataset)
     chains = default_candidates(dataset.schema, registry) if chains is None else chains
@@ -94,6 +94,12 @@ def train(
     ).astype(np.int64)
     if settings.multiclass and np.count_nonzero(counts) < 2:
         raise FilterkitError("--multiclass needs rows of at least two classes", name)
+    if not settings.multiclass and settings.positive is None and len(dataset.labels) > 2:
+        raise FilterkitError(
+            f"the class has {len(dataset.labels)} labels: learn every class with --multiclass, or one against "
+            "the rest with --positive LABEL",
+            name,
+        )
     task = (
         MULTICLASS_TASK
         if settings.multiclass
@@ -231,12 +237,15 @@ class TrainedModel:
     def __init__(self, chain: Chain, classifier, section: dict, reading: tuple, registry: Registry):
         assert chain.input_schema is not None and chain.output_schema is not None and chain.class_name is not None
         self.chain, self.classifier, self.section = chain, classifier, section
+        self.input_schema: Schema = chain.input_schema
+        self.output_schema: Schema = chain.output_schema
+        self.class_name: str = chain.class_name
         self.reading, self.registry = reading, registry
         self.multiclass = section["task"] == "multiclass"
         #: The classifier's columns: the positive label, or each class of a multi-class model.
         self.classes: tuple[str, ...] = tuple(section["classes"])
-        self.class_index = chain.output_schema.index_of(chain.class_name)
-        self.feature_names = feature_names(chain.output_schema, self.class_index)
+        self.class_index = self.output_schema.index_of(self.class_name)
+        self.feature_names = feature_names(self.output_schema, self.class_index)
         if len(self.feature_names) != section["features"]:
             raise FilterkitError(
                 f"the classifier was fitted on {section['features']} features, the chain makes "
@@ -259,9 +268,7 @@ class TrainedModel:
         if self.multiclass:
             return self.classes
         positive = self.classes[0]
-        class_labels = self.chain.input_schema.attributes[
-            self.chain.input_schema.index_of(self.chain.class_name)
-        ].labels
+        class_labels = self.input_schema.attributes[self.input_schema.index_of(self.class_name)].labels
         others = [label for label in class_labels if label != positive]
         return positive, others[0] if len(others) == 1 else f"not {positive}"
 
@@ -287,8 +294,9 @@ class TrainedModel:
             unknown = [name for name in row if name not in self._input_attributes]
             if unknown:
                 raise FilterkitError(f"{shown(str(unknown[0]))} is not an attribute of the training data")
-        schema = self.chain.input_schema
-        values, text = np.full((len(rows), len(schema.attributes)), np.nan), {}
+        schema = self.input_schema
+        values = np.full((len(rows), len(schema.attributes)), np.nan)
+        text: dict[int, list] = {}
         for position, attribute in enumerate(schema.attributes):
             present = [row.get(attribute.name) for row in rows]
             if attribute.kind not in (NUMERIC, NOMINAL, STRING):
@@ -305,7 +313,7 @@ class TrainedModel:
                 )
                 raise FilterkitError(f"{shown(attribute.name)}: {shown(str(wrong))} is not a value it held in training")
             values[:, position] = column[0]
-            if attribute.kind == STRING:
+            if column[1] is not None:
                 text[position] = column[1]
         return Chunk(values, text)
 
@@ -313,7 +321,7 @@ class TrainedModel:
         """The classifier's features of a chunk of the training header: the chain's output, as the
         classifier reads it (:func:`filterkit.evaluation.classifier_matrix`)."""
         transformed = next(iter(self.chain.transform([chunk])))
-        return evaluation.classifier_matrix(self.chain.output_schema, transformed, self.class_index)
+        return evaluation.classifier_matrix(self.output_schema, transformed, self.class_index)
 
     def transform(self, documents) -> sp.csr_matrix:
         """The classifier's features of ``documents`` (columns named by :attr:`feature_names`)."""
@@ -375,8 +383,8 @@ class TrainedModel:
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
             )
         outputs = [chunk, *self.chain.each_stage(chunk)]
-        schemas = [self.chain.input_schema, *(stage.output_schema() for stage in self.chain.stages)]
-        features = evaluation.classifier_matrix(self.chain.output_schema, outputs[-1], self.class_index)
+        schemas = [self.input_schema, *(stage.output_schema() for stage in self.chain.stages)]
+        features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.class_index)
         weights, intercepts = self.linear
         decisions = np.asarray(features @ weights.T) + intercepts
         calibrated = self.classifier.probabilities(features)

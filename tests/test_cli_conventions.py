@@ -146,7 +146,8 @@ class TestShellCompletion:
         assert completions(str(IRIS), "--po") == ["plain,--positive"]
 
     def test_commands_and_files_as_the_first_word_and_topics_after_help(self, completions):
-        assert completions("") == [f"plain,{c}" for c in ("apply", "evaluate", "explain", "help", "info", "plugins", "predict", "train")] + ["file,"]
+        commands = ("apply", "evaluate", "explain", "help", "info", "plugins", "predict", "train")
+        assert completions("") == [f"plain,{c}" for c in commands] + ["file,"]
         assert completions("help", "s") == ["plain,select", "plain,shape"]
 
     @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -347,7 +347,7 @@ def test_more_folds_than_the_largest_class_has_rows_is_a_clear_error(run_filterk
         (
             ["--compare", IRIS, "minmax", "bns", "l2"],
             "every chain is one unquoted word ('minmax', 'bns', 'l2'): quote each chain, as in "
-            "--compare IN.arff 'minmax bns l2'",
+            "--compare IN 'minmax bns l2'",
         ),
         (
             ["--each-class", "--positive", "Iris-setosa", IRIS, "l2"],

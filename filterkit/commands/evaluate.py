@@ -316,7 +316,7 @@ def chains_of(plugins: PluginLoader, registry, words, compare: bool, sweep: str 
     swept = None if sweep is None else parse_sweep(registry, sweep)
     preset = None if swept is None else {swept.stage: {swept.option: swept.converted[0]}}
     if compare and not words:
-        raise FilterkitError("--compare needs at least one quoted chain after IN.arff")
+        raise FilterkitError("--compare needs at least one quoted chain after the input file")
     _check_chain_words(registry, words, compare)
     texts = [_split_chain(text) for text in words] if compare else [list(words)]
     chains = [parse_chain(plugins, text, preset) for text in texts]
@@ -329,14 +329,15 @@ def _check_chain_words(registry, words, compare: bool) -> None:
     """Usage errors for a quoted chain without ``--compare``, and one chain's stages unquoted with it."""
     quoted = [] if compare else [w for w in words if len(w.split()) > 1 and w.split()[0] in registry.stages]
     if quoted:
+        command = click.get_current_context().info_name
         raise click.UsageError(
-            f"{quoted[0]!r} is a whole chain in one argument: to compare chains give --compare before IN.arff "
-            f"(filterkit evaluate --compare IN.arff {shlex.quote(quoted[0])} …); for one chain leave out the quotes"
+            f"{quoted[0]!r} is a whole chain in one argument: to compare chains give --compare before the input "
+            f"(filterkit {command} --compare IN {shlex.quote(quoted[0])} …); for one chain leave out the quotes"
         )
     if compare and len(words) > 1 and all(word and not any(c.isspace() for c in word) for word in words):
         raise click.UsageError(
             f"--compare: every chain is one unquoted word ({', '.join(map(repr, words))}): quote each chain, as in "
-            f"--compare IN.arff {shlex.quote(' '.join(words))}, or drop --compare for one chain; to compare "
+            f"--compare IN {shlex.quote(' '.join(words))}, or drop --compare for one chain; to compare "
             f"one-stage chains, put a space inside a chain's quotes ({shlex.quote(words[0] + ' ')})"
         )
 

@@ -8,6 +8,7 @@ import io
 import json
 import sys
 from collections.abc import Iterator
+from typing import TextIO
 
 import click
 
@@ -50,7 +51,7 @@ def _model_rows(ctx, model_path: str, input_path: str, output: str | None, param
 
 
 @contextlib.contextmanager
-def _written(output: str | None) -> Iterator[io.TextIOBase]:
+def _written(output: str | None) -> Iterator[TextIO]:
     """A text stream to ``output`` (None: standard output), published only whole."""
     if output is None:
         yield sys.stdout
