@@ -292,3 +292,19 @@ def test_aisvm_models_predict_as_evaluate_scores(run_filterkit, tmp_path):
     assert [row["decision"] for row in predicted] == [row["score"] for row in scored]
     assert [row["label"] == "Ethics" for row in predicted] == [row["decision"] == "1" for row in scored]
     assert np.isfinite([float(row["decision"]) for row in predicted]).all()
+
+
+MODELS = Path(__file__).parent / "data" / "models"
+
+
+@pytest.mark.parametrize(
+    "command, recorded",
+    [
+        (("predict",), "trained-grain.predictions.csv"),
+        (("explain", "--json", "--top", "3"), "trained-grain.explain.jsonl"),
+    ],
+)
+def test_a_model_of_the_first_release_with_train_answers_as_it_did(run_filterkit, command, recorded):
+    result = run_filterkit(*command, MODELS / "trained-grain.json", GRAIN_SAMPLE)
+    assert result.status == 0, result.stderr
+    assert result.stdout == (MODELS / recorded).read_bytes()
