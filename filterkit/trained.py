@@ -377,7 +377,8 @@ class TrainedModel:
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its first value
         along the chain: the input's, or the stage's that made it), its value after every stage
         (``steps``), its final ``value`` and ``contribution`` = value × weight.  The contributions of every
-        feature and the ``intercept`` sum to the ``decision`` (per class of a multi-class model)."""
+        feature and the ``intercept`` sum to the ``decision`` (per class of a multi-class model); those left out
+        are summed in ``other_contribution`` (``other_words`` of them)."""
         if self.linear is None:
             raise FilterkitError(
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
@@ -401,10 +402,12 @@ class TrainedModel:
                 order = sorted(
                     range(len(columns)), key=lambda j: (-abs(contributions[j]), self.feature_names[columns[j]])
                 )
+                shown = order if top == 0 else order[:top]
                 words = [
                     tracer.word(row, self.feature_names[columns[j]], float(values[j]), float(contributions[j]))
-                    for j in (order if top == 0 else order[:top])
+                    for j in shown
                 ]
+                others = [float(contributions[j]) for j in order[len(shown) :]]
                 per_class.append(
                     {
                         "class": label,
@@ -412,6 +415,8 @@ class TrainedModel:
                         "intercept": float(intercepts[k]),
                         **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
                         "words": words,
+                        "other_words": len(others),
+                        "other_contribution": math.fsum(others),
                     }
                 )
             document = {
@@ -473,5 +478,7 @@ def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     for word in chosen["words"]:
         steps = " → ".join("·" if value is None else f"{value:.4g}" for value in word["steps"])
         lines.append(f"  {word['contribution']:>+12.5f}  {word['word']:<24} {word['count']:>8.4g}  {steps}")
+    if chosen["other_words"]:
+        lines.append(f"  {chosen['other_contribution']:>+12.5f}  ({chosen['other_words']} other words)")
     lines.append(f"  {chosen['intercept']:>+12.5f}  (intercept)")
     return "\n".join(lines)

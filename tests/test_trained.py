@@ -121,8 +121,15 @@ def test_explain_splits_every_decision_into_the_words_contributions(run_filterki
             assert word["value"] == word["steps"][-1]
         sizes = [abs(word["contribution"]) for word in document["words"]]
         assert sizes == sorted(sizes, reverse=True)
-    top = run_filterkit("explain", "--json", "--top", "3", model, test_path).stdout.decode().splitlines()
-    assert [json.loads(line)["words"] for line in top] == [d["words"][:3] for d in documents]
+    top = [
+        json.loads(line)
+        for line in run_filterkit("explain", "--json", "--top", "3", model, test_path).stdout.decode().splitlines()
+    ]
+    assert [d["words"] for d in top] == [d["words"][:3] for d in documents]
+    for short, whole in zip(top, documents):
+        assert short["other_words"] == len(whole["words"]) - 3 and whole["other_words"] == 0
+        left_out = sum(word["contribution"] for word in whole["words"][3:])
+        assert abs(short["other_contribution"] - left_out) <= 1e-12
     shown = run_filterkit("explain", "--top", "2", model, test_path).stdout.decode()
     first = documents[0]
     assert f"row 1: {first['label']} (decision {first['decision']:.6g}" in shown
