@@ -169,7 +169,7 @@ def test_stdin_and_chunk_sizes_give_the_same_rows(tmp_path):
     assert _filterkit(path, "--chunk-rows", "1", "l2", "--to", "csv") == whole
 
 
-def test_a_model_applies_to_csv_rows_with_the_training_labels(tmp_path):
+def test_a_model_applies_to_csv_rows_with_the_training_labels_its_columns_matched_by_name(tmp_path):
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
     train.write_bytes(b"x,class\n1,a\n2,b\n")
     test.write_bytes(b"x,class\n4,b\n")
@@ -182,8 +182,13 @@ def test_a_model_applies_to_csv_rows_with_the_training_labels(tmp_path):
     test.write_bytes(b"y,class\n4,b\n")
     result = run_filterkit("apply", model, test)
     assert result.stderr == (
-        f"filterkit: error: {test}: header differs from the training data: column 1 is 'y', the training data's 'x'\n"
+        f"filterkit: error: {test}: the column 'y' is not an attribute of the training data ('x', 'class')\n"
     )
+    # columns are matched by name, as JSON Lines' fields: in another order, or without the class (missing)
+    test.write_bytes(b"class,x\nb,4\n")
+    assert _filterkit("apply", model, test, "--to", "csv") == b"x,class\n3,b\n"
+    test.write_bytes(b"x\n4\n")
+    assert _filterkit("apply", model, test, "--to", "csv") == b"x,class\n3,\n"
 
 
 @pytest.mark.parametrize(

@@ -315,3 +315,18 @@ def test_a_model_of_the_first_release_with_train_answers_as_it_did(run_filterkit
     result = run_filterkit(*command, MODELS / "trained-grain.json", GRAIN_SAMPLE)
     assert result.status == 0, result.stderr
     assert result.stdout == (MODELS / recorded).read_bytes()
+
+
+def test_documents_without_their_class_column_are_predicted(run_filterkit, tmp_path):
+    train_path, test_path = split_file(tmp_path, GRAIN_SAMPLE)
+    model = trained(run_filterkit, tmp_path, train_path, ("--positive", "1"), (*WORDS, "bns", "--multiply", "l2"))
+    documents = [row[0] for row in filterkit.sklearn.load(test_path, as_frame=False)[0]]
+    unlabelled = tmp_path / "unlabelled.csv"
+    with unlabelled.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["Text"], *([document] for document in documents)])
+    result = run_filterkit("predict", model, unlabelled)
+    assert result.status == 0, result.stderr
+    assert rows_of(result.stdout) == rows_of(run_filterkit("predict", model, test_path).stdout)
+    lines = "".join(json.dumps({"Text": document}) + "\n" for document in documents).encode()
+    from_stdin = run_filterkit("predict", "--from", "jsonl", model, "-", stdin=lines)
+    assert from_stdin.stdout == result.stdout

@@ -19,7 +19,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import re
-from typing import IO, BinaryIO, Iterable, Iterator, cast
+from typing import IO, BinaryIO, Iterable, Iterator, NamedTuple, cast
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import bounded_lines, decoded, line_groups
-from filterkit.formats.records import KeptGroups, column_values, label_codes, one_by_one, typing_of
+from filterkit.formats.records import KeptGroups, column_values, label_codes, layout_by_name, one_by_one, typing_of
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
@@ -87,7 +87,7 @@ class CsvFormat:
         if self.kept is not None and any(schema.attributes[column].kind != NUMERIC for column in numbers_kept):
             self.kept.close()  # a label kept as its number, not as written: the passes read the file
             self.kept = None
-        return Layout(schema, (), label_codes(schema.attributes), rows)
+        return Layout(schema, (), _Columns(label_codes(schema.attributes), None, len(names)), rows)
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Only without a model's header: with one, the scan reads the header row alone."""
@@ -95,7 +95,8 @@ class CsvFormat:
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
-        codes = cast(tuple, layout.details)  # each column's label codes (None: not nominal)
+        columns_read = cast(_Columns, layout.details)
+        codes, positions, width = columns_read.codes, columns_read.positions, columns_read.width
         attributes = layout.schema.attributes
         if self.kept is not None:
             for numbers, columns in self.kept.chunks(chunk_rows):
@@ -105,19 +106,21 @@ class CsvFormat:
         lines = _rows_of(stream, name, self.limits)
         next(lines, None)  # the header row
         for group, numbers in line_groups(lines, chunk_rows, self.limits):
-            plain = None if text_columns else _plain_group(group, len(attributes))
+            plain = None if text_columns or positions is not None else _plain_group(group, width)
             if plain is not None:
                 values = _plain_values(plain, codes)
                 if values is not None:
                     yield Chunk(values)
                     continue
             rows = [
-                _checked_fields(decoded(line, name, number), len(attributes), name, number)
+                _checked_fields(decoded(line, name, number), width, name, number)
                 for line, number in zip(group, numbers)
             ]
             columns = [
-                [None if _missing(*row[column]) else row[column][0] for row in rows]
-                for column in range(len(attributes))
+                [None] * len(rows)
+                if column is None
+                else [None if _missing(*row[column]) else row[column][0] for row in rows]
+                for column in (range(width) if positions is None else positions)
             ]
             yield _chunk(columns, numbers, attributes, codes, name)
 
@@ -289,21 +292,30 @@ def _plain_values(plain: _PlainGroup, codes: tuple[dict[str, int] | None, ...]) 
     return values
 
 
+class _Columns(NamedTuple):
+    """How a CSV file's columns make a chunk: each attribute's label codes (None: not nominal), the column
+    that holds each attribute (None: the file's columns are the attributes, in order; an attribute of
+    None holds no column: missing), and the file's number of columns."""
+
+    codes: tuple
+    positions: tuple[int | None, ...] | None
+    width: int
+
+
 def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
-    """The layout of a model's training header, for rows read with it (``filterkit apply``); an error
-    naming the first column that differs from the training data's."""
-    difference = f"expected {len(schema)} columns, found {len(names)}" if len(names) != len(schema) else None
-    differences = (
-        f"column {position} is {shown(column_name)}, the training data's {shown(attribute.name)}"
-        if attribute.name != column_name
-        else f"the training data's attribute {shown(attribute.name)} is {attribute.kind}"
-        for position, (attribute, column_name) in enumerate(zip(schema.attributes, names), 1)
-        if attribute.name != column_name or attribute.kind not in (NUMERIC, NOMINAL, STRING)
-    )
-    difference = difference or next(differences, None)
-    if difference is not None:
-        raise FilterkitError(f"header differs from the training data: {difference}", name)
-    return Layout(schema, (), label_codes(schema.attributes), None)
+    """The layout of a model's training header, for rows read with it (``apply``, ``predict``): columns
+    matched by name, as JSON Lines' fields are, so a file of documents without their class column reads
+    (an attribute the file lacks is missing); an error naming a column the training data does not have."""
+    kept = next((a for a in schema.attributes if a.name in names and a.kind not in (NUMERIC, NOMINAL, STRING)), None)
+    if kept is not None:
+        raise FilterkitError(
+            f"header differs from the training data: the training data's attribute {shown(kept.name)} is {kept.kind}",
+            name,
+        )
+    codes = layout_by_name(schema, names, name, 0, "column").details
+    positions = tuple(names.index(a.name) if a.name in names else None for a in schema.attributes)
+    in_order = positions == tuple(range(len(names)))
+    return Layout(schema, (), _Columns(cast(tuple, codes), None if in_order else positions, len(names)), None)
 
 
 def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
