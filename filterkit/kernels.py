@@ -33,7 +33,7 @@ INTERFACES = {
     "filterkit.arff._speedups": 2,
     "filterkit._kernels": 2,
     "filterkit._words": 3,
-    "filterkit.formats._lines": 2,
+    "filterkit.formats._lines": 3,
 }
 
 READING = "reading"

@@ -1,4 +1,4 @@
-"""The compiled svmlight reader and writer (filterkit/formats/_lines.c) and CSV writer against the pure-Python
+"""The compiled svmlight reader and writer and CSV cutter (filterkit/formats/_lines.c) and CSV writer against the
 ones they replaced, kept here as the oracle: the same rows, the same errors on the same lines, the same bytes."""
 
 from __future__ import annotations
@@ -322,3 +322,55 @@ def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them():
     assert parsed["error"] is None
     expected = np.array([float(number) for number in EDGE_NUMBERS])
     assert parsed["values"] == expected.tobytes()
+
+
+def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
+    """``csv_columns`` (filterkit/formats/_lines.c) against ``_fields`` on rows made of the pieces where the two
+    could part: quotes of both kinds, doubled quotes, blanks around quoted values, missing and quoted missing
+    values, line ends inside quotes, a value left open, another number of values, bytes that are not UTF-8.
+    A row the compiled cutter declines is read by ``_fields`` (and a bad one is its error), so every row must
+    give the Python reader's values or be declined."""
+    import random
+
+    from filterkit import kernels
+    from filterkit.formats import csv as csv_format
+
+    pieces = [
+        b"a",
+        b"b c",
+        b"",
+        b"?",
+        b" ? ",
+        b'"q"',
+        b'"q,r"',
+        b'"a""b"',
+        b' "s" ',
+        b'""',
+        b'"?"',
+        b"'t'",
+        b"'Twas",
+        b'x"y',
+        b'"open',
+        b'"z"w',
+        b"\t",
+        b"\xc3\xa9",
+        b"\xff",
+        b'"l\nm"',
+        b"1.5",
+        b"\\",
+        b",",
+        b'"""',
+    ]
+    generator = random.Random(7)
+    rows = [b",".join(generator.choice(pieces) for _ in range(generator.randint(1, 4))) for _ in range(4000)]
+    for width in (1, 2, 3, 4):
+        columns, declined = kernels.lines.csv_columns(rows, width, csv_format._BLANK_BYTES)
+        declined = set(declined)
+        assert len(declined) < len(rows)
+        for position, row in enumerate(rows):
+            if position in declined:
+                continue
+            fields = csv_format._fields(row.decode("utf-8"))
+            assert len(fields) == width, row
+            expected = [None if csv_format._missing(text, quoted) else text for text, quoted in fields]
+            assert [column[position] for column in columns] == expected, row

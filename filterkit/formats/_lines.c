@@ -1,5 +1,6 @@
 /*
- * The svmlight reader's and writer's inner loops (filterkit.formats.svmlight).
+ * The svmlight reader's and writer's inner loops (filterkit.formats.svmlight), and the CSV reader's
+ * cutting of rows into values (filterkit.formats.csv).
  *
  * parse_svmlight reads a block of lines into CSR arrays (see its comment), each row as the
  * grammar of svmlight.py's module description says: a label, then INDEX:VALUE
@@ -7,6 +8,8 @@
  * load_svmlight_file reads it ([+-], digits with an optional point or a point and digits, an
  * optional exponent; or nan, inf, infinity in any case).  Numbers are converted as Python's
  * float() converts them (correctly rounded).  The loop runs without the GIL.
+ *
+ * csv_columns(rows, width, blanks) cuts CSV rows into their columns' values (see its comment).
  *
  * svmlight_text(text) turns the writer's sparse ARFF rows ("{0 LABEL,INDEX VALUE,...}\n", from
  * filterkit.arff._speedups.format_rows, so numbers are printed as everywhere else) into
@@ -349,15 +352,197 @@ svmlight_text(PyObject *self, PyObject *args)
     return result;
 }
 
+/* One value of a CSV row, from s (before end): its text [*text, *text_end) (a double-quoted one without its
+   quotes, its "" still doubled: *doubled says whether it holds one), whether it was quoted, and where the value
+   after it starts (*more: whether a comma says there is one).  NULL where the Python reader must read the row:
+   a single-quoted value, or a double-quoted one that does not end the value (csv.py's _fields then says what
+   is wrong). */
+static const char *
+csv_value(const char *s, const char *end, const char **text, const char **text_end, int *quoted, int *doubled,
+          int *more)
+{
+    const char *q = s;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    *doubled = 0;
+    if (q < end && *q == '\'')
+        return NULL;
+    if (q < end && *q == '"') {
+        const char *c = q + 1;
+        for (;;) {
+            c = memchr(c, '"', end - c);
+            if (!c)
+                return NULL;
+            if (c + 1 < end && c[1] == '"') {
+                *doubled = 1;
+                c += 2;
+                continue;
+            }
+            break;
+        }
+        *text = q + 1;
+        *text_end = c;
+        *quoted = 1;
+        const char *after = c + 1;
+        while (after < end && (*after == ' ' || *after == '\t'))
+            after++;
+        *more = after < end;
+        if (after == end)
+            return end;
+        return *after == ',' ? after + 1 : NULL;
+    }
+    const char *comma = memchr(s, ',', end - s);
+    *text = s;
+    *text_end = comma ? comma : end;
+    *quoted = 0;
+    *more = comma != NULL;
+    return comma ? comma + 1 : end;
+}
+
+/* Whether an unquoted value is missing: empty or "?" once the blanks (a 256-byte table) are stripped. */
+static int
+csv_missing(const char *s, const char *end, const char *blank)
+{
+    while (s < end && blank[(unsigned char)*s])
+        s++;
+    while (end > s && blank[(unsigned char)end[-1]])
+        end--;
+    return s == end || (end - s == 1 && *s == '?');
+}
+
+/* The text of a value as str: a quoted one's "" read as "; NULL (no exception) when it is not UTF-8. */
+static PyObject *
+csv_text(const char *text, const char *text_end, int doubled)
+{
+    PyObject *value;
+    if (!doubled) {
+        value = PyUnicode_DecodeUTF8(text, text_end - text, NULL);
+    } else {
+        char *undoubled = PyMem_Malloc(text_end - text + 1);
+        if (!undoubled)
+            return PyErr_NoMemory();
+        Py_ssize_t length = 0;
+        for (const char *c = text; c < text_end; c++) {
+            undoubled[length++] = *c;
+            if (*c == '"')
+                c++;
+        }
+        value = PyUnicode_DecodeUTF8(undoubled, length, NULL);
+        PyMem_Free(undoubled);
+    }
+    if (!value && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        PyErr_Clear();
+    return value;
+}
+
+/*
+ * csv_columns(rows, width, blanks) -> (columns, declined): the CSV rows (a list of bytes, each a whole row,
+ * a quoted value's line ends in it) cut into their values as csv.py's _fields cuts them: ``width`` lists,
+ * one a column, of each row's value as str, None where it is missing (unquoted and, its ``blanks``
+ * stripped, empty or "?") or where the row is declined.  ``declined`` lists the rows the Python reader
+ * must cut: one of another number of values, a single-quoted value, a double quote that does not end
+ * its value, or bytes that are not UTF-8 (each of which it reads as it does, or names the error of).
+ */
+static PyObject *
+csv_columns(PyObject *self, PyObject *args)
+{
+    PyObject *rows;
+    Py_ssize_t width;
+    Py_buffer blanks;
+    if (!PyArg_ParseTuple(args, "O!ny*", &PyList_Type, &rows, &width, &blanks))
+        return NULL;
+    char blank[256] = {0};
+    for (Py_ssize_t i = 0; i < blanks.len; i++)
+        blank[((unsigned char *)blanks.buf)[i]] = 1;
+    PyBuffer_Release(&blanks);
+    Py_ssize_t n_rows = PyList_GET_SIZE(rows);
+    PyObject *columns = PyList_New(width > 0 ? width : 0), *declined = PyList_New(0), *values = NULL;
+    if (!columns || !declined || width <= 0)
+        goto failed;
+    for (Py_ssize_t k = 0; k < width; k++) {
+        PyObject *column = PyList_New(n_rows);
+        if (!column)
+            goto failed;
+        for (Py_ssize_t r = 0; r < n_rows; r++) {
+            Py_INCREF(Py_None);
+            PyList_SET_ITEM(column, r, Py_None);
+        }
+        PyList_SET_ITEM(columns, k, column);
+    }
+    values = PyList_New(width);
+    if (!values)
+        goto failed;
+    for (Py_ssize_t r = 0; r < n_rows; r++) {
+        PyObject *row = PyList_GET_ITEM(rows, r);
+        if (!PyBytes_Check(row)) {
+            PyErr_SetString(PyExc_TypeError, "csv_columns: rows of bytes");
+            goto failed;
+        }
+        const char *s = PyBytes_AS_STRING(row), *end = s + PyBytes_GET_SIZE(row);
+        Py_ssize_t found = 0;
+        int refused = 0;
+        for (const char *at = s;;) {
+            const char *text, *text_end;
+            int quoted, doubled, more;
+            const char *next = csv_value(at, end, &text, &text_end, &quoted, &doubled, &more);
+            if (!next || found == width) {
+                refused = 1;
+                break;
+            }
+            PyObject *value = Py_None;
+            if (quoted || !csv_missing(text, text_end, blank)) {
+                value = csv_text(text, text_end, doubled);
+                if (!value) {
+                    if (PyErr_Occurred())
+                        goto failed;
+                    refused = 1;
+                    break;
+                }
+            } else {
+                Py_INCREF(value);
+            }
+            Py_XSETREF(PyList_GET_ITEM(values, found), value);
+            found++;
+            if (!more)
+                break;
+            at = next;
+        }
+        if (refused || found != width) {
+            PyObject *position = PyLong_FromSsize_t(r);
+            if (!position || PyList_Append(declined, position) < 0) {
+                Py_XDECREF(position);
+                goto failed;
+            }
+            Py_DECREF(position);
+            continue;
+        }
+        for (Py_ssize_t k = 0; k < width; k++) {
+            PyObject *value = PyList_GET_ITEM(values, k);
+            Py_INCREF(value);
+            Py_SETREF(PyList_GET_ITEM(PyList_GET_ITEM(columns, k), r), value);
+        }
+    }
+    Py_DECREF(values);
+    return Py_BuildValue("(NN)", columns, declined);
+failed:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "csv_columns: a width of at least 1");
+    Py_XDECREF(values);
+    Py_XDECREF(columns);
+    Py_XDECREF(declined);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"parse_svmlight", parse_svmlight, METH_VARARGS, "Parse svmlight data lines into CSR arrays."},
     {"svmlight_text", svmlight_text, METH_O, "Turn the writer's sparse ARFF rows into svmlight rows."},
+    {"csv_columns", csv_columns, METH_VARARGS, "Cut CSV rows into their columns' values."},
     {NULL, NULL, 0, NULL},
 };
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 2
+#define INTERFACE 3
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
 

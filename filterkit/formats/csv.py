@@ -19,7 +19,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import re
-from typing import IO, BinaryIO, Iterable, Iterator, NamedTuple, cast
+from typing import IO, BinaryIO, Iterator, NamedTuple, cast
 
 import numpy as np
 
@@ -112,16 +112,8 @@ class CsvFormat:
                 if values is not None:
                     yield Chunk(values)
                     continue
-            rows = [
-                _checked_fields(decoded(line, name, number), width, name, number)
-                for line, number in zip(group, numbers)
-            ]
-            columns = [
-                [None] * len(rows)
-                if column is None
-                else [None if _missing(*row[column]) else row[column][0] for row in rows]
-                for column in (range(width) if positions is None else positions)
-            ]
+            cut = _group_columns(group, numbers, width, name)
+            columns = cut if positions is None else [[None] * len(group) if p is None else cut[p] for p in positions]
             yield _chunk(columns, numbers, attributes, codes, name)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
@@ -149,14 +141,8 @@ class CsvFormat:
             next(lines, None)
             for group, numbers in line_groups(lines, 10_000, self.limits):
                 plain = _plain_group(group, width)
-                if plain is None:
-                    rows = [
-                        _checked_fields(decoded(line, name, number), width, name, number)
-                        for line, number in zip(group, numbers)
-                    ]
-                    yield _Group(rows, None, numbers)
-                else:
-                    yield _Group(None, plain, numbers)
+                columns = _group_columns(group, numbers, width, name) if plain is None else None
+                yield _Group(columns, plain, numbers)
 
 
 def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:
@@ -175,10 +161,11 @@ def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, na
 
 
 class _Group:
-    """A group of rows as the typing step sees them: cut into fields, or by the compiled tokenizer (``plain``)."""
+    """A group of rows as the typing step sees them: each column's values (:func:`_group_columns`), or the
+    rows cut by the compiled tokenizer (``plain``)."""
 
-    def __init__(self, rows: list[list[tuple[str, bool]]] | None, plain: "_PlainGroup | None", lines: list[int]):
-        self.fields, self.plain, self.lines, self.last_line = rows, plain, lines, lines[-1]
+    def __init__(self, columns: list[list] | None, plain: "_PlainGroup | None", lines: list[int]):
+        self.columns, self.plain, self.lines, self.last_line = columns, plain, lines, lines[-1]
         self.rows = len(lines)
 
     def present(self, column: int, numbers_kept: set[int]) -> list:
@@ -186,7 +173,7 @@ class _Group:
         read as numbers only (whose column goes into ``numbers_kept``)."""
         plain = self.plain
         if plain is None:
-            return [None if _missing(*row[column]) else row[column][0] for row in cast(list, self.fields)]
+            return cast(list, self.columns)[column]
         if plain.is_number[:, column].all():
             numbers_kept.add(column)
             return plain.numbers[:, column].tolist()
@@ -203,14 +190,11 @@ class _Group:
             numbers = dict(zip(plain.cells(column), plain.numbers[:, column].tolist()))
             return [(cell.decode("utf-8"), number) for cell, number in numbers.items()], self.rows
         if plain is not None:
-            cells: Iterable[tuple[str, bool]] = plain.distinct(column)
+            values = dict.fromkeys(text for text, quoted in plain.distinct(column) if not _missing(text, quoted))
             present = self.rows - sum(1 for cell in plain.cells(column) if cell == b"?")
         else:
-            column_fields = [row[column] for row in cast(list, self.fields)]
-            cells = [cell for cell in column_fields if not _missing(*cell)]
-            present = len(cells)
-            cells = dict.fromkeys(cells)
-        values = dict.fromkeys(text for text, quoted in cells if not _missing(text, quoted))
+            texts = [text for text in cast(list, self.columns)[column] if text is not None]
+            values, present = dict.fromkeys(texts), len(texts)
         return [(text, _number(text)) for text in values], present
 
 
@@ -418,6 +402,22 @@ def _fields(line: str) -> list[tuple[str, bool]]:
         position = end + 1
 
 
+def _group_columns(group: list[bytes], numbers: list[int], width: int, name: str) -> list[list]:
+    """Each column's values in a group of rows (None: missing), each row cut as :func:`_checked_fields`
+    cuts it: by the compiled cutter (``csv_columns``), and a row it declines (or every row, with
+    :data:`filterkit.kernels.READING` off) by :func:`_checked_fields`, which names the error of one that has
+    one; the first such row raises, as a reading row by row would."""
+    if kernels.use_compiled(kernels.READING):
+        columns, declined = kernels.lines.csv_columns(group, width, _BLANK_BYTES)
+    else:
+        columns, declined = [[None] * len(group) for _ in range(width)], range(len(group))
+    for row in declined:
+        fields = _checked_fields(decoded(group[row], name, numbers[row]), width, name, numbers[row])
+        for column, (text, quoted) in enumerate(fields):
+            columns[column][row] = None if _missing(text, quoted) else text
+    return columns
+
+
 def _checked_fields(line: str, width: int | None, name: str, number: int) -> list[tuple[str, bool]]:
     """The fields of a row, which must be ``width`` (the header's columns) unless None."""
     try:
@@ -433,6 +433,7 @@ def _checked_fields(line: str, width: int | None, name: str, number: int) -> lis
 #: space), so a cell of U+00A0 or U+3000 is a value, as in CSVLoader, pandas and the ARFF reader; and a NUL is
 #: one, as the ARFF reader reads it (tests/test_csv_rfc4180.py).
 _BLANKS = "".join(character for character in JAVA_BLANKS if character.isspace())
+_BLANK_BYTES = _BLANKS.encode("ascii")
 
 
 def _missing(text: str, quoted: bool) -> bool:
