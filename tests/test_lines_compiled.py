@@ -1,5 +1,6 @@
-"""The compiled svmlight reader and writer and CSV cutter (filterkit/formats/_lines.c) and CSV writer against the
-ones they replaced, kept here as the oracle: the same rows, the same errors on the same lines, the same bytes."""
+"""The compiled svmlight reader and writer and CSV cutter (filterkit/formats/_lines.c) and CSV writer against
+the pure-Python ones they replaced, kept here as the oracle: the same rows, the same errors on the same lines, the
+same bytes."""
 
 from __future__ import annotations
 
