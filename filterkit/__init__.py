@@ -1,6 +1,8 @@
 """filterkit: Weka-style ARFF filter chains for text classification."""
 
-__version__ = "0.3.0"
+from filterkit.version import __version__
+
+__all__ = ["__version__", "load_model", "train"]
 
 
 def load_model(path, registry=None):

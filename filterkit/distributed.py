@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 from unittest import mock
 
-from filterkit import __version__
 from filterkit.allocator import worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
@@ -58,6 +57,7 @@ from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm, OutputTarget, output_stream
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import GIVEN_FILES, Provenance, option_file, refuse_negative_values
+from filterkit.version import __version__
 
 #: Worker processes of the cluster started when no --scheduler is given.
 LOCAL_WORKERS = 2

@@ -26,7 +26,6 @@ from typing import Any, cast
 
 import numpy as np
 
-from filterkit import __version__
 from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
 from filterkit.formats import FORMAT_OPTIONS, FORMATS
@@ -34,6 +33,7 @@ from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
+from filterkit.version import __version__
 
 #: The format this filterkit writes: one JSON file, its arrays inside it.
 FORMAT_VERSION = 2

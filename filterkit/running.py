@@ -19,7 +19,6 @@ import stat
 import sys
 from typing import Callable, ContextManager, Protocol, Sequence
 
-from filterkit import __version__
 from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.errors import FilterkitError
@@ -29,6 +28,7 @@ from filterkit.progress import Progress
 from filterkit.runner import Chain
 from filterkit.schema import Schema
 from filterkit.sources import FileSource, ScannedSource, StreamSource
+from filterkit.version import __version__
 
 #: The first word of the text of every provenance comment filterkit writes.
 PROVENANCE_WORD = "filterkit"

@@ -9,10 +9,10 @@ from typing import cast
 
 import click
 
-import filterkit
 from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.stages import FilterkitGroup
 from filterkit.plugins import GROUP, disabled_plugins, entry_points
+from filterkit.version import __version__
 
 #: The libraries whose versions change filterkit's results or speed, by distribution name.
 LIBRARIES = ("numpy", "scipy", "scikit-learn")
@@ -55,7 +55,7 @@ def version_text(plugins_dir: str | None) -> str:
     Read from the installed metadata without importing any plugin, so a broken plugin
     is listed too ('filterkit plugins' says whether it loads).
     """
-    lines = [f"filterkit {filterkit.__version__}", f"Python {sys.version.split()[0]}"]
+    lines = [f"filterkit {__version__}", f"Python {sys.version.split()[0]}"]
     lines += [f"{library} {_installed_version(library)}" for library in LIBRARIES]
     provided: dict[str, set[str]] = {}
     for point in entry_points(GROUP):

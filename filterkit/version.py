@@ -1,0 +1,3 @@
+"""The version of filterkit (a module of its own, so that the modules needing it do not import the package's API)."""
+
+__version__ = "0.3.0"
