@@ -512,6 +512,16 @@ def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
     return position
 
 
+def task_choices(labels: int, evaluating: bool = False) -> str:
+    """What to give where a class of ``labels`` (more than two) labels meets what needs a task, one
+    positive class: ``--positive``, or in ``evaluate`` (``evaluating``) ``--each-class`` or ``--multiclass``;
+    elsewhere ``evaluate --each-class`` (``--multiclass`` runs no stage that needs a positive class)."""
+    one = "--positive LABEL (that class against the rest)"
+    if not evaluating:
+        return f"{one}, or run each class in turn with evaluate --each-class"
+    return f"{one}, --each-class (each class against the rest, in turn) or --multiclass (all {labels} classes at once)"
+
+
 def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:
     """FilterkitError, before any work, when the input lacks the class ``stage.accepts`` needs."""
     accepts = stage.accepts
@@ -523,8 +533,8 @@ def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> N
         raise FilterkitError(f"stage '{stage.name}' needs a nominal class attribute (-c){alternative}")
     if accepts.two_classes and context.positive is None and len(given.labels) != 2:
         raise FilterkitError(
-            f"stage '{stage.name}' needs a two-class task: the class '{given.name}' has {len(given.labels)} labels: "
-            "say which is positive with --positive"
+            f"stage '{stage.name}' needs a two-class task (it has no k-class form, so --multiclass cannot run it): "
+            f"the class '{given.name}' has {len(given.labels)} labels: give {task_choices(len(given.labels))}"
         )
 
 
