@@ -80,6 +80,14 @@ def treatments_of(stage) -> dict[str, str]:
     return {name: TREATMENTS[code] for name, code in zip(names, stage.treatment)}
 
 
+def test_a_feature_of_one_score_has_an_auc_of_exactly_one_half():
+    """The running sums over the features before it (here ten shares of 1/10) rounded it to 0.5 + 1e-16,
+    above chance, which kept a constant feature from --drop."""
+    feature, score = np.r_[np.zeros(10, dtype=np.int64), 1, 1], np.r_[np.arange(10) / 10, 2.0, 2.0]
+    positives, negatives = np.ones(12), np.r_[np.ones(10), 1.0, 2.0]
+    assert auc_by_feature(feature, score, positives, negatives, 2)[1] == 0.5
+
+
 def test_auc_by_feature_matches_scikit_learn_with_weights_and_ties():
     rng = np.random.default_rng(0)
     feature = np.repeat([0, 1, 2], 40)
