@@ -567,13 +567,15 @@ class AutoStage(Stage):
         return result
 
     def fit_summary(self) -> list[str]:
-        """What fitting chose (``filterkit -v``): the count per treatment, then the ten features with
-        the highest criterion of their treatment, with all three criteria and the metric's score."""
+        """What fitting chose (``filterkit -v``): the count per treatment, then the ten features (on k
+        classes: feature copies ``NAME@LABEL``) with the highest criterion of their treatment, with all
+        three criteria and the metric's score."""
         repeated = self._repeated_attributes()
         names = [repeated[i].name for i in self.repeated_features]
         counted = np.bincount(self.treatment, minlength=len(TREATMENTS))
         parts = ", ".join(f"{name} {count}" for name, count in zip(TREATMENTS, counted) if count)
-        lines = [f"{len(names)} features: {parts}"]
+        classes = f" × {self.copies} classes" if self.every_class else ""
+        lines = [f"{len(self.features)} features{classes}: {parts}"]
         criteria = np.vstack(
             [np.full(len(names), 0.5), self.criterion_presence, self.criterion_raw, self.criterion_shape]
         )

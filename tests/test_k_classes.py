@@ -150,6 +150,7 @@ def test_auto_on_k_classes_chooses_per_class_as_worked_out_by_hand(tiny_file):
     stage = fitted_auto(tiny_file, shape_copy="gain")
     chosen = np.array([TREATMENTS[code] for code in stage.treatment]).reshape(3, 3)
     assert chosen.tolist() == [["both", "raw", "raw"], ["presence", "shape", "raw"], ["drop", "drop", "drop"]]
+    assert stage.fit_summary()[0] == "3 features × 3 classes: drop 3, presence 1, raw 3, shape 1, both 1"
     assert [attribute.name for attribute in stage.output_schema().attributes] == [
         "band@a",
         "band@a@shape",
