@@ -517,9 +517,7 @@ class AutoStage(Stage):
             return chunk
         first = np.searchsorted(self.repeated_source, np.arange(len(self.input_schema.attributes)))
         text = {int(first[column]): texts for column, texts in chunk.text.items()}
-        values = chunk.values
-        repeated = values[:, self.repeated_source]
-        return Chunk(sp.csr_matrix(repeated) if chunk.is_sparse else repeated, text, chunk.weights)
+        return Chunk(chunk.values[:, self.repeated_source], text, chunk.weights)
 
     def transform(self, chunk: Chunk) -> Chunk:
         chunk = self._repeated(chunk)

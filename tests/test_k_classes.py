@@ -10,6 +10,7 @@ the scikit-learn adapter.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -242,3 +243,15 @@ def test_the_scikit_learn_auto_adapter_fits_k_classes():
     names = auto.get_feature_names_out()
     assert names[:2].tolist() == ["x0@0", "x0@0@shape"] and len(names) == 24
     assert auto.transform(X).shape == (150, 24)
+
+
+def test_a_one_class_auto_model_read_as_k_classes_is_refused(tmp_path):
+    """A model fitted with --positive whose positive class is edited away: its arrays hold one entry per
+    feature where the k-class stage needs one per feature and class."""
+    model = tmp_path / "auto.json"
+    assert run_filterkit("--save-model", model, "--positive", "Iris-setosa", IRIS, "auto").status == 0
+    saved = json.loads(model.read_text())
+    model.write_text(json.dumps({**saved, "positive": None}))
+    result = run_filterkit("apply", model, IRIS)
+    assert result.status == 1 and result.stdout == b""
+    assert "stage 'auto': the model's saved state is invalid: 'treatment' has 4 entries, expected 12" in result.stderr
