@@ -302,7 +302,7 @@ def choose_tasks(
         return [labels[minority]]
     if not each_class:
         raise FilterkitError(
-            f"the class has {len(labels)} labels: choose the task with {task_choices(len(labels), True)}"
+            f"the class has {len(labels)} labels: choose the task with {task_choices(len(labels), 'evaluate')}"
         )
     tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
     if not tasks:

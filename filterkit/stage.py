@@ -14,7 +14,7 @@ import contextvars
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -512,14 +512,18 @@ def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
     return position
 
 
-def task_choices(labels: int, evaluating: bool = False) -> str:
+def task_choices(labels: int, command: Literal["evaluate", "train", ""] = "") -> str:
     """What to give where a class of ``labels`` (more than two) labels meets what needs a task, one
-    positive class: ``--positive``, or in ``evaluate`` (``evaluating``) ``--each-class`` or ``--multiclass``;
-    elsewhere ``evaluate --each-class`` (``--multiclass`` runs no stage that needs a positive class)."""
+    positive class: ``--positive``, and the command's ways to every class (``evaluate``: ``--each-class`` or
+    ``--multiclass``; ``train``: ``--multiclass``); for a stage that needs one (no command), ``evaluate
+    --each-class`` (``--multiclass`` runs no stage that needs a positive class)."""
     one = "--positive LABEL (that class against the rest)"
-    if not evaluating:
-        return f"{one}, or run each class in turn with evaluate --each-class"
-    return f"{one}, --each-class (each class against the rest, in turn) or --multiclass (all {labels} classes at once)"
+    every = f"--multiclass (all {labels} classes at once)"
+    if command == "evaluate":
+        return f"{one}, --each-class (each class against the rest, in turn) or {every}"
+    if command == "train":
+        return f"{one} or {every}"
+    return f"{one}, or run each class in turn with evaluate --each-class"
 
 
 def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:

@@ -255,3 +255,14 @@ def test_a_one_class_auto_model_read_as_k_classes_is_refused(tmp_path):
     result = run_filterkit("apply", model, IRIS)
     assert result.status == 1 and result.stdout == b""
     assert "stage 'auto': the model's saved state is invalid: 'treatment' has 4 entries, expected 12" in result.stderr
+
+
+@pytest.mark.slow
+def test_train_and_predict_take_auto_on_k_classes_with_multiclass(tmp_path):
+    model = tmp_path / "auto.json"
+    assert run_filterkit("train", "-o", model, "--multiclass", IRIS, "auto", "l2").status == 0
+    predicted = run_filterkit("predict", model, IRIS)
+    assert predicted.status == 0
+    lines = predicted.stdout.decode().splitlines()
+    assert lines[0].startswith("row,label,decision:Iris-setosa,decision:Iris-versicolor,decision:Iris-virginica")
+    assert len(lines) == 151 and lines[1].split(",")[1] == "Iris-setosa"
