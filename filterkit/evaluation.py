@@ -44,7 +44,7 @@ from filterkit.metrics import minority_class
 from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, concatenate, take_rows
 from filterkit.sources import MemorySource
-from filterkit.stage import feature_positions
+from filterkit.stage import feature_positions, task_choices
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
@@ -302,8 +302,7 @@ def choose_tasks(
         return [labels[minority]]
     if not each_class:
         raise FilterkitError(
-            f"the class has {len(labels)} labels: choose a task with --positive LABEL, "
-            "or run every class with --each-class"
+            f"the class has {len(labels)} labels: choose the task with {task_choices(len(labels), 'evaluate')}"
         )
     tasks = [label for label, count in zip(labels, counts) if count >= min_positives]
     if not tasks:

@@ -18,7 +18,7 @@ from filterkit.contract import plugin_fault
 from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute, check_positive
-from filterkit.stage import Option, Provenance, feature_positions
+from filterkit.stage import Option, Provenance, feature_positions, task_choices
 from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
 
@@ -172,7 +172,8 @@ def positive_code(attribute: Attribute, class_totals: np.ndarray, positive: str 
         return attribute.labels.index(positive)
     if len(attribute.labels) != 2:
         raise FilterkitError(
-            f"the class '{attribute.name}' has {len(attribute.labels)} labels: say which is positive with --positive"
+            f"a two-class task needs one positive class, and the class '{attribute.name}' has "
+            f"{len(attribute.labels)} labels: give {task_choices(len(attribute.labels))}"
         )
     return minority_class(class_totals)
 

@@ -55,7 +55,8 @@ DEFAULT_METRIC = "bns"
 _RELATION = "filterkit.sklearn"
 
 _POSITIVE_HELP = (
-    "The positive class label, compared with str(y); None: filterkit's rule (the minority class of a two-class y)."
+    "The positive class label, compared with str(y); None: filterkit's rule (the minority class of a two-class y; "
+    "on more classes the stage's multi-class form, as its summary says)."
 )
 
 

@@ -14,7 +14,7 @@ import contextvars
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -512,6 +512,20 @@ def feature_positions(n_columns: int, features: np.ndarray) -> np.ndarray:
     return position
 
 
+def task_choices(labels: int, command: Literal["evaluate", "train", ""] = "") -> str:
+    """What to give where a class of ``labels`` (more than two) labels meets what needs a task, one
+    positive class: ``--positive``, and the command's ways to every class (``evaluate``: ``--each-class`` or
+    ``--multiclass``; ``train``: ``--multiclass``); for a stage that needs one (no command), ``evaluate
+    --each-class`` (``--multiclass`` runs no stage that needs a positive class)."""
+    one = "--positive LABEL (that class against the rest)"
+    every = f"--multiclass (all {labels} classes at once)"
+    if command == "evaluate":
+        return f"{one}, --each-class (each class against the rest, in turn) or {every}"
+    if command == "train":
+        return f"{one} or {every}"
+    return f"{one}, or run each class in turn with evaluate --each-class"
+
+
 def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:
     """FilterkitError, before any work, when the input lacks the class ``stage.accepts`` needs."""
     accepts = stage.accepts
@@ -523,8 +537,8 @@ def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> N
         raise FilterkitError(f"stage '{stage.name}' needs a nominal class attribute (-c){alternative}")
     if accepts.two_classes and context.positive is None and len(given.labels) != 2:
         raise FilterkitError(
-            f"stage '{stage.name}' needs a two-class task: the class '{given.name}' has {len(given.labels)} labels: "
-            "say which is positive with --positive"
+            f"stage '{stage.name}' needs a two-class task (it has no k-class form, so --multiclass cannot run it): "
+            f"the class '{given.name}' has {len(given.labels)} labels: give {task_choices(len(given.labels))}"
         )
 
 

@@ -28,6 +28,7 @@ from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 from filterkit.sources import MemorySource
+from filterkit.stage import task_choices
 
 #: Folds of the cross-validation that scores each candidate chain on the training file.
 CANDIDATE_FOLDS = 5
@@ -95,11 +96,8 @@ def train(
     if settings.multiclass and np.count_nonzero(counts) < 2:
         raise FilterkitError("--multiclass needs rows of at least two classes", name)
     if not settings.multiclass and settings.positive is None and len(dataset.labels) > 2:
-        raise FilterkitError(
-            f"the class has {len(dataset.labels)} labels: learn every class with --multiclass, or one against "
-            "the rest with --positive LABEL",
-            name,
-        )
+        choices = task_choices(len(dataset.labels), "train")
+        raise FilterkitError(f"the class has {len(dataset.labels)} labels: choose the task with {choices}", name)
     task = (
         MULTICLASS_TASK
         if settings.multiclass

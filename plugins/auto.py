@@ -7,7 +7,9 @@ right after it) or ``drop``.  Every kept column is then scaled as the scorers sc
 range widened to the metric's score of g; a *sparse* feature (at least half its known rows 0)
 keeps 0 at 0.  The choice is cross-fitted: each treatment's criterion is the AUC of g alone on
 held-out inner folds, drawn by a hash of each row's own values.  Statistics are one value
-histogram by class per inner fold (never rows), and they merge.
+histogram by class per inner fold (never rows), and they merge.  On a class of more than two labels
+without ``--positive`` each class against the rest gets its own choice: every feature becomes a group of
+columns ``NAME@LABEL`` per label, as ``shape``'s one-vs-rest copies.
 """
 
 from __future__ import annotations
@@ -20,10 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.plugin import (
-    FEATURES,
     NEIGHBORS,
     NUMERIC,
-    SCALING_EXPONENTS,
     Accepts,
     Attribute,
     Chunk,
@@ -55,7 +55,10 @@ DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4
 TREATMENTS = ("drop", "presence", "raw", "shape", "both")
 #: The name of a ``both`` feature's shaped copy: the feature's name and this.
 COPY_SUFFIX = "@shape"
-_EXPONENT = StateArray(whole=True, low=-4096, high=4096)
+#: Every per-column array has as many entries as ``treatment``: one per feature, or per feature and class
+#: label on more than two labels without ``--positive`` (feature-major: column f·k + c).
+_PER_COLUMN = "treatment"
+_EXPONENT = StateArray(length=_PER_COLUMN, whole=True, low=-4096, high=4096)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -86,7 +89,8 @@ def auc_by_feature(
 ) -> np.ndarray:
     """Per feature, the AUC of ``score`` over weighted (feature, score) entries: the chance a
     positive row scores above a negative one, ties counting half; 0.5 for a feature without
-    both positive and negative weight."""
+    both positive and negative weight, or with one score only (exactly: the running sums over
+    the features before it would round it)."""
     order = np.lexsort((score, feature))
     feature, score, positives, negatives = feature[order], score[order], positives[order], negatives[order]
     if not len(feature):
@@ -111,7 +115,8 @@ def auc_by_feature(
     won = np.bincount(
         group_feature, weights=positive_share * (negatives_below + 0.5 * negative_share), minlength=n_features
     )
-    return np.where(both, won, 0.5)
+    scored = np.bincount(group_feature, minlength=n_features) > 1
+    return np.where(both & scored, won, 0.5)
 
 
 def chance_spread(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
@@ -128,11 +133,13 @@ class AutoStage(Stage):
     """Give each numeric feature the treatment its cross-fitted AUC supports, then scale it."""
 
     name = "auto"
-    accepts = Accepts(nominal_class=True, two_classes=True)
+    accepts = Accepts(nominal_class=True)
     summary = (
         "Per feature, choose presence, raw, shape, raw with a shaped copy, or drop by a cross-fitted AUC "
-        "on the training rows, then scale by a metric (KDD'09 §5 future work)."
+        "on the training rows, then scale by a metric (KDD'09 §5 future work). Multi-class: one-vs-rest, "
+        "a column group NAME@LABEL per class."
     )
+    widening_hint = "one column group NAME@LABEL per class label; --positive LABEL chooses for one class"
     learns = True
     metrics: dict = {}
     options = (
@@ -161,22 +168,23 @@ class AutoStage(Stage):
         Option("report", bool, False, "Print the treatment counts and the top features on stderr after fitting."),
     )
     state_arrays = {
-        "treatment": StateArray(whole=True, high=len(TREATMENTS)),
-        "sparse": StateArray(whole=True, high=2),
-        "criterion_presence": StateArray(),
-        "criterion_raw": StateArray(),
-        "criterion_shape": StateArray(),
-        "scores": StateArray(),
-        "offset": StateArray(),
-        "factor": StateArray(),
-        **SCALING_EXPONENTS,
-        "copy_offset": StateArray(),
-        "copy_factor": StateArray(),
+        _PER_COLUMN: StateArray(length=None, whole=True, high=len(TREATMENTS)),
+        "sparse": StateArray(length=_PER_COLUMN, whole=True, high=2),
+        "criterion_presence": StateArray(length=_PER_COLUMN),
+        "criterion_raw": StateArray(length=_PER_COLUMN),
+        "criterion_shape": StateArray(length=_PER_COLUMN),
+        "scores": StateArray(length=_PER_COLUMN),
+        "offset": StateArray(length=_PER_COLUMN),
+        "factor": StateArray(length=_PER_COLUMN),
+        "inner_exponent": StateArray(length=_PER_COLUMN, whole=True, low=-4096, high=4096, default=0),
+        "outer_exponent": StateArray(length=_PER_COLUMN, whole=True, low=-4096, high=4096, default=0),
+        "copy_offset": StateArray(length=_PER_COLUMN),
+        "copy_factor": StateArray(length=_PER_COLUMN),
         "copy_inner_exponent": _EXPONENT,
         "copy_outer_exponent": _EXPONENT,
-        "zero_probability": StateArray(probability=True),
-        "default_probability": StateArray(probability=True),
-        "knot_feature": StateArray(length=None, whole=True, high=FEATURES),
+        "zero_probability": StateArray(length=_PER_COLUMN, probability=True),
+        "default_probability": StateArray(length=_PER_COLUMN, probability=True),
+        "knot_feature": StateArray(length=None, whole=True, high=_PER_COLUMN),
         "knot_value": StateArray(length="knot_feature", finite=False),
         "knot_probability": StateArray(length="knot_feature", probability=True),
     }
@@ -192,6 +200,15 @@ class AutoStage(Stage):
         super().prepare(schema, context)
         refuse_unaccepted_input(self, schema, context)
         self.class_attribute = schema.attributes[context.class_index]
+        labels = self.class_attribute.labels
+        # more than two labels without --positive: each class against the rest (docs/algorithms.md §14),
+        # fitted on the input with each feature repeated once per label
+        self.every_class = context.positive is None and len(labels) > 2
+        self.copies = len(labels) if self.every_class else 1
+        is_feature = np.zeros(len(schema.attributes), dtype=bool)
+        is_feature[self.features] = True
+        self.repeated_source = np.repeat(np.arange(len(schema.attributes)), np.where(is_feature, self.copies, 1))
+        self.repeated_features = np.flatnonzero(is_feature[self.repeated_source])
 
     def new_statistics(self) -> list[ValueCounts]:
         """One :class:`ValueCounts` per inner fold."""
@@ -231,11 +248,33 @@ class AutoStage(Stage):
         return shaped
 
     def finalize(self, statistics: list[ValueCounts]) -> None:
-        n = len(self.features)
+        """Fit toward the positive class, or toward each class in turn, laying the classes' arrays
+        side by side: column f·k + c is feature f against class c."""
         full = functools.reduce(ValueCounts.merge, statistics)
-        self.positive = positive_code(self.class_attribute, full.class_totals, self.context.positive)
         low, high = full.training_range()
         refuse_infinite_ranges(self, low, high)
+        if self.every_class:
+            targets = list(range(self.copies))
+        else:
+            targets = [positive_code(self.class_attribute, full.class_totals, self.context.positive)]
+        fits = [self._fit_toward(target, statistics, full) for target in targets]
+        for key in self.state_arrays:
+            if not key.startswith("knot_"):
+                setattr(self, key, np.stack([fit[key] for fit in fits], axis=1).ravel())
+        feature = np.concatenate([fit["knot_feature"] * self.copies + c for c, fit in enumerate(fits)])
+        value, probability = (np.concatenate([fit[key] for fit in fits]) for key in ("knot_value", "knot_probability"))
+        order = np.lexsort((value, feature))
+        self.knot_feature, self.knot_value, self.knot_probability = feature[order], value[order], probability[order]
+        self.knots = self._fitted_knots()
+        self._layout()
+        if self.params["report"]:
+            for line in self.fit_summary():
+                print(f"auto: {line}", file=sys.stderr)
+
+    def _fit_toward(self, positive: int, statistics: list[ValueCounts], full: ValueCounts) -> dict:
+        """The state arrays of the policy for class ``positive`` against the rest, one entry per feature."""
+        n = len(self.features)
+        self.positive = positive
         histogram = full.histogram(include_zero=True)
         positives = histogram.of_class(self.positive)
         negatives = histogram.rows - positives
@@ -253,6 +292,7 @@ class AutoStage(Stage):
         known_negatives = np.bincount(histogram.feature, weights=negatives, minlength=n)
         self._choose(support, chance_spread(known_positives, known_negatives))
         self._fit_outputs(full, histogram)
+        return {key: getattr(self, key) for key in self.state_arrays}
 
     def _cross_fitted(self, folds: list[ValueCounts]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per feature, the held-out AUC of presence, raw and shape, each fitted (the
@@ -351,10 +391,6 @@ class AutoStage(Stage):
         _, self.copy_offset, self.copy_factor, self.copy_inner_exponent, self.copy_outer_exponent = self._scaling(
             full, histogram, self._kind(copy=True)
         )
-        self._layout()
-        if self.params["report"]:
-            for line in self.fit_summary():
-                print(f"auto: {line}", file=sys.stderr)
 
     def _scaling(self, full: ValueCounts, histogram, kind: np.ndarray):
         """Per feature, for the column whose treatment is ``kind``: the metric's score of the
@@ -389,7 +425,7 @@ class AutoStage(Stage):
     def _fitted_knots(self) -> Knots:
         """The knots of the features that shape, with the zero bin (p̃(0) of a dense feature is its
         estimate at 0)."""
-        numeric = np.zeros(len(self.features), dtype=bool)
+        numeric = np.zeros(len(self.treatment), dtype=bool)
         arrays = (self.knot_feature, self.knot_value, self.knot_probability)
         return Knots(*arrays, self.zero_probability, self.default_probability, numeric, True)
 
@@ -426,31 +462,40 @@ class AutoStage(Stage):
         )
 
     def _layout(self) -> None:
-        """Where the output columns come from: the kept input columns, and after each ``both`` feature
-        its shaped copy.  Sets ``source`` (the input column of each output column), ``is_copy``,
-        ``destination`` (the output column of each kept input column) and ``position_of`` (each input
-        column's position among the features, −1 for none)."""
-        n_attributes = len(self.input_schema.attributes)
+        """Where the output columns come from: the kept columns of the repeated input, and after each
+        ``both`` column its shaped copy.  Sets ``source`` (the repeated input column of each output
+        column), ``is_copy``, ``destination`` (the output column of each kept repeated input column) and
+        ``position_of`` (each repeated input column's position among the repeated features, −1 for none)."""
+        n_attributes = len(self.repeated_source)
         kept = np.ones(n_attributes, dtype=bool)
-        kept[self.features[self.treatment == DROP]] = False
+        kept[self.repeated_features[self.treatment == DROP]] = False
         copied = np.zeros(n_attributes, dtype=bool)
-        copied[self.features[self.treatment == BOTH]] = True
+        copied[self.repeated_features[self.treatment == BOTH]] = True
         source = np.repeat(np.arange(n_attributes), kept.astype(np.int64) + copied)
         is_copy = np.r_[False, source[1:] == source[:-1]] if len(source) else np.zeros(0, dtype=bool)
         destination = np.full(n_attributes, -1, dtype=np.int64)
         destination[source[~is_copy]] = np.flatnonzero(~is_copy)
         self.source, self.is_copy, self.destination = source, is_copy, destination
-        self.position_of = feature_positions(n_attributes, self.features)
+        self.position_of = feature_positions(n_attributes, self.repeated_features)
+
+    def _repeated_attributes(self) -> list[Attribute]:
+        """The attributes of the repeated input: on every class, each feature's copies ``NAME@LABEL``."""
+        schema = super().output_schema()
+        attributes = [schema.attributes[i] for i in self.repeated_source.tolist()]
+        if self.every_class:
+            labels = self.class_attribute.labels
+            for j, column in enumerate(self.repeated_features.tolist()):
+                name = f"{attributes[column].name}@{labels[j % self.copies]}"
+                attributes[column] = Attribute(name, NUMERIC, declared_type="numeric")
+        return attributes
 
     def output_schema(self):
-        schema = super().output_schema()
+        repeated = self._repeated_attributes()
         attributes = [
-            Attribute(f"{schema.attributes[i].name}{COPY_SUFFIX}", NUMERIC, declared_type="numeric")
-            if copy
-            else schema.attributes[i]
+            Attribute(f"{repeated[i].name}{COPY_SUFFIX}", NUMERIC, declared_type="numeric") if copy else repeated[i]
             for i, copy in zip(self.source.tolist(), self.is_copy.tolist())
         ]
-        return unique_schema(self, [attributes], "shaped copy")
+        return unique_schema(self, [attributes], "copy" if self.every_class else "shaped copy")
 
     def _zero_moving_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The output columns not 0 where their input is (a dense feature's own column with an
@@ -458,14 +503,24 @@ class AutoStage(Stage):
         copy_columns = np.flatnonzero(self.is_copy)
         copy_of_sparse = self.sparse[self.position_of[self.source[copy_columns]]].astype(bool)
         moves_zero = (self.offset * self.factor != 0) & (self.treatment != DROP)
-        filled = np.r_[self.destination[self.features[moves_zero]], copy_columns[~copy_of_sparse]].astype(np.int64)
+        filled = np.r_[self.destination[self.repeated_features[moves_zero]], copy_columns[~copy_of_sparse]]
+        filled = filled.astype(np.int64)
         return filled, copy_columns[copy_of_sparse]
 
     def preserves_zeros(self) -> bool:
         """Once fitted: True when every output column keeps 0 at 0 (every kept feature sparse)."""
         return hasattr(self, "offset") and not len(self._zero_moving_columns()[0])
 
+    def _repeated(self, chunk: Chunk) -> Chunk:
+        """``chunk`` with each feature's column repeated once per class (itself when fitted for one class)."""
+        if not self.every_class:
+            return chunk
+        first = np.searchsorted(self.repeated_source, np.arange(len(self.input_schema.attributes)))
+        text = {int(first[column]): texts for column, texts in chunk.text.items()}
+        return Chunk(chunk.values[:, self.repeated_source], text, chunk.weights)
+
     def transform(self, chunk: Chunk) -> Chunk:
+        chunk = self._repeated(chunk)
         source = self.source
         text = {int(self.destination[column]): texts for column, texts in chunk.text.items()}
         if chunk.is_sparse:
@@ -510,12 +565,15 @@ class AutoStage(Stage):
         return result
 
     def fit_summary(self) -> list[str]:
-        """What fitting chose (``filterkit -v``): the count per treatment, then the ten features with
-        the highest criterion of their treatment, with all three criteria and the metric's score."""
-        names = [self.input_schema.attributes[i].name for i in self.features]
+        """What fitting chose (``filterkit -v``): the count per treatment, then the ten features (on k
+        classes: feature copies ``NAME@LABEL``) with the highest criterion of their treatment, with all
+        three criteria and the metric's score."""
+        repeated = self._repeated_attributes()
+        names = [repeated[i].name for i in self.repeated_features]
         counted = np.bincount(self.treatment, minlength=len(TREATMENTS))
         parts = ", ".join(f"{name} {count}" for name, count in zip(TREATMENTS, counted) if count)
-        lines = [f"{len(names)} features: {parts}"]
+        classes = f" × {self.copies} classes" if self.every_class else ""
+        lines = [f"{len(self.features)} features{classes}: {parts}"]
         criteria = np.vstack(
             [np.full(len(names), 0.5), self.criterion_presence, self.criterion_raw, self.criterion_shape]
         )
@@ -530,6 +588,10 @@ class AutoStage(Stage):
 
     def load_state(self, state: dict) -> None:
         super().load_state(state)
+        if len(self.treatment) != len(self.features) * self.copies:
+            raise invalid_state(
+                self, f"'treatment' has {len(self.treatment)} entries, expected {len(self.features) * self.copies}"
+            )
         if first_unsorted_knot(self.knot_feature, self.knot_value) is not None:
             raise invalid_state(self, "the knots are not sorted by feature and value")
         self.knots = self._fitted_knots()

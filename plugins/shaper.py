@@ -89,7 +89,10 @@ class Shaper(ClassValueCountsStage):
 
     name = "shape"
     examples = ({}, {"zero_preserve": False})
-    summary = "Shape each feature into its local positive-class probability (KDD'09 LP shaper)."
+    summary = (
+        "Shape each feature into its local positive-class probability (KDD'09 LP shaper). Multi-class: "
+        "one-vs-rest, a copy NAME@LABEL per class (--multiclass max: toward its most informative class)."
+    )
     options = (
         Option("zero_bin", bool, True, "Zeros form their own bin (--no-zero-bin for dense data)."),
         Option("neighbors", int, NEIGHBORS, "Rows taken on each side of a value.", minimum=0),

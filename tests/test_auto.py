@@ -80,6 +80,14 @@ def treatments_of(stage) -> dict[str, str]:
     return {name: TREATMENTS[code] for name, code in zip(names, stage.treatment)}
 
 
+def test_a_feature_of_one_score_has_an_auc_of_exactly_one_half():
+    """The running sums over the features before it (here ten shares of 1/10) rounded it to 0.5 + 1e-16,
+    above chance, which kept a constant feature from --drop."""
+    feature, score = np.r_[np.zeros(10, dtype=np.int64), 1, 1], np.r_[np.arange(10) / 10, 2.0, 2.0]
+    positives, negatives = np.ones(12), np.r_[np.ones(10), 1.0, 2.0]
+    assert auc_by_feature(feature, score, positives, negatives, 2)[1] == 0.5
+
+
 def test_auc_by_feature_matches_scikit_learn_with_weights_and_ties():
     rng = np.random.default_rng(0)
     feature = np.repeat([0, 1, 2], 40)
@@ -225,9 +233,9 @@ def test_verbose_chain_prints_what_each_stage_chose_and_the_same_rows(policy_fil
 
 def test_errors_are_clear_and_leave_no_output(tmp_path):
     out = tmp_path / "out.arff"
-    result = run_filterkit("-o", str(out), str(REAL / "iris.arff"), "auto")
+    result = run_filterkit("-o", str(out), "-c", "first", str(REAL / "iris.arff"), "auto")
     assert result.status == 1 and not out.exists()
-    assert "filterkit: error:" in result.stderr and "say which is positive with --positive" in result.stderr
+    assert "filterkit: error: stage 'auto' needs a nominal class attribute (-c)" in result.stderr
     assert "Traceback" not in result.stderr
     result = run_filterkit(str(REAL / "iris.arff"), "auto", "--metric", "nosuch")
     # an option the stage refuses is a usage error, as click's own checks are

@@ -113,7 +113,7 @@ def test_tasks_follow_the_papers_rules():
     assert choose_tasks(labels, np.array([60, 50, 49]), "c", False, 50) == ["c"]
     assert choose_tasks(("x", "y"), np.array([70, 30]), None, False, 50) == ["y"]
     assert choose_tasks(("x", "y"), np.array([40, 40]), None, False, 50) == ["y"]
-    with pytest.raises(Exception, match="--positive LABEL, or run every class with --each-class"):
+    with pytest.raises(Exception, match=r"--positive LABEL \(that class against the rest\), --each-class"):
         choose_tasks(labels, np.array([60, 50, 49]), None, False, 50)
     with pytest.raises(Exception, match="fewer than --min-positives"):
         choose_tasks(("x", "y"), np.array([70, 30]), None, True, 50)
@@ -256,7 +256,7 @@ def test_table_shows_one_row_per_chain(run_filterkit):
     "arguments, message",
     [
         (["--compare", IRIS], "--compare needs at least one quoted chain"),
-        ([IRIS, "minmax"], "--positive LABEL, or run every class with --each-class"),
+        ([IRIS, "minmax"], "--each-class (each class against the rest, in turn) or --multiclass (all 3 classes"),
         (["--each-class", IRIS, "nosuch"], "nosuch"),
         (
             ["--each-class", "--svm-c-values", "1", "--classifier", "aisvm", IRIS],

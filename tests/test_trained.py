@@ -262,8 +262,9 @@ def test_train_refuses_contradictory_options_before_any_work(run_filterkit, tmp_
 def test_train_on_k_classes_without_a_task_says_how_to_choose_one(run_filterkit, tmp_path):
     result = run_filterkit("train", "-o", tmp_path / "m.json", OH0, "l2")
     assert result.status == 1
-    assert "the class has 10 labels: learn every class with --multiclass, or one against the rest with --positive" in (
-        result.stderr
+    assert result.stderr.endswith(
+        "the class has 10 labels: choose the task with --positive LABEL (that class against the rest) or "
+        "--multiclass (all 10 classes at once)\n"
     )
     assert not (tmp_path / "m.json").exists()
 

@@ -73,7 +73,10 @@ of files sharing one header, each file a partition (see docs/dask.md).
 )
 @output_option
 @class_option
-@positive_option(help="The positive class label for two-class stages (default: the minority class).")
+@positive_option(
+    help="The positive class label for two-class stages (default: the minority class; on more classes each "
+    "stage's multi-class form, as `filterkit plugins` says)."
+)
 @click.option(
     "--save-model",
     "model_path",
