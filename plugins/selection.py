@@ -188,6 +188,28 @@ class Selector(AttributeSubset):
             self._sample(part, chunk, statistics.rows)
         return statistics.merge(part)
 
+    def saved_statistics(self, statistics: SelectionStatistics) -> dict:
+        if self.params["metric"] == SVM:
+            raise FilterkitError(
+                "stage 'select' with --metric svm keeps a sample of the rows, which a model does not hold: "
+                "it cannot be updated"
+            )
+        counts = {} if statistics.counts is None else {"counts": statistics.counts}
+        return {"rows": statistics.rows, "nonzero": statistics.nonzero, **counts}
+
+    def loaded_statistics(self, saved: dict) -> SelectionStatistics:
+        rows, nonzero, counts = saved["rows"], saved["nonzero"], saved.get("counts")
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+            raise ValueError("'rows' is not a whole number")
+        if not isinstance(nonzero, np.ndarray) or nonzero.dtype != np.float64 or nonzero.shape != (len(self.features),):
+            raise ValueError("'nonzero' is not one float64 per feature")
+        expected = self.new_statistics().counts
+        if (counts is None) != (expected is None) or (
+            counts is not None and (type(counts), counts.n_features, counts.n_classes) != (type(expected), expected.n_features, expected.n_classes)
+        ):
+            raise ValueError("'counts' are not those the stage gathers")
+        return SelectionStatistics(rows, nonzero, counts)
+
     def _sample(self, part: SelectionStatistics, chunk: Chunk, rows_before: int) -> None:
         """Keep the rows whose seeded uniform draw is below ``--sample`` (row ``i`` of
         the input always gets the i-th draw of the stream, whatever the chunking)."""
