@@ -274,8 +274,8 @@ def updated_chain(
                 f"{culprit + 1} '{old.stages[culprit].name}' wrote for the old rows, and {why}; the old rows are "
                 "not in the model: refit the chain on all the rows"
             )
-        if not rows.by_name:
-            return old_statistics(position)
+        if not rows.by_name:  # loaded again: the pass adds to them, and _old_rows reads them as saved
+            return loaded_statistics(before, statistics[position])
         names = [stage.input_schema.attributes[i].name for i in stage.features]
         unknown = next((name for name in names if name in rows.unknown), None)
         if unknown is not None:

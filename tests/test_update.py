@@ -1,0 +1,181 @@
+"""``filterkit update`` and ``partial_fit`` (issue 49, item 5): a model saved ``--updatable`` keeps the statistics
+it was fitted from, and more rows merged into them give, byte for byte, the model (and the output) a fit on
+all the rows gives; a chain whose old rows would look different downstream after the refit is refused,
+naming the stage."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chain_helpers import OH0_SAMPLE, TESTS, without_comments
+
+READS = TESTS.parent / "arff_samples" / "reuters_grain.csv"
+
+
+def split_arff(source: Path, folder: Path, first: int) -> tuple[Path, Path, Path]:
+    """``source``'s first ``first`` rows (A), the rest (B) and all of them (AB), as ARFF files of its header."""
+    text = source.read_text()
+    header, data = text.split("@data\n", 1)
+    rows = [line for line in data.splitlines() if line.strip()]
+    paths = []
+    for name, part in (("A", rows[:first]), ("B", rows[first:]), ("AB", rows)):
+        path = folder / f"{name}.arff"
+        path.write_text(header + "@data\n" + "".join(row + "\n" for row in part))
+        paths.append(path)
+    return paths[0], paths[1], paths[2]
+
+
+def reuters_documents(folder: Path) -> Path:
+    """The 60 Reuters grain documents of ``arff_samples/`` as an ARFF file of a text attribute and the class."""
+    with READS.open(newline="") as stream:
+        rows = list(csv.reader(stream))[1:]
+
+    def quoted(text: str) -> str:
+        escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r")
+        return f"'{escaped}'"
+
+    path = folder / "grain.arff"
+    header = "@relation grain\n@attribute Text string\n@attribute class-att {0,1}\n@data\n"
+    path.write_text(header + "".join(f"{quoted(text)},{label}\n" for text, label in rows))
+    return path
+
+
+def fitted(run_filterkit, model: Path, data: Path, chain: list[str], *options) -> None:
+    result = run_filterkit("-q", "--save-model", model, "--updatable", *options, "-o", model.with_suffix(".out"), data, *chain)
+    assert result.status == 0, result.stderr
+
+
+OH0_CHAINS = {
+    "shape bns l2": (["--positive", "Ethics"], ["shape", "bns", "l2"]),
+    "select by ig": ([], ["select", "--metric", "ig", "--top", "50", "l2"]),
+    "minmax": ([], ["minmax"]),
+}
+
+
+@pytest.mark.parametrize("chunk_rows", ["1", "7", "100000"])
+@pytest.mark.parametrize("name", sorted(OH0_CHAINS))
+def test_an_updated_model_is_the_model_fitted_on_all_the_rows(run_filterkit, tmp_path, name, chunk_rows):
+    options, chain = OH0_CHAINS[name]
+    first, more, both = split_arff(OH0_SAMPLE, tmp_path, 37)
+    fitted(run_filterkit, tmp_path / "first.json", first, chain, *options, "--chunk-rows", chunk_rows)
+    fitted(run_filterkit, tmp_path / "both.json", both, chain, *options)
+    result = run_filterkit(
+        "update", "-q", "--chunk-rows", chunk_rows, tmp_path / "first.json", more, "-o", tmp_path / "updated.json"
+    )
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+    outputs = [run_filterkit("apply", tmp_path / f"{model}.json", more).stdout for model in ("updated", "both")]
+    assert outputs[0] and without_comments(outputs[0]) == without_comments(outputs[1])
+
+
+@pytest.mark.parametrize("chunk_rows", ["1", "7", "100000"])
+def test_an_updated_word_chain_is_the_chain_fitted_on_all_the_documents(run_filterkit, tmp_path, chunk_rows):
+    first, more, both = split_arff(reuters_documents(tmp_path), tmp_path, 40)
+    chain = ["words", "--lowercase", "--counts", "--words-to-keep", "1000000", "shape", "bns", "l2"]
+    fitted(run_filterkit, tmp_path / "first.json", first, chain, "--chunk-rows", chunk_rows)
+    fitted(run_filterkit, tmp_path / "both.json", both, chain)
+    result = run_filterkit(
+        "update", "-q", "--chunk-rows", chunk_rows, tmp_path / "first.json", more, "-o", tmp_path / "updated.json"
+    )
+    assert result.status == 0, result.stderr
+    updated, refitted = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("updated", "both"))
+    first_words = json.loads((tmp_path / "first.json").read_text())["stages"][0]["state"]["words"]
+    assert len(updated["stages"][0]["state"]["words"]) > len(first_words)  # the new documents brought words
+    assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+    outputs = [run_filterkit("apply", tmp_path / f"{model}.json", more).stdout for model in ("updated", "both")]
+    assert outputs[0] and without_comments(outputs[0]) == without_comments(outputs[1])
+    assert updated == refitted
+
+
+def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_filterkit, tmp_path):
+    first, more, _ = split_arff(reuters_documents(tmp_path), tmp_path, 40)
+    fitted(run_filterkit, tmp_path / "first.json", first, ["words", "--lowercase", "--words-to-keep", "50", "shape", "bns", "l2"])
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 1 and not (tmp_path / "updated.json").exists()
+    assert result.stderr.startswith("filterkit: error: stage 2 'shape' cannot be updated exactly: stage 1 'words' now writes '")
+    assert "which the old rows may hold but stage 2 never counted in them" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "chain, refused",
+    [
+        (["words", "--idf", "--words-to-keep", "1000000", "shape", "bns"], "stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote"),
+    ],
+)
+def test_a_stage_learning_from_values_the_update_changes_is_refused(run_filterkit, tmp_path, chain, refused):
+    first, more, _ = split_arff(reuters_documents(tmp_path), tmp_path, 40)
+    fitted(run_filterkit, tmp_path / "first.json", first, chain)
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 1 and not (tmp_path / "updated.json").exists()
+    assert result.stderr.startswith(f"filterkit: error: {refused}")
+    assert result.stderr.endswith("refit the chain on all the rows\n") and len(result.stderr.splitlines()) == 1
+
+
+def test_a_scaler_before_a_learning_stage_is_refused(run_filterkit, tmp_path):
+    first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
+    fitted(run_filterkit, tmp_path / "first.json", first, ["minmax", "select", "--metric", "ig", "--top", "5"])
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 1
+    assert result.stderr == (
+        "filterkit: error: stage 2 'select' cannot be updated exactly: it learned from what stage 1 'minmax' wrote "
+        "for the old rows, and its refit on more rows changes what it writes; the old rows are not in the model: "
+        "refit the chain on all the rows\n"
+    )
+
+
+def test_a_model_saved_without_statistics_says_how_to_save_one(run_filterkit, tmp_path):
+    first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
+    assert run_filterkit("-q", "--save-model", tmp_path / "m.json", "-o", tmp_path / "out.arff", first, "minmax").status == 0
+    result = run_filterkit("update", tmp_path / "m.json", more, "-o", tmp_path / "new.json")
+    assert result.status == 1 and not (tmp_path / "new.json").exists()
+    assert result.stderr == (
+        f"filterkit: error: {tmp_path / 'm.json'}: the model holds no statistics to add rows to: save it with "
+        "--updatable (filterkit --save-model m.json --updatable IN.arff STAGES...)\n"
+    )
+
+
+def test_rows_of_another_header_are_refused_naming_the_first_difference(run_filterkit, tmp_path):
+    first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
+    fitted(run_filterkit, tmp_path / "first.json", first, ["minmax"])
+    other = tmp_path / "other.arff"
+    other.write_text(more.read_text().replace("@attribute", "@attribute", 1).replace("@ATTRIBUTE", "@attribute", 1))
+    text = more.read_text()
+    name = text.split("@attribute ", 2)[1].split()[0]
+    other.write_text(text.replace(f"@attribute {name} ", f"@attribute {name}_renamed ", 1))
+    result = run_filterkit("update", tmp_path / "first.json", other, "-o", tmp_path / "new.json")
+    assert result.status == 1 and not (tmp_path / "new.json").exists()
+    assert result.stderr.startswith(f"filterkit: error: {other}: header differs from the training data: ")
+    assert name in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_model_holding_a_classifier_points_to_train(run_filterkit, tmp_path):
+    first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
+    fitted(run_filterkit, tmp_path / "first.json", first, ["minmax"])
+    document = json.loads((tmp_path / "first.json").read_text())
+    document["classifier"] = {"name": "svm"}
+    (tmp_path / "first.json").write_text(json.dumps(document))
+    result = run_filterkit("update", tmp_path / "first.json", more, "-o", tmp_path / "new.json")
+    assert result.status == 1
+    assert "holds a classifier, which update does not merge" in result.stderr
+    assert "(filterkit train)" in result.stderr
+
+
+def test_updatable_needs_save_model(run_filterkit, tmp_path):
+    result = run_filterkit("--updatable", OH0_SAMPLE, "minmax")
+    assert result.status == 2
+    assert "--updatable keeps statistics in the model: give --save-model M.json too" in result.stderr
+
+
+def test_a_stage_that_cannot_save_statistics_is_named_and_leaves_no_output(run_filterkit, tmp_path):
+    result = run_filterkit(
+        "-q", "--save-model", tmp_path / "m.json", "--updatable", "-o", tmp_path / "out.arff", OH0_SAMPLE, "replace-missing"
+    )
+    assert result.status == 1
+    assert "stage 'replace-missing' cannot save its statistics, so a model holding it cannot be updated" in result.stderr
+    assert not (tmp_path / "m.json").exists() and not (tmp_path / "out.arff").exists()
