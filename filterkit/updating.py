@@ -260,7 +260,8 @@ def updated_chain(
         return loaded[position]
 
     def start(position: int, stage: Stage) -> Any:
-        if statistics[position] is None:
+        saved = statistics[position]
+        if saved is None:
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated: the model holds no statistics of it "
                 f"(they came from stage {position}'s, which cannot give them now): refit the chain on all the rows"
@@ -275,7 +276,7 @@ def updated_chain(
                 "not in the model: refit the chain on all the rows"
             )
         if not rows.by_name:  # loaded again: the pass adds to them, and _old_rows reads them as saved
-            return loaded_statistics(before, statistics[position])
+            return loaded_statistics(before, saved)
         names = [stage.input_schema.attributes[i].name for i in stage.features]
         unknown = next((name for name in names if name in rows.unknown), None)
         if unknown is not None:

@@ -207,7 +207,10 @@ class MinMaxNormalizer(Stage):
 
     def loaded_statistics(self, saved: dict):
         low, high = saved["low"], saved["high"]
-        if any(not isinstance(a, np.ndarray) or a.dtype != np.float64 or a.shape != (len(self.features),) for a in (low, high)):
+        if any(
+            not isinstance(a, np.ndarray) or a.dtype != np.float64 or a.shape != (len(self.features),)
+            for a in (low, high)
+        ):
             raise ValueError("'low' and 'high' are not one float64 per feature")
         return low, high
 

@@ -204,9 +204,8 @@ class Selector(AttributeSubset):
         if not isinstance(nonzero, np.ndarray) or nonzero.dtype != np.float64 or nonzero.shape != (len(self.features),):
             raise ValueError("'nonzero' is not one float64 per feature")
         expected = self.new_statistics().counts
-        if (counts is None) != (expected is None) or (
-            counts is not None and (type(counts), counts.n_features, counts.n_classes) != (type(expected), expected.n_features, expected.n_classes)
-        ):
+        shapes = [None if c is None else (type(c), c.n_features, c.n_classes) for c in (counts, expected)]
+        if shapes[0] != shapes[1]:
             raise ValueError("'counts' are not those the stage gathers")
         return SelectionStatistics(rows, nonzero, counts)
 

@@ -620,7 +620,11 @@ class WordVector(Stage):
 
     def loaded_statistics(self, saved: dict) -> WordStatistics:
         words, n_documents = saved["words"], saved["n_documents"]
-        if not isinstance(words, list) or not all(isinstance(word, str) for word in words) or len(set(words)) != len(words):
+        if (
+            not isinstance(words, list)
+            or not all(isinstance(word, str) for word in words)
+            or len(set(words)) != len(words)
+        ):
             raise ValueError("'words' is not a list of distinct strings")
         if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
             raise ValueError("'n_documents' is not a whole number")
@@ -628,7 +632,9 @@ class WordVector(Stage):
         if any(not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != pairs[0].shape for a in pairs):
             raise ValueError("the pairs are not int64 arrays of one length")
         classes, ids, occurrences, documents = pairs
-        if len(ids) and (ids.min() < 0 or ids.max() >= len(words) or classes.min() < 0 or classes.max() >= self.n_classes):
+        if len(ids) and (
+            ids.min() < 0 or ids.max() >= len(words) or classes.min() < 0 or classes.max() >= self.n_classes
+        ):
             raise ValueError("a pair names a word or a class that is not there")
         if np.any(occurrences < documents) or np.any(documents < 1):
             raise ValueError("a pair's counts are not whole numbers of documents and occurrences")
@@ -637,7 +643,7 @@ class WordVector(Stage):
         statistics.n_documents = n_documents
         return statistics
 
-    def values_after_refit(self, before: "WordVector", before_statistics: WordStatistics | None) -> list[str] | None:
+    def values_after_refit(self, before, before_statistics) -> list[str] | None:
         """A word's value in a document is its count there, which more documents leave as it is (not with
         --idf); the names of the words kept now that the old documents hold but were not kept then."""
         if self.params["idf"] or self.renamed or before.renamed or before_statistics is None:

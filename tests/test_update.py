@@ -46,7 +46,9 @@ def reuters_documents(folder: Path) -> Path:
 
 
 def fitted(run_filterkit, model: Path, data: Path, chain: list[str], *options) -> None:
-    result = run_filterkit("-q", "--save-model", model, "--updatable", *options, "-o", model.with_suffix(".out"), data, *chain)
+    result = run_filterkit(
+        "-q", "--save-model", model, "--updatable", *options, "-o", model.with_suffix(".out"), data, *chain
+    )
     assert result.status == 0, result.stderr
 
 
@@ -94,10 +96,17 @@ def test_an_updated_word_chain_is_the_chain_fitted_on_all_the_documents(run_filt
 
 def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_filterkit, tmp_path):
     first, more, _ = split_arff(reuters_documents(tmp_path), tmp_path, 40)
-    fitted(run_filterkit, tmp_path / "first.json", first, ["words", "--lowercase", "--words-to-keep", "50", "shape", "bns", "l2"])
+    fitted(
+        run_filterkit,
+        tmp_path / "first.json",
+        first,
+        ["words", "--lowercase", "--words-to-keep", "50", "shape", "bns", "l2"],
+    )
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 1 and not (tmp_path / "updated.json").exists()
-    assert result.stderr.startswith("filterkit: error: stage 2 'shape' cannot be updated exactly: stage 1 'words' now writes '")
+    assert result.stderr.startswith(
+        "filterkit: error: stage 2 'shape' cannot be updated exactly: stage 1 'words' now writes '"
+    )
     assert "which the old rows may hold but stage 2 never counted in them" in result.stderr
     assert len(result.stderr.splitlines()) == 1
 
@@ -105,7 +114,10 @@ def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_f
 @pytest.mark.parametrize(
     "chain, refused",
     [
-        (["words", "--idf", "--words-to-keep", "1000000", "shape", "bns"], "stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote"),
+        (
+            ["words", "--idf", "--words-to-keep", "1000000", "shape", "bns"],
+            "stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote",
+        ),
     ],
 )
 def test_a_stage_learning_from_values_the_update_changes_is_refused(run_filterkit, tmp_path, chain, refused):
@@ -131,7 +143,10 @@ def test_a_scaler_before_a_learning_stage_is_refused(run_filterkit, tmp_path):
 
 def test_a_model_saved_without_statistics_says_how_to_save_one(run_filterkit, tmp_path):
     first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
-    assert run_filterkit("-q", "--save-model", tmp_path / "m.json", "-o", tmp_path / "out.arff", first, "minmax").status == 0
+    assert (
+        run_filterkit("-q", "--save-model", tmp_path / "m.json", "-o", tmp_path / "out.arff", first, "minmax").status
+        == 0
+    )
     result = run_filterkit("update", tmp_path / "m.json", more, "-o", tmp_path / "new.json")
     assert result.status == 1 and not (tmp_path / "new.json").exists()
     assert result.stderr == (
@@ -174,8 +189,69 @@ def test_updatable_needs_save_model(run_filterkit, tmp_path):
 
 def test_a_stage_that_cannot_save_statistics_is_named_and_leaves_no_output(run_filterkit, tmp_path):
     result = run_filterkit(
-        "-q", "--save-model", tmp_path / "m.json", "--updatable", "-o", tmp_path / "out.arff", OH0_SAMPLE, "replace-missing"
+        "-q",
+        "--save-model",
+        tmp_path / "m.json",
+        "--updatable",
+        "-o",
+        tmp_path / "out.arff",
+        OH0_SAMPLE,
+        "replace-missing",
     )
     assert result.status == 1
-    assert "stage 'replace-missing' cannot save its statistics, so a model holding it cannot be updated" in result.stderr
+    assert (
+        "stage 'replace-missing' cannot save its statistics, so a model holding it cannot be updated" in result.stderr
+    )
     assert not (tmp_path / "m.json").exists() and not (tmp_path / "out.arff").exists()
+
+
+def same_state(first: dict, second: dict) -> bool:
+    """Whether two stage states are equal, arrays bit for bit."""
+    return first.keys() == second.keys() and all(
+        np.array_equal(first[key], second[key]) if isinstance(first[key], np.ndarray) else first[key] == second[key]
+        for key in first
+    )
+
+
+@pytest.mark.parametrize(
+    "name, parameters",
+    [("shape", {}), ("bns", {"positive": "1"}), ("select", {"metric": "ig", "top": 5}), ("minmax", {})],
+)
+def test_partial_fit_equals_one_fit_on_all_the_rows(name, parameters):
+    from filterkit.sklearn import transformer_for
+
+    generator = np.random.default_rng(49)
+    X, y = generator.poisson(0.6, (90, 12)).astype(np.float64), generator.integers(0, 3, 90)
+    transformer = transformer_for(name)
+    updated = transformer(**parameters).fit(X[:50], y[:50]).partial_fit(X[50:71], y[50:71]).partial_fit(X[71:], y[71:])
+    refitted = transformer(**parameters).fit(X, y)
+    assert same_state(updated.stage_.state(), refitted.stage_.state())
+    assert not same_state(transformer(**parameters).fit(X[:50], y[:50]).stage_.state(), refitted.stage_.state())
+    assert np.array_equal(updated.transform(X), refitted.transform(X))
+
+
+def test_partial_fit_of_documents_equals_one_fit_on_all_of_them():
+    from filterkit.sklearn import transformer_for
+
+    with READS.open(newline="") as stream:
+        rows = list(csv.reader(stream))[1:]
+    documents, labels = [text for text, _ in rows], [label for _, label in rows]
+    words = transformer_for("words")
+    updated = (
+        words(lowercase=True, counts=True).fit(documents[:35], labels[:35]).partial_fit(documents[35:], labels[35:])
+    )
+    refitted = words(lowercase=True, counts=True).fit(documents, labels)
+    assert len(updated.get_feature_names_out()) > len(
+        words(lowercase=True).fit(documents[:35], labels[:35]).get_feature_names_out()
+    )
+    assert list(updated.get_feature_names_out()) == list(refitted.get_feature_names_out())
+    assert (updated.transform(documents) != refitted.transform(documents)).nnz == 0
+
+
+def test_partial_fit_refuses_a_label_the_first_fit_lacked():
+    from filterkit.sklearn import transformer_for
+
+    X = np.eye(4)
+    shape = transformer_for("shape")().fit(X, ["a", "b", "a", "b"])
+    with pytest.raises(ValueError, match="y holds the label 'c', which the first fit did not have"):
+        shape.partial_fit(X, ["a", "c", "a", "b"])

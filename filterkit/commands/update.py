@@ -67,7 +67,10 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(chain.planned_passes())
-    with reporter.activated(), open_source(input_path, options.chunk_rows, True, input_format, reading, known) as source:
+    with (
+        reporter.activated(),
+        open_source(input_path, options.chunk_rows, True, input_format, reading, known) as source,
+    ):
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         updated = updated_chain(chain, statistics, source, registry, reporter)
     recorded = None if trained_format is None else (trained_format, trained_options)
