@@ -33,7 +33,7 @@ from filterkit.statistics import PresenceCounts, ValueCounts
 #: The key of the statistics in a model document.
 SECTION = "statistics"
 
-_VALUE_COUNTS, _PRESENCE_COUNTS = "value counts", "presence counts"
+_VALUE_COUNTS, _PRESENCE_COUNTS, _EXACT_SUMS = "value counts", "presence counts", "exact sums"
 _COUNTS = (ValueCounts, PresenceCounts)
 
 
@@ -68,9 +68,11 @@ def saved_statistics(stage: Stage, statistics: Any) -> dict:
 
 
 def _saved(value: Any) -> Any:
-    """``value`` with each class counts in it as plain data (:func:`saved_counts`)."""
+    """``value`` with each class counts (:func:`saved_counts`) and exact sums in it as plain data."""
     if isinstance(value, _COUNTS):
         return saved_counts(value)
+    if isinstance(value, ExactSums):
+        return {"kind": _EXACT_SUMS, **_saved_sums(value)}
     if isinstance(value, dict):
         return {key: _saved(item) for key, item in value.items()}
     return value
@@ -99,6 +101,8 @@ def _loaded(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get("kind") in (_VALUE_COUNTS, _PRESENCE_COUNTS):
             return counts_of_saved(value)
+        if value.get("kind") == _EXACT_SUMS:
+            return _sums_of_saved(value, None)
         return {key: _loaded(item) for key, item in value.items()}
     return value
 
@@ -159,9 +163,10 @@ def _saved_sums(sums: ExactSums) -> dict:
     return {"digits": normal.digits, "lowest": normal.lowest}
 
 
-def _sums_of_saved(saved: dict, rows: int) -> ExactSums:
+def _sums_of_saved(saved: dict, rows: int | None) -> ExactSums:
+    """The exact sums :func:`_saved_sums` saved, ``rows`` of them (None: as many as there are)."""
     digits = _array(saved["digits"], np.int64, dimensions=2)
-    if digits.shape[0] != rows or digits.shape[1] < 1:
+    if rows is not None and digits.shape[0] != rows or digits.shape[1] < 1:
         raise ValueError(f"exact sums of {digits.shape[0]} rows where {rows} were expected")
     return ExactSums(digits.copy(), _whole(saved["lowest"], signed=True))
 

@@ -75,6 +75,35 @@ def test_an_updated_model_is_the_model_fitted_on_all_the_rows(run_filterkit, tmp
     assert outputs[0] and without_comments(outputs[0]) == without_comments(outputs[1])
 
 
+def missing_values(folder: Path) -> Path:
+    """50 rows with missing values, a string attribute, and an attribute constant in the first 30 rows."""
+    generator = np.random.default_rng(13)
+    header = (
+        "@relation gaps\n@attribute a numeric\n@attribute b {x,y,z}\n@attribute s string\n"
+        "@attribute c numeric\n@attribute class {p,n}\n@data\n"
+    )
+    rows = []
+    for i in range(50):
+        a = "?" if generator.random() < 0.2 else f"{generator.normal(0, 3):.2f}"
+        b = "?" if generator.random() < 0.2 else "xyz"[generator.integers(3)]
+        c = 5 if i < 30 else generator.integers(10)
+        rows.append(f"{a},{b},'t{generator.integers(3)}',{c},{'pn'[generator.integers(2)]}\n")
+    path = folder / "gaps.arff"
+    path.write_text(header + "".join(rows))
+    return path
+
+
+@pytest.mark.parametrize("chain", [["replace-missing"], ["remove-useless"], ["ordinal"], ["discretize"]])
+def test_stages_keeping_statistics_of_their_own_kind_update_to_the_refit(run_filterkit, tmp_path, chain):
+    first, more, both = split_arff(missing_values(tmp_path), tmp_path, 30)
+    fitted(run_filterkit, tmp_path / "first.json", first, chain, "--chunk-rows", "7")
+    fitted(run_filterkit, tmp_path / "both.json", both, chain)
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+    assert (tmp_path / "first.json").read_bytes() != (tmp_path / "both.json").read_bytes()
+
+
 @pytest.mark.parametrize("chunk_rows", ["1", "7", "100000"])
 def test_an_updated_word_chain_is_the_chain_fitted_on_all_the_documents(run_filterkit, tmp_path, chunk_rows):
     first, more, both = split_arff(reuters_documents(tmp_path), tmp_path, 40)
@@ -127,6 +156,16 @@ def test_a_stage_learning_from_values_the_update_changes_is_refused(run_filterki
     assert result.status == 1 and not (tmp_path / "updated.json").exists()
     assert result.stderr.startswith(f"filterkit: error: {refused}")
     assert result.stderr.endswith("refit the chain on all the rows\n") and len(result.stderr.splitlines()) == 1
+
+
+def test_an_attribute_kept_only_now_before_a_learning_stage_is_refused(run_filterkit, tmp_path):
+    first, more, _ = split_arff(missing_values(tmp_path), tmp_path, 30)
+    fitted(run_filterkit, tmp_path / "first.json", first, ["remove-useless", "select", "--metric", "ig", "--top", "2"])
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.stderr == (
+        "filterkit: error: stage 2 'select' cannot be updated exactly: stage 1 'remove-useless' now writes 'c', "
+        "which the old rows may hold but stage 2 never counted in them: refit the chain on all the rows\n"
+    )
 
 
 def test_a_scaler_before_a_learning_stage_is_refused(run_filterkit, tmp_path):
@@ -196,12 +235,12 @@ def test_a_stage_that_cannot_save_statistics_is_named_and_leaves_no_output(run_f
         "-o",
         tmp_path / "out.arff",
         OH0_SAMPLE,
-        "replace-missing",
+        "fold",
+        "--of",
+        "2",
     )
     assert result.status == 1
-    assert (
-        "stage 'replace-missing' cannot save its statistics, so a model holding it cannot be updated" in result.stderr
-    )
+    assert "stage 'fold' cannot save its statistics, so a model holding it cannot be updated" in result.stderr
     assert not (tmp_path / "m.json").exists() and not (tmp_path / "out.arff").exists()
 
 
@@ -255,3 +294,13 @@ def test_partial_fit_refuses_a_label_the_first_fit_lacked():
     shape = transformer_for("shape")().fit(X, ["a", "b", "a", "b"])
     with pytest.raises(ValueError, match="y holds the label 'c', which the first fit did not have"):
         shape.partial_fit(X, ["a", "c", "a", "b"])
+
+
+def test_usefulness_counts_merge_to_the_same_text_in_either_order():
+    from filterkit_plugins.housekeeping import UsefulnessCounts
+
+    def counts(text: str) -> UsefulnessCounts:
+        return UsefulnessCounts(np.ones(1, np.int64), np.zeros(1), np.zeros(1), np.zeros(0, bool), {0: (text, False)})
+
+    first, second = counts("tea"), counts("coffee")
+    assert first.merge(second).texts == second.merge(first).texts == {0: ("coffee", True)}
