@@ -237,7 +237,7 @@ class RemoveUseless(AttributeSubset):
 
     def loaded_statistics(self, saved: dict) -> UsefulnessCounts:
         empty = self.new_statistics()
-        arrays = [saved[key] for key in ("known", "low", "high", "labels_seen")]
+        known, low, high, labels_seen = arrays = [saved[key] for key in ("known", "low", "high", "labels_seen")]
         for array, expected in zip(arrays, (empty.known, empty.low, empty.high, empty.labels_seen)):
             if not isinstance(array, np.ndarray) or array.dtype != expected.dtype or array.shape != expected.shape:
                 raise ValueError("the counts are not one per attribute (or label) of the input")
@@ -250,7 +250,7 @@ class RemoveUseless(AttributeSubset):
             or not len(columns) == len(texts) == len(vary)
         ):
             raise ValueError("the texts are not one per string attribute")
-        return UsefulnessCounts(*arrays, dict(zip(columns.tolist(), zip(texts, vary.tolist()))))
+        return UsefulnessCounts(known, low, high, labels_seen, dict(zip(columns.tolist(), zip(texts, vary.tolist()))))
 
     def finalize(self, statistics: UsefulnessCounts) -> None:
         useless = set()
