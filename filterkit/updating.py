@@ -48,18 +48,28 @@ def statistics_section(chain: Chain) -> list:
 
 
 def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
-    """The saved statistics of each stage of ``chain`` from a model's ``statistics`` section (arrays decoded);
-    FilterkitError when it is not one entry per stage."""
+    """The saved statistics of each stage of the fitted ``chain`` from a model's ``statistics`` section (arrays
+    decoded), each checked by loading it; FilterkitError saying what does not fit."""
     if not isinstance(section, list) or len(section) != len(chain.stages):
         raise FilterkitError(f"the model's '{SECTION}' is not a list of one entry per stage")
     n_attributes = len(chain.input_schema) if chain.input_schema is not None else 0
-    try:
-        return [
-            None if entry is None else _plain_data(entry, f"stage {position + 1}", n_attributes)
-            for position, entry in enumerate(section)
-        ]
-    except _NotAModel as error:
-        raise FilterkitError(f"the model's '{SECTION}': {error.reason}") from None
+    statistics = []
+    for position, (stage, entry) in enumerate(zip(chain.stages, section)):
+        where = f"stage {position + 1} '{stage.name}'"
+        if entry is None:
+            if stage.learns and (position == 0 or not chain.stages[position - 1].learns):
+                raise FilterkitError(f"the model's '{SECTION}' has none of {where}, which learns")
+            statistics.append(None)
+            continue
+        if not stage.learns or not isinstance(entry, dict):
+            raise FilterkitError(f"the model's '{SECTION}' of {where} is not statistics the stage learns")
+        try:
+            saved = _plain_data(entry, where, n_attributes)
+        except _NotAModel as error:
+            raise FilterkitError(f"the model's '{SECTION}': {error.reason}") from None
+        loaded_statistics(stage, saved)
+        statistics.append(saved)
+    return statistics
 
 
 def saved_statistics(stage: Stage, statistics: Any) -> dict:
@@ -93,7 +103,7 @@ def loaded_statistics(stage: Stage, saved: dict) -> Any:
             return counts
         return stage.loaded_statistics(counts)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-        raise FilterkitError(f"stage '{stage.name}': the model's saved statistics do not fit it ({error})") from None
+        raise FilterkitError(f"stage '{stage.name}': the model's statistics of it do not fit it ({error})") from None
 
 
 def _loaded(value: Any) -> Any:
@@ -268,8 +278,8 @@ def updated_chain(
         saved = statistics[position]
         if saved is None:
             raise FilterkitError(
-                f"stage {position + 1} '{stage.name}' cannot be updated: the model holds no statistics of it "
-                f"(they came from stage {position}'s, which cannot give them now): refit the chain on all the rows"
+                f"stage {position + 1} '{stage.name}' cannot be updated: the model holds no statistics of it (they "
+                f"came from those of stage {position}, which cannot give them now): refit the chain on all the rows"
             )
         rows = _old_rows(old, new, position, old_statistics)
         before = old.stages[position]

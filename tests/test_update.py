@@ -304,3 +304,39 @@ def test_usefulness_counts_merge_to_the_same_text_in_either_order():
 
     first, second = counts("tea"), counts("coffee")
     assert first.merge(second).texts == second.merge(first).texts == {0: ("coffee", True)}
+
+
+def spoil(document: dict, change: str) -> None:
+    statistics = document["statistics"]
+    if change == "not an entry per stage":
+        del statistics[-1]
+    elif change == "counts of other classes":
+        statistics[0]["n_classes"] = 3
+    elif change == "a stage that does not learn":
+        statistics[2] = {"kind": "value counts"}
+    elif change == "no statistics of a stage that learns":
+        statistics[0] = None
+    elif change == "an array of other bytes":
+        statistics[0]["pairs"]["array"]["base64"] = "!!"
+
+
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        ("not an entry per stage", "the model's 'statistics' is not a list of one entry per stage"),
+        ("counts of other classes", "stage 'shape': the model's statistics of it do not fit it (exact sums of 10 "),
+        ("a stage that does not learn", "the model's 'statistics' of stage 3 'l2' is not statistics the stage learns"),
+        ("no statistics of a stage that learns", "the model's 'statistics' has none of stage 1 'shape', which learns"),
+        ("an array of other bytes", "the model's 'statistics': array 'stage 1 'shape' statistics' declares "),
+    ],
+)
+def test_spoiled_statistics_are_one_error_naming_the_model(run_filterkit, tmp_path, change, error):
+    first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
+    model = tmp_path / "first.json"
+    fitted(run_filterkit, model, first, ["shape", "bns", "l2"], "--positive", "Ethics")
+    document = json.loads(model.read_text())
+    spoil(document, change)
+    model.write_text(json.dumps(document))
+    result = run_filterkit("update", model, more, "-o", tmp_path / "new.json")
+    assert result.status == 1 and not (tmp_path / "new.json").exists()
+    assert result.stderr.startswith(f"filterkit: error: {model}: {error}") and len(result.stderr.splitlines()) == 1

@@ -58,7 +58,10 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
             f"the model holds no statistics to add rows to: save it with --updatable ({command})", model_path
         )
     chain, (trained_format, trained_options) = read_model(model_path, registry)
-    statistics = section_statistics(section, chain)
+    try:
+        statistics = section_statistics(section, chain)
+    except FilterkitError as error:
+        raise FilterkitError(error.message, model_path) from None
     formats = FormatOptions.of_params(params)
     # the rows are read as the training data was, as apply reads them
     input_format = options.input_format or named_format(input_path) or trained_format
