@@ -53,7 +53,7 @@ def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
     if not isinstance(section, list) or len(section) != len(chain.stages):
         raise FilterkitError(f"the model's '{SECTION}' is not a list of one entry per stage")
     n_attributes = len(chain.input_schema) if chain.input_schema is not None else 0
-    statistics = []
+    statistics: list[dict | None] = []
     for position, (stage, entry) in enumerate(zip(chain.stages, section)):
         where = f"stage {position + 1} '{stage.name}'"
         if entry is None:
@@ -203,7 +203,7 @@ def _whole(value: Any, signed: bool = False) -> int:
 def _json_data(value: Any, stage: Stage) -> Any:
     """Plain data as JSON data, each array embedded as a state array is."""
     if isinstance(value, np.ndarray):
-        return {"array": _embedded_array(value, stage, "statistics")}
+        return {"array": _embedded_array(value, f"stage '{stage.name}'", "statistics")}
     if isinstance(value, dict):
         return {str(key): _json_data(item, stage) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

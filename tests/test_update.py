@@ -210,14 +210,14 @@ def test_rows_of_another_header_are_refused_naming_the_first_difference(run_filt
 
 def test_a_model_holding_a_classifier_points_to_train(run_filterkit, tmp_path):
     first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
-    fitted(run_filterkit, tmp_path / "first.json", first, ["minmax"])
-    document = json.loads((tmp_path / "first.json").read_text())
-    document["classifier"] = {"name": "svm"}
-    (tmp_path / "first.json").write_text(json.dumps(document))
-    result = run_filterkit("update", tmp_path / "first.json", more, "-o", tmp_path / "new.json")
-    assert result.status == 1
-    assert "holds a classifier, which update does not merge" in result.stderr
-    assert "(filterkit train)" in result.stderr
+    trained = run_filterkit("train", "-q", "-o", tmp_path / "trained.json", "--positive", "Ethics", first, "minmax")
+    assert trained.status == 0, trained.stderr
+    result = run_filterkit("update", tmp_path / "trained.json", more, "-o", tmp_path / "new.json")
+    assert result.status == 1 and not (tmp_path / "new.json").exists()
+    assert result.stderr == (
+        f"filterkit: error: {tmp_path / 'trained.json'}: the model holds a classifier, which update does not merge: "
+        "update a model of the chain alone, then train the classifier again on all the rows (filterkit train)\n"
+    )
 
 
 def test_updatable_needs_save_model(run_filterkit, tmp_path):

@@ -120,7 +120,7 @@ def save_model(path: str, chain: Chain, registry: Registry, source) -> None:
         from filterkit.updating import statistics_section
 
         statistics = statistics_section(chain)
-    save(path, chain, registry, source.reading, statistics)
+    save(path, chain, registry, source.reading, statistics=statistics)
 
 
 def report_fitted(chain: Chain) -> None:

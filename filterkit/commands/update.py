@@ -20,7 +20,7 @@ from filterkit.commands.options import (
 )
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, named_format
-from filterkit.model import model_section, read_model, save_model
+from filterkit.model import model_section, read_model_file, save_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import open_source
 from filterkit.updating import SECTION, section_statistics, statistics_section, updated_chain
@@ -45,19 +45,20 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     registry = registry_of(ctx)
     options = SimpleNamespace(**params)
     checked_outputs([("the model", model_path), ("the input", input_path)], output, None)
-    if model_section(model_path, "classifier") is not None:
+    model = read_model_file(model_path, registry)
+    if model.classifier is not None:
         raise FilterkitError(
             "the model holds a classifier, which update does not merge: update a model of the chain alone, "
             "then train the classifier again on all the rows (filterkit train)",
             model_path,
         )
+    chain, (trained_format, trained_options) = model.chain, model.reading
     section = model_section(model_path, SECTION)
     if section is None:
         command = f"filterkit --save-model {shlex.quote(os.path.basename(model_path))} --updatable IN.arff STAGES..."
         raise FilterkitError(
             f"the model holds no statistics to add rows to: save it with --updatable ({command})", model_path
         )
-    chain, (trained_format, trained_options) = read_model(model_path, registry)
     try:
         statistics = section_statistics(section, chain)
     except FilterkitError as error:
@@ -77,5 +78,5 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         updated = updated_chain(chain, statistics, source, registry, reporter)
     recorded = None if trained_format is None else (trained_format, trained_options)
-    save_model(output, updated, registry, recorded, statistics_section(updated))
+    save_model(output, updated, registry, recorded, statistics=statistics_section(updated))
     reporter.finish()
