@@ -259,9 +259,11 @@ def updated_chain(
     rows: the chain a fit on both gives, to the bit, keeping its statistics.  FilterkitError naming the stage
     and why where the saved statistics of the old rows no longer describe what that stage would see."""
     assert old.input_schema is not None, "the chain is fitted"
+    # the class by its position: a class attribute named "last" or "2" is not read as -c would read it
+    class_spec = None if old.class_name is None else str(old.input_schema.index_of(old.class_name) + 1)
     new = Chain(
         [registry.make_stage(stage.name, stage.params, saved=True) for stage in old.stages],
-        class_spec=old.class_name,
+        class_spec=class_spec,
         positive=old.positive,
     )
     new.kept_statistics = {}

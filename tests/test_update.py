@@ -340,3 +340,14 @@ def test_spoiled_statistics_are_one_error_naming_the_model(run_filterkit, tmp_pa
     result = run_filterkit("update", model, more, "-o", tmp_path / "new.json")
     assert result.status == 1 and not (tmp_path / "new.json").exists()
     assert result.stderr.startswith(f"filterkit: error: {model}: {error}") and len(result.stderr.splitlines()) == 1
+
+
+def test_a_class_named_like_a_class_position_is_found_by_its_place(run_filterkit, tmp_path):
+    named_first = tmp_path / "named.arff"
+    named_first.write_text(OH0_SAMPLE.read_text().replace("@attribute class ", "@attribute first "))
+    first, more, both = split_arff(named_first, tmp_path, 37)
+    for model, data in (("first", first), ("both", both)):
+        fitted(run_filterkit, tmp_path / f"{model}.json", data, ["shape", "bns"], "-c", "last", "--positive", "Ethics")
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
