@@ -351,3 +351,15 @@ def test_a_class_named_like_a_class_position_is_found_by_its_place(run_filterkit
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 0, result.stderr
     assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_an_updated_model_equals_the_model_a_dask_fit_saves(run_filterkit, dask_scheduler, tmp_path):
+    first, more, both = split_arff(OH0_SAMPLE, tmp_path, 37)
+    chain = ["shape", "bns", "l2"]
+    fitted(run_filterkit, tmp_path / "first.json", first, chain, "--positive", "Ethics")
+    on_dask = ("--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3", "--positive", "Ethics")
+    fitted(run_filterkit, tmp_path / "both.json", both, chain, *on_dask)
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
