@@ -303,14 +303,14 @@ def updated_chain(
                 f"'{old.stages[culprit].name}' now writes '{unknown}', which the old rows may hold but stage "
                 f"{position + 1} never counted in them: refit the chain on all the rows"
             )
-        counts = old_statistics(position)
-        if not isinstance(counts, (ValueCounts, PresenceCounts)):
+        moved = getattr(old_statistics(position), "of_features", None)
+        if not callable(moved):
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated: the attributes before it change, and its "
-                "statistics are not counts that can follow them by name: refit the chain on all the rows"
+                "statistics cannot follow them by name: refit the chain on all the rows"
             )
         earlier = {before.input_schema.attributes[i].name: k for k, i in enumerate(before.features)}
-        return counts.of_features(np.array([earlier.get(name, -1) for name in names], dtype=np.int64))
+        return moved(np.array([earlier.get(name, -1) for name in names], dtype=np.int64))
 
     return new.fit(source, progress, start)
 

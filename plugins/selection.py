@@ -70,6 +70,15 @@ class SelectionStatistics:
             self.sample_labels + other.sample_labels,
         )
 
+    def of_features(self, positions: np.ndarray) -> "SelectionStatistics":
+        """The statistics of the features at ``positions``, renumbered in that order; −1 for a feature that is
+        0 in every row (``filterkit update``'s new word).  No sample: ``--metric svm`` keeps none to move."""
+        nonzero = np.zeros(len(positions))
+        held = positions >= 0
+        nonzero[held] = self.nonzero[positions[held]]
+        counts = None if self.counts is None else self.counts.of_features(positions)
+        return SelectionStatistics(self.rows, nonzero, counts)
+
 
 class Selector(AttributeSubset):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""

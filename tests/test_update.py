@@ -17,6 +17,10 @@ from chain_helpers import OH0_SAMPLE, TESTS, without_comments
 READS = TESTS.parent / "arff_samples" / "reuters_grain.csv"
 
 
+#: One row a chunk (slow: a run per row), seven, and the whole file.
+CHUNK_ROWS = [pytest.param("1", marks=pytest.mark.slow), "7", "100000"]
+
+
 def split_arff(source: Path, folder: Path, first: int) -> tuple[Path, Path, Path]:
     """``source``'s first ``first`` rows (A), the rest (B) and all of them (AB), as ARFF files of its header."""
     text = source.read_text()
@@ -59,7 +63,7 @@ OH0_CHAINS = {
 }
 
 
-@pytest.mark.parametrize("chunk_rows", ["1", "7", "100000"])
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
 @pytest.mark.parametrize("name", sorted(OH0_CHAINS))
 def test_an_updated_model_is_the_model_fitted_on_all_the_rows(run_filterkit, tmp_path, name, chunk_rows):
     options, chain = OH0_CHAINS[name]
@@ -104,10 +108,19 @@ def test_stages_keeping_statistics_of_their_own_kind_update_to_the_refit(run_fil
     assert (tmp_path / "first.json").read_bytes() != (tmp_path / "both.json").read_bytes()
 
 
-@pytest.mark.parametrize("chunk_rows", ["1", "7", "100000"])
-def test_an_updated_word_chain_is_the_chain_fitted_on_all_the_documents(run_filterkit, tmp_path, chunk_rows):
+WORD_CHAINS = {
+    "shape bns l2": ["shape", "bns", "l2"],
+    "select by ig": ["select", "--metric", "ig", "--top", "50", "l2"],
+}
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+@pytest.mark.parametrize("after_words", sorted(WORD_CHAINS))
+def test_an_updated_word_chain_is_the_chain_fitted_on_all_the_documents(
+    run_filterkit, tmp_path, chunk_rows, after_words
+):
     first, more, both = split_arff(reuters_documents(tmp_path), tmp_path, 40)
-    chain = ["words", "--lowercase", "--counts", "--words-to-keep", "1000000", "shape", "bns", "l2"]
+    chain = ["words", "--lowercase", "--counts", "--words-to-keep", "1000000", *WORD_CHAINS[after_words]]
     fitted(run_filterkit, tmp_path / "first.json", first, chain, "--chunk-rows", chunk_rows)
     fitted(run_filterkit, tmp_path / "both.json", both, chain)
     result = run_filterkit(
@@ -208,6 +221,7 @@ def test_rows_of_another_header_are_refused_naming_the_first_difference(run_filt
     assert name in result.stderr and len(result.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # train searches C by cross-validation
 def test_a_model_holding_a_classifier_points_to_train(run_filterkit, tmp_path):
     first, more, _ = split_arff(OH0_SAMPLE, tmp_path, 37)
     trained = run_filterkit("train", "-q", "-o", tmp_path / "trained.json", "--positive", "Ethics", first, "minmax")
