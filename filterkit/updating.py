@@ -26,7 +26,7 @@ from filterkit.exact import ExactSums, SortedSums, complex_keys
 from filterkit.model import _decoded_array, _embedded_array, _NotAModel
 from filterkit.plugins import Registry
 from filterkit.progress import Progress
-from filterkit.runner import Chain
+from filterkit.runner import Chain, guarded
 from filterkit.stage import Stage
 from filterkit.statistics import PresenceCounts, ValueCounts
 
@@ -74,7 +74,9 @@ def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
 
 def saved_statistics(stage: Stage, statistics: Any) -> dict:
     """``stage``'s statistics as plain data: class counts here (wherever they are), the rest by the stage."""
-    return _saved(statistics if isinstance(statistics, _COUNTS) else stage.saved_statistics(statistics))
+    if isinstance(statistics, _COUNTS):
+        return saved_counts(statistics)
+    return _saved(guarded(stage, "saving its statistics", stage.saved_statistics, statistics))
 
 
 def _saved(value: Any) -> Any:
@@ -321,7 +323,7 @@ def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows
     for earlier in range(position):
         before, now = old.stages[earlier], new.stages[earlier]
         if now.learns:
-            kept = now.values_after_refit(before, old_statistics(earlier))
+            kept = guarded(now, "update", now.values_after_refit, before, old_statistics(earlier))
             if kept is not None:
                 names = {attribute.name for attribute in now.output_schema().attributes}
                 rows.unknown = {name: k for name, k in rows.unknown.items() if name in names}
@@ -329,7 +331,7 @@ def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows
                 rows.by_name = rows.by_name or before.output_schema() != now.output_schema()
             elif rows.by_name or _json_data(before.state(), before) != _json_data(now.state(), now):
                 return _OldRows(changed=(earlier, "its refit on more rows changes what it writes"))
-        elif rows.by_name and now.value_map() is None:
+        elif rows.by_name and guarded(now, "update", now.value_map) is None:
             return _OldRows(
                 changed=(earlier, "it writes each value from a whole row, whose attributes the update changes")
             )
