@@ -160,6 +160,15 @@ def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_f
             ["words", "--idf", "--words-to-keep", "1000000", "shape", "bns"],
             "stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote",
         ),
+        (
+            ["words", "--words-to-keep", "1000000", "l2", "shape"],
+            "stage 3 'shape' cannot be updated exactly: it learned from what stage 2 'l2' wrote for the old rows, "
+            "and it writes each value from a whole row, whose attributes the update changes;",
+        ),
+        (
+            ["words", "--words-to-keep", "1000000", "minmax"],
+            "stage 2 'minmax' cannot be updated: the attributes before it change, and its statistics cannot follow",
+        ),
     ],
 )
 def test_a_stage_learning_from_values_the_update_changes_is_refused(run_filterkit, tmp_path, chain, refused):
