@@ -128,6 +128,12 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         self._keep_fitted(chain)
         return self
 
+    def _takes_more_rows(self) -> bool:
+        """False once fitted where the stage learns but could not keep its statistics (``auto``, ``select``
+        by ``svm``): then the transformer has no ``partial_fit``."""
+        return not hasattr(self, "stage_") or not self.stage_.learns or self.statistics_ is not None
+
+    @available_if(_takes_more_rows)
     def partial_fit(self, X, y=None):
         """Fit on more rows: the stage as one ``fit`` on the rows of every call so far gives it, to the bit
         (the statistics kept by the last call merged with these rows': :mod:`filterkit.updating`).  The first
@@ -138,11 +144,6 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         codes = self._fitted_codes(y) if self.class_labels_ else None
         if not self.stage_.learns:
             return self
-        if self.statistics_ is None:
-            raise ValueError(
-                f"{type(self).__name__}: stage '{self.stage_.name}' keeps no statistics to add rows to "
-                "(it cannot save them): fit it on all the rows"
-            )
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None

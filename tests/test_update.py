@@ -386,3 +386,13 @@ def test_an_updated_model_equals_the_model_a_dask_fit_saves(run_filterkit, dask_
     result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
     assert result.status == 0, result.stderr
     assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+
+
+def test_a_fitted_transformer_that_keeps_no_statistics_has_no_partial_fit():
+    from filterkit.sklearn import transformer_for
+
+    X, y = np.random.default_rng(5).poisson(1.0, (40, 5)).astype(np.float64), np.arange(40) % 2
+    selector = transformer_for("select")(metric="svm", top=2)
+    assert hasattr(selector, "partial_fit")  # before the fit, partial_fit is fit
+    assert not hasattr(selector.fit(X, y), "partial_fit")
+    assert hasattr(transformer_for("select")(metric="ig", top=2).fit(X, y), "partial_fit")
