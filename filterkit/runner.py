@@ -8,7 +8,7 @@ stage's name, options and state (model files, Dask tasks, the scikit-learn adapt
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -114,7 +114,9 @@ class Chain:
         """The passes over the input fitting may take: one per stage that learns."""
         return sum(1 for stage in self.stages if stage.learns)
 
-    def fit(self, source, progress: Progress | None = None, start=None) -> "Chain":
+    def fit(
+        self, source, progress: Progress | None = None, start: Callable[[int, Stage], Any] | None = None
+    ) -> "Chain":
         """Fit every stage in turn on the output of the stages before it, each pass reported to ``progress``;
         ``start(position, stage)`` gives the statistics a pass adds its rows to (default: the stage's new
         statistics; ``filterkit update``: those of the rows the chain was fitted on before)."""

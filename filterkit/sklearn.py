@@ -141,9 +141,9 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if not hasattr(self, "stage_"):
             return self.fit(X, y)
         X, text = self._fitted_rows(X)
-        codes = self._fitted_codes(y) if self.class_labels_ else None
         if not self.stage_.learns:
             return self
+        codes = self._fitted_codes(y) if self.class_labels_ else None
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
