@@ -89,10 +89,12 @@ def save_model(
     registry: Registry,
     reading: tuple[str, dict] | None = None,
     classifier: dict | None = None,
+    statistics: list | None = None,
 ) -> None:
     """Write the fitted ``chain`` to ``path``, one file holding its arrays too, all or nothing;
     ``reading``: the format and options its training data was read with, for ``apply``; ``classifier``:
-    the section ``train`` adds (its ``state`` holding numpy arrays, embedded as the stages' are)."""
+    the section ``train`` adds (its ``state`` holding numpy arrays, embedded as the stages' are);
+    ``statistics``: the section of ``--updatable`` (:func:`filterkit.updating.statistics_section`)."""
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
@@ -129,6 +131,7 @@ def save_model(
                 }
             }
         ),
+        **({} if statistics is None else {"statistics": statistics}),
     }
     text = json.dumps(document, indent=1).encode("utf-8") + b"\n"
     output = checked_output(path)
@@ -231,6 +234,15 @@ def read_model_file(path: str | os.PathLike, registry: Registry) -> ModelFile:
         document = _read_document(path)
         chain = _chain_from_document(document, path, registry)
         return ModelFile(chain, _reading(document), _classifier_section(document, chain))
+    except _NotAModel as error:
+        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+
+
+def model_section(path: str | os.PathLike, key: str) -> Any:
+    """The top-level entry ``key`` of the model at ``path`` (None where it has none): a section another
+    module owns, as ``--updatable``'s statistics; FilterkitError for a file that is not a model."""
+    try:
+        return _read_document(path).get(key)
     except _NotAModel as error:
         raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
 

@@ -8,7 +8,7 @@ stage's name, options and state (model files, Dask tasks, the scikit-learn adapt
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -61,6 +61,9 @@ class Chain:
         #: The warnings of the last fit: a stage whose output is much wider than its input (:func:`widening`),
         #: what a stage says of its fit (:meth:`Stage.fit_warnings`).
         self.warnings: list[str] = []
+        #: Set to ``{}`` before a fit to keep, by stage position, the statistics each pass gathered (not those
+        #: derived from the stage before): what ``--updatable`` saves (:mod:`filterkit.updating`).
+        self.kept_statistics: dict[int, Any] | None = None
 
     @classmethod
     def rebuilt(
@@ -111,12 +114,16 @@ class Chain:
         """The passes over the input fitting may take: one per stage that learns."""
         return sum(1 for stage in self.stages if stage.learns)
 
-    def fit(self, source, progress: Progress | None = None) -> "Chain":
-        """Fit every stage in turn on the output of the stages before it, each pass reported to ``progress``."""
+    def fit(
+        self, source, progress: Progress | None = None, start: Callable[[int, Stage], Any] | None = None
+    ) -> "Chain":
+        """Fit every stage in turn on the output of the stages before it, each pass reported to ``progress``;
+        ``start(position, stage)`` gives the statistics a pass adds its rows to (default: the stage's new
+        statistics; ``filterkit update``: those of the rows the chain was fitted on before)."""
         progress = active() if progress is None else progress
 
         def statistics_of(position: int, stage: Stage):
-            statistics = guarded(stage, "fit", stage.new_statistics)
+            statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
             with progress.step(f"fitting {stage.name}", source) as meter:
                 for chunk in self._through(meter.counted(source.chunks()), self.stages[:position]):
                     statistics = guarded(
@@ -139,6 +146,8 @@ class Chain:
         except FilterkitError as error:
             raise FilterkitError(error.message + hint) from None
         self.warnings = []
+        if self.kept_statistics is not None:
+            self.kept_statistics.clear()
         for position, stage in enumerate(self.stages):
             try:
                 self.prepare_stage(position, schema)
@@ -150,6 +159,8 @@ class Chain:
                 statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
                     statistics = statistics_of(position, stage)
+                    if self.kept_statistics is not None:
+                        self.kept_statistics[position] = statistics
                 else:
                     progress.expect(-1)
                     progress.note(

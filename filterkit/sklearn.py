@@ -48,6 +48,7 @@ from filterkit.schema import (
 )
 from filterkit.sources import MemorySource
 from filterkit.stage import Accepts, Option, Stage
+from filterkit.updating import saved_statistics, updated_chain
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
 DEFAULT_METRIC = "bns"
@@ -114,6 +115,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         schema = _schema(attributes, labels)
         stage = self._failing_as_value_error(self._new_stage)
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
+        chain.kept_statistics = {}
         self._failing_as_value_error(chain.fit, MemorySource(schema, Chunk(_with_class(X, codes, labels), text)))
         output = stage.output_schema()
         unread = [a.name for a in output.attributes if a.kind in TEXT_KINDS]
@@ -122,13 +124,65 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"{type(self).__name__}: stage '{stage.name}' passes the text of {', '.join(map(repr, unread))} "
                 "through unread, and a transformer's output is numbers: turn it into words first (WordVector)"
             )
-        self.stage_ = stage
         self.input_schema_ = schema
         self.class_labels_ = labels
-        if callable(getattr(stage, "feature_scores", None)):
-            scored = stage.feature_scores()
-            self.scores_ = np.array([scored.get(name, np.nan) for name in self._fitted_feature_names()])
+        self._keep_fitted(chain)
         return self
+
+    def _takes_more_rows(self) -> bool:
+        """False once fitted where the stage learns but could not keep its statistics (``auto``, ``select``
+        by ``svm``): then the transformer has no ``partial_fit``."""
+        return not hasattr(self, "stage_") or not self.stage_.learns or self.statistics_ is not None
+
+    @available_if(_takes_more_rows)
+    def partial_fit(self, X, y=None):
+        """Fit on more rows: the stage as one ``fit`` on the rows of every call so far gives it, to the bit
+        (the statistics kept by the last call merged with these rows': :mod:`filterkit.updating`).  The first
+        call is ``fit``; the later ones take X's columns and y's labels as it had them."""
+        if not hasattr(self, "stage_"):
+            return self.fit(X, y)
+        X, text = self._fitted_rows(X)
+        if not self.stage_.learns:
+            return self
+        codes = self._fitted_codes(y) if self.class_labels_ else None
+        schema = self.input_schema_
+        old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
+        old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
+        rows = MemorySource(schema, Chunk(_with_class(X, codes, self.class_labels_), text))
+        self._keep_fitted(self._failing_as_value_error(updated_chain, old, [self.statistics_], rows, _registry()))
+        return self
+
+    def _keep_fitted(self, chain: Chain) -> None:
+        """Keep the fitted stage of ``chain``, the statistics it was fitted from (None where the stage cannot
+        save them: then partial_fit says so) and its scores."""
+        stage = self.stage_ = chain.stages[0]
+        self.statistics_ = None
+        if chain.kept_statistics:
+            try:
+                self.statistics_ = saved_statistics(stage, chain.kept_statistics[0])
+            except FilterkitError:
+                pass
+        feature_scores = getattr(stage, "feature_scores", None)
+        if callable(feature_scores):
+            scored = feature_scores()
+            self.scores_ = np.array([scored.get(name, np.nan) for name in self._fitted_feature_names()])
+
+    def _fitted_codes(self, y) -> np.ndarray:
+        """y's codes among the labels of the first fit (NaN where missing); ValueError for a label it lacked."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} was fitted with y: partial_fit needs y too")
+        y = column_or_1d(_targets(y), warn=True)
+        present = [not _is_missing(value) for value in y]
+        text = [str(value) for value, known in zip(y, present) if known]
+        unseen = sorted(set(text) - set(self.class_labels_))
+        if unseen:
+            raise ValueError(
+                f"{type(self).__name__}: y holds the label {unseen[0]!r}, which the first fit did not have "
+                f"(its labels: {shown_labels(self.class_labels_)}): fit on all the rows"
+            )
+        codes = np.full(len(y), np.nan)
+        codes[present] = np.searchsorted(np.array(self.class_labels_, dtype=object), np.array(text, dtype=object))
+        return codes
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
         """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
@@ -191,18 +245,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """X with the fitted stage applied: sparse stays sparse, dense stays dense."""
         check_is_fitted(self)
-        attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
-        columns, documents = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
-        if columns is None:
-            X, text = validate_data(self, X, reset=False, **_X_CHECKS), {}
-        else:
-            if not documents:  # documents have no feature names or count to check
-                validate_data(self, X, reset=False, skip_check_array=True)
-            if len(columns) != len(attributes):
-                raise ValueError(
-                    f"X has {len(columns)} columns, but {type(self).__name__} was fitted on {len(attributes)}"
-                )
-            X, text = _table_values(attributes, columns)
+        X, text = self._fitted_rows(X)
         rows = Chunk(_with_class(X, None, self.class_labels_), text)
         chain = Chain([self.stage_])
         transformed = self._failing_as_value_error(lambda: next(iter(chain.transform([rows]))))
@@ -213,6 +256,18 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if sp.issparse(values):
             return sp.csr_array(values) if isinstance(X, sp.sparray) else sp.csr_matrix(values)
         return np.asarray(values, dtype=np.float64)
+
+    def _fitted_rows(self, X) -> tuple:
+        """X's values and text read as the fitted attributes; ValueError where X does not fit them."""
+        attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
+        columns, documents = _columns(X, any(attribute.kind != NUMERIC for attribute in attributes))
+        if columns is None:
+            return validate_data(self, X, reset=False, **_X_CHECKS), {}
+        if not documents:  # documents have no feature names or count to check
+            validate_data(self, X, reset=False, skip_check_array=True)
+        if len(columns) != len(attributes):
+            raise ValueError(f"X has {len(columns)} columns, but {type(self).__name__} was fitted on {len(attributes)}")
+        return _table_values(attributes, columns)
 
     def _keeps_a_subset_of_its_features(self) -> bool:
         """True when the fitted (or unfitted) stage's output features are some of its input features, in order."""

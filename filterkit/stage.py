@@ -288,6 +288,25 @@ class Stage(Configurable):
         None (the default) when they cannot be derived exactly."""
         return None
 
+    def saved_statistics(self, statistics: Any) -> dict:
+        """For a model saved ``--updatable`` (:mod:`filterkit.updating`): the statistics of :meth:`accumulate`
+        as plain numbers, strings, lists, dicts and numpy arrays, the same whatever order the rows came in
+        (the class counts of :mod:`filterkit.statistics` are saved without it); by default none can be."""
+        raise FilterkitError(f"stage '{self.name}' cannot save its statistics, so a model holding it cannot be updated")
+
+    def loaded_statistics(self, saved: dict) -> Any:
+        """The statistics :meth:`saved_statistics` gave (after :meth:`prepare`); FilterkitError where they do
+        not fit the stage."""
+        raise FilterkitError(f"stage '{self.name}' cannot load saved statistics")
+
+    def values_after_refit(self, before: "Stage", before_statistics: Any) -> list[str] | None:
+        """For ``filterkit update``: whether this stage, fitted again on more rows, writes for the rows ``before``
+        (this stage fitted on those rows alone, from ``before_statistics``) was fitted on the values it wrote
+        then, attribute by attribute (by name).  None when it may not (the default: what a stage learns
+        changes its values); else the names of the output attributes ``before`` did not write that may hold
+        a value other than 0 in those rows (a word they hold that was not kept then)."""
+        return None
+
     def value_map(self) -> Any:
         """None, or, for a fitted stage whose output value of an acted-on feature depends only on the
         feature and the value, ``map(positions, values) -> values`` (float64) for the features

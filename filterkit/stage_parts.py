@@ -47,6 +47,12 @@ class AttributeSubset(Stage):
     def output_schema(self) -> Schema:
         return self.input_schema.with_attributes(self.input_schema.attributes[i] for i in self.columns)
 
+    def values_after_refit(self, before: Stage, before_statistics) -> list[str]:
+        """Kept attributes keep their values: the names kept now that were not kept before (the old rows'
+        values of those are not known)."""
+        kept_before = {attribute.name for attribute in before.output_schema().attributes}
+        return [attribute.name for attribute in self.output_schema().attributes if attribute.name not in kept_before]
+
     def transform(self, chunk: Chunk) -> Chunk:
         """The chunk with only the kept columns, text side columns renumbered."""
         new_position = {int(old): new for new, old in enumerate(self.columns)}

@@ -149,6 +149,13 @@ class ClassCounts:
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def _renumbered(self, table: SortedSums, new_position: np.ndarray) -> SortedSums:
+        """A (feature, class) table with each feature at ``new_position[feature]`` (−1: left out)."""
+        feature, label, sums = self._pairs(table)
+        renumbered = new_position[feature]
+        kept = renumbered >= 0
+        return SortedSums.of_entries(renumbered[kept] * max(self.n_classes, 1) + label[kept], sums[kept])
+
     def training_range(self) -> tuple[np.ndarray, np.ndarray]:
         """Per feature, the smallest and largest present training value, 0 included where
         zeros occur; 0 for a feature never present."""
@@ -443,18 +450,23 @@ class ValueCounts(ClassCounts):
         return ValueCounts(self.n_features, self.n_classes, table, self.totals, missing)
 
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
-        """The counts of the features at ``positions``, renumbered in that order."""
-        new_position = feature_positions(self.n_features, positions)
-        classes = max(self.n_classes, 1)
+        """The counts of the features at ``positions``, renumbered in that order; −1 for a feature that is 0
+        in every row (an attribute the rows were not given: ``filterkit update``'s new word)."""
+        new_position = _renumbering(self.n_features, positions)
         feature, value, label, sums = self.entries()
         renumbered = new_position[feature]
         kept = renumbered >= 0
-        table = _value_table(renumbered[kept] * classes + label[kept], value[kept], sums[kept])
-        missing_feature, missing_label, missing_sums = self._pairs(self.missing_table)
-        renumbered = new_position[missing_feature]
-        kept = renumbered >= 0
-        missing = SortedSums.of_entries(renumbered[kept] * classes + missing_label[kept], missing_sums[kept])
+        table = _value_table(renumbered[kept] * max(self.n_classes, 1) + label[kept], value[kept], sums[kept])
+        missing = self._renumbered(self.missing_table, new_position)
         return ValueCounts(len(positions), self.n_classes, table, self.totals, missing)
+
+
+def _renumbering(n_features: int, positions: np.ndarray) -> np.ndarray:
+    """Per feature of ``n_features``, its place among ``positions`` (−1 where it is not one of them)."""
+    new_position = np.full(n_features, -1, dtype=np.int64)
+    held = np.flatnonzero(positions >= 0)
+    new_position[positions[held]] = held
+    return new_position
 
 
 def _value_table(pair: np.ndarray, values: np.ndarray, sums: ExactSums | None) -> SortedSums:
@@ -587,6 +599,22 @@ class PresenceCounts(ClassCounts):
 
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         return self.minimum, self.maximum
+
+    def of_features(self, positions: np.ndarray) -> "PresenceCounts":
+        """The counts of the features at ``positions``, renumbered in that order (−1: as for :class:`ValueCounts`)."""
+        new_position = _renumbering(self.n_features, positions)
+        held = np.flatnonzero(positions >= 0)
+        minimum, maximum = np.full(len(positions), np.inf), np.full(len(positions), -np.inf)
+        minimum[held], maximum[held] = self.minimum[positions[held]], self.maximum[positions[held]]
+        return PresenceCounts(
+            len(positions),
+            self.n_classes,
+            self._renumbered(self.nonzero_table, new_position),
+            self.totals,
+            self._renumbered(self.missing_table, new_position),
+            minimum,
+            maximum,
+        )
 
 
 class ClassValueCountsStage(Stage):

@@ -145,12 +145,13 @@ class UsefulnessCounts:
     texts: dict[int, tuple[str | None, bool]] = field(default_factory=dict)
 
     def merge(self, other: "UsefulnessCounts") -> "UsefulnessCounts":
-        """The counts of both parts."""
+        """The counts of both parts (each string attribute's smallest text: the same in either order)."""
         texts = dict(self.texts)
         for column, (text, varied) in other.texts.items():
             mine, mine_varied = texts.get(column, (None, False))
             differ = mine is not None and text is not None and mine != text
-            texts[column] = (text if mine is None else mine, mine_varied or varied or differ)
+            smallest = text if mine is None else mine if text is None else min(mine, text)
+            texts[column] = (smallest, mine_varied or varied or differ)
         return UsefulnessCounts(
             self.known + other.known,
             np.fmin(self.low, other.low),
@@ -221,6 +222,35 @@ class RemoveUseless(AttributeSubset):
             present = {t for t, m in zip(column_texts, np.isnan(chunk.column(column))) if not m and t is not None}
             texts[column] = (min(present) if present else None, len(present) > 1)
         return statistics.merge(UsefulnessCounts(known, low, high, seen, texts))
+
+    def saved_statistics(self, statistics: UsefulnessCounts) -> dict:
+        columns = sorted(statistics.texts)
+        return {
+            "known": statistics.known,
+            "low": statistics.low,
+            "high": statistics.high,
+            "labels_seen": statistics.labels_seen,
+            "text_columns": np.array(columns, dtype=np.int64),
+            "texts": [statistics.texts[column][0] for column in columns],
+            "texts_vary": np.array([statistics.texts[column][1] for column in columns], dtype=bool),
+        }
+
+    def loaded_statistics(self, saved: dict) -> UsefulnessCounts:
+        empty = self.new_statistics()
+        known, low, high, labels_seen = arrays = [saved[key] for key in ("known", "low", "high", "labels_seen")]
+        for array, expected in zip(arrays, (empty.known, empty.low, empty.high, empty.labels_seen)):
+            if not isinstance(array, np.ndarray) or array.dtype != expected.dtype or array.shape != expected.shape:
+                raise ValueError("the counts are not one per attribute (or label) of the input")
+        columns, texts, vary = saved["text_columns"], saved["texts"], saved["texts_vary"]
+        strings = [i for i, attribute in enumerate(self.input_schema.attributes) if attribute.kind == STRING]
+        if (
+            not isinstance(texts, list)
+            or not all(text is None or isinstance(text, str) for text in texts)
+            or not set(np.asarray(columns).tolist()) <= set(strings)
+            or not len(columns) == len(texts) == len(vary)
+        ):
+            raise ValueError("the texts are not one per string attribute")
+        return UsefulnessCounts(known, low, high, labels_seen, dict(zip(columns.tolist(), zip(texts, vary.tolist()))))
 
     def finalize(self, statistics: UsefulnessCounts) -> None:
         useless = set()
@@ -339,6 +369,16 @@ class ReplaceMissing(Stage):
             ),
         )
         return statistics.merge(part)
+
+    def saved_statistics(self, statistics: MissingValueSums) -> dict:
+        return statistics._asdict()
+
+    def loaded_statistics(self, saved: dict) -> MissingValueSums:
+        empty = self.new_statistics()
+        sums = [saved[key] for key in MissingValueSums._fields]
+        if not all(isinstance(s, ExactSums) and len(s) == len(e) for s, e in zip(sums, empty)):
+            raise ValueError("the sums are not one per feature (or label)")
+        return MissingValueSums(*sums)
 
     def finalize(self, statistics: MissingValueSums) -> None:
         n = len(self.features)

@@ -201,6 +201,19 @@ class MinMaxNormalizer(Stage):
     def merge(self, first, second):
         return np.minimum(first[0], second[0]), np.maximum(first[1], second[1])
 
+    def saved_statistics(self, statistics) -> dict:
+        low, high = statistics
+        return {"low": low, "high": high}
+
+    def loaded_statistics(self, saved: dict):
+        low, high = saved["low"], saved["high"]
+        if any(
+            not isinstance(a, np.ndarray) or a.dtype != np.float64 or a.shape != (len(self.features),)
+            for a in (low, high)
+        ):
+            raise ValueError("'low' and 'high' are not one float64 per feature")
+        return low, high
+
     def finalize(self, statistics) -> None:
         low, high = statistics
         present = low <= high

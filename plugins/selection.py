@@ -70,6 +70,15 @@ class SelectionStatistics:
             self.sample_labels + other.sample_labels,
         )
 
+    def of_features(self, positions: np.ndarray) -> "SelectionStatistics":
+        """The statistics of the features at ``positions``, renumbered in that order; −1 for a feature that is
+        0 in every row (``filterkit update``'s new word).  No sample: ``--metric svm`` keeps none to move."""
+        nonzero = np.zeros(len(positions))
+        held = positions >= 0
+        nonzero[held] = self.nonzero[positions[held]]
+        counts = None if self.counts is None else self.counts.of_features(positions)
+        return SelectionStatistics(self.rows, nonzero, counts)
+
 
 class Selector(AttributeSubset):
     """Keep the best-ranked numeric features by one rule; ``metrics`` is set by the plugin."""
@@ -187,6 +196,27 @@ class Selector(AttributeSubset):
         if self.params["metric"] == SVM:
             self._sample(part, chunk, statistics.rows)
         return statistics.merge(part)
+
+    def saved_statistics(self, statistics: SelectionStatistics) -> dict:
+        if self.params["metric"] == SVM:
+            raise FilterkitError(
+                "stage 'select' with --metric svm keeps a sample of the rows, which a model does not hold: "
+                "it cannot be updated"
+            )
+        counts = {} if statistics.counts is None else {"counts": statistics.counts}
+        return {"rows": statistics.rows, "nonzero": statistics.nonzero, **counts}
+
+    def loaded_statistics(self, saved: dict) -> SelectionStatistics:
+        rows, nonzero, counts = saved["rows"], saved["nonzero"], saved.get("counts")
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+            raise ValueError("'rows' is not a whole number")
+        if not isinstance(nonzero, np.ndarray) or nonzero.dtype != np.float64 or nonzero.shape != (len(self.features),):
+            raise ValueError("'nonzero' is not one float64 per feature")
+        expected = self.new_statistics().counts
+        shapes = [None if c is None else (type(c), c.n_features, c.n_classes) for c in (counts, expected)]
+        if shapes[0] != shapes[1]:
+            raise ValueError("'counts' are not those the stage gathers")
+        return SelectionStatistics(rows, nonzero, counts)
 
     def _sample(self, part: SelectionStatistics, chunk: Chunk, rows_before: int) -> None:
         """Keep the rows whose seeded uniform draw is below ``--sample`` (row ``i`` of

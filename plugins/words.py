@@ -601,6 +601,58 @@ class WordVector(Stage):
         self.n_documents = statistics.n_documents
         self._layout()
 
+    def saved_statistics(self, statistics: WordStatistics) -> dict:
+        """The (class, word) pairs with their occurrences and documents, words in code point order and each
+        pair by class then word: the same whatever order the documents came in."""
+        classes, ids, occurrences, documents = statistics.pairs()
+        vocabulary = statistics.vocabulary.words
+        words = sorted({vocabulary[i] for i in np.unique(ids).tolist()})
+        numbers = np.frombuffer(WordVocabulary(words).ids([vocabulary[i] for i in ids.tolist()]), dtype=np.int64)
+        order = np.lexsort((numbers, classes))
+        return {
+            "n_documents": statistics.n_documents,
+            "words": words,
+            "classes": classes[order],
+            "words_of_pairs": numbers[order],
+            "occurrences": occurrences[order],
+            "documents": documents[order],
+        }
+
+    def loaded_statistics(self, saved: dict) -> WordStatistics:
+        words, n_documents = saved["words"], saved["n_documents"]
+        if (
+            not isinstance(words, list)
+            or not all(isinstance(word, str) for word in words)
+            or len(set(words)) != len(words)
+        ):
+            raise ValueError("'words' is not a list of distinct strings")
+        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
+            raise ValueError("'n_documents' is not a whole number")
+        pairs = [saved[key] for key in ("classes", "words_of_pairs", "occurrences", "documents")]
+        if any(not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != pairs[0].shape for a in pairs):
+            raise ValueError("the pairs are not int64 arrays of one length")
+        classes, ids, occurrences, documents = pairs
+        if len(ids) and (
+            ids.min() < 0 or ids.max() >= len(words) or classes.min() < 0 or classes.max() >= self.n_classes
+        ):
+            raise ValueError("a pair names a word or a class that is not there")
+        if np.any(occurrences < documents) or np.any(documents < 1):
+            raise ValueError("a pair's counts are not whole numbers of documents and occurrences")
+        statistics = WordStatistics(self.n_classes, WordVocabulary(words))
+        statistics._push(ids * self.n_classes + classes, occurrences, documents)
+        statistics.n_documents = n_documents
+        return statistics
+
+    def values_after_refit(self, before, before_statistics) -> list[str] | None:
+        """A word's value in a document is its count there, which more documents leave as it is (not with
+        --idf); the names of the words kept now that the old documents hold but were not kept then."""
+        if self.params["idf"] or self.renamed or before.renamed or before_statistics is None:
+            return None
+        kept_before = set(before.words)
+        vocabulary = before_statistics.vocabulary.words
+        held = {vocabulary[i] for i in np.unique(before_statistics.pairs()[1]).tolist()}
+        return [self.params["prefix"] + word for word in self.words if word not in kept_before and word in held]
+
     def _layout(self) -> None:
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema

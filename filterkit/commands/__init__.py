@@ -33,6 +33,7 @@ COMMANDS = {
     "plugins": "filterkit.commands.plugins:plugins",
     "predict": "filterkit.commands.predict:predict",
     "train": "filterkit.commands.train:train",
+    "update": "filterkit.commands.update:update",
 }
 
 CHAIN_HELP = """Read IN.arff (or - for stdin), run the STAGES in order, write ARFF.
@@ -82,6 +83,12 @@ of files sharing one header, each file a partition (see docs/dask.md).
     "model_path",
     type=click.Path(dir_okay=False),
     help="Save the fitted chain (one JSON file, arrays included).",
+)
+@click.option(
+    "--updatable",
+    is_flag=True,
+    help="With --save-model: keep the statistics the chain was fitted from in the model, so that "
+    "'filterkit update' can add rows to it.",
 )
 @reading_and_writing_options
 @click.option(

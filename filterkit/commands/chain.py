@@ -40,6 +40,10 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     output_file = checked_outputs([("the input", path) for path in inputs], output, model_path)
     formats = FormatOptions.of_params(params, options.class_spec)
     form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
+    if options.updatable and not model_path:
+        raise click.UsageError("--updatable keeps statistics in the model: give --save-model M.json too")
+    if options.updatable:
+        chain.kept_statistics = {}
     save = (lambda source: save_model(model_path, chain, loader.registry(), source)) if model_path else None
     progress = Progress(progress_mode(options.quiet, options.progress))
     # a stage that learns after one that learns may get its statistics from that one's pass
@@ -107,10 +111,16 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
 
 def save_model(path: str, chain: Chain, registry: Registry, source) -> None:
     """Save ``chain``'s model to ``path`` (:func:`filterkit.model.save_model`, imported by the
-    runs that save a model), with the format and options ``source`` was read with."""
+    runs that save a model), with the format and options ``source`` was read with, and with
+    ``--updatable`` the statistics it was fitted from."""
     from filterkit.model import save_model as save
 
-    save(path, chain, registry, source.reading)
+    statistics = None
+    if chain.kept_statistics is not None:
+        from filterkit.updating import statistics_section
+
+        statistics = statistics_section(chain)
+    save(path, chain, registry, source.reading, statistics=statistics)
 
 
 def report_fitted(chain: Chain) -> None:

@@ -1,0 +1,82 @@
+"""``filterkit update MODEL.json MORE.arff -o NEW.json``: a model saved ``--updatable`` fitted again with
+more rows, without the old ones (:mod:`filterkit.updating`)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from types import SimpleNamespace
+
+import click
+
+from filterkit.commands.context import registry_of
+from filterkit.commands.files import checked_outputs
+from filterkit.commands.options import (
+    chunk_rows_option,
+    format_option_decorators,
+    input_format_option,
+    progress_option,
+    quiet_option,
+)
+from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, FormatOptions, format_of, named_format
+from filterkit.model import model_section, read_model_file, save_model
+from filterkit.progress import Progress, progress_mode
+from filterkit.running import open_source
+from filterkit.updating import SECTION, section_statistics, statistics_section, updated_chain
+
+
+@click.command(
+    help="Fit a model saved with --save-model M.json --updatable again on its rows and those of MORE.arff (or -), "
+    "without the old rows: the model a fit on all the rows gives, byte for byte, where the chain allows it "
+    "(docs/command-line.md, 'Updating a model'). A classifier is not merged: train it again (filterkit train)."
+)
+@click.argument("model_path", metavar="MODEL.json")
+@click.argument("input_path", metavar="MORE.arff")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Write the updated model here.")
+@input_format_option
+@format_option_decorators
+@chunk_rows_option
+@quiet_option
+@progress_option
+@click.pass_context
+def update(ctx: click.Context, model_path: str, input_path: str, output: str, **params) -> None:
+    """Check the files, merge MORE.arff's rows into the model's statistics and save the refitted chain."""
+    registry = registry_of(ctx)
+    options = SimpleNamespace(**params)
+    checked_outputs([("the model", model_path), ("the input", input_path)], output, None)
+    model = read_model_file(model_path, registry)
+    if model.classifier is not None:
+        raise FilterkitError(
+            "the model holds a classifier, which update does not merge: update a model of the chain alone, "
+            "then train the classifier again on all the rows (filterkit train)",
+            model_path,
+        )
+    chain, (trained_format, trained_options) = model.chain, model.reading
+    section = model_section(model_path, SECTION)
+    if section is None:
+        command = f"filterkit --save-model {shlex.quote(os.path.basename(model_path))} --updatable IN.arff STAGES..."
+        raise FilterkitError(
+            f"the model holds no statistics to add rows to: save it with --updatable ({command})", model_path
+        )
+    try:
+        statistics = section_statistics(section, chain)
+    except FilterkitError as error:
+        raise FilterkitError(error.message, model_path) from None
+    formats = FormatOptions.of_params(params)
+    # the rows are read as the training data was, as apply reads them
+    input_format = options.input_format or named_format(input_path) or trained_format
+    same_format = format_of(input_path, input_format) == (trained_format or ARFF)
+    reading = formats.recorded(trained_options) if same_format else formats
+    known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
+    reporter = Progress(progress_mode(options.quiet, options.progress))
+    reporter.expect(chain.planned_passes())
+    with (
+        reporter.activated(),
+        open_source(input_path, options.chunk_rows, True, input_format, reading, known) as source,
+    ):
+        chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+        updated = updated_chain(chain, statistics, source, registry, reporter)
+    recorded = None if trained_format is None else (trained_format, trained_options)
+    save_model(output, updated, registry, recorded, statistics=statistics_section(updated))
+    reporter.finish()

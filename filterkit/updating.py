@@ -1,0 +1,338 @@
+"""Statistics kept in a model, so that ``filterkit update`` (and the adapters' ``partial_fit``) can fit it
+again on more rows without the old ones (docs/command-line.md, "Updating a model").
+
+A model saved with ``--updatable`` holds, beside each stage's fitted state, the statistics its pass
+gathered (the section ``statistics``: one entry per stage, null for a stage that does not learn or whose
+statistics came from the stage before it, as ``bns``'s from ``shape``'s).  They are written as state is,
+JSON with embedded arrays, never pickle: the class counts of :mod:`filterkit.statistics` here, a stage's
+own by :meth:`~filterkit.stage.Stage.saved_statistics`, each the same whatever order the rows came in, so
+that an updated model is, byte for byte, the model fitted on the old and new rows together.
+
+Stage k was fitted on what the stages before it wrote for the old rows, and those rows are not kept: its
+saved statistics still hold only where every refitted stage before it writes for them what it wrote
+before, attribute by attribute (:meth:`~filterkit.stage.Stage.values_after_refit`: ``words`` without
+``--idf``, feature selection).  :func:`updated_chain` refuses the other chains, naming the stage and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+from filterkit.exact import ExactSums, SortedSums, complex_keys
+from filterkit.model import _decoded_array, _embedded_array, _NotAModel
+from filterkit.plugins import Registry
+from filterkit.progress import Progress
+from filterkit.runner import Chain, guarded
+from filterkit.stage import Stage
+from filterkit.statistics import PresenceCounts, ValueCounts
+
+#: The key of the statistics in a model document.
+SECTION = "statistics"
+
+_VALUE_COUNTS, _PRESENCE_COUNTS, _EXACT_SUMS = "value counts", "presence counts", "exact sums"
+_COUNTS = (ValueCounts, PresenceCounts)
+
+
+def statistics_section(chain: Chain) -> list:
+    """The model's ``statistics`` of a chain fitted keeping them (:attr:`~filterkit.runner.Chain.kept_statistics`)."""
+    kept = chain.kept_statistics
+    assert kept is not None, "the chain was fitted without keeping its statistics"
+    return [
+        None if position not in kept else _json_data(saved_statistics(stage, kept[position]), stage)
+        for position, stage in enumerate(chain.stages)
+    ]
+
+
+def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
+    """The saved statistics of each stage of the fitted ``chain`` from a model's ``statistics`` section (arrays
+    decoded), each checked by loading it; FilterkitError saying what does not fit."""
+    if not isinstance(section, list) or len(section) != len(chain.stages):
+        raise FilterkitError(f"the model's '{SECTION}' is not a list of one entry per stage")
+    n_attributes = len(chain.input_schema) if chain.input_schema is not None else 0
+    statistics: list[dict | None] = []
+    for position, (stage, entry) in enumerate(zip(chain.stages, section)):
+        where = f"stage {position + 1} '{stage.name}'"
+        if entry is None:
+            if stage.learns and (position == 0 or not chain.stages[position - 1].learns):
+                raise FilterkitError(f"the model's '{SECTION}' has none of {where}, which learns")
+            statistics.append(None)
+            continue
+        if not stage.learns or not isinstance(entry, dict):
+            raise FilterkitError(f"the model's '{SECTION}' of {where} is not statistics the stage learns")
+        try:
+            saved = _plain_data(entry, where, n_attributes)
+        except _NotAModel as error:
+            raise FilterkitError(f"the model's '{SECTION}': {error.reason}") from None
+        loaded_statistics(stage, saved)
+        statistics.append(saved)
+    return statistics
+
+
+def saved_statistics(stage: Stage, statistics: Any) -> dict:
+    """``stage``'s statistics as plain data: class counts here (wherever they are), the rest by the stage."""
+    if isinstance(statistics, _COUNTS):
+        return saved_counts(statistics)
+    return _saved(guarded(stage, "saving its statistics", stage.saved_statistics, statistics))
+
+
+def _saved(value: Any) -> Any:
+    """``value`` with each class counts (:func:`saved_counts`) and exact sums in it as plain data."""
+    if isinstance(value, _COUNTS):
+        return saved_counts(value)
+    if isinstance(value, ExactSums):
+        return {"kind": _EXACT_SUMS, **_saved_sums(value)}
+    if isinstance(value, dict):
+        return {key: _saved(item) for key, item in value.items()}
+    return value
+
+
+def loaded_statistics(stage: Stage, saved: dict) -> Any:
+    """The statistics :func:`saved_statistics` gave, for ``stage`` (prepared); FilterkitError naming the stage
+    where they do not fit it."""
+    try:
+        counts = _loaded(saved)
+        if isinstance(counts, _COUNTS):
+            empty = stage.new_statistics()
+            if type(counts) is not type(empty) or (counts.n_features, counts.n_classes) != (
+                empty.n_features,
+                empty.n_classes,
+            ):
+                raise ValueError("they are not the counts the stage gathers")
+            return counts
+        return stage.loaded_statistics(counts)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+        raise FilterkitError(f"stage '{stage.name}': the model's statistics of it do not fit it ({error})") from None
+
+
+def _loaded(value: Any) -> Any:
+    """``value`` with each class counts in it as :func:`saved_counts` saved them made again."""
+    if isinstance(value, dict):
+        if value.get("kind") in (_VALUE_COUNTS, _PRESENCE_COUNTS):
+            return counts_of_saved(value)
+        if value.get("kind") == _EXACT_SUMS:
+            return _sums_of_saved(value, None)
+        return {key: _loaded(item) for key, item in value.items()}
+    return value
+
+
+def saved_counts(counts: ValueCounts | PresenceCounts) -> dict:
+    """Class counts as plain data: each table in key order, each exact sum with its carries done."""
+    missing_pairs, missing_sums = counts.missing_table.settled()
+    saved: dict[str, Any] = {
+        "n_features": counts.n_features,
+        "n_classes": counts.n_classes,
+        "totals": _saved_sums(counts.totals),
+        "missing_pairs": missing_pairs,
+        "missing_sums": _saved_sums(missing_sums),
+    }
+    if isinstance(counts, ValueCounts):
+        keys, sums = counts.table.settled()
+        pairs, values = keys.real.astype(np.int64), keys.imag.copy()
+        return {"kind": _VALUE_COUNTS, **saved, "pairs": pairs, "values": values, "sums": _saved_sums(sums)}
+    pairs, sums = counts.nonzero_table.settled()
+    return {
+        "kind": _PRESENCE_COUNTS,
+        **saved,
+        "pairs": pairs,
+        "sums": _saved_sums(sums),
+        "minimum": counts.minimum,
+        "maximum": counts.maximum,
+    }
+
+
+def counts_of_saved(saved: dict) -> ValueCounts | PresenceCounts:
+    """The class counts :func:`saved_counts` gave (ValueError where they are not well formed)."""
+    n_features, n_classes = _whole(saved["n_features"]), _whole(saved["n_classes"])
+    n_pairs = n_features * max(n_classes, 1)
+    totals = _sums_of_saved(saved["totals"], n_classes)
+    missing_pairs = _sorted_pairs(saved["missing_pairs"], n_pairs)
+    missing = SortedSums.of_sorted(missing_pairs, _sums_of_saved(saved["missing_sums"], len(missing_pairs)))
+    pairs = _array(saved["pairs"], np.int64)
+    sums = _sums_of_saved(saved["sums"], len(pairs))
+    if saved["kind"] == _VALUE_COUNTS:
+        values = _array(saved["values"], np.float64)
+        if len(values) != len(pairs) or (len(pairs) and (pairs.min() < 0 or pairs.max() >= n_pairs)):
+            raise ValueError("'pairs' and 'values' do not fit the features and classes")
+        step = np.diff(pairs)
+        if np.any((step < 0) | ((step == 0) & (np.diff(values) <= 0))):
+            raise ValueError("'pairs' and 'values' are not in ascending order")
+        table = SortedSums.of_sorted(complex_keys(pairs.astype(np.float64), values), sums, np.complex128)
+        return ValueCounts(n_features, n_classes, table, totals, missing)
+    minimum, maximum = _array(saved["minimum"], np.float64), _array(saved["maximum"], np.float64)
+    if len(minimum) != n_features or len(maximum) != n_features:
+        raise ValueError("'minimum' and 'maximum' are not one value per feature")
+    nonzero = SortedSums.of_sorted(_sorted_pairs(pairs, n_pairs), sums)
+    return PresenceCounts(n_features, n_classes, nonzero, totals, missing, minimum, maximum)
+
+
+def _saved_sums(sums: ExactSums) -> dict:
+    """Exact sums in their one written form: carries done, no all-zero digit column at either end."""
+    normal = sums._normalized()
+    return {"digits": normal.digits, "lowest": normal.lowest}
+
+
+def _sums_of_saved(saved: dict, rows: int | None) -> ExactSums:
+    """The exact sums :func:`_saved_sums` saved, ``rows`` of them (None: as many as there are)."""
+    digits = _array(saved["digits"], np.int64, dimensions=2)
+    if rows is not None and digits.shape[0] != rows or digits.shape[1] < 1:
+        raise ValueError(f"exact sums of {digits.shape[0]} rows where {rows} were expected")
+    return ExactSums(digits.copy(), _whole(saved["lowest"], signed=True))
+
+
+def _sorted_pairs(pairs: Any, n_pairs: int) -> np.ndarray:
+    pairs = _array(pairs, np.int64)
+    if len(pairs) and (pairs[0] < 0 or pairs[-1] >= n_pairs or np.any(np.diff(pairs) <= 0)):
+        raise ValueError("a table's keys are not ascending (feature, class) pairs")
+    return pairs
+
+
+def _array(value: Any, dtype, dimensions: int = 1) -> np.ndarray:
+    if not isinstance(value, np.ndarray) or value.dtype != dtype or value.ndim != dimensions:
+        raise ValueError(f"an array of {np.dtype(dtype)} in {dimensions} dimension(s) was expected")
+    return value
+
+
+def _whole(value: Any, signed: bool = False) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not (signed or value >= 0) or abs(value) >= 2**53:
+        raise ValueError(f"{value!r} is not a whole number in range")
+    return value
+
+
+def _json_data(value: Any, stage: Stage) -> Any:
+    """Plain data as JSON data, each array embedded as a state array is."""
+    if isinstance(value, np.ndarray):
+        return {"array": _embedded_array(value, f"stage '{stage.name}'", "statistics")}
+    if isinstance(value, dict):
+        return {str(key): _json_data(item, stage) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_data(item, stage) for item in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _plain_data(value: Any, where: str, n_attributes: int) -> Any:
+    """JSON data with each embedded array decoded (checked as a state array is)."""
+    if isinstance(value, dict):
+        if set(value) == {"array"}:
+            array = value["array"]
+            if not (
+                isinstance(array, dict)
+                and set(array) == {"dtype", "shape", "base64"}
+                and isinstance(array["dtype"], str)
+                and isinstance(array["shape"], list)
+                and all(type(length) is int and length >= 0 for length in array["shape"])
+                and isinstance(array["base64"], str)
+            ):
+                raise _NotAModel(f"{where}: an array is written badly")
+            try:
+                dtype = np.dtype(array["dtype"])
+            except TypeError:
+                raise _NotAModel(f"{where}: an array has the dtype {array['dtype'][:20]!r}") from None
+            if dtype.kind not in "biuf":
+                raise _NotAModel(f"{where}: an array holds {dtype}, not numbers")
+            return _decoded_array(f"{where} statistics", array, n_attributes)
+        return {key: _plain_data(item, where, n_attributes) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_data(item, where, n_attributes) for item in value]
+    return value
+
+
+@dataclass
+class _OldRows:
+    """What the refitted stages before a stage write for the old rows, compared with what they wrote."""
+
+    #: True once the attributes are matched by name (a stage writes other attributes now), not position.
+    by_name: bool = False
+    #: The attributes written now whose values in the old rows are not known to be 0, by the stage writing each.
+    unknown: dict[str, int] = field(default_factory=dict)
+    #: The stage that writes other values for the old rows now, and why: (position, reason).
+    changed: tuple[int, str] | None = None
+
+
+def updated_chain(
+    old: Chain, statistics: list[dict | None], source, registry: Registry, progress: Progress | None = None
+) -> Chain:
+    """``old``, a fitted chain with the saved ``statistics`` of its rows, fitted again on those and ``source``'s
+    rows: the chain a fit on both gives, to the bit, keeping its statistics.  FilterkitError naming the stage
+    and why where the saved statistics of the old rows no longer describe what that stage would see."""
+    assert old.input_schema is not None, "the chain is fitted"
+    # the class by its position: a class attribute named "last" or "2" is not read as -c would read it
+    class_spec = None if old.class_name is None else str(old.input_schema.index_of(old.class_name) + 1)
+    new = Chain(
+        [registry.make_stage(stage.name, stage.params, saved=True) for stage in old.stages],
+        class_spec=class_spec,
+        positive=old.positive,
+    )
+    new.kept_statistics = {}
+    loaded: dict[int, Any] = {}
+
+    def old_statistics(position: int) -> Any:
+        """The old rows' statistics of stage ``position``, as the old chain gathered them."""
+        if position not in loaded:
+            saved = statistics[position]
+            loaded[position] = None if saved is None else loaded_statistics(old.stages[position], saved)
+        return loaded[position]
+
+    def start(position: int, stage: Stage) -> Any:
+        saved = statistics[position]
+        if saved is None:
+            raise FilterkitError(
+                f"stage {position + 1} '{stage.name}' cannot be updated: the model holds no statistics of it (they "
+                f"came from those of stage {position}, which cannot give them now): refit the chain on all the rows"
+            )
+        rows = _old_rows(old, new, position, old_statistics)
+        before = old.stages[position]
+        if rows.changed is not None:
+            culprit, why = rows.changed
+            raise FilterkitError(
+                f"stage {position + 1} '{stage.name}' cannot be updated exactly: it learned from what stage "
+                f"{culprit + 1} '{old.stages[culprit].name}' wrote for the old rows, and {why}; the old rows are "
+                "not in the model: refit the chain on all the rows"
+            )
+        if not rows.by_name:  # loaded again: the pass adds to them, and _old_rows reads them as saved
+            return loaded_statistics(before, saved)
+        names = [stage.input_schema.attributes[i].name for i in stage.features]
+        unknown = next((name for name in names if name in rows.unknown), None)
+        if unknown is not None:
+            culprit = rows.unknown[unknown]
+            raise FilterkitError(
+                f"stage {position + 1} '{stage.name}' cannot be updated exactly: stage {culprit + 1} "
+                f"'{old.stages[culprit].name}' now writes '{unknown}', which the old rows may hold but stage "
+                f"{position + 1} never counted in them: refit the chain on all the rows"
+            )
+        moved = getattr(old_statistics(position), "of_features", None)
+        if not callable(moved):
+            raise FilterkitError(
+                f"stage {position + 1} '{stage.name}' cannot be updated: the attributes before it change, and its "
+                "statistics cannot follow them by name: refit the chain on all the rows"
+            )
+        earlier = {before.input_schema.attributes[i].name: k for k, i in enumerate(before.features)}
+        return moved(np.array([earlier.get(name, -1) for name in names], dtype=np.int64))
+
+    return new.fit(source, progress, start)
+
+
+def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows:
+    """How the refitted stages before ``position`` write the old rows, compared with the old chain's."""
+    rows = _OldRows()
+    for earlier in range(position):
+        before, now = old.stages[earlier], new.stages[earlier]
+        if now.learns:
+            kept = guarded(now, "update", now.values_after_refit, before, old_statistics(earlier))
+            if kept is not None:
+                names = {attribute.name for attribute in now.output_schema().attributes}
+                rows.unknown = {name: k for name, k in rows.unknown.items() if name in names}
+                rows.unknown.update((name, earlier) for name in kept)
+                rows.by_name = rows.by_name or before.output_schema() != now.output_schema()
+            elif rows.by_name or _json_data(before.state(), before) != _json_data(now.state(), now):
+                return _OldRows(changed=(earlier, "its refit on more rows changes what it writes"))
+        elif rows.by_name and guarded(now, "update", now.value_map) is None:
+            return _OldRows(
+                changed=(earlier, "it writes each value from a whole row, whose attributes the update changes")
+            )
+    return rows
