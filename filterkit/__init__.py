@@ -16,9 +16,16 @@ def load_model(path, registry=None):
 
 def train(path, chains=None, **settings):
     """Fit a chain and a classifier on the file at ``path`` as ``filterkit train`` does
-    (:func:`filterkit.trained.train`; ``settings`` are :class:`filterkit.evaluation.Settings`' fields,
-    e.g. ``positive="grain"`` or ``multiclass=True``); ``.save(PATH)`` writes the model."""
+    (:func:`filterkit.trained.train`): ``chains`` are the candidates as typed (``"shape bns l2"``; None:
+    the default ones), ``settings`` :class:`filterkit.evaluation.Settings`' fields (``positive="grain"``,
+    ``multiclass=True``); ``.save(PATH)`` writes the model."""
+    import shlex
+
+    from filterkit.commands.context import PluginLoader
+    from filterkit.commands.evaluate import parse_chain
     from filterkit.evaluation import Settings
     from filterkit.trained import train as fit
 
-    return fit(path, chains, Settings(**settings))
+    loader = PluginLoader()
+    specs = None if chains is None else [parse_chain(loader, shlex.split(text)) for text in chains]
+    return fit(path, specs, Settings(**settings), loader.registry())

@@ -221,7 +221,9 @@ def read_dataset(source, name: str, test, test_name: str, settings: Settings, pr
     training_rows = data.n_rows
     class_index = resolve_class(schema, settings.class_spec)
     if class_index is None or schema.attributes[class_index].kind != NOMINAL:
-        raise FilterkitError("evaluate needs a nominal class attribute (-c)" + class_hint(schema, class_index), name)
+        raise FilterkitError(
+            "the classifier needs a nominal class attribute (-c)" + class_hint(schema, class_index), name
+        )
     check_positive(settings.positive, schema.attributes[class_index], name)
     if test is not None:
         difference = schema.first_difference(test.schema)
@@ -495,7 +497,13 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
         MemorySource(dataset.schema, take_rows(dataset.data, train))
     )
     assert fitted.output_schema is not None and fitted.class_name is not None  # fitted, with the class given
-    output_schema, output_class = fitted.output_schema, fitted.output_schema.index_of(fitted.class_name)
+    output_schema = fitted.output_schema
+    if all(attribute.name != fitted.class_name for attribute in output_schema.attributes):
+        raise FilterkitError(
+            f"the chain '{chain.text}' removes the class attribute '{fitted.class_name}', which the classifier "
+            "learns from"
+        )
+    output_class = output_schema.index_of(fitted.class_name)
     refuse_featureless_chain(chain.text, output_schema, output_class)
 
     def prepared(rows):

@@ -358,6 +358,8 @@ def _check_classifier(section) -> None:
     if not isinstance(section, dict):
         raise _NotAModel(f"'classifier' is {_json_type(section)}, not an object")
     _expect(section, {"name": str, "params": dict, "task": str, "classes": list, "state": dict}, "classifier")
+    if type(section.get("features")) is not int or section["features"] < 0:
+        raise _NotAModel(f"classifier: 'features' is {json.dumps(section.get('features'))[:40]}, not a count")
     if section["task"] not in CLASSIFIER_TASKS:
         raise _NotAModel(f"classifier: task {json.dumps(section['task'])[:40]} is not one of {CLASSIFIER_TASKS}")
     if not section["classes"] or not all(isinstance(label, str) for label in section["classes"]):
@@ -388,6 +390,9 @@ def _classifier_section(document: dict, chain: Chain) -> dict | None:
         else value
         for key, value in section["state"].items()
     }
+    for key, value in state.items():  # a classifier's numbers are all finite (a stage's may be infinite: StateArray)
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
+            raise _NotAModel(f"array 'classifier.{key}' holds a value that is not a finite number")
     return {**section, "state": state}
 
 

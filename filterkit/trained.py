@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,11 +23,11 @@ from filterkit.classifier import Classifier
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
-from filterkit.formats.records import column_values, label_codes
+from filterkit.formats.records import label_codes
 from filterkit.model import read_model_file, save_model
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, shown_labels
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
 
@@ -62,7 +63,7 @@ def default_candidates(schema: Schema, registry: Registry) -> list[ChainSpec]:
 def train(
     source,
     chains: list[ChainSpec] | None = None,
-    settings: Settings = Settings(),
+    settings: Settings | None = None,
     registry: Registry | None = None,
     *,
     name: str | None = None,
@@ -78,8 +79,11 @@ def train(
     minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out."""
     from filterkit.progress import Progress
 
+    settings = Settings() if settings is None else settings
     registry = load_plugins() if registry is None else registry
     progress = Progress() if progress is None else progress
+    for chain in chains or ():
+        refuse_row_filters(chain, registry)
     classifier_class = registry.classifier(settings.classifier)
     if classifier_class.state is Classifier.state:
         raise FilterkitError(f"classifier '{settings.classifier}' cannot be saved in a model (it defines no state())")
@@ -117,6 +121,17 @@ def train(
         model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
     progress.finish()
     return model
+
+
+def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
+    """FilterkitError, before any work, for a chain with a stage that keeps some rows only (``fold``): a model
+    answers for every row it is given."""
+    for name, params in chain.stages:
+        if registry.make_stage(name, params).filters_rows:
+            raise FilterkitError(
+                f"chain '{chain.text}': stage '{name}' keeps some rows only, and a model answers for every row it "
+                "is given"
+            )
 
 
 def candidate_scores(
@@ -159,12 +174,6 @@ def _fitted_model(
     output_class, prepared, fitted = evaluation.fitted_chain(
         registry, dataset, chain, rows, None if multiclass else task
     )
-    filtering = [stage.name for stage in fitted.stages if stage.filters_rows]
-    if filtering:
-        raise FilterkitError(
-            f"stage '{filtering[0]}' keeps some rows only: a model answers for every row it is given, so its "
-            "chain cannot filter rows"
-        )
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot learn")
     features, codes = prepared(rows)
@@ -244,6 +253,12 @@ class TrainedModel:
         self.classes: tuple[str, ...] = tuple(section["classes"])
         self.class_index = self.output_schema.index_of(self.class_name)
         self.feature_names = feature_names(self.output_schema, self.class_index)
+        self._one_hot = {
+            f"{a.name}={label}": (a.name, label)
+            for position, a in enumerate(self.output_schema.attributes)
+            if a.kind == NOMINAL and position != self.class_index
+            for label in a.labels
+        }
         if len(self.feature_names) != section["features"]:
             raise FilterkitError(
                 f"the classifier was fitted on {section['features']} features, the chain makes "
@@ -256,8 +271,28 @@ class TrainedModel:
             self.linear: tuple[np.ndarray, np.ndarray] | None = classifier.linear()
         except NotImplementedError:
             self.linear = None
+        self._check_fit(section)
         #: Whether the classifier gives calibrated probabilities (:meth:`predict_proba`).
         self.calibrated = classifier.probabilities(sp.csr_matrix((0, len(self.feature_names)))) is not None
+
+    def _check_fit(self, section: dict) -> None:
+        """FilterkitError unless the classifier answers for the section's task: one column (binary) or one a
+        class (k ≥ 2, a classifier that learns k classes), its linear form one weight a feature."""
+        columns = len(self.classes)
+        if self.multiclass and (columns < 2 or not self.classifier.multiclass):
+            raise FilterkitError(
+                f"a multi-class task of {columns} class(es) for classifier '{section['name']}', which "
+                + ("learns k classes" if self.classifier.multiclass else "is binary")
+            )
+        if not self.multiclass and columns != 1:
+            raise FilterkitError(f"a binary task names {columns} classes, not its positive class alone")
+        if len(set(self.classes)) != columns:
+            raise FilterkitError("a class is named twice")
+        if self.linear is not None and self.linear[0].shape != (columns, len(self.feature_names)):
+            raise FilterkitError(
+                f"weights of shape {self.linear[0].shape}, not one row per class ({columns}) of one weight per "
+                f"feature the chain makes ({len(self.feature_names)})"
+            )
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -275,9 +310,12 @@ class TrainedModel:
         save_model(path, self.chain, self.registry, self.reading, self.section)
 
     def rows(self, documents) -> Chunk:
-        """``documents`` as a chunk of the training header (:class:`TrainedModel` says what they may be)."""
+        """``documents`` as a chunk of the training header (:class:`TrainedModel` says what they may be; a
+        pandas DataFrame is its rows); FilterkitError naming the first value an attribute cannot hold."""
         if isinstance(documents, (str, bytes, Mapping)):
             raise TypeError("give a list of documents or rows, not one (wrap it in a list)")
+        if hasattr(documents, "to_dict") and hasattr(documents, "columns"):
+            documents = documents.to_dict("records")
         rows = list(documents)
         if rows and all(isinstance(row, str) for row in rows):
             if len(self._text) != 1:
@@ -292,28 +330,43 @@ class TrainedModel:
             unknown = [name for name in row if name not in self._input_attributes]
             if unknown:
                 raise FilterkitError(f"{shown(str(unknown[0]))} is not an attribute of the training data")
-        schema = self.input_schema
-        values = np.full((len(rows), len(schema.attributes)), np.nan)
+        values = np.full((len(rows), len(self.input_schema.attributes)), np.nan)
         text: dict[int, list] = {}
-        for position, attribute in enumerate(schema.attributes):
-            present = [row.get(attribute.name) for row in rows]
-            if attribute.kind not in (NUMERIC, NOMINAL, STRING):
-                if any(value is not None for value in present):
-                    raise FilterkitError(
-                        f"{shown(attribute.name)} is a {attribute.kind} attribute, which rows given in Python cannot "
-                        "hold: give them in a file (filterkit predict)"
-                    )
-                continue
-            column = column_values(present, attribute, self._codes[position], _number)
-            if column is None:
-                wrong = next(
-                    v for v in present if column_values([v], attribute, self._codes[position], _number) is None
-                )
-                raise FilterkitError(f"{shown(attribute.name)}: {shown(str(wrong))} is not a value it held in training")
-            values[:, position] = column[0]
-            if column[1] is not None:
-                text[position] = column[1]
+        for position, attribute in enumerate(self.input_schema.attributes):
+            cells = [row.get(attribute.name) for row in rows]
+            present = [k for k, cell in enumerate(cells) if not _is_missing(cell)]
+            if attribute.kind == STRING:
+                text[position] = [None] * len(rows)
+            for k in present:
+                values[k, position] = self._value(attribute, position, cells[k])
+                if attribute.kind == STRING:
+                    text[position][k] = str(cells[k])
         return Chunk(values, text)
+
+    def _value(self, attribute, position: int, cell) -> float:
+        """One present value of a row given in Python as a chunk holds it."""
+        kind = attribute.kind
+        if kind == STRING and isinstance(cell, str):
+            return 0.0
+        if kind == NUMERIC and not isinstance(cell, bool):
+            number = _as_number(cell)
+            if number is not None:
+                return number
+        if kind == NOMINAL and isinstance(cell, (str, int, np.integer)) and not isinstance(cell, bool):
+            code = cast(dict, self._codes[position]).get(str(cell))
+            if code is not None:
+                return float(code)
+            raise FilterkitError(
+                f"{shown(attribute.name)}: {shown(str(cell))} is not one of its training labels "
+                f"({shown_labels(attribute.labels)})"
+            )
+        expected = {STRING: "a str", NUMERIC: "a number", NOMINAL: "a label"}.get(kind)
+        if expected is None:
+            raise FilterkitError(
+                f"{shown(attribute.name)} is a {kind} attribute, which rows given in Python cannot hold: give "
+                "them in a file (filterkit predict)"
+            )
+        raise FilterkitError(f"{shown(attribute.name)}: {shown(str(cell))} is not {expected}")
 
     def features(self, chunk: Chunk) -> sp.csr_matrix:
         """The classifier's features of a chunk of the training header: the chain's output, as the
@@ -342,16 +395,17 @@ class TrainedModel:
 
     def explain(self, documents, top: int = 10) -> list[dict]:
         """Per document, what moved its decision (:meth:`explain_chunk`)."""
+        if type(top) is not int or top < 0:
+            raise ValueError(f"top is {top!r}: the count of words to list, 0 for every one")
         return self.explain_chunk(self.rows(documents), top)
 
     def decisions(self, features) -> np.ndarray:
         """Decision values of classifier features: w·x + b of a linear classifier, else its scores."""
-        if self.linear is not None:
-            weights, intercepts = self.linear
-            decisions = np.asarray(features @ weights.T) + intercepts
-        else:
-            decisions = self.scores(features)
-        return decisions.reshape(features.shape[0], -1)[:, 0] if not self.multiclass else decisions
+        if self.linear is None:
+            return self.scores(features)
+        weights, intercepts = self.linear
+        decisions = np.asarray(features @ weights.T) + intercepts
+        return decisions if self.multiclass else decisions[:, 0]
 
     def scores(self, features) -> np.ndarray:
         """What ``evaluate`` ranks and measures by: the positive class's score, or each class's."""
@@ -362,7 +416,8 @@ class TrainedModel:
         probabilities = self.classifier.probabilities(features)
         if probabilities is None or self.multiclass:
             return probabilities
-        return np.asarray(probabilities).reshape(features.shape[0], -1)[:, 0]
+        probabilities = np.asarray(probabilities)
+        return probabilities[:, 0] if probabilities.ndim == 2 else probabilities
 
     def predicted(self, features) -> np.ndarray:
         """Each row's position in :attr:`labels`: the class (multi-class), or 0 positive and 1 negative."""
@@ -372,8 +427,10 @@ class TrainedModel:
 
     def explain_chunk(self, chunk: Chunk, top: int = 10) -> list[dict]:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
-        their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its first value
-        along the chain: the input's, or the stage's that made it), its value after every stage
+        their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
+        its name first appears along the chain: the input's, or after the stage that made it, which for
+        ``words`` is the word's count and for a class's copy that ``shape`` or ``auto`` makes its shaped value;
+        1 for a nominal label's column), its value after every stage
         (``steps``), its final ``value`` and ``contribution`` = value × weight.  The contributions of every
         feature and the ``intercept`` sum to the ``decision`` (per class of a multi-class model); those left out
         are summed in ``other_contribution`` (``other_words`` of them)."""
@@ -389,7 +446,7 @@ class TrainedModel:
         calibrated = self.classifier.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
-        tracer = _Tracer(outputs, schemas)
+        tracer = _Tracer(outputs, schemas, self._one_hot)
         explained = []
         for row in range(chunk.n_rows):
             start, end = features.indptr[row], features.indptr[row + 1]
@@ -400,12 +457,12 @@ class TrainedModel:
                 order = sorted(
                     range(len(columns)), key=lambda j: (-abs(contributions[j]), self.feature_names[columns[j]])
                 )
-                shown = order if top == 0 else order[:top]
+                listed = order if top == 0 else order[:top]
                 words = [
                     tracer.word(row, self.feature_names[columns[j]], float(values[j]), float(contributions[j]))
-                    for j in shown
+                    for j in listed
                 ]
-                others = [float(contributions[j]) for j in order[len(shown) :]]
+                others = [float(contributions[j]) for j in order[len(listed) :]]
                 per_class.append(
                     {
                         "class": label,
@@ -430,19 +487,26 @@ class TrainedModel:
 
 
 class _Tracer:
-    """A feature's value after every stage, found by its name in each stage's output."""
+    """A feature's value after every stage, found by its name in each stage's output: a numeric attribute's
+    value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it."""
 
-    def __init__(self, outputs: list[Chunk], schemas: list[Schema]):
-        self.outputs = outputs
+    def __init__(self, outputs: list[Chunk], schemas: list[Schema], one_hot: dict[str, tuple[str, str]]):
+        self.outputs, self.schemas, self.one_hot = outputs, schemas, one_hot
         self.positions = [{a.name: i for i, a in enumerate(schema.attributes)} for schema in schemas]
         self.csr = [sp.csr_matrix(chunk.values) for chunk in outputs]
 
     def value(self, step: int, row: int, name: str) -> float | None:
-        position = self.positions[step].get(name)
+        attribute_name, label = self.one_hot.get(name, (name, None))
+        position = self.positions[step].get(attribute_name)
         if position is None:
             return None
         value = float(self.csr[step][row, position])
-        return None if math.isnan(value) else value
+        if math.isnan(value):
+            return None
+        if label is None:
+            return value
+        labels = self.schemas[step].attributes[position].labels
+        return float(label in labels and value == labels.index(label))
 
     def word(self, row: int, name: str, value: float, contribution: float) -> dict:
         """One feature of ``row``: its first value along the chain, its value after each stage, its own."""
@@ -451,14 +515,17 @@ class _Tracer:
         return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
 
 
-def _number(value) -> float | None:
+def _as_number(value) -> float | None:
     """A row's value read as a number (None when it is not one)."""
-    if isinstance(value, bool):
-        return None
     try:
         return float(value)
     except (TypeError, ValueError):
         return None
+
+
+def _is_missing(cell) -> bool:
+    """Whether a value given in Python is missing: None, or a float NaN (a pandas gap)."""
+    return cell is None or isinstance(cell, float) and math.isnan(cell)
 
 
 def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:

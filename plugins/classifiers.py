@@ -253,11 +253,16 @@ class LinearSVM(Classifier):
         return saved if self.sigmoids is None else {**saved, "sigmoids": self.sigmoids}
 
     def load_state(self, state):
-        self.binary = bool(state["binary"])
+        _expect_keys(self, state, ("binary", "weights", "intercepts"), ("sigmoids",))
+        if type(state["binary"]) is not bool:
+            raise FilterkitError(f"svm: 'binary' is {state['binary']!r}, not true or false")
+        self.binary = state["binary"]
         self.weights, self.intercepts = _checked_linear_form(self, state["weights"], state["intercepts"])
-        self.sigmoids = state.get("sigmoids")
-        if self.sigmoids is not None and np.shape(self.sigmoids) != (len(self.intercepts), 2):
-            raise FilterkitError(f"svm: sigmoids of shape {np.shape(self.sigmoids)}, not one (A, B) per SVM")
+        self.sigmoids = None if state.get("sigmoids") is None else _finite(self, "sigmoids", state["sigmoids"])
+        if self.sigmoids is not None and self.sigmoids.shape != (len(self.intercepts), 2):
+            raise FilterkitError(f"svm: sigmoids of shape {self.sigmoids.shape}, not one (A, B) per SVM")
+        if self.binary != (len(self.intercepts) == 1):
+            raise FilterkitError(f"svm: {len(self.intercepts)} SVMs for a {'binary' if self.binary else 'k-class'} fit")
 
     def linear(self):
         return self.weights, self.intercepts
@@ -269,9 +274,32 @@ def _linear_form(models: list) -> tuple[np.ndarray, np.ndarray]:
     return weights, np.array([float(np.ravel(model.intercept_)[0]) for model in models])
 
 
+def _expect_keys(classifier, state, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """FilterkitError naming the first key a saved state lacks, or holds beyond ``required`` and ``optional``."""
+    if not isinstance(state, dict):
+        raise FilterkitError(f"{classifier.name}: its state is {type(state).__name__}, not a mapping")
+    missing = [key for key in required if key not in state]
+    extra = sorted(key for key in state if key not in required + optional)
+    if missing or extra:
+        raise FilterkitError(
+            f"{classifier.name}: its state {'lacks' if missing else 'has an unknown'} '{(missing or extra)[0]}'"
+        )
+
+
+def _finite(classifier, key: str, values) -> np.ndarray:
+    """Saved numbers as a float array, FilterkitError unless each is a finite number."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise FilterkitError(f"{classifier.name}: '{key}' is not an array of numbers") from None
+    if not np.isfinite(array).all():
+        raise FilterkitError(f"{classifier.name}: '{key}' holds a value that is not a finite number")
+    return array
+
+
 def _checked_linear_form(classifier, weights, intercepts) -> tuple[np.ndarray, np.ndarray]:
-    """Saved weights (one row per SVM) and intercepts (one per row), checked to fit each other."""
-    weights, intercepts = np.asarray(weights, dtype=np.float64), np.asarray(intercepts, dtype=np.float64)
+    """Saved weights (one row per SVM) and intercepts (one per row), finite and fitting each other."""
+    weights, intercepts = _finite(classifier, "weights", weights), _finite(classifier, "intercepts", intercepts)
     if weights.ndim != 2 or intercepts.shape != (weights.shape[0],):
         raise FilterkitError(
             f"{classifier.name}: weights of shape {weights.shape} and intercepts of shape {intercepts.shape} "
@@ -465,7 +493,11 @@ class AdaptiveSVM(Classifier):
         return {"weights": self.weights, "intercept": self.intercept}
 
     def load_state(self, state):
-        weights, intercepts = _checked_linear_form(self, np.reshape(state["weights"], (1, -1)), [state["intercept"]])
+        _expect_keys(self, state, ("weights", "intercept"))
+        weights = _finite(self, "weights", state["weights"])
+        if weights.ndim != 1:
+            raise FilterkitError(f"aisvm: weights of shape {weights.shape}, not one weight per feature")
+        weights, intercepts = _checked_linear_form(self, weights.reshape(1, -1), [state["intercept"]])
         self.weights, self.intercept = weights[0], float(intercepts[0])
 
     def linear(self):

@@ -83,7 +83,7 @@ def test_evaluate_and_info_without_the_class_say_which_c_to_give_as_the_chain_do
     assert chain.stderr.endswith(f"needs a nominal class attribute (-c); {hint}")
     result = run_filterkit("evaluate", "-q", "--positive", "science", "--folds", "2", words, "l2")
     assert (result.status, result.stdout) == (1, b"")
-    assert result.stderr == f"filterkit: error: {words}: evaluate needs a nominal class attribute (-c); {hint}"
+    assert result.stderr == f"filterkit: error: {words}: the classifier needs a nominal class attribute (-c); {hint}"
     result = run_filterkit("info", "--metric", "ig", words)
     assert (result.status, result.stdout) == (1, b"")
     assert result.stderr == f"filterkit: error: {words}: --metric needs a nominal class attribute (-c); {hint}"

@@ -130,10 +130,31 @@ def test_explain_splits_every_decision_into_the_words_contributions(run_filterki
         assert short["other_words"] == len(whole["words"]) - 3 and whole["other_words"] == 0
         left_out = sum(word["contribution"] for word in whole["words"][3:])
         assert abs(short["other_contribution"] - left_out) <= 1e-12
-    shown = run_filterkit("explain", "--top", "2", model, test_path).stdout.decode()
+    shown = run_filterkit("explain", "--top", "2", model, test_path).stdout.decode().split("\n\n")[0].splitlines()
     first = documents[0]
-    assert f"row 1: {first['label']} (decision {first['decision']:.6g}" in shown
-    assert f"{first['words'][0]['word']}" in shown.split("\n\n")[0]
+    assert (
+        shown[0]
+        == f"row 1: {first['label']} (decision {first['decision']:.6g}, probability {first['probability']:.4g})"
+    )
+    assert shown[1].split() == [
+        "contribution",
+        "word",
+        "count",
+        "value",
+        "after",
+        "words",
+        "→",
+        "shape",
+        "→",
+        "bns",
+        "→",
+        "l2",
+    ]
+    for line, word in zip(shown[2:4], first["words"]):
+        assert line.split()[:3] == [f"{word['contribution']:+.5f}", word["word"], f"{word['count']:.4g}"]
+    rest = sum(word["contribution"] for word in first["words"][2:])
+    assert shown[4].split() == [f"{rest:+.5f}", f"({len(first['words']) - 2}", "other", "words)"]
+    assert shown[5].split() == [f"{first['intercept']:+.5f}", "(intercept)"]
 
 
 def test_a_multiclass_explanation_gives_each_class_its_words(run_filterkit, tmp_path):
@@ -181,8 +202,12 @@ def test_the_python_api_refuses_what_it_cannot_read(run_filterkit, tmp_path):
         model.predict("one document")
     with pytest.raises(FilterkitError, match="'title' is not an attribute of the training data"):
         model.predict([{"title": "x"}])
-    with pytest.raises(FilterkitError, match="'class-att': '7' is not a value it held in training"):
+    with pytest.raises(FilterkitError, match=r"'class-att': '7' is not one of its training labels \(\{0,1\}\)"):
         model.predict([{"Text": "wheat", "class-att": "7"}])
+    with pytest.raises(FilterkitError, match="'Text': '1.5' is not a str"):
+        model.predict([{"Text": 1.5}])
+    with pytest.raises(ValueError, match="top is -1"):
+        model.explain(["wheat"], top=-1)
 
 
 def test_compare_keeps_the_candidate_of_the_best_cross_validated_f1(run_filterkit, tmp_path):
@@ -201,14 +226,17 @@ def test_compare_keeps_the_candidate_of_the_best_cross_validated_f1(run_filterki
 
 def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_path):
     model_path = trained(run_filterkit, tmp_path, GRAIN_SAMPLE, ("--positive", "1"), ())
-    candidates = json.loads(model_path.read_text())["classifier"]["candidates"]
+    section = json.loads(model_path.read_text())["classifier"]
     words = "words --counts --lowercase --stopwords weka"
-    assert [c["chain"] for c in candidates] == [
-        f"{words} shape bns l2",
-        f"{words} bns --multiply l2",
-        f"{words} idf --multiply l2",
-    ]
-    assert all(0 <= c["score"] <= 1 for c in candidates)
+    chains = [f"{words} shape bns l2", f"{words} bns --multiply l2", f"{words} idf --multiply l2"]
+    assert [c["chain"] for c in section["candidates"]] == chains
+    result = run_filterkit(
+        "evaluate", "-q", "--json", "--folds", "5", *FAST, "--positive", "1", "--compare", GRAIN_SAMPLE, *chains
+    )
+    by_chain = {entry["chain"]: (entry["f1"], entry["auc"]) for entry in json.loads(result.stdout)["results"]}
+    assert [(c["score"], c["auc"]) for c in section["candidates"]] == [by_chain[chain] for chain in chains]
+    best = max(by_chain[chain][0] for chain in chains)
+    assert section["chain"] == next(chain for chain in chains if by_chain[chain][0] == best)  # the first of the best
 
 
 def test_a_chain_without_a_classifier_is_not_a_model_to_predict_with(run_filterkit, tmp_path):
@@ -331,3 +359,157 @@ def test_documents_without_their_class_column_are_predicted(run_filterkit, tmp_p
     lines = "".join(json.dumps({"Text": document}) + "\n" for document in documents).encode()
     from_stdin = run_filterkit("predict", "--from", "jsonl", model, "-", stdin=lines)
     assert from_stdin.stdout == result.stdout
+
+
+def test_the_python_api_reads_numpy_text_pandas_rows_and_no_rows(run_filterkit, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    train_path, _ = split_file(tmp_path, GRAIN_SAMPLE)
+    model = filterkit.load_model(
+        trained(run_filterkit, tmp_path, train_path, ("--positive", "1"), (*WORDS, "bns", "--multiply", "l2"))
+    )
+    documents = ["wheat and corn exports to china", "the bank raised its interest rate", "grain"]
+    expected = model.decision_function(documents).tolist()
+    assert model.decision_function(np.array(documents)).tolist() == expected
+    assert model.decision_function(pandas.DataFrame({"Text": documents})).tolist() == expected
+    with_labels = pandas.DataFrame({"Text": documents, "class-att": ["1", None, float("nan")]})
+    assert model.decision_function(with_labels).tolist() == expected
+    assert model.decision_function([]).shape == (0,) and model.predict_proba([]).shape == (0,)
+    assert model.predict([]) == [] and model.explain([]) == []
+
+
+def test_filterkit_train_takes_chains_as_typed(tmp_path):
+    model = filterkit.train(
+        GRAIN_SAMPLE,
+        ["words --lowercase bns --multiply l2", "words --lowercase l2"],
+        positive="1",
+        classifier_params={"c_values": "1", "inner_folds": 2},
+    )
+    candidates = model.section["candidates"]
+    assert [c["chain"] for c in candidates] == ["words --lowercase bns --multiply l2", "words --lowercase l2"]
+    assert model.section["chain"] == max(candidates, key=lambda c: c["score"])["chain"]
+    model.save(tmp_path / "m.json")
+    assert filterkit.load_model(tmp_path / "m.json").predict(["wheat"]) == model.predict(["wheat"])
+
+
+def _tampered(model: Path, tmp_path: Path, change) -> Path:
+    document = json.loads(model.read_text())
+    change(document["classifier"])
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(document))
+    return tampered
+
+
+def _embedded(values) -> dict:
+    import base64
+
+    array = np.ascontiguousarray(values, dtype="<f8")
+    return {"array": {"dtype": "<f8", "shape": list(array.shape), "base64": base64.b64encode(array.tobytes()).decode()}}
+
+
+@pytest.mark.parametrize(
+    "options, change, message",
+    [
+        (("--multiclass",), lambda c: c["classes"].append(c["classes"][0]), "a class is named twice"),
+        (("--multiclass",), lambda c: c["classes"].pop(), "weights of shape (3, 4), not one row per class (2)"),
+        (("--multiclass",), lambda c: c.update(task="binary"), "a binary task names 3 classes"),
+        (("--positive", "Iris-setosa"), lambda c: c["classes"].append("Iris-virginica"), "a binary task names 2"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(weights=[[1.0, 2.0]]), "weights of shape (1, 2)"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(weights=[[float("nan")] * 4]), "not a finite"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(weights=_embedded([[np.inf] * 4])), "not a finite"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(intercepts=[1e400]), "not a finite"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].pop("binary"), "its state lacks 'binary'"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(binary="no"), "'binary' is 'no', not true"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(sigmoids=[[1.0]]), "sigmoids of shape (1, 1)"),
+        (("--positive", "Iris-setosa"), lambda c: c.update(features="4"), "'features' is \"4\", not a count"),
+        (("--positive", "Iris-setosa"), lambda c: c["state"].update(extra=1), "its state has an unknown 'extra'"),
+        (("--positive", "Iris-setosa"), lambda c: c.update(state=[]), "'state' is a list, not an object"),
+    ],
+)
+def test_a_tampered_classifier_section_is_one_error_line(run_filterkit, tmp_path, options, change, message):
+    iris = REAL / "iris.arff"
+    model = trained(run_filterkit, tmp_path, iris, options, ("l2",))
+    tampered = _tampered(model, tmp_path, change)
+    for command in ("predict", "explain"):
+        result = run_filterkit(command, "-o", tmp_path / "out.csv", tampered, iris)
+        assert result.status == 1, result.stdout
+        assert message in result.stderr and "not a filterkit model" in result.stderr
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+        assert not (tmp_path / "out.csv").exists()
+
+
+def test_an_aisvm_model_read_as_k_classes_is_refused(run_filterkit, tmp_path):
+    iris = REAL / "iris.arff"
+    model = tmp_path / "m.json"
+    assert (
+        run_filterkit(
+            "train", "-q", "-o", model, "--classifier", "aisvm", "--positive", "Iris-setosa", iris, "l2"
+        ).status
+        == 0
+    )
+    tampered = _tampered(
+        model, tmp_path, lambda c: c.update(task="multiclass", classes=["Iris-setosa", "Iris-virginica"])
+    )
+    result = run_filterkit("predict", tampered, iris)
+    assert result.status == 1
+    assert "a multi-class task of 2 class(es) for classifier 'aisvm', which is binary" in result.stderr
+
+
+def test_predictions_are_written_gzip_and_as_json_lines_by_the_name(run_filterkit, tmp_path):
+    import gzip
+
+    train_path, test_path = split_file(tmp_path, GRAIN_SAMPLE)
+    model = trained(run_filterkit, tmp_path, train_path, ("--positive", "1"), (*WORDS, "l2"))
+    plain = run_filterkit("predict", "--json", model, test_path).stdout
+    assert run_filterkit("predict", "-o", tmp_path / "p.jsonl.gz", model, test_path).status == 0
+    assert gzip.decompress((tmp_path / "p.jsonl.gz").read_bytes()) == plain
+    assert run_filterkit("predict", "-o", tmp_path / "p.csv.gz", model, test_path).status == 0
+    assert gzip.decompress((tmp_path / "p.csv.gz").read_bytes()) == run_filterkit("predict", model, test_path).stdout
+    refused = run_filterkit("predict", "-o", tmp_path / "p.json", model, test_path)
+    assert refused.status == 2 and "name it .jsonl" in refused.stderr
+
+
+def test_a_file_of_none_of_the_models_attributes_is_refused_and_a_lacking_one_named(run_filterkit, tmp_path):
+    train_path, _ = split_file(tmp_path, GRAIN_SAMPLE)
+    model = trained(run_filterkit, tmp_path, train_path, ("--positive", "1"), (*WORDS, "l2"))
+    only_class = tmp_path / "labels.csv"
+    only_class.write_text("class-att\n0\n1\n")
+    result = run_filterkit("predict", model, only_class)
+    assert result.status == 1
+    assert (
+        result.stderr
+        == f"filterkit: error: {only_class}: the file holds none of the attributes the model reads ('Text')\n"
+    )
+
+
+def test_a_chain_that_removes_the_class_is_one_error_line(run_filterkit, tmp_path):
+    result = run_filterkit(
+        "train", "-o", tmp_path / "m.json", "--multiclass", REAL / "iris.arff", "remove", "--names", "class"
+    )
+    assert result.status == 1
+    assert "the chain 'remove --names class' removes the class attribute 'class', which the classifier learns from" in (
+        result.stderr
+    )
+
+
+def test_a_candidate_that_filters_rows_is_refused_before_any_work(run_filterkit, tmp_path, monkeypatch):
+    from filterkit import trained as trained_module
+
+    monkeypatch.setattr(trained_module, "candidate_scores", lambda *a: pytest.fail("scored before the refusal"))
+    result = run_filterkit(
+        "train", "-o", tmp_path / "m.json", "--positive", "Ethics", "--compare", OH0, "l2 ", "fold --fold 1 --of 3"
+    )
+    assert result.status == 1
+    assert "stage 'fold' keeps some rows only, and a model answers for every row it is given" in result.stderr
+
+
+def test_explain_follows_a_nominal_attributes_label_through_the_chain(run_filterkit, tmp_path):
+    credit = REAL / "credit-g.arff"
+    model = trained(run_filterkit, tmp_path, credit, ("--positive", "bad"), ("minmax",))
+    document = json.loads(
+        run_filterkit("explain", "--json", "--top", "0", model, credit).stdout.decode().splitlines()[0]
+    )
+    one_hot = {word["word"]: word for word in document["words"] if "=" in word["word"]}
+    assert "checking_status=<0" in one_hot  # credit-g's first row: checking_status '<0'
+    assert one_hot["checking_status=<0"]["steps"] == [1.0] and one_hot["checking_status=<0"]["count"] == 1.0
+    total = sum(word["contribution"] for word in document["words"]) + document["intercept"]
+    assert abs(total - document["decision"]) <= 1e-9

@@ -15,7 +15,7 @@ from filterkit.commands.options import (
     output_option,
     reading_and_writing_options,
 )
-from filterkit.formats import ARFF, FormatOptions, format_of, named_format
+from filterkit.formats import FormatOptions, new_rows_reading
 from filterkit.model import arrays_path, read_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import LocalEngine, OutputForm, run
@@ -40,15 +40,11 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     arrays = os.fspath(arrays_path(model_path))
     inputs = [("the model", model_path), *([("the model's arrays", arrays)] if arrays != model_path else [])]
     output_file = checked_outputs([*inputs, ("the input", input_path)], output, None)
-    chain, (trained_format, trained_options) = read_model(model_path, registry)
+    chain, trained = read_model(model_path, registry)
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(1)
     formats = FormatOptions.of_params(params)
-    # new rows are read as the training data was: in its format unless named otherwise, with its
-    # settled options (svmlight's index base); the output is written as asked
-    input_format = options.input_format or named_format(input_path) or trained_format
-    same_format = format_of(input_path, input_format) == (trained_format or ARFF)
-    reading = formats.recorded(trained_options) if same_format else formats
+    input_format, reading = new_rows_reading(input_path, options.input_format, formats, trained)
     engine = LocalEngine(options.chunk_rows, input_format, reading, reporter)
     form = OutputForm(written_format, options.sparse, numbers, formats)
     with reporter.activated():

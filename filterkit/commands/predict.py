@@ -12,6 +12,7 @@ from typing import TextIO
 
 import click
 
+from filterkit.arff.tokens import shown
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import check_distinct, check_stdout_open
 from filterkit.commands.options import (
@@ -20,52 +21,66 @@ from filterkit.commands.options import (
     input_format_option,
     json_option,
 )
-from filterkit.formats import ARFF, FormatOptions, format_of, named_format
-from filterkit.outputs import checked_output, staged_output
-
-#: Output names written as JSON Lines (any other, and standard output without --json, is CSV).
-JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+from filterkit.errors import FilterkitError
+from filterkit.formats import ARFF, FormatOptions, format_of, named_format, new_rows_reading
+from filterkit.outputs import checked_output
 
 
 @contextlib.contextmanager
 def _model_rows(ctx, model_path: str, input_path: str, output: str | None, params: dict) -> Iterator[tuple]:
     """The model of ``model_path`` and the chunks of ``input_path``, read as its training data was (its
-    format unless named otherwise, with its settled options) and checked against its training header."""
+    format unless named otherwise, with its settled options) and checked against its training header: an
+    error when the file holds none of the attributes the model reads (a note names those it lacks)."""
     from filterkit.running import open_source
     from filterkit.trained import load_model
 
     check_stdout_open(output)
+    if output is not None and output.lower().removesuffix(".gz").endswith(".json"):
+        raise click.UsageError(f"-o {output}: predictions are JSON Lines (one object a row): name it .jsonl")
     named = [("the model", model_path), ("the input", input_path), *([("-o", output)] if output else [])]
     check_distinct([(role, path) for role, path in named if path != "-"])
     model = load_model(model_path, registry_of(ctx))
-    trained_format, trained_options = model.reading
-    formats = FormatOptions.of_params(params)
-    input_format = params["input_format"] or named_format(input_path) or trained_format
-    same_format = format_of(input_path, input_format) == (trained_format or ARFF)
-    reading = formats.recorded(trained_options) if same_format else formats
-    chain = model.chain
-    known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
+    input_format, reading = new_rows_reading(
+        input_path, params["input_format"], FormatOptions.of_params(params), model.reading
+    )
+    known = model.input_schema if format_of(input_path, input_format) != ARFF else None
+    name = "<stdin>" if input_path == "-" else input_path
     with open_source(input_path, params["chunk_rows"], False, input_format, reading, known) as source:
-        chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
+        model.chain.check_input(source.schema, name)
+        absent = set(getattr(getattr(source, "layout", None), "absent", ()))
+        read = [a.name for a in model.input_schema.attributes if a.name != model.class_name]
+        if read and absent >= set(read):
+            raise FilterkitError(f"the file holds none of the attributes the model reads ({shown_names(read)})", name)
+        lacking = [attribute for attribute in read if attribute in absent]
+        if lacking:
+            sys.stderr.write(f"filterkit: note: {name} lacks {shown_names(lacking)}: missing in every row\n")
         yield model, source.chunks()
+
+
+def shown_names(names: list[str]) -> str:
+    """Attribute names for a message: the first ten, quoted, and how many more."""
+    more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+    return ", ".join(shown(name) for name in names[:10]) + more
 
 
 @contextlib.contextmanager
 def _written(output: str | None) -> Iterator[TextIO]:
-    """A text stream to ``output`` (None: standard output), published only whole."""
-    if output is None:
-        yield sys.stdout
-        sys.stdout.flush()
-        return
-    with staged_output(checked_output(output)) as staged:
-        text = io.TextIOWrapper(staged.stream, encoding="utf-8", newline="")
+    """A text stream to ``output`` (None: standard output; a ``.gz`` name: gzip), published only whole."""
+    from filterkit.running import output_stream
+
+    with output_stream(None if output is None else checked_output(output)) as binary:
+        text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
         yield text
         text.flush()
         text.detach()
-        staged.publish()
 
 
-def _number(value: float) -> str:
+def _writes_json_lines(output: str | None, as_json: bool) -> bool:
+    """JSON Lines with --json or an output named so (.jsonl, .ndjson, a .gz after them), else CSV."""
+    return as_json or output is not None and named_format(output) == "jsonl"
+
+
+def _shortest(value: float) -> str:
     """A float as the shortest text that reads back as it (the same bytes on every run)."""
     return repr(float(value))
 
@@ -95,9 +110,9 @@ def _csv_row(record: dict, columns: list[str]) -> list[str]:
     for key in ("decision", "probability"):
         value = record.get(key)
         if isinstance(value, dict):
-            flat.update({f"{key}:{label}": _number(number) for label, number in value.items()})
+            flat.update({f"{key}:{label}": _shortest(number) for label, number in value.items()})
         elif value is not None:
-            flat[key] = _number(value)
+            flat[key] = _shortest(value)
     return [flat[column] for column in columns]
 
 
@@ -124,7 +139,7 @@ def _csv_columns(model, calibrated: bool) -> list[str]:
 @click.pass_context
 def predict(ctx, model_path: str, input_path: str, output: str | None, as_json: bool, **params) -> None:
     """Stream IN through the model's chain and classifier, one chunk in memory."""
-    as_json = as_json or (output is not None and output.lower().endswith(JSON_LINES_SUFFIXES))
+    as_json = _writes_json_lines(output, as_json)
     with _model_rows(ctx, model_path, input_path, output, params) as (model, chunks), _written(output) as stream:
         records = prediction_rows(model, chunks)
         if as_json:
@@ -156,7 +171,7 @@ def explain(ctx, model_path: str, input_path: str, top: int, output: str | None,
     """Stream IN through the model, explaining each row."""
     from filterkit.trained import explanation_text
 
-    as_json = as_json or (output is not None and output.lower().endswith(JSON_LINES_SUFFIXES))
+    as_json = _writes_json_lines(output, as_json)
     with _model_rows(ctx, model_path, input_path, output, params) as (model, chunks), _written(output) as stream:
         stages = [stage.name for stage in model.chain.stages]
         rows = 0

@@ -40,12 +40,29 @@ minority of two classes, or every class with --multiclass (one-vs-rest).
 Given several chains (--compare, each quoted) or none, each candidate is
 scored by --folds-fold cross-validation on TRAIN (F1 of the task, macro-F1
 with --multiclass) and the best is kept; the model records every candidate's
-score. With no chain the candidates are the default set ('filterkit help
-train' lists them; words first when TRAIN holds text).
+score. With no chain the candidates are these (each after "{words}" when
+TRAIN holds text):
+
+\b
+{candidates}
 """
 
 
-@click.command(cls=EvaluateCommand, help=TRAIN_HELP, context_settings={"allow_interspersed_args": False})
+def _train_help() -> str:
+    """The help, the default candidates listed from the table train uses."""
+    from filterkit.trained import DEFAULT_CANDIDATES, DEFAULT_WORDS
+
+    def typed(stages) -> str:
+        return " ".join(
+            " ".join([name, *(f"--{key}" if value is True else f"--{key} {value}" for key, value in params.items())])
+            for name, params in stages
+        )
+
+    candidates = "\n".join(f"  {typed(stages)}" for stages in DEFAULT_CANDIDATES)
+    return TRAIN_HELP.format(words=typed([DEFAULT_WORDS]), candidates=candidates)
+
+
+@click.command(cls=EvaluateCommand, help=_train_help(), context_settings={"allow_interspersed_args": False})
 @click.argument("input_path", metavar="TRAIN")
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[STAGES...|CHAINS...]")
 @click.option("-o", "--output", "model_path", required=True, type=click.Path(dir_okay=False), help="The model file.")
@@ -57,7 +74,13 @@ train' lists them; words first when TRAIN holds text).
     show_default=True,
     help="Folds of the cross-validation that scores candidate chains.",
 )
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True, help="Seed of the classifier.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=1,
+    show_default=True,
+    help="Seed of the candidates' folds and of the classifier.",
+)
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
 @positive_option(help="The task: this class against the rest (default on two classes: the minority).")

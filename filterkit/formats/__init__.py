@@ -187,6 +187,18 @@ def named_format(path: str) -> str | None:
     return extension_format(path) or (FOLDERS if path != "-" and is_folder_of_classes(path) else None)
 
 
+def new_rows_reading(
+    path: str, given: str | None, formats: FormatOptions, trained: tuple[str | None, dict]
+) -> tuple[str | None, FormatOptions]:
+    """How new rows at ``path`` are read for a model whose training data was read as ``trained`` (format,
+    options): in ``given`` (--from), else their name's format, else the training data's; in the training
+    data's format with its settled options (svmlight's index base), ``formats`` checked against them."""
+    trained_format, trained_options = trained
+    input_format = given or named_format(path) or trained_format
+    same_format = format_of(path, input_format) == (trained_format or ARFF)
+    return input_format, formats.recorded(trained_options) if same_format else formats
+
+
 def format_of(path: str | None, given: str | None) -> str:
     """The format of ``path`` (None or ``-``: a standard stream): ``given``, else by extension, else a folder
     per class for a folder of subfolders, else ARFF."""
@@ -257,6 +269,9 @@ class Layout:
     details: object
     rows: int | None
     settled: tuple[tuple[str, object], ...] = ()
+    #: The attributes of a model's header the file lacks (read as missing in every row): a format that
+    #: matches columns by name says which.
+    absent: tuple[str, ...] = ()
 
 
 class RowWriter(Protocol):

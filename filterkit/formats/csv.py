@@ -296,10 +296,11 @@ def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
             f"header differs from the training data: the training data's attribute {shown(kept.name)} is {kept.kind}",
             name,
         )
-    codes = layout_by_name(schema, names, name, 0, "column").details
+    matched = layout_by_name(schema, names, name, 0, "column")
     positions = tuple(names.index(a.name) if a.name in names else None for a in schema.attributes)
     in_order = positions == tuple(range(len(names)))
-    return Layout(schema, (), _Columns(cast(tuple, codes), None if in_order else positions, len(names)), None)
+    columns = _Columns(cast(tuple, matched.details), None if in_order else positions, len(names))
+    return Layout(schema, (), columns, None, absent=matched.absent)
 
 
 def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:

@@ -299,7 +299,8 @@ def layout_by_name(schema: Schema, names: list[str], name: str, rows: int, what:
             f"({', '.join(shown(a.name) for a in schema.attributes[:10])})",
             name,
         )
-    return Layout(schema, (), label_codes(schema.attributes), rows)
+    absent = tuple(attribute.name for attribute in schema.attributes if attribute.name not in names)
+    return Layout(schema, (), label_codes(schema.attributes), rows, absent=absent)
 
 
 def label_codes(attributes: Sequence[Attribute]) -> tuple[dict[str, int] | None, ...]:
