@@ -685,12 +685,11 @@ class WordVector(Stage):
             data = np.log(data + 1.0)
         if self.params["idf"]:
             data = data * self.idf[ids]
-        words = sp.csr_matrix((data, ids, indptr), shape=(chunk.n_rows, len(self.words)))
-        passed = sp.csr_matrix(chunk.values)[:, self.kept] if self.kept else sp.csr_matrix((chunk.n_rows, 0))
-        values = sp.hstack([passed, words], format="csr")
-        values.eliminate_zeros()  # a word in every training document: idf 0
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
-        return Chunk(values.astype(np.float64), text, chunk.weights)
+        shape = (chunk.n_rows, len(self.kept) + len(self.words))
+        values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, len(self.kept) + ids, data)
+        # a stored 0 left out: a word in every training document has idf 0
+        return Chunk.from_csr(values, columns, row_starts, shape, text, chunk.weights).with_stored(values)
 
     def state(self) -> dict:
         return {
@@ -722,6 +721,33 @@ class WordVector(Stage):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
         self.words, self.n_documents = words, n_documents
         self._layout()
+
+
+def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.ndarray):
+    """CSR arrays ``(values, columns, row starts)`` of each row's values of the ``kept`` attributes (a dense
+    or CSR block; its zeros left out) followed by its words (CSR ``indptr``, their output ``columns``
+    and ``data``), as scipy's ``hstack`` joins the two blocks, without its cost (a third of one
+    document's trip through ``words … shape bns l2``)."""
+    n_rows = len(indptr) - 1
+    if sp.issparse(kept):
+        kept = sp.csr_matrix(kept)
+        kept_per_row, kept_columns, kept_values = np.diff(kept.indptr), kept.indices, kept.data
+    else:
+        kept_rows, kept_columns = np.nonzero(kept)
+        kept_values = kept[kept_rows, kept_columns]
+        kept_per_row = np.bincount(kept_rows, minlength=n_rows)
+    words_per_row = np.diff(indptr)
+    row_starts = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(kept_per_row + words_per_row, out=row_starts[1:])
+    # where each entry goes: its row's start, after the row's kept values for a word, plus its rank in the row
+    kept_at = np.arange(len(kept_values)) + np.repeat(
+        row_starts[:-1] + kept_per_row - np.cumsum(kept_per_row), kept_per_row
+    )
+    words_at = np.arange(len(data)) + np.repeat(row_starts[:-1] + kept_per_row - indptr[:-1], words_per_row)
+    values, joined_columns = np.empty(row_starts[-1]), np.empty(row_starts[-1], dtype=np.int64)
+    values[kept_at], joined_columns[kept_at] = kept_values, kept_columns
+    values[words_at], joined_columns[words_at] = data, columns
+    return values, joined_columns, row_starts
 
 
 @hookimpl
