@@ -11,10 +11,11 @@ sees the input schema; a stage that *learns* accumulates mergeable statistics ov
 from __future__ import annotations
 
 import contextvars
+import functools
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Callable, ClassVar, Literal
 
 import numpy as np
 
@@ -325,7 +326,8 @@ class Stage(Configurable):
         n = len(self.features)
         if value_map is None or np.any(value_map(np.arange(n), np.zeros(n))):
             return None
-        return lambda rows, data: mapped_stored(rows, data, self.features, value_map)
+        position_of = positions_by_width(self.features)
+        return lambda rows, data: mapped_stored(rows, data, position_of(rows.shape[1]), value_map)
 
     def output_schema(self) -> Schema:
         """The schema of transformed chunks: changed attributes become ``numeric`` (made once per
@@ -383,7 +385,9 @@ def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:
     n = len(features)
     if chunk.is_sparse and not np.any(value_map(np.arange(n), np.zeros(n))):
         rows = chunk.csr()
-        return chunk.with_stored(mapped_stored(rows, rows.data, features, value_map), rows)
+        return chunk.with_stored(
+            mapped_stored(rows, rows.data, feature_positions(rows.shape[1], features), value_map), rows
+        )
     values = chunk.dense_values().copy()
     block = values[:, features]
     positions = np.broadcast_to(np.arange(n), block.shape)
@@ -395,11 +399,12 @@ def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:
     return Chunk(sp.csr_matrix(values), chunk.text, chunk.weights)
 
 
-def mapped_stored(rows: Any, data: np.ndarray, features: np.ndarray, value_map) -> np.ndarray:
-    """``data``, the stored values of the CSR ``rows``, with those of ``features`` mapped, as float64."""
+def mapped_stored(rows: Any, data: np.ndarray, position_of: np.ndarray, value_map) -> np.ndarray:
+    """``data``, the stored values of the CSR ``rows``, with those of the features mapped (``position_of``:
+    each column's position among them, :func:`feature_positions`), as float64."""
     if isinstance(value_map, _Factors):
-        return value_map.stored(rows, data, features)
-    positions = feature_positions(rows.shape[1], features)[rows.indices]
+        return value_map.stored(rows, data, position_of)
+    positions = position_of[rows.indices]
     mapped = np.array(data, dtype=np.float64)
     acted = np.flatnonzero(positions >= 0)
     mapped[acted] = value_map(positions[acted], mapped[acted])
@@ -449,14 +454,18 @@ class _Factors:
 
     def __init__(self, factor: np.ndarray):
         self.factor = factor
+        #: The ``position_of`` of the last chunk and its columns' factors (1 outside the features): a stored-values
+        #: map, made once per chain, is given the same ``position_of`` for every chunk (:func:`positions_by_width`).
+        self.column_factor: tuple[np.ndarray, np.ndarray] | None = None
 
     def __call__(self, positions: np.ndarray, values: np.ndarray) -> np.ndarray:
         return values * self.factor[positions]
 
-    def stored(self, rows: Any, data: np.ndarray, features: np.ndarray) -> np.ndarray:
-        column_factor = np.ones(rows.shape[1])
-        column_factor[features] = self.factor
-        return data * column_factor[rows.indices]
+    def stored(self, rows: Any, data: np.ndarray, position_of: np.ndarray) -> np.ndarray:
+        made = self.column_factor
+        if made is None or made[0] is not position_of:
+            made = self.column_factor = (position_of, np.append(self.factor, 1.0)[position_of])  # −1: the 1 appended
+        return data * made[1][rows.indices]
 
 
 def refuse_infinite_ranges(stage: Stage, low: np.ndarray, high: np.ndarray) -> None:
@@ -543,6 +552,13 @@ def task_choices(labels: int, command: Literal["evaluate", "train", ""] = "") ->
     if command == "train":
         return f"{one} or {every}"
     return f"{one}, or run each class in turn with evaluate --each-class"
+
+
+def positions_by_width(features: np.ndarray) -> Callable[[int], np.ndarray]:
+    """``n_columns -> feature_positions(n_columns, features)``, made once for the last width asked: for a
+    stored-values map, which a chain makes once and calls at every chunk (at 13,000 words making the
+    positions and the factors of every column took a fifth of a one-document transform)."""
+    return functools.lru_cache(maxsize=1)(functools.partial(feature_positions, features=features))
 
 
 def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:

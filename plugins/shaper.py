@@ -66,6 +66,7 @@ from filterkit.plugin import (
     hookimpl,
     invalid_state,
     map_features,
+    positions_by_width,
     positive_code,
     shape_stored,
     use_compiled,
@@ -278,7 +279,8 @@ class Shaper(ClassValueCountsStage):
         """The map :meth:`value_map` gives, by the compiled kernel where it is built."""
         if super().stored_values_map() is None:
             return None
-        return lambda rows, data: self._shaped_stored(rows, feature_positions(rows.shape[1], self.features), data)
+        position_of = positions_by_width(self.features)
+        return lambda rows, data: self._shaped_stored(rows, position_of(rows.shape[1]), data)
 
     def transform(self, chunk: Chunk) -> Chunk:
         if self.one_vs_rest:
