@@ -166,6 +166,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if callable(feature_scores):
             scored = feature_scores()
             self.scores_ = np.array([scored.get(name, np.nan) for name in self._fitted_feature_names()])
+        self._fitted_transform()  # here, not in transform: a transform leaves the estimator as it was
 
     def _fitted_codes(self, y) -> np.ndarray:
         """y's codes among the labels of the first fit (NaN where missing); ValueError for a label it lacked."""
@@ -270,10 +271,10 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return _table_values(attributes, columns)
 
     def _fitted_transform(self) -> tuple[Chain, bool, np.ndarray | None]:
-        """What :meth:`transform` needs that the fitted ``stage_`` fixes, made once per fitted stage (one
-        document's transform paid 3 of its 5 ms for it): the chain that runs it (its plan made once),
-        whether X is read column by column (an input attribute is not numeric) and the output columns
-        kept (all but the class; None: all)."""
+        """What :meth:`transform` needs that the fitted ``stage_`` fixes, made once per fitted stage by
+        :meth:`fit`, :meth:`partial_fit` and unpickling (one document's transform paid 3 of its 5 ms for
+        it): the chain that runs it (its plan made once), whether X is read column by column (an input
+        attribute is not numeric) and the output columns kept (all but the class; None: all)."""
         made = self.__dict__.get("_transform_made")
         if made is None or made[0] is not self.stage_:
             attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
@@ -335,6 +336,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         super().__setstate__(state)
         if saved is not None:
             self.stage_ = _restored(saved, self.input_schema_)
+            self._fitted_transform()
 
 
 _X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "allow-nan"}
