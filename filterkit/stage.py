@@ -555,10 +555,17 @@ def task_choices(labels: int, command: Literal["evaluate", "train", ""] = "") ->
 
 
 def positions_by_width(features: np.ndarray) -> Callable[[int], np.ndarray]:
-    """``n_columns -> feature_positions(n_columns, features)``, made once for the last width asked: for a
-    stored-values map, which a chain makes once and calls at every chunk (at 13,000 words making the
+    """``n_columns -> feature_positions(n_columns, features)`` (read-only), made once for the last width asked:
+    for a stored-values map, which a chain makes once and calls at every chunk (at 13,000 words making the
     positions and the factors of every column took a fifth of a one-document transform)."""
-    return functools.lru_cache(maxsize=1)(functools.partial(feature_positions, features=features))
+
+    @functools.lru_cache(maxsize=1)
+    def positions(n_columns: int) -> np.ndarray:
+        made = feature_positions(n_columns, features)
+        made.flags.writeable = False  # shared by every chunk the map is given
+        return made
+
+    return positions
 
 
 def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:
