@@ -557,7 +557,7 @@ def task_choices(labels: int, command: Literal["evaluate", "train", ""] = "") ->
 def positions_by_width(features: np.ndarray) -> Callable[[int], np.ndarray]:
     """``n_columns -> feature_positions(n_columns, features)`` (read-only), made once for the last width asked:
     for a stored-values map, which a chain makes once and calls at every chunk (at 13,000 words making the
-    positions and the factors of every column took a fifth of a one-document transform)."""
+    positions and the factors of every column took a seventh of a one-document transform)."""
 
     @functools.lru_cache(maxsize=1)
     def positions(n_columns: int) -> np.ndarray:
