@@ -210,9 +210,11 @@ class Chain:
 
     def each_stage(self, chunk: Chunk) -> list[Chunk]:
         """``chunk`` after each (fitted) stage in turn, each result checked as :meth:`transform` checks it."""
+        stages = list(self.stages)
+        plan = self._plan_for(stages)  # each stage's contract and map, as the chain's transform has them
         outputs = []
-        for stage in self.stages:
-            chunk = next(self._through([chunk], [stage]))
+        for stage, contract, value_map in zip(stages, plan.contracts, plan.maps):
+            chunk = next(self._through([chunk], [stage], TransformPlan([contract], [value_map], [(0, 1)])))
             outputs.append(chunk)
         return outputs
 
