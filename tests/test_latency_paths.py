@@ -76,6 +76,17 @@ def test_a_fitted_chain_makes_its_stages_contracts_once_for_many_one_row_transfo
     assert made == ["words", "shape", "bns", "l2"]
 
 
+def test_each_stage_s_output_of_one_row_comes_by_the_chain_s_plan_and_ends_in_the_transform_s(documents, monkeypatch):
+    schema, chunk = documents
+    chain = fitted(CHAINS["shape bns l2"], schema, chunk)
+    made = counting_contracts(monkeypatch)
+    for row in range(3):
+        outputs = chain.each_stage(one_row(chunk, row))
+        assert [output.shape[1] for output in outputs] == [len(stage.output_schema()) for stage in chain.stages]
+        assert csr_bytes(outputs[-1]) == csr_bytes(next(iter(chain.transform([one_row(chunk, row)]))))
+    assert made == ["words", "shape", "bns", "l2"]
+
+
 @pytest.mark.parametrize("name", CHAINS)
 def test_one_row_transforms_from_many_threads_are_the_rows_of_a_whole_chunk_transform(documents, name):
     schema, chunk = documents
