@@ -226,7 +226,7 @@ class Chain:
             raise FilterkitError(f"header differs from the training data: {difference}", name)
 
     @staticmethod
-    def _through(chunks: Iterable[Chunk], stages: list[Stage], plan: "TransformPlan | None" = None) -> Iterator[Chunk]:
+    def _through(chunks: Iterable[Chunk], stages: list[Stage], plan: TransformPlan | None = None) -> Iterator[Chunk]:
         """Each chunk through ``stages`` (fitted), every result checked against the stage contract, by
         ``plan`` (made here when not given: once per pass).
 
