@@ -90,9 +90,9 @@ def test_each_stage_s_output_of_one_row_comes_by_the_chain_s_plan_and_ends_in_th
 @pytest.mark.parametrize("name", CHAINS)
 def test_one_row_transforms_from_many_threads_are_the_rows_of_a_whole_chunk_transform(documents, name):
     schema, chunk = documents
-    chain = fitted(CHAINS[name], schema, chunk)
-    whole = next(iter(chain.transform([chunk])))
+    whole = next(iter(fitted(CHAINS[name], schema, chunk).transform([chunk])))
     expected = [csr_bytes(whole.rows(row, row + 1)) for row in range(chunk.n_rows)]
+    chain = fitted(CHAINS[name], schema, chunk)  # fitted again: the threads' first calls make its plan
 
     def transformed(row: int):
         return csr_bytes(next(iter(chain.transform([one_row(chunk, row)]))))
