@@ -42,7 +42,7 @@ from filterkit.measures import (
 )
 from filterkit.metrics import minority_class
 from filterkit.runner import Chain, class_hint, resolve_class
-from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, concatenate, take_rows
+from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema, check_positive, concatenate, take_rows
 from filterkit.sources import MemorySource
 from filterkit.stage import feature_positions, task_choices
 
@@ -356,11 +356,13 @@ def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_
     (a ``schema`` :func:`refuse_featureless_chain` accepts)."""
     matrix = sp.csr_matrix(chunk.values)
     blocks = []
-    numeric = [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index]
-    if numeric:
+    numeric = schema.positions_of(NUMERIC)
+    numeric = numeric[numeric != class_index]
+    if len(numeric):
         blocks.append(matrix[:, numeric])
-    for position, attribute in enumerate(schema.attributes):
-        if attribute.kind == NOMINAL and position != class_index:
+    for position in schema.positions_of(NOMINAL).tolist():
+        attribute = schema.attributes[position]
+        if position != class_index:
             codes = chunk.column(position)
             rows = np.flatnonzero(~np.isnan(codes))
             blocks.append(

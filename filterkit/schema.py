@@ -109,7 +109,18 @@ class Schema:
 
     def text_columns(self) -> list[int]:
         """Positions of the string and relational attributes."""
-        return [i for i, a in enumerate(self.attributes) if a.kind in TEXT_KINDS]
+        return self.positions_of(*TEXT_KINDS).tolist()
+
+    def positions_of(self, *kinds: str) -> np.ndarray:
+        """The positions of the attributes of ``kinds``, ascending (read-only): made once per schema and
+        kinds: a one-document predict asks at every call (at 13,000 words, 2.5 of its 3.9 ms)."""
+        made = self.__dict__.setdefault("_positions_of", {})  # a frozen dataclass keeps what it works out here
+        positions = made.get(kinds)
+        if positions is None:
+            positions = np.array([i for i, a in enumerate(self.attributes) if a.kind in kinds], dtype=np.int64)
+            positions.flags.writeable = False
+            made[kinds] = positions
+        return positions
 
     def first_difference(self, other: "Schema") -> str | None:
         """Describe the first attribute that differs from ``other`` (not the relation name), or None: in a

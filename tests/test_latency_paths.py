@@ -172,3 +172,30 @@ def test_adapters_transform_one_document_from_many_threads_as_all_at_once():
         results = list(pool.map(transformed, rows))
     for row, result in zip(rows, results):
         assert result.tobytes() == X[row].toarray().tobytes()
+
+
+class CountedWalks(tuple):
+    """A schema's attributes that count the walks over them (an index is not a walk)."""
+
+    walks = 0
+
+    def __iter__(self):
+        CountedWalks.walks += 1
+        return super().__iter__()
+
+
+def test_classifier_matrix_walks_a_schema_s_attributes_once_for_many_one_row_calls(documents):
+    from filterkit.evaluation import classifier_matrix
+    from filterkit.schema import Schema
+
+    schema, chunk = documents
+    chain = fitted(CHAINS["shape bns l2"], schema, chunk)
+    output = chain.output_schema
+    counted = Schema(output.relation, CountedWalks(output.attributes))
+    class_index = output.index_of("class-att")
+    whole = classifier_matrix(output, next(iter(chain.transform([chunk]))), class_index)
+    CountedWalks.walks = 0
+    for row in range(5):
+        features = classifier_matrix(counted, next(iter(chain.transform([one_row(chunk, row)]))), class_index)
+        np.testing.assert_array_equal(features.toarray(), whole[row].toarray())
+    assert CountedWalks.walks == 2  # its numeric attributes, and its nominal ones
