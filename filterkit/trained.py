@@ -253,6 +253,11 @@ class TrainedModel:
         self.classes: tuple[str, ...] = tuple(section["classes"])
         self.class_index = self.output_schema.index_of(self.class_name)
         self.feature_names = feature_names(self.output_schema, self.class_index)
+        #: The input's schema and each stage's output schema, with each attribute's position by name (explain).
+        self._stage_schemas = [
+            (schema, {a.name: i for i, a in enumerate(schema.attributes)})
+            for schema in (self.input_schema, *(stage.output_schema() for stage in chain.stages))
+        ]
         self._one_hot = {
             f"{a.name}={label}": (a.name, label)
             for position, a in enumerate(self.output_schema.attributes)
@@ -439,14 +444,13 @@ class TrainedModel:
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
             )
         outputs = [chunk, *self.chain.each_stage(chunk)]
-        schemas = [self.input_schema, *(stage.output_schema() for stage in self.chain.stages)]
         features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.class_index)
         weights, intercepts = self.linear
         decisions = np.asarray(features @ weights.T) + intercepts
         calibrated = self.classifier.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
-        tracer = _Tracer(outputs, schemas, self._one_hot)
+        tracer = _Tracer(outputs, self._stage_schemas, self._one_hot)
         explained = []
         for row in range(chunk.n_rows):
             start, end = features.indptr[row], features.indptr[row + 1]
@@ -490,9 +494,9 @@ class _Tracer:
     """A feature's value after every stage, found by its name in each stage's output: a numeric attribute's
     value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it."""
 
-    def __init__(self, outputs: list[Chunk], schemas: list[Schema], one_hot: dict[str, tuple[str, str]]):
-        self.outputs, self.schemas, self.one_hot = outputs, schemas, one_hot
-        self.positions = [{a.name: i for i, a in enumerate(schema.attributes)} for schema in schemas]
+    def __init__(self, outputs: list[Chunk], schemas: list[tuple[Schema, dict[str, int]]], one_hot: dict):
+        self.outputs, self.one_hot = outputs, one_hot
+        self.schemas, self.positions = [schema for schema, _ in schemas], [positions for _, positions in schemas]
         self.csr = [sp.csr_matrix(chunk.values) for chunk in outputs]
 
     def value(self, step: int, row: int, name: str) -> float | None:
