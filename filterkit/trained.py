@@ -42,7 +42,7 @@ DEFAULT_WORDS = ("words", {"counts": True, "lowercase": True, "stopwords": "weka
 DEFAULT_CANDIDATES: tuple[tuple[tuple[str, dict], ...], ...] = (
     (("shape", {}), ("bns", {}), ("l2", {})),
     (("bns", {"multiply": True}), ("l2", {})),
-    (("idf", {"multiply": True}), ("l2", {})),
+    (("idf", {"presence": True, "multiply": True}), ("l2", {})),
 )
 
 

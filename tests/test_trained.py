@@ -228,7 +228,7 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
     model_path = trained(run_filterkit, tmp_path, GRAIN_SAMPLE, ("--positive", "1"), ())
     section = json.loads(model_path.read_text())["classifier"]
     words = "words --counts --lowercase --stopwords weka"
-    chains = [f"{words} shape bns l2", f"{words} bns --multiply l2", f"{words} idf --multiply l2"]
+    chains = [f"{words} shape bns l2", f"{words} bns --multiply l2", f"{words} idf --presence --multiply l2"]
     assert [c["chain"] for c in section["candidates"]] == chains
     result = run_filterkit(
         "evaluate", "-q", "--json", "--folds", "5", *FAST, "--positive", "1", "--compare", GRAIN_SAMPLE, *chains
