@@ -57,12 +57,22 @@ QUICK_RESIDUES = (0,)  # of 5, taken before the split: --quick keeps about a fif
 
 #: The README's words (docs: the route of the README table), then each candidate's weighting.
 WORDS = "words --counts --lowercase --stopwords weka"
+#: TfidfVectorizer's vocabulary: every word, stop words too (Weka's default keeps 1,000 a class).
+ALL_WORDS = "words --counts --lowercase --words-to-keep 1000000"
+#: Every word, as runs of letters (TfidfVectorizer's tokens are runs of 2+ word characters).
+LETTERS = f"{ALL_WORDS} --tokenizer alphabetic"
 CHAINS = {
     "shape bns l2": f"{WORDS} shape bns l2",
     "tf·BNS": f"{WORDS} bns --multiply l2",
     "tf·idf": f"{WORDS} idf --presence --multiply l2",
     "auto": f"{WORDS} auto l2",
     "l2": f"{WORDS} l2",
+    "tf·idf (all words)": f"{ALL_WORDS} idf --presence --multiply l2",
+    "tf·BNS (all words)": f"{ALL_WORDS} bns --multiply l2",
+    "shape bns l2 (all words)": f"{ALL_WORDS} shape bns l2",
+    "tf·idf (letters)": f"{LETTERS} idf --presence --multiply l2",
+    "tf·BNS (letters)": f"{LETTERS} bns --multiply l2",
+    "shape bns l2 (letters)": f"{LETTERS} shape bns l2",
 }
 
 #: Each task: (its name, the data file stem, the positive class or None for all classes at once).
