@@ -77,6 +77,9 @@ CHAINS = {
     "BNS top 1000": f"{WORDS} bns --presence --no-scale select --top 1000 binarize",
 }
 
+#: What ``run`` and ``summarize`` take by default: the README's words under each weighting, and tf·BNS on letters.
+GRID = ("shape bns l2", "tf·BNS", "tf·idf", "auto", "l2", "tf·BNS (letters)")
+
 #: Each task: (its name, the data file stem, the positive class or None for all classes at once).
 TASKS = (
     ("debian-science", "debian", "science"),
@@ -427,7 +430,7 @@ def main() -> None:
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--quick", action="store_true", help="a fifth of the Debian corpus")
     parser.add_argument("--only", default="", help="tasks, comma-separated (default: all)")
-    parser.add_argument("--chains", default=",".join(CHAINS), help="candidates, comma-separated")
+    parser.add_argument("--chains", default=",".join(GRID), help="candidates, comma-separated (of CHAINS)")
     parser.add_argument("--modes", default=",".join(MODES), help="test, cv, test-margin")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
