@@ -24,12 +24,15 @@
   science and computers against the rest, and the 10 largest files at once.
 - **Reuters grain**, Weka's own ``ReutersGrain-train.arff`` / ``-test.arff`` (Debian's weka package).
 
-``--quick`` keeps every fifth document of the Debian corpus (by the same hash), for a run of minutes.
+``--quick`` keeps a fifth of the Debian packages (by a salted hash of the name), into ``--inputs/data-quick``
+and ``--inputs/results-quick``.
 
-``run`` evaluates, per task, the candidate chains (``CHAINS``) with ``filterkit evaluate``: 5-fold CV on
-the training file (the inner score ``train`` would pick by), then fitted on the training file and scored
-on the test file with ``--stats --predictions``; and scikit-learn's ``TfidfVectorizer()`` +
-``LinearSVC()`` fitted on the training file and scored on the test file.  Every result is one JSON file
+``run`` evaluates, per task, the chains named by ``--chains`` (``GRID`` unless given; any of ``CHAINS``) with
+``filterkit evaluate``, in each mode of ``--modes``: ``cv`` (5-fold CV on the training file: the inner score
+``train`` would pick by), ``test`` (fitted on the training file, scored on the test file, ``--predictions``
+kept) and ``test-margin`` (the same with ``--svm-decision margin``); and scikit-learn's
+``TfidfVectorizer()`` + ``LinearSVC()``, default settings, fitted on the training file and scored on the
+test file.  Every result is one JSON file
 under ``--inputs/results``, reused when present.  ``summarize`` prints the tables of docs/RESULTS.md
 §10, with McNemar's exact test of each pick against scikit-learn's decisions on the same test rows.
 """
@@ -55,7 +58,7 @@ FORTUNE_PACKAGES = ("fortunes", "fortunes-min")
 TEST_RESIDUES = (0, 1, 2)  # of 10: about 30 % of the documents are test documents
 QUICK_RESIDUES = (0,)  # of 5 (salted), before the split: --quick keeps about a fifth of the Debian corpus
 
-#: The README's words (docs: the route of the README table), then each candidate's weighting.
+#: The README's words (the route of its table), then each candidate's weighting.
 WORDS = "words --counts --lowercase --stopwords weka"
 #: TfidfVectorizer's vocabulary: every word, stop words too (Weka's default keeps 1,000 a class).
 ALL_WORDS = "words --counts --lowercase --words-to-keep 1000000"
@@ -72,7 +75,6 @@ CHAINS = {
     "shape bns l2 (all words)": f"{ALL_WORDS} shape bns l2",
     "tf·idf (letters)": f"{LETTERS} idf --presence --multiply l2",
     "tf·BNS (letters)": f"{LETTERS} bns --multiply l2",
-    "shape bns l2 (letters)": f"{LETTERS} shape bns l2",
     "IG top 1000": f"{WORDS} ig --presence --no-scale select --top 1000 binarize",
     "BNS top 1000": f"{WORDS} bns --presence --no-scale select --top 1000 binarize",
 }
