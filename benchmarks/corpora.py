@@ -262,7 +262,8 @@ def slug(name: str) -> str:
 
 
 def run_filterkit(data: Path, results: Path, task: tuple, name: str, chain: str, mode: str) -> dict:
-    """One chain's evaluation of one task: ``cv`` (5 folds on the training file), ``test`` or ``test-margin``."""
+    """One chain's evaluation of one task: ``cv`` (5 folds on the training file), or ``test`` and its variants
+    (``MODE_OPTIONS``)."""
     task_name, stem, positive = task
     target = results / task_name / f"{slug(name)}.{mode}.json"
     if target.exists():
@@ -274,8 +275,7 @@ def run_filterkit(data: Path, results: Path, task: tuple, name: str, chain: str,
     else:
         predictions = target.with_suffix(".csv")
         command += ["--test", str(data / f"{stem}-test.arff"), "--predictions", str(predictions)]
-        if mode == "test-margin":
-            command += ["--svm-decision", "margin"]
+        command += MODE_OPTIONS.get(mode, [])
     command += ["--compare", str(data / f"{stem}-train.arff"), chain]
     started = time.time()
     finished = subprocess.run(command, capture_output=True, text=True)
@@ -337,6 +337,8 @@ def run_sklearn(data: Path, results: Path, task: tuple) -> dict:
 
 
 MODES = ("test", "cv", "test-margin")
+#: The classifier settings of the test modes beside the default (``test-balanced`` is not in ``MODES``'s default).
+MODE_OPTIONS = {"test-margin": ["--svm-decision", "margin"], "test-balanced": ["--svm-class-weight", "balanced"]}
 
 
 def run(inputs: Path, quick: bool, only: list[str], chains: list[str], modes: list[str]) -> None:
@@ -433,7 +435,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a fifth of the Debian corpus")
     parser.add_argument("--only", default="", help="tasks, comma-separated (default: all)")
     parser.add_argument("--chains", default=",".join(GRID), help="candidates, comma-separated (of CHAINS)")
-    parser.add_argument("--modes", default=",".join(MODES), help="test, cv, test-margin")
+    parser.add_argument("--modes", default=",".join(MODES), help="of test, cv, test-margin, test-balanced")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":
