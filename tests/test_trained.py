@@ -227,8 +227,13 @@ def test_compare_keeps_the_candidate_of_the_best_cross_validated_f1(run_filterki
 def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_path):
     model_path = trained(run_filterkit, tmp_path, GRAIN_SAMPLE, ("--positive", "1"), ())
     section = json.loads(model_path.read_text())["classifier"]
-    words = "words --counts --lowercase --stopwords weka"
-    chains = [f"{words} shape bns l2", f"{words} bns --multiply l2", f"{words} idf --presence --multiply l2"]
+    words, every_word = "words --counts --lowercase --stopwords weka", "words --counts --lowercase --words-to-keep"
+    chains = [
+        f"{words} shape bns l2",
+        f"{words} bns --multiply l2",
+        f"{every_word} 1000000 --tokenizer alphabetic bns --multiply l2",
+        f"{words} idf --presence --multiply l2",
+    ]
     assert [c["chain"] for c in section["candidates"]] == chains
     result = run_filterkit(
         "evaluate", "-q", "--json", "--folds", "5", *FAST, "--positive", "1", "--compare", GRAIN_SAMPLE, *chains
@@ -513,3 +518,9 @@ def test_explain_follows_a_nominal_attributes_label_through_the_chain(run_filter
     assert one_hot["checking_status=<0"]["steps"] == [1.0] and one_hot["checking_status=<0"]["count"] == 1.0
     total = sum(word["contribution"] for word in document["words"]) + document["intercept"]
     assert abs(total - document["decision"]) <= 1e-9
+
+
+def test_on_word_counts_the_default_candidates_are_the_weightings_without_words(run_filterkit, tmp_path):
+    model_path = trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics"), ())
+    candidates = json.loads(model_path.read_text())["classifier"]["candidates"]
+    assert [c["chain"] for c in candidates] == ["shape bns l2", "bns --multiply l2", "idf --presence --multiply l2"]

@@ -40,26 +40,35 @@ minority of two classes, or every class with --multiclass (one-vs-rest).
 Given several chains (--compare, each quoted) or none, each candidate is
 scored by --folds-fold cross-validation on TRAIN (F1 of the task, macro-F1
 with --multiclass) and the best is kept; the model records every candidate's
-score. With no chain the candidates are these (each after "{words}" when
-TRAIN holds text):
+score. With no chain the candidates are these on text (docs/RESULTS.md §10):
 
 \b
-{candidates}
+{text}
+
+and on word counts (no text attribute):
+
+\b
+{counts}
 """
 
 
 def _train_help() -> str:
-    """The help, the default candidates listed from the table train uses."""
-    from filterkit.trained import DEFAULT_CANDIDATES, DEFAULT_WORDS
+    """The help, the default candidates listed from the tables train uses."""
+    from filterkit.trained import COUNT_CANDIDATES, TEXT_CANDIDATES
 
     def typed(stages) -> str:
-        return " ".join(
-            " ".join([name, *(f"--{key}" if value is True else f"--{key} {value}" for key, value in params.items())])
-            for name, params in stages
-        )
+        words = []
+        for name, params in stages:
+            words.append(name)
+            for key, value in params.items():
+                flag = "--" + key.replace("_", "-")
+                words.append(flag if value is True else f"{flag} {value}")
+        return " ".join(words)
 
-    candidates = "\n".join(f"  {typed(stages)}" for stages in DEFAULT_CANDIDATES)
-    return TRAIN_HELP.format(words=typed([DEFAULT_WORDS]), candidates=candidates)
+    return TRAIN_HELP.format(
+        text="\n".join(f"  {typed(chain)}" for chain in TEXT_CANDIDATES),
+        counts="\n".join(f"  {typed(chain)}" for chain in COUNT_CANDIDATES),
+    )
 
 
 @click.command(cls=EvaluateCommand, help=_train_help(), context_settings={"allow_interspersed_args": False})
