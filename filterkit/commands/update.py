@@ -19,7 +19,7 @@ from filterkit.commands.options import (
     quiet_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of, named_format
+from filterkit.formats import ARFF, FormatOptions, format_of, new_rows_reading
 from filterkit.model import model_section, read_model_file, save_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import open_source
@@ -63,11 +63,10 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
         statistics = section_statistics(section, chain)
     except FilterkitError as error:
         raise FilterkitError(error.message, model_path) from None
-    formats = FormatOptions.of_params(params)
     # the rows are read as the training data was, as apply reads them
-    input_format = options.input_format or named_format(input_path) or trained_format
-    same_format = format_of(input_path, input_format) == (trained_format or ARFF)
-    reading = formats.recorded(trained_options) if same_format else formats
+    input_format, reading = new_rows_reading(
+        input_path, options.input_format, FormatOptions.of_params(params), model.reading
+    )
     known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(chain.planned_passes())
