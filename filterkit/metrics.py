@@ -84,7 +84,9 @@ def with_vocabulary(metric: Metric, counts: ClassCounts, target: int) -> Metric:
 
 
 JOINT = "joint"
-COMBINE_CHOICES = ("max", "mean", JOINT)
+COMBINE_CHOICES = ("max", "mean", "min", JOINT)
+#: How each label's scores are scaled before they are combined (Mulan's ``BinaryRelevanceAttributeEvaluator``).
+NORMALIZE_CHOICES = ("none", "length", "max")
 #: The known-value rows below which Weka's evaluators do not spread missing values (``Utils.gr(sum, 0)``).
 _WEKA_SMALL = 1e-6
 
@@ -104,8 +106,9 @@ def combine_option(metric: Metric | None = None) -> Option:
         "combine",
         str,
         None,
-        "Score a multi-class target: one-vs-rest combined by max or mean, or joint (default: joint for ig, igm "
-        f"and chi on more than two classes without --positive, else max). {detail}.",
+        "Score a multi-class target: one-vs-rest combined by max, mean or min, or joint (default: joint for ig, "
+        f"igm and chi on more than two classes without --positive, else max); multi-label data: each label's "
+        f"scores combined so (joint is refused). {detail}.",
         choices=COMBINE_CHOICES,
         before_it_existed="max",
     )
@@ -212,7 +215,58 @@ def feature_scores(
     per_class = list(class_scores(counts, metric, targets, presence, alpha, labels))
     if not per_class:
         return np.zeros(counts.n_features)
-    return np.max(per_class, axis=0) if combine == "max" else np.sum(per_class, axis=0) / len(per_class)
+    return combined(per_class, combine)
+
+
+def combined(per_target: list[np.ndarray], combine: str) -> np.ndarray:
+    """One score per feature from each target's (class or label): their max, mean or min."""
+    if combine == "max":
+        return np.max(per_target, axis=0)
+    if combine == "min":
+        return np.min(per_target, axis=0)
+    return np.sum(per_target, axis=0) / len(per_target)
+
+
+#: ``--label`` and ``--normalize``: a supervised stage's options on multi-label data (:mod:`filterkit.labels`).
+LABEL_OPTIONS = (
+    Option("label", str, None, "Multi-label data: learn from this label alone (its one-vs-rest task)."),
+    Option(
+        "normalize",
+        str,
+        "none",
+        "Multi-label data: divide each label's scores by their Euclidean length or their largest before "
+        "--combine (Mulan's binary relevance normalizations 'dl' and 'dm').",
+        choices=NORMALIZE_CHOICES,
+    ),
+)
+
+
+def per_label_scores(
+    per_label: list, metric: Metric, presence: bool, alpha: float | None = None, labels: np.ndarray | None = None
+) -> list[np.ndarray]:
+    """Each label's scores: its two-class counts scored for its value ``1`` (``labels``: as for
+    :func:`feature_scores`, each feature's number of nominal labels)."""
+    return [feature_scores(counts, metric, [1], presence, "max", alpha, labels) for counts in per_label]
+
+
+def label_scores(
+    per_label: list,
+    metric: Metric,
+    presence: bool,
+    combine: str,
+    normalize: str,
+    alpha: float | None = None,
+    labels: np.ndarray | None = None,
+) -> np.ndarray:
+    """Binary relevance (Spolaôr & Tsoumakas 2013; Mulan's ``BinaryRelevanceAttributeEvaluator``): each label's
+    scores (:func:`per_label_scores`), normalized, then combined per feature."""
+    if combine == JOINT:
+        raise FilterkitError("--combine joint is a k-class form: multi-label data takes max, mean or min")
+    scores = per_label_scores(per_label, metric, presence, alpha, labels)
+    if normalize != "none":
+        scales = [np.linalg.norm(s) if normalize == "length" else np.max(s, initial=0.0) for s in scores]
+        scores = [s / scale if scale > 0 else s for s, scale in zip(scores, scales)]
+    return combined(scores, combine)
 
 
 def class_scores(

@@ -117,6 +117,7 @@ def save_model(
         "input_schema": schema_to_json(chain.input_schema),
         "class": chain.class_name,
         "positive": chain.positive,
+        **({"labels": list(chain.labels.names)} if chain.labels else {}),
         **({} if reading is None else {"input": {"format": reading[0], "options": reading[1]}}),
         "stages": stages,
         **(
@@ -328,6 +329,9 @@ def _check_document(document: dict) -> None:
     """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
     _expect(document, {"input_schema": dict, "stages": list}, "the model")
     _expect_text_or_null(document, ("class", "positive"), "the model")
+    labels = document.get("labels", [])
+    if not isinstance(labels, list) or not all(isinstance(name, str) for name in labels):
+        raise _NotAModel("'labels' is not a list of attribute names")
     base = document.get("svmlight_first_index")
     if base is not None and (type(base) is not int or base not in (0, 1)):
         raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
@@ -482,7 +486,8 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         for position, entry in enumerate(document["stages"])
     ]
     try:
-        return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"))
+        labels = tuple(document["labels"]) if document.get("labels") else None
+        return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"), labels)
     except FilterkitError as error:
         raise _NotAModel(str(error)) from None
 

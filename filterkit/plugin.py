@@ -25,12 +25,16 @@ _HOMES = {
     "filterkit.metrics": (
         "COMBINE_OPTION",
         "JOINT",
+        "LABEL_OPTIONS",
         "Metric",
         "Vocabulary",
         "class_scores",
         "combine_option",
+        "combined",
         "feature_scores",
+        "label_scores",
         "minority_class",
+        "per_label_scores",
         "positive_code",
         "ranking_order",
         "resolved_combine",
@@ -38,6 +42,7 @@ _HOMES = {
         "weka_ranking",
         "with_options",
     ),
+    "filterkit.labels": ("chosen_labels",),
     "filterkit.plugins": ("registered_stemmer",),
     "filterkit.saved_state": ("OPTIONS_KEY", "fitted_options", "invalid_state"),
     "filterkit.schema": (
@@ -95,9 +100,11 @@ _HOMES = {
     ),
     "filterkit.statistics": (
         "ClassValueCountsStage",
+        "LabelStatistics",
         "PresenceCounts",
         "ValueCounts",
         "column_ranges",
+        "label_ranges",
         "row_labels",
     ),
     # the compiled kernels the built-in stages call, and the switch of their numpy paths
@@ -144,15 +151,20 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.exact import ExactSums, checked_weights, complex_keys
     from filterkit.hookspecs import hookimpl
     from filterkit.kernels import ARRAYS, WordVocabulary, count_words, normalize_stored, shape_stored, use_compiled
+    from filterkit.labels import chosen_labels
     from filterkit.metrics import (
         COMBINE_OPTION,
         JOINT,
+        LABEL_OPTIONS,
         Metric,
         Vocabulary,
         class_scores,
         combine_option,
+        combined,
         feature_scores,
+        label_scores,
         minority_class,
+        per_label_scores,
         positive_code,
         ranking_order,
         resolved_combine,
@@ -215,4 +227,12 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
         output_offsets,
         unique_schema,
     )
-    from filterkit.statistics import ClassValueCountsStage, PresenceCounts, ValueCounts, column_ranges, row_labels
+    from filterkit.statistics import (
+        ClassValueCountsStage,
+        LabelStatistics,
+        PresenceCounts,
+        ValueCounts,
+        column_ranges,
+        label_ranges,
+        row_labels,
+    )

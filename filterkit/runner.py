@@ -15,6 +15,7 @@ import numpy as np
 
 from filterkit.contract import OutputContract, broken, called, stage_origin
 from filterkit.errors import FilterkitError
+from filterkit.labels import NamedLabels, label_names, label_positions
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
@@ -55,13 +56,23 @@ def resolve_class(schema: Schema, spec: str | None) -> int | None:
 class Chain:
     """Stages applied in order; fitted from a source, then applied to chunks."""
 
-    def __init__(self, stages: list[Stage], class_spec: str | None = "last", positive: str | None = None):
+    def __init__(
+        self,
+        stages: list[Stage],
+        class_spec: str | None = "last",
+        positive: str | None = None,
+        labels: NamedLabels | None = None,
+    ):
         self.stages = list(stages)
         self.class_spec = class_spec
         self.positive = positive
+        #: The label attributes' names as Mulan's XML gives them (None: MEKA's ``-C`` in the relation, or none).
+        self.labels = labels
         self.input_schema: Schema | None = None
         self.output_schema: Schema | None = None
         self.class_name: str | None = None
+        #: The label attributes of multi-label input (:mod:`filterkit.labels`), which then has no class.
+        self.label_names: tuple[str, ...] = ()
         #: The stages and the :class:`TransformPlan` of the last transform (None: none since the fit).
         self._plan: tuple[list[Stage], TransformPlan] | None = None
         #: The warnings of the last fit: a stage whose output is much wider than its input (:func:`widening`),
@@ -79,6 +90,7 @@ class Chain:
         input_schema: Schema,
         class_name: str | None,
         positive: str | None,
+        labels: tuple[str, ...] | None = None,
     ) -> "Chain":
         """A fitted chain made again from each stage's ``(name, options, state)``, the input schema, the
         class attribute's name and the positive label.  A state of None marks the stage being fitted
@@ -92,8 +104,9 @@ class Chain:
                 made.append(registry.make_stage(name, params, saved=True))
             except FilterkitError as error:
                 raise FilterkitError(f"stage {position} '{name}': {error}") from None
-        chain = cls(made, class_spec=None, positive=positive)
+        chain = cls(made, class_spec=None, positive=positive, labels=None if labels is None else NamedLabels(labels))
         chain.input_schema, chain.class_name = input_schema, class_name
+        chain.label_names = label_names(input_schema, chain.labels)
         schema = input_schema
         for position, (stage, (_, _, state)) in enumerate(zip(made, entries)):
             try:
@@ -111,7 +124,8 @@ class Chain:
     def prepare_stage(self, position: int, schema: Schema) -> None:
         """Show stage ``position`` its input schema and context."""
         named = (i for i, attribute in enumerate(schema.attributes) if attribute.name == self.class_name)
-        context = Context(next(named, None), self.positive, tuple(self.stages[:position]))
+        labels = label_positions(schema, self.label_names)
+        context = Context(next(named, None), self.positive, tuple(self.stages[:position]), labels)
         stage = self.stages[position]
         refuse_unaccepted_input(stage, schema, context)
         guarded(stage, "prepare", stage.prepare, schema, context)
@@ -144,7 +158,8 @@ class Chain:
         training rows of a stage that learns (one pass, local or on a cluster)."""
         progress = active() if progress is None else progress
         self.input_schema = schema
-        class_index = resolve_class(schema, self.class_spec)
+        self.label_names = label_names(schema, self.labels)
+        class_index = None if self.label_names else resolve_class(schema, self.class_spec)
         self.class_name = None if class_index is None else schema.attributes[class_index].name
         hint = class_hint(schema, class_index)
         try:  # here, as a stage that ignores it would record it

@@ -109,11 +109,13 @@ def _to_bool(value: Any) -> bool:
 @dataclass(frozen=True)
 class Context:
     """What a stage knows of its place in the chain: the class attribute's position in its input
-    (None without one), the ``--positive`` label and the stages before it, already fitted."""
+    (None without one), the ``--positive`` label, the stages before it, already fitted, and the
+    positions of the label attributes of multi-label data (:mod:`filterkit.labels`; then no class)."""
 
     class_index: int | None = None
     positive: str | None = None
     previous: tuple = ()
+    labels: tuple[int, ...] = ()
 
 
 class Configurable:
@@ -178,6 +180,8 @@ class Accepts:
     text: bool = False
     #: Said after the error for a missing class: how to run the stage without one (e.g. "or --bins N").
     without_class: str = ""
+    #: Several labels per row (:mod:`filterkit.labels`) in place of the class: the stage learns from each.
+    labels: bool = False
 
 
 @dataclass(frozen=True)
@@ -573,6 +577,13 @@ def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> N
     accepts = stage.accepts
     if not (accepts.nominal_class or accepts.two_classes):
         return
+    if context.labels and context.class_index is None:
+        if accepts.labels:
+            return
+        raise FilterkitError(
+            f"stage '{stage.name}' learns from one class and this data has {len(context.labels)} labels a row "
+            "(multi-label): it has no multi-label form"
+        )
     given = None if context.class_index is None else schema.attributes[context.class_index]
     if given is None or given.kind != NOMINAL:
         alternative = f", {accepts.without_class}" if accepts.without_class else ""

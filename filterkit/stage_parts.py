@@ -63,8 +63,9 @@ class AttributeSubset(Stage):
 
 
 def features_of_kinds(schema: Schema, context: Context, kinds: tuple[str, ...]) -> np.ndarray:
-    """Positions of the attributes of ``kinds`` other than the class."""
-    positions = [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i != context.class_index]
+    """Positions of the attributes of ``kinds`` other than the class (or the labels of multi-label data)."""
+    targets = {context.class_index, *context.labels}
+    positions = [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i not in targets]
     return np.array(positions, dtype=np.int64)
 
 

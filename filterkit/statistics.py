@@ -35,6 +35,7 @@ from filterkit.exact import (
     complex_keys,
     stable_order,
 )
+from filterkit.labels import chosen_labels
 from filterkit.schema import Chunk, CsrArrays
 from filterkit.stage import Accepts, Stage, feature_positions, refuse_unaccepted_input
 
@@ -617,24 +618,67 @@ class PresenceCounts(ClassCounts):
         )
 
 
+@dataclass
+class LabelStatistics:
+    """Statistics of multi-label rows (binary relevance): one class statistic per label, each of the
+    label's two-class task (``{0,1}``); they merge label by label, so any chunking gives the same."""
+
+    per_label: list
+
+    def merge(self, other: "LabelStatistics") -> "LabelStatistics":
+        """The statistics of both parts."""
+        return LabelStatistics([mine.merge(theirs) for mine, theirs in zip(self.per_label, other.per_label)])
+
+    def of_features(self, positions: np.ndarray) -> "LabelStatistics":
+        """Each label's statistics of the features at ``positions`` (as their ``of_features``)."""
+        return LabelStatistics([counts.of_features(positions) for counts in self.per_label])
+
+
+def label_ranges(statistics: LabelStatistics) -> tuple[np.ndarray, np.ndarray]:
+    """Each feature's smallest and largest training value over every label's rows (a row whose label is
+    missing is left out of that label's counts only)."""
+    ranges = [counts.training_range() for counts in statistics.per_label]
+    return np.min([low for low, _ in ranges], axis=0), np.max([high for _, high in ranges], axis=0)
+
+
 class ClassValueCountsStage(Stage):
     """A stage that learns the :class:`ValueCounts` of its features by class; it needs a
-    nominal class attribute (``self.class_attribute``)."""
+    nominal class attribute (``self.class_attribute``), or multi-label data, whose labels it learns
+    each as a two-class task (``self.label_positions``; :class:`LabelStatistics`)."""
 
     learns = True
-    accepts = Accepts(nominal_class=True)
+    accepts = Accepts(nominal_class=True, labels=True)
     #: the statistics :meth:`finalize` was given (features × distinct values), kept until :meth:`statistics_for`
     training_counts: ValueCounts | PresenceCounts | None = None
+    #: multi-label data: the positions of the labels it learns (empty: the class)
+    label_positions: tuple[int, ...] = ()
 
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         refuse_unaccepted_input(self, schema, context)
-        self.class_attribute = schema.attributes[context.class_index]
+        if context.class_index is None and context.labels:
+            self.label_positions = chosen_labels(self, schema, context.labels)
+            self.class_attribute = schema.attributes[self.label_positions[0]]
+        else:
+            self.class_attribute = schema.attributes[context.class_index]
 
-    def new_statistics(self) -> ValueCounts:
+    def new_statistics(self):
+        if self.label_positions:
+            return LabelStatistics([self.class_statistics() for _ in self.label_positions])
+        return self.class_statistics()
+
+    def class_statistics(self) -> ValueCounts | PresenceCounts:
+        """Empty statistics of one class attribute (or one label)."""
         return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
 
-    def accumulate(self, statistics: ValueCounts, chunk: Chunk) -> ValueCounts:
+    def accumulate(self, statistics, chunk: Chunk):
+        if isinstance(statistics, LabelStatistics):
+            return LabelStatistics(
+                [
+                    counts.add(chunk, self.features, position)
+                    for counts, position in zip(statistics.per_label, self.label_positions)
+                ]
+            )
         return statistics.add(chunk, self.features, self.context.class_index)
 
     def statistics_for(self, following: Stage):

@@ -12,9 +12,11 @@ import numpy as np
 
 from filterkit.plugin import (
     COMBINE_OPTION,
+    LABEL_OPTIONS,
     SCALING_EXPONENTS,
     ClassValueCountsStage,
     FilterkitError,
+    LabelStatistics,
     Metric,
     Option,
     PresenceCounts,
@@ -24,6 +26,8 @@ from filterkit.plugin import (
     feature_scores,
     hookimpl,
     invalid_state,
+    label_ranges,
+    label_scores,
     range_scaling,
     refuse_infinite_ranges,
     resolved_combine,
@@ -60,6 +64,7 @@ class ScorerStage(ClassValueCountsStage):
             minimum=0.0,
             maximum=1.0,
         ),
+        *LABEL_OPTIONS,
     )
     state_arrays = {
         "scores": StateArray(),
@@ -83,20 +88,25 @@ class ScorerStage(ClassValueCountsStage):
             combine = "max"  # α weighs one positive class's features: one-vs-rest
         self.combine = resolved_combine(self.metric, combine, self.class_attribute, context.positive)
 
-    def new_statistics(self):
+    def class_statistics(self):
         """Presence scores need only non-zero counts by class (and each feature's range)."""
         if self.params["presence"] and self.metric.uses_counts:
             return PresenceCounts.empty(len(self.features), len(self.class_attribute.labels))
-        return super().new_statistics()
+        return super().class_statistics()
 
-    def finalize(self, statistics: ValueCounts | PresenceCounts) -> None:
-        self.training_counts = statistics
-        targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
+    def finalize(self, statistics: ValueCounts | PresenceCounts | LabelStatistics) -> None:
         metric = with_options(self.metric, [self.params[option.name] for option in self.metric.options])
-        self.scores = feature_scores(
-            statistics, metric, targets, self.params["presence"], self.combine, self.params["alpha"]
-        )
-        self.minimum, self.maximum = statistics.training_range()
+        presence, alpha = self.params["presence"], self.params["alpha"]
+        if isinstance(statistics, LabelStatistics):
+            self.scores = label_scores(
+                statistics.per_label, metric, presence, self.combine, self.params["normalize"], alpha
+            )
+            self.minimum, self.maximum = label_ranges(statistics)
+        else:
+            self.training_counts = statistics
+            targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
+            self.scores = feature_scores(statistics, metric, targets, presence, self.combine, alpha)
+            self.minimum, self.maximum = statistics.training_range()
         if self.params["scale"]:
             refuse_infinite_ranges(self, self.minimum, self.maximum)
         self.factor, (self.inner_exponent, self.outer_exponent) = self.scaling()

@@ -21,15 +21,18 @@ from filterkit.plugin import (
     ATTRIBUTES,
     COMBINE_OPTION,
     JOINT,
+    LABEL_OPTIONS,
     NOMINAL,
     NUMERIC,
     Accepts,
     AttributeSubset,
     Chunk,
     FilterkitError,
+    LabelStatistics,
     Option,
     StateArray,
     ValueCounts,
+    chosen_labels,
     class_scores,
     feature_positions,
     feature_scores,
@@ -37,7 +40,9 @@ from filterkit.plugin import (
     hookimpl,
     invalid_state,
     label_layout,
+    label_scores,
     nonzero_entries,
+    per_label_scores,
     ranking_order,
     refuse_unaccepted_input,
     resolved_combine,
@@ -56,7 +61,7 @@ class SelectionStatistics:
 
     rows: int
     nonzero: np.ndarray
-    counts: ValueCounts | None = None
+    counts: ValueCounts | LabelStatistics | None = None
     sample_rows: list = field(default_factory=list)
     sample_labels: list = field(default_factory=list)
 
@@ -65,7 +70,7 @@ class SelectionStatistics:
         return SelectionStatistics(
             self.rows + other.rows,
             self.nonzero + other.nonzero,
-            None if self.counts is None or other.counts is None else self.counts.merge(other.counts),
+            None if self.counts is None or other.counts is None else self.counts.merge(other.counts),  # type: ignore[arg-type]  # both parts count alike
             self.sample_rows + other.sample_rows,
             self.sample_labels + other.sample_labels,
         )
@@ -113,7 +118,9 @@ class Selector(AttributeSubset):
         metric = self.params["metric"]
         if metric == SVM and self.params["combine"] == JOINT:
             raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max or mean")
-        if self.params["per_class"]:
+        if self.params["per_class"] and self.params["per_label"]:
+            raise FilterkitError("select: --per-class is for a class, --per-label for multi-label data: give one")
+        if self.params["per_class"] or self.params["per_label"]:
             if metric is None or metric == SVM:
                 raise FilterkitError("select --per-class needs --metric NAME (a registered metric, not svm)")
             if self.params["combine"] == JOINT:
@@ -126,8 +133,9 @@ class Selector(AttributeSubset):
 
     @property
     def accepts(self) -> Accepts:  # type: ignore[override]  # a class attribute in Stage; select's depends on --metric
-        """Scoring by a metric learns from the classes."""
-        return Accepts(nominal_class=self.params["metric"] is not None)
+        """Scoring by a metric learns from the classes, or from each label of multi-label data (not svm's)."""
+        metric = self.params["metric"]
+        return Accepts(nominal_class=metric is not None, labels=metric not in (None, SVM))
 
     @property
     def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
@@ -148,8 +156,16 @@ class Selector(AttributeSubset):
         self.labels = label_layout(schema.attributes[i] for i in self.features)[0]
         metric = self.params["metric"]
         self.combine = self.params["combine"] or "max"
-        if metric is not None:
+        self.label_positions: tuple[int, ...] = ()
+        if metric is not None and context.class_index is None and context.labels:
             refuse_unaccepted_input(self, schema, context)
+            if self.params["per_class"]:
+                raise FilterkitError("select: multi-label data takes --per-label (round robin over the labels)")
+            self.label_positions = chosen_labels(self, schema, context.labels)
+        elif metric is not None:
+            refuse_unaccepted_input(self, schema, context)
+            if self.params["per_label"]:
+                raise FilterkitError("select --per-label needs multi-label data; a class takes --per-class")
             self.class_attribute = schema.attributes[context.class_index]
             if metric != SVM and not self.params["per_class"]:
                 self.combine = resolved_combine(
@@ -179,7 +195,11 @@ class Selector(AttributeSubset):
 
     def new_statistics(self) -> SelectionStatistics:
         statistics = SelectionStatistics(0, np.zeros(len(self.features)))
-        if self.params["metric"] not in (None, SVM):
+        if self.label_positions:
+            statistics.counts = LabelStatistics(
+                [ValueCounts.empty(len(self.features), 2) for _ in self.label_positions]
+            )
+        elif self.params["metric"] not in (None, SVM):
             statistics.counts = ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
         return statistics
 
@@ -189,9 +209,13 @@ class Selector(AttributeSubset):
         counted = (position[columns] >= 0) & ~np.isnan(values)
         nonzero = np.bincount(position[columns[counted]], minlength=len(self.features)).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
-        if statistics.counts is not None:
+        if self.label_positions:
+            part.counts = LabelStatistics(
+                [ValueCounts.of_chunk(chunk, self.features, label, 2) for label in self.label_positions]
+            )
+        elif statistics.counts is not None:
             part.counts = ValueCounts.of_chunk(
-                chunk, self.features, self.context.class_index, statistics.counts.n_classes
+                chunk, self.features, self.context.class_index, len(self.class_attribute.labels)
             )
         if self.params["metric"] == SVM:
             self._sample(part, chunk, statistics.rows)
@@ -203,6 +227,8 @@ class Selector(AttributeSubset):
                 "stage 'select' with --metric svm keeps a sample of the rows, which a model does not hold: "
                 "it cannot be updated"
             )
+        if self.label_positions:
+            raise FilterkitError("stage 'select' on multi-label data cannot save its statistics: it cannot be updated")
         counts = {} if statistics.counts is None else {"counts": statistics.counts}
         return {"rows": statistics.rows, "nonzero": statistics.nonzero, **counts}
 
@@ -213,6 +239,8 @@ class Selector(AttributeSubset):
         if not isinstance(nonzero, np.ndarray) or nonzero.dtype != np.float64 or nonzero.shape != (len(self.features),):
             raise ValueError("'nonzero' is not one float64 per feature")
         expected = self.new_statistics().counts
+        if isinstance(expected, LabelStatistics):
+            raise ValueError("multi-label statistics are not saved")
         shapes = [None if c is None else (type(c), c.n_features, c.n_classes) for c in (counts, expected)]
         if shapes[0] != shapes[1]:
             raise ValueError("'counts' are not those the stage gathers")
@@ -242,6 +270,8 @@ class Selector(AttributeSubset):
             scores = self._recorded_scores()
         elif metric == SVM:
             scores = self._svm_scores(statistics)
+        elif isinstance(statistics.counts, LabelStatistics):
+            scores, order = self._label_ranking(statistics.counts)
         elif self.params["per_class"]:
             assert statistics.counts is not None  # new_statistics counts for a metric
             scores, order = self._per_class_ranking(statistics.counts)
@@ -272,6 +302,19 @@ class Selector(AttributeSubset):
             return np.zeros(len(self.features)), np.arange(len(self.features))
         minimum = self.params["min_score"] if self.rule == "min_score" else -np.inf
         return np.max(per_class, axis=0), round_robin(per_class, minimum)
+
+    def _label_ranking(self, counts: LabelStatistics) -> tuple[np.ndarray, np.ndarray | None]:
+        """Multi-label data: the labels' scores combined by ``--combine`` (binary relevance), or with
+        ``--per-label`` each feature's best and the order of Forman's round robin over the labels (ICML 2004)."""
+        metric, presence = self.metrics[self.params["metric"]], self.params["presence"]
+        if not self.params["per_label"]:
+            combine = self.params["combine"] or "max"
+            return label_scores(
+                counts.per_label, metric, presence, combine, self.params["normalize"], None, self.labels
+            ), None
+        per_label = per_label_scores(counts.per_label, metric, presence, None, self.labels)
+        minimum = self.params["min_score"] if self.rule == "min_score" else -np.inf
+        return np.max(per_label, axis=0, initial=-np.inf) if per_label else np.zeros(0), round_robin(per_label, minimum)
 
     def _svm_scores(self, statistics: SelectionStatistics) -> np.ndarray:
         """|w_j| of a liblinear SVM on the sample (Brank §3.1.1); per class one-vs-rest,
@@ -414,6 +457,14 @@ def selector_for(metrics: dict) -> type[Selector]:
             "With --metric: take each class's one-vs-rest ranking in turns (classes in declared order; "
             "a class's ties to the earlier attribute), skipping features already taken.",
         ),
+        Option(
+            "per_label",
+            bool,
+            False,
+            "With --metric on multi-label data: take each label's ranking in turns (Forman's round robin; labels in "
+            "declared order), skipping features already taken.",
+        ),
+        *LABEL_OPTIONS,
         Option(
             "sample",
             float,

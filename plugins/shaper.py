@@ -44,6 +44,7 @@ import numpy as np
 
 from filterkit.plugin import (
     ARRAYS,
+    LABEL_OPTIONS,
     NEIGHBORS,
     NOMINAL,
     NUMERIC,
@@ -54,6 +55,7 @@ from filterkit.plugin import (
     ClassValueCountsStage,
     FilterkitError,
     Knots,
+    LabelStatistics,
     Limits,
     Option,
     StateArray,
@@ -92,7 +94,8 @@ class Shaper(ClassValueCountsStage):
     examples = ({}, {"zero_preserve": False})
     summary = (
         "Shape each feature into its local positive-class probability (KDD'09 LP shaper). Multi-class: "
-        "one-vs-rest, a copy NAME@LABEL per class (--multiclass max: toward its most informative class)."
+        "one-vs-rest, a copy NAME@LABEL per class (--multiclass max: toward its most informative class); "
+        "multi-label: so per label, or toward one (--label)."
     )
     options = (
         Option("zero_bin", bool, True, "Zeros form their own bin (--no-zero-bin for dense data)."),
@@ -116,6 +119,7 @@ class Shaper(ClassValueCountsStage):
             choices=(MISSING_BIN, MISSING_KEPT),
             before_it_existed=MISSING_KEPT,
         ),
+        LABEL_OPTIONS[0],
     )
     widening_hint = "one copy of each feature per class label; --positive LABEL or --multiclass max shapes it once"
     #: Per column (a feature shaped toward one class): its class (saved only by --multiclass max; −1:
@@ -138,10 +142,18 @@ class Shaper(ClassValueCountsStage):
     def prepare(self, schema, context) -> None:
         super().prepare(schema, context)
         self.nominal = np.array([schema.attributes[i].kind == NOMINAL for i in self.features], dtype=bool)
-        labels = self.class_attribute.labels
+        # multi-label data: each label's two-class task, shaped toward its value 1 (docs/multilabel.md)
+        multilabel = bool(self.label_positions)
+        labels = (
+            tuple(schema.attributes[i].name for i in self.label_positions)
+            if multilabel
+            else self.class_attribute.labels
+        )
+        #: what each copy is shaped toward: the class's labels, or the label attributes' names
+        self.target_names = labels
         # a class of more than two labels without --positive shapes toward every class (docs/algorithms.md
-        # §4.1): one-vs-rest copies, or (--multiclass max) each feature's class is learned
-        self.every_class = self.context.positive is None and len(labels) > 2
+        # §4.1): one-vs-rest copies, or (--multiclass max) each feature's class is learned; so do several labels
+        self.every_class = len(labels) > 1 if multilabel else self.context.positive is None and len(labels) > 2
         self.one_vs_rest = self.every_class and self.params["multiclass"] == ONE_VS_REST
         self.chooses_classes = self.every_class and self.params["multiclass"] == MOST_INFORMATIVE
         self.copies = len(labels) if self.one_vs_rest else 1
@@ -154,7 +166,7 @@ class Shaper(ClassValueCountsStage):
         """The one-vs-rest output schema: each feature replaced, where it stands, by its copies
         NAME@LABEL in the class's label order; ``source`` maps each output attribute to its input
         attribute, ``output_column`` to its column (−1: not shaped)."""
-        labels = self.class_attribute.labels
+        labels = self.target_names
         written = len(self.input_schema.attributes) + len(self.features) * (len(labels) - 1)
         allowed = Limits.from_environment().attributes
         if written > allowed:
@@ -193,33 +205,43 @@ class Shaper(ClassValueCountsStage):
         """The input schema with every shaped attribute numeric; one-vs-rest: each replaced by its copies."""
         return self.copies_schema if self.one_vs_rest else super().output_schema()
 
-    def finalize(self, statistics: ValueCounts) -> None:
-        self.training_counts = statistics
-        class_totals = statistics.class_totals
-        histogram = statistics.histogram(include_zero=True)
-        n_features = len(self.features)
-        if self.every_class:
-            targets = list(range(len(self.class_attribute.labels)))
-        else:
-            targets = [positive_code(self.class_attribute, class_totals, self.context.positive)]
+    def finalize(self, statistics: ValueCounts | LabelStatistics) -> None:
         options = self.params["zero_bin"], self.params["neighbors"], self.params["missing"] == MISSING_BIN
-        fits = [fit_toward(target, histogram, statistics, self.nominal, *options) for target in targets]
+        if isinstance(statistics, LabelStatistics):
+            # each label's own two-class counts, shaped toward its value 1
+            fits = [
+                fit_toward(1, counts.histogram(include_zero=True), counts, self.nominal, *options)
+                for counts in statistics.per_label
+            ]
+            has_rows = np.array([counts.class_totals[1] > 0 for counts in statistics.per_label])
+        else:
+            self.training_counts = statistics
+            has_rows = statistics.class_totals > 0
+            if self.every_class:
+                targets = list(range(len(self.class_attribute.labels)))
+            else:
+                targets = [positive_code(self.class_attribute, statistics.class_totals, self.context.positive)]
+            histogram = statistics.histogram(include_zero=True)
+            fits = [fit_toward(target, histogram, statistics, self.nominal, *options) for target in targets]
+        n_features = len(self.features)
+        # the code of each fit's columns in column_class: its position among the targets, or the positive class's
+        codes = list(range(len(fits))) if self.every_class else [fits[0].target]
         if self.one_vs_rest:
             self.column_class = np.tile(np.arange(self.copies), n_features)
         elif len(fits) > 1:
             # each feature's class of largest information among those with training rows (the first on a tie)
-            information = np.where((class_totals > 0)[:, None], [fit.information for fit in fits], -np.inf)
+            information = np.where(has_rows[:, None], [fit.information for fit in fits], -np.inf)
             self.column_class = np.argmax(information, axis=0).astype(np.int64)
         else:
-            self.column_class = np.full(n_features, fits[0].target, dtype=np.int64)
+            self.column_class = np.full(n_features, codes[0], dtype=np.int64)
         n_columns = len(self.column_class)
         self.zero_probability = np.empty(n_columns)
         self.default_probability = np.empty(n_columns)
         self.missing_probability = np.empty(n_columns)
         knot_feature, knot_value, knot_probability = [], [], []
-        for fit in fits:
+        for fit, code in zip(fits, codes):
             # this fit's column of each feature (−1: the feature is shaped toward another class)
-            column = np.flatnonzero(self.column_class == fit.target)
+            column = np.flatnonzero(self.column_class == code)
             feature = self.column_feature[column]
             column_of_feature = np.full(n_features, -1, dtype=np.int64)
             column_of_feature[feature] = column
@@ -467,7 +489,7 @@ class Shaper(ClassValueCountsStage):
         if "missing_probability" not in state and "default_probability" in state:
             state = {**state, "missing_probability": state["default_probability"]}
         super().load_state(state)
-        n_labels = len(self.class_attribute.labels)
+        n_labels = len(self.target_names)
         expected = np.tile(np.arange(n_labels), len(self.features)) if self.one_vs_rest else None
         if np.any(self.column_class >= n_labels) or (
             expected is not None and not np.array_equal(self.column_class, expected)

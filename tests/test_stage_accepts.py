@@ -148,7 +148,7 @@ def test_what_a_built_in_stage_accepts_follows_its_options():
     assert registry.make_stage("discretize", {}).accepts.nominal_class
     assert not registry.make_stage("discretize", {"bins": 3}).accepts.nominal_class
     assert registry.make_stage("words", {}).accepts.text
-    assert registry.make_stage("bns", {}).accepts == Accepts(nominal_class=True)
+    assert registry.make_stage("bns", {}).accepts == Accepts(nominal_class=True, labels=True)
     assert registry.make_stage("l2", {}).accepts == Accepts()
 
 

@@ -15,6 +15,7 @@ from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, one_line, quote, quote_all, shown
 from filterkit.errors import ArffError
+from filterkit.labels import check_meka_header
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
@@ -113,6 +114,7 @@ class HeaderParser:
             raise ArffError(f"@data inside relational attribute {shown(cast(str, self.stack[-1][0]))} (missing @end)")
         if not self.stack[0][1]:
             raise ArffError("the header declares no attribute (as Weka, a relation needs at least one)")
+        check_meka_header(self.schema())
         return line[line.lower().index("@data") + len("@data") :]
 
     def schema(self) -> Schema:

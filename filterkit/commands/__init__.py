@@ -15,6 +15,7 @@ from filterkit.commands.help import version_option
 from filterkit.commands.options import (
     class_option,
     engine_option,
+    labels_option,
     output_option,
     plugins_dir_option,
     positive_option,
@@ -74,6 +75,7 @@ of files sharing one header, each file a partition (see docs/dask.md).
 )
 @output_option
 @class_option
+@labels_option
 @positive_option(
     help="The positive class label for two-class stages (default: the minority class; on more classes each "
     "stage's multi-class form, as `filterkit plugins` says)."

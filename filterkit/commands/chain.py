@@ -14,6 +14,7 @@ from filterkit.commands.context import plugin_loader
 from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import number_format
 from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.labels import mulan_labels
 from filterkit.partitions import RANGED_FORMATS, checked_output_folder, partition_files
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode
@@ -27,7 +28,8 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     numbers = number_format(options.digits, options.float32)
     loader = plugin_loader(ctx)
     stages = [stage for stage in steps if stage is not None]  # the steps of ChainOptions return None
-    chain = Chain(stages, class_spec=options.class_spec, positive=options.positive)
+    labels = None if options.labels_file is None else mulan_labels(options.labels_file)
+    chain = Chain(stages, class_spec=options.class_spec, positive=options.positive, labels=labels)
     output, output_dir, model_path = options.output, options.output_dir, options.model_path
     dask = options.engine == "dask"
     if not dask and (options.scheduler or options.partitions or output_dir):

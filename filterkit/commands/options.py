@@ -29,6 +29,13 @@ class_option = click.option(
     show_default=True,
     help="The class attribute: last, first, a 1-based index or a name.",
 )
+labels_option = click.option(
+    "--labels",
+    "labels_file",
+    type=click.Path(dir_okay=False),
+    help="Multi-label data: Mulan's XML file naming the label attributes (MEKA's -C in the relation name needs "
+    "none); each label is then learned from, in place of the class (docs/multilabel.md).",
+)
 row_form_option = click.option(
     "--sparse/--dense", "sparse", default=None, help="Force the output row form (default: as the input)."
 )

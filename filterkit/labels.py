@@ -1,0 +1,163 @@
+"""Several labels per row (multi-label data): which attributes are the labels.
+
+MEKA marks them in the relation name, ``@relation 'enron: -C 53'``: the first 53 attributes are the
+labels (``-C -53``: the last 53), each ``{0,1}``.  Mulan names them in an XML file beside the ARFF
+(``--labels FILE.xml``), at any positions, nested labels standing for a hierarchy (read here as a flat
+list).  A label attribute is nominal ``{0,1}``: MEKA's multi-target data (labels of other values) is
+refused, not guessed at.  The labels are tracked by name through a chain, as the class is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+from xml.parsers import expat
+
+from filterkit.arff.tokens import shown
+from filterkit.errors import ArffError, FilterkitError
+from filterkit.schema import NOMINAL, Attribute, Schema
+
+#: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0.
+_MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+(-?\d+)(?=\s|$)")
+
+#: The values a label attribute holds, in this order (MEKA's and Mulan's ``{0,1}``).
+LABEL_VALUES = ("0", "1")
+
+
+@dataclass(frozen=True)
+class NamedLabels:
+    """The label attributes' names as a file gives them (Mulan's XML: ``path``, each name's ``lines``), or a
+    model (no file)."""
+
+    names: tuple[str, ...]
+    path: str | None = None
+    lines: tuple[int, ...] = ()
+
+    def where(self, name: str) -> tuple[str | None, int | None]:
+        """The file and line that name ``name``."""
+        line = self.lines[self.names.index(name)] if self.lines else None
+        return self.path, line
+
+
+def meka_label_count(relation: str) -> int | None:
+    """MEKA's ``-C`` in ``relation`` (after its first colon): k > 0 for the first k attributes, k < 0 for
+    the last −k; None when the name carries none."""
+    _, colon, options = relation.partition(":")
+    found = _MEKA_OPTION.search(options) if colon else None
+    if found is None:
+        return None
+    count = int(found.group(1))
+    if count == 0:
+        raise ArffError(f"relation {shown(relation)}: MEKA's -C 0 names no label")
+    return count
+
+
+def with_meka_label_count(relation: str, count: int) -> str:
+    """``relation`` with its MEKA ``-C`` set to ``count`` (added after a colon when it has none)."""
+    name, colon, options = relation.partition(":")
+    if colon and _MEKA_OPTION.search(options):
+        changed = _MEKA_OPTION.sub(lambda found: found.group(0).replace(found.group(1), str(count)), options, 1)
+        return name + colon + changed
+    return f"{relation}: -C {count}"
+
+
+def check_meka_header(schema: Schema) -> None:
+    """ArffError (the caller names the line) when the relation's ``-C`` asks for more labels than the
+    header declares attributes, or a label attribute is not nominal ``{0,1}``."""
+    count = meka_label_count(schema.relation)
+    if count is None:
+        return
+    if abs(count) > len(schema.attributes):
+        raise ArffError(
+            f"MEKA's -C {count} in the relation name asks for {abs(count)} labels; "
+            f"the header declares {len(schema.attributes)} attributes"
+        )
+    for position in meka_positions(schema, count):
+        check_label_attribute(schema.attributes[position], "MEKA's -C")
+
+
+def meka_positions(schema: Schema, count: int) -> range:
+    """The positions ``-C count`` names in ``schema``."""
+    return range(count) if count > 0 else range(len(schema.attributes) + count, len(schema.attributes))
+
+
+def check_label_attribute(attribute: Attribute, named_by: str) -> None:
+    """FilterkitError unless ``attribute`` is nominal ``{0,1}``."""
+    if attribute.kind != NOMINAL or tuple(attribute.labels) != LABEL_VALUES:
+        declared = "{" + ",".join(attribute.labels) + "}" if attribute.kind == NOMINAL else attribute.kind
+        target = ": multi-target data (labels of other values) is not supported" if attribute.kind == NOMINAL else ""
+        raise ArffError(f"label attribute {shown(attribute.name)} ({named_by}) is {declared}, not {{0,1}}{target}")
+
+
+def label_names(schema: Schema, named: NamedLabels | None = None) -> tuple[str, ...]:
+    """The label attributes' names: ``named`` (Mulan's XML), else MEKA's ``-C`` in the relation name,
+    else none; FilterkitError naming the file and line for a name the schema lacks or an attribute that
+    is not ``{0,1}``."""
+    if named is None:
+        count = meka_label_count(schema.relation)
+        if count is None:
+            return ()
+        check_meka_header(schema)
+        return tuple(schema.attributes[position].name for position in meka_positions(schema, count))
+    for name in named.names:
+        try:
+            check_label_attribute(schema.attributes[schema.index_of(name)], "--labels")
+        except KeyError:
+            raise FilterkitError(f"label {shown(name)}: the input has no attribute of that name", *named.where(name))
+        except FilterkitError as error:
+            raise FilterkitError(error.message, *named.where(name)) from None
+    return named.names
+
+
+def label_positions(schema: Schema, names: Sequence[str]) -> tuple[int, ...]:
+    """The positions of the attributes called ``names`` in ``schema`` (those it holds), in schema order."""
+    wanted = set(names)
+    return tuple(position for position, attribute in enumerate(schema.attributes) if attribute.name in wanted)
+
+
+def chosen_labels(stage, schema: Schema, labels: tuple[int, ...]) -> tuple[int, ...]:
+    """The labels ``stage`` learns from: the one its ``--label`` names, else all of ``labels``."""
+    named = stage.params.get("label")
+    if named is None:
+        return labels
+    for position in labels:
+        if schema.attributes[position].name == named:
+            return (position,)
+    known = ", ".join(shown(schema.attributes[position].name) for position in labels[:5])
+    more = ", …" if len(labels) > 5 else ""
+    raise FilterkitError(f"stage '{stage.name}': --label {shown(named)} is not a label of this data ({known}{more})")
+
+
+def mulan_labels(path: str) -> NamedLabels:
+    """The label names of Mulan's XML file at ``path``, in document order (nested labels flattened);
+    FilterkitError naming the file and line when it is not such a file (expat: no external entities)."""
+    names: list[str] = []
+    lines: dict[str, int] = {}
+    parser = expat.ParserCreate(namespace_separator="}")
+
+    def start(tag: str, attributes: dict) -> None:
+        line, local = parser.CurrentLineNumber, tag.rpartition("}")[2]
+        if not names and not lines and local == "labels":
+            lines[""] = line
+            return
+        if local != "label" or "name" not in attributes or not lines:
+            expected = 'expected Mulan\'s <labels> holding <label name="..."> elements'
+            raise FilterkitError(f"{expected}, found <{local}>", path, line)
+        name = attributes["name"]
+        if name in lines:
+            raise FilterkitError(f"label {shown(name)} is named twice (first on line {lines[name]})", path, line)
+        names.append(name)
+        lines[name] = line
+
+    parser.StartElementHandler = start
+    try:
+        with open(path, "rb") as opened:
+            parser.ParseFile(opened)
+    except expat.ExpatError as error:
+        raise FilterkitError(f"not XML: {expat.ErrorString(error.code)}", path, error.lineno) from None
+    except OSError as error:
+        raise FilterkitError(f"cannot read the labels file: {error.strerror}", path) from None
+    if not names:
+        raise FilterkitError("the labels file names no label", path, 1)
+    return NamedLabels(tuple(names), path, tuple(lines[name] for name in names))
