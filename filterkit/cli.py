@@ -17,7 +17,7 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
-from filterkit.ownership import STOPPING_SIGNALS, claim_process, limit_blas_threads
+from filterkit.ownership import STOPPING_SIGNALS, cache_own_bytecode, claim_process, limit_blas_threads
 
 #: The environment variable of click's shell completion (``_FILTERKIT_COMPLETE=bash_source filterkit``).
 COMPLETION_VARIABLE = "_FILTERKIT_COMPLETE"
@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     # The run's objects too: the exit's garbage collections over every object alive took 70 of a small
     # run's 80 ms exit; nothing is left to finalize (a run closes its outputs and joins its threads).
     gc.freeze()
+    cache_own_bytecode()
     sys.exit(status)
 
 

@@ -5,7 +5,9 @@ process filterkit owns."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import py_compile
 import signal
 import sys
 
@@ -38,3 +40,46 @@ def limit_blas_threads() -> None:
     """
     if owns_process() and "numpy" not in sys.modules and not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+
+def cache_own_bytecode(packages: tuple[str, ...] = ("filterkit", "filterkit_plugins")) -> int:
+    """Write the bytecode of the modules of ``packages`` this process compiled from source because none was
+    cached (``PYTHONDONTWRITEBYTECODE=1`` with an editable install: 0.07 s of CPU a run), as pip writes it for
+    an installed package; the next run reads it.  Only where the flag stopped Python writing it, only for
+    filterkit's own modules, and silently not where the folder is read-only.  Returns how many it wrote."""
+    if not sys.dont_write_bytecode:
+        return 0
+    written = 0
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in packages:
+            continue
+        spec = getattr(module, "__spec__", None)
+        source, cached = getattr(spec, "origin", None), getattr(spec, "cached", None)
+        if not (source and cached and source.endswith(".py")):
+            continue
+        try:
+            if _cached_is_current(source, cached):
+                continue
+            py_compile.compile(source, cfile=cached, doraise=True)
+            written += 1
+        except (OSError, py_compile.PyCompileError):
+            continue
+    return written
+
+
+def _cached_is_current(source: str, cached: str) -> bool:
+    """Whether ``cached`` holds this interpreter's bytecode of ``source`` as it is now, by the header Python
+    checks (magic number, timestamp flags, the source's mtime and size)."""
+    try:
+        with open(cached, "rb") as opened:
+            header = opened.read(16)
+    except OSError:
+        return False
+    status = os.stat(source)
+    return (
+        len(header) == 16
+        and header[:4] == importlib.util.MAGIC_NUMBER
+        and header[4:8] == bytes(4)
+        and int.from_bytes(header[8:12], "little") == int(status.st_mtime) & 0xFFFFFFFF
+        and int.from_bytes(header[12:16], "little") == status.st_size & 0xFFFFFFFF
+    )
