@@ -379,7 +379,7 @@ class Selector(AttributeSubset):
                 self,
                 f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
             )
-        if self.rule != "sparsity" and not self.params["per_class"]:
+        if self.rule != "sparsity" and not (self.params["per_class"] or self.params["per_label"]):
             assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):

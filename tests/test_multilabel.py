@@ -277,3 +277,49 @@ def make_reuters_labels() -> str:
 )
 def test_the_reuters_labels_file_is_weka_s_documents_with_both_labels():
     assert make_reuters_labels() == REUTERS.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_dask_writes_the_local_run_s_bytes_on_multi_label_data(run_filterkit, dask_scheduler, tmp_path):
+    chain = [
+        "words",
+        "--counts",
+        "bns",
+        "--combine",
+        "mean",
+        "select",
+        "--per-label",
+        "--metric",
+        "chi",
+        "--top",
+        "30",
+        "shape",
+    ]
+    local = run_filterkit("-q", "-o", tmp_path / "local.arff", REUTERS, *chain)
+    dask = run_filterkit(
+        "--engine",
+        "dask",
+        "--scheduler",
+        dask_scheduler,
+        "--partitions",
+        "3",
+        "-q",
+        "-o",
+        tmp_path / "dask.arff",
+        REUTERS,
+        *chain,
+    )
+    assert local.status == dask.status == 0, dask.stderr
+    assert (tmp_path / "local.arff").read_bytes() == (tmp_path / "dask.arff").read_bytes()
+    assert b"@attribute wheat@corn numeric" in (tmp_path / "local.arff").read_bytes()
+
+
+def test_a_saved_round_robin_selection_loads_with_its_turns_kept(tmp_path, run_filterkit):
+    model = tmp_path / "model.json"
+    chain = ["words", "--counts", "select", "--metric", "chi", "--per-label", "--top", "40"]
+    fitted = run_filterkit("--save-model", model, REUTERS, *chain)
+    applied = run_filterkit("apply", model, REUTERS)
+    assert fitted.status == applied.status == 0, applied.stderr
+    assert fitted.stdout.split(b"@relation", 1)[1] == applied.stdout.split(b"@relation", 1)[1]
+    by_scores = run_filterkit(REUTERS, "words", "--counts", "select", "--metric", "chi", "--top", "40")
+    assert by_scores.stdout.split(b"@data")[0] != fitted.stdout.split(b"@data")[0]  # the turns keep other words
