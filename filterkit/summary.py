@@ -26,6 +26,7 @@ from filterkit.metrics import (
     JOINT,
     Metric,
     class_scores,
+    combined,
     feature_scores,
     ranking_order,
     resolved_combine,
@@ -328,7 +329,7 @@ def _ranking(tally: _Tally, attribute: Attribute, metric: Metric, positive: str 
 
 def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: bool, top: int, combine: str, labels):
     """Every feature's score, the ``top`` best (:func:`filterkit.metrics.ranking_order`) and the class
-    achieving each feature's maximum (None for a mean)."""
+    achieving each feature's maximum, or minimum with ``min`` (None for a mean)."""
     if counts.n_features == 0 or not targets:
         return np.zeros(0), np.zeros(0, dtype=np.int64), None
     if combine == JOINT:
@@ -336,11 +337,10 @@ def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: b
         best_class = np.full(counts.n_features, targets[0]) if metric.class_free else None
     else:
         per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-        best_class = np.asarray(targets)[per_class.argmax(axis=0)]
+        best_class = np.asarray(targets)[(per_class.argmin if combine == "min" else per_class.argmax)(axis=0)]
+        scores = combined(list(per_class), combine)
         if combine == "mean" and len(targets) > 1:
-            scores, best_class = per_class.mean(axis=0), None
-        else:
-            scores = per_class.max(axis=0)
+            best_class = None
     return scores, ranking_order(scores, combine)[:top], best_class
 
 

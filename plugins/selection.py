@@ -34,6 +34,7 @@ from filterkit.plugin import (
     ValueCounts,
     chosen_labels,
     class_scores,
+    combined,
     feature_positions,
     feature_scores,
     features_of_kinds,
@@ -117,12 +118,13 @@ class Selector(AttributeSubset):
             raise FilterkitError(f"option --C: {self.params['C']} is not a positive number")
         metric = self.params["metric"]
         if metric == SVM and self.params["combine"] == JOINT:
-            raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max or mean")
+            raise FilterkitError("select --metric svm: --combine joint is for ig and chi; use max, mean or min")
         if self.params["per_class"] and self.params["per_label"]:
             raise FilterkitError("select: --per-class is for a class, --per-label for multi-label data: give one")
         if self.params["per_class"] or self.params["per_label"]:
+            turns = "--per-label" if self.params["per_label"] else "--per-class"
             if metric is None or metric == SVM:
-                raise FilterkitError("select --per-class needs --metric NAME (a registered metric, not svm)")
+                raise FilterkitError(f"select {turns} needs --metric NAME (a registered metric, not svm)")
             if self.params["combine"] == JOINT:
                 raise FilterkitError("select --per-class ranks each class against the rest: not with --combine joint")
 
@@ -133,9 +135,9 @@ class Selector(AttributeSubset):
 
     @property
     def accepts(self) -> Accepts:  # type: ignore[override]  # a class attribute in Stage; select's depends on --metric
-        """Scoring by a metric learns from the classes, or from each label of multi-label data (not svm's)."""
+        """Scoring by a metric learns from the classes, or from each label of multi-label data."""
         metric = self.params["metric"]
-        return Accepts(nominal_class=metric is not None, labels=metric not in (None, SVM))
+        return Accepts(nominal_class=metric is not None, labels=metric is not None)
 
     @property
     def learns(self) -> bool:  # type: ignore[override]  # a class attribute in Stage; select's depends on its options
@@ -253,15 +255,18 @@ class Selector(AttributeSubset):
         bits.advance(rows_before)
         generator = np.random.Generator(bits)
         chosen = generator.random(chunk.n_rows) < self.params["sample"]
-        assert self.context.class_index is not None  # prepare refused --metric without a class
-        classes = chunk.column(self.context.class_index)
-        chosen &= ~np.isnan(classes)
+        if self.label_positions:  # each row's labels (NaN: missing), left out label by label when fitting
+            classes = np.column_stack([chunk.column(position) for position in self.label_positions])
+        else:
+            assert self.context.class_index is not None  # prepare refused --metric without a class
+            classes = chunk.column(self.context.class_index)
+            chosen &= ~np.isnan(classes)
         import scipy.sparse as sp
 
         block = sp.csr_matrix(chunk.values[np.flatnonzero(chosen)][:, self.features])
         block.data = np.nan_to_num(block.data, nan=0.0)
         part.sample_rows = [block]
-        part.sample_labels = [classes[chosen].astype(np.int64)]
+        part.sample_labels = [classes[chosen] if self.label_positions else classes[chosen].astype(np.int64)]
 
     def finalize(self, statistics: SelectionStatistics) -> None:
         metric = self.params["metric"]
@@ -330,22 +335,29 @@ class Selector(AttributeSubset):
 
         matrix = sp.vstack(statistics.sample_rows, format="csr")
         labels = np.concatenate(statistics.sample_labels)
-        totals = np.bincount(labels, minlength=len(self.class_attribute.labels)).astype(np.float64)
+        if self.label_positions:  # binary relevance: each label's rows where it is known, its value 1 positive
+            names = [self.input_schema.attributes[position].name for position in self.label_positions]
+            tasks = [(f"label '{name}'", ~np.isnan(labels[:, j]), labels[:, j] == 1) for j, name in enumerate(names)]
+        else:
+            totals = np.bincount(labels, minlength=len(self.class_attribute.labels)).astype(np.float64)
+            targets = target_classes(self.class_attribute, totals, self.context.positive)
+            every_row = np.ones(len(labels), dtype=bool)
+            tasks = [(f"class '{self.class_attribute.labels[t]}'", every_row, labels == t) for t in targets]
         weights = []
-        for target in target_classes(self.class_attribute, totals, self.context.positive):
-            y = (labels == target).astype(np.int64)
-            if y.min() == y.max():
-                raise FilterkitError(
-                    f"select --metric svm: the sample has no rows {'in' if y.max() == 0 else 'outside'} "
-                    f"class '{self.class_attribute.labels[target]}' (raise --sample)"
-                )
+        for task, rows, positive in tasks:
+            y = positive[rows].astype(np.int64)
+            if not len(y) or y.min() == y.max():
+                side = "in" if not len(y) or y.max() == 0 else "outside"
+                raise FilterkitError(f"select --metric svm: the sample has no rows {side} {task} (raise --sample)")
             model = LinearSVC(C=self.params["C"], dual=True, random_state=self.params["seed"], max_iter=10000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)  # the ranking is what counts, not convergence
-                model.fit(matrix, y)
+                model.fit(matrix[np.flatnonzero(rows)] if not rows.all() else matrix, y)
             weights.append(np.abs(model.coef_.ravel()))
-        stacked = np.vstack(weights)
-        return stacked.max(axis=0) if self.combine == "max" else stacked.mean(axis=0)
+        if self.label_positions and self.params["normalize"] != "none":
+            scale = np.linalg.norm if self.params["normalize"] == "length" else np.max
+            weights = [w / scale(w) if scale(w) > 0 else w for w in weights]
+        return combined(weights, self.combine)
 
     def _choose(self, scores: np.ndarray, density: np.ndarray | None, order: np.ndarray | None = None) -> None:
         """Rank by score (ties by position; Weka's Ranker order with ``--combine joint``), or

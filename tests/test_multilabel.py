@@ -323,3 +323,41 @@ def test_a_saved_round_robin_selection_loads_with_its_turns_kept(tmp_path, run_f
     assert fitted.stdout.split(b"@relation", 1)[1] == applied.stdout.split(b"@relation", 1)[1]
     by_scores = run_filterkit(REUTERS, "words", "--counts", "select", "--metric", "chi", "--top", "40")
     assert by_scores.stdout.split(b"@data")[0] != fitted.stdout.split(b"@data")[0]  # the turns keep other words
+
+
+def test_select_by_svm_weights_fits_one_svm_per_label_and_combines_them(tmp_path):
+    from sklearn.svm import LinearSVC
+
+    schema, chunk = read_arff(str(REUTERS))
+    registry = load_plugins()
+    words = registry.make_stage("words", {"counts": True, "lowercase": True})
+    select = registry.make_stage("select", {"metric": "svm", "top": 10, "combine": "min", "normalize": "max"})
+    chain = Chain([words, select]).fit(MemorySource(schema, chunk))
+    counted = Chain([words]).transform([chunk])
+    matrix = next(iter(counted)).csr()
+    import scipy.sparse as sp
+
+    rows = sp.csr_matrix((matrix.data, matrix.indices, matrix.indptr), shape=matrix.shape)[:, select.features]
+    labels = chunk.dense_values()[:, :2] if not chunk.is_sparse else chunk.csr_matrix()[:, :2].toarray()
+    weights = []
+    for j in range(2):
+        model = LinearSVC(C=1.0, dual=True, random_state=0, max_iter=10000).fit(rows, labels[:, j].astype(int))
+        weights.append(np.abs(model.coef_.ravel()) / np.abs(model.coef_).max())
+    np.testing.assert_allclose(select.scores, np.min(weights, axis=0), rtol=1e-9)
+    assert chain.output_schema.attributes[0].name == "grain"
+
+
+def test_combine_min_takes_the_least_of_the_classes_scores_for_svm_weights_and_info(run_filterkit):
+    iris = Path(__file__).parents[1] / "arff_samples" / "iris.arff"
+    schema, chunk = read_arff(str(iris))
+    registry = load_plugins()
+    scores = {}
+    for combine in ("max", "mean", "min"):
+        stage = registry.make_stage("select", {"metric": "svm", "top": 2, "combine": combine})
+        Chain([stage]).fit(MemorySource(schema, chunk))
+        scores[combine] = stage.scores
+    assert np.all(scores["min"] <= scores["mean"]) and np.all(scores["mean"] <= scores["max"])
+    assert np.any(scores["min"] < scores["mean"])
+    shown = run_filterkit("info", "--metric", "chi", "--presence", "--combine", "min", "--json", iris)
+    assert shown.status == 0, shown.stderr
+    assert b'"combine": "min"' in shown.stdout

@@ -79,7 +79,7 @@ with joint (Weka's order).
     "--combine",
     type=click.Choice(COMBINE_CHOICES),
     default=None,
-    help="With --metric on more than two classes: one-vs-rest combined by max or mean, or joint (all classes at "
+    help="With --metric on more than two classes: one-vs-rest combined by max, mean or min, or joint (all classes at "
     "once: Weka's IG and χ², or igm; ig, chi and igm only). Default: joint for those without --positive, else max.",
 )
 @click.option("--numeric-only", is_flag=True, help="With --metric: rank the numeric attributes only.")
