@@ -238,6 +238,13 @@ LABEL_OPTIONS = (
         "--combine (Mulan's binary relevance normalizations 'dl' and 'dm').",
         choices=NORMALIZE_CHOICES,
     ),
+    Option(
+        "label_powerset",
+        bool,
+        False,
+        "Multi-label data: each distinct set of labels a row carries is one class (the label powerset), scored "
+        "as a class of that many labels (--combine joint by default for ig, chi and igm).",
+    ),
 )
 
 

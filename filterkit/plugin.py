@@ -100,11 +100,13 @@ _HOMES = {
     ),
     "filterkit.statistics": (
         "ClassValueCountsStage",
+        "LabelSetStatistics",
         "LabelStatistics",
         "PresenceCounts",
         "ValueCounts",
         "column_ranges",
         "label_ranges",
+        "label_set_codes",
         "row_labels",
     ),
     # the compiled kernels the built-in stages call, and the switch of their numpy paths
@@ -229,10 +231,12 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     )
     from filterkit.statistics import (
         ClassValueCountsStage,
+        LabelSetStatistics,
         LabelStatistics,
         PresenceCounts,
         ValueCounts,
         column_ranges,
         label_ranges,
+        label_set_codes,
         row_labels,
     )

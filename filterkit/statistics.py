@@ -150,6 +150,11 @@ class ClassCounts:
     def _value_range(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def _reclassed_pairs(self, table: SortedSums, mapping: np.ndarray, n_classes: int) -> SortedSums:
+        """A (feature, class) table with class c called ``mapping[c]`` among ``n_classes``."""
+        feature, label, sums = self._pairs(table)
+        return SortedSums.of_entries(feature * n_classes + mapping[label], sums)
+
     def _renumbered(self, table: SortedSums, new_position: np.ndarray) -> SortedSums:
         """A (feature, class) table with each feature at ``new_position[feature]`` (−1: left out)."""
         feature, label, sums = self._pairs(table)
@@ -168,11 +173,12 @@ class ClassCounts:
         return np.where(present, low, 0.0), np.where(present, high, 0.0)
 
 
-def row_labels(chunk: Chunk, class_index: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's class code (0 where it is missing) and whether it is known."""
+def row_labels(chunk: Chunk, class_index: int | np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's class code (0 where it is missing) and whether it is known; ``class_index`` is the class
+    column's position, or each row's code itself (NaN: missing; a label set's, :class:`LabelSetStatistics`)."""
     if class_index is None:
         return np.zeros(chunk.n_rows, dtype=np.int64), np.ones(chunk.n_rows, dtype=bool)
-    classes = chunk.column(class_index)
+    classes = class_index if isinstance(class_index, np.ndarray) else chunk.column(class_index)
     known = ~np.isnan(classes)
     return np.where(known, classes, 0).astype(np.int64), known
 
@@ -196,7 +202,7 @@ def _csr_arrays(rows: CsrArrays) -> dict[str, np.ndarray]:
     }
 
 
-def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int, weights):
+def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | np.ndarray | None, n_classes: int, weights):
     """The stored entries of a chunk's feature columns for rows with a known class, zeros left out:
     ``(rows, columns, pairs, values, totals, missing)`` of the present values, ``pairs`` numbering
     each entry's (feature, class) as ``column · n_classes + label``; ``totals`` sums the known rows
@@ -314,12 +320,14 @@ class ValueCounts(ClassCounts):
             n_features, n_classes, SortedSums.empty(np.complex128), ExactSums.zeros(n_classes), SortedSums.empty()
         )
 
-    def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "ValueCounts":
+    def add(self, chunk: Chunk, features: np.ndarray, class_index: int | np.ndarray | None) -> "ValueCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
         return self.merge(ValueCounts.of_chunk(chunk, features, class_index, self.n_classes))
 
     @classmethod
-    def of_chunk(cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int) -> "ValueCounts":
+    def of_chunk(
+        cls, chunk: Chunk, features: np.ndarray, class_index: int | np.ndarray | None, n_classes: int
+    ) -> "ValueCounts":
         """Statistics of one chunk's rows, for the given feature columns."""
         weights = checked_weights(chunk)
         if weights is None and chunk.is_sparse:
@@ -332,7 +340,7 @@ class ValueCounts(ClassCounts):
 
     @classmethod
     def _compiled_of_chunk(
-        cls, chunk: Chunk, features: np.ndarray, class_index: int | None, n_classes: int
+        cls, chunk: Chunk, features: np.ndarray, class_index: int | np.ndarray | None, n_classes: int
     ) -> "ValueCounts | None":
         """:meth:`of_chunk` of a sparse chunk of unit weights by the compiled kernel, in one pass
         over its stored entries: the same table (:func:`_value_table`'s keys and counts); None
@@ -450,6 +458,13 @@ class ValueCounts(ClassCounts):
         table = _value_table(pair[kept], mapped[kept], sums[kept])
         return ValueCounts(self.n_features, self.n_classes, table, self.totals, missing)
 
+    def reclassed(self, mapping: np.ndarray, n_classes: int) -> "ValueCounts":
+        """The same counts with class c called ``mapping[c]`` among ``n_classes`` (distinct codes)."""
+        feature, value, label, sums = self.entries()
+        table = _value_table(feature * n_classes + mapping[label], value, sums)
+        missing = self._reclassed_pairs(self.missing_table, mapping, n_classes)
+        return ValueCounts(self.n_features, n_classes, table, self.totals.scattered(mapping, n_classes), missing)
+
     def of_features(self, positions: np.ndarray) -> "ValueCounts":
         """The counts of the features at ``positions``, renumbered in that order; −1 for a feature that is 0
         in every row (an attribute the rows were not given: ``filterkit update``'s new word)."""
@@ -522,6 +537,18 @@ class PresenceCounts(ClassCounts):
         """Per (feature, class), the rows where the feature is non-zero."""
         return self._nonzero_table
 
+    def reclassed(self, mapping: np.ndarray, n_classes: int) -> "PresenceCounts":
+        """The same counts with class c called ``mapping[c]`` among ``n_classes`` (distinct codes)."""
+        return PresenceCounts(
+            self.n_features,
+            n_classes,
+            self._reclassed_pairs(self._nonzero_table, mapping, n_classes),
+            self.totals.scattered(mapping, n_classes),
+            self._reclassed_pairs(self.missing_table, mapping, n_classes),
+            self.minimum,
+            self.maximum,
+        )
+
     @classmethod
     def empty(cls, n_features: int, n_classes: int) -> "PresenceCounts":
         """Statistics of no rows."""
@@ -535,7 +562,7 @@ class PresenceCounts(ClassCounts):
             np.full(n_features, -np.inf),
         )
 
-    def add(self, chunk: Chunk, features: np.ndarray, class_index: int | None) -> "PresenceCounts":
+    def add(self, chunk: Chunk, features: np.ndarray, class_index: int | np.ndarray | None) -> "PresenceCounts":
         """These statistics with one chunk's rows added (rows with a missing class are skipped)."""
         weights = checked_weights(chunk)
         if weights is None and chunk.is_sparse:
@@ -549,7 +576,7 @@ class PresenceCounts(ClassCounts):
         low, high = column_ranges(columns, values, len(features))
         return self.merge(PresenceCounts(len(features), self.n_classes, nonzero, totals, missing, low, high))
 
-    def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | None):
+    def _compiled_of_chunk(self, chunk: Chunk, features: np.ndarray, class_index: int | np.ndarray | None):
         """One sparse chunk's presence statistics (unit weights) by the compiled kernel, in one pass
         over its stored entries and a tally of the (feature, class) pairs: what the numpy path
         gathers; None where that path is needed (a missing value, or more pairs than four a
@@ -634,6 +661,52 @@ class LabelStatistics:
         return LabelStatistics([counts.of_features(positions) for counts in self.per_label])
 
 
+@dataclass
+class LabelSetStatistics:
+    """Statistics of multi-label rows by label set (the label powerset): each distinct set of labels a row
+    carries is a class, the sets (``sets``: each row's labels packed as bits) numbered in their sorted order,
+    so that any chunking gives the same; merging renumbers the classes of both into the union of sets."""
+
+    sets: tuple[bytes, ...]
+    counts: ValueCounts | PresenceCounts
+
+    def merge(self, other: "LabelSetStatistics") -> "LabelSetStatistics":
+        """The statistics of both parts."""
+        union = tuple(sorted(set(self.sets) | set(other.sets)))
+        return LabelSetStatistics(union, self._within(union).merge(other._within(union)))  # type: ignore[arg-type]
+
+    def _within(self, union: tuple[bytes, ...]) -> ValueCounts | PresenceCounts:
+        if self.sets == union:
+            return self.counts
+        code = {labels: position for position, labels in enumerate(union)}
+        return self.counts.reclassed(np.array([code[labels] for labels in self.sets], dtype=np.int64), len(union))
+
+    def of_features(self, positions: np.ndarray) -> "LabelSetStatistics":
+        """The statistics of the features at ``positions`` (as their ``of_features``)."""
+        return LabelSetStatistics(self.sets, self.counts.of_features(positions))
+
+    def names(self, label_names: list[str]) -> tuple[str, ...]:
+        """Each set as its labels' names joined by ``+`` (``{}`` for none)."""
+        named = []
+        for packed in self.sets:
+            bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8))[: len(label_names)]
+            named.append("+".join(name for name, bit in zip(label_names, bits) if bit) or "{}")
+        return tuple(named)
+
+
+def label_set_codes(chunk: Chunk, label_positions: tuple[int, ...]) -> tuple[tuple[bytes, ...], np.ndarray]:
+    """The distinct label sets of ``chunk``'s rows (labels packed as bits, sorted) and each row's set's
+    position among them (NaN for a row with a missing label)."""
+    labels = np.column_stack([chunk.column(position) for position in label_positions])
+    known = ~np.isnan(labels).any(axis=1)
+    packed = np.packbits(np.where(known[:, None], labels, 0) == 1, axis=1)
+    rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+    distinct, inverse = np.unique(rows[known], return_inverse=True)
+    codes = np.full(chunk.n_rows, np.nan)
+    codes[known] = inverse
+    return tuple(bytes(value) for value in distinct), codes
+
+
 def label_ranges(statistics: LabelStatistics) -> tuple[np.ndarray, np.ndarray]:
     """Each feature's smallest and largest training value over every label's rows (a row whose label is
     missing is left out of that label's counts only)."""
@@ -663,15 +736,23 @@ class ClassValueCountsStage(Stage):
             self.class_attribute = schema.attributes[context.class_index]
 
     def new_statistics(self):
+        if self.label_positions and self.params.get("label_powerset"):
+            return LabelSetStatistics((), self.class_statistics(0))
         if self.label_positions:
             return LabelStatistics([self.class_statistics() for _ in self.label_positions])
         return self.class_statistics()
 
-    def class_statistics(self) -> ValueCounts | PresenceCounts:
-        """Empty statistics of one class attribute (or one label)."""
-        return ValueCounts.empty(len(self.features), len(self.class_attribute.labels))
+    def class_statistics(self, n_classes: int | None = None) -> ValueCounts | PresenceCounts:
+        """Empty statistics of one class attribute (or one label; or ``n_classes`` label sets)."""
+        return ValueCounts.empty(
+            len(self.features), len(self.class_attribute.labels) if n_classes is None else n_classes
+        )
 
     def accumulate(self, statistics, chunk: Chunk):
+        if isinstance(statistics, LabelSetStatistics):
+            sets, codes = label_set_codes(chunk, self.label_positions)
+            counts = self.class_statistics(len(sets)).add(chunk, self.features, codes)
+            return statistics.merge(LabelSetStatistics(sets, counts))
         if isinstance(statistics, LabelStatistics):
             return LabelStatistics(
                 [

@@ -13,9 +13,12 @@ import numpy as np
 from filterkit.plugin import (
     COMBINE_OPTION,
     LABEL_OPTIONS,
+    NOMINAL,
     SCALING_EXPONENTS,
+    Attribute,
     ClassValueCountsStage,
     FilterkitError,
+    LabelSetStatistics,
     LabelStatistics,
     Metric,
     Option,
@@ -88,25 +91,33 @@ class ScorerStage(ClassValueCountsStage):
             combine = "max"  # α weighs one positive class's features: one-vs-rest
         self.combine = resolved_combine(self.metric, combine, self.class_attribute, context.positive)
 
-    def class_statistics(self):
+    def class_statistics(self, n_classes: int | None = None):
         """Presence scores need only non-zero counts by class (and each feature's range)."""
         if self.params["presence"] and self.metric.uses_counts:
-            return PresenceCounts.empty(len(self.features), len(self.class_attribute.labels))
-        return super().class_statistics()
+            return PresenceCounts.empty(
+                len(self.features), len(self.class_attribute.labels) if n_classes is None else n_classes
+            )
+        return super().class_statistics(n_classes)
 
-    def finalize(self, statistics: ValueCounts | PresenceCounts | LabelStatistics) -> None:
+    def finalize(self, statistics: ValueCounts | PresenceCounts | LabelStatistics | LabelSetStatistics) -> None:
         metric = with_options(self.metric, [self.params[option.name] for option in self.metric.options])
         presence, alpha = self.params["presence"], self.params["alpha"]
-        if isinstance(statistics, LabelStatistics):
-            self.scores = label_scores(
-                statistics.per_label, metric, presence, self.combine, self.params["normalize"], alpha
-            )
-            self.minimum, self.maximum = label_ranges(statistics)
+        if isinstance(statistics, LabelSetStatistics):
+            names = [self.input_schema.attributes[position].name for position in self.label_positions]
+            label_sets = Attribute("label set", NOMINAL, statistics.names(names))
+            self.combine = resolved_combine(self.metric, self.params["combine"], label_sets, None)
+            targets = target_classes(label_sets, statistics.counts.class_totals, None)
+            scores = feature_scores(statistics.counts, metric, targets, presence, self.combine, alpha)
+            ranges = statistics.counts.training_range()
+        elif isinstance(statistics, LabelStatistics):
+            scores = label_scores(statistics.per_label, metric, presence, self.combine, self.params["normalize"], alpha)
+            ranges = label_ranges(statistics)
         else:
             self.training_counts = statistics
             targets = target_classes(self.class_attribute, statistics.class_totals, self.context.positive)
-            self.scores = feature_scores(statistics, metric, targets, presence, self.combine, alpha)
-            self.minimum, self.maximum = statistics.training_range()
+            scores = feature_scores(statistics, metric, targets, presence, self.combine, alpha)
+            ranges = statistics.training_range()
+        self.scores, (self.minimum, self.maximum) = scores, ranges
         if self.params["scale"]:
             refuse_infinite_ranges(self, self.minimum, self.maximum)
         self.factor, (self.inner_exponent, self.outer_exponent) = self.scaling()

@@ -25,9 +25,11 @@ from filterkit.plugin import (
     NOMINAL,
     NUMERIC,
     Accepts,
+    Attribute,
     AttributeSubset,
     Chunk,
     FilterkitError,
+    LabelSetStatistics,
     LabelStatistics,
     Option,
     StateArray,
@@ -42,6 +44,7 @@ from filterkit.plugin import (
     invalid_state,
     label_layout,
     label_scores,
+    label_set_codes,
     nonzero_entries,
     per_label_scores,
     ranking_order,
@@ -163,6 +166,10 @@ class Selector(AttributeSubset):
             refuse_unaccepted_input(self, schema, context)
             if self.params["per_class"]:
                 raise FilterkitError("select: multi-label data takes --per-label (round robin over the labels)")
+            if self.params["label_powerset"] and (self.params["per_label"] or metric == SVM):
+                raise FilterkitError(
+                    "select --label-powerset scores a metric over the label sets: not with --per-label or svm"
+                )
             self.label_positions = chosen_labels(self, schema, context.labels)
         elif metric is not None:
             refuse_unaccepted_input(self, schema, context)
@@ -211,7 +218,10 @@ class Selector(AttributeSubset):
         counted = (position[columns] >= 0) & ~np.isnan(values)
         nonzero = np.bincount(position[columns[counted]], minlength=len(self.features)).astype(np.float64)
         part = SelectionStatistics(chunk.n_rows, nonzero)
-        if self.label_positions:
+        if isinstance(statistics.counts, LabelSetStatistics):
+            sets, codes = label_set_codes(chunk, self.label_positions)
+            part.counts = LabelSetStatistics(sets, ValueCounts.of_chunk(chunk, self.features, codes, len(sets)))
+        elif self.label_positions:
             part.counts = LabelStatistics(
                 [ValueCounts.of_chunk(chunk, self.features, label, 2) for label in self.label_positions]
             )
@@ -275,6 +285,15 @@ class Selector(AttributeSubset):
             scores = self._recorded_scores()
         elif metric == SVM:
             scores = self._svm_scores(statistics)
+        elif isinstance(statistics.counts, LabelSetStatistics):
+            names = [self.input_schema.attributes[position].name for position in self.label_positions]
+            label_sets = Attribute("label set", NOMINAL, statistics.counts.names(names))
+            self.combine = resolved_combine(self.metrics[metric], self.params["combine"], label_sets, None)
+            targets = target_classes(label_sets, statistics.counts.counts.class_totals, None)
+            presence = self.params["presence"]
+            scores = feature_scores(
+                statistics.counts.counts, self.metrics[metric], targets, presence, self.combine, labels=self.labels
+            )
         elif isinstance(statistics.counts, LabelStatistics):
             scores, order = self._label_ranking(statistics.counts)
         elif self.params["per_class"]:

@@ -361,3 +361,45 @@ def test_combine_min_takes_the_least_of_the_classes_scores_for_svm_weights_and_i
     shown = run_filterkit("info", "--metric", "chi", "--presence", "--combine", "min", "--json", iris)
     assert shown.status == 0, shown.stderr
     assert b'"combine": "min"' in shown.stdout
+
+
+@pytest.mark.parametrize("params", [{}, {"presence": True}, {"combine": "mean"}, {"presence": True, "combine": "min"}])
+@pytest.mark.parametrize("metric", ["ig", "chi", "bns"])
+def test_label_powerset_scores_are_those_of_a_class_holding_each_row_s_label_set(
+    tmp_path, presence_data, metric, params
+):
+    rows, labels = presence_data
+    path = tmp_path / "toy.arff"
+    path.write_text(meka_text(rows, labels, 3))
+    names = ["+".join(f"label{j}" for j in range(3) if row[j]) or "none" for row in labels]
+    declared = sorted(set(names))
+    plain = tmp_path / "plain.arff"
+    plain.write_text(
+        "\n".join(
+            ["@relation plain", *(f"@attribute f{i} numeric" for i in range(8))]
+            + ["@attribute set {" + ",".join(declared) + "}", "@data"]
+            + [",".join(map(str, [*row, name])) for row, name in zip(rows, names)]
+        )
+        + "\n"
+    )
+    by_sets = fitted_scores(path, metric, label_powerset=True, scale=False, **params)
+    by_class = fitted_scores(plain, metric, scale=False, **params)
+    np.testing.assert_allclose(by_sets, by_class, rtol=1e-12, atol=1e-15)
+    assert len(set(names)) > 3  # more label sets than labels: a k-class task, not a label's
+
+
+def test_label_powerset_selection_is_the_same_bytes_for_every_chunk_size(run_filterkit):
+    chain = [
+        "words",
+        "--counts",
+        "select",
+        "--metric",
+        "ig",
+        "--label-powerset",
+        "--top",
+        "20",
+        "chi",
+        "--label-powerset",
+    ]
+    outputs = {rows: run_filterkit("--chunk-rows", rows, REUTERS, *chain).stdout for rows in (1, 13, 100_000)}
+    assert len(set(outputs.values())) == 1 and outputs[1].count(b"@attribute") == 22
