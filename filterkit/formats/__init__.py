@@ -40,6 +40,19 @@ RECORD_OPTIONS = (
     Option("numeric", str, None, "Columns (comma-separated names) to read as numbers, whatever the rules decide."),
 )
 
+#: The column of each row's labels (multi-label data), read and written by CSV and JSON Lines (docs/multilabel.md).
+LABELS_COLUMN = Option(
+    "labels_column",
+    str,
+    None,
+    "The column (CSV) or field (JSON Lines) holding each row's labels: read as MEKA's label attributes "
+    "{0,1}, first (-C k); written back from them.",
+)
+#: What joins a CSV row's labels in its labels column.
+LABEL_SEPARATOR = Option(
+    "label_separator", str, "|", "What separates the labels in a CSV labels column (--labels-column) [default: |]."
+)
+
 #: svmlight's index base, read and written.
 ZERO_BASED = Option(
     "zero_based",
@@ -97,8 +110,8 @@ FORMATS = {
         "filterkit.formats.csv",
         "CsvFormat",
         "CsvWriter",
-        ("stream", "schema", "numbers"),
-        RECORD_OPTIONS,
+        ("stream", "schema", "options", "numbers"),
+        (*RECORD_OPTIONS, LABELS_COLUMN, LABEL_SEPARATOR),
     ),
     JSON_LINES: Format(
         (JSON_LINES, "ndjson", "jsonlines"),
@@ -107,7 +120,7 @@ FORMATS = {
         "JsonLinesFormat",
         None,
         (),
-        RECORD_OPTIONS,
+        (*RECORD_OPTIONS, LABELS_COLUMN),
     ),
     PARQUET: Format(
         (PARQUET,),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import IO, Callable, Iterator
+from typing import IO, Callable, Iterator, cast
 
 import numpy as np
 
@@ -22,7 +22,19 @@ from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, text_line_groups
-from filterkit.formats.records import KeptGroups, column_values, label_codes, layout_by_name, one_by_one, typing_of
+from filterkit.formats.records import (
+    KeptGroups,
+    LabelledDetails,
+    LabelSets,
+    column_values,
+    label_codes,
+    labelled_schema,
+    layout_by_name,
+    one_by_one,
+    typing_of,
+    typing_options,
+    with_labels,
+)
 from filterkit.schema import Chunk, Schema
 
 #: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
@@ -39,21 +51,30 @@ class JsonLinesFormat:
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
         """One pass finds the fields and types them (a second collects labels the first could not keep);
-        with ``known_schema`` (a model's header) the fields must be its attributes."""
-        typing = typing_of([], name, self.limits, options)
+        with ``known_schema`` (a model's header) the fields must be its attributes.  The field of labels
+        (``--labels-column``) becomes the label attributes, first."""
+        field_of_labels = options.labels_column
+        if field_of_labels is not None and known_schema is not None:
+            raise FilterkitError("reading JSON Lines labels (--labels-column) with a model is not supported yet", name)
+        typing = typing_of([], name, self.limits, typing_options(options, field_of_labels))
+        label_sets = None if field_of_labels is None else LabelSets(field_of_labels, name, self.limits)
         rows = 0
         for records, numbers in self._groups(opened, name):
             rows += len(records)
-            for field in self._new_fields(records, numbers, typing.names, name):
+            for field in self._new_fields(records, numbers, [*typing.names, field_of_labels], name):
                 typing.add_column(field)
             columns = [[record.get(field) for record in records] for field in typing.names]
             for column, (field, values) in enumerate(zip(typing.names, columns)):
                 cells = [_cell(value, field, name, number) for value, number in zip(values, numbers)]
                 present = [cell for cell in cells if cell is not None]
                 typing.observe(column, dict.fromkeys(present), len(present), numbers[-1])
+            if label_sets is not None:
+                sets = _label_sets(records, numbers, label_sets.column, name)
+                label_sets.observe(sets, numbers)
+                columns.insert(0, sets)
             if self.kept is not None:
                 self.kept.add(numbers, columns)
-        if not typing.names:
+        if not typing.names and not (label_sets and label_sets.first_line):
             raise ArffError("no JSON object with a field: nothing to read", name, 1)
         if known_schema is not None:
             if self.kept is not None:  # kept in this file's field order, not the model's: the passes read the file
@@ -68,10 +89,16 @@ class JsonLinesFormat:
                     field = typing.names[column]
                     found = [_cell(record.get(field), field, name, number) for record, number in zip(records, numbers)]
                     typing.collect(column, dict.fromkeys(cell for cell in found if cell is not None))
-        schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
-        return Layout(schema, (), label_codes(schema.attributes), rows)
+        relation, attributes = relation_of(name, keep_extension=False), typing.attributes()
+        if label_sets is None:
+            schema = Schema(relation, attributes)
+            return Layout(schema, (), label_codes(schema.attributes), rows)
+        labels = label_sets.attributes(typing.names)
+        schema = labelled_schema(relation, labels, attributes)
+        details = LabelledDetails(label_codes(attributes), label_sets.column, tuple(a.name for a in labels))
+        return Layout(schema, (), details, rows)
 
-    def _new_fields(self, records: list[dict], numbers: list[int], known: list[str], name: str) -> list[str]:
+    def _new_fields(self, records: list[dict], numbers: list[int], known: list, name: str) -> list[str]:
         """The fields of ``records`` not in ``known``, in the order they are first met; an error past the
         bound on attributes."""
         new = [field for field in dict.fromkeys(field for record in records for field in record) if field not in known]
@@ -88,23 +115,52 @@ class JsonLinesFormat:
         return True
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
-        """The rows as dense chunks of at most ``chunk_rows`` rows."""
-        codes = layout.details
+        """The rows as dense chunks of at most ``chunk_rows`` rows (the label attributes first, if any)."""
+        labelled = layout.details if isinstance(layout.details, LabelledDetails) else None
+        codes = layout.details if labelled is None else labelled.details
         assert isinstance(codes, tuple)
-        attributes = layout.schema.attributes
+        attributes = layout.schema.attributes[len(labelled.labels) if labelled else 0 :]
         if self.kept is not None:  # the columns of the scan, in the schema's order, a late field's missing before it
             for numbers, columns in self.kept.chunks(chunk_rows):
+                sets = columns.pop(0) if labelled else None
                 absent = [None] * len(numbers)
-                yield _chunk([*columns, *[absent] * (len(attributes) - len(columns))], numbers, attributes, codes, name)
+                columns = [*columns, *[absent] * (len(attributes) - len(columns))]
+                yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
             return
         for records, numbers in _record_groups(stream, name, self.limits, chunk_rows, checked=False):
             columns = [[record.get(attribute.name) for record in records] for attribute in attributes]
-            yield _chunk(columns, numbers, attributes, codes, name)
+            sets = _label_sets(records, numbers, labelled.column, name) if labelled else None
+            yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
 
     def _groups(self, opened: Reopen, name: str) -> Iterator[tuple[list[dict], list[int]]]:
         """The records a group at a time, with their line numbers."""
         with opened() as stream:
             yield from _record_groups(stream, name, self.limits, 10_000)
+
+
+def _labelled(chunk: Chunk, sets: list | None, labelled: LabelledDetails | None) -> Chunk:
+    """``chunk`` headed by the label columns of its rows' label ``sets`` (none without labels)."""
+    return chunk if labelled is None else with_labels(chunk, cast(list, sets), labelled.labels)
+
+
+def _label_sets(records: list[dict], numbers: list[int], field: str, name: str) -> list[list[str]]:
+    """Each record's labels: the field ``field``'s array of strings (absent, null or ``[]``: none); an error
+    naming the line of any other value."""
+    sets = []
+    for record, number in zip(records, numbers):
+        value = record.get(field)
+        if value is None:
+            value = []
+        elif type(value) is not list or not all(type(label) is str for label in value):
+            found = next((label for label in value if type(label) is not str), None) if type(value) is list else value
+            raise ArffError(
+                f"the field of labels {shown(field)} holds {json.dumps(found)[:40]}: "
+                "give it an array of strings (null or [] for none)",
+                name,
+                number,
+            )
+        sets.append(value)
+    return sets
 
 
 def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:
@@ -205,7 +261,7 @@ def _cell(value: object, field: str, name: str, number: int) -> Cell:
         return ("true" if value else "false", None)
     if value is None:
         return None
-    what = "an array (a field of several labels is not read yet)" if kind is list else "an object"
+    what = "an array (a field of labels is named by --labels-column)" if kind is list else "an object"
     raise ArffError(
         f"the field {shown(field)} holds {what}: give it a string, a number, true, false or null", name, number
     )

@@ -23,10 +23,11 @@ by a rule rather than by the numbers is named on stderr, once.  A format whose c
 from __future__ import annotations
 
 import marshal
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Iterator, Sequence, cast
+from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
 import numpy as np
 
@@ -34,7 +35,8 @@ from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import Layout
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Schema
+from filterkit.labels import LABEL_VALUES, with_meka_label_count
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 #: Characters of a value no label is expected to reach: a column holding one (and white space) is text.
 LONG_VALUE = 200
@@ -448,3 +450,91 @@ class KeptGroups:
     def close(self) -> None:
         """Delete the kept groups."""
         self.file.close()
+
+
+#: A label that reads as a decimal number: the labels of a file all of whose labels do are ordered as numbers.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def label_order(labels: Iterable[str]) -> tuple[str, ...]:
+    """Labels in the order their attributes take: as numbers when every one reads as a decimal number
+    (svmlight's ``1,3,10``), else by code point; so the same for any row order or chunk size."""
+    labels = set(labels)
+    if all(_DECIMAL.fullmatch(label) for label in labels):
+        return tuple(sorted(labels, key=lambda label: (float(label), label)))
+    return tuple(sorted(labels))
+
+
+class LabelSets:
+    """The labels a scan meets in the column of each row's label set (``--labels-column``, svmlight's
+    ``l1,l2``), with the line where each is first met, which names it in an error."""
+
+    def __init__(self, column: str, name: str, limits: Limits):
+        self.column, self.name, self.limits = column, name, limits
+        self.first_line: dict[str, int] = {}
+
+    def observe(self, sets: Iterable[Iterable[str]], lines: Iterable[int]) -> None:
+        """Add a group's label sets (``lines`` their line numbers); an error for an empty label or past the
+        bound on attributes."""
+        first_line = self.first_line
+        for labels, line in zip(sets, lines):
+            for label in labels:
+                if label not in first_line:
+                    if not label:
+                        raise ArffError(f"the column {shown(self.column)} holds an empty label", self.name, line)
+                    first_line[label] = line
+                    if len(first_line) > self.limits.attributes:
+                        raise ArffError(
+                            f"more than {self.limits.attributes:,} labels: refused "
+                            f"(set {VARIABLES['attributes']} to allow more)",
+                            self.name,
+                            line,
+                        )
+
+    def attributes(self, others: Sequence[str]) -> tuple[Attribute, ...]:
+        """The label attributes, ``{0,1}`` each, in :func:`label_order`; an error naming the line of a label
+        named like one of ``others`` (the other attributes)."""
+        taken = set(others)
+        clashes = [(line, label) for label, line in self.first_line.items() if label in taken]
+        if clashes:
+            line, label = min(clashes)
+            raise ArffError(
+                f"the label {shown(label)} is named like another attribute: it cannot be both", self.name, line
+            )
+        return tuple(Attribute(label, NOMINAL, labels=LABEL_VALUES) for label in label_order(self.first_line))
+
+
+def label_values(sets: Sequence[Iterable[str]], labels: Sequence[str]) -> np.ndarray:
+    """Rows × labels of 0 and 1: which of ``labels`` (every label the scan met) each of ``sets`` holds."""
+    positions = {label: position for position, label in enumerate(labels)}
+    values = np.zeros((len(sets), len(labels)))
+    for row, found in enumerate(sets):
+        for label in found:
+            values[row, positions[label]] = 1.0
+    return values
+
+
+def labelled_schema(relation: str, labels: tuple[Attribute, ...], others: Sequence[Attribute]) -> Schema:
+    """The schema of multi-label rows: the label attributes first, marked by MEKA's ``-C`` in the relation name."""
+    return Schema(with_meka_label_count(relation, len(labels)), (*labels, *others))
+
+
+class LabelledDetails(NamedTuple):
+    """A record format's reading details when a column holds each row's label set: the format's own
+    ``details`` of the other attributes, the labels' ``column`` and the label attributes' names in order."""
+
+    details: Any
+    column: str
+    labels: tuple[str, ...]
+
+
+def with_labels(chunk: Chunk, sets: Sequence[Iterable[str]], labels: Sequence[str]) -> Chunk:
+    """``chunk`` (dense, its rows' other attributes) headed by the label columns of its rows' ``sets``."""
+    values = np.hstack([label_values(sets, labels), chunk.values])
+    return Chunk(values, {column + len(labels): texts for column, texts in chunk.text.items()}, chunk.weights)
+
+
+def typing_options(options, labels_column: str | None):
+    """The reading ``options`` the typing step of the other columns takes: with a column of labels, no class
+    (``-c``: the labels take its place)."""
+    return options if labels_column is None else type(options)(None, **options.given)
