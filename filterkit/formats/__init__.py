@@ -63,6 +63,16 @@ ZERO_BASED = Option(
     off_flag="--one-based",
 )
 
+#: svmlight's rows of label sets (multi-label), read.
+MULTILABEL = Option(
+    "multilabel",
+    bool,
+    None,
+    "Read svmlight rows as label sets, l1,l2 (load_svmlight_file's multilabel=True) / as one label each "
+    "(default: label sets when a row has several labels or none).",
+    off_flag="--single-label",
+)
+
 
 @dataclass(frozen=True)
 class Format:
@@ -102,7 +112,7 @@ FORMATS = {
         "SvmlightFormat",
         "SvmlightWriter",
         ("stream", "schema", "comments", "class_name", "options", "numbers"),
-        (ZERO_BASED,),
+        (ZERO_BASED, MULTILABEL),
     ),
     CSV: Format(
         (CSV,),

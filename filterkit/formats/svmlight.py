@@ -8,7 +8,14 @@ file is 0, one-based otherwise (``zero_based="auto"``; ``--zero-based`` or
 attribute ``class``, nominal, whose labels are the file's distinct label values in
 increasing order, written in their shortest form (``+1`` is ``1``); one value written
 two ways (``1`` and ``1.0``) is an error, as it may be two classes.
-``qid:`` (ranking data) and comma-separated labels (multi-label data) are refused.
+``qid:`` (ranking data) is refused.
+
+Multi-label rows (``load_svmlight_file(multilabel=True)``) give each row a set of labels, numbers
+separated by commas (``1,3 5:0.2``), or none (the row begins with its first ``INDEX:VALUE``).  A file is
+read so when ``--multilabel`` says, or by default when a row has several labels or none: each label
+becomes an attribute ``{0,1}`` named as written, before the features, in the order of their numbers, and
+the relation name says so in MEKA's way (``name.svm: -C k``; docs/multilabel.md).
+
 The scan that builds this header keeps the label set and the largest index only.
 """
 
@@ -31,6 +38,7 @@ from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_rows, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
+from filterkit.formats.records import LabelSets, label_values, labelled_schema
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, shown_labels, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
@@ -49,6 +57,8 @@ class _Details:
     labels: np.ndarray
     first_index: int
     n_features: int
+    #: multi-label rows: the label attributes' names, in order (None: one label, the class)
+    label_names: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -62,6 +72,12 @@ class _Rows:
     indices: np.ndarray
     values: np.ndarray
     numbers: list[int]
+    #: multi-label rows: each row's label set as written (``b"1,3"``; ``b""``: none)
+    label_words: list[bytes] | None = None
+
+
+class _LabelSetRow(ArffError):
+    """A row of several labels or none, met while reading the rows as single-label."""
 
 
 class SvmlightFormat:
@@ -69,12 +85,26 @@ class SvmlightFormat:
 
     def __init__(self, limits: Limits | None = None):
         self.limits = Limits.from_environment() if limits is None else limits
+        #: whether the rows are read as label sets (multi-label)
+        self.multilabel = False
 
     def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
-        """One pass: the labels, the smallest and largest index, the comments before the first row."""
+        """One pass: the labels, the smallest and largest index, the comments before the first row (a
+        second, of label sets, when the first meets a row of several labels or none and ``--multilabel``
+        leaves it open)."""
         comments: list[str] = []
-        labels, smallest, largest, rows_read = self._read_all(opened, name, comments)
-        if not labels and known_schema is None:
+        self.multilabel = bool(options.multilabel)
+        if self.multilabel and known_schema is not None:
+            raise FilterkitError("reading multi-label svmlight with a model is not supported yet", name)
+        label_sets = LabelSets("label", name, self.limits)
+        try:
+            labels, smallest, largest, rows_read = self._read_all(opened, name, comments, label_sets)
+        except _LabelSetRow as error:
+            if options.multilabel is False or known_schema is not None:
+                raise ArffError(f"{error.message}: multi-label rows (--multilabel reads them)", error.path, error.line) from None
+            self.multilabel, comments = True, []
+            labels, smallest, largest, rows_read = self._read_all(opened, name, comments, label_sets)
+        if not rows_read and known_schema is None:
             raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
         if options.zero_based is False and smallest[0] == 0:
             why = "--one-based" if known_schema is None else "as the model's training data, or --one-based"
@@ -93,17 +123,26 @@ class SvmlightFormat:
             )
         if known_schema is not None:
             return _known_layout(known_schema, first_index, comments, rows_read)
+        settled = (("zero_based", first_index == 0),)
+        if self.multilabel:
+            features = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
+            label_attributes = _numbered_labels(label_sets)
+            schema = labelled_schema(relation_of(name, keep_extension=True), label_attributes, features)
+            names = tuple(attribute.name for attribute in label_attributes)
+            details = _Details(np.empty(0), first_index, n_features, names)
+            return Layout(schema, tuple(comments), details, rows_read, settled)
         ordered = np.array(sorted(labels), dtype=np.float64)
         attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
         attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
         schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
-        settled = (("zero_based", first_index == 0),)
         return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read, settled)
 
-    def _read_all(self, opened: Reopen, name: str, comments: list[str]) -> tuple[dict, tuple, tuple, int]:
-        """The scan's pass over the rows: each label value as first written and its line, the
-        smallest and the largest index with the line of their first use ((None, 0) without any), and
-        the rows; the comments before the first row go into ``comments``."""
+    def _read_all(
+        self, opened: Reopen, name: str, comments: list[str], label_sets: LabelSets
+    ) -> tuple[dict, tuple, tuple, int]:
+        """The scan's pass over the rows: each label value as first written and its line (multi-label:
+        into ``label_sets``), the smallest and the largest index with the line of their first use
+        ((None, 0) without any), and the rows; the comments before the first row go into ``comments``."""
         labels: dict[float, tuple[bytes, int]] = {}
         smallest: tuple = (None, 0)
         largest: tuple = (None, 0)
@@ -111,7 +150,10 @@ class SvmlightFormat:
         with opened() as stream:
             for rows in self._groups(stream, name, 10_000, comments):
                 rows_read += len(rows.numbers)
-                _add_labels(labels, rows, name)
+                if rows.label_words is None:
+                    _add_labels(labels, rows, name)
+                else:
+                    label_sets.observe(_label_sets(rows, name), rows.numbers)
                 if len(labels) > self.limits.labels:
                     raise ArffError(
                         f"more than {self.limits.labels:,} distinct labels: refused "
@@ -136,19 +178,24 @@ class SvmlightFormat:
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as sparse chunks of at most ``chunk_rows`` rows."""
         details = cast(_Details, layout.details)
+        self.multilabel = details.label_names is not None
         for rows in self._groups(stream, name, chunk_rows, None):
-            yield _chunk(rows, details, name)
+            yield _chunk(rows, details, name) if rows.label_words is None else _labelled_chunk(rows, details, name)
 
     def _groups(self, stream: IO[bytes], name: str, group_rows: int, comments: list[str] | None) -> Iterator[_Rows]:
         """The rows parsed (by the compiled ``_lines.parse_svmlight``) in groups of at most ``group_rows`` rows or
         ``chunk_bytes`` bytes of row text; the comment lines before the first row put in ``comments``."""
         limits = self.limits
         lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
-        pieces: list[tuple[dict, int]] = []
+        pieces: list[tuple[dict, int, list[bytes] | None]] = []
         rows = size = 0
         for block, at in lines.blocks():
             if lines.line_number == 0 and block.startswith(codecs.BOM_UTF8):
                 at = len(codecs.BOM_UTF8)
+            words: list[bytes] | None = None
+            if self.multilabel:  # each row's label set taken out, a label 0 in its place, for the compiled parser
+                words = []
+                block, at = _FIRST_WORD.sub(lambda found: _as_label_zero(found, cast(list, words)), block[at:]), 0
             while at < len(block):
                 start = at
                 parsed = kernels.lines.parse_svmlight(
@@ -159,8 +206,11 @@ class SvmlightFormat:
                     _add_comments(block[start : at if first < 0 else first], comments)
                     comments = comments if first < 0 else None
                 if error is not None:
-                    raise ArffError(_refusal(**error), name, lines.line_number + error["line"])
-                pieces.append((parsed, lines.line_number + 1))
+                    refused = _LabelSetRow if _is_label_set_row(error) else ArffError
+                    raise refused(_refusal(**error), name, lines.line_number + error["line"])
+                found = len(parsed["label_texts"])
+                pieces.append((parsed, lines.line_number + 1, None if words is None else words[:found]))
+                words = None if words is None else words[found:]
                 rows += len(parsed["label_texts"])
                 size += parsed["held"]
                 lines.line_number += parsed["lines"]
@@ -181,18 +231,74 @@ def _add_comments(text: bytes, comments: list[str]) -> None:
             comments.append(comment[1:] if comment.startswith(" ") else comment)
 
 
-def _joined_rows(pieces: list[tuple[dict, int]]) -> _Rows:
-    """One group of the rows of ``parse_svmlight``'s results (each with the number of its first line)."""
-    ends = [np.frombuffer(parsed["indptr"], np.int64)[1:] for parsed, _ in pieces]
-    offsets = np.cumsum([0] + [len(parsed["indices"]) // 8 for parsed, _ in pieces])
+def _joined_rows(pieces: list[tuple[dict, int, list[bytes] | None]]) -> _Rows:
+    """One group of the rows of ``parse_svmlight``'s results (each with the number of its first line and,
+    multi-label, its rows' label sets as written)."""
+    ends = [np.frombuffer(parsed["indptr"], np.int64)[1:] for parsed, _, _ in pieces]
+    offsets = np.cumsum([0] + [len(parsed["indices"]) // 8 for parsed, _, _ in pieces])
     return _Rows(
-        np.frombuffer(b"".join(parsed["labels"] for parsed, _ in pieces), np.float64),
-        [text for parsed, _ in pieces for text in parsed["label_texts"]],
+        np.frombuffer(b"".join(parsed["labels"] for parsed, _, _ in pieces), np.float64),
+        [text for parsed, _, _ in pieces for text in parsed["label_texts"]],
         np.concatenate([[0], *(end + offset for end, offset in zip(ends, offsets))]),
-        np.frombuffer(b"".join(parsed["indices"] for parsed, _ in pieces), np.int64),
-        np.frombuffer(b"".join(parsed["values"] for parsed, _ in pieces), np.float64),
-        np.concatenate([np.frombuffer(parsed["line_of"], np.int64) + first for parsed, first in pieces]).tolist(),
+        np.frombuffer(b"".join(parsed["indices"] for parsed, _, _ in pieces), np.int64),
+        np.frombuffer(b"".join(parsed["values"] for parsed, _, _ in pieces), np.float64),
+        np.concatenate([np.frombuffer(parsed["line_of"], np.int64) + first for parsed, first, _ in pieces]).tolist(),
+        None if pieces and pieces[0][2] is None else [word for _, _, words in pieces for word in cast(list, words)],
     )
+
+
+#: A line's first word, where the line is a row (neither blank nor a comment): its label set, or its first
+#: ``INDEX:VALUE`` in a multi-label row of no label.
+_FIRST_WORD = re.compile(rb"^[ \t\r\v\f]*+([^ \t\r\v\f\n#]++)", re.MULTILINE)
+
+
+def _as_label_zero(found: re.Match, words: list[bytes]) -> bytes:
+    """A row's first word (``found``) as the compiled parser reads a single label: the label set put in
+    ``words`` (``b""``: none) and the label 0 in its place."""
+    word = found.group(1)
+    start = found.start(1) - found.start()
+    if b":" in word:
+        words.append(b"")
+        return found.group()[:start] + b"0 " + word
+    words.append(word)
+    return found.group()[:start] + b"0"
+
+
+def _is_label_set_row(error: dict) -> bool:
+    """Whether a row ``parse_svmlight`` refused is a multi-label one: its first word a label set or, with
+    no label, an ``INDEX:VALUE``."""
+    words = error["text"].split()
+    return error["what"] == kernels.lines.NOT_A_ROW and bool(words) and (b"," in words[0] or b":" in words[0])
+
+
+def _label_sets(rows: _Rows, name: str) -> list[list[str]]:
+    """Each row's labels (numbers as load_svmlight_file reads them, as written); an error naming the
+    line of one that is not a number."""
+    sets = []
+    for word, line in zip(cast(list, rows.label_words), rows.numbers):
+        labels = word.decode("utf-8", "replace").split(",") if word else []
+        for label in labels:
+            if _IS_NUMBER.fullmatch(label) is None or label.lower().lstrip("+-") == "nan":
+                raise ArffError(f"the label {shown(label)} of the label set {shown(word.decode())} is not a number", name, line)
+        sets.append(labels)
+    return sets
+
+
+def _numbered_labels(label_sets: LabelSets) -> tuple[Attribute, ...]:
+    """The label attributes of multi-label rows, in the order of their numbers; an error naming the line of
+    a number written a second way (``1`` and ``1.0``: one label or two, only the writer knows)."""
+    attributes = label_sets.attributes(())
+    seen: dict[float, str] = {}
+    for attribute in attributes:
+        earlier = seen.setdefault(float(attribute.name), attribute.name)
+        if earlier != attribute.name:
+            raise ArffError(
+                f"labels {shown(earlier)} and {shown(attribute.name)} are one number written two ways: "
+                "write each label one way",
+                label_sets.name,
+                max(label_sets.first_line[earlier], label_sets.first_line[attribute.name]),
+            )
+    return attributes
 
 
 def _refusal(what: int, line: int, text: bytes, before: int, after: int) -> str:
@@ -206,8 +312,8 @@ def _refusal(what: int, line: int, text: bytes, before: int, after: int) -> str:
         )
     words = text.split()
     label = words[0].decode("utf-8", "replace")
-    if b"," in words[0]:
-        return f"label {shown(label)}: multi-label rows (labels separated by commas) are not supported"
+    if b"," in words[0] or b":" in words[0]:
+        return f"label {shown(label)}: a row of several labels (separated by commas) or none"
     if _IS_NUMBER.fullmatch(label) is None:
         return f"the label {shown(label)} is not a number"
     for word in words[1:]:
@@ -283,15 +389,7 @@ def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
             name,
             rows.numbers[row],
         )
-    columns = rows.indices - details.first_index
-    if len(columns) and (columns.min() < 0 or columns.max() >= details.n_features):
-        entry = int(np.flatnonzero((columns < 0) | (columns >= details.n_features))[0])
-        raise ArffError(
-            f"index {rows.indices[entry]} is outside the {details.n_features} features "
-            f"(indices {details.first_index} to {details.n_features - 1 + details.first_index})",
-            name,
-            rows.numbers[_row_of(rows, entry)],
-        )
+    columns = _feature_columns(rows, details, name)
     # each row's entries, then its label code in the last column where not 0: the indices ascend
     labelled = codes != 0
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
@@ -304,6 +402,33 @@ def _chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
     data[is_entry], indices[is_entry] = rows.values, columns
     data[label_at], indices[label_at] = codes[labelled], details.n_features
     return Chunk.from_csr(*without_zeros(data, indices, indptr), (n_rows, details.n_features + 1))
+
+
+def _feature_columns(rows: _Rows, details: _Details, name: str) -> np.ndarray:
+    """The rows' entries' feature columns (from 0); an error naming the line of an index outside the features."""
+    columns = rows.indices - details.first_index
+    if len(columns) and (columns.min() < 0 or columns.max() >= details.n_features):
+        entry = int(np.flatnonzero((columns < 0) | (columns >= details.n_features))[0])
+        raise ArffError(
+            f"index {rows.indices[entry]} is outside the {details.n_features} features "
+            f"(indices {details.first_index} to {details.n_features - 1 + details.first_index})",
+            name,
+            rows.numbers[_row_of(rows, entry)],
+        )
+    return columns
+
+
+def _labelled_chunk(rows: _Rows, details: _Details, name: str) -> Chunk:
+    """Multi-label rows as a sparse chunk: the label columns (1 where the row holds the label) first."""
+    names = cast(tuple, details.label_names)
+    n_rows, width = len(rows.numbers), len(names) + details.n_features
+    labels = sp.csr_matrix(label_values(_label_sets(rows, name), names))
+    features = sp.csr_matrix(
+        (rows.values, _feature_columns(rows, details, name), rows.indptr), shape=(n_rows, details.n_features)
+    )
+    matrix = sp.hstack([labels, features], format="csr")
+    matrix.eliminate_zeros()
+    return Chunk.from_csr(matrix.data, matrix.indices.astype(np.int64), matrix.indptr.astype(np.int64), (n_rows, width))
 
 
 class SvmlightWriter:
