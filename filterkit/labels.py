@@ -82,6 +82,12 @@ def meka_positions(schema: Schema, count: int) -> range:
     return range(count) if count > 0 else range(len(schema.attributes) + count, len(schema.attributes))
 
 
+def meka_label_positions(schema: Schema) -> tuple[int, ...]:
+    """The positions of the label attributes MEKA's ``-C`` in ``schema``'s relation name names (none without it)."""
+    count = meka_label_count(schema.relation)
+    return () if count is None else tuple(meka_positions(schema, count))
+
+
 def check_label_attribute(attribute: Attribute, named_by: str) -> None:
     """FilterkitError unless ``attribute`` is nominal ``{0,1}``."""
     if attribute.kind != NOMINAL or tuple(attribute.labels) != LABEL_VALUES:

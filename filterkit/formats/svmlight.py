@@ -39,6 +39,7 @@ from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_ro
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.records import LabelSets, label_values, labelled_schema
+from filterkit.labels import meka_label_positions
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, shown_labels, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
@@ -442,6 +443,11 @@ class SvmlightWriter:
     0, as Weka's LibSVMSaver writes it): each class reads back as a class of its own.
     A numeric class's -0 is written ``0``.  A row with a missing class or an instance
     weight other than 1 cannot be written (an error).
+
+    Multi-label rows (MEKA's ``-C`` in the relation name) are written as label sets, ``l1,l2``: each label
+    named as its attribute where every name is a number, none NaN and no two the same number, else by its
+    position among the labels (from 0); a row of no label begins with its first ``INDEX:VALUE`` (a row of
+    no label and no feature with ``INDEX:0`` of the first feature, as a blank line would be no row).
     """
 
     def __init__(
@@ -453,29 +459,34 @@ class SvmlightWriter:
         options: FormatOptions,
         numbers: NumberFormat = EXACT,
     ):
-        if class_name is None or class_name not in [a.name for a in schema.attributes]:
+        self.label_positions = meka_label_positions(schema)
+        labelled = bool(self.label_positions)
+        if not labelled and (class_name is None or class_name not in [a.name for a in schema.attributes]):
             raise FilterkitError("svmlight output needs a class attribute (-c) to write as each row's label")
         self.stream = stream
         self.numbers = numbers
-        self.class_index = schema.index_of(class_name)
-        target = schema.attributes[self.class_index]
-        if target.kind not in (NOMINAL, NUMERIC):
+        self.class_index = -1 if labelled else schema.index_of(cast(str, class_name))
+        target = None if labelled else schema.attributes[self.class_index]
+        if target is not None and target.kind not in (NOMINAL, NUMERIC):
             raise FilterkitError(
                 f"svmlight output: the class {shown(target.name)} is {target.kind}, not nominal or numeric"
             )
-        for attribute in schema.attributes:
-            if attribute is not target and not attribute.is_numeric:
+        self.not_feature = np.zeros(len(schema.attributes), dtype=bool)
+        self.not_feature[[*self.label_positions, *([] if labelled else [self.class_index])]] = True
+        for position, attribute in enumerate(schema.attributes):
+            if not self.not_feature[position] and not attribute.is_numeric:
                 raise FilterkitError(
                     f"svmlight output holds numbers only: attribute {shown(attribute.name)} is {attribute.kind}"
                 )
         self.label_texts: list[str] | None = None
-        if target.kind == NOMINAL:
-            values = {float(label) for label in target.labels if _IS_NUMBER.fullmatch(label)}
-            readable = len(values) == len(target.labels) and not any(math.isnan(value) for value in values)
-            self.label_texts = list(target.labels) if readable else [str(i) for i in range(len(target.labels))]
+        if labelled:
+            self.label_texts = _written_labels([schema.attributes[position].name for position in self.label_positions])
+        elif cast(Attribute, target).kind == NOMINAL:
+            self.label_texts = _written_labels(cast(Attribute, target).labels)
         first = 0 if options.zero_based else 1
+        self.first_index = first
         self.written_index = np.zeros(len(schema.attributes), dtype=np.int64)
-        others = [i for i in range(len(schema.attributes)) if i != self.class_index]
+        others = np.flatnonzero(~self.not_feature)
         self.written_index[others] = np.arange(first, first + len(others))
         self.rows = 0
         self.line_bytes = Limits.from_environment().line_bytes
@@ -487,19 +498,13 @@ class SvmlightWriter:
         """Append the rows of ``chunk``."""
         if chunk.weights is not None and (chunk.weights != 1).any():
             raise FilterkitError("svmlight output cannot hold instance weights other than 1")
-        targets = chunk.column(self.class_index)
-        if np.isnan(targets).any():
-            row = self.rows + int(np.flatnonzero(np.isnan(targets))[0]) + 1
-            raise FilterkitError(f"row {row} has a missing class, which svmlight output cannot hold")
-        if self.label_texts is None:
-            labels = ["0" if text == "-0" else text for text in format_numbers(targets, self.numbers)]
-        else:
-            labels = [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
+        label_sets = self._label_sets(chunk) if self.label_positions else None
+        labels = ["0"] * chunk.n_rows if label_sets is not None else self._labels(chunk.column(self.class_index))
         matrix = cast(sp.csr_matrix, chunk.values if chunk.is_sparse else sp.csr_matrix(chunk.values)).tocsr()
         matrix.sort_indices()
         n_rows = matrix.shape[0]
         rows = np.repeat(np.arange(n_rows), np.diff(matrix.indptr))
-        keep = (matrix.indices != self.class_index) & (matrix.data != 0)
+        keep = ~self.not_feature[matrix.indices] & (matrix.data != 0)
         # each row as the ARFF writer's sparse row "{0 LABEL,INDEX VALUE,...}", the label first
         indptr = np.searchsorted(rows[keep], np.arange(n_rows + 1)) + np.arange(n_rows + 1)
         is_label = np.zeros(indptr[-1], dtype=np.uint8)
@@ -511,6 +516,53 @@ class SvmlightWriter:
         digits = self.numbers.digits or 0
         text = format_rows(indptr, columns, values, is_label, labels, True, digits, self.numbers.float32)
         text = kernels.lines.svmlight_text(text)
+        if label_sets is not None:
+            text = self._with_label_sets(text, label_sets)
         refuse_long_lines(text, self.line_bytes, self.rows + 1, "row")
         self.stream.write(text)
         self.rows += matrix.shape[0]
+
+    def _labels(self, targets: np.ndarray) -> list[str]:
+        """Each row's label: its class."""
+        if np.isnan(targets).any():
+            row = self.rows + int(np.flatnonzero(np.isnan(targets))[0]) + 1
+            raise FilterkitError(f"row {row} has a missing class, which svmlight output cannot hold")
+        if self.label_texts is None:
+            return ["0" if text == "-0" else text for text in format_numbers(targets, self.numbers)]
+        return [self.label_texts[code] for code in targets.astype(np.int64).tolist()]
+
+    def _with_label_sets(self, text: bytes, label_sets: list[str]) -> bytes:
+        """The rows ``text`` (each headed by a label 0) with their ``label_sets`` instead: a row of no label
+        begins with its first ``INDEX:VALUE``; one of no feature either is ``INDEX:0`` of the first feature,
+        as a blank line would be no row (an error when there are no features)."""
+        lines = text.split(b"\n")
+        for row, (line, label_set) in enumerate(zip(lines, label_sets)):
+            if label_set:
+                lines[row] = label_set.encode("utf-8") + line[1:]
+            elif len(line) > 1:
+                lines[row] = line[2:]
+            elif len(self.not_feature) > len(self.label_positions):
+                lines[row] = f"{self.first_index}:0".encode("ascii")
+            else:
+                raise FilterkitError(f"row {self.rows + row + 1} has no label and no feature: svmlight cannot hold it")
+        return b"\n".join(lines)
+
+    def _label_sets(self, chunk: Chunk) -> list[str]:
+        """Each row's label set, ``l1,l2`` (empty: none)."""
+        texts = cast(list, self.label_texts)
+        held = np.column_stack([chunk.column(position) for position in self.label_positions])
+        if np.isnan(held).any():
+            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
+            raise FilterkitError(
+                f"row {self.rows + row + 1} has a missing label ({shown(texts[label])}), which svmlight output "
+                "cannot hold"
+            )
+        return [",".join(texts[label] for label in np.flatnonzero(row).tolist()) for row in held]
+
+
+def _written_labels(labels: Sequence[str]) -> list[str]:
+    """Labels as svmlight writes them: as they are where every one is a number, none NaN and no two the
+    same number, else their positions (from 0, as Weka's LibSVMSaver writes a nominal class)."""
+    values = {float(label) for label in labels if _IS_NUMBER.fullmatch(label)}
+    readable = len(values) == len(labels) and not any(math.isnan(value) for value in values)
+    return list(labels) if readable else [str(position) for position in range(len(labels))]
