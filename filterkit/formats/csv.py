@@ -31,8 +31,22 @@ from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import bounded_lines, decoded, line_groups
-from filterkit.formats.records import KeptGroups, column_values, label_codes, layout_by_name, one_by_one, typing_of
-from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
+from filterkit.formats.records import (
+    KeptGroups,
+    LabelledDetails,
+    LabelSets,
+    _listed,
+    column_values,
+    label_codes,
+    labelled_schema,
+    layout_by_name,
+    one_by_one,
+    typing_of,
+    typing_options,
+    with_labels,
+)
+from filterkit.labels import meka_label_positions
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
 #: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
@@ -63,31 +77,57 @@ class CsvFormat:
         the labels of the nominal columns whose labels the first could not keep.  None with ``known_schema``,
         a model's training header, which gives the types."""
         names = self._names(opened, name)
+        label_sets, label_at = self._label_column(names, options, name)
         if known_schema is not None:
+            if label_sets is not None:
+                raise FilterkitError("reading CSV labels (--labels-column) with a model is not supported yet", name)
             if self.kept is not None:  # the scan reads the header row alone: nothing to keep
                 self.kept.close()
                 self.kept = None
             return known_layout(known_schema, names, name)
-        typing = typing_of(names, name, self.limits, options)
+        typed = [column for column in range(len(names)) if column != label_at]
+        typing = typing_of([names[column] for column in typed], name, self.limits, typing_options(options, options.labels_column))
         rows = 0
         numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
         for group in self._groups(opened, name, len(names)):
             rows += group.rows
-            for column in range(len(names)):
-                typing.observe(column, *group.distinct(column), group.last_line)
+            for position, column in enumerate(typed):
+                typing.observe(position, *group.distinct(column), group.last_line)
+            kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
+            if label_sets is not None:
+                sets = _label_sets(group.texts(cast(int, label_at)), options.label_separator)
+                label_sets.observe(sets, group.lines)
+                kept.insert(0, sets)
             if self.kept is not None:
-                self.kept.add(group.lines, [group.present(column, numbers_kept) for column in range(len(names))])
+                self.kept.add(group.lines, kept)
         again = typing.needs_labels()
         if again:
             typing.restart_labels(again)
             for group in self._groups(opened, name, len(names)):
-                for column in again:
-                    typing.collect(column, group.distinct(column)[0])
-        schema = Schema(relation_of(name, keep_extension=False), typing.attributes())
-        if self.kept is not None and any(schema.attributes[column].kind != NUMERIC for column in numbers_kept):
+                for position in again:
+                    typing.collect(position, group.distinct(typed[position])[0])
+        relation, attributes = relation_of(name, keep_extension=False), typing.attributes()
+        if self.kept is not None and any(attributes[typed.index(column)].kind != NUMERIC for column in numbers_kept):
             self.kept.close()  # a label kept as its number, not as written: the passes read the file
             self.kept = None
-        return Layout(schema, (), _Columns(label_codes(schema.attributes), None, len(names)), rows)
+        if label_sets is None:
+            return Layout(Schema(relation, attributes), (), _Columns(label_codes(attributes), None, len(names)), rows)
+        labels = label_sets.attributes(typing.names)
+        columns = _Columns(label_codes(attributes), tuple(typed), len(names), label_at, options.label_separator)
+        details = LabelledDetails(columns, label_sets.column, tuple(attribute.name for attribute in labels))
+        return Layout(labelled_schema(relation, labels, attributes), (), details, rows)
+
+    def _label_column(self, names: list[str], options: FormatOptions, name: str) -> tuple[LabelSets | None, int | None]:
+        """The labels of the column ``--labels-column`` names, to be met, and its position (None, None without
+        it); an error for a column the header lacks or an empty separator."""
+        column = options.labels_column
+        if column is None:
+            return None, None
+        if column not in names:
+            raise FilterkitError(f"--labels-column {shown(column)} is not a column (columns: {_listed(names)})", name)
+        if not options.label_separator:
+            raise FilterkitError("--label-separator is empty: give the text that separates a row's labels", name)
+        return LabelSets(column, name, self.limits), names.index(column)
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Only without a model's header: with one, the scan reads the header row alone."""
@@ -95,12 +135,14 @@ class CsvFormat:
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
         """The rows as dense chunks of at most ``chunk_rows`` rows."""
-        columns_read = cast(_Columns, layout.details)
+        labelled = layout.details if isinstance(layout.details, LabelledDetails) else None
+        columns_read = cast(_Columns, layout.details if labelled is None else labelled.details)
         codes, positions, width = columns_read.codes, columns_read.positions, columns_read.width
-        attributes = layout.schema.attributes
+        attributes = layout.schema.attributes[len(labelled.labels) if labelled else 0 :]
         if self.kept is not None:
             for numbers, columns in self.kept.chunks(chunk_rows):
-                yield _chunk(columns, numbers, attributes, codes, name)
+                sets = columns.pop(0) if labelled else None
+                yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
             return
         text_columns = layout.schema.text_columns()
         lines = _rows_of(stream, name, self.limits)
@@ -114,7 +156,10 @@ class CsvFormat:
                     continue
             cut = _group_columns(group, numbers, width, name)
             columns = cut if positions is None else [[None] * len(group) if p is None else cut[p] for p in positions]
-            yield _chunk(columns, numbers, attributes, codes, name)
+            sets = None
+            if labelled is not None:
+                sets = _label_sets(cut[cast(int, columns_read.labels_at)], columns_read.label_separator)
+            yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
         """The attribute names of the header row (the first line that is not blank)."""
@@ -145,6 +190,20 @@ class CsvFormat:
                 yield _Group(columns, plain, numbers)
 
 
+def _label_sets(texts: list, separator: str) -> list[list[str]]:
+    """Each row's labels: its value of the labels column cut at ``separator``, blanks around each label
+    stripped (a missing or blank value: none)."""
+    return [
+        [] if text is None or not text.strip(_BLANKS) else [label.strip(_BLANKS) for label in text.split(separator)]
+        for text in texts
+    ]
+
+
+def _labelled(chunk: Chunk, sets: list | None, labelled: LabelledDetails | None) -> Chunk:
+    """``chunk`` headed by the label columns of its rows' label ``sets`` (none without labels)."""
+    return chunk if labelled is None else with_labels(chunk, cast(list, sets), labelled.labels)
+
+
 def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:
     """A chunk of rows given column by column as their present values (texts, or numbers the compiled
     tokenizer read; None: missing), ``numbers`` their lines."""
@@ -172,11 +231,16 @@ class _Group:
         """A column's values, None where missing: texts, or the numbers of a column the compiled tokenizer
         read as numbers only (whose column goes into ``numbers_kept``)."""
         plain = self.plain
-        if plain is None:
-            return cast(list, self.columns)[column]
-        if plain.is_number[:, column].all():
+        if plain is not None and plain.is_number[:, column].all():
             numbers_kept.add(column)
             return plain.numbers[:, column].tolist()
+        return self.texts(column)
+
+    def texts(self, column: int) -> list:
+        """A column's values as texts, None where missing."""
+        plain = self.plain
+        if plain is None:
+            return cast(list, self.columns)[column]
         return [
             None if _missing(cell, False) else cell for cell in (cell.decode("utf-8") for cell in plain.cells(column))
         ]
@@ -284,6 +348,9 @@ class _Columns(NamedTuple):
     codes: tuple
     positions: tuple[int | None, ...] | None
     width: int
+    #: the column of each row's labels (None: none) and what separates them there
+    labels_at: int | None = None
+    label_separator: str = ""
 
 
 def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
@@ -470,12 +537,39 @@ class CsvWriter(ArffWriter):
     empty cell (pandas reads NaN, Python's csv module ``''``), but ``?`` in a file of one
     column, whose empty row would be a blank line.  Instance weights other than 1 cannot
     be written (an error); CSV has no comments, so no provenance line is written.  The rows
-    are the ARFF writer's dense rows, with CSV's quoting and missing value."""
+    are the ARFF writer's dense rows, with CSV's quoting and missing value.
 
-    def __init__(self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT):
+    Multi-label rows (MEKA's ``-C`` in the relation name) are written with their labels in one column,
+    ``--labels-column`` (default ``labels``), each row's label names joined by ``--label-separator``,
+    where the labels stood (first for ``-C k``, last for ``-C -k``)."""
+
+    def __init__(
+        self, stream: BinaryIO, schema: Schema, options: FormatOptions = FormatOptions(), numbers: NumberFormat = EXACT
+    ):
         self._quote = csv_quoted
+        self.rows_written = 0
+        self.label_positions = meka_label_positions(schema)
+        if self.label_positions:
+            schema = self._with_labels_column(schema, options.labels_column or "labels", options.label_separator)
         self._missing = "?" if len(schema) == 1 else ""
         super().__init__(stream, schema, False, (), numbers)
+
+    def _with_labels_column(self, schema: Schema, column: str, separator: str) -> Schema:
+        """``schema`` with its label attributes made one text ``column`` where they stood; what :meth:`write`
+        needs to join each row's labels by ``separator``."""
+        positions = self.label_positions
+        self.label_names = [schema.attributes[position].name for position in positions]
+        self.separator = separator
+        held = next((name for name in self.label_names if not separator or separator in name), None)
+        if held is not None:
+            raise FilterkitError(f"CSV output: the label {shown(held)} holds the label separator {shown(separator)}")
+        self.others = [position for position in range(len(schema)) if position not in set(positions)]
+        others = [schema.attributes[position] for position in self.others]
+        if column in {attribute.name for attribute in others}:
+            raise FilterkitError(f"CSV output: the labels column {shown(column)} is named like another attribute")
+        self.labels_at = 0 if positions[0] == 0 else len(others)
+        attributes = (*others[: self.labels_at], Attribute(column, STRING), *others[self.labels_at :])
+        return Schema(schema.relation, attributes)
 
     def _header(self, comments: list[str]) -> str:
         return ",".join(csv_quoted(a.name) for a in self.schema.attributes) + "\n"
@@ -484,7 +578,29 @@ class CsvWriter(ArffWriter):
         """Append the rows of ``chunk`` (a sparse one a block of rows at a time)."""
         if chunk.weights is not None and (chunk.weights != 1).any():
             raise FilterkitError("CSV output cannot hold instance weights other than 1")
+        if self.label_positions:
+            chunk = self._labels_joined(chunk)
         super().write(Chunk(chunk.values, chunk.text))
+        self.rows_written += chunk.n_rows
+
+    def _labels_joined(self, chunk: Chunk) -> Chunk:
+        """``chunk`` with its label columns made one text column of each row's label names, joined."""
+        values = chunk.dense_values()
+        held = values[:, self.label_positions]
+        if np.isnan(held).any():
+            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
+            raise FilterkitError(
+                f"row {self.rows_written + row + 1} has a missing label ({shown(self.label_names[label])}), which a CSV "
+                "labels column cannot hold"
+            )
+        names = self.label_names
+        joined = [self.separator.join(names[label] for label in np.flatnonzero(row).tolist()) for row in held]
+        at = self.labels_at
+        written = np.insert(values[:, self.others], at, 0.0, axis=1)
+        moved = {old: new + (new >= at) for new, old in enumerate(self.others)}
+        text = {moved[column]: texts for column, texts in chunk.text.items()}
+        text[at] = joined
+        return Chunk(written, text)
 
 
 def csv_quoted(text: str) -> str:
