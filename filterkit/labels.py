@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Sequence
 from xml.parsers import expat
 
+import numpy as np
+
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.schema import NOMINAL, Attribute, Schema
+from filterkit.schema import NOMINAL, Attribute, Chunk, Schema
 
 #: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0.
 _MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+(-?\d+)(?=\s|$)")
@@ -167,3 +169,32 @@ def mulan_labels(path: str) -> NamedLabels:
     if not names:
         raise FilterkitError("the labels file names no label", path, 1)
     return NamedLabels(tuple(names), path, tuple(lines[name] for name in names))
+
+
+def meka_layout(schema: Schema, names: Sequence[str]) -> tuple[Schema, list[int] | None]:
+    """An output ``schema`` whose MEKA ``-C`` stays true: the label attributes (called ``names``, in that
+    order) moved back where ``-C`` puts them (first for ``-C k``, last for ``-C -k``, after a stage that adds
+    its attributes after the kept ones), ``-C`` counting those the chain kept; and the order to take each
+    chunk's columns in (None: as they are)."""
+    count = meka_label_count(schema.relation)
+    held = {attribute.name: position for position, attribute in enumerate(schema.attributes)}
+    labels = [held[name] for name in names if name in held]
+    if count is None or not labels:
+        return schema, None
+    others = [position for position in range(len(schema.attributes)) if position not in set(labels)]
+    order = labels + others if count > 0 else others + labels
+    relation = with_meka_label_count(schema.relation, len(labels) if count > 0 else -len(labels))
+    if order == sorted(order) and relation == schema.relation:
+        return schema, None
+    return Schema(relation, tuple(schema.attributes[position] for position in order)), order
+
+
+def taken_columns(chunk: Chunk, order: list[int]) -> Chunk:
+    """``chunk``'s columns in ``order`` (:func:`meka_layout`)."""
+    if chunk.is_sparse:
+        values = chunk.values.tocsr()[:, order]
+        values.sort_indices()
+    else:
+        values = chunk.values[:, order]
+    text = {new: chunk.text[old] for new, old in enumerate(order) if old in chunk.text}
+    return Chunk(values, text, chunk.weights)

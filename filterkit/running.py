@@ -23,6 +23,7 @@ from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of, row_writer
+from filterkit.labels import meka_layout, taken_columns
 from filterkit.outputs import OutputFile, staged_output
 from filterkit.progress import Progress
 from filterkit.runner import Chain
@@ -116,19 +117,16 @@ class LocalEngine:
     ) -> None:
         """Write the chain's output of every row to the target's one file, formatting behind the transform."""
         assert chain.output_schema is not None  # fitted
+        schema, order = meka_layout(chain.output_schema, chain.label_names)
         with output_stream(target.file, before_publish) as stream:
             writer = row_writer(
-                form.format,
-                stream,
-                chain.output_schema,
-                form.sparse,
-                comments,
-                chain.class_name,
-                form.options,
-                form.numbers,
+                form.format, stream, schema, form.sparse, comments, chain.class_name, form.options, form.numbers
             )
+            chunks = chain.transform(source.chunks())
+            if order is not None:
+                chunks = (taken_columns(chunk, order) for chunk in chunks)
             with self.progress.step("writing", source) as meter:
-                write_behind(chain.transform(source.chunks()), meter.counting(writer.write))
+                write_behind(chunks, meter.counting(writer.write))
 
 
 def run(
