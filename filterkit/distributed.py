@@ -37,6 +37,7 @@ from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.labels import meka_layout, taken_columns
 from filterkit.outputs import OutputFile, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.partitions import (
@@ -174,9 +175,10 @@ def _write_partition(
         with sent_files(recipe.files), open(path, "wb") as stream:
             chain = _chain_of(recipe)
             assert chain.output_schema is not None  # the chain is fitted
-            writer = ArffWriter(stream, chain.output_schema, form.sparse, comments, form.numbers)
+            schema, order = meka_layout(chain.output_schema, chain.label_names)
+            writer = ArffWriter(stream, schema, form.sparse, comments, form.numbers)
             for chunk in chain.transform(recipe.chunks(partition)):
-                writer.write(chunk)
+                writer.write(chunk if order is None else taken_columns(chunk, order))
                 rows += chunk.n_rows
     except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT):
@@ -400,7 +402,7 @@ class DaskEngine:
         are written: the run fails on the first error in the input's order, with the rows before it
         written, as a local run does."""
         assert chain.output_schema is not None  # the chain is fitted
-        header = format_header(chain.output_schema, list(comments)).encode("utf-8")
+        header = format_header(meka_layout(chain.output_schema, chain.label_names)[0], list(comments)).encode("utf-8")
         beside = None if output is None or output.how == "stream" else output.staging_folder
         with self._writing(chain, plan, beside, form, comments) as (meter, parts):
             for number, (path, future) in enumerate(parts, 1):
