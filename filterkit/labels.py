@@ -198,3 +198,54 @@ def taken_columns(chunk: Chunk, order: list[int]) -> Chunk:
         values = chunk.values[:, order]
     text = {new: chunk.text[old] for new, old in enumerate(order) if old in chunk.text}
     return Chunk(values, text, chunk.weights)
+
+
+class LabelTally:
+    """``filterkit info``'s statistics of multi-label rows, one pass: each label's rows, the labels per row
+    and the distinct label sets (a missing label value counts as not held)."""
+
+    def __init__(self, schema: Schema, positions: Sequence[int]):
+        self.names = [schema.attributes[position].name for position in positions]
+        self.positions = list(positions)
+        self.rows = 0
+        self.label_rows = np.zeros(len(positions), dtype=np.int64)
+        #: each distinct label set, as its row of held labels packed into bytes
+        self.sets: set[bytes] = set()
+
+    def add(self, chunk: Chunk) -> None:
+        """Count the labels of ``chunk``'s rows."""
+        held = np.column_stack([chunk.column(position) == 1 for position in self.positions])
+        self.rows += chunk.n_rows
+        self.label_rows += held.sum(axis=0)
+        packed = np.packbits(held, axis=1)
+        self.sets.update(row.tobytes() for row in np.unique(packed, axis=0))
+
+    def summary(self) -> dict:
+        """Label cardinality (mean labels a row), density (cardinality / labels), distinct label sets and
+        each label's rows and share of rows, as a JSON-ready dict."""
+        rows = self.rows
+        cardinality = float(self.label_rows.sum() / rows) if rows else None
+        return {
+            "count": len(self.names),
+            "cardinality": cardinality,
+            "density": None if cardinality is None else cardinality / len(self.names),
+            "distinct_sets": len(self.sets),
+            "frequency": [
+                {"label": name, "rows": int(count), "percent": 100.0 * int(count) / rows if rows else 0.0}
+                for name, count in zip(self.names, self.label_rows.tolist())
+            ],
+        }
+
+
+def label_summary_lines(labels: dict | None) -> list[str]:
+    """``info``'s lines of a :meth:`LabelTally.summary` (none for single-label data)."""
+    if labels is None:
+        return []
+    width = max(len(entry["label"]) for entry in labels["frequency"])
+    cardinality = "n/a" if labels["cardinality"] is None else f"{labels['cardinality']:.4g}"
+    density = "n/a" if labels["density"] is None else f"{labels['density']:.4g}"
+    return [
+        f"labels:      {labels['count']} (MEKA's -C): cardinality {cardinality} a row, density {density}, "
+        f"{labels['distinct_sets']} distinct label sets",
+        *(f"  {e['label']:<{width}}  {e['rows']:>8}  {e['percent']:6.2f}%" for e in labels["frequency"]),
+    ]

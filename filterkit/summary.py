@@ -22,6 +22,7 @@ import numpy as np
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of
+from filterkit.labels import LabelTally, label_summary_lines, meka_label_positions
 from filterkit.metrics import (
     JOINT,
     Metric,
@@ -176,8 +177,10 @@ def summarize(
         else:
             scanned = stack.enter_context(_scanned_source(source, name, format_name, chunk_rows, options))
             counter, schema, chunks, name = None, scanned.schema, scanned.chunks(), scanned.name
+        label_positions = meka_label_positions(schema)  # multi-label: the labels take the class's place
+        labels = LabelTally(schema, label_positions) if label_positions else None
         try:
-            class_index = resolve_class(schema, class_spec)
+            class_index = None if labels else resolve_class(schema, class_spec)
         except FilterkitError as error:
             raise error.located(name) from None
         class_attribute = schema.attributes[class_index] if class_index is not None else None
@@ -189,7 +192,11 @@ def summarize(
         tally = _Tally(schema, class_index, scored, presence)
         for chunk in chunks:
             tally.add(chunk)
+            if labels is not None:
+                labels.add(chunk)
     document = _counts_summary(name, tally, tally.stored_sparse if counter is None else counter.sparse_rows)
+    if labels is not None:
+        document["labels"] = labels.summary()
     if class_attribute is not None:
         document["class"] = _class_summary(tally, class_attribute)
     if metric is not None:
@@ -381,6 +388,7 @@ def as_text(document: dict) -> str:
         if weights["present"]
         else "weights:     none (every row weighs 1)",
         *_class_lines(document["class"]),
+        *label_summary_lines(document.get("labels")),
         *_ranking_lines(document.get("ranking")),
     ]
     return "\n".join(lines) + "\n"

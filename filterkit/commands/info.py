@@ -39,6 +39,9 @@ each line is written; svmlight: sparse; the other formats: dense), the density (
 non-class attributes but string and relational ones); a missing value counts
 as non-zero, as a sparse row writes it), the class attribute (-c) with the
 count and share of all rows of each label, and the instance weights if any.
+On multi-label data (MEKA's -C: docs/multilabel.md) there is no class: the
+labels' cardinality (mean labels a row), density (cardinality / labels), the
+number of distinct label sets and each label's rows and share.
 
 With --metric, the numeric and nominal non-class attributes are ranked as
 select --metric ranks them (--numeric-only: the numeric ones, as the scorer
