@@ -149,7 +149,6 @@ def test_a_model_applies_to_test_rows_with_fewer_features(tmp_path):
     "line, message",
     [
         (b"x 1:2", "the label 'x' is not a number"),
-        (b"1,2 1:2", "label '1,2': multi-label rows (labels separated by commas) are not supported"),
         (
             b"1 qid:3 1:2",
             "qid (ranking data) is not supported: remove the qid:N fields to read the rows for classification",
