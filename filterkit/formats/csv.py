@@ -11,7 +11,8 @@ appear.  Text is kept as written, blanks included (as Weka keeps them); a quoted
 value that reads as a number is a number, as in Weka.  Blank rows are skipped.
 Typing needs the whole file before the header: one scan decides the types (a flag
 per column), a second collects the labels of the nominal columns only, so memory
-follows the labels, not the rows.
+follows the labels, not the rows.  The column ``--labels-column`` names holds each row's labels joined by
+``--label-separator``: read as MEKA's label attributes, first (docs/multilabel.md).
 """
 
 from __future__ import annotations
@@ -86,7 +87,9 @@ class CsvFormat:
                 self.kept = None
             return known_layout(known_schema, names, name)
         typed = [column for column in range(len(names)) if column != label_at]
-        typing = typing_of([names[column] for column in typed], name, self.limits, typing_options(options, options.labels_column))
+        typing = typing_of(
+            [names[column] for column in typed], name, self.limits, typing_options(options, options.labels_column)
+        )
         rows = 0
         numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
         for group in self._groups(opened, name, len(names)):
@@ -590,8 +593,8 @@ class CsvWriter(ArffWriter):
         if np.isnan(held).any():
             row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
             raise FilterkitError(
-                f"row {self.rows_written + row + 1} has a missing label ({shown(self.label_names[label])}), which a CSV "
-                "labels column cannot hold"
+                f"row {self.rows_written + row + 1} has a missing label ({shown(self.label_names[label])}), "
+                "which a CSV labels column cannot hold"
             )
         names = self.label_names
         joined = [self.separator.join(names[label] for label in np.flatnonzero(row).tolist()) for row in held]

@@ -3,7 +3,9 @@
 A field's value is a string, a number, a boolean (the labels ``true`` and ``false``) or null (missing);
 a field absent from a line is missing there.  The columns are the first line's fields in their order, then
 each new field where it is first met (missing in the lines before it), so a field may appear late.  A
-nested object or array is an error naming the line and the field, as is a line that is not one object;
+nested object or array is an error naming the line and the field (but an array of strings in the field
+``--labels-column`` names: the row's labels, read as MEKA's label attributes, first; docs/multilabel.md), as
+is a line that is not one object;
 blank lines are skipped.  JSON has types, so a string is text even where it reads as a number: the typing
 step (:mod:`filterkit.formats.records`) sees a string column of digits as nominal, not numeric.  A
 repeated field in one object is an error (JSON leaves its meaning open).
@@ -63,7 +65,7 @@ class JsonLinesFormat:
             rows += len(records)
             for field in self._new_fields(records, numbers, [*typing.names, field_of_labels], name):
                 typing.add_column(field)
-            columns = [[record.get(field) for record in records] for field in typing.names]
+            columns: list[list] = [[record.get(field) for record in records] for field in typing.names]
             for column, (field, values) in enumerate(zip(typing.names, columns)):
                 cells = [_cell(value, field, name, number) for value, number in zip(values, numbers)]
                 present = [cell for cell in cells if cell is not None]

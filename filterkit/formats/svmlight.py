@@ -102,7 +102,9 @@ class SvmlightFormat:
             labels, smallest, largest, rows_read = self._read_all(opened, name, comments, label_sets)
         except _LabelSetRow as error:
             if options.multilabel is False or known_schema is not None:
-                raise ArffError(f"{error.message}: multi-label rows (--multilabel reads them)", error.path, error.line) from None
+                raise ArffError(
+                    f"{error.message}: multi-label rows (--multilabel reads them)", error.path, error.line
+                ) from None
             self.multilabel, comments = True, []
             labels, smallest, largest, rows_read = self._read_all(opened, name, comments, label_sets)
         if not rows_read and known_schema is None:
@@ -280,7 +282,9 @@ def _label_sets(rows: _Rows, name: str) -> list[list[str]]:
         labels = word.decode("utf-8", "replace").split(",") if word else []
         for label in labels:
             if _IS_NUMBER.fullmatch(label) is None or label.lower().lstrip("+-") == "nan":
-                raise ArffError(f"the label {shown(label)} of the label set {shown(word.decode())} is not a number", name, line)
+                raise ArffError(
+                    f"the label {shown(label)} of the label set {shown(word.decode())} is not a number", name, line
+                )
         sets.append(labels)
     return sets
 
