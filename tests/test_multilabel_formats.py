@@ -40,6 +40,15 @@ def meka_text(rows: list[tuple[list[str], str]], labels: list[str], relation: st
     )
 
 
+def meka_labels_last(rows: list[tuple[list[str], str]]) -> dict:
+    """liac-arff's MEKA data of ``rows`` with the labels last (``-C -2``), after the text."""
+    return {
+        "relation": f"{REUTERS_NAME}: -C -2",
+        "attributes": [("Text", "STRING"), ("grain", ["0", "1"]), ("corn", ["0", "1"])],
+        "data": [[text, "1" if "grain" in held else "0", "1" if "corn" in held else "0"] for held, text in rows],
+    }
+
+
 def without_provenance(text: bytes) -> bytes:
     """ARFF or svmlight text without its comment lines (each run adds its provenance line)."""
     return b"".join(line for line in text.splitlines(keepends=True) if not line.startswith((b"%", b"#")))
@@ -277,12 +286,7 @@ def test_csv_labels_column_must_be_a_column(tmp_path, run_filterkit):
 
 
 def test_meka_labels_last_stay_last_after_words(tmp_path, run_filterkit):
-    rows = reuters_rows()
-    data = {
-        "relation": f"{REUTERS_NAME}: -C -2",
-        "attributes": [("Text", "STRING"), ("grain", ["0", "1"]), ("corn", ["0", "1"])],
-        "data": [[text, "1" if "grain" in held else "0", "1" if "corn" in held else "0"] for held, text in rows],
-    }
+    data = meka_labels_last(reuters_rows())
     path = tmp_path / "last.arff"
     path.write_text(arff.dumps(data))
     for form in ("--dense", "--sparse"):
@@ -293,6 +297,23 @@ def test_meka_labels_last_stay_last_after_words(tmp_path, run_filterkit):
         assert [name for name, _ in written["attributes"][-2:]] == ["grain", "corn"]
         labels = [[str(value) for value in row[-2:]] for row in written["data"]]  # a sparse row's 0 is read as 0
         assert labels == [row[1:] for row in data["data"]]
+
+
+@pytest.mark.slow  # a Dask cluster
+def test_dask_engine_lays_out_labels_as_the_local_run(dask_scheduler, tmp_path, run_filterkit):
+    rows = reuters_rows()
+    documents = tmp_path / "docs.jsonl"
+    documents.write_text("".join(json.dumps({"labels": held, "Text": text}) + "\n" for held, text in rows))
+    last = tmp_path / "last.arff"
+    last.write_text(arff.dumps(meka_labels_last(rows)))
+    for path, options in ((documents, ["--labels-column", "labels"]), (last, [])):
+        local = run_filterkit(*options, path, "words", "--counts")
+        assert local.status == 0, local.stderr
+        engine = ["--engine", "dask", "--scheduler", dask_scheduler, "--partitions", "3"]
+        output = tmp_path / "dask.arff"
+        assert run_filterkit(*engine, *options, "-o", output, path, "words", "--counts").status == 0
+        assert output.read_bytes() == local.stdout
+    assert b"@attribute grain {0,1}\n@attribute corn {0,1}\n\n@data" in local.stdout
 
 
 def test_csv_writes_labels_last_for_meka_labels_last(tmp_path, run_filterkit):
