@@ -36,7 +36,7 @@ from filterkit.formats.records import (
     KeptGroups,
     LabelledDetails,
     LabelSets,
-    _listed,
+    _positions,
     column_values,
     label_codes,
     labelled_schema,
@@ -126,11 +126,10 @@ class CsvFormat:
         column = options.labels_column
         if column is None:
             return None, None
-        if column not in names:
-            raise FilterkitError(f"--labels-column {shown(column)} is not a column (columns: {_listed(names)})", name)
+        (position,) = _positions(names, [column], "--labels-column", name)
         if not options.label_separator:
             raise FilterkitError("--label-separator is empty: give the text that separates a row's labels", name)
-        return LabelSets(column, name, self.limits), names.index(column)
+        return LabelSets(column, name, self.limits), position
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Only without a model's header: with one, the scan reads the header row alone."""

@@ -279,11 +279,12 @@ def _label_sets(rows: _Rows, name: str) -> list[list[str]]:
     line of one that is not a number."""
     sets = []
     for word, line in zip(cast(list, rows.label_words), rows.numbers):
-        labels = word.decode("utf-8", "replace").split(",") if word else []
+        written = word.decode("utf-8", "replace")
+        labels = written.split(",") if word else []
         for label in labels:
             if _IS_NUMBER.fullmatch(label) is None or label.lower().lstrip("+-") == "nan":
                 raise ArffError(
-                    f"the label {shown(label)} of the label set {shown(word.decode())} is not a number", name, line
+                    f"the label {shown(label)} of the label set {shown(written)} is not a number", name, line
                 )
         sets.append(labels)
     return sets
