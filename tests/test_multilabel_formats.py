@@ -339,3 +339,49 @@ def test_info_shows_label_cardinality_density_sets_and_frequencies(run_filterkit
     assert "class:       none\n" in text
     said = f"cardinality {cardinality:.4g} a row, density {cardinality / 2:.4g}, 4 distinct label sets\n"
     assert f"labels:      2 (MEKA's -C): {said}" in text
+
+
+def test_json_lines_output_writes_the_labels_as_one_array_and_reads_back(tmp_path, run_filterkit):
+    rows = reuters_rows()
+    written = run_filterkit(REUTERS, "--to", "jsonl")
+    assert written.status == 0, written.stderr
+    lines = written.stdout.decode().splitlines()
+    assert [json.loads(line) for line in lines] == [{"labels": held, "Text": text} for held, text in rows]
+    assert lines[0].startswith('{"labels":[],"Text":')
+    path = tmp_path / f"{REUTERS_NAME}.jsonl"
+    path.write_bytes(written.stdout)
+    again = run_filterkit("--labels-column", "labels", path, "--to", "jsonl")
+    # read back, the labels are sorted (corn, grain): the arrays list them so
+    assert [json.loads(line)["labels"] for line in again.stdout.decode().splitlines()] == [
+        sorted(held) for held, _ in rows
+    ]
+    as_arff = run_filterkit("--labels-column", "labels", path)
+    meka = tmp_path / "meka.arff"
+    meka.write_text(meka_text(rows, ["corn", "grain"], f"{REUTERS_NAME}: -C 2"))
+    assert without_provenance(as_arff.stdout) == without_provenance(run_filterkit(meka).stdout)
+
+
+def test_json_lines_output_of_numbers_labels_and_missing_values(tmp_path, run_filterkit):
+    path = tmp_path / "mixed.arff"
+    path.write_text(
+        "@relation 'm: -C -1'\n@attribute x numeric\n@attribute c {'a b',\"q\\\"\"}\n@attribute s string\n"
+        "@attribute topic {0,1}\n@data\n1.5,'a b','t',1\n?,?,?,0\n-0,'q\"',é,1\n"
+    )
+    result = run_filterkit(path, "--to", "jsonl", "--labels-column", "topics")
+    assert result.status == 0, result.stderr
+    assert result.stdout.decode() == (
+        '{"x":1.5,"c":"a b","s":"t","topics":["topic"]}\n'
+        '{"x":null,"c":null,"s":null,"topics":[]}\n'
+        '{"x":-0,"c":"q\\"","s":"é","topics":["topic"]}\n'
+    )
+
+
+def test_json_lines_output_refuses_a_date(tmp_path, run_filterkit):
+    path = tmp_path / "dated.arff"
+    path.write_text("@relation d\n@attribute when date\n@attribute x numeric\n@data\n'2001-01-01T00:00:00',1\n")
+    output = tmp_path / "out.jsonl"
+    result = run_filterkit(path, "-o", output)
+    assert result.status == 1 and not output.exists()
+    assert result.stderr == (
+        "filterkit: error: JSON Lines output holds numbers, labels and text: attribute 'when' is date\n"
+    )

@@ -128,8 +128,8 @@ FORMATS = {
         (".jsonl", ".ndjson"),
         "filterkit.formats.jsonl",
         "JsonLinesFormat",
-        None,
-        (),
+        "JsonLinesWriter",
+        ("stream", "schema", "options", "numbers"),
         (*RECORD_OPTIONS, LABELS_COLUMN),
     ),
     PARQUET: Format(

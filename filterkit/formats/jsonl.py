@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import IO, Callable, Iterator, cast
+from typing import IO, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
 
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
+from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, text_line_groups
@@ -37,7 +38,8 @@ from filterkit.formats.records import (
     typing_options,
     with_labels,
 )
-from filterkit.schema import Chunk, Schema
+from filterkit.labels import meka_label_positions
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 
 #: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
 Cell = tuple[str, float | None] | None
@@ -276,3 +278,70 @@ def _cell_of(field: str, name: str) -> Callable[[object, int], Cell]:
 
 def _no_number(value: object) -> None:
     """What a JSON string or boolean reads as: no number (JSON has types)."""
+
+
+class JsonLinesWriter:
+    """Writes rows as JSON Lines, an object a row, each attribute a field in declared order: a number in its
+    shortest exact form (or rounded as ``numbers`` says; ±inf as ``Infinity``, as Python's json writes it), a
+    nominal label or a text as a string, a missing value as null.  MEKA rows (``-C`` in the relation name)
+    hold their labels in one field, ``--labels-column`` (default ``labels``): the array of the names of the
+    labels a row holds, where the labels stood.  Dates, relational attributes and instance weights other
+    than 1 are refused; JSON Lines has no comments, so no provenance line is written."""
+
+    def __init__(self, stream: BinaryIO, schema: Schema, options: FormatOptions, numbers: NumberFormat = EXACT):
+        self.stream, self.schema, self.numbers = stream, schema, numbers
+        for attribute in schema.attributes:
+            if attribute.kind not in (NUMERIC, NOMINAL, STRING):
+                raise FilterkitError(
+                    f"JSON Lines output holds numbers, labels and text: attribute {shown(attribute.name)} is "
+                    f"{attribute.kind}"
+                )
+        self.label_positions = meka_label_positions(schema)
+        self.label_names = [json.dumps(schema.attributes[p].name, ensure_ascii=False) for p in self.label_positions]
+        #: the fields in order: each attribute's position, the labels' field standing for the first label's
+        self.fields = [p for p in range(len(schema.attributes)) if p not in self.label_positions[1:]]
+        names = [schema.attributes[p].name for p in self.fields]
+        if self.label_positions:
+            column = options.labels_column or "labels"
+            if column in names:
+                raise FilterkitError(f"JSON Lines output: the labels field {shown(column)} is named like an attribute")
+            names[self.fields.index(self.label_positions[0])] = column
+        self.keys = [json.dumps(name, ensure_ascii=False) + ":" for name in names]
+        self.rows = 0
+
+    def write(self, chunk: Chunk) -> None:
+        """Append the rows of ``chunk``."""
+        if chunk.weights is not None and (chunk.weights != 1).any():
+            raise FilterkitError("JSON Lines output cannot hold instance weights other than 1")
+        values = chunk.dense_values()
+        columns = [self._field(values, chunk, position) for position in self.fields]
+        lines = ("{" + ",".join(key + value for key, value in zip(self.keys, row)) + "}\n" for row in zip(*columns))
+        self.stream.write("".join(lines).encode("utf-8"))
+        self.rows += chunk.n_rows
+
+    def _field(self, values: np.ndarray, chunk: Chunk, position: int) -> list[str]:
+        """A field's JSON text in each row of the chunk of ``values``."""
+        if self.label_positions and position == self.label_positions[0]:
+            return self._label_arrays(values)
+        attribute, column = self.schema.attributes[position], values[:, position]
+        if attribute.kind == NUMERIC:
+            return ["null" if text == "?" else text for text in format_numbers(column, self.numbers)]
+        missing = np.isnan(column).tolist()
+        if attribute.kind == STRING:
+            texts = chunk.text.get(position, [None] * len(column))
+            return ["null" if gone else json.dumps(text, ensure_ascii=False) for gone, text in zip(missing, texts)]
+        labels = [json.dumps(label, ensure_ascii=False) for label in attribute.labels]
+        codes = np.nan_to_num(column).astype(np.int64).tolist()
+        return ["null" if gone else labels[code] for gone, code in zip(missing, codes)]
+
+    def _label_arrays(self, values: np.ndarray) -> list[str]:
+        """Each row's labels as a JSON array of their names."""
+        held = values[:, self.label_positions]
+        if np.isnan(held).any():
+            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
+            raise FilterkitError(
+                f"row {self.rows + row + 1} has a missing label ({self.label_names[label]}), which a JSON Lines "
+                "array of labels cannot hold"
+            )
+        names = self.label_names
+        return ["[" + ",".join(names[label] for label in np.flatnonzero(row).tolist()) + "]" for row in held]
