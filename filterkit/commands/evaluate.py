@@ -20,6 +20,7 @@ from filterkit.commands.options import (
     format_option_decorators,
     input_format_option,
     json_option,
+    labels_option,
     positive_option,
     progress_option,
     quiet_option,
@@ -28,6 +29,7 @@ from filterkit.commands.options import (
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
+from filterkit.evaluation_labels import THRESHOLDS, LabelEvaluation
 from filterkit.formats import FORMAT_OPTIONS, FormatOptions
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
@@ -217,6 +219,22 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 )
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
+@labels_option
+@click.option(
+    "--threshold",
+    type=click.Choice(THRESHOLDS),
+    default="decision",
+    show_default=True,
+    help="Multi-label data: each label's classifier decides (svm: Platt's probability ≥ 0.5, or the margin's sign "
+    "with --svm-decision margin), or MEKA's PCut: one threshold on every label's score, set so that the training "
+    "rows' predicted label cardinality matches their true one.",
+)
+@click.option(
+    "--chain-per-label",
+    is_flag=True,
+    help="Multi-label data: fit the chain once per label, --label LABEL on its stages that take one (label-specific "
+    "features), instead of once for all labels (their scores combined).",
+)
 @positive_option(help="One task: this class against the rest (default on two classes: the minority).")
 @click.option(
     "--each-class",
@@ -281,9 +299,13 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         input_format=input_format,
         reading=reading,
     )
-    left_out = result.document["settings"]["rows_with_missing_class_left_out"]
-    if left_out:
-        sys.stderr.write(f"filterkit: note: {left_out} row(s) with a missing class are left out of the evaluation\n")
+    if isinstance(result, LabelEvaluation) and (outputs["plot"] or outputs["report_path"]):
+        raise FilterkitError("--plot and --report are not made for multi-label data yet: use the table or --json")
+    for key, missing in (("rows_with_missing_class_left_out", "class"), ("rows_with_missing_labels_left_out", "label")):
+        left_out = result.document["settings"].get(key)
+        if left_out:
+            note = f"{left_out} row(s) with a missing {missing} are left out of the evaluation"
+            sys.stderr.write(f"filterkit: note: {note}\n")
     click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
     for output, render in rendered:
         with staged_output(output) as staged:
