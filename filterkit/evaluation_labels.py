@@ -79,6 +79,9 @@ class LabelEvaluation(Evaluation):
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["chain", "row", "truth", "predicted"])
         labels = np.array(self.document["settings"]["labels"], dtype=object)
+        joined = [label for label in labels if LABEL_SEPARATOR in label]
+        if joined:
+            raise FilterkitError(f"--predictions: label '{joined[0]}' holds {LABEL_SEPARATOR}, which joins label names")
         for entry in self.predictions:
             for row, truth, predicted in zip(entry["rows"], entry["truth"], entry["predicted"]):
                 sets = (LABEL_SEPARATOR.join(labels[chosen]) for chosen in (truth, predicted))
@@ -103,10 +106,12 @@ def evaluate_labels(
     registry, inputs: tuple, labelled: tuple, chains: list[ChainSpec], settings: Settings, progress, workers: tuple
 ) -> LabelEvaluation:
     """Evaluate ``chains`` by binary relevance on the multi-label ``inputs`` (source, name, test, test name)
-    whose ``labelled`` is :func:`labelled_data`'s answer, in ``workers`` (jobs, plugins folder)."""
+    whose ``labelled`` is :func:`labelled_data`'s answer, in ``workers`` (jobs, engine, plugins folder)."""
     source, name, test, test_name = inputs
     labels, named = labelled
     _refuse_single_label_settings(settings)
+    if workers[1] != "local":
+        raise FilterkitError(f"--engine {workers[1]} is not made for multi-label data yet: use --jobs")
     progress.expect(2 if test is None else 3)
     data, training_rows = read_rows(source, name, test, test_name, settings, progress)
     positions = [source.schema.index_of(label) for label in labels]
@@ -131,12 +136,14 @@ def evaluate_labels(
     folds = _fit_folds(registry, dataset, chains, draws, settings, progress, workers)
     progress.finish()
     scored = np.concatenate([test_rows for _, test_rows in draws])
-    results = [_chain_result(chain, dataset, draws, folds[chain.text], scored) for chain in chains]
-    document = {
-        "settings": _settings_document(settings, dataset, in_test, len(codes) - len(known), fold_of_row, chains),
-        "results": [result for result, _ in results],
+    results = [_chain_result(chain, dataset, folds[chain.text], scored) for chain in chains]
+    inputs_json = {
+        "input": name,
+        **({"test": test_name} if test is not None else {}),
+        "chains": [chain.text for chain in chains],
     }
-    document["settings"].update(input=name, **({"test": test_name} if test is not None else {}))
+    settings_json = _settings_document(settings, dataset, in_test, len(codes) - len(known), fold_of_row, inputs_json)
+    document: dict = {"settings": settings_json, "results": [result for result, _ in results]}
     if len(chains) > 1:
         document["paired"] = [
             _paired(result, results[0][0], predicted, results[0][1], truth[scored], test is not None)
@@ -205,7 +212,7 @@ def iterative_stratification(truth: np.ndarray, folds: int, seed: int) -> np.nda
 
 def _fit_folds(registry, dataset: LabelledData, chains, draws, settings: Settings, progress, workers) -> dict:
     """Per chain text, each draw's :func:`label_fold` answer, fitted here or in ``workers[0]`` processes."""
-    jobs, plugins_dir = workers
+    jobs, _, plugins_dir = workers
     fits = [(chain, train, test) for train, test in draws for chain in chains]
     step = "cross-validating" if len(draws) > 1 else "scoring the test file"
     with contextlib.ExitStack() as stack:
@@ -350,18 +357,17 @@ def label_measures(truth: np.ndarray, predicted: np.ndarray, labels) -> dict:
     }
 
 
-def _chain_result(chain: ChainSpec, dataset: LabelledData, draws, folds: list[dict], scored: np.ndarray) -> tuple:
-    """A chain's result (its measures on the pooled test rows ``scored``, per label the C of each fold) and
-    its predicted label sets in ``scored``'s order."""
+def _chain_result(chain: ChainSpec, dataset: LabelledData, folds: list[dict], scored: np.ndarray) -> tuple:
+    """A chain's result (its measures on the pooled test rows ``scored``, per label the C and the number of
+    features of each fold) and its predicted label sets in ``scored``'s order."""
     predicted = np.concatenate([fold["predicted"] for fold in folds])
     result = {
         "chain": chain.text,
         **({"sweep": chain.sweep} if chain.sweep else {}),
         **label_measures(dataset.truth[scored], predicted, dataset.labels),
-        "features": [fold["features"][0] for fold in folds],
     }
     for j, entry in enumerate(result["per_label"].values()):
-        entry["C"] = [fold["C"][j] for fold in folds]
+        entry.update(C=[fold["C"][j] for fold in folds], features=[fold["features"][j] for fold in folds])
     return result, predicted
 
 
@@ -386,9 +392,9 @@ def _paired(result: dict, baseline: dict, predicted, baseline_predicted, truth, 
     return paired
 
 
-def _settings_document(settings: Settings, dataset: LabelledData, in_test, left_out: int, fold_of_row, chains) -> dict:
+def _settings_document(settings: Settings, dataset: LabelledData, in_test, left_out: int, fold_of_row, inputs) -> dict:
     """The ``settings`` of the JSON document: the protocol, the labels and their counts (training rows,
-    and a test file's), each row's fold (cross-validated) and the chains."""
+    and a test file's), each row's fold (cross-validated), the ``inputs``' names and the chains."""
     training = dataset.truth[~in_test]
     document = {
         **({"folds": settings.folds, "stratification": "iterative"} if fold_of_row is not None else {}),
@@ -403,7 +409,7 @@ def _settings_document(settings: Settings, dataset: LabelledData, in_test, left_
         "label_counts": dict(zip(dataset.labels, training.sum(axis=0).tolist())),
         "cardinality": float(training.sum(axis=1).mean()) if len(training) else 0.0,
         **({"fold_of_row": fold_of_row.tolist()} if fold_of_row is not None else {}),
-        "chains": [chain.text for chain in chains],
+        **inputs,
     }
     if in_test.any():
         document.update(
