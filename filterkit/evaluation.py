@@ -158,8 +158,8 @@ def evaluate(
         progress = Progress() if progress is None else progress
         labelled = evaluation_labels.labelled_data(source.schema, settings)
         if labelled is not None:
-            inputs, workers = (source, name, test, test_name), (jobs, engine, plugins_dir)
-            return evaluation_labels.evaluate_labels(registry, inputs, labelled, chains, settings, progress, workers)
+            inputs, runs_in = (source, name, test, test_name), (jobs, engine, plugins_dir)
+            return evaluation_labels.evaluate_labels(registry, inputs, labelled, chains, settings, progress, runs_in)
         progress.expect(2 if test is None else 3)
         dataset, training_rows = read_dataset(source, name, test, test_name, settings, progress)
         codes = dataset.data.column(dataset.class_index)
