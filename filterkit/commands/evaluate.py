@@ -44,6 +44,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns l2
   filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
   filterkit evaluate --test test.arff --predictions p.csv train.arff words --lowercase bns l2
+  filterkit evaluate --test test.arff --json --compare meka-train.arff "words l2" "words bns l2"
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
 training fold only and applied to its test fold. With --compare, every
@@ -57,7 +58,8 @@ left out (and counted on stderr). AUC is averaged over folds, never pooled; a
 mean that leaves out folds (a one-class test fold has no AUC) is marked * and
 footnoted. F1, precision and recall come from the counts summed over the folds
 (Forman & Scholz 2010); --json also gives their per-fold means (f1_fold_mean, …).
-With --test, --stats adds McNemar's test per task.
+With --test, --stats adds McNemar's test per task. Data of several labels a row
+(MEKA's -C, or --labels FILE.xml) is evaluated label by label: docs/evaluate.md.
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
