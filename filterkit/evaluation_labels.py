@@ -37,18 +37,6 @@ from filterkit.sources import MemorySource
 #: ``--threshold``: the classifier's own decision per label, or MEKA's PCut (one threshold for every label).
 THRESHOLDS = ("decision", "pcut")
 
-#: The measures of a chain's predicted label sets (the ``--json`` result's keys beside ``per_label``).
-LABEL_MEASURES = (
-    "micro_f1",
-    "micro_precision",
-    "micro_recall",
-    "macro_f1",
-    "macro_precision",
-    "macro_recall",
-    "hamming_loss",
-    "subset_accuracy",
-)
-
 #: Joins a row's label names in ``--predictions``' truth and predicted columns.
 LABEL_SEPARATOR = "|"
 
@@ -242,25 +230,20 @@ def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, s
     being constant in the training rows) and the number of ``features`` it saw."""
     truth = dataset.truth[train]
     shared = None if settings.chain_per_label else _features(registry, dataset, chain, chain.stages, train, test)
-    scores, decisions, chosen, widths = [], [], [], []
+    fits, widths = [], []
     for j, label in enumerate(dataset.labels):
         stages = _with_label(registry, chain.stages, label) if settings.chain_per_label else chain.stages
         train_features, test_features = shared or _features(registry, dataset, chain, stages, train, test)
-        fitted = _fit_label(registry, settings, truth[:, j], train_features, test_features)
-        scores.append(fitted[0])
-        decisions.append(fitted[1])
-        chosen.append(fitted[2])
+        fits.append(_fit_label(registry, settings, truth[:, j], train_features, test_features))
         widths.append(int(train_features.shape[1]))
-    predicted = np.column_stack(decisions)
+    scores, decisions, chosen = zip(*fits)
     if settings.threshold == "pcut":
         threshold = pcut_threshold([train_scores for train_scores, _ in scores], truth)
-        predicted = np.column_stack(
-            [
-                decided if test_scores is None else test_scores > threshold
-                for (_, test_scores), decided in zip(scores, decisions)
-            ]
+        decisions = tuple(
+            decided if test_scores is None else test_scores > threshold
+            for (_, test_scores), decided in zip(scores, decisions)
         )
-    return {"predicted": predicted, "C": chosen, "features": widths}
+    return {"predicted": np.column_stack(decisions), "C": list(chosen), "features": widths}
 
 
 def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tuple[str, dict]]:
