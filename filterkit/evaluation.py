@@ -146,7 +146,6 @@ def evaluate(
     and scored once on ``test``'s rows.  A path is read in ``input_format`` (None: by its name) with the
     ``reading`` options; a test file that is not ARFF is read with the training data's header, as ``apply``
     reads new rows."""
-    from filterkit import evaluation_labels
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
@@ -156,10 +155,6 @@ def evaluate(
         test, test_name = stack.enter_context(opened_input(test, test_name, "<test>", None, reading, source.schema))
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
-        labelled = evaluation_labels.labelled_data(source.schema, settings)
-        if labelled is not None:
-            inputs, runs_in = (source, name, test, test_name), (jobs, engine, plugins_dir)
-            return evaluation_labels.evaluate_labels(registry, inputs, labelled, chains, settings, progress, runs_in)
         progress.expect(2 if test is None else 3)
         dataset, training_rows = read_dataset(source, name, test, test_name, settings, progress)
         codes = dataset.data.column(dataset.class_index)

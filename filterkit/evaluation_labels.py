@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from filterkit import evaluation
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
     ChainSpec,
@@ -26,8 +27,10 @@ from filterkit.evaluation import (
     Settings,
     _worker_registry,
     classifier_matrix,
+    opened_input,
     read_rows,
 )
+from filterkit.formats import FormatOptions
 from filterkit.labels import NamedLabels, label_names, label_positions, mulan_labels
 from filterkit.measures import mcnemar, micro_measures, wilcoxon_p, win_tie_loss
 from filterkit.runner import Chain
@@ -90,16 +93,40 @@ def labelled_data(schema: Schema, settings: Settings) -> tuple[tuple[str, ...], 
     return None
 
 
+def evaluate(source, chains: list[ChainSpec], settings: Settings = Settings(), registry=None, **options) -> Evaluation:
+    """:func:`filterkit.evaluation.evaluate` (``options`` are its keywords), multi-label data (MEKA's ``-C`` in
+    the relation name, or Mulan's XML ``settings.labels_file``) evaluated by binary relevance."""
+    from filterkit.plugins import load_plugins
+    from filterkit.progress import Progress
+
+    reading = options.pop("reading", None) or FormatOptions(settings.class_spec)
+    names = (options.pop("name", None), options.pop("test_name", None))
+    with contextlib.ExitStack() as stack:
+        opened = opened_input(source, names[0], "<data>", options.pop("input_format", None), reading)
+        source, name = stack.enter_context(opened)
+        opened = opened_input(options.pop("test", None), names[1], "<test>", None, reading, source.schema)
+        test, test_name = stack.enter_context(opened)
+        labelled = labelled_data(source.schema, settings)
+        if labelled is None:
+            return evaluation.evaluate(
+                source, chains, settings, registry, name=name, test=test, test_name=test_name, **options
+            )
+        registry = load_plugins(options.get("plugins_dir")) if registry is None else registry
+        progress = Progress() if options.get("progress") is None else options["progress"]
+        if options.get("engine", "local") != "local":
+            raise FilterkitError(f"--engine {options['engine']} is not made for multi-label data yet: use --jobs")
+        workers = (options.get("jobs", 1), options.get("plugins_dir"))
+        return evaluate_labels(registry, (source, name, test, test_name), labelled, chains, settings, progress, workers)
+
+
 def evaluate_labels(
     registry, inputs: tuple, labelled: tuple, chains: list[ChainSpec], settings: Settings, progress, workers: tuple
 ) -> LabelEvaluation:
     """Evaluate ``chains`` by binary relevance on the multi-label ``inputs`` (source, name, test, test name)
-    whose ``labelled`` is :func:`labelled_data`'s answer, in ``workers`` (jobs, engine, plugins folder)."""
+    whose ``labelled`` is :func:`labelled_data`'s answer, in ``workers`` (jobs, plugins folder)."""
     source, name, test, test_name = inputs
     labels, named = labelled
     _refuse_single_label_settings(settings)
-    if workers[1] != "local":
-        raise FilterkitError(f"--engine {workers[1]} is not made for multi-label data yet: use --jobs")
     progress.expect(2 if test is None else 3)
     data, training_rows = read_rows(source, name, test, test_name, settings, progress)
     positions = [source.schema.index_of(label) for label in labels]
@@ -200,7 +227,7 @@ def iterative_stratification(truth: np.ndarray, folds: int, seed: int) -> np.nda
 
 def _fit_folds(registry, dataset: LabelledData, chains, draws, settings: Settings, progress, workers) -> dict:
     """Per chain text, each draw's :func:`label_fold` answer, fitted here or in ``workers[0]`` processes."""
-    jobs, _, plugins_dir = workers
+    jobs, plugins_dir = workers
     fits = [(chain, train, test) for train, test in draws for chain in chains]
     step = "cross-validating" if len(draws) > 1 else "scoring the test file"
     with contextlib.ExitStack() as stack:

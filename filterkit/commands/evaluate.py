@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 import click
 from click.core import ParameterSource
 
-from filterkit import evaluation, reports
+from filterkit import evaluation_labels, reports
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand, check_distinct
 from filterkit.commands.options import (
@@ -287,7 +287,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     rendered = _checked_outputs(input_path, test_path, **outputs)
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
-    result = evaluation.evaluate(
+    result = evaluation_labels.evaluate(
         input_path,
         chains,
         settings,
