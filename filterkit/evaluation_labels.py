@@ -274,10 +274,13 @@ def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, s
 
 
 def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tuple[str, dict]]:
-    """``stages`` with ``--label label`` on each stage that takes one and was not given one."""
+    """``stages`` with ``--label label`` on each stage that takes one and was given neither ``--label`` nor
+    ``--label-powerset`` (whose classes are the sets of every label)."""
     return [
         (name, {**params, "label": label})
-        if params.get("label") is None and any(option.name == "label" for option in registry.stage(name).options)
+        if params.get("label") is None
+        and not params.get("label_powerset")
+        and any(option.name == "label" for option in registry.stage(name).options)
         else (name, params)
         for name, params in stages
     ]
