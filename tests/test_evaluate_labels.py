@@ -271,3 +271,13 @@ def test_options_that_do_not_fit_the_data_s_labels_are_one_error(run_filterkit, 
     result = run_filterkit("evaluate", *argv, "words", "l2")
     assert result.status == 1 and len(result.stderr.strip().splitlines()) == 1
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_report_is_refused_on_multi_label_data_and_nothing_is_written(tmp_path, run_filterkit):
+    pytest.importorskip("matplotlib")
+    report = tmp_path / "r.html"
+    result = run_filterkit("evaluate", "--folds", "3", "--report", report, REUTERS, "words", "l2")
+    assert result.status == 1 and result.stdout == b""
+    assert "--plot and --report are not made for multi-label data yet" in result.stderr
+    assert not report.exists()
