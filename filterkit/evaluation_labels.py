@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import html
 import io
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ from filterkit.evaluation import (
 from filterkit.formats import FormatOptions
 from filterkit.labels import NamedLabels, label_names, label_positions, mulan_labels
 from filterkit.measures import mcnemar, micro_measures, wilcoxon_p, win_tie_loss
+from filterkit.reports import LITERAL_TEXT, SVG_SETTINGS, _scatter_figure, _svg_figure, require_matplotlib
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema, take_rows
 from filterkit.sources import MemorySource
@@ -63,6 +65,11 @@ class LabelEvaluation(Evaluation):
     def table(self, per_task: bool = False) -> str:
         """The text table ``evaluate`` prints: a row per chain, each label's F1, the paired tests."""
         return label_table(self.document)
+
+    def html(self, per_task: bool = False) -> str:
+        """The page ``evaluate --report`` writes: the table and, per chain after the first, each label's F1
+        under it against under the first, a dot per label (needs matplotlib)."""
+        return label_report_html(self.document)
 
     def predictions_csv(self) -> str:
         """Each test row's label sets as CSV: chain, row, truth, predicted (names joined by ``|``)."""
@@ -477,3 +484,29 @@ def label_table(document: dict) -> str:
                 f"{test['only_baseline_right']} only under the baseline, p {test['p']:.3g}"
             )
     return "\n".join(lines) + "\n"
+
+
+def label_report_html(document: dict) -> str:
+    """The self-contained HTML page of a multi-label evaluation: :func:`label_table` and, per chain after the
+    first, the scatter of its per-label F1 against the first's (evaluate's per-task scatter, a dot per label)."""
+    matplotlib = require_matplotlib("--report")
+    results = document["results"]
+    tips: dict[str, str] = {}
+    per_label = [
+        {"chain": result["chain"], "task": label, "f1": entry["f1"], "train_fraction": 1.0}
+        for result in results
+        for label, entry in result["per_label"].items()
+    ]
+    with matplotlib.rc_context({**LITERAL_TEXT, **SVG_SETTINGS}):
+        scatters = [
+            _scatter_figure(per_label, results[0]["chain"], result["chain"], 1.0, tips, "label")
+            for result in results[1:]
+        ]
+        figures = "".join(_svg_figure(figure, title, tips) for figure, title in scatters)
+    title = html.escape(f"filterkit evaluate: {document['settings']['input']}")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        "<style>body{font-family:sans-serif;margin:2em;max-width:80em}figure{display:inline-block;margin:1em}"
+        f"svg{{max-width:100%;height:auto}}</style></head><body><h1>{title}</h1>"
+        f"<pre>{html.escape(label_table(document))}</pre>{figures}</body></html>\n"
+    )

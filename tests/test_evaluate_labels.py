@@ -274,10 +274,16 @@ def test_options_that_do_not_fit_the_data_s_labels_are_one_error(run_filterkit, 
 
 
 @pytest.mark.slow
-def test_report_is_refused_on_multi_label_data_and_nothing_is_written(tmp_path, run_filterkit):
+def test_the_report_shows_each_label_s_f1_under_each_chain_and_plot_is_refused(tmp_path, run_filterkit):
     pytest.importorskip("matplotlib")
-    report = tmp_path / "r.html"
-    result = run_filterkit("evaluate", "--folds", "3", "--report", report, REUTERS, "words", "l2")
-    assert result.status == 1 and result.stdout == b""
-    assert "--plot and --report are not made for multi-label data yet" in result.stderr
-    assert not report.exists()
+    report, plot = tmp_path / "r.html", tmp_path / "p.png"
+    chains = ["--compare", REUTERS, "words l2", "words bns l2"]
+    result = run_filterkit("evaluate", "--folds", "3", "--json", "--report", report, *chains)
+    assert result.status == 0, result.stderr
+    page = report.read_text(encoding="utf-8")
+    for label, entry in json.loads(result.stdout)["results"][1]["per_label"].items():
+        assert f"<title>label {label}: F1 " in page and f"{entry['f1']:.3f} under &#x27;words bns l2&#x27;" in page
+    assert "F1 per label (train 1): &#x27;words bns l2&#x27; against &#x27;words l2&#x27;" in page
+    refused = run_filterkit("evaluate", "--folds", "3", "--plot", plot, *chains)
+    assert refused.status == 1 and refused.stdout == b"" and not plot.exists()
+    assert "--plot draws learning curves, which multi-label data has not" in refused.stderr

@@ -301,8 +301,8 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         input_format=input_format,
         reading=reading,
     )
-    if isinstance(result, LabelEvaluation) and (outputs["plot"] or outputs["report_path"]):
-        raise FilterkitError("--plot and --report are not made for multi-label data yet: use the table or --json")
+    if isinstance(result, LabelEvaluation) and outputs["plot"]:
+        raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
     for key, missing in (("rows_with_missing_class_left_out", "class"), ("rows_with_missing_labels_left_out", "label")):
         left_out = result.document["settings"].get(key)
         if left_out:
