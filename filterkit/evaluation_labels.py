@@ -33,7 +33,7 @@ from filterkit.evaluation import (
 )
 from filterkit.formats import FormatOptions
 from filterkit.labels import NamedLabels, label_names, label_positions, mulan_labels
-from filterkit.measures import mcnemar, micro_measures, wilcoxon_p, win_tie_loss
+from filterkit.measures import corrected_resampled_t_test, mcnemar, micro_measures, wilcoxon_p, win_tie_loss
 from filterkit.reports import LITERAL_TEXT, SVG_SETTINGS, _scatter_figure, _svg_figure, require_matplotlib
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema, take_rows
@@ -41,6 +41,9 @@ from filterkit.sources import MemorySource
 
 #: ``--threshold``: the classifier's own decision per label, or MEKA's PCut (one threshold for every label).
 THRESHOLDS = ("decision", "pcut")
+
+#: The measures of each fold in a cross-validated result's ``per_fold`` (the others are of the pooled folds).
+FOLD_MEASURES = ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")
 
 #: Joins a row's label names in ``--predictions``' truth and predicted columns.
 LABEL_SEPARATOR = "|"
@@ -158,7 +161,7 @@ def evaluate_labels(
     folds = _fit_folds(registry, dataset, chains, draws, settings, progress, workers)
     progress.finish()
     scored = np.concatenate([test_rows for _, test_rows in draws])
-    results = [_chain_result(chain, dataset, folds[chain.text], scored) for chain in chains]
+    results = [_chain_result(chain, dataset, draws, folds[chain.text], scored) for chain in chains]
     inputs_json = {
         "input": name,
         **({"test": test_name} if test is not None else {}),
@@ -167,8 +170,9 @@ def evaluate_labels(
     settings_json = _settings_document(settings, dataset, in_test, len(codes) - len(known), fold_of_row, inputs_json)
     document: dict = {"settings": settings_json, "results": [result for result, _ in results]}
     if len(chains) > 1:
+        ratio = float(np.mean([len(test_rows) / len(train_rows) for train_rows, test_rows in draws]))
         document["paired"] = [
-            _paired(result, results[0][0], predicted, results[0][1], truth[scored], test is not None)
+            _paired(result, results[0][0], predicted, results[0][1], truth[scored], ratio)
             for result, predicted in results[1:]
         ]
     predictions = [
@@ -377,9 +381,10 @@ def label_measures(truth: np.ndarray, predicted: np.ndarray, labels) -> dict:
     }
 
 
-def _chain_result(chain: ChainSpec, dataset: LabelledData, folds: list[dict], scored: np.ndarray) -> tuple:
+def _chain_result(chain: ChainSpec, dataset: LabelledData, draws, folds: list[dict], scored: np.ndarray) -> tuple:
     """A chain's result (its measures on the pooled test rows ``scored``, per label the C and the number of
-    features of each fold) and its predicted label sets in ``scored``'s order."""
+    features of each fold; cross-validated, :data:`FOLD_MEASURES` of each fold of ``draws``) and its
+    predicted label sets in ``scored``'s order."""
     predicted = np.concatenate([fold["predicted"] for fold in folds])
     result = {
         "chain": chain.text,
@@ -388,12 +393,20 @@ def _chain_result(chain: ChainSpec, dataset: LabelledData, folds: list[dict], sc
     }
     for j, entry in enumerate(result["per_label"].values()):
         entry.update(C=[fold["C"][j] for fold in folds], features=[fold["features"][j] for fold in folds])
+    if len(draws) > 1:
+        per_fold = [
+            label_measures(dataset.truth[test], fold["predicted"], dataset.labels)
+            for (_, test), fold in zip(draws, folds)
+        ]
+        result["per_fold"] = {measure: [values[measure] for values in per_fold] for measure in FOLD_MEASURES}
     return result, predicted
 
 
-def _paired(result: dict, baseline: dict, predicted, baseline_predicted, truth, held_out: bool) -> dict:
+def _paired(result: dict, baseline: dict, predicted, baseline_predicted, truth, ratio: float) -> dict:
     """A chain against the first on the same rows: over labels, each label's F1 (mean difference, win/tie/loss,
-    Wilcoxon's p); on a test file also McNemar's test of the rows whose label set each predicts exactly."""
+    Wilcoxon's p); cross-validated, over folds the micro-F1 (win/tie/loss, Nadeau & Bengio's corrected
+    resampled t-test, ``ratio`` the test to training rows); on a test file McNemar's test of the rows whose
+    label set each predicts exactly."""
     ours = [entry["f1"] for entry in result["per_label"].values()]
     theirs = [entry["f1"] for entry in baseline["per_label"].values()]
     differences = np.array(ours) - np.array(theirs)
@@ -406,7 +419,13 @@ def _paired(result: dict, baseline: dict, predicted, baseline_predicted, truth, 
             "wilcoxon_p": wilcoxon_p(ours, theirs),
         },
     }
-    if held_out:
+    if "per_fold" in result:
+        fold_differences = np.subtract(result["per_fold"]["micro_f1"], baseline["per_fold"]["micro_f1"])
+        paired["micro_f1_over_folds"] = {
+            **win_tie_loss(fold_differences),
+            "corrected_t": corrected_resampled_t_test(fold_differences, ratio),
+        }
+    else:
         exact = [np.all(sets == truth, axis=1) for sets in (predicted, baseline_predicted)]
         paired["subset_mcnemar"] = mcnemar(np.ones(len(truth), dtype=bool), *exact)
     return paired
@@ -477,6 +496,13 @@ def label_table(document: dict) -> str:
             f"'{paired['chain']}' against '{paired['baseline']}': per-label F1 {over['difference']:+.3f} on average, "
             f"{over['wins']} win(s), {over['ties']} tie(s), {over['losses']} loss(es) over labels, Wilcoxon p {p}"
         )
+        if "micro_f1_over_folds" in paired:
+            folds = paired["micro_f1_over_folds"]
+            p = "n/a" if folds["corrected_t"]["p"] is None else f"{folds['corrected_t']['p']:.3g}"
+            lines.append(
+                f"  micro-F1 over folds: {folds['wins']} win(s), {folds['ties']} tie(s), {folds['losses']} loss(es), "
+                f"corrected resampled t-test p {p}"
+            )
         if "subset_mcnemar" in paired:
             test = paired["subset_mcnemar"]
             lines.append(

@@ -287,3 +287,20 @@ def test_the_report_shows_each_label_s_f1_under_each_chain_and_plot_is_refused(t
     refused = run_filterkit("evaluate", "--folds", "3", "--plot", plot, *chains)
     assert refused.status == 1 and refused.stdout == b"" and not plot.exists()
     assert "--plot draws learning curves, which multi-label data has not" in refused.stderr
+
+
+@pytest.mark.slow
+def test_cross_validated_chains_are_paired_over_folds_by_the_corrected_t_test(run_filterkit):
+    from filterkit.measures import corrected_resampled_t_test
+
+    result = run_filterkit("evaluate", "--folds", "4", "--json", "--compare", REUTERS, "words l2", "words bns l2")
+    assert result.status == 0, result.stderr
+    document = json.loads(result.stdout)
+    baseline, chain = (entry["per_fold"]["micro_f1"] for entry in document["results"])
+    assert len(chain) == 4 and chain != baseline
+    sizes = np.bincount(document["settings"]["fold_of_row"])
+    ratio = float(np.mean(sizes / (sizes.sum() - sizes)))
+    (paired,) = document["paired"]
+    expected = corrected_resampled_t_test(np.subtract(chain, baseline), ratio)
+    assert paired["micro_f1_over_folds"]["corrected_t"] == pytest.approx(expected)
+    assert "subset_mcnemar" not in paired  # McNemar is for one held-out set
