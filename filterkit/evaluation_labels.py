@@ -6,7 +6,8 @@ per label by its inner cross-validation).  The chain is fitted on the training r
 ``--label`` set on its stages that take one.  The folds are drawn by iterative stratification (Sechidis,
 Tsoumakas & Vlahavas 2011) so that rare labels reach every fold; each row's predicted label set comes from
 its test fold, and the measures are those of the pooled predictions: micro- and macro-averaged F1, Hamming
-loss, subset accuracy and each label's F1, with Wilcoxon's test over labels between chains.
+loss, subset accuracy and each label's F1; chains are paired over labels (Wilcoxon), over folds (the
+corrected resampled t-test) or, on a test file, over rows (McNemar on exact label sets).
 """
 
 from __future__ import annotations
@@ -147,6 +148,8 @@ def evaluate_labels(
     in_test = known >= training_rows
     if test is not None and not in_test.any():
         raise FilterkitError("the test file has no row whose labels are all known", test_name)
+    if in_test.all():
+        raise FilterkitError("the training data has no row whose labels are all known", name)
     if test is None and settings.folds > len(known):
         raise FilterkitError(f"--folds {settings.folds} is more than the {len(known)} rows", name)
     with progress.working("drawing the folds"):
