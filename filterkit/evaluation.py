@@ -76,6 +76,11 @@ class Settings:
     min_positives: int = 50
     stats: bool = False
     sweep: str | None = None
+    #: Multi-label data (:mod:`filterkit.evaluation_labels`): Mulan's XML naming the labels, the threshold
+    #: (``decision`` or ``pcut``) and whether the chain is fitted once per label (with its ``--label``).
+    labels_file: str | None = None
+    threshold: str = "decision"
+    chain_per_label: bool = False
 
 
 @dataclass
@@ -212,6 +217,19 @@ def opened_input(
 def read_dataset(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Dataset, int]:
     """The rows of ``source`` and then of ``test`` (if any), and the number of ``source``'s rows."""
     schema = source.schema
+    class_index = resolve_class(schema, settings.class_spec)
+    if class_index is None or schema.attributes[class_index].kind != NOMINAL:
+        raise FilterkitError(
+            "the classifier needs a nominal class attribute (-c)" + class_hint(schema, class_index), name
+        )
+    check_positive(settings.positive, schema.attributes[class_index], name)
+    data, training_rows = read_rows(source, name, test, test_name, settings, progress)
+    return Dataset(schema, data, class_index), training_rows
+
+
+def read_rows(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Chunk, int]:
+    """The rows of ``source`` and then of ``test`` (if any; its header checked), and the number of ``source``'s."""
+    schema = source.schema
 
     def read(source, name: str) -> Chunk:
         with progress.step(f"reading {name}", source) as meter:
@@ -219,12 +237,6 @@ def read_dataset(source, name: str, test, test_name: str, settings: Settings, pr
 
     data = read(source, name)
     training_rows = data.n_rows
-    class_index = resolve_class(schema, settings.class_spec)
-    if class_index is None or schema.attributes[class_index].kind != NOMINAL:
-        raise FilterkitError(
-            "the classifier needs a nominal class attribute (-c)" + class_hint(schema, class_index), name
-        )
-    check_positive(settings.positive, schema.attributes[class_index], name)
     if test is not None:
         difference = schema.first_difference(test.schema)
         if difference is not None:
@@ -232,7 +244,7 @@ def read_dataset(source, name: str, test, test_name: str, settings: Settings, pr
         if settings.repeats > 1:
             raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
         data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
-    return Dataset(schema, data, class_index), training_rows
+    return data, training_rows
 
 
 def known_class_rows(dataset: Dataset) -> Dataset:
@@ -351,18 +363,18 @@ def refuse_featureless_chain(chain: str, schema: Schema, class_index: int) -> No
     )
 
 
-def classifier_matrix(schema: Schema, chunk: Chunk, class_index: int) -> sp.csr_matrix:
+def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matrix:
     """What a classifier sees: numeric attributes, nominal ones one-hot, others dropped, missing as 0
-    (a ``schema`` :func:`refuse_featureless_chain` accepts)."""
+    (a ``schema`` :func:`refuse_featureless_chain` accepts); ``class_index`` may be several positions (labels)."""
     matrix = sp.csr_matrix(chunk.values)
     blocks = []
     numeric = schema.positions_of(NUMERIC)
-    numeric = numeric[numeric != class_index]
+    numeric = numeric[~np.isin(numeric, class_index)]
     if len(numeric):
         blocks.append(matrix[:, numeric])
     for position in schema.positions_of(NOMINAL).tolist():
         attribute = schema.attributes[position]
-        if position != class_index:
+        if not np.isin(position, class_index):
             codes = chunk.column(position)
             rows = np.flatnonzero(~np.isnan(codes))
             blocks.append(

@@ -485,8 +485,11 @@ def _dot(axis, x: float, y: float, tip: str, tips: dict[str, str], label: str | 
     axis.plot([x], [y], linestyle="none", marker="o", color="C0", alpha=0.8, gid=gid, label=label)
 
 
-def _scatter_figure(results: list[dict], baseline: str, chain: str, fraction: float, tips: dict[str, str]):
-    """Each task's F1 under ``chain`` against under ``baseline``, a dot per task, and the line of equal F1."""
+def _scatter_figure(
+    results: list[dict], baseline: str, chain: str, fraction: float, tips: dict[str, str], unit: str = "task"
+):
+    """Each task's F1 under ``chain`` against under ``baseline``, a dot per task (a ``unit``: a label of
+    multi-label data), and the line of equal F1."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(5.5, 5.5))
@@ -494,8 +497,8 @@ def _scatter_figure(results: list[dict], baseline: str, chain: str, fraction: fl
     f1 = {(r["chain"], r["task"]): r["f1"] for r in results}
     points = [(task, f1[(baseline, task)], f1[(chain, task)]) for (name, task) in f1 if name == chain]
     for i, (task, x, y) in enumerate(points):
-        tip = f"task {task}: F1 {_cell(x).strip()} under '{baseline}', {_cell(y).strip()} under '{chain}'"
-        _dot(axis, x, y, tip, tips, "a task (hover: its name)" if i == 0 else None)
+        tip = f"{unit} {task}: F1 {_cell(x).strip()} under '{baseline}', {_cell(y).strip()} under '{chain}'"
+        _dot(axis, x, y, tip, tips, f"a {unit} (hover: its name)" if i == 0 else None)
     known = [v for _, x, y in points for v in (x, y) if v is not None and not math.isnan(v)]
     low, high = min(known, default=0.0), max(known, default=1.0)
     axis.plot([low, high], [low, high], color="grey", linewidth=0.8, label="equal F1")
@@ -503,7 +506,7 @@ def _scatter_figure(results: list[dict], baseline: str, chain: str, fraction: fl
     axis.set(xlabel=f"F1 of '{baseline}'", ylabel=f"F1 of '{chain}'", aspect="equal")
     axis.set(xlim=(low - margin, high + margin), ylim=(low - margin, high + margin))
     axis.legend(fontsize="small", loc="lower right")
-    return figure, f"F1 per task (train {fraction:g}): '{chain}' against '{baseline}'; above the line it wins"
+    return figure, f"F1 per {unit} (train {fraction:g}): '{chain}' against '{baseline}'; above the line it wins"
 
 
 def _folds_figure(results: list[dict], one_task: bool, fraction: float, tips: dict[str, str]):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 import click
 from click.core import ParameterSource
 
-from filterkit import evaluation, reports
+from filterkit import evaluation_labels, reports
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand, check_distinct
 from filterkit.commands.options import (
@@ -20,6 +20,7 @@ from filterkit.commands.options import (
     format_option_decorators,
     input_format_option,
     json_option,
+    labels_option,
     positive_option,
     progress_option,
     quiet_option,
@@ -28,6 +29,7 @@ from filterkit.commands.options import (
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
+from filterkit.evaluation_labels import THRESHOLDS, LabelEvaluation
 from filterkit.formats import FORMAT_OPTIONS, FormatOptions
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
@@ -42,6 +44,7 @@ EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.a
   filterkit evaluate --positive Ethics --sweep select.top=10,100,1000 oh0.arff select --metric bns l2
   filterkit evaluate --multiclass --folds 5 --compare oh0.arff "binarize l2" "binarize bns l2"
   filterkit evaluate --test test.arff --predictions p.csv train.arff words --lowercase bns l2
+  filterkit evaluate --test test.arff --json --compare meka-train.arff "words l2" "words bns l2"
 
 Stratified k-fold cross-validation (seeded); the chain is fitted on each
 training fold only and applied to its test fold. With --compare, every
@@ -55,7 +58,8 @@ left out (and counted on stderr). AUC is averaged over folds, never pooled; a
 mean that leaves out folds (a one-class test fold has no AUC) is marked * and
 footnoted. F1, precision and recall come from the counts summed over the folds
 (Forman & Scholz 2010); --json also gives their per-fold means (f1_fold_mean, …).
-With --test, --stats adds McNemar's test per task.
+With --test, --stats adds McNemar's test per task. Data of several labels a row
+(MEKA's -C, or --labels FILE.xml) is evaluated label by label: docs/evaluate.md.
 """
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
@@ -217,6 +221,22 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 )
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
+@labels_option
+@click.option(
+    "--threshold",
+    type=click.Choice(THRESHOLDS),
+    default="decision",
+    show_default=True,
+    help="Multi-label data: each label's classifier decides (svm: Platt's probability ≥ 0.5, or the margin's sign "
+    "with --svm-decision margin), or MEKA's PCut: one threshold on every label's score, set so that the training "
+    "rows' predicted label cardinality matches their true one.",
+)
+@click.option(
+    "--chain-per-label",
+    is_flag=True,
+    help="Multi-label data: fit the chain once per label, --label LABEL on its stages that take one (label-specific "
+    "features), instead of once for all labels (their scores combined).",
+)
 @positive_option(help="One task: this class against the rest (default on two classes: the minority).")
 @click.option(
     "--each-class",
@@ -267,7 +287,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     rendered = _checked_outputs(input_path, test_path, **outputs)
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
-    result = evaluation.evaluate(
+    result = evaluation_labels.evaluate(
         input_path,
         chains,
         settings,
@@ -281,9 +301,13 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         input_format=input_format,
         reading=reading,
     )
-    left_out = result.document["settings"]["rows_with_missing_class_left_out"]
-    if left_out:
-        sys.stderr.write(f"filterkit: note: {left_out} row(s) with a missing class are left out of the evaluation\n")
+    if isinstance(result, LabelEvaluation) and outputs["plot"]:
+        raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
+    for key, missing in (("rows_with_missing_class_left_out", "class"), ("rows_with_missing_labels_left_out", "label")):
+        left_out = result.document["settings"].get(key)
+        if left_out:
+            note = f"{left_out} row(s) with a missing {missing} are left out of the evaluation"
+            sys.stderr.write(f"filterkit: note: {note}\n")
     click.echo(result.json() if as_json else result.table(per_task), nl=as_json)
     for output, render in rendered:
         with staged_output(output) as staged:
