@@ -375,3 +375,16 @@ def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
             assert len(fields) == width, row
             expected = [None if csv_format._missing(text, quoted) else text for text, quoted in fields]
             assert [column[position] for column in columns] == expected, row
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"{0 1,3}\n", b"{0 1,3 4", b"{0 1", b"no space\n", b"{0 1,3 ?", b"{0 1}", b"{0 1}\n{0 2,5"],
+)
+def test_svmlight_text_refuses_a_row_not_of_the_writer_s_form_without_reading_past_it(text):
+    with pytest.raises(ValueError, match="svmlight_text: a row is not"):
+        kernels.lines.svmlight_text(text)
+
+
+def test_svmlight_text_still_turns_the_writer_s_rows_into_svmlight():
+    assert kernels.lines.svmlight_text(b"{0 1,3 4,7 ?}\n{0 0}\n") == b"1 3:4 7:nan\n0\n"

@@ -120,7 +120,7 @@ FORMATS = {
         "filterkit.formats.csv",
         "CsvFormat",
         "CsvWriter",
-        ("stream", "schema", "options", "numbers"),
+        ("stream", "schema", "numbers", "options"),
         (*RECORD_OPTIONS, LABELS_COLUMN, LABEL_SEPARATOR),
     ),
     JSON_LINES: Format(

@@ -324,31 +324,49 @@ svmlight_text(PyObject *self, PyObject *args)
         return NULL;
     }
     char *at = PyBytes_AS_STRING(result);
+    int malformed = 0;
     Py_BEGIN_ALLOW_THREADS
-    while (s < end) {
-        s = memchr(s, ' ', end - s) + 1; /* past "{0 " */
-        while (*s != ',' && *s != '}')
+    /* every scan stops at end: a row not of the writer's form is refused, never read past */
+    while (s < end && !malformed) {
+        const char *space = memchr(s, ' ', end - s);
+        if (!space) {
+            malformed = 1;
+            break;
+        }
+        s = space + 1; /* past "{0 " */
+        while (s < end && *s != ',' && *s != '}')
             *at++ = *s++;
-        while (*s == ',') {
+        while (s < end && *s == ',') {
             *at++ = ' ';
-            for (s++; *s != ' '; s++)
+            for (s++; s < end && *s != ' '; s++)
                 *at++ = *s;
+            if (s >= end)
+                break;
             *at++ = ':';
-            if (s[1] == '?' && (s[2] == ',' || s[2] == '}')) {
+            if (end - s > 2 && s[1] == '?' && (s[2] == ',' || s[2] == '}')) {
                 memcpy(at, "nan", 3);
                 at += 3;
                 s += 2;
             } else {
-                for (s++; *s != ',' && *s != '}'; s++)
+                for (s++; s < end && *s != ',' && *s != '}'; s++)
                     *at++ = *s;
             }
+        }
+        if (end - s < 2 || s[0] != '}' || s[1] != '\n') {
+            malformed = 1;
+            break;
         }
         *at++ = '\n';
         s += 2; /* "}\n" */
     }
     Py_END_ALLOW_THREADS
-    _PyBytes_Resize(&result, at - PyBytes_AS_STRING(result));
     PyBuffer_Release(&in);
+    if (malformed) {
+        Py_DECREF(result);
+        PyErr_SetString(PyExc_ValueError, "svmlight_text: a row is not \"{0 LABEL,INDEX VALUE,...}\\n\"");
+        return NULL;
+    }
+    _PyBytes_Resize(&result, at - PyBytes_AS_STRING(result));
     return result;
 }
 

@@ -546,7 +546,7 @@ class CsvWriter(ArffWriter):
     where the labels stood (first for ``-C k``, last for ``-C -k``)."""
 
     def __init__(
-        self, stream: BinaryIO, schema: Schema, options: FormatOptions = FormatOptions(), numbers: NumberFormat = EXACT
+        self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT, options: FormatOptions = FormatOptions()
     ):
         self._quote = csv_quoted
         self.rows_written = 0
