@@ -348,7 +348,40 @@ MODELS = Path(__file__).parent / "data" / "models"
 def test_a_model_of_the_first_release_with_train_answers_as_it_did(run_filterkit, command, recorded):
     result = run_filterkit(*command, MODELS / "trained-grain.json", GRAIN_SAMPLE)
     assert result.status == 0, result.stderr
-    assert result.stdout == (MODELS / recorded).read_bytes()
+    if recorded.endswith(".csv"):
+        found, expected = (rows_of(text) for text in (result.stdout, (MODELS / recorded).read_bytes()))
+    else:
+        found, expected = (
+            [json.loads(line) for line in text.splitlines()]
+            for text in (result.stdout, (MODELS / recorded).read_bytes())
+        )
+    assert_same_answers(found, expected)
+
+
+def assert_same_answers(found, expected) -> None:
+    """The same structure, texts and labels, and the same numbers but for their last bits: a Platt
+    probability is an exp(), which numpy computes by the processor's vector instructions, one ulp apart
+    between an Intel host (where the golden answers were recorded) and an AMD one."""
+    if isinstance(expected, dict):
+        assert isinstance(found, dict) and list(found) == list(expected)
+        for key in expected:
+            assert_same_answers(found[key], expected[key])
+    elif isinstance(expected, list):
+        assert isinstance(found, list) and len(found) == len(expected)
+        for one, other in zip(found, expected):
+            assert_same_answers(one, other)
+    elif isinstance(expected, float) or isinstance(expected, str) and _is_number(expected):
+        assert type(found) is type(expected) and float(found) == pytest.approx(float(expected), rel=1e-13, abs=1e-300)
+    else:
+        assert found == expected
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def test_documents_without_their_class_column_are_predicted(run_filterkit, tmp_path):
