@@ -33,7 +33,7 @@ from filterkit.evaluation import (
     read_rows,
 )
 from filterkit.formats import FormatOptions
-from filterkit.labels import NamedLabels, label_names, label_positions, mulan_labels
+from filterkit.labels import LABEL_SEPARATOR, NamedLabels, label_names, label_positions, mulan_labels
 from filterkit.measures import corrected_resampled_t_test, mcnemar, micro_measures, wilcoxon_p, win_tie_loss
 from filterkit.reports import LITERAL_TEXT, SVG_SETTINGS, _scatter_figure, _svg_figure, require_matplotlib
 from filterkit.runner import Chain
@@ -45,9 +45,6 @@ THRESHOLDS = ("decision", "pcut")
 
 #: The measures of each fold in a cross-validated result's ``per_fold`` (the others are of the pooled folds).
 FOLD_MEASURES = ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")
-
-#: Joins a row's label names in ``--predictions``' truth and predicted columns.
-LABEL_SEPARATOR = "|"
 
 
 @dataclass(frozen=True)
@@ -137,14 +134,10 @@ def evaluate_labels(
     whose ``labelled`` is :func:`labelled_data`'s answer, in ``workers`` (jobs, plugins folder)."""
     source, name, test, test_name = inputs
     labels, named = labelled
-    _refuse_single_label_settings(settings)
+    refuse_single_label_settings(settings)
     progress.expect(2 if test is None else 3)
     data, training_rows = read_rows(source, name, test, test_name, settings, progress)
-    positions = [source.schema.index_of(label) for label in labels]
-    codes = np.column_stack([data.column(position) for position in positions])
-    known = np.flatnonzero(~np.isnan(codes).any(axis=1))
-    truth = codes[known] == 1
-    dataset = LabelledData(source.schema, take_rows(data, known), labels, named, truth)
+    dataset, known = known_label_rows(source.schema, data, labels, named)
     in_test = known >= training_rows
     if test is not None and not in_test.any():
         raise FilterkitError("the test file has no row whose labels are all known", test_name)
@@ -153,7 +146,8 @@ def evaluate_labels(
     if test is None and settings.folds > len(known):
         raise FilterkitError(f"--folds {settings.folds} is more than the {len(known)} rows", name)
     with progress.working("drawing the folds"):
-        fold_of_row = None if test is not None else iterative_stratification(truth, settings.folds, settings.seed)
+        folds_drawn = test is None
+        fold_of_row = iterative_stratification(dataset.truth, settings.folds, settings.seed) if folds_drawn else None
     draws = (
         [(np.flatnonzero(~in_test), np.flatnonzero(in_test))]
         if fold_of_row is None
@@ -170,23 +164,35 @@ def evaluate_labels(
         **({"test": test_name} if test is not None else {}),
         "chains": [chain.text for chain in chains],
     }
-    settings_json = _settings_document(settings, dataset, in_test, len(codes) - len(known), fold_of_row, inputs_json)
+    settings_json = _settings_document(settings, dataset, in_test, data.n_rows - len(known), fold_of_row, inputs_json)
     document: dict = {"settings": settings_json, "results": [result for result, _ in results]}
     if len(chains) > 1:
         ratio = float(np.mean([len(test_rows) / len(train_rows) for train_rows, test_rows in draws]))
         document["paired"] = [
-            _paired(result, results[0][0], predicted, results[0][1], truth[scored], ratio)
+            _paired(result, results[0][0], predicted, results[0][1], dataset.truth[scored], ratio)
             for result, predicted in results[1:]
         ]
     predictions = [
-        {"chain": chain.text, "rows": known[scored] - training_rows + 1, "truth": truth[scored], "predicted": predicted}
+        {
+            "chain": chain.text,
+            "rows": known[scored] - training_rows + 1,
+            "truth": dataset.truth[scored],
+            "predicted": predicted,
+        }
         for chain, (_, predicted) in zip(chains, results)
         if test is not None
     ]
     return LabelEvaluation(document, predictions)
 
 
-def _refuse_single_label_settings(settings: Settings) -> None:
+def known_label_rows(schema: Schema, data: Chunk, labels: tuple[str, ...], named) -> tuple[LabelledData, np.ndarray]:
+    """The rows of ``data`` whose ``labels`` are all known, as :class:`LabelledData`, and their positions."""
+    codes = np.column_stack([data.column(schema.index_of(label)) for label in labels])
+    known = np.flatnonzero(~np.isnan(codes).any(axis=1))
+    return LabelledData(schema, take_rows(data, known), labels, named, codes[known] == 1), known
+
+
+def refuse_single_label_settings(settings: Settings) -> None:
     """FilterkitError for the options of single-label evaluation that multi-label data has no use for."""
     refused = [
         ("--positive", settings.positive is not None),
@@ -198,7 +204,7 @@ def _refuse_single_label_settings(settings: Settings) -> None:
     given = [option for option, chosen in refused if chosen]
     if given:
         raise FilterkitError(
-            f"{', '.join(given)}: multi-label data is evaluated by binary relevance, every label at once (no task "
+            f"{', '.join(given)}: multi-label data is learned by binary relevance, every label at once (no task "
             "to choose; learning curves and repeats are not made for labels yet)"
         )
 
@@ -302,6 +308,17 @@ def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tu
 
 def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, test) -> tuple:
     """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows."""
+    fitted, left_out = fitted_label_chain(registry, dataset, chain, stages, train)
+    assert fitted.output_schema is not None  # fitted
+    return tuple(
+        classifier_matrix(fitted.output_schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
+        for rows in (train, test)
+    )
+
+
+def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages, train) -> tuple[Chain, tuple]:
+    """``stages`` (of ``chain``) fitted on the ``train`` rows, and the label attributes' positions in its output;
+    FilterkitError for a chain that removes a label or leaves the classifiers no feature."""
     fitted = Chain(
         [registry.make_stage(name, params) for name, params in stages], class_spec=None, labels=dataset.named
     )
@@ -319,10 +336,7 @@ def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, 
             f"the chain '{chain.text}' leaves the classifier no numeric feature besides the labels: turn text into "
             "word vectors with words"
         )
-    return tuple(
-        classifier_matrix(schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
-        for rows in (train, test)
-    )
+    return fitted, left_out
 
 
 def _fit_label(registry, settings: Settings, truth: np.ndarray, train_features, test_features) -> tuple:

@@ -23,6 +23,9 @@ from filterkit.schema import NOMINAL, Attribute, Chunk, Schema
 #: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0.
 _MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+(-?\d+)(?=\s|$)")
 
+#: Joins a row's label names where one text holds them: ``evaluate --predictions``, ``predict``'s CSV.
+LABEL_SEPARATOR = "|"
+
 #: The values a label attribute holds, in this order (MEKA's and Mulan's ``{0,1}``).
 LABEL_VALUES = ("0", "1")
 

@@ -126,9 +126,15 @@ def save_model(
             else {
                 "classifier": {
                     **{
-                        key: _plain(value, "the classifier", key) for key, value in classifier.items() if key != "state"
+                        key: _plain(value, "the classifier", key)
+                        for key, value in classifier.items()
+                        if key not in ("state", "per_label")
                     },
-                    "state": saved_state(classifier["state"], "the classifier"),
+                    **(
+                        {"per_label": [_saved_label(entry) for entry in classifier["per_label"]]}
+                        if "per_label" in classifier
+                        else {"state": saved_state(classifier["state"], "the classifier")}
+                    ),
                 }
             }
         ),
@@ -142,6 +148,12 @@ def save_model(
             staged.publish()
     except OSError as error:
         raise FilterkitError(f"cannot save the model: {error.strerror or error}", str(path)) from None
+
+
+def _saved_label(entry: dict) -> dict:
+    """One label's entry of a multi-label classifier section: its state's arrays embedded, as a classifier's."""
+    saved = {key: _plain(value, "the classifier", key) for key, value in entry.items() if key != "state"}
+    return saved if "state" not in entry else {**saved, "state": saved_state(entry["state"], "the classifier")}
 
 
 def saved_state(state: dict, owner: str) -> dict:
@@ -353,24 +365,43 @@ def _check_document(document: dict) -> None:
                 raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
 
 
-#: The kinds of classifier a model of ``train`` holds: one task (a class against the rest) or every class.
-CLASSIFIER_TASKS = ("binary", "multiclass")
+#: The kinds of classifier a model of ``train`` holds: one task (a class against the rest), every class, or
+#: each label of multi-label data (binary relevance: a classifier per label, under ``per_label``).
+CLASSIFIER_TASKS = ("binary", "multiclass", "labels")
 
 
 def _check_classifier(section) -> None:
     """The classifier section's structure and types (_NotAModel naming the first problem)."""
     if not isinstance(section, dict):
         raise _NotAModel(f"'classifier' is {_json_type(section)}, not an object")
-    _expect(section, {"name": str, "params": dict, "task": str, "classes": list, "state": dict}, "classifier")
+    _expect(section, {"name": str, "params": dict, "task": str, "classes": list}, "classifier")
     if type(section.get("features")) is not int or section["features"] < 0:
         raise _NotAModel(f"classifier: 'features' is {json.dumps(section.get('features'))[:40]}, not a count")
     if section["task"] not in CLASSIFIER_TASKS:
         raise _NotAModel(f"classifier: task {json.dumps(section['task'])[:40]} is not one of {CLASSIFIER_TASKS}")
     if not section["classes"] or not all(isinstance(label, str) for label in section["classes"]):
         raise _NotAModel("classifier: 'classes' is not a list of labels")
-    for key, value in section["state"].items():
-        if isinstance(value, dict) and "array" in value and not _is_array_reference(value, {"format_version": 2}):
-            raise _NotAModel(f"classifier: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+    states = []
+    if section["task"] != "labels":
+        _expect(section, {"state": dict}, "classifier")
+        states.append(("classifier", section["state"]))
+    else:
+        per_label = section.get("per_label")
+        if not isinstance(per_label, list) or len(per_label) != len(section["classes"]):
+            raise _NotAModel("classifier: 'per_label' is not a list of one entry a label")
+        for label, entry in zip(section["classes"], per_label):
+            where = f"classifier: label {shown(label)}"
+            if not isinstance(entry, dict) or ("state" in entry) == ("constant" in entry):
+                raise _NotAModel(f"{where}: not an object holding either a 'state' or a 'constant'")
+            if "constant" in entry and type(entry["constant"]) is not bool:
+                raise _NotAModel(f"{where}: 'constant' is {json.dumps(entry['constant'])[:40]}, not true or false")
+            if "state" in entry:
+                _expect(entry, {"state": dict}, where)
+                states.append((where, entry["state"]))
+    for where, state in states:
+        for key, value in state.items():
+            if isinstance(value, dict) and "array" in value and not _is_array_reference(value, {"format_version": 2}):
+                raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
 
 
 def _classifier_section(document: dict, chain: Chain) -> dict | None:
@@ -381,23 +412,37 @@ def _classifier_section(document: dict, chain: Chain) -> dict | None:
     if document["format_version"] == 1:
         raise _NotAModel("a format_version 1 model holds no classifier")
     schema = chain.output_schema
-    if chain.class_name is None or schema is None or all(a.name != chain.class_name for a in schema.attributes):
+    assert schema is not None  # a rebuilt chain
+    bound = len(schema.attributes) * (len(section["classes"]) + 2)
+    if section["task"] == "labels":
+        if list(chain.label_names) != section["classes"]:
+            raise _NotAModel("the classifier's labels are not the label attributes of its chain's input")
+        per_label = [
+            {**entry, "state": _decoded_state(entry["state"], bound)} if "state" in entry else entry
+            for entry in section["per_label"]
+        ]
+        return {**section, "per_label": per_label}
+    if chain.class_name is None or all(a.name != chain.class_name for a in schema.attributes):
         raise _NotAModel("it holds a classifier but its chain's output has no class attribute")
     labels = schema.attributes[schema.index_of(chain.class_name)].labels
     unknown = [label for label in section["classes"] if label not in labels]
     if unknown:
         raise _NotAModel(f"the classifier's class {shown(unknown[0])} is not a label of the class")
-    bound = len(schema.attributes) * (len(section["classes"]) + 2)
+    return {**section, "state": _decoded_state(section["state"], bound)}
+
+
+def _decoded_state(saved: dict, bound: int) -> dict:
+    """A classifier's saved state with its arrays decoded (each at most ``bound`` values) and checked finite."""
     state = {
         key: _decoded_array(f"classifier.{key}", value["array"], bound)
         if isinstance(value, dict) and "array" in value
         else value
-        for key, value in section["state"].items()
+        for key, value in saved.items()
     }
     for key, value in state.items():  # a classifier's numbers are all finite (a stage's may be infinite: StateArray)
         if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
             raise _NotAModel(f"array 'classifier.{key}' holds a value that is not a finite number")
-    return {**section, "state": state}
+    return state
 
 
 def _is_array_reference(value: dict, document: dict) -> bool:

@@ -93,6 +93,11 @@ def train(
         raise FilterkitError(f"classifier '{settings.classifier}' cannot be saved in a model (it defines no state())")
     reading = FormatOptions(settings.class_spec) if reading is None else reading
     with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
+        from filterkit import evaluation_labels
+
+        labelled = evaluation_labels.labelled_data(opened.schema, settings)
+        if labelled is not None:
+            return _train_labels(registry, (opened, name), labelled, chains, settings, progress, candidate_folds)
         progress.expect(1)
         dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
         recorded = opened.reading
@@ -125,6 +130,79 @@ def train(
         model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
     progress.finish()
     return model
+
+
+def _train_labels(
+    registry: Registry, opened: tuple, labelled: tuple, chains, settings: Settings, progress, candidate_folds: int
+) -> "LabelSetModel":
+    """:func:`train` on multi-label data (``labelled``: the labels' names and Mulan's XML, if any), by binary
+    relevance as ``evaluate --test`` scores it: the chain fitted once for every label, a classifier per label
+    (a label constant in the training rows predicted constant); several candidates are scored by
+    ``candidate_folds``-fold cross-validated micro-F1 over iteratively stratified folds."""
+    from filterkit import evaluation_labels
+    from filterkit.progress import Progress
+
+    source, name = opened
+    evaluation_labels.refuse_single_label_settings(settings)
+    progress.expect(1)
+    data, _ = evaluation.read_rows(source, name, None, "", settings, progress)
+    dataset, _ = evaluation_labels.known_label_rows(source.schema, data, *labelled)
+    if not len(dataset.truth):
+        raise FilterkitError("the training data has no row whose labels are all known", name)
+    chains = default_candidates(dataset.schema, registry) if chains is None else chains
+    candidates = []
+    if len(chains) > 1:
+        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
+            result = evaluation_labels.evaluate_labels(
+                registry,
+                (MemorySource(dataset.schema, dataset.data), name, None, None),
+                labelled,
+                chains,
+                dataclasses.replace(settings, folds=min(candidate_folds, len(dataset.truth))),
+                Progress(),
+                (1, None),
+            )
+        candidates = [
+            {"chain": entry["chain"], "measure": "micro_f1", "score": entry["micro_f1"], "macro_f1": entry["macro_f1"]}
+            for entry in result.document["results"]
+        ]
+        chosen = chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
+    else:
+        chosen = chains[0]
+    with progress.working(f"fitting '{chosen.text}' and a classifier per label"):
+        rows = np.arange(len(dataset.truth))
+        fitted, left_out = evaluation_labels.fitted_label_chain(registry, dataset, chosen, chosen.stages, rows)
+        assert fitted.output_schema is not None  # fitted
+        features = evaluation.classifier_matrix(
+            fitted.output_schema, next(iter(fitted.transform([dataset.data]))), left_out
+        )
+        per_label: list[dict] = []
+        classifiers: list[Classifier | None] = []
+        for column in dataset.truth.T:
+            call = CheckedClassifier(registry, settings)
+            if column.all() or not column.any():
+                per_label.append({"constant": bool(column.any())})
+                classifiers.append(None)
+                continue
+            call("fit", features, column.astype(np.int64), settings.seed)
+            per_label.append({"fitted": call("describe"), "state": call("state")})
+            classifiers.append(call.classifier)
+    progress.finish()
+    registered = registry.classifiers[settings.classifier]
+    section = {
+        "name": settings.classifier,
+        "plugin": registered.plugin,
+        "distribution": registered.distribution,
+        "params": call.classifier.params,
+        "task": "labels",
+        "classes": list(dataset.labels),
+        "seed": settings.seed,
+        "chain": chosen.text,
+        "features": int(features.shape[1]),
+        **({"candidates": candidates} if candidates else {}),
+        "per_label": per_label,
+    }
+    return LabelSetModel(fitted, classifiers, section, source.reading, registry)
 
 
 def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
@@ -224,6 +302,8 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
             str(path),
         )
     try:
+        if section["task"] == "labels":
+            return LabelSetModel(model.chain, _label_classifiers(registry, section), section, model.reading, registry)
         classifier = registry.classifier(section["name"])(**section["params"])
         classifier.load_state(section["state"])
         return TrainedModel(model.chain, classifier, section, model.reading, registry)
@@ -231,10 +311,23 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
         raise FilterkitError(f"not a filterkit model (its classifier: {error})", str(path)) from None
 
 
-def feature_names(schema: Schema, class_index: int) -> list[str]:
+def _label_classifiers(registry: Registry, section: dict) -> list:
+    """Each label's loaded classifier of a multi-label section (None for a label predicted constant)."""
+    classifiers = []
+    for entry in section["per_label"]:
+        classifier = None
+        if "state" in entry:
+            classifier = registry.classifier(section["name"])(**section["params"])
+            classifier.load_state(entry["state"])
+        classifiers.append(classifier)
+    return classifiers
+
+
+def feature_names(schema: Schema, left_out) -> list[str]:
     """The names of the classifier's columns (:func:`filterkit.evaluation.classifier_matrix`'s): each
-    numeric attribute's, then ``NAME=LABEL`` per label of each nominal attribute, the class left out."""
-    attributes = [(i, a) for i, a in enumerate(schema.attributes) if i != class_index]
+    numeric attribute's, then ``NAME=LABEL`` per label of each nominal attribute, the class (or the labels,
+    ``left_out`` positions) left out."""
+    attributes = [(i, a) for i, a in enumerate(schema.attributes) if not np.isin(i, left_out)]
     numeric = [a.name for _, a in attributes if a.is_numeric]
     return numeric + [f"{a.name}={label}" for _, a in attributes if a.kind == NOMINAL for label in a.labels]
 
@@ -245,18 +338,37 @@ class TrainedModel:
     text attribute besides the class) or of rows (mappings of attribute names to values; one left out is
     missing).  Nothing is changed by a call, so threads may share one model."""
 
+    #: Whether each row has a set of labels (:class:`LabelSetModel`), not one.
+    label_sets = False
+
     def __init__(self, chain: Chain, classifier, section: dict, reading: tuple, registry: Registry):
-        assert chain.input_schema is not None and chain.output_schema is not None and chain.class_name is not None
-        self.chain, self.classifier, self.section = chain, classifier, section
+        assert chain.class_name is not None
+        self.class_name: str | None = chain.class_name
+        self._read_section(chain, section, reading, registry, (chain.class_name,))
+        self.classifier = classifier
+        self.multiclass = section["task"] == "multiclass"
+        try:
+            self.linear: tuple[np.ndarray, np.ndarray] | None = classifier.linear()
+        except NotImplementedError:
+            self.linear = None
+        self._check_fit(section)
+        #: Whether the classifier gives calibrated probabilities (:meth:`predict_proba`).
+        self.calibrated = classifier.probabilities(sp.csr_matrix((0, len(self.feature_names)))) is not None
+
+    def _read_section(self, chain: Chain, section: dict, reading: tuple, registry: Registry, targets) -> None:
+        """What every model keeps of its fitted ``chain`` and classifier ``section``; ``targets``: the
+        attributes it answers for (the class, or the labels), which are never features."""
+        assert chain.input_schema is not None and chain.output_schema is not None
+        self.chain, self.section = chain, section
         self.input_schema: Schema = chain.input_schema
         self.output_schema: Schema = chain.output_schema
-        self.class_name: str = chain.class_name
         self.reading, self.registry = reading, registry
-        self.multiclass = section["task"] == "multiclass"
-        #: The classifier's columns: the positive label, or each class of a multi-class model.
+        #: The classifier's columns: the positive label, each class of a multi-class model, or each label.
         self.classes: tuple[str, ...] = tuple(section["classes"])
-        self.class_index = self.output_schema.index_of(self.class_name)
-        self.feature_names = feature_names(self.output_schema, self.class_index)
+        #: The input attributes the model answers for: the class, or each label of multi-label data.
+        self.targets: tuple[str, ...] = tuple(targets)
+        self.left_out = [self.output_schema.index_of(name) for name in self.targets]
+        self.feature_names = feature_names(self.output_schema, self.left_out)
         #: The input's schema and each stage's output schema, with each attribute's position by name (explain).
         self._stage_schemas = [
             (schema, {a.name: i for i, a in enumerate(schema.attributes)})
@@ -265,7 +377,7 @@ class TrainedModel:
         self._one_hot = {
             f"{a.name}={label}": (a.name, label)
             for position, a in enumerate(self.output_schema.attributes)
-            if a.kind == NOMINAL and position != self.class_index
+            if a.kind == NOMINAL and position not in self.left_out
             for label in a.labels
         }
         if len(self.feature_names) != section["features"]:
@@ -273,16 +385,9 @@ class TrainedModel:
                 f"the classifier was fitted on {section['features']} features, the chain makes "
                 f"{len(self.feature_names)}"
             )
-        self._input_attributes = {a.name: a for a in chain.input_schema.attributes}
-        self._codes = label_codes(chain.input_schema.attributes)
-        self._text = [a.name for a in chain.input_schema.attributes if a.kind == STRING and a.name != chain.class_name]
-        try:
-            self.linear: tuple[np.ndarray, np.ndarray] | None = classifier.linear()
-        except NotImplementedError:
-            self.linear = None
-        self._check_fit(section)
-        #: Whether the classifier gives calibrated probabilities (:meth:`predict_proba`).
-        self.calibrated = classifier.probabilities(sp.csr_matrix((0, len(self.feature_names)))) is not None
+        self._input_attributes = {a.name: a for a in self.input_schema.attributes}
+        self._codes = label_codes(self.input_schema.attributes)
+        self._text = [a.name for a in self.input_schema.attributes if a.kind == STRING and a.name not in self.targets]
 
     def _check_fit(self, section: dict) -> None:
         """FilterkitError unless the classifier answers for the section's task: one column (binary) or one a
@@ -310,7 +415,7 @@ class TrainedModel:
         if self.multiclass:
             return self.classes
         positive = self.classes[0]
-        class_labels = self.input_schema.attributes[self.input_schema.index_of(self.class_name)].labels
+        class_labels = self.input_schema.attributes[self.input_schema.index_of(self.targets[0])].labels
         others = [label for label in class_labels if label != positive]
         return positive, others[0] if len(others) == 1 else f"not {positive}"
 
@@ -381,7 +486,7 @@ class TrainedModel:
         """The classifier's features of a chunk of the training header: the chain's output, as the
         classifier reads it (:func:`filterkit.evaluation.classifier_matrix`)."""
         transformed = next(iter(self.chain.transform([chunk])))
-        return evaluation.classifier_matrix(self.output_schema, transformed, self.class_index)
+        return evaluation.classifier_matrix(self.output_schema, transformed, self.left_out)
 
     def transform(self, documents) -> sp.csr_matrix:
         """The classifier's features of ``documents`` (columns named by :attr:`feature_names`)."""
@@ -434,6 +539,14 @@ class TrainedModel:
             return np.asarray(self.classifier.predict_class(features), dtype=np.int64)
         return np.where(np.asarray(self.classifier.predict(features), dtype=bool), 0, 1)
 
+    def answer(self, predicted) -> dict:
+        """One row's answer from its :meth:`predicted` entry: ``{"label": …}``."""
+        return {"label": self.labels[predicted]}
+
+    def _explained_columns(self) -> range | list[int]:
+        """The classifier's columns :meth:`explain_chunk` explains: every one."""
+        return range(len(self.classes))
+
     def explain_chunk(self, chunk: Chunk, top: int = 10) -> list[dict]:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
@@ -448,10 +561,10 @@ class TrainedModel:
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
             )
         outputs = [chunk, *self.chain.each_stage(chunk)]
-        features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.class_index)
+        features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
         weights, intercepts = self.linear
         decisions = np.asarray(features @ weights.T) + intercepts
-        calibrated = self.classifier.probabilities(features)
+        calibrated = self.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
         tracer = _Tracer(outputs, self._stage_schemas, self._one_hot)
@@ -460,7 +573,8 @@ class TrainedModel:
             start, end = features.indptr[row], features.indptr[row + 1]
             columns, values = features.indices[start:end], features.data[start:end]
             per_class = []
-            for k, label in enumerate(self.classes):
+            for k in self._explained_columns():
+                label = self.classes[k]
                 contributions = values * weights[k, columns]
                 order = sorted(
                     range(len(columns)), key=lambda j: (-abs(contributions[j]), self.feature_names[columns[j]])
@@ -482,16 +596,107 @@ class TrainedModel:
                         "other_contribution": math.fsum(others),
                     }
                 )
-            document = {
-                "row": row + 1,
-                "label": self.labels[predicted[row]],
-                "stages": [s.name for s in self.chain.stages],
-            }
-            if self.multiclass:
+            document = {"row": row + 1, **self.answer(predicted[row]), "stages": [s.name for s in self.chain.stages]}
+            if self.multiclass or self.label_sets:
                 explained.append({**document, "classes": per_class})
             else:
                 explained.append({**document, **{key: value for key, value in per_class[0].items() if key != "class"}})
         return explained
+
+
+class LabelSetModel(TrainedModel):
+    """A fitted chain and a classifier per label (binary relevance) of multi-label data: :meth:`predict` gives
+    each document's list of labels, :meth:`decision_function` and :meth:`predict_proba` a column per label
+    (NaN for a label held by every training row or by none, which has no classifier and is predicted as it
+    was held); :meth:`explain` explains each label that has a classifier."""
+
+    label_sets = True
+
+    def __init__(self, chain: Chain, classifiers: list, section: dict, reading: tuple, registry: Registry):
+        self.class_name = None
+        self._read_section(chain, section, reading, registry, chain.label_names)
+        self.multiclass = False
+        self.classifiers = classifiers
+        #: Per label, whether it is predicted for every row (True), for none (False), or by its classifier (None).
+        self.constants = [entry.get("constant") for entry in section["per_label"]]
+        self.linear = self._stacked_linear()
+        fitted = [classifier for classifier in classifiers if classifier is not None]
+        empty = sp.csr_matrix((0, len(self.feature_names)))
+        self.calibrated = bool(fitted) and all(c.probabilities(empty) is not None for c in fitted)
+
+    def _stacked_linear(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each label's (weights, intercept) as one row of a linear form (zeros for a constant label); None
+        unless every classifier is linear; FilterkitError for weights that do not fit the chain."""
+        width = len(self.feature_names)
+        weights, intercepts = np.zeros((len(self.classes), width)), np.zeros(len(self.classes))
+        for j, classifier in enumerate(self.classifiers):
+            if classifier is None:
+                continue
+            try:
+                label_weights, label_intercepts = classifier.linear()
+            except NotImplementedError:
+                return None
+            if np.shape(label_weights) != (1, width) or np.shape(label_intercepts) != (1,):
+                raise FilterkitError(
+                    f"label {shown(self.classes[j])}: weights of shape {np.shape(label_weights)}, not one row of "
+                    f"one weight per feature the chain makes ({width})"
+                )
+            weights[j], intercepts[j] = label_weights[0], label_intercepts[0]
+        return weights, intercepts
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels a row's answer is made of."""
+        return self.classes
+
+    def answer(self, predicted) -> dict:
+        """One row's answer from its :meth:`predicted` row: ``{"labels": [the labels predicted]}``."""
+        return {"labels": [self.classes[j] for j in np.flatnonzero(predicted)]}
+
+    def predict(self, documents) -> list[list[str]]:  # type: ignore[override]
+        """Each document's predicted labels, in the model's label order."""
+        return [self.answer(row)["labels"] for row in self.predicted(self.transform(documents))]
+
+    def _per_label(self, method: str, features) -> np.ndarray | None:
+        """Each label's answer of its classifier's ``method`` (a row × label array, NaN for a constant label);
+        None when a classifier answers None."""
+        columns = []
+        for classifier in self.classifiers:
+            values = np.full(features.shape[0], np.nan) if classifier is None else getattr(classifier, method)(features)
+            if values is None:
+                return None
+            columns.append(np.reshape(np.asarray(values, dtype=np.float64), features.shape[0]))
+        return np.column_stack(columns)
+
+    def decisions(self, features) -> np.ndarray:
+        """Each label's decision value (w·x + b of a linear classifier, else its score; NaN: constant)."""
+        if self.linear is None:
+            return self.scores(features)
+        weights, intercepts = self.linear
+        decisions = np.asarray(features @ weights.T) + intercepts
+        decisions[:, [constant is not None for constant in self.constants]] = np.nan
+        return decisions
+
+    def scores(self, features) -> np.ndarray:
+        """Each label's score by its classifier (NaN for a constant label)."""
+        scores = self._per_label("score", features)
+        assert scores is not None  # a classifier always scores
+        return scores
+
+    def probabilities(self, features) -> np.ndarray | None:
+        """Each label's calibrated probability (NaN for a constant label); None without them."""
+        return self._per_label("probabilities", features) if self.calibrated else None
+
+    def predicted(self, features) -> np.ndarray:
+        """Each row's labels, rows × labels (bool): each classifier's decision, or the label's constant."""
+        predicted = np.zeros((features.shape[0], len(self.classes)), dtype=bool)
+        for j, (classifier, constant) in enumerate(zip(self.classifiers, self.constants)):
+            predicted[:, j] = constant if classifier is None else np.asarray(classifier.predict(features), dtype=bool)
+        return predicted
+
+    def _explained_columns(self) -> list[int]:
+        """The labels that have a classifier (a constant label's decision depends on no word)."""
+        return [j for j, classifier in enumerate(self.classifiers) if classifier is not None]
 
 
 class _Tracer:
@@ -539,6 +744,8 @@ def _is_missing(cell) -> bool:
 def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal."""
     classes = explained.get("classes") or [explained]
+    if "labels" in explained:
+        return _label_set_text(explained, classes, stage_names)
     chosen = next((c for c in classes if c.get("class", explained["label"]) == explained["label"]), classes[0])
     heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
     if "probability" in chosen:
@@ -546,6 +753,28 @@ def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     lines = [heading + ")"]
     if explained.get("classes"):
         lines.append(f"  why {chosen['class']}:")
+    return "\n".join(lines + _word_lines(chosen, stage_names))
+
+
+def _label_set_text(explained: dict, classes: list[dict], stage_names: Sequence[str]) -> str:
+    """A multi-label row's explanation: its labels, then why each was predicted (without one, why the label
+    of the largest decision was not)."""
+    chosen = [c for c in classes if c["class"] in explained["labels"]]
+    if not chosen and classes:
+        chosen = [max(classes, key=lambda c: c["decision"])]
+    lines = [f"row {explained['row']}: labels {', '.join(explained['labels']) or '(none)'}"]
+    for entry in chosen:
+        held = "why" if entry["class"] in explained["labels"] else "why not"
+        probability = f", probability {entry['probability']:.4g}" if "probability" in entry else ""
+        lines.append(f"  {held} {entry['class']} (decision {entry['decision']:.6g}{probability}):")
+        lines.extend(_word_lines(entry, stage_names))
+    return "\n".join(lines)
+
+
+def _word_lines(chosen: dict, stage_names: Sequence[str]) -> list[str]:
+    """The lines of one explained decision: each listed word's contribution, count and values, the rest, the
+    intercept."""
+    lines = []
     along = " → ".join(stage_names)
     lines.append(f"  {'contribution':>12}  {'word':<24} {'count':>8}  value after {along}")
     for word in chosen["words"]:
@@ -554,4 +783,4 @@ def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     if chosen["other_words"]:
         lines.append(f"  {chosen['other_contribution']:>+12.5f}  ({chosen['other_words']} other words)")
     lines.append(f"  {chosen['intercept']:>+12.5f}  (intercept)")
-    return "\n".join(lines)
+    return lines

@@ -258,7 +258,7 @@ def test_rows_with_a_missing_label_are_left_out_and_counted(tmp_path, run_filter
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--positive", "1", REUTERS], "--positive: multi-label data is evaluated by binary relevance"),
+        (["--positive", "1", REUTERS], "--positive: multi-label data is learned by binary relevance"),
         (["--train-fraction", "0.5,1", REUTERS], "--train-fraction: multi-label data"),
         (["--threshold", "pcut", WEKA_EXAMPLES / "ReutersCorn-test.arff"], "--threshold pcut needs multi-label data"),
         (["--chain-per-label", WEKA_EXAMPLES / "ReutersCorn-test.arff"], "--chain-per-label needs multi-label data"),

@@ -6,6 +6,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import sys
 from collections.abc import Iterator
 from typing import TextIO
@@ -23,6 +24,7 @@ from filterkit.commands.options import (
 )
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, named_format, new_rows_reading
+from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output
 
 
@@ -48,7 +50,7 @@ def _model_rows(ctx, model_path: str, input_path: str, output: str | None, param
     with open_source(input_path, params["chunk_rows"], False, input_format, reading, known) as source:
         model.chain.check_input(source.schema, name)
         absent = set(getattr(getattr(source, "layout", None), "absent", ()))
-        read = [a.name for a in model.input_schema.attributes if a.name != model.class_name]
+        read = [a.name for a in model.input_schema.attributes if a.name not in model.targets]
         if read and absent >= set(read):
             raise FilterkitError(f"the file holds none of the attributes the model reads ({shown_names(read)})", name)
         lacking = [attribute for attribute in read if attribute in absent]
@@ -85,19 +87,25 @@ def _shortest(value: float) -> str:
     return repr(float(value))
 
 
+def _number(value: float) -> float | None:
+    """A decision value or probability for the output: None (empty, null) for a label predicted constant."""
+    return None if math.isnan(value) else float(value)
+
+
 def prediction_rows(model, chunks) -> Iterator[dict]:
-    """Per input row: its number (from 1), predicted label, decision value(s) and Platt probability(ies)."""
+    """Per input row: its number (from 1), predicted label (``labels``: the list of a multi-label model),
+    decision value(s) and Platt probability(ies)."""
     row = 0
     for chunk in chunks:
         features = model.features(chunk)
         decisions, probabilities = model.decisions(features), model.probabilities(features)
-        for position, label in enumerate(model.predicted(features)):
+        for position, predicted in enumerate(model.predicted(features)):
             row += 1
-            record: dict = {"row": row, "label": model.labels[label]}
-            if model.multiclass:
-                record["decision"] = dict(zip(model.classes, map(float, decisions[position])))
+            record: dict = {"row": row, **model.answer(predicted)}
+            if model.multiclass or model.label_sets:
+                record["decision"] = dict(zip(model.classes, map(_number, decisions[position])))
                 if probabilities is not None:
-                    record["probability"] = dict(zip(model.classes, map(float, probabilities[position])))
+                    record["probability"] = dict(zip(model.classes, map(_number, probabilities[position])))
             else:
                 record["decision"] = float(decisions[position])
                 if probabilities is not None:
@@ -106,11 +114,15 @@ def prediction_rows(model, chunks) -> Iterator[dict]:
 
 
 def _csv_row(record: dict, columns: list[str]) -> list[str]:
-    flat = {"row": str(record["row"]), "label": record["label"]}
+    flat = {"row": str(record["row"])}
+    if "labels" in record:
+        flat["labels"] = LABEL_SEPARATOR.join(record["labels"])
+    else:
+        flat["label"] = record["label"]
     for key in ("decision", "probability"):
         value = record.get(key)
         if isinstance(value, dict):
-            flat.update({f"{key}:{label}": _shortest(number) for label, number in value.items()})
+            flat.update({f"{key}:{label}": "" if n is None else _shortest(n) for label, n in value.items()})
         elif value is not None:
             flat[key] = _shortest(value)
     return [flat[column] for column in columns]
@@ -119,6 +131,14 @@ def _csv_row(record: dict, columns: list[str]) -> list[str]:
 def _csv_columns(model, calibrated: bool) -> list[str]:
     """The CSV columns of :func:`prediction_rows`' records."""
     kinds = ("decision", "probability") if calibrated else ("decision",)
+    if model.label_sets:
+        joined = [label for label in model.classes if LABEL_SEPARATOR in label]
+        if joined:
+            raise FilterkitError(
+                f"label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels in CSV: write JSON "
+                "Lines (--json)"
+            )
+        return ["row", "labels", *(f"{kind}:{label}" for kind in kinds for label in model.classes)]
     if model.multiclass:
         return ["row", "label", *(f"{kind}:{label}" for kind in kinds for label in model.classes)]
     return ["row", "label", *kinds]
@@ -127,7 +147,8 @@ def _csv_columns(model, calibrated: bool) -> list[str]:
 @click.command(
     help="Predict each row of IN (any format filterkit reads; - for stdin) with a model of 'filterkit train': "
     "row, label, decision value (one per class of a multi-class model) and Platt's probability where the model "
-    "has it; CSV, or JSON Lines with --json or an output named .jsonl."
+    "has it; for multi-label data the row's labels (joined by | in CSV) and the values per label. CSV, or JSON "
+    "Lines with --json or an output named .jsonl."
 )
 @click.argument("model_path", metavar="MODEL.json")
 @click.argument("input_path", metavar="IN")

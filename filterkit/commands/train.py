@@ -14,6 +14,7 @@ from filterkit.commands.options import (
     class_option,
     format_option_decorators,
     input_format_option,
+    labels_option,
     positive_option,
     progress_option,
     quiet_option,
@@ -35,11 +36,14 @@ TRAIN_HELP = """Fit a chain and a classifier on TRAIN and save both in one model
 The chain and the classifier are fitted exactly as 'evaluate --test' fits
 them (the same rows, C search and seed), so the model scores a test file as
 'evaluate --test' does. The task is --positive LABEL against the rest, the
-minority of two classes, or every class with --multiclass (one-vs-rest).
+minority of two classes, or every class with --multiclass (one-vs-rest). On
+multi-label data (MEKA's -C, or --labels FILE.xml) the chain is fitted once
+and a classifier per label (binary relevance, as 'evaluate --test'); the
+model predicts each row's set of labels.
 
 Given several chains (--compare, each quoted) or none, each candidate is
 scored by --folds-fold cross-validation on TRAIN (F1 of the task, macro-F1
-with --multiclass) and the best is kept; the model records every candidate's
+with --multiclass, micro-F1 on labels) and the best is kept; the model records every candidate's
 score. With no chain the candidates are these on text (docs/RESULTS.md §10):
 
 \b
@@ -94,6 +98,7 @@ def _train_help() -> str:
 @class_option
 @positive_option(help="The task: this class against the rest (default on two classes: the minority).")
 @click.option("--multiclass", is_flag=True, help="Every class at once (svm: one-vs-rest).")
+@labels_option
 @input_format_option
 @format_option_decorators
 @quiet_option
@@ -118,6 +123,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, multiclass, 
         class_spec=options.pop("class_spec"),
         positive=options.pop("positive"),
         multiclass=multiclass,
+        labels_file=options.pop("labels_file"),
     )
     settings.classifier_params = classifier_params(registry, settings.classifier, options)
     checked_output(model_path)  # before any work
@@ -136,8 +142,9 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, multiclass, 
     )
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
+        second = next(key for key in ("auc", "macro_f1") if key in candidate)
         sys.stderr.write(
-            f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} (auc {candidate['auc']:.4f}) "
+            f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} ({second} {candidate[second]:.4f}) "
             f"'{candidate['chain']}'\n"
         )
     model.save(model_path)
