@@ -144,6 +144,9 @@ def _train_labels(
 
     source, name = opened
     evaluation_labels.refuse_single_label_settings(settings)
+    if settings.threshold != "decision" or settings.chain_per_label:
+        option = "chain_per_label" if settings.chain_per_label else f"threshold={settings.threshold!r}"
+        raise FilterkitError(f"{option}: a model decides each label by its own classifier, over one chain")
     progress.expect(1)
     data, _ = evaluation.read_rows(source, name, None, "", settings, progress)
     dataset, _ = evaluation_labels.known_label_rows(source.schema, data, *labelled)
@@ -158,7 +161,7 @@ def _train_labels(
                 (MemorySource(dataset.schema, dataset.data), name, None, None),
                 labelled,
                 chains,
-                dataclasses.replace(settings, folds=min(candidate_folds, len(dataset.truth))),
+                dataclasses.replace(settings, folds=candidate_folds),
                 Progress(),
                 (1, None),
             )
@@ -313,11 +316,13 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
 
 def _label_classifiers(registry: Registry, section: dict) -> list:
     """Each label's loaded classifier of a multi-label section (None for a label predicted constant)."""
+    made = registry.classifier(section["name"])
+    made(**section["params"])  # its options checked, whether a label needs it or not
     classifiers = []
     for entry in section["per_label"]:
         classifier = None
         if "state" in entry:
-            classifier = registry.classifier(section["name"])(**section["params"])
+            classifier = made(**section["params"])
             classifier.load_state(entry["state"])
         classifiers.append(classifier)
     return classifiers
@@ -620,9 +625,8 @@ class LabelSetModel(TrainedModel):
         #: Per label, whether it is predicted for every row (True), for none (False), or by its classifier (None).
         self.constants = [entry.get("constant") for entry in section["per_label"]]
         self.linear = self._stacked_linear()
-        fitted = [classifier for classifier in classifiers if classifier is not None]
         empty = sp.csr_matrix((0, len(self.feature_names)))
-        self.calibrated = bool(fitted) and all(c.probabilities(empty) is not None for c in fitted)
+        self.calibrated = all(c.probabilities(empty) is not None for c in classifiers if c is not None)
 
     def _stacked_linear(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Each label's (weights, intercept) as one row of a linear form (zeros for a constant label); None
@@ -743,9 +747,9 @@ def _is_missing(cell) -> bool:
 
 def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal."""
-    classes = explained.get("classes") or [explained]
     if "labels" in explained:
-        return _label_set_text(explained, classes, stage_names)
+        return _label_set_text(explained, explained["classes"], stage_names)
+    classes = explained.get("classes") or [explained]
     chosen = next((c for c in classes if c.get("class", explained["label"]) == explained["label"]), classes[0])
     heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
     if "probability" in chosen:

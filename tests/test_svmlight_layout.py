@@ -257,4 +257,4 @@ def test_a_model_whose_labels_svmlight_cannot_tell_apart_is_refused(tmp_path, la
     test.write_bytes(b"1 1:1\n")
     result = run_filterkit("apply", _arff_model(tmp_path, labels), test)
     assert (result.status, result.stdout) == (1, b"")
-    assert result.stderr.startswith(f"filterkit: error: {message}")
+    assert result.stderr.startswith(f"filterkit: error: {test}: {message}")  # the file it cannot read

@@ -177,3 +177,90 @@ def test_a_tampered_label_section_is_not_a_model(tmp_path, reuters_model, edit, 
     with pytest.raises(FilterkitError, match="not a filterkit model") as raised:
         filterkit.load_model(tampered)
     assert reason in str(raised.value)
+
+
+def reuters_json_lines(tmp_path, with_labels: bool = True) -> Path:
+    """The Reuters labels file as JSON Lines: a text and (``with_labels``) the array of its labels."""
+    import arff
+
+    rows = arff.loads(REUTERS.read_text(encoding="utf-8"))["data"]
+    path = tmp_path / ("labelled.jsonl" if with_labels else "texts.jsonl")
+    lines = []
+    for grain, corn, text in rows:
+        record = {"Text": text}
+        if with_labels:
+            record["labels"] = [label for label, held in (("corn", corn), ("grain", grain)) if held == "1"]
+        lines.append(json.dumps(record) + "\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def test_a_model_of_json_lines_labels_predicts_rows_with_or_without_their_labels(run_filterkit, tmp_path):
+    labelled, texts = reuters_json_lines(tmp_path), reuters_json_lines(tmp_path, with_labels=False)
+    model = tmp_path / "model.json"
+    trained = run_filterkit("train", "-q", "-o", model, *FAST, "--labels-column", "labels", labelled, *CHAIN)
+    assert trained.status == 0, trained.stderr
+    from_labelled, from_texts = (run_filterkit("predict", model, path) for path in (labelled, texts))
+    assert from_labelled.status == 0 and from_texts.status == 0, from_labelled.stderr + from_texts.stderr
+    assert from_labelled.stdout == from_texts.stdout
+    predicted = label_sets([row["labels"] for row in rows_of(from_texts.stdout)])
+    assert len(predicted) == 244 and {"corn", "grain"} in predicted
+    as_csv = tmp_path / "texts.csv"
+    with as_csv.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(
+            [["Text"], *([json.loads(line)["Text"]] for line in texts.read_text().splitlines())]
+        )
+    assert run_filterkit("predict", model, as_csv).stdout == from_texts.stdout  # a CSV without the labels column
+    unknown = tmp_path / "unknown.jsonl"
+    unknown.write_text('{"Text": "wheat", "labels": []}\n{"Text": "oats", "labels": ["oats"]}\n')
+    refused = run_filterkit("predict", "-o", tmp_path / "out.csv", model, unknown)
+    assert refused.status == 1 and refused.stderr.count("\n") == 1
+    assert refused.stderr.startswith(f"filterkit: error: {unknown}:2: the label 'oats' is not one of the model's")
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_model_of_svmlight_label_sets_predicts_svmlight_rows(run_filterkit, tmp_path):
+    rows = tmp_path / "reuters.svm"
+    written = run_filterkit("--to", "svmlight", "-o", rows, REUTERS, "words", "--lowercase", "l2")
+    assert written.status == 0, written.stderr
+    lines = [line for line in rows.read_bytes().splitlines() if not line.startswith(b"#")]
+    assert sum(line.startswith(b"0,1 ") for line in lines) == 44  # label sets by position: the 44 of both labels
+    model = tmp_path / "model.json"
+    assert run_filterkit("train", "-q", "-o", model, *FAST, rows, "bns", "l2").status == 0
+    unlabelled = tmp_path / "unlabelled.svm"
+    unlabelled.write_bytes(
+        b"".join((line if b":" in line.split(b" ")[0] else line.split(b" ", 1)[1]) + b"\n" for line in lines)
+    )
+    with_sets, without = (run_filterkit("predict", model, path) for path in (rows, unlabelled))
+    assert with_sets.status == 0 and without.status == 0, with_sets.stderr + without.stderr
+    assert with_sets.stdout == without.stdout
+    assert len(rows_of(without.stdout)) == 244
+
+
+def test_explain_with_no_label_of_a_classifier_writes_each_row_s_labels(run_filterkit, tmp_path):
+    lines = REUTERS.read_text(encoding="utf-8").split("\n")
+    start = lines.index("@data") + 1
+    both = [line for line in lines[start:] if line.startswith("1,1,")]
+    train_path = tmp_path / "both.arff"
+    train_path.write_text("\n".join(lines[:start] + both) + "\n", encoding="utf-8")
+    model = tmp_path / "model.json"
+    assert run_filterkit("train", "-q", "-o", model, *FAST, train_path, "words", "--lowercase", "l2").status == 0
+    explained = run_filterkit("explain", model, REUTERS)
+    assert explained.status == 0, explained.stderr
+    assert explained.stdout.decode().split("\n\n")[0] == "row 1: labels grain, corn"
+    probabilities = filterkit.load_model(model).predict_proba(["corn"])
+    assert probabilities.shape == (1, 2) and np.isnan(probabilities).all()
+
+
+def test_too_few_rows_for_the_candidates_folds_is_one_error(run_filterkit, tmp_path):
+    lines = REUTERS.read_text(encoding="utf-8").split("\n")
+    start = lines.index("@data") + 1
+    one = tmp_path / "one.arff"
+    one.write_text("\n".join(lines[: start + 1]) + "\n", encoding="utf-8")
+    result = run_filterkit("train", "-o", tmp_path / "m.json", one)
+    assert result.status == 1 and result.stderr == f"filterkit: error: {one}: --folds 5 is more than the 1 rows\n"
+
+
+def test_evaluate_s_label_options_are_refused_by_the_python_api():
+    with pytest.raises(FilterkitError, match="a model decides each label by its own classifier"):
+        filterkit.train(REUTERS, ["words --lowercase l2"], threshold="pcut")

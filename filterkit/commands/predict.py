@@ -128,15 +128,17 @@ def _csv_row(record: dict, columns: list[str]) -> list[str]:
     return [flat[column] for column in columns]
 
 
-def _csv_columns(model, calibrated: bool) -> list[str]:
-    """The CSV columns of :func:`prediction_rows`' records."""
+def _csv_columns(model, calibrated: bool, model_path: str) -> list[str]:
+    """The CSV columns of :func:`prediction_rows`' records (an error naming ``model_path`` for a model of a
+    label holding the separator of a row's labels)."""
     kinds = ("decision", "probability") if calibrated else ("decision",)
     if model.label_sets:
         joined = [label for label in model.classes if LABEL_SEPARATOR in label]
         if joined:
             raise FilterkitError(
                 f"label {shown(joined[0])} holds {LABEL_SEPARATOR}, which joins a row's labels in CSV: write JSON "
-                "Lines (--json)"
+                "Lines (--json)",
+                model_path,
             )
         return ["row", "labels", *(f"{kind}:{label}" for kind in kinds for label in model.classes)]
     if model.multiclass:
@@ -167,7 +169,7 @@ def predict(ctx, model_path: str, input_path: str, output: str | None, as_json: 
             for record in records:
                 stream.write(json.dumps(record, ensure_ascii=False) + "\n")
             return
-        columns = _csv_columns(model, model.calibrated)
+        columns = _csv_columns(model, model.calibrated, model_path)
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(columns)
         for record in records:

@@ -78,14 +78,26 @@ class CsvFormat:
         the labels of the nominal columns whose labels the first could not keep.  None with ``known_schema``,
         a model's training header, which gives the types."""
         names = self._names(opened, name)
+        if known_schema is not None and options.labels_column not in names:  # a model's labels, not given: missing
+            options = options.replaced(labels_column=None)
         label_sets, label_at = self._label_column(names, options, name)
         if known_schema is not None:
-            if label_sets is not None:
-                raise FilterkitError("reading CSV labels (--labels-column) with a model is not supported yet", name)
             if self.kept is not None:  # the scan reads the header row alone: nothing to keep
                 self.kept.close()
                 self.kept = None
-            return known_layout(known_schema, names, name)
+            if label_sets is None:
+                return known_layout(known_schema, names, name)
+            others = [column for column in range(len(names)) if column != label_at]
+
+            def matched(schema: Schema) -> Layout:  # the other columns by name, each at its place in the file
+                found = known_layout(schema, [names[column] for column in others], name)
+                columns = cast(_Columns, found.details)
+                places = range(len(others)) if columns.positions is None else columns.positions
+                at = tuple(None if place is None else others[place] for place in places)
+                laid = _Columns(columns.codes, at, len(names), label_at, options.label_separator)
+                return Layout(schema, (), laid, None, absent=found.absent)
+
+            return label_sets.known_layout(known_schema, matched)
         typed = [column for column in range(len(names)) if column != label_at]
         typing = typing_of(
             [names[column] for column in typed], name, self.limits, typing_options(options, options.labels_column)
@@ -161,7 +173,7 @@ class CsvFormat:
             sets = None
             if labelled is not None:
                 sets = _label_sets(cut[cast(int, columns_read.labels_at)], columns_read.label_separator)
-            yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
+            yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled, numbers, name)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
         """The attribute names of the header row (the first line that is not blank)."""
@@ -201,9 +213,9 @@ def _label_sets(texts: list, separator: str) -> list[list[str]]:
     ]
 
 
-def _labelled(chunk: Chunk, sets: list | None, labelled: LabelledDetails | None) -> Chunk:
+def _labelled(chunk: Chunk, sets: list | None, labelled: LabelledDetails | None, lines=(), name: str = "") -> Chunk:
     """``chunk`` headed by the label columns of its rows' label ``sets`` (none without labels)."""
-    return chunk if labelled is None else with_labels(chunk, cast(list, sets), labelled.labels)
+    return chunk if labelled is None else with_labels(chunk, cast(list, sets), labelled.labels, lines, name)
 
 
 def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:

@@ -58,8 +58,6 @@ class JsonLinesFormat:
         with ``known_schema`` (a model's header) the fields must be its attributes.  The field of labels
         (``--labels-column``) becomes the label attributes, first."""
         field_of_labels = options.labels_column
-        if field_of_labels is not None and known_schema is not None:
-            raise FilterkitError("reading JSON Lines labels (--labels-column) with a model is not supported yet", name)
         typing = typing_of([], name, self.limits, typing_options(options, field_of_labels))
         label_sets = None if field_of_labels is None else LabelSets(field_of_labels, name, self.limits)
         rows = 0
@@ -84,6 +82,10 @@ class JsonLinesFormat:
             if self.kept is not None:  # kept in this file's field order, not the model's: the passes read the file
                 self.kept.close()
                 self.kept = None
+            if label_sets is not None:
+                return label_sets.known_layout(
+                    known_schema, lambda others: layout_by_name(others, typing.names, name, rows, "field")
+                )
             return layout_by_name(known_schema, typing.names, name, rows, "field")
         again = typing.needs_labels()
         if again:

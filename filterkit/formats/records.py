@@ -35,7 +35,7 @@ from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import Layout
-from filterkit.labels import LABEL_VALUES, with_meka_label_count
+from filterkit.labels import LABEL_VALUES, meka_label_count, with_meka_label_count
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 #: Characters of a value no label is expected to reach: a column holding one (and white space) is text.
@@ -503,14 +503,46 @@ class LabelSets:
             )
         return tuple(Attribute(label, NOMINAL, labels=LABEL_VALUES) for label in label_order(self.first_line))
 
+    def known_layout(self, schema: Schema, match: Callable[[Schema], "Layout"]) -> "Layout":
+        """The layout of a model's training header (``schema``, its labels first as a column of labels makes
+        them: MEKA's ``-C k``), the other attributes laid out by the format's ``match`` of their schema; an
+        error naming the line of a label met that the model lacks (:func:`label_values` finds those a scan of
+        the header alone did not meet)."""
+        count = meka_label_count(schema.relation)
+        if count is None or count < 0:
+            raise FilterkitError(
+                f"--labels-column {self.column}: the model's labels are not its first attributes, as a column of "
+                "labels reads them: give the rows in the model's training format",
+                self.name,
+            )
+        labels = tuple(a.name for a in schema.attributes[:count])
+        unknown = [(line, label) for label, line in self.first_line.items() if label not in labels]
+        if unknown:
+            line, label = min(unknown)
+            raise ArffError(unknown_label(label, labels), self.name, line)
+        matched = match(Schema(schema.relation, schema.attributes[count:]))
+        details = LabelledDetails(matched.details, self.column, labels)
+        return Layout(schema, (), details, matched.rows, absent=matched.absent)
 
-def label_values(sets: Sequence[Iterable[str]], labels: Sequence[str]) -> np.ndarray:
-    """Rows × labels of 0 and 1: which of ``labels`` (every label the scan met) each of ``sets`` holds."""
+
+def unknown_label(label: str, labels: Sequence[str]) -> str:
+    """The error of a row's label that a model's labels do not hold."""
+    return f"the label {shown(label)} is not one of the model's ({', '.join(shown(known) for known in labels)})"
+
+
+def label_values(
+    sets: Sequence[Iterable[str]], labels: Sequence[str], lines: Sequence[int] = (), name: str = ""
+) -> np.ndarray:
+    """Rows × labels of 0 and 1: which of ``labels`` (every label the scan met, or a model's) each of ``sets``
+    holds; an error naming the line (of ``lines`` in ``name``) of a label they lack."""
     positions = {label: position for position, label in enumerate(labels)}
     values = np.zeros((len(sets), len(labels)))
     for row, found in enumerate(sets):
         for label in found:
-            values[row, positions[label]] = 1.0
+            position = positions.get(label)
+            if position is None:
+                raise ArffError(unknown_label(label, labels), name, lines[row] if lines else None)
+            values[row, position] = 1.0
     return values
 
 
@@ -528,9 +560,12 @@ class LabelledDetails(NamedTuple):
     labels: tuple[str, ...]
 
 
-def with_labels(chunk: Chunk, sets: Sequence[Iterable[str]], labels: Sequence[str]) -> Chunk:
-    """``chunk`` (dense, its rows' other attributes) headed by the label columns of its rows' ``sets``."""
-    values = np.hstack([label_values(sets, labels), chunk.values])
+def with_labels(
+    chunk: Chunk, sets: Sequence[Iterable[str]], labels: Sequence[str], lines: Sequence[int] = (), name: str = ""
+) -> Chunk:
+    """``chunk`` (dense, its rows' other attributes) headed by the label columns of its rows' ``sets``
+    (:func:`label_values`)."""
+    values = np.hstack([label_values(sets, labels, lines, name), chunk.values])
     return Chunk(values, {column + len(labels): texts for column, texts in chunk.text.items()}, chunk.weights)
 
 

@@ -38,8 +38,8 @@ from filterkit.arff.tokens import one_line, shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_rows, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.records import LabelSets, label_values, labelled_schema
-from filterkit.labels import meka_label_positions
+from filterkit.formats.records import LabelledDetails, LabelSets, label_values, labelled_schema
+from filterkit.labels import meka_label_count, meka_label_positions
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, shown_labels, without_zeros
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
@@ -94,9 +94,8 @@ class SvmlightFormat:
         second, of label sets, when the first meets a row of several labels or none and ``--multilabel``
         leaves it open)."""
         comments: list[str] = []
-        self.multilabel = bool(options.multilabel)
-        if self.multilabel and known_schema is not None:
-            raise FilterkitError("reading multi-label svmlight with a model is not supported yet", name)
+        model_labels = None if known_schema is None else meka_label_count(known_schema.relation)
+        self.multilabel = bool(options.multilabel) or bool(model_labels)
         label_sets = LabelSets("label", name, self.limits)
         try:
             labels, smallest, largest, rows_read = self._read_all(opened, name, comments, label_sets)
@@ -124,8 +123,10 @@ class SvmlightFormat:
                 name,
                 largest[1],
             )
+        if known_schema is not None and model_labels:
+            return _known_labelled_layout(known_schema, first_index, comments, rows_read, label_sets)
         if known_schema is not None:
-            return _known_layout(known_schema, first_index, comments, rows_read)
+            return _known_layout(known_schema, first_index, comments, rows_read, name)
         settled = (("zero_based", first_index == 0),)
         if self.multilabel:
             features = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
@@ -353,7 +354,7 @@ def _add_labels(labels: dict[float, tuple[bytes, int]], rows: _Rows, name: str) 
             )
 
 
-def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int) -> Layout:
+def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: int, name: str) -> Layout:
     """The layout of a model's training header, for rows read with it (``filterkit apply``)."""
     attributes = schema.attributes
     if (
@@ -364,16 +365,33 @@ def _known_layout(schema: Schema, first_index: int, comments: list[str], rows: i
         or not all(_IS_NUMBER.fullmatch(label) for label in attributes[-1].labels)
     ):
         raise FilterkitError(
-            "the model was not trained on svmlight data (numeric features and a last, nominal class of numbers)"
+            "the model was not trained on svmlight data (numeric features and a last, nominal class of numbers)", name
         )
     labels = np.array([float(label) for label in attributes[-1].labels], dtype=np.float64)
     if len(set(labels.tolist())) < len(labels):
         raise FilterkitError(
             f"the model's class labels {shown_labels(attributes[-1].labels)} hold one number written two ways: "
-            "svmlight labels cannot tell those classes apart"
+            "svmlight labels cannot tell those classes apart",
+            name,
         )
     settled = (("zero_based", first_index == 0),)
     return Layout(schema, tuple(comments), _Details(labels, first_index, len(attributes) - 1), rows, settled)
+
+
+def _known_labelled_layout(schema: Schema, first_index: int, comments: list[str], rows: int, label_sets) -> Layout:
+    """The layout of a multi-label model's training header (its labels first, MEKA's ``-C k``, then numeric
+    features), for label-set rows read with it; an error naming the line of a label the model lacks."""
+
+    def features(others: Schema) -> Layout:
+        if not all(attribute.is_numeric for attribute in others.attributes):
+            raise FilterkitError(
+                "the model was not trained on svmlight data (numeric features after its labels)", label_sets.name
+            )
+        return Layout(others, (), None, rows)
+
+    labels = cast(LabelledDetails, label_sets.known_layout(schema, features).details).labels
+    details = _Details(np.empty(0), first_index, len(schema.attributes) - len(labels), labels)
+    return Layout(schema, tuple(comments), details, rows, (("zero_based", first_index == 0),))
 
 
 def _row_of(rows: _Rows, entry: int) -> int:
