@@ -264,3 +264,16 @@ def test_too_few_rows_for_the_candidates_folds_is_one_error(run_filterkit, tmp_p
 def test_evaluate_s_label_options_are_refused_by_the_python_api():
     with pytest.raises(FilterkitError, match="a model decides each label by its own classifier"):
         filterkit.train(REUTERS, ["words --lowercase l2"], threshold="pcut")
+
+
+def test_apply_reads_a_json_lines_column_of_labels_with_a_model(run_filterkit, tmp_path):
+    labelled = reuters_json_lines(tmp_path)
+    model, fitted = tmp_path / "chain.json", tmp_path / "fitted.arff"
+    chain = ("words", "--lowercase", "bns", "l2")
+    saved = run_filterkit("--save-model", model, "--labels-column", "labels", "-o", fitted, labelled, *chain)
+    assert saved.status == 0, saved.stderr
+    applied = run_filterkit("apply", model, labelled)
+    assert applied.status == 0, applied.stderr
+    body = lambda text: [line for line in text.splitlines() if not line.startswith(b"%")]  # noqa: E731
+    assert body(applied.stdout) == body(fitted.read_bytes())
+    assert b"@relation 'labelled: -C 2'" in fitted.read_bytes()
