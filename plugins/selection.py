@@ -65,7 +65,7 @@ class SelectionStatistics:
 
     rows: int
     nonzero: np.ndarray
-    counts: ValueCounts | LabelStatistics | None = None
+    counts: ValueCounts | LabelStatistics | LabelSetStatistics | None = None
     sample_rows: list = field(default_factory=list)
     sample_labels: list = field(default_factory=list)
 
@@ -204,7 +204,9 @@ class Selector(AttributeSubset):
 
     def new_statistics(self) -> SelectionStatistics:
         statistics = SelectionStatistics(0, np.zeros(len(self.features)))
-        if self.label_positions:
+        if self.label_positions and self.params["label_powerset"]:
+            statistics.counts = LabelSetStatistics((), ValueCounts.empty(len(self.features), 0))
+        elif self.label_positions:
             statistics.counts = LabelStatistics(
                 [ValueCounts.empty(len(self.features), 2) for _ in self.label_positions]
             )
@@ -410,7 +412,10 @@ class Selector(AttributeSubset):
                 self,
                 f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
             )
-        if self.rule != "sparsity" and not (self.params["per_class"] or self.params["per_label"]):
+        # the turns of --per-class and --per-label, and the ranking of --label-powerset (by Weka's Ranker where
+        # more than two label sets made the k-class metric joint), are not the scores' plain order
+        chosen_otherwise = self.params["per_class"] or self.params["per_label"] or self.params["label_powerset"]
+        if self.rule != "sparsity" and not chosen_otherwise:
             assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):
