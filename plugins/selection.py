@@ -57,6 +57,18 @@ RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
 
 
+def _counts_shape(counts) -> tuple | None:
+    """What of ``select``'s class counts must match the stage's: their kind, features and classes (label sets:
+    their number is the counts' own), label by label on multi-label data."""
+    if counts is None:
+        return None
+    if isinstance(counts, LabelStatistics):
+        return (LabelStatistics, tuple(_counts_shape(label) for label in counts.per_label))
+    if isinstance(counts, LabelSetStatistics):
+        return (LabelSetStatistics, type(counts.counts), counts.counts.n_features)
+    return (type(counts), counts.n_features, counts.n_classes)
+
+
 @dataclass
 class SelectionStatistics:
     """What ``select`` learns in its pass: per-feature non-zero counts and the row
@@ -241,8 +253,6 @@ class Selector(AttributeSubset):
                 "stage 'select' with --metric svm keeps a sample of the rows, which a model does not hold: "
                 "it cannot be updated"
             )
-        if self.label_positions:
-            raise FilterkitError("stage 'select' on multi-label data cannot save its statistics: it cannot be updated")
         counts = {} if statistics.counts is None else {"counts": statistics.counts}
         return {"rows": statistics.rows, "nonzero": statistics.nonzero, **counts}
 
@@ -253,9 +263,7 @@ class Selector(AttributeSubset):
         if not isinstance(nonzero, np.ndarray) or nonzero.dtype != np.float64 or nonzero.shape != (len(self.features),):
             raise ValueError("'nonzero' is not one float64 per feature")
         expected = self.new_statistics().counts
-        if isinstance(expected, LabelStatistics):
-            raise ValueError("multi-label statistics are not saved")
-        shapes = [None if c is None else (type(c), c.n_features, c.n_classes) for c in (counts, expected)]
+        shapes = [_counts_shape(c) for c in (counts, expected)]
         if shapes[0] != shapes[1]:
             raise ValueError("'counts' are not those the stage gathers")
         return SelectionStatistics(rows, nonzero, counts)
