@@ -155,10 +155,11 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _label_matrix(
-        self, Y, n_rows: int, feature_names: list[str]
+        self, Y, n_rows: int, feature_names: list[str], unnamed: tuple[str, ...] = ()
     ) -> tuple[tuple[str, ...], np.ndarray | sp.csr_matrix]:
-        """The label matrix Y's label names (``label_names``, else a DataFrame's columns, else ``0`` …) and
-        its values as float64 (NaN: not known), sparse if it is; ValueError naming what does not fit X."""
+        """The label matrix Y's label names (``label_names``, else a DataFrame's columns, else ``unnamed`` or
+        ``0`` …) and its values as float64 (NaN: not known), sparse if it is; ValueError naming what does not
+        fit X."""
         where = type(self).__name__
         frame_names = [str(name) for name in Y.columns] if hasattr(Y, "columns") else None
         values = _label_values(Y, where)
@@ -173,7 +174,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             )
         given = getattr(self, "label_names", None)
         names = [str(name) for name in given] if given is not None else frame_names
-        names = names or [str(j) for j in range(values.shape[1])]
+        names = names or list(unnamed) or [str(j) for j in range(values.shape[1])]
         if len(names) != values.shape[1]:
             raise ValueError(f"{where}: label_names gives {len(names)} names for the {values.shape[1]} columns of Y")
         repeated = sorted(name for name in set(names) if names.count(name) > 1)
@@ -201,7 +202,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if not self.stage_.learns:
             return self
         targets = self._fitted_codes(y) if self.class_labels_ else None
-        if self.label_names_:
+        if getattr(self, "label_names_", ()):
             targets = self._fitted_label_matrix(y, X.shape[0])
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
@@ -233,7 +234,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"{type(self).__name__} was fitted with a label matrix Y of {len(self.label_names_)} labels: "
                 "partial_fit needs one too"
             )
-        names, values = self._label_matrix(_targets(Y), n_rows, self._fitted_feature_names())
+        names, values = self._label_matrix(_targets(Y), n_rows, self._fitted_feature_names(), self.label_names_)
         if names != self.label_names_:
             raise ValueError(
                 f"{type(self).__name__}: Y's labels {shown_labels(names)} are not those of the first fit "
@@ -243,7 +244,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     def _n_targets(self) -> int:
         """How many attributes after X's hold y: the class (one) or the labels of a label matrix (none: 0)."""
-        return len(self.label_names_) if self.label_names_ else int(bool(self.class_labels_))
+        labels = getattr(self, "label_names_", ())  # none in a transformer pickled before label matrices
+        return len(labels) if labels else int(bool(self.class_labels_))
 
     def _fitted_codes(self, y) -> np.ndarray:
         """y's codes among the labels of the first fit (NaN where missing); ValueError for a label it lacked."""

@@ -139,28 +139,35 @@ def test_partial_fit_on_halves_is_the_fit_on_all_rows(counts, make):
 
 
 @pytest.mark.slow  # more than half a second
+@pytest.mark.parametrize("mulan", [False, True], ids=["MEKA's -C", "Mulan's XML"])
 def test_an_updatable_model_of_multi_label_data_updates_to_the_model_fitted_on_all_rows(
-    counts, tmp_path, run_filterkit
+    counts, tmp_path, run_filterkit, mulan
 ):
     text = counts.read_text()
-    header, rows = (
-        text[: text.index("@data") + len("@data\n")],
-        text[text.index("@data") + len("@data\n") :].splitlines(),
-    )
-    (tmp_path / "old.arff").write_text(header + "\n".join(rows[:120]) + "\n")
-    (tmp_path / "new.arff").write_text(header + "\n".join(rows[120:]) + "\n")
+    chain_options = []
+    if mulan:  # the labels named by an XML file, the model keeping their names
+        text = text.replace(": -C 2'", "'")
+        (tmp_path / "labels.xml").write_text('<labels><label name="grain"/><label name="corn"/></labels>')
+        chain_options = ["--labels", tmp_path / "labels.xml"]
+    start = text.index("@data") + len("@data\n")
+    rows = text[start:].splitlines()
+    for name, part in (("all", rows), ("old", rows[:120]), ("new", rows[120:])):
+        (tmp_path / f"{name}.arff").write_text(text[:start] + "\n".join(part) + "\n")
     for stages in (
         ["shape"],
         ["bns", "--combine", "mean"],
         ["select", "--metric", "ig", "--label-powerset", "--top", "9"],
     ):
         models = {name: tmp_path / f"{name}.json" for name in ("all", "old", "updated")}
-        assert run_filterkit("--save-model", models["all"], counts, *stages, "-o", tmp_path / "out").status == 0
-        saved = run_filterkit("--save-model", models["old"], "--updatable", tmp_path / "old.arff", *stages)
-        assert saved.status == 0, saved.stderr
+        fitted = run_filterkit(*chain_options, "--save-model", models["all"], tmp_path / "all.arff", *stages)
+        saved = run_filterkit(
+            *chain_options, "--save-model", models["old"], "--updatable", tmp_path / "old.arff", *stages
+        )
+        assert fitted.status == saved.status == 0, fitted.stderr + saved.stderr
         assert run_filterkit("update", models["old"], tmp_path / "new.arff", "-o", models["updated"]).status == 0
         applied = [
-            run_filterkit("apply", models[name], counts).stdout.split(b"\n", 2)[2] for name in ("all", "updated")
+            run_filterkit("apply", models[name], tmp_path / "all.arff").stdout.split(b"\n", 2)[2]
+            for name in ("all", "updated")
         ]
         assert applied[0] == applied[1] and applied[0].count(b"@attribute") > 2
 
@@ -284,3 +291,11 @@ def test_the_example_of_docs_sklearn_md_runs_and_prints_what_it_says(monkeypatch
     monkeypatch.chdir(root)
     exec(compile(code, "docs/sklearn.md", "exec"), {})
     assert f"{float(capsys.readouterr().out):.4f}" == said.group(1)
+
+
+def test_partial_fit_takes_an_unnamed_y_as_the_labels_of_the_first_fit(counts):
+    X, Y, _ = load(counts)
+    named = pd.DataFrame(Y[:100].toarray(), columns=["grain", "corn"])
+    fitted = BnsScorer(label="corn").fit(X[:100], named).partial_fit(X[100:], Y[100:])
+    assert fitted.label_names_ == ("grain", "corn")
+    assert np.array_equal(fitted.scores_, BnsScorer(label="1").fit(X, Y).scores_)
