@@ -577,7 +577,9 @@ def _label_values(Y, where: str):
             raise ValueError(f"{where}: Y holds {Y.dtype}, not numbers: a label matrix holds 0 and 1")
         return sp.csr_matrix(Y, dtype=np.float64)
     array = np.asarray(Y)
-    if array.dtype.kind not in "biufO" or (array.dtype.kind == "O" and _holds_text(array.ravel())):
+    if array.dtype.kind in "biuf":
+        return np.asarray(array, dtype=np.float64)
+    if array.dtype.kind != "O" or _holds_text(array.ravel()):
         raise ValueError(f"{where}: Y holds text, not numbers: a label matrix holds 0 and 1")
     try:
         return np.asarray(np.where(array == None, np.nan, array), dtype=np.float64)  # noqa: E711  # None: not known
@@ -589,19 +591,21 @@ def _label_values(Y, where: str):
 
 def _refuse_unlabelled_values(values, names: list[str], where: str) -> None:
     """ValueError naming the first value of a label matrix other than 0, 1 and NaN (not known), its row and label."""
+    cells = values.data if sp.issparse(values) else values
+    wrong = (cells != 0) & (cells != 1) & ~np.isnan(cells)
+    if not wrong.any():
+        return
     if sp.issparse(values):
-        coordinates = values.tocoo()
-        rows, columns, cells = coordinates.row, coordinates.col, coordinates.data
+        coordinates = values.tocoo()  # its entries in the order of values.data
+        found = np.flatnonzero(wrong)
+        first = found[np.lexsort((coordinates.col[found], coordinates.row[found]))[0]]
+        row, column = coordinates.row[first], coordinates.col[first]
     else:
-        rows, columns = np.indices(values.shape).reshape(2, -1)
-        cells = values.ravel()
-    wrong = np.flatnonzero((cells != 0) & (cells != 1) & ~np.isnan(cells))
-    if len(wrong):
-        first = wrong[np.lexsort((columns[wrong], rows[wrong]))[0]]
-        raise ValueError(
-            f"{where}: Y holds {cells[first]:g} in row {rows[first]} for the label {names[columns[first]]!r}: "
-            "a label matrix holds 0 and 1 (NaN: not known)"
-        )
+        row, column = np.argwhere(wrong)[0]
+    raise ValueError(
+        f"{where}: Y holds {values[row, column]:g} in row {row} for the label {names[column]!r}: "
+        "a label matrix holds 0 and 1 (NaN: not known)"
+    )
 
 
 def _without(schema: Schema, targets) -> np.ndarray:
