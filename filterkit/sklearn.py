@@ -4,7 +4,8 @@
 stage's options (``stage_NAME`` for one named like a method) and ``positive``; each is importable under
 its stage class's name and its derived name (``meanscale`` → ``MeanscaleTransformer``), made on first
 use.  X's columns become attributes, y a nominal class after them (labelled by the sorted distinct
-``str(y)``) when the stage learns from a class or y holds class labels.  Fitted state lives in
+``str(y)``) when the stage learns from a class or y holds class labels; a label matrix Y (n × labels of 0
+and 1) becomes label attributes ``{0,1}`` after them, MEKA's ``-C -k`` (docs/sklearn.md).  Fitted state lives in
 ``stage_``; pickling keeps only its plain-array state, options and schema, as a model file does.
 """
 
@@ -32,6 +33,14 @@ from filterkit.arff import read_arff
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.labels import (
+    LABEL_VALUES,
+    label_names,
+    label_positions,
+    meka_label_count,
+    mulan_labels,
+    with_meka_label_count,
+)
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain, resolve_class
 from filterkit.schema import (
@@ -54,6 +63,11 @@ from filterkit.updating import saved_statistics, updated_chain
 DEFAULT_METRIC = "bns"
 
 _RELATION = "filterkit.sklearn"
+
+_LABEL_NAMES_HELP = (
+    "The names of the labels of a label matrix Y (n × labels of 0 and 1), in its column order, as label= names "
+    "them and NAME@LABEL spells them; None: a DataFrame Y's columns, else '0', '1', …"
+)
 
 _POSITIVE_HELP = (
     "The positive class label, compared with str(y); None: filterkit's rule (the minority class of a two-class y; "
@@ -98,25 +112,35 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None):
-        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels."""
+        """Fit the stage on X, and on y as the class when the stage learns from one or y holds class labels;
+        a label matrix Y (n × labels of 0 and 1, dense or sparse) is several labels a row, each learned from
+        as the command line learns from MEKA's labels (ignored by a stage that learns from no class)."""
         required = self._learns_from_y()
         y = _targets(y)
-        supervised = required or (y is not None and type_of_target(_known(y)) in ("binary", "multiclass"))
+        matrix = required and _is_label_matrix(y)
+        supervised = required or (
+            y is not None and not _is_label_matrix(y) and type_of_target(_known(y)) in ("binary", "multiclass")
+        )
+        one_class = supervised and not matrix
         columns, _ = _columns(X, False)
         if columns is None:
-            X, y = validate_data(self, X, y, **_X_CHECKS) if supervised else (validate_data(self, X, **_X_CHECKS), y)
+            X, y = validate_data(self, X, y, **_X_CHECKS) if one_class else (validate_data(self, X, **_X_CHECKS), y)
             attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in self._input_names(X.shape[1])]
             text: dict[int, list] = {}
         else:
-            validate_data(self, X, y if supervised else "no_validation", skip_check_array=True)
+            validate_data(self, X, y if one_class else "no_validation", skip_check_array=True)
             attributes = [_attribute(name, column) for name, column in zip(self._input_names(len(columns)), columns)]
             X, text = _table_values(attributes, columns)
-        labels, codes = self._class_labels(column_or_1d(y, warn=True), required) if supervised else ((), None)
-        schema = _schema(attributes, labels)
+        labels, targets = self._class_labels(column_or_1d(y, warn=True), required) if one_class else ((), None)
+        names: tuple[str, ...] = ()
+        if matrix:
+            names, targets = self._label_matrix(y, X.shape[0], [attribute.name for attribute in attributes])
+        schema = _schema(attributes, labels, names)
         stage = self._failing_as_value_error(self._new_stage)
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
         chain.kept_statistics = {}
-        self._failing_as_value_error(chain.fit, MemorySource(schema, Chunk(_with_class(X, codes, labels), text)))
+        rows = Chunk(_with_targets(X, targets, len(schema) - len(attributes)), text)
+        self._failing_as_value_error(chain.fit, MemorySource(schema, rows))
         output = stage.output_schema()
         unread = [a.name for a in output.attributes if a.kind in TEXT_KINDS]
         if unread:
@@ -126,8 +150,41 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             )
         self.input_schema_ = schema
         self.class_labels_ = labels
+        self.label_names_ = names
         self._keep_fitted(chain)
         return self
+
+    def _label_matrix(
+        self, Y, n_rows: int, feature_names: list[str], unnamed: tuple[str, ...] = ()
+    ) -> tuple[tuple[str, ...], np.ndarray | sp.csr_matrix]:
+        """The label matrix Y's label names (``label_names``, else a DataFrame's columns, else ``unnamed`` or
+        ``0`` …) and its values as float64 (NaN: not known), sparse if it is; ValueError naming what does not
+        fit X."""
+        where = type(self).__name__
+        frame_names = [str(name) for name in Y.columns] if hasattr(Y, "columns") else None
+        values = _label_values(Y, where)
+        if values.shape[0] != n_rows:
+            raise ValueError(
+                f"{where}: Y has {values.shape[0]} rows and X {n_rows}: a label matrix has one row per row of X"
+            )
+        if self._positive_label() is not None:
+            raise ValueError(
+                f"{where}: positive={self.positive!r} names a class of a one-column y; in a label matrix Y each "
+                "label's 1 is its positive class (label= learns from one label)"
+            )
+        given = getattr(self, "label_names", None)
+        names = [str(name) for name in given] if given is not None else frame_names
+        names = names or list(unnamed) or [str(j) for j in range(values.shape[1])]
+        if len(names) != values.shape[1]:
+            raise ValueError(f"{where}: label_names gives {len(names)} names for the {values.shape[1]} columns of Y")
+        repeated = sorted(name for name in set(names) if names.count(name) > 1)
+        clash = sorted(set(names) & set(feature_names))
+        if "" in names or repeated or clash:
+            why = "is empty" if "" in names else "names two labels" if repeated else "names a column of X too"
+            shown = "''" if "" in names else repr((repeated or clash)[0])
+            raise ValueError(f"{where}: the label name {shown} {why}: give label_names=[...] with distinct new names")
+        _refuse_unlabelled_values(values, names, where)
+        return tuple(names), values
 
     def _takes_more_rows(self) -> bool:
         """False once fitted where the stage learns but could not keep its statistics (``auto``, ``select``
@@ -144,11 +201,13 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         X, text = self._fitted_rows(X)
         if not self.stage_.learns:
             return self
-        codes = self._fitted_codes(y) if self.class_labels_ else None
+        targets = self._fitted_codes(y) if self.class_labels_ else None
+        if getattr(self, "label_names_", ()):
+            targets = self._fitted_label_matrix(y, X.shape[0])
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
-        rows = MemorySource(schema, Chunk(_with_class(X, codes, self.class_labels_), text))
+        rows = MemorySource(schema, Chunk(_with_targets(X, targets, self._n_targets()), text))
         self._keep_fitted(self._failing_as_value_error(updated_chain, old, [self.statistics_], rows, _registry()))
         return self
 
@@ -167,6 +226,26 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             scored = feature_scores()
             self.scores_ = np.array([scored.get(name, np.nan) for name in self._fitted_feature_names()])
         self._fitted_transform()  # here, not in transform: a transform leaves the estimator as it was
+
+    def _fitted_label_matrix(self, Y, n_rows: int):
+        """Y's values as :meth:`_label_matrix` reads them, for the labels of the first fit (ValueError for others)."""
+        if Y is None or not _is_label_matrix(_targets(Y)):
+            raise ValueError(
+                f"{type(self).__name__} was fitted with a label matrix Y of {len(self.label_names_)} labels: "
+                "partial_fit needs one too"
+            )
+        names, values = self._label_matrix(_targets(Y), n_rows, self._fitted_feature_names(), self.label_names_)
+        if names != self.label_names_:
+            raise ValueError(
+                f"{type(self).__name__}: Y's labels {shown_labels(names)} are not those of the first fit "
+                f"{shown_labels(self.label_names_)}"
+            )
+        return values
+
+    def _n_targets(self) -> int:
+        """How many attributes after X's hold y: the class (one) or the labels of a label matrix (none: 0)."""
+        labels = getattr(self, "label_names_", ())  # none in a transformer pickled before label matrices
+        return len(labels) if labels else int(bool(self.class_labels_))
 
     def _fitted_codes(self, y) -> np.ndarray:
         """y's codes among the labels of the first fit (NaN where missing); ValueError for a label it lacked."""
@@ -218,7 +297,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     def _fitted_feature_names(self) -> list[str]:
         attributes = self.input_schema_.attributes
-        return [attribute.name for attribute in (attributes[:-1] if self.class_labels_ else attributes)]
+        return [attribute.name for attribute in attributes[: len(attributes) - self._n_targets()]]
 
     def _failing_as_value_error(self, function, *args):
         try:
@@ -248,7 +327,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         chain, _, kept = self._fitted_transform()
         X, text = self._fitted_rows(X)
-        rows = Chunk(_with_class(X, None, self.class_labels_), text)
+        rows = Chunk(_with_targets(X, None, self._n_targets()), text)
         transformed = self._failing_as_value_error(lambda: next(iter(chain.transform([rows]))))
         values = transformed.values
         if kept is not None:
@@ -279,8 +358,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if made is None or made[0] is not self.stage_:
             attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
             by_columns = any(attribute.kind != NUMERIC for attribute in attributes)
-            class_name = self.input_schema_.attributes[-1].name
-            kept = _without(self.stage_.output_schema(), class_name) if self.class_labels_ else None
+            targets = self.input_schema_.attributes[len(attributes) :]
+            kept = _without(self.stage_.output_schema(), targets) if targets else None
             made = self._transform_made = (self.stage_, (Chain([self.stage_]), by_columns, kept))
         return made[1]
 
@@ -317,10 +396,11 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             stage, schema = self.stage_, self.input_schema_
         else:
             attributes = [replace(a, name=name) for a, name in zip(self.input_schema_.attributes, names)]
-            schema = _schema(attributes, self.class_labels_)
+            schema = _schema(attributes, self.class_labels_, self.label_names_)
             stage = _restored(_saved(self.stage_), schema)
         output = stage.output_schema()
-        keep = _without(output, schema.attributes[-1].name) if self.class_labels_ else range(len(output))
+        targets = schema.attributes[len(names) :]
+        keep = _without(output, targets) if targets else range(len(output))
         return np.array([output.attributes[i].name for i in keep], dtype=object)
 
     def __getstate__(self):
@@ -360,9 +440,13 @@ def _accepts(make_stage: Callable[[], Stage]) -> Accepts:
         return Accepts()
 
 
-def _schema(attributes: list[Attribute], labels: tuple[str, ...]) -> Schema:
+def _schema(attributes: list[Attribute], labels: tuple[str, ...], label_names: tuple[str, ...] = ()) -> Schema:
     """The input attributes, then a nominal class when there are labels: ``y (the class)``, or
-    ``y (the class) 1`` … when a feature has that name (no word of ``words`` can)."""
+    ``y (the class) 1`` … when a feature has that name (no word of ``words`` can); or the label attributes
+    ``{0,1}`` of a label matrix, named ``label_names``, last as MEKA's ``-C -k`` says."""
+    if label_names:
+        attributes = [*attributes, *(Attribute(name, NOMINAL, labels=LABEL_VALUES) for name in label_names)]
+        return Schema(with_meka_label_count(_RELATION, -len(label_names)), tuple(attributes))
     if labels:
         taken = {attribute.name for attribute in attributes}
         names = ("y (the class)" + (f" {number}" if number else "") for number in itertools.count())
@@ -399,9 +483,9 @@ def _holds_text(cells: np.ndarray) -> bool:
 
 
 def _targets(y):
-    """y as given when it is an array or a Series, else as an array of references to its values: a
-    list of labels made a unicode array would hold each at the longest one's width."""
-    return y if y is None or hasattr(y, "dtype") else np.asarray(y, dtype=object)
+    """y as given when it is an array, a Series or a DataFrame (a label matrix), else as an array of references
+    to its values: a list of labels made a unicode array would hold each at the longest one's width."""
+    return y if y is None or hasattr(y, "dtype") or hasattr(y, "columns") else np.asarray(y, dtype=object)
 
 
 def _known(y) -> np.ndarray:
@@ -466,19 +550,68 @@ def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
     return (lambda cell: isinstance(cell, number)), (lambda cell: cell), "a number"
 
 
-def _with_class(X, codes: np.ndarray | None, labels: tuple[str, ...]):
-    """X as chunk values, with the class column (``codes``, or missing) appended when there are labels."""
+def _with_targets(X, targets, n_targets: int):
+    """X as chunk values, with the ``n_targets`` columns of y appended: the class's codes or a label matrix's
+    values (``targets``), or missing values (None)."""
     X = sp.csr_matrix(X) if sp.issparse(X) else X
-    if not labels:
+    if not n_targets:
         return X
-    column = np.full((X.shape[0], 1), np.nan) if codes is None else codes.reshape(-1, 1)
-    if sp.issparse(X):
-        return sp.hstack([X, sp.csr_matrix(column)], format="csr")
-    return np.hstack([X, column])
+    if sp.issparse(targets):
+        return sp.hstack([X, targets], format="csr") if sp.issparse(X) else np.hstack([X, targets.toarray()])
+    columns = np.full((X.shape[0], n_targets), np.nan) if targets is None else targets.reshape(len(targets), -1)
+    return sp.hstack([X, sp.csr_matrix(columns)], format="csr") if sp.issparse(X) else np.hstack([X, columns])
 
 
-def _without(schema: Schema, name: str) -> np.ndarray:
-    return np.flatnonzero([attribute.name != name for attribute in schema.attributes])
+def _is_label_matrix(y) -> bool:
+    """True for a label matrix: sparse, or two-dimensional with more than one column (scikit-learn's
+    multi-label targets; one column is a column of labels)."""
+    return y is not None and (sp.issparse(y) or (len(getattr(y, "shape", ())) == 2 and y.shape[1] > 1))
+
+
+def _label_values(Y, where: str):
+    """A label matrix's values as float64, CSR if sparse; ValueError for values that are not numbers."""
+    if hasattr(Y, "columns"):
+        return Y.to_numpy(dtype=np.float64, na_value=np.nan)
+    if sp.issparse(Y):
+        if Y.dtype.kind not in "biuf":
+            raise ValueError(f"{where}: Y holds {Y.dtype}, not numbers: a label matrix holds 0 and 1")
+        return sp.csr_matrix(Y, dtype=np.float64)
+    array = np.asarray(Y)
+    if array.dtype.kind in "biuf":
+        return np.asarray(array, dtype=np.float64)
+    if array.dtype.kind != "O" or _holds_text(array.ravel()):
+        raise ValueError(f"{where}: Y holds text, not numbers: a label matrix holds 0 and 1")
+    try:
+        return np.asarray(np.where(array == None, np.nan, array), dtype=np.float64)  # noqa: E711  # None: not known
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{where}: Y holds something other than numbers ({error}): a label matrix holds 0 and 1"
+        ) from None
+
+
+def _refuse_unlabelled_values(values, names: list[str], where: str) -> None:
+    """ValueError naming the first value of a label matrix other than 0, 1 and NaN (not known), its row and label."""
+    cells = values.data if sp.issparse(values) else values
+    wrong = (cells != 0) & (cells != 1) & ~np.isnan(cells)
+    if not wrong.any():
+        return
+    if sp.issparse(values):
+        coordinates = values.tocoo()  # its entries in the order of values.data
+        found = np.flatnonzero(wrong)
+        first = found[np.lexsort((coordinates.col[found], coordinates.row[found]))[0]]
+        row, column = coordinates.row[first], coordinates.col[first]
+    else:
+        row, column = np.argwhere(wrong)[0]
+    raise ValueError(
+        f"{where}: Y holds {values[row, column]:g} in row {row} for the label {names[column]!r}: "
+        "a label matrix holds 0 and 1 (NaN: not known)"
+    )
+
+
+def _without(schema: Schema, targets) -> np.ndarray:
+    """The positions of ``schema``'s attributes other than those called as ``targets`` (attributes) are."""
+    names = {attribute.name for attribute in targets}
+    return np.flatnonzero([attribute.name not in names for attribute in schema.attributes])
 
 
 def _saved(stage: Stage) -> dict:
@@ -493,7 +626,8 @@ def _saved(stage: Stage) -> dict:
 
 def _restored(saved: dict, schema: Schema) -> Stage:
     """The stage :func:`_saved` describes, prepared for ``schema`` (class last, if nominal)."""
-    class_name = schema.attributes[-1].name if schema.attributes[-1].kind == NOMINAL else None
+    labelled = meka_label_count(schema.relation) is not None
+    class_name = schema.attributes[-1].name if schema.attributes[-1].kind == NOMINAL and not labelled else None
     stages = [(saved["name"], saved["params"], saved["state"])]
     return Chain.rebuilt(_registry(), stages, schema, class_name, saved["positive"]).stages[0]
 
@@ -520,12 +654,14 @@ def _adapter_class(
     namespace: dict,
 ) -> type:
     """A transformer class whose parameters are ``leading`` (positional), ``options`` (``stage_NAME`` if
-    named like an attribute of :class:`FilterkitTransformer`) and ``positive``, documented from their declarations."""
-    taken = set(dir(FilterkitTransformer)) | {"positive"} | {o.name for o in leading}
+    named like an attribute of :class:`FilterkitTransformer`), ``positive`` and ``label_names``, documented from
+    their declarations."""
+    taken = set(dir(FilterkitTransformer)) | {"positive", "label_names"} | {o.name for o in leading}
     renamed = {o.name: f"stage_{o.name}" if o.name in taken else o.name for o in options}
     documented = [(o.name, o) for o in leading] + [(renamed[o.name], o) for o in options]
     if with_positive:
         documented.append(("positive", Option("positive", str, None, _POSITIVE_HELP)))
+        documented.append(("label_names", Option("label_names", list, None, _LABEL_NAMES_HELP)))
     positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
     parameters = [inspect.Parameter("self", positional)] + [
         inspect.Parameter(name, positional if k < len(leading) else keyword, default=option.default)
@@ -654,18 +790,45 @@ def __dir__() -> list[str]:
     return sorted(set(_exported_names()) | set(_stages_by_class_name()) | {"class_name_for", "derived_class_name"})
 
 
-def load(path, class_: str | int | None = "last", as_frame: bool = False, format: str | None = None, **format_options):
+class Loaded(tuple):
+    """What :func:`load` and :func:`load_arff` return: the tuple ``(X, y, feature_names)``, and in
+    ``label_names`` the names of multi-label data's labels, Y's columns (``()`` for data with a class)."""
+
+    label_names: tuple[str, ...]
+
+    def __new__(cls, X, y, feature_names: list[str], label_names: tuple[str, ...] = ()):
+        loaded = super().__new__(cls, (X, y, feature_names))
+        loaded.label_names = tuple(label_names)
+        return loaded
+
+    def __getnewargs__(self):
+        return (*self, self.label_names)
+
+
+def load(
+    path,
+    class_: str | int | None = "last",
+    as_frame: bool = False,
+    format: str | None = None,
+    labels: str | os.PathLike | None = None,
+    **format_options,
+) -> Loaded:
     """Any file the command line reads (docs/sklearn.md), in ``format`` (``--from``'s names; None: by its
     name, as the command line decides) with the formats' reading options ``format_options`` (``text=``,
-    ``nominal=``, ``numeric=``, ``zero_based=``), as ``(X, y, feature_names)``: see :func:`load_arff`."""
+    ``nominal=``, ``numeric=``, ``zero_based=``, ``labels_column=``), as ``(X, y, feature_names)``: see
+    :func:`load_arff`, also for ``labels`` (Mulan's XML)."""
     options = FormatOptions(None if class_ is None else str(class_), **format_options)
-    return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load")
+    return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load", labels)
 
 
-def load_arff(path, class_: str | int | None = "last", as_frame: bool = False):
+def load_arff(
+    path, class_: str | int | None = "last", as_frame: bool = False, labels: str | os.PathLike | None = None
+) -> Loaded:
     """An ARFF file (plain or gzip) as ``(X, y, feature_names)``, the class picked by ``class_`` as ``-c``
-    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series."""
-    return _loaded(read_arff(path), None if class_ is None else str(class_), as_frame, "load_arff")
+    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series.  On multi-label data
+    (MEKA's ``-C``, or the labels Mulan's XML file ``labels`` names, as ``--labels``) y is the label matrix
+    Y, one column per label, and the result's ``label_names`` names them; ``class_`` is not used."""
+    return _loaded(read_arff(path), None if class_ is None else str(class_), as_frame, "load_arff", labels)
 
 
 def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[Schema, Chunk]:
@@ -679,19 +842,29 @@ def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[
         return schema, concatenate(list(source.chunks()), len(schema), schema.text_columns())
 
 
-def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str):
-    """``(X, y, feature_names)`` of a whole file's schema and rows (``caller`` names the loader in its warning)."""
+def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str, labels) -> Loaded:
+    """``(X, y, feature_names)`` of a whole file's schema and rows (``caller`` names the loader in its warning);
+    on multi-label data (the labels MEKA's ``-C`` or Mulan's XML file ``labels`` names) y is the label matrix:
+    :func:`_label_matrix_of`."""
     schema, chunk = read
-    class_index = resolve_class(schema, class_spec)
-    features = [position for position in range(len(schema.attributes)) if position != class_index]
+    names_of_labels = label_names(schema, None if labels is None else mulan_labels(os.fspath(labels)))
+    targets = label_positions(schema, names_of_labels)
+    class_index = None if targets else resolve_class(schema, class_spec)
+    if class_index is not None:
+        targets = (class_index,)
+    features = [position for position in range(len(schema.attributes)) if position not in targets]
     names = [schema.attributes[position].name for position in features]
     X = chunk.values[:, features]
     y = None if class_index is None else _class_values(schema.attributes[class_index], chunk.column(class_index))
     if class_index in chunk.text:
         y = np.array(chunk.text[class_index], dtype=object)
+    if names_of_labels:  # Y's columns in the attributes' order, as the chain takes the labels
+        names_of_labels = tuple(schema.attributes[position].name for position in targets)
+        y = chunk.values[:, list(targets)]
+        y = sp.csr_matrix(y) if sp.issparse(y) else np.asarray(y, dtype=np.float64)
     if as_frame:
-        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y, caller)
-        return frame, target, names
+        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y, caller, names_of_labels)
+        return Loaded(frame, target, names, names_of_labels)
     nominal = [schema.attributes[position].name for position in features if schema.attributes[position].kind == NOMINAL]
     if nominal:
         warnings.warn(
@@ -704,7 +877,7 @@ def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, 
         X = (X.toarray() if sp.issparse(X) else np.asarray(X)).astype(object)
         for k in texts:
             X[:, k] = chunk.text[features[k]]
-    return (sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)), y, names
+    return Loaded(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X), y, names, names_of_labels)
 
 
 def _class_values(attribute: Attribute, codes: np.ndarray) -> np.ndarray:
@@ -716,9 +889,18 @@ def _class_values(attribute: Attribute, codes: np.ndarray) -> np.ndarray:
 
 
 def _as_frame(
-    schema: Schema, features: list[int], names: list[str], X, text: dict, class_index: int | None, y, caller: str
+    schema: Schema,
+    features: list[int],
+    names: list[str],
+    X,
+    text: dict,
+    class_index: int | None,
+    y,
+    caller: str,
+    label_names: tuple[str, ...] = (),
 ):
-    """``(X, y)`` as a pandas DataFrame and Series (None without a class)."""
+    """``(X, y)`` as a pandas DataFrame and Series (None without a class), or with ``label_names`` X and the
+    label matrix y as a DataFrame of nullable ``Int8`` columns named by the labels."""
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
@@ -735,6 +917,8 @@ def _as_frame(
         elif position in text:
             frame[name] = pd.array(text[position], dtype="string")
     target = None
+    if label_names:
+        target = pd.DataFrame(y.toarray() if sp.issparse(y) else y, columns=list(label_names)).astype("Int8")
     if class_index is not None:
         attribute = schema.attributes[class_index]
         labels = list(attribute.labels) if attribute.kind == NOMINAL else None

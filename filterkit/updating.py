@@ -28,13 +28,16 @@ from filterkit.plugins import Registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.stage import Stage
-from filterkit.statistics import PresenceCounts, ValueCounts
+from filterkit.statistics import LabelSetStatistics, LabelStatistics, PresenceCounts, ValueCounts
 
 #: The key of the statistics in a model document.
 SECTION = "statistics"
 
 _VALUE_COUNTS, _PRESENCE_COUNTS, _EXACT_SUMS = "value counts", "presence counts", "exact sums"
+_LABEL_COUNTS, _LABEL_SET_COUNTS = "label counts", "label set counts"
 _COUNTS = (ValueCounts, PresenceCounts)
+#: Class counts of multi-label rows: one table per label, or one per label set (:mod:`filterkit.statistics`).
+_LABELLED = (LabelStatistics, LabelSetStatistics)
 
 
 def statistics_section(chain: Chain) -> list:
@@ -74,8 +77,8 @@ def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
 
 def saved_statistics(stage: Stage, statistics: Any) -> dict:
     """``stage``'s statistics as plain data: class counts here (wherever they are), the rest by the stage."""
-    if isinstance(statistics, _COUNTS):
-        return saved_counts(statistics)
+    if isinstance(statistics, (*_COUNTS, *_LABELLED)):
+        return _saved(statistics)
     return _saved(guarded(stage, "saving its statistics", stage.saved_statistics, statistics))
 
 
@@ -83,6 +86,11 @@ def _saved(value: Any) -> Any:
     """``value`` with each class counts (:func:`saved_counts`) and exact sums in it as plain data."""
     if isinstance(value, _COUNTS):
         return saved_counts(value)
+    if isinstance(value, LabelStatistics):
+        return {"kind": _LABEL_COUNTS, "per_label": [saved_counts(counts) for counts in value.per_label]}
+    if isinstance(value, LabelSetStatistics):  # each set its labels' bits, packed as label_set_codes packs them
+        sets = np.array([list(packed) for packed in value.sets], dtype=np.uint8).reshape(len(value.sets), -1)
+        return {"kind": _LABEL_SET_COUNTS, "sets": sets, "counts": saved_counts(value.counts)}
     if isinstance(value, ExactSums):
         return {"kind": _EXACT_SUMS, **_saved_sums(value)}
     if isinstance(value, dict):
@@ -95,17 +103,31 @@ def loaded_statistics(stage: Stage, saved: dict) -> Any:
     where they do not fit it."""
     try:
         counts = _loaded(saved)
-        if isinstance(counts, _COUNTS):
-            empty = stage.new_statistics()
-            if type(counts) is not type(empty) or (counts.n_features, counts.n_classes) != (
-                empty.n_features,
-                empty.n_classes,
-            ):
-                raise ValueError("they are not the counts the stage gathers")
+        if isinstance(counts, (*_COUNTS, *_LABELLED)):
+            check_counts_fit(counts, stage.new_statistics())
             return counts
         return stage.loaded_statistics(counts)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise FilterkitError(f"stage '{stage.name}': the model's statistics of it do not fit it ({error})") from None
+
+
+def check_counts_fit(counts: Any, expected: Any) -> None:
+    """ValueError unless ``counts`` are class counts (or multi-label ones) of ``expected``'s kind, features and
+    classes (label sets: as many classes as sets)."""
+    if type(counts) is not type(expected):
+        raise ValueError("they are not the counts the stage gathers")
+    if isinstance(counts, LabelStatistics):
+        if len(counts.per_label) != len(expected.per_label):
+            raise ValueError(
+                f"counts of {len(counts.per_label)} labels where the stage learns {len(expected.per_label)}"
+            )
+        for mine, theirs in zip(counts.per_label, expected.per_label):
+            check_counts_fit(mine, theirs)
+    elif isinstance(counts, LabelSetStatistics):  # as many classes as sets: checked as they were loaded
+        if type(counts.counts) is not type(expected.counts) or counts.counts.n_features != expected.counts.n_features:
+            raise ValueError("they are not the counts the stage gathers")
+    elif (counts.n_features, counts.n_classes) != (expected.n_features, expected.n_classes):
+        raise ValueError("they are not the counts the stage gathers")
 
 
 def _loaded(value: Any) -> Any:
@@ -113,10 +135,26 @@ def _loaded(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get("kind") in (_VALUE_COUNTS, _PRESENCE_COUNTS):
             return counts_of_saved(value)
+        if value.get("kind") == _LABEL_COUNTS:
+            return LabelStatistics([counts_of_saved(counts) for counts in value["per_label"]])
+        if value.get("kind") == _LABEL_SET_COUNTS:
+            return _label_sets_of_saved(value)
         if value.get("kind") == _EXACT_SUMS:
             return _sums_of_saved(value, None)
         return {key: _loaded(item) for key, item in value.items()}
     return value
+
+
+def _label_sets_of_saved(saved: dict) -> LabelSetStatistics:
+    """The label-set counts :func:`_saved` gave (ValueError where they are not well formed)."""
+    sets = _array(saved["sets"], np.uint8, dimensions=2)
+    packed = tuple(bytes(row) for row in sets)
+    if list(packed) != sorted(set(packed)):
+        raise ValueError("'sets' are not distinct label sets in ascending order")
+    counts = counts_of_saved(saved["counts"])
+    if counts.n_classes != len(packed):
+        raise ValueError(f"counts of {counts.n_classes} classes for {len(packed)} label sets")
+    return LabelSetStatistics(packed, counts)
 
 
 def saved_counts(counts: ValueCounts | PresenceCounts) -> dict:
@@ -267,6 +305,7 @@ def updated_chain(
         [registry.make_stage(stage.name, stage.params, saved=True) for stage in old.stages],
         class_spec=class_spec,
         positive=old.positive,
+        labels=old.labels,
     )
     new.kept_statistics = {}
     loaded: dict[int, Any] = {}

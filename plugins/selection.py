@@ -57,6 +57,18 @@ RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"
 
 
+def _counts_shape(counts) -> tuple | None:
+    """What of ``select``'s class counts must match the stage's: their kind, features and classes (label sets:
+    their number is the counts' own), label by label on multi-label data."""
+    if counts is None:
+        return None
+    if isinstance(counts, LabelStatistics):
+        return (LabelStatistics, tuple(_counts_shape(label) for label in counts.per_label))
+    if isinstance(counts, LabelSetStatistics):
+        return (LabelSetStatistics, type(counts.counts), counts.counts.n_features)
+    return (type(counts), counts.n_features, counts.n_classes)
+
+
 @dataclass
 class SelectionStatistics:
     """What ``select`` learns in its pass: per-feature non-zero counts and the row
@@ -65,7 +77,7 @@ class SelectionStatistics:
 
     rows: int
     nonzero: np.ndarray
-    counts: ValueCounts | LabelStatistics | None = None
+    counts: ValueCounts | LabelStatistics | LabelSetStatistics | None = None
     sample_rows: list = field(default_factory=list)
     sample_labels: list = field(default_factory=list)
 
@@ -204,7 +216,9 @@ class Selector(AttributeSubset):
 
     def new_statistics(self) -> SelectionStatistics:
         statistics = SelectionStatistics(0, np.zeros(len(self.features)))
-        if self.label_positions:
+        if self.label_positions and self.params["label_powerset"]:
+            statistics.counts = LabelSetStatistics((), ValueCounts.empty(len(self.features), 0))
+        elif self.label_positions:
             statistics.counts = LabelStatistics(
                 [ValueCounts.empty(len(self.features), 2) for _ in self.label_positions]
             )
@@ -239,8 +253,6 @@ class Selector(AttributeSubset):
                 "stage 'select' with --metric svm keeps a sample of the rows, which a model does not hold: "
                 "it cannot be updated"
             )
-        if self.label_positions:
-            raise FilterkitError("stage 'select' on multi-label data cannot save its statistics: it cannot be updated")
         counts = {} if statistics.counts is None else {"counts": statistics.counts}
         return {"rows": statistics.rows, "nonzero": statistics.nonzero, **counts}
 
@@ -251,9 +263,7 @@ class Selector(AttributeSubset):
         if not isinstance(nonzero, np.ndarray) or nonzero.dtype != np.float64 or nonzero.shape != (len(self.features),):
             raise ValueError("'nonzero' is not one float64 per feature")
         expected = self.new_statistics().counts
-        if isinstance(expected, LabelStatistics):
-            raise ValueError("multi-label statistics are not saved")
-        shapes = [None if c is None else (type(c), c.n_features, c.n_classes) for c in (counts, expected)]
+        shapes = [_counts_shape(c) for c in (counts, expected)]
         if shapes[0] != shapes[1]:
             raise ValueError("'counts' are not those the stage gathers")
         return SelectionStatistics(rows, nonzero, counts)
@@ -410,7 +420,10 @@ class Selector(AttributeSubset):
                 self,
                 f"'kept' names attributes that are not among the input's {len(self.features)} features, or one twice",
             )
-        if self.rule != "sparsity" and not (self.params["per_class"] or self.params["per_label"]):
+        # the turns of --per-class and --per-label, and the ranking of --label-powerset (by Weka's Ranker where
+        # more than two label sets made the k-class metric joint), are not the scores' plain order
+        chosen_otherwise = self.params["per_class"] or self.params["per_label"] or self.params["label_powerset"]
+        if self.rule != "sparsity" and not chosen_otherwise:
             assert self.scores is not None  # a declared array of the state, loaded above
             self._choose(self.scores, None)
             if not np.array_equal(self.kept, kept):

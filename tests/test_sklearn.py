@@ -133,13 +133,15 @@ def test_every_stage_has_a_transformer_whose_parameters_are_its_options_with_the
         assert getattr(adapters, transformer.__name__) is transformer
         expected = {transformer.stage_parameters[o.name]: o.default for o in registered.value.options}
         params = transformer().get_params()
-        params.pop("positive", None)
+        assert ("positive" in params) is ("label_names" in params), name  # y's parameters: both or neither
+        params.pop("positive", None), params.pop("label_names", None)
         assert params == expected, name
     assert Shaper is transformer_for("shape") and Selector is transformer_for("select")
     assert PresenceBinarizer is transformer_for("binarize") and L2Normalizer is transformer_for("l2")
     assert MinMaxNormalizer is transformer_for("minmax") and adapters.BnsTransformer is transformer_for("bns")
     assert adapters.BnsScorer is transformer_for("bns") and adapters.ThresholdEncoder is Thresholds
     assert "positive" in Shaper().get_params() and "positive" not in MinMaxNormalizer().get_params()
+    assert "label_names" in Selector().get_params() and "label_names" not in MinMaxNormalizer().get_params()
     assert list(inspect.signature(ScoreScaler).parameters)[:2] == ["metric", "presence"]
 
 
