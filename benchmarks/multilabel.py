@@ -1,7 +1,8 @@
 """A multi-label text benchmark a fresh Debian machine builds: package descriptions labelled by their debtags.
 
-    python benchmarks/multilabel.py build [--inputs benchmarks/.inputs/multilabel]
-    python benchmarks/multilabel.py run [--inputs …] [--formats arff,jsonl]
+    python benchmarks/multilabel.py run [--inputs benchmarks/.inputs/multilabel] [--runs selection,shape]
+                                        [--formats arff,jsonl]     # builds first when not built; then summarizes
+    python benchmarks/multilabel.py build [--inputs …]
     python benchmarks/multilabel.py summarize [--inputs …]
 
 ``build`` takes bookworm main's long descriptions as benchmarks/corpora.py makes them (``apt-cache dumpavail``
@@ -54,14 +55,16 @@ def selection(metric: str, how: str) -> str:
     return f"{ALL_WORDS} select --metric {metric} --presence --top {TOP} {how} binarize"
 
 
-#: The chains, the first the baseline of evaluate's paired tests: tf·idf as ``train``'s default candidate makes
-#: it (filterkit/trained.py) and the README's route, on the README's words (1,000 in all on multi-label data:
-#: ``words`` keeps its 1,000 per class over all rows when there is no class); tf·idf on every word, as
-#: TfidfVectorizer keeps them; and BNS and χ² selection of 1,000 of every word by max, mean and Forman's round
-#: robin.  ``shape`` on every word is left out: a copy of each of ~28,000 words per label is ~970,000 features.
+#: The chains: tf·idf as ``train``'s default candidate makes it (filterkit/trained.py) and the README's route
+#: (``shape`` per label, or toward each word's most informative label), on the README's words (1,000 in all on
+#: multi-label data: ``words`` keeps its 1,000 per class over all rows when there is no class); tf·idf on every
+#: word, as TfidfVectorizer keeps them; and BNS and χ² selection of 1,000 of every word by max, mean and Forman's
+#: round robin.  ``shape`` on every word is left out: a copy of each of ~28,000 words per label is ~970,000
+#: features.
 CHAINS = {
     "tf·idf": f"{WORDS} idf --presence --multiply l2",
     "shape bns l2": f"{WORDS} shape bns l2",
+    "shape max bns l2": f"{WORDS} shape --multiclass max bns l2",
     "tf·idf (all words)": f"{ALL_WORDS} idf --presence --multiply l2",
     "BNS max": selection("bns", "--combine max"),
     "BNS mean": selection("bns", "--combine mean"),
@@ -70,6 +73,16 @@ CHAINS = {
     "χ² mean": selection("chi", "--combine mean"),
     "χ² round robin": selection("chi", "--per-label"),
 }
+#: The evaluations, each one ``evaluate --compare`` of these chains, the first the baseline.  ``shape``'s default
+#: on 35 labels, a copy of each word per label (~35,000 features), is the costly one: ``shape-copies`` is left out
+#: of ``run``'s default (on this machine its evaluation had not ended after 6 CPU minutes); ``shape max`` shapes
+#: each word once, toward its most informative label.
+RUNS = {
+    "selection": [name for name in CHAINS if not name.startswith("shape")],
+    "shape": ["tf·idf", "shape max bns l2"],
+    "shape-copies": ["tf·idf", "shape bns l2"],
+}
+DEFAULT_RUNS = ("selection", "shape")
 
 
 def debtags(record: dict[str, str]) -> list[str]:
@@ -141,20 +154,21 @@ def build(inputs: Path) -> dict:
     return sizes
 
 
-def run_filterkit(inputs: Path, form: str) -> dict:
-    """Every chain of ``CHAINS`` in one ``evaluate --test`` on the ``form`` files; the JSON and the predictions."""
+def run_filterkit(inputs: Path, run: str, form: str) -> dict:
+    """The chains of ``RUNS[run]`` in one ``evaluate --test`` on the ``form`` training file; the JSON and the
+    predictions."""
     data, results = inputs / "data", inputs / "results"
-    target = results / f"filterkit-{form}.json"
+    target = results / f"filterkit-{run}-{form}.json"
     if target.exists():
         return json.loads(target.read_text())
     results.mkdir(parents=True, exist_ok=True)
     predictions = target.with_suffix(".csv")
-    command = ["nice", "-n", "10", "filterkit", "evaluate", "--json", "--quiet"]
+    command = ["filterkit", "evaluate", "--json", "--quiet"]
     if form == "jsonl":
         command += ["--labels-column", "labels"]
     # the test file is MEKA's in both: a JSON Lines file's labels are not read against a training header yet
     command += ["--test", str(data / f"{STEM}-test.arff"), "--predictions", str(predictions)]
-    command += ["--compare", str(data / f"{STEM}-train.{form}"), *CHAINS.values()]
+    command += ["--compare", str(data / f"{STEM}-train.{form}"), *(CHAINS[name] for name in RUNS[run])]
     started = time.time()
     finished = subprocess.run(command, capture_output=True, text=True, check=True)
     found = json.loads(finished.stdout)
@@ -199,12 +213,15 @@ def run_sklearn(inputs: Path) -> dict:
     return found
 
 
-def run(inputs: Path, formats: list[str]) -> None:
-    """scikit-learn's route, then filterkit's chains on each format."""
+def run(inputs: Path, runs: list[str], formats: list[str]) -> None:
+    """The corpus when not built, scikit-learn's route, then each of ``runs`` on each format."""
+    if not (inputs / "data" / "sizes.json").exists():
+        build(inputs)
     print("scikit-learn", run_sklearn(inputs)["seconds"], "s", flush=True)
-    for form in formats:
-        found = run_filterkit(inputs, form)
-        print(form, found["seconds"], "s, load", " ".join(found["load"]), flush=True)
+    for name in runs:
+        for form in formats:
+            found = run_filterkit(inputs, name, form)
+            print(name, form, found["seconds"], "s, load", " ".join(found["load"]), flush=True)
 
 
 def label_matrix(sets: list[str], labels: list[str]):
@@ -234,22 +251,25 @@ def read_as_arff(path: Path) -> bytes:
 
 
 def check_formats(inputs: Path) -> str:
-    """Whether filterkit reads the same of both formats, and their evaluations (the JSON Lines training file
-    against the same test file) gave the same results, paired tests and predictions."""
+    """Whether filterkit reads the same of both formats, and which runs' evaluations (the JSON Lines training
+    file against the same test file) gave the same results, paired tests and predictions."""
     data, results = inputs / "data", inputs / "results"
     for part in ("train", "test"):
         if read_as_arff(data / f"{STEM}-{part}.arff") != read_as_arff(data / f"{STEM}-{part}.jsonl"):
             return f"the {part} files read DIFFERENTLY"
-    runs = [results / f"filterkit-{form}" for form in FORMATS]
-    if not all(run.with_suffix(".json").exists() for run in runs):
-        return "both read as the same bytes; one format's evaluation was not run"
-    documents = [json.loads(run.with_suffix(".json").read_text()) for run in runs]
-    same = all(documents[0][key] == documents[1][key] for key in ("results", "paired"))
-    settings = [{k: v for k, v in document["settings"].items() if k not in ("input", "test")} for document in documents]
-    same = same and settings[0] == settings[1]
-    same = same and runs[0].with_suffix(".csv").read_bytes() == runs[1].with_suffix(".csv").read_bytes()
-    same_files = "both files read as the same bytes"
-    return f"{same_files}, and give the same results, paired tests and predictions" if same else "DIFFERENT results"
+    found = []
+    for run in RUNS:
+        paths = [results / f"filterkit-{run}-{form}" for form in FORMATS]
+        if not all(path.with_suffix(".json").exists() for path in paths):
+            continue
+        documents = [json.loads(path.with_suffix(".json").read_text()) for path in paths]
+        settings = [{k: v for k, v in doc["settings"].items() if k not in ("input", "test")} for doc in documents]
+        same = settings[0] == settings[1] and all(
+            documents[0][key] == documents[1][key] for key in ("results", "paired")
+        )
+        same = same and paths[0].with_suffix(".csv").read_bytes() == paths[1].with_suffix(".csv").read_bytes()
+        found.append(f"run {run!r}: " + ("the same results, paired tests and predictions" if same else "DIFFERENT"))
+    return "both files of each part read as the same bytes; " + ("; ".join(found) or "no run of both formats")
 
 
 def summarize(inputs: Path) -> str:
@@ -261,10 +281,18 @@ def summarize(inputs: Path) -> str:
 
     results = inputs / "results"
     sizes = json.loads((inputs / "data" / "sizes.json").read_text())
-    document = json.loads((results / "filterkit-arff.json").read_text())
+    paths = {run: results / f"filterkit-{run}-arff.json" for run in RUNS}
+    documents = {run: json.loads(path.read_text()) for run, path in paths.items() if path.exists()}
+    document = documents["selection"]
     labels = document["settings"]["labels"]
-    with open(results / "filterkit-arff.csv", encoding="utf-8") as table:
-        rows = list(csv.DictReader(table))
+    others = [doc for run, doc in documents.items() if run != "selection"]
+    assert all(doc["results"][0] == document["results"][0] for doc in others), "the baseline differs between runs"
+    results_of_all = document["results"] + [entry for doc in others for entry in doc["results"][1:]]
+    selection_chains = set(document["settings"]["chains"])
+    rows = []
+    for run in documents:
+        with open(results / f"filterkit-{run}-arff.csv", encoding="utf-8") as table:
+            rows += [row for row in csv.DictReader(table) if run == "selection" or row["chain"] not in selection_chains]
     truth_sets = [row["truth"] for row in rows if row["chain"] == rows[0]["chain"]]
     truth = label_matrix(truth_sets, labels)
     sklearn = run_sklearn(inputs)
@@ -273,13 +301,31 @@ def summarize(inputs: Path) -> str:
     routes.update(
         {
             entry["chain"]: label_matrix([r["predicted"] for r in rows if r["chain"] == entry["chain"]], labels)
-            for entry in document["results"]
+            for entry in results_of_all
         }
     )
     names = {chain: name for name, chain in CHAINS.items()}
     found = {route: measures(truth, predicted) for route, predicted in routes.items()}
+    truth_keys = [tuple(row) for row in truth]
+
+    def paired_tests(route: str, other: str) -> tuple[dict, dict]:
+        """scipy's Wilcoxon over the labels' F1 and McNemar's exact test on the rows' whole label sets."""
+        differences = np.subtract(found[route]["per_label"], found[other]["per_label"])
+        wins, ties = int(np.sum(differences > 0)), int(np.sum(differences == 0))
+        p = float(wilcoxon(found[route]["per_label"], found[other]["per_label"]).pvalue)
+        only = mcnemar(truth_keys, [tuple(row) for row in routes[route]], [tuple(row) for row in routes[other]])
+        over = {"difference": differences.mean(), "wins": wins, "ties": ties, "losses": len(differences) - wins - ties}
+        return {**over, "wilcoxon_p": p}, {"only_chain_right": only[0], "only_baseline_right": only[1], "p": only[2]}
+
     disagreements = []
-    for entry in document["results"]:
+    for doc in documents.values():
+        for entry in doc["paired"]:
+            for theirs, ours in zip(
+                (entry["f1_over_labels"], entry["subset_mcnemar"]), paired_tests(entry["chain"], entry["baseline"])
+            ):
+                if any(not np.isclose(ours[key], value, rtol=1e-9, atol=1e-12) for key, value in theirs.items()):
+                    disagreements.append(f"{names[entry['chain']]}'s paired tests")
+    for entry in results_of_all:
         ours = found[entry["chain"]]
         theirs = dict(entry, per_label=[entry["per_label"][label]["f1"] for label in labels])
         for key, value in ours.items():
@@ -290,18 +336,20 @@ def summarize(inputs: Path) -> str:
         f"Corpus: {train['documents']:,} training and {test['documents']:,} test documents, {sizes['labels']} labels; "
         f"cardinality {train['cardinality']:.3f} / {test['cardinality']:.3f}, density {train['density']:.4f} / "
         f"{test['density']:.4f}, {train['label sets']} / {test['label sets']} distinct label sets; {sizes['lists']}.",
-        "evaluate's measures against sklearn.metrics on its --predictions: "
+        "evaluate's measures and paired tests against sklearn.metrics and scipy.stats on its --predictions: "
         + ("all agree (to 1e-12)" if not disagreements else "DISAGREE: " + ", ".join(disagreements))
         + ".",
         f"MEKA ARFF against JSON Lines: {check_formats(inputs)}.",
-        f"evaluate: {document['seconds']} s wall (load {' '.join(document['load'])}); "
+        "evaluate: "
+        + "; ".join(f"{run} {doc['seconds']} s wall (load {' '.join(doc['load'])})" for run, doc in documents.items())
+        + "; "
         f"scikit-learn {sklearn['seconds']} s CPU.",
         "",
         "| route | micro-F1 | macro-F1 | Hamming loss | subset accuracy | per-label F1 vs the first chain: Δ, "
         "W/T/L, Wilcoxon p | exact sets right only under it / only under the first, McNemar p |",
         "|---|---|---|---|---|---|---|",
     ]
-    paired = {entry["chain"]: entry for entry in document["paired"]}
+    paired = {entry["chain"]: entry for doc in documents.values() for entry in doc["paired"]}
     for route, values in found.items():
         cells = [f"{values[key]:.3f}" for key in ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")]
         tests = ["", ""]
@@ -319,20 +367,16 @@ def summarize(inputs: Path) -> str:
         "/ only under the other, McNemar p |",
         "|---|---|---|---|",
     ]
-    truth_keys = [tuple(row) for row in truth]
 
     def versus(route: str, other: str) -> str:
-        differences = np.subtract(found[route]["per_label"], found[other]["per_label"])
-        wins, ties = int(np.sum(differences > 0)), int(np.sum(differences == 0))
-        p = wilcoxon(found[route]["per_label"], found[other]["per_label"]).pvalue
-        exact = mcnemar(truth_keys, [tuple(row) for row in routes[route]], [tuple(row) for row in routes[other]])
+        over, exact = paired_tests(route, other)
         return (
-            f"{differences.mean():+.3f}, {wins}/{ties}/{len(differences) - wins - ties}, {p:.2g} | "
-            f"{exact[0]} / {exact[1]}, {exact[2]:.2g}"
+            f"{over['difference']:+.3f}, {over['wins']}/{over['ties']}/{over['losses']}, {over['wilcoxon_p']:.2g} | "
+            f"{exact['only_chain_right']} / {exact['only_baseline_right']}, {exact['p']:.2g}"
         )
 
     sklearn_route = next(iter(routes))
-    for chain in document["settings"]["chains"]:
+    for chain in (entry["chain"] for entry in results_of_all):
         lines.append(f"| scikit-learn | `{names[chain]}` | {versus(chain, sklearn_route)} |")
     for metric in ("BNS", "χ²"):
         for how in ("mean", "round robin"):
@@ -348,12 +392,14 @@ def main() -> None:
     parser.add_argument("action", choices=("build", "run", "summarize"))
     parser.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
     parser.add_argument("--formats", default=",".join(FORMATS), help="of arff, jsonl (run)")
+    parser.add_argument("--runs", default=",".join(DEFAULT_RUNS), help="of selection, shape, shape-copies (run)")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":
         print(json.dumps(build(args.inputs), indent=1))
     elif args.action == "run":
-        run(args.inputs, args.formats.split(","))
+        run(args.inputs, args.runs.split(","), args.formats.split(","))
+        print(summarize(args.inputs))
     else:
         print(summarize(args.inputs))
 
