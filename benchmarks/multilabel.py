@@ -47,6 +47,7 @@ MIN_TRAINING_POSITIVES = 70
 STEM = "debtags"
 FORMATS = ("arff", "jsonl")
 TOP = 1000
+MEASURES = ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")
 
 
 def selection(metric: str, how: str) -> str:
@@ -283,6 +284,8 @@ def summarize(inputs: Path) -> str:
     sizes = json.loads((inputs / "data" / "sizes.json").read_text())
     paths = {run: results / f"filterkit-{run}-arff.json" for run in RUNS}
     documents = {run: json.loads(path.read_text()) for run, path in paths.items() if path.exists()}
+    if "selection" not in documents:
+        return f"No summary without the selection run ({paths['selection']} is missing).\n"
     document = documents["selection"]
     labels = document["settings"]["labels"]
     others = [doc for run, doc in documents.items() if run != "selection"]
@@ -312,7 +315,8 @@ def summarize(inputs: Path) -> str:
         """scipy's Wilcoxon over the labels' F1 and McNemar's exact test on the rows' whole label sets."""
         differences = np.subtract(found[route]["per_label"], found[other]["per_label"])
         wins, ties = int(np.sum(differences > 0)), int(np.sum(differences == 0))
-        p = float(wilcoxon(found[route]["per_label"], found[other]["per_label"]).pvalue)
+        ours, theirs = found[route]["per_label"], found[other]["per_label"]
+        p = 1.0 if ties == len(differences) else float(wilcoxon(ours, theirs).pvalue)  # 1 when all tie, as evaluate
         only = mcnemar(truth_keys, [tuple(row) for row in routes[route]], [tuple(row) for row in routes[other]])
         over = {"difference": differences.mean(), "wins": wins, "ties": ties, "losses": len(differences) - wins - ties}
         return {**over, "wilcoxon_p": p}, {"only_chain_right": only[0], "only_baseline_right": only[1], "p": only[2]}
@@ -351,7 +355,7 @@ def summarize(inputs: Path) -> str:
     ]
     paired = {entry["chain"]: entry for doc in documents.values() for entry in doc["paired"]}
     for route, values in found.items():
-        cells = [f"{values[key]:.3f}" for key in ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy")]
+        cells = [f"{values[key]:.{4 if key == 'hamming_loss' else 3}f}" for key in MEASURES]
         tests = ["", ""]
         if route in paired:
             over, exact = paired[route]["f1_over_labels"], paired[route]["subset_mcnemar"]

@@ -4,8 +4,12 @@ filterkit reads as the same data."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # multilabel.py imports corpora.py beside it
@@ -55,3 +59,26 @@ def test_the_meka_and_json_lines_files_read_as_the_same_data(tmp_path, run_filte
     assert read == run_filterkit("--labels-column", "labels", lines).stdout.decode()
     data = read.split("@data\n")[1].splitlines()
     assert [line.split(",")[:3] for line in data] == [["1", "0", "1"], ["0", "1", "0"], ["1", "1", "0"]]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("filterkit") is None, reason="run calls the filterkit console script")
+def test_run_and_summarize_check_the_formats_and_the_measures_on_a_small_corpus(tmp_path):
+    words = {"use::editing": "editor edit", "works-with::audio": "sound audio", "works-with::text": "text plain"}
+    rows = []
+    for n in range(120):
+        tags = [label for bit, label in enumerate(words) if (n + 1) >> bit & 1 or n % 7 == bit]
+        text = " ".join(words[label].split()[n % 2] for label in tags) + f" package {n} word{n % 11} tool"
+        rows.append((text, tags))
+    (tmp_path / "data").mkdir()
+    for part, kept in (("train", rows[:80]), ("test", rows[80:])):
+        multilabel.write_meka(tmp_path / "data" / f"debtags-{part}.arff", sorted(words), kept)
+        multilabel.write_jsonl(tmp_path / "data" / f"debtags-{part}.jsonl", kept)
+    sizes = multilabel.corpus_sizes(sorted(words), rows[:80], rows[80:])
+    (tmp_path / "data" / "sizes.json").write_text(json.dumps({**sizes, "lists": "Date: made up"}))
+    multilabel.run(tmp_path, ["selection", "shape"], ["arff", "jsonl"])
+    summary = multilabel.summarize(tmp_path)
+    assert "against sklearn.metrics and scipy.stats on its --predictions: all agree" in summary
+    assert "run 'selection': the same results, paired tests and predictions" in summary
+    assert "run 'shape': the same results, paired tests and predictions" in summary
+    assert summary.count("| scikit-learn | `") == len(multilabel.CHAINS) - 1  # all but shape's copies
