@@ -143,8 +143,8 @@ def update_lists(inputs: Path) -> None:
     subprocess.run(["apt-get", "-q", "update", *apt_options(inputs)], check=True, stdout=subprocess.DEVNULL)
 
 
-def debian_documents(inputs: Path) -> list[tuple[str, str, str]]:
-    """(package, long description, section) of every package with an English description, in name order."""
+def debian_packages(inputs: Path) -> list[tuple[dict[str, str], str]]:
+    """(``apt-cache dumpavail``'s stanza, long description) of every package with an English description."""
     update_lists(inputs)
     options = apt_options(inputs)
     packages = subprocess.run(["apt-cache", *options, "dumpavail"], capture_output=True, text=True, check=True)
@@ -162,11 +162,16 @@ def debian_documents(inputs: Path) -> list[tuple[str, str, str]]:
         for record in stanzas(listing):
             if "Description-en" in record:
                 descriptions[record["Description-md5"]] = description_text(record["Description-en"])
+    found = ((record, descriptions.get(record.get("Description-md5", ""))) for record in stanzas(packages.stdout))
+    return [(record, text) for record, text in found if text]
+
+
+def debian_documents(inputs: Path) -> list[tuple[str, str, str]]:
+    """(package, long description, section) of every package with an English description, in name order."""
     documents = []
-    for record in stanzas(packages.stdout):
-        text = descriptions.get(record.get("Description-md5", ""))
+    for record, text in debian_packages(inputs):
         section = record.get("Section", "").rsplit("/", 1)[-1]
-        if text and section:
+        if section:
             documents.append((record["Package"], text, section))
     return sorted(documents)
 
