@@ -17,8 +17,8 @@ attribute ``text``) and JSON Lines (``{"labels": [...], "text": ...}``), with ``
 
 ``run`` evaluates ``CHAINS`` by binary relevance (evaluate's linear SVM per label, C chosen per label) in one
 ``filterkit evaluate --test … --json --predictions … --compare`` per format of the training file, so the paired
-tests are evaluate's; the test file is MEKA's in both (``evaluate`` cannot read a JSON Lines file's labels
-against a training header yet).  It also runs scikit-learn's ``OneVsRestClassifier(LinearSVC())`` on
+tests are evaluate's; the test file is MEKA's in both (``evaluate`` could not read a JSON Lines file's labels
+against a training header when §11 was measured).  It also runs scikit-learn's ``OneVsRestClassifier(LinearSVC())`` on
 ``TfidfVectorizer()``, default settings, fitted on the training file and scored on the test file.  Each result
 is a JSON file under ``--inputs/results``, reused when present.  ``summarize`` checks that filterkit reads both
 formats' files as the same bytes and that both runs gave the same results, recomputes every chain's measures

@@ -121,7 +121,10 @@ class Shaper(ClassValueCountsStage):
         ),
         LABEL_OPTIONS[0],
     )
-    widening_hint = "one copy of each feature per class label; --positive LABEL or --multiclass max shapes it once"
+    widening_hint = (
+        "one copy of each feature per class label (per label of multi-label data); --positive LABEL (--label NAME "
+        "on multi-label data) or --multiclass max shapes it once"
+    )
     #: Per column (a feature shaped toward one class): its class (saved only by --multiclass max; −1:
     #: a binary shaper's, not recorded), p̃(0), p̃ over all its present rows and p̃(missing) (saved
     #: only where it differs from that); the knots, sorted by (column, value), with p̃ at each.

@@ -14,7 +14,8 @@ from filterkit.schema import Attribute, Schema
 OH0 = Path(__file__).parent.parent / "arff_samples" / "oh0.wc.arff"  # 10 classes, 3,182 words
 SHAPE_WARNING = (
     "filterkit: warning: stage 1 'shape' writes 31,821 attributes from 3,183 (10.0×): one copy of each "
-    "feature per class label; --positive LABEL or --multiclass max shapes it once\n"
+    "feature per class label (per label of multi-label data); --positive LABEL (--label NAME on multi-label "
+    "data) or --multiclass max shapes it once\n"
 )
 
 
