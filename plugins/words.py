@@ -150,16 +150,36 @@ def tokenizer(
     return grams
 
 
-def ngram_sizes(text: str | None) -> tuple[int, int] | None:
-    """``--ngrams MIN-MAX`` read: (MIN, MAX), 1 ≤ MIN ≤ MAX ≤ :data:`LONGEST_NGRAM`; None when not given."""
+#: The longest character n-gram ``--char-ngrams`` takes: a document's tokens are then at most 20 times its
+#: characters (and two spaces per word).
+LONGEST_CHARACTER_NGRAM = 20
+
+
+def ngram_sizes(text: str | None, flag: str = "--ngrams", longest: int = LONGEST_NGRAM) -> tuple[int, int] | None:
+    """``--ngrams MIN-MAX`` (or ``flag``'s) read: (MIN, MAX), 1 ≤ MIN ≤ MAX ≤ ``longest``; None when not given."""
     if text is None:
         return None
     sizes = re.fullmatch(r"([0-9]+)-([0-9]+)", text.strip())
-    if sizes is None or not 1 <= int(sizes[1]) <= int(sizes[2]) <= LONGEST_NGRAM:
-        raise FilterkitError(
-            f"option --ngrams: {text!r} is not MIN-MAX with 1 ≤ MIN ≤ MAX ≤ {LONGEST_NGRAM} (e.g. 1-2)"
-        )
+    if sizes is None or not 1 <= int(sizes[1]) <= int(sizes[2]) <= longest:
+        raise FilterkitError(f"option {flag}: {text!r} is not MIN-MAX with 1 ≤ MIN ≤ MAX ≤ {longest} (e.g. 1-2)")
     return int(sizes[1]), int(sizes[2])
+
+
+def character_ngrams(sizes: tuple[int, int]) -> Callable[[str], Iterator[str]]:
+    """A function cutting a text into scikit-learn's ``char_wb`` tokens (``_char_wb_ngrams``): each word
+    (``str.split``: runs of non-whitespace), padded with one space each side, gives its runs of n characters
+    for MIN ≤ n ≤ MAX; a padded word of n characters or fewer gives itself once and no longer n-gram."""
+    shortest, longest = sizes
+
+    def grams(text: str) -> Iterator[str]:
+        for word in text.split():
+            padded = f" {word} "
+            for n in range(shortest, longest + 1):
+                yield from (padded[start : start + n] for start in range(max(len(padded) - n, 0) + 1))
+                if len(padded) <= n:
+                    break
+
+    return grams
 
 
 def document_bound(text: str | None, flag: str, n_documents: int, absent: float) -> float:
@@ -404,6 +424,13 @@ class WordVector(Stage):
             "Tokens are the runs of MIN to MAX consecutive words, e.g. 1-2 (Weka's NGramTokenizer -min -max).",
         ),
         Option(
+            "char_ngrams",
+            str,
+            None,
+            "Tokens are the runs of MIN to MAX characters within each whitespace-separated word padded with a "
+            "space each side, e.g. 2-5 (scikit-learn's analyzer='char_wb'; not in Weka 3.6).",
+        ),
+        Option(
             "min_df",
             str,
             None,
@@ -427,6 +454,20 @@ class WordVector(Stage):
 
     def check_params(self) -> None:
         ngram_sizes(self.params["ngrams"])
+        if self.params["char_ngrams"] is not None:
+            ngram_sizes(self.params["char_ngrams"], "--char-ngrams", LONGEST_CHARACTER_NGRAM)
+            given = {
+                "--ngrams": self.params["ngrams"] is not None,
+                "--stopwords": self.params["stopwords"] is not None,
+                "--stemmer": self.params["stemmer"] is not None,
+                "--tokenizer alphabetic": self.params["tokenizer"] == "alphabetic",
+                "--delimiters": self.params["delimiters"] != WEKA_DELIMITERS,
+            }
+            if any(given.values()):
+                raise FilterkitError(
+                    "option --char-ngrams: its words are the runs of non-whitespace, as scikit-learn's char_wb "
+                    f"cuts them, so it takes no {' or '.join(flag for flag, on in given.items() if on)}"
+                )
         document_bound(self.params["min_df"], "--min-df", 1, 0.0)
         document_bound(self.params["max_df"], "--max-df", 1, 0.0)
         if self.params["tokenizer"] == "alphabetic" and self.params["delimiters"] != WEKA_DELIMITERS:
@@ -455,10 +496,18 @@ class WordVector(Stage):
         self.label_column = class_index if per_class else None
         delimiters, ngrams = unescaped(self.params["delimiters"]), ngram_sizes(self.params["ngrams"])
         alphabetic = self.params["tokenizer"] == "alphabetic"
-        self.split = tokenizer(delimiters, ngrams, alphabetic)
+        characters = ngram_sizes(self.params["char_ngrams"], "--char-ngrams", LONGEST_CHARACTER_NGRAM)
+        self.split = character_ngrams(characters) if characters else tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         #: ``count_words``' settings: a stemmer sends every text to ``tokens_of``
-        self.settings = (delimiters, alphabetic, self.params["lowercase"], *(ngrams or (0, 0)), self.stem is not None)
+        self.settings = (
+            delimiters,
+            alphabetic,
+            self.params["lowercase"],
+            *(characters or ngrams or (0, 0)),
+            self.stem is not None,
+        )
+        self.characters = characters is not None
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
@@ -467,6 +516,8 @@ class WordVector(Stage):
     def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> Iterator[str]:
         """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased),
         made one at a time as they are read."""
+        if self.params["char_ngrams"] is not None:  # the n-grams of the lowercased text, as scikit-learn's
+            return iter(self.split(text.lower() if self.params["lowercase"] else text))
         tokens = iter(self.split(text))
         if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
             tokens = (token.lower() for token in tokens)
@@ -488,7 +539,15 @@ class WordVector(Stage):
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] for column in columns]
             counted = count_words(
-                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback
+                into,
+                texts,
+                end - start,
+                add,
+                self.most_words,
+                *self.settings,
+                stop_vocabulary,
+                fallback,
+                self.characters,
             )
             if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
                 raise self._too_many_words()
