@@ -49,6 +49,7 @@ from filterkit.plugin import (
     WordVocabulary,
     count_words,
     fitted_options,
+    hash_columns,
     hookimpl,
     invalid_state,
     option_file,
@@ -149,6 +150,9 @@ def tokenizer(
 
     return grams
 
+
+#: The most ``--hash`` BITS: 2**24 columns, beyond any file's attributes (``FILTERKIT_MAX_ATTRIBUTES``).
+LARGEST_HASH_BITS = 24
 
 #: The longest character n-gram ``--char-ngrams`` takes: a document's tokens are then at most 20 times its
 #: characters (and two spaces per word).
@@ -374,7 +378,11 @@ class WordVector(Stage):
 
     name = "words"
     accepts = Accepts(text=True)
-    examples = ({}, {"min_df": "2", "max_df": "0.9", "counts": True})
+    examples = (
+        {},
+        {"min_df": "2", "max_df": "0.9", "counts": True},
+        {"char_ngrams": "2-4", "hash": 8, "lowercase": True},
+    )
     summary = "Documents (string attributes) to word vectors, as Weka's StringToWordVector."
     options = (
         Option("counts", bool, False, "Each word's number of occurrences, not its presence (Weka's -C)."),
@@ -431,6 +439,15 @@ class WordVector(Stage):
             "space each side, e.g. 2-5 (scikit-learn's analyzer='char_wb'; not in Weka 3.6).",
         ),
         Option(
+            "hash",
+            int,
+            None,
+            "Write 2**BITS columns, a token's column its MurmurHash3 as scikit-learn's HashingVectorizer's, each "
+            "named by the most frequent training token in it (not in Weka 3.6).",
+            minimum=1,
+            maximum=LARGEST_HASH_BITS,
+        ),
+        Option(
             "min_df",
             str,
             None,
@@ -454,6 +471,15 @@ class WordVector(Stage):
 
     def check_params(self) -> None:
         ngram_sizes(self.params["ngrams"])
+        if self.params["hash"] is not None:
+            defaults = {option.name: option.default for option in self.options}
+            pruning = ("words_to_keep", "min_term_freq", "whole_corpus", "min_df", "max_df", "idf")
+            fixed = [f"--{name.replace('_', '-')}" for name in pruning if self.params[name] != defaults[name]]
+            if fixed:
+                raise FilterkitError(
+                    "option --hash: every one of its columns is written and no column's documents are counted, "
+                    f"so it takes no {' or '.join(fixed)}"
+                )
         if self.params["char_ngrams"] is not None:
             ngram_sizes(self.params["char_ngrams"], "--char-ngrams", LONGEST_CHARACTER_NGRAM)
             given = {
@@ -487,8 +513,9 @@ class WordVector(Stage):
         class_index = context.class_index
         if not len(self.features):
             raise FilterkitError(no_text_message(schema, class_index, self.params["attributes"]))
-        per_class = (
+        per_class = (  # --hash names a column by its token's occurrences in every class
             not self.params["whole_corpus"]
+            and self.params["hash"] is None
             and class_index is not None
             and schema.attributes[class_index].kind == NOMINAL
         )
@@ -508,6 +535,8 @@ class WordVector(Stage):
             self.stem is not None,
         )
         self.characters = characters is not None
+        #: with --hash, the hashed columns, else 0
+        self.n_columns = 1 << self.params["hash"] if self.params["hash"] is not None else 0
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
@@ -548,6 +577,7 @@ class WordVector(Stage):
                 stop_vocabulary,
                 fallback,
                 self.characters,
+                0 if add else self.n_columns,
             )
             if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
                 raise self._too_many_words()
@@ -630,6 +660,8 @@ class WordVector(Stage):
         )
 
     def finalize(self, statistics: WordStatistics) -> None:
+        if self.n_columns:
+            return self._name_columns(statistics)
         words = statistics.vocabulary.words
         classes, ids, occurrences, documents = statistics.pairs()
         holding = np.zeros(len(words), dtype=np.int64)
@@ -657,6 +689,30 @@ class WordVector(Stage):
                 taken.setdefault(word, None)
         self.words = list(taken)
         self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
+        self.n_documents = statistics.n_documents
+        self._layout()
+
+    def _name_columns(self, statistics: WordStatistics) -> None:
+        """``--hash``'s fit: per column that a training token falls into, ascending, its name, the token
+        with the most occurrences in the training documents (on a tie the first in Java's string order);
+        and the collisions, the tokens that fall into a column with another."""
+        words = statistics.vocabulary.words
+        _, ids, occurrences, documents = statistics.pairs()
+        totals = np.bincount(ids, weights=occurrences, minlength=len(words))  # whole numbers below 2**53
+        holding = np.bincount(ids, weights=documents, minlength=len(words)).astype(np.int64)
+        columns = np.frombuffer(hash_columns(statistics.vocabulary, self.n_columns), dtype=np.int64)
+        order = np.lexsort((-totals, columns))  # by column, the most frequent first
+        starts_column = np.diff(columns[order], prepend=-1) != 0
+        first, group = np.flatnonzero(starts_column), np.cumsum(starts_column) - 1
+        most = np.bincount(group[totals[order] == totals[order[first]][group]], minlength=len(first))
+        chosen = order[first]
+        for tied in np.flatnonzero(most > 1).tolist():
+            start = first[tied]
+            chosen[tied] = min(order[start : start + most[tied]].tolist(), key=lambda k: java_order(words[k]))
+        self.words = [words[k] for k in chosen.tolist()]
+        self.columns = columns[chosen]
+        self.collisions = len(words) - len(chosen)
+        self.document_counts = holding[chosen]
         self.n_documents = statistics.n_documents
         self._layout()
 
@@ -705,7 +761,7 @@ class WordVector(Stage):
     def values_after_refit(self, before, before_statistics) -> list[str] | None:
         """A word's value in a document is its count there, which more documents leave as it is (not with
         --idf); the names of the words kept now that the old documents hold but were not kept then."""
-        if self.params["idf"] or self.renamed or before.renamed or before_statistics is None:
+        if self.params["idf"] or self.n_columns or self.renamed or before.renamed or before_statistics is None:
             return None
         kept_before = set(before.words)
         vocabulary = before_statistics.vocabulary.words
@@ -717,8 +773,14 @@ class WordVector(Stage):
         schema = self.input_schema
         attributes = [schema.attributes[i] for i in self.kept]
         names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
+        if self.n_columns:
+            names = self._column_names(names, {a.name for a in attributes})
         name_bytes = sum(len(name.encode()) for name in itertools.chain((a.name for a in attributes), names))
-        fewer = "keep fewer words with --words-to-keep or --min-term-freq"
+        fewer = (
+            "hash into fewer --hash bits"
+            if self.n_columns
+            else "keep fewer words with --words-to-keep or --min-term-freq"
+        )
         refuse_unreadable_output(self.name, len(attributes) + len(names), 0, name_bytes, fewer)
         self.vocabulary = WordVocabulary(self.words)
         attributes += [Attribute(name, NUMERIC, declared_type="numeric") for name in names]
@@ -726,11 +788,31 @@ class WordVector(Stage):
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
 
+    def _column_names(self, names: list[str], taken: set[str]) -> list[str]:
+        """Every hashed column's attribute name: its token's (``names``, by ``self.columns``), or for a column
+        no training token fell into, ``PREFIX#COLUMN`` (renamed as :func:`word_names` renames, if taken)."""
+        named = dict(zip(self.columns.tolist(), names))
+        unused = [column for column in range(self.n_columns) if column not in named]
+        placeholders, _ = word_names(self.params["prefix"], [f"#{column}" for column in unused], taken.union(names))
+        named.update(zip(unused, placeholders))
+        return [named[column] for column in range(self.n_columns)]
+
     def output_schema(self):
         return self.word_schema
 
     def fit_warnings(self) -> list[str]:
-        """The words renamed because another attribute has their name (:func:`word_names`), in one line."""
+        """The words renamed because another attribute has their name (:func:`word_names`), in one line; with
+        ``--hash``, the collisions."""
+        if self.n_columns and self.collisions:
+            return [
+                f"--hash {self.params['hash']}: {self.collisions:,} of the {len(self.words) + self.collisions:,} "
+                "distinct training tokens fall into a column with a more frequent one, which names it "
+                f"({len(self.words):,} of the {self.n_columns:,} columns hold a token)",
+                *self._renamed_warning(),
+            ]
+        return self._renamed_warning()
+
+    def _renamed_warning(self) -> list[str]:
         if not self.renamed:
             return []
         shown = ", ".join(f"{word!r} as {name!r}" for word, name in self.renamed[:RENAMED_SHOWN])
@@ -745,7 +827,7 @@ class WordVector(Stage):
         if self.params["idf"]:
             data = data * self.idf[ids]
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
-        shape = (chunk.n_rows, len(self.kept) + len(self.words))
+        shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
         values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, len(self.kept) + ids, data)
         # a stored 0 left out: a word in every training document has idf 0
         return Chunk.from_csr(values, columns, row_starts, shape, text, chunk.weights).with_stored(values)
@@ -757,6 +839,7 @@ class WordVector(Stage):
             "document_counts": self.document_counts.tolist(),
             "n_documents": self.n_documents,
             OPTIONS_KEY: fitted_options(self),
+            **({"columns": self.columns.tolist(), "collisions": self.collisions} if self.n_columns else {}),
         }
 
     def load_state(self, state: dict) -> None:
@@ -778,8 +861,23 @@ class WordVector(Stage):
                 raise invalid_state(self, f"{uppercase!r} is not lowercase, yet the words were lowercased")
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
+        if self.n_columns:
+            self._load_columns(state.get("columns"), state.get("collisions"), len(words))
         self.words, self.n_documents = words, n_documents
         self._layout()
+
+    def _load_columns(self, columns, collisions, n_words: int) -> None:
+        """``--hash``'s saved columns (ascending, one per word) and collisions, checked."""
+        if (
+            not isinstance(columns, list)
+            or len(columns) != n_words
+            or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < self.n_columns for c in columns)
+            or any(a >= b for a, b in itertools.pairwise(columns))
+        ):
+            raise invalid_state(self, f"'columns' is not one ascending column below {self.n_columns} per word")
+        if isinstance(collisions, bool) or not isinstance(collisions, int) or collisions < 0:
+            raise invalid_state(self, "'collisions' is not a whole number")
+        self.columns, self.collisions = np.array(columns, dtype=np.int64), collisions
 
 
 def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.ndarray):
