@@ -527,13 +527,8 @@ class WordVector(Stage):
         self.split = character_ngrams(characters) if characters else tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         #: ``count_words``' settings: a stemmer sends every text to ``tokens_of``
-        self.settings = (
-            delimiters,
-            alphabetic,
-            self.params["lowercase"],
-            *(characters or ngrams or (0, 0)),
-            self.stem is not None,
-        )
+        sizes = characters or ngrams or (0, 0)
+        self.settings = (delimiters, alphabetic, self.params["lowercase"], *sizes, self.stem is not None)
         self.characters = characters is not None
         #: with --hash, the hashed columns, else 0
         self.n_columns = 1 << self.params["hash"] if self.params["hash"] is not None else 0
@@ -564,20 +559,12 @@ class WordVector(Stage):
         columns = [list(chunk.text[int(position)]) for position in self.features]
         stop_vocabulary = self.stop_vocabulary if stopwords else None
         fallback = partial(self.tokens_of, stopwords=stopwords)
+        cut = (self.characters, 0 if add else self.n_columns)  # character n-grams; a transform's hashed columns
 
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] for column in columns]
             counted = count_words(
-                into,
-                texts,
-                end - start,
-                add,
-                self.most_words,
-                *self.settings,
-                stop_vocabulary,
-                fallback,
-                self.characters,
-                0 if add else self.n_columns,
+                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback, *cut
             )
             if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
                 raise self._too_many_words()
