@@ -807,7 +807,10 @@ class WordVector(Stage):
         return [f"renames words named like another attribute (give --prefix to keep them): {shown}{more}"]
 
     def transform(self, chunk: Chunk) -> Chunk:
-        indptr, ids, counts = self.counted(chunk, self.vocabulary, False)
+        # stop words hash into columns as every token does: a transform by columns leaves them out itself
+        indptr, ids, counts = self.counted(
+            chunk, self.vocabulary, False, self._stopwords() if self.n_columns else frozenset()
+        )
         data = counts.astype(np.float64) if self.params["counts"] else np.ones(len(counts))
         if self.params["log_tf"]:
             data = np.log(data + 1.0)
@@ -826,7 +829,16 @@ class WordVector(Stage):
             "document_counts": self.document_counts.tolist(),
             "n_documents": self.n_documents,
             OPTIONS_KEY: fitted_options(self),
-            **({"columns": self.columns.tolist(), "collisions": self.collisions} if self.n_columns else {}),
+            # --hash: the stop words too, which its transform leaves out (a --stopwords file may be gone by then)
+            **(
+                {
+                    "columns": self.columns.tolist(),
+                    "collisions": self.collisions,
+                    "stopwords": sorted(self._stopwords()),
+                }
+                if self.n_columns
+                else {}
+            ),
         }
 
     def load_state(self, state: dict) -> None:
@@ -849,12 +861,12 @@ class WordVector(Stage):
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
         if self.n_columns:
-            self._load_columns(state.get("columns"), state.get("collisions"), len(words))
+            self._load_columns(state.get("columns"), state.get("collisions"), state.get("stopwords"), len(words))
         self.words, self.n_documents = words, n_documents
         self._layout()
 
-    def _load_columns(self, columns, collisions, n_words: int) -> None:
-        """``--hash``'s saved columns (ascending, one per word) and collisions, checked."""
+    def _load_columns(self, columns, collisions, stopwords, n_words: int) -> None:
+        """``--hash``'s saved columns (ascending, one per word), collisions and stop words, checked."""
         if (
             not isinstance(columns, list)
             or len(columns) != n_words
@@ -864,7 +876,10 @@ class WordVector(Stage):
             raise invalid_state(self, f"'columns' is not one ascending column below {self.n_columns} per word")
         if isinstance(collisions, bool) or not isinstance(collisions, int) or collisions < 0:
             raise invalid_state(self, "'collisions' is not a whole number")
+        if not isinstance(stopwords, list) or not all(isinstance(word, str) for word in stopwords):
+            raise invalid_state(self, "'stopwords' is not a list of strings")
         self.columns, self.collisions = np.array(columns, dtype=np.int64), collisions
+        self.stopwords, self.stop_vocabulary = frozenset(stopwords), WordVocabulary(sorted(stopwords))
 
 
 def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.ndarray):

@@ -17,7 +17,7 @@ from test_words_characters import DOCUMENTS, arff_of
 from filterkit.arff import read_arff
 from filterkit.errors import OptionError
 from filterkit.testing import read_output, run_filterkit
-from filterkit_plugins.words import WordVector
+from filterkit_plugins.words import WEKA_STOPWORDS, WordVector
 
 GRAIN = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
 #: Weka's WordTokenizer delimiters as a token pattern: the same words as ``words``' default.
@@ -46,6 +46,16 @@ def test_unicode_character_ngrams_hash_into_hashing_vectorizer_s_columns(bits, s
         analyzer="char_wb", ngram_range=sizes, alternate_sign=False, norm=None, n_features=2**bits
     )
     np.testing.assert_array_equal(ours, vectorizer.transform(DOCUMENTS).toarray())
+
+
+def test_words_without_stop_words_hash_into_hashing_vectorizer_s_columns():
+    texts = [*DOCUMENTS, "The cat and THE dog", "a b c d e f g h"]
+    _, ours, _ = hashed(texts, 7, "--delimiters", " ", "--lowercase", "--stopwords", "weka")
+    vectorizer = HashingVectorizer(
+        token_pattern="[^ ]+", stop_words=sorted(WEKA_STOPWORDS), alternate_sign=False, norm=None, n_features=2**7
+    )
+    np.testing.assert_array_equal(ours, vectorizer.transform(texts).toarray())
+    assert ours.sum() > 20
 
 
 @pytest.mark.slow
@@ -94,16 +104,19 @@ def test_columns_no_training_token_falls_into_are_named_by_their_number():
     assert ours[:, column_of("b", 4)].tolist() == [1, 1] and stderr == ""
 
 
-def test_the_model_holds_a_name_per_used_column_and_applies_as_it_was_fitted(tmp_path):
-    model, data = tmp_path / "model.json", tmp_path / "docs.arff"
+def test_the_model_holds_a_name_per_used_column_and_its_stop_words_and_applies_as_it_was_fitted(tmp_path):
+    model, data, stopwords = tmp_path / "model.json", tmp_path / "docs.arff", tmp_path / "stop.txt"
     data.write_bytes(arff_of(DOCUMENTS))
-    fitted = run_filterkit("--save-model", model, data, "words", "--hash", "5", "--lowercase")
+    stopwords.write_text("and\nThe\n")
+    options = ["words", "--hash", "5", "--lowercase", "--stopwords", stopwords]
+    fitted = run_filterkit("--save-model", model, data, *options)
     assert fitted.status == 0, fitted.stderr
     state = next(stage["state"] for stage in json.loads(model.read_text())["stages"] if "columns" in stage["state"])
     assert len(state["words"]) == len(state["columns"]) < 2**5 and state["collisions"] > 0
-    assert len(state["words"]) + state["collisions"] == len(
-        {t.lower() for d in DOCUMENTS for t in re.findall(WEKA_WORDS, d)}
-    )
+    tokens = {token.lower() for document in DOCUMENTS for token in re.findall(WEKA_WORDS, document)}
+    assert len(state["words"]) + state["collisions"] == len(tokens - {"and", "the"})
+    assert state["stopwords"] == ["and", "the"]
+    stopwords.unlink()  # the transform leaves them out from the model's list
     applied = run_filterkit("apply", model, data)
     assert applied.status == 0, applied.stderr
     assert applied.stdout.split(b"@data")[1] == fitted.stdout.split(b"@data")[1]
