@@ -766,22 +766,34 @@ def format_contract(contract: dict, data_name: str, repeats: int) -> str:
 
 
 WORDS_SOURCE = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
-#: filterkit's, Weka's and scikit-learn's settings of each words job (the same tokens: Weka's delimiters, lowercased).
+#: filterkit's, Weka's and scikit-learn's settings of each words job (the same tokens: Weka's delimiters, lowercased;
+#: or scikit-learn's char_wb n-grams, lowercased), the vectorizer's given as keyword arguments.
 WORDS_JOBS = {
-    "counts": (["--counts", "--lowercase"], ["-C", "-L"], "CountVectorizer", "(1, 1)"),
+    "counts": (["--counts", "--lowercase"], ["-C", "-L"], "CountVectorizer", "ngram_range=(1, 1)"),
     "log-tf idf": (
         ["--counts", "--lowercase", "--log-tf", "--idf"],
         ["-C", "-L", "-T", "-I"],
         "TfidfVectorizer",
-        "(1, 1)",
+        "ngram_range=(1, 1)",
     ),
     "ngrams 1-2": (
         ["--counts", "--lowercase", "--ngrams", "1-2"],
         ["-C", "-L", "-tokenizer", "weka.core.tokenizers.NGramTokenizer -min 1 -max 2"],
         "CountVectorizer",
-        "(1, 2)",
+        "ngram_range=(1, 2)",
     ),
-    "hashing": (None, None, "HashingVectorizer", "(1, 1)"),
+    "char_wb 2-5": (
+        ["--counts", "--lowercase", "--char-ngrams", "2-5"],
+        None,  # Weka 3.6 has no character n-grams
+        "CountVectorizer",
+        "analyzer='char_wb', ngram_range=(2, 5), token_pattern=None",
+    ),
+    "hashing": (
+        ["--counts", "--lowercase", "--hash", "16"],
+        None,
+        "HashingVectorizer",
+        "n_features=2**16, alternate_sign=False, norm=None",
+    ),
 }
 SKLEARN_WORDS = r"""
 import re, sys, time
@@ -790,7 +802,7 @@ from filterkit.arff import read_arff
 _, chunk = read_arff(sys.argv[1])
 documents = [d or "" for d in chunk.text[0]]
 pattern = "[^" + re.escape(" \r\n\t.,;:'\"()?!") + "]+"  # Weka's delimiters
-vectorizer = getattr(text, sys.argv[2])(lowercase=True, ngram_range=eval(sys.argv[3]), token_pattern=pattern)
+vectorizer = getattr(text, sys.argv[2])(**{"lowercase": True, "token_pattern": pattern, **eval(f"dict({sys.argv[3]})")})
 wall, cpu = time.perf_counter(), time.process_time()
 vectorizer.fit_transform(documents)
 print(time.perf_counter() - wall, time.process_time() - cpu)
@@ -823,7 +835,7 @@ def words_main(argv: list[str]) -> None:
     java = ["java", JAVA_HEAP, "-cp", WEKA_JAR, "weka.filters.unsupervised.attribute.StringToWordVector"]
     jobs, in_memory = [], {}
     for scale, path in inputs.items():
-        for name, (ours, weka, vectorizer, ngrams) in WORDS_JOBS.items():
+        for name, (ours, weka, vectorizer, settings) in WORDS_JOBS.items():
             if ours is not None:
                 jobs.append(
                     (
@@ -839,8 +851,8 @@ def words_main(argv: list[str]) -> None:
                 jobs.append(
                     ((scale, name, "weka"), f"Weka StringToWordVector {' '.join(weka)}", f"×{scale}", weka_job, None)
                 )
-            sklearn = [sys.executable, "-c", SKLEARN_WORDS, str(path), vectorizer, ngrams]
-            jobs.append(((scale, name, "sklearn"), f"read + {vectorizer}{ngrams}", f"×{scale}", sklearn, None))
+            sklearn = [sys.executable, "-c", SKLEARN_WORDS, str(path), vectorizer, settings]
+            jobs.append(((scale, name, "sklearn"), f"read + {vectorizer}({settings})", f"×{scale}", sklearn, None))
             in_memory[(scale, name)] = sklearn
     results = interleaved(jobs, args.repeats)
     for key, command in in_memory.items():  # the vectorizer alone, documents in memory: timed inside the process
@@ -872,8 +884,9 @@ def format_words(results: dict, inputs: dict[int, Path], repeats: int) -> str:
         "(MB/s: the file's size, almost all of it document text); "
         "filterkit and Weka write to /dev/null, scikit-learn reads with filterkit's reader and writes nothing; "
         '"in memory" is the vectorizer\'s `fit_transform` alone, timed inside the process.  The same tokens '
-        "everywhere: Weka's delimiters, lowercased.  Ratio: the in-memory CountVectorizer's (or the "
-        "TfidfVectorizer's, or CountVectorizer(ngram_range=(1, 2))'s) wall and CPU seconds ÷ filterkit's end to end "
+        "everywhere: Weka's delimiters, lowercased (char_wb: scikit-learn's character n-grams 2-5 within words, "
+        "lowercased; hashing: 2**16 columns, HashingVectorizer(alternate_sign=False, norm=None)).  Ratio: the "
+        "in-memory vectorizer's wall and CPU seconds ÷ filterkit's end to end "
         "(3 or more: filterkit reads, fits, transforms and writes three times as fast as the vectorizer alone).",
         "",
         "| scale | job | tool | wall s | CPU s | file MB/s | peak RSS MiB | vectorizer ÷ filterkit, wall / CPU |",

@@ -174,9 +174,53 @@ number(Vocabulary *self, const char *bytes, Py_ssize_t length, uint64_t hash, in
     return self->n - 1;
 }
 
-/* The number of a string, added when absent and ``add``; -2 on an error, its exception set or not. */
+/* MurmurHash3 x86 32-bit (Austin Appleby) with seed 0, its blocks read little-endian whatever the machine:
+ * scikit-learn's murmurhash3_32, with which HashingVectorizer hashes a token's UTF-8 bytes. */
+static uint32_t
+murmur3(const unsigned char *bytes, Py_ssize_t length)
+{
+    uint32_t h = 0, k;
+    Py_ssize_t whole = length & ~(Py_ssize_t)3;
+    for (Py_ssize_t i = 0; i < whole; i += 4) {
+        k = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |
+            (uint32_t)bytes[i + 3] << 24;
+        k *= 0xcc9e2d51u;
+        k = k << 15 | k >> 17;
+        h ^= k * 0x1b873593u;
+        h = (h << 13 | h >> 19) * 5 + 0xe6546b64u;
+    }
+    k = 0;
+    switch (length & 3) {
+    case 3:
+        k ^= (uint32_t)bytes[whole + 2] << 16;
+        /* fall through */
+    case 2:
+        k ^= (uint32_t)bytes[whole + 1] << 8;
+        /* fall through */
+    case 1:
+        k = (k ^ bytes[whole]) * 0xcc9e2d51u;
+        h ^= (k << 15 | k >> 17) * 0x1b873593u;
+    }
+    h ^= (uint32_t)length;
+    h = (h ^ h >> 16) * 0x85ebca6bu;
+    h = (h ^ h >> 13) * 0xc2b2ae35u;
+    return h ^ h >> 16;
+}
+
+/* A token's column among ``n_columns`` (a power of two) as HashingVectorizer's: |h| mod n_columns of the
+ * signed 32-bit hash h (|-2**31| is 2**31, as its special case gives for a power of two). */
 static Py_ssize_t
-number_of_string(Vocabulary *self, PyObject *word, int add)
+column_of(const char *bytes, Py_ssize_t length, Py_ssize_t n_columns)
+{
+    uint32_t h = murmur3((const unsigned char *)bytes, length);
+    uint32_t magnitude = h >> 31 ? 0u - h : h;
+    return (Py_ssize_t)(magnitude & (uint32_t)(n_columns - 1));
+}
+
+/* The number of a string, added when absent and ``add``, or its column among ``n_columns`` if not 0; -2 on
+ * an error, its exception set or not. */
+static Py_ssize_t
+number_of_string(Vocabulary *self, PyObject *word, int add, Py_ssize_t n_columns)
 {
     if (!PyUnicode_Check(word)) {
         PyErr_Format(PyExc_TypeError, "a token is %.100s, not a string", Py_TYPE(word)->tp_name);
@@ -187,7 +231,8 @@ number_of_string(Vocabulary *self, PyObject *word, int add)
         return -2;
     const char *bytes = PyBytes_AS_STRING(encoded);
     Py_ssize_t length = PyBytes_GET_SIZE(encoded);
-    Py_ssize_t found = number(self, bytes, length, hash_of(bytes, length), add);
+    Py_ssize_t found = n_columns ? column_of(bytes, length, n_columns)
+                                 : number(self, bytes, length, hash_of(bytes, length), add);
     Py_DECREF(encoded);
     return found;
 }
@@ -278,7 +323,7 @@ Vocabulary_ids(Vocabulary *self, PyObject *words)
     for (Py_ssize_t k = 0; ids != NULL && k < n; k++) {
         Entry *entry = other != NULL ? &other->entries[k] : NULL;
         Py_ssize_t id = entry != NULL ? number(self, other->text + entry->offset, entry->length, entry->hash, 1)
-                                      : number_of_string(self, PySequence_Fast_GET_ITEM(sequence, k), 1);
+                                      : number_of_string(self, PySequence_Fast_GET_ITEM(sequence, k), 1, 0);
         if (id < 0) {
             Py_CLEAR(ids);
             failed();
@@ -338,6 +383,8 @@ typedef struct {
     Py_ssize_t most; /* with ``add``, the most tokens ``vocabulary`` may hold */
     int full;        /* whether a token beyond ``most`` was met */
     int add, alphabetic, lowercase, ngram_min, ngram_max;
+    int characters;        /* character n-grams of ngram_min to ngram_max within words (scikit-learn's char_wb) */
+    Py_ssize_t n_columns;  /* hashing: a token's number is its column among these (MurmurHash3); 0 otherwise */
     unsigned char word_character[256]; /* 1 for a byte a token is made of (Weka's delimiters or letters) */
     char key[256];                     /* each byte as the vocabulary holds it: lowercased, or as it is */
     Vocabulary *stopwords;
@@ -387,6 +434,14 @@ count_number(Counting *c, Py_ssize_t id)
     return 1;
 }
 
+/* A token's number: its column when hashing, else its number in the vocabulary (-1 if absent, not added). */
+static Py_ssize_t
+token_number(Counting *c, const char *token, Py_ssize_t length)
+{
+    return c->n_columns ? column_of(token, length, c->n_columns)
+                        : number(c->vocabulary, token, length, hash_of(token, length), c->add);
+}
+
 /* One ASCII token (the bytes token[0:length]): lowercased, left out if a stop word, counted. */
 static int
 count_token(Counting *c, const char *token, Py_ssize_t length)
@@ -404,7 +459,7 @@ count_token(Counting *c, const char *token, Py_ssize_t length)
         if (c->lowercase)
             token = c->lowered;
     }
-    return count_number(c, number(c->vocabulary, token, length, hash_of(token, length), c->add));
+    return count_number(c, token_number(c, token, length));
 }
 
 /* Cut one ASCII document into words and count them, each byte lowercased (as asked) as it is read: the tokens of most jobs (no n-grams; stop words only when lowercased, so that one hash serves). */
@@ -433,11 +488,53 @@ count_words(Counting *c, const char *text, Py_ssize_t length)
     return 1;
 }
 
+/* Whether an ASCII byte is whitespace to Python's str.split(): \t \n \v \f \r, \x1c to \x1f and the space. */
+static int
+is_space(unsigned char byte)
+{
+    return (byte >= 9 && byte <= 13) || (byte >= 28 && byte <= 32);
+}
+
+/* Count one ASCII document's character n-grams as scikit-learn's char_wb analyzer makes them: each
+ * whitespace-separated word, lowercased as asked, padded with one space each side, gives its runs of n
+ * characters for each n from ngram_min to ngram_max, and a padded word of n characters or fewer gives
+ * itself once and ends its n-grams. */
+static int
+count_characters(Counting *c, const char *text, Py_ssize_t length)
+{
+    if (!grow((void **)&c->lowered, &c->lowered_allocated, length + 2, 1))
+        return 0;
+    const unsigned char *bytes = (const unsigned char *)text;
+    char *padded = c->lowered;
+    for (Py_ssize_t i = 0; i < length;) {
+        if (is_space(bytes[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t size = 1;
+        for (; i < length && !is_space(bytes[i]); i++)
+            padded[size++] = c->key[bytes[i]];
+        padded[0] = ' ';
+        padded[size++] = ' ';
+        for (Py_ssize_t n = c->ngram_min; n <= c->ngram_max; n++) {
+            Py_ssize_t width = size < n ? size : n;
+            for (Py_ssize_t at = 0; at + width <= size; at++)
+                if (!count_number(c, token_number(c, padded + at, width)))
+                    return 0;
+            if (size <= n)
+                break;
+        }
+    }
+    return 1;
+}
+
 /* Cut one ASCII document into its tokens and count them. */
 static int
 count_document(Counting *c, const char *text, Py_ssize_t length)
 {
-    if (c->ngram_min == 0 && (c->lowercase || c->stopwords == NULL))
+    if (c->characters)
+        return count_characters(c, text, length);
+    if (c->ngram_min == 0 && (c->lowercase || c->stopwords == NULL) && !c->n_columns)
         return count_words(c, text, length);
     Py_ssize_t n_words = 0;
     for (Py_ssize_t i = 0; i < length;) {
@@ -534,7 +631,8 @@ static int
 order_row(Counting *c)
 {
     Pair *row = c->pairs + c->row_start;
-    Py_ssize_t n = c->n_pairs - c->row_start, n_blocks = (c->vocabulary->n + 63) / 64;
+    Py_ssize_t n = c->n_pairs - c->row_start;
+    Py_ssize_t n_blocks = ((c->n_columns ? c->n_columns : c->vocabulary->n) + 63) / 64;
     if (n_blocks > 4 * n) {
         sort_by_id(row, n);
         return 1;
@@ -569,7 +667,7 @@ count_through(Counting *c, PyObject *fallback, PyObject *text)
     int ok = 1;
     PyObject *token;
     while (ok && (token = PyIter_Next(iterator)) != NULL) {
-        ok = count_number(c, number_of_string(c->vocabulary, token, c->add));
+        ok = count_number(c, number_of_string(c->vocabulary, token, c->add, c->n_columns));
         Py_DECREF(token);
     }
     Py_DECREF(iterator);
@@ -666,12 +764,16 @@ static PyTypeObject VocabularyType = {
 };
 
 /* count(vocabulary, columns, n_rows, add, most, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
- *       every, stopwords, fallback) -> (indptr, pairs)
+ *       every, stopwords, fallback[, characters, n_columns]) -> (indptr, pairs)
  *
  * columns: one list per converted attribute of each row's text (a string or None); a row's
  * tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
  * (else they are left out); None once ``vocabulary`` would hold more than ``most``.  delimiters: a string (only its ASCII characters matter here).
  * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
+ * characters (default false): the tokens are character n-grams of ngram_min to ngram_max within
+ * whitespace-separated words (``alphabetic``, ``delimiters`` and ``stopwords`` unused).  n_columns
+ * (default 0), or a power of two: each token's number is its hashed column (``vocabulary`` unused,
+ * ``add`` false).
  * stopwords: a Vocabulary of lowercased stop words, left out of ASCII texts, or None.
  * Returns bytes of int64: the n_rows + 1 row offsets, and per row its (token number,
  * occurrences) pairs, by ascending number unless ``add`` (in the order first met: a fit
@@ -683,10 +785,15 @@ count(PyObject *module, PyObject *args)
     PyObject *columns, *delimiters, *stopwords, *fallback;
     Py_ssize_t n_rows;
     int every;
-    if (!PyArg_ParseTuple(args, "O!O!npnUppiipOO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
+    if (!PyArg_ParseTuple(args, "O!O!npnUppiipOO|pn:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
                           &n_rows, &c.add, &c.most, &delimiters, &c.alphabetic, &c.lowercase, &c.ngram_min, &c.ngram_max,
-                          &every, &stopwords, &fallback))
+                          &every, &stopwords, &fallback, &c.characters, &c.n_columns))
         return NULL;
+    if (c.n_columns < 0 || c.n_columns > ((Py_ssize_t)1 << 31) || (c.n_columns & (c.n_columns - 1)) ||
+        (c.n_columns && c.add)) {
+        PyErr_SetString(PyExc_ValueError, "n_columns must be 0 or a power of two up to 2**31, and add false with it");
+        return NULL;
+    }
     if (stopwords != Py_None && !PyObject_TypeCheck(stopwords, &VocabularyType)) {
         PyErr_SetString(PyExc_TypeError, "stopwords must be a Vocabulary or None");
         return NULL;
@@ -733,14 +840,38 @@ count(PyObject *module, PyObject *args)
     return result;
 }
 
+/* hash_columns(vocabulary, n_columns) -> bytes of int64: the hashed column of each of its tokens, by number. */
+static PyObject *
+hash_columns(PyObject *module, PyObject *args)
+{
+    Vocabulary *vocabulary;
+    Py_ssize_t n_columns;
+    if (!PyArg_ParseTuple(args, "O!n:hash_columns", &VocabularyType, &vocabulary, &n_columns))
+        return NULL;
+    if (n_columns < 1 || n_columns > ((Py_ssize_t)1 << 31) || (n_columns & (n_columns - 1))) {
+        PyErr_SetString(PyExc_ValueError, "n_columns must be a power of two up to 2**31");
+        return NULL;
+    }
+    if (!take(vocabulary, 0))
+        return NULL;
+    PyObject *columns = PyBytes_FromStringAndSize(NULL, vocabulary->n * (Py_ssize_t)sizeof(int64_t));
+    for (Py_ssize_t k = 0; columns != NULL && k < vocabulary->n; k++) {
+        Entry *entry = &vocabulary->entries[k];
+        ((int64_t *)PyBytes_AS_STRING(columns))[k] = column_of(vocabulary->text + entry->offset, entry->length, n_columns);
+    }
+    give_back(vocabulary);
+    return columns;
+}
+
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "Each row's distinct tokens and their occurrences, as CSR arrays."},
+    {"hash_columns", hash_columns, METH_VARARGS, "Each token's hashed column (MurmurHash3, as HashingVectorizer's)."},
     {NULL},
 };
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 3
+#define INTERFACE 4
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

@@ -32,7 +32,7 @@ from filterkit.errors import FilterkitError
 INTERFACES = {
     "filterkit.arff._speedups": 2,
     "filterkit._kernels": 2,
-    "filterkit._words": 3,
+    "filterkit._words": 4,
     "filterkit.formats._lines": 3,
 }
 
@@ -76,6 +76,7 @@ normalize_stored = arrays.normalize_stored
 #: The ``words`` stage's vocabulary and its counter (the plugin API exports them).
 WordVocabulary = words.Vocabulary
 count_words = words.count
+hash_columns = words.hash_columns
 
 #: The parts :func:`compiled` turned off; replaced whole, never changed in place, so a reader in another
 #: thread sees one state or the other.

@@ -114,6 +114,7 @@ _HOMES = {
         "ARRAYS",
         "WordVocabulary",
         "count_words",
+        "hash_columns",
         "normalize_stored",
         "shape_stored",
         "use_compiled",
@@ -152,7 +153,15 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.errors import FilterkitError
     from filterkit.exact import ExactSums, checked_weights, complex_keys
     from filterkit.hookspecs import hookimpl
-    from filterkit.kernels import ARRAYS, WordVocabulary, count_words, normalize_stored, shape_stored, use_compiled
+    from filterkit.kernels import (
+        ARRAYS,
+        WordVocabulary,
+        count_words,
+        hash_columns,
+        normalize_stored,
+        shape_stored,
+        use_compiled,
+    )
     from filterkit.labels import chosen_labels
     from filterkit.metrics import (
         COMBINE_OPTION,

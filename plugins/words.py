@@ -49,6 +49,7 @@ from filterkit.plugin import (
     WordVocabulary,
     count_words,
     fitted_options,
+    hash_columns,
     hookimpl,
     invalid_state,
     option_file,
@@ -150,16 +151,39 @@ def tokenizer(
     return grams
 
 
-def ngram_sizes(text: str | None) -> tuple[int, int] | None:
-    """``--ngrams MIN-MAX`` read: (MIN, MAX), 1 ≤ MIN ≤ MAX ≤ :data:`LONGEST_NGRAM`; None when not given."""
+#: The most ``--hash`` BITS: 2**24 columns, beyond any file's attributes (``FILTERKIT_MAX_ATTRIBUTES``).
+LARGEST_HASH_BITS = 24
+
+#: The longest character n-gram ``--char-ngrams`` takes: a document's tokens are then at most 20 times its
+#: characters (and two spaces per word).
+LONGEST_CHARACTER_NGRAM = 20
+
+
+def ngram_sizes(text: str | None, flag: str = "--ngrams", longest: int = LONGEST_NGRAM) -> tuple[int, int] | None:
+    """``--ngrams MIN-MAX`` (or ``flag``'s) read: (MIN, MAX), 1 ≤ MIN ≤ MAX ≤ ``longest``; None when not given."""
     if text is None:
         return None
     sizes = re.fullmatch(r"([0-9]+)-([0-9]+)", text.strip())
-    if sizes is None or not 1 <= int(sizes[1]) <= int(sizes[2]) <= LONGEST_NGRAM:
-        raise FilterkitError(
-            f"option --ngrams: {text!r} is not MIN-MAX with 1 ≤ MIN ≤ MAX ≤ {LONGEST_NGRAM} (e.g. 1-2)"
-        )
+    if sizes is None or not 1 <= int(sizes[1]) <= int(sizes[2]) <= longest:
+        raise FilterkitError(f"option {flag}: {text!r} is not MIN-MAX with 1 ≤ MIN ≤ MAX ≤ {longest} (e.g. 1-2)")
     return int(sizes[1]), int(sizes[2])
+
+
+def character_ngrams(sizes: tuple[int, int]) -> Callable[[str], Iterator[str]]:
+    """A function cutting a text into scikit-learn's ``char_wb`` tokens (``_char_wb_ngrams``): each word
+    (``str.split``: runs of non-whitespace), padded with one space each side, gives its runs of n characters
+    for MIN ≤ n ≤ MAX; a padded word of n characters or fewer gives itself once and no longer n-gram."""
+    shortest, longest = sizes
+
+    def grams(text: str) -> Iterator[str]:
+        for word in text.split():
+            padded = f" {word} "
+            for n in range(shortest, longest + 1):
+                yield from (padded[start : start + n] for start in range(max(len(padded) - n, 0) + 1))
+                if len(padded) <= n:
+                    break
+
+    return grams
 
 
 def document_bound(text: str | None, flag: str, n_documents: int, absent: float) -> float:
@@ -354,7 +378,11 @@ class WordVector(Stage):
 
     name = "words"
     accepts = Accepts(text=True)
-    examples = ({}, {"min_df": "2", "max_df": "0.9", "counts": True})
+    examples = (
+        {},
+        {"min_df": "2", "max_df": "0.9", "counts": True},
+        {"char_ngrams": "2-4", "hash": 8, "lowercase": True},
+    )
     summary = "Documents (string attributes) to word vectors, as Weka's StringToWordVector."
     options = (
         Option("counts", bool, False, "Each word's number of occurrences, not its presence (Weka's -C)."),
@@ -404,6 +432,22 @@ class WordVector(Stage):
             "Tokens are the runs of MIN to MAX consecutive words, e.g. 1-2 (Weka's NGramTokenizer -min -max).",
         ),
         Option(
+            "char_ngrams",
+            str,
+            None,
+            "Tokens are the runs of MIN to MAX characters within each whitespace-separated word padded with a "
+            "space each side, e.g. 2-5 (scikit-learn's analyzer='char_wb'; not in Weka 3.6).",
+        ),
+        Option(
+            "hash",
+            int,
+            None,
+            "Write 2**BITS columns, a token's column its MurmurHash3 as scikit-learn's HashingVectorizer's, each "
+            "named by the most frequent training token in it (not in Weka 3.6).",
+            minimum=1,
+            maximum=LARGEST_HASH_BITS,
+        ),
+        Option(
             "min_df",
             str,
             None,
@@ -427,6 +471,29 @@ class WordVector(Stage):
 
     def check_params(self) -> None:
         ngram_sizes(self.params["ngrams"])
+        if self.params["hash"] is not None:
+            defaults = {option.name: option.default for option in self.options}
+            pruning = ("words_to_keep", "min_term_freq", "whole_corpus", "min_df", "max_df", "idf")
+            fixed = [f"--{name.replace('_', '-')}" for name in pruning if self.params[name] != defaults[name]]
+            if fixed:
+                raise FilterkitError(
+                    "option --hash: every one of its columns is written and no column's documents are counted, "
+                    f"so it takes no {' or '.join(fixed)}"
+                )
+        if self.params["char_ngrams"] is not None:
+            ngram_sizes(self.params["char_ngrams"], "--char-ngrams", LONGEST_CHARACTER_NGRAM)
+            given = {
+                "--ngrams": self.params["ngrams"] is not None,
+                "--stopwords": self.params["stopwords"] is not None,
+                "--stemmer": self.params["stemmer"] is not None,
+                "--tokenizer alphabetic": self.params["tokenizer"] == "alphabetic",
+                "--delimiters": self.params["delimiters"] != WEKA_DELIMITERS,
+            }
+            if any(given.values()):
+                raise FilterkitError(
+                    "option --char-ngrams: its words are the runs of non-whitespace, as scikit-learn's char_wb "
+                    f"cuts them, so it takes no {' or '.join(flag for flag, on in given.items() if on)}"
+                )
         document_bound(self.params["min_df"], "--min-df", 1, 0.0)
         document_bound(self.params["max_df"], "--max-df", 1, 0.0)
         if self.params["tokenizer"] == "alphabetic" and self.params["delimiters"] != WEKA_DELIMITERS:
@@ -446,8 +513,9 @@ class WordVector(Stage):
         class_index = context.class_index
         if not len(self.features):
             raise FilterkitError(no_text_message(schema, class_index, self.params["attributes"]))
-        per_class = (
+        per_class = (  # --hash names a column by its token's occurrences in every class
             not self.params["whole_corpus"]
+            and self.params["hash"] is None
             and class_index is not None
             and schema.attributes[class_index].kind == NOMINAL
         )
@@ -455,10 +523,15 @@ class WordVector(Stage):
         self.label_column = class_index if per_class else None
         delimiters, ngrams = unescaped(self.params["delimiters"]), ngram_sizes(self.params["ngrams"])
         alphabetic = self.params["tokenizer"] == "alphabetic"
-        self.split = tokenizer(delimiters, ngrams, alphabetic)
+        characters = ngram_sizes(self.params["char_ngrams"], "--char-ngrams", LONGEST_CHARACTER_NGRAM)
+        self.split = character_ngrams(characters) if characters else tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
         #: ``count_words``' settings: a stemmer sends every text to ``tokens_of``
-        self.settings = (delimiters, alphabetic, self.params["lowercase"], *(ngrams or (0, 0)), self.stem is not None)
+        sizes = characters or ngrams or (0, 0)
+        self.settings = (delimiters, alphabetic, self.params["lowercase"], *sizes, self.stem is not None)
+        self.characters = characters is not None
+        #: with --hash, the hashed columns, else 0
+        self.n_columns = 1 << self.params["hash"] if self.params["hash"] is not None else 0
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
         self.stopwords: frozenset[str] | None = None
@@ -467,6 +540,8 @@ class WordVector(Stage):
     def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> Iterator[str]:
         """A text's tokens, lowercased and stemmed as asked, without ``stopwords`` (compared lowercased),
         made one at a time as they are read."""
+        if self.params["char_ngrams"] is not None:  # the n-grams of the lowercased text, as scikit-learn's
+            return iter(self.split(text.lower() if self.params["lowercase"] else text))
         tokens = iter(self.split(text))
         if self.params["lowercase"]:  # each token alone, as Java's toLowerCase: ΟΔΟΣ.ΚΑΙ is οδος, και
             tokens = (token.lower() for token in tokens)
@@ -484,11 +559,12 @@ class WordVector(Stage):
         columns = [list(chunk.text[int(position)]) for position in self.features]
         stop_vocabulary = self.stop_vocabulary if stopwords else None
         fallback = partial(self.tokens_of, stopwords=stopwords)
+        cut = (self.characters, 0 if add else self.n_columns)  # character n-grams; a transform's hashed columns
 
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] for column in columns]
             counted = count_words(
-                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback
+                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback, *cut
             )
             if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
                 raise self._too_many_words()
@@ -571,6 +647,8 @@ class WordVector(Stage):
         )
 
     def finalize(self, statistics: WordStatistics) -> None:
+        if self.n_columns:
+            return self._name_columns(statistics)
         words = statistics.vocabulary.words
         classes, ids, occurrences, documents = statistics.pairs()
         holding = np.zeros(len(words), dtype=np.int64)
@@ -598,6 +676,30 @@ class WordVector(Stage):
                 taken.setdefault(word, None)
         self.words = list(taken)
         self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
+        self.n_documents = statistics.n_documents
+        self._layout()
+
+    def _name_columns(self, statistics: WordStatistics) -> None:
+        """``--hash``'s fit: per column that a training token falls into, ascending, its name, the token
+        with the most occurrences in the training documents (on a tie the first in Java's string order);
+        and the collisions, the tokens that fall into a column with another."""
+        words = statistics.vocabulary.words
+        _, ids, occurrences, documents = statistics.pairs()
+        totals = np.bincount(ids, weights=occurrences, minlength=len(words))  # whole numbers below 2**53
+        holding = np.bincount(ids, weights=documents, minlength=len(words)).astype(np.int64)
+        columns = np.frombuffer(hash_columns(statistics.vocabulary, self.n_columns), dtype=np.int64)
+        order = np.lexsort((-totals, columns))  # by column, the most frequent first
+        starts_column = np.diff(columns[order], prepend=-1) != 0
+        first, group = np.flatnonzero(starts_column), np.cumsum(starts_column) - 1
+        most = np.bincount(group[totals[order] == totals[order[first]][group]], minlength=len(first))
+        chosen = order[first]
+        for tied in np.flatnonzero(most > 1).tolist():
+            start = first[tied]
+            chosen[tied] = min(order[start : start + most[tied]].tolist(), key=lambda k: java_order(words[k]))
+        self.words = [words[k] for k in chosen.tolist()]
+        self.columns = columns[chosen]
+        self.collisions = len(words) - len(chosen)
+        self.document_counts = holding[chosen]
         self.n_documents = statistics.n_documents
         self._layout()
 
@@ -646,7 +748,7 @@ class WordVector(Stage):
     def values_after_refit(self, before, before_statistics) -> list[str] | None:
         """A word's value in a document is its count there, which more documents leave as it is (not with
         --idf); the names of the words kept now that the old documents hold but were not kept then."""
-        if self.params["idf"] or self.renamed or before.renamed or before_statistics is None:
+        if self.params["idf"] or self.n_columns or self.renamed or before.renamed or before_statistics is None:
             return None
         kept_before = set(before.words)
         vocabulary = before_statistics.vocabulary.words
@@ -658,8 +760,14 @@ class WordVector(Stage):
         schema = self.input_schema
         attributes = [schema.attributes[i] for i in self.kept]
         names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
+        if self.n_columns:
+            names = self._column_names(names, {a.name for a in attributes})
         name_bytes = sum(len(name.encode()) for name in itertools.chain((a.name for a in attributes), names))
-        fewer = "keep fewer words with --words-to-keep or --min-term-freq"
+        fewer = (
+            "hash into fewer --hash bits"
+            if self.n_columns
+            else "keep fewer words with --words-to-keep or --min-term-freq"
+        )
         refuse_unreadable_output(self.name, len(attributes) + len(names), 0, name_bytes, fewer)
         self.vocabulary = WordVocabulary(self.words)
         attributes += [Attribute(name, NUMERIC, declared_type="numeric") for name in names]
@@ -667,11 +775,31 @@ class WordVector(Stage):
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
 
+    def _column_names(self, names: list[str], taken: set[str]) -> list[str]:
+        """Every hashed column's attribute name: its token's (``names``, by ``self.columns``), or for a column
+        no training token fell into, ``PREFIX#COLUMN`` (renamed as :func:`word_names` renames, if taken)."""
+        named = dict(zip(self.columns.tolist(), names))
+        unused = [column for column in range(self.n_columns) if column not in named]
+        placeholders, _ = word_names(self.params["prefix"], [f"#{column}" for column in unused], taken.union(names))
+        named.update(zip(unused, placeholders))
+        return [named[column] for column in range(self.n_columns)]
+
     def output_schema(self):
         return self.word_schema
 
     def fit_warnings(self) -> list[str]:
-        """The words renamed because another attribute has their name (:func:`word_names`), in one line."""
+        """The words renamed because another attribute has their name (:func:`word_names`), in one line; with
+        ``--hash``, the collisions."""
+        if self.n_columns and self.collisions:
+            return [
+                f"--hash {self.params['hash']}: {self.collisions:,} of the {len(self.words) + self.collisions:,} "
+                "distinct training tokens fall into a column with a more frequent one, which names it "
+                f"({len(self.words):,} of the {self.n_columns:,} columns hold a token)",
+                *self._renamed_warning(),
+            ]
+        return self._renamed_warning()
+
+    def _renamed_warning(self) -> list[str]:
         if not self.renamed:
             return []
         shown = ", ".join(f"{word!r} as {name!r}" for word, name in self.renamed[:RENAMED_SHOWN])
@@ -679,14 +807,17 @@ class WordVector(Stage):
         return [f"renames words named like another attribute (give --prefix to keep them): {shown}{more}"]
 
     def transform(self, chunk: Chunk) -> Chunk:
-        indptr, ids, counts = self.counted(chunk, self.vocabulary, False)
+        # stop words hash into columns as every token does: a transform by columns leaves them out itself
+        indptr, ids, counts = self.counted(
+            chunk, self.vocabulary, False, self._stopwords() if self.n_columns else frozenset()
+        )
         data = counts.astype(np.float64) if self.params["counts"] else np.ones(len(counts))
         if self.params["log_tf"]:
             data = np.log(data + 1.0)
         if self.params["idf"]:
             data = data * self.idf[ids]
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
-        shape = (chunk.n_rows, len(self.kept) + len(self.words))
+        shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
         values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, len(self.kept) + ids, data)
         # a stored 0 left out: a word in every training document has idf 0
         return Chunk.from_csr(values, columns, row_starts, shape, text, chunk.weights).with_stored(values)
@@ -698,6 +829,16 @@ class WordVector(Stage):
             "document_counts": self.document_counts.tolist(),
             "n_documents": self.n_documents,
             OPTIONS_KEY: fitted_options(self),
+            # --hash: the stop words too, which its transform leaves out (a --stopwords file may be gone by then)
+            **(
+                {
+                    "columns": self.columns.tolist(),
+                    "collisions": self.collisions,
+                    "stopwords": sorted(self._stopwords()),
+                }
+                if self.n_columns
+                else {}
+            ),
         }
 
     def load_state(self, state: dict) -> None:
@@ -719,8 +860,26 @@ class WordVector(Stage):
                 raise invalid_state(self, f"{uppercase!r} is not lowercase, yet the words were lowercased")
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
+        if self.n_columns:
+            self._load_columns(state.get("columns"), state.get("collisions"), state.get("stopwords"), len(words))
         self.words, self.n_documents = words, n_documents
         self._layout()
+
+    def _load_columns(self, columns, collisions, stopwords, n_words: int) -> None:
+        """``--hash``'s saved columns (ascending, one per word), collisions and stop words, checked."""
+        if (
+            not isinstance(columns, list)
+            or len(columns) != n_words
+            or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < self.n_columns for c in columns)
+            or any(a >= b for a, b in itertools.pairwise(columns))
+        ):
+            raise invalid_state(self, f"'columns' is not one ascending column below {self.n_columns} per word")
+        if isinstance(collisions, bool) or not isinstance(collisions, int) or collisions < 0:
+            raise invalid_state(self, "'collisions' is not a whole number")
+        if not isinstance(stopwords, list) or not all(isinstance(word, str) for word in stopwords):
+            raise invalid_state(self, "'stopwords' is not a list of strings")
+        self.columns, self.collisions = np.array(columns, dtype=np.int64), collisions
+        self.stopwords, self.stop_vocabulary = frozenset(stopwords), WordVocabulary(sorted(stopwords))
 
 
 def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.ndarray):

@@ -45,6 +45,8 @@ DIFFERENTIAL_TESTS = [
     "tests/test_kernels.py",
     "tests/test_lines_compiled.py",
     "tests/test_words_compiled.py",
+    "tests/test_words_characters.py",
+    "tests/test_words_hashing.py",
 ]
 #: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
 CHILD = """
