@@ -28,12 +28,10 @@ from functools import cache, partial
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.plugin import (
     JAVA_BLANKS,
     NOMINAL,
-    NUMERIC,
     OPTION_FILE_BYTES,
     OPTIONS_KEY,
     STRING,
@@ -182,6 +180,16 @@ def java_order(word: str) -> bytes:
     return word.encode("utf-16-be", "surrogatepass")
 
 
+#: A character beyond the Basic Multilingual Plane: UTF-16 writes it as two surrogates, which sort below
+#: U+E000–U+FFFF; without one, Java's order of strings is Python's own (by code points).
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def java_sorted(words: list[str]) -> list[str]:
+    """``words`` in Java's string order (:func:`java_order`), without a key where Python's order is Java's."""
+    return sorted(words, key=java_order) if _ASTRAL.search("".join(words)) else sorted(words)
+
+
 #: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
 STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
 
@@ -304,7 +312,7 @@ def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words
     threshold = (
         max(min_term_freq, counts[len(counts) - words_to_keep]) if len(counts) >= words_to_keep else min_term_freq
     )
-    return sorted((words[k] for k in ids[occurrences >= threshold]), key=java_order)
+    return java_sorted([words[k] for k in ids[occurrences >= threshold].tolist()])
 
 
 #: The renamed words the fit's warning names (then their count).
@@ -317,6 +325,8 @@ def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str
     has.  A name depends only on the word and the names, not on the order the words were met."""
     names = [prefix + word for word in words]
     clashing = [k for k, name in enumerate(names) if name in taken]
+    if not clashing:
+        return names, []
     used = taken.union(names)
     renamed = []
     for k in clashing:
@@ -573,8 +583,7 @@ class WordVector(Stage):
     def finalize(self, statistics: WordStatistics) -> None:
         words = statistics.vocabulary.words
         classes, ids, occurrences, documents = statistics.pairs()
-        holding = np.zeros(len(words), dtype=np.int64)
-        np.add.at(holding, ids, documents)
+        holding = np.bincount(ids, weights=documents, minlength=len(words)).astype(np.int64)  # below 2**53
         n = statistics.n_documents
         low = document_bound(self.params["min_df"], "--min-df", n, 0.0)
         high = document_bound(self.params["max_df"], "--max-df", n, float(n))
@@ -586,17 +595,13 @@ class WordVector(Stage):
             )
         within = frequent_enough[ids]
         classes, ids, occurrences = classes[within], ids[within], occurrences[within]
-        taken: dict[str, None] = {}
-        for start, end in itertools.pairwise(np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]):
-            for word in kept_words(
-                words,
-                ids[start:end],
-                occurrences[start:end],
-                self.params["words_to_keep"],
-                self.params["min_term_freq"],
-            ):
-                taken.setdefault(word, None)
-        self.words = list(taken)
+        bounds = np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)].tolist()
+        keep = self.params["words_to_keep"]
+        each_class = (
+            kept_words(words, ids[start:end], occurrences[start:end], keep, self.params["min_term_freq"])
+            for start, end in itertools.pairwise(bounds)
+        )
+        self.words = list(dict.fromkeys(itertools.chain.from_iterable(each_class)))
         self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
         self.n_documents = statistics.n_documents
         self._layout()
@@ -658,11 +663,11 @@ class WordVector(Stage):
         schema = self.input_schema
         attributes = [schema.attributes[i] for i in self.kept]
         names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
-        name_bytes = sum(len(name.encode()) for name in itertools.chain((a.name for a in attributes), names))
+        name_bytes = len("".join(itertools.chain((a.name for a in attributes), names)).encode())
         fewer = "keep fewer words with --words-to-keep or --min-term-freq"
         refuse_unreadable_output(self.name, len(attributes) + len(names), 0, name_bytes, fewer)
         self.vocabulary = WordVocabulary(self.words)
-        attributes += [Attribute(name, NUMERIC, declared_type="numeric") for name in names]
+        attributes += Attribute.numerics((name, "numeric") for name in names)
         self.word_schema = schema.with_attributes(attributes)
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
@@ -687,7 +692,8 @@ class WordVector(Stage):
             data = data * self.idf[ids]
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
         shape = (chunk.n_rows, len(self.kept) + len(self.words))
-        values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, len(self.kept) + ids, data)
+        kept = chunk.values[:, self.kept]  # a CSR matrix (and scipy imported) only for sparse input rows
+        values, columns, row_starts = _kept_then_words(kept, indptr, len(self.kept) + ids, data)
         # a stored 0 left out: a word in every training document has idf 0
         return Chunk.from_csr(values, columns, row_starts, shape, text, chunk.weights).with_stored(values)
 
@@ -729,8 +735,8 @@ def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.nda
     and ``data``), as scipy's ``hstack`` joins the two blocks, without its cost (a third of one
     document's trip through ``words … shape bns l2``)."""
     n_rows = len(indptr) - 1
-    if sp.issparse(kept):
-        kept = sp.csr_matrix(kept)
+    if not isinstance(kept, np.ndarray):  # a scipy sparse matrix
+        kept = kept.tocsr()
         kept_per_row, kept_columns, kept_values = np.diff(kept.indptr), kept.indices, kept.data
     else:
         kept_rows, kept_columns = np.nonzero(kept)
