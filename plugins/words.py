@@ -26,7 +26,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial, wraps
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Literal
 
 import numpy as np
 
@@ -271,7 +271,8 @@ class WordStatistics:
 
     def _merge_last(self) -> None:
         last = self.runs.pop()
-        self.runs[-1] = _summed(*(np.concatenate([a, b]) for a, b in zip(self.runs[-1], last)), "stable")
+        keys, occurrences, documents = (np.concatenate([a, b]) for a, b in zip(self.runs[-1], last))
+        self.runs[-1] = _summed(keys, occurrences, documents, "stable")
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``."""
@@ -289,7 +290,7 @@ _TALLY_FACTOR = 8
 _TALLY_CELLS = 1 << 20
 
 
-def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray, kind: str):
+def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray, kind: Literal["quicksort", "stable"]):
     """The distinct ``keys``, ascending, with the sums of their occurrences and documents: by a tally
     (``bincount``) where keys are dense, as on a corpus of few classes, else by a sort of ``kind`` (the two
     cost the same bytes out; a sort of every chunk's pairs took a quarter of ``words --counts`` on Reuters):
