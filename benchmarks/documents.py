@@ -93,16 +93,22 @@ def debian_rows() -> tuple[str, list[str], list[tuple[str, str]]]:
     return "debian-section", list(dict.fromkeys(seen.values())), list(seen.items())
 
 
+def write_arff(path: Path, class_name: str, labels: list[str], rows: list[tuple[str, str]]) -> None:
+    """The corpus as ARFF: a string attribute ``text`` and the class."""
+    quoted = [(text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n"), label) for text, label in rows]
+    with open(path, "w", encoding="utf-8") as arff:
+        arff.write(
+            f"@relation {path.stem}\n\n@attribute text string\n@attribute {class_name} {{{','.join(labels)}}}\n\n"
+        )
+        arff.write("@data\n" + "".join(f"'{text}',{label}\n" for text, label in quoted))
+
+
 def write_corpus(paths: dict[str, Path], class_name: str, labels: list[str], rows: list[tuple[str, str]]) -> None:
     """The corpus in each format of ``paths`` (a column ``text`` and the class)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    stem = paths["arff"].stem
-    quoted = [(text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n"), label) for text, label in rows]
-    with open(paths["arff"], "w", encoding="utf-8") as arff:
-        arff.write(f"@relation {stem}\n\n@attribute text string\n@attribute {class_name} {{{','.join(labels)}}}\n\n")
-        arff.write("@data\n" + "".join(f"'{text}',{label}\n" for text, label in quoted))
+    write_arff(paths["arff"], class_name, labels, rows)
     number = all(label.isdigit() for label in labels)  # a Hugging Face export's class of whole numbers
     with open(paths["csv"], "w", encoding="utf-8", newline="") as table:
         # every text in double quotes: filterkit's CSV reader takes a value opening with ' as quoted, as Weka's

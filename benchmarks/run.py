@@ -766,10 +766,13 @@ def format_contract(contract: dict, data_name: str, repeats: int) -> str:
 
 
 WORDS_SOURCE = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
+#: ``--words-to-keep`` for the jobs keeping every word, as the vectorizers do.
+ALL_WORDS = ["--words-to-keep", "1000000000"]
 #: filterkit's, Weka's and scikit-learn's settings of each words job (the same tokens: Weka's delimiters, lowercased;
 #: or scikit-learn's char_wb n-grams, lowercased), the vectorizer's given as keyword arguments.
 WORDS_JOBS = {
     "counts": (["--counts", "--lowercase"], ["-C", "-L"], "CountVectorizer", "ngram_range=(1, 1)"),
+    "counts, all words": (["--counts", "--lowercase", *ALL_WORDS], None, "CountVectorizer", "ngram_range=(1, 1)"),
     "log-tf idf": (
         ["--counts", "--lowercase", "--log-tf", "--idf"],
         ["-C", "-L", "-T", "-I"],
@@ -794,6 +797,12 @@ WORDS_JOBS = {
         "HashingVectorizer",
         "n_features=2**16, alternate_sign=False, norm=None",
     ),
+    "ngrams 1-2, all words": (
+        ["--counts", "--lowercase", "--ngrams", "1-2", *ALL_WORDS],
+        None,
+        "CountVectorizer",
+        "ngram_range=(1, 2)",
+    ),
 }
 SKLEARN_WORDS = r"""
 import re, sys, time
@@ -807,17 +816,33 @@ wall, cpu = time.perf_counter(), time.process_time()
 vectorizer.fit_transform(documents)
 print(time.perf_counter() - wall, time.process_time() - cpu)
 """
+#: Writes Debian's package short descriptions (benchmarks/documents.py's corpus) as ARFF, rows repeated ×scale.
+DEBIAN_WORDS = r"""
+import sys
+from pathlib import Path
+from documents import debian_rows, write_arff
+class_name, labels, rows = debian_rows()
+for argument in sys.argv[1:]:
+    path, scale = argument.rsplit(":", 1)
+    write_arff(Path(path), class_name, labels, rows * int(scale))
+"""
 
 
-def words_inputs(folder: Path, scales: list[int]) -> dict[int, Path]:
-    """Weka's Reuters grain training documents with their data rows repeated ×scale."""
+def words_inputs(folder: Path, scales: list[int], debian_scales: list[int]) -> dict[str, Path]:
+    """Weka's Reuters grain training documents (1,554 long documents, 2 classes) with their data rows repeated
+    ×scale, then Debian's package short descriptions (some 60,000 one-line documents, some 60 classes:
+    benchmarks/documents.py's corpus) repeated ×scale; by the name of each."""
     header, rows = WORDS_SOURCE.read_text().split("@data", 1)
     made = {}
     for scale in scales:
-        made[scale] = folder / f"grain_docs_x{scale}.arff"
-        if not made[scale].exists():
-            made[scale].write_text(header + "@data\n" + (rows.strip() + "\n") * scale)
-    return made
+        made[f"Reuters ×{scale}"] = path = folder / f"grain_docs_x{scale}.arff"
+        if not path.exists():
+            path.write_text(header + "@data\n" + (rows.strip() + "\n") * scale)
+    debian = {f"Debian ×{scale}": folder / f"debian_words_x{scale}.arff" for scale in debian_scales}
+    missing = [f"{path}:{scale}" for scale, path in zip(debian_scales, debian.values()) if not path.exists()]
+    if missing:  # by a process of its own (apt's listing held in this one would count in every run's peak RSS)
+        subprocess.run([sys.executable, "-c", DEBIAN_WORDS, *missing], cwd=HERE, check=True)
+    return made | debian
 
 
 def words_main(argv: list[str]) -> None:
@@ -825,35 +850,34 @@ def words_main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="run.py words", description=words_main.__doc__)
     parser.add_argument("--inputs", type=Path, default=HERE / ".inputs")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--scales", default="10,50")
+    parser.add_argument("--scales", default="10,50", help="Repetitions of Reuters grain's documents.")
+    parser.add_argument("--debian-scales", default="1,10", help="Repetitions of Debian's short descriptions.")
     parser.add_argument("--no-weka", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args(argv)
     args.inputs.mkdir(parents=True, exist_ok=True)
-    inputs = words_inputs(args.inputs, sorted(int(s) for s in args.scales.split(",")))
+    inputs = words_inputs(
+        args.inputs,
+        sorted(int(s) for s in args.scales.split(",") if s),
+        sorted(int(s) for s in args.debian_scales.split(",") if s),
+    )
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     java = ["java", JAVA_HEAP, "-cp", WEKA_JAR, "weka.filters.unsupervised.attribute.StringToWordVector"]
     jobs, in_memory = [], {}
-    for scale, path in inputs.items():
+    for data, path in inputs.items():
         for name, (ours, weka, vectorizer, settings) in WORDS_JOBS.items():
             if ours is not None:
-                jobs.append(
-                    (
-                        (scale, name, "filterkit"),
-                        f"filterkit words {' '.join(ours)}",
-                        f"×{scale}",
-                        [filterkit, str(path), "words", *ours],
-                        None,
-                    )
-                )
+                command = [filterkit, str(path), "words", *ours]
+                jobs.append(((data, name, "filterkit"), f"filterkit words {' '.join(ours)}", data, command, None))
             if weka is not None and not args.no_weka:
                 weka_job = [*java, *weka, "-c", "last", "-i", str(path), "-o", os.devnull]
+                jobs.append(((data, name, "weka"), f"Weka StringToWordVector {' '.join(weka)}", data, weka_job, None))
+            if (data, vectorizer, settings) not in in_memory:  # the all-words jobs share the vectorizer's runs
+                sklearn = [sys.executable, "-c", SKLEARN_WORDS, str(path), vectorizer, settings]
                 jobs.append(
-                    ((scale, name, "weka"), f"Weka StringToWordVector {' '.join(weka)}", f"×{scale}", weka_job, None)
+                    ((data, vectorizer, settings, "sklearn"), f"read + {vectorizer}({settings})", data, sklearn, None)
                 )
-            sklearn = [sys.executable, "-c", SKLEARN_WORDS, str(path), vectorizer, settings]
-            jobs.append(((scale, name, "sklearn"), f"read + {vectorizer}({settings})", f"×{scale}", sklearn, None))
-            in_memory[(scale, name)] = sklearn
+                in_memory[(data, vectorizer, settings)] = sklearn
     results = interleaved(jobs, args.repeats)
     for key, command in in_memory.items():  # the vectorizer alone, documents in memory: timed inside the process
         runs = [
@@ -873,41 +897,51 @@ def words_main(argv: list[str]) -> None:
 WORDS_HEADING = "## Documents to word vectors (`run.py words`)"
 
 
-def format_words(results: dict, inputs: dict[int, Path], repeats: int) -> str:
-    """The words section of RESULTS.md: per scale and job, each tool's wall and CPU seconds, MB/s and peak RSS."""
+def format_words(results: dict, inputs: dict[str, Path], repeats: int) -> str:
+    """The words section of RESULTS.md: per corpus and job, each tool's wall and CPU seconds, MB/s and peak
+    RSS, and the in-memory vectorizer's seconds over filterkit's."""
     lines = [
         WORDS_HEADING,
         "",
         f"`python benchmarks/run.py words` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; medians of {repeats} interleaved rounds.  "
-        "Weka's ReutersGrain-train documents repeated; every command reads the file "
-        "(MB/s: the file's size, almost all of it document text); "
+        "Reuters: Weka's ReutersGrain-train documents (1,554 long documents, 2 classes) repeated; Debian: "
+        "Debian's package short descriptions by section (benchmarks/documents.py's corpus, built from "
+        "`apt-cache dumpavail`: some 60,000 one-line documents in some 60 classes) repeated.  Every command "
+        "reads the file (MB/s: the file's size, almost all of it document text); "
         "filterkit and Weka write to /dev/null, scikit-learn reads with filterkit's reader and writes nothing; "
         '"in memory" is the vectorizer\'s `fit_transform` alone, timed inside the process.  The same tokens '
         "everywhere: Weka's delimiters, lowercased (char_wb: scikit-learn's character n-grams 2-5 within words, "
-        "lowercased; hashing: 2**16 columns, HashingVectorizer(alternate_sign=False, norm=None)).  Ratio: the "
-        "in-memory vectorizer's wall and CPU seconds ÷ filterkit's end to end "
-        "(3 or more: filterkit reads, fits, transforms and writes three times as fast as the vectorizer alone).",
+        "lowercased; hashing: 2**16 columns, HashingVectorizer(alternate_sign=False, norm=None)); the vectorizers "
+        "keep every word, filterkit the 1,000 most frequent per class (Weka's default) or, in the jobs \"all "
+        "words\", every word.  Ratio, in filterkit's row: the in-memory vectorizer's wall and CPU seconds ÷ "
+        "filterkit's end to end (3 or more: filterkit reads, fits, transforms and writes three times as fast as the "
+        "vectorizer alone).  The scikit-learn rows follow the first job that uses them.",
         "",
-        "| scale | job | tool | wall s | CPU s | file MB/s | peak RSS MiB | vectorizer ÷ filterkit, wall / CPU |",
+        "| data | job | tool | wall s | CPU s | file MB/s | peak RSS MiB | vectorizer ÷ filterkit, wall / CPU |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for scale, path in inputs.items():
+    shown = {"sklearn": "scikit-learn, reading the file", "in memory": "scikit-learn, in memory"}
+    for data, path in inputs.items():
         megabytes = path.stat().st_size / 1e6
-        for name in WORDS_JOBS:
-            ours = results.get((scale, name, "filterkit"))
-            for tool in ("filterkit", "weka", "sklearn", "in memory"):
-                found = results.get((scale, name, tool))
+        listed = set()
+        for name, (_, _, vectorizer, settings) in WORDS_JOBS.items():
+            peer = (data, vectorizer, settings)
+            ours, alone = results.get((data, name, "filterkit")), results[(*peer, "in memory")]
+            rows = [("filterkit", ours), ("weka", results.get((data, name, "weka")))]
+            if peer not in listed:
+                listed.add(peer)
+                rows += [("sklearn", results[(*peer, "sklearn")]), ("in memory", alone)]
+            for tool, found in rows:
                 if found is None:
                     continue
                 wall, cpu = found[0], found[4] if len(found) > 2 else found[1]
                 rss = f"{found[1]}" if len(found) > 2 else "—"
-                ratio = f"{found[0] / ours[0]:.2f} / {found[1] / ours[4]:.2f}" if tool == "in memory" and ours else ""
-                shown = {"sklearn": "scikit-learn, reading the file", "in memory": "scikit-learn, in memory"}.get(
-                    tool, tool
+                ratio = f"{alone[0] / ours[0]:.2f} / {alone[1] / ours[4]:.2f}" if tool == "filterkit" else ""
+                lines.append(
+                    f"| {data} | {name} | {shown.get(tool, tool)} | {wall:.2f} | {cpu:.2f} | {megabytes / wall:.1f} "
+                    f"| {rss} | {ratio} |"
                 )
-                speed = f"{megabytes / wall:.1f}"
-                lines.append(f"| ×{scale} | {name} | {shown} | {wall:.2f} | {cpu:.2f} | {speed} | {rss} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 

@@ -180,9 +180,11 @@ def meka_layout(schema: Schema, names: Sequence[str]) -> tuple[Schema, list[int]
     its attributes after the kept ones), ``-C`` counting those the chain kept; and the order to take each
     chunk's columns in (None: as they are)."""
     count = meka_label_count(schema.relation)
+    if count is None:  # not MEKA's: a wide schema's names are not looked up
+        return schema, None
     held = {attribute.name: position for position, attribute in enumerate(schema.attributes)}
     labels = [held[name] for name in names if name in held]
-    if count is None or not labels:
+    if not labels:
         return schema, None
     others = [position for position in range(len(schema.attributes)) if position not in set(labels)]
     order = labels + others if count > 0 else others + labels

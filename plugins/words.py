@@ -20,20 +20,19 @@ the options that make fewer, not gigabytes and a file filterkit would refuse to 
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache, partial
-from typing import Callable, Iterable, Iterator
+from functools import cache, partial, wraps
+from typing import Callable, Iterable, Iterator, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
 from filterkit.plugin import (
     JAVA_BLANKS,
     NOMINAL,
-    NUMERIC,
     OPTION_FILE_BYTES,
     OPTIONS_KEY,
     STRING,
@@ -206,6 +205,16 @@ def java_order(word: str) -> bytes:
     return word.encode("utf-16-be", "surrogatepass")
 
 
+#: A character beyond the Basic Multilingual Plane: UTF-16 writes it as two surrogates, which sort below
+#: U+E000–U+FFFF; without one, Java's order of strings is Python's own (by code points).
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def java_sorted(words: list[str]) -> list[str]:
+    """``words`` in Java's string order (:func:`java_order`), without a key where Python's order is Java's."""
+    return sorted(words, key=java_order) if _ASTRAL.search("".join(words)) else sorted(words)
+
+
 #: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
 STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
 
@@ -280,13 +289,14 @@ class WordStatistics:
     def _push(self, keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray) -> None:
         """Add a run of pairs (keys in any order, repeated or not)."""
         if len(keys):
-            self.runs.append(_summed(keys, occurrences, documents))
+            self.runs.append(_summed(keys, occurrences, documents, "quicksort"))
         while len(self.runs) >= 2 and len(self.runs[-2][0]) <= 2 * len(self.runs[-1][0]):
             self._merge_last()
 
     def _merge_last(self) -> None:
         last = self.runs.pop()
-        self.runs[-1] = _summed(*(np.concatenate([a, b]) for a, b in zip(self.runs[-1], last)))
+        keys, occurrences, documents = (np.concatenate([a, b]) for a, b in zip(self.runs[-1], last))
+        self.runs[-1] = _summed(keys, occurrences, documents, "stable")
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``."""
@@ -304,17 +314,20 @@ _TALLY_FACTOR = 8
 _TALLY_CELLS = 1 << 20
 
 
-def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray):
+def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray, kind: Literal["quicksort", "stable"]):
     """The distinct ``keys``, ascending, with the sums of their occurrences and documents: by a tally
-    (``bincount``) where keys are dense, as on a corpus of few classes, else by a sort (the two cost the
-    same bytes out; a sort of every chunk's pairs took a quarter of ``words --counts`` on Reuters)."""
+    (``bincount``) where keys are dense, as on a corpus of few classes, else by a sort of ``kind`` (the two
+    cost the same bytes out; a sort of every chunk's pairs took a quarter of ``words --counts`` on Reuters):
+    "stable" for two sorted runs one after the other, which timsort merges in linear time, "quicksort" for
+    keys in any order (numpy's vectorized sort, 2.5 times as fast there: the sums are whole numbers, which no
+    order changes)."""
     span = int(keys.max()) + 1 if len(keys) else 0
     if span <= max(_TALLY_FACTOR * len(keys), _TALLY_CELLS):
         held = np.bincount(keys, weights=documents, minlength=span)  # every pair counted is in a document
         distinct = np.flatnonzero(held)
         occurring = np.bincount(keys, weights=occurrences, minlength=span)[distinct]  # whole numbers below 2**53
         return distinct, occurring.astype(np.int64), held[distinct].astype(np.int64)
-    order = np.argsort(keys, kind="stable")  # timsort: two sorted runs concatenated merge in linear time
+    order = np.argsort(keys, kind=kind)
     keys = keys[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     return keys[starts], np.add.reduceat(occurrences[order], starts), np.add.reduceat(documents[order], starts)
@@ -328,11 +341,30 @@ def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words
     threshold = (
         max(min_term_freq, counts[len(counts) - words_to_keep]) if len(counts) >= words_to_keep else min_term_freq
     )
-    return sorted((words[k] for k in ids[occurrences >= threshold]), key=java_order)
+    return java_sorted([words[k] for k in ids[occurrences >= threshold].tolist()])
 
 
 #: The renamed words the fit's warning names (then their count).
 RENAMED_SHOWN = 5
+
+
+def collector_paused(function):
+    """``function`` run with Python's cyclic garbage collector held off (as it was before, after).  For what
+    makes an object per word: the collections that their numbers set off each traverse every object alive,
+    and they were a third of the layout of 150,000 words; the objects hold no cycle, and a cycle made
+    meanwhile is collected by the next collection after."""
+
+    @wraps(function)
+    def paused(*arguments, **keywords):
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return function(*arguments, **keywords)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
 
 
 def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -341,6 +373,8 @@ def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str
     has.  A name depends only on the word and the names, not on the order the words were met."""
     names = [prefix + word for word in words]
     clashing = [k for k, name in enumerate(names) if name in taken]
+    if not clashing:
+        return names, []
     used = taken.union(names)
     renamed = []
     for k in clashing:
@@ -651,8 +685,7 @@ class WordVector(Stage):
             return self._name_columns(statistics)
         words = statistics.vocabulary.words
         classes, ids, occurrences, documents = statistics.pairs()
-        holding = np.zeros(len(words), dtype=np.int64)
-        np.add.at(holding, ids, documents)
+        holding = np.bincount(ids, weights=documents, minlength=len(words)).astype(np.int64)  # below 2**53
         n = statistics.n_documents
         low = document_bound(self.params["min_df"], "--min-df", n, 0.0)
         high = document_bound(self.params["max_df"], "--max-df", n, float(n))
@@ -664,17 +697,13 @@ class WordVector(Stage):
             )
         within = frequent_enough[ids]
         classes, ids, occurrences = classes[within], ids[within], occurrences[within]
-        taken: dict[str, None] = {}
-        for start, end in itertools.pairwise(np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]):
-            for word in kept_words(
-                words,
-                ids[start:end],
-                occurrences[start:end],
-                self.params["words_to_keep"],
-                self.params["min_term_freq"],
-            ):
-                taken.setdefault(word, None)
-        self.words = list(taken)
+        bounds = np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)].tolist()
+        keep = self.params["words_to_keep"]
+        each_class = (
+            kept_words(words, ids[start:end], occurrences[start:end], keep, self.params["min_term_freq"])
+            for start, end in itertools.pairwise(bounds)
+        )
+        self.words = list(dict.fromkeys(itertools.chain.from_iterable(each_class)))
         self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
         self.n_documents = statistics.n_documents
         self._layout()
@@ -755,6 +784,7 @@ class WordVector(Stage):
         held = {vocabulary[i] for i in np.unique(before_statistics.pairs()[1]).tolist()}
         return [self.params["prefix"] + word for word in self.words if word not in kept_before and word in held]
 
+    @collector_paused
     def _layout(self) -> None:
         """The output attributes, the word columns and the IDF factors."""
         schema = self.input_schema
@@ -762,7 +792,7 @@ class WordVector(Stage):
         names, self.renamed = word_names(self.params["prefix"], self.words, {a.name for a in attributes})
         if self.n_columns:
             names = self._column_names(names, {a.name for a in attributes})
-        name_bytes = sum(len(name.encode()) for name in itertools.chain((a.name for a in attributes), names))
+        name_bytes = len("".join(itertools.chain((a.name for a in attributes), names)).encode())
         fewer = (
             "hash into fewer --hash bits"
             if self.n_columns
@@ -770,7 +800,7 @@ class WordVector(Stage):
         )
         refuse_unreadable_output(self.name, len(attributes) + len(names), 0, name_bytes, fewer)
         self.vocabulary = WordVocabulary(self.words)
-        attributes += [Attribute(name, NUMERIC, declared_type="numeric") for name in names]
+        attributes += Attribute.numerics((name, "numeric") for name in names)
         self.word_schema = schema.with_attributes(attributes)
         with np.errstate(divide="ignore"):
             self.idf = np.log(self.n_documents / self.document_counts.astype(np.float64))
@@ -818,7 +848,8 @@ class WordVector(Stage):
             data = data * self.idf[ids]
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
         shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
-        values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, len(self.kept) + ids, data)
+        kept = chunk.values[:, self.kept]  # a CSR matrix (and scipy imported) only for sparse input rows
+        values, columns, row_starts = _kept_then_words(kept, indptr, len(self.kept) + ids, data)
         # a stored 0 left out: a word in every training document has idf 0
         return Chunk.from_csr(values, columns, row_starts, shape, text, chunk.weights).with_stored(values)
 
@@ -888,8 +919,8 @@ def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.nda
     and ``data``), as scipy's ``hstack`` joins the two blocks, without its cost (a third of one
     document's trip through ``words … shape bns l2``)."""
     n_rows = len(indptr) - 1
-    if sp.issparse(kept):
-        kept = sp.csr_matrix(kept)
+    if not isinstance(kept, np.ndarray):  # a scipy sparse matrix
+        kept = kept.tocsr()
         kept_per_row, kept_columns, kept_values = np.diff(kept.indptr), kept.indices, kept.data
     else:
         kept_rows, kept_columns = np.nonzero(kept)

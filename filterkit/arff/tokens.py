@@ -128,9 +128,19 @@ def one_line(text: str) -> str:
 _BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*+")
 
 
+#: A character :func:`quote` escapes, the line end aside.
+_ESCAPED = re.compile("[\\\\'\r\t%]")
+
+
 def quote_all(texts: list[str]) -> list[str]:
-    """:func:`quote` of each of ``texts`` (all bare, the common case, found by one match)."""
+    """:func:`quote` of each of ``texts`` (all bare, the common case, found by one match; or, as n-grams'
+    names, only quoted, nothing in them escaped: each matched alone, none escaped)."""
     joined = "\n".join(texts) + "\n"
-    if "?" not in texts and joined.count("\n") == len(texts) and _BARE_LINES.fullmatch(joined) is not None:
+    if joined.count("\n") != len(texts):  # a text holds a line end
+        return [quote(text) for text in texts]
+    if "?" not in texts and _BARE_LINES.fullmatch(joined) is not None:
         return texts
+    if _ESCAPED.search(joined) is None:
+        bare = _BARE.fullmatch
+        return [text if text != "?" and bare(text) is not None else f"'{text}'" for text in texts]
     return [quote(text) for text in texts]
