@@ -191,17 +191,8 @@ def _train_labels(
             per_label.append({"fitted": call("describe"), "state": call("state")})
             classifiers.append(call.classifier)
     progress.finish()
-    registered = registry.classifiers[settings.classifier]
     section = {
-        "name": settings.classifier,
-        "plugin": registered.plugin,
-        "distribution": registered.distribution,
-        "params": call.classifier.params,
-        "task": "labels",
-        "classes": list(dataset.labels),
-        "seed": settings.seed,
-        "chain": chosen.text,
-        "features": int(features.shape[1]),
+        **_section_head(registry, settings, call.classifier.params, "labels", list(dataset.labels), chosen, features),
         **({"candidates": candidates} if candidates else {}),
         "per_label": per_label,
     }
@@ -268,22 +259,31 @@ def _fitted_model(
     else:
         evaluation.fit_task(call, dataset.labels.index(task), task, features, codes, settings)
         classes = [task]
-    registered = registry.classifiers[settings.classifier]
+    task_name = "multiclass" if multiclass else "binary"
     section = {
-        "name": settings.classifier,
-        "plugin": registered.plugin,
-        "distribution": registered.distribution,
-        "params": call.classifier.params,
-        "task": "multiclass" if multiclass else "binary",
-        "classes": classes,
-        "seed": settings.seed,
-        "chain": chain.text,
-        "features": int(features.shape[1]),
+        **_section_head(registry, settings, call.classifier.params, task_name, classes, chain, features),
         "fitted": call("describe"),
         **({"candidates": candidates} if candidates else {}),
         "state": call("state"),
     }
     return TrainedModel(fitted, call.classifier, section, reading, registry)
+
+
+def _section_head(registry: Registry, settings: Settings, params: dict, task: str, classes, chain, features) -> dict:
+    """What a model's classifier section says first, whatever its task: the classifier (its plugin and
+    options), the task and its classes, the seed, and the chain whose ``features`` (a matrix) it learnt from."""
+    registered = registry.classifiers[settings.classifier]
+    return {
+        "name": settings.classifier,
+        "plugin": registered.plugin,
+        "distribution": registered.distribution,
+        "params": params,
+        "task": task,
+        "classes": classes,
+        "seed": settings.seed,
+        "chain": chain.text,
+        "features": int(features.shape[1]),
+    }
 
 
 def load_model(path, registry: Registry | None = None) -> "TrainedModel":
