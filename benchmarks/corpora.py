@@ -275,8 +275,8 @@ def run_filterkit(data: Path, results: Path, task: tuple, name: str, chain: str,
         return json.loads(target.read_text())
     target.parent.mkdir(parents=True, exist_ok=True)
     command = ["nice", "-n", "10", "filterkit", "evaluate", *task_options(positive), "--json"]
-    if mode == "cv":
-        command += ["--folds", "5", "--seed", "1"]
+    if mode.startswith("cv"):
+        command += ["--folds", "5", "--seed", "1", *MODE_OPTIONS.get(mode, [])]
     else:
         predictions = target.with_suffix(".csv")
         command += ["--test", str(data / f"{stem}-test.arff"), "--predictions", str(predictions)]
@@ -289,7 +289,7 @@ def run_filterkit(data: Path, results: Path, task: tuple, name: str, chain: str,
     else:
         found = json.loads(finished.stdout)
         found = found["results"][0] if "results" in found else found
-        if mode != "cv":
+        if not mode.startswith("cv"):
             with open(predictions, encoding="utf-8") as table:
                 rows = list(csv.DictReader(table))
             found["truths"] = [row["truth"] for row in rows]
@@ -343,7 +343,12 @@ def run_sklearn(data: Path, results: Path, task: tuple) -> dict:
 
 MODES = ("test", "cv", "test-margin")
 #: The classifier settings of the test modes beside the default (``test-balanced`` is not in ``MODES``'s default).
-MODE_OPTIONS = {"test-margin": ["--svm-decision", "margin"], "test-balanced": ["--svm-class-weight", "balanced"]}
+MODE_OPTIONS = {
+    "test-margin": ["--svm-decision", "margin"],
+    "test-balanced": ["--svm-class-weight", "balanced"],
+    "test-f1": ["--svm-c-by", "f1"],
+    "cv-f1": ["--svm-c-by", "f1"],
+}
 
 
 def run(inputs: Path, quick: bool, only: list[str], chains: list[str], modes: list[str]) -> None:

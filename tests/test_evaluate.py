@@ -166,6 +166,70 @@ def test_svm_picks_the_c_with_the_best_inner_auc():
     np.testing.assert_array_equal(model.predict(features), probabilities >= 0.5)
 
 
+def _independent_out_of_fold_decisions(features, targets, C, seed, strata=None, folds=5):
+    """liblinear's decision values of each row when its inner fold (stratified on ``strata``, by default the
+    targets) is held out, computed apart from LinearSVM."""
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import LinearSVC
+
+    decisions = np.zeros(len(targets))
+    strata = targets if strata is None else strata
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(features, strata):
+        svm = LinearSVC(C=C, random_state=seed, max_iter=20000).fit(features[train], targets[train])
+        decisions[test] = svm.decision_function(features[test])
+    return decisions
+
+
+def test_svm_can_pick_c_by_the_f1_of_its_out_of_fold_decisions():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(10)
+    features = rng.normal(size=(200, 6))
+    targets = (features[:, 0] + features[:, 1] + 1.2 * rng.normal(size=200) > 1.6).astype(int)  # rare positives
+    margin = LinearSVM(c_values="0.001,0.1,10", c_by="f1", decision="margin").fit(features, targets, seed=3)
+    expected = {
+        C: f1_score(targets, _independent_out_of_fold_decisions(features, targets, C, 3) > 0, zero_division=0.0)
+        for C in (0.001, 0.1, 10)
+    }
+    assert margin.inner_f1 == pytest.approx(expected, abs=1e-12)
+    assert margin.chosen_C == max(expected, key=lambda C: (expected[C], -C)) == 10.0
+    assert set(margin.describe()["inner_f1"]) == {"0.001", "0.1", "10.0"}
+    by_auc = LinearSVM(c_values="0.001,0.1,10", decision="margin").fit(features, targets, seed=3)
+    assert by_auc.inner_f1 == {} and "inner_f1" not in by_auc.describe()
+    assert by_auc.chosen_C == max(by_auc.inner_auc, key=lambda C: (by_auc.inner_auc[C], -C)) == 0.1, "AUC differs"
+
+
+def test_the_f1_that_picks_c_decides_as_the_platt_sigmoid_decides():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(7)
+    features = rng.normal(size=(150, 4))
+    targets = (features[:, 0] + rng.normal(size=150) > 1.0).astype(int)
+    model = LinearSVM(c_values="0.01,1", c_by="f1").fit(features, targets, seed=0)
+    for C in (0.01, 1.0):
+        decisions = _independent_out_of_fold_decisions(features, targets, C, 0)
+        A, B = platt_sigmoid(decisions, targets == 1)
+        decided = 1.0 / (1.0 + np.exp(A * decisions + B)) >= 0.5
+        assert model.inner_f1[C] == pytest.approx(f1_score(targets, decided), abs=1e-12)
+
+
+def test_k_classes_pick_c_by_the_macro_f1_of_the_largest_probability():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(11)
+    features = rng.normal(size=(180, 5))
+    classes = np.argmax(features[:, :3] + 0.8 * rng.normal(size=(180, 3)), axis=1)
+    model = LinearSVM(c_values="0.01,1", c_by="f1", decision="margin").fit_multiclass(features, classes, 3, seed=2)
+    for C in (0.01, 1.0):
+        columns = [
+            _independent_out_of_fold_decisions(features, (classes == k).astype(int), C, 2, classes) for k in range(3)
+        ]
+        assert model.inner_f1[C] == pytest.approx(
+            f1_score(classes, np.argmax(np.column_stack(columns), axis=1), average="macro"), abs=1e-12
+        )
+    assert "inner_macro_f1" in model.describe()
+
+
 # aiSVM, worked by hand (docs/algorithms.md §9).
 
 
