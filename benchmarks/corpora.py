@@ -22,7 +22,9 @@
   document, its file (``science``, ``computers`` …) the class.  A fortune that repeats an earlier one
   (files in name order) is left out; test split as above, by the SHA-256 of the fortune's text.  Tasks:
   science and computers against the rest, and the 10 largest files at once.
-- **Reuters grain**, Weka's own ``ReutersGrain-train.arff`` / ``-test.arff`` (Debian's weka package).
+- **Reuters grain** and **corn**, Weka's own ``ReutersGrain-train.arff`` / ``-test.arff`` and
+  ``ReutersCorn-…`` (Debian's weka package); corn was left out of the choice of the default candidates and
+  their pick (docs/RESULTS.md §10), a check they had not seen.
 
 ``--quick`` keeps a fifth of the Debian packages (by a salted hash of the name), into ``--inputs/data-quick``
 and ``--inputs/results-quick``.
@@ -75,6 +77,8 @@ CHAINS = {
     "shape bns l2 (all words)": f"{ALL_WORDS} shape bns l2",
     "tf·idf (letters)": f"{LETTERS} idf --presence --multiply l2",
     "tf·BNS (letters)": f"{LETTERS} bns --multiply l2",
+    "log tf·idf (letters)": f"{LETTERS} --log-tf idf --presence --multiply l2",
+    "tf·idf (characters 2-5)": f"{ALL_WORDS} --char-ngrams 2-5 idf --presence --multiply l2",
     "IG top 1000": f"{WORDS} ig --presence --no-scale select --top 1000 binarize",
     "BNS top 1000": f"{WORDS} bns --presence --no-scale select --top 1000 binarize",
 }
@@ -92,6 +96,7 @@ TASKS = (
     ("fortunes-computers", "fortunes", "computers"),
     ("fortunes-10", "fortunes10", None),
     ("reuters-grain", "grain", "1"),
+    ("reuters-corn", "corn", "1"),
 )
 
 
@@ -249,7 +254,8 @@ def build(inputs: Path, quick: bool) -> dict:
     sizes = write_corpus(folder, "debian", "debian_section", debian)
     sizes.update(write_corpus(folder, "fortunes", "fortune_file", fortune_documents(inputs)))
     for part in ("train", "test"):
-        shutil.copyfile(WEKA_EXAMPLES / f"ReutersGrain-{part}.arff", folder / f"grain-{part}.arff")
+        for topic in ("Grain", "Corn"):
+            shutil.copyfile(WEKA_EXAMPLES / f"Reuters{topic}-{part}.arff", folder / f"{topic.lower()}-{part}.arff")
     release = next((inputs / "apt" / "lists").glob("*_debian_dists_bookworm_InRelease"))
     sizes["lists"] = next(line for line in release.read_text().splitlines() if line.startswith("Date:"))
     (folder / "sizes.json").write_text(json.dumps(sizes, indent=1) + "\n")
@@ -381,6 +387,11 @@ def mcnemar(truths: list[str], first: list[str], second: list[str]) -> tuple[int
     return only_first, only_second, 1.0 if total == 0 else binomtest(only_first, total, 0.5).pvalue
 
 
+def auc_key(task: tuple) -> str:
+    """The key of a result's AUC: the positive class's, or the macro one-vs-rest AUC with all classes at once."""
+    return "auc" if task[2] is not None else "macro_auc"
+
+
 def load(results: Path, task: tuple, name: str, mode: str) -> dict | None:
     """A stored result, or None when that run has not been made."""
     target = results / task[0] / f"{slug(name)}.{mode}.json"
@@ -393,19 +404,24 @@ def cell(found: dict | None, task: tuple) -> str:
         return ""
     if "error" in found:
         return "fails"
-    auc = found.get("auc" if task[2] is not None else "macro_auc")
+    auc = found.get(auc_key(task))
     return f"{score_of(found, task):.3f}" + ("" if auc is None else f" ({auc:.3f})")
 
 
-def summarize(inputs: Path, quick: bool, candidates: list[str]) -> str:
-    """Per task each route's inner-CV and test scores; then the pick among ``candidates`` against scikit-learn."""
+def summarize(inputs: Path, quick: bool, candidates: list[str], setting: str = "") -> str:
+    """Per task each route's inner-CV and test scores; then the pick among ``candidates`` against scikit-learn.
+    ``setting`` names the runs' classifier setting: "" for evaluate's default, ``f1`` for ``--svm-c-by f1`` (the
+    modes ``cv-f1`` and ``test-f1``: what ``train`` fits by default), whose pick is by the inner CV's AUC, as
+    ``train``'s (its F1 otherwise, as ``train`` picked in 0.3)."""
     results = inputs / ("results-quick" if quick else "results")
+    suffix = f"-{setting}" if setting else ""
+    modes = (f"cv{suffix}", f"test{suffix}") if setting else ("cv", "test", "test-margin")
     lines = [
-        "| task | route | inner CV, 5 folds | test | test, `--svm-decision margin` |",
-        "|---|---|---|---|---|",
+        "| task | route | inner CV, 5 folds | test |" + ("" if setting else " test, `--svm-decision margin` |"),
+        "|---|---|---|---|" + ("" if setting else "---|"),
     ]
     summary = [
-        f"Pick = the best inner CV among {', '.join(f'`{name}`' for name in candidates)}.",
+        f"Pick = the best inner CV {'AUC' if setting else 'F1'} among {', '.join(f'`{name}`' for name in candidates)}.",
         "",
         "| task | TfidfVectorizer + LinearSVC | pick | pick's test score | Δ | McNemar: right only under "
         "the pick / only under scikit-learn, p | best filterkit route on test |",
@@ -415,15 +431,17 @@ def summarize(inputs: Path, quick: bool, candidates: list[str]) -> str:
         sklearn = load(results, task, "sklearn", "test")
         if sklearn is None:
             continue
-        lines.append(f"| {task[0]} | TfidfVectorizer() + LinearSVC() | | {cell(sklearn, task)} | |")
+        lines.append(
+            f"| {task[0]} | TfidfVectorizer() + LinearSVC() | | {cell(sklearn, task)} |" + " |" * (not setting)
+        )
         inner = {}
         for name in CHAINS:
-            runs = [load(results, task, name, mode) for mode in ("cv", "test", "test-margin")]
+            runs = [load(results, task, name, mode) for mode in modes]
             if any(runs):
                 lines.append(f"| {task[0]} | `{name}` | " + " | ".join(cell(found, task) for found in runs) + " |")
             if name in candidates and runs[0] and "error" not in runs[0] and runs[1]:
-                inner[name] = score_of(runs[0], task)
-        tested = {name: load(results, task, name, "test") for name in CHAINS}
+                inner[name] = runs[0][auc_key(task)] if setting else score_of(runs[0], task)
+        tested = {name: load(results, task, name, f"test{suffix}") for name in CHAINS}
         tested = {name: found for name, found in tested.items() if found and "error" not in found}
         if not inner:
             continue
@@ -445,7 +463,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a fifth of the Debian corpus")
     parser.add_argument("--only", default="", help="tasks, comma-separated (default: all)")
     parser.add_argument("--chains", default=",".join(GRID), help="candidates, comma-separated (of CHAINS)")
-    parser.add_argument("--modes", default=",".join(MODES), help="of test, cv, test-margin, test-balanced")
+    parser.add_argument("--modes", default=",".join(MODES), help=f"of {', '.join([*MODES, *MODE_OPTIONS])}")
+    parser.add_argument("--setting", default="", choices=("", "f1"), help="summarize: the cv-f1/test-f1 runs")
     args = parser.parse_args()
     args.inputs.mkdir(parents=True, exist_ok=True)
     if args.action == "build":
@@ -454,7 +473,7 @@ def main() -> None:
         only = [name for name in args.only.split(",") if name]
         run(args.inputs, args.quick, only, args.chains.split(","), args.modes.split(","))
     else:
-        print(summarize(args.inputs, args.quick, args.chains.split(",")))
+        print(summarize(args.inputs, args.quick, args.chains.split(","), args.setting))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,9 @@ class Classifier(Configurable):
 
     #: True when the classifier implements the k-class methods (``evaluate --multiclass``).
     multiclass: ClassVar[bool] = False
+    #: Option values ``filterkit train`` gives it where the user gives none, when they differ from
+    #: ``evaluate``'s: a shipped model is judged by its decisions, ``evaluate`` follows the papers' protocol.
+    trained_defaults: ClassVar[dict] = {}
 
     def fit(self, features, targets: np.ndarray, seed: int) -> "Classifier":
         """Learn from ``features`` (rows × columns) and 0/1 ``targets``; ``seed`` fixes any randomness."""

@@ -20,6 +20,8 @@ from chain_helpers import REAL
 from filterkit.errors import FilterkitError
 
 FAST = ("--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
+#: evaluate's options that fit the SVM as train does by default (C by the inner F1: LinearSVM.trained_defaults).
+AS_TRAINED = ("--svm-c-by", "f1")
 OH0 = REAL / "oh0.wc.arff"
 GRAIN_SAMPLE = REAL / "reuters_grain_sample.arff"
 WORDS = ("words", "--counts", "--lowercase", "--stopwords", "weka")
@@ -39,7 +41,17 @@ def trained(run_filterkit, tmp_path, train_path, options: tuple, chain: tuple) -
 def evaluate_predictions(run_filterkit, tmp_path, train_path, test_path, options, chain) -> dict[int, dict]:
     written = tmp_path / "evaluate.csv"
     result = run_filterkit(
-        "evaluate", "-q", "--test", test_path, "--predictions", written, *FAST, *options, train_path, *chain
+        "evaluate",
+        "-q",
+        "--test",
+        test_path,
+        "--predictions",
+        written,
+        *FAST,
+        *AS_TRAINED,
+        *options,
+        train_path,
+        *chain,
     )
     assert result.status == 0, result.stderr
     return {int(row["row"]): row for row in rows_of(written.read_text())}
@@ -210,18 +222,44 @@ def test_the_python_api_refuses_what_it_cannot_read(run_filterkit, tmp_path):
         model.explain(["wheat"], top=-1)
 
 
-def test_compare_keeps_the_candidate_of_the_best_cross_validated_f1(run_filterkit, tmp_path):
+def test_compare_keeps_the_candidate_of_the_best_cross_validated_auc(run_filterkit, tmp_path):
     chains = ("binarize l2", "shape bns l2")
     model_path = trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics", "--compare"), chains)
     section = json.loads(model_path.read_text())["classifier"]
     result = run_filterkit(
-        "evaluate", "-q", "--json", "--folds", "5", *FAST, "--positive", "Ethics", "--compare", OH0, *chains
+        "evaluate",
+        "-q",
+        "--json",
+        "--folds",
+        "5",
+        *FAST,
+        *AS_TRAINED,
+        "--positive",
+        "Ethics",
+        "--compare",
+        OH0,
+        *chains,
     )
-    by_chain = {entry["chain"]: entry["f1"] for entry in json.loads(result.stdout)["results"]}
-    assert [(c["chain"], c["score"]) for c in section["candidates"]] == [(c, by_chain[c]) for c in chains]
-    assert section["chain"] == max(chains, key=lambda chain: by_chain[chain])
+    by_chain = {entry["chain"]: (entry["auc"], entry["f1"]) for entry in json.loads(result.stdout)["results"]}
+    assert [(c["chain"], c["measure"], (c["score"], c["f1"])) for c in section["candidates"]] == [
+        (c, "auc", by_chain[c]) for c in chains
+    ]
+    assert section["chain"] == max(chains, key=lambda chain: by_chain[chain][0])
     kept = json.loads(model_path.read_text())["stages"]
     assert [stage["name"] for stage in kept] == section["chain"].split()
+
+
+def test_k_class_candidates_are_scored_by_the_cross_validated_macro_auc(run_filterkit, tmp_path):
+    chains = ("binarize l2", "l2")
+    model_path = trained(run_filterkit, tmp_path, OH0, ("--multiclass", "--compare"), chains)
+    section = json.loads(model_path.read_text())["classifier"]
+    options = ("-q", "--json", "--folds", "5", *FAST, *AS_TRAINED, "--multiclass", "--compare", OH0, *chains)
+    results = json.loads(run_filterkit("evaluate", *options).stdout)["results"]
+    by_chain = {entry["chain"]: (entry["macro_auc"], entry["macro_f1"]) for entry in results}
+    assert [(c["measure"], (c["score"], c["f1"])) for c in section["candidates"]] == [
+        ("macro_auc", by_chain[chain]) for chain in chains
+    ]
+    assert section["chain"] == max(chains, key=lambda chain: by_chain[chain][0])
 
 
 def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_path):
@@ -232,16 +270,39 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
         f"{words} shape bns l2",
         f"{words} bns --multiply l2",
         f"{every_word} 1000000 --tokenizer alphabetic bns --multiply l2",
-        f"{words} idf --presence --multiply l2",
+        f"{every_word} 1000000 --tokenizer alphabetic idf --presence --multiply l2",
     ]
     assert [c["chain"] for c in section["candidates"]] == chains
     result = run_filterkit(
-        "evaluate", "-q", "--json", "--folds", "5", *FAST, "--positive", "1", "--compare", GRAIN_SAMPLE, *chains
+        "evaluate",
+        "-q",
+        "--json",
+        "--folds",
+        "5",
+        *FAST,
+        *AS_TRAINED,
+        "--positive",
+        "1",
+        "--compare",
+        GRAIN_SAMPLE,
+        *chains,
     )
-    by_chain = {entry["chain"]: (entry["f1"], entry["auc"]) for entry in json.loads(result.stdout)["results"]}
-    assert [(c["score"], c["auc"]) for c in section["candidates"]] == [by_chain[chain] for chain in chains]
+    by_chain = {entry["chain"]: (entry["auc"], entry["f1"]) for entry in json.loads(result.stdout)["results"]}
+    assert [(c["score"], c["f1"]) for c in section["candidates"]] == [by_chain[chain] for chain in chains]
     best = max(by_chain[chain][0] for chain in chains)
     assert section["chain"] == next(chain for chain in chains if by_chain[chain][0] == best)  # the first of the best
+
+
+def test_train_picks_c_by_the_inner_f1_unless_told_to_pick_by_auc(run_filterkit, tmp_path):
+    by_default = json.loads(trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics"), ("l2",)).read_text())
+    fitted = by_default["classifier"]["fitted"]
+    assert by_default["classifier"]["params"]["c_by"] == "f1"
+    assert fitted["C"] == float(max(fitted["inner_f1"], key=lambda c: (fitted["inner_f1"][c], -float(c))))
+    options = ("--positive", "Ethics", "--svm-c-by", "auc")
+    by_auc = json.loads(trained(run_filterkit, tmp_path, OH0, options, ("l2",)).read_text())["classifier"]
+    assert by_auc["params"]["c_by"] == "auc" and "inner_f1" not in by_auc["fitted"]
+    assert by_auc["fitted"]["C"] == float(max(fitted["inner_auc"], key=lambda c: (fitted["inner_auc"][c], -float(c))))
+    assert (fitted["C"], by_auc["fitted"]["C"]) == (1.0, 0.1), "on these rows the two measures pick apart"
 
 
 def test_a_chain_without_a_classifier_is_not_a_model_to_predict_with(run_filterkit, tmp_path):

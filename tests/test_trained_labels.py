@@ -18,6 +18,8 @@ from filterkit.errors import FilterkitError
 
 REUTERS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
 FAST = ("--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
+#: evaluate's options that fit the SVM as train does by default (C by the inner F1: LinearSVM.trained_defaults).
+AS_TRAINED = ("--svm-c-by", "f1")
 CHAIN = ("words", "--lowercase", "bns", "l2")
 
 
@@ -62,7 +64,9 @@ def test_predict_gives_the_label_sets_evaluate_test_scores(run_filterkit, tmp_pa
         "probability:corn",
     ]
     written = tmp_path / "evaluate.csv"
-    scored = run_filterkit("evaluate", "-q", "--test", test_path, "--predictions", written, *FAST, train_path, *CHAIN)
+    scored = run_filterkit(
+        "evaluate", "-q", "--test", test_path, "--predictions", written, *FAST, *AS_TRAINED, train_path, *CHAIN
+    )
     assert scored.status == 0, scored.stderr
     expected = rows_of(written.read_bytes())
     assert len(predicted) == len(expected) == 82
@@ -141,7 +145,9 @@ def test_candidates_are_scored_by_cross_validated_micro_f1_as_evaluate_scores_th
     trained = run_filterkit("train", "-o", model, *FAST, "--folds", "3", "--compare", REUTERS, *chains)
     assert trained.status == 0, trained.stderr
     candidates = json.loads(model.read_text())["classifier"]["candidates"]
-    evaluated = run_filterkit("evaluate", "-q", "--json", "--folds", "3", *FAST, "--compare", REUTERS, *chains)
+    evaluated = run_filterkit(
+        "evaluate", "-q", "--json", "--folds", "3", *FAST, *AS_TRAINED, "--compare", REUTERS, *chains
+    )
     assert evaluated.status == 0, evaluated.stderr
     results = json.loads(evaluated.stdout)["results"]
     assert [c["score"] for c in candidates] == [r["micro_f1"] for r in results]

@@ -1,4 +1,4 @@
-"""``filterkit train``: fit a chain and a classifier, as ``evaluate --test`` does, and save both in one model."""
+"""``filterkit train``: fit a chain and a classifier, as ``evaluate --test --svm-c-by f1`` does, and save both in one model."""
 
 from __future__ import annotations
 
@@ -33,18 +33,21 @@ TRAIN_HELP = """Fit a chain and a classifier on TRAIN and save both in one model
   filterkit predict grain.json ReutersGrain-test.arff
   filterkit explain grain.json ReutersGrain-test.arff --top 5
 
-The chain and the classifier are fitted exactly as 'evaluate --test' fits
-them (the same rows, C search and seed), so the model scores a test file as
-'evaluate --test' does. The task is --positive LABEL against the rest, the
+The chain and the classifier are fitted exactly as 'evaluate --test
+--svm-c-by f1' fits them (the same rows, C search and seed), so the model
+scores a test file as that does. The task is --positive LABEL against the rest, the
 minority of two classes, or every class with --multiclass (one-vs-rest). On
 multi-label data (MEKA's -C, or --labels FILE.xml) the chain is fitted once
 and a classifier per label (binary relevance, as 'evaluate --test'); the
 model predicts each row's set of labels.
 
 Given several chains (--compare, each quoted) or none, each candidate is
-scored by --folds-fold cross-validation on TRAIN (F1 of the task, macro-F1
-with --multiclass, micro-F1 on labels) and the best is kept; the model records every candidate's
-score. With no chain the candidates are these on text (docs/RESULTS.md §10):
+scored by --folds-fold cross-validation on TRAIN (the AUC of the task, the
+macro one-vs-rest AUC with --multiclass, micro-F1 on labels) and the best is
+kept; the model records every candidate's score, its F1 beside it. The SVM
+picks C by the inner F1 here (--svm-c-by f1, where evaluate's default is auc:
+a model ships decisions). With no chain the candidates are these on text
+(docs/RESULTS.md §10.1):
 
 \b
 {text}
@@ -142,7 +145,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, multiclass, 
     )
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
-        second = next(key for key in ("auc", "macro_f1") if key in candidate)
+        second = next(key for key in ("f1", "macro_f1") if key in candidate)
         sys.stderr.write(
             f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} ({second} {candidate[second]:.4f}) "
             f"'{candidate['chain']}'\n"
