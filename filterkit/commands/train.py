@@ -1,4 +1,4 @@
-"""``filterkit train``: fit a chain and a classifier, as ``evaluate --test --svm-c-by f1`` does, and save both in one model."""
+"""``filterkit train``: fit a chain and a classifier as ``evaluate --test --svm-c-by f1`` does; save both in a model."""
 
 from __future__ import annotations
 
