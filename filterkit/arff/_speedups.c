@@ -403,6 +403,24 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
                 i++;
             if (i >= length || separator[(unsigned char)text[i]])
                 return SPARSE_NOT_PLAIN; /* an index without a value */
+            if (!needs_lookup[index]) {
+                /* the common value, at most 15 digits ended by ',' or '}': scan_value's number,
+                   found without its general loop (anything else is left to it) */
+                uint64_t whole = 0;
+                Py_ssize_t end = i;
+                while (end - i < 15 && end < length && (digit = (unsigned char)text[end] - (unsigned int)'0') <= 9) {
+                    whole = whole * 10 + digit;
+                    end++;
+                }
+                if (end > i && end < length && (text[end] == ',' || text[end] == '}')) {
+                    i = end;
+                    if (whole) {
+                        index_out[entry] = index;
+                        value_out[entry++] = (double)whole;
+                    }
+                    continue;
+                }
+            }
             Py_ssize_t begin = i;
             if (text[i] == '\'' || text[i] == '"') {
                 Py_ssize_t from = lookups->written;
