@@ -25,7 +25,7 @@ from filterkit.arff.header import format_header
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import quote, shown
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, rows_of_entries
+from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, distinct, rows_of_entries
 
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
 #: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
@@ -302,7 +302,7 @@ class ArffWriter:
         if len(special_entries):
             rows_of = rows_of_entries(indptr, special_entries)
             special_columns = columns[special_entries]
-            for column in np.unique(special_columns).tolist():
+            for column in distinct(special_columns).tolist():
                 at = np.flatnonzero(special_columns == column)
                 texts[at] = self._column_texts(column, values[special_entries[at]], rows_of[at].tolist(), chunk)
         # (the arrays themselves where they already have the formatter's types and layout: nothing writes to them)
