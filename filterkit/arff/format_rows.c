@@ -412,3 +412,64 @@ done:
         PyBuffer_Release(&weights);
     return result;
 }
+
+/*
+ * plain_sparse_entries(indptr, columns, values, plain_columns) -> bytearray | None
+ *
+ * The writer's check of a sparse chunk it writes as it is stored (int64 indptr and columns, float64
+ * values), in one pass: None unless each row's columns rise strictly and no value is zero (the writer
+ * then makes them so in numpy); otherwise each entry's ``special`` flag for format_rows (uint8), set
+ * where plain_columns (uint8 per column) says its column is not plain numeric.
+ */
+PyObject *
+plain_sparse_entries(PyObject *self, PyObject *args)
+{
+    Py_buffer indptr, columns, values, plain;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &indptr, &columns, &values, &plain))
+        return NULL;
+    PyObject *result = NULL;
+    const int64_t *bounds = indptr.buf, *column = columns.buf;
+    const double *value = values.buf;
+    const unsigned char *is_plain = plain.buf;
+    Py_ssize_t rows = indptr.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
+    if (rows < 0 || columns.len / (Py_ssize_t)sizeof(int64_t) != entries || bounds[0] != 0 || bounds[rows] != entries) {
+        PyErr_SetString(PyExc_ValueError, "plain_sparse_entries: inconsistent arrays");
+        goto done;
+    }
+    PyObject *special = PyByteArray_FromStringAndSize(NULL, entries);
+    if (!special)
+        goto done;
+    unsigned char *flag = (unsigned char *)PyByteArray_AS_STRING(special);
+    int as_stored = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows && as_stored; r++) {
+        int64_t previous = -1;
+        if (bounds[r] > bounds[r + 1] || bounds[r + 1] > entries) {
+            as_stored = 0;
+            break;
+        }
+        for (int64_t k = bounds[r]; k < bounds[r + 1]; k++) {
+            int64_t c = column[k];
+            if (c <= previous || c >= plain.len || value[k] == 0.0) {
+                as_stored = 0;
+                break;
+            }
+            previous = c;
+            flag[k] = !is_plain[c];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (as_stored)
+        result = special;
+    else {
+        Py_DECREF(special);
+        result = Py_NewRef(Py_None);
+    }
+done:
+    PyBuffer_Release(&indptr);
+    PyBuffer_Release(&columns);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&plain);
+    return result;
+}

@@ -80,7 +80,38 @@ def header_text() -> str:
         high, low = significand >> 64, significand & (2**64 - 1)
         lines.append(f"    {{0x{high:016x}ULL, 0x{low:016x}ULL, {binary_exponent}}}, /* 1e{k} */")
     lines.append("};")
+    lines += [
+        "",
+        "/* above_powers_of_ten[e - ABOVE_POWERS_MIN_EXPONENT]: 10^e approximated from above by (high * 2^64 + low)",
+        " * * 2^r, r = floor(log2 10^e) - 125, as floor(10^e / 2^r) + 1 in [2^125, 2^126): Schubfach's g",
+        " * (format_shortest). */",
+        f"#define ABOVE_POWERS_MIN_EXPONENT ({ABOVE_RANGE[0]})",
+        "",
+        "static const uint64_t above_powers_of_ten[][2] = {",
+    ]
+    for e in range(ABOVE_RANGE[0], ABOVE_RANGE[1] + 1):
+        g = power_of_ten_above(e)
+        lines.append(f"    {{0x{g >> 64:016x}ULL, 0x{g & (2**64 - 1):016x}ULL}}, /* 1e{e} */")
+    lines.append("};")
     return "\n".join(lines) + "\n"
+
+
+#: The decimal exponents Schubfach's scaling asks for: -k for k = floor(log10 2^q) over every double's q.
+ABOVE_RANGE = (-292, 324)
+
+
+def floor_log2_pow10(e: int) -> int:
+    """floor(e * log2(10)) as numbers.c computes it."""
+    return (e * 913124641741) >> 38
+
+
+def power_of_ten_above(e: int) -> int:
+    """Schubfach's g for 10^e: floor(10^e / 2^r) + 1 with r = floor(log2 10^e) - 125, in [2^125, 2^126)."""
+    r = floor_log2_pow10(e) - 125
+    value = Fraction(10) ** e / Fraction(2) ** r
+    g = value.numerator // value.denominator + 1
+    assert 2**125 <= g < 2**126, e
+    return g
 
 
 if __name__ == "__main__":

@@ -53,3 +53,24 @@ def test_an_error_in_the_second_block_comes_after_the_first_is_written(monkeypat
             outputs.append(stream.getvalue())
     assert outputs[0] == outputs[1]
     assert outputs[0].endswith(b"@data\n{0 1}\n")
+
+
+@pytest.mark.parametrize(
+    "data, indices, indptr",
+    [
+        ([1.0, 2.5, 3.0], [0, 2, 1], [0, 2, 3]),  # as stored: the compiled pass flags the label column
+        ([1.0, 0.0, 3.0], [0, 1, 2], [0, 3, 3]),  # a stored zero
+        ([1.0, -0.0, 3.0], [0, 1, 2], [0, 2, 3]),  # a stored minus zero
+        ([1.0, float("nan"), 3.0], [0, 1, 2], [0, 3, 3]),  # NaN is a value, not a zero
+        ([1.0, 2.0, 1.0], [2, 1, 0], [0, 3, 3]),  # columns falling within a row
+        ([1.0, 2.0, 3.0], [1, 1, 2], [0, 3, 3]),  # a column twice
+        ([], [], [0, 0, 0]),
+    ],
+)
+def test_a_chunk_written_as_stored_or_made_so(data, indices, indptr, monkeypatch):
+    """The one compiled pass over a sparse chunk written as stored (writer._entries: plain_sparse_entries)
+    writes what numpy's canonical form gives, and hands a chunk that is not so to it."""
+    schema = Schema("r", (Attribute("c", "nominal", ("a", "b")), Attribute("x", NUMERIC), Attribute("y", NUMERIC)))
+    matrix = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=(2, 3))
+    chunk = Chunk(matrix, {})
+    assert written(schema, chunk, monkeypatch, 1 << 30) == written(schema, chunk, monkeypatch, 1 << 30, False)
