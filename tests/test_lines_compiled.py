@@ -326,14 +326,13 @@ def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them():
 
 
 def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
-    """``csv_columns`` (filterkit/formats/_lines.c) against ``_fields`` on rows made of the pieces where the two
+    """``csv_cut`` (filterkit/formats/_lines.c) against ``_fields`` on rows made of the pieces where the two
     could part: quotes of both kinds, doubled quotes, blanks around quoted values, missing and quoted missing
     values, line ends inside quotes, a value left open, another number of values, bytes that are not UTF-8.
     A row the compiled cutter declines is read by ``_fields`` (and a bad one is its error), so every row must
-    give the Python reader's values or be declined."""
+    give the Python reader's values (and numbers) or be declined."""
     import random
 
-    from filterkit import kernels
     from filterkit.formats import csv as csv_format
 
     pieces = [
@@ -365,16 +364,19 @@ def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
     generator = random.Random(7)
     rows = [b",".join(generator.choice(pieces) for _ in range(generator.randint(1, 4))) for _ in range(4000)]
     for width in (1, 2, 3, 4):
-        columns, declined = kernels.lines.csv_columns(rows, width, csv_format._BLANK_BYTES)
-        declined = set(declined)
-        assert len(declined) < len(rows)
-        for position, row in enumerate(rows):
-            if position in declined:
+        declined = 0
+        for row in rows:
+            cut = csv_format._plain_group([row], width)
+            if cut is None:
+                declined += 1
                 continue
             fields = csv_format._fields(row.decode("utf-8"))
             assert len(fields) == width, row
             expected = [None if csv_format._missing(text, quoted) else text for text, quoted in fields]
-            assert [column[position] for column in columns] == expected, row
+            assert [cut.texts(column)[0] for column in range(width)] == expected, row
+            numbers = [dict(cut.distinct(column)[0]).get(text) for column, text in enumerate(expected)]
+            assert numbers == [None if text is None else csv_format._number(text) for text in expected], row
+        assert declined < len(rows)
 
 
 @pytest.mark.parametrize(
