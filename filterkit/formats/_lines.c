@@ -382,8 +382,10 @@ svmlight_text(PyObject *self, PyObject *args)
 static const char *
 csv_row_end(const char *s, const char *end, Py_ssize_t *lines)
 {
-    const char *at = s;
+    const char *at = s, *line_end = memchr(s, '\n', end - s);
     *lines = 0;
+    if (line_end && !memchr(s, '"', line_end - s) && !memchr(s, '\'', line_end - s))
+        return line_end;
     for (;;) {
         while (at < end && (*at == ' ' || *at == '\t'))
             at++;
@@ -490,6 +492,20 @@ csv_number(const char *text, const char *end, double *value)
     buffer[end - text] = '\0';
     *value = strtod_l(buffer, NULL, c_numbers);
     return 1;
+}
+
+/* Where the plain decimal at s ends (at a comma, a line end or end) when it is one exact_decimal reads (no
+   exponent, at most 15 significant digits), its value in *value; NULL for any other value: csv_cut's one step
+   for the usual value of a numeric column. */
+static const char *
+csv_plain_number(const char *s, const char *end, double *value)
+{
+    ShortDecimal decimal;
+    const char *at = scan_decimal(s, end, &decimal);
+    if (!decimal.has_digit || (at < end && *at != ',' && *at != '\n') || decimal.significant_digits > 15
+        || !exact_decimal(decimal.significand, decimal.scale, decimal.negative, value))
+        return NULL;
+    return at;
 }
 
 /* The kinds of value csv_cut finds, and the flags added to them. */
@@ -723,17 +739,25 @@ csv_cut(PyObject *self, PyObject *args)
         const char *row = at;
         Py_ssize_t k = 0;
         for (;;) {
-            const char *text, *text_end;
-            int flags;
-            const char *stop = csv_value(row, at, end, &text, &text_end, &flags);
-            if (!stop || k == width || !utf8_valid((const unsigned char *)at, (const unsigned char *)stop)) {
-                declined = r;
-                break;
+            Py_ssize_t cell = r * width + k;
+            const char *stop = k < width ? csv_plain_number(at, end, &number[cell]) : NULL;
+            if (stop) {
+                kind[cell] = CELL_NUMBER;
+                start[cell] = at - base;
+                end_at[cell] = stop - base;
+            } else {
+                const char *text, *text_end;
+                int flags;
+                stop = csv_value(row, at, end, &text, &text_end, &flags);
+                if (!stop || k == width || !utf8_valid((const unsigned char *)at, (const unsigned char *)stop)) {
+                    declined = r;
+                    break;
+                }
+                kind[cell] = csv_kind(text, text_end, flags, blank, &number[cell]);
+                start[cell] = text - base;
+                end_at[cell] = text_end - base;
             }
-            Py_ssize_t cell = r * width + k++;
-            kind[cell] = csv_kind(text, text_end, flags, blank, &number[cell]);
-            start[cell] = text - base;
-            end_at[cell] = text_end - base;
+            k++;
             at = stop;
             if (at < end && *at == ',') {
                 at++;

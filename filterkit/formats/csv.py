@@ -13,6 +13,12 @@ Typing needs the whole file before the header: one scan decides the types (a fla
 per column), a second collects the labels of the nominal columns only, so memory
 follows the labels, not the rows.  The column ``--labels-column`` names holds each row's labels joined by
 ``--label-separator``: read as MEKA's label attributes, first (docs/multilabel.md).
+
+Each pass reads a chunk's rows in compiled passes, as the ARFF reader does (filterkit/formats/_lines.c):
+``csv_gather`` cuts blocks of lines into rows, ``csv_cut`` cuts a group of rows into values and parses
+the plain decimals into the chunk's numbers, and ``csv_ids`` numbers a column's distinct values, so Python
+reads each label or text once per chunk.  :func:`_fields` is the reference grammar: it reads a row the
+compiled cutter declines (and names its error), and every row with :data:`filterkit.kernels.READING` off.
 """
 
 from __future__ import annotations
