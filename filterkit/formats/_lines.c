@@ -781,6 +781,18 @@ done:
     return result;
 }
 
+/* Whether the length bytes at a and b are the same (a short value compared in line, not by a call). */
+static inline int
+same_bytes(const char *a, const char *b, Py_ssize_t length)
+{
+    if (length > 16)
+        return memcmp(a, b, length) == 0;
+    for (Py_ssize_t k = 0; k < length; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
 /* A slot of csv_ids' table: a value's hash and its row (-1: empty). */
 typedef struct {
     uint64_t hash;
@@ -871,7 +883,7 @@ csv_ids(PyObject *self, PyObject *args)
             }
             Py_ssize_t at = other * width + column;
             if (table[slot].hash == hash && end_at[at] - start[at] == length && (kind[at] & same) == (kind[cell] & same)
-                && memcmp(base + start[at], text, length) == 0) {
+                && same_bytes(base + start[at], text, length)) {
                 id[r] = id[other];
                 break;
             }

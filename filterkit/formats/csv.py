@@ -327,7 +327,10 @@ class _Cut:
         """The chunk of the rows: numbers from the cutter's arrays, labels and texts by their distinct texts;
         a value the attribute cannot hold is read by :func:`one_by_one`, which names its line."""
         rows = len(numbers)
-        values = np.empty((rows, len(attributes)))
+        # the file's columns in order: the numbers in one copy, and only the other columns one by one
+        in_order = positions is None
+        values = self.numbers.copy() if in_order else np.empty((rows, len(attributes)))
+        others = cast(list, (self.kinds & _KIND >= _TEXT).any(axis=0).tolist())
         texts: dict[int, list] = {}
         for at, attribute in enumerate(attributes):
             column = at if positions is None else positions[at]
@@ -336,7 +339,9 @@ class _Cut:
                 if attribute.kind == STRING:
                     texts[at] = [None] * rows
                 continue
-            converted = self._column(column, attribute, codes[at])
+            if in_order and attribute.kind == NUMERIC and not others[column]:
+                continue
+            converted = self._column(column, attribute, codes[at], others[column])
             if converted is None:
                 converted = one_by_one(self.texts(column), attribute, codes[at], numbers, name, _cell)
             values[:, at], text = converted
@@ -344,13 +349,14 @@ class _Cut:
                 texts[at] = text
         return Chunk(values, texts)
 
-    def _column(self, column: int, attribute: Attribute, codes: dict[str, int] | None):
-        """A column's values (and texts, for text) at once; None where one does not fit the attribute."""
+    def _column(self, column: int, attribute: Attribute, codes: dict[str, int] | None, others: bool):
+        """A column's values (and texts, for text) at once; None where one does not fit the attribute.
+        ``others``: whether a value of the column is neither missing nor a plain decimal."""
         if attribute.kind == NUMERIC:
             found = self.numbers[:, column]
-            other = self.kinds[:, column] & _KIND >= _TEXT
-            if not other.any():
+            if not others:
                 return found, None
+            other = self.kinds[:, column] & _KIND >= _TEXT
             ids, _, by_id = self._values(column)
             if any(number is None for number in by_id):
                 return None
