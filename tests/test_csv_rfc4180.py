@@ -232,32 +232,6 @@ def test_a_quoted_value_spanning_lines_is_bounded_as_a_line_is(monkeypatch):
     )
 
 
-def _rows_and_numbers(data: bytes, chunk_rows: int) -> list:
-    """The groups of numbered rows the CSV reader finds in ``data``, or the error it names."""
-    from filterkit.arff.limits import Limits
-    from filterkit.errors import ArffError
-    from filterkit.formats.csv import _row_groups
-
-    try:
-        return [(list(rows), numbers) for rows, numbers in _row_groups(io.BytesIO(data), "f", Limits(), chunk_rows)]
-    except ArffError as error:
-        return [str(error)]
-
-
-def test_the_compiled_row_loop_finds_the_rows_the_line_by_line_reading_finds():
-    """``csv_gather`` against the rows gathered a line at a time (the reading with the compiled parts off), on
-    1,000 seeded files of pieces where the two could part: quotes of both kinds (one left open, one closed
-    after a line end), escapes, CR and CRLF, blank and white-space rows, a byte-order mark."""
-    pieces = [b",", b'"', b"'", b"\n", b"\r\n", b"\r", b" ", b"\t", b"\\", b"a", b"1", b'""', b"\xef\xbb\xbf", b"\x0b"]
-    chooser = random.Random(51)
-    for _ in range(1000):
-        data = b"".join(chooser.choices(pieces, k=chooser.randint(0, 30)))
-        for chunk_rows in (1, 2, 10000):
-            compiled = _rows_and_numbers(data, chunk_rows)
-            with kernels.compiled(False, kernels.READING):
-                assert compiled == _rows_and_numbers(data, chunk_rows), (data, chunk_rows)
-
-
 def _quoted_across_blocks() -> bytes:
     """A CSV file of a little more than the reader's 1 MiB blocks whose rows hold double-quoted values with
     line ends, doubled quotes and commas, one of them across the first block's end, and single-quoted ones."""

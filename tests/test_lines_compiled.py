@@ -1,4 +1,4 @@
-"""The compiled svmlight reader and writer and CSV cutter (filterkit/formats/_lines.c) and CSV writer against
+"""The compiled svmlight reader and writer, CSV row loop and cutter (filterkit/formats/_lines.c) and CSV writer against
 the pure-Python ones they replaced, kept here as the oracle: the same rows, the same errors on the same lines, the
 same bytes."""
 
@@ -377,6 +377,32 @@ def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
             numbers = [dict(cut.distinct(column)[0]).get(text) for column, text in enumerate(expected)]
             assert numbers == [None if text is None else csv_format._number(text) for text in expected], row
         assert declined < len(rows)
+
+
+def _rows_and_numbers(data: bytes, chunk_rows: int) -> list:
+    """The groups of numbered rows the CSV reader finds in ``data``, or the error it names."""
+    from filterkit.formats.csv import _row_groups
+
+    try:
+        return [(list(rows), numbers) for rows, numbers in _row_groups(io.BytesIO(data), "f", Limits(), chunk_rows)]
+    except ArffError as error:
+        return [str(error)]
+
+
+def test_the_compiled_row_loop_finds_the_rows_the_line_by_line_reading_finds():
+    """``csv_gather`` against the rows gathered a line at a time (the reading with the compiled parts off), on
+    1,000 seeded files of pieces where the two could part: quotes of both kinds (one left open, one closed
+    after a line end), escapes, CR and CRLF, blank and white-space rows, a byte-order mark."""
+    pieces = [b",", b'"', b"'", b"\n", b"\r\n", b"\r", b" ", b"\t", b"\\", b"a", b"1", b'""', b"\xef\xbb\xbf", b"\x0b"]
+    import random
+
+    chooser = random.Random(51)
+    for _ in range(1000):
+        data = b"".join(chooser.choices(pieces, k=chooser.randint(0, 30)))
+        for chunk_rows in (1, 2, 10000):
+            compiled = _rows_and_numbers(data, chunk_rows)
+            with kernels.compiled(False, kernels.READING):
+                assert compiled == _rows_and_numbers(data, chunk_rows), (data, chunk_rows)
 
 
 @pytest.mark.parametrize(

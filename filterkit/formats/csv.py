@@ -519,7 +519,7 @@ def _line_groups(
 
 
 def _rows_by_line(lines: Iterator[tuple[int, bytes]], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
-    """The rows of numbered lines, gathered a line at a time (see :func:`_rows_of`)."""
+    """The rows of numbered lines, gathered a line at a time (see :func:`_row_groups`)."""
     for number, line in lines:
         if b'"' in line and _ends_quoted(line, False):
             parts, held = [line], len(line)
