@@ -599,9 +599,11 @@ failed:
 /* One value of the row that starts at row, from s (before end, the rows' end): its text [*text, *text_end) (a
    quoted one without its quotes, "" still doubled, escapes not read) and its flags; returns where the value
    ends (at a comma, the row's "\n" or end), NULL where a double quote does not end its value (csv.py's _fields
-   then names the error).  A single-quoted value may hold the row's line ends, as _fields reads it. */
+   then names the error).  A single-quoted value may hold the row's line ends, as _fields reads it: the row's
+   end is found at its first single quote (*row_end, NULL until then), once per row. */
 static const char *
-csv_value(const char *row, const char *s, const char *end, const char **text, const char **text_end, int *flags)
+csv_value(const char *row, const char **row_end, const char *s, const char *end, const char **text,
+          const char **text_end, int *flags)
 {
     const char *q = s;
     while (q < end && (*q == ' ' || *q == '\t'))
@@ -624,18 +626,20 @@ csv_value(const char *row, const char *s, const char *end, const char **text, co
                 break;
             }
         } else {
-            Py_ssize_t lines;
-            const char *row_end = csv_row_end(row, end, &lines);
-            if (!row_end)
-                row_end = end;
-            while (c < row_end && *c != '\'') {
+            if (!*row_end) {
+                Py_ssize_t lines;
+                *row_end = csv_row_end(row, end, &lines);
+                if (!*row_end)
+                    *row_end = end;
+            }
+            while (c < *row_end && *c != '\'') {
                 if (*c == '\\') {
                     escaped = 1;
                     c++;
                 }
                 c++;
             }
-            if (c >= row_end)
+            if (c >= *row_end)
                 c = end;
         }
         if (c < end) {
@@ -736,7 +740,7 @@ csv_cut(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     const char *at = base;
     for (Py_ssize_t r = 0; r < rows && declined < 0; r++) {
-        const char *row = at;
+        const char *row = at, *row_end = NULL; /* found at the row's first single quote */
         Py_ssize_t k = 0;
         for (;;) {
             Py_ssize_t cell = r * width + k;
@@ -748,7 +752,7 @@ csv_cut(PyObject *self, PyObject *args)
             } else {
                 const char *text, *text_end;
                 int flags;
-                stop = csv_value(row, at, end, &text, &text_end, &flags);
+                stop = csv_value(row, &row_end, at, end, &text, &text_end, &flags);
                 if (!stop || k == width || !utf8_valid((const unsigned char *)at, (const unsigned char *)stop)) {
                     declined = r;
                     break;
