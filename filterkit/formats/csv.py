@@ -43,11 +43,13 @@ from filterkit.formats.records import (
     LabelledDetails,
     LabelSets,
     _positions,
+    class_column,
     column_values,
     label_codes,
     labelled_schema,
     layout_by_name,
     one_by_one,
+    split_names,
     typing_of,
     typing_options,
     with_labels,
@@ -100,22 +102,46 @@ class CsvFormat:
 
             return label_sets.known_layout(known_schema, matched)
         typed = [column for column in range(len(names)) if column != label_at]
-        typing = typing_of(
-            [names[column] for column in typed], name, self.limits, typing_options(options, options.labels_column)
-        )
-        rows = 0
-        numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
-        for group, lines in self._groups(opened, name, len(names)):
-            rows += len(lines)
-            for position, column in enumerate(typed):
-                typing.observe(position, *group.distinct(column), lines[-1])
-            kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
-            if label_sets is not None:
-                sets = _label_sets(group.texts(cast(int, label_at)), options.label_separator)
-                label_sets.observe(sets, lines)
-                kept.insert(0, sets)
+        given = {*split_names(options.text), *split_names(options.nominal)}
+        # the columns observed value by value in every group: those --text and --nominal name, the class (its
+        # labels may be whole numbers), and those a group showed a value that is no plain number in (a group of
+        # plain numbers alone is observed by their count: a column that stays numeric needs no more)
+        by_values = {position for position, column in enumerate(typed) if names[column] in given}
+        typed_names = [names[column] for column in typed]
+        label = class_column(typed_names, typing_options(options, options.labels_column).class_spec)
+        by_values |= set() if label is None else {label}
+        while True:
+            typing = typing_of(typed_names, name, self.limits, typing_options(options, options.labels_column))
+            rows = 0
+            numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
+            counted: set[int] = set()  # columns observed by their numbers' count in some group
+            again_by_values: set[int] = set()  # of those, the columns a later group showed another value in
+            for group, lines in self._groups(opened, name, len(names)):
+                rows += len(lines)
+                for position, column in enumerate(typed):
+                    numbers = None if position in by_values else group.numbers_only(column)
+                    if numbers is None:
+                        if position in counted:
+                            again_by_values.add(position)
+                        by_values.add(position)
+                        typing.observe(position, *group.distinct(column), lines[-1])
+                    else:
+                        typing.observe_numbers(position, *numbers)
+                        counted.add(position)
+                kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
+                if label_sets is not None:
+                    sets = _label_sets(group.texts(cast(int, label_at)), options.label_separator)
+                    label_sets.observe(sets, lines)
+                    kept.insert(0, sets)
+                if self.kept is not None:
+                    self.kept.add(lines, kept)
+            if not again_by_values:
+                break
+            # how distinct a column's values are types it once it holds words: its numbers must count too
+            label_sets, _ = self._label_column(names, options, name)
             if self.kept is not None:
-                self.kept.add(lines, kept)
+                self.kept.close()
+                self.kept = KeptGroups()
         again = typing.needs_labels()
         if again:
             typing.restart_labels(again)
@@ -236,6 +262,10 @@ class _Group:
         """A column's values as texts, None where missing."""
         return self.columns[column]
 
+    def numbers_only(self, column: int) -> None:
+        """None: the typing step observes these rows value by value (see :meth:`_Cut.numbers_only`)."""
+        return None
+
     def present(self, column: int, numbers_kept: set[int]) -> list:
         """A column's values as :class:`KeptGroups` keeps them: texts, None where missing."""
         return self.columns[column]
@@ -298,6 +328,16 @@ class _Cut:
             numbers.append(_number(text) if kind == _MAYBE else number)
         known = self._distinct[column] = np.frombuffer(ids, np.int32), texts, numbers
         return known
+
+    def numbers_only(self, column: int) -> tuple[int, bool] | None:
+        """For a column whose values are all plain numbers (or missing): how many rows hold one and whether
+        each is a whole number, which is all the typing step needs of a column that stays numeric; else None."""
+        kinds = self.kinds[:, column] & _KIND
+        if (kinds > _NUMBER).any():
+            return None
+        present = kinds == _NUMBER
+        numbers = self.numbers[present, column]
+        return int(np.count_nonzero(present)), bool((np.isfinite(numbers) & (numbers == np.floor(numbers))).all())
 
     def texts(self, column: int) -> list:
         """A column's values as texts, None where missing."""
