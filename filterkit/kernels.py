@@ -33,7 +33,7 @@ INTERFACES = {
     "filterkit.arff._speedups": 3,
     "filterkit._kernels": 2,
     "filterkit._words": 4,
-    "filterkit.formats._lines": 3,
+    "filterkit.formats._lines": 4,
 }
 
 READING = "reading"

@@ -5,7 +5,8 @@ for progress ``size`` and ``position()`` (the bytes a pass reads and has read; N
 A file (:class:`FileSource`) is re-read for each pass; a stream (:class:`StreamSource`) is spooled
 once into an unlinked temporary file of numpy arrays; rows in memory (:class:`MemorySource`) are
 served as they are.  svmlight and CSV (:class:`ScannedSource`) are scanned once for their header,
-then read once per pass (a stream of them first copied into such a temporary file).
+then read once per pass (a stream of them first copied into such a temporary file).  A pass over a
+file is read one chunk ahead by a background thread (:func:`filterkit.background.read_ahead`).
 """
 
 from __future__ import annotations
@@ -415,24 +416,31 @@ class ScannedSource(_Spooling):
         if kept is not None:
             kept.seek(0)
             kept.truncate()
-        stream = self._opened()
         rows = 0
+        chunks = read_ahead(self._read)
         try:
-            for chunk in self.format.chunks(stream, self.name, self.layout, self.chunk_rows):
+            for chunk in chunks:
                 rows += chunk.n_rows
                 if kept is not None:
                     with self._filling(kept, self.name):
                         _save_chunk(kept, chunk)
                 yield chunk
         finally:
-            stream.close()
+            cast(Generator, chunks).close()
         self.rows = rows
         if kept is not None:
             kept.flush()
             self._kept_whole, self.size = True, kept.tell()
 
+    def _read(self) -> Iterator[Chunk]:
+        """The chunks of a pass over the input, in the reading thread of :func:`read_ahead` (its compiled
+        parts release the GIL, so the reading of the next chunk overlaps the chain's work on this one)."""
+        assert self.layout is not None  # scanned when made
+        with self._opened() as stream:
+            yield from self.format.chunks(stream, self.name, self.layout, self.chunk_rows)
+
     def position(self) -> int | None:
-        """The bytes of the input read so far in the pass under way (within a MiB)."""
+        """The bytes of the input read so far in the pass under way (within a MiB and a chunk)."""
         stream = self._current
         raw = getattr(stream, "fileobj", stream)
         try:

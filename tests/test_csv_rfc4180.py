@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import filterkit
+from filterkit import kernels
 from filterkit.arff import read_arff
 from filterkit.testing import run_filterkit
 
@@ -228,6 +229,68 @@ def test_a_quoted_value_spanning_lines_is_bounded_as_a_line_is(monkeypatch):
         1,
         "filterkit: error: <stdin>:2: a row longer than 100 bytes: refused "
         "(set FILTERKIT_MAX_LINE_BYTES to allow more)\n",
+    )
+
+
+def _quoted_across_blocks() -> bytes:
+    """A CSV file of a little more than the reader's 1 MiB blocks whose rows hold double-quoted values with
+    line ends, doubled quotes and commas, one of them across the first block's end, and single-quoted ones."""
+    rows = [b"id,text,n"]
+    size = 0
+    k = 0
+    while size < (1 << 20) + 50_000:
+        text = b'"line %d\nsaid ""hi"", then\r\nmore"' % k if k % 3 else b"'w %d, x'" % k
+        row = b"%d,%s,%d.5" % (k, text, k % 7)
+        rows.append(row)
+        size += len(row) + 2
+        k += 1
+    return b"\r\n".join(rows) + b"\r\n"
+
+
+def test_quoted_values_across_blocks_and_chunks_read_as_the_line_by_line_reading_reads_them(tmp_path):
+    """The same bytes at every chunk size, with the compiled reading and without it, where quoted values with
+    line ends and quotes cross the reader's blocks and the chunks' ends; CRLF inside a value is LF."""
+    path = tmp_path / "long.csv"
+    path.write_bytes(_quoted_across_blocks())
+    expected = _filterkit(path, "--text", "text", "--to", "csv")
+    with kernels.compiled(False, kernels.READING):
+        assert _filterkit(path, "--text", "text", "--to", "csv") == expected
+    for chunk_rows in ("1", "7", "1000"):
+        assert _filterkit(path, "--text", "text", "--to", "csv", "--chunk-rows", chunk_rows) == expected
+    _, chunk = read_arff(io.BytesIO(_filterkit(path, "--text", "text")))
+    assert chunk.text[1][:2] == ["w 0, x", 'line 1\nsaid "hi", then\nmore']
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+def test_a_value_that_is_no_number_in_a_numeric_column_names_its_line(chunk_rows):
+    """Lines after a value with line ends keep their numbers; the error is the line-by-line reading's."""
+    data = b'a,b\r\n"x\r\ny",1\r\n"p",2e3\r\n\r\nq,0x1p3\r\nr,1f\r\ns, 4 \r\nt,4,\r\n'
+    expected = "filterkit: error: <stdin>:9: 3 values; the header row names 2 columns\n"
+    assert run_filterkit("-", "--from", "csv", "--chunk-rows", chunk_rows, stdin=data).stderr == expected
+    data = data.replace(b",\r\n", b"\r\n").replace(b"r,1f", b"r,1 f")
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.READING):
+            result = run_filterkit(
+                "-", "--from", "csv", "--nominal", "a", "--numeric", "b", "--chunk-rows", chunk_rows, stdin=data
+            )
+        assert (result.status, result.stderr) == (
+            1,
+            "filterkit: error: <stdin>:7: value '1 f' of 'b' is not a number\n",
+        )
+
+
+def test_numbers_in_every_form_java_reads_give_the_same_values_compiled_or_not():
+    """Plain decimals are read by the compiled cutter; hexadecimal, suffixes, NaN, Infinity, blanks around and
+    quoted numbers by Python: the same values either way, at every chunk size."""
+    data = b'a,b\n1,x\n"2.50",y\n 3 ,z\n0x1p3,x\n1e400,y\n-0,z\nNaN,x\n-Infinity,y\n2d,z\n.5e-3,x\n?,y\n,z\n'
+    outputs = set()
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.READING):
+            outputs |= {_read_csv(data, chunk_rows=chunk_rows) for chunk_rows in CHUNK_ROWS}
+    assert len(outputs) == 1
+    _, chunk = read_arff(io.BytesIO(outputs.pop()))
+    np.testing.assert_array_equal(
+        chunk.dense_values()[:, 0], [1, 2.5, 3, 8, np.inf, -0.0, np.nan, -np.inf, 2, 0.0005, np.nan, np.nan]
     )
 
 

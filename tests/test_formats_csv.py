@@ -299,3 +299,18 @@ def test_a_value_that_starts_with_a_single_quote_it_does_not_close_is_text_as_wr
     path.write_text("t,c\n'a, b',x\n")
     schema, chunk = read_arff(io.BytesIO(_filterkit(path, "--text", "t")))
     assert chunk.text[0] == ["a, b"]
+
+
+def test_a_column_of_numbers_that_holds_words_after_the_first_groups_is_typed_by_all_its_values(tmp_path):
+    """The scan observes a group of plain numbers by their count alone; a column that holds words in a later
+    group is observed again value by value, so its numbers count among its distinct values (here: mostly
+    distinct, so text), as with the compiled reading off."""
+    path = tmp_path / "late_words.csv"
+    rows = [f"{k},{k % 3}" for k in range(12_000)] + [f"word {k},{k % 3}" for k in range(30)]
+    path.write_text("a,b\n" + "\n".join(rows) + "\n")
+    compiled = _filterkit(path)
+    with kernels.compiled(False, kernels.READING):
+        assert _filterkit(path) == compiled
+    schema, chunk = read_arff(io.BytesIO(compiled))
+    assert [attribute.kind for attribute in schema.attributes] == ["string", "nominal"]
+    assert chunk.text[0][11_999:12_001] == ["11999", "word 0"]

@@ -1,4 +1,4 @@
-"""The compiled svmlight reader and writer and CSV cutter (filterkit/formats/_lines.c) and CSV writer against
+"""The compiled svmlight reader and writer, CSV row loop and cutter (filterkit/formats/_lines.c) and CSV writer against
 the pure-Python ones they replaced, kept here as the oracle: the same rows, the same errors on the same lines, the
 same bytes."""
 
@@ -326,14 +326,13 @@ def test_numbers_at_the_edges_of_the_exact_case_read_as_float_reads_them():
 
 
 def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
-    """``csv_columns`` (filterkit/formats/_lines.c) against ``_fields`` on rows made of the pieces where the two
+    """``csv_cut`` (filterkit/formats/_lines.c) against ``_fields`` on rows made of the pieces where the two
     could part: quotes of both kinds, doubled quotes, blanks around quoted values, missing and quoted missing
     values, line ends inside quotes, a value left open, another number of values, bytes that are not UTF-8.
     A row the compiled cutter declines is read by ``_fields`` (and a bad one is its error), so every row must
-    give the Python reader's values or be declined."""
+    give the Python reader's values (and numbers) or be declined."""
     import random
 
-    from filterkit import kernels
     from filterkit.formats import csv as csv_format
 
     pieces = [
@@ -365,16 +364,45 @@ def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
     generator = random.Random(7)
     rows = [b",".join(generator.choice(pieces) for _ in range(generator.randint(1, 4))) for _ in range(4000)]
     for width in (1, 2, 3, 4):
-        columns, declined = kernels.lines.csv_columns(rows, width, csv_format._BLANK_BYTES)
-        declined = set(declined)
-        assert len(declined) < len(rows)
-        for position, row in enumerate(rows):
-            if position in declined:
+        declined = 0
+        for row in rows:
+            cut = csv_format._plain_group([row], width)
+            if cut is None:
+                declined += 1
                 continue
             fields = csv_format._fields(row.decode("utf-8"))
             assert len(fields) == width, row
             expected = [None if csv_format._missing(text, quoted) else text for text, quoted in fields]
-            assert [column[position] for column in columns] == expected, row
+            assert [cut.texts(column)[0] for column in range(width)] == expected, row
+            numbers = [dict(cut.distinct(column)[0]).get(text) for column, text in enumerate(expected)]
+            assert numbers == [None if text is None else csv_format._number(text) for text in expected], row
+        assert declined < len(rows)
+
+
+def _rows_and_numbers(data: bytes, chunk_rows: int) -> list:
+    """The groups of numbered rows the CSV reader finds in ``data``, or the error it names."""
+    from filterkit.formats.csv import _row_groups
+
+    try:
+        return [(list(rows), numbers) for rows, numbers in _row_groups(io.BytesIO(data), "f", Limits(), chunk_rows)]
+    except ArffError as error:
+        return [str(error)]
+
+
+def test_the_compiled_row_loop_finds_the_rows_the_line_by_line_reading_finds():
+    """``csv_gather`` against the rows gathered a line at a time (the reading with the compiled parts off), on
+    1,000 seeded files of pieces where the two could part: quotes of both kinds (one left open, one closed
+    after a line end), escapes, CR and CRLF, blank and white-space rows, a byte-order mark."""
+    pieces = [b",", b'"', b"'", b"\n", b"\r\n", b"\r", b" ", b"\t", b"\\", b"a", b"1", b'""', b"\xef\xbb\xbf", b"\x0b"]
+    import random
+
+    chooser = random.Random(51)
+    for _ in range(1000):
+        data = b"".join(chooser.choices(pieces, k=chooser.randint(0, 30)))
+        for chunk_rows in (1, 2, 10000):
+            compiled = _rows_and_numbers(data, chunk_rows)
+            with kernels.compiled(False, kernels.READING):
+                assert compiled == _rows_and_numbers(data, chunk_rows), (data, chunk_rows)
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,12 @@ Typing needs the whole file before the header: one scan decides the types (a fla
 per column), a second collects the labels of the nominal columns only, so memory
 follows the labels, not the rows.  The column ``--labels-column`` names holds each row's labels joined by
 ``--label-separator``: read as MEKA's label attributes, first (docs/multilabel.md).
+
+Each pass reads a chunk's rows in compiled passes, as the ARFF reader does (filterkit/formats/_lines.c):
+``csv_gather`` cuts blocks of lines into rows, ``csv_cut`` cuts a group of rows into values and parses
+the plain decimals into the chunk's numbers, and ``csv_ids`` numbers a column's distinct values, so Python
+reads each label or text once per chunk.  :func:`_fields` is the reference grammar: it reads a row the
+compiled cutter declines (and names its error), and every row with :data:`filterkit.kernels.READING` off.
 """
 
 from __future__ import annotations
@@ -20,13 +26,13 @@ from __future__ import annotations
 import codecs
 import itertools
 import re
-from typing import IO, BinaryIO, Iterator, NamedTuple, cast
+from typing import IO, BinaryIO, Iterator, NamedTuple, Sequence, cast, overload
 
 import numpy as np
 
 from filterkit import kernels
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _NUMBER, JAVA_BLANKS, _Lines, parse_number
+from filterkit.arff.reader import JAVA_BLANKS, _Lines, parse_number
 from filterkit.arff.tokens import _unescape, shown
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
@@ -37,11 +43,13 @@ from filterkit.formats.records import (
     LabelledDetails,
     LabelSets,
     _positions,
+    class_column,
     column_values,
     label_codes,
     labelled_schema,
     layout_by_name,
     one_by_one,
+    split_names,
     typing_of,
     typing_options,
     with_labels,
@@ -55,11 +63,6 @@ _QUOTED = re.compile(r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"]*+(?:""[^"
 #: The values of a row up to its last (or first malformed) one, and an opening double quote there.
 _LAST_VALUE = re.compile(
     rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!"))[^,]*+,)*+[ \t]*+(")?"""
-)
-#: A whole row of a block of lines: its values, a double-quoted one holding line ends, up to its line end.
-_ROW = re.compile(
-    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!"))[^,\n]*+,)*+"""
-    rb"""[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'|(?!"))[^,\n]*+\n"""
 )
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
@@ -99,26 +102,50 @@ class CsvFormat:
 
             return label_sets.known_layout(known_schema, matched)
         typed = [column for column in range(len(names)) if column != label_at]
-        typing = typing_of(
-            [names[column] for column in typed], name, self.limits, typing_options(options, options.labels_column)
-        )
-        rows = 0
-        numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
-        for group in self._groups(opened, name, len(names)):
-            rows += group.rows
-            for position, column in enumerate(typed):
-                typing.observe(position, *group.distinct(column), group.last_line)
-            kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
-            if label_sets is not None:
-                sets = _label_sets(group.texts(cast(int, label_at)), options.label_separator)
-                label_sets.observe(sets, group.lines)
-                kept.insert(0, sets)
+        given = {*split_names(options.text), *split_names(options.nominal)}
+        # the columns observed value by value in every group: those --text and --nominal name, the class (its
+        # labels may be whole numbers), and those a group showed a value that is no plain number in (a group of
+        # plain numbers alone is observed by their count: a column that stays numeric needs no more)
+        by_values = {position for position, column in enumerate(typed) if names[column] in given}
+        typed_names = [names[column] for column in typed]
+        label = class_column(typed_names, typing_options(options, options.labels_column).class_spec)
+        by_values |= set() if label is None else {label}
+        while True:
+            typing = typing_of(typed_names, name, self.limits, typing_options(options, options.labels_column))
+            rows = 0
+            numbers_kept: set[int] = set()  # columns kept as numbers in some group, not as their texts
+            counted: set[int] = set()  # columns observed by their numbers' count in some group
+            again_by_values: set[int] = set()  # of those, the columns a later group showed another value in
+            for group, lines in self._groups(opened, name, len(names)):
+                rows += len(lines)
+                for position, column in enumerate(typed):
+                    numbers = None if position in by_values else group.numbers_only(column)
+                    if numbers is None:
+                        if position in counted:
+                            again_by_values.add(position)
+                        by_values.add(position)
+                        typing.observe(position, *group.distinct(column), lines[-1])
+                    else:
+                        typing.observe_numbers(position, *numbers)
+                        counted.add(position)
+                kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
+                if label_sets is not None:
+                    sets = _label_sets(group.texts(cast(int, label_at)), options.label_separator)
+                    label_sets.observe(sets, lines)
+                    kept.insert(0, sets)
+                if self.kept is not None:
+                    self.kept.add(lines, kept)
+            if not again_by_values:
+                break
+            # how distinct a column's values are types it once it holds words: its numbers must count too
+            label_sets, _ = self._label_column(names, options, name)
             if self.kept is not None:
-                self.kept.add(group.lines, kept)
+                self.kept.close()
+                self.kept = KeptGroups()
         again = typing.needs_labels()
         if again:
             typing.restart_labels(again)
-            for group in self._groups(opened, name, len(names)):
+            for group, _ in self._groups(opened, name, len(names)):
                 for position in again:
                     typing.collect(position, group.distinct(typed[position])[0])
         relation, attributes = relation_of(name, keep_extension=False), typing.attributes()
@@ -158,28 +185,22 @@ class CsvFormat:
                 sets = columns.pop(0) if labelled else None
                 yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
             return
-        text_columns = layout.schema.text_columns()
-        lines = _rows_of(stream, name, self.limits)
-        next(lines, None)  # the header row
-        for group, numbers in line_groups(lines, chunk_rows, self.limits):
-            plain = None if text_columns or positions is not None else _plain_group(group, width)
-            if plain is not None:
-                values = _plain_values(plain, codes)
-                if values is not None:
-                    yield Chunk(values)
-                    continue
+        groups = _row_groups(stream, name, self.limits, chunk_rows)
+        next(groups, None)  # the header row
+        for group, numbers in groups:
             cut = _group_columns(group, numbers, width, name)
-            columns = cut if positions is None else [[None] * len(group) if p is None else cut[p] for p in positions]
             sets = None
             if labelled is not None:
-                sets = _label_sets(cut[cast(int, columns_read.labels_at)], columns_read.label_separator)
-            yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled, numbers, name)
+                sets = _label_sets(cut.texts(cast(int, columns_read.labels_at)), columns_read.label_separator)
+            chunk = cut.chunk(attributes, codes, positions, numbers, name)
+            yield _labelled(chunk, sets, labelled, numbers, name)
 
     def _names(self, opened: Reopen, name: str) -> list[str]:
-        """The attribute names of the header row (the first line that is not blank)."""
+        """The attribute names of the header row (the first row that is not blank)."""
         with opened() as stream:
-            for number, line in _rows_of(stream, name, self.limits):
-                names = [text for text, _ in _checked_fields(decoded(line, name, number), None, name, number)]
+            for group, numbers in _row_groups(stream, name, self.limits, 1):
+                number = numbers[0]
+                names = [text for text, _ in _checked_fields(decoded(group[0], name, number), None, name, number)]
                 if len(names) > self.limits.attributes:
                     raise ArffError(
                         f"more than {self.limits.attributes:,} columns: refused "
@@ -193,15 +214,13 @@ class CsvFormat:
                 return names
         raise ArffError("empty input: no header row of column names", name, 1)
 
-    def _groups(self, opened: Reopen, name: str, width: int) -> Iterator["_Group"]:
-        """The data rows (the header row skipped), a group at a time."""
+    def _groups(self, opened: Reopen, name: str, width: int) -> Iterator[tuple["_Group | _Cut", list[int]]]:
+        """The data rows (the header row skipped), a group at a time, cut into values."""
         with opened() as stream:
-            lines = _rows_of(stream, name, self.limits)
-            next(lines, None)
-            for group, numbers in line_groups(lines, 10_000, self.limits):
-                plain = _plain_group(group, width)
-                columns = _group_columns(group, numbers, width, name) if plain is None else None
-                yield _Group(columns, plain, numbers)
+            groups = _row_groups(stream, name, self.limits, 10_000)
+            next(groups, None)
+            for group, numbers in groups:
+                yield _group_columns(group, numbers, width, name), numbers
 
 
 def _label_sets(texts: list, separator: str) -> list[list[str]]:
@@ -234,124 +253,204 @@ def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, na
 
 
 class _Group:
-    """A group of rows as the typing step sees them: each column's values (:func:`_group_columns`), or the
-    rows cut by the compiled tokenizer (``plain``)."""
+    """A group of rows cut into values by :func:`_checked_fields`, column by column (None: missing)."""
 
-    def __init__(self, columns: list[list] | None, plain: "_PlainGroup | None", lines: list[int]):
-        self.columns, self.plain, self.lines, self.last_line = columns, plain, lines, lines[-1]
-        self.rows = len(lines)
-
-    def present(self, column: int, numbers_kept: set[int]) -> list:
-        """A column's values, None where missing: texts, or the numbers of a column the compiled tokenizer
-        read as numbers only (whose column goes into ``numbers_kept``)."""
-        plain = self.plain
-        if plain is not None and plain.is_number[:, column].all():
-            numbers_kept.add(column)
-            return plain.numbers[:, column].tolist()
-        return self.texts(column)
+    def __init__(self, columns: list[list]):
+        self.columns = columns
 
     def texts(self, column: int) -> list:
         """A column's values as texts, None where missing."""
-        plain = self.plain
-        if plain is None:
-            return cast(list, self.columns)[column]
-        return [
-            None if _missing(cell, False) else cell for cell in (cell.decode("utf-8") for cell in plain.cells(column))
-        ]
+        return self.columns[column]
+
+    def numbers_only(self, column: int) -> None:
+        """None: the typing step observes these rows value by value (see :meth:`_Cut.numbers_only`)."""
+        return None
+
+    def present(self, column: int, numbers_kept: set[int]) -> list:
+        """A column's values as :class:`KeptGroups` keeps them: texts, None where missing."""
+        return self.columns[column]
 
     def distinct(self, column: int) -> tuple[list[tuple[str, float | None]], int]:
         """A column's distinct present values (``(text, number or None)``, in the order they first appear)
-        and how many rows hold one (a column of numbers too: how distinct its values are types a column
-        whose later rows hold words)."""
-        plain = self.plain
-        if plain is not None and plain.is_number[:, column].all():
-            numbers = dict(zip(plain.cells(column), plain.numbers[:, column].tolist()))
-            return [(cell.decode("utf-8"), number) for cell, number in numbers.items()], self.rows
-        if plain is not None:
-            values = dict.fromkeys(text for text, quoted in plain.distinct(column) if not _missing(text, quoted))
-            present = self.rows - sum(1 for cell in plain.cells(column) if cell == b"?")
-        else:
-            texts = [text for text in cast(list, self.columns)[column] if text is not None]
-            values, present = dict.fromkeys(texts), len(texts)
-        return [(text, _number(text)) for text in values], present
+        and how many rows hold one."""
+        texts = [text for text in self.columns[column] if text is not None]
+        return [(text, _number(text)) for text in dict.fromkeys(texts)], len(texts)
+
+    def chunk(self, attributes, codes: tuple, positions: tuple | None, numbers: list[int], name: str) -> Chunk:
+        """The chunk of the rows: the file's column at each attribute's position (None: missing)."""
+        columns = self.columns
+        if positions is not None:
+            columns = [[None] * len(numbers) if p is None else columns[p] for p in positions]
+        return _chunk(columns, numbers, attributes, codes, name)
 
 
-class _PlainGroup:
-    """A group of plain lines as the ARFF reader's compiled tokenizer cuts them: per row and column, the
-    value's number where it reads as one (``is_number``) and where its text lies in ``joined``."""
+#: The kinds of value the compiled cutter tells apart (``csv_cut`` in filterkit/formats/_lines.c), and its
+#: flags of a quoted value, one with ``""`` inside, one with ARFF's backslash escapes.
+_MISSING, _NUMBER, _TEXT, _MAYBE = range(4)
+_KIND, _QUOTED_FLAG, _DOUBLED, _ESCAPED = 3, 4, 8, 16
 
-    def __init__(self, joined: bytes, n_rows: int, width: int):
-        found = kernels.speedups.tokenize_plain(joined)
-        self.joined, self.valid = joined, bool(found)
-        if not found:  # a brace, a '%', or a number-looking value that is no number: read line by line
-            return
-        numbers, starts, ends, line_of, kinds = (
-            np.frombuffer(raw, dtype)
-            for raw, dtype in zip(found[:5], (np.float64, np.int64, np.int64, np.int64, np.uint8))
-        )
-        self.valid = len(kinds) == n_rows * width and bool((np.bincount(line_of, minlength=n_rows) == width).all())
-        if not self.valid:
-            return
-        shape = (n_rows, width)
-        self.numbers, self.starts, self.ends = numbers.reshape(shape), starts.reshape(shape), ends.reshape(shape)
-        self.is_number = (kinds == _NUMBER).reshape(shape)
 
-    def cells(self, column: int) -> list[bytes]:
-        """A column's values as written."""
+class _Cut:
+    """A group of rows cut into values by the compiled cutter in one pass: per row and column the value's
+    kind, its number where it is a plain decimal and where its text lies; Python reads only a column's
+    distinct texts (labels, strings, the rare number in another form), numbered when asked for (``csv_ids``)."""
+
+    def __init__(self, rows: "_Rows", width: int, found: tuple):
+        _, numbers, kinds, starts, ends = found
+        shape = (len(rows), width)
+        self.joined, self.width, self._found = rows.joined, width, found
+        self.numbers = np.frombuffer(numbers).reshape(shape)
+        self.kinds = np.frombuffer(kinds, np.uint8).reshape(shape)
+        self.starts, self.ends = np.frombuffer(starts, np.int64), np.frombuffer(ends, np.int64)
+        self._distinct: dict[int, tuple[np.ndarray, list[str], list[float | None]]] = {}
+        self._unquoted = not (self.kinds & _QUOTED_FLAG).any()
+
+    def _values(self, column: int) -> tuple[np.ndarray, list[str], list[float | None]]:
+        """Which distinct value each row of a column holds (-1: missing), and each distinct value's text
+        and the number it reads as (None: none)."""
+        known = self._distinct.get(column)
+        if known is not None:
+            return known
+        _, _, kinds, starts, ends = self._found
+        ids, firsts = kernels.lines.csv_ids(self.joined, kinds, starts, ends, self.width, column)
+        texts, numbers = [], []
         joined = self.joined
-        return [joined[start:end] for start, end in zip(self.starts[:, column].tolist(), self.ends[:, column].tolist())]
+        for cell in (np.frombuffer(firsts, np.int64) * self.width + column).tolist():
+            kind = int(self.kinds.flat[cell])
+            text = joined[self.starts[cell] : self.ends[cell]].decode("utf-8")
+            if kind & _DOUBLED:
+                text = text.replace('""', '"')
+            elif kind & _ESCAPED:
+                text = _unescape(text)
+            texts.append(text)
+            kind &= _KIND
+            number = float(self.numbers.flat[cell]) if kind == _NUMBER else None
+            numbers.append(_number(text) if kind == _MAYBE else number)
+        known = self._distinct[column] = np.frombuffer(ids, np.int32), texts, numbers
+        return known
 
-    def distinct(self, column: int) -> list[tuple[str, bool]]:
-        """A column's distinct values, in the order they first appear (none quoted)."""
-        return [(cell.decode("utf-8"), False) for cell in dict.fromkeys(self.cells(column))]
+    def numbers_only(self, column: int) -> tuple[int, bool] | None:
+        """For a column whose values are all plain numbers (or missing): how many rows hold one and whether
+        each is a whole number, which is all the typing step needs of a column that stays numeric; else None."""
+        kinds = self.kinds[:, column] & _KIND
+        if (kinds > _NUMBER).any():
+            return None
+        present = kinds == _NUMBER
+        numbers = self.numbers[present, column]
+        return int(np.count_nonzero(present)), bool((np.isfinite(numbers) & (numbers == np.floor(numbers))).all())
+
+    def texts(self, column: int) -> list:
+        """A column's values as texts, None where missing."""
+        ids, texts, _ = self._values(column)
+        return np.array([None, *texts], dtype=object)[ids + 1].tolist()
+
+    def present(self, column: int, numbers_kept: set[int]) -> list:
+        """A column's values as :class:`KeptGroups` keeps them: texts (None: missing), or the numbers of a column
+        whose every value is a plain number (which goes into ``numbers_kept``) in a group without quotes (a
+        file of documents quotes them, and its class of whole numbers becomes labels, kept as texts)."""
+        if self._unquoted and (self.kinds[:, column] & _KIND == _NUMBER).all():
+            numbers_kept.add(column)
+            return self.numbers[:, column].tolist()
+        return self.texts(column)
+
+    def distinct(self, column: int) -> tuple[list[tuple[str, float | None]], int]:
+        """A column's distinct present values (``(text, number or None)``, in the order they first appear)
+        and how many rows hold one."""
+        ids, texts, numbers = self._values(column)
+        present = int(np.count_nonzero(ids >= 0))
+        values: dict[str, float | None] = {}
+        for text, number in zip(texts, numbers):
+            values.setdefault(text, number)
+        return list(values.items()), present
+
+    def chunk(self, attributes, codes: tuple, positions: tuple | None, numbers: list[int], name: str) -> Chunk:
+        """The chunk of the rows: numbers from the cutter's arrays, labels and texts by their distinct texts;
+        a value the attribute cannot hold is read by :func:`one_by_one`, which names its line."""
+        rows = len(numbers)
+        # the file's columns in order: the numbers in one copy, and only the other columns one by one
+        in_order = positions is None
+        values = self.numbers.copy() if in_order else np.empty((rows, len(attributes)))
+        others = cast(list, (self.kinds & _KIND >= _TEXT).any(axis=0).tolist())
+        texts: dict[int, list] = {}
+        for at, attribute in enumerate(attributes):
+            column = at if positions is None else positions[at]
+            if column is None:
+                values[:, at] = np.nan
+                if attribute.kind == STRING:
+                    texts[at] = [None] * rows
+                continue
+            if in_order and attribute.kind == NUMERIC and not others[column]:
+                continue
+            converted = self._column(column, attribute, codes[at], others[column])
+            if converted is None:
+                converted = one_by_one(self.texts(column), attribute, codes[at], numbers, name, _cell)
+            values[:, at], text = converted
+            if text is not None:
+                texts[at] = text
+        return Chunk(values, texts)
+
+    def _column(self, column: int, attribute: Attribute, codes: dict[str, int] | None, others: bool):
+        """A column's values (and texts, for text) at once; None where one does not fit the attribute.
+        ``others``: whether a value of the column is neither missing nor a plain decimal."""
+        if attribute.kind == NUMERIC:
+            found = self.numbers[:, column]
+            if not others:
+                return found, None
+            other = self.kinds[:, column] & _KIND >= _TEXT
+            ids, _, by_id = self._values(column)
+            if any(number is None for number in by_id):
+                return None
+            found = found.copy()
+            found[other] = np.array(by_id, dtype=np.float64)[ids[other]]
+            return found, None
+        ids, texts, _ = self._values(column)
+        if attribute.kind == STRING:
+            return np.where(ids >= 0, 0.0, np.nan), np.array([None, *texts], dtype=object)[ids + 1].tolist()
+        assert codes is not None
+        coded = [codes.get(text) for text in texts]
+        if None in coded:
+            return None
+        return np.array([np.nan, *coded], dtype=np.float64)[ids + 1], None
 
 
-def _plain_group(group: list[bytes], width: int) -> _PlainGroup | None:
-    """A group of lines cut by the compiled tokenizer (as the ARFF reader cuts dense rows) when every line
-    is ``width`` plain values: no quote, blank, NUL, brace or ``%``, none empty, UTF-8 text; else None (the
-    lines are then read one by one, which finds the line of any error; so they are with
-    :data:`filterkit.kernels.READING` off).  A blank would be a separator there, and CSV keeps it as part
-    of the value."""
+class _Rows(Sequence[bytes]):
+    """A group of rows as one text: the rows joined by LF (a double-quoted value's line ends are LF too),
+    ``ends`` where each ends in it."""
+
+    def __init__(self, joined: bytes, ends: np.ndarray):
+        self.joined, self.ends = joined, ends
+
+    @classmethod
+    def of(cls, rows: list[bytes]) -> "_Rows":
+        """The rows of a list."""
+        return cls(b"\n".join(rows), np.cumsum([len(row) + 1 for row in rows], dtype=np.int64) - 1)
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, row: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[bytes]: ...
+
+    def __getitem__(self, row):
+        if isinstance(row, slice):
+            return [self[at] for at in range(len(self))[row]]
+        end = int(self.ends[row])
+        start = int(self.ends[row - 1]) + 1 if row % len(self) else 0
+        return self.joined[start:end]
+
+
+def _plain_group(group: Sequence[bytes], width: int) -> _Cut | None:
+    """A group of rows cut by the compiled cutter (``csv_cut``), in one pass without the GIL; None where it
+    declines a row (one it leaves to :func:`_checked_fields`: another number of values, a double quote that
+    does not end its value, bytes that are not UTF-8), and with :data:`filterkit.kernels.READING` off."""
     if not kernels.use_compiled(kernels.READING):
         return None
-    joined = b"\n".join(group)
-    if any(byte in joined for byte in (b"'", b'"', b"\0", b" ", b"\t", b"{", b"}", b"%")):
-        return None
-    try:
-        joined.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if joined.count(b",") != len(group) * (width - 1):  # with a value left empty: its commas are not the tokens'
-        return None
-    plain = _PlainGroup(joined, len(group), width)
-    return plain if plain.valid else None
-
-
-def _plain_values(plain: _PlainGroup, codes: tuple[dict[str, int] | None, ...]) -> np.ndarray | None:
-    """A plain group's values as a chunk holds them; None when a value needs a closer look (one that is no
-    number or label: the rows are then read one by one, to name the line)."""
-    values = plain.numbers.copy()
-    for column, column_codes in enumerate(codes):
-        if column_codes is None:  # the words of a numeric column: ?, NaN, Infinity, 1f, ...
-            for row in np.flatnonzero(~plain.is_number[:, column]).tolist():
-                text = plain.joined[plain.starts[row, column] : plain.ends[row, column]].decode("utf-8")
-                try:
-                    values[row, column] = np.nan if _missing(text, False) else parse_number(text)
-                except ArffError:
-                    return None
-            continue
-        cells = plain.cells(column)
-        mapped: dict[bytes, float] = {}
-        for cell in dict.fromkeys(cells):
-            label = cell.decode("utf-8")
-            if _missing(label, False):
-                mapped[cell] = np.nan
-            elif label in column_codes:
-                mapped[cell] = column_codes[label]
-            else:
-                return None
-        values[:, column] = [mapped[cell] for cell in cells]
-    return values
+    rows = group if isinstance(group, _Rows) else _Rows.of(list(group))
+    found = kernels.lines.csv_cut(rows.joined, len(rows), width, _BLANK_BYTES)
+    return _Cut(rows, width, found) if found[0] < 0 else None
 
 
 class _Columns(NamedTuple):
@@ -384,46 +483,83 @@ def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     return Layout(schema, (), columns, None, absent=matched.absent)
 
 
-def _rows_of(stream: IO[bytes], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
-    """The rows that are not blank, each with the number of its first line: the lines of a
-    double-quoted value that holds line ends are one row, joined with LF.
+def _row_groups(stream: IO[bytes], name: str, limits: Limits, chunk_rows: int) -> Iterator[tuple[_Rows, list[int]]]:
+    """The rows that are not blank, each with the number of its first line, in groups: the header row alone,
+    then groups of at most ``chunk_rows`` rows or ``limits.chunk_bytes`` bytes (as :func:`line_groups` makes).
+    The lines of a double-quoted value that holds line ends are one row, joined with LF.
 
-    After the header row, whole blocks of lines are cut into rows by one pattern (:data:`_ROW`; a file of
-    documents holds ten lines a row, each a call line by line); from a row it does not match (one not well
-    formed, or longer than a line may be) to the end, rows are gathered line by line, which names the line
-    of any error."""
+    The compiled row loop (``csv_gather``) cuts whole blocks of lines into rows; from a row longer than a line
+    may be, or one left open at the end of the input, to the end (and for every row, with
+    :data:`filterkit.kernels.READING` off), rows are gathered line by line, which names the line of any error."""
     lines = bounded_lines(stream, name, limits)
-    header = next(lines, None)
-    if header is None:
+    if not kernels.use_compiled(kernels.READING):
+        yield from _line_groups(_rows_by_line(_without_mark(lines), name, limits), chunk_rows, limits, True)
         return
-    number, line = header[0], header[1].removeprefix(codecs.BOM_UTF8)
-    if b'"' in line and _ends_quoted(line, False) or not line.strip():
-        yield from _rows_by_line(itertools.chain([(number, line)], lines), name, limits)
-        return
-    yield number, line
+    pieces: list[bytes] = []
+    ends: list[np.ndarray] = []
+    numbers: list[np.ndarray] = []
+    rows = held = 0
+    wanted = 1  # the header row, in a group of its own
     blocks = lines.blocks()
     carry = b""
+    status = 0
     for block, at in blocks:
-        buffer = carry + block[at:] if carry else block[at:]
-        position = 0
-        while (row := _ROW.match(buffer, position)) is not None and row.end() - position <= limits.line_bytes:
-            text = buffer[position : row.end() - 1]
-            if text.strip():
-                yield lines.line_number + 1, text
-            lines.line_number += text.count(b"\n") + 1
-            position = row.end()
-        carry = buffer[position:]
-        # the row goes on in the next block only where its first line leaves a double quote open
-        if len(carry) > limits.line_bytes or carry and not _ends_quoted(carry[: carry.find(b"\n")], False):
+        if carry:
+            block, at, carry = carry + block[at:], 0, b""
+        elif lines.line_number == 0:
+            at += 3 if block.startswith(codecs.BOM_UTF8, at) else 0
+        while at < len(block):
+            text, found, row_ends, at, seen, status = kernels.lines.csv_gather(
+                block, at, wanted - rows, limits.chunk_bytes - held, limits.line_bytes
+            )
+            if text:
+                at_end = np.frombuffer(row_ends, np.int64)
+                ends.append(at_end + sum(len(piece) + 1 for piece in pieces))
+                pieces.append(text)
+                numbers.append(np.frombuffer(found, np.int64) + (lines.line_number + 1))
+                rows += len(at_end)
+                held += len(text) + 1
+            lines.line_number += seen
+            if rows == wanted or held >= limits.chunk_bytes:
+                yield _Rows(b"\n".join(pieces), np.concatenate(ends)), np.concatenate(numbers).tolist()
+                pieces, ends, numbers, rows, held, wanted = [], [], [], 0, 0, chunk_rows
+            if status:
+                carry = block[at:]
+                break
+        if status == 2 or len(carry) > limits.line_bytes:
             break
     if carry:
         rest = _Lines(itertools.chain([carry], (block[at:] for block, at in blocks)), name, limits.line_bytes)
         rest.line_number = lines.line_number
-        yield from _rows_by_line(rest, name, limits)
+        gathered = _Rows(b"\n".join(pieces), np.concatenate(ends)) if pieces else _Rows.of([])
+        held_rows = zip(np.concatenate(numbers).tolist() if numbers else [], gathered)
+        more = itertools.chain(held_rows, _rows_by_line(rest, name, limits))
+        yield from _line_groups(more, chunk_rows, limits, wanted == 1)
+    elif pieces:
+        yield _Rows(b"\n".join(pieces), np.concatenate(ends)), np.concatenate(numbers).tolist()
+
+
+def _without_mark(lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+    """The numbered lines, a byte-order mark before the first left out."""
+    for number, line in lines:
+        yield number, line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+
+
+def _line_groups(
+    rows: Iterator[tuple[int, bytes]], chunk_rows: int, limits: Limits, header: bool
+) -> Iterator[tuple[_Rows, list[int]]]:
+    """Numbered rows in :func:`_row_groups`' groups (the first row alone when it is the ``header``)."""
+    if header:
+        first = next(rows, None)
+        if first is None:
+            return
+        yield _Rows.of([first[1]]), [first[0]]
+    for group, numbers in line_groups(rows, chunk_rows, limits):
+        yield _Rows.of(group), numbers
 
 
 def _rows_by_line(lines: Iterator[tuple[int, bytes]], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
-    """The rows of numbered lines, gathered a line at a time (see :func:`_rows_of`)."""
+    """The rows of numbered lines, gathered a line at a time (see :func:`_row_groups`)."""
     for number, line in lines:
         if b'"' in line and _ends_quoted(line, False):
             parts, held = [line], len(line)
@@ -484,20 +620,18 @@ def _fields(line: str) -> list[tuple[str, bool]]:
         position = end + 1
 
 
-def _group_columns(group: list[bytes], numbers: list[int], width: int, name: str) -> list[list]:
-    """Each column's values in a group of rows (None: missing), each row cut as :func:`_checked_fields`
-    cuts it: by the compiled cutter (``csv_columns``), and a row it declines (or every row, with
-    :data:`filterkit.kernels.READING` off) by :func:`_checked_fields`, which names the error of one that has
-    one; the first such row raises, as a reading row by row would."""
-    if kernels.use_compiled(kernels.READING):
-        columns, declined = kernels.lines.csv_columns(group, width, _BLANK_BYTES)
-    else:
-        columns, declined = [[None] * len(group) for _ in range(width)], range(len(group))
-    for row in declined:
-        fields = _checked_fields(decoded(group[row], name, numbers[row]), width, name, numbers[row])
-        for column, (text, quoted) in enumerate(fields):
+def _group_columns(group: _Rows, numbers: list[int], width: int, name: str) -> _Group | _Cut:
+    """A group of rows cut into values: by the compiled cutter (:func:`_plain_group`), or where it declines a
+    row (and with :data:`filterkit.kernels.READING` off) row by row by :func:`_checked_fields`, which names the
+    error of the first row that has one."""
+    cut = _plain_group(group, width)
+    if cut is not None:
+        return cut
+    columns: list[list] = [[None] * len(group) for _ in range(width)]
+    for row, (line, number) in enumerate(zip(group, numbers)):
+        for column, (text, quoted) in enumerate(_checked_fields(decoded(line, name, number), width, name, number)):
             columns[column][row] = None if _missing(text, quoted) else text
-    return columns
+    return _Group(columns)
 
 
 def _checked_fields(line: str, width: int | None, name: str, number: int) -> list[tuple[str, bool]]:
