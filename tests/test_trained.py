@@ -270,7 +270,7 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
         f"{words} shape bns l2",
         f"{words} bns --multiply l2",
         f"{every_word} 1000000 --tokenizer alphabetic bns --multiply l2",
-        f"{every_word} 1000000 --tokenizer alphabetic idf --presence --multiply l2",
+        f"{every_word} 1000000 --log-tf --tokenizer alphabetic idf --presence --multiply l2",
     ]
     assert [c["chain"] for c in section["candidates"]] == chains
     result = run_filterkit(
