@@ -356,6 +356,12 @@ class Stage(Configurable):
             raise NotImplementedError
         return map_features(chunk, self.features, value_map)
 
+    def explained_counts(self, chunk: Chunk) -> Chunk | None:
+        """What ``explain`` shows as the count of a feature this stage makes, where its :meth:`transform`
+        output is a function of counts (a log, an idf): ``chunk`` counted only, shaped as that output; None (the
+        default) where the output's values are themselves what a person reads as the counts."""
+        return None
+
     def state(self) -> dict:
         """Fitted state as plain numbers, strings, lists and numpy arrays: by default each array of
         ``state_arrays`` (the attribute of its key) and the options it was fitted with

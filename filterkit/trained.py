@@ -566,8 +566,8 @@ class TrainedModel:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
         its name first appears along the chain: the input's, or after the stage that made it, which for
-        ``words`` is the word's count and for a class's copy that ``shape`` or ``auto`` makes its shaped value;
-        1 for a nominal label's column), its value after every stage
+        ``words`` is the word's count before ``--log-tf`` and ``--idf``, and for a class's copy that ``shape``
+        or ``auto`` makes its shaped value; 1 for a nominal label's column), its value after every stage
         (``steps``), its final ``value`` and ``contribution`` = value × weight.  The contributions of every
         feature and the ``intercept`` sum to the ``decision`` (per class of a multi-class model); those left out
         are summed in ``other_contribution`` (``other_words`` of them)."""
@@ -576,13 +576,14 @@ class TrainedModel:
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
             )
         outputs = [chunk, *self.chain.each_stage(chunk)]
+        counts = [None, *(stage.explained_counts(before) for stage, before in zip(self.chain.stages, outputs))]
         features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
         weights, intercepts = self.linear
         decisions = np.asarray(features @ weights.T) + intercepts
         calibrated = self.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
-        tracer = _Tracer(outputs, self._stage_schemas, self._one_hot)
+        tracer = _Tracer(outputs, counts, self._stage_schemas, self._one_hot)
         explained = []
         for row in range(chunk.n_rows):
             start, end = features.indptr[row], features.indptr[row + 1]
@@ -715,19 +716,27 @@ class LabelSetModel(TrainedModel):
 
 class _Tracer:
     """A feature's value after every stage, found by its name in each stage's output: a numeric attribute's
-    value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it."""
+    value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it;
+    ``counts`` holds, per step, the counts behind a stage's output (:meth:`Stage.explained_counts`) or None."""
 
-    def __init__(self, outputs: list[Chunk], schemas: list[tuple[Schema, dict[str, int]]], one_hot: dict):
+    def __init__(
+        self,
+        outputs: list[Chunk],
+        counts: list[Chunk | None],
+        schemas: list[tuple[Schema, dict[str, int]]],
+        one_hot: dict,
+    ):
         self.outputs, self.one_hot = outputs, one_hot
         self.schemas, self.positions = [schema for schema, _ in schemas], [positions for _, positions in schemas]
         self.csr = [sp.csr_matrix(chunk.values) for chunk in outputs]
+        self.counts = [None if chunk is None else sp.csr_matrix(chunk.values) for chunk in counts]
 
-    def value(self, step: int, row: int, name: str) -> float | None:
+    def value(self, step: int, row: int, name: str, matrices: list | None = None) -> float | None:
         attribute_name, label = self.one_hot.get(name, (name, None))
         position = self.positions[step].get(attribute_name)
         if position is None:
             return None
-        value = float(self.csr[step][row, position])
+        value = float((self.csr if matrices is None else matrices)[step][row, position])
         if math.isnan(value):
             return None
         if label is None:
@@ -738,7 +747,10 @@ class _Tracer:
     def word(self, row: int, name: str, value: float, contribution: float) -> dict:
         """One feature of ``row``: its first value along the chain, its value after each stage, its own."""
         steps = [self.value(step, row, name) for step in range(len(self.outputs))]
-        first = next((found for found in steps if found is not None), value)
+        step = next((step for step, found in enumerate(steps) if found is not None), None)
+        first = value if step is None else steps[step]
+        if step is not None and self.counts[step] is not None:
+            first = self.value(step, row, name, self.counts)
         return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
 
 

@@ -837,14 +837,23 @@ class WordVector(Stage):
         return [f"renames words named like another attribute (give --prefix to keep them): {shown}{more}"]
 
     def transform(self, chunk: Chunk) -> Chunk:
+        return self._words_of(chunk, weighted=True)
+
+    def explained_counts(self, chunk: Chunk) -> Chunk | None:
+        """Each word's count (or presence), before ``--log-tf`` and ``--idf``: what ``explain`` shows."""
+        return self._words_of(chunk, weighted=False) if self.params["log_tf"] or self.params["idf"] else None
+
+    def _words_of(self, chunk: Chunk, weighted: bool) -> Chunk:
+        """``chunk``'s kept attributes, then its words' counts (presence without ``--counts``), each made
+        ln(1 + x) by ``--log-tf`` and times its idf by ``--idf`` when ``weighted``."""
         # stop words hash into columns as every token does: a transform by columns leaves them out itself
         indptr, ids, counts = self.counted(
             chunk, self.vocabulary, False, self._stopwords() if self.n_columns else frozenset()
         )
         data = counts.astype(np.float64) if self.params["counts"] else np.ones(len(counts))
-        if self.params["log_tf"]:
+        if weighted and self.params["log_tf"]:
             data = np.log(data + 1.0)
-        if self.params["idf"]:
+        if weighted and self.params["idf"]:
             data = data * self.idf[ids]
         text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
         shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))

@@ -10,6 +10,7 @@ import io
 import json
 from pathlib import Path
 
+import arff
 import numpy as np
 import pytest
 from test_evaluate_test_file import WEKA_EXAMPLES, split_file
@@ -599,6 +600,30 @@ def test_a_candidate_that_filters_rows_is_refused_before_any_work(run_filterkit,
     )
     assert result.status == 1
     assert "stage 'fold' keeps some rows only, and a model answers for every row it is given" in result.stderr
+
+
+@pytest.mark.parametrize("weighting", [("--log-tf",), ("--log-tf", "--idf")])
+def test_explain_shows_a_words_count_before_its_log_and_idf(run_filterkit, tmp_path, weighting):
+    train_path, test_path = split_file(tmp_path, GRAIN_SAMPLE)
+    chain = (*WORDS, *weighting, "l2")
+    model = trained(run_filterkit, tmp_path, train_path, ("--positive", "1"), chain)
+    explained = run_filterkit("explain", "--json", "--top", "0", model, test_path)
+    assert explained.status == 0, explained.stderr
+    counted = tmp_path / "counts.arff"
+    # the same words counted by a chain without the weighting, fitted on the same rows
+    fitted = run_filterkit(
+        "-o", tmp_path / "train-counts.arff", "--save-model", tmp_path / "c.json", train_path, *WORDS
+    )
+    assert fitted.status == 0, fitted.stderr
+    assert run_filterkit("apply", "-o", counted, tmp_path / "c.json", test_path).status == 0
+    documents = [json.loads(line) for line in explained.stdout.decode().splitlines()]
+    loaded = arff.load(counted.open(), return_type=arff.LOD)
+    names = [name for name, _ in loaded["attributes"]]
+    for document, row in zip(documents, loaded["data"], strict=True):
+        for word in document["words"]:
+            count = row[names.index(word["word"])]
+            assert word["count"] == count >= 1
+            assert word["steps"][0] != count  # the value words wrote is the weighted one
 
 
 def test_explain_follows_a_nominal_attributes_label_through_the_chain(run_filterkit, tmp_path):
