@@ -80,12 +80,16 @@ def train(
     reading: FormatOptions | None = None,
     progress=None,
     candidate_folds: int = CANDIDATE_FOLDS,
+    jobs: int = 1,
+    plugins_dir=None,
 ) -> "TrainedModel":
     """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
     when there are several) and the
     classifier of ``settings`` on ``source`` (a path read in ``input_format`` with ``reading``, or a source
     called ``name``), for the task ``evaluate`` would score: ``settings.positive`` against the rest, the
-    minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out."""
+    minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out.
+    The candidates are scored in up to ``jobs`` processes (each with the plugins of ``plugins_dir``), with the
+    same results."""
     from filterkit.progress import Progress
 
     settings = Settings() if settings is None else settings
@@ -104,7 +108,9 @@ def train(
 
         labelled = evaluation_labels.labelled_data(opened.schema, settings)
         if labelled is not None:
-            return _train_labels(registry, (opened, name), labelled, chains, settings, progress, candidate_folds)
+            return _train_labels(
+                registry, (opened, name), labelled, chains, settings, progress, (candidate_folds, jobs, plugins_dir)
+            )
         progress.expect(1)
         dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
         recorded = opened.reading
@@ -129,7 +135,9 @@ def train(
     candidates = []
     if len(chains) > 1:
         with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
-            candidates = candidate_scores(dataset, chains, settings, registry, name, candidate_folds)
+            candidates = candidate_scores(
+                dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir)
+            )
         chosen = chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
     else:
         chosen = chains[0]
@@ -140,16 +148,18 @@ def train(
 
 
 def _train_labels(
-    registry: Registry, opened: tuple, labelled: tuple, chains, settings: Settings, progress, candidate_folds: int
+    registry: Registry, opened: tuple, labelled: tuple, chains, settings: Settings, progress, scoring: tuple
 ) -> "LabelSetModel":
     """:func:`train` on multi-label data (``labelled``: the labels' names and Mulan's XML, if any), by binary
     relevance as ``evaluate --test`` scores it: the chain fitted once for every label, a classifier per label
     (a label constant in the training rows predicted constant); several candidates are scored by
-    ``candidate_folds``-fold cross-validated micro-F1 over iteratively stratified folds."""
+    cross-validated micro-F1 over iteratively stratified folds (``scoring``: the folds, the jobs and the plugins
+    folder of their processes)."""
     from filterkit import evaluation_labels
     from filterkit.progress import Progress
 
     source, name = opened
+    candidate_folds, *workers = scoring
     evaluation_labels.refuse_single_label_settings(settings)
     if settings.threshold != "decision" or settings.chain_per_label:
         option = "chain_per_label" if settings.chain_per_label else f"threshold={settings.threshold!r}"
@@ -170,7 +180,7 @@ def _train_labels(
                 chains,
                 dataclasses.replace(settings, folds=candidate_folds),
                 Progress(),
-                (1, None),
+                tuple(workers),
             )
         candidates = [
             {"chain": entry["chain"], "measure": "micro_f1", "score": entry["micro_f1"], "macro_f1": entry["macro_f1"]}
@@ -218,19 +228,29 @@ def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
 
 
 def candidate_scores(
-    dataset: Dataset, chains: list[ChainSpec], settings: Settings, registry: Registry, name: str, folds: int
+    dataset: Dataset,
+    chains: list[ChainSpec],
+    settings: Settings,
+    registry: Registry,
+    name: str,
+    folds: int,
+    workers: tuple = (1, None),
 ) -> list[dict]:
     """Each chain's cross-validated score on ``dataset`` (``folds`` stratified folds, as ``evaluate``):
     ``{"chain", "measure", "score", "f1"}``, the measure the task's AUC (the macro one-vs-rest AUC with
     ``--multiclass``), the F1 (macro-F1) beside it.  A chain is judged by how well its features rank the rows;
     the classifier's C and threshold, chosen on the same rows, make the decisions (docs/RESULTS.md §10.1: the F1
-    of five folds picked, among chains within 0.01 of each other, the worse on the test files)."""
+    of five folds picked, among chains within 0.01 of each other, the worse on the test files).  The folds are
+    fitted in ``workers`` (up to that many processes, with the plugins of that folder), with the same results."""
+    jobs, plugins_dir = workers
     result = evaluation.evaluate(
         MemorySource(dataset.schema, dataset.data),
         chains,
         dataclasses.replace(settings, folds=folds, train_fractions=(1.0,), repeats=1, stats=False),
         registry,
         name=name,
+        jobs=jobs,
+        plugins_dir=plugins_dir,
     )
     measure, f1 = ("macro_auc", "macro_f1") if settings.multiclass else ("auc", "f1")
     by_chain = {entry["chain"]: entry for entry in result.document["results"]}

@@ -294,6 +294,18 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
     assert section["chain"] == next(chain for chain in chains if by_chain[chain][0] == best)  # the first of the best
 
 
+def test_train_scores_candidates_in_several_processes_into_the_same_model(run_filterkit, tmp_path):
+    chains = [" ".join((*WORDS, "l2")), " ".join((*WORDS, "bns", "--multiply", "l2"))]
+    written = []
+    for jobs in ("1", "2"):
+        model = tmp_path / f"model-{jobs}.json"
+        result = run_filterkit("train", "-q", "-o", model, *FAST, "--jobs", jobs, "--compare", GRAIN_SAMPLE, *chains)
+        assert result.status == 0, result.stderr
+        written.append(model.read_bytes())
+    assert written[0] == written[1]
+    assert len(json.loads(written[0])["classifier"]["candidates"]) == 2
+
+
 def test_train_picks_c_by_the_inner_f1_unless_told_to_pick_by_auc(run_filterkit, tmp_path):
     by_default = json.loads(trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics"), ("l2",)).read_text())
     fitted = by_default["classifier"]["fitted"]

@@ -144,6 +144,10 @@ def test_candidates_are_scored_by_cross_validated_micro_f1_as_evaluate_scores_th
     model = tmp_path / "model.json"
     trained = run_filterkit("train", "-o", model, *FAST, "--folds", "3", "--compare", REUTERS, *chains)
     assert trained.status == 0, trained.stderr
+    in_processes = tmp_path / "jobs.json"
+    options = ("-q", "-o", in_processes, *FAST, "--folds", "3", "--jobs", "2", "--compare", REUTERS, *chains)
+    assert run_filterkit("train", *options).status == 0
+    assert in_processes.read_bytes() == model.read_bytes()
     candidates = json.loads(model.read_text())["classifier"]["candidates"]
     evaluated = run_filterkit(
         "evaluate", "-q", "--json", "--folds", "3", *FAST, *AS_TRAINED, "--compare", REUTERS, *chains

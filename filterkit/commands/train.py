@@ -97,6 +97,13 @@ def _train_help() -> str:
     show_default=True,
     help="Seed of the candidates' folds and of the classifier.",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Worker processes for the candidates' cross-validation (the same model).",
+)
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
 @positive_option(help="The task: this class against the rest (default on two classes: the minority).")
@@ -107,7 +114,7 @@ def _train_help() -> str:
 @quiet_option
 @progress_option
 @click.pass_context
-def train(ctx, input_path, words, model_path, compare, folds, seed, multiclass, **options):
+def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multiclass, **options):
     """Fit the chain (the best candidate) and the classifier on TRAIN; save the model."""
     from filterkit.trained import train as train_model
 
@@ -142,6 +149,8 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, multiclass, 
         reading=reading,
         progress=Progress(mode, word="step"),
         candidate_folds=folds,
+        jobs=jobs,
+        plugins_dir=plugins.folder,
     )
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
