@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import _commit, interleaved, make_inputs  # noqa: E402  (benchmarks/run.py: the inputs and the measuring)
+from run import _commit, interleaved, make_inputs, replace_section  # noqa: E402  (benchmarks/run.py: the inputs and the measuring)
 
 HERE = Path(__file__).resolve().parent
 
@@ -93,11 +93,7 @@ def main() -> None:
             jobs.append((peer, f"{peer} read_csv + normalize + write", "letter_x10", command))
         results = interleaved([(*job, None) for job in jobs], args.repeats)
     report = format_report(jobs, results, args.repeats, [peer for peer in PEERS if peer not in peers], csv)
-    text = args.out.read_text() if args.out.exists() else ""
-    start = text.find(HEADING)
-    end = text.find("\n## ", start + 1) if start >= 0 else -1
-    kept = text if start < 0 else text[:start] + (text[end + 1 :] if end >= 0 else "")
-    args.out.write_text(kept.rstrip("\n") + "\n\n" + report)
+    replace_section(args.out, HEADING, report)
     print(report)
 
 

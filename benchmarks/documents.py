@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import _commit, interleaved  # noqa: E402  (benchmarks/run.py: the measuring every benchmark shares)
+from run import _commit, interleaved, replace_section  # noqa: E402  (benchmarks/run.py: the measuring every benchmark shares)
 
 HERE = Path(__file__).resolve().parent
 REUTERS = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
@@ -174,11 +174,7 @@ def main() -> None:
                 jobs.append(((corpus, form, peer), f"{peer} {form} + CountVectorizer", corpus, command, None))
     results = interleaved(jobs, args.repeats)
     report = format_report(corpora, results, args.repeats)
-    text = args.out.read_text() if args.out.exists() else ""
-    start = text.find(HEADING)
-    end = text.find("\n## ", start + 1) if start >= 0 else -1
-    kept = text if start < 0 else text[:start] + (text[end + 1 :] if end >= 0 else "")
-    args.out.write_text(kept.rstrip("\n") + "\n\n" + report)
+    replace_section(args.out, HEADING, report)
     print(report)
 
 

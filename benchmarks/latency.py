@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import _commit  # noqa: E402  (benchmarks/run.py: the commit every report names)
+from run import _commit, replace_section  # noqa: E402  (benchmarks/run.py: the commit every report names)
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = Path("/usr/share/doc/weka/examples")
@@ -173,11 +173,7 @@ def main() -> None:
         paths = {**sklearn_paths(train_documents[:, 0].tolist(), train_labels), **chain_paths(Path(folder))}
         results = measured(paths, test_documents[: args.documents, 0].tolist(), args.rounds)
     report = format_report(results, args.rounds, min(args.documents, len(test_documents)))
-    text = args.out.read_text() if args.out.exists() else ""
-    start = text.find(HEADING)
-    end = text.find("\n## ", start + 1) if start >= 0 else -1
-    kept = text if start < 0 else text[:start] + (text[end + 1 :] if end >= 0 else "")
-    args.out.write_text(kept.rstrip("\n") + "\n\n" + report)
+    replace_section(args.out, HEADING, report)
     print(report)
 
 

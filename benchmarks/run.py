@@ -598,6 +598,16 @@ def page_cache_writes(folder: Path) -> str:
     return f"{rates[0]:.1f} then {rates[1]:.1f} GB/s"
 
 
+def replace_section(path: Path, heading: str, report: str) -> None:
+    """``path`` (a results file) with its section under ``heading`` (to the next ``## ``) replaced by ``report``,
+    which is appended where the file has no such section."""
+    text = path.read_text() if path.exists() else ""
+    start = text.find(heading)
+    end = text.find("\n## ", start + 1) if start >= 0 else -1
+    kept = text if start < 0 else text[:start] + (text[end + 1 :] if end >= 0 else "")
+    path.write_text(kept.rstrip("\n") + "\n\n" + report)
+
+
 def _commit() -> str:
     """The checked-out commit (with "+changes" when tracked files other than this report
     differ from it), or "unknown"."""
@@ -886,11 +896,7 @@ def words_main(argv: list[str]) -> None:
         ]
         results[(*key, "in memory")] = tuple(statistics.median(float(run[k]) for run in runs) for k in (0, 1))
     report = format_words(results, inputs, args.repeats)
-    text = args.out.read_text() if args.out.exists() else ""
-    start = text.find(WORDS_HEADING)
-    end = text.find("\n## ", start + 1) if start >= 0 else -1
-    kept = text if start < 0 else text[:start] + (text[end + 1 :] if end >= 0 else "")
-    args.out.write_text(kept.rstrip("\n") + "\n\n" + report)
+    replace_section(args.out, WORDS_HEADING, report)
     print(report)
 
 
