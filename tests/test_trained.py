@@ -223,25 +223,19 @@ def test_the_python_api_refuses_what_it_cannot_read(run_filterkit, tmp_path):
         model.explain(["wheat"], top=-1)
 
 
+def cross_validated(run_filterkit, task: tuple, data, chains, measures=("auc", "f1")) -> dict:
+    """``evaluate``'s 5-fold (score, F1) of each chain, the SVM as ``train`` fits it: what train scores by."""
+    options = ("-q", "--json", "--folds", "5", *FAST, *AS_TRAINED, *task, "--compare", data, *chains)
+    result = run_filterkit("evaluate", *options)
+    assert result.status == 0, result.stderr
+    return {e["chain"]: (e[measures[0]], e[measures[1]]) for e in json.loads(result.stdout)["results"]}
+
+
 def test_compare_keeps_the_candidate_of_the_best_cross_validated_auc(run_filterkit, tmp_path):
     chains = ("binarize l2", "shape bns l2")
     model_path = trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics", "--compare"), chains)
     section = json.loads(model_path.read_text())["classifier"]
-    result = run_filterkit(
-        "evaluate",
-        "-q",
-        "--json",
-        "--folds",
-        "5",
-        *FAST,
-        *AS_TRAINED,
-        "--positive",
-        "Ethics",
-        "--compare",
-        OH0,
-        *chains,
-    )
-    by_chain = {entry["chain"]: (entry["auc"], entry["f1"]) for entry in json.loads(result.stdout)["results"]}
+    by_chain = cross_validated(run_filterkit, ("--positive", "Ethics"), OH0, chains)
     assert [(c["chain"], c["measure"], (c["score"], c["f1"])) for c in section["candidates"]] == [
         (c, "auc", by_chain[c]) for c in chains
     ]
@@ -254,9 +248,7 @@ def test_k_class_candidates_are_scored_by_the_cross_validated_macro_auc(run_filt
     chains = ("binarize l2", "l2")
     model_path = trained(run_filterkit, tmp_path, OH0, ("--multiclass", "--compare"), chains)
     section = json.loads(model_path.read_text())["classifier"]
-    options = ("-q", "--json", "--folds", "5", *FAST, *AS_TRAINED, "--multiclass", "--compare", OH0, *chains)
-    results = json.loads(run_filterkit("evaluate", *options).stdout)["results"]
-    by_chain = {entry["chain"]: (entry["macro_auc"], entry["macro_f1"]) for entry in results}
+    by_chain = cross_validated(run_filterkit, ("--multiclass",), OH0, chains, ("macro_auc", "macro_f1"))
     assert [(c["measure"], (c["score"], c["f1"])) for c in section["candidates"]] == [
         ("macro_auc", by_chain[chain]) for chain in chains
     ]
@@ -274,21 +266,7 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
         f"{every_word} 1000000 --log-tf --tokenizer alphabetic idf --presence --multiply l2",
     ]
     assert [c["chain"] for c in section["candidates"]] == chains
-    result = run_filterkit(
-        "evaluate",
-        "-q",
-        "--json",
-        "--folds",
-        "5",
-        *FAST,
-        *AS_TRAINED,
-        "--positive",
-        "1",
-        "--compare",
-        GRAIN_SAMPLE,
-        *chains,
-    )
-    by_chain = {entry["chain"]: (entry["auc"], entry["f1"]) for entry in json.loads(result.stdout)["results"]}
+    by_chain = cross_validated(run_filterkit, ("--positive", "1"), GRAIN_SAMPLE, chains)
     assert [(c["score"], c["f1"]) for c in section["candidates"]] == [by_chain[chain] for chain in chains]
     best = max(by_chain[chain][0] for chain in chains)
     assert section["chain"] == next(chain for chain in chains if by_chain[chain][0] == best)  # the first of the best
