@@ -863,6 +863,231 @@ hash_columns(PyObject *module, PyObject *args)
     return columns;
 }
 
+/* ``Tally``: per int64 key (plugins/words.py's (class, word) pairs, token number · classes + class), the sums
+ * of its occurrences and of its documents, for the keys that occur: a hash table grown by doubling, so its
+ * size follows the pairs met, not classes × words, and adding a chunk's keys costs a probe each, not a sort.
+ * Keys are hashed by ``pair_hash``; the pairs are held in the order first met, and their sums do not depend
+ * on that order. */
+typedef struct {
+    PyObject_HEAD
+    uint32_t *slots; /* pair number + 1, 0 for an empty slot; a power of two of them */
+    Py_ssize_t n_slots;
+    int64_t *keys, *occurrences, *documents;
+    Py_ssize_t n, allocated;
+    int busy; /* an ``add`` runs without the GIL */
+} Tally;
+
+/* A key XORed with the random key, then MurmurHash3's 64-bit finalizer (a bijection each of whose output bits
+ * depends on every input bit): keys made to share their low bits, as a class's pairs may (token · classes +
+ * class), are spread, and keys sharing a slot under one random key share it under another only by chance.
+ * SipHash of the eight bytes cost 2.3 times as much per pair (26 ns against 15 here). */
+static inline uint64_t
+pair_hash(int64_t key)
+{
+    uint64_t h = (uint64_t)key ^ hash_key[0];
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+static int
+tally_rehash(Tally *self)
+{
+    Py_ssize_t n_slots = self->n_slots * 2;
+    uint32_t *slots = PyMem_RawCalloc((size_t)n_slots, sizeof(uint32_t));
+    if (slots == NULL)
+        return 0;
+    for (Py_ssize_t k = 0; k < self->n; k++) {
+        Py_ssize_t i = (Py_ssize_t)(pair_hash(self->keys[k]) & (uint64_t)(n_slots - 1));
+        while (slots[i])
+            i = (i + 1) & (n_slots - 1);
+        slots[i] = (uint32_t)(k + 1);
+    }
+    PyMem_RawFree(self->slots);
+    self->slots = slots;
+    self->n_slots = n_slots;
+    return 1;
+}
+
+/* Add ``n`` keys' occurrences and documents (each 1 when ``documents`` is NULL); 0 when out of memory. */
+static int
+tally_add(Tally *self, const int64_t *keys, const int64_t *occurrences, const int64_t *documents, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t mask = self->n_slots - 1, pair;
+        Py_ssize_t i = (Py_ssize_t)(pair_hash(keys[k]) & (uint64_t)mask);
+        while (self->slots[i] && self->keys[self->slots[i] - 1] != keys[k])
+            i = (i + 1) & mask;
+        if (self->slots[i])
+            pair = self->slots[i] - 1;
+        else {
+            if (self->n == self->allocated) { /* the three arrays grow together, by doubling */
+                Py_ssize_t count = self->allocated ? 2 * self->allocated : 64;
+                int64_t **arrays[] = {&self->keys, &self->occurrences, &self->documents};
+                if (count >= UINT32_MAX)
+                    return 0;
+                for (int a = 0; a < 3; a++) {
+                    int64_t *grown = PyMem_RawRealloc(*arrays[a], (size_t)count * sizeof(int64_t));
+                    if (grown == NULL)
+                        return 0;
+                    *arrays[a] = grown;
+                }
+                self->allocated = count;
+            }
+            pair = self->n++;
+            self->keys[pair] = keys[k];
+            self->occurrences[pair] = self->documents[pair] = 0;
+            self->slots[i] = (uint32_t)self->n;
+            if (self->n * 2 > self->n_slots && !tally_rehash(self))
+                return 0;
+        }
+        self->occurrences[pair] += occurrences[k];
+        self->documents[pair] += documents != NULL ? documents[k] : 1;
+    }
+    return 1;
+}
+
+/* An int64 buffer of ``n`` items (n < 0: any length, set to it), or bytes holding them (as ``arrays`` gives);
+ * 0 with TypeError or ValueError otherwise. */
+static int
+int64_buffer(PyObject *object, Py_buffer *view, Py_ssize_t *n)
+{
+    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    const char *format = view->format != NULL ? view->format : "B";
+    int int64 = view->itemsize == 8 && (strcmp(format, "q") == 0 || (sizeof(long) == 8 && strcmp(format, "l") == 0));
+    if (!int64 && !(view->itemsize == 1 && strcmp(format, "B") == 0 && view->len % 8 == 0)) {
+        PyErr_SetString(PyExc_TypeError, "a Tally adds int64 arrays");
+        PyBuffer_Release(view);
+        return 0;
+    }
+    if (*n >= 0 && view->len / 8 != *n) {
+        PyErr_SetString(PyExc_ValueError, "a Tally adds arrays of one length");
+        PyBuffer_Release(view);
+        return 0;
+    }
+    *n = view->len / 8;
+    return 1;
+}
+
+/* add(keys, occurrences[, documents]): each key's occurrences and documents (1 each without them) added. */
+static PyObject *
+Tally_add(Tally *self, PyObject *args)
+{
+    PyObject *objects[3] = {NULL, NULL, Py_None};
+    if (!PyArg_ParseTuple(args, "OO|O:add", &objects[0], &objects[1], &objects[2]))
+        return NULL;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "a words Tally is in use by another thread");
+        return NULL;
+    }
+    Py_buffer views[3];
+    Py_ssize_t n = -1;
+    int taken = 0, ok = 1;
+    for (; taken < 3 && objects[taken] != Py_None; taken++)
+        if (!int64_buffer(objects[taken], &views[taken], &n))
+            break;
+    if (taken == 3 || (taken == 2 && objects[2] == Py_None)) {
+        self->busy = 1;
+        Py_BEGIN_ALLOW_THREADS
+        ok = tally_add(self, views[0].buf, views[1].buf, taken == 3 ? views[2].buf : NULL, n);
+        Py_END_ALLOW_THREADS
+        self->busy = 0;
+    }
+    else
+        ok = 0;
+    for (int a = 0; a < taken; a++)
+        PyBuffer_Release(&views[a]);
+    return ok ? Py_NewRef(Py_None) : failed();
+}
+
+/* arrays() -> (keys, occurrences, documents): bytes of int64, the pairs in the order first met. */
+static PyObject *
+Tally_arrays(Tally *self, PyObject *unused)
+{
+    Py_ssize_t size = self->n * (Py_ssize_t)sizeof(int64_t);
+    return Py_BuildValue("(y#y#y#)", self->n ? (const char *)self->keys : "", size,
+                         self->n ? (const char *)self->occurrences : "", size,
+                         self->n ? (const char *)self->documents : "", size);
+}
+
+static PyObject *
+Tally_reduce(Tally *self, PyObject *unused)
+{
+    PyObject *arrays = Tally_arrays(self, NULL);
+    PyObject *reduced = arrays == NULL ? NULL : Py_BuildValue("(OO)", Py_TYPE(self), arrays);
+    Py_XDECREF(arrays);
+    return reduced;
+}
+
+static Py_ssize_t
+Tally_length(Tally *self)
+{
+    return self->n;
+}
+
+static void
+Tally_dealloc(Tally *self)
+{
+    PyMem_RawFree(self->slots);
+    PyMem_RawFree(self->keys);
+    PyMem_RawFree(self->occurrences);
+    PyMem_RawFree(self->documents);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Tally_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "Tally takes no keyword arguments");
+        return NULL;
+    }
+    Tally *self = (Tally *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->n_slots = 64;
+    self->slots = PyMem_RawCalloc(64, sizeof(uint32_t));
+    if (self->slots == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    if (PyTuple_GET_SIZE(args)) { /* the arrays ``arrays`` gave: a pickled Tally */
+        PyObject *added = Tally_add(self, args);
+        if (added == NULL) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        Py_DECREF(added);
+    }
+    return (PyObject *)self;
+}
+
+static PyMethodDef Tally_methods[] = {
+    {"add", (PyCFunction)Tally_add, METH_VARARGS,
+     "add(keys, occurrences[, documents]): int64 arrays of one length; documents 1 each when not given."},
+    {"arrays", (PyCFunction)Tally_arrays, METH_NOARGS,
+     "(keys, occurrences, documents) as bytes of int64, each key once, in the order first met."},
+    {"__reduce__", (PyCFunction)Tally_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static PySequenceMethods Tally_sequence = {.sq_length = (lenfunc)Tally_length};
+
+static PyTypeObject TallyType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "filterkit._words.Tally",
+    .tp_doc = "Sums of occurrences and documents per int64 key, for the keys that occur; "
+              "Tally(keys, occurrences, documents) starts from arrays.",
+    .tp_basicsize = sizeof(Tally),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Tally_new,
+    .tp_dealloc = (destructor)Tally_dealloc,
+    .tp_methods = Tally_methods,
+    .tp_as_sequence = &Tally_sequence,
+};
+
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "Each row's distinct tokens and their occurrences, as CSR arrays."},
     {"hash_columns", hash_columns, METH_VARARGS, "Each token's hashed column (MurmurHash3, as HashingVectorizer's)."},
@@ -871,7 +1096,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 4
+#define INTERFACE 5
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 
@@ -896,10 +1121,12 @@ draw_hash_key(void)
 PyMODINIT_FUNC
 PyInit__words(void)
 {
-    if (!draw_hash_key() || PyType_Ready(&VocabularyType) < 0)
+    if (!draw_hash_key() || PyType_Ready(&VocabularyType) < 0 || PyType_Ready(&TallyType) < 0)
         return NULL;
     PyObject *created = PyModule_Create(&module);
     if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)
+        Py_CLEAR(created);
+    if (created != NULL && PyModule_AddObjectRef(created, "Tally", (PyObject *)&TallyType) < 0)
         Py_CLEAR(created);
     if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
         Py_CLEAR(created);

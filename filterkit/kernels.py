@@ -32,7 +32,7 @@ from filterkit.errors import FilterkitError
 INTERFACES = {
     "filterkit.arff._speedups": 3,
     "filterkit._kernels": 2,
-    "filterkit._words": 4,
+    "filterkit._words": 5,
     "filterkit.formats._lines": 4,
 }
 
@@ -73,8 +73,9 @@ lines = checked_module("filterkit.formats._lines")
 #: The shaper's map of stored values and the L1/L2 row normalizer (the plugin API exports them).
 shape_stored = arrays.shape_stored
 normalize_stored = arrays.normalize_stored
-#: The ``words`` stage's vocabulary and its counter (the plugin API exports them).
+#: The ``words`` stage's vocabulary, its (class, word) pair sums and its counter (the plugin API exports them).
 WordVocabulary = words.Vocabulary
+WordTally = words.Tally
 count_words = words.count
 hash_columns = words.hash_columns
 

@@ -112,6 +112,7 @@ _HOMES = {
     # the compiled kernels the built-in stages call, and the switch of their numpy paths
     "filterkit.kernels": (
         "ARRAYS",
+        "WordTally",
         "WordVocabulary",
         "count_words",
         "hash_columns",
@@ -155,6 +156,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.hookspecs import hookimpl
     from filterkit.kernels import (
         ARRAYS,
+        WordTally,
         WordVocabulary,
         count_words,
         hash_columns,

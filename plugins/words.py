@@ -26,7 +26,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial, wraps
-from typing import Callable, Iterable, Iterator, Literal
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from filterkit.plugin import (
     Option,
     Stage,
     StateArray,
+    WordTally,
     WordVocabulary,
     count_words,
     fitted_options,
@@ -259,78 +260,37 @@ class WordStatistics:
     """Per (class, token) pair that occurs, the token's occurrences in the class's documents and the
     number of them holding it (tokens by the ``vocabulary``'s numbers); and the number of documents.
     Pairs that do not occur take no space: the size follows the data, not declared classes × words.
-    The pairs are keyed ``token · n_classes + class`` and held as sorted runs of decreasing size (as
-    :class:`filterkit.exact.SortedSums` holds weighted sums; these are whole counts): a new run is merged
-    with the last while that is not more than twice its size, so each pair takes part in O(log n)
-    merges, no table is copied whole per chunk and no Python object is made per pair.  Two parts'
-    statistics merge by adding."""
+    The pairs are keyed ``token · n_classes + class`` in a compiled hash table (``Tally``), so a chunk's
+    pairs cost a probe each, no table is copied whole per chunk and no Python object is made per pair
+    (sorted runs merged by numpy took a fifth of ``words --counts`` on Debian's short descriptions).  Two
+    parts' statistics merge by adding."""
 
     def __init__(self, n_classes: int, vocabulary):
         self.n_classes = n_classes
         self.vocabulary = vocabulary
-        self.runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (keys, occurrences, documents)
+        self.tally = WordTally()
         self.n_documents = 0
 
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
-        keys = ids * self.n_classes + np.repeat(labels, np.diff(indptr))
-        self._push(keys, counts, np.ones(len(keys), dtype=np.int64))
+        self.tally.add(ids * self.n_classes + np.repeat(labels, np.diff(indptr)), np.ascontiguousarray(counts))
         self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":
         """The statistics of both parts (these, grown by the other's)."""
         numbers = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
-        for keys, occurrences, documents in other.runs:
-            ids, labels = np.divmod(keys, self.n_classes)
-            self._push(numbers[ids] * self.n_classes + labels, occurrences, documents)
+        keys, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in other.tally.arrays())
+        ids, labels = np.divmod(keys, self.n_classes)
+        self.tally.add(numbers[ids] * self.n_classes + labels, occurrences, documents)
         self.n_documents += other.n_documents
         return self
 
-    def _push(self, keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray) -> None:
-        """Add a run of pairs (keys in any order, repeated or not)."""
-        if len(keys):
-            self.runs.append(_summed(keys, occurrences, documents, "quicksort"))
-        while len(self.runs) >= 2 and len(self.runs[-2][0]) <= 2 * len(self.runs[-1][0]):
-            self._merge_last()
-
-    def _merge_last(self) -> None:
-        last = self.runs.pop()
-        keys, occurrences, documents = (np.concatenate([a, b]) for a, b in zip(self.runs[-1], last))
-        self.runs[-1] = _summed(keys, occurrences, documents, "stable")
-
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``."""
-        while len(self.runs) >= 2:
-            self._merge_last()
-        keys, occurrences, documents = self.runs[0] if self.runs else (np.zeros(0, dtype=np.int64),) * 3
+        keys, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in self.tally.arrays())
         ids, classes = np.divmod(keys, self.n_classes)
-        order = np.argsort(classes, kind="stable")  # keys ascend, so each class's tokens stay ascending
+        order = np.lexsort((ids, classes))
         return classes[order], ids[order], occurrences[order], documents[order]
-
-
-#: ``_summed`` tallies keys in a table of every key up to the largest when the table is at most this many
-#: times as long as the keys (or this small, in cells): no sort then, and memory still follows the data.
-_TALLY_FACTOR = 8
-_TALLY_CELLS = 1 << 20
-
-
-def _summed(keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray, kind: Literal["quicksort", "stable"]):
-    """The distinct ``keys``, ascending, with the sums of their occurrences and documents: by a tally
-    (``bincount``) where keys are dense, as on a corpus of few classes, else by a sort of ``kind`` (the two
-    cost the same bytes out; a sort of every chunk's pairs took a quarter of ``words --counts`` on Reuters):
-    "stable" for two sorted runs one after the other, which timsort merges in linear time, "quicksort" for
-    keys in any order (numpy's vectorized sort, 2.5 times as fast there: the sums are whole numbers, which no
-    order changes)."""
-    span = int(keys.max()) + 1 if len(keys) else 0
-    if span <= max(_TALLY_FACTOR * len(keys), _TALLY_CELLS):
-        held = np.bincount(keys, weights=documents, minlength=span)  # every pair counted is in a document
-        distinct = np.flatnonzero(held)
-        occurring = np.bincount(keys, weights=occurrences, minlength=span)[distinct]  # whole numbers below 2**53
-        return distinct, occurring.astype(np.int64), held[distinct].astype(np.int64)
-    order = np.argsort(keys, kind=kind)
-    keys = keys[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    return keys[starts], np.add.reduceat(occurrences[order], starts), np.add.reduceat(documents[order], starts)
 
 
 def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int):
@@ -770,7 +730,9 @@ class WordVector(Stage):
         if np.any(occurrences < documents) or np.any(documents < 1):
             raise ValueError("a pair's counts are not whole numbers of documents and occurrences")
         statistics = WordStatistics(self.n_classes, WordVocabulary(words))
-        statistics._push(ids * self.n_classes + classes, occurrences, documents)
+        statistics.tally.add(
+            ids * self.n_classes + classes, np.ascontiguousarray(occurrences), np.ascontiguousarray(documents)
+        )
         statistics.n_documents = n_documents
         return statistics
 

@@ -167,8 +167,40 @@ def test_fitting_memory_follows_the_vocabulary_not_the_documents():
     statistics = stage.new_statistics()
     for _ in range(200):
         stage.accumulate(statistics, chunk_of(["grain wheat"] * 50, ["Corn corn RICE"] * 50))
-    assert len(statistics.vocabulary) == 4 and sum(len(keys) for keys, _, _ in statistics.runs) <= 2 * 4
+    assert len(statistics.vocabulary) == 4 and len(statistics.tally) == 2 * 4  # each word in both classes
     assert statistics.n_documents == 10_000 and statistics.pairs()[2].sum() == 10_000 * 5
+
+
+def test_a_tally_sums_each_key_and_refuses_what_is_not_int64_arrays_of_one_length():
+    tally = _words.Tally()
+    tally.add(np.array([7, 3, 7, 2**62], dtype=np.int64), np.array([2, 1, 5, 4], dtype=np.int64))
+    tally.add(np.array([3], dtype=np.int64), np.array([6], dtype=np.int64), np.array([3], dtype=np.int64))
+    arrays = [np.frombuffer(a, dtype=np.int64).tolist() for a in tally.arrays()]
+    assert arrays == [[7, 3, 2**62], [7, 7, 4], [2, 4, 1]] and len(tally) == 3
+    restored = pickle.loads(pickle.dumps(tally))
+    assert [np.frombuffer(a, dtype=np.int64).tolist() for a in restored.arrays()] == arrays
+    for refused, error in [
+        ((np.zeros(2), np.zeros(2)), TypeError),
+        ((np.zeros(2, np.int32), np.zeros(2, np.int32)), TypeError),
+        ((np.zeros(2, np.int64), np.zeros(3, np.int64)), ValueError),
+        ((np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(1, np.int64)), ValueError),
+        ((np.zeros(4, np.int64)[::2], np.zeros(2, np.int64)), ValueError),  # not contiguous
+    ]:
+        with pytest.raises(error):
+            tally.add(*refused)
+    assert [np.frombuffer(a, dtype=np.int64).tolist() for a in tally.arrays()] == arrays
+
+
+def test_a_tally_grown_past_many_rehashes_holds_every_sum():
+    keys = np.random.default_rng(5).permutation(np.arange(0, 300_000, dtype=np.int64) << 20)  # low bits all 0
+    tally = _words.Tally()
+    for start in range(0, len(keys), 7_000):
+        tally.add(keys[start : start + 7_000], np.full(7_000, 2, dtype=np.int64)[: len(keys[start : start + 7_000])])
+    tally.add(np.ascontiguousarray(keys[::3]), np.ones(len(keys[::3]), dtype=np.int64))
+    held, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in tally.arrays())
+    assert held.tolist() == keys.tolist()  # in the order first met
+    assert occurrences.tolist() == [3 if k % 3 == 0 else 2 for k in range(len(keys))]
+    assert documents.tolist() == [2 if k % 3 == 0 else 1 for k in range(len(keys))]
 
 
 def test_threads_sharing_the_transforms_vocabulary_count_as_one_thread():

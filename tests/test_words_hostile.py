@@ -14,6 +14,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from filterkit import _words
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
 from filterkit.stage import Context
@@ -85,6 +86,25 @@ def test_crafted_words_cost_linear_time():
     random_words = ["".join(generator.choices("abcdefghijklmnopqrstuvwxyz", k=18)) for _ in range(30_000)]
     # 30,000 words in one run of probes took 40 times the random words' time unkeyed
     assert counting_time(crafted) < 5 * counting_time(random_words) + 0.01
+
+
+def tally_time(keys: np.ndarray) -> float:
+    """The least CPU time of three tallies of ``keys``, 10,000 at a time (as a chunk's pairs come)."""
+    times = []
+    for _ in range(3):
+        tally, started = _words.Tally(), time.process_time()
+        for start in range(0, len(keys), 10_000):
+            tally.add(keys[start : start + 10_000], np.ones(len(keys[start : start + 10_000]), dtype=np.int64))
+        times.append(time.process_time() - started)
+    return min(times)
+
+
+@pytest.mark.slow
+def test_pairs_made_to_share_their_low_bits_cost_linear_time():
+    # (class, word) keys alike in their low 24 bits: unhashed they would all probe one run of slots
+    crafted = np.arange(300_000, dtype=np.int64) << 24
+    spread = np.random.default_rng(4).integers(0, 2**62, 300_000, dtype=np.int64)
+    assert tally_time(crafted) < 5 * tally_time(spread) + 0.01
 
 
 @pytest.mark.slow
