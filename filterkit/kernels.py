@@ -31,7 +31,7 @@ from filterkit.errors import FilterkitError
 #: a function's arguments or results).
 INTERFACES = {
     "filterkit.arff._speedups": 3,
-    "filterkit._kernels": 2,
+    "filterkit._kernels": 3,
     "filterkit._words": 4,
     "filterkit.formats._lines": 4,
 }
@@ -73,6 +73,8 @@ lines = checked_module("filterkit.formats._lines")
 #: The shaper's map of stored values and the L1/L2 row normalizer (the plugin API exports them).
 shape_stored = arrays.shape_stored
 normalize_stored = arrays.normalize_stored
+#: bns's inverse normal distribution function, scipy.special.ndtri's values bit for bit (the plugin API exports it).
+ndtri = arrays.ndtri
 #: The ``words`` stage's vocabulary and its counter (the plugin API exports them).
 WordVocabulary = words.Vocabulary
 count_words = words.count
