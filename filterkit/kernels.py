@@ -73,12 +73,12 @@ lines = checked_module("filterkit.formats._lines")
 #: The shaper's map of stored values and the L1/L2 row normalizer (the plugin API exports them).
 shape_stored = arrays.shape_stored
 normalize_stored = arrays.normalize_stored
-#: bns's inverse normal distribution function, scipy.special.ndtri's values bit for bit (the plugin API exports it).
-ndtri = arrays.ndtri
 #: The ``words`` stage's vocabulary and its counter (the plugin API exports them).
 WordVocabulary = words.Vocabulary
 count_words = words.count
 hash_columns = words.hash_columns
+#: bns's inverse normal distribution function, scipy.special.ndtri's values bit for bit (the plugin API exports it).
+ndtri = arrays.ndtri
 
 #: The parts :func:`compiled` turned off; replaced whole, never changed in place, so a reader in another
 #: thread sees one state or the other.
