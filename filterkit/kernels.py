@@ -31,7 +31,7 @@ from filterkit.errors import FilterkitError
 #: a function's arguments or results).
 INTERFACES = {
     "filterkit.arff._speedups": 3,
-    "filterkit._kernels": 2,
+    "filterkit._kernels": 3,
     "filterkit._words": 5,
     "filterkit.formats._lines": 4,
 }
@@ -78,6 +78,8 @@ WordVocabulary = words.Vocabulary
 WordTally = words.Tally
 count_words = words.count
 hash_columns = words.hash_columns
+#: bns's inverse normal distribution function, scipy.special.ndtri's values bit for bit (the plugin API exports it).
+ndtri = arrays.ndtri
 
 #: The parts :func:`compiled` turned off; replaced whole, never changed in place, so a reader in another
 #: thread sees one state or the other.

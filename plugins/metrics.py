@@ -13,6 +13,7 @@ from filterkit.plugin import (
     Metric,
     Option,
     hookimpl,
+    ndtri,
 )
 
 BNS_RATE_LIMIT = 0.0005
@@ -37,15 +38,22 @@ def bi_normal_separation(tp, fp, pos, neg, bns_half_document=False):
     """bns: |F⁻¹(tpr) − F⁻¹(fpr)|, rates clipped to [0.0005, 0.9995] (JMLR 2003 §2.1); with
     ``bns_half_document`` each rate clipped at half a document of its class, max(0.0005, 0.5/n), and a
     word no document holds scored 0 (docs/algorithms.md §2; docs/RESULTS.md §9)."""
-    from scipy.special import ndtri  # 60-130 ms of import, paid only by a run that scores with bns
-
     tpr_limit, fpr_limit = BNS_RATE_LIMIT, BNS_RATE_LIMIT
     if bns_half_document:
         tpr_limit, fpr_limit = np.maximum(BNS_RATE_LIMIT, 0.5 / pos), np.maximum(BNS_RATE_LIMIT, 0.5 / neg)
     tpr = np.clip(tp / pos, tpr_limit, 1 - tpr_limit)
     fpr = np.clip(fp / neg, fpr_limit, 1 - fpr_limit)
-    scores = np.abs(ndtri(tpr) - ndtri(fpr))
+    scores = np.abs(_inverse_normal(tpr) - _inverse_normal(fpr))
     return np.where(tp + fp > 0, scores, 0.0) if bns_half_document else scores
+
+
+def _inverse_normal(probabilities):
+    """scipy.special.ndtri of each probability, bit for bit, by the compiled kernel: importing
+    scipy.special took 0.16 s of a run that scores with bns."""
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    quantiles = np.empty(probabilities.size)
+    ndtri(np.ascontiguousarray(probabilities.reshape(-1)), quantiles)
+    return quantiles.reshape(probabilities.shape)[()]  # of a scalar a scalar, as the ufunc's
 
 
 def chi_squared(tp, fp, pos, neg):

@@ -365,3 +365,56 @@ def test_the_kernels_read_int64_and_int32_index_arrays_alike(tmp_path, seed):
     features = np.arange(1, len(schema.attributes))
     counts = [ValueCounts.of_chunk(Chunk(m, {}, None), features, 0, 3) for m in (narrow, wide)]
     assert_same_counts(*counts)
+
+
+def ndtri_probes() -> np.ndarray:
+    """Probabilities for the inverse normal: a dense grid of (0, 1), each region's edges and their
+    neighbours, the tails down to the subnormals, bns's clipped range, random bit patterns of [0, 1]
+    and what lies outside it."""
+    rng = np.random.default_rng(0)
+    edges = np.array([np.exp(-2), 1 - np.exp(-2), np.exp(-32), 1 - np.exp(-32), 0.5, 0.0005, 0.9995, 0.0, 1.0])
+    neighbours = np.concatenate([np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+    bns_rates = np.clip(rng.integers(0, 2000, 20_000) / rng.integers(1, 2000, 20_000), 0.0005, 0.9995)
+    return np.concatenate(
+        [
+            np.linspace(0.0, 1.0, 1_000_001),
+            edges,
+            neighbours,
+            np.exp(-rng.random(100_000) * 745),  # the lower tail, down to the smallest subnormal
+            1 - np.exp(-rng.random(100_000) * 37),  # the upper tail, up to 1 - 2⁻⁵³
+            rng.random(100_000) * 1e-308,  # subnormals and the smallest normals
+            np.array([5e-324, 2.2250738585072014e-308, np.nextafter(1.0, 0.0)]),
+            0.5 + (rng.random(10_000) - 0.5) * 1e-6,
+            bns_rates,
+            rng.integers(0, 0x3FF0000000000000, 100_000).view(np.float64),
+            np.array([np.nan, -np.nan, -0.0, -1e-300, -1.0, 1.0 + 2**-52, 2.0, np.inf, -np.inf]),
+        ]
+    )
+
+
+def test_ndtri_equals_scipys_bit_for_bit():
+    from scipy.special import ndtri
+
+    probabilities = ndtri_probes()
+    quantiles = np.empty_like(probabilities)
+    kernels.ndtri(probabilities, quantiles)
+    np.testing.assert_array_equal(bits(quantiles), bits(ndtri(probabilities)))
+
+
+def test_ndtri_refuses_outputs_of_another_length():
+    with pytest.raises(ValueError, match="differ in length"):
+        kernels.ndtri(np.zeros(3), np.zeros(2))
+
+
+@pytest.mark.parametrize(
+    "probabilities",
+    [0.3, np.float64(1e-5), np.array(0.9995), np.linspace(0, 1, 12).reshape(3, 4), np.linspace(0, 1, 24)[::3]],
+)
+def test_bns_inverse_normal_has_the_ufuncs_shapes_and_bits(probabilities):
+    from scipy.special import ndtri
+
+    from filterkit_plugins.metrics import _inverse_normal
+
+    ours, scipys = _inverse_normal(probabilities), ndtri(probabilities)
+    assert type(ours) is type(scipys) and np.shape(ours) == np.shape(scipys)
+    np.testing.assert_array_equal(bits(ours), bits(scipys))
