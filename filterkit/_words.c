@@ -911,7 +911,9 @@ tally_rehash(Tally *self)
     return 1;
 }
 
-/* Add ``n`` keys' occurrences and documents (each 1 when ``documents`` is NULL); 0 when out of memory. */
+/* Add ``n`` keys' occurrences and documents (each 1 when ``documents`` is NULL); 0 when out of memory, -1 when
+ * a sum would pass INT64_MAX (no input's counts come near it; an edited model's might).  After an error the
+ * keys before the failing one are added: the caller drops the tally. */
 static int
 tally_add(Tally *self, const int64_t *keys, const int64_t *occurrences, const int64_t *documents, Py_ssize_t n)
 {
@@ -943,14 +945,27 @@ tally_add(Tally *self, const int64_t *keys, const int64_t *occurrences, const in
             if (self->n * 2 > self->n_slots && !tally_rehash(self))
                 return 0;
         }
-        self->occurrences[pair] += occurrences[k];
-        self->documents[pair] += documents != NULL ? documents[k] : 1;
+        int64_t occurring, holding;
+        if (__builtin_add_overflow(self->occurrences[pair], occurrences[k], &occurring) ||
+            __builtin_add_overflow(self->documents[pair], documents != NULL ? documents[k] : 1, &holding))
+            return -1;
+        self->occurrences[pair] = occurring;
+        self->documents[pair] = holding;
     }
     return 1;
 }
 
-/* An int64 buffer of ``n`` items (n < 0: any length, set to it), or bytes holding them (as ``arrays`` gives);
- * 0 with TypeError or ValueError otherwise. */
+/* 0 with RuntimeError while an ``add`` runs without the GIL (it may move the arrays). */
+static int
+tally_free(Tally *self)
+{
+    if (self->busy)
+        PyErr_SetString(PyExc_RuntimeError, "a words Tally is in use by another thread");
+    return !self->busy;
+}
+
+/* An int64 buffer of ``n`` items (n < 0: any length, set to it), or a bytes object holding them (as ``arrays``
+ * gives); 0 with TypeError or ValueError otherwise. */
 static int
 int64_buffer(PyObject *object, Py_buffer *view, Py_ssize_t *n)
 {
@@ -958,8 +973,13 @@ int64_buffer(PyObject *object, Py_buffer *view, Py_ssize_t *n)
         return 0;
     const char *format = view->format != NULL ? view->format : "B";
     int int64 = view->itemsize == 8 && (strcmp(format, "q") == 0 || (sizeof(long) == 8 && strcmp(format, "l") == 0));
-    if (!int64 && !(view->itemsize == 1 && strcmp(format, "B") == 0 && view->len % 8 == 0)) {
+    if (!int64 && !(PyBytes_Check(object) && view->len % 8 == 0)) { /* bytes: aligned as malloc aligns */
         PyErr_SetString(PyExc_TypeError, "a Tally adds int64 arrays");
+        PyBuffer_Release(view);
+        return 0;
+    }
+    if ((uintptr_t)view->buf % 8) {
+        PyErr_SetString(PyExc_ValueError, "a Tally adds arrays aligned to 8 bytes");
         PyBuffer_Release(view);
         return 0;
     }
@@ -979,34 +999,35 @@ Tally_add(Tally *self, PyObject *args)
     PyObject *objects[3] = {NULL, NULL, Py_None};
     if (!PyArg_ParseTuple(args, "OO|O:add", &objects[0], &objects[1], &objects[2]))
         return NULL;
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "a words Tally is in use by another thread");
-        return NULL;
-    }
     Py_buffer views[3];
     Py_ssize_t n = -1;
-    int taken = 0, ok = 1;
-    for (; taken < 3 && objects[taken] != Py_None; taken++)
+    int given = objects[2] == Py_None ? 2 : 3, taken = 0, ok = 0;
+    for (; taken < given; taken++)
         if (!int64_buffer(objects[taken], &views[taken], &n))
             break;
-    if (taken == 3 || (taken == 2 && objects[2] == Py_None)) {
+    /* checked once the buffers are held: taking one may run Python code (__buffer__) and let a thread in */
+    if (taken == given && tally_free(self)) {
         self->busy = 1;
         Py_BEGIN_ALLOW_THREADS
-        ok = tally_add(self, views[0].buf, views[1].buf, taken == 3 ? views[2].buf : NULL, n);
+        ok = tally_add(self, views[0].buf, views[1].buf, given == 3 ? views[2].buf : NULL, n);
         Py_END_ALLOW_THREADS
         self->busy = 0;
+        if (ok < 0)
+            PyErr_SetString(PyExc_OverflowError, "a words Tally's sum would pass 2**63 - 1");
+        else if (!ok)
+            PyErr_NoMemory();
     }
-    else
-        ok = 0;
     for (int a = 0; a < taken; a++)
         PyBuffer_Release(&views[a]);
-    return ok ? Py_NewRef(Py_None) : failed();
+    return ok > 0 ? Py_NewRef(Py_None) : NULL;
 }
 
 /* arrays() -> (keys, occurrences, documents): bytes of int64, the pairs in the order first met. */
 static PyObject *
 Tally_arrays(Tally *self, PyObject *unused)
 {
+    if (!tally_free(self))
+        return NULL;
     Py_ssize_t size = self->n * (Py_ssize_t)sizeof(int64_t);
     return Py_BuildValue("(y#y#y#)", self->n ? (const char *)self->keys : "", size,
                          self->n ? (const char *)self->occurrences : "", size,
@@ -1025,7 +1046,7 @@ Tally_reduce(Tally *self, PyObject *unused)
 static Py_ssize_t
 Tally_length(Tally *self)
 {
-    return self->n;
+    return tally_free(self) ? self->n : -1;
 }
 
 static void

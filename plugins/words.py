@@ -727,8 +727,8 @@ class WordVector(Stage):
             ids.min() < 0 or ids.max() >= len(words) or classes.min() < 0 or classes.max() >= self.n_classes
         ):
             raise ValueError("a pair names a word or a class that is not there")
-        if np.any(occurrences < documents) or np.any(documents < 1):
-            raise ValueError("a pair's counts are not whole numbers of documents and occurrences")
+        if np.any(occurrences < documents) or np.any(documents < 1) or np.any(occurrences >= 2**53):
+            raise ValueError("a pair's counts are not whole numbers of documents and occurrences below 2**53")
         statistics = WordStatistics(self.n_classes, WordVocabulary(words))
         statistics.tally.add(
             ids * self.n_classes + classes, np.ascontiguousarray(occurrences), np.ascontiguousarray(documents)

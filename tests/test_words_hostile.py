@@ -218,6 +218,16 @@ def test_a_model_as_saved_loads():
     assert stage.words == ["corn", "wheat"] and stage.document_counts.tolist() == [2, 1]
 
 
+def test_saved_counts_past_2_to_the_53_are_refused_before_a_sum_could_wrap():
+    stage = WordVector(counts=True)
+    stage.prepare(SCHEMA, Context(class_index=1))
+    saved = stage.saved_statistics(fitted_statistics(stage, ["wheat corn", "corn"])[1])
+    assert stage.loaded_statistics(saved).pairs()[2].tolist() == [2, 1]  # corn, wheat: as saved, it loads
+    saved["occurrences"] = np.array([1, 2**63 - 1], dtype=np.int64)
+    with pytest.raises(ValueError, match="below 2\\*\\*53"):
+        stage.loaded_statistics(saved)
+
+
 def test_a_byte_order_mark_is_not_part_of_the_first_stop_word(tmp_path):
     path = tmp_path / "stop.txt"
     path.write_bytes("\ufeffThe\nand\n".encode())
