@@ -681,7 +681,10 @@ def _set_values(targets, column_of, row_of, tokens, quoted: bool, values, column
         is_text = columns.is_text[column_of]
         for column in np.unique(column_of[is_text]).tolist():  # each column's texts stored by one C loop
             mine = is_text & (column_of == column)
-            deque(map(texts[column].__setitem__, row_of[mine].tolist(), compress(tokens, mine)), 0)
+            if np.count_nonzero(mine) == len(texts[column]):  # one a row (a row has a column once), in order
+                texts[column] = list(compress(tokens, mine))
+            else:
+                deque(map(texts[column].__setitem__, row_of[mine].tolist(), compress(tokens, mine)), 0)
         values[targets[is_text]] = 0.0
         other = ~is_text
         targets, column_of, row_of, tokens = (
