@@ -41,6 +41,7 @@ from filterkit.schema import (
     Chunk,
     Schema,
     concatenate,
+    distinct,
     shown_labels,
     without_zeros,
 )
@@ -679,7 +680,7 @@ def _set_values(targets, column_of, row_of, tokens, quoted: bool, values, column
     are stored without a call each (documents: 77,700 calls were a quarter of reading Reuters grain ×50)."""
     if quoted and len(targets):
         is_text = columns.is_text[column_of]
-        for column in np.unique(column_of[is_text]).tolist():  # each column's texts stored by one C loop
+        for column in distinct(column_of[is_text]).tolist():  # each column's texts stored by one C loop
             mine = is_text & (column_of == column)
             if np.count_nonzero(mine) == len(texts[column]):  # one a row (a row has a column once), in order
                 texts[column] = list(compress(tokens, mine))
