@@ -596,14 +596,20 @@ class _Labels:
         hashes = self._hashes(self.words, self.lengths, self.columns)
         self.order = np.argsort(hashes, kind="stable")
         self.hashes = hashes[self.order]
+        #: per value of a hash's top bits, where the hashes from it on start (searchsorted, for a group's
+        #: tokens, took longer than all the rest of their lookup)
+        bits = min((4 * len(found)).bit_length(), 20)
+        self.shift = np.uint64(64 - bits)
+        self.first = np.searchsorted(self.hashes, np.arange(1 << bits, dtype=np.uint64) << self.shift)
 
     @staticmethod
     def _hashes(words: np.ndarray, lengths: np.ndarray, columns: np.ndarray) -> np.ndarray:
-        """A hash of each row's words (zero words add nothing, so any padding hashes alike), length and column."""
-        multipliers = (np.arange(1, words.shape[1] + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
-        return (words * multipliers).sum(axis=1, dtype=np.uint64) ^ (
-            lengths.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F) + columns.astype(np.uint64)
-        )
+        """A hash of each row's words (zero words add nothing, so any padding hashes alike), length and column.
+        (Word by word: numpy's reductions along a row of a few words cost more than the words.)"""
+        hashes = lengths.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F) + columns.astype(np.uint64)
+        for k in range(words.shape[1]):
+            hashes ^= words[:, k] * np.uint64((0x9E3779B97F4A7C15 * (k + 1)) % 2**64 | 1)
+        return hashes
 
     def codes(self, joined: bytes, column_of, starts, ends) -> np.ndarray | None:
         """The code of each token ``joined[starts[k]:ends[k]]`` among column ``column_of[k]``'s labels;
@@ -614,16 +620,18 @@ class _Labels:
             return None
         padded = np.frombuffer(joined + bytes(width), np.uint8)
         words = np.lib.stride_tricks.sliding_window_view(padded, width)[starts].view(np.uint64)
-        words &= _BYTE_MASKS[np.clip(lengths[:, None] - np.arange(0, width, 8), 0, 8)]  # the bytes after a token
+        for k in range(words.shape[1]):  # the bytes after each token zeroed
+            words[:, k] &= _BYTE_MASKS[np.clip(lengths - 8 * k, 0, 8)]
         hashes = self._hashes(words, lengths, column_of)
-        where = np.minimum(np.searchsorted(self.hashes, hashes), len(self.hashes) - 1)
+        where = self.first[hashes >> self.shift]
+        missed = self.hashes[np.minimum(where, len(self.hashes) - 1)] != hashes  # another hash before it
+        if missed.any():
+            where[missed] = np.searchsorted(self.hashes, hashes[missed])
+        where = np.minimum(where, len(self.hashes) - 1)
         label = self.order[where]
-        same = (
-            (self.hashes[where] == hashes)
-            & (self.lengths[label] == lengths)
-            & (self.columns[label] == column_of)
-            & (self.words[label, : words.shape[1]] == words).all(axis=1)
-        )
+        same = (self.hashes[where] == hashes) & (self.lengths[label] == lengths) & (self.columns[label] == column_of)
+        for k in range(words.shape[1]):
+            same &= self.words[label, k] == words[:, k]
         return self.values[label] if same.all() else None
 
 

@@ -106,3 +106,23 @@ def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
     with pytest.raises(ArffError, match="^f:15: value 'abc' is not a label of attribute 'd'"):
         with ArffReader(io.BytesIO(data + b"'t',a,abc\n"), name="f") as source:
             list(source.chunks())
+
+
+def test_many_labels_are_each_found_by_their_bytes():
+    """5,000 labels in two columns: many share their hashes' top bits (the table's slots)."""
+    labels = [f"l{k}" for k in range(5000)] + ["x" * 64, "y" * 65]
+    found = reader._Labels(
+        {column: {label.encode(): float(code) for code, label in enumerate(labels)} for column in (3, 7)}
+    )
+
+    def codes(tokens: list[str], columns: list[int]):
+        ends = np.cumsum([len(token) + 1 for token in tokens]) - 1
+        starts = ends - [len(token) for token in tokens]
+        return found.codes(" ".join(tokens).encode(), np.array(columns), starts, ends)
+
+    held = labels[:-1]
+    both = codes(held + held[::-1], [3] * len(held) + [7] * len(held))
+    assert both is not None and both.tolist() == [*range(len(held)), *range(len(held) - 1, -1, -1)]
+    assert codes(["l1", "y" * 65], [3, 3]) is None  # longer than the table holds
+    assert codes(["l1", "l5000"], [3, 3]) is None
+    assert codes(["l1", "l1 "], [3, 3]) is None
