@@ -22,7 +22,7 @@ import unicodedata
 import zlib
 from collections import deque
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import chain, compress
 from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
@@ -327,11 +327,12 @@ class _ColumnInfo:
         }
         #: per nominal column, the code of each label's UTF-8 bytes and NaN for an unquoted ``?``
         #: (what :meth:`value` gives for a plain token), for looking up many tokens at once
-        self.label_bytes = {
-            i: {**{label.encode("utf-8"): code for label, code in codes.items()}, b"?": np.nan}
-            for i, codes in self.label_codes.items()
-        }
-        self.labels = _Labels(self.label_bytes)
+        self.labels = _Labels(
+            {
+                i: {**{label.encode("utf-8"): code for label, code in codes.items()}, b"?": np.nan}
+                for i, codes in self.label_codes.items()
+            }
+        )
         self.is_nominal = np.array([k == NOMINAL for k in self.kinds], dtype=bool)
         self.is_text = np.array([k in TEXT_KINDS for k in self.kinds], dtype=bool)
         self.date_formats = {
@@ -571,6 +572,16 @@ def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: 
 _BYTE_MASKS = np.frombuffer(b"".join(b"\xff" * kept + bytes(8 - kept) for kept in range(9)), np.uint64)
 
 
+def _words(data: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The byte strings ``data[starts[k]:starts[k] + lengths[k]]`` as rows of 8-byte words, zero-padded."""
+    width = -(-int(lengths.max(initial=0)) // 8) * 8
+    padded = np.frombuffer(data + bytes(width), np.uint8)
+    words = np.lib.stride_tricks.sliding_window_view(padded, width)[starts].view(np.uint64)
+    for k in range(words.shape[1]):  # the bytes after each string zeroed
+        words[:, k] &= _BYTE_MASKS[np.clip(lengths - 8 * k, 0, 8)]
+    return words
+
+
 class _Labels:
     """The nominal columns' labels (and an unquoted ``?``, NaN) as zero-padded rows of 8-byte words, and
     a hash of each, so that a group's tokens are looked up at once (a dict lookup a token, by its bytes,
@@ -580,27 +591,25 @@ class _Labels:
     WIDTH = 64
 
     def __init__(self, label_bytes: dict[int, dict[bytes, float]]):
-        found = [
-            (column, label, code)
-            for column, codes in label_bytes.items()
-            for label, code in codes.items()
-            if len(label) <= self.WIDTH
-        ]
-        self.columns = np.array([column for column, _, _ in found], dtype=np.int64)
-        self.lengths = np.array([len(label) for _, label, _ in found], dtype=np.int64)
-        self.values = np.array([code for _, _, code in found], dtype=np.float64)
-        words = np.zeros((len(found), -(-max(self.lengths, default=0) // 8) * 8), np.uint8)
-        for row, (_, label, _) in enumerate(found):
-            words[row, : len(label)] = np.frombuffer(label, np.uint8)
-        self.words = words.view(np.uint64)
+        labels = list(chain.from_iterable(label_bytes.values()))
+        self.columns = np.repeat(np.array(list(label_bytes), np.int64), list(map(len, label_bytes.values())))
+        self.lengths = np.fromiter(map(len, labels), np.int64, len(labels))
+        self.values = np.fromiter(chain.from_iterable(codes.values() for codes in label_bytes.values()), np.float64)
+        held = self.lengths <= self.WIDTH
+        if not held.all():
+            labels = list(compress(labels, held))
+            self.columns, self.lengths, self.values = self.columns[held], self.lengths[held], self.values[held]
+        self.words = _words(b"".join(labels), np.cumsum(self.lengths) - self.lengths, self.lengths)
         hashes = self._hashes(self.words, self.lengths, self.columns)
         self.order = np.argsort(hashes, kind="stable")
         self.hashes = hashes[self.order]
-        #: per value of a hash's top bits, where the hashes from it on start (searchsorted, for a group's
-        #: tokens, took longer than all the rest of their lookup)
-        bits = min((4 * len(found)).bit_length(), 20)
+        #: per value of a hash's top bits, the first hash from it on (or the last): where a token's hash is
+        #: looked for first (searchsorted, for a group's tokens, took longer than all the rest of their lookup)
+        bits = min((4 * len(labels)).bit_length(), 20)
         self.shift = np.uint64(64 - bits)
-        self.first = np.searchsorted(self.hashes, np.arange(1 << bits, dtype=np.uint64) << self.shift)
+        self.first = np.minimum(
+            np.searchsorted(self.hashes, np.arange(1 << bits, dtype=np.uint64) << self.shift), len(labels) - 1
+        )
 
     @staticmethod
     def _hashes(words: np.ndarray, lengths: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -615,19 +624,14 @@ class _Labels:
         """The code of each token ``joined[starts[k]:ends[k]]`` among column ``column_of[k]``'s labels;
         None when one of them is not found."""
         lengths = ends - starts
-        width = -(-int(lengths.max()) // 8) * 8
-        if width > self.words.shape[1] * 8:  # longer than every label
+        if lengths.max() > self.words.shape[1] * 8:  # longer than every label
             return None
-        padded = np.frombuffer(joined + bytes(width), np.uint8)
-        words = np.lib.stride_tricks.sliding_window_view(padded, width)[starts].view(np.uint64)
-        for k in range(words.shape[1]):  # the bytes after each token zeroed
-            words[:, k] &= _BYTE_MASKS[np.clip(lengths - 8 * k, 0, 8)]
+        words = _words(joined, starts, lengths)
         hashes = self._hashes(words, lengths, column_of)
         where = self.first[hashes >> self.shift]
-        missed = self.hashes[np.minimum(where, len(self.hashes) - 1)] != hashes  # another hash before it
+        missed = self.hashes[where] != hashes  # another hash (or none) where its slot starts
         if missed.any():
-            where[missed] = np.searchsorted(self.hashes, hashes[missed])
-        where = np.minimum(where, len(self.hashes) - 1)
+            where[missed] = np.minimum(np.searchsorted(self.hashes, hashes[missed]), len(self.hashes) - 1)
         label = self.order[where]
         same = (self.hashes[where] == hashes) & (self.lengths[label] == lengths) & (self.columns[label] == column_of)
         for k in range(words.shape[1]):
