@@ -325,14 +325,7 @@ class _ColumnInfo:
             for i, a in enumerate(schema.attributes)
             if a.kind == NOMINAL
         }
-        #: per nominal column, the code of each label's UTF-8 bytes and NaN for an unquoted ``?``
-        #: (what :meth:`value` gives for a plain token), for looking up many tokens at once
-        self.labels = _Labels(
-            {
-                i: {**{label.encode("utf-8"): code for label, code in codes.items()}, b"?": np.nan}
-                for i, codes in self.label_codes.items()
-            }
-        )
+        self.labels = _Labels(self.label_codes)
         self.is_nominal = np.array([k == NOMINAL for k in self.kinds], dtype=bool)
         self.is_text = np.array([k in TEXT_KINDS for k in self.kinds], dtype=bool)
         self.date_formats = {
@@ -590,18 +583,20 @@ class _Labels:
 
     WIDTH = 64
 
-    def __init__(self, label_bytes: dict[int, dict[bytes, float]]):
-        labels = list(chain.from_iterable(label_bytes.values()))
-        self.columns = np.repeat(np.array(list(label_bytes), np.int64), list(map(len, label_bytes.values())))
+    def __init__(self, label_codes: dict[int, dict[str, float]]):
+        # per nominal column, each label's code and NaN for an unquoted ``?`` (what value() gives a plain token)
+        tables = [{**codes, "?": np.nan} for codes in label_codes.values()]
+        labels = [label.encode("utf-8") for table in tables for label in table]
+        self.columns = np.repeat(np.array(list(label_codes), np.int64), list(map(len, tables)))
         self.lengths = np.fromiter(map(len, labels), np.int64, len(labels))
-        self.values = np.fromiter(chain.from_iterable(codes.values() for codes in label_bytes.values()), np.float64)
+        self.values = np.fromiter(chain.from_iterable(table.values() for table in tables), np.float64)
         held = self.lengths <= self.WIDTH
         if not held.all():
             labels = list(compress(labels, held))
             self.columns, self.lengths, self.values = self.columns[held], self.lengths[held], self.values[held]
         self.words = _words(b"".join(labels), np.cumsum(self.lengths) - self.lengths, self.lengths)
         hashes = self._hashes(self.words, self.lengths, self.columns)
-        self.order = np.argsort(hashes, kind="stable")
+        self.order = np.argsort(hashes)
         self.hashes = hashes[self.order]
         #: per value of a hash's top bits, the first hash from it on (or the last): where a token's hash is
         #: looked for first (searchsorted, for a group's tokens, took longer than all the rest of their lookup)

@@ -111,9 +111,7 @@ def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
 def test_many_labels_are_each_found_by_their_bytes():
     """5,000 labels in two columns: many share their hashes' top bits (the table's slots)."""
     labels = [f"l{k}" for k in range(5000)] + ["x" * 64, "y" * 65]
-    found = reader._Labels(
-        {column: {label.encode(): float(code) for code, label in enumerate(labels)} for column in (3, 7)}
-    )
+    found = reader._Labels({column: {label: float(code) for code, label in enumerate(labels)} for column in (3, 7)})
 
     def codes(tokens: list[str], columns: list[int]):
         ends = np.cumsum([len(token) + 1 for token in tokens]) - 1
@@ -126,3 +124,12 @@ def test_many_labels_are_each_found_by_their_bytes():
     assert codes(["l1", "y" * 65], [3, 3]) is None  # longer than the table holds
     assert codes(["l1", "l5000"], [3, 3]) is None
     assert codes(["l1", "l1 "], [3, 3]) is None
+
+
+def test_a_plain_question_mark_is_missing_where_a_label_is_the_question_mark():
+    data = b"@relation r\n@attribute s string\n@attribute c {'?',a}\n@data\n'x',?\n'y','?'\n'z',a\n"
+    with ArffReader(io.BytesIO(data), name="f") as source:
+        compiled = [chunk.dense_values().tolist() for chunk in source.chunks()]
+    with kernels.compiled(False, kernels.READING), ArffReader(io.BytesIO(data), name="f") as source:
+        assert repr(compiled) == repr([chunk.dense_values().tolist() for chunk in source.chunks()])
+    assert repr(compiled) == "[[[0.0, nan], [0.0, 0.0], [0.0, 1.0]]]"
