@@ -12,6 +12,7 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, Iterable, NamedTuple
 
 import numpy as np
@@ -374,7 +375,7 @@ def concatenate(chunks: list[Chunk], n_attributes: int, text_columns=()) -> Chun
     """Join chunks row-wise into one chunk (sparse if the first one is)."""
     if not chunks:
         return Chunk(np.zeros((0, n_attributes)), {c: [] for c in text_columns})
-    text = {c: [v for chunk in chunks for v in chunk.text[c]] for c in chunks[0].text}
+    text = {c: list(chain.from_iterable(chunk.text[c] for chunk in chunks)) for c in chunks[0].text}
     weights = None
     if any(c.weights is not None for c in chunks):
         weights = np.concatenate([c.weights if c.weights is not None else np.ones(c.n_rows) for c in chunks])

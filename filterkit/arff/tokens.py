@@ -126,21 +126,32 @@ def one_line(text: str) -> str:
 
 #: Texts written bare, each followed by a line end (a text holding a line end is quoted).
 _BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*+")
-
-
-#: A character :func:`quote` escapes, the line end aside.
-_ESCAPED = re.compile("[\\\\'\r\t%]")
+#: A text written bare (or ``?``) after a line end, before another (found from one line end to the next).
+_BARE_LINE = re.compile(f"\n{_BARE.pattern}(?=\n)")
 
 
 def quote_all(texts: list[str]) -> list[str]:
-    """:func:`quote` of each of ``texts`` (all bare, the common case, found by one match; or, as n-grams'
-    names, only quoted, nothing in them escaped: each matched alone, none escaped)."""
+    """:func:`quote` of each of ``texts``, all at once: all bare (names, the common case) found by one match;
+    otherwise all escaped and quoted together, and the few bare ones (in documents) found and put back."""
     joined = "\n".join(texts) + "\n"
     if joined.count("\n") != len(texts):  # a text holds a line end
         return [quote(text) for text in texts]
     if "?" not in texts and _BARE_LINES.fullmatch(joined) is not None:
         return texts
-    if _ESCAPED.search(joined) is None:
-        bare = _BARE.fullmatch
-        return [text if text != "?" and bare(text) is not None else f"'{text}'" for text in texts]
-    return [quote(text) for text in texts]
+    bare = []
+    line = at = 0
+    lines = "\n" + joined
+    for match in _BARE_LINE.finditer(lines):
+        line += lines.count("\n", at, match.start())  # the line ends before this one's
+        at = match.start()
+        bare.append(line)
+    for character, escape in _QUOTE_ESCAPES:
+        # not the line end, which parts the texts; and where a character is not held, not replace(), which scans
+        # longer (text beyond Latin-1: 0.3 ms for 470,000 characters, ``in`` 0.01 ms)
+        if character != "\n" and character in joined:
+            joined = joined.replace(character, escape)
+    quoted = [f"'{text}'" for text in joined[:-1].split("\n")]  # (one string made, where + makes two)
+    for line in bare:
+        if texts[line] != "?":
+            quoted[line] = texts[line]
+    return quoted

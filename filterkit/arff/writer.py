@@ -14,6 +14,7 @@ import io
 import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext
+from itertools import compress
 from typing import BinaryIO, Iterable, Iterator, TextIO, cast
 
 import numpy as np
@@ -23,7 +24,7 @@ from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import quote, shown
+from filterkit.arff.tokens import quote, quote_all, shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, distinct, rows_of_entries
 
@@ -195,6 +196,8 @@ class ArffWriter:
 
     #: how a label, string or date is quoted, and a missing value written, in a row
     _quote = staticmethod(quote)
+    #: how a column's strings are quoted (as :attr:`_quote` quotes each; all at once where it can)
+    _quote_all = staticmethod(quote_all)
     _missing = "?"
 
     def __init__(
@@ -330,13 +333,15 @@ class ArffWriter:
             texts.tolist(),
         )
 
-    def _column_texts(self, column: int, values: np.ndarray, rows: Iterable[int], chunk: Chunk) -> list[str]:
+    def _column_texts(self, column: int, values: np.ndarray, rows: list[int], chunk: Chunk) -> list[str]:
         if column in self._text_columns:
             side = chunk.text[column]
-            return [
-                self._missing if value != value else self._quote(side[row] or "")
-                for value, row in zip(values.tolist(), rows)
-            ]
+            missing = np.isnan(values)
+            if not missing.any():
+                return self._quote_all([side[row] or "" for row in rows])
+            texts = np.full(len(values), self._missing, dtype=object)
+            texts[~missing] = self._quote_all([side[row] or "" for row in compress(rows, ~missing)])
+            return texts.tolist()
         return self._formatters[column](values)
 
 

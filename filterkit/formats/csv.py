@@ -695,6 +695,7 @@ class CsvWriter(ArffWriter):
         self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT, options: FormatOptions = FormatOptions()
     ):
         self._quote = csv_quoted
+        self._quote_all = lambda texts: list(map(csv_quoted, texts))
         self.rows_written = 0
         self.label_positions = meka_label_positions(schema)
         if self.label_positions:

@@ -221,3 +221,21 @@ def test_quote_all_quotes_as_quote_does():
     for _ in range(300):
         texts = [generator.choice(["w", "x1", *_ODD_NAMES]) for _ in range(generator.randint(0, 5))]
         assert quote_all(texts) == [quote(text) for text in texts]
+
+
+def test_quote_all_quotes_documents_as_quote_does():
+    """Texts most of which are quoted (documents), some bare, some escaped, ``?`` and empty among them."""
+    assert quote_all(["a b", "c", "it's 5%", "?", "", "x\\y\tz", "d"]) == [
+        "'a b'",
+        "c",
+        "'it\\'s 5\\%'",
+        "'?'",
+        "''",
+        "'x\\\\y\\tz'",
+        "d",
+    ]
+    generator = random.Random(1)
+    pieces = ["w", "é", "’", " ", ",", "'", '"', "%", "\\", "\t", "\r", "\x00", "?", "{", "\u2028"]
+    for _ in range(1000):
+        texts = ["".join(generator.choices(pieces, k=generator.randint(0, 4))) for _ in range(generator.randint(0, 6))]
+        assert quote_all(texts) == [quote(text) for text in texts]

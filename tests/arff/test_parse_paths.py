@@ -11,6 +11,7 @@ import pytest
 
 from filterkit import kernels
 from filterkit.arff import ArffReader, reader
+from filterkit.arff.tokens import quote
 from filterkit.errors import ArffError
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
@@ -80,3 +81,55 @@ def test_a_bad_token_in_a_plain_group_is_named_as_the_tokenizer_names_it(row, ch
             list(source.chunks())
     expected = "not UTF-8 text (invalid start byte at byte" if b"\xff" in row else "value 'z' is not a label"
     assert str(raised.value).startswith(f"f:8: {expected}")
+
+
+def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
+    """Labels that share a prefix, hold a NUL or non-ASCII bytes, are longer than a word or than
+    _Labels.WIDTH, in two columns that hold the same labels in other orders; ``?``; and a row
+    whose token is no label, which the tokenizer then names."""
+    labels = ["a", "ab", "a\x00", "ééééé", "abcdefgh", "abcdefghi", "l" * 70, "?x"]
+    header = (
+        "@relation r\n@attribute s string\n"
+        f"@attribute c {{{','.join(map(quote, labels))}}}\n"
+        f"@attribute d {{{','.join(map(quote, reversed(labels)))}}}\n@data\n"
+    )
+    pairs = zip([*labels, "?"], ["?", *labels])
+    rows = "".join(f"'t {k}',{first},{second}\n" for k, (first, second) in enumerate(pairs))
+    data = (header + rows).encode("utf-8")
+    with ArffReader(io.BytesIO(data), name="f") as source:
+        compiled = [(chunk.dense_values().tolist(), chunk.text) for chunk in source.chunks()]
+    with kernels.compiled(False, kernels.READING), ArffReader(io.BytesIO(data), name="f") as source:
+        assert repr(compiled) == repr([(chunk.dense_values().tolist(), chunk.text) for chunk in source.chunks()])
+    values = np.array(compiled[0][0])
+    assert values[:8, 1].tolist() == list(range(8)) and np.isnan(values[8, 1])
+    assert values[1:, 2].tolist() == list(range(7, -1, -1)) and np.isnan(values[0, 2])
+    with pytest.raises(ArffError, match="^f:15: value 'abc' is not a label of attribute 'd'"):
+        with ArffReader(io.BytesIO(data + b"'t',a,abc\n"), name="f") as source:
+            list(source.chunks())
+
+
+def test_many_labels_are_each_found_by_their_bytes():
+    """5,000 labels in two columns: many share their hashes' top bits (the table's slots)."""
+    labels = [f"l{k}" for k in range(5000)] + ["x" * 64, "y" * 65]
+    found = reader._Labels({column: {label: float(code) for code, label in enumerate(labels)} for column in (3, 7)})
+
+    def codes(tokens: list[str], columns: list[int]):
+        ends = np.cumsum([len(token) + 1 for token in tokens]) - 1
+        starts = ends - [len(token) for token in tokens]
+        return found.codes(" ".join(tokens).encode(), np.array(columns), starts, ends)
+
+    held = labels[:-1]
+    both = codes(held + held[::-1], [3] * len(held) + [7] * len(held))
+    assert both is not None and both.tolist() == [*range(len(held)), *range(len(held) - 1, -1, -1)]
+    assert codes(["l1", "y" * 65], [3, 3]) is None  # longer than the table holds
+    assert codes(["l1", "l5000"], [3, 3]) is None
+    assert codes(["l1", "l1 "], [3, 3]) is None
+
+
+def test_a_plain_question_mark_is_missing_where_a_label_is_the_question_mark():
+    data = b"@relation r\n@attribute s string\n@attribute c {'?',a}\n@data\n'x',?\n'y','?'\n'z',a\n"
+    with ArffReader(io.BytesIO(data), name="f") as source:
+        compiled = [chunk.dense_values().tolist() for chunk in source.chunks()]
+    with kernels.compiled(False, kernels.READING), ArffReader(io.BytesIO(data), name="f") as source:
+        assert repr(compiled) == repr([chunk.dense_values().tolist() for chunk in source.chunks()])
+    assert repr(compiled) == "[[[0.0, nan], [0.0, 0.0], [0.0, 1.0]]]"
