@@ -325,7 +325,10 @@ class _ColumnInfo:
             for i, a in enumerate(schema.attributes)
             if a.kind == NOMINAL
         }
-        self.labels = _Labels(self.label_codes)
+        #: None where the header declares so many labels that the table would cost more than it saves
+        self.labels = (
+            _Labels(self.label_codes) if sum(map(len, self.label_codes.values())) <= _Labels.MOST_LABELS else None
+        )
         self.is_nominal = np.array([k == NOMINAL for k in self.kinds], dtype=bool)
         self.is_text = np.array([k in TEXT_KINDS for k in self.kinds], dtype=bool)
         self.date_formats = {
@@ -547,7 +550,7 @@ def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: 
     :meth:`_ColumnInfo.value`.
     """
     nominal = columns.is_nominal[column_of]
-    if nominal.any():
+    if columns.labels is not None and nominal.any():
         picked = np.flatnonzero(nominal)
         codes = columns.labels.codes(joined, column_of[picked], starts[picked], ends[picked])
         if codes is not None:
@@ -579,9 +582,17 @@ class _Labels:
     """The nominal columns' labels (and an unquoted ``?``, NaN) as zero-padded rows of 8-byte words, and
     a hash of each, so that a group's tokens are looked up at once (a dict lookup a token, by its bytes,
     was two fifths of reading 600,000 documents with a class each).  Labels longer than :attr:`WIDTH`
-    bytes are left out: a token not found is looked up by :meth:`_ColumnInfo.value`."""
+    bytes are left out: a token not found is looked up by :meth:`_ColumnInfo.value`.  The width bounds
+    the lookup's arrays to some 50 bytes a token (at 64 bytes, one long label made a group of one-letter
+    tokens take 53 times its text), and the hash's multipliers are drawn at random for each process, so
+    that labels cannot be made offline to share a hash and send every group the slow way."""
 
-    WIDTH = 64
+    WIDTH = 16
+    #: Past this many labels in all nominal columns the table is not made (a million labels' table added a
+    #: sixth to the header's memory): every token goes through :meth:`_ColumnInfo.value`, as before it.
+    MOST_LABELS = 1 << 16
+    #: Random odd multipliers: the length's, then one per 8-byte word.
+    MULTIPLIERS = np.frombuffer(os.urandom(8 * (1 + WIDTH // 8)), np.uint64) | np.uint64(1)
 
     def __init__(self, label_codes: dict[int, dict[str, float]]):
         # per nominal column, each label's code and NaN for an unquoted ``?`` (what value() gives a plain token)
@@ -610,9 +621,9 @@ class _Labels:
     def _hashes(words: np.ndarray, lengths: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """A hash of each row's words (zero words add nothing, so any padding hashes alike), length and column.
         (Word by word: numpy's reductions along a row of a few words cost more than the words.)"""
-        hashes = lengths.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F) + columns.astype(np.uint64)
+        hashes = lengths.astype(np.uint64) * _Labels.MULTIPLIERS[0] + columns.astype(np.uint64)
         for k in range(words.shape[1]):
-            hashes ^= words[:, k] * np.uint64((0x9E3779B97F4A7C15 * (k + 1)) % 2**64 | 1)
+            hashes ^= words[:, k] * _Labels.MULTIPLIERS[k + 1]
         return hashes
 
     def codes(self, joined: bytes, column_of, starts, ends) -> np.ndarray | None:

@@ -5,6 +5,9 @@ declines goes straight to the tokenizer, and reads as the tokenizer alone reads 
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -110,7 +113,8 @@ def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
 
 def test_many_labels_are_each_found_by_their_bytes():
     """5,000 labels in two columns: many share their hashes' top bits (the table's slots)."""
-    labels = [f"l{k}" for k in range(5000)] + ["x" * 64, "y" * 65]
+    width = reader._Labels.WIDTH
+    labels = [f"l{k}" for k in range(5000)] + ["x" * width, "y" * (width + 1)]
     found = reader._Labels({column: {label: float(code) for code, label in enumerate(labels)} for column in (3, 7)})
 
     def codes(tokens: list[str], columns: list[int]):
@@ -121,9 +125,37 @@ def test_many_labels_are_each_found_by_their_bytes():
     held = labels[:-1]
     both = codes(held + held[::-1], [3] * len(held) + [7] * len(held))
     assert both is not None and both.tolist() == [*range(len(held)), *range(len(held) - 1, -1, -1)]
-    assert codes(["l1", "y" * 65], [3, 3]) is None  # longer than the table holds
+    assert codes(["l1", "y" * (width + 1)], [3, 3]) is None  # longer than the table holds
     assert codes(["l1", "l5000"], [3, 3]) is None
     assert codes(["l1", "l1 "], [3, 3]) is None
+
+
+def test_the_label_table_bounds_its_memory_and_draws_its_hash_for_each_process(tmp_path):
+    """A group's lookup arrays follow WIDTH, not the longest label; a header of more than MOST_LABELS labels
+    gets no table; and the multipliers differ between processes (labels cannot be made to collide offline)."""
+    many = {0: {f"l{k}": float(k) for k in range(reader._Labels.MOST_LABELS + 1)}}
+    header = "@relation r\n@attribute c {" + ",".join(many[0]) + "}\n@data\nl5\nl7\n"
+    with ArffReader(io.BytesIO(header.encode()), name="f") as source:
+        assert source._columns.labels is None
+        assert [chunk.dense_values()[:, 0].tolist() for chunk in source.chunks()] == [[5.0, 7.0]]
+    found = reader._Labels({0: {"a": 0.0, "W" * 64: 1.0}})
+    tokens = b" ".join([b"a"] * 100_000)
+    starts = np.arange(0, len(tokens), 2)
+    tracemalloc.start()
+    assert found.codes(tokens, np.zeros(len(starts), np.int64), starts, starts + 1).tolist() == [0.0] * len(starts)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 80 * len(starts)  # the 64-byte label left to value(): 8 words a token took 107 bytes a token
+    drawn = {
+        subprocess.run(
+            [sys.executable, "-c", "from filterkit.arff import reader; print(reader._Labels.MULTIPLIERS.tolist())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(drawn) == 2
 
 
 def test_a_plain_question_mark_is_missing_where_a_label_is_the_question_mark():
