@@ -26,7 +26,17 @@ from filterkit.arff.header import format_header
 from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import quote, quote_all, shown
 from filterkit.errors import ArffError
-from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Chunk, CsrArrays, Schema, distinct, rows_of_entries
+from filterkit.schema import (
+    DATE,
+    NOMINAL,
+    NUMERIC,
+    TEXT_KINDS,
+    Chunk,
+    CsrArrays,
+    Schema,
+    positions_by_key,
+    rows_of_entries,
+)
 
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
 #: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
@@ -321,8 +331,7 @@ class ArffWriter:
         if len(special_entries):
             rows_of = rows_of_entries(indptr, special_entries)
             special_columns = columns[special_entries]
-            for column in distinct(special_columns).tolist():
-                at = np.flatnonzero(special_columns == column)
+            for column, at in positions_by_key(special_columns):
                 texts[at] = self._column_texts(column, values[special_entries[at]], rows_of[at].tolist(), chunk)
         # (the arrays themselves where they already have the formatter's types and layout: nothing writes to them)
         return (

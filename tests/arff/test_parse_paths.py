@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tracemalloc
 
+import arff as liac
 import numpy as np
 import pytest
 
@@ -16,6 +17,7 @@ from filterkit import kernels
 from filterkit.arff import ArffReader, reader
 from filterkit.arff.tokens import quote
 from filterkit.errors import ArffError
+from filterkit.schema import positions_by_key
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n"
 #: 70 digits: a number the compiled parsers leave to others (they copy at most 63 bytes)
@@ -165,3 +167,34 @@ def test_a_plain_question_mark_is_missing_where_a_label_is_the_question_mark():
     with kernels.compiled(False, kernels.READING), ArffReader(io.BytesIO(data), name="f") as source:
         assert repr(compiled) == repr([chunk.dense_values().tolist() for chunk in source.chunks()])
     assert repr(compiled) == "[[[0.0, nan], [0.0, 0.0], [0.0, 1.0]]]"
+
+
+def test_positions_by_key_groups_each_key_once_in_ascending_order():
+    keys = np.array([7, 2, 7, 0, 2, 7], dtype=np.int64)
+    assert [(key, at.tolist()) for key, at in positions_by_key(keys)] == [(0, [3]), (2, [1, 4]), (7, [0, 2, 5])]
+    assert list(positions_by_key(np.zeros(0, dtype=np.int64))) == []
+
+
+def test_a_wide_file_of_texts_and_labels_reads_and_writes_as_liac_arff_reads_it(tmp_path):
+    """600 string and nominal columns (each was found by a scan of every token: quadratic in the columns)."""
+    n_columns, n_rows = 300, 6
+    header = "".join(f"@attribute s{k} string\n@attribute c{k} {{x,y,'z z'}}\n" for k in range(n_columns))
+    rows = [
+        ",".join(
+            f"'t{k}.{r}',{'?' if (k + r) % 7 == 0 else ['x', 'y', quote('z z')][(k + r) % 3]}" for k in range(n_columns)
+        )
+        for r in range(n_rows)
+    ]
+    path = tmp_path / "wide.arff"
+    path.write_text(f"@relation wide\n{header}@data\n" + "\n".join(rows) + "\n")
+    expected = liac.load(path.read_text())["data"]
+    with ArffReader(io.BytesIO(path.read_bytes()), name="wide.arff") as source:
+        (chunk,) = list(source.chunks())
+    labels = ["x", "y", "z z"]
+    for k in range(n_columns):
+        assert chunk.text[2 * k] == [row[2 * k] for row in expected]
+        codes = chunk.dense_values()[:, 2 * k + 1]
+        assert [None if code != code else labels[int(code)] for code in codes] == [row[2 * k + 1] for row in expected]
+    written = tmp_path / "out.arff"
+    subprocess.run([sys.executable, "-m", "filterkit", "-q", path, "-o", written], check=True)
+    assert liac.load(written.read_text())["data"] == expected
