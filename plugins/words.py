@@ -268,8 +268,19 @@ class WordStatistics:
     def __init__(self, n_classes: int, vocabulary):
         self.n_classes = n_classes
         self.vocabulary = vocabulary
-        self.tally = WordTally()
+        self._tally: WordTally | None = WordTally()
+        #: what :meth:`pairs` last gave, once it has given the tally's memory back
+        self._pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.n_documents = 0
+
+    @property
+    def tally(self) -> WordTally:
+        """The pairs' sums, made again from :meth:`pairs`' arrays if they were given back."""
+        if self._tally is None:
+            assert self._pairs is not None
+            classes, ids, occurrences, documents = self._pairs
+            self._tally, self._pairs = WordTally(ids * self.n_classes + classes, occurrences, documents), None
+        return self._tally
 
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
@@ -286,11 +297,16 @@ class WordStatistics:
         return self
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``."""
-        keys, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in self.tally.arrays())
-        ids, classes = np.divmod(keys, self.n_classes)
-        order = np.lexsort((ids, classes))
-        return classes[order], ids[order], occurrences[order], documents[order]
+        """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``.
+        The tally's memory is given back meanwhile (a fit's last use of it, before its widest header is made:
+        that was 10 MB of a 150,000-word fit's peak); adding again makes it from these arrays."""
+        if self._pairs is None:
+            keys, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in self.tally.arrays())
+            self._tally = None
+            ids, classes = np.divmod(keys, self.n_classes)
+            order = np.lexsort((ids, classes))
+            self._pairs = classes[order], ids[order], occurrences[order], documents[order]
+        return self._pairs
 
 
 def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int):
