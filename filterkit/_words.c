@@ -863,6 +863,125 @@ hash_columns(PyObject *module, PyObject *args)
     return columns;
 }
 
+/* A contiguous buffer of ``n`` items of 8 bytes, int64 (``kind`` 'q') or float64 ('d'); 0 with TypeError otherwise. */
+static int
+eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name)
+{
+    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    const char *format = view->format != NULL ? view->format : "B";
+    int fits = view->itemsize == 8 && view->ndim <= 1 && (uintptr_t)view->buf % 8 == 0 &&
+               (format[0] == kind || (kind == 'q' && sizeof(long) == 8 && format[0] == 'l')) && format[1] == '\0';
+    if (!fits) {
+        PyErr_Format(PyExc_TypeError, "renumber: %s must be an aligned %s array", name,
+                     kind == 'q' ? "int64" : "float64");
+        PyBuffer_Release(view);
+    }
+    return fits;
+}
+
+/* Each row's entries renumbered (``renumber``, below) into ``out``; 0 on an entry out of range (ValueError set by
+ * the caller).  Runs without the GIL: every number is read once and checked before it is used. */
+static int
+renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, const double *data, Py_ssize_t n,
+              int64_t first, const int64_t *table, Py_ssize_t n_table, int64_t *out_indptr, int64_t *out_indices,
+              double *out_data, Pair *scratch)
+{
+    Py_ssize_t made = 0, end = 0;
+    out_indptr[0] = 0;
+    for (Py_ssize_t row = 0; row < n_rows; row++) {
+        Py_ssize_t start = end;
+        end = (Py_ssize_t)indptr[row + 1];
+        if (end < start || end > n)
+            return 0;
+        Py_ssize_t n_words = 0;
+        for (Py_ssize_t k = start; k < end; k++) {
+            int64_t index = indices[k];
+            double value = data[k];
+            if (index < 0)
+                return 0;
+            if (index < first) { /* an attribute kept: before the words, as they came */
+                out_indices[made] = index;
+                out_data[made++] = value;
+                continue;
+            }
+            if (index - first >= n_table || !(value >= 0 && value < 9007199254740992.0) || value != (double)(int64_t)value)
+                return 0;
+            int64_t number = table[index - first];
+            if (number >= 0)
+                scratch[n_words++] = (Pair){number, (int64_t)value};
+        }
+        sort_by_id(scratch, n_words);
+        for (Py_ssize_t k = 0; k < n_words; k++) {
+            if (k > 0 && scratch[k].id == scratch[k - 1].id) { /* two tokens of one hashed column */
+                out_data[made - 1] += (double)scratch[k].count;
+                continue;
+            }
+            out_indices[made] = first + scratch[k].id;
+            out_data[made++] = (double)scratch[k].count;
+        }
+        out_indptr[row + 1] = made;
+    }
+    return end == n;
+}
+
+/* renumber(indptr, indices, data, first, table) -> (indptr, indices, data) as bytes of int64, int64, float64: CSR rows
+ * whose entries below column ``first`` are kept as they are and the others are (token number + first, occurrences),
+ * each token number replaced by ``table[number]`` (-1: left out), then put in ascending order, the occurrences of a
+ * number met twice added: a ``words`` fit's rows (numbered as the fit met the tokens) made its transform's. */
+static PyObject *
+renumber(PyObject *module, PyObject *args)
+{
+    PyObject *objects[4];
+    int64_t first;
+    if (!PyArg_ParseTuple(args, "OOOLO:renumber", &objects[0], &objects[1], &objects[2], &first, &objects[3]))
+        return NULL;
+    Py_buffer views[4];
+    static const char kinds[4] = {'q', 'q', 'd', 'q'};
+    static const char *names[4] = {"indptr", "indices", "data", "table"};
+    int taken = 0;
+    while (taken < 4 && eight_byte_buffer(objects[taken], &views[taken], kinds[taken], names[taken]))
+        taken++;
+    PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
+    Py_ssize_t n_rows = views[0].len / 8 - 1, n = taken == 4 ? views[1].len / 8 : 0;
+    if (taken < 4)
+        goto done;
+    if (n_rows < 0 || views[2].len != views[1].len || first < 0 || ((int64_t *)views[0].buf)[0] != 0) {
+        PyErr_SetString(PyExc_ValueError, "renumber: indptr must start at 0, and indices and data be of one length");
+        goto done;
+    }
+    out[0] = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * 8);
+    out[1] = PyBytes_FromStringAndSize(NULL, n * 8);
+    out[2] = PyBytes_FromStringAndSize(NULL, n * 8);
+    Pair *scratch = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(Pair));
+    if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL) {
+        PyMem_RawFree(scratch);
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = renumber_rows(views[0].buf, n_rows, views[1].buf, views[2].buf, n, first, views[3].buf, views[3].len / 8,
+                       (int64_t *)PyBytes_AS_STRING(out[0]), (int64_t *)PyBytes_AS_STRING(out[1]),
+                       (double *)PyBytes_AS_STRING(out[2]), scratch);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "renumber: an entry is out of range (indptr, a column, or an occurrence count)");
+        goto done;
+    }
+    Py_ssize_t made = (Py_ssize_t)((int64_t *)PyBytes_AS_STRING(out[0]))[n_rows];
+    if (_PyBytes_Resize(&out[1], made * 8) == 0 && _PyBytes_Resize(&out[2], made * 8) == 0)
+        result = PyTuple_Pack(3, out[0], out[1], out[2]);
+done:
+    for (int k = 0; k < taken; k++)
+        PyBuffer_Release(&views[k]);
+    for (int k = 0; k < 3; k++)
+        Py_XDECREF(out[k]);
+    return result;
+}
+
 /* ``Tally``: per int64 key (plugins/words.py's (class, word) pairs, token number · classes + class), the sums
  * of its occurrences and of its documents, for the keys that occur: a hash table grown by doubling, so its
  * size follows the pairs met, not classes × words, and adding a chunk's keys costs a probe each, not a sort.
@@ -1112,12 +1231,13 @@ static PyTypeObject TallyType = {
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "Each row's distinct tokens and their occurrences, as CSR arrays."},
     {"hash_columns", hash_columns, METH_VARARGS, "Each token's hashed column (MurmurHash3, as HashingVectorizer's)."},
+    {"renumber", renumber, METH_VARARGS, "A fit's rows of token numbers renumbered, in order: its transform's."},
     {NULL},
 };
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 5
+#define INTERFACE 6
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

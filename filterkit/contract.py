@@ -109,9 +109,7 @@ class OutputContract:
         too), or ``known``, as the previous check read it; None when the stage may change it or there is none."""
         if self.class_in is None or self.class_out is None or self.stage.changes_class:
             return None
-        if known is not None:
-            return known
-        return np.array(column_of(_rows_of(given), self.class_in), dtype=np.float64, copy=True)
+        return input_class_column(self.stage, given) if known is None else known
 
     def class_entries(self, rows: CsrArrays) -> np.ndarray | None:
         """The positions of the class column's entries among the stored values of ``rows`` (None without a class)."""
@@ -231,6 +229,14 @@ class OutputContract:
 
 #: The integer types of a chunk's CSR index arrays (scipy's, and what the compiled parts read).
 _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def input_class_column(stage, chunk: Chunk) -> np.ndarray | None:
+    """The class column of ``chunk``, a stage's input, as :meth:`OutputContract.class_before` reads it (a copy),
+    before the stage is fitted; None when the stage may change it or there is none."""
+    if stage.changes_class or stage.context.class_index is None:
+        return None
+    return np.array(column_of(_rows_of(chunk), stage.context.class_index), dtype=np.float64, copy=True)
 
 
 def _rows_of(chunk: Chunk):

@@ -32,7 +32,7 @@ from filterkit.errors import FilterkitError
 INTERFACES = {
     "filterkit.arff._speedups": 3,
     "filterkit._kernels": 3,
-    "filterkit._words": 5,
+    "filterkit._words": 6,
     "filterkit.formats._lines": 4,
 }
 
@@ -78,6 +78,7 @@ WordVocabulary = words.Vocabulary
 WordTally = words.Tally
 count_words = words.count
 hash_columns = words.hash_columns
+renumber_words = words.renumber
 #: bns's inverse normal distribution function, scipy.special.ndtri's values bit for bit (the plugin API exports it).
 ndtri = arrays.ndtri
 

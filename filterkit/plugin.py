@@ -118,6 +118,7 @@ _HOMES = {
         "hash_columns",
         "ndtri",
         "normalize_stored",
+        "renumber_words",
         "shape_stored",
         "use_compiled",
     ),
@@ -163,6 +164,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
         hash_columns,
         ndtri,
         normalize_stored,
+        renumber_words,
         shape_stored,
         use_compiled,
     )

@@ -9,17 +9,20 @@ stage's name, options and state (model files, Dask tasks, the scikit-learn adapt
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from filterkit.contract import OutputContract, broken, called, stage_origin
+from filterkit.contract import OutputContract, broken, called, input_class_column, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.labels import NamedLabels, label_names, label_positions
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
 from filterkit.stage import Context, Stage, refuse_negative_values, refuse_unaccepted_input
+
+if TYPE_CHECKING:
+    from filterkit.sources import KeptChunks
 
 #: A stage's output this many times as wide as its input, by this many attributes at least, is worth a
 #: warning (the text benchmarks: ``ordinal`` ×2.8–×5.0, one-vs-rest ``shape`` ×6–×10; small files are cheap).
@@ -135,20 +138,34 @@ class Chain:
         return sum(1 for stage in self.stages if stage.learns)
 
     def fit(
-        self, source, progress: Progress | None = None, start: Callable[[int, Stage], Any] | None = None
+        self,
+        source,
+        progress: Progress | None = None,
+        start: Callable[[int, Stage], Any] | None = None,
+        keep: KeptChunks | None = None,
     ) -> "Chain":
         """Fit every stage in turn on the output of the stages before it, each pass reported to ``progress``;
         ``start(position, stage)`` gives the statistics a pass adds its rows to (default: the stage's new
-        statistics; ``filterkit update``: those of the rows the chain was fitted on before)."""
+        statistics; ``filterkit update``: those of the rows the chain was fitted on before).  With ``keep``,
+        the last pass keeps its chunks there when its stage :attr:`~Stage.keeps_fit_pass`, for
+        :meth:`transform_kept`."""
         progress = active() if progress is None else progress
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
+            last_pass = not any(later.learns for later in self.stages[position + 1 :])
+            keeping = keep is not None and stage.keeps_fit_pass and last_pass
             with progress.step(f"fitting {stage.name}", source) as meter:
                 for chunk in self._through(meter.counted(source.chunks()), self.stages[:position]):
-                    statistics = guarded(
-                        stage, "fit", stage.accumulate, statistics, refuse_negative_values(stage, chunk)
-                    )
+                    chunk = refuse_negative_values(stage, chunk)
+                    if not keeping:
+                        statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+                        continue
+                    assert keep is not None
+                    statistics, kept = kept_form(stage, guarded(stage, "fit", stage.accumulate_kept, statistics, chunk))
+                    if kept.n_rows != chunk.n_rows:
+                        raise broken(stage, "fit", f"accumulate_kept kept {kept.n_rows} rows of {chunk.n_rows}")
+                    keep.keep(position, kept, input_class_column(stage, chunk))
             return statistics
 
         return self.fit_with(source.schema, statistics_of, progress)
@@ -213,6 +230,20 @@ class Chain:
         """Apply every (fitted) stage to each chunk, by the chain's :class:`TransformPlan`."""
         stages = list(self.stages)
         yield from self._through(chunks, stages, self._plan_for(stages))
+
+    def transform_kept(self, kept: KeptChunks) -> Iterator[Chunk]:
+        """The output of the chunks the fit's last pass kept (:meth:`fit` with ``keep``): its stage's
+        :meth:`~Stage.transform_kept` of each, checked as :meth:`transform` checks a stage, then the stages after it."""
+        assert kept.stage_position is not None, "no chunk was kept"
+        stage = self.stages[kept.stage_position]
+        contract = guarded(stage, "transform", OutputContract.of, stage)
+
+        def finished() -> Iterator[Chunk]:
+            for chunk, class_column in kept.chunks():
+                result = guarded(stage, "transform", stage.transform_kept, chunk)
+                yield contract.checked(chunk, result, "transform", contract.class_before(chunk, class_column))[0]
+
+        yield from self._through(finished(), self.stages[kept.stage_position + 1 :])
 
     def _plan_for(self, stages: list[Stage]) -> TransformPlan:
         """The plan of ``stages`` (the chain's), made on the first transform after a fit and kept, so a
@@ -370,6 +401,13 @@ def _mapped_together(
         class_before = np.zeros(rows.shape[0])
         class_before[rows_of_entries(rows.indptr, class_entries)] = class_values
     return contract.checked(chunk, chunk.with_stored(data, structure), "transform", class_before)
+
+
+def kept_form(stage: Stage, returned) -> tuple[Any, Chunk]:
+    """What a stage's ``accumulate_kept`` returned, when it is its statistics and a chunk; else ContractError."""
+    if not isinstance(returned, tuple) or len(returned) != 2 or not isinstance(returned[1], Chunk):
+        raise broken(stage, "fit", "accumulate_kept must return its statistics and a filterkit Chunk")
+    return returned
 
 
 def guarded(stage: Stage, step: str, function, *args):

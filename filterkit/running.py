@@ -28,7 +28,7 @@ from filterkit.outputs import OutputFile, staged_output
 from filterkit.progress import Progress
 from filterkit.runner import Chain
 from filterkit.schema import Schema
-from filterkit.sources import FileSource, ScannedSource, StreamSource
+from filterkit.sources import FileSource, KeptChunks, ScannedSource, StreamSource
 from filterkit.version import __version__
 
 #: The first word of the text of every provenance comment filterkit writes.
@@ -89,6 +89,8 @@ class LocalEngine:
     input_format: str | None = None
     options: FormatOptions = FormatOptions()
     progress: Progress = dataclasses.field(default_factory=Progress)
+    #: What the fit's last pass kept, until :meth:`write` reads it back.
+    _kept: KeptChunks | None = dataclasses.field(default=None, init=False, repr=False)
 
     def opened(self, chain: Chain, input_path: str) -> ContextManager:
         """The input as a source (:func:`open_source`); svmlight and CSV of a fitted chain with its training header."""
@@ -103,8 +105,14 @@ class LocalEngine:
             raise FilterkitError("an output per partition (--output-dir) needs --engine dask")
 
     def fit(self, chain: Chain, source) -> None:
-        """Fit ``chain``, one pass over the source per stage that learns."""
-        chain.fit(source, self.progress)
+        """Fit ``chain``, one pass over the source per stage that learns; what the last pass keeps
+        (:meth:`Chain.fit`'s ``keep``) is read back by :meth:`write` instead of the source."""
+        self._kept = KeptChunks()
+        try:
+            chain.fit(source, self.progress, keep=self._kept)
+        except BaseException:
+            self._kept.close()
+            raise
 
     def write(
         self,
@@ -122,11 +130,14 @@ class LocalEngine:
             writer = row_writer(
                 form.format, stream, schema, form.sparse, comments, chain.class_name, form.options, form.numbers
             )
-            chunks = chain.transform(source.chunks())
-            if order is not None:
-                chunks = (taken_columns(chunk, order) for chunk in chunks)
-            with self.progress.step("writing", source) as meter:
-                write_behind(chunks, meter.counting(writer.write))
+            kept, self._kept = self._kept or KeptChunks(), None
+            with contextlib.closing(kept):
+                from_source = kept.stage_position is None
+                chunks = chain.transform(source.chunks()) if from_source else chain.transform_kept(kept)
+                if order is not None:
+                    chunks = (taken_columns(chunk, order) for chunk in chunks)
+                with self.progress.step("writing", source if from_source else kept) as meter:
+                    write_behind(chunks, meter.counting(writer.write))
 
 
 def run(

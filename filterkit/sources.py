@@ -137,6 +137,55 @@ class _Spooling:
         self._spool, self._spool_path = None, None
 
 
+class KeptChunks(_Spooling):
+    """What a stage's fitting pass keeps of each chunk (:meth:`filterkit.stage.Stage.accumulate_kept`) with the
+    chunk's class column, in an unlinked temporary file of numpy arrays (no pickle), made at the first chunk:
+    the pass writing the output reads it back instead of the input (:meth:`filterkit.runner.Chain.transform_kept`)."""
+
+    def __init__(self) -> None:
+        #: the position in the chain of the stage whose kept chunks these are (None: none kept)
+        self.stage_position: int | None = None
+        #: the bytes and rows a pass reads back, once kept
+        self.size: int | None = None
+        self.rows: int | None = None
+        self._given_up = False
+
+    def keep(self, stage_position: int, kept: Chunk, class_column: np.ndarray | None) -> None:
+        """Append one chunk's kept form and its input's class column (None: none to check).  Where the temporary
+        folder cannot take them (full, or not writable), keep nothing: the output is then made from the input,
+        read again, as it would be without this."""
+        if self._given_up:
+            return
+        try:
+            if self._spool is None:
+                self._spool, self.stage_position = self._open_spool(suffix=".npy"), stage_position
+            _save_chunk(self._spool, kept)
+            np.save(self._spool, np.array([class_column is not None]))
+            if class_column is not None:
+                np.save(self._spool, class_column)
+            self.size, self.rows = self._spool.tell(), (self.rows or 0) + kept.n_rows
+        except OSError:
+            self.close()
+            self.stage_position, self.size, self.rows, self._given_up = None, None, None, True
+
+    def chunks(self) -> Iterator[tuple[Chunk, np.ndarray | None]]:
+        """Each kept chunk with its input's class column, in the order kept."""
+        spool = self._spool
+        assert spool is not None and self.size is not None, "no chunk was kept"
+        spool.seek(0)
+        while spool.tell() < self.size:
+            kept = _load_chunk(spool)
+            has_class = bool(np.load(spool, allow_pickle=False)[0])
+            yield kept, np.load(spool, allow_pickle=False) if has_class else None
+
+    def position(self) -> int | None:
+        """The bytes read back so far."""
+        try:
+            return None if self._spool is None else self._spool.tell()
+        except (ValueError, OSError):
+            return self.size
+
+
 class StreamSource(_Spooling):
     """An ARFF stream read once; :meth:`spool` makes it re-readable."""
 

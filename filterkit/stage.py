@@ -207,6 +207,10 @@ class Stage(Configurable):
     state_arrays: ClassVar[dict[str, StateArray]] = {}
     filters_rows: ClassVar[bool] = False
     changes_class: ClassVar[bool] = False
+    #: Whether its fitting pass keeps each chunk in the form :meth:`transform_kept` finishes
+    #: (:meth:`accumulate_kept`), so that a run writing its output right after the fit reads that form back
+    #: instead of the input, and does not run this stage's work or the stages' before it twice.
+    keeps_fit_pass: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None
     #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`);
@@ -272,6 +276,16 @@ class Stage(Configurable):
 
     def accumulate(self, statistics: Any, chunk: Chunk) -> Any:
         """Statistics updated with one chunk of training rows."""
+        raise NotImplementedError
+
+    def accumulate_kept(self, statistics: Any, chunk: Chunk) -> tuple[Any, Chunk]:
+        """For a stage that :attr:`keeps_fit_pass`: :meth:`accumulate`'s statistics, and ``chunk`` (its rows, in
+        order) in a form of its choosing that :meth:`transform_kept` turns into its output once fitted."""
+        raise NotImplementedError
+
+    def transform_kept(self, kept: Chunk) -> Chunk:
+        """The output of the chunk whose kept form (:meth:`accumulate_kept`) is ``kept``: what
+        :meth:`transform` makes of that chunk, to the bit."""
         raise NotImplementedError
 
     def merge(self, first: Any, second: Any) -> Any:

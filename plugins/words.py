@@ -55,6 +55,7 @@ from filterkit.plugin import (
     option_file,
     refuse_unreadable_output,
     registered_stemmer,
+    renumber_words,
     row_labels,
     shown_name,
     weka_range,
@@ -476,6 +477,8 @@ class WordVector(Stage):
     #: every corpus is noise), and the attribute limit bounds it
     widening_hint = None
     learns = True
+    #: after a fit, per token number of its vocabulary, the token's column among the words (-1: not kept)
+    column_of_number: np.ndarray | None = None
     #: Per kept word, in attribute order: the training documents holding it.
     state_arrays = {"document_counts": StateArray(length=None, whole=True, low=1)}
 
@@ -639,6 +642,44 @@ class WordVector(Stage):
         statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
         return self._bounded(statistics)
 
+    @property
+    def keeps_fit_pass(self) -> bool:  # type: ignore[override]
+        """Word tokens are cut once: a run that writes after fitting renumbers the fit's rows (``--counts`` then
+        takes 0.8 of the CPU on Debian ×10 and Reuters ×50).  Not character n-grams: a document holds hundreds of
+        distinct ones, mostly not kept, and writing them all cost more than cutting the text again."""
+        return self.params["char_ngrams"] is None
+
+    def accumulate_kept(self, statistics: WordStatistics, chunk: Chunk) -> tuple[WordStatistics, Chunk]:
+        """:meth:`accumulate`, and the chunk as its kept attributes followed by its rows' (token number, occurrences)
+        in the fit's numbering: the documents are cut once, and :meth:`transform_kept` renumbers them."""
+        labels, _ = row_labels(chunk, self.label_column)
+        indptr, ids, counts = self.counted(chunk, statistics.vocabulary, True, self._stopwords())
+        statistics.add(labels, indptr, ids, counts)
+        values, columns, row_starts = _kept_then_words(
+            chunk.values[:, self.kept], indptr, len(self.kept) + ids, counts.astype(np.float64)
+        )
+        shape = (chunk.n_rows, len(self.kept) + len(statistics.vocabulary))
+        kept = Chunk.from_csr(values, columns, row_starts, shape, self._kept_text(chunk), chunk.weights)
+        return self._bounded(statistics), kept
+
+    def transform_kept(self, kept: Chunk) -> Chunk:
+        """:meth:`transform`'s output from :meth:`accumulate_kept`'s form: each fit's token number made its column
+        (left out when not kept), in order."""
+        rows = kept.csr()
+        indptr, columns, data = (
+            np.frombuffer(array, dtype)
+            for array, dtype in zip(
+                renumber_words(rows.indptr, rows.indices, rows.data, len(self.kept), self.column_of_number),
+                (np.int64, np.int64, np.float64),
+            )
+        )
+        words = np.flatnonzero(columns >= len(self.kept))
+        values = self._weighted(data[words], columns[words] - len(self.kept), weighted=True)
+        data = data.copy()
+        data[words] = values
+        shape = (kept.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
+        return Chunk.from_csr(data, columns, indptr, shape, kept.text, kept.weights).with_stored(data)
+
     def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:
         return self._bounded(first.merge(second))
 
@@ -680,7 +721,10 @@ class WordVector(Stage):
             for start, end in itertools.pairwise(bounds)
         )
         self.words = list(dict.fromkeys(itertools.chain.from_iterable(each_class)))
-        self.document_counts = holding[np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)]
+        numbers = np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)
+        self.document_counts = holding[numbers]
+        self.column_of_number = np.full(len(words), -1, dtype=np.int64)
+        self.column_of_number[numbers] = np.arange(len(self.words))
         self.n_documents = statistics.n_documents
         self._layout()
 
@@ -702,7 +746,7 @@ class WordVector(Stage):
             start = first[tied]
             chosen[tied] = min(order[start : start + most[tied]].tolist(), key=lambda k: java_order(words[k]))
         self.words = [words[k] for k in chosen.tolist()]
-        self.columns = columns[chosen]
+        self.columns, self.column_of_number = columns[chosen], columns
         self.collisions = len(words) - len(chosen)
         self.document_counts = holding[chosen]
         self.n_documents = statistics.n_documents
@@ -828,17 +872,28 @@ class WordVector(Stage):
         indptr, ids, counts = self.counted(
             chunk, self.vocabulary, False, self._stopwords() if self.n_columns else frozenset()
         )
-        data = counts.astype(np.float64) if self.params["counts"] else np.ones(len(counts))
-        if weighted and self.params["log_tf"]:
-            data = np.log(data + 1.0)
-        if weighted and self.params["idf"]:
-            data = data * self.idf[ids]
-        text = {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
+        data = self._weighted(counts.astype(np.float64), ids, weighted)
         shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
         kept = chunk.values[:, self.kept]  # a CSR matrix (and scipy imported) only for sparse input rows
         values, columns, row_starts = _kept_then_words(kept, indptr, len(self.kept) + ids, data)
         # a stored 0 left out: a word in every training document has idf 0
-        return Chunk.from_csr(values, columns, row_starts, shape, text, chunk.weights).with_stored(values)
+        return Chunk.from_csr(values, columns, row_starts, shape, self._kept_text(chunk), chunk.weights).with_stored(
+            values
+        )
+
+    def _weighted(self, occurrences: np.ndarray, ids: np.ndarray, weighted: bool) -> np.ndarray:
+        """The values of words (numbered ``ids``) that occur ``occurrences`` times: the counts, or presence without
+        ``--counts``; made ln(1 + x) by ``--log-tf`` and times the idf by ``--idf`` when ``weighted``."""
+        data = occurrences if self.params["counts"] else np.ones(len(occurrences))
+        if weighted and self.params["log_tf"]:
+            data = np.log(data + 1.0)
+        if weighted and self.params["idf"]:
+            data = data * self.idf[ids]
+        return data
+
+    def _kept_text(self, chunk: Chunk) -> dict[int, list]:
+        """The texts of the kept attributes of ``chunk``, by their output position."""
+        return {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
 
     def state(self) -> dict:
         return {

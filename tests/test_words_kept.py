@@ -1,0 +1,237 @@
+"""``words`` cuts each document once: a run that writes right after its fit renumbers the rows its fitting
+pass kept (:meth:`WordVector.accumulate_kept`, :func:`filterkit.kernels.renumber_words`), and must give the
+bytes its transform gives (``apply`` of the saved model), whatever the options, the chunk size, or whether
+the input is a file or a stream; a plugin stage that keeps its pass is held to the stage contract."""
+
+from __future__ import annotations
+
+import errno
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chain_helpers import without_comments
+from filterkit import sources
+from filterkit.contract import ContractError
+from filterkit.kernels import renumber_words
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain
+from filterkit.schema import Chunk
+from filterkit.sources import FileSource, KeptChunks
+from filterkit.stage import Stage
+
+REAL = Path(__file__).parent / "data" / "real"
+WORDS = "alpha beta Gamma delta THE the a épée Straße naïve ΣΑΣ σας".split()
+
+OPTION_SETS = [
+    [],
+    ["--counts", "--lowercase"],
+    ["--counts", "--log-tf", "--idf", "--words-to-keep", "3"],
+    ["--ngrams", "1-2", "--lowercase", "--stopwords", "weka"],
+    ["--min-df", "2", "--max-df", "0.8", "--counts"],
+    ["--hash", "3", "--counts"],  # eight columns: tokens collide, and a row's colliding counts add up
+    ["--hash", "4", "--lowercase", "--stopwords", "weka"],
+    ["--stemmer", "no-s", "--counts", "--attributes", "first"],
+    ["--tokenizer", "alphabetic", "--whole-corpus", "--words-to-keep", "5"],
+]
+
+
+def quoted(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+STEMMER = (
+    "from filterkit.hookspecs import hookimpl\n"
+    "from filterkit.plugins import Stemmer\n\n\n"
+    "@hookimpl\n"
+    "def register_stemmers(register):\n"
+    "    register(Stemmer('no-s', lambda word: word.removesuffix('s'), 'Drops a final s.'))\n"
+)
+
+
+def documents_file(folder: Path, rows: int = 300, seed: int = 7) -> Path:
+    """Two string attributes (titles and texts, non-ASCII, empty and missing ones among them), a number, a
+    class of three labels and instance weights: every part a kept row carries."""
+    generator = random.Random(seed)
+    lines = [
+        "@relation docs",
+        "@attribute title string",
+        "@attribute size numeric",
+        "@attribute text string",
+        "@attribute class {a,b,c}",
+        "@data",
+    ]
+    for row in range(rows):
+        text = " ".join(generator.choice(WORDS) for _ in range(generator.randrange(25)))
+        title = "?" if row % 11 == 0 else quoted(" ".join(generator.sample(WORDS, 2)) + ",x.y")
+        size = "?" if row % 13 == 0 else str(row % 5)
+        label = "?" if row % 17 == 0 else "abc"[row % 3]
+        lines.append(f"{title},{size},{quoted(text)},{label},{{{1 + row % 4}}}")
+    path = folder / "docs.arff"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=" ".join)
+@pytest.mark.parametrize("chunk_rows", ["1", "7", "10000"])
+def test_a_run_from_the_kept_pass_writes_the_transforms_bytes(run_filterkit, tmp_path, options, chunk_rows):
+    data, model = documents_file(tmp_path), tmp_path / "m.json"
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "suffixes.py").write_text(STEMMER)
+    fitted = run_filterkit(
+        "--chunk-rows", chunk_rows, "--save-model", model, data, "words", *options, plugins_dir=plugins
+    )
+    assert fitted.status == 0, fitted.stderr
+    applied = run_filterkit("apply", model, data, plugins_dir=plugins)
+    assert applied.status == 0, applied.stderr
+    assert without_comments(fitted.stdout) == without_comments(applied.stdout)
+    assert fitted.stdout.count(b"\n{") + fitted.stdout.count(b"\n'") + fitted.stdout.count(b"\n?") >= 300 - 1
+
+
+@pytest.mark.parametrize("options", [["--counts", "--lowercase", "--ngrams", "1-3"], ["--hash", "10"]], ids=" ".join)
+def test_a_real_corpus_read_from_a_stream_gives_the_files_bytes(run_filterkit, tmp_path, options):
+    data, model = REAL / "reuters_grain_sample.arff", tmp_path / "m.json"
+    fitted = run_filterkit("--save-model", model, data, "words", *options, "l2")
+    streamed = run_filterkit("--chunk-rows", "5", "-", "words", *options, "l2", stdin=data.read_bytes())
+    applied = run_filterkit("apply", model, data)
+    assert fitted.status == streamed.status == applied.status == 0, fitted.stderr + streamed.stderr
+    assert fitted.stdout == streamed.stdout
+    assert without_comments(fitted.stdout) == without_comments(applied.stdout)
+    assert fitted.stdout.count(b"\n{") > 20
+
+
+def fitted_keeping(stages: list[Stage], data: Path, chunk_rows: int = 50) -> tuple[Chain, KeptChunks]:
+    chain, kept = Chain(stages), KeptChunks()
+    chain.fit(FileSource(str(data), chunk_rows), keep=kept)
+    return chain, kept
+
+
+def made(name: str, **params) -> Stage:
+    return load_plugins().make_stage(name, params)
+
+
+def test_only_the_last_pass_keeps_and_only_a_stage_that_can(tmp_path):
+    data = documents_file(tmp_path)
+    chain, kept = fitted_keeping([made("words", counts=True), made("l2")], data)
+    assert kept.stage_position == 0 and kept.rows == 300
+    assert [c.n_rows for c, _ in kept.chunks()] == [50] * 6
+    out = np.vstack([c.dense_values() for c in chain.transform_kept(kept)])
+    kept.close()
+    again = np.vstack([c.dense_values() for c in chain.transform(FileSource(str(data)).chunks())])
+    assert out.shape == (300, 16) and np.array_equal(out, again, equal_nan=True)
+    # a later stage learns: its pass comes last, and words keeps nothing
+    _, kept = fitted_keeping([made("words"), made("ig")], data)
+    assert kept.stage_position is None and kept.size is None
+    # character n-grams are not kept: most of a document's hundreds are not kept words
+    _, kept = fitted_keeping([made("words", char_ngrams="2-4")], data)
+    assert kept.stage_position is None
+
+
+def test_a_full_temporary_folder_gives_the_same_output_from_the_input(run_filterkit, tmp_path, monkeypatch):
+    data = documents_file(tmp_path)
+    expected = run_filterkit("--chunk-rows", "40", data, "words", "--counts", "l2")
+    saved = []
+
+    def fills_up(spool, chunk):
+        if len(saved) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        saved.append(chunk.n_rows)
+        return save_chunk(spool, chunk)
+
+    save_chunk = sources._save_chunk
+    monkeypatch.setattr(sources, "_save_chunk", fills_up)
+    result = run_filterkit("--chunk-rows", "40", data, "words", "--counts", "l2")
+    assert saved == [40, 40, 40]
+    assert (result.status, result.stderr) == (0, "") and result.stdout == expected.stdout
+    assert expected.stdout.count(b"\n{") == 300
+
+
+def test_renumbering_maps_orders_adds_and_leaves_out():
+    indptr = np.array([0, 4, 4, 7])
+    # row 0: a kept attribute (column 1), then token numbers 2, 0 and 1 of the fit (columns 2+)
+    indices = np.array([1, 4, 2, 3, 0, 2, 4])
+    data = np.array([9.5, 3.0, 1.0, 2.0, -1.5, 5.0, 6.0])
+    table = np.array([7, -1, 7])  # numbers 0 and 2 share column 7 (hashing); number 1 is not kept
+    renumbered = renumber_words(indptr, indices, data, 2, table)
+    new_indptr, new_indices, new_data = (np.frombuffer(a, t) for a, t in zip(renumbered, (np.int64, np.int64, float)))
+    assert new_indptr.tolist() == [0, 2, 2, 4]
+    assert new_indices.tolist() == [1, 9, 0, 9]
+    assert new_data.tolist() == [9.5, 4.0, -1.5, 11.0]
+
+
+@pytest.mark.parametrize(
+    "indptr, indices, data, table",
+    [
+        ([1, 2], [2], [1.0], [0]),  # indptr not from 0
+        ([0, 3], [2], [1.0], [0]),  # past the entries
+        ([0, 1], [-1], [1.0], [0]),  # a negative column
+        ([0, 1], [3], [1.0], [0]),  # a number past the table
+        ([0, 1], [2], [1.5], [0]),  # occurrences not whole
+        ([0, 1], [2], [np.nan], [0]),
+        ([0, 1], [2], [2.0**53], [0]),
+    ],
+)
+def test_renumbering_refuses_entries_out_of_range(indptr, indices, data, table):
+    with pytest.raises(ValueError):
+        renumber_words(np.array(indptr), np.array(indices), np.array(data, dtype=float), 2, np.array(table))
+
+
+def test_renumbering_refuses_arrays_of_other_types():
+    good = (np.array([0, 1]), np.array([2]), np.array([1.0]), np.array([0]))
+    for position, wrong in enumerate([good[0].astype(np.int32), good[1].astype(float), good[2].astype(np.int64)]):
+        given = list(good)
+        given[position] = wrong
+        with pytest.raises(TypeError):
+            renumber_words(*given[:3], 2, given[3])
+
+
+class KeepingBadly(Stage):
+    """A stage that keeps its pass, and whose kept form is wrong in the way ``fault`` says."""
+
+    name = "keeping-badly"
+    learns = keeps_fit_pass = True
+
+    def __init__(self, fault: str):
+        super().__init__()
+        self.fault = fault
+
+    def new_statistics(self):
+        return 0
+
+    def accumulate_kept(self, statistics, chunk):
+        if self.fault == "rows":
+            return statistics, Chunk(chunk.dense_values()[1:], {}, None)
+        if self.fault == "tuple":
+            return chunk
+        return statistics, chunk
+
+    def finalize(self, statistics):
+        pass
+
+    def output_schema(self):
+        return self.input_schema
+
+    def transform(self, chunk):
+        return chunk
+
+    def transform_kept(self, kept):
+        values = kept.dense_values().copy()
+        values[:, -1] = 0  # the class column
+        return Chunk(values, kept.text, kept.weights)
+
+
+@pytest.mark.parametrize(
+    "fault, message",
+    [
+        ("rows", "accumulate_kept kept 49 rows of 50"),
+        ("tuple", "accumulate_kept must return its statistics and a filterkit Chunk"),
+        ("class", "it changed the class column's values"),
+    ],
+)
+def test_a_stage_that_keeps_its_pass_is_held_to_the_contract(fault, message):
+    with pytest.raises(ContractError, match=message):
+        chain, kept = fitted_keeping([KeepingBadly(fault)], REAL / "iris.arff")
+        list(chain.transform_kept(kept))
