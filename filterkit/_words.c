@@ -908,6 +908,8 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
             if (index - first >= n_table || !(value >= 0 && value < 9007199254740992.0) || value != (double)(int64_t)value)
                 return 0;
             int64_t number = table[index - first];
+            if (number > INT64_MAX - first)
+                return 0;
             if (number >= 0)
                 scratch[n_words++] = (Pair){number, (int64_t)value};
         }
@@ -925,7 +927,8 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
     return end == n;
 }
 
-/* renumber(indptr, indices, data, first, table) -> (indptr, indices, data) as bytes of int64, int64, float64: CSR rows
+/* renumber(indptr, indices, data, first, table) -> (indptr, indices, data) as bytearrays (numpy reads them writable,
+ * as the rows of a transform are) of int64, int64, float64: CSR rows
  * whose entries below column ``first`` are kept as they are and the others are (token number + first, occurrences),
  * each token number replaced by ``table[number]`` (-1: left out), then put in ascending order, the occurrences of a
  * number met twice added: a ``words`` fit's rows (numbered as the fit met the tokens) made its transform's. */
@@ -943,16 +946,16 @@ renumber(PyObject *module, PyObject *args)
     while (taken < 4 && eight_byte_buffer(objects[taken], &views[taken], kinds[taken], names[taken]))
         taken++;
     PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
-    Py_ssize_t n_rows = views[0].len / 8 - 1, n = taken == 4 ? views[1].len / 8 : 0;
     if (taken < 4)
         goto done;
+    Py_ssize_t n_rows = views[0].len / 8 - 1, n = views[1].len / 8;
     if (n_rows < 0 || views[2].len != views[1].len || first < 0 || ((int64_t *)views[0].buf)[0] != 0) {
         PyErr_SetString(PyExc_ValueError, "renumber: indptr must start at 0, and indices and data be of one length");
         goto done;
     }
-    out[0] = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * 8);
-    out[1] = PyBytes_FromStringAndSize(NULL, n * 8);
-    out[2] = PyBytes_FromStringAndSize(NULL, n * 8);
+    out[0] = PyByteArray_FromStringAndSize(NULL, (n_rows + 1) * 8);
+    out[1] = PyByteArray_FromStringAndSize(NULL, n * 8);
+    out[2] = PyByteArray_FromStringAndSize(NULL, n * 8);
     Pair *scratch = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(Pair));
     if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL) {
         PyMem_RawFree(scratch);
@@ -963,16 +966,16 @@ renumber(PyObject *module, PyObject *args)
     int ok;
     Py_BEGIN_ALLOW_THREADS
     ok = renumber_rows(views[0].buf, n_rows, views[1].buf, views[2].buf, n, first, views[3].buf, views[3].len / 8,
-                       (int64_t *)PyBytes_AS_STRING(out[0]), (int64_t *)PyBytes_AS_STRING(out[1]),
-                       (double *)PyBytes_AS_STRING(out[2]), scratch);
+                       (int64_t *)PyByteArray_AS_STRING(out[0]), (int64_t *)PyByteArray_AS_STRING(out[1]),
+                       (double *)PyByteArray_AS_STRING(out[2]), scratch);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
     if (!ok) {
-        PyErr_SetString(PyExc_ValueError, "renumber: an entry is out of range (indptr, a column, or an occurrence count)");
+        PyErr_SetString(PyExc_ValueError, "renumber: an entry is out of range (indptr, a column, a number or a count)");
         goto done;
     }
-    Py_ssize_t made = (Py_ssize_t)((int64_t *)PyBytes_AS_STRING(out[0]))[n_rows];
-    if (_PyBytes_Resize(&out[1], made * 8) == 0 && _PyBytes_Resize(&out[2], made * 8) == 0)
+    Py_ssize_t made = (Py_ssize_t)((int64_t *)PyByteArray_AS_STRING(out[0]))[n_rows];
+    if (PyByteArray_Resize(out[1], made * 8) == 0 && PyByteArray_Resize(out[2], made * 8) == 0)
         result = PyTuple_Pack(3, out[0], out[1], out[2]);
 done:
     for (int k = 0; k < taken; k++)

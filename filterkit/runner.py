@@ -150,6 +150,8 @@ class Chain:
         the last pass keeps its chunks there when its stage :attr:`~Stage.keeps_fit_pass`, for
         :meth:`transform_kept`."""
         progress = active() if progress is None else progress
+        if keep is not None and keep.stage_position is not None:
+            raise ValueError("a KeptChunks holds the chunks of one fit")
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
@@ -165,7 +167,8 @@ class Chain:
                     statistics, kept = kept_form(stage, guarded(stage, "fit", stage.accumulate_kept, statistics, chunk))
                     if kept.n_rows != chunk.n_rows:
                         raise broken(stage, "fit", f"accumulate_kept kept {kept.n_rows} rows of {chunk.n_rows}")
-                    keep.keep(position, kept, input_class_column(stage, chunk))
+                    # a kept form that cannot be saved (text not strings, arrays of objects) is the stage's fault
+                    keeping = guarded(stage, "fit", keep.keep, position, kept, input_class_column(stage, chunk))
             return statistics
 
         return self.fit_with(source.schema, statistics_of, progress)

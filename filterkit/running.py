@@ -89,8 +89,8 @@ class LocalEngine:
     input_format: str | None = None
     options: FormatOptions = FormatOptions()
     progress: Progress = dataclasses.field(default_factory=Progress)
-    #: What the fit's last pass kept, until :meth:`write` reads it back.
-    _kept: KeptChunks | None = dataclasses.field(default=None, init=False, repr=False)
+    #: The chain fitted last and what its last pass kept, until :meth:`write` reads it back.
+    _kept: tuple[Chain, KeptChunks] | None = dataclasses.field(default=None, init=False, repr=False)
 
     def opened(self, chain: Chain, input_path: str) -> ContextManager:
         """The input as a source (:func:`open_source`); svmlight and CSV of a fitted chain with its training header."""
@@ -107,12 +107,13 @@ class LocalEngine:
     def fit(self, chain: Chain, source) -> None:
         """Fit ``chain``, one pass over the source per stage that learns; what the last pass keeps
         (:meth:`Chain.fit`'s ``keep``) is read back by :meth:`write` instead of the source."""
-        self._kept = KeptChunks()
+        kept = KeptChunks(source.size)
         try:
-            chain.fit(source, self.progress, keep=self._kept)
+            chain.fit(source, self.progress, keep=kept)
         except BaseException:
-            self._kept.close()
+            kept.close()
             raise
+        self._kept = (chain, kept)
 
     def write(
         self,
@@ -130,9 +131,9 @@ class LocalEngine:
             writer = row_writer(
                 form.format, stream, schema, form.sparse, comments, chain.class_name, form.options, form.numbers
             )
-            kept, self._kept = self._kept or KeptChunks(), None
+            (fitted, kept), self._kept = self._kept or (chain, KeptChunks()), None
             with contextlib.closing(kept):
-                from_source = kept.stage_position is None
+                from_source = kept.stage_position is None or fitted is not chain
                 chunks = chain.transform(source.chunks()) if from_source else chain.transform_kept(kept)
                 if order is not None:
                     chunks = (taken_columns(chunk, order) for chunk in chunks)

@@ -673,10 +673,9 @@ class WordVector(Stage):
                 (np.int64, np.int64, np.float64),
             )
         )
-        words = np.flatnonzero(columns >= len(self.kept))
-        values = self._weighted(data[words], columns[words] - len(self.kept), weighted=True)
-        data = data.copy()
-        data[words] = values
+        if not self.params["counts"] or self.params["log_tf"] or self.params["idf"]:  # else the values are the counts
+            words = np.flatnonzero(columns >= len(self.kept))
+            data[words] = self._weighted(data[words], columns[words] - len(self.kept), weighted=True)
         shape = (kept.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
         return Chunk.from_csr(data, columns, indptr, shape, kept.text, kept.weights).with_stored(data)
 

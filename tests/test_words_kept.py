@@ -14,7 +14,7 @@ import pytest
 
 from chain_helpers import without_comments
 from filterkit import sources
-from filterkit.contract import ContractError
+from filterkit.errors import FilterkitError
 from filterkit.kernels import renumber_words
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
@@ -124,7 +124,7 @@ def test_only_the_last_pass_keeps_and_only_a_stage_that_can(tmp_path):
     assert out.shape == (300, 16) and np.array_equal(out, again, equal_nan=True)
     # a later stage learns: its pass comes last, and words keeps nothing
     _, kept = fitted_keeping([made("words"), made("ig")], data)
-    assert kept.stage_position is None and kept.size is None
+    assert kept.stage_position is None and kept.rows is None
     # character n-grams are not kept: most of a document's hundreds are not kept words
     _, kept = fitted_keeping([made("words", char_ngrams="2-4")], data)
     assert kept.stage_position is None
@@ -135,11 +135,11 @@ def test_a_full_temporary_folder_gives_the_same_output_from_the_input(run_filter
     expected = run_filterkit("--chunk-rows", "40", data, "words", "--counts", "l2")
     saved = []
 
-    def fills_up(spool, chunk):
+    def fills_up(spool, chunk, narrow=False):
         if len(saved) == 3:
             raise OSError(errno.ENOSPC, "No space left on device")
         saved.append(chunk.n_rows)
-        return save_chunk(spool, chunk)
+        return save_chunk(spool, chunk, narrow)
 
     save_chunk = sources._save_chunk
     monkeypatch.setattr(sources, "_save_chunk", fills_up)
@@ -147,6 +147,21 @@ def test_a_full_temporary_folder_gives_the_same_output_from_the_input(run_filter
     assert saved == [40, 40, 40]
     assert (result.status, result.stderr) == (0, "") and result.stdout == expected.stdout
     assert expected.stdout.count(b"\n{") == 300
+
+
+def test_kept_chunks_past_their_bound_are_dropped_and_the_input_read_again(tmp_path):
+    data = documents_file(tmp_path)
+    chain, kept = Chain([made("words", counts=True, ngrams="1-3")]), KeptChunks(input_size=5_000)
+    chain.fit(FileSource(str(data), 50), keep=kept)
+    assert kept.stage_position is None and kept.rows is None
+    with pytest.raises(ValueError, match="one fit"):
+        chain.fit(FileSource(str(data), 50), keep=fitted_keeping([made("words")], data)[1])
+
+
+def test_writing_from_kept_chunks_counts_rows(run_filterkit, tmp_path):
+    result = run_filterkit("--progress", documents_file(tmp_path), "words")
+    assert result.status == 0
+    assert "pass 2/2: writing: 100% of 28.6 kB, 300 rows in" in result.stderr, result.stderr
 
 
 def test_renumbering_maps_orders_adds_and_leaves_out():
@@ -206,6 +221,10 @@ class KeepingBadly(Stage):
             return statistics, Chunk(chunk.dense_values()[1:], {}, None)
         if self.fault == "tuple":
             return chunk
+        if self.fault == "bytes":
+            return statistics, Chunk(chunk.dense_values(), {0: [b"x"] * chunk.n_rows}, None)
+        if self.fault == "objects":
+            return statistics, Chunk(chunk.dense_values().astype(object), {}, None)
         return statistics, chunk
 
     def finalize(self, statistics):
@@ -229,9 +248,11 @@ class KeepingBadly(Stage):
         ("rows", "accumulate_kept kept 49 rows of 50"),
         ("tuple", "accumulate_kept must return its statistics and a filterkit Chunk"),
         ("class", "it changed the class column's values"),
+        ("bytes", "failed during fit: TypeError: Object of type bytes is not JSON serializable"),
+        ("objects", "failed during fit: ValueError: Object arrays cannot be saved when allow_pickle=False"),
     ],
 )
 def test_a_stage_that_keeps_its_pass_is_held_to_the_contract(fault, message):
-    with pytest.raises(ContractError, match=message):
+    with pytest.raises(FilterkitError, match=f"stage 'keeping-badly' .*{message}"):
         chain, kept = fitted_keeping([KeepingBadly(fault)], REAL / "iris.arff")
         list(chain.transform_kept(kept))
