@@ -881,13 +881,16 @@ eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name
 }
 
 /* Each row's entries renumbered (``renumber``, below) into ``out``; 0 on an entry out of range (ValueError set by
- * the caller).  Runs without the GIL: every number is read once and checked before it is used. */
+ * the caller).  A row's words are put in order by sort_by_id, or, when it holds many of few numbers (a transform's
+ * kept words on long documents), by a bit per number (``held``, all 0 between rows) and their sums (``sums``): that
+ * took a sixth of the renumbering's time on Reuters.  Runs without the GIL: every number is read once and checked
+ * before it is used. */
 static int
 renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, const double *data, Py_ssize_t n,
-              int64_t first, const int64_t *table, Py_ssize_t n_table, int64_t *out_indptr, int64_t *out_indices,
-              double *out_data, Pair *scratch)
+              int64_t first, const int64_t *table, Py_ssize_t n_table, int64_t n_numbers, int64_t *out_indptr,
+              int64_t *out_indices, double *out_data, Pair *scratch, uint64_t *held, int64_t *sums)
 {
-    Py_ssize_t made = 0, end = 0;
+    Py_ssize_t made = 0, end = 0, n_blocks = (Py_ssize_t)((n_numbers + 63) / 64);
     out_indptr[0] = 0;
     for (Py_ssize_t row = 0; row < n_rows; row++) {
         Py_ssize_t start = end;
@@ -908,36 +911,55 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
             if (index - first >= n_table || !(value >= 0 && value < 9007199254740992.0) || value != (double)(int64_t)value)
                 return 0;
             int64_t number = table[index - first];
-            if (number > INT64_MAX - first)
+            if (number >= n_numbers)
                 return 0;
             if (number >= 0)
                 scratch[n_words++] = (Pair){number, (int64_t)value};
         }
-        sort_by_id(scratch, n_words);
-        for (Py_ssize_t k = 0; k < n_words; k++) {
-            if (k > 0 && scratch[k].id == scratch[k - 1].id) { /* two tokens of one hashed column */
-                out_data[made - 1] += (double)scratch[k].count;
-                continue;
+        if (n_blocks <= 4 * n_words) {
+            for (Py_ssize_t k = 0; k < n_words; k++) {
+                int64_t number = scratch[k].id;
+                uint64_t bit = 1ULL << (number & 63);
+                sums[number] = held[number >> 6] & bit ? sums[number] + scratch[k].count : scratch[k].count;
+                held[number >> 6] |= bit;
             }
-            out_indices[made] = first + scratch[k].id;
-            out_data[made++] = (double)scratch[k].count;
+            for (Py_ssize_t block = 0; block < n_blocks; block++) {
+                for (uint64_t bits = held[block]; bits; bits &= bits - 1) {
+                    int64_t number = (int64_t)block * 64 + __builtin_ctzll(bits);
+                    out_indices[made] = first + number;
+                    out_data[made++] = (double)sums[number];
+                }
+                held[block] = 0;
+            }
+        }
+        else {
+            sort_by_id(scratch, n_words);
+            for (Py_ssize_t k = 0; k < n_words; k++) {
+                if (k > 0 && scratch[k].id == scratch[k - 1].id) { /* two tokens of one hashed column */
+                    out_data[made - 1] += (double)scratch[k].count;
+                    continue;
+                }
+                out_indices[made] = first + scratch[k].id;
+                out_data[made++] = (double)scratch[k].count;
+            }
         }
         out_indptr[row + 1] = made;
     }
     return end == n;
 }
 
-/* renumber(indptr, indices, data, first, table) -> (indptr, indices, data) as bytearrays (numpy reads them writable,
- * as the rows of a transform are) of int64, int64, float64: CSR rows
- * whose entries below column ``first`` are kept as they are and the others are (token number + first, occurrences),
- * each token number replaced by ``table[number]`` (-1: left out), then put in ascending order, the occurrences of a
- * number met twice added: a ``words`` fit's rows (numbered as the fit met the tokens) made its transform's. */
+/* renumber(indptr, indices, data, first, table, n_numbers) -> (indptr, indices, data) as bytearrays (numpy reads them
+ * writable, as the rows of a transform are) of int64, int64, float64: CSR rows whose entries below column ``first``
+ * are kept as they are and the others are (token number + first, occurrences), each token number replaced by
+ * ``table[number]`` (-1: left out; else below ``n_numbers``), then put in ascending order, the occurrences of a number
+ * met twice added: a ``words`` fit's rows (numbered as the fit met the tokens) made its transform's. */
 static PyObject *
 renumber(PyObject *module, PyObject *args)
 {
     PyObject *objects[4];
-    int64_t first;
-    if (!PyArg_ParseTuple(args, "OOOLO:renumber", &objects[0], &objects[1], &objects[2], &first, &objects[3]))
+    int64_t first, n_numbers;
+    if (!PyArg_ParseTuple(args, "OOOLOL:renumber", &objects[0], &objects[1], &objects[2], &first, &objects[3],
+                          &n_numbers))
         return NULL;
     Py_buffer views[4];
     static const char kinds[4] = {'q', 'q', 'd', 'q'};
@@ -949,16 +971,22 @@ renumber(PyObject *module, PyObject *args)
     if (taken < 4)
         goto done;
     Py_ssize_t n_rows = views[0].len / 8 - 1, n = views[1].len / 8;
-    if (n_rows < 0 || views[2].len != views[1].len || first < 0 || ((int64_t *)views[0].buf)[0] != 0) {
-        PyErr_SetString(PyExc_ValueError, "renumber: indptr must start at 0, and indices and data be of one length");
+    if (n_rows < 0 || views[2].len != views[1].len || first < 0 || ((int64_t *)views[0].buf)[0] != 0 ||
+        n_numbers < 0 || n_numbers > ((int64_t)1 << 40) || first > INT64_MAX - n_numbers) {
+        PyErr_SetString(PyExc_ValueError, "renumber: indptr must start at 0, indices and data be of one length, and "
+                                          "first and n_numbers be in range");
         goto done;
     }
     out[0] = PyByteArray_FromStringAndSize(NULL, (n_rows + 1) * 8);
     out[1] = PyByteArray_FromStringAndSize(NULL, n * 8);
     out[2] = PyByteArray_FromStringAndSize(NULL, n * 8);
     Pair *scratch = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(Pair));
-    if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL) {
+    uint64_t *held = PyMem_RawCalloc((size_t)(n_numbers + 63) / 64 + 1, sizeof(uint64_t));
+    int64_t *sums = PyMem_RawMalloc((size_t)(n_numbers ? n_numbers : 1) * sizeof(int64_t));
+    if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL || held == NULL || sums == NULL) {
         PyMem_RawFree(scratch);
+        PyMem_RawFree(held);
+        PyMem_RawFree(sums);
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
@@ -966,10 +994,12 @@ renumber(PyObject *module, PyObject *args)
     int ok;
     Py_BEGIN_ALLOW_THREADS
     ok = renumber_rows(views[0].buf, n_rows, views[1].buf, views[2].buf, n, first, views[3].buf, views[3].len / 8,
-                       (int64_t *)PyByteArray_AS_STRING(out[0]), (int64_t *)PyByteArray_AS_STRING(out[1]),
-                       (double *)PyByteArray_AS_STRING(out[2]), scratch);
+                       n_numbers, (int64_t *)PyByteArray_AS_STRING(out[0]), (int64_t *)PyByteArray_AS_STRING(out[1]),
+                       (double *)PyByteArray_AS_STRING(out[2]), scratch, held, sums);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(scratch);
+    PyMem_RawFree(held);
+    PyMem_RawFree(sums);
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "renumber: an entry is out of range (indptr, a column, a number or a count)");
         goto done;

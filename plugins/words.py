@@ -665,18 +665,15 @@ class WordVector(Stage):
     def transform_kept(self, kept: Chunk) -> Chunk:
         """:meth:`transform`'s output from :meth:`accumulate_kept`'s form: each fit's token number made its column
         (left out when not kept), in order."""
-        rows = kept.csr()
-        indptr, columns, data = (
-            np.frombuffer(array, dtype)
-            for array, dtype in zip(
-                renumber_words(rows.indptr, rows.indices, rows.data, len(self.kept), self.column_of_number),
-                (np.int64, np.int64, np.float64),
-            )
+        rows, n_words = kept.csr(), self.n_columns or len(self.words)
+        renumbered = renumber_words(
+            rows.indptr, rows.indices, rows.data, len(self.kept), self.column_of_number, n_words
         )
+        indptr, columns, data = (np.frombuffer(a, dtype) for a, dtype in zip(renumbered, (np.int64, np.int64, float)))
         if not self.params["counts"] or self.params["log_tf"] or self.params["idf"]:  # else the values are the counts
             words = np.flatnonzero(columns >= len(self.kept))
             data[words] = self._weighted(data[words], columns[words] - len(self.kept), weighted=True)
-        shape = (kept.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
+        shape = (kept.n_rows, len(self.kept) + n_words)
         return Chunk.from_csr(data, columns, indptr, shape, kept.text, kept.weights).with_stored(data)
 
     def merge(self, first: WordStatistics, second: WordStatistics) -> WordStatistics:

@@ -164,17 +164,53 @@ def test_writing_from_kept_chunks_counts_rows(run_filterkit, tmp_path):
     assert "pass 2/2: writing: 100% of 28.6 kB, 300 rows in" in result.stderr, result.stderr
 
 
-def test_renumbering_maps_orders_adds_and_leaves_out():
+@pytest.mark.parametrize("n_numbers", [8, 1000])  # rows put in order by a bit per number, or sorted
+def test_renumbering_maps_orders_adds_and_leaves_out(n_numbers):
     indptr = np.array([0, 4, 4, 7])
     # row 0: a kept attribute (column 1), then token numbers 2, 0 and 1 of the fit (columns 2+)
     indices = np.array([1, 4, 2, 3, 0, 2, 4])
     data = np.array([9.5, 3.0, 1.0, 2.0, -1.5, 5.0, 6.0])
     table = np.array([7, -1, 7])  # numbers 0 and 2 share column 7 (hashing); number 1 is not kept
-    renumbered = renumber_words(indptr, indices, data, 2, table)
+    renumbered = renumber_words(indptr, indices, data, 2, table, n_numbers)
     new_indptr, new_indices, new_data = (np.frombuffer(a, t) for a, t in zip(renumbered, (np.int64, np.int64, float)))
     assert new_indptr.tolist() == [0, 2, 2, 4]
     assert new_indices.tolist() == [1, 9, 0, 9]
     assert new_data.tolist() == [9.5, 4.0, -1.5, 11.0]
+
+
+def test_renumbering_agrees_with_a_python_oracle_on_random_rows():
+    generator = np.random.default_rng(5)
+    for _ in range(300):
+        first, n_table = int(generator.integers(0, 4)), int(generator.integers(1, 300))
+        n_numbers = int(generator.integers(1, 400))
+        table = np.where(generator.random(n_table) < 0.3, -1, generator.integers(0, n_numbers, n_table))
+        lengths = generator.integers(0, 90, int(generator.integers(1, 12)))
+        rows = [
+            sorted(generator.choice(first, int(generator.integers(0, first + 1)), replace=False).tolist())
+            + (first + generator.integers(0, n_table, length)).tolist()
+            for length in lengths
+        ]
+        data = [generator.integers(1, 6, len(row)).astype(float) for row in rows]
+        indptr = np.r_[0, np.cumsum([len(row) for row in rows])]
+        renumbered = renumber_words(
+            indptr, np.array(sum(rows, []), dtype=np.int64), np.concatenate(data), first, table, n_numbers
+        )
+        got_indptr, got_indices, got_data = (
+            np.frombuffer(a, t) for a, t in zip(renumbered, (np.int64, np.int64, float))
+        )
+        expected_indices, expected_data, expected_indptr = [], [], [0]
+        for row, values in zip(rows, data):
+            kept = [(i, v) for i, v in zip(row, values) if i < first]
+            sums: dict[int, float] = {}
+            for i, v in zip(row, values):
+                if i >= first and table[i - first] >= 0:
+                    sums[first + int(table[i - first])] = sums.get(first + int(table[i - first]), 0.0) + v
+            entries = kept + sorted(sums.items())
+            expected_indices += [i for i, _ in entries]
+            expected_data += [v for _, v in entries]
+            expected_indptr.append(len(expected_indices))
+        assert got_indptr.tolist() == expected_indptr
+        assert got_indices.tolist() == expected_indices and got_data.tolist() == expected_data
 
 
 @pytest.mark.parametrize(
@@ -187,11 +223,12 @@ def test_renumbering_maps_orders_adds_and_leaves_out():
         ([0, 1], [2], [1.5], [0]),  # occurrences not whole
         ([0, 1], [2], [np.nan], [0]),
         ([0, 1], [2], [2.0**53], [0]),
+        ([0, 1], [2], [1.0], [8]),  # a number not below n_numbers
     ],
 )
 def test_renumbering_refuses_entries_out_of_range(indptr, indices, data, table):
     with pytest.raises(ValueError):
-        renumber_words(np.array(indptr), np.array(indices), np.array(data, dtype=float), 2, np.array(table))
+        renumber_words(np.array(indptr), np.array(indices), np.array(data, dtype=float), 2, np.array(table), 8)
 
 
 def test_renumbering_refuses_arrays_of_other_types():
@@ -200,7 +237,7 @@ def test_renumbering_refuses_arrays_of_other_types():
         given = list(good)
         given[position] = wrong
         with pytest.raises(TypeError):
-            renumber_words(*given[:3], 2, given[3])
+            renumber_words(*given[:3], 2, given[3], 8)
 
 
 class KeepingBadly(Stage):
