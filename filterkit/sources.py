@@ -138,8 +138,8 @@ class _Spooling:
 
 
 #: The bytes a fit's last pass may keep for the writing pass (:class:`KeptChunks`), per byte of input: ``words``
-#: keeps 1.3 (Debian ×10, one-line documents) and 0.8 (Reuters ×50); wide n-grams, whose rows hold many more
-#: entries than the output keeps, read the input again rather than fill the temporary folder.
+#: keeps 1.2 (Debian ×10, one-line documents) and 0.8 (Reuters ×50), 2.0 with bigrams; wider n-grams, whose rows
+#: hold many more entries than the output keeps, read the input again rather than fill the temporary folder.
 MOST_KEPT_PER_INPUT_BYTE = 4
 
 
