@@ -280,8 +280,9 @@ def _narrowed(array: np.ndarray) -> np.ndarray:
 
 
 def _widened(array: np.ndarray) -> np.ndarray:
-    """An array :func:`_narrowed` saved, as it was."""
-    return array.astype(np.int64 if array.dtype == np.int32 else np.float64) if array.dtype.itemsize == 4 else array
+    """An array :func:`_narrowed` saved, as it was (int32 as int64, float32 as float64; any other as it is)."""
+    wider = {np.dtype(np.int32): np.int64, np.dtype(np.float32): np.float64}.get(array.dtype)
+    return array if wider is None else array.astype(wider)
 
 
 def _load_chunk(spool) -> Chunk:

@@ -293,3 +293,20 @@ def test_a_stage_that_keeps_its_pass_is_held_to_the_contract(fault, message):
     with pytest.raises(FilterkitError, match=f"stage 'keeping-badly' .*{message}"):
         chain, kept = fitted_keeping([KeepingBadly(fault)], REAL / "iris.arff")
         list(chain.transform_kept(kept))
+
+
+def test_kept_arrays_are_narrowed_only_where_nothing_is_lost():
+    cases = [
+        (np.array([0, 2**31 - 1, -(2**31)]), np.int32),
+        (np.array([0, 2**31]), np.int64),  # past int32
+        (np.array([1.0, 3.0, np.nan, -0.0, np.inf]), np.float32),
+        (np.array([0.1]), np.float64),  # not a float32
+        (np.array([5e-324]), np.float64),  # a subnormal float32 cannot hold
+        (np.array([7], dtype=np.uint32), np.uint32),
+    ]
+    for array, saved_as in cases:
+        narrowed = sources._narrowed(array)
+        assert narrowed.dtype == saved_as
+        back = sources._widened(narrowed)
+        assert back.dtype == array.dtype and np.array_equal(back, array, equal_nan=True)
+        assert np.signbit(back).tolist() == np.signbit(array).tolist()
