@@ -273,7 +273,8 @@ def _narrowed(array: np.ndarray) -> np.ndarray:
     if array.dtype == np.int64 and (not array.size or (array.min() >= -(2**31) and array.max() < 2**31)):
         return array.astype(np.int32)
     if array.dtype == np.float64:
-        narrow = array.astype(np.float32)
+        with np.errstate(over="ignore"):  # a value past float32's range is kept as it is
+            narrow = array.astype(np.float32)
         if np.array_equal(narrow, array, equal_nan=True):
             return narrow
     return array

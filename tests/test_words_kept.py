@@ -302,6 +302,7 @@ def test_kept_arrays_are_narrowed_only_where_nothing_is_lost():
         (np.array([1.0, 3.0, np.nan, -0.0, np.inf]), np.float32),
         (np.array([0.1]), np.float64),  # not a float32
         (np.array([5e-324]), np.float64),  # a subnormal float32 cannot hold
+        (np.array([1.0, 1e300, -1e300]), np.float64),  # past float32's range, without a warning
         (np.array([7], dtype=np.uint32), np.uint32),
     ]
     for array, saved_as in cases:
