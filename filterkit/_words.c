@@ -916,7 +916,7 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
             if (number >= 0)
                 scratch[n_words++] = (Pair){number, (int64_t)value};
         }
-        if (n_blocks <= 4 * n_words) {
+        if (held != NULL && n_blocks <= 4 * n_words) {
             for (Py_ssize_t k = 0; k < n_words; k++) {
                 int64_t number = scratch[k].id;
                 uint64_t bit = 1ULL << (number & 63);
@@ -981,9 +981,12 @@ renumber(PyObject *module, PyObject *args)
     out[1] = PyByteArray_FromStringAndSize(NULL, n * 8);
     out[2] = PyByteArray_FromStringAndSize(NULL, n * 8);
     Pair *scratch = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(Pair));
-    uint64_t *held = PyMem_RawCalloc((size_t)(n_numbers + 63) / 64 + 1, sizeof(uint64_t));
-    int64_t *sums = PyMem_RawMalloc((size_t)(n_numbers ? n_numbers : 1) * sizeof(int64_t));
-    if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL || held == NULL || sums == NULL) {
+    /* a bit and a sum per number only where some row could hold enough of them for the bits (not 2**31 columns) */
+    int by_bits = (n_numbers + 63) / 64 <= 4 * (int64_t)n;
+    uint64_t *held = by_bits ? PyMem_RawCalloc((size_t)(n_numbers + 63) / 64 + 1, sizeof(uint64_t)) : NULL;
+    int64_t *sums = by_bits ? PyMem_RawMalloc((size_t)(n_numbers ? n_numbers : 1) * sizeof(int64_t)) : NULL;
+    if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL ||
+        (by_bits && (held == NULL || sums == NULL))) {
         PyMem_RawFree(scratch);
         PyMem_RawFree(held);
         PyMem_RawFree(sums);
