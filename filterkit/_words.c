@@ -954,12 +954,13 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
  * ``table[number]`` (-1: left out; else below ``n_numbers``), then put in ascending order, the occurrences of a number
  * met twice added: a ``words`` fit's rows (numbered as the fit met the tokens) made its transform's. */
 static PyObject *
-renumber(PyObject *module, PyObject *args)
+renumber(PyObject *module, PyObject *args, PyObject *kwargs)
 {
+    static char *keywords[] = {"indptr", "indices", "data", "first", "table", "n_numbers", NULL};
     PyObject *objects[4];
-    int64_t first, n_numbers;
-    if (!PyArg_ParseTuple(args, "OOOLOL:renumber", &objects[0], &objects[1], &objects[2], &first, &objects[3],
-                          &n_numbers))
+    long long first, n_numbers;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOLOL:renumber", keywords, &objects[0], &objects[1],
+                                     &objects[2], &first, &objects[3], &n_numbers))
         return NULL;
     Py_buffer views[4];
     static const char kinds[4] = {'q', 'q', 'd', 'q'};
@@ -1267,7 +1268,8 @@ static PyTypeObject TallyType = {
 static PyMethodDef methods[] = {
     {"count", count, METH_VARARGS, "Each row's distinct tokens and their occurrences, as CSR arrays."},
     {"hash_columns", hash_columns, METH_VARARGS, "Each token's hashed column (MurmurHash3, as HashingVectorizer's)."},
-    {"renumber", renumber, METH_VARARGS, "A fit's rows of token numbers renumbered, in order: its transform's."},
+    {"renumber", (PyCFunction)(void (*)(void))renumber, METH_VARARGS | METH_KEYWORDS,
+     "A fit's rows of token numbers renumbered, in order: its transform's."},
     {NULL},
 };
 

@@ -667,7 +667,12 @@ class WordVector(Stage):
         (left out when not kept), in order."""
         rows, n_words = kept.csr(), self.n_columns or len(self.words)
         renumbered = renumber_words(
-            rows.indptr, rows.indices, rows.data, len(self.kept), self.column_of_number, n_words
+            indptr=rows.indptr,
+            indices=rows.indices,
+            data=rows.data,
+            first=len(self.kept),
+            table=self.column_of_number,
+            n_numbers=n_words,
         )
         indptr, columns, data = (np.frombuffer(a, dtype) for a, dtype in zip(renumbered, (np.int64, np.int64, float)))
         if not self.params["counts"] or self.params["log_tf"] or self.params["idf"]:  # else the values are the counts

@@ -231,6 +231,15 @@ def test_renumbering_refuses_entries_out_of_range(indptr, indices, data, table):
         renumber_words(np.array(indptr), np.array(indices), np.array(data, dtype=float), 2, np.array(table), 8)
 
 
+def test_renumbering_takes_its_arguments_by_name():
+    with pytest.raises(TypeError, match="missing required argument 'indptr'"):
+        renumber_words()
+    renumbered = renumber_words(
+        indptr=np.array([0, 1]), indices=np.array([2]), data=np.array([3.0]), first=2, table=np.array([0]), n_numbers=1
+    )
+    assert np.frombuffer(renumbered[1], np.int64).tolist() == [2]
+
+
 def test_renumbering_refuses_arrays_of_other_types():
     good = (np.array([0, 1]), np.array([2]), np.array([1.0]), np.array([0]))
     for position, wrong in enumerate([good[0].astype(np.int32), good[1].astype(float), good[2].astype(np.int64)]):
