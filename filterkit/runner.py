@@ -146,32 +146,65 @@ class Chain:
     ) -> "Chain":
         """Fit every stage in turn on the output of the stages before it, each pass reported to ``progress``;
         ``start(position, stage)`` gives the statistics a pass adds its rows to (default: the stage's new
-        statistics; ``filterkit update``: those of the rows the chain was fitted on before).  With ``keep``,
-        the last pass keeps its chunks there when its stage :attr:`~Stage.keeps_fit_pass`, for
-        :meth:`transform_kept`."""
+        statistics; ``filterkit update``: those of the rows the chain was fitted on before).
+
+        With ``keep``, each pass keeps the chunks its stage is given there, or the stage's own form of them
+        when it :attr:`~Stage.keeps_fit_pass` (not chunks of documents: reading and cutting them again costs less
+        than keeping them), and the next pass reads them back instead of the input: the input is read, and
+        each stage's work done, once.  ``keep`` holds the last pass's chunks for :meth:`transform_kept`."""
         progress = active() if progress is None else progress
         if keep is not None and keep.stage_position is not None:
             raise ValueError("a KeptChunks holds the chunks of one fit")
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
-            last_pass = not any(later.learns for later in self.stages[position + 1 :])
-            keeping = keep is not None and stage.keeps_fit_pass and last_pass
-            with progress.step(f"fitting {stage.name}", source) as meter:
-                for chunk in self._through(meter.counted(source.chunks()), self.stages[:position]):
-                    chunk = refuse_negative_values(stage, chunk)
-                    if not keeping:
-                        statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
-                        continue
-                    assert keep is not None
-                    statistics, kept = kept_form(stage, guarded(stage, "fit", stage.accumulate_kept, statistics, chunk))
-                    if kept.n_rows != chunk.n_rows:
-                        raise broken(stage, "fit", f"accumulate_kept kept {kept.n_rows} rows of {chunk.n_rows}")
-                    # a kept form that cannot be saved (text not strings, arrays of objects) is the stage's fault
-                    keeping = guarded(stage, "fit", keep.keep, position, kept, input_class_column(stage, chunk))
+            own_form = stage.keeps_fit_pass
+            reading_kept = keep is not None and keep.stage_position is not None
+            # a source whose passes read its chunks parsed already has nothing to gain by a copy of them
+            copying = not reading_kept and position == 0 and getattr(source, "rereads_chunks", False)
+            filling = None if keep is None or (copying and not own_form) else keep.fresh()
+            try:
+                with progress.step(f"fitting {stage.name}", keep if reading_kept else source) as meter:
+                    if reading_kept:
+                        assert keep is not None
+                        chunks = self._from_kept(keep, position, meter.counted)
+                    else:
+                        chunks = self._through(meter.counted(source.chunks()), self.stages[:position])
+                    for chunk in chunks:
+                        chunk = refuse_negative_values(stage, chunk)
+                        if filling is None:
+                            statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
+                            continue
+                        statistics = self._accumulated_keeping(position, stage, statistics, chunk, own_form, filling)
+                        if filling.stage_position is None:
+                            filling = None  # given up (closed): the rest of this pass keeps nothing
+                if keep is not None and filling is not None:
+                    keep.adopt(filling)
+            finally:
+                if filling is not None:
+                    filling.close()
             return statistics
 
         return self.fit_with(source.schema, statistics_of, progress)
+
+    @staticmethod
+    def _accumulated_keeping(
+        position: int, stage: Stage, statistics: Any, chunk: Chunk, own_form: bool, filling: KeptChunks
+    ) -> Any:
+        """``stage``'s statistics with ``chunk`` added, the chunk kept in ``filling``: in the stage's own form
+        (:meth:`Stage.accumulate_kept`), else as it is given, unless it holds documents."""
+        if not own_form:
+            if chunk.text:
+                filling.give_up()
+            else:
+                filling.keep(position, chunk, None, own_form=False)
+            return guarded(stage, "fit", stage.accumulate, statistics, chunk)
+        statistics, kept = kept_form(stage, guarded(stage, "fit", stage.accumulate_kept, statistics, chunk))
+        if kept.n_rows != chunk.n_rows:
+            raise broken(stage, "fit", f"accumulate_kept kept {kept.n_rows} rows of {chunk.n_rows}")
+        # a kept form that cannot be saved (text not strings, arrays of objects) is the stage's fault
+        guarded(stage, "fit", filling.keep, position, kept, input_class_column(stage, chunk), True)
+        return statistics
 
     def fit_with(self, schema: Schema, statistics_of, progress: Progress | None = None) -> "Chain":
         """Fit every stage in turn; ``statistics_of(position, stage)`` returns the statistics of all
@@ -235,10 +268,23 @@ class Chain:
         yield from self._through(chunks, stages, self._plan_for(stages))
 
     def transform_kept(self, kept: KeptChunks) -> Iterator[Chunk]:
-        """The output of the chunks the fit's last pass kept (:meth:`fit` with ``keep``): its stage's
-        :meth:`~Stage.transform_kept` of each, checked as :meth:`transform` checks a stage, then the stages after it."""
-        assert kept.stage_position is not None, "no chunk was kept"
-        stage = self.stages[kept.stage_position]
+        """The output of the chunks the fit's last pass kept (:meth:`fit` with ``keep``)."""
+        yield from self._from_kept(kept, len(self.stages), iter)
+
+    def _from_kept(
+        self,
+        kept: KeptChunks,
+        end: int,
+        counted: Callable[[Iterable[Chunk]], Iterator[Chunk]],
+    ) -> Iterator[Chunk]:
+        """The chunks stage ``end`` is given (the output, at the chain's length), made from the ``kept`` chunks,
+        each ``counted`` as read: through the stages from the one that kept them, or, in its own form, through
+        its :meth:`~Stage.transform_kept`, checked as :meth:`transform` checks a stage, then those after it."""
+        position = kept.stage_position
+        assert position is not None, "no chunk was kept"
+        if not kept.own_form:
+            return self._through(counted(chunk for chunk, _ in kept.chunks()), self.stages[position:end])
+        stage = self.stages[position]
         contract = guarded(stage, "transform", OutputContract.of, stage)
 
         def finished() -> Iterator[Chunk]:
@@ -246,7 +292,7 @@ class Chain:
                 result = guarded(stage, "transform", stage.transform_kept, chunk)
                 yield contract.checked(chunk, result, "transform", contract.class_before(chunk, class_column))[0]
 
-        yield from self._through(finished(), self.stages[kept.stage_position + 1 :])
+        return self._through(counted(finished()), self.stages[position + 1 : end])
 
     def _plan_for(self, stages: list[Stage]) -> TransformPlan:
         """The plan of ``stages`` (the chain's), made on the first transform after a fit and kept, so a

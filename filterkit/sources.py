@@ -96,10 +96,12 @@ class _Spooling:
 
     _spool: IO[bytes] | None = None
     _spool_path: str | None = None
+    #: the temporary file's name begins so (where it cannot be unlinked while open, it is seen)
+    spool_prefix = "filterkit-spool-"
 
     def _open_spool(self, suffix: str = "") -> IO[bytes]:
         """A new, empty spool file (the caller makes it this source's ``_spool`` when it is ready)."""
-        handle, path = tempfile.mkstemp(prefix="filterkit-spool-", suffix=suffix)
+        handle, path = tempfile.mkstemp(prefix=self.spool_prefix, suffix=suffix)
         spool = os.fdopen(handle, "w+b")
         try:
             os.unlink(path)
@@ -137,20 +139,27 @@ class _Spooling:
         self._spool, self._spool_path = None, None
 
 
-#: The bytes a fit's last pass may keep for the writing pass (:class:`KeptChunks`), per byte of input: ``words``
-#: keeps 1.2 (Debian ×10, one-line documents) and 0.8 (Reuters ×50), 2.0 with bigrams; wider n-grams, whose rows
-#: hold many more entries than the output keeps, read the input again rather than fill the temporary folder.
+#: The bytes a fit's pass may keep for the pass after it (:class:`KeptChunks`), per byte of input: ``words`` keeps
+#: 1.2 (Debian ×10, one-line documents) and 0.8 (Reuters ×50), 2.0 with bigrams; a sparse numeric chunk about 1.3
+#: (grain); wider n-grams, whose rows hold many more entries than the output keeps, read the input again rather than
+#: fill the temporary folder.
 MOST_KEPT_PER_INPUT_BYTE = 4
 
 
 class KeptChunks(_Spooling):
-    """What a stage's fitting pass keeps of each chunk (:meth:`filterkit.stage.Stage.accumulate_kept`) with the
-    chunk's class column, in an unlinked temporary file of numpy arrays (no pickle), made at the first chunk:
-    the pass writing the output reads it back instead of the input (:meth:`filterkit.runner.Chain.transform_kept`)."""
+    """What a fitting pass keeps of each chunk, in an unlinked temporary file of numpy arrays (no pickle), made at
+    the first chunk: the chunk its stage was given, or, for a stage that :attr:`~filterkit.stage.Stage.keeps_fit_pass`,
+    the chunk in that stage's own form (:meth:`~filterkit.stage.Stage.accumulate_kept`) with the class column of the
+    chunk it was given.  The passes after it, and the one writing the output, read it back instead of reading the
+    input and running the stages before that one again (:meth:`filterkit.runner.Chain.fit`)."""
+
+    spool_prefix = "filterkit-kept-"
 
     def __init__(self, input_size: int | None = None) -> None:
-        #: the position in the chain of the stage whose kept chunks these are (None: none kept)
+        #: the position in the chain of the stage whose chunks these are (None: none kept)
         self.stage_position: int | None = None
+        #: whether the chunks are in their stage's own form (else: as the stage was given them)
+        self.own_form = False
         #: the bytes of the input the chunks come from (None: unknown), which progress shows a pass reading back
         self.size = input_size
         #: the rows kept
@@ -158,15 +167,35 @@ class KeptChunks(_Spooling):
         self._most_bytes = None if input_size is None else MOST_KEPT_PER_INPUT_BYTE * input_size
         self._end, self._given_up = 0, False
 
-    def keep(self, stage_position: int, kept: Chunk, class_column: np.ndarray | None) -> bool:
-        """Append one chunk's kept form and its input's class column (None: none to check); False when nothing more
-        is kept.  Where the temporary folder cannot take them (full, or not writable), or they outgrow the bound
-        given, nothing is: the output is then made from the input, read again, as it would be without this."""
+    def fresh(self) -> "KeptChunks":
+        """An empty store for the next pass to fill, with this one's bound, while this one is read."""
+        return KeptChunks(self.size)
+
+    def adopt(self, other: "KeptChunks") -> None:
+        """Hold the chunks ``other`` kept in place of this one's, when ``other`` kept a whole pass; else keep
+        this one's (a pass that gave up leaves the earlier pass's chunks the best there are)."""
+        if other.stage_position is None:
+            other.close()
+            return
+        self.close()
+        self._spool, self._spool_path, other._spool, other._spool_path = other._spool, other._spool_path, None, None
+        self.stage_position, self.own_form, self.rows, self._end = (
+            other.stage_position,
+            other.own_form,
+            other.rows,
+            other._end,
+        )
+
+    def keep(self, stage_position: int, kept: Chunk, class_column: np.ndarray | None, own_form: bool) -> bool:
+        """Append one chunk and its input's class column (None: none to check); False when nothing more is kept.
+        Where the temporary folder cannot take them (full, or not writable), or they outgrow the bound given,
+        nothing is: the pass after reads what it would read without this."""
         if self._given_up:
             return False
         try:
             if self._spool is None:
                 self._spool, self.stage_position = self._open_spool(suffix=".npy"), stage_position
+                self.own_form = own_form
             _save_chunk(self._spool, kept, narrow=True)
             np.save(self._spool, np.array([class_column is not None]), allow_pickle=False)
             if class_column is not None:
@@ -174,12 +203,14 @@ class KeptChunks(_Spooling):
             self._end, self.rows = self._spool.tell(), (self.rows or 0) + kept.n_rows
         except OSError:
             self._given_up = True
-        if self._most_bytes is not None and self._end > self._most_bytes:
-            self._given_up = True
-        if self._given_up:
-            self.close()
-            self.stage_position, self.rows = None, None
+        if self._given_up or (self._most_bytes is not None and self._end > self._most_bytes):
+            self.give_up()
         return not self._given_up
+
+    def give_up(self) -> None:
+        """Keep nothing of this pass: what was kept is deleted, and :meth:`keep` keeps no more."""
+        self.close()
+        self._given_up, self.stage_position, self.rows = True, None, None
 
     def position(self) -> int | None:
         """How far a pass reading back has come, in the input's bytes."""
@@ -221,6 +252,11 @@ class StreamSource(_Spooling):
             return self._spool.tell()
         except (ValueError, OSError):
             return self.size
+
+    @property
+    def rereads_chunks(self) -> bool:
+        """Whether a pass after the first reads chunks already parsed (from the spool), not the input."""
+        return self._spool is not None
 
     def spool(self) -> None:
         """Copy every chunk into a temporary binary file, so passes can repeat (a pass of its own)."""
@@ -486,6 +522,11 @@ class ScannedSource(_Spooling):
 
     _kept: IO[bytes] | None = None
     _kept_whole = False
+
+    @property
+    def rereads_chunks(self) -> bool:
+        """Whether a pass after the first reads chunks already parsed (:meth:`keep_chunks`), not the input."""
+        return self._kept is not None
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, chunk by chunk: read afresh, or from the chunks kept by a whole pass before."""

@@ -17,7 +17,7 @@ from chain_helpers import REAL
 from filterkit import cli
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
-from filterkit.sources import FileSource
+from filterkit.sources import FileSource, KeptChunks
 from filterkit.statistics import PresenceCounts, ValueCounts
 from oracles import entry_arrays
 
@@ -53,20 +53,24 @@ def data(tmp_path_factory):
 
 
 def run_counting_passes(monkeypatch, tmp_path, argv, derive: bool) -> tuple[bytes, int]:
-    """The output of ``filterkit argv`` and how many times the input was read."""
+    """The output of ``filterkit argv`` and how many passes read the input or the chunks a pass before kept."""
     passes = []
-    real_chunks = FileSource.chunks
 
-    def counted(self):
-        passes.append(self.path)
-        return real_chunks(self)
+    def counting(read):
+        def counted(self):
+            passes.append(self)
+            return read(self)
+
+        return counted
 
     with monkeypatch.context() as patch:
-        patch.setattr(FileSource, "chunks", counted)
+        patch.setattr(FileSource, "chunks", counting(FileSource.chunks))
+        patch.setattr(KeptChunks, "chunks", counting(KeptChunks.chunks))
         if not derive:
             patch.setattr(Chain, "_derived_statistics", lambda self, position, stage, progress: None)
         output = tmp_path / f"out-{derive}.arff"
         assert cli.run(["-o", str(output)] + argv) == 0
+    assert isinstance(passes[0], FileSource) and all(isinstance(read, KeptChunks) for read in passes[1:])
     return output.read_bytes(), len(passes)
 
 

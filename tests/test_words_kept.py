@@ -113,18 +113,15 @@ def made(name: str, **params) -> Stage:
     return load_plugins().make_stage(name, params)
 
 
-def test_only_the_last_pass_keeps_and_only_a_stage_that_can(tmp_path):
+def test_words_keeps_its_own_form_but_not_character_ngrams(tmp_path):
     data = documents_file(tmp_path)
     chain, kept = fitted_keeping([made("words", counts=True), made("l2")], data)
-    assert kept.stage_position == 0 and kept.rows == 300
+    assert kept.stage_position == 0 and kept.own_form and kept.rows == 300
     assert [c.n_rows for c, _ in kept.chunks()] == [50] * 6
     out = np.vstack([c.dense_values() for c in chain.transform_kept(kept)])
     kept.close()
     again = np.vstack([c.dense_values() for c in chain.transform(FileSource(str(data)).chunks())])
     assert out.shape == (300, 16) and np.array_equal(out, again, equal_nan=True)
-    # a later stage learns: its pass comes last, and words keeps nothing
-    _, kept = fitted_keeping([made("words"), made("ig")], data)
-    assert kept.stage_position is None and kept.rows is None
     # character n-grams are not kept: most of a document's hundreds are not kept words
     _, kept = fitted_keeping([made("words", char_ngrams="2-4")], data)
     assert kept.stage_position is None

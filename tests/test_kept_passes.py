@@ -1,0 +1,138 @@
+"""A fit reads its input once: each pass keeps the chunks its stage is given (or, for ``words``, its own form of
+them) and the next pass, and the one writing the output, read them back instead of the input
+(:meth:`filterkit.runner.Chain.fit` with ``keep``).  The output must be the bytes the saved model's ``apply``
+writes, whatever the chain and the chunk size; a pass that cannot keep leaves the pass before it to be read."""
+
+from __future__ import annotations
+
+import errno
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_words_kept import documents_file
+
+from chain_helpers import without_comments
+from filterkit import sources
+from filterkit.plugins import load_plugins
+from filterkit.runner import Chain
+from filterkit.sources import FileSource, KeptChunks, StreamSource
+from filterkit.stage import Stage
+
+REAL = Path(__file__).parent / "data" / "real"
+
+
+def made(name: str, **params) -> Stage:
+    return load_plugins().make_stage(name, params)
+
+
+class CountedPasses(FileSource):
+    """A file source that counts the passes over its input."""
+
+    passes = 0
+
+    def chunks(self):
+        self.passes += 1
+        return super().chunks()
+
+
+def dense_rows(chunks) -> np.ndarray:
+    return np.vstack([chunk.dense_values() for chunk in chunks])
+
+
+def test_words_ig_select_reads_its_documents_once(tmp_path):
+    data = documents_file(tmp_path)
+    stages = [made("words", counts=True), made("ig"), made("select", top=5), made("l2")]
+    source, kept = CountedPasses(str(data), 40), KeptChunks()
+    chain = Chain(stages).fit(source, keep=kept)
+    # words' pass kept its token numbers; ig's pass read them back and kept the counts it was given
+    assert source.passes == 1
+    assert (kept.stage_position, kept.own_form, kept.rows) == (1, False, 300)
+    written = dense_rows(chain.transform_kept(kept))
+    kept.close()
+    assert source.passes == 1
+    expected = dense_rows(chain.transform(FileSource(str(data)).chunks()))
+    assert written.shape == expected.shape == (300, 6)  # the five best-ranked features and the class
+    assert np.array_equal(written, expected, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "stages, position",
+    [
+        (["shape", "bns", "l2"], 0),  # bns's statistics come from shape's pass: the writing pass reads shape's input
+        (["l2", "ig", "select", "--top", "40", "discretize"], 3),  # ig's pass keeps l2's output; discretize's, select's
+        (["minmax", "pow", "dfreq", "select", "--top", "9"], 1),  # dfreq's statistics come from pow's pass
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else str(value),
+)
+def test_a_numeric_chain_reads_its_file_once_and_writes_what_apply_writes(run_filterkit, tmp_path, stages, position):
+    data, model = REAL / "grain_wc.arff", tmp_path / "m.json"
+    made_stages, words = [], list(stages)
+    while words:
+        name, params = words.pop(0), {}
+        while words and words[0].startswith("--"):
+            option = words.pop(0).removeprefix("--")
+            params[option] = int(words.pop(0))
+        made_stages.append(made(name, **params))
+    source, kept = CountedPasses(str(data), 100), KeptChunks()
+    Chain(made_stages, class_spec="first").fit(source, keep=kept)
+    assert source.passes == 1 and kept.stage_position == position and not kept.own_form
+    kept.close()
+    outputs = set()
+    for chunk_rows in ("1", "7", "100000"):
+        fitted = run_filterkit("-c", "first", "--chunk-rows", chunk_rows, "--save-model", model, data, *stages)
+        assert fitted.status == 0, fitted.stderr
+        applied = run_filterkit("apply", model, data)
+        assert applied.status == 0, applied.stderr
+        assert without_comments(fitted.stdout) == without_comments(applied.stdout)
+        outputs.add(without_comments(fitted.stdout))
+    assert len(outputs) == 1 and next(iter(outputs)).count(b"\n{") == 1554
+
+
+def test_a_spooled_stream_is_not_copied_again_but_a_later_stage_is_kept():
+    data = (REAL / "iris.arff").read_bytes()
+    source = StreamSource(io.BufferedReader(io.BytesIO(data)), chunk_rows=40)
+    source.spool()
+    kept = KeptChunks()
+    Chain([made("bns")]).fit(source, keep=kept)
+    assert kept.stage_position is None  # its passes read the spool's parsed chunks already
+    kept = KeptChunks()
+    Chain([made("l2"), made("minmax")]).fit(source, keep=kept)
+    assert (kept.stage_position, kept.rows) == (1, 150)
+    kept.close()
+    source.close()
+
+
+def test_a_pass_that_cannot_keep_leaves_the_pass_before_it_to_be_read(run_filterkit, tmp_path, monkeypatch):
+    data = documents_file(tmp_path)
+    chain = ("--chunk-rows", "40", data, "words", "--counts", "ig", "select", "--top", "4")
+    expected = run_filterkit(*chain)
+    saved = []
+
+    def fills_up(spool, chunk, narrow=False):
+        if len(saved) == 10:  # words' pass kept its 8 chunks; ig's fills the folder at its third
+            raise OSError(errno.ENOSPC, "No space left on device")
+        saved.append(chunk.n_rows)
+        return save_chunk(spool, chunk, narrow)
+
+    save_chunk = sources._save_chunk
+    monkeypatch.setattr(sources, "_save_chunk", fills_up)
+    result = run_filterkit(*chain)
+    assert saved == [40] * 7 + [20, 40, 40]
+    assert (result.status, result.stderr) == (0, "") and result.stdout == expected.stdout
+    assert expected.stdout.count(b"\n{") == 300
+
+
+def test_documents_given_to_a_stage_without_a_form_of_its_own_are_not_kept(tmp_path):
+    data = documents_file(tmp_path)
+    kept = KeptChunks()
+    Chain([made("words", char_ngrams="2-3")]).fit(FileSource(str(data), 50), keep=kept)
+    assert kept.stage_position is None
+
+
+def test_passes_reading_kept_chunks_report_the_inputs_bytes_and_rows(run_filterkit):
+    result = run_filterkit("--progress", "-c", "first", REAL / "grain_wc.arff", "ig", "l2", "bns")
+    assert result.status == 0, result.stderr
+    # ig's pass read the file; bns's read what ig's kept, the writing pass what bns's kept
+    assert result.stderr.count("100% of 1.2 MB, 1,554 rows in") == 3, result.stderr
