@@ -149,9 +149,11 @@ class Chain:
         statistics; ``filterkit update``: those of the rows the chain was fitted on before).
 
         With ``keep``, each pass keeps the chunks its stage is given there, or the stage's own form of them
-        when it :attr:`~Stage.keeps_fit_pass` (not chunks of documents: reading and cutting them again costs less
-        than keeping them), and the next pass reads them back instead of the input: the input is read, and
-        each stage's work done, once.  ``keep`` holds the last pass's chunks for :meth:`transform_kept`."""
+        when it :attr:`~Stage.keeps_fit_pass` (not chunks holding text: reading and cutting documents again costs
+        less than keeping them), and the next pass reads them back instead of the input and the stages before:
+        where every pass keeps, the input is read, and each stage's work done, once.  A pass that cannot keep (past
+        the bound of :class:`KeptChunks`, a full temporary folder) leaves the pass before it to be read.  ``keep``
+        holds the last pass's chunks for :meth:`transform_kept`."""
         progress = active() if progress is None else progress
         if keep is not None and keep.stage_position is not None:
             raise ValueError("a KeptChunks holds the chunks of one fit")
@@ -159,15 +161,14 @@ class Chain:
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
             own_form = stage.keeps_fit_pass
-            reading_kept = keep is not None and keep.stage_position is not None
-            # a source whose passes read its chunks parsed already has nothing to gain by a copy of them
-            copying = not reading_kept and position == 0 and getattr(source, "rereads_chunks", False)
-            filling = None if keep is None or (copying and not own_form) else keep.fresh()
+            kept_before = keep if keep is not None and keep.stage_position is not None else None
+            # a source whose passes read its chunks parsed already gains nothing by a copy of them
+            parsed_already = kept_before is None and position == 0 and getattr(source, "rereads_chunks", False)
+            filling = None if keep is None or (parsed_already and not own_form) else keep.fresh()
             try:
-                with progress.step(f"fitting {stage.name}", keep if reading_kept else source) as meter:
-                    if reading_kept:
-                        assert keep is not None
-                        chunks = self._from_kept(keep, position, meter.counted)
+                with progress.step(f"fitting {stage.name}", source if kept_before is None else kept_before) as meter:
+                    if kept_before is not None:
+                        chunks = self._from_kept(kept_before, position, meter.counted)
                     else:
                         chunks = self._through(meter.counted(source.chunks()), self.stages[:position])
                     for chunk in chunks:
@@ -178,8 +179,8 @@ class Chain:
                         statistics = self._accumulated_keeping(position, stage, statistics, chunk, own_form, filling)
                         if filling.stage_position is None:
                             filling = None  # given up (closed): the rest of this pass keeps nothing
-                if keep is not None and filling is not None:
-                    keep.adopt(filling)
+                if keep is not None and filling is not None and filling.stage_position is not None:
+                    keep.adopt(filling)  # else the pass before it is still the one to read
             finally:
                 if filling is not None:
                     filling.close()
@@ -192,7 +193,7 @@ class Chain:
         position: int, stage: Stage, statistics: Any, chunk: Chunk, own_form: bool, filling: KeptChunks
     ) -> Any:
         """``stage``'s statistics with ``chunk`` added, the chunk kept in ``filling``: in the stage's own form
-        (:meth:`Stage.accumulate_kept`), else as it is given, unless it holds documents."""
+        (:meth:`Stage.accumulate_kept`), else as it is given, unless it holds text (string attributes)."""
         if not own_form:
             if chunk.text:
                 filling.give_up()
@@ -203,7 +204,8 @@ class Chain:
         if kept.n_rows != chunk.n_rows:
             raise broken(stage, "fit", f"accumulate_kept kept {kept.n_rows} rows of {chunk.n_rows}")
         # a kept form that cannot be saved (text not strings, arrays of objects) is the stage's fault
-        guarded(stage, "fit", filling.keep, position, kept, input_class_column(stage, chunk), True)
+        class_column = input_class_column(stage, chunk)
+        guarded(stage, "fit", lambda: filling.keep(position, kept, class_column, own_form=True))
         return statistics
 
     def fit_with(self, schema: Schema, statistics_of, progress: Progress | None = None) -> "Chain":

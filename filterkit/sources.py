@@ -139,10 +139,12 @@ class _Spooling:
         self._spool, self._spool_path = None, None
 
 
-#: The bytes a fit's pass may keep for the pass after it (:class:`KeptChunks`), per byte of input: ``words`` keeps
-#: 1.2 (Debian ×10, one-line documents) and 0.8 (Reuters ×50), 2.0 with bigrams; a sparse numeric chunk about 1.3
-#: (grain); wider n-grams, whose rows hold many more entries than the output keeps, read the input again rather than
-#: fill the temporary folder.
+#: The bytes a fit's pass may keep for the pass after it (:class:`KeptChunks`), per byte of input as read (compressed,
+#: for a gzip file): ``words`` keeps 1.2 (Debian ×10, one-line documents) and 0.8 (Reuters ×50), 2.0 with bigrams;
+#: a sparse numeric chunk about 1.3 (grain); wider n-grams, whose rows hold many more entries than the output keeps,
+#: read the input again rather than fill the temporary folder.  While a pass reads one pass's chunks it fills the
+#: next one's file: twice the bound at most.  An input of unknown size (a folder of documents) has no bound but the
+#: temporary folder's room.
 MOST_KEPT_PER_INPUT_BYTE = 4
 
 
@@ -172,11 +174,8 @@ class KeptChunks(_Spooling):
         return KeptChunks(self.size)
 
     def adopt(self, other: "KeptChunks") -> None:
-        """Hold the chunks ``other`` kept in place of this one's, when ``other`` kept a whole pass; else keep
-        this one's (a pass that gave up leaves the earlier pass's chunks the best there are)."""
-        if other.stage_position is None:
-            other.close()
-            return
+        """Hold the chunks ``other`` kept (a whole pass) in place of this one's, which are deleted."""
+        assert other.stage_position is not None, "nothing kept"
         self.close()
         self._spool, self._spool_path, other._spool, other._spool_path = other._spool, other._spool_path, None, None
         self.stage_position, self.own_form, self.rows, self._end = (
@@ -186,31 +185,42 @@ class KeptChunks(_Spooling):
             other._end,
         )
 
-    def keep(self, stage_position: int, kept: Chunk, class_column: np.ndarray | None, own_form: bool) -> bool:
-        """Append one chunk and its input's class column (None: none to check); False when nothing more is kept.
-        Where the temporary folder cannot take them (full, or not writable), or they outgrow the bound given,
-        nothing is: the pass after reads what it would read without this."""
+    def keep(self, stage_position: int, kept: Chunk, class_column: np.ndarray | None, own_form: bool) -> None:
+        """Append one chunk and its input's class column (None: none to check), written through.  Where the
+        temporary folder cannot take them (full, not writable, past a file size limit), or they outgrow the bound
+        given, nothing is kept (:meth:`give_up`): the pass after reads what it would read without this."""
         if self._given_up:
-            return False
+            return
         try:
             if self._spool is None:
                 self._spool, self.stage_position = self._open_spool(suffix=".npy"), stage_position
                 self.own_form = own_form
             _save_chunk(self._spool, kept, narrow=True)
-            np.save(self._spool, np.array([class_column is not None]), allow_pickle=False)
-            if class_column is not None:
-                np.save(self._spool, _narrowed(class_column), allow_pickle=False)
+            if class_column is None:
+                np.save(self._spool, np.array([False, False]), allow_pickle=False)
+            else:
+                narrow_class = _narrowed(class_column)
+                np.save(self._spool, np.array([True, narrow_class.dtype != class_column.dtype]), allow_pickle=False)
+                np.save(self._spool, narrow_class, allow_pickle=False)
+            self._spool.flush()  # a full folder fails here, not when the file is closed or read back
             self._end, self.rows = self._spool.tell(), (self.rows or 0) + kept.n_rows
         except OSError:
             self._given_up = True
         if self._given_up or (self._most_bytes is not None and self._end > self._most_bytes):
             self.give_up()
-        return not self._given_up
 
     def give_up(self) -> None:
         """Keep nothing of this pass: what was kept is deleted, and :meth:`keep` keeps no more."""
         self.close()
         self._given_up, self.stage_position, self.rows = True, None, None
+
+    def close(self) -> None:
+        """Delete the kept chunks; bytes still buffered that the temporary folder cannot take are dropped with
+        them (the error that made a pass give up is not raised again here)."""
+        if self._spool is not None:
+            with contextlib.suppress(OSError):
+                self._spool.close()  # closes the file even when its last write fails
+        super().close()
 
     def position(self) -> int | None:
         """How far a pass reading back has come, in the input's bytes."""
@@ -225,8 +235,12 @@ class KeptChunks(_Spooling):
         spool.seek(0)
         while spool.tell() < self._end:
             kept = _load_chunk(spool)
-            has_class = bool(np.load(spool, allow_pickle=False)[0])
-            yield kept, _widened(np.load(spool, allow_pickle=False)) if has_class else None
+            has_class, narrowed = np.load(spool, allow_pickle=False)
+            if not has_class:
+                yield kept, None
+                continue
+            class_column = np.load(spool, allow_pickle=False)
+            yield kept, _widened(class_column) if narrowed else class_column
 
 
 class StreamSource(_Spooling):
@@ -289,17 +303,20 @@ def _spooled_chunks(spool: IO[bytes]) -> Iterator[Chunk]:
 def _save_chunk(spool, chunk: Chunk, narrow: bool = False) -> None:
     """Append ``chunk`` to ``spool`` as numpy arrays (no pickle), after a JSON header of its form; with ``narrow``,
     each in half the bytes where that loses nothing (:func:`_narrowed`)."""
+    arrays = [np.asarray(array) for array in (chunk.csr()[:3] if chunk.is_sparse else (chunk.values,))]
+    if chunk.weights is not None:
+        arrays.append(chunk.weights)
+    saved = [_narrowed(array) if narrow else array for array in arrays]
     meta = {
         "sparse": chunk.is_sparse,
         "shape": list(chunk.shape),
         "text": {str(k): v for k, v in chunk.text.items()},
         "weights": chunk.weights is not None,
+        "narrowed": [narrower.dtype != array.dtype for narrower, array in zip(saved, arrays)],
     }
-    arrays = chunk.csr()[:3] if chunk.is_sparse else (chunk.values,)
-    weights = () if chunk.weights is None else (chunk.weights,)
     np.save(spool, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8), allow_pickle=False)
-    for array in (*arrays, *weights):
-        np.save(spool, _narrowed(np.asarray(array)) if narrow else array, allow_pickle=False)
+    for array in saved:
+        np.save(spool, array, allow_pickle=False)
 
 
 def _narrowed(array: np.ndarray) -> np.ndarray:
@@ -317,16 +334,17 @@ def _narrowed(array: np.ndarray) -> np.ndarray:
 
 
 def _widened(array: np.ndarray) -> np.ndarray:
-    """An array :func:`_narrowed` saved, as it was (int32 as int64, float32 as float64; any other as it is)."""
-    wider = {np.dtype(np.int32): np.int64, np.dtype(np.float32): np.float64}.get(array.dtype)
-    return array if wider is None else array.astype(wider)
+    """An array :func:`_narrowed` narrowed, as it was (int32 as int64, float32 as float64)."""
+    return array.astype(np.int64 if array.dtype == np.int32 else np.float64)
 
 
 def _load_chunk(spool) -> Chunk:
     """The next chunk :func:`_save_chunk` wrote; EOFError at the end."""
     meta = json.loads(np.load(spool, allow_pickle=False).tobytes().decode("utf-8"))
-    arrays = [_widened(np.load(spool, allow_pickle=False)) for _ in range(3 if meta["sparse"] else 1)]
-    weights = _widened(np.load(spool, allow_pickle=False)) if meta["weights"] else None
+    count = (3 if meta["sparse"] else 1) + meta["weights"]
+    arrays = [np.load(spool, allow_pickle=False) for _ in range(count)]
+    arrays = [_widened(array) if narrower else array for array, narrower in zip(arrays, meta["narrowed"])]
+    weights = arrays.pop() if meta["weights"] else None
     text = {int(k): v for k, v in meta["text"].items()}
     if meta["sparse"]:
         data, indices, indptr = arrays

@@ -301,7 +301,7 @@ def test_a_stage_that_keeps_its_pass_is_held_to_the_contract(fault, message):
         list(chain.transform_kept(kept))
 
 
-def test_kept_arrays_are_narrowed_only_where_nothing_is_lost():
+def test_kept_arrays_are_narrowed_only_where_nothing_is_lost(tmp_path):
     cases = [
         (np.array([0, 2**31 - 1, -(2**31)]), np.int32),
         (np.array([0, 2**31]), np.int64),  # past int32
@@ -310,10 +310,17 @@ def test_kept_arrays_are_narrowed_only_where_nothing_is_lost():
         (np.array([5e-324]), np.float64),  # a subnormal float32 cannot hold
         (np.array([1.0, 1e300, -1e300]), np.float64),  # past float32's range, without a warning
         (np.array([7], dtype=np.uint32), np.uint32),
+        (np.array([0.5, 2.0], dtype=np.float32), np.float32),  # already narrow: read back as it was, not widened
+        (np.array([3, -4], dtype=np.int32), np.int32),
     ]
     for array, saved_as in cases:
-        narrowed = sources._narrowed(array)
-        assert narrowed.dtype == saved_as
-        back = sources._widened(narrowed)
-        assert back.dtype == array.dtype and np.array_equal(back, array, equal_nan=True)
-        assert np.signbit(back).tolist() == np.signbit(array).tolist()
+        assert sources._narrowed(array).dtype == saved_as
+        # a chunk of these values and these weights, through the kept file and back
+        chunk = Chunk(array.reshape(-1, 1), weights=array)
+        with open(tmp_path / "kept.npy", "w+b") as spool:
+            sources._save_chunk(spool, chunk, narrow=True)
+            spool.seek(0)
+            back = sources._load_chunk(spool)
+        for read, given in ((back.values, chunk.values), (back.weights, array)):
+            assert read.dtype == given.dtype and np.array_equal(read, given, equal_nan=True)
+            assert np.signbit(read).tolist() == np.signbit(given).tolist()
