@@ -116,7 +116,8 @@ class _Spooling:
         try:
             yield
         except BaseException as error:
-            spool.close()
+            with contextlib.suppress(OSError):  # its last buffered bytes cannot be written either
+                spool.close()
             self.close()
             if not isinstance(error, OSError):
                 raise
@@ -140,11 +141,11 @@ class _Spooling:
 
 
 #: The bytes a fit's pass may keep for the pass after it (:class:`KeptChunks`), per byte of input as read (compressed,
-#: for a gzip file): ``words`` keeps 1.2 (Debian ×10, one-line documents) and 0.8 (Reuters ×50), 2.0 with bigrams;
-#: a sparse numeric chunk about 1.3 (grain); wider n-grams, whose rows hold many more entries than the output keeps,
-#: read the input again rather than fill the temporary folder.  While a pass reads one pass's chunks it fills the
-#: next one's file: twice the bound at most.  An input of unknown size (a folder of documents) has no bound but the
-#: temporary folder's room.
+#: for a gzip file; the spool's, for standard input): ``words`` keeps 1.2 (Debian ×10, one-line documents) and 0.8
+#: (Reuters ×50), 2.0 with bigrams; a sparse numeric chunk about 1.3 (grain); wider n-grams, whose rows hold many more
+#: entries than the output keeps, read the input again rather than fill the temporary folder.  While a pass reads one
+#: pass's chunks it fills the next one's file: twice the bound at most.  An input of unknown size (a folder of
+#: documents) has no bound but the temporary folder's room.
 MOST_KEPT_PER_INPUT_BYTE = 4
 
 
@@ -305,7 +306,7 @@ def _save_chunk(spool, chunk: Chunk, narrow: bool = False) -> None:
     each in half the bytes where that loses nothing (:func:`_narrowed`)."""
     arrays = [np.asarray(array) for array in (chunk.csr()[:3] if chunk.is_sparse else (chunk.values,))]
     if chunk.weights is not None:
-        arrays.append(chunk.weights)
+        arrays.append(np.asarray(chunk.weights))
     saved = [_narrowed(array) if narrow else array for array in arrays]
     meta = {
         "sparse": chunk.is_sparse,
@@ -571,7 +572,8 @@ class ScannedSource(_Spooling):
             cast(Generator, chunks).close()
         self.rows = rows
         if kept is not None:
-            kept.flush()
+            with self._filling(kept, self.name):
+                kept.flush()
             self._kept_whole, self.size = True, kept.tell()
 
     def _read(self) -> Iterator[Chunk]:

@@ -210,7 +210,7 @@ class Stage(Configurable):
     #: Whether its fitting pass keeps each chunk in the form :meth:`transform_kept` finishes
     #: (:meth:`accumulate_kept`), so that the passes after it (the fit's and the one writing the output) read
     #: that form back instead of the input, and do not run this stage's work or the stages' before it again.
-    #: Without it a pass keeps the chunks the stage is given, but not chunks of documents.
+    #: Without it a pass keeps the chunks the stage is given, but not chunks holding text (string attributes).
     keeps_fit_pass: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None

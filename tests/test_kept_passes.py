@@ -20,6 +20,7 @@ from chain_helpers import without_comments
 from filterkit import sources
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
+from filterkit.schema import Chunk
 from filterkit.sources import FileSource, KeptChunks, StreamSource
 from filterkit.stage import Stage
 
@@ -182,3 +183,28 @@ def test_passes_reading_kept_chunks_report_the_inputs_bytes_and_rows(run_filterk
     assert result.status == 0, result.stderr
     # ig's pass read the file; bns's read what ig's kept, the writing pass what bns's kept
     assert result.stderr.count("100% of 1.2 MB, 1,554 rows in") == 3, result.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="sets a file size limit (RLIMIT_FSIZE) for the run")
+def test_standard_input_without_room_to_spool_is_an_error_naming_the_folder(tmp_path):
+    """Standard input must be spooled to be read again: past the limit the run stops, saying where and why (the
+    spool's last buffered bytes, which cannot be written either, do not replace that error)."""
+    data = (REAL / "grain_wc.arff").read_bytes()
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    command = [sys.executable, "-m", "filterkit", "-q", "--chunk-rows", "7", "-c", "first", "-", "ig", "l2", "bns"]
+    result = subprocess.run(command, input=data, capture_output=True, preexec_fn=limited, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, b"")
+    assert result.stderr.decode().startswith("filterkit: error: cannot spool <stdin> into the temporary folder ")
+    assert "(File too large): free space there, or set TMPDIR" in result.stderr.decode()
+
+
+def test_weights_given_as_a_list_are_kept_as_an_array(tmp_path):
+    chunk = Chunk(np.array([[1.0], [2.0]]), weights=[0.5, 3])
+    with open(tmp_path / "kept.npy", "w+b") as spool:
+        sources._save_chunk(spool, chunk, narrow=True)
+        spool.seek(0)
+        back = sources._load_chunk(spool)
+    assert back.weights.dtype == np.float64 and back.weights.tolist() == [0.5, 3.0]
