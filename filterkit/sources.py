@@ -96,7 +96,7 @@ class _Spooling:
 
     _spool: IO[bytes] | None = None
     _spool_path: str | None = None
-    #: the temporary file's name begins so (where it cannot be unlinked while open, it is seen)
+    #: how the temporary file's name begins (seen only where a file cannot be unlinked while open)
     spool_prefix = "filterkit-spool-"
 
     def _open_spool(self, suffix: str = "") -> IO[bytes]:

@@ -139,9 +139,11 @@ def test_a_pass_that_cannot_keep_leaves_the_pass_before_it_to_be_read(run_filter
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="sets a file size limit (RLIMIT_FSIZE) for the run")
-@pytest.mark.parametrize("limit", [20_000, 300_000, 1_000_000])  # in ig's pass, in bns's, neither
+# ig's pass keeps 1.1 MB at --chunk-rows 7, bns's 1.6 MB: both give up, bns's alone, neither
+@pytest.mark.parametrize("limit", [20_000, 1_200_000, 2_000_000])
 def test_a_file_size_limit_in_the_temporary_folder_gives_the_output_of_apply(run_filterkit, tmp_path, limit):
-    """Past the limit a write fails with EFBIG (Python ignores SIGXFSZ), in a buffered write or its flush."""
+    """Past the limit a write fails with EFBIG (Python ignores SIGXFSZ), in a buffered write or its flush.  The
+    output is the same whichever pass gave up."""
     data, model = REAL / "grain_wc.arff", tmp_path / "m.json"
     assert run_filterkit("-c", "first", "--save-model", model, data, "ig", "l2", "bns").status == 0
     applied = run_filterkit("apply", model, data)
