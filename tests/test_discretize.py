@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from chain_helpers import REAL, SHARED_DATA, UCI_SETS, needs_weka, run_weka_filters
+from filterkit import discretization
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, weka_range
@@ -298,3 +300,21 @@ def test_supervised_cut_points_cost_the_classes_with_rows_not_the_declared_label
     # a column per declared label: 2,000 values x 3,002 classes took 48 MB
     assert peak < 5_000_000
     assert cuts[3_002].tolist() == cuts[2].tolist() == [699.5, 1_499.5]
+
+
+def test_the_tabled_logarithm_is_math_log_to_the_bit():
+    """Whole counts read their logarithm from a table grown as larger ones come; every other value, NaN and the
+    table's edges take math.log itself, and values that are not positive take 0."""
+    generator = np.random.default_rng(5)
+    edges = [np.nan, np.inf, -np.inf, 0.0, -0.0, -2.0, 0.5, 1.0, 2.0, 65535.0, 65536.0, 65537.0, 1e300, 5e-324]
+    for largest in (3, 300, 70_000, 40):  # the table grows, then serves smaller counts
+        values = np.concatenate([generator.integers(-3, largest, 2_000).astype(float), generator.random(300) * 1e6])
+        values = np.concatenate([values, edges])
+        generator.shuffle(values)
+        expected = np.array([0.0 if value <= 0 else math.log(value) for value in values.tolist()])
+        logs = discretization._ln(values.reshape(-1, 2))
+        assert logs.shape == (len(values) // 2, 2)
+        assert np.array_equal(logs.ravel(), expected, equal_nan=True)
+        assert np.array_equal(
+            logs.ravel().view(np.int64)[~np.isnan(expected)], expected.view(np.int64)[~np.isnan(expected)]
+        )
