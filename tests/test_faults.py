@@ -7,7 +7,7 @@ Either way filterkit must exit 1 with one clear line naming the file, without
 a traceback, and leave no partial file: neither the target nor a temporary,
 and an older file of the same name untouched.
 
-SIGINT (Ctrl-C) mid-run must remove the stdin spool (``filterkit-spool-*.npy``
+SIGINT (Ctrl-C) mid-run must remove the stdin spool (``filterkit-spool-*.chunks``
 in TMPDIR, here a private folder) and the -o temporary, exit 130 and say
 ``filterkit: error: interrupted`` — while reading stdin, while writing the -o
 temporary, and while busy fitting.  (tests/test_runner.py does the same for
@@ -262,11 +262,11 @@ def _wait_until_idle(process, seconds: float = 30) -> None:
     "stages, pattern, close_stdin",
     [
         # stdin still open, waiting for more rows: interrupted while reading (and spooling) the input
-        (["bns", "l2"], "tmp/filterkit-spool-*.npy", False),
+        (["bns", "l2"], "tmp/filterkit-spool-*.chunks", False),
         # stdin still open, nothing to fit: interrupted while rows are written to the -o temporary
         (["l2"], "out/.out.arff.*", False),
         # all the input given: interrupted while busy fitting from the spool (or still spooling)
-        (["shape", "bns", "l2"], "tmp/filterkit-spool-*.npy", True),
+        (["shape", "bns", "l2"], "tmp/filterkit-spool-*.chunks", True),
     ],
     ids=["while-spooling", "while-writing-output", "while-fitting"],
 )
@@ -365,7 +365,7 @@ def test_a_signal_while_stdin_streams_ends_filterkit_even_if_the_writer_then_sta
         try:
             process.stdin.write(data)
             process.stdin.flush()
-            wait_for_temporary(folder, "tmp/filterkit-spool-*.npy", process)
+            wait_for_temporary(folder, "tmp/filterkit-spool-*.chunks", process)
             process.send_signal(sent)
             if not _ended_within(process, 3):
                 hung += 1
@@ -392,7 +392,7 @@ def test_sigkill_leaves_no_spool(tmp_path):
     try:
         process.stdin.write(_grain_rows(1))
         process.stdin.flush()
-        wait_for_temporary(tmp_path, "tmp/filterkit-spool-*.npy", process)
+        wait_for_temporary(tmp_path, "tmp/filterkit-spool-*.chunks", process)
         process.kill()
     finally:
         _reap(process)

@@ -113,10 +113,10 @@ def test_a_pass_that_cannot_keep_leaves_the_pass_before_it_to_be_read(run_filter
     stages = [made("ig"), made("l2"), made("bns")]
     kept_by = []
 
-    def fills_up(spool, chunk, narrow=False):
+    def fills_up(spool, chunk, **options):
         if len(kept_by) and kept_by[-1] == 2:  # bns's pass (position 2): the folder is full
             raise OSError(errno.ENOSPC, "No space left on device")
-        return save_chunk(spool, chunk, narrow)
+        return save_chunk(spool, chunk, **options)
 
     def keeping(self, stage_position, kept, class_column, own_form):
         kept_by.append(stage_position)
@@ -205,8 +205,8 @@ def test_standard_input_without_room_to_spool_is_an_error_naming_the_folder(tmp_
 
 def test_weights_given_as_a_list_are_kept_as_an_array(tmp_path):
     chunk = Chunk(np.array([[1.0], [2.0]]), weights=[0.5, 3])
-    with open(tmp_path / "kept.npy", "w+b") as spool:
+    with open(tmp_path / "kept.chunks", "w+b") as spool:
         sources._save_chunk(spool, chunk, narrow=True)
         spool.seek(0)
-        back = sources._load_chunk(spool)
+        back, _ = sources._load_chunk(spool)
     assert back.weights.dtype == np.float64 and back.weights.tolist() == [0.5, 3.0]
