@@ -40,13 +40,14 @@ OPTION_SETS = [
 
 
 def documents(n: int, seed: int) -> list[str | None]:
-    """``n`` documents: random ones (a third of them ASCII only), empty ones, missing ones (None)."""
+    """``n`` documents: random ones (a third of them ASCII only; one in ten long enough to hold several of the
+    batches of tokens the compiled count looks up together), empty ones, missing ones (None)."""
     generator = random.Random(seed)
     ascii_only = [c for c in ALPHABET if c.isascii()]
     made: list[str | None] = []
     for k in range(n):
         alphabet = ascii_only if k % 3 else ALPHABET
-        made.append("".join(generator.choice(alphabet) for _ in range(generator.randrange(40))))
+        made.append("".join(generator.choice(alphabet) for _ in range(generator.randrange(400 if k % 10 == 1 else 40))))
     return made + ["", None, "THE The the a AN", "İ K ΣΑΣ σας", 'a\\\'b \\"c\\"']
 
 
