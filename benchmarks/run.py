@@ -824,7 +824,8 @@ pattern = "[^" + re.escape(" \r\n\t.,;:'\"()?!") + "]+"  # Weka's delimiters
 vectorizer = getattr(text, sys.argv[2])(**{"lowercase": True, "token_pattern": pattern, **eval(f"dict({sys.argv[3]})")})
 wall, cpu = time.perf_counter(), time.process_time()
 vectorizer.fit_transform(documents)
-print(time.perf_counter() - wall, time.process_time() - cpu)
+with open(sys.argv[4], "a") as timings:  # the in-memory seconds of this run, beside those of the rounds before
+    print(time.perf_counter() - wall, time.process_time() - cpu, file=timings)
 """
 #: Writes Debian's package short descriptions (benchmarks/documents.py's corpus) as ARFF, rows repeated ×scale.
 DEBIAN_WORDS = r"""
@@ -868,8 +869,12 @@ def words_main(argv: list[str]) -> None:
     parser.add_argument("--scales", default="10,50", help="Repetitions of Reuters grain's documents.")
     parser.add_argument("--debian-scales", default="1,10", help="Repetitions of Debian's short descriptions.")
     parser.add_argument("--no-weka", action="store_true")
+    parser.add_argument(
+        "--job", action="append", choices=list(WORDS_JOBS), help="A job to run (repeat it for more; default: all)."
+    )
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args(argv)
+    chosen = [name for name in WORDS_JOBS if name in (args.job or WORDS_JOBS)]
     args.inputs.mkdir(parents=True, exist_ok=True)
     inputs = words_inputs(
         args.inputs,
@@ -879,8 +884,10 @@ def words_main(argv: list[str]) -> None:
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     java = ["java", JAVA_HEAP, "-cp", WEKA_JAR, "weka.filters.unsupervised.attribute.StringToWordVector"]
     jobs, in_memory = [], {}
+    timings = Path(tempfile.mkdtemp(prefix="filterkit-words-"))
     for data, path in inputs.items():
-        for name, (ours, weka, vectorizer, settings) in WORDS_JOBS.items():
+        for name in chosen:
+            ours, weka, vectorizer, settings = WORDS_JOBS[name]
             if ours is not None:
                 command = [filterkit, str(path), "words", *ours]
                 jobs.append(((data, name, "filterkit"), f"filterkit words {' '.join(ours)}", data, command, None))
@@ -888,18 +895,17 @@ def words_main(argv: list[str]) -> None:
                 weka_job = [*java, *weka, "-c", "last", "-i", str(path), "-o", os.devnull]
                 jobs.append(((data, name, "weka"), f"Weka StringToWordVector {' '.join(weka)}", data, weka_job, None))
             if (data, vectorizer, settings) not in in_memory:  # the all-words jobs share the vectorizer's runs
-                sklearn = [sys.executable, "-c", SKLEARN_WORDS, str(path), vectorizer, settings]
+                # each run appends the vectorizer's own seconds, documents in memory, timed inside the process
+                in_memory[(data, vectorizer, settings)] = timed = timings / f"{len(in_memory)}.txt"
+                sklearn = [sys.executable, "-c", SKLEARN_WORDS, str(path), vectorizer, settings, str(timed)]
                 jobs.append(
                     ((data, vectorizer, settings, "sklearn"), f"read + {vectorizer}({settings})", data, sklearn, None)
                 )
-                in_memory[(data, vectorizer, settings)] = sklearn
     results = interleaved(jobs, args.repeats)
-    for key, command in in_memory.items():  # the vectorizer alone, documents in memory: timed inside the process
-        runs = [
-            subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
-            for _ in range(args.repeats)
-        ]
+    for key, timed in in_memory.items():  # the in-memory seconds of the same interleaved runs
+        runs = [line.split() for line in timed.read_text().splitlines()]
         results[(*key, "in memory")] = tuple(statistics.median(float(run[k]) for run in runs) for k in (0, 1))
+    shutil.rmtree(timings)
     report = format_words(results, inputs, args.repeats)
     replace_section(args.out, WORDS_HEADING, report)
     print(report)
@@ -921,7 +927,7 @@ def format_words(results: dict, inputs: dict[str, Path], repeats: int) -> str:
         "`apt-cache dumpavail`: some 60,000 one-line documents in some 60 classes) repeated.  Every command "
         "reads the file (MB/s: the file's size, almost all of it document text); "
         "filterkit and Weka write to /dev/null, scikit-learn reads with filterkit's reader and writes nothing; "
-        '"in memory" is the vectorizer\'s `fit_transform` alone, timed inside the process.  The same tokens '
+        '"in memory" is the vectorizer\'s `fit_transform` alone, timed inside the same runs.  The same tokens '
         "everywhere: Weka's delimiters, lowercased (char_wb: scikit-learn's character n-grams 2-5 within words, "
         "lowercased; hashing: 2**16 columns, HashingVectorizer(alternate_sign=False, norm=None)); the vectorizers "
         "keep every word, filterkit the 1,000 most frequent per class (Weka's default) or, in the jobs \"all "
@@ -938,6 +944,8 @@ def format_words(results: dict, inputs: dict[str, Path], repeats: int) -> str:
         listed = set()
         for name, (_, _, vectorizer, settings) in WORDS_JOBS.items():
             peer = (data, vectorizer, settings)
+            if (*peer, "in memory") not in results:  # a job not run (run.py words --job)
+                continue
             ours, alone = results.get((data, name, "filterkit")), results[(*peer, "in memory")]
             rows = [("filterkit", ours), ("weka", results.get((data, name, "weka")))]
             if peer not in listed:
