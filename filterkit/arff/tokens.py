@@ -128,16 +128,32 @@ def one_line(text: str) -> str:
 _BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*+")
 #: A text written bare (or ``?``) after a line end, before another (found from one line end to the next).
 _BARE_LINE = re.compile(f"\n{_BARE.pattern}(?=\n)")
+#: A text that is quoted, in texts joined by line ends: empty, ``?``, or holding a character :data:`_BARE` refuses.
+_QUOTED_LINE = re.compile(r"^(?:[^\n]*[ ,{}'\"%\\\x00-\x09\x0b-\x1f][^\n]*|\??)$", re.MULTILINE)
 
 
 def quote_all(texts: list[str]) -> list[str]:
-    """:func:`quote` of each of ``texts``, all at once: all bare (names, the common case) found by one match;
+    """:func:`quote` of each of ``texts``, all at once: all bare (names, the common case) found by one match; a
+    few to quote among many (names of words holding ``%`` or ``{``) found by one scan and quoted one by one;
     otherwise all escaped and quoted together, and the few bare ones (in documents) found and put back."""
     joined = "\n".join(texts) + "\n"
     if joined.count("\n") != len(texts):  # a text holds a line end
         return [quote(text) for text in texts]
     if "?" not in texts and _BARE_LINES.fullmatch(joined) is not None:
         return texts
+    # names: a few quoted among many, found by one scan (65,536 names took 65 ms the other way, 10 this)
+    quoted_lines, line, at = [], 0, 0
+    for match in _QUOTED_LINE.finditer(joined, 0, len(joined) - 1):
+        if len(quoted_lines) > len(texts) // 8:
+            break
+        line += joined.count("\n", at, match.start())
+        at = match.start()
+        quoted_lines.append(line)
+    else:
+        quoted = list(texts)
+        for line in quoted_lines:
+            quoted[line] = quote(texts[line])
+        return quoted
     bare = []
     line = at = 0
     lines = "\n" + joined

@@ -223,6 +223,17 @@ def test_quote_all_quotes_as_quote_does():
         assert quote_all(texts) == [quote(text) for text in texts]
 
 
+def test_quote_all_quotes_a_few_names_among_many_as_quote_does():
+    """Many names, a few of them quoted (a word holding ``%`` or ``{``, an empty one, ``?``): found by one scan."""
+    generator = random.Random(2)
+    odd = ["100%", "a{b", "", "?", "x y", "it's", "\\", "\t", "\x1f", "#1"]
+    for _ in range(300):
+        names = [f"w{k}" for k in range(generator.randint(1, 200))]
+        for at in generator.sample(range(len(names)), generator.randint(0, max(1, len(names) // 7))):
+            names[at] = generator.choice(odd)
+        assert quote_all(names) == [quote(name) for name in names]
+
+
 def test_quote_all_quotes_documents_as_quote_does():
     """Texts most of which are quoted (documents), some bare, some escaped, ``?`` and empty among them."""
     assert quote_all(["a b", "c", "it's 5%", "?", "", "x\\y\tz", "d"]) == [
