@@ -447,8 +447,8 @@ count_number(Counting *c, Py_ssize_t id)
 
 /* Look up and count the waiting tokens, in order (the numbers a fit gives are those one at a time gives),
  * their bytes at ``base`` + offset.  The vocabulary's slots were fetched as each was queued, and their
- * entries are fetched here before the first is compared: a large vocabulary's lookup waited on those two loads
- * for each token in turn (half the time of Debian ×10's ``--ngrams 1-2``). */
+ * entries are fetched here before the first is compared: a large vocabulary's lookup waited on those two loads,
+ * token after token (four fifths of its time; Debian ×10's ``--ngrams 1-2`` now takes 0.88 of the CPU). */
 static int
 look_up_batch(Counting *c, const char *base)
 {
@@ -1097,8 +1097,8 @@ done:
  * size follows the pairs met, not classes × words, and adding a chunk's keys costs a probe each, not a sort.
  * Keys are hashed by ``pair_hash``; the pairs are held in the order first met, and their sums do not depend
  * on that order.  A slot holds its pair's number and the top half of its key's hash, and a pair's key and sums
- * lie together: a probe reads a pair only when the hashes agree, and a pair is one cache line, not three
- * (with the slot a later key reads fetched ahead, ``add`` went from 8.6 % to 5.2 % of the CPU of
+ * lie together: a probe reads a pair only when the hashes agree, and one read brings the key and its sums, not
+ * three arrays' (with the slot a later key reads fetched ahead, ``add`` went from 8.6 % to 5.2 % of the CPU of
  * ``words --ngrams 1-2`` keeping every word of Debian ×10). */
 typedef struct {
     int64_t key, occurrences, documents;
@@ -1156,11 +1156,12 @@ tally_rehash(Tally *self)
     return 1;
 }
 
+/* How many keys ahead ``tally_add`` fetches a key's slot. */
+#define TALLY_AHEAD 8
+
 /* Add ``n`` keys' occurrences and documents (each 1 when ``documents`` is NULL); 0 when out of memory, -1 when
  * a sum would pass INT64_MAX (no input's counts come near it; an edited model's might).  After an error the
  * keys before the failing one are added: the caller drops the tally. */
-#define TALLY_AHEAD 8
-
 static int
 tally_add(Tally *self, const int64_t *keys, const int64_t *occurrences, const int64_t *documents, Py_ssize_t n)
 {
