@@ -37,6 +37,7 @@ OPTION_SETS = [
     {"delimiters": "", "lowercase": True},
     {"delimiters": "a\\t\u00e9", "ngrams": "1-2"},
 ]
+OPTION_IDS = [" ".join(f"{k}={v}" for k, v in options.items()) for options in OPTION_SETS]
 
 
 def documents(n: int, seed: int) -> list[str | None]:
@@ -88,7 +89,7 @@ def chunk_of(titles: list, texts: list) -> Chunk:
     return Chunk(values, {0: titles, 1: texts})
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda options: " ".join(f"{k}={v}" for k, v in options.items()))
+@pytest.mark.parametrize("options", OPTION_SETS, ids=OPTION_IDS)
 def test_the_compiled_count_is_the_python_count(options):
     stage = stage_for(**options)
     stopwords = stage._stopwords()
@@ -99,6 +100,28 @@ def test_the_compiled_count_is_the_python_count(options):
     assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
     assert compiled.words == words and len(words) > 10
     kept = words[::3]  # the transform's lookup: the other tokens left out, none added
+    found = stage.counted(chunk, _words.Vocabulary(kept), False)
+    assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
+
+
+#: Words enough that the vocabulary's table passes the size from which the compiled count looks tokens up in
+#: batches (``BATCH_FROM_SLOTS`` in _words.c: more than 2**16 words).
+MANY_WORDS = [f"w{k}" for k in range(70_000)]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS[1:4], ids=OPTION_IDS[1:4])
+def test_a_vocabulary_past_the_caches_counts_as_python_counts(options):
+    """Tokens looked up in batches number and count as one at a time: a fit adding to a large vocabulary, then a
+    transform reading it."""
+    stage = stage_for(**options)
+    stopwords = stage._stopwords()
+    texts = documents(300, seed=7) + [" ".join(MANY_WORDS[k] for k in range(0, 70_000, 997)) + " W5 new"]
+    chunk = chunk_of(list(reversed(texts)), texts)
+    compiled, words = _words.Vocabulary(MANY_WORDS), list(MANY_WORDS)
+    counted = stage.counted(chunk, compiled, True, stopwords)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
+    assert compiled.words == words and len(words) > len(MANY_WORDS) + 10
+    kept = words[:-7]  # the transform's lookup: the last words left out, none added
     found = stage.counted(chunk, _words.Vocabulary(kept), False)
     assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
 
