@@ -901,12 +901,14 @@ def words_main(argv: list[str]) -> None:
                 jobs.append(
                     ((data, vectorizer, settings, "sklearn"), f"read + {vectorizer}({settings})", data, sklearn, None)
                 )
-    results = interleaved(jobs, args.repeats)
-    for key, timed in in_memory.items():  # the in-memory seconds of the same interleaved runs
-        runs = [line.split() for line in timed.read_text().splitlines()]
-        results[(*key, "in memory")] = tuple(statistics.median(float(run[k]) for run in runs) for k in (0, 1))
-    shutil.rmtree(timings)
-    report = format_words(results, inputs, args.repeats)
+    try:
+        results = interleaved(jobs, args.repeats)
+        for key, timed in in_memory.items():  # the in-memory seconds of the same interleaved runs
+            runs = [line.split() for line in timed.read_text().splitlines()]
+            results[(*key, "in memory")] = tuple(statistics.median(float(run[k]) for run in runs) for k in (0, 1))
+    finally:
+        shutil.rmtree(timings)
+    report = format_words(results, inputs, args.repeats, chosen)
     replace_section(args.out, WORDS_HEADING, report)
     print(report)
 
@@ -914,7 +916,7 @@ def words_main(argv: list[str]) -> None:
 WORDS_HEADING = "## Documents to word vectors (`run.py words`)"
 
 
-def format_words(results: dict, inputs: dict[str, Path], repeats: int) -> str:
+def format_words(results: dict, inputs: dict[str, Path], repeats: int, chosen: list[str]) -> str:
     """The words section of RESULTS.md: per corpus and job, each tool's wall and CPU seconds, MB/s and peak
     RSS, and the in-memory vectorizer's seconds over filterkit's."""
     lines = [
@@ -942,10 +944,9 @@ def format_words(results: dict, inputs: dict[str, Path], repeats: int) -> str:
     for data, path in inputs.items():
         megabytes = path.stat().st_size / 1e6
         listed = set()
-        for name, (_, _, vectorizer, settings) in WORDS_JOBS.items():
+        for name in chosen:
+            _, _, vectorizer, settings = WORDS_JOBS[name]
             peer = (data, vectorizer, settings)
-            if (*peer, "in memory") not in results:  # a job not run (run.py words --job)
-                continue
             ours, alone = results.get((data, name, "filterkit")), results[(*peer, "in memory")]
             rows = [("filterkit", ours), ("weka", results.get((data, name, "weka")))]
             if peer not in listed:

@@ -637,6 +637,8 @@ count_document(Counting *c, const char *text, Py_ssize_t length)
                     return 0;
                 made = 0;
             }
+            else if (c->n_waiting == 0) /* none counted at once, or left out, holds its place */
+                made = 0;
             Py_ssize_t used = made;
             for (Py_ssize_t k = first; k < first + n; k++) {
                 Py_ssize_t size = c->ends[k] - c->starts[k];

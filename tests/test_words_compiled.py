@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+import tracemalloc
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -193,6 +194,22 @@ def test_fitting_memory_follows_the_vocabulary_not_the_documents():
         stage.accumulate(statistics, chunk_of(["grain wheat"] * 50, ["Corn corn RICE"] * 50))
     assert len(statistics.vocabulary) == 4 and len(statistics.tally) == 2 * 4  # each word in both classes
     assert statistics.n_documents == 10_000 and statistics.pairs()[2].sum() == 10_000 * 5
+
+
+@pytest.mark.parametrize("options", [{"ngrams": "1-10"}, {"ngrams": "1-10", "lowercase": True, "stopwords": "weka"}])
+def test_a_long_documents_ngrams_are_made_in_a_scratch_of_one_batch_not_of_the_document(options):
+    """N-grams counted at once (not lowercased) or left out (stop words) do not pile up in the scratch the batched
+    ones wait in: a 2 MB document's ten sizes of n-grams would take some 110 MB there."""
+    stage = stage_for(**options)
+    document = " ".join(f"w{k % 1000}" if k % 3 else "the" for k in range(400_000))
+    chunk = chunk_of([None], [document])
+    tracemalloc.start()
+    try:
+        stage.counted(chunk, _words.Vocabulary(), True, stage._stopwords())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * 2**20
 
 
 def test_a_tally_sums_each_key_and_refuses_what_is_not_int64_arrays_of_one_length():
