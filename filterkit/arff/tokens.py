@@ -142,7 +142,8 @@ def quote_all(texts: list[str]) -> list[str]:
     if "?" not in texts and _BARE_LINES.fullmatch(joined) is not None:
         return texts
     # names: a few quoted among many, found by one scan (65,536 names took 65 ms the other way, 10 this)
-    quoted_lines, line, at = [], 0, 0
+    quoted_lines: list[int] = []
+    line = at = 0
     for match in _QUOTED_LINE.finditer(joined, 0, len(joined) - 1):
         if len(quoted_lines) > len(texts) // 8:
             break
