@@ -128,12 +128,15 @@ class _Spooling:
             ) from None
 
     def close(self) -> None:
-        """Close (and so delete) the spool file, if any."""
+        """Close (and so delete) the spool file, if any; bytes still buffered that the temporary folder cannot take
+        are dropped with it (a write that failed has been reported, or made a pass give up keeping)."""
         for kept in (getattr(self, "_kept", None), getattr(getattr(self, "format", None), "kept", None)):
             if kept is not None:
-                kept.close()
+                with contextlib.suppress(OSError):
+                    kept.close()
         if self._spool is not None:
-            self._spool.close()
+            with contextlib.suppress(OSError):
+                self._spool.close()  # closes the file even when its last write fails
         if self._spool_path is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._spool_path)
@@ -208,14 +211,6 @@ class KeptChunks(_Spooling):
         """Keep nothing of this pass: what was kept is deleted, and :meth:`keep` keeps no more."""
         self.close()
         self._given_up, self.stage_position, self.rows = True, None, None
-
-    def close(self) -> None:
-        """Delete the kept chunks; bytes still buffered that the temporary folder cannot take are dropped with
-        them (the error that made a pass give up is not raised again here)."""
-        if self._spool is not None:
-            with contextlib.suppress(OSError):
-                self._spool.close()  # closes the file even when its last write fails
-        super().close()
 
     def position(self) -> int | None:
         """How far a pass reading back has come, in the input's bytes."""
