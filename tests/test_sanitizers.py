@@ -28,6 +28,7 @@ MODULES = {
     "filterkit.arff._speedups": [
         "filterkit/arff/_speedups.c",
         "filterkit/arff/format_rows.c",
+        "filterkit/arff/labels.c",
         "filterkit/arff/numbers.c",
     ],
     "filterkit._kernels": ["filterkit/_kernels.c"],

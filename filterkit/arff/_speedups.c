@@ -13,7 +13,8 @@
  * CSR arrays in one pass; each runs without the GIL, so the reading thread works beside
  * the writer's.  Tests compare them with tests/oracles.py and the tokenizer.
  *
- * format_rows (format_rows.c) does every writer's inner loop.  The numbers are parsed by
+ * format_rows (format_rows.c) does every writer's inner loop; Labels (labels.c) holds the
+ * nominal columns' labels for both.  The numbers are parsed by
  * numbers.h (parse_simple, exact_decimal); this file is the reader's part and the module.
  */
 #define PY_SSIZE_T_CLEAN
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "format_rows.h"
+#include "labels.h"
 #include "numbers.h"
 
 static unsigned char separator[256];
@@ -655,7 +657,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 3
+#define INTERFACE 4
 
 PyMODINIT_FUNC
 PyInit__speedups(void)
@@ -673,8 +675,12 @@ PyInit__speedups(void)
         number_char[(unsigned char)*p] = 1;
     for (const char *p = " \t\n\r\v\f"; *p; p++)
         ascii_space[(unsigned char)*p] = 1;
+    if (!labels_ready())
+        return NULL;
     PyObject *created = PyModule_Create(&module);
     if (created != NULL && PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0)
+        Py_CLEAR(created);
+    if (created != NULL && PyModule_AddObjectRef(created, "Labels", (PyObject *)&LabelsType) < 0)
         Py_CLEAR(created);
     return created;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format_rows.h"
+#include "labels.h"
 #include "numbers.h"
 
 /* Where format_rows writes: the bytes object it returns, sized beforehand for the longest
@@ -179,6 +180,10 @@ output_number(Output *out, double value, NumberFormat format)
    a number (repr's longest is 24 characters; Infinity's 9). */
 #define ENTRY_ROOM 48
 
+/* What an entry's ``special`` flag says it is: a number, the next text, or a nominal value whose label
+   the writer's Labels holds. */
+enum { ENTRY_NUMBER, ENTRY_TEXT, ENTRY_LABEL };
+
 /* Rows of entries, as format_rows receives them; each text as UTF-8 bytes. */
 typedef struct {
     const int64_t *bounds;
@@ -191,6 +196,7 @@ typedef struct {
     int sparse;
     NumberFormat numbers;
     const double *weight; /* each row's instance weight, or NULL for none */
+    const Labels *labels; /* the nominal columns' labels, or NULL */
 } Rows;
 
 /* The decimal digits of a signed integer at ``at`` (what "%lld" gives); returns their end.
@@ -242,6 +248,17 @@ format_into(Output *out, Rows in)
                 *at++ = ' ';
             }
             double value = in.value[k];
+            if (in.is_text[k] == ENTRY_LABEL) { /* format_rows checked the code and made room for its label */
+                if (value != value) {
+                    *at++ = '?';
+                } else {
+                    Py_ssize_t label = in.labels->first[in.column[k]] + (Py_ssize_t)value;
+                    Py_ssize_t size = in.labels->start[label + 1] - in.labels->start[label];
+                    memcpy(at, in.labels->text + in.labels->start[label], size);
+                    at += size;
+                }
+                continue;
+            }
             /* (below 2^53 the cast is exact, and it needs no call to floor(), which x86-64's
                baseline instructions cannot inline); zero too, as "-0" for negative zero:
                format_shortest takes non-zero numbers only */
@@ -261,7 +278,7 @@ format_into(Output *out, Rows in)
                 }
             }
             out->size = at - out->data;
-            if (in.is_text[k]) {
+            if (in.is_text[k] == ENTRY_TEXT) {
                 if (output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
                     return -1;
                 next_text++;
@@ -288,11 +305,13 @@ format_into(Output *out, Rows in)
 
 /*
  * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False,
- *             into=None, weights=None) -> bytes | int
+ *             into=None, weights=None, labels=None) -> bytes | int
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
- * (int64) with value values[k] (float64), or, where special[k] (uint8) is set, the next
- * str of ``texts`` (labels, strings and dates, already quoted).  Sparse rows are written
+ * (int64) with value values[k] (float64), written as special[k] (uint8) says: 0, the number;
+ * 1, the next str of ``texts`` (strings, dates, labels, already quoted); 2, the label of
+ * code values[k] among column columns[k]'s in ``labels`` (a Labels of each column's labels
+ * in the order of their codes, as written), or ? for NaN.  Sparse rows are written
  * "{c v,c v}", dense rows "v,v"; a row whose weight (float64, given ``weights``) is not 1
  * is followed by " {w}", w written exactly; each row ends with a newline.  UTF-8.  Numbers
  * are written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits
@@ -314,15 +333,17 @@ format_rows(PyObject *self, PyObject *args)
     NumberFormat numbers = {0, 0};
     PyObject *into = Py_None;
     Py_buffer weights = {NULL};
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipOz*", &indptr, &columns, &values, &special, &PyList_Type, &texts,
-                          &sparse, &numbers.digits, &numbers.float32, &into, &weights))
+    PyObject *labels = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipOz*O", &indptr, &columns, &values, &special, &PyList_Type, &texts,
+                          &sparse, &numbers.digits, &numbers.float32, &into, &weights, &labels))
         return NULL;
     PyObject *result = NULL;
     Py_buffer held = {NULL};
     const char **text = NULL;
     Py_ssize_t *text_size = NULL;
     Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
-               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers, weights.buf};
+               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers, weights.buf,
+               labels == Py_None ? NULL : (const Labels *)labels};
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
     if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
         || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))
@@ -344,9 +365,36 @@ format_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "format_rows: into must be a bytearray");
         goto done;
     }
-    Py_ssize_t text_count = 0;
-    for (Py_ssize_t k = 0; k < entries; k++)
-        text_count += in.is_text[k] != 0;
+    if (labels != Py_None && !PyObject_TypeCheck(labels, &LabelsType)) {
+        PyErr_SetString(PyExc_TypeError, "format_rows: labels must be a Labels");
+        goto done;
+    }
+    /* the texts to take, and the room of the labels to write (each label's code checked here, with the GIL) */
+    Py_ssize_t text_count = 0, label_room = 0;
+    for (Py_ssize_t k = 0; k < entries; k++) {
+        if (in.is_text[k] == ENTRY_TEXT) {
+            text_count++;
+        } else if (in.is_text[k] == ENTRY_LABEL) {
+            const Labels *known = in.labels;
+            int64_t c = columns.len / (Py_ssize_t)sizeof(int64_t) == entries ? in.column[k] : -1;
+            double code = in.value[k];
+            if (code != code) /* missing: ?, in any column (one declared {} has only missing values) */
+                continue;
+            if (!known || c < 0 || c >= known->n_columns || known->first[c] < 0) {
+                PyErr_SetString(PyExc_ValueError, "format_rows: a label entry of a column without labels");
+                goto done;
+            }
+            if (!(code > -1 && code < (double)known->count[c])) { /* a code is taken whole, as numpy's astype takes it */
+                PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code", (long long)c);
+                goto done;
+            }
+            Py_ssize_t label = known->first[c] + (Py_ssize_t)code;
+            label_room += known->start[label + 1] - known->start[label];
+        } else if (in.is_text[k] != ENTRY_NUMBER) {
+            PyErr_SetString(PyExc_ValueError, "format_rows: special flags are 0, 1 or 2");
+            goto done;
+        }
+    }
     if (text_count > PyList_GET_SIZE(texts)) {
         PyErr_SetString(PyExc_ValueError, "format_rows: too few texts");
         goto done;
@@ -367,7 +415,8 @@ format_rows(PyObject *self, PyObject *args)
     in.text_size = text_size;
     /* room for the longest text each entry can take, so the buffer never grows (and is
        never copied) while formatting */
-    Py_ssize_t room = (entries + (in.weight ? in.rows : 0)) * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM;
+    Py_ssize_t room = (entries + (in.weight ? in.rows : 0)) * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM
+                      + label_room;
     for (Py_ssize_t t = 0; t < text_count; t++)
         room += text_size[t];
     Output out = {NULL, 0, room};
@@ -414,23 +463,23 @@ done:
 }
 
 /*
- * plain_sparse_entries(indptr, columns, values, plain_columns) -> bytearray | None
+ * plain_sparse_entries(indptr, columns, values, column_kinds) -> bytearray | None
  *
  * The writer's check of a sparse chunk it writes as it is stored (int64 indptr and columns, float64
  * values), in one pass: None unless each row's columns rise strictly and no value is zero (the writer
  * then makes them so in numpy); otherwise each entry's ``special`` flag for format_rows (uint8), set
- * where plain_columns (uint8 per column) says its column is not plain numeric.
+ * to its column's in column_kinds (uint8 per column: 0 plain numeric, 1 a text, 2 a label).
  */
 PyObject *
 plain_sparse_entries(PyObject *self, PyObject *args)
 {
-    Py_buffer indptr, columns, values, plain;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*", &indptr, &columns, &values, &plain))
+    Py_buffer indptr, columns, values, kinds;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &indptr, &columns, &values, &kinds))
         return NULL;
     PyObject *result = NULL;
     const int64_t *bounds = indptr.buf, *column = columns.buf;
     const double *value = values.buf;
-    const unsigned char *is_plain = plain.buf;
+    const unsigned char *kind = kinds.buf;
     Py_ssize_t rows = indptr.len / (Py_ssize_t)sizeof(int64_t) - 1;
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
     if (rows < 0 || columns.len / (Py_ssize_t)sizeof(int64_t) != entries || bounds[0] != 0 || bounds[rows] != entries) {
@@ -451,12 +500,12 @@ plain_sparse_entries(PyObject *self, PyObject *args)
         }
         for (int64_t k = bounds[r]; k < bounds[r + 1]; k++) {
             int64_t c = column[k];
-            if (c <= previous || c >= plain.len || value[k] == 0.0) {
+            if (c <= previous || c >= kinds.len || value[k] == 0.0) {
                 as_stored = 0;
                 break;
             }
             previous = c;
-            flag[k] = !is_plain[c];
+            flag[k] = kind[c];
         }
     }
     Py_END_ALLOW_THREADS
@@ -470,6 +519,6 @@ done:
     PyBuffer_Release(&indptr);
     PyBuffer_Release(&columns);
     PyBuffer_Release(&values);
-    PyBuffer_Release(&plain);
+    PyBuffer_Release(&kinds);
     return result;
 }

@@ -55,6 +55,12 @@ VARIABLES = {
 }
 
 
+#: Past this many labels in all nominal columns, the reader's and the writer's compiled label tables
+#: (``_speedups.Labels``) are not made, and the labels are looked up and written by Python: a million
+#: labels' table would add a third to the header's memory.
+MOST_TABLED_LABELS = 1 << 16
+
+
 def _positive_integer(variable: str, default: int) -> int:
     text = os.environ.get(variable)
     if text is None:

@@ -30,7 +30,7 @@ import numpy as np
 from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
-from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.limits import MOST_TABLED_LABELS, VARIABLES, Limits
 from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, shown
 from filterkit.errors import ArffError
 from filterkit.schema import (
@@ -325,9 +325,9 @@ class _ColumnInfo:
             for i, a in enumerate(schema.attributes)
             if a.kind == NOMINAL
         }
-        #: None where the header declares so many labels that the table would cost more than it saves
+        #: None where the header declares more labels than :data:`MOST_TABLED_LABELS`
         self.labels = (
-            _Labels(self.label_codes) if sum(map(len, self.label_codes.values())) <= _Labels.MOST_LABELS else None
+            _label_table(self.label_codes) if sum(map(len, self.label_codes.values())) <= MOST_TABLED_LABELS else None
         )
         self.is_nominal = np.array([k == NOMINAL for k in self.kinds], dtype=bool)
         self.is_text = np.array([k in TEXT_KINDS for k in self.kinds], dtype=bool)
@@ -546,15 +546,20 @@ def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: 
     strings, ``?``); _NotPlain for a token that is not one (the tokenizer then names its line).
 
     Plain tokens of nominal columns (a class label on every row) are looked up all at once
-    first (:class:`_Labels`); when one of them is not found, every token goes through
-    :meth:`_ColumnInfo.value`.
+    first, by the compiled table (:func:`_label_table`); when one of them is not found, every
+    token goes through :meth:`_ColumnInfo.value`.
     """
-    nominal = columns.is_nominal[column_of]
-    if columns.labels is not None and nominal.any():
-        picked = np.flatnonzero(nominal)
-        codes = columns.labels.codes(joined, column_of[picked], starts[picked], ends[picked])
+    table, nominal = columns.labels, columns.is_nominal[column_of]
+    if table is not None and nominal.all():  # a class label a row, the common case: no gather
+        codes = table.codes(joined, column_of, starts, ends)
         if codes is not None:
-            values[targets[picked]] = codes
+            values[targets] = np.frombuffer(codes, np.float64)
+            return
+    elif table is not None and nominal.any():
+        picked = np.flatnonzero(nominal)
+        codes = table.codes(joined, column_of[picked], starts[picked], ends[picked])
+        if codes is not None:
+            values[targets[picked]] = np.frombuffer(codes, np.float64)
             rest = np.flatnonzero(~nominal)
             targets, column_of, row_of, starts, ends = (a[rest] for a in (targets, column_of, row_of, starts, ends))
     try:
@@ -564,85 +569,17 @@ def _look_up(targets, column_of, row_of, starts, ends, joined, values, columns: 
     _set_values(targets, column_of, row_of, tokens, False, values, columns, texts)
 
 
-#: Per number of bytes kept, 0 to 8, the mask of a word that keeps its first ones.
-_BYTE_MASKS = np.frombuffer(b"".join(b"\xff" * kept + bytes(8 - kept) for kept in range(9)), np.uint64)
-
-
-def _words(data: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The byte strings ``data[starts[k]:starts[k] + lengths[k]]`` as rows of 8-byte words, zero-padded."""
-    width = -(-int(lengths.max(initial=0)) // 8) * 8
-    padded = np.frombuffer(data + bytes(width), np.uint8)
-    words = np.lib.stride_tricks.sliding_window_view(padded, width)[starts].view(np.uint64)
-    for k in range(words.shape[1]):  # the bytes after each string zeroed
-        words[:, k] &= _BYTE_MASKS[np.clip(lengths - 8 * k, 0, 8)]
-    return words
-
-
-class _Labels:
-    """The nominal columns' labels (and an unquoted ``?``, NaN) as zero-padded rows of 8-byte words, and
-    a hash of each, so that a group's tokens are looked up at once (a dict lookup a token, by its bytes,
-    was two fifths of reading 600,000 documents with a class each).  Labels longer than :attr:`WIDTH`
-    bytes are left out: a token not found is looked up by :meth:`_ColumnInfo.value`.  The width bounds
-    the lookup's arrays to some 50 bytes a token (at 64 bytes, one long label made a group of one-letter
-    tokens take 53 times its text), and the hash's multipliers are drawn at random for each process, so
-    that labels cannot be made offline to share a hash and send every group the slow way."""
-
-    WIDTH = 16
-    #: Past this many labels in all nominal columns the table is not made (a million labels' table added a
-    #: sixth to the header's memory): every token goes through :meth:`_ColumnInfo.value`, as before it.
-    MOST_LABELS = 1 << 16
-    #: Random odd multipliers: the length's, then one per 8-byte word.
-    MULTIPLIERS = np.frombuffer(os.urandom(8 * (1 + WIDTH // 8)), np.uint64) | np.uint64(1)
-
-    def __init__(self, label_codes: dict[int, dict[str, float]]):
-        # per nominal column, each label's code and NaN for an unquoted ``?`` (what value() gives a plain token)
-        tables = [{**codes, "?": np.nan} for codes in label_codes.values()]
-        labels = [label.encode("utf-8") for table in tables for label in table]
-        self.columns = np.repeat(np.array(list(label_codes), np.int64), list(map(len, tables)))
-        self.lengths = np.fromiter(map(len, labels), np.int64, len(labels))
-        self.values = np.fromiter(chain.from_iterable(table.values() for table in tables), np.float64)
-        held = self.lengths <= self.WIDTH
-        if not held.all():
-            labels = list(compress(labels, held))
-            self.columns, self.lengths, self.values = self.columns[held], self.lengths[held], self.values[held]
-        self.words = _words(b"".join(labels), np.cumsum(self.lengths) - self.lengths, self.lengths)
-        hashes = self._hashes(self.words, self.lengths, self.columns)
-        self.order = np.argsort(hashes)
-        self.hashes = hashes[self.order]
-        #: per value of a hash's top bits, the first hash from it on (or the last): where a token's hash is
-        #: looked for first (searchsorted, for a group's tokens, took longer than all the rest of their lookup)
-        bits = min((4 * len(labels)).bit_length(), 20)
-        self.shift = np.uint64(64 - bits)
-        self.first = np.minimum(
-            np.searchsorted(self.hashes, np.arange(1 << bits, dtype=np.uint64) << self.shift), len(labels) - 1
-        )
-
-    @staticmethod
-    def _hashes(words: np.ndarray, lengths: np.ndarray, columns: np.ndarray) -> np.ndarray:
-        """A hash of each row's words (zero words add nothing, so any padding hashes alike), length and column.
-        (Word by word: numpy's reductions along a row of a few words cost more than the words.)"""
-        hashes = lengths.astype(np.uint64) * _Labels.MULTIPLIERS[0] + columns.astype(np.uint64)
-        for k in range(words.shape[1]):
-            hashes ^= words[:, k] * _Labels.MULTIPLIERS[k + 1]
-        return hashes
-
-    def codes(self, joined: bytes, column_of, starts, ends) -> np.ndarray | None:
-        """The code of each token ``joined[starts[k]:ends[k]]`` among column ``column_of[k]``'s labels;
-        None when one of them is not found."""
-        lengths = ends - starts
-        if lengths.max() > self.words.shape[1] * 8:  # longer than every label
-            return None
-        words = _words(joined, starts, lengths)
-        hashes = self._hashes(words, lengths, column_of)
-        where = self.first[hashes >> self.shift]
-        missed = self.hashes[where] != hashes  # another hash (or none) where its slot starts
-        if missed.any():
-            where[missed] = np.minimum(np.searchsorted(self.hashes, hashes[missed]), len(self.hashes) - 1)
-        label = self.order[where]
-        same = (self.hashes[where] == hashes) & (self.lengths[label] == lengths) & (self.columns[label] == column_of)
-        for k in range(words.shape[1]):
-            same &= self.words[label, k] == words[:, k]
-        return self.values[label] if same.all() else None
+def _label_table(label_codes: dict[int, dict[str, float]]):
+    """The nominal columns' labels as the compiled reader looks a group's tokens up (``_speedups.Labels``, a
+    table keyed by each process's random hash key, so that labels cannot be made to collide offline): each
+    label's code, and NaN for an unquoted ``?``, as :meth:`_ColumnInfo.value` gives them.  (A dict lookup a
+    token was two fifths of reading 600,000 documents with a class each; numpy's hashing of the tokens, a
+    third of what is left of reading them.)"""
+    tables = [{**codes, "?": np.nan} for codes in label_codes.values()]
+    columns = np.repeat(np.array(list(label_codes), np.int64), list(map(len, tables)))
+    labels = [label.encode("utf-8") for table in tables for label in table]
+    values = np.fromiter(chain.from_iterable(table.values() for table in tables), np.float64, len(labels))
+    return kernels.speedups.Labels(columns, labels, values)
 
 
 def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:

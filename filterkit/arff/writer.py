@@ -23,7 +23,7 @@ import numpy.typing as npt
 from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
-from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.limits import MOST_TABLED_LABELS, VARIABLES, Limits
 from filterkit.arff.tokens import quote, quote_all, shown
 from filterkit.errors import ArffError
 from filterkit.schema import (
@@ -103,15 +103,18 @@ def format_numbers(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list
     return text[:-1].decode("ascii").split(",")
 
 
-def format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None):
+def format_rows(
+    indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None, labels=None
+):
     """The rows' entries as text (every writer's): numbers as :func:`format_numbers` writes them, or where
-    ``special`` is set the next of ``texts``; sparse ``{c v,c v}`` or dense ``v,v``; a weight that is not 1
+    ``special`` is 1 the next of ``texts``; sparse ``{c v,c v}`` or dense ``v,v``; a weight that is not 1
     as `` {w}``.  The text, or its length once put in the bytearray ``into``.  By the compiled module
-    (``_speedups.format_rows``), or with :data:`filterkit.kernels.PRINTING` off by
-    :func:`format_rows_in_python`, which writes the same bytes."""
+    (``_speedups.format_rows``, which also writes an entry whose ``special`` is 2 as its code's label in
+    ``labels``), or with :data:`filterkit.kernels.PRINTING` off by :func:`format_rows_in_python`, which
+    writes the same bytes."""
     if kernels.use_compiled(kernels.PRINTING):
         return kernels.speedups.format_rows(
-            indptr, columns, values, special, texts, sparse, digits, float32, into, weights
+            indptr, columns, values, special, texts, sparse, digits, float32, into, weights, labels
         )
     return format_rows_in_python(indptr, columns, values, special, texts, sparse, digits, float32, into, weights)
 
@@ -237,8 +240,14 @@ class ArffWriter:
             if attribute.kind in (NOMINAL, DATE, NUMERIC)
         }
         self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
-        self._plain_numbers = np.array([kind == NUMERIC for kind in kinds], dtype=bool)
-        self._plain_flags = self._plain_numbers.view(np.uint8)
+        #: the nominal columns' labels as written, for the compiled printer (None past MOST_TABLED_LABELS)
+        self._labels = _written_labels(schema.attributes, self._quote)
+        #: each column's entries' ``special`` flag for format_rows: 0 a number, 2 a nominal value (its label
+        #: written by the compiled printer), 1 a text made here
+        self._entry_kinds = np.array(
+            [0 if kind == NUMERIC else 2 if kind == NOMINAL and self._labels is not None else 1 for kind in kinds],
+            dtype=np.uint8,
+        )
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
         #: the bounds of the reader, which every line written must keep (its header too)
@@ -287,7 +296,7 @@ class ArffWriter:
         digits = 0 if self.numbers.digits is None else self.numbers.digits
         weights = None if chunk.weights is None else np.ascontiguousarray(chunk.weights, np.float64)
         arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
-        length = format_rows(*arguments, self._formatted, weights)
+        length = format_rows(*arguments, self._formatted, weights, self._labels)
         with memoryview(self._formatted) as formatted, formatted[:length] as text:
             refuse_long_lines(text, self._limits.line_bytes, self._rows_written + 1, "row")
             self._emit(text)
@@ -308,9 +317,9 @@ class ArffWriter:
                 np.ascontiguousarray(array, dtype)
                 for array, dtype in ((stored.indptr, np.int64), (stored.indices, np.int64), (stored.data, np.float64))
             )
-            flags = kernels.speedups.plain_sparse_entries(indptr, columns, values, self._plain_flags)
+            flags = kernels.speedups.plain_sparse_entries(indptr, columns, values, self._entry_kinds)
             if flags is not None:
-                return self._with_texts(chunk, indptr, columns, values, np.frombuffer(flags, np.bool_))
+                return self._with_texts(chunk, indptr, columns, values, np.frombuffer(flags, np.uint8))
         if sparse:
             indptr, columns, values = _sparse_entries(chunk, self._text_columns)
         else:
@@ -319,14 +328,17 @@ class ArffWriter:
             values = np.ascontiguousarray(matrix, dtype=np.float64).ravel()
             columns = np.tile(np.arange(n_columns, dtype=np.int64), chunk.n_rows)
             indptr = np.arange(chunk.n_rows + 1, dtype=np.int64) * n_columns
-        return self._with_texts(chunk, indptr, columns, values, ~self._plain_numbers[columns])
+        return self._with_texts(chunk, indptr, columns, values, self._entry_kinds[columns])
 
     def _with_texts(self, chunk: Chunk, indptr, columns, values, special):
-        """:meth:`_entries`' result, given each entry's ``special`` flag for a column that is not plain
-        numeric (a writable array: a missing number that is written as another text than ? is set too)."""
-        if self._missing != "?":  # the compiled printer writes a missing number as ?, another text is a text
-            special |= np.isnan(values)
-        special_entries = np.flatnonzero(special)
+        """:meth:`_entries`' result, given each entry's ``special`` flag from :attr:`_entry_kinds` (a writable
+        uint8 array: a missing value written as another text than ? is made a text, and so is every label
+        where the compiled printer is off)."""
+        if not kernels.use_compiled(kernels.PRINTING):
+            special = special.astype(bool).view(np.uint8)
+        if self._missing != "?":  # the compiled printer writes a missing number or label as ?, another text is a text
+            special[np.isnan(values)] = 1
+        special_entries = np.flatnonzero(special == 1)
         texts = np.empty(len(special_entries), dtype=object)
         if len(special_entries):
             rows_of = rows_of_entries(indptr, special_entries)
@@ -352,6 +364,18 @@ class ArffWriter:
             texts[~missing] = self._quote_all([side[row] or "" for row in compress(rows, ~missing)])
             return texts.tolist()
         return self._formatters[column](values)
+
+
+def _written_labels(attributes, quote):
+    """The nominal columns' labels as written (quoted by ``quote``), in the order of their codes, for the compiled
+    printer (``_speedups.Labels``); None past :data:`MOST_TABLED_LABELS` labels in all, where they are texts."""
+    nominal = [(i, attribute.labels) for i, attribute in enumerate(attributes) if attribute.kind == NOMINAL]
+    if sum(len(labels) for _, labels in nominal) > MOST_TABLED_LABELS:
+        return None
+    columns = np.array([i for i, labels in nominal for _ in labels], np.int64)
+    codes = np.array([code for _, labels in nominal for code in range(len(labels))], np.float64)
+    written = [quote(label).encode("utf-8") for _, labels in nominal for label in labels]
+    return kernels.speedups.Labels(columns, written, codes)
 
 
 def _declared(attributes) -> int:

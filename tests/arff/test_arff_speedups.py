@@ -20,6 +20,8 @@ from filterkit import kernels
 from filterkit.arff import ArffReader, writer
 from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
+from filterkit.formats.csv import CsvWriter
+from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 
 def read_both_ways(data: bytes, chunk_rows: int):
@@ -221,6 +223,55 @@ def write_both_ways(schema, chunks, sparse) -> list[str]:
             writer.write_arff(stream, schema, chunks, sparse)
             texts.append(stream.getvalue())
     return texts
+
+
+LABELLED = Schema(
+    "r",
+    (
+        Attribute("c", NOMINAL, ("a b", "é", "?", "x'y", "plain")),
+        Attribute("n", NUMERIC),
+        Attribute("s", STRING),
+        Attribute("d", NOMINAL, ("0", "1")),
+    ),
+)
+
+
+@pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
+def test_labels_written_by_the_compiled_printer_are_the_python_writers(sparse):
+    """Labels that need quotes, a label "?", missing labels and a first label (code 0, left out of a sparse
+    row), in the ARFF writer and in the CSV writer (whose missing value is an empty cell)."""
+    values = np.array(
+        [[0, 1.5, 0, 1], [1, 0, 0, 0], [2, np.nan, 0, np.nan], [3, 2, 0, 1], [np.nan, 0, 0, 0], [4, 0, 0, 1]]
+    )
+    chunk = Chunk(values, {2: ["t", None, "u v", "", None, "w"]})
+    compiled, python = write_both_ways(LABELLED, [chunk], sparse)
+    assert compiled == python
+    assert "'a b'" in compiled and "'é'" not in compiled and "'?'" in compiled and "'x\\'y'" in compiled
+    assert ("{0 '?',1 ?,2 'u v',3 ?}" if sparse else "'?',?,'u v',?") in compiled
+    written = []
+    for printing in (True, False):
+        with kernels.compiled(printing, kernels.PRINTING):
+            stream = io.BytesIO()
+            CsvWriter(stream, LABELLED).write(chunk)
+            written.append(stream.getvalue())
+    assert written[0] == written[1]
+    assert written[0].splitlines()[3:6] == [b'"?",,u v,', b'x\'y,2,"",1', b',0,"",0']
+
+
+def test_a_label_entry_needs_a_code_of_its_column():
+    labels = speedups.Labels(np.array([1, 1], np.int64), [b"a", b"bb"], np.array([0.0, 1.0]))
+    row = np.array([0, 2], np.int64)
+
+    def formatted(columns, values):
+        flags = np.full(len(values), 2, np.uint8)
+        return speedups.format_rows(
+            row, np.array(columns, np.int64), np.array(values), flags, [], True, 0, False, None, None, labels
+        )
+
+    assert formatted([1, 1], [1.0, np.nan]) == b"{1 bb,1 ?}\n"
+    for columns, values in (([1, 1], [1.0, 2.0]), ([1, 1], [-1.0, 0.0]), ([0, 1], [0.0, 0.0])):
+        with pytest.raises(ValueError, match="format_rows: a "):
+            formatted(columns, values)
 
 
 @pytest.mark.parametrize("sparse", [True, False, None], ids=["sparse", "dense", "as-read"])

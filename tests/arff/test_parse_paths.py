@@ -15,6 +15,7 @@ import pytest
 
 from filterkit import kernels
 from filterkit.arff import ArffReader, reader
+from filterkit.arff.limits import MOST_TABLED_LABELS
 from filterkit.arff.tokens import quote
 from filterkit.errors import ArffError
 from filterkit.schema import positions_by_key
@@ -89,8 +90,8 @@ def test_a_bad_token_in_a_plain_group_is_named_as_the_tokenizer_names_it(row, ch
 
 
 def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
-    """Labels that share a prefix, hold a NUL or non-ASCII bytes, are longer than a word or than
-    _Labels.WIDTH, in two columns that hold the same labels in other orders; ``?``; and a row
+    """Labels that share a prefix, hold a NUL or non-ASCII bytes, are longer than a word or than a
+    cache line, in two columns that hold the same labels in other orders; ``?``; and a row
     whose token is no label, which the tokenizer then names."""
     labels = ["a", "ab", "a\x00", "ééééé", "abcdefgh", "abcdefghi", "l" * 70, "?x"]
     header = (
@@ -114,50 +115,43 @@ def test_labels_looked_up_at_once_read_as_the_tokenizer_reads_them():
 
 
 def test_many_labels_are_each_found_by_their_bytes():
-    """5,000 labels in two columns: many share their hashes' top bits (the table's slots)."""
-    width = reader._Labels.WIDTH
-    labels = [f"l{k}" for k in range(5000)] + ["x" * width, "y" * (width + 1)]
-    found = reader._Labels({column: {label: float(code) for code, label in enumerate(labels)} for column in (3, 7)})
+    """5,000 labels in two columns, in other orders, and a label longer than a cache line: each token's own
+    code, None for a token that is no label of its column."""
+    labels = [f"l{k}" for k in range(5000)] + ["x" * 100]
+    found = reader._label_table({3: {label: float(code) for code, label in enumerate(labels)}, 7: {"l1": 0.0}})
 
     def codes(tokens: list[str], columns: list[int]):
         ends = np.cumsum([len(token) + 1 for token in tokens]) - 1
         starts = ends - [len(token) for token in tokens]
-        return found.codes(" ".join(tokens).encode(), np.array(columns), starts, ends)
+        found_codes = found.codes(" ".join(tokens).encode(), np.array(columns, np.int64), starts, ends)
+        return None if found_codes is None else np.frombuffer(found_codes, np.float64).tolist()
 
-    held = labels[:-1]
-    both = codes(held + held[::-1], [3] * len(held) + [7] * len(held))
-    assert both is not None and both.tolist() == [*range(len(held)), *range(len(held) - 1, -1, -1)]
-    assert codes(["l1", "y" * (width + 1)], [3, 3]) is None  # longer than the table holds
-    assert codes(["l1", "l5000"], [3, 3]) is None
-    assert codes(["l1", "l1 "], [3, 3]) is None
+    assert codes(labels[::-1], [3] * len(labels)) == list(range(len(labels) - 1, -1, -1))
+    assert codes(["l1", "?", "l1", "?"], [7, 7, 3, 3])[::2] == [0.0, 1.0]
+    assert np.isnan(codes(["?"], [7])).all()
+    for absent, column in (("l5000", 3), ("l1 ", 3), ("l2", 7), ("x" * 99, 3), ("l1", 5)):
+        assert codes(["l1", absent], [3, column]) is None
 
 
-def test_the_label_table_bounds_its_memory_and_draws_its_hash_for_each_process(tmp_path):
-    """A group's lookup arrays follow WIDTH, not the longest label; a header of more than MOST_LABELS labels
-    gets no table; and the multipliers differ between processes (labels cannot be made to collide offline)."""
-    many = {0: {f"l{k}": float(k) for k in range(reader._Labels.MOST_LABELS + 1)}}
+def test_the_label_table_is_left_out_past_its_bound_and_costs_a_token_nothing_but_its_code():
+    """A header of more than MOST_TABLED_LABELS labels gets no table (its tokens are looked up by value()); a
+    table's lookup holds only the codes it gives.  (Its hash is _words.c's keyed SipHash, keyed_hash.h: the
+    crafted-words test of tests/test_words_hostile.py covers the key.)"""
+    many = {0: {f"l{k}": float(k) for k in range(MOST_TABLED_LABELS + 1)}}
     header = "@relation r\n@attribute c {" + ",".join(many[0]) + "}\n@data\nl5\nl7\n"
     with ArffReader(io.BytesIO(header.encode()), name="f") as source:
         assert source._columns.labels is None
         assert [chunk.dense_values()[:, 0].tolist() for chunk in source.chunks()] == [[5.0, 7.0]]
-    found = reader._Labels({0: {"a": 0.0, "W" * 64: 1.0}})
+    found = reader._label_table({0: {"a": 0.0, "W" * 64: 1.0}})
     tokens = b" ".join([b"a"] * 100_000)
     starts = np.arange(0, len(tokens), 2)
+    columns, ends = np.zeros(len(starts), np.int64), starts + 1
     tracemalloc.start()
-    assert found.codes(tokens, np.zeros(len(starts), np.int64), starts, starts + 1).tolist() == [0.0] * len(starts)
+    codes = found.codes(tokens, columns, starts, ends)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 80 * len(starts)  # the 64-byte label left to value(): 8 words a token took 107 bytes a token
-    drawn = {
-        subprocess.run(
-            [sys.executable, "-c", "from filterkit.arff import reader; print(reader._Labels.MULTIPLIERS.tolist())"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for _ in range(2)
-    }
-    assert len(drawn) == 2
+    assert np.frombuffer(codes, np.float64).tolist() == [0.0] * len(starts)
+    assert peak < 9 * len(starts)  # the codes' 8 bytes a token (numpy's hashing took 107 bytes a token)
 
 
 def test_a_plain_question_mark_is_missing_where_a_label_is_the_question_mark():
