@@ -21,7 +21,7 @@ import numpy as np
 
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, OPTIONS_KEY, SavedState, StateArray, fitted_options
-from filterkit.schema import NOMINAL, Chunk, Schema
+from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema
 
 #: ``Option.before_it_existed`` when the option's default keeps the behaviour from before it existed.
 SAME_AS_DEFAULT: Any = type("SameAsDefault", (), {"__repr__": lambda self: "SAME_AS_DEFAULT"})()
@@ -636,10 +636,8 @@ def refuse_negative_values(stage: Stage, chunk: Chunk) -> Chunk:
 
 def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:
     """Positions of the numeric attributes other than the class."""
-    return np.array(
-        [i for i, a in enumerate(schema.attributes) if a.is_numeric and i != class_index],
-        dtype=np.int64,
-    )
+    numeric = schema.positions_of(NUMERIC)
+    return numeric[numeric != (-1 if class_index is None else class_index)]  # a new array, the caller's
 
 
 #: The files options name as a run gives them (path as given → bytes), read by :func:`option_file` instead

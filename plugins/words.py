@@ -20,12 +20,11 @@ the options that make fewer, not gigabytes and a file filterkit would refuse to 
 
 from __future__ import annotations
 
-import gc
 import itertools
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache, partial, wraps
+from functools import cache, partial
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -47,6 +46,7 @@ from filterkit.plugin import (
     StateArray,
     WordTally,
     WordVocabulary,
+    collector_paused,
     count_words,
     fitted_options,
     hash_columns,
@@ -323,25 +323,6 @@ def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words
 
 #: The renamed words the fit's warning names (then their count).
 RENAMED_SHOWN = 5
-
-
-def collector_paused(function):
-    """``function`` run with Python's cyclic garbage collector held off (as it was before, after).  For what
-    makes an object per word: the collections that their numbers set off each traverse every object alive,
-    and they were a third of the layout of 150,000 words; the objects hold no cycle, and a cycle made
-    meanwhile is collected by the next collection after."""
-
-    @wraps(function)
-    def paused(*arguments, **keywords):
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return function(*arguments, **keywords)
-        finally:
-            if enabled:
-                gc.enable()
-
-    return paused
 
 
 def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str], list[tuple[str, str]]]:

@@ -8,7 +8,7 @@ attributes and written back unchanged (their values are kept as text).
 from __future__ import annotations
 
 import re
-from itertools import islice
+from itertools import groupby, islice
 from typing import Sequence, cast
 
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
@@ -216,14 +216,21 @@ def format_header(schema: Schema, comments: Sequence[str] = ()) -> str:
 
 
 def _declarations(attributes: Sequence[Attribute]) -> list[str]:
-    """The declaration lines of ``attributes``, every name quoted at once."""
+    """The declaration lines of ``attributes``, every name quoted at once, and the lines of a run of numeric
+    attributes of one declared type made by one join (a line at a time was a third of writing 130,000 words)."""
     names = quote_all([attribute.name for attribute in attributes])
-    return [
-        f"@attribute {name} {attribute.declared_type or NUMERIC}"
-        if attribute.kind == NUMERIC
-        else "\n".join(_attribute_lines(attribute))
-        for attribute, name in zip(attributes, names)
-    ]
+    types = [(attribute.declared_type or NUMERIC) if attribute.kind == NUMERIC else None for attribute in attributes]
+    lines: list[str] = []
+    start = 0
+    for declared, run in groupby(types):
+        stop = start + len(list(run))
+        if declared is None:
+            lines += ["\n".join(_attribute_lines(attribute)) for attribute in attributes[start:stop]]
+        else:
+            between = f" {declared}\n@attribute "
+            lines.append(f"@attribute {between.join(names[start:stop])} {declared}")
+        start = stop
+    return lines
 
 
 def _attribute_lines(attribute: Attribute) -> list[str]:

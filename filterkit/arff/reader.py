@@ -40,6 +40,7 @@ from filterkit.schema import (
     TEXT_KINDS,
     Chunk,
     Schema,
+    collector_paused,
     concatenate,
     positions_by_key,
     shown_labels,
@@ -145,6 +146,7 @@ class ArffReader:
         if self._owns_stream:
             self.stream.close()
 
+    @collector_paused
     def _read_header(self) -> Schema:
         parser = HeaderParser(self.limits)
         line_number = 0
@@ -317,24 +319,24 @@ class _ColumnInfo:
     def __init__(self, schema: Schema):
         self.schema = schema
         self.count = len(schema.attributes)
-        self.kinds = [a.kind for a in schema.attributes]
-        self.needs_lookup = np.array([k != NUMERIC for k in self.kinds], dtype=bool)
+        kinds = schema.kinds()
+        self.kinds = kinds.tolist()
+        self.needs_lookup = kinds != NUMERIC
         self.lookup_flags = self.needs_lookup.astype(np.uint8).tobytes()
+        attributes = schema.attributes
         self.label_codes = {
-            i: {label: float(code) for code, label in enumerate(a.labels)}
-            for i, a in enumerate(schema.attributes)
-            if a.kind == NOMINAL
+            i: {label: float(code) for code, label in enumerate(attributes[i].labels)}
+            for i in schema.positions_of(NOMINAL).tolist()
         }
         #: None where the header declares more labels than :data:`MOST_TABLED_LABELS`
         self.labels = (
             _label_table(self.label_codes) if sum(map(len, self.label_codes.values())) <= MOST_TABLED_LABELS else None
         )
-        self.is_nominal = np.array([k == NOMINAL for k in self.kinds], dtype=bool)
-        self.is_text = np.array([k in TEXT_KINDS for k in self.kinds], dtype=bool)
-        self.date_formats = {
-            i: DateFormat(cast(str, a.date_format)) for i, a in enumerate(schema.attributes) if a.kind == DATE
-        }
-        self.text_columns = [i for i, k in enumerate(self.kinds) if k in TEXT_KINDS]
+        self.is_nominal = kinds == NOMINAL
+        self.is_text = np.isin(kinds, TEXT_KINDS)
+        dates = schema.positions_of(DATE).tolist()
+        self.date_formats = {i: DateFormat(cast(str, attributes[i].date_format)) for i in dates}
+        self.text_columns = schema.text_columns()
 
     def value(self, column: int, text: str, quoted: bool, texts: dict) -> float:
         """The matrix value of one token; text values are stored in ``texts``."""

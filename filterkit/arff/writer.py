@@ -30,7 +30,7 @@ from filterkit.schema import (
     DATE,
     NOMINAL,
     NUMERIC,
-    TEXT_KINDS,
+    RELATIONAL,
     Chunk,
     CsrArrays,
     Schema,
@@ -226,28 +226,21 @@ class ArffWriter:
         self._binary = isinstance(stream, (io.BufferedIOBase, io.RawIOBase))
         self.schema = schema
         self.sparse = sparse
-        kinds = [a.kind for a in schema.attributes]
-        #: the texts of each nominal or date column, and of a numeric one's missing values (one function
-        #: for every numeric column: a function per column was a fifth of a 150,000-word header's time)
-        missing = self._missing
-
-        def numeric(values: np.ndarray) -> list[str]:
-            return [missing] * len(values)
-
+        attributes, kinds = schema.attributes, schema.kinds()
+        #: the texts of each nominal or date column's values (a numeric one's are its missing values)
         self._formatters = {
-            i: numeric if attribute.kind == NUMERIC else _value_formatter(attribute, self._quote, self._missing)
-            for i, attribute in enumerate(schema.attributes)
-            if attribute.kind in (NOMINAL, DATE, NUMERIC)
+            i: _value_formatter(attributes[i], self._quote, self._missing)
+            for i in schema.positions_of(NOMINAL, DATE).tolist()
         }
-        self._text_columns = {i for i, kind in enumerate(kinds) if kind in TEXT_KINDS}
+        self._text_columns = set(schema.text_columns())
         #: the nominal columns' labels as written, for the compiled printer (None past MOST_TABLED_LABELS)
-        self._labels = _written_labels(schema.attributes, self._quote)
+        self._labels = _written_labels(schema, self._quote)
         #: each column's entries' ``special`` flag for format_rows: 0 a number, 2 a nominal value (its label
         #: written by the compiled printer), 1 a text made here
-        self._entry_kinds = np.array(
-            [0 if kind == NUMERIC else 2 if kind == NOMINAL and self._labels is not None else 1 for kind in kinds],
-            dtype=np.uint8,
-        )
+        self._entry_kinds = np.ones(len(kinds), np.uint8)
+        self._entry_kinds[kinds == NUMERIC] = 0
+        if self._labels is not None:
+            self._entry_kinds[kinds == NOMINAL] = 2
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
         #: the bounds of the reader, which every line written must keep (its header too)
@@ -261,8 +254,10 @@ class ArffWriter:
         """The header text, refused (ArffError) where the reader would refuse it: more bytes,
         attributes or labels in one attribute than its :class:`Limits` allow."""
         header = format_header(self.schema, comments)
-        declared = _declared(self.schema.attributes)
-        most_labels = max((len(a.labels) for a in self.schema.attributes if a.kind == NOMINAL), default=0)
+        attributes = self.schema.attributes
+        relational = [attributes[i] for i in self.schema.positions_of(RELATIONAL).tolist()]
+        declared = len(attributes) + sum(_declared(attribute.members) for attribute in relational)
+        most_labels = max((len(attributes[i].labels) for i in self.schema.positions_of(NOMINAL).tolist()), default=0)
         for count, bound, what in (
             (len(header.encode("utf-8")), "header_bytes", "bytes of header"),
             (declared, "attributes", "attributes"),
@@ -363,13 +358,14 @@ class ArffWriter:
             texts = np.full(len(values), self._missing, dtype=object)
             texts[~missing] = self._quote_all([side[row] or "" for row in compress(rows, ~missing)])
             return texts.tolist()
-        return self._formatters[column](values)
+        formatter = self._formatters.get(column)
+        return [self._missing] * len(values) if formatter is None else formatter(values)
 
 
-def _written_labels(attributes, quote):
+def _written_labels(schema: Schema, quote):
     """The nominal columns' labels as written (quoted by ``quote``), in the order of their codes, for the compiled
     printer (``_speedups.Labels``); None past :data:`MOST_TABLED_LABELS` labels in all, where they are texts."""
-    nominal = [(i, attribute.labels) for i, attribute in enumerate(attributes) if attribute.kind == NOMINAL]
+    nominal = [(i, schema.attributes[i].labels) for i in schema.positions_of(NOMINAL).tolist()]
     if sum(len(labels) for _, labels in nominal) > MOST_TABLED_LABELS:
         return None
     columns = np.array([i for i, labels in nominal for _ in labels], np.int64)
