@@ -197,6 +197,8 @@ typedef struct {
     NumberFormat numbers;
     const double *weight; /* each row's instance weight, or NULL for none */
     const Labels *labels; /* the nominal columns' labels, or NULL */
+    const Py_ssize_t *label_of; /* each label entry's label in ``labels``, in order, worked out with the GIL */
+    Py_ssize_t text_count, label_count;
 } Rows;
 
 /* The decimal digits of a signed integer at ``at`` (what "%lld" gives); returns their end.
@@ -234,7 +236,7 @@ put_integer(char *at, long long number)
 static int
 format_into(Output *out, Rows in)
 {
-    Py_ssize_t next_text = 0;
+    Py_ssize_t next_text = 0, next_label = 0;
     int exact = !in.numbers.float32 && (!in.numbers.digits || in.numbers.digits == 17);
     for (Py_ssize_t r = 0; r < in.rows; r++) {
         char *at = out->data + out->size;
@@ -248,15 +250,13 @@ format_into(Output *out, Rows in)
                 *at++ = ' ';
             }
             double value = in.value[k];
-            if (in.is_text[k] == ENTRY_LABEL) { /* format_rows checked the code and made room for its label */
-                if (value != value) {
-                    *at++ = '?';
-                } else {
-                    Py_ssize_t label = in.labels->first[in.column[k]] + (Py_ssize_t)value;
-                    Py_ssize_t size = in.labels->start[label + 1] - in.labels->start[label];
-                    memcpy(at, in.labels->text + in.labels->start[label], size);
-                    at += size;
-                }
+            if (in.is_text[k] == ENTRY_LABEL) { /* its label found, and room made for it, by format_rows */
+                if (next_label >= in.label_count)
+                    return -1; /* a flag changed by another thread since format_rows counted them */
+                Py_ssize_t label = in.label_of[next_label++];
+                Py_ssize_t size = in.labels->start[label + 1] - in.labels->start[label];
+                memcpy(at, in.labels->text + in.labels->start[label], size);
+                at += size;
                 continue;
             }
             /* (below 2^53 the cast is exact, and it needs no call to floor(), which x86-64's
@@ -279,7 +279,8 @@ format_into(Output *out, Rows in)
             }
             out->size = at - out->data;
             if (in.is_text[k] == ENTRY_TEXT) {
-                if (output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
+                if (next_text >= in.text_count
+                    || output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
                     return -1;
                 next_text++;
             } else if (output_number(out, value, in.numbers) < 0) {
@@ -309,9 +310,9 @@ format_into(Output *out, Rows in)
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), written as special[k] (uint8) says: 0, the number;
- * 1, the next str of ``texts`` (strings, dates, labels, already quoted); 2, the label of
+ * 1, the next str of ``texts`` (strings, dates, labels, already quoted); 2, the text of
  * code values[k] among column columns[k]'s in ``labels`` (a Labels of each column's labels
- * in the order of their codes, as written), or ? for NaN.  Sparse rows are written
+ * in the order of their codes, as written, then its missing value, for NaN).  Sparse rows are written
  * "{c v,c v}", dense rows "v,v"; a row whose weight (float64, given ``weights``) is not 1
  * is followed by " {w}", w written exactly; each row ends with a newline.  UTF-8.  Numbers
  * are written as filterkit.arff.writer.format_numbers writes them with NumberFormat(digits
@@ -340,7 +341,7 @@ format_rows(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Py_buffer held = {NULL};
     const char **text = NULL;
-    Py_ssize_t *text_size = NULL;
+    Py_ssize_t *text_size = NULL, *label_of = NULL;
     Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
                indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers, weights.buf,
                labels == Py_None ? NULL : (const Labels *)labels};
@@ -369,31 +370,47 @@ format_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "format_rows: labels must be a Labels");
         goto done;
     }
-    /* the texts to take, and the room of the labels to write (each label's code checked here, with the GIL) */
-    Py_ssize_t text_count = 0, label_room = 0;
+    /* the texts to take, and each label entry's label and the room for it (found here, with the GIL: format_into
+       reads none of the arrays that chose them again) */
+    Py_ssize_t text_count = 0, label_count = 0, label_room = 0;
     for (Py_ssize_t k = 0; k < entries; k++) {
-        if (in.is_text[k] == ENTRY_TEXT) {
-            text_count++;
-        } else if (in.is_text[k] == ENTRY_LABEL) {
-            const Labels *known = in.labels;
-            int64_t c = columns.len / (Py_ssize_t)sizeof(int64_t) == entries ? in.column[k] : -1;
-            double code = in.value[k];
-            if (code != code) /* missing: ?, in any column (one declared {} has only missing values) */
-                continue;
-            if (!known || c < 0 || c >= known->n_columns || known->first[c] < 0) {
-                PyErr_SetString(PyExc_ValueError, "format_rows: a label entry of a column without labels");
-                goto done;
-            }
-            if (!(code > -1 && code < (double)known->count[c])) { /* a code is taken whole, as numpy's astype takes it */
-                PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code", (long long)c);
-                goto done;
-            }
-            Py_ssize_t label = known->first[c] + (Py_ssize_t)code;
-            label_room += known->start[label + 1] - known->start[label];
-        } else if (in.is_text[k] != ENTRY_NUMBER) {
+        text_count += in.is_text[k] == ENTRY_TEXT;
+        label_count += in.is_text[k] == ENTRY_LABEL;
+        if (in.is_text[k] > ENTRY_LABEL) {
             PyErr_SetString(PyExc_ValueError, "format_rows: special flags are 0, 1 or 2");
             goto done;
         }
+    }
+    label_of = PyMem_Malloc((label_count + 1) * sizeof(*label_of));
+    if (!label_of) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0, m = 0; k < entries && m < label_count; k++) {
+        if (in.is_text[k] != ENTRY_LABEL)
+            continue;
+        const Labels *known = in.labels;
+        int64_t c = columns.len / (Py_ssize_t)sizeof(int64_t) == entries ? in.column[k] : -1;
+        if (!known || c < 0 || c >= known->n_columns || known->count[c] < 1) {
+            PyErr_SetString(PyExc_ValueError, "format_rows: a label entry of a column without labels");
+            goto done;
+        }
+        /* a column's texts are its labels then its missing value: as numpy indexes them (the Python printer's),
+           NaN is the last, a code is taken whole, and from -n to -1 counts back from the end */
+        Py_ssize_t n = known->count[c], index;
+        double code = in.value[k];
+        if (code != code) {
+            index = n - 1;
+        } else if (code > -(double)n - 1 && code < (double)n) {
+            Py_ssize_t whole = (Py_ssize_t)code;
+            index = whole < 0 ? n + whole : whole;
+        } else {
+            PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code", (long long)c);
+            goto done;
+        }
+        label_of[m] = known->first[c] + index;
+        label_room += known->start[label_of[m] + 1] - known->start[label_of[m]];
+        m++;
     }
     if (text_count > PyList_GET_SIZE(texts)) {
         PyErr_SetString(PyExc_ValueError, "format_rows: too few texts");
@@ -413,6 +430,9 @@ format_rows(PyObject *self, PyObject *args)
     }
     in.text = text;
     in.text_size = text_size;
+    in.text_count = text_count;
+    in.label_of = label_of;
+    in.label_count = label_count;
     /* room for the longest text each entry can take, so the buffer never grows (and is
        never copied) while formatting */
     Py_ssize_t room = (entries + (in.weight ? in.rows : 0)) * (Py_ssize_t)ENTRY_ROOM + in.rows * 3 + SHORTEST_ROOM
@@ -453,6 +473,7 @@ done:
         PyBuffer_Release(&held);
     PyMem_Free(text);
     PyMem_Free(text_size);
+    PyMem_Free(label_of);
     PyBuffer_Release(&indptr);
     PyBuffer_Release(&columns);
     PyBuffer_Release(&values);

@@ -4,7 +4,7 @@
  * value, ``texts`` (a list of bytes) its UTF-8 text.  The reader's table holds each label as it stands
  * unquoted in a row, with its code, and "?" with NaN, and ``codes`` looks a group's tokens up in it
  * (reader._look_up); the writer's holds each column's labels in the order of their codes, as it writes
- * them, and format_rows writes a nominal value from it.  The hash is keyed (keyed_hash.h): a header's
+ * them, then its missing value, and format_rows writes a nominal value from it.  The hash is keyed (keyed_hash.h): a header's
  * labels cannot be made to share slots.
  */
 #define PY_SSIZE_T_CLEAN
@@ -58,8 +58,8 @@ fill(Labels *self, const int64_t *columns, PyObject *texts, const double *values
     Py_ssize_t n = self->n, size = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *text = PyList_GET_ITEM(texts, k);
-        if (!PyBytes_Check(text) || columns[k] < 0 || columns[k] > PY_SSIZE_T_MAX / 16) {
-            PyErr_SetString(PyExc_ValueError, "Labels: each text is bytes, each column at least 0");
+        if (!PyBytes_Check(text) || columns[k] < 0 || columns[k] > INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "Labels: each text is bytes, each column from 0 to 2**31 - 1");
             return -1;
         }
         size += PyBytes_GET_SIZE(text);

@@ -338,6 +338,10 @@ class _ColumnInfo:
         self.date_formats = {i: DateFormat(cast(str, attributes[i].date_format)) for i in dates}
         self.text_columns = schema.text_columns()
 
+    def __reduce__(self):
+        """Pickled as its schema (the compiled label table is made again from it)."""
+        return _ColumnInfo, (self.schema,)
+
     def value(self, column: int, text: str, quoted: bool, texts: dict) -> float:
         """The matrix value of one token; text values are stored in ``texts``."""
         kind = self.kinds[column]
@@ -620,7 +624,7 @@ def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chun
     numbers = numbers.copy()  # looked-up values are filled in
     if np.any(np.bincount(line_of, minlength=n_rows) != columns.count):
         raise _NotPlain
-    column_of = np.tile(np.arange(columns.count), n_rows)
+    column_of = np.tile(np.arange(columns.count, dtype=np.int64), n_rows)
     texts = {c: [None] * n_rows for c in columns.text_columns}
     at = np.flatnonzero((kinds == _WORD) | ((kinds == _NUMBER) & columns.needs_lookup[column_of]))
     _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)

@@ -234,7 +234,7 @@ class ArffWriter:
         }
         self._text_columns = set(schema.text_columns())
         #: the nominal columns' labels as written, for the compiled printer (None past MOST_TABLED_LABELS)
-        self._labels = _written_labels(schema, self._quote)
+        self._labels = _written_labels(schema, self._quote, self._missing)
         #: each column's entries' ``special`` flag for format_rows: 0 a number, 2 a nominal value (its label
         #: written by the compiled printer), 1 a text made here
         self._entry_kinds = np.ones(len(kinds), np.uint8)
@@ -362,16 +362,16 @@ class ArffWriter:
         return [self._missing] * len(values) if formatter is None else formatter(values)
 
 
-def _written_labels(schema: Schema, quote):
-    """The nominal columns' labels as written (quoted by ``quote``), in the order of their codes, for the compiled
-    printer (``_speedups.Labels``); None past :data:`MOST_TABLED_LABELS` labels in all, where they are texts."""
+def _written_labels(schema: Schema, quote, missing: str):
+    """Each nominal column's labels as written (quoted by ``quote``), in the order of their codes, then its
+    ``missing`` value, for the compiled printer (``_speedups.Labels``): the texts the Python printer indexes
+    (:func:`_value_formatter`).  None past :data:`MOST_TABLED_LABELS` labels in all, where Python writes them."""
     nominal = [(i, schema.attributes[i].labels) for i in schema.positions_of(NOMINAL).tolist()]
     if sum(len(labels) for _, labels in nominal) > MOST_TABLED_LABELS:
         return None
-    columns = np.array([i for i, labels in nominal for _ in labels], np.int64)
-    codes = np.array([code for _, labels in nominal for code in range(len(labels))], np.float64)
-    written = [quote(label).encode("utf-8") for _, labels in nominal for label in labels]
-    return kernels.speedups.Labels(columns, written, codes)
+    columns = np.array([i for i, labels in nominal for _ in range(len(labels) + 1)], np.int64)
+    written = [text.encode("utf-8") for _, labels in nominal for text in (*map(quote, labels), missing)]
+    return kernels.speedups.Labels(columns, written, np.zeros(len(written)))
 
 
 def _declared(attributes) -> int:

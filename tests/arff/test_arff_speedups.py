@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -258,8 +259,36 @@ def test_labels_written_by_the_compiled_printer_are_the_python_writers(sparse):
     assert written[0].splitlines()[3:6] == [b'"?",,u v,', b'x\'y,2,"",1', b',0,"",0']
 
 
+@pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
+def test_codes_outside_a_columns_labels_are_written_as_the_python_writer_indexes_them(sparse):
+    """A column declared {} holds 0 where a sparse row leaves it out: its missing text, as the Python printer's
+    labels-then-missing array gives it, and so do codes -1 and len(labels) (a review found the compiled printer
+    raising there); in the ARFF and CSV writers."""
+    schema = Schema("r", (Attribute("e", NOMINAL, ()), Attribute("c", NOMINAL, ("a", "b"))))
+    chunk = Chunk(np.array([[0.0, 2.0], [0.0, -1.0], [np.nan, -2.0], [-1.0, 1.9]]), {})
+    compiled, python = write_both_ways(schema, [chunk], sparse)
+    assert compiled == python
+    assert compiled.endswith("@data\n{1 ?}\n{1 ?}\n{0 ?,1 b}\n{0 ?,1 b}\n" if sparse else "@data\n?,?\n?,?\n?,b\n?,b\n")
+    written = []
+    for printing in (True, False):
+        with kernels.compiled(printing, kernels.PRINTING):
+            stream = io.BytesIO()
+            CsvWriter(stream, schema).write(chunk)
+            written.append(stream.getvalue())
+    assert written[0] == written[1] == b"e,c\n,\n,\n,b\n,b\n"
+
+
+def test_a_header_read_pickles_with_its_label_table():
+    """The reader's known header (its columns hold the compiled label table) pickles, as before the table."""
+    data = b"@relation r\n@attribute c {x,y}\n@attribute n numeric\n@data\ny,1\nx,2\n"
+    with ArffReader(io.BytesIO(data), name="f") as source:
+        header = pickle.loads(pickle.dumps(source.header))
+    with ArffReader(io.BytesIO(data), name="f", known_header=header) as source:
+        assert [chunk.dense_values().tolist() for chunk in source.chunks()] == [[[1.0, 1.0], [0.0, 2.0]]]
+
+
 def test_a_label_entry_needs_a_code_of_its_column():
-    labels = speedups.Labels(np.array([1, 1], np.int64), [b"a", b"bb"], np.array([0.0, 1.0]))
+    labels = speedups.Labels(np.array([1, 1, 1], np.int64), [b"a", b"bb", b"?"], np.zeros(3))
     row = np.array([0, 2], np.int64)
 
     def formatted(columns, values):
@@ -269,7 +298,8 @@ def test_a_label_entry_needs_a_code_of_its_column():
         )
 
     assert formatted([1, 1], [1.0, np.nan]) == b"{1 bb,1 ?}\n"
-    for columns, values in (([1, 1], [1.0, 2.0]), ([1, 1], [-1.0, 0.0]), ([0, 1], [0.0, 0.0])):
+    assert formatted([1, 1], [-3.0, 2.5]) == b"{1 a,1 ?}\n"  # numpy's indexing of the Python printer's texts
+    for columns, values in (([1, 1], [1.0, 3.0]), ([1, 1], [-4.0, 0.0]), ([0, 1], [0.0, 0.0]), ([1, 1], [np.inf, 0])):
         with pytest.raises(ValueError, match="format_rows: a "):
             formatted(columns, values)
 
