@@ -579,8 +579,8 @@ def _label_table(label_codes: dict[int, dict[str, float]]):
     """The nominal columns' labels as the compiled reader looks a group's tokens up (``_speedups.Labels``, a
     table keyed by each process's random hash key, so that labels cannot be made to collide offline): each
     label's code, and NaN for an unquoted ``?``, as :meth:`_ColumnInfo.value` gives them.  (A dict lookup a
-    token was two fifths of reading 600,000 documents with a class each; numpy's hashing of the tokens, a
-    third of what is left of reading them.)"""
+    token was two fifths of reading 600,000 documents with a class each; numpy's hashing of the tokens, which
+    came next, 60 of the 190 ms left: 14 here.)"""
     tables = [{**codes, "?": np.nan} for codes in label_codes.values()]
     columns = np.repeat(np.array(list(label_codes), np.int64), list(map(len, tables)))
     labels = [label.encode("utf-8") for table in tables for label in table]

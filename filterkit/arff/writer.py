@@ -331,7 +331,7 @@ class ArffWriter:
         where the compiled printer is off)."""
         if not kernels.use_compiled(kernels.PRINTING):
             special = special.astype(bool).view(np.uint8)
-        if self._missing != "?":  # the compiled printer writes a missing number or label as ?, another text is a text
+        if self._missing != "?":  # the compiled printer writes a missing number as ?: another missing text is made here
             special[np.isnan(values)] = 1
         special_entries = np.flatnonzero(special == 1)
         texts = np.empty(len(special_entries), dtype=object)
