@@ -237,6 +237,17 @@ LABELLED = Schema(
 )
 
 
+def csv_both_ways(schema, chunk) -> list[bytes]:
+    """The chunk written by the CSV writer with the compiled printer, then with writer.format_rows_in_python."""
+    written = []
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.PRINTING):
+            stream = io.BytesIO()
+            CsvWriter(stream, schema).write(chunk)
+            written.append(stream.getvalue())
+    return written
+
+
 @pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
 def test_labels_written_by_the_compiled_printer_are_the_python_writers(sparse):
     """Labels that need quotes, a label "?", missing labels and a first label (code 0, left out of a sparse
@@ -249,14 +260,9 @@ def test_labels_written_by_the_compiled_printer_are_the_python_writers(sparse):
     assert compiled == python
     assert "'a b'" in compiled and "'é'" not in compiled and "'?'" in compiled and "'x\\'y'" in compiled
     assert ("{0 '?',1 ?,2 'u v',3 ?}" if sparse else "'?',?,'u v',?") in compiled
-    written = []
-    for printing in (True, False):
-        with kernels.compiled(printing, kernels.PRINTING):
-            stream = io.BytesIO()
-            CsvWriter(stream, LABELLED).write(chunk)
-            written.append(stream.getvalue())
-    assert written[0] == written[1]
-    assert written[0].splitlines()[3:6] == [b'"?",,u v,', b'x\'y,2,"",1', b',0,"",0']
+    compiled_csv, python_csv = csv_both_ways(LABELLED, chunk)
+    assert compiled_csv == python_csv
+    assert compiled_csv.splitlines()[3:6] == [b'"?",,u v,', b'x\'y,2,"",1', b',0,"",0']
 
 
 @pytest.mark.parametrize("sparse", [True, False], ids=["sparse", "dense"])
@@ -269,13 +275,7 @@ def test_codes_outside_a_columns_labels_are_written_as_the_python_writer_indexes
     compiled, python = write_both_ways(schema, [chunk], sparse)
     assert compiled == python
     assert compiled.endswith("@data\n{1 ?}\n{1 ?}\n{0 ?,1 b}\n{0 ?,1 b}\n" if sparse else "@data\n?,?\n?,?\n?,b\n?,b\n")
-    written = []
-    for printing in (True, False):
-        with kernels.compiled(printing, kernels.PRINTING):
-            stream = io.BytesIO()
-            CsvWriter(stream, schema).write(chunk)
-            written.append(stream.getvalue())
-    assert written[0] == written[1] == b"e,c\n,\n,\n,b\n,b\n"
+    assert csv_both_ways(schema, chunk) == [b"e,c\n,\n,\n,b\n,b\n"] * 2
 
 
 def test_a_header_read_pickles_with_its_label_table():
