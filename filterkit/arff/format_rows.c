@@ -386,7 +386,8 @@ format_rows(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t k = 0, m = 0; k < entries && m < label_count; k++) {
+    Py_ssize_t found = 0; /* label_count again: another thread may have changed a flag since (numpy without the GIL) */
+    for (Py_ssize_t k = 0; k < entries && found < label_count; k++) {
         if (in.is_text[k] != ENTRY_LABEL)
             continue;
         const Labels *known = in.labels;
@@ -408,10 +409,11 @@ format_rows(PyObject *self, PyObject *args)
             PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code", (long long)c);
             goto done;
         }
-        label_of[m] = known->first[c] + index;
-        label_room += known->start[label_of[m] + 1] - known->start[label_of[m]];
-        m++;
+        label_of[found] = known->first[c] + index;
+        label_room += known->start[label_of[found] + 1] - known->start[label_of[found]];
+        found++;
     }
+    label_count = found;
     if (text_count > PyList_GET_SIZE(texts)) {
         PyErr_SetString(PyExc_ValueError, "format_rows: too few texts");
         goto done;
