@@ -97,8 +97,11 @@ def shown(text: str, most: int = 60) -> str:
 #: Each character a quoted text escapes and its escape, the backslash first (``str.replace`` runs in C:
 #: a generator over the characters, or ``str.translate``, took 3 s to write 60 MB of documents; this, 0.1 s).
 _QUOTE_ESCAPES = (("\\", "\\\\"), ("'", "\\'"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"), ("%", "\\%"))
-#: A text written bare: no white space, ``,{}'"%\\`` or control character (``?`` aside).
-_BARE = re.compile(r"[^ ,{}'\"%\\\x00-\x1f]++")
+#: What a text written bare cannot hold (``?`` aside): white space, ``,{}'"%\\`` and control characters, the line
+#: end apart (for scanning texts joined by line ends).
+_REFUSED_BUT_LINE_END = r" ,{}'\"%\\\x00-\x09\x0b-\x1f"
+#: A text written bare.
+_BARE = re.compile(rf"[^{_REFUSED_BUT_LINE_END}\n]++")
 
 
 def quote(text: str) -> str:
@@ -129,7 +132,7 @@ _BARE_LINES = re.compile(f"(?:{_BARE.pattern}\n)*+")
 #: A text written bare (or ``?``) after a line end, before another (found from one line end to the next).
 _BARE_LINE = re.compile(f"\n{_BARE.pattern}(?=\n)")
 #: A text that is quoted, in texts joined by line ends: empty, ``?``, or holding a character :data:`_BARE` refuses.
-_QUOTED_LINE = re.compile(r"^(?:[^\n]*[ ,{}'\"%\\\x00-\x09\x0b-\x1f][^\n]*|\??)$", re.MULTILINE)
+_QUOTED_LINE = re.compile(rf"^(?:[^\n]*[{_REFUSED_BUT_LINE_END}][^\n]*|\??)$", re.MULTILINE)
 
 
 def quote_all(texts: list[str]) -> list[str]:
