@@ -63,10 +63,11 @@ class AttributeSubset(Stage):
 
 
 def features_of_kinds(schema: Schema, context: Context, kinds: tuple[str, ...]) -> np.ndarray:
-    """Positions of the attributes of ``kinds`` other than the class (or the labels of multi-label data)."""
-    targets = {context.class_index, *context.labels}
-    positions = [i for i, a in enumerate(schema.attributes) if a.kind in kinds and i not in targets]
-    return np.array(positions, dtype=np.int64)
+    """Positions of the attributes of ``kinds`` other than the class (or the labels of multi-label data): a new
+    array, from the schema's kinds (not a pass over its attributes, :meth:`Schema.positions_of`)."""
+    positions = schema.positions_of(*kinds)
+    targets = [target for target in (context.class_index, *context.labels) if target is not None]
+    return positions[~np.isin(positions, targets)]
 
 
 def label_layout(attributes) -> tuple[np.ndarray, np.ndarray]:
