@@ -69,11 +69,12 @@ def command_tree() -> click.Group:
 
 
 def load_plugins(plugins_dir: str | None = None):
-    """The plugins a run loads (:func:`filterkit.plugins.load_plugins`, imported on first use);
-    a program can put another loader in its place."""
+    """The plugins a run loads (:func:`filterkit.plugins.load_plugins`, imported on first use), the
+    installed ones recalled from the last run while the installed distributions are the same
+    (:mod:`filterkit.installed`); a program can put another loader in its place."""
     from filterkit.plugins import load_plugins as load_installed_plugins
 
-    return load_installed_plugins(plugins_dir)
+    return load_installed_plugins(plugins_dir, remember=True)
 
 
 def complete(instruction: str) -> int:

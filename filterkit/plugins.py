@@ -23,16 +23,18 @@ import threading
 from collections import UserDict
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import pluggy
 
-from filterkit import hookspecs
+from filterkit import hookspecs, installed
 from filterkit.contract import plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 GROUP = "filterkit"
 #: The built-in plugins' distribution (models saved before the rename, issue 39, name it "filterkit").
@@ -165,11 +167,13 @@ def disabled_plugins() -> set[str]:
     return {name.strip() for name in os.environ.get("FILTERKIT_DISABLE_PLUGINS", "").split(",") if name.strip()}
 
 
-def load_plugins(plugins_dir: str | os.PathLike | None = None) -> Registry:
+def load_plugins(plugins_dir: str | os.PathLike | None = None, remember: bool = False) -> Registry:
     """The :class:`Registry` of every plugin; FilterkitError only for a ``plugins_dir`` that is not
-    a folder, a bad FILTERKIT_STRICT_PLUGINS or, in strict mode, the first plugin problem."""
+    a folder, a bad FILTERKIT_STRICT_PLUGINS or, in strict mode, the first plugin problem.  With
+    ``remember`` (the console script), the installed entry points are those the last run found while
+    the installed distributions are the same (:mod:`filterkit.installed`)."""
     registry = Registry(disabled=sorted(disabled_plugins()))
-    plugins = _Plugins(strict_plugins(), registry, plugins_dir)
+    plugins = _Plugins(strict_plugins(), registry, plugins_dir, remember)
     lazy = not plugins.strict and all(candidate.declared for candidate in plugins.waiting)
     if lazy:
         registry._pending = plugins
@@ -228,8 +232,9 @@ class _Plugins:
     """The plugins of one :func:`load_plugins`, waiting or loaded (in load order) into a pluggy
     manager, and the tables their hooks fill; loaded on demand, one thread at a time."""
 
-    def __init__(self, strict: bool, registry: Registry, plugins_dir):
+    def __init__(self, strict: bool, registry: Registry, plugins_dir, remember: bool = False):
         self.strict = strict
+        self.remember = remember
         self.registry = registry
         self.manager = pluggy.PluginManager(GROUP)
         self.manager.add_hookspecs(hookspecs)
@@ -385,32 +390,30 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
     """The plugins to load, in load order, with what their distributions declare they register
     (``{"normalizers": {"stage": ("l2", …)}}``: a table that cannot be read declares nothing); a
     second entry point of a taken name is skipped."""
-    points = entry_points(GROUP, NAMES_GROUP)
-    named: dict[int, tuple[str, str]] = {}
-    for point in points:  # each distribution's METADATA parsed once (twelve entry points read it 24 times: 10 ms)
-        if id(point.dist) not in named:
-            named[id(point.dist)] = _name_and_version(point.dist)
+    points = _installed_entry_points(plugins.remember)
     declared: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
     for point in (point for point in points if point.group == NAMES_GROUP):
-        distribution = named[id(point.dist)][0]
         try:
             for plugin, kinds in point.load().items():
-                declared[(distribution, plugin)] = frozenset((k, name) for k, names in kinds.items() for name in names)
+                declared[(point.distribution, plugin)] = frozenset(
+                    (k, name) for k, names in kinds.items() for name in names
+                )
         except BaseException as error:
             if not plugin_fault(error):
                 raise
             reason = f"{type(error).__name__}: {error}"
-            _warn(f"the names {point.value} of distribution {distribution} are left out ({reason})")
+            _warn(f"the names {point.value} of distribution {point.distribution} are left out ({reason})")
     found = sorted(
-        ((point, *named[id(point.dist)]) for point in points if point.group == GROUP),
-        key=lambda f: (f[1] != BUILT_IN_DISTRIBUTION, f[0].name, f[1], f[0].value),
+        (point for point in points if point.group == GROUP),
+        key=lambda p: (p.distribution != BUILT_IN_DISTRIBUTION, p.name, p.distribution, p.value),
     )
     candidates: dict[str, _Candidate] = {}
     values: dict[str, str] = {}
     twins: dict[str, str] = {}  # a distribution registering the very plugins of an earlier one: the first's name
-    for point, distribution, version in found:
+    for point in found:
+        distribution = point.distribution
         names = declared.get((distribution, point.name), frozenset())
-        candidate = _Candidate(point.name, point.name, distribution, version, point.load, names)
+        candidate = _Candidate(point.name, point.name, distribution, point.version, point.load, names)
         if point.name not in candidates:
             candidates[point.name], values[point.name] = candidate, point.value
         elif values[point.name] != point.value:
@@ -436,7 +439,17 @@ def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:
 def entry_points(*groups: str) -> list[metadata.EntryPoint]:
     """The installed entry points of ``groups``, as ``importlib.metadata.entry_points`` finds them,
     but a distribution whose ``entry_points.txt`` cannot be read is left out with a warning."""
+    found, warnings = _entry_points_and_warnings(groups)
+    for warning in warnings:
+        _warn(warning)
+    return found
+
+
+def _entry_points_and_warnings(groups: tuple[str, ...]) -> tuple[list[metadata.EntryPoint], list[str]]:
+    from importlib import metadata  # 17 ms of import: only for a run that does not recall them (filterkit.installed)
+
     found: list[metadata.EntryPoint] = []
+    warnings: list[str] = []
     distributions: dict[str, metadata.Distribution] = {}
     for distribution in metadata.distributions():  # the first of each name on sys.path, as entry_points
         distributions.setdefault(distribution._normalized_name, distribution)  # type: ignore[attr-defined]
@@ -444,11 +457,47 @@ def entry_points(*groups: str) -> list[metadata.EntryPoint]:
         try:
             found.extend(point for point in distribution.entry_points if point.group in groups)
         except Exception as error:
-            _warn(
+            warnings.append(
                 f"distribution {distribution.metadata['Name']}: its entry_points.txt cannot be read "
                 f"({type(error).__name__}: {error}); its plugins are left out"
             )
-    return found
+    return found, warnings
+
+
+class _EntryPoint(NamedTuple):
+    """An installed entry point of :data:`GROUP` or :data:`NAMES_GROUP` with its distribution's name and version."""
+
+    group: str
+    name: str
+    value: str
+    distribution: str
+    version: str
+
+    def load(self) -> Any:
+        """The object the entry point names, imported."""
+        return installed.load_object(self.value)
+
+
+def _installed_entry_points(remember: bool) -> list[_EntryPoint]:
+    """The entry points of :data:`GROUP` and :data:`NAMES_GROUP`; with ``remember``, those the last run
+    found while the installed distributions are the same (:mod:`filterkit.installed`: importing
+    ``importlib.metadata`` and reading the metadata took 20 ms of every run)."""
+    groups = (GROUP, NAMES_GROUP)
+    recalled = installed.recall(groups) if remember else None
+    if recalled is not None:
+        points, warnings = [_EntryPoint(*point) for point in recalled[0]], recalled[1]
+    else:
+        found, warnings = _entry_points_and_warnings(groups)
+        named: dict[int, tuple[str, str]] = {}
+        for point in found:  # each distribution's METADATA parsed once (twelve entry points read it 24 times: 10 ms)
+            if id(point.dist) not in named:
+                named[id(point.dist)] = _name_and_version(point.dist)
+        points = [_EntryPoint(p.group, p.name, p.value, *named[id(p.dist)]) for p in found]
+        if remember:
+            installed.remember(groups, [list(point) for point in points], warnings)
+    for warning in warnings:
+        _warn(warning)
+    return points
 
 
 def _name_and_version(distribution) -> tuple[str, str]:

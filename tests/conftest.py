@@ -15,6 +15,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -28,6 +29,11 @@ import pytest
 if sys.dont_write_bytecode:
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+#: The console script remembers the installed plugins' entry points in the user's cache folder
+#: (filterkit.installed): the tests' processes keep theirs in a folder of their own, removed at exit.
+_CACHE_FOLDER = tempfile.TemporaryDirectory(prefix="filterkit-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_FOLDER.name
 
 # After bytecode may be written, so that filterkit's and the helpers' is kept:
 from chain_helpers import FILTERKIT, Result, installed_plugins_once  # noqa: E402

@@ -1,0 +1,175 @@
+"""The console script's remembered entry points (filterkit.installed): recalled only while the installed
+distributions are those it found them in, the same as importlib.metadata finds, warnings included."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+from test_plugin_discovery import FIXTURES, install
+
+from filterkit import installed, plugins
+
+GROUPS = (plugins.GROUP, plugins.NAMES_GROUP)
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    """A folder of one fixture distribution on ``sys.path``, and a cache folder of the test's own."""
+    folder = tmp_path / "site"
+    install(folder, "filterkit-fixtures", "1.0", "[filterkit]\nnegate = negate\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(FIXTURES / "broken"))
+    monkeypatch.syspath_prepend(str(folder))
+    importlib.invalidate_caches()
+    yield folder
+    sys.modules.pop("negate", None)
+
+
+def found_now() -> list[tuple]:
+    return [tuple(point) for point in plugins._installed_entry_points(remember=False)]
+
+
+def test_what_is_recalled_is_what_discovery_finds(site):
+    assert installed.recall(GROUPS) is None  # nothing kept yet
+    first = [tuple(point) for point in plugins._installed_entry_points(remember=True)]
+    assert first == found_now()
+    assert ("filterkit", "negate", "negate", "filterkit-fixtures", "1.0") in first
+    assert ("filterkit.names", "filterkit", "filterkit_plugins:NAMES") in {point[:3] for point in first}
+    recalled, warnings = installed.recall(GROUPS)
+    assert [tuple(point) for point in recalled] == first and warnings == []
+    assert [tuple(point) for point in plugins._installed_entry_points(remember=True)] == first
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "rewrite entry_points.txt",
+        "add a distribution",
+        "remove a distribution",
+        "rewrite METADATA",
+    ],
+)
+def test_a_change_to_the_installed_distributions_is_found_afresh(site, change):
+    plugins._installed_entry_points(remember=True)
+    assert installed.recall(GROUPS) is not None
+    info = site / "filterkit_fixtures-1.0.dist-info"
+    if change == "rewrite entry_points.txt":
+        (info / "entry_points.txt").write_text("[filterkit]\nnegated = negate\n")
+    elif change == "add a distribution":
+        install(site, "filterkit-more", "2.0", "[filterkit]\nmore = negate\n")
+    elif change == "remove a distribution":
+        for file in info.iterdir():
+            file.unlink()
+        info.rmdir()
+    else:
+        text = (info / "METADATA").read_text().replace("Version: 1.0", "Version: 1.1")
+        (info / "METADATA").write_text(text)
+    importlib.invalidate_caches()
+    assert installed.recall(GROUPS) is None
+    again = [tuple(point) for point in plugins._installed_entry_points(remember=True)]
+    assert again == found_now()
+    assert installed.recall(GROUPS)[0] == [list(point) for point in again]
+
+
+def test_another_sys_path_is_found_afresh(site, tmp_path, monkeypatch):
+    plugins._installed_entry_points(remember=True)
+    other = tmp_path / "other"
+    install(other, "filterkit-other", "3.0", "[filterkit]\nother = negate\n")
+    monkeypatch.syspath_prepend(str(other))
+    assert installed.recall(GROUPS) is None
+    assert ("filterkit", "other", "negate", "filterkit-other", "3.0") in {
+        tuple(p) for p in plugins._installed_entry_points(remember=True)
+    }
+
+
+def test_the_warnings_of_an_unreadable_entry_points_file_are_given_again(site, capsys):
+    install(site, "broken", "1.0", "")
+    (site / "broken-1.0.dist-info" / "entry_points.txt").write_bytes(b"[filterkit]\nnoequals\n")
+    first = plugins._installed_entry_points(remember=True)
+    warning = capsys.readouterr().err
+    assert warning.startswith("filterkit: warning: distribution broken: its entry_points.txt cannot be read (")
+    assert plugins._installed_entry_points(remember=True) == first
+    assert capsys.readouterr().err == warning
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "{", '{"fingerprint": 1}', "[]", '{"fingerprint": [], "entry_points": 3}', *range(3)],
+)
+def test_a_cache_file_that_cannot_be_read_is_passed_over(site, content):
+    """Not JSON, not its form, or (a number here) its fingerprint right but its entry points or warnings not."""
+    plugins._installed_entry_points(remember=True)
+    (cache,) = (site.parent / "cache" / "filterkit").iterdir()
+    if isinstance(content, int):
+        kept = json.loads(cache.read_text())
+        field, value = [("entry_points", [1]), ("entry_points", [["filterkit", "l2"]]), ("warnings", [None])][content]
+        content = json.dumps({**kept, field: value})
+    cache.write_text(content)
+    assert installed.recall(GROUPS) is None
+    assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
+    assert installed.recall(GROUPS) is not None  # written again
+
+
+def test_a_cache_folder_that_cannot_be_written_is_passed_over(site, monkeypatch, tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
+    assert installed.recall(GROUPS) is None
+
+
+def test_another_meta_path_finder_is_never_recalled(site, monkeypatch):
+    class Finder:
+        def find_spec(self, *arguments):
+            return None
+
+        def find_distributions(self, context=None):
+            return iter(())
+
+    plugins._installed_entry_points(remember=True)
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    assert installed.fingerprint() is None and installed.recall(GROUPS) is None
+
+
+@pytest.mark.parametrize(
+    "value", ["os", "os.path", "os.path:join", "os.path : join", "os.path:join [extra]", "json:decoder.JSONDecoder"]
+)
+def test_an_entry_point_value_loads_what_importlib_metadata_loads(value):
+    assert installed.load_object(value) is EntryPoint("x", value, "g").load()
+
+
+@pytest.mark.parametrize("value", ["-bad-", "os:", "os:path:join", ""])
+def test_a_value_of_another_form_is_a_value_error(value):
+    with pytest.raises(ValueError, match="invalid object reference"):
+        installed.load_object(value)
+
+
+def test_the_console_script_recalls_them_without_importing_importlib_metadata(tmp_path):
+    """The second run of the console script reads the first run's file, and never imports importlib.metadata."""
+    child = (
+        "import sys, filterkit.cli\n"
+        "try:\n    filterkit.cli.main(sys.argv[1:])\n"
+        "except SystemExit:\n    pass\n"
+        "print('importlib.metadata' in sys.modules, file=sys.stderr)\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    iris = str(Path(__file__).resolve().parents[1] / "arff_samples" / "iris.arff")
+    imported = []
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", child, iris, "l2"], env=env, capture_output=True, text=True, check=True
+        )
+        imported.append(done.stderr.strip())
+        outputs.append(done.stdout)
+    assert imported == ["True", "False"]
+    assert outputs[0] == outputs[1] and "@attribute" in outputs[0]
+    (cache,) = (tmp_path / "cache" / "filterkit").iterdir()
+    assert any(point[:2] == ["filterkit", "normalizers"] for point in json.loads(cache.read_text())["entry_points"])
