@@ -1040,6 +1040,126 @@ done:
     return result;
 }
 
+/* A one-dimensional buffer of int64, or of float64 too where ``is_double`` is given (set to whether it is), with any
+ * stride (a column of count's pairs); 0 with TypeError otherwise. */
+static int
+eight_byte_column(PyObject *object, Py_buffer *view, const char *name, int *is_double)
+{
+    if (PyObject_GetBuffer(object, view, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0)
+        return 0;
+    const char *format = view->format != NULL ? view->format : "B";
+    int whole = format[0] == 'q' || (sizeof(long) == 8 && format[0] == 'l'), real = is_double != NULL && format[0] == 'd';
+    int fits = view->itemsize == 8 && view->ndim == 1 && view->strides[0] % 8 == 0 && (uintptr_t)view->buf % 8 == 0 &&
+               (whole || real) && format[1] == '\0';
+    if (!fits) {
+        PyErr_Format(PyExc_TypeError, "join_kept: %s must be an aligned %s array", name,
+                     is_double != NULL ? "int64 or float64" : "int64");
+        PyBuffer_Release(view);
+    }
+    else if (is_double != NULL)
+        *is_double = real;
+    return fits;
+}
+
+/* join_kept(kept, indptr, ids, data) -> (values, columns, row_starts) as bytearrays of float64, int64, int64:
+ * CSR rows each holding the values of its row of ``kept`` (a C-ordered float64 block, rows × n_kept) that are
+ * not zero (NaN is not; -0.0 is, as for numpy's nonzero), at their columns, then its words: column ids[k] + n_kept
+ * holding data[k] (int64 counts or float64 values), for k from indptr[row] to indptr[row + 1].  ``words``' kept chunks, made in one pass: numpy's
+ * nonzero, repeats and scatters took 4 % of Debian ×10's ``--counts``. */
+static PyObject *
+join_kept(PyObject *module, PyObject *args)
+{
+    PyObject *objects[4];
+    if (!PyArg_ParseTuple(args, "OOOO:join_kept", &objects[0], &objects[1], &objects[2], &objects[3]))
+        return NULL;
+    Py_buffer views[4];
+    int taken = 0;
+    if (PyObject_GetBuffer(objects[0], &views[0], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
+        taken = 1;
+        const char *format = views[0].format != NULL ? views[0].format : "B";
+        if (views[0].ndim != 2 || views[0].itemsize != 8 || format[0] != 'd' || format[1] != '\0' ||
+            (uintptr_t)views[0].buf % 8 != 0) {
+            PyErr_SetString(PyExc_TypeError, "join_kept: kept must be an aligned two-dimensional float64 array");
+            goto done;
+        }
+    }
+    else
+        goto done;
+    if (!eight_byte_buffer(objects[1], &views[1], 'q', "indptr"))
+        goto done;
+    taken = 2;
+    int real = 0;
+    for (; taken < 4; taken++)
+        if (!eight_byte_column(objects[taken], &views[taken], taken == 2 ? "ids" : "data", taken == 2 ? NULL : &real))
+            goto done;
+    PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
+    Py_ssize_t n_rows = views[0].shape[0], n_kept = views[0].shape[1], n = views[2].shape[0];
+    const double *kept = views[0].buf;
+    const int64_t *indptr = views[1].buf;
+    if (views[1].len / 8 != n_rows + 1 || views[3].shape[0] != n || indptr[0] != 0 || indptr[n_rows] != n) {
+        PyErr_SetString(PyExc_ValueError, "join_kept: indptr must hold a start per row of kept and end at the words' "
+                                          "count, and ids and data be of one length");
+        goto release;
+    }
+    Py_ssize_t kept_values = 0;
+    for (Py_ssize_t k = 0; k < n_rows * n_kept; k++)
+        kept_values += kept[k] != 0.0;
+    out[0] = PyByteArray_FromStringAndSize(NULL, (kept_values + n) * 8);
+    out[1] = PyByteArray_FromStringAndSize(NULL, (kept_values + n) * 8);
+    out[2] = PyByteArray_FromStringAndSize(NULL, (n_rows + 1) * 8);
+    if (out[0] == NULL || out[1] == NULL || out[2] == NULL)
+        goto release;
+    double *values = (double *)PyByteArray_AS_STRING(out[0]);
+    int64_t *columns = (int64_t *)PyByteArray_AS_STRING(out[1]), *row_starts = (int64_t *)PyByteArray_AS_STRING(out[2]);
+    const char *ids = views[2].buf, *data = views[3].buf;
+    Py_ssize_t id_stride = views[2].strides[0], data_stride = views[3].strides[0], made = 0, limit = kept_values + n;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    row_starts[0] = 0;
+    for (Py_ssize_t row = 0; row < n_rows && ok; row++) {
+        for (Py_ssize_t j = 0; j < n_kept; j++) {
+            double value = kept[row * n_kept + j];
+            if (value != 0.0 && made < limit) { /* kept as counted above, unless another thread changed it */
+                values[made] = value;
+                columns[made++] = j;
+            }
+        }
+        int64_t start = indptr[row], end = indptr[row + 1];
+        if (start < 0 || end < start || end > n || made + (end - start) > limit) {
+            ok = 0;
+            break;
+        }
+        for (int64_t k = start; k < end; k++) {
+            int64_t id = *(const int64_t *)(ids + k * id_stride);
+            if (id < 0 || id > INT64_MAX - n_kept) {
+                ok = 0;
+                break;
+            }
+            const char *datum = data + k * data_stride;
+            values[made] = real ? *(const double *)datum : (double)*(const int64_t *)datum;
+            columns[made++] = id + n_kept;
+        }
+        row_starts[row + 1] = made;
+    }
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "join_kept: indptr is not ascending within the words, or an id is negative");
+        goto release;
+    }
+    if (PyByteArray_Resize(out[0], made * 8) == 0 && PyByteArray_Resize(out[1], made * 8) == 0)
+        result = PyTuple_Pack(3, out[0], out[1], out[2]);
+release:
+    for (int k = 0; k < 3; k++)
+        Py_XDECREF(out[k]);
+    for (int k = 0; k < 4; k++)
+        PyBuffer_Release(&views[k]);
+    return result;
+done:
+    for (int k = 0; k < taken; k++)
+        PyBuffer_Release(&views[k]);
+    return NULL;
+}
+
 /* ``Tally``: per int64 key (plugins/words.py's (class, word) pairs, token number · classes + class), the sums
  * of its occurrences and of its documents, for the keys that occur: a hash table grown by doubling, so its
  * size follows the pairs met, not classes × words, and adding a chunk's keys costs a probe each, not a sort.
@@ -1319,12 +1439,13 @@ static PyMethodDef methods[] = {
     {"hash_columns", hash_columns, METH_VARARGS, "Each token's hashed column (MurmurHash3, as HashingVectorizer's)."},
     {"renumber", (PyCFunction)(void (*)(void))renumber, METH_VARARGS | METH_KEYWORDS,
      "A fit's rows of token numbers renumbered, in order: its transform's."},
+    {"join_kept", join_kept, METH_VARARGS, "The kept attributes' values, then the words, as CSR rows."},
     {NULL},
 };
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 6
+#define INTERFACE 7
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

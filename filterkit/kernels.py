@@ -32,7 +32,7 @@ from filterkit.errors import FilterkitError
 INTERFACES = {
     "filterkit.arff._speedups": 4,
     "filterkit._kernels": 3,
-    "filterkit._words": 6,
+    "filterkit._words": 7,
     "filterkit.formats._lines": 4,
 }
 
@@ -79,6 +79,7 @@ WordTally = words.Tally
 count_words = words.count
 hash_columns = words.hash_columns
 renumber_words = words.renumber
+join_kept_words = words.join_kept
 #: bns's inverse normal distribution function, scipy.special.ndtri's values bit for bit (the plugin API exports it).
 ndtri = arrays.ndtri
 

@@ -52,6 +52,7 @@ from filterkit.plugin import (
     hash_columns,
     hookimpl,
     invalid_state,
+    join_kept_words,
     option_file,
     refuse_unreadable_output,
     registered_stemmer,
@@ -636,9 +637,7 @@ class WordVector(Stage):
         labels, _ = row_labels(chunk, self.label_column)
         indptr, ids, counts = self.counted(chunk, statistics.vocabulary, True, self._stopwords())
         statistics.add(labels, indptr, ids, counts)
-        values, columns, row_starts = _kept_then_words(
-            chunk.values[:, self.kept], indptr, len(self.kept) + ids, counts.astype(np.float64)
-        )
+        values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, ids, counts)
         shape = (chunk.n_rows, len(self.kept) + len(statistics.vocabulary))
         kept = Chunk.from_csr(values, columns, row_starts, shape, self._kept_text(chunk), chunk.weights)
         return self._bounded(statistics), kept
@@ -857,7 +856,7 @@ class WordVector(Stage):
         data = self._weighted(counts.astype(np.float64), ids, weighted)
         shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
         kept = chunk.values[:, self.kept]  # a CSR matrix (and scipy imported) only for sparse input rows
-        values, columns, row_starts = _kept_then_words(kept, indptr, len(self.kept) + ids, data)
+        values, columns, row_starts = _kept_then_words(kept, indptr, ids, data)
         # a stored 0 left out: a word in every training document has idf 0
         return Chunk.from_csr(values, columns, row_starts, shape, self._kept_text(chunk), chunk.weights).with_stored(
             values
@@ -937,19 +936,19 @@ class WordVector(Stage):
         self.stopwords, self.stop_vocabulary = frozenset(stopwords), WordVocabulary(sorted(stopwords))
 
 
-def _kept_then_words(kept, indptr: np.ndarray, columns: np.ndarray, data: np.ndarray):
+def _kept_then_words(kept, indptr: np.ndarray, ids: np.ndarray, data: np.ndarray):
     """CSR arrays ``(values, columns, row starts)`` of each row's values of the ``kept`` attributes (a dense
-    or CSR block; its zeros left out) followed by its words (CSR ``indptr``, their output ``columns``
-    and ``data``), as scipy's ``hstack`` joins the two blocks, without its cost (a third of one
-    document's trip through ``words … shape bns l2``)."""
+    or CSR block; its zeros left out) followed by its words (CSR ``indptr``, their token numbers ``ids``, at
+    columns after the kept ones, and their counts or values ``data``), as scipy's ``hstack`` joins the two
+    blocks, without its cost (a third of one document's trip through ``words … shape bns l2``); a dense block
+    in one compiled pass."""
+    if isinstance(kept, np.ndarray):
+        joined = join_kept_words(np.ascontiguousarray(kept, dtype=np.float64), indptr, ids, data)
+        return tuple(np.frombuffer(array, dtype) for array, dtype in zip(joined, (np.float64, np.int64, np.int64)))
     n_rows = len(indptr) - 1
-    if not isinstance(kept, np.ndarray):  # a scipy sparse matrix
-        kept = kept.tocsr()
-        kept_per_row, kept_columns, kept_values = np.diff(kept.indptr), kept.indices, kept.data
-    else:
-        kept_rows, kept_columns = np.nonzero(kept)
-        kept_values = kept[kept_rows, kept_columns]
-        kept_per_row = np.bincount(kept_rows, minlength=n_rows)
+    columns, data = kept.shape[1] + ids, data.astype(np.float64)
+    kept = kept.tocsr()  # a scipy sparse matrix
+    kept_per_row, kept_columns, kept_values = np.diff(kept.indptr), kept.indices, kept.data
     words_per_row = np.diff(indptr)
     row_starts = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(kept_per_row + words_per_row, out=row_starts[1:])

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from chain_helpers import without_comments
 from filterkit import sources
 from filterkit.errors import FilterkitError
-from filterkit.kernels import renumber_words
+from filterkit.kernels import join_kept_words, renumber_words
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import Chunk
@@ -244,6 +245,77 @@ def test_renumbering_refuses_arrays_of_other_types():
         given[position] = wrong
         with pytest.raises(TypeError):
             renumber_words(*given[:3], 2, given[3], 8)
+
+
+def joined(kept, indptr, ids, data) -> tuple[list, ...]:
+    arrays = join_kept_words(kept, indptr, ids, data)
+    return tuple(np.frombuffer(a, t).tolist() for a, t in zip(arrays, (float, np.int64, np.int64)))
+
+
+def test_joining_kept_values_and_words_agrees_with_scipy_on_random_rows():
+    """scipy's hstack of the kept block and the words' block, zeros left out (NaN is not zero, -0.0 is), the
+    words' ids and counts read as columns of count's (id, count) pairs, or their values as float64."""
+    generator = np.random.default_rng(7)
+    for _ in range(300):
+        n_rows, n_kept = int(generator.integers(0, 9)), int(generator.integers(0, 4))
+        kept = generator.choice([0.0, -0.0, 1.5, -2.0, np.nan, np.inf], (n_rows, n_kept))
+        lengths = generator.integers(0, 6, n_rows)
+        indptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+        pairs = np.stack([generator.integers(0, 50, indptr[-1]), generator.integers(1, 9, indptr[-1])], axis=1)
+        words = sp.csr_matrix((pairs[:, 1].astype(float), pairs[:, 0], indptr), shape=(n_rows, 50))
+        expected = sp.hstack([sp.csr_matrix(np.where(np.isnan(kept), 7.0, kept)), words], format="csr")
+        expected.data[expected.indices < n_kept] = kept[kept != 0]  # the NaN back in its places, in row order
+        data = pairs[:, 1] if generator.random() < 0.5 else pairs[:, 1] / 4  # counts, or a transform's values
+        expected.data[expected.indices >= n_kept] = data
+        values, columns, row_starts = joined(kept, indptr, pairs[:, 0], data)
+        assert row_starts == expected.indptr.tolist() and columns == expected.indices.tolist()
+        assert np.array_equal(values, expected.data, equal_nan=True)
+        assert np.signbit(values).tolist() == np.signbit(expected.data).tolist()
+
+
+@pytest.mark.parametrize(
+    "kept, indptr, ids, counts",
+    [
+        (np.zeros((2, 1)), [0, 1], [3], [1]),  # a start short for the rows
+        (np.zeros((1, 1)), [1, 1], [3], [1]),  # indptr not from 0
+        (np.zeros((1, 1)), [0, 2], [3], [1]),  # past the words
+        (np.zeros((2, 1)), [0, 2, 1], [3], [1]),  # not ascending
+        (np.zeros((1, 1)), [0, 1], [-3], [1]),  # a negative id
+        (np.zeros((1, 1)), [0, 1], [3, 4], [1]),  # ids and counts of two lengths
+    ],
+)
+def test_joining_refuses_rows_out_of_range(kept, indptr, ids, counts):
+    with pytest.raises(ValueError):
+        join_kept_words(kept, np.array(indptr), np.array(ids), np.array(counts))
+
+
+def test_joining_refuses_arrays_of_other_types():
+    good = [np.zeros((1, 1)), np.array([0, 1]), np.array([3]), np.array([1])]
+    for position, wrong in enumerate(
+        [np.zeros(1), good[1].astype(np.int32), good[2].astype(float), np.zeros((1, 1), dtype=np.int64)]
+    ):
+        given = list(good)
+        given[position if position < 3 else 0] = wrong
+        with pytest.raises(TypeError):
+            join_kept_words(*given)
+
+
+def test_a_sparse_block_of_kept_values_joins_as_a_dense_one():
+    kept = np.array([[0.0, 2.0], [np.nan, 0.0], [0.0, 0.0]])
+    indptr, ids = np.array([0, 2, 2, 3]), np.array([4, 1, 0])
+    for data in (np.array([2, 1, 5]), np.array([0.5, 1.0, 2.5])):
+        dense = words_module()._kept_then_words(kept, indptr, ids, data)
+        sparse = words_module()._kept_then_words(sp.csr_matrix(kept), indptr, ids, data)
+        for a, b in zip(dense, sparse):
+            assert np.array_equal(a, b, equal_nan=True) and a.dtype == b.dtype
+        assert dense[1].tolist() == [1, 6, 3, 0, 2] and dense[2].tolist() == [0, 3, 4, 5]
+        assert np.array_equal(dense[0], [2.0, data[0], data[1], np.nan, data[2]], equal_nan=True)
+
+
+def words_module():
+    import filterkit_plugins.words
+
+    return filterkit_plugins.words
 
 
 class KeepingBadly(Stage):
