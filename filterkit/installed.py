@@ -3,12 +3,14 @@
 Finding them costs a run about 20 ms of CPU, most of it importing ``importlib.metadata`` (it imports
 ``email``, ``zipfile`` and ``csv``): an eighth of the start of ``filterkit in.arff l2``.  What it finds
 depends on the distributions' metadata alone, so :func:`recall` gives back what :func:`remember` kept
-while every folder on ``sys.path`` lists the same ``*.dist-info``, ``*.egg-info`` and ``*.egg`` entries,
-with their ``entry_points.txt`` and ``METADATA`` (or ``PKG-INFO``) unchanged, and each zip file on it is
-unchanged.  Else, or when a meta-path finder other than Python's path finder (or importlib_metadata's,
-which stands in for it) may find distributions, it gives None and the run asks ``importlib.metadata``.
-The file lives in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, under ``filterkit``); one
-that cannot be read or written is passed over.
+while the :func:`fingerprint` of that metadata is the same: the ``sys.path`` entries, the metadata
+folders ``importlib.metadata`` reads in each (``*.dist-info``, ``*.egg-info``, an egg's ``EGG-INFO``),
+a checksum of each one's ``entry_points.txt`` and, where it has one, of its ``METADATA`` (``PKG-INFO``),
+and each zip file's size, time and inode.  Where a meta-path finder other than Python's path finder (or
+importlib_metadata's, which stands in for it) may find distributions, or an entry of ``sys.path`` is not
+a string, nothing is remembered.  The file lives in the user's cache folder (``$XDG_CACHE_HOME`` or
+``~/.cache``, under ``filterkit``); one that is not a regular file of the user's, or that cannot be read
+or written, is passed over.
 """
 
 from __future__ import annotations
@@ -17,25 +19,29 @@ import importlib
 import json
 import os
 import re
+import stat
 import sys
 import zlib
 from functools import reduce
 from importlib.machinery import PathFinder
 
-#: What ``importlib.metadata`` takes for a distribution on a ``sys.path`` folder (an egg's metadata is in EGG-INFO).
-METADATA_FOLDERS = (".dist-info", ".egg-info", ".egg")
+#: The folders on a ``sys.path`` folder that ``importlib.metadata`` takes for distributions' metadata.
+METADATA_FOLDERS = (".dist-info", ".egg-info")
 #: An entry point's value, as ``importlib.metadata.EntryPoint`` reads it.
 OBJECT_REFERENCE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attribute>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
 
-def recall(groups: tuple[str, ...]) -> tuple[list[list[str]], list[str]] | None:
-    """What :func:`remember` kept for ``groups`` (entry points as [group, name, value, distribution,
-    version], and the warnings their discovery gave), or None when it may no longer hold."""
-    mark = fingerprint()
-    if mark is None:
+def recall(groups: tuple[str, ...], mark: list) -> tuple[list[list[str]], list[str]] | None:
+    """What :func:`remember` kept for ``groups`` under the fingerprint ``mark`` (entry points as [group, name,
+    value, distribution, version], and the warnings their discovery gave), or None."""
+    path = _cache_file(groups)
+    if path is None:
         return None
     try:
-        with open(_cache_file(groups), encoding="utf-8") as opened:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        with open(descriptor, encoding="utf-8") as opened:
+            if not _own_regular_file(os.fstat(descriptor)):
+                return None
             kept = json.load(opened)
         entry_points, warnings = kept["entry_points"], kept["warnings"]
         if kept["fingerprint"] == mark and _strings(warnings) and all(_strings(p, 5) for p in entry_points):
@@ -45,50 +51,52 @@ def recall(groups: tuple[str, ...]) -> tuple[list[list[str]], list[str]] | None:
     return None
 
 
-def _strings(value, length: int | None = None) -> bool:
-    """Whether ``value`` is a list of strings (of ``length`` of them, if given)."""
-    return isinstance(value, list) and all(isinstance(s, str) for s in value) and length in (None, len(value))
-
-
-def remember(groups: tuple[str, ...], entry_points: list[list[str]], warnings: list[str]) -> None:
-    """Keep the entry points of ``groups`` found now for the next run's :func:`recall`; silently not
-    where the cache folder cannot be written."""
-    mark = fingerprint()
-    if mark is None:
-        return
+def remember(groups: tuple[str, ...], mark: list, entry_points: list[list[str]], warnings: list[str]) -> None:
+    """Keep the entry points of ``groups``, found after the fingerprint ``mark`` was taken, for the next run's
+    :func:`recall` (a distribution installed or removed meanwhile changes the fingerprint the next run takes,
+    so they are not recalled); silently not where the cache folder cannot be written."""
     path = _cache_file(groups)
-    written = f"{path}.{os.getpid()}"
+    if path is None:
+        return
+    import tempfile  # only for a run that found them afresh
+
+    written = None
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(written, "w", encoding="utf-8") as opened:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        descriptor, written = tempfile.mkstemp(prefix="entry-points-", suffix=".tmp", dir=os.path.dirname(path))
+        with open(descriptor, "w", encoding="utf-8") as opened:
             json.dump({"fingerprint": mark, "entry_points": entry_points, "warnings": warnings}, opened)
         os.replace(written, path)  # whole or not at all, for a run reading it meanwhile
-    except OSError:
-        try:
-            os.unlink(written)
-        except OSError:
-            pass
+    except (OSError, TypeError, ValueError):
+        if written is not None:
+            try:
+                os.unlink(written)
+            except OSError:
+                pass
 
 
 def fingerprint() -> list | None:
-    """What the distributions ``importlib.metadata`` finds depend on: each ``sys.path`` entry with its
-    metadata folders' names and their files' (mtime, size, inode), or a zip file's; None when a meta-path
-    finder other than Python's path finder could find distributions too."""
+    """What the distributions ``importlib.metadata`` finds depend on (the module's docstring says what);
+    None where it may depend on more."""
     if not all(_finds_on_sys_path(finder) for finder in sys.meta_path if hasattr(finder, "find_distributions")):
         return None
     mark: list = [sys.executable]
     for entry in sys.path:
+        if not isinstance(entry, str):
+            return None
         folder = entry or "."
         try:
             with os.scandir(folder) as children:
-                found = sorted(child.name for child in children if child.name.lower().endswith(METADATA_FOLDERS))
+                names = [child.name for child in children]
         except NotADirectoryError:
-            mark.append([entry, _stamp(folder)])
+            mark.append([entry, _zip_stamp(folder)])
             continue
         except OSError:
             mark.append([entry, None])
             continue
-        mark.append([entry, [_distribution_stamps(os.path.join(folder, name)) for name in found]])
+        egg = os.path.basename(folder).lower().endswith(".egg")
+        found = sorted(n for n in names if n.lower().endswith(METADATA_FOLDERS) or (egg and n.lower() == "egg-info"))
+        mark.append([entry, [_metadata_stamps(os.path.join(folder, name)) for name in found]])
     return mark
 
 
@@ -99,13 +107,32 @@ def _finds_on_sys_path(finder) -> bool:
     return finder is PathFinder or (kind.__module__, kind.__qualname__) == ("importlib_metadata", "MetadataPathFinder")
 
 
-def _distribution_stamps(path: str) -> list:
-    """A metadata folder's (or egg's) name and stamps: its own, its entry_points.txt's, its METADATA's (PKG-INFO's)."""
-    lowered = path.lower()
-    inside = os.path.join(path, "EGG-INFO") if lowered.endswith(".egg") else path
-    described = "METADATA" if lowered.endswith(".dist-info") else "PKG-INFO"
-    stamps = (_stamp(path), _stamp(os.path.join(inside, "entry_points.txt")), _stamp(os.path.join(inside, described)))
-    return [os.path.basename(path), *stamps]
+def _metadata_stamps(path: str) -> list:
+    """A metadata folder's name, a checksum of its entry_points.txt and, if it has one, of its METADATA (PKG-INFO,
+    which names the distribution and its version); a distribution without entry points has none to find."""
+    entry_points = _checksum(os.path.join(path, "entry_points.txt"))
+    if entry_points is None:
+        return [os.path.basename(path), None]
+    described = "METADATA" if path.lower().endswith(".dist-info") else "PKG-INFO"
+    return [os.path.basename(path), entry_points, _checksum(os.path.join(path, described))]
+
+
+def _checksum(path: str) -> int | None:
+    """The CRC-32 of a file's bytes and their count in one number, or None if it cannot be read."""
+    try:
+        with open(path, "rb") as opened:
+            content = opened.read()
+    except OSError:
+        return None
+    return zlib.crc32(content) << 32 | len(content) & 0xFFFFFFFF
+
+
+def _zip_stamp(path: str) -> list[int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return [status.st_mtime_ns, status.st_size, status.st_ino]
 
 
 def load_object(value: str) -> object:
@@ -118,19 +145,23 @@ def load_object(value: str) -> object:
     return reduce(getattr, filter(None, attributes), importlib.import_module(match.group("module")))
 
 
-def _stamp(path: str) -> list[int] | None:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return [status.st_mtime_ns, status.st_size, status.st_ino]
+def _strings(value, length: int | None = None) -> bool:
+    """Whether ``value`` is a list of strings (of ``length`` of them, if given)."""
+    return isinstance(value, list) and all(isinstance(s, str) for s in value) and length in (None, len(value))
 
 
-def _cache_file(groups: tuple[str, ...]) -> str:
+def _own_regular_file(status: os.stat_result) -> bool:
+    """Whether a file is a regular one, owned by this user where files have owners."""
+    return stat.S_ISREG(status.st_mode) and (not hasattr(os, "getuid") or status.st_uid == os.getuid())
+
+
+def _cache_file(groups: tuple[str, ...]) -> str | None:
     """The file of this interpreter and ``groups`` (a checksum of them in its name): one per environment,
-    whatever the ``sys.path`` (which the fingerprint holds)."""
+    whatever the ``sys.path`` (which the fingerprint holds); None without an absolute cache folder (no home)."""
     folder = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(folder):  # unset, or relative: which the XDG specification says to pass over
         folder = os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(folder):  # no HOME and no home in the password database: "~" as it was
+        return None
     key = zlib.crc32(json.dumps([sys.executable, groups]).encode("utf-8"))
     return os.path.join(folder, "filterkit", f"entry-points-{key:08x}.json")

@@ -483,7 +483,8 @@ def _installed_entry_points(remember: bool) -> list[_EntryPoint]:
     found while the installed distributions are the same (:mod:`filterkit.installed`: importing
     ``importlib.metadata`` and reading the metadata took 20 ms of every run)."""
     groups = (GROUP, NAMES_GROUP)
-    recalled = installed.recall(groups) if remember else None
+    mark = installed.fingerprint() if remember else None
+    recalled = installed.recall(groups, mark) if mark is not None else None
     if recalled is not None:
         points, warnings = [_EntryPoint(*point) for point in recalled[0]], recalled[1]
     else:
@@ -493,8 +494,8 @@ def _installed_entry_points(remember: bool) -> list[_EntryPoint]:
             if id(point.dist) not in named:
                 named[id(point.dist)] = _name_and_version(point.dist)
         points = [_EntryPoint(p.group, p.name, p.value, *named[id(p.dist)]) for p in found]
-        if remember:
-            installed.remember(groups, [list(point) for point in points], warnings)
+        if mark is not None:
+            installed.remember(groups, mark, [list(point) for point in points], warnings)
     for warning in warnings:
         _warn(warning)
     return points

@@ -32,18 +32,24 @@ def site(tmp_path, monkeypatch):
     sys.modules.pop("negate", None)
 
 
+def recalled():
+    """What a run would recall now."""
+    mark = installed.fingerprint()
+    return None if mark is None else installed.recall(GROUPS, mark)
+
+
 def found_now() -> list[tuple]:
     return [tuple(point) for point in plugins._installed_entry_points(remember=False)]
 
 
 def test_what_is_recalled_is_what_discovery_finds(site):
-    assert installed.recall(GROUPS) is None  # nothing kept yet
+    assert recalled() is None  # nothing kept yet
     first = [tuple(point) for point in plugins._installed_entry_points(remember=True)]
     assert first == found_now()
     assert ("filterkit", "negate", "negate", "filterkit-fixtures", "1.0") in first
     assert ("filterkit.names", "filterkit", "filterkit_plugins:NAMES") in {point[:3] for point in first}
-    recalled, warnings = installed.recall(GROUPS)
-    assert [tuple(point) for point in recalled] == first and warnings == []
+    points, warnings = recalled()
+    assert [tuple(point) for point in points] == first and warnings == []
     assert [tuple(point) for point in plugins._installed_entry_points(remember=True)] == first
 
 
@@ -58,7 +64,7 @@ def test_what_is_recalled_is_what_discovery_finds(site):
 )
 def test_a_change_to_the_installed_distributions_is_found_afresh(site, change):
     plugins._installed_entry_points(remember=True)
-    assert installed.recall(GROUPS) is not None
+    assert recalled() is not None
     info = site / "filterkit_fixtures-1.0.dist-info"
     if change == "rewrite entry_points.txt":
         (info / "entry_points.txt").write_text("[filterkit]\nnegated = negate\n")
@@ -72,10 +78,10 @@ def test_a_change_to_the_installed_distributions_is_found_afresh(site, change):
         text = (info / "METADATA").read_text().replace("Version: 1.0", "Version: 1.1")
         (info / "METADATA").write_text(text)
     importlib.invalidate_caches()
-    assert installed.recall(GROUPS) is None
+    assert recalled() is None
     again = [tuple(point) for point in plugins._installed_entry_points(remember=True)]
     assert again == found_now()
-    assert installed.recall(GROUPS)[0] == [list(point) for point in again]
+    assert recalled()[0] == [list(point) for point in again]
 
 
 def test_another_sys_path_is_found_afresh(site, tmp_path, monkeypatch):
@@ -83,7 +89,7 @@ def test_another_sys_path_is_found_afresh(site, tmp_path, monkeypatch):
     other = tmp_path / "other"
     install(other, "filterkit-other", "3.0", "[filterkit]\nother = negate\n")
     monkeypatch.syspath_prepend(str(other))
-    assert installed.recall(GROUPS) is None
+    assert recalled() is None
     assert ("filterkit", "other", "negate", "filterkit-other", "3.0") in {
         tuple(p) for p in plugins._installed_entry_points(remember=True)
     }
@@ -112,9 +118,9 @@ def test_a_cache_file_that_cannot_be_read_is_passed_over(site, content):
         field, value = [("entry_points", [1]), ("entry_points", [["filterkit", "l2"]]), ("warnings", [None])][content]
         content = json.dumps({**kept, field: value})
     cache.write_text(content)
-    assert installed.recall(GROUPS) is None
+    assert recalled() is None
     assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
-    assert installed.recall(GROUPS) is not None  # written again
+    assert recalled() is not None  # written again
 
 
 def test_a_cache_folder_that_cannot_be_written_is_passed_over(site, monkeypatch, tmp_path):
@@ -122,7 +128,7 @@ def test_a_cache_folder_that_cannot_be_written_is_passed_over(site, monkeypatch,
     blocked.write_text("a file where the folder would be")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
-    assert installed.recall(GROUPS) is None
+    assert recalled() is None
 
 
 def test_another_meta_path_finder_is_never_recalled(site, monkeypatch):
@@ -135,7 +141,90 @@ def test_another_meta_path_finder_is_never_recalled(site, monkeypatch):
 
     plugins._installed_entry_points(remember=True)
     monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
-    assert installed.fingerprint() is None and installed.recall(GROUPS) is None
+    assert installed.fingerprint() is None and recalled() is None
+
+
+def test_a_rewrite_keeping_size_and_times_is_found_afresh(site):
+    """As a copy with ``cp -p`` or a build with fixed timestamps makes: the files' bytes are what count."""
+    plugins._installed_entry_points(remember=True)
+    entry_points = site / "filterkit_fixtures-1.0.dist-info" / "entry_points.txt"
+    status = entry_points.stat()
+    entry_points.write_text(entry_points.read_text().replace("negate = negate", "negatf = negate"))
+    os.utime(entry_points, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert entry_points.stat().st_size == status.st_size and entry_points.stat().st_mtime_ns == status.st_mtime_ns
+    assert recalled() is None
+    assert ("filterkit", "negatf", "negate", "filterkit-fixtures", "1.0") in found_now()
+
+
+def test_a_distribution_installed_while_they_are_found_is_not_left_out_for_good(site, monkeypatch):
+    """What was found under the fingerprint before is kept only if the fingerprint is still that one."""
+    real_name_and_version = plugins._name_and_version
+
+    def installing_meanwhile(distribution):
+        if not (site / "filterkit_late-1.0.dist-info").exists():
+            install(site, "filterkit-late", "1.0", "[filterkit]\nlate = negate\n")
+        return real_name_and_version(distribution)
+
+    monkeypatch.setattr(plugins, "_name_and_version", installing_meanwhile)
+    plugins._installed_entry_points(remember=True)
+    assert recalled() is None  # nothing kept: the distributions changed while they were read
+    monkeypatch.setattr(plugins, "_name_and_version", real_name_and_version)
+    importlib.invalidate_caches()
+    assert ("filterkit", "late", "negate", "filterkit-late", "1.0") in {
+        tuple(p) for p in plugins._installed_entry_points(remember=True)
+    }
+    assert recalled() is not None
+
+
+def test_an_egg_on_sys_path_is_read_from_its_egg_info(tmp_path, monkeypatch):
+    """importlib.metadata reads an egg's EGG-INFO folder (no suffix) when the egg itself is on sys.path."""
+    egg = tmp_path / "filterkit_egg-1.0-py3.11.egg"
+    (egg / "EGG-INFO").mkdir(parents=True)
+    (egg / "EGG-INFO" / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: filterkit-egg\nVersion: 1.0\n")
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("[filterkit]\nfirst = negate\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(egg))
+    importlib.invalidate_caches()
+    assert ("filterkit", "first", "negate", "filterkit-egg", "1.0") in {
+        tuple(p) for p in plugins._installed_entry_points(remember=True)
+    }
+    (egg / "EGG-INFO" / "entry_points.txt").write_text("[filterkit]\nsecond = negate\n")
+    assert recalled() is None
+    assert ("filterkit", "second", "negate", "filterkit-egg", "1.0") in found_now()
+
+
+def test_a_sys_path_entry_not_a_string_remembers_nothing(site, monkeypatch):
+    """importlib.metadata takes a pathlib.Path on sys.path; the fingerprint does not (and a run does not fail)."""
+    monkeypatch.setattr(sys, "path", [*sys.path, Path("/nowhere")])
+    assert installed.fingerprint() is None
+    assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
+    assert not (site.parent / "cache").exists()
+
+
+def test_without_a_home_nothing_is_remembered(site, monkeypatch, tmp_path):
+    """No HOME and no home in the password database: ``~`` stays ``~``, and no ``./~/.cache`` is made."""
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)
+    monkeypatch.chdir(tmp_path)
+    assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
+    assert recalled() is None and not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "folder"])
+def test_a_cache_file_that_is_not_a_regular_file_is_passed_over(site, kind):
+    """A named pipe (which would block a read), a link (to a file of the right form) or a folder."""
+    plugins._installed_entry_points(remember=True)
+    (cache,) = (site.parent / "cache" / "filterkit").iterdir()
+    kept = site.parent / "kept.json"
+    cache.rename(kept)
+    if kind == "fifo":
+        os.mkfifo(cache)
+    elif kind == "symlink":
+        cache.symlink_to(kept)
+    else:
+        cache.mkdir()
+    assert recalled() is None
+    assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
 
 
 @pytest.mark.parametrize(
