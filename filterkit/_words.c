@@ -1113,6 +1113,10 @@ join_kept(PyObject *module, PyObject *args)
     Py_ssize_t kept_values = 0;
     for (Py_ssize_t k = 0; k < n_rows * n_kept; k++)
         kept_values += kept[k] != 0.0;
+    if (kept_values > PY_SSIZE_T_MAX / 8 - n) { /* n counts strided items, which need not hold 8 bytes each */
+        PyErr_NoMemory();
+        goto release;
+    }
     out[0] = PyByteArray_FromStringAndSize(NULL, (kept_values + n) * 8);
     out[1] = PyByteArray_FromStringAndSize(NULL, (kept_values + n) * 8);
     out[2] = PyByteArray_FromStringAndSize(NULL, (n_rows + 1) * 8);

@@ -291,6 +291,13 @@ def test_joining_refuses_rows_out_of_range(kept, indptr, ids, counts):
         join_kept_words(kept, np.array(indptr), np.array(ids), np.array(counts))
 
 
+def test_joining_more_words_than_memory_holds_is_a_memory_error():
+    """Columns of stride 0 may be as long as an int64 counts: their output's bytes would pass Py_ssize_t."""
+    endless = np.lib.stride_tricks.as_strided(np.zeros(1, dtype=np.int64), shape=(2**60 - 1,), strides=(0,))
+    with pytest.raises(MemoryError):  # with the kept value, 2**63 bytes
+        join_kept_words(np.ones((1, 1)), np.array([0, 2**60 - 1]), endless, endless)
+
+
 def test_joining_refuses_arrays_of_other_types():
     good = [np.zeros((1, 1)), np.array([0, 1]), np.array([3]), np.array([1])]
     for position, wrong in enumerate(
