@@ -85,8 +85,9 @@ def complete(instruction: str) -> int:
 
     from filterkit.commands.context import PluginLoader
 
-    with open(os.devnull, "w") as nowhere, contextlib.redirect_stderr(nowhere):
-        return shell_complete(command_tree(), {"obj": PluginLoader()}, "filterkit", COMPLETION_VARIABLE, instruction)
+    with open(os.devnull, "w") as nowhere, contextlib.redirect_stderr(nowhere):  # the installed plugins recalled
+        loader = PluginLoader(None, load_plugins)
+        return shell_complete(command_tree(), {"obj": loader}, "filterkit", COMPLETION_VARIABLE, instruction)
 
 
 def _terminate(signum, frame):
