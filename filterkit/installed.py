@@ -3,14 +3,14 @@
 Finding them costs a run about 20 ms of CPU, most of it importing ``importlib.metadata`` (it imports
 ``email``, ``zipfile`` and ``csv``): an eighth of the start of ``filterkit in.arff l2``.  What it finds
 depends on the distributions' metadata alone, so :func:`recall` gives back what :func:`remember` kept
-while the :func:`fingerprint` of that metadata is the same: the ``sys.path`` entries, the metadata
-folders ``importlib.metadata`` reads in each (``*.dist-info``, ``*.egg-info``, an egg's ``EGG-INFO``),
-a checksum of each one's ``entry_points.txt`` and, where it has one, of its ``METADATA`` (``PKG-INFO``),
-and each zip file's size, time and inode.  Where a meta-path finder other than Python's path finder (or
-importlib_metadata's, which stands in for it) may find distributions, or an entry of ``sys.path`` is not
-a string, nothing is remembered.  The file lives in the user's cache folder (``$XDG_CACHE_HOME`` or
-``~/.cache``, under ``filterkit``); one that is not a regular file of the user's, or that cannot be read
-or written, is passed over.
+while the :func:`fingerprint` of that metadata is the same: the ``sys.path`` entries; the metadata
+folders ``importlib.metadata`` reads in each (``*.dist-info``, ``*.egg-info``, an egg's ``EGG-INFO``), in
+the order the folder lists them; a checksum of each one's ``entry_points.txt`` and, where it has one, of
+its ``METADATA`` and ``PKG-INFO``; each zip file's size, times and inode.  Where a meta-path finder other
+than Python's path finder (or importlib_metadata's, which stands in for it) may find distributions, or an
+entry of ``sys.path`` is not a string, nothing is remembered.  The file lives in the user's cache folder
+(``$XDG_CACHE_HOME`` or ``~/.cache``, under ``filterkit``); one that is not a regular file of the user's,
+or that cannot be read or written, is passed over.
 """
 
 from __future__ import annotations
@@ -46,17 +46,18 @@ def recall(groups: tuple[str, ...], mark: list) -> tuple[list[list[str]], list[s
         entry_points, warnings = kept["entry_points"], kept["warnings"]
         if kept["fingerprint"] == mark and _strings(warnings) and all(_strings(p, 5) for p in entry_points):
             return entry_points, warnings
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # written again by the run that finds them
         pass
     return None
 
 
 def remember(groups: tuple[str, ...], mark: list, entry_points: list[list[str]], warnings: list[str]) -> None:
     """Keep the entry points of ``groups``, found after the fingerprint ``mark`` was taken, for the next run's
-    :func:`recall` (a distribution installed or removed meanwhile changes the fingerprint the next run takes,
-    so they are not recalled); silently not where the cache folder cannot be written."""
+    :func:`recall`, if the fingerprint is ``mark`` still: a distribution installed, removed or put back while
+    they were found (``pip install --force-reinstall``) could leave a fingerprint that holds for what was not
+    found.  Silently not where the cache folder cannot be written."""
     path = _cache_file(groups)
-    if path is None:
+    if path is None or fingerprint() != mark:
         return
     import tempfile  # only for a run that found them afresh
 
@@ -95,7 +96,8 @@ def fingerprint() -> list | None:
             mark.append([entry, None])
             continue
         egg = os.path.basename(folder).lower().endswith(".egg")
-        found = sorted(n for n in names if n.lower().endswith(METADATA_FOLDERS) or (egg and n.lower() == "egg-info"))
+        # in the folder's order: of two distributions of one name in it, importlib.metadata takes the one listed first
+        found = [n for n in names if n.lower().endswith(METADATA_FOLDERS) or (egg and n.lower() == "egg-info")]
         mark.append([entry, [_metadata_stamps(os.path.join(folder, name)) for name in found]])
     return mark
 
@@ -108,13 +110,14 @@ def _finds_on_sys_path(finder) -> bool:
 
 
 def _metadata_stamps(path: str) -> list:
-    """A metadata folder's name, a checksum of its entry_points.txt and, if it has one, of its METADATA (PKG-INFO,
-    which names the distribution and its version); a distribution without entry points has none to find."""
+    """A metadata folder's name, a checksum of its entry_points.txt and, if it has one, of its METADATA and PKG-INFO
+    (``importlib.metadata`` names the distribution and its version from the first it finds); a distribution without
+    entry points has none to find."""
     entry_points = _checksum(os.path.join(path, "entry_points.txt"))
     if entry_points is None:
         return [os.path.basename(path), None]
-    described = "METADATA" if path.lower().endswith(".dist-info") else "PKG-INFO"
-    return [os.path.basename(path), entry_points, _checksum(os.path.join(path, described))]
+    described = (_checksum(os.path.join(path, name)) for name in ("METADATA", "PKG-INFO"))
+    return [os.path.basename(path), entry_points, *described]
 
 
 def _checksum(path: str) -> int | None:
@@ -128,11 +131,12 @@ def _checksum(path: str) -> int | None:
 
 
 def _zip_stamp(path: str) -> list[int] | None:
+    """A zip file's times, size and inode: its status change time too, which a copy keeping the others cannot set."""
     try:
         status = os.stat(path)
     except OSError:
         return None
-    return [status.st_mtime_ns, status.st_size, status.st_ino]
+    return [status.st_mtime_ns, status.st_ctime_ns, status.st_size, status.st_ino]
 
 
 def load_object(value: str) -> object:

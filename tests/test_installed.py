@@ -3,11 +3,13 @@ distributions are those it found them in, the same as importlib.metadata finds, 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
 import subprocess
 import sys
+import time
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -173,6 +175,90 @@ def test_a_distribution_installed_while_they_are_found_is_not_left_out_for_good(
     assert ("filterkit", "late", "negate", "filterkit-late", "1.0") in {
         tuple(p) for p in plugins._installed_entry_points(remember=True)
     }
+    assert recalled() is not None
+
+
+def test_a_distribution_removed_while_they_are_found_and_put_back_after_is_not_left_out(site, monkeypatch):
+    """As ``pip install --force-reinstall`` running beside a run: what was found without it is not kept
+    under the fingerprint that holds it."""
+    info, away = site / "filterkit_fixtures-1.0.dist-info", site.parent / "away"
+    real_fingerprint = installed.fingerprint
+
+    def removing_after_the_mark():
+        mark = real_fingerprint()
+        if info.exists():
+            info.rename(away)
+            importlib.invalidate_caches()
+        return mark
+
+    monkeypatch.setattr(installed, "fingerprint", removing_after_the_mark)
+    assert "negate" not in {p.name for p in plugins._installed_entry_points(remember=True)}
+    monkeypatch.setattr(installed, "fingerprint", real_fingerprint)
+    away.rename(info)
+    importlib.invalidate_caches()
+    assert recalled() is None
+    assert ("filterkit", "negate", "negate", "filterkit-fixtures", "1.0") in found_now()
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_fingerprint_holds_a_folders_distributions_in_the_order_it_lists_them(site, monkeypatch, reverse):
+    """Of two distributions of one name in a folder, importlib.metadata takes the one listed first: a folder
+    listing them in another order (tmpfs does after a rename) is another fingerprint."""
+    install(site, "filterkit-fixtures", "2.0", "[filterkit]\nnegate = negate\n")
+    real_scandir = os.scandir
+
+    @contextlib.contextmanager
+    def listing_in_order(folder):
+        with real_scandir(folder) as children:
+            yield sorted(children, key=lambda child: child.name, reverse=reverse)
+
+    monkeypatch.setattr(installed.os, "scandir", listing_in_order)
+    (held,) = [folders for entry, folders in installed.fingerprint()[1:] if entry == str(site)]
+    assert [folder[0] for folder in held] == sorted(
+        ["filterkit_fixtures-1.0.dist-info", "filterkit_fixtures-2.0.dist-info"], reverse=reverse
+    )
+
+
+def test_a_dist_info_naming_its_version_in_pkg_info_is_found_afresh_when_it_changes(site):
+    """importlib.metadata reads PKG-INFO where a .dist-info holds no METADATA."""
+    info = site / "filterkit_fixtures-1.0.dist-info"
+    text = (info / "METADATA").read_text()
+    (info / "METADATA").unlink()
+    (info / "PKG-INFO").write_text(text)
+    plugins._installed_entry_points(remember=True)
+    (info / "PKG-INFO").write_text(text.replace("Version: 1.0", "Version: 1.1"))
+    assert recalled() is None
+    assert ("filterkit", "negate", "negate", "filterkit-fixtures", "1.1") in found_now()
+
+
+def test_a_zip_on_sys_path_copied_over_with_its_times_is_found_afresh(site, tmp_path, monkeypatch):
+    """A zip is stamped, not read: by its status change time too, which ``cp -p`` cannot carry over."""
+    import zipfile
+
+    def zipped(value: str):
+        archive = tmp_path / "plugins.zip"
+        with zipfile.ZipFile(archive, "w") as written:
+            written.writestr("fkz-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: fkz\nVersion: 1.0\n")
+            written.writestr("fkz-1.0.dist-info/entry_points.txt", f"[filterkit]\nfkz = {value}\n")
+        return archive
+
+    archive = zipped("fkz_a")
+    status = archive.stat()
+    monkeypatch.syspath_prepend(str(archive))
+    plugins._installed_entry_points(remember=True)
+    time.sleep(0.01)
+    zipped("fkz_b")
+    os.utime(archive, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert archive.stat().st_size == status.st_size and archive.stat().st_mtime_ns == status.st_mtime_ns
+    assert recalled() is None
+
+
+def test_a_cache_file_nested_past_the_recursion_limit_is_passed_over(site):
+    plugins._installed_entry_points(remember=True)
+    (cache,) = (site.parent / "cache" / "filterkit").iterdir()
+    cache.write_text("[" * 200_000 + "]" * 200_000)
+    assert recalled() is None
+    assert [tuple(p) for p in plugins._installed_entry_points(remember=True)] == found_now()
     assert recalled() is not None
 
 
