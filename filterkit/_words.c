@@ -910,7 +910,7 @@ eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name
 static int
 renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, const double *data, Py_ssize_t n,
               int64_t first, const int64_t *table, Py_ssize_t n_table, int64_t n_numbers, int64_t *out_indptr,
-              int64_t *out_indices, double *out_data, Pair *scratch, uint64_t *held, uint64_t *blocks, int64_t *sums)
+              int64_t *out_indices, double *out_data, Pair *scratch, uint64_t *held, uint64_t *blocks, double *sums)
 {
     Py_ssize_t made = 0, end = 0, n_block_words = (Py_ssize_t)((n_numbers + 64 * 64 - 1) / (64 * 64));
     out_indptr[0] = 0;
@@ -942,7 +942,8 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
             for (Py_ssize_t k = 0; k < n_words; k++) {
                 int64_t number = scratch[k].id;
                 uint64_t bit = 1ULL << (number & 63);
-                sums[number] = held[number >> 6] & bit ? sums[number] + scratch[k].count : scratch[k].count;
+                double count = (double)scratch[k].count; /* summed as the sort's path sums: no int64 to overflow */
+                sums[number] = held[number >> 6] & bit ? sums[number] + count : count;
                 held[number >> 6] |= bit;
                 blocks[number >> 12] |= 1ULL << ((number >> 6) & 63);
             }
@@ -952,7 +953,7 @@ renumber_rows(const int64_t *indptr, Py_ssize_t n_rows, const int64_t *indices, 
                     for (uint64_t bits = held[block]; bits; bits &= bits - 1) {
                         int64_t number = (int64_t)block * 64 + __builtin_ctzll(bits);
                         out_indices[made] = first + number;
-                        out_data[made++] = (double)sums[number];
+                        out_data[made++] = sums[number];
                     }
                     held[block] = 0;
                 }
@@ -1013,7 +1014,7 @@ renumber(PyObject *module, PyObject *args, PyObject *kwargs)
     int by_bits = (n_numbers + 63) / 64 <= 4 * (int64_t)n;
     uint64_t *held = by_bits ? PyMem_RawCalloc((size_t)(n_numbers + 63) / 64 + 1, sizeof(uint64_t)) : NULL;
     uint64_t *blocks = by_bits ? PyMem_RawCalloc((size_t)(n_numbers + 4095) / 4096 + 1, sizeof(uint64_t)) : NULL;
-    int64_t *sums = by_bits ? PyMem_RawMalloc((size_t)(n_numbers ? n_numbers : 1) * sizeof(int64_t)) : NULL;
+    double *sums = by_bits ? PyMem_RawMalloc((size_t)(n_numbers ? n_numbers : 1) * sizeof(double)) : NULL;
     if (out[0] == NULL || out[1] == NULL || out[2] == NULL || scratch == NULL ||
         (by_bits && (held == NULL || blocks == NULL || sums == NULL))) {
         PyMem_RawFree(scratch);

@@ -213,6 +213,18 @@ def test_renumbering_agrees_with_a_python_oracle_on_random_rows():
         assert got_indices.tolist() == expected_indices and got_data.tolist() == expected_data
 
 
+@pytest.mark.parametrize("n_numbers", [8, 2**21])
+def test_renumbering_sums_huge_counts_in_floating_point_whichever_way_a_row_is_ordered(n_numbers):
+    """1,100 occurrences of 2**53 - 1 in one column: a row ordered by bits (few numbers) summed them in int64,
+    past its range; a row sorted (numbers spread wide) in doubles.  Both now sum as Python's float sum does."""
+    big = float(2**53 - 1)
+    indptr = np.array([0, 1100])
+    renumbered = renumber_words(
+        indptr, np.full(1100, 2), np.full(1100, big), 2, np.array([5, 0, 1, 2, 3, 4, 6, 7]), n_numbers
+    )
+    assert np.frombuffer(renumbered[2], float).tolist() == [sum([big] * 1100)]
+
+
 @pytest.mark.parametrize(
     "indptr, indices, data, table",
     [
