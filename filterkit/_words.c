@@ -884,7 +884,8 @@ hash_columns(PyObject *module, PyObject *args)
     return columns;
 }
 
-/* A contiguous buffer of ``n`` items of 8 bytes, int64 (``kind`` 'q') or float64 ('d'); 0 with TypeError otherwise. */
+/* A contiguous buffer of ``n`` items of 8 bytes, int64 (``kind`` 'q') or float64 ('d'); 0 with TypeError otherwise,
+ * naming the argument as ``name`` says ("renumber: indptr"). */
 static int
 eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name)
 {
@@ -894,8 +895,7 @@ eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name
     int fits = view->itemsize == 8 && view->ndim <= 1 && (uintptr_t)view->buf % 8 == 0 &&
                (format[0] == kind || (kind == 'q' && sizeof(long) == 8 && format[0] == 'l')) && format[1] == '\0';
     if (!fits) {
-        PyErr_Format(PyExc_TypeError, "renumber: %s must be an aligned %s array", name,
-                     kind == 'q' ? "int64" : "float64");
+        PyErr_Format(PyExc_TypeError, "%s must be an aligned %s array", name, kind == 'q' ? "int64" : "float64");
         PyBuffer_Release(view);
     }
     return fits;
@@ -992,7 +992,7 @@ renumber(PyObject *module, PyObject *args, PyObject *kwargs)
         return NULL;
     Py_buffer views[4];
     static const char kinds[4] = {'q', 'q', 'd', 'q'};
-    static const char *names[4] = {"indptr", "indices", "data", "table"};
+    static const char *names[4] = {"renumber: indptr", "renumber: indices", "renumber: data", "renumber: table"};
     int taken = 0;
     while (taken < 4 && eight_byte_buffer(objects[taken], &views[taken], kinds[taken], names[taken]))
         taken++;
@@ -1051,7 +1051,7 @@ done:
 }
 
 /* A one-dimensional buffer of int64, or of float64 too where ``is_double`` is given (set to whether it is), with any
- * stride (a column of count's pairs); 0 with TypeError otherwise. */
+ * stride (a column of count's pairs); 0 with TypeError otherwise, naming the argument as ``name`` says. */
 static int
 eight_byte_column(PyObject *object, Py_buffer *view, const char *name, int *is_double)
 {
@@ -1062,7 +1062,7 @@ eight_byte_column(PyObject *object, Py_buffer *view, const char *name, int *is_d
     int fits = view->itemsize == 8 && view->ndim == 1 && view->strides[0] % 8 == 0 && (uintptr_t)view->buf % 8 == 0 &&
                (whole || real) && format[1] == '\0';
     if (!fits) {
-        PyErr_Format(PyExc_TypeError, "join_kept: %s must be an aligned %s array", name,
+        PyErr_Format(PyExc_TypeError, "%s must be an aligned %s array", name,
                      is_double != NULL ? "int64 or float64" : "int64");
         PyBuffer_Release(view);
     }
@@ -1074,8 +1074,8 @@ eight_byte_column(PyObject *object, Py_buffer *view, const char *name, int *is_d
 /* join_kept(kept, indptr, ids, data) -> (values, columns, row_starts) as bytearrays of float64, int64, int64:
  * CSR rows each holding the values of its row of ``kept`` (a C-ordered float64 block, rows × n_kept) that are
  * not zero (NaN is not; -0.0 is, as for numpy's nonzero), at their columns, then its words: column ids[k] + n_kept
- * holding data[k] (int64 counts or float64 values), for k from indptr[row] to indptr[row + 1].  ``words``' kept chunks, made in one pass: numpy's
- * nonzero, repeats and scatters took 4 % of Debian ×10's ``--counts``. */
+ * holding data[k] (int64 counts or float64 values), for k from indptr[row] to indptr[row + 1].  ``words``' kept
+ * chunks, made in one pass: numpy's nonzero, repeats and scatters took 4 % of Debian ×10's ``--counts``. */
 static PyObject *
 join_kept(PyObject *module, PyObject *args)
 {
@@ -1095,12 +1095,13 @@ join_kept(PyObject *module, PyObject *args)
     }
     else
         goto done;
-    if (!eight_byte_buffer(objects[1], &views[1], 'q', "indptr"))
+    if (!eight_byte_buffer(objects[1], &views[1], 'q', "join_kept: indptr"))
         goto done;
     taken = 2;
     int real = 0;
     for (; taken < 4; taken++)
-        if (!eight_byte_column(objects[taken], &views[taken], taken == 2 ? "ids" : "data", taken == 2 ? NULL : &real))
+        if (!eight_byte_column(objects[taken], &views[taken], taken == 2 ? "join_kept: ids" : "join_kept: data",
+                               taken == 2 ? NULL : &real))
             goto done;
     PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
     Py_ssize_t n_rows = views[0].shape[0], n_kept = views[0].shape[1], n = views[2].shape[0];

@@ -15,6 +15,7 @@ or that cannot be read or written, is passed over.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -70,10 +71,8 @@ def remember(groups: tuple[str, ...], mark: list, entry_points: list[list[str]],
         os.replace(written, path)  # whole or not at all, for a run reading it meanwhile
     except (OSError, TypeError, ValueError):
         if written is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(written)
-            except OSError:
-                pass
 
 
 def fingerprint() -> list | None:

@@ -310,15 +310,21 @@ def test_joining_more_words_than_memory_holds_is_a_memory_error():
         join_kept_words(np.ones((1, 1)), np.array([0, 2**60 - 1]), endless, endless)
 
 
-def test_joining_refuses_arrays_of_other_types():
-    good = [np.zeros((1, 1)), np.array([0, 1]), np.array([3]), np.array([1])]
-    for position, wrong in enumerate(
-        [np.zeros(1), good[1].astype(np.int32), good[2].astype(float), np.zeros((1, 1), dtype=np.int64)]
-    ):
-        given = list(good)
-        given[position if position < 3 else 0] = wrong
-        with pytest.raises(TypeError):
-            join_kept_words(*given)
+@pytest.mark.parametrize(
+    "position, wrong, argument",
+    [
+        (0, np.zeros(1), "kept"),  # not two-dimensional
+        (0, np.zeros((1, 1), dtype=np.int64), "kept"),
+        (1, np.array([0, 1], dtype=np.int32), "indptr"),
+        (2, np.array([3.0]), "ids"),
+        (3, np.array([1], dtype=np.float32), "data"),  # int64 or float64
+    ],
+)
+def test_joining_refuses_arrays_of_other_types_naming_them(position, wrong, argument):
+    given = [np.zeros((1, 1)), np.array([0, 1]), np.array([3]), np.array([1])]
+    given[position] = wrong
+    with pytest.raises(TypeError, match=f"^join_kept: {argument} must be an aligned"):
+        join_kept_words(*given)
 
 
 def test_a_sparse_block_of_kept_values_joins_as_a_dense_one():
