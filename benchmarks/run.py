@@ -853,10 +853,11 @@ def words_inputs(folder: Path, scales: list[int], debian_scales: list[int]) -> d
                 for _ in range(scale):
                     written.write(rows.strip() + "\n")
     debian = {f"Debian ×{scale}": folder / f"debian_words_x{scale}.arff" for scale in debian_scales}
-    missing = [f"{path}:{scale}" for scale, path in zip(debian_scales, debian.values()) if not path.exists()]
+    missing = [f"{path.resolve()}:{scale}" for scale, path in zip(debian_scales, debian.values()) if not path.exists()]
     # (Linux starts a child's peak RSS at what this process had reached when it was spawned: whatever this
     # process holds at its largest counts in every run's peak RSS, so the inputs are written small or elsewhere)
-    if missing:  # by a process of its own (apt's listing held in this one would count in every run's peak RSS)
+    if missing:  # by a process of its own (apt's listing held in this one would count in every run's peak RSS),
+        # which runs beside documents.py: the paths are absolute for that
         subprocess.run([sys.executable, "-c", DEBIAN_WORDS, *missing], cwd=HERE, check=True)
     return made | debian
 
