@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import stat
-import tempfile
 from dataclasses import dataclass
 
 from filterkit.errors import FilterkitError
@@ -46,6 +44,8 @@ class OutputFile:
         folder = os.path.dirname(self.target)
         if self.how == "replace" or os.access(folder, os.W_OK | os.X_OK):
             return folder
+        import tempfile  # here: writing to stdout needs neither it nor shutil (5 ms of every start)
+
         return tempfile.gettempdir()
 
 
@@ -92,6 +92,8 @@ class StagedOutput:
         if output.how == "stream":
             self.stream = open(output.target, "wb")
             return
+        import tempfile  # as in staging_folder
+
         handle, self.temporary = tempfile.mkstemp(
             prefix=f".{os.path.basename(output.target)}.", suffix=".tmp", dir=output.staging_folder
         )
@@ -137,6 +139,9 @@ def staged_output(output: OutputFile):
 
 def publish_file(output: OutputFile, temporary: str) -> None:
     """Put the complete file ``temporary`` in place of ``output`` (see :class:`OutputFile`), consuming it."""
+    import shutil  # as tempfile in OutputFile.staging_folder
+    import tempfile
+
     try:
         if output.how == "replace":
             _set_mode_and_owner(temporary, output.existing)

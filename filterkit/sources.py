@@ -19,7 +19,6 @@ import io
 import json
 import os
 import stat
-import tempfile
 import zlib
 from typing import IO, Generator, Iterator, cast
 
@@ -101,6 +100,8 @@ class _Spooling:
 
     def _open_spool(self, suffix: str = "") -> IO[bytes]:
         """A new, empty spool file (the caller makes it this source's ``_spool`` when it is ready)."""
+        import tempfile  # here: most runs never spool, and tempfile costs 5 ms of every start
+
         handle, path = tempfile.mkstemp(prefix=self.spool_prefix, suffix=suffix)
         spool = os.fdopen(handle, "w+b")
         try:
@@ -121,6 +122,8 @@ class _Spooling:
             self.close()
             if not isinstance(error, OSError):
                 raise
+            import tempfile  # imported by _open_spool
+
             raise FilterkitError(
                 f"cannot spool {name} into the temporary folder {tempfile.gettempdir()} "
                 f"({error.strerror or f'{error}: is the disk full?'}): free space there, "
@@ -558,6 +561,8 @@ class ScannedSource(_Spooling):
         passes after it to read instead of the input (a chain that learns reads its input twice at least):
         for the formats that keep nothing of their scan (svmlight, Parquet, a folder per class, whose every
         pass would parse the file or open each document again)."""
+        import tempfile  # here, as in _open_spool
+
         self._kept = tempfile.TemporaryFile(prefix="filterkit-spool-")
         self._kept_whole = False
 

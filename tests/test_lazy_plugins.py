@@ -82,6 +82,22 @@ def test_an_l2_run_imports_the_normalizers_plugin_and_no_other():
     assert modules.isdisjoint(PLUGIN_LIBRARIES)
 
 
+#: Standard modules that only some runs need, each 1–5 ms of a start: spooling and writing into a file
+#: (tempfile, shutil: a chain that learns spools its chunks), OpenSSL's digests (hashlib), DATE attributes'
+#: names (calendar), and finding the plugins afresh (importlib.metadata, with zipfile and email), which a
+#: run does only when the installed distributions changed.
+RARELY_NEEDED = {"tempfile", "shutil", "hashlib", "calendar", "importlib.metadata"}
+
+
+@pytest.mark.slow
+def test_a_run_writing_to_stdout_imports_no_module_only_some_runs_need():
+    run_probe("-q", REAL / "iris.arff", "l2")  # remembers the entry points, if the cache was empty
+    for chain in ([], ["l2"]):
+        status, output, modules = run_probe("-q", REAL / "iris.arff", *chain)
+        assert status == 0 and read_bytes(output)[1].n_rows == 150
+        assert modules.isdisjoint(RARELY_NEEDED), (chain, modules & RARELY_NEEDED)
+
+
 @pytest.mark.slow
 def test_a_scorer_run_imports_the_metrics_its_stages_are_made_from():
     status, output, modules = run_probe("-q", REAL / "iris.arff", "bns", "l2")

@@ -200,6 +200,8 @@ def test_two_runs_copying_into_one_hard_linked_file_take_turns(tmp_path, monkeyp
     """Issue 37, item 10: the first run pauses half-way through its copy, giving the second the
     chance to truncate and write into the file meanwhile (which it took, 1 in 12 times, before the
     lock); with the lock it waits, and the file ends as the last run's bytes, whole."""
+    import shutil
+
     from filterkit import outputs
 
     (tmp_path / "out.arff").write_bytes(b"old")
@@ -217,7 +219,7 @@ def test_two_runs_copying_into_one_hard_linked_file_take_turns(tmp_path, monkeyp
             second_copying.set()
             target.write(source.read())
 
-    monkeypatch.setattr(outputs.shutil, "copyfileobj", copy)
+    monkeypatch.setattr(shutil, "copyfileobj", copy)
 
     def publish(name):
         temporary = tmp_path / f"part.{name}"

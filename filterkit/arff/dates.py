@@ -10,7 +10,6 @@ decimal digits of any script, and no sign is taken.
 
 from __future__ import annotations
 
-import calendar
 import datetime as _dt
 import re
 
@@ -21,8 +20,9 @@ DEFAULT_FORMAT = "yyyy-MM-dd'T'HH:mm:ss"
 
 _SUPPORTED = set("yMdHkKhmsSaEzZX")
 _NUMERIC = set("yMdHkKhmsS")
-_MONTHS = [calendar.month_name[i] for i in range(1, 13)]
-_DAYS = [calendar.day_name[i] for i in range(7)]
+#: Java's English names (SimpleDateFormat's in Weka's locale), whatever this process's locale
+_MONTHS = "January February March April May June July August September October November December".split()
+_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 
 
 class DateFormat:

@@ -13,13 +13,13 @@ of rows; a line or a header longer than its bound is refused (filterkit.arff.lim
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import math
 import os
 import re
 import unicodedata
 import zlib
+from _blake2 import blake2b  # hashlib's own blake2b; hashlib would load OpenSSL too (3 ms of a run)
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import chain, compress
@@ -96,7 +96,7 @@ class KnownHeader:
     @classmethod
     def rows_only(cls, schema: Schema) -> "KnownHeader":
         """For a stream of data rows alone (a part of a file whose header was read before)."""
-        return cls(schema, 0, hashlib.blake2b(digest_size=16).digest(), None)
+        return cls(schema, 0, blake2b(digest_size=16).digest(), None)
 
 
 class ArffReader:
@@ -124,7 +124,7 @@ class ArffReader:
         self.chunk_rows = chunk_rows
         self._lines = _Lines(_blocks(self.stream, self.limits.line_bytes), self.name, self.limits.line_bytes)
         self._first_data: tuple[int, bytes] | None = None
-        self._header_digest = hashlib.blake2b(digest_size=16)
+        self._header_digest = blake2b(digest_size=16)
         self._header_lines = 0
         #: the ``%`` comment lines before ``@relation`` (earlier runs' provenance among them)
         self.header_comments: tuple[str, ...] = ()

@@ -25,7 +25,6 @@ from __future__ import annotations
 import marshal
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
@@ -431,6 +430,8 @@ class KeptGroups:
     is this process's own, unlinked as it is made, and holds no code."""
 
     def __init__(self) -> None:
+        import tempfile  # here: a run writing to stdout otherwise never needs it (5 ms of every start)
+
         self.file: IO[bytes] = tempfile.TemporaryFile(prefix="filterkit-spool-")
 
     def add(self, lines: list[int], columns: list[list]) -> None:
