@@ -330,10 +330,10 @@ def word_names(prefix: str, words: list[str], taken: set[str]) -> tuple[list[str
     """Each word's attribute name, ``prefix + word``, and the (name, new name) of those renamed: a name
     in ``taken`` (another attribute's) becomes ``name_1``, or ``name_2`` … the first that no attribute
     has.  A name depends only on the word and the names, not on the order the words were met."""
-    names = [prefix + word for word in words]
-    clashing = [k for k, name in enumerate(names) if name in taken]
-    if not clashing:
+    names = [prefix + word for word in words] if prefix else list(words)
+    if taken.isdisjoint(names):  # the common case, by one C-level pass (--hash 16's 44,000 placeholders: 3 ms less)
         return names, []
+    clashing = [k for k, name in enumerate(names) if name in taken]
     used = taken.union(names)
     renamed = []
     for k in clashing:
@@ -811,11 +811,16 @@ class WordVector(Stage):
     def _column_names(self, names: list[str], taken: set[str]) -> list[str]:
         """Every hashed column's attribute name: its token's (``names``, by ``self.columns``), or for a column
         no training token fell into, ``PREFIX#COLUMN`` (renamed as :func:`word_names` renames, if taken)."""
-        named = dict(zip(self.columns.tolist(), names))
-        unused = [column for column in range(self.n_columns) if column not in named]
-        placeholders, _ = word_names(self.params["prefix"], [f"#{column}" for column in unused], taken.union(names))
-        named.update(zip(unused, placeholders))
-        return [named[column] for column in range(self.n_columns)]
+        held = np.zeros(self.n_columns, dtype=bool)
+        held[self.columns] = True
+        unused = np.flatnonzero(~held)
+        placeholders, _ = word_names(
+            self.params["prefix"], [f"#{column}" for column in unused.tolist()], taken.union(names)
+        )
+        every = np.empty(self.n_columns, dtype=object)  # placed by numpy: a dict per column took twice the time
+        every[self.columns] = names
+        every[unused] = placeholders
+        return every.tolist()
 
     def output_schema(self):
         return self.word_schema
