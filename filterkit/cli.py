@@ -39,7 +39,26 @@ def main(argv: list[str] | None = None) -> None:
     for signum in STOPPING_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:  # as a background job's SIGINT, or nohup's SIGHUP
             signal.signal(signum, _terminate)
+    collecting = gc.isenabled()
     gc.disable()  # importing the tree makes objects that live until exit: collecting among them took 5 ms
+    try:
+        _import_command_tree()
+        gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
+    finally:  # as the caller had it, also when the import fails (a program calling main goes on)
+        if collecting:
+            gc.enable()
+    status = run(argv)
+    _ignore_stopping_signals()  # the run is over: a signal now would only turn its status into a kill's
+    # The run's objects too: the exit's garbage collections over every object alive took 70 of a small
+    # run's 80 ms exit; nothing is left to finalize (a run closes its outputs and joins its threads).
+    gc.freeze()
+    cache_own_bytecode()
+    sys.exit(status)
+
+
+def _import_command_tree() -> None:
+    """Tune the allocator and import the compiled modules and the command tree; an error or an interrupt
+    meanwhile is one line and exit status 1 or 130."""
     try:
         from filterkit.allocator import keep_freed_memory
 
@@ -52,15 +71,6 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) while the libraries are imported
         _say_error("interrupted")
         sys.exit(130)
-    gc.freeze()  # the imported libraries' objects live until exit: collections during the run skip them
-    gc.enable()
-    status = run(argv)
-    _ignore_stopping_signals()  # the run is over: a signal now would only turn its status into a kill's
-    # The run's objects too: the exit's garbage collections over every object alive took 70 of a small
-    # run's 80 ms exit; nothing is left to finalize (a run closes its outputs and joins its threads).
-    gc.freeze()
-    cache_own_bytecode()
-    sys.exit(status)
 
 
 def command_tree() -> click.Group:

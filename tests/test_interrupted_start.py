@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from filterkit import allocator, cli, ownership
@@ -22,3 +24,4 @@ def test_an_interrupt_while_the_command_tree_is_imported_is_one_line_and_130(mon
     assert exited.value.code == 130
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", "filterkit: error: interrupted\n")
+    assert gc.isenabled()  # main held the collector off while importing, and gives it back as it was

@@ -20,7 +20,8 @@ DEFAULT_FORMAT = "yyyy-MM-dd'T'HH:mm:ss"
 
 _SUPPORTED = set("yMdHkKhmsSaEzZX")
 _NUMERIC = set("yMdHkKhmsS")
-#: Java's English names (SimpleDateFormat's in Weka's locale), whatever this process's locale
+#: English names, as Weka writes them in an English locale (Java's follow the JVM's locale), whatever this
+#: process's locale is
 _MONTHS = "January February March April May June July August September October November December".split()
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 

@@ -19,13 +19,17 @@ import os
 import re
 import unicodedata
 import zlib
-from _blake2 import blake2b  # hashlib's own blake2b; hashlib would load OpenSSL too (3 ms of a run)
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import chain, compress
 from typing import Any, BinaryIO, Iterator, cast
 
 import numpy as np
+
+try:  # hashlib's own blake2b, without hashlib, which loads OpenSSL too (3 ms of a run)
+    from _blake2 import blake2b
+except ImportError:  # a Python without CPython's private module
+    from hashlib import blake2b
 
 from filterkit import kernels
 from filterkit.arff.dates import DateFormat
