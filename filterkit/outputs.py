@@ -44,7 +44,7 @@ class OutputFile:
         folder = os.path.dirname(self.target)
         if self.how == "replace" or os.access(folder, os.W_OK | os.X_OK):
             return folder
-        import tempfile  # here: writing to stdout needs neither it nor shutil (5 ms of every start)
+        import tempfile  # here: writing to stdout needs neither it nor shutil (5 ms of a start)
 
         return tempfile.gettempdir()
 

@@ -100,7 +100,7 @@ class _Spooling:
 
     def _open_spool(self, suffix: str = "") -> IO[bytes]:
         """A new, empty spool file (the caller makes it this source's ``_spool`` when it is ready)."""
-        import tempfile  # here: most runs never spool, and tempfile costs 5 ms of every start
+        import tempfile  # here: a one-pass run never spools, and tempfile is 5 ms of a start
 
         handle, path = tempfile.mkstemp(prefix=self.spool_prefix, suffix=suffix)
         spool = os.fdopen(handle, "w+b")

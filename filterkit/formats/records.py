@@ -430,7 +430,7 @@ class KeptGroups:
     is this process's own, unlinked as it is made, and holds no code."""
 
     def __init__(self) -> None:
-        import tempfile  # here: a run writing to stdout otherwise never needs it (5 ms of every start)
+        import tempfile  # here: only a run of several passes keeps its groups (tempfile is 5 ms of a start)
 
         self.file: IO[bytes] = tempfile.TemporaryFile(prefix="filterkit-spool-")
 
