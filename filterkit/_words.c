@@ -1239,8 +1239,10 @@ tally_rehash(Tally *self)
     return 1;
 }
 
-/* How many keys ahead ``tally_add`` fetches a key's slot (a power of two). */
-#define TALLY_AHEAD 8
+/* How many keys ahead ``tally_add`` fetches a key's slot (a power of two); its pair is fetched half as far
+ * ahead, once the slot has come.  Between two chunks' adds the count evicts the table from the caches: with the
+ * slot 8 keys ahead and the pair not fetched, the adds took 64 ms of Debian ×10's ``--counts``; now 45. */
+#define TALLY_AHEAD 32
 
 /* Add ``n`` keys' occurrences and documents (each 1 when ``documents`` is NULL); 0 when out of memory, -1 when
  * a sum would pass INT64_MAX (no input's counts come near it; an edited model's might).  After an error the
@@ -1249,13 +1251,21 @@ static int
 tally_add(Tally *self, const int64_t *keys, const int64_t *occurrences, const int64_t *documents, Py_ssize_t n)
 {
     uint64_t ahead[TALLY_AHEAD]; /* the hashes of the keys from k on, by k % TALLY_AHEAD */
-    for (Py_ssize_t k = 0; k < n && k < TALLY_AHEAD; k++)
+    for (Py_ssize_t k = 0; k < n && k < TALLY_AHEAD; k++) {
         ahead[k] = pair_hash(keys[k]);
+        __builtin_prefetch(&self->slots[ahead[k] & (uint64_t)(self->n_slots - 1)]);
+    }
     for (Py_ssize_t k = 0; k < n; k++) {
         uint64_t hash = ahead[k % TALLY_AHEAD], tag = hash & 0xffffffff00000000ULL;
         if (k + TALLY_AHEAD < n) { /* the slot a later key reads (a cache miss: half the add's time), fetched now */
             ahead[k % TALLY_AHEAD] = pair_hash(keys[k + TALLY_AHEAD]);
             __builtin_prefetch(&self->slots[ahead[k % TALLY_AHEAD] & (uint64_t)(self->n_slots - 1)]);
+        }
+        if (k + TALLY_AHEAD / 2 < n) { /* the pair of a nearer key, its slot fetched by now */
+            uint64_t near = ahead[(k + TALLY_AHEAD / 2) % TALLY_AHEAD],
+                     slot = self->slots[near & (uint64_t)(self->n_slots - 1)];
+            if (slot)
+                __builtin_prefetch(&self->pairs[(slot & 0xffffffffu) - 1]);
         }
         Py_ssize_t mask = self->n_slots - 1, i = (Py_ssize_t)(hash & (uint64_t)mask);
         Sums *pair = NULL;
