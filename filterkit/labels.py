@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Sequence
-from xml.parsers import expat
 
 import numpy as np
 
@@ -143,6 +142,8 @@ def chosen_labels(stage, schema: Schema, labels: tuple[int, ...]) -> tuple[int, 
 def mulan_labels(path: str) -> NamedLabels:
     """The label names of Mulan's XML file at ``path``, in document order (nested labels flattened);
     FilterkitError naming the file and line when it is not such a file (expat: no external entities)."""
+    from xml.parsers import expat  # here: only Mulan's label files are XML
+
     names: list[str] = []
     lines: dict[str, int] = {}
     parser = expat.ParserCreate(namespace_separator="}")

@@ -85,8 +85,18 @@ def test_an_l2_run_imports_the_normalizers_plugin_and_no_other():
 #: Standard modules that only some runs need, each 1–5 ms of a start: spooling and writing into a file
 #: (tempfile, shutil: a chain that learns spools its chunks), OpenSSL's digests (hashlib), DATE attributes'
 #: names (calendar), and finding the plugins afresh (importlib.metadata, with zipfile and email), which a
-#: run does only when the installed distributions changed.
-RARELY_NEEDED = {"tempfile", "shutil", "hashlib", "calendar", "importlib.metadata"}
+#: run does only when the installed distributions changed; under 1 ms each, --float32's exact search (decimal),
+#: Mulan's label files (xml.parsers.expat) and annotations (numpy.typing).
+RARELY_NEEDED = {
+    "tempfile",
+    "shutil",
+    "hashlib",
+    "calendar",
+    "importlib.metadata",
+    "decimal",
+    "xml.parsers.expat",
+    "numpy.typing",
+}
 
 
 @pytest.mark.slow

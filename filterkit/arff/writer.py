@@ -13,12 +13,10 @@ from __future__ import annotations
 import io
 import math
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from itertools import compress
-from typing import BinaryIO, Iterable, Iterator, TextIO, cast
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, TextIO, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from filterkit import kernels
 from filterkit.arff.dates import DateFormat
@@ -37,6 +35,9 @@ from filterkit.schema import (
     positions_by_key,
     rows_of_entries,
 )
+
+if TYPE_CHECKING:  # annotations only: numpy.typing is 0.5 ms of every start
+    import numpy.typing as npt
 
 #: A sparse chunk written as dense rows is written in blocks of about this many cells
 #: (8 MiB of float64), not densified whole (10,000 rows x 13,000 words would be 1 GB).
@@ -175,6 +176,8 @@ def float32_decimal(value: float) -> float:
     """The double of the shortest decimal that reads back (rounded to the nearest float32)
     as the float32 ``value`` (held as a double): of two such decimals the nearer, the
     even one on an exact tie.  The compiled writer calls it where it cannot be sure."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal, localcontext  # --float32 only
+
     magnitude = abs(value)
     if magnitude == 0 or magnitude > _FLOAT32_MAX:
         return value
