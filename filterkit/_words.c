@@ -695,29 +695,72 @@ count_through(Counting *c, PyObject *fallback, PyObject *text)
     return ok && !PyErr_Occurred();
 }
 
-/* Count the rows of ``texts`` (per column, a tuple of one str or None per row: tuples, so that no
- * other thread can drop a text while the GIL is released).  ASCII texts are cut without the GIL, so
- * the threads reading and writing the rows run meanwhile; the fallback takes it again. */
+/* One column of ``count``'s documents: a tuple of one str or None per row (a tuple, so that no other thread can
+ * drop a text while the GIL is released), or, from the ARFF reader, every row's text as UTF-8 bytes one after
+ * another, with where each row's starts and ends there (no Python object per document). */
+typedef struct {
+    PyObject *strings; /* the tuple; NULL for bytes */
+    Py_buffer bytes, starts, ends;
+} Texts;
+
+/* Whether ``length`` bytes are all ASCII, eight at a time. */
 static int
-count_rows(Counting *c, PyObject *texts, Py_ssize_t n_rows, int every, PyObject *fallback, int64_t *indptr)
+all_ascii(const char *bytes, Py_ssize_t length)
 {
-    Py_ssize_t n_columns = PyTuple_GET_SIZE(texts);
+    uint64_t seen = 0;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + i, 8);
+        seen |= word;
+    }
+    for (; i < length; i++)
+        seen |= (unsigned char)bytes[i];
+    return (seen & 0x8080808080808080ULL) == 0;
+}
+
+/* Count one document given as a str or as UTF-8 bytes (``text`` NULL): ASCII cut here without the GIL
+ * (``released``), any other through the fallback with it. */
+static int
+count_text(Counting *c, PyObject *text, const char *bytes, Py_ssize_t length, int every, PyObject *fallback,
+           PyThreadState **released)
+{
+    if (text != NULL && !every && PyUnicode_IS_ASCII(text))
+        return count_document(c, (const char *)PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text));
+    if (text == NULL && !every && all_ascii(bytes, length))
+        return count_document(c, bytes, length);
+    PyEval_RestoreThread(*released);
+    PyObject *made = text == NULL ? PyUnicode_DecodeUTF8(bytes, length, NULL) : Py_NewRef(text);
+    int ok = made != NULL && count_through(c, fallback, made);
+    Py_XDECREF(made);
+    *released = PyEval_SaveThread();
+    return ok;
+}
+
+/* Count the rows of the ``n_columns`` columns ``texts``.  ASCII texts are cut without the GIL, so the threads
+ * reading and writing the rows run meanwhile; the fallback takes it again. */
+static int
+count_rows(Counting *c, Texts *texts, Py_ssize_t n_columns, Py_ssize_t n_rows, int every, PyObject *fallback,
+           int64_t *indptr)
+{
     int ok = 1;
     PyThreadState *released = PyEval_SaveThread();
     indptr[0] = 0;
     for (Py_ssize_t row = 0; ok && row < n_rows; row++) {
         c->row_start = c->n_pairs;
         for (Py_ssize_t column = 0; ok && column < n_columns; column++) {
-            PyObject *text = PyTuple_GET_ITEM(PyTuple_GET_ITEM(texts, column), row);
-            if (text == Py_None)
-                continue;
-            if (every || !PyUnicode_IS_ASCII(text)) {
-                PyEval_RestoreThread(released);
-                ok = count_through(c, fallback, text);
-                released = PyEval_SaveThread();
+            Texts *given = &texts[column];
+            if (given->strings != NULL) {
+                PyObject *text = PyTuple_GET_ITEM(given->strings, row);
+                if (text != Py_None)
+                    ok = count_text(c, text, NULL, 0, every, fallback, &released);
             }
-            else
-                ok = count_document(c, (const char *)PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text));
+            else {
+                int64_t start = ((const int64_t *)given->starts.buf)[row];
+                ok = count_text(c, NULL, (const char *)given->bytes.buf + start,
+                                (Py_ssize_t)(((const int64_t *)given->ends.buf)[row] - start), every, fallback,
+                                &released);
+            }
         }
         if (ok && !c->add && c->n_pairs > c->row_start) /* a fit adds the pairs up in any order */
             ok = order_row(c);
@@ -727,34 +770,90 @@ count_rows(Counting *c, PyObject *texts, Py_ssize_t n_rows, int every, PyObject 
     return ok;
 }
 
-/* Each column's texts as a tuple of n_rows strings or None; NULL with an exception otherwise. */
-static PyObject *
-texts_of(PyObject *columns, Py_ssize_t n_rows)
+static void
+release_texts(Texts *texts, Py_ssize_t n_columns)
+{
+    for (Py_ssize_t column = 0; texts != NULL && column < n_columns; column++) {
+        if (texts[column].strings != NULL)
+            Py_DECREF(texts[column].strings);
+        else {
+            PyBuffer_Release(&texts[column].bytes);
+            PyBuffer_Release(&texts[column].starts);
+            PyBuffer_Release(&texts[column].ends);
+        }
+    }
+    PyMem_Free(texts);
+}
+
+/* A column given as (bytes, starts, ends): n_rows int64 starts and ends within the bytes, each start at most its
+ * end; 0 with an exception otherwise. */
+static int
+bytes_of(PyObject *given, Py_ssize_t n_rows, Texts *texts)
+{
+    if (!PyArg_ParseTuple(given, "y*y*y*:count: a column of bytes", &texts->bytes, &texts->starts, &texts->ends))
+        return 0;
+    int fits = texts->starts.len == n_rows * (Py_ssize_t)sizeof(int64_t) && texts->ends.len == texts->starts.len &&
+               (uintptr_t)texts->starts.buf % 8 == 0 && (uintptr_t)texts->ends.buf % 8 == 0;
+    for (Py_ssize_t row = 0; fits && row < n_rows; row++) {
+        int64_t start = ((const int64_t *)texts->starts.buf)[row], end = ((const int64_t *)texts->ends.buf)[row];
+        fits = 0 <= start && start <= end && end <= texts->bytes.len;
+    }
+    if (!fits) {
+        PyErr_SetString(PyExc_ValueError, "a column of bytes needs a start and an end within them for each row");
+        PyBuffer_Release(&texts->bytes);
+        PyBuffer_Release(&texts->starts);
+        PyBuffer_Release(&texts->ends);
+    }
+    return fits;
+}
+
+/* Each column's texts as Texts (*n_columns of them), checked to hold n_rows strings or None, or n_rows texts of
+ * bytes; NULL with an exception otherwise. */
+static Texts *
+texts_of(PyObject *columns, Py_ssize_t n_rows, Py_ssize_t *n_columns)
 {
     PyObject *held = PySequence_Tuple(columns); /* the columns kept, whatever iterating one of them does */
-    PyObject *texts = held == NULL ? NULL : PyTuple_New(PyTuple_GET_SIZE(held));
-    for (Py_ssize_t column = 0; texts != NULL && column < PyTuple_GET_SIZE(held); column++) {
-        PyObject *row_texts = PySequence_Tuple(PyTuple_GET_ITEM(held, column));
-        if (row_texts == NULL) {
-            Py_CLEAR(texts);
-            break;
+    if (held == NULL)
+        return NULL;
+    Texts *texts = PyMem_Calloc((size_t)PyTuple_GET_SIZE(held) + 1, sizeof(Texts));
+    Py_ssize_t made = 0;
+    for (; texts != NULL && made < PyTuple_GET_SIZE(held); made++) {
+        PyObject *given = PyTuple_GET_ITEM(held, made);
+        if (PyTuple_Check(given)) {
+            if (!bytes_of(given, n_rows, &texts[made]))
+                break;
+            continue;
         }
-        PyTuple_SET_ITEM(texts, column, row_texts);
+        PyObject *row_texts = PySequence_Tuple(given);
+        if (row_texts == NULL)
+            break;
+        texts[made].strings = row_texts;
         if (PyTuple_GET_SIZE(row_texts) != n_rows) {
             PyErr_SetString(PyExc_ValueError, "each column must be a list of one text per row");
-            Py_CLEAR(texts);
+            made++;
             break;
         }
-        for (Py_ssize_t row = 0; row < n_rows; row++) {
+        Py_ssize_t row = 0;
+        for (; row < n_rows; row++) {
             PyObject *text = PyTuple_GET_ITEM(row_texts, row);
             if (text != Py_None && !PyUnicode_Check(text)) {
                 PyErr_Format(PyExc_TypeError, "a document is %.100s, not a string", Py_TYPE(text)->tp_name);
-                Py_CLEAR(texts);
                 break;
             }
         }
+        if (row < n_rows) {
+            made++;
+            break;
+        }
     }
-    Py_XDECREF(held);
+    Py_DECREF(held);
+    if (texts == NULL)
+        PyErr_NoMemory();
+    else if (PyErr_Occurred()) {
+        release_texts(texts, made);
+        texts = NULL;
+    }
+    *n_columns = made;
     return texts;
 }
 
@@ -787,8 +886,9 @@ static PyTypeObject VocabularyType = {
 /* count(vocabulary, columns, n_rows, add, most, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
  *       every, stopwords, fallback[, characters, n_columns]) -> (indptr, pairs)
  *
- * columns: one list per converted attribute of each row's text (a string or None); a row's
- * tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
+ * columns: one per converted attribute: a list of each row's text (a string or None), or a tuple
+ * (bytes, starts, ends) of every row's UTF-8 text and int64 arrays of where each starts and ends in
+ * the bytes (schema.RawTexts.rows); a row's tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
  * (else they are left out); None once ``vocabulary`` would hold more than ``most``.  delimiters: a string (only its ASCII characters matter here).
  * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
  * characters (default false): the tokens are character n-grams of ngram_min to ngram_max within
@@ -829,14 +929,15 @@ count(PyObject *module, PyObject *args)
         if (character < 128) /* only ASCII documents are cut here */
             c.word_character[character] = 0;
     }
-    PyObject *texts = texts_of(columns, n_rows);
+    Py_ssize_t n_texts;
+    Texts *texts = texts_of(columns, n_rows, &n_texts);
     if (texts == NULL)
         return NULL;
     PyObject *indptr = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * (Py_ssize_t)sizeof(int64_t));
     PyObject *result = NULL;
     if (indptr != NULL && take(c.vocabulary, c.add)) {
         if (c.stopwords == NULL || take(c.stopwords, 0)) {
-            if (count_rows(&c, texts, n_rows, every, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
+            if (count_rows(&c, texts, n_texts, n_rows, every, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
                 result = Py_BuildValue("(Oy#)", indptr, c.pairs ? (const char *)c.pairs : "",
                                        c.n_pairs * (Py_ssize_t)sizeof(Pair));
             else if (c.full && !PyErr_Occurred())
@@ -848,7 +949,7 @@ count(PyObject *module, PyObject *args)
         }
         give_back(c.vocabulary);
     }
-    Py_DECREF(texts);
+    release_texts(texts, n_texts);
     Py_XDECREF(indptr);
     PyMem_RawFree(c.token);
     PyMem_RawFree(c.lowered);

@@ -289,15 +289,74 @@ def is_sparse_matrix(value: Any) -> bool:
     return module is not None and bool(module.issparse(value))
 
 
+class RawTexts:
+    """A text column as the ARFF reader found it: each row's text as UTF-8 bytes, one after another (``data``), and
+    where each ends there (``ends``, int64).  ``words`` cuts the documents from these bytes; :attr:`Chunk.text`
+    makes their strings for any other use (600,000 short documents made and dropped as strings were 6 % of
+    ``words --counts`` on them)."""
+
+    __slots__ = ("data", "ends", "_starts")
+
+    def __init__(self, data: bytes, ends: np.ndarray):
+        self.data, self.ends = data, ends
+        self._starts: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def rows(self, start: int, end: int) -> tuple[bytes, np.ndarray, np.ndarray]:
+        """Rows ``start`` to ``end`` as ``count_words`` takes them: the bytes, and where each row starts and ends."""
+        if self._starts is None:
+            self._starts = np.concatenate(([0], self.ends[:-1])) if len(self.ends) else self.ends
+        return self.data, self._starts[start:end], self.ends[start:end]
+
+    def strings(self) -> list[str]:
+        """Each row's text, as str."""
+        from filterkit import kernels
+
+        return kernels.speedups.decode_texts(self.data, self.ends)
+
+
 class Chunk:
     """A block of rows: ``values`` (a 2-D float64 array or a CSR matrix), text side columns and weights;
     :meth:`from_csr` makes one of CSR arrays whose matrix is built on first access."""
 
-    def __init__(self, values: Any = None, text: dict[int, list] | None = None, weights: np.ndarray | None = None):
+    def __init__(self, values: Any = None, text: dict[int, Any] | None = None, weights: np.ndarray | None = None):
         self._values = values
         self._csr: CsrArrays | None = None
-        self.text: dict[int, list] = {} if text is None else text
+        self._text: dict = {} if text is None else text
+        self._raw = any(isinstance(texts, RawTexts) for texts in self._text.values())
         self.weights = weights
+
+    @property
+    def text(self) -> dict[int, list]:
+        """Per text column, each row's text (a str, or None where missing); a column the reader left as bytes
+        (:class:`RawTexts`) is made strings on first access."""
+        if self._raw:
+            self._raw = False
+            for column, texts in self._text.items():
+                if isinstance(texts, RawTexts):
+                    self._text[column] = texts.strings()
+        return self._text
+
+    @text.setter
+    def text(self, text: dict[int, Any]) -> None:
+        self._text = text
+        self._raw = any(isinstance(texts, RawTexts) for texts in text.values())
+
+    def text_column(self, column: int) -> list | None:
+        """Column ``column``'s texts as :attr:`text` holds them (made strings here, that column alone, if the reader
+        left them as bytes); None for a column without texts."""
+        texts = self._text.get(column)
+        if isinstance(texts, RawTexts):
+            texts = self._text[column] = texts.strings()
+            self._raw = any(isinstance(others, RawTexts) for others in self._text.values())
+        return texts
+
+    def raw_text(self, column: int) -> RawTexts | None:
+        """Column ``column``'s texts as the reader's bytes, if they were not made strings yet."""
+        texts = self._text.get(column) if self._raw else None
+        return texts if isinstance(texts, RawTexts) else None
 
     @classmethod
     def from_csr(

@@ -551,13 +551,14 @@ class WordVector(Stage):
         attributes (tokens not in it left out; or added with ``add``, the fit's, and then not in
         ascending order) and their occurrences: CSR's ``indptr``, ``ids``, ``counts``.  The compiled
         ``count`` cuts ASCII texts, without the GIL; ``tokens_of`` the rest."""
-        columns = [list(chunk.text[int(position)]) for position in self.features]
+        raw = [chunk.raw_text(int(position)) for position in self.features]
+        columns: list = raw if None not in raw else [list(chunk.text[int(position)]) for position in self.features]
         stop_vocabulary = self.stop_vocabulary if stopwords else None
         fallback = partial(self.tokens_of, stopwords=stopwords)
         cut = (self.characters, 0 if add else self.n_columns)  # character n-grams; a transform's hashed columns
 
         def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
-            texts = [column[start:end] for column in columns]
+            texts = [column[start:end] if isinstance(column, list) else column.rows(start, end) for column in columns]
             counted = count_words(
                 into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback, *cut
             )
@@ -879,7 +880,8 @@ class WordVector(Stage):
 
     def _kept_text(self, chunk: Chunk) -> dict[int, list]:
         """The texts of the kept attributes of ``chunk``, by their output position."""
-        return {k: chunk.text[position] for k, position in enumerate(self.kept) if position in chunk.text}
+        kept = ((k, chunk.text_column(position)) for k, position in enumerate(self.kept))
+        return {k: texts for k, texts in kept if texts is not None}
 
     def state(self) -> dict:
         return {

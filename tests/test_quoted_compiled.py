@@ -97,7 +97,7 @@ def test_a_quoted_body_is_unescaped_as_the_tokenizer_unescapes_it(seed):
     text = body(rng, quote)
     found = _speedups.tokenize_plain(b"1, " + quote + text + quote + b"\n" + quote + quote)
     expected = [tokens.Token(tokens.WORD, "1")] + list(tokens.iter_tokens((quote + text + quote).decode()))
-    assert found[5] == [t.text for t in expected if t.kind == tokens.QUOTED] + [""]
+    assert _speedups.decode_texts(found[5], found[6]) == [t.text for t in expected if t.kind == tokens.QUOTED] + [""]
     assert list(found[4]) == [1, 2, 2]
 
 
@@ -106,3 +106,26 @@ def test_a_quoted_body_is_unescaped_as_the_tokenizer_unescapes_it(seed):
 )
 def test_what_only_the_tokenizer_reads_is_declined(data):
     assert _speedups.tokenize_plain(data) is False
+
+
+DOCUMENTS = b"@relation d\n@attribute text string\n@attribute class {a,'b c'}\n@data\n"
+
+
+@pytest.mark.parametrize(
+    "rows, as_bytes",
+    [
+        (b"'first doc',a\n'caf\xc3\xa9 \\'x\\'',a\n'',a\n", True),
+        (b"'first doc',a\nbare,a\n", False),  # a text not quoted: looked up, so strings
+        (b"'first doc',a\n?,a\n", False),  # a missing text
+        (b"'first doc','b c'\n'second',a\n", False),  # a quoted label among the texts
+    ],
+    ids=["quoted texts", "a bare text", "a missing text", "a quoted label"],
+)
+def test_a_column_of_quoted_texts_is_kept_as_bytes_and_read_as_its_strings(rows, as_bytes):
+    with ArffReader(io.BytesIO(DOCUMENTS + rows), name="f") as source:
+        chunk = next(source.chunks())
+    assert (chunk.raw_text(0) is not None) is as_bytes
+    with kernels.compiled(False, kernels.READING), ArffReader(io.BytesIO(DOCUMENTS + rows), name="f") as source:
+        expected = next(source.chunks())
+    assert chunk.text == expected.text and chunk.raw_text(0) is None
+    assert repr(chunk.dense_values().tolist()) == repr(expected.dense_values().tolist())

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
-from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, RawTexts, Schema
 from filterkit.stage import Context
 from filterkit_plugins.words import WordStatistics, WordVector
 
@@ -142,6 +142,59 @@ def test_only_documents_that_are_not_ascii_go_to_the_python_tokenizer():
         ["more", "plain", "text"],
         ["και", "οδος"],  # each token lowercased alone, as Java does: the final sigma of ΟΔΟΣ is ς
     ]
+
+
+def raw_of(texts: list[str]) -> RawTexts:
+    """``texts`` as the ARFF reader leaves a column of quoted texts: their UTF-8 bytes one after another."""
+    encoded = [text.encode() for text in texts]
+    return RawTexts(b"".join(encoded), np.cumsum([len(text) for text in encoded], dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "options", [*OPTION_SETS, {"char_ngrams": "2-4", "lowercase": True}], ids=[*OPTION_IDS, "char_ngrams=2-4"]
+)
+def test_the_readers_bytes_are_counted_as_their_strings(options):
+    # 150 rows: two halves on two threads; a third of them not ASCII (decoded for the Python tokenizer)
+    titles, texts = ([text or "" for text in documents(150, seed)] for seed in (7, 8))
+    stage = stage_for(**options)
+    stopwords = stage._stopwords()
+    as_strings = chunk_of(titles, texts)
+    as_bytes = Chunk(as_strings.values, {0: raw_of(titles), 1: raw_of(texts)})
+    vocabulary = _words.Vocabulary()
+    expected = [a.tolist() for a in stage.counted(as_strings, vocabulary, True, stopwords)]
+    from_bytes = _words.Vocabulary()
+    assert [a.tolist() for a in stage.counted(as_bytes, from_bytes, True, stopwords)] == expected
+    assert from_bytes.words == vocabulary.words
+    assert as_bytes.raw_text(1) is not None  # counted from the bytes: no strings made
+    kept = _words.Vocabulary(vocabulary.words[::2])  # a transform's lookup
+    assert [a.tolist() for a in stage.counted(as_bytes, kept, False)] == [
+        a.tolist() for a in stage.counted(as_strings, kept, False)
+    ]
+    assert as_bytes.text == {0: titles, 1: texts}  # and made strings when asked
+
+
+def test_a_stemmer_sees_the_readers_bytes_as_strings():
+    stage = stage_for(lowercase=True)
+    stage.stem = lambda word: word[:4]
+    stage.settings = (*stage.settings[:-1], True)  # what prepare sets for a stemmer: every text to tokens_of
+    texts = ["Stemmed words here", "Straße ΟΔΟΣ.ΚΑΙ", ""]
+    vocabulary = _words.Vocabulary()
+    indptr, ids, counts = stage.counted(
+        Chunk(np.zeros((3, 3)), {0: raw_of([""] * 3), 1: raw_of(texts)}), vocabulary, True
+    )
+    assert vocabulary.words == ["stem", "word", "here", "stra", "οδος", "και"]
+    assert indptr.tolist() == [0, 3, 6, 6]
+
+
+@pytest.mark.parametrize(
+    "starts, ends",
+    [([0, 2], [2, 9]), ([0, 4], [2, 3]), ([-1, 2], [2, 5]), ([0], [5]), ([0, 2], [2])],
+    ids=["past the end", "start after end", "negative", "a row short", "ends short"],
+)
+def test_count_refuses_bytes_whose_rows_are_out_of_place(starts, ends):
+    column = (b"ab cde", np.array(starts, np.int64), np.array(ends, np.int64))
+    with pytest.raises(ValueError, match="a start and an end within them for each row"):
+        _words.count(_words.Vocabulary(), [column], 2, True, 100, " ", False, False, 0, 0, False, None, None)
 
 
 @pytest.mark.parametrize("options", [{"lowercase": True, "ngrams": "1-1"}, {"stopwords": "weka", "ngrams": "1-2"}])

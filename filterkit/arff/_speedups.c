@@ -189,14 +189,32 @@ scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t 
     return token;
 }
 
+/* Whether ``length`` bytes are all ASCII, eight at a time. */
+static int
+all_ascii(const char *bytes, Py_ssize_t length)
+{
+    uint64_t seen = 0;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + i, 8);
+        seen |= word;
+    }
+    for (; i < length; i++)
+        seen |= (unsigned char)bytes[i];
+    return (seen & 0x8080808080808080ULL) == 0;
+}
+
 /*
- * tokenize_plain(data) -> False | None | (numbers, starts, ends, lines, kinds, strings)
+ * tokenize_plain(data) -> False | None | (numbers, starts, ends, lines, kinds, texts, text_ends)
  *
  * A group of dense data rows split by scan_rows: per token its float64 value (0 unless
  * numeric-looking), int64 start and end offsets and line index, and uint8 kind (TOKEN_WORD,
- * TOKEN_NUMBER, TOKEN_QUOTED), and a list of the quoted tokens' texts as str; False for
- * what only the tokenizer reads (scan_rows's -1, or a quoted text that is not UTF-8); None
- * when a numeric-looking word is not a whole number.
+ * TOKEN_NUMBER, TOKEN_QUOTED); the quoted tokens' unescaped UTF-8 bytes one after another
+ * (bytes) and where each ends among them (int64): their strings are made only where they are
+ * needed (``decode_texts``), and ``words`` cuts documents from these bytes.  False for what
+ * only the tokenizer reads (scan_rows's -1, or a quoted text that is not UTF-8); None when a
+ * numeric-looking word is not a whole number.
  */
 static PyObject *
 tokenize_plain(PyObject *self, PyObject *arg)
@@ -219,18 +237,16 @@ tokenize_plain(PyObject *self, PyObject *arg)
     PyObject *ends = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     PyObject *lines = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     PyObject *kinds = PyBytes_FromStringAndSize(NULL, count);
-    PyObject *strings = PyList_New(quoted);
+    PyObject *texts = PyBytes_FromStringAndSize(NULL, length); /* unescaping never lengthens a text */
+    PyObject *text_ends = PyBytes_FromStringAndSize(NULL, quoted * (Py_ssize_t)sizeof(int64_t));
     PyObject *result = NULL;
-    char *unescaped = PyMem_RawMalloc(length + 1);
-    int64_t *text_end = PyMem_RawMalloc((quoted + 1) * sizeof(int64_t));
-    if (!numbers || !starts || !ends || !lines || !kinds || !strings || !unescaped || !text_end) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
+    if (!numbers || !starts || !ends || !lines || !kinds || !texts || !text_ends)
         goto done;
-    }
+    int64_t *text_end = (int64_t *)PyBytes_AS_STRING(text_ends);
+    const char *unescaped = PyBytes_AS_STRING(texts);
     Tokens out = {(double *)PyBytes_AS_STRING(numbers), (int64_t *)PyBytes_AS_STRING(starts),
                   (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(lines),
-                  (unsigned char *)PyBytes_AS_STRING(kinds), unescaped, text_end};
+                  (unsigned char *)PyBytes_AS_STRING(kinds), PyBytes_AS_STRING(texts), text_end};
     Py_BEGIN_ALLOW_THREADS
     count = scan_rows(text, length, 1, out, &quoted);
     Py_END_ALLOW_THREADS
@@ -239,24 +255,27 @@ tokenize_plain(PyObject *self, PyObject *arg)
         goto done;
     }
     for (Py_ssize_t k = 0, from = 0; k < quoted; from = text_end[k++]) {
-        PyObject *string = PyUnicode_DecodeUTF8(unescaped + from, text_end[k] - from, NULL);
+        if (all_ascii(unescaped + from, text_end[k] - from))
+            continue;
+        PyObject *string = PyUnicode_DecodeUTF8(unescaped + from, text_end[k] - from, NULL); /* checked, not kept */
         if (!string) {
             PyErr_Clear();
             result = Py_NewRef(Py_False);
             goto done;
         }
-        PyList_SET_ITEM(strings, k, string);
+        Py_DECREF(string);
     }
-    result = Py_BuildValue("(OOOOOO)", numbers, starts, ends, lines, kinds, strings);
+    if (_PyBytes_Resize(&texts, quoted ? text_end[quoted - 1] : 0) < 0)
+        goto done;
+    result = Py_BuildValue("(OOOOOOO)", numbers, starts, ends, lines, kinds, texts, text_ends);
 done:
     Py_XDECREF(numbers);
     Py_XDECREF(starts);
     Py_XDECREF(ends);
     Py_XDECREF(lines);
     Py_XDECREF(kinds);
-    Py_XDECREF(strings);
-    PyMem_RawFree(unescaped);
-    PyMem_RawFree(text_end);
+    Py_XDECREF(texts);
+    Py_XDECREF(text_ends);
     return result;
 }
 
@@ -644,8 +663,38 @@ gather_rows(PyObject *self, PyObject *args)
     return result;
 }
 
+/* decode_texts(texts, text_ends) -> list of str: each text of tokenize_plain's bytes, from the end of the one before
+ * (0 for the first) to its own; ValueError for ends out of order or beyond the bytes, or a text that is not UTF-8. */
+static PyObject *
+decode_texts(PyObject *self, PyObject *args)
+{
+    Py_buffer texts, ends;
+    if (!PyArg_ParseTuple(args, "y*y*:decode_texts", &texts, &ends))
+        return NULL;
+    Py_ssize_t n = ends.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *strings = ends.len % sizeof(int64_t) ? NULL : PyList_New(n);
+    if (strings == NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "decode_texts: the ends are not int64");
+    for (Py_ssize_t k = 0, from = 0; strings != NULL && k < n; k++) {
+        int64_t end;
+        memcpy(&end, (const char *)ends.buf + k * (Py_ssize_t)sizeof(int64_t), sizeof(end));
+        PyObject *string = end < from || end > texts.len
+                               ? PyErr_Format(PyExc_ValueError, "decode_texts: text %zd ends out of order", k)
+                               : PyUnicode_DecodeUTF8((const char *)texts.buf + from, (Py_ssize_t)end - from, NULL);
+        if (string == NULL)
+            Py_CLEAR(strings);
+        else
+            PyList_SET_ITEM(strings, k, string);
+        from = (Py_ssize_t)end;
+    }
+    PyBuffer_Release(&texts);
+    PyBuffer_Release(&ends);
+    return strings;
+}
+
 static PyMethodDef methods[] = {
     {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
+    {"decode_texts", decode_texts, METH_VARARGS, "The texts of tokenize_plain's bytes and ends, as str."},
     {"parse_sparse_rows", parse_sparse_rows, METH_VARARGS, "Parse plain sparse ARFF rows into CSR arrays."},
     {"gather_rows", gather_rows, METH_VARARGS, "Gather the stripped data rows of a block of lines."},
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
@@ -657,7 +706,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 4
+#define INTERFACE 5
 
 PyMODINIT_FUNC
 PyInit__speedups(void)
