@@ -32,7 +32,7 @@ from filterkit.errors import FilterkitError
 INTERFACES = {
     "filterkit.arff._speedups": 5,
     "filterkit._kernels": 3,
-    "filterkit._words": 7,
+    "filterkit._words": 8,
     "filterkit.formats._lines": 4,
 }
 
