@@ -697,10 +697,11 @@ count_through(Counting *c, PyObject *fallback, PyObject *text)
 
 /* One column of ``count``'s documents: a tuple of one str or None per row (a tuple, so that no other thread can
  * drop a text while the GIL is released), or, from the ARFF reader, every row's text as UTF-8 bytes one after
- * another, with where each row's starts and ends there (no Python object per document). */
+ * another, with where each row starts there and its length (no Python object per document). */
 typedef struct {
     PyObject *strings; /* the tuple; NULL for bytes */
-    Py_buffer bytes, starts, ends;
+    Py_buffer bytes;   /* a bytes object's: it cannot change */
+    int64_t *starts, *lengths; /* copies, checked once: the caller's arrays may change while the GIL is released */
 } Texts;
 
 /* Whether ``length`` bytes are all ASCII, eight at a time. */
@@ -755,12 +756,9 @@ count_rows(Counting *c, Texts *texts, Py_ssize_t n_columns, Py_ssize_t n_rows, i
                 if (text != Py_None)
                     ok = count_text(c, text, NULL, 0, every, fallback, &released);
             }
-            else {
-                int64_t start = ((const int64_t *)given->starts.buf)[row];
-                ok = count_text(c, NULL, (const char *)given->bytes.buf + start,
-                                (Py_ssize_t)(((const int64_t *)given->ends.buf)[row] - start), every, fallback,
-                                &released);
-            }
+            else
+                ok = count_text(c, NULL, (const char *)given->bytes.buf + given->starts[row],
+                                (Py_ssize_t)given->lengths[row], every, fallback, &released);
         }
         if (ok && !c->add && c->n_pairs > c->row_start) /* a fit adds the pairs up in any order */
             ok = order_row(c);
@@ -778,33 +776,63 @@ release_texts(Texts *texts, Py_ssize_t n_columns)
             Py_DECREF(texts[column].strings);
         else {
             PyBuffer_Release(&texts[column].bytes);
-            PyBuffer_Release(&texts[column].starts);
-            PyBuffer_Release(&texts[column].ends);
+            PyMem_Free(texts[column].starts);
+            PyMem_Free(texts[column].lengths);
         }
     }
     PyMem_Free(texts);
 }
 
-/* A column given as (bytes, starts, ends): n_rows int64 starts and ends within the bytes, each start at most its
- * end; 0 with an exception otherwise. */
+static int eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name);
+
+/* Whether a column is given as (bytes, starts, ends): its texts' bytes come first (no column of strings holds
+ * bytes). */
+static int
+is_bytes_column(PyObject *given)
+{
+    return PyTuple_Check(given) && PyTuple_GET_SIZE(given) == 3 && PyBytes_Check(PyTuple_GET_ITEM(given, 0));
+}
+
+/* A column given as (bytes, starts, ends): int64 arrays of n_rows starts and ends within the bytes, each start at
+ * most its end, copied; 0 with an exception otherwise. */
 static int
 bytes_of(PyObject *given, Py_ssize_t n_rows, Texts *texts)
 {
-    if (!PyArg_ParseTuple(given, "y*y*y*:count: a column of bytes", &texts->bytes, &texts->starts, &texts->ends))
+    Py_buffer starts, ends;
+    if (PyObject_GetBuffer(PyTuple_GET_ITEM(given, 0), &texts->bytes, PyBUF_SIMPLE) < 0)
         return 0;
-    int fits = texts->starts.len == n_rows * (Py_ssize_t)sizeof(int64_t) && texts->ends.len == texts->starts.len &&
-               (uintptr_t)texts->starts.buf % 8 == 0 && (uintptr_t)texts->ends.buf % 8 == 0;
-    for (Py_ssize_t row = 0; fits && row < n_rows; row++) {
-        int64_t start = ((const int64_t *)texts->starts.buf)[row], end = ((const int64_t *)texts->ends.buf)[row];
-        fits = 0 <= start && start <= end && end <= texts->bytes.len;
-    }
-    if (!fits) {
-        PyErr_SetString(PyExc_ValueError, "a column of bytes needs a start and an end within them for each row");
+    if (!eight_byte_buffer(PyTuple_GET_ITEM(given, 1), &starts, 'q', "count: a column's starts")) {
         PyBuffer_Release(&texts->bytes);
-        PyBuffer_Release(&texts->starts);
-        PyBuffer_Release(&texts->ends);
+        return 0;
     }
-    return fits;
+    if (!eight_byte_buffer(PyTuple_GET_ITEM(given, 2), &ends, 'q', "count: a column's ends")) {
+        PyBuffer_Release(&starts);
+        PyBuffer_Release(&texts->bytes);
+        return 0;
+    }
+    int fits = starts.len / 8 == n_rows && ends.len == starts.len;
+    texts->starts = fits ? PyMem_Malloc((size_t)n_rows * sizeof(int64_t) + 1) : NULL;
+    texts->lengths = fits ? PyMem_Malloc((size_t)n_rows * sizeof(int64_t) + 1) : NULL;
+    if (fits && (texts->starts == NULL || texts->lengths == NULL))
+        PyErr_NoMemory();
+    for (Py_ssize_t row = 0; texts->lengths != NULL && fits && row < n_rows; row++) {
+        int64_t start = ((const int64_t *)starts.buf)[row], end = ((const int64_t *)ends.buf)[row];
+        fits = 0 <= start && start <= end && end <= texts->bytes.len;
+        texts->starts[row] = start;
+        texts->lengths[row] = end - start;
+    }
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&ends);
+    if (!fits && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "a column of bytes needs a start and an end within them for each row");
+    if (PyErr_Occurred()) {
+        PyBuffer_Release(&texts->bytes);
+        PyMem_Free(texts->starts);
+        PyMem_Free(texts->lengths);
+        texts->starts = texts->lengths = NULL;
+        return 0;
+    }
+    return 1;
 }
 
 /* Each column's texts as Texts (*n_columns of them), checked to hold n_rows strings or None, or n_rows texts of
@@ -819,7 +847,7 @@ texts_of(PyObject *columns, Py_ssize_t n_rows, Py_ssize_t *n_columns)
     Py_ssize_t made = 0;
     for (; texts != NULL && made < PyTuple_GET_SIZE(held); made++) {
         PyObject *given = PyTuple_GET_ITEM(held, made);
-        if (PyTuple_Check(given)) {
+        if (is_bytes_column(given)) {
             if (!bytes_of(given, n_rows, &texts[made]))
                 break;
             continue;

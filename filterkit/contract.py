@@ -189,15 +189,16 @@ class OutputContract:
             raise self._broken(step, f"the chunk's CSR arrays {problem}")
 
     def _check_text(self, result: Chunk, rows: int, step: str) -> None:
-        if set(result.text) != self.text_columns:
+        lengths = result.text_lengths()
+        if set(lengths) != self.text_columns:
             raise self._broken(
                 step,
-                f"its text side columns are {sorted(result.text)}; its output schema's string and "
+                f"its text side columns are {sorted(lengths)}; its output schema's string and "
                 f"relational attributes are at {sorted(self.text_columns)}",
             )
-        for column, texts in result.text.items():
-            if len(texts) != rows:
-                raise self._broken(step, f"text side column {column} holds {len(texts)} values for {rows} rows")
+        for column, length in lengths.items():
+            if length != rows:
+                raise self._broken(step, f"text side column {column} holds {length} values for {rows} rows")
 
     def _check_labels(self, values, step: str) -> None:
         if not len(self.nominal_columns):

@@ -195,7 +195,7 @@ class Chain:
         """``stage``'s statistics with ``chunk`` added, the chunk kept in ``filling``: in the stage's own form
         (:meth:`Stage.accumulate_kept`), else as it is given, unless it holds text (string attributes)."""
         if not own_form:
-            if chunk.text:
+            if chunk.text_lengths():
                 filling.give_up()
             else:
                 filling.keep(position, chunk, None, own_form=False)

@@ -295,8 +295,6 @@ class RawTexts:
     makes their strings for any other use (600,000 short documents made and dropped as strings were 6 % of
     ``words --counts`` on them)."""
 
-    __slots__ = ("data", "ends", "_starts")
-
     def __init__(self, data: bytes, ends: np.ndarray):
         self.data, self.ends = data, ends
         self._starts: np.ndarray | None = None
@@ -307,7 +305,8 @@ class RawTexts:
     def rows(self, start: int, end: int) -> tuple[bytes, np.ndarray, np.ndarray]:
         """Rows ``start`` to ``end`` as ``count_words`` takes them: the bytes, and where each row starts and ends."""
         if self._starts is None:
-            self._starts = np.concatenate(([0], self.ends[:-1])) if len(self.ends) else self.ends
+            self._starts = np.concatenate(([0], self.ends[:-1])) if len(self.ends) else self.ends.copy()
+            self._starts.flags.writeable = False
         return self.data, self._starts[start:end], self.ends[start:end]
 
     def strings(self) -> list[str]:
@@ -332,17 +331,20 @@ class Chunk:
     def text(self) -> dict[int, list]:
         """Per text column, each row's text (a str, or None where missing); a column the reader left as bytes
         (:class:`RawTexts`) is made strings on first access."""
-        if self._raw:
+        if self._raw:  # the strings made first, then put in place: an interrupted conversion leaves the bytes
+            made = {k: texts.strings() if isinstance(texts, RawTexts) else texts for k, texts in self._text.items()}
+            self._text = made
             self._raw = False
-            for column, texts in self._text.items():
-                if isinstance(texts, RawTexts):
-                    self._text[column] = texts.strings()
         return self._text
 
     @text.setter
     def text(self, text: dict[int, Any]) -> None:
         self._text = text
         self._raw = any(isinstance(texts, RawTexts) for texts in text.values())
+
+    def text_lengths(self) -> dict[int, int]:
+        """Each text column's number of values (its rows), without making strings of the reader's bytes."""
+        return {column: len(texts) for column, texts in self._text.items()}
 
     def text_column(self, column: int) -> list | None:
         """Column ``column``'s texts as :attr:`text` holds them (made strings here, that column alone, if the reader

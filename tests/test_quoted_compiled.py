@@ -5,13 +5,16 @@ rows, rows that are errors), and the reader gives the same chunks, or the same e
 from __future__ import annotations
 
 import io
+import pickle
 import random
 
+import numpy as np
 import pytest
 
 from filterkit import kernels
 from filterkit.arff import ArffReader, _speedups, tokens  # type: ignore[attr-defined]
 from filterkit.errors import ArffError
+from filterkit.schema import RawTexts
 
 HEADER = (
     b"@relation r\n@attribute n numeric\n@attribute s string\n@attribute c {x,'y z','?'}\n@attribute t string\n@data\n"
@@ -129,3 +132,26 @@ def test_a_column_of_quoted_texts_is_kept_as_bytes_and_read_as_its_strings(rows,
         expected = next(source.chunks())
     assert chunk.text == expected.text and chunk.raw_text(0) is None
     assert repr(chunk.dense_values().tolist()) == repr(expected.dense_values().tolist())
+
+
+def test_the_readers_bytes_survive_what_may_happen_to_a_chunk(monkeypatch):
+    with ArffReader(io.BytesIO(DOCUMENTS + b"'one',a\n'two \\'2\\'',a\n"), name="f") as source:
+        chunk = next(source.chunks())
+    assert chunk.text_lengths() == {0: 2} and chunk.raw_text(0) is not None  # counted without making strings
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(chunk, protocol)).text == {0: ["one", "two '2'"]}
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(RawTexts, "strings", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            chunk.text
+    assert chunk.raw_text(0) is not None and chunk.text == {0: ["one", "two '2'"]}
+
+
+def test_decode_texts_takes_int64_ends_alone():
+    assert _speedups.decode_texts(b"abcd", np.array([1, 4], np.int64)) == ["a", "bcd"]
+    with pytest.raises(ValueError, match="not int64"):
+        _speedups.decode_texts(b"abcd", np.array([1, 0], np.int32))

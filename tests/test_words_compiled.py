@@ -186,15 +186,58 @@ def test_a_stemmer_sees_the_readers_bytes_as_strings():
     assert indptr.tolist() == [0, 3, 6, 6]
 
 
+def count_plain(vocabulary, columns: list, n_rows: int, fallback=None):
+    """``_words.count`` adding to ``vocabulary``: words cut at spaces, as they are."""
+    return _words.count(vocabulary, columns, n_rows, True, 100, " ", False, False, 0, 0, False, None, fallback)
+
+
+def test_count_reads_its_own_copy_of_where_the_rows_are():
+    # the fallback (a text that is not ASCII) runs with the GIL held, while the count holds the rows' places
+    data = "é a\nb c\nd e".encode()
+    starts, ends = np.array([0, 5, 9], np.int64), np.array([4, 8, 12], np.int64)
+
+    def fallback(text):
+        ends[1:] = 1 << 40  # the caller's arrays changed mid-count: not read again
+        return text.split()
+
+    vocabulary = _words.Vocabulary()
+    indptr, _ = _words.count(
+        vocabulary, [(data, starts, ends)], 3, True, 100, " ", False, False, 0, 0, False, None, fallback
+    )
+    assert np.frombuffer(indptr, np.int64).tolist() == [0, 2, 4, 6]
+    assert vocabulary.words == ["é", "a", "b", "c", "d", "e"]
+
+
+def test_a_tuple_of_strings_is_still_a_column_of_strings():
+    vocabulary = _words.Vocabulary()
+    _words.count(
+        vocabulary, [("one doc", "two docs", "three")], 3, True, 100, " ", False, False, 0, 0, False, None, None
+    )
+    assert vocabulary.words == ["one", "doc", "two", "docs", "three"]
+
+
+def test_count_refuses_rows_given_in_other_than_int64():
+    column = (b"ab cde", np.array([0, 3], np.int32), np.array([2, 6], np.int32))
+    with pytest.raises(TypeError, match="must be an aligned int64 array"):
+        count_plain(_words.Vocabulary(), [column], 2)
+
+
 @pytest.mark.parametrize(
-    "starts, ends",
-    [([0, 2], [2, 9]), ([0, 4], [2, 3]), ([-1, 2], [2, 5]), ([0], [5]), ([0, 2], [2])],
-    ids=["past the end", "start after end", "negative", "a row short", "ends short"],
+    "starts, ends, n_rows",
+    [
+        ([0, 2], [2, 9], 2),
+        ([0, 4], [2, 3], 2),
+        ([-1, 2], [2, 5], 2),
+        ([0], [5], 2),
+        ([0, 2], [2], 2),
+        ([0], [2], 2**61 + 1),
+    ],
+    ids=["past the end", "start after end", "negative", "a row short", "ends short", "rows past 2**61"],
 )
-def test_count_refuses_bytes_whose_rows_are_out_of_place(starts, ends):
+def test_count_refuses_bytes_whose_rows_are_out_of_place(starts, ends, n_rows):
     column = (b"ab cde", np.array(starts, np.int64), np.array(ends, np.int64))
     with pytest.raises(ValueError, match="a start and an end within them for each row"):
-        _words.count(_words.Vocabulary(), [column], 2, True, 100, " ", False, False, 0, 0, False, None, None)
+        count_plain(_words.Vocabulary(), [column], n_rows)
 
 
 @pytest.mark.parametrize("options", [{"lowercase": True, "ngrams": "1-1"}, {"stopwords": "weka", "ngrams": "1-2"}])

@@ -669,10 +669,17 @@ static PyObject *
 decode_texts(PyObject *self, PyObject *args)
 {
     Py_buffer texts, ends;
-    if (!PyArg_ParseTuple(args, "y*y*:decode_texts", &texts, &ends))
+    PyObject *ends_given;
+    if (!PyArg_ParseTuple(args, "y*O:decode_texts", &texts, &ends_given))
         return NULL;
+    if (PyObject_GetBuffer(ends_given, &ends, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&texts);
+        return NULL;
+    }
+    const char *format = ends.format != NULL ? ends.format : "B";
+    int int64 = ends.itemsize == 8 && (strcmp(format, "q") == 0 || (sizeof(long) == 8 && strcmp(format, "l") == 0));
     Py_ssize_t n = ends.len / (Py_ssize_t)sizeof(int64_t);
-    PyObject *strings = ends.len % sizeof(int64_t) ? NULL : PyList_New(n);
+    PyObject *strings = (int64 || PyBytes_Check(ends_given)) && ends.len % sizeof(int64_t) == 0 ? PyList_New(n) : NULL;
     if (strings == NULL && !PyErr_Occurred())
         PyErr_SetString(PyExc_ValueError, "decode_texts: the ends are not int64");
     for (Py_ssize_t k = 0, from = 0; strings != NULL && k < n; k++) {
