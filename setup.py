@@ -26,6 +26,7 @@ setup(
                 "filterkit/arff/numbers.h",
                 "filterkit/arff/_powers_of_ten.h",
                 "filterkit/keyed_hash.h",
+                "filterkit/ascii_bytes.h",
             ],
         ),
         Extension(
@@ -33,7 +34,9 @@ setup(
             ["filterkit/_kernels.c"],
             extra_compile_args=SEPARATE_OPERATIONS,
         ),
-        Extension("filterkit._words", ["filterkit/_words.c"], depends=["filterkit/keyed_hash.h"]),
+        Extension(
+            "filterkit._words", ["filterkit/_words.c"], depends=["filterkit/keyed_hash.h", "filterkit/ascii_bytes.h"]
+        ),
         Extension("filterkit.formats._lines", ["filterkit/formats/_lines.c"], depends=["filterkit/arff/numbers.h"]),
     ]
 )

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "keyed_hash.h"
+#include "ascii_bytes.h"
 
 typedef struct {
     uint64_t hash;
@@ -703,22 +704,6 @@ typedef struct {
     Py_buffer bytes;   /* a bytes object's: it cannot change */
     int64_t *starts, *lengths; /* copies, checked once: the caller's arrays may change while the GIL is released */
 } Texts;
-
-/* Whether ``length`` bytes are all ASCII, eight at a time. */
-static int
-all_ascii(const char *bytes, Py_ssize_t length)
-{
-    uint64_t seen = 0;
-    Py_ssize_t i = 0;
-    for (; i + 8 <= length; i += 8) {
-        uint64_t word;
-        memcpy(&word, bytes + i, 8);
-        seen |= word;
-    }
-    for (; i < length; i++)
-        seen |= (unsigned char)bytes[i];
-    return (seen & 0x8080808080808080ULL) == 0;
-}
 
 /* Count one document given as a str or as UTF-8 bytes (``text`` NULL): ASCII cut here without the GIL
  * (``released``), any other through the fallback with it. */

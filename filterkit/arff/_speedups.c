@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../ascii_bytes.h"
 #include "format_rows.h"
 #include "labels.h"
 #include "numbers.h"
@@ -187,22 +188,6 @@ scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t 
     }
     *quoted = strings;
     return token;
-}
-
-/* Whether ``length`` bytes are all ASCII, eight at a time. */
-static int
-all_ascii(const char *bytes, Py_ssize_t length)
-{
-    uint64_t seen = 0;
-    Py_ssize_t i = 0;
-    for (; i + 8 <= length; i += 8) {
-        uint64_t word;
-        memcpy(&word, bytes + i, 8);
-        seen |= word;
-    }
-    for (; i < length; i++)
-        seen |= (unsigned char)bytes[i];
-    return (seen & 0x8080808080808080ULL) == 0;
 }
 
 /*
