@@ -402,7 +402,7 @@ class DaskEngine:
         are written: the run fails on the first error in the input's order, with the rows before it
         written, as a local run does."""
         assert chain.output_schema is not None  # the chain is fitted
-        header = format_header(meka_layout(chain.output_schema, chain.label_names)[0], list(comments)).encode("utf-8")
+        header = format_header(meka_layout(chain.output_schema, chain.label_names)[0], list(comments))
         beside = None if output is None or output.how == "stream" else output.staging_folder
         with self._writing(chain, plan, beside, form, comments) as (meter, parts):
             for number, (path, future) in enumerate(parts, 1):

@@ -33,6 +33,10 @@ static unsigned char needs_tokenizer[256];
 static unsigned char number_start[256];
 static unsigned char number_char[256];
 static unsigned char ascii_space[256];
+/* The ASCII bytes besides white space and control characters that make a name quoted, and what follows the
+   backslash of each byte a quoted name escapes (tokens._QUOTE_ESCAPES), 0 for the others. */
+static unsigned char needs_quoting[256];
+static char quote_escape[256];
 
 enum { TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED };
 
@@ -684,6 +688,101 @@ decode_texts(PyObject *self, PyObject *args)
     return strings;
 }
 
+/* Whether ARFF writes a name's UTF-8 bytes bare, as tokens.quote does: not empty, not "?", and no byte below
+ * 0x21 (white space, the line end, control characters) nor any of ,{}'"%\ (bytes of other characters are 0x80
+ * and above). */
+static int
+written_bare(const unsigned char *bytes, Py_ssize_t length)
+{
+    if (length == 0 || (length == 1 && bytes[0] == '?'))
+        return 0;
+    for (Py_ssize_t i = 0; i < length; i++)
+        if (bytes[i] <= ' ' || needs_quoting[bytes[i]])
+            return 0;
+    return 1;
+}
+
+/* numeric_declarations(names, declared) -> bytes: "@attribute NAME DECLARED\n" for each name of the list, the
+ * name quoted and escaped as tokens.quote does (\ ' and the line end, carriage return, tab and % escaped): a wide
+ * header's numeric run, one pass over its names (by quote_all and joins, 150,000 names took 0.17 s).  A name that
+ * is not UTF-8 (a lone surrogate) raises UnicodeEncodeError, as encoding the header would. */
+static PyObject *
+numeric_declarations(PyObject *self, PyObject *args)
+{
+    PyObject *names;
+    const char *declared;
+    Py_ssize_t declared_length;
+    if (!PyArg_ParseTuple(args, "O!s#:numeric_declarations", &PyList_Type, &names, &declared, &declared_length))
+        return NULL;
+    static const char start[] = "@attribute ";
+    Py_ssize_t fixed = (Py_ssize_t)sizeof(start) - 1 + 1 + declared_length + 1, n = PyList_GET_SIZE(names);
+    Py_ssize_t allocated = 0, used = 0;
+    char *out = NULL;
+    PyObject *result = NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *name = PyList_GET_ITEM(names, k), *encoded = NULL;
+        if (!PyUnicode_Check(name)) {
+            PyErr_Format(PyExc_TypeError, "numeric_declarations: name %zd is not a str", k);
+            goto done;
+        }
+        const char *bytes;
+        Py_ssize_t length;
+        if (PyUnicode_IS_ASCII(name)) {
+            bytes = (const char *)PyUnicode_DATA(name);
+            length = PyUnicode_GET_LENGTH(name);
+        }
+        else { /* a temporary: the name does not keep a UTF-8 copy */
+            encoded = PyUnicode_AsUTF8String(name);
+            if (encoded == NULL)
+                goto done;
+            bytes = PyBytes_AS_STRING(encoded);
+            length = PyBytes_GET_SIZE(encoded);
+        }
+        Py_ssize_t needed = used + fixed + 2 * length + 2; /* each byte escaped at most, and two quotes */
+        if (needed > allocated) {
+            Py_ssize_t grown = allocated ? allocated : 4096;
+            while (grown < needed)
+                grown *= 2;
+            char *larger = PyMem_Realloc(out, (size_t)grown);
+            if (larger == NULL) {
+                Py_XDECREF(encoded);
+                PyErr_NoMemory();
+                goto done;
+            }
+            out = larger;
+            allocated = grown;
+        }
+        memcpy(out + used, start, sizeof(start) - 1);
+        used += (Py_ssize_t)sizeof(start) - 1;
+        if (written_bare((const unsigned char *)bytes, length)) {
+            memcpy(out + used, bytes, (size_t)length);
+            used += length;
+        }
+        else {
+            out[used++] = '\'';
+            for (Py_ssize_t i = 0; i < length; i++) {
+                char escape = quote_escape[(unsigned char)bytes[i]];
+                if (escape) {
+                    out[used++] = '\\';
+                    out[used++] = escape;
+                }
+                else
+                    out[used++] = bytes[i];
+            }
+            out[used++] = '\'';
+        }
+        Py_XDECREF(encoded);
+        out[used++] = ' ';
+        memcpy(out + used, declared, (size_t)declared_length);
+        used += declared_length;
+        out[used++] = '\n';
+    }
+    result = PyBytes_FromStringAndSize(out ? out : "", used);
+done:
+    PyMem_Free(out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
     {"decode_texts", decode_texts, METH_VARARGS, "The texts of tokenize_plain's bytes and ends, as str."},
@@ -691,6 +790,7 @@ static PyMethodDef methods[] = {
     {"gather_rows", gather_rows, METH_VARARGS, "Gather the stripped data rows of a block of lines."},
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
     {"plain_sparse_entries", plain_sparse_entries, METH_VARARGS, "Check a sparse chunk the writer writes as stored."},
+    {"numeric_declarations", numeric_declarations, METH_VARARGS, "A header's numeric attribute lines, names quoted."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -698,7 +798,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 5
+#define INTERFACE 6
 
 PyMODINIT_FUNC
 PyInit__speedups(void)
@@ -716,6 +816,10 @@ PyInit__speedups(void)
         number_char[(unsigned char)*p] = 1;
     for (const char *p = " \t\n\r\v\f"; *p; p++)
         ascii_space[(unsigned char)*p] = 1;
+    for (const char *p = ",{}'\"%\\"; *p; p++)
+        needs_quoting[(unsigned char)*p] = 1;
+    for (const char *p = "\\\\''\nn\rr\tt%%"; *p; p += 2)
+        quote_escape[(unsigned char)p[0]] = p[1];
     if (!labels_ready())
         return NULL;
     PyObject *created = PyModule_Create(&module);

@@ -249,12 +249,12 @@ class ArffWriter:
         #: the bounds of the reader, which every line written must keep (its header too)
         self._limits = Limits.from_environment()
         self._rows_written = 0
-        header = self._header(list(comments)).encode("utf-8")
+        header = self._header(list(comments))
         refuse_long_lines(header, self._limits.line_bytes, 1, "header line")
         self._emit(header)
 
-    def _header(self, comments: list[str]) -> str:
-        """The header text, refused (ArffError) where the reader would refuse it: more bytes,
+    def _header(self, comments: list[str]) -> bytes:
+        """The header as UTF-8, refused (ArffError) where the reader would refuse it: more bytes,
         attributes or labels in one attribute than its :class:`Limits` allow."""
         header = format_header(self.schema, comments)
         attributes = self.schema.attributes
@@ -262,7 +262,7 @@ class ArffWriter:
         declared = len(attributes) + sum(_declared(attribute.members) for attribute in relational)
         most_labels = max((len(attributes[i].labels) for i in self.schema.positions_of(NOMINAL).tolist()), default=0)
         for count, bound, what in (
-            (len(header.encode("utf-8")), "header_bytes", "bytes of header"),
+            (len(header), "header_bytes", "bytes of header"),
             (declared, "attributes", "attributes"),
             (most_labels, "labels", "labels in one attribute"),
         ):

@@ -720,8 +720,8 @@ class CsvWriter(ArffWriter):
         attributes = (*others[: self.labels_at], Attribute(column, STRING), *others[self.labels_at :])
         return Schema(schema.relation, attributes)
 
-    def _header(self, comments: list[str]) -> str:
-        return ",".join(csv_quoted(a.name) for a in self.schema.attributes) + "\n"
+    def _header(self, comments: list[str]) -> bytes:
+        return (",".join(csv_quoted(a.name) for a in self.schema.attributes) + "\n").encode("utf-8")
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk`` (a sparse one a block of rows at a time)."""

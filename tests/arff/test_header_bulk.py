@@ -12,8 +12,9 @@ import re
 import pytest
 
 from arff_helpers import DATA
+from filterkit import kernels
 from filterkit.arff import header, reader
-from filterkit.arff.header import HeaderParser, _attribute_lines, format_header
+from filterkit.arff.header import HeaderParser, _attribute_lines, format_header, numeric_declarations
 from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.tokens import quote, quote_all
@@ -181,7 +182,7 @@ def test_every_fixture_schema_is_written_as_before(data):
             schema, comments = source.schema, source.header_comments
     except ArffError:
         return
-    assert format_header(schema, comments) == reference_header(schema, comments)
+    assert format_header(schema, comments) == reference_header(schema, comments).encode()
 
 
 _ODD_NAMES = ["w", "?", "", "a b", "a\nb", "é", "it's", "x%", "a,b", "{", "\t", "??", "a\\b", "\x01"]
@@ -208,7 +209,32 @@ def test_generated_schemas_are_written_as_before(seed):
             else:
                 attributes.append(Attribute(name, kind))
         schema = Schema("r s", tuple(attributes))
-        assert format_header(schema, ["c"]) == reference_header(schema, ["c"])
+        assert format_header(schema, ["c"]) == reference_header(schema, ["c"]).encode()
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+def test_numeric_declarations_quote_as_quote_does(compiled):
+    """The compiled printer's lines of a numeric run, and Python's, are those of one ``quote`` per name: names
+    bare, quoted, escaped, ``?``, empty, beyond ASCII and beyond the Basic Multilingual Plane."""
+    pieces = ["w", "é", "’", " ", ",", "'", '"', "%", "\\", "\t", "\r", "\n", "\x00", "?", "{", "}", "\u2028", "\x7f"]
+    generator = random.Random(3)
+    with kernels.compiled(compiled, kernels.PRINTING):
+        assert numeric_declarations([], "numeric") == b""
+        assert numeric_declarations(["a b", "x", "?", "", "it's 5%"], "real") == (
+            b"@attribute 'a b' real\n@attribute x real\n@attribute '?' real\n@attribute '' real\n"
+            b"@attribute 'it\\'s 5\\%' real\n"
+        )
+        for _ in range(2000):
+            names = ["".join(generator.choices([*pieces, "\U0001d518"], k=generator.randint(0, 4))) for _ in range(6)]
+            declared = generator.choice(["numeric", "real", "integer"])
+            expected = "".join(f"@attribute {quote(name)} {declared}\n" for name in names).encode()
+            assert numeric_declarations(names, declared) == expected
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+def test_a_name_that_is_not_utf8_is_refused_as_encoding_refuses_it(compiled):
+    with kernels.compiled(compiled, kernels.PRINTING), pytest.raises(UnicodeEncodeError):
+        numeric_declarations(["w", "a\udc80"], "numeric")
 
 
 def test_quote_all_quotes_as_quote_does():
