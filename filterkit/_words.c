@@ -116,6 +116,21 @@ number(Vocabulary *self, const char *bytes, Py_ssize_t length, uint64_t hash, in
     return self->n - 1;
 }
 
+/* The number of a token whose bytes hash to ``hash``: its number in ``shared`` if that holds it (``shared`` only read,
+ * so two threads may count with it at once), else its number in ``self`` (added if absent and ``add``) after
+ * ``shared``'s; as :func:`number` with no ``shared``. */
+static Py_ssize_t
+number_after(Vocabulary *shared, Vocabulary *self, const char *bytes, Py_ssize_t length, uint64_t hash, int add)
+{
+    if (shared == NULL)
+        return number(self, bytes, length, hash, add);
+    Py_ssize_t slot, found = find(shared, bytes, length, hash, &slot);
+    if (found >= 0)
+        return found;
+    found = number(self, bytes, length, hash, add);
+    return found < 0 ? found : found + shared->n;
+}
+
 /* MurmurHash3 x86 32-bit (Austin Appleby) with seed 0, its blocks read little-endian whatever the machine:
  * scikit-learn's murmurhash3_32, with which HashingVectorizer hashes a token's UTF-8 bytes. */
 static uint32_t
@@ -162,7 +177,7 @@ column_of(const char *bytes, Py_ssize_t length, Py_ssize_t n_columns)
 /* The number of a string, added when absent and ``add``, or its column among ``n_columns`` if not 0; -2 on
  * an error, its exception set or not. */
 static Py_ssize_t
-number_of_string(Vocabulary *self, PyObject *word, int add, Py_ssize_t n_columns)
+number_of_string(Vocabulary *shared, Vocabulary *self, PyObject *word, int add, Py_ssize_t n_columns)
 {
     if (!PyUnicode_Check(word)) {
         PyErr_Format(PyExc_TypeError, "a token is %.100s, not a string", Py_TYPE(word)->tp_name);
@@ -174,7 +189,7 @@ number_of_string(Vocabulary *self, PyObject *word, int add, Py_ssize_t n_columns
     const char *bytes = PyBytes_AS_STRING(encoded);
     Py_ssize_t length = PyBytes_GET_SIZE(encoded);
     Py_ssize_t found = n_columns ? column_of(bytes, length, n_columns)
-                                 : number(self, bytes, length, hash_of(bytes, length), add);
+                                 : number_after(shared, self, bytes, length, hash_of(bytes, length), add);
     Py_DECREF(encoded);
     return found;
 }
@@ -265,7 +280,7 @@ Vocabulary_ids(Vocabulary *self, PyObject *words)
     for (Py_ssize_t k = 0; ids != NULL && k < n; k++) {
         Entry *entry = other != NULL ? &other->entries[k] : NULL;
         Py_ssize_t id = entry != NULL ? number(self, other->text + entry->offset, entry->length, entry->hash, 1)
-                                      : number_of_string(self, PySequence_Fast_GET_ITEM(sequence, k), 1, 0);
+                                      : number_of_string(NULL, self, PySequence_Fast_GET_ITEM(sequence, k), 1, 0);
         if (id < 0) {
             Py_CLEAR(ids);
             failed();
@@ -332,6 +347,7 @@ typedef struct {
 /* The settings of one ``count`` call and the rows it has made so far; its arrays are the raw allocator's. */
 typedef struct {
     Vocabulary *vocabulary;
+    Vocabulary *shared; /* with ``add``: a vocabulary only read, whose tokens ``vocabulary`` does not hold (NULL: none) */
     Py_ssize_t most; /* with ``add``, the most tokens ``vocabulary`` may hold */
     int full;        /* whether a token beyond ``most`` was met */
     int add, alphabetic, lowercase, ngram_min, ngram_max;
@@ -395,18 +411,19 @@ count_number(Counting *c, Py_ssize_t id)
 static int
 look_up_batch(Counting *c, const char *base)
 {
-    Vocabulary *vocabulary = c->vocabulary;
-    Py_ssize_t mask = vocabulary->n_slots - 1;
+    Vocabulary *largest = c->shared != NULL ? c->shared : c->vocabulary;
+    Py_ssize_t mask = largest->n_slots - 1;
     for (int k = 0; k < c->n_waiting; k++) {
-        Py_ssize_t held = vocabulary->slots[c->waiting[k].hash & (uint64_t)mask] - 1;
+        Py_ssize_t held = largest->slots[c->waiting[k].hash & (uint64_t)mask] - 1;
         if (held >= 0)
-            __builtin_prefetch(&vocabulary->entries[held]);
+            __builtin_prefetch(&largest->entries[held]);
     }
     int n = c->n_waiting;
     c->n_waiting = 0;
     for (int k = 0; k < n; k++) {
         Waiting *token = &c->waiting[k];
-        if (!count_number(c, number(vocabulary, base + token->offset, token->length, token->hash, c->add)))
+        if (!count_number(c, number_after(c->shared, c->vocabulary, base + token->offset, token->length, token->hash,
+                                          c->add)))
             return 0;
     }
     return 1;
@@ -419,11 +436,12 @@ look_up_batch(Counting *c, const char *base)
 static int
 wait_for_lookup(Counting *c, const char *base, Py_ssize_t offset, Py_ssize_t length, uint64_t hash)
 {
-    if (c->vocabulary->n_slots < BATCH_FROM_SLOTS)
-        return count_number(c, number(c->vocabulary, base + offset, length, hash, c->add));
+    Vocabulary *largest = c->shared != NULL ? c->shared : c->vocabulary;
+    if (largest->n_slots < BATCH_FROM_SLOTS)
+        return count_number(c, number_after(c->shared, c->vocabulary, base + offset, length, hash, c->add));
     if (c->n_waiting == BATCH && !look_up_batch(c, base))
         return 0;
-    __builtin_prefetch(&c->vocabulary->slots[hash & (uint64_t)(c->vocabulary->n_slots - 1)]);
+    __builtin_prefetch(&largest->slots[hash & (uint64_t)(largest->n_slots - 1)]);
     c->waiting[c->n_waiting++] = (Waiting){offset, length, hash};
     return 1;
 }
@@ -433,7 +451,7 @@ static Py_ssize_t
 token_number(Counting *c, const char *token, Py_ssize_t length)
 {
     return c->n_columns ? column_of(token, length, c->n_columns)
-                        : number(c->vocabulary, token, length, hash_of(token, length), c->add);
+                        : number_after(c->shared, c->vocabulary, token, length, hash_of(token, length), c->add);
 }
 
 /* One ASCII token (the bytes token[0:length]): lowercased, left out if a stop word, counted. */
@@ -689,7 +707,7 @@ count_through(Counting *c, PyObject *fallback, PyObject *text)
     int ok = 1;
     PyObject *token;
     while (ok && (token = PyIter_Next(iterator)) != NULL) {
-        ok = count_number(c, number_of_string(c->vocabulary, token, c->add, c->n_columns));
+        ok = count_number(c, number_of_string(c->shared, c->vocabulary, token, c->add, c->n_columns));
         Py_DECREF(token);
     }
     Py_DECREF(iterator);
@@ -909,6 +927,9 @@ static PyTypeObject VocabularyType = {
  * (default 0), or a power of two: each token's number is its hashed column (``vocabulary`` unused,
  * ``add`` false).
  * stopwords: a Vocabulary of lowercased stop words, left out of ASCII texts, or None.
+ * shared (default None; with ``add``): a Vocabulary only read, so that two calls may count with it at once,
+ * each adding to a ``vocabulary`` of its own: a token it holds has its number there, any other its number in
+ * ``vocabulary`` plus len(shared) (which the caller maps once ``vocabulary``'s tokens are added to ``shared``).
  * Returns bytes of int64: the n_rows + 1 row offsets, and per row its (token number,
  * occurrences) pairs, by ascending number unless ``add`` (in the order first met: a fit
  * only adds them up).  The vocabularies may not be added to by another thread meanwhile. */
@@ -916,13 +937,18 @@ static PyObject *
 count(PyObject *module, PyObject *args)
 {
     Counting c = {0};
-    PyObject *columns, *delimiters, *stopwords, *fallback;
+    PyObject *columns, *delimiters, *stopwords, *fallback, *shared = Py_None;
     Py_ssize_t n_rows;
     int every;
-    if (!PyArg_ParseTuple(args, "O!O!npnUppiipOO|pn:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
+    if (!PyArg_ParseTuple(args, "O!O!npnUppiipOO|pnO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
                           &n_rows, &c.add, &c.most, &delimiters, &c.alphabetic, &c.lowercase, &c.ngram_min, &c.ngram_max,
-                          &every, &stopwords, &fallback, &c.characters, &c.n_columns))
+                          &every, &stopwords, &fallback, &c.characters, &c.n_columns, &shared))
         return NULL;
+    if (shared != Py_None && (!PyObject_TypeCheck(shared, &VocabularyType) || !c.add)) {
+        PyErr_SetString(PyExc_TypeError, "shared must be None, or a Vocabulary with add true");
+        return NULL;
+    }
+    c.shared = shared == Py_None ? NULL : (Vocabulary *)shared;
     if (c.n_columns < 0 || c.n_columns > ((Py_ssize_t)1 << 31) || (c.n_columns & (c.n_columns - 1)) ||
         (c.n_columns && c.add)) {
         PyErr_SetString(PyExc_ValueError, "n_columns must be 0 or a power of two up to 2**31, and add false with it");
@@ -948,20 +974,24 @@ count(PyObject *module, PyObject *args)
         return NULL;
     PyObject *indptr = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * (Py_ssize_t)sizeof(int64_t));
     PyObject *result = NULL;
-    if (indptr != NULL && take(c.vocabulary, c.add)) {
-        if (c.stopwords == NULL || take(c.stopwords, 0)) {
-            if (count_rows(&c, texts, n_texts, n_rows, every, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
-                result = Py_BuildValue("(Oy#)", indptr, c.pairs ? (const char *)c.pairs : "",
-                                       c.n_pairs * (Py_ssize_t)sizeof(Pair));
-            else if (c.full && !PyErr_Occurred())
-                result = Py_NewRef(Py_None);
-            else
-                failed();
-            if (c.stopwords != NULL)
-                give_back(c.stopwords);
-        }
-        give_back(c.vocabulary);
+    int taken = indptr != NULL && take(c.vocabulary, c.add);
+    int shared_taken = taken && (c.shared == NULL || take(c.shared, 0));
+    int stopwords_taken = shared_taken && (c.stopwords == NULL || take(c.stopwords, 0));
+    if (stopwords_taken) {
+        if (count_rows(&c, texts, n_texts, n_rows, every, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
+            result = Py_BuildValue("(Oy#)", indptr, c.pairs ? (const char *)c.pairs : "",
+                                   c.n_pairs * (Py_ssize_t)sizeof(Pair));
+        else if (c.full && !PyErr_Occurred())
+            result = Py_NewRef(Py_None);
+        else
+            failed();
     }
+    if (stopwords_taken && c.stopwords != NULL)
+        give_back(c.stopwords);
+    if (shared_taken && c.shared != NULL)
+        give_back(c.shared);
+    if (taken)
+        give_back(c.vocabulary);
     release_texts(texts, n_texts);
     Py_XDECREF(indptr);
     PyMem_RawFree(c.token);
@@ -1584,7 +1614,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 8
+#define INTERFACE 9
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

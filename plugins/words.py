@@ -213,9 +213,20 @@ def java_order(word: str) -> bytes:
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def java_sorted(words: list[str]) -> list[str]:
-    """``words`` in Java's string order (:func:`java_order`), without a key where Python's order is Java's."""
-    return sorted(words, key=java_order) if _ASTRAL.search("".join(words)) else sorted(words)
+def java_argsort(words: list[str]) -> np.ndarray:
+    """The positions of ``words`` in Java's string order (:func:`java_order`): by Python's own order of the words,
+    each character beyond the Basic Multilingual Plane made its two UTF-16 surrogates (a key per word took three
+    times as long)."""
+    keys = list(words)
+    for k in (k for k, word in enumerate(words) if not word.isascii() and _ASTRAL.search(word)):
+        keys[k] = _ASTRAL.sub(_surrogates, words[k])
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+
+
+def _surrogates(match: re.Match) -> str:
+    """The UTF-16 surrogates of an astral character, as two code points that Python compares as Java compares them."""
+    above = ord(match.group()) - 0x10000
+    return chr(0xD800 + (above >> 10)) + chr(0xDC00 + (above & 0x3FF))
 
 
 #: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
@@ -311,15 +322,17 @@ class WordStatistics:
         return self._pairs
 
 
-def kept_words(words: list[str], ids: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int):
-    """A class's kept words (``occurrences[k] > 0`` those of ``words[ids[k]]``) in Java's string order:
-    those whose occurrences reach the larger of ``min_term_freq`` and the ``words_to_keep``-th largest
-    occurrence count of its words (ties kept)."""
-    counts = np.sort(occurrences)
-    threshold = (
-        max(min_term_freq, counts[len(counts) - words_to_keep]) if len(counts) >= words_to_keep else min_term_freq
-    )
-    return java_sorted([words[k] for k in ids[occurrences >= threshold].tolist()])
+def kept_pairs(classes: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int) -> np.ndarray:
+    """Which (class, word) pairs (ordered by class) a class keeps: those whose occurrences reach the larger of
+    ``min_term_freq`` and the ``words_to_keep``-th largest occurrence count of the class's words (ties kept)."""
+    bounds = np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]
+    sizes = np.diff(bounds)
+    thresholds = np.full(len(sizes), min_term_freq, dtype=np.int64)
+    for position in np.flatnonzero(sizes >= words_to_keep).tolist():
+        start, end = bounds[position], bounds[position + 1]
+        reached = np.partition(occurrences[start:end], end - start - words_to_keep)[end - start - words_to_keep]
+        thresholds[position] = max(min_term_freq, reached)
+    return occurrences >= np.repeat(thresholds, sizes)
 
 
 #: The renamed words the fit's warning names (then their count).
@@ -557,10 +570,10 @@ class WordVector(Stage):
         fallback = partial(self.tokens_of, stopwords=stopwords)
         cut = (self.characters, 0 if add else self.n_columns)  # character n-grams; a transform's hashed columns
 
-        def count(into, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+        def count(into, start: int, end: int, shared=None) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] if isinstance(column, list) else column.rows(start, end) for column in columns]
             counted = count_words(
-                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback, *cut
+                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback, *cut, shared
             )
             if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
                 raise self._too_many_words()
@@ -571,21 +584,25 @@ class WordVector(Stage):
             indptr, pairs = count(vocabulary, 0, chunk.n_rows)
             return indptr, pairs[:, 0], pairs[:, 1]
         half = chunk.n_rows // 2
-        # a fit's second half gets a vocabulary of its own (one thread at a time may add to one), numbered
-        # in the fit's after the first half: the numbers are those one thread gives
-        own = WordVocabulary() if add else vocabulary
-        first_half = _helper().submit(count, vocabulary, 0, half)
+        # a fit's halves only read the vocabulary, each adding the tokens it lacks to one of its own, numbered after
+        # it; those are then added in row order, so the numbers are those one thread gives
+        owns = (WordVocabulary(), WordVocabulary()) if add else (vocabulary, vocabulary)
+        shared = vocabulary if add else None
+        first_half = _helper().submit(count, owns[0], 0, half, shared)
         try:
-            second_indptr, second_pairs = count(own, half, chunk.n_rows)
+            second_indptr, second_pairs = count(owns[1], half, chunk.n_rows, shared)
         except BaseException:
             first_half.result()  # the first half's error, if any, comes first in row order
             raise
         first_indptr, first = first_half.result()
-        second_ids = (
-            second_pairs[:, 0]
-            if own is vocabulary
-            else np.frombuffer(vocabulary.ids(own), np.int64)[second_pairs[:, 0]]
-        )
+        second_ids = second_pairs[:, 0]
+        if add:
+            known = len(vocabulary)
+            vocabulary.ids(owns[0])  # the first half's own tokens, absent from it: numbered as they were counted
+            added = np.frombuffer(vocabulary.ids(owns[1]), np.int64)
+            second_ids = second_ids.copy()
+            new = second_ids >= known
+            second_ids[new] = added[second_ids[new] - known]
         indptr = np.concatenate([first_indptr, first_indptr[-1] + second_indptr[1:]])
         return indptr, np.concatenate([first[:, 0], second_ids]), np.concatenate([first[:, 1], second_pairs[:, 1]])
 
@@ -696,14 +713,20 @@ class WordVector(Stage):
             )
         within = frequent_enough[ids]
         classes, ids, occurrences = classes[within], ids[within], occurrences[within]
-        bounds = np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)].tolist()
-        keep = self.params["words_to_keep"]
-        each_class = (
-            kept_words(words, ids[start:end], occurrences[start:end], keep, self.params["min_term_freq"])
-            for start, end in itertools.pairwise(bounds)
-        )
-        self.words = list(dict.fromkeys(itertools.chain.from_iterable(each_class)))
-        numbers = np.frombuffer(statistics.vocabulary.ids(self.words), dtype=np.int64)
+        kept = kept_pairs(classes, occurrences, self.params["words_to_keep"], self.params["min_term_freq"])
+        classes, ids = classes[kept], ids[kept]
+        # each class's kept words in Java's order, class after class, each word where it is first met: Weka's
+        # order, from one sort of the distinct kept words (by word, a class at a time, 150,000 bigrams took 0.2 s)
+        present = np.zeros(len(words), dtype=bool)
+        present[ids] = True
+        distinct = np.flatnonzero(present)
+        rank = np.empty(len(words), dtype=np.int64)
+        rank[distinct[java_argsort([words[k] for k in distinct.tolist()])]] = np.arange(len(distinct))
+        met = ids[np.argsort(classes * len(distinct) + rank[ids])]  # (class, rank) is one pair's alone
+        first_met = np.full(len(words), len(met), dtype=np.int64)
+        np.minimum.at(first_met, met, np.arange(len(met)))
+        numbers = met[np.sort(first_met[distinct])]
+        self.words = [words[k] for k in numbers.tolist()]
         self.document_counts = holding[numbers]
         self.column_of_number = np.full(len(words), -1, dtype=np.int64)
         self.column_of_number[numbers] = np.arange(len(self.words))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from pathlib import Path
 
@@ -21,8 +22,9 @@ from filterkit.testing import check_stage, read_output, run_filterkit
 from filterkit_plugins.words import (
     WEKA_STOPWORDS,
     WordVector,
+    java_argsort,
     java_order,
-    kept_words,
+    kept_pairs,
     read_stopwords,
     tokenizer,
     unescaped,
@@ -293,16 +295,27 @@ def test_the_tokenizer_splits_at_wekas_delimiters():
 
 
 def test_ties_at_the_last_word_kept_are_all_kept():
-    words, ids, counts = ["b", "a", "e", "c", "d"], np.array([0, 1, 3, 4]), np.array([5, 3, 3, 1])  # e: not here
-    assert kept_words(words, ids, counts, 2, 1) == ["a", "b", "c"]
-    assert kept_words(words, ids, counts, 4, 1) == ["a", "b", "c", "d"]
-    assert kept_words(words, ids, counts, 5, 1) == ["a", "b", "c", "d"]
-    assert kept_words(words, ids, counts, 10, 4) == ["b"]
+    """Per class (pairs ordered by class), the pairs reaching the words_to_keep-th largest count, ties kept."""
+    classes = np.array([0, 0, 0, 0, 1, 1, 1])
+    counts = np.array([5, 3, 3, 1, 2, 7, 2])
+    assert kept_pairs(classes, counts, 2, 1).tolist() == [True, True, True, False, True, True, True]
+    assert kept_pairs(classes, counts, 4, 1).tolist() == [True] * 7
+    assert kept_pairs(classes, counts, 5, 1).tolist() == [True] * 7
+    assert kept_pairs(classes, counts, 1, 1).tolist() == [True, False, False, False, False, True, False]
+    assert kept_pairs(classes, counts, 10, 4).tolist() == [True, False, False, False, False, True, False]
+    assert kept_pairs(classes[:0], counts[:0], 3, 1).tolist() == []
 
 
 def test_words_are_ordered_as_java_orders_strings():
     # U+FF5E sorts after U+1F600 in UTF-16 (its surrogates start at U+D83D), before it by code point
     assert sorted(["\uff5e", "\U0001f600", "Z", "a"], key=java_order) == ["Z", "a", "\U0001f600", "\uff5e"]
+    assert java_argsort(["\uff5e", "\U0001f600", "Z", "a"]).tolist() == [2, 3, 1, 0]
+    assert java_argsort(["b", "\uff5e", "a"]).tolist() == [2, 0, 1]  # no astral character: Python's own order
+    generator = random.Random(5)
+    pieces = ["a", "z", "é", "\ue000", "\uff5e", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
+    for _ in range(300):
+        words = list({"".join(generator.choices(pieces, k=generator.randint(0, 4))) for _ in range(12)})
+        assert [words[k] for k in java_argsort(words).tolist()] == sorted(words, key=java_order)
 
 
 def _documents(texts: list[str], labels: list[int]) -> tuple[Schema, Chunk]:

@@ -388,6 +388,33 @@ def test_threads_sharing_the_transforms_vocabulary_count_as_one_thread():
     assert all(counted == alone for counted in together)
 
 
+def test_a_count_that_only_reads_a_shared_vocabulary_numbers_new_tokens_after_it():
+    """A fit's half counts with the vocabulary shared, only read: a token it holds has its number, any other its
+    number in the half's own vocabulary after the shared one's; the shared one is left as it was, and one being
+    added to is refused."""
+    shared, own = _words.Vocabulary(["b", "a"]), _words.Vocabulary()
+
+    def count(vocabulary, texts, add=True, most=100, fallback=None, given=shared):
+        arguments = (len(texts), add, most, " ", False, False, 0, 0, False, None, fallback, False, 0, given)
+        return _words.count(vocabulary, [texts], *arguments)
+
+    indptr, pairs = count(own, ["a c b c", "d é a"], fallback=lambda text: text.split())
+    assert np.frombuffer(pairs, dtype=np.int64).tolist() == [1, 1, 2, 2, 0, 1, 3, 1, 4, 1, 1, 1]
+    assert np.frombuffer(indptr, dtype=np.int64).tolist() == [0, 3, 6]
+    assert shared.words == ["b", "a"] and own.words == ["c", "d", "é"]
+    assert count(own, ["a z y"], most=5) is None  # the bound counts the shared words too: z is the fifth new
+    with pytest.raises(TypeError, match="add true"):
+        count(_words.Vocabulary(), ["a"], add=False)
+
+    def adding(text):  # inside a count adding to ``shared``
+        with pytest.raises(RuntimeError, match="in use by another thread"):
+            count(_words.Vocabulary(), ["a"])
+        return [text]
+
+    count(shared, ["é"], fallback=adding, given=None)
+    assert shared.words == ["b", "a", "é"]
+
+
 def test_changing_the_list_of_words_leaves_the_vocabulary_as_it_was():
     vocabulary = _words.Vocabulary(["a", "b"])
     vocabulary.words.append("c")
