@@ -404,6 +404,14 @@ count_number(Counting *c, Py_ssize_t id)
     return 1;
 }
 
+/* The vocabulary of more slots of those a count looks tokens up in (``shared`` first): the one whose slots a batch
+ * fetches ahead, as most of its tokens are there. */
+static Vocabulary *
+larger_table(Counting *c)
+{
+    return c->shared != NULL && c->shared->n_slots >= c->vocabulary->n_slots ? c->shared : c->vocabulary;
+}
+
 /* Look up and count the waiting tokens, in order (the numbers a fit gives are those one at a time gives),
  * their bytes at ``base`` + offset.  The vocabulary's slots were fetched as each was queued, and their
  * entries are fetched here before the first is compared: a large vocabulary's lookup waited on those two loads,
@@ -411,7 +419,7 @@ count_number(Counting *c, Py_ssize_t id)
 static int
 look_up_batch(Counting *c, const char *base)
 {
-    Vocabulary *largest = c->shared != NULL ? c->shared : c->vocabulary;
+    Vocabulary *largest = larger_table(c);
     Py_ssize_t mask = largest->n_slots - 1;
     for (int k = 0; k < c->n_waiting; k++) {
         Py_ssize_t held = largest->slots[c->waiting[k].hash & (uint64_t)mask] - 1;
@@ -436,7 +444,7 @@ look_up_batch(Counting *c, const char *base)
 static int
 wait_for_lookup(Counting *c, const char *base, Py_ssize_t offset, Py_ssize_t length, uint64_t hash)
 {
-    Vocabulary *largest = c->shared != NULL ? c->shared : c->vocabulary;
+    Vocabulary *largest = larger_table(c);
     if (largest->n_slots < BATCH_FROM_SLOTS)
         return count_number(c, number_after(c->shared, c->vocabulary, base + offset, length, hash, c->add));
     if (c->n_waiting == BATCH && !look_up_batch(c, base))

@@ -325,6 +325,8 @@ class WordStatistics:
 def kept_pairs(classes: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int) -> np.ndarray:
     """Which (class, word) pairs (ordered by class) a class keeps: those whose occurrences reach the larger of
     ``min_term_freq`` and the ``words_to_keep``-th largest occurrence count of the class's words (ties kept)."""
+    if not len(occurrences) or min_term_freq > occurrences.max():  # none reaches it (nor int64 holds it, maybe)
+        return np.zeros(len(occurrences), dtype=bool)
     bounds = np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]
     sizes = np.diff(bounds)
     thresholds = np.full(len(sizes), min_term_freq, dtype=np.int64)

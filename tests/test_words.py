@@ -304,6 +304,7 @@ def test_ties_at_the_last_word_kept_are_all_kept():
     assert kept_pairs(classes, counts, 1, 1).tolist() == [True, False, False, False, False, True, False]
     assert kept_pairs(classes, counts, 10, 4).tolist() == [True, False, False, False, False, True, False]
     assert kept_pairs(classes[:0], counts[:0], 3, 1).tolist() == []
+    assert kept_pairs(classes, counts, 2, 2**63).tolist() == [False] * 7  # beyond int64: nothing reaches it
 
 
 def test_words_are_ordered_as_java_orders_strings():
