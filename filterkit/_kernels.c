@@ -812,48 +812,6 @@ merge_counts(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(m);
 }
 
-/* csr_column(indptr, indices, data, index, column): column[r] set to row r's stored value at column ``index`` (the
- * last, should a row store the column twice), the others left as they are: a CSR chunk's class column in one pass
- * over its rows (a comparison of every index and a search of every row took numpy 0.3 ms a chunk of 10,000 rows).
- * indptr and indices int32 or int64 (scipy picks), data and column float64. */
-static PyObject *
-csr_column(PyObject *self, PyObject *args)
-{
-    PyObject *o[5];
-    long long index;
-    if (!PyArg_ParseTuple(args, "OOOLO", &o[0], &o[1], &o[2], &index, &o[4]))
-        return NULL;
-    Held held = {.count = 0};
-    IndexArray indptr, indices;
-    Py_buffer data, column;
-    Py_ssize_t n_data, n_rows;
-    if (!hold_indices(&held, o[0], &indptr) || !hold_indices(&held, o[1], &indices) ||
-        !hold(&held, o[2], &data, 'd', 0, &n_data) || !hold(&held, o[4], &column, 'd', 1, &n_rows)) {
-        release_all(&held);
-        return NULL;
-    }
-    int bad = indptr.length != n_rows + 1 || indices.length != n_data;
-    Py_BEGIN_ALLOW_THREADS
-    const double *values = data.buf;
-    double *out = column.buf;
-    for (Py_ssize_t row = 0; !bad && row < n_rows; row++) {
-        int64_t start = index_at(&indptr, row), end = index_at(&indptr, row + 1);
-        if (start < 0 || end < start || end > n_data) {
-            bad = 1;
-            break;
-        }
-        for (int64_t k = start; k < end; k++)
-            if (index_at(&indices, k) == index)
-                out[row] = values[k];
-    }
-    Py_END_ALLOW_THREADS
-    release_all(&held);
-    if (bad)
-        return PyErr_Format(PyExc_ValueError, "csr_column: indptr must run within the stored values, one row more "
-                                              "than the column");
-    Py_RETURN_NONE;
-}
-
 /* column_ranges(columns, values, low, high): low[c] and high[c] lowered and raised to every
  * value of column c (values without NaN; low and high start at +inf and -inf). */
 static PyObject *
@@ -1358,7 +1316,6 @@ static PyMethodDef methods[] = {
     {"merge_integer_counts", merge_integer_counts, METH_VARARGS, "Two sorted runs of int64 keys with counts, merged."},
     {"merge_counts", merge_counts, METH_VARARGS, "Two sorted runs of complex keys with counts, merged."},
     {"column_ranges", column_ranges, METH_VARARGS, "Each column's smallest and largest value."},
-    {"csr_column", csr_column, METH_VARARGS, "One column of CSR rows, into a float64 array."},
     {"shape_stored", (PyCFunction)(void (*)(void))shape_stored, METH_VARARGS | METH_KEYWORDS,
      "The shaper's map of a CSR chunk's stored values."},
     {"normalize_stored", normalize_stored, METH_VARARGS, "A CSR chunk's rows divided by their L1 or L2 norms."},
@@ -1368,7 +1325,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 4
+#define INTERFACE 3
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", NULL, -1, methods};
 

@@ -1515,79 +1515,6 @@ Tally_add(Tally *self, PyObject *args)
     return ok > 0 ? Py_NewRef(Py_None) : NULL;
 }
 
-/* The keys of CSR rows' pairs, token · n_classes + the row's class, into ``keys``; 0 when an array is out of
- * range (indptr not running from 0 to n in order, a class not below n_classes, a token negative or a key past
- * INT64_MAX). */
-static int
-row_keys(const int64_t *ids, Py_ssize_t n, const int64_t *labels, Py_ssize_t n_rows, const int64_t *indptr,
-         int64_t n_classes, int64_t *keys)
-{
-    if (indptr[0] != 0 || indptr[n_rows] != n)
-        return 0;
-    for (Py_ssize_t row = 0; row < n_rows; row++) {
-        int64_t label = labels[row], start = indptr[row], end = indptr[row + 1];
-        if (label < 0 || label >= n_classes || end < start || end > n)
-            return 0;
-        for (int64_t k = start; k < end; k++) {
-            int64_t key;
-            if (ids[k] < 0 || __builtin_mul_overflow(ids[k], n_classes, &key) ||
-                __builtin_add_overflow(key, label, &keys[k]))
-                return 0;
-        }
-    }
-    return 1;
-}
-
-/* add_rows(ids, occurrences, labels, indptr, n_classes): the pairs of CSR rows (row r's tokens
- * ids[indptr[r]:indptr[r + 1]] with their occurrences, its class labels[r]) added under the keys
- * token · n_classes + class, each pair in one document: the keys made here, not by four numpy passes a chunk. */
-static PyObject *
-Tally_add_rows(Tally *self, PyObject *args)
-{
-    PyObject *objects[4];
-    long long n_classes;
-    if (!PyArg_ParseTuple(args, "OOOOL:add_rows", &objects[0], &objects[1], &objects[2], &objects[3], &n_classes))
-        return NULL;
-    Py_buffer views[4];
-    Py_ssize_t lengths[4] = {-1, -1, -1, -1};
-    int taken = 0, ok = 0;
-    for (; taken < 4; taken++) {
-        if (taken == 1)
-            lengths[1] = lengths[0];
-        if (!int64_buffer(objects[taken], &views[taken], &lengths[taken]))
-            break;
-    }
-    int64_t *keys = NULL;
-    if (taken == 4) {
-        Py_ssize_t n = lengths[0], n_rows = lengths[2];
-        keys = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(int64_t));
-        if (keys == NULL)
-            PyErr_NoMemory();
-        /* checked once the buffers are held: taking one may run Python code (__buffer__) and let a thread in */
-        else if (tally_free(self)) {
-            int in_range;
-            self->busy = 1;
-            Py_BEGIN_ALLOW_THREADS
-            in_range = lengths[3] == n_rows + 1 && n_classes >= 1 &&
-                       row_keys(views[0].buf, n, views[2].buf, n_rows, views[3].buf, (int64_t)n_classes, keys);
-            ok = in_range ? tally_add(self, keys, views[1].buf, NULL, n) : 0;
-            Py_END_ALLOW_THREADS
-            self->busy = 0;
-            if (!in_range)
-                PyErr_SetString(PyExc_ValueError, "add_rows: indptr must run from 0 to len(ids) in order, over one "
-                                                  "more than the labels, each below n_classes, each key in int64");
-            else if (ok < 0)
-                PyErr_SetString(PyExc_OverflowError, "a words Tally's sum would pass 2**63 - 1");
-            else if (!ok)
-                PyErr_NoMemory();
-        }
-    }
-    PyMem_RawFree(keys);
-    for (int a = 0; a < taken; a++)
-        PyBuffer_Release(&views[a]);
-    return ok > 0 ? Py_NewRef(Py_None) : NULL;
-}
-
 /* arrays() -> (keys, occurrences, documents): bytes of int64, the pairs in the order first met. */
 static PyObject *
 Tally_arrays(Tally *self, PyObject *unused)
@@ -1664,8 +1591,6 @@ Tally_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 static PyMethodDef Tally_methods[] = {
     {"add", (PyCFunction)Tally_add, METH_VARARGS,
      "add(keys, occurrences[, documents]): int64 arrays of one length; documents 1 each when not given."},
-    {"add_rows", (PyCFunction)Tally_add_rows, METH_VARARGS,
-     "add_rows(ids, occurrences, labels, indptr, n_classes): CSR rows' pairs under token * n_classes + label."},
     {"arrays", (PyCFunction)Tally_arrays, METH_NOARGS,
      "(keys, occurrences, documents) as bytes of int64, each key once, in the order first met."},
     {"__reduce__", (PyCFunction)Tally_reduce, METH_NOARGS, NULL},
@@ -1697,7 +1622,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 10
+#define INTERFACE 9
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

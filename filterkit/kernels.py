@@ -31,8 +31,8 @@ from filterkit.errors import FilterkitError
 #: a function's arguments or results).
 INTERFACES = {
     "filterkit.arff._speedups": 6,
-    "filterkit._kernels": 4,
-    "filterkit._words": 10,
+    "filterkit._kernels": 3,
+    "filterkit._words": 9,
     "filterkit.formats._lines": 4,
 }
 

@@ -513,11 +513,9 @@ def column_of(values, index: int) -> np.ndarray:
     """Column ``index`` of a dense array or of :class:`CsrArrays`, as a dense float vector."""
     if not isinstance(values, CsrArrays):
         return np.asarray(values[:, index], dtype=float)
-    from filterkit.kernels import arrays  # the compiled kernels, loaded by then: the schema is imported before them
-
     column = np.zeros(values.shape[0])
-    data = np.ascontiguousarray(values.data, dtype=np.float64)
-    arrays.csr_column(np.ascontiguousarray(values.indptr), np.ascontiguousarray(values.indices), data, index, column)
+    entries = np.flatnonzero(values.indices == index)
+    column[rows_of_entries(values.indptr, entries)] = values.data[entries]
     return column
 
 

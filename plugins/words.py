@@ -297,7 +297,7 @@ class WordStatistics:
 
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
-        self.tally.add_rows(np.ascontiguousarray(ids), np.ascontiguousarray(counts), labels, indptr, self.n_classes)
+        self.tally.add(ids * self.n_classes + np.repeat(labels, np.diff(indptr)), np.ascontiguousarray(counts))
         self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":

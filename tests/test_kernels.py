@@ -418,24 +418,3 @@ def test_bns_inverse_normal_has_the_ufuncs_shapes_and_bits(probabilities):
     ours, scipys = _inverse_normal(probabilities), ndtri(probabilities)
     assert type(ours) is type(scipys) and np.shape(ours) == np.shape(scipys)
     np.testing.assert_array_equal(bits(ours), bits(scipys))
-
-
-@pytest.mark.parametrize("index_type", [np.int64, np.int32])
-def test_a_csr_column_is_numpys_column_and_bad_row_starts_are_refused(index_type):
-    """The compiled column of CSR rows (the contract's class column) is what a comparison of every index and a
-    search of every row give: empty rows, a column stored twice in a row (the last value), int32 or int64 indices."""
-    from filterkit.schema import CsrArrays, column_of, rows_of_entries
-
-    generator = np.random.default_rng(1)
-    for _ in range(200):
-        indptr = np.r_[0, np.cumsum(generator.integers(0, 5, generator.integers(0, 30)))].astype(index_type)
-        indices = generator.integers(0, 6, indptr[-1]).astype(index_type)
-        rows = CsrArrays(generator.normal(size=indptr[-1]), indices, indptr, (len(indptr) - 1, 6))
-        for index in range(7):
-            expected = np.zeros(len(indptr) - 1)
-            entries = np.flatnonzero(rows.indices == index)
-            expected[rows_of_entries(rows.indptr, entries)] = rows.data[entries]
-            assert np.array_equal(column_of(rows, index), expected)
-    for indptr, n_rows in (([0, 5], 1), ([0, 2, 1], 2), ([0, 2], 3)):
-        with pytest.raises(ValueError, match="csr_column"):
-            kernels.arrays.csr_column(np.array(indptr), np.array([1, 2]), np.array([1.0, 2.0]), 1, np.zeros(n_rows))

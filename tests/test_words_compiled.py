@@ -333,30 +333,6 @@ def test_a_tally_sums_each_key_and_refuses_what_is_not_int64_arrays_of_one_lengt
     assert [np.frombuffer(a, dtype=np.int64).tolist()[:2] for a in tally.arrays()] == [a[:2] for a in arrays]
 
 
-def test_a_tallys_rows_add_as_their_keys_do_and_out_of_range_rows_add_nothing():
-    """add_rows makes each pair's key (token · classes + its row's class) as numpy made them for add."""
-    generator = np.random.default_rng(4)
-    indptr = np.r_[0, np.cumsum(generator.integers(0, 6, size=50))]
-    ids, counts = generator.integers(0, 40, size=indptr[-1]), generator.integers(1, 9, size=indptr[-1])
-    labels = generator.integers(0, 7, size=50)
-    by_rows, by_keys = _words.Tally(), _words.Tally()
-    by_rows.add_rows(ids, counts, labels, indptr, 7)
-    by_keys.add(ids * 7 + np.repeat(labels, np.diff(indptr)), counts)
-    assert [bytes(a) for a in by_rows.arrays()] == [bytes(a) for a in by_keys.arrays()]
-    tally = _words.Tally()
-    for wrong in (
-        (ids, counts, labels, np.r_[indptr[:-1], indptr[-1] + 1], 7),  # past the pairs
-        (ids, counts, labels, indptr[::-1].copy(), 7),  # backwards
-        (ids, counts, np.r_[labels[:-1], 7], indptr, 7),  # a class past n_classes
-        (np.r_[-1, ids[1:]], counts, labels, indptr, 7),  # a negative token
-        (np.r_[2**62, ids[1:]], counts, labels, indptr, 7),  # a key past int64
-        (ids, counts, labels, indptr[:-1], 7),  # a row short
-    ):
-        with pytest.raises(ValueError, match="add_rows"):
-            tally.add_rows(*wrong)
-    assert len(tally) == 0
-
-
 def test_a_tally_is_not_read_or_added_to_while_another_thread_adds_to_it():
     keys = np.arange(3_000_000, dtype=np.int64)
     refused: Counter = Counter()
