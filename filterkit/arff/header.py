@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from itertools import groupby, islice
-from operator import attrgetter
 from typing import Sequence, cast
 
 from filterkit import kernels
@@ -222,12 +221,9 @@ def _declarations(attributes: Sequence[Attribute]) -> list[bytes]:
             lines = (line for attribute in attributes[start:stop] for line in _attribute_lines(attribute))
             parts.append("".join(f"{line}\n" for line in lines).encode("utf-8"))
         else:
-            parts.append(numeric_declarations(list(map(_NAME, attributes[start:stop])), declared))
+            parts.append(numeric_declarations([attribute.name for attribute in attributes[start:stop]], declared))
         start = stop
     return parts
-
-
-_NAME = attrgetter("name")
 
 
 def numeric_declarations(names: list[str], declared: str) -> bytes:
