@@ -429,17 +429,22 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
     the caller to locate) once it holds more than ``line_bytes`` bytes.
     """
     read = getattr(stream, "read1", stream.read)
-    pieces: list[bytes] = []
+    pieces: list[bytes] = []  # a line begun and not ended: no line end is among them
     gathered = 0
+    after_return = False  # the last block ended with CR, whose CRLF's LF may come next
     while True:
         data = _read(read, _BLOCK_BYTES)
         if not data:
             if pieces:
-                yield _unify_line_ends(_take_joined(pieces)) + b"\n"
+                yield b"".join(pieces) + b"\n"
             return
-        if data.endswith(b"\r"):
-            data += _read(read, 1)
-        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if after_return and data.startswith(b"\n"):  # that LF: its line end was the CR's
+            data, after_return = data[1:], False
+            if not data:
+                continue
+        returns = b"\r" in data
+        after_return = data.endswith(b"\r")
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r")) if returns else data.rfind(b"\n")
         if cut == -1:
             gathered += len(data)
             if gathered > line_bytes:
@@ -447,16 +452,13 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
             pieces.append(data)
             continue
         gathered = len(data) - cut - 1
-        pieces.append(data[: cut + 1])
-        yield _unify_line_ends(_take_joined(pieces))
-        pieces.append(data[cut + 1 :])
-
-
-def _take_joined(pieces: list[bytes]) -> bytes:
-    """The pieces joined, and the list emptied, so a long line is not held twice."""
-    joined = b"".join(pieces)
-    pieces.clear()
-    return joined
+        if cut + 1 == len(data) and not any(pieces):
+            block = data  # as read: no copy
+        else:  # one copy (a slice then a join were two: grain ×100 in blocks took 54 ms of CPU, now 45)
+            with memoryview(data) as view:
+                block = b"".join([*pieces, view[: cut + 1]])
+        pieces = [data[cut + 1 :]]
+        yield block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if returns else block
 
 
 def _read(read, size: int) -> bytes:
@@ -464,12 +466,6 @@ def _read(read, size: int) -> bytes:
         return read(size)
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:
         raise _ReadFailure(f"damaged gzip data ({error})") from None
-
-
-def _unify_line_ends(block: bytes) -> bytes:
-    if b"\r" in block:
-        block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    return block
 
 
 class _Lines:

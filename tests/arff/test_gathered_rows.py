@@ -72,3 +72,50 @@ def test_a_long_data_line_is_refused_on_its_line():
         read(data, 10, Limits(line_bytes=40))
         == "f:7: a line longer than 40 bytes: refused (set FILTERKIT_MAX_LINE_BYTES to allow more)"
     )
+
+
+class _ShortReads(io.RawIOBase):
+    """A stream whose reads return at most a few bytes, as a pipe's may."""
+
+    def __init__(self, data: bytes, generator: random.Random):
+        self._data, self._at, self._generator = data, 0, generator
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, size: int = -1) -> bytes:
+        taken = self._data[self._at : self._at + min(size, self._generator.choice([1, 2, 3, 7, 100]))]
+        self._at += len(taken)
+        return taken
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_blocks_are_whole_lines_with_every_line_end_made_lf_however_the_reads_fall(seed, monkeypatch):
+    """Blocks end with LF, CRLF and CR become LF even when a read ends between them, and joined they are
+    the stream's text and one LF more (the reader then meets an empty last line); a line longer than
+    the bound is refused once gathered, whatever the block size."""
+    generator = random.Random(seed)
+    for _ in range(400):
+        data = b"".join(
+            generator.choice([b"a", b"bc", b"\n", b"\r", b"\r\n", b" "]) for _ in range(generator.randint(0, 40))
+        )
+        monkeypatch.setattr(reader, "_BLOCK_BYTES", generator.choice([1, 2, 3, 5, 8, 1 << 20]))
+        longest = max(len(line) for line in data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"))
+        line_bytes = generator.choice([2, 4, 1000])
+        try:
+            blocks = list(reader._blocks(_ShortReads(data, generator), line_bytes))
+        except reader._LineTooLong:
+            assert longest > line_bytes
+            continue
+        assert all(block.endswith(b"\n") and b"\r" not in block for block in blocks)
+        unified = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        assert b"".join(blocks) == (unified + b"\n" if data else b""), data
+
+
+@pytest.mark.parametrize("block_bytes", range(1, 40))
+def test_a_cr_then_a_crlf_is_two_line_ends_wherever_a_block_ends(block_bytes, monkeypatch):
+    """CR CR LF is a line end and a CRLF: a block ending after the first CR once made it three (the one byte
+    read after a CR was the second CR, and the LF began the next block), so errors named the line after."""
+    monkeypatch.setattr(reader, "_BLOCK_BYTES", block_bytes)
+    data = HEADER + b"\r\n{0 1}\r\r\n{1 z}\r\n"
+    assert read(data, 10) == "f:7: value 'z' is not a label of attribute 'b' {x,y}"
