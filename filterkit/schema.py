@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, replace
 from functools import wraps
 from itertools import chain, pairwise
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 import numpy as np
 
@@ -64,13 +64,18 @@ class Attribute:
     members: tuple["Attribute", ...] = ()
 
     @classmethod
-    def numerics(cls, declared: Iterable[tuple[str, str]]) -> list["Attribute"]:
-        """``Attribute(name, NUMERIC, declared_type=declared_type)`` for each pair, made in bulk without
-        the frozen constructor's ``object.__setattr__`` per field (half the time of 13,000 attributes), and
-        holding only the fields that differ from the class's defaults (a quarter less again: 65,536 in 22 ms)."""
+    def numerics(cls, names: list[str], declared_types: list[str]) -> list["Attribute"]:
+        """``Attribute(name, NUMERIC, declared_type=declared_type)`` for each name and its declared type, made in
+        bulk by the compiled reader (150,000 in 15 ms and 15 MiB, against 37 ms and 24 MiB by the loop below),
+        without the frozen constructor's ``object.__setattr__`` per field and holding only the fields that differ
+        from the class's defaults."""
+        from filterkit import kernels  # here: the compiled modules import this one
+
+        if kernels.use_compiled(kernels.READING):
+            return kernels.speedups.numeric_attributes(cls, names, declared_types, NUMERIC)
         make = object.__new__
         made = []
-        for name, declared_type in declared:
+        for name, declared_type in zip(names, declared_types, strict=True):
             attribute = make(cls)
             fields = attribute.__dict__
             fields["name"], fields["kind"], fields["declared_type"] = name, NUMERIC, declared_type
@@ -174,15 +179,17 @@ class Schema:
 def _unpickled_schema(relation: str, compact: tuple) -> Schema:
     """The schema :meth:`Schema.__reduce__` pickled: runs of plain numeric pairs made in bulk."""
     attributes: list[Attribute] = []
-    run: list[tuple[str, str]] = []
+    names: list[str] = []
+    declared_types: list[str] = []
     for item in compact:
         if isinstance(item, Attribute):
-            attributes.extend(Attribute.numerics(run))
-            run = []
+            attributes.extend(Attribute.numerics(names, declared_types))
+            names, declared_types = [], []
             attributes.append(item)
         else:
-            run.append(item)
-    attributes.extend(Attribute.numerics(run))
+            names.append(item[0])
+            declared_types.append(item[1])
+    attributes.extend(Attribute.numerics(names, declared_types))
     return Schema(relation, tuple(attributes))
 
 

@@ -174,6 +174,8 @@ def test_a_header_longer_than_a_reader_takes_is_refused(run_filterkit, monkeypat
         output,
         ["would write 3,069 bytes of header at least", "FILTERKIT_MAX_HEADER_BYTES", "--words-to-keep"],
     )
+    documents(docs, [letter * 500 for letter in "éüß"])  # as many bytes in UTF-8, half the characters
+    refused(run_filterkit("-o", output, docs, "words"), output, ["would write 3,069 bytes of header at least"])
     refused(run_filterkit("-o", output, counts, "ordinal"), output, ["bytes of header", "--max-thresholds"])
     assert run_filterkit("-o", output, counts, "ordinal", "--max-thresholds", "4").status == 0
     reads_back(output, 5)

@@ -39,6 +39,7 @@ MODULES = {
 DIFFERENTIAL_TESTS = [
     "tests/arff/test_arff_speedups.py",
     "tests/arff/test_gathered_rows.py",
+    "tests/arff/test_header_bulk.py",
     "tests/arff/test_sparse_single_pass.py",
     "tests/arff/test_header_fast_path.py",
     "tests/arff/test_parse_paths.py",

@@ -783,6 +783,59 @@ done:
     return result;
 }
 
+/* numeric_attributes(cls, names, declared, kind) -> list: per name of the list an instance of ``cls`` made as
+ * object.__new__ makes it, with ``name``, ``kind`` and ``declared_type`` (the same item of the list ``declared``)
+ * set as object.__setattr__ sets them, past a frozen dataclass's own __setattr__: Attribute.numerics' objects.  Set
+ * so, their fields live in the object, as __init__'s do, with no dictionary made per object. */
+static PyObject *
+numeric_attributes(PyObject *self, PyObject *args)
+{
+    PyTypeObject *cls;
+    PyObject *names, *declared, *kind;
+    if (!PyArg_ParseTuple(args, "O!O!O!U:numeric_attributes", &PyType_Type, &cls, &PyList_Type, &names, &PyList_Type,
+                          &declared, &kind))
+        return NULL;
+    static PyObject *fields[3];
+    if (fields[0] == NULL) {
+        static const char *spelled[3] = {"name", "kind", "declared_type"};
+        for (int k = 0; k < 3; k++)
+            if ((fields[k] = PyUnicode_InternFromString(spelled[k])) == NULL)
+                return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    if (cls->tp_new != PyBaseObject_Type.tp_new) {
+        PyErr_SetString(PyExc_TypeError, "numeric_attributes: the class is not made by object.__new__");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(declared) != n) {
+        PyErr_SetString(PyExc_ValueError, "numeric_attributes: not one declared type per name");
+        return NULL;
+    }
+    PyObject *made = PyList_New(n), *no_arguments = PyTuple_New(0);
+    if (made == NULL || no_arguments == NULL)
+        goto failed;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *values[3] = {PyList_GET_ITEM(names, k), kind, PyList_GET_ITEM(declared, k)};
+        if (!PyUnicode_Check(values[0]) || !PyUnicode_Check(values[2])) {
+            PyErr_Format(PyExc_TypeError, "numeric_attributes: name or declared type %zd is not a str", k);
+            goto failed;
+        }
+        PyObject *attribute = PyBaseObject_Type.tp_new(cls, no_arguments, NULL);
+        if (attribute == NULL)
+            goto failed;
+        PyList_SET_ITEM(made, k, attribute);
+        for (int field = 0; field < 3; field++)
+            if (PyObject_GenericSetAttr(attribute, fields[field], values[field]) < 0)
+                goto failed;
+    }
+    Py_DECREF(no_arguments);
+    return made;
+failed:
+    Py_XDECREF(made);
+    Py_XDECREF(no_arguments);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
     {"decode_texts", decode_texts, METH_VARARGS, "The texts of tokenize_plain's bytes and ends, as str."},
@@ -791,6 +844,7 @@ static PyMethodDef methods[] = {
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
     {"plain_sparse_entries", plain_sparse_entries, METH_VARARGS, "Check a sparse chunk the writer writes as stored."},
     {"numeric_declarations", numeric_declarations, METH_VARARGS, "A header's numeric attribute lines, names quoted."},
+    {"numeric_attributes", numeric_attributes, METH_VARARGS, "Plain numeric attributes made in bulk."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -798,7 +852,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 6
+#define INTERFACE 7
 
 PyMODINIT_FUNC
 PyInit__speedups(void)

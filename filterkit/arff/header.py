@@ -94,7 +94,8 @@ class HeaderParser:
         False, and nothing taken, when a line of it would be an error (:meth:`feed` then says which)."""
         declared = _PLAIN_LINE.findall(text)
         names = self.stack[-1][2]
-        new_names = {name for name, _ in declared}
+        declared_names = [name for name, _ in declared]
+        new_names = set(declared_names)
         if (
             self.size + size > self.limits.header_bytes
             or self.attributes + len(declared) > self.limits.attributes
@@ -105,7 +106,7 @@ class HeaderParser:
         self.size += size
         self.attributes += len(declared)
         names |= new_names
-        self.stack[-1][1].extend(Attribute.numerics((name, kind.lower()) for name, kind in declared))
+        self.stack[-1][1].extend(Attribute.numerics(declared_names, [kind.lower() for _, kind in declared]))
         return True
 
     def _data(self, line: str) -> str:

@@ -276,3 +276,26 @@ def test_quote_all_quotes_documents_as_quote_does():
     for _ in range(1000):
         texts = ["".join(generator.choices(pieces, k=generator.randint(0, 4))) for _ in range(generator.randint(0, 6))]
         assert quote_all(texts) == [quote(text) for text in texts]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_numeric_attributes_in_bulk_are_the_constructor_s(compiled):
+    """Attribute.numerics makes, compiled or not, what the frozen constructor makes: equal, hashing alike, every field
+    as declared or defaulted, still frozen; and refuses what the constructor's typing would not hold."""
+    names = ["a", "b c", "ωmega", "\U0001f600", ""]
+    declared = ["numeric", "real", "integer", "numeric", "REAL".lower()]
+    with kernels.compiled(compiled, kernels.READING):
+        made = Attribute.numerics(names, declared)
+        assert made == [Attribute(name, NUMERIC, declared_type=kind) for name, kind in zip(names, declared)]
+        assert [hash(a) for a in made] == [
+            hash(Attribute(n, NUMERIC, declared_type=k)) for n, k in zip(names, declared)
+        ]
+        assert all(a.is_plain_numeric and a.labels == () and a.members == () and a.date_format is None for a in made)
+        with pytest.raises(AttributeError):
+            made[0].name = "changed"  # type: ignore[misc]
+        assert Attribute.numerics([], []) == []
+        with pytest.raises(ValueError):
+            Attribute.numerics(["a", "b"], ["numeric"])
+    if compiled:
+        with pytest.raises(TypeError, match="not a str"):
+            Attribute.numerics(["a", 1], ["numeric", "numeric"])  # type: ignore[list-item]

@@ -94,7 +94,7 @@ class WidenedMap(MapOnly):
 
     def output_schema(self):
         schema = self.input_schema
-        return schema.with_attributes([*schema.attributes, *Attribute.numerics([("widened", "numeric")])])
+        return schema.with_attributes([*schema.attributes, *Attribute.numerics(["widened"], ["numeric"])])
 
 
 class UnsignedIndices(Stage):
