@@ -29,7 +29,6 @@ from filterkit.arff.reader import open_source as open_stream
 from filterkit.background import read_ahead
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, scanned_format
-from filterkit.formats.records import KeptGroups
 from filterkit.progress import active
 from filterkit.schema import Chunk, Schema
 
@@ -543,6 +542,8 @@ class ScannedSource(_Spooling):
         ``keep``: the passes to come are several, so keep what the scan read for them when the format can
         (its ``kept``, :class:`filterkit.formats.records.KeptGroups`), else the first pass's chunks."""
         if keep and hasattr(self.format, "kept"):
+            from filterkit.formats.records import KeptGroups  # here: only the record formats' scans need it
+
             self.format.kept = KeptGroups()
         if self.scan_passes():
             with active().step(f"scanning {self.name} for its header", self) as meter:

@@ -86,8 +86,11 @@ def test_an_l2_run_imports_the_normalizers_plugin_and_no_other():
 #: (tempfile, shutil: a chain that learns spools its chunks), OpenSSL's digests (hashlib), DATE attributes'
 #: names (calendar), and finding the plugins afresh (importlib.metadata, with zipfile and email), which a
 #: run does only when the installed distributions changed; under 1 ms each, --float32's exact search (decimal),
-#: Mulan's label files (xml.parsers.expat) and annotations (numpy.typing).
+#: Mulan's label files (xml.parsers.expat) and annotations (numpy.typing); and filterkit's partitions of an
+#: input among Dask's tasks (5 ms: three dataclasses made as it is imported) and CSV's and JSON Lines' parsers.
 RARELY_NEEDED = {
+    "filterkit.partitions",
+    "filterkit.formats.records",
     "tempfile",
     "shutil",
     "hashlib",
