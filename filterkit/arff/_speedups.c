@@ -783,17 +783,17 @@ done:
     return result;
 }
 
-/* numeric_attributes(cls, names, declared, kind) -> list: per name of the list an instance of ``cls`` made as
- * object.__new__ makes it, with ``name``, ``kind`` and ``declared_type`` (the same item of the list ``declared``)
- * set as object.__setattr__ sets them, past a frozen dataclass's own __setattr__: Attribute.numerics' objects.  Set
- * so, their fields live in the object, as __init__'s do, with no dictionary made per object. */
+/* numeric_attributes(cls, names, declared, kind) -> list: per item of ``names`` an instance of ``cls`` made as
+ * object.__new__ makes it, with ``name``, ``kind`` and ``declared_type`` (the same item of ``declared``) set as
+ * object.__setattr__ sets them, past a frozen dataclass's own __setattr__: Attribute.numerics' objects.  Set so,
+ * their fields live in the object, as __init__'s do, with no dictionary made per object.  The items are taken
+ * into tuples first: a descriptor's __set__ may run Python code that changes the lists. */
 static PyObject *
 numeric_attributes(PyObject *self, PyObject *args)
 {
     PyTypeObject *cls;
-    PyObject *names, *declared, *kind;
-    if (!PyArg_ParseTuple(args, "O!O!O!U:numeric_attributes", &PyType_Type, &cls, &PyList_Type, &names, &PyList_Type,
-                          &declared, &kind))
+    PyObject *names_given, *declared_given, *kind;
+    if (!PyArg_ParseTuple(args, "O!OOO:numeric_attributes", &PyType_Type, &cls, &names_given, &declared_given, &kind))
         return NULL;
     static PyObject *fields[3];
     if (fields[0] == NULL) {
@@ -802,24 +802,22 @@ numeric_attributes(PyObject *self, PyObject *args)
             if ((fields[k] = PyUnicode_InternFromString(spelled[k])) == NULL)
                 return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(names);
     if (cls->tp_new != PyBaseObject_Type.tp_new) {
         PyErr_SetString(PyExc_TypeError, "numeric_attributes: the class is not made by object.__new__");
         return NULL;
     }
-    if (PyList_GET_SIZE(declared) != n) {
+    PyObject *names = PySequence_Tuple(names_given), *declared = NULL, *made = NULL, *no_arguments = NULL;
+    if (names == NULL || (declared = PySequence_Tuple(declared_given)) == NULL)
+        goto failed;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if (PyTuple_GET_SIZE(declared) != n) {
         PyErr_SetString(PyExc_ValueError, "numeric_attributes: not one declared type per name");
-        return NULL;
+        goto failed;
     }
-    PyObject *made = PyList_New(n), *no_arguments = PyTuple_New(0);
-    if (made == NULL || no_arguments == NULL)
+    if ((made = PyList_New(n)) == NULL || (no_arguments = PyTuple_New(0)) == NULL)
         goto failed;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *values[3] = {PyList_GET_ITEM(names, k), kind, PyList_GET_ITEM(declared, k)};
-        if (!PyUnicode_Check(values[0]) || !PyUnicode_Check(values[2])) {
-            PyErr_Format(PyExc_TypeError, "numeric_attributes: name or declared type %zd is not a str", k);
-            goto failed;
-        }
+        PyObject *values[3] = {PyTuple_GET_ITEM(names, k), kind, PyTuple_GET_ITEM(declared, k)};
         PyObject *attribute = PyBaseObject_Type.tp_new(cls, no_arguments, NULL);
         if (attribute == NULL)
             goto failed;
@@ -828,9 +826,13 @@ numeric_attributes(PyObject *self, PyObject *args)
             if (PyObject_GenericSetAttr(attribute, fields[field], values[field]) < 0)
                 goto failed;
     }
+    Py_DECREF(names);
+    Py_DECREF(declared);
     Py_DECREF(no_arguments);
     return made;
 failed:
+    Py_XDECREF(names);
+    Py_XDECREF(declared);
     Py_XDECREF(made);
     Py_XDECREF(no_arguments);
     return NULL;

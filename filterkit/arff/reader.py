@@ -435,8 +435,11 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
     while True:
         data = _read(read, _BLOCK_BYTES)
         if not data:
-            if pieces:
-                yield b"".join(pieces) + b"\n"
+            if pieces:  # the last line, ended; joined into what is yielded alone, so it is not held twice
+                pieces.append(b"\n")
+                last = b"".join(pieces)
+                pieces.clear()
+                yield last
             return
         if after_return and data.startswith(b"\n"):  # that LF: its line end was the CR's
             data, after_return = data[1:], False
@@ -458,7 +461,9 @@ def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
             with memoryview(data) as view:
                 block = b"".join([*pieces, view[: cut + 1]])
         pieces = [data[cut + 1 :]]
-        yield block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if returns else block
+        if returns:  # rebound, so the block as read is not held beside the one yielded
+            block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        yield block
 
 
 def _read(read, size: int) -> bytes:

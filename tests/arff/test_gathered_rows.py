@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import random
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -119,3 +120,19 @@ def test_a_cr_then_a_crlf_is_two_line_ends_wherever_a_block_ends(block_bytes, mo
     monkeypatch.setattr(reader, "_BLOCK_BYTES", block_bytes)
     data = HEADER + b"\r\n{0 1}\r\r\n{1 z}\r\n"
     assert read(data, 10) == "f:7: value 'z' is not a label of attribute 'b' {x,y}"
+
+
+@pytest.mark.parametrize("ending", [b"", b"\r\n", b"\r", b"\n"])
+def test_a_long_line_is_held_once_while_its_block_is_used(ending):
+    """A line of 8 MiB, last in the stream with or without a line end: while its block is in use, the blocks hold
+    no second copy of it (the pieces it was gathered from, or its text before CR was made LF)."""
+    stream = io.BytesIO(b"x" * (8 << 20) + ending)
+    tracemalloc.start()
+    try:
+        blocks = reader._blocks(stream, 1 << 30)
+        block = next(blocks)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert block == b"x" * (8 << 20) + b"\n"
+    assert held < 1.25 * len(block), held

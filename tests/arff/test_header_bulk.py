@@ -296,6 +296,29 @@ def test_numeric_attributes_in_bulk_are_the_constructor_s(compiled):
         assert Attribute.numerics([], []) == []
         with pytest.raises(ValueError):
             Attribute.numerics(["a", "b"], ["numeric"])
-    if compiled:
-        with pytest.raises(TypeError, match="not a str"):
-            Attribute.numerics(["a", 1], ["numeric", "numeric"])  # type: ignore[list-item]
+
+
+def test_numeric_attributes_in_bulk_survive_a_setter_that_empties_the_lists():
+    """The compiled maker holds the names and declared types it was given: a subclass whose data descriptor empties
+    the lists as each field is set still gets one attribute per name given (once, this read past the list)."""
+    names, declared = [f"w{k}" for k in range(1000)], ["numeric"] * 1000
+
+    class Emptying:
+        def __set_name__(self, owner, name):
+            self.name = name
+
+        def __get__(self, instance, owner=None):
+            return instance.__dict__[self.name] if instance is not None else self
+
+        def __set__(self, instance, value):
+            names.clear()
+            declared.clear()
+            instance.__dict__[self.name] = value
+
+    class Watched(Attribute):
+        kind = Emptying()  # type: ignore[assignment]
+
+    with kernels.compiled(True, kernels.READING):
+        made = Watched.numerics(names, declared)
+    assert [attribute.name for attribute in made] == [f"w{k}" for k in range(1000)]
+    assert all(attribute.kind == NUMERIC for attribute in made)
