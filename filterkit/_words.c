@@ -896,9 +896,115 @@ texts_of(PyObject *columns, Py_ssize_t n_rows, Py_ssize_t *n_columns)
     return texts;
 }
 
+/* A token's bytes (UTF-8, surrogates allowed) and where it was among the numbers given to java_order. */
+typedef struct {
+    const unsigned char *bytes;
+    Py_ssize_t length;
+    int64_t position;
+} Spelled;
+
+/* The next UTF-16 code unit of ``bytes`` from ``*at`` (-1 at the end), a character beyond the Basic Multilingual
+ * Plane giving its high surrogate and leaving its low one in ``*low`` for the next call. */
+static int32_t
+next_unit(const unsigned char *bytes, Py_ssize_t length, Py_ssize_t *at, int32_t *low)
+{
+    if (*low) {
+        int32_t unit = *low;
+        *low = 0;
+        return unit;
+    }
+    if (*at >= length)
+        return -1;
+    unsigned lead = bytes[*at];
+    Py_ssize_t size = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    if (*at + size > length) /* not UTF-8 (no vocabulary holds such): its bytes as units */
+        size = 1;
+    uint32_t point = size == 1 ? lead : lead & (0xFFu >> (size + 1));
+    for (Py_ssize_t k = 1; k < size; k++)
+        point = point << 6 | (bytes[*at + k] & 0x3Fu);
+    *at += size;
+    if (point < 0x10000)
+        return (int32_t)point;
+    point -= 0x10000;
+    *low = (int32_t)(0xDC00 | (point & 0x3FF));
+    return (int32_t)(0xD800 | (point >> 10));
+}
+
+/* Java's String.compareTo: by UTF-16 code units.  UTF-8's byte order is the code points' order, which is the code
+ * units' unless a character beyond the Basic Multilingual Plane meets one of U+E000-U+FFFF (its surrogates sort
+ * below those): the bytes are compared until the first that differ, and from there, where one of the two begins
+ * such a character, the code units.  Two tokens Java holds for one (a character beyond the plane and its two
+ * surrogates written apart) are ordered by their bytes, not by which was met first. */
+static int
+java_compare(const void *first, const void *second)
+{
+    const Spelled *a = first, *b = second;
+    Py_ssize_t common = a->length < b->length ? a->length : b->length, at = 0;
+    while (at < common && a->bytes[at] == b->bytes[at])
+        at++;
+    if (at == common)
+        return (a->length > b->length) - (a->length < b->length);
+    if (a->bytes[at] < 0xF0 && b->bytes[at] < 0xF0) /* no such character here (both bytes begin one here, or neither) */
+        return a->bytes[at] < b->bytes[at] ? -1 : 1;
+    Py_ssize_t at_a = at, at_b = at;
+    int32_t low_a = 0, low_b = 0;
+    for (;;) {
+        int32_t unit_a = next_unit(a->bytes, a->length, &at_a, &low_a);
+        int32_t unit_b = next_unit(b->bytes, b->length, &at_b, &low_b);
+        if (unit_a != unit_b)
+            return unit_a < unit_b ? -1 : 1;
+        if (unit_a < 0)
+            return a->bytes[at] < b->bytes[at] ? -1 : 1;
+    }
+}
+
+/* java_order(numbers) -> bytes: the positions in ``numbers`` (int64 token numbers of this vocabulary, distinct)
+ * ordered as Java orders their tokens: ``words`` kept in Weka's order, sorted in C on the tokens' own bytes (150,000
+ * bigrams' Python strings sorted by a key took 0.1 s). */
+static int eight_byte_buffer(PyObject *object, Py_buffer *view, char kind, const char *name);
+
+static PyObject *
+Vocabulary_java_order(Vocabulary *self, PyObject *numbers)
+{
+    Py_buffer view;
+    if (!eight_byte_buffer(numbers, &view, 'q', "java_order: numbers"))
+        return NULL;
+    if (!take(self, 0)) { /* no thread adds to it meanwhile */
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    Py_ssize_t n = view.len / 8;
+    const int64_t *number = view.buf;
+    Spelled *spelled = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Spelled));
+    PyObject *result = spelled == NULL ? PyErr_NoMemory() : PyBytes_FromStringAndSize(NULL, n * 8);
+    if (result != NULL) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            if (number[k] < 0 || number[k] >= self->n) {
+                PyErr_SetString(PyExc_ValueError, "java_order: a number not in the vocabulary");
+                Py_CLEAR(result);
+                break;
+            }
+            const Entry *entry = &self->entries[number[k]];
+            spelled[k] = (Spelled){(const unsigned char *)self->text + entry->offset, entry->length, k};
+        }
+    }
+    if (result != NULL) {
+        qsort(spelled, (size_t)n, sizeof(Spelled), java_compare);
+        int64_t *out = (int64_t *)PyBytes_AS_STRING(result);
+        for (Py_ssize_t k = 0; k < n; k++)
+            out[k] = spelled[k].position;
+    }
+    PyMem_Free(spelled);
+    give_back(self);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef Vocabulary_methods[] = {
     {"ids", (PyCFunction)Vocabulary_ids, METH_O,
      "Each word's number (int64 bytes), words not yet numbered added; words: strings, or a Vocabulary's."},
+    {"java_order", (PyCFunction)Vocabulary_java_order, METH_O,
+     "The positions of the numbers (int64, distinct), ordered as Java orders their words (int64 bytes)."},
     {"__reduce__", (PyCFunction)Vocabulary_reduce, METH_NOARGS, NULL},
     {NULL},
 };
@@ -1622,7 +1728,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 9
+#define INTERFACE 10
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

@@ -208,27 +208,6 @@ def java_order(word: str) -> bytes:
     return word.encode("utf-16-be", "surrogatepass")
 
 
-#: A character beyond the Basic Multilingual Plane: UTF-16 writes it as two surrogates, which sort below
-#: U+E000–U+FFFF; without one, Java's order of strings is Python's own (by code points).
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-def java_argsort(words: list[str]) -> np.ndarray:
-    """The positions of ``words`` in Java's string order (:func:`java_order`): by Python's own order of the words,
-    each character beyond the Basic Multilingual Plane made its two UTF-16 surrogates (a key per word took three
-    times as long)."""
-    keys = list(words)
-    for k in (k for k, word in enumerate(words) if not word.isascii() and _ASTRAL.search(word)):
-        keys[k] = _ASTRAL.sub(_surrogates, words[k])
-    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-
-
-def _surrogates(match: re.Match) -> str:
-    """The UTF-16 surrogates of an astral character, as two code points that Python compares as Java compares them."""
-    above = ord(match.group()) - 0x10000
-    return chr(0xD800 + (above >> 10)) + chr(0xDC00 + (above & 0x3FF))
-
-
 #: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
 STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
 
@@ -723,7 +702,7 @@ class WordVector(Stage):
         present[ids] = True
         distinct = np.flatnonzero(present)
         rank = np.empty(len(words), dtype=np.int64)
-        rank[distinct[java_argsort([words[k] for k in distinct.tolist()])]] = np.arange(len(distinct))
+        rank[distinct[np.frombuffer(statistics.vocabulary.java_order(distinct), np.int64)]] = np.arange(len(distinct))
         met = ids[np.argsort(classes * len(distinct) + rank[ids])]  # (class, rank) is one pair's alone
         first_met = np.full(len(words), len(met), dtype=np.int64)
         np.minimum.at(first_met, met, np.arange(len(met)))

@@ -20,7 +20,7 @@ import pytest
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, RawTexts, Schema
 from filterkit.stage import Context
-from filterkit_plugins.words import WordStatistics, WordVector
+from filterkit_plugins.words import WordStatistics, WordVector, java_order
 
 #: Characters documents are drawn from: letters, Weka's delimiters, control characters, and
 #: non-ASCII text whose lowercasing only Python's (Java's) rules give (Σ, İ, the Kelvin sign K).
@@ -496,3 +496,22 @@ def test_a_forked_child_counts_with_a_helper_thread_of_its_own():
         indptr, ids, counts = stage.counted(chunk_of(texts, texts), _words.Vocabulary(["corn"]), False)
         os._exit(0 if indptr[-1] == 300 and counts.sum() == 600 else 1)
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_java_order_is_java_s_on_any_characters(seed):
+    """The vocabulary's compiled order of any of its words is Java's (UTF-16 code units: :func:`java_order`), lone
+    surrogates and characters beyond the Basic Multilingual Plane among U+E000-U+FFFF included; two words Java holds
+    for one (U+10000, and its surrogates written apart) by their UTF-8 bytes, whatever order they were met in."""
+    generator = random.Random(seed)
+    pieces = ["a", "z", "é", "\ud7ff", "\ue000", "\uff5e", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
+    pieces += ["\ud800", "\udc00", "\udbff", "\udfff"]
+    key = lambda word: (java_order(word), word.encode("utf-8", "surrogatepass"))  # noqa: E731
+    for _ in range(500):
+        words = list({"".join(generator.choices(pieces, k=generator.randint(0, 5))) for _ in range(20)})
+        vocabulary = _words.Vocabulary(words)
+        numbers = np.frombuffer(vocabulary.ids(words), np.int64)[generator.sample(range(len(words)), len(words))]
+        order = np.frombuffer(vocabulary.java_order(np.ascontiguousarray(numbers)), np.int64)
+        assert [vocabulary.words[k] for k in numbers[order].tolist()] == sorted(words, key=key)
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        _words.Vocabulary(["a"]).java_order(np.array([1]))
