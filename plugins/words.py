@@ -203,11 +203,6 @@ def document_bound(text: str | None, flag: str, n_documents: int, absent: float)
     )
 
 
-def java_order(word: str) -> bytes:
-    """The sort key that orders strings as Java's ``String.compareTo`` (by UTF-16 code units)."""
-    return word.encode("utf-16-be", "surrogatepass")
-
-
 #: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
 STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
 
@@ -680,14 +675,14 @@ class WordVector(Stage):
     def finalize(self, statistics: WordStatistics) -> None:
         if self.n_columns:
             return self._name_columns(statistics)
-        words = statistics.vocabulary.words
+        vocabulary = statistics.vocabulary
         classes, ids, occurrences, documents = statistics.pairs()
-        holding = np.bincount(ids, weights=documents, minlength=len(words)).astype(np.int64)  # below 2**53
+        holding = np.bincount(ids, weights=documents, minlength=len(vocabulary)).astype(np.int64)  # below 2**53
         n = statistics.n_documents
         low = document_bound(self.params["min_df"], "--min-df", n, 0.0)
         high = document_bound(self.params["max_df"], "--max-df", n, float(n))
         frequent_enough = (holding >= low) & (holding <= high)
-        if len(words) and not frequent_enough.any():
+        if len(vocabulary) and not frequent_enough.any():
             raise FilterkitError(
                 f"stage 'words': no word of the {n:,} training documents is in {low:g} to {high:g} of them "
                 "(--min-df, --max-df): nothing would be left to write"
@@ -698,18 +693,18 @@ class WordVector(Stage):
         classes, ids = classes[kept], ids[kept]
         # each class's kept words in Java's order, class after class, each word where it is first met: Weka's
         # order, from one sort of the distinct kept words (by word, a class at a time, 150,000 bigrams took 0.2 s)
-        present = np.zeros(len(words), dtype=bool)
+        present = np.zeros(len(vocabulary), dtype=bool)
         present[ids] = True
         distinct = np.flatnonzero(present)
-        rank = np.empty(len(words), dtype=np.int64)
-        rank[distinct[np.frombuffer(statistics.vocabulary.java_order(distinct), np.int64)]] = np.arange(len(distinct))
+        rank = np.empty(len(vocabulary), dtype=np.int64)
+        rank[distinct[np.frombuffer(vocabulary.java_order(distinct), np.int64)]] = np.arange(len(distinct))
         met = ids[np.argsort(classes * len(distinct) + rank[ids])]  # (class, rank) is one pair's alone
-        first_met = np.full(len(words), len(met), dtype=np.int64)
+        first_met = np.full(len(vocabulary), len(met), dtype=np.int64)
         np.minimum.at(first_met, met, np.arange(len(met)))
         numbers = met[np.sort(first_met[distinct])]
-        self.words = [words[k] for k in numbers.tolist()]
+        self.words = vocabulary.words_of(numbers)  # made in column order, as the passes after this read them
         self.document_counts = holding[numbers]
-        self.column_of_number = np.full(len(words), -1, dtype=np.int64)
+        self.column_of_number = np.full(len(vocabulary), -1, dtype=np.int64)
         self.column_of_number[numbers] = np.arange(len(self.words))
         self.n_documents = statistics.n_documents
         self._layout()
@@ -718,22 +713,22 @@ class WordVector(Stage):
         """``--hash``'s fit: per column that a training token falls into, ascending, its name, the token
         with the most occurrences in the training documents (on a tie the first in Java's string order);
         and the collisions, the tokens that fall into a column with another."""
-        words = statistics.vocabulary.words
+        vocabulary = statistics.vocabulary
         _, ids, occurrences, documents = statistics.pairs()
-        totals = np.bincount(ids, weights=occurrences, minlength=len(words))  # whole numbers below 2**53
-        holding = np.bincount(ids, weights=documents, minlength=len(words)).astype(np.int64)
-        columns = np.frombuffer(hash_columns(statistics.vocabulary, self.n_columns), dtype=np.int64)
+        totals = np.bincount(ids, weights=occurrences, minlength=len(vocabulary))  # whole numbers below 2**53
+        holding = np.bincount(ids, weights=documents, minlength=len(vocabulary)).astype(np.int64)
+        columns = np.frombuffer(hash_columns(vocabulary, self.n_columns), dtype=np.int64)
         order = np.lexsort((-totals, columns))  # by column, the most frequent first
         starts_column = np.diff(columns[order], prepend=-1) != 0
         first, group = np.flatnonzero(starts_column), np.cumsum(starts_column) - 1
         most = np.bincount(group[totals[order] == totals[order[first]][group]], minlength=len(first))
         chosen = order[first]
         for tied in np.flatnonzero(most > 1).tolist():
-            start = first[tied]
-            chosen[tied] = min(order[start : start + most[tied]].tolist(), key=lambda k: java_order(words[k]))
-        self.words = [words[k] for k in chosen.tolist()]
+            candidates = order[first[tied] : first[tied] + most[tied]]
+            chosen[tied] = candidates[np.frombuffer(vocabulary.java_order(candidates), np.int64)[0]]
+        self.words = vocabulary.words_of(chosen)  # made in column order, as the passes after this read them
         self.columns, self.column_of_number = columns[chosen], columns
-        self.collisions = len(words) - len(chosen)
+        self.collisions = len(vocabulary) - len(chosen)
         self.document_counts = holding[chosen]
         self.n_documents = statistics.n_documents
         self._layout()

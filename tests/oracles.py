@@ -38,3 +38,9 @@ def entry_arrays(counts) -> dict:
     """A ``ValueCounts``' entries (:meth:`~filterkit.statistics.ValueCounts.entries`) by name, the sums rounded."""
     feature, value, label, sums = counts.entries()
     return {"feature": feature, "value": value, "label": label, "count": sums.to_float()}
+
+
+def java_order(word: str) -> bytes:
+    """The sort key that orders strings as Java's ``String.compareTo`` (by UTF-16 code units), which the
+    ``words`` vocabulary's compiled ``java_order`` sorts by."""
+    return word.encode("utf-16-be", "surrogatepass")

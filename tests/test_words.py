@@ -22,12 +22,12 @@ from filterkit.testing import check_stage, read_output, run_filterkit
 from filterkit_plugins.words import (
     WEKA_STOPWORDS,
     WordVector,
-    java_order,
     kept_pairs,
     read_stopwords,
     tokenizer,
     unescaped,
 )
+from oracles import java_order
 
 #: Debian's weka package ships Reuters-21578's grain and corn documents (one string, the class last).
 EXAMPLES = Path("/usr/share/doc/weka/examples")

@@ -20,7 +20,8 @@ import pytest
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, RawTexts, Schema
 from filterkit.stage import Context
-from filterkit_plugins.words import WordStatistics, WordVector, java_order
+from filterkit_plugins.words import WordStatistics, WordVector
+from oracles import java_order
 
 #: Characters documents are drawn from: letters, Weka's delimiters, control characters, and
 #: non-ASCII text whose lowercasing only Python's (Java's) rules give (Σ, İ, the Kelvin sign K).
@@ -515,3 +516,15 @@ def test_the_compiled_java_order_is_java_s_on_any_characters(seed):
         assert [vocabulary.words[k] for k in numbers[order].tolist()] == sorted(words, key=key)
     with pytest.raises(ValueError, match="not in the vocabulary"):
         _words.Vocabulary(["a"]).java_order(np.array([1]))
+
+
+def test_words_of_gives_the_tokens_of_numbers_as_new_strings_in_their_order():
+    words = ["corn", "wheat", "é\ud800", "\U0001f600", ""]
+    vocabulary = _words.Vocabulary(words)
+    numbers = np.frombuffer(vocabulary.ids(words), np.int64)[[3, 0, 4, 2, 0]]
+    made = vocabulary.words_of(np.ascontiguousarray(numbers))
+    assert made == ["\U0001f600", "corn", "", "é\ud800", "corn"]
+    assert made[1] is not made[4]  # each made anew, in the order asked
+    assert vocabulary.words_of(np.zeros(0, dtype=np.int64)) == []
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        vocabulary.words_of(np.array([5]))
