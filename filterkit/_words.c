@@ -1763,7 +1763,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 10
+#define INTERFACE 11
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

@@ -32,7 +32,7 @@ from filterkit.errors import FilterkitError
 INTERFACES = {
     "filterkit.arff._speedups": 7,
     "filterkit._kernels": 3,
-    "filterkit._words": 10,
+    "filterkit._words": 11,
     "filterkit.formats._lines": 4,
 }
 
