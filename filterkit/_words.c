@@ -944,7 +944,7 @@ java_compare(const void *first, const void *second)
         at++;
     if (at == common)
         return (a->length > b->length) - (a->length < b->length);
-    if (a->bytes[at] < 0xF0 && b->bytes[at] < 0xF0) /* no such character here (both bytes begin one here, or neither) */
+    if (a->bytes[at] < 0xF0 && b->bytes[at] < 0xF0) /* neither begins a character beyond the plane here */
         return a->bytes[at] < b->bytes[at] ? -1 : 1;
     Py_ssize_t at_a = at, at_b = at;
     int32_t low_a = 0, low_b = 0;
