@@ -98,17 +98,43 @@ def test_a_quoted_body_is_unescaped_as_the_tokenizer_unescapes_it(seed):
     rng = random.Random(seed)
     quote = rng.choice([b"'", b'"'])
     text = body(rng, quote)
-    found = _speedups.tokenize_plain(b"1, " + quote + text + quote + b"\n" + quote + quote)
+    found = _speedups.tokenize_plain(b"1, " + quote + text + quote + b"\n2," + quote + quote, 2, 2)
     expected = [tokens.Token(tokens.WORD, "1")] + list(tokens.iter_tokens((quote + text + quote).decode()))
-    assert _speedups.decode_texts(found[5], found[6]) == [t.text for t in expected if t.kind == tokens.QUOTED] + [""]
-    assert list(found[4]) == [1, 2, 2]
+    assert _speedups.decode_texts(found[4], found[5]) == [t.text for t in expected if t.kind == tokens.QUOTED] + [""]
+    assert list(found[3]) == [1, 2, 1, 2]
+    assert np.frombuffer(found[0], np.float64).tolist() == [1.0, 0.0, 2.0, 0.0]
 
 
 @pytest.mark.parametrize(
-    "data", [b"'a", b"'a\\", b"1 'a\\\n'", b"{0 'a'}", b"'a' {1}", b"'a' % note", b"'\xff'", b"0x1 'a'"]
+    "data, rows, per_row",
+    [
+        (b"'a", 1, 1),
+        (b"'a\\", 1, 1),
+        (b"1 'a\\\n'", 1, 2),
+        (b"{0 'a'}", 1, 1),
+        (b"'a' {1}", 1, 2),
+        (b"'a' % note", 1, 1),
+        (b"'\xff'", 1, 1),
+        (b"0x1 'a'", 1, 2),
+        (b"1,'a'\n2", 2, 2),  # a row short of a value
+        (b"1,'a'\n2,'b',3", 2, 2),  # a row with one too many
+        (b"1,'a',3\n2", 2, 2),  # as many values in all, not per row
+        (b"1,'a'\n2,'b'", 1, 2),  # a row more than said
+        (b"1,'a'", 2, 2),  # a row fewer
+    ],
 )
-def test_what_only_the_tokenizer_reads_is_declined(data):
-    assert _speedups.tokenize_plain(data) is False
+def test_what_only_the_tokenizer_reads_is_declined(data, rows, per_row):
+    assert _speedups.tokenize_plain(data, rows, per_row) is False
+
+
+def test_rows_of_the_values_said_are_split_in_one_pass():
+    found = _speedups.tokenize_plain(b"1,'a b'\n2.5 , x", 2, 2)
+    assert np.frombuffer(found[0], np.float64).tolist() == [1.0, 0.0, 2.5, 0.0]
+    assert np.frombuffer(found[1], np.int64).tolist() == [0, 2, 8, 14]  # where each value starts
+    assert list(found[3]) == [1, 2, 1, 0]  # number, quoted, number, word
+    assert found[4] == b"a b" and np.frombuffer(found[5], np.int64).tolist() == [3]
+    with pytest.raises(ValueError):
+        _speedups.tokenize_plain(b"1", 0, 1)
 
 
 DOCUMENTS = b"@relation d\n@attribute text string\n@attribute class {a,'b c'}\n@data\n"

@@ -1,7 +1,7 @@
 /*
  * The compiled reader and writer loops of filterkit.arff (a build needs a C compiler).
  *
- * tokenize_plain(data: bytes) splits a group of dense data rows as the reader's tokenizer
+ * tokenize_plain(data, rows, per_row) splits a group of dense data rows as the reader's tokenizer
  * does (scan_rows), parses every numeric-looking word (it starts with one of "0123456789+-."
  * and holds only those and "eE") with Python's own correctly rounded parser, and unescapes
  * each quoted value into one str; reader._parse_dense_plain looks up the rest.  It declines
@@ -40,13 +40,12 @@ static char quote_escape[256];
 
 enum { TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED };
 
-/* Where scan_rows puts each token's number, offsets, line and kind, and each quoted token's
+/* Where scan_rows puts each token's number, offsets and kind, and each quoted token's
    unescaped bytes (``text``, the token's end in it in ``text_end``). */
 typedef struct {
     double *number;
     int64_t *start;
     int64_t *end;
-    int64_t *line;
     unsigned char *kind;
     char *text;
     int64_t *text_end;
@@ -139,33 +138,38 @@ scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_s
 }
 
 /*
- * Split length bytes of rows as tokens.iter_tokens does (words end at a separator or a quote; a
- * quoted string ends at its closing quote, backslash escapes in it) and, when fill is set,
- * write them to out: numeric-looking words parsed, quoted strings unescaped.  Returns the
- * number of tokens and sets *quoted to the number of quoted ones; -1 for what only the
- * tokenizer reads (a brace, a '%' comment, a quote left open, "0x"); -2 when a
- * numeric-looking word is not a whole number.  Runs without the GIL.
+ * Split length bytes of rows (joined by single newlines) as tokens.iter_tokens does (words end at a
+ * separator or a quote; a quoted string ends at its closing quote, backslash escapes in it) into out,
+ * which has room for ``rows`` times ``per_row`` tokens: numeric-looking words parsed, quoted strings
+ * unescaped.  Returns the number of tokens and sets *quoted to the number of quoted ones; -1 for what
+ * only the tokenizer reads (a brace, a '%' comment, a quote left open, "0x", a row of other than
+ * ``per_row`` tokens); -2 when a numeric-looking word is not a whole number.  Runs without the GIL.
  */
 static Py_ssize_t
-scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t *quoted)
+scan_rows(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t per_row, Tokens out, Py_ssize_t *quoted)
 {
-    Py_ssize_t token = 0, strings = 0, written = 0, i = 0;
-    int64_t line = 0;
+    Py_ssize_t token = 0, strings = 0, written = 0, i = 0, row_end = per_row;
     while (i < length) {
         unsigned char c = (unsigned char)text[i];
-        if (c == '\n' || (separator[c] && c != '{' && c != '}')) {
-            line += c == '\n';
+        if (c == '\n') { /* a row ends: it held per_row tokens, and there is room for the next */
+            if (token != row_end || row_end == rows * per_row)
+                return -1;
+            row_end += per_row;
             i++;
             continue;
         }
-        if (c == '{' || c == '}' || c == '%')
+        if (separator[c] && c != '{' && c != '}') {
+            i++;
+            continue;
+        }
+        if (c == '{' || c == '}' || c == '%' || token == row_end)
             return -1;
         Py_ssize_t begin = i;
         int kind = number_start[c] ? TOKEN_NUMBER : TOKEN_WORD;
         double value = 0.0;
         if (c == '\'' || c == '"') {
             kind = TOKEN_QUOTED;
-            if (!scan_quoted(text, length, &i, fill ? out.text : NULL, &written))
+            if (!scan_quoted(text, length, &i, out.text, &written))
                 return -1;
         } else {
             for (; i < length && !separator[(unsigned char)text[i]] && !needs_tokenizer[(unsigned char)text[i]]; i++) {
@@ -174,20 +178,16 @@ scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t 
                 if ((text[i] == 'x' || text[i] == 'X') && i > begin && text[i - 1] == '0')
                     return -1;
             }
-            if (fill && kind == TOKEN_NUMBER && !parse_simple(text + begin, i - begin, &value)
+            if (kind == TOKEN_NUMBER && !parse_simple(text + begin, i - begin, &value)
                 && !parse_with_python(text + begin, i - begin, &value))
                 return -2;
         }
-        if (fill) {
-            out.number[token] = value;
-            out.start[token] = begin;
-            out.end[token] = i;
-            out.line[token] = line;
-            out.kind[token] = (unsigned char)kind;
-            if (kind == TOKEN_QUOTED)
-                out.text_end[strings] = written;
-        }
-        strings += kind == TOKEN_QUOTED;
+        out.number[token] = value;
+        out.start[token] = begin;
+        out.end[token] = i;
+        out.kind[token] = (unsigned char)kind;
+        if (kind == TOKEN_QUOTED)
+            out.text_end[strings++] = written;
         token++;
     }
     *quoted = strings;
@@ -195,55 +195,59 @@ scan_rows(const char *text, Py_ssize_t length, int fill, Tokens out, Py_ssize_t 
 }
 
 /*
- * tokenize_plain(data) -> False | None | (numbers, starts, ends, lines, kinds, texts, text_ends)
+ * tokenize_plain(data, rows, per_row) -> False | None | (numbers, starts, ends, kinds, texts, text_ends)
  *
- * A group of dense data rows split by scan_rows: per token its float64 value (0 unless
- * numeric-looking), int64 start and end offsets and line index, and uint8 kind (TOKEN_WORD,
- * TOKEN_NUMBER, TOKEN_QUOTED); the quoted tokens' unescaped UTF-8 bytes one after another
- * (bytes) and where each ends among them (int64): their strings are made only where they are
- * needed (``decode_texts``), and ``words`` cuts documents from these bytes.  False for what
- * only the tokenizer reads (scan_rows's -1, or a quoted text that is not UTF-8); None when a
- * numeric-looking word is not a whole number.
+ * A group of ``rows`` dense data rows of ``per_row`` values each, split by scan_rows in one pass: per
+ * token its float64 value (0 unless numeric-looking; a bytearray, for the values looked up to be
+ * filled in), int64 start and end offsets and uint8 kind (TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED);
+ * token k is row k // per_row's value k % per_row.  Then the quoted tokens' unescaped UTF-8 bytes one
+ * after another (bytes) and where each ends among them (int64): their strings are made only where they
+ * are needed (``decode_texts``), and ``words`` cuts documents from these bytes.  The arrays are made
+ * rows · per_row long at once, not counted by a first pass (two fifths of reading short documents).
+ * False for a row of other than ``per_row`` values and for what only the tokenizer reads (scan_rows's
+ * -1, or a quoted text that is not UTF-8); None when a numeric-looking word is not a whole number.
  */
 static PyObject *
-tokenize_plain(PyObject *self, PyObject *arg)
+tokenize_plain(PyObject *self, PyObject *args)
 {
-    if (!PyBytes_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "tokenize_plain expects bytes");
+    PyObject *data;
+    Py_ssize_t rows, per_row;
+    if (!PyArg_ParseTuple(args, "Snn:tokenize_plain", &data, &rows, &per_row))
+        return NULL;
+    if (rows < 1 || per_row < 1 || rows > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(double) / per_row) {
+        PyErr_SetString(PyExc_ValueError, "tokenize_plain takes at least one row of at least one value");
         return NULL;
     }
-    const char *text = PyBytes_AS_STRING(arg);
-    Py_ssize_t length = PyBytes_GET_SIZE(arg);
-    Py_ssize_t count, quoted;
-    Tokens none = {0};
-    Py_BEGIN_ALLOW_THREADS
-    count = scan_rows(text, length, 0, none, &quoted);
-    Py_END_ALLOW_THREADS
-    if (count < 0)
-        Py_RETURN_FALSE;
-    PyObject *numbers = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
-    PyObject *starts = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *ends = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *lines = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
-    PyObject *kinds = PyBytes_FromStringAndSize(NULL, count);
+    const char *text = PyBytes_AS_STRING(data);
+    Py_ssize_t length = PyBytes_GET_SIZE(data), tokens = rows * per_row, count, quoted = 0;
+    PyObject *numbers = PyByteArray_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(double));
+    PyObject *starts = PyBytes_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(int64_t));
+    PyObject *ends = PyBytes_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(int64_t));
+    PyObject *kinds = PyBytes_FromStringAndSize(NULL, tokens);
     PyObject *texts = PyBytes_FromStringAndSize(NULL, length); /* unescaping never lengthens a text */
-    PyObject *text_ends = PyBytes_FromStringAndSize(NULL, quoted * (Py_ssize_t)sizeof(int64_t));
+    PyObject *text_ends = PyBytes_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(int64_t));
     PyObject *result = NULL;
-    if (!numbers || !starts || !ends || !lines || !kinds || !texts || !text_ends)
+    if (!numbers || !starts || !ends || !kinds || !texts || !text_ends)
         goto done;
     int64_t *text_end = (int64_t *)PyBytes_AS_STRING(text_ends);
     const char *unescaped = PyBytes_AS_STRING(texts);
-    Tokens out = {(double *)PyBytes_AS_STRING(numbers), (int64_t *)PyBytes_AS_STRING(starts),
-                  (int64_t *)PyBytes_AS_STRING(ends), (int64_t *)PyBytes_AS_STRING(lines),
-                  (unsigned char *)PyBytes_AS_STRING(kinds), PyBytes_AS_STRING(texts), text_end};
+    Tokens out = {(double *)PyByteArray_AS_STRING(numbers), (int64_t *)PyBytes_AS_STRING(starts),
+                  (int64_t *)PyBytes_AS_STRING(ends), (unsigned char *)PyBytes_AS_STRING(kinds),
+                  PyBytes_AS_STRING(texts), text_end};
     Py_BEGIN_ALLOW_THREADS
-    count = scan_rows(text, length, 1, out, &quoted);
+    count = scan_rows(text, length, rows, per_row, out, &quoted);
     Py_END_ALLOW_THREADS
-    if (count < 0) {
+    if (count == -2) {
         result = Py_NewRef(Py_None);
         goto done;
     }
-    for (Py_ssize_t k = 0, from = 0; k < quoted; from = text_end[k++]) {
+    if (count != tokens) {
+        result = Py_NewRef(Py_False);
+        goto done;
+    }
+    Py_ssize_t written = quoted ? text_end[quoted - 1] : 0;
+    int ascii = all_ascii(unescaped, written); /* then no text is looked at alone */
+    for (Py_ssize_t k = 0, from = 0; k < quoted && !ascii; from = text_end[k++]) {
         if (all_ascii(unescaped + from, text_end[k] - from))
             continue;
         PyObject *string = PyUnicode_DecodeUTF8(unescaped + from, text_end[k] - from, NULL); /* checked, not kept */
@@ -254,14 +258,13 @@ tokenize_plain(PyObject *self, PyObject *arg)
         }
         Py_DECREF(string);
     }
-    if (_PyBytes_Resize(&texts, quoted ? text_end[quoted - 1] : 0) < 0)
+    if (_PyBytes_Resize(&texts, written) < 0 || _PyBytes_Resize(&text_ends, quoted * (Py_ssize_t)sizeof(int64_t)) < 0)
         goto done;
-    result = Py_BuildValue("(OOOOOOO)", numbers, starts, ends, lines, kinds, texts, text_ends);
+    result = PyTuple_Pack(6, numbers, starts, ends, kinds, texts, text_ends);
 done:
     Py_XDECREF(numbers);
     Py_XDECREF(starts);
     Py_XDECREF(ends);
-    Py_XDECREF(lines);
     Py_XDECREF(kinds);
     Py_XDECREF(texts);
     Py_XDECREF(text_ends);
@@ -839,7 +842,7 @@ failed:
 }
 
 static PyMethodDef methods[] = {
-    {"tokenize_plain", tokenize_plain, METH_O, "Split and parse a plain group of ARFF data rows."},
+    {"tokenize_plain", tokenize_plain, METH_VARARGS, "Split and parse a plain group of ARFF data rows."},
     {"decode_texts", decode_texts, METH_VARARGS, "The texts of tokenize_plain's bytes and ends, as str."},
     {"parse_sparse_rows", parse_sparse_rows, METH_VARARGS, "Parse plain sparse ARFF rows into CSR arrays."},
     {"gather_rows", gather_rows, METH_VARARGS, "Gather the stripped data rows of a block of lines."},
@@ -854,7 +857,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 7
+#define INTERFACE 8
 
 PyMODINIT_FUNC
 PyInit__speedups(void)

@@ -622,22 +622,21 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
 def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
     """Plain dense rows tokenized at once by the compiled module (a word that is not a number
     parsed as 0, its text looked up here; quoted texts unescaped there); _NotPlain where it declines."""
-    found = kernels.speedups.tokenize_plain(joined)
+    found = kernels.speedups.tokenize_plain(joined, n_rows, columns.count)
     if not found:
         raise _NotPlain
-    *arrays, quoted_bytes, quoted_ends = found
-    dtypes: tuple[type[np.generic], ...] = (np.float64, np.int64, np.int64, np.int64, np.uint8)
-    numbers, starts, ends, line_of, kinds = (np.frombuffer(raw, dtype) for raw, dtype in zip(arrays, dtypes))
-    numbers = numbers.copy()  # looked-up values are filled in
-    if np.any(np.bincount(line_of, minlength=n_rows) != columns.count):
-        raise _NotPlain
-    column_of = np.tile(np.arange(columns.count, dtype=np.int64), n_rows)
+    numbers, *arrays, quoted_bytes, quoted_ends = found
+    starts, ends, kinds = (np.frombuffer(raw, dtype) for raw, dtype in zip(arrays, (np.int64, np.int64, np.uint8)))
+    numbers = np.frombuffer(numbers, np.float64)  # writable: looked-up values are filled in
     texts = {c: [None] * n_rows for c in columns.text_columns}
-    at = np.flatnonzero((kinds == _WORD) | ((kinds == _NUMBER) & columns.needs_lookup[column_of]))
-    _look_up(at, column_of[at], line_of[at], starts[at], ends[at], joined, numbers, columns, texts)
+    looked_up = (kinds == _WORD) | ((kinds == _NUMBER) & np.tile(columns.needs_lookup, n_rows))
+    at = np.flatnonzero(looked_up)
+    row_of, column_of = np.divmod(at, columns.count)
+    _look_up(at, column_of, row_of, starts[at], ends[at], joined, numbers, columns, texts)
     at = np.flatnonzero(kinds == _QUOTED)
     strings: RawTexts | list = RawTexts(quoted_bytes, np.frombuffer(quoted_ends, np.int64)) if len(at) else []
-    _set_values(at, column_of[at], line_of[at], strings, True, numbers, columns, texts)
+    row_of, column_of = np.divmod(at, columns.count)
+    _set_values(at, column_of, row_of, strings, True, numbers, columns, texts)
     return Chunk(numbers.reshape(n_rows, columns.count), texts)
 
 
