@@ -326,21 +326,17 @@ def _read_record(spool) -> tuple[dict, list[np.ndarray]]:
     length = spool.read(8)
     if not length:
         raise EOFError
-    meta = json.loads(_read_exactly(spool, int.from_bytes(length, "little")))
-    arrays = []
-    for dtype_name, shape in meta.pop("arrays"):
-        dtype = np.dtype(dtype_name)
-        data = _read_exactly(spool, dtype.itemsize * int(np.prod(shape, dtype=np.int64)))
-        arrays.append(np.frombuffer(data, dtype).reshape(shape))
+    meta = json.loads(_read_exactly(spool, np.empty(int.from_bytes(length, "little"), np.uint8)).tobytes())
+    arrays = [_read_exactly(spool, np.empty(shape, dtype_name)) for dtype_name, shape in meta.pop("arrays")]
     return meta, arrays
 
 
-def _read_exactly(spool, size: int) -> bytearray:
-    """``size`` bytes of ``spool``, in a buffer of their own (arrays made on it are writable)."""
-    data = bytearray(size)
-    if spool.readinto(data) != size:
+def _read_exactly(spool, into: np.ndarray) -> np.ndarray:
+    """``into`` filled from ``spool`` (an array of its own: not zeroed first, as a bytearray is, which was a fifth
+    of reading a kept chunk back)."""
+    if spool.readinto(into.data.cast("B") if into.size else bytearray()) != into.nbytes:
         raise OSError(f"{getattr(spool, 'name', 'a temporary file')} ends inside a chunk written to it")
-    return data
+    return into
 
 
 def _narrowed(array: np.ndarray) -> np.ndarray:
