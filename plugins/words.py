@@ -271,7 +271,8 @@ class WordStatistics:
 
     def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
         """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
-        self.tally.add(ids * self.n_classes + np.repeat(labels, np.diff(indptr)), np.ascontiguousarray(counts))
+        keys = ids if self.n_classes == 1 else ids * self.n_classes + np.repeat(labels, np.diff(indptr))
+        self.tally.add(np.ascontiguousarray(keys), np.ascontiguousarray(counts))
         self.n_documents += len(labels)
 
     def merge(self, other: "WordStatistics") -> "WordStatistics":
