@@ -137,6 +137,20 @@ def test_rows_of_the_values_said_are_split_in_one_pass():
         _speedups.tokenize_plain(b"1", 0, 1)
 
 
+def test_rows_too_short_for_their_values_are_declined_before_arrays_are_made():
+    # 2 · 10**10 values would be some 660 GB of arrays: declined by the text's length alone, not a MemoryError
+    assert _speedups.tokenize_plain(b"1\n1", 2, 10**10) is False
+
+
+def test_a_wide_file_of_short_rows_is_an_error_naming_its_line(tmp_path):
+    path = tmp_path / "wide.arff"
+    declared = "".join(f"@attribute a{i} numeric\n" for i in range(20_000))
+    path.write_text(f"@relation w\n{declared}@data\n" + "1\n" * 3)
+    with open(path, "rb") as stream, pytest.raises(ArffError, match="expected 20000 values, found 1") as raised:
+        list(ArffReader(stream, name=str(path)).chunks())
+    assert raised.value.line == 20_003
+
+
 DOCUMENTS = b"@relation d\n@attribute text string\n@attribute class {a,'b c'}\n@data\n"
 
 

@@ -220,6 +220,9 @@ tokenize_plain(PyObject *self, PyObject *args)
     }
     const char *text = PyBytes_AS_STRING(data);
     Py_ssize_t length = PyBytes_GET_SIZE(data), tokens = rows * per_row, count, quoted = 0;
+    if (tokens > length) /* each value takes a byte at least: declined before its arrays are made, which would
+                            be rows · per_row · 33 bytes for a wide file's short rows (an error the tokenizer reports) */
+        Py_RETURN_FALSE;
     PyObject *numbers = PyByteArray_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(double));
     PyObject *starts = PyBytes_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(int64_t));
     PyObject *ends = PyBytes_FromStringAndSize(NULL, tokens * (Py_ssize_t)sizeof(int64_t));
