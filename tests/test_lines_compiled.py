@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from filterkit import kernels
 from filterkit.arff.limits import Limits
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
-from filterkit.errors import ArffError
+from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions
 from filterkit.formats.csv import CsvWriter
 from filterkit.formats.lines import bounded_lines
@@ -416,3 +416,22 @@ def test_svmlight_text_refuses_a_row_not_of_the_writer_s_form_without_reading_pa
 
 def test_svmlight_text_still_turns_the_writer_s_rows_into_svmlight():
     assert kernels.lines.svmlight_text(b"{0 1,3 4,7 ?}\n{0 0}\n") == b"1 3:4 7:nan\n0\n"
+
+
+def test_rows_too_short_for_their_values_are_declined_before_arrays_are_made():
+    """Each row of ``width`` values holds ``width - 1`` commas at least: a group shorter than its values is
+    declined at its first row, not given 25 bytes a value first (2 · 10**10 values: a MemoryError before)."""
+    assert kernels.lines.csv_cut(b"1\n1", 2, 10**10, b" ")[0] == 0
+    declined, numbers, kinds, *_ = kernels.lines.csv_cut(b",\n,", 2, 2, b" ")  # the shortest rows that hold them
+    assert declined == -1 and len(kinds) == 4
+
+
+def test_a_wide_csv_file_of_short_rows_is_an_error_naming_its_line(tmp_path):
+    from filterkit.running import open_source
+
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"a{i}" for i in range(20_000)) + "\n" + "1\n" * 3)
+    with pytest.raises(FilterkitError, match="1 values; the header row names 20000 columns") as raised:
+        with open_source(str(path), 1000, needs_passes=False) as source:
+            list(source.chunks())
+    assert raised.value.line == 2

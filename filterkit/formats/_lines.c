@@ -725,7 +725,9 @@ csv_cut(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "csv_cut: a width of at least 1");
         goto done;
     }
-    Py_ssize_t cells = rows * width;
+    /* a row of width values holds width - 1 commas at least, and the rows a newline between each two: rows too
+       short for theirs are declined before their arrays (25 bytes a value) are made, for _checked_fields to report */
+    Py_ssize_t declined = rows > (in.len + 1) / width ? 0 : -1, cells = declined < 0 ? rows * width : 0;
     numbers = PyBytes_FromStringAndSize(NULL, cells * 8);
     kinds = PyBytes_FromStringAndSize(NULL, cells);
     starts = PyBytes_FromStringAndSize(NULL, cells * 8);
@@ -736,7 +738,6 @@ csv_cut(PyObject *self, PyObject *args)
     unsigned char *kind = (unsigned char *)PyBytes_AS_STRING(kinds);
     int64_t *start = (int64_t *)PyBytes_AS_STRING(starts), *end_at = (int64_t *)PyBytes_AS_STRING(ends);
     const char *base = in.buf, *end = base + in.len;
-    Py_ssize_t declined = -1;
     Py_BEGIN_ALLOW_THREADS
     const char *at = base;
     for (Py_ssize_t r = 0; r < rows && declined < 0; r++) {
