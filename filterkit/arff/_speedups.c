@@ -4,9 +4,10 @@
  * tokenize_plain(data, rows, per_row) splits a group of dense data rows as the reader's tokenizer
  * does (scan_rows), parses every numeric-looking word (it starts with one of "0123456789+-."
  * and holds only those and "eE") with Python's own correctly rounded parser, and unescapes
- * each quoted value into one str; reader._parse_dense_plain looks up the rest.  It declines
- * what only the tokenizer reads (braces, '%' comments, "0x", quotes left open, text that is
- * not UTF-8), which the tokenizer then reads or reports; tests check both give identical chunks.
+ * the quoted values into one run of bytes; reader._parse_dense_plain looks up the rest.  It
+ * declines what only the tokenizer reads (braces, '%' comments, "0x", quotes left open, text
+ * that is not UTF-8, a row of another number of values), which the tokenizer then reads or
+ * reports; tests check both give identical chunks.
  *
  * gather_rows does the reader's line loop for a block of lines (strip, skip blanks and
  * comments, join, count lines) and parse_sparse_rows reads plain sparse rows straight into
