@@ -38,6 +38,7 @@ MODULES = {
 #: The tests that compare each compiled function with its oracle (CONTRIBUTING.md).
 DIFFERENTIAL_TESTS = [
     "tests/arff/test_arff_speedups.py",
+    "tests/arff/test_block_formatting.py",
     "tests/arff/test_gathered_rows.py",
     "tests/arff/test_header_bulk.py",
     "tests/arff/test_sparse_single_pass.py",

@@ -851,7 +851,6 @@ static PyMethodDef methods[] = {
     {"parse_sparse_rows", parse_sparse_rows, METH_VARARGS, "Parse plain sparse ARFF rows into CSR arrays."},
     {"gather_rows", gather_rows, METH_VARARGS, "Gather the stripped data rows of a block of lines."},
     {"format_rows", format_rows, METH_VARARGS, "Format rows of numbers and ready texts as ARFF data lines."},
-    {"plain_sparse_entries", plain_sparse_entries, METH_VARARGS, "Check a sparse chunk the writer writes as stored."},
     {"numeric_declarations", numeric_declarations, METH_VARARGS, "A header's numeric attribute lines, names quoted."},
     {"numeric_attributes", numeric_attributes, METH_VARARGS, "Plain numeric attributes made in bulk."},
     {NULL, NULL, 0, NULL},
@@ -861,7 +860,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 8
+#define INTERFACE 9
 
 PyMODINIT_FUNC
 PyInit__speedups(void)

@@ -189,7 +189,10 @@ typedef struct {
     const int64_t *bounds;
     const int64_t *column;
     const double *value;
-    const unsigned char *is_text;
+    const unsigned char *is_text; /* each entry's flag; NULL where kind_of_column gives them */
+    const unsigned char *kind_of_column; /* by column (format_rows' by_column), or NULL */
+    Py_ssize_t n_kinds;
+    int64_t *refused; /* by column: the column of a value that is no label's code, when one is found */
     const char **text;
     const Py_ssize_t *text_size;
     Py_ssize_t rows;
@@ -200,6 +203,27 @@ typedef struct {
     const Py_ssize_t *label_of; /* each label entry's label in ``labels``, in order, worked out with the GIL */
     Py_ssize_t text_count, label_count;
 } Rows;
+
+/* What format_into returns for rows by column that are not as stored (a column not above the one before it, or
+   beyond the flags, or a zero), and for a value that is no label's code (its column at ``refused``). */
+enum { NOT_AS_STORED = -2, NOT_A_CODE = -3 };
+
+/* The label of ``code`` among column c's in ``known``, as numpy indexes the column's texts (its labels, then
+   its missing value: the Python printer's): NaN is the last, a code is taken whole, and from -n to -1 counts
+   back from the end.  -1 for a column without labels, -2 for a value that is no code. */
+static inline Py_ssize_t
+label_of_code(const Labels *known, int64_t c, double code)
+{
+    if (!known || c < 0 || c >= known->n_columns || known->count[c] < 1)
+        return -1;
+    Py_ssize_t n = known->count[c];
+    if (code != code)
+        return known->first[c] + n - 1;
+    if (!(code > -(double)n - 1 && code < (double)n))
+        return -2;
+    Py_ssize_t whole = (Py_ssize_t)code;
+    return known->first[c] + (whole < 0 ? n + whole : whole);
+}
 
 /* The decimal digits of a signed integer at ``at`` (what "%lld" gives); returns their end.
    Written from the right, two digits at a time. */
@@ -242,18 +266,39 @@ format_into(Output *out, Rows in)
         char *at = out->data + out->size;
         if (in.sparse)
             *at++ = '{';
+        int64_t previous = -1;
         for (int64_t k = in.bounds[r]; k < in.bounds[r + 1]; k++) {
             if (k > in.bounds[r])
                 *at++ = ',';
+            double value = in.value[k];
+            int kind;
+            if (in.kind_of_column) { /* the row as stored: its columns rise, no value is zero */
+                int64_t c = in.column[k];
+                if (c <= previous || c >= in.n_kinds || value == 0.0)
+                    return NOT_AS_STORED;
+                previous = c;
+                kind = in.kind_of_column[c];
+            } else {
+                kind = in.is_text[k];
+            }
             if (in.sparse) {
                 at = put_integer(at, (long long)in.column[k]);
                 *at++ = ' ';
             }
-            double value = in.value[k];
-            if (in.is_text[k] == ENTRY_LABEL) { /* its label found, and room made for it, by format_rows */
-                if (next_label >= in.label_count)
+            if (kind == ENTRY_LABEL) { /* by column its label is found here; else found, and room made for it, by
+                                          format_rows */
+                Py_ssize_t label;
+                if (in.kind_of_column) {
+                    label = label_of_code(in.labels, in.column[k], value);
+                    if (label < 0) {
+                        *in.refused = in.column[k];
+                        return NOT_A_CODE;
+                    }
+                } else if (next_label < in.label_count) {
+                    label = in.label_of[next_label++];
+                } else {
                     return -1; /* a flag changed by another thread since format_rows counted them */
-                Py_ssize_t label = in.label_of[next_label++];
+                }
                 Py_ssize_t size = in.labels->start[label + 1] - in.labels->start[label];
                 memcpy(at, in.labels->text + in.labels->start[label], size);
                 at += size;
@@ -262,7 +307,7 @@ format_into(Output *out, Rows in)
             /* (below 2^53 the cast is exact, and it needs no call to floor(), which x86-64's
                baseline instructions cannot inline); zero too, as "-0" for negative zero:
                format_shortest takes non-zero numbers only */
-            if (!in.is_text[k] && exact && fabs(value) < 9007199254740992.0 && (double)(long long)value == value) {
+            if (!kind && exact && fabs(value) < 9007199254740992.0 && (double)(long long)value == value) {
                 if (value == 0 && signbit(value))
                     *at++ = '-';
                 at = put_integer(at, (long long)value);
@@ -270,7 +315,7 @@ format_into(Output *out, Rows in)
             }
             /* repr's text of any other finite number, also at the cursor (the room reserved
                for the entry, and SHORTEST_ROOM past the last, hold format_shortest's copies) */
-            if (!in.is_text[k] && exact && isfinite(value)) {
+            if (!kind && exact && isfinite(value)) {
                 int length = format_shortest(value, at);
                 if (length) {
                     at += length;
@@ -278,7 +323,7 @@ format_into(Output *out, Rows in)
                 }
             }
             out->size = at - out->data;
-            if (in.is_text[k] == ENTRY_TEXT) {
+            if (kind == ENTRY_TEXT) {
                 if (next_text >= in.text_count
                     || output_append(out, in.text[next_text], in.text_size[next_text]) < 0)
                     return -1;
@@ -306,7 +351,7 @@ format_into(Output *out, Rows in)
 
 /*
  * format_rows(indptr, columns, values, special, texts, sparse, digits=0, float32=False,
- *             into=None, weights=None, labels=None) -> bytes | int
+ *             into=None, weights=None, labels=None, by_column=False) -> bytes | int | None
  *
  * Row r holds entries indptr[r] .. indptr[r+1]-1 (int64); entry k is column columns[k]
  * (int64) with value values[k] (float64), written as special[k] (uint8) says: 0, the number;
@@ -324,6 +369,12 @@ format_into(Output *out, Rows in)
  * shrunk, so a writer that passes the same one each time reuses its memory), and the
  * text's length is returned.  The earlier text in ``into`` is overwritten: pass it again
  * only once that text is written (growing it while a view of it is alive fails).
+ *
+ * by_column: a sparse chunk written as it is stored, checked as it is written: ``special`` holds a flag
+ * for each column (0 or 2), ``texts`` is empty, and None is returned where a row's columns do not rise
+ * strictly or a value is zero (the writer then makes them so in numpy), or a label is longer than an
+ * entry's room.  One pass over the entries instead of three (flags, counts, labels), each label found
+ * as it is written: an identity rewrite of grain x100 took 6 % less CPU (0.02 s).
  */
 PyObject *
 format_rows(PyObject *self, PyObject *args)
@@ -335,18 +386,29 @@ format_rows(PyObject *self, PyObject *args)
     PyObject *into = Py_None;
     Py_buffer weights = {NULL};
     PyObject *labels = Py_None;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipOz*O", &indptr, &columns, &values, &special, &PyList_Type, &texts,
-                          &sparse, &numbers.digits, &numbers.float32, &into, &weights, &labels))
+    int by_column = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O!p|ipOz*Op", &indptr, &columns, &values, &special, &PyList_Type, &texts,
+                          &sparse, &numbers.digits, &numbers.float32, &into, &weights, &labels, &by_column))
         return NULL;
     PyObject *result = NULL;
     Py_buffer held = {NULL};
     const char **text = NULL;
     Py_ssize_t *text_size = NULL, *label_of = NULL;
-    Rows in = {indptr.buf, columns.buf, values.buf, special.buf, NULL, NULL,
-               indptr.len / (Py_ssize_t)sizeof(int64_t) - 1, sparse, numbers, weights.buf,
-               labels == Py_None ? NULL : (const Labels *)labels};
+    unsigned char *kinds = NULL;
+    int64_t refused = -1;
+    Rows in = {.bounds = indptr.buf,
+               .column = columns.buf,
+               .value = values.buf,
+               .is_text = by_column ? NULL : special.buf,
+               .refused = &refused,
+               .rows = indptr.len / (Py_ssize_t)sizeof(int64_t) - 1,
+               .sparse = sparse,
+               .numbers = numbers,
+               .weight = weights.buf,
+               .labels = labels == Py_None ? NULL : (const Labels *)labels};
     Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
-    if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries) || special.len != entries
+    if (in.rows < 0 || (sparse && columns.len / (Py_ssize_t)sizeof(int64_t) != entries)
+        || (!by_column && special.len != entries) || (by_column && (!sparse || PyList_GET_SIZE(texts)))
         || (in.rows >= 0 && (in.bounds[0] != 0 || in.bounds[in.rows] != entries))
         || (in.weight && weights.len != in.rows * (Py_ssize_t)sizeof(double))) {
         PyErr_SetString(PyExc_ValueError, "format_rows: inconsistent arrays");
@@ -370,10 +432,39 @@ format_rows(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "format_rows: labels must be a Labels");
         goto done;
     }
+    Py_ssize_t text_count = 0, label_count = 0, label_room = 0;
+    if (by_column) {
+        /* the flags copied, so that the count of label columns bounds each row's labels (its columns rise) */
+        kinds = PyMem_Malloc(special.len + 1);
+        if (!kinds) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(kinds, special.buf, special.len);
+        Py_ssize_t label_columns = 0;
+        for (Py_ssize_t c = 0; c < special.len; c++) {
+            if (kinds[c] != ENTRY_NUMBER && kinds[c] != ENTRY_LABEL) {
+                PyErr_SetString(PyExc_ValueError, "format_rows: by column, special flags are 0 or 2");
+                goto done;
+            }
+            if (kinds[c] == ENTRY_LABEL && label_of_code(in.labels, c, 0.0) == -1) {
+                PyErr_SetString(PyExc_ValueError, "format_rows: a label entry of a column without labels");
+                goto done;
+            }
+            label_columns += kinds[c] == ENTRY_LABEL;
+        }
+        if (label_columns && in.labels->longest > ENTRY_ROOM) { /* room for the longest label each entry */
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        in.kind_of_column = kinds;
+        in.n_kinds = special.len;
+        label_room = (in.rows && label_columns > entries / in.rows ? entries : in.rows * label_columns)
+                     * (label_columns ? in.labels->longest : 0);
+    }
     /* the texts to take, and each label entry's label and the room for it (found here, with the GIL: format_into
        reads none of the arrays that chose them again) */
-    Py_ssize_t text_count = 0, label_count = 0, label_room = 0;
-    for (Py_ssize_t k = 0; k < entries; k++) {
+    for (Py_ssize_t k = 0; k < entries && !by_column; k++) {
         text_count += in.is_text[k] == ENTRY_TEXT;
         label_count += in.is_text[k] == ENTRY_LABEL;
         if (in.is_text[k] > ENTRY_LABEL) {
@@ -390,28 +481,18 @@ format_rows(PyObject *self, PyObject *args)
     for (Py_ssize_t k = 0; k < entries && found < label_count; k++) {
         if (in.is_text[k] != ENTRY_LABEL)
             continue;
-        const Labels *known = in.labels;
         int64_t c = columns.len / (Py_ssize_t)sizeof(int64_t) == entries ? in.column[k] : -1;
-        if (!known || c < 0 || c >= known->n_columns || known->count[c] < 1) {
+        Py_ssize_t label = label_of_code(in.labels, c, in.value[k]);
+        if (label == -1) {
             PyErr_SetString(PyExc_ValueError, "format_rows: a label entry of a column without labels");
             goto done;
         }
-        /* a column's texts are its labels then its missing value: as numpy indexes them (the Python printer's),
-           NaN is the last, a code is taken whole, and from -n to -1 counts back from the end */
-        Py_ssize_t n = known->count[c], index;
-        double code = in.value[k];
-        if (code != code) {
-            index = n - 1;
-        } else if (code > -(double)n - 1 && code < (double)n) {
-            Py_ssize_t whole = (Py_ssize_t)code;
-            index = whole < 0 ? n + whole : whole;
-        } else {
+        if (label < 0) {
             PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code", (long long)c);
             goto done;
         }
-        label_of[found] = known->first[c] + index;
-        label_room += known->start[label_of[found] + 1] - known->start[label_of[found]];
-        found++;
+        label_of[found++] = label;
+        label_room += in.labels->start[label + 1] - in.labels->start[label];
     }
     label_count = found;
     if (text_count > PyList_GET_SIZE(texts)) {
@@ -461,9 +542,14 @@ format_rows(PyObject *self, PyObject *args)
     status = format_into(&out, in);
     Py_END_ALLOW_THREADS
     if (status < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_SystemError, "format_rows: the text outgrew its bound");
         Py_CLEAR(result);
+        if (status == NOT_AS_STORED)
+            result = Py_NewRef(Py_None);
+        else if (status == NOT_A_CODE)
+            PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code",
+                         (long long)refused);
+        else if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError, "format_rows: the text outgrew its bound");
         goto done;
     }
     if (into == Py_None)
@@ -476,72 +562,12 @@ done:
     PyMem_Free(text);
     PyMem_Free(text_size);
     PyMem_Free(label_of);
+    PyMem_Free(kinds);
     PyBuffer_Release(&indptr);
     PyBuffer_Release(&columns);
     PyBuffer_Release(&values);
     PyBuffer_Release(&special);
     if (weights.obj)
         PyBuffer_Release(&weights);
-    return result;
-}
-
-/*
- * plain_sparse_entries(indptr, columns, values, column_kinds) -> bytearray | None
- *
- * The writer's check of a sparse chunk it writes as it is stored (int64 indptr and columns, float64
- * values), in one pass: None unless each row's columns rise strictly and no value is zero (the writer
- * then makes them so in numpy); otherwise each entry's ``special`` flag for format_rows (uint8), set
- * to its column's in column_kinds (uint8 per column: 0 plain numeric, 1 a text, 2 a label).
- */
-PyObject *
-plain_sparse_entries(PyObject *self, PyObject *args)
-{
-    Py_buffer indptr, columns, values, kinds;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*", &indptr, &columns, &values, &kinds))
-        return NULL;
-    PyObject *result = NULL;
-    const int64_t *bounds = indptr.buf, *column = columns.buf;
-    const double *value = values.buf;
-    const unsigned char *kind = kinds.buf;
-    Py_ssize_t rows = indptr.len / (Py_ssize_t)sizeof(int64_t) - 1;
-    Py_ssize_t entries = values.len / (Py_ssize_t)sizeof(double);
-    if (rows < 0 || columns.len / (Py_ssize_t)sizeof(int64_t) != entries || bounds[0] != 0 || bounds[rows] != entries) {
-        PyErr_SetString(PyExc_ValueError, "plain_sparse_entries: inconsistent arrays");
-        goto done;
-    }
-    PyObject *special = PyByteArray_FromStringAndSize(NULL, entries);
-    if (!special)
-        goto done;
-    unsigned char *flag = (unsigned char *)PyByteArray_AS_STRING(special);
-    int as_stored = 1;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows && as_stored; r++) {
-        int64_t previous = -1;
-        if (bounds[r] > bounds[r + 1] || bounds[r + 1] > entries) {
-            as_stored = 0;
-            break;
-        }
-        for (int64_t k = bounds[r]; k < bounds[r + 1]; k++) {
-            int64_t c = column[k];
-            if (c <= previous || c >= kinds.len || value[k] == 0.0) {
-                as_stored = 0;
-                break;
-            }
-            previous = c;
-            flag[k] = kind[c];
-        }
-    }
-    Py_END_ALLOW_THREADS
-    if (as_stored)
-        result = special;
-    else {
-        Py_DECREF(special);
-        result = Py_NewRef(Py_None);
-    }
-done:
-    PyBuffer_Release(&indptr);
-    PyBuffer_Release(&columns);
-    PyBuffer_Release(&values);
-    PyBuffer_Release(&kinds);
     return result;
 }

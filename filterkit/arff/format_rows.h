@@ -1,5 +1,5 @@
 /*
- * format_rows and plain_sparse_entries (format_rows.c), which filterkit/arff/_speedups.c's module offers: see its comment there.
+ * format_rows (format_rows.c), which filterkit/arff/_speedups.c's module offers: see its comment there.
  * Include after Python.h.
  */
 #ifndef FILTERKIT_FORMAT_ROWS_H
@@ -8,6 +8,5 @@
 #include <Python.h>
 
 PyObject *format_rows(PyObject *self, PyObject *args);
-PyObject *plain_sparse_entries(PyObject *self, PyObject *args);
 
 #endif

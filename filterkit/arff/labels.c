@@ -93,6 +93,8 @@ fill(Labels *self, const int64_t *columns, PyObject *texts, const double *values
         Py_ssize_t length = PyBytes_GET_SIZE(text), slot;
         memcpy(self->text + self->start[k], PyBytes_AS_STRING(text), length);
         self->start[k + 1] = self->start[k] + length;
+        if (length > self->longest)
+            self->longest = length;
         int64_t c = columns[k];
         if (self->first[c] < 0)
             self->first[c] = k;

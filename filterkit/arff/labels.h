@@ -10,10 +10,11 @@
 
 /* Label k is column[k]'s text text[start[k]:start[k + 1]] with value[k]; slots is a hash table of them by
    (column, text), label + 1 in a slot and 0 where empty; a column c's labels run from first[c] (-1 for
-   none) for count[c] labels.  Nothing changes once made, so any thread reads it without the GIL. */
+   none) for count[c] labels; longest is the most bytes a label takes.  Nothing changes once made, so any
+   thread reads it without the GIL. */
 typedef struct {
     PyObject_HEAD
-    Py_ssize_t n, n_columns, mask;
+    Py_ssize_t n, n_columns, mask, longest;
     int64_t *column;
     double *value;
     Py_ssize_t *start;

@@ -244,6 +244,9 @@ class ArffWriter:
         self._entry_kinds[kinds == NUMERIC] = 0
         if self._labels is not None:
             self._entry_kinds[kinds == NOMINAL] = 2
+        #: whether a sparse chunk is tried as stored, each row checked as the compiled printer writes it (no
+        #: text made here; left off after a chunk that is not, so no other chunk is formatted twice)
+        self._try_as_stored = not (self._entry_kinds == 1).any() and self._missing == "?"
         #: where the compiled formatter writes each chunk's text, reused from chunk to chunk
         self._formatted = bytearray()
         #: the bounds of the reader, which every line written must keep (its header too)
@@ -290,15 +293,36 @@ class ArffWriter:
             self._write_rows(chunk if stop - start == chunk.n_rows else chunk.rows(start, stop), sparse)
 
     def _write_rows(self, chunk: Chunk, sparse: bool) -> None:
-        indptr, columns, values, special, texts = self._entries(chunk, sparse)
         digits = 0 if self.numbers.digits is None else self.numbers.digits
         weights = None if chunk.weights is None else np.ascontiguousarray(chunk.weights, np.float64)
-        arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
-        length = format_rows(*arguments, self._formatted, weights, self._labels)
+        length = self._format_as_stored(chunk, sparse, digits, weights)
+        if length is None:
+            indptr, columns, values, special, texts = self._entries(chunk, sparse)
+            arguments = (indptr, columns, values, special.view(np.uint8), texts, sparse, digits, self.numbers.float32)
+            length = format_rows(*arguments, self._formatted, weights, self._labels)
         with memoryview(self._formatted) as formatted, formatted[:length] as text:
             refuse_long_lines(text, self._limits.line_bytes, self._rows_written + 1, "row")
             self._emit(text)
         self._rows_written += chunk.n_rows
+
+    def _format_as_stored(self, chunk: Chunk, sparse: bool, digits: int, weights) -> int | None:
+        """The length of the text of a sparse chunk written as it is stored, the common case, formatted into
+        :attr:`_formatted` in the compiled printer's one pass (each row checked there, each entry's kind taken
+        from its column's) instead of numpy's six and three compiled ones; None where that is not how the
+        chunk is written: its rows are then made so (:meth:`_entries`)."""
+        if not (self._try_as_stored and sparse and chunk.is_sparse and kernels.use_compiled(kernels.PRINTING)):
+            return None
+        stored = chunk.csr()
+        indptr, columns, values = (
+            np.ascontiguousarray(array, dtype)
+            for array, dtype in ((stored.indptr, np.int64), (stored.indices, np.int64), (stored.data, np.float64))
+        )
+        length = kernels.speedups.format_rows(
+            indptr, columns, values, self._entry_kinds, [], True, digits, self.numbers.float32,
+            self._formatted, weights, self._labels, True,
+        )  # fmt: skip
+        self._try_as_stored = length is not None
+        return length
 
     def _entries(self, chunk: Chunk, sparse: bool):
         """Each row's entries: ``(indptr, columns, values, special, texts)``.
@@ -307,17 +331,6 @@ class ArffWriter:
         format, or, where ``special`` is set, the next of ``texts`` (labels,
         strings and dates, already quoted).
         """
-        if sparse and chunk.is_sparse and not self._text_columns and kernels.use_compiled(kernels.PRINTING):
-            # the common case, a chunk written as it is stored: checked and flagged in one compiled pass
-            # instead of numpy's six over its entries (a tenth of an identity rewrite's writing)
-            stored = chunk.csr()
-            indptr, columns, values = (
-                np.ascontiguousarray(array, dtype)
-                for array, dtype in ((stored.indptr, np.int64), (stored.indices, np.int64), (stored.data, np.float64))
-            )
-            flags = kernels.speedups.plain_sparse_entries(indptr, columns, values, self._entry_kinds)
-            if flags is not None:
-                return self._with_texts(chunk, indptr, columns, values, np.frombuffer(flags, np.uint8))
         if sparse:
             indptr, columns, values = _sparse_entries(chunk, self._text_columns)
         else:

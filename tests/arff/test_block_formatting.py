@@ -74,3 +74,89 @@ def test_a_chunk_written_as_stored_or_made_so(data, indices, indptr, monkeypatch
     matrix = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=(2, 3))
     chunk = Chunk(matrix, {})
     assert written(schema, chunk, monkeypatch, 1 << 30) == written(schema, chunk, monkeypatch, 1 << 30, False)
+
+
+def by_column(indptr, columns, values, kinds, labels):
+    """format_rows' one pass over a sparse chunk written as stored (the writer's common case)."""
+    arrays = (np.array(indptr, np.int64), np.array(columns, np.int64), np.array(values, np.float64))
+    kinds = np.array(kinds, np.uint8)
+    return kernels.speedups.format_rows(*arrays, kinds, [], True, 0, False, None, None, labels, True)
+
+
+def per_entry(indptr, columns, values, kinds, labels):
+    """format_rows given each entry's flag, as the writer calls it for any other chunk."""
+    arrays = (np.array(indptr, np.int64), np.array(columns, np.int64), np.array(values, np.float64))
+    special = np.array(kinds, np.uint8)[arrays[1]]
+    return kernels.speedups.format_rows(*arrays, special, [], True, 0, False, None, None, labels)
+
+
+def labels_of(column_labels: dict[int, list[bytes]]):
+    columns = [c for c, texts in column_labels.items() for _ in range(len(texts) + 1)]
+    texts = [text for texts in column_labels.values() for text in (*texts, b"?")]
+    return kernels.speedups.Labels(np.array(columns, np.int64), texts, np.zeros(len(texts)))
+
+
+def test_by_column_writes_what_flags_by_entry_write():
+    labels = labels_of({0: [b"no", b"yes"], 3: [b"a", b"'b c'", b"d"]})
+    rows = ([0, 3, 3, 6], [0, 1, 3, 1, 2, 3], [1, 2.5, 2, -7, 1e300, np.nan], [2, 0, 0, 2])
+    assert by_column(*rows, labels) == per_entry(*rows, labels) == b"{0 yes,1 2.5,3 d}\n{}\n{1 -7,2 1e+300,3 ?}\n"
+
+
+@pytest.mark.parametrize(
+    "columns, values",
+    [
+        ([0, 2, 1], [1.0, 2.0, 3.0]),  # columns falling within a row
+        ([0, 0, 1], [1.0, 2.0, 3.0]),  # a column twice
+        ([0, 1, 2], [1.0, 0.0, 3.0]),  # a stored zero
+        ([0, 1, 2], [1.0, -0.0, 3.0]),  # a stored minus zero
+        ([0, 1, 5], [1.0, 2.0, 3.0]),  # a column beyond the flags
+        ([0, 1, 2], [0.0, 2.0, 3.0]),  # a label's code 0 stored
+    ],
+)
+def test_by_column_declines_rows_not_as_stored(columns, values):
+    labels = labels_of({0: [b"no", b"yes"]})
+    assert by_column([0, 3], columns, values, [2, 0, 0], labels) is None
+
+
+def test_by_column_refuses_a_value_that_is_no_code_and_flags_it_cannot_take():
+    labels = labels_of({0: [b"no", b"yes"]})
+    with pytest.raises(ValueError, match="a value of column 0 is no label's code"):
+        by_column([0, 2], [0, 1], [3.0, 1.0], [2, 0], labels)  # codes 0 and 1, and 2 (or NaN) for ?
+    with pytest.raises(ValueError, match="special flags are 0 or 2"):
+        by_column([0, 1], [1], [1.0], [0, 1], labels)
+    with pytest.raises(ValueError, match="a column without labels"):
+        by_column([0, 1], [1], [1.0], [0, 2], labels)
+    with pytest.raises(ValueError, match="inconsistent arrays"):  # by column, rows are sparse and take no texts
+        kernels.speedups.format_rows(
+            np.array([0, 1], np.int64), np.array([1], np.int64), np.ones(1), np.zeros(2, np.uint8),
+            ["x"], True, 0, False, None, None, labels, True,
+        )  # fmt: skip
+
+
+def test_by_column_declines_a_label_longer_than_an_entrys_room():
+    long_label = b"x" * 49
+    labels = labels_of({0: [b"no", long_label]})
+    assert by_column([0, 1], [0], [1.0], [2, 0], labels) is None
+    assert per_entry([0, 1], [0], [1.0], [2, 0], labels) == b"{0 " + long_label + b"}\n"
+    assert by_column([0, 1], [0], [1.0], [2, 0], labels_of({0: [b"no", b"x" * 48]})) == b"{0 " + b"x" * 48 + b"}\n"
+
+
+@pytest.mark.parametrize("label", ["yes", "y" * 60])
+def test_a_chunk_not_as_stored_then_one_as_stored(label, monkeypatch):
+    """The writer tries the one pass on each chunk until one is not as stored (a stored zero here), then makes
+    every chunk so in numpy: the text is the Python printer's either way, a long label's too."""
+    schema = Schema("r", (Attribute("c", "nominal", ("no", label)), Attribute("x", NUMERIC), Attribute("y", NUMERIC)))
+    chunks = [
+        Chunk(sp.csr_matrix((np.array(data), np.array(indices), np.array([0, len(data)])), shape=(1, 3)), {})
+        for data, indices in [([1.0, 2.0], [0, 2]), ([1.0, 0.0, 3.0], [0, 1, 2]), ([1.0, 0.5], [0, 1])]
+    ]
+    outputs = []
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.PRINTING):
+            stream = io.BytesIO()
+            arff_writer = ArffWriter(stream, schema)
+            for chunk in chunks:
+                arff_writer.write(chunk)
+            outputs.append(stream.getvalue())
+    assert outputs[0] == outputs[1]
+    assert outputs[0].endswith(f"@data\n{{0 {label},2 2}}\n{{0 {label},2 3}}\n{{0 {label},1 0.5}}\n".encode())
