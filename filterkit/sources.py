@@ -288,7 +288,7 @@ def _spooled_chunks(spool: IO[bytes]) -> Iterator[Chunk]:
 
 def _save_chunk(spool, chunk: Chunk, narrow: bool = False, class_column: np.ndarray | None = None) -> None:
     """Append ``chunk`` (and the class column of the chunk it was made from, if given) to ``spool`` as one
-    record (:func:`_write_record`); with ``narrow``, each array in half the bytes where that loses nothing
+    record (:func:`_write_record`); with ``narrow``, each array in fewer bytes where that loses nothing
     (:func:`_narrowed`)."""
     arrays = [np.asarray(array) for array in (chunk.csr()[:3] if chunk.is_sparse else (chunk.values,))]
     if chunk.weights is not None:
@@ -302,7 +302,9 @@ def _save_chunk(spool, chunk: Chunk, narrow: bool = False, class_column: np.ndar
         "text": {str(k): v for k, v in chunk.text.items()},
         "weights": chunk.weights is not None,
         "class": class_column is not None,
-        "narrowed": [narrower.dtype != array.dtype for narrower, array in zip(saved, arrays)],
+        "narrowed": [
+            array.dtype.str if narrower.dtype != array.dtype else None for narrower, array in zip(saved, arrays)
+        ],
     }
     _write_record(spool, meta, saved)
 
@@ -340,11 +342,24 @@ def _read_exactly(spool, into: np.ndarray) -> np.ndarray:
 
 
 def _narrowed(array: np.ndarray) -> np.ndarray:
-    """``array`` in half the bytes where that loses nothing (:func:`_widened` reads it back): int64 as int32, float64
-    as float32 (a word's count, a sparse row's indices; a NaN's payload is not kept).  The chunks ``words`` keeps
-    took 83 MB for Debian ×10's 33 MB at 16 bytes an entry."""
-    if array.dtype == np.int64 and (not array.size or (array.min() >= -(2**31) and array.max() < 2**31)):
-        return array.astype(np.int32)
+    """``array`` in fewer bytes where that loses nothing (:func:`_widened` reads it back): int64 as uint16 or int32
+    (a sparse row's indices, a word's number), float64 as uint8 or float32 (a word's count; a NaN's payload is not
+    kept).  The chunks ``words`` keeps took 83 MB for Debian ×10's 33 MB at 16 bytes an entry; grain ×100's
+    kept counts took 95 MB at 8 bytes an entry, 36 MB at 3 (0.02 s less CPU writing and reading them back)."""
+    if array.dtype == np.int64:
+        if not array.size:
+            return array.astype(np.int32)
+        low, high = array.min(), array.max()
+        if low >= 0 and high < 2**16:
+            return array.astype(np.uint16)
+        if low >= -(2**31) and high < 2**31:
+            return array.astype(np.int32)
+        return array
+    if array.dtype == np.float64 and _whole_bytes(array[:64]):
+        with np.errstate(invalid="ignore"):  # NaN and values past a byte's range are cast, then found unequal
+            narrow = array.astype(np.uint8)
+        if (narrow == array).all() and not np.signbit(array).any():  # (-0.0 equals 0, and would be read as 0.0)
+            return narrow
     if array.dtype == np.float64:
         with np.errstate(over="ignore"):  # a value past float32's range is kept as it is
             narrow = array.astype(np.float32)
@@ -354,16 +369,22 @@ def _narrowed(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _widened(array: np.ndarray) -> np.ndarray:
-    """An array :func:`_narrowed` narrowed, as it was (int32 as int64, float32 as float64)."""
-    return array.astype(np.int64 if array.dtype == np.int32 else np.float64)
+def _whole_bytes(values: np.ndarray) -> bool:
+    """Whether every one of a few float64 ``values`` is a whole number from 0 to 255 (and not -0.0): a cheap look
+    before :func:`_narrowed` tries a byte for each of many."""
+    return bool(((values >= 0) & (values <= 255) & (values == np.floor(values)) & ~np.signbit(values)).all())
+
+
+def _widened(array: np.ndarray, dtype: str) -> np.ndarray:
+    """An array :func:`_narrowed` narrowed, as it was: of ``dtype``."""
+    return array.astype(dtype)
 
 
 def _load_chunk(spool) -> tuple[Chunk, np.ndarray | None]:
     """The next chunk :func:`_save_chunk` wrote, and its class column (None when none was given); EOFError at the
     end."""
     meta, arrays = _read_record(spool)
-    arrays = [_widened(array) if narrower else array for array, narrower in zip(arrays, meta["narrowed"])]
+    arrays = [array if wider is None else _widened(array, wider) for array, wider in zip(arrays, meta["narrowed"])]
     class_column = arrays.pop() if meta["class"] else None
     weights = arrays.pop() if meta["weights"] else None
     text = {int(k): v for k, v in meta["text"].items()}

@@ -404,6 +404,17 @@ def test_kept_arrays_are_narrowed_only_where_nothing_is_lost(tmp_path):
     cases = [
         (np.array([0, 2**31 - 1, -(2**31)]), np.int32),
         (np.array([0, 2**31]), np.int64),  # past int32
+        (np.array([0, 2**16 - 1]), np.uint16),  # a sparse row's indices under 65,536 columns
+        (np.array([0, 2**16]), np.int32),
+        (np.array([-1, 5]), np.int32),
+        (np.array([], dtype=np.int64), np.int32),
+        (np.array([0.0, 1.0, 255.0]), np.uint8),  # a word's counts
+        (np.array([1.0, 256.0]), np.float32),
+        (np.array([-0.0, 1.0]), np.float32),  # -0.0 would come back as 0.0 from a byte
+        (np.array([1.0] * 64 + [-0.0]), np.float32),  # past the first 64 values looked at
+        (np.array([1.0] * 64 + [300.0]), np.float32),
+        (np.array([1.0] * 64 + [np.nan]), np.float32),
+        (np.array([1.0] * 64 + [2.5]), np.float32),
         (np.array([1.0, 3.0, np.nan, -0.0, np.inf]), np.float32),
         (np.array([0.1]), np.float64),  # not a float32
         (np.array([5e-324]), np.float64),  # a subnormal float32 cannot hold
