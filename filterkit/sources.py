@@ -146,8 +146,8 @@ class _Spooling:
 
 
 #: The bytes a fit's pass may keep for the pass after it (:class:`KeptChunks`), per byte of input as read (compressed,
-#: for a gzip file; the spool's, for standard input): ``words`` keeps 1.2 (Debian ×10, one-line documents) and 0.8
-#: (Reuters ×50), 2.0 with bigrams; a sparse numeric chunk about 1.3 (grain); wider n-grams, whose rows hold many more
+#: for a gzip file; the spool's, for standard input): ``words`` keeps 0.5 (Debian ×10, one-line documents) and 0.3
+#: (Reuters ×50), 1.2 with bigrams; a sparse chunk of counts about 0.4 (grain); wider n-grams, whose rows hold many more
 #: entries than the output keeps, read the input again rather than fill the temporary folder.  While a pass reads one
 #: pass's chunks it fills the next one's file: twice the bound at most.  An input of unknown size (a folder of
 #: documents) has no bound but the temporary folder's room.
