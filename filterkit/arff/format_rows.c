@@ -192,7 +192,6 @@ typedef struct {
     const unsigned char *is_text; /* each entry's flag; NULL where kind_of_column gives them */
     const unsigned char *kind_of_column; /* by column (format_rows' by_column), or NULL */
     Py_ssize_t n_kinds;
-    int64_t *refused; /* by column: the column of a value that is no label's code, when one is found */
     const char **text;
     const Py_ssize_t *text_size;
     Py_ssize_t rows;
@@ -205,8 +204,9 @@ typedef struct {
 } Rows;
 
 /* What format_into returns for rows by column that are not as stored (a column not above the one before it, or
-   beyond the flags, or a zero), and for a value that is no label's code (its column at ``refused``). */
-enum { NOT_AS_STORED = -2, NOT_A_CODE = -3 };
+   beyond the flags, or a zero) or hold a value that is no label's code: the writer then makes the chunk so in numpy,
+   duplicate columns summed, and the per-entry path formats it or names the bad value as it always did. */
+#define NOT_AS_STORED (-2)
 
 /* The label of ``code`` among column c's in ``known``, as numpy indexes the column's texts (its labels, then
    its missing value: the Python printer's): NaN is the last, a code is taken whole, and from -n to -1 counts
@@ -290,10 +290,8 @@ format_into(Output *out, Rows in)
                 Py_ssize_t label;
                 if (in.kind_of_column) {
                     label = label_of_code(in.labels, in.column[k], value);
-                    if (label < 0) {
-                        *in.refused = in.column[k];
-                        return NOT_A_CODE;
-                    }
+                    if (label < 0)
+                        return NOT_AS_STORED;
                 } else if (next_label < in.label_count) {
                     label = in.label_of[next_label++];
                 } else {
@@ -372,9 +370,11 @@ format_into(Output *out, Rows in)
  *
  * by_column: a sparse chunk written as it is stored, checked as it is written: ``special`` holds a flag
  * for each column (0 or 2), ``texts`` is empty, and None is returned where a row's columns do not rise
- * strictly or a value is zero (the writer then makes them so in numpy), or a label is longer than an
- * entry's room.  One pass over the entries instead of three (flags, counts, labels), each label found
- * as it is written: an identity rewrite of grain x100 took 6 % less CPU (0.02 s).
+ * strictly, a column is beyond the flags, a value is zero or a label column's value is no label's code
+ * (the writer then makes the chunk so in numpy and formats it by entry, which names a bad code), or where
+ * the labels' room, the longest label for each label column in each row, would pass the entries' own.
+ * One pass over the entries instead of three (flags, counts, labels), each label found as it is
+ * written: an identity rewrite of grain x100 took 6 % less CPU (0.02 s).
  */
 PyObject *
 format_rows(PyObject *self, PyObject *args)
@@ -395,12 +395,10 @@ format_rows(PyObject *self, PyObject *args)
     const char **text = NULL;
     Py_ssize_t *text_size = NULL, *label_of = NULL;
     unsigned char *kinds = NULL;
-    int64_t refused = -1;
     Rows in = {.bounds = indptr.buf,
                .column = columns.buf,
                .value = values.buf,
                .is_text = by_column ? NULL : special.buf,
-               .refused = &refused,
                .rows = indptr.len / (Py_ssize_t)sizeof(int64_t) - 1,
                .sparse = sparse,
                .numbers = numbers,
@@ -453,14 +451,18 @@ format_rows(PyObject *self, PyObject *args)
             }
             label_columns += kinds[c] == ENTRY_LABEL;
         }
-        if (label_columns && in.labels->longest > ENTRY_ROOM) { /* room for the longest label each entry */
+        /* a label takes room of its own beyond its entry's: at most one a label column in a row (its columns rise),
+           each at most the longest label; where that passes the entries' own room (long labels in many columns),
+           None: the per-entry path, which sizes each label, wastes less */
+        Py_ssize_t labels_bound = in.rows && label_columns > entries / in.rows ? entries : in.rows * label_columns;
+        Py_ssize_t longest = label_columns ? in.labels->longest : 0;
+        if (longest && labels_bound > entries * (Py_ssize_t)ENTRY_ROOM / longest) {
             result = Py_NewRef(Py_None);
             goto done;
         }
         in.kind_of_column = kinds;
         in.n_kinds = special.len;
-        label_room = (in.rows && label_columns > entries / in.rows ? entries : in.rows * label_columns)
-                     * (label_columns ? in.labels->longest : 0);
+        label_room = labels_bound * longest;
     }
     /* the texts to take, and each label entry's label and the room for it (found here, with the GIL: format_into
        reads none of the arrays that chose them again) */
@@ -545,9 +547,6 @@ format_rows(PyObject *self, PyObject *args)
         Py_CLEAR(result);
         if (status == NOT_AS_STORED)
             result = Py_NewRef(Py_None);
-        else if (status == NOT_A_CODE)
-            PyErr_Format(PyExc_ValueError, "format_rows: a value of column %lld is no label's code",
-                         (long long)refused);
         else if (!PyErr_Occurred())
             PyErr_SetString(PyExc_SystemError, "format_rows: the text outgrew its bound");
         goto done;

@@ -68,8 +68,8 @@ def test_an_error_in_the_second_block_comes_after_the_first_is_written(monkeypat
     ],
 )
 def test_a_chunk_written_as_stored_or_made_so(data, indices, indptr, monkeypatch):
-    """The one compiled pass over a sparse chunk written as stored (writer._entries: plain_sparse_entries)
-    writes what numpy's canonical form gives, and hands a chunk that is not so to it."""
+    """The one compiled pass over a sparse chunk written as stored (writer._format_as_stored: format_rows by
+    column) writes what numpy's canonical form gives, and hands a chunk that is not so to it."""
     schema = Schema("r", (Attribute("c", "nominal", ("a", "b")), Attribute("x", NUMERIC), Attribute("y", NUMERIC)))
     matrix = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=(2, 3))
     chunk = Chunk(matrix, {})
@@ -111,6 +111,8 @@ def test_by_column_writes_what_flags_by_entry_write():
         ([0, 1, 2], [1.0, -0.0, 3.0]),  # a stored minus zero
         ([0, 1, 5], [1.0, 2.0, 3.0]),  # a column beyond the flags
         ([0, 1, 2], [0.0, 2.0, 3.0]),  # a label's code 0 stored
+        ([0, 1, 2], [3.0, 2.0, 3.0]),  # no label's code: codes 0 and 1, and 2 (or NaN) for ?
+        ([0, 1, 2], [-4.0, 2.0, 3.0]),  # from -3 to -1 count back
     ],
 )
 def test_by_column_declines_rows_not_as_stored(columns, values):
@@ -118,10 +120,8 @@ def test_by_column_declines_rows_not_as_stored(columns, values):
     assert by_column([0, 3], columns, values, [2, 0, 0], labels) is None
 
 
-def test_by_column_refuses_a_value_that_is_no_code_and_flags_it_cannot_take():
+def test_by_column_refuses_flags_it_cannot_take():
     labels = labels_of({0: [b"no", b"yes"]})
-    with pytest.raises(ValueError, match="a value of column 0 is no label's code"):
-        by_column([0, 2], [0, 1], [3.0, 1.0], [2, 0], labels)  # codes 0 and 1, and 2 (or NaN) for ?
     with pytest.raises(ValueError, match="special flags are 0 or 2"):
         by_column([0, 1], [1], [1.0], [0, 1], labels)
     with pytest.raises(ValueError, match="a column without labels"):
@@ -133,12 +133,34 @@ def test_by_column_refuses_a_value_that_is_no_code_and_flags_it_cannot_take():
         )  # fmt: skip
 
 
-def test_by_column_declines_a_label_longer_than_an_entrys_room():
+def test_by_column_declines_labels_whose_room_would_pass_the_entries():
+    """Each label column of a row may take the longest label: by column declines where that room would pass the
+    entries' own (48 bytes each), and the per-entry path writes the chunk."""
     long_label = b"x" * 49
     labels = labels_of({0: [b"no", long_label]})
     assert by_column([0, 1], [0], [1.0], [2, 0], labels) is None
     assert per_entry([0, 1], [0], [1.0], [2, 0], labels) == b"{0 " + long_label + b"}\n"
     assert by_column([0, 1], [0], [1.0], [2, 0], labels_of({0: [b"no", b"x" * 48]})) == b"{0 " + b"x" * 48 + b"}\n"
+    # a row of three entries has room for one label of up to 144 bytes
+    assert by_column([0, 3], [0, 1, 2], [1.0, 2.0, 3.0], [2, 0, 0], labels) == b"{0 " + long_label + b",1 2,2 3}\n"
+
+
+def test_a_row_not_as_stored_is_summed_before_its_label_is_read():
+    """A label column stored twice in a row, whose first value is no label's code: numpy's canonical form sums
+    the two into a code, the compiled printer on or off (a hostile review of aedcc0c found the one pass refusing
+    the first); a value that is still no code is named by the per-entry path."""
+    schema = Schema("r", (Attribute("c", "nominal", ("no", "yes")), Attribute("x", NUMERIC)))
+    outputs = []
+    for compiled in (True, False):
+        with kernels.compiled(compiled, kernels.PRINTING):
+            stream = io.BytesIO()
+            summed = sp.csr_matrix((np.array([3.0, -2.0, 5.0]), np.array([0, 0, 1]), np.array([0, 3])), shape=(1, 2))
+            ArffWriter(stream, schema).write(Chunk(summed, {}))
+            outputs.append(stream.getvalue())
+    bad = sp.csr_matrix((np.array([7.0, 5.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
+    with pytest.raises(ValueError, match="a value of column 0 is no label's code"):
+        ArffWriter(io.BytesIO(), schema).write(Chunk(bad, {}))
+    assert outputs[0] == outputs[1] and outputs[0].endswith(b"@data\n{0 yes,1 5}\n")
 
 
 @pytest.mark.parametrize("label", ["yes", "y" * 60])
