@@ -487,6 +487,9 @@ def _value_formatter(attribute, quote, missing: str):
         labels = np.array([quote(label) for label in attribute.labels] + [missing], dtype=object)
 
         def nominal(values: np.ndarray) -> list[str]:
+            bad = ~(np.isnan(values) | ((values > -len(labels) - 1) & (values < len(labels))))
+            if bad.any():  # as the compiled printer refuses it (numpy raised an IndexError, with a warning for inf)
+                raise ValueError(f"a value of attribute {shown(attribute.name)} is no label's code: {values[bad][0]!r}")
             codes = np.where(np.isnan(values), len(labels) - 1, values).astype(np.int64)
             return labels[codes].tolist()
 

@@ -148,7 +148,8 @@ def test_by_column_declines_labels_whose_room_would_pass_the_entries():
 def test_a_row_not_as_stored_is_summed_before_its_label_is_read():
     """A label column stored twice in a row, whose first value is no label's code: numpy's canonical form sums
     the two into a code, the compiled printer on or off (a hostile review of aedcc0c found the one pass refusing
-    the first); a value that is still no code is named by the per-entry path."""
+    the first); a value that is still no code is named by the per-entry path, and by the Python printer, which
+    raised numpy's IndexError."""
     schema = Schema("r", (Attribute("c", "nominal", ("no", "yes")), Attribute("x", NUMERIC)))
     outputs = []
     for compiled in (True, False):
@@ -157,9 +158,12 @@ def test_a_row_not_as_stored_is_summed_before_its_label_is_read():
             summed = sp.csr_matrix((np.array([3.0, -2.0, 5.0]), np.array([0, 0, 1]), np.array([0, 3])), shape=(1, 2))
             ArffWriter(stream, schema).write(Chunk(summed, {}))
             outputs.append(stream.getvalue())
-    bad = sp.csr_matrix((np.array([7.0, 5.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
-    with pytest.raises(ValueError, match="a value of column 0 is no label's code"):
-        ArffWriter(io.BytesIO(), schema).write(Chunk(bad, {}))
+    for code in (7.0, -4.0, np.inf):
+        bad = sp.csr_matrix((np.array([code, 5.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
+        with pytest.raises(ValueError, match="a value of column 0 is no label's code"):
+            ArffWriter(io.BytesIO(), schema).write(Chunk(bad, {}))
+        with kernels.compiled(False, kernels.PRINTING), pytest.raises(ValueError, match="'c' is no label's code"):
+            ArffWriter(io.BytesIO(), schema).write(Chunk(bad, {}))
     assert outputs[0] == outputs[1] and outputs[0].endswith(b"@data\n{0 yes,1 5}\n")
 
 
