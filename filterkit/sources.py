@@ -147,9 +147,9 @@ class _Spooling:
 
 #: The bytes a fit's pass may keep for the pass after it (:class:`KeptChunks`), per byte of input as read (compressed,
 #: for a gzip file; the spool's, for standard input): ``words`` keeps 0.5 (Debian ×10, one-line documents) and 0.3
-#: (Reuters ×50), 1.2 with bigrams; a sparse chunk of counts about 0.4 (grain); wider n-grams, whose rows hold many more
-#: entries than the output keeps, read the input again rather than fill the temporary folder.  While a pass reads one
-#: pass's chunks it fills the next one's file: twice the bound at most.  An input of unknown size (a folder of
+#: (Reuters ×50), 1.2 with bigrams; a sparse chunk of counts 0.3 to 0.4 (grain); wider n-grams, whose rows hold many
+#: more entries than the output keeps, read the input again rather than fill the temporary folder.  While a pass reads
+#: one pass's chunks it fills the next one's file: twice the bound at most.  An input of unknown size (a folder of
 #: documents) has no bound but the temporary folder's room.
 MOST_KEPT_PER_INPUT_BYTE = 4
 
@@ -355,13 +355,14 @@ def _narrowed(array: np.ndarray) -> np.ndarray:
         if low >= -(2**31) and high < 2**31:
             return array.astype(np.int32)
         return array
-    if array.dtype == np.float64 and _whole_bytes(array[:64]):
+    if array.dtype == np.float64:
         with np.errstate(invalid="ignore"):  # NaN and values past a byte's range are cast, then found unequal
-            narrow = array.astype(np.uint8)
-        if (narrow == array).all() and not np.signbit(array).any():  # (-0.0 equals 0, and would be read as 0.0)
+            narrow = array.astype(np.uint8) if _whole_bytes(array.flat[:64]) else None
+        if narrow is not None and (narrow == array).all() and not np.signbit(array).any():  # -0.0 would be 0.0
             return narrow
     if array.dtype == np.float64:
-        with np.errstate(over="ignore"):  # a value past float32's range is kept as it is
+        # a value past float32's range is kept as it is; a signalling NaN comes back quiet, as its payload goes
+        with np.errstate(over="ignore", invalid="ignore"):
             narrow = array.astype(np.float32)
         # one comparison pass; array_equal's NaN masks and copies (half of Debian ×10's narrowing) only if it fails
         if (narrow == array).all() or np.array_equal(narrow, array, equal_nan=True):
@@ -370,8 +371,9 @@ def _narrowed(array: np.ndarray) -> np.ndarray:
 
 
 def _whole_bytes(values: np.ndarray) -> bool:
-    """Whether every one of a few float64 ``values`` is a whole number from 0 to 255 (and not -0.0): a cheap look
-    before :func:`_narrowed` tries a byte for each of many."""
+    """Whether every one of a few float64 ``values`` (the first 64 of an array) is a whole number from 0 to 255 and
+    not -0.0: a cheap look before :func:`_narrowed` tries a byte for each of many (an array that passes it and
+    fails later pays for both tries: 5.2 ms for 2M values, where float32 alone takes 2.8)."""
     return bool(((values >= 0) & (values <= 255) & (values == np.floor(values)) & ~np.signbit(values)).all())
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -435,3 +436,18 @@ def test_kept_arrays_are_narrowed_only_where_nothing_is_lost(tmp_path):
         for read, given in ((back.values, chunk.values), (back.weights, array)):
             assert read.dtype == given.dtype and np.array_equal(read, given, equal_nan=True)
             assert np.signbit(read).tolist() == np.signbit(given).tolist()
+    # 0-d (a hostile review of 7151dc0: the look at the first 64 values failed on it), and a dense chunk, looked
+    # at by its first 64 values, not its first 64 rows
+    assert sources._narrowed(np.array(2.0)).dtype == np.uint8 and sources._narrowed(np.array(2.5)).dtype == np.float32
+    dense = np.full((3, 40), 3.0)
+    dense[2, 39] = -0.0
+    assert sources._narrowed(dense[:2]).dtype == np.uint8 and sources._narrowed(dense).dtype == np.float32
+    with open(tmp_path / "dense.chunks", "w+b") as spool:
+        sources._save_chunk(spool, Chunk(dense), narrow=True)
+        spool.seek(0)
+        back, _ = sources._load_chunk(spool)
+    assert back.values.dtype == np.float64 and back.values.tobytes() == dense.tobytes()
+    signalling = np.array([0x7FF0000000000001], dtype=np.uint64).view(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning reaches the terminal (numpy's for casting it was one)
+        assert sources._narrowed(signalling).dtype == np.float32
