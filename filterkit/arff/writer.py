@@ -308,8 +308,9 @@ class ArffWriter:
     def _format_as_stored(self, chunk: Chunk, sparse: bool, digits: int, weights) -> int | None:
         """The length of the text of a sparse chunk written as it is stored, the common case, formatted into
         :attr:`_formatted` in the compiled printer's one pass (each row checked there, each entry's kind taken
-        from its column's) instead of numpy's six and three compiled ones; None where that is not how the
-        chunk is written: its rows are then made so (:meth:`_entries`)."""
+        from its column's, each label found), where a pass flagged each entry, numpy looked for texts and two more
+        passes counted the flags and found the labels; None where that is not how the chunk is written: its rows
+        are then made so (:meth:`_entries`)."""
         if not (self._try_as_stored and sparse and chunk.is_sparse and kernels.use_compiled(kernels.PRINTING)):
             return None
         stored = chunk.csr()
