@@ -86,6 +86,8 @@ ndtri = arrays.ndtri
 #: The parts :func:`compiled` turned off; replaced whole, never changed in place, so a reader in another
 #: thread sees one state or the other.
 _switched_off: frozenset[str] = frozenset()
+#: The blocks of :func:`compiled` not yet ended, in the order they began: each one's switch and parts.
+_open_blocks: list[tuple[bool, frozenset[str]]] = []
 _switching = threading.Lock()
 
 
@@ -95,19 +97,30 @@ def use_compiled(part: str) -> bool:
     return part not in _switched_off
 
 
+def _switched_off_by_open_blocks() -> frozenset[str]:
+    """The parts off once every open block's switch is applied in the order the blocks began."""
+    switched_off: frozenset[str] = frozenset()
+    for enabled, parts in _open_blocks:
+        switched_off = switched_off - parts if enabled else switched_off | parts
+    return switched_off
+
+
 @contextlib.contextmanager
 def compiled(enabled: bool, *parts: str) -> Iterator[None]:
     """Within the block, the compiled ``parts`` (every part of :data:`PARTS` if none is named) on or off for
-    the whole process, every thread included; each is as before once the block ends."""
+    the whole process, every thread included; once the block ends, each part is as the blocks still open
+    (of any thread, in the order they began) leave it, so blocks of two threads may end in either order."""
     global _switched_off
     named = frozenset(parts or PARTS)
     if not named <= set(PARTS):
         raise ValueError(f"no compiled part {sorted(named - set(PARTS))}: the parts are {', '.join(PARTS)}")
+    block = (enabled, named)
     with _switching:
-        before = _switched_off
-        _switched_off = before - named if enabled else before | named
+        _open_blocks.append(block)
+        _switched_off = _switched_off_by_open_blocks()
     try:
         yield
     finally:
         with _switching:
-            _switched_off = before
+            _open_blocks[:] = [open_block for open_block in _open_blocks if open_block is not block]
+            _switched_off = _switched_off_by_open_blocks()

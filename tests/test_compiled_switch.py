@@ -98,6 +98,76 @@ def test_the_switch_holds_for_every_thread_and_comes_back_after_an_error():
     assert seen == [False] and kernels.use_compiled(kernels.PRINTING)
 
 
+def blocks_exited_out_of_order(
+    first: tuple[bool, str], second: tuple[bool, str], first_exits_first: bool
+) -> list[bool]:
+    """The parts on after thread A enters ``first``, thread B enters ``second`` and they leave in the order
+    given, each step forced by an event, so the blocks overlap without nesting when ``first_exits_first``."""
+    a_entered, b_entered, a_exited, b_exited = (threading.Event() for _ in range(4))
+
+    def thread_a():
+        with kernels.compiled(*first):
+            a_entered.set()
+            b_entered.wait()
+            if not first_exits_first:
+                b_exited.wait()
+        a_exited.set()
+
+    def thread_b():
+        a_entered.wait()
+        with kernels.compiled(*second):
+            b_entered.set()
+            if first_exits_first:
+                a_exited.wait()
+        b_exited.set()
+
+    threads = [threading.Thread(target=thread_a), threading.Thread(target=thread_b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [kernels.use_compiled(part) for part in kernels.PARTS]
+
+
+@pytest.mark.parametrize("first_exits_first", [True, False], ids=["overlapping", "nested"])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ((False, kernels.READING), (False, kernels.ARRAYS)),
+        ((False, kernels.READING), (False, kernels.READING)),
+        ((False, kernels.PRINTING), (True, kernels.PRINTING)),
+        ((True, kernels.ARRAYS), (False, kernels.ARRAYS)),
+    ],
+)
+def test_blocks_of_two_threads_leave_every_part_as_before_in_either_exit_order(first, second, first_exits_first):
+    assert blocks_exited_out_of_order(first, second, first_exits_first) == [True, True, True]
+
+
+def test_a_part_stays_off_while_an_overlapping_block_of_another_thread_holds_it_off():
+    a_entered, b_entered, a_exited = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def thread_a():
+        with kernels.compiled(False, kernels.READING):
+            a_entered.set()
+            b_entered.wait()
+        a_exited.set()
+
+    def thread_b():
+        a_entered.wait()
+        with kernels.compiled(False, kernels.READING, kernels.ARRAYS):
+            b_entered.set()
+            a_exited.wait()
+            seen.append([kernels.use_compiled(part) for part in kernels.PARTS])
+
+    threads = [threading.Thread(target=thread_a), threading.Thread(target=thread_b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [[False, True, False]]
+
+
 def test_an_unknown_part_is_refused():
     with pytest.raises(ValueError, match="no compiled part \\['array'\\]: the parts are reading, printing, arrays"):
         with kernels.compiled(False, "array"):
