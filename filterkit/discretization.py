@@ -81,6 +81,16 @@ def _split_entropies(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return np.where(empty, 0.0, -accumulated / np.where(empty, 1.0, grand_total * _LN2))
 
 
+def _log2_of_choices(k: int) -> float:
+    """log2(3^k − 2) as Weka computes it: Infinity once 3^k passes the largest double (k ≥ 647), NaN for k = 0."""
+    if not k:
+        return math.nan
+    try:
+        return math.log(3.0**k - 2.0) / _LN2
+    except OverflowError:
+        return math.inf
+
+
 def _accepts_splits(
     prior: np.ndarray,
     left: np.ndarray,
@@ -93,9 +103,7 @@ def _accepts_splits(
     ``(log2(N − 1) + Δ) / N``, Δ = log2(3^k − 2) − (k·Ent(S) − k₁·Ent(S₁) − k₂·Ent(S₂)), with Weka's
     ``numCutPoints`` (``candidates``) for N − 1 and the summed weight for N."""
     classes, classes_left, classes_right = ((side > 0).sum(axis=1) for side in (prior, left, right))
-    log2_of_choices = np.array(
-        [math.log(3.0**k - 2.0) / _LN2 if k else math.nan for k in range(int(classes.max(initial=0)) + 1)]
-    )
+    log2_of_choices = np.array([_log2_of_choices(k) for k in range(int(classes.max(initial=0)) + 1)])
     delta = log2_of_choices[classes] - (
         classes * prior_entropy - classes_right * _class_entropies(right) - classes_left * _class_entropies(left)
     )
