@@ -16,6 +16,7 @@ import sys
 
 import click
 
+from filterkit.arff.tokens import one_line
 from filterkit.errors import FilterkitError
 from filterkit.ownership import STOPPING_SIGNALS, cache_own_bytecode, claim_process, limit_blas_threads
 
@@ -153,8 +154,10 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
 
 
 def _say_error(message: str) -> None:
+    """``filterkit: error: MESSAGE`` on one line of stderr, the control characters of a name or label it quotes
+    escaped (:func:`filterkit.arff.tokens.one_line`)."""
     if sys.stderr is None:
         return
     with contextlib.suppress(BrokenPipeError):
-        sys.stderr.write(f"filterkit: error: {message}\n")
+        sys.stderr.write(f"filterkit: error: {one_line(message)}\n")
         sys.stderr.flush()

@@ -1,5 +1,6 @@
-"""The JSON text of filterkit's documents: a data set's summary (``info --json``) and an evaluation's
-result (``evaluate --json``), both written by :func:`as_json`."""
+"""filterkit's documents: a data set's summary (``info``), an evaluation's result (``evaluate``) and a row's
+explanation (``explain``), as JSON text (:func:`as_json`) or with their texts made safe for a terminal
+(:func:`for_terminal`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import json
 import math
 
 import numpy as np
+
+from filterkit.arff.tokens import one_line
 
 
 def as_json(document: dict) -> str:
@@ -21,3 +24,16 @@ def _json_ready(value):
     if isinstance(value, list):
         return [_json_ready(item) for item in value]
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def for_terminal(document):
+    """``document`` with every text (keys too) as a person's terminal may show it: its control and line-ending
+    characters written as Python literals (``\\x1b[2J``, :func:`filterkit.arff.tokens.one_line`), so that a
+    word, label or name read from a file cannot move the cursor, clear the screen or set the window's title."""
+    if isinstance(document, str):
+        return one_line(document)
+    if isinstance(document, dict):
+        return {for_terminal(key): for_terminal(value) for key, value in document.items()}
+    if isinstance(document, (list, tuple)):
+        return type(document)(for_terminal(item) for item in document)
+    return document

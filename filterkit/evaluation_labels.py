@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from filterkit import evaluation
+from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import (
     ChainSpec,
@@ -479,7 +480,9 @@ def _settings_document(settings: Settings, dataset: LabelledData, in_test, left_
 
 def label_table(document: dict) -> str:
     """The text ``evaluate`` prints on multi-label data: a row per chain (micro/macro F1, Hamming loss,
-    subset accuracy), each label's positives and F1 under each chain, and each chain against the first."""
+    subset accuracy), each label's positives and F1 under each chain, and each chain against the first; its texts
+    escaped (:func:`filterkit.documents.for_terminal`)."""
+    document = for_terminal(document)
     settings, results = document["settings"], document["results"]
     where = (
         f"scored on {settings['test']} ({settings['test_rows']} rows), trained on {settings['rows']} rows"

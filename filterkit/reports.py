@@ -15,6 +15,7 @@ import io
 import math
 import re
 
+from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 
 MULTICLASS_LABELS = {"accuracy": "acc", "macro_auc": "macroAUC", "macro_f1": "macroF1", "micro_f1": "microF1"}
@@ -39,7 +40,9 @@ SVG_SETTINGS = {"svg.hashsalt": "filterkit", "svg.fonttype": "none"}
 def table(document: dict, per_task: bool = False) -> str:
     """The plain-text table ``evaluate`` prints: one row per chain (and fraction), macro-averaged over tasks
     (``per_task``: also one row per task); then, when the document has them, the spread over repeats, the
-    break-even and micro-averages, and the paired tests."""
+    break-even and micro-averages, and the paired tests; its texts escaped
+    (:func:`filterkit.documents.for_terminal`)."""
+    document = for_terminal(document)
     if document["settings"].get("multiclass"):
         return _multiclass_table(document)
     rows, names, note = _rows(document, per_task)

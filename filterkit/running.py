@@ -19,6 +19,7 @@ import stat
 import sys
 from typing import Callable, ContextManager, Protocol, Sequence
 
+from filterkit.arff.tokens import one_line
 from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.errors import FilterkitError
@@ -173,7 +174,7 @@ def run(
         else:
             engine.fit(chain, source)
             for warning in chain.warnings:  # before the writing it warns of
-                print(f"filterkit: warning: {warning}", file=sys.stderr)
+                print(f"filterkit: warning: {one_line(warning)}", file=sys.stderr)
             if on_fitted is not None:
                 on_fitted(chain)
         earlier = [text for text in source.header_comments if text.split(" ", 1)[0] == PROVENANCE_WORD]

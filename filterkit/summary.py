@@ -20,6 +20,7 @@ import zlib
 import numpy as np
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
+from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of
 from filterkit.labels import LabelTally, label_summary_lines, meka_label_positions
@@ -360,7 +361,8 @@ def scored_features(schema: Schema, class_index: int | None, numeric_only: bool)
 
 
 def as_text(document: dict) -> str:
-    """The summary for people."""
+    """The summary for people, its texts escaped (:func:`filterkit.documents.for_terminal`)."""
+    document = for_terminal(document)
     rows, attributes, weights = document["rows"], document["attributes"], document["weights"]
     form = {
         "sparse": "sparse rows",

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from filterkit import evaluation
 from filterkit.arff.tokens import shown
 from filterkit.classifier import Classifier
+from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
@@ -788,7 +789,9 @@ def _is_missing(cell) -> bool:
 
 
 def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
-    """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal."""
+    """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal, its words and labels
+    escaped (:func:`filterkit.documents.for_terminal`)."""
+    explained = for_terminal(explained)
     if "labels" in explained:
         return _label_set_text(explained, explained["classes"], stage_names)
     classes = explained.get("classes") or [explained]

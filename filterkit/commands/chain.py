@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import click
 
+from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import number_format
@@ -133,4 +134,4 @@ def report_fitted(chain: Chain) -> None:
         summary = getattr(stage, "fit_summary", None)
         if summary is not None:
             for line in guarded(stage, "fit_summary", summary):
-                click.echo(f"filterkit: {stage.name}: {line}", err=True)
+                click.echo(f"filterkit: {stage.name}: {one_line(line)}", err=True)

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.evaluate import MAX_SEED, EvaluateCommand, chains_of, classifier_params
 from filterkit.commands.files import check_distinct
@@ -157,6 +158,6 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
         second = next(key for key in ("f1", "macro_f1") if key in candidate)
         sys.stderr.write(
             f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} ({second} {candidate[second]:.4f}) "
-            f"'{candidate['chain']}'\n"
+            f"'{one_line(candidate['chain'])}'\n"
         )
     model.save(model_path)
