@@ -587,11 +587,12 @@ class TrainedModel:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
         its name first appears along the chain: the input's, or after the stage that made it, which for
-        ``words`` is the word's count before ``--log-tf`` and ``--idf``, and for a class's copy that ``shape``
-        or ``auto`` makes its shaped value; 1 for a nominal label's column), its value after every stage
-        (``steps``), its final ``value`` and ``contribution`` = value × weight.  The contributions of every
-        feature and the ``intercept`` sum to the ``decision`` (per class of a multi-class model); those left out
-        are summed in ``other_contribution`` (``other_words`` of them)."""
+        ``words`` is the word's count before ``--log-tf`` and ``--idf``; a copy that ``shape`` or ``auto`` makes,
+        ``NAME@LABEL``, is traced to ``NAME`` before that stage, so its count is its word's; 1 for a nominal
+        label's column), its value after every stage (``steps``), its final ``value`` and ``contribution`` =
+        value × weight.  The contributions of every feature and the ``intercept`` sum to the ``decision`` (per
+        class of a multi-class model); those left out are summed in ``other_contribution`` (``other_words`` of
+        them)."""
         if self.linear is None:
             raise FilterkitError(
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
@@ -766,8 +767,15 @@ class _Tracer:
         return float(label in labels and value == labels.index(label))
 
     def word(self, row: int, name: str, value: float, contribution: float) -> dict:
-        """One feature of ``row``: its first value along the chain, its value after each stage, its own."""
+        """One feature of ``row``: its first value along the chain, its value after each stage, its own.  Before
+        the stage that makes a copy ``NAME@SUFFIX`` of a feature (``shape``'s one-vs-rest copy of a class, ``auto``'s
+        shaped copy), its values are those of the feature ``NAME`` it copies."""
         steps = [self.value(step, row, name) for step in range(len(self.outputs))]
+        attribute_name = self.one_hot.get(name, (name, None))[0]
+        made = next((step for step, positions in enumerate(self.positions) if attribute_name in positions), None)
+        source = name.rpartition("@")[0]
+        if made and source:
+            steps[:made] = [self.value(step, row, source) for step in range(made)]
         step = next((step for step, found in enumerate(steps) if found is not None), None)
         first = value if step is None else steps[step]
         if step is not None and self.counts[step] is not None:

@@ -1,0 +1,53 @@
+"""``explain`` on a multi-class model whose chain shapes one-vs-rest (issue 72 item 9): a class's copy of a word
+(``wheat@grain``, which ``shape`` makes) is traced back to the word before the stage that made it, so its
+``count`` is the word's count and its value after ``words`` is that count, as for a two-class model."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+TOPICS = {
+    "grain": "wheat grain harvest corn barley",
+    "money": "bank rate loan stock market",
+    "ships": "port vessel cargo tanker harbour",
+}
+
+
+def test_a_class_s_copy_of_a_word_shows_the_word_s_count_and_values(run_filterkit, tmp_path):
+    path = tmp_path / "topics.csv"
+    documents = []
+    with path.open("w", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["text", "topic"])
+        for k in range(30):
+            topic, words = list(TOPICS.items())[k % 3]
+            chosen = words.split()
+            document = " ".join([chosen[k % 5]] * (1 + k % 3) + chosen[: 2 + k % 3] + ["report", "today"])
+            documents.append(document)
+            writer.writerow([document, topic])
+    model = tmp_path / "model.json"
+    trained = run_filterkit(
+        "train", "-q", "-o", model, "--multiclass", "--text", "text", path, "words", "--counts", "shape", "bns", "l2"
+    )
+    assert trained.status == 0, trained.stderr
+    explained = run_filterkit("explain", "--json", "--top", "0", model, path)
+    assert explained.status == 0, explained.stderr
+    copies = 0
+    for document, line in zip(documents, explained.stdout.decode().splitlines(), strict=True):
+        for per_class in json.loads(line)["classes"]:
+            for word in per_class["words"]:
+                name, _, label = word["word"].rpartition("@")
+                assert label in TOPICS
+                count = document.split().count(name)
+                assert word["count"] == count >= 1, word
+                assert word["steps"][0] == count, word  # the value after words: its count
+                assert word["steps"][1] != count, word  # after shape: the copy's shaped value
+                copies += 1
+    assert copies > 100
+    text = run_filterkit("explain", "--top", "1", model, path).stdout.decode()
+    assert "  why grain:\n" in text
+    line = text.split("value after words → shape → bns → l2\n", 1)[1].splitlines()[0]
+    word, count, steps = line.split()[1], line.split()[2], line.split(maxsplit=3)[3]
+    assert count == str(documents[0].split().count(word.rpartition("@")[0]))
+    assert steps.startswith(f"{count} → ")
