@@ -80,7 +80,8 @@ class ChainRecipe:
     """What a task needs to rebuild a chain: each stage as ``(name, options, state)`` (state None:
     the stage being fitted), the input schema, the class and the positive label, where the plugins
     come from, how partitions are read, the Dask event topic a task reports the rows it has read on
-    (None: no progress is shown) and the files the stages' options name, read by the client."""
+    (None: no progress is shown) and the files the options of the stage being fitted name, read by
+    the client (a fitted stage's state holds what it read)."""
 
     stages: tuple
     schema: Schema
@@ -90,7 +91,7 @@ class ChainRecipe:
     chunk_rows: int
     sparse_rows: bool | None
     rows_topic: str | None = None
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, bytes | OSError] = field(default_factory=dict)
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def rebuild(self) -> Chain:
@@ -129,23 +130,25 @@ def worker_inventory(plugins_dir: str | None) -> dict:
     return {"filterkit": __version__, "stages": stages}
 
 
-def files_of(stages) -> dict[str, bytes]:
+def files_of(stages) -> dict[str, bytes | OSError]:
     """The files the options of ``stages`` name (``Option.names_file``), read by the client to send
-    with the tasks (one that cannot be read left out)."""
-    files = {}
+    with the tasks: each one's bytes, or the OSError reading it gave, which a task raises as the client would."""
+    files: dict[str, bytes | OSError] = {}
     for stage in stages:
         for option in stage.options:
             path = stage.params.get(option.name)
             if option.names_file and isinstance(path, str):
-                with contextlib.suppress(OSError):
+                try:
                     files[path] = option_file(path)
+                except OSError as error:
+                    files[path] = error
     return files
 
 
 @contextlib.contextmanager
-def sent_files(files: dict[str, bytes]):
-    """Within the block (a task), :func:`filterkit.stage.option_file` reads ``files`` (path → bytes),
-    the ones the client sent, instead of the worker's file system."""
+def sent_files(files: dict[str, bytes | OSError]):
+    """Within the block (a task), :func:`filterkit.stage.option_file` reads ``files`` (path → bytes, or
+    the OSError the client's read gave), the ones the client sent, and never the worker's file system."""
     token = GIVEN_FILES.set(files)
     try:
         yield
@@ -353,7 +356,7 @@ class DaskEngine:
             self.chunk_rows,
             plan.sparse_rows,
             rows_topic,
-            files_of(chain.stages[:count]),
+            {} if fitting is None else files_of([chain.stages[fitting]]),  # a fitted stage's state holds what it read
         )
 
     def check_target(self, plan: Plan, target: OutputTarget) -> None:

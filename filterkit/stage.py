@@ -11,6 +11,7 @@ sees the input schema; a stage that *learns* accumulates mergeable statistics ov
 from __future__ import annotations
 
 import contextvars
+import errno
 import functools
 import re
 import warnings
@@ -19,6 +20,7 @@ from typing import Any, Callable, ClassVar, Literal
 
 import numpy as np
 
+from filterkit.contract import declared, declared_type
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.saved_state import ATTRIBUTES, FEATURES, OPTIONS_KEY, SavedState, StateArray, fitted_options
 from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema
@@ -41,7 +43,9 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     before_it_existed: Any = SAME_AS_DEFAULT
-    #: The value names a file the stage reads (:func:`option_file`), which the Dask client sends with the tasks.
+    #: The value names a file the stage reads when it is fitted (:func:`option_file`), which the Dask client
+    #: sends with the fitting tasks; what it read goes into the stage's state, so that no fitted stage (a
+    #: model's) opens the file again.
     names_file: bool = False
     #: A bool option's flag for False (default: ``--no-NAME``).
     off_flag: str = ""
@@ -392,10 +396,15 @@ class Stage(Configurable):
         saved = SavedState(self, state)
         saved.check_options()
         sizes = {FEATURES: len(self.features), ATTRIBUTES: len(self.input_schema)}
-        for key, declared in self.state_arrays.items():
-            array = saved.array(key, declared, sizes)
+        for key, state_array in self.state_arrays.items():
+            array = saved.array(key, state_array, sizes)
             sizes[key] = len(array)
             setattr(self, key, array)
+
+
+#: What a stage's ``accepts`` and ``widening_hint`` must be (:func:`filterkit.contract.declared`).
+DECLARED_ACCEPTS = declared_type(Accepts, expected="a filterkit.stage.Accepts")
+DECLARED_WIDENING_HINT = declared_type(str, type(None), expected="a string or None")
 
 
 def _none(*_: Any) -> None:
@@ -595,7 +604,7 @@ def positions_by_width(features: np.ndarray) -> Callable[[int], np.ndarray]:
 
 def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> None:
     """FilterkitError, before any work, when the input lacks the class ``stage.accepts`` needs."""
-    accepts = stage.accepts
+    accepts = declared(stage, "accepts", DECLARED_ACCEPTS)
     if not (accepts.nominal_class or accepts.two_classes):
         return
     if context.labels and context.class_index is None:
@@ -619,7 +628,7 @@ def refuse_unaccepted_input(stage: Stage, schema: Schema, context: Context) -> N
 def refuse_negative_values(stage: Stage, chunk: Chunk) -> Chunk:
     """``chunk``, unless ``stage`` accepts only non-negative values and one of its features holds a negative
     one: FilterkitError naming the stage and the attribute."""
-    if not stage.accepts.non_negative or not len(stage.features):
+    if not declared(stage, "accepts", DECLARED_ACCEPTS).non_negative or not len(stage.features):
         return chunk
     if chunk.is_sparse:
         rows = chunk.csr()
@@ -640,9 +649,12 @@ def numeric_features(schema: Schema, class_index: int | None) -> np.ndarray:
     return numeric[numeric != (-1 if class_index is None else class_index)]  # a new array, the caller's
 
 
-#: The files options name as a run gives them (path as given → bytes), read by :func:`option_file` instead
-#: of the file system: the Dask engine's tasks get the bytes the client read (:mod:`filterkit.distributed`).
-GIVEN_FILES: contextvars.ContextVar[dict[str, bytes]] = contextvars.ContextVar("filterkit_given_files", default={})
+#: The files options name as a run gives them (path as given → the bytes, or the OSError reading them gave),
+#: read by :func:`option_file` instead of the file system when set: the Dask engine's tasks get what the client
+#: read (:mod:`filterkit.distributed`), and a path it did not send is not looked up on the worker.
+GIVEN_FILES: contextvars.ContextVar[dict[str, bytes | OSError] | None] = contextvars.ContextVar(
+    "filterkit_given_files", default=None
+)
 
 
 #: The most :func:`option_file` reads of a file (one byte more tells a larger file).
@@ -653,7 +665,12 @@ def option_file(path: str) -> bytes:
     """The first :data:`OPTION_FILE_BYTES` + 1 bytes of the file an option names: as the run gives
     them (:data:`GIVEN_FILES`), else from the file system (OSError as ``open`` raises it)."""
     given = GIVEN_FILES.get()
-    if path in given:
-        return given[path]
-    with open(path, "rb") as stream:
-        return stream.read(OPTION_FILE_BYTES + 1)
+    if given is None:
+        with open(path, "rb") as stream:
+            return stream.read(OPTION_FILE_BYTES + 1)
+    read = given.get(path)
+    if read is None:
+        raise FileNotFoundError(errno.ENOENT, "not sent with the task (only the files its options name are)", path)
+    if isinstance(read, OSError):
+        raise read
+    return read

@@ -243,6 +243,19 @@ if hasattr(os, "register_at_fork"):  # POSIX: a forked child has no helper threa
     os.register_at_fork(after_in_child=_helper.cache_clear)
 
 
+class StopWords:
+    """The stop words a fit leaves out, and the vocabulary of them ``count_words`` looks tokens up in (None
+    when there are none)."""
+
+    def __init__(self, words: frozenset[str]):
+        self.words = words
+        self.vocabulary = WordVocabulary(sorted(words)) if words else None
+
+
+#: A fit without stop words.
+NO_STOP_WORDS = StopWords(frozenset())
+
+
 class WordStatistics:
     """Per (class, token) pair that occurs, the token's occurrences in the class's documents and the
     number of them holding it (tokens by the ``vocabulary``'s numbers); and the number of documents.
@@ -250,11 +263,13 @@ class WordStatistics:
     The pairs are keyed ``token · n_classes + class`` in a compiled hash table (``Tally``), so a chunk's
     pairs cost a probe each, no table is copied whole per chunk and no Python object is made per pair
     (sorted runs merged by numpy took a fifth of ``words --counts`` on Debian's short descriptions).  Two
-    parts' statistics merge by adding."""
+    parts' statistics merge by adding.  They hold the ``stop_words`` they were counted without: the rows an
+    update adds are counted without the same ones, whatever the ``--stopwords`` file holds by then."""
 
-    def __init__(self, n_classes: int, vocabulary):
+    def __init__(self, n_classes: int, vocabulary, stop_words: StopWords):
         self.n_classes = n_classes
         self.vocabulary = vocabulary
+        self.stop_words = stop_words
         self._tally: WordTally | None = WordTally()
         #: what :meth:`pairs` last gave, once it has given the tally's memory back
         self._pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -519,7 +534,9 @@ class WordVector(Stage):
         self.n_columns = 1 << self.params["hash"] if self.params["hash"] is not None else 0
         self.stems: dict[str, str] = {}
         self.kept = [i for i in range(len(schema)) if i not in set(self.features.tolist())]
-        self.stopwords: frozenset[str] | None = None
+        #: the stop words of the fit: read from the --stopwords file by a new fit's statistics, then those its
+        #: statistics were counted without, or a model's (None: a model saved before they were recorded)
+        self.stop_words: StopWords | None = None
         self.most_words = 2 * Limits.from_environment().attributes
 
     def tokens_of(self, text: str, stopwords: frozenset[str] = frozenset()) -> Iterator[str]:
@@ -536,15 +553,15 @@ class WordVector(Stage):
             tokens = (token for token in tokens if token.lower() not in stopwords)
         return tokens
 
-    def counted(self, chunk: Chunk, vocabulary, add: bool, stopwords: frozenset[str] = frozenset()):
+    def counted(self, chunk: Chunk, vocabulary, add: bool, stop_words: StopWords = NO_STOP_WORDS):
         """Per row of ``chunk``, the numbers in ``vocabulary`` of its distinct tokens over the converted
-        attributes (tokens not in it left out; or added with ``add``, the fit's, and then not in
-        ascending order) and their occurrences: CSR's ``indptr``, ``ids``, ``counts``.  The compiled
+        attributes (tokens not in it, and ``stop_words``, left out; or added with ``add``, the fit's, and then not
+        in ascending order) and their occurrences: CSR's ``indptr``, ``ids``, ``counts``.  The compiled
         ``count`` cuts ASCII texts, without the GIL; ``tokens_of`` the rest."""
         raw = [chunk.raw_text(int(position)) for position in self.features]
         columns: list = raw if None not in raw else [list(chunk.text[int(position)]) for position in self.features]
-        stop_vocabulary = self.stop_vocabulary if stopwords else None
-        fallback = partial(self.tokens_of, stopwords=stopwords)
+        stop_vocabulary = stop_words.vocabulary
+        fallback = partial(self.tokens_of, stopwords=stop_words.words)
         cut = (self.characters, 0 if add else self.n_columns)  # character n-grams; a transform's hashed columns
 
         def count(into, start: int, end: int, shared=None) -> tuple[np.ndarray, np.ndarray]:
@@ -597,26 +614,31 @@ class WordVector(Stage):
             self.stems[word] = stem
         return stem
 
-    def _stopwords(self) -> frozenset[str]:
-        """The stop words, read once; ``stop_vocabulary`` holds them for ``count_words``."""
-        if self.stopwords is None:
+    def _given_stop_words(self) -> StopWords:
+        """The stop words ``--stopwords`` gives: none, Weka's, or those of its file, read once per fit."""
+        if self.stop_words is None:
             given = self.params["stopwords"]
-            self.stopwords = (
-                frozenset()
-                if given is None
-                else WEKA_STOPWORDS
-                if given == BUILT_IN_STOPWORDS
-                else read_stopwords(given)
+            if given is None:
+                self.stop_words = NO_STOP_WORDS
+            else:
+                self.stop_words = StopWords(WEKA_STOPWORDS if given == BUILT_IN_STOPWORDS else read_stopwords(given))
+        return self.stop_words
+
+    def _fitted_stop_words(self) -> StopWords:
+        """The stop words the fit left out, which a model records; FilterkitError for a model that does not."""
+        if self.stop_words is None:
+            raise FilterkitError(
+                f"stage 'words': the model does not record the stop words of --stopwords {self.params['stopwords']!r} "
+                "(it was saved before models held them), and no file a model names is read: refit the chain"
             )
-            self.stop_vocabulary = WordVocabulary(sorted(self.stopwords))
-        return self.stopwords
+        return self.stop_words
 
     def new_statistics(self) -> WordStatistics:
-        return WordStatistics(self.n_classes, WordVocabulary())
+        return WordStatistics(self.n_classes, WordVocabulary(), self._given_stop_words())
 
     def accumulate(self, statistics: WordStatistics, chunk: Chunk) -> WordStatistics:
         labels, _ = row_labels(chunk, self.label_column)  # a missing class counts as the first, as in Weka
-        statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, self._stopwords()))
+        statistics.add(labels, *self.counted(chunk, statistics.vocabulary, True, statistics.stop_words))
         return self._bounded(statistics)
 
     @property
@@ -630,7 +652,7 @@ class WordVector(Stage):
         """:meth:`accumulate`, and the chunk as its kept attributes followed by its rows' (token number, occurrences)
         in the fit's numbering: the documents are cut once, and :meth:`transform_kept` renumbers them."""
         labels, _ = row_labels(chunk, self.label_column)
-        indptr, ids, counts = self.counted(chunk, statistics.vocabulary, True, self._stopwords())
+        indptr, ids, counts = self.counted(chunk, statistics.vocabulary, True, statistics.stop_words)
         statistics.add(labels, indptr, ids, counts)
         values, columns, row_starts = _kept_then_words(chunk.values[:, self.kept], indptr, ids, counts)
         shape = (chunk.n_rows, len(self.kept) + len(statistics.vocabulary))
@@ -674,6 +696,7 @@ class WordVector(Stage):
         )
 
     def finalize(self, statistics: WordStatistics) -> None:
+        self.stop_words = statistics.stop_words
         if self.n_columns:
             return self._name_columns(statistics)
         vocabulary = statistics.vocabulary
@@ -771,7 +794,7 @@ class WordVector(Stage):
             raise ValueError("a pair names a word or a class that is not there")
         if np.any(occurrences < documents) or np.any(documents < 1) or np.any(occurrences >= 2**53):
             raise ValueError("a pair's counts are not whole numbers of documents and occurrences below 2**53")
-        statistics = WordStatistics(self.n_classes, WordVocabulary(words))
+        statistics = WordStatistics(self.n_classes, WordVocabulary(words), self._fitted_stop_words())
         statistics.tally.add(
             ids * self.n_classes + classes, np.ascontiguousarray(occurrences), np.ascontiguousarray(documents)
         )
@@ -868,9 +891,8 @@ class WordVector(Stage):
         """``chunk``'s kept attributes, then its words' counts (presence without ``--counts``), each made
         ln(1 + x) by ``--log-tf`` and times its idf by ``--idf`` when ``weighted``."""
         # stop words hash into columns as every token does: a transform by columns leaves them out itself
-        indptr, ids, counts = self.counted(
-            chunk, self.vocabulary, False, self._stopwords() if self.n_columns else frozenset()
-        )
+        stop_words = self._fitted_stop_words() if self.n_columns else NO_STOP_WORDS
+        indptr, ids, counts = self.counted(chunk, self.vocabulary, False, stop_words)
         data = self._weighted(counts.astype(np.float64), ids, weighted)
         shape = (chunk.n_rows, len(self.kept) + (self.n_columns or len(self.words)))
         kept = chunk.values[:, self.kept]  # a CSR matrix (and scipy imported) only for sparse input rows
@@ -902,16 +924,10 @@ class WordVector(Stage):
             "document_counts": self.document_counts.tolist(),
             "n_documents": self.n_documents,
             OPTIONS_KEY: fitted_options(self),
-            # --hash: the stop words too, which its transform leaves out (a --stopwords file may be gone by then)
-            **(
-                {
-                    "columns": self.columns.tolist(),
-                    "collisions": self.collisions,
-                    "stopwords": sorted(self._stopwords()),
-                }
-                if self.n_columns
-                else {}
-            ),
+            # the stop words the fit left out, which a --hash transform and an update leave out too: no command
+            # opens the --stopwords file a model names (it may be edited, gone, a FIFO by then)
+            **({} if self.stop_words is None else {"stopwords": sorted(self.stop_words.words)}),
+            **({"columns": self.columns.tolist(), "collisions": self.collisions} if self.n_columns else {}),
         }
 
     def load_state(self, state: dict) -> None:
@@ -933,13 +949,25 @@ class WordVector(Stage):
                 raise invalid_state(self, f"{uppercase!r} is not lowercase, yet the words were lowercased")
         if np.any(self.document_counts > n_documents):
             raise invalid_state(self, "a word is held by more documents than 'n_documents'")
+        self._load_stop_words(state.get("stopwords"))
         if self.n_columns:
-            self._load_columns(state.get("columns"), state.get("collisions"), state.get("stopwords"), len(words))
+            self._load_columns(state.get("columns"), state.get("collisions"), len(words))
         self.words, self.n_documents = words, n_documents
         self._layout()
 
-    def _load_columns(self, columns, collisions, stopwords, n_words: int) -> None:
-        """``--hash``'s saved columns (ascending, one per word), collisions and stop words, checked."""
+    def _load_stop_words(self, stopwords) -> None:
+        """The saved stop words, checked; a model saved before they were recorded (never with ``--hash``) has
+        those ``--stopwords`` gives without a file, or none known."""
+        if stopwords is None and not self.n_columns:
+            given = self.params["stopwords"]
+            self.stop_words = None if given not in (None, BUILT_IN_STOPWORDS) else self._given_stop_words()
+            return
+        if not isinstance(stopwords, list) or not all(isinstance(word, str) for word in stopwords):
+            raise invalid_state(self, "'stopwords' is not a list of strings")
+        self.stop_words = StopWords(frozenset(stopwords))
+
+    def _load_columns(self, columns, collisions, n_words: int) -> None:
+        """``--hash``'s saved columns (ascending, one per word) and collisions, checked."""
         if (
             not isinstance(columns, list)
             or len(columns) != n_words
@@ -949,10 +977,7 @@ class WordVector(Stage):
             raise invalid_state(self, f"'columns' is not one ascending column below {self.n_columns} per word")
         if isinstance(collisions, bool) or not isinstance(collisions, int) or collisions < 0:
             raise invalid_state(self, "'collisions' is not a whole number")
-        if not isinstance(stopwords, list) or not all(isinstance(word, str) for word in stopwords):
-            raise invalid_state(self, "'stopwords' is not a list of strings")
         self.columns, self.collisions = np.array(columns, dtype=np.int64), collisions
-        self.stopwords, self.stop_vocabulary = frozenset(stopwords), WordVocabulary(sorted(stopwords))
 
 
 def _kept_then_words(kept, indptr: np.ndarray, ids: np.ndarray, data: np.ndarray):

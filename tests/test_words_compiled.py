@@ -94,12 +94,12 @@ def chunk_of(titles: list, texts: list) -> Chunk:
 @pytest.mark.parametrize("options", OPTION_SETS, ids=OPTION_IDS)
 def test_the_compiled_count_is_the_python_count(options):
     stage = stage_for(**options)
-    stopwords = stage._stopwords()
+    stopwords = stage._given_stop_words()
     texts = documents(300, seed=len(options))
     chunk = chunk_of(list(reversed(texts)), texts)
     compiled, words = _words.Vocabulary(), []
     counted = stage.counted(chunk, compiled, True, stopwords)
-    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords.words)
     assert compiled.words == words and len(words) > 10
     kept = words[::3]  # the transform's lookup: the other tokens left out, none added
     found = stage.counted(chunk, _words.Vocabulary(kept), False)
@@ -116,12 +116,12 @@ def test_a_vocabulary_past_the_caches_counts_as_python_counts(options):
     """Tokens looked up in batches number and count as one at a time: a fit adding to a large vocabulary, then a
     transform reading it."""
     stage = stage_for(**options)
-    stopwords = stage._stopwords()
+    stopwords = stage._given_stop_words()
     texts = documents(300, seed=7) + [" ".join(MANY_WORDS[k] for k in range(0, 70_000, 997)) + " W5 new"]
     chunk = chunk_of(list(reversed(texts)), texts)
     compiled, words = _words.Vocabulary(MANY_WORDS), list(MANY_WORDS)
     counted = stage.counted(chunk, compiled, True, stopwords)
-    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords.words)
     assert compiled.words == words and len(words) > len(MANY_WORDS) + 10
     kept = words[:-7]  # the transform's lookup: the last words left out, none added
     found = stage.counted(chunk, _words.Vocabulary(kept), False)
@@ -158,7 +158,7 @@ def test_the_readers_bytes_are_counted_as_their_strings(options):
     # 150 rows: two halves on two threads; a third of them not ASCII (decoded for the Python tokenizer)
     titles, texts = ([text or "" for text in documents(150, seed)] for seed in (7, 8))
     stage = stage_for(**options)
-    stopwords = stage._stopwords()
+    stopwords = stage._given_stop_words()
     as_strings = chunk_of(titles, texts)
     as_bytes = Chunk(as_strings.values, {0: raw_of(titles), 1: raw_of(texts)})
     vocabulary = _words.Vocabulary()
@@ -246,11 +246,11 @@ def test_an_empty_ngram_as_the_first_token_is_counted_as_python_counts_it(option
     # a word of a control character trims to an empty n-gram: its bytes, in no buffer yet, were NULL,
     # and copying them (memcpy from NULL) is undefined behaviour, caught under UBSan
     stage = stage_for(**options)
-    stopwords = stage._stopwords()
+    stopwords = stage._given_stop_words()
     chunk = chunk_of([None, None], ["\x01", "\x02 \x01 x"])
     compiled, words = _words.Vocabulary(), []
     counted = stage.counted(chunk, compiled, True, stopwords)
-    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords.words)
     assert compiled.words == words and "" in words
 
 
@@ -302,7 +302,7 @@ def test_a_long_documents_ngrams_are_made_in_a_scratch_of_one_batch_not_of_the_d
     chunk = chunk_of([None], [document])
     tracemalloc.start()
     try:
-        stage.counted(chunk, _words.Vocabulary(), True, stage._stopwords())
+        stage.counted(chunk, _words.Vocabulary(), True, stage._given_stop_words())
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
