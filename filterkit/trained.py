@@ -455,6 +455,13 @@ class TrainedModel:
         others = [label for label in class_labels if label != positive]
         return positive, others[0] if len(others) == 1 else f"not {positive}"
 
+    @property
+    def classes_(self) -> tuple[str, ...]:
+        """The labels of :meth:`predict_proba`'s columns, as scikit-learn's classifiers name them: each class
+        (each label) of a multi-class (multi-label) model; a two-class model's negative, then its positive, so
+        ``[:, 1]`` is the positive class's probability, which rises with :meth:`decision_function`."""
+        return self.labels if self.multiclass or self.label_sets else self.labels[::-1]
+
     def save(self, path) -> None:
         """Write the model to ``path`` (one JSON file, arrays included), all or nothing."""
         save_model(path, self.chain, self.registry, self.reading, self.section)
@@ -533,11 +540,14 @@ class TrainedModel:
         return self.decisions(self.transform(documents))
 
     def predict_proba(self, documents) -> np.ndarray:
-        """Each document's Platt probability of the positive class (of each class, multi-class)."""
+        """Each document's Platt probability of each class of :attr:`classes_` (a two-class model's: 1 - p of
+        the negative, p of the positive), documents × classes as scikit-learn's ``predict_proba``."""
         probabilities = self.probabilities(self.transform(documents))
         if probabilities is None:
             raise FilterkitError("the model's classifier gives no probabilities (it was trained without a sigmoid)")
-        return probabilities
+        if self.multiclass or self.label_sets:
+            return probabilities
+        return np.column_stack([1 - probabilities, probabilities])
 
     def predict(self, documents) -> list[str]:
         """Each document's predicted label (:attr:`labels`)."""

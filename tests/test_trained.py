@@ -195,7 +195,7 @@ def test_the_python_api_answers_as_the_commands_do_and_from_many_threads(run_fil
     model = filterkit.load_model(model_path)
     assert model.predict(documents) == [row["label"] for row in rows]
     assert model.decision_function(documents).tolist() == [float(row["decision"]) for row in rows]
-    assert model.predict_proba(documents).tolist() == [float(row["probability"]) for row in rows]
+    assert model.predict_proba(documents)[:, 1].tolist() == [float(row["probability"]) for row in rows]
     assert model.transform(documents).shape == (len(documents), len(model.feature_names))
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         one_by_one = list(pool.map(lambda document: model.decision_function([document])[0], documents * 4))
@@ -463,7 +463,7 @@ def test_the_python_api_reads_numpy_text_pandas_rows_and_no_rows(run_filterkit, 
     assert model.decision_function(pandas.DataFrame({"Text": documents})).tolist() == expected
     with_labels = pandas.DataFrame({"Text": documents, "class-att": ["1", None, float("nan")]})
     assert model.decision_function(with_labels).tolist() == expected
-    assert model.decision_function([]).shape == (0,) and model.predict_proba([]).shape == (0,)
+    assert model.decision_function([]).shape == (0,) and model.predict_proba([]).shape == (0, 2)
     assert model.predict([]) == [] and model.explain([]) == []
 
 
