@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import click
 from click.core import ParameterSource
@@ -33,6 +33,7 @@ from filterkit.evaluation_labels import THRESHOLDS, LabelEvaluation
 from filterkit.formats import FORMAT_OPTIONS, FormatOptions
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
+from filterkit.stage import Option
 
 EVALUATE_HELP = """Cross-validate a chain (or several) with a classifier on IN.arff.
 
@@ -148,21 +149,32 @@ def swept_chains(registry, sweep: Sweep, chains: list[ChainSpec]) -> list[ChainS
 class EvaluateCommand(ReportCommand):
     """``evaluate``, whose options include every registered classifier's, as ``--NAME-OPTION``."""
 
+    #: Whether the classifiers' options are shown with the defaults a model is fitted with
+    #: (``Classifier.trained_defaults``: ``train``), not their declared ones.
+    trains = False
+
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        """The declared options, then the classifiers' (before ``--help``), made once per registry (click
-        compares them by identity)."""
+        """The declared options, then the classifiers' (before ``--help``), made once per registry and command
+        (click compares them by identity)."""
         params = super().get_params(ctx)
         declared = len(self.params)
         registry = registry_of(ctx)
-        made = ctx.meta.get(_CLASSIFIER_OPTIONS)
+        key = f"{_CLASSIFIER_OPTIONS}.{self.trains}"
+        made = ctx.meta.get(key)
         if made is None or made[0] is not registry:
             options = [
-                click_option(option, owner=registered.name)
+                click_option(self._shown(registered.value, option), owner=registered.name)
                 for registered in registry.classifiers.values()
                 for option in registered.value.options
             ]
-            made = ctx.meta[_CLASSIFIER_OPTIONS] = (registry, options)
+            made = ctx.meta[key] = (registry, options)
         return [*params[:declared], *made[1], *params[declared:]]
+
+    def _shown(self, classifier, option: Option) -> Option:
+        """``option`` of ``classifier`` with the default this command fits it with."""
+        if not self.trains or option.name not in classifier.trained_defaults:
+            return option
+        return replace(option, default=classifier.trained_defaults[option.name])
 
 
 _CLASSIFIER_OPTIONS = "filterkit.evaluate.classifier_options"

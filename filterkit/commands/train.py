@@ -79,7 +79,13 @@ def _train_help() -> str:
     )
 
 
-@click.command(cls=EvaluateCommand, help=_train_help(), context_settings={"allow_interspersed_args": False})
+class TrainCommand(EvaluateCommand):
+    """``train``: evaluate's classifier options, shown with the defaults a model is fitted with."""
+
+    trains = True
+
+
+@click.command(cls=TrainCommand, help=_train_help(), context_settings={"allow_interspersed_args": False})
 @click.argument("input_path", metavar="TRAIN")
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="[STAGES...|CHAINS...]")
 @click.option("-o", "--output", "model_path", required=True, type=click.Path(dir_okay=False), help="The model file.")

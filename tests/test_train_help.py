@@ -1,0 +1,33 @@
+"""``train --help`` shows the classifier options' defaults a model is fitted with (issue 72 item 11b): the SVM's C
+by the inner F1 (``LinearSVM.trained_defaults``, docs/documents.md), where ``evaluate``'s default is the AUC."""
+
+from __future__ import annotations
+
+import re
+
+
+def shown_default(help_text: bytes, flag: str) -> str:
+    """The ``(default: …)`` click's help gives ``flag``, its lines joined."""
+    text = " ".join(help_text.decode().split())
+    found = re.search(re.escape(flag) + r" \[[^]]*\] .*?\(default: ([^)]*)\)", text)
+    assert found is not None, text
+    return found.group(1)
+
+
+def test_train_s_help_gives_the_c_search_a_model_is_fitted_with(run_filterkit):
+    assert shown_default(run_filterkit("train", "--help").stdout, "--svm-c-by") == "f1"
+    assert shown_default(run_filterkit("help", "train").stdout, "--svm-c-by") == "f1"
+    assert shown_default(run_filterkit("evaluate", "--help").stdout, "--svm-c-by") == "auc"
+    assert shown_default(run_filterkit("train", "--help").stdout, "--svm-decision") == "platt-cv"
+
+
+def test_train_picks_c_as_its_help_says(run_filterkit, tmp_path):
+    import json
+
+    from chain_helpers import REAL
+
+    model = tmp_path / "model.json"
+    result = run_filterkit("train", "-q", "-o", model, "--positive", "Iris-setosa", REAL / "iris.arff", "l2")
+    assert result.status == 0, result.stderr
+    classifier = json.loads(model.read_text())["classifier"]
+    assert classifier["params"]["c_by"] == "f1" and "inner_f1" in classifier["fitted"]
