@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from filterkit.contract import DECLARED_BOOL, Declared
 from filterkit.stage import Configurable
 
 
@@ -75,3 +76,14 @@ class Classifier(Configurable):
     def probabilities(self, features) -> np.ndarray | None:
         """Each row's calibrated probability per column (as :meth:`linear`'s), or None when it has none."""
         return None
+
+
+#: What ``evaluate``, ``train`` and ``predict`` read of a registered classifier class besides its methods, and
+#: what each must be: a classifier whose attribute raises or is another thing is a problem of its plugin.
+CLASSIFIER_DECLARATIONS = {
+    "multiclass": DECLARED_BOOL,
+    "trained_defaults": Declared(
+        lambda value: isinstance(value, dict) and all(isinstance(key, str) for key in value),
+        "a dict of option names to values",
+    ),
+}

@@ -12,8 +12,10 @@ stage declares ``changes_class``).  The schema rules are checked once per pass
 
 from __future__ import annotations
 
+import reprlib
 import signal
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -44,6 +46,49 @@ def plugin_fault(error: BaseException) -> bool:
     return isinstance(error, (Exception, SystemExit, GeneratorExit))
 
 
+@dataclass(frozen=True)
+class Declared:
+    """What an attribute a plugin declares (a stage's ``learns``, a metric's ``joint``…) must be: a value
+    ``fits`` accepts, said as ``expected`` in the error."""
+
+    fits: Callable[[Any], bool]
+    expected: str
+
+
+def declared_type(*types: type, expected: str) -> Declared:
+    """The declaration of an attribute that is an instance of one of ``types`` (a bool is no int here)."""
+    return Declared(lambda value: isinstance(value, types) and (bool in types or not isinstance(value, bool)), expected)
+
+
+DECLARED_BOOL = declared_type(bool, expected="True or False")
+
+
+def declaration_problem(thing: Any, declarations: dict[str, Declared]) -> str | None:
+    """Why ``thing``, made or registered by a plugin, does not declare its attributes as ``declarations``
+    says (reading one raised, or it is of another type), or None; a FilterkitError it raises is raised."""
+    for attribute, declared in declarations.items():
+        try:
+            value = getattr(thing, attribute)
+        except FilterkitError:
+            raise
+        except BaseException as error:
+            if not plugin_fault(error):
+                raise
+            return f"reading its {attribute} raised {type(error).__name__}: {error}"
+        if not declared.fits(value):
+            return f"its {attribute} is {reprlib.repr(value)} ({type(value).__name__}), expected {declared.expected}"
+    return None
+
+
+def declared(stage, attribute: str, declaration: Declared = DECLARED_BOOL) -> Any:
+    """``stage``'s ``attribute``, which the chain reads (``learns``, ``accepts``…); a FilterkitError naming the
+    stage and its plugin when reading it raises or it is not as ``declaration`` says (by default a bool)."""
+    problem = declaration_problem(stage, {attribute: declaration})
+    if problem is not None:
+        raise FilterkitError(f"{stage_origin(stage)}: {problem}")
+    return getattr(stage, attribute)
+
+
 def called(origin: str, step: str, function, *args):
     """``function(*args)``, a crash of the plugin (:func:`plugin_fault`) becoming a FilterkitError naming ``origin``."""
     try:
@@ -66,13 +111,16 @@ class OutputContract:
 
     def __init__(self, stage, schema: Schema, class_in: int | None, class_out: int | None):
         self.stage = stage
+        #: The stage's ``changes_class`` and ``filters_rows``, read once (:func:`declared`).
+        self.changes_class = declared(stage, "changes_class")
+        self.filters_rows = declared(stage, "filters_rows")
         self.schema = schema
         self.n_columns = len(schema)
         self.text_columns = frozenset(schema.text_columns())
         self.class_in = class_in
         self.class_out = class_out
         nominal = schema.positions_of(NOMINAL)  # by the schema's kinds: a listing of 150,000 attributes took 15 ms
-        self.nominal_columns = nominal if stage.changes_class or class_out is None else nominal[nominal != class_out]
+        self.nominal_columns = nominal if self.changes_class or class_out is None else nominal[nominal != class_out]
         self._limit_by_column = np.full(self.n_columns, np.inf)  # a nominal column's labels, inf for the others
         self._limit_by_column[self.nominal_columns] = [
             len(schema.attributes[i].labels) for i in self.nominal_columns.tolist()
@@ -90,7 +138,7 @@ class OutputContract:
             class_attribute = stage.input_schema.attributes[class_in]
             named = (i for i, attribute in enumerate(schema.attributes) if attribute.name == class_attribute.name)
             class_out = next(named, None)
-            if not stage.changes_class:
+            if not declared(stage, "changes_class"):
                 if class_out is None:
                     raise broken(
                         stage, step, f"its output schema dropped the class attribute {describe(class_attribute)}"
@@ -107,7 +155,7 @@ class OutputContract:
     def class_before(self, given: Chunk, known: np.ndarray | None = None) -> np.ndarray | None:
         """The class column of ``given`` before the stage runs (a copy, so that a change in place is caught
         too), or ``known``, as the previous check read it; None when the stage may change it or there is none."""
-        if self.class_in is None or self.class_out is None or self.stage.changes_class:
+        if self.class_in is None or self.class_out is None or self.changes_class:
             return None
         return input_class_column(self.stage, given) if known is None else known
 
@@ -124,7 +172,7 @@ class OutputContract:
             raise self._broken(step, f"transform returned {_kind_of(result)}, expected a filterkit Chunk")
         values = self._values(result, step)
         rows, columns = values.shape
-        if rows != given.n_rows and not self.stage.filters_rows:
+        if rows != given.n_rows and not self.filters_rows:
             raise self._broken(
                 step,
                 f"it was given {given.n_rows} rows and returned {rows} "
@@ -136,7 +184,7 @@ class OutputContract:
             raise self._broken(step, f"it returned weights of shape {np.shape(result.weights)} for {rows} rows")
         self._check_text(result, rows, step)
         self._check_labels(result.csr() if result.is_sparse else values, step)
-        if self.class_in is None or self.class_out is None or rows != given.n_rows or self.stage.changes_class:
+        if self.class_in is None or self.class_out is None or rows != given.n_rows or self.changes_class:
             return result, None
         class_after = None
         if class_before is not None:
@@ -235,7 +283,7 @@ _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 def input_class_column(stage, chunk: Chunk) -> np.ndarray | None:
     """The class column of ``chunk``, a stage's input, as :meth:`OutputContract.class_before` reads it (a copy),
     before the stage is fitted; None when the stage may change it or there is none."""
-    if stage.changes_class or stage.context.class_index is None:
+    if declared(stage, "changes_class") or stage.context.class_index is None:
         return None
     return np.array(column_of(_rows_of(chunk), stage.context.class_index), dtype=np.float64, copy=True)
 

@@ -14,7 +14,7 @@ from typing import Callable, cast
 
 import numpy as np
 
-from filterkit.contract import plugin_fault
+from filterkit.contract import DECLARED_BOOL, Declared, declared_type, plugin_fault
 from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute, check_positive
@@ -48,6 +48,23 @@ class Metric:
     uses_vocabulary: bool = False
     #: Set by the plugin registry (the plugin, distribution and version it came from), for errors.
     provenance: Provenance | None = field(default=None, compare=False)
+
+
+#: What the chain and the scorers read of a registered metric, and what each must be: a metric whose attribute
+#: raises or is another thing is a problem of its plugin (:mod:`filterkit.plugins`).
+METRIC_DECLARATIONS = {
+    "function": Declared(callable, "a function"),
+    "summary": declared_type(str, expected="a string"),
+    "invert_negative": DECLARED_BOOL,
+    "uses_counts": DECLARED_BOOL,
+    "joint": Declared(lambda value: value is None or callable(value), "a function or None"),
+    "class_free": DECLARED_BOOL,
+    "options": Declared(
+        lambda value: isinstance(value, tuple) and all(isinstance(option, Option) for option in value),
+        "a tuple of filterkit.stage.Option",
+    ),
+    "uses_vocabulary": DECLARED_BOOL,
+}
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from filterkit.errors import FilterkitError
 from filterkit.formats import FORMAT_OPTIONS, FORMATS
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
-from filterkit.runner import Chain
+from filterkit.runner import Chain, guarded
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 from filterkit.version import __version__
 
@@ -98,7 +98,7 @@ def save_model(
     stages = []
     for stage in chain.stages:
         registered = registry.stages[stage.name]
-        state = saved_state(stage.state(), f"stage '{stage.name}'")
+        state = saved_state(guarded(stage, "saving the model", stage.state), f"stage '{stage.name}'")
         stages.append(
             {
                 "name": stage.name,

@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 
 from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader, KnownHeader
+from filterkit.contract import called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.formats import CSV, JSON_LINES, Layout, scanned_format
 from filterkit.outputs import OutputFile, checked_output
@@ -50,7 +51,7 @@ def check_runnable(stages, input_path: str) -> None:
             "(a FIFO or device can be read once only: use --engine local)"
         )
     for stage in stages:
-        if stage.needs_row_positions():
+        if called(stage_origin(stage), "planning the partitions", stage.needs_row_positions):
             raise FilterkitError(
                 f"stage '{stage.name}' cannot run with --engine dask with these options: its result depends on "
                 "each row's position in the whole input, which a partition does not know (use --engine local)"

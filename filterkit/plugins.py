@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 import pluggy
 
 from filterkit import hookspecs, installed
-from filterkit.contract import plugin_fault
+from filterkit.contract import Declared, declaration_problem, plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
@@ -574,19 +574,24 @@ def _check(thing, kind: str) -> str | None:
     if kind == "stage":
         return check_stage_class(thing)
     if kind == "classifier":
-        from filterkit.classifier import Classifier  # imported by the first classifier plugin loaded
+        from filterkit.classifier import CLASSIFIER_DECLARATIONS, Classifier  # imported by the first classifier plugin
 
-        return _check_configurable(thing, Classifier, kind)
+        return _check_configurable(thing, Classifier, kind) or _declared(thing, kind, CLASSIFIER_DECLARATIONS)
     expected: Any = Stemmer
+    declarations: dict[str, Declared] = {"function": Declared(callable, "a function")}
     if kind == "metric":
-        from filterkit.metrics import Metric  # imported by the first metric plugin loaded
+        from filterkit.metrics import METRIC_DECLARATIONS, Metric  # imported by the first metric plugin loaded
 
-        expected = Metric
+        expected, declarations = Metric, METRIC_DECLARATIONS
     if not isinstance(thing, expected):
         return f"it registered {_described(thing)} where a {expected.__module__}.{expected.__qualname__} is expected"
-    if not callable(thing.function):
-        return f"{kind} '{thing.name}': its function is not callable"
-    return _check_name(thing, kind)
+    return _check_name(thing, kind) or _declared(thing, kind, declarations)
+
+
+def _declared(thing, kind: str, declarations: dict[str, Declared]) -> str | None:
+    """Why the registered ``thing`` does not declare its attributes as ``declarations`` says, or None."""
+    problem = declaration_problem(thing, declarations)
+    return None if problem is None else f"{kind} '{thing.name}': {problem}"
 
 
 def _described(thing) -> str:

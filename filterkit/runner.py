@@ -13,13 +13,20 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from filterkit.contract import OutputContract, broken, called, input_class_column, stage_origin
+from filterkit.contract import OutputContract, broken, called, declared, input_class_column, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.labels import NamedLabels, label_names, label_positions
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, active
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, rows_of_entries
-from filterkit.stage import Context, Stage, refuse_negative_values, refuse_unaccepted_input
+from filterkit.stage import (
+    DECLARED_ACCEPTS,
+    DECLARED_WIDENING_HINT,
+    Context,
+    Stage,
+    refuse_negative_values,
+    refuse_unaccepted_input,
+)
 
 if TYPE_CHECKING:
     from filterkit.sources import KeptChunks
@@ -135,7 +142,7 @@ class Chain:
 
     def planned_passes(self) -> int:
         """The passes over the input fitting may take: one per stage that learns."""
-        return sum(1 for stage in self.stages if stage.learns)
+        return sum(1 for stage in self.stages if declared(stage, "learns"))
 
     def fit(
         self,
@@ -160,7 +167,7 @@ class Chain:
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
-            own_form = stage.keeps_fit_pass
+            own_form = declared(stage, "keeps_fit_pass")
             kept_before = keep if keep is not None and keep.stage_position is not None else None
             # a source whose passes read its chunks parsed already gains nothing by a copy of them
             parsed_already = kept_before is None and position == 0 and getattr(source, "rereads_chunks", False)
@@ -231,7 +238,7 @@ class Chain:
                 if "(-c)" not in error.message:  # not the class's fault
                     raise
                 raise FilterkitError(error.message + hint, error.path, error.line) from None
-            if stage.learns:
+            if declared(stage, "learns"):
                 statistics = self._derived_statistics(position, stage, progress)
                 if statistics is None:
                     statistics = statistics_of(position, stage)
@@ -258,7 +265,7 @@ class Chain:
 
     def _derived_statistics(self, position: int, stage: Stage, progress: Progress):
         """``stage``'s statistics derived by the stage before it (:meth:`Stage.statistics_for`), or None."""
-        if position == 0 or not self.stages[position - 1].learns:
+        if position == 0 or not declared(self.stages[position - 1], "learns"):
             return None
         previous = self.stages[position - 1]
         with progress.working(f"fitting {stage.name}: deriving its statistics from those of stage '{previous.name}'"):
@@ -365,7 +372,8 @@ def transform_plan(stages: list[Stage]) -> TransformPlan:
         for stage, contract in zip(stages, contracts)
     ]
     # a stage that accepts no negative value is given a chunk it can check: it starts a step
-    steps = _steps(maps, [stage.changes_class for stage in stages], [stage.accepts.non_negative for stage in stages])
+    non_negative = [declared(stage, "accepts", DECLARED_ACCEPTS).non_negative for stage in stages]
+    steps = _steps(maps, [contract.changes_class for contract in contracts], non_negative)
     return TransformPlan(contracts, maps, steps)
 
 
@@ -388,9 +396,10 @@ def class_hint(schema: Schema, class_index: int | None) -> str:
 def widening(position: int, stage: Stage, before: Schema, after: Schema) -> str | None:
     """The warning that stage ``position`` writes many times more attributes than it reads, or None."""
     width, wider = len(before.attributes), len(after.attributes)
-    if stage.widening_hint is None or wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
+    widening_hint = declared(stage, "widening_hint", DECLARED_WIDENING_HINT)
+    if widening_hint is None or wider < WIDENING_FACTOR * width or wider - width < WIDENING_ATTRIBUTES:
         return None
-    hint = f": {stage.widening_hint}" if stage.widening_hint else ""
+    hint = f": {widening_hint}" if widening_hint else ""
     factor = wider / max(width, 1)
     return f"stage {position + 1} '{stage.name}' writes {wider:,} attributes from {width:,} ({factor:.1f}×){hint}"
 
@@ -438,7 +447,7 @@ def _mapped_together(
             )
         if class_entries is None:
             continue
-        if stage.changes_class:
+        if declared(stage, "changes_class"):
             class_values = data[class_entries].copy()  # what the later maps must leave as it is
         elif not np.array_equal(data[class_entries], class_values, equal_nan=True):
             raise broken(

@@ -22,6 +22,7 @@ from typing import Callable, ContextManager, Protocol, Sequence
 from filterkit.arff.tokens import one_line
 from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
+from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of, row_writer
 from filterkit.labels import meka_layout, taken_columns
@@ -97,7 +98,7 @@ class LocalEngine:
         """The input as a source (:func:`open_source`); svmlight and CSV of a fitted chain with its training header."""
         fitted = chain.output_schema is not None
         known = chain.input_schema if fitted and format_of(input_path, self.input_format) != ARFF else None
-        needs_passes = not fitted and any(stage.learns for stage in chain.stages)
+        needs_passes = not fitted and any(declared(stage, "learns") for stage in chain.stages)
         return open_source(input_path, self.chunk_rows, needs_passes, self.input_format, self.options, known)
 
     def check_target(self, source, target: OutputTarget) -> None:

@@ -14,6 +14,7 @@ from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
 from filterkit.commands.options import number_format
+from filterkit.contract import declared
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.labels import mulan_labels
 from filterkit.plugins import Registry
@@ -51,7 +52,9 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     save = (lambda source: save_model(model_path, chain, loader.registry(), source)) if model_path else None
     progress = Progress(progress_mode(options.quiet, options.progress))
     # a stage that learns after one that learns may get its statistics from that one's pass
-    may_skip = any(first.learns and second.learns for first, second in zip(stages, stages[1:]))
+    may_skip = any(
+        declared(first, "learns") and declared(second, "learns") for first, second in zip(stages, stages[1:])
+    )
     progress.expect(chain.planned_passes() + 1, certain=not may_skip)
 
     def on_fitted(chain: Chain) -> None:
