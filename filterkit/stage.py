@@ -328,7 +328,9 @@ class Stage(Configurable):
         (this stage fitted on those rows alone, from ``before_statistics``) was fitted on the values it wrote
         then, attribute by attribute (by name).  None when it may not (the default: what a stage learns
         changes its values); else the names of the output attributes ``before`` did not write that may hold
-        a value other than 0 in those rows (a word they hold that was not kept then)."""
+        a value other than 0 in those rows (a word they hold that was not kept then).  A FilterkitError says
+        why it may not, its message what the stage does, as in "stage 1 MESSAGE" (``words``: "names the
+        word 'label' 'label_2' now, where it named it 'label_1'")."""
         return None
 
     def value_map(self) -> Any:

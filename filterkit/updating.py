@@ -288,7 +288,8 @@ class _OldRows:
     by_name: bool = False
     #: The attributes written now whose values in the old rows are not known to be 0, by the stage writing each.
     unknown: dict[str, int] = field(default_factory=dict)
-    #: The stage that writes other values for the old rows now, and why: (position, reason).
+    #: The stage that writes other values for the old rows now, and what it does: (position, the words after
+    #: "stage N" in the refusal).
     changed: tuple[int, str] | None = None
 
 
@@ -330,8 +331,8 @@ def updated_chain(
             culprit, why = rows.changed
             raise FilterkitError(
                 f"stage {position + 1} '{stage.name}' cannot be updated exactly: it learned from what stage "
-                f"{culprit + 1} '{old.stages[culprit].name}' wrote for the old rows, and {why}; the old rows are "
-                "not in the model: refit the chain on all the rows"
+                f"{culprit + 1} '{old.stages[culprit].name}' wrote for the old rows, and stage {culprit + 1} {why}; "
+                "the old rows are not in the model: refit the chain on all the rows"
             )
         if not rows.by_name:  # loaded again: the pass adds to them, and _old_rows reads them as saved
             return loaded_statistics(before, saved)
@@ -362,16 +363,26 @@ def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows
     for earlier in range(position):
         before, now = old.stages[earlier], new.stages[earlier]
         if now.learns:
-            kept = guarded(now, "update", now.values_after_refit, before, old_statistics(earlier))
+            kept = guarded(now, "update", _values_after_refit, now, before, old_statistics(earlier))
+            if isinstance(kept, FilterkitError):
+                return _OldRows(changed=(earlier, kept.message))
             if kept is not None:
                 names = {attribute.name for attribute in now.output_schema().attributes}
                 rows.unknown = {name: k for name, k in rows.unknown.items() if name in names}
                 rows.unknown.update((name, earlier) for name in kept)
                 rows.by_name = rows.by_name or before.output_schema() != now.output_schema()
             elif rows.by_name or _json_data(before.state(), before) != _json_data(now.state(), now):
-                return _OldRows(changed=(earlier, "its refit on more rows changes what it writes"))
+                return _OldRows(changed=(earlier, "writes other values once refitted on more rows"))
         elif rows.by_name and guarded(now, "update", now.value_map) is None:
             return _OldRows(
-                changed=(earlier, "it writes each value from a whole row, whose attributes the update changes")
+                changed=(earlier, "writes each value from a whole row, whose attributes the update changes")
             )
     return rows
+
+
+def _values_after_refit(now: Stage, before: Stage, before_statistics: Any) -> list[str] | None | FilterkitError:
+    """``now.values_after_refit(before, before_statistics)``, or the FilterkitError by which it says why not."""
+    try:
+        return now.values_after_refit(before, before_statistics)
+    except FilterkitError as error:
+        return error

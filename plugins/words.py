@@ -803,13 +803,27 @@ class WordVector(Stage):
 
     def values_after_refit(self, before, before_statistics) -> list[str] | None:
         """A word's value in a document is its count there, which more documents leave as it is (not with
-        --idf); the names of the words kept now that the old documents hold but were not kept then."""
-        if self.params["idf"] or self.n_columns or self.renamed or before.renamed or before_statistics is None:
+        --idf); the names of the words kept now that the old documents hold but were not kept then.  A word
+        renamed (:func:`word_names`) as it was before changes nothing; FilterkitError saying which word where a
+        name now belongs to another word than before."""
+        if self.params["idf"] or self.n_columns or before_statistics is None:
             return None
-        kept_before = set(before.words)
+        named_now, named_before = self._names_of_words(), before._names_of_words()
+        word_named_before = {name: word for word, name in named_before.items()}
+        for word, name in named_now.items():
+            if named_before.get(word, name) != name:
+                raise FilterkitError(f"names the word {word!r} {name!r} now, where it named it {named_before[word]!r}")
+            if word_named_before.get(name, word) != word:
+                raise FilterkitError(
+                    f"names the word {word!r} {name!r} now, the name it gave the word {word_named_before[name]!r}"
+                )
         vocabulary = before_statistics.vocabulary.words
         held = {vocabulary[i] for i in np.unique(before_statistics.pairs()[1]).tolist()}
-        return [self.params["prefix"] + word for word in self.words if word not in kept_before and word in held]
+        return [name for word, name in named_now.items() if word not in named_before and word in held]
+
+    def _names_of_words(self) -> dict[str, str]:
+        """Each kept word's attribute name: ``--prefix`` and the word, unless renamed (:func:`word_names`)."""
+        return dict(zip(self.words, (attribute.name for attribute in self.word_schema.attributes[len(self.kept) :])))
 
     @collector_paused
     def _layout(self) -> None:

@@ -153,6 +153,67 @@ def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_f
     assert len(result.stderr.splitlines()) == 1
 
 
+def labelled_documents(folder: Path, first: int, rows_holding_label_1: tuple[int, ...] = ()) -> tuple[Path, ...]:
+    """The Reuters grain documents as a ``text,label`` CSV, every third one holding the word 'label' (and those
+    at ``rows_holding_label_1`` the word 'label_1'), split as :func:`split_arff` splits: A, B and AB, each
+    ``grain.csv`` in a folder of that name (a CSV's relation is its file's name)."""
+    with READS.open(newline="") as stream:
+        rows = list(csv.reader(stream))[1:]
+    documents = [
+        [text + (" label" if k % 3 == 0 else "") + (" label_1" if k in rows_holding_label_1 else ""), label]
+        for k, (text, label) in enumerate(rows)
+    ]
+    paths = []
+    for name, part in (("A", documents[:first]), ("B", documents[first:]), ("AB", documents)):
+        path = folder / name / "grain.csv"
+        path.parent.mkdir()
+        with path.open("w", newline="") as stream:
+            csv.writer(stream).writerows([["text", "label"], *part])
+        paths.append(path)
+    return tuple(paths)
+
+
+def class_named_wheat(folder: Path, first: int) -> tuple[Path, ...]:
+    """The Reuters grain documents as ARFF whose class attribute is named 'wheat', a word many of them hold."""
+    path = reuters_documents(folder)
+    path.write_text(path.read_text().replace("@attribute class-att ", "@attribute wheat "))
+    return split_arff(path, folder, first)
+
+
+@pytest.mark.parametrize(
+    "documents, renamed",
+    [(labelled_documents, b"label_1"), (class_named_wheat, b"wheat_1")],
+    ids=["label column", "class wheat"],
+)
+def test_a_word_renamed_alike_before_and_after_updates_to_the_refit(run_filterkit, tmp_path, documents, renamed):
+    """Issue 72, item 10: a word named like another attribute is renamed ('label' as 'label_1') the same way in
+    the old fit and the refit, so the update is exact, as it is with --prefix."""
+    first, more, both = documents(tmp_path, 40)
+    chain = ["words", "--words-to-keep", "1000000", "shape", "bns", "l2"]
+    fitted(run_filterkit, tmp_path / "first.json", first, chain)
+    fitted(run_filterkit, tmp_path / "both.json", both, chain)
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 0, result.stderr
+    assert (tmp_path / "updated.json").read_bytes() == (tmp_path / "both.json").read_bytes()
+    outputs = [run_filterkit("apply", tmp_path / f"{model}.json", more).stdout for model in ("updated", "both")]
+    assert b"\n@attribute " + renamed + b" numeric\n" in outputs[0]
+    assert without_comments(outputs[0]) == without_comments(outputs[1])
+
+
+def test_a_word_renamed_otherwise_after_the_update_is_refused_naming_the_rename(run_filterkit, tmp_path):
+    """The new rows hold the word 'label_1': 'label' is then renamed 'label_2', so the old rows' 'label_1' was
+    another word; the refusal says so, not that shape's refit changes anything."""
+    first, more, _ = labelled_documents(tmp_path, 40, rows_holding_label_1=(45, 50))
+    fitted(run_filterkit, tmp_path / "first.json", first, ["words", "--words-to-keep", "1000000", "shape", "bns"])
+    result = run_filterkit("update", "-q", tmp_path / "first.json", more, "-o", tmp_path / "updated.json")
+    assert result.status == 1 and not (tmp_path / "updated.json").exists()
+    assert result.stderr == (
+        "filterkit: error: stage 2 'shape' cannot be updated exactly: it learned from what stage 1 'words' wrote "
+        "for the old rows, and stage 1 names the word 'label' 'label_2' now, where it named it 'label_1'; the old "
+        "rows are not in the model: refit the chain on all the rows\n"
+    )
+
+
 @pytest.mark.parametrize(
     "chain, refused",
     [
@@ -163,7 +224,7 @@ def test_a_word_kept_only_now_that_old_documents_hold_is_refused_naming_it(run_f
         (
             ["words", "--words-to-keep", "1000000", "l2", "shape"],
             "stage 3 'shape' cannot be updated exactly: it learned from what stage 2 'l2' wrote for the old rows, "
-            "and it writes each value from a whole row, whose attributes the update changes;",
+            "and stage 2 writes each value from a whole row, whose attributes the update changes;",
         ),
         (
             ["words", "--words-to-keep", "1000000", "minmax"],
@@ -197,8 +258,8 @@ def test_a_scaler_before_a_learning_stage_is_refused(run_filterkit, tmp_path):
     assert result.status == 1
     assert result.stderr == (
         "filterkit: error: stage 2 'select' cannot be updated exactly: it learned from what stage 1 'minmax' wrote "
-        "for the old rows, and its refit on more rows changes what it writes; the old rows are not in the model: "
-        "refit the chain on all the rows\n"
+        "for the old rows, and stage 1 writes other values once refitted on more rows; the old rows are not in the "
+        "model: refit the chain on all the rows\n"
     )
 
 
