@@ -24,8 +24,8 @@ from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of, row_writer
-from filterkit.labels import meka_layout, taken_columns
+from filterkit.formats import ARFF, FORMATS, SVMLIGHT, FormatOptions, format_of, relation_of, row_writer
+from filterkit.labels import meka_label_count, meka_layout, taken_columns, with_meka_label_count
 from filterkit.outputs import OutputFile, staged_output
 from filterkit.progress import Progress
 from filterkit.runner import Chain
@@ -171,7 +171,7 @@ def run(
             chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
             chain = copy.copy(chain)  # the output is the input's rows: their relation name, not the training file's
             assert chain.output_schema is not None
-            chain.output_schema = dataclasses.replace(chain.output_schema, relation=source.schema.relation)
+            chain.output_schema = dataclasses.replace(chain.output_schema, relation=new_rows_relation(source, chain))
         else:
             engine.fit(chain, source)
             for warning in chain.warnings:  # before the writing it warns of
@@ -182,6 +182,20 @@ def run(
         comments = provenance_comments(earlier, command, chain, form.sparse, form.numbers.options)
         save = None if save_model is None else functools.partial(save_model, source)
         engine.write(chain, source, target, form, comments, save)
+
+
+def new_rows_relation(source, chain: Chain) -> str:
+    """The relation name of the rows a fitted chain is applied to: an ARFF header's own; for a file read with
+    the training header (CSV, JSON Lines, svmlight, Parquet, a folder), the name its format gives that file
+    (Weka's loaders', as a chain run on it names it), with the training relation's MEKA label count."""
+    if not isinstance(source, ScannedSource):
+        return source.schema.relation
+    assert chain.input_schema is not None  # fitted
+    reads_folder = FORMATS[source.format_name].reads_folder
+    keep_extension = reads_folder or source.format_name == SVMLIGHT  # as LibSVMLoader and folders name them
+    relation = relation_of(os.path.abspath(source.name) if reads_folder else source.name, keep_extension)
+    labels = meka_label_count(chain.input_schema.relation)
+    return relation if labels is None else with_meka_label_count(relation, labels)
 
 
 def provenance_comments(
