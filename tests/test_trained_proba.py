@@ -66,3 +66,18 @@ def test_a_multi_class_model_s_probabilities_are_a_column_per_class(run_filterki
     probabilities = model.predict_proba(rows)
     assert probabilities.shape == (1, 3)
     assert model.classes_[int(np.argmax(probabilities[0]))] == model.predict(rows)[0] == "Iris-setosa"
+
+
+def test_the_readme_s_model_decides_by_the_probability_not_the_margin_s_sign(run_filterkit, tmp_path):
+    train_path, test_path, model = tmp_path / "train.arff", tmp_path / "test.arff", tmp_path / "ethics.model.json"
+    assert run_filterkit("-o", train_path, OH0, "fold", "--fold", "1", "--of", "5", "--invert").status == 0
+    assert run_filterkit("-o", test_path, OH0, "fold", "--fold", "1", "--of", "5").status == 0
+    assert run_filterkit("train", "-q", "--positive", "Ethics", "-o", model, train_path).status == 0
+    explained = run_filterkit("explain", "--top", "3", model, test_path).stdout.decode()
+    assert "\nrow 2: Ethics (decision -0.329775, probability 0.9993)\n" in explained  # the README's
+    rows = list(csv.DictReader(io.StringIO(run_filterkit("predict", model, test_path).stdout.decode())))
+    probabilities = np.array([float(row["probability"]) for row in rows])
+    assert [row["label"] == "Ethics" for row in rows] == (probabilities >= 0.5).tolist()
+    assert max(float(row["decision"]) for row in rows) < 0  # every margin negative, Ethics rows too
+    truth = filterkit.sklearn.load_arff(test_path)[1] == "Ethics"
+    assert truth[probabilities > 0.99].all() and not truth[probabilities < 0.1].any()
