@@ -12,7 +12,13 @@ import click
 
 from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
-from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of, same_file
+from filterkit.commands.files import (
+    check_format_options,
+    check_stdout_open,
+    checked_outputs,
+    output_format_of,
+    same_file,
+)
 from filterkit.commands.options import number_format
 from filterkit.contract import declared
 from filterkit.formats import ARFF, FormatOptions, format_of
@@ -45,6 +51,7 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     output_file = checked_outputs([("the input", path) for path in inputs], output, model_path)
     formats = FormatOptions.of_params(params, options.class_spec)
     form = OutputForm(output_format_of(output, options.output_format), options.sparse, numbers, formats)
+    check_format_options(formats, format_of(options.input_path, options.input_format), form.format)
     if options.updatable and not model_path:
         raise click.UsageError("--updatable keeps statistics in the model: give --save-model M.json too")
     if options.updatable:

@@ -9,7 +9,15 @@ import sys
 import click
 
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FORMATS, extension_format, format_of
+from filterkit.formats import (
+    ARFF,
+    FORMATS,
+    WRITTEN_OPTIONS,
+    FormatOptions,
+    extension_format,
+    format_of,
+    option_words,
+)
 from filterkit.outputs import OutputFile, checked_output
 
 
@@ -42,6 +50,18 @@ def checked_outputs(inputs: list[tuple[str, str]], output: str | None, model_pat
         named.append(("--save-model", model_path))
     check_distinct(named)
     return output_file
+
+
+def check_format_options(formats: FormatOptions, read_as: str, written_as: str | None = None) -> None:
+    """A usage error for a format option given that neither the input's format ``read_as`` reads with nor the
+    output's ``written_as`` (None: no output) writes with."""
+    taken = {option.name for option in FORMATS[read_as].options}
+    if written_as is not None:
+        taken |= {option.name for option in FORMATS[written_as].options if option.name in WRITTEN_OPTIONS}
+    for name, value in formats.given.items():
+        if name not in taken:
+            output = "" if written_as is None else f" written as {written_as}"
+            raise click.UsageError(f"{option_words(name, value)}: {read_as} input{output} does not take it")
 
 
 def output_format_of(path: str | None, given: str | None) -> str:

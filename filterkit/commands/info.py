@@ -9,7 +9,7 @@ import click
 
 from filterkit import documents, summary
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import ReportCommand
+from filterkit.commands.files import ReportCommand, check_format_options
 from filterkit.commands.options import (
     RegisteredName,
     chunk_rows_option,
@@ -102,6 +102,7 @@ def info(
         raise click.UsageError(f"{flags} {'needs' if len(given) == 1 else 'need'} --metric")
     metric = registry.metric(metric_name) if metric_name is not None else None
     options = FormatOptions.of_params(params, params["class_spec"])
+    check_format_options(options, format_of(input_path, input_format))
     summarized = {name: value for name, value in params.items() if name not in FORMAT_OPTIONS}
     arff_stdin = input_path == "-" and format_of(None, input_format) == ARFF
     if arff_stdin and sys.stdin is None:

@@ -145,6 +145,8 @@ FORMATS = {
     FOLDERS: Format((FOLDERS,), (), "filterkit.formats.folders", "FoldersFormat", None, reads_folder=True),
 }
 
+#: The options a format writes with too (the others it reads with only).
+WRITTEN_OPTIONS = frozenset({LABELS_COLUMN.name, LABEL_SEPARATOR.name, ZERO_BASED.name})
 #: The names ``--from`` and ``--to`` take, and the format each one means.
 FORMAT_NAMES = {name: key for key, form in FORMATS.items() for name in form.names}
 #: The names ``--to`` takes: the formats filterkit writes.
