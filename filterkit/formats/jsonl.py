@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import IO, BinaryIO, Callable, Iterator, cast
+from collections import defaultdict
+from typing import IO, BinaryIO, Callable, Iterable, Iterator, cast
 
 import numpy as np
 
@@ -26,10 +27,13 @@ from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import decoded, text_line_groups
 from filterkit.formats.records import (
+    ColumnTyping,
     KeptGroups,
     LabelledDetails,
     LabelSets,
     column_values,
+    dense_rows,
+    first_positions,
     label_codes,
     labelled_schema,
     layout_by_name,
@@ -63,23 +67,16 @@ class JsonLinesFormat:
         rows = 0
         for records, numbers in self._groups(opened, name):
             rows += len(records)
-            for field in self._new_fields(records, numbers, [*typing.names, field_of_labels], name):
-                typing.add_column(field)
-            columns: list[list] = [[record.get(field) for record in records] for field in typing.names]
-            for column, (field, values) in enumerate(zip(typing.names, columns)):
-                cells = [_cell(value, field, name, number) for value, number in zip(values, numbers)]
-                present = [cell for cell in cells if cell is not None]
-                typing.observe(column, dict.fromkeys(present), len(present), numbers[-1])
+            for field, cells in self._present_cells(records, numbers, field_of_labels, typing, name).items():
+                typing.observe(typing.positions[field], dict.fromkeys(cells), len(cells), numbers[-1])
             if label_sets is not None:
-                sets = _label_sets(records, numbers, label_sets.column, name)
-                label_sets.observe(sets, numbers)
-                columns.insert(0, sets)
+                label_sets.observe(_label_sets(records, numbers, label_sets.column, name), numbers)
             if self.kept is not None:
-                self.kept.add(numbers, columns)
+                self.kept.add(numbers, records)
         if not typing.names and not (label_sets and label_sets.first_line):
             raise ArffError("no JSON object with a field: nothing to read", name, 1)
         if known_schema is not None:
-            if self.kept is not None:  # kept in this file's field order, not the model's: the passes read the file
+            if self.kept is not None:  # the passes read the file again
                 self.kept.close()
                 self.kept = None
             if label_sets is not None:
@@ -104,39 +101,53 @@ class JsonLinesFormat:
         details = LabelledDetails(label_codes(attributes), label_sets.column, tuple(a.name for a in labels))
         return Layout(schema, (), details, rows)
 
-    def _new_fields(self, records: list[dict], numbers: list[int], known: list, name: str) -> list[str]:
-        """The fields of ``records`` not in ``known``, in the order they are first met; an error past the
-        bound on attributes."""
-        new = [field for field in dict.fromkeys(field for record in records for field in record) if field not in known]
-        if len(known) + len(new) > self.limits.attributes:
-            raise ArffError(
-                f"more than {self.limits.attributes:,} fields: refused (set {VARIABLES['attributes']} to allow more)",
-                name,
-                numbers[-1],
-            )
-        return new
+    def _present_cells(
+        self, records: list[dict], numbers: list[int], field_of_labels: str | None, typing: ColumnTyping, name: str
+    ) -> dict[str, list[tuple[str, float | None]]]:
+        """Each field of ``records`` (but the field of labels) and the cells of its present values, a new field
+        added to ``typing`` in the order first met; an error past the bound on attributes, or for a value no
+        cell holds, naming its line."""
+        held = _values_by_field(records, numbers)
+        held.pop(cast(str, field_of_labels), None)
+        for field, (_, lines) in held.items():
+            if field not in typing.positions:
+                if len(typing.names) >= self.limits.attributes:
+                    raise ArffError(
+                        f"more than {self.limits.attributes:,} fields: refused "
+                        f"(set {VARIABLES['attributes']} to allow more)",
+                        name,
+                        lines[0],
+                    )
+                typing.add_column(field)
+        present = {}
+        for field, (values, lines) in held.items():
+            cells = [_cell(value, field, name, number) for value, number in zip(values, lines)]
+            present[field] = [cell for cell in cells if cell is not None]
+        return present
 
     def scan_reads_rows(self, known_schema: Schema | None) -> bool:
         """Always: the fields are known only once every line is read."""
         return True
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
-        """The rows as dense chunks of at most ``chunk_rows`` rows (the label attributes first, if any)."""
+        """The rows as dense chunks of at most ``chunk_rows`` rows (fewer, :func:`dense_rows`, when the
+        attributes are many), the label attributes first, if any."""
         labelled = layout.details if isinstance(layout.details, LabelledDetails) else None
         codes = layout.details if labelled is None else labelled.details
         assert isinstance(codes, tuple)
         attributes = layout.schema.attributes[len(labelled.labels) if labelled else 0 :]
-        if self.kept is not None:  # the columns of the scan, in the schema's order, a late field's missing before it
-            for numbers, columns in self.kept.chunks(chunk_rows):
-                sets = columns.pop(0) if labelled else None
-                absent = [None] * len(numbers)
-                columns = [*columns, *[absent] * (len(attributes) - len(columns))]
-                yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
-            return
-        for records, numbers in _record_groups(stream, name, self.limits, chunk_rows, checked=False):
-            columns = [[record.get(attribute.name) for record in records] for attribute in attributes]
-            sets = _label_sets(records, numbers, labelled.column, name) if labelled else None
-            yield _labelled(_chunk(columns, numbers, attributes, codes, name), sets, labelled)
+        positions = first_positions(attribute.name for attribute in attributes)
+        rows = dense_rows(chunk_rows, len(layout.schema.attributes), self.limits)
+        if self.kept is not None:  # the records of the scan
+            groups = _regrouped(self.kept.groups(), rows)
+        else:
+            groups = _record_groups(stream, name, self.limits, rows, checked=False)
+        for records, numbers in groups:
+            chunk = _chunk(records, numbers, attributes, positions, codes, name)
+            if labelled is not None:
+                sets = _label_sets(records, numbers, labelled.column, name)
+                chunk = with_labels(chunk, sets, labelled.labels)
+            yield chunk
 
     def _groups(self, opened: Reopen, name: str) -> Iterator[tuple[list[dict], list[int]]]:
         """The records a group at a time, with their line numbers."""
@@ -144,9 +155,27 @@ class JsonLinesFormat:
             yield from _record_groups(stream, name, self.limits, 10_000)
 
 
-def _labelled(chunk: Chunk, sets: list | None, labelled: LabelledDetails | None) -> Chunk:
-    """``chunk`` headed by the label columns of its rows' label ``sets`` (none without labels)."""
-    return chunk if labelled is None else with_labels(chunk, cast(list, sets), labelled.labels)
+def _regrouped(groups: Iterable[tuple[list[int], list[dict]]], rows: int) -> Iterator[tuple[list[dict], list[int]]]:
+    """The records of the kept ``groups`` (line numbers, records), in groups of at most ``rows``."""
+    for numbers, records in groups:
+        for start in range(0, len(numbers), rows):
+            yield records[start : start + rows], numbers[start : start + rows]
+
+
+def _values_by_field(records: list[dict], numbers: list[int]) -> dict[str, tuple[list, list[int]]]:
+    """Each field of ``records`` (in the order first met) with its values and their lines: a column at a
+    time when every record holds every field, else record by record (time as the values, not as rows ×
+    fields: a file may add a field a line)."""
+    fields = set().union(*records)
+    if sum(map(len, records)) == len(records) * len(fields):
+        return {field: ([record[field] for record in records], numbers) for field in records[0]}
+    held: defaultdict[str, tuple[list, list[int]]] = defaultdict(lambda: ([], []))
+    for record, number in zip(records, numbers):
+        for field, value in record.items():
+            values, lines = held[field]
+            values.append(value)
+            lines.append(number)
+    return held
 
 
 def _label_sets(records: list[dict], numbers: list[int], field: str, name: str) -> list[list[str]]:
@@ -169,18 +198,24 @@ def _label_sets(records: list[dict], numbers: list[int], field: str, name: str) 
     return sets
 
 
-def _chunk(columns: list[list], numbers: list[int], attributes, codes: tuple, name: str) -> Chunk:
-    """A chunk of rows given column by column as their fields' values (None: null or absent), ``numbers``
-    their lines."""
-    values = np.empty((len(numbers), len(attributes)))
-    texts: dict[int, list] = {}
-    for column, (attribute, present) in enumerate(zip(attributes, columns)):
+def _chunk(
+    records: list[dict], numbers: list[int], attributes, positions: dict[str, int], codes: tuple, name: str
+) -> Chunk:
+    """A dense chunk of ``records`` (``numbers`` their lines), ``positions`` each attribute's by its name: a
+    field absent from a record, or null, is missing; each field the records hold is read as a column (time
+    as the chunk's values, which :func:`dense_rows` bounds)."""
+    values = np.full((len(records), len(attributes)), np.nan)
+    texts = {column: [None] * len(records) for column, a in enumerate(attributes) if a.kind == STRING}
+    held = set().union(*records)
+    for column in sorted(positions[field] for field in held if field in positions):  # not: the field of labels
+        attribute = attributes[column]
+        field, present = attribute.name, [record.get(attribute.name) for record in records]
         try:
             converted = column_values(present, attribute, codes[column], _no_number)
         except TypeError:  # an object or array, which no dict of labels holds
             converted = None
         if converted is None:
-            converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(attribute.name, name))
+            converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(field, name))
         values[:, column], text = converted
         if text is not None:
             texts[column] = text
@@ -192,51 +227,69 @@ def _record_groups(
 ) -> Iterator[tuple[list[dict], list[int]]]:
     """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes);
     ``checked``: each object's fields checked to be distinct (the scan checks them; a chunk's pass need not)."""
-    hook = _fields_once if checked else None
     for group, numbers in text_line_groups(stream, name, limits, rows):
-        yield _objects(group, numbers, name, hook), numbers
+        yield _objects(group, numbers, name, checked), numbers
 
 
-def _objects(group: list[bytes], numbers: list[int], name: str, hook: Callable | None) -> list[dict]:
-    """Each line's object, parsed as one JSON array of the group (a call instead of one a line); a line
-    that is not one object with distinct fields, or whose text holds a lone surrogate (``"\\ud800"``, which
-    no UTF-8 text holds), is an error naming it."""
-    joined = b"[" + b",".join(group) + b"]"
+def _objects(group: list[bytes], numbers: list[int], name: str, checked: bool) -> list[dict]:
+    """Each line's object, each line parsed alone (a group parsed as one array would take lines that are
+    no object each, but together are, the line ends read as commas); a line that is not UTF-8 text, not one
+    object (``checked``: with distinct fields), nested past Python's recursion, or whose text holds a lone
+    surrogate (``"\\ud800"``, which no UTF-8 text holds) is an error naming it."""
     try:
-        objects = json.loads(joined, object_pairs_hook=hook)
-        if len(objects) == len(group) and all(type(found) is dict for found in objects):
-            if _SURROGATE_ESCAPE.search(joined) is not None:
-                _refuse_lone_surrogates(group, objects, numbers, name)
-            return objects
-    except (ValueError, _RepeatedField):
-        pass
-    for line, number in zip(group, numbers):  # the line at fault
-        try:
-            found = json.loads(decoded(line, name, number), object_pairs_hook=_fields_once)
-        except _RepeatedField as repeated:
-            raise ArffError(f"the field {shown(str(repeated))} appears twice in one object", name, number) from None
-        except ValueError as error:
-            raise ArffError(f"not JSON: {error}", name, number) from None
-        if type(found) is not dict:
-            raise ArffError(f"expected a JSON object, found {type(found).__name__}", name, number)
-    raise FilterkitError("a group of JSON lines reads as one array but not line by line", name)
+        whole = b"\n".join(group).decode("utf-8")
+    except UnicodeDecodeError:
+        whole = "\n".join([decoded(line, name, number) for line, number in zip(group, numbers)])  # names the line
+    texts = whole.split("\n")
+    decode = _DECODERS[checked][_NEGATIVE_ZERO.search(whole) is not None].decode
+    try:
+        objects = [decode(text) for text in texts]
+    except (ValueError, RecursionError):
+        objects = []
+    if len(objects) != len(texts) or not all(type(found) is dict for found in objects):
+        objects = [_object(text, number, name, decode) for text, number in zip(texts, numbers)]
+    if _SURROGATE_ESCAPE.search(whole) is not None:
+        for found, number in zip(objects, numbers):
+            _refuse_lone_surrogates(found, name, number)
+    return objects
 
+
+def _object(text: str, number: int, name: str, decode: Callable[[str], object]) -> dict:
+    """The object of the line ``text`` (line ``number``); an error naming the line when it is not one."""
+    try:
+        found = decode(text)
+    except _RepeatedField as repeated:
+        raise ArffError(f"the field {shown(str(repeated))} appears twice in one object", name, number) from None
+    except ValueError as error:
+        raise ArffError(f"not JSON: {error}", name, number) from None
+    except RecursionError:
+        raise ArffError("not JSON filterkit reads: nested too deeply", name, number) from None
+    if type(found) is not dict:
+        raise ArffError(f"expected a JSON object, found {type(found).__name__}", name, number)
+    return found
+
+
+#: An integer ``-0`` (or a text or exponent that reads like one: the decoder that keeps its sign reads those alike).
+_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 
 #: A JSON escape of a UTF-16 surrogate, which is text only in a pair.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _refuse_lone_surrogates(group: list[bytes], objects: list[dict], numbers: list[int], name: str) -> None:
-    """An error naming the first line whose object holds a lone surrogate (a pair reads as one character)."""
-    for line, found, number in zip(group, objects, numbers):
-        if _SURROGATE_ESCAPE.search(line) is None:
-            continue
-        try:
-            json.dumps(found, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ArffError(
-                "a lone surrogate escape (\\ud800 to \\udfff unpaired), which is no text", name, number
-            ) from None
+def _refuse_lone_surrogates(found: dict, name: str, number: int) -> None:
+    """An error naming line ``number`` when its object's text holds a lone surrogate (a pair reads as one
+    character)."""
+    try:
+        json.dumps(found, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ArffError(
+            "a lone surrogate escape (\\ud800 to \\udfff unpaired), which is no text", name, number
+        ) from None
+
+
+def _integer(text: str) -> int | float:
+    """A JSON integer: ``-0`` as the float -0.0, which keeps its sign (as CSV and Parquet read it)."""
+    return -0.0 if text == "-0" else int(text)
 
 
 class _RepeatedField(ValueError):
@@ -250,6 +303,16 @@ def _fields_once(pairs: list[tuple[str, object]]) -> dict:
         keys = [key for key, _ in pairs]
         raise _RepeatedField(next(key for position, key in enumerate(keys) if key in keys[:position]))
     return fields
+
+
+#: A line's decoders, (without, with) ``-0`` read as -0.0, by whether each object's fields are checked distinct.
+_DECODERS = {
+    checked: tuple(
+        json.JSONDecoder(object_pairs_hook=_fields_once if checked else None, parse_int=_integer if signed else None)
+        for signed in (False, True)
+    )
+    for checked in (False, True)
+}
 
 
 def _cell(value: object, field: str, name: str, number: int) -> Cell:

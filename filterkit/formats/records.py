@@ -84,6 +84,8 @@ class ColumnTyping:
         declared: dict[int, Attribute] | None = None,
     ):
         self.names, self.name, self.limits = list(names), name, limits
+        #: each name's position (the first, for a name given twice)
+        self.positions = first_positions(self.names)
         self.declared = declared or {}
         self.columns = [_Column() for _ in self.names]
         self.given = {"--text": tuple(text), "--nominal": tuple(nominal), "--numeric": tuple(numeric)}
@@ -95,6 +97,7 @@ class ColumnTyping:
 
     def add_column(self, column_name: str) -> int:
         """A column first met after the header (a JSON Lines field): missing in the rows before."""
+        self.positions.setdefault(column_name, len(self.names))
         self.names.append(column_name)
         self.columns.append(_Column())
         return len(self.names) - 1
@@ -116,7 +119,7 @@ class ColumnTyping:
 
     def _given(self, flag: str) -> set[int]:
         """The positions of the columns ``flag`` names; an error naming an unknown one."""
-        return _positions(self.names, self.given[flag], flag, self.name)
+        return _positions(self.names, self.given[flag], flag, self.name, self.positions)
 
     def observe(self, column: int, values: Iterable[tuple[str, float | None]], present: int, line: int) -> None:
         """Add a group's distinct values of ``column`` (``(text, number or None)``, each once, in the order
@@ -300,7 +303,8 @@ def layout_by_name(schema: Schema, names: list[str], name: str, rows: int, what:
             f"({', '.join(shown(a.name) for a in schema.attributes[:10])})",
             name,
         )
-    absent = tuple(attribute.name for attribute in schema.attributes if attribute.name not in names)
+    present = set(names)
+    absent = tuple(attribute.name for attribute in schema.attributes if attribute.name not in present)
     return Layout(schema, (), label_codes(schema.attributes), rows, absent=absent)
 
 
@@ -394,14 +398,39 @@ def _listed(names: list[str]) -> str:
     return shown_names + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-def _positions(names: list[str], given: Iterable[str], flag: str, name: str) -> set[int]:
-    """The positions of the columns named in ``given``; an error naming an unknown one."""
-    positions = set()
+def _positions(
+    names: list[str], given: Iterable[str], flag: str, name: str, positions: dict[str, int] | None = None
+) -> set[int]:
+    """The positions of the columns named in ``given`` (``positions``: :func:`first_positions` of ``names``,
+    if made already); an error naming an unknown one."""
+    given = tuple(given)
+    if not given:
+        return set()
+    known = first_positions(names) if positions is None else positions
     for column_name in given:
-        if column_name not in names:
+        if column_name not in known:
             raise FilterkitError(f"{flag} {shown(column_name)} is not a column (columns: {_listed(names)})", name)
-        positions.add(names.index(column_name))
+    return {known[column_name] for column_name in given}
+
+
+def first_positions(names: Iterable[str]) -> dict[str, int]:
+    """Each name's position among ``names`` (its first, for a name given twice): a lookup of constant time,
+    where a list's ``index`` walks the names."""
+    positions: dict[str, int] = {}
+    for position, column_name in enumerate(names):
+        positions.setdefault(column_name, position)
     return positions
+
+
+def repeated_name(names: Iterable[str]) -> str | None:
+    """The first of ``names`` that repeats one before it (None: all distinct), in one pass over a set, where
+    a check of each name against the names before it takes time quadratic in their number."""
+    seen: set[str] = set()
+    for column_name in names:
+        if column_name in seen:
+            return column_name
+        seen.add(column_name)
+    return None
 
 
 def class_column(names: Sequence[str], class_spec: str | None) -> int | None:
@@ -415,6 +444,13 @@ def class_column(names: Sequence[str], class_spec: str | None) -> int | None:
     if class_spec.isdigit() and 1 <= int(class_spec) <= len(names):
         return int(class_spec) - 1
     return list(names).index(class_spec) if class_spec in names else None
+
+
+def dense_rows(chunk_rows: int, width: int, limits: Limits) -> int:
+    """The rows of a dense chunk of ``width`` attributes: at most ``chunk_rows``, and no more values than a
+    chunk's bytes (``limits.chunk_bytes``; a value takes two bytes of text at least), so that a file of
+    many sparse fields, each missing from most rows, is not held as rows × fields at once."""
+    return max(1, min(chunk_rows, limits.chunk_bytes // max(width, 1)))
 
 
 def split_names(text: str | None) -> tuple[str, ...]:
@@ -434,17 +470,21 @@ class KeptGroups:
 
         self.file: IO[bytes] = tempfile.TemporaryFile(prefix="filterkit-spool-")
 
-    def add(self, lines: list[int], columns: list[list]) -> None:
-        """Keep a group."""
-        data = marshal.dumps((lines, columns))
+    def add(self, lines: list[int], rows: list) -> None:
+        """Keep a group: its line numbers and its columns (or, :meth:`groups`, its rows)."""
+        data = marshal.dumps((lines, rows))
         self.file.write(len(data).to_bytes(8, "little") + data)
 
-    def chunks(self, chunk_rows: int) -> Iterator[tuple[list[int], list[list]]]:
-        """The kept rows, in groups of at most ``chunk_rows``."""
+    def groups(self) -> Iterator[tuple[list[int], list]]:
+        """The kept groups as :meth:`add` was given them."""
         self.file.flush()
         self.file.seek(0)
         while size := self.file.read(8):
-            lines, columns = marshal.loads(self.file.read(int.from_bytes(size, "little")))
+            yield marshal.loads(self.file.read(int.from_bytes(size, "little")))
+
+    def chunks(self, chunk_rows: int) -> Iterator[tuple[list[int], list[list]]]:
+        """The kept rows of groups kept as columns, in groups of at most ``chunk_rows``."""
+        for lines, columns in self.groups():
             for start in range(0, len(lines), chunk_rows):
                 yield lines[start : start + chunk_rows], [column[start : start + chunk_rows] for column in columns]
 

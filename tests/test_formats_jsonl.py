@@ -1,0 +1,122 @@
+"""JSON Lines read a line at a time (issue 72): each line is one object or an error naming it at any chunk
+size, bad text is refused where it is read, ``-0`` keeps its sign, and a file of many sparse fields costs
+memory as its chunks, not as rows × fields; the typing step's name lookups take linear time."""
+
+from __future__ import annotations
+
+import json
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from filterkit.arff.limits import Limits
+from filterkit.formats import FormatOptions
+from filterkit.formats.jsonl import JsonLinesFormat
+from filterkit.formats.records import ColumnTyping, layout_by_name
+from filterkit.schema import NUMERIC, Attribute, Schema
+
+CHUNK_ROWS = ["1", "3", "10000"]
+
+
+def _refused(run_filterkit, tmp_path: Path, argv: tuple, line: int, words: str) -> None:
+    """The run of ``argv`` (its input ``tmp_path/in.jsonl``) fails with one error line naming ``line``, and
+    writes no ``-o`` file."""
+    output = tmp_path / "out.arff"
+    result = run_filterkit(*argv, "-o", output)
+    assert result.status == 1
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"filterkit: error: {tmp_path / 'in.jsonl'}:{line}: ")
+    assert words in result.stderr
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+def test_lines_that_are_no_object_each_but_one_array_together_are_refused(run_filterkit, tmp_path, chunk_rows):
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"labels":["a"]}\n{"labels":["a"\n"b"]},{"labels":["c"]},{"labels":["d"\n"e"]}\n')
+    argv = ("--labels-column", "labels", "--chunk-rows", chunk_rows, path)
+    _refused(run_filterkit, tmp_path, argv, 2, "not JSON")
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ('{"a":' + "[" * 1000 + "]" * 1000 + "}", "nested too deeply"),
+        ('{"a":"x\xed\xa0\x80y"}', "not UTF-8"),  # a surrogate encoded as UTF-8, which no UTF-8 text holds
+        ('{"a":"x\\ud800y"}', "lone surrogate"),
+        ('{"\\udfff":"x"}', "lone surrogate"),
+    ],
+    ids=["nested", "surrogate-bytes", "surrogate-escape", "surrogate-field"],
+)
+def test_bad_text_is_one_error_line_naming_it_at_reading(run_filterkit, tmp_path, chunk_rows, line, words):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"a":"p","c":"x"}\n' + line.encode("latin-1") + b'\n{"a":"q","c":"y"}\n')
+    _refused(run_filterkit, tmp_path, ("--chunk-rows", chunk_rows, path), 2, words)
+    info = run_filterkit("info", path)
+    assert info.status == 1 and info.stderr.startswith(f"filterkit: error: {path}:2: ") and words in info.stderr
+
+
+@pytest.mark.parametrize("chunk_rows", CHUNK_ROWS)
+def test_minus_zero_keeps_its_sign_as_csv_reads_it(run_filterkit, tmp_path, chunk_rows):
+    (tmp_path / "in.jsonl").write_text('{"x":-0,"y":-0.0,"c":"a"}\n{"x":1e-05,"y":2,"c":"b"}\n')
+    (tmp_path / "in.csv").write_text("x,y,c\n-0,-0.0,a\n1e-05,2,b\n")
+    outputs = [run_filterkit("--chunk-rows", chunk_rows, tmp_path / name) for name in ("in.jsonl", "in.csv")]
+    assert [result.status for result in outputs] == [0, 0]
+    rows = [result.stdout.split(b"@data\n")[1] for result in outputs]
+    assert rows[0] == rows[1] == b"-0,-0,a\n1e-05,2,b\n"
+
+
+def _peak(function) -> int:
+    """The most bytes traced while ``function`` runs."""
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _read(path: Path, labels_column: str | None = None) -> int:
+    """Every row of the JSON Lines at ``path``, scanned and read a chunk at a time (64 KiB of text a chunk)."""
+    reader = JsonLinesFormat(Limits(chunk_bytes=64 << 10))
+    options = FormatOptions(None, labels_column=labels_column)
+    layout = reader.scan(lambda: path.open("rb"), str(path), options, None)
+    with path.open("rb") as stream:
+        return sum(chunk.n_rows for chunk in reader.chunks(stream, str(path), layout, 10_000))
+
+
+@pytest.mark.parametrize("labels", [False, True], ids=["fields", "labels"])
+def test_a_new_field_or_label_a_line_costs_memory_as_the_file_grows_not_as_rows_times_fields(tmp_path, labels):
+    peaks = []
+    for lines in (600, 1200):
+        path = tmp_path / f"{lines}.jsonl"
+        records = ({"x": n, "labels": [f"l{n}"]} if labels else {f"f{n}": n} for n in range(lines))
+        path.write_text("".join(json.dumps(record) + "\n" for record in records))
+        assert _read(path, "labels" if labels else None) == lines
+        peaks.append(_peak(lambda: _read(path, "labels" if labels else None)))
+    assert peaks[1] < 2.6 * peaks[0], peaks  # rows × fields: 4 times
+
+
+def _best_time(function, repeats: int = 3) -> float:
+    """The least CPU time of ``repeats`` runs of ``function``."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        function()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def test_the_typing_finds_given_columns_and_a_model_s_attributes_in_linear_time():
+    def typing_and_layout(width: int) -> None:
+        names = [f"c{n}" for n in range(width)]
+        typing = ColumnTyping(names, "f", Limits(), text=names[::2], nominal=names[1::2])
+        assert len(typing.text) == len(typing.nominal) == width // 2
+        schema = Schema("r", tuple(Attribute(name, NUMERIC) for name in names))
+        assert layout_by_name(schema, names[: width // 2], "f", 0, "field").absent == tuple(names[width // 2 :])
+
+    times = [_best_time(lambda: typing_and_layout(width)) for width in (4_000, 8_000)]
+    assert times[1] < 3 * times[0], times  # quadratic: 4 times
