@@ -232,3 +232,70 @@ def test_applied_rows_name_the_row_of_a_label_the_training_data_lacks(tmp_path):
     )
     unlabelled = _write(tmp_path / "unlabelled.parquet", {"x": [2.0]})  # a column the file lacks is missing
     assert _filterkit("apply", model, unlabelled).split(b"@data\n")[1] == b"0.5,?\n"
+
+
+@needs_pyarrow
+@pytest.mark.parametrize("chunk_rows", [1, 2, 10000])
+@pytest.mark.parametrize("dictionary", [False, True], ids=["strings", "dictionary"])
+def test_a_string_that_is_not_utf8_is_one_error_line_naming_its_row(tmp_path, chunk_rows, dictionary):
+    import pyarrow as pa
+
+    texts = pa.array([b"ok", b"fine", b"x\xffy", None], pa.binary()).view(pa.string())  # as an unchecked writer
+    path = _write(tmp_path / "d.parquet", {"t": texts.dictionary_encode() if dictionary else texts, "x": [1, 2, 3, 4]})
+    out = tmp_path / "out.arff"
+    for argv in (("--chunk-rows", chunk_rows, path, "-o", out), ("info", path)):
+        result = run_filterkit(*argv)
+        assert (result.status, result.stderr) == (
+            1,
+            f"filterkit: error: {path}: row 3: the column 't' holds bytes that are not UTF-8 text "
+            "(invalid start byte at byte 2)\n",
+        )
+    assert not out.exists()
+
+
+def _read_parquet(path: Path) -> int:
+    """Every row of the Parquet file at ``path``, scanned and read a chunk at a time (64 KiB a chunk)."""
+    from filterkit.arff.limits import Limits
+    from filterkit.formats import FormatOptions
+    from filterkit.formats.parquet import ParquetFormat
+
+    reader = ParquetFormat(Limits(chunk_bytes=64 << 10))
+    layout = reader.scan(lambda: path.open("rb"), str(path), FormatOptions(None), None)
+    with path.open("rb") as stream:
+        return sum(chunk.n_rows for chunk in reader.chunks(stream, str(path), layout, 10_000))
+
+
+@needs_pyarrow
+def test_null_columns_cost_memory_as_the_chunk_not_as_rows_times_columns(tmp_path):
+    import tracemalloc
+
+    import pyarrow as pa
+
+    peaks = []
+    for size in (400, 800):
+        path = _write(tmp_path / f"{size}.parquet", {f"c{n}": pa.nulls(size) for n in range(size)})
+        tracemalloc.start()
+        try:
+            assert _read_parquet(path) == size
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert peaks[1] < 2.6 * peaks[0], peaks  # rows × columns: 4 times
+
+
+@needs_pyarrow
+def test_the_columns_are_named_checked_and_read_in_time_linear_in_their_number(tmp_path):
+    import time
+
+    import pyarrow as pa
+
+    times = []
+    for width in (1_000, 2_000):
+        path = _write(tmp_path / f"{width}.parquet", {f"c{n}": pa.nulls(20) for n in range(width)})
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            _read_parquet(path)
+            best = min(best, time.process_time() - start)
+        times.append(best)
+    assert times[1] < 3 * times[0], times  # a lookup through every column for each column: 4 times

@@ -34,7 +34,15 @@ from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
-from filterkit.formats.records import cell_value, label_codes, layout_by_name, split_names, typing_of
+from filterkit.formats.records import (
+    cell_value,
+    dense_rows,
+    label_codes,
+    layout_by_name,
+    repeated_name,
+    split_names,
+    typing_of,
+)
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
 
 #: How the scan reads a column, by its Parquet type (:func:`_reading`).
@@ -107,9 +115,9 @@ class ParquetFormat:
                 f"more than {self.limits.attributes:,} columns: refused (set {VARIABLES['attributes']} to allow more)",
                 name,
             )
-        for position, column_name in enumerate(names):
-            if column_name in names[:position]:
-                raise ArffError(f"the column name {shown(column_name)} appears twice", name)
+        repeated = repeated_name(names)
+        if repeated is not None:
+            raise ArffError(f"the column name {shown(repeated)} appears twice", name)
         if not names:
             raise ArffError("a Parquet file without a column: nothing to read", name)
         return names
@@ -119,18 +127,22 @@ class ParquetFormat:
         return known_schema is None
 
     def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
-        """The rows as dense chunks of at most ``chunk_rows`` rows (a record batch each)."""
+        """The rows as dense chunks of at most ``chunk_rows`` rows (fewer, :func:`dense_rows`, when the
+        attributes are many), a record batch each."""
         codes = cast(tuple, layout.details)
         attributes = layout.schema.attributes
         parquet = _parquet_file(stream, name)
         present = set(parquet.schema_arrow.names)
         read = [attribute.name for attribute in attributes if attribute.name in present]
+        in_batch = {column_name: position for position, column_name in enumerate(read)}
         first_row = 1
-        for batch in _batches(parquet, name, chunk_rows, read, self.limits):
+        rows = dense_rows(chunk_rows, len(attributes), self.limits)
+        for batch in _batches(parquet, name, rows, read, self.limits):
             values = np.full((batch.num_rows, len(attributes)), np.nan)
             texts: dict[int, list] = {}
             for column, attribute in enumerate(attributes):
-                array = batch.column(attribute.name) if attribute.name in present else None
+                position = in_batch.get(attribute.name)
+                array = None if position is None else batch.column(position)
                 if attribute.kind in TEXT_KINDS:
                     texts[column] = [None] * batch.num_rows if array is None else _texts(array)
                     if array is not None:
@@ -154,8 +166,11 @@ def _batches(
 ) -> Iterator[pa.RecordBatch]:
     """The record batches of ``columns``, row group by row group, each of at most ``rows`` rows or about
     ``limits.chunk_bytes`` bytes of values (by the row group's average row), as the line formats' chunks
-    end; damaged data is an error naming the row group."""
-    positions = [parquet.schema_arrow.get_field_index(column) for column in columns]
+    end; damaged data, or a string that is not UTF-8, is an error naming the row group or the row."""
+    fields = parquet.schema_arrow  # made afresh at each access: once, not once a column
+    positions = [fields.get_field_index(column) for column in columns]
+    strings = [position for position, column in enumerate(columns) if _holds_strings(fields.field(column).type)]
+    first_row = 1
     for group in range(parquet.num_row_groups):
         metadata = parquet.metadata.row_group(group)
         held = sum(metadata.column(position).total_uncompressed_size for position in positions)
@@ -170,7 +185,35 @@ def _batches(
                 raise ArffError(f"row group {group + 1}: damaged Parquet data ({_one_line(error)})", name) from None
             if batch is None:
                 break
+            for position in strings:
+                _check_utf8(batch.column(position), columns[position], name, first_row)
+            first_row += batch.num_rows
             yield batch
+
+
+def _holds_strings(kind: pa.DataType) -> bool:
+    """Whether a column of ``kind`` holds strings (itself or as its dictionary's values)."""
+    return _is_string(kind.value_type if pa.types.is_dictionary(kind) else kind)
+
+
+def _check_utf8(array: pa.Array, column_name: str, name: str, first_row: int) -> None:
+    """An error naming the row (counted from 1 over the file, ``first_row`` the array's first) of a string
+    that is not UTF-8 text, which Parquet's strings must be but a writer may not have checked."""
+    try:
+        array.validate(full=True)
+    except pa.ArrowInvalid as invalid:
+        texts = array.dictionary_decode() if pa.types.is_dictionary(array.type) else array
+        for row, raw in enumerate(texts.cast(pa.large_binary()).to_pylist()):
+            try:
+                if raw is not None:
+                    raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ArffError(
+                    f"row {first_row + row}: the column {shown(column_name)} holds bytes that are not UTF-8 text "
+                    f"({error.reason} at byte {error.start + 1})",
+                    name,
+                ) from None
+        raise ArffError(f"the column {shown(column_name)}: damaged Parquet data ({_one_line(invalid)})", name) from None
 
 
 def _one_line(error: Exception) -> str:
