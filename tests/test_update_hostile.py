@@ -6,6 +6,7 @@ model was fitted with gives, and never open it."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
 import time
@@ -155,3 +156,21 @@ def test_a_task_reads_no_file_the_client_did_not_send_nor_another_the_client_cou
             option_file("missing.txt")
         with pytest.raises(FileNotFoundError, match="not sent with the task"):
             option_file("stop.txt")
+
+
+def test_a_model_saved_before_it_recorded_its_stop_words_is_refused_not_refitted_on_the_file(
+    run_filterkit, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    first, more, _ = split_arff(reuters_documents(tmp_path), tmp_path, 40)
+    (tmp_path / "stop.txt").write_text(STOP_WORDS)
+    fitted(run_filterkit, tmp_path / "first.json", first, CHAINS["words shape bns l2"])
+    model = json.loads((tmp_path / "first.json").read_text())
+    del model["stages"][0]["state"]["stopwords"]  # as models were saved before they recorded it
+    (tmp_path / "first.json").write_text(json.dumps(model))
+    result = run_filterkit("update", "-q", "first.json", more, "-o", "updated.json")
+    assert result.status == 1 and not (tmp_path / "updated.json").exists()
+    assert result.stderr == (
+        "filterkit: error: first.json: stage 'words': the model does not record the stop words of --stopwords "
+        "'stop.txt' (it was saved before models held them), and no file a model names is read: refit the chain\n"
+    )
