@@ -120,3 +120,45 @@ def test_the_typing_finds_given_columns_and_a_model_s_attributes_in_linear_time(
 
     times = [_best_time(lambda: typing_and_layout(width)) for width in (4_000, 8_000)]
     assert times[1] < 3 * times[0], times  # quadratic: 4 times
+
+
+def _engine_run(engine, path: Path, target: Path) -> bytes:
+    """The output of ``l2`` over ``path`` (class last) on ``engine``."""
+    from filterkit.outputs import checked_output
+    from filterkit.plugins import load_plugins
+    from filterkit.runner import Chain
+    from filterkit.running import run
+
+    chain = Chain([load_plugins().make_stage("l2", {})], class_spec="last")
+    run(chain, str(path), engine, checked_output(target))
+    return target.read_bytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["wide", "minus-zero", "joined-lines", "surrogate-bytes"])
+def test_dask_reads_json_lines_as_the_local_run(dask_scheduler, tmp_path, case):
+    from filterkit.distributed import DaskEngine
+    from filterkit.errors import FilterkitError
+    from filterkit.running import LocalEngine
+
+    lines = [json.dumps({f"f{n}": n, "c": "ab"[n % 2]}) for n in range(300)]
+    if case == "minus-zero":
+        lines[150] = '{"f1": -0, "c": "a"}'
+    elif case == "joined-lines":
+        lines[150:153] = ['{"f1":[1', '2]},{"f1":3},{"f1":[4', '5], "c": "a"}']
+    elif case == "surrogate-bytes":
+        lines[150] = '{"f1": 1, "c": "a\xed\xa0\x80"}'
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    options = FormatOptions("last")
+    with DaskEngine.connect(dask_scheduler, None, 7, partitions=3, options=options) as engine:
+        on_dask = lambda: _engine_run(engine, path, tmp_path / "dask.arff")  # noqa: E731
+        if case in ("wide", "minus-zero"):
+            local = _engine_run(LocalEngine(7, None, options), path, tmp_path / "local.arff")
+            assert on_dask() == local and local.count(b"\n") > 600  # a row and an attribute each, a line
+            assert (b",-0," in local) == (case == "minus-zero")
+            return
+        with pytest.raises(FilterkitError) as error:
+            on_dask()
+    assert (error.value.path, error.value.line) == (str(path), 151)
+    assert not (tmp_path / "dask.arff").exists()
