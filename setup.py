@@ -37,6 +37,10 @@ setup(
         Extension(
             "filterkit._words", ["filterkit/_words.c"], depends=["filterkit/keyed_hash.h", "filterkit/ascii_bytes.h"]
         ),
-        Extension("filterkit.formats._lines", ["filterkit/formats/_lines.c"], depends=["filterkit/arff/numbers.h"]),
+        Extension(
+            "filterkit.formats._lines",
+            ["filterkit/formats/_lines.c"],
+            depends=["filterkit/arff/numbers.h", "filterkit/keyed_hash.h"],
+        ),
     ]
 )

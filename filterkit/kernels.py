@@ -33,7 +33,7 @@ INTERFACES = {
     "filterkit.arff._speedups": 9,
     "filterkit._kernels": 3,
     "filterkit._words": 11,
-    "filterkit.formats._lines": 4,
+    "filterkit.formats._lines": 5,
 }
 
 READING = "reading"

@@ -33,6 +33,7 @@ typedef _locale_t locale_t;
 #endif
 
 #include "../arff/numbers.h"
+#include "../keyed_hash.h"
 
 static locale_t c_numbers;
 
@@ -375,7 +376,9 @@ svmlight_text(PyObject *self, PyObject *args)
 /* CSV: csv_gather finds a block's rows, csv_cut cuts a group of them into values; csv.py's module description
    says the grammar, and its _fields is the reference both are tested against.  The row of a value: after blanks,
    a '"' opens a double-quoted value ("" inside is one '"') that may hold line ends; a '\'' opens a single-quoted
-   one (ARFF's backslash escapes) when it closes on its line; the rest of a value runs to a comma or a line end. */
+   one (ARFF's backslash escapes) when it closes on its line and only blanks come before the comma or line end
+   after it (as _fields' _QUOTED); the rest of a value runs to a comma or a line end.  csv_cut takes the rows
+   csv_gather found and never looks for a row's end itself. */
 
 /* The "\n" that ends the row starting at s (before end), as csv.py's reader cuts rows; NULL when the row does
    not end before end.  *lines gets the line ends inside it (in double-quoted values). */
@@ -405,8 +408,8 @@ csv_row_end(const char *s, const char *end, Py_ssize_t *lines)
             for (const char *c = open; (c = memchr(c, '\n', at - c)); c++)
                 ++*lines;
         } else if (at < end && *at == '\'') {
-            /* single-quoted where it closes on its line and a comma follows its rest, as _ROW's first
-               alternative; otherwise the quote is text (at a row's last value both end at its line end) */
+            /* single-quoted where it closes on its line and blanks alone follow it to a comma or the line's
+               end, as _fields' _QUOTED reads it; otherwise the quote is text, up to the first comma */
             const char *c = at + 1;
             while (c < end && *c != '\'' && *c != '\n') {
                 if (*c == '\\') {
@@ -418,8 +421,10 @@ csv_row_end(const char *s, const char *end, Py_ssize_t *lines)
             }
             if (c < end && *c == '\'') {
                 const char *rest = c + 1;
-                while (rest < end && *rest != ',' && *rest != '\n')
+                while (rest < end && (*rest == ' ' || *rest == '\t'))
                     rest++;
+                if (rest < end && *rest == '\n')
+                    return rest;
                 if (rest < end && *rest == ',')
                     at = rest;
             }
@@ -494,7 +499,7 @@ csv_number(const char *text, const char *end, double *value)
     return 1;
 }
 
-/* Where the plain decimal at s ends (at a comma, a line end or end) when it is one exact_decimal reads (no
+/* Where the plain decimal at s ends (at a comma or end, the row's end) when it is one exact_decimal reads (no
    exponent, at most 15 significant digits), its value in *value; NULL for any other value: csv_cut's one step
    for the usual value of a numeric column. */
 static const char *
@@ -502,7 +507,7 @@ csv_plain_number(const char *s, const char *end, double *value)
 {
     ShortDecimal decimal;
     const char *at = scan_decimal(s, end, &decimal);
-    if (!decimal.has_digit || (at < end && *at != ',' && *at != '\n') || decimal.significant_digits > 15
+    if (!decimal.has_digit || (at < end && *at != ',') || decimal.significant_digits > 15
         || !exact_decimal(decimal.significand, decimal.scale, decimal.negative, value))
         return NULL;
     return at;
@@ -596,14 +601,13 @@ failed:
     return NULL;
 }
 
-/* One value of the row that starts at row, from s (before end, the rows' end): its text [*text, *text_end) (a
+/* One value of a row, from s to end (the row's end, as csv_gather found it): its text [*text, *text_end) (a
    quoted one without its quotes, "" still doubled, escapes not read) and its flags; returns where the value
-   ends (at a comma, the row's "\n" or end), NULL where a double quote does not end its value (csv.py's _fields
-   then names the error).  A single-quoted value may hold the row's line ends, as _fields reads it: the row's
-   end is found at its first single quote (*row_end, NULL until then), once per row. */
+   ends (at a comma or end), NULL where a double quote does not end its value (csv.py's _fields then names the
+   error).  Inside a row a line end is a byte like any other, as _fields reads it: quoted values may hold the
+   row's line ends, and an unquoted one runs to a comma. */
 static const char *
-csv_value(const char *row, const char **row_end, const char *s, const char *end, const char **text,
-          const char **text_end, int *flags)
+csv_value(const char *s, const char *end, const char **text, const char **text_end, int *flags)
 {
     const char *q = s;
     while (q < end && (*q == ' ' || *q == '\t'))
@@ -626,27 +630,21 @@ csv_value(const char *row, const char **row_end, const char *s, const char *end,
                 break;
             }
         } else {
-            if (!*row_end) {
-                Py_ssize_t lines;
-                *row_end = csv_row_end(row, end, &lines);
-                if (!*row_end)
-                    *row_end = end;
-            }
-            while (c < *row_end && *c != '\'') {
+            while (c < end && *c != '\'') {
                 if (*c == '\\') {
                     escaped = 1;
                     c++;
                 }
                 c++;
             }
-            if (c >= *row_end)
+            if (c > end)
                 c = end;
         }
         if (c < end) {
             const char *after = c + 1;
             while (after < end && (*after == ' ' || *after == '\t'))
                 after++;
-            if (after == end || *after == ',' || *after == '\n') {
+            if (after == end || *after == ',') {
                 *text = q + 1;
                 *text_end = c;
                 *flags |= CELL_QUOTED | (escaped ? CELL_ESCAPED : 0);
@@ -657,12 +655,10 @@ csv_value(const char *row, const char **row_end, const char *s, const char *end,
             return NULL;
         *flags = 0; /* a single quote that does not quote the value whole is part of its text */
     }
-    const char *stop = s;
-    while (stop < end && *stop != ',' && *stop != '\n')
-        stop++;
+    const char *stop = memchr(s, ',', end - s);
     *text = s;
-    *text_end = stop;
-    return stop;
+    *text_end = stop ? stop : end;
+    return *text_end;
 }
 
 /* The kind of a value (CELL_MISSING, CELL_NUMBER with *number, CELL_TEXT or CELL_MAYBE), its flags added. */
@@ -691,38 +687,36 @@ csv_kind(const char *text, const char *end, int flags, const unsigned char *blan
     return CELL_MAYBE | flags;
 }
 
-static uint64_t
-csv_hash(const char *s, const char *end, uint64_t seed)
-{
-    uint64_t hash = 14695981039346656037ULL ^ seed;
-    for (; s < end; s++)
-        hash = (hash ^ (unsigned char)*s) * 1099511628211ULL;
-    return hash;
-}
-
 /*
- * csv_cut(text, rows, width, blanks) -> (declined, numbers, kinds, starts, ends)
+ * csv_cut(text, ends, width, blanks) -> (declined, numbers, kinds, starts, ends)
  *
- * The ``rows`` rows of ``text`` (csv_gather's, joined by "\n") cut into their ``width`` values each, row by row
- * (arrays of rows × width): each value's number (float64; NaN unless CELL_NUMBER), kind (uint8, CELL_* and
- * flags; missing: unquoted and, its ``blanks`` stripped, empty or "?"), and where its text starts and ends in
- * ``text`` (int64).  ``declined``: the first row csv.py's _fields must read (another number of values, a double
- * quote that does not end its value, bytes that are not UTF-8), or -1.  Without the GIL.
+ * The rows of ``text`` (csv_gather's, joined by "\n"; ``ends``, bytes of int64: where each row ends in it, as
+ * csv_gather gives them) cut into their ``width`` values each, row by row (arrays of rows × width): each value's
+ * number (float64; NaN unless CELL_NUMBER), kind (uint8, CELL_* and flags; missing: unquoted and, its ``blanks``
+ * stripped, empty or "?"), and where its text starts and ends in ``text`` (int64).  ``declined``: the first row
+ * csv.py's _fields must read (another number of values, a double quote that does not end its value, bytes that
+ * are not UTF-8), or -1.  A row is the text between the ends it is given, line ends inside it included.  Without
+ * the GIL.
  */
 static PyObject *
 csv_cut(PyObject *self, PyObject *args)
 {
-    Py_buffer in, blanks;
-    Py_ssize_t rows, width;
-    if (!PyArg_ParseTuple(args, "y*nny*", &in, &rows, &width, &blanks))
+    Py_buffer in, row_ends, blanks;
+    Py_ssize_t width;
+    if (!PyArg_ParseTuple(args, "y*y*ny*", &in, &row_ends, &width, &blanks))
         return NULL;
     unsigned char blank[256] = {0};
     for (Py_ssize_t i = 0; i < blanks.len; i++)
         blank[((unsigned char *)blanks.buf)[i]] = 1;
     PyBuffer_Release(&blanks);
     PyObject *result = NULL, *numbers = NULL, *kinds = NULL, *starts = NULL, *ends = NULL;
-    if (width < 1 || rows < 0) {
-        PyErr_SetString(PyExc_ValueError, "csv_cut: a width of at least 1");
+    const int64_t *row_end = row_ends.buf;
+    Py_ssize_t rows = row_ends.len / 8;
+    int ascending = row_ends.len % 8 == 0;
+    for (Py_ssize_t r = 0; r < rows && ascending; r++)
+        ascending = row_end[r] >= (r ? row_end[r - 1] + 1 : 0) && row_end[r] <= in.len;
+    if (width < 1 || !ascending) {
+        PyErr_SetString(PyExc_ValueError, "csv_cut: a width of at least 1 and rows' ends that ascend within the text");
         goto done;
     }
     /* a row of width values holds width - 1 commas at least, and the rows a newline between each two: rows too
@@ -737,11 +731,10 @@ csv_cut(PyObject *self, PyObject *args)
     double *number = (double *)PyBytes_AS_STRING(numbers);
     unsigned char *kind = (unsigned char *)PyBytes_AS_STRING(kinds);
     int64_t *start = (int64_t *)PyBytes_AS_STRING(starts), *end_at = (int64_t *)PyBytes_AS_STRING(ends);
-    const char *base = in.buf, *end = base + in.len;
+    const char *base = in.buf;
     Py_BEGIN_ALLOW_THREADS
-    const char *at = base;
     for (Py_ssize_t r = 0; r < rows && declined < 0; r++) {
-        const char *row = at, *row_end = NULL; /* found at the row's first single quote */
+        const char *at = base + (r ? row_end[r - 1] + 1 : 0), *end = base + row_end[r];
         Py_ssize_t k = 0;
         for (;;) {
             Py_ssize_t cell = r * width + k;
@@ -753,7 +746,7 @@ csv_cut(PyObject *self, PyObject *args)
             } else {
                 const char *text, *text_end;
                 int flags;
-                stop = csv_value(row, &row_end, at, end, &text, &text_end, &flags);
+                stop = csv_value(at, end, &text, &text_end, &flags);
                 if (!stop || k == width || !utf8_valid((const unsigned char *)at, (const unsigned char *)stop)) {
                     declined = r;
                     break;
@@ -763,14 +756,9 @@ csv_cut(PyObject *self, PyObject *args)
                 end_at[cell] = text_end - base;
             }
             k++;
-            at = stop;
-            if (at < end && *at == ',') {
-                at++;
-                continue;
-            }
-            if (at < end)
-                at++; /* the row's "\n" */
-            break;
+            if (stop == end)
+                break;
+            at = stop + 1; /* past the comma */
         }
         if (declined < 0 && k != width)
             declined = r;
@@ -783,19 +771,8 @@ done:
     Py_XDECREF(starts);
     Py_XDECREF(ends);
     PyBuffer_Release(&in);
+    PyBuffer_Release(&row_ends);
     return result;
-}
-
-/* Whether the length bytes at a and b are the same (a short value compared in line, not by a call). */
-static inline int
-same_bytes(const char *a, const char *b, Py_ssize_t length)
-{
-    if (length > 16)
-        return memcmp(a, b, length) == 0;
-    for (Py_ssize_t k = 0; k < length; k++)
-        if (a[k] != b[k])
-            return 0;
-    return 1;
 }
 
 /* A slot of csv_ids' table: a value's hash and its row (-1: empty). */
@@ -874,7 +851,7 @@ csv_ids(PyObject *self, PyObject *args)
             continue;
         const char *text = base + start[cell];
         Py_ssize_t length = end_at[cell] - start[cell];
-        uint64_t hash = csv_hash(text, text + length, kind[cell] & same);
+        uint64_t hash = hash_of(text, length) ^ (uint64_t)(kind[cell] & same); /* keyed: keyed_hash.h */
         for (Py_ssize_t slot = (Py_ssize_t)(hash & (uint64_t)(capacity - 1));; slot = (slot + 1) & (capacity - 1)) {
             int64_t other = table[slot].row;
             if (other < 0) {
@@ -926,7 +903,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 4
+#define INTERFACE 5
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
 
@@ -940,6 +917,8 @@ PyInit__lines(void)
         maybe_number[c] = 1;
     if (!c_numbers)
         return PyErr_NoMemory();
+    if (!draw_hash_key())
+        return NULL;
     PyObject *created = PyModule_Create(&module);
     if (created != NULL
         && (PyModule_AddIntConstant(created, "INTERFACE", INTERFACE) < 0

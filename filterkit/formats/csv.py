@@ -60,9 +60,19 @@ from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
 #: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
 _QUOTED = re.compile(r"""[ \t]*(?:'([^'\\]*+(?:\\.[^'\\]*+)*+)'|"([^"]*+(?:""[^"]*+)*+)")[ \t]*(?=,|\Z)""", re.DOTALL)
-#: The values of a row up to its last (or first malformed) one, and an opening double quote there.
+#: A single-quoted value on one line (ARFF's backslash escapes), as :data:`_QUOTED` reads it.
+_SINGLE_QUOTED = rb"'[^'\\]*+(?:\\.[^'\\]*+)*+'"
+#: The values of a row up to its last (or first malformed) one, and an opening double quote there.  A
+#: single-quoted value is one where blanks alone follow it to a comma or the line's end, as in
+#: :func:`_fields` (else its quote is text up to the first comma, which may be inside it).
 _LAST_VALUE = re.compile(
-    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"|'[^'\\]*+(?:\\.[^'\\]*+)*+'|(?!"))[^,]*+,)*+[ \t]*+(")?"""
+    rb"""(?:[ \t]*+(?:"[^"]*+(?:""[^"]*+)*+"[^,]*+|"""
+    + _SINGLE_QUOTED
+    + rb"""[ \t]*+(?=,)|(?!"|"""
+    + _SINGLE_QUOTED
+    + rb"""[ \t]*+\Z)[^,]*+),)*+[ \t]*+(?:"""
+    + _SINGLE_QUOTED
+    + rb"""[ \t]*+\Z|(")?)"""
 )
 #: The rest of a double-quoted value, up to its closing quote.
 _QUOTED_REST = re.compile(rb'[^"]*+(?:""[^"]*+)*+"')
@@ -208,9 +218,11 @@ class CsvFormat:
                         name,
                         number,
                     )
-                for position, column_name in enumerate(names):
-                    if column_name in names[:position]:
+                seen: set[str] = set()
+                for column_name in names:
+                    if column_name in seen:
                         raise ArffError(f"the column name {shown(column_name)} appears twice", name, number)
+                    seen.add(column_name)
                 return names
         raise ArffError("empty input: no header row of column names", name, 1)
 
@@ -449,7 +461,7 @@ def _plain_group(group: Sequence[bytes], width: int) -> _Cut | None:
     if not kernels.use_compiled(kernels.READING):
         return None
     rows = group if isinstance(group, _Rows) else _Rows.of(list(group))
-    found = kernels.lines.csv_cut(rows.joined, len(rows), width, _BLANK_BYTES)
+    found = kernels.lines.csv_cut(rows.joined, rows.ends, width, _BLANK_BYTES)
     return _Cut(rows, width, found) if found[0] < 0 else None
 
 
@@ -470,14 +482,16 @@ def known_layout(schema: Schema, names: list[str], name: str) -> Layout:
     """The layout of a model's training header, for rows read with it (``apply``, ``predict``): columns
     matched by name, as JSON Lines' fields are, so a file of documents without their class column reads
     (an attribute the file lacks is missing); an error naming a column the training data does not have."""
-    kept = next((a for a in schema.attributes if a.name in names and a.kind not in (NUMERIC, NOMINAL, STRING)), None)
+    column_of = {column_name: position for position, column_name in enumerate(names)}
+    read = (NUMERIC, NOMINAL, STRING)
+    kept = next((a for a in schema.attributes if a.name in column_of and a.kind not in read), None)
     if kept is not None:
         raise FilterkitError(
             f"header differs from the training data: the training data's attribute {shown(kept.name)} is {kept.kind}",
             name,
         )
     matched = layout_by_name(schema, names, name, 0, "column")
-    positions = tuple(names.index(a.name) if a.name in names else None for a in schema.attributes)
+    positions = tuple(column_of.get(a.name) for a in schema.attributes)
     in_order = positions == tuple(range(len(names)))
     columns = _Columns(cast(tuple, matched.details), None if in_order else positions, len(names))
     return Layout(schema, (), columns, None, absent=matched.absent)

@@ -1,0 +1,87 @@
+"""The CSV reader under input made to cost (issue 72, item 8): a wide header and crafted values take time that
+grows with the input, not with its square or with the values' shared hash bits."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from filterkit import kernels
+from filterkit.formats import csv as csv_format
+from filterkit.running import open_source
+from filterkit.schema import NUMERIC, Attribute, Schema
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_words_hostile import fnv_colliding_words, fnv_low_bits  # noqa: E402
+
+
+def least_time(work, rounds: int = 3) -> float:
+    """The least CPU time of ``rounds`` calls of ``work``."""
+    times = []
+    for _ in range(rounds):
+        started = time.process_time()
+        work()
+        times.append(time.process_time() - started)
+    return min(times)
+
+
+def reading_time(tmp_path: Path, columns: int) -> float:
+    """The CPU time of reading a CSV file of a header of ``columns`` names and one row."""
+    path = tmp_path / f"wide{columns}.csv"
+    path.write_text(",".join(f"a{k}" for k in range(columns)) + "\n" + ",".join(["1"] * columns) + "\n")
+
+    def read() -> None:
+        with open_source(str(path), 1000, needs_passes=False) as source:
+            assert len(source.schema.attributes) == columns
+            list(source.chunks())
+
+    return least_time(read)
+
+
+@pytest.mark.slow
+def test_a_header_twice_as_wide_takes_about_twice_the_time(tmp_path):
+    # the duplicate check compared each name with every name before it: 80,000 columns took 43 s
+    small, large = reading_time(tmp_path, 20_000), reading_time(tmp_path, 40_000)
+    assert large < 3 * small + 0.02
+
+
+@pytest.mark.slow
+def test_a_model_s_header_is_matched_to_a_wide_file_s_columns_in_linear_time():
+    def matching_time(columns: int) -> float:
+        names = [f"a{k}" for k in range(columns)]
+        schema = Schema("wide", tuple(Attribute(name, NUMERIC) for name in reversed(names)))
+        return least_time(lambda: csv_format.known_layout(schema, names, "test.csv"))
+
+    assert matching_time(40_000) < 3 * matching_time(20_000) + 0.02
+
+
+def ids_time(values: list[str]) -> float:
+    """The CPU time of numbering the distinct values of a column of ``values`` (``csv_ids``)."""
+    cut = csv_format._plain_group([value.encode() for value in values], 1)
+    assert cut is not None
+    _, _, kinds, starts, ends = cut._found
+    return least_time(lambda: kernels.lines.csv_ids(cut.joined, kinds, starts, ends, 1, 0))
+
+
+@pytest.mark.slow
+def test_values_crafted_to_share_a_hash_slot_cost_no_more_than_random_ones():
+    crafted = fnv_colliding_words(30_000)
+    assert len({fnv_low_bits(word, 16) for word in crafted[::1000]}) == 1  # the unkeyed hash's one slot
+    generator = random.Random(72)
+    spread = ["".join(generator.choices("abcdefghijklmnopqrstuvwxyz", k=18)) for _ in range(30_000)]
+    # unkeyed, the crafted values probed one run of slots: 66 times the time per group
+    assert ids_time(crafted) < 5 * ids_time(spread) + 0.01
+
+
+def test_a_column_s_distinct_values_are_numbered_in_the_order_they_first_appear():
+    values = ["b", "a", "b", "'a'", "?", "c", "a", '"a"']
+    cut = csv_format._plain_group([value.encode() for value in values], 1)
+    assert cut is not None
+    assert cut.texts(0) == ["b", "a", "b", "a", None, "c", "a", "a"]
+    ids, texts, _ = cut._values(0)
+    # the same text quoted or not is another value to the table (its kind differs), read back as the same text
+    assert ids.tolist() == [0, 1, 0, 2, -1, 3, 1, 2] and texts == ["b", "a", "a", "c"]
