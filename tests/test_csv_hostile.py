@@ -1,5 +1,6 @@
-"""The CSV reader under input made to cost (issue 72, item 8): a wide header and crafted values take time that
-grows with the input, not with its square or with the values' shared hash bits."""
+"""CSV under hostile input (issue 72): a wide header and crafted values take time that grows with the input, not
+with its square or with the values' shared hash bits (item 8); output that would read back as other values is
+refused (item 6)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,35 @@ def test_a_column_s_distinct_values_are_numbered_in_the_order_they_first_appear(
     ids, texts, _ = cut._values(0)
     # the same text quoted or not is another value to the table (its kind differs), read back as the same text
     assert ids.tolist() == [0, 1, 0, 2, -1, 3, 1, 2] and texts == ["b", "a", "a", "c"]
+
+
+@pytest.mark.parametrize(
+    "arff, refused",
+    [
+        ('@relation r\n@attribute t {"a\\rb","a\\nb"}\n@data\n"a\\rb"\n"a\\nb"\n', "nominal attribute 't' holds a"),
+        ('@relation r\n@attribute "x\\ry" numeric\n@data\n1\n', "numeric attribute 'x\\ry' holds a"),
+        ('@relation r\n@attribute s string\n@attribute c {x,y}\n@data\nok,y\n"p\\rq",x\n', "row 2's value of 's'"),
+        ("@relation 'r: -C 2'\n@attribute ' a' {0,1}\n@attribute b {0,1}\n@attribute x numeric\n@data\n1,0,3\n",
+         "the label ' a' is empty or has blanks around it"),
+    ],
+)  # fmt: skip
+def test_csv_output_that_would_read_back_as_other_values_is_refused_and_no_file_is_left(
+    tmp_path, run_filterkit, arff, refused
+):
+    # a carriage return reads back as a line feed (two labels became one); blanks around a label are stripped
+    source, written = tmp_path / "in.arff", tmp_path / "out.csv"
+    source.write_text(arff)
+    run = run_filterkit(source, "-o", written)
+    assert run.status == 1 and refused in run.stderr and run.stderr.count("\n") == 1, run.stderr
+    assert not written.exists()
+
+
+def test_csv_output_of_labels_and_texts_that_read_back_is_written_and_reads_back(tmp_path, run_filterkit):
+    source, written = tmp_path / "in.arff", tmp_path / "out.csv"
+    source.write_text(
+        '@relation r\n@attribute s string\n@attribute c {"a b","a\\nb"}\n@data\n"p\\nq","a\\nb"\n?,"a b"\n'
+    )
+    assert run_filterkit(source, "-o", written).status == 0
+    again = run_filterkit(written, "--to", "arff")
+    assert again.status == 0, again.stderr
+    assert again.stdout.decode().endswith("@data\n'p\\nq','a\\nb'\n?,'a b'\n")

@@ -698,12 +698,14 @@ class CsvWriter(ArffWriter):
     with ``'`` or would read as missing (``""``, ``"?"``, blanks).  A missing value is an
     empty cell (pandas reads NaN, Python's csv module ``''``), but ``?`` in a file of one
     column, whose empty row would be a blank line.  Instance weights other than 1 cannot
-    be written (an error); CSV has no comments, so no provenance line is written.  The rows
-    are the ARFF writer's dense rows, with CSV's quoting and missing value.
+    be written (an error), nor a carriage return in a name, label or text (an error: the reader reads
+    every line end as LF, so it would read back as another value); CSV has no comments, so no provenance
+    line is written.  The rows are the ARFF writer's dense rows, with CSV's quoting and missing value.
 
     Multi-label rows (MEKA's ``-C`` in the relation name) are written with their labels in one column,
     ``--labels-column`` (default ``labels``), each row's label names joined by ``--label-separator``,
-    where the labels stood (first for ``-C k``, last for ``-C -k``)."""
+    where the labels stood (first for ``-C k``, last for ``-C -k``); a label name that is empty, has blanks
+    around it or holds the separator is an error, as it would not read back."""
 
     def __init__(
         self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT, options: FormatOptions = FormatOptions()
@@ -712,6 +714,9 @@ class CsvWriter(ArffWriter):
         self._quote_all = lambda texts: list(map(csv_quoted, texts))
         self.rows_written = 0
         self.label_positions = meka_label_positions(schema)
+        for attribute in schema.attributes:
+            for text in (attribute.name, *attribute.labels):
+                _refuse_carriage_return(text, f"{attribute.kind} attribute {shown(attribute.name)}")
         if self.label_positions:
             schema = self._with_labels_column(schema, options.labels_column or "labels", options.label_separator)
         self._missing = "?" if len(schema) == 1 else ""
@@ -726,6 +731,12 @@ class CsvWriter(ArffWriter):
         held = next((name for name in self.label_names if not separator or separator in name), None)
         if held is not None:
             raise FilterkitError(f"CSV output: the label {shown(held)} holds the label separator {shown(separator)}")
+        blank = next((name for name in self.label_names if name != name.strip(_BLANKS) or not name), None)
+        if blank is not None:
+            raise FilterkitError(
+                f"CSV output: the label {shown(blank)} is empty or has blanks around it, which a labels column "
+                "cannot hold (reading it strips them)"
+            )
         self.others = [position for position in range(len(schema)) if position not in set(positions)]
         others = [schema.attributes[position] for position in self.others]
         if column in {attribute.name for attribute in others}:
@@ -743,6 +754,11 @@ class CsvWriter(ArffWriter):
             raise FilterkitError("CSV output cannot hold instance weights other than 1")
         if self.label_positions:
             chunk = self._labels_joined(chunk)
+        for column, texts in chunk.text.items():
+            for row, text in enumerate(texts):
+                if text is not None and "\r" in text:
+                    where = f"row {self.rows_written + row + 1}'s value of {shown(self.schema.attributes[column].name)}"
+                    _refuse_carriage_return(text, where)
         super().write(Chunk(chunk.values, chunk.text))
         self.rows_written += chunk.n_rows
 
@@ -764,6 +780,16 @@ class CsvWriter(ArffWriter):
         text = {moved[column]: texts for column, texts in chunk.text.items()}
         text[at] = joined
         return Chunk(written, text)
+
+
+def _refuse_carriage_return(text: str, where: str) -> None:
+    """A FilterkitError where ``text`` holds a carriage return: the CSV reader reads every line end as LF, so
+    the text would read back as another (a label as another label)."""
+    if "\r" in text:
+        raise FilterkitError(
+            f"CSV output: {where} holds a carriage return ({shown(text)}), which reads back as a line feed: "
+            "write ARFF or JSON Lines, or remove it first"
+        )
 
 
 def csv_quoted(text: str) -> str:
