@@ -8,6 +8,8 @@ threshold (KDD'09 §3.4); on more than two classes one-vs-rest combined by ``max
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable, cast
@@ -18,7 +20,7 @@ from filterkit.contract import DECLARED_BOOL, Declared, declared_type, plugin_fa
 from filterkit.discretization import mdl_cut_points_by_feature
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, Attribute, check_positive
-from filterkit.stage import Option, Provenance, feature_positions, task_choices
+from filterkit.stage import Option, Provenance, task_choices
 from filterkit.statistics import ClassCounts, Histogram, ValueCounts
 
 
@@ -303,7 +305,7 @@ def class_scores(
 ):
     """Per target class, in turn, the one-vs-rest score of every feature (a generator)."""
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
-    nominal_groups = _nominal_groups(counts, labels)
+    nominal_groups = list(_nominal_groups(counts, labels))
     # the nominal groups' class columns are the classes with rows: a target without rows has none (-1)
     column_of = np.full(counts.n_classes, -1)
     column_of[counts.class_totals > 0] = np.arange(np.count_nonzero(counts.class_totals > 0))
@@ -321,36 +323,40 @@ def class_scores(
         yield scores
 
 
-def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None) -> list:
+def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None):
     """The nominal features' ``(positions, known[f, value, k], missing[f, k])``, grouped by their number
-    of labels, ``k`` over the classes with rows (a class declared but never seen costs nothing)."""
+    of labels and in blocks of at most :data:`_TABLE_CELLS` cells, ``k`` over the classes with rows (a
+    class declared but never seen costs nothing); a generator."""
     if labels is None or not np.any(labels > 0):
-        return []
+        return
     histogram = cast(ValueCounts, counts).histogram(include_zero=True)
     classes = np.flatnonzero(counts.class_totals > 0)
-    by_class = _class_matrix(histogram, classes)
-    missing = _missing_by_class(counts, classes)
-    groups = []
     for n_labels in np.unique(labels[labels > 0]).tolist():
-        positions = np.flatnonzero(labels == n_labels)
-        known = np.zeros((len(positions), n_labels, len(classes)))
-        index_of = feature_positions(counts.n_features, positions)
-        entry = index_of[histogram.feature] >= 0
-        codes = histogram.value[entry].astype(np.int64)
-        known[index_of[histogram.feature[entry]], codes] = by_class[entry]
-        groups.append((positions, known, missing[positions]))
-    return groups
+        for positions in _feature_blocks(np.flatnonzero(labels == n_labels), np.full(len(labels), n_labels), classes):
+            entries, by_class = histogram.class_matrix(positions, classes)
+            known = np.zeros((len(positions), n_labels, len(classes)))
+            feature_row = np.searchsorted(positions, histogram.feature[entries])
+            known[feature_row, histogram.value[entries].astype(np.int64)] = by_class
+            yield positions, known, counts.class_columns(positions, classes)[2]
 
 
-def _class_matrix(histogram: Histogram, classes: np.ndarray) -> np.ndarray:
-    """``[entry, k]``: each histogram entry's rows of class ``classes[k]``."""
-    return np.reshape([histogram.of_class(c) for c in classes.tolist()], (len(classes), len(histogram.feature))).T
+#: The most cells (features × values × classes) of class tables made at once: k-class scores are computed a
+#: block of features at a time, so their memory follows the classes and the pairs that occur, not
+#: features × classes.
+_TABLE_CELLS = 1 << 18
 
 
-def _missing_by_class(counts: ClassCounts, classes: np.ndarray) -> np.ndarray:
-    """``[feature, k]``: the rows of class ``classes[k]`` where the feature is missing."""
-    missing = [counts.missing_sums(c).to_float() for c in classes.tolist()]
-    return np.reshape(missing, (len(classes), counts.n_features)).T
+def _feature_blocks(features: np.ndarray, sizes: np.ndarray, classes: np.ndarray) -> list[np.ndarray]:
+    """``features`` cut into consecutive blocks of at most :data:`_TABLE_CELLS` cells (each feature's
+    ``sizes[feature]`` values × the classes), one feature at least."""
+    cells = np.cumsum(sizes[features] * max(len(classes), 1))
+    blocks, start = [], 0
+    while start < len(features):
+        before = int(cells[start - 1]) if start else 0
+        stop = max(start + 1, int(np.searchsorted(cells, before + _TABLE_CELLS, side="right")))
+        blocks.append(features[start:stop])
+        start = stop
+    return blocks
 
 
 def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, column: int, alpha) -> np.ndarray:
@@ -370,47 +376,50 @@ def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, colu
 
 def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np.ndarray | None = None) -> np.ndarray:
     """The metric's k-class form per feature over every class with rows: of presence, of the MDL
-    intervals (Weka's ``Discretize -E``), or of a nominal feature's values."""
+    intervals (Weka's ``Discretize -E``), or of a nominal feature's values; the tables made a block of
+    features at a time, from the (feature, class) pairs that occur."""
     scores = np.zeros(counts.n_features)
     classes = np.flatnonzero(counts.class_totals > 0)
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
-    missing = _missing_by_class(counts, classes)
-    groups = []
-    if numeric.any():
-        if presence:
-            positions = np.flatnonzero(numeric)
-            known = np.zeros((len(positions), 2, len(classes)))
-            for column, target in enumerate(classes.tolist()):
-                known[:, 0, column] = counts.zero_sums(target).to_float()[positions]
-                known[:, 1, column] = counts.nonzero_sums(target).to_float()[positions]
-            groups.append((positions, known))
-        else:
-            groups.extend(_discretized_groups(cast(ValueCounts, counts), classes, numeric))
-    groups += [(positions, known) for positions, known, _ in _nominal_groups(counts, labels)]
-    for positions, known in groups:
-        scores[positions] = _joint_of(metric, weka_tables(known, missing[positions]))
+    groups: Iterable = ()
+    if numeric.any() and presence:
+        groups = _presence_groups(counts, classes, np.flatnonzero(numeric))
+    elif numeric.any():
+        groups = _discretized_groups(cast(ValueCounts, counts), classes, np.flatnonzero(numeric))
+    for positions, known, missing in itertools.chain(groups, _nominal_groups(counts, labels)):
+        scores[positions] = _joint_of(metric, weka_tables(known, missing))
     return scores
 
 
-def _discretized_groups(counts: ValueCounts, classes: np.ndarray, numeric: np.ndarray) -> list:
-    """Each numeric feature's class counts per MDL interval, grouped by the number of intervals."""
+def _presence_groups(counts: ClassCounts, classes: np.ndarray, features: np.ndarray):
+    """Each block of ``features``' ``(positions, known[f, value, k], missing[f, k])``, the values zero and
+    non-zero; a generator."""
+    for positions in _feature_blocks(features, np.full(counts.n_features, 2), classes):
+        zero, nonzero, missing = counts.class_columns(positions, classes)
+        yield positions, np.stack([zero, nonzero], axis=1), missing
+
+
+def _discretized_groups(counts: ValueCounts, classes: np.ndarray, features: np.ndarray):
+    """Each numeric feature's class counts per MDL interval, by blocks of features and within a block grouped
+    by the number of intervals; a generator."""
     histogram = counts.histogram(include_zero=True)
-    features = np.flatnonzero(numeric)
-    numeric_entries = numeric[histogram.feature]
-    starts = np.searchsorted(histogram.feature[numeric_entries], np.append(features, counts.n_features))
-    values, class_counts = histogram.value[numeric_entries], _class_matrix(histogram, classes)[numeric_entries]
-    all_cuts = mdl_cut_points_by_feature(values, class_counts, starts, better_encoding=True)
-    tables: dict[int, list] = {}
-    for k, (feature, cuts) in enumerate(zip(features.tolist(), all_cuts, strict=True)):
-        span = slice(starts[k], starts[k + 1])
-        interval = np.searchsorted(cuts, values[span], side="left")
-        known = np.zeros((len(cuts) + 1, len(classes)))
-        np.add.at(known, interval, class_counts[span])
-        tables.setdefault(len(cuts) + 1, []).append((feature, known))
-    return [
-        (np.array([feature for feature, _ in entries]), np.stack([known for _, known in entries]))
-        for entries in tables.values()
-    ]
+    sizes = np.bincount(histogram.feature, minlength=counts.n_features)
+    for block in _feature_blocks(features, sizes, classes):
+        entries, class_counts = histogram.class_matrix(block, classes)
+        values = histogram.value[entries]
+        starts = np.append(np.searchsorted(histogram.feature[entries], block), len(entries))
+        all_cuts = mdl_cut_points_by_feature(values, class_counts, starts, better_encoding=True)
+        missing = counts.class_columns(block, classes)[2]
+        tables: dict[int, list] = {}
+        for k, cuts in enumerate(all_cuts):
+            span = slice(starts[k], starts[k + 1])
+            interval = np.searchsorted(cuts, values[span], side="left")
+            known = np.zeros((len(cuts) + 1, len(classes)))
+            np.add.at(known, interval, class_counts[span])
+            tables.setdefault(len(cuts) + 1, []).append((k, known))
+        for entries_of in tables.values():
+            rows = np.array([k for k, _ in entries_of])
+            yield block[rows], np.stack([known for _, known in entries_of]), missing[rows]
 
 
 def weka_tables(known: np.ndarray, missing: np.ndarray) -> np.ndarray:

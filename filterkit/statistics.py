@@ -125,6 +125,38 @@ class ClassCounts:
         return self.present_sums(target).minus(self.nonzero_sums(target))
 
     @functools.cached_property
+    def _occurring_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every (feature, class) pair with non-zero or missing rows, by key: the key, and the rows of the
+        class where the feature is zero, non-zero and missing, each an exact sum rounded once."""
+        nonzero_keys, nonzero_sums = self.nonzero_table.settled()
+        missing_keys, missing_sums = self.missing_table.settled()
+        keys = np.union1d(nonzero_keys, missing_keys)
+        nonzero = nonzero_sums.scattered(np.searchsorted(keys, nonzero_keys), len(keys))
+        missing = missing_sums.scattered(np.searchsorted(keys, missing_keys), len(keys))
+        zero = self.totals[keys % max(self.n_classes, 1)].minus(missing).minus(nonzero)
+        return keys, zero.to_float(), nonzero.to_float(), missing.to_float()
+
+    def class_columns(self, features: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``[feature, k]`` for the ``features`` and ``classes`` given (each ascending): the rows of class
+        ``classes[k]`` where the feature is zero, non-zero and missing, as :meth:`zero_sums`,
+        :meth:`nonzero_sums` and :meth:`missing_sums` give them; only the pairs that occur are looked up."""
+        shape = (len(features), len(classes))
+        zero = np.broadcast_to(self.class_totals[classes], shape).copy()
+        nonzero, missing = np.zeros(shape), np.zeros(shape)
+        keys, pair_zero, pair_nonzero, pair_missing = self._occurring_pairs
+        if len(features) and len(classes):
+            width = max(self.n_classes, 1)
+            span = slice(*np.searchsorted(keys, [features[0] * width, (features[-1] + 1) * width]))
+            feature, label = np.divmod(keys[span], width)
+            row = np.minimum(np.searchsorted(features, feature), len(features) - 1)
+            column = np.minimum(np.searchsorted(classes, label), len(classes) - 1)
+            held = np.flatnonzero((features[row] == feature) & (classes[column] == label))
+            at = (row[held], column[held])
+            held += span.start
+            zero[at], nonzero[at], missing[at] = pair_zero[held], pair_nonzero[held], pair_missing[held]
+        return zero, nonzero, missing
+
+    @functools.cached_property
     def _present_of_every_class(self) -> ExactSums:
         return self.present_sums(None)
 
@@ -287,6 +319,36 @@ class Histogram:
     entry_sums: ExactSums
     entry_order: np.ndarray
     entry_starts: np.ndarray
+
+    @functools.cached_property
+    def _entry_feature_and_label(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each table entry's feature (ascending: the table is in key order) and class."""
+        label = np.empty(len(self.entry_group), dtype=np.int64)
+        label[self.entry_order] = np.repeat(np.arange(len(self.entry_starts) - 1), np.diff(self.entry_starts))
+        return self.feature[self.entry_group], label
+
+    def class_matrix(self, features: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of the ``features`` given (ascending), and ``[entry, k]``: each one's rows of class
+        ``classes[k]`` (ascending), as :meth:`of_class` gives them, at a cost that follows those entries."""
+        span = slice(
+            int(np.searchsorted(self.feature, features[0], side="left")),
+            int(np.searchsorted(self.feature, features[-1], side="right")),
+        )
+        entries = span.start + np.flatnonzero(np.isin(self.feature[span], features))
+        matrix = np.zeros((len(entries), len(classes)))
+        entry_feature, entry_label = self._entry_feature_and_label
+        table = slice(*np.searchsorted(entry_feature, [features[0], features[-1] + 1]))
+        group, label = self.entry_group[table], entry_label[table]
+        row = np.minimum(np.searchsorted(entries, group), max(len(entries) - 1, 0))
+        column = np.minimum(np.searchsorted(classes, label), max(len(classes) - 1, 0))
+        if len(entries) and len(classes):
+            held = np.flatnonzero((entries[row] == group) & (classes[column] == label))
+            matrix[row[held], column[held]] = self.entry_sums[table.start + held].to_float()
+            zero_group = self.zero_group[features]
+            has_zero = zero_group >= 0
+            zero = self.counts.class_columns(features[has_zero], classes)[0]
+            matrix[np.searchsorted(entries, zero_group[has_zero])] = np.maximum(zero, 0.0)
+        return entries, matrix
 
     def of_class(self, target: int) -> np.ndarray:
         """Per (feature, value), the summed weight of the rows of class ``target``."""

@@ -107,18 +107,13 @@ def information_gain_of_tables(tables):
     """ig over all classes at once: H(C) − H(C | value) in bits of each contingency table
     (features × values × classes), summed in the order of Weka 3.6's
     ``ContingencyTables.entropyOverColumns`` and ``entropyConditionedOnRows``."""
-    n, n_values, n_classes = tables.shape
+    n, n_values, _ = tables.shape
     row_totals, column_totals, _ = _margins(tables)
-    over_columns, total = np.zeros(n), np.zeros(n)
-    for column in range(n_classes):
-        over_columns = over_columns - _x_ln_x(column_totals[:, column])
-        total = total + column_totals[:, column]
-    on_rows, row_grand_total = np.zeros(n), np.zeros(n)
-    for value in range(n_values):
-        for column in range(n_classes):
-            on_rows = on_rows + _x_ln_x(tables[:, value, column])
-        on_rows = on_rows - _x_ln_x(row_totals[:, value])
-        row_grand_total = row_grand_total + row_totals[:, value]
+    over_columns = 0.0 - _sum_in_order(_x_ln_x(column_totals))  # (0 − t₀) − t₁ … is −(t₀ + t₁ …) to the bit
+    total = _sum_in_order(column_totals)
+    row_terms = np.concatenate([_x_ln_x(tables), -_x_ln_x(row_totals)[:, :, None]], axis=2)
+    on_rows = _sum_in_order(row_terms.reshape(n, -1))
+    row_grand_total = _sum_in_order(row_totals)
     with np.errstate(divide="ignore", invalid="ignore"):
         class_entropy = np.where(
             np.abs(total) < WEKA_SMALL, 0.0, (over_columns + _x_ln_x(total)) / (total * np.log(2.0))
@@ -131,33 +126,36 @@ def chi_squared_of_tables(tables):
     """chi over all classes at once: Pearson's χ² of each contingency table (features ×
     values × classes) without Yates' correction, its empty rows and columns (weight ≤ 1e-6)
     left out, summed in the order of Weka 3.6's ``ContingencyTables.chiVal``."""
-    n, n_values, n_classes = tables.shape
+    n = len(tables)
     row_totals, column_totals, _ = _margins(tables)
     kept_rows, kept_columns = row_totals > WEKA_SMALL, column_totals > WEKA_SMALL
-    kept = tables * (kept_rows[:, :, None] & kept_columns[:, None, :])
+    kept_cells = kept_rows[:, :, None] & kept_columns[:, None, :]
+    kept = tables * kept_cells
     row_totals, column_totals, grand_total = _margins(kept)
-    chi = np.zeros(n)
     safe_grand_total = np.where(grand_total > 0, grand_total, 1.0)
-    for value in range(n_values):
-        for column in range(n_classes):
-            expected = column_totals[:, column] * row_totals[:, value] / safe_grand_total
-            counted = kept_rows[:, value] & kept_columns[:, column] & (expected >= WEKA_SMALL)
-            safe_expected = np.where(counted, expected, 1.0)
-            difference = np.abs(kept[:, value, column] - expected)
-            chi = chi + np.where(counted, difference * difference / safe_expected, 0.0)
-    return chi
+    expected = column_totals[:, None, :] * row_totals[:, :, None] / safe_grand_total[:, None, None]
+    counted = kept_cells & (expected >= WEKA_SMALL)
+    safe_expected = np.where(counted, expected, 1.0)
+    difference = np.abs(kept - expected)
+    return _sum_in_order(np.where(counted, difference * difference / safe_expected, 0.0).reshape(n, -1))
 
 
 def _margins(tables):
     """Each table's row totals, column totals and grand total, summed cell by cell in Weka's order."""
-    n, n_values, n_classes = tables.shape
-    row_totals, column_totals, grand_total = np.zeros((n, n_values)), np.zeros((n, n_classes)), np.zeros(n)
-    for value in range(n_values):
-        for column in range(n_classes):
-            row_totals[:, value] = row_totals[:, value] + tables[:, value, column]
-            column_totals[:, column] = column_totals[:, column] + tables[:, value, column]
-            grand_total = grand_total + tables[:, value, column]
-    return row_totals, column_totals, grand_total
+    n = len(tables)
+    return (
+        _sum_in_order(tables),
+        _sum_in_order(tables.transpose(0, 2, 1)),
+        _sum_in_order(tables.reshape(n, -1)),
+    )
+
+
+def _sum_in_order(terms):
+    """The sums along the last axis, each term added in turn from the first, as Weka's loops add them
+    (``cumsum`` adds one after another; ``sum`` would add pairwise)."""
+    if terms.shape[-1] == 0:
+        return np.zeros(terms.shape[:-1])
+    return np.cumsum(terms, axis=-1)[..., -1]
 
 
 def _x_ln_x(x):
