@@ -49,6 +49,7 @@ from filterkit.formats.records import (
     labelled_schema,
     layout_by_name,
     one_by_one,
+    repeated_name,
     split_names,
     typing_of,
     typing_options,
@@ -218,11 +219,9 @@ class CsvFormat:
                         name,
                         number,
                     )
-                seen: set[str] = set()
-                for column_name in names:
-                    if column_name in seen:
-                        raise ArffError(f"the column name {shown(column_name)} appears twice", name, number)
-                    seen.add(column_name)
+                repeated = repeated_name(names)
+                if repeated is not None:
+                    raise ArffError(f"the column name {shown(repeated)} appears twice", name, number)
                 return names
         raise ArffError("empty input: no header row of column names", name, 1)
 
