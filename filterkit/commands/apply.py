@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import click
 
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import check_stdout_open, checked_outputs, output_format_of
+from filterkit.commands.files import check_format_options, check_stdout_open, checked_outputs, output_format_of
 from filterkit.commands.options import (
     number_format,
     output_option,
     reading_and_writing_options,
 )
-from filterkit.formats import FormatOptions, new_rows_reading
+from filterkit.formats import FormatOptions, format_of, new_rows_reading
 from filterkit.model import arrays_path, read_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import LocalEngine, OutputForm, run
@@ -45,6 +45,7 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     reporter.expect(1)
     formats = FormatOptions.of_params(params)
     input_format, reading = new_rows_reading(input_path, options.input_format, formats, trained)
+    check_format_options(formats, format_of(input_path, input_format), written_format)
     engine = LocalEngine(options.chunk_rows, input_format, reading, reporter)
     form = OutputForm(written_format, options.sparse, numbers, formats)
     with reporter.activated():

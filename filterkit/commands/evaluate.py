@@ -11,7 +11,7 @@ from click.core import ParameterSource
 
 from filterkit import evaluation_labels, reports
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
-from filterkit.commands.files import ReportCommand, check_distinct
+from filterkit.commands.files import ReportCommand, check_distinct, check_format_options
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -30,7 +30,7 @@ from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_labels import THRESHOLDS, LabelEvaluation
-from filterkit.formats import FORMAT_OPTIONS, FormatOptions
+from filterkit.formats import FORMAT_OPTIONS, FormatOptions, format_of
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
@@ -294,6 +294,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
     reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, protocol["class_spec"])
+    check_format_options(reading, format_of(input_path, input_format))
     params = classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
     rendered = _checked_outputs(input_path, test_path, **outputs)

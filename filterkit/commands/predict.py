@@ -15,7 +15,7 @@ import click
 
 from filterkit.arff.tokens import shown
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import check_distinct, check_stdout_open
+from filterkit.commands.files import check_distinct, check_format_options, check_stdout_open
 from filterkit.commands.options import (
     chunk_rows_option,
     format_option_decorators,
@@ -42,9 +42,9 @@ def _model_rows(ctx, model_path: str, input_path: str, output: str | None, param
     named = [("the model", model_path), ("the input", input_path), *([("-o", output)] if output else [])]
     check_distinct([(role, path) for role, path in named if path != "-"])
     model = load_model(model_path, registry_of(ctx))
-    input_format, reading = new_rows_reading(
-        input_path, params["input_format"], FormatOptions.of_params(params), model.reading
-    )
+    formats = FormatOptions.of_params(params)
+    input_format, reading = new_rows_reading(input_path, params["input_format"], formats, model.reading)
+    check_format_options(formats, format_of(input_path, input_format))
     known = model.input_schema if format_of(input_path, input_format) != ARFF else None
     name = "<stdin>" if input_path == "-" else input_path
     with open_source(input_path, params["chunk_rows"], False, input_format, reading, known) as source:

@@ -9,7 +9,7 @@ import click
 from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
 from filterkit.commands.evaluate import MAX_SEED, EvaluateCommand, chains_of, classifier_params
-from filterkit.commands.files import check_distinct
+from filterkit.commands.files import check_distinct, check_format_options
 from filterkit.commands.options import (
     RegisteredName,
     class_option,
@@ -21,7 +21,7 @@ from filterkit.commands.options import (
     quiet_option,
 )
 from filterkit.evaluation import Settings
-from filterkit.formats import FORMAT_OPTIONS, FormatOptions
+from filterkit.formats import FORMAT_OPTIONS, FormatOptions, format_of
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode
 
@@ -134,6 +134,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
     reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, options["class_spec"])
+    check_format_options(reading, format_of(input_path, input_format))
     settings = Settings(
         seed=seed,
         classifier=options.pop("classifier"),

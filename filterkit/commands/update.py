@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import click
 
 from filterkit.commands.context import registry_of
-from filterkit.commands.files import checked_outputs
+from filterkit.commands.files import check_format_options, checked_outputs
 from filterkit.commands.options import (
     chunk_rows_option,
     format_option_decorators,
@@ -64,9 +64,9 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     except FilterkitError as error:
         raise FilterkitError(error.message, model_path) from None
     # the rows are read as the training data was, as apply reads them
-    input_format, reading = new_rows_reading(
-        input_path, options.input_format, FormatOptions.of_params(params), model.reading
-    )
+    formats = FormatOptions.of_params(params)
+    input_format, reading = new_rows_reading(input_path, options.input_format, formats, model.reading)
+    check_format_options(formats, format_of(input_path, input_format))
     known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(chain.planned_passes())
