@@ -81,6 +81,17 @@ def test_a_csv_is_cut_only_between_rows_never_in_a_quoted_line_end(tmp_path):
     assert any(start not in row_starts for start, _ in naive[1:]), "a plain line cut would fall inside a value"
 
 
+def test_a_csv_is_cut_after_a_single_quoted_value_holding_a_comma_and_a_double_quote(tmp_path):
+    # issue 72: the row loop read ,"y' as opening a double-quoted value, so no cut fell after such a row
+    rows = [f"{n:02d},'x,\"y'" for n in range(40)]  # rows of one length: a cut after each
+    path = tmp_path / "single.csv"
+    path.write_bytes(("id,t\n" + "\n".join(rows) + "\n").encode())
+    data = path.read_bytes()
+    begin, ranges = csv_cuts(str(path), 40)  # a range a row: the rows were read in pairs
+    assert begin == len(b"id,t\n") and ranges[-1][1] == len(data)
+    assert [data[start:stop] for start, stop in ranges] == [row.encode() + b"\n" for row in rows]
+
+
 def test_a_csv_with_cr_line_ends_or_no_rows_is_one_range(tmp_path):
     path = tmp_path / "cr.csv"
     path.write_bytes(b"a,b\r1,2\r3,4\r")
