@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from filterkit.arff import read_arff
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
+from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.labels import (
@@ -56,7 +57,7 @@ from filterkit.schema import (
     shown_name,
 )
 from filterkit.sources import MemorySource
-from filterkit.stage import Accepts, Option, Stage
+from filterkit.stage import DECLARED_ACCEPTS, Accepts, Option, Stage
 from filterkit.updating import saved_statistics, updated_chain
 
 #: The metric a ``ScoreScaler()`` scores by, the one of the headline pipeline ``shape bns l2``.
@@ -104,7 +105,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
-        accepts = _accepts(self._new_stage)  # one stage made: scikit-learn asks for the tags thrice a transform
+        accepts = _accepts(self._new_stage) or Accepts()  # one stage made: scikit-learn asks thrice a transform
         tags.target_tags.required = accepts.nominal_class or accepts.two_classes  # as _learns_from_y
         tags.input_tags.positive_only = accepts.non_negative
         # a stage that reads text takes documents, not a numeric matrix (as CountVectorizer's tags say)
@@ -189,7 +190,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def _takes_more_rows(self) -> bool:
         """False once fitted where the stage learns but could not keep its statistics (``auto``, ``select``
         by ``svm``): then the transformer has no ``partial_fit``."""
-        return not hasattr(self, "stage_") or not self.stage_.learns or self.statistics_ is not None
+        # learns read last: a plugin's fault it raises is partial_fit's error, not scikit-learn's AttributeError
+        return not hasattr(self, "stage_") or self.statistics_ is not None or not declared(self.stage_, "learns")
 
     @available_if(_takes_more_rows)
     def partial_fit(self, X, y=None):
@@ -199,7 +201,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         if not hasattr(self, "stage_"):
             return self.fit(X, y)
         X, text = self._fitted_rows(X)
-        if not self.stage_.learns:
+        if not declared(self.stage_, "learns"):
             return self
         targets = self._fitted_codes(y) if self.class_labels_ else None
         if getattr(self, "label_names_", ()):
@@ -425,19 +427,31 @@ _X_CHECKS = {"accept_sparse": "csr", "dtype": np.float64, "ensure_all_finite": "
 def _needs_a_class(make_stage: Callable[[], Stage], unmade: bool) -> bool:
     """True when the stage ``make_stage()`` makes needs a nominal class (its ``accepts``); ``unmade`` when
     it cannot be made (invalid options)."""
-    try:
-        accepts = make_stage().accepts
-    except (FilterkitError, ValueError):
-        return unmade
-    return accepts.nominal_class or accepts.two_classes
+    accepts = _accepts(make_stage)
+    return unmade if accepts is None else accepts.nominal_class or accepts.two_classes
 
 
-def _accepts(make_stage: Callable[[], Stage]) -> Accepts:
-    """What the stage ``make_stage()`` makes accepts; no need when it cannot be made."""
+def _made(make_stage: Callable[[], Stage]) -> Stage | None:
+    """The stage ``make_stage()`` makes, or None when it cannot be made (invalid options)."""
     try:
-        return make_stage().accepts
+        return make_stage()
     except (FilterkitError, ValueError):
-        return Accepts()
+        return None
+
+
+def _accepts(make_stage: Callable[[], Stage]) -> Accepts | None:
+    """What the stage ``make_stage()`` makes accepts, None when it cannot be made; FilterkitError naming its
+    plugin when its ``accepts`` raises or is no :class:`~filterkit.stage.Accepts`."""
+    stage = _made(make_stage)
+    return None if stage is None else declared(stage, "accepts", DECLARED_ACCEPTS)
+
+
+def _drops_rows(stage_name: str) -> bool:
+    """Whether the stage ``stage_name``, made with its default options, drops or adds rows (``filters_rows``;
+    False when those cannot make it: ``keep``, ``select``); FilterkitError naming its plugin when its
+    ``filters_rows`` raises or is no bool."""
+    stage = _made(functools.partial(_registry().make_stage, stage_name, {}))
+    return stage is not None and declared(stage, "filters_rows")
 
 
 def _schema(attributes: list[Attribute], labels: tuple[str, ...], label_names: tuple[str, ...] = ()) -> Schema:
@@ -712,7 +726,7 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
             f"no stage called {stage_name!r} (installed: {', '.join(sorted(_registry().stages))})"
         ) from None
     stage_class = registered.value
-    if stage_class.filters_rows:
+    if _drops_rows(stage_name):
         raise ValueError(
             f"stage '{stage_name}' drops or adds rows, which a scikit-learn transformer may not do "
             "(X and y must keep their rows in a Pipeline): use it on the command line"
@@ -724,7 +738,7 @@ def transformer_for(stage_name: str) -> type[FilterkitTransformer]:
     return _adapter_class(
         class_name_for(stage_name),
         stage_class.options,
-        _needs_a_class(stage_class, unmade=True),  # its default options may need a class
+        _needs_a_class(functools.partial(_registry().make_stage, stage_name, {}), unmade=True),  # its defaults' needs
         (),
         summary,
         {"stage_name": stage_name},
@@ -763,7 +777,16 @@ def _stages_by_class_name() -> dict[str, str]:
 
 
 def _transformable_stages() -> list[str]:
-    return [name for name, registered in _registry().stages.items() if not registered.value.filters_rows]
+    """The stages that have a transformer: those that keep their rows, one whose ``filters_rows`` is broken left
+    out (:func:`transformer_for` names its plugin's fault)."""
+    return [name for name in _registry().stages if not _drops_rows_or_is_broken(name)]
+
+
+def _drops_rows_or_is_broken(stage_name: str) -> bool:
+    try:
+        return _drops_rows(stage_name)
+    except FilterkitError:
+        return True
 
 
 def _exported_names() -> list[str]:
@@ -815,9 +838,15 @@ def load(
 ) -> Loaded:
     """Any file the command line reads (docs/sklearn.md), in ``format`` (``--from``'s names; None: by its
     name, as the command line decides) with the formats' reading options ``format_options`` (``text=``,
-    ``nominal=``, ``numeric=``, ``zero_based=``, ``labels_column=``), as ``(X, y, feature_names)``: see
-    :func:`load_arff`, also for ``labels`` (Mulan's XML)."""
+    ``nominal=``, ``numeric=``, ``zero_based=``, ``labels_column=``; TypeError for one the format does not take), as
+    ``(X, y, feature_names)``: see :func:`load_arff`, also for ``labels`` (Mulan's XML)."""
+    from filterkit.commands.files import untaken_format_option
+
     options = FormatOptions(None if class_ is None else str(class_), **format_options)
+    read_as = format_of(os.fspath(path), format) if isinstance(path, (str, os.PathLike)) else ARFF
+    untaken = untaken_format_option(options, read_as)
+    if untaken is not None:
+        raise TypeError(f"load: {read_as} input does not take the format option {untaken}={options.given[untaken]!r}")
     return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load", labels)
 
 

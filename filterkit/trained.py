@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from filterkit import evaluation
 from filterkit.arff.tokens import shown
 from filterkit.classifier import Classifier
+from filterkit.contract import declared
 from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
@@ -221,7 +222,7 @@ def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
     """FilterkitError, before any work, for a chain with a stage that keeps some rows only (``fold``): a model
     answers for every row it is given."""
     for name, params in chain.stages:
-        if registry.make_stage(name, params).filters_rows:
+        if declared(registry.make_stage(name, params), "filters_rows"):
             raise FilterkitError(
                 f"chain '{chain.text}': stage '{name}' keeps some rows only, and a model answers for every row it "
                 "is given"

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, SortedSums, complex_keys
 from filterkit.model import _decoded_array, _embedded_array, _NotAModel
@@ -60,11 +61,11 @@ def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
     for position, (stage, entry) in enumerate(zip(chain.stages, section)):
         where = f"stage {position + 1} '{stage.name}'"
         if entry is None:
-            if stage.learns and (position == 0 or not chain.stages[position - 1].learns):
+            if declared(stage, "learns") and (position == 0 or not declared(chain.stages[position - 1], "learns")):
                 raise FilterkitError(f"the model's '{SECTION}' has none of {where}, which learns")
             statistics.append(None)
             continue
-        if not stage.learns or not isinstance(entry, dict):
+        if not declared(stage, "learns") or not isinstance(entry, dict):
             raise FilterkitError(f"the model's '{SECTION}' of {where} is not statistics the stage learns")
         try:
             saved = _plain_data(entry, where, n_attributes)
@@ -362,7 +363,7 @@ def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows
     rows = _OldRows()
     for earlier in range(position):
         before, now = old.stages[earlier], new.stages[earlier]
-        if now.learns:
+        if declared(now, "learns"):
             kept = guarded(now, "update", _values_after_refit, now, before, old_statistics(earlier))
             if isinstance(kept, FilterkitError):
                 return _OldRows(changed=(earlier, kept.message))

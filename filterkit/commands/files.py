@@ -52,16 +52,22 @@ def checked_outputs(inputs: list[tuple[str, str]], output: str | None, model_pat
     return output_file
 
 
-def check_format_options(formats: FormatOptions, read_as: str, written_as: str | None = None) -> None:
-    """A usage error for a format option given that neither the input's format ``read_as`` reads with nor the
-    output's ``written_as`` (None: no output) writes with."""
+def untaken_format_option(formats: FormatOptions, read_as: str, written_as: str | None = None) -> str | None:
+    """The first format option given in ``formats`` that neither the input's format ``read_as`` reads with nor
+    the output's ``written_as`` (None: no output) writes with, or None."""
     taken = {option.name for option in FORMATS[read_as].options}
     if written_as is not None:
         taken |= {option.name for option in FORMATS[written_as].options if option.name in WRITTEN_OPTIONS}
-    for name, value in formats.given.items():
-        if name not in taken:
-            output = "" if written_as is None else f" written as {written_as}"
-            raise click.UsageError(f"{option_words(name, value)}: {read_as} input{output} does not take it")
+    return next((name for name in formats.given if name not in taken), None)
+
+
+def check_format_options(formats: FormatOptions, read_as: str, written_as: str | None = None) -> None:
+    """A usage error for a format option given that neither ``read_as`` nor ``written_as`` takes
+    (:func:`untaken_format_option`)."""
+    name = untaken_format_option(formats, read_as, written_as)
+    if name is not None:
+        output = "" if written_as is None else f" written as {written_as}"
+        raise click.UsageError(f"{option_words(name, formats.given[name])}: {read_as} input{output} does not take it")
 
 
 def output_format_of(path: str | None, given: str | None) -> str:
