@@ -231,19 +231,30 @@ def feature_scores(
         if alpha is not None:
             raise FilterkitError("--alpha weighs the features of one positive class: not with --combine joint")
         return joint_scores(counts, metric, presence, labels)
-    per_class = list(class_scores(counts, metric, targets, presence, alpha, labels))
-    if not per_class:
+    if not targets:
         return np.zeros(counts.n_features)
-    return combined(per_class, combine)
+    return combined(class_scores(counts, metric, targets, presence, alpha, labels), combine)
 
 
-def combined(per_target: list[np.ndarray], combine: str) -> np.ndarray:
-    """One score per feature from each target's (class or label): their max, mean or min."""
-    if combine == "max":
-        return np.max(per_target, axis=0)
-    if combine == "min":
-        return np.min(per_target, axis=0)
-    return np.sum(per_target, axis=0) / len(per_target)
+def combined(per_target: Iterable[np.ndarray], combine: str) -> np.ndarray:
+    """One score per feature from each target's (class or label, at least one): their max, mean or min,
+    taken a target at a time, so that one score per feature is held and not one per feature and target.
+    The bits are those of numpy's max, sum or min over axis 0 of the stacked scores, which takes the
+    targets in turn (a sum from 0.0, so that -0.0 becomes 0.0), except for a single feature: numpy reduces
+    that column pairwise, so its few scores are stacked."""
+    targets = iter(per_target)
+    result = np.array(next(targets), dtype=np.float64)
+    if len(result) == 1:
+        stacked = np.vstack([result, *targets])
+        result, n_targets = {"max": np.max, "min": np.min}.get(combine, np.sum)(stacked, axis=0), len(stacked)
+    else:
+        running, n_targets = {"max": np.maximum, "min": np.minimum}.get(combine, np.add), 1
+        if combine == "mean":
+            result += 0.0
+        for scores in targets:
+            running(result, scores, out=result)
+            n_targets += 1
+    return result / n_targets if combine == "mean" else result
 
 
 #: ``--label`` and ``--normalize``: a supervised stage's options on multi-label data (:mod:`filterkit.labels`).
@@ -303,24 +314,50 @@ def class_scores(
     alpha: float | None = None,
     labels: np.ndarray | None = None,
 ):
-    """Per target class, in turn, the one-vs-rest score of every feature (a generator)."""
+    """Per target class, in turn, the one-vs-rest score of every feature (a generator); the nominal
+    features' tables hold the target's counts alone beside every class's totals, not a column per class."""
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
-    nominal_groups = list(_nominal_groups(counts, labels))
-    # the nominal groups' class columns are the classes with rows: a target without rows has none (-1)
-    column_of = np.full(counts.n_classes, -1)
-    column_of[counts.class_totals > 0] = np.arange(np.count_nonzero(counts.class_totals > 0))
-    histogram = None
-    if not presence and metric.uses_counts and numeric.any():
-        histogram = cast(ValueCounts, counts).histogram(include_zero=True)  # value statistics where counts are used
+    thresholds = not presence and metric.uses_counts and numeric.any()  # value statistics where counts are used
+    nominal = labels is not None and np.any(labels > 0)
+    histogram = cast(ValueCounts, counts).histogram(include_zero=True) if thresholds or nominal else None
+    nominal_totals = [] if histogram is None else _nominal_totals(counts, labels, histogram)
     for target in targets:
         of_target = with_vocabulary(metric, counts, target)
-        if histogram is None:
+        if histogram is None or not thresholds:
             scores = metric_scores(of_target, *counts.presence_table(target), alpha)
         else:
             scores = _threshold_scores(counts.n_features, histogram, of_target, target, alpha)
-        for positions, known, missing in nominal_groups:
-            scores[positions] = _nominal_scores(of_target, known, missing, column_of[target], alpha)
+        if nominal_totals:
+            assert histogram is not None  # made for the nominal features
+            of_class, missing_of_class = histogram.of_class(target), counts.missing_sums(target).to_float()
+            for totals in nominal_totals:
+                scores[totals.positions] = _nominal_scores(of_target, totals, of_class, missing_of_class, alpha)
         yield scores
+
+
+@dataclass(frozen=True)
+class _NominalTotals:
+    """A block of nominal features of as many labels (``positions``), their histogram ``entries`` at
+    ``[row, value]`` of a table, and over every class with rows the rows of each value
+    (``known[f, value]``) and the missing rows (``missing[f]``), summed as numpy sums a block's columns."""
+
+    positions: np.ndarray
+    entries: np.ndarray
+    row: np.ndarray
+    value: np.ndarray
+    known: np.ndarray
+    missing: np.ndarray
+
+
+def _nominal_totals(counts: ClassCounts, labels: np.ndarray | None, histogram: Histogram) -> list[_NominalTotals]:
+    """Each block of :func:`_nominal_groups` summed over the classes, its per-class tables let go."""
+    blocks = []
+    for positions, known, missing in _nominal_groups(counts, labels):
+        span = slice(*np.searchsorted(histogram.feature, [positions[0], positions[-1] + 1]))
+        entries = span.start + np.flatnonzero(np.isin(histogram.feature[span], positions))
+        row, value = np.searchsorted(positions, histogram.feature[entries]), histogram.value[entries].astype(np.int64)
+        blocks.append(_NominalTotals(positions, entries, row, value, known.sum(axis=2), missing.sum(axis=1)))
+    return blocks
 
 
 def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None):
@@ -359,19 +396,23 @@ def _feature_blocks(features: np.ndarray, sizes: np.ndarray, classes: np.ndarray
     return blocks
 
 
-def _nominal_scores(metric: Metric, known: np.ndarray, missing: np.ndarray, column: int, alpha) -> np.ndarray:
-    """One-vs-rest scores of nominal features, the target class in ``known``'s ``column`` (−1: a class
-    without rows): the k-class form, else each value's best presence score."""
-    ours = known[:, :, column] if column >= 0 else np.zeros(known.shape[:2])
-    others = known.sum(axis=2) - ours
+def _nominal_scores(
+    metric: Metric, totals: _NominalTotals, of_class: np.ndarray, missing_of_class: np.ndarray, alpha
+) -> np.ndarray:
+    """One-vs-rest scores of a block of nominal features, the target's rows of each histogram entry in
+    ``of_class`` and its missing rows of each feature in ``missing_of_class``: the k-class form, else each
+    value's best presence score."""
+    ours = np.zeros(totals.known.shape)
+    ours[totals.row, totals.value] = of_class[totals.entries]
+    others = totals.known - ours
     if metric.joint is not None:
-        missing_ours = missing[:, column] if column >= 0 else np.zeros(len(missing))
-        missing_others = missing.sum(axis=1) - missing_ours
+        missing_ours = missing_of_class[totals.positions]
+        missing_others = totals.missing - missing_ours
         tables = weka_tables(np.stack([ours, others], axis=2), np.stack([missing_ours, missing_others], axis=1))
         return _joint_of(metric, tables)
     pos, neg = ours.sum(axis=1), others.sum(axis=1)
     per_value = metric_scores(metric, ours, others, pos[:, None], neg[:, None], alpha)
-    return per_value.max(axis=1) if per_value.shape[1] else np.zeros(len(known))
+    return per_value.max(axis=1) if per_value.shape[1] else np.zeros(len(ours))
 
 
 def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np.ndarray | None = None) -> np.ndarray:

@@ -16,6 +16,7 @@ import gzip
 import os
 import re
 import zlib
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -344,12 +345,25 @@ def _ranked(counts: ValueCounts, metric: Metric, targets: list[int], presence: b
         scores = feature_scores(counts, metric, targets, presence, JOINT, None, labels)
         best_class = np.full(counts.n_features, targets[0]) if metric.class_free else None
     else:
-        per_class = np.vstack(list(class_scores(counts, metric, targets, presence, None, labels)))
-        best_class = np.asarray(targets)[(per_class.argmin if combine == "min" else per_class.argmax)(axis=0)]
-        scores = combined(list(per_class), combine)
+        best_class = np.full(counts.n_features, targets[0])
+        per_class = class_scores(counts, metric, targets, presence, None, labels)
+        scores = combined(_noting_best_class(per_class, targets, combine, best_class), combine)
         if combine == "mean" and len(targets) > 1:
             best_class = None
     return scores, ranking_order(scores, combine)[:top], best_class
+
+
+def _noting_best_class(per_class: Iterator[np.ndarray], targets: list[int], combine: str, best_class: np.ndarray):
+    """Each class's scores passed on, with ``best_class`` set to the class of each feature's maximum
+    (minimum with ``min``), the first on a tie as ``argmax`` takes it; one best score per feature held."""
+    better = np.less if combine == "min" else np.greater
+    best = None
+    for target, scores in zip(targets, per_class):
+        if best is None:
+            best = scores.copy()
+        improved = better(scores, best)
+        best_class[improved], best[improved] = target, scores[improved]
+        yield scores
 
 
 def scored_features(schema: Schema, class_index: int | None, numeric_only: bool) -> np.ndarray:
