@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 import pluggy
 
 from filterkit import hookspecs, installed
+from filterkit.arff.tokens import one_line
 from filterkit.contract import Declared, declaration_problem, plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
@@ -383,7 +384,9 @@ def _signature_problem(module) -> str | None:
 
 
 def _warn(message: str) -> None:
-    print(f"filterkit: warning: {message}", file=sys.stderr)
+    """``filterkit: warning: MESSAGE`` on stderr, its control characters escaped (a plugin's error may quote
+    anything)."""
+    print(f"filterkit: warning: {one_line(message)}", file=sys.stderr)
 
 
 def _candidates(plugins_dir, plugins: _Plugins) -> list[_Candidate]:

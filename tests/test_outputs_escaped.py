@@ -120,3 +120,13 @@ def test_an_error_line_quoting_labels_shows_them_escaped(run_filterkit, escaping
     assert result.status == 1
     error = result.stderr.splitlines()[-1]
     assert error == "filterkit: error: --positive 'wheat' is not a label of the class 'topic' {grain\\x1b[31m,money}"
+
+
+def test_a_plugin_s_warning_and_its_listing_show_control_characters_escaped(run_filterkit, tmp_path):
+    # a plugin that fails to import, its error quoting a text it read: the warning went out raw
+    (tmp_path / "quoting.py").write_text(f"raise ImportError({CLEARING!r})\n")
+    iris = Path(__file__).parent / "data" / "real" / "iris.arff"
+    for argv in ((iris, "l2"), ("plugins",)):
+        result = run_filterkit(*argv, plugins_dir=tmp_path)
+        assert result.status == 0 and "filterkit: warning: plugin 'quoting" in result.stderr, result.stderr
+        assert_escaped(result.stderr + result.stdout.decode(), CLEARING)

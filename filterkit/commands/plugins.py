@@ -7,6 +7,7 @@ from typing import cast
 
 import click
 
+from filterkit.arff.tokens import one_line
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import json_option
@@ -48,16 +49,15 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{kind}:")
         for entry in listing[kind]:
             version = f" {entry['version']}" if entry["version"] else ""
-            click.echo(
-                f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']}{version})  {entry['summary']}"
-            )
+            line = f"  {entry['name']:<12} {entry['plugin']} ({entry['distribution']}{version})  {entry['summary']}"
+            click.echo(one_line(line))
         if not listing[kind]:
             click.echo("  (none)")
     for title, problems in (("skipped:", registry.skipped), ("registering nothing:", registry.without_hooks)):
         if problems:
             click.echo(title)
             for problem in problems:
-                click.echo(f"  {problem.plugin} ({problem.distribution}): {problem.reason}")
+                click.echo(one_line(f"  {problem.plugin} ({problem.distribution}): {problem.reason}"))
     if registry.disabled:
         click.echo(f"disabled by FILTERKIT_DISABLE_PLUGINS: {', '.join(registry.disabled)}")
 
