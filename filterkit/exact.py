@@ -26,10 +26,18 @@ _MANTISSA_BITS = 53
 
 
 class ExactSums:
-    """One exact sum of float64 weights per row: an integer written in base 2**32
-    digits (``digits[:, i]``, int64, the least significant first) times
-    2**(32·``lowest``).  Sums add without rounding, so they do not depend on the
-    order of adding; :meth:`to_float` rounds each once, the same way every time."""
+    """Sums of float64 values that are exact: adding them in any order, chunk size or partitioning gives the
+    same bits, so a stage's statistics can be merged and still give the result of one pass (docs/plugins.md,
+    Rules: statistics, not rows).  A float64 sum rounds at every addition and does not.
+
+    An ``ExactSums`` holds ``len(sums)`` sums, one per row.  Make them with :meth:`zeros` (``n`` sums of
+    nothing), :meth:`of_weights` (each finite, non-negative value exactly), :meth:`of_counts` (whole
+    numbers) or :meth:`by_group` (values added up per group number: a chunk's weighted counts per feature
+    in one call); combine them with :meth:`plus` (merging two parts' statistics), :meth:`minus`,
+    :meth:`total`, :meth:`group_sums`, :meth:`stacked`, :meth:`scattered` and indexing by rows; read them
+    with :meth:`to_float`, which rounds each sum once, the same way every time.  Each sum is an integer
+    written in base 2**32 digits (``digits[:, i]``, int64, the least significant first) times
+    2**(32·``lowest``); the arrays are not copied, so treat them as read-only."""
 
     def __init__(self, digits: np.ndarray, lowest: int = 0):
         self.digits = digits

@@ -8,6 +8,8 @@ they are registered.  Built-in stages use exactly these hooks.
 import pluggy
 
 hookspec = pluggy.HookspecMarker("filterkit")
+#: Marks a function of a plugin module as the implementation of the hook of its name
+#: (``@hookimpl`` above ``def register_stages(register):``); a function named as no hook is refused.
 hookimpl = pluggy.HookimplMarker("filterkit")
 
 

@@ -21,10 +21,15 @@ import numpy as np
 
 from filterkit.errors import FilterkitError
 
+#: The kind (``Attribute.kind``) of a numeric attribute (``numeric``, ``real`` or ``integer``).
 NUMERIC = "numeric"
+#: The kind of a nominal attribute: its values are the codes 0 … len(labels) − 1 of its ``labels``.
 NOMINAL = "nominal"
+#: The kind of a string attribute: its values are in a text side column of the chunk (``Chunk.text``).
 STRING = "string"
+#: The kind of a date attribute: its values are milliseconds since the epoch, as Weka stores them.
 DATE = "date"
+#: The kind of a relational attribute (Weka's multi-instance bags): its values are in a text side column.
 RELATIONAL = "relational"
 
 #: Kinds whose per-row value lives in a side column of text.

@@ -21,34 +21,32 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.metrics import feature_scores, positive_code
 from filterkit.plugin import (
-    NEIGHBORS,
     NUMERIC,
     Accepts,
     Attribute,
     Chunk,
     FilterkitError,
-    Knots,
     Metric,
     Option,
     Stage,
     StateArray,
     ValueCounts,
     feature_positions,
-    feature_scores,
-    first_unsorted_knot,
-    fit_toward,
     hookimpl,
     invalid_state,
     nonzero_entries,
-    positive_code,
+)
+from filterkit.shaping import NEIGHBORS, Knots, first_unsorted_knot, fit_toward
+from filterkit.stage import (
     range_scaling,
     refuse_infinite_ranges,
     refuse_unaccepted_input,
     scale_values,
-    unique_schema,
     with_stored_values,
 )
+from filterkit.stage_parts import unique_schema
 
 #: The treatments, by the code the model file stores for each feature.
 DROP, PRESENCE, RAW, SHAPE, BOTH = 0, 1, 2, 3, 4

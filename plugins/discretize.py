@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from filterkit.discretization import mdl_cut_points_by_feature, midpoints, weka_decimal
+from filterkit.exact import complex_keys
 from filterkit.plugin import (
     NOMINAL,
     Accepts,
@@ -22,26 +24,18 @@ from filterkit.plugin import (
     Chunk,
     FilterkitError,
     Option,
-    PresenceCounts,
     Stage,
     StateArray,
     ValueCounts,
-    check_runs,
-    complex_keys,
-    csr_of_runs,
     feature_positions,
     hookimpl,
-    mdl_cut_points_by_feature,
-    midpoints,
     nonzero_entries,
     numeric_features,
-    output_offsets,
-    refuse_unaccepted_input,
-    refuse_unreadable_output,
-    unique_schema,
-    weka_decimal,
-    weka_range,
 )
+from filterkit.schema import refuse_unreadable_output, weka_range
+from filterkit.stage import refuse_unaccepted_input
+from filterkit.stage_parts import check_runs, csr_of_runs, output_offsets, unique_schema
+from filterkit.statistics import PresenceCounts
 
 
 def range_labels(cuts: np.ndarray) -> tuple[str, ...]:

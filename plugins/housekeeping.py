@@ -15,14 +15,13 @@ from typing import NamedTuple, cast
 
 import numpy as np
 
+from filterkit.arff.reader import JAVA_BLANKS
 from filterkit.plugin import (
     DATE,
-    JAVA_BLANKS,
     NOMINAL,
     NUMERIC,
     RELATIONAL,
     STRING,
-    AttributeSubset,
     Chunk,
     ExactSums,
     FilterkitError,
@@ -31,16 +30,14 @@ from filterkit.plugin import (
     Stage,
     StateArray,
     checked_weights,
-    column_ranges,
     feature_positions,
-    features_of_kinds,
     hookimpl,
     invalid_state,
-    label_layout,
     nonzero_entries,
-    take_rows,
-    weka_range,
 )
+from filterkit.schema import take_rows, weka_range
+from filterkit.stage_parts import AttributeSubset, features_of_kinds, label_layout
+from filterkit.statistics import column_ranges
 
 #: The attribute kinds ``--type`` takes, as Weka's RemoveType ``-T`` spells them.
 TYPES = (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL)

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from filterkit.plugin import (
-    Metric,
-    Option,
-    hookimpl,
-    ndtri,
-)
+from filterkit.kernels import ndtri
+from filterkit.plugin import Metric, Option, hookimpl
 
 BNS_RATE_LIMIT = 0.0005
 POW_EXPONENT = 5

@@ -18,21 +18,9 @@ from typing import cast
 
 import numpy as np
 
-from filterkit.plugin import (
-    ARRAYS,
-    SCALING_EXPONENTS,
-    Chunk,
-    Stage,
-    StateArray,
-    hookimpl,
-    invalid_state,
-    normalize_stored,
-    range_scaling,
-    refuse_infinite_ranges,
-    scaling_map,
-    stored_in_features,
-    use_compiled,
-)
+from filterkit.kernels import ARRAYS, normalize_stored, use_compiled
+from filterkit.plugin import Chunk, Stage, StateArray, hookimpl, invalid_state, stored_in_features
+from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
 
 
 class RowNormalizer(Stage):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from filterkit.exact import complex_keys
 from filterkit.plugin import (
     NUMERIC,
     Attribute,
@@ -19,16 +20,12 @@ from filterkit.plugin import (
     Stage,
     StateArray,
     ValueCounts,
-    check_runs,
-    complex_keys,
-    csr_of_runs,
     feature_positions,
     hookimpl,
     invalid_state,
     nonzero_entries,
-    output_offsets,
-    unique_schema,
 )
+from filterkit.stage_parts import check_runs, csr_of_runs, output_offsets, unique_schema
 
 #: Marks an attribute that passes through in ``threshold_counts``.
 PASS_THROUGH = -1

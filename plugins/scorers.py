@@ -10,33 +10,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from filterkit.plugin import (
+from filterkit.metrics import (
     COMBINE_OPTION,
     LABEL_OPTIONS,
-    NOMINAL,
-    SCALING_EXPONENTS,
-    Attribute,
-    ClassValueCountsStage,
-    FilterkitError,
-    LabelSetStatistics,
-    LabelStatistics,
-    Metric,
-    Option,
-    PresenceCounts,
-    StateArray,
-    ValueCounts,
     combine_option,
     feature_scores,
-    hookimpl,
-    invalid_state,
-    label_ranges,
     label_scores,
-    range_scaling,
-    refuse_infinite_ranges,
     resolved_combine,
-    scaling_map,
     target_classes,
     with_options,
+)
+from filterkit.plugin import (
+    NOMINAL,
+    Attribute,
+    FilterkitError,
+    Metric,
+    Option,
+    StateArray,
+    ValueCounts,
+    hookimpl,
+    invalid_state,
+)
+from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
+from filterkit.statistics import (
+    ClassValueCountsStage,
+    LabelSetStatistics,
+    LabelStatistics,
+    PresenceCounts,
+    label_ranges,
 )
 
 

@@ -17,41 +17,39 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from filterkit.plugin import (
-    ATTRIBUTES,
+from filterkit.labels import chosen_labels
+from filterkit.metrics import (
     COMBINE_OPTION,
     JOINT,
     LABEL_OPTIONS,
+    class_scores,
+    combined,
+    feature_scores,
+    label_scores,
+    per_label_scores,
+    ranking_order,
+    resolved_combine,
+    target_classes,
+)
+from filterkit.plugin import (
+    ATTRIBUTES,
     NOMINAL,
     NUMERIC,
     Accepts,
     Attribute,
-    AttributeSubset,
     Chunk,
     FilterkitError,
-    LabelSetStatistics,
-    LabelStatistics,
     Option,
     StateArray,
     ValueCounts,
-    chosen_labels,
-    class_scores,
-    combined,
     feature_positions,
-    feature_scores,
-    features_of_kinds,
     hookimpl,
     invalid_state,
-    label_layout,
-    label_scores,
-    label_set_codes,
     nonzero_entries,
-    per_label_scores,
-    ranking_order,
-    refuse_unaccepted_input,
-    resolved_combine,
-    target_classes,
 )
+from filterkit.stage import refuse_unaccepted_input
+from filterkit.stage_parts import AttributeSubset, features_of_kinds, label_layout
+from filterkit.statistics import LabelSetStatistics, LabelStatistics, label_set_codes
 
 RULES = ("top", "fraction", "min_score", "sparsity")
 SVM = "svm"

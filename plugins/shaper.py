@@ -42,38 +42,28 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.kernels import ARRAYS, shape_stored, use_compiled
+from filterkit.metrics import LABEL_OPTIONS, positive_code
 from filterkit.plugin import (
-    ARRAYS,
-    LABEL_OPTIONS,
-    NEIGHBORS,
     NOMINAL,
     NUMERIC,
-    OPTIONS_KEY,
-    VARIABLES,
     Attribute,
     Chunk,
-    ClassValueCountsStage,
     FilterkitError,
-    Knots,
-    LabelStatistics,
-    Limits,
     Option,
     StateArray,
     ValueCounts,
     feature_positions,
-    features_of_kinds,
-    first_unsorted_knot,
-    fit_toward,
-    fitted_options,
     hookimpl,
     invalid_state,
     map_features,
-    positions_by_width,
-    positive_code,
-    shape_stored,
-    use_compiled,
-    with_stored_values,
 )
+from filterkit.saved_state import OPTIONS_KEY, fitted_options
+from filterkit.shaping import NEIGHBORS, Knots, first_unsorted_knot, fit_toward
+from filterkit.stage import positions_by_width, with_stored_values
+from filterkit.stage_parts import features_of_kinds
+from filterkit.statistics import ClassValueCountsStage, LabelStatistics
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

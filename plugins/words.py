@@ -29,38 +29,28 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.arff.reader import JAVA_BLANKS
+from filterkit.kernels import WordTally, WordVocabulary, count_words, hash_columns, join_kept_words, renumber_words
 from filterkit.plugin import (
-    JAVA_BLANKS,
     NOMINAL,
-    OPTION_FILE_BYTES,
-    OPTIONS_KEY,
     STRING,
-    VARIABLES,
     Accepts,
     Attribute,
     Chunk,
     FilterkitError,
-    Limits,
     Option,
     Stage,
     StateArray,
-    WordTally,
-    WordVocabulary,
-    collector_paused,
-    count_words,
-    fitted_options,
-    hash_columns,
     hookimpl,
     invalid_state,
-    join_kept_words,
     option_file,
-    refuse_unreadable_output,
-    registered_stemmer,
-    renumber_words,
     row_labels,
-    shown_name,
-    weka_range,
 )
+from filterkit.plugins import registered_stemmer
+from filterkit.saved_state import OPTIONS_KEY, fitted_options
+from filterkit.schema import collector_paused, refuse_unreadable_output, shown_name, weka_range
+from filterkit.stage import OPTION_FILE_BYTES
 
 #: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
 WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
+import importlib.util
 import inspect
 import json
 import os
@@ -314,6 +315,30 @@ def test_venv_runs_the_example_s_own_tests(plugin_venv):
     assert result.returncode == 0, report + result.stderr
     counts = dict((word, int(number)) for number, word in re.findall(r"(\d+) (passed|failed|skipped|error)", report))
     assert counts.get("passed", 0) >= 20 and set(counts) == {"passed"}, report
+
+
+@pytest.mark.slow
+def test_venv_mypy_strict_passes_on_the_example_against_the_installed_py_typed(plugin_venv):
+    """filterkit ships py.typed: mypy reads the installed package's annotations (without the marker it finds
+    no types there), and the example plugin is clean under ``--strict`` against them."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (the dev extra has it)")
+    result = plugin_venv.run(
+        sys.executable,
+        "-m",
+        "mypy",
+        "--strict",
+        "--no-incremental",
+        "--config-file",
+        plugin_venv.example_tests.parent / "pyproject.toml",
+        "--python-executable",
+        plugin_venv.python,
+        plugin_venv.example_tests.parent / "filterkit_tfidf.py",
+        timeout=300,
+    )
+    report = result.stdout.decode("utf-8", "replace")
+    assert result.returncode == 0, report + result.stderr
+    assert report.startswith("Success: no issues found in 1 source file"), report
 
 
 # --- the example as a --plugins-dir file, in this process ------------------------------------

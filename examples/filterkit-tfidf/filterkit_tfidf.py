@@ -30,9 +30,12 @@ One module, one of each kind of thing a plugin can contribute:
   the positive training rows than to that of the others.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from filterkit.plugin import (
@@ -47,6 +50,8 @@ from filterkit.plugin import (
     scale_features,
     stored_in_features,
 )
+
+Floats = npt.NDArray[np.float64]
 
 
 class LogTf(Stage):
@@ -138,15 +143,15 @@ class TfIdf(Stage):
             scaled.values.eliminate_zeros()  # an idf of 0 (--no-smooth, unseen word) stores no zeros
         return scaled
 
-    def state(self) -> dict:
+    def state(self) -> dict[str, Any]:
         return {"documents": self.documents, "document_frequency": self.document_frequency, "idf": self.idf}
 
-    def load_state(self, state: dict) -> None:
+    def load_state(self, state: dict[str, Any]) -> None:
         super().load_state(state)  # checks document_frequency and idf, and sets them
         self.documents = int(state["documents"])
 
 
-def gss_coefficient(tp, fp, pos, neg):
+def gss_coefficient(tp: Floats, fp: Floats, pos: Floats, neg: Floats) -> Floats:
     """gss: (tp·tn − fp·fn) / N² (Galavotti, Sebastiani & Simi, ECDL 2000)."""
     return (tp * (neg - fp) - fp * (pos - tp)) / (pos + neg) ** 2
 
@@ -160,7 +165,7 @@ class Rocchio(Classifier):
     name = "rocchio"
     summary = "Nearest class centroid (Rocchio, IIR §14.2): positive when closer to the positive rows' mean."
 
-    def fit(self, features, targets, seed):
+    def fit(self, features: Any, targets: np.ndarray, seed: int) -> "Rocchio":
         targets = np.asarray(targets, dtype=bool)
         if targets.all() or not targets.any():
             raise FilterkitError("rocchio: the training rows need both positive and negative examples")
@@ -171,30 +176,30 @@ class Rocchio(Classifier):
         self.threshold = float(positive @ positive - negative @ negative) / 2
         return self
 
-    def score(self, features):
+    def score(self, features: Any) -> np.ndarray:
         return np.asarray(features @ self.weights).ravel() - self.threshold
 
-    def predict(self, features):
+    def predict(self, features: Any) -> np.ndarray:
         return self.score(features) > 0
 
-    def describe(self):
+    def describe(self) -> dict[str, float]:
         return {"threshold": self.threshold}
 
 
 @hookimpl
-def register_stages(register):
+def register_stages(register: Callable[[type[Stage]], None]) -> None:
     """The ``logtf`` and ``tfidf`` stages."""
     register(LogTf)
     register(TfIdf)
 
 
 @hookimpl
-def register_metrics(register):
+def register_metrics(register: Callable[[Metric], None]) -> None:
     """The ``gss`` metric (filterkit makes its scorer stage and offers it to ``select --metric``)."""
     register(GSS)
 
 
 @hookimpl
-def register_classifiers(register):
+def register_classifiers(register: Callable[[type[Classifier]], None]) -> None:
     """The ``rocchio`` classifier."""
     register(Rocchio)
