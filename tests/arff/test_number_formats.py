@@ -13,7 +13,7 @@ import io
 import numpy as np
 import pytest
 
-from filterkit import kernels
+from filterkit import __version__, kernels
 from filterkit.arff import ArffReader, _speedups
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers_in_python, write_arff
 from filterkit.formats import FormatOptions, row_writer
@@ -215,8 +215,8 @@ def test_the_chain_writes_rounded_numbers_and_records_how(run_filterkit):
     rounded = run_filterkit(IRIS, "--digits", "6", "l2")
     narrow = run_filterkit(IRIS, "l2", "--float32")
     assert exact.status == rounded.status == narrow.status == 0
-    assert rounded.stdout.decode().splitlines()[0] == "% filterkit chain: --digits 6 l2 (filterkit 0.3.0)"
-    assert narrow.stdout.decode().splitlines()[0] == "% filterkit chain: --float32 l2 (filterkit 0.3.0)"
+    assert rounded.stdout.decode().splitlines()[0] == f"% filterkit chain: --digits 6 l2 (filterkit {__version__})"
+    assert narrow.stdout.decode().splitlines()[0] == f"% filterkit chain: --float32 l2 (filterkit {__version__})"
     assert (
         body(exact.stdout)[0]
         == "0.8037727730153805,0.5516087657948691,0.2206435063179476,0.03152050090256395,Iris-setosa"
@@ -224,7 +224,7 @@ def test_the_chain_writes_rounded_numbers_and_records_how(run_filterkit):
     assert body(rounded.stdout)[0] == "0.803773,0.551609,0.220644,0.0315205,Iris-setosa"
     assert body(narrow.stdout)[0] == "0.80377275,0.55160874,0.2206435,0.0315205,Iris-setosa"
     with ArffReader(io.BytesIO(rounded.stdout)) as source:
-        assert source.header_comments == ("filterkit chain: --digits 6 l2 (filterkit 0.3.0)",)
+        assert source.header_comments == (f"filterkit chain: --digits 6 l2 (filterkit {__version__})",)
 
 
 def test_digits_17_writes_the_default_bytes_provenance_included(run_filterkit):
@@ -236,7 +236,8 @@ def test_apply_writes_rounded_numbers(run_filterkit, tmp_path):
     assert run_filterkit("--save-model", model, "-o", tmp_path / "train.arff", IRIS, "l2").status == 0
     applied = run_filterkit("apply", model, IRIS, "--digits", "3")
     assert applied.status == 0
-    assert applied.stdout.decode().splitlines()[0] == "% filterkit apply m.json: --digits 3 l2 (filterkit 0.3.0)"
+    first_line = applied.stdout.decode().splitlines()[0]
+    assert first_line == f"% filterkit apply m.json: --digits 3 l2 (filterkit {__version__})"
     assert body(applied.stdout)[0] == "0.804,0.552,0.221,0.0315,Iris-setosa"
 
 
