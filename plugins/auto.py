@@ -21,6 +21,7 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
+from filterkit.arff.tokens import one_line
 from filterkit.metrics import feature_scores, positive_code
 from filterkit.plugin import (
     NUMERIC,
@@ -267,7 +268,7 @@ class AutoStage(Stage):
         self._layout()
         if self.params["report"]:
             for line in self.fit_summary():
-                print(f"auto: {line}", file=sys.stderr)
+                print(f"auto: {one_line(line)}", file=sys.stderr)  # a name from the file, escaped for a terminal
 
     def _fit_toward(self, positive: int, statistics: list[ValueCounts], full: ValueCounts) -> dict:
         """The state arrays of the policy for class ``positive`` against the rest, one entry per feature."""

@@ -130,3 +130,12 @@ def test_a_plugin_s_warning_and_its_listing_show_control_characters_escaped(run_
         result = run_filterkit(*argv, plugins_dir=tmp_path)
         assert result.status == 0 and "filterkit: warning: plugin 'quoting" in result.stderr, result.stderr
         assert_escaped(result.stderr + result.stdout.decode(), CLEARING)
+
+
+def test_auto_s_report_shows_a_name_s_control_characters_escaped(run_filterkit, tmp_path):
+    path = tmp_path / "named.csv"
+    rows = [f"{k % 7},{(k * 3) % 5},{'yes' if k % 2 else 'no'}" for k in range(40)]
+    path.write_text("num\x1b[2J,other,class\n" + "\n".join(rows) + "\n")
+    result = run_filterkit(path, "auto", "--report", "-o", tmp_path / "out.arff")
+    assert result.status == 0 and "auto:" in result.stderr, result.stderr
+    assert_escaped(result.stderr, "num\x1b[2J")
