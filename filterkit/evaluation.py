@@ -20,7 +20,8 @@ import scipy.sparse as sp
 
 from filterkit import reports
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
-from filterkit.contract import called
+from filterkit.classifier import CLASSIFIER_DECLARATIONS
+from filterkit.contract import called, declaration_problem
 from filterkit.documents import as_json
 from filterkit.errors import FilterkitError
 from filterkit.formats import FormatOptions
@@ -397,7 +398,7 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
     rows = prepared(train), prepared(test)
-    call = CheckedClassifier(registry, settings)
+    call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
     if multiclass:
         result, truth, scores, decisions = _classify_multiclass(call, dataset, *rows, settings)
     else:
@@ -470,17 +471,25 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
 
 
 class CheckedClassifier:
-    """The run's classifier: called with a method's name and arguments, it calls it, a failure or (given
-    the ``shape`` expected) a malformed answer becoming a FilterkitError naming the classifier's plugin."""
+    """A classifier made with ``params``: called with a method's name and arguments, it calls it, a failure or
+    (given the ``shape`` expected) a malformed answer becoming a FilterkitError naming the classifier's plugin."""
 
-    def __init__(self, registry, settings: Settings):
-        registered = registry.classifiers[settings.classifier]
-        self.classifier = registered.value(**settings.classifier_params)
-        self.origin = f"classifier '{self.classifier.name}' ({registered.provenance})"
+    def __init__(self, registry, name: str, params: dict):
+        registered = registry.classifiers[name]
+        self.origin = f"classifier '{name}' ({registered.provenance})"
+        self.classifier = called(self.origin, "construction", lambda: registered.value(**params))
 
     def __call__(self, method: str, *args, shape: tuple | None = None):
         value = called(self.origin, method, lambda: getattr(self.classifier, method)(*args))
         return value if shape is None else self._per_row(value, shape, method)
+
+    def provides(self, declaration: str) -> bool:
+        """The classifier's ``declaration`` (``has_weights``…: :data:`CLASSIFIER_DECLARATIONS`), read of this
+        instance; a FilterkitError naming its plugin when reading it raises or it is no bool."""
+        problem = declaration_problem(self.classifier, {declaration: CLASSIFIER_DECLARATIONS[declaration]})
+        if problem is not None:
+            raise FilterkitError(f"{self.origin}: {problem}")
+        return getattr(self.classifier, declaration)
 
     def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
         """``values`` as one real number per test row (and per class, for a ``shape`` of two)."""

@@ -345,7 +345,7 @@ def _fit_label(registry, settings: Settings, truth: np.ndarray, train_features, 
     ``truth``; a label constant in the training rows is predicted constant, with no scores and C None."""
     if truth.all() or not truth.any():
         return (None, None), np.full(test_features.shape[0], bool(truth.any())), None
-    call = CheckedClassifier(registry, settings)
+    call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
     call("fit", train_features, truth.astype(np.int64), settings.seed)
     test_rows = (test_features.shape[0],)
     decisions = call("predict", test_features, shape=test_rows).astype(bool)

@@ -20,7 +20,6 @@ import scipy.sparse as sp
 
 from filterkit import evaluation
 from filterkit.arff.tokens import shown
-from filterkit.classifier import Classifier
 from filterkit.contract import declared
 from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
@@ -100,8 +99,10 @@ def train(
     for chain in chains or ():
         refuse_row_filters(chain, registry)
     classifier_class = registry.classifier(settings.classifier)
-    if classifier_class.state is Classifier.state:
-        raise FilterkitError(f"classifier '{settings.classifier}' cannot be saved in a model (it defines no state())")
+    if not classifier_class.saveable:
+        raise FilterkitError(
+            f"classifier '{settings.classifier}' cannot be saved in a model (it does not declare saveable = True)"
+        )
     params = {**classifier_class.trained_defaults, **settings.classifier_params}
     settings = dataclasses.replace(settings, classifier_params=params)
     reading = FormatOptions(settings.class_spec) if reading is None else reading
@@ -199,16 +200,16 @@ def _train_labels(
             fitted.output_schema, next(iter(fitted.transform([dataset.data]))), left_out
         )
         per_label: list[dict] = []
-        classifiers: list[Classifier | None] = []
+        classifiers: list[CheckedClassifier | None] = []
         for column in dataset.truth.T:
-            call = CheckedClassifier(registry, settings)
+            call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
             if column.all() or not column.any():
                 per_label.append({"constant": bool(column.any())})
                 classifiers.append(None)
                 continue
             call("fit", features, column.astype(np.int64), settings.seed)
             per_label.append({"fitted": call("describe"), "state": call("state")})
-            classifiers.append(call.classifier)
+            classifiers.append(call)
     progress.finish()
     section = {
         **_section_head(registry, settings, call.classifier.params, "labels", list(dataset.labels), chosen, features),
@@ -285,7 +286,7 @@ def _fitted_model(
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot learn")
     features, codes = prepared(rows)
-    call = CheckedClassifier(registry, settings)
+    call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
     if multiclass:
         classes = [dataset.labels[k] for k in evaluation.fit_classes(call, dataset, features, codes, settings)]
     else:
@@ -298,7 +299,7 @@ def _fitted_model(
         **({"candidates": candidates} if candidates else {}),
         "state": call("state"),
     }
-    return TrainedModel(fitted, call.classifier, section, reading, registry)
+    return TrainedModel(fitted, call, section, reading, registry)
 
 
 def _section_head(registry: Registry, settings: Settings, params: dict, task: str, classes, chain, features) -> dict:
@@ -339,25 +340,34 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
     try:
         if section["task"] == "labels":
             return LabelSetModel(model.chain, _label_classifiers(registry, section), section, model.reading, registry)
-        classifier = registry.classifier(section["name"])(**section["params"])
-        classifier.load_state(section["state"])
-        return TrainedModel(model.chain, classifier, section, model.reading, registry)
+        call = CheckedClassifier(registry, section["name"], section["params"])
+        call("load_state", section["state"])
+        return TrainedModel(model.chain, call, section, model.reading, registry)
     except (FilterkitError, KeyError, TypeError, ValueError) as error:
         raise FilterkitError(f"not a filterkit model (its classifier: {error})", str(path)) from None
 
 
-def _label_classifiers(registry: Registry, section: dict) -> list:
+def _label_classifiers(registry: Registry, section: dict) -> list[CheckedClassifier | None]:
     """Each label's loaded classifier of a multi-label section (None for a label predicted constant)."""
-    made = registry.classifier(section["name"])
-    made(**section["params"])  # its options checked, whether a label needs it or not
-    classifiers = []
+    CheckedClassifier(registry, section["name"], section["params"])  # its options checked, whether a label needs it
+    classifiers: list[CheckedClassifier | None] = []
     for entry in section["per_label"]:
-        classifier = None
+        call = None
         if "state" in entry:
-            classifier = made(**section["params"])
-            classifier.load_state(entry["state"])
-        classifiers.append(classifier)
+            call = CheckedClassifier(registry, section["name"], section["params"])
+            call("load_state", entry["state"])
+        classifiers.append(call)
     return classifiers
+
+
+def _linear_form(call: CheckedClassifier) -> tuple[np.ndarray, np.ndarray]:
+    """The classifier's ``linear()`` as two arrays of numbers; a FilterkitError naming its plugin for another answer."""
+    answer = call("linear")
+    try:
+        weights, intercepts = answer
+        return np.asarray(weights, dtype=np.float64), np.asarray(intercepts, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise call.broken("linear returned no pair of arrays of numbers (weights, intercepts)") from None
 
 
 def feature_names(schema: Schema, left_out) -> list[str]:
@@ -378,19 +388,16 @@ class TrainedModel:
     #: Whether each row has a set of labels (:class:`LabelSetModel`), not one.
     label_sets = False
 
-    def __init__(self, chain: Chain, classifier, section: dict, reading: tuple, registry: Registry):
+    def __init__(self, chain: Chain, classifier: CheckedClassifier, section: dict, reading: tuple, registry: Registry):
         assert chain.class_name is not None
         self.class_name: str | None = chain.class_name
         self._read_section(chain, section, reading, registry, (chain.class_name,))
         self.classifier = classifier
         self.multiclass = section["task"] == "multiclass"
-        try:
-            self.linear: tuple[np.ndarray, np.ndarray] | None = classifier.linear()
-        except NotImplementedError:
-            self.linear = None
+        self.linear = _linear_form(classifier) if classifier.provides("has_weights") else None
         self._check_fit(section)
         #: Whether the classifier gives calibrated probabilities (:meth:`predict_proba`).
-        self.calibrated = classifier.probabilities(sp.csr_matrix((0, len(self.feature_names)))) is not None
+        self.calibrated = classifier.provides("has_probabilities")
 
     def _read_section(self, chain: Chain, section: dict, reading: tuple, registry: Registry, targets) -> None:
         """What every model keeps of its fitted ``chain`` and classifier ``section``; ``targets``: the
@@ -430,10 +437,11 @@ class TrainedModel:
         """FilterkitError unless the classifier answers for the section's task: one column (binary) or one a
         class (k ≥ 2, a classifier that learns k classes), its linear form one weight a feature."""
         columns = len(self.classes)
-        if self.multiclass and (columns < 2 or not self.classifier.multiclass):
+        learns_k_classes = self.classifier.provides("multiclass")
+        if self.multiclass and (columns < 2 or not learns_k_classes):
             raise FilterkitError(
                 f"a multi-class task of {columns} class(es) for classifier '{section['name']}', which "
-                + ("learns k classes" if self.classifier.multiclass else "is binary")
+                + ("learns k classes" if learns_k_classes else "is binary")
             )
         if not self.multiclass and columns != 1:
             raise FilterkitError(f"a binary task names {columns} classes, not its positive class alone")
@@ -570,21 +578,27 @@ class TrainedModel:
 
     def scores(self, features) -> np.ndarray:
         """What ``evaluate`` ranks and measures by: the positive class's score, or each class's."""
-        return self.classifier.class_scores(features) if self.multiclass else self.classifier.score(features)
+        rows = features.shape[0]
+        if self.multiclass:
+            return self.classifier("class_scores", features, shape=(rows, len(self.classes)))
+        return self.classifier("score", features, shape=(rows,))
 
     def probabilities(self, features) -> np.ndarray | None:
         """The classifier's calibrated probabilities (None without them), as :meth:`decisions` is shaped."""
-        probabilities = self.classifier.probabilities(features)
-        if probabilities is None or self.multiclass:
+        if not self.calibrated:
+            return None
+        probabilities = self.classifier("probabilities", features)
+        if self.multiclass:
             return probabilities
         probabilities = np.asarray(probabilities)
         return probabilities[:, 0] if probabilities.ndim == 2 else probabilities
 
     def predicted(self, features) -> np.ndarray:
         """Each row's position in :attr:`labels`: the class (multi-class), or 0 positive and 1 negative."""
+        rows = (features.shape[0],)
         if self.multiclass:
-            return np.asarray(self.classifier.predict_class(features), dtype=np.int64)
-        return np.where(np.asarray(self.classifier.predict(features), dtype=bool), 0, 1)
+            return self.classifier("predict_class", features, shape=rows).astype(np.int64)
+        return np.where(self.classifier("predict", features, shape=rows).astype(bool), 0, 1)
 
     def answer(self, predicted) -> dict:
         """One row's answer from its :meth:`predicted` entry: ``{"label": …}``."""
@@ -668,22 +682,19 @@ class LabelSetModel(TrainedModel):
         self.classifiers = classifiers
         #: Per label, whether it is predicted for every row (True), for none (False), or by its classifier (None).
         self.constants = [entry.get("constant") for entry in section["per_label"]]
-        self.linear = self._stacked_linear()
-        empty = sp.csr_matrix((0, len(self.feature_names)))
-        self.calibrated = all(c.probabilities(empty) is not None for c in classifiers if c is not None)
+        fitted = [classifier for classifier in classifiers if classifier is not None]
+        self.linear = self._stacked_linear() if all(c.provides("has_weights") for c in fitted) else None
+        self.calibrated = all(c.provides("has_probabilities") for c in fitted)
 
-    def _stacked_linear(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """Each label's (weights, intercept) as one row of a linear form (zeros for a constant label); None
-        unless every classifier is linear; FilterkitError for weights that do not fit the chain."""
+    def _stacked_linear(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each label's (weights, intercept) as one row of a linear form (zeros for a constant label);
+        FilterkitError for weights that do not fit the chain."""
         width = len(self.feature_names)
         weights, intercepts = np.zeros((len(self.classes), width)), np.zeros(len(self.classes))
         for j, classifier in enumerate(self.classifiers):
             if classifier is None:
                 continue
-            try:
-                label_weights, label_intercepts = classifier.linear()
-            except NotImplementedError:
-                return None
+            label_weights, label_intercepts = _linear_form(classifier)
             if np.shape(label_weights) != (1, width) or np.shape(label_intercepts) != (1,):
                 raise FilterkitError(
                     f"label {shown(self.classes[j])}: weights of shape {np.shape(label_weights)}, not one row of "
@@ -705,14 +716,11 @@ class LabelSetModel(TrainedModel):
         """Each document's predicted labels, in the model's label order."""
         return [self.answer(row)["labels"] for row in self.predicted(self.transform(documents))]
 
-    def _per_label(self, method: str, features) -> np.ndarray | None:
-        """Each label's answer of its classifier's ``method`` (a row × label array, NaN for a constant label);
-        None when a classifier answers None."""
+    def _per_label(self, method: str, features) -> np.ndarray:
+        """Each label's answer of its classifier's ``method`` (a row × label array, NaN for a constant label)."""
         columns = []
         for classifier in self.classifiers:
-            values = np.full(features.shape[0], np.nan) if classifier is None else getattr(classifier, method)(features)
-            if values is None:
-                return None
+            values = np.full(features.shape[0], np.nan) if classifier is None else classifier(method, features)
             columns.append(np.reshape(np.asarray(values, dtype=np.float64), features.shape[0]))
         return np.column_stack(columns)
 
@@ -727,9 +735,7 @@ class LabelSetModel(TrainedModel):
 
     def scores(self, features) -> np.ndarray:
         """Each label's score by its classifier (NaN for a constant label)."""
-        scores = self._per_label("score", features)
-        assert scores is not None  # a classifier always scores
-        return scores
+        return self._per_label("score", features)
 
     def probabilities(self, features) -> np.ndarray | None:
         """Each label's calibrated probability (NaN for a constant label); None without them."""
@@ -739,7 +745,9 @@ class LabelSetModel(TrainedModel):
         """Each row's labels, rows × labels (bool): each classifier's decision, or the label's constant."""
         predicted = np.zeros((features.shape[0], len(self.classes)), dtype=bool)
         for j, (classifier, constant) in enumerate(zip(self.classifiers, self.constants)):
-            predicted[:, j] = constant if classifier is None else np.asarray(classifier.predict(features), dtype=bool)
+            predicted[:, j] = (
+                constant if classifier is None else np.asarray(classifier("predict", features), dtype=bool)
+            )
         return predicted
 
     def _explained_columns(self) -> list[int]:

@@ -118,6 +118,8 @@ class LinearSVM(Classifier):
 
     name = "svm"
     multiclass = True
+    saveable = True
+    has_weights = True
     #: A model ships decisions: C by the F1 they reach (docs/RESULTS.md §10: by AUC, C = 0.1 left F1 behind).
     trained_defaults = {"c_by": "f1"}
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
@@ -215,6 +217,7 @@ class LinearSVM(Classifier):
             if calibrated is None
             else np.array([platt_sigmoid(calibrated[:, j], classes == k) for j, k in enumerate(columns)])
         )
+        self.has_probabilities = self.sigmoids is not None
         return self
 
     def _out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
@@ -244,13 +247,14 @@ class LinearSVM(Classifier):
 
     def class_scores(self, features):
         """Each class's Platt probability, or its decision value without a sigmoid."""
-        probabilities = self.probabilities(features)
-        return _decisions(self.weights, self.intercepts, features) if probabilities is None else probabilities
+        return (
+            self.probabilities(features)
+            if self.has_probabilities
+            else _decisions(self.weights, self.intercepts, features)
+        )
 
     def probabilities(self, features):
-        """Each class's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f; None without a sigmoid."""
-        if self.sigmoids is None:
-            return None
+        """Each class's Platt probability 1 / (1 + exp(A·f + B)) of its decision value f."""
         decisions = _decisions(self.weights, self.intercepts, features)
         return 1.0 / (1.0 + np.exp(self.sigmoids[:, 0] * decisions + self.sigmoids[:, 1]))
 
@@ -293,6 +297,7 @@ class LinearSVM(Classifier):
         self.sigmoids = None if state.get("sigmoids") is None else _finite(self, "sigmoids", state["sigmoids"])
         if self.sigmoids is not None and self.sigmoids.shape != (len(self.intercepts), 2):
             raise FilterkitError(f"svm: sigmoids of shape {self.sigmoids.shape}, not one (A, B) per SVM")
+        self.has_probabilities = self.sigmoids is not None
         if self.binary != (len(self.intercepts) == 1):
             raise FilterkitError(f"svm: {len(self.intercepts)} SVMs for a {'binary' if self.binary else 'k-class'} fit")
 
@@ -457,6 +462,8 @@ class AdaptiveSVM(Classifier):
     """aiSVM: C adapted to the training recall, intercept moved for sensitivity under a specificity bound."""
 
     name = "aisvm"
+    saveable = True
+    has_weights = True
     summary = "Anghelescu & Muchnik's adaptive-C-and-intercept linear SVM (recall of rare classes)."
     options = (
         Option(

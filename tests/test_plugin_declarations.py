@@ -119,6 +119,9 @@ WRONG_METRIC_ATTRIBUTES = {
 }
 WRONG_CLASSIFIER_ATTRIBUTES = {
     "multiclass": ("'yes'", "its multiclass is 'yes' (str), expected True or False"),
+    "saveable": ("1", "its saveable is 1 (int), expected True or False"),
+    "has_weights": ("'no'", "its has_weights is 'no' (str), expected True or False"),
+    "has_probabilities": ("None", "its has_probabilities is None (NoneType), expected True or False"),
     "trained_defaults": ("['C']", "its trained_defaults is ['C'] (list), expected a dict of option names to values"),
 }
 CASES = [

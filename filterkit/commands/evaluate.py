@@ -425,7 +425,7 @@ def _check_combinations(ctx, registry) -> None:
             "or --each-class for every class"
         )
     if params["multiclass"]:
-        if not getattr(registry.classifier(params["classifier"]), "multiclass", False):
+        if not registry.classifier(params["classifier"]).multiclass:
             raise click.UsageError(
                 f"classifier '{params['classifier']}' is binary and cannot learn k classes at once (--multiclass "
                 "needs a classifier that declares multiclass, e.g. svm); for one task per class use --each-class"

@@ -129,7 +129,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
     registry = plugins.registry()
     if options["positive"] is not None and multiclass:
         raise click.UsageError(f"--positive {options['positive']} and --multiclass both choose the task: give one")
-    if multiclass and not getattr(registry.classifier(options["classifier"]), "multiclass", False):
+    if multiclass and not registry.classifier(options["classifier"]).multiclass:
         raise click.UsageError(f"classifier '{options['classifier']}' is binary and cannot learn k classes at once")
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
