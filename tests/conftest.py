@@ -5,7 +5,8 @@ bytes, stdin replaceable), with the installed plugins discovered once for the
 session (:func:`chain_helpers.installed_plugins_once`); ``filterkit_script`` runs the installed
 console script as a real subprocess, for pipes, exit statuses and stray files.  A
 test that uses ``filterkit_script`` or ``shell``, or runs Weka, is marked ``slow`` here; a
-``nightly`` one is ``slow`` too, and runs only with ``--nightly`` (the README's test command).
+``nightly`` one is ``slow`` too, and runs only with ``--nightly`` (``.ci/run`` runs the group after
+the README's test command).
 """
 
 from __future__ import annotations
@@ -101,11 +102,11 @@ LONGEST_FIRST = (
 
 
 def pytest_addoption(parser):
-    """``--nightly``: also run the ``nightly`` group, as the README's test command and ``.ci/run`` do."""
+    """``--nightly``: also run the ``nightly`` group, as ``.ci/run`` does (``--nightly -m nightly``)."""
     parser.addoption(
         "--nightly",
         action="store_true",
-        help="also run the tests marked nightly (research scripts, README table, benchmark floor, sanitizers)",
+        help="also run the tests marked nightly (research and benchmark scripts, README table, floor, sanitizers)",
     )
 
 

@@ -61,7 +61,7 @@ def test_the_meka_and_json_lines_files_read_as_the_same_data(tmp_path, run_filte
     assert [line.split(",")[:3] for line in data] == [["1", "0", "1"], ["0", "1", "0"], ["1", "1", "0"]]
 
 
-@pytest.mark.slow
+@pytest.mark.nightly  # runs the benchmark script's run and summary: documented work (CONTRIBUTING.md)
 @pytest.mark.skipif(shutil.which("filterkit") is None, reason="run calls the filterkit console script")
 def test_run_and_summarize_check_the_formats_and_the_measures_on_a_small_corpus(tmp_path):
     words = {"use::editing": "editor edit", "works-with::audio": "sound audio", "works-with::text": "text plain"}

@@ -58,8 +58,12 @@ def test_the_set_up_lines_install_and_run_filterkit_and_the_tests_as_ci_does():
     setups = [match for match in map(SETUP.match, README.splitlines()) if match]
     assert [setup[1] for setup in setups] == ["pip install .", "pip install -e '.[test]'"]
     assert setups[0][2].startswith("filterkit ")
-    assert f"{setups[1][1]} && {setups[1][2]}" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "--nightly" in setups[1][2].split()  # the full check: the nightly group too (tests/conftest.py)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    tests = f"{setups[1][1]} && {setups[1][2]}"
+    assert f"\n{tests}\n" in ci
+    assert "--nightly" not in setups[1][2].split()  # the default suite, which the README's time is of
+    # CI runs every test: the README's command, then the nightly group alone (tests/conftest.py)
+    assert ci.index(tests) < ci.index("\npython -m pytest -q -n 2 --nightly -m nightly\n")
 
 
 def test_every_readme_command_runs_in_order_and_gives_what_the_readme_shows(shell, tmp_path):
