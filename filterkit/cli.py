@@ -75,8 +75,12 @@ def _import_command_tree() -> None:
 
 
 def command_tree() -> click.Group:
-    """The ``filterkit`` click tree (:data:`filterkit.commands.command_line`), imported on first use."""
-    from filterkit.commands import command_line
+    """The ``filterkit`` click tree (:data:`filterkit.commands.command_line`), imported on first use with the
+    reading options of the installed formats."""
+    from filterkit.plugins import running_registry
+
+    with running_registry(load_plugins):
+        from filterkit.commands import command_line
 
     return command_line
 
@@ -96,11 +100,12 @@ def complete(instruction: str) -> int:
     shell's line."""
     from click.shell_completion import shell_complete
 
-    from filterkit.commands.context import PluginLoader
-
     with open(os.devnull, "w") as nowhere, contextlib.redirect_stderr(nowhere):  # the installed plugins recalled
+        tree = command_tree()
+        from filterkit.commands.context import PluginLoader
+
         loader = PluginLoader(None, load_plugins)
-        return shell_complete(command_tree(), {"obj": loader}, "filterkit", COMPLETION_VARIABLE, instruction)
+        return shell_complete(tree, {"obj": loader}, "filterkit", COMPLETION_VARIABLE, instruction)
 
 
 def _terminate(signum, frame):
@@ -123,11 +128,16 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     ``plugins_dir`` is a folder of plugin files to load, as ``--plugins-dir`` (which,
     given in ``argv``, takes its place).
     """
+    command_line = command_tree()  # first: it imports the commands with the installed formats' options
     from filterkit.commands.context import PluginLoader
+    from filterkit.plugins import running_registry
 
-    command_line = command_tree()
+    loader = PluginLoader(plugins_dir, load_plugins)
     try:
-        with command_line.make_context("filterkit", list(argv), obj=PluginLoader(plugins_dir, load_plugins)) as context:
+        with (
+            running_registry(loader.registry),
+            command_line.make_context("filterkit", list(argv), obj=loader) as context,
+        ):
             # Not command_line.main(standalone_mode=False): that still answers a broken
             # pipe with sys.exit(1) and turns --help's exit into a return value.
             command_line.invoke(context)

@@ -36,12 +36,11 @@ from filterkit.allocator import worker_environment
 from filterkit.arff.header import format_header
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import DASK_INSTALL_HINT, FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import meka_layout, taken_columns
 from filterkit.outputs import OutputFile, publish_file
 from filterkit.ownership import STOPPING_SIGNALS, owns_process
 from filterkit.partitions import (
-    RANGED_FORMATS,
     Partition,
     Plan,
     RecordPartition,
@@ -52,7 +51,7 @@ from filterkit.partitions import (
     output_targets,
     record_plan,
 )
-from filterkit.plugins import load_plugins
+from filterkit.plugins import load_plugins, running_registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm, OutputTarget, output_stream
@@ -101,10 +100,11 @@ class ChainRecipe:
     def chunks(self, partition: Partition | RecordPartition) -> Iterator[Chunk]:
         """The rows of ``partition``, each chunk's rows reported on :attr:`rows_topic` once read."""
         worker = None if self.rows_topic is None else import_distributed().get_worker()
-        for chunk in partition.chunks(self.schema, self.chunk_rows, self.sparse_rows):
-            if worker is not None:
-                worker.log_event(self.rows_topic, chunk.n_rows)
-            yield chunk
+        with running_registry(functools.partial(_registry, self.plugins_dir)):  # its formats, --plugins-dir's too
+            for chunk in partition.chunks(self.schema, self.chunk_rows, self.sparse_rows):
+                if worker is not None:
+                    worker.log_event(self.rows_topic, chunk.n_rows)
+                yield chunk
 
 
 _rebuilt = threading.local()
@@ -296,7 +296,7 @@ class DaskEngine:
         count = self.partitions or self.default_partitions()
         if files is None:
             format_name = format_of(input_path, self.input_format)
-            if format_name in RANGED_FORMATS:
+            if registered(format_name).ranges is not None:
                 yield self._scanned_plan(input_path, format_name, count)
             else:
                 yield file_plan(os.path.abspath(input_path), input_path, count=count)
@@ -315,7 +315,8 @@ class DaskEngine:
         yield joined(list(results_in_order(plans)), files)
 
     def _scanned_plan(self, input_path: str, format_name: str, count: int) -> Plan:
-        """The plan of a CSV or JSON Lines file, its header from a scan of the whole file here (a pass)."""
+        """The plan of a file its format cuts into ranges (CSV, JSON Lines), its header from a scan of the whole
+        file here (a pass)."""
         from filterkit.sources import ScannedSource
 
         with contextlib.closing(

@@ -50,3 +50,12 @@ def register_stemmers(register):
     ``stemmer`` is a :class:`filterkit.plugins.Stemmer`: a name (``words --stemmer NAME``)
     and a function mapping one word to its stem, applied after ``--lowercase``.
     """
+
+
+@hookspec
+def register_formats(register):
+    """Contribute file formats for ``--from``/``--to`` and file names: call ``register(format)`` for each.
+
+    ``format`` is a :class:`filterkit.plugins.Format`: a name (``--from NAME``), aliases, the file suffixes
+    it is chosen by, its reader and writer classes and the options it reads and writes with.
+    """

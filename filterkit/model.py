@@ -28,7 +28,7 @@ import numpy as np
 
 from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
-from filterkit.formats import FORMAT_OPTIONS, FORMATS
+from filterkit.formats import format_options, registered_formats
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain, guarded
@@ -268,7 +268,8 @@ def _reading(document: dict) -> tuple[str | None, dict]:
         return "svmlight", {"zero_based": base == 0}
     recorded = document.get("input") or {}
     options = recorded.get("options", {})
-    return recorded.get("format"), {name: FORMAT_OPTIONS[name].convert(value) for name, value in options.items()}
+    declared = format_options()
+    return recorded.get("format"), {name: declared[name].convert(value) for name, value in options.items()}
 
 
 def _read_document(path) -> dict:
@@ -326,13 +327,14 @@ def _check_reading(recorded) -> None:
     if not isinstance(recorded, dict):
         raise _NotAModel(f"'input' is {_json_type(recorded)}, not an object")
     _expect(recorded, {"format": str, "options": dict}, "input")
-    if recorded["format"] not in FORMATS:
+    if registered_formats().format(recorded["format"]) is None:
         raise _NotAModel(f"'input' names the format {json.dumps(recorded['format'])[:40]}, which this filterkit lacks")
+    declared = format_options()
     for name, value in recorded["options"].items():
-        if name not in FORMAT_OPTIONS:
+        if name not in declared:
             raise _NotAModel(f"'input' has the option {json.dumps(name)[:40]}, which no format declares")
         try:
-            FORMAT_OPTIONS[name].convert(value)
+            declared[name].convert(value)
         except FilterkitError as error:
             raise _NotAModel(f"'input' option: {error}") from None
 

@@ -27,7 +27,7 @@ from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.contract import called, stage_origin
 from filterkit.errors import FilterkitError
-from filterkit.formats import CSV, JSON_LINES, Layout, scanned_format
+from filterkit.formats import Layout, registered, scanned_format
 from filterkit.outputs import OutputFile, checked_output
 from filterkit.schema import Chunk, Schema
 from filterkit.sources import ARFF_READING
@@ -35,8 +35,6 @@ from filterkit.sources import ARFF_READING
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
 _BLOCK_BYTES = 1 << 20
 _LINE_END = re.compile(rb"\r\n|\r|\n")
-#: The formats of one file cut into byte ranges besides ARFF: their rows end at line ends.
-RANGED_FORMATS = (CSV, JSON_LINES)
 
 
 def check_runnable(stages, input_path: str) -> None:
@@ -177,7 +175,7 @@ def record_plan(
     if compressed:
         partitions = [RecordPartition(path, label, "part-00000.arff", format_name, layout)]
         return Plan(tuple(partitions), layout.schema, None, layout.header_comments, reading)
-    if format_name == CSV:
+    if registered(format_name).ranges == "csv":
         begin, ranges = csv_cuts(path, count)
         heads = [((0, begin), count_line_ends(path, begin))] * len(ranges)
     else:  # a range but the first starts with the line end before it, which the reader skips as a blank line

@@ -1,4 +1,4 @@
-"""The plugin API: what a third-party stage, metric, classifier or stemmer imports, from one module
+"""The plugin API: what a third-party stage, metric, classifier, stemmer or format imports, from one module
 (docs/plugins.md, "The plugin API", generated from these names' docstrings by docs/make_plugin_api.py).
 
 A third-party plugin imports filterkit only through this module, and a built-in plugin takes these names
@@ -28,6 +28,9 @@ __all__ = [
     "Context",
     "ExactSums",
     "FilterkitError",
+    "Format",
+    "FormatOptions",
+    "Layout",
     "Metric",
     "Option",
     "Schema",
@@ -56,7 +59,8 @@ _HOMES = {
     "filterkit.exact": ("ExactSums", "checked_weights"),
     "filterkit.hookspecs": ("hookimpl",),
     "filterkit.metrics": ("Metric", "Vocabulary"),
-    "filterkit.plugins": ("Stemmer",),
+    "filterkit.formats": ("FormatOptions", "Layout"),
+    "filterkit.plugins": ("Format", "Stemmer"),
     "filterkit.saved_state": ("ATTRIBUTES", "FEATURES", "StateArray", "invalid_state"),
     "filterkit.schema": ("DATE", "NOMINAL", "NUMERIC", "RELATIONAL", "STRING", "Attribute", "Chunk", "Schema"),
     "filterkit.stage": (
@@ -97,9 +101,12 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.errors import FilterkitError as FilterkitError
     from filterkit.exact import ExactSums as ExactSums
     from filterkit.exact import checked_weights as checked_weights
+    from filterkit.formats import FormatOptions as FormatOptions
+    from filterkit.formats import Layout as Layout
     from filterkit.hookspecs import hookimpl as hookimpl
     from filterkit.metrics import Metric as Metric
     from filterkit.metrics import Vocabulary as Vocabulary
+    from filterkit.plugins import Format as Format
     from filterkit.plugins import Stemmer as Stemmer
     from filterkit.saved_state import ATTRIBUTES as ATTRIBUTES
     from filterkit.saved_state import FEATURES as FEATURES

@@ -1,4 +1,4 @@
-"""Finding plugins and the registries of stages, metrics, classifiers and stemmers.
+"""Finding plugins and the registries of stages, metrics, classifiers, stemmers and formats.
 
 Plugins are the entry points of the group ``filterkit`` (the built-in ones first), then the ``*.py``
 files of a ``--plugins-dir``.  One broken plugin never takes filterkit down, as in conda's plugin
@@ -12,6 +12,7 @@ first looked up, so ``filterkit in.arff l2`` imports the normalizers and no othe
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import importlib.util
@@ -43,7 +44,7 @@ BUILT_IN_DISTRIBUTION = "filterkit-arff"
 #: The entry-point group naming a distribution's table of what its plugins register.
 NAMES_GROUP = "filterkit.names"
 NO_HOOKS_HINT = "no hook implementations: is @hookimpl missing?"
-HOOKS = ("register_metrics", "register_classifiers", "register_stemmers", "register_stages")
+HOOKS = ("register_metrics", "register_classifiers", "register_stemmers", "register_formats", "register_stages")
 #: What each of :data:`HOOKS` registers.
 KINDS = tuple(hook.removeprefix("register_")[:-1] for hook in HOOKS)
 
@@ -74,6 +75,66 @@ class Stemmer:
 
 
 @dataclass(frozen=True)
+class Format:
+    """A file format, for ``--from NAME``/``--to NAME`` and the file names ending in one of its ``suffixes``
+    (before any ``.gz``).
+
+    ``reader`` is its :class:`filterkit.formats.ScannedFormat` class (``scan`` returns the ``Layout``,
+    ``chunks`` reads a pass), ``writer`` its :class:`filterkit.formats.RowWriter` class or None for a format
+    that is only read, each given as the class or as ``"module:Class"``, imported when first used; the
+    writer is made with the arguments ``writer_arguments`` names (``stream``, ``schema``, ``sparse``,
+    ``comments``, ``class_name``, ``options``, ``numbers``).  ``options`` are the options it reads with and
+    ``written_options`` those it writes with (every command offers them; one given to a format that does
+    not take it is a usage error naming both).  ``extra`` is what to install when its module needs a package
+    filterkit does not require; ``reads_folder``: it reads a folder, not a file; ``ranges``: how
+    ``--engine dask`` cuts one file into partitions (``"lines"``: at any line end, ``"csv"``: after the
+    header row, outside quoted values; None: it does not); ``keeps_extension``: a file's relation name keeps
+    its extension (as Weka's LibSVMLoader names it).  The ARFF format alone has no reader: the streaming
+    ARFF reader reads it.
+    """
+
+    name: str
+    reader: type | str | None
+    writer: type | str | None = None
+    aliases: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+    writer_arguments: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+    written_options: tuple[Option, ...] = ()
+    extra: str | None = None
+    reads_folder: bool = False
+    ranges: str | None = None
+    keeps_extension: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names ``--from``/``--to`` take for it: its name, then its aliases."""
+        return (self.name, *self.aliases)
+
+
+#: What a registered format must declare, and as what.
+_CLASS_REFERENCE = Declared(
+    lambda value: value is None or isinstance(value, (type, str)), "a class, 'module:Class' or None"
+)
+FORMAT_DECLARATIONS = {
+    "reader": _CLASS_REFERENCE,
+    "writer": _CLASS_REFERENCE,
+    "aliases": Declared(lambda value: isinstance(value, tuple) and all(map(_is_word, value)), "a tuple of words"),
+    "suffixes": Declared(
+        lambda value: isinstance(value, tuple) and all(isinstance(s, str) and s.startswith(".") for s in value),
+        "a tuple of suffixes starting with '.'",
+    ),
+    "options": Declared(lambda value: _options(value), "a tuple of filterkit.stage.Option"),
+    "written_options": Declared(lambda value: _options(value), "a tuple of filterkit.stage.Option"),
+    "ranges": Declared(lambda value: value in (None, "lines", "csv"), "None, 'lines' or 'csv'"),
+}
+
+
+def _options(value) -> bool:
+    return isinstance(value, tuple) and all(isinstance(option, Option) for option in value)
+
+
+@dataclass(frozen=True)
 class PluginProblem:
     """A plugin that was skipped (``reason``), or that loaded but registered nothing (``hint``)."""
 
@@ -91,6 +152,7 @@ class Registry:
     metrics: MutableMapping[str, Registered] = field(default_factory=dict)
     classifiers: MutableMapping[str, Registered] = field(default_factory=dict)
     stemmers: MutableMapping[str, Registered] = field(default_factory=dict)
+    formats: MutableMapping[str, Registered] = field(default_factory=dict)
     skipped: list[PluginProblem] = field(default_factory=list)
     without_hooks: list[PluginProblem] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
@@ -135,6 +197,13 @@ class Registry:
         """The stemmer called ``name``; FilterkitError listing the known ones if none."""
         return _lookup(self.stemmers, name, "stemmer").value
 
+    def format(self, name: str) -> Format | None:
+        """The format ``name`` or an alias names (any case), or None."""
+        name = name.lower()
+        if name in self.formats:
+            return self.formats[name].value
+        return next((r.value for r in self.formats.values() if name in r.value.aliases), None)
+
 
 #: The registry :func:`load_plugins` made last, where a stage looks up what plugins registered.
 _latest: list[Registry] = []
@@ -150,6 +219,26 @@ def _lookup(table: MutableMapping[str, Registered], name: str, kind: str) -> Reg
         known = ", ".join(sorted(table)) or "none"
         raise FilterkitError(f"no {kind} called '{name}' (installed: {known}); see 'filterkit plugins'")
     return table[name]
+
+
+#: The registries of the command-line runs going on (:func:`running_registry`), the innermost last.
+_running: list[Callable[[], Registry]] = []
+
+
+@contextlib.contextmanager
+def running_registry(registry: Callable[[], Registry]) -> Iterator[None]:
+    """Within: :func:`registered_formats` reads ``registry()`` (a run's, loaded on first use)."""
+    _running.append(registry)
+    try:
+        yield
+    finally:
+        _running.pop()
+
+
+def registered_formats() -> Registry:
+    """The registry formats are looked up in: the run's going on (:func:`running_registry`), else the
+    installed plugins' (loaded afresh, about 2 ms; the registry :func:`registered_stemmer` reads is kept)."""
+    return _running[-1]() if _running else _loaded(None, False)
 
 
 def strict_plugins() -> bool:
@@ -173,6 +262,13 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None, remember: bool = 
     a folder, a bad FILTERKIT_STRICT_PLUGINS or, in strict mode, the first plugin problem.  With
     ``remember`` (the console script), the installed entry points are those the last run found while
     the installed distributions are the same (:mod:`filterkit.installed`)."""
+    registry = _loaded(plugins_dir, remember)
+    _latest[:] = [registry]
+    return registry
+
+
+def _loaded(plugins_dir, remember: bool) -> Registry:
+    """The registry of :func:`load_plugins`."""
     registry = Registry(disabled=sorted(disabled_plugins()))
     plugins = _Plugins(strict_plugins(), registry, plugins_dir, remember)
     lazy = not plugins.strict and all(candidate.declared for candidate in plugins.waiting)
@@ -182,13 +278,13 @@ def load_plugins(plugins_dir: str | os.PathLike | None = None, remember: bool = 
         plugins.load()
     for kind, table in plugins.tables.items():
         setattr(registry, f"{kind}s", table if lazy else table.data)
-    _latest[:] = [registry]
     return registry
 
 
 class PluginTable(UserDict[str, Registered]):
     """A table of a registry loading its plugins as names are looked up: a name loads the plugin
-    declaring it; listing the table loads every plugin."""
+    declaring it; listing the table loads every plugin declaring a thing of its kind (a plugin that
+    registers more than it declares loads every plugin)."""
 
     def __init__(self, kind: str, plugins: _Plugins):
         super().__init__()
@@ -205,11 +301,11 @@ class PluginTable(UserDict[str, Registered]):
         return name in self.data
 
     def __iter__(self) -> Iterator[str]:
-        self._plugins.load()
+        self._plugins.load(self.kind)
         return iter(self.data)
 
     def __len__(self) -> int:
-        self._plugins.load()
+        self._plugins.load(self.kind)
         return len(self.data)
 
 
@@ -257,10 +353,12 @@ class _Plugins:
         _warn(message)
 
     def load(self, kind: str | None = None, name: str | None = None) -> None:
-        """Load the waiting plugins that declare the ``kind`` called ``name`` (all without ``kind``),
-        and fill the tables again from every plugin loaded."""
+        """Load the waiting plugins that declare the ``kind`` called ``name`` (any of ``kind`` without
+        ``name``; all without ``kind``), and fill the tables again from every plugin loaded."""
         with self.lock:
-            wanted = [c for c in self.waiting if kind is None or (kind, name) in c.declared]
+            wanted = [
+                c for c in self.waiting if kind is None or any(k == kind and name in (None, n) for k, n in c.declared)
+            ]
             if not wanted:
                 return
             for candidate in wanted:
@@ -342,7 +440,7 @@ class _Plugins:
                             raise
                         culprit, reason = plugin, f"checking what it registered raised {type(error).__name__}: {error}"
                     if reason is None:
-                        culprit, reason = self._clash(tables, kind, thing.name, plugin)
+                        culprit, reason = self._clash(tables, kind, _looked_up_as(tables[kind], thing, kind), plugin)
                     if reason is not None:
                         problems.setdefault(culprit, (f"{reason} (in {hook_name})", None))
                         break
@@ -368,6 +466,14 @@ class _Plugins:
             return culprit, f"its metric '{name}' clashes with the stage '{name}' of plugins '{first}' and '{plugin}'"
         other = first if culprit == plugin else plugin
         return culprit, f"its {kind} '{name}' clashes with the {kind} '{name}' of plugin '{other}'"
+
+
+def _looked_up_as(table: dict[str, Registered], thing, kind: str) -> str:
+    """The name ``thing`` takes in ``table``: its name; for a format, that of the registered format one of
+    whose names it also has."""
+    if kind == "format":
+        return next((name for name, r in table.items() if set(r.value.names) & set(thing.names)), thing.name)
+    return thing.name
 
 
 def _signature_problem(module) -> str | None:
@@ -529,6 +635,10 @@ def _import_file(path: Path):
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
 
 
+def _is_word(value) -> bool:
+    return isinstance(value, str) and bool(_WORD.match(value))
+
+
 def check_stage_class(thing) -> str | None:
     """Why ``thing`` cannot be registered as a stage (not a Stage, no name or summary, bad options), or None."""
     return _check_configurable(thing, Stage, "stage")
@@ -582,7 +692,9 @@ def _check(thing, kind: str) -> str | None:
         return _check_configurable(thing, Classifier, kind) or _declared(thing, kind, CLASSIFIER_DECLARATIONS)
     expected: Any = Stemmer
     declarations: dict[str, Declared] = {"function": Declared(callable, "a function")}
-    if kind == "metric":
+    if kind == "format":
+        expected, declarations = Format, FORMAT_DECLARATIONS
+    elif kind == "metric":
         from filterkit.metrics import METRIC_DECLARATIONS, Metric  # imported by the first metric plugin loaded
 
         expected, declarations = Metric, METRIC_DECLARATIONS

@@ -24,7 +24,7 @@ from filterkit.arff.writer import EXACT, NumberFormat
 from filterkit.background import write_behind
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FORMATS, SVMLIGHT, FormatOptions, format_of, relation_of, row_writer
+from filterkit.formats import ARFF, FormatOptions, format_of, registered, relation_of, row_writer
 from filterkit.labels import meka_label_count, meka_layout, taken_columns, with_meka_label_count
 from filterkit.outputs import OutputFile, staged_output
 from filterkit.progress import Progress
@@ -191,8 +191,9 @@ def new_rows_relation(source, chain: Chain) -> str:
     if not isinstance(source, ScannedSource):
         return source.schema.relation
     assert chain.input_schema is not None  # fitted
-    reads_folder = FORMATS[source.format_name].reads_folder
-    keep_extension = reads_folder or source.format_name == SVMLIGHT  # as LibSVMLoader and folders name them
+    form = registered(source.format_name)
+    reads_folder = form.reads_folder
+    keep_extension = reads_folder or form.keeps_extension  # as LibSVMLoader and folders name them
     relation = relation_of(os.path.abspath(source.name) if reads_folder else source.name, keep_extension)
     labels = meka_label_count(chain.input_schema.relation)
     return relation if labels is None else with_meka_label_count(relation, labels)
@@ -249,7 +250,7 @@ def open_source(
     format_name = format_of(path, given_format)
     with contextlib.ExitStack() as stack:
         source: FileSource | StreamSource | ScannedSource
-        if FORMATS[format_name].reads_folder:
+        if registered(format_name).reads_folder:
             if path == "-":
                 raise FilterkitError(f"{format_name} reads a folder, not standard input")
             stream, name = None, path

@@ -23,7 +23,7 @@ import numpy as np
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
 from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FORMATS, FormatOptions, format_of
+from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import LabelTally, label_summary_lines, meka_label_positions
 from filterkit.metrics import (
     JOINT,
@@ -226,7 +226,7 @@ def _scanned_source(source, name: str | None, format_name: str, chunk_rows: int,
 
     if isinstance(source, (str, os.PathLike)):
         return running.open_source(os.fspath(source), chunk_rows, False, format_name, options)
-    if FORMATS[format_name].reads_folder:
+    if registered(format_name).reads_folder:
         raise FilterkitError(f"{format_name} reads a folder, not a stream")
     stream_name = name or str(getattr(source, "name", "<stream>"))
     return contextlib.closing(ScannedSource.of_stream(source, stream_name, format_name, chunk_rows, options))

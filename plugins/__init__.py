@@ -12,6 +12,7 @@ NAMES = {
     "auto": {"stage": ("auto",)},
     "classifiers": {"classifier": ("aisvm", "svm")},
     "discretize": {"stage": ("discretize",)},
+    "formats": {"format": ("arff", "svmlight", "csv", "jsonl", "parquet", "folders")},
     "housekeeping": {"stage": ("fold", "keep", "remove", "remove-useless", "replace-missing")},
     "metrics": {"metric": METRICS},
     "normalizers": {"stage": ("binarize", "l1", "l2", "minmax")},

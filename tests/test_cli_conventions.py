@@ -75,7 +75,8 @@ def test_version_names_filterkit_its_libraries_and_each_plugin_distribution(run_
     assert lines[2:5] == [f"{name} {version(name)}" for name in ("numpy", "scipy", "scikit-learn")]
     assert lines[5] == "plugins:"
     built_in = (
-        "auto, classifiers, discretize, housekeeping, metrics, normalizers, ordinal, scorers, selection, shaper, words"
+        "auto, classifiers, discretize, formats, housekeeping, metrics, normalizers, ordinal, scorers, selection, "
+        "shaper, words"
     )
     assert f"  filterkit-arff {__version__}: {built_in}" in lines[6:]
 

@@ -11,7 +11,7 @@ import pytest
 from chain_helpers import REAL, needs_weka, weka_java
 from filterkit.arff import read_arff
 from filterkit.arff.limits import Limits
-from filterkit.formats import ARFF, FOLDERS, FormatOptions, format_of, relation_of
+from filterkit.formats import ARFF, FormatOptions, format_of, relation_of
 from filterkit.formats.folders import FoldersFormat
 from filterkit.testing import read_output, run_filterkit
 
@@ -178,7 +178,7 @@ def test_rows_are_scikit_learns_load_files_unshuffled(tmp_path):
 
 def test_folder_of_subfolders_is_read_as_folders_without_from(tmp_path):
     folder = _tree(tmp_path / "docs", {"a/1": b"one two"}, ())
-    assert format_of(str(folder), None) == FOLDERS
+    assert format_of(str(folder), None) == "folders"
     assert _ok(folder) == _ok("--from", "folders", folder)
 
 

@@ -1,6 +1,6 @@
-"""The formats table (issue 38, item 5): every format of ``filterkit.formats.FORMATS`` is chosen by
+"""The formats (issue 38, item 5; issue 73: registered by plugins): every registered format is chosen by
 each of its names and suffixes, and its writer and reader carry a file's values there and back.
-The sweep is generated from the table, so a new format is covered by its line there."""
+The sweep is generated from the registry, so a new format is covered by its registration."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import pytest
 
 from chain_helpers import REAL, read_bytes
 from filterkit.arff import read_arff
-from filterkit.formats import FORMATS, format_of
+from filterkit.formats import format_of
+from filterkit.plugins import load_plugins
 
 IRIS = REAL / "iris.arff"
+FORMATS = {entry.name: entry.value for entry in load_plugins().formats.values()}
 
 #: Each format's suffixes and names (of the formats named by suffix), paired so that each is used once at least.
 SPELLINGS = [

@@ -64,7 +64,7 @@ def as_listed(registry: plugins.Registry) -> dict[str, dict[str, tuple]]:
         kind: {
             name: (_named(r.value), r.plugin, r.distribution, r.version) for name, r in getattr(registry, kind).items()
         }
-        for kind in ("stages", "metrics", "classifiers", "stemmers")
+        for kind in ("stages", "metrics", "classifiers", "stemmers", "formats")
     }
 
 
@@ -78,7 +78,7 @@ def test_an_l2_run_imports_the_normalizers_plugin_and_no_other():
     assert status == 0
     schema, chunk = read_bytes(output)
     assert chunk.n_rows == 150
-    assert plugin_modules(modules) == {"filterkit_plugins.normalizers"}
+    assert plugin_modules(modules) == {"filterkit_plugins.formats", "filterkit_plugins.normalizers"}
     assert modules.isdisjoint(PLUGIN_LIBRARIES)
 
 
@@ -117,6 +117,7 @@ def test_a_scorer_run_imports_the_metrics_its_stages_are_made_from():
     assert status == 0
     assert read_bytes(output)[1].n_rows == 150
     assert plugin_modules(modules) == {
+        "filterkit_plugins.formats",
         "filterkit_plugins.metrics",
         "filterkit_plugins.scorers",
         "filterkit_plugins.normalizers",
@@ -143,7 +144,7 @@ def test_the_built_in_declarations_are_what_the_plugins_register(monkeypatch):
     assert isinstance(lazy.stages, PluginTable)
     declared = {candidate.name: set(candidate.declared) for candidate in lazy._pending.waiting}
     assert {plugin: names for plugin, names in declared.items() if names} == registered
-    assert len(registered) == 11 and ("stage", "l2") in registered["normalizers"]
+    assert len(registered) == 12 and ("stage", "l2") in registered["normalizers"]
 
 
 def test_a_lazy_registry_finds_what_the_full_one_has_and_lists_the_same(monkeypatch):

@@ -21,7 +21,7 @@ from filterkit.commands.files import (
 )
 from filterkit.commands.options import number_format
 from filterkit.contract import declared
-from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.formats import ARFF, FormatOptions, format_of, registered, registered_formats
 from filterkit.labels import mulan_labels
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode
@@ -90,9 +90,14 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     progress.finish()
 
 
+def _cut_formats() -> str:
+    """The formats ``--engine dask`` cuts into partitions, besides ARFF."""
+    return ", ".join(r.name for r in registered_formats().formats.values() if r.value.ranges is not None)
+
+
 def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
     """Refuse, before any cluster starts, what ``--engine dask`` cannot run as a local run would."""
-    from filterkit.partitions import RANGED_FORMATS, check_runnable
+    from filterkit.partitions import check_runnable
 
     if options.output and options.output_dir:
         raise click.UsageError("give -o FILE or --output-dir DIR, not both")
@@ -101,10 +106,11 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
     read_as = format_of(options.input_path, options.input_format)
-    if read_as not in (ARFF, *RANGED_FORMATS):
+    if read_as != ARFF and registered(read_as).ranges is None:
         path = shlex.quote(options.input_path)
         raise click.UsageError(
-            f"--engine dask reads ARFF, CSV and JSON Lines only, and {path} is read as {read_as}: convert it "
+            f"--engine dask reads ARFF, CSV and JSON Lines only (of the formats installed: arff, {_cut_formats()}), "
+            f"and {path} is read as {read_as}: convert it "
             f"first (filterkit {path} -o {shlex.quote(options.input_path.rstrip('/') + '.arff')})"
         )
     if output_format_of(options.output, options.output_format) != ARFF:

@@ -30,7 +30,7 @@ from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_labels import THRESHOLDS, LabelEvaluation
-from filterkit.formats import FORMAT_OPTIONS, FormatOptions, format_of
+from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
@@ -293,7 +293,9 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path")}
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
-    reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, protocol["class_spec"])
+    reading = FormatOptions.of_params(
+        {name: options.pop(name, None) for name in format_options()}, protocol["class_spec"]
+    )
     check_format_options(reading, format_of(input_path, input_format))
     params = classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)

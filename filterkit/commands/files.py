@@ -11,12 +11,12 @@ import click
 from filterkit.errors import FilterkitError
 from filterkit.formats import (
     ARFF,
-    FORMATS,
-    WRITTEN_OPTIONS,
     FormatOptions,
     extension_format,
     format_of,
     option_words,
+    registered,
+    registered_formats,
 )
 from filterkit.outputs import OutputFile, checked_output
 
@@ -55,9 +55,9 @@ def checked_outputs(inputs: list[tuple[str, str]], output: str | None, model_pat
 def untaken_format_option(formats: FormatOptions, read_as: str, written_as: str | None = None) -> str | None:
     """The first format option given in ``formats`` that neither the input's format ``read_as`` reads with nor
     the output's ``written_as`` (None: no output) writes with, or None."""
-    taken = {option.name for option in FORMATS[read_as].options}
+    taken = {option.name for option in registered(read_as).options}
     if written_as is not None:
-        taken |= {option.name for option in FORMATS[written_as].options if option.name in WRITTEN_OPTIONS}
+        taken |= {option.name for option in registered(written_as).written_options}
     return next((name for name in formats.given if name not in taken), None)
 
 
@@ -80,8 +80,8 @@ def output_format_of(path: str | None, given: str | None) -> str:
         raise click.UsageError(
             f"-o {path} is named as {named}, but --to {given} writes {chosen}: rename it or drop --to"
         )
-    if FORMATS[chosen].writer is None:
-        written = ", ".join(key for key, form in FORMATS.items() if form.writer is not None)
+    if registered(chosen).writer is None:
+        written = ", ".join(r.name for r in registered_formats().formats.values() if r.value.writer is not None)
         raise click.UsageError(f"filterkit reads {chosen} but does not write it (-o {path}): write {written}")
     return chosen
 

@@ -20,7 +20,7 @@ from filterkit.commands.options import (
     positive_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FORMAT_OPTIONS, FormatOptions, format_of
+from filterkit.formats import ARFF, FormatOptions, format_of, format_options
 from filterkit.metrics import COMBINE_CHOICES
 
 INFO_HELP = """Summarize IN (or - for stdin) in one streaming pass.
@@ -103,7 +103,7 @@ def info(
     metric = registry.metric(metric_name) if metric_name is not None else None
     options = FormatOptions.of_params(params, params["class_spec"])
     check_format_options(options, format_of(input_path, input_format))
-    summarized = {name: value for name, value in params.items() if name not in FORMAT_OPTIONS}
+    summarized = {name: value for name, value in params.items() if name not in format_options()}
     arff_stdin = input_path == "-" and format_of(None, input_format) == ARFF
     if arff_stdin and sys.stdin is None:
         raise FilterkitError("standard input is closed")

@@ -11,7 +11,8 @@ import click
 
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.commands.context import registry_of, use_plugins_dir
-from filterkit.formats import FORMAT_NAMES, FORMAT_OPTIONS, FORMATS, WRITTEN_FORMAT_NAMES
+from filterkit.formats import format_names, registered_formats
+from filterkit.formats import format_options as declared_format_options
 from filterkit.progress import LOG_INTERVAL
 from filterkit.stage import Option
 
@@ -52,25 +53,49 @@ chunk_rows_option = click.option(
 
 def _by_suffix(written: bool) -> str:
     """The formats by their file names, for ``--from``/``--to``'s help."""
+    forms = [r.value for r in registered_formats().formats.values()]
     named = [
         "/".join(form.suffixes)
-        for form in FORMATS.values()
+        for form in forms
         if form.suffixes and form.suffixes != (".arff",) and (form.writer or not written)
     ]
     return ", ".join(named)
 
 
+class FormatName(click.ParamType):
+    """The name of a registered format (``written``: one filterkit writes), any case: a :class:`click.Choice`
+    among the names in the run's registry, checked when the option is parsed."""
+
+    name = "choice"
+
+    def __init__(self, written: bool):
+        self.written = written
+
+    def _choice(self, ctx: click.Context | None) -> click.Choice:
+        registry_of(ctx or click.get_current_context())  # the run's plugins, --plugins-dir included
+        return click.Choice(format_names(self.written), case_sensitive=False)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return self._choice(ctx).get_metavar(param, ctx)
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str):
+        return self._choice(ctx).shell_complete(ctx, param, incomplete)
+
+    def convert(self, value, param, ctx):
+        return self._choice(ctx).convert(value, param, ctx)
+
+
 input_format_option = click.option(
     "--from",
     "input_format",
-    type=click.Choice(list(FORMAT_NAMES), case_sensitive=False),
+    type=FormatName(written=False),
     help=f"The input's format (default: by its name: {_by_suffix(False)}; a folder of subfolders: folders, "
     "a folder per class; else arff; arff for -).",
 )
 output_format_option = click.option(
     "--to",
     "output_format",
-    type=click.Choice(list(WRITTEN_FORMAT_NAMES), case_sensitive=False),
+    type=FormatName(written=True),
     help=f"The output's format (default: by the -o name: {_by_suffix(True)}, else arff; arff on stdout).",
 )
 digits_option = click.option(
@@ -123,10 +148,10 @@ def reading_and_writing_options(command):
 
 
 def format_options() -> list:
-    """The click decorators of every format's declared options (:data:`filterkit.formats.FORMATS`):
-    None unless given, so that a model's recorded reading options fill them."""
+    """The click decorators of every registered format's declared options (those of the installed plugins
+    when the command tree is made): None unless given, so that a model's recorded reading options fill them."""
     made = []
-    for option in FORMAT_OPTIONS.values():
+    for option in declared_format_options().values():
         declarations, settings = click_parameter(option)
         made.append(click.option(*declarations, **{**settings, "default": None, "show_default": False}))
     return made

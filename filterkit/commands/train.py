@@ -21,7 +21,7 @@ from filterkit.commands.options import (
     quiet_option,
 )
 from filterkit.evaluation import Settings
-from filterkit.formats import FORMAT_OPTIONS, FormatOptions, format_of
+from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode
 
@@ -133,7 +133,9 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
         raise click.UsageError(f"classifier '{options['classifier']}' is binary and cannot learn k classes at once")
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
-    reading = FormatOptions.of_params({name: options.pop(name) for name in FORMAT_OPTIONS}, options["class_spec"])
+    reading = FormatOptions.of_params(
+        {name: options.pop(name, None) for name in format_options()}, options["class_spec"]
+    )
     check_format_options(reading, format_of(input_path, input_format))
     settings = Settings(
         seed=seed,

@@ -5,9 +5,10 @@ Lines, Parquet, a folder per class) are read in a scan for their header, then st
 the record formats type their columns in one shared step (:mod:`filterkit.formats.records`).  A name
 ending in ``.gz`` is named by what comes before it (``out.svm.gz`` is svmlight, gzip-compressed).
 
-A format is a module with its reader (and writer, if any) and one entry in :data:`FORMATS`, which
-declares its names, suffixes and options: ``--from``, ``--to``, their help and the reading options
-of every command come from the table.
+A format is a plugin: a reader (and writer, if any) and a :class:`filterkit.plugins.Format` registered
+by a ``register_formats`` hook, the built-in ones included (``filterkit_plugins.formats``), which declares
+its names, suffixes and options: ``--from``, ``--to`` and the reading options of every command come from
+the registry.
 """
 
 from __future__ import annotations
@@ -23,152 +24,61 @@ from filterkit.stage import Option
 
 if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
+    from filterkit.plugins import Format, Registry
 
+#: The format of a file no other format's name or suffix names, and of standard input.
 ARFF = "arff"
-SVMLIGHT = "svmlight"
-CSV = "csv"
-JSON_LINES = "jsonl"
-PARQUET = "parquet"
-FOLDERS = "folders"
-
-#: The options of the typing step (:mod:`filterkit.formats.records`), which every record format reads with.
-RECORD_OPTIONS = (
-    Option(
-        "text", str, None, "Columns (comma-separated names) to read as text: string attributes (Weka's CSVLoader -S)."
-    ),
-    Option("nominal", str, None, "Columns (comma-separated names) to read as nominal (Weka's CSVLoader -N)."),
-    Option("numeric", str, None, "Columns (comma-separated names) to read as numbers, whatever the rules decide."),
-)
-
-#: The column of each row's labels (multi-label data), read and written by CSV and JSON Lines (docs/multilabel.md).
-LABELS_COLUMN = Option(
-    "labels_column",
-    str,
-    None,
-    "The column (CSV) or field (JSON Lines) holding each row's labels: read as MEKA's label attributes "
-    "{0,1}, first (-C k); written back from them.",
-)
-#: What joins a CSV row's labels in its labels column.
-LABEL_SEPARATOR = Option(
-    "label_separator", str, "|", "What separates the labels in a CSV labels column (--labels-column) [default: |]."
-)
-
-#: svmlight's index base, read and written.
-ZERO_BASED = Option(
-    "zero_based",
-    bool,
-    None,
-    "svmlight indices count from 0 / from 1, read and written (default: read as scikit-learn's "
-    "zero_based='auto', written from 1).",
-    off_flag="--one-based",
-)
-
-#: svmlight's rows of label sets (multi-label), read.
-MULTILABEL = Option(
-    "multilabel",
-    bool,
-    None,
-    "Read svmlight rows as label sets, l1,l2 (load_svmlight_file's multilabel=True) / as one label each "
-    "(default: label sets when a row has several labels or none).",
-    off_flag="--single-label",
-)
 
 
-@dataclass(frozen=True)
-class Format:
-    """A file format: its ``--from``/``--to`` names, its suffixes, its reader (a :class:`ScannedFormat`
-    class of ``module``; None: ARFF's) and writer (a :class:`RowWriter` class made with the arguments of
-    :func:`row_writer` named by ``writer_arguments``; None: not written), imported when used, and the
-    options it reads (and writes) with.
-    """
+def registered_formats() -> Registry:
+    """The registry formats are looked up in (:func:`filterkit.plugins.registered_formats`)."""
+    from filterkit.plugins import registered_formats as registry  # pluggy: not for the compiled ``_lines`` module
 
-    names: tuple[str, ...]
-    suffixes: tuple[str, ...]
-    module: str
-    reader: str | None
-    writer: str | None
-    writer_arguments: tuple[str, ...] = ()
-    options: tuple[Option, ...] = ()
-    #: what to install when the module needs a package filterkit does not require
-    extra: str | None = None
-    #: a folder, not a file
-    reads_folder: bool = False
+    return registry()
 
 
-#: Every format, by its name; a new one is a module with its reader and writer, and a line here.
-FORMATS = {
-    ARFF: Format(
-        (ARFF,),
-        (".arff",),
-        "filterkit.arff.writer",
-        None,
-        "ArffWriter",
-        ("stream", "schema", "sparse", "comments", "numbers"),
-    ),
-    SVMLIGHT: Format(
-        (SVMLIGHT, "libsvm", "svm"),
-        (".svm", ".svmlight", ".libsvm"),
-        "filterkit.formats.svmlight",
-        "SvmlightFormat",
-        "SvmlightWriter",
-        ("stream", "schema", "comments", "class_name", "options", "numbers"),
-        (ZERO_BASED, MULTILABEL),
-    ),
-    CSV: Format(
-        (CSV,),
-        (".csv",),
-        "filterkit.formats.csv",
-        "CsvFormat",
-        "CsvWriter",
-        ("stream", "schema", "numbers", "options"),
-        (*RECORD_OPTIONS, LABELS_COLUMN, LABEL_SEPARATOR),
-    ),
-    JSON_LINES: Format(
-        (JSON_LINES, "ndjson", "jsonlines"),
-        (".jsonl", ".ndjson"),
-        "filterkit.formats.jsonl",
-        "JsonLinesFormat",
-        "JsonLinesWriter",
-        ("stream", "schema", "options", "numbers"),
-        (*RECORD_OPTIONS, LABELS_COLUMN),
-    ),
-    PARQUET: Format(
-        (PARQUET,),
-        (".parquet", ".pq"),
-        "filterkit.formats.parquet",
-        "ParquetFormat",
-        None,
-        (),
-        RECORD_OPTIONS,
-        "parquet",
-    ),
-    FOLDERS: Format((FOLDERS,), (), "filterkit.formats.folders", "FoldersFormat", None, reads_folder=True),
-}
+def registered(format_name: str) -> Format:
+    """The registered format ``format_name`` (a name ``format_of`` gave)."""
+    form = registered_formats().format(format_name)
+    if form is None:
+        raise FilterkitError(f"unknown format '{format_name}': choose one of {', '.join(format_names())}")
+    return form
 
-#: The options a format writes with too (the others it reads with only).
-WRITTEN_OPTIONS = frozenset({LABELS_COLUMN.name, LABEL_SEPARATOR.name, ZERO_BASED.name})
-#: The names ``--from`` and ``--to`` take, and the format each one means.
-FORMAT_NAMES = {name: key for key, form in FORMATS.items() for name in form.names}
-#: The names ``--to`` takes: the formats filterkit writes.
-WRITTEN_FORMAT_NAMES = {name: key for name, key in FORMAT_NAMES.items() if FORMATS[key].writer is not None}
-#: Every format's options, by name (formats may share one, as the record formats share their typing).
-FORMAT_OPTIONS = {option.name: option for form in FORMATS.values() for option in form.options}
+
+def format_names(written: bool = False) -> list[str]:
+    """The names ``--from`` takes (``written``: ``--to``), each format's name then its aliases."""
+    forms = [r.value for r in registered_formats().formats.values()]
+    return [name for form in forms if form.writer is not None or not written for name in form.names]
+
+
+def format_options() -> dict[str, Option]:
+    """Every registered format's options, by name (formats may share one, as the record formats share their
+    typing)."""
+    forms = [r.value for r in registered_formats().formats.values()]
+    return {option.name: option for form in forms for option in (*form.options, *form.written_options)}
 
 
 class FormatOptions:
-    """The formats' options given (each declared in :data:`FORMATS`), an option not given being its
+    """The formats' options given (each declared by a registered format), an option not given being its
     declared default; ``class_spec`` is the chain's ``-c``, which the record formats' class rule reads."""
 
     def __init__(self, class_spec: str | None = None, **values):
-        unknown = set(values) - set(FORMAT_OPTIONS)
-        if unknown:
-            raise TypeError(f"unknown format options {sorted(unknown)}")
         self.class_spec = class_spec
         self.given = {name: value for name, value in values.items() if value is not None}
+        if values:
+            unknown = set(values) - set(format_options())
+            if unknown:
+                raise TypeError(f"unknown format options {sorted(unknown)}")
 
     def __getattr__(self, name: str):
-        if name in FORMAT_OPTIONS:
-            return self.given.get(name, FORMAT_OPTIONS[name].default)
+        if name.startswith("_") or name in ("class_spec", "given"):
+            raise AttributeError(name)
+        if name in self.given:
+            return self.given[name]
+        if "_declared" not in self.__dict__:  # looked up once per instance
+            self._declared = format_options()
+        if name in self._declared:
+            return self._declared[name].default
         raise AttributeError(name)
 
     def __eq__(self, other) -> bool:
@@ -196,20 +106,24 @@ class FormatOptions:
     @classmethod
     def of_params(cls, params: dict, class_spec: str | None = None) -> "FormatOptions":
         """The options a command's parsed ``params`` give (each format option under its name)."""
-        return cls(class_spec, **{name: params.get(name) for name in FORMAT_OPTIONS})
+        return cls(class_spec, **{name: params.get(name) for name in format_options()})
 
 
 def option_words(name: str, value: object) -> str:
     """A format option as typed: ``--one-based``, ``--text body``."""
-    option = FORMAT_OPTIONS[name]
+    option = format_options()[name]
     if option.kind is bool:
         return option.flag if value else option.off_flag or f"--no-{option.flag[2:]}"
     return f"{option.flag} {value}"
 
 
 def named_format(path: str) -> str | None:
-    """The format a path names by its extension, or folders for a folder of subfolders; None otherwise."""
-    return extension_format(path) or (FOLDERS if path != "-" and is_folder_of_classes(path) else None)
+    """The format a path names by its extension, or the format that reads a folder for a folder of subfolders;
+    None otherwise."""
+    if extension_format(path) is not None or path == "-":
+        return extension_format(path)
+    folders = (r.value.name for r in registered_formats().formats.values() if r.value.reads_folder)
+    return next(folders, None) if is_folder_of_classes(path) else None
 
 
 def new_rows_reading(
@@ -228,11 +142,7 @@ def format_of(path: str | None, given: str | None) -> str:
     """The format of ``path`` (None or ``-``: a standard stream): ``given``, else by extension, else a folder
     per class for a folder of subfolders, else ARFF."""
     if given is not None:
-        try:
-            return FORMAT_NAMES[given.lower()]
-        except KeyError:
-            names = ", ".join(FORMAT_NAMES)
-            raise FilterkitError(f"unknown format '{given}': choose one of {names}") from None
+        return registered(given).name
     return ARFF if path is None else named_format(path) or ARFF
 
 
@@ -251,7 +161,8 @@ def is_folder_of_classes(path: str) -> bool:
 def extension_format(path: str) -> str | None:
     """The format a file name's extension names (after any ``.gz``); None for another extension."""
     name = path.lower().removesuffix(".gz")
-    return next((key for key, form in FORMATS.items() if name.endswith(form.suffixes)), None)
+    forms = (r.value for r in registered_formats().formats.values())
+    return next((form.name for form in forms if form.suffixes and name.endswith(form.suffixes)), None)
 
 
 def relation_of(name: str, keep_extension: bool) -> str:
@@ -307,22 +218,25 @@ class RowWriter(Protocol):
 
 def scanned_format(format_name: str) -> ScannedFormat:
     """The reader of a format other than ARFF."""
-    form = FORMATS[format_name]
+    form = registered(format_name)
     if form.reader is None:
         raise ValueError(f"{format_name} is not a scanned format")
-    return getattr(imported(format_name), form.reader)()
+    return imported(form, form.reader)()
 
 
-def imported(format_name: str):
-    """The module of a format; an error naming the extra to install when it needs a missing package."""
-    form = FORMATS[format_name]
+def imported(form: Format, reference: type | str):
+    """A format's reader or writer class, ``"module:Class"`` imported; an error naming the extra to install
+    when its module needs a missing package."""
+    if not isinstance(reference, str):
+        return reference
+    module, _, name = reference.partition(":")
     try:
-        return importlib.import_module(form.module)
+        return getattr(importlib.import_module(module), name)
     except ImportError as error:
-        if form.extra is None or error.name == form.module:
+        if form.extra is None or error.name == module:
             raise
         raise FilterkitError(
-            f"reading {format_name} needs {error.name}: pip install 'filterkit-arff[{form.extra}]'"
+            f"reading {form.name} needs {error.name}: pip install 'filterkit-arff[{form.extra}]'"
         ) from None
 
 
@@ -349,8 +263,8 @@ def row_writer(
         "options": options,
         "numbers": numbers or EXACT,
     }
-    form = FORMATS[format_name]
+    form = registered(format_name)
     if form.writer is None:
         raise FilterkitError(f"filterkit reads {format_name} but does not write it")
-    writer = getattr(imported(format_name), form.writer)
+    writer = imported(form, form.writer)
     return writer(*(arguments[name] for name in form.writer_arguments))
