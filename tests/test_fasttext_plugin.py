@@ -131,3 +131,15 @@ def test_predict_refuses_a_label_the_model_never_saw(run_filterkit, grain, tmp_p
     assert result.stderr == (
         f"filterkit: error: {unknown}:2: the label 'corn' is not one of the model's classes (other, grain)\n"
     )
+
+
+def test_predict_refuses_a_model_not_trained_on_fasttext_lines(run_filterkit, tmp_path):
+    model = tmp_path / "iris.json"
+    assert run_filterkit("train", "-o", model, "--positive", "Iris-setosa", REAL / "iris.arff", "l2").status == 0
+    lines = tmp_path / "new.ft"
+    lines.write_bytes(b"__label__Iris-setosa small petals\n")
+    result = run_filterkit("predict", model, lines, plugins_dir=FASTTEXT_DIR)
+    assert result.status == 1
+    assert result.stderr == (
+        f"filterkit: error: {lines}: the model was not trained on fastText data (attributes text and class)\n"
+    )
