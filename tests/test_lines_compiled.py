@@ -449,9 +449,13 @@ def _csv_read(data: bytes, chunk_rows: int) -> list:
     header it typed; or the error it names with its line."""
     import tempfile
 
+    from chain_helpers import installed_plugins_once
+    from filterkit.plugins import running_registry
     from filterkit.running import open_source
 
-    with tempfile.NamedTemporaryFile(suffix=".csv") as handle:
+    # the installed formats found once, as a command-line run finds them once: outside a run each lookup
+    # searched the entry points afresh (four an opening, 20 ms), 290 s of CPU over the 18,000 openings
+    with tempfile.NamedTemporaryFile(suffix=".csv") as handle, running_registry(installed_plugins_once):
         handle.write(data)
         handle.flush()
         try:
