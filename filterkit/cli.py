@@ -128,12 +128,12 @@ def run(argv: list[str], plugins_dir: str | None = None) -> int:
     ``plugins_dir`` is a folder of plugin files to load, as ``--plugins-dir`` (which,
     given in ``argv``, takes its place).
     """
-    command_line = command_tree()  # first: it imports the commands with the installed formats' options
-    from filterkit.commands.context import PluginLoader
-    from filterkit.plugins import running_registry
-
-    loader = PluginLoader(plugins_dir, load_plugins)
     try:
+        command_line = command_tree()  # first: it imports the commands with the installed formats' options
+        from filterkit.commands.context import PluginLoader
+        from filterkit.plugins import running_registry
+
+        loader = PluginLoader(plugins_dir, load_plugins)
         with (
             running_registry(loader.registry),
             command_line.make_context("filterkit", list(argv), obj=loader) as context,

@@ -124,7 +124,7 @@ LOADING_FAULTS = {
     "unknown_hook": (
         "widgets",
         "it implements 'register_widgets', not a filterkit hook "
-        "(the hooks are register_metrics, register_classifiers, register_stemmers, register_stages)",
+        "(the hooks are register_metrics, register_classifiers, register_stemmers, register_formats, register_stages)",
     ),
     "no_summary": ("nameless", "stage 'silent' has neither a summary nor a docstring (in register_stages)"),
     "instance": (
