@@ -290,7 +290,7 @@ def test_the_columns_are_named_checked_and_read_in_time_linear_in_their_number(t
     import pyarrow as pa
 
     times = []
-    for width in (1_000, 2_000):
+    for width in (500, 2_000):
         path = _write(tmp_path / f"{width}.parquet", {f"c{n}": pa.nulls(20) for n in range(width)})
         best = float("inf")
         for _ in range(3):
@@ -298,4 +298,4 @@ def test_the_columns_are_named_checked_and_read_in_time_linear_in_their_number(t
             _read_parquet(path)
             best = min(best, time.process_time() - start)
         times.append(best)
-    assert times[1] < 3 * times[0], times  # a lookup through every column for each column: 4 times
+    assert times[1] < 8 * times[0], times  # 4 times the columns; a lookup through every column for each: 16 times
