@@ -633,12 +633,11 @@ csv_value(const char *s, const char *end, const char **text, const char **text_e
             while (c < end && *c != '\'') {
                 if (*c == '\\') {
                     escaped = 1;
-                    c++;
+                    if (++c == end)
+                        break;
                 }
                 c++;
             }
-            if (c > end)
-                c = end;
         }
         if (c < end) {
             const char *after = c + 1;
