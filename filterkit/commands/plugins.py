@@ -11,12 +11,16 @@ from filterkit.arff.tokens import one_line
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import ReportCommand
 from filterkit.commands.options import json_option
+from filterkit.plugins import Format
 from filterkit.stage import Configurable
+
+#: What the listing names, each kind under its heading.
+KINDS = ("stages", "metrics", "classifiers", "formats")
 
 
 @click.command(
     cls=ReportCommand,
-    help="List stages, metrics and classifiers with the plugin, distribution and version of each, "
+    help="List stages, metrics, classifiers and formats with the plugin, distribution and version of each, "
     "and the plugins that were skipped or register nothing.",
 )
 @json_option(help="Machine-readable output.")
@@ -35,7 +39,7 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
             }
             for r in sorted(getattr(registry, kind).values(), key=lambda r: r.name)
         ]
-        for kind in ("stages", "metrics", "classifiers")
+        for kind in KINDS
     }
     listing["skipped"] = [vars(problem) for problem in registry.skipped]
     listing["without_hooks"] = [
@@ -45,7 +49,7 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(listing, indent=2))
         return
-    for kind in ("stages", "metrics", "classifiers"):
+    for kind in KINDS:
         click.echo(f"{kind}:")
         for entry in listing[kind]:
             version = f" {entry['version']}" if entry["version"] else ""
@@ -63,7 +67,11 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 
 
 def _summary_of(value) -> str:
-    """A registered thing's one-line summary (a metric's ``summary`` field, a class's declaration)."""
+    """A registered thing's one-line summary (a metric's ``summary`` field, a class's declaration, what a
+    format reads and writes)."""
     if isinstance(value, type):
         return cast(type[Configurable], value).one_line_summary()  # a stage or classifier class
+    if isinstance(value, Format):
+        files = ", ".join(value.suffixes) or ("folders" if value.reads_folder else "--from only")
+        return f"{'reads and writes' if value.writer else 'reads'} {files}"
     return getattr(value, "summary", "")
