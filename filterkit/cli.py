@@ -8,6 +8,7 @@ The tree (and numpy with it) is imported when a run starts, not with this module
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import os
@@ -76,10 +77,11 @@ def _import_command_tree() -> None:
 
 def command_tree() -> click.Group:
     """The ``filterkit`` click tree (:data:`filterkit.commands.command_line`), imported on first use with the
-    reading options of the installed formats."""
+    reading options of the installed formats (the plugins loaded once for the import, where each option's
+    look at the formats loaded them again)."""
     from filterkit.plugins import running_registry
 
-    with running_registry(load_plugins):
+    with running_registry(functools.cache(load_plugins)):
         from filterkit.commands import command_line
 
     return command_line
