@@ -119,10 +119,17 @@ _CLASS_REFERENCE = Declared(
 FORMAT_DECLARATIONS = {
     "reader": _CLASS_REFERENCE,
     "writer": _CLASS_REFERENCE,
-    "aliases": Declared(lambda value: isinstance(value, tuple) and all(map(_is_word, value)), "a tuple of words"),
+    # in lower case, as --from's names and file names are looked up
+    "name": Declared(lambda value: isinstance(value, str) and value == value.lower(), "a name in lower case"),
+    "aliases": Declared(
+        lambda value: isinstance(value, tuple) and all(_is_word(a) and a == a.lower() for a in value),
+        "a tuple of words in lower case",
+    ),
     "suffixes": Declared(
-        lambda value: isinstance(value, tuple) and all(isinstance(s, str) and s.startswith(".") for s in value),
-        "a tuple of suffixes starting with '.'",
+        lambda value: (
+            isinstance(value, tuple) and all(isinstance(s, str) and s.startswith(".") and s == s.lower() for s in value)
+        ),
+        "a tuple of suffixes in lower case starting with '.'",
     ),
     "options": Declared(lambda value: _options(value), "a tuple of filterkit.stage.Option"),
     "written_options": Declared(lambda value: _options(value), "a tuple of filterkit.stage.Option"),

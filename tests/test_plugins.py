@@ -278,3 +278,27 @@ def test_every_hook_is_documented():
     hooks = [f for name, f in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("register_")]
     assert {f.__name__ for f in hooks} >= {"register_stages", "register_metrics", "register_classifiers"}
     assert all(inspect.getdoc(f) for f in hooks)
+
+
+def test_a_format_whose_reader_cannot_be_imported_is_one_error_naming_it(run_filterkit, tmp_path):
+    plugin_dir = tmp_path / "plugins"
+    plugin_dir.mkdir()
+    (plugin_dir / "formats_broken.py").write_text(
+        "from filterkit.plugin import Format, hookimpl\n\n\n@hookimpl\ndef register_formats(register):\n"
+        "    register(Format('gone', 'nowhere_module:Reader', suffixes=('.gone',)))\n"
+        "    register(Format('misnamed', 'json:NoSuchReader', suffixes=('.misnamed',)))\n"
+    )
+    for suffix, said in ((".gone", "format 'gone': cannot import nowhere_module:Reader"),
+                         (".misnamed", "format 'misnamed': json has no NoSuchReader")):  # fmt: skip
+        (tmp_path / f"in{suffix}").write_text("x\n")
+        result = run_filterkit(tmp_path / f"in{suffix}", plugins_dir=plugin_dir)
+        assert (result.status, result.stdout) == (1, b"") and result.stderr.startswith(f"filterkit: error: {said}")
+
+
+def test_a_format_named_in_capitals_is_skipped_as_it_could_never_be_looked_up(run_filterkit, tmp_path):
+    (tmp_path / "upper.py").write_text(
+        "from filterkit.plugin import Format, hookimpl\n\n\n@hookimpl\ndef register_formats(register):\n"
+        "    register(Format('Upper', 'json:JSONDecoder', suffixes=('.upp',)))\n"
+    )
+    result = run_filterkit(REAL / "iris.arff", plugins_dir=tmp_path)
+    assert result.status == 0 and "expected a name in lower case" in result.stderr

@@ -234,10 +234,12 @@ def imported(form: Format, reference: type | str):
         return getattr(importlib.import_module(module), name)
     except ImportError as error:
         if form.extra is None or error.name == module:
-            raise
+            raise FilterkitError(f"format '{form.name}': cannot import {reference} ({error})") from None
         raise FilterkitError(
             f"reading {form.name} needs {error.name}: pip install 'filterkit-arff[{form.extra}]'"
         ) from None
+    except AttributeError:
+        raise FilterkitError(f"format '{form.name}': {module} has no {name} ({reference})") from None
 
 
 def row_writer(
