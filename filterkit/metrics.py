@@ -352,7 +352,7 @@ class _NominalTotals:
 def _nominal_totals(counts: ClassCounts, labels: np.ndarray | None, histogram: Histogram) -> list[_NominalTotals]:
     """Each block of :func:`_nominal_groups` summed over the classes, its per-class tables let go."""
     blocks = []
-    for positions, known, missing in _nominal_groups(counts, labels):
+    for positions, known, missing in _nominal_groups(counts, labels, histogram):
         span = slice(*np.searchsorted(histogram.feature, [positions[0], positions[-1] + 1]))
         entries = span.start + np.flatnonzero(np.isin(histogram.feature[span], positions))
         row, value = np.searchsorted(positions, histogram.feature[entries]), histogram.value[entries].astype(np.int64)
@@ -360,13 +360,15 @@ def _nominal_totals(counts: ClassCounts, labels: np.ndarray | None, histogram: H
     return blocks
 
 
-def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None):
+def _nominal_groups(counts: ClassCounts, labels: np.ndarray | None, histogram: Histogram | None = None):
     """The nominal features' ``(positions, known[f, value, k], missing[f, k])``, grouped by their number
     of labels and in blocks of at most :data:`_TABLE_CELLS` cells, ``k`` over the classes with rows (a
-    class declared but never seen costs nothing); a generator."""
+    class declared but never seen costs nothing), from ``histogram`` when it is made already (a sort of
+    every value); a generator."""
     if labels is None or not np.any(labels > 0):
         return
-    histogram = cast(ValueCounts, counts).histogram(include_zero=True)
+    if histogram is None:
+        histogram = cast(ValueCounts, counts).histogram(include_zero=True)
     classes = np.flatnonzero(counts.class_totals > 0)
     for n_labels in np.unique(labels[labels > 0]).tolist():
         for positions in _feature_blocks(np.flatnonzero(labels == n_labels), np.full(len(labels), n_labels), classes):
@@ -422,12 +424,17 @@ def joint_scores(counts: ClassCounts, metric: Metric, presence: bool, labels: np
     scores = np.zeros(counts.n_features)
     classes = np.flatnonzero(counts.class_totals > 0)
     numeric = np.ones(counts.n_features, dtype=bool) if labels is None else labels == 0
+    nominal = labels is not None and np.any(labels > 0)
+    discretized = numeric.any() and not presence
+    histogram = cast(ValueCounts, counts).histogram(include_zero=True) if discretized or nominal else None
     groups: Iterable = ()
     if numeric.any() and presence:
         groups = _presence_groups(counts, classes, np.flatnonzero(numeric))
-    elif numeric.any():
-        groups = _discretized_groups(cast(ValueCounts, counts), classes, np.flatnonzero(numeric))
-    for positions, known, missing in itertools.chain(groups, _nominal_groups(counts, labels)):
+    elif discretized:
+        groups = _discretized_groups(
+            cast(ValueCounts, counts), classes, np.flatnonzero(numeric), cast(Histogram, histogram)
+        )
+    for positions, known, missing in itertools.chain(groups, _nominal_groups(counts, labels, histogram)):
         scores[positions] = _joint_of(metric, weka_tables(known, missing))
     return scores
 
@@ -440,10 +447,9 @@ def _presence_groups(counts: ClassCounts, classes: np.ndarray, features: np.ndar
         yield positions, np.stack([zero, nonzero], axis=1), missing
 
 
-def _discretized_groups(counts: ValueCounts, classes: np.ndarray, features: np.ndarray):
-    """Each numeric feature's class counts per MDL interval, by blocks of features and within a block grouped
-    by the number of intervals; a generator."""
-    histogram = counts.histogram(include_zero=True)
+def _discretized_groups(counts: ValueCounts, classes: np.ndarray, features: np.ndarray, histogram: Histogram):
+    """Each numeric feature's class counts per MDL interval (from the ``histogram`` of ``counts``), by blocks of
+    features and within a block grouped by the number of intervals; a generator."""
     sizes = np.bincount(histogram.feature, minlength=counts.n_features)
     for block in _feature_blocks(features, sizes, classes):
         entries, class_counts = histogram.class_matrix(block, classes)
