@@ -15,9 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
-from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.schema import NOMINAL, Attribute, Chunk, Schema
+from filterkit.text import shown
 
 #: MEKA's option in the relation name, after its first colon: ``-C k`` (or ``-c k``), k ≠ 0.
 _MEKA_OPTION = re.compile(r"(?:^|\s)-[Cc]\s+(-?\d+)(?=\s|$)")

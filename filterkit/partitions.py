@@ -23,11 +23,11 @@ import stat
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.contract import called, stage_origin
 from filterkit.errors import FilterkitError
 from filterkit.formats import Layout, registered, scanned_format
+from filterkit.limits import Limits
 from filterkit.outputs import OutputFile, checked_output
 from filterkit.schema import Chunk, Schema
 from filterkit.sources import ARFF_READING
@@ -196,7 +196,7 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
     that stops at the last cut.  A file whose header row does not end in a line feed (CR line ends) is
     one range from its start; a stretch without a line feed longer than the reader's line bound ends
     the cutting (the rest is one range), so memory stays within that bound."""
-    from filterkit.formats.csv import _ends_quoted
+    from filterkit.formats.csv import ends_quoted
 
     size = os.path.getsize(path)
     longest = Limits.from_environment().line_bytes
@@ -214,7 +214,7 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
                 if begin is None and written and not quoted and piece.strip():
                     return 0, [(0, size)]  # a row after the header row on its line: no line feed between
                 if b'"' in piece:
-                    quoted = _ends_quoted(piece, quoted)
+                    quoted = ends_quoted(piece, quoted)
                 written = written or bool(piece.strip())
             if quoted or not written:
                 continue

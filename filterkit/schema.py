@@ -20,6 +20,8 @@ from typing import Any, Iterator, NamedTuple
 import numpy as np
 
 from filterkit.errors import FilterkitError
+from filterkit.limits import VARIABLES, Limits
+from filterkit.text import shown
 
 #: The kind (``Attribute.kind``) of a numeric attribute (``numeric``, ``real`` or ``integer``).
 NUMERIC = "numeric"
@@ -231,8 +233,6 @@ def shown_labels(labels: tuple[str, ...]) -> str:
 
 def shown_name(text: str, most: int = 60) -> str:
     """A name or label quoted for a message, its middle cut out when longer than ``most`` characters."""
-    from filterkit.arff.tokens import shown  # filterkit.arff imports this module
-
     return shown(text, most)
 
 
@@ -559,9 +559,7 @@ _LEAST_DECLARATION_BYTES = 16
 
 def refuse_unreadable_output(stage: str, attributes: int, labels: int, name_bytes: int, remedy: str) -> None:
     """FilterkitError when ``stage`` would write more attributes, labels in one attribute or header bytes
-    than a reader accepts (:class:`~filterkit.arff.limits.Limits`); ``remedy`` says which option makes fewer."""
-    from filterkit.arff.limits import VARIABLES, Limits  # filterkit.arff imports this module
-
+    than a reader accepts (:class:`~filterkit.limits.Limits`); ``remedy`` says which option makes fewer."""
     limits = Limits.from_environment()
     header = name_bytes + _LEAST_DECLARATION_BYTES * attributes
     for count, what, whose in (

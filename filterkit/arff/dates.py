@@ -13,8 +13,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError
+from filterkit.text import shown
 
 DEFAULT_FORMAT = "yyyy-MM-dd'T'HH:mm:ss"
 

@@ -13,11 +13,12 @@ from typing import Sequence, cast
 
 from filterkit import kernels
 from filterkit.arff.dates import DEFAULT_FORMAT, DateFormat
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, one_line, quote, quote_all, shown
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, one_line, quote, quote_all
 from filterkit.errors import ArffError
 from filterkit.labels import check_meka_header
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
+from filterkit.text import shown
 
 _NUMERIC_TYPES = ("numeric", "real", "integer")
 #: The common header line, ``@attribute NAME numeric|real|integer`` with a bare name (which stops at a

@@ -20,9 +20,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff.reader import parse_number
-from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Chunk, Schema, shown_labels
+from filterkit.text import shown
 
 _LIAC_NUMERIC = {"NUMERIC": "numeric", "REAL": "real", "INTEGER": "integer"}
 

@@ -7,7 +7,7 @@ only tokens that need a lookup (nominal labels, strings, dates, ``?``).  Groups 
 by the hand-written tokenizer, which also finds the line of any error (and reads every group with
 :data:`filterkit.kernels.READING` off).
 Memory is bounded by the chunk size (rows, and bytes of text), whatever the number
-of rows; a line or a header longer than its bound is refused (filterkit.arff.limits).
+of rows; a line or a header longer than its bound is refused (filterkit.limits).
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ except ImportError:  # a Python without CPython's private module
 from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import HeaderParser
-from filterkit.arff.limits import MOST_TABLED_LABELS, VARIABLES, Limits
-from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens, shown
+from filterkit.arff.limits import MOST_TABLED_LABELS
+from filterkit.arff.tokens import CLOSE, OPEN, QUOTED, WORD, iter_tokens
 from filterkit.errors import ArffError
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import (
     DATE,
     NOMINAL,
@@ -51,6 +52,7 @@ from filterkit.schema import (
     shown_labels,
     without_zeros,
 )
+from filterkit.text import shown
 
 DEFAULT_CHUNK_ROWS = 10_000
 _BLOCK_BYTES = 1 << 20
@@ -127,7 +129,7 @@ class ArffReader:
         self.stream, self.name = open_source(source, name)
         self._owns_stream = isinstance(source, (str, os.PathLike))
         self.chunk_rows = chunk_rows
-        self._lines = _Lines(_blocks(self.stream, self.limits.line_bytes), self.name, self.limits.line_bytes)
+        self._lines = NumberedLines(line_blocks(self.stream, self.limits.line_bytes), self.name, self.limits.line_bytes)
         self._first_data: tuple[int, bytes] | None = None
         self._header_digest = blake2b(digest_size=16)
         self._header_lines = 0
@@ -420,7 +422,7 @@ class _LineTooLong(Exception):
     """A line longer than the bound; the caller adds the line."""
 
 
-def _blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
+def line_blocks(stream: BinaryIO, line_bytes: int) -> Iterator[bytes]:
     """Blocks of whole lines with LF, CRLF and CR line ends all turned into LF.
 
     Reads with ``read1`` where the stream has it (one system call at a time, so a
@@ -473,8 +475,8 @@ def _read(read, size: int) -> bytes:
         raise _ReadFailure(f"damaged gzip data ({error})") from None
 
 
-class _Lines:
-    """The numbered lines of a stream's blocks (see :func:`_blocks`): one at a time for
+class NumberedLines:
+    """The numbered lines of a stream's blocks (see :func:`line_blocks`): one at a time for
     the header (and the CSV and svmlight readers), then :meth:`blocks`, the rest of the current
     block and every block after it whole, for the data rows (whose reader keeps
     :attr:`line_number` up to date); a line too long and damaged gzip data are errors naming the line."""
@@ -488,7 +490,7 @@ class _Lines:
         #: the number of the last line read
         self.line_number = 0
 
-    def __iter__(self) -> "_Lines":
+    def __iter__(self) -> "NumberedLines":
         return self
 
     def __next__(self) -> tuple[int, bytes]:

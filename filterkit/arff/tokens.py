@@ -11,6 +11,9 @@ from typing import Iterator, NamedTuple
 
 from filterkit.errors import ArffError
 
+# Named here too for the modules that still import it from this one.
+from filterkit.text import shown as shown
+
 WORD = "word"
 QUOTED = "quoted"
 OPEN = "{"
@@ -61,7 +64,7 @@ def iter_tokens(line: str) -> Iterator[Token]:
         elif brace is not None:
             yield Token(brace, brace)
         elif single is not None or double is not None:
-            yield Token(QUOTED, _unescape(single if double is None else double))
+            yield Token(QUOTED, unescape(single if double is None else double))
         elif unclosed is not None:
             raise ArffError(f"unterminated {unclosed} quote starting at column {match.start(5) + 1}")
         else:
@@ -69,7 +72,7 @@ def iter_tokens(line: str) -> Iterator[Token]:
         position = match.end()
 
 
-def _unescape(body: str) -> str:
+def unescape(body: str) -> str:
     """A quoted body unescaped: split at escaped backslashes, every backslash left starts an escape."""
     if "\\" not in body:
         return body
@@ -84,14 +87,6 @@ def _unescape_piece(piece: str) -> str:
     piece = _OTHER_ESCAPE.sub(r"\1", piece)
     # last, as a code may stand for a backslash that the steps above must not see
     return _OCTAL_ESCAPE.sub(lambda match: chr(int(match.group(1), 8)), piece)
-
-
-def shown(text: str, most: int = 60) -> str:
-    """``text`` quoted for an error message, its middle cut out when longer than ``most`` characters."""
-    if len(text) <= most:
-        return repr(text)
-    half = most // 2
-    return repr(text[:half] + "…" + text[-half:]) + f" ({len(text):,} characters)"
 
 
 #: Each character a quoted text escapes and its escape, the backslash first (``str.replace`` runs in C:

@@ -21,9 +21,10 @@ import numpy as np
 from filterkit import kernels
 from filterkit.arff.dates import DateFormat
 from filterkit.arff.header import format_header
-from filterkit.arff.limits import MOST_TABLED_LABELS, VARIABLES, Limits
-from filterkit.arff.tokens import quote, quote_all, shown
+from filterkit.arff.limits import MOST_TABLED_LABELS
+from filterkit.arff.tokens import quote, quote_all
 from filterkit.errors import ArffError
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import (
     DATE,
     NOMINAL,
@@ -35,6 +36,7 @@ from filterkit.schema import (
     positions_by_key,
     rows_of_entries,
 )
+from filterkit.text import shown
 
 if TYPE_CHECKING:  # annotations only: numpy.typing is 0.5 ms of every start
     import numpy.typing as npt

@@ -31,9 +31,8 @@ from typing import IO, BinaryIO, Iterator, NamedTuple, Sequence, cast, overload
 import numpy as np
 
 from filterkit import kernels
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import JAVA_BLANKS, _Lines, parse_number
-from filterkit.arff.tokens import _unescape, shown
+from filterkit.arff.reader import JAVA_BLANKS, NumberedLines, parse_number
+from filterkit.arff.tokens import unescape
 from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
@@ -42,12 +41,12 @@ from filterkit.formats.records import (
     KeptGroups,
     LabelledDetails,
     LabelSets,
-    _positions,
     class_column,
     column_values,
     label_codes,
     labelled_schema,
     layout_by_name,
+    named_positions,
     one_by_one,
     repeated_name,
     split_names,
@@ -56,7 +55,9 @@ from filterkit.formats.records import (
     with_labels,
 )
 from filterkit.labels import meka_label_positions
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
+from filterkit.text import shown
 
 #: A quoted value, blanks around it, up to the comma after it or the end of the row: in single
 #: quotes with backslash escapes (ARFF), or in double quotes where ``""`` is one ``"`` (RFC 4180).
@@ -176,7 +177,7 @@ class CsvFormat:
         column = options.labels_column
         if column is None:
             return None, None
-        (position,) = _positions(names, [column], "--labels-column", name)
+        (position,) = named_positions(names, [column], "--labels-column", name)
         if not options.label_separator:
             raise FilterkitError("--label-separator is empty: give the text that separates a row's labels", name)
         return LabelSets(column, name, self.limits), position
@@ -332,7 +333,7 @@ class _Cut:
             if kind & _DOUBLED:
                 text = text.replace('""', '"')
             elif kind & _ESCAPED:
-                text = _unescape(text)
+                text = unescape(text)
             texts.append(text)
             kind &= _KIND
             number = float(self.numbers.flat[cell]) if kind == _NUMBER else None
@@ -542,7 +543,7 @@ def _row_groups(stream: IO[bytes], name: str, limits: Limits, chunk_rows: int) -
         if status == 2 or len(carry) > limits.line_bytes:
             break
     if carry:
-        rest = _Lines(itertools.chain([carry], (block[at:] for block, at in blocks)), name, limits.line_bytes)
+        rest = NumberedLines(itertools.chain([carry], (block[at:] for block, at in blocks)), name, limits.line_bytes)
         rest.line_number = lines.line_number
         gathered = _Rows(b"\n".join(pieces), np.concatenate(ends)) if pieces else _Rows.of([])
         held_rows = zip(np.concatenate(numbers).tolist() if numbers else [], gathered)
@@ -574,7 +575,7 @@ def _line_groups(
 def _rows_by_line(lines: Iterator[tuple[int, bytes]], name: str, limits: Limits) -> Iterator[tuple[int, bytes]]:
     """The rows of numbered lines, gathered a line at a time (see :func:`_row_groups`)."""
     for number, line in lines:
-        if b'"' in line and _ends_quoted(line, False):
+        if b'"' in line and ends_quoted(line, False):
             parts, held = [line], len(line)
             for _, more in lines:
                 parts.append(more)
@@ -586,14 +587,14 @@ def _rows_by_line(lines: Iterator[tuple[int, bytes]], name: str, limits: Limits)
                         name,
                         number,
                     )
-                if not _ends_quoted(more, True):
+                if not ends_quoted(more, True):
                     break
             line = b"\n".join(parts)
         if line.strip():
             yield number, line
 
 
-def _ends_quoted(line: bytes, quoted: bool) -> bool:
+def ends_quoted(line: bytes, quoted: bool) -> bool:
     """Whether a double-quoted value is still open at the end of ``line``; ``quoted`` says
     whether one is open at its start."""
     position = 0
@@ -618,7 +619,7 @@ def _fields(line: str) -> list[tuple[str, bool]]:
         match = _QUOTED.match(line, position)
         if match is not None:
             single, double = match.groups()
-            text = _unescape(single) if double is None else double.replace('""', '"')
+            text = unescape(single) if double is None else double.replace('""', '"')
             fields.append((text, True))
             end = match.end()
         else:

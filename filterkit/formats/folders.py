@@ -51,11 +51,11 @@ from typing import IO, Iterator
 
 import numpy as np
 
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
+from filterkit.text import shown
 
 #: The attributes, as TextDirectoryLoader names them.
 TEXT = "text"

@@ -21,8 +21,6 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, cast
 
 import numpy as np
 
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import shown
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
@@ -44,7 +42,9 @@ from filterkit.formats.records import (
     with_labels,
 )
 from filterkit.labels import meka_label_positions
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
+from filterkit.text import shown
 
 #: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
 Cell = tuple[str, float | None] | None

@@ -6,17 +6,17 @@ from __future__ import annotations
 import codecs
 from typing import IO, BinaryIO, Iterator, cast
 
-from filterkit.arff.limits import Limits
-from filterkit.arff.reader import _blocks, _Lines
+from filterkit.arff.reader import NumberedLines, line_blocks
 from filterkit.errors import ArffError
+from filterkit.limits import Limits
 
 
-def bounded_lines(stream: IO[bytes], name: str, limits: Limits) -> _Lines:
+def bounded_lines(stream: IO[bytes], name: str, limits: Limits) -> NumberedLines:
     """The lines of ``stream`` (the ARFF reader's line reading, with its bounds): each with its 1-based number,
-    its end removed (LF, CRLF or CR), or :meth:`_Lines.blocks` of whole lines after those read; a line longer
+    its end removed (LF, CRLF or CR), or :meth:`NumberedLines.blocks` of whole lines after those read; a line longer
     than ``limits.line_bytes`` and damaged gzip data are errors naming the line.  A byte-order mark before the
     first line is the caller's to leave out."""
-    return _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+    return NumberedLines(line_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
 
 
 def line_groups(

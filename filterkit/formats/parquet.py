@@ -30,8 +30,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from filterkit.arff.dates import DEFAULT_FORMAT
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.records import (
@@ -43,7 +41,9 @@ from filterkit.formats.records import (
     split_names,
     typing_of,
 )
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, TEXT_KINDS, Attribute, Chunk, Schema
+from filterkit.text import shown
 
 #: How the scan reads a column, by its Parquet type (:func:`_reading`).
 TYPED, NUMBERS, DICTIONARY, DATES = "typed", "numbers", "dictionary", "dates"

@@ -30,12 +30,12 @@ from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Sequence, 
 
 import numpy as np
 
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.tokens import shown
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import Layout
 from filterkit.labels import LABEL_VALUES, meka_label_count, with_meka_label_count
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
+from filterkit.text import shown
 
 #: Characters of a value no label is expected to reach: a column holding one (and white space) is text.
 LONG_VALUE = 200
@@ -119,7 +119,7 @@ class ColumnTyping:
 
     def _given(self, flag: str) -> set[int]:
         """The positions of the columns ``flag`` names; an error naming an unknown one."""
-        return _positions(self.names, self.given[flag], flag, self.name, self.positions)
+        return named_positions(self.names, self.given[flag], flag, self.name, self.positions)
 
     def observe(self, column: int, values: Iterable[tuple[str, float | None]], present: int, line: int) -> None:
         """Add a group's distinct values of ``column`` (``(text, number or None)``, each once, in the order
@@ -398,7 +398,7 @@ def _listed(names: list[str]) -> str:
     return shown_names + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-def _positions(
+def named_positions(
     names: list[str], given: Iterable[str], flag: str, name: str, positions: dict[str, int] | None = None
 ) -> set[int]:
     """The positions of the columns named in ``given`` (``positions``: :func:`first_positions` of ``names``,

@@ -32,15 +32,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit import kernels
-from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import _blocks, _Lines
-from filterkit.arff.tokens import one_line, shown
+from filterkit.arff.reader import NumberedLines, line_blocks
+from filterkit.arff.tokens import one_line
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_rows, refuse_long_lines
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.records import LabelledDetails, LabelSets, label_values, labelled_schema
 from filterkit.labels import meka_label_count, meka_label_positions
+from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, shown_labels, without_zeros
+from filterkit.text import shown
 
 #: A number as load_svmlight_file reads it; possessive, so no input makes the patterns backtrack.
 _IS_NUMBER = re.compile(
@@ -190,7 +191,7 @@ class SvmlightFormat:
         """The rows parsed (by the compiled ``_lines.parse_svmlight``) in groups of at most ``group_rows`` rows or
         ``chunk_bytes`` bytes of row text; the comment lines before the first row put in ``comments``."""
         limits = self.limits
-        lines = _Lines(_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
+        lines = NumberedLines(line_blocks(cast(BinaryIO, stream), limits.line_bytes), name, limits.line_bytes)
         pieces: list[tuple[dict, int, list[bytes] | None]] = []
         rows = size = 0
         for block, at in lines.blocks():

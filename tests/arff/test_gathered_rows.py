@@ -104,7 +104,7 @@ def test_blocks_are_whole_lines_with_every_line_end_made_lf_however_the_reads_fa
         longest = max(len(line) for line in data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"))
         line_bytes = generator.choice([2, 4, 1000])
         try:
-            blocks = list(reader._blocks(_ShortReads(data, generator), line_bytes))
+            blocks = list(reader.line_blocks(_ShortReads(data, generator), line_bytes))
         except reader._LineTooLong:
             assert longest > line_bytes
             continue
@@ -129,7 +129,7 @@ def test_a_long_line_is_held_once_while_its_block_is_used(ending):
     stream = io.BytesIO(b"x" * (8 << 20) + ending)
     tracemalloc.start()
     try:
-        blocks = reader._blocks(stream, 1 << 30)
+        blocks = reader.line_blocks(stream, 1 << 30)
         block = next(blocks)
         held = tracemalloc.get_traced_memory()[0]
     finally:

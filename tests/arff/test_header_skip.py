@@ -1,4 +1,4 @@
-"""A pass after the first skips the header it read before a block at a time (reader._Lines.skip):
+"""A pass after the first skips the header it read before a block at a time (reader.NumberedLines.skip):
 the same lines, the same digest, and a changed header still refused at the line it ends on."""
 
 from __future__ import annotations
