@@ -65,6 +65,14 @@ class Option:
         files): an int option takes an integral number, a float a finite one, either or a bool its text."""
         if value is None:
             return None
+        converted = self._typed(value)
+        if self.kind is str and not self.names_file and _LONE_SURROGATE.search(value):
+            raise FilterkitError(f"option {self.flag}: {value!r} is not UTF-8 text")
+        self._refuse_outside(value, converted)
+        return converted
+
+    def _typed(self, value: Any) -> Any:
+        """``value`` (not None) as this option's kind; FilterkitError saying what it is not."""
         text = isinstance(value, str)
         is_bool = isinstance(value, (bool, np.bool_))
         numeric = text or isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
@@ -84,15 +92,16 @@ class Option:
                 raise ValueError(value)
         except (TypeError, ValueError, OverflowError):
             raise FilterkitError(f"option {self.flag}: {value!r} is not {wanted}") from None
-        if self.kind is str and not self.names_file and _LONE_SURROGATE.search(value):
-            raise FilterkitError(f"option {self.flag}: {value!r} is not UTF-8 text")
+        return converted
+
+    def _refuse_outside(self, value: Any, converted: Any) -> None:
+        """FilterkitError when ``converted`` (from ``value``) is not one of the choices or outside the bounds."""
         if self.choices and converted not in self.choices:
             raise FilterkitError(f"option {self.flag}: {value!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and converted < self.minimum:
             raise FilterkitError(f"option {self.flag}: {value!r} is below {self.minimum}")
         if self.maximum is not None and converted > self.maximum:
             raise FilterkitError(f"option {self.flag}: {value!r} is above {self.maximum}")
-        return converted
 
 
 #: A lone surrogate: how Python holds an argument's bytes that are not UTF-8 (``$'\xff'``), and how
