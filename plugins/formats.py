@@ -69,7 +69,7 @@ FORMATS = (
     Format(
         "csv",
         "filterkit.formats.csv:CsvFormat",
-        "filterkit.formats.csv:CsvWriter",
+        "filterkit.formats.csv_writer:CsvWriter",
         suffixes=(".csv",),
         writer_arguments=("stream", "schema", "numbers", "options"),
         options=(*RECORD_OPTIONS, LABELS_COLUMN, LABEL_SEPARATOR),

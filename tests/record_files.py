@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 from filterkit.arff import read_arff
-from filterkit.formats.csv import CsvWriter
+from filterkit.formats.csv_writer import CsvWriter
 from filterkit.schema import NOMINAL, STRING
 
 

@@ -19,7 +19,7 @@ from filterkit.arff.limits import Limits
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions
-from filterkit.formats.csv import CsvWriter
+from filterkit.formats.csv_writer import CsvWriter
 from filterkit.formats.lines import bounded_lines
 from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
@@ -372,7 +372,7 @@ def test_the_compiled_cutter_reads_every_row_as_the_python_reader_does():
                 continue
             fields = csv_format._fields(row.decode("utf-8"))
             assert len(fields) == width, row
-            expected = [None if csv_format._missing(text, quoted) else text for text, quoted in fields]
+            expected = [None if csv_format.reads_missing(text, quoted) else text for text, quoted in fields]
             assert [cut.texts(column)[0] for column in range(width)] == expected, row
             numbers = [dict(cut.distinct(column)[0]).get(text) for column, text in enumerate(expected)]
             assert numbers == [None if text is None else csv_format._number(text) for text in expected], row

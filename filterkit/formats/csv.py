@@ -26,18 +26,18 @@ from __future__ import annotations
 import codecs
 import itertools
 import re
-from typing import IO, BinaryIO, Iterator, NamedTuple, Sequence, cast, overload
+from typing import IO, Iterator, NamedTuple, Sequence, cast, overload
 
 import numpy as np
 
 from filterkit import kernels
 from filterkit.arff.reader import JAVA_BLANKS, NumberedLines, parse_number
 from filterkit.arff.tokens import unescape
-from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.lines import bounded_lines, decoded, line_groups
 from filterkit.formats.records import (
+    ColumnTyping,
     KeptGroups,
     LabelledDetails,
     LabelSets,
@@ -54,7 +54,6 @@ from filterkit.formats.records import (
     typing_options,
     with_labels,
 )
-from filterkit.labels import meka_label_positions
 from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 from filterkit.text import shown
@@ -97,23 +96,67 @@ class CsvFormat:
             options = options.replaced(labels_column=None)
         label_sets, label_at = self._label_column(names, options, name)
         if known_schema is not None:
-            if self.kept is not None:  # the scan reads the header row alone: nothing to keep
-                self.kept.close()
-                self.kept = None
-            if label_sets is None:
-                return known_layout(known_schema, names, name)
-            others = [column for column in range(len(names)) if column != label_at]
-
-            def matched(schema: Schema) -> Layout:  # the other columns by name, each at its place in the file
-                found = known_layout(schema, [names[column] for column in others], name)
-                columns = cast(_Columns, found.details)
-                places = range(len(others)) if columns.positions is None else columns.positions
-                at = tuple(None if place is None else others[place] for place in places)
-                laid = _Columns(columns.codes, at, len(names), label_at, options.label_separator)
-                return Layout(schema, (), laid, None, absent=found.absent)
-
-            return label_sets.known_layout(known_schema, matched)
+            return self._known_scan(known_schema, names, name, options, label_sets, label_at)
         typed = [column for column in range(len(names)) if column != label_at]
+        typing, rows, numbers_kept, label_sets = self._typed(opened, name, options, names, typed, label_sets, label_at)
+        again = typing.needs_labels()
+        if again:
+            typing.restart_labels(again)
+            for group, _ in self._groups(opened, name, len(names)):
+                for position in again:
+                    typing.collect(position, group.distinct(typed[position])[0])
+        relation, attributes = relation_of(name, keep_extension=False), typing.attributes()
+        if self.kept is not None and any(attributes[typed.index(column)].kind != NUMERIC for column in numbers_kept):
+            self.kept.close()  # a label kept as its number, not as written: the passes read the file
+            self.kept = None
+        if label_sets is None:
+            return Layout(Schema(relation, attributes), (), _Columns(label_codes(attributes), None, len(names)), rows)
+        labels = label_sets.attributes(typing.names)
+        columns = _Columns(label_codes(attributes), tuple(typed), len(names), label_at, options.label_separator)
+        details = LabelledDetails(columns, label_sets.column, tuple(attribute.name for attribute in labels))
+        return Layout(labelled_schema(relation, labels, attributes), (), details, rows)
+
+    def _known_scan(
+        self,
+        known_schema: Schema,
+        names: list[str],
+        name: str,
+        options: FormatOptions,
+        label_sets: LabelSets | None,
+        label_at: int | None,
+    ) -> Layout:
+        """The layout of a file whose types ``known_schema`` gives: its columns matched by name, the labels
+        column's labels met as the model's."""
+        if self.kept is not None:  # the scan reads the header row alone: nothing to keep
+            self.kept.close()
+            self.kept = None
+        if label_sets is None:
+            return known_layout(known_schema, names, name)
+        others = [column for column in range(len(names)) if column != label_at]
+
+        def matched(schema: Schema) -> Layout:  # the other columns by name, each at its place in the file
+            found = known_layout(schema, [names[column] for column in others], name)
+            columns = cast(_Columns, found.details)
+            places = range(len(others)) if columns.positions is None else columns.positions
+            at = tuple(None if place is None else others[place] for place in places)
+            laid = _Columns(columns.codes, at, len(names), label_at, options.label_separator)
+            return Layout(schema, (), laid, None, absent=found.absent)
+
+        return label_sets.known_layout(known_schema, matched)
+
+    def _typed(
+        self,
+        opened: Reopen,
+        name: str,
+        options: FormatOptions,
+        names: list[str],
+        typed: list[int],
+        label_sets: LabelSets | None,
+        label_at: int | None,
+    ) -> tuple[ColumnTyping, int, set[int], LabelSets | None]:
+        """The typing pass: the ``typed`` columns observed, the rows counted, the columns some group kept as
+        numbers, and the labels column's labels.  A column observed by its numbers' count that a later group
+        shows a word in makes the pass run again, observing it value by value from the start."""
         given = {*split_names(options.text), *split_names(options.nominal)}
         # the columns observed value by value in every group: those --text and --nominal name, the class (its
         # labels may be whole numbers), and those a group showed a value that is no plain number in (a group of
@@ -140,36 +183,33 @@ class CsvFormat:
                     else:
                         typing.observe_numbers(position, *numbers)
                         counted.add(position)
-                kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
-                if label_sets is not None:
-                    sets = _label_sets(group.texts(cast(int, label_at)), options.label_separator)
-                    label_sets.observe(sets, lines)
-                    kept.insert(0, sets)
-                if self.kept is not None:
-                    self.kept.add(lines, kept)
+                self._keep(group, lines, typed, numbers_kept, label_sets, label_at, options.label_separator)
             if not again_by_values:
-                break
+                return typing, rows, numbers_kept, label_sets
             # how distinct a column's values are types it once it holds words: its numbers must count too
             label_sets, _ = self._label_column(names, options, name)
             if self.kept is not None:
                 self.kept.close()
                 self.kept = KeptGroups()
-        again = typing.needs_labels()
-        if again:
-            typing.restart_labels(again)
-            for group, _ in self._groups(opened, name, len(names)):
-                for position in again:
-                    typing.collect(position, group.distinct(typed[position])[0])
-        relation, attributes = relation_of(name, keep_extension=False), typing.attributes()
-        if self.kept is not None and any(attributes[typed.index(column)].kind != NUMERIC for column in numbers_kept):
-            self.kept.close()  # a label kept as its number, not as written: the passes read the file
-            self.kept = None
-        if label_sets is None:
-            return Layout(Schema(relation, attributes), (), _Columns(label_codes(attributes), None, len(names)), rows)
-        labels = label_sets.attributes(typing.names)
-        columns = _Columns(label_codes(attributes), tuple(typed), len(names), label_at, options.label_separator)
-        details = LabelledDetails(columns, label_sets.column, tuple(attribute.name for attribute in labels))
-        return Layout(labelled_schema(relation, labels, attributes), (), details, rows)
+
+    def _keep(
+        self,
+        group: "_Group | _Cut",
+        lines: list[int],
+        typed: list[int],
+        numbers_kept: set[int],
+        label_sets: LabelSets | None,
+        label_at: int | None,
+        separator: str,
+    ) -> None:
+        """A group's labels met, and its values kept for the passes where the source asks for that."""
+        kept = [group.present(column, numbers_kept) for column in typed] if self.kept is not None else []
+        if label_sets is not None:
+            sets = _label_sets(group.texts(cast(int, label_at)), separator)
+            label_sets.observe(sets, lines)
+            kept.insert(0, sets)
+        if self.kept is not None:
+            self.kept.add(lines, kept)
 
     def _label_column(self, names: list[str], options: FormatOptions, name: str) -> tuple[LabelSets | None, int | None]:
         """The labels of the column ``--labels-column`` names, to be met, and its position (None, None without
@@ -239,7 +279,7 @@ def _label_sets(texts: list, separator: str) -> list[list[str]]:
     """Each row's labels: its value of the labels column cut at ``separator``, blanks around each label
     stripped (a missing or blank value: none)."""
     return [
-        [] if text is None or not text.strip(_BLANKS) else [label.strip(_BLANKS) for label in text.split(separator)]
+        [] if text is None or not text.strip(BLANKS) else [label.strip(BLANKS) for label in text.split(separator)]
         for text in texts
     ]
 
@@ -644,7 +684,7 @@ def _group_columns(group: _Rows, numbers: list[int], width: int, name: str) -> _
     columns: list[list] = [[None] * len(group) for _ in range(width)]
     for row, (line, number) in enumerate(zip(group, numbers)):
         for column, (text, quoted) in enumerate(_checked_fields(decoded(line, name, number), width, name, number)):
-            columns[column][row] = None if _missing(text, quoted) else text
+            columns[column][row] = None if reads_missing(text, quoted) else text
     return _Group(columns)
 
 
@@ -662,13 +702,13 @@ def _checked_fields(line: str, width: int | None, name: str, number: int) -> lis
 #: The blanks around a value that may leave it missing: white space that Java's ``trim`` strips too (up to the
 #: space), so a cell of U+00A0 or U+3000 is a value, as in CSVLoader, pandas and the ARFF reader; and a NUL is
 #: one, as the ARFF reader reads it (tests/test_csv_rfc4180.py).
-_BLANKS = "".join(character for character in JAVA_BLANKS if character.isspace())
-_BLANK_BYTES = _BLANKS.encode("ascii")
+BLANKS = "".join(character for character in JAVA_BLANKS if character.isspace())
+_BLANK_BYTES = BLANKS.encode("ascii")
 
 
-def _missing(text: str, quoted: bool) -> bool:
-    """Whether a value is missing: unquoted, and empty or ``?`` once :data:`_BLANKS` are stripped."""
-    return not quoted and text.strip(_BLANKS) in ("", "?")
+def reads_missing(text: str, quoted: bool) -> bool:
+    """Whether a value is missing: unquoted, and empty or ``?`` once :data:`BLANKS` are stripped."""
+    return not quoted and text.strip(BLANKS) in ("", "?")
 
 
 #: A character no text that Java's ``Double.valueOf`` reads holds (so a document is no number at a glance).
@@ -688,117 +728,3 @@ def _number(text: str) -> float | None:
         return parse_number(text)
     except ArffError:
         return None
-
-
-class CsvWriter(ArffWriter):
-    """Writes rows as RFC 4180 CSV: a header row of the names, then one row per instance,
-    each ended by LF (as pandas writes).  Numbers are written in their shortest exact form
-    (or rounded as ``numbers`` says); labels, strings, dates and names as they are, in
-    double quotes (``"`` doubled) where they hold a comma, a quote or a line end, begin
-    with ``'`` or would read as missing (``""``, ``"?"``, blanks).  A missing value is an
-    empty cell (pandas reads NaN, Python's csv module ``''``), but ``?`` in a file of one
-    column, whose empty row would be a blank line.  Instance weights other than 1 cannot
-    be written (an error), nor a carriage return in a name, label or text (an error: the reader reads
-    every line end as LF, so it would read back as another value); CSV has no comments, so no provenance
-    line is written.  The rows are the ARFF writer's dense rows, with CSV's quoting and missing value.
-
-    Multi-label rows (MEKA's ``-C`` in the relation name) are written with their labels in one column,
-    ``--labels-column`` (default ``labels``), each row's label names joined by ``--label-separator``,
-    where the labels stood (first for ``-C k``, last for ``-C -k``); a label name that is empty, has blanks
-    around it or holds the separator is an error, as it would not read back."""
-
-    def __init__(
-        self, stream: BinaryIO, schema: Schema, numbers: NumberFormat = EXACT, options: FormatOptions = FormatOptions()
-    ):
-        self._quote = csv_quoted
-        self._quote_all = lambda texts: list(map(csv_quoted, texts))
-        self.rows_written = 0
-        self.label_positions = meka_label_positions(schema)
-        for attribute in schema.attributes:
-            for text in (attribute.name, *attribute.labels):
-                _refuse_carriage_return(text, f"{attribute.kind} attribute {shown(attribute.name)}")
-        if self.label_positions:
-            schema = self._with_labels_column(schema, options.labels_column or "labels", options.label_separator)
-        self._missing = "?" if len(schema) == 1 else ""
-        super().__init__(stream, schema, False, (), numbers)
-
-    def _with_labels_column(self, schema: Schema, column: str, separator: str) -> Schema:
-        """``schema`` with its label attributes made one text ``column`` where they stood; what :meth:`write`
-        needs to join each row's labels by ``separator``."""
-        positions = self.label_positions
-        self.label_names = [schema.attributes[position].name for position in positions]
-        self.separator = separator
-        held = next((name for name in self.label_names if not separator or separator in name), None)
-        if held is not None:
-            raise FilterkitError(f"CSV output: the label {shown(held)} holds the label separator {shown(separator)}")
-        blank = next((name for name in self.label_names if name != name.strip(_BLANKS) or not name), None)
-        if blank is not None:
-            raise FilterkitError(
-                f"CSV output: the label {shown(blank)} is empty or has blanks around it, which a labels column "
-                "cannot hold (reading it strips them)"
-            )
-        self.others = [position for position in range(len(schema)) if position not in set(positions)]
-        others = [schema.attributes[position] for position in self.others]
-        if column in {attribute.name for attribute in others}:
-            raise FilterkitError(f"CSV output: the labels column {shown(column)} is named like another attribute")
-        self.labels_at = 0 if positions[0] == 0 else len(others)
-        attributes = (*others[: self.labels_at], Attribute(column, STRING), *others[self.labels_at :])
-        return Schema(schema.relation, attributes)
-
-    def _header(self, comments: list[str]) -> bytes:
-        return (",".join(csv_quoted(a.name) for a in self.schema.attributes) + "\n").encode("utf-8")
-
-    def write(self, chunk: Chunk) -> None:
-        """Append the rows of ``chunk`` (a sparse one a block of rows at a time)."""
-        if chunk.weights is not None and (chunk.weights != 1).any():
-            raise FilterkitError("CSV output cannot hold instance weights other than 1")
-        if self.label_positions:
-            chunk = self._labels_joined(chunk)
-        for column, texts in chunk.text.items():
-            for row, text in enumerate(texts):
-                if text is not None and "\r" in text:
-                    where = f"row {self.rows_written + row + 1}'s value of {shown(self.schema.attributes[column].name)}"
-                    _refuse_carriage_return(text, where)
-        super().write(Chunk(chunk.values, chunk.text))
-        self.rows_written += chunk.n_rows
-
-    def _labels_joined(self, chunk: Chunk) -> Chunk:
-        """``chunk`` with its label columns made one text column of each row's label names, joined."""
-        values = chunk.dense_values()
-        held = values[:, self.label_positions]
-        if np.isnan(held).any():
-            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
-            raise FilterkitError(
-                f"row {self.rows_written + row + 1} has a missing label ({shown(self.label_names[label])}), "
-                "which a CSV labels column cannot hold"
-            )
-        names = self.label_names
-        joined = [self.separator.join(names[label] for label in np.flatnonzero(row).tolist()) for row in held]
-        at = self.labels_at
-        written = np.insert(values[:, self.others], at, 0.0, axis=1)
-        moved = {old: new + (new >= at) for new, old in enumerate(self.others)}
-        text = {moved[column]: texts for column, texts in chunk.text.items()}
-        text[at] = joined
-        return Chunk(written, text)
-
-
-def _refuse_carriage_return(text: str, where: str) -> None:
-    """A FilterkitError where ``text`` holds a carriage return: the CSV reader reads every line end as LF, so
-    the text would read back as another (a label as another label)."""
-    if "\r" in text:
-        raise FilterkitError(
-            f"CSV output: {where} holds a carriage return ({shown(text)}), which reads back as a line feed: "
-            "write ARFF or JSON Lines, or remove it first"
-        )
-
-
-def csv_quoted(text: str) -> str:
-    """``text`` as a CSV value that reads back as itself, here, in pandas and in Python's
-    csv module: in double quotes, each ``"`` doubled, where needed (see :class:`CsvWriter`)."""
-    if _NEEDS_QUOTES.search(text) is None and not _missing(text, False):
-        return text
-    return '"' + text.replace('"', '""') + '"'
-
-
-#: What a value written bare must not hold: a comma, a quote, a line end, or a ``'`` first.
-_NEEDS_QUOTES = re.compile(r"""[,"\r\n]|\A[ \t]*'""")

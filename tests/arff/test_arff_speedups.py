@@ -21,7 +21,7 @@ from filterkit import kernels
 from filterkit.arff import ArffReader, writer
 from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
-from filterkit.formats.csv import CsvWriter
+from filterkit.formats.csv_writer import CsvWriter
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 
