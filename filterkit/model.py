@@ -20,9 +20,9 @@ import json
 import math
 import os
 import zipfile
-from dataclasses import dataclass
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Iterator, cast
 
 import numpy as np
 
@@ -160,14 +160,14 @@ def saved_state(state: dict, owner: str) -> dict:
     """A stage's or classifier's state as JSON data, each numpy array embedded (``{"array": …}``);
     FilterkitError naming ``owner`` for a value that is not data."""
     return {
-        key: {"array": _embedded_array(value, owner, key)}
+        key: {"array": embedded_array(value, owner, key)}
         if isinstance(value, np.ndarray)
         else _plain(value, owner, key)
         for key, value in state.items()
     }
 
 
-def _embedded_array(array: np.ndarray, owner: str, key) -> dict:
+def embedded_array(array: np.ndarray, owner: str, key) -> dict:
     """An array as JSON data: dtype, shape and its little-endian C-order bytes in base64."""
     if array.dtype.kind not in _ARRAY_KINDS:
         raise FilterkitError(f"{owner} cannot be saved: its state '{key}' is an array of {array.dtype}, not numbers")
@@ -195,7 +195,7 @@ def _plain(value, owner: str, key):
     )
 
 
-class _NotAModel(Exception):
+class NotAModel(Exception):
     """Why a file is not a usable model (becomes ``FILE: not a filterkit model (why)``)."""
 
     def __init__(self, reason: str, path=None):
@@ -211,53 +211,72 @@ _INFLATED_BYTES_PER_ATTRIBUTE = 8 * 1024
 _ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
 
 
-def load_model(path: str | os.PathLike, registry: Registry) -> Chain:
-    """A fitted chain from a model file (:func:`read_model`'s chain)."""
-    return read_model(path, registry)[0]
-
-
-@dataclass(frozen=True)
 class ModelFile:
-    """What a model file holds: the fitted chain, the format and reading options of its training data
-    (None and ``{}``: a model that does not say) and, in a model of ``train``, its classifier section
-    (the state's arrays decoded)."""
+    """A model file, read once: its JSON checked everywhere (structure and types, each stage's and the
+    classifier's state references), then each section on demand: the fitted :meth:`chain`, the
+    :attr:`reading` of its training data, the :meth:`classifier` of a model of ``train``, the
+    :attr:`statistics` of ``--updatable`` and the stages' :meth:`arrays`.
 
-    chain: Chain
-    reading: tuple[str | None, dict]
-    classifier: dict | None
-
-
-def read_model(path: str | os.PathLike, registry: Registry) -> tuple[Chain, tuple[str | None, dict]]:
-    """A fitted chain from a model file and the reading of its training data (:func:`read_model_file`)."""
-    model = read_model_file(path, registry)
-    return model.chain, model.reading
-
-
-def read_model_file(path: str | os.PathLike, registry: Registry) -> ModelFile:
-    """The fitted chain of a model file, the reading of its training data and its classifier section;
-    FilterkitError if it cannot be used.
-
-    Everything read is checked before it is used: the JSON's structure and types,
-    each stage's options (by the option's own :meth:`Option.convert`), and each
-    array the stages reference (only those are read; their declared size is checked
-    before anything is decompressed, their values must be finite).  A malformed file
+    Everything read is checked before it is used: each stage's options (by the option's own
+    :meth:`Option.convert`), and each array the stages reference (only those are read; their declared
+    size is checked before anything is decompressed, their values must be finite).  A malformed file
     gives ``FILE: not a filterkit model (why)``.
     """
-    try:
-        document = _read_document(path)
-        chain = _chain_from_document(document, path, registry)
-        return ModelFile(chain, _reading(document), _classifier_section(document, chain))
-    except _NotAModel as error:
-        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = path
+        with self._refused():
+            self.document = _read_document(path)
+
+    @contextmanager
+    def _refused(self) -> Iterator[None]:
+        """Turn a :class:`NotAModel` into the FilterkitError naming the file."""
+        try:
+            yield
+        except NotAModel as error:
+            raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or self.path)) from None
+
+    def chain(self, registry: Registry) -> Chain:
+        """The fitted chain, its stages looked up in ``registry``."""
+        with self._refused():
+            return _chain_from_document(self.document, self.path, registry)
+
+    @property
+    def reading(self) -> tuple[str | None, dict]:
+        """The format and reading options of the training data (None and ``{}``: a model that does not say)."""
+        return _reading(self.document)
+
+    def classifier(self, chain: Chain) -> dict | None:
+        """The classifier section of a model of ``train`` (the state's arrays decoded), checked against its
+        fitted ``chain`` (:meth:`chain`); None for a model of the chain alone."""
+        with self._refused():
+            return _classifier_section(self.document, chain)
+
+    @property
+    def statistics(self) -> Any:
+        """The ``statistics`` section of ``--updatable`` as written (None without one), which
+        :func:`filterkit.updating.section_statistics` decodes and checks."""
+        return self.document.get("statistics")
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the stages, named ``POSITION.KEY`` (``0.scores``: the first stage's state ``scores``),
+        checked as ``apply`` checks them."""
+        with self._refused():
+            return _document_arrays(self.document, self.path, len(self.document["input_schema"]["attributes"]))
 
 
-def model_section(path: str | os.PathLike, key: str) -> Any:
-    """The top-level entry ``key`` of the model at ``path`` (None where it has none): a section another
-    module owns, as ``--updatable``'s statistics; FilterkitError for a file that is not a model."""
-    try:
-        return _read_document(path).get(key)
-    except _NotAModel as error:
-        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+def load_chain(path: str | os.PathLike, registry: Registry) -> Chain:
+    """The fitted chain of a model file (:meth:`ModelFile.chain`)."""
+    return ModelFile(path).chain(registry)
+
+
+#: The former name of :func:`load_chain`, until filterkit.testing calls it by its own.
+load_model = load_chain
+
+
+def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The arrays of the model at ``path`` (:meth:`ModelFile.arrays`); for looking inside a model."""
+    return ModelFile(path).arrays()
 
 
 def _reading(document: dict) -> tuple[str | None, dict]:
@@ -279,20 +298,20 @@ def _read_document(path) -> dict:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise _NotAModel(f"not UTF-8 text: {error.reason} at byte {error.start + 1}") from None
+        raise NotAModel(f"not UTF-8 text: {error.reason} at byte {error.start + 1}") from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise FilterkitError(f"not a filterkit model (bad JSON: {error.msg})", str(path), error.lineno) from None
     except RecursionError:
-        raise _NotAModel("its JSON is nested too deeply") from None
+        raise NotAModel("its JSON is nested too deeply") from None
     except ValueError:  # a whole number beyond Python's int-string conversion limit (4,300 digits)
-        raise _NotAModel("its JSON holds a whole number of too many digits") from None
+        raise NotAModel("its JSON holds a whole number of too many digits") from None
     if not isinstance(document, dict) or "format_version" not in document:
-        raise _NotAModel("no format_version")
+        raise NotAModel("no format_version")
     version = document["format_version"]
     if type(version) is not int:
-        raise _NotAModel(f"format_version is {json.dumps(version)}, not an integer")
+        raise NotAModel(f"format_version is {json.dumps(version)}, not an integer")
     if version not in READABLE_VERSIONS:
         readable = " and ".join(str(known) for known in READABLE_VERSIONS)
         raise FilterkitError(f"unknown model format_version {version!r} (this filterkit reads {readable})", str(path))
@@ -325,30 +344,30 @@ def _check_reading(recorded) -> None:
     if recorded is None:
         return
     if not isinstance(recorded, dict):
-        raise _NotAModel(f"'input' is {_json_type(recorded)}, not an object")
+        raise NotAModel(f"'input' is {_json_type(recorded)}, not an object")
     _expect(recorded, {"format": str, "options": dict}, "input")
     if registered_formats().format(recorded["format"]) is None:
-        raise _NotAModel(f"'input' names the format {json.dumps(recorded['format'])[:40]}, which this filterkit lacks")
+        raise NotAModel(f"'input' names the format {json.dumps(recorded['format'])[:40]}, which this filterkit lacks")
     declared = format_options()
     for name, value in recorded["options"].items():
         if name not in declared:
-            raise _NotAModel(f"'input' has the option {json.dumps(name)[:40]}, which no format declares")
+            raise NotAModel(f"'input' has the option {json.dumps(name)[:40]}, which no format declares")
         try:
             declared[name].convert(value)
         except FilterkitError as error:
-            raise _NotAModel(f"'input' option: {error}") from None
+            raise NotAModel(f"'input' option: {error}") from None
 
 
 def _check_document(document: dict) -> None:
-    """The document's structure and types, everywhere (_NotAModel naming the first problem)."""
+    """The document's structure and types, everywhere (NotAModel naming the first problem)."""
     _expect(document, {"input_schema": dict, "stages": list}, "the model")
     _expect_text_or_null(document, ("class", "positive"), "the model")
     labels = document.get("labels", [])
     if not isinstance(labels, list) or not all(isinstance(name, str) for name in labels):
-        raise _NotAModel("'labels' is not a list of attribute names")
+        raise NotAModel("'labels' is not a list of attribute names")
     base = document.get("svmlight_first_index")
     if base is not None and (type(base) is not int or base not in (0, 1)):
-        raise _NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
+        raise NotAModel(f"'svmlight_first_index' is {json.dumps(base)[:40]}, not 0, 1 or null")
     _check_reading(document.get("input"))
     if "classifier" in document:
         _check_classifier(document["classifier"])
@@ -359,12 +378,12 @@ def _check_document(document: dict) -> None:
     for position, entry in enumerate(document["stages"], 1):
         where = f"stage {position}"
         if not isinstance(entry, dict):
-            raise _NotAModel(f"{where} is {_json_type(entry)}, not an object")
+            raise NotAModel(f"{where} is {_json_type(entry)}, not an object")
         _expect(entry, {"name": str, "params": dict, "state": dict}, where)
         _expect_text_or_null(entry, ("plugin", "distribution"), where)
         for key, value in entry["state"].items():
             if isinstance(value, dict) and "array" in value and not _is_array_reference(value, document):
-                raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+                raise NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
 
 
 #: The kinds of classifier a model of ``train`` holds: one task (a class against the rest), every class, or
@@ -373,37 +392,44 @@ CLASSIFIER_TASKS = ("binary", "multiclass", "labels")
 
 
 def _check_classifier(section) -> None:
-    """The classifier section's structure and types (_NotAModel naming the first problem)."""
+    """The classifier section's structure and types (NotAModel naming the first problem)."""
     if not isinstance(section, dict):
-        raise _NotAModel(f"'classifier' is {_json_type(section)}, not an object")
+        raise NotAModel(f"'classifier' is {_json_type(section)}, not an object")
     _expect(section, {"name": str, "params": dict, "task": str, "classes": list}, "classifier")
     if type(section.get("features")) is not int or section["features"] < 0:
-        raise _NotAModel(f"classifier: 'features' is {json.dumps(section.get('features'))[:40]}, not a count")
+        raise NotAModel(f"classifier: 'features' is {json.dumps(section.get('features'))[:40]}, not a count")
     if section["task"] not in CLASSIFIER_TASKS:
-        raise _NotAModel(f"classifier: task {json.dumps(section['task'])[:40]} is not one of {CLASSIFIER_TASKS}")
+        raise NotAModel(f"classifier: task {json.dumps(section['task'])[:40]} is not one of {CLASSIFIER_TASKS}")
     if not section["classes"] or not all(isinstance(label, str) for label in section["classes"]):
-        raise _NotAModel("classifier: 'classes' is not a list of labels")
-    states = []
+        raise NotAModel("classifier: 'classes' is not a list of labels")
     if section["task"] != "labels":
         _expect(section, {"state": dict}, "classifier")
-        states.append(("classifier", section["state"]))
+        states = [("classifier", section["state"])]
     else:
-        per_label = section.get("per_label")
-        if not isinstance(per_label, list) or len(per_label) != len(section["classes"]):
-            raise _NotAModel("classifier: 'per_label' is not a list of one entry a label")
-        for label, entry in zip(section["classes"], per_label):
-            where = f"classifier: label {shown(label)}"
-            if not isinstance(entry, dict) or ("state" in entry) == ("constant" in entry):
-                raise _NotAModel(f"{where}: not an object holding either a 'state' or a 'constant'")
-            if "constant" in entry and type(entry["constant"]) is not bool:
-                raise _NotAModel(f"{where}: 'constant' is {json.dumps(entry['constant'])[:40]}, not true or false")
-            if "state" in entry:
-                _expect(entry, {"state": dict}, where)
-                states.append((where, entry["state"]))
+        states = _label_states(section)
     for where, state in states:
         for key, value in state.items():
             if isinstance(value, dict) and "array" in value and not _is_array_reference(value, {"format_version": 2}):
-                raise _NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+                raise NotAModel(f"{where}: state '{key}' refers to an array badly: {json.dumps(value)[:80]}")
+
+
+def _label_states(section: dict) -> list[tuple[str, dict]]:
+    """Each label's state of a multi-label classifier section, where it is (a label predicted constant has
+    none); NotAModel for an entry that is neither."""
+    per_label = section.get("per_label")
+    if not isinstance(per_label, list) or len(per_label) != len(section["classes"]):
+        raise NotAModel("classifier: 'per_label' is not a list of one entry a label")
+    states = []
+    for label, entry in zip(section["classes"], per_label):
+        where = f"classifier: label {shown(label)}"
+        if not isinstance(entry, dict) or ("state" in entry) == ("constant" in entry):
+            raise NotAModel(f"{where}: not an object holding either a 'state' or a 'constant'")
+        if "constant" in entry and type(entry["constant"]) is not bool:
+            raise NotAModel(f"{where}: 'constant' is {json.dumps(entry['constant'])[:40]}, not true or false")
+        if "state" in entry:
+            _expect(entry, {"state": dict}, where)
+            states.append((where, entry["state"]))
+    return states
 
 
 def _classifier_section(document: dict, chain: Chain) -> dict | None:
@@ -412,38 +438,38 @@ def _classifier_section(document: dict, chain: Chain) -> dict | None:
     if section is None:
         return None
     if document["format_version"] == 1:
-        raise _NotAModel("a format_version 1 model holds no classifier")
+        raise NotAModel("a format_version 1 model holds no classifier")
     schema = chain.output_schema
     assert schema is not None  # a rebuilt chain
     bound = len(schema.attributes) * (len(section["classes"]) + 2)
     if section["task"] == "labels":
         if list(chain.label_names) != section["classes"]:
-            raise _NotAModel("the classifier's labels are not the label attributes of its chain's input")
+            raise NotAModel("the classifier's labels are not the label attributes of its chain's input")
         per_label = [
             {**entry, "state": _decoded_state(entry["state"], bound)} if "state" in entry else entry
             for entry in section["per_label"]
         ]
         return {**section, "per_label": per_label}
     if chain.class_name is None or all(a.name != chain.class_name for a in schema.attributes):
-        raise _NotAModel("it holds a classifier but its chain's output has no class attribute")
+        raise NotAModel("it holds a classifier but its chain's output has no class attribute")
     labels = schema.attributes[schema.index_of(chain.class_name)].labels
     unknown = [label for label in section["classes"] if label not in labels]
     if unknown:
-        raise _NotAModel(f"the classifier's class {shown(unknown[0])} is not a label of the class")
+        raise NotAModel(f"the classifier's class {shown(unknown[0])} is not a label of the class")
     return {**section, "state": _decoded_state(section["state"], bound)}
 
 
 def _decoded_state(saved: dict, bound: int) -> dict:
     """A classifier's saved state with its arrays decoded (each at most ``bound`` values) and checked finite."""
     state = {
-        key: _decoded_array(f"classifier.{key}", value["array"], bound)
+        key: decoded_array(f"classifier.{key}", value["array"], bound)
         if isinstance(value, dict) and "array" in value
         else value
         for key, value in saved.items()
     }
     for key, value in state.items():  # a classifier's numbers are all finite (a stage's may be infinite: StateArray)
         if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
-            raise _NotAModel(f"array 'classifier.{key}' holds a value that is not a finite number")
+            raise NotAModel(f"array 'classifier.{key}' holds a value that is not a finite number")
     return state
 
 
@@ -468,35 +494,35 @@ def _is_array_reference(value: dict, document: dict) -> bool:
 
 def _check_attribute(attribute, where: str) -> None:
     if not isinstance(attribute, dict):
-        raise _NotAModel(f"{where} is {_json_type(attribute)}, not an object")
+        raise NotAModel(f"{where} is {_json_type(attribute)}, not an object")
     _expect(attribute, {"name": str, "kind": str}, where)
     if attribute["kind"] not in (NUMERIC, NOMINAL, STRING, DATE, RELATIONAL):
-        raise _NotAModel(f"{where}: unknown kind {attribute['kind'][:40]!r}")
+        raise NotAModel(f"{where}: unknown kind {attribute['kind'][:40]!r}")
     labels = attribute.get("labels", [])
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
-        raise _NotAModel(f"{where}: 'labels' is not a list of strings")
+        raise NotAModel(f"{where}: 'labels' is not a list of strings")
     _expect_text_or_null(attribute, ("date_format", "declared_type"), where)
     members = attribute.get("members", [])
     if not isinstance(members, list):
-        raise _NotAModel(f"{where}: 'members' is {_json_type(members)}, not a list")
+        raise NotAModel(f"{where}: 'members' is {_json_type(members)}, not a list")
     for position, member in enumerate(members, 1):
         _check_attribute(member, f"{where}, member {position}")
 
 
 def _expect(mapping: dict, kinds: dict[str, type], where: str) -> None:
-    """_NotAModel unless ``mapping`` has each key of ``kinds``, holding a value of its type (in that order)."""
+    """NotAModel unless ``mapping`` has each key of ``kinds``, holding a value of its type (in that order)."""
     for key, kind in kinds.items():
         if key not in mapping:
-            raise _NotAModel(f"{where} has no '{key}'")
+            raise NotAModel(f"{where} has no '{key}'")
         if not isinstance(mapping[key], kind):
-            raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
+            raise NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not {_json_type(kind())}")
 
 
 def _expect_text_or_null(mapping: dict, keys: tuple[str, ...], where: str) -> None:
-    """_NotAModel unless each of ``keys`` is absent, null or a string."""
+    """NotAModel unless each of ``keys`` is absent, null or a string."""
     for key in keys:
         if mapping.get(key) is not None and not isinstance(mapping[key], str):
-            raise _NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not a string or null")
+            raise NotAModel(f"{where}: '{key}' is {_json_type(mapping[key])}, not a string or null")
 
 
 def _json_type(value) -> str:
@@ -521,7 +547,7 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
     try:
         schema = schema_from_json(document["input_schema"])
     except (FilterkitError, ValueError, TypeError) as error:
-        raise _NotAModel(f"input_schema: {error}") from None
+        raise NotAModel(f"input_schema: {error}") from None
     _check_class(schema, document.get("class"), document.get("positive"))
     arrays = _document_arrays(document, path, len(schema.attributes))
     stages = [
@@ -536,27 +562,17 @@ def _chain_from_document(document: dict, path, registry: Registry) -> Chain:
         labels = tuple(document["labels"]) if document.get("labels") else None
         return Chain.rebuilt(registry, stages, schema, document.get("class"), document.get("positive"), labels)
     except FilterkitError as error:
-        raise _NotAModel(str(error)) from None
+        raise NotAModel(str(error)) from None
 
 
 def _check_class(schema: Schema, class_name: str | None, positive: str | None) -> None:
-    """_NotAModel unless the class (by name) and the positive label fit the input ``schema``."""
+    """NotAModel unless the class (by name) and the positive label fit the input ``schema``."""
     names = [attribute.name for attribute in schema.attributes]
     if class_name is not None and class_name not in names:
-        raise _NotAModel(f"the class {shown(class_name)} is not an input attribute")
+        raise NotAModel(f"the class {shown(class_name)} is not an input attribute")
     labels = () if class_name is None else schema.attributes[names.index(class_name)].labels
     if positive is not None and positive not in labels:
-        raise _NotAModel(f"the positive label {shown(positive)} is not a label of the class")
-
-
-def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """The arrays of the model at ``path``, named ``POSITION.KEY`` (``0.scores``: the first
-    stage's state ``scores``), checked as ``apply`` checks them; for looking inside a model."""
-    try:
-        document = _read_document(path)
-        return _document_arrays(document, path, len(document["input_schema"]["attributes"]))
-    except _NotAModel as error:
-        raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or path)) from None
+        raise NotAModel(f"the positive label {shown(positive)} is not a label of the class")
 
 
 def _document_arrays(document: dict, path, n_attributes: int) -> dict[str, np.ndarray]:
@@ -573,10 +589,10 @@ def _document_arrays(document: dict, path, n_attributes: int) -> dict[str, np.nd
             return {}
         stored = _read_arrays(arrays_path(path), list(references.values()), n_attributes)
         return {name: stored[entry] for name, entry in references.items()}
-    return {name: _decoded_array(name, array, n_attributes) for name, array in references.items()}
+    return {name: decoded_array(name, array, n_attributes) for name, array in references.items()}
 
 
-def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
+def decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
     """An embedded array (format 2), its size checked before its base64 is decoded: at most what its
     text already in the file decodes to (so it cannot inflate; a stage after ``words`` has arrays sized by
     the vocabulary, not by the input's attributes), or the bound per input attribute."""
@@ -585,28 +601,28 @@ def _decoded_array(name: str, array: dict, n_attributes: int) -> np.ndarray:
     text = array["base64"]
     allowed = max(_INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1), 3 * len(text) // 4)
     if size > allowed:
-        raise _NotAModel(f"array '{name}' would take {size} bytes, more than the {allowed} allowed")
+        raise NotAModel(f"array '{name}' would take {size} bytes, more than the {allowed} allowed")
     _check_shape(name, array["shape"], allowed // dtype.itemsize)
     if len(text) != 4 * math.ceil(size / 3):
-        raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(text)} base64 characters")
+        raise NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(text)} base64 characters")
     try:
         data = bytearray(base64.b64decode(text, validate=True))
     except binascii.Error as error:
-        raise _NotAModel(f"array '{name}' is not base64: {error}") from None
+        raise NotAModel(f"array '{name}' is not base64: {error}") from None
     if len(data) != size:
-        raise _NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(data)}")
+        raise NotAModel(f"array '{name}' declares {size} bytes of values but holds {len(data)}")
     values = np.frombuffer(data, dtype=dtype).reshape(array["shape"])
     if dtype.kind == "f" and np.isnan(values).any():  # infinities: where a stage's StateArray allows them
-        raise _NotAModel(f"array '{name}' holds a value that is not a finite number")
+        raise NotAModel(f"array '{name}' holds a value that is not a finite number")
     return values.astype(dtype.newbyteorder("="), copy=False)
 
 
 def _check_shape(name: str, shape, most: int) -> None:
     """Refuse a shape numpy cannot make, or a length beyond ``most`` (possible when another length is 0)."""
     if len(shape) > 32:
-        raise _NotAModel(f"array '{name}' has {len(shape)} dimensions, more than 32")
+        raise NotAModel(f"array '{name}' has {len(shape)} dimensions, more than 32")
     if max(shape, default=0) > most:
-        raise _NotAModel(f"array '{name}' has a length of {max(shape)}, more than the {most} values allowed")
+        raise NotAModel(f"array '{name}' has a length of {max(shape)}, more than the {most} values allowed")
 
 
 def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str, np.ndarray]:
@@ -616,39 +632,39 @@ def _read_arrays(npz_path: Path, keys: list[str], n_attributes: int) -> dict[str
             assert archive.fp is not None  # an open archive has its file
             archive_bytes = os.fstat(archive.fp.fileno()).st_size
             return {key: _read_array(archive, key, archive_bytes, n_attributes) for key in dict.fromkeys(keys)}
-    except _NotAModel as error:
-        raise _NotAModel(error.reason, npz_path) from None
+    except NotAModel as error:
+        raise NotAModel(error.reason, npz_path) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as error:
-        raise _NotAModel(f"not a readable .npz: {error}", npz_path) from None
+        raise NotAModel(f"not a readable .npz: {error}", npz_path) from None
     except OSError as error:
-        raise _NotAModel(f"its arrays {npz_path}: {error.strerror or error}") from None
+        raise NotAModel(f"its arrays {npz_path}: {error.strerror or error}") from None
 
 
 def _read_array(archive: zipfile.ZipFile, key: str, archive_bytes: int, n_attributes: int) -> np.ndarray:
     try:
         info = archive.getinfo(f"{key}.npy")
     except KeyError:
-        raise _NotAModel(f"no array '{key}'") from None
+        raise NotAModel(f"no array '{key}'") from None
     allowed = max(min(info.compress_size, archive_bytes), _INFLATED_BYTES_PER_ATTRIBUTE * (n_attributes + 1))
     if info.file_size > allowed:
-        raise _NotAModel(f"array '{key}' would take {info.file_size} bytes, more than the {allowed} allowed")
+        raise NotAModel(f"array '{key}' would take {info.file_size} bytes, more than the {allowed} allowed")
     with archive.open(info) as member:
         version = np.lib.format.read_magic(member)
         read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
         if version not in read_header:
-            raise _NotAModel(f"array '{key}' has .npy format version {version}")
+            raise NotAModel(f"array '{key}' has .npy format version {version}")
         shape, fortran_order, dtype = read_header[version](member)
         if dtype.kind not in _ARRAY_KINDS:
-            raise _NotAModel(f"array '{key}' holds {dtype}, not numbers")
+            raise NotAModel(f"array '{key}' holds {dtype}, not numbers")
         _check_shape(key, shape, allowed // dtype.itemsize)
         size = math.prod(shape) * dtype.itemsize
         header = member.tell()
         if header + size != info.file_size:
-            raise _NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")
+            raise NotAModel(f"array '{key}' declares {size} bytes of values in a {info.file_size}-byte entry")
         buffer = bytearray(size)
         if cast(zipfile.ZipExtFile, member).readinto(buffer) != size or member.read(1):
-            raise _NotAModel(f"array '{key}' is truncated")
+            raise NotAModel(f"array '{key}' is truncated")
     array = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
     if dtype.kind == "f" and np.isnan(array).any():  # infinities: where a stage's StateArray allows them
-        raise _NotAModel(f"array '{key}' holds a value that is not a finite number")
+        raise NotAModel(f"array '{key}' holds a value that is not a finite number")
     return array

@@ -26,7 +26,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
 from filterkit.formats.records import label_codes
-from filterkit.model import read_model_file, save_model
+from filterkit.model import ModelFile, save_model
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, shown_labels
@@ -323,14 +323,15 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
     """The trained model saved at ``path`` (by ``filterkit train`` or :meth:`TrainedModel.save`); FilterkitError
     naming the file when it is not one, or holds a fitted chain only (``--save-model``: no classifier)."""
     registry = load_plugins() if registry is None else registry
-    model = read_model_file(path, registry)
-    if model.classifier is None:
+    saved = ModelFile(path)
+    chain = saved.chain(registry)
+    section = saved.classifier(chain)
+    if section is None:
         raise FilterkitError(
             "the model holds a fitted chain but no classifier (saved with --save-model): make one with "
             "filterkit train -o MODEL.json TRAIN CHAIN...",
             str(path),
         )
-    section = model.classifier
     if section["name"] not in registry.classifiers:
         raise FilterkitError(
             f"the model needs classifier '{section['name']}' from plugin '{section.get('plugin')}' "
@@ -339,10 +340,10 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
         )
     try:
         if section["task"] == "labels":
-            return LabelSetModel(model.chain, _label_classifiers(registry, section), section, model.reading, registry)
+            return LabelSetModel(chain, _label_classifiers(registry, section), section, saved.reading, registry)
         call = CheckedClassifier(registry, section["name"], section["params"])
         call("load_state", section["state"])
-        return TrainedModel(model.chain, call, section, model.reading, registry)
+        return TrainedModel(chain, call, section, saved.reading, registry)
     except (FilterkitError, KeyError, TypeError, ValueError) as error:
         raise FilterkitError(f"not a filterkit model (its classifier: {error})", str(path)) from None
 

@@ -24,7 +24,7 @@ import numpy as np
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.exact import ExactSums, SortedSums, complex_keys
-from filterkit.model import _decoded_array, _embedded_array, _NotAModel
+from filterkit.model import NotAModel, decoded_array, embedded_array
 from filterkit.plugins import Registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
@@ -69,7 +69,7 @@ def section_statistics(section: Any, chain: Chain) -> list[dict | None]:
             raise FilterkitError(f"the model's '{SECTION}' of {where} is not statistics the stage learns")
         try:
             saved = _plain_data(entry, where, n_attributes)
-        except _NotAModel as error:
+        except NotAModel as error:
             raise FilterkitError(f"the model's '{SECTION}': {error.reason}") from None
         loaded_statistics(stage, saved)
         statistics.append(saved)
@@ -244,7 +244,7 @@ def _whole(value: Any, signed: bool = False) -> int:
 def _json_data(value: Any, stage: Stage) -> Any:
     """Plain data as JSON data, each array embedded as a state array is."""
     if isinstance(value, np.ndarray):
-        return {"array": _embedded_array(value, f"stage '{stage.name}'", "statistics")}
+        return {"array": embedded_array(value, f"stage '{stage.name}'", "statistics")}
     if isinstance(value, dict):
         return {str(key): _json_data(item, stage) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -267,14 +267,14 @@ def _plain_data(value: Any, where: str, n_attributes: int) -> Any:
                 and all(type(length) is int and length >= 0 for length in array["shape"])
                 and isinstance(array["base64"], str)
             ):
-                raise _NotAModel(f"{where}: an array is written badly")
+                raise NotAModel(f"{where}: an array is written badly")
             try:
                 dtype = np.dtype(array["dtype"])
             except TypeError:
-                raise _NotAModel(f"{where}: an array has the dtype {array['dtype'][:20]!r}") from None
+                raise NotAModel(f"{where}: an array has the dtype {array['dtype'][:20]!r}") from None
             if dtype.kind not in "biuf":
-                raise _NotAModel(f"{where}: an array holds {dtype}, not numbers")
-            return _decoded_array(f"{where} statistics", array, n_attributes)
+                raise NotAModel(f"{where}: an array holds {dtype}, not numbers")
+            return decoded_array(f"{where} statistics", array, n_attributes)
         return {key: _plain_data(item, where, n_attributes) for key, item in value.items()}
     if isinstance(value, list):
         return [_plain_data(item, where, n_attributes) for item in value]

@@ -20,7 +20,7 @@ from chain_helpers import (
 )
 from filterkit.arff import read_arff
 from filterkit.errors import FilterkitError
-from filterkit.model import FORMAT_VERSION, arrays_path, load_model, model_arrays, save_model
+from filterkit.model import FORMAT_VERSION, arrays_path, load_chain, model_arrays, save_model
 from filterkit.plugins import load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import concatenate
@@ -302,7 +302,7 @@ def test_python_api_round_trip_keeps_params_and_state(tmp_path):
     stages = [registry.make_stage("meanscale", {}), registry.make_stage("explode", {"during": "transform"})]
     chain = Chain(stages, class_spec="first", positive="2").fit(FileSource(str(REAL / "wine.arff")))
     save_model(tmp_path / "wine.json", chain, registry)
-    loaded = load_model(tmp_path / "wine.json", registry)
+    loaded = load_chain(tmp_path / "wine.json", registry)
     assert [s.params for s in loaded.stages] == [{}, {"during": "transform"}]
     assert loaded.class_name == "class"
     assert loaded.positive == "2" and loaded.stages[0].context.positive == "2"

@@ -16,7 +16,7 @@ from filterkit.commands.options import (
     reading_and_writing_options,
 )
 from filterkit.formats import FormatOptions, format_of, new_rows_reading
-from filterkit.model import arrays_path, read_model
+from filterkit.model import ModelFile, arrays_path
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import LocalEngine, OutputForm, run
 
@@ -40,7 +40,8 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     arrays = os.fspath(arrays_path(model_path))
     inputs = [("the model", model_path), *([("the model's arrays", arrays)] if arrays != model_path else [])]
     output_file = checked_outputs([*inputs, ("the input", input_path)], output, None)
-    chain, trained = read_model(model_path, registry)
+    saved = ModelFile(model_path)
+    chain, trained = saved.chain(registry), saved.reading
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(1)
     formats = FormatOptions.of_params(params)

@@ -20,10 +20,10 @@ from filterkit.commands.options import (
 )
 from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, new_rows_reading
-from filterkit.model import model_section, read_model_file, save_model
+from filterkit.model import ModelFile, save_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import open_source
-from filterkit.updating import SECTION, section_statistics, statistics_section, updated_chain
+from filterkit.updating import section_statistics, statistics_section, updated_chain
 
 
 @click.command(
@@ -45,15 +45,16 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     registry = registry_of(ctx)
     options = SimpleNamespace(**params)
     checked_outputs([("the model", model_path), ("the input", input_path)], output, None)
-    model = read_model_file(model_path, registry)
-    if model.classifier is not None:
+    saved = ModelFile(model_path)
+    chain = saved.chain(registry)
+    if saved.classifier(chain) is not None:
         raise FilterkitError(
             "the model holds a classifier, which update does not merge: update a model of the chain alone, "
             "then train the classifier again on all the rows (filterkit train)",
             model_path,
         )
-    chain, (trained_format, trained_options) = model.chain, model.reading
-    section = model_section(model_path, SECTION)
+    trained_format, trained_options = saved.reading
+    section = saved.statistics
     if section is None:
         command = f"filterkit --save-model {shlex.quote(os.path.basename(model_path))} --updatable IN.arff STAGES..."
         raise FilterkitError(
@@ -65,7 +66,7 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
         raise FilterkitError(error.message, model_path) from None
     # the rows are read as the training data was, as apply reads them
     formats = FormatOptions.of_params(params)
-    input_format, reading = new_rows_reading(input_path, options.input_format, formats, model.reading)
+    input_format, reading = new_rows_reading(input_path, options.input_format, formats, saved.reading)
     check_format_options(formats, format_of(input_path, input_format))
     known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
     reporter = Progress(progress_mode(options.quiet, options.progress))
