@@ -196,8 +196,6 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
     that stops at the last cut.  A file whose header row does not end in a line feed (CR line ends) is
     one range from its start; a stretch without a line feed longer than the reader's line bound ends
     the cutting (the rest is one range), so memory stays within that bound."""
-    from filterkit.formats.csv import ends_quoted
-
     size = os.path.getsize(path)
     longest = Limits.from_environment().line_bytes
     begin: int | None = None
@@ -210,12 +208,10 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
             if not line.endswith(b"\n") and offset < size:
                 break
             text = line.removeprefix(codecs.BOM_UTF8) if offset == len(line) else line
-            for piece in text.removesuffix(b"\n").split(b"\r"):
-                if begin is None and written and not quoted and piece.strip():
-                    return 0, [(0, size)]  # a row after the header row on its line: no line feed between
-                if b'"' in piece:
-                    quoted = ends_quoted(piece, quoted)
-                written = written or bool(piece.strip())
+            followed = _followed(text, quoted, written, begin is not None)
+            if followed is None:
+                return 0, [(0, size)]  # a row after the header row on its line: no line feed between
+            quoted, written = followed
             if quoted or not written:
                 continue
             if begin is None:
@@ -226,6 +222,21 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
         return (0, [(0, size)]) if offset < size else (size, [(size, size)])
     edges = [begin, *cuts, size]
     return begin, [(start, end) for start, end in zip(edges, edges[1:]) if end > start] or [(begin, size)]
+
+
+def _followed(text: bytes, quoted: bool, written: bool, header_read: bool) -> tuple[bool, bool] | None:
+    """A CSV line's pieces (split at CR) followed as the reader joins lines into rows: whether a double-quoted
+    value is open at its end (``quoted``: open at its start) and whether the header row is written yet; None
+    for a row that follows the header row on its line."""
+    from filterkit.formats.csv import ends_quoted
+
+    for piece in text.removesuffix(b"\n").split(b"\r"):
+        if not header_read and written and not quoted and piece.strip():
+            return None
+        if b'"' in piece:
+            quoted = ends_quoted(piece, quoted)
+        written = written or bool(piece.strip())
+    return quoted, written
 
 
 def joined(plans: list[Plan], files: list[str]) -> Plan:

@@ -109,13 +109,28 @@ class SvmlightFormat:
             labels, smallest, largest, rows_read = self._read_all(opened, name, comments, label_sets)
         if not rows_read and known_schema is None:
             raise ArffError("empty input: no rows, so no labels or features to declare", name, 1)
-        if options.zero_based is False and smallest[0] == 0:
-            why = "--one-based" if known_schema is None else "as the model's training data, or --one-based"
-            raise ArffError(f"index 0 in a file read as one-based ({why})", name, smallest[1])
-        if options.zero_based is None:
-            first_index = 1 if smallest[0] is not None and smallest[0] > 0 else 0
-        else:
-            first_index = 0 if options.zero_based else 1
+        first_index = _first_index(options.zero_based, smallest, known_schema is not None, name)
+        n_features = self._features(largest, first_index, name)
+        if known_schema is not None and model_labels:
+            return _known_labelled_layout(known_schema, first_index, comments, rows_read, label_sets)
+        if known_schema is not None:
+            return _known_layout(known_schema, first_index, comments, rows_read, name)
+        settled = (("zero_based", first_index == 0),)
+        relation = relation_of(name, keep_extension=True)
+        features = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
+        if self.multilabel:
+            label_attributes = _numbered_labels(label_sets)
+            schema = labelled_schema(relation, label_attributes, features)
+            names = tuple(attribute.name for attribute in label_attributes)
+            details = _Details(np.empty(0), first_index, n_features, names)
+            return Layout(schema, tuple(comments), details, rows_read, settled)
+        ordered = np.array(sorted(labels), dtype=np.float64)
+        features.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
+        schema = Schema(relation, tuple(features))
+        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read, settled)
+
+    def _features(self, largest: tuple, first_index: int, name: str) -> int:
+        """How many feature attributes the largest index makes; an error past the bound on attributes."""
         n_features = 0 if largest[0] is None else largest[0] - first_index + 1
         if n_features + 1 > self.limits.attributes:
             raise ArffError(
@@ -124,23 +139,7 @@ class SvmlightFormat:
                 name,
                 largest[1],
             )
-        if known_schema is not None and model_labels:
-            return _known_labelled_layout(known_schema, first_index, comments, rows_read, label_sets)
-        if known_schema is not None:
-            return _known_layout(known_schema, first_index, comments, rows_read, name)
-        settled = (("zero_based", first_index == 0),)
-        if self.multilabel:
-            features = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
-            label_attributes = _numbered_labels(label_sets)
-            schema = labelled_schema(relation_of(name, keep_extension=True), label_attributes, features)
-            names = tuple(attribute.name for attribute in label_attributes)
-            details = _Details(np.empty(0), first_index, n_features, names)
-            return Layout(schema, tuple(comments), details, rows_read, settled)
-        ordered = np.array(sorted(labels), dtype=np.float64)
-        attributes = [Attribute(f"att_{i}", NUMERIC, declared_type="numeric") for i in range(1, n_features + 1)]
-        attributes.append(Attribute("class", NOMINAL, labels=tuple(format_numbers(ordered))))
-        schema = Schema(relation_of(name, keep_extension=True), tuple(attributes))
-        return Layout(schema, tuple(comments), _Details(ordered, first_index, n_features), rows_read, settled)
+        return n_features
 
     def _read_all(
         self, opened: Reopen, name: str, comments: list[str], label_sets: LabelSets
@@ -226,6 +225,18 @@ class SvmlightFormat:
                     pieces, rows, size = [], 0, 0
         if rows:
             yield _joined_rows(pieces)
+
+
+def _first_index(zero_based: bool | None, smallest: tuple, known: bool, name: str) -> int:
+    """The index of the first feature: as ``--zero-based``/``--one-based`` say, else 0 where the file uses
+    index 0 or has no index (scikit-learn's ``zero_based='auto'``); an error for index 0 read as one-based
+    (``known``: as a model's training data was)."""
+    if zero_based is False and smallest[0] == 0:
+        why = "as the model's training data, or --one-based" if known else "--one-based"
+        raise ArffError(f"index 0 in a file read as one-based ({why})", name, smallest[1])
+    if zero_based is None:
+        return 1 if smallest[0] is not None and smallest[0] > 0 else 0
+    return 0 if zero_based else 1
 
 
 def _add_comments(text: bytes, comments: list[str]) -> None:
