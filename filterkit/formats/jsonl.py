@@ -8,228 +8,39 @@ nested object or array is an error naming the line and the field (but an array o
 is a line that is not one object;
 blank lines are skipped.  JSON has types, so a string is text even where it reads as a number: the typing
 step (:mod:`filterkit.formats.records`) sees a string column of digits as nominal, not numeric.  A
-repeated field in one object is an error (JSON leaves its meaning open).
+repeated field in one object is an error (JSON leaves its meaning open).  The objects are the records of a
+record format (:mod:`filterkit.formats.record_format`), which types and reads their fields.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from json.scanner import make_scanner
-from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, cast
+from typing import IO, Any, BinaryIO, Callable, Iterator, cast
 
 import numpy as np
 
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
+from filterkit.formats import FormatOptions
 from filterkit.formats.lines import decoded, text_line_groups
-from filterkit.formats.records import (
-    ColumnTyping,
-    KeptGroups,
-    LabelledDetails,
-    LabelSets,
-    column_values,
-    dense_rows,
-    first_positions,
-    label_codes,
-    labelled_schema,
-    layout_by_name,
-    one_by_one,
-    typing_of,
-    typing_options,
-    with_labels,
-)
+from filterkit.formats.record_format import RecordFormat, RecordGroup
 from filterkit.labels import meka_label_positions
-from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 from filterkit.text import shown
 
-#: A value as the typing step sees it: its text and its number (None: not a number); None: missing.
-Cell = tuple[str, float | None] | None
 
+class JsonLinesFormat(RecordFormat):
+    """Reads JSON Lines (see the module's description): the records are the lines' objects."""
 
-class JsonLinesFormat:
-    """Reads JSON Lines (see the module's description)."""
+    nothing_found = "no JSON object with a field"
 
-    def __init__(self, limits: Limits | None = None):
-        self.limits = Limits.from_environment() if limits is None else limits
-        #: the scan's rows, when the source asks for them to be kept (:class:`KeptGroups`)
-        self.kept: KeptGroups | None = None
-
-    def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
-        """One pass finds the fields and types them (a second collects labels the first could not keep);
-        with ``known_schema`` (a model's header) the fields must be its attributes.  The field of labels
-        (``--labels-column``) becomes the label attributes, first."""
-        field_of_labels = options.labels_column
-        typing = typing_of([], name, self.limits, typing_options(options, field_of_labels))
-        label_sets = None if field_of_labels is None else LabelSets(field_of_labels, name, self.limits)
-        rows = 0
-        for records, numbers in self._groups(opened, name):
-            rows += len(records)
-            for field, cells in self._present_cells(records, numbers, field_of_labels, typing, name).items():
-                typing.observe(typing.positions[field], dict.fromkeys(cells), len(cells), numbers[-1])
-            if label_sets is not None:
-                label_sets.observe(_label_sets(records, numbers, label_sets.column, name), numbers)
-            if self.kept is not None:
-                self.kept.add(numbers, records)
-        if not typing.names and not (label_sets and label_sets.first_line):
-            raise ArffError("no JSON object with a field: nothing to read", name, 1)
-        if known_schema is not None:
-            if self.kept is not None:  # the passes read the file again
-                self.kept.close()
-                self.kept = None
-            if label_sets is not None:
-                return label_sets.known_layout(
-                    known_schema, lambda others: layout_by_name(others, typing.names, name, rows, "field")
-                )
-            return layout_by_name(known_schema, typing.names, name, rows, "field")
-        again = typing.needs_labels()
-        if again:
-            typing.restart_labels(again)
-            for records, numbers in self._groups(opened, name):
-                for column in again:
-                    field = typing.names[column]
-                    found = [_cell(record.get(field), field, name, number) for record, number in zip(records, numbers)]
-                    typing.collect(column, dict.fromkeys(cell for cell in found if cell is not None))
-        relation, attributes = relation_of(name, keep_extension=False), typing.attributes()
-        if label_sets is None:
-            schema = Schema(relation, attributes)
-            return Layout(schema, (), label_codes(schema.attributes), rows)
-        labels = label_sets.attributes(typing.names)
-        schema = labelled_schema(relation, labels, attributes)
-        details = LabelledDetails(label_codes(attributes), label_sets.column, tuple(a.name for a in labels))
-        return Layout(schema, (), details, rows)
-
-    def _present_cells(
-        self, records: list[dict], numbers: list[int], field_of_labels: str | None, typing: ColumnTyping, name: str
-    ) -> dict[str, list[tuple[str, float | None]]]:
-        """Each field of ``records`` (but the field of labels) and the cells of its present values, a new field
-        added to ``typing`` in the order first met; an error past the bound on attributes, or for a value no
-        cell holds, naming its line."""
-        held = _values_by_field(records, numbers)
-        held.pop(cast(str, field_of_labels), None)
-        for field, (_, lines) in held.items():
-            if field not in typing.positions:
-                if len(typing.names) >= self.limits.attributes:
-                    raise ArffError(
-                        f"more than {self.limits.attributes:,} fields: refused "
-                        f"(set {VARIABLES['attributes']} to allow more)",
-                        name,
-                        lines[0],
-                    )
-                typing.add_column(field)
-        present = {}
-        for field, (values, lines) in held.items():
-            cells = [_cell(value, field, name, number) for value, number in zip(values, lines)]
-            present[field] = [cell for cell in cells if cell is not None]
-        return present
-
-    def scan_reads_rows(self, known_schema: Schema | None) -> bool:
-        """Always: the fields are known only once every line is read."""
-        return True
-
-    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
-        """The rows as dense chunks of at most ``chunk_rows`` rows (fewer, :func:`dense_rows`, when the
-        attributes are many), the label attributes first, if any."""
-        labelled = layout.details if isinstance(layout.details, LabelledDetails) else None
-        codes = layout.details if labelled is None else labelled.details
-        assert isinstance(codes, tuple)
-        attributes = layout.schema.attributes[len(labelled.labels) if labelled else 0 :]
-        positions = first_positions(attribute.name for attribute in attributes)
-        rows = dense_rows(chunk_rows, len(layout.schema.attributes), self.limits)
-        if self.kept is not None:  # the records of the scan
-            groups = _regrouped(self.kept.groups(), rows)
-        else:
-            groups = _record_groups(stream, name, self.limits, rows, checked=False)
-        for records, numbers in groups:
-            chunk = _chunk(records, numbers, attributes, positions, codes, name)
-            if labelled is not None:
-                sets = _label_sets(records, numbers, labelled.column, name)
-                chunk = with_labels(chunk, sets, labelled.labels)
-            yield chunk
-
-    def _groups(self, opened: Reopen, name: str) -> Iterator[tuple[list[dict], list[int]]]:
-        """The records a group at a time, with their line numbers."""
-        with opened() as stream:
-            yield from _record_groups(stream, name, self.limits, 10_000)
-
-
-def _regrouped(groups: Iterable[tuple[list[int], list[dict]]], rows: int) -> Iterator[tuple[list[dict], list[int]]]:
-    """The records of the kept ``groups`` (line numbers, records), in groups of at most ``rows``."""
-    for numbers, records in groups:
-        for start in range(0, len(numbers), rows):
-            yield records[start : start + rows], numbers[start : start + rows]
-
-
-def _values_by_field(records: list[dict], numbers: list[int]) -> dict[str, tuple[list, list[int]]]:
-    """Each field of ``records`` (in the order first met) with its values and their lines: a column at a
-    time when every record holds every field, else record by record (time as the values, not as rows ×
-    fields: a file may add a field a line)."""
-    fields = set().union(*records)
-    if sum(map(len, records)) == len(records) * len(fields):
-        return {field: ([record[field] for record in records], numbers) for field in records[0]}
-    held: defaultdict[str, tuple[list, list[int]]] = defaultdict(lambda: ([], []))
-    for record, number in zip(records, numbers):
-        for field, value in record.items():
-            values, lines = held[field]
-            values.append(value)
-            lines.append(number)
-    return held
-
-
-def _label_sets(records: list[dict], numbers: list[int], field: str, name: str) -> list[list[str]]:
-    """Each record's labels: the field ``field``'s array of strings (absent, null or ``[]``: none); an error
-    naming the line of any other value."""
-    sets = []
-    for record, number in zip(records, numbers):
-        value = record.get(field)
-        if value is None:
-            value = []
-        elif type(value) is not list or not all(type(label) is str for label in value):
-            found = next((label for label in value if type(label) is not str), None) if type(value) is list else value
-            raise ArffError(
-                f"the field of labels {shown(field)} holds {json.dumps(found)[:40]}: "
-                "give it an array of strings (null or [] for none)",
-                name,
-                number,
-            )
-        sets.append(value)
-    return sets
-
-
-def _chunk(
-    records: list[dict], numbers: list[int], attributes, positions: dict[str, int], codes: tuple, name: str
-) -> Chunk:
-    """A dense chunk of ``records`` (``numbers`` their lines), ``positions`` each attribute's by its name: a
-    field absent from a record, or null, is missing; each field the records hold is read as a column (time
-    as the chunk's values, which :func:`dense_rows` bounds)."""
-    values = np.full((len(records), len(attributes)), np.nan)
-    texts = {column: [None] * len(records) for column, a in enumerate(attributes) if a.kind == STRING}
-    held = set().union(*records)
-    for column in sorted(positions[field] for field in held if field in positions):  # not: the field of labels
-        attribute = attributes[column]
-        field, present = attribute.name, [record.get(attribute.name) for record in records]
-        try:
-            converted = column_values(present, attribute, codes[column], _no_number)
-        except TypeError:  # an object or array, which no dict of labels holds
-            converted = None
-        if converted is None:
-            converted = one_by_one(present, attribute, codes[column], numbers, name, _cell_of(field, name))
-        values[:, column], text = converted
-        if text is not None:
-            texts[column] = text
-    return Chunk(values, texts)
-
-
-def _record_groups(
-    stream: IO[bytes], name: str, limits: Limits, rows: int, checked: bool = True
-) -> Iterator[tuple[list[dict], list[int]]]:
-    """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes);
-    ``checked``: each object's fields checked to be distinct (the scan checks them; a chunk's pass need not)."""
-    for group, numbers in text_line_groups(stream, name, limits, rows):
-        yield _objects(group, numbers, name, checked), numbers
+    def record_groups(self, stream: IO[bytes], name: str, rows: int, scanning: bool) -> Iterator[RecordGroup]:
+        """The objects of the lines that are not blank, in groups of at most ``rows`` (or a chunk's bytes);
+        each object's fields checked to be distinct when ``scanning`` (a chunk's pass need not)."""
+        for group, numbers in text_line_groups(stream, name, self.limits, rows):
+            yield _objects(group, numbers, name, scanning), numbers
 
 
 def _objects(group: list[bytes], numbers: list[int], name: str, checked: bool) -> list[dict]:
@@ -346,36 +157,6 @@ _DECODERS = {
 _SCANNERS = {
     checked: tuple(make_scanner(cast(Any, decoder)) for decoder in decoders) for checked, decoders in _DECODERS.items()
 }
-
-
-def _cell(value: object, field: str, name: str, number: int) -> Cell:
-    """A field's value as the typing step sees it (None: missing; NaN, as JSON's ``NaN`` reads, too)."""
-    kind = type(value)
-    if kind is str:
-        return (value, None)  # type: ignore[return-value]
-    if kind is int or kind is float or kind is _MinusZero:
-        try:
-            number_value = float(value)  # type: ignore[arg-type]
-        except OverflowError:
-            raise ArffError(f"the field {shown(field)} holds a number too large for a double", name, number) from None
-        return None if number_value != number_value else (repr(value), number_value)
-    if kind is bool:
-        return ("true" if value else "false", None)
-    if value is None:
-        return None
-    what = "an array (a field of labels is named by --labels-column)" if kind is list else "an object"
-    raise ArffError(
-        f"the field {shown(field)} holds {what}: give it a string, a number, true, false or null", name, number
-    )
-
-
-def _cell_of(field: str, name: str) -> Callable[[object, int], Cell]:
-    """:func:`_cell` of a field's values."""
-    return lambda value, number: _cell(value, field, name, number)
-
-
-def _no_number(value: object) -> None:
-    """What a JSON string or boolean reads as: no number (JSON has types)."""
 
 
 class JsonLinesWriter:
