@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import cast
 
 import numpy as np
@@ -21,7 +21,6 @@ import scipy.sparse as sp
 from filterkit import evaluation
 from filterkit.arff.tokens import shown
 from filterkit.contract import declared
-from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
@@ -111,7 +110,9 @@ def train(
 
         labelled = evaluation_labels.labelled_data(opened.schema, settings)
         if labelled is not None:
-            return _train_labels(
+            from filterkit.label_training import train_labels
+
+            return train_labels(
                 registry, (opened, name), labelled, chains, settings, progress, (candidate_folds, jobs, plugins_dir)
             )
         progress.expect(1)
@@ -148,75 +149,6 @@ def train(
         model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
     progress.finish()
     return model
-
-
-def _train_labels(
-    registry: Registry, opened: tuple, labelled: tuple, chains, settings: Settings, progress, scoring: tuple
-) -> "LabelSetModel":
-    """:func:`train` on multi-label data (``labelled``: the labels' names and Mulan's XML, if any), by binary
-    relevance as ``evaluate --test`` scores it: the chain fitted once for every label, a classifier per label
-    (a label constant in the training rows predicted constant); several candidates are scored by
-    cross-validated micro-F1 over iteratively stratified folds (``scoring``: the folds, the jobs and the plugins
-    folder of their processes)."""
-    from filterkit import evaluation_labels
-    from filterkit.progress import Progress
-
-    source, name = opened
-    candidate_folds, *workers = scoring
-    evaluation_labels.refuse_single_label_settings(settings)
-    if settings.threshold != "decision" or settings.chain_per_label:
-        option = "chain_per_label" if settings.chain_per_label else f"threshold={settings.threshold!r}"
-        raise FilterkitError(f"{option}: a model decides each label by its own classifier, over one chain")
-    progress.expect(1)
-    data, _ = evaluation.read_rows(source, name, None, "", settings, progress)
-    dataset, _ = evaluation_labels.known_label_rows(source.schema, data, *labelled)
-    if not len(dataset.truth):
-        raise FilterkitError("the training data has no row whose labels are all known", name)
-    chains = default_candidates(dataset.schema, registry) if chains is None else chains
-    candidates = []
-    if len(chains) > 1:
-        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
-            result = evaluation_labels.evaluate_labels(
-                registry,
-                (MemorySource(dataset.schema, dataset.data), name, None, None),
-                labelled,
-                chains,
-                dataclasses.replace(settings, folds=candidate_folds),
-                Progress(),
-                tuple(workers),
-            )
-        candidates = [
-            {"chain": entry["chain"], "measure": "micro_f1", "score": entry["micro_f1"], "macro_f1": entry["macro_f1"]}
-            for entry in result.document["results"]
-        ]
-        chosen = chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
-    else:
-        chosen = chains[0]
-    with progress.working(f"fitting '{chosen.text}' and a classifier per label"):
-        rows = np.arange(len(dataset.truth))
-        fitted, left_out = evaluation_labels.fitted_label_chain(registry, dataset, chosen, chosen.stages, rows)
-        assert fitted.output_schema is not None  # fitted
-        features = evaluation.classifier_matrix(
-            fitted.output_schema, next(iter(fitted.transform([dataset.data]))), left_out
-        )
-        per_label: list[dict] = []
-        classifiers: list[CheckedClassifier | None] = []
-        for column in dataset.truth.T:
-            call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
-            if column.all() or not column.any():
-                per_label.append({"constant": bool(column.any())})
-                classifiers.append(None)
-                continue
-            call("fit", features, column.astype(np.int64), settings.seed)
-            per_label.append({"fitted": call("describe"), "state": call("state")})
-            classifiers.append(call)
-    progress.finish()
-    section = {
-        **_section_head(registry, settings, call.classifier.params, "labels", list(dataset.labels), chosen, features),
-        **({"candidates": candidates} if candidates else {}),
-        "per_label": per_label,
-    }
-    return LabelSetModel(fitted, classifiers, section, source.reading, registry)
 
 
 def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
@@ -294,7 +226,7 @@ def _fitted_model(
         classes = [task]
     task_name = "multiclass" if multiclass else "binary"
     section = {
-        **_section_head(registry, settings, call.classifier.params, task_name, classes, chain, features),
+        **section_head(registry, settings, call.classifier.params, task_name, classes, chain, features),
         "fitted": call("describe"),
         **({"candidates": candidates} if candidates else {}),
         "state": call("state"),
@@ -302,7 +234,7 @@ def _fitted_model(
     return TrainedModel(fitted, call, section, reading, registry)
 
 
-def _section_head(registry: Registry, settings: Settings, params: dict, task: str, classes, chain, features) -> dict:
+def section_head(registry: Registry, settings: Settings, params: dict, task: str, classes, chain, features) -> dict:
     """What a model's classifier section says first, whatever its task: the classifier (its plugin and
     options), the task and its classes, the seed, and the chain whose ``features`` (a matrix) it learnt from."""
     registered = registry.classifiers[settings.classifier]
@@ -415,11 +347,12 @@ class TrainedModel:
         self.left_out = [self.output_schema.index_of(name) for name in self.targets]
         self.feature_names = feature_names(self.output_schema, self.left_out)
         #: The input's schema and each stage's output schema, with each attribute's position by name (explain).
-        self._stage_schemas = [
+        self.stage_schemas = [
             (schema, {a.name: i for i, a in enumerate(schema.attributes)})
             for schema in (self.input_schema, *(stage.output_schema() for stage in chain.stages))
         ]
-        self._one_hot = {
+        #: Each nominal label's column of the classifier, by its name (``NAME=LABEL``): its attribute and label.
+        self.one_hot = {
             f"{a.name}={label}": (a.name, label)
             for position, a in enumerate(self.output_schema.attributes)
             if a.kind == NOMINAL and position not in self.left_out
@@ -479,6 +412,23 @@ class TrainedModel:
     def rows(self, documents) -> Chunk:
         """``documents`` as a chunk of the training header (:class:`TrainedModel` says what they may be; a
         pandas DataFrame is its rows); FilterkitError naming the first value an attribute cannot hold."""
+        rows = self._mappings(documents)
+        values = np.full((len(rows), len(self.input_schema.attributes)), np.nan)
+        text: dict[int, list] = {}
+        for position, attribute in enumerate(self.input_schema.attributes):
+            cells = [row.get(attribute.name) for row in rows]
+            present = [k for k, cell in enumerate(cells) if not _is_missing(cell)]
+            if attribute.kind == STRING:
+                text[position] = [None] * len(rows)
+            for k in present:
+                values[k, position] = self._value(attribute, position, cells[k])
+                if attribute.kind == STRING:
+                    text[position][k] = str(cells[k])
+        return Chunk(values, text)
+
+    def _mappings(self, documents) -> list[Mapping]:
+        """``documents`` as rows, each a mapping of input attribute names to values (a document is the value
+        of the input's one text attribute); TypeError or FilterkitError for what is neither."""
         if isinstance(documents, (str, bytes, Mapping)):
             raise TypeError("give a list of documents or rows, not one (wrap it in a list)")
         if hasattr(documents, "to_dict") and hasattr(documents, "columns"):
@@ -497,18 +447,7 @@ class TrainedModel:
             unknown = [name for name in row if name not in self._input_attributes]
             if unknown:
                 raise FilterkitError(f"{shown(str(unknown[0]))} is not an attribute of the training data")
-        values = np.full((len(rows), len(self.input_schema.attributes)), np.nan)
-        text: dict[int, list] = {}
-        for position, attribute in enumerate(self.input_schema.attributes):
-            cells = [row.get(attribute.name) for row in rows]
-            present = [k for k, cell in enumerate(cells) if not _is_missing(cell)]
-            if attribute.kind == STRING:
-                text[position] = [None] * len(rows)
-            for k in present:
-                values[k, position] = self._value(attribute, position, cells[k])
-                if attribute.kind == STRING:
-                    text[position][k] = str(cells[k])
-        return Chunk(values, text)
+        return rows
 
     def _value(self, attribute, position: int, cell) -> float:
         """One present value of a row given in Python as a chunk holds it."""
@@ -605,7 +544,7 @@ class TrainedModel:
         """One row's answer from its :meth:`predicted` entry: ``{"label": …}``."""
         return {"label": self.labels[predicted]}
 
-    def _explained_columns(self) -> range | list[int]:
+    def explained_columns(self) -> range | list[int]:
         """The classifier's columns :meth:`explain_chunk` explains: every one."""
         return range(len(self.classes))
 
@@ -619,53 +558,9 @@ class TrainedModel:
         value × weight.  The contributions of every feature and the ``intercept`` sum to the ``decision`` (per
         class of a multi-class model); those left out are summed in ``other_contribution`` (``other_words`` of
         them)."""
-        if self.linear is None:
-            raise FilterkitError(
-                f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
-            )
-        outputs = [chunk, *self.chain.each_stage(chunk)]
-        counts = [None, *(stage.explained_counts(before) for stage, before in zip(self.chain.stages, outputs))]
-        features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
-        weights, intercepts = self.linear
-        decisions = np.asarray(features @ weights.T) + intercepts
-        calibrated = self.probabilities(features)
-        probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
-        predicted = self.predicted(features)
-        tracer = _Tracer(outputs, counts, self._stage_schemas, self._one_hot)
-        explained = []
-        for row in range(chunk.n_rows):
-            start, end = features.indptr[row], features.indptr[row + 1]
-            columns, values = features.indices[start:end], features.data[start:end]
-            per_class = []
-            for k in self._explained_columns():
-                label = self.classes[k]
-                contributions = values * weights[k, columns]
-                order = sorted(
-                    range(len(columns)), key=lambda j: (-abs(contributions[j]), self.feature_names[columns[j]])
-                )
-                listed = order if top == 0 else order[:top]
-                words = [
-                    tracer.word(row, self.feature_names[columns[j]], float(values[j]), float(contributions[j]))
-                    for j in listed
-                ]
-                others = [float(contributions[j]) for j in order[len(listed) :]]
-                per_class.append(
-                    {
-                        "class": label,
-                        "decision": float(decisions[row, k]),
-                        "intercept": float(intercepts[k]),
-                        **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
-                        "words": words,
-                        "other_words": len(others),
-                        "other_contribution": math.fsum(others),
-                    }
-                )
-            document = {"row": row + 1, **self.answer(predicted[row]), "stages": [s.name for s in self.chain.stages]}
-            if self.multiclass or self.label_sets:
-                explained.append({**document, "classes": per_class})
-            else:
-                explained.append({**document, **{key: value for key, value in per_class[0].items() if key != "class"}})
-        return explained
+        from filterkit.explaining import explained_rows
+
+        return explained_rows(self, chunk, top)
 
 
 class LabelSetModel(TrainedModel):
@@ -751,56 +646,9 @@ class LabelSetModel(TrainedModel):
             )
         return predicted
 
-    def _explained_columns(self) -> list[int]:
+    def explained_columns(self) -> list[int]:
         """The labels that have a classifier (a constant label's decision depends on no word)."""
         return [j for j, classifier in enumerate(self.classifiers) if classifier is not None]
-
-
-class _Tracer:
-    """A feature's value after every stage, found by its name in each stage's output: a numeric attribute's
-    value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it;
-    ``counts`` holds, per step, the counts behind a stage's output (:meth:`Stage.explained_counts`) or None."""
-
-    def __init__(
-        self,
-        outputs: list[Chunk],
-        counts: list[Chunk | None],
-        schemas: list[tuple[Schema, dict[str, int]]],
-        one_hot: dict,
-    ):
-        self.outputs, self.one_hot = outputs, one_hot
-        self.schemas, self.positions = [schema for schema, _ in schemas], [positions for _, positions in schemas]
-        self.csr = [sp.csr_matrix(chunk.values) for chunk in outputs]
-        self.counts = [None if chunk is None else sp.csr_matrix(chunk.values) for chunk in counts]
-
-    def value(self, step: int, row: int, name: str, matrices: list | None = None) -> float | None:
-        attribute_name, label = self.one_hot.get(name, (name, None))
-        position = self.positions[step].get(attribute_name)
-        if position is None:
-            return None
-        value = float((self.csr if matrices is None else matrices)[step][row, position])
-        if math.isnan(value):
-            return None
-        if label is None:
-            return value
-        labels = self.schemas[step].attributes[position].labels
-        return float(label in labels and value == labels.index(label))
-
-    def word(self, row: int, name: str, value: float, contribution: float) -> dict:
-        """One feature of ``row``: its first value along the chain, its value after each stage, its own.  Before
-        the stage that makes a copy ``NAME@SUFFIX`` of a feature (``shape``'s one-vs-rest copy of a class, ``auto``'s
-        shaped copy), its values are those of the feature ``NAME`` it copies."""
-        steps = [self.value(step, row, name) for step in range(len(self.outputs))]
-        attribute_name = self.one_hot.get(name, (name, None))[0]
-        made = next((step for step, positions in enumerate(self.positions) if attribute_name in positions), None)
-        source = name.rpartition("@")[0]
-        if made and source:
-            steps[:made] = [self.value(step, row, source) for step in range(made)]
-        step = next((step for step, found in enumerate(steps) if found is not None), None)
-        first = value if step is None else steps[step]
-        if step is not None and self.counts[step] is not None:
-            first = self.value(step, row, name, self.counts)
-        return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
 
 
 def _as_number(value) -> float | None:
@@ -814,50 +662,3 @@ def _as_number(value) -> float | None:
 def _is_missing(cell) -> bool:
     """Whether a value given in Python is missing: None, or a float NaN (a pandas gap)."""
     return cell is None or isinstance(cell, float) and math.isnan(cell)
-
-
-def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
-    """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal, its words and labels
-    escaped (:func:`filterkit.documents.for_terminal`)."""
-    explained = for_terminal(explained)
-    if "labels" in explained:
-        return _label_set_text(explained, explained["classes"], stage_names)
-    classes = explained.get("classes") or [explained]
-    chosen = next((c for c in classes if c.get("class", explained["label"]) == explained["label"]), classes[0])
-    heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
-    if "probability" in chosen:
-        heading += f", probability {chosen['probability']:.4g}"
-    lines = [heading + ")"]
-    if explained.get("classes"):
-        lines.append(f"  why {chosen['class']}:")
-    return "\n".join(lines + _word_lines(chosen, stage_names))
-
-
-def _label_set_text(explained: dict, classes: list[dict], stage_names: Sequence[str]) -> str:
-    """A multi-label row's explanation: its labels, then why each was predicted (without one, why the label
-    of the largest decision was not)."""
-    chosen = [c for c in classes if c["class"] in explained["labels"]]
-    if not chosen and classes:
-        chosen = [max(classes, key=lambda c: c["decision"])]
-    lines = [f"row {explained['row']}: labels {', '.join(explained['labels']) or '(none)'}"]
-    for entry in chosen:
-        held = "why" if entry["class"] in explained["labels"] else "why not"
-        probability = f", probability {entry['probability']:.4g}" if "probability" in entry else ""
-        lines.append(f"  {held} {entry['class']} (decision {entry['decision']:.6g}{probability}):")
-        lines.extend(_word_lines(entry, stage_names))
-    return "\n".join(lines)
-
-
-def _word_lines(chosen: dict, stage_names: Sequence[str]) -> list[str]:
-    """The lines of one explained decision: each listed word's contribution, count and values, the rest, the
-    intercept."""
-    lines = []
-    along = " → ".join(stage_names)
-    lines.append(f"  {'contribution':>12}  {'word':<24} {'count':>8}  value after {along}")
-    for word in chosen["words"]:
-        steps = " → ".join("·" if value is None else f"{value:.4g}" for value in word["steps"])
-        lines.append(f"  {word['contribution']:>+12.5f}  {word['word']:<24} {word['count']:>8.4g}  {steps}")
-    if chosen["other_words"]:
-        lines.append(f"  {chosen['other_contribution']:>+12.5f}  ({chosen['other_words']} other words)")
-    lines.append(f"  {chosen['intercept']:>+12.5f}  (intercept)")
-    return lines

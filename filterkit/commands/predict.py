@@ -192,7 +192,7 @@ def predict(ctx, model_path: str, input_path: str, output: str | None, as_json: 
 @click.pass_context
 def explain(ctx, model_path: str, input_path: str, top: int, output: str | None, as_json: bool, **params) -> None:
     """Stream IN through the model, explaining each row."""
-    from filterkit.trained import explanation_text
+    from filterkit.explaining import explanation_text
 
     as_json = _writes_json_lines(output, as_json)
     with _model_rows(ctx, model_path, input_path, output, params) as (model, chunks), _written(output) as stream:

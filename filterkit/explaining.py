@@ -1,0 +1,164 @@
+"""Why a trained model decided as it did (``filterkit explain``, :meth:`TrainedModel.explain`): per row, the
+features that moved each decision most, each traced back along the chain to the count it started from
+(:class:`Tracer`), and the explanation as lines for a terminal (:func:`explanation_text`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit import evaluation
+from filterkit.documents import for_terminal
+from filterkit.errors import FilterkitError
+from filterkit.schema import Chunk, Schema
+
+if TYPE_CHECKING:
+    from filterkit.trained import TrainedModel
+
+
+def explained_rows(model: TrainedModel, chunk: Chunk, top: int) -> list[dict]:
+    """Per row of ``chunk``, what moved the decisions of ``model`` (:meth:`TrainedModel.explain_chunk` says
+    what each entry holds); FilterkitError for a classifier that is not linear."""
+    if model.linear is None:
+        raise FilterkitError(f"classifier '{model.section['name']}' is not linear: its decisions cannot be explained")
+    outputs = [chunk, *model.chain.each_stage(chunk)]
+    counts = [None, *(stage.explained_counts(before) for stage, before in zip(model.chain.stages, outputs))]
+    features = evaluation.classifier_matrix(model.output_schema, outputs[-1], model.left_out)
+    weights, intercepts = model.linear
+    decisions = np.asarray(features @ weights.T) + intercepts
+    calibrated = model.probabilities(features)
+    probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
+    predicted = model.predicted(features)
+    tracer = Tracer(outputs, counts, model.stage_schemas, model.one_hot)
+    stages = [stage.name for stage in model.chain.stages]
+    explained = []
+    for row in range(chunk.n_rows):
+        start, end = features.indptr[row], features.indptr[row + 1]
+        columns, values = features.indices[start:end], features.data[start:end]
+        per_class = []
+        for k in model.explained_columns():
+            contributions = values * weights[k, columns]
+            per_class.append(
+                {
+                    "class": model.classes[k],
+                    "decision": float(decisions[row, k]),
+                    "intercept": float(intercepts[k]),
+                    **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
+                    **_listed_words(model.feature_names, tracer, row, (columns, values, contributions), top),
+                }
+            )
+        document = {"row": row + 1, **model.answer(predicted[row]), "stages": stages}
+        if model.multiclass or model.label_sets:
+            explained.append({**document, "classes": per_class})
+        else:
+            explained.append({**document, **{key: value for key, value in per_class[0].items() if key != "class"}})
+    return explained
+
+
+def _listed_words(names: list[str], tracer: Tracer, row: int, present: tuple, top: int) -> dict:
+    """The ``top`` features of one row's decision by the size of their contribution (0: every one), traced,
+    and the count and sum of the others; ``present``: the row's columns, values and contributions."""
+    columns, values, contributions = present
+    order = sorted(range(len(columns)), key=lambda j: (-abs(contributions[j]), names[columns[j]]))
+    listed = order if top == 0 else order[:top]
+    words = [tracer.word(row, names[columns[j]], float(values[j]), float(contributions[j])) for j in listed]
+    others = [float(contributions[j]) for j in order[len(listed) :]]
+    return {"words": words, "other_words": len(others), "other_contribution": math.fsum(others)}
+
+
+class Tracer:
+    """A feature's value after every stage, found by its name in each stage's output: a numeric attribute's
+    value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it;
+    ``counts`` holds, per step, the counts behind a stage's output (:meth:`Stage.explained_counts`) or None."""
+
+    def __init__(
+        self,
+        outputs: list[Chunk],
+        counts: list[Chunk | None],
+        schemas: list[tuple[Schema, dict[str, int]]],
+        one_hot: dict,
+    ):
+        self.outputs, self.one_hot = outputs, one_hot
+        self.schemas, self.positions = [schema for schema, _ in schemas], [positions for _, positions in schemas]
+        self.csr = [sp.csr_matrix(chunk.values) for chunk in outputs]
+        self.counts = [None if chunk is None else sp.csr_matrix(chunk.values) for chunk in counts]
+
+    def value(self, step: int, row: int, name: str, matrices: list | None = None) -> float | None:
+        attribute_name, label = self.one_hot.get(name, (name, None))
+        position = self.positions[step].get(attribute_name)
+        if position is None:
+            return None
+        value = float((self.csr if matrices is None else matrices)[step][row, position])
+        if math.isnan(value):
+            return None
+        if label is None:
+            return value
+        labels = self.schemas[step].attributes[position].labels
+        return float(label in labels and value == labels.index(label))
+
+    def word(self, row: int, name: str, value: float, contribution: float) -> dict:
+        """One feature of ``row``: its first value along the chain, its value after each stage, its own.  Before
+        the stage that makes a copy ``NAME@SUFFIX`` of a feature (``shape``'s one-vs-rest copy of a class, ``auto``'s
+        shaped copy), its values are those of the feature ``NAME`` it copies."""
+        steps = [self.value(step, row, name) for step in range(len(self.outputs))]
+        attribute_name = self.one_hot.get(name, (name, None))[0]
+        made = next((step for step, positions in enumerate(self.positions) if attribute_name in positions), None)
+        source = name.rpartition("@")[0]
+        if made and source:
+            steps[:made] = [self.value(step, row, source) for step in range(made)]
+        step = next((step for step, found in enumerate(steps) if found is not None), None)
+        first = value if step is None else steps[step]
+        if step is not None and self.counts[step] is not None:
+            first = self.value(step, row, name, self.counts)
+        return {"word": name, "count": first, "steps": steps[1:], "value": value, "contribution": contribution}
+
+
+def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
+    """One explained document (:meth:`TrainedModel.explain_chunk`) as lines for a terminal, its words and labels
+    escaped (:func:`filterkit.documents.for_terminal`)."""
+    explained = for_terminal(explained)
+    if "labels" in explained:
+        return _label_set_text(explained, explained["classes"], stage_names)
+    classes = explained.get("classes") or [explained]
+    chosen = next((c for c in classes if c.get("class", explained["label"]) == explained["label"]), classes[0])
+    heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
+    if "probability" in chosen:
+        heading += f", probability {chosen['probability']:.4g}"
+    lines = [heading + ")"]
+    if explained.get("classes"):
+        lines.append(f"  why {chosen['class']}:")
+    return "\n".join(lines + _word_lines(chosen, stage_names))
+
+
+def _label_set_text(explained: dict, classes: list[dict], stage_names: Sequence[str]) -> str:
+    """A multi-label row's explanation: its labels, then why each was predicted (without one, why the label
+    of the largest decision was not)."""
+    chosen = [c for c in classes if c["class"] in explained["labels"]]
+    if not chosen and classes:
+        chosen = [max(classes, key=lambda c: c["decision"])]
+    lines = [f"row {explained['row']}: labels {', '.join(explained['labels']) or '(none)'}"]
+    for entry in chosen:
+        held = "why" if entry["class"] in explained["labels"] else "why not"
+        probability = f", probability {entry['probability']:.4g}" if "probability" in entry else ""
+        lines.append(f"  {held} {entry['class']} (decision {entry['decision']:.6g}{probability}):")
+        lines.extend(_word_lines(entry, stage_names))
+    return "\n".join(lines)
+
+
+def _word_lines(chosen: dict, stage_names: Sequence[str]) -> list[str]:
+    """The lines of one explained decision: each listed word's contribution, count and values, the rest, the
+    intercept."""
+    lines = []
+    along = " → ".join(stage_names)
+    lines.append(f"  {'contribution':>12}  {'word':<24} {'count':>8}  value after {along}")
+    for word in chosen["words"]:
+        steps = " → ".join("·" if value is None else f"{value:.4g}" for value in word["steps"])
+        lines.append(f"  {word['contribution']:>+12.5f}  {word['word']:<24} {word['count']:>8.4g}  {steps}")
+    if chosen["other_words"]:
+        lines.append(f"  {chosen['other_contribution']:>+12.5f}  ({chosen['other_words']} other words)")
+    lines.append(f"  {chosen['intercept']:>+12.5f}  (intercept)")
+    return lines
