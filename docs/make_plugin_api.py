@@ -38,7 +38,7 @@ GROUPS = {
         "scale_features",
     ),
     "Statistics": ("checked_weights", "ExactSums", "ValueCounts", "row_labels", "Vocabulary"),
-    "Formats": ("Format", "FormatOptions", "Layout"),
+    "Formats": ("Format", "FormatOptions", "Layout", "RecordFormat", "ArrowFormat"),
 }
 
 #: Where a name has a reference of its own on the page.

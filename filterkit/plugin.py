@@ -22,6 +22,7 @@ __all__ = [
     "RELATIONAL",
     "STRING",
     "Accepts",
+    "ArrowFormat",
     "Attribute",
     "Chunk",
     "Classifier",
@@ -33,6 +34,7 @@ __all__ = [
     "Layout",
     "Metric",
     "Option",
+    "RecordFormat",
     "Schema",
     "Stage",
     "StateArray",
@@ -60,6 +62,8 @@ _HOMES = {
     "filterkit.hookspecs": ("hookimpl",),
     "filterkit.metrics": ("Metric", "Vocabulary"),
     "filterkit.formats": ("FormatOptions", "Layout"),
+    "filterkit.formats.arrow_format": ("ArrowFormat",),
+    "filterkit.formats.record_format": ("RecordFormat",),
     "filterkit.plugins": ("Format", "Stemmer"),
     "filterkit.saved_state": ("ATTRIBUTES", "FEATURES", "StateArray", "invalid_state"),
     "filterkit.schema": ("DATE", "NOMINAL", "NUMERIC", "RELATIONAL", "STRING", "Attribute", "Chunk", "Schema"),
@@ -103,6 +107,8 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.exact import checked_weights as checked_weights
     from filterkit.formats import FormatOptions as FormatOptions
     from filterkit.formats import Layout as Layout
+    from filterkit.formats.arrow_format import ArrowFormat as ArrowFormat
+    from filterkit.formats.record_format import RecordFormat as RecordFormat
     from filterkit.hookspecs import hookimpl as hookimpl
     from filterkit.metrics import Metric as Metric
     from filterkit.metrics import Vocabulary as Vocabulary

@@ -47,10 +47,12 @@ SCAN_ROWS = 10_000
 
 
 class ArrowFormat:
-    """A format read as Arrow record batches (see the module's description).  A subclass writes
-    :meth:`arrow_file`, :meth:`arrow_schema`, :meth:`arrow_rows` and :meth:`arrow_batches`; the scan, the
-    typing and the chunks are this class's.  Its reading options are the typing step's (``--text``,
-    ``--nominal``, ``--numeric``): declare them in its :class:`~filterkit.plugins.Format`."""
+    """A reader of Arrow record batches (needs pyarrow).  A subclass writes :meth:`arrow_file`,
+    :meth:`arrow_schema`, :meth:`arrow_rows` and :meth:`arrow_batches`; this class makes each column an
+    attribute by its Arrow type (dictionaries nominal, dates and timestamps dates, numbers numeric, strings and
+    booleans typed by their values as CSV's columns are), matches a model's header by column name, makes the
+    chunks and names the column and row in every error.  It reads the typing step's options (``--text``,
+    ``--nominal``, ``--numeric``) where its :class:`~filterkit.plugins.Format` declares them."""
 
     #: What the error of an input without any column says.
     nothing_found = "an input without a column"

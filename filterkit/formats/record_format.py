@@ -49,10 +49,13 @@ SCAN_RECORDS = 10_000
 
 
 class RecordFormat:
-    """A format read as records (see the module's description).  A subclass writes :meth:`records` (or, to
-    read a group of records at once, :meth:`record_groups`); the scan, the typing and the chunks are this
-    class's.  Its reading options are the typing step's (``--text``, ``--nominal``, ``--numeric``) and
-    ``--labels-column``: declare them in its :class:`~filterkit.plugins.Format`."""
+    """A reader of records, each a line number and a mapping of field to value (a string, a number, a boolean,
+    None or absent: missing; the field ``--labels-column`` names, a list of label names).  A subclass writes
+    :meth:`records` (or, to read a group of records at once, :meth:`record_groups`); this class types each
+    field by its values (numeric, nominal or text, as CSV's columns are typed), matches a model's header by
+    field name, makes the chunks and names the file and line in every error.  It reads the typing step's
+    options (``--text``, ``--nominal``, ``--numeric``) and ``--labels-column`` where its
+    :class:`~filterkit.plugins.Format` declares them."""
 
     #: What the error of an input without any field says is missing.
     nothing_found = "no record with a field"
