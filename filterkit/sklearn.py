@@ -12,12 +12,9 @@ and 1) becomes label attributes ``{0,1}`` after them, MEKA's ``-C -k`` (docs/skl
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import itertools
-import os
 import re
-import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -29,33 +26,39 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from filterkit.arff import read_arff
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of
 from filterkit.labels import (
     LABEL_VALUES,
-    label_names,
-    label_positions,
     meka_label_count,
-    mulan_labels,
     with_meka_label_count,
 )
 from filterkit.plugins import Registry, load_plugins
-from filterkit.runner import Chain, resolve_class
+from filterkit.runner import Chain
 from filterkit.schema import (
     NOMINAL,
     NUMERIC,
-    STRING,
     TEXT_KINDS,
     Attribute,
     Chunk,
     Schema,
-    concatenate,
     shown_labels,
-    shown_name,
 )
+from filterkit.sklearn_inputs import (
+    as_targets,
+    column_attribute,
+    is_label_matrix,
+    is_missing,
+    known_targets,
+    label_values,
+    refuse_unlabelled_values,
+    table_values,
+    with_targets,
+    x_columns,
+)
+from filterkit.sklearn_loading import Loaded as Loaded
+from filterkit.sklearn_loading import load as load
+from filterkit.sklearn_loading import load_arff as load_arff
 from filterkit.sources import MemorySource
 from filterkit.stage import DECLARED_ACCEPTS, Accepts, Option, Stage
 from filterkit.updating import saved_statistics, updated_chain
@@ -117,21 +120,23 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         a label matrix Y (n × labels of 0 and 1, dense or sparse) is several labels a row, each learned from
         as the command line learns from MEKA's labels (ignored by a stage that learns from no class)."""
         required = self._learns_from_y()
-        y = _targets(y)
-        matrix = required and _is_label_matrix(y)
+        y = as_targets(y)
+        matrix = required and is_label_matrix(y)
         supervised = required or (
-            y is not None and not _is_label_matrix(y) and type_of_target(_known(y)) in ("binary", "multiclass")
+            y is not None and not is_label_matrix(y) and type_of_target(known_targets(y)) in ("binary", "multiclass")
         )
         one_class = supervised and not matrix
-        columns, _ = _columns(X, False)
+        columns, _ = x_columns(X, False)
         if columns is None:
             X, y = validate_data(self, X, y, **_X_CHECKS) if one_class else (validate_data(self, X, **_X_CHECKS), y)
             attributes = [Attribute(name, NUMERIC, declared_type="numeric") for name in self._input_names(X.shape[1])]
             text: dict[int, list] = {}
         else:
             validate_data(self, X, y if one_class else "no_validation", skip_check_array=True)
-            attributes = [_attribute(name, column) for name, column in zip(self._input_names(len(columns)), columns)]
-            X, text = _table_values(attributes, columns)
+            attributes = [
+                column_attribute(name, column) for name, column in zip(self._input_names(len(columns)), columns)
+            ]
+            X, text = table_values(attributes, columns)
         labels, targets = self._class_labels(column_or_1d(y, warn=True), required) if one_class else ((), None)
         names: tuple[str, ...] = ()
         if matrix:
@@ -140,7 +145,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         stage = self._failing_as_value_error(self._new_stage)
         chain = Chain([stage], class_spec="last" if labels else None, positive=self._positive_label())
         chain.kept_statistics = {}
-        rows = Chunk(_with_targets(X, targets, len(schema) - len(attributes)), text)
+        rows = Chunk(with_targets(X, targets, len(schema) - len(attributes)), text)
         self._failing_as_value_error(chain.fit, MemorySource(schema, rows))
         output = stage.output_schema()
         unread = [a.name for a in output.attributes if a.kind in TEXT_KINDS]
@@ -163,7 +168,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         fit X."""
         where = type(self).__name__
         frame_names = [str(name) for name in Y.columns] if hasattr(Y, "columns") else None
-        values = _label_values(Y, where)
+        values = label_values(Y, where)
         if values.shape[0] != n_rows:
             raise ValueError(
                 f"{where}: Y has {values.shape[0]} rows and X {n_rows}: a label matrix has one row per row of X"
@@ -184,7 +189,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             why = "is empty" if "" in names else "names two labels" if repeated else "names a column of X too"
             shown = "''" if "" in names else repr((repeated or clash)[0])
             raise ValueError(f"{where}: the label name {shown} {why}: give label_names=[...] with distinct new names")
-        _refuse_unlabelled_values(values, names, where)
+        refuse_unlabelled_values(values, names, where)
         return tuple(names), values
 
     def _takes_more_rows(self) -> bool:
@@ -209,7 +214,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         schema = self.input_schema_
         old = Chain([self.stage_], class_spec=None, positive=self._positive_label())
         old.input_schema, old.class_name = schema, schema.attributes[-1].name if self.class_labels_ else None
-        rows = MemorySource(schema, Chunk(_with_targets(X, targets, self._n_targets()), text))
+        rows = MemorySource(schema, Chunk(with_targets(X, targets, self._n_targets()), text))
         self._keep_fitted(self._failing_as_value_error(updated_chain, old, [self.statistics_], rows, _registry()))
         return self
 
@@ -231,12 +236,12 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     def _fitted_label_matrix(self, Y, n_rows: int):
         """Y's values as :meth:`_label_matrix` reads them, for the labels of the first fit (ValueError for others)."""
-        if Y is None or not _is_label_matrix(_targets(Y)):
+        if Y is None or not is_label_matrix(as_targets(Y)):
             raise ValueError(
                 f"{type(self).__name__} was fitted with a label matrix Y of {len(self.label_names_)} labels: "
                 "partial_fit needs one too"
             )
-        names, values = self._label_matrix(_targets(Y), n_rows, self._fitted_feature_names(), self.label_names_)
+        names, values = self._label_matrix(as_targets(Y), n_rows, self._fitted_feature_names(), self.label_names_)
         if names != self.label_names_:
             raise ValueError(
                 f"{type(self).__name__}: Y's labels {shown_labels(names)} are not those of the first fit "
@@ -253,8 +258,8 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         """y's codes among the labels of the first fit (NaN where missing); ValueError for a label it lacked."""
         if y is None:
             raise ValueError(f"{type(self).__name__} was fitted with y: partial_fit needs y too")
-        y = column_or_1d(_targets(y), warn=True)
-        present = [not _is_missing(value) for value in y]
+        y = column_or_1d(as_targets(y), warn=True)
+        present = [not is_missing(value) for value in y]
         text = [str(value) for value, known in zip(y, present) if known]
         unseen = sorted(set(text) - set(self.class_labels_))
         if unseen:
@@ -268,7 +273,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
 
     def _class_labels(self, y, required: bool) -> tuple[tuple[str, ...], np.ndarray]:
         """The class labels (sorted distinct ``str(y)``) and y's codes (NaN where missing)."""
-        known = _known(y)
+        known = known_targets(y)
         check_classification_targets(known)
         text = np.array([str(value) for value in known], dtype=object)
         labels = np.unique(text)
@@ -284,7 +289,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
                 f"{shown_labels(tuple(labels.tolist()))}; stage '{self._stage_name()}' learns from at least two"
             )
         codes = np.full(len(y), np.nan)
-        codes[[not _is_missing(value) for value in y]] = np.searchsorted(labels, text)
+        codes[[not is_missing(value) for value in y]] = np.searchsorted(labels, text)
         return tuple(labels.tolist()), codes
 
     def _positive_label(self) -> str | None:
@@ -329,7 +334,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         chain, _, kept = self._fitted_transform()
         X, text = self._fitted_rows(X)
-        rows = Chunk(_with_targets(X, None, self._n_targets()), text)
+        rows = Chunk(with_targets(X, None, self._n_targets()), text)
         transformed = self._failing_as_value_error(lambda: next(iter(chain.transform([rows]))))
         values = transformed.values
         if kept is not None:
@@ -341,7 +346,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
     def _fitted_rows(self, X) -> tuple:
         """X's values and text read as the fitted attributes; ValueError where X does not fit them."""
         _, by_columns, _ = self._fitted_transform()
-        columns, documents = _columns(X, by_columns)
+        columns, documents = x_columns(X, by_columns)
         if columns is None:
             return validate_data(self, X, reset=False, **_X_CHECKS), {}
         attributes = self.input_schema_.attributes[: len(self._fitted_feature_names())]
@@ -349,7 +354,7 @@ class FilterkitTransformer(TransformerMixin, BaseEstimator):
             validate_data(self, X, reset=False, skip_check_array=True)
         if len(columns) != len(attributes):
             raise ValueError(f"X has {len(columns)} columns, but {type(self).__name__} was fitted on {len(attributes)}")
-        return _table_values(attributes, columns)
+        return table_values(attributes, columns)
 
     def _fitted_transform(self) -> tuple[Chain, bool, np.ndarray | None]:
         """What :meth:`transform` needs that the fitted ``stage_`` fixes, made once per fitted stage by
@@ -467,159 +472,6 @@ def _schema(attributes: list[Attribute], labels: tuple[str, ...], label_names: t
         name = next(name for name in names if name not in taken)
         attributes = [*attributes, Attribute(name, NOMINAL, labels=labels)]
     return Schema(_RELATION, tuple(attributes))
-
-
-def _columns(X, always: bool) -> tuple[list | None, bool]:
-    """X's columns when it holds text or categories (or ``always``, unless sparse), None for numeric X;
-    and whether X is one sequence of documents, as ``CountVectorizer`` takes.
-
-    The one place X's form is decided: a list of strings becomes an array of references to them, never
-    a unicode array (which holds every document at the longest one's width: 2 GB for 5,000 short
-    documents and one of 100,000 characters)."""
-    if hasattr(X, "columns") and hasattr(X, "dtypes"):
-        columns = [X.iloc[:, j] for j in range(X.shape[1])]
-        unnumeric = [c for c in columns if getattr(c.dtype, "kind", "O") == "O"]
-        if always or any(str(c.dtype) == "category" or _holds_text(np.asarray(c, dtype=object)) for c in unnumeric):
-            return columns, False
-        return None, False
-    if sp.issparse(X):
-        return None, False
-    array = X if isinstance(X, np.ndarray) and X.dtype != object else np.asarray(X, dtype=object)
-    if array.ndim == 1 and _holds_text(array):
-        return [array], True
-    if always or (array.dtype == object and array.ndim == 2 and any(_holds_text(c) for c in array.T)):
-        return list(array.reshape(len(array), -1).T), array.ndim == 1
-    return None, False
-
-
-def _holds_text(cells: np.ndarray) -> bool:
-    return any(isinstance(cell, str) for cell in cells.tolist())
-
-
-def _targets(y):
-    """y as given when it is an array, a Series or a DataFrame (a label matrix), else as an array of references
-    to its values: a list of labels made a unicode array would hold each at the longest one's width."""
-    return y if y is None or hasattr(y, "dtype") or hasattr(y, "columns") else np.asarray(y, dtype=object)
-
-
-def _known(y) -> np.ndarray:
-    """y without its missing values; labels of text as an object array of strings."""
-    y = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    if y.ndim != 1:
-        return y
-    kept = [value for value in y.tolist() if not _is_missing(value)]
-    # Rebuilt from the kept values so that numpy infers the type of numbers: a list of ints left as an
-    # object array is a target of "unknown" type to scikit-learn, and y would be ignored.  Text is
-    # spelled as numpy would (str), in an object array.
-    if any(isinstance(value, str) for value in kept):
-        return np.array([str(value) for value in kept], dtype=object)
-    return np.asarray(kept)
-
-
-def _is_missing(cell) -> bool:
-    return cell is None or (isinstance(cell, float) and cell != cell) or type(cell).__name__ == "NAType"
-
-
-def _attribute(name: str, column) -> Attribute:
-    """A column's attribute: nominal for a categorical column, string for one holding text, else numeric."""
-    if str(getattr(column, "dtype", "")) == "category":
-        return Attribute(name, NOMINAL, labels=tuple(str(label) for label in column.cat.categories))
-    if _holds_text(np.asarray(column, dtype=object)):
-        return Attribute(name, STRING)
-    return Attribute(name, NUMERIC, declared_type="numeric")
-
-
-def _table_values(attributes, columns) -> tuple[np.ndarray, dict[int, list]]:
-    """Columns as chunk values and text for ``attributes``; ValueError naming a column's unfit value."""
-    values = np.zeros((len(columns[0]) if columns else 0, len(columns)))
-    text: dict[int, list] = {}
-    for position, (attribute, column) in enumerate(zip(attributes, columns)):
-        if attribute.kind == NUMERIC and getattr(column, "dtype", np.dtype(object)).kind in "biuf":
-            values[:, position] = np.asarray(column, dtype=np.float64)
-            continue
-        cells = np.asarray(column, dtype=object).tolist()
-        missing = [_is_missing(cell) for cell in cells]
-        accepts, code, expected = _cell_reader(attribute)
-        wrong = [cell for cell, gap in zip(cells, missing) if not gap and not accepts(cell)]
-        if wrong:
-            raise ValueError(
-                f"column {shown_name(attribute.name)} holds {shown_name(str(wrong[0]))}, which is not {expected} "
-                "(as when fitted)"
-            )
-        if attribute.kind == STRING:
-            text[position] = [None if gap else cell for cell, gap in zip(cells, missing)]
-        values[:, position] = [np.nan if gap else code(cell) for cell, gap in zip(cells, missing)]
-    return values, text
-
-
-def _cell_reader(attribute: Attribute) -> tuple[Callable, Callable, str]:
-    """Whether a present cell suits ``attribute``, its chunk value, and what it should be (for messages)."""
-    if attribute.kind == STRING:
-        return (lambda cell: isinstance(cell, str)), (lambda cell: 0.0), "text"
-    if attribute.kind == NOMINAL:
-        index = {label: float(k) for k, label in enumerate(attribute.labels)}
-        expected = f"one of its categories {shown_labels(attribute.labels)}"
-        return (lambda cell: str(cell) in index), (lambda cell: index[str(cell)]), expected
-    number = (int, float, np.integer, np.floating, np.bool_)
-    return (lambda cell: isinstance(cell, number)), (lambda cell: cell), "a number"
-
-
-def _with_targets(X, targets, n_targets: int):
-    """X as chunk values, with the ``n_targets`` columns of y appended: the class's codes or a label matrix's
-    values (``targets``), or missing values (None)."""
-    X = sp.csr_matrix(X) if sp.issparse(X) else X
-    if not n_targets:
-        return X
-    if sp.issparse(targets):
-        return sp.hstack([X, targets], format="csr") if sp.issparse(X) else np.hstack([X, targets.toarray()])
-    columns = np.full((X.shape[0], n_targets), np.nan) if targets is None else targets.reshape(len(targets), -1)
-    return sp.hstack([X, sp.csr_matrix(columns)], format="csr") if sp.issparse(X) else np.hstack([X, columns])
-
-
-def _is_label_matrix(y) -> bool:
-    """True for a label matrix: sparse, or two-dimensional with more than one column (scikit-learn's
-    multi-label targets; one column is a column of labels)."""
-    return y is not None and (sp.issparse(y) or (len(getattr(y, "shape", ())) == 2 and y.shape[1] > 1))
-
-
-def _label_values(Y, where: str):
-    """A label matrix's values as float64, CSR if sparse; ValueError for values that are not numbers."""
-    if hasattr(Y, "columns"):
-        return Y.to_numpy(dtype=np.float64, na_value=np.nan)
-    if sp.issparse(Y):
-        if Y.dtype.kind not in "biuf":
-            raise ValueError(f"{where}: Y holds {Y.dtype}, not numbers: a label matrix holds 0 and 1")
-        return sp.csr_matrix(Y, dtype=np.float64)
-    array = np.asarray(Y)
-    if array.dtype.kind in "biuf":
-        return np.asarray(array, dtype=np.float64)
-    if array.dtype.kind != "O" or _holds_text(array.ravel()):
-        raise ValueError(f"{where}: Y holds text, not numbers: a label matrix holds 0 and 1")
-    try:
-        return np.asarray(np.where(array == None, np.nan, array), dtype=np.float64)  # noqa: E711  # None: not known
-    except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"{where}: Y holds something other than numbers ({error}): a label matrix holds 0 and 1"
-        ) from None
-
-
-def _refuse_unlabelled_values(values, names: list[str], where: str) -> None:
-    """ValueError naming the first value of a label matrix other than 0, 1 and NaN (not known), its row and label."""
-    cells = values.data if sp.issparse(values) else values
-    wrong = (cells != 0) & (cells != 1) & ~np.isnan(cells)
-    if not wrong.any():
-        return
-    if sp.issparse(values):
-        coordinates = values.tocoo()  # its entries in the order of values.data
-        found = np.flatnonzero(wrong)
-        first = found[np.lexsort((coordinates.col[found], coordinates.row[found]))[0]]
-        row, column = coordinates.row[first], coordinates.col[first]
-    else:
-        row, column = np.argwhere(wrong)[0]
-    raise ValueError(
-        f"{where}: Y holds {values[row, column]:g} in row {row} for the label {names[column]!r}: "
-        "a label matrix holds 0 and 1 (NaN: not known)"
-    )
 
 
 def _without(schema: Schema, targets) -> np.ndarray:
@@ -811,145 +663,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(_exported_names()) | set(_stages_by_class_name()) | {"class_name_for", "derived_class_name"})
-
-
-class Loaded(tuple):
-    """What :func:`load` and :func:`load_arff` return: the tuple ``(X, y, feature_names)``, and in
-    ``label_names`` the names of multi-label data's labels, Y's columns (``()`` for data with a class)."""
-
-    label_names: tuple[str, ...]
-
-    def __new__(cls, X, y, feature_names: list[str], label_names: tuple[str, ...] = ()):
-        loaded = super().__new__(cls, (X, y, feature_names))
-        loaded.label_names = tuple(label_names)
-        return loaded
-
-    def __getnewargs__(self):
-        return (*self, self.label_names)
-
-
-def load(
-    path,
-    class_: str | int | None = "last",
-    as_frame: bool = False,
-    format: str | None = None,
-    labels: str | os.PathLike | None = None,
-    **format_options,
-) -> Loaded:
-    """Any file the command line reads (docs/sklearn.md), in ``format`` (``--from``'s names; None: by its
-    name, as the command line decides) with the formats' reading options ``format_options`` (``text=``,
-    ``nominal=``, ``numeric=``, ``zero_based=``, ``labels_column=``; TypeError for one the format does not take), as
-    ``(X, y, feature_names)``: see :func:`load_arff`, also for ``labels`` (Mulan's XML)."""
-    from filterkit.commands.files import untaken_format_option
-
-    options = FormatOptions(None if class_ is None else str(class_), **format_options)
-    read_as = format_of(os.fspath(path), format) if isinstance(path, (str, os.PathLike)) else ARFF
-    untaken = untaken_format_option(options, read_as)
-    if untaken is not None:
-        raise TypeError(f"load: {read_as} input does not take the format option {untaken}={options.given[untaken]!r}")
-    return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load", labels)
-
-
-def load_arff(
-    path, class_: str | int | None = "last", as_frame: bool = False, labels: str | os.PathLike | None = None
-) -> Loaded:
-    """An ARFF file (plain or gzip) as ``(X, y, feature_names)``, the class picked by ``class_`` as ``-c``
-    does (docs/sklearn.md); ``as_frame=True`` gives a pandas DataFrame and Series.  On multi-label data
-    (MEKA's ``-C``, or the labels Mulan's XML file ``labels`` names, as ``--labels``) y is the label matrix
-    Y, one column per label, and the result's ``label_names`` names them; ``class_`` is not used."""
-    return _loaded(read_arff(path), None if class_ is None else str(class_), as_frame, "load_arff", labels)
-
-
-def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[Schema, Chunk]:
-    """The schema and every row of the file at ``path``, read as the command line reads it."""
-    if not isinstance(path, (str, os.PathLike)) or format_of(os.fspath(path), format_name) == ARFF:
-        return read_arff(path)
-    from filterkit.running import open_source
-
-    with open_source(os.fspath(path), DEFAULT_CHUNK_ROWS, False, format_name, options) as source:
-        schema = source.schema
-        return schema, concatenate(list(source.chunks()), len(schema), schema.text_columns())
-
-
-def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str, labels) -> Loaded:
-    """``(X, y, feature_names)`` of a whole file's schema and rows (``caller`` names the loader in its warning);
-    on multi-label data (the labels MEKA's ``-C`` or Mulan's XML file ``labels`` names) y is the label matrix:
-    :func:`_label_matrix_of`."""
-    schema, chunk = read
-    names_of_labels = label_names(schema, None if labels is None else mulan_labels(os.fspath(labels)))
-    targets = label_positions(schema, names_of_labels)
-    class_index = None if targets else resolve_class(schema, class_spec)
-    if class_index is not None:
-        targets = (class_index,)
-    features = [position for position in range(len(schema.attributes)) if position not in targets]
-    names = [schema.attributes[position].name for position in features]
-    X = chunk.values[:, features]
-    y = None if class_index is None else _class_values(schema.attributes[class_index], chunk.column(class_index))
-    if class_index in chunk.text:
-        y = np.array(chunk.text[class_index], dtype=object)
-    if names_of_labels:  # Y's columns in the attributes' order, as the chain takes the labels
-        names_of_labels = tuple(schema.attributes[position].name for position in targets)
-        y = chunk.values[:, list(targets)]
-        y = sp.csr_matrix(y) if sp.issparse(y) else np.asarray(y, dtype=np.float64)
-    if as_frame:
-        frame, target = _as_frame(schema, features, names, X, chunk.text, class_index, y, caller, names_of_labels)
-        return Loaded(frame, target, names, names_of_labels)
-    nominal = [schema.attributes[position].name for position in features if schema.attributes[position].kind == NOMINAL]
-    if nominal:
-        warnings.warn(
-            f"{caller}: X holds the label positions of the nominal attributes {', '.join(map(repr, nominal))}, "
-            "which the adapters take as numbers; as_frame=True keeps them nominal",
-            stacklevel=3,
-        )
-    texts = [k for k, position in enumerate(features) if position in chunk.text]
-    if texts:
-        X = (X.toarray() if sp.issparse(X) else np.asarray(X)).astype(object)
-        for k in texts:
-            X[:, k] = chunk.text[features[k]]
-    return Loaded(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X), y, names, names_of_labels)
-
-
-def _class_values(attribute: Attribute, codes: np.ndarray) -> np.ndarray:
-    """A class column as y: labels (None for missing) for a nominal class, else numbers."""
-    if attribute.kind != NOMINAL:
-        return codes
-    labels = np.array([*attribute.labels, None], dtype=object)
-    return labels[np.where(np.isnan(codes), len(attribute.labels), codes).astype(np.intp)]
-
-
-def _as_frame(
-    schema: Schema,
-    features: list[int],
-    names: list[str],
-    X,
-    text: dict,
-    class_index: int | None,
-    y,
-    caller: str,
-    label_names: tuple[str, ...] = (),
-):
-    """``(X, y)`` as a pandas DataFrame and Series (None without a class), or with ``label_names`` X and the
-    label matrix y as a DataFrame of nullable ``Int8`` columns named by the labels."""
-    try:
-        pd = importlib.import_module("pandas")
-    except ImportError:
-        raise ImportError(f"{caller}(as_frame=True) needs pandas: pip install pandas") from None
-    if sp.issparse(X):
-        frame = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(X), columns=names)
-    else:
-        frame = pd.DataFrame(np.asarray(X), columns=names)
-    for name, position in zip(names, features):
-        attribute = schema.attributes[position]
-        if attribute.kind == NOMINAL:
-            codes = frame[name].sparse.to_dense() if sp.issparse(X) else frame[name]
-            frame[name] = pd.Categorical.from_codes(codes.fillna(-1).astype(int), categories=list(attribute.labels))
-        elif position in text:
-            frame[name] = pd.array(text[position], dtype="string")
-    target = None
-    if label_names:
-        target = pd.DataFrame(y.toarray() if sp.issparse(y) else y, columns=list(label_names)).astype("Int8")
-    if class_index is not None:
-        attribute = schema.attributes[class_index]
-        labels = list(attribute.labels) if attribute.kind == NOMINAL else None
-        target = pd.Series(pd.Categorical(y, categories=labels) if labels else y, name=attribute.name)
-    return frame, target
