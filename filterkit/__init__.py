@@ -19,13 +19,10 @@ def train(path, chains=None, **settings):
     (:func:`filterkit.trained.train`): ``chains`` are the candidates as typed (``"shape bns l2"``; None:
     the default ones), ``settings`` :class:`filterkit.evaluation.Settings`' fields (``positive="grain"``,
     ``multiclass=True``); ``.save(PATH)`` writes the model."""
-    import shlex
-
-    from filterkit.commands.context import PluginLoader
-    from filterkit.commands.evaluate import parse_chain
     from filterkit.evaluation import Settings
+    from filterkit.plugins import load_plugins
     from filterkit.trained import train as fit
 
-    loader = PluginLoader()
-    specs = None if chains is None else [parse_chain(loader, shlex.split(text)) for text in chains]
-    return fit(path, specs, Settings(**settings), loader.registry())
+    registry = load_plugins()
+    specs = None if chains is None else [registry.parse_chain(text) for text in chains]
+    return fit(path, specs, Settings(**settings), registry)

@@ -19,10 +19,11 @@ import importlib.util
 import inspect
 import os
 import re
+import shlex
 import sys
 import threading
 from collections import UserDict
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
@@ -37,6 +38,8 @@ from filterkit.stage import Configurable, Option, Provenance, Stage
 
 if TYPE_CHECKING:
     from importlib import metadata
+
+    from filterkit.evaluation import ChainSpec
 
 GROUP = "filterkit"
 #: The built-in plugins' distribution (models saved before the rename, issue 39, name it "filterkit").
@@ -174,6 +177,14 @@ class Registry:
     def stage(self, name: str):
         """The stage class called ``name``; FilterkitError listing the known ones if none."""
         return _lookup(self.stages, name, "stage").value
+
+    def parse_chain(self, chain: str | Sequence[str], preset: dict[str, dict] | None = None) -> ChainSpec:
+        """A chain as typed (``"shape --no-zero-bin bns l2"``, or its words) as stage names and parameters,
+        each option checked as the command line checks it (:mod:`filterkit.chain_words`); ``preset`` gives, per
+        stage name, values for options the words leave out.  FilterkitError ``chain 'WORDS': why``."""
+        from filterkit.chain_words import parse_chain
+
+        return parse_chain(self, shlex.split(chain) if isinstance(chain, str) else list(chain), preset)
 
     def make_stage(self, name: str, params: dict, saved: bool = False):
         """A new stage ``name`` with ``params``, carrying the provenance of its plugin; ``saved``: the

@@ -1,0 +1,202 @@
+"""A chain's words (``shape --no-zero-bin bns l2``) read by the library (:meth:`Registry.parse_chain`): the stage
+names and their options as ``filterkit IN.arff STAGE…`` reads them on the command line, each value checked
+against its declared :class:`~filterkit.stage.Option` and refused in the command line's words, so that
+``filterkit.train``, ``evaluate`` and a chain typed on the command line say the same thing about the same
+mistake.
+
+The words are read as click reads a chained group of stages: a stage's options follow its name (``--top 10``,
+``--top=10``, a bool option's ``--presence`` or ``--no-presence``; a later one wins; ``--`` ends them), and the
+first other word names the next stage.  Every stage's words are read before any stage is made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import TYPE_CHECKING, Any
+
+from filterkit.errors import FilterkitError, OptionError
+from filterkit.stage import Option
+
+if TYPE_CHECKING:
+    from filterkit.evaluation import ChainSpec
+    from filterkit.plugins import Registry
+
+#: The option every stage of the command line has besides its own.
+HELP = "--help"
+
+
+class ChainWordsError(Exception):
+    """A mistake in a chain's words, as the command line words it."""
+
+
+@dataclass
+class StageWords:
+    """One stage of a chain as typed: its name and each option given, by the option's name (its last value)."""
+
+    name: str
+    given: dict[str, Any]
+
+
+def parse_chain(registry: Registry, words: list[str], preset: dict[str, dict] | None = None) -> ChainSpec:
+    """The chain of ``words`` as stage names and parameters (:meth:`Registry.parse_chain`); ``preset`` gives,
+    per stage name, values for options the words leave out.  FilterkitError ``chain 'WORDS': why``."""
+    import shlex
+
+    from filterkit.evaluation import ChainSpec
+
+    text = shlex.join(words) if words else "(none)"
+    try:
+        typed = _stage_words(registry, list(words))
+        stages = [_made(registry, stage, (preset or {}).get(stage.name, {})) for stage in typed]
+    except ChainWordsError as error:
+        raise FilterkitError(f"chain '{text}': {error}") from None
+    return ChainSpec(text, [(stage.name, dict(stage.params)) for stage in stages])
+
+
+def _stage_words(registry: Registry, words: list[str]) -> list[StageWords]:
+    """Each stage of ``words`` with its options, read and converted (none made yet)."""
+    if HELP in words:
+        raise ChainWordsError(f"{HELP} asks the command line for help (filterkit STAGE --help): a chain has none")
+    if words and _is_option(words[0]) and words[0] != "--":
+        option = words[0].split("=", 1)[0] if words[0].startswith("--") else words[0][:2]
+        raise ChainWordsError(_no_such(option, [HELP] if option.startswith("--") else []))
+    rest = words[1:] if words[:1] == ["--"] else words
+    stages = []
+    while rest:
+        name = rest[0]
+        if name not in registry.stages:
+            close = [] if name.startswith("-") else sorted(registry.stages)
+            raise ChainWordsError(_no_such(name, close, "command"))
+        options = registry.stages[name].value.options
+        given, rest = _options(registry, name, options, rest[1:])
+        stages.append(StageWords(name, _converted(options, given)))
+    return stages
+
+
+def _options(registry: Registry, stage: str, options: tuple[Option, ...], words: list[str]) -> tuple[dict, list]:
+    """The options of ``stage`` at the start of ``words`` (as typed, by option name) and the words after them."""
+    spellings = _spellings(options)
+    given: dict[str, Any] = {}
+    while words and _is_option(words[0]):
+        word, words = words[0], words[1:]
+        if word == "--":
+            break
+        spelled, equals, value = word.partition("=")
+        if not word.startswith("--"):
+            raise ChainWordsError(_misplaced(registry, stage, options, word[:2]))
+        if spelled not in spellings:
+            raise ChainWordsError(_misplaced(registry, stage, options, spelled))
+        option, flag_value = spellings[spelled]
+        if option.kind is bool:
+            if equals:
+                raise ChainWordsError(f"Option '{spelled}' does not take a value.")
+            given[option.name] = flag_value
+            continue
+        if not equals:
+            if not words:
+                raise ChainWordsError(f"Option '{spelled}' requires an argument.")
+            value, words = words[0], words[1:]
+        given[option.name] = value
+    return given, words
+
+
+def _is_option(word: str) -> bool:
+    return word.startswith("-") and len(word) > 1
+
+
+def _spellings(options: tuple[Option, ...]) -> dict[str, tuple[Option, bool | None]]:
+    """Each way an option of a stage is typed: its flag and, for a bool option, the flag that turns it off."""
+    spellings: dict[str, tuple[Option, bool | None]] = {}
+    for option in options:
+        spellings[option.flag] = (option, True if option.kind is bool else None)
+        if option.kind is bool:
+            spellings[option.off_flag or f"--no-{option.flag[2:]}"] = (option, False)
+    return spellings
+
+
+def _converted(options: tuple[Option, ...], given: dict[str, Any]) -> dict[str, Any]:
+    """The options given, each value converted to its option's type and checked against its choices and bounds,
+    in the order they were first given."""
+    by_name = {option.name: option for option in options}
+    return {name: _value(by_name[name], value) for name, value in given.items()}
+
+
+def _value(option: Option, value: Any) -> Any:
+    """One typed value as its option takes it; the command line's words for one it refuses."""
+    if option.kind is bool or option.kind is str and not option.choices:
+        return value
+    where = f"Invalid value for '{option.flag}'"
+    if option.choices:
+        if value not in option.choices:
+            listed = ", ".join(repr(choice) for choice in option.choices)
+            refusal = (
+                f"{value!r} is not {listed}." if len(option.choices) == 1 else f"{value!r} is not one of {listed}."
+            )
+            raise ChainWordsError(f"{where}: {refusal}")
+        return value
+    kind, low, high = option.kind, option.minimum, option.maximum
+    try:
+        number = kind(value)
+    except ValueError:
+        named = ("integer" if kind is int else "float") + (" range" if low is not None or high is not None else "")
+        raise ChainWordsError(f"{where}: {value!r} is not a valid {named}.") from None
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ChainWordsError(f"{where}: {number} is not in the range {_range(low, high)}.")
+    return number
+
+
+def _default(option: Option) -> Any:
+    """An option's declared default as the command line passes it on: a number in the option's type."""
+    if option.default is None or option.choices or option.kind not in (int, float):
+        return option.default
+    return option.kind(option.default)
+
+
+def _range(low, high) -> str:
+    """A closed range as the command line describes it."""
+    if low is None:
+        return f"x<={high}"
+    if high is None:
+        return f"x>={low}"
+    return f"{low}<=x<={high}"
+
+
+def _made(registry: Registry, stage: StageWords, preset: dict):
+    """The stage of ``stage``'s words: its options' defaults, then ``preset`` for options left out, then the
+    options given; an option the stage refuses is a mistake in the words."""
+    options = registry.stages[stage.name].value.options
+    params = {option.name: _default(option) for option in options}
+    params.update({name: value for name, value in preset.items() if name not in stage.given})
+    params.update(stage.given)
+    try:
+        return registry.make_stage(stage.name, params)
+    except OptionError as error:
+        raise ChainWordsError(error.message) from None
+
+
+def _misplaced(registry: Registry, stage: str, options: tuple[Option, ...], option: str) -> str:
+    """The mistake of ``option``, which ``stage`` does not have: the stages it belongs to, or the stage's
+    options that look like it (compared without their dashes, so that ``--top`` does not look like ``--output``)."""
+    owners = sorted(
+        name
+        for name, registered in registry.stages.items()
+        if name != stage and option in _spellings(registered.value.options)
+    )
+    if owners:
+        where = f"put it after '{owners[0]}'" if len(owners) == 1 else "put it after the name of the stage it is for"
+        return f"{option} is an option of {', '.join(owners)}, not of {stage}: {where}"
+    bare = {name.lstrip("-"): name for name in [*_spellings(options), HELP]}
+    close = get_close_matches(option.lstrip("-"), list(bare), n=3)
+    return _no_such(option, [bare[name] for name in close])
+
+
+def _no_such(name: str, possibilities: list[str], what: str = "option") -> str:
+    """``No such option 'NAME'.`` (or command), with those of ``possibilities`` that look like it."""
+    close = sorted(get_close_matches(name, possibilities)) if possibilities else []
+    message = f"No such {what} {name!r}."
+    if len(close) == 1:
+        return f"{message} Did you mean {close[0]!r}?"
+    if close:
+        return f"{message} (Did you mean one of: {', '.join(repr(option) for option in close)}?)"
+    return message
