@@ -13,7 +13,7 @@ from filterkit.errors import FilterkitError
 from filterkit.evaluation import CheckedClassifier, Settings
 from filterkit.plugins import Registry
 from filterkit.sources import MemorySource
-from filterkit.trained import LabelSetModel, default_candidates, section_head
+from filterkit.trained import LabelSetModel, best_candidate, default_candidates, section_head
 
 
 def train_labels(
@@ -55,7 +55,7 @@ def train_labels(
             {"chain": entry["chain"], "measure": "micro_f1", "score": entry["micro_f1"], "macro_f1": entry["macro_f1"]}
             for entry in result.document["results"]
         ]
-        chosen = chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
+        chosen = best_candidate(chains, candidates)
     else:
         chosen = chains[0]
     with progress.working(f"fitting '{chosen.text}' and a classifier per label"):

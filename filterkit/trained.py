@@ -120,6 +120,26 @@ def train(
         recorded = opened.reading
     dataset = evaluation.known_class_rows(dataset)
     chains = default_candidates(dataset.schema, registry) if chains is None else chains
+    task = trained_task(dataset, settings, name)
+    candidates = []
+    if len(chains) > 1:
+        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
+            candidates = candidate_scores(
+                dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir)
+            )
+        chosen = best_candidate(chains, candidates)
+    else:
+        chosen = chains[0]
+    with progress.working(f"fitting '{chosen.text}' and the classifier"):
+        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
+    progress.finish()
+    return model
+
+
+def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
+    """The task a model of ``dataset`` answers for, as ``evaluate`` would score it: every class
+    (``settings.multiclass``), ``settings.positive`` against the rest, or the minority of two classes;
+    FilterkitError when the rows cannot teach it."""
     counts = np.bincount(
         dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(dataset.labels)
     ).astype(np.int64)
@@ -136,19 +156,12 @@ def train(
     if task != MULTICLASS_TASK and counts[dataset.labels.index(task)] in (0, counts.sum()):
         held = "no row" if counts[dataset.labels.index(task)] == 0 else "only rows"
         raise FilterkitError(f"the training file has {held} of class '{task}': nothing to tell it from", name)
-    candidates = []
-    if len(chains) > 1:
-        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
-            candidates = candidate_scores(
-                dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir)
-            )
-        chosen = chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
-    else:
-        chosen = chains[0]
-    with progress.working(f"fitting '{chosen.text}' and the classifier"):
-        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
-    progress.finish()
-    return model
+    return task
+
+
+def best_candidate(chains: list[ChainSpec], candidates: list[dict]) -> ChainSpec:
+    """The chain of the best cross-validated score among ``candidates`` (one per chain), the first on a tie."""
+    return chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
 
 
 def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
