@@ -115,3 +115,16 @@ def test_every_option_of_every_stage_is_read_and_refused_alike():
                 words = [name, *typed, "l2"]
                 library = outcome(lambda: (lambda spec: (spec.text, spec.stages))(registry.parse_chain(words)))
                 assert library == outcome(lambda: click_parse(loader, words)), words
+
+
+def test_the_library_reads_a_chain_without_the_command_line():
+    """``filterkit.train``'s chains are read by the library: no module of ``filterkit.commands`` is imported."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys; from filterkit.plugins import load_plugins; load_plugins().parse_chain('shape bns l2'); "
+        "print(sorted(m for m in sys.modules if m.startswith('filterkit.commands')))"
+    )
+    completed = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert completed.stdout == "[]\n"
