@@ -213,9 +213,9 @@ _ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats
 
 class ModelFile:
     """A model file, read once: its JSON checked everywhere (structure and types, each stage's and the
-    classifier's state references), then each section on demand: the fitted :meth:`chain`, the
-    :attr:`reading` of its training data, the :meth:`classifier` of a model of ``train``, the
-    :attr:`statistics` of ``--updatable`` and the stages' :meth:`arrays`.
+    classifier's state references), then each section on demand: the :meth:`fitted` chain and the classifier
+    of a model of ``train``, the :attr:`reading` of its training data, the :attr:`statistics` of
+    ``--updatable`` and the stages' :meth:`arrays`.
 
     Everything read is checked before it is used: each stage's options (by the option's own
     :meth:`Option.convert`), and each array the stages reference (only those are read; their declared
@@ -236,21 +236,17 @@ class ModelFile:
         except NotAModel as error:
             raise FilterkitError(f"not a filterkit model ({error.reason})", str(error.path or self.path)) from None
 
-    def chain(self, registry: Registry) -> Chain:
-        """The fitted chain, its stages looked up in ``registry``."""
+    def fitted(self, registry: Registry) -> tuple[Chain, dict | None]:
+        """The fitted chain, its stages looked up in ``registry``, and the classifier section of a model of
+        ``train`` checked against it (its state's arrays decoded; None for a model of the chain alone)."""
         with self._refused():
-            return _chain_from_document(self.document, self.path, registry)
+            chain = _chain_from_document(self.document, self.path, registry)
+            return chain, _classifier_section(self.document, chain)
 
     @property
     def reading(self) -> tuple[str | None, dict]:
         """The format and reading options of the training data (None and ``{}``: a model that does not say)."""
         return _reading(self.document)
-
-    def classifier(self, chain: Chain) -> dict | None:
-        """The classifier section of a model of ``train`` (the state's arrays decoded), checked against its
-        fitted ``chain`` (:meth:`chain`); None for a model of the chain alone."""
-        with self._refused():
-            return _classifier_section(self.document, chain)
 
     @property
     def statistics(self) -> Any:
@@ -266,8 +262,8 @@ class ModelFile:
 
 
 def load_chain(path: str | os.PathLike, registry: Registry) -> Chain:
-    """The fitted chain of a model file (:meth:`ModelFile.chain`)."""
-    return ModelFile(path).chain(registry)
+    """The fitted chain of a model file (:meth:`ModelFile.fitted`)."""
+    return ModelFile(path).fitted(registry)[0]
 
 
 #: The former name of :func:`load_chain`, until filterkit.testing calls it by its own.

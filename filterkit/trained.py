@@ -269,8 +269,7 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
     naming the file when it is not one, or holds a fitted chain only (``--save-model``: no classifier)."""
     registry = load_plugins() if registry is None else registry
     saved = ModelFile(path)
-    chain = saved.chain(registry)
-    section = saved.classifier(chain)
+    chain, section = saved.fitted(registry)
     if section is None:
         raise FilterkitError(
             "the model holds a fitted chain but no classifier (saved with --save-model): make one with "

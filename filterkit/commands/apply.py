@@ -41,7 +41,8 @@ def apply(ctx: click.Context, model_path: str, input_path: str, output: str | No
     inputs = [("the model", model_path), *([("the model's arrays", arrays)] if arrays != model_path else [])]
     output_file = checked_outputs([*inputs, ("the input", input_path)], output, None)
     saved = ModelFile(model_path)
-    chain, trained = saved.chain(registry), saved.reading
+    chain, _ = saved.fitted(registry)
+    trained = saved.reading
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(1)
     formats = FormatOptions.of_params(params)

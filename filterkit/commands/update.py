@@ -46,8 +46,8 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     options = SimpleNamespace(**params)
     checked_outputs([("the model", model_path), ("the input", input_path)], output, None)
     saved = ModelFile(model_path)
-    chain = saved.chain(registry)
-    if saved.classifier(chain) is not None:
+    chain, classifier = saved.fitted(registry)
+    if classifier is not None:
         raise FilterkitError(
             "the model holds a classifier, which update does not merge: update a model of the chain alone, "
             "then train the classifier again on all the rows (filterkit train)",
