@@ -16,6 +16,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
 
+import filterkit.testing
 from chain_helpers import REAL, without_comments
 from filterkit.arff import read_arff
 from filterkit.plugins import load_plugins
@@ -176,7 +177,6 @@ def test_sparse_text_keeps_zeros_and_defaults_to_presence():
 @pytest.mark.parametrize(
     "options, positive",
     [
-        ({}, None),
         ({}, "Ethics"),
         ({"min_support": 0, "min_gain": 0.0}, None),
         ({"keep_raw": False, "folds": 3}, None),
@@ -186,6 +186,17 @@ def test_sparse_text_keeps_zeros_and_defaults_to_presence():
 def test_auto_passes_check_stage(auto_class, policy_file, options, positive):
     accepted = check_stage(auto_class, data=(policy_file,), positive=positive, **options)
     assert accepted
+
+
+@pytest.mark.slow
+def test_auto_s_defaults_pass_check_stage_on_the_policy_rows(auto_class, policy_file, monkeypatch):
+    """The contract sweep (``tests/test_contract.py``) checks auto's defaults, one of its declared option
+    sets, on the shipped files; here the same check on the policy rows, without those files again (two
+    thirds of this check's time)."""
+    assert {} in auto_class.examples
+    monkeypatch.setattr(filterkit.testing, "SHIPPED_DATA", ())
+    accepted = check_stage(auto_class, data=(policy_file,))
+    assert accepted == [f"{data} ({form})" for data in ("generated rows", policy_file) for form in ("dense", "sparse")]
 
 
 def test_model_file_holds_each_treatment_and_round_trips(policy_file, tmp_path):
