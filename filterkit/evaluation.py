@@ -3,27 +3,26 @@
 Seeded stratified k-fold cross-validation, the folds drawn once for every chain and task; a fresh chain per
 fold, task and training fraction is fitted on the training rows only and applied to the test rows.  The
 fold records become the result document (:func:`result_document`), which :mod:`filterkit.reports` renders.
+The data and settings decide the task once (:func:`filterkit.tasks.task_of`): a class's tasks are fitted
+here, a label set's by :mod:`filterkit.evaluation_targets`, and the fits of either run in one loop
+(:func:`run_fits`: here, in processes or on Dask).
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from filterkit import reports
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
-from filterkit.classifier import CLASSIFIER_DECLARATIONS
-from filterkit.contract import called, declaration_problem
-from filterkit.documents import as_json
+from filterkit.classifying import CheckedClassifier, classifier_matrix, refuse_featureless_chain
 from filterkit.errors import FilterkitError
+from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
 from filterkit.measures import (
     MULTICLASS_MEASURES,
@@ -42,71 +41,15 @@ from filterkit.measures import (
     summarize_multiclass,
 )
 from filterkit.metrics import minority_class
+from filterkit.reports import Evaluation
 from filterkit.runner import Chain, class_hint, resolve_class
-from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema, check_positive, concatenate, take_rows
+from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
 from filterkit.sources import MemorySource
 from filterkit.stage import feature_positions, task_choices
+from filterkit.tasks import LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
-
-
-@dataclass
-class ChainSpec:
-    """One chain to evaluate: its text, its stages' (name, params) and, in a sweep, the option's value."""
-
-    text: str
-    stages: list[tuple[str, dict]]
-    sweep: dict = field(default_factory=dict)
-
-
-@dataclass
-class Settings:
-    """Everything one evaluation run depends on: ``evaluate``'s options (``sweep`` is only recorded)."""
-
-    folds: int = 10
-    seed: int = 1
-    train_fractions: tuple[float, ...] = (1.0,)
-    classifier: str = "svm"
-    classifier_params: dict = field(default_factory=dict)
-    repeats: int = 1
-    multiclass: bool = False
-    class_spec: str = "last"
-    positive: str | None = None
-    each_class: bool = False
-    min_positives: int = 50
-    stats: bool = False
-    sweep: str | None = None
-    #: Multi-label data (:mod:`filterkit.evaluation_labels`): Mulan's XML naming the labels, the threshold
-    #: (``decision`` or ``pcut``) and whether the chain is fitted once per label (with its ``--label``).
-    labels_file: str | None = None
-    threshold: str = "decision"
-    chain_per_label: bool = False
-
-
-@dataclass
-class Evaluation:
-    """What :func:`evaluate` returns: the document ``evaluate --json`` prints and its renderings; with a
-    test file, also per (chain, task, fraction) its test rows (from 1), truth, scores and decisions."""
-
-    document: dict
-    predictions: list[dict] = field(default_factory=list)
-
-    def table(self, per_task: bool = False) -> str:
-        """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
-        return reports.table(self.document, per_task)
-
-    def json(self) -> str:
-        """The JSON text ``evaluate --json`` prints."""
-        return as_json(self.document)
-
-    def html(self, per_task: bool = False) -> str:
-        """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""
-        return reports.html_page(self.document, per_task)
-
-    def predictions_csv(self) -> str:
-        """The scored test rows as CSV (``evaluate --predictions``): chain, task, train, row, truth, score, decision."""
-        return reports.predictions_csv(self.predictions)
 
 
 @dataclass(frozen=True)
@@ -146,7 +89,8 @@ def evaluate(
     Given ``test`` (a path, or a source called ``test_name``), each chain is fitted on all of ``source``
     and scored once on ``test``'s rows.  A path is read in ``input_format`` (None: by its name) with the
     ``reading`` options; a test file that is not ARFF is read with the training data's header, as ``apply``
-    reads new rows."""
+    reads new rows.  Multi-label data (MEKA's ``-C`` in the relation name, or Mulan's XML
+    ``settings.labels_file``) is evaluated by binary relevance (:mod:`filterkit.evaluation_targets`)."""
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
@@ -154,48 +98,83 @@ def evaluate(
     with contextlib.ExitStack() as stack:
         source, name = stack.enter_context(opened_input(source, name, "<data>", input_format, reading))
         test, test_name = stack.enter_context(opened_input(test, test_name, "<test>", None, reading, source.schema))
+        task = task_of(source.schema, settings)
         registry = load_plugins(plugins_dir) if registry is None else registry
         progress = Progress() if progress is None else progress
-        progress.expect(2 if test is None else 3)
-        dataset, training_rows = read_dataset(source, name, test, test_name, settings, progress)
-        codes = dataset.data.column(dataset.class_index)
-        known = np.flatnonzero(~np.isnan(codes))
-        if len(known) < len(codes):
-            dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
-        in_test = known >= training_rows
-        labels, known_codes = dataset.labels, codes[known].astype(np.int64)
-        counts, test_counts = (np.bincount(known_codes[rows], minlength=len(labels)) for rows in (~in_test, in_test))
-        tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
-        if test is not None:
-            _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
-        with progress.working("drawing the folds"):
-            draws = _draws(known_codes, settings, in_test if test is not None else None)
-        workers = (jobs, engine, scheduler, plugins_dir)
-        grouped, ratios = _cross_validate(registry, dataset, chains, tasks, settings, workers, progress, draws)
+        if task.kind == LABEL_SET and engine != "local":
+            raise FilterkitError(f"--engine {engine} is not made for multi-label data yet: use --jobs")
+        fits_of = target_fits if task.kind == LABEL_SET else class_fits
+        fits = fits_of(task, (source, name, test, test_name), chains, settings, progress)
+        step = "cross-validating" if test is None else "scoring the test file"
+        results = run_fits(registry, fits, chains, settings, (jobs, engine, scheduler, plugins_dir), progress, step)
         progress.finish()
-        extra = {
-            "input": name,
-            "class": dataset.schema.attributes[dataset.class_index].name,
-            "class_counts": dict(zip(labels, counts.tolist())),
-            "chains": [c.text for c in chains],
-            "tasks": tasks,
-            **({"sweep": settings.sweep} if settings.sweep is not None else {}),
+        return fits.evaluation(results)
+
+
+def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], settings: Settings, progress) -> Fits:
+    """The fits of a class's task (``class_task``: :data:`~filterkit.tasks.BINARY`, a task per positive class
+    chosen, or :data:`~filterkit.tasks.MULTICLASS`) on ``inputs`` (source, name, test source or None, test
+    name): the rows read, the tasks chosen, the stratified folds drawn (or the test file's rows), per (chain,
+    task, fold, fraction) one :func:`evaluate_fold`."""
+    source, name, test, test_name = inputs
+    progress.expect(2 if test is None else 3)
+    dataset, training_rows = read_dataset(source, name, test, test_name, settings, progress)
+    codes = dataset.data.column(dataset.class_index)
+    known = np.flatnonzero(~np.isnan(codes))
+    if len(known) < len(codes):
+        dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
+    in_test = known >= training_rows
+    labels, known_codes = dataset.labels, codes[known].astype(np.int64)
+    counts, test_counts = (np.bincount(known_codes[rows], minlength=len(labels)) for rows in (~in_test, in_test))
+    tasks = _tasks(labels, counts, settings, name, cross_validated=test is None)
+    if test is not None:
+        _check_training_file(labels, counts, test_counts, tasks, settings.multiclass, name, test_name)
+    with progress.working("drawing the folds"):
+        draws = _draws(class_task, known_codes, settings, in_test if test is not None else None)
+    items = [
+        (chain, task, fold, fraction, samples[fraction], test_rows)
+        for task in tasks
+        for fold, test_rows, samples in draws
+        for chain in chains
+        for fraction in settings.train_fractions
+    ]
+    extra = {
+        "input": name,
+        "class": dataset.schema.attributes[dataset.class_index].name,
+        "class_counts": dict(zip(labels, counts.tolist())),
+        "chains": [c.text for c in chains],
+        "tasks": tasks,
+        **({"sweep": settings.sweep} if settings.sweep is not None else {}),
+        **({} if test is None else {"test": test_name, "test_rows": int(in_test.sum())}),
+        **({} if test is None else {"test_class_counts": dict(zip(labels, test_counts.tolist()))}),
+    }
+    fold_of = None if test is not None else fold_of_row([rows for _, rows, _ in draws[: settings.folds]], len(known))
+    settings_json = settings_document(settings, int(np.sum(~in_test)), len(codes) - len(known), fold_of, extra)
+    rows = known[in_test] - training_rows + 1
+
+    def evaluation(results: list[dict]) -> Evaluation:
+        grouped: dict[tuple, list] = {}
+        for (chain, task, _, fraction, _, _), result in zip(items, results):
+            grouped.setdefault((chain.text, task, fraction), []).append(result)
+        ratios = {
+            f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws]))
+            for f in settings.train_fractions
         }
-        if test is not None:
-            extra.update(
-                test=test_name, test_rows=int(in_test.sum()), test_class_counts=dict(zip(labels, test_counts.tolist()))
-            )
-        fold_of_row = None if test is not None else _fold_of_row(draws, settings.folds, len(known))
-        left_out = len(codes) - len(known)
-        settings_json = settings_document(settings, int(np.sum(~in_test)), left_out, fold_of_row, extra)
         document = result_document(chains, tasks, settings, grouped, settings_json, ratios)
-        rows = known[in_test] - training_rows + 1
         predictions = [
             {"chain": c, "task": t, "train_fraction": f, "rows": rows, **records[0]}
             for (c, t, f), records in grouped.items()
             if test is not None
         ]
         return Evaluation(document, predictions)
+
+    return Fits(
+        dataset,
+        evaluate_fold,
+        [(chain, task, train, test_rows) for chain, task, _, _, train, test_rows in items],
+        [f"task {task}, fold {fold + 1}, chain '{chain.text}'" for chain, task, fold, *_ in items],
+        evaluation,
+    )
 
 
 @contextlib.contextmanager
@@ -226,26 +205,6 @@ def read_dataset(source, name: str, test, test_name: str, settings: Settings, pr
     check_positive(settings.positive, schema.attributes[class_index], name)
     data, training_rows = read_rows(source, name, test, test_name, settings, progress)
     return Dataset(schema, data, class_index), training_rows
-
-
-def read_rows(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Chunk, int]:
-    """The rows of ``source`` and then of ``test`` (if any; its header checked), and the number of ``source``'s."""
-    schema = source.schema
-
-    def read(source, name: str) -> Chunk:
-        with progress.step(f"reading {name}", source) as meter:
-            return concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
-
-    data = read(source, name)
-    training_rows = data.n_rows
-    if test is not None:
-        difference = schema.first_difference(test.schema)
-        if difference is not None:
-            raise FilterkitError(f"header differs from the training data: {difference}", test_name)
-        if settings.repeats > 1:
-            raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
-        data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
-    return data, training_rows
 
 
 def known_class_rows(dataset: Dataset) -> Dataset:
@@ -327,17 +286,6 @@ def choose_tasks(
     return tasks
 
 
-def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(training rows, test rows) of each stratified fold (scikit-learn's, silent about a small class)."""
-    import warnings
-
-    from sklearn.model_selection import StratifiedKFold
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(codes)), codes))
-
-
 def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int) -> dict[float, np.ndarray]:
     """Per fraction f, ⌈f · n_c⌉ training rows of each class c, each sample inside the next larger one."""
     generator = np.random.default_rng(seed)
@@ -346,48 +294,6 @@ def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int
         fraction: np.sort(np.concatenate([order[: max(1, math.ceil(fraction * len(order)))] for order in orders]))
         for fraction in fractions
     }
-
-
-def refuse_featureless_chain(chain: str, schema: Schema, class_index: int) -> None:
-    """FilterkitError unless the output ``schema`` of ``chain`` leaves the classifier a feature (a numeric
-    attribute, or a nominal one's label, besides the class): naming what the output holds instead."""
-    others = [a for i, a in enumerate(schema.attributes) if i != class_index]
-    if any(a.is_numeric or a.kind == NOMINAL and a.labels for a in others):
-        return
-    kinds = collections.Counter(a.kind for a in others)
-    held = ", ".join(f"{count:,} {kind}" for kind, count in sorted(kinds.items()))
-    held = f"{held} attribute{'s' if len(others) > 1 else ''} and the class" if held else "only the class"
-    raise FilterkitError(
-        f"the chain '{chain}' leaves the classifier no numeric feature (its output: {held}): the classifier reads "
-        "numeric attributes and nominal ones (one-hot), not string or date ones: turn text into word vectors "
-        "with words"
-    )
-
-
-def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matrix:
-    """What a classifier sees: numeric attributes, nominal ones one-hot, others dropped, missing as 0
-    (a ``schema`` :func:`refuse_featureless_chain` accepts); ``class_index`` may be several positions (labels)."""
-    matrix = sp.csr_matrix(chunk.values)
-    blocks = []
-    numeric = schema.positions_of(NUMERIC)
-    numeric = numeric[~np.isin(numeric, class_index)]
-    if len(numeric):
-        blocks.append(matrix[:, numeric])
-    for position in schema.positions_of(NOMINAL).tolist():
-        attribute = schema.attributes[position]
-        if not np.isin(position, class_index):
-            codes = chunk.column(position)
-            rows = np.flatnonzero(~np.isnan(codes))
-            blocks.append(
-                sp.csr_matrix(
-                    (np.ones(len(rows)), (rows, codes[rows].astype(np.int64))),
-                    shape=(chunk.n_rows, len(attribute.labels)),
-                )
-            )
-    features = sp.hstack(blocks, format="csr")
-    features.data = np.nan_to_num(features.data, nan=0.0)
-    features.eliminate_zeros()
-    return features
 
 
 def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, settings: Settings) -> dict:
@@ -470,48 +376,6 @@ def _classify_multiclass(call, dataset: Dataset, train: tuple, test: tuple, sett
     return result, test_classes, scores, predicted
 
 
-class CheckedClassifier:
-    """A classifier made with ``params``: called with a method's name and arguments, it calls it, a failure or
-    (given the ``shape`` expected) a malformed answer becoming a FilterkitError naming the classifier's plugin."""
-
-    def __init__(self, registry, name: str, params: dict):
-        registered = registry.classifiers[name]
-        self.origin = f"classifier '{name}' ({registered.provenance})"
-        self.classifier = called(self.origin, "construction", lambda: registered.value(**params))
-
-    def __call__(self, method: str, *args, shape: tuple | None = None):
-        value = called(self.origin, method, lambda: getattr(self.classifier, method)(*args))
-        return value if shape is None else self._per_row(value, shape, method)
-
-    def provides(self, declaration: str) -> bool:
-        """The classifier's ``declaration`` (``has_weights``…: :data:`CLASSIFIER_DECLARATIONS`), read of this
-        instance; a FilterkitError naming its plugin when reading it raises or it is no bool."""
-        problem = declaration_problem(self.classifier, {declaration: CLASSIFIER_DECLARATIONS[declaration]})
-        if problem is not None:
-            raise FilterkitError(f"{self.origin}: {problem}")
-        return getattr(self.classifier, declaration)
-
-    def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
-        """``values`` as one real number per test row (and per class, for a ``shape`` of two)."""
-        try:
-            array = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
-            array = np.array([np.nan])
-        if array.shape != shape or np.isnan(array).any():
-            what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
-            expected = (
-                f"{shape[0]} test rows (one number per row is expected)"
-                if len(shape) == 1
-                else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
-            )
-            raise self.broken(f"{method} returned {what} for {expected}")
-        return array
-
-    def broken(self, what: str) -> FilterkitError:
-        """The error of an answer that breaks the classifier contract."""
-        return FilterkitError(f"{self.origin} broke the classifier contract: {what}")
-
-
 def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=None):
     """``chain`` fitted on the ``train`` rows: its output's class attribute, what it makes of some rows
     (their classifier features and class codes), and the fitted :class:`Chain`."""
@@ -536,9 +400,9 @@ def fitted_chain(registry, dataset: Dataset, chain: ChainSpec, train, positive=N
     return output_schema.attributes[output_class], prepared, fitted
 
 
-def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:
-    """(fold, test rows, per training fraction its training rows) of each fold of each repeat; with
-    ``in_test`` (a test file's rows) one draw testing those rows."""
+def _draws(task: Task, codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) -> list[tuple]:
+    """(fold, test rows, per training fraction its training rows) of each fold of each repeat (``task``'s
+    folds of the class ``codes``); with ``in_test`` (a test file's rows) one draw testing those rows."""
     fractions = settings.train_fractions
     if in_test is not None:
         training = np.flatnonzero(~in_test)
@@ -546,79 +410,66 @@ def _draws(codes: np.ndarray, settings: Settings, in_test: np.ndarray | None) ->
     return [
         (fold, test, nested_subsamples(train, codes, fractions, repeat_seed(settings.seed, repeat) + fold))
         for repeat in range(settings.repeats)
-        for fold, (train, test) in enumerate(
-            stratified_folds(codes, settings.folds, repeat_seed(settings.seed, repeat))
-        )
+        for fold, (train, test) in enumerate(task.folds(codes, settings.folds, repeat_seed(settings.seed, repeat)))
     ]
 
 
-def _fold_of_row(draws: list[tuple], folds: int, rows: int) -> np.ndarray:
-    fold_of_row = np.zeros(rows, dtype=np.int64)
-    for fold, test, _ in draws[:folds]:
-        fold_of_row[test] = fold
-    return fold_of_row
-
-
-def _cross_validate(registry, dataset: Dataset, chains, tasks, settings: Settings, workers: tuple, progress, draws):
-    """Every (chain, task, fraction)'s fold results over ``draws``, and per fraction the mean ratio of test
-    to training rows; ``workers`` is (jobs, engine, scheduler, plugins_dir)."""
-    fractions = settings.train_fractions
-    items = [
-        (chain, task, fold, fraction, samples[fraction], test)
-        for task in tasks
-        for fold, test, samples in draws
-        for chain in chains
-        for fraction in fractions
-    ]
-    fits = [(chain, task, train, test) for chain, task, _, _, train, test in items]
+def run_fits(registry, fits: Fits, chains, settings: Settings, workers: tuple, progress, step: str) -> list[dict]:
+    """The results of ``fits``, in their order, fitted here, in ``workers`` (jobs, engine, scheduler, plugins
+    folder) processes or on Dask, the same for every task; ``step`` names the fitting on ``progress``."""
     jobs, engine, scheduler, plugins_dir = workers
-    grouped: dict[tuple, list] = {}
-    step = "cross-validating" if len(draws) > 1 else "scoring the test file"  # folds: at least two draws
+    count = len(fits.arguments)
     with contextlib.ExitStack() as stack:
         if engine == "dask":
             results = stack.enter_context(
-                _dask_results(registry, plugins_dir, dataset, chains, fits, settings, scheduler, progress)
+                _dask_results(registry, plugins_dir, fits, chains, settings, scheduler, progress)
             )
-        elif min(jobs, len(fits)) == 1:
-            results = (evaluate_fold(registry, dataset, *fit, settings) for fit in fits)
+        elif min(jobs, count) == 1:
+            results = (fits.score(registry, fits.dataset, *arguments, settings) for arguments in fits.arguments)
         else:
             from joblib import Parallel, delayed
 
-            results = Parallel(n_jobs=min(jobs, len(fits)), return_as="generator")(
-                delayed(_evaluate_in_worker)(plugins_dir, dataset, *fit, settings) for fit in fits
+            results = Parallel(n_jobs=min(jobs, count), return_as="generator")(
+                delayed(score_in_worker)(plugins_dir, fits.score, fits.dataset, arguments, settings)
+                for arguments in fits.arguments
             )
-        meter = stack.enter_context(progress.step(step, items=len(items), unit="fits"))
-        for (chain, task, fold, fraction, _, _), result in zip(items, results):
-            grouped.setdefault((chain.text, task, fraction), []).append(result)
-            meter.advance(detail=f"task {task}, fold {fold + 1}, chain '{chain.text}'")
-    ratios = {f: float(np.mean([len(test) / len(samples[f]) for _, test, samples in draws])) for f in fractions}
-    return grouped, ratios
+        meter = stack.enter_context(progress.step(step, items=count, unit="fits"))
+        scored = []
+        for detail, result in zip(fits.details, results):
+            scored.append(result)
+            meter.advance(detail=detail)
+    return scored
 
 
 @functools.lru_cache(maxsize=4)
-def _worker_registry(plugins_dir):
+def worker_registry(plugins_dir):
+    """The plugins a worker process loads once (from ``plugins_dir``) for every fit it is sent."""
     from filterkit.plugins import load_plugins
 
     return load_plugins(plugins_dir)
 
 
-def _evaluate_in_worker(plugins_dir, dataset: Dataset, chain, task, train, test, settings: Settings):
-    return evaluate_fold(_worker_registry(plugins_dir), dataset, chain, task, train, test, settings)
+def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Settings) -> dict:
+    """``score`` (a :class:`~filterkit.tasks.Fits`' fold) of one fit's ``arguments``, in a worker process."""
+    return score(worker_registry(plugins_dir), dataset, *arguments, settings)
 
 
 @contextlib.contextmanager
-def _dask_results(registry, plugins_dir, dataset: Dataset, chains, fits, settings: Settings, scheduler, progress):
-    """The results of ``fits`` (:func:`evaluate_fold`'s arguments) as tasks on the Dask cluster at
-    ``scheduler`` (None: a local one), in their order; the rows are sent to every worker once."""
+def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings, scheduler, progress):
+    """The results of ``fits`` as tasks on the Dask cluster at ``scheduler`` (None: a local one), in their
+    order; the rows are sent to every worker once."""
     from filterkit.distributed import DaskEngine, results_in_order
 
     with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
         for chain in chains:
             engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
         client = engine.client
-        (shared,) = client.scatter([dataset], broadcast=True)
+        (shared,) = client.scatter([fits.dataset], broadcast=True)
         yield results_in_order(
-            [client.submit(_evaluate_in_worker, engine.plugins_dir, shared, *fit, settings, pure=False) for fit in fits]
+            [
+                client.submit(score_in_worker, engine.plugins_dir, fits.score, shared, arguments, settings, pure=False)
+                for arguments in fits.arguments
+            ]
         )
 
 

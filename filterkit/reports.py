@@ -1,6 +1,7 @@
 """An evaluation's result document (built by :func:`filterkit.evaluation.result_document`) rendered as a
 plain-text table, as a self-contained HTML page with its plots, and as a PNG of the learning curves
-(as JSON by :func:`filterkit.documents.as_json`); and its predictions as CSV.
+(as JSON by :func:`filterkit.documents.as_json`); and its predictions as CSV.  A document of multi-label
+data (its settings name the ``labels``) has a table and page of its own.
 
 Each renderer takes the document (or one read back from ``evaluate --json``).  The plots need matplotlib
 (``pip install 'filterkit-arff[plot]'``); every text in them is drawn literally, never as math or TeX.
@@ -14,9 +15,11 @@ import html
 import io
 import math
 import re
+from dataclasses import dataclass, field
 
-from filterkit.documents import for_terminal
+from filterkit.documents import as_json, for_terminal
 from filterkit.errors import FilterkitError
+from filterkit.labels import LABEL_SEPARATOR
 
 MULTICLASS_LABELS = {"accuracy": "acc", "macro_auc": "macroAUC", "macro_f1": "macroF1", "micro_f1": "microF1"}
 
@@ -37,11 +40,44 @@ LITERAL_TEXT = {"text.usetex": False, "text.parse_math": False}
 SVG_SETTINGS = {"svg.hashsalt": "filterkit", "svg.fonttype": "none"}
 
 
+@dataclass
+class Evaluation:
+    """What :func:`filterkit.evaluation.evaluate` returns, whatever the task: the document ``evaluate --json``
+    prints and its renderings; with a test file, also per (chain, task, fraction) its test rows (from 1),
+    truth, scores and decisions (of multi-label data per chain its test rows, truth and predicted label sets,
+    rows × labels)."""
+
+    document: dict
+    predictions: list[dict] = field(default_factory=list)
+
+    def table(self, per_task: bool = False) -> str:
+        """The text table ``evaluate`` prints (``per_task``: also a row per task)."""
+        return table(self.document, per_task)
+
+    def json(self) -> str:
+        """The JSON text ``evaluate --json`` prints."""
+        return as_json(self.document)
+
+    def html(self, per_task: bool = False) -> str:
+        """The self-contained HTML page ``evaluate --report`` writes (needs matplotlib)."""
+        return html_page(self.document, per_task)
+
+    def predictions_csv(self) -> str:
+        """The scored test rows as CSV (``evaluate --predictions``): chain, task, train, row, truth, score,
+        decision; of multi-label data chain, row and the true and predicted label sets."""
+        labels = self.document["settings"].get("labels")
+        if labels is not None:
+            return label_set_predictions_csv(labels, self.predictions)
+        return predictions_csv(self.predictions)
+
+
 def table(document: dict, per_task: bool = False) -> str:
     """The plain-text table ``evaluate`` prints: one row per chain (and fraction), macro-averaged over tasks
     (``per_task``: also one row per task); then, when the document has them, the spread over repeats, the
     break-even and micro-averages, and the paired tests; its texts escaped
     (:func:`filterkit.documents.for_terminal`)."""
+    if "labels" in document["settings"]:
+        return _label_set_table(document)
     document = for_terminal(document)
     if document["settings"].get("multiclass"):
         return _multiclass_table(document)
@@ -58,7 +94,10 @@ def table(document: dict, per_task: bool = False) -> str:
 
 def html_page(document: dict, per_task: bool = False) -> str:
     """The self-contained HTML report: the settings in words, the results and paired tests as tables and
-    the figures as inline SVG, each dot naming its task and values on hover."""
+    the figures as inline SVG, each dot naming its task and values on hover; of multi-label data
+    (:func:`_label_set_page`) the table and per chain after the first each label's F1 against the first's."""
+    if "labels" in document["settings"]:
+        return _label_set_page(document)
     matplotlib = require_matplotlib("--report")
     tips: dict[str, str] = {}
     with matplotlib.rc_context({**LITERAL_TEXT, **SVG_SETTINGS}):
@@ -176,6 +215,24 @@ def predictions_csv(predictions: list[dict]) -> str:
     return buffer.getvalue()
 
 
+def label_set_predictions_csv(labels: list[str], predictions: list[dict]) -> str:
+    """Each test row's label sets as CSV: chain, row, truth, predicted (the names of ``labels`` joined by ``|``),
+    from ``predictions`` (per chain its rows, truth and predicted, rows × labels)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["chain", "row", "truth", "predicted"])
+    joined = [label for label in labels if LABEL_SEPARATOR in label]
+    if joined:
+        raise FilterkitError(f"--predictions: label '{joined[0]}' holds {LABEL_SEPARATOR}, which joins label names")
+    for entry in predictions:
+        for row, truth, predicted in zip(entry["rows"], entry["truth"], entry["predicted"]):
+            sets = (
+                LABEL_SEPARATOR.join(label for label, on in zip(labels, chosen) if on) for chosen in (truth, predicted)
+            )
+            writer.writerow([entry["chain"], int(row), *sets])
+    return buffer.getvalue()
+
+
 def _short_means(document: dict, row: dict, measure: str) -> list[str]:
     """Where ``row``'s mean of ``measure`` leaves folds out (a fold without the measure, e.g. an AUC-less
     test fold of one class): ``task T over k of n folds`` for each of its tasks (a macro row's: every task)."""
@@ -284,6 +341,86 @@ def _multiclass_table(document: dict) -> str:
     for comparison in document.get("paired", []):
         lines += _paired_lines(comparison, multiclass=True)
     return "\n".join(lines + _footnote(notes)) + "\n"
+
+
+def _label_set_table(document: dict) -> str:
+    """The text ``evaluate`` prints on multi-label data: a row per chain (micro/macro F1, Hamming loss,
+    subset accuracy), each label's positives and F1 under each chain, and each chain against the first; its texts
+    escaped (:func:`filterkit.documents.for_terminal`)."""
+    document = for_terminal(document)
+    settings, results = document["settings"], document["results"]
+    where = (
+        f"scored on {settings['test']} ({settings['test_rows']} rows), trained on {settings['rows']} rows"
+        if "test" in settings
+        else f"{settings['folds']}-fold CV (iterative stratification), {settings['rows']} rows"
+    )
+    lines = [
+        f"{where}, seed {settings['seed']}, classifier {settings['classifier']}; {len(settings['labels'])} labels "
+        f"(cardinality {settings['cardinality']:.3f}), binary relevance, threshold {settings['threshold']}, "
+        f"chain fitted {settings['chain_fitted']}"
+    ]
+    width = max(len("chain"), *(len(result["chain"]) for result in results))
+    lines.append(f"{'chain':<{width}}  {'microF1':>8}  {'macroF1':>8}  {'Hamming':>8}  {'exact':>8}")
+    for result in results:
+        figures = (result[m] for m in ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy"))
+        lines.append(f"{result['chain']:<{width}}  " + "  ".join(f"{value:>8.3f}" for value in figures))
+    label_width = max(len("label"), *(len(label) for label in settings["labels"]))
+    lines.append("per label, F1 under chain 1, 2, … (the rows above, in order):")
+    lines.append(
+        f"{'label':<{label_width}}  {'positives':>9}  "
+        + "  ".join(f"{f'chain {i + 1}':>8}" for i in range(len(results)))
+    )
+    for label in settings["labels"]:
+        entries = [result["per_label"][label] for result in results]
+        f1s = "  ".join(f"{entry['f1']:>8.3f}" for entry in entries)
+        lines.append(f"{label:<{label_width}}  {entries[0]['positives']:>9}  {f1s}")
+    for paired in document.get("paired", []):
+        over = paired["f1_over_labels"]
+        p = "n/a" if over["wilcoxon_p"] is None else f"{over['wilcoxon_p']:.3g}"
+        lines.append(
+            f"'{paired['chain']}' against '{paired['baseline']}': per-label F1 {over['difference']:+.3f} on average, "
+            f"{over['wins']} win(s), {over['ties']} tie(s), {over['losses']} loss(es) over labels, Wilcoxon p {p}"
+        )
+        if "micro_f1_over_folds" in paired:
+            folds = paired["micro_f1_over_folds"]
+            p = "n/a" if folds["corrected_t"]["p"] is None else f"{folds['corrected_t']['p']:.3g}"
+            lines.append(
+                f"  micro-F1 over folds: {folds['wins']} win(s), {folds['ties']} tie(s), {folds['losses']} loss(es), "
+                f"corrected resampled t-test p {p}"
+            )
+        if "subset_mcnemar" in paired:
+            test = paired["subset_mcnemar"]
+            lines.append(
+                f"  McNemar on exact label sets: {test['only_chain_right']} row(s) right only under the chain, "
+                f"{test['only_baseline_right']} only under the baseline, p {test['p']:.3g}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _label_set_page(document: dict) -> str:
+    """The self-contained HTML page of a multi-label evaluation: :func:`_label_set_table` and, per chain after the
+    first, the scatter of its per-label F1 against the first's (evaluate's per-task scatter, a dot per label)."""
+    matplotlib = require_matplotlib("--report")
+    results = document["results"]
+    tips: dict[str, str] = {}
+    per_label = [
+        {"chain": result["chain"], "task": label, "f1": entry["f1"], "train_fraction": 1.0}
+        for result in results
+        for label, entry in result["per_label"].items()
+    ]
+    with matplotlib.rc_context({**LITERAL_TEXT, **SVG_SETTINGS}):
+        scatters = [
+            _scatter_figure(per_label, results[0]["chain"], result["chain"], 1.0, tips, "label")
+            for result in results[1:]
+        ]
+        figures = "".join(_svg_figure(figure, title, tips) for figure, title in scatters)
+    title = html.escape(f"filterkit evaluate: {document['settings']['input']}")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        "<style>body{font-family:sans-serif;margin:2em;max-width:80em}figure{display:inline-block;margin:1em}"
+        f"svg{{max-width:100%;height:auto}}</style></head><body><h1>{title}</h1>"
+        f"<pre>{html.escape(_label_set_table(document))}</pre>{figures}</body></html>\n"
+    )
 
 
 def _cell(value) -> str:

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from chain_helpers import FIXTURE_PLUGINS, REAL
-from filterkit.evaluation import choose_tasks, nested_subsamples, stratified_folds
+from filterkit.evaluation import choose_tasks, nested_subsamples
 from filterkit.measures import measures
+from filterkit.tasks import stratified_folds
 from filterkit_plugins.classifiers import (
     AdaptiveSVM,
     LinearSVM,

@@ -14,14 +14,9 @@ import pytest
 
 from filterkit.arff.reader import read_arff
 from filterkit.evaluation import ChainSpec, Settings
-from filterkit.evaluation_labels import (
-    LabelledData,
-    iterative_stratification,
-    label_fold,
-    label_measures,
-    pcut_threshold,
-)
+from filterkit.evaluation_targets import LabelledData, label_fold, label_measures, pcut_threshold
 from filterkit.plugins import load_plugins
+from filterkit.tasks import iterative_stratification
 
 DATA = Path(__file__).parent / "data" / "multilabel"
 REUTERS = DATA / "reuters-grain-corn.arff"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields, replace
 import click
 from click.core import ParameterSource
 
-from filterkit import evaluation_labels, reports
+from filterkit import evaluation, reports
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand, check_distinct, check_format_options
 from filterkit.commands.options import (
@@ -29,7 +29,7 @@ from filterkit.commands.options import (
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
-from filterkit.evaluation_labels import THRESHOLDS, LabelEvaluation
+from filterkit.evaluation_targets import THRESHOLDS
 from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
@@ -302,7 +302,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
     rendered = _checked_outputs(input_path, test_path, **outputs)
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
-    result = evaluation_labels.evaluate(
+    result = evaluation.evaluate(
         input_path,
         chains,
         settings,
@@ -316,7 +316,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         input_format=input_format,
         reading=reading,
     )
-    if isinstance(result, LabelEvaluation) and outputs["plot"]:
+    if "labels" in result.document["settings"] and outputs["plot"]:
         raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
     for key, missing in (("rows_with_missing_class_left_out", "class"), ("rows_with_missing_labels_left_out", "label")):
         left_out = result.document["settings"].get(key)

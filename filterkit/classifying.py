@@ -1,0 +1,99 @@
+"""What a classifier sees of a chain's output and how it is called, for ``evaluate`` and ``train`` alike:
+:func:`classifier_matrix` (numeric attributes, nominal ones one-hot), :func:`refuse_featureless_chain` and
+:class:`CheckedClassifier` (a classifier plugin's answers checked against the classifier contract)."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import scipy.sparse as sp
+
+from filterkit.classifier import CLASSIFIER_DECLARATIONS
+from filterkit.contract import called, declaration_problem
+from filterkit.errors import FilterkitError
+from filterkit.schema import NOMINAL, NUMERIC, Chunk, Schema
+
+
+def refuse_featureless_chain(chain: str, schema: Schema, class_index: int) -> None:
+    """FilterkitError unless the output ``schema`` of ``chain`` leaves the classifier a feature (a numeric
+    attribute, or a nominal one's label, besides the class): naming what the output holds instead."""
+    others = [a for i, a in enumerate(schema.attributes) if i != class_index]
+    if any(a.is_numeric or a.kind == NOMINAL and a.labels for a in others):
+        return
+    kinds = collections.Counter(a.kind for a in others)
+    held = ", ".join(f"{count:,} {kind}" for kind, count in sorted(kinds.items()))
+    held = f"{held} attribute{'s' if len(others) > 1 else ''} and the class" if held else "only the class"
+    raise FilterkitError(
+        f"the chain '{chain}' leaves the classifier no numeric feature (its output: {held}): the classifier reads "
+        "numeric attributes and nominal ones (one-hot), not string or date ones: turn text into word vectors "
+        "with words"
+    )
+
+
+def classifier_matrix(schema: Schema, chunk: Chunk, class_index) -> sp.csr_matrix:
+    """What a classifier sees: numeric attributes, nominal ones one-hot, others dropped, missing as 0
+    (a ``schema`` :func:`refuse_featureless_chain` accepts); ``class_index`` may be several positions (labels)."""
+    matrix = sp.csr_matrix(chunk.values)
+    blocks = []
+    numeric = schema.positions_of(NUMERIC)
+    numeric = numeric[~np.isin(numeric, class_index)]
+    if len(numeric):
+        blocks.append(matrix[:, numeric])
+    for position in schema.positions_of(NOMINAL).tolist():
+        attribute = schema.attributes[position]
+        if not np.isin(position, class_index):
+            codes = chunk.column(position)
+            rows = np.flatnonzero(~np.isnan(codes))
+            blocks.append(
+                sp.csr_matrix(
+                    (np.ones(len(rows)), (rows, codes[rows].astype(np.int64))),
+                    shape=(chunk.n_rows, len(attribute.labels)),
+                )
+            )
+    features = sp.hstack(blocks, format="csr")
+    features.data = np.nan_to_num(features.data, nan=0.0)
+    features.eliminate_zeros()
+    return features
+
+
+class CheckedClassifier:
+    """A classifier made with ``params``: called with a method's name and arguments, it calls it, a failure or
+    (given the ``shape`` expected) a malformed answer becoming a FilterkitError naming the classifier's plugin."""
+
+    def __init__(self, registry, name: str, params: dict):
+        registered = registry.classifiers[name]
+        self.origin = f"classifier '{name}' ({registered.provenance})"
+        self.classifier = called(self.origin, "construction", lambda: registered.value(**params))
+
+    def __call__(self, method: str, *args, shape: tuple | None = None):
+        value = called(self.origin, method, lambda: getattr(self.classifier, method)(*args))
+        return value if shape is None else self._per_row(value, shape, method)
+
+    def provides(self, declaration: str) -> bool:
+        """The classifier's ``declaration`` (``has_weights``…: :data:`CLASSIFIER_DECLARATIONS`), read of this
+        instance; a FilterkitError naming its plugin when reading it raises or it is no bool."""
+        problem = declaration_problem(self.classifier, {declaration: CLASSIFIER_DECLARATIONS[declaration]})
+        if problem is not None:
+            raise FilterkitError(f"{self.origin}: {problem}")
+        return getattr(self.classifier, declaration)
+
+    def _per_row(self, values, shape: tuple, method: str) -> np.ndarray:
+        """``values`` as one real number per test row (and per class, for a ``shape`` of two)."""
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            array = np.array([np.nan])
+        if array.shape != shape or np.isnan(array).any():
+            what = "NaN" if array.shape == shape else f"values of shape {np.shape(values)}"
+            expected = (
+                f"{shape[0]} test rows (one number per row is expected)"
+                if len(shape) == 1
+                else f"{shape[0]} test rows and {shape[1]} classes (one number per row and class is expected)"
+            )
+            raise self.broken(f"{method} returned {what} for {expected}")
+        return array
+
+    def broken(self, what: str) -> FilterkitError:
+        """The error of an answer that breaks the classifier contract."""
+        return FilterkitError(f"{self.origin} broke the classifier contract: {what}")

@@ -1,0 +1,184 @@
+"""The task seam: what a run is asked (:class:`Settings`, :class:`ChainSpec`), what the data and settings make
+to learn, decided once (:func:`task_of`, as scikit-learn's ``type_of_target``: a :class:`Task`, which draws
+its folds), and what evaluating it needs of its implementation (:class:`Fits`: the rows, how one fold is
+fitted and scored, the result document of them).
+
+A class attribute makes a binary task (each positive class against the rest, one task per class chosen) or,
+with ``multiclass``, one task of every class at once (:func:`filterkit.evaluation.class_fits`); multi-label
+data, several two-valued target attributes a row (MEKA's ``-C``, or Mulan's XML), makes a label set
+(:func:`filterkit.evaluation_targets.target_fits`).  Every task's fits run in one loop
+(:func:`filterkit.evaluation.run_fits`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+from filterkit.labels import NamedLabels, label_names, mulan_labels
+from filterkit.schema import Chunk, Schema, concatenate
+
+if TYPE_CHECKING:
+    from filterkit.reports import Evaluation
+
+BINARY = "binary"
+MULTICLASS = "multi-class"
+LABEL_SET = "label set"
+
+
+@dataclass
+class ChainSpec:
+    """One chain to evaluate: its text, its stages' (name, params) and, in a sweep, the option's value."""
+
+    text: str
+    stages: list[tuple[str, dict]]
+    sweep: dict = field(default_factory=dict)
+
+
+@dataclass
+class Settings:
+    """Everything one evaluation run depends on: ``evaluate``'s options (``sweep`` is only recorded)."""
+
+    folds: int = 10
+    seed: int = 1
+    train_fractions: tuple[float, ...] = (1.0,)
+    classifier: str = "svm"
+    classifier_params: dict = field(default_factory=dict)
+    repeats: int = 1
+    multiclass: bool = False
+    class_spec: str = "last"
+    positive: str | None = None
+    each_class: bool = False
+    min_positives: int = 50
+    stats: bool = False
+    sweep: str | None = None
+    #: Multi-label data (:mod:`filterkit.evaluation_targets`): Mulan's XML naming the labels, the threshold
+    #: (``decision`` or ``pcut``) and whether the chain is fitted once per label (with its ``--label``).
+    labels_file: str | None = None
+    threshold: str = "decision"
+    chain_per_label: bool = False
+
+
+@dataclass
+class Fits:
+    """The fits of one evaluation, before they run: ``score(registry, dataset, *arguments, settings)`` fits
+    and scores one fold for each of ``arguments`` (its progress line: the ``details`` beside it), and
+    ``evaluation`` makes the :class:`~filterkit.reports.Evaluation` of their results, in their order."""
+
+    dataset: Any
+    score: Callable[..., dict]
+    arguments: list[tuple]
+    details: list[str]
+    evaluation: Callable[[list[dict]], Evaluation]
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a data set and the settings make to learn: its ``kind`` (:data:`BINARY`, :data:`MULTICLASS` or
+    :data:`LABEL_SET`) and, of a label set, its target attributes' names (``targets``) and Mulan's XML
+    naming them (``named``, if given)."""
+
+    kind: str
+    targets: tuple[str, ...] = ()
+    named: NamedLabels | None = None
+
+    def folds(self, truth: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(training rows, test rows) of each of ``folds`` seeded folds of the rows of ``truth``: a class's
+        codes, stratified (:func:`stratified_folds`), or a label set's rows × targets, by iterative
+        stratification (:func:`iterative_stratification`), so that a rare label reaches every fold."""
+        if self.kind != LABEL_SET:
+            return stratified_folds(truth, folds, seed)
+        fold_of = iterative_stratification(truth, folds, seed)
+        return [(np.flatnonzero(fold_of != fold), np.flatnonzero(fold_of == fold)) for fold in range(folds)]
+
+
+def task_of(schema: Schema, settings: Settings) -> Task:
+    """The task of data of ``schema`` under ``settings``: a label set when it has target attributes (MEKA's
+    ``-C`` in the relation name, or Mulan's XML ``settings.labels_file``), else a class's, binary or (with
+    ``settings.multiclass``) multi-class; FilterkitError for a label-set option on data of a class."""
+    named = None if settings.labels_file is None else mulan_labels(settings.labels_file)
+    targets = label_names(schema, named)
+    if targets:
+        return Task(LABEL_SET, targets, named)
+    if settings.threshold != "decision" or settings.chain_per_label:
+        option = "--chain-per-label" if settings.chain_per_label else f"--threshold {settings.threshold}"
+        raise FilterkitError(f"{option} needs multi-label data (MEKA's -C in the relation name, or --labels FILE.xml)")
+    return Task(MULTICLASS if settings.multiclass else BINARY)
+
+
+def read_rows(source, name: str, test, test_name: str, settings: Settings, progress) -> tuple[Chunk, int]:
+    """The rows of ``source`` and then of ``test`` (if any; its header checked), and the number of ``source``'s."""
+    schema = source.schema
+
+    def read(source, name: str) -> Chunk:
+        with progress.step(f"reading {name}", source) as meter:
+            return concatenate(list(meter.counted(source.chunks())), len(schema), schema.text_columns())
+
+    data = read(source, name)
+    training_rows = data.n_rows
+    if test is not None:
+        difference = schema.first_difference(test.schema)
+        if difference is not None:
+            raise FilterkitError(f"header differs from the training data: {difference}", test_name)
+        if settings.repeats > 1:
+            raise FilterkitError("a test file is scored once: --repeats needs cross-validation", test_name)
+        data = concatenate([data, read(test, test_name)], len(schema), schema.text_columns())
+    return data, training_rows
+
+
+def stratified_folds(codes: np.ndarray, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(training rows, test rows) of each stratified fold (scikit-learn's, silent about a small class)."""
+    import warnings
+
+    from sklearn.model_selection import StratifiedKFold
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(codes)), codes))
+
+
+def iterative_stratification(truth: np.ndarray, folds: int, seed: int) -> np.ndarray:
+    """Each row's fold (0 … ``folds`` − 1) by Sechidis, Tsoumakas & Vlahavas's iterative stratification
+    (ECML PKDD 2011, Algorithm 1) of the rows × labels ``truth``: the label with the fewest rows still to
+    place goes first, each of its rows to the fold that most lacks that label's positives (then the fold
+    that most lacks rows, then one of those at random); rows without a label go last, to the folds that
+    most lack rows.  ``seed`` orders the rows and breaks the ties."""
+    generator = np.random.default_rng(seed)
+    order = generator.permutation(len(truth))
+    ordered = np.asarray(truth, dtype=bool)[order]
+    # Each fold's wants, times ``folds`` to stay integers: a label's positives (or the rows) minus folds · placed.
+    label_wants = np.tile(ordered.sum(axis=0).astype(np.int64), (folds, 1))
+    row_wants = np.full(folds, len(ordered), dtype=np.int64)
+    remaining = ordered.sum(axis=0).astype(np.int64)
+    fold_of = np.full(len(ordered), -1, dtype=np.int64)
+
+    def place(row: int, wants: np.ndarray) -> None:
+        tied = np.flatnonzero(wants == wants.max())
+        tied = tied[row_wants[tied] == row_wants[tied].max()]
+        fold = int(tied[0] if len(tied) == 1 else generator.choice(tied))
+        fold_of[row] = fold
+        label_wants[fold] -= folds * ordered[row]
+        row_wants[fold] -= folds
+        remaining[:] -= ordered[row]
+
+    while remaining.any():
+        fewest = np.flatnonzero(remaining == remaining[remaining > 0].min())
+        label = int(fewest[0] if len(fewest) == 1 else generator.choice(fewest))
+        for row in np.flatnonzero(ordered[:, label] & (fold_of < 0)).tolist():
+            place(row, label_wants[:, label])
+    for row in np.flatnonzero(fold_of < 0).tolist():
+        place(row, row_wants)
+    fold_of_row = np.empty_like(fold_of)
+    fold_of_row[order] = fold_of
+    return fold_of_row
+
+
+def fold_of_row(test_rows: list[np.ndarray], rows: int) -> np.ndarray:
+    """Each of ``rows`` rows' fold: the position in ``test_rows`` (each fold's test rows) of the one testing it."""
+    fold_of = np.zeros(rows, dtype=np.int64)
+    for fold, tested in enumerate(test_rows):
+        fold_of[tested] = fold
+    return fold_of
