@@ -174,7 +174,7 @@ class ExactSums:
         return np.where(negative, -result, result)
 
 
-def _sums_of_rows(weights: np.ndarray | None, rows: np.ndarray) -> ExactSums | None:
+def sums_of_rows(weights: np.ndarray | None, rows: np.ndarray) -> ExactSums | None:
     """The exact weights of the given rows, or None for unit weights."""
     return None if weights is None else ExactSums.of_weights(weights[rows])
 

@@ -23,7 +23,9 @@ from filterkit.stage import (
     DECLARED_ACCEPTS,
     DECLARED_WIDENING_HINT,
     Context,
+    KeptPass,
     Stage,
+    ValueMapped,
     refuse_negative_values,
     refuse_unaccepted_input,
 )
@@ -156,7 +158,7 @@ class Chain:
         statistics; ``filterkit update``: those of the rows the chain was fitted on before).
 
         With ``keep``, each pass keeps the chunks its stage is given there, or the stage's own form of them
-        when it :attr:`~Stage.keeps_fit_pass` (not chunks holding text: reading and cutting documents again costs
+        when it :attr:`~KeptPass.keeps_fit_pass` (not chunks holding text: reading and cutting documents again costs
         less than keeping them), and the next pass reads them back instead of the input and the stages before:
         where every pass keeps, the input is read, and each stage's work done, once.  A pass that cannot keep (past
         the bound of :class:`KeptChunks`, a full temporary folder) leaves the pass before it to be read.  ``keep``
@@ -167,7 +169,8 @@ class Chain:
 
         def statistics_of(position: int, stage: Stage):
             statistics = guarded(stage, "fit", stage.new_statistics) if start is None else start(position, stage)
-            own_form = declared(stage, "keeps_fit_pass")
+            kept_pass = stage if isinstance(stage, KeptPass) and declared(stage, "keeps_fit_pass") else None
+            own_form = kept_pass is not None
             kept_before = keep if keep is not None and keep.stage_position is not None else None
             # a source whose passes read its chunks parsed already gains nothing by a copy of them
             parsed_already = kept_before is None and position == 0 and getattr(source, "rereads_chunks", False)
@@ -183,7 +186,7 @@ class Chain:
                         if filling is None:
                             statistics = guarded(stage, "fit", stage.accumulate, statistics, chunk)
                             continue
-                        statistics = self._accumulated_keeping(position, stage, statistics, chunk, own_form, filling)
+                        statistics = self._accumulated_keeping(position, stage, statistics, chunk, kept_pass, filling)
                         if filling.stage_position is None:
                             filling = None  # given up (closed): the rest of this pass keeps nothing
                 if keep is not None and filling is not None and filling.stage_position is not None:
@@ -197,17 +200,18 @@ class Chain:
 
     @staticmethod
     def _accumulated_keeping(
-        position: int, stage: Stage, statistics: Any, chunk: Chunk, own_form: bool, filling: KeptChunks
+        position: int, stage: Stage, statistics: Any, chunk: Chunk, kept_pass: KeptPass | None, filling: KeptChunks
     ) -> Any:
         """``stage``'s statistics with ``chunk`` added, the chunk kept in ``filling``: in the stage's own form
-        (:meth:`Stage.accumulate_kept`), else as it is given, unless it holds text (string attributes)."""
-        if not own_form:
+        when it keeps one (``kept_pass``, the stage: :meth:`KeptPass.accumulate_kept`), else as it is given,
+        unless it holds text (string attributes)."""
+        if kept_pass is None:
             if chunk.text_lengths():
                 filling.give_up()
             else:
                 filling.keep(position, chunk, None, own_form=False)
             return guarded(stage, "fit", stage.accumulate, statistics, chunk)
-        statistics, kept = kept_form(stage, guarded(stage, "fit", stage.accumulate_kept, statistics, chunk))
+        statistics, kept = kept_form(stage, guarded(stage, "fit", kept_pass.accumulate_kept, statistics, chunk))
         if kept.n_rows != chunk.n_rows:
             raise broken(stage, "fit", f"accumulate_kept kept {kept.n_rows} rows of {chunk.n_rows}")
         # a kept form that cannot be saved (text not strings, arrays of objects) is the stage's fault
@@ -264,10 +268,12 @@ class Chain:
         return self
 
     def _derived_statistics(self, position: int, stage: Stage, progress: Progress):
-        """``stage``'s statistics derived by the stage before it (:meth:`Stage.statistics_for`), or None."""
+        """``stage``'s statistics derived by the stage before it (:meth:`ValueMapped.statistics_for`), or None."""
         if position == 0 or not declared(self.stages[position - 1], "learns"):
             return None
         previous = self.stages[position - 1]
+        if not isinstance(previous, ValueMapped):
+            return None
         with progress.working(f"fitting {stage.name}: deriving its statistics from those of stage '{previous.name}'"):
             return guarded(previous, "fit", previous.statistics_for, stage)
 
@@ -288,12 +294,13 @@ class Chain:
     ) -> Iterator[Chunk]:
         """The chunks stage ``end`` is given (the output, at the chain's length), made from the ``kept`` chunks,
         each ``counted`` as read: through the stages from the one that kept them, or, in its own form, through
-        its :meth:`~Stage.transform_kept`, checked as :meth:`transform` checks a stage, then those after it."""
+        its :meth:`~KeptPass.transform_kept`, checked as :meth:`transform` checks a stage, then those after it."""
         position = kept.stage_position
         assert position is not None, "no chunk was kept"
         if not kept.own_form:
             return self._through(counted(chunk for chunk, _ in kept.chunks()), self.stages[position:end])
         stage = self.stages[position]
+        assert isinstance(stage, KeptPass), "only a KeptPass keeps its own form"
         contract = guarded(stage, "transform", OutputContract.of, stage)
 
         def finished() -> Iterator[Chunk]:
@@ -368,7 +375,9 @@ def transform_plan(stages: list[Stage]) -> TransformPlan:
     (a map asks every feature where 0 goes: at 13,000 words most of a one-row transform)."""
     contracts = [guarded(stage, "transform", OutputContract.of, stage) for stage in stages]
     maps = [
-        None if contract.class_in != contract.class_out else guarded(stage, "transform", stage.stored_values_map)
+        guarded(stage, "transform", stage.stored_values_map)
+        if isinstance(stage, ValueMapped) and contract.class_in == contract.class_out
+        else None
         for stage, contract in zip(stages, contracts)
     ]
     # a stage that accepts no negative value is given a chunk it can check: it starts a step

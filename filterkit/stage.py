@@ -6,6 +6,12 @@ sees the input schema; a stage that *learns* accumulates mergeable statistics ov
 (:meth:`accumulate`, :meth:`merge`) and turns them into fitted state (:meth:`finalize`); then
 :meth:`transform` maps chunks.  Fitted state is plain numbers, lists and numpy arrays
 (:meth:`state`, :meth:`load_state`), so a model file holds it without pickle.
+
+That core is all a stage must have.  What only some stages do is a small protocol each opts into by
+inheriting it, which the chain tests with ``isinstance``, as Weka's ``UpdateableClassifier`` and
+``StreamableFilter`` are: :class:`ValueMapped` (an elementwise map of values, from which its transform
+comes), :class:`KeptPass` (a fitting pass kept in a form of its own), :class:`Updatable` (statistics a
+model saves for ``filterkit update``) and :class:`Explainable` (counts behind its output, for ``explain``).
 """
 
 from __future__ import annotations
@@ -210,6 +216,10 @@ class Provenance:
         return f"plugin '{self.plugin}', distribution '{self.distribution}{version}'"
 
 
+#: Filled once the protocols are defined (below :class:`Stage`).
+_ADOPTED_BY: dict[type, frozenset[str]] = {}
+
+
 class Stage(Configurable):
     """Base class of every chain stage (see the module docstring): it declares whether it ``learns``,
     its fitted arrays (``state_arrays``) and what the contract (:mod:`filterkit.contract`) must allow:
@@ -220,11 +230,6 @@ class Stage(Configurable):
     state_arrays: ClassVar[dict[str, StateArray]] = {}
     filters_rows: ClassVar[bool] = False
     changes_class: ClassVar[bool] = False
-    #: Whether its fitting pass keeps each chunk in the form :meth:`transform_kept` finishes
-    #: (:meth:`accumulate_kept`), so that the passes after it (the fit's and the one writing the output) read
-    #: that form back instead of the input, and do not run this stage's work or the stages' before it again.
-    #: Without it a pass keeps the chunks the stage is given, but not chunks holding text (string attributes).
-    keeps_fit_pass: ClassVar[bool] = False
     #: Set by the plugin registry when it makes the stage (None for a stage made directly).
     provenance: Provenance | None = None
     #: The option that avoids a much wider output, said in the chain's warning (:func:`filterkit.runner.widening`);
@@ -240,7 +245,8 @@ class Stage(Configurable):
     examples: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     def __init_subclass__(cls, **kwargs: Any):
-        """A subclass that defines ``fitted``, the old name of ``learns``, learns by it (DeprecationWarning)."""
+        """A subclass that defines ``fitted``, the old name of ``learns``, learns by it (DeprecationWarning); one
+        that defines a protocol's methods (:data:`_ADOPTED_BY`) without naming the protocol is made its subclass."""
         super().__init_subclass__(**kwargs)
         if "fitted" in vars(cls) and "learns" not in vars(cls):
             warnings.warn(
@@ -249,9 +255,10 @@ class Stage(Configurable):
                 stacklevel=2,
             )
             cls.learns = vars(cls)["fitted"]
-        if "transform" in vars(cls) and not {"value_map", "stored_values_map"} & set(vars(cls)):
-            # what a class above derives from its transform does not describe this one's
-            cls.stored_values_map = cls.statistics_for = _none  # type: ignore[method-assign, assignment]
+        for protocol, methods in _ADOPTED_BY.items():
+            if not issubclass(cls, protocol) and not methods.isdisjoint(vars(cls)):
+                # written before the protocols: it implements one without naming it, as the plugin API let it
+                cls.__bases__ = (*(base for base in cls.__bases__ if base is not Stage), protocol)
 
     @property
     def fitted(self) -> bool:
@@ -292,16 +299,6 @@ class Stage(Configurable):
         """Statistics updated with one chunk of training rows."""
         raise NotImplementedError
 
-    def accumulate_kept(self, statistics: Any, chunk: Chunk) -> tuple[Any, Chunk]:
-        """For a stage that :attr:`keeps_fit_pass`: :meth:`accumulate`'s statistics, and ``chunk`` (its rows, in
-        order) in a form of its choosing that :meth:`transform_kept` turns into its output once fitted."""
-        raise NotImplementedError
-
-    def transform_kept(self, kept: Chunk) -> Chunk:
-        """The output of the chunk whose kept form (:meth:`accumulate_kept`) is ``kept``: what
-        :meth:`transform` makes of that chunk, to the bit."""
-        raise NotImplementedError
-
     def merge(self, first: Any, second: Any) -> Any:
         """Statistics of two disjoint parts of the data, combined: by default ``first.merge(second)``."""
         if not callable(getattr(first, "merge", None)):
@@ -315,53 +312,29 @@ class Stage(Configurable):
         """Turn the statistics of all training rows into fitted state."""
         raise NotImplementedError
 
-    def statistics_for(self, following: "Stage") -> Any:
-        """The statistics ``following`` (the next stage, prepared) would gather in a pass over this
-        stage's training output, derived from this stage's own (called right after :meth:`finalize`);
-        None (the default) when they cannot be derived exactly."""
-        return None
+    # The four methods below belong to the protocols (:class:`Updatable`, :class:`Explainable`); they stay
+    # here, with these defaults, until filterkit.updating and filterkit.trained ask isinstance.
 
     def saved_statistics(self, statistics: Any) -> dict:
-        """For a model saved ``--updatable`` (:mod:`filterkit.updating`): the statistics of :meth:`accumulate`
-        as plain numbers, strings, lists, dicts and numpy arrays, the same whatever order the rows came in
-        (the class counts of :mod:`filterkit.statistics` are saved without it); by default none can be."""
+        """None can be saved: see :meth:`Updatable.saved_statistics`."""
         raise FilterkitError(f"stage '{self.name}' cannot save its statistics, so a model holding it cannot be updated")
 
     def loaded_statistics(self, saved: dict) -> Any:
-        """The statistics :meth:`saved_statistics` gave (after :meth:`prepare`); FilterkitError where they do
-        not fit the stage."""
+        """None can be loaded: see :meth:`Updatable.loaded_statistics`."""
         raise FilterkitError(f"stage '{self.name}' cannot load saved statistics")
 
     def values_after_refit(self, before: "Stage", before_statistics: Any) -> list[str] | None:
-        """For ``filterkit update``: whether this stage, fitted again on more rows, writes for the rows ``before``
-        (this stage fitted on those rows alone, from ``before_statistics``) was fitted on the values it wrote
-        then, attribute by attribute (by name).  None when it may not (the default: what a stage learns
-        changes its values); else the names of the output attributes ``before`` did not write that may hold
-        a value other than 0 in those rows (a word they hold that was not kept then).  A FilterkitError says
-        why it may not, its message what the stage does, as in "stage 1 MESSAGE" (``words``: "names the
-        word 'label' 'label_2' now, where it named it 'label_1'")."""
+        """None (its values may change): see :meth:`Updatable.values_after_refit`."""
+        return None
+
+    def explained_counts(self, chunk: Chunk) -> Chunk | None:
+        """None (its values are what a person reads as the counts): see :meth:`Explainable.explained_counts`."""
         return None
 
     def value_map(self) -> Any:
-        """None, or, for a fitted stage whose output value of an acted-on feature depends only on the
-        feature and the value, ``map(positions, values) -> values`` (float64) for the features
-        ``features[positions]``.  It gives the default :meth:`transform`, :meth:`stored_values_map`
-        (where every 0 maps to 0) and :meth:`statistics_for`; a class that defines ``transform`` but
-        neither map inherits neither of the last two."""
+        """None: a stage that is not :class:`ValueMapped` has no value map (kept here until
+        :mod:`filterkit.updating` asks ``isinstance(stage, ValueMapped)``)."""
         return None
-
-    def stored_values_map(self) -> Any:
-        """None, or, for a fitted stage whose transform of a sparse chunk changes only its stored values
-        (0 kept at 0), ``map(rows, data) -> values``: the float64 stored values its transform gives the
-        CSR structure ``rows`` (read-only) holding ``data`` (not to be modified).  By default from
-        :meth:`value_map`; ``l2`` (the row's norm) defines its own.  The chain runs consecutive such
-        stages as one step on a sparse chunk."""
-        value_map = self.value_map()
-        n = len(self.features)
-        if value_map is None or np.any(value_map(np.arange(n), np.zeros(n))):
-            return None
-        position_of = positions_by_width(self.features)
-        return lambda rows, data: mapped_stored(rows, data, position_of(rows.shape[1]), value_map)
 
     def output_schema(self) -> Schema:
         """The schema of transformed chunks: changed attributes become ``numeric`` (made once per
@@ -380,17 +353,8 @@ class Stage(Configurable):
         return schema
 
     def transform(self, chunk: Chunk) -> Chunk:
-        """The chunk with this stage applied (pure); by default by its :meth:`value_map`."""
-        value_map = self.value_map()
-        if value_map is None:
-            raise NotImplementedError
-        return map_features(chunk, self.features, value_map)
-
-    def explained_counts(self, chunk: Chunk) -> Chunk | None:
-        """What ``explain`` shows as the count of a feature this stage makes, where its :meth:`transform`
-        output is a function of counts (a log, an idf): ``chunk`` counted only, shaped as that output; None (the
-        default) where the output's values are themselves what a person reads as the counts."""
-        return None
+        """The chunk with this stage applied (pure)."""
+        raise NotImplementedError
 
     def state(self) -> dict:
         """Fitted state as plain numbers, strings, lists and numpy arrays: by default each array of
@@ -413,19 +377,133 @@ class Stage(Configurable):
             setattr(self, key, array)
 
 
+class ValueMapped(Stage):
+    """Opt-in protocol of a stage whose output value of an acted-on feature depends only on the feature and the
+    value (``shape``, the scorers, ``binarize``, ``minmax``): it declares :meth:`value_map` once, and its
+    :meth:`transform`, :meth:`stored_values_map` and :meth:`statistics_for` come from it.  A subclass that
+    defines ``transform`` but neither map inherits neither of the last two: they describe the transform above it."""
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        if "transform" in vars(cls) and not {"value_map", "stored_values_map"} & set(vars(cls)):
+            cls.stored_values_map = cls.statistics_for = _none  # type: ignore[method-assign, assignment]
+
+    def value_map(self) -> Any:
+        """None, or, for a fitted stage whose output value of an acted-on feature depends only on the
+        feature and the value, ``map(positions, values) -> values`` (float64) for the features
+        ``features[positions]`` (None, the default, for a stage that has only a :meth:`stored_values_map`)."""
+        return None
+
+    def stored_values_map(self) -> Any:
+        """None, or, for a fitted stage whose transform of a sparse chunk changes only its stored values
+        (0 kept at 0), ``map(rows, data) -> values``: the float64 stored values its transform gives the
+        CSR structure ``rows`` (read-only) holding ``data`` (not to be modified).  By default from
+        :meth:`value_map`; ``l2`` (the row's norm) defines its own.  The chain runs consecutive such
+        stages as one step on a sparse chunk."""
+        value_map = self.value_map()
+        n = len(self.features)
+        if value_map is None or np.any(value_map(np.arange(n), np.zeros(n))):
+            return None
+        position_of = positions_by_width(self.features)
+        return lambda rows, data: mapped_stored(rows, data, position_of(rows.shape[1]), value_map)
+
+    def statistics_for(self, following: Stage) -> Any:
+        """The statistics ``following`` (the next stage, prepared) would gather in a pass over this
+        stage's training output, derived from this stage's own (called right after :meth:`finalize`);
+        None (the default) when they cannot be derived exactly."""
+        return None
+
+    def transform(self, chunk: Chunk) -> Chunk:
+        """The chunk with this stage applied (pure): by its :meth:`value_map`."""
+        value_map = self.value_map()
+        if value_map is None:
+            raise NotImplementedError
+        return map_features(chunk, self.features, value_map)
+
+
+class KeptPass(Stage):
+    """Opt-in protocol of a stage that learns whose fitting pass keeps each chunk in a form of its own
+    (:meth:`accumulate_kept`), so that the passes after it (the fit's and the one writing the output) read that
+    form back (:meth:`transform_kept`) instead of the input, and do not run this stage's work or the stages'
+    before it again.  A stage that is not one keeps the chunks it is given, but not chunks holding text."""
+
+    #: Whether it keeps its own form: True, or a property where that depends on the options (``words``: not
+    #: with character n-grams).  A stage that sets it without naming this protocol is made one.
+    keeps_fit_pass: ClassVar[bool] = True
+
+    def accumulate_kept(self, statistics: Any, chunk: Chunk) -> tuple[Any, Chunk]:
+        """:meth:`accumulate`'s statistics, and ``chunk`` (its rows, in order) in a form of its choosing that
+        :meth:`transform_kept` turns into its output once fitted."""
+        raise NotImplementedError
+
+    def transform_kept(self, kept: Chunk) -> Chunk:
+        """The output of the chunk whose kept form (:meth:`accumulate_kept`) is ``kept``: what
+        :meth:`transform` makes of that chunk, to the bit."""
+        raise NotImplementedError
+
+
+class Updatable(Stage):
+    """Opt-in protocol of a stage a model saved ``--updatable`` can hold (:mod:`filterkit.updating`): it saves
+    and loads the statistics of :meth:`accumulate`, and says how it writes the old rows once fitted again."""
+
+    def saved_statistics(self, statistics: Any) -> dict:
+        """The statistics of :meth:`accumulate` as plain numbers, strings, lists, dicts and numpy arrays, the
+        same whatever order the rows came in (the class counts of :mod:`filterkit.statistics` are saved
+        without it)."""
+        raise NotImplementedError
+
+    def loaded_statistics(self, saved: dict) -> Any:
+        """The statistics :meth:`saved_statistics` gave (after :meth:`prepare`); FilterkitError where they do
+        not fit the stage."""
+        raise NotImplementedError
+
+    def values_after_refit(self, before: Stage, before_statistics: Any) -> list[str] | None:
+        """For ``filterkit update``: whether this stage, fitted again on more rows, writes for the rows ``before``
+        (this stage fitted on those rows alone, from ``before_statistics``) was fitted on the values it wrote
+        then, attribute by attribute (by name).  None when it may not (the default: what a stage learns
+        changes its values); else the names of the output attributes ``before`` did not write that may hold
+        a value other than 0 in those rows (a word they hold that was not kept then).  A FilterkitError says
+        why it may not, its message what the stage does, as in "stage 1 MESSAGE" (``words``: "names the
+        word 'label' 'label_2' now, where it named it 'label_1'")."""
+        return None
+
+
+class Explainable(Stage):
+    """Opt-in protocol of a stage whose output is a function of counts (a log, an idf), which ``explain`` shows
+    as the counts (:mod:`filterkit.trained`)."""
+
+    def explained_counts(self, chunk: Chunk) -> Chunk | None:
+        """What ``explain`` shows as the count of a feature this stage makes: ``chunk`` counted only, shaped as
+        its :meth:`transform` output; None where the output's values are themselves what a person reads as the
+        counts."""
+        raise NotImplementedError
+
+
+#: Each protocol, by the methods (or the flag) that a stage class written before the protocols defines to
+#: implement it: such a class is made the protocol's subclass (:meth:`Stage.__init_subclass__`).
+_ADOPTED_BY.update(
+    {
+        ValueMapped: frozenset({"value_map", "stored_values_map"}),
+        KeptPass: frozenset({"keeps_fit_pass", "accumulate_kept", "transform_kept"}),
+        Updatable: frozenset({"saved_statistics", "loaded_statistics", "values_after_refit"}),
+        Explainable: frozenset({"explained_counts"}),
+    }
+)
+
+
 #: What a stage's ``accepts`` and ``widening_hint`` must be (:func:`filterkit.contract.declared`).
 DECLARED_ACCEPTS = declared_type(Accepts, expected="a filterkit.stage.Accepts")
 DECLARED_WIDENING_HINT = declared_type(str, type(None), expected="a string or None")
 
 
 def _none(*_: Any) -> None:
-    """None: for a subclass, the stored-values map and statistics a transform above it gave."""
+    """None: for a subclass, the stored-values map and statistics a transform above it gave (:class:`ValueMapped`)."""
     return None
 
 
 def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:
     """The chunk with each value x of feature ``features[p]`` replaced by ``value_map(p, x)``
-    (:meth:`Stage.value_map`); a sparse chunk stays sparse, touching only its stored values, where
+    (:meth:`ValueMapped.value_map`); a sparse chunk stays sparse, touching only its stored values, where
     every feature maps 0 to 0 (otherwise it is computed densely and stored sparse again)."""
     n = len(features)
     if chunk.is_sparse and not np.any(value_map(np.arange(n), np.zeros(n))):
@@ -485,7 +563,7 @@ def scale_values(
 
 
 def scaling_map(factor: np.ndarray, offset: np.ndarray, inner: np.ndarray, outer: np.ndarray):
-    """``map(positions, values)`` for :meth:`Stage.value_map`: :func:`scale_values` of each feature."""
+    """``map(positions, values)`` for :meth:`ValueMapped.value_map`: :func:`scale_values` of each feature."""
     if not (inner.any() or outer.any() or offset.any()):
         return _Factors(factor)
     exponents = inner.any() or outer.any()

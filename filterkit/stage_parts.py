@@ -11,7 +11,7 @@ import numpy as np
 from filterkit.errors import FilterkitError
 from filterkit.saved_state import invalid_state
 from filterkit.schema import NOMINAL, Attribute, Chunk, CsrArrays, Schema, refuse_unreadable_output
-from filterkit.stage import Context, Stage, feature_positions
+from filterkit.stage import Context, Stage, Updatable, feature_positions
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -28,9 +28,10 @@ def kept_columns(rows: CsrArrays, columns: np.ndarray) -> tuple[np.ndarray, np.n
     return rows.data[keep], renumbered[keep], kept_before[rows.indptr], (rows.shape[0], len(columns))
 
 
-class AttributeSubset(Stage):
+class AttributeSubset(Updatable):
     """A stage whose output is some of its input's attributes, in their order, values untouched;
-    ``columns`` (ascending positions) is set by the subclass."""
+    ``columns`` (ascending positions) is set by the subclass.  :class:`Updatable`: one that learns writes the old
+    rows' values as they were (:meth:`values_after_refit`)."""
 
     columns: np.ndarray
 

@@ -36,6 +36,7 @@ from filterkit.plugin import (
     nonzero_entries,
 )
 from filterkit.schema import take_rows, weka_range
+from filterkit.stage import Updatable, ValueMapped
 from filterkit.stage_parts import AttributeSubset, features_of_kinds, label_layout
 from filterkit.statistics import column_ranges
 
@@ -290,7 +291,7 @@ class MissingValueSums(NamedTuple):
         return MissingValueSums(*(mine.plus(theirs) for mine, theirs in zip(self, other)))
 
 
-class ReplaceMissing(Stage):
+class ReplaceMissing(ValueMapped, Updatable):
     """Replace missing values by the training mean or mode (Weka's ReplaceMissingValues;
     docs/algorithms.md §13); a nominal attribute with no known value takes its first label."""
 

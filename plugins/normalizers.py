@@ -19,11 +19,18 @@ from typing import cast
 import numpy as np
 
 from filterkit.kernels import ARRAYS, normalize_stored, use_compiled
-from filterkit.plugin import Chunk, Stage, StateArray, hookimpl, invalid_state, stored_in_features
-from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
+from filterkit.plugin import Chunk, StateArray, hookimpl, invalid_state, stored_in_features
+from filterkit.stage import (
+    SCALING_EXPONENTS,
+    Updatable,
+    ValueMapped,
+    range_scaling,
+    refuse_infinite_ranges,
+    scaling_map,
+)
 
 
-class RowNormalizer(Stage):
+class RowNormalizer(ValueMapped):
     """Divide each row's features by its norm; subclasses say which norm."""
 
     order = 2
@@ -136,7 +143,7 @@ class L1Normalizer(RowNormalizer):
     order = 1
 
 
-class PresenceBinarizer(Stage):
+class PresenceBinarizer(ValueMapped):
     """Presence: 1 where a numeric feature is non-zero, 0 where it is zero, missing stays missing."""
 
     name = "binarize"
@@ -151,7 +158,7 @@ class PresenceBinarizer(Stage):
         return lambda positions, values: np.where(np.isnan(values), np.nan, (values != 0).astype(np.float64))
 
 
-class MinMaxNormalizer(Stage):
+class MinMaxNormalizer(ValueMapped, Updatable):
     """Map each numeric feature to [0, 1] on its training range: (x − min) / (max − min).
 
     A feature constant on the training data (or never present) becomes 0; test

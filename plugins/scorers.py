@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from filterkit.class_counts_stage import ClassValueCountsStage
 from filterkit.metrics import (
     COMBINE_OPTION,
     LABEL_OPTIONS,
@@ -31,9 +32,8 @@ from filterkit.plugin import (
     hookimpl,
     invalid_state,
 )
-from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
+from filterkit.stage import SCALING_EXPONENTS, ValueMapped, range_scaling, refuse_infinite_ranges, scaling_map
 from filterkit.statistics import (
-    ClassValueCountsStage,
     LabelSetStatistics,
     LabelStatistics,
     PresenceCounts,
@@ -41,7 +41,7 @@ from filterkit.statistics import (
 )
 
 
-class ScorerStage(ClassValueCountsStage):
+class ScorerStage(ClassValueCountsStage, ValueMapped):
     """Scale (or just score) numeric features by a metric; subclasses fix the metric."""
 
     metric: Metric

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from filterkit.arff.limits import VARIABLES, Limits
+from filterkit.class_counts_stage import ClassValueCountsStage
 from filterkit.kernels import ARRAYS, shape_stored, use_compiled
 from filterkit.metrics import LABEL_OPTIONS, positive_code
 from filterkit.plugin import (
@@ -61,9 +62,9 @@ from filterkit.plugin import (
 )
 from filterkit.saved_state import OPTIONS_KEY, fitted_options
 from filterkit.shaping import NEIGHBORS, Knots, first_unsorted_knot, fit_toward
-from filterkit.stage import positions_by_width, with_stored_values
+from filterkit.stage import ValueMapped, positions_by_width, with_stored_values
 from filterkit.stage_parts import features_of_kinds
-from filterkit.statistics import ClassValueCountsStage, LabelStatistics
+from filterkit.statistics import LabelStatistics
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -77,7 +78,7 @@ MISSING_BIN = "bin"
 MISSING_KEPT = "keep"
 
 
-class Shaper(ClassValueCountsStage):
+class Shaper(ClassValueCountsStage, ValueMapped):
     """Replace each feature by its local probability of the positive class."""
 
     name = "shape"

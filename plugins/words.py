@@ -16,6 +16,9 @@ attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``
 default), the distinct words held while fitting by twice as many, so --words-to-keep and
 --min-term-freq can still bring a larger vocabulary within the first: beyond either, an error naming
 the options that make fewer, not gigabytes and a file filterkit would refuse to read.
+
+The tokenizers and the stop words are in :mod:`filterkit.word_tokens`, the statistics and how a model saves
+them in :mod:`filterkit.word_statistics`; this module is the stage.
 """
 
 from __future__ import annotations
@@ -25,13 +28,12 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
-from typing import Callable, Iterable, Iterator
+from typing import Iterator
 
 import numpy as np
 
 from filterkit.arff.limits import VARIABLES, Limits
-from filterkit.arff.reader import JAVA_BLANKS
-from filterkit.kernels import WordTally, WordVocabulary, count_words, hash_columns, join_kept_words, renumber_words
+from filterkit.kernels import WordVocabulary, count_words, hash_columns, join_kept_words, renumber_words
 from filterkit.plugin import (
     NOMINAL,
     STRING,
@@ -40,142 +42,32 @@ from filterkit.plugin import (
     Chunk,
     FilterkitError,
     Option,
-    Stage,
     StateArray,
     hookimpl,
     invalid_state,
-    option_file,
     row_labels,
 )
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options
 from filterkit.schema import collector_paused, refuse_unreadable_output, shown_name, weka_range
-from filterkit.stage import OPTION_FILE_BYTES
-
-#: Weka's ``WordTokenizer`` delimiters, written with the escapes ``--delimiters`` reads.
-WEKA_DELIMITERS = " \\r\\n\\t.,;:'\"()?!"
-
-#: ``--stopwords`` naming Weka 3.6's built-in list (``weka.core.Stopwords``) instead of a file.
-BUILT_IN_STOPWORDS = "weka"
-
-#: Weka 3.6's built-in stop words (``java weka.core.Stopwords -p``), the 525 of Rainbow's list.
-WEKA_STOPWORDS = frozenset(
-    """
-    a able about above according accordingly across actually after afterwards again against all allow allows
-    almost alone along already also although always am among amongst an and another any anybody anyhow anyone
-    anything anyway anyways anywhere apart appear appreciate appropriate are around as aside ask asking
-    associated at available away awfully b be became because become becomes becoming been before beforehand
-    behind being believe below beside besides best better between beyond both brief but by c came can cannot
-    cant cause causes certain certainly changes clearly co com come comes concerning consequently consider
-    considering contain containing contains corresponding could course currently d definitely described despite
-    did different do does doing done down downwards during e each edu eg eight either else elsewhere enough
-    entirely especially et etc even ever every everybody everyone everything everywhere ex exactly example
-    except f far few fifth first five followed following follows for former formerly forth four from further
-    furthermore g get gets getting given gives go goes going gone got gotten greetings h had happens hardly has
-    have having he hello help hence her here hereafter hereby herein hereupon hers herself hi him himself his
-    hither hopefully how howbeit however i ie if ignored immediate in inasmuch inc indeed indicate indicated
-    indicates inner insofar instead into inward is it its itself j just k keep keeps kept know known knows l
-    last lately later latter latterly least less lest let like liked likely little ll look looking looks ltd m
-    mainly many may maybe me mean meanwhile merely might more moreover most mostly much must my myself n name
-    namely nd near nearly necessary need needs neither never nevertheless new next nine no nobody non none noone
-    nor normally not nothing novel now nowhere o obviously of off often oh ok okay old on once one ones only
-    onto or other others otherwise ought our ours ourselves out outside over overall own p particular
-    particularly per perhaps placed please plus possible presumably probably provides q que quite qv r rather rd
-    re really reasonably regarding regardless regards relatively respectively right s said same saw say saying
-    says second secondly see seeing seem seemed seeming seems seen self selves sensible sent serious seriously
-    seven several shall she should since six so some somebody somehow someone something sometime sometimes
-    somewhat somewhere soon sorry specified specify specifying still sub such sup sure t take taken tell tends
-    th than thank thanks thanx that thats the their theirs them themselves then thence there thereafter thereby
-    therefore therein theres thereupon these they think third this thorough thoroughly those though three
-    through throughout thru thus to together too took toward towards tried tries truly try trying twice two u un
-    under unfortunately unless unlikely until unto up upon us use used useful uses using usually uucp v value
-    various ve very via viz vs w want wants was way we welcome well went were what whatever when whence whenever
-    where whereafter whereas whereby wherein whereupon wherever whether which while whither who whoever whole
-    whom whose why will willing wish with within without wonder would x y yes yet you your yours yourself
-    yourselves z zero
-    """.split()
+from filterkit.stage import Explainable, KeptPass, Updatable
+from filterkit.word_statistics import WordStatistics, checked_saved_statistics, kept_pairs, saved_word_statistics
+from filterkit.word_tokens import (
+    BUILT_IN_STOPWORDS,
+    LONGEST_CHARACTER_NGRAM,
+    NO_STOP_WORDS,
+    WEKA_DELIMITERS,
+    WEKA_STOPWORDS,
+    StopWords,
+    character_ngrams,
+    ngram_sizes,
+    read_stopwords,
+    tokenizer,
+    unescaped,
 )
-
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
-
-
-def unescaped(text: str) -> str:
-    """``text`` with the escapes Weka's ``Utils.unbackQuoted`` reads (``\\n \\r \\t \\\\ \\' \\"``)
-    replaced by their characters; any other backslash stays as it is."""
-    return re.sub(r"\\([nrt\\'\"])", lambda match: _ESCAPES[match.group(1)], text)
-
-
-#: The longest n-gram ``--ngrams`` takes: a document's tokens are then at most 10 times its words,
-#: each at most 10 words long, not a number of n-grams that grows with the square of its length.
-LONGEST_NGRAM = 10
-
-
-def tokenizer(
-    delimiters: str, ngrams: tuple[int, int] | None = None, alphabetic: bool = False
-) -> Callable[[str], Iterable[str]]:
-    """A function cutting a text into its tokens, as Weka 3.6's tokenizers do.
-
-    The words are the maximal runs of characters that are not in ``delimiters`` (Java's
-    ``StringTokenizer``, as Weka's ``WordTokenizer`` uses it), or with ``alphabetic`` of ASCII
-    letters (``AlphabeticTokenizer``).  With ``ngrams`` (MIN, MAX) the tokens are, as
-    ``NGramTokenizer``'s, the runs of MIN to MAX consecutive words joined by one space, each
-    trimmed as Java's ``String.trim`` trims; none for a text of fewer than MIN words.  The n-grams
-    are made one at a time, as they are read: one long document's are never held together."""
-    split: Callable[[str], list[str]]
-    if alphabetic:
-        split = re.compile("[A-Za-z]+").findall
-    elif not delimiters:
-        split = lambda text: [text] if text else []  # noqa: E731
-    else:
-        split = re.compile("[^" + "".join(re.escape(c) for c in sorted(set(delimiters))) + "]+").findall
-    if ngrams is None:
-        return split
-    shortest, longest = ngrams
-
-    def grams(text: str) -> Iterator[str]:
-        words = split(text)
-        return (
-            " ".join(words[start : start + n]).strip(JAVA_BLANKS)
-            for n in range(shortest, min(longest, len(words)) + 1)
-            for start in range(len(words) - n + 1)
-        )
-
-    return grams
-
 
 #: The most ``--hash`` BITS: 2**24 columns, beyond any file's attributes (``FILTERKIT_MAX_ATTRIBUTES``).
 LARGEST_HASH_BITS = 24
-
-#: The longest character n-gram ``--char-ngrams`` takes: a document's tokens are then at most 20 times its
-#: characters (and two spaces per word).
-LONGEST_CHARACTER_NGRAM = 20
-
-
-def ngram_sizes(text: str | None, flag: str = "--ngrams", longest: int = LONGEST_NGRAM) -> tuple[int, int] | None:
-    """``--ngrams MIN-MAX`` (or ``flag``'s) read: (MIN, MAX), 1 ≤ MIN ≤ MAX ≤ ``longest``; None when not given."""
-    if text is None:
-        return None
-    sizes = re.fullmatch(r"([0-9]+)-([0-9]+)", text.strip())
-    if sizes is None or not 1 <= int(sizes[1]) <= int(sizes[2]) <= longest:
-        raise FilterkitError(f"option {flag}: {text!r} is not MIN-MAX with 1 ≤ MIN ≤ MAX ≤ {longest} (e.g. 1-2)")
-    return int(sizes[1]), int(sizes[2])
-
-
-def character_ngrams(sizes: tuple[int, int]) -> Callable[[str], Iterator[str]]:
-    """A function cutting a text into scikit-learn's ``char_wb`` tokens (``_char_wb_ngrams``): each word
-    (``str.split``: runs of non-whitespace), padded with one space each side, gives its runs of n characters
-    for MIN ≤ n ≤ MAX; a padded word of n characters or fewer gives itself once and no longer n-gram."""
-    shortest, longest = sizes
-
-    def grams(text: str) -> Iterator[str]:
-        for word in text.split():
-            padded = f" {word} "
-            for n in range(shortest, longest + 1):
-                yield from (padded[start : start + n] for start in range(max(len(padded) - n, 0) + 1))
-                if len(padded) <= n:
-                    break
-
-    return grams
 
 
 def document_bound(text: str | None, flag: str, n_documents: int, absent: float) -> float:
@@ -193,31 +85,6 @@ def document_bound(text: str | None, flag: str, n_documents: int, absent: float)
     )
 
 
-#: The most a stop word file may hold (a list of words; ``/dev/zero`` or a corpus given by mistake is refused).
-STOPWORD_FILE_CHARACTERS = 16 * 1024 * 1024
-
-
-def read_stopwords(path: str) -> frozenset[str]:
-    """The stop words of a file as Weka's ``Stopwords.read`` takes them: one per line, trimmed,
-    lowercased, blank lines and lines starting with ``#`` ignored; but a leading byte-order mark is
-    not part of the first word, as it is in Weka (docs/algorithms.md §12)."""
-    try:
-        data = option_file(path)
-        text = "" if len(data) > OPTION_FILE_BYTES else data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise FilterkitError(f"option --stopwords: cannot read the stop word file {path!r}: {reason}") from None
-    if len(data) > OPTION_FILE_BYTES or len(text) > STOPWORD_FILE_CHARACTERS:
-        raise FilterkitError(
-            f"option --stopwords: {path!r} holds more than {STOPWORD_FILE_CHARACTERS:,} characters: "
-            "not a stop word list"
-        )
-    lines = re.split("\r\n|\r|\n", text.removeprefix("\ufeff"))  # Java's readLine: not str.splitlines' U+2028
-    return frozenset(
-        word.lower() for word in (line.strip(JAVA_BLANKS) for line in lines) if word and not word.startswith("#")
-    )
-
-
 #: The rows a chunk needs in each half for the halves to be counted on two threads (the compiled count
 #: releases the GIL): fewer are counted on one.
 HALF_CHUNK_ROWS = 64
@@ -231,90 +98,6 @@ def _helper() -> ThreadPoolExecutor:
 
 if hasattr(os, "register_at_fork"):  # POSIX: a forked child has no helper thread, so it starts its own
     os.register_at_fork(after_in_child=_helper.cache_clear)
-
-
-class StopWords:
-    """The stop words a fit leaves out, and the vocabulary of them ``count_words`` looks tokens up in (None
-    when there are none)."""
-
-    def __init__(self, words: frozenset[str]):
-        self.words = words
-        self.vocabulary = WordVocabulary(sorted(words)) if words else None
-
-
-#: A fit without stop words.
-NO_STOP_WORDS = StopWords(frozenset())
-
-
-class WordStatistics:
-    """Per (class, token) pair that occurs, the token's occurrences in the class's documents and the
-    number of them holding it (tokens by the ``vocabulary``'s numbers); and the number of documents.
-    Pairs that do not occur take no space: the size follows the data, not declared classes × words.
-    The pairs are keyed ``token · n_classes + class`` in a compiled hash table (``Tally``), so a chunk's
-    pairs cost a probe each, no table is copied whole per chunk and no Python object is made per pair
-    (sorted runs merged by numpy took a fifth of ``words --counts`` on Debian's short descriptions).  Two
-    parts' statistics merge by adding.  They hold the ``stop_words`` they were counted without: the rows an
-    update adds are counted without the same ones, whatever the ``--stopwords`` file holds by then."""
-
-    def __init__(self, n_classes: int, vocabulary, stop_words: StopWords):
-        self.n_classes = n_classes
-        self.vocabulary = vocabulary
-        self.stop_words = stop_words
-        self._tally: WordTally | None = WordTally()
-        #: what :meth:`pairs` last gave, once it has given the tally's memory back
-        self._pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
-        self.n_documents = 0
-
-    @property
-    def tally(self) -> WordTally:
-        """The pairs' sums, made again from :meth:`pairs`' arrays if they were given back."""
-        if self._tally is None:
-            assert self._pairs is not None
-            classes, ids, occurrences, documents = self._pairs
-            self._tally, self._pairs = WordTally(ids * self.n_classes + classes, occurrences, documents), None
-        return self._tally
-
-    def add(self, labels: np.ndarray, indptr: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> None:
-        """Count rows whose distinct tokens are ``ids[indptr[r]:indptr[r + 1]]`` in class ``labels[r]``."""
-        keys = ids if self.n_classes == 1 else ids * self.n_classes + np.repeat(labels, np.diff(indptr))
-        self.tally.add(np.ascontiguousarray(keys), np.ascontiguousarray(counts))
-        self.n_documents += len(labels)
-
-    def merge(self, other: "WordStatistics") -> "WordStatistics":
-        """The statistics of both parts (these, grown by the other's)."""
-        numbers = np.frombuffer(self.vocabulary.ids(other.vocabulary), dtype=np.int64)
-        keys, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in other.tally.arrays())
-        ids, labels = np.divmod(keys, self.n_classes)
-        self.tally.add(numbers[ids] * self.n_classes + labels, occurrences, documents)
-        self.n_documents += other.n_documents
-        return self
-
-    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every pair that occurs, ordered by class then token: ``(classes, ids, occurrences, documents)``.
-        The tally's memory is given back meanwhile (a fit's last use of it, before its widest header is made:
-        that was 10 MB of a 150,000-word fit's peak); adding again makes it from these arrays."""
-        if self._pairs is None:
-            keys, occurrences, documents = (np.frombuffer(a, dtype=np.int64) for a in self.tally.arrays())
-            self._tally = None
-            ids, classes = np.divmod(keys, self.n_classes)
-            order = np.lexsort((ids, classes))
-            self._pairs = classes[order], ids[order], occurrences[order], documents[order]
-        return self._pairs
-
-
-def kept_pairs(classes: np.ndarray, occurrences: np.ndarray, words_to_keep: int, min_term_freq: int) -> np.ndarray:
-    """Which (class, word) pairs (ordered by class) a class keeps: those whose occurrences reach the larger of
-    ``min_term_freq`` and the ``words_to_keep``-th largest occurrence count of the class's words (ties kept)."""
-    if not len(occurrences) or min_term_freq > occurrences.max():  # none reaches it (nor int64 holds it, maybe)
-        return np.zeros(len(occurrences), dtype=bool)
-    bounds = np.r_[np.flatnonzero(np.diff(classes, prepend=-1)), len(classes)]
-    sizes = np.diff(bounds)
-    thresholds = np.full(len(sizes), min_term_freq, dtype=np.int64)
-    for position in np.flatnonzero(sizes >= words_to_keep).tolist():
-        start, end = bounds[position], bounds[position + 1]
-        reached = np.partition(occurrences[start:end], end - start - words_to_keep)[end - start - words_to_keep]
-        thresholds[position] = max(min_term_freq, reached)
-    return occurrences >= np.repeat(thresholds, sizes)
 
 
 #: The renamed words the fit's warning names (then their count).
@@ -361,7 +144,7 @@ def no_text_message(schema, class_index: int | None, attributes: str) -> str:
     )
 
 
-class WordVector(Stage):
+class WordVector(KeptPass, Updatable, Explainable):
     """String attributes to one numeric attribute per word, as Weka's StringToWordVector."""
 
     name = "words"
@@ -748,47 +531,14 @@ class WordVector(Stage):
         self._layout()
 
     def saved_statistics(self, statistics: WordStatistics) -> dict:
-        """The (class, word) pairs with their occurrences and documents, words in code point order and each
-        pair by class then word: the same whatever order the documents came in."""
-        classes, ids, occurrences, documents = statistics.pairs()
-        vocabulary = statistics.vocabulary.words
-        words = sorted({vocabulary[i] for i in np.unique(ids).tolist()})
-        numbers = np.frombuffer(WordVocabulary(words).ids([vocabulary[i] for i in ids.tolist()]), dtype=np.int64)
-        order = np.lexsort((numbers, classes))
-        return {
-            "n_documents": statistics.n_documents,
-            "words": words,
-            "classes": classes[order],
-            "words_of_pairs": numbers[order],
-            "occurrences": occurrences[order],
-            "documents": documents[order],
-        }
+        """The (class, word) pairs with their occurrences and documents (:func:`saved_word_statistics`)."""
+        return saved_word_statistics(statistics)
 
     def loaded_statistics(self, saved: dict) -> WordStatistics:
-        words, n_documents = saved["words"], saved["n_documents"]
-        if (
-            not isinstance(words, list)
-            or not all(isinstance(word, str) for word in words)
-            or len(set(words)) != len(words)
-        ):
-            raise ValueError("'words' is not a list of distinct strings")
-        if isinstance(n_documents, bool) or not isinstance(n_documents, int) or not 0 <= n_documents < 2**53:
-            raise ValueError("'n_documents' is not a whole number")
-        pairs = [saved[key] for key in ("classes", "words_of_pairs", "occurrences", "documents")]
-        if any(not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != pairs[0].shape for a in pairs):
-            raise ValueError("the pairs are not int64 arrays of one length")
-        classes, ids, occurrences, documents = pairs
-        if len(ids) and (
-            ids.min() < 0 or ids.max() >= len(words) or classes.min() < 0 or classes.max() >= self.n_classes
-        ):
-            raise ValueError("a pair names a word or a class that is not there")
-        if np.any(occurrences < documents) or np.any(documents < 1) or np.any(occurrences >= 2**53):
-            raise ValueError("a pair's counts are not whole numbers of documents and occurrences below 2**53")
+        """The statistics :meth:`saved_statistics` gave, counted without the stop words the fit left out."""
+        words, n_documents, pairs = checked_saved_statistics(saved, self.n_classes)
         statistics = WordStatistics(self.n_classes, WordVocabulary(words), self._fitted_stop_words())
-        statistics.tally.add(
-            ids * self.n_classes + classes, np.ascontiguousarray(occurrences), np.ascontiguousarray(documents)
-        )
-        statistics.n_documents = n_documents
+        statistics.add_pairs(pairs, n_documents)
         return statistics
 
     def values_after_refit(self, before, before_statistics) -> list[str] | None:

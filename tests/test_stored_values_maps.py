@@ -1,5 +1,5 @@
 """Consecutive stages that map a sparse chunk's stored values run as one step
-(filterkit.stage.Stage.stored_values_map, filterkit.runner.Chain._through): the chunks are the
+(filterkit.stage.ValueMapped.stored_values_map, filterkit.runner.Chain._through): the chunks are the
 ones the stages' own transforms give, bit for bit, and the step keeps the stage contract."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from filterkit.plugins import load_plugins
 from filterkit.runner import Chain, _steps
 from filterkit.schema import Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
-from filterkit.stage import Stage
+from filterkit.stage import ValueMapped
 
 
 def fitted(file: str, class_spec: str, stages: list[tuple[str, dict]]) -> tuple[Chain, Chunk]:
@@ -33,7 +33,7 @@ def csr_arrays(chunk: Chunk) -> tuple:
 
 def both_ways(monkeypatch, chain: Chain, chunks: list[Chunk]) -> tuple[list, list]:
     together = [csr_arrays(chunk) for chunk in chain.transform(iter(chunks))]
-    monkeypatch.setattr(Stage, "stored_values_map", lambda self: None)
+    monkeypatch.setattr(ValueMapped, "stored_values_map", lambda self: None)
     for stage in chain.stages:
         monkeypatch.setattr(stage, "stored_values_map", lambda: None, raising=False)
     apart = [csr_arrays(chunk) for chunk in chain.transform(iter(chunks))]

@@ -19,14 +19,9 @@ from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
 from filterkit.testing import check_stage, read_output, run_filterkit
-from filterkit_plugins.words import (
-    WEKA_STOPWORDS,
-    WordVector,
-    kept_pairs,
-    read_stopwords,
-    tokenizer,
-    unescaped,
-)
+from filterkit.word_statistics import kept_pairs
+from filterkit.word_tokens import WEKA_STOPWORDS, read_stopwords, tokenizer, unescaped
+from filterkit_plugins.words import WordVector
 from oracles import java_order
 
 #: Debian's weka package ships Reuters-21578's grain and corn documents (one string, the class last).
@@ -481,7 +476,7 @@ def test_a_plugin_registering_something_else_as_a_stemmer_is_skipped(tmp_path):
 
 
 def test_a_stop_word_file_that_never_ends_is_refused(monkeypatch):
-    monkeypatch.setattr("filterkit_plugins.words.STOPWORD_FILE_CHARACTERS", 1000)
+    monkeypatch.setattr("filterkit.word_tokens.STOPWORD_FILE_CHARACTERS", 1000)
     result = run_filterkit(str(REAL / "reuters_grain_sample.arff"), "words", "--stopwords", "/dev/zero")
     assert result.status == 1
     assert result.stderr == (

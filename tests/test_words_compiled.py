@@ -20,7 +20,8 @@ import pytest
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, RawTexts, Schema
 from filterkit.stage import Context
-from filterkit_plugins.words import WordStatistics, WordVector
+from filterkit.word_statistics import WordStatistics
+from filterkit_plugins.words import WordVector
 from oracles import java_order
 
 #: Characters documents are drawn from: letters, Weka's delimiters, control characters, and

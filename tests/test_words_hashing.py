@@ -17,7 +17,8 @@ from test_words_characters import DOCUMENTS, arff_of
 from filterkit.arff import read_arff
 from filterkit.errors import OptionError
 from filterkit.testing import read_output, run_filterkit
-from filterkit_plugins.words import WEKA_STOPWORDS, WordVector
+from filterkit.word_tokens import WEKA_STOPWORDS
+from filterkit_plugins.words import WordVector
 
 GRAIN = Path("/usr/share/doc/weka/examples/ReutersGrain-train.arff")
 #: Weka's WordTokenizer delimiters as a token pattern: the same words as ``words``' default.

@@ -18,7 +18,8 @@ from filterkit import _words
 from filterkit.errors import FilterkitError
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
 from filterkit.stage import Context
-from filterkit_plugins.words import WordVector, read_stopwords
+from filterkit.word_tokens import read_stopwords
+from filterkit_plugins.words import WordVector
 
 FNV_START, FNV_PRIME = 14695981039346656037, 1099511628211
 LETTERS = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)

@@ -14,7 +14,8 @@ from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, STRING, Attribute, Chunk, Schema
 from filterkit.sources import MemorySource
 from filterkit.testing import check_stage, read_output, run_filterkit
-from filterkit_plugins.words import WordVector, tokenizer, unescaped
+from filterkit.word_tokens import tokenizer, unescaped
+from filterkit_plugins.words import WordVector
 
 SAMPLE = REAL / "reuters_grain_sample.arff"
 WEKA = unescaped(WordVector().params["delimiters"])
