@@ -71,7 +71,7 @@ def chain_paths(folder: Path) -> dict:
     from filterkit.plugins import load_plugins
     from filterkit.runner import Chain
     from filterkit.sources import MemorySource
-    from filterkit.trained import default_candidates, train
+    from filterkit.training import default_candidates, train
 
     registry = load_plugins()
     schema, rows = read_arff(str(TRAIN))

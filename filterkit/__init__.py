@@ -16,12 +16,12 @@ def load_model(path, registry=None):
 
 def train(path, chains=None, **settings):
     """Fit a chain and a classifier on the file at ``path`` as ``filterkit train`` does
-    (:func:`filterkit.trained.train`): ``chains`` are the candidates as typed (``"shape bns l2"``; None:
+    (:func:`filterkit.training.train`): ``chains`` are the candidates as typed (``"shape bns l2"``; None:
     the default ones), ``settings`` :class:`filterkit.evaluation.Settings`' fields (``positive="grain"``,
     ``multiclass=True``); ``.save(PATH)`` writes the model."""
     from filterkit.evaluation import Settings
     from filterkit.plugins import load_plugins
-    from filterkit.trained import train as fit
+    from filterkit.training import train as fit
 
     registry = load_plugins()
     specs = None if chains is None else [registry.parse_chain(text) for text in chains]

@@ -13,14 +13,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from difflib import get_close_matches
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.stage import Option
 
 if TYPE_CHECKING:
-    from filterkit.evaluation import ChainSpec
-    from filterkit.plugins import Registry
+    from filterkit.tasks import ChainSpec
+
+
+class Registry(Protocol):
+    """What reading a chain's words asks of the plugin registry (:class:`filterkit.plugins.Registry`, which calls
+    this module, so it is named here by what it offers)."""
+
+    @property
+    def stages(self) -> Mapping[str, Any]:
+        """Each stage's registration by name (its ``value`` the stage class)."""
+
+    def make_stage(self, name: str, params: dict, saved: bool = False) -> Any:
+        """A new stage ``name`` with ``params``."""
+
 
 #: The option every stage of the command line has besides its own.
 HELP = "--help"
@@ -43,7 +55,7 @@ def parse_chain(registry: Registry, words: list[str], preset: dict[str, dict] | 
     per stage name, values for options the words leave out.  FilterkitError ``chain 'WORDS': why``."""
     import shlex
 
-    from filterkit.evaluation import ChainSpec
+    from filterkit.tasks import ChainSpec
 
     text = shlex.join(words) if words else "(none)"
     try:

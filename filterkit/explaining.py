@@ -6,60 +6,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-import numpy as np
 import scipy.sparse as sp
 
-from filterkit import evaluation
 from filterkit.documents import for_terminal
-from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
 
-if TYPE_CHECKING:
-    from filterkit.trained import TrainedModel
 
-
-def explained_rows(model: TrainedModel, chunk: Chunk, top: int) -> list[dict]:
-    """Per row of ``chunk``, what moved the decisions of ``model`` (:meth:`TrainedModel.explain_chunk` says
-    what each entry holds); FilterkitError for a classifier that is not linear."""
-    if model.linear is None:
-        raise FilterkitError(f"classifier '{model.section['name']}' is not linear: its decisions cannot be explained")
-    outputs = [chunk, *model.chain.each_stage(chunk)]
-    counts = [None, *(stage.explained_counts(before) for stage, before in zip(model.chain.stages, outputs))]
-    features = evaluation.classifier_matrix(model.output_schema, outputs[-1], model.left_out)
-    weights, intercepts = model.linear
-    decisions = np.asarray(features @ weights.T) + intercepts
-    calibrated = model.probabilities(features)
-    probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
-    predicted = model.predicted(features)
-    tracer = Tracer(outputs, counts, model.stage_schemas, model.one_hot)
-    stages = [stage.name for stage in model.chain.stages]
-    explained = []
-    for row in range(chunk.n_rows):
-        start, end = features.indptr[row], features.indptr[row + 1]
-        columns, values = features.indices[start:end], features.data[start:end]
-        per_class = []
-        for k in model.explained_columns():
-            contributions = values * weights[k, columns]
-            per_class.append(
-                {
-                    "class": model.classes[k],
-                    "decision": float(decisions[row, k]),
-                    "intercept": float(intercepts[k]),
-                    **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
-                    **_listed_words(model.feature_names, tracer, row, (columns, values, contributions), top),
-                }
-            )
-        document = {"row": row + 1, **model.answer(predicted[row]), "stages": stages}
-        if model.multiclass or model.label_sets:
-            explained.append({**document, "classes": per_class})
-        else:
-            explained.append({**document, **{key: value for key, value in per_class[0].items() if key != "class"}})
-    return explained
-
-
-def _listed_words(names: list[str], tracer: Tracer, row: int, present: tuple, top: int) -> dict:
+def listed_words(names: list[str], tracer: Tracer, row: int, present: tuple, top: int) -> dict:
     """The ``top`` features of one row's decision by the size of their contribution (0: every one), traced,
     and the count and sum of the others; ``present``: the row's columns, values and contributions."""
     columns, values, contributions = present

@@ -26,13 +26,13 @@ from typing import Any, Iterator, cast
 
 import numpy as np
 
-from filterkit.arff.tokens import shown
 from filterkit.errors import FilterkitError
 from filterkit.formats import format_options, registered_formats
 from filterkit.outputs import checked_output, staged_output
 from filterkit.plugins import BUILT_IN_DISTRIBUTION, Registry
 from filterkit.runner import Chain, guarded
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
+from filterkit.text import shown
 from filterkit.version import __version__
 
 #: The format this filterkit writes: one JSON file, its arrays inside it.

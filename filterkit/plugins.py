@@ -39,7 +39,7 @@ from filterkit.stage import Configurable, Option, Provenance, Stage
 if TYPE_CHECKING:
     from importlib import metadata
 
-    from filterkit.evaluation import ChainSpec
+    from filterkit.tasks import ChainSpec
 
 GROUP = "filterkit"
 #: The built-in plugins' distribution (models saved before the rename, issue 39, name it "filterkit").

@@ -45,11 +45,9 @@ def load(
     name, as the command line decides) with the formats' reading options ``format_options`` (``text=``,
     ``nominal=``, ``numeric=``, ``zero_based=``, ``labels_column=``; TypeError for one the format does not take), as
     ``(X, y, feature_names)``: see :func:`load_arff`, also for ``labels`` (Mulan's XML)."""
-    from filterkit.commands.files import untaken_format_option
-
     options = FormatOptions(None if class_ is None else str(class_), **format_options)
     read_as = format_of(os.fspath(path), format) if isinstance(path, (str, os.PathLike)) else ARFF
-    untaken = untaken_format_option(options, read_as)
+    untaken = options.untaken(read_as)
     if untaken is not None:
         raise TypeError(f"load: {read_as} input does not take the format option {untaken}={options.given[untaken]!r}")
     return _loaded(_read_whole(path, format, options), options.class_spec, as_frame, "load", labels)

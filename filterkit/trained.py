@@ -1,16 +1,10 @@
-"""A text classifier you can ship (issue 49): :func:`train` fits a chain and a classifier exactly as
-``evaluate --test --svm-c-by f1`` does (the same C search, seed and rows) and saves both in one model file, JSON and
-arrays, never code; :func:`load_model` gives the :class:`TrainedModel` of a model file, which predicts,
-scores, transforms and explains documents or rows, in Python or as ``filterkit predict`` and ``explain``.
-
-Given several candidate chains, :func:`train` keeps the one of the best cross-validated score on the
-training file (the AUC of the task, the macro one-vs-rest AUC of every class, micro-F1 on labels), and
-records every candidate's.
+"""A text classifier you can ship (issue 49): :func:`load_model` gives the :class:`TrainedModel` of a model file
+(:func:`filterkit.training.train` makes them), which predicts, scores, transforms and explains documents or rows,
+in Python or as ``filterkit predict`` and ``explain``; a :class:`LabelSetModel` does so for label sets.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from typing import cast
@@ -19,249 +13,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit import evaluation
-from filterkit.arff.tokens import shown
-from filterkit.contract import declared
 from filterkit.errors import FilterkitError
-from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
-from filterkit.formats import FormatOptions
+from filterkit.evaluation import CheckedClassifier
+from filterkit.explaining import Tracer, listed_words
 from filterkit.formats.records import label_codes
 from filterkit.model import ModelFile, save_model
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, shown_labels
-from filterkit.sources import MemorySource
-from filterkit.stage import task_choices
-
-#: Folds of the cross-validation that scores each candidate chain on the training file.
-CANDIDATE_FOLDS = 5
-
-#: How ``words`` reads documents in the default candidates: the README's (Weka's tokens and stop words, its 1,000
-#: words a class), and every word as a run of letters (nearer TfidfVectorizer's tokens), its count as is or as
-#: ln(1 + count).
-README_WORDS = ("words", {"counts": True, "lowercase": True, "stopwords": "weka"})
-EVERY_WORD = ("words", {"counts": True, "lowercase": True, "words_to_keep": 1_000_000, "tokenizer": "alphabetic"})
-EVERY_WORD_LOG_TF = ("words", {**EVERY_WORD[1], "log_tf": True})
-
-#: The candidate chains ``train`` compares when none is given, on data that holds text: the KDD'09 chain, tf·BNS
-#: on either words, and log tf·idf on every word; the corpora and the inner cross-validation that chose them are
-#: docs/RESULTS.md §10.1 and §10.2.
-TEXT_CANDIDATES: tuple[tuple[tuple[str, dict], ...], ...] = (
-    (README_WORDS, ("shape", {}), ("bns", {}), ("l2", {})),
-    (README_WORDS, ("bns", {"multiply": True}), ("l2", {})),
-    (EVERY_WORD, ("bns", {"multiply": True}), ("l2", {})),
-    (EVERY_WORD_LOG_TF, ("idf", {"presence": True, "multiply": True}), ("l2", {})),
-)
-#: The candidates on data without text (word counts already): the same weightings, each once.
-COUNT_CANDIDATES = tuple(
-    chain[1:] for k, chain in enumerate(TEXT_CANDIDATES) if chain[1:] not in [c[1:] for c in TEXT_CANDIDATES[:k]]
-)
-
-
-def default_candidates(schema: Schema, registry: Registry) -> list[ChainSpec]:
-    """:data:`TEXT_CANDIDATES` when ``schema`` holds text, else :data:`COUNT_CANDIDATES`, named as typed."""
-    from filterkit.running import describe_chain
-
-    reads_text = any(attribute.kind == STRING for attribute in schema.attributes)
-    chains = []
-    for stages in TEXT_CANDIDATES if reads_text else COUNT_CANDIDATES:
-        text = describe_chain([registry.make_stage(name, params) for name, params in stages])
-        chains.append(ChainSpec(text, [(name, dict(params)) for name, params in stages]))
-    return chains
-
-
-def train(
-    source,
-    chains: list[ChainSpec] | None = None,
-    settings: Settings | None = None,
-    registry: Registry | None = None,
-    *,
-    name: str | None = None,
-    input_format: str | None = None,
-    reading: FormatOptions | None = None,
-    progress=None,
-    candidate_folds: int = CANDIDATE_FOLDS,
-    jobs: int = 1,
-    plugins_dir=None,
-) -> "TrainedModel":
-    """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
-    when there are several) and the
-    classifier of ``settings`` on ``source`` (a path read in ``input_format`` with ``reading``, or a source
-    called ``name``), for the task ``evaluate`` would score: ``settings.positive`` against the rest, the
-    minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out.
-    The candidates are scored in up to ``jobs`` processes (each with the plugins of ``plugins_dir``), with the
-    same results."""
-    from filterkit.progress import Progress
-
-    settings = Settings() if settings is None else settings
-    registry = load_plugins() if registry is None else registry
-    progress = Progress() if progress is None else progress
-    for chain in chains or ():
-        refuse_row_filters(chain, registry)
-    classifier_class = registry.classifier(settings.classifier)
-    if not classifier_class.saveable:
-        raise FilterkitError(
-            f"classifier '{settings.classifier}' cannot be saved in a model (it does not declare saveable = True)"
-        )
-    params = {**classifier_class.trained_defaults, **settings.classifier_params}
-    settings = dataclasses.replace(settings, classifier_params=params)
-    reading = FormatOptions(settings.class_spec) if reading is None else reading
-    with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
-        from filterkit import evaluation_labels
-
-        labelled = evaluation_labels.labelled_data(opened.schema, settings)
-        if labelled is not None:
-            from filterkit.label_training import train_labels
-
-            return train_labels(
-                registry, (opened, name), labelled, chains, settings, progress, (candidate_folds, jobs, plugins_dir)
-            )
-        progress.expect(1)
-        dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
-        recorded = opened.reading
-    dataset = evaluation.known_class_rows(dataset)
-    chains = default_candidates(dataset.schema, registry) if chains is None else chains
-    task = trained_task(dataset, settings, name)
-    candidates = []
-    if len(chains) > 1:
-        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
-            candidates = candidate_scores(
-                dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir)
-            )
-        chosen = best_candidate(chains, candidates)
-    else:
-        chosen = chains[0]
-    with progress.working(f"fitting '{chosen.text}' and the classifier"):
-        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
-    progress.finish()
-    return model
-
-
-def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
-    """The task a model of ``dataset`` answers for, as ``evaluate`` would score it: every class
-    (``settings.multiclass``), ``settings.positive`` against the rest, or the minority of two classes;
-    FilterkitError when the rows cannot teach it."""
-    counts = np.bincount(
-        dataset.data.column(dataset.class_index).astype(np.int64), minlength=len(dataset.labels)
-    ).astype(np.int64)
-    if settings.multiclass and np.count_nonzero(counts) < 2:
-        raise FilterkitError("--multiclass needs rows of at least two classes", name)
-    if not settings.multiclass and settings.positive is None and len(dataset.labels) > 2:
-        choices = task_choices(len(dataset.labels), "train")
-        raise FilterkitError(f"the class has {len(dataset.labels)} labels: choose the task with {choices}", name)
-    task = (
-        MULTICLASS_TASK
-        if settings.multiclass
-        else evaluation.choose_tasks(dataset.labels, counts, settings.positive, False, 1)[0]
-    )
-    if task != MULTICLASS_TASK and counts[dataset.labels.index(task)] in (0, counts.sum()):
-        held = "no row" if counts[dataset.labels.index(task)] == 0 else "only rows"
-        raise FilterkitError(f"the training file has {held} of class '{task}': nothing to tell it from", name)
-    return task
-
-
-def best_candidate(chains: list[ChainSpec], candidates: list[dict]) -> ChainSpec:
-    """The chain of the best cross-validated score among ``candidates`` (one per chain), the first on a tie."""
-    return chains[max(range(len(chains)), key=lambda k: (candidates[k]["score"], -k))]
-
-
-def refuse_row_filters(chain: ChainSpec, registry: Registry) -> None:
-    """FilterkitError, before any work, for a chain with a stage that keeps some rows only (``fold``): a model
-    answers for every row it is given."""
-    for name, params in chain.stages:
-        if declared(registry.make_stage(name, params), "filters_rows"):
-            raise FilterkitError(
-                f"chain '{chain.text}': stage '{name}' keeps some rows only, and a model answers for every row it "
-                "is given"
-            )
-
-
-def candidate_scores(
-    dataset: Dataset,
-    chains: list[ChainSpec],
-    settings: Settings,
-    registry: Registry,
-    name: str,
-    folds: int,
-    workers: tuple = (1, None),
-) -> list[dict]:
-    """Each chain's cross-validated score on ``dataset`` (``folds`` stratified folds, as ``evaluate``):
-    ``{"chain", "measure", "score", "f1"}``, the measure the task's AUC (the macro one-vs-rest AUC with
-    ``--multiclass``), the F1 (macro-F1) beside it.  A chain is judged by how well its features rank the rows;
-    the classifier's C and threshold, chosen on the same rows, make the decisions (docs/RESULTS.md §10.1: the F1
-    of five folds picked, among chains within 0.01 of each other, the worse on the test files).  The folds are
-    fitted in ``workers`` (up to that many processes, with the plugins of that folder), with the same results."""
-    jobs, plugins_dir = workers
-    result = evaluation.evaluate(
-        MemorySource(dataset.schema, dataset.data),
-        chains,
-        dataclasses.replace(settings, folds=folds, train_fractions=(1.0,), repeats=1, stats=False),
-        registry,
-        name=name,
-        jobs=jobs,
-        plugins_dir=plugins_dir,
-    )
-    measure, f1 = ("macro_auc", "macro_f1") if settings.multiclass else ("auc", "f1")
-    by_chain = {entry["chain"]: entry for entry in result.document["results"]}
-    return [
-        {
-            "chain": chain.text,
-            "measure": measure,
-            "score": by_chain[chain.text][measure],
-            "f1": by_chain[chain.text][f1],
-        }
-        for chain in chains
-    ]
-
-
-def _fitted_model(
-    registry: Registry,
-    dataset: Dataset,
-    chain: ChainSpec,
-    task: str,
-    settings: Settings,
-    reading: tuple[str, dict],
-    candidates: list[dict],
-) -> "TrainedModel":
-    """``chain`` and the classifier fitted on every row of ``dataset`` for ``task``, as a model."""
-    multiclass = task == MULTICLASS_TASK
-    rows = np.arange(dataset.data.n_rows)
-    output_class, prepared, fitted = evaluation.fitted_chain(
-        registry, dataset, chain, rows, None if multiclass else task
-    )
-    if multiclass and output_class.labels != dataset.labels:
-        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot learn")
-    features, codes = prepared(rows)
-    call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
-    if multiclass:
-        classes = [dataset.labels[k] for k in evaluation.fit_classes(call, dataset, features, codes, settings)]
-    else:
-        evaluation.fit_task(call, dataset.labels.index(task), task, features, codes, settings)
-        classes = [task]
-    task_name = "multiclass" if multiclass else "binary"
-    section = {
-        **section_head(registry, settings, call.classifier.params, task_name, classes, chain, features),
-        "fitted": call("describe"),
-        **({"candidates": candidates} if candidates else {}),
-        "state": call("state"),
-    }
-    return TrainedModel(fitted, call, section, reading, registry)
-
-
-def section_head(registry: Registry, settings: Settings, params: dict, task: str, classes, chain, features) -> dict:
-    """What a model's classifier section says first, whatever its task: the classifier (its plugin and
-    options), the task and its classes, the seed, and the chain whose ``features`` (a matrix) it learnt from."""
-    registered = registry.classifiers[settings.classifier]
-    return {
-        "name": settings.classifier,
-        "plugin": registered.plugin,
-        "distribution": registered.distribution,
-        "params": params,
-        "task": task,
-        "classes": classes,
-        "seed": settings.seed,
-        "chain": chain.text,
-        "features": int(features.shape[1]),
-    }
+from filterkit.text import shown
 
 
 def load_model(path, registry: Registry | None = None) -> "TrainedModel":
@@ -570,9 +330,42 @@ class TrainedModel:
         value × weight.  The contributions of every feature and the ``intercept`` sum to the ``decision`` (per
         class of a multi-class model); those left out are summed in ``other_contribution`` (``other_words`` of
         them)."""
-        from filterkit.explaining import explained_rows
-
-        return explained_rows(self, chunk, top)
+        if self.linear is None:
+            raise FilterkitError(
+                f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
+            )
+        outputs = [chunk, *self.chain.each_stage(chunk)]
+        counts = [None, *(stage.explained_counts(before) for stage, before in zip(self.chain.stages, outputs))]
+        features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
+        weights, intercepts = self.linear
+        decisions = np.asarray(features @ weights.T) + intercepts
+        calibrated = self.probabilities(features)
+        probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
+        predicted = self.predicted(features)
+        tracer = Tracer(outputs, counts, self.stage_schemas, self.one_hot)
+        stages = [stage.name for stage in self.chain.stages]
+        explained = []
+        for row in range(chunk.n_rows):
+            start, end = features.indptr[row], features.indptr[row + 1]
+            columns, values = features.indices[start:end], features.data[start:end]
+            per_class = []
+            for k in self.explained_columns():
+                contributions = values * weights[k, columns]
+                per_class.append(
+                    {
+                        "class": self.classes[k],
+                        "decision": float(decisions[row, k]),
+                        "intercept": float(intercepts[k]),
+                        **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
+                        **listed_words(self.feature_names, tracer, row, (columns, values, contributions), top),
+                    }
+                )
+            document = {"row": row + 1, **self.answer(predicted[row]), "stages": stages}
+            if self.multiclass or self.label_sets:
+                explained.append({**document, "classes": per_class})
+            else:
+                explained.append({**document, **{key: value for key, value in per_class[0].items() if key != "class"}})
+        return explained
 
 
 class LabelSetModel(TrainedModel):

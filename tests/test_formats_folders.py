@@ -10,9 +10,9 @@ import pytest
 
 from chain_helpers import REAL, needs_weka, weka_java
 from filterkit.arff import read_arff
-from filterkit.arff.limits import Limits
 from filterkit.formats import ARFF, FormatOptions, format_of, relation_of
 from filterkit.formats.folders import FoldersFormat
+from filterkit.limits import Limits
 from filterkit.testing import read_output, run_filterkit
 
 #: Documents that ARFF must quote and escape, a CRLF, an empty file, non-ASCII names and text, a label that

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from filterkit.arff.limits import Limits
 from filterkit.formats import FormatOptions
 from filterkit.formats.jsonl import JsonLinesFormat
 from filterkit.formats.records import ColumnTyping, layout_by_name
+from filterkit.limits import Limits
 from filterkit.schema import NUMERIC, Attribute, Schema
 
 CHUNK_ROWS = ["1", "3", "10000"]

@@ -255,9 +255,9 @@ def test_a_string_that_is_not_utf8_is_one_error_line_naming_its_row(tmp_path, ch
 
 def _read_parquet(path: Path) -> int:
     """Every row of the Parquet file at ``path``, scanned and read a chunk at a time (64 KiB a chunk)."""
-    from filterkit.arff.limits import Limits
     from filterkit.formats import FormatOptions
     from filterkit.formats.parquet import ParquetFormat
+    from filterkit.limits import Limits
 
     reader = ParquetFormat(Limits(chunk_bytes=64 << 10))
     layout = reader.scan(lambda: path.open("rb"), str(path), FormatOptions(None), None)

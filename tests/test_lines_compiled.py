@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from filterkit import kernels
-from filterkit.arff.limits import Limits
 from filterkit.arff.writer import EXACT, NumberFormat, format_numbers
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions
 from filterkit.formats.csv_writer import CsvWriter
 from filterkit.formats.lines import bounded_lines
 from filterkit.formats.svmlight import SvmlightFormat, SvmlightWriter, _refusal
+from filterkit.limits import Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 
 _NUMBER = (

@@ -42,8 +42,8 @@ import pytest
 
 from chain_helpers import FILTERKIT, TESTS
 from filterkit.arff import read_arff
-from filterkit.arff.limits import Limits
 from filterkit.errors import ArffError
+from filterkit.limits import Limits
 
 MALFORMED = TESTS / "data" / "malformed"
 CHAIN = ["bns", "l2"]

@@ -358,7 +358,7 @@ def test_a_classifier_that_holds_no_state_cannot_be_trained_into_a_model(tmp_pat
     from filterkit.classifier import Classifier
     from filterkit.evaluation import Settings
     from filterkit.plugins import load_plugins
-    from filterkit.trained import train
+    from filterkit.training import train
 
     registry = load_plugins()
 
@@ -582,9 +582,9 @@ def test_a_chain_that_removes_the_class_is_one_error_line(run_filterkit, tmp_pat
 
 
 def test_a_candidate_that_filters_rows_is_refused_before_any_work(run_filterkit, tmp_path, monkeypatch):
-    from filterkit import trained as trained_module
+    from filterkit import training as training_module
 
-    monkeypatch.setattr(trained_module, "candidate_scores", lambda *a: pytest.fail("scored before the refusal"))
+    monkeypatch.setattr(training_module, "candidate_scores", lambda *a: pytest.fail("scored before the refusal"))
     result = run_filterkit(
         "train", "-o", tmp_path / "m.json", "--positive", "Ethics", "--compare", OH0, "l2 ", "fold --fold 1 --of 3"
     )

@@ -26,7 +26,6 @@ from filterkit.commands.options import (
     quiet_option,
     scheduler_option,
 )
-from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
@@ -81,15 +80,7 @@ def parse_fractions(text: str) -> tuple[float, ...]:
 def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict] | None = None) -> ChainSpec:
     """One chain's words (``shape --no-zero-bin bns l2``) as stage names and parameters; ``preset``
     gives, per stage name, values for options the words leave out (the swept option of ``--sweep``)."""
-    group = StageChain("chain", result_callback=lambda stages: stages)
-    text = shlex.join(words) if words else "(none)"
-    try:
-        with group.make_context(f"filterkit evaluate: chain '{text}'", list(words), obj=plugins) as context:
-            context.meta[PRESET_OPTIONS] = preset or {}
-            stages = group.invoke(context)
-    except click.UsageError as error:
-        raise FilterkitError(f"chain '{text}': {error.format_message()}") from None
-    return ChainSpec(text, [(stage.name, dict(stage.params)) for stage in stages])
+    return plugins.registry().parse_chain(words, preset)
 
 
 @dataclass(frozen=True)

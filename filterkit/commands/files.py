@@ -52,19 +52,10 @@ def checked_outputs(inputs: list[tuple[str, str]], output: str | None, model_pat
     return output_file
 
 
-def untaken_format_option(formats: FormatOptions, read_as: str, written_as: str | None = None) -> str | None:
-    """The first format option given in ``formats`` that neither the input's format ``read_as`` reads with nor
-    the output's ``written_as`` (None: no output) writes with, or None."""
-    taken = {option.name for option in registered(read_as).options}
-    if written_as is not None:
-        taken |= {option.name for option in registered(written_as).written_options}
-    return next((name for name in formats.given if name not in taken), None)
-
-
 def check_format_options(formats: FormatOptions, read_as: str, written_as: str | None = None) -> None:
     """A usage error for a format option given that neither ``read_as`` nor ``written_as`` takes
-    (:func:`untaken_format_option`)."""
-    name = untaken_format_option(formats, read_as, written_as)
+    (:meth:`FormatOptions.untaken`)."""
+    name = formats.untaken(read_as, written_as)
     if name is not None:
         output = "" if written_as is None else f" written as {written_as}"
         raise click.UsageError(f"{option_words(name, formats.given[name])}: {read_as} input{output} does not take it")

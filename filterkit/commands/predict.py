@@ -13,7 +13,6 @@ from typing import TextIO
 
 import click
 
-from filterkit.arff.tokens import shown
 from filterkit.commands.context import registry_of
 from filterkit.commands.files import check_distinct, check_format_options, check_stdout_open
 from filterkit.commands.options import (
@@ -26,6 +25,7 @@ from filterkit.errors import FilterkitError
 from filterkit.formats import ARFF, FormatOptions, format_of, named_format, new_rows_reading
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output
+from filterkit.text import shown
 
 
 @contextlib.contextmanager

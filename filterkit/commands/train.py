@@ -62,7 +62,7 @@ and on word counts (no text attribute):
 
 def _train_help() -> str:
     """The help, the default candidates listed from the tables train uses."""
-    from filterkit.trained import COUNT_CANDIDATES, TEXT_CANDIDATES
+    from filterkit.training import COUNT_CANDIDATES, TEXT_CANDIDATES
 
     def typed(stages) -> str:
         words = []
@@ -123,7 +123,7 @@ class TrainCommand(EvaluateCommand):
 @click.pass_context
 def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multiclass, **options):
     """Fit the chain (the best candidate) and the classifier on TRAIN; save the model."""
-    from filterkit.trained import train as train_model
+    from filterkit.training import train as train_model
 
     plugins = plugin_loader(ctx)
     registry = plugins.registry()

@@ -87,6 +87,14 @@ class FormatOptions:
     def __hash__(self) -> int:
         return hash((self.class_spec, tuple(sorted(self.given.items()))))
 
+    def untaken(self, read_as: str, written_as: str | None = None) -> str | None:
+        """The first option given that neither the input's format ``read_as`` reads with nor the output's
+        ``written_as`` (None: no output) writes with, or None."""
+        taken = {option.name for option in registered(read_as).options}
+        if written_as is not None:
+            taken |= {option.name for option in registered(written_as).written_options}
+        return next((name for name in self.given if name not in taken), None)
+
     def recorded(self, options: dict[str, object]) -> "FormatOptions":
         """These options, those not given taken from ``options`` (what a model's training data was read
         with); an error for a given one that contradicts it."""

@@ -15,8 +15,8 @@ import pytest
 
 from arff_helpers import REAL, assert_same_values, read_all
 from filterkit.arff import ArffReader, read_arff
-from filterkit.arff.limits import Limits
 from filterkit.errors import ArffError
+from filterkit.limits import Limits
 
 HEADER = b"@relation r\n@attribute a numeric\n@attribute b {x,y}\n@data\n"
 

@@ -13,8 +13,8 @@ import pytest
 
 import oracles
 from filterkit.arff import ArffReader, _speedups, reader
-from filterkit.arff.limits import Limits
 from filterkit.errors import ArffError
+from filterkit.limits import Limits
 
 _LINES = [b"{0 1}", b"  {1 2.5}\t", b"", b"   ", b"% a comment", b"\x0b{0 3}\x0c", b"{}", b"{0 1,1 2}", b"%"]
 

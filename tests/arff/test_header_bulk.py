@@ -15,10 +15,10 @@ from arff_helpers import DATA
 from filterkit import kernels
 from filterkit.arff import header, reader
 from filterkit.arff.header import HeaderParser, _attribute_lines, format_header, numeric_declarations
-from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader
 from filterkit.arff.tokens import quote, quote_all
 from filterkit.errors import ArffError
+from filterkit.limits import Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
 
 _NEVER_RUN = re.compile(rb"(?!)")

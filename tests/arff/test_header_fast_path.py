@@ -13,9 +13,9 @@ import pytest
 
 from arff_helpers import CONFORMANCE, DATA, REAL_FILES, conformance_files
 from filterkit.arff import header
-from filterkit.arff.limits import Limits
 from filterkit.arff.reader import ArffReader
 from filterkit.errors import ArffError
+from filterkit.limits import Limits
 
 _NEVER = re.compile(rb"(?!)")
 
