@@ -27,6 +27,7 @@ name is loaded from its home module the first time it is used, so importing `fil
 GROUPS = {
     "Registering": ("hookimpl", "Stage", "Metric", "Classifier", "Stemmer"),
     "Declaring a stage": ("Option", "Accepts", "Context", "StateArray", "FEATURES", "ATTRIBUTES"),
+    "Protocols a stage opts into": ("ValueMapped", "KeptPass", "Updatable", "Explainable"),
     "Data": ("Chunk", "Schema", "Attribute", "NUMERIC", "NOMINAL", "STRING", "DATE", "RELATIONAL"),
     "Errors and saved state": ("FilterkitError", "invalid_state", "option_file"),
     "Features and their values": (

@@ -266,10 +266,6 @@ def load_chain(path: str | os.PathLike, registry: Registry) -> Chain:
     return ModelFile(path).fitted(registry)[0]
 
 
-#: The former name of :func:`load_chain`, until filterkit.testing calls it by its own.
-load_model = load_chain
-
-
 def model_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """The arrays of the model at ``path`` (:meth:`ModelFile.arrays`); for looking inside a model."""
     return ModelFile(path).arrays()

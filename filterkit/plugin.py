@@ -28,9 +28,11 @@ __all__ = [
     "Classifier",
     "Context",
     "ExactSums",
+    "Explainable",
     "FilterkitError",
     "Format",
     "FormatOptions",
+    "KeptPass",
     "Layout",
     "Metric",
     "Option",
@@ -39,7 +41,9 @@ __all__ = [
     "Stage",
     "StateArray",
     "Stemmer",
+    "Updatable",
     "ValueCounts",
+    "ValueMapped",
     "Vocabulary",
     "checked_weights",
     "feature_positions",
@@ -70,8 +74,12 @@ _HOMES = {
     "filterkit.stage": (
         "Accepts",
         "Context",
+        "Explainable",
+        "KeptPass",
         "Option",
         "Stage",
+        "Updatable",
+        "ValueMapped",
         "feature_positions",
         "map_features",
         "numeric_features",
@@ -128,8 +136,12 @@ if TYPE_CHECKING:  # the same names, for type checkers (tests/test_plugin_api.py
     from filterkit.schema import Schema as Schema
     from filterkit.stage import Accepts as Accepts
     from filterkit.stage import Context as Context
+    from filterkit.stage import Explainable as Explainable
+    from filterkit.stage import KeptPass as KeptPass
     from filterkit.stage import Option as Option
     from filterkit.stage import Stage as Stage
+    from filterkit.stage import Updatable as Updatable
+    from filterkit.stage import ValueMapped as ValueMapped
     from filterkit.stage import feature_positions as feature_positions
     from filterkit.stage import map_features as map_features
     from filterkit.stage import numeric_features as numeric_features

@@ -156,8 +156,8 @@ MOST_KEPT_PER_INPUT_BYTE = 4
 
 class KeptChunks(_Spooling):
     """What a fitting pass keeps of each chunk, in an unlinked temporary file of numpy arrays (no pickle), made at
-    the first chunk: the chunk its stage was given, or, for a stage that :attr:`~filterkit.stage.Stage.keeps_fit_pass`,
-    the chunk in that stage's own form (:meth:`~filterkit.stage.Stage.accumulate_kept`) with the class column of the
+    the first chunk: the chunk its stage was given, or, for a :class:`~filterkit.stage.KeptPass` stage,
+    the chunk in that stage's own form (:meth:`~filterkit.stage.KeptPass.accumulate_kept`) with the class column of the
     chunk it was given.  The passes after it, and the one writing the output, read it back instead of reading the
     input and running the stages before that one again (:meth:`filterkit.runner.Chain.fit`)."""
 

@@ -312,30 +312,6 @@ class Stage(Configurable):
         """Turn the statistics of all training rows into fitted state."""
         raise NotImplementedError
 
-    # The four methods below belong to the protocols (:class:`Updatable`, :class:`Explainable`); they stay
-    # here, with these defaults, until filterkit.updating and filterkit.trained ask isinstance.
-
-    def saved_statistics(self, statistics: Any) -> dict:
-        """None can be saved: see :meth:`Updatable.saved_statistics`."""
-        raise FilterkitError(f"stage '{self.name}' cannot save its statistics, so a model holding it cannot be updated")
-
-    def loaded_statistics(self, saved: dict) -> Any:
-        """None can be loaded: see :meth:`Updatable.loaded_statistics`."""
-        raise FilterkitError(f"stage '{self.name}' cannot load saved statistics")
-
-    def values_after_refit(self, before: "Stage", before_statistics: Any) -> list[str] | None:
-        """None (its values may change): see :meth:`Updatable.values_after_refit`."""
-        return None
-
-    def explained_counts(self, chunk: Chunk) -> Chunk | None:
-        """None (its values are what a person reads as the counts): see :meth:`Explainable.explained_counts`."""
-        return None
-
-    def value_map(self) -> Any:
-        """None: a stage that is not :class:`ValueMapped` has no value map (kept here until
-        :mod:`filterkit.updating` asks ``isinstance(stage, ValueMapped)``)."""
-        return None
-
     def output_schema(self) -> Schema:
         """The schema of transformed chunks: changed attributes become ``numeric`` (made once per
         input schema and features: 40 ms at 13,000 attributes, asked for several times)."""

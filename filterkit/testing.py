@@ -46,7 +46,7 @@ from filterkit.arff import read_arff
 from filterkit.arff.writer import write_arff
 from filterkit.contract import ContractError
 from filterkit.errors import FilterkitError
-from filterkit.model import load_model, save_model
+from filterkit.model import load_chain, save_model
 from filterkit.plugins import Registered, Registry, check_stage_class
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
@@ -318,7 +318,7 @@ class _Checker:
         with tempfile.TemporaryDirectory(prefix="filterkit-check-stage-") as folder:
             path = Path(folder) / "model.json"
             save_model(path, chain, registry)
-            loaded = load_model(path, registry)
+            loaded = load_chain(path, registry)
         if _written(loaded, _RowsSource(data_set, None)) != output:
             self.fail(
                 "model round trip", data_set, "the model, saved and loaded, gave other bytes than the fitted stage"

@@ -21,6 +21,7 @@ from filterkit.model import ModelFile, save_model
 from filterkit.plugins import Registry, load_plugins
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema, shown_labels
+from filterkit.stage import Explainable
 from filterkit.text import shown
 
 
@@ -335,7 +336,13 @@ class TrainedModel:
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
             )
         outputs = [chunk, *self.chain.each_stage(chunk)]
-        counts = [None, *(stage.explained_counts(before) for stage, before in zip(self.chain.stages, outputs))]
+        counts = [
+            None,
+            *(
+                stage.explained_counts(before) if isinstance(stage, Explainable) else None
+                for stage, before in zip(self.chain.stages, outputs)
+            ),
+        ]
         features = evaluation.classifier_matrix(self.output_schema, outputs[-1], self.left_out)
         weights, intercepts = self.linear
         decisions = np.asarray(features @ weights.T) + intercepts

@@ -5,12 +5,12 @@ A model saved with ``--updatable`` holds, beside each stage's fitted state, the 
 gathered (the section ``statistics``: one entry per stage, null for a stage that does not learn or whose
 statistics came from the stage before it, as ``bns``'s from ``shape``'s).  They are written as state is,
 JSON with embedded arrays, never pickle: the class counts of :mod:`filterkit.statistics` here, a stage's
-own by :meth:`~filterkit.stage.Stage.saved_statistics`, each the same whatever order the rows came in, so
+own by :meth:`~filterkit.stage.Updatable.saved_statistics`, each the same whatever order the rows came in, so
 that an updated model is, byte for byte, the model fitted on the old and new rows together.
 
 Stage k was fitted on what the stages before it wrote for the old rows, and those rows are not kept: its
 saved statistics still hold only where every refitted stage before it writes for them what it wrote
-before, attribute by attribute (:meth:`~filterkit.stage.Stage.values_after_refit`: ``words`` without
+before, attribute by attribute (:meth:`~filterkit.stage.Updatable.values_after_refit`: ``words`` without
 ``--idf``, feature selection).  :func:`updated_chain` refuses the other chains, naming the stage and why.
 """
 
@@ -28,7 +28,7 @@ from filterkit.model import NotAModel, decoded_array, embedded_array
 from filterkit.plugins import Registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
-from filterkit.stage import Stage
+from filterkit.stage import Stage, Updatable, ValueMapped
 from filterkit.statistics import LabelSetStatistics, LabelStatistics, PresenceCounts, ValueCounts
 
 #: The key of the statistics in a model document.
@@ -80,6 +80,10 @@ def saved_statistics(stage: Stage, statistics: Any) -> dict:
     """``stage``'s statistics as plain data: class counts here (wherever they are), the rest by the stage."""
     if isinstance(statistics, (*_COUNTS, *_LABELLED)):
         return _saved(statistics)
+    if not isinstance(stage, Updatable):
+        raise FilterkitError(
+            f"stage '{stage.name}' cannot save its statistics, so a model holding it cannot be updated"
+        )
     return _saved(guarded(stage, "saving its statistics", stage.saved_statistics, statistics))
 
 
@@ -107,6 +111,8 @@ def loaded_statistics(stage: Stage, saved: dict) -> Any:
         if isinstance(counts, (*_COUNTS, *_LABELLED)):
             check_counts_fit(counts, stage.new_statistics())
             return counts
+        if not isinstance(stage, Updatable):
+            raise FilterkitError(f"stage '{stage.name}' cannot load saved statistics")
         return stage.loaded_statistics(counts)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise FilterkitError(f"stage '{stage.name}': the model's statistics of it do not fit it ({error})") from None
@@ -374,7 +380,7 @@ def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows
                 rows.by_name = rows.by_name or before.output_schema() != now.output_schema()
             elif rows.by_name or _json_data(before.state(), before) != _json_data(now.state(), now):
                 return _OldRows(changed=(earlier, "writes other values once refitted on more rows"))
-        elif rows.by_name and guarded(now, "update", now.value_map) is None:
+        elif rows.by_name and (not isinstance(now, ValueMapped) or guarded(now, "update", now.value_map) is None):
             return _OldRows(
                 changed=(earlier, "writes each value from a whole row, whose attributes the update changes")
             )
@@ -383,6 +389,8 @@ def _old_rows(old: Chain, new: Chain, position: int, old_statistics) -> _OldRows
 
 def _values_after_refit(now: Stage, before: Stage, before_statistics: Any) -> list[str] | None | FilterkitError:
     """``now.values_after_refit(before, before_statistics)``, or the FilterkitError by which it says why not."""
+    if not isinstance(now, Updatable):
+        return None
     try:
         return now.values_after_refit(before, before_statistics)
     except FilterkitError as error:

@@ -29,6 +29,8 @@ from filterkit.plugin import (
     Schema,
     Stage,
     StateArray,
+    Updatable,
+    ValueMapped,
     checked_weights,
     feature_positions,
     hookimpl,
@@ -36,7 +38,6 @@ from filterkit.plugin import (
     nonzero_entries,
 )
 from filterkit.schema import take_rows, weka_range
-from filterkit.stage import Updatable, ValueMapped
 from filterkit.stage_parts import AttributeSubset, features_of_kinds, label_layout
 from filterkit.statistics import column_ranges
 

@@ -19,15 +19,16 @@ from typing import cast
 import numpy as np
 
 from filterkit.kernels import ARRAYS, normalize_stored, use_compiled
-from filterkit.plugin import Chunk, StateArray, hookimpl, invalid_state, stored_in_features
-from filterkit.stage import (
-    SCALING_EXPONENTS,
+from filterkit.plugin import (
+    Chunk,
+    StateArray,
     Updatable,
     ValueMapped,
-    range_scaling,
-    refuse_infinite_ranges,
-    scaling_map,
+    hookimpl,
+    invalid_state,
+    stored_in_features,
 )
+from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
 
 
 class RowNormalizer(ValueMapped):

@@ -29,10 +29,11 @@ from filterkit.plugin import (
     Option,
     StateArray,
     ValueCounts,
+    ValueMapped,
     hookimpl,
     invalid_state,
 )
-from filterkit.stage import SCALING_EXPONENTS, ValueMapped, range_scaling, refuse_infinite_ranges, scaling_map
+from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
 from filterkit.statistics import (
     LabelSetStatistics,
     LabelStatistics,

@@ -55,6 +55,7 @@ from filterkit.plugin import (
     Option,
     StateArray,
     ValueCounts,
+    ValueMapped,
     feature_positions,
     hookimpl,
     invalid_state,
@@ -62,7 +63,7 @@ from filterkit.plugin import (
 )
 from filterkit.saved_state import OPTIONS_KEY, fitted_options
 from filterkit.shaping import NEIGHBORS, Knots, first_unsorted_knot, fit_toward
-from filterkit.stage import ValueMapped, positions_by_width, with_stored_values
+from filterkit.stage import positions_by_width, with_stored_values
 from filterkit.stage_parts import features_of_kinds
 from filterkit.statistics import LabelStatistics
 

@@ -40,9 +40,12 @@ from filterkit.plugin import (
     Accepts,
     Attribute,
     Chunk,
+    Explainable,
     FilterkitError,
+    KeptPass,
     Option,
     StateArray,
+    Updatable,
     hookimpl,
     invalid_state,
     row_labels,
@@ -50,7 +53,6 @@ from filterkit.plugin import (
 from filterkit.plugins import registered_stemmer
 from filterkit.saved_state import OPTIONS_KEY, fitted_options
 from filterkit.schema import collector_paused, refuse_unreadable_output, shown_name, weka_range
-from filterkit.stage import Explainable, KeptPass, Updatable
 from filterkit.word_statistics import WordStatistics, checked_saved_statistics, kept_pairs, saved_word_statistics
 from filterkit.word_tokens import (
     BUILT_IN_STOPWORDS,
