@@ -185,6 +185,24 @@ class Rocchio(Classifier):
     def describe(self) -> dict[str, float]:
         return {"threshold": self.threshold}
 
+    # For `filterkit train` and `predict`: the model file holds the hyperplane (saveable), and its weights
+    # (has_weights) give predict's decision values and explain's contribution of each feature.
+    saveable = True
+    has_weights = True
+
+    def state(self) -> dict[str, Any]:
+        return {"weights": self.weights, "threshold": self.threshold}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        weights = np.asarray(state["weights"], dtype=np.float64)
+        threshold = float(state["threshold"])
+        if weights.ndim != 1 or not np.isfinite(weights).all() or not np.isfinite(threshold):
+            raise FilterkitError("rocchio: the model's weights and threshold must be finite numbers")
+        self.weights, self.threshold = weights, threshold
+
+    def linear(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.weights.reshape(1, -1), np.array([-self.threshold])
+
 
 @hookimpl
 def register_stages(register: Callable[[type[Stage]], None]) -> None:

@@ -232,6 +232,18 @@ def test_rocchio_picks_the_nearer_class_centroid(form):
     assert rocchio.predict(rows).tolist() == [True, False, False]
 
 
+def test_rocchio_saves_its_hyperplane_and_refuses_a_damaged_one():
+    fitted = Rocchio().fit(np.array([[1.0, 0.0], [3.0, 0.0], [0.0, 2.0], [0.0, 4.0]]), np.array([1, 1, 0, 0]), seed=0)
+    loaded = Rocchio()
+    loaded.load_state(fitted.state())
+    weights, intercepts = loaded.linear()
+    assert (weights.tolist(), intercepts.tolist()) == ([[2.0, -3.0]], [2.5])
+    rows = np.array([[1.0, 1.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(loaded.score(rows), fitted.score(rows))
+    with pytest.raises(FilterkitError, match="rocchio: the model's weights and threshold must be finite numbers"):
+        Rocchio().load_state({"weights": np.array([np.nan, 1.0]), "threshold": 0.0})
+
+
 def test_rocchio_refuses_training_rows_of_one_class():
     with pytest.raises(FilterkitError, match="both positive and negative"):
         Rocchio().fit(np.ones((3, 2)), np.ones(3, dtype=np.int64), seed=0)
