@@ -23,9 +23,13 @@ WORDS = 40
 
 @pytest.fixture(scope="module")
 def grain(tmp_path_factory):
-    """The 60 Reuters grain documents, the first 40 as ``train`` and the rest as ``test``, each written as
-    fastText lines (``train.ft``) and as the ARFF the format should read them as (``train.arff``)."""
-    folder = tmp_path_factory.mktemp("fasttext")
+    """The grain documents as fastText lines and as ARFF (:func:`write_grain_files`)."""
+    return write_grain_files(tmp_path_factory.mktemp("fasttext"))
+
+
+def write_grain_files(folder: Path) -> Path:
+    """The 60 Reuters grain documents, the first 40 as ``train`` and the rest as ``test``, each written into
+    ``folder`` as fastText lines (``train.ft``) and as the ARFF the format should read them as (``train.arff``)."""
     _, chunk = read_arff(REAL / "reuters_grain_sample.arff")
     texts = [" ".join(text.split()[:WORDS]) for text in chunk.text[0]]
     labels = ["grain" if code == 1 else "other" for code in chunk.values[:, 1]]

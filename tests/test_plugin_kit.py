@@ -1,5 +1,7 @@
-"""The plugin kit: the example distribution ``examples/filterkit-tfidf`` installed next to filterkit
-in a fresh virtual environment, and ``docs/plugins.md`` kept in step with the code it documents.
+"""The plugin kit: the example distributions ``examples/filterkit-tfidf`` (two stages, a metric, a classifier)
+and ``examples/filterkit-fasttext`` (a format) installed next to filterkit in a fresh virtual environment,
+each type-checked and run there through the command line, Dask, ``train``/``predict`` and scikit-learn (issue
+73's "done when"), and ``docs/plugins.md`` kept in step with the code it documents.
 
 The virtual environment gets filterkit and the example installed into it by pip, so the entry points
 its ``filterkit`` sees are its own; only the third-party dependencies (numpy, scipy, scikit-learn, …,
@@ -8,11 +10,12 @@ projects with ``--no-index``: filterkit with ``--no-deps``, the example with its
 against what is installed (its ``filterkit-arff`` is the filterkit just installed).  Both projects are
 built without build isolation, with this interpreter's setuptools when it is new enough (then nothing
 is fetched), else with a setuptools pip installs into the environment first.  Setting up takes about 7
-seconds of CPU, once per run of this module.
+seconds of CPU, once per run of this module, for both examples.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import importlib.metadata
 import importlib.util
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_fasttext_plugin import write_grain_files
 
 from chain_helpers import read_bytes, without_comments
 from filterkit import hookspecs
@@ -48,6 +52,7 @@ from filterkit.stage import (
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "filterkit-tfidf"
+FASTTEXT = ROOT / "examples" / "filterkit-fasttext"
 DOCS = ROOT / "docs" / "plugins.md"
 OH0 = ROOT / "arff_samples" / "oh0.wc.arff"
 TOP = 50
@@ -63,7 +68,7 @@ UNBUILT = ("__pycache__", "*.egg-info", "build", "dist", ".*", "*.so", "*.pyd")
 
 @dataclasses.dataclass
 class PluginVenv:
-    """A virtual environment holding filterkit and filterkit-tfidf, and how to run in it."""
+    """A virtual environment holding filterkit, filterkit-tfidf and filterkit-fasttext, and how to run in it."""
 
     root: Path
     prefix: Path
@@ -71,6 +76,8 @@ class PluginVenv:
     filterkit: Path
     example_tests: Path
     env: dict
+    #: Each example's folder (the copy it was installed from), by its distribution's name.
+    examples: dict
 
     def run(self, *argv, timeout=120, env: dict | None = None) -> subprocess.CompletedProcess:
         """Run a program of the environment in its root folder; stdout as bytes, stderr as text."""
@@ -156,17 +163,23 @@ def plugin_venv(tmp_path_factory) -> PluginVenv:
     if not _has_version("setuptools", BUILD_SETUPTOOLS):
         pip_install(f"setuptools>={'.'.join(map(str, BUILD_SETUPTOOLS))}")
     # Build from copies: pip builds in the source tree, and the checkout must stay untouched.
-    filterkit_source, example_source = root / "filterkit-src", root / "filterkit-tfidf-src"
+    filterkit_source, example_source, fasttext_source = (
+        root / "filterkit-src",
+        root / "filterkit-tfidf-src",
+        root / "filterkit-fasttext-src",
+    )
     shutil.copytree(
         ROOT,
         filterkit_source,
         ignore=shutil.ignore_patterns(*UNBUILT, "tests", "examples", "arff_samples", "benchmarks", "docs"),
     )
     shutil.copytree(EXAMPLE, example_source, ignore=shutil.ignore_patterns(*UNBUILT))
+    shutil.copytree(FASTTEXT, fasttext_source, ignore=shutil.ignore_patterns(*UNBUILT))
     pip_install("--no-build-isolation", "--no-deps", "--no-index", filterkit_source)
-    # With its dependencies checked: the example's filterkit-arff must be the filterkit installed here.
-    pip_install("--no-build-isolation", "--no-index", example_source)
-    return PluginVenv(root, prefix, python, _executable(prefix, "filterkit"), example_source / "tests", env)
+    # With their dependencies checked: the examples' filterkit-arff must be the filterkit installed here.
+    pip_install("--no-build-isolation", "--no-index", example_source, fasttext_source)
+    examples = {"filterkit-tfidf": example_source, "filterkit-fasttext": fasttext_source}
+    return PluginVenv(root, prefix, python, _executable(prefix, "filterkit"), example_source / "tests", env, examples)
 
 
 def _inside(path: str, folder: Path) -> bool:
@@ -176,8 +189,9 @@ def _inside(path: str, folder: Path) -> bool:
 @pytest.mark.slow
 def test_venv_imports_filterkit_and_the_plugin_from_its_own_site_packages(plugin_venv):
     probe = (
-        "import importlib.metadata as m, json, filterkit, filterkit_plugins, filterkit_tfidf\n"
-        "print(json.dumps({'modules': [filterkit.__file__, filterkit_plugins.__file__, filterkit_tfidf.__file__],\n"
+        "import importlib.metadata as m, json, filterkit, filterkit_plugins, filterkit_tfidf, filterkit_fasttext\n"
+        "modules = [filterkit, filterkit_plugins, filterkit_tfidf, filterkit_fasttext]\n"
+        "print(json.dumps({'modules': [module.__file__ for module in modules],\n"
         "  'entry_points': [[e.name, e.dist.name, str(e.dist.locate_file(''))]\n"
         "                   for e in m.entry_points(group='filterkit')]}))"
     )
@@ -187,6 +201,7 @@ def test_venv_imports_filterkit_and_the_plugin_from_its_own_site_packages(plugin
     assert all(_inside(module, plugin_venv.prefix) for module in found["modules"]), found["modules"]
     assert all(_inside(folder, plugin_venv.prefix) for _, _, folder in found["entry_points"]), found["entry_points"]
     assert ["tfidf", "filterkit-tfidf"] in [entry[:2] for entry in found["entry_points"]]
+    assert ["fasttext", "filterkit-fasttext"] in [entry[:2] for entry in found["entry_points"]]
     assert ["normalizers", "filterkit-arff"] in [entry[:2] for entry in found["entry_points"]]
 
 
@@ -195,10 +210,13 @@ def test_venv_filterkit_plugins_lists_the_example_with_its_distribution(plugin_v
     result = plugin_venv.run(plugin_venv.filterkit, "plugins", "--json")
     assert result.returncode == 0, result.stderr
     listing = json.loads(result.stdout)
-    tables = {kind: {entry["name"]: entry for entry in listing[kind]} for kind in ("stages", "metrics", "classifiers")}
+    kinds = ("stages", "metrics", "classifiers", "formats")
+    tables = {kind: {entry["name"]: entry for entry in listing[kind]} for kind in kinds}
     for kind, name in (("stages", "tfidf"), ("stages", "logtf"), ("metrics", "gss"), ("classifiers", "rocchio")):
         entry = tables[kind][name]
         assert (entry["plugin"], entry["distribution"]) == ("tfidf", "filterkit-tfidf"), entry
+    fasttext = tables["formats"]["fasttext"]
+    assert (fasttext["plugin"], fasttext["distribution"]) == ("fasttext", "filterkit-fasttext"), fasttext
     assert "gss" in tables["stages"], "every metric, a plugin's too, gets a scorer stage"
     assert tables["stages"]["l2"]["distribution"] == "filterkit-arff"
     assert listing["skipped"] == [] and listing["without_hooks"] == []
@@ -328,11 +346,15 @@ def test_venv_runs_the_example_s_own_tests(plugin_venv):
 
 
 @pytest.mark.slow
-def test_venv_mypy_strict_passes_on_the_example_against_the_installed_py_typed(plugin_venv):
+@pytest.mark.parametrize(
+    "distribution, module", [("filterkit-tfidf", "filterkit_tfidf.py"), ("filterkit-fasttext", "filterkit_fasttext.py")]
+)
+def test_venv_mypy_strict_passes_on_the_example_against_the_installed_py_typed(plugin_venv, distribution, module):
     """filterkit ships py.typed: mypy reads the installed package's annotations (without the marker it finds
-    no types there), and the example plugin is clean under ``--strict`` against them."""
+    no types there), and each example plugin is clean under ``--strict`` against them, with its own settings."""
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (the dev extra has it)")
+    folder = plugin_venv.examples[distribution]
     result = plugin_venv.run(
         sys.executable,
         "-m",
@@ -340,15 +362,156 @@ def test_venv_mypy_strict_passes_on_the_example_against_the_installed_py_typed(p
         "--strict",
         "--no-incremental",
         "--config-file",
-        plugin_venv.example_tests.parent / "pyproject.toml",
+        folder / "pyproject.toml",
         "--python-executable",
         plugin_venv.python,
-        plugin_venv.example_tests.parent / "filterkit_tfidf.py",
+        folder / module,
         timeout=300,
     )
     report = result.stdout.decode("utf-8", "replace")
     assert result.returncode == 0, report + result.stderr
     assert report.startswith("Success: no issues found in 1 source file"), report
+
+
+# --- issue 73's "done when": each kind of plugin through every route, installed ------------------
+
+#: The chain of both examples' stages and metric on oh0: logtf, tfidf, selection by gss (presence) and l2.
+OH0_CHAIN = ("logtf", "tfidf", "select", "--metric", "gss", "--presence", "--top", TOP, "l2")
+#: Every plugin of the examples at once, on fastText lines: the format's text, both stages, the gss scorer.
+FASTTEXT_CHAIN = ("words", "--counts", "--lowercase", "logtf", "tfidf", "gss", "--presence", "l2")
+#: What the examples' plugin modules may import of filterkit: its plugin API, nothing else.
+PLUGIN_MODULES = (EXAMPLE / "filterkit_tfidf.py", FASTTEXT / "filterkit_fasttext.py")
+
+
+@pytest.mark.parametrize("module", PLUGIN_MODULES, ids=lambda path: path.name)
+def test_example_plugin_imports_filterkit_only_through_filterkit_plugin(module):
+    imported = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{module.name} imports relatively (line {node.lineno})"
+            imported.add(node.module)
+    assert {name for name in imported if name.split(".")[0] in ("filterkit", "filterkit_plugins")} == {
+        "filterkit.plugin"
+    }
+
+
+def logtf_tfidf_select_gss_l2(counts: np.ndarray, positive: np.ndarray, top: int):
+    """``logtf tfidf select --metric gss --presence --top K l2`` in plain numpy: the kept columns and the rows."""
+    present = counts > 0
+    weighted = np.where(present, 1.0 + np.log(np.where(present, counts, 1.0)), 0.0)
+    weighted *= np.log((1.0 + len(counts)) / (1.0 + present.sum(axis=0))) + 1.0
+    tp = (present & positive[:, None]).sum(axis=0).astype(np.float64)
+    fp = (present & ~positive[:, None]).sum(axis=0).astype(np.float64)
+    pos, neg = float(positive.sum()), float((~positive).sum())
+    scores = (tp * (neg - fp) - fp * (pos - tp)) / (pos + neg) ** 2
+    kept = np.sort(np.lexsort((np.arange(len(scores)), -scores))[:top])
+    rows = weighted[:, kept]
+    norms = np.linalg.norm(rows, axis=1)
+    return kept, rows / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+@pytest.fixture(scope="module")
+def oh0_chain_output(plugin_venv) -> bytes:
+    """What the environment's ``filterkit`` writes for :data:`OH0_CHAIN` on oh0, Ethics the positive class."""
+    result = plugin_venv.run(plugin_venv.filterkit, "--positive", "Ethics", OH0, *OH0_CHAIN)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_venv_example_stages_and_metric_on_the_command_line_match_numpy(oh0_chain_output):
+    counts, classes, positive, names = oh0_rows()
+    kept, expected = logtf_tfidf_select_gss_l2(counts, positive, TOP)
+    assert_chain_output(oh0_chain_output, names, kept, expected, classes)
+
+
+@pytest.mark.slow
+def test_venv_dask_engine_runs_the_example_stages_and_metric_as_the_local_engine(plugin_venv, oh0_chain_output):
+    """The workers are processes of the environment's interpreter: they find the plugins by their entry points."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
+    result = plugin_venv.run(
+        plugin_venv.filterkit, "--engine", "dask", "--partitions", "3", "--positive", "Ethics", OH0, *OH0_CHAIN
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == oh0_chain_output
+
+
+SKLEARN_PIPELINE = """
+import json, sys
+import numpy as np
+from sklearn.pipeline import make_pipeline
+from filterkit.sklearn import L2Normalizer, LogTf, Selector, load_arff, transformer_for
+
+X, y, _ = load_arff(sys.argv[1])
+selector = Selector(metric="gss", presence=True, top=int(sys.argv[3]))
+pipeline = make_pipeline(LogTf(), transformer_for("tfidf")(), selector, L2Normalizer())
+np.save(sys.argv[2], pipeline.fit_transform(X, y == "Ethics").toarray())
+print(json.dumps([int(j) for j in selector.get_support(indices=True)]))
+"""
+
+
+@pytest.mark.slow
+def test_venv_scikit_learn_pipeline_of_the_example_stages_gives_the_command_line_s_values(
+    plugin_venv, oh0_chain_output, tmp_path
+):
+    """``logtf`` by its class name, ``tfidf`` by ``transformer_for`` and ``gss`` as ``Selector``'s metric."""
+    features = tmp_path / "features.npy"
+    result = plugin_venv.run(plugin_venv.python, "-c", SKLEARN_PIPELINE, OH0, features, TOP)
+    assert result.returncode == 0, result.stderr
+    schema, chunk = read_bytes(oh0_chain_output)
+    names = oh0_rows()[3]
+    assert [names[j] for j in json.loads(result.stdout)] == [a.name for a in schema.attributes[:-1]]
+    np.testing.assert_array_equal(np.load(features), chunk.dense_values()[:, :-1])
+
+
+def csv_rows(stdout: bytes) -> list[dict]:
+    """``predict``'s CSV output as one dict a row."""
+    header, *rows = stdout.decode("utf-8").splitlines()
+    return [dict(zip(header.split(","), row.split(","))) for row in rows]
+
+
+@pytest.mark.slow
+def test_venv_rocchio_trained_on_fasttext_lines_predicts_by_its_centroids(plugin_venv, tmp_path):
+    """``train`` and ``predict`` with every plugin of the examples at once: fastText lines, both stages, the gss
+    scorer and ``rocchio``, whose decisions are those of the class centroids of the chain's training output."""
+    grain = write_grain_files(tmp_path)
+    train, test, model, chain = grain / "train.ft", grain / "test.ft", tmp_path / "m.json", tmp_path / "chain.json"
+    task = ("--positive", "grain")
+    trained = plugin_venv.run(
+        plugin_venv.filterkit, "train", "-o", model, "--classifier", "rocchio", *task, train, *FASTTEXT_CHAIN
+    )
+    assert trained.returncode == 0, trained.stderr
+    document = json.loads(model.read_text())
+    assert (document["classifier"]["name"], document["classifier"]["distribution"]) == ("rocchio", "filterkit-tfidf")
+    assert document["input"]["format"] == "fasttext"
+    predicted = plugin_venv.run(plugin_venv.filterkit, "predict", model, test)
+    assert predicted.returncode == 0, predicted.stderr
+    explained = plugin_venv.run(plugin_venv.filterkit, "explain", model, test, "--json", "--top", "1")
+    assert explained.returncode == 0, explained.stderr
+
+    fitted = plugin_venv.run(
+        plugin_venv.filterkit, *task, "--save-model", chain, "-o", tmp_path / "train.out.arff", train, *FASTTEXT_CHAIN
+    )
+    assert fitted.returncode == 0, fitted.stderr
+    applied = plugin_venv.run(plugin_venv.filterkit, "apply", chain, test)
+    assert applied.returncode == 0, applied.stderr
+    schema, training = read_arff(tmp_path / "train.out.arff")
+    [label] = [position for position, attribute in enumerate(schema.attributes) if attribute.name == "class"]
+    positive = training.dense_values()[:, label] == schema.attributes[label].labels.index("grain")
+    words = np.delete(training.dense_values(), label, axis=1)
+    centroids = [words[rows].mean(axis=0) for rows in (positive, ~positive)]
+    threshold = (centroids[0] @ centroids[0] - centroids[1] @ centroids[1]) / 2
+    test_words = np.delete(read_bytes(applied.stdout)[1].dense_values(), label, axis=1)
+    expected = test_words @ (centroids[0] - centroids[1]) - threshold
+
+    rows = csv_rows(predicted.stdout)
+    np.testing.assert_allclose([float(row["decision"]) for row in rows], expected, rtol=1e-12, atol=1e-15)
+    assert [row["label"] == "grain" for row in rows] == (expected > 0).tolist()
+    assert 0 < sum(expected > 0) < len(expected), "both classes are predicted"
+    intercepts = [json.loads(line)["intercept"] for line in explained.stdout.decode("utf-8").splitlines()]
+    np.testing.assert_allclose(intercepts, -threshold, rtol=1e-12)
 
 
 # --- the example as a --plugins-dir file, in this process ------------------------------------
