@@ -261,13 +261,7 @@ def _chunk_entries(chunk: Chunk, features: np.ndarray, class_index: int | np.nda
 
 def _sparse_entries(matrix: CsrArrays, position: np.ndarray, labels: np.ndarray, n_classes: int):
     """``(rows, columns, pairs, values)`` of :func:`_chunk_entries` for CSR arrays (``labels``
-    −1 for a row whose class is missing), by the compiled kernel (or numpy, with the same arrays)."""
-    if not kernels.use_compiled(kernels.ARRAYS):
-        rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
-        columns, values = position[matrix.indices], np.asarray(matrix.data, dtype=np.float64)
-        keep = (columns >= 0) & (values != 0) & (labels[rows] >= 0)
-        rows, columns, values = rows[keep], columns[keep], values[keep]
-        return rows, columns, columns * n_classes + labels[rows], values
+    −1 for a row whose class is missing), by the compiled kernel."""
     n = int(matrix.indptr[-1])
     rows, columns, pairs = (np.empty(n, dtype=np.int64) for _ in range(3))
     values = np.empty(n)
@@ -288,13 +282,9 @@ def column_ranges(columns: np.ndarray, values: np.ndarray, n: int):
     """Per column of ``n``, the smallest and largest of the entries' values (±inf for none);
     the values hold no NaN, so the order they are met in does not matter."""
     low, high = np.full(n, np.inf), np.full(n, -np.inf)
-    if kernels.use_compiled(kernels.ARRAYS):
-        kernels.arrays.column_ranges(
-            np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), low, high
-        )
-    else:
-        np.minimum.at(low, columns, values)
-        np.maximum.at(high, columns, values)
+    kernels.arrays.column_ranges(
+        np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), low, high
+    )
     return low, high
 
 

@@ -18,7 +18,7 @@ from typing import cast
 
 import numpy as np
 
-from filterkit.kernels import ARRAYS, normalize_stored, use_compiled
+from filterkit.kernels import normalize_stored
 from filterkit.plugin import (
     Chunk,
     StateArray,
@@ -26,7 +26,6 @@ from filterkit.plugin import (
     ValueMapped,
     hookimpl,
     invalid_state,
-    stored_in_features,
 )
 from filterkit.stage import SCALING_EXPONENTS, range_scaling, refuse_infinite_ranges, scaling_map
 
@@ -68,10 +67,7 @@ class RowNormalizer(ValueMapped):
     def _normalized_stored(self, matrix, stored: np.ndarray) -> np.ndarray:
         """The stored values ``stored`` of the CSR ``matrix`` (CSR arrays or a matrix) with each
         row's features divided by the row's norm, by the compiled kernel (each row's powers summed
-        in stored order; a row whose plain norm is unsafe rescaled as the dense path rescales it), or
-        with :data:`filterkit.kernels.ARRAYS` off by :meth:`_normalized_stored_by_numpy`."""
-        if not use_compiled(ARRAYS):
-            return self._normalized_stored_by_numpy(matrix, stored)
+        in stored order; a row whose plain norm is unsafe rescaled as the dense path rescales it)."""
         acted_column = np.zeros(matrix.shape[1], dtype=bool)
         acted_column[self.features] = True
         data = np.empty(len(stored))
@@ -84,31 +80,6 @@ class RowNormalizer(ValueMapped):
             data,
         )
         return data
-
-    def _normalized_stored_by_numpy(self, matrix, stored: np.ndarray) -> np.ndarray:
-        """:meth:`_normalized_stored` by numpy: the powers added in stored order by bincount, and a row
-        whose plain norm is unsafe scaled by a power of two near its largest value (or, holding an
-        infinity, set to its limit) and normed again."""
-        acted_entry = stored_in_features(matrix, self.features)
-        magnitudes = np.where(acted_entry & ~np.isnan(stored), np.abs(stored), 0.0)
-        rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-
-        def norms_of(values):
-            with np.errstate(over="ignore", under="ignore"):
-                return np.bincount(rows, weights=values**self.order, minlength=matrix.shape[0]) ** (1.0 / self.order)
-
-        norms = norms_of(magnitudes)
-        maxima = np.zeros(matrix.shape[0])
-        np.maximum.at(maxima, rows, magnitudes)
-        unsafe = self._unsafe(norms, maxima)
-        data = stored
-        if unsafe.any():
-            shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
-            with np.errstate(over="ignore"):
-                scaled = np.ldexp(data, shift[rows])
-            data = np.where(acted_entry, _limit_of_infinite_rows(scaled, np.isinf(maxima)[rows]), data)
-            norms = np.where(unsafe, norms_of(np.where(acted_entry & ~np.isnan(stored), np.abs(data), 0.0)), norms)
-        return np.where(acted_entry, data / np.where(norms > 0, norms, 1.0)[rows], data)
 
     def _unsafe(self, norms: np.ndarray, maxima: np.ndarray) -> np.ndarray:
         """Rows whose plain norm overflowed or whose powers fell below the normal doubles

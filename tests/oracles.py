@@ -2,12 +2,15 @@
 
 The compiled modules (filterkit/arff/_speedups.c, filterkit/_kernels.c) are the package's fast
 paths; where the package has no Python path beside one (the Python paths ``filterkit.kernels.compiled``
-switches to are the package's own), the tests check it against these.
+switches to are the package's own, reached by real inputs), the tests check it against these: the bulk
+numeric attributes, a chunk's entries and column ranges, and the row normalizers' stored values.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from filterkit.schema import NUMERIC
 
 
 def gather_rows(block: bytes, start: int, rows: int, size: int, line_bytes: int):
@@ -44,3 +47,69 @@ def java_order(word: str) -> bytes:
     """The sort key that orders strings as Java's ``String.compareTo`` (by UTF-16 code units), which the
     ``words`` vocabulary's compiled ``java_order`` sorts by."""
     return word.encode("utf-16-be", "surrogatepass")
+
+
+def numeric_attributes(cls, names: list[str], declared_types: list[str]) -> list:
+    """What ``_speedups.numeric_attributes`` makes for :meth:`filterkit.schema.Attribute.numerics`: instances of
+    ``cls`` made without the constructor, holding only the fields that differ from the class's defaults."""
+    made = []
+    for name, declared_type in zip(names, declared_types, strict=True):
+        attribute = object.__new__(cls)
+        attribute.__dict__.update(name=name, kind=NUMERIC, declared_type=declared_type)
+        made.append(attribute)
+    return made
+
+
+def sparse_entries(indptr, indices, data, position, labels, n_classes: int):
+    """What ``_kernels.sparse_entries`` finds in CSR arrays: ``(rows, columns, pairs, values)`` of each stored
+    entry whose column has a ``position`` (not −1), whose value is not 0 and whose row's label is not −1, its
+    column given by its position and its pair numbered ``column * n_classes + label``."""
+    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    columns, values = position[indices], np.asarray(data, dtype=np.float64)
+    keep = (columns >= 0) & (values != 0) & (labels[rows] >= 0)
+    rows, columns, values = rows[keep], columns[keep], values[keep]
+    return rows, columns, columns * n_classes + labels[rows], values
+
+
+def column_ranges(columns, values, n: int):
+    """What ``_kernels.column_ranges`` gives: per column of ``n``, the smallest and largest of the entries'
+    values (±inf for none)."""
+    low, high = np.full(n, np.inf), np.full(n, -np.inf)
+    np.minimum.at(low, columns, values)
+    np.maximum.at(high, columns, values)
+    return low, high
+
+
+#: A row's largest power |x|^p below this leaves too few bits (or none) above the subnormal range.
+_SMALLEST_SAFE_POWER = 2.0**-968
+
+
+def normalized_stored(matrix, stored, features, order: int) -> np.ndarray:
+    """What the ``l1`` (``order`` 1) or ``l2`` (2) normalizer's ``_kernels.normalize_stored`` makes of the stored
+    values ``stored`` of the CSR ``matrix``: each row's ``features`` divided by the row's norm, the powers
+    added in stored order by bincount, and a row whose plain norm is unsafe scaled by a power of two near its
+    largest value (or, holding an infinity, set to its limit: ±1 there, 0 elsewhere) and normed again."""
+    acted_column = np.zeros(matrix.shape[1], dtype=bool)
+    acted_column[features] = True
+    acted_entry = acted_column[matrix.indices]
+    magnitudes = np.where(acted_entry & ~np.isnan(stored), np.abs(stored), 0.0)
+    rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+
+    def norms_of(values):
+        with np.errstate(over="ignore", under="ignore"):
+            return np.bincount(rows, weights=values**order, minlength=matrix.shape[0]) ** (1.0 / order)
+
+    norms = norms_of(magnitudes)
+    maxima = np.zeros(matrix.shape[0])
+    np.maximum.at(maxima, rows, magnitudes)
+    with np.errstate(over="ignore", under="ignore"):
+        unsafe = (maxima > 0) & (~np.isfinite(norms) | (maxima**order < _SMALLEST_SAFE_POWER))
+    data = stored
+    if unsafe.any():
+        shift = np.where(unsafe & np.isfinite(maxima), -np.frexp(maxima)[1], 0)
+        with np.errstate(over="ignore"):
+            scaled = np.ldexp(data, shift[rows])
+        limit = np.where(np.isinf(scaled), np.sign(scaled), np.where(np.isnan(scaled), np.nan, 0.0))
+        data = np.where(acted_entry, np.where(np.isinf(maxima)[rows], limit, scaled), data)
+        norms = np.where(unsafe, norms_of(np.where(acted_entry & ~np.isnan(stored), np.abs(data), 0.0)), norms)
+    return np.where(acted_entry, data / np.where(norms > 0, norms, 1.0)[rows], data)

@@ -8,11 +8,11 @@ from __future__ import annotations
 import io
 import random
 import re
+from functools import partial
 
 import pytest
 
 from arff_helpers import DATA
-from filterkit import kernels
 from filterkit.arff import header, reader
 from filterkit.arff.header import HeaderParser, _attribute_lines, format_header, numeric_declarations
 from filterkit.arff.reader import ArffReader
@@ -20,6 +20,7 @@ from filterkit.arff.tokens import quote, quote_all
 from filterkit.errors import ArffError
 from filterkit.limits import Limits
 from filterkit.schema import DATE, NOMINAL, NUMERIC, RELATIONAL, STRING, Attribute, Schema
+from oracles import numeric_attributes
 
 _NEVER_RUN = re.compile(rb"(?!)")
 
@@ -212,28 +213,25 @@ def test_generated_schemas_are_written_as_before(seed):
         assert format_header(schema, ["c"]) == reference_header(schema, ["c"]).encode()
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-def test_numeric_declarations_quote_as_quote_does(compiled):
-    """The compiled printer's lines of a numeric run, and Python's, are those of one ``quote`` per name: names
-    bare, quoted, escaped, ``?``, empty, beyond ASCII and beyond the Basic Multilingual Plane."""
+def test_numeric_declarations_quote_as_quote_does():
+    """The compiled printer's lines of a numeric run are those of one ``quote`` per name: names bare, quoted,
+    escaped, ``?``, empty, beyond ASCII and beyond the Basic Multilingual Plane."""
     pieces = ["w", "é", "’", " ", ",", "'", '"', "%", "\\", "\t", "\r", "\n", "\x00", "?", "{", "}", "\u2028", "\x7f"]
     generator = random.Random(3)
-    with kernels.compiled(compiled, kernels.PRINTING):
-        assert numeric_declarations([], "numeric") == b""
-        assert numeric_declarations(["a b", "x", "?", "", "it's 5%"], "real") == (
-            b"@attribute 'a b' real\n@attribute x real\n@attribute '?' real\n@attribute '' real\n"
-            b"@attribute 'it\\'s 5\\%' real\n"
-        )
-        for _ in range(2000):
-            names = ["".join(generator.choices([*pieces, "\U0001d518"], k=generator.randint(0, 4))) for _ in range(6)]
-            declared = generator.choice(["numeric", "real", "integer"])
-            expected = "".join(f"@attribute {quote(name)} {declared}\n" for name in names).encode()
-            assert numeric_declarations(names, declared) == expected
+    assert numeric_declarations([], "numeric") == b""
+    assert numeric_declarations(["a b", "x", "?", "", "it's 5%"], "real") == (
+        b"@attribute 'a b' real\n@attribute x real\n@attribute '?' real\n@attribute '' real\n"
+        b"@attribute 'it\\'s 5\\%' real\n"
+    )
+    for _ in range(2000):
+        names = ["".join(generator.choices([*pieces, "\U0001d518"], k=generator.randint(0, 4))) for _ in range(6)]
+        declared = generator.choice(["numeric", "real", "integer"])
+        expected = "".join(f"@attribute {quote(name)} {declared}\n" for name in names).encode()
+        assert numeric_declarations(names, declared) == expected
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-def test_a_name_that_is_not_utf8_is_refused_as_encoding_refuses_it(compiled):
-    with kernels.compiled(compiled, kernels.PRINTING), pytest.raises(UnicodeEncodeError):
+def test_a_name_that_is_not_utf8_is_refused_as_encoding_refuses_it():
+    with pytest.raises(UnicodeEncodeError):
         numeric_declarations(["w", "a\udc80"], "numeric")
 
 
@@ -278,24 +276,31 @@ def test_quote_all_quotes_documents_as_quote_does():
         assert quote_all(texts) == [quote(text) for text in texts]
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_numeric_attributes_in_bulk_are_the_constructor_s(compiled):
-    """Attribute.numerics makes, compiled or not, what the frozen constructor makes: equal, hashing alike, every field
-    as declared or defaulted, still frozen; and refuses what the constructor's typing would not hold."""
+@pytest.mark.parametrize(
+    "make", [Attribute.numerics, partial(numeric_attributes, Attribute)], ids=["compiled", "oracle"]
+)
+def test_numeric_attributes_in_bulk_are_the_constructor_s(make):
+    """Attribute.numerics (the compiled maker), and its oracle, make what the frozen constructor makes: equal,
+    hashing alike, every field as declared or defaulted, still frozen; and refuse what the constructor's typing
+    would not hold."""
     names = ["a", "b c", "ωmega", "\U0001f600", ""]
     declared = ["numeric", "real", "integer", "numeric", "REAL".lower()]
-    with kernels.compiled(compiled, kernels.READING):
-        made = Attribute.numerics(names, declared)
-        assert made == [Attribute(name, NUMERIC, declared_type=kind) for name, kind in zip(names, declared)]
-        assert [hash(a) for a in made] == [
-            hash(Attribute(n, NUMERIC, declared_type=k)) for n, k in zip(names, declared)
-        ]
-        assert all(a.is_plain_numeric and a.labels == () and a.members == () and a.date_format is None for a in made)
-        with pytest.raises(AttributeError):
-            made[0].name = "changed"  # type: ignore[misc]
-        assert Attribute.numerics([], []) == []
-        with pytest.raises(ValueError):
-            Attribute.numerics(["a", "b"], ["numeric"])
+    made = make(names, declared)
+    assert made == [Attribute(name, NUMERIC, declared_type=kind) for name, kind in zip(names, declared)]
+    assert [hash(a) for a in made] == [hash(Attribute(n, NUMERIC, declared_type=k)) for n, k in zip(names, declared)]
+    assert all(a.is_plain_numeric and a.labels == () and a.members == () and a.date_format is None for a in made)
+    with pytest.raises(AttributeError):
+        made[0].name = "changed"  # type: ignore[misc]
+    assert make([], []) == []
+    with pytest.raises(ValueError):
+        make(["a", "b"], ["numeric"])
+
+
+def test_numeric_attributes_in_bulk_hold_the_oracle_s_fields_only():
+    """The compiled maker holds, as its oracle, only the fields that differ from the class's defaults."""
+    names, declared = ["a", "b c", "ωmega", ""], ["numeric", "real", "integer", "numeric"]
+    oracle = numeric_attributes(Attribute, names, declared)
+    assert [vars(a) for a in Attribute.numerics(names, declared)] == [vars(a) for a in oracle]
 
 
 def test_numeric_attributes_in_bulk_survive_a_setter_that_empties_the_lists():
@@ -318,7 +323,6 @@ def test_numeric_attributes_in_bulk_survive_a_setter_that_empties_the_lists():
     class Watched(Attribute):
         kind = Emptying()  # type: ignore[assignment]
 
-    with kernels.compiled(True, kernels.READING):
-        made = Watched.numerics(names, declared)
+    made = Watched.numerics(names, declared)
     assert [attribute.name for attribute in made] == [f"w{k}" for k in range(1000)]
     assert all(attribute.kind == NUMERIC for attribute in made)
