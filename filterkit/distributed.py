@@ -296,7 +296,8 @@ class DaskEngine:
         count = self.partitions or self.default_partitions()
         if files is None:
             format_name = format_of(input_path, self.input_format)
-            if registered(format_name).ranges is not None:
+            form = registered(format_name)
+            if form.ranges is not None and not form.streams:  # its header from a scan here; else read by the tasks
                 yield self._scanned_plan(input_path, format_name, count)
             else:
                 yield file_plan(os.path.abspath(input_path), input_path, count=count)

@@ -32,7 +32,7 @@ import pluggy
 
 from filterkit import hookspecs, installed
 from filterkit.arff.tokens import one_line
-from filterkit.contract import Declared, declaration_problem, plugin_fault
+from filterkit.contract import DECLARED_BOOL, Declared, declaration_problem, plugin_fault
 from filterkit.errors import FilterkitError
 from filterkit.stage import Configurable, Option, Provenance, Stage
 
@@ -82,22 +82,24 @@ class Format:
     """A file format, for ``--from NAME``/``--to NAME`` and the file names ending in one of its ``suffixes``
     (before any ``.gz``).
 
-    ``reader`` is its :class:`filterkit.formats.ScannedFormat` class (``scan`` returns the ``Layout``,
-    ``chunks`` reads a pass), ``writer`` its :class:`filterkit.formats.RowWriter` class or None for a format
-    that is only read, each given as the class or as ``"module:Class"``, imported when first used; the
-    writer is made with the arguments ``writer_arguments`` names (``stream``, ``schema``, ``sparse``,
-    ``comments``, ``class_name``, ``options``, ``numbers``).  ``options`` are the options it reads with and
-    ``written_options`` those it writes with (every command offers them; one given to a format that does
-    not take it is a usage error naming both).  ``extra`` is what to install when its module needs a package
-    filterkit does not require; ``reads_folder``: it reads a folder, not a file; ``ranges``: how
-    ``--engine dask`` cuts one file into partitions (``"lines"``: at any line end, ``"csv"``: after the
-    header row, outside quoted values; None: it does not); ``keeps_extension``: a file's relation name keeps
-    its extension (as Weka's LibSVMLoader names it).  The ARFF format alone has no reader: the streaming
-    ARFF reader reads it.
+    ``reader`` is its :class:`filterkit.formats.ScannedFormat` class (``scan`` returns the ``Layout``, ``chunks``
+    reads a pass; with ``streams``, a :class:`filterkit.formats.StreamedFormat`), ``writer`` its
+    :class:`filterkit.formats.RowWriter` class or None for a format that is only read, each given as the class or as
+    ``"module:Class"``, imported when first used; the writer is made with the arguments ``writer_arguments`` names
+    (``stream``, ``schema``, ``sparse``, ``comments``, ``class_name``, ``options``, ``numbers``).  ``options`` are
+    the options it reads with and ``written_options`` those it writes with (every command offers them; one given to
+    a format that does not take it is a usage error naming both).  ``extra`` is what to install when its module
+    needs a package filterkit does not require; ``reads_folder``: it reads a folder, not a file; ``ranges``: how
+    ``--engine dask`` cuts one file into partitions (``"lines"``: at any line end, ``"csv"``: after the header row,
+    outside quoted values; None: it does not); ``keeps_extension``: a file's relation name keeps its extension (as
+    Weka's LibSVMLoader names it); ``streams``: its header comes before its rows (ARFF), so it is read with no scan,
+    a stream as it comes (``streamed``) and a file afresh each pass, and its header is its own, which a model's is
+    checked against.  Every call into its reader and writer is guarded: one that raises (an OSError aside, the
+    input's or output's) is one error naming the format and its plugin.
     """
 
     name: str
-    reader: type | str | None
+    reader: type | str
     writer: type | str | None = None
     aliases: tuple[str, ...] = ()
     suffixes: tuple[str, ...] = ()
@@ -108,6 +110,7 @@ class Format:
     reads_folder: bool = False
     ranges: str | None = None
     keeps_extension: bool = False
+    streams: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -120,7 +123,7 @@ _CLASS_REFERENCE = Declared(
     lambda value: value is None or isinstance(value, (type, str)), "a class, 'module:Class' or None"
 )
 FORMAT_DECLARATIONS = {
-    "reader": _CLASS_REFERENCE,
+    "reader": Declared(lambda value: isinstance(value, (type, str)), "a class or 'module:Class'"),
     "writer": _CLASS_REFERENCE,
     # in lower case, as --from's names and file names are looked up
     "name": Declared(lambda value: isinstance(value, str) and value == value.lower(), "a name in lower case"),
@@ -137,6 +140,7 @@ FORMAT_DECLARATIONS = {
     "options": Declared(lambda value: _options(value), "a tuple of filterkit.stage.Option"),
     "written_options": Declared(lambda value: _options(value), "a tuple of filterkit.stage.Option"),
     "ranges": Declared(lambda value: value in (None, "lines", "csv"), "None, 'lines' or 'csv'"),
+    "streams": DECLARED_BOOL,
 }
 
 

@@ -95,9 +95,9 @@ class LocalEngine:
     _kept: tuple[Chain, KeptChunks] | None = dataclasses.field(default=None, init=False, repr=False)
 
     def opened(self, chain: Chain, input_path: str) -> ContextManager:
-        """The input as a source (:func:`open_source`); svmlight and CSV of a fitted chain with its training header."""
+        """The input as a source (:func:`open_source`); for a fitted chain, with its training header."""
         fitted = chain.output_schema is not None
-        known = chain.input_schema if fitted and format_of(input_path, self.input_format) != ARFF else None
+        known = chain.input_schema if fitted else None
         needs_passes = not fitted and any(declared(stage, "learns") for stage in chain.stages)
         return open_source(input_path, self.chunk_rows, needs_passes, self.input_format, self.options, known)
 
@@ -243,14 +243,16 @@ def open_source(
 ):
     """The input as a source, in the format ``given_format`` (``--from``) or its name's.
 
-    An ARFF regular file is read once per pass; a stream (stdin, a FIFO, a device) once, spooled
-    when the chain needs several passes.  svmlight and CSV are scanned for their header first
-    (:class:`ScannedSource`), unless ``known_schema`` (a model's input header) gives it.
+    A format that ``streams`` (ARFF) reads a regular file once per pass and a stream (stdin, a FIFO, a
+    device) once, spooled when the chain needs several passes; its header is its own.  The others are
+    scanned for their header first (:class:`ScannedSource`), unless ``known_schema`` (a model's input
+    header) gives it.
     """
     format_name = format_of(path, given_format)
+    form = registered(format_name)
     with contextlib.ExitStack() as stack:
         source: FileSource | StreamSource | ScannedSource
-        if registered(format_name).reads_folder:
+        if form.reads_folder:
             if path == "-":
                 raise FilterkitError(f"{format_name} reads a folder, not standard input")
             stream, name = None, path
@@ -262,10 +264,10 @@ def open_source(
             stream, name = None, path
         else:
             stream, name = stack.enter_context(open(path, "rb")), path
-        if stream is None and format_name == ARFF:
-            source = FileSource(path, chunk_rows)
-        elif format_name == ARFF:
-            source = StreamSource(stream, name, chunk_rows)
+        if stream is None and form.streams:
+            source = FileSource(path, chunk_rows, format_name)
+        elif form.streams:
+            source = StreamSource(stream, name, chunk_rows, format_name)
             if needs_passes:
                 source.spool()
         else:

@@ -24,35 +24,40 @@ from typing import IO, Generator, Iterator, cast
 
 import numpy as np
 
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
 from filterkit.arff.reader import open_source as open_stream
 from filterkit.background import read_ahead
 from filterkit.errors import ArffError, FilterkitError
-from filterkit.formats import FormatOptions, Layout, scanned_format
+from filterkit.formats import ARFF, FormatOptions, Layout, scanned_format
 from filterkit.progress import active
 from filterkit.schema import Chunk, Schema
 
-#: What a saved model records of how ARFF training data was read: the format, no options.
-ARFF_READING: tuple[str, dict] = ("arff", {})
+#: What a saved model records of rows held in memory (:class:`MemorySource`): read as the default format, no options.
+ARFF_READING: tuple[str, dict] = (ARFF, {})
 
 
 class FileSource:
-    """An ARFF file that can be read any number of times."""
+    """A file of a format that ``streams`` (ARFF), read afresh by its format's reader each pass (its header,
+    read first, checked against the first by digest)."""
 
-    reading = ARFF_READING
-
-    def __init__(self, path: str, chunk_rows: int = DEFAULT_CHUNK_ROWS):
+    def __init__(self, path: str, chunk_rows: int = DEFAULT_CHUNK_ROWS, format_name: str = ARFF):
         self.path = path
         self.chunk_rows = chunk_rows
-        with ArffReader(path, chunk_rows=chunk_rows) as reader:
-            self.schema = reader.schema
-            self.header_comments = reader.header_comments
-            self._header = reader.header
+        self.format = scanned_format(format_name)
+        #: the format and the reading options a saved model records
+        self.reading: tuple[str, dict] = (format_name, {})
+        self.layout = self.format.scan(self._opened, path, FormatOptions(), None)
+        self.schema = self.layout.schema
+        self.header_comments = self.layout.header_comments
         #: the file's bytes (compressed ones for a gzip file), which every pass reads
         self.size: int | None = os.path.getsize(path)
         #: the rows, once a pass has read them all
         self.rows: int | None = None
         self._position = 0
+
+    def _opened(self) -> IO[bytes]:
+        """The file from its beginning."""
+        return open(self.path, "rb")
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows of the file, chunk by chunk, read afresh by :func:`read_ahead`."""
@@ -63,10 +68,9 @@ class FileSource:
     def _read(self, ends: collections.deque[int]) -> Iterator[Chunk]:
         """The chunks, in the reading thread; where each one ends in the file goes into ``ends``."""
         with open(self.path, "rb") as stream:
-            with ArffReader(stream, self.path, self.chunk_rows, known_header=self._header) as reader:
-                for chunk in reader.chunks():
-                    ends.append(stream.tell())
-                    yield chunk
+            for chunk in self.format.chunks(stream, self.path, self.layout, self.chunk_rows):
+                ends.append(stream.tell())
+                yield chunk
 
     def _handed_over(self, chunks: Iterator[Chunk], ends: collections.deque[int]) -> Iterator[Chunk]:
         """The chunks, in the caller's thread, :meth:`position` following the one handed over."""
@@ -230,15 +234,18 @@ class KeptChunks(_Spooling):
 
 
 class StreamSource(_Spooling):
-    """An ARFF stream read once; :meth:`spool` makes it re-readable."""
+    """A stream of a format that ``streams`` (ARFF) read once, as it comes; :meth:`spool` makes it re-readable."""
 
-    reading = ARFF_READING
-
-    def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS):
+    def __init__(self, stream, name: str = "<stdin>", chunk_rows: int = DEFAULT_CHUNK_ROWS, format_name: str = ARFF):
         self._stream = _CountedStream(stream)
-        self.reader = ArffReader(self._stream, name=name, chunk_rows=chunk_rows)
-        self.schema = self.reader.schema
-        self.header_comments = self.reader.header_comments
+        self.name = name
+        #: the format and the reading options a saved model records
+        self.reading: tuple[str, dict] = (format_name, {})
+        self.layout, self._chunks = scanned_format(format_name).streamed(
+            cast(IO[bytes], self._stream), name, chunk_rows
+        )
+        self.schema = self.layout.schema
+        self.header_comments = self.layout.header_comments
         #: the bytes a pass reads: the stream's when it is a regular file, the spool's once spooled
         self.size: int | None = self._stream.size
         #: the rows, once spooled
@@ -263,9 +270,9 @@ class StreamSource(_Spooling):
         spool = self._open_spool(suffix=".chunks")
         progress = active()
         progress.expect(1)
-        with self._filling(spool, self.reader.name), progress.step(f"spooling {self.reader.name}", self) as meter:
+        with self._filling(spool, self.name), progress.step(f"spooling {self.name}", self) as meter:
             rows = 0
-            for chunk in meter.counted(self.reader.chunks()):
+            for chunk in meter.counted(self._chunks):
                 _save_chunk(spool, chunk)
                 rows += chunk.n_rows
             spool.flush()
@@ -274,7 +281,7 @@ class StreamSource(_Spooling):
     def chunks(self) -> Iterator[Chunk]:
         """The rows: from the spool if there is one, else straight from the stream (once)."""
         if self._spool is None:
-            return self.reader.chunks()
+            return self._chunks
         self._spool.seek(0)
         return _spooled_chunks(self._spool)
 

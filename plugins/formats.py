@@ -1,7 +1,6 @@
-"""filterkit's built-in file formats, registered through the same hook as a third-party format: ARFF (read
-by the streaming ARFF reader), svmlight/LibSVM, CSV, JSON Lines, Parquet and a folder per class.  Each
-names its reader and writer as ``"module:Class"``, imported when first used, so registering them costs
-no import."""
+"""filterkit's built-in file formats, registered through the same hook as a third-party format: ARFF,
+svmlight/LibSVM, CSV, JSON Lines, Parquet and a folder per class.  Each names its reader and writer as
+``"module:Class"``, imported when first used, so registering them costs no import."""
 
 from filterkit.plugin import Format, Option, hookimpl
 
@@ -50,10 +49,12 @@ MULTILABEL = Option(
 FORMATS = (
     Format(
         "arff",
-        None,
+        "filterkit.formats.arff:ArffFormat",
         "filterkit.arff.writer:ArffWriter",
         suffixes=(".arff",),
         writer_arguments=("stream", "schema", "sparse", "comments", "numbers"),
+        ranges="lines",
+        streams=True,
     ),
     Format(
         "svmlight",

@@ -193,7 +193,10 @@ def test_what_svmlight_cannot_hold_is_refused_before_any_output(tmp_path):
 def test_the_dask_engine_refuses_svmlight(tricky):
     result = run_filterkit(tricky, "--engine", "dask", "l2")
     assert result.status == 2
-    assert "--engine dask reads ARFF, CSV and JSON Lines only" in result.stderr
+    assert (
+        "--engine dask reads arff, csv and jsonl only (the formats installed that it cuts into partitions)"
+        in result.stderr
+    )
 
 
 def test_errors_on_stdin_and_in_damaged_gzip_name_their_place(tmp_path):

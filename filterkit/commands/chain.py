@@ -91,8 +91,10 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
 
 
 def _cut_formats() -> str:
-    """The formats ``--engine dask`` cuts into partitions, besides ARFF."""
-    return ", ".join(r.name for r in registered_formats().formats.values() if r.value.ranges is not None)
+    """The formats ``--engine dask`` cuts into partitions (those that declare ``ranges``), as words: ``arff, csv
+    and jsonl``."""
+    names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
 
 
 def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
@@ -106,10 +108,10 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
             "with --scheduler, give -o FILE or --output-dir DIR in a folder the workers share (they write the rows)"
         )
     read_as = format_of(options.input_path, options.input_format)
-    if read_as != ARFF and registered(read_as).ranges is None:
+    if registered(read_as).ranges is None:
         path = shlex.quote(options.input_path)
         raise click.UsageError(
-            f"--engine dask reads ARFF, CSV and JSON Lines only (of the formats installed: arff, {_cut_formats()}), "
+            f"--engine dask reads {_cut_formats()} only (the formats installed that it cuts into partitions), "
             f"and {path} is read as {read_as}: convert it "
             f"first (filterkit {path} -o {shlex.quote(options.input_path.rstrip('/') + '.arff')})"
         )

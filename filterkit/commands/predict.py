@@ -22,7 +22,7 @@ from filterkit.commands.options import (
     json_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of, named_format, new_rows_reading
+from filterkit.formats import FormatOptions, format_of, named_format, new_rows_reading
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output
 from filterkit.text import shown
@@ -45,9 +45,8 @@ def _model_rows(ctx, model_path: str, input_path: str, output: str | None, param
     formats = FormatOptions.of_params(params)
     input_format, reading = new_rows_reading(input_path, params["input_format"], formats, model.reading)
     check_format_options(formats, format_of(input_path, input_format))
-    known = model.input_schema if format_of(input_path, input_format) != ARFF else None
     name = "<stdin>" if input_path == "-" else input_path
-    with open_source(input_path, params["chunk_rows"], False, input_format, reading, known) as source:
+    with open_source(input_path, params["chunk_rows"], False, input_format, reading, model.input_schema) as source:
         model.chain.check_input(source.schema, name)
         absent = set(getattr(getattr(source, "layout", None), "absent", ()))
         read = [a.name for a in model.input_schema.attributes if a.name not in model.targets]

@@ -19,7 +19,7 @@ from filterkit.commands.options import (
     quiet_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of, new_rows_reading
+from filterkit.formats import FormatOptions, format_of, new_rows_reading
 from filterkit.model import ModelFile, save_model
 from filterkit.progress import Progress, progress_mode
 from filterkit.running import open_source
@@ -68,12 +68,11 @@ def update(ctx: click.Context, model_path: str, input_path: str, output: str, **
     formats = FormatOptions.of_params(params)
     input_format, reading = new_rows_reading(input_path, options.input_format, formats, saved.reading)
     check_format_options(formats, format_of(input_path, input_format))
-    known = chain.input_schema if format_of(input_path, input_format) != ARFF else None
     reporter = Progress(progress_mode(options.quiet, options.progress))
     reporter.expect(chain.planned_passes())
     with (
         reporter.activated(),
-        open_source(input_path, options.chunk_rows, True, input_format, reading, known) as source,
+        open_source(input_path, options.chunk_rows, True, input_format, reading, chain.input_schema) as source,
     ):
         chain.check_input(source.schema, "<stdin>" if input_path == "-" else input_path)
         updated = updated_chain(chain, statistics, source, registry, reporter)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, BinaryIO, Callable, Iterator, Protocol, Sequence
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Protocol, Sequence, TypeVar
 
 from filterkit.errors import FilterkitError
 from filterkit.schema import Chunk, Schema
@@ -25,6 +25,10 @@ from filterkit.stage import Option
 if TYPE_CHECKING:
     from filterkit.arff.writer import NumberFormat
     from filterkit.plugins import Format, Registry
+
+T = TypeVar("T")
+#: What :func:`format_iterated` asks ``next`` to return at the end of a format's items.
+_END: Any = object()
 
 #: The format of a file no other format's name or suffix names, and of standard input.
 ARFF = "arff"
@@ -202,6 +206,13 @@ class ScannedFormat(Protocol):
     def chunks(self, stream: IO[bytes], name: str, layout: "Layout", chunk_rows: int) -> Iterator[Chunk]: ...
 
 
+class StreamedFormat(ScannedFormat, Protocol):
+    """The reader of a format whose header comes before its rows, as its Format declares by ``streams``
+    (ARFF): a stream read once (standard input, a FIFO) is read as it comes, with no scan."""
+
+    def streamed(self, stream: IO[bytes], name: str, chunk_rows: int) -> tuple["Layout", Iterator[Chunk]]: ...
+
+
 @dataclass(frozen=True)
 class Layout:
     """What a scan found: the schema, the comment lines before the first row, the format's reading
@@ -224,12 +235,94 @@ class RowWriter(Protocol):
     def write(self, chunk: Chunk) -> None: ...
 
 
-def scanned_format(format_name: str) -> ScannedFormat:
-    """The reader of a format other than ARFF."""
-    form = registered(format_name)
-    if form.reader is None:
-        raise ValueError(f"{format_name} is not a scanned format")
-    return imported(form, form.reader)()
+def scanned_format(format_name: str) -> GuardedReader:
+    """The reader of ``format_name``, each call into it guarded (:class:`GuardedReader`)."""
+    form, origin = registered(format_name), format_origin(format_name)
+    reader = format_called(origin, "import", imported, form, form.reader)
+    return GuardedReader(origin, format_called(origin, "construction", reader))
+
+
+def format_origin(format_name: str) -> str:
+    """How an error names a format: ``format 'x' (plugin 'p', distribution 'd 1.0')``."""
+    entry = registered_formats().formats[registered(format_name).name]
+    return f"format '{entry.name}' ({entry.provenance})"
+
+
+def format_called(origin: str, step: str, function: Callable[..., T], *args) -> T:
+    """``function(*args)``, a call into a format's code, a crash of it (:func:`filterkit.contract.plugin_fault`)
+    becoming a FilterkitError naming ``origin``; an OSError is the input's or output's (a file that cannot be
+    read, a full disk, a closed pipe), not the format's, and is raised as it is."""
+    from filterkit.contract import plugin_fault
+
+    try:
+        return function(*args)
+    except (FilterkitError, OSError):
+        raise
+    except BaseException as error:
+        if not plugin_fault(error):
+            raise
+        raise FilterkitError(f"{origin} failed during {step}: {type(error).__name__}: {error}") from error
+
+
+def format_iterated(origin: str, step: str, iterator: Iterator[T]) -> Iterator[T]:
+    """The items of a format's ``iterator``, each one's making guarded as :func:`format_called` guards a call."""
+    try:
+        while (item := format_called(origin, step, next, iterator, _END)) is not _END:
+            yield item
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            format_called(origin, step, close)
+
+
+class GuardedReader:
+    """A format's reader (a :class:`ScannedFormat`, and a :class:`StreamedFormat` for a format that declares
+    ``streams``) whose every call, and every chunk it reads, is guarded by :func:`format_called`: a reader that
+    raises gives one error naming its format and plugin.  ``kept`` is the reader's own (the record formats'
+    groups kept by a scan)."""
+
+    def __init__(self, origin: str, reader):
+        self.origin = origin
+        self.reader = reader
+
+    @property
+    def kept(self):
+        """What the reader's scan keeps for the passes after it (AttributeError: it keeps nothing)."""
+        return self.reader.kept
+
+    @kept.setter
+    def kept(self, value) -> None:
+        self.reader.kept = value
+
+    def scan(self, opened: Reopen, name: str, options: FormatOptions, known_schema: Schema | None) -> Layout:
+        """The reader's scan."""
+        return format_called(self.origin, "scan", self.reader.scan, opened, name, options, known_schema)
+
+    def scan_reads_rows(self, known_schema: Schema | None) -> bool:
+        """Whether the reader's scan reads the rows."""
+        return format_called(self.origin, "scan", self.reader.scan_reads_rows, known_schema)
+
+    def chunks(self, stream: IO[bytes], name: str, layout: Layout, chunk_rows: int) -> Iterator[Chunk]:
+        """The reader's chunks of one pass."""
+        chunks = format_called(self.origin, "reading", self.reader.chunks, stream, name, layout, chunk_rows)
+        return format_iterated(self.origin, "reading", chunks)
+
+    def streamed(self, stream: IO[bytes], name: str, chunk_rows: int) -> tuple[Layout, Iterator[Chunk]]:
+        """The header of a stream read as it comes, and its chunks to come."""
+        layout, chunks = format_called(self.origin, "reading", self.reader.streamed, stream, name, chunk_rows)
+        return layout, format_iterated(self.origin, "reading", chunks)
+
+
+class GuardedWriter:
+    """A format's :class:`RowWriter` whose writes are guarded by :func:`format_called`."""
+
+    def __init__(self, origin: str, writer: RowWriter):
+        self.origin = origin
+        self.writer = writer
+
+    def write(self, chunk: Chunk) -> None:
+        """Write ``chunk`` with the format's writer."""
+        format_called(self.origin, "writing", self.writer.write, chunk)
 
 
 def imported(form: Format, reference: type | str):
@@ -276,5 +369,8 @@ def row_writer(
     form = registered(format_name)
     if form.writer is None:
         raise FilterkitError(f"filterkit reads {format_name} but does not write it")
-    writer = imported(form, form.writer)
-    return writer(*(arguments[name] for name in form.writer_arguments))
+    origin = format_origin(format_name)
+    writer = format_called(origin, "import", imported, form, form.writer)
+    return GuardedWriter(
+        origin, format_called(origin, "construction", writer, *(arguments[name] for name in form.writer_arguments))
+    )
