@@ -3,9 +3,11 @@ command line reads, :func:`load_arff` an ARFF file; both are importable from :mo
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import warnings
+from typing import ContextManager
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,12 +66,17 @@ def load_arff(
 
 
 def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[Schema, Chunk]:
-    """The schema and every row of the file at ``path``, read as the command line reads it."""
-    if not isinstance(path, (str, os.PathLike)) or format_of(os.fspath(path), format_name) == ARFF:
-        return read_arff(path)
+    """The schema and every row of the file at ``path`` (or of a binary stream, read in the default format), read
+    as the command line reads it."""
     from filterkit.running import open_source
+    from filterkit.sources import StreamSource
 
-    with open_source(os.fspath(path), DEFAULT_CHUNK_ROWS, False, format_name, options) as source:
+    opened: ContextManager
+    if isinstance(path, (str, os.PathLike)):
+        opened = open_source(os.fspath(path), DEFAULT_CHUNK_ROWS, False, format_name, options)
+    else:
+        opened = contextlib.closing(StreamSource(path, str(getattr(path, "name", "<stream>"))))
+    with opened as source:
         schema = source.schema
         return schema, concatenate(list(source.chunks()), len(schema), schema.text_columns())
 

@@ -17,13 +17,14 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
+from typing import IO, cast
 
 import numpy as np
 
-from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader, open_source
+from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, open_source
 from filterkit.documents import for_terminal
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of, registered
+from filterkit.formats import ARFF, FormatOptions, format_of, registered, scanned_format
 from filterkit.labels import LabelTally, label_summary_lines, meka_label_positions
 from filterkit.metrics import (
     JOINT,
@@ -173,9 +174,10 @@ def summarize(
     format_name = format_of(path, input_format)
     options = FormatOptions(class_spec) if options is None else options
     with contextlib.ExitStack() as stack:
-        if format_name == ARFF:
-            counter, reader = _arff_reader(stack, source, name, chunk_rows)
-            schema, chunks, name = reader.schema, reader.chunks(), reader.name
+        if format_name == ARFF:  # each ARFF row is written sparse or dense in its text: counted there
+            counter, name = _counted_arff(stack, source, name)
+            layout, chunks = scanned_format(format_name).streamed(cast(IO[bytes], counter), name, chunk_rows)
+            schema = layout.schema
         else:
             scanned = stack.enter_context(_scanned_source(source, name, format_name, chunk_rows, options))
             counter, schema, chunks, name = None, scanned.schema, scanned.chunks(), scanned.name
@@ -207,15 +209,15 @@ def summarize(
     return document
 
 
-def _arff_reader(stack: contextlib.ExitStack, source, name: str | None, chunk_rows: int):
-    """The ARFF file or stream ``source`` read through a :class:`_SparseRowCounter`, closed with ``stack``."""
+def _counted_arff(stack: contextlib.ExitStack, source, name: str | None):
+    """The ARFF file or stream ``source`` gunzipped, read through a :class:`_SparseRowCounter`, and its name;
+    closed with ``stack``."""
     if isinstance(source, (str, os.PathLike)):
         source = stack.enter_context(open(source, "rb"))
     stream, name = open_source(source, name)
     if isinstance(stream, gzip.GzipFile):
         stack.callback(stream.close)
-    counter = _SparseRowCounter(stream)
-    return counter, ArffReader(counter, name, chunk_rows)
+    return _SparseRowCounter(stream), name
 
 
 def _scanned_source(source, name: str | None, format_name: str, chunk_rows: int, options: FormatOptions):

@@ -20,7 +20,7 @@ from filterkit.commands.options import (
     positive_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import ARFF, FormatOptions, format_of, format_options
+from filterkit.formats import FormatOptions, format_of, format_options, registered
 from filterkit.metrics import COMBINE_CHOICES
 
 INFO_HELP = """Summarize IN (or - for stdin) in one streaming pass.
@@ -104,11 +104,12 @@ def info(
     options = FormatOptions.of_params(params, params["class_spec"])
     check_format_options(options, format_of(input_path, input_format))
     summarized = {name: value for name, value in params.items() if name not in format_options()}
-    arff_stdin = input_path == "-" and format_of(None, input_format) == ARFF
-    if arff_stdin and sys.stdin is None:
+    # a format that streams reads standard input as it comes; the others from the path "-", as a chain's run does
+    streamed_stdin = input_path == "-" and registered(format_of(None, input_format)).streams
+    if streamed_stdin and sys.stdin is None:
         raise FilterkitError("standard input is closed")
     document = summary.summarize(
-        sys.stdin.buffer if arff_stdin else input_path,
+        sys.stdin.buffer if streamed_stdin else input_path,
         "<stdin>" if input_path == "-" else input_path,
         metric=metric,
         input_format=input_format,
