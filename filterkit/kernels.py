@@ -7,14 +7,15 @@ as for the console script, not a traceback or wrong output.
 
 A call site with a Python or numpy path beside its compiled one asks :func:`use_compiled` which to
 take; :func:`compiled` turns a part of the compiled modules off (the tests compare the two paths
-with it, and the outputs are the same bytes either way).  The parts:
+with it, and the outputs are the same bytes either way).  A compiled path with nothing beside it (the row
+formatter of every writer, ``_speedups.format_rows``, and the kernels whose numpy twins no input reached) is
+compared by the tests with its oracle in ``tests/oracles.py``.  The parts:
 
 * :data:`READING`: the ARFF reader's parsers of plain rows and the CSV reader's tokenizer
   (``_speedups``); off, every row goes through the tokenizer or is read line by line.
-* :data:`PRINTING`: the row formatter of every writer (``_speedups.format_rows``); off, rows are
-  formatted by :func:`filterkit.arff.writer.format_rows_in_python`.
-* :data:`ARRAYS`: the kernels of the statistics, the exact sums, the shaper and the row normalizers
-  (``_kernels``); off, numpy does their work.
+* :data:`ARRAYS`: the kernels of the value and presence counts, the exact sums and the shaper's map
+  (``_kernels``); off, numpy does their work, as it does anyway for what they decline (weights, missing
+  values, log-odds, a scaled interpolation).
 """
 
 from __future__ import annotations
@@ -37,10 +38,9 @@ INTERFACES = {
 }
 
 READING = "reading"
-PRINTING = "printing"
 ARRAYS = "arrays"
 #: The parts :func:`compiled` turns on and off.
-PARTS = (READING, PRINTING, ARRAYS)
+PARTS = (READING, ARRAYS)
 
 
 def checked_module(name: str) -> ModuleType:

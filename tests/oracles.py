@@ -2,14 +2,23 @@
 
 The compiled modules (filterkit/arff/_speedups.c, filterkit/_kernels.c) are the package's fast
 paths; where the package has no Python path beside one (the Python paths ``filterkit.kernels.compiled``
-switches to are the package's own, reached by real inputs), the tests check it against these: the bulk
+switches to are the package's own, reached by real inputs), the tests check it against these: the
+row printer (:func:`format_rows_in_python`, and every writer by :func:`printed_in_python`), the bulk
 numeric attributes, a chunk's entries and column ranges, and the row normalizers' stored values.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import contextlib
+import math
+from collections.abc import Iterator
 
+import numpy as np
+import pytest
+
+from filterkit import kernels
+from filterkit.arff import writer
+from filterkit.arff.writer import EXACT, NumberFormat, float32_decimal
 from filterkit.schema import NUMERIC
 
 
@@ -47,6 +56,87 @@ def java_order(word: str) -> bytes:
     """The sort key that orders strings as Java's ``String.compareTo`` (by UTF-16 code units), which the
     ``words`` vocabulary's compiled ``java_order`` sorts by."""
     return word.encode("utf-16-be", "surrogatepass")
+
+
+def format_numbers_in_python(values, numbers: NumberFormat = EXACT) -> list[str]:
+    """What the compiled printer writes (:func:`filterkit.arff.writer.format_numbers`), by Python's repr: each
+    value rounded first as ``numbers`` asks (to the double of its N-digit decimal, or of ``float32_decimal`` of
+    its nearest float32, where finite), then whole numbers below 2**53 as integers ("-0" for negative zero),
+    NaN as ``?``, ±inf as ``Infinity``, the others as repr writes them."""
+    texts = []
+    for value in np.asarray(values, dtype=np.float64).tolist():
+        with np.errstate(over="ignore"):
+            narrow = float(np.float32(value))
+        if numbers.float32 and math.isfinite(narrow):
+            value = float32_decimal(narrow)
+        elif numbers.digits and not numbers.exact and math.isfinite(value):
+            rounded = float(f"{value:.{numbers.digits - 1}e}")
+            value = rounded if math.isfinite(rounded) else value
+        if value != value:
+            texts.append("?")
+        elif math.isinf(value):
+            texts.append("Infinity" if value > 0 else "-Infinity")
+        elif abs(value) < 2.0**53 and value == int(value):
+            texts.append("-0" if value == 0 and math.copysign(1, value) < 0 else str(int(value)))
+        else:
+            texts.append(repr(value))
+    return texts
+
+
+def format_rows_in_python(
+    indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None
+):
+    """What ``_speedups.format_rows`` writes for entries flagged 0 (a number) or 1 (the next of ``texts``),
+    by :func:`format_numbers_in_python`: the text, or its length once put in the bytearray ``into``."""
+    special = np.asarray(special, dtype=bool)
+    cells = np.empty(len(values), dtype=object)
+    cells[~special] = format_numbers_in_python(values[~special], NumberFormat(digits or None, bool(float32)))
+    cells[special] = texts[: int(special.sum())]
+    if sparse:
+        cells = [f"{column} {cell}" for column, cell in zip(columns.tolist(), cells.tolist())]
+    bounds = indptr.tolist()
+    rows = [",".join(cells[bounds[r] : bounds[r + 1]]) for r in range(len(bounds) - 1)]
+    if sparse:
+        rows = ["{" + row + "}" for row in rows]
+    if weights is not None:
+        rows = [
+            row if w == 1.0 else f"{row} {{{format_numbers_in_python([w])[0]}}}"
+            for row, w in zip(rows, weights.tolist())
+        ]
+    text = "".join(row + "\n" for row in rows).encode("utf-8")
+    if into is None:
+        return text
+    into[: len(text)] = text
+    return len(text)
+
+
+def _printing_in_python(
+    indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None, labels=None,
+    by_column=False,
+):  # fmt: skip
+    """``_speedups.format_rows`` as :func:`printed_in_python` puts it: the one pass by column declined (None), so
+    a writer makes each entry's text; every other call by :func:`format_rows_in_python`."""
+    if by_column:
+        return None
+    assert not (np.asarray(special) == 2).any(), "a writer made within printed_in_python makes labels texts"
+    return format_rows_in_python(indptr, columns, values, special, texts, sparse, digits, float32, into, weights)
+
+
+@contextlib.contextmanager
+def printed_in_python() -> Iterator[None]:
+    """Within the block, every writer (ARFF, CSV, svmlight, ``format_numbers``) prints its rows by
+    :func:`format_rows_in_python`: each label a text made in Python, as past ``MOST_TABLED_LABELS`` labels,
+    and the compiled printer replaced by that oracle (the library has no Python printer to switch to)."""
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(writer, "MOST_TABLED_LABELS", -1)
+        patched.setattr(kernels.speedups, "format_rows", _printing_in_python)
+        yield
+
+
+def printer(compiled: bool) -> contextlib.AbstractContextManager:
+    """Within the block, every writer prints by the compiled printer (as always) or, not ``compiled``, by
+    :func:`printed_in_python`."""
+    return contextlib.nullcontext() if compiled else printed_in_python()
 
 
 def numeric_attributes(cls, names: list[str], declared_types: list[str]) -> list:

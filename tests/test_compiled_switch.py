@@ -1,7 +1,8 @@
 """The one switch between the compiled modules and the Python and numpy paths (issue 48, item 5):
 ``filterkit.kernels.compiled`` turns a part off for the whole process, the call sites of that part
 then take their other path, and the tests switch compiled paths with it only, never by patching a
-private name of the compiled modules' callers."""
+private name of the compiled modules' callers.  The row printer, which has no Python path in the library, is
+swapped for its oracle in one place, tests/oracles.py's ``printed_in_python``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import oracles
 from filterkit import exact, kernels
 from filterkit.arff import ArffReader, reader, writer
 from filterkit.formats import csv as csv_format
@@ -79,23 +81,23 @@ def test_the_check_finds_each_way_of_patching_a_compiled_name(tmp_path):
 def test_a_part_is_off_within_the_block_only_and_the_others_stay_on():
     assert all(kernels.use_compiled(part) for part in kernels.PARTS)
     with kernels.compiled(False, kernels.ARRAYS):
-        assert [kernels.use_compiled(part) for part in kernels.PARTS] == [True, True, False]
+        assert [kernels.use_compiled(part) for part in kernels.PARTS] == [True, False]
         with kernels.compiled(False):
             assert not any(kernels.use_compiled(part) for part in kernels.PARTS)
             with kernels.compiled(True, kernels.READING):
-                assert [kernels.use_compiled(part) for part in kernels.PARTS] == [True, False, False]
-        assert [kernels.use_compiled(part) for part in kernels.PARTS] == [True, True, False]
+                assert [kernels.use_compiled(part) for part in kernels.PARTS] == [True, False]
+        assert [kernels.use_compiled(part) for part in kernels.PARTS] == [True, False]
     assert all(kernels.use_compiled(part) for part in kernels.PARTS)
 
 
 def test_the_switch_holds_for_every_thread_and_comes_back_after_an_error():
     seen = []
-    with pytest.raises(RuntimeError), kernels.compiled(False, kernels.PRINTING):
-        worker = threading.Thread(target=lambda: seen.append(kernels.use_compiled(kernels.PRINTING)))
+    with pytest.raises(RuntimeError), kernels.compiled(False, kernels.READING):
+        worker = threading.Thread(target=lambda: seen.append(kernels.use_compiled(kernels.READING)))
         worker.start()
         worker.join()
         raise RuntimeError
-    assert seen == [False] and kernels.use_compiled(kernels.PRINTING)
+    assert seen == [False] and kernels.use_compiled(kernels.READING)
 
 
 def blocks_exited_out_of_order(
@@ -135,12 +137,12 @@ def blocks_exited_out_of_order(
     [
         ((False, kernels.READING), (False, kernels.ARRAYS)),
         ((False, kernels.READING), (False, kernels.READING)),
-        ((False, kernels.PRINTING), (True, kernels.PRINTING)),
+        ((False, kernels.READING), (True, kernels.READING)),
         ((True, kernels.ARRAYS), (False, kernels.ARRAYS)),
     ],
 )
 def test_blocks_of_two_threads_leave_every_part_as_before_in_either_exit_order(first, second, first_exits_first):
-    assert blocks_exited_out_of_order(first, second, first_exits_first) == [True, True, True]
+    assert blocks_exited_out_of_order(first, second, first_exits_first) == [True, True]
 
 
 def test_a_part_stays_off_while_an_overlapping_block_of_another_thread_holds_it_off():
@@ -165,11 +167,11 @@ def test_a_part_stays_off_while_an_overlapping_block_of_another_thread_holds_it_
         thread.start()
     for thread in threads:
         thread.join()
-    assert seen == [[False, True, False]]
+    assert seen == [[False, False]]
 
 
 def test_an_unknown_part_is_refused():
-    with pytest.raises(ValueError, match="no compiled part \\['array'\\]: the parts are reading, printing, arrays"):
+    with pytest.raises(ValueError, match="no compiled part \\['array'\\]: the parts are reading, arrays"):
         with kernels.compiled(False, "array"):
             pass
 
@@ -204,15 +206,15 @@ def test_with_reading_off_the_readers_take_the_tokenizer(monkeypatch):
     assert csv_format._plain_group([b"1,2", b"3,4"], 2) is not None
 
 
-def test_with_printing_off_the_writer_formats_in_python(monkeypatch):
+def test_printed_in_python_formats_every_row_by_the_oracle(monkeypatch):
     called = []
     monkeypatch.setattr(
-        writer, "format_rows_in_python", lambda *a, _f=writer.format_rows_in_python: called.append(1) or _f(*a)
+        oracles, "format_rows_in_python", lambda *a, _f=oracles.format_rows_in_python: called.append(1) or _f(*a)
     )
     schema = Schema("r", (Attribute("a", NUMERIC),))
     texts = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with oracles.printer(compiled):
             stream = io.StringIO()
             writer.write_arff(stream, schema, [Chunk(np.array([[1 / 3], [-0.0]]))], False)
             texts.append(stream.getvalue())

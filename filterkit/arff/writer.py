@@ -109,69 +109,13 @@ def format_numbers(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list
 def format_rows(
     indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None, labels=None
 ):
-    """The rows' entries as text (every writer's): numbers as :func:`format_numbers` writes them, or where
-    ``special`` is 1 the next of ``texts``; sparse ``{c v,c v}`` or dense ``v,v``; a weight that is not 1
-    as `` {w}``.  The text, or its length once put in the bytearray ``into``.  By the compiled module
-    (``_speedups.format_rows``, which also writes an entry whose ``special`` is 2 as its code's label in
-    ``labels``), or with :data:`filterkit.kernels.PRINTING` off by :func:`format_rows_in_python`, which
-    writes the same bytes."""
-    if kernels.use_compiled(kernels.PRINTING):
-        return kernels.speedups.format_rows(
-            indptr, columns, values, special, texts, sparse, digits, float32, into, weights, labels
-        )
-    return format_rows_in_python(indptr, columns, values, special, texts, sparse, digits, float32, into, weights)
-
-
-def format_rows_in_python(
-    indptr, columns, values, special, texts, sparse, digits=0, float32=False, into=None, weights=None
-):
-    """:func:`format_rows` by :func:`format_numbers_in_python` (Python's repr), for comparing with the
-    compiled printer."""
-    special = np.asarray(special, dtype=bool)
-    cells = np.empty(len(values), dtype=object)
-    cells[~special] = format_numbers_in_python(values[~special], NumberFormat(digits or None, bool(float32)))
-    cells[special] = texts[: int(special.sum())]
-    if sparse:
-        cells = [f"{column} {cell}" for column, cell in zip(columns.tolist(), cells.tolist())]
-    bounds = indptr.tolist()
-    rows = [",".join(cells[bounds[r] : bounds[r + 1]]) for r in range(len(bounds) - 1)]
-    if sparse:
-        rows = ["{" + row + "}" for row in rows]
-    if weights is not None:
-        rows = [
-            row if w == 1.0 else f"{row} {{{format_numbers_in_python([w])[0]}}}"
-            for row, w in zip(rows, weights.tolist())
-        ]
-    text = "".join(row + "\n" for row in rows).encode("utf-8")
-    if into is None:
-        return text
-    into[: len(text)] = text
-    return len(text)
-
-
-def format_numbers_in_python(values: npt.ArrayLike, numbers: NumberFormat = EXACT) -> list[str]:
-    """What the compiled printer writes (:func:`format_numbers`), by Python's repr: each value rounded first
-    as ``numbers`` asks (to the double of its N-digit decimal, or of :func:`float32_decimal` of its nearest
-    float32, where finite), then whole numbers below 2**53 as integers ("-0" for negative zero), NaN as
-    ``?``, ±inf as ``Infinity``, the others as repr writes them."""
-    texts = []
-    for value in np.asarray(values, dtype=np.float64).tolist():
-        with np.errstate(over="ignore"):
-            narrow = float(np.float32(value))
-        if numbers.float32 and math.isfinite(narrow):
-            value = float32_decimal(narrow)
-        elif numbers.digits and not numbers.exact and math.isfinite(value):
-            rounded = float(f"{value:.{numbers.digits - 1}e}")
-            value = rounded if math.isfinite(rounded) else value
-        if value != value:
-            texts.append("?")
-        elif math.isinf(value):
-            texts.append("Infinity" if value > 0 else "-Infinity")
-        elif abs(value) < 2.0**53 and value == int(value):
-            texts.append("-0" if value == 0 and math.copysign(1, value) < 0 else str(int(value)))
-        else:
-            texts.append(repr(value))
-    return texts
+    """The rows' entries as text (every writer's), by the compiled printer (``_speedups.format_rows``): numbers as
+    :func:`format_numbers` writes them, where ``special`` is 1 the next of ``texts``, where it is 2 the entry's
+    code's label in ``labels``; sparse ``{c v,c v}`` or dense ``v,v``; a weight that is not 1 as `` {w}``.  The
+    text, or its length once put in the bytearray ``into``."""
+    return kernels.speedups.format_rows(
+        indptr, columns, values, special, texts, sparse, digits, float32, into, weights, labels
+    )
 
 
 def float32_decimal(value: float) -> float:
@@ -313,7 +257,7 @@ class ArffWriter:
         from its column's, each label found), where a pass flagged each entry, numpy looked for texts and two more
         passes counted the flags and found the labels; None where that is not how the chunk is written: its rows
         are then made so (:meth:`_entries`)."""
-        if not (self._try_as_stored and sparse and chunk.is_sparse and kernels.use_compiled(kernels.PRINTING)):
+        if not (self._try_as_stored and sparse and chunk.is_sparse):
             return None
         stored = chunk.csr()
         indptr, columns, values = (
@@ -346,10 +290,7 @@ class ArffWriter:
 
     def _with_texts(self, chunk: Chunk, indptr, columns, values, special):
         """:meth:`_entries`' result, given each entry's ``special`` flag from :attr:`_entry_kinds` (a writable
-        uint8 array: a missing value written as another text than ? is made a text, and so is every label
-        where the compiled printer is off)."""
-        if not kernels.use_compiled(kernels.PRINTING):
-            special = special.astype(bool).view(np.uint8)
+        uint8 array: a missing value written as another text than ? is made a text)."""
         if self._missing != "?":  # the compiled printer writes a missing number as ?: another missing text is made here
             special[np.isnan(values)] = 1
         special_entries = np.flatnonzero(special == 1)

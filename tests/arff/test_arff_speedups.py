@@ -3,7 +3,7 @@
 Each file is read both ways (the second with ``kernels.compiled(False, kernels.READING)``: by the
 tokenizer), with several chunk sizes, and must give the same chunks and, for files meant to be
 rejected, the same error and line.  Files are also written both ways (format_rows and
-writer.format_rows_in_python), and format_rows's own shortest-repr formatter is compared with repr
+oracles.format_rows_in_python), and format_rows's own shortest-repr formatter is compared with repr
 on millions of doubles.
 """
 
@@ -23,6 +23,7 @@ from filterkit.arff import _speedups as speedups
 from filterkit.errors import ArffError
 from filterkit.formats.csv_writer import CsvWriter
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
+from oracles import format_numbers_in_python, printer
 
 
 def read_both_ways(data: bytes, chunk_rows: int):
@@ -216,10 +217,10 @@ def test_the_compiled_sparse_parser_takes_plain_rows_and_declines_others():
 
 
 def write_both_ways(schema, chunks, sparse) -> list[str]:
-    """The chunks written by the compiled format_rows, then by writer.format_rows_in_python."""
+    """The chunks written by the compiled format_rows, then by oracles.format_rows_in_python."""
     texts = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.StringIO()
             writer.write_arff(stream, schema, chunks, sparse)
             texts.append(stream.getvalue())
@@ -238,10 +239,10 @@ LABELLED = Schema(
 
 
 def csv_both_ways(schema, chunk) -> list[bytes]:
-    """The chunk written by the CSV writer with the compiled printer, then with writer.format_rows_in_python."""
+    """The chunk written by the CSV writer with the compiled printer, then with oracles.format_rows_in_python."""
     written = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.BytesIO()
             CsvWriter(stream, schema).write(chunk)
             written.append(stream.getvalue())
@@ -371,7 +372,7 @@ def test_weighted_rows_are_written_identically_with_their_weights_exact(sparse, 
     weights = np.array([1.0, 1 / 3, 0.0, 2.0, 1e300])
     texts = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.BytesIO()
             writer.write_arff(stream, schema, [Chunk(values, {}, weights)], sparse, numbers=numbers)
             texts.append(stream.getvalue().split(b"@data\n")[1])
@@ -386,7 +387,7 @@ def numbers_written_both_ways(values) -> tuple[list[str], list[str]]:
     values = np.ascontiguousarray(values, dtype=np.float64)
     indptr = np.array([0, values.size], dtype=np.int64)
     compiled = speedups.format_rows(indptr, np.zeros(0, np.int64), values, np.zeros(values.size, np.uint8), [], False)
-    return compiled.decode("ascii").rstrip("\n").split(","), writer.format_numbers_in_python(values)
+    return compiled.decode("ascii").rstrip("\n").split(","), format_numbers_in_python(values)
 
 
 def assert_numbers_written_identically(values):

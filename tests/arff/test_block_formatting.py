@@ -1,5 +1,5 @@
 """The writer formats a chunk a block of rows at a time: the text is the one written
-whole (and by writer.format_rows_in_python), and an error in the second block comes after the first
+whole (and by oracles.format_rows_in_python), and an error in the second block comes after the first
 block's rows are written."""
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from filterkit.arff import read_arff, writer
 from filterkit.arff.writer import ArffWriter
 from filterkit.errors import ArffError
 from filterkit.schema import DATE, NUMERIC, Attribute, Chunk, Schema
+from oracles import printed_in_python, printer
 
 
 def written(schema, chunk, monkeypatch, block_entries: int, compiled: bool = True) -> bytes:
     with monkeypatch.context() as patched:
         patched.setattr(writer, "_SPARSE_BLOCK_ENTRIES", block_entries)
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.BytesIO()
             ArffWriter(stream, schema).write(chunk)
             return stream.getvalue()
@@ -48,7 +49,7 @@ def test_an_error_in_the_second_block_comes_after_the_first_is_written(monkeypat
             patched.setattr(writer, "_SPARSE_BLOCK_ENTRIES", 1)
             stream = io.BytesIO()
             arff_writer = ArffWriter(stream, schema)
-            with kernels.compiled(compiled, kernels.PRINTING), pytest.raises(ArffError, match="attribute 'when'"):
+            with printer(compiled), pytest.raises(ArffError, match="attribute 'when'"):
                 arff_writer.write(Chunk(values, {}))
             outputs.append(stream.getvalue())
     assert outputs[0] == outputs[1]
@@ -153,7 +154,7 @@ def test_a_row_not_as_stored_is_summed_before_its_label_is_read():
     schema = Schema("r", (Attribute("c", "nominal", ("no", "yes")), Attribute("x", NUMERIC)))
     outputs = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.BytesIO()
             summed = sp.csr_matrix((np.array([3.0, -2.0, 5.0]), np.array([0, 0, 1]), np.array([0, 3])), shape=(1, 2))
             ArffWriter(stream, schema).write(Chunk(summed, {}))
@@ -162,7 +163,7 @@ def test_a_row_not_as_stored_is_summed_before_its_label_is_read():
         bad = sp.csr_matrix((np.array([code, 5.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 2))
         with pytest.raises(ValueError, match="a value of column 0 is no label's code"):
             ArffWriter(io.BytesIO(), schema).write(Chunk(bad, {}))
-        with kernels.compiled(False, kernels.PRINTING), pytest.raises(ValueError, match="'c' is no label's code"):
+        with printed_in_python(), pytest.raises(ValueError, match="'c' is no label's code"):
             ArffWriter(io.BytesIO(), schema).write(Chunk(bad, {}))
     assert outputs[0] == outputs[1] and outputs[0].endswith(b"@data\n{0 yes,1 5}\n")
 
@@ -178,7 +179,7 @@ def test_a_chunk_not_as_stored_then_one_as_stored(label, monkeypatch):
     ]
     outputs = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.BytesIO()
             arff_writer = ArffWriter(stream, schema)
             for chunk in chunks:

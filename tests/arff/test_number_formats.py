@@ -1,6 +1,6 @@
 """``--digits N`` and ``--float32``: the writer's rounded number formats.
 
-Both the compiled printer (format_rows) and the repr-based writer.format_numbers_in_python are checked
+Both the compiled printer (format_rows) and the repr-based oracles.format_numbers_in_python are checked
 against oracles that do not share their code: Python's correctly rounded ``'e'`` formatting
 for N digits, numpy's shortest float32 text (Dragon4's unique mode) for float32.  Every
 text must also be laid out as the exact writer writes the double it reads back as.
@@ -13,11 +13,12 @@ import io
 import numpy as np
 import pytest
 
-from filterkit import __version__, kernels
+from filterkit import __version__
 from filterkit.arff import ArffReader, _speedups
-from filterkit.arff.writer import EXACT, NumberFormat, format_numbers_in_python, write_arff
+from filterkit.arff.writer import EXACT, NumberFormat, write_arff
 from filterkit.formats import FormatOptions, row_writer
 from filterkit.schema import Attribute, Chunk, Schema
+from oracles import format_numbers_in_python, printer
 
 IRIS = "tests/data/real/iris.arff"
 
@@ -180,7 +181,7 @@ def test_the_arff_writer_rounds_the_same_on_both_paths(sparse):
     values = np.array([[0.0, 1 / 3, 0.0, 2.0], [np.nan, 0.0, 123456.789, -1e-9]])
     texts = []
     for compiled in (True, False):
-        with kernels.compiled(compiled, kernels.PRINTING):
+        with printer(compiled):
             stream = io.StringIO()
             write_arff(stream, number_schema(4), [Chunk(values)], sparse, numbers=NumberFormat(digits=4))
             texts.append(stream.getvalue().split("@data\n")[1])
