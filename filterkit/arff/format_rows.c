@@ -1,8 +1,8 @@
 /*
  * format_rows, every writer's inner loop (see its comment), part of filterkit.arff._speedups:
  * rows of numbers and ready texts as ARFF data lines, the numbers printed by numbers.c
- * (format_shortest for Python's repr of non-integral numbers; tests compare it with repr,
- * tests/oracles.py, and with filterkit.arff.writer.format_rows_in_python).
+ * (format_shortest for Python's repr of non-integral numbers; tests compare it with repr
+ * and with tests/oracles.py's format_rows_in_python).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
