@@ -365,7 +365,7 @@ class ValueMapped(Stage):
             cls.stored_values_map = cls.statistics_for = _none  # type: ignore[method-assign, assignment]
 
     def value_map(self) -> Any:
-        """None, or, for a fitted stage whose output value of an acted-on feature depends only on the
+        """None, or, for a stage whose output value of an acted-on feature depends only on the
         feature and the value, ``map(positions, values) -> values`` (float64) for the features
         ``features[positions]`` (None, the default, for a stage that has only a :meth:`stored_values_map`)."""
         return None

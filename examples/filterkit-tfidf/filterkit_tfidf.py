@@ -46,29 +46,22 @@ from filterkit.plugin import (
     Option,
     Stage,
     StateArray,
+    ValueMapped,
     hookimpl,
-    scale_features,
-    stored_in_features,
 )
 
 Floats = npt.NDArray[np.float64]
 
 
-class LogTf(Stage):
+class LogTf(ValueMapped):
     """Sublinear term frequency: 1 + ln x where x > 0; zero and missing stay as they are."""
 
     name = "logtf"
     summary = "Sublinear term frequency: x' = 1 + ln x where x > 0 (0 stays 0; a negative value is an error)."
 
-    def transform(self, chunk: Chunk) -> Chunk:
-        if chunk.is_sparse:
-            matrix = chunk.values.tocsr(copy=True)
-            in_features = stored_in_features(matrix, self.features)
-            matrix.data[in_features] = _sublinear(matrix.data[in_features])
-            return Chunk(matrix, chunk.text, chunk.weights)
-        values = chunk.values.copy()
-        values[:, self.features] = _sublinear(values[:, self.features])
-        return Chunk(values, chunk.text, chunk.weights)
+    def value_map(self) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """1 + ln x where x > 0, the same for every feature (so ``positions`` goes unread)."""
+        return lambda positions, values: _sublinear(values)
 
 
 def _sublinear(values: np.ndarray) -> np.ndarray:
@@ -108,7 +101,7 @@ def inverse_document_frequency(document_frequency: np.ndarray, documents: int, s
     return np.where(seen, np.log(documents / np.where(seen, df, 1.0)) + 1.0, 0.0)
 
 
-class TfIdf(Stage):
+class TfIdf(ValueMapped):
     """Multiply each numeric feature by its inverse document frequency on the training rows."""
 
     name = "tfidf"
@@ -137,11 +130,9 @@ class TfIdf(Stage):
         self.document_frequency = statistics.document_frequency
         self.idf = inverse_document_frequency(self.document_frequency, self.documents, self.params["smooth"])
 
-    def transform(self, chunk: Chunk) -> Chunk:
-        scaled = scale_features(chunk, self.features, self.idf)  # x · idf; sparse stays sparse
-        if scaled.is_sparse:
-            scaled.values.eliminate_zeros()  # an idf of 0 (--no-smooth, unseen word) stores no zeros
-        return scaled
+    def value_map(self) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """x · idf of the value's feature (0 stays 0, so sparse stays sparse)."""
+        return lambda positions, values: values * self.idf[positions]
 
     def state(self) -> dict[str, Any]:
         return {"documents": self.documents, "document_frequency": self.document_frequency, "idf": self.idf}
