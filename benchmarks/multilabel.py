@@ -56,7 +56,7 @@ def selection(metric: str, how: str) -> str:
     return f"{ALL_WORDS} select --metric {metric} --presence --top {TOP} {how} binarize"
 
 
-#: The chains: tf·idf as ``train``'s default candidate makes it (filterkit/trained.py) and the README's route
+#: The chains: tf·idf as ``train``'s default candidate makes it (filterkit/training.py) and the README's route
 #: (``shape`` per label, or toward each word's most informative label), on the README's words (1,000 in all on
 #: multi-label data: ``words`` keeps its 1,000 per class over all rows when there is no class); tf·idf on every
 #: word, as TfidfVectorizer keeps them; and BNS and χ² selection of 1,000 of every word by max, mean and Forman's

@@ -27,7 +27,7 @@ def listed_words(names: list[str], tracer: Tracer, row: int, present: tuple, top
 class Tracer:
     """A feature's value after every stage, found by its name in each stage's output: a numeric attribute's
     value, or for a nominal label's column (``one_hot``: its attribute and label) 1 where the row holds it;
-    ``counts`` holds, per step, the counts behind a stage's output (:meth:`Stage.explained_counts`) or None."""
+    ``counts`` holds, per step, the counts behind a stage's output (:meth:`Explainable.explained_counts`) or None."""
 
     def __init__(
         self,

@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.class_counts_stage import ClassValueCountsStage
 from filterkit.kernels import ARRAYS, shape_stored, use_compiled
+from filterkit.limits import VARIABLES, Limits
 from filterkit.metrics import LABEL_OPTIONS, positive_code
 from filterkit.plugin import (
     NOMINAL,

@@ -32,8 +32,8 @@ from typing import Iterator
 
 import numpy as np
 
-from filterkit.arff.limits import VARIABLES, Limits
 from filterkit.kernels import WordVocabulary, count_words, hash_columns, join_kept_words, renumber_words
+from filterkit.limits import VARIABLES, Limits
 from filterkit.plugin import (
     NOMINAL,
     STRING,

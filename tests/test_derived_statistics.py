@@ -1,5 +1,5 @@
 """A fitted stage hands the next one its statistics without a pass over the data
-(``Stage.statistics_for``): ``shape bns`` fits both stages from one pass.
+(``ValueMapped.statistics_for``): ``shape bns`` fits both stages from one pass.
 
 The derived statistics must be exactly those a pass would gather, so every chain here
 runs twice through ``filterkit.cli.run`` — as shipped, and with derivation switched

@@ -15,10 +15,10 @@ import scipy.sparse as sp
 
 from chain_helpers import OH0_SAMPLE, REAL
 from filterkit.arff import ArffWriter, writer
-from filterkit.arff.limits import Limits
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS, ArffReader
 from filterkit.background import read_ahead
 from filterkit.cli import run
+from filterkit.limits import Limits
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Attribute, Chunk, Schema
 from filterkit.sources import FileSource
 

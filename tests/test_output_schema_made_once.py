@@ -1,5 +1,5 @@
 """Stages that learn class value counts make their output schema once per input schema
-(filterkit.statistics.ClassValueCountsStage.output_schema): the chain asks for it several
+(filterkit.class_counts_stage.ClassValueCountsStage.output_schema): the chain asks for it several
 times, and at 13,000 attributes each making cost about 40 ms."""
 
 from __future__ import annotations

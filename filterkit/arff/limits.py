@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-# The shared bounds, named here too for the modules that still import them from this one.
-from filterkit.limits import VARIABLES as VARIABLES
-from filterkit.limits import Limits as Limits
-
 #: Past this many labels in all nominal columns, the reader's and the writer's compiled label tables
 #: (``_speedups.Labels``) are not made, and the labels are looked up and written by Python: a million
 #: labels' table would add a third to the header's memory.

@@ -5,8 +5,8 @@ of label sets (``--labels-column``), the chunks, and errors naming the file and 
 
 A value is a string, a number, a boolean (the labels ``true`` and ``false``) or None (missing); a field
 absent from a record is missing there.  The fields are the first record's in their order, then each new
-field where it is first met.  JSON Lines (:mod:`filterkit.formats.jsonl`) is such a format, and so is a
-third-party one (examples/filterkit-fasttext).
+field where it is first met.  JSON Lines (:mod:`filterkit.formats.jsonl`) is such a format, and so are
+the two made from outside in tests/test_record_format.py.
 """
 
 from __future__ import annotations
