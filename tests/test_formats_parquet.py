@@ -120,6 +120,18 @@ def test_nulls_and_nan_are_missing_and_types_read_as_json_lines_reads_them(tmp_p
 
 
 @needs_pyarrow
+@pytest.mark.parametrize("kind_option", ["--nominal", "--text"])
+def test_a_column_of_nulls_given_a_kind_is_missing_in_every_row(tmp_path, kind_option):
+    """Arrow's null type read as nominal or text: each value missing (its dictionary's one entry is a null,
+    which was given to float() and failed as the format's fault)."""
+    import pyarrow as pa
+
+    parquet = _write(tmp_path / "n.parquet", {"empty": pa.array([None, None], pa.null()), "c": ["x", "y"]})
+    output = _filterkit(kind_option, "empty", parquet)
+    assert output.split(b"@data\n")[1] == b"?,x\n?,y\n"
+
+
+@needs_pyarrow
 def test_an_int_label_is_nominal_beside_text_and_numeric_without(tmp_path):
     documents = ["the wheat crop rose", "oil prices fell again", "grain exports grew fast"]
     with_text = _write(tmp_path / "docs.parquet", {"text": documents, "label": [2, 0, 2]})

@@ -331,10 +331,11 @@ def _values(
     if attribute.kind == NUMERIC and _is_number(kind):
         return _floats(array)
     encoded = array if pa.types.is_dictionary(kind) else pc.dictionary_encode(array)
-    distinct = _cells(encoded.dictionary.to_pylist())
+    # a null in the dictionary (a column of Arrow's null type has one) is missing, as NaN is
+    distinct = [None if value is None else _cell(value) for value in encoded.dictionary.to_pylist()]
     indices = encoded.indices
-    if pa.types.is_floating(encoded.dictionary.type):  # NaN is missing
-        distinct = [None if number != number else (text, number) for text, number in distinct]  # type: ignore[misc]
+    if pa.types.is_floating(encoded.dictionary.type):
+        distinct = [None if cell is None or cell[1] != cell[1] else cell for cell in distinct]
     mapped = np.full(len(distinct) + 1, np.nan)  # the last: a missing value
     for position, cell in enumerate(distinct):
         if cell is None:
