@@ -6,7 +6,9 @@ mistake.
 
 The words are read as click reads a chained group of stages: a stage's options follow its name (``--top 10``,
 ``--top=10``, a bool option's ``--presence`` or ``--no-presence``; a later one wins; ``--`` ends them), and the
-first other word names the next stage.  Every stage's words are read before any stage is made.
+first other word names the next stage.  Every stage's words are read before any stage is made.  Where click
+would print a help (``shape --help``; ``--help`` before the first stage or in a stage's place, as in
+``l2 -- --help``), the library, which prints none, raises :class:`ChainHelpError`: the command line prints it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,15 @@ class ChainWordsError(Exception):
     """A mistake in a chain's words, as the command line words it."""
 
 
+class HelpAsked(ChainWordsError):
+    """The words ask for a help (``shape --help``), which the command line prints and the library cannot."""
+
+
+class ChainHelpError(FilterkitError):
+    """A chain's words ask for a help (``shape --help``): the command line prints it (and exits 0); a chain read
+    by the library (``filterkit.train(chains=…)``) is refused."""
+
+
 @dataclass
 class StageWords:
     """One stage of a chain as typed: its name and each option given, by the option's name (its last value)."""
@@ -52,7 +63,8 @@ class StageWords:
 
 def parse_chain(registry: Registry, words: list[str], preset: dict[str, dict] | None = None) -> ChainSpec:
     """The chain of ``words`` as stage names and parameters (:meth:`Registry.parse_chain`); ``preset`` gives,
-    per stage name, values for options the words leave out.  FilterkitError ``chain 'WORDS': why``."""
+    per stage name, values for options the words leave out.  FilterkitError ``chain 'WORDS': why``;
+    :class:`ChainHelpError` where the command line would print a help instead."""
     import shlex
 
     from filterkit.tasks import ChainSpec
@@ -61,6 +73,8 @@ def parse_chain(registry: Registry, words: list[str], preset: dict[str, dict] | 
     try:
         typed = _stage_words(registry, list(words))
         stages = [_made(registry, stage, (preset or {}).get(stage.name, {})) for stage in typed]
+    except HelpAsked as asked:
+        raise ChainHelpError(f"chain '{text}': {asked}") from None
     except ChainWordsError as error:
         raise FilterkitError(f"chain '{text}': {error}") from None
     return ChainSpec(text, [(stage.name, dict(stage.params)) for stage in stages])
@@ -68,41 +82,63 @@ def parse_chain(registry: Registry, words: list[str], preset: dict[str, dict] | 
 
 def _stage_words(registry: Registry, words: list[str]) -> list[StageWords]:
     """Each stage of ``words`` with its options, read and converted (none made yet)."""
-    if HELP in words:
-        raise ChainWordsError(f"{HELP} asks the command line for help (filterkit STAGE --help): a chain has none")
-    if words and _is_option(words[0]) and words[0] != "--":
-        option = words[0].split("=", 1)[0] if words[0].startswith("--") else words[0][:2]
-        raise ChainWordsError(_no_such(option, [HELP] if option.startswith("--") else []))
-    rest = words[1:] if words[:1] == ["--"] else words
+    rest = _chain_options(words)
     stages = []
     while rest:
         name = rest[0]
-        if name not in registry.stages:
-            close = [] if name.startswith("-") else sorted(registry.stages)
-            raise ChainWordsError(_no_such(name, close, "command"))
-        options = registry.stages[name].value.options
-        given, rest = _options(registry, name, options, rest[1:])
-        stages.append(StageWords(name, _converted(options, given)))
+        if name in registry.stages:
+            options = registry.stages[name].value.options
+            given, rest = _options(registry, name, options, rest[1:])
+            stages.append(StageWords(name, _converted(options, given)))
+        elif name.startswith("-"):
+            _chain_options(rest)
+            raise ChainWordsError(_no_such(name, [], "command"))
+        else:
+            raise ChainWordsError(_no_such(name, sorted(registry.stages), "command"))
     return stages
+
+
+def _chain_options(words: list[str]) -> list[str]:
+    """The words after the chain's own options (it has one, ``--help``) at the start of ``words``, where click
+    reads them: before the first stage, and again where a word like an option stands in a stage's place."""
+    asked = False
+    while words and _is_option(words[0]):
+        word, words = words[0], words[1:]
+        if word == "--":
+            break
+        spelled, equals, _ = word.partition("=")
+        if not word.startswith("--"):
+            raise ChainWordsError(_no_such(word[:2], []))
+        if spelled != HELP:
+            raise ChainWordsError(_no_such(spelled, [HELP]))
+        _no_value(spelled, equals)
+        asked = True
+    if asked:
+        raise HelpAsked(f"{HELP} asks for the list of stages, which only the command line prints (filterkit {HELP})")
+    return words
 
 
 def _options(registry: Registry, stage: str, options: tuple[Option, ...], words: list[str]) -> tuple[dict, list]:
     """The options of ``stage`` at the start of ``words`` (as typed, by option name) and the words after them."""
     spellings = _spellings(options)
     given: dict[str, Any] = {}
+    asked = False
     while words and _is_option(words[0]):
         word, words = words[0], words[1:]
         if word == "--":
             break
         spelled, equals, value = word.partition("=")
         if not word.startswith("--"):
-            raise ChainWordsError(_misplaced(registry, stage, options, word[:2]))
-        if spelled not in spellings:
+            spelled = word[:2]  # a short option: the stages have none
+        if spelled != HELP and spelled not in spellings:
             raise ChainWordsError(_misplaced(registry, stage, options, spelled))
+        if spelled == HELP:
+            _no_value(spelled, equals)
+            asked = True
+            continue
         option, flag_value = spellings[spelled]
         if option.kind is bool:
-            if equals:
-                raise ChainWordsError(f"Option '{spelled}' does not take a value.")
+            _no_value(spelled, equals)
             given[option.name] = flag_value
             continue
         if not equals:
@@ -110,7 +146,17 @@ def _options(registry: Registry, stage: str, options: tuple[Option, ...], words:
                 raise ChainWordsError(f"Option '{spelled}' requires an argument.")
             value, words = words[0], words[1:]
         given[option.name] = value
+    if asked:
+        raise HelpAsked(
+            f"{HELP} asks for the help of {stage}, which only the command line prints (filterkit {stage} {HELP})"
+        )
     return given, words
+
+
+def _no_value(spelled: str, equals: str) -> None:
+    """Refuse a flag given a value (``--presence=1``) as the command line does."""
+    if equals:
+        raise ChainWordsError(f"Option '{spelled}' does not take a value.")
 
 
 def _is_option(word: str) -> bool:

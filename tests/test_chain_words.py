@@ -3,11 +3,15 @@ of stages reads them: the same stages and parameters, or the same words for the 
 
 from __future__ import annotations
 
+import itertools
 import shlex
 
 import click
 import pytest
 
+import filterkit
+from chain_helpers import REAL
+from filterkit.chain_words import ChainHelpError
 from filterkit.commands.context import PluginLoader
 from filterkit.commands.stages import PRESET_OPTIONS, StageChain
 from filterkit.errors import FilterkitError
@@ -57,7 +61,58 @@ CHAINS = [
     "bns --combine nope",
     "auto --min-gain -1",
     "nbr --nb-alpha 0",
+    # where click's group of stages prints a help (the library refuses it), or reads --help as it reads a flag
+    "--help",
+    "--help nope",
+    "--help --help",
+    "--help=1",
+    "--help --top",
+    "shape --help",
+    "shape --help bns",
+    "shape bns --help",
+    "shape --help --help",
+    "shape -- --help",
+    "-- --help",
+    "-- --help=1",
+    "minmax --help=1",
+    "select --top=5 --help=",
+    "l2 --help --top",
+    "l2 --help -x",
+    "l2 --help nope",
+    "nope --help",
+    "select --top --help",
+    "select --top x --help",
+    "select --top x bns --help",
+    "bns --alpha 2 l2 --help",
+    "shape --hel",
+    "shape --HELP",
+    "--hel",
+    "-h",
+    "shape -h",
+    # a word like an option where a stage's name belongs: click reads it as the group's option
+    "shape -- --top 5",
+    "-- --top",
+    "-- --top=5",
+    "-- --hel",
+    "-- -x",
+    "-- -",
+    "-- --",
+    "-- -- l2",
+    "l2 -- --",
+    "l2 -- -",
+    "l2 -- -x=5",
+    "l2 -- ---top",
+    "select --top 5 -- --top 6",
+    "bns -- --presence",
+    "--=x",
+    "l2 --=x",
 ]
+
+#: Words whose every list of up to three (1,885 lists) the two parsers read alike.
+WORDS = ["l2", "select", "--top", "5", "--", "-", "--help", "--help=1", "-h", "--top=5", "--no-presence=1", "nope"]
+
+#: What :func:`outcome` gives for words that ask for a help.
+HELP_ASKED = "help asked"
 
 
 def click_parse(loader: PluginLoader, words: list[str], preset: dict | None = None):
@@ -74,47 +129,55 @@ def click_parse(loader: PluginLoader, words: list[str], preset: dict | None = No
 
 
 def outcome(parse):
+    """What ``parse`` gives: its result, its error's words, or :data:`HELP_ASKED` where the library refuses a
+    help or click prints one and exits 0."""
     try:
         return parse()
+    except ChainHelpError:
+        return HELP_ASKED
+    except click.exceptions.Exit as exit:
+        return HELP_ASKED if exit.exit_code == 0 else exit
     except FilterkitError as error:
         return str(error)
 
 
+def both_outcomes(words: list[str], loader: PluginLoader | None = None) -> tuple:
+    """What the library and click's group of stages give for ``words``."""
+    library = outcome(lambda: (lambda spec: (spec.text, spec.stages))(load_plugins().parse_chain(words)))
+    return library, outcome(lambda: click_parse(loader or PluginLoader(), words))
+
+
 @pytest.mark.parametrize("text", CHAINS)
 def test_the_library_reads_a_chain_as_the_command_line_does(text):
+    library, command_line = both_outcomes(shlex.split(text))
+    assert library == command_line
+
+
+def test_every_short_list_of_tricky_words_is_read_alike():
+    """Each list of up to three of :data:`WORDS`: options with ``=``, ``--`` anywhere, ``-h``, repeated ``--help``."""
     loader = PluginLoader()
-    words = shlex.split(text)
-    library = outcome(lambda: (lambda spec: (spec.text, spec.stages))(load_plugins().parse_chain(words)))
-    assert library == outcome(lambda: click_parse(loader, words))
+    for count in range(4):
+        for words in itertools.product(WORDS, repeat=count):
+            library, command_line = both_outcomes(list(words), loader)
+            assert library == command_line, words
 
 
-def test_a_preset_option_is_taken_where_the_words_leave_it_out():
-    loader = PluginLoader()
-    preset = {"select": {"top": 7}}
-    for text in ("select l2", "select --top 3 l2"):
-        spec = load_plugins().parse_chain(text, preset)
-        assert (spec.text, spec.stages) == click_parse(loader, shlex.split(text), preset)
-
-
-def test_text_is_split_as_a_shell_splits_it():
-    assert load_plugins().parse_chain("shape --no-zero-bin bns l2").stages == (
-        load_plugins().parse_chain(["shape", "--no-zero-bin", "bns", "l2"]).stages
-    )
-
-
-def test_every_option_of_every_stage_is_read_and_refused_alike():
-    """Each option of each installed stage, given a number, a word, nothing and each of its choices."""
-    loader, registry = PluginLoader(), load_plugins()
-    for name, registered in sorted(registry.stages.items()):
-        for option in registered.value.options:
-            values = ["", "x", "0", "-1", "2.5", "1e400", "nan", "3", *option.choices[:2]]
-            spellings = [[option.flag]] if option.kind is bool else [[option.flag, value] for value in values]
-            if option.kind is bool:
-                spellings += [[option.off_flag or f"--no-{option.flag[2:]}"], [f"{option.flag}=1"]]
-            for typed in spellings:
-                words = [name, *typed, "l2"]
-                library = outcome(lambda: (lambda spec: (spec.text, spec.stages))(registry.parse_chain(words)))
-                assert library == outcome(lambda: click_parse(loader, words)), words
+@pytest.mark.parametrize(
+    ("words", "asked"),
+    [
+        (
+            "shape --help",
+            "--help asks for the help of shape, which only the command line prints (filterkit shape --help)",
+        ),
+        ("l2 -- --help", "--help asks for the list of stages, which only the command line prints (filterkit --help)"),
+    ],
+)
+def test_the_library_refuses_a_help_it_cannot_print(words, asked):
+    with pytest.raises(ChainHelpError) as refused:
+        load_plugins().parse_chain(words)
+    assert str(refused.value) == f"chain '{words}': {asked}"
+    with pytest.raises(FilterkitError, match="help of words, which only the command line prints"):
+        filterkit.train(REAL / "iris.arff", chains=["l2", "words --help"])
 
 
 def test_the_library_reads_a_chain_without_the_command_line():
