@@ -180,6 +180,62 @@ def test_the_library_refuses_a_help_it_cannot_print(words, asked):
         filterkit.train(REAL / "iris.arff", chains=["l2", "words --help"])
 
 
+@pytest.mark.parametrize(
+    ("command", "chains"),
+    [
+        (["evaluate", "--compare"], ["shape --help", "l2"]),
+        (["evaluate", "--sweep", "select.top=1,2", "--compare"], ["select --help"]),
+        (["train", "-o", "m.json", "--compare"], ["l2", "words --help"]),
+    ],
+)
+def test_the_command_line_prints_the_help_a_chain_asks_for(run_filterkit, monkeypatch, tmp_path, command, chains):
+    """As click's group of stages did: the stage's help, and exit 0."""
+    monkeypatch.chdir(tmp_path)
+    chain = next(words for words in chains if "--help" in words)
+    result = run_filterkit(*command, REAL / "iris.arff", *chains)
+    assert (result.status, result.stderr) == (0, "")
+    usage = f"Usage: filterkit evaluate: chain '{chain}' {chain.split()[0]} [OPTIONS]\n"
+    assert result.stdout.decode().startswith(usage)
+    assert result.stdout.decode().endswith("  --help                          Show this message and exit.\n")
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_the_command_line_prints_the_stages_where_a_chain_asks_for_them(run_filterkit):
+    result = run_filterkit("evaluate", "--compare", REAL / "iris.arff", "shape -- --help", "l2")
+    assert (result.status, result.stderr) == (0, "")
+    assert result.stdout.decode().startswith("Usage: filterkit evaluate: chain 'shape -- --help' [OPTIONS] [COMMAND1]")
+    assert "  shape            Shape each feature" in result.stdout.decode()
+
+
+def test_a_preset_option_is_taken_where_the_words_leave_it_out():
+    loader = PluginLoader()
+    preset = {"select": {"top": 7}}
+    for text in ("select l2", "select --top 3 l2"):
+        spec = load_plugins().parse_chain(text, preset)
+        assert (spec.text, spec.stages) == click_parse(loader, shlex.split(text), preset)
+
+
+def test_text_is_split_as_a_shell_splits_it():
+    assert load_plugins().parse_chain("shape --no-zero-bin bns l2").stages == (
+        load_plugins().parse_chain(["shape", "--no-zero-bin", "bns", "l2"]).stages
+    )
+
+
+def test_every_option_of_every_stage_is_read_and_refused_alike():
+    """Each option of each installed stage, given a number, a word, nothing and each of its choices."""
+    loader, registry = PluginLoader(), load_plugins()
+    for name, registered in sorted(registry.stages.items()):
+        for option in registered.value.options:
+            values = ["", "x", "0", "-1", "2.5", "1e400", "nan", "3", *option.choices[:2]]
+            spellings = [[option.flag]] if option.kind is bool else [[option.flag, value] for value in values]
+            if option.kind is bool:
+                spellings += [[option.off_flag or f"--no-{option.flag[2:]}"], [f"{option.flag}=1"]]
+            for typed in spellings:
+                words = [name, *typed, "l2"]
+                library = outcome(lambda: (lambda spec: (spec.text, spec.stages))(registry.parse_chain(words)))
+                assert library == outcome(lambda: click_parse(loader, words)), words
+
+
 def test_the_library_reads_a_chain_without_the_command_line():
     """``filterkit.train``'s chains are read by the library: no module of ``filterkit.commands`` is imported."""
     import subprocess

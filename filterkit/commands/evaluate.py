@@ -10,6 +10,7 @@ import click
 from click.core import ParameterSource
 
 from filterkit import evaluation, reports
+from filterkit.chain_words import ChainHelpError
 from filterkit.commands.context import PluginLoader, plugin_loader, registry_of
 from filterkit.commands.files import ReportCommand, check_distinct, check_format_options
 from filterkit.commands.options import (
@@ -26,6 +27,7 @@ from filterkit.commands.options import (
     quiet_option,
     scheduler_option,
 )
+from filterkit.commands.stages import show_chain_help
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
@@ -79,8 +81,13 @@ def parse_fractions(text: str) -> tuple[float, ...]:
 
 def parse_chain(plugins: PluginLoader, words: list[str], preset: dict[str, dict] | None = None) -> ChainSpec:
     """One chain's words (``shape --no-zero-bin bns l2``) as stage names and parameters; ``preset``
-    gives, per stage name, values for options the words leave out (the swept option of ``--sweep``)."""
-    return plugins.registry().parse_chain(words, preset)
+    gives, per stage name, values for options the words leave out (the swept option of ``--sweep``).  Words
+    that ask for a help (``shape --help``) print it and exit 0, as the command line's group of stages did."""
+    try:
+        return plugins.registry().parse_chain(words, preset)
+    except ChainHelpError:
+        show_chain_help(plugins, words)
+        raise
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,14 @@ from __future__ import annotations
 import copy
 import functools
 import importlib
+import shlex
 from typing import TYPE_CHECKING, Mapping, Sequence, cast
 
 import click
 from click.core import ParameterSource
 from click.exceptions import NoSuchCommand, NoSuchOption
 
-from filterkit.commands.context import registry_of
+from filterkit.commands.context import PluginLoader, registry_of
 from filterkit.commands.options import click_option
 from filterkit.errors import OptionError
 from filterkit.plugins import Registry
@@ -50,6 +51,16 @@ class StageChain(click.Group):
         if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
             raise NoSuchCommand(name, possibilities=self.list_commands(ctx), ctx=ctx)
         return super().resolve_command(ctx, args)
+
+
+def show_chain_help(plugins: PluginLoader, words: list[str]) -> None:
+    """Print the help that a chain's words ask for (``shape --help``: the stage's; ``--help``: the stages') as
+    the group of stages prints it, usage line ``filterkit evaluate: chain 'WORDS' …``, and exit 0 (click's Exit);
+    returns if the words ask for none."""
+    group = StageChain("chain", result_callback=lambda stages: stages)
+    text = shlex.join(words) if words else "(none)"
+    with group.make_context(f"filterkit evaluate: chain '{text}'", list(words), obj=plugins) as context:
+        group.invoke(context)
 
 
 #: The parameters of the chain's options that may also end the command line, after the last stage:
