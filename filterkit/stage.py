@@ -220,6 +220,52 @@ class Provenance:
 _ADOPTED_BY: dict[type, frozenset[str]] = {}
 
 
+def _none(*_: Any) -> None:
+    """None: for a subclass, the stored-values map and statistics a transform above it gave (:class:`ValueMapped`)."""
+    return None
+
+
+def _adopt(cls: type[Stage]) -> None:
+    """Make ``cls``, a stage class written before the protocols, the subclass of each protocol (:data:`_ADOPTED_BY`)
+    whose methods a class of its MRO defines (a mixin's count, :func:`_none` does not) without naming it.  Stage
+    held those methods then: so that it runs as it did, its MRO becomes the one it had with the protocols just
+    before Stage (by :func:`_with_protocols`'s bases, or, where C3 would move another class with those, by the
+    whole order); one that adopts :class:`KeptPass` without setting ``keeps_fit_pass`` keeps no form of its own,
+    as the old base's False said."""
+    core = {Stage, Configurable, object, *_ADOPTED_BY}
+    defined = {
+        name for above in cls.__mro__ if above not in core for name, value in vars(above).items() if value is not _none
+    }
+    adopted = [
+        protocol for protocol, methods in _ADOPTED_BY.items() if not issubclass(cls, protocol) and methods & defined
+    ]
+    if not adopted:
+        return
+    if KeptPass in adopted and "keeps_fit_pass" not in defined:
+        cls.keeps_fit_pass = False  # type: ignore[attr-defined]
+    order = list(cls.__mro__)
+    order[order.index(Stage) : order.index(Stage)] = adopted
+    try:
+        cls.__bases__ = _with_protocols(cls, adopted)
+        moved = cls.__mro__ != tuple(order)
+    except TypeError:  # C3 finds no order of those bases
+        moved = True
+    if moved:
+        # a layout where C3 moves another class once they are among the bases (a mixin whose own base came after
+        # Stage): the bases are then the whole order, which C3 keeps as it is
+        cls.__bases__ = tuple(order[1:])
+
+
+def _with_protocols(cls: type, protocols: list[type]) -> tuple[type, ...]:
+    """``cls``'s bases with ``protocols`` just before Stage, or, where Stage is not one of them, right after the
+    last that comes before Stage in its MRO (``class S(Stage, Mixin)`` becomes ``S(ValueMapped, Stage, Mixin)``):
+    the first base, which sets the instances' layout, stays or is a protocol, laid out as Stage is."""
+    bases = cls.__bases__
+    before_stage = cls.__mro__[: cls.__mro__.index(Stage)]
+    at = bases.index(Stage) if Stage in bases else 1 + max(at for at, base in enumerate(bases) if base in before_stage)
+    return (*bases[:at], *protocols, *bases[at:])
+
+
 class Stage(Configurable):
     """Base class of every chain stage (see the module docstring): it declares whether it ``learns``,
     its fitted arrays (``state_arrays``) and what the contract (:mod:`filterkit.contract`) must allow:
@@ -246,7 +292,9 @@ class Stage(Configurable):
 
     def __init_subclass__(cls, **kwargs: Any):
         """A subclass that defines ``fitted``, the old name of ``learns``, learns by it (DeprecationWarning); one
-        that defines a protocol's methods (:data:`_ADOPTED_BY`) without naming the protocol is made its subclass."""
+        that defines ``transform`` but neither map has neither :meth:`ValueMapped.stored_values_map` nor
+        :meth:`ValueMapped.statistics_for` (:func:`_none`), nor has a subclass that does not define its own; one
+        that defines a protocol's methods without naming the protocol is made its subclass (:func:`_adopt`)."""
         super().__init_subclass__(**kwargs)
         if "fitted" in vars(cls) and "learns" not in vars(cls):
             warnings.warn(
@@ -255,10 +303,10 @@ class Stage(Configurable):
                 stacklevel=2,
             )
             cls.learns = vars(cls)["fitted"]
-        for protocol, methods in _ADOPTED_BY.items():
-            if not issubclass(cls, protocol) and not methods.isdisjoint(vars(cls)):
-                # written before the protocols: it implements one without naming it, as the plugin API let it
-                cls.__bases__ = (*(base for base in cls.__bases__ if base is not Stage), protocol)
+        if "transform" in vars(cls) and not {"value_map", "stored_values_map"} & set(vars(cls)):
+            # what a class above derives from its transform does not describe this one's
+            cls.stored_values_map = cls.statistics_for = _none  # type: ignore[attr-defined]
+        _adopt(cls)
 
     @property
     def fitted(self) -> bool:
@@ -359,11 +407,6 @@ class ValueMapped(Stage):
     :meth:`transform`, :meth:`stored_values_map` and :meth:`statistics_for` come from it.  A subclass that
     defines ``transform`` but neither map inherits neither of the last two: they describe the transform above it."""
 
-    def __init_subclass__(cls, **kwargs: Any):
-        super().__init_subclass__(**kwargs)
-        if "transform" in vars(cls) and not {"value_map", "stored_values_map"} & set(vars(cls)):
-            cls.stored_values_map = cls.statistics_for = _none  # type: ignore[method-assign, assignment]
-
     def value_map(self) -> Any:
         """None, or, for a stage whose output value of an acted-on feature depends only on the
         feature and the value, ``map(positions, values) -> values`` (float64) for the features
@@ -425,13 +468,14 @@ class Updatable(Stage):
     def saved_statistics(self, statistics: Any) -> dict:
         """The statistics of :meth:`accumulate` as plain numbers, strings, lists, dicts and numpy arrays, the
         same whatever order the rows came in (the class counts of :mod:`filterkit.statistics` are saved
-        without it)."""
-        raise NotImplementedError
+        without it); by default (a stage written before the protocols that defines only
+        :meth:`values_after_refit`) none can be."""
+        raise FilterkitError(f"stage '{self.name}' cannot save its statistics, so a model holding it cannot be updated")
 
     def loaded_statistics(self, saved: dict) -> Any:
         """The statistics :meth:`saved_statistics` gave (after :meth:`prepare`); FilterkitError where they do
-        not fit the stage."""
-        raise NotImplementedError
+        not fit the stage (by default, as that one, always)."""
+        raise FilterkitError(f"stage '{self.name}' cannot load saved statistics")
 
     def values_after_refit(self, before: Stage, before_statistics: Any) -> list[str] | None:
         """For ``filterkit update``: whether this stage, fitted again on more rows, writes for the rows ``before``
@@ -456,10 +500,10 @@ class Explainable(Stage):
 
 
 #: Each protocol, by the methods (or the flag) that a stage class written before the protocols defines to
-#: implement it: such a class is made the protocol's subclass (:meth:`Stage.__init_subclass__`).
+#: implement it: such a class is made the protocol's subclass (:func:`_adopt`).
 _ADOPTED_BY.update(
     {
-        ValueMapped: frozenset({"value_map", "stored_values_map"}),
+        ValueMapped: frozenset({"value_map", "stored_values_map", "statistics_for"}),
         KeptPass: frozenset({"keeps_fit_pass", "accumulate_kept", "transform_kept"}),
         Updatable: frozenset({"saved_statistics", "loaded_statistics", "values_after_refit"}),
         Explainable: frozenset({"explained_counts"}),
@@ -470,11 +514,6 @@ _ADOPTED_BY.update(
 #: What a stage's ``accepts`` and ``widening_hint`` must be (:func:`filterkit.contract.declared`).
 DECLARED_ACCEPTS = declared_type(Accepts, expected="a filterkit.stage.Accepts")
 DECLARED_WIDENING_HINT = declared_type(str, type(None), expected="a string or None")
-
-
-def _none(*_: Any) -> None:
-    """None: for a subclass, the stored-values map and statistics a transform above it gave (:class:`ValueMapped`)."""
-    return None
 
 
 def map_features(chunk: Chunk, features: np.ndarray, value_map) -> Chunk:
