@@ -92,24 +92,28 @@ class Progress:
             self.write(f"filterkit: {text}\n")
 
     @contextlib.contextmanager
-    def step(self, label: str, source=None, items: int | None = None, unit: str = "rows") -> Iterator["Meter"]:
+    def step(
+        self, label: str, source=None, items: int | None = None, unit: str = "rows", uneven: bool = False
+    ) -> Iterator["Meter"]:
         """One pass called ``label``, measured by a :class:`Meter` that counts ``items`` things
         to do, or the rows of ``source``: against their number when an earlier pass counted them
         (``source.rows``), else by the share of the input's bytes read, when ``source`` tells its
         ``size`` and ``position()``; ``unit=""``: a pass that counts no rows, only bytes.
+        ``uneven``: the items differ in cost (a model fit each), so the time left is "about" and a
+        log too gets a line when the pass begins, since the first item may take long.
         Its last line, with the totals, is written when the block ends; a failure ends a
         terminal's line."""
         self.done += 1
         if not self.enabled:
-            yield Meter(self, "", None, None, items, unit)
+            yield Meter(self, "", None, None, items, unit, uneven=uneven)
             return
         number = f"{self.done}/{self.planned}" if self.planned >= self.done and not self.uncertain else f"{self.done}"
         size = getattr(source, "size", None)
         position = getattr(source, "position", None)
         if items is None:
             items = getattr(source, "rows", None)
-        meter = Meter(self, f"filterkit: {self.word} {number}: {label}", size, position, items, unit)
-        if self.mode == TERMINAL and items is not None:
+        meter = Meter(self, f"filterkit: {self.word} {number}: {label}", size, position, items, unit, uneven=uneven)
+        if (self.mode == TERMINAL or uneven) and items is not None:
             meter.show()
         try:
             yield meter
@@ -119,17 +123,26 @@ class Progress:
             raise
         meter.close()
 
+    def warning(self, text: str) -> None:
+        """A warning (``filterkit: warning: TEXT``), written whatever the mode, on a line of its own
+        (a terminal's pass line is cleared first and redrawn at its next count)."""
+        cleared = "\r\x1b[K" if self.mode == TERMINAL else ""
+        self.write(f"{cleared}filterkit: warning: {text}\n")
+
     @contextlib.contextmanager
-    def working(self, label: str) -> Iterator[None]:
+    def working(self, label: str, announced: bool = False) -> Iterator[None]:
         """Work between passes called ``label`` (a stage computing its state from its statistics):
         shown on a terminal while it lasts, and kept (in a log, written) with its time when it
-        took :data:`NOTABLE_WORK` seconds or more."""
+        took :data:`NOTABLE_WORK` seconds or more; ``announced``: a log says when it begins too
+        (work that may be long, such as a model's fit)."""
         if not self.enabled:
             yield
             return
         started = self.clock()
         if self.mode == TERMINAL:
             self.write(f"\rfilterkit: {label}…\x1b[K")
+        elif announced:
+            self.note(f"{label}…")
         try:
             yield
         finally:
@@ -176,6 +189,8 @@ class Meter:
     detail: str = ""
     #: Whether the pass's line has been drawn (by :meth:`Progress.step`, when it knows the count to reach).
     drawn: bool = False
+    #: Whether the items differ in cost, so that the time left is an estimate ("about").
+    uneven: bool = False
 
     def __post_init__(self) -> None:
         self.started = self.progress.clock()
@@ -251,7 +266,8 @@ class Meter:
         where, fraction = self._share(read)
         parts = [where, rate]
         if fraction and elapsed > 0 and fraction < 1:
-            parts.append(f"{duration(elapsed * (1 - fraction) / fraction)} left")
+            about = "about " if self.uneven else ""
+            parts.append(f"{about}{duration(elapsed * (1 - fraction) / fraction)} left")
         return ", ".join(filter(None, parts))
 
     def _share(self, read: int | None) -> tuple[str, float | None]:
