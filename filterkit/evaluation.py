@@ -15,7 +15,7 @@ import functools
 import math
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from filterkit.tasks import LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
+#: The key of a fold's record that carries its chain's warnings (:attr:`Chain.warnings`) from the fit, wherever
+#: it ran, to :func:`run_fits`, which takes it out of the record.
+CHAIN_WARNINGS = "chain_warnings"
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,7 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
     """Fit ``chain`` on the ``train`` rows for ``task`` (or every class), apply it to the ``test`` rows,
     classify them and measure."""
     multiclass = settings.multiclass
-    output_class, prepared, _ = fitted_chain(registry, dataset, chain, train, None if multiclass else task)
+    output_class, prepared, fitted = fitted_chain(registry, dataset, chain, train, None if multiclass else task)
     if multiclass and output_class.labels != dataset.labels:
         raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
     rows = prepared(train), prepared(test)
@@ -312,6 +315,8 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
     result["classifier"] = call("describe")
     result["features"] = int(rows[0][0].shape[1])
     result.update(truth=truth, scores=scores, decisions=decisions)
+    if fitted.warnings:
+        result[CHAIN_WARNINGS] = list(fitted.warnings)
     return result
 
 
@@ -414,9 +419,22 @@ def _draws(task: Task, codes: np.ndarray, settings: Settings, in_test: np.ndarra
     ]
 
 
-def run_fits(registry, fits: Fits, chains, settings: Settings, workers: tuple, progress, step: str) -> list[dict]:
+def run_fits(
+    registry,
+    fits: Fits,
+    chains,
+    settings: Settings,
+    workers: tuple,
+    progress,
+    step: str,
+    *,
+    uneven: bool = False,
+    warned: Callable[[int, list[str]], None] | None = None,
+) -> list[dict]:
     """The results of ``fits``, in their order, fitted here, in ``workers`` (jobs, engine, scheduler, plugins
-    folder) processes or on Dask, the same for every task; ``step`` names the fitting on ``progress``."""
+    folder) processes or on Dask, the same for every task; ``step`` names the fitting on ``progress``
+    (``uneven``: its time left is an estimate, see :meth:`~filterkit.progress.Progress.step`).  Each fit's
+    chain warnings are taken out of its result and handed, with the fit's position, to ``warned``."""
     jobs, engine, scheduler, plugins_dir = workers
     count = len(fits.arguments)
     with contextlib.ExitStack() as stack:
@@ -433,9 +451,12 @@ def run_fits(registry, fits: Fits, chains, settings: Settings, workers: tuple, p
                 delayed(score_in_worker)(plugins_dir, fits.score, fits.dataset, arguments, settings)
                 for arguments in fits.arguments
             )
-        meter = stack.enter_context(progress.step(step, items=count, unit="fits"))
+        meter = stack.enter_context(progress.step(step, items=count, unit="fits", uneven=uneven))
         scored = []
-        for detail, result in zip(fits.details, results):
+        for position, (detail, result) in enumerate(zip(fits.details, results)):
+            texts = result.pop(CHAIN_WARNINGS, None)
+            if texts and warned is not None:
+                warned(position, texts)
             scored.append(result)
             meter.advance(detail=detail)
     return scored
