@@ -11,15 +11,19 @@ once for every label and a classifier per label, as ``evaluate --test`` scores i
 from __future__ import annotations
 
 import dataclasses
+import re
+from typing import Callable
 
 import numpy as np
 
 from filterkit import evaluation
+from filterkit.arff.tokens import one_line
 from filterkit.contract import declared
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import MULTICLASS_TASK, ChainSpec, CheckedClassifier, Dataset, Settings
 from filterkit.formats import FormatOptions
 from filterkit.plugins import Registry, load_plugins
+from filterkit.reports import Evaluation
 from filterkit.schema import STRING, Schema
 from filterkit.sources import MemorySource
 from filterkit.stage import task_choices
@@ -76,6 +80,7 @@ def train(
     candidate_folds: int = CANDIDATE_FOLDS,
     jobs: int = 1,
     plugins_dir=None,
+    warn: Callable[[str], None] | None = None,
 ) -> "TrainedModel":
     """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
     when there are several) and the
@@ -83,7 +88,8 @@ def train(
     called ``name``), for the task ``evaluate`` would score: ``settings.positive`` against the rest, the
     minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out.
     The candidates are scored in up to ``jobs`` processes (each with the plugins of ``plugins_dir``), with the
-    same results."""
+    same results, a fit at a time on ``progress``.  ``warn`` is given each warning in the chain command's words:
+    a candidate's once (of the first fold that gives it), then the kept chain's, fitted on every row."""
     from filterkit.progress import Progress
 
     settings = Settings() if settings is None else settings
@@ -103,9 +109,15 @@ def train(
         data_task = task_of(opened.schema, settings)
         if data_task.kind == LABEL_SET:
             return train_labels(
-                registry, (opened, name), data_task, chains, settings, progress, (candidate_folds, jobs, plugins_dir)
+                registry,
+                (opened, name),
+                data_task,
+                chains,
+                settings,
+                (progress, warn),
+                (candidate_folds, jobs, plugins_dir),
             )
-        progress.expect(1)
+        progress.expect(planned_steps(chains))
         dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
         recorded = opened.reading
     dataset = evaluation.known_class_rows(dataset)
@@ -113,17 +125,25 @@ def train(
     task = trained_task(dataset, settings, name)
     candidates = []
     if len(chains) > 1:
-        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
-            candidates = candidate_scores(
-                dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir)
-            )
+        candidates = candidate_scores(
+            dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir), (progress, warn)
+        )
         chosen = best_candidate(chains, candidates)
     else:
         chosen = chains[0]
-    with progress.working(f"fitting '{chosen.text}' and the classifier"):
+    with progress.working(f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows", True):
         model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
+    if warn is not None:
+        for text in model.chain.warnings:
+            warn(one_line(text))
     progress.finish()
     return model
+
+
+def planned_steps(chains: list[ChainSpec] | None) -> int:
+    """The steps :func:`train` shows: reading the training rows, and scoring the candidates when there are
+    several (``chains`` None: the default candidates, always several)."""
+    return 1 if chains is not None and len(chains) == 1 else 2
 
 
 def trained_task(dataset: Dataset, settings: Settings, name: str) -> str:
@@ -173,22 +193,23 @@ def candidate_scores(
     name: str,
     folds: int,
     workers: tuple = (1, None),
+    shown: tuple = (None, None),
 ) -> list[dict]:
     """Each chain's cross-validated score on ``dataset`` (``folds`` stratified folds, as ``evaluate``):
     ``{"chain", "measure", "score", "f1"}``, the measure the task's AUC (the macro one-vs-rest AUC with
     ``--multiclass``), the F1 (macro-F1) beside it.  A chain is judged by how well its features rank the rows;
     the classifier's C and threshold, chosen on the same rows, make the decisions (docs/RESULTS.md §10.1: the F1
     of five folds picked, among chains within 0.01 of each other, the worse on the test files).  The folds are
-    fitted in ``workers`` (up to that many processes, with the plugins of that folder), with the same results."""
-    jobs, plugins_dir = workers
-    result = evaluation.evaluate(
+    fitted in ``workers`` (up to that many processes, with the plugins of that folder), with the same results,
+    and ``shown`` (a progress, a function given each warning) as :func:`scored_candidates` shows them."""
+    result = scored_candidates(
         MemorySource(dataset.schema, dataset.data),
         chains,
         dataclasses.replace(settings, folds=folds, train_fractions=(1.0,), repeats=1, stats=False),
         registry,
-        name=name,
-        jobs=jobs,
-        plugins_dir=plugins_dir,
+        name,
+        workers,
+        shown,
     )
     measure, f1 = ("macro_auc", "macro_f1") if settings.multiclass else ("auc", "f1")
     by_chain = {entry["chain"]: entry for entry in result.document["results"]}
@@ -201,6 +222,51 @@ def candidate_scores(
         }
         for chain in chains
     ]
+
+
+def scored_candidates(
+    source: MemorySource,
+    chains: list[ChainSpec],
+    settings: Settings,
+    registry: Registry,
+    name: str,
+    workers: tuple,
+    shown: tuple,
+) -> Evaluation:
+    """``evaluate``'s cross-validation of ``chains`` on ``source`` (one task, one training fraction, one
+    repeat), fitted in ``workers`` (jobs, plugins folder), shown as it goes: each fit counted on ``shown``'s
+    progress (None: none) as candidate k of n, fold j of f, and each distinct warning of a candidate given once,
+    naming it, to ``shown``'s function (None: none); the fits run fold by fold, every candidate in each."""
+    from filterkit.evaluation_targets import target_fits
+    from filterkit.progress import Progress
+
+    progress, warn = shown
+    progress = Progress() if progress is None else progress
+    task = task_of(source.schema, settings)
+    fits_of = target_fits if task.kind == LABEL_SET else evaluation.class_fits
+    fits = fits_of(task, (source, name, None, None), chains, settings, Progress())  # reading memory: no step
+    count = len(chains)
+    fits.details = [
+        f"candidate {k % count + 1} of {count}, fold {k // count % settings.folds + 1} of {settings.folds}"
+        for k in range(len(fits.arguments))
+    ]
+    seen: set[tuple[int, str]] = set()
+
+    def warned(position: int, texts: list[str]) -> None:
+        candidate = position % count
+        for text in texts:
+            alike = (candidate, re.sub(r"[0-9][0-9,.]*", "#", text))  # the same warning in another fold's numbers
+            if warn is not None and alike not in seen:
+                seen.add(alike)
+                fold = position // count % settings.folds + 1
+                warn(f"candidate {candidate + 1} of {count} '{chains[candidate].text}', fold {fold}: {one_line(text)}")
+
+    label = f"scoring {count} candidate chains by {settings.folds}-fold cross-validation"
+    workers = (workers[0], "local", None, workers[1])
+    results = evaluation.run_fits(
+        registry, fits, chains, settings, workers, progress, label, uneven=True, warned=warned
+    )
+    return fits.evaluation(results)
 
 
 def _fitted_model(
@@ -255,23 +321,23 @@ def section_head(registry: Registry, settings: Settings, params: dict, task: str
 
 
 def train_labels(
-    registry: Registry, opened: tuple, task: Task, chains, settings: Settings, progress, scoring: tuple
+    registry: Registry, opened: tuple, task: Task, chains, settings: Settings, shown: tuple, scoring: tuple
 ) -> LabelSetModel:
     """:func:`train` on multi-label data (``task``: a label set, its labels' names and Mulan's XML, if any), by binary
     relevance as ``evaluate --test`` scores it: the chain fitted once for every label, a classifier per label
     (a label constant in the training rows predicted constant); several candidates are scored by
     cross-validated micro-F1 over iteratively stratified folds (``scoring``: the folds, the jobs and the plugins
-    folder of their processes)."""
+    folder of their processes), shown as :func:`train` shows them (``shown``: its progress and warn)."""
     from filterkit import evaluation_targets
-    from filterkit.progress import Progress
 
+    progress, warn = shown
     source, name = opened
     candidate_folds, *workers = scoring
     evaluation_targets.refuse_single_label_settings(settings)
     if settings.threshold != "decision" or settings.chain_per_label:
         option = "chain_per_label" if settings.chain_per_label else f"threshold={settings.threshold!r}"
         raise FilterkitError(f"{option}: a model decides each label by its own classifier, over one chain")
-    progress.expect(1)
+    progress.expect(planned_steps(chains))
     data, _ = evaluation.read_rows(source, name, None, "", settings, progress)
     dataset, _ = evaluation_targets.known_label_rows(source.schema, data, task.targets, task.named)
     if not len(dataset.truth):
@@ -279,17 +345,15 @@ def train_labels(
     chains = default_candidates(dataset.schema, registry) if chains is None else chains
     candidates = []
     if len(chains) > 1:
-        with progress.working(f"scoring {len(chains)} candidate chains by {candidate_folds}-fold cross-validation"):
-            result = evaluation.evaluate(
-                MemorySource(dataset.schema, dataset.data),
-                chains,
-                dataclasses.replace(settings, folds=candidate_folds),
-                registry,
-                name=name,
-                progress=Progress(),
-                jobs=workers[0],
-                plugins_dir=workers[1],
-            )
+        result = scored_candidates(
+            MemorySource(dataset.schema, dataset.data),
+            chains,
+            dataclasses.replace(settings, folds=candidate_folds),
+            registry,
+            name,
+            tuple(workers),
+            shown,
+        )
         candidates = [
             {"chain": entry["chain"], "measure": "micro_f1", "score": entry["micro_f1"], "macro_f1": entry["macro_f1"]}
             for entry in result.document["results"]
@@ -297,7 +361,8 @@ def train_labels(
         chosen = best_candidate(chains, candidates)
     else:
         chosen = chains[0]
-    with progress.working(f"fitting '{chosen.text}' and a classifier per label"):
+    rows_text = f"{len(dataset.truth):,} rows"
+    with progress.working(f"fitting '{chosen.text}' and a classifier per label on all {rows_text}", True):
         rows = np.arange(len(dataset.truth))
         fitted, left_out = evaluation_targets.fitted_label_chain(registry, dataset, chosen, chosen.stages, rows)
         assert fitted.output_schema is not None  # fitted
@@ -315,6 +380,9 @@ def train_labels(
             call("fit", features, column.astype(np.int64), settings.seed)
             per_label.append({"fitted": call("describe"), "state": call("state")})
             classifiers.append(call)
+    if warn is not None:
+        for text in fitted.warnings:
+            warn(one_line(text))
     progress.finish()
     section = {
         **section_head(registry, settings, call.classifier.params, "labels", list(dataset.labels), chosen, features),

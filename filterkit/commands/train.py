@@ -150,6 +150,7 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
     if input_path != "-":
         check_distinct([("the input", input_path), ("-o", model_path)])
     chains = chains_of(plugins, registry, words, compare, None) if words else None
+    progress = Progress(mode, word="step")
     model = train_model(
         input_path,
         chains,
@@ -157,10 +158,11 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
         registry,
         input_format=input_format,
         reading=reading,
-        progress=Progress(mode, word="step"),
+        progress=progress,
         candidate_folds=folds,
         jobs=jobs,
         plugins_dir=plugins.folder,
+        warn=progress.warning,  # as the chain command warns: -q silences progress only
     )
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
