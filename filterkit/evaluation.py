@@ -46,13 +46,10 @@ from filterkit.runner import Chain, class_hint, resolve_class
 from filterkit.schema import NOMINAL, Chunk, Schema, check_positive, take_rows
 from filterkit.sources import MemorySource
 from filterkit.stage import feature_positions, task_choices
-from filterkit.tasks import LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
+from filterkit.tasks import CHAIN_WARNINGS, LABEL_SET, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows, task_of
 
 #: The task name of a ``--multiclass`` evaluation (every class at once).
 MULTICLASS_TASK = "(all classes)"
-#: The key of a fold's record that carries its chain's warnings (:attr:`Chain.warnings`) from the fit, wherever
-#: it ran, to :func:`run_fits`, which takes it out of the record.
-CHAIN_WARNINGS = "chain_warnings"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from filterkit.reports import Evaluation
 from filterkit.runner import Chain
 from filterkit.schema import NOMINAL, Chunk, Schema, take_rows
 from filterkit.sources import MemorySource
-from filterkit.tasks import ChainSpec, Fits, Settings, Task, fold_of_row, read_rows
+from filterkit.tasks import CHAIN_WARNINGS, ChainSpec, Fits, Settings, Task, fold_of_row, read_rows
 
 #: ``--threshold``: the classifier's own decision per label, or MEKA's PCut (one threshold for every label).
 THRESHOLDS = ("decision", "pcut")
@@ -140,10 +140,11 @@ def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, s
     being constant in the training rows) and the number of ``features`` it saw."""
     truth = dataset.truth[train]
     shared = None if settings.chain_per_label else _features(registry, dataset, chain, chain.stages, train, test)
-    fits, widths = [], []
+    fits, widths, warnings = [], [], []
     for j, label in enumerate(dataset.labels):
         stages = _with_label(registry, chain.stages, label) if settings.chain_per_label else chain.stages
-        train_features, test_features = shared or _features(registry, dataset, chain, stages, train, test)
+        train_features, test_features, warned = shared or _features(registry, dataset, chain, stages, train, test)
+        warnings += [text for text in warned if text not in warnings]
         fits.append(_fit_label(registry, settings, truth[:, j], train_features, test_features))
         widths.append(int(train_features.shape[1]))
     scores, decisions, chosen = zip(*fits)
@@ -153,7 +154,8 @@ def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, s
             decided if test_scores is None else test_scores > threshold
             for (_, test_scores), decided in zip(scores, decisions)
         )
-    return {"predicted": np.column_stack(decisions), "C": list(chosen), "features": widths}
+    record = {"predicted": np.column_stack(decisions), "C": list(chosen), "features": widths}
+    return {**record, CHAIN_WARNINGS: warnings} if warnings else record
 
 
 def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tuple[str, dict]]:
@@ -170,13 +172,15 @@ def _with_label(registry, stages: list[tuple[str, dict]], label: str) -> list[tu
 
 
 def _features(registry, dataset: LabelledData, chain: ChainSpec, stages, train, test) -> tuple:
-    """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows."""
+    """The classifier's features of the ``train`` and ``test`` rows, ``stages`` fitted on the ``train`` rows, and
+    the chain's warnings."""
     fitted, left_out = fitted_label_chain(registry, dataset, chain, stages, train)
     assert fitted.output_schema is not None  # fitted
-    return tuple(
+    train_features, test_features = (
         classifier_matrix(fitted.output_schema, next(iter(fitted.transform([take_rows(dataset.data, rows)]))), left_out)
         for rows in (train, test)
     )
+    return train_features, test_features, list(fitted.warnings)
 
 
 def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages, train) -> tuple[Chain, tuple]:

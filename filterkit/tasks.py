@@ -62,6 +62,11 @@ class Settings:
     chain_per_label: bool = False
 
 
+#: The key of a fold's record that carries its chain's warnings (:attr:`Chain.warnings`) from the fit, wherever
+#: it ran, to :func:`filterkit.evaluation.run_fits`, which takes it out of the record.
+CHAIN_WARNINGS = "chain_warnings"
+
+
 @dataclass
 class Fits:
     """The fits of one evaluation, before they run: ``score(registry, dataset, *arguments, settings)`` fits

@@ -128,3 +128,24 @@ def test_two_jobs_count_the_same_fits_and_make_the_same_model(filterkit_script, 
         assert "2-fold cross-validation: 0/4 fits (0%)" in run.stderr
         assert re.search(r"cross-validation: 4 fits in [0-9.]+ s", run.stderr)
         assert run.stderr.count("filterkit: warning:") == 3
+
+
+def test_label_set_candidates_warn_once_each_as_single_label_ones_do(tmp_path):
+    """On multi-label data (MEKA's ``-C 2``) each candidate's warning comes back from its folds once too."""
+    path = tmp_path / "labels.arff"
+    rows = "".join(
+        f"{int(label == 'yes')},{int(k % 3 == 0)},'{text}',{k}\n" for k, (text, label) in enumerate(DOCUMENTS)
+    )
+    path.write_text(
+        "@relation 'docs: -C 2'\n@attribute yes {0,1}\n@attribute third {0,1}\n@attribute text string\n"
+        f"@attribute n numeric\n@data\n{rows}"
+    )
+    renaming = RENAMING.replace("'class' as 'class_1', 'n' as 'n_1'", "'n' as 'n_1'")
+    warned: list[str] = []
+    chains = [ChainSpec(text, [(name, {}) for name in text.split()]) for text in CHAINS]
+    training.train(str(path), chains, Settings(), load_plugins(), candidate_folds=2, warn=warned.append)
+    assert warned == [
+        f"candidate 1 of 2 'words l2', fold 1: {renaming}",
+        f"candidate 2 of 2 'words bns l2', fold 1: {renaming}",
+        renaming,
+    ]
