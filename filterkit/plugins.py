@@ -94,8 +94,10 @@ class Format:
     outside quoted values; None: it does not); ``keeps_extension``: a file's relation name keeps its extension (as
     Weka's LibSVMLoader names it); ``streams``: its header comes before its rows (ARFF), so it is read with no scan,
     a stream as it comes (``streamed``) and a file afresh each pass, and its header is its own, which a model's is
-    checked against.  Every call into its reader and writer is guarded: one that raises (an OSError aside, the
-    input's or output's) is one error naming the format and its plugin.
+    checked against; such a format declares no reading options (a stream is read with none), and ``ranges`` only
+    with ARFF's reader (``--engine dask`` cuts a streamed file with it).  Every call into its reader and writer is
+    guarded: one that raises (an OSError, a MemoryError or a KeyboardInterrupt aside) is one error naming the format
+    and its plugin.
     """
 
     name: str
@@ -727,7 +729,24 @@ def _check(thing, kind: str) -> str | None:
         expected, declarations = Metric, METRIC_DECLARATIONS
     if not isinstance(thing, expected):
         return f"it registered {_described(thing)} where a {expected.__module__}.{expected.__qualname__} is expected"
-    return _check_name(thing, kind) or _declared(thing, kind, declarations)
+    problem = _check_name(thing, kind) or _declared(thing, kind, declarations)
+    return problem or (_check_streams(thing) if kind == "format" else None)
+
+
+#: The reader of the one format that streams today: ARFF's, whose byte ranges ``--engine dask`` reads.
+STREAMING_READER = "filterkit.formats.arff:ArffFormat"
+
+
+def _check_streams(form: Format) -> str | None:
+    """Why a format that declares ``streams`` cannot be read as it says, or None: a streamed input is read
+    with no options, and ``--engine dask`` cuts a streamed file with ARFF's reader alone."""
+    if not form.streams:
+        return None
+    if form.options:
+        return f"format '{form.name}' streams, so it is read with no options: it cannot declare reading options"
+    if form.ranges is not None and form.reader != STREAMING_READER:
+        return f"format '{form.name}' streams, and --engine dask cuts only ARFF's streamed files: declare ranges=None"
+    return None
 
 
 def _declared(thing, kind: str, declarations: dict[str, Declared]) -> str | None:

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import warnings
-from typing import ContextManager
+from typing import BinaryIO, ContextManager
 
 import numpy as np
 import scipy.sparse as sp
 
 from filterkit.arff import read_arff
 from filterkit.arff.reader import DEFAULT_CHUNK_ROWS
-from filterkit.formats import ARFF, FormatOptions, format_of
+from filterkit.formats import ARFF, FormatOptions, format_of, registered, scanned_format
 from filterkit.labels import label_names, label_positions, mulan_labels
 from filterkit.runner import resolve_class
 from filterkit.schema import NOMINAL, Attribute, Chunk, Schema, concatenate
@@ -67,18 +68,26 @@ def load_arff(
 
 def _read_whole(path, format_name: str | None, options: FormatOptions) -> tuple[Schema, Chunk]:
     """The schema and every row of the file at ``path`` (or of a binary stream, read in the default format), read
-    as the command line reads it."""
+    as the command line reads it.  A format that streams (ARFF) is read as it comes in this thread: a reading
+    thread's memory arena would stay with the process (a quarter more at its peak on a 36 MB file)."""
     from filterkit.running import open_source
-    from filterkit.sources import StreamSource
 
-    opened: ContextManager
     if isinstance(path, (str, os.PathLike)):
-        opened = open_source(os.fspath(path), DEFAULT_CHUNK_ROWS, False, format_name, options)
+        read_as = format_of(os.fspath(path), format_name)
+        if not registered(read_as).streams:
+            with open_source(os.fspath(path), DEFAULT_CHUNK_ROWS, False, format_name, options) as source:
+                schema = source.schema
+                return schema, concatenate(list(source.chunks()), len(schema), schema.text_columns())
+        opened: ContextManager[BinaryIO] = open(path, "rb")
+        name = os.fspath(path)
     else:
-        opened = contextlib.closing(StreamSource(path, str(getattr(path, "name", "<stream>"))))
-    with opened as source:
-        schema = source.schema
-        return schema, concatenate(list(source.chunks()), len(schema), schema.text_columns())
+        if isinstance(path, io.TextIOBase):
+            raise TypeError("load: give a path or a binary stream (a file opened 'rb'), not a text stream")
+        read_as, opened, name = ARFF, contextlib.nullcontext(path), str(getattr(path, "name", "<stream>"))
+    with opened as stream:
+        layout, chunks = scanned_format(read_as).streamed(stream, name, DEFAULT_CHUNK_ROWS)
+        schema = layout.schema
+        return schema, concatenate(list(chunks), len(schema), schema.text_columns())
 
 
 def _loaded(read: tuple[Schema, Chunk], class_spec: str | None, as_frame: bool, caller: str, labels) -> Loaded:

@@ -53,3 +53,31 @@ def test_arff_on_standard_input_is_read_through_its_format_as_it_comes(run_filte
     """ARFF declares ``streams``: standard input is read as it comes, as the file is, by its format's reader."""
     from_file = run_filterkit(REAL / "iris.arff", "l2")
     assert from_file.status == 0 and run_filterkit("-", "l2", stdin=(REAL / "iris.arff").read_bytes()) == from_file
+
+
+def test_a_plugin_format_cannot_declare_streams_as_only_arffs_reader_can(run_filterkit):
+    """A streamed input is read with no options, and --engine dask cuts a streamed file with ARFF's reader: a
+    format declaring either beside ``streams`` is refused when registered, naming why, and the run goes on."""
+    result = run_filterkit(REAL / "iris.arff", "l2", plugins_dir=FIXTURE_PLUGINS / "streamed_formats")
+    assert result.status == 0, result.stderr
+    warnings = sorted(line for line in result.stderr.splitlines() if "is skipped" in line)
+    assert len(warnings) == 2
+    assert "format 'cut' streams, and --engine dask cuts only ARFF's streamed files: declare ranges=None" in warnings[0]
+    assert "format 'optioned' streams, so it is read with no options: it cannot declare reading options" in warnings[1]
+
+
+@pytest.mark.parametrize("error", [MemoryError, KeyboardInterrupt, OSError, ValueError])
+def test_the_guard_blames_a_format_for_its_own_faults_only(error):
+    """Memory running out, a Ctrl-C at a reader waiting for input and an input's OSError pass as they are (a
+    program using filterkit sees them as before); any other exception is the format's."""
+    from filterkit.errors import FilterkitError
+    from filterkit.formats import format_called
+
+    def fails():
+        raise error("raised")
+
+    expected = FilterkitError if error is ValueError else error
+    with pytest.raises(expected) as raised:
+        format_called("format 'x' (plugin 'p')", "reading", fails)
+    if error is ValueError:
+        assert str(raised.value) == "format 'x' (plugin 'p') failed during reading: ValueError: raised"

@@ -59,3 +59,19 @@ def test_an_unknown_option_or_format_is_refused(tmp_path):
         load(IRIS, textt="class")
     with pytest.raises(FilterkitError, match="unknown format 'xls'"):
         load(IRIS, format="xls")
+
+
+def test_a_binary_stream_and_a_gzip_file_load_as_the_file_and_a_text_stream_is_refused(tmp_path):
+    """ARFF read as it comes in the caller's thread (a stream, a gzip file) gives the file's rows; a text stream,
+    which the reader cannot read, is a TypeError saying what to give, not a fault of the ARFF format."""
+    import gzip
+
+    path = REAL / "iris.arff"
+    zipped = tmp_path / "iris.arff.gz"
+    zipped.write_bytes(gzip.compress(path.read_bytes()))
+    X, y, names = load(path)
+    with open(path, "rb") as stream:
+        for other in (load(zipped), load(stream)):
+            assert np.array_equal(other[0], X) and list(other[1]) == list(y) and other[2] == names
+    with open(path, encoding="utf-8") as text, pytest.raises(TypeError, match="not a text stream"):
+        load(text)

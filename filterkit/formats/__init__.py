@@ -250,13 +250,14 @@ def format_origin(format_name: str) -> str:
 
 def format_called(origin: str, step: str, function: Callable[..., T], *args) -> T:
     """``function(*args)``, a call into a format's code, a crash of it (:func:`filterkit.contract.plugin_fault`)
-    becoming a FilterkitError naming ``origin``; an OSError is the input's or output's (a file that cannot be
-    read, a full disk, a closed pipe), not the format's, and is raised as it is."""
+    becoming a FilterkitError naming ``origin``.  Raised as they are: an OSError, the input's or output's (a file
+    that cannot be read, a full disk, a closed pipe), not the format's; a MemoryError, the input's size; and a
+    KeyboardInterrupt, which comes to a reader waiting for its input (a terminal, a FIFO) from the user."""
     from filterkit.contract import plugin_fault
 
     try:
         return function(*args)
-    except (FilterkitError, OSError):
+    except (FilterkitError, OSError, MemoryError, KeyboardInterrupt):
         raise
     except BaseException as error:
         if not plugin_fault(error):
