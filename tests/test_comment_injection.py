@@ -26,6 +26,14 @@ def test_control_characters_are_written_as_escapes_and_nothing_else_changes():
     assert one_line(one_line(HOSTILE)) == one_line(HOSTILE)  # a pipe of runs does not escape twice
 
 
+def test_bidirectional_controls_are_written_as_escapes_so_a_line_shows_its_text_in_order():
+    """A right-to-left override (U+202E) or isolate in a word would make a terminal show the rest of the error
+    or comment line reversed: each is written as its escape, and right-to-left letters themselves are kept."""
+    marks = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    assert one_line("a" + marks + "b") == "a" + "".join(f"\\u{ord(mark):04x}" for mark in marks) + "b"
+    assert one_line("שלום مرحبا") == "שלום مرحبا"
+
+
 def test_an_option_value_cannot_add_an_arff_row(run_filterkit):
     result = run_filterkit(IRIS, "remove", "--regex", HOSTILE)
     assert result.status == 0, result.stderr

@@ -111,14 +111,19 @@ def quote(text: str) -> str:
 
 #: Characters that end a line for some reader (``\r``, ``\x85``, ``\u2028``) or that a terminal obeys; not
 #: the tab, which ends no line and which files' own comments hold (they are copied as they were); and lone
-#: surrogates, which UTF-8 cannot write (a file name's bytes that are not UTF-8, as Python holds them).
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: surrogates, which UTF-8 cannot write (a file name's bytes that are not UTF-8, as Python holds them); and the
+#: bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069),
+#: which make a terminal show a line in another order than it holds ("Trojan Source"), so that a value read from a
+#: file cannot disguise the line it is quoted in.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
 
 
 def one_line(text: str) -> str:
-    """``text`` for a comment line, each control, line-ending or surrogate character written as a Python
-    literal (``\\n``, ``\\x1b``, ``\\udcff``), so that no value can end the comment and start a row, and
-    every comment is UTF-8."""
+    """``text`` for a comment line, each control, line-ending, bidirectional or surrogate character (:data:`_CONTROL`)
+    written as a Python literal (``\\n``, ``\\x1b``, ``\\u202e``, ``\\udcff``), so that no value can end the comment
+    and start a row, or reorder the line on a terminal, and every comment is UTF-8."""
     return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
 
 
