@@ -59,8 +59,15 @@ from filterkit.schema import Chunk, Schema
 from filterkit.stage import GIVEN_FILES, Provenance, option_file, refuse_negative_values
 from filterkit.version import __version__
 
-#: Worker processes of the cluster started when no --scheduler is given.
-LOCAL_WORKERS = 2
+
+def machine_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else the machine's): the
+    worker processes of the cluster started when no --scheduler is given, unless --workers says."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 #: Dask's setting of the environment its nannies give the worker processes they spawn.
 _WORKER_ENVIRONMENT = "distributed.nanny.pre-spawn-environ"
 
@@ -226,10 +233,12 @@ class DaskEngine:
         partitions: int | None = None,
         input_format: str | None = None,
         options: FormatOptions = FormatOptions(),
+        workers: int | None = None,
     ):
-        """An engine on the scheduler at ``scheduler``, or on a ``LocalCluster`` stopped when the
-        block ends.  Dask's warnings and log lines stay off the user's stderr (in the console script
-        for good: a cluster stopped by Ctrl-C still logs as it ends)."""
+        """An engine on the scheduler at ``scheduler``, or on a ``LocalCluster`` of ``workers`` one-thread
+        processes (None: one per core, :func:`machine_cores`) stopped when the block ends.  Dask's warnings and
+        log lines stay off the user's stderr (in the console script for good: a cluster stopped by Ctrl-C still
+        logs as it ends)."""
         distributed = import_distributed()
         progress = Progress() if progress is None else progress
         plugins_dir = None if plugins_dir is None else os.path.abspath(plugins_dir)
@@ -243,8 +252,11 @@ class DaskEngine:
                     stack.callback(logger.setLevel, logger.level)
                     logger.setLevel(logging.CRITICAL)
             if scheduler is None:
-                with progress.working(f"starting a local Dask cluster of {LOCAL_WORKERS} worker processes"):
-                    client = stack.enter_context(_local_client(distributed))
+                workers = machine_cores() if workers is None else workers
+                with progress.working(
+                    f"starting a local Dask cluster of {workers} worker process{'es' * (workers != 1)}"
+                ):
+                    client = stack.enter_context(_local_client(distributed, workers))
             else:
                 try:
                     client = stack.enter_context(distributed.Client(scheduler))
@@ -444,8 +456,9 @@ class DaskEngine:
 
 
 @contextlib.contextmanager
-def _local_client(distributed):
-    """A client of a new ``LocalCluster`` of :data:`LOCAL_WORKERS` one-thread worker processes; a
+def _local_client(distributed, workers: int):
+    """A client of a new ``LocalCluster`` of ``workers`` one-thread worker processes (Dask gives each an
+    equal share of the machine's memory as its limit); a
     task running on a worker that dies fails at once (Dask's ``KilledWorker``), as a worker that
     dies once would die again running it.  The workers keep freed memory as this process does
     (:func:`filterkit.allocator.worker_environment`); this process's environment, in which Dask's
@@ -458,7 +471,7 @@ def _local_client(distributed):
         try:
             with mock.patch.dict(os.environ), dask.config.set(settings):
                 cluster = distributed.LocalCluster(
-                    n_workers=LOCAL_WORKERS, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
                 )
         except Exception as error:
             if not held:

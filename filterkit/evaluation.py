@@ -80,11 +80,13 @@ def evaluate(
     test_name: str | None = None,
     engine: str = "local",
     scheduler: str | None = None,
+    workers: int | None = None,
     input_format: str | None = None,
     reading: FormatOptions | None = None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (a path, or a source called ``name``) under ``settings``, in
-    up to ``jobs`` processes or on Dask (``engine="dask"``, at ``scheduler``), with the plugins of
+    up to ``jobs`` processes or on Dask (``engine="dask"``, at ``scheduler``, or on a local cluster of
+    ``workers`` processes, one per core when None), with the plugins of
     ``registry`` (by default those found with ``plugins_dir``).  Rows with a missing class are left out.
     Given ``test`` (a path, or a source called ``test_name``), each chain is fitted on all of ``source``
     and scored once on ``test``'s rows.  A path is read in ``input_format`` (None: by its name) with the
@@ -106,7 +108,8 @@ def evaluate(
         fits_of = target_fits if task.kind == LABEL_SET else class_fits
         fits = fits_of(task, (source, name, test, test_name), chains, settings, progress)
         step = "cross-validating" if test is None else "scoring the test file"
-        results = run_fits(registry, fits, chains, settings, (jobs, engine, scheduler, plugins_dir), progress, step)
+        placed = (jobs, engine, (scheduler, workers), plugins_dir)
+        results = run_fits(registry, fits, chains, settings, placed, progress, step)
         progress.finish()
         return fits.evaluation(results)
 
@@ -428,16 +431,17 @@ def run_fits(
     uneven: bool = False,
     warned: Callable[[int, list[str]], None] | None = None,
 ) -> list[dict]:
-    """The results of ``fits``, in their order, fitted here, in ``workers`` (jobs, engine, scheduler, plugins
-    folder) processes or on Dask, the same for every task; ``step`` names the fitting on ``progress``
-    (``uneven``: its time left is an estimate, see :meth:`~filterkit.progress.Progress.step`).  Each fit's
-    chain warnings are taken out of its result and handed, with the fit's position, to ``warned``."""
-    jobs, engine, scheduler, plugins_dir = workers
+    """The results of ``fits``, in their order, fitted here, in ``workers`` (jobs, engine, the Dask cluster: its
+    scheduler and the local one's workers, plugins folder) processes or on Dask, the same for every task; ``step``
+    names the fitting on ``progress`` (``uneven``: its time left is an estimate, see
+    :meth:`~filterkit.progress.Progress.step`).  Each fit's chain warnings are taken out of its result and
+    handed, with the fit's position, to ``warned``."""
+    jobs, engine, cluster, plugins_dir = workers
     count = len(fits.arguments)
     with contextlib.ExitStack() as stack:
         if engine == "dask":
             results = stack.enter_context(
-                _dask_results(registry, plugins_dir, fits, chains, settings, scheduler, progress)
+                _dask_results(registry, plugins_dir, fits, chains, settings, cluster, progress)
             )
         elif min(jobs, count) == 1:
             results = (fits.score(registry, fits.dataset, *arguments, settings) for arguments in fits.arguments)
@@ -473,12 +477,13 @@ def score_in_worker(plugins_dir, score, dataset, arguments: tuple, settings: Set
 
 
 @contextlib.contextmanager
-def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings, scheduler, progress):
-    """The results of ``fits`` as tasks on the Dask cluster at ``scheduler`` (None: a local one), in their
-    order; the rows are sent to every worker once."""
+def _dask_results(registry, plugins_dir, fits: Fits, chains, settings: Settings, cluster: tuple, progress):
+    """The results of ``fits`` as tasks on the Dask cluster at ``cluster``'s scheduler (None: a local one of its
+    workers), in their order; the rows are sent to every worker once."""
     from filterkit.distributed import DaskEngine, results_in_order
 
-    with DaskEngine.connect(scheduler, plugins_dir, 0, progress) as engine:
+    scheduler, workers = cluster
+    with DaskEngine.connect(scheduler, plugins_dir, 0, progress, workers=workers) as engine:
         for chain in chains:
             engine.check_workers(Chain([registry.make_stage(name, params) for name, params in chain.stages]))
         client = engine.client

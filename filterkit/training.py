@@ -262,7 +262,7 @@ def scored_candidates(
                 warn(f"candidate {candidate + 1} of {count} '{chains[candidate].text}', fold {fold}: {one_line(text)}")
 
     label = f"scoring {count} candidate chains by {settings.folds}-fold cross-validation"
-    workers = (workers[0], "local", None, workers[1])
+    workers = (workers[0], "local", (None, None), workers[1])
     results = evaluation.run_fits(
         registry, fits, chains, settings, workers, progress, label, uneven=True, warned=warned
     )

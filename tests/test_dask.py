@@ -387,10 +387,15 @@ def test_what_dask_cannot_run_identically_is_refused(on_dask, tmp_path, argv, me
     [
         (["--output-dir", "OUT", IRIS, "l2"], "need --engine dask"),
         (["--partitions", "3", IRIS, "l2"], "need --engine dask"),
+        (["--workers", "3", IRIS, "l2"], "need --engine dask"),
+        (
+            ["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2", IRIS, "l2"],
+            "which --scheduler replaces",
+        ),
         (["--engine", "dask", "-o", "OUT/x.arff", "--output-dir", "OUT", IRIS, "l2"], "not both"),
         (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:1", IRIS, "l2"], "give -o FILE or --output-dir DIR"),
     ],
-    ids=["output-dir", "partitions", "both-outputs", "remote-stdout"],
+    ids=["output-dir", "partitions", "workers", "workers-and-scheduler", "both-outputs", "remote-stdout"],
 )
 def test_usage_errors(run_filterkit, tmp_path, argv, message):
     result = run_filterkit(*[str(a).replace("OUT", str(tmp_path)) for a in argv])

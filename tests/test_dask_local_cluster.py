@@ -252,3 +252,28 @@ def test_a_model_inside_the_output_dir_is_refused(run_filterkit, tmp_path):
     result = run_filterkit(*argv)
     assert result.status == 2 and "is inside --output-dir" in result.stderr
     assert os.listdir(out) == []
+
+
+def test_the_local_cluster_has_a_worker_per_core_this_process_may_use():
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert engine_module.machine_cores() == cores >= 1
+
+
+@pytest.mark.slow
+def test_the_local_cluster_is_sized_by_the_machine_or_by_workers(monkeypatch):
+    """Without --workers the cluster has one worker process per core (here made 1, so that the test starts one
+    small cluster); with it, that many."""
+    pytest.importorskip("dask.distributed", reason="Dask is not installed (pip install 'filterkit-arff[dask]')")
+    monkeypatch.setattr(engine_module, "machine_cores", lambda: 1)
+    with DaskEngine.connect(None, None, 0) as engine:
+        assert len(engine.client.scheduler_info()["workers"]) == 1
+
+
+@pytest.mark.slow
+def test_workers_sets_the_local_cluster_and_the_output_is_the_local_run_s():
+    local = console_script("-c", "first", OH0, "minmax", "l2")
+    dask = console_script("--engine", "dask", "--workers", "1", "--progress", "-c", "first", OH0, "minmax", "l2")
+    assert local.returncode == dask.returncode == 0, dask.stderr
+    assert dask.stdout == local.stdout
+    started = [line for line in dask.stderr.decode().splitlines() if "local Dask cluster" in line]
+    assert not started or started[0].startswith("filterkit: starting a local Dask cluster of 1 worker process:")

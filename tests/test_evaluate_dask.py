@@ -48,7 +48,9 @@ def test_a_fault_in_a_task_is_the_one_error_line_of_a_local_run(run_filterkit, d
 
 def test_engine_options_are_checked_before_any_work(run_filterkit):
     for extra, message in (
-        (("--scheduler", "tcp://127.0.0.1:1"), b"--scheduler needs --engine dask"),
+        (("--scheduler", "tcp://127.0.0.1:1"), b"--scheduler and --workers need --engine dask"),
+        (("--workers", "2"), b"--scheduler and --workers need --engine dask"),
+        (("--engine", "dask", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"), b"which --scheduler replaces"),
         (("--engine", "dask", "--jobs", "2"), b"--jobs and --engine dask"),
     ):
         result = run_filterkit("evaluate", "-q", *extra, IRIS, "minmax")

@@ -286,7 +286,7 @@ def test_the_dask_engine_reports_its_passes_over_partitions(run_filterkit, tmp_p
     result = run_filterkit("--engine", "dask", "--partitions", "3", "--progress", "-o", output, IRIS, "minmax")
     assert result.status == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.startswith("filterkit: ")]
-    if lines[0].startswith("filterkit: starting a local Dask cluster of 2 worker processes: "):
+    if lines[0].startswith("filterkit: starting a local Dask cluster of "):
         lines = lines[1:]  # shown when it took a second or more
     # the rows the tasks report as Dask events while they read (a pass may end before the last
     # event arrives); the writing pass counts the rows its tasks wrote

@@ -21,6 +21,7 @@ from filterkit.commands.options import (
     positive_option,
     reading_and_writing_options,
     scheduler_option,
+    workers_option,
 )
 from filterkit.commands.stages import FilterkitGroup, complete_first_word
 
@@ -103,6 +104,7 @@ of files sharing one header, each file a partition (see docs/dask.md).
 @version_option
 @engine_option("Run in this process, or over partitions on a Dask cluster")
 @scheduler_option
+@workers_option
 @click.option(
     "--partitions",
     type=click.IntRange(1),

@@ -39,8 +39,7 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     chain = Chain(stages, class_spec=options.class_spec, positive=options.positive, labels=labels)
     output, output_dir, model_path = options.output, options.output_dir, options.model_path
     dask = options.engine == "dask"
-    if not dask and (options.scheduler or options.partitions or output_dir):
-        raise click.UsageError("--scheduler, --partitions and --output-dir need --engine dask")
+    check_engine_options(options, dask)
     if dask:  # the partitions' module here: a local run needs none of it (5 ms of every run's start)
         from filterkit.partitions import checked_output_folder, partition_files
 
@@ -81,6 +80,7 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
                 options.partitions,
                 options.input_format,
                 formats,
+                options.workers,
             )
             engine = stack.enter_context(connecting)
             engine.check_workers(chain)
@@ -95,6 +95,14 @@ def _cut_formats() -> str:
     and jsonl``."""
     names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
     return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
+
+
+def check_engine_options(options: SimpleNamespace, dask: bool) -> None:
+    """Refuse the Dask engine's options without it, and --workers (the local cluster's) with --scheduler."""
+    if not dask and (options.scheduler or options.workers or options.partitions or options.output_dir):
+        raise click.UsageError("--scheduler, --workers, --partitions and --output-dir need --engine dask")
+    if options.scheduler and options.workers:
+        raise click.UsageError("--workers sizes the local cluster, which --scheduler replaces: give one")
 
 
 def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:

@@ -26,6 +26,7 @@ from filterkit.commands.options import (
     progress_option,
     quiet_option,
     scheduler_option,
+    workers_option,
 )
 from filterkit.commands.stages import show_chain_help
 from filterkit.errors import FilterkitError, OptionError
@@ -277,12 +278,15 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
 @engine_option("Fit here (in --jobs processes) or as tasks on a Dask cluster, with the same results")
 @scheduler_option
+@workers_option
 @input_format_option
 @format_option_decorators
 @quiet_option
 @progress_option
 @click.pass_context
-def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs, engine, scheduler, **options):
+def evaluate(
+    ctx, input_path, words, compare, test_path, as_json, per_task, jobs, engine, scheduler, workers, **options
+):
     """Cross-validate the chain(s) on IN.arff and print the measures, as a table or JSON."""
     plugins = plugin_loader(ctx)
     registry = plugins.registry()
@@ -311,6 +315,7 @@ def evaluate(ctx, input_path, words, compare, test_path, as_json, per_task, jobs
         test=test_path,
         engine=engine,
         scheduler=scheduler,
+        workers=workers,
         input_format=input_format,
         reading=reading,
     )
@@ -433,8 +438,10 @@ def _check_combinations(ctx, registry) -> None:
         binary_only = ("positive", "each_class", "min_positives", "per_task", "plot", "report_path")
         why = "it evaluates one task of all classes (its table always shows each class; use --json for everything)"
         _refuse(given, "--multiclass", binary_only, why)
-    if params["scheduler"] is not None and params["engine"] != "dask":
-        raise click.UsageError("--scheduler needs --engine dask")
+    if (params["scheduler"] is not None or params["workers"] is not None) and params["engine"] != "dask":
+        raise click.UsageError("--scheduler and --workers need --engine dask")
+    if params["scheduler"] is not None and params["workers"] is not None:
+        raise click.UsageError("--workers sizes the local cluster, which --scheduler replaces: give one")
     if params["engine"] == "dask" and "jobs" in given:
         raise click.UsageError("--jobs and --engine dask both say where the fits run: give one")
     if params["test_path"] is not None:

@@ -184,7 +184,16 @@ def engine_option(what: str):
 scheduler_option = click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: 2 local worker processes).",
+    help="With --engine dask: the scheduler, e.g. tcp://host:8786 (default: a local cluster, --workers).",
+)
+
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(1),
+    help=(
+        "With --engine dask and no --scheduler: the local cluster's worker processes, one thread each, each "
+        "limited to an equal share of the machine's memory (default: one per core this process may use)."
+    ),
 )
 
 
