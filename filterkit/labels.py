@@ -139,6 +139,14 @@ def chosen_labels(stage, schema: Schema, labels: tuple[int, ...]) -> tuple[int, 
     raise FilterkitError(f"stage '{stage.name}': --label {shown(named)} is not a label of this data ({known}{more})")
 
 
+def refuse_missing_labels(held: np.ndarray, rows_before: int, names: Sequence[str], output: str) -> None:
+    """A FilterkitError for the first row of ``held`` (rows × labels: 1, 0 or NaN) where a label is missing, naming
+    the row (counted after ``rows_before`` written) and the label; ``output`` is what cannot hold it."""
+    if np.isnan(held).any():
+        row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
+        raise FilterkitError(f"row {rows_before + row + 1} has a missing label ({shown(names[label])}), which {output}")
+
+
 def mulan_labels(path: str) -> NamedLabels:
     """The label names of Mulan's XML file at ``path``, in document order (nested labels flattened);
     FilterkitError naming the file and line when it is not such a file (expat: no external entities)."""

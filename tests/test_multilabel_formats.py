@@ -385,3 +385,27 @@ def test_json_lines_output_refuses_a_date(tmp_path, run_filterkit):
     assert result.stderr == (
         "filterkit: error: JSON Lines output holds numbers, labels and text: attribute 'when' is date\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("suffix", "label", "output"),
+    [
+        (".csv", "'a\\x1bb'", "a CSV labels column cannot hold"),
+        (".jsonl", "'a\\x1bb'", "a JSON Lines array of labels cannot hold"),
+        (".svm", "'0'", "svmlight output cannot hold"),
+    ],
+)
+def test_a_missing_label_is_one_error_naming_its_row_and_label_shown_escaped(
+    tmp_path, run_filterkit, suffix, label, output
+):
+    """Each writer of label sets refuses a row whose label is missing (``?``) as the others do: one line naming
+    the row and the label, quoted with its control characters escaped, exit 1 and no output file."""
+    path = tmp_path / "missing.arff"
+    path.write_text(
+        "@relation 'r: -C 2'\n@attribute 'a\\033b' {0,1}\n@attribute b {0,1}\n@attribute x numeric\n"
+        "@data\n1,0,3\n?,1,4\n"
+    )
+    written = tmp_path / f"out{suffix}"
+    result = run_filterkit(path, "-o", written)
+    assert result.status == 1 and not written.exists()
+    assert result.stderr == f"filterkit: error: row 2 has a missing label ({label}), which {output}\n"

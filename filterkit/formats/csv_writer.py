@@ -11,7 +11,7 @@ from filterkit.arff.writer import EXACT, ArffWriter, NumberFormat
 from filterkit.errors import FilterkitError
 from filterkit.formats import FormatOptions
 from filterkit.formats.csv import BLANKS, reads_missing
-from filterkit.labels import meka_label_positions
+from filterkit.labels import meka_label_positions, refuse_missing_labels
 from filterkit.schema import STRING, Attribute, Chunk, Schema
 from filterkit.text import shown
 
@@ -92,12 +92,7 @@ class CsvWriter(ArffWriter):
         """``chunk`` with its label columns made one text column of each row's label names, joined."""
         values = chunk.dense_values()
         held = values[:, self.label_positions]
-        if np.isnan(held).any():
-            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
-            raise FilterkitError(
-                f"row {self.rows_written + row + 1} has a missing label ({shown(self.label_names[label])}), "
-                "which a CSV labels column cannot hold"
-            )
+        refuse_missing_labels(held, self.rows_written, self.label_names, "a CSV labels column cannot hold")
         names = self.label_names
         joined = [self.separator.join(names[label] for label in np.flatnonzero(row).tolist()) for row in held]
         at = self.labels_at

@@ -26,7 +26,7 @@ from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions
 from filterkit.formats.lines import decoded, text_line_groups
 from filterkit.formats.record_format import RecordFormat, RecordGroup
-from filterkit.labels import meka_label_positions
+from filterkit.labels import meka_label_positions, refuse_missing_labels
 from filterkit.schema import NOMINAL, NUMERIC, STRING, Chunk, Schema
 from filterkit.text import shown
 
@@ -216,11 +216,7 @@ class JsonLinesWriter:
     def _label_arrays(self, values: np.ndarray) -> list[str]:
         """Each row's labels as a JSON array of their names."""
         held = values[:, self.label_positions]
-        if np.isnan(held).any():
-            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
-            raise FilterkitError(
-                f"row {self.rows + row + 1} has a missing label ({self.label_names[label]}), which a JSON Lines "
-                "array of labels cannot hold"
-            )
+        attribute_names = [self.schema.attributes[p].name for p in self.label_positions]
+        refuse_missing_labels(held, self.rows, attribute_names, "a JSON Lines array of labels cannot hold")
         names = self.label_names
         return ["[" + ",".join(names[label] for label in np.flatnonzero(row).tolist()) + "]" for row in held]

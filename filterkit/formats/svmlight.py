@@ -38,7 +38,7 @@ from filterkit.arff.writer import EXACT, NumberFormat, format_numbers, format_ro
 from filterkit.errors import ArffError, FilterkitError
 from filterkit.formats import FormatOptions, Layout, Reopen, relation_of
 from filterkit.formats.records import LabelledDetails, LabelSets, label_values, labelled_schema
-from filterkit.labels import meka_label_count, meka_label_positions
+from filterkit.labels import meka_label_count, meka_label_positions, refuse_missing_labels
 from filterkit.limits import VARIABLES, Limits
 from filterkit.schema import NOMINAL, NUMERIC, Attribute, Chunk, Schema, shown_labels, without_zeros
 from filterkit.text import shown
@@ -586,12 +586,7 @@ class SvmlightWriter:
         """Each row's label set, ``l1,l2`` (empty: none)."""
         texts = cast(list, self.label_texts)
         held = np.column_stack([chunk.column(position) for position in self.label_positions])
-        if np.isnan(held).any():
-            row, label = (int(at[0]) for at in np.nonzero(np.isnan(held)))
-            raise FilterkitError(
-                f"row {self.rows + row + 1} has a missing label ({shown(texts[label])}), which svmlight output "
-                "cannot hold"
-            )
+        refuse_missing_labels(held, self.rows, texts, "svmlight output cannot hold")
         return [",".join(texts[label] for label in np.flatnonzero(row).tolist()) for row in held]
 
 
