@@ -51,6 +51,7 @@ DIFFERENTIAL_TESTS = [
     "tests/test_words_characters.py",
     "tests/test_words_hashing.py",
     "tests/test_words_kept.py",
+    "tests/test_words_unicode.py",
 ]
 #: Imports the sanitized modules in place of the built ones, checks they are the ones used, runs pytest.
 CHILD = """
