@@ -39,7 +39,9 @@ static unsigned char ascii_space[256];
 static unsigned char needs_quoting[256];
 static char quote_escape[256];
 
-enum { TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED };
+/* TOKEN_LABEL: a quoted value of a nominal column found among its labels as it was scanned, its number the
+   label's code and its text not kept. */
+enum { TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED, TOKEN_LABEL };
 
 /* Where scan_rows puts each token's number, offsets and kind, and each quoted token's
    unescaped bytes (``text``, the token's end in it in ``text_end``). */
@@ -142,12 +144,15 @@ scan_quoted(const char *text, Py_ssize_t length, Py_ssize_t *at, char *out, Py_s
  * Split length bytes of rows (joined by single newlines) as tokens.iter_tokens does (words end at a
  * separator or a quote; a quoted string ends at its closing quote, backslash escapes in it) into out,
  * which has room for ``rows`` times ``per_row`` tokens: numeric-looking words parsed, quoted strings
- * unescaped.  Returns the number of tokens and sets *quoted to the number of quoted ones; -1 for what
- * only the tokenizer reads (a brace, a '%' comment, a quote left open, "0x", a row of other than
+ * unescaped; with ``labels`` (else NULL), a quoted value of a nominal column that is one of its labels is
+ * that label's code (TOKEN_LABEL), its unescaped bytes dropped, so that quoted labels cost what bare ones do.
+ * Returns the number of tokens and sets *quoted to the number of quoted ones left (TOKEN_QUOTED); -1 for
+ * what only the tokenizer reads (a brace, a '%' comment, a quote left open, "0x", a row of other than
  * ``per_row`` tokens); -2 when a numeric-looking word is not a whole number.  Runs without the GIL.
  */
 static Py_ssize_t
-scan_rows(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t per_row, Tokens out, Py_ssize_t *quoted)
+scan_rows(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t per_row, const Labels *labels, Tokens out,
+          Py_ssize_t *quoted)
 {
     Py_ssize_t token = 0, strings = 0, written = 0, i = 0, row_end = per_row;
     while (i < length) {
@@ -170,8 +175,17 @@ scan_rows(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t per_r
         double value = 0.0;
         if (c == '\'' || c == '"') {
             kind = TOKEN_QUOTED;
+            Py_ssize_t from = written;
             if (!scan_quoted(text, length, &i, out.text, &written))
                 return -1;
+            Py_ssize_t label = labels ? labels_find_quoted(labels, token - (row_end - per_row), out.text + from,
+                                                           written - from)
+                                      : -1;
+            if (label >= 0) {
+                kind = TOKEN_LABEL;
+                value = labels->value[label];
+                written = from;
+            }
         } else {
             for (; i < length && !separator[(unsigned char)text[i]] && !needs_tokenizer[(unsigned char)text[i]]; i++) {
                 if (!number_char[(unsigned char)text[i]])
@@ -196,25 +210,30 @@ scan_rows(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t per_r
 }
 
 /*
- * tokenize_plain(data, rows, per_row) -> False | None | (numbers, starts, ends, kinds, texts, text_ends)
+ * tokenize_plain(data, rows, per_row, labels=None) -> False | None | (numbers, starts, ends, kinds, texts, text_ends)
  *
- * A group of ``rows`` dense data rows of ``per_row`` values each, split by scan_rows in one pass: per
- * token its float64 value (0 unless numeric-looking; a bytearray, for the values looked up to be
- * filled in), int64 start and end offsets and uint8 kind (TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED);
- * token k is row k // per_row's value k % per_row.  Then the quoted tokens' unescaped UTF-8 bytes one
- * after another (bytes) and where each ends among them (int64): their strings are made only where they
- * are needed (``decode_texts``), and ``words`` cuts documents from these bytes.  The arrays are made
- * rows · per_row long at once, not counted by a first pass (two fifths of reading short documents).
- * False for a row of other than ``per_row`` values and for what only the tokenizer reads (scan_rows's
- * -1, or a quoted text that is not UTF-8); None when a numeric-looking word is not a whole number.
+ * A group of ``rows`` dense data rows of ``per_row`` values each, split by scan_rows in one pass: per token
+ * its float64 value (0 unless numeric-looking or a label; a bytearray, for the values looked up to be filled
+ * in), int64 start and end offsets and uint8 kind (TOKEN_WORD, TOKEN_NUMBER, TOKEN_QUOTED, and TOKEN_LABEL for
+ * a quoted value that ``labels``, the reader's Labels table, holds for its column, with the label's code);
+ * token k is row k // per_row's value k % per_row.  Then the other quoted tokens' unescaped UTF-8 bytes one
+ * after another (bytes) and where each ends among them (int64): their strings are made only where they are
+ * needed (``decode_texts``), and ``words`` cuts documents from these bytes.  The arrays are made rows · per_row
+ * long at once, not counted by a first pass (two fifths of reading short documents).  False for a row of other
+ * than ``per_row`` values and for what only the tokenizer reads (scan_rows's -1, or a quoted text that is not
+ * UTF-8); None when a numeric-looking word is not a whole number.
  */
 static PyObject *
 tokenize_plain(PyObject *self, PyObject *args)
 {
-    PyObject *data;
+    PyObject *data, *labels = Py_None;
     Py_ssize_t rows, per_row;
-    if (!PyArg_ParseTuple(args, "Snn:tokenize_plain", &data, &rows, &per_row))
+    if (!PyArg_ParseTuple(args, "Snn|O:tokenize_plain", &data, &rows, &per_row, &labels))
         return NULL;
+    if (labels != Py_None && !PyObject_TypeCheck(labels, &LabelsType)) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_plain: labels is a Labels table or None");
+        return NULL;
+    }
     if (rows < 1 || per_row < 1 || rows > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(double) / per_row) {
         PyErr_SetString(PyExc_ValueError, "tokenize_plain takes at least one row of at least one value");
         return NULL;
@@ -239,7 +258,8 @@ tokenize_plain(PyObject *self, PyObject *args)
                   (int64_t *)PyBytes_AS_STRING(ends), (unsigned char *)PyBytes_AS_STRING(kinds),
                   PyBytes_AS_STRING(texts), text_end};
     Py_BEGIN_ALLOW_THREADS
-    count = scan_rows(text, length, rows, per_row, out, &quoted);
+    const Labels *table = labels == Py_None ? NULL : (const Labels *)labels;
+    count = scan_rows(text, length, rows, per_row, table, out, &quoted);
     Py_END_ALLOW_THREADS
     if (count == -2) {
         result = Py_NewRef(Py_None);
@@ -379,12 +399,13 @@ scan_value(const char *text, Py_ssize_t length, Py_ssize_t *at, int wanted, int 
 
 /* parse_sparse_rows's loop, without the GIL (Python's parser, for numbers parse_simple
    declines, takes it): the rows into row_start, index_out and value_out, tokens for
-   Python into lookups, the number of entries into *entries.  A value parsed as zero is
-   not stored (a sparse row's zero is no entry); a value left to Python always is. */
+   Python into lookups, the number of entries into *entries.  A quoted value of a nominal
+   column that ``labels`` (else NULL) holds is its label's code, found here.  A value parsed
+   or found as zero is not stored (a sparse row's zero is no entry); a value left to Python always is. */
 static int
 sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t columns,
-                 const unsigned char *needs_lookup, int64_t *row_start, int64_t *index_out, double *value_out,
-                 Lookups *lookups, int64_t *entries)
+                 const unsigned char *needs_lookup, const Labels *labels, int64_t *row_start, int64_t *index_out,
+                 double *value_out, Lookups *lookups, int64_t *entries)
 {
     Py_ssize_t i = 0;
     int64_t entry = 0;
@@ -444,6 +465,17 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
                 if (!scan_quoted(text, length, &i, lookups->unescaped, &lookups->written)
                     || (i < length && !separator[(unsigned char)text[i]]))
                     return SPARSE_MARKED;
+                Py_ssize_t label = labels ? labels_find_quoted(labels, index, lookups->unescaped + from,
+                                                               lookups->written - from)
+                                          : -1;
+                if (label >= 0) {
+                    lookups->written = from;
+                    if (labels->value[label] != 0.0) {
+                        index_out[entry] = index;
+                        value_out[entry++] = labels->value[label];
+                    }
+                    continue;
+                }
                 if (lookups_add(lookups, entry, row, from, lookups->written, 1) < 0)
                     return SPARSE_OUT_OF_MEMORY;
                 index_out[entry] = index;
@@ -480,13 +512,14 @@ sparse_rows_into(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_
 }
 
 /*
- * parse_sparse_rows(data, rows, columns, lookup_columns) -> False | None | tuple
+ * parse_sparse_rows(data, rows, columns, lookup_columns, labels=None) -> False | None | tuple
  *
  * The reader's common case straight into CSR arrays: ``data`` is ``rows`` stripped lines
  * joined by newlines, each "{index value, index value, ...}" with plain decimal indices
  * below ``columns``, increasing along the row.  A value in a column flagged in
  * ``lookup_columns`` (uint8 per column), or one that does not look numeric, is left for
- * Python (its entry, row and byte range are returned, its value 0 to be filled in); other
+ * Python (its entry, row and byte range are returned, its value 0 to be filled in), but for a
+ * quoted value that ``labels``, the reader's Labels table, holds for its column (its code); other
  * values are parsed as tokenize_plain parses them, and those that are zero are left out
  * (as scipy's eliminate_zeros would).  Returns (indptr, indices, values, lookup entries,
  * rows, starts, ends) as bytearrays (writable, so numpy views them without a copy) of int64
@@ -502,8 +535,14 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     const char *text;
     Py_ssize_t length, rows, columns;
     Py_buffer lookup_columns;
-    if (!PyArg_ParseTuple(args, "y#nny*", &text, &length, &rows, &columns, &lookup_columns))
+    PyObject *labels = Py_None;
+    if (!PyArg_ParseTuple(args, "y#nny*|O", &text, &length, &rows, &columns, &lookup_columns, &labels))
         return NULL;
+    if (labels != Py_None && !PyObject_TypeCheck(labels, &LabelsType)) {
+        PyBuffer_Release(&lookup_columns);
+        PyErr_SetString(PyExc_TypeError, "parse_sparse_rows: labels is a Labels table or None");
+        return NULL;
+    }
     PyObject *result = NULL;
     PyObject *indptr = NULL, *indices = NULL, *values = NULL;
     Lookups lookups = {NULL, NULL, NULL, NULL, NULL, 0, 0, PyMem_RawMalloc(length + 1), 0};
@@ -528,7 +567,9 @@ parse_sparse_rows(PyObject *self, PyObject *args)
     int64_t entry = 0;
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = sparse_rows_into(text, length, rows, columns, needs_lookup, row_start, index_out, value_out, &lookups, &entry);
+    const Labels *table = labels == Py_None ? NULL : (const Labels *)labels;
+    status = sparse_rows_into(text, length, rows, columns, needs_lookup, table, row_start, index_out, value_out,
+                              &lookups, &entry);
     Py_END_ALLOW_THREADS
     if (status == SPARSE_OUT_OF_MEMORY) {
         PyErr_NoMemory();

@@ -1,11 +1,12 @@
 /*
  * Labels(columns, texts, values): the nominal columns' labels, made once per schema, part of
- * filterkit.arff._speedups.  ``columns`` (int64) and ``values`` (float64) hold each label's column and
- * value, ``texts`` (a list of bytes) its UTF-8 text.  The reader's table holds each label as it stands
- * unquoted in a row, with its code, and "?" with NaN, and ``codes`` looks a group's tokens up in it
- * (reader._look_up); the writer's holds each column's labels in the order of their codes, as it writes
- * them, then its missing value, and format_rows writes a nominal value from it.  The hash is keyed (keyed_hash.h): a header's
- * labels cannot be made to share slots.
+ * filterkit.arff._speedups.  ``columns`` (int64) and ``values`` (float64) hold each label's column and value,
+ * ``texts`` (a list of bytes) its UTF-8 text.  The reader's table holds each label as it stands unquoted in a
+ * row, with its code, and "?" with NaN, and ``codes`` looks a group's tokens up in it (reader._look_up), and
+ * tokenize_plain and parse_sparse_rows look each quoted value of a nominal column up in it as they scan
+ * (labels_find_quoted); the writer's holds each column's labels in the order of their codes, as it writes
+ * them, then its missing value, and format_rows writes a nominal value from it.  The hash is keyed
+ * (keyed_hash.h): a header's labels cannot be made to share slots.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,6 +37,15 @@ find_label(const Labels *self, int64_t column, const char *text, Py_ssize_t leng
             && same_bytes(self->text + self->start[held], text, length))
             return held;
     }
+}
+
+Py_ssize_t
+labels_find_quoted(const Labels *self, int64_t column, const char *text, Py_ssize_t length)
+{
+    Py_ssize_t slot;
+    if (column < 0 || column >= self->n_columns || self->first[column] < 0 || (length == 1 && text[0] == '?'))
+        return -1;
+    return find_label(self, column, text, length, label_hash(column, text, length), &slot);
 }
 
 static void

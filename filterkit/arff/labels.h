@@ -26,6 +26,11 @@ typedef struct {
 
 extern PyTypeObject LabelsType;
 
+/* The label of column ``column`` that a quoted value's unescaped text ``text`` is, -1 when there is none: for a
+   column without labels, and for "?", which quoted is a label's text and not the missing value the reader's table
+   maps it to (the caller leaves such a value to Python).  Reads the table only: needs no GIL. */
+Py_ssize_t labels_find_quoted(const Labels *self, int64_t column, const char *text, Py_ssize_t length);
+
 /* Draws the table's hash key and readies the type: 0 with an exception set when it fails. */
 int labels_ready(void);
 

@@ -313,7 +313,8 @@ def read_arff(source, name: str | None = None) -> tuple[Schema, Chunk]:
         return reader.schema, reader.read_all()
 
 
-#: the kinds of token tokenize_plain finds
+#: the kinds of token tokenize_plain finds; a quoted label it found in the label table (its code already among the
+#: numbers) is a fourth, which nothing here looks at
 _WORD, _NUMBER, _QUOTED = range(3)
 
 
@@ -598,13 +599,13 @@ def _label_table(label_codes: dict[int, dict[str, float]]):
 
 
 def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
-    """Plain sparse rows parsed by the compiled module straight into CSR arrays (labels,
-    strings, dates and ``?`` looked up here); _NotPlain where it declines the group.
+    """Plain sparse rows parsed by the compiled module straight into CSR arrays (quoted labels found there in
+    the label table, bare labels, strings, dates and ``?`` looked up here); _NotPlain where it declines the group.
 
     The module leaves out the numbers that are zero; only looked-up values can still be
     zero (a first label), so only a group where one is has its zeros eliminated here.
     """
-    found = kernels.speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags)
+    found = kernels.speedups.parse_sparse_rows(joined, n_rows, columns.count, columns.lookup_flags, columns.labels)
     if not found:
         raise _NotPlain
     *arrays, strings = found
@@ -623,8 +624,9 @@ def _parse_sparse_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chu
 
 def _parse_dense_plain(joined: bytes, n_rows: int, columns: _ColumnInfo) -> Chunk:
     """Plain dense rows tokenized at once by the compiled module (a word that is not a number
-    parsed as 0, its text looked up here; quoted texts unescaped there); _NotPlain where it declines."""
-    found = kernels.speedups.tokenize_plain(joined, n_rows, columns.count)
+    parsed as 0, its text looked up here; quoted texts unescaped there, and a quoted label found there in the label
+    table, at a bare label's cost); _NotPlain where it declines."""
+    found = kernels.speedups.tokenize_plain(joined, n_rows, columns.count, columns.labels)
     if not found:
         raise _NotPlain
     numbers, *arrays, quoted_bytes, quoted_ends = found
