@@ -12,7 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from sklearn.utils import murmurhash3_32
-from test_words_compiled import chunk_of, counted_in_python, in_number_order, raw_of, stage_for
+from test_words_compiled import MANY_WORDS, chunk_of, counted_in_python, in_number_order, raw_of, stage_for
 
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.schema import Chunk, RawTexts
@@ -105,7 +105,7 @@ ADVERSARIAL = [
     "\x00\x01 \x7f\x80\x9f \x1b[0m",
 ]
 #: Lone surrogates a Python string may hold (no UTF-8 bytes do): a pair written apart is two characters, not one.
-SURROGATES = ["\ud83d\ude00 \ud83d\ude00", "a\udcffb Ä\ud800", "\udbff\udfff \ud800\ud800.\udfff"]
+SURROGATES = ["\ud83d\ude00 \ud83d\ude00", "a\udcffb Ä\ud800 \udcff\udcfe", "\udbff\udfff \ud800\ud800.\udfff"]
 
 
 def stop_word_file(tmp_path) -> str:
@@ -235,6 +235,28 @@ def test_the_readers_bytes_of_any_unicode_count_as_python_counts_their_strings(o
     as_bytes = Chunk(np.zeros((len(texts), 3)), {0: raw_of(titles), 1: raw_of(texts)})
     assert_counted_as_python_counts(stage, as_bytes, chunk_of(titles, texts))
     assert as_bytes.raw_text(0) is not None and as_bytes.raw_text(1) is not None  # counted from the bytes
+
+
+@pytest.mark.parametrize("name", ["lowercase", "lowercase stopwords=file", "ngrams=1-2 lowercase"])
+def test_a_vocabulary_past_the_caches_counts_unicode_as_python_counts_it(name, tmp_path):
+    """Tokens looked up in batches (a vocabulary of more than 2**16 words) number and count as one at a time, when
+    lowercasing makes them longer than their text (Ⱥ is two bytes, ⱥ three; İ two, i̇ three) in long documents."""
+    stage = unicode_stage(NAMED_OPTIONS[name], tmp_path)
+    stop_words = stage._given_stop_words()
+    growing = [f"Ⱥ{k}İ{'Ⱥ' * (k % 7)}" for k in range(0, 14_000, 7)]
+    texts = documents(ROWS, seed=9, surrogates=True) + [
+        " ".join(growing),
+        " ".join(MANY_WORDS[k].upper() + "ΣΣ" for k in range(0, 70_000, 13)),
+        "\u00a0".join(reversed(growing)) + " W5 İİ",
+    ]
+    chunk = chunk_of(list(reversed(texts)), texts)
+    compiled, words = _words.Vocabulary(MANY_WORDS), list(MANY_WORDS)
+    counted = stage.counted(chunk, compiled, True, stop_words)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stop_words.words)
+    assert compiled.words == words and len(words) > len(MANY_WORDS) + 2_000
+    kept = words[:-7]  # the transform's lookup: the last words left out, none added
+    found = stage.counted(chunk, _words.Vocabulary(kept), False)
+    assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
 
 
 @pytest.mark.parametrize(
