@@ -35,7 +35,9 @@ setup(
             extra_compile_args=SEPARATE_OPERATIONS,
         ),
         Extension(
-            "filterkit._words", ["filterkit/_words.c"], depends=["filterkit/keyed_hash.h", "filterkit/ascii_bytes.h"]
+            "filterkit._words",
+            ["filterkit/_words.c"],
+            depends=["filterkit/keyed_hash.h", "filterkit/ascii_bytes.h", "filterkit/utf8_text.h"],
         ),
         Extension(
             "filterkit.formats._lines",

@@ -7,10 +7,12 @@
  * (Weka's delimiters or ASCII letters, n-grams joined by one space and trimmed as Java
  * trims), lowercases them, leaves out stop words and returns each row's distinct token
  * numbers with their occurrences as CSR arrays: no Python object per token, and the GIL
- * released, so that two threads count at once.  Only ASCII documents are cut here; any
- * other document, and every document when ``every`` is true (a stemmer), goes to the
- * Python ``fallback`` (with the GIL), which returns its final tokens: Java's and Python's
- * lowercasing agree on ASCII alone.
+ * released, so that two threads count at once.  ASCII documents are cut byte by byte; any other
+ * is cut as UTF-8 (utf8_text.h): at the same ASCII delimiters (the bytes of a non-ASCII delimiter
+ * marked), each token holding a byte past ASCII lowercased by code point with Python's own tables,
+ * character n-grams counted by code point.  Every document when ``every`` is true (a stemmer), a
+ * text given as bytes that is not UTF-8 (refused there), and, on Python 3.13 or later, any text
+ * that is not ASCII, go to the Python ``fallback`` (with the GIL), which returns its final tokens.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -20,6 +22,7 @@
 
 #include "keyed_hash.h"
 #include "ascii_bytes.h"
+#include "utf8_text.h"
 
 typedef struct {
     uint64_t hash;
@@ -353,11 +356,20 @@ typedef struct {
     int add, alphabetic, lowercase, ngram_min, ngram_max;
     int characters;        /* character n-grams of ngram_min to ngram_max within words (scikit-learn's char_wb) */
     Py_ssize_t n_columns;  /* hashing: a token's number is its column among these (MurmurHash3); 0 otherwise */
-    unsigned char word_character[256]; /* 1 for a byte a token is made of (Weka's delimiters or letters) */
+    unsigned char word_character[256]; /* 1 for a byte a token is made of (Weka's delimiters or letters); 0 for
+                                          0xFF, which marks a non-ASCII delimiter's bytes */
+    Py_UCS4 *wide_delimiters; /* the delimiters past ASCII, ascending */
+    Py_ssize_t n_wide_delimiters;
     char key[256];                     /* each byte as the vocabulary holds it: lowercased, or as it is */
     Vocabulary *stopwords;
     char *token, *lowered; /* scratch for one token */
     Py_ssize_t token_allocated, lowered_allocated;
+    char *unicode, *marked; /* a string's UTF-8 bytes; a text with its non-ASCII delimiters marked */
+    Py_ssize_t unicode_allocated, marked_allocated;
+    Py_UCS4 *points; /* a token's or a word's code points */
+    Py_ssize_t points_allocated;
+    Py_ssize_t *offsets; /* where each code point of a padded word starts (character n-grams) */
+    Py_ssize_t offsets_allocated;
     Py_ssize_t *starts, *ends; /* a document's words */
     Py_ssize_t words_allocated, ends_allocated;
     Pair *pairs; /* every row's (token number, occurrences), row after row; the current row's tokens */
@@ -462,27 +474,68 @@ token_number(Counting *c, const char *token, Py_ssize_t length)
                         : number_after(c->shared, c->vocabulary, token, length, hash_of(token, length), c->add);
 }
 
-/* One ASCII token (the bytes token[0:length]): lowercased, left out if a stop word, counted. */
+/* A token's ``length`` bytes of UTF-8 lowercased as ``str.lower`` lowercases them, into ``out`` (LOWERED_ROOM of
+ * ``length``); the bytes written, -1 when out of memory. */
+static Py_ssize_t
+lowered_token(Counting *c, const char *token, Py_ssize_t length, char *out)
+{
+#if UNICODE_IN_C
+    const unsigned char *bytes = (const unsigned char *)token;
+    Py_ssize_t at = 0, written = 0;
+    while (at < length) { /* ASCII and two-byte letters of one mapping, without a call */
+        unsigned char lead = bytes[at];
+        if (lead < 0x80) {
+            out[written++] = (char)(lead >= 'A' && lead <= 'Z' ? lead + 32 : lead);
+            at++;
+            continue;
+        }
+        Py_UCS4 mapped = lead < 0xE0 ? two_byte_lowercase[(lead & 0x1Fu) << 6 | (bytes[at + 1] & 0x3Fu)] : 0;
+        if (mapped == 0)
+            break;
+        written += write_code_point(mapped, out + written);
+        at += 2;
+    }
+    if (at == length)
+        return written;
+    if (!grow((void **)&c->points, &c->points_allocated, length, sizeof(Py_UCS4)))
+        return -1;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t at = 0; at < length;)
+        c->points[n++] = read_code_point((const unsigned char *)token, &at);
+    return write_lowered(c->points, n, out);
+#else
+    for (Py_ssize_t i = 0; i < length; i++)
+        out[i] = (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] + 32 : token[i]);
+    return length;
+#endif
+}
+
+/* One token (the UTF-8 bytes token[0:length]): lowercased, left out if a stop word, counted. */
 static int
 count_token(Counting *c, const char *token, Py_ssize_t length)
 {
     if (c->lowercase || c->stopwords != NULL) {
-        if (!grow((void **)&c->lowered, &c->lowered_allocated, length, 1))
+        if (!grow((void **)&c->lowered, &c->lowered_allocated, LOWERED_ROOM(length), 1))
             return 0;
-        for (Py_ssize_t i = 0; i < length; i++)
-            c->lowered[i] = (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] + 32 : token[i]);
+        Py_ssize_t lowered = lowered_token(c, token, length, c->lowered);
+        if (lowered < 0)
+            return 0;
         if (c->stopwords != NULL) {
             Py_ssize_t slot;
-            if (find(c->stopwords, c->lowered, length, hash_of(c->lowered, length), &slot) >= 0)
+            if (find(c->stopwords, c->lowered, lowered, hash_of(c->lowered, lowered), &slot) >= 0)
                 return 1;
         }
-        if (c->lowercase)
+        if (c->lowercase) {
             token = c->lowered;
+            length = lowered;
+        }
     }
     return count_number(c, token_number(c, token, length));
 }
 
-/* Cut one ASCII document into words and count them, each byte lowercased (as asked) as it is read: the tokens of most jobs (no n-grams; stop words only when lowercased, so that one hash serves). */
+/* Cut one document (UTF-8) into words and count them, each byte lowercased (as asked) as it is read: the tokens
+ * of most jobs (no n-grams; stop words only when lowercased, so that one hash serves).  A word holding a byte past
+ * ASCII is lowercased whole, by code point, after the document's bytes (its length may change). */
 static int
 count_words(Counting *c, const char *text, Py_ssize_t length)
 {
@@ -491,18 +544,33 @@ count_words(Counting *c, const char *text, Py_ssize_t length)
     const unsigned char *word_character = c->word_character, *bytes = (const unsigned char *)text;
     const char *key = c->key;
     char *keyed = c->lowered; /* locals: a store through char * would make the compiler reload c's fields */
+    Py_ssize_t spilled = length; /* where the next word lowercased by code point goes */
     for (Py_ssize_t i = 0; i < length;) {
         if (!word_character[bytes[i]]) {
             i++;
             continue;
         }
         Py_ssize_t start = i, slot;
-        for (; i < length && word_character[bytes[i]]; i++)
+        unsigned char seen = 0;
+        for (; i < length && word_character[bytes[i]]; i++) {
             keyed[i] = key[bytes[i]]; /* in the token's place: it stays there until it is looked up */
-        uint64_t hash = hash_of(keyed + start, i - start);
-        if (c->stopwords != NULL && find(c->stopwords, keyed + start, i - start, hash, &slot) >= 0)
+            seen |= bytes[i];
+        }
+        Py_ssize_t at = start, size = i - start;
+        if (seen >= 0x80 && c->lowercase) {
+            if (!grow((void **)&c->lowered, &c->lowered_allocated, spilled + LOWERED_ROOM(size), 1))
+                return 0;
+            keyed = c->lowered; /* queued tokens are kept by their offsets: they stay where they were */
+            size = lowered_token(c, text + start, size, keyed + spilled);
+            if (size < 0)
+                return 0;
+            at = spilled;
+            spilled += size;
+        }
+        uint64_t hash = hash_of(keyed + at, size);
+        if (c->stopwords != NULL && find(c->stopwords, keyed + at, size, hash, &slot) >= 0)
             continue;
-        if (!wait_for_lookup(c, keyed, start, i - start, hash))
+        if (!wait_for_lookup(c, keyed, at, size, hash))
             return 0;
     }
     return look_up_batch(c, keyed);
@@ -558,6 +626,9 @@ queue_ngram(Counting *c, Py_ssize_t start, Py_ssize_t length)
     if (c->n_columns || !c->lowercase)
         return count_token(c, c->token + start, length);
     char *token = c->token + start;
+    if (!all_ascii(token, length)) /* lowercased by code point, its length may change: counted at once, after the
+                                      n-grams waiting (so that the numbers are those one at a time gives) */
+        return look_up_batch(c, c->token) && count_token(c, token, length);
     for (Py_ssize_t i = 0; i < length; i++)
         token[i] = (char)(token[i] >= 'A' && token[i] <= 'Z' ? token[i] + 32 : token[i]);
     Py_ssize_t slot;
@@ -629,6 +700,122 @@ count_document(Counting *c, const char *text, Py_ssize_t length)
     }
     return c->n_waiting == 0 || look_up_batch(c, c->token);
 }
+
+#if UNICODE_IN_C
+/* The bytes of a code point whose first byte is ``lead`` (UTF-8, or a surrogate as surrogatepass writes it). */
+static inline int
+code_point_size(unsigned char lead)
+{
+    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+/* Count one UTF-8 document's character n-grams as :func:`count_characters` counts an ASCII one's, by code point:
+ * the words are the runs of code points that are not whitespace to ``str.split`` (Py_UNICODE_ISSPACE), each
+ * lowercased alone (the final sigma's context ends at whitespace, which is neither cased nor case-ignorable, so a
+ * word's lowercasing is the document's). */
+static int
+count_unicode_characters(Counting *c, const char *text, Py_ssize_t length)
+{
+    const unsigned char *bytes = (const unsigned char *)text;
+    if (!grow((void **)&c->points, &c->points_allocated, length, sizeof(Py_UCS4)) ||
+        !grow((void **)&c->lowered, &c->lowered_allocated, LOWERED_ROOM(length) + 2, 1) ||
+        !grow((void **)&c->offsets, &c->offsets_allocated, LOWERED_ROOM(length) + 3, sizeof(Py_ssize_t)))
+        return 0;
+    char *padded = c->lowered;
+    for (Py_ssize_t at = 0; at < length;) {
+        Py_ssize_t start = at, n = 0;
+        Py_UCS4 point = read_code_point(bytes, &at);
+        if (Py_UNICODE_ISSPACE(point))
+            continue;
+        c->points[n++] = point;
+        while (at < length) {
+            Py_ssize_t next = at;
+            point = read_code_point(bytes, &next);
+            if (Py_UNICODE_ISSPACE(point))
+                break;
+            c->points[n++] = point;
+            at = next;
+        }
+        Py_ssize_t size = 1;
+        if (c->lowercase)
+            size += write_lowered(c->points, n, padded + 1);
+        else {
+            memcpy(padded + 1, text + start, (size_t)(at - start));
+            size += at - start;
+        }
+        padded[0] = padded[size++] = ' ';
+        Py_ssize_t n_points = 0;
+        for (Py_ssize_t k = 0; k < size; k += code_point_size((unsigned char)padded[k]))
+            c->offsets[n_points++] = k;
+        c->offsets[n_points] = size;
+        for (Py_ssize_t gram = c->ngram_min; gram <= c->ngram_max; gram++) {
+            Py_ssize_t width = n_points < gram ? n_points : gram;
+            for (Py_ssize_t first = 0; first + width <= n_points; first++) {
+                Py_ssize_t from = c->offsets[first];
+                if (!count_number(c, token_number(c, padded + from, c->offsets[first + width] - from)))
+                    return 0;
+            }
+            if (n_points <= gram)
+                break;
+        }
+    }
+    return 1;
+}
+
+/* Whether a code point past ASCII is one of the delimiters. */
+static int
+is_wide_delimiter(const Counting *c, Py_UCS4 point)
+{
+    Py_ssize_t low = 0, high = c->n_wide_delimiters;
+    while (low < high) {
+        Py_ssize_t middle = (low + high) / 2;
+        if (c->wide_delimiters[middle] < point)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < c->n_wide_delimiters && c->wide_delimiters[low] == point;
+}
+
+/* Cut one UTF-8 document that is not all ASCII into its tokens and count them: as an ASCII one
+ * (:func:`count_document`) once the bytes of each non-ASCII delimiter are marked 0xFF (never a byte of UTF-8, never
+ * a word's), or its character n-grams by code point. */
+static int
+count_unicode(Counting *c, const char *text, Py_ssize_t length)
+{
+    if (c->characters)
+        return count_unicode_characters(c, text, length);
+    if (c->n_wide_delimiters == 0 || c->alphabetic)
+        return count_document(c, text, length);
+    if (!grow((void **)&c->marked, &c->marked_allocated, length, 1))
+        return 0;
+    for (Py_ssize_t at = 0; at < length;) {
+        Py_ssize_t start = at;
+        Py_UCS4 point = read_code_point((const unsigned char *)text, &at);
+        if (point >= 0x80 && is_wide_delimiter(c, point))
+            memset(c->marked + start, 0xFF, (size_t)(at - start));
+        else
+            memcpy(c->marked + start, text + start, (size_t)(at - start));
+    }
+    return count_document(c, c->marked, length);
+}
+
+/* A string's UTF-8 bytes (lone surrogates as surrogatepass writes them) in c->unicode, read from its code points
+ * without the GIL (a string cannot change); their length, -1 when out of memory. */
+static Py_ssize_t
+utf8_of_string(Counting *c, PyObject *text)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (!grow((void **)&c->unicode, &c->unicode_allocated, 4 * n + 1, 1))
+        return -1;
+    Py_ssize_t written = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        written += write_code_point(PyUnicode_READ(kind, data, i), c->unicode + written);
+    return written;
+}
+#endif
 
 /* Sort a row's pairs by their distinct token numbers: quicksort on the median of three (never the
  * least or greatest of distinct numbers, so both parts shrink), the smaller part first, then
@@ -731,8 +918,8 @@ typedef struct {
     int64_t *starts, *lengths; /* copies, checked once: the caller's arrays may change while the GIL is released */
 } Texts;
 
-/* Count one document given as a str or as UTF-8 bytes (``text`` NULL): ASCII cut here without the GIL
- * (``released``), any other through the fallback with it. */
+/* Count one document given as a str or as UTF-8 bytes (``text`` NULL): cut here without the GIL (``released``),
+ * or through the fallback with it: every text with ``every``, bytes that are not UTF-8 (which it refuses). */
 static int
 count_text(Counting *c, PyObject *text, const char *bytes, Py_ssize_t length, int every, PyObject *fallback,
            PyThreadState **released)
@@ -741,6 +928,14 @@ count_text(Counting *c, PyObject *text, const char *bytes, Py_ssize_t length, in
         return count_document(c, (const char *)PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text));
     if (text == NULL && !every && all_ascii(bytes, length))
         return count_document(c, bytes, length);
+#if UNICODE_IN_C
+    if (text != NULL && !every) {
+        Py_ssize_t encoded = utf8_of_string(c, text);
+        return encoded >= 0 && count_unicode(c, c->unicode, encoded);
+    }
+    if (!every && valid_utf8((const unsigned char *)bytes, length))
+        return count_unicode(c, bytes, length);
+#endif
     PyEval_RestoreThread(*released);
     PyObject *made = text == NULL ? PyUnicode_DecodeUTF8(bytes, length, NULL) : Py_NewRef(text);
     int ok = made != NULL && count_through(c, fallback, made);
@@ -1063,13 +1258,42 @@ static PyTypeObject VocabularyType = {
     .tp_as_sequence = &Vocabulary_sequence,
 };
 
+static int
+ascending_code_points(const void *first, const void *second)
+{
+    Py_UCS4 a = *(const Py_UCS4 *)first, b = *(const Py_UCS4 *)second;
+    return (a > b) - (a < b);
+}
+
+/* Read ``delimiters`` (unless alphabetic): each ASCII one a byte no word holds, those past ASCII in
+ * c->wide_delimiters, ascending; 0 with MemoryError. */
+static int
+wide_delimiters_of(Counting *c, PyObject *delimiters)
+{
+    Py_ssize_t n = c->alphabetic ? 0 : PyUnicode_GET_LENGTH(delimiters);
+    c->wide_delimiters = PyMem_Malloc((size_t)n * sizeof(Py_UCS4) + 1);
+    if (c->wide_delimiters == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 character = PyUnicode_READ_CHAR(delimiters, i);
+        if (character < 128)
+            c->word_character[character] = 0;
+        else
+            c->wide_delimiters[c->n_wide_delimiters++] = character;
+    }
+    qsort(c->wide_delimiters, (size_t)c->n_wide_delimiters, sizeof(Py_UCS4), ascending_code_points);
+    return 1;
+}
+
 /* count(vocabulary, columns, n_rows, add, most, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
  *       every, stopwords, fallback[, characters, n_columns]) -> (indptr, pairs)
  *
  * columns: one per converted attribute: a list of each row's text (a string or None), or a tuple
  * (bytes, starts, ends) of every row's UTF-8 text and int64 arrays of where each starts and ends in
  * the bytes (schema.RawTexts.rows); a row's tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
- * (else they are left out); None once ``vocabulary`` would hold more than ``most``.  delimiters: a string (only its ASCII characters matter here).
+ * (else they are left out); None once ``vocabulary`` would hold more than ``most``.  delimiters: a string.
  * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
  * characters (default false): the tokens are character n-grams of ngram_min to ngram_max within
  * whitespace-separated words (``alphabetic``, ``delimiters`` and ``stopwords`` unused).  n_columns
@@ -1112,15 +1336,15 @@ count(PyObject *module, PyObject *args)
         c.word_character[byte] = c.alphabetic ? (byte | 32) >= 'a' && (byte | 32) <= 'z' : 1;
         c.key[byte] = (char)(c.lowercase && byte >= 'A' && byte <= 'Z' ? byte + 32 : byte);
     }
-    for (Py_ssize_t i = 0; !c.alphabetic && i < PyUnicode_GET_LENGTH(delimiters); i++) {
-        Py_UCS4 character = PyUnicode_READ_CHAR(delimiters, i);
-        if (character < 128) /* only ASCII documents are cut here */
-            c.word_character[character] = 0;
-    }
+    c.word_character[0xFF] = 0;
+    if (!wide_delimiters_of(&c, delimiters))
+        return NULL;
     Py_ssize_t n_texts;
     Texts *texts = texts_of(columns, n_rows, &n_texts);
-    if (texts == NULL)
+    if (texts == NULL) {
+        PyMem_Free(c.wide_delimiters);
         return NULL;
+    }
     PyObject *indptr = PyBytes_FromStringAndSize(NULL, (n_rows + 1) * (Py_ssize_t)sizeof(int64_t));
     PyObject *result = NULL;
     int taken = indptr != NULL && take(c.vocabulary, c.add);
@@ -1151,6 +1375,11 @@ count(PyObject *module, PyObject *args)
     PyMem_RawFree(c.pair_of);
     PyMem_RawFree(c.held);
     PyMem_RawFree(c.ordered);
+    PyMem_RawFree(c.unicode);
+    PyMem_RawFree(c.marked);
+    PyMem_RawFree(c.points);
+    PyMem_RawFree(c.offsets);
+    PyMem_Free(c.wide_delimiters);
     return result;
 }
 
@@ -1772,6 +2001,9 @@ PyInit__words(void)
 {
     if (!draw_hash_key() || PyType_Ready(&VocabularyType) < 0 || PyType_Ready(&TallyType) < 0)
         return NULL;
+#if UNICODE_IN_C
+    fill_two_byte_lowercase();
+#endif
     PyObject *created = PyModule_Create(&module);
     if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)
         Py_CLEAR(created);

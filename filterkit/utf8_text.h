@@ -1,0 +1,167 @@
+/*
+ * UTF-8 text for the word counter (_words.c): checking, reading and writing code points, and lowercasing a token
+ * as Python's ``str.lower`` does (docs/algorithms.md §12: the project's statement of Java's
+ * ``String.toLowerCase(Locale.ROOT)``), with the interpreter's own Unicode tables, so that the compiled tokens are
+ * the Python tokenizer's to the byte.  Nothing here makes a Python object or needs the GIL.
+ *
+ * Lone surrogates (which a Python string may hold) are written as ``surrogatepass`` writes them (three bytes, ED A0 80
+ * to ED BF BF) and read back; a text given as bytes is checked strictly first (``valid_utf8``), so that such bytes
+ * from a file are refused where they were.
+ */
+#ifndef FILTERKIT_UTF8_TEXT_H
+#define FILTERKIT_UTF8_TEXT_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Python 3.13 made the full case mappings and the Cased and Case_Ignorable properties internal: there, texts that are
+ * not ASCII keep the Python tokenizer (the compiled path is built only where the interpreter's tables are reachable). */
+#if PY_VERSION_HEX < 0x030D0000
+#define UNICODE_IN_C 1
+#else
+#define UNICODE_IN_C 0
+#endif
+
+/* Whether ``length`` bytes are UTF-8 as Python's strict decoder takes it: no overlong form, no surrogate, nothing past
+ * U+10FFFF, no sequence cut short.  Runs of ASCII are passed eight bytes at a time. */
+static int
+valid_utf8(const unsigned char *bytes, Py_ssize_t length)
+{
+    for (Py_ssize_t i = 0; i < length;) {
+        uint64_t word;
+        if (i + 8 <= length && (memcpy(&word, bytes + i, 8), (word & 0x8080808080808080ULL) == 0)) {
+            i += 8;
+            continue;
+        }
+        unsigned lead = bytes[i];
+        if (lead < 0x80) {
+            i++;
+            continue;
+        }
+        Py_ssize_t size = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
+                        : lead >= 0xF0 && lead <= 0xF4                                   ? 4
+                                                                                         : 0;
+        if (size == 0 || i + size > length)
+            return 0;
+        unsigned second = bytes[i + 1];
+        unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+        unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+        if (second < low || second > high)
+            return 0;
+        for (Py_ssize_t k = 2; k < size; k++)
+            if ((bytes[i + k] & 0xC0) != 0x80)
+                return 0;
+        i += size;
+    }
+    return 1;
+}
+
+/* The code point at ``bytes[*at]`` (UTF-8 as ``valid_utf8`` takes it, or a surrogate written as ``surrogatepass``
+ * writes it), ``*at`` moved past it. */
+static inline Py_UCS4
+read_code_point(const unsigned char *bytes, Py_ssize_t *at)
+{
+    unsigned lead = bytes[*at];
+    if (lead < 0x80) {
+        (*at)++;
+        return lead;
+    }
+    int size = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    Py_UCS4 point = lead & (0x7Fu >> size);
+    for (int k = 1; k < size; k++)
+        point = point << 6 | (bytes[*at + k] & 0x3Fu);
+    *at += size;
+    return point;
+}
+
+/* Write ``point`` as UTF-8 at ``out`` (room for 4 bytes), surrogates as ``surrogatepass`` does; its length. */
+static inline int
+write_code_point(Py_UCS4 point, char *out)
+{
+    unsigned char *bytes = (unsigned char *)out;
+    if (point < 0x80) {
+        bytes[0] = (unsigned char)point;
+        return 1;
+    }
+    if (point < 0x800) {
+        bytes[0] = (unsigned char)(0xC0 | point >> 6);
+        bytes[1] = (unsigned char)(0x80 | (point & 0x3F));
+        return 2;
+    }
+    if (point < 0x10000) {
+        bytes[0] = (unsigned char)(0xE0 | point >> 12);
+        bytes[1] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
+        bytes[2] = (unsigned char)(0x80 | (point & 0x3F));
+        return 3;
+    }
+    bytes[0] = (unsigned char)(0xF0 | point >> 18);
+    bytes[1] = (unsigned char)(0x80 | (point >> 12 & 0x3F));
+    bytes[2] = (unsigned char)(0x80 | (point >> 6 & 0x3F));
+    bytes[3] = (unsigned char)(0x80 | (point & 0x3F));
+    return 4;
+}
+
+#if UNICODE_IN_C
+/* Whether the capital sigma at ``points[i]`` ends a word (Unicode's Final_Sigma, as ``str.lower`` tests it): a cased
+ * character before it and none after it, case-ignorable characters skipped both ways. */
+static int
+final_sigma(const Py_UCS4 *points, Py_ssize_t n, Py_ssize_t i)
+{
+    Py_ssize_t j = i - 1;
+    while (j >= 0 && _PyUnicode_IsCaseIgnorable(points[j]))
+        j--;
+    if (j < 0 || !_PyUnicode_IsCased(points[j]))
+        return 0;
+    for (j = i + 1; j < n && _PyUnicode_IsCaseIgnorable(points[j]); j++)
+        ;
+    return j == n || !_PyUnicode_IsCased(points[j]);
+}
+
+/* The room lowercasing ``length`` bytes of UTF-8 may take: a code point of two bytes or more maps to at most three of
+ * four bytes each (in Unicode 14 the most is 1.5 times its bytes: U+0130, U+023A, U+023E); ASCII maps to ASCII. */
+#define LOWERED_ROOM(length) (6 * (length) + 12)
+
+/* The lowercase of each code point of two UTF-8 bytes (U+0080 to U+07FF: Latin, Greek, Cyrillic, Hebrew, Arabic...)
+ * when it is one code point whatever its context, else 0 (U+0130, two; U+03A3, by its context): filled once by
+ * ``fill_two_byte_lowercase``, so that most letters past ASCII are lowercased without a call. */
+static Py_UCS4 two_byte_lowercase[0x800];
+
+static void
+fill_two_byte_lowercase(void)
+{
+    for (Py_UCS4 point = 0x80; point < 0x800; point++) {
+        Py_UCS4 mapped[3];
+        int n_mapped = _PyUnicode_ToLowerFull(point, mapped);
+        two_byte_lowercase[point] = n_mapped == 1 && point != 0x3A3 ? mapped[0] : 0;
+    }
+}
+
+/* Lowercase the ``n`` code points ``points`` as ``str.lower`` does (full mappings: U+0130 gives two code points; the
+ * final sigma by its context) and write them as UTF-8 at ``out``, which has LOWERED_ROOM of their UTF-8 bytes; the
+ * bytes written. */
+static Py_ssize_t
+write_lowered(const Py_UCS4 *points, Py_ssize_t n, char *out)
+{
+    Py_ssize_t written = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 mapped[3];
+        int n_mapped;
+        if (points[i] < 0x80) { /* no call into the tables for ASCII, most of most texts */
+            out[written++] = (char)(points[i] >= 'A' && points[i] <= 'Z' ? points[i] + 32 : points[i]);
+            continue;
+        }
+        if (points[i] == 0x3A3) {
+            mapped[0] = final_sigma(points, n, i) ? 0x3C2 : 0x3C3;
+            n_mapped = 1;
+        }
+        else
+            n_mapped = _PyUnicode_ToLowerFull(points[i], mapped);
+        for (int k = 0; k < n_mapped; k++)
+            written += write_code_point(mapped[k], out + written);
+    }
+    return written;
+}
+#endif
+
+#endif
