@@ -160,7 +160,7 @@ DOCUMENTS = b"@relation d\n@attribute text string\n@attribute class {a,'b c'}\n@
         (b"'first doc',a\n'caf\xc3\xa9 \\'x\\'',a\n'',a\n", True),
         (b"'first doc',a\nbare,a\n", False),  # a text not quoted: looked up, so strings
         (b"'first doc',a\n?,a\n", False),  # a missing text
-        (b"'first doc','b c'\n'second',a\n", False),  # a quoted label among the texts
+        (b"'first doc','b c'\n'second',a\n", True),  # a quoted label: found in the label table, the texts stay bytes
     ],
     ids=["quoted texts", "a bare text", "a missing text", "a quoted label"],
 )
