@@ -10,9 +10,10 @@
  * released, so that two threads count at once.  ASCII documents are cut byte by byte; any other
  * is cut as UTF-8 (utf8_text.h): at the same ASCII delimiters (the bytes of a non-ASCII delimiter
  * marked), each token holding a byte past ASCII lowercased by code point with Python's own tables,
- * character n-grams counted by code point.  Every document when ``every`` is true (a stemmer), a
- * text given as bytes that is not UTF-8 (refused there), and, on Python 3.13 or later, any text
- * that is not ASCII, go to the Python ``fallback`` (with the GIL), which returns its final tokens.
+ * character n-grams counted by code point.  A stemmer (``stem``, Python) is called per token, cut
+ * and lowercased here, with the GIL held for the whole count.  A text given as bytes that is not
+ * UTF-8 (refused there) and, on Python 3.13 or later, any text that is not ASCII, go to the Python
+ * ``fallback`` (with the GIL), which returns its final tokens.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -362,6 +363,7 @@ typedef struct {
     Py_ssize_t n_wide_delimiters;
     char key[256];                     /* each byte as the vocabulary holds it: lowercased, or as it is */
     Vocabulary *stopwords;
+    PyObject *stem; /* a token's stem, or None for a stop word (called with the GIL); NULL: no stemmer */
     char *token, *lowered; /* scratch for one token */
     Py_ssize_t token_allocated, lowered_allocated;
     char *unicode, *marked; /* a string's UTF-8 bytes; a text with its non-ASCII delimiters marked */
@@ -510,10 +512,35 @@ lowered_token(Counting *c, const char *token, Py_ssize_t length, char *out)
 #endif
 }
 
-/* One token (the UTF-8 bytes token[0:length]): lowercased, left out if a stop word, counted. */
+/* The number of a token (UTF-8, surrogates as surrogatepass writes them) once stemmed by c->stem (with the GIL), as
+ * :func:`number_of_string` numbers a string; -1 for a stop word (``stem`` gives None). */
+static Py_ssize_t
+stemmed_number(Counting *c, const char *token, Py_ssize_t length)
+{
+    PyObject *word = PyUnicode_DecodeUTF8(token, length, "surrogatepass");
+    PyObject *stemmed = word == NULL ? NULL : PyObject_CallOneArg(c->stem, word);
+    Py_XDECREF(word);
+    if (stemmed == NULL)
+        return -2;
+    Py_ssize_t found = stemmed == Py_None ? -1 : number_of_string(c->shared, c->vocabulary, stemmed, c->add, c->n_columns);
+    Py_DECREF(stemmed);
+    return found;
+}
+
+/* One token (the UTF-8 bytes token[0:length]): lowercased, left out if a stop word, counted; or, with a stemmer,
+ * lowercased and handed to it (which leaves out stop words once stemmed, as the Python tokenizer does). */
 static int
 count_token(Counting *c, const char *token, Py_ssize_t length)
 {
+    if (c->stem != NULL) {
+        if (c->lowercase) {
+            if (!grow((void **)&c->lowered, &c->lowered_allocated, LOWERED_ROOM(length), 1))
+                return 0;
+            length = lowered_token(c, token, length, c->lowered);
+            token = c->lowered;
+        }
+        return length >= 0 && count_number(c, stemmed_number(c, token, length));
+    }
     if (c->lowercase || c->stopwords != NULL) {
         if (!grow((void **)&c->lowered, &c->lowered_allocated, LOWERED_ROOM(length), 1))
             return 0;
@@ -623,7 +650,7 @@ count_characters(Counting *c, const char *text, Py_ssize_t length)
 static int
 queue_ngram(Counting *c, Py_ssize_t start, Py_ssize_t length)
 {
-    if (c->n_columns || !c->lowercase)
+    if (c->n_columns || !c->lowercase || c->stem != NULL)
         return count_token(c, c->token + start, length);
     char *token = c->token + start;
     if (!all_ascii(token, length)) /* lowercased by code point, its length may change: counted at once, after the
@@ -644,7 +671,7 @@ count_document(Counting *c, const char *text, Py_ssize_t length)
 {
     if (c->characters)
         return count_characters(c, text, length);
-    if (c->ngram_min == 0 && (c->lowercase || c->stopwords == NULL) && !c->n_columns)
+    if (c->ngram_min == 0 && (c->lowercase || c->stopwords == NULL) && !c->n_columns && c->stem == NULL)
         return count_words(c, text, length);
     Py_ssize_t n_words = 0;
     for (Py_ssize_t i = 0; i < length;) {
@@ -918,40 +945,42 @@ typedef struct {
     int64_t *starts, *lengths; /* copies, checked once: the caller's arrays may change while the GIL is released */
 } Texts;
 
-/* Count one document given as a str or as UTF-8 bytes (``text`` NULL): cut here without the GIL (``released``),
- * or through the fallback with it: every text with ``every``, bytes that are not UTF-8 (which it refuses). */
+/* Count one document given as a str or as UTF-8 bytes (``text`` NULL): cut here (without the GIL unless
+ * ``*released`` is NULL, a stemmer's count), or through the fallback with it: bytes that are not UTF-8 (which it
+ * refuses), any text past ASCII where the interpreter's case tables are not reachable. */
 static int
-count_text(Counting *c, PyObject *text, const char *bytes, Py_ssize_t length, int every, PyObject *fallback,
+count_text(Counting *c, PyObject *text, const char *bytes, Py_ssize_t length, PyObject *fallback,
            PyThreadState **released)
 {
-    if (text != NULL && !every && PyUnicode_IS_ASCII(text))
+    if (text != NULL && PyUnicode_IS_ASCII(text))
         return count_document(c, (const char *)PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text));
-    if (text == NULL && !every && all_ascii(bytes, length))
+    if (text == NULL && all_ascii(bytes, length))
         return count_document(c, bytes, length);
 #if UNICODE_IN_C
-    if (text != NULL && !every) {
+    if (text != NULL) {
         Py_ssize_t encoded = utf8_of_string(c, text);
         return encoded >= 0 && count_unicode(c, c->unicode, encoded);
     }
-    if (!every && valid_utf8((const unsigned char *)bytes, length))
+    if (valid_utf8((const unsigned char *)bytes, length))
         return count_unicode(c, bytes, length);
 #endif
-    PyEval_RestoreThread(*released);
+    if (*released != NULL)
+        PyEval_RestoreThread(*released);
     PyObject *made = text == NULL ? PyUnicode_DecodeUTF8(bytes, length, NULL) : Py_NewRef(text);
     int ok = made != NULL && count_through(c, fallback, made);
     Py_XDECREF(made);
-    *released = PyEval_SaveThread();
+    if (*released != NULL)
+        *released = PyEval_SaveThread();
     return ok;
 }
 
-/* Count the rows of the ``n_columns`` columns ``texts``.  ASCII texts are cut without the GIL, so the threads
+/* Count the rows of the ``n_columns`` columns ``texts``.  Without a stemmer the GIL is released, so the threads
  * reading and writing the rows run meanwhile; the fallback takes it again. */
 static int
-count_rows(Counting *c, Texts *texts, Py_ssize_t n_columns, Py_ssize_t n_rows, int every, PyObject *fallback,
-           int64_t *indptr)
+count_rows(Counting *c, Texts *texts, Py_ssize_t n_columns, Py_ssize_t n_rows, PyObject *fallback, int64_t *indptr)
 {
     int ok = 1;
-    PyThreadState *released = PyEval_SaveThread();
+    PyThreadState *released = c->stem == NULL ? PyEval_SaveThread() : NULL;
     indptr[0] = 0;
     for (Py_ssize_t row = 0; ok && row < n_rows; row++) {
         c->row_start = c->n_pairs;
@@ -960,17 +989,18 @@ count_rows(Counting *c, Texts *texts, Py_ssize_t n_columns, Py_ssize_t n_rows, i
             if (given->strings != NULL) {
                 PyObject *text = PyTuple_GET_ITEM(given->strings, row);
                 if (text != Py_None)
-                    ok = count_text(c, text, NULL, 0, every, fallback, &released);
+                    ok = count_text(c, text, NULL, 0, fallback, &released);
             }
             else
                 ok = count_text(c, NULL, (const char *)given->bytes.buf + given->starts[row],
-                                (Py_ssize_t)given->lengths[row], every, fallback, &released);
+                                (Py_ssize_t)given->lengths[row], fallback, &released);
         }
         if (ok && !c->add && c->n_pairs > c->row_start) /* a fit adds the pairs up in any order */
             ok = order_row(c);
         indptr[row + 1] = c->n_pairs;
     }
-    PyEval_RestoreThread(released);
+    if (released != NULL)
+        PyEval_RestoreThread(released);
     return ok;
 }
 
@@ -1288,13 +1318,16 @@ wide_delimiters_of(Counting *c, PyObject *delimiters)
 }
 
 /* count(vocabulary, columns, n_rows, add, most, delimiters, alphabetic, lowercase, ngram_min, ngram_max,
- *       every, stopwords, fallback[, characters, n_columns]) -> (indptr, pairs)
+ *       stem, stopwords, fallback[, characters, n_columns, shared]) -> (indptr, pairs)
  *
  * columns: one per converted attribute: a list of each row's text (a string or None), or a tuple
  * (bytes, starts, ends) of every row's UTF-8 text and int64 arrays of where each starts and ends in
  * the bytes (schema.RawTexts.rows); a row's tokens are those of its texts in turn.  add: number the tokens not yet in ``vocabulary``
  * (else they are left out); None once ``vocabulary`` would hold more than ``most``.  delimiters: a string.
- * ngram_min 0: words, not n-grams.  every: send every text to ``fallback`` (a stemmer).
+ * ngram_min 0: words, not n-grams.  stem: None, or a function of one token (cut and lowercased) giving its stem, or
+ * None to leave it out (stop words are then its to leave out: ``stopwords`` is not used); the GIL is then held
+ * throughout.  fallback: a function of one text giving its final tokens, for bytes that are not UTF-8 (it
+ * raises) and, on Python 3.13 or later, any text past ASCII.
  * characters (default false): the tokens are character n-grams of ngram_min to ngram_max within
  * whitespace-separated words (``alphabetic``, ``delimiters`` and ``stopwords`` unused).  n_columns
  * (default 0), or a power of two: each token's number is its hashed column (``vocabulary`` unused,
@@ -1310,13 +1343,17 @@ static PyObject *
 count(PyObject *module, PyObject *args)
 {
     Counting c = {0};
-    PyObject *columns, *delimiters, *stopwords, *fallback, *shared = Py_None;
+    PyObject *columns, *delimiters, *stem, *stopwords, *fallback, *shared = Py_None;
     Py_ssize_t n_rows;
-    int every;
-    if (!PyArg_ParseTuple(args, "O!O!npnUppiipOO|pnO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
+    if (!PyArg_ParseTuple(args, "O!O!npnUppiiOOO|pnO:count", &VocabularyType, &c.vocabulary, &PyList_Type, &columns,
                           &n_rows, &c.add, &c.most, &delimiters, &c.alphabetic, &c.lowercase, &c.ngram_min, &c.ngram_max,
-                          &every, &stopwords, &fallback, &c.characters, &c.n_columns, &shared))
+                          &stem, &stopwords, &fallback, &c.characters, &c.n_columns, &shared))
         return NULL;
+    if (stem != Py_None && !PyCallable_Check(stem)) {
+        PyErr_SetString(PyExc_TypeError, "stem must be None or callable");
+        return NULL;
+    }
+    c.stem = stem == Py_None ? NULL : stem;
     if (shared != Py_None && (!PyObject_TypeCheck(shared, &VocabularyType) || !c.add)) {
         PyErr_SetString(PyExc_TypeError, "shared must be None, or a Vocabulary with add true");
         return NULL;
@@ -1351,7 +1388,7 @@ count(PyObject *module, PyObject *args)
     int shared_taken = taken && (c.shared == NULL || take(c.shared, 0));
     int stopwords_taken = shared_taken && (c.stopwords == NULL || take(c.stopwords, 0));
     if (stopwords_taken) {
-        if (count_rows(&c, texts, n_texts, n_rows, every, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
+        if (count_rows(&c, texts, n_texts, n_rows, fallback, (int64_t *)PyBytes_AS_STRING(indptr)))
             result = Py_BuildValue("(Oy#)", indptr, c.pairs ? (const char *)c.pairs : "",
                                    c.n_pairs * (Py_ssize_t)sizeof(Pair));
         else if (c.full && !PyErr_Occurred())
@@ -1992,7 +2029,7 @@ static PyMethodDef methods[] = {
 
 /* The interface number filterkit/kernels.py (INTERFACES) expects: bump both whenever a function's arguments or
    results change, so that a module built from older source is refused with one error line instead of misbehaving. */
-#define INTERFACE 11
+#define INTERFACE 12
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "filterkit._words", NULL, -1, methods};
 

@@ -301,9 +301,9 @@ class WordVector(KeptPass, Updatable, Explainable):
         characters = ngram_sizes(self.params["char_ngrams"], "--char-ngrams", LONGEST_CHARACTER_NGRAM)
         self.split = character_ngrams(characters) if characters else tokenizer(delimiters, ngrams, alphabetic)
         self.stem = registered_stemmer(self.params["stemmer"]).function if self.params["stemmer"] else None
-        #: ``count_words``' settings: a stemmer sends every text to ``tokens_of``
+        #: ``count_words``' settings
         sizes = characters or ngrams or (0, 0)
-        self.settings = (delimiters, alphabetic, self.params["lowercase"], *sizes, self.stem is not None)
+        self.settings = (delimiters, alphabetic, self.params["lowercase"], *sizes)
         self.characters = characters is not None
         #: with --hash, the hashed columns, else 0
         self.n_columns = 1 << self.params["hash"] if self.params["hash"] is not None else 0
@@ -328,21 +328,41 @@ class WordVector(KeptPass, Updatable, Explainable):
             tokens = (token for token in tokens if token.lower() not in stopwords)
         return tokens
 
+    def stemmed_token(self, token: str, stopwords: frozenset[str] = frozenset()) -> str | None:
+        """A token the compiled count cut and lowercased (as asked), stemmed; None for one of ``stopwords`` (compared
+        lowercased, once stemmed, as :meth:`tokens_of` compares them)."""
+        stem = self._stemmed(token)
+        return None if stopwords and stem.lower() in stopwords else stem
+
     def counted(self, chunk: Chunk, vocabulary, add: bool, stop_words: StopWords = NO_STOP_WORDS):
         """Per row of ``chunk``, the numbers in ``vocabulary`` of its distinct tokens over the converted
         attributes (tokens not in it, and ``stop_words``, left out; or added with ``add``, the fit's, and then not
         in ascending order) and their occurrences: CSR's ``indptr``, ``ids``, ``counts``.  The compiled
-        ``count`` cuts ASCII texts, without the GIL; ``tokens_of`` the rest."""
+        ``count`` cuts every text, without the GIL (a stemmer is called per token, with it); ``tokens_of`` only
+        what it cannot (bytes that are not UTF-8, which it refuses)."""
         raw = [chunk.raw_text(int(position)) for position in self.features]
         columns: list = raw if None not in raw else [list(chunk.text[int(position)]) for position in self.features]
         stop_vocabulary = stop_words.vocabulary
         fallback = partial(self.tokens_of, stopwords=stop_words.words)
+        stemmed = (
+            None if self.stem is None or self.characters else partial(self.stemmed_token, stopwords=stop_words.words)
+        )
         cut = (self.characters, 0 if add else self.n_columns)  # character n-grams; a transform's hashed columns
 
         def count(into, start: int, end: int, shared=None) -> tuple[np.ndarray, np.ndarray]:
             texts = [column[start:end] if isinstance(column, list) else column.rows(start, end) for column in columns]
             counted = count_words(
-                into, texts, end - start, add, self.most_words, *self.settings, stop_vocabulary, fallback, *cut, shared
+                into,
+                texts,
+                end - start,
+                add,
+                self.most_words,
+                *self.settings,
+                stemmed,
+                stop_vocabulary,
+                fallback,
+                *cut,
+                shared,
             )
             if counted is None:  # the fit's vocabulary reached the bound, checked as each token is counted
                 raise self._too_many_words()

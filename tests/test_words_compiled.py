@@ -179,7 +179,6 @@ def test_the_readers_bytes_are_counted_as_their_strings(options):
 def test_a_stemmer_sees_the_readers_bytes_as_strings():
     stage = stage_for(lowercase=True)
     stage.stem = lambda word: word[:4]
-    stage.settings = (*stage.settings[:-1], True)  # what prepare sets for a stemmer: every text to tokens_of
     texts = ["Stemmed words here", "Straße ΟΔΟΣ.ΚΑΙ", ""]
     vocabulary = _words.Vocabulary()
     indptr, ids, counts = stage.counted(
@@ -191,21 +190,21 @@ def test_a_stemmer_sees_the_readers_bytes_as_strings():
 
 def count_plain(vocabulary, columns: list, n_rows: int, fallback=None):
     """``_words.count`` adding to ``vocabulary``: words cut at spaces, as they are."""
-    return _words.count(vocabulary, columns, n_rows, True, 100, " ", False, False, 0, 0, False, None, fallback)
+    return _words.count(vocabulary, columns, n_rows, True, 100, " ", False, False, 0, 0, None, None, fallback)
 
 
 def test_count_reads_its_own_copy_of_where_the_rows_are():
-    # the fallback (every text, as for a stemmer) runs with the GIL held, while the count holds the rows' places
+    # a stemmer runs with the GIL held, token by token, while the count holds the rows' places
     data = "é a\nb c\nd e".encode()
     starts, ends = np.array([0, 5, 9], np.int64), np.array([4, 8, 12], np.int64)
 
-    def fallback(text):
+    def stem(token):
         ends[1:] = 1 << 40  # the caller's arrays changed mid-count: not read again
-        return text.split()
+        return token
 
     vocabulary = _words.Vocabulary()
     indptr, _ = _words.count(
-        vocabulary, [(data, starts, ends)], 3, True, 100, " ", False, False, 0, 0, True, None, fallback
+        vocabulary, [(data, starts, ends)], 3, True, 100, " ", False, False, 0, 0, stem, None, None
     )
     assert np.frombuffer(indptr, np.int64).tolist() == [0, 2, 4, 6]
     assert vocabulary.words == ["é", "a", "b", "c", "d", "e"]
@@ -214,7 +213,7 @@ def test_count_reads_its_own_copy_of_where_the_rows_are():
 def test_a_tuple_of_strings_is_still_a_column_of_strings():
     vocabulary = _words.Vocabulary()
     _words.count(
-        vocabulary, [("one doc", "two docs", "three")], 3, True, 100, " ", False, False, 0, 0, False, None, None
+        vocabulary, [("one doc", "two docs", "three")], 3, True, 100, " ", False, False, 0, 0, None, None, None
     )
     assert vocabulary.words == ["one", "doc", "two", "docs", "three"]
 
@@ -397,11 +396,11 @@ def test_a_count_that_only_reads_a_shared_vocabulary_numbers_new_tokens_after_it
     added to is refused."""
     shared, own = _words.Vocabulary(["b", "a"]), _words.Vocabulary()
 
-    def count(vocabulary, texts, add=True, most=100, fallback=None, given=shared, every=False):
-        arguments = (len(texts), add, most, " ", False, False, 0, 0, every, None, fallback, False, 0, given)
+    def count(vocabulary, texts, add=True, most=100, given=shared, stem=None):
+        arguments = (len(texts), add, most, " ", False, False, 0, 0, stem, None, None, False, 0, given)
         return _words.count(vocabulary, [texts], *arguments)
 
-    indptr, pairs = count(own, ["a c b c", "d é a"], fallback=lambda text: text.split())
+    indptr, pairs = count(own, ["a c b c", "d é a"])
     assert np.frombuffer(pairs, dtype=np.int64).tolist() == [1, 1, 2, 2, 0, 1, 3, 1, 4, 1, 1, 1]
     assert np.frombuffer(indptr, dtype=np.int64).tolist() == [0, 3, 6]
     assert shared.words == ["b", "a"] and own.words == ["c", "d", "é"]
@@ -409,12 +408,12 @@ def test_a_count_that_only_reads_a_shared_vocabulary_numbers_new_tokens_after_it
     with pytest.raises(TypeError, match="add true"):
         count(_words.Vocabulary(), ["a"], add=False)
 
-    def adding(text):  # inside a count adding to ``shared``
+    def adding(token):  # a stemmer, inside a count adding to ``shared``
         with pytest.raises(RuntimeError, match="in use by another thread"):
             count(_words.Vocabulary(), ["a"])
-        return [text]
+        return token
 
-    count(shared, ["é"], fallback=adding, given=None, every=True)
+    count(shared, ["é"], given=None, stem=adding)
     assert shared.words == ["b", "a", "é"]
 
 
@@ -430,18 +429,18 @@ def test_a_vocabulary_being_added_to_is_refused_to_other_threads():
     vocabulary = _words.Vocabulary(["a"])
     seen = []
 
-    def fallback(text):  # runs inside count (every text, as for a stemmer), which holds the vocabulary for adding
+    def stem(token):  # a stemmer runs inside count, which holds the vocabulary for adding
         for use in (lambda: vocabulary.words, lambda: vocabulary.ids(["z"]), lambda: counted(False)):
             with pytest.raises(RuntimeError, match="in use by another thread"):
                 use()
-        seen.append(text)
-        return text.split()
+        seen.append(token)
+        return token
 
     def counted(add):
-        return _words.count(vocabulary, [["é", "b a"]], 2, add, 100, " ", False, False, 0, 0, True, None, fallback)
+        return _words.count(vocabulary, [["é", "b a"]], 2, add, 100, " ", False, False, 0, 0, stem, None, None)
 
     indptr, pairs = counted(True)
-    assert seen == ["é", "b a"] and vocabulary.words == ["a", "é", "b"]
+    assert seen == ["é", "b", "a"] and vocabulary.words == ["a", "é", "b"]
     assert np.frombuffer(pairs, dtype=np.int64).tolist() == [1, 1, 2, 1, 0, 1]
     assert np.frombuffer(indptr, dtype=np.int64).tolist() == [0, 1, 3]
     assert vocabulary.words == ["a", "é", "b"] and len(stage.counted(chunk_of(["a"], ["é"]), vocabulary, True)[1]) == 2
@@ -463,7 +462,7 @@ def test_counting_ascii_texts_lets_other_threads_run():
     try:
         time.sleep(0.01)
         start = time.perf_counter()
-        _words.count(vocabulary, [texts], 80, True, 10**6, " ", False, True, 0, 0, False, None, None)
+        _words.count(vocabulary, [texts], 80, True, 10**6, " ", False, True, 0, 0, None, None, None)
         end = time.perf_counter()
     finally:
         stop.set()
@@ -478,7 +477,6 @@ def test_a_stemmer_is_called_on_the_callers_thread_alone():
     stage = stage_for(lowercase=True)
     threads = set()
     stage.stem = lambda word: threads.add(threading.get_ident()) or word[:4]
-    stage.settings = (*stage.settings[:-1], True)  # what prepare sets for a stemmer: every text to tokens_of
     texts = ["wheat corn rice"] * 300
     for add in (True, False):
         indptr, ids, counts = stage.counted(chunk_of(texts, texts), _words.Vocabulary(["whea", "corn"]), add)
