@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random
 import sys
+import unicodedata
 from collections import Counter
+from functools import cache
 
 import numpy as np
 import pytest
@@ -258,6 +260,33 @@ def test_a_vocabulary_past_the_caches_counts_unicode_as_python_counts_it(name, t
     kept = words[:-7]  # the transform's lookup: the last words left out, none added
     found = stage.counted(chunk, _words.Vocabulary(kept), False)
     assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
+
+
+@cache
+def case_candidates() -> list[str]:
+    """Every character past ASCII but the letters without case (Lo), private use, unassigned code points and
+    surrogates: those whose lowercase, casedness or case-ignorability ``str.lower`` reads, and the whitespace."""
+    return [chr(c) for c in range(0x80, 0x110000) if unicodedata.category(chr(c)) not in ("Lo", "Co", "Cn", "Cs")]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"delimiters": " ", "lowercase": True}, {"char_ngrams": "1-2", "lowercase": True}],
+    ids=["delimiters=space lowercase", "char_ngrams=1-2 lowercase"],
+)
+def test_every_character_with_a_case_property_is_lowercased_as_python_lowercases_it(options):
+    """Each candidate alone, between a cased letter and a capital sigma, after one (the sigma is final unless it
+    is cased), and before one: its own lowercase and whether it is cased or case-ignorable, all of them."""
+    texts = [
+        " ".join(f"{c} Α{c}Σ ΑΣ{c} {c}Σ{c}" for c in case_candidates()[start : start + 100])
+        for start in range(0, len(case_candidates()), 100)
+    ]
+    assert len(texts) >= 2 * HALF_CHUNK_ROWS
+    stage = stage_for(**options)
+    chunk = chunk_of([None] * len(texts), texts)
+    compiled, words = _words.Vocabulary(), []
+    counted = in_number_order(stage.counted(chunk, compiled, True))
+    assert counted == counted_in_python(stage, chunk, words, True) and compiled.words == words
 
 
 @pytest.mark.parametrize(
