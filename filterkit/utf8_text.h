@@ -5,7 +5,7 @@
  * the Python tokenizer's to the byte.  Nothing here makes a Python object or needs the GIL.
  *
  * Lone surrogates (which a Python string may hold) are written as ``surrogatepass`` writes them (three bytes, ED A0 80
- * to ED BF BF) and read back; a text given as bytes is checked strictly first (``valid_utf8``), so that such bytes
+ * to ED BF BF) and read back; a text given as bytes is checked strictly first (``valid_utf8``, ascii_bytes.h), so that such bytes
  * from a file are refused where they were.
  */
 #ifndef FILTERKIT_UTF8_TEXT_H
@@ -13,7 +13,8 @@
 
 #include <Python.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "ascii_bytes.h"
 
 /* Python 3.13 made the full case mappings and the Cased and Case_Ignorable properties internal: there, texts that are
  * not ASCII keep the Python tokenizer (the compiled path is built only where the interpreter's tables are reachable). */
@@ -22,40 +23,6 @@
 #else
 #define UNICODE_IN_C 0
 #endif
-
-/* Whether ``length`` bytes are UTF-8 as Python's strict decoder takes it: no overlong form, no surrogate, nothing past
- * U+10FFFF, no sequence cut short.  Runs of ASCII are passed eight bytes at a time. */
-static int
-valid_utf8(const unsigned char *bytes, Py_ssize_t length)
-{
-    for (Py_ssize_t i = 0; i < length;) {
-        uint64_t word;
-        if (i + 8 <= length && (memcpy(&word, bytes + i, 8), (word & 0x8080808080808080ULL) == 0)) {
-            i += 8;
-            continue;
-        }
-        unsigned lead = bytes[i];
-        if (lead < 0x80) {
-            i++;
-            continue;
-        }
-        Py_ssize_t size = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                        : lead >= 0xF0 && lead <= 0xF4                                   ? 4
-                                                                                         : 0;
-        if (size == 0 || i + size > length)
-            return 0;
-        unsigned second = bytes[i + 1];
-        unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
-        unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
-        if (second < low || second > high)
-            return 0;
-        for (Py_ssize_t k = 2; k < size; k++)
-            if ((bytes[i + k] & 0xC0) != 0x80)
-                return 0;
-        i += size;
-    }
-    return 1;
-}
 
 /* The code point at ``bytes[*at]`` (UTF-8 as ``valid_utf8`` takes it, or a surrogate written as ``surrogatepass``
  * writes it), ``*at`` moved past it. */

@@ -209,6 +209,17 @@ scan_rows(const char *text, Py_ssize_t length, Py_ssize_t rows, Py_ssize_t per_r
     return token;
 }
 
+/* Whether each of the ``quoted`` texts (unescaped, one after another, ``text_end`` where each ends) is UTF-8: checked
+ * text by text, as a sequence cut by a text's end is not a character; without the GIL. */
+static int
+texts_are_utf8(const char *unescaped, const int64_t *text_end, Py_ssize_t quoted)
+{
+    for (Py_ssize_t k = 0, from = 0; k < quoted; from = (Py_ssize_t)text_end[k++])
+        if (!valid_utf8((const unsigned char *)unescaped + from, (Py_ssize_t)text_end[k] - from))
+            return 0;
+    return 1;
+}
+
 /*
  * tokenize_plain(data, rows, per_row, labels=None) -> False | None | (numbers, starts, ends, kinds, texts, text_ends)
  *
@@ -240,6 +251,7 @@ tokenize_plain(PyObject *self, PyObject *args)
     }
     const char *text = PyBytes_AS_STRING(data);
     Py_ssize_t length = PyBytes_GET_SIZE(data), tokens = rows * per_row, count, quoted = 0;
+    int utf8 = 1;
     if (tokens > length) /* each value takes a byte at least: declined before its arrays are made, which would
                             be rows · per_row · 33 bytes for a wide file's short rows (an error the tokenizer reports) */
         Py_RETURN_FALSE;
@@ -260,6 +272,8 @@ tokenize_plain(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     const Labels *table = labels == Py_None ? NULL : (const Labels *)labels;
     count = scan_rows(text, length, rows, per_row, table, out, &quoted);
+    if (count == tokens)
+        utf8 = texts_are_utf8(unescaped, text_end, quoted);
     Py_END_ALLOW_THREADS
     if (count == -2) {
         result = Py_NewRef(Py_None);
@@ -269,19 +283,11 @@ tokenize_plain(PyObject *self, PyObject *args)
         result = Py_NewRef(Py_False);
         goto done;
     }
-    Py_ssize_t written = quoted ? text_end[quoted - 1] : 0;
-    int ascii = all_ascii(unescaped, written); /* then no text is looked at alone */
-    for (Py_ssize_t k = 0, from = 0; k < quoted && !ascii; from = text_end[k++]) {
-        if (all_ascii(unescaped + from, text_end[k] - from))
-            continue;
-        PyObject *string = PyUnicode_DecodeUTF8(unescaped + from, text_end[k] - from, NULL); /* checked, not kept */
-        if (!string) {
-            PyErr_Clear();
-            result = Py_NewRef(Py_False);
-            goto done;
-        }
-        Py_DECREF(string);
+    if (!utf8) {
+        result = Py_NewRef(Py_False);
+        goto done;
     }
+    Py_ssize_t written = quoted ? text_end[quoted - 1] : 0;
     if (_PyBytes_Resize(&texts, written) < 0 || _PyBytes_Resize(&text_ends, quoted * (Py_ssize_t)sizeof(int64_t)) < 0)
         goto done;
     result = PyTuple_Pack(6, numbers, starts, ends, kinds, texts, text_ends);
