@@ -263,6 +263,28 @@ def test_a_vocabulary_past_the_caches_counts_unicode_as_python_counts_it(name, t
     assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
 
 
+def stem_of(word: str) -> str:
+    """A stemmer for the tests: a word's first four characters, uppercased when its length is odd (ß becomes SS,
+    ǆ Ǆ; the stop word test lowercases the stem again)."""
+    return word[:4].upper() if len(word) % 2 else word[:4]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["lowercase stopwords=file", "ngrams=2-3 stopwords=file", "delimiters=accent-dot-emoji", "hash=8"],
+)
+def test_a_stemmer_stems_the_compiled_tokens_as_python_stems_them(name, tmp_path):
+    """A stemmer is called per token the compiled count cut and lowercased; on strings and on the reader's bytes."""
+    stage = unicode_stage(NAMED_OPTIONS[name], tmp_path)
+    stage.stem = stem_of
+    texts = documents(ROWS, seed=300, surrogates=True)
+    chunk = chunk_of(list(reversed(texts)), texts)
+    assert_counted_as_python_counts(stage, chunk, chunk)
+    plain = [text or "" for text in documents(ROWS, seed=301)]
+    as_bytes = Chunk(np.zeros((len(plain), 3)), {0: raw_of(plain), 1: raw_of(plain[::-1])})
+    assert_counted_as_python_counts(stage, as_bytes, chunk_of(plain, plain[::-1]))
+
+
 @cache
 def case_candidates() -> list[str]:
     """Every character past ASCII but the letters without case (Lo), private use, unassigned code points and
