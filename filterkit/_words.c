@@ -737,7 +737,7 @@ code_point_size(unsigned char lead)
 }
 
 /* Count one UTF-8 document's character n-grams as :func:`count_characters` counts an ASCII one's, by code point:
- * the words are the runs of code points that are not whitespace to ``str.split`` (Py_UNICODE_ISSPACE), each
+ * the words are the runs of code points that are not whitespace to ``str.split`` (is_white_space), each
  * lowercased alone (the final sigma's context ends at whitespace, which is neither cased nor case-ignorable, so a
  * word's lowercasing is the document's). */
 static int
@@ -752,13 +752,13 @@ count_unicode_characters(Counting *c, const char *text, Py_ssize_t length)
     for (Py_ssize_t at = 0; at < length;) {
         Py_ssize_t start = at, n = 0;
         Py_UCS4 point = read_code_point(bytes, &at);
-        if (Py_UNICODE_ISSPACE(point))
+        if (is_white_space(point))
             continue;
         c->points[n++] = point;
         while (at < length) {
             Py_ssize_t next = at;
             point = read_code_point(bytes, &next);
-            if (Py_UNICODE_ISSPACE(point))
+            if (is_white_space(point))
                 break;
             c->points[n++] = point;
             at = next;
@@ -2039,7 +2039,7 @@ PyInit__words(void)
     if (!draw_hash_key() || PyType_Ready(&VocabularyType) < 0 || PyType_Ready(&TallyType) < 0)
         return NULL;
 #if UNICODE_IN_C
-    fill_two_byte_lowercase();
+    fill_two_byte_tables();
 #endif
     PyObject *created = PyModule_Create(&module);
     if (created != NULL && PyModule_AddObjectRef(created, "Vocabulary", (PyObject *)&VocabularyType) < 0)

@@ -89,19 +89,29 @@ final_sigma(const Py_UCS4 *points, Py_ssize_t n, Py_ssize_t i)
  * four bytes each (in Unicode 14 the most is 1.5 times its bytes: U+0130, U+023A, U+023E); ASCII maps to ASCII. */
 #define LOWERED_ROOM(length) (6 * (length) + 12)
 
-/* The lowercase of each code point of two UTF-8 bytes (U+0080 to U+07FF: Latin, Greek, Cyrillic, Hebrew, Arabic...)
- * when it is one code point whatever its context, else 0 (U+0130, two; U+03A3, by its context): filled once by
- * ``fill_two_byte_lowercase``, so that most letters past ASCII are lowercased without a call. */
+/* The lowercase of each code point below U+0800 (ASCII and two UTF-8 bytes: Latin, Greek, Cyrillic, Hebrew,
+ * Arabic...) when it is one code point whatever its context, else 0 (U+0130, two; U+03A3, by its context), and
+ * whether ``str.split`` takes it for white space: filled once by ``fill_two_byte_tables``, so that most characters
+ * past ASCII are lowercased and told from white space without a call into the interpreter. */
 static Py_UCS4 two_byte_lowercase[0x800];
+static unsigned char two_byte_space[0x800];
 
 static void
-fill_two_byte_lowercase(void)
+fill_two_byte_tables(void)
 {
-    for (Py_UCS4 point = 0x80; point < 0x800; point++) {
+    for (Py_UCS4 point = 0; point < 0x800; point++) {
         Py_UCS4 mapped[3];
         int n_mapped = _PyUnicode_ToLowerFull(point, mapped);
         two_byte_lowercase[point] = n_mapped == 1 && point != 0x3A3 ? mapped[0] : 0;
+        two_byte_space[point] = (unsigned char)Py_UNICODE_ISSPACE(point);
     }
+}
+
+/* Whether ``str.split`` takes a code point for white space (Py_UNICODE_ISSPACE). */
+static inline int
+is_white_space(Py_UCS4 point)
+{
+    return point < 0x800 ? two_byte_space[point] : Py_UNICODE_ISSPACE(point);
 }
 
 /* Lowercase the ``n`` code points ``points`` as ``str.lower`` does (full mappings: U+0130 gives two code points; the
@@ -116,6 +126,10 @@ write_lowered(const Py_UCS4 *points, Py_ssize_t n, char *out)
         int n_mapped;
         if (points[i] < 0x80) { /* no call into the tables for ASCII, most of most texts */
             out[written++] = (char)(points[i] >= 'A' && points[i] <= 'Z' ? points[i] + 32 : points[i]);
+            continue;
+        }
+        if (points[i] < 0x800 && two_byte_lowercase[points[i]] != 0) {
+            written += write_code_point(two_byte_lowercase[points[i]], out + written);
             continue;
         }
         if (points[i] == 0x3A3) {
