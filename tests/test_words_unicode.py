@@ -1,8 +1,9 @@
 """The compiled count of ``words`` (``filterkit/_words.c``) on any Unicode against the Python oracle (issue 74,
 item 1): random and adversarial documents from every plane — combining marks, case mappings that change a text's
 length or depend on its context (İ, ẞ, the final sigma), whitespace that only ``str.split`` knows, lone surrogates —
-under every tokenizer setting ``count`` takes, as Python strings and as the ARFF reader's bytes, fitted and
-transformed, on one thread and on two."""
+under every tokenizer setting ``count`` takes and a stemmer, as Python strings and as the ARFF reader's bytes,
+fitted and transformed, on one thread and on two; every character with a case property lowercased; and bytes that
+are not UTF-8 refused as decoding them refuses them."""
 
 from __future__ import annotations
 
