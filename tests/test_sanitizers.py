@@ -45,6 +45,7 @@ DIFFERENTIAL_TESTS = [
     "tests/arff/test_header_fast_path.py",
     "tests/arff/test_parse_paths.py",
     "tests/test_quoted_compiled.py",
+    "tests/arff/test_quoted_labels.py",
     "tests/test_kernels.py",
     "tests/test_lines_compiled.py",
     "tests/test_words_compiled.py",
