@@ -66,6 +66,14 @@ class Dataset:
         return self.schema.attributes[self.class_index].labels
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it), the default ``--jobs``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def evaluate(
     source,
     chains: list[ChainSpec],

@@ -31,3 +31,12 @@ def test_train_picks_c_as_its_help_says(run_filterkit, tmp_path):
     assert result.status == 0, result.stderr
     classifier = json.loads(model.read_text())["classifier"]
     assert classifier["params"]["c_by"] == "f1" and "inner_f1" in classifier["fitted"]
+
+
+def test_jobs_default_to_every_core_this_process_may_use_and_the_help_says_how_many(run_filterkit):
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    for command in ("train", "evaluate"):
+        text = " ".join(run_filterkit(command, "--help").stdout.decode().split())
+        assert f"[default: (every core this process may use, here {cores}); x>=1]" in text, command

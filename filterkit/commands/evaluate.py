@@ -65,6 +65,9 @@ With --test, --stats adds McNemar's test per task. Data of several labels a row
 (MEKA's -C, or --labels FILE.xml) is evaluated label by label: docs/evaluate.md.
 """
 
+#: What ``--jobs`` defaults to, as its help says it.
+JOBS_DEFAULT = f"every core this process may use, here {evaluation.usable_cores()}"
+
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
 MAX_SEED = 2**31 - 1
 
@@ -275,7 +278,13 @@ COMMANDLINE = ParameterSource.COMMANDLINE
     help="Also write one self-contained HTML file: the settings, the table, the paired tests and the plots "
     "(learning curves, sweep curves, each chain against the first per task; needs matplotlib).",
 )
-@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Worker processes.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1),
+    default=evaluation.usable_cores(),
+    show_default=JOBS_DEFAULT,
+    help="Worker processes (--jobs 1: fit here, in this process); the same results for any number.",
+)
 @engine_option("Fit here (in --jobs processes) or as tasks on a Dask cluster, with the same results")
 @scheduler_option
 @workers_option

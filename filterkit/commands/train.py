@@ -8,7 +8,7 @@ import click
 
 from filterkit.arff.tokens import one_line
 from filterkit.commands.context import plugin_loader
-from filterkit.commands.evaluate import MAX_SEED, EvaluateCommand, chains_of, classifier_params
+from filterkit.commands.evaluate import JOBS_DEFAULT, MAX_SEED, EvaluateCommand, chains_of, classifier_params
 from filterkit.commands.files import check_distinct, check_format_options
 from filterkit.commands.options import (
     RegisteredName,
@@ -20,7 +20,7 @@ from filterkit.commands.options import (
     progress_option,
     quiet_option,
 )
-from filterkit.evaluation import Settings
+from filterkit.evaluation import Settings, usable_cores
 from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode
@@ -107,9 +107,10 @@ class TrainCommand(EvaluateCommand):
 @click.option(
     "--jobs",
     type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Worker processes for the candidates' cross-validation (the same model).",
+    default=usable_cores(),
+    show_default=JOBS_DEFAULT,
+    help="Worker processes for the candidates' cross-validation (--jobs 1: fit here, in this process); the same "
+    "model for any number.",
 )
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
