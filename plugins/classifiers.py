@@ -186,24 +186,10 @@ class LinearSVM(Classifier):
         self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
         self.inner_auc, self.inner_f1, out_of_fold = {}, {}, {}
         if folds >= 2:
-            splits = list(
-                StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
-            )
+            splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
+            inner_rows = [(features[train], classes[train], features[test], test) for train, test in splits]
             for C in self.grid:
-                decisions = np.zeros((len(classes), len(columns)))
-                aucs = []
-                for train, test in splits:
-                    models = self._one_vs_rest(C, seed, features[train], classes[train], columns)
-                    decisions[test] = _decisions(*_linear_form(models), features[test])
-                    aucs.append(
-                        np.nanmean(
-                            [area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)]
-                        )
-                    )
-                self.inner_auc[C] = float(np.mean(aucs))
-                out_of_fold[C] = decisions
-                if self.params["c_by"] == "f1":
-                    self.inner_f1[C] = self._out_of_fold_f1(decisions, classes, columns)
+                out_of_fold[C] = self._inner_decisions(C, seed, inner_rows, classes, columns)
             inner = self.inner_f1 if self.params["c_by"] == "f1" else self.inner_auc
             self.chosen_C = max(self.grid, key=lambda C: (inner[C], -C))
         else:
@@ -220,21 +206,35 @@ class LinearSVM(Classifier):
         self.has_probabilities = self.sigmoids is not None
         return self
 
+    def _inner_decisions(self, C: float, seed: int, inner_rows: list, classes: np.ndarray, columns) -> np.ndarray:
+        """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training
+        features and classes, its test features and rows), its mean AUC and (``--svm-c-by f1``) F1 recorded."""
+        decisions = np.zeros((len(classes), len(columns)))
+        aucs = []
+        for train_features, train_classes, test_features, test in inner_rows:
+            models = self._one_vs_rest(C, seed, train_features, train_classes, columns)
+            decisions[test] = _decisions(*_linear_form(models), test_features)
+            aucs.append(
+                np.nanmean([area_under_roc(classes[test] == k, decisions[test, j]) for j, k in enumerate(columns)])
+            )
+        self.inner_auc[C] = float(np.mean(aucs))
+        if self.params["c_by"] == "f1":
+            self.inner_f1[C] = self._out_of_fold_f1(decisions, classes, columns)
+        return decisions
+
     def _out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
         """The F1 of the positive column (k classes: the macro-F1) of the inner CV's out-of-fold decision values,
         each row decided as :meth:`predict` or :meth:`predict_class` would, Platt's sigmoids fitted on these
         rows unless ``--svm-decision margin``."""
-        from sklearn.metrics import f1_score
-
         scores = decisions
         if self.params["decision"] != "margin":
             sigmoids = np.array([platt_sigmoid(decisions[:, j], classes == k) for j, k in enumerate(columns)])
             scores = 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
         if len(columns) == 1:
             decided = scores[:, 0] > 0 if self.params["decision"] == "margin" else scores[:, 0] >= 0.5
-            return float(f1_score(classes == columns[0], decided, zero_division=0.0))
+            return f1_scores(classes == columns[0], decided, [True])[0]
         decided = np.asarray(columns)[np.argmax(scores, axis=1)]
-        return float(f1_score(classes, decided, labels=list(columns), average="macro", zero_division=0.0))
+        return float(np.mean(f1_scores(classes, decided, list(columns))))
 
     def _one_vs_rest(self, C: float, seed: int, features, classes, columns) -> list:
         """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
@@ -348,6 +348,17 @@ def _checked_linear_form(classifier, weights, intercepts) -> tuple[np.ndarray, n
 def _decisions(weights: np.ndarray, intercepts: np.ndarray, features) -> np.ndarray:
     """Each row's decision value per SVM, features · weights[j] + intercepts[j] (as liblinear computes it)."""
     return np.asarray(features @ weights.T) + intercepts
+
+
+def f1_scores(truth: np.ndarray, decided: np.ndarray, labels: list) -> list[float]:
+    """Each label's F1, 2·TP / (2·TP + FP + FN), 0 where it has no row in ``truth`` nor ``decided``: scikit-learn's
+    ``f1_score(…, zero_division=0.0)`` to the bit, without its checks."""
+    scores = []
+    for label in labels:
+        actual, predicted = truth == label, decided == label
+        hits, positives = np.count_nonzero(actual & predicted), np.count_nonzero(actual) + np.count_nonzero(predicted)
+        scores.append(2.0 * hits / positives if positives else 0.0)
+    return scores
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
