@@ -454,12 +454,8 @@ def run_fits(
         elif min(jobs, count) == 1:
             results = (fits.score(registry, fits.dataset, *arguments, settings) for arguments in fits.arguments)
         else:
-            from joblib import Parallel, delayed
-
-            results = Parallel(n_jobs=min(jobs, count), return_as="generator")(
-                delayed(score_in_worker)(plugins_dir, fits.score, fits.dataset, arguments, settings)
-                for arguments in fits.arguments
-            )
+            shipped = stack.enter_context(shipped_dataset(fits.dataset))
+            results = _pooled_results(min(jobs, count), plugins_dir, fits, shipped, settings)
         meter = stack.enter_context(progress.step(step, items=count, unit="fits", uneven=uneven))
         scored = []
         for position, (detail, result) in enumerate(zip(fits.details, results)):
@@ -469,6 +465,64 @@ def run_fits(
             scored.append(result)
             meter.advance(detail=detail)
     return scored
+
+
+def _pooled_results(jobs: int, plugins_dir, fits: Fits, shipped: str, settings: Settings):
+    """The results of ``fits`` in their order, fitted in ``jobs`` worker processes that read the rows once each
+    from the file ``shipped``; the fits of the most training rows are sent first, so that a long one does not
+    start last.  A fit's error is raised when its turn comes, so the first fit to fail in their order is the
+    one reported, as in one process."""
+    from joblib import Parallel, delayed
+
+    sizes = [len(arguments[-2]) for arguments in fits.arguments]  # a fit's arguments end (training rows, test rows)
+    order = sorted(range(len(sizes)), key=lambda position: -sizes[position])  # stable: the given order on a tie
+    sent = Parallel(n_jobs=jobs, return_as="generator")(
+        delayed(score_shipped)(plugins_dir, fits.score, shipped, fits.arguments[position], settings)
+        for position in order
+    )
+    incoming = zip(order, sent)
+    arrived: dict[int, tuple] = {}
+    for position in range(len(order)):
+        while position not in arrived:
+            fit, outcome = next(incoming)
+            arrived[fit] = outcome
+        result, error = arrived.pop(position)
+        if error is not None:
+            raise error
+        yield result
+
+
+@contextlib.contextmanager
+def shipped_dataset(dataset: Dataset):
+    """The path of a temporary file holding ``dataset`` pickled once, which each worker process reads once
+    (:func:`worker_dataset`) instead of being sent it with every fit."""
+    import pickle
+    import tempfile
+    import uuid
+
+    with tempfile.TemporaryDirectory(prefix="filterkit-rows-") as folder:
+        path = os.path.join(folder, f"{uuid.uuid4().hex}.pickle")
+        with open(path, "wb") as stream:
+            pickle.dump(dataset, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        yield path
+
+
+@functools.lru_cache(maxsize=1)
+def worker_dataset(path: str):
+    """The rows a worker process reads once from the file of :func:`shipped_dataset` for every fit it is sent."""
+    import pickle
+
+    with open(path, "rb") as stream:
+        return pickle.load(stream)
+
+
+def score_shipped(plugins_dir, score, shipped: str, arguments: tuple, settings: Settings) -> tuple:
+    """(result, None) of :func:`score_in_worker` on the rows of the file ``shipped`` (:func:`shipped_dataset`),
+    or (None, the error it raised)."""
+    try:
+        return score_in_worker(plugins_dir, score, worker_dataset(shipped), arguments, settings), None
+    except Exception as error:  # raised in the parent at the fit's turn (_pooled_results)
+        return None, error
 
 
 @functools.lru_cache(maxsize=4)
