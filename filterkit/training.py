@@ -304,14 +304,16 @@ def _fitted_model(
 
 
 def section_head(registry: Registry, settings: Settings, params: dict, task: str, classes, chain, features) -> dict:
-    """What a model's classifier section says first, whatever its task: the classifier (its plugin and
-    options), the task and its classes, the seed, and the chain whose ``features`` (a matrix) it learnt from."""
+    """What a model's classifier section says first, whatever its task: the classifier (its plugin and options,
+    but those at a value it declares ``unrecorded_defaults``), the task and its classes, the seed, and the chain
+    whose ``features`` (a matrix) it learnt from."""
     registered = registry.classifiers[settings.classifier]
+    unrecorded = getattr(registered.value, "unrecorded_defaults", {})
     return {
         "name": settings.classifier,
         "plugin": registered.plugin,
         "distribution": registered.distribution,
-        "params": params,
+        "params": {key: value for key, value in params.items() if key not in unrecorded or unrecorded[key] != value},
         "task": task,
         "classes": classes,
         "seed": settings.seed,

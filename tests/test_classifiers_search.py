@@ -65,3 +65,69 @@ def test_evaluate_prints_the_json_it_printed_before_the_search_was_reworked(run_
     document = json.loads(result.stdout)
     document["settings"].pop("input")
     assert digest(document) == IRIS_EVALUATION_DIGEST
+
+
+OH0 = REAL / "oh0.wc.arff"
+
+
+def fitted(run_filterkit, tmp_path, *argv) -> dict:
+    model = tmp_path / "model.json"
+    result = run_filterkit("train", "-q", "--jobs", "1", "-o", model, *argv)
+    assert result.status == 0, result.stderr
+    return json.loads(model.read_text())["classifier"]
+
+
+@pytest.mark.parametrize(
+    "c_by, chosen, scored",
+    [
+        ("f1", 1.0, [0.01, 0.1, 1.0, 10.0]),  # inner F1 .881 .896 .909 .905 (.909 at 100: the smaller C wins a tie)
+        ("auc", 0.1, [0.01, 0.1, 1.0]),  # inner AUC .9906 .9942 .9924 .9890 .9882
+    ],
+)
+def test_an_early_search_where_the_scores_rise_to_one_peak_picks_the_c_and_weights_of_the_full_one(
+    run_filterkit, tmp_path, c_by, chosen, scored
+):
+    argv = ("--positive", "Ethics", "--svm-c-by", c_by, OH0, "l2")
+    full = fitted(run_filterkit, tmp_path, *argv)
+    early = fitted(run_filterkit, tmp_path, "--svm-c-search", "early", *argv)
+    assert full["fitted"]["C"] == early["fitted"]["C"] == chosen
+    assert early["fitted"]["C_scored"] == scored and "C_scored" not in full["fitted"]
+    assert list(early["fitted"]["inner_auc"]) == [str(C) for C in scored]
+    assert early["state"] == full["state"]
+    assert early["params"]["c_search"] == "early" and "c_search" not in full["params"]
+
+
+def test_an_early_search_stops_at_a_dip_that_the_full_search_climbs_out_of(run_filterkit, tmp_path):
+    # iris's inner macro-F1 by C: .947 at 0.01, .933 at 0.1, then .953, .960 and .960: the full search picks 10
+    argv = ("--multiclass", IRIS, "minmax")
+    full, early = (
+        fitted(run_filterkit, tmp_path, *argv),
+        fitted(run_filterkit, tmp_path, "--svm-c-search", "early", *argv),
+    )
+    assert (full["fitted"]["C"], early["fitted"]["C"]) == (10.0, 0.01)
+    assert early["fitted"]["C_scored"] == [0.01, 0.1]
+    assert early["fitted"]["inner_macro_f1"] == {C: full["fitted"]["inner_macro_f1"][C] for C in ("0.01", "0.1")}
+
+
+def test_an_early_search_walks_the_grid_from_its_smallest_c_whatever_its_order(run_filterkit, tmp_path):
+    argv = ("--positive", "Ethics", "--svm-c-by", "auc", "--svm-c-search", "early", OH0, "l2")
+    shuffled = fitted(run_filterkit, tmp_path, "--svm-c-values", "10,0.01,1,100,0.1", *argv)
+    assert shuffled["fitted"]["C_scored"] == [0.01, 0.1, 1.0] and shuffled["fitted"]["C"] == 0.1
+
+
+def test_evaluate_searches_c_early_when_told(run_filterkit):
+    argv = ("evaluate", "--json", "--jobs", "1", "--multiclass", "--folds", "3", "--svm-c-search", "early")
+    result = run_filterkit(*argv, IRIS, "minmax")
+    assert result.status == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["settings"]["classifier_params"] == {"c_search": "early"}
+    grid = [0.01, 0.1, 1.0, 10.0, 100.0]
+    for fold in document["results"][0]["classifier"]:
+        scored, scores = fold["C_scored"], list(fold["inner_macro_auc"].values())
+        assert scored == grid[: len(scored)] and len(scores) == len(scored)
+        stopped = len(scored) < len(grid)
+        climbed = scores[:-1] if stopped else scores
+        assert all(later > earlier for earlier, later in zip(climbed, climbed[1:])), fold
+        assert not stopped or scores[-1] <= climbed[-1], fold
+        assert fold["C"] == scored[scores.index(max(scores))]
+    assert [len(fold["C_scored"]) for fold in document["results"][0]["classifier"]] == [4, 5, 2]
