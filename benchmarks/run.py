@@ -42,6 +42,7 @@ import ctypes
 import importlib.util
 import itertools
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -1005,6 +1006,13 @@ def words_main(argv: list[str]) -> None:
         choices=list(WORDS_JOBS),
         help="A job to run on Debian's short descriptions (repeat it for more; default: those of --job).",
     )
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="JOB@DATA",
+        help="Leave out one job on one corpus, e.g. 'char_wb 2-5@Debian German ×10' (repeat it for more).",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args(argv)
     chosen = [name for name in WORDS_JOBS if name in (args.job or WORDS_JOBS)]
@@ -1020,6 +1028,12 @@ def words_main(argv: list[str]) -> None:
         accented,
     )
     jobs_by_data = {data: words_jobs_of(data, chosen, debian_chosen) for data in inputs}
+    unknown = [skip for skip in args.skip if skip.partition("@")[0] not in jobs_by_data.get(skip.partition("@")[2], [])]
+    if unknown:
+        parser.error(f"--skip names no job run on a corpus: {', '.join(unknown)}")
+    jobs_by_data = {
+        data: [job for job in jobs if f"{job}@{data}" not in args.skip] for data, jobs in jobs_by_data.items()
+    }
     filterkit = shutil.which("filterkit") or str(Path(sys.executable).with_name("filterkit"))
     java = ["java", JAVA_HEAP, "-cp", WEKA_JAR, "weka.filters.unsupervised.attribute.StringToWordVector"]
     jobs, in_memory = [], {}
@@ -1054,7 +1068,8 @@ def words_main(argv: list[str]) -> None:
             results[(*key, "in memory")] = tuple(statistics.median(float(run[k]) for run in runs) for k in (0, 1))
     finally:
         shutil.rmtree(timings)
-    report = format_words(results, inputs, args.repeats, jobs_by_data, accented)
+    command_line = " ".join(["python benchmarks/run.py words", *(shlex.quote(argument) for argument in argv)])
+    report = format_words(results, inputs, args.repeats, jobs_by_data, accented, command_line)
     replace_section(args.out, WORDS_HEADING, report)
     print(report)
 
@@ -1063,14 +1078,19 @@ WORDS_HEADING = "## Documents to word vectors (`run.py words`)"
 
 
 def format_words(
-    results: dict, inputs: dict[str, Path], repeats: int, jobs_by_data: dict[str, list[str]], accented: list[int]
+    results: dict,
+    inputs: dict[str, Path],
+    repeats: int,
+    jobs_by_data: dict[str, list[str]],
+    accented: list[int],
+    command_line: str,
 ) -> str:
     """The words section of RESULTS.md: the corpora; per corpus and job, each tool's wall and CPU seconds, MB/s and
     peak RSS, and the in-memory vectorizer's seconds over filterkit's; then the controls (:func:`format_controls`)."""
     lines = [
         WORDS_HEADING,
         "",
-        f"`python benchmarks/run.py words` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
+        f"`{command_line}` on {time.strftime('%Y-%m-%d')} at commit {_commit()}, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; medians of {repeats} interleaved rounds.  "
         "Reuters: Weka's ReutersGrain-train documents (1,554 long documents, 2 classes) repeated; Debian: "
         "Debian's package short descriptions by section (benchmarks/documents.py's corpus, built from "
