@@ -665,7 +665,8 @@ queue_ngram(Counting *c, Py_ssize_t start, Py_ssize_t length)
     return wait_for_lookup(c, c->token, start, length, hash);
 }
 
-/* Cut one ASCII document into its tokens and count them. */
+/* Cut one document into its tokens and count them: ASCII, or UTF-8 with its non-ASCII delimiters marked
+ * (:func:`count_unicode`), its character n-grams then counted by :func:`count_unicode_characters`. */
 static int
 count_document(Counting *c, const char *text, Py_ssize_t length)
 {
@@ -744,31 +745,28 @@ static int
 count_unicode_characters(Counting *c, const char *text, Py_ssize_t length)
 {
     const unsigned char *bytes = (const unsigned char *)text;
-    if (!grow((void **)&c->points, &c->points_allocated, length, sizeof(Py_UCS4)) ||
-        !grow((void **)&c->lowered, &c->lowered_allocated, LOWERED_ROOM(length) + 2, 1) ||
-        !grow((void **)&c->offsets, &c->offsets_allocated, LOWERED_ROOM(length) + 3, sizeof(Py_ssize_t)))
-        return 0;
-    char *padded = c->lowered;
     for (Py_ssize_t at = 0; at < length;) {
-        Py_ssize_t start = at, n = 0;
-        Py_UCS4 point = read_code_point(bytes, &at);
-        if (is_white_space(point))
+        Py_ssize_t start = at;
+        if (is_white_space(read_code_point(bytes, &at)))
             continue;
-        c->points[n++] = point;
-        while (at < length) {
-            Py_ssize_t next = at;
-            point = read_code_point(bytes, &next);
-            if (is_white_space(point))
-                break;
-            c->points[n++] = point;
+        for (Py_ssize_t next = at; at < length && !is_white_space(read_code_point(bytes, &next)); next = at)
             at = next;
-        }
+        Py_ssize_t word = at - start; /* the word's bytes, its scratch sized by them (not by the document's) */
+        if (!grow((void **)&c->points, &c->points_allocated, word, sizeof(Py_UCS4)) ||
+            !grow((void **)&c->lowered, &c->lowered_allocated, LOWERED_ROOM(word) + 2, 1) ||
+            !grow((void **)&c->offsets, &c->offsets_allocated, LOWERED_ROOM(word) + 3, sizeof(Py_ssize_t)))
+            return 0;
+        char *padded = c->lowered;
         Py_ssize_t size = 1;
-        if (c->lowercase)
+        if (c->lowercase) {
+            Py_ssize_t n = 0;
+            for (Py_ssize_t k = start; k < at;)
+                c->points[n++] = read_code_point(bytes, &k);
             size += write_lowered(c->points, n, padded + 1);
+        }
         else {
-            memcpy(padded + 1, text + start, (size_t)(at - start));
-            size += at - start;
+            memcpy(padded + 1, text + start, (size_t)word);
+            size += word;
         }
         padded[0] = padded[size++] = ' ';
         Py_ssize_t n_points = 0;
@@ -1104,6 +1102,10 @@ texts_of(PyObject *columns, Py_ssize_t n_rows, Py_ssize_t *n_columns)
                 PyErr_Format(PyExc_TypeError, "a document is %.100s, not a string", Py_TYPE(text)->tp_name);
                 break;
             }
+#if PY_VERSION_HEX < 0x030C0000 /* a string of the deprecated wide-character API, made ready to be read without the GIL */
+            if (text != Py_None && PyUnicode_READY(text) < 0)
+                break;
+#endif
         }
         if (row < n_rows) {
             made++;

@@ -69,6 +69,11 @@ write_code_point(Py_UCS4 point, char *out)
     return 4;
 }
 
+/* The room lowercasing ``length`` bytes of UTF-8 may take: a code point of two bytes or more maps to at most three
+ * code points, each of at most four bytes (in Unicode 14 the most is 1.5 times its bytes: U+0130, U+023A, U+023E);
+ * ASCII maps to ASCII. */
+#define LOWERED_ROOM(length) (6 * (length) + 12)
+
 #if UNICODE_IN_C
 /* Whether the capital sigma at ``points[i]`` ends a word (Unicode's Final_Sigma, as ``str.lower`` tests it): a cased
  * character before it and none after it, case-ignorable characters skipped both ways. */
@@ -84,10 +89,6 @@ final_sigma(const Py_UCS4 *points, Py_ssize_t n, Py_ssize_t i)
         ;
     return j == n || !_PyUnicode_IsCased(points[j]);
 }
-
-/* The room lowercasing ``length`` bytes of UTF-8 may take: a code point of two bytes or more maps to at most three of
- * four bytes each (in Unicode 14 the most is 1.5 times its bytes: U+0130, U+023A, U+023E); ASCII maps to ASCII. */
-#define LOWERED_ROOM(length) (6 * (length) + 12)
 
 /* The lowercase of each code point below U+0800 (ASCII and two UTF-8 bytes: Latin, Greek, Cyrillic, Hebrew,
  * Arabic...) when it is one code point whatever its context, else 0 (U+0130, two; U+03A3, by its context), and

@@ -10,8 +10,8 @@ instances); ``--dense`` writes them dense.
 
 The statistics are the occurrence and document counts of each (class, word) pair that occurs:
 they merge by adding, so memory follows the vocabulary, not the documents or the declared
-classes (``filterkit/_words.c`` cuts and counts ASCII documents; the others go through
-:meth:`WordVector.tokens_of`, so that lowercasing stays Java's).  **Decision**: the output's
+classes (``filterkit/_words.c`` cuts and counts every document, lowercasing as :meth:`WordVector.tokens_of`, the
+Python tokenizer the tests hold it to, lowercases: docs/algorithms.md §12).  **Decision**: the output's
 attributes are bounded by those a file may declare (``FILTERKIT_MAX_ATTRIBUTES``, 1,000,000 by
 default), the distinct words held while fitting by twice as many, so --words-to-keep and
 --min-term-freq can still bring a larger vocabulary within the first: beyond either, an error naming
