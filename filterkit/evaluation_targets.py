@@ -86,6 +86,7 @@ def target_fits(task: Task, inputs: tuple, chains: list[ChainSpec], settings: Se
         [(chain, train, test) for train, test in draws for chain in chains],
         [f"fold {fold + 1}, chain '{chain.text}'" for fold in range(len(draws)) for chain in chains],
         evaluation,
+        data.n_rows,
     )
 
 

@@ -78,6 +78,8 @@ class Fits:
     arguments: list[tuple]
     details: list[str]
     evaluation: Callable[[list[dict]], Evaluation]
+    #: the rows the fits learn from, by which a default ``--jobs`` sizes the pool (:func:`evaluation.pool_size`)
+    rows: int
 
 
 @dataclass(frozen=True)

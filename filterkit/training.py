@@ -78,18 +78,18 @@ def train(
     reading: FormatOptions | None = None,
     progress=None,
     candidate_folds: int = CANDIDATE_FOLDS,
-    jobs: int = 1,
+    jobs: int | None = 1,
     plugins_dir=None,
     warn: Callable[[str], None] | None = None,
 ) -> "TrainedModel":
     """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
-    when there are several) and the
-    classifier of ``settings`` on ``source`` (a path read in ``input_format`` with ``reading``, or a source
-    called ``name``), for the task ``evaluate`` would score: ``settings.positive`` against the rest, the
-    minority of two classes, or every class (``settings.multiclass``).  Rows with a missing class are left out.
-    The candidates are scored in up to ``jobs`` processes (each with the plugins of ``plugins_dir``), with the
-    same results, a fit at a time on ``progress``.  ``warn`` is given each warning in the chain command's words:
-    a candidate's once (of the first fold that gives it), then the kept chain's, fitted on every row."""
+    when there are several) and the classifier of ``settings`` on ``source`` (a path read in ``input_format`` with
+    ``reading``, or a source called ``name``), for the task ``evaluate`` would score: ``settings.positive`` against
+    the rest, the minority of two classes, or every class (``settings.multiclass``). Rows with a missing class are
+    left out. The candidates are scored in up to ``jobs`` processes (None: :func:`~filterkit.evaluation.pool_size`
+    chooses; each with the plugins of ``plugins_dir``), with the same results, a fit at a time on ``progress``.
+    ``warn`` is given each warning in the chain command's words: a candidate's once (of the first fold that gives
+    it), then the kept chain's, fitted on every row."""
     from filterkit.progress import Progress
 
     settings = Settings() if settings is None else settings

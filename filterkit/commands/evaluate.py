@@ -66,7 +66,10 @@ With --test, --stats adds McNemar's test per task. Data of several labels a row
 """
 
 #: What ``--jobs`` defaults to, as its help says it.
-JOBS_DEFAULT = f"every core this process may use, here {evaluation.usable_cores()}"
+JOBS_DEFAULT = (
+    f"every core this process may use (here {evaluation.usable_cores()}) from {evaluation.POOL_FROM_ROWS:,} training "
+    "rows, else 1"
+)
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
 MAX_SEED = 2**31 - 1
@@ -281,7 +284,7 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 @click.option(
     "--jobs",
     type=click.IntRange(1),
-    default=evaluation.usable_cores(),
+    default=None,
     show_default=JOBS_DEFAULT,
     help="Worker processes (--jobs 1: fit here, in this process); the same results for any number.",
 )

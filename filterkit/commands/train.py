@@ -20,7 +20,7 @@ from filterkit.commands.options import (
     progress_option,
     quiet_option,
 )
-from filterkit.evaluation import Settings, usable_cores
+from filterkit.evaluation import Settings
 from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode
@@ -107,7 +107,7 @@ class TrainCommand(EvaluateCommand):
 @click.option(
     "--jobs",
     type=click.IntRange(1),
-    default=usable_cores(),
+    default=None,
     show_default=JOBS_DEFAULT,
     help="Worker processes for the candidates' cross-validation (--jobs 1: fit here, in this process); the same "
     "model for any number.",
