@@ -196,7 +196,9 @@ class LinearSVM(Classifier):
 
         classes = np.asarray(classes, dtype=np.int64)
         self.inner_folds = folds = min(self.params["inner_folds"], int(np.bincount(classes, minlength=n_classes).min()))
-        self.inner_auc, self.inner_f1, out_of_fold = {}, {}, {}
+        self.inner_auc: dict[float, float] = {}
+        self.inner_f1: dict[float, float] = {}
+        out_of_fold: dict[float, np.ndarray] = {}
         if folds >= 2:
             splits = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(classes)), classes)
             inner_rows = [(features[train], classes[train], features[test], test) for train, test in splits]
