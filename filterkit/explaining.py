@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import scipy.sparse as sp
 
 from filterkit.documents import for_terminal
-from filterkit.schema import Chunk, Schema
+from filterkit.schema import STRING, Chunk, Schema
 
 
 def listed_words(names: list[str], tracer: Tracer, row: int, present: tuple, top: int) -> dict:
@@ -44,8 +44,8 @@ class Tracer:
     def value(self, step: int, row: int, name: str, matrices: list | None = None) -> float | None:
         attribute_name, label = self.one_hot.get(name, (name, None))
         position = self.positions[step].get(attribute_name)
-        if position is None:
-            return None
+        if position is None or self.schemas[step].attributes[position].kind == STRING:
+            return None  # absent here, or a text a later stage cuts into words, one of which may share its name
         value = float((self.csr if matrices is None else matrices)[step][row, position])
         if math.isnan(value):
             return None

@@ -51,3 +51,23 @@ def test_a_class_s_copy_of_a_word_shows_the_word_s_count_and_values(run_filterki
     word, count, steps = line.split()[1], line.split()[2], line.split(maxsplit=3)[3]
     assert count == str(documents[0].split().count(word.rpartition("@")[0]))
     assert steps.startswith(f"{count} → ")
+
+
+def test_a_word_named_as_the_document_attribute_shows_its_own_count(run_filterkit, tmp_path):
+    """The word ``text`` of a document attribute named ``text``: its count is the word's, not the attribute's
+    (a string, whose stored value read as a count gave 0)."""
+    path = tmp_path / "docs.arff"
+    rows = [f"'text text {'good' if k % 2 else 'bad'} words',{'yes' if k % 2 else 'no'}" for k in range(40)]
+    path.write_text("@relation docs\n@attribute text string\n@attribute class {no,yes}\n@data\n" + "\n".join(rows))
+    model = tmp_path / "model.json"
+    trained = run_filterkit("train", "-q", "-o", model, path, "words", "--counts", "l2")
+    assert trained.status == 0, trained.stderr
+    explained = run_filterkit("explain", "--json", "--top", "0", model, path)
+    assert explained.status == 0, explained.stderr
+    counts = [
+        word["count"]
+        for line in explained.stdout.decode().splitlines()
+        for word in json.loads(line)["words"]
+        if word["word"] == "text"
+    ]
+    assert counts == [2.0] * 40
