@@ -1,6 +1,6 @@
 """Training a text classifier you can ship (issue 49): :func:`train` fits a chain and a classifier exactly as
-``evaluate --test --svm-c-by f1`` does (the same C search, seed and rows) and saves both in one model file, JSON and
-arrays, never code (:mod:`filterkit.trained` serves it).
+``evaluate --test --svm-c-by f1 --svm-c-search early`` does (the same C search, seed and rows) and saves both in one
+model file, JSON and arrays, never code (:mod:`filterkit.trained` serves it).
 
 Given several candidate chains, :func:`train` keeps the one of the best cross-validated score on the
 training file (the AUC of the task, the macro one-vs-rest AUC of every class, micro-F1 on labels), and

@@ -49,7 +49,8 @@ def test_the_f1_of_no_positive_row_nor_decision_is_zero():
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_train_writes_the_model_it_wrote_before_the_search_was_reworked(run_filterkit, tmp_path, jobs):
     model = tmp_path / "model.json"
-    argv = ("train", "-q", "--jobs", jobs, "-o", model, "--multiclass", "--compare", IRIS, "minmax", "minmax l2")
+    argv = ("train", "-q", "--jobs", jobs, "-o", model, "--multiclass", "--compare", "--svm-c-search", "full")
+    argv += (IRIS, "minmax", "minmax l2")
     result = run_filterkit(*argv)
     assert result.status == 0, result.stderr
     written = json.loads(model.read_text())
@@ -88,8 +89,8 @@ def test_an_early_search_where_the_scores_rise_to_one_peak_picks_the_c_and_weigh
     run_filterkit, tmp_path, c_by, chosen, scored
 ):
     argv = ("--positive", "Ethics", "--svm-c-by", c_by, OH0, "l2")
-    full = fitted(run_filterkit, tmp_path, *argv)
-    early = fitted(run_filterkit, tmp_path, "--svm-c-search", "early", *argv)
+    full = fitted(run_filterkit, tmp_path, "--svm-c-search", "full", *argv)
+    early = fitted(run_filterkit, tmp_path, *argv)  # train's default
     assert full["fitted"]["C"] == early["fitted"]["C"] == chosen
     assert early["fitted"]["C_scored"] == scored and "C_scored" not in full["fitted"]
     assert list(early["fitted"]["inner_auc"]) == [str(C) for C in scored]
@@ -101,8 +102,8 @@ def test_an_early_search_stops_at_a_dip_that_the_full_search_climbs_out_of(run_f
     # iris's inner macro-F1 by C: .947 at 0.01, .933 at 0.1, then .953, .960 and .960: the full search picks 10
     argv = ("--multiclass", IRIS, "minmax")
     full, early = (
-        fitted(run_filterkit, tmp_path, *argv),
-        fitted(run_filterkit, tmp_path, "--svm-c-search", "early", *argv),
+        fitted(run_filterkit, tmp_path, "--svm-c-search", "full", *argv),
+        fitted(run_filterkit, tmp_path, *argv),  # train's default
     )
     assert (full["fitted"]["C"], early["fitted"]["C"]) == (10.0, 0.01)
     assert early["fitted"]["C_scored"] == [0.01, 0.1]

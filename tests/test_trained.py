@@ -22,7 +22,7 @@ from filterkit.errors import FilterkitError
 
 FAST = ("--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
 #: evaluate's options that fit the SVM as train does by default (C by the inner F1: LinearSVM.trained_defaults).
-AS_TRAINED = ("--svm-c-by", "f1")
+AS_TRAINED = ("--svm-c-by", "f1", "--svm-c-search", "early")
 OH0 = REAL / "oh0.wc.arff"
 GRAIN_SAMPLE = REAL / "reuters_grain_sample.arff"
 WORDS = ("words", "--counts", "--lowercase", "--stopwords", "weka")
