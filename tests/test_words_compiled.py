@@ -92,19 +92,24 @@ def chunk_of(titles: list, texts: list) -> Chunk:
     return Chunk(values, {0: titles, 1: texts})
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=OPTION_IDS)
-def test_the_compiled_count_is_the_python_count(options):
-    stage = stage_for(**options)
-    stopwords = stage._given_stop_words()
-    texts = documents(300, seed=len(options))
-    chunk = chunk_of(list(reversed(texts)), texts)
-    compiled, words = _words.Vocabulary(), []
-    counted = stage.counted(chunk, compiled, True, stopwords)
-    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords.words)
-    assert compiled.words == words and len(words) > 10
-    kept = words[::3]  # the transform's lookup: the other tokens left out, none added
+def assert_counts_as_python(stage: WordVector, chunk: Chunk, known: list[str], more_than: int, kept_of) -> None:
+    """A fit adding to a vocabulary of the ``known`` words numbers and counts ``chunk``'s tokens as the Python
+    oracle does, more than ``more_than`` of them new; a transform looking tokens up in ``kept_of(words)`` (the others
+    left out, none added) counts as the oracle's."""
+    stop_words = stage._given_stop_words()
+    compiled, words = _words.Vocabulary(known), list(known)
+    counted = stage.counted(chunk, compiled, True, stop_words)
+    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stop_words.words)
+    assert compiled.words == words and len(words) > len(known) + more_than
+    kept = kept_of(words)
     found = stage.counted(chunk, _words.Vocabulary(kept), False)
     assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=OPTION_IDS)
+def test_the_compiled_count_is_the_python_count(options):
+    texts = documents(300, seed=len(options))
+    assert_counts_as_python(stage_for(**options), chunk_of(list(reversed(texts)), texts), [], 10, lambda w: w[::3])
 
 
 #: Words enough that the vocabulary's table passes the size from which the compiled count looks tokens up in
@@ -116,17 +121,9 @@ MANY_WORDS = [f"w{k}" for k in range(70_000)]
 def test_a_vocabulary_past_the_caches_counts_as_python_counts(options):
     """Tokens looked up in batches number and count as one at a time: a fit adding to a large vocabulary, then a
     transform reading it."""
-    stage = stage_for(**options)
-    stopwords = stage._given_stop_words()
     texts = documents(300, seed=7) + [" ".join(MANY_WORDS[k] for k in range(0, 70_000, 997)) + " W5 new"]
     chunk = chunk_of(list(reversed(texts)), texts)
-    compiled, words = _words.Vocabulary(MANY_WORDS), list(MANY_WORDS)
-    counted = stage.counted(chunk, compiled, True, stopwords)
-    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stopwords.words)
-    assert compiled.words == words and len(words) > len(MANY_WORDS) + 10
-    kept = words[:-7]  # the transform's lookup: the last words left out, none added
-    found = stage.counted(chunk, _words.Vocabulary(kept), False)
-    assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
+    assert_counts_as_python(stage_for(**options), chunk, MANY_WORDS, 10, lambda words: words[:-7])
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="Python 3.13 made the case tables the C path uses internal")

@@ -16,7 +16,15 @@ from functools import cache
 import numpy as np
 import pytest
 from sklearn.utils import murmurhash3_32
-from test_words_compiled import MANY_WORDS, chunk_of, counted_in_python, in_number_order, raw_of, stage_for
+from test_words_compiled import (
+    MANY_WORDS,
+    assert_counts_as_python,
+    chunk_of,
+    counted_in_python,
+    in_number_order,
+    raw_of,
+    stage_for,
+)
 
 from filterkit import _words  # type: ignore[attr-defined]  # a C extension without stubs
 from filterkit.schema import Chunk, RawTexts
@@ -247,7 +255,6 @@ def test_a_vocabulary_past_the_caches_counts_unicode_as_python_counts_it(name, t
     """Tokens looked up in batches (a vocabulary of more than 2**16 words) number and count as one at a time, when
     lowercasing makes them longer than their text (Ⱥ is two bytes, ⱥ three; İ two, i̇ three) in long documents."""
     stage = unicode_stage(NAMED_OPTIONS[name], tmp_path)
-    stop_words = stage._given_stop_words()
     growing = [f"Ⱥ{k}İ{'Ⱥ' * (k % 7)}" for k in range(0, 14_000, 7)]
     texts = documents(ROWS, seed=9, surrogates=True) + [
         " ".join(growing),
@@ -255,13 +262,7 @@ def test_a_vocabulary_past_the_caches_counts_unicode_as_python_counts_it(name, t
         "\u00a0".join(reversed(growing)) + " W5 İİ",
     ]
     chunk = chunk_of(list(reversed(texts)), texts)
-    compiled, words = _words.Vocabulary(MANY_WORDS), list(MANY_WORDS)
-    counted = stage.counted(chunk, compiled, True, stop_words)
-    assert in_number_order(counted) == counted_in_python(stage, chunk, words, True, stop_words.words)
-    assert compiled.words == words and len(words) > len(MANY_WORDS) + 2_000
-    kept = words[:-7]  # the transform's lookup: the last words left out, none added
-    found = stage.counted(chunk, _words.Vocabulary(kept), False)
-    assert [a.tolist() for a in found] == counted_in_python(stage, chunk, list(kept), False)
+    assert_counts_as_python(stage, chunk, MANY_WORDS, 2_000, lambda words: words[:-7])
 
 
 def stem_of(word: str) -> str:
