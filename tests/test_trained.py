@@ -272,6 +272,18 @@ def test_with_no_chain_train_compares_the_default_candidates(run_filterkit, tmp_
     assert section["chain"] == next(chain for chain in chains if by_chain[chain][0] == best)  # the first of the best
 
 
+def test_on_more_than_two_classes_the_default_shape_candidate_shapes_each_feature_once(run_filterkit, tmp_path):
+    iris = REAL / "iris.arff"
+    section = json.loads(trained(run_filterkit, tmp_path, iris, ("--multiclass",), ()).read_text())["classifier"]
+    chains = ["shape --multiclass max bns l2", "bns --multiply l2", "idf --presence --multiply l2"]
+    assert [c["chain"] for c in section["candidates"]] == chains
+    by_chain = cross_validated(run_filterkit, ("--multiclass",), iris, chains, ("macro_auc", "macro_f1"))
+    assert [(c["score"], c["f1"]) for c in section["candidates"]] == [by_chain[chain] for chain in chains]
+    assert section["chain"] == chains[0] and section["features"] == 4  # one-vs-rest shaping: 4 copies × 3 classes
+    one_class = json.loads(trained(run_filterkit, tmp_path, iris, ("--positive", "Iris-setosa"), ()).read_text())
+    assert one_class["classifier"]["candidates"][0]["chain"] == "shape bns l2"
+
+
 def test_train_scores_candidates_in_several_processes_into_the_same_model(run_filterkit, tmp_path):
     chains = [" ".join((*WORDS, "l2")), " ".join((*WORDS, "bns", "--multiply", "l2"))]
     written = []

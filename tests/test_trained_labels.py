@@ -161,6 +161,20 @@ def test_candidates_are_scored_by_cross_validated_micro_f1_as_evaluate_scores_th
     assert f"filterkit: kept micro_f1 {candidates[best]['score']:.4f}" in trained.stderr
 
 
+def test_with_no_chain_labels_get_the_candidates_that_shape_each_word_once(run_filterkit, tmp_path):
+    model = tmp_path / "m.json"
+    assert run_filterkit("train", "-q", "-o", model, *FAST, REUTERS).status == 0
+    words = "words --counts --lowercase --stopwords weka"
+    explicit = tmp_path / "explicit.json"
+    chain = f"{words} shape --multiclass max bns l2"
+    assert run_filterkit("train", "-q", "-o", explicit, *FAST, REUTERS, *chain.split()).status == 0
+    section, kept = json.loads(model.read_text()), json.loads(explicit.read_text())
+    assert section["classifier"]["candidates"][0]["chain"] == chain == section["classifier"]["chain"]
+    assert section["stages"] == kept["stages"] and section["classifier"]["features"] == kept["classifier"]["features"]
+    counted = run_filterkit("-q", REUTERS, *words.split())
+    assert section["classifier"]["features"] == counted.stdout.count(b"@attribute") - 2  # a column a word: not the labels
+
+
 def test_a_task_option_on_multi_label_data_is_one_error(run_filterkit, tmp_path):
     result = run_filterkit("train", "-o", tmp_path / "m.json", "--positive", "grain", REUTERS, *CHAIN)
     assert result.status == 1 and result.stderr.count("\n") == 1

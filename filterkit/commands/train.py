@@ -57,6 +57,10 @@ and on word counts (no text attribute):
 
 \b
 {counts}
+
+With --multiclass on more than two classes, and on labels, shape is
+'shape --multiclass max' (each word shaped once, toward its most
+informative class), not a copy of every word per class.
 """
 
 
