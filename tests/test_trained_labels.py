@@ -172,7 +172,7 @@ def test_with_no_chain_labels_get_the_candidates_that_shape_each_word_once(run_f
     assert section["classifier"]["candidates"][0]["chain"] == chain == section["classifier"]["chain"]
     assert section["stages"] == kept["stages"] and section["classifier"]["features"] == kept["classifier"]["features"]
     counted = run_filterkit("-q", REUTERS, *words.split())
-    assert section["classifier"]["features"] == counted.stdout.count(b"@attribute") - 2  # a column a word: not the labels
+    assert section["classifier"]["features"] == counted.stdout.count(b"@attribute") - 2  # not the labels
 
 
 def test_a_task_option_on_multi_label_data_is_one_error(run_filterkit, tmp_path):
