@@ -113,6 +113,10 @@ def _fit_quietly(model, features, targets):
         return model.fit(features, targets)
 
 
+#: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr).
+THRESHOLD_RULES = ("fixed", "f1", "fbr")
+
+
 class LinearSVM(Classifier):
     """Linear SVM (liblinear), C by inner cross-validated AUC or F1, Platt-calibrated scores."""
 
@@ -126,7 +130,7 @@ class LinearSVM(Classifier):
     trained_defaults = {"c_by": "f1", "c_search": "early"}
     #: Options added after models were first saved, and their values that fit as before: a model fitted at these
     #: leaves them out of its params, so that it is the file an earlier filterkit wrote, and loads there.
-    unrecorded_defaults = {"c_search": "full"}
+    unrecorded_defaults = {"c_search": "full", "threshold": "fixed", "fbr_floor": 0.1}
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
@@ -171,6 +175,25 @@ class LinearSVM(Classifier):
             "balanced: each class's errors cost C · rows / (2 · class rows).",
             choices=("none", "balanced"),
         ),
+        Option(
+            "threshold",
+            str,
+            "fixed",
+            "Where a score (--svm-decision's probability or margin) becomes a decision: at 0.5 (the margin: 0) "
+            "(fixed), or at the cut that maximizes the F1 of the inner CV's out-of-fold rows, per class (f1), "
+            "falling back to a cut above every out-of-fold score where that F1 is not above --svm-fbr-floor "
+            "(fbr: Yang's SCutFBR as LibMultiLabel's thresholding does it).",
+            choices=THRESHOLD_RULES,
+        ),
+        Option(
+            "fbr_floor",
+            float,
+            0.1,
+            "--svm-threshold fbr: the out-of-fold F1 a class's cut must exceed to be kept (LibMultiLabel's "
+            "smallest fbr).",
+            minimum=0.0,
+            maximum=1.0,
+        ),
     )
 
     def check_params(self) -> None:
@@ -188,6 +211,11 @@ class LinearSVM(Classifier):
     def fit_multiclass(self, features, classes, n_classes, seed):
         """One-vs-rest: one SVM per class at the C of the best inner macro one-vs-rest AUC."""
         self.binary = False
+        if self.params["threshold"] != "fixed":
+            raise FilterkitError(
+                f"svm: --svm-threshold {self.params['threshold']} cuts one class's scores against the rest: it "
+                "decides two classes and label sets, not --multiclass yet"
+            )
         return self._fit_one_vs_rest(features, classes, n_classes, range(n_classes), seed)
 
     def _fit_one_vs_rest(self, features, classes, n_classes: int, columns, seed: int):
@@ -211,19 +239,45 @@ class LinearSVM(Classifier):
                 if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
                     break
             self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
+        elif self.params["threshold"] != "fixed":
+            raise FilterkitError(
+                f"svm: --svm-threshold {self.params['threshold']} chooses its cuts on the inner cross-validation's "
+                "out-of-fold scores, and a class of the training rows has a single row (no 2 inner folds): "
+                "use --svm-threshold fixed"
+            )
         else:
             self.chosen_C = self.grid[0]
         self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
-        if self.params["decision"] == "platt":
-            out_of_fold[self.chosen_C] = _decisions(self.weights, self.intercepts, features)
-        calibrated = None if self.params["decision"] == "margin" else out_of_fold.get(self.chosen_C)
+        held_out = out_of_fold.get(self.chosen_C)
+        in_sample = self.params["decision"] == "platt"
+        fitted_on = _decisions(self.weights, self.intercepts, features) if in_sample else held_out
         self.sigmoids = (
             None
-            if calibrated is None
-            else np.array([platt_sigmoid(calibrated[:, j], classes == k) for j, k in enumerate(columns)])
+            if fitted_on is None or self.params["decision"] == "margin"
+            else np.array([platt_sigmoid(fitted_on[:, j], classes == k) for j, k in enumerate(columns)])
         )
         self.has_probabilities = self.sigmoids is not None
+        self.thresholds = self.threshold_f1 = self.fell_back = None
+        if self.params["threshold"] != "fixed":
+            assert held_out is not None  # the inner CV ran
+            self._choose_thresholds(self._scored(held_out, self.sigmoids), classes, columns)
         return self
+
+    def _scored(self, decisions: np.ndarray, sigmoids: np.ndarray | None) -> np.ndarray:
+        """Decision values as the classifier scores them: each column's Platt probability, or the margin."""
+        return decisions if sigmoids is None else 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
+
+    def _choose_thresholds(self, scores: np.ndarray, classes: np.ndarray, columns) -> None:
+        """Each column's cut on the out-of-fold ``scores`` by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`),
+        the out-of-fold F1 it reaches, and (fbr) whether it fell back."""
+        cut, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
+        self.thresholds, self.threshold_f1, self.fell_back = np.array([cut]), [best], [fell_back]
+
+    def _cut(self, scores: np.ndarray, positives: np.ndarray) -> tuple[float, float, bool]:
+        """One column's threshold by ``--svm-threshold`` f1 or fbr, its out-of-fold F1, whether it fell back."""
+        if self.params["threshold"] == "f1":
+            return (*f1_cut(scores, positives), False)
+        return fbr_cut(scores, positives, self.params["fbr_floor"])
 
     def _inner_decisions(self, C: float, seed: int, inner_rows: list, classes: np.ndarray, columns) -> np.ndarray:
         """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training
@@ -244,11 +298,15 @@ class LinearSVM(Classifier):
     def _out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
         """The F1 of the positive column (k classes: the macro-F1) of the inner CV's out-of-fold decision values,
         each row decided as :meth:`predict` or :meth:`predict_class` would, Platt's sigmoids fitted on these
-        rows unless ``--svm-decision margin``."""
+        rows unless ``--svm-decision margin`` (``--svm-threshold f1`` or ``fbr``: at the cut chosen on these rows,
+        a cut that fell back reaching 0)."""
         scores = decisions
         if self.params["decision"] != "margin":
             sigmoids = np.array([platt_sigmoid(decisions[:, j], classes == k) for j, k in enumerate(columns)])
-            scores = 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
+            scores = self._scored(decisions, sigmoids)
+        if len(columns) == 1 and self.params["threshold"] != "fixed":
+            _, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
+            return 0.0 if fell_back else best
         if len(columns) == 1:
             decided = scores[:, 0] > 0 if self.params["decision"] == "margin" else scores[:, 0] >= 0.5
             return f1_scores(classes == columns[0], decided, [True])[0]
@@ -281,6 +339,9 @@ class LinearSVM(Classifier):
         return self.class_scores(features)[:, 0]
 
     def predict(self, features):
+        """Positive where the score is ≥ the chosen threshold; else where the probability is ≥ 0.5 (the margin > 0)."""
+        if self.thresholds is not None:
+            return self.score(features) >= self.thresholds[0]
         return self.score(features) > 0 if self.sigmoids is None else self.score(features) >= 0.5
 
     def predict_class(self, features):
@@ -302,15 +363,28 @@ class LinearSVM(Classifier):
         if self.params["intercept"] == "free":
             offsets = self.intercepts.tolist()
             described["b"] = offsets[0] if self.binary else offsets
+        if self.thresholds is not None:
+            described.update(
+                threshold=float(self.thresholds[0]), threshold_f1=self.threshold_f1[0], **self._fallback_described()
+            )
         return described
 
+    def _fallback_described(self) -> dict:
+        """``--svm-threshold fbr``: whether the cut fell back (``threshold_fell_back``); nothing for another rule."""
+        return {"threshold_fell_back": self.fell_back[0]} if self.params["threshold"] == "fbr" else {}
+
     def state(self):
-        """The one-vs-rest SVMs' weights and intercepts, and their Platt sigmoids (A, B) if any."""
+        """The one-vs-rest SVMs' weights and intercepts, their Platt sigmoids (A, B) if any, and the thresholds
+        ``--svm-threshold`` chose, if any."""
         saved = {"binary": self.binary, "weights": self.weights, "intercepts": self.intercepts}
-        return saved if self.sigmoids is None else {**saved, "sigmoids": self.sigmoids}
+        if self.sigmoids is not None:
+            saved["sigmoids"] = self.sigmoids
+        if self.thresholds is not None:
+            saved["thresholds"] = self.thresholds
+        return saved
 
     def load_state(self, state):
-        _expect_keys(self, state, ("binary", "weights", "intercepts"), ("sigmoids",))
+        _expect_keys(self, state, ("binary", "weights", "intercepts"), ("sigmoids", "thresholds"))
         if type(state["binary"]) is not bool:
             raise FilterkitError(f"svm: 'binary' is {state['binary']!r}, not true or false")
         self.binary = state["binary"]
@@ -319,6 +393,9 @@ class LinearSVM(Classifier):
         if self.sigmoids is not None and self.sigmoids.shape != (len(self.intercepts), 2):
             raise FilterkitError(f"svm: sigmoids of shape {self.sigmoids.shape}, not one (A, B) per SVM")
         self.has_probabilities = self.sigmoids is not None
+        self.thresholds = None if state.get("thresholds") is None else _finite(self, "thresholds", state["thresholds"])
+        if self.thresholds is not None and self.thresholds.shape != self.intercepts.shape:
+            raise FilterkitError(f"svm: thresholds of shape {self.thresholds.shape}, not one per SVM")
         if self.binary != (len(self.intercepts) == 1):
             raise FilterkitError(f"svm: {len(self.intercepts)} SVMs for a {'binary' if self.binary else 'k-class'} fit")
 
@@ -380,6 +457,41 @@ def f1_scores(truth: np.ndarray, decided: np.ndarray, labels: list) -> list[floa
         hits, positives = np.count_nonzero(actual & predicted), np.count_nonzero(actual) + np.count_nonzero(predicted)
         scores.append(2.0 * hits / positives if positives else 0.0)
     return scores
+
+
+def f1_cut(scores: np.ndarray, positives: np.ndarray) -> tuple[float, float]:
+    """The threshold t on ``scores`` (a row positive where its score ≥ t) of the largest F1 against
+    ``positives``, and that F1; every distinct score is a candidate (sorted once, true and false positives
+    counted cumulatively: O(n log n)).
+
+    The best candidate s (on equal F1s the highest) makes every row scoring ≥ s positive; t is the midpoint
+    between s and the next lower distinct score s′, where nothing is known of the rows between them (the
+    largest margin either side, as :func:`filterkit.evaluation_targets.pcut_threshold` and LibMultiLabel's
+    SCut place it); s itself where s is the lowest score or (s + s′) / 2 rounds down to s′.  Each candidate's
+    F1 is 2·TP / (TP + FP + P) of integers, so equal F1s compare equal."""
+    scores, positives = np.asarray(scores, dtype=np.float64), np.asarray(positives, dtype=bool)
+    order = np.argsort(-scores, kind="stable")
+    descending, held = scores[order], positives[order]
+    group_ends = np.flatnonzero(np.append(descending[1:] != descending[:-1], True))
+    true_positives = np.cumsum(held)[group_ends]
+    predicted = group_ends + 1
+    f1 = 2.0 * true_positives / (predicted + np.count_nonzero(positives))
+    best = int(np.argmax(f1))
+    chosen = descending[group_ends[best]]
+    lower = descending[group_ends[best] + 1] if best + 1 < len(group_ends) else -np.inf
+    middle = (chosen + lower) / 2
+    return float(middle if middle > lower else chosen), float(f1[best])
+
+
+def fbr_cut(scores: np.ndarray, positives: np.ndarray, floor: float) -> tuple[float, float, bool]:
+    """SCutFBR (Yang 2001; Lin & Lin, CIKM 2023, as LibMultiLabel's ``_scutfbr`` does it): :func:`f1_cut`'s
+    threshold where its F1 is above ``floor``, else one just above the highest score (no row of ``scores``
+    positive: a rare class whose cut was fitted to noise is predicted only for rows scored above every
+    out-of-fold row); with the F1 :func:`f1_cut` reached and whether it fell back."""
+    cut, best = f1_cut(scores, positives)
+    if best > floor:
+        return cut, best, False
+    return float(np.nextafter(np.max(scores), np.inf)), best, True
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:
