@@ -51,6 +51,12 @@ def target_fits(task: Task, inputs: tuple, chains: list[ChainSpec], settings: Se
     iterative stratification (or the test file's rows), per (fold, chain) one :func:`label_fold`."""
     source, name, test, test_name = inputs
     refuse_single_label_settings(settings)
+    rule = settings.classifier_params.get("threshold", "fixed")
+    if settings.threshold == "pcut" and settings.classifier == "svm" and rule != "fixed":
+        raise FilterkitError(
+            f"--threshold pcut puts one threshold on every label's score, --svm-threshold {rule} one on each: "
+            "choose one"
+        )
     progress.expect(2 if test is None else 3)
     data, training_rows = read_rows(source, name, test, test_name, settings, progress)
     dataset, known = known_label_rows(source.schema, data, task.targets, task.named)
@@ -148,14 +154,16 @@ def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, s
         warnings += [text for text in warned if text not in warnings]
         fits.append(_fit_label(registry, settings, truth[:, j], train_features, test_features))
         widths.append(int(train_features.shape[1]))
-    scores, decisions, chosen = zip(*fits)
+    scores, decisions, described = zip(*fits)
     if settings.threshold == "pcut":
         threshold = pcut_threshold([train_scores for train_scores, _ in scores], truth)
         decisions = tuple(
             decided if test_scores is None else test_scores > threshold
             for (_, test_scores), decided in zip(scores, decisions)
         )
-    record = {"predicted": np.column_stack(decisions), "C": list(chosen), "features": widths}
+    record = {"predicted": np.column_stack(decisions), "C": [fit.get("C") for fit in described], "features": widths}
+    if any("threshold" in fit for fit in described):
+        record["threshold"] = [fit.get("threshold") for fit in described]
     return {**record, CHAIN_WARNINGS: warnings} if warnings else record
 
 
@@ -208,17 +216,18 @@ def fitted_label_chain(registry, dataset: LabelledData, chain: ChainSpec, stages
 
 
 def _fit_label(registry, settings: Settings, truth: np.ndarray, train_features, test_features) -> tuple:
-    """One label's ((training scores, test scores), test decisions, C) from the classifier fitted on its
-    ``truth``; a label constant in the training rows is predicted constant, with no scores and C None."""
+    """One label's ((training scores, test scores), test decisions, what fitting chose: its ``describe()``) from
+    the classifier fitted on its ``truth``; a label constant in the training rows is predicted constant, with no
+    scores and an empty description."""
     if truth.all() or not truth.any():
-        return (None, None), np.full(test_features.shape[0], bool(truth.any())), None
+        return (None, None), np.full(test_features.shape[0], bool(truth.any())), {}
     call = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
     call("fit", train_features, truth.astype(np.int64), settings.seed)
     test_rows = (test_features.shape[0],)
     decisions = call("predict", test_features, shape=test_rows).astype(bool)
     test_scores = call("score", test_features, shape=test_rows)
     train_scores = call("score", train_features, shape=truth.shape) if settings.threshold == "pcut" else None
-    return (train_scores, test_scores), decisions, call("describe").get("C")
+    return (train_scores, test_scores), decisions, call("describe")
 
 
 def pcut_threshold(train_scores: list, truth: np.ndarray) -> float:
@@ -278,6 +287,8 @@ def _chain_result(chain: ChainSpec, dataset: LabelledData, draws, folds: list[di
     }
     for j, entry in enumerate(result["per_label"].values()):
         entry.update(C=[fold["C"][j] for fold in folds], features=[fold["features"][j] for fold in folds])
+        if any("threshold" in fold for fold in folds):
+            entry["threshold"] = [fold.get("threshold", [None] * len(dataset.labels))[j] for fold in folds]
     if len(draws) > 1:
         per_fold = [
             label_measures(dataset.truth[test], fold["predicted"], dataset.labels)

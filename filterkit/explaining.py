@@ -82,6 +82,8 @@ def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
     if "probability" in chosen:
         heading += f", probability {chosen['probability']:.4g}"
+    if "threshold" in chosen:
+        heading += f", threshold {chosen['threshold']:.4g}"
     lines = [heading + ")"]
     if explained.get("classes"):
         lines.append(f"  why {chosen['class']}:")
@@ -98,7 +100,8 @@ def _label_set_text(explained: dict, classes: list[dict], stage_names: Sequence[
     for entry in chosen:
         held = "why" if entry["class"] in explained["labels"] else "why not"
         probability = f", probability {entry['probability']:.4g}" if "probability" in entry else ""
-        lines.append(f"  {held} {entry['class']} (decision {entry['decision']:.6g}{probability}):")
+        threshold = f", threshold {entry['threshold']:.4g}" if "threshold" in entry else ""
+        lines.append(f"  {held} {entry['class']} (decision {entry['decision']:.6g}{probability}{threshold}):")
         lines.extend(_word_lines(entry, stage_names))
     return "\n".join(lines)
 

@@ -321,6 +321,17 @@ class TrainedModel:
         """The classifier's columns :meth:`explain_chunk` explains: every one."""
         return range(len(self.classes))
 
+    def thresholds(self) -> list[float | None]:
+        """Per column, the threshold its score (probability, or decision value without one) is compared with
+        where fitting chose one (``svm --svm-threshold f1``: ``threshold`` in what it chose), else None."""
+        chosen = self.section.get("fitted", {})
+        if self.multiclass:
+            return [
+                None if value is None else float(value)
+                for value in chosen.get("thresholds", [None] * len(self.classes))
+            ]
+        return [None if chosen.get("threshold") is None else float(chosen["threshold"])]
+
     def explain_chunk(self, chunk: Chunk, top: int = 10) -> list[dict]:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
         their contribution, 0: every one the row has): each ``word`` (feature), its ``count`` (its value where
@@ -349,6 +360,7 @@ class TrainedModel:
         calibrated = self.probabilities(features)
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
+        thresholds = self.thresholds()
         tracer = Tracer(outputs, counts, self.stage_schemas, self.one_hot)
         stages = [stage.name for stage in self.chain.stages]
         explained = []
@@ -364,6 +376,7 @@ class TrainedModel:
                         "decision": float(decisions[row, k]),
                         "intercept": float(intercepts[k]),
                         **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
+                        **({} if thresholds[k] is None else {"threshold": thresholds[k]}),
                         **listed_words(self.feature_names, tracer, row, (columns, values, contributions), top),
                     }
                 )
@@ -461,6 +474,11 @@ class LabelSetModel(TrainedModel):
     def explained_columns(self) -> list[int]:
         """The labels that have a classifier (a constant label's decision depends on no word)."""
         return [j for j, classifier in enumerate(self.classifiers) if classifier is not None]
+
+    def thresholds(self) -> list[float | None]:
+        """Per label, the threshold its classifier's score is compared with where fitting chose one, else None."""
+        chosen = [entry.get("fitted", {}).get("threshold") for entry in self.section["per_label"]]
+        return [None if value is None else float(value) for value in chosen]
 
 
 def _as_number(value) -> float | None:

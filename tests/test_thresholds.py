@@ -1,0 +1,235 @@
+"""``--svm-threshold f1|fbr`` (issue 77, item 1): each column's cut chosen on the out-of-fold scores of the SVM's
+inner cross-validation, over every distinct score; FBR's fallback as LibMultiLabel's SCutFBR; the cut recorded
+by ``evaluate``, saved by ``train``, applied by ``predict`` and shown by ``explain``; ``fixed`` (the default)
+leaving every model as it was."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import arff
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import LinearSVC
+
+import filterkit
+from chain_helpers import REAL
+from filterkit.errors import FilterkitError
+from filterkit_plugins.classifiers import LinearSVM, f1_cut, fbr_cut, platt_sigmoid
+
+SONAR = REAL / "sonar.arff"
+LABELS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
+MODELS = Path(__file__).parent / "data" / "models"
+LABEL_CHAIN = ("words", "--lowercase", "bns", "l2")
+
+
+def brute_force_cut(scores: np.ndarray, positives: np.ndarray) -> tuple[float, float | None, float]:
+    """The score s whose rows ≥ s reach the largest F1 (the highest s on a tie), tried one by one with
+    scikit-learn's F1; the next lower distinct score (None: s is the lowest); that F1."""
+    distinct = np.unique(scores)
+    best = max(distinct, key=lambda s: (f1_score(positives, scores >= s, zero_division=0.0), s))
+    below = distinct[distinct < best]
+    return float(best), None if not len(below) else float(below.max()), f1_score(positives, scores >= best)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_f1_cut_is_the_brute_force_optimum_over_every_distinct_score(seed):
+    generator = np.random.default_rng(seed)
+    rows = int(generator.integers(2, 300))
+    positives = generator.random(rows) < generator.uniform(0.05, 0.6)
+    positives[int(generator.integers(rows))] = True
+    scores = generator.normal(size=rows) + 1.5 * positives
+    if seed % 2:
+        scores = np.round(scores, 1)  # ties, positives and negatives sharing a score
+    cut, reached = f1_cut(scores, positives)
+    best, lower, expected = brute_force_cut(scores, positives)
+    assert reached == pytest.approx(expected, abs=1e-15)
+    assert np.array_equal(scores >= cut, scores >= best)
+    assert cut == (best if lower is None else (best + lower) / 2)
+
+
+def test_equal_f1s_go_to_the_higher_cut_and_the_cut_is_midway():
+    scores = np.array([0.9, 0.8, 0.7, 0.6])
+    positives = np.array([True, False, True, False])
+    # rows ≥ 0.9: F1 2/3; ≥ 0.7: 2·2 / (3 + 2) = 0.8; ≥ 0.6: 2·2 / (4 + 2) = 2/3
+    assert f1_cut(scores, positives) == (pytest.approx(0.65), 0.8)
+    tied = np.array([True, False, False, True])  # ≥ 0.9: 2/3, ≥ 0.6: 2/3, between them less
+    assert f1_cut(np.array([0.9, 0.8, 0.7, 0.6]), tied) == (pytest.approx(0.85), pytest.approx(2 / 3))
+
+
+def test_a_cut_at_the_lowest_score_keeps_every_row_positive():
+    assert f1_cut(np.array([0.2, 0.1, 0.1]), np.array([True, True, True])) == (0.1, 1.0)
+
+
+@pytest.mark.parametrize(("floor", "falls_back"), [(0.0, False), (0.4, False), (0.5, True), (0.9, True)])
+def test_fbr_falls_back_above_every_score_where_the_best_f1_is_not_above_the_floor(floor, falls_back):
+    scores = np.array([0.9, 0.8, 0.7, 0.2, 0.1])
+    positives = np.array([False, False, True, False, False])  # the best: rows ≥ 0.7, F1 2·1 / (3 + 1) = 0.5
+    cut, reached, fell_back = fbr_cut(scores, positives, floor)
+    assert reached == 0.5 and fell_back is falls_back
+    assert cut == (np.nextafter(0.9, 1.0) if falls_back else (0.7 + 0.2) / 2)
+    assert not (scores >= cut).any() if falls_back else list(scores >= cut) == [True, True, True, False, False]
+
+
+def sonar() -> tuple[np.ndarray, np.ndarray]:
+    """Sonar's features, each row divided by its L2 norm (``l2``), and whether it is a mine."""
+    data = arff.loads(SONAR.read_text())["data"]
+    features = np.array([row[:-1] for row in data], dtype=np.float64)
+    return features / np.linalg.norm(features, axis=1, keepdims=True), np.array([row[-1] == "Mine" for row in data])
+
+
+def out_of_fold_probabilities(features, positives, C: float, folds: int, seed: int) -> np.ndarray:
+    """The inner CV's out-of-fold decision values at ``C`` (liblinear, the folds drawn as the SVM draws them),
+    through Platt's sigmoid fitted on them."""
+    classes = positives.astype(np.int64)
+    decisions = np.zeros(len(classes))
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(decisions, classes):
+        model = LinearSVC(C=C, dual="auto", random_state=seed, max_iter=20000).fit(features[train], classes[train])
+        decisions[test] = model.decision_function(features[test])
+    A, B = platt_sigmoid(decisions, positives)
+    return 1.0 / (1.0 + np.exp(A * decisions + B))
+
+
+def test_the_svm_s_threshold_is_the_optimum_of_the_out_of_fold_scores_recomputed():
+    features, mines = sonar()
+    svm = LinearSVM(c_values="1", inner_folds=4, threshold="f1").fit(features, mines.astype(np.int64), 3)
+    scores = out_of_fold_probabilities(features, mines, 1.0, 4, 3)
+    best, lower, expected = brute_force_cut(scores, mines)
+    described = svm.describe()
+    assert described["threshold"] == pytest.approx((best + lower) / 2, abs=1e-9)
+    assert described["threshold_f1"] == pytest.approx(expected, abs=1e-12)
+    assert np.array_equal(svm.predict(features), svm.score(features) >= described["threshold"])
+    assert svm.state()["thresholds"].tolist() == [described["threshold"]]
+
+
+def test_evaluate_records_each_fold_s_threshold_of_its_training_rows(run_filterkit):
+    result = run_filterkit(
+        "evaluate", "--json", "--folds", "3", "--positive", "Mine", "--svm-c-values", "1", "--svm-threshold", "f1",
+        SONAR, "l2",
+    )  # fmt: skip
+    assert result.status == 0, result.stderr
+    document = json.loads(result.stdout)
+    fold_of_row, seed = np.array(document["settings"]["fold_of_row"]), document["settings"]["seed"]
+    features, mines = sonar()
+    recorded = [fit["threshold"] for fit in document["classifier"]]
+    assert len(set(recorded)) == 3  # the spread across folds shows
+    for fold, threshold in enumerate(recorded):
+        train = fold_of_row != fold
+        scores = out_of_fold_probabilities(features[train], mines[train], 1.0, 5, seed)
+        best, lower, _ = brute_force_cut(scores, mines[train])
+        assert threshold == pytest.approx((best + lower) / 2, abs=1e-9)
+
+
+def rows_of(text: bytes) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text.decode())))
+
+
+@pytest.fixture(scope="module")
+def sonar_models(tmp_path_factory):
+    """Models of sonar's mines, at C = 1, with the fixed cut and with f1's."""
+    from filterkit import cli
+
+    folder = tmp_path_factory.mktemp("thresholds")
+    models = {}
+    for rule in ("fixed", "f1"):
+        models[rule] = folder / f"{rule}.json"
+        argv = ["train", "-q", "-o", str(models[rule]), "--positive", "Mine", "--svm-c-values", "1"]
+        assert cli.run([*argv, "--svm-threshold", rule, str(SONAR), "l2"]) == 0
+    return models
+
+
+def test_predict_applies_the_saved_threshold(run_filterkit, sonar_models):
+    saved = json.loads(sonar_models["f1"].read_text())["classifier"]
+    threshold = saved["fitted"]["threshold"]
+    assert 0 < threshold < 0.5  # the out-of-fold rows put the cut below Platt's 0.5
+    answers = {}
+    for rule, model in sonar_models.items():
+        result = run_filterkit("predict", model, SONAR)
+        assert result.status == 0, result.stderr
+        answers[rule] = rows_of(result.stdout)
+    probability = np.array([float(row["probability"]) for row in answers["f1"]])
+    assert [row["probability"] for row in answers["f1"]] == [row["probability"] for row in answers["fixed"]]
+    assert [row["label"] == "Mine" for row in answers["f1"]] == list(probability >= threshold)
+    assert [row["label"] == "Mine" for row in answers["fixed"]] == list(probability >= 0.5)
+    assert ((probability >= threshold) & (probability < 0.5)).any()  # rows the saved threshold decides otherwise
+
+
+def test_explain_shows_the_threshold_a_row_is_compared_with(run_filterkit, sonar_models):
+    threshold = json.loads(sonar_models["f1"].read_text())["classifier"]["fitted"]["threshold"]
+    result = run_filterkit("explain", "--json", "--top", "1", sonar_models["f1"], SONAR)
+    assert result.status == 0, result.stderr
+    explained = [json.loads(line) for line in result.stdout.splitlines()]
+    assert {row["threshold"] for row in explained} == {threshold}
+    assert all((row["label"] == "Mine") == (row["probability"] >= threshold) for row in explained)
+    text = run_filterkit("explain", "--top", "1", sonar_models["f1"], SONAR).stdout.decode()
+    assert f"threshold {threshold:.4g})" in text.splitlines()[0]
+    fixed = run_filterkit("explain", "--json", "--top", "1", sonar_models["fixed"], SONAR).stdout
+    assert "threshold" not in json.loads(fixed.splitlines()[0])
+
+
+def test_the_fixed_rule_given_writes_the_model_written_without_it(run_filterkit, tmp_path, sonar_models):
+    model = tmp_path / "model.json"
+    argv = ("train", "-q", "-o", model, "--positive", "Mine", "--svm-c-values", "1", SONAR, "l2")
+    assert run_filterkit(*argv).status == 0
+    assert model.read_bytes() == sonar_models["fixed"].read_bytes()
+    written = json.loads(model.read_text())["classifier"]
+    assert "threshold" not in written["params"] and "thresholds" not in written["state"]
+
+
+def test_a_model_saved_before_thresholds_loads_and_predicts_as_it_did(run_filterkit):
+    model = MODELS / "trained-grain.json"
+    assert "thresholds" not in json.loads(model.read_text())["classifier"]["state"]
+    result = run_filterkit("predict", model, REAL / "reuters_grain_sample.arff")
+    assert result.status == 0, result.stderr
+    assert result.stdout == (MODELS / "trained-grain.predictions.csv").read_bytes()
+
+
+def test_each_label_gets_its_own_threshold_saved_applied_and_recorded_per_fold(run_filterkit, tmp_path):
+    model = tmp_path / "labels.json"
+    argv = ("--svm-c-values", "1", "--svm-inner-folds", "3", "--svm-threshold", "fbr")
+    assert run_filterkit("train", "-q", "-o", model, *argv, LABELS, *LABEL_CHAIN).status == 0
+    per_label = json.loads(model.read_text())["classifier"]["per_label"]
+    thresholds = [entry["fitted"]["threshold"] for entry in per_label]
+    assert len(thresholds) == 2 and thresholds[0] != thresholds[1]
+    assert [entry["fitted"]["threshold_fell_back"] for entry in per_label] == [False, False]
+    loaded = filterkit.load_model(model)
+    features = loaded.transform(documents_of(LABELS))
+    probabilities = loaded.probabilities(features)
+    assert np.array_equal(loaded.predicted(features), probabilities >= np.array(thresholds))
+    result = run_filterkit("evaluate", "--json", "--folds", "3", *argv, LABELS, *LABEL_CHAIN)
+    assert result.status == 0, result.stderr
+    for entry in json.loads(result.stdout)["results"][0]["per_label"].values():
+        assert len(entry["threshold"]) == 3 and all(0 < value < 1 for value in entry["threshold"])
+
+
+def documents_of(path: Path) -> list[str]:
+    """The text of each row of a MEKA file of two labels and a text."""
+    return [row[2] for row in arff.loads(path.read_text(encoding="utf-8"))["data"]]
+
+
+@pytest.mark.parametrize(
+    ("argv", "refusal"),
+    [
+        (("--classifier", "aisvm", "--positive", "Mine", SONAR, "l2"), "another classifier than 'aisvm'"),
+        (("--multiclass", REAL / "iris.arff", "l2"), "not --multiclass yet"),
+    ],
+)
+def test_what_cannot_choose_a_threshold_is_refused_in_one_line(run_filterkit, argv, refusal):
+    result = run_filterkit("evaluate", "--svm-threshold", "f1", *argv)
+    assert result.status != 0 and refusal in result.stderr.strip().splitlines()[-1]
+
+
+def test_pcut_and_a_threshold_per_label_are_refused_together(run_filterkit):
+    result = run_filterkit("evaluate", "--threshold", "pcut", "--svm-threshold", "f1", LABELS, *LABEL_CHAIN)
+    assert result.status != 0 and "choose one" in result.stderr
+
+
+def test_a_class_of_one_training_row_has_no_out_of_fold_scores_to_cut():
+    features = np.eye(4)
+    with pytest.raises(FilterkitError, match="a single row"):
+        LinearSVM(threshold="f1").fit(features, np.array([1, 0, 0, 0]), 1)
