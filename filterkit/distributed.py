@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import errno
 import functools
 import logging
 import os
+import pickle
 import shutil
 import signal
 import sys
@@ -54,7 +56,7 @@ from filterkit.partitions import (
 from filterkit.plugins import load_plugins, running_registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
-from filterkit.running import OutputForm, OutputTarget, output_stream
+from filterkit.running import OutputForm, OutputTarget, new_rows_relation, output_stream
 from filterkit.schema import Chunk, Schema
 from filterkit.stage import GIVEN_FILES, Provenance, option_file, refuse_negative_values
 from filterkit.version import __version__
@@ -86,8 +88,9 @@ class ChainRecipe:
     """What a task needs to rebuild a chain: each stage as ``(name, options, state)`` (state None:
     the stage being fitted), the input schema, the class and the positive label, where the plugins
     come from, how partitions are read, the Dask event topic a task reports the rows it has read on
-    (None: no progress is shown) and the files the options of the stage being fitted name, read by
-    the client (a fitted stage's state holds what it read)."""
+    (None: no progress is shown), the files the options of the stage being fitted name, read by
+    the client (a fitted stage's state holds what it read), the label attributes' names (as given,
+    Mulan's XML; None: MEKA's relation or none) and the relation name of a fitted chain's output."""
 
     stages: tuple
     schema: Schema
@@ -98,11 +101,19 @@ class ChainRecipe:
     sparse_rows: bool | None
     rows_topic: str | None = None
     files: dict[str, bytes | OSError] = field(default_factory=dict)
+    labels: tuple[str, ...] | None = None
+    relation: str | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def rebuild(self) -> Chain:
-        """The chain with every stage prepared and, where a state is given, fitted."""
-        return Chain.rebuilt(_registry(self.plugins_dir), self.stages, self.schema, self.class_name, self.positive)
+        """The chain with every stage prepared and, where a state is given, fitted; its output named
+        :attr:`relation` where given (a fitted chain applied to new rows: their relation name)."""
+        registry = _registry(self.plugins_dir)
+        chain = Chain.rebuilt(registry, self.stages, self.schema, self.class_name, self.positive, self.labels)
+        if self.relation is not None:
+            assert chain.output_schema is not None  # every stage fitted
+            chain.output_schema = dataclasses.replace(chain.output_schema, relation=self.relation)
+        return chain
 
     def chunks(self, partition: Partition | RecordPartition) -> Iterator[Chunk]:
         """The rows of ``partition``, each chunk's rows reported on :attr:`rows_topic` once read."""
@@ -123,6 +134,43 @@ def _chain_of(recipe: ChainRecipe) -> Chain:
     cached = getattr(_rebuilt, "chain", None)
     if cached is None or cached[0] != recipe.token:
         _rebuilt.chain = cached = (recipe.token, recipe.rebuild())
+    return cached[1]
+
+
+@dataclass(frozen=True)
+class ModelRecipe:
+    """What a task needs to rebuild a model of ``train``: its fitted chain's recipe, its classifier section (what
+    the model file holds, its arrays decoded) and the reading options of its training data."""
+
+    chain: ChainRecipe
+    section: dict
+    reading: tuple
+
+    def rebuild(self):
+        """The :class:`filterkit.trained.TrainedModel` (a ``LabelSetModel`` for label sets) of the recipe, made as
+        :func:`filterkit.trained.load_model` makes it from the file's chain and section."""
+        from filterkit.evaluation import CheckedClassifier
+        from filterkit.trained import LabelSetModel, TrainedModel
+
+        registry = _registry(self.chain.plugins_dir)
+        chain, section = self.chain.rebuild(), self.section
+
+        def loaded(state) -> CheckedClassifier:
+            call = CheckedClassifier(registry, section["name"], section["params"])
+            call("load_state", state)
+            return call
+
+        if section["task"] == "labels":
+            per_label = [None if "state" not in entry else loaded(entry["state"]) for entry in section["per_label"]]
+            return LabelSetModel(chain, per_label, section, self.reading, registry)
+        return TrainedModel(chain, loaded(section["state"]), section, self.reading, registry)
+
+
+def _model_of(recipe: ModelRecipe):
+    """``recipe.rebuild()``, done once per recipe (its chain's ``token``) and worker thread, as :func:`_chain_of`."""
+    cached = getattr(_rebuilt, "model", None)
+    if cached is None or cached[0] != recipe.chain.token:
+        _rebuilt.model = cached = (recipe.chain.token, recipe.rebuild())
     return cached[1]
 
 
@@ -181,15 +229,59 @@ def _write_partition(
     """Apply the fitted chain to one partition and write it as a whole ARFF file, in the task's own
     thread; the row count."""
     rows = 0
+    with _part_file(path) as stream, sent_files(recipe.files):
+        chain = _chain_of(recipe)
+        assert chain.output_schema is not None  # the chain is fitted
+        schema, order = meka_layout(chain.output_schema, chain.label_names)
+        writer = ArffWriter(stream, schema, form.sparse, comments, form.numbers)
+        for chunk in chain.transform(recipe.chunks(partition)):
+            writer.write(chunk if order is None else taken_columns(chunk, order))
+            rows += chunk.n_rows
+    return rows
+
+
+def _score_partition(recipe: ModelRecipe, partition: Partition | RecordPartition, writer, path: str) -> int:
+    """Score one partition's rows with the recipe's model, in the task's own thread: per chunk, its row count and
+    ``writer.outputs(model, chunk)`` pickled into the file at ``path``; the row count."""
+    rows = 0
+    with _part_file(path) as stream:
+        model = _model_of(recipe)
+        for chunk in recipe.chain.chunks(partition):
+            pickle.dump((chunk.n_rows, writer.outputs(model, chunk)), stream, pickle.HIGHEST_PROTOCOL)
+            rows += chunk.n_rows
+    return rows
+
+
+def _format_partition(recipe: ModelRecipe, writer, scores: str, path: str, rows: int, rows_before: list[int]) -> int:
+    """Write one partition's predictions, scored into the file ``scores`` (:func:`_score_partition`: ``rows``
+    rows, after ``rows_before`` in the partitions before it), as text numbered from the input's first row
+    (``writer.text(model, outputs, first_row)`` per chunk) into the file at ``path``; the row count."""
+    first_row = sum(rows_before) + 1
+    with _part_file(path) as stream, open(scores, "rb") as scored:
+        model = _model_of(recipe)
+        for chunk_rows, outputs in _pickled(scored):
+            stream.write(writer.text(model, outputs, first_row).encode("utf-8"))
+            first_row += chunk_rows
+    os.remove(scores)
+    return rows
+
+
+def _pickled(stream) -> Iterator:
+    """Each object pickled in turn into the binary ``stream``, to its end."""
+    while True:
+        try:
+            yield pickle.load(stream)
+        except EOFError:
+            return
+
+
+@contextlib.contextmanager
+def _part_file(path: str):
+    """The binary file at ``path`` that a task writes its part into; a file system without room for it is the
+    FilterkitError saying where the parts go."""
     try:
-        with sent_files(recipe.files), open(path, "wb") as stream:
-            chain = _chain_of(recipe)
-            assert chain.output_schema is not None  # the chain is fitted
-            schema, order = meka_layout(chain.output_schema, chain.label_names)
-            writer = ArffWriter(stream, schema, form.sparse, comments, form.numbers)
-            for chunk in chain.transform(recipe.chunks(partition)):
-                writer.write(chunk if order is None else taken_columns(chunk, order))
-                rows += chunk.n_rows
+        with open(path, "wb") as stream:
+            yield stream
     except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
@@ -198,7 +290,6 @@ def _write_partition(
             "in this folder (the system's temporary folder, TMPDIR, when the output is standard output)",
             os.path.dirname(path),
         ) from None
-    return rows
 
 
 @dataclass
@@ -303,14 +394,16 @@ class DaskEngine:
         """The partitions of ``input_path``, as :func:`filterkit.running.run` opens a source: the ARFF files
         of a folder or a glob pattern, each one partition (their headers read by tasks), or one file's
         rows cut into :attr:`partitions` byte ranges at most (:meth:`default_partitions`); a CSV or JSON
-        Lines file scanned here for its header first."""
+        Lines file scanned here for its header first (for a fitted chain, with its training header, as
+        :class:`filterkit.running.LocalEngine` reads new rows)."""
         files = input_files(input_path)
+        fitted = chain.output_schema is not None
         count = self.partitions or self.default_partitions()
         if files is None:
             format_name = format_of(input_path, self.input_format)
             form = registered(format_name)
             if form.ranges is not None and not form.streams:  # its header from a scan here; else read by the tasks
-                yield self._scanned_plan(input_path, format_name, count)
+                yield self._scanned_plan(input_path, format_name, count, chain if fitted else None)
             else:
                 yield file_plan(os.path.abspath(input_path), input_path, count=count)
             return
@@ -327,24 +420,31 @@ class DaskEngine:
         plans = self.client.map(file_plan, [os.path.abspath(f) for f in files], files, output_names(files), pure=False)
         yield joined(list(results_in_order(plans)), files)
 
-    def _scanned_plan(self, input_path: str, format_name: str, count: int) -> Plan:
+    def _scanned_plan(self, input_path: str, format_name: str, count: int, fitted: Chain | None) -> Plan:
         """The plan of a file its format cuts into ranges (CSV, JSON Lines), its header from a scan of the whole
-        file here (a pass)."""
+        file here (a pass); for the ``fitted`` chain, its training header, under the relation name a local run
+        gives the new rows (:func:`filterkit.running.new_rows_relation`)."""
         from filterkit.sources import ScannedSource
 
+        known_schema = None if fitted is None else fitted.input_schema
         with contextlib.closing(
-            ScannedSource.of_file(input_path, format_name, self.chunk_rows, self.options)
+            ScannedSource.of_file(input_path, format_name, self.chunk_rows, self.options, known_schema)
         ) as source:
             assert source.layout is not None  # scanned when made
             self.rows = source.rows
             path = os.path.abspath(input_path)
-            return record_plan(path, input_path, format_name, source.layout, source.reading, count)
+            plan = record_plan(path, input_path, format_name, source.layout, source.reading, count)
+            if fitted is None:
+                return plan
+            return dataclasses.replace(
+                plan, schema=dataclasses.replace(plan.schema, relation=new_rows_relation(source, fitted))
+            )
 
     def fit(self, chain: Chain, plan: Plan) -> None:
         """Fit ``chain``, one pass over the partitions per fitted stage (see the module docstring)."""
 
         def statistics_of(position: int, stage):
-            with self._pass(f"fitting {stage.name}", chain, plan, position) as (recipe, meter):
+            with self._pass(f"fitting {stage.name}", chain, plan, fitting=position) as (recipe, meter):
                 parts = self.client.map(
                     _partition_statistics, [recipe] * len(plan.partitions), plan.partitions, pure=False
                 )
@@ -371,6 +471,8 @@ class DaskEngine:
             plan.sparse_rows,
             rows_topic,
             {} if fitting is None else files_of([chain.stages[fitting]]),  # a fitted stage's state holds what it read
+            None if chain.labels is None else tuple(chain.labels.names),
+            None if fitting is not None or chain.output_schema is None else chain.output_schema.relation,
         )
 
     def check_target(self, plan: Plan, target: OutputTarget) -> None:
@@ -427,6 +529,40 @@ class DaskEngine:
                 meter.detail = f"{number}/{len(parts)} partitions"
             meter.count = sum(future.result() for _, future in parts)
 
+    def write_predictions(self, model, plan: Plan, writer, stream, beside: str | None) -> None:
+        """Write the predictions of ``model`` (a :class:`filterkit.trained.TrainedModel`) for every row of the
+        plan's partitions to the binary ``stream``, in the input's order: ``writer.header()`` first, then each
+        partition's text, the same as one process writes (``writer`` says how: ``predict``'s writer).
+
+        A task per partition scores its rows (``writer.outputs(model, chunk)`` per chunk) into a file in a
+        temporary folder in ``beside`` (else the system's); a second task per partition formats them as text
+        once the partitions before it have counted their rows, which number its rows; the client copies each
+        formatted part, in partition order, as soon as it and the parts before it are written.  The run fails
+        on the first error in the input's order, as a local run does."""
+        label = "predicting"
+        with _parts_folder(beside) as folder, self._pass(label, model.chain, plan, model) as (recipe, meter):
+            count = len(plan.partitions)
+            scores = [os.path.join(folder, f"{number:05d}.scores") for number in range(count)]
+            parts = [os.path.join(folder, f"{number:05d}.text") for number in range(count)]
+            scored = [
+                self.client.submit(_score_partition, recipe, partition, writer, path, pure=False)
+                for partition, path in zip(plan.partitions, scores)
+            ]
+            formatted = [
+                self.client.submit(
+                    _format_partition, recipe, writer, scores[number], parts[number], rows, scored[:number], pure=False
+                )
+                for number, rows in enumerate(scored)
+            ]
+            stream.write(writer.header().encode("utf-8"))
+            for number, (path, future) in enumerate(zip(parts, formatted), 1):
+                _result(future)
+                with open(path, "rb") as part:
+                    shutil.copyfileobj(part, stream, 1 << 20)
+                os.remove(path)
+                meter.detail = f"{number}/{count} partitions"
+            meter.count = sum(future.result() for future in formatted)
+
     @contextlib.contextmanager
     def _writing(self, chain: Chain, plan: Plan, beside: str | None, form: OutputForm, comments: list[str]):
         """The writing pass: its meter, whose count is set to the rows written (the events may lag),
@@ -441,12 +577,15 @@ class DaskEngine:
             yield meter, list(zip(paths, futures))
 
     @contextlib.contextmanager
-    def _pass(self, label: str, chain: Chain, plan: Plan, fitting: int | None = None):
-        """One pass called ``label``: the recipe its tasks share (sent once to every worker: were it
-        on one worker only, the scheduler would queue the tasks there, by data locality) and the
-        progress meter their rows advance."""
+    def _pass(self, label: str, chain: Chain, plan: Plan, model=None, fitting: int | None = None):
+        """One pass called ``label``: the recipe its tasks share (of ``chain``, or of the trained ``model`` of
+        that chain: a :class:`ModelRecipe`), sent once to every worker (were it on one worker only, the
+        scheduler would queue the tasks there, by data locality), and the progress meter their rows advance."""
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
-        shared = self.client.scatter(self.recipe(chain, plan, fitting, topic), hash=False, broadcast=True)
+        recipe = self.recipe(chain, plan, fitting, topic)
+        if model is not None:
+            recipe = ModelRecipe(recipe, model.section, model.reading)
+        shared = self.client.scatter(recipe, hash=False, broadcast=True)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:
                 self.client.subscribe_topic(topic, lambda event: meter.advance(event[1]))

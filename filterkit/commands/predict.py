@@ -7,33 +7,128 @@ import csv
 import io
 import json
 import math
+import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TextIO
 
 import click
 
-from filterkit.commands.context import registry_of
+from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.files import check_distinct, check_format_options, check_stdout_open
 from filterkit.commands.options import (
     chunk_rows_option,
+    engine_option,
     format_option_decorators,
     input_format_option,
     json_option,
+    scheduler_option,
+    workers_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import FormatOptions, format_of, named_format, new_rows_reading
+from filterkit.formats import FormatOptions, format_of, named_format, new_rows_reading, registered
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output
 from filterkit.text import shown
 
 
-@contextlib.contextmanager
-def _model_rows(ctx, model_path: str, input_path: str, output: str | None, params: dict) -> Iterator[tuple]:
-    """The model of ``model_path`` and the chunks of ``input_path``, read as its training data was (its
-    format unless named otherwise, with its settled options) and checked against its training header: an
-    error when the file holds none of the attributes the model reads (a note names those it lacks)."""
-    from filterkit.running import open_source
+@dataclass(frozen=True)
+class EngineOptions:
+    """``--engine``, ``--scheduler``, ``--workers`` and ``--partitions`` of ``predict`` and ``apply``."""
+
+    name: str = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+    partitions: int | None = None
+
+    @classmethod
+    def of_params(cls, params: dict) -> EngineOptions:
+        """The engine options taken out of a command's ``params``."""
+        return cls(*(params.pop(name) for name in ("engine", "scheduler", "workers", "partitions")))
+
+    @property
+    def dask(self) -> bool:
+        """Whether the rows are read over partitions on a Dask cluster."""
+        return self.name == "dask"
+
+    def check(self, input_path: str, input_format: str | None, output: str | None) -> None:
+        """Refuse, before any cluster starts, what the engine cannot run as one process would: the Dask engine's
+        options without it, an input it cannot cut into partitions (the chain's words), and standard output
+        with --scheduler (the workers write the parts)."""
+        if not self.dask:
+            if self.scheduler or self.workers or self.partitions:
+                raise click.UsageError("--scheduler, --workers and --partitions need --engine dask")
+            return
+        if self.scheduler and self.workers:
+            raise click.UsageError("--workers sizes the local cluster, which --scheduler replaces: give one")
+        if self.scheduler and output is None:
+            raise click.UsageError(
+                "with --scheduler, give -o FILE in a folder the workers share (they write the parts)"
+            )
+        read_as = format_of(input_path, input_format)
+        if registered(read_as).ranges is None:
+            from filterkit.commands.chain import _cut_formats  # the chain's words
+
+            path = shlex.quote(input_path)
+            raise click.UsageError(
+                f"--engine dask reads {_cut_formats()} only (the formats installed that it cuts into partitions), "
+                f"and {path} is read as {read_as}: convert it "
+                f"first (filterkit {path} -o {shlex.quote(input_path.rstrip('/') + '.arff')})"
+            )
+
+    @contextlib.contextmanager
+    def connected(self, ctx, chain, chunk_rows: int, input_format, reading, progress=None):
+        """The Dask engine of these options (:meth:`filterkit.distributed.DaskEngine.connect`), reading the input
+        as ``input_format`` with ``reading``, its workers checked for ``chain``'s stages."""
+        from filterkit.distributed import DaskEngine
+
+        connecting = DaskEngine.connect(
+            self.scheduler,
+            plugin_loader(ctx).folder,
+            chunk_rows,
+            progress,
+            self.partitions,
+            input_format,
+            reading,
+            self.workers,
+        )
+        with connecting as engine:
+            engine.check_workers(chain)
+            yield engine
+
+
+def engine_options(what: str):
+    """``--engine`` (``what`` saying how each runs), ``--scheduler``, ``--workers`` and ``--partitions`` on a
+    command (:class:`Engine`)."""
+    decorators = [
+        engine_option(what),
+        scheduler_option,
+        workers_option,
+        click.option(
+            "--partitions",
+            type=click.IntRange(1),
+            help=(
+                "With --engine dask: cut one input file into N byte ranges at most "
+                "(default: 1 per worker thread of the local cluster, 2 of a scheduler's)."
+            ),
+        ),
+    ]
+
+    def decorated(command):
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+
+    return decorated
+
+
+def _loaded_model(
+    ctx, model_path: str, input_path: str, output: str | None, params: dict, engine: EngineOptions
+) -> tuple:
+    """The model of ``model_path``, and how ``input_path`` is read as its training data was (its format unless
+    named otherwise, with its settled options): format and reading options; the outputs and engine checked
+    before the model is read."""
     from filterkit.trained import load_model
 
     check_stdout_open(output)
@@ -41,20 +136,43 @@ def _model_rows(ctx, model_path: str, input_path: str, output: str | None, param
         raise click.UsageError(f"-o {output}: predictions are JSON Lines (one object a row): name it .jsonl")
     named = [("the model", model_path), ("the input", input_path), *([("-o", output)] if output else [])]
     check_distinct([(role, path) for role, path in named if path != "-"])
+    engine.check(input_path, params["input_format"], output)
     model = load_model(model_path, registry_of(ctx))
     formats = FormatOptions.of_params(params)
     input_format, reading = new_rows_reading(input_path, params["input_format"], formats, model.reading)
     check_format_options(formats, format_of(input_path, input_format))
+    if engine.dask:
+        from filterkit.partitions import check_runnable
+
+        check_runnable(model.chain.stages, input_path)
+    return model, input_format, reading
+
+
+def _check_rows(model, schema, layout, name: str) -> None:
+    """Check the input's header against the model's training header: an error when the file holds none of the
+    attributes the model reads (a note names those it lacks, by the ``absent`` of its format's ``layout``)."""
+    model.chain.check_input(schema, name)
+    absent = set(getattr(layout, "absent", ()))
+    read = [a.name for a in model.input_schema.attributes if a.name not in model.targets]
+    if read and absent >= set(read):
+        raise FilterkitError(f"the file holds none of the attributes the model reads ({shown_names(read)})", name)
+    lacking = [attribute for attribute in read if attribute in absent]
+    if lacking:
+        sys.stderr.write(f"filterkit: note: {name} lacks {shown_names(lacking)}: missing in every row\n")
+
+
+@contextlib.contextmanager
+def _model_rows(
+    ctx, model_path: str, input_path: str, output: str | None, params: dict, engine: EngineOptions = EngineOptions()
+) -> Iterator[tuple]:
+    """The model of ``model_path`` and the chunks of ``input_path`` (:func:`_loaded_model`), checked against its
+    training header (:func:`_check_rows`)."""
+    from filterkit.running import open_source
+
+    model, input_format, reading = _loaded_model(ctx, model_path, input_path, output, params, engine)
     name = "<stdin>" if input_path == "-" else input_path
     with open_source(input_path, params["chunk_rows"], False, input_format, reading, model.input_schema) as source:
-        model.chain.check_input(source.schema, name)
-        absent = set(getattr(getattr(source, "layout", None), "absent", ()))
-        read = [a.name for a in model.input_schema.attributes if a.name not in model.targets]
-        if read and absent >= set(read):
-            raise FilterkitError(f"the file holds none of the attributes the model reads ({shown_names(read)})", name)
-        lacking = [attribute for attribute in read if attribute in absent]
-        if lacking:
-            sys.stderr.write(f"filterkit: note: {name} lacks {shown_names(lacking)}: missing in every row\n")
+        _check_rows(model, source.schema, getattr(source, "layout", None), name)
         yield model, source.chunks()
 
 
@@ -94,22 +212,74 @@ def _number(value: float) -> float | None:
 def prediction_rows(model, chunks) -> Iterator[dict]:
     """Per input row: its number (from 1), predicted label (``labels``: the list of a multi-label model),
     decision value(s) and Platt probability(ies)."""
-    row = 0
+    first_row = 1
     for chunk in chunks:
-        features = model.features(chunk)
-        decisions, probabilities = model.decisions(features), model.probabilities(features)
-        for position, predicted in enumerate(model.predicted(features)):
-            row += 1
-            record: dict = {"row": row, **model.answer(predicted)}
-            if model.multiclass or model.label_sets:
-                record["decision"] = dict(zip(model.classes, map(_number, decisions[position])))
-                if probabilities is not None:
-                    record["probability"] = dict(zip(model.classes, map(_number, probabilities[position])))
-            else:
-                record["decision"] = float(decisions[position])
-                if probabilities is not None:
-                    record["probability"] = float(probabilities[position])
-            yield record
+        yield from prediction_records(model, chunk_outputs(model, chunk), first_row)
+        first_row += chunk.n_rows
+
+
+def chunk_outputs(model, chunk) -> tuple:
+    """What ``model`` answers for each row of ``chunk``: predicted positions, decision values and probabilities
+    (None for a model without them)."""
+    features = model.features(chunk)
+    return model.predicted(features), model.decisions(features), model.probabilities(features)
+
+
+def prediction_records(model, outputs: tuple, first_row: int) -> Iterator[dict]:
+    """The records of :func:`prediction_rows` of one chunk's :func:`chunk_outputs`, numbered from ``first_row``."""
+    predictions, decisions, probabilities = outputs
+    for position, predicted in enumerate(predictions):
+        record: dict = {"row": first_row + position, **model.answer(predicted)}
+        if model.multiclass or model.label_sets:
+            record["decision"] = dict(zip(model.classes, map(_number, decisions[position])))
+            if probabilities is not None:
+                record["probability"] = dict(zip(model.classes, map(_number, probabilities[position])))
+        else:
+            record["decision"] = float(decisions[position])
+            if probabilities is not None:
+                record["probability"] = float(probabilities[position])
+        yield record
+
+
+@dataclass(frozen=True)
+class PredictionWriter:
+    """How predictions are written: JSON Lines (``columns`` empty), or CSV of ``columns`` (:func:`_csv_columns`).
+    A Dask task calls :meth:`outputs` and :meth:`text` (:meth:`filterkit.distributed.DaskEngine.write_predictions`)."""
+
+    columns: tuple[str, ...] = ()
+
+    def header(self) -> str:
+        """What comes before the first row: CSV's column names (nothing for JSON Lines)."""
+        if not self.columns:
+            return ""
+        return self.text_of(
+            [self.columns], lambda stream, rows: csv.writer(stream, lineterminator="\n").writerows(rows)
+        )
+
+    def write(self, stream: TextIO, records: Iterable[dict]) -> None:
+        """Write ``records`` (:func:`prediction_records`) to ``stream``, one line each."""
+        if not self.columns:
+            for record in records:
+                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+            return
+        writer = csv.writer(stream, lineterminator="\n")
+        for record in records:
+            writer.writerow(_csv_row(record, self.columns))
+
+    def outputs(self, model, chunk) -> tuple:
+        """:func:`chunk_outputs`."""
+        return chunk_outputs(model, chunk)
+
+    def text(self, model, outputs: tuple, first_row: int) -> str:
+        """The lines of one chunk's ``outputs``, its rows numbered from ``first_row``."""
+        return self.text_of(prediction_records(model, outputs, first_row), self.write)
+
+    @staticmethod
+    def text_of(rows, write) -> str:
+        """What ``write(stream, rows)`` writes, as one string."""
+        buffer = io.StringIO(newline="")
+        write(buffer, rows)
+        return buffer.getvalue()
 
 
 def _csv_row(record: dict, columns: list[str]) -> list[str]:
@@ -158,21 +328,40 @@ def _csv_columns(model, calibrated: bool, model_path: str) -> list[str]:
 @input_format_option
 @format_option_decorators
 @chunk_rows_option
+@engine_options("Predict in this process, or over partitions on a Dask cluster, with the same bytes")
 @click.pass_context
 def predict(ctx, model_path: str, input_path: str, output: str | None, as_json: bool, **params) -> None:
-    """Stream IN through the model's chain and classifier, one chunk in memory."""
+    """Stream IN through the model's chain and classifier, one chunk in memory; or, with --engine dask, each
+    partition of IN in a task (:meth:`filterkit.distributed.DaskEngine.write_predictions`)."""
     as_json = _writes_json_lines(output, as_json)
-    with _model_rows(ctx, model_path, input_path, output, params) as (model, chunks), _written(output) as stream:
-        records = prediction_rows(model, chunks)
-        if as_json:
-            for record in records:
-                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-            return
-        columns = _csv_columns(model, model.calibrated, model_path)
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(columns)
-        for record in records:
-            writer.writerow(_csv_row(record, columns))
+    engine = EngineOptions.of_params(params)
+    if engine.dask:
+        _predict_on_dask(ctx, model_path, input_path, output, as_json, params, engine)
+        return
+    rows = _model_rows(ctx, model_path, input_path, output, params, engine)
+    with rows as (model, chunks), _written(output) as stream:
+        writer = _prediction_writer(model, as_json, model_path)
+        stream.write(writer.header())
+        writer.write(stream, prediction_rows(model, chunks))
+
+
+def _prediction_writer(model, as_json: bool, model_path: str) -> PredictionWriter:
+    """JSON Lines, or CSV of the model's columns."""
+    return PredictionWriter(() if as_json else tuple(_csv_columns(model, model.calibrated, model_path)))
+
+
+def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, as_json: bool, params, engine) -> None:
+    """``predict`` over the partitions of IN on a Dask cluster, written in the input's order, with the bytes of
+    one process: published only whole to ``-o``."""
+    model, input_format, reading = _loaded_model(ctx, model_path, input_path, output, params, engine)
+    output_file = None if output is None else checked_output(output)
+    with engine.connected(ctx, model.chain, params["chunk_rows"], input_format, reading) as dask:
+        with dask.opened(model.chain, input_path) as plan:
+            _check_rows(model, plan.schema, getattr(next(iter(plan.partitions), None), "layout", None), input_path)
+            writer = _prediction_writer(model, as_json, model_path)
+            beside = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
+            with _written(output) as text:  # its binary stream, ended as one process ends it (a .gz's flush)
+                dask.write_predictions(model, plan, writer, text.buffer, beside)
 
 
 @click.command(
