@@ -211,10 +211,10 @@ class LinearSVM(Classifier):
     def fit_multiclass(self, features, classes, n_classes, seed):
         """One-vs-rest: one SVM per class at the C of the best inner macro one-vs-rest AUC."""
         self.binary = False
-        if self.params["threshold"] != "fixed":
+        if self.params["threshold"] == "fbr":
             raise FilterkitError(
-                f"svm: --svm-threshold {self.params['threshold']} cuts one class's scores against the rest: it "
-                "decides two classes and label sets, not --multiclass yet"
+                "svm: --svm-threshold fbr falls back to predicting a class for no row, and --multiclass predicts "
+                "one class per row: use --svm-threshold f1"
             )
         return self._fit_one_vs_rest(features, classes, n_classes, range(n_classes), seed)
 
@@ -270,6 +270,10 @@ class LinearSVM(Classifier):
     def _choose_thresholds(self, scores: np.ndarray, classes: np.ndarray, columns) -> None:
         """Each column's cut on the out-of-fold ``scores`` by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`),
         the out-of-fold F1 it reaches, and (fbr) whether it fell back."""
+        if len(columns) > 1:
+            self.thresholds, macro_f1 = class_offsets(scores, classes)
+            self.threshold_f1, self.fell_back = [macro_f1], [False]
+            return
         cut, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
         self.thresholds, self.threshold_f1, self.fell_back = np.array([cut]), [best], [fell_back]
 
@@ -304,6 +308,8 @@ class LinearSVM(Classifier):
         if self.params["decision"] != "margin":
             sigmoids = np.array([platt_sigmoid(decisions[:, j], classes == k) for j, k in enumerate(columns)])
             scores = self._scored(decisions, sigmoids)
+        if len(columns) > 1 and self.params["threshold"] != "fixed":
+            return class_offsets(scores, classes)[1]
         if len(columns) == 1 and self.params["threshold"] != "fixed":
             _, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
             return 0.0 if fell_back else best
@@ -345,8 +351,9 @@ class LinearSVM(Classifier):
         return self.score(features) > 0 if self.sigmoids is None else self.score(features) >= 0.5
 
     def predict_class(self, features):
-        """The class of the largest score (the first on a tie)."""
-        return np.argmax(self.class_scores(features), axis=1)
+        """The class of the largest score less its offset (``--svm-threshold f1``; else none), the first on a tie."""
+        scores = self.class_scores(features)
+        return np.argmax(scores if self.thresholds is None else scores - self.thresholds, axis=1)
 
     def describe(self):
         described = {
@@ -363,10 +370,12 @@ class LinearSVM(Classifier):
         if self.params["intercept"] == "free":
             offsets = self.intercepts.tolist()
             described["b"] = offsets[0] if self.binary else offsets
-        if self.thresholds is not None:
+        if self.thresholds is not None and self.binary:
             described.update(
                 threshold=float(self.thresholds[0]), threshold_f1=self.threshold_f1[0], **self._fallback_described()
             )
+        elif self.thresholds is not None:
+            described.update(thresholds=self.thresholds.tolist(), thresholds_macro_f1=self.threshold_f1[0])
         return described
 
     def _fallback_described(self) -> dict:
@@ -492,6 +501,75 @@ def fbr_cut(scores: np.ndarray, positives: np.ndarray, floor: float) -> tuple[fl
     if best > floor:
         return cut, best, False
     return float(np.nextafter(np.max(scores), np.inf)), best, True
+
+
+#: Out-of-fold gaps (:func:`_best_offset`) closer than this are taken as equal: no offset is placed between them.
+_SAME_GAP = 1e-9
+
+
+def class_offsets(scores: np.ndarray, classes: np.ndarray, sweeps: int = 3) -> tuple[np.ndarray, float]:
+    """Per class k an offset t_k (a row's class: the largest score_k − t_k, the first on a tie) raising the
+    macro-F1 of ``classes`` (positions 0 … k − 1) on the out-of-fold ``scores`` (rows × classes), and that
+    macro-F1: coordinate ascent from t = 0, ``sweeps`` passes over the classes in order, each t_k set exactly
+    given the others (:func:`_best_offset`); deterministic."""
+    offsets = np.zeros(scores.shape[1])
+    truth = np.bincount(classes, minlength=scores.shape[1]).astype(np.float64)
+    reached = _macro_f1(classes, np.argmax(scores, axis=1), truth)
+    for _ in range(sweeps):
+        for k in range(scores.shape[1]):
+            offsets[k], reached = _best_offset(scores, classes, offsets, k, truth, reached)
+    return offsets, reached
+
+
+def _macro_f1(classes: np.ndarray, decided: np.ndarray, truth: np.ndarray) -> float:
+    """The macro-F1 of ``decided`` against ``classes``, ``truth`` their per-class counts (a 0/0 counting 0)."""
+    hits = np.bincount(classes[decided == classes], minlength=len(truth)).astype(np.float64)
+    predicted = np.bincount(decided, minlength=len(truth)).astype(np.float64)
+    return float(_macro_f1s(hits[None, :], predicted[None, :], truth)[0])
+
+
+def _macro_f1s(hits: np.ndarray, predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Per row of class counts (true positives ``hits``, ``predicted``; ``truth`` per class) the mean over classes
+    of 2·TP / (predicted + true), 0 where both are 0; one summation for every caller, so equal counts give
+    bit-equal values."""
+    total = predicted + truth
+    f1 = np.divide(2.0 * hits, total, out=np.zeros_like(total, dtype=np.float64), where=total > 0)
+    return f1.sum(axis=1) / len(truth)
+
+
+def _best_offset(scores, classes, offsets, k: int, truth, reached: float) -> tuple[float, float]:
+    """Class ``k``'s offset of the largest macro-F1, the others' ``offsets`` held, and that macro-F1; the current
+    offset (of macro-F1 ``reached``) unless one is strictly better, then the highest such.  Row i goes to k where
+    score_ik − t_k > max_{j≠k}(score_ij − t_j), i.e. where t_k < d_i = score_ik − max_{j≠k}(score_ij − t_j): the
+    rows sorted once by d_i, the counts after moving the first m of them to k from their rival classes summed
+    cumulatively, and each candidate (the midpoint between two distinct d, or 1 past either end) scored exactly.
+    Gaps within :data:`_SAME_GAP` of the next are one: d is a difference of differences, and two rows whose d
+    should be equal may differ in the last bit, where the argmax of :meth:`LinearSVM.predict_class` would not
+    split them as the sorted order does."""
+    rows, width = len(classes), len(truth)
+    others = scores - offsets
+    others[:, k] = -np.inf
+    rival = np.argmax(others, axis=1)
+    gaps = scores[:, k] - others[np.arange(rows), rival]
+    order = np.argsort(-gaps, kind="stable")
+    moved_from, held, descending = rival[order], classes[order], gaps[order]
+    left = np.zeros((rows + 1, width))
+    left[np.arange(1, rows + 1), moved_from] = 1.0
+    lost = np.zeros((rows + 1, width))
+    lost[np.arange(1, rows + 1), moved_from] = held == moved_from
+    predicted = np.bincount(rival, minlength=width) - np.cumsum(left, axis=0)
+    hits = np.bincount(classes[rival == classes], minlength=width) - np.cumsum(lost, axis=0)
+    predicted[:, k] += np.arange(rows + 1)
+    hits[:, k] += np.concatenate([[0], np.cumsum(held == k)])
+    values = _macro_f1s(hits, predicted, truth)
+    apart = np.concatenate([[True], descending[:-1] - descending[1:] > _SAME_GAP, [True]])
+    values[~apart] = -np.inf
+    moved = int(np.argmax(values))
+    if not values[moved] > reached:
+        return float(offsets[k]), reached
+    above = descending[moved - 1] if moved else descending[0] + 2.0
+    below = descending[moved] if moved < rows else descending[-1] - 2.0
+    return float((above + below) / 2), float(values[moved])
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:

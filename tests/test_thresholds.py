@@ -20,7 +20,15 @@ from sklearn.svm import LinearSVC
 import filterkit
 from chain_helpers import REAL
 from filterkit.errors import FilterkitError
-from filterkit_plugins.classifiers import LinearSVM, f1_cut, fbr_cut, platt_sigmoid
+from filterkit_plugins.classifiers import (
+    LinearSVM,
+    _best_offset,
+    _macro_f1,
+    class_offsets,
+    f1_cut,
+    fbr_cut,
+    platt_sigmoid,
+)
 
 SONAR = REAL / "sonar.arff"
 LABELS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
@@ -216,7 +224,7 @@ def documents_of(path: Path) -> list[str]:
     ("argv", "refusal"),
     [
         (("--classifier", "aisvm", "--positive", "Mine", SONAR, "l2"), "another classifier than 'aisvm'"),
-        (("--multiclass", REAL / "iris.arff", "l2"), "not --multiclass yet"),
+        (("--svm-threshold", "fbr", "--multiclass", REAL / "iris.arff", "l2"), "one class per row"),
     ],
 )
 def test_what_cannot_choose_a_threshold_is_refused_in_one_line(run_filterkit, argv, refusal):
@@ -233,3 +241,48 @@ def test_a_class_of_one_training_row_has_no_out_of_fold_scores_to_cut():
     features = np.eye(4)
     with pytest.raises(FilterkitError, match="a single row"):
         LinearSVM(threshold="f1").fit(features, np.array([1, 0, 0, 0]), 1)
+
+
+def macro_f1(classes: np.ndarray, scores: np.ndarray, offsets: np.ndarray) -> float:
+    """scikit-learn's macro-F1 of the classes of the largest score less its offset."""
+    decided = np.argmax(scores - offsets, axis=1)
+    return f1_score(classes, decided, labels=range(scores.shape[1]), average="macro", zero_division=0.0)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_each_class_offset_is_the_best_of_every_offset_tried_one_by_one(seed):
+    generator = np.random.default_rng(seed)
+    rows, width = int(generator.integers(5, 80)), int(generator.integers(2, 6))
+    classes = generator.integers(0, width, rows)
+    scores = generator.random((rows, width))
+    scores[np.arange(rows), classes] += generator.random(rows) * 0.5
+    if seed % 2:
+        scores = np.round(scores, 1)  # ties
+    truth = np.bincount(classes, minlength=width).astype(np.float64)
+    offsets, k = generator.normal(size=width) * 0.1, int(generator.integers(width))
+    reached = _macro_f1(classes, np.argmax(scores - offsets, axis=1), truth)
+    assert reached == pytest.approx(macro_f1(classes, scores, offsets), abs=1e-15)
+    offset, best = _best_offset(scores, classes, offsets, k, truth, reached)
+    rivals = np.delete(scores - offsets, k, axis=1).max(axis=1)
+    gaps = np.unique(np.round(scores[:, k] - rivals, 9))
+    tried = [gaps[0] - 1, gaps[-1] + 1, *((gaps[1:] + gaps[:-1]) / 2)]
+    values = [macro_f1(classes, scores, np.where(np.arange(width) == k, t, offsets)) for t in tried]
+    assert best == pytest.approx(max(max(values), reached), abs=1e-12)
+    assert macro_f1(classes, scores, np.where(np.arange(width) == k, offset, offsets)) == pytest.approx(best, abs=1e-12)
+    found, reached = class_offsets(scores, classes)
+    assert reached == pytest.approx(macro_f1(classes, scores, found), abs=1e-12)
+    assert reached >= macro_f1(classes, scores, np.zeros(width))
+
+
+def test_multiclass_offsets_are_saved_and_decide_the_class(run_filterkit, tmp_path):
+    model = tmp_path / "iris.json"
+    argv = ("train", "-q", "-o", model, "--multiclass", "--svm-c-values", "1", "--svm-threshold", "f1")
+    assert run_filterkit(*argv, REAL / "iris.arff", "minmax").status == 0
+    fitted = json.loads(model.read_text())["classifier"]["fitted"]
+    assert len(fitted["thresholds"]) == 3 and any(fitted["thresholds"])
+    loaded = filterkit.load_model(model)
+    data = arff.loads((REAL / "iris.arff").read_text())["data"]
+    documents = [dict(zip(["sepallength", "sepalwidth", "petallength", "petalwidth"], row[:4])) for row in data]
+    probabilities = loaded.predict_proba(documents)
+    expected = [loaded.classes_[k] for k in np.argmax(probabilities - np.array(fitted["thresholds"]), axis=1)]
+    assert loaded.predict(documents) == expected
