@@ -131,6 +131,11 @@ class LinearSVM(Classifier):
     #: Options added after models were first saved, and their values that fit as before: a model fitted at these
     #: leaves them out of its params, so that it is the file an earlier filterkit wrote, and loads there.
     unrecorded_defaults = {"c_search": "full", "threshold": "fixed", "fbr_floor": 0.1}
+    #: ``--svm-threshold`` f1 or fbr: the thresholds (one per SVM; k classes: offsets), the out-of-fold F1 (macro-F1)
+    #: they reach and whether each fell back (fbr); None with the fixed cut.
+    thresholds: np.ndarray | None = None
+    threshold_f1: list[float] | None = None
+    fell_back: list[bool] | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
@@ -380,7 +385,9 @@ class LinearSVM(Classifier):
 
     def _fallback_described(self) -> dict:
         """``--svm-threshold fbr``: whether the cut fell back (``threshold_fell_back``); nothing for another rule."""
-        return {"threshold_fell_back": self.fell_back[0]} if self.params["threshold"] == "fbr" else {}
+        return (
+            {"threshold_fell_back": self.fell_back[0]} if self.fell_back and self.params["threshold"] == "fbr" else {}
+        )
 
     def state(self):
         """The one-vs-rest SVMs' weights and intercepts, their Platt sigmoids (A, B) if any, and the thresholds
