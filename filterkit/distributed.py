@@ -140,30 +140,17 @@ def _chain_of(recipe: ChainRecipe) -> Chain:
 @dataclass(frozen=True)
 class ModelRecipe:
     """What a task needs to rebuild a model of ``train``: its fitted chain's recipe, its classifier section (what
-    the model file holds, its arrays decoded) and the reading options of its training data."""
+    the model file holds, its arrays decoded), the reading options of its training data and the function that
+    makes the model of those (``make(chain, section, reading, registry)``, passed by reference)."""
 
     chain: ChainRecipe
     section: dict
     reading: tuple
+    make: Callable
 
     def rebuild(self):
-        """The :class:`filterkit.trained.TrainedModel` (a ``LabelSetModel`` for label sets) of the recipe, made as
-        :func:`filterkit.trained.load_model` makes it from the file's chain and section."""
-        from filterkit.evaluation import CheckedClassifier
-        from filterkit.trained import LabelSetModel, TrainedModel
-
-        registry = _registry(self.chain.plugins_dir)
-        chain, section = self.chain.rebuild(), self.section
-
-        def loaded(state) -> CheckedClassifier:
-            call = CheckedClassifier(registry, section["name"], section["params"])
-            call("load_state", state)
-            return call
-
-        if section["task"] == "labels":
-            per_label = [None if "state" not in entry else loaded(entry["state"]) for entry in section["per_label"]]
-            return LabelSetModel(chain, per_label, section, self.reading, registry)
-        return TrainedModel(chain, loaded(section["state"]), section, self.reading, registry)
+        """The model of the recipe (a :class:`filterkit.trained.TrainedModel`)."""
+        return self.make(self.chain.rebuild(), self.section, self.reading, _registry(self.chain.plugins_dir))
 
 
 def _model_of(recipe: ModelRecipe):
@@ -532,7 +519,8 @@ class DaskEngine:
     def write_predictions(self, model, plan: Plan, writer, stream, beside: str | None) -> None:
         """Write the predictions of ``model`` (a :class:`filterkit.trained.TrainedModel`) for every row of the
         plan's partitions to the binary ``stream``, in the input's order: ``writer.header()`` first, then each
-        partition's text, the same as one process writes (``writer`` says how: ``predict``'s writer).
+        partition's text, the same as one process writes (``writer`` says how: ``predict``'s writer; a task
+        makes the model again with ``writer.model(chain, section, reading, registry)``).
 
         A task per partition scores its rows (``writer.outputs(model, chunk)`` per chunk) into a file in a
         temporary folder in ``beside`` (else the system's); a second task per partition formats them as text
@@ -540,7 +528,7 @@ class DaskEngine:
         formatted part, in partition order, as soon as it and the parts before it are written.  The run fails
         on the first error in the input's order, as a local run does."""
         label = "predicting"
-        with _parts_folder(beside) as folder, self._pass(label, model.chain, plan, model) as (recipe, meter):
+        with _parts_folder(beside) as folder, self._pass(label, model.chain, plan, model, writer) as (recipe, meter):
             count = len(plan.partitions)
             scores = [os.path.join(folder, f"{number:05d}.scores") for number in range(count)]
             parts = [os.path.join(folder, f"{number:05d}.text") for number in range(count)]
@@ -577,14 +565,15 @@ class DaskEngine:
             yield meter, list(zip(paths, futures))
 
     @contextlib.contextmanager
-    def _pass(self, label: str, chain: Chain, plan: Plan, model=None, fitting: int | None = None):
+    def _pass(self, label: str, chain: Chain, plan: Plan, model=None, writer=None, fitting: int | None = None):
         """One pass called ``label``: the recipe its tasks share (of ``chain``, or of the trained ``model`` of
-        that chain: a :class:`ModelRecipe`), sent once to every worker (were it on one worker only, the
-        scheduler would queue the tasks there, by data locality), and the progress meter their rows advance."""
+        that chain, which ``writer.model`` makes again: a :class:`ModelRecipe`), sent once to every worker (were
+        it on one worker only, the scheduler would queue the tasks there, by data locality), and the progress
+        meter their rows advance."""
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
         recipe = self.recipe(chain, plan, fitting, topic)
         if model is not None:
-            recipe = ModelRecipe(recipe, model.section, model.reading)
+            recipe = ModelRecipe(recipe, model.section, model.reading, writer.model)
         shared = self.client.scatter(recipe, hash=False, broadcast=True)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:

@@ -9,7 +9,7 @@ import json
 import math
 import shlex
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -27,7 +27,14 @@ from filterkit.commands.options import (
     workers_option,
 )
 from filterkit.errors import FilterkitError
-from filterkit.formats import FormatOptions, format_of, named_format, new_rows_reading, registered
+from filterkit.formats import (
+    FormatOptions,
+    format_of,
+    named_format,
+    new_rows_reading,
+    registered,
+    registered_formats,
+)
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output
 from filterkit.text import shown
@@ -68,11 +75,9 @@ class EngineOptions:
             )
         read_as = format_of(input_path, input_format)
         if registered(read_as).ranges is None:
-            from filterkit.commands.chain import _cut_formats  # the chain's words
-
             path = shlex.quote(input_path)
             raise click.UsageError(
-                f"--engine dask reads {_cut_formats()} only (the formats installed that it cuts into partitions), "
+                f"--engine dask reads {cut_formats()} only (the formats installed that it cuts into partitions), "
                 f"and {path} is read as {read_as}: convert it "
                 f"first (filterkit {path} -o {shlex.quote(input_path.rstrip('/') + '.arff')})"
             )
@@ -96,6 +101,13 @@ class EngineOptions:
         with connecting as engine:
             engine.check_workers(chain)
             yield engine
+
+
+def cut_formats() -> str:
+    """The formats ``--engine dask`` cuts into partitions (those that declare ``ranges``), as words: ``arff, csv
+    and jsonl`` (a chain run's refusal says the same)."""
+    names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
 
 
 def engine_options(what: str):
@@ -270,6 +282,24 @@ class PredictionWriter:
         """:func:`chunk_outputs`."""
         return chunk_outputs(model, chunk)
 
+    @staticmethod
+    def model(chain, section: dict, reading: tuple, registry):
+        """The model of a fitted ``chain`` and a model file's classifier ``section`` (its arrays decoded), made
+        as :func:`filterkit.trained.load_model` makes it: a ``LabelSetModel`` for label sets, else a
+        ``TrainedModel``."""
+        from filterkit.evaluation import CheckedClassifier
+        from filterkit.trained import LabelSetModel, TrainedModel
+
+        def loaded(state) -> CheckedClassifier:
+            call = CheckedClassifier(registry, section["name"], section["params"])
+            call("load_state", state)
+            return call
+
+        if section["task"] == "labels":
+            per_label = [None if "state" not in entry else loaded(entry["state"]) for entry in section["per_label"]]
+            return LabelSetModel(chain, per_label, section, reading, registry)
+        return TrainedModel(chain, loaded(section["state"]), section, reading, registry)
+
     def text(self, model, outputs: tuple, first_row: int) -> str:
         """The lines of one chunk's ``outputs``, its rows numbered from ``first_row``."""
         return self.text_of(prediction_records(model, outputs, first_row), self.write)
@@ -282,7 +312,7 @@ class PredictionWriter:
         return buffer.getvalue()
 
 
-def _csv_row(record: dict, columns: list[str]) -> list[str]:
+def _csv_row(record: dict, columns: Sequence[str]) -> list[str]:
     flat = {"row": str(record["row"])}
     if "labels" in record:
         flat["labels"] = LABEL_SEPARATOR.join(record["labels"])
