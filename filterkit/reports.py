@@ -15,6 +15,7 @@ import html
 import io
 import math
 import re
+import statistics
 from dataclasses import dataclass, field
 
 from filterkit.documents import as_json, for_terminal
@@ -486,7 +487,18 @@ def _classifier_words(settings: dict, fits: list[dict]) -> str:
         + ", ".join(f"{float(c):g}" for c in fits[0]["inner_auc"])
         + ": "
         + ", ".join(f"C {c:g} in {chosen[c]} of {len(fits)} fits" for c in sorted(chosen))
+        + _threshold_spread(fits)
     )
+
+
+def _threshold_spread(fits: list[dict]) -> str:
+    """How far the cut ``--svm-threshold`` chose moved across ``fits`` (one a fold): the least, median and
+    largest; nothing where no fit chose one."""
+    cuts = [fit["threshold"] for fit in fits if "threshold" in fit]
+    if not cuts:
+        return ""
+    median = statistics.median(cuts)
+    return f"; the threshold {min(cuts):.4g} to {max(cuts):.4g} over {len(cuts)} fits (median {median:.4g})"
 
 
 def _html_table(heads: list[str], rows: list[list[str]], caption: str = "") -> str:

@@ -133,6 +133,16 @@ def test_evaluate_records_each_fold_s_threshold_of_its_training_rows(run_filterk
         assert threshold == pytest.approx((best + lower) / 2, abs=1e-9)
 
 
+def test_the_html_report_gives_the_spread_of_the_folds_thresholds(run_filterkit, tmp_path):
+    page = tmp_path / "report.html"
+    options = ("--folds", "3", "--positive", "Mine", "--svm-c-values", "1", "--svm-threshold", "f1")
+    result = run_filterkit("evaluate", "--json", "--report", page, *options, SONAR, "l2")
+    assert result.status == 0, result.stderr
+    cuts = sorted(fit["threshold"] for fit in json.loads(result.stdout)["classifier"])
+    spread = f"the threshold {cuts[0]:.4g} to {cuts[-1]:.4g} over 3 fits (median {cuts[1]:.4g})"
+    assert spread in page.read_text()
+
+
 def rows_of(text: bytes) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text.decode())))
 
