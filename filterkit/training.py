@@ -4,7 +4,9 @@ model file, JSON and arrays, never code (:mod:`filterkit.trained` serves it).
 
 Given several candidate chains, :func:`train` keeps the one of the best cross-validated score on the
 training file (the AUC of the task, the macro one-vs-rest AUC of every class, micro-F1 on labels), and
-records every candidate's.  A label set is one implementation beside a class: binary relevance, the chain fitted
+records every candidate's.  Candidates are scored by nested cross-validation (each fold's SVM picks its C by its own
+inner cross-validation), or with ``search="flat"`` by one cross-validation over chain and C together
+(:func:`flat_candidate_scores`).  A label set is one implementation beside a class: binary relevance, the chain fitted
 once for every label and a classifier per label, as ``evaluate --test`` scores it (:func:`train_labels`).
 """
 
@@ -32,6 +34,10 @@ from filterkit.trained import LabelSetModel, TrainedModel
 
 #: Folds of the cross-validation that scores each candidate chain on the training file.
 CANDIDATE_FOLDS = 5
+
+#: How :func:`train` scores the candidates and picks the SVM's C: ``nested`` (every fold's SVM picks C by its own
+#: inner cross-validation) or ``flat`` (:func:`flat_candidate_scores`: one cross-validation for chain and C).
+SEARCHES = ("nested", "flat")
 
 #: How ``words`` reads documents in the default candidates: the README's (Weka's tokens and stop words, its 1,000
 #: words a class), and every word as a run of letters (nearer TfidfVectorizer's tokens), its count as is or as
@@ -94,6 +100,7 @@ def train(
     jobs: int | None = 1,
     plugins_dir=None,
     warn: Callable[[str], None] | None = None,
+    search: str = "nested",
 ) -> "TrainedModel":
     """Fit the chain (the best of ``chains``, by default :func:`default_candidates`, by :func:`candidate_scores`
     when there are several) and the classifier of ``settings`` on ``source`` (a path read in ``input_format`` with
@@ -102,7 +109,9 @@ def train(
     left out. The candidates are scored in up to ``jobs`` processes (None: :func:`~filterkit.evaluation.pool_size`
     chooses; each with the plugins of ``plugins_dir``), with the same results, a fit at a time on ``progress``.
     ``warn`` is given each warning in the chain command's words: a candidate's once (of the first fold that gives
-    it), then the kept chain's, fitted on every row."""
+    it), then the kept chain's, fitted on every row.  ``search`` (:data:`SEARCHES`) says how the candidates are scored
+    and C picked; ``flat`` (a class's task and the svm only) runs in this process whatever ``jobs`` says, and
+    scores a single chain too, for its C."""
     from filterkit.progress import Progress
 
     settings = Settings() if settings is None else settings
@@ -111,6 +120,12 @@ def train(
     for chain in chains or ():
         refuse_row_filters(chain, registry)
     classifier_class = registry.classifier(settings.classifier)
+    if search not in SEARCHES:
+        raise FilterkitError(f"search {search!r} is none of {', '.join(SEARCHES)}")
+    if search == "flat" and not hasattr(classifier_class, "decisions_at"):
+        raise FilterkitError(
+            f"--search flat picks the svm's C: classifier '{settings.classifier}' has no C grid; use --search nested"
+        )
     if not classifier_class.saveable:
         raise FilterkitError(
             f"classifier '{settings.classifier}' cannot be saved in a model (it does not declare saveable = True)"
@@ -120,6 +135,8 @@ def train(
     reading = FormatOptions(settings.class_spec) if reading is None else reading
     with evaluation.opened_input(source, name, "<data>", input_format, reading) as (opened, name):
         data_task = task_of(opened.schema, settings)
+        if data_task.kind == LABEL_SET and search == "flat":
+            raise FilterkitError("--search flat is made for a class's task (binary or --multiclass), not for labels")
         if data_task.kind == LABEL_SET:
             return train_labels(
                 registry,
@@ -130,7 +147,7 @@ def train(
                 (progress, warn),
                 (candidate_folds, jobs, plugins_dir),
             )
-        progress.expect(planned_steps(chains))
+        progress.expect(planned_steps(chains, search))
         dataset, _ = evaluation.read_dataset(opened, name, None, "", settings, progress)
         recorded = opened.reading
     dataset = evaluation.known_class_rows(dataset)
@@ -138,7 +155,17 @@ def train(
     if chains is None:
         chains = default_candidates(dataset.schema, registry, task == MULTICLASS_TASK and present_classes(dataset) > 2)
     candidates = []
-    if len(chains) > 1:
+    searched: dict = {}
+    if search == "flat":
+        candidates = flat_candidate_scores(dataset, chains, task, settings, registry, candidate_folds, (progress, warn))
+        chosen = best_candidate(chains, candidates)
+        grid = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier.params[
+            "c_values"
+        ]
+        picked = c_value_text(grid, candidates[chains.index(chosen)]["C"])
+        settings = dataclasses.replace(settings, classifier_params={**settings.classifier_params, "c_values": picked})
+        searched = {"search": "flat", "search_c_values": grid}
+    elif len(chains) > 1:
         candidates = candidate_scores(
             dataset, chains, settings, registry, name, candidate_folds, (jobs, plugins_dir), (progress, warn)
         )
@@ -146,7 +173,7 @@ def train(
     else:
         chosen = chains[0]
     with progress.working(f"fitting '{chosen.text}' and the classifier on all {dataset.data.n_rows:,} rows", True):
-        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates)
+        model = _fitted_model(registry, dataset, chosen, task, settings, recorded, candidates, searched)
     if warn is not None:
         for text in model.chain.warnings:
             warn(one_line(text))
@@ -154,10 +181,10 @@ def train(
     return model
 
 
-def planned_steps(chains: list[ChainSpec] | None) -> int:
+def planned_steps(chains: list[ChainSpec] | None, search: str = "nested") -> int:
     """The steps :func:`train` shows: reading the training rows, and scoring the candidates when there are
-    several (``chains`` None: the default candidates, always several)."""
-    return 1 if chains is not None and len(chains) == 1 else 2
+    several (``chains`` None: the default candidates, always several) or the search is ``flat``."""
+    return 1 if chains is not None and len(chains) == 1 and search != "flat" else 2
 
 
 def present_classes(dataset: Dataset) -> int:
@@ -269,16 +296,10 @@ def scored_candidates(
         f"candidate {k % count + 1} of {count}, fold {k // count % settings.folds + 1} of {settings.folds}"
         for k in range(len(fits.arguments))
     ]
-    seen: set[tuple[int, str]] = set()
+    warned_of = candidate_warnings(chains, settings.folds, warn)
 
     def warned(position: int, texts: list[str]) -> None:
-        candidate = position % count
-        for text in texts:
-            alike = (candidate, re.sub(r"[0-9][0-9,.]*", "#", text))  # the same warning in another fold's numbers
-            if warn is not None and alike not in seen:
-                seen.add(alike)
-                fold = position // count % settings.folds + 1
-                warn(f"candidate {candidate + 1} of {count} '{chains[candidate].text}', fold {fold}: {one_line(text)}")
+        warned_of(position % count, position // count % settings.folds, texts)
 
     label = f"scoring {count} candidate chains by {settings.folds}-fold cross-validation"
     workers = (workers[0], "local", (None, None), workers[1])
@@ -286,6 +307,164 @@ def scored_candidates(
         registry, fits, chains, settings, workers, progress, label, uneven=True, warned=warned
     )
     return fits.evaluation(results)
+
+
+def flat_candidate_scores(
+    dataset: Dataset,
+    chains: list[ChainSpec],
+    task: str,
+    settings: Settings,
+    registry: Registry,
+    folds: int,
+    shown: tuple = (None, None),
+) -> list[dict]:
+    """Each chain's score and the svm's C by one cross-validation over both (``train --search flat``):
+    ``{"chain", "measure", "score", "f1", "C"}``.  The folds are those :func:`candidate_scores` cuts (``folds``
+    stratified folds of ``settings.seed``); in each the chain is fitted on the training rows, and for each C of
+    the svm's grid (ascending with ``--svm-c-search early``, stopping as the svm's inner search stops) one SVM per
+    class is fitted there, with no inner cross-validation, and scores the held-out rows.  C is picked as
+    ``--svm-c-by`` says, of those out-of-fold decision values: their F1 (macro-F1) as the svm's inner search
+    reaches it (Platt's sigmoids fitted on them), or the mean over folds of their AUC (the mean one-vs-rest AUC of
+    the classes).  The score at that C is the task's AUC (the macro one-vs-rest AUC, ``--multiclass``) of each
+    fold, averaged over the folds, as :func:`candidate_scores` measures it; the F1 the out-of-fold F1 at that C.
+    Every fit runs here, a chain's folds held in memory while its C is searched; ``shown`` (a progress, a
+    function given each warning) counts a step per (candidate, fold) and warns as :func:`scored_candidates`."""
+    from sklearn.metrics import roc_auc_score
+
+    from filterkit.progress import Progress
+    from filterkit.stage import feature_positions
+    from filterkit.tasks import stratified_folds
+
+    progress, warn = shown
+    progress = Progress() if progress is None else progress
+    multiclass = task == MULTICLASS_TASK
+    labels = dataset.labels
+    codes = dataset.data.column(dataset.class_index).astype(np.int64)
+    counts = np.bincount(codes, minlength=len(labels))
+    largest = int(np.argmax(counts))
+    if folds > counts[largest]:
+        raise FilterkitError(
+            f"--folds {folds} is more than the {counts[largest]} rows of the largest class ('{labels[largest]}'): "
+            "stratified folds need a class with a row in every fold"
+        )
+    cuts = [(np.sort(train), test) for train, test in stratified_folds(codes, folds, settings.seed)]
+    present = np.flatnonzero(counts)
+    columns = list(range(len(present))) if multiclass else [1]
+
+    def svm_classes(chain_codes: np.ndarray) -> np.ndarray:
+        """The classes the svm learns of a fold's class codes: positions among the classes present (k classes),
+        else 1 for the task's class and 0 for the rest."""
+        if multiclass:
+            return feature_positions(len(labels), present)[chain_codes.astype(np.int64)]
+        return (chain_codes == labels.index(task)).astype(np.int64)
+
+    warned = candidate_warnings(chains, folds, warn)
+    label = f"scoring {len(chains)} candidate chains and the svm's C by one {folds}-fold cross-validation"
+    candidates = []
+    with progress.step(label, items=len(chains) * folds, unit="fits", uneven=True) as meter:
+        for number, chain in enumerate(chains):
+            svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
+            truth = np.zeros(len(codes), dtype=np.int64)
+            held = []
+            for fold, (train, test) in enumerate(cuts):
+                output_class, prepared, fitted = evaluation.fitted_chain(
+                    registry, dataset, chain, train, None if multiclass else task
+                )
+                if multiclass and output_class.labels != labels:
+                    raise FilterkitError(
+                        f"chain '{chain.text}' changes the class labels, which --multiclass cannot score"
+                    )
+                (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+                train_classes = svm_classes(train_codes)
+                _refuse_lacking_fold(train_classes, columns, multiclass, [labels[k] for k in present], task, folds)
+                truth[test] = svm_classes(test_codes)
+                held.append((train_features, train_classes, test_features))
+                warned(number, fold, list(fitted.warnings))
+                meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
+
+            def out_of_fold(C: float) -> np.ndarray:
+                decisions = np.zeros((len(codes), len(columns)))
+                for (_, test), (train_features, train_classes, test_features) in zip(cuts, held):
+                    decisions[test] = svm(
+                        "decisions_at", C, settings.seed, train_features, train_classes, columns, test_features
+                    )
+                return decisions
+
+            def fold_auc(decisions: np.ndarray, test: np.ndarray) -> float:
+                aucs = [
+                    roc_auc_score(truth[test] == k, decisions[test, j])
+                    if 0 < np.sum(truth[test] == k) < len(test)
+                    else np.nan
+                    for j, k in enumerate(columns)
+                ]
+                return float(np.nanmean(aucs)) if not np.isnan(aucs).all() else np.nan
+
+            def score_of(decisions: np.ndarray) -> float:
+                per_fold = np.array([fold_auc(decisions, test) for _, test in cuts])
+                defined = per_fold[~np.isnan(per_fold)]
+                return float(defined.mean()) if len(defined) else np.nan
+
+            params = svm.classifier.params
+            early, by_f1 = params["c_search"] == "early", params["c_by"] == "f1"
+            path: dict[float, np.ndarray] = {}
+            inner: dict[float, float] = {}
+            for C in sorted(svm.classifier.grid) if early else svm.classifier.grid:
+                path[C] = out_of_fold(C)
+                inner[C] = svm("out_of_fold_f1", path[C], truth, columns) if by_f1 else score_of(path[C])
+                if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
+                    break
+            chosen = max(inner, key=lambda C: (inner[C], -C))
+            candidates.append(
+                {
+                    "chain": chain.text,
+                    "measure": "macro_auc" if multiclass else "auc",
+                    "score": score_of(path[chosen]),
+                    "f1": inner[chosen] if by_f1 else float(svm("out_of_fold_f1", path[chosen], truth, columns)),
+                    "C": chosen,
+                }
+            )
+    return candidates
+
+
+def _refuse_lacking_fold(
+    classes: np.ndarray, columns, multiclass: bool, names: list[str], task: str, folds: int
+) -> None:
+    """FilterkitError, as ``evaluate`` words it, for a fold's training ``classes`` without a row of a class the svm
+    learns (k classes), or with rows of one side only (a task)."""
+    held = np.bincount(classes, minlength=max(columns) + 1)
+    if multiclass and (held == 0).any():
+        raise FilterkitError(
+            f"--multiclass: a training fold holds no row of class '{names[int(np.argmin(held))]}'; "
+            f"the class is too small for {folds} folds"
+        )
+    if not multiclass and (held[1] == 0 or held[0] == 0):
+        missing = "no row of" if held[1] == 0 else "only rows of"
+        raise FilterkitError(
+            f"task '{task}': a training fold holds {missing} class '{task}' ({int(held[1])} of {len(classes)} "
+            f"rows); the class is too small (or too large) for {folds} folds"
+        )
+
+
+def c_value_text(grid: str, C: float) -> str:
+    """The text of ``C`` as the grid ``grid`` (``--svm-c-values``) writes it, so that the model's options are those
+    typed: ``--svm-c-values`` that value alone fits the same model."""
+    return next(text.strip() for text in grid.split(",") if float(text) == C)
+
+
+def candidate_warnings(chains: list[ChainSpec], folds: int, warn) -> Callable[[int, int, list[str]], None]:
+    """A function given a fit's candidate, fold and chain warnings that gives ``warn`` (None: nobody) each distinct
+    warning of a candidate once (the same words in another fold's numbers being the same), naming it and the fold."""
+    seen: set[tuple[int, str]] = set()
+
+    def warned(candidate: int, fold: int, texts: list[str]) -> None:
+        for text in texts:
+            alike = (candidate, re.sub(r"[0-9][0-9,.]*", "#", text))  # the same warning in another fold's numbers
+            if warn is not None and alike not in seen:
+                seen.add(alike)
+                chain = chains[candidate].text
+                warn(f"candidate {candidate + 1} of {len(chains)} '{chain}', fold {fold + 1}: {one_line(text)}")
+
+    return warned
 
 
 def _fitted_model(
@@ -296,8 +475,10 @@ def _fitted_model(
     settings: Settings,
     reading: tuple[str, dict],
     candidates: list[dict],
+    searched: dict,
 ) -> "TrainedModel":
-    """``chain`` and the classifier fitted on every row of ``dataset`` for ``task``, as a model."""
+    """``chain`` and the classifier fitted on every row of ``dataset`` for ``task``, as a model, saying how the
+    candidates were ``searched`` (nothing: nested)."""
     multiclass = task == MULTICLASS_TASK
     rows = np.arange(dataset.data.n_rows)
     output_class, prepared, fitted = evaluation.fitted_chain(
@@ -316,6 +497,7 @@ def _fitted_model(
     section = {
         **section_head(registry, settings, call.classifier.params, task_name, classes, chain, features),
         "fitted": call("describe"),
+        **searched,
         **({"candidates": candidates} if candidates else {}),
         "state": call("state"),
     }

@@ -324,6 +324,17 @@ class LinearSVM(Classifier):
         decided = np.asarray(columns)[np.argmax(scores, axis=1)]
         return float(np.mean(f1_scores(classes, decided, list(columns))))
 
+    def decisions_at(self, C: float, seed: int, features, classes, columns, scored) -> np.ndarray:
+        """The decision values of the rows ``scored`` (one column per class of ``columns``) of one SVM at ``C`` per
+        class of ``columns`` against the rest, fitted on ``features`` and ``classes`` with no inner cross-validation
+        (``train --search flat`` makes its own folds)."""
+        return _decisions(*_linear_form(self._one_vs_rest(C, seed, features, classes, columns)), scored)
+
+    def out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
+        """The F1 (k classes: macro-F1) by which ``--svm-c-by f1`` picks C, of out-of-fold ``decisions`` made by a
+        search outside this classifier (``train --search flat``), as of the inner CV's (:meth:`_out_of_fold_f1`)."""
+        return self._out_of_fold_f1(decisions, classes, columns)
+
     def _one_vs_rest(self, C: float, seed: int, features, classes, columns) -> list:
         """One SVM at ``C`` per class of ``columns`` against the rest, fitted."""
         loss, intercept = self.params["loss"].replace("-", "_"), self.params["intercept"]

@@ -24,6 +24,7 @@ from filterkit.evaluation import Settings
 from filterkit.formats import FormatOptions, format_of, format_options
 from filterkit.outputs import checked_output
 from filterkit.progress import Progress, progress_mode
+from filterkit.training import SEARCHES
 
 TRAIN_HELP = """Fit a chain and a classifier on TRAIN and save both in one model file.
 
@@ -116,6 +117,15 @@ class TrainCommand(EvaluateCommand):
     help="Worker processes for the candidates' cross-validation (--jobs 1: fit here, in this process); the same "
     "model for any number.",
 )
+@click.option(
+    "--search",
+    type=click.Choice(SEARCHES),
+    default="nested",
+    show_default=True,
+    help="How candidates are scored and the svm's C picked: nested (each fold's SVM picks C by its own inner "
+    "cross-validation) or flat (one cross-validation over chain and C, no inner one: about a fifth of the SVM "
+    "fits; a class's task and the svm only; it runs in this process whatever --jobs says).",
+)
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
 @positive_option(help="The task: this class against the rest (default on two classes: the minority).")
@@ -126,7 +136,7 @@ class TrainCommand(EvaluateCommand):
 @quiet_option
 @progress_option
 @click.pass_context
-def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multiclass, **options):
+def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, search, multiclass, **options):
     """Fit the chain (the best candidate) and the classifier on TRAIN; save the model."""
     from filterkit.training import train as train_model
 
@@ -168,12 +178,14 @@ def train(ctx, input_path, words, model_path, compare, folds, seed, jobs, multic
         jobs=jobs,
         plugins_dir=plugins.folder,
         warn=progress.warning,  # as the chain command warns: -q silences progress only
+        search=search,
     )
     for candidate in model.section.get("candidates", ()):
         kept = "kept" if candidate["chain"] == model.section["chain"] else "    "
         second = next(key for key in ("f1", "macro_f1") if key in candidate)
+        picked = f", C {candidate['C']:g}" if "C" in candidate else ""
         sys.stderr.write(
-            f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} ({second} {candidate[second]:.4f}) "
-            f"'{one_line(candidate['chain'])}'\n"
+            f"filterkit: {kept} {candidate['measure']} {candidate['score']:.4f} ({second} {candidate[second]:.4f}"
+            f"{picked}) '{one_line(candidate['chain'])}'\n"
         )
     model.save(model_path)
