@@ -1,0 +1,188 @@
+"""``train --search flat`` (issue 75): the candidates and the SVM's C scored by one cross-validation over the
+outer folds ``train`` cuts today, with no inner one; the kept chain fitted at its one C."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import LinearSVC
+
+from chain_helpers import REAL
+from filterkit import evaluation
+from filterkit.evaluation import ChainSpec
+from filterkit.formats import FormatOptions
+from filterkit.plugins import load_plugins
+from filterkit.progress import Progress
+
+OH0 = REAL / "oh0.wc.arff"
+GRAIN_SAMPLE = REAL / "reuters_grain_sample.arff"
+LABEL_SET = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"
+GRID = (0.1, 1.0, 10.0)
+FAST = ("--svm-c-values", "0.1,1,10", "--svm-inner-folds", "3")
+
+
+def flat_model(run_filterkit, tmp_path: Path, data: Path, task: tuple, chains: tuple, *options) -> dict:
+    model = tmp_path / "flat.json"
+    result = run_filterkit(
+        "train", "-q", "-o", model, *FAST, *options, "--search", "flat", *task, *chains_of(data, chains)
+    )
+    assert result.status == 0, result.stderr
+    return json.loads(model.read_text())
+
+
+def chains_of(data: Path, chains: tuple) -> list:
+    """train's arguments after the options: the data, then one chain's stages or several chains to compare."""
+    return [data, *chains[0].split()] if len(chains) == 1 else ["--compare", data, *chains]
+
+
+def platt_probabilities(decisions: np.ndarray, positives: np.ndarray) -> np.ndarray:
+    """Platt's probability of each of ``decisions``, the sigmoid fitted on them (the svm's own fit of it)."""
+    from plugins.classifiers import platt_sigmoid
+
+    a, b = platt_sigmoid(decisions, positives)
+    return 1.0 / (1.0 + np.exp(a * decisions + b))
+
+
+def recomputed(data: Path, chain_text: str, positive: str | None) -> dict:
+    """A candidate's record recomputed apart from train: scikit-learn's stratified folds (seed 1) and a
+    LinearSVC per class at each C of :data:`GRID` from the smallest, stopping at the first whose out-of-fold F1
+    (Platt's probability ≥ 0.5; k classes: the largest probability, macro-F1) is not above the best so far;
+    the score the mean over folds of the (macro one-vs-rest) AUC at the C of the best F1."""
+    registry = load_plugins()
+    with evaluation.opened_input(str(data), None, "<data>", None, FormatOptions("last")) as (opened, name):
+        dataset, _ = evaluation.read_dataset(opened, name, None, "", evaluation.Settings(), Progress())
+    codes = dataset.data.column(dataset.class_index).astype(np.int64)
+    chain = ChainSpec(chain_text, [(stage, {}) for stage in chain_text.split()])
+    classes = list(np.unique(codes)) if positive is None else [dataset.labels.index(positive)]
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=1).split(np.zeros(len(codes)), codes))
+    matrices = []
+    for train, test in folds:
+        _, prepared, _ = evaluation.fitted_chain(registry, dataset, chain, np.sort(train), positive)
+        matrices.append((prepared(np.sort(train))[0], prepared(test)[0]))
+    by_c: dict[float, tuple[float, float]] = {}
+    for C in GRID:
+        decisions = np.zeros((len(codes), len(classes)))
+        for (train, test), (train_features, test_features) in zip(folds, matrices):
+            for column, k in enumerate(classes):
+                svm = LinearSVC(C=C, dual="auto", max_iter=20000, random_state=1)
+                svm.fit(train_features, (codes[np.sort(train)] == k).astype(int))
+                decisions[test, column] = svm.decision_function(test_features)
+        probabilities = np.column_stack(
+            [platt_probabilities(decisions[:, j], codes == k) for j, k in enumerate(classes)]
+        )
+        if positive is None:
+            decided = np.asarray(classes)[np.argmax(probabilities, axis=1)]
+            f1 = f1_score(codes, decided, average="macro")
+        else:
+            f1 = f1_score(codes == classes[0], probabilities[:, 0] >= 0.5)
+        aucs = [
+            np.mean([roc_auc_score(codes[test] == k, decisions[test, j]) for j, k in enumerate(classes)])
+            for _, test in folds
+        ]
+        by_c[C] = (float(f1), float(np.mean(aucs)))
+        if len(by_c) > 1 and not by_c[C][0] > max(f for c, (f, _) in by_c.items() if c != C):
+            break
+    chosen = max(by_c, key=lambda C: (by_c[C][0], -C))
+    return {"f1": by_c[chosen][0], "score": by_c[chosen][1], "C": chosen}
+
+
+@pytest.mark.parametrize(
+    "task, chains, positive",
+    [
+        (("--positive", "Ethics"), ("binarize l2", "bns l2"), "Ethics"),
+        (("--multiclass",), ("binarize l2", "l2"), None),
+    ],
+    ids=["binary", "multiclass"],
+)
+def test_flat_candidate_records_are_a_recomputation_with_scikit_learn(run_filterkit, tmp_path, task, chains, positive):
+    section = flat_model(run_filterkit, tmp_path, OH0, task, chains)["classifier"]
+    assert section["search"] == "flat" and section["search_c_values"] == "0.1,1,10"
+    measure = "auc" if positive else "macro_auc"
+    for candidate, chain in zip(section["candidates"], chains):
+        expected = recomputed(OH0, chain, positive)
+        assert (candidate["chain"], candidate["measure"], candidate["C"]) == (chain, measure, expected["C"])
+        assert candidate["score"] == pytest.approx(expected["score"], abs=1e-9)
+        assert candidate["f1"] == pytest.approx(expected["f1"], abs=1e-9)
+    best = max(range(len(chains)), key=lambda k: (section["candidates"][k]["score"], -k))
+    assert section["chain"] == chains[best]
+
+
+@pytest.mark.parametrize(
+    "data, task, chains",
+    [
+        (OH0, ("--positive", "Ethics"), ("binarize l2", "bns l2")),
+        (OH0, ("--multiclass",), ("binarize l2", "l2")),
+        (GRAIN_SAMPLE, ("--positive", "1"), ()),
+    ],
+    ids=["binary", "multiclass", "default-candidates"],
+)
+def test_the_kept_chain_is_the_model_train_fits_at_its_one_c(run_filterkit, tmp_path, data, task, chains):
+    flat = flat_model(run_filterkit, tmp_path, data, task, chains) if chains else None
+    if flat is None:
+        model = tmp_path / "flat.json"
+        result = run_filterkit("train", "-q", "-o", model, *FAST, "--search", "flat", *task, data)
+        assert result.status == 0, result.stderr
+        flat = json.loads(model.read_text())
+    section = flat["classifier"]
+    kept = next(c for c in section["candidates"] if c["chain"] == section["chain"])
+    one_c = tmp_path / "one-c.json"
+    typed = f"{kept['C']:g}"
+    result = run_filterkit(
+        "train", "-q", "-o", one_c, *FAST, "--svm-c-values", typed, *task, data, *section["chain"].split()
+    )
+    assert result.status == 0, result.stderr
+    nested = json.loads(one_c.read_text())
+    assert section["params"]["c_values"] == typed and section["fitted"]["C"] == kept["C"]
+    assert list(section["fitted"]["inner_f1" if "--positive" in task else "inner_macro_f1"]) == [str(kept["C"])]
+    for key in ("search", "search_c_values", "candidates"):
+        del section[key]
+    assert json.dumps(flat, sort_keys=True) == json.dumps(nested, sort_keys=True)
+
+
+def test_a_single_chain_is_searched_for_its_c_and_any_jobs_give_the_same_model(run_filterkit, tmp_path):
+    written = []
+    for jobs in ("1", "2"):
+        model = tmp_path / f"model-{jobs}.json"
+        options = ("-q", "-o", model, *FAST, "--jobs", jobs, "--search", "flat", "--multiclass", OH0, "l2")
+        result = run_filterkit("train", *options)
+        assert result.status == 0, result.stderr
+        written.append(model.read_bytes())
+    assert written[0] == written[1]
+    (candidate,) = json.loads(written[0])["classifier"]["candidates"]
+    assert candidate["C"] == recomputed(OH0, "l2", None)["C"]
+
+
+def test_the_nested_search_is_the_default_and_records_no_search(run_filterkit, tmp_path):
+    model = tmp_path / "nested.json"
+    result = run_filterkit(
+        "train", "-q", "-o", model, *FAST, "--positive", "Ethics", "--compare", OH0, "binarize l2", "bns l2"
+    )
+    assert result.status == 0, result.stderr
+    section = json.loads(model.read_text())["classifier"]
+    assert "search" not in section and all("C" not in c for c in section["candidates"])
+    assert section["params"]["c_values"] == "0.1,1,10"
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (
+            (LABEL_SET, "words", "l2"),
+            "--search flat is made for a class's task (binary or --multiclass), not for labels",
+        ),
+        (("--classifier", "aisvm", "--positive", "1", GRAIN_SAMPLE), "--search flat picks the svm's C"),
+    ],
+    ids=["labels", "aisvm"],
+)
+def test_flat_search_refuses_what_it_cannot_search_in_one_line(run_filterkit, tmp_path, arguments, message):
+    model = tmp_path / "model.json"
+    result = run_filterkit("train", "-q", "-o", model, "--search", "flat", *arguments)
+    assert result.status != 0
+    (line,) = result.stderr.splitlines()
+    assert message in line
+    assert not model.exists()
