@@ -24,6 +24,7 @@ from filterkit.classifying import CheckedClassifier, classifier_matrix, refuse_f
 from filterkit.errors import FilterkitError
 from filterkit.evaluation_targets import target_fits
 from filterkit.formats import FormatOptions
+from filterkit.label_issues import FOLD_RECORD, LabelIssueFinder, fold_pulls
 from filterkit.measures import (
     MULTICLASS_MEASURES,
     PER_CLASS_MEASURES,
@@ -59,6 +60,8 @@ class Dataset:
     schema: Schema
     data: Chunk
     class_index: int
+    #: each row's row in the input (from 1) where rows with a missing class were left out; None: row i is i + 1
+    input_rows: np.ndarray | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -106,6 +109,7 @@ def evaluate(
     workers: int | None = None,
     input_format: str | None = None,
     reading: FormatOptions | None = None,
+    label_issues: LabelIssueFinder | None = None,
 ) -> Evaluation:
     """Cross-validate ``chains`` on ``source`` (a path, or a source called ``name``) under ``settings``, in up to
     ``jobs`` processes (None: :func:`pool_size` chooses) or on Dask (``engine="dask"``, at ``scheduler``, or on a
@@ -115,7 +119,8 @@ def evaluate(
     read in ``input_format`` (None: by its name) with the ``reading`` options; a test file that is not ARFF is read
     with the training data's header, as ``apply`` reads new rows. Multi-label data (MEKA's ``-C`` in the relation
     name, or Mulan's XML ``settings.labels_file``) is evaluated by binary relevance
-    (:mod:`filterkit.evaluation_targets`)."""
+    (:mod:`filterkit.evaluation_targets`). Given ``label_issues``, each fold also records its rows' probabilities,
+    from which it finds the rows whose label they contradict (:mod:`filterkit.label_issues`)."""
     from filterkit.plugins import load_plugins
     from filterkit.progress import Progress
 
@@ -130,9 +135,13 @@ def evaluate(
             raise FilterkitError(f"--engine {engine} is not made for multi-label data yet: use --jobs")
         fits_of = target_fits if task.kind == LABEL_SET else class_fits
         fits = fits_of(task, (source, name, test, test_name), chains, settings, progress)
+        if label_issues is not None:
+            fits = label_issues.scoring(task, fits)
         step = "cross-validating" if test is None else "scoring the test file"
         placed = (jobs, engine, (scheduler, workers), plugins_dir)
         results = run_fits(registry, fits, chains, settings, placed, progress, step)
+        if label_issues is not None:
+            label_issues.collect(fits, results)
         progress.finish()
         return fits.evaluation(results)
 
@@ -148,7 +157,7 @@ def class_fits(class_task: Task, inputs: tuple, chains: list[ChainSpec], setting
     codes = dataset.data.column(dataset.class_index)
     known = np.flatnonzero(~np.isnan(codes))
     if len(known) < len(codes):
-        dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index)
+        dataset = Dataset(dataset.schema, take_rows(dataset.data, known), dataset.class_index, known + 1)
     in_test = known >= training_rows
     labels, known_codes = dataset.labels, codes[known].astype(np.int64)
     counts, test_counts = (np.bincount(known_codes[rows], minlength=len(labels)) for rows in (~in_test, in_test))
@@ -323,9 +332,12 @@ def nested_subsamples(train: np.ndarray, codes: np.ndarray, fractions, seed: int
     }
 
 
-def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, settings: Settings) -> dict:
+def evaluate_fold(
+    registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, settings: Settings, label_pulls: int = 0
+) -> dict:
     """Fit ``chain`` on the ``train`` rows for ``task`` (or every class), apply it to the ``test`` rows,
-    classify them and measure."""
+    classify them and measure; given ``label_pulls``, also record the rows for ``--label-issues``
+    (:func:`~filterkit.label_issues.fold_pulls`, that many words a row)."""
     multiclass = settings.multiclass
     output_class, prepared, fitted = fitted_chain(registry, dataset, chain, train, None if multiclass else task)
     if multiclass and output_class.labels != dataset.labels:
@@ -339,6 +351,8 @@ def evaluate_fold(registry, dataset: Dataset, chain: ChainSpec, task: str, train
     result["classifier"] = call("describe")
     result["features"] = int(rows[0][0].shape[1])
     result.update(truth=truth, scores=scores, decisions=decisions)
+    if label_pulls:
+        result[FOLD_RECORD] = fold_pulls(call, fitted, rows[1][0], truth, label_pulls)
     if fitted.warnings:
         result[CHAIN_WARNINGS] = list(fitted.warnings)
     return result

@@ -33,6 +33,7 @@ from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
 from filterkit.formats import FormatOptions, format_of, format_options
+from filterkit.label_issues import LabelIssueFinder
 from filterkit.outputs import checked_output, staged_output
 from filterkit.progress import Progress, progress_mode
 from filterkit.stage import Option
@@ -70,6 +71,9 @@ JOBS_DEFAULT = (
     f"every core this process may use (here {evaluation.usable_cores()}) from {evaluation.POOL_FROM_ROWS:,} training "
     "rows, else 1"
 )
+
+#: How many words ``--label-issues`` lists per row, those pulling it most toward the suggested label.
+LABEL_ISSUE_WORDS = 5
 
 #: The largest --seed: numpy's legacy seeding takes 0 .. 2**32 - 1, and each fold adds its number.
 MAX_SEED = 2**31 - 1
@@ -203,6 +207,14 @@ COMMANDLINE = ParameterSource.COMMANDLINE
     type=click.Path(dir_okay=False),
     help="With --test, also write the scored test rows as CSV: chain, task, train, row, truth, score, decision.",
 )
+@click.option(
+    "--label-issues",
+    "label_issues_path",
+    type=click.Path(dir_okay=False),
+    help="Also write as CSV the rows whose given class the out-of-fold probabilities contradict, by confident "
+    "learning (prune by noise rate, as cleanlab's find_label_issues), least self-confidence first: row, given, "
+    f"suggested, self_confidence, rank and the {LABEL_ISSUE_WORDS} words pulling each toward the suggested class.",
+)
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True)
 @click.option(
     "--seed",
@@ -304,7 +316,7 @@ def evaluate(
     registry = plugins.registry()
     protocol = {field.name: options.pop(field.name) for field in fields(Settings) if field.name in options}
     fractions_text = options.pop("train_fraction")
-    outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path")}
+    outputs = {name: options.pop(name) for name in ("plot", "report_path", "predictions_path", "label_issues_path")}
     mode = progress_mode(options.pop("quiet"), options.pop("progress"))
     input_format = options.pop("input_format")
     reading = FormatOptions.of_params(
@@ -313,9 +325,12 @@ def evaluate(
     check_format_options(reading, format_of(input_path, input_format))
     params = classifier_params(registry, protocol["classifier"], options)
     _check_combinations(ctx, registry)
-    rendered = _checked_outputs(input_path, test_path, **outputs)
+    finder = None if outputs["label_issues_path"] is None else LabelIssueFinder(LABEL_ISSUE_WORDS)
+    rendered = _checked_outputs(input_path, test_path, finder, **outputs)
     settings = Settings(train_fractions=parse_fractions(fractions_text), classifier_params=params, **protocol)
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
+    if finder is not None and len(chains) > 1:
+        raise click.UsageError("--label-issues finds the rows of one chain's folds: give one chain (no --sweep)")
     result = evaluation.evaluate(
         input_path,
         chains,
@@ -330,6 +345,7 @@ def evaluate(
         workers=workers,
         input_format=input_format,
         reading=reading,
+        label_issues=finder,
     )
     if "labels" in result.document["settings"] and outputs["plot"]:
         raise FilterkitError("--plot draws learning curves, which multi-label data has not: use --report")
@@ -404,10 +420,17 @@ def _split_chain(text: str) -> list[str]:
 
 
 def _checked_outputs(
-    input_path: str, test_path: str | None, plot: str | None, report_path: str | None, predictions_path: str | None
+    input_path: str,
+    test_path: str | None,
+    finder: LabelIssueFinder | None,
+    plot: str | None,
+    report_path: str | None,
+    predictions_path: str | None,
+    label_issues_path: str | None,
 ) -> list[tuple]:
-    """Before any work: ``--plot``, ``--report`` and ``--predictions`` as (output, renderer to bytes), each
-    checked writable, apart from the inputs and each other, with matplotlib installed for the plots."""
+    """Before any work: ``--plot``, ``--report``, ``--predictions`` and ``--label-issues`` as (output, renderer to
+    bytes), each checked writable, apart from the inputs and each other, with matplotlib installed for the plots;
+    ``--label-issues`` renders the issues ``finder`` found."""
     if plot is not None and not plot.lower().endswith(".png"):
         raise FilterkitError(f"--plot {plot}: the learning curves are a PNG; give a name ending in .png")
     given = [
@@ -416,6 +439,7 @@ def _checked_outputs(
             ("--plot", plot, lambda result, _: reports.learning_curves_png(result.document)),
             ("--report", report_path, lambda result, per_task: result.html(per_task).encode()),
             ("--predictions", predictions_path, lambda result, _: result.predictions_csv().encode()),
+            ("--label-issues", label_issues_path, lambda result, _: _label_issues_csv(finder)),
         )
         if path is not None
     ]
@@ -425,9 +449,15 @@ def _checked_outputs(
     ]
     check_distinct([*inputs, *((o, p) for o, p, _ in given)])
     for option, _, _ in given:
-        if option != "--predictions":
+        if option in ("--plot", "--report"):
             reports.require_matplotlib(option)
     return outputs
+
+
+def _label_issues_csv(finder: LabelIssueFinder | None) -> bytes:
+    """The CSV of ``--label-issues``: the issues ``finder`` found, each with its words."""
+    assert finder is not None and finder.found is not None  # made with --label-issues, found by the evaluation
+    return finder.found.csv(finder.top).encode()
 
 
 def _check_combinations(ctx, registry) -> None:
@@ -462,6 +492,11 @@ def _check_combinations(ctx, registry) -> None:
         )
     elif params["predictions_path"] is not None:
         raise click.UsageError("--predictions writes the scored rows of a test file: give --test TEST.arff")
+    if params["label_issues_path"] is not None:
+        why = "it ranks every row once, by the probabilities of the one fit that held it out"
+        _refuse(given, "--label-issues", ("test_path", "each_class"), why)
+        if params["repeats"] > 1 or parse_fractions(params["train_fraction"]) != (1.0,):
+            raise click.UsageError(f"--label-issues needs --repeats 1 and --train-fraction 1: {why}")
 
 
 def _refuse(given: dict[str, str], option: str, names: tuple[str, ...], why: str) -> None:

@@ -1,0 +1,254 @@
+"""``evaluate --label-issues``: the rows whose given label the out-of-fold probabilities contradict, found by
+confident learning (Northcutt, Jiang & Chuang, "Confident Learning: Estimating Uncertainty in Dataset Labels",
+JAIR 70, 2021), each with the words that pull it toward the label the model suggests.
+
+Each cross-validation fold records, for its test rows, the classifier's probabilities (two classes: [1 − p, p] of
+the task's positive class p; k classes: each class's Platt probability, normalized to sum 1 per row) and, for a
+row whose largest probability is not its given label's, the features that pull it there
+(:func:`fold_pulls`, in the fold, with the fold's fitted chain and classifier).  :func:`ranked_label_issues` then
+finds the issues among every row's out-of-fold probabilities as cleanlab's ``find_label_issues`` does by default
+(``filter_by='prune_by_noise_rate'``, ranked by ``'self_confidence'``), in numpy.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from filterkit.errors import FilterkitError
+from filterkit.tasks import LABEL_SET, Fits, Task
+
+#: The key of a fold's record (:func:`filterkit.evaluation.evaluate_fold`) that carries its test rows'
+#: probabilities and pulls to :meth:`LabelIssueFinder.collect`, which takes it out of the record.
+FOLD_RECORD = "label_issue_rows"
+
+#: cleanlab's fuzzy comparison of probabilities (``FLOATING_POINT_COMPARISON``).
+TOLERANCE = 1e-6
+
+#: The least per-class threshold of the confident joint (cleanlab's ``CONFIDENT_THRESHOLDS_LOWER_BOUND``).
+LEAST_THRESHOLD = 2 * TOLERANCE
+
+#: The threshold of a class no row is given, so that no row counts as confidently of it.
+ABSENT_CLASS_THRESHOLD = 2.0
+
+
+def confident_joint(labels: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """The calibrated confident joint C[given, true] of JAIR 2021 §3.1 (Eq. 1–2, and §3.2's calibration Eq. 3):
+    a row counts toward true class j when its probability of j reaches j's threshold t_j (the mean probability
+    of j over the rows given j), toward its largest such probability if several do; every diagonal entry at
+    least 1; then each row of C scaled to the given label's count, the whole to the number of rows, and
+    rounded keeping each row's total."""
+    classes = probabilities.shape[1]
+    counts = np.bincount(labels, minlength=classes)
+    thresholds = np.array(
+        [probabilities[labels == k, k].mean() if counts[k] else ABSENT_CLASS_THRESHOLD for k in range(classes)]
+    ).clip(min=LEAST_THRESHOLD)
+    confident = probabilities >= thresholds - TOLERANCE
+    confident_classes = confident.sum(axis=1)
+    guessed = np.where(confident_classes > 1, probabilities.argmax(axis=1), confident.argmax(axis=1))
+    counted = confident_classes > 0
+    joint = np.zeros((classes, classes), dtype=np.int64)
+    np.add.at(joint, (labels[counted], guessed[counted]), 1)
+    np.fill_diagonal(joint, joint.diagonal().clip(min=1))
+    calibrated = (joint.T / joint.sum(axis=1).clip(min=1e-100) * counts).T
+    calibrated = calibrated / max(calibrated.sum(), 1e-100) * counts.sum()
+    return rounded_rows(calibrated)
+
+
+def rounded_rows(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` rounded to integers, each row keeping its (rounded) total: the entries rounded off most are moved
+    by one until the totals hold (cleanlab's ``round_preserving_row_totals``, the same ties)."""
+    rows = []
+    for values in np.asarray(matrix, dtype=float):
+        rounded = values.round()
+        total, rounded_total = values.sum().round(), rounded.sum().round()
+        while abs(rounded_total - total) > TOLERANCE:
+            difference = np.round(total - rounded_total)
+            step = -1 if difference < 0 else 1
+            changes = min(int(abs(difference)), len(values))
+            for position in np.argsort(values - rounded)[::-step][:changes]:
+                rounded[position] += step
+            rounded_total = rounded.sum().round()
+        rows.append(rounded)
+    return np.array(rows).astype(np.int64)
+
+
+def prune_counts(joint: np.ndarray) -> np.ndarray:
+    """How many rows to prune per (true, given) pair: the confident joint transposed, each diagonal entry (rows
+    kept) raised to at least 1, what was added taken evenly from the column's nonzero off-diagonal entries
+    (none below 0, the rest cut to integers), as cleanlab's ``_keep_at_least_n_per_class`` with n = 1."""
+    counts = joint.T.astype(float)
+    diagonal = counts.diagonal().copy()
+    raised = np.maximum(diagonal, 1)
+    spread = np.maximum(np.count_nonzero(counts, axis=0) - 1.0, 1.0)
+    adjusted = counts - (raised - diagonal) / spread
+    adjusted[adjusted < 0] = 0
+    np.fill_diagonal(adjusted, raised)
+    return adjusted.astype(np.int64)
+
+
+def ranked_label_issues(labels: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """The positions of the rows whose given ``labels`` (class positions) their out-of-fold ``probabilities``
+    (rows × classes, each row summing to 1) contradict, least self-confidence (the given label's probability)
+    first.  Confident learning's prune-by-noise-rate (JAIR 2021 §3.2, "C_confusion" and "Prune by Noise Rate"):
+    for each given class i and other class j, of the rows given i the C[i][j] of largest margin p_j − p_i
+    (C: :func:`confident_joint`, adjusted by :func:`prune_counts`), unless a class has one row or fewer; a
+    row whose given label's probability (plus 1e-6) is still its largest is kept.  The same rows in the same
+    order as cleanlab's ``find_label_issues(labels, probabilities, filter_by='prune_by_noise_rate',
+    return_indices_ranked_by='self_confidence')``."""
+    labels = np.asarray(labels, dtype=np.int64)
+    pruned = prune_counts(confident_joint(labels, probabilities))
+    issues = np.zeros(len(labels), dtype=bool)
+    for given in range(probabilities.shape[1]):
+        rows = np.flatnonzero(labels == given)
+        if len(rows) <= 1:
+            continue
+        marked = np.zeros(len(rows), dtype=bool)
+        for other in range(probabilities.shape[1]):
+            if other != given and pruned[other, given] > 0:
+                margin = probabilities[rows, other] - probabilities[rows, given]
+                marked[np.argsort(-margin)[: pruned[other, given]]] = True
+        issues[rows] = marked
+    nudged = probabilities.copy()
+    nudged[np.arange(len(labels)), labels] += TOLERANCE
+    issues[nudged.argmax(axis=1) == labels] = False
+    found = np.flatnonzero(issues)
+    return found[np.argsort(probabilities[found, labels[found]])]
+
+
+def class_probabilities(probabilities: np.ndarray) -> np.ndarray:
+    """A fold's probabilities as rows × classes summing to 1 per row: one column (the positive class's p) as
+    [1 − p, p], several (each class's own one-vs-rest probability) each divided by the row's sum."""
+    if probabilities.shape[1] == 1:
+        return np.column_stack([1.0 - probabilities[:, 0], probabilities[:, 0]])
+    return probabilities / probabilities.sum(axis=1, keepdims=True).clip(min=1e-300)
+
+
+def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
+    """A fold's test rows for ``--label-issues``: their class probabilities (:func:`class_probabilities` of the
+    classifier ``call``'s) and, for each row whose largest probability is not its given class (``truth``: class
+    positions, or True for a task's positive class), the ``top`` features of ``features`` (the rows as the
+    classifier saw them, of ``fitted``'s output) that pull it most toward that class: by the contribution
+    value × weight of :meth:`~filterkit.trained.TrainedModel.explain_chunk`, toward the suggested class less
+    toward the given one (two classes: the positive class's contribution, its sign turned toward the suggested
+    class).  No pulls from a classifier without weights."""
+    from filterkit.trained import feature_names
+
+    if not call.provides("has_probabilities"):
+        raise FilterkitError(
+            f"--label-issues needs each row's class probabilities, which {call.origin} does not give "
+            "(svm gives them unless --svm-decision margin)"
+        )
+    labels = np.asarray(truth, dtype=np.int64)
+    columns = 1 if truth.dtype == bool else None
+    raw = np.asarray(call("probabilities", features), dtype=np.float64).reshape(len(labels), columns or -1)
+    probabilities = class_probabilities(raw)
+    suggested = probabilities.argmax(axis=1)
+    contradicted = np.flatnonzero(suggested != labels)
+    pulls: dict[int, list] = {}
+    if call.provides("has_weights") and len(contradicted):
+        weights = np.asarray(call("linear")[0], dtype=np.float64)
+        schema = fitted.output_schema
+        names = feature_names(schema, [schema.index_of(fitted.class_name)])
+        for row in contradicted.tolist():
+            start, end = features.indptr[row], features.indptr[row + 1]
+            positions, values = features.indices[start:end], features.data[start:end]
+            if weights.shape[0] == 1:
+                toward = values * weights[0, positions] * (1.0 if suggested[row] == 1 else -1.0)
+            else:
+                toward = values * (weights[suggested[row], positions] - weights[labels[row], positions])
+            order = sorted(np.flatnonzero(toward > 0).tolist(), key=lambda j: (-toward[j], names[positions[j]]))
+            pulls[row] = [(names[positions[j]], float(toward[j])) for j in order[:top]]
+    return {"probabilities": probabilities, "pulls": pulls, "binary": columns == 1}
+
+
+@dataclass
+class LabelIssues:
+    """What :meth:`LabelIssueFinder.collect` found: every row's out-of-fold ``probabilities`` (rows × classes, in
+    the rows' order, summing to 1), its given label's position among ``classes`` (``labels``) and its row in the
+    input (from 1, ``input_rows``); the rows of the issues (``found``: positions, least self-confidence first) and
+    per row the words pulling it toward its suggested class ((word, contribution), …; ``pulls``, keyed by
+    position)."""
+
+    probabilities: np.ndarray
+    labels: np.ndarray
+    classes: list[str]
+    given: list[str]
+    input_rows: np.ndarray
+    found: np.ndarray
+    pulls: dict[int, list[tuple[str, float]]]
+
+    def csv(self, top: int) -> str:
+        """The issues as CSV: row, given, suggested (the class of the largest probability), self_confidence (the
+        given label's probability), rank, then ``top`` pairs of word and contribution (empty where a row has
+        fewer words pulling it)."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        pairs = [name for n in range(1, top + 1) for name in (f"word_{n}", f"contribution_{n}")]
+        writer.writerow(["row", "given", "suggested", "self_confidence", "rank", *pairs])
+        for rank, position in enumerate(self.found.tolist(), start=1):
+            listed = [value for word, weight in self.pulls.get(position, [])[:top] for value in (word, repr(weight))]
+            suggested = self.classes[int(self.probabilities[position].argmax())]
+            confidence = float(self.probabilities[position, self.labels[position]])
+            fields = [int(self.input_rows[position]), self.given[position], suggested, repr(confidence), rank]
+            writer.writerow([*fields, *listed, *[""] * (2 * top - len(listed))])
+        return buffer.getvalue()
+
+
+@dataclass
+class LabelIssueFinder:
+    """What ``evaluate --label-issues`` asks of :func:`filterkit.evaluation.evaluate`: each fold scored with
+    its rows' probabilities and pulls (:meth:`scoring`), then the issues among them (:meth:`collect`)."""
+
+    top: int = 5
+    found: LabelIssues | None = field(default=None)
+
+    def scoring(self, task: Task, fits: Fits) -> Fits:
+        """``fits`` whose every fold also records its rows for the issues (:func:`fold_pulls`); label sets
+        refused."""
+        if task.kind == LABEL_SET:
+            raise FilterkitError(
+                "--label-issues is made for one label a row (a class: --positive or --multiclass), not label sets"
+            )
+        return replace(fits, score=functools.partial(fits.score, label_pulls=self.top))
+
+    def collect(self, fits: Fits, results: list[dict]) -> LabelIssues:
+        """The issues among the folds' ``results`` (their records taken out), every row scored out of fold once."""
+        dataset = fits.dataset
+        codes = dataset.data.column(dataset.class_index).astype(np.int64)
+        order = np.concatenate([np.asarray(arguments[-1]) for arguments in fits.arguments])
+        records = [result.pop(FOLD_RECORD) for result in results]
+        probabilities = np.empty((len(codes), records[0]["probabilities"].shape[1]))
+        probabilities[order] = np.vstack([record["probabilities"] for record in records])
+        pulls = {
+            int(arguments[-1][position]): words
+            for arguments, record in zip(fits.arguments, records)
+            for position, words in record["pulls"].items()
+        }
+        if records[0]["binary"]:
+            task = fits.arguments[0][1]
+            labels = (codes == dataset.labels.index(task)).astype(np.int64)
+            classes = [_rest_name(dataset.labels, task), task]
+        else:
+            present = np.flatnonzero(np.bincount(codes, minlength=len(dataset.labels)))
+            labels = np.searchsorted(present, codes)
+            classes = [dataset.labels[k] for k in present]
+        self.found = LabelIssues(
+            probabilities,
+            labels,
+            classes,
+            [dataset.labels[code] for code in codes],
+            dataset.input_rows if dataset.input_rows is not None else np.arange(1, len(codes) + 1),
+            ranked_label_issues(labels, probabilities),
+            pulls,
+        )
+        return self.found
+
+
+def _rest_name(labels: tuple[str, ...], task: str) -> str:
+    """The name of a task's other side: the other class of two, else ``not TASK``."""
+    return next(label for label in labels if label != task) if len(labels) == 2 else f"not {task}"
