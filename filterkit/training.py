@@ -157,7 +157,9 @@ def train(
     candidates = []
     searched: dict = {}
     if search == "flat":
-        candidates = flat_candidate_scores(dataset, chains, task, settings, registry, candidate_folds, (progress, warn))
+        candidates = flat_candidate_scores(
+            dataset, chains, task, settings, registry, name, candidate_folds, (progress, warn)
+        )
         chosen = best_candidate(chains, candidates)
         grid = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier.params[
             "c_values"
@@ -315,29 +317,24 @@ def flat_candidate_scores(
     task: str,
     settings: Settings,
     registry: Registry,
+    name: str,
     folds: int,
     shown: tuple = (None, None),
 ) -> list[dict]:
     """Each chain's score and the svm's C by one cross-validation over both (``train --search flat``):
     ``{"chain", "measure", "score", "f1", "C"}``.  The folds are those :func:`candidate_scores` cuts (``folds``
-    stratified folds of ``settings.seed``); in each the chain is fitted on the training rows, and for each C of
-    the svm's grid (ascending with ``--svm-c-search early``, stopping as the svm's inner search stops) one SVM per
-    class is fitted there, with no inner cross-validation, and scores the held-out rows.  C is picked as
-    ``--svm-c-by`` says, of those out-of-fold decision values: their F1 (macro-F1) as the svm's inner search
-    reaches it (Platt's sigmoids fitted on them), or the mean over folds of their AUC (the mean one-vs-rest AUC of
-    the classes).  The score at that C is the task's AUC (the macro one-vs-rest AUC, ``--multiclass``) of each
-    fold, averaged over the folds, as :func:`candidate_scores` measures it; the F1 the out-of-fold F1 at that C.
-    Every fit runs here, a chain's folds held in memory while its C is searched; ``shown`` (a progress, a
-    function given each warning) counts a step per (candidate, fold) and warns as :func:`scored_candidates`."""
-    from sklearn.metrics import roc_auc_score
-
+    stratified folds of ``settings.seed``); in each the chain is fitted on the training rows (:func:`_flat_folds`),
+    and for each C of the svm's grid one SVM per class is fitted there, with no inner cross-validation, and scores
+    the held-out rows (:func:`_flat_c_search`).  The score at the C picked is the task's AUC (the macro one-vs-rest
+    AUC, ``--multiclass``) of each fold, averaged over the folds, as :func:`candidate_scores` measures it; the F1
+    the out-of-fold F1 (macro-F1) at that C, as the svm's inner search measures it.  Every fit runs here, a
+    chain's folds held in memory while its C is searched; ``shown`` (a progress, a function given each warning)
+    counts a step per (candidate, fold) and warns as :func:`scored_candidates`."""
     from filterkit.progress import Progress
-    from filterkit.stage import feature_positions
     from filterkit.tasks import stratified_folds
 
     progress, warn = shown
     progress = Progress() if progress is None else progress
-    multiclass = task == MULTICLASS_TASK
     labels = dataset.labels
     codes = dataset.data.column(dataset.class_index).astype(np.int64)
     counts = np.bincount(codes, minlength=len(labels))
@@ -345,85 +342,105 @@ def flat_candidate_scores(
     if folds > counts[largest]:
         raise FilterkitError(
             f"--folds {folds} is more than the {counts[largest]} rows of the largest class ('{labels[largest]}'): "
-            "stratified folds need a class with a row in every fold"
+            "stratified folds need a class with a row in every fold",
+            name,
         )
     cuts = [(np.sort(train), test) for train, test in stratified_folds(codes, folds, settings.seed)]
-    present = np.flatnonzero(counts)
-    columns = list(range(len(present))) if multiclass else [1]
-
-    def svm_classes(chain_codes: np.ndarray) -> np.ndarray:
-        """The classes the svm learns of a fold's class codes: positions among the classes present (k classes),
-        else 1 for the task's class and 0 for the rest."""
-        if multiclass:
-            return feature_positions(len(labels), present)[chain_codes.astype(np.int64)]
-        return (chain_codes == labels.index(task)).astype(np.int64)
-
     warned = candidate_warnings(chains, folds, warn)
     label = f"scoring {len(chains)} candidate chains and the svm's C by one {folds}-fold cross-validation"
     candidates = []
     with progress.step(label, items=len(chains) * folds, unit="fits", uneven=True) as meter:
         for number, chain in enumerate(chains):
-            svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
-            truth = np.zeros(len(codes), dtype=np.int64)
-            held = []
-            for fold, (train, test) in enumerate(cuts):
-                output_class, prepared, fitted = evaluation.fitted_chain(
-                    registry, dataset, chain, train, None if multiclass else task
-                )
-                if multiclass and output_class.labels != labels:
-                    raise FilterkitError(
-                        f"chain '{chain.text}' changes the class labels, which --multiclass cannot score"
-                    )
-                (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
-                train_classes = svm_classes(train_codes)
-                _refuse_lacking_fold(train_classes, columns, multiclass, [labels[k] for k in present], task, folds)
-                truth[test] = svm_classes(test_codes)
+            held, truth, columns = [], np.zeros(len(codes), dtype=np.int64), []
+            for fold, fitted in enumerate(_flat_folds(registry, dataset, chain, task, cuts)):
+                texts, train_features, train_classes, test_features, test_classes, columns = fitted
                 held.append((train_features, train_classes, test_features))
-                warned(number, fold, list(fitted.warnings))
+                truth[cuts[fold][1]] = test_classes
+                warned(number, fold, texts)
                 meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
-
-            def out_of_fold(C: float) -> np.ndarray:
-                decisions = np.zeros((len(codes), len(columns)))
-                for (_, test), (train_features, train_classes, test_features) in zip(cuts, held):
-                    decisions[test] = svm(
-                        "decisions_at", C, settings.seed, train_features, train_classes, columns, test_features
-                    )
-                return decisions
-
-            def fold_auc(decisions: np.ndarray, test: np.ndarray) -> float:
-                aucs = [
-                    roc_auc_score(truth[test] == k, decisions[test, j])
-                    if 0 < np.sum(truth[test] == k) < len(test)
-                    else np.nan
-                    for j, k in enumerate(columns)
-                ]
-                return float(np.nanmean(aucs)) if not np.isnan(aucs).all() else np.nan
-
-            def score_of(decisions: np.ndarray) -> float:
-                per_fold = np.array([fold_auc(decisions, test) for _, test in cuts])
-                defined = per_fold[~np.isnan(per_fold)]
-                return float(defined.mean()) if len(defined) else np.nan
-
-            params = svm.classifier.params
-            early, by_f1 = params["c_search"] == "early", params["c_by"] == "f1"
-            path: dict[float, np.ndarray] = {}
-            inner: dict[float, float] = {}
-            for C in sorted(svm.classifier.grid) if early else svm.classifier.grid:
-                path[C] = out_of_fold(C)
-                inner[C] = svm("out_of_fold_f1", path[C], truth, columns) if by_f1 else score_of(path[C])
-                if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
-                    break
-            chosen = max(inner, key=lambda C: (inner[C], -C))
+            svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
+            chosen, decisions, f1 = _flat_c_search(svm, held, cuts, truth, columns, settings.seed)
             candidates.append(
                 {
                     "chain": chain.text,
-                    "measure": "macro_auc" if multiclass else "auc",
-                    "score": score_of(path[chosen]),
-                    "f1": inner[chosen] if by_f1 else float(svm("out_of_fold_f1", path[chosen], truth, columns)),
+                    "measure": "macro_auc" if task == MULTICLASS_TASK else "auc",
+                    "score": _fold_mean_auc(decisions, truth, cuts, columns),
+                    "f1": f1,
                     "C": chosen,
                 }
             )
     return candidates
+
+
+def _flat_folds(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, cuts: list):
+    """Per fold of ``cuts`` (training rows, test rows), ``chain`` fitted on its training rows for ``task``, as
+    ``evaluate`` fits it: (the chain's warnings, the training features, their svm classes, the test features, the
+    test rows' svm classes, the svm's columns).  The svm's classes are positions among the classes present (k
+    classes; a column each) or 1 for the task's class and 0 for the rest (one column, 1)."""
+    from filterkit.stage import feature_positions
+
+    multiclass = task == MULTICLASS_TASK
+    labels = dataset.labels
+    present = np.flatnonzero(np.bincount(dataset.data.column(dataset.class_index).astype(np.int64)))
+    columns = list(range(len(present))) if multiclass else [1]
+
+    def svm_classes(chain_codes: np.ndarray) -> np.ndarray:
+        if multiclass:
+            return feature_positions(len(labels), present)[chain_codes.astype(np.int64)]
+        return (chain_codes == labels.index(task)).astype(np.int64)
+
+    for train, test in cuts:
+        output_class, prepared, fitted = evaluation.fitted_chain(
+            registry, dataset, chain, train, None if multiclass else task
+        )
+        if multiclass and output_class.labels != labels:
+            raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
+        (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+        train_classes = svm_classes(train_codes)
+        _refuse_lacking_fold(train_classes, columns, multiclass, [labels[k] for k in present], task, len(cuts))
+        yield list(fitted.warnings), train_features, train_classes, test_features, svm_classes(test_codes), columns
+
+
+def _flat_c_search(svm: CheckedClassifier, held: list, cuts: list, truth: np.ndarray, columns, seed: int) -> tuple:
+    """(C, the out-of-fold decision values at C, their F1) of the svm ``svm``'s grid by its ``--svm-c-by`` and
+    ``--svm-c-search`` on the folds ``held`` (per fold of ``cuts``: training features and classes, test features):
+    at each C (ascending with ``early``, stopping where the svm's inner search stops) one SVM per class of
+    ``columns`` fitted on each fold's training rows scores its test rows; the C of the best F1 of those decision
+    values (``--svm-c-by f1``: :meth:`LinearSVM.out_of_fold_f1`, ``truth`` their classes) or of the best mean AUC
+    over the folds (auc), the smallest on a tie."""
+    params, grid = svm.classifier.params, svm.classifier.grid
+    early, by_f1 = params["c_search"] == "early", params["c_by"] == "f1"
+    path: dict[float, np.ndarray] = {}
+    inner: dict[float, float] = {}
+    for C in sorted(grid) if early else grid:
+        path[C] = np.zeros((len(truth), len(columns)))
+        for (_, test), (train_features, train_classes, test_features) in zip(cuts, held):
+            path[C][test] = svm("decisions_at", C, seed, train_features, train_classes, columns, test_features)
+        inner[C] = (
+            svm("out_of_fold_f1", path[C], truth, columns) if by_f1 else _fold_mean_auc(path[C], truth, cuts, columns)
+        )
+        if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
+            break
+    chosen = max(inner, key=lambda C: (inner[C], -C))
+    f1 = inner[chosen] if by_f1 else svm("out_of_fold_f1", path[chosen], truth, columns)
+    return chosen, path[chosen], float(f1)
+
+
+def _fold_mean_auc(decisions: np.ndarray, truth: np.ndarray, cuts: list, columns) -> float:
+    """The mean over the folds of ``cuts`` of the AUC of each test fold's ``decisions`` (k classes: the mean over
+    the classes of ``columns`` of each one's against the rest), ``truth`` the rows' classes; a fold (or class)
+    with one side only left out, as ``evaluate`` leaves it out."""
+    from sklearn.metrics import roc_auc_score
+
+    per_fold = []
+    for _, test in cuts:
+        aucs = [
+            roc_auc_score(truth[test] == k, decisions[test, j]) if 0 < np.sum(truth[test] == k) < len(test) else np.nan
+            for j, k in enumerate(columns)
+        ]
+        per_fold.append(np.nan if np.isnan(aucs).all() else float(np.nanmean(aucs)))
+    defined = [value for value in per_fold if not np.isnan(value)]
+    return float(np.mean(defined)) if defined else float("nan")
 
 
 def _refuse_lacking_fold(
