@@ -6,7 +6,8 @@ file, whose header comes from a scan of the whole file here, as a local run scan
 partition, which reads the partition's rows, pushes them through the stages already fitted and
 accumulates the stage's statistics, which the client merges in partition order.  A last task per
 partition writes that partition's output into a part file, which the client moves into the output
-folder or copies, in partition order, into the one output.
+folder or copies, in partition order, into the one output.  ``apply`` runs that last pass alone (its
+chain comes fitted); ``predict`` runs a pass of a model's chain and classifier (:meth:`DaskEngine.write_predictions`).
 
 Only statistics and fitted state travel through Dask: a task receives each stage as its name,
 options and state (what a model file holds) and rebuilds it through the plugin registry; workers read
@@ -527,8 +528,9 @@ class DaskEngine:
         once the partitions before it have counted their rows, which number its rows; the client copies each
         formatted part, in partition order, as soon as it and the parts before it are written.  The run fails
         on the first error in the input's order, as a local run does."""
-        label = "predicting"
-        with _parts_folder(beside) as folder, self._pass(label, model.chain, plan, model, writer) as (recipe, meter):
+        as_model = functools.partial(ModelRecipe, section=model.section, reading=model.reading, make=writer.model)
+        predicting = self._pass("predicting", model.chain, plan, shared_as=as_model)
+        with _parts_folder(beside) as folder, predicting as (recipe, meter):
             count = len(plan.partitions)
             scores = [os.path.join(folder, f"{number:05d}.scores") for number in range(count)]
             parts = [os.path.join(folder, f"{number:05d}.text") for number in range(count)]
@@ -565,16 +567,15 @@ class DaskEngine:
             yield meter, list(zip(paths, futures))
 
     @contextlib.contextmanager
-    def _pass(self, label: str, chain: Chain, plan: Plan, model=None, writer=None, fitting: int | None = None):
-        """One pass called ``label``: the recipe its tasks share (of ``chain``, or of the trained ``model`` of
-        that chain, which ``writer.model`` makes again: a :class:`ModelRecipe`), sent once to every worker (were
-        it on one worker only, the scheduler would queue the tasks there, by data locality), and the progress
-        meter their rows advance."""
+    def _pass(
+        self, label: str, chain: Chain, plan: Plan, fitting: int | None = None, shared_as: Callable = lambda r: r
+    ):
+        """One pass called ``label``: what its tasks share, ``shared_as(recipe)`` of the chain's recipe (the
+        recipe itself, or a :class:`ModelRecipe` holding it), sent once to every worker (were it on one worker
+        only, the scheduler would queue the tasks there, by data locality), and the progress meter their rows
+        advance."""
         topic = f"filterkit-rows-{uuid.uuid4().hex}" if self.progress.enabled else None
-        recipe = self.recipe(chain, plan, fitting, topic)
-        if model is not None:
-            recipe = ModelRecipe(recipe, model.section, model.reading, writer.model)
-        shared = self.client.scatter(recipe, hash=False, broadcast=True)
+        shared = self.client.scatter(shared_as(self.recipe(chain, plan, fitting, topic)), hash=False, broadcast=True)
         with self.progress.step(label, items=self.rows) as meter, contextlib.ExitStack() as stack:
             if topic is not None:
                 self.client.subscribe_topic(topic, lambda event: meter.advance(event[1]))
