@@ -167,3 +167,21 @@ def test_engine_options_are_checked_before_any_work(run_filterkit, tmp_path, mod
     result = run_filterkit("apply", "--engine", "dask", "-o", output, models["chain"], GRAIN)
     assert result.status == 2 and "--engine dask writes ARFF only" in result.stderr
     assert not output.exists()
+
+
+def test_labels_named_by_a_file_reach_the_workers(run_filterkit, dask_scheduler, tmp_path):
+    # Mulan's XML names the labels (the relation does not): the tasks' chain must know them, or bns finds no class.
+    data = tmp_path / "labels.arff"
+    data.write_text(LABELS.read_text().replace("@relation 'Reuters-21578 grain and corn: -C 2'", "@relation plain"))
+    names = tmp_path / "labels.xml"
+    names.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+        '<label name="grain"></label>\n<label name="corn"></label>\n</labels>\n'
+    )
+    model = tmp_path / "m.json"
+    chain = ("-q", "--labels", names, data, "words", "bns", "l2")
+    here = written(run_filterkit, tmp_path / "out.arff", "--save-model", model, *chain)
+    options = on_dask(dask_scheduler, 3)
+    assert written(run_filterkit, tmp_path / "out.arff", *options, *chain) == here
+    applied = written(run_filterkit, tmp_path / "out.arff", "apply", model, data)
+    assert written(run_filterkit, tmp_path / "out.arff", "apply", *options, model, data) == applied
