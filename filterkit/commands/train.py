@@ -59,6 +59,12 @@ and on word counts (no text attribute):
 \b
 {counts}
 
+With --search flat (a class's task, the svm), each candidate's folds are
+fitted once and the SVM at each C of its grid on each fold, with no inner
+cross-validation: C by the F1 of the out-of-fold rows (--svm-c-by), the
+candidate by its AUC at that C, and the kept chain fitted at that C alone
+(the model records "search": "flat" and each candidate's C).
+
 With --multiclass on more than two classes, and on labels, shape is
 'shape --multiclass max' (each word shaped once, toward its most
 informative class), not a copy of every word per class.
