@@ -11,6 +11,7 @@ import pytest
 from sklearn.metrics import f1_score, roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
+from test_train_progress import CHAINS, DOCUMENTS, RENAMING
 
 from chain_helpers import REAL
 from filterkit import evaluation
@@ -48,11 +49,12 @@ def platt_probabilities(decisions: np.ndarray, positives: np.ndarray) -> np.ndar
     return 1.0 / (1.0 + np.exp(a * decisions + b))
 
 
-def recomputed(data: Path, chain_text: str, positive: str | None) -> dict:
+def recomputed(data: Path, chain_text: str, positive: str | None, by_f1: bool = True) -> dict:
     """A candidate's record recomputed apart from train: scikit-learn's stratified folds (seed 1) and a
     LinearSVC per class at each C of :data:`GRID` from the smallest, stopping at the first whose out-of-fold F1
-    (Platt's probability ≥ 0.5; k classes: the largest probability, macro-F1) is not above the best so far;
-    the score the mean over folds of the (macro one-vs-rest) AUC at the C of the best F1."""
+    (Platt's probability ≥ 0.5; k classes: the largest probability, macro-F1), or without ``by_f1`` whose mean
+    AUC over the folds, is not above the best so far; the score the mean over folds of the (macro one-vs-rest)
+    AUC at the C of the best."""
     registry = load_plugins()
     with evaluation.opened_input(str(data), None, "<data>", None, FormatOptions("last")) as (opened, name):
         dataset, _ = evaluation.read_dataset(opened, name, None, "", evaluation.Settings(), Progress())
@@ -85,26 +87,30 @@ def recomputed(data: Path, chain_text: str, positive: str | None) -> dict:
             for _, test in folds
         ]
         by_c[C] = (float(f1), float(np.mean(aucs)))
-        if len(by_c) > 1 and not by_c[C][0] > max(f for c, (f, _) in by_c.items() if c != C):
+        picked_by = 0 if by_f1 else 1
+        if len(by_c) > 1 and not by_c[C][picked_by] > max(v[picked_by] for c, v in by_c.items() if c != C):
             break
-    chosen = max(by_c, key=lambda C: (by_c[C][0], -C))
+    chosen = max(by_c, key=lambda C: (by_c[C][picked_by], -C))
     return {"f1": by_c[chosen][0], "score": by_c[chosen][1], "C": chosen}
 
 
 @pytest.mark.parametrize(
-    "task, chains, positive",
+    "task, chains, positive, by",
     [
-        (("--positive", "Ethics"), ("binarize l2", "bns l2"), "Ethics"),
-        (("--multiclass",), ("binarize l2", "l2"), None),
+        (("--positive", "Ethics"), ("binarize l2", "bns l2"), "Ethics", "f1"),
+        (("--multiclass",), ("binarize l2", "l2"), None, "f1"),
+        (("--positive", "Ethics"), ("l2", "shape bns l2"), "Ethics", "auc"),
     ],
-    ids=["binary", "multiclass"],
+    ids=["binary", "multiclass", "binary-c-by-auc"],
 )
-def test_flat_candidate_records_are_a_recomputation_with_scikit_learn(run_filterkit, tmp_path, task, chains, positive):
-    section = flat_model(run_filterkit, tmp_path, OH0, task, chains)["classifier"]
+def test_flat_candidate_records_are_a_recomputation_with_scikit_learn(
+    run_filterkit, tmp_path, task, chains, positive, by
+):
+    section = flat_model(run_filterkit, tmp_path, OH0, task, chains, "--svm-c-by", by)["classifier"]
     assert section["search"] == "flat" and section["search_c_values"] == "0.1,1,10"
     measure = "auc" if positive else "macro_auc"
     for candidate, chain in zip(section["candidates"], chains):
-        expected = recomputed(OH0, chain, positive)
+        expected = recomputed(OH0, chain, positive, by == "f1")
         assert (candidate["chain"], candidate["measure"], candidate["C"]) == (chain, measure, expected["C"])
         assert candidate["score"] == pytest.approx(expected["score"], abs=1e-9)
         assert candidate["f1"] == pytest.approx(expected["f1"], abs=1e-9)
@@ -186,3 +192,23 @@ def test_flat_search_refuses_what_it_cannot_search_in_one_line(run_filterkit, tm
     (line,) = result.stderr.splitlines()
     assert message in line
     assert not model.exists()
+
+
+def test_flat_search_counts_a_step_per_candidate_and_fold_and_warns_each_candidate_once(run_filterkit, tmp_path):
+    documents = tmp_path / "docs.arff"
+    rows = "".join(f"'{text}',{k},{label}\n" for k, (text, label) in enumerate(DOCUMENTS))
+    documents.write_text(
+        f"@relation docs\n@attribute text string\n@attribute n numeric\n@attribute class {{yes,no}}\n@data\n{rows}"
+    )
+    options = ("--progress", "--search", "flat", "--folds", "2", "--compare", documents, *CHAINS)
+    result = run_filterkit("train", "-o", tmp_path / "m.json", *options)
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    scoring = "filterkit: step 2/2: scoring 2 candidate chains and the svm's C by one 2-fold cross-validation"
+    assert f"{scoring}: 0/4 fits (0%)" in lines
+    assert any(line.startswith(f"{scoring}: 4 fits in ") for line in lines)
+    assert [line for line in lines if "warning" in line] == [
+        f"filterkit: warning: candidate 1 of 2 'words l2', fold 1: {RENAMING}",
+        f"filterkit: warning: candidate 2 of 2 'words bns l2', fold 1: {RENAMING}",
+        f"filterkit: warning: {RENAMING}",
+    ]
