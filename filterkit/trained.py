@@ -44,13 +44,19 @@ def load_model(path, registry: Registry | None = None) -> "TrainedModel":
             str(path),
         )
     try:
-        if section["task"] == "labels":
-            return LabelSetModel(chain, _label_classifiers(registry, section), section, saved.reading, registry)
-        call = CheckedClassifier(registry, section["name"], section["params"])
-        call("load_state", section["state"])
-        return TrainedModel(chain, call, section, saved.reading, registry)
+        return model_of(chain, section, saved.reading, registry)
     except (FilterkitError, KeyError, TypeError, ValueError) as error:
         raise FilterkitError(f"not a filterkit model (its classifier: {error})", str(path)) from None
+
+
+def model_of(chain, section: dict, reading: tuple, registry: Registry) -> "TrainedModel":
+    """The model of a fitted ``chain`` and a model file's classifier ``section`` (its arrays decoded), read as
+    ``reading`` says: a :class:`LabelSetModel` for label sets, else a :class:`TrainedModel`."""
+    if section["task"] == "labels":
+        return LabelSetModel(chain, _label_classifiers(registry, section), section, reading, registry)
+    call = CheckedClassifier(registry, section["name"], section["params"])
+    call("load_state", section["state"])
+    return TrainedModel(chain, call, section, reading, registry)
 
 
 def _label_classifiers(registry: Registry, section: dict) -> list[CheckedClassifier | None]:

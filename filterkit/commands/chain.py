@@ -19,9 +19,9 @@ from filterkit.commands.files import (
     output_format_of,
     same_file,
 )
-from filterkit.commands.options import number_format
+from filterkit.commands.options import cut_formats, number_format
 from filterkit.contract import declared
-from filterkit.formats import ARFF, FormatOptions, format_of, registered, registered_formats
+from filterkit.formats import ARFF, FormatOptions, format_of, registered
 from filterkit.labels import mulan_labels
 from filterkit.plugins import Registry
 from filterkit.progress import Progress, progress_mode
@@ -90,13 +90,6 @@ def run_chain(ctx: click.Context, steps: list, params: dict) -> None:
     progress.finish()
 
 
-def _cut_formats() -> str:
-    """The formats ``--engine dask`` cuts into partitions (those that declare ``ranges``), as words: ``arff, csv
-    and jsonl``."""
-    names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
-    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
-
-
 def check_engine_options(options: SimpleNamespace, dask: bool) -> None:
     """Refuse the Dask engine's options without it, and --workers (the local cluster's) with --scheduler."""
     if not dask and (options.scheduler or options.workers or options.partitions or options.output_dir):
@@ -119,7 +112,7 @@ def check_dask_run(chain: Chain, options: SimpleNamespace) -> None:
     if registered(read_as).ranges is None:
         path = shlex.quote(options.input_path)
         raise click.UsageError(
-            f"--engine dask reads {_cut_formats()} only (the formats installed that it cuts into partitions), "
+            f"--engine dask reads {cut_formats()} only (the formats installed that it cuts into partitions), "
             f"and {path} is read as {read_as}: convert it "
             f"first (filterkit {path} -o {shlex.quote(options.input_path.rstrip('/') + '.arff')})"
         )

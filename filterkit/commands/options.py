@@ -256,3 +256,10 @@ def _click_type(option: Option) -> click.ParamType:
     if option.kind is float:
         return click.FloatRange(option.minimum, option.maximum) if bounded else click.FLOAT
     return click.STRING
+
+
+def cut_formats() -> str:
+    """The formats ``--engine dask`` cuts into partitions (those that declare ``ranges``), as words: ``arff, csv
+    and jsonl`` (what a command that runs there refuses others with)."""
+    names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))

@@ -19,6 +19,7 @@ from filterkit.commands.context import plugin_loader, registry_of
 from filterkit.commands.files import check_distinct, check_format_options, check_stdout_open
 from filterkit.commands.options import (
     chunk_rows_option,
+    cut_formats,
     engine_option,
     format_option_decorators,
     input_format_option,
@@ -33,7 +34,6 @@ from filterkit.formats import (
     named_format,
     new_rows_reading,
     registered,
-    registered_formats,
 )
 from filterkit.labels import LABEL_SEPARATOR
 from filterkit.outputs import checked_output
@@ -101,13 +101,6 @@ class EngineOptions:
         with connecting as engine:
             engine.check_workers(chain)
             yield engine
-
-
-def cut_formats() -> str:
-    """The formats ``--engine dask`` cuts into partitions (those that declare ``ranges``), as words: ``arff, csv
-    and jsonl`` (a chain run's refusal says the same)."""
-    names = [r.name for r in registered_formats().formats.values() if r.value.ranges is not None]
-    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
 
 
 def engine_options(what: str):
@@ -284,21 +277,10 @@ class PredictionWriter:
 
     @staticmethod
     def model(chain, section: dict, reading: tuple, registry):
-        """The model of a fitted ``chain`` and a model file's classifier ``section`` (its arrays decoded), made
-        as :func:`filterkit.trained.load_model` makes it: a ``LabelSetModel`` for label sets, else a
-        ``TrainedModel``."""
-        from filterkit.evaluation import CheckedClassifier
-        from filterkit.trained import LabelSetModel, TrainedModel
+        """:func:`filterkit.trained.model_of`: the model the engine's workers rebuild from a model file's parts."""
+        from filterkit.trained import model_of
 
-        def loaded(state) -> CheckedClassifier:
-            call = CheckedClassifier(registry, section["name"], section["params"])
-            call("load_state", state)
-            return call
-
-        if section["task"] == "labels":
-            per_label = [None if "state" not in entry else loaded(entry["state"]) for entry in section["per_label"]]
-            return LabelSetModel(chain, per_label, section, reading, registry)
-        return TrainedModel(chain, loaded(section["state"]), section, reading, registry)
+        return model_of(chain, section, reading, registry)
 
     def text(self, model, outputs: tuple, first_row: int) -> str:
         """The lines of one chunk's ``outputs``, its rows numbered from ``first_row``."""
