@@ -12,6 +12,7 @@ once for every label and a classifier per label, as ``evaluate --test`` scores i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from typing import Callable
@@ -110,8 +111,8 @@ def train(
     chooses; each with the plugins of ``plugins_dir``), with the same results, a fit at a time on ``progress``.
     ``warn`` is given each warning in the chain command's words: a candidate's once (of the first fold that gives
     it), then the kept chain's, fitted on every row.  ``search`` (:data:`SEARCHES`) says how the candidates are scored
-    and C picked; ``flat`` (a class's task and the svm only) runs in this process whatever ``jobs`` says, and
-    scores a single chain too, for its C."""
+    and C picked; ``flat`` (a class's task and the svm only) scores a single chain too, for its C, a candidate's
+    folds at a time in up to ``jobs`` processes."""
     from filterkit.progress import Progress
 
     settings = Settings() if settings is None else settings
@@ -158,7 +159,7 @@ def train(
     searched: dict = {}
     if search == "flat":
         candidates = flat_candidate_scores(
-            dataset, chains, task, settings, registry, name, candidate_folds, (progress, warn)
+            dataset, chains, task, settings, registry, name, candidate_folds, (jobs, plugins_dir), (progress, warn)
         )
         chosen = best_candidate(chains, candidates)
         grid = CheckedClassifier(registry, settings.classifier, settings.classifier_params).classifier.params[
@@ -319,17 +320,20 @@ def flat_candidate_scores(
     registry: Registry,
     name: str,
     folds: int,
+    workers: tuple = (1, None),
     shown: tuple = (None, None),
 ) -> list[dict]:
     """Each chain's score and the svm's C by one cross-validation over both (``train --search flat``):
     ``{"chain", "measure", "score", "f1", "C"}``.  The folds are those :func:`candidate_scores` cuts (``folds``
-    stratified folds of ``settings.seed``); in each the chain is fitted on the training rows (:func:`_flat_folds`),
+    stratified folds of ``settings.seed``); in each the chain is fitted on the training rows (:func:`flat_fold`),
     and for each C of the svm's grid one SVM per class is fitted there, with no inner cross-validation, and scores
     the held-out rows (:func:`_flat_c_search`).  The score at the C picked is the task's AUC (the macro one-vs-rest
     AUC, ``--multiclass``) of each fold, averaged over the folds, as :func:`candidate_scores` measures it; the F1
-    the out-of-fold F1 (macro-F1) at that C, as the svm's inner search measures it.  Every fit runs here, a
-    chain's folds held in memory while its C is searched; ``shown`` (a progress, a function given each warning)
-    counts a step per (candidate, fold) and warns as :func:`scored_candidates`."""
+    the out-of-fold F1 (macro-F1) at that C, as the svm's inner search measures it.  A chain's folds are fitted,
+    and held in memory while its C is searched, here or in ``workers`` (up to that many processes, with the
+    plugins of that folder; None: :func:`~filterkit.evaluation.pool_size` chooses), a fold to a process, with the
+    same results; ``shown`` (a progress, a function given each warning) counts a step per (candidate, fold) and
+    warns as :func:`scored_candidates`."""
     from filterkit.progress import Progress
     from filterkit.tasks import stratified_folds
 
@@ -349,34 +353,82 @@ def flat_candidate_scores(
     warned = candidate_warnings(chains, folds, warn)
     label = f"scoring {len(chains)} candidate chains and the svm's C by one {folds}-fold cross-validation"
     candidates = []
-    with progress.step(label, items=len(chains) * folds, unit="fits", uneven=True) as meter:
-        for number, chain in enumerate(chains):
-            held, truth, columns = [], np.zeros(len(codes), dtype=np.int64), []
-            for fold, fitted in enumerate(_flat_folds(registry, dataset, chain, task, cuts)):
-                texts, train_features, train_classes, test_features, test_classes, columns = fitted
-                held.append((train_features, train_classes, test_features))
-                truth[cuts[fold][1]] = test_classes
-                warned(number, fold, texts)
-                meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
-            svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
-            chosen, decisions, f1 = _flat_c_search(svm, held, cuts, truth, columns, settings.seed)
-            candidates.append(
-                {
-                    "chain": chain.text,
-                    "measure": "macro_auc" if task == MULTICLASS_TASK else "auc",
-                    "score": _fold_mean_auc(decisions, truth, cuts, columns),
-                    "f1": f1,
-                    "C": chosen,
-                }
-            )
+    jobs = min(evaluation.pool_size(workers[0], dataset.data.n_rows), folds)
+    with FoldRunner(registry, dataset, jobs, workers[1]) as runner:
+        with progress.step(label, items=len(chains) * folds, unit="fits", uneven=True) as meter:
+            for number, chain in enumerate(chains):
+                held, truth, columns = [], np.zeros(len(codes), dtype=np.int64), []
+                fitted_folds = runner.results(flat_fold, [(chain, task, train, test, folds) for train, test in cuts])
+                for fold, fitted in enumerate(fitted_folds):
+                    texts, train_features, train_classes, test_features, test_classes, columns = fitted
+                    held.append((train_features, train_classes, test_features))
+                    truth[cuts[fold][1]] = test_classes
+                    warned(number, fold, texts)
+                    meter.advance(detail=f"candidate {number + 1} of {len(chains)}, fold {fold + 1} of {folds}")
+                svm = CheckedClassifier(registry, settings.classifier, settings.classifier_params)
+                searched = (settings.classifier, settings.classifier_params, settings.seed)
+                chosen, decisions, f1 = _flat_c_search(runner, svm, searched, held, cuts, truth, columns)
+                candidates.append(
+                    {
+                        "chain": chain.text,
+                        "measure": "macro_auc" if task == MULTICLASS_TASK else "auc",
+                        "score": _fold_mean_auc(decisions, truth, cuts, columns),
+                        "f1": f1,
+                        "C": chosen,
+                    }
+                )
     return candidates
 
 
-def _flat_folds(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, cuts: list):
-    """Per fold of ``cuts`` (training rows, test rows), ``chain`` fitted on its training rows for ``task``, as
-    ``evaluate`` fits it: (the chain's warnings, the training features, their svm classes, the test features, the
-    test rows' svm classes, the svm's columns).  The svm's classes are positions among the classes present (k
-    classes; a column each) or 1 for the task's class and 0 for the rest (one column, 1)."""
+class FoldRunner:
+    """Runs the flat search's calls (a function of the registry, the rows and its arguments) here, or, with more
+    than one job, in a pool of that many processes that read the rows once each (as ``evaluate``'s workers
+    do): their results in their order, the first error in that order raised, as one process would raise it."""
+
+    def __init__(self, registry: Registry, dataset: Dataset, jobs: int, plugins_dir):
+        self.registry, self.dataset, self.jobs, self.plugins_dir = registry, dataset, jobs, plugins_dir
+        self.stack = contextlib.ExitStack()
+        self.shipped = None
+
+    def __enter__(self) -> "FoldRunner":
+        if self.jobs > 1:
+            self.shipped = self.stack.enter_context(evaluation.shipped_dataset(self.dataset))
+        return self
+
+    def __exit__(self, *raised) -> None:
+        self.stack.close()
+
+    def results(self, function: Callable, calls: list[tuple]):
+        """``function(registry, dataset, *arguments)`` of each of ``calls``' arguments, in their order."""
+        if self.jobs == 1:
+            for arguments in calls:
+                yield function(self.registry, self.dataset, *arguments)
+            return
+        from joblib import Parallel, delayed
+
+        sent = Parallel(n_jobs=self.jobs, return_as="generator")(
+            delayed(_in_worker)(self.plugins_dir, self.shipped, function, arguments) for arguments in calls
+        )
+        for result, error in sent:
+            if error is not None:
+                raise error
+            yield result
+
+
+def _in_worker(plugins_dir, shipped: str, function: Callable, arguments: tuple) -> tuple:
+    """(result, None) of ``function`` in a worker process, on the rows of the file ``shipped`` and the plugins of
+    ``plugins_dir`` (each read once a process), or (None, the error it raised)."""
+    try:
+        return function(evaluation.worker_registry(plugins_dir), evaluation.worker_dataset(shipped), *arguments), None
+    except Exception as error:  # raised in the parent at the call's turn (FoldRunner.results)
+        return None, error
+
+
+def flat_fold(registry: Registry, dataset: Dataset, chain: ChainSpec, task: str, train, test, folds: int) -> tuple:
+    """``chain`` fitted on the ``train`` rows for ``task``, as ``evaluate`` fits it, and applied to the ``test``
+    rows (one of ``folds`` folds): (the chain's warnings, the training features, their svm classes, the test
+    features, the test rows' svm classes, the svm's columns).  The svm's classes are positions among the classes
+    present (k classes; a column each) or 1 for the task's class and 0 for the rest (one column, 1)."""
     from filterkit.stage import feature_positions
 
     multiclass = task == MULTICLASS_TASK
@@ -389,33 +441,43 @@ def _flat_folds(registry: Registry, dataset: Dataset, chain: ChainSpec, task: st
             return feature_positions(len(labels), present)[chain_codes.astype(np.int64)]
         return (chain_codes == labels.index(task)).astype(np.int64)
 
-    for train, test in cuts:
-        output_class, prepared, fitted = evaluation.fitted_chain(
-            registry, dataset, chain, train, None if multiclass else task
-        )
-        if multiclass and output_class.labels != labels:
-            raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
-        (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
-        train_classes = svm_classes(train_codes)
-        _refuse_lacking_fold(train_classes, columns, multiclass, [labels[k] for k in present], task, len(cuts))
-        yield list(fitted.warnings), train_features, train_classes, test_features, svm_classes(test_codes), columns
+    output_class, prepared, fitted = evaluation.fitted_chain(
+        registry, dataset, chain, train, None if multiclass else task
+    )
+    if multiclass and output_class.labels != labels:
+        raise FilterkitError(f"chain '{chain.text}' changes the class labels, which --multiclass cannot score")
+    (train_features, train_codes), (test_features, test_codes) = prepared(train), prepared(test)
+    train_classes = svm_classes(train_codes)
+    _refuse_lacking_fold(train_classes, columns, multiclass, [labels[k] for k in present], task, folds)
+    return list(fitted.warnings), train_features, train_classes, test_features, svm_classes(test_codes), columns
 
 
-def _flat_c_search(svm: CheckedClassifier, held: list, cuts: list, truth: np.ndarray, columns, seed: int) -> tuple:
+def flat_fold_decisions(registry: Registry, dataset: Dataset, searched: tuple, C: float, fold: tuple, columns):
+    """The decision values of a fold's test rows (``fold``: training features and classes, test features) of
+    one SVM per class of ``columns`` at ``C``, fitted on its training rows (``searched``: the classifier, its
+    options and seed)."""
+    classifier, params, seed = searched
+    return CheckedClassifier(registry, classifier, params)("decisions_at", C, seed, *fold[:2], columns, fold[2])
+
+
+def _flat_c_search(
+    runner: FoldRunner, svm: CheckedClassifier, searched: tuple, held: list, cuts: list, truth: np.ndarray, columns
+) -> tuple:
     """(C, the out-of-fold decision values at C, their F1) of the svm ``svm``'s grid by its ``--svm-c-by`` and
     ``--svm-c-search`` on the folds ``held`` (per fold of ``cuts``: training features and classes, test features):
     at each C (ascending with ``early``, stopping where the svm's inner search stops) one SVM per class of
-    ``columns`` fitted on each fold's training rows scores its test rows; the C of the best F1 of those decision
-    values (``--svm-c-by f1``: :meth:`LinearSVM.out_of_fold_f1`, ``truth`` their classes) or of the best mean AUC
-    over the folds (auc), the smallest on a tie."""
+    ``columns`` fitted on each fold's training rows scores its test rows (:func:`flat_fold_decisions`, run by
+    ``runner``); the C of the best F1 of those decision values (``--svm-c-by f1``: :meth:`LinearSVM.out_of_fold_f1`,
+    ``truth`` their classes) or of the best mean AUC over the folds (auc), the smallest on a tie."""
     params, grid = svm.classifier.params, svm.classifier.grid
     early, by_f1 = params["c_search"] == "early", params["c_by"] == "f1"
     path: dict[float, np.ndarray] = {}
     inner: dict[float, float] = {}
     for C in sorted(grid) if early else grid:
         path[C] = np.zeros((len(truth), len(columns)))
-        for (_, test), (train_features, train_classes, test_features) in zip(cuts, held):
-            path[C][test] = svm("decisions_at", C, seed, train_features, train_classes, columns, test_features)
+        decided = runner.results(flat_fold_decisions, [(searched, C, fold, columns) for fold in held])
+        for (_, test), decisions in zip(cuts, decided):
+            path[C][test] = decisions
         inner[C] = (
             svm("out_of_fold_f1", path[C], truth, columns) if by_f1 else _fold_mean_auc(path[C], truth, cuts, columns)
         )

@@ -130,7 +130,7 @@ class TrainCommand(EvaluateCommand):
     show_default=True,
     help="How candidates are scored and the svm's C picked: nested (each fold's SVM picks C by its own inner "
     "cross-validation) or flat (one cross-validation over chain and C, no inner one: about a fifth of the SVM "
-    "fits; a class's task and the svm only; it runs in this process whatever --jobs says).",
+    "fits; a class's task and the svm only; a candidate's folds at a time in up to --jobs processes).",
 )
 @click.option("--classifier", type=RegisteredName("classifiers"), default="svm", show_default=True)
 @class_option
