@@ -97,3 +97,12 @@ class CheckedClassifier:
     def broken(self, what: str) -> FilterkitError:
         """The error of an answer that breaks the classifier contract."""
         return FilterkitError(f"{self.origin} broke the classifier contract: {what}")
+
+
+def feature_names(schema: Schema, left_out) -> list[str]:
+    """The names of :func:`classifier_matrix`'s columns: each numeric attribute's, then ``NAME=LABEL`` per label
+    of each nominal attribute, the class (or the labels, ``left_out`` positions) left out."""
+    skipped = {int(position) for position in np.ravel(left_out)}
+    attributes = [a for i, a in enumerate(schema.attributes) if i not in skipped]
+    numeric = [a.name for a in attributes if a.is_numeric]
+    return numeric + [f"{a.name}={label}" for a in attributes if a.kind == NOMINAL for label in a.labels]

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from filterkit.classifying import feature_names
 from filterkit.errors import FilterkitError
-from filterkit.schema import NOMINAL, Schema
 from filterkit.tasks import LABEL_SET, Fits, Task
 
 #: The key of a fold's record (:func:`filterkit.evaluation.evaluate_fold`) that carries its test rows'
@@ -151,7 +151,7 @@ def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
     pulls: dict[int, list] = {}
     if call.provides("has_weights") and len(contradicted):
         weights = np.asarray(call("linear")[0], dtype=np.float64)
-        names = column_names(fitted.output_schema, fitted.output_schema.index_of(fitted.class_name))
+        names = feature_names(fitted.output_schema, [fitted.output_schema.index_of(fitted.class_name)])
         for row in contradicted.tolist():
             start, end = features.indptr[row], features.indptr[row + 1]
             positions, values = features.indices[start:end], features.data[start:end]
@@ -162,16 +162,6 @@ def fold_pulls(call, fitted, features, truth: np.ndarray, top: int) -> dict:
             order = sorted(np.flatnonzero(toward > 0).tolist(), key=lambda j: (-toward[j], names[positions[j]]))
             pulls[row] = [(names[positions[j]], float(toward[j])) for j in order[:top]]
     return {"probabilities": probabilities, "pulls": pulls, "binary": columns == 1}
-
-
-def column_names(schema: Schema, class_index: int) -> list[str]:
-    """The names of the classifier's columns in :func:`~filterkit.classifying.classifier_matrix`'s order, as
-    :func:`filterkit.trained.feature_names` gives them (each numeric attribute's, then ``NAME=LABEL`` per label of
-    each nominal one, the class left out), without its numpy look-up per attribute (a tenth of a second a fold
-    on 3,000 words)."""
-    attributes = [attribute for position, attribute in enumerate(schema.attributes) if position != class_index]
-    numeric = [attribute.name for attribute in attributes if attribute.is_numeric]
-    return numeric + [f"{a.name}={label}" for a in attributes if a.kind == NOMINAL for label in a.labels]
 
 
 @dataclass

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from filterkit import evaluation
+from filterkit.classifying import feature_names
 from filterkit.errors import FilterkitError
 from filterkit.evaluation import CheckedClassifier
 from filterkit.explaining import Tracer, listed_words
@@ -80,15 +81,6 @@ def _linear_form(call: CheckedClassifier) -> tuple[np.ndarray, np.ndarray]:
         return np.asarray(weights, dtype=np.float64), np.asarray(intercepts, dtype=np.float64)
     except (TypeError, ValueError):
         raise call.broken("linear returned no pair of arrays of numbers (weights, intercepts)") from None
-
-
-def feature_names(schema: Schema, left_out) -> list[str]:
-    """The names of the classifier's columns (:func:`filterkit.evaluation.classifier_matrix`'s): each
-    numeric attribute's, then ``NAME=LABEL`` per label of each nominal attribute, the class (or the labels,
-    ``left_out`` positions) left out."""
-    attributes = [(i, a) for i, a in enumerate(schema.attributes) if not np.isin(i, left_out)]
-    numeric = [a.name for _, a in attributes if a.is_numeric]
-    return numeric + [f"{a.name}={label}" for _, a in attributes if a.kind == NOMINAL for label in a.labels]
 
 
 class TrainedModel:

@@ -17,7 +17,6 @@ from filterkit.label_issues import (
     LabelIssueFinder,
     LabelIssues,
     class_probabilities,
-    column_names,
     ranked_label_issues,
 )
 
@@ -198,14 +197,3 @@ def test_label_sets_are_refused_in_one_line(tmp_path, run_filterkit):
     assert result.status != 0
     assert "--label-issues is made for one label a row" in result.stderr
     assert not (tmp_path / "issues.csv").exists()
-
-
-def test_the_words_are_named_as_explain_names_the_classifier_s_columns():
-    from filterkit.sources import FileSource
-    from filterkit.trained import feature_names
-
-    schema = FileSource(str(REAL / "credit-g.arff")).schema
-    class_index = len(schema.attributes) - 1
-    names = column_names(schema, class_index)
-    assert names == feature_names(schema, [class_index])
-    assert "duration" in names and "checking_status=<0" in names and not any(n.startswith("class") for n in names)
