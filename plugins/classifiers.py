@@ -115,6 +115,9 @@ def _fit_quietly(model, features, targets):
 
 #: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr).
 THRESHOLD_RULES = ("fixed", "f1", "fbr")
+#: ``describe()``'s ``threshold_rule`` where a class of the training rows has a single row: no inner CV, so no
+#: out-of-fold score to cut, and the fixed cut decides (fbr: counted as fallen back).
+ONE_ROW_CLASS = "fixed: a class of one row"
 
 
 class LinearSVM(Classifier):
@@ -136,6 +139,8 @@ class LinearSVM(Classifier):
     thresholds: np.ndarray | None = None
     threshold_f1: list[float] | None = None
     fell_back: list[bool] | None = None
+    #: Why the fixed cut decides although ``--svm-threshold`` asked for another (:data:`ONE_ROW_CLASS`); None else.
+    threshold_rule: str | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
     options = (
         Option("c_values", str, "0.01,0.1,1,10,100", "The C grid, comma-separated."),
@@ -201,7 +206,17 @@ class LinearSVM(Classifier):
         ),
     )
 
+    def __init__(self, **params):
+        #: The options given, not left at their defaults (``--svm-fbr-floor`` is refused without ``fbr``).
+        self.given = frozenset(params)
+        super().__init__(**params)
+
     def check_params(self) -> None:
+        if "fbr_floor" in self.given and self.params["threshold"] != "fbr":
+            raise FilterkitError(
+                f"svm: --svm-fbr-floor is the floor of --svm-threshold fbr, not of {self.params['threshold']}: "
+                "leave it out or give --svm-threshold fbr"
+            )
         try:
             self.grid = [float(c) for c in self.params["c_values"].split(",")]
         except ValueError:
@@ -225,8 +240,9 @@ class LinearSVM(Classifier):
 
     def _fit_one_vs_rest(self, features, classes, n_classes: int, columns, seed: int):
         """One SVM per class of ``columns`` against the rest, at the C of the best mean (over ``columns``)
-        AUC of the inner cross-validation (or its out-of-fold F1, ``--svm-c-by f1``), and each column's Platt
-        sigmoid as the decision option says."""
+        AUC of the inner cross-validation (or its out-of-fold F1, ``--svm-c-by f1``), each column's Platt
+        sigmoid as the decision option says, and its cut by ``--svm-threshold`` on the inner CV's out-of-fold
+        scores (none where a class has a single row: the fixed cut, :data:`ONE_ROW_CLASS`)."""
         from sklearn.model_selection import StratifiedKFold
 
         classes = np.asarray(classes, dtype=np.int64)
@@ -244,12 +260,6 @@ class LinearSVM(Classifier):
                 if early and len(inner) > 1 and not inner[C] > max(score for c, score in inner.items() if c != C):
                     break
             self.chosen_C = max(inner, key=lambda C: (inner[C], -C))
-        elif self.params["threshold"] != "fixed":
-            raise FilterkitError(
-                f"svm: --svm-threshold {self.params['threshold']} chooses its cuts on the inner cross-validation's "
-                "out-of-fold scores, and a class of the training rows has a single row (no 2 inner folds): "
-                "use --svm-threshold fixed"
-            )
         else:
             self.chosen_C = self.grid[0]
         self.weights, self.intercepts = _linear_form(self._one_vs_rest(self.chosen_C, seed, features, classes, columns))
@@ -262,9 +272,13 @@ class LinearSVM(Classifier):
             else np.array([platt_sigmoid(fitted_on[:, j], classes == k) for j, k in enumerate(columns)])
         )
         self.has_probabilities = self.sigmoids is not None
-        self.thresholds = self.threshold_f1 = self.fell_back = None
-        if self.params["threshold"] != "fixed":
-            assert held_out is not None  # the inner CV ran
+        self.thresholds = self.threshold_f1 = self.fell_back = self.threshold_rule = None
+        if self.params["threshold"] == "fixed":
+            return self
+        if held_out is None:
+            self.threshold_rule = ONE_ROW_CLASS
+            self.fell_back = [True] if self.params["threshold"] == "fbr" else None
+        else:
             self._choose_thresholds(self._scored(held_out, self.sigmoids), classes, columns)
         return self
 
@@ -277,7 +291,7 @@ class LinearSVM(Classifier):
         the out-of-fold F1 it reaches, and (fbr) whether it fell back."""
         if len(columns) > 1:
             self.thresholds, macro_f1 = class_offsets(scores, classes)
-            self.threshold_f1, self.fell_back = [macro_f1], [False]
+            self.threshold_f1 = [macro_f1]
             return
         cut, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
         self.thresholds, self.threshold_f1, self.fell_back = np.array([cut]), [best], [fell_back]
@@ -387,12 +401,12 @@ class LinearSVM(Classifier):
             offsets = self.intercepts.tolist()
             described["b"] = offsets[0] if self.binary else offsets
         if self.thresholds is not None and self.binary:
-            described.update(
-                threshold=float(self.thresholds[0]), threshold_f1=self.threshold_f1[0], **self._fallback_described()
-            )
+            described.update(threshold=float(self.thresholds[0]), threshold_f1=self.threshold_f1[0])
         elif self.thresholds is not None:
             described.update(thresholds=self.thresholds.tolist(), thresholds_macro_f1=self.threshold_f1[0])
-        return described
+        if self.threshold_rule is not None:
+            described["threshold_rule"] = self.threshold_rule
+        return {**described, **self._fallback_described()}
 
     def _fallback_described(self) -> dict:
         """``--svm-threshold fbr``: whether the cut fell back (``threshold_fell_back``); nothing for another rule."""
@@ -560,10 +574,10 @@ def _best_offset(scores, classes, offsets, k: int, truth, reached: float) -> tup
     offset (of macro-F1 ``reached``) unless one is strictly better, then the highest such.  Row i goes to k where
     score_ik − t_k > max_{j≠k}(score_ij − t_j), i.e. where t_k < d_i = score_ik − max_{j≠k}(score_ij − t_j): the
     rows sorted once by d_i, the counts after moving the first m of them to k from their rival classes summed
-    cumulatively, and each candidate (the midpoint between two distinct d, or 1 past either end) scored exactly.
-    Gaps within :data:`_SAME_GAP` of the next are one: d is a difference of differences, and two rows whose d
-    should be equal may differ in the last bit, where the argmax of :meth:`LinearSVM.predict_class` would not
-    split them as the sorted order does."""
+    cumulatively, and each candidate (the midpoint between two distinct d, or :func:`_past_end` of either end)
+    scored exactly.  Gaps within :data:`_SAME_GAP` of the next are one: d is a difference of differences, and two
+    rows whose d should be equal may differ in the last bit, where the argmax of :meth:`LinearSVM.predict_class`
+    would not split them as the sorted order does."""
     rows, width = len(classes), len(truth)
     others = scores - offsets
     others[:, k] = -np.inf
@@ -585,9 +599,21 @@ def _best_offset(scores, classes, offsets, k: int, truth, reached: float) -> tup
     moved = int(np.argmax(values))
     if not values[moved] > reached:
         return float(offsets[k]), reached
-    above = descending[moved - 1] if moved else descending[0] + 2.0
-    below = descending[moved] if moved < rows else descending[-1] - 2.0
-    return float((above + below) / 2), float(values[moved])
+    reach = float(descending[0] - descending[-1])
+    if not moved:
+        return _past_end(float(descending[0]), 1.0, reach), float(values[moved])
+    if moved == rows:
+        return _past_end(float(descending[-1]), -1.0, reach), float(values[moved])
+    return float((descending[moved - 1] + descending[moved]) / 2), float(values[moved])
+
+
+def _past_end(end: float, direction: float, reach: float) -> float:
+    """An offset beyond the gap ``end``, the largest (``direction`` 1) or the smallest (−1): half the gaps' range
+    ``reach`` past it (0.5 where every gap is equal), as far as a midpoint would be from a gap a range away, so
+    that an offset on margins scales with them as one on probabilities does; the next float beyond ``end``
+    where that rounds back to it."""
+    beyond = end + direction * (reach / 2 if reach > 0 else 0.5)
+    return float(beyond if beyond != end else np.nextafter(end, direction * np.inf))
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:

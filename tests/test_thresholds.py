@@ -21,6 +21,7 @@ import filterkit
 from chain_helpers import REAL
 from filterkit.errors import FilterkitError
 from filterkit_plugins.classifiers import (
+    ONE_ROW_CLASS,
     LinearSVM,
     _best_offset,
     _macro_f1,
@@ -247,10 +248,82 @@ def test_pcut_and_a_threshold_per_label_are_refused_together(run_filterkit):
     assert result.status != 0 and "choose one" in result.stderr
 
 
-def test_a_class_of_one_training_row_has_no_out_of_fold_scores_to_cut():
-    features = np.eye(4)
-    with pytest.raises(FilterkitError, match="a single row"):
-        LinearSVM(threshold="f1").fit(features, np.array([1, 0, 0, 0]), 1)
+@pytest.mark.parametrize("rule", ["f1", "fbr"])
+def test_a_class_of_one_training_row_keeps_the_fixed_cut_and_says_so(rule):
+    features = np.eye(4) + 0.1
+    fixed = LinearSVM(c_values="100").fit(features, np.array([1, 0, 0, 0]), 1)
+    svm = LinearSVM(c_values="100", threshold=rule).fit(features, np.array([1, 0, 0, 0]), 1)
+    described = svm.describe()
+    assert described["threshold_rule"] == ONE_ROW_CLASS and "threshold" not in described
+    assert described.get("threshold_fell_back") is (True if rule == "fbr" else None)
+    assert "thresholds" not in svm.state()
+    assert list(svm.predict(features)) == list(fixed.predict(features)) == [True, False, False, False]
+
+
+def test_a_multiclass_class_of_one_training_row_keeps_the_largest_score():
+    features = np.eye(5) + 0.1
+    classes = np.array([0, 1, 1, 2, 2])
+    svm = LinearSVM(threshold="f1").fit_multiclass(features, classes, 3, 1)
+    assert svm.describe()["threshold_rule"] == ONE_ROW_CLASS and "thresholds" not in svm.state()
+    assert list(svm.predict_class(features)) == list(
+        LinearSVM().fit_multiclass(features, classes, 3, 1).predict_class(features)
+    )
+
+
+def one_positive_corn(folder: Path) -> Path:
+    """The grain and corn file with its first corn-positive row only, the other corn rows left out."""
+    lines, kept = LABELS.read_text(encoding="utf-8").split("\n"), []
+    data = seen = False
+    for line in lines:
+        corn = data and line.split(",", 2)[1:2] == ["1"]
+        if not (corn and seen):
+            kept.append(line)
+        seen, data = seen or corn, data or line.startswith("@data")
+    path = folder / "one-corn.arff"
+    path.write_text("\n".join(kept), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("rule", ["f1", "fbr"])
+def test_a_label_of_one_positive_row_keeps_the_fixed_cut_and_the_others_are_cut(run_filterkit, tmp_path, rule):
+    data, model = one_positive_corn(tmp_path), tmp_path / "labels.json"
+    argv = ("--svm-c-values", "1", "--svm-inner-folds", "3", "--svm-threshold", rule)
+    result = run_filterkit("train", "-q", "-o", model, *argv, data, *LABEL_CHAIN)
+    assert result.status == 0, result.stderr
+    grain, corn = json.loads(model.read_text())["classifier"]["per_label"]
+    assert 0 < grain["fitted"]["threshold"] < 1 and "threshold_rule" not in grain["fitted"]
+    assert corn["fitted"]["threshold_rule"] == ONE_ROW_CLASS and "threshold" not in corn["fitted"]
+    assert corn["fitted"].get("threshold_fell_back") is (True if rule == "fbr" else None)
+    assert "thresholds" in grain["state"] and "thresholds" not in corn["state"]
+    loaded = filterkit.load_model(model)
+    features = loaded.transform(documents_of(data))
+    assert loaded.thresholds() == [grain["fitted"]["threshold"], None]
+    assert np.array_equal(loaded.predicted(features)[:, 1], loaded.decisions(features)[:, 1] > 0)
+
+
+def test_a_binary_task_of_one_positive_row_trains_with_the_fixed_cut(run_filterkit, tmp_path):
+    data, model = tmp_path / "one-mine.arff", tmp_path / "mine.json"
+    lines = SONAR.read_text().splitlines()
+    mines = [position for position, line in enumerate(lines) if line.rstrip().endswith(",Mine")]
+    data.write_text("\n".join(line for position, line in enumerate(lines) if position not in mines[1:]) + "\n")
+    argv = ("--positive", "Mine", "--svm-c-values", "1", "--svm-threshold", "f1")
+    result = run_filterkit("train", "-q", "-o", model, *argv, data, "l2")
+    assert result.status == 0, result.stderr
+    written = json.loads(model.read_text())["classifier"]
+    assert written["fitted"]["threshold_rule"] == ONE_ROW_CLASS and "threshold" not in written["fitted"]
+
+
+@pytest.mark.parametrize("rule", [(), ("--svm-threshold", "fixed"), ("--svm-threshold", "f1")])
+@pytest.mark.parametrize("floor", ["0.1", "0.3"])
+def test_an_fbr_floor_without_fbr_is_refused_in_one_line(run_filterkit, tmp_path, rule, floor):
+    argv = ("--positive", "Mine", "--svm-c-values", "1", *rule, "--svm-fbr-floor", floor, SONAR, "l2")
+    result = run_filterkit("train", "-q", "-o", tmp_path / "model.json", *argv)
+    assert result.status != 0 and not (tmp_path / "model.json").exists()
+    last = result.stderr.strip().splitlines()[-1]
+    assert "--svm-fbr-floor is the floor of --svm-threshold fbr" in last
+    with pytest.raises(FilterkitError, match="--svm-fbr-floor"):
+        LinearSVM(fbr_floor=float(floor), **({} if not rule else {"threshold": rule[1]}))
+    assert LinearSVM(threshold="fbr", fbr_floor=float(floor)).params["fbr_floor"] == float(floor)
 
 
 def macro_f1(classes: np.ndarray, scores: np.ndarray, offsets: np.ndarray) -> float:
@@ -296,3 +369,24 @@ def test_multiclass_offsets_are_saved_and_decide_the_class(run_filterkit, tmp_pa
     probabilities = loaded.predict_proba(documents)
     expected = [loaded.classes_[k] for k in np.argmax(probabilities - np.array(fitted["thresholds"]), axis=1)]
     assert loaded.predict(documents) == expected
+
+
+@pytest.mark.parametrize("scale", [1024.0, 1 / 1024])
+def test_class_offsets_scale_with_the_scores_at_either_end_too(scale):
+    generator = np.random.default_rng(5)
+    classes = generator.integers(0, 2, 60)
+    scores = generator.random((60, 3))
+    scores[np.arange(60), classes] += 0.3
+    scores[:, 2] += 1.0  # class 2 holds no row and scores highest everywhere: its offset goes past the top end
+    offsets, reached = class_offsets(scores, classes)
+    assert not (np.argmax(scores - offsets, axis=1) == 2).any()
+    scaled, reached_scaled = class_offsets(scores * scale, classes)
+    assert reached_scaled == reached
+    assert np.array_equal(scaled, offsets * scale)
+
+
+def test_an_offset_past_the_end_is_beyond_it_at_any_magnitude():
+    scores = np.array([[0.0, 3e17], [0.0, 3e17 + 64]])
+    offset, reached = _best_offset(scores, np.array([0, 0]), np.zeros(2), 1, np.array([2.0, 0.0]), 0.0)
+    assert reached == 0.5 and offset > 3e17 + 64
+    assert list(np.argmax(scores - np.array([0.0, offset]), axis=1)) == [0, 0]
