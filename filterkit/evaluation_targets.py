@@ -144,7 +144,11 @@ def refuse_single_label_settings(settings: Settings) -> None:
 def label_fold(registry, dataset: LabelledData, chain: ChainSpec, train, test, settings: Settings) -> dict:
     """Fit ``chain`` and a classifier per label on the ``train`` rows and predict the ``test`` rows' labels:
     ``predicted`` (test rows × labels), per label the classifier's ``C`` (None: not fitted, the label
-    being constant in the training rows) and the number of ``features`` it saw."""
+    being constant in the training rows) and the number of ``features`` it saw, and where any label's classifier
+    chose one, each label's ``threshold`` (None: none chosen).  Both are read of each classifier's ``describe()``
+    under those names, whatever the classifier (``svm --svm-threshold f1|fbr`` records its cut there): what
+    fitting chose, as each fold's ``classifier`` record of a single-label evaluation shows it; no model is saved
+    here to read a state from."""
     truth = dataset.truth[train]
     shared = None if settings.chain_per_label else _features(registry, dataset, chain, chain.stages, train, test)
     fits, widths, warnings = [], [], []
@@ -276,9 +280,9 @@ def label_measures(truth: np.ndarray, predicted: np.ndarray, labels) -> dict:
 
 
 def _chain_result(chain: ChainSpec, dataset: LabelledData, draws, folds: list[dict], scored: np.ndarray) -> tuple:
-    """A chain's result (its measures on the pooled test rows ``scored``, per label the C and the number of
-    features of each fold; cross-validated, :data:`FOLD_MEASURES` of each fold of ``draws``) and its
-    predicted label sets in ``scored``'s order."""
+    """A chain's result (its measures on the pooled test rows ``scored``, per label the C, the number of
+    features and (where :func:`label_fold` recorded one) the threshold of each fold; cross-validated,
+    :data:`FOLD_MEASURES` of each fold of ``draws``) and its predicted label sets in ``scored``'s order."""
     predicted = np.concatenate([fold["predicted"] for fold in folds])
     result = {
         "chain": chain.text,

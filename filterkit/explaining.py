@@ -82,8 +82,9 @@ def explanation_text(explained: dict, stage_names: Sequence[str]) -> str:
     heading = f"row {explained['row']}: {explained['label']} (decision {chosen['decision']:.6g}"
     if "probability" in chosen:
         heading += f", probability {chosen['probability']:.4g}"
-    if "threshold" in chosen:
-        heading += f", threshold {chosen['threshold']:.4g}"
+    for cut in ("threshold", "offset"):
+        if cut in chosen:
+            heading += f", {cut} {chosen[cut]:.4g}"
     lines = [heading + ")"]
     if explained.get("classes"):
         lines.append(f"  why {chosen['class']}:")

@@ -83,6 +83,23 @@ def _linear_form(call: CheckedClassifier) -> tuple[np.ndarray, np.ndarray]:
         raise call.broken("linear returned no pair of arrays of numbers (weights, intercepts)") from None
 
 
+def saved_thresholds(call: CheckedClassifier, columns: int) -> list[float | None]:
+    """Per column of a loaded classifier, the cut its ``predict`` (``predict_class``: the offset) applies where
+    fitting chose one, read of its state as :meth:`LinearSVM.load_state` keeps it (``thresholds``, one per column:
+    ``svm --svm-threshold f1|fbr``), else None; a FilterkitError naming its plugin for another shape."""
+    state = call("state")
+    saved = state.get("thresholds") if isinstance(state, Mapping) else None
+    if saved is None:
+        return [None] * columns
+    try:
+        values = np.ravel(np.asarray(saved, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise call.broken("state's thresholds are not numbers") from None
+    if len(values) != columns:
+        raise call.broken(f"state's thresholds are {len(values)} numbers, not one per column ({columns})")
+    return [float(value) for value in values]
+
+
 class TrainedModel:
     """A fitted chain and classifier: :meth:`predict`, :meth:`decision_function`, :meth:`predict_proba`,
     :meth:`transform` and :meth:`explain` take a list of documents (strings, for a model whose input has one
@@ -321,14 +338,9 @@ class TrainedModel:
 
     def thresholds(self) -> list[float | None]:
         """Per column, the threshold its score (probability, or decision value without one) is compared with
-        where fitting chose one (``svm --svm-threshold f1``: ``threshold`` in what it chose), else None."""
-        chosen = self.section.get("fitted", {})
-        if self.multiclass:
-            return [
-                None if value is None else float(value)
-                for value in chosen.get("thresholds", [None] * len(self.classes))
-            ]
-        return [None if chosen.get("threshold") is None else float(chosen["threshold"])]
+        (multi-class: the offset subtracted from it before the largest is taken) where fitting chose one, else
+        None: what the loaded classifier applies (:func:`saved_thresholds`)."""
+        return saved_thresholds(self.classifier, len(self.classes))
 
     def explain_chunk(self, chunk: Chunk, top: int = 10) -> list[dict]:
         """Per row of ``chunk``, the features that moved its decision most (``top`` of them by the size of
@@ -339,7 +351,8 @@ class TrainedModel:
         label's column), its value after every stage (``steps``), its final ``value`` and ``contribution`` =
         value × weight.  The contributions of every feature and the ``intercept`` sum to the ``decision`` (per
         class of a multi-class model); those left out are summed in ``other_contribution`` (``other_words`` of
-        them)."""
+        them).  Where fitting chose a cut (:meth:`thresholds`), the ``threshold`` the score is compared with, or
+        per class of a multi-class model the ``offset`` subtracted from its score before the largest is taken."""
         if self.linear is None:
             raise FilterkitError(
                 f"classifier '{self.section['name']}' is not linear: its decisions cannot be explained"
@@ -359,6 +372,7 @@ class TrainedModel:
         probabilities = None if calibrated is None else np.reshape(calibrated, decisions.shape)
         predicted = self.predicted(features)
         thresholds = self.thresholds()
+        cut = "offset" if self.multiclass else "threshold"
         tracer = Tracer(outputs, counts, self.stage_schemas, self.one_hot)
         stages = [stage.name for stage in self.chain.stages]
         explained = []
@@ -374,7 +388,7 @@ class TrainedModel:
                         "decision": float(decisions[row, k]),
                         "intercept": float(intercepts[k]),
                         **({} if probabilities is None else {"probability": float(probabilities[row, k])}),
-                        **({} if thresholds[k] is None else {"threshold": thresholds[k]}),
+                        **({} if thresholds[k] is None else {cut: thresholds[k]}),
                         **listed_words(self.feature_names, tracer, row, (columns, values, contributions), top),
                     }
                 )
@@ -474,9 +488,9 @@ class LabelSetModel(TrainedModel):
         return [j for j, classifier in enumerate(self.classifiers) if classifier is not None]
 
     def thresholds(self) -> list[float | None]:
-        """Per label, the threshold its classifier's score is compared with where fitting chose one, else None."""
-        chosen = [entry.get("fitted", {}).get("threshold") for entry in self.section["per_label"]]
-        return [None if value is None else float(value) for value in chosen]
+        """Per label, the threshold its loaded classifier compares its score with where fitting chose one
+        (:func:`saved_thresholds`), else None (a constant label too)."""
+        return [None if call is None else saved_thresholds(call, 1)[0] for call in self.classifiers]
 
 
 def _as_number(value) -> float | None:

@@ -390,3 +390,37 @@ def test_an_offset_past_the_end_is_beyond_it_at_any_magnitude():
     offset, reached = _best_offset(scores, np.array([0, 0]), np.zeros(2), 1, np.array([2.0, 0.0]), 0.0)
     assert reached == 0.5 and offset > 3e17 + 64
     assert list(np.argmax(scores - np.array([0.0, offset]), axis=1)) == [0, 0]
+
+
+@pytest.fixture(scope="module")
+def iris_offsets(tmp_path_factory):
+    """A --multiclass model of iris whose classes are decided with offsets (--svm-threshold f1)."""
+    from filterkit import cli
+
+    model = tmp_path_factory.mktemp("offsets") / "iris.json"
+    argv = ["train", "-q", "-o", str(model), "--multiclass", "--svm-c-values", "1", "--svm-threshold", "f1"]
+    assert cli.run([*argv, str(REAL / "iris.arff"), "minmax"]) == 0
+    return model
+
+
+def test_explain_calls_a_multiclass_cut_an_offset(run_filterkit, iris_offsets):
+    offsets = filterkit.load_model(iris_offsets).classifier("state")["thresholds"].tolist()
+    assert any(offsets)
+    result = run_filterkit("explain", "--json", "--top", "1", iris_offsets, REAL / "iris.arff")
+    assert result.status == 0, result.stderr
+    explained = [json.loads(line) for line in result.stdout.splitlines()]
+    assert all([entry["offset"] for entry in row["classes"]] == offsets for row in explained)
+    assert not any("threshold" in entry for row in explained for entry in row["classes"])
+    text = run_filterkit("explain", "--top", "1", iris_offsets, REAL / "iris.arff").stdout.decode()
+    chosen = next(entry for entry in explained[0]["classes"] if entry["class"] == explained[0]["label"])
+    assert f", offset {chosen['offset']:.4g})" in text.splitlines()[0] and "threshold" not in text
+
+
+def test_explain_shows_the_cut_the_loaded_classifier_applies_not_the_fitted_record(sonar_models, iris_offsets):
+    loaded = filterkit.load_model(sonar_models["f1"])
+    applied = loaded.classifier("state")["thresholds"].tolist()
+    loaded.section["fitted"]["threshold"] = 0.99
+    assert loaded.thresholds() == applied
+    multiclass = filterkit.load_model(iris_offsets)
+    multiclass.section["fitted"]["thresholds"] = [9.0, 9.0, 9.0]
+    assert multiclass.thresholds() == multiclass.classifier("state")["thresholds"].tolist()
