@@ -54,7 +54,7 @@ from filterkit.partitions import (
     output_targets,
     record_plan,
 )
-from filterkit.plugins import load_plugins, running_registry
+from filterkit.plugins import Registered, load_plugins, running_registry
 from filterkit.progress import Progress
 from filterkit.runner import Chain, guarded
 from filterkit.running import OutputForm, OutputTarget, new_rows_relation, output_stream
@@ -167,10 +167,18 @@ _registry = functools.cache(load_plugins)
 
 
 def worker_inventory(plugins_dir: str | None) -> dict:
-    """What a worker runs: its filterkit version and, per stage, the plugin, distribution and
-    version it comes from (what :meth:`DaskEngine.check_workers` compares with the client's)."""
-    stages = {name: [r.plugin, r.distribution, r.version] for name, r in _registry(plugins_dir).stages.items()}
-    return {"filterkit": __version__, "stages": stages}
+    """What a worker runs: its filterkit version and, per stage and per classifier, the plugin, distribution
+    and version it comes from (what :meth:`DaskEngine.check_workers` compares with the client's)."""
+    registry = _registry(plugins_dir)
+
+    def provenances(table) -> dict:
+        return {name: [r.plugin, r.distribution, r.version] for name, r in table.items()}
+
+    return {
+        "filterkit": __version__,
+        "stages": provenances(registry.stages),
+        "classifiers": provenances(registry.classifiers),
+    }
 
 
 def files_of(stages) -> dict[str, bytes | OSError]:
@@ -346,28 +354,32 @@ class DaskEngine:
                 client, plugins_dir, chunk_rows, progress, scheduler is None, partitions, None, input_format, options
             )
 
-    def check_workers(self, chain: Chain) -> None:
-        """Refuse to run unless every worker has this filterkit version and each stage of ``chain``
-        from the same plugin, distribution and version as the client (FilterkitError naming the
-        worker and what differs).  A local cluster's workers are this interpreter started again."""
+    def check_workers(self, chain: Chain, classifier: Registered | None = None) -> None:
+        """Refuse to run unless every worker has this filterkit version, each stage of ``chain`` and the
+        ``classifier`` (a model's, which ``predict`` rebuilds on the workers) from the same plugin, distribution
+        and version as the client (FilterkitError naming the worker and what differs).  A local cluster's
+        workers are this interpreter started again."""
         if self.local:
             return
+        wanted = [("stage", stage.name, stage.provenance) for stage in chain.stages]
+        if classifier is not None:
+            wanted.append(("classifier", classifier.name, classifier.provenance))
         for worker, inventory in sorted(self.client.run(worker_inventory, self.plugins_dir).items()):
             if inventory["filterkit"] != __version__:
                 raise FilterkitError(
                     f"Dask worker {worker} runs filterkit {inventory['filterkit']}, the client {__version__}; "
                     "install the same version everywhere"
                 )
-            for stage in chain.stages:
-                mine, theirs = stage.provenance, inventory["stages"].get(stage.name)
+            for kind, name, mine in wanted:
+                theirs = inventory[f"{kind}s"].get(name)
                 if theirs is None:
                     raise FilterkitError(
-                        f"Dask worker {worker} has no stage '{stage.name}' (the client has it from {mine}); "
+                        f"Dask worker {worker} has no {kind} '{name}' (the client has it from {mine}); "
                         "install the plugin on every worker"
                     )
                 if mine is not None and Provenance(*theirs) != mine:
                     raise FilterkitError(
-                        f"Dask worker {worker} has stage '{stage.name}' from {Provenance(*theirs)}, "
+                        f"Dask worker {worker} has {kind} '{name}' from {Provenance(*theirs)}, "
                         f"the client from {mine}; install the same version everywhere"
                     )
 
@@ -526,8 +538,10 @@ class DaskEngine:
         A task per partition scores its rows (``writer.outputs(model, chunk)`` per chunk) into a file in a
         temporary folder in ``beside`` (else the system's); a second task per partition formats them as text
         once the partitions before it have counted their rows, which number its rows; the client copies each
-        formatted part, in partition order, as soon as it and the parts before it are written.  The run fails
-        on the first error in the input's order, as a local run does."""
+        formatted part, in partition order, as soon as it and the parts before it are written; the header waits
+        for the first part.  The run fails on the first error in the input's order, as a local run does: a stream
+        (standard output) has then had the header and the parts before the failing one unless that was the first,
+        as one process's stream has had the rows its buffer let out."""
         as_model = functools.partial(ModelRecipe, section=model.section, reading=model.reading, make=writer.model)
         predicting = self._pass("predicting", model.chain, plan, shared_as=as_model)
         with _parts_folder(beside) as folder, predicting as (recipe, meter):
@@ -544,6 +558,8 @@ class DaskEngine:
                 )
                 for number, rows in enumerate(scored)
             ]
+            if formatted:
+                _result(formatted[0])  # the header held until the first partition is written
             stream.write(writer.header().encode("utf-8"))
             for number, (path, future) in enumerate(zip(parts, formatted), 1):
                 _result(future)

@@ -1,21 +1,28 @@
 """``predict`` and ``apply`` with ``--engine dask`` (issue 76, item 3): a model's fitted chain (and classifier)
 applied over partitions on a Dask cluster writes the bytes of one process, in the input's row order, whatever the
 partitioning; an input the engine cannot cut is refused as a chain run refuses it; a bad row is the one error line
-of a local run, with no -o file.
+of a local run, with no -o file; a worker with another version of the model's classifier is refused as one with
+another stage.
 
 The runs use the module's ``LocalCluster`` of two worker processes (``conftest.py``'s ``dask_scheduler``); the
 models are trained once per module on shipped files."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
 
+import filterkit
 from chain_helpers import REAL, TESTS
-from filterkit import cli
+from filterkit import cli, plugins
+from filterkit.errors import FilterkitError
+from filterkit.runner import Chain
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("dask_distributed")]  # a Dask cluster
 
@@ -185,3 +192,112 @@ def test_labels_named_by_a_file_reach_the_workers(run_filterkit, dask_scheduler,
     assert written(run_filterkit, tmp_path / "out.arff", *options, *chain) == here
     applied = written(run_filterkit, tmp_path / "out.arff", "apply", model, data)
     assert written(run_filterkit, tmp_path / "out.arff", "apply", *options, model, data) == applied
+
+
+class InventoryClient:
+    """Stands in for a Dask client: ``run`` answers with the given inventory per worker."""
+
+    def __init__(self, inventories: dict):
+        self.inventories = inventories
+
+    def run(self, function, *args):
+        from filterkit.distributed import worker_inventory
+
+        assert function is worker_inventory
+        return self.inventories
+
+
+def checked_for_svm(inventories: dict, classifier: bool = True) -> None:
+    """Check workers of ``inventories`` for a chain of l2 and (``classifier``) the svm classifier."""
+    from filterkit.distributed import DaskEngine
+
+    registry = plugins.load_plugins()
+    engine = DaskEngine(InventoryClient(inventories), None, 1000)
+    engine.check_workers(Chain([registry.make_stage("l2", {})]), registry.classifiers["svm"] if classifier else None)
+
+
+def test_a_worker_with_another_version_of_the_classifier_is_named_as_a_stage_is():
+    from filterkit.distributed import worker_inventory
+
+    inventory = worker_inventory(None)
+    older = {**inventory, "classifiers": {**inventory["classifiers"], "svm": ["classifiers", "filterkit", "0.0.9"]}}
+    checked_for_svm({"tcp://a:1": inventory, "tcp://b:2": inventory})
+    checked_for_svm({"tcp://a:1": inventory, "tcp://b:2": older}, classifier=False)  # apply rebuilds no classifier
+    with pytest.raises(FilterkitError) as raised:
+        checked_for_svm({"tcp://a:1": inventory, "tcp://b:2": older})
+    assert str(raised.value) == (
+        "Dask worker tcp://b:2 has classifier 'svm' from plugin 'classifiers', distribution 'filterkit 0.0.9', "
+        f"the client from plugin 'classifiers', distribution 'filterkit-arff {filterkit.__version__}'; "
+        "install the same version everywhere"
+    )
+    lacking = {**inventory, "classifiers": {}}
+    with pytest.raises(FilterkitError) as raised:
+        checked_for_svm({"tcp://a:1": lacking})
+    assert str(raised.value) == (
+        "Dask worker tcp://a:1 has no classifier 'svm' (the client has it from plugin 'classifiers', "
+        f"distribution 'filterkit-arff {filterkit.__version__}'); install the plugin on every worker"
+    )
+
+
+def test_predict_refuses_workers_with_another_version_of_the_model_s_classifier(
+    run_filterkit, dask_scheduler, monkeypatch, tmp_path, models
+):
+    real_loaded = plugins._loaded
+
+    def with_a_newer_svm_here(plugins_dir, remember):
+        registry = real_loaded(plugins_dir, remember).complete()
+        svm = registry.classifiers["svm"]
+        registry.classifiers["svm"] = dataclasses.replace(svm, version=svm.version + ".client")
+        return registry
+
+    monkeypatch.setattr(plugins, "_loaded", with_a_newer_svm_here)
+    output = tmp_path / "p.csv"
+    result = run_filterkit("predict", *on_dask(dask_scheduler, 2), models["binary"], GRAIN, "-o", output)
+    version = re.escape(filterkit.__version__)
+    assert result.status == 1 and re.fullmatch(
+        rf"filterkit: error: Dask worker tcp://[0-9.]+:[0-9]+ has classifier 'svm' from plugin 'classifiers', "
+        rf"distribution 'filterkit-arff {version}', the client from plugin 'classifiers', distribution "
+        rf"'filterkit-arff {version}\.client'; install the same version everywhere\n",
+        result.stderr,
+    ), result.stderr
+    assert list(tmp_path.iterdir()) == []
+    applied = run_filterkit("apply", *on_dask(dask_scheduler, 2), models["binary"], GRAIN, "-o", tmp_path / "o.arff")
+    assert applied.status == 0, applied.stderr  # apply's chain has no classifier to check
+
+
+def iris_with_a_bad_row(folder: Path, row: int) -> Path:
+    """iris.arff with the sepal length of its data row ``row`` (from 1) not a number."""
+    lines = IRIS.read_text().splitlines(keepends=True)
+    data = [number for number, line in enumerate(lines) if line[:1].isdigit()]
+    lines[data[row - 1]] = "abc" + lines[data[row - 1]][3:]
+    bad = folder / f"bad-{row}.arff"
+    bad.write_text("".join(lines))
+    return bad
+
+
+def test_predict_on_a_local_cluster_to_standard_output(run_filterkit, filterkit_script, monkeypatch, tmp_path, models):
+    # No --scheduler: predict starts its own cluster and the parts go to the system's temporary folder.
+    parts_in = tmp_path / "tmp"
+    parts_in.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(parts_in))
+    here = run_filterkit("predict", *SMALL_CHUNKS, models["multiclass"], IRIS)
+    assert here.status == 0 and here.stdout.count(b"\n") == 151
+    local_cluster = ("--engine", "dask", "--workers", "1", "--partitions", "3", *SMALL_CHUNKS, models["multiclass"])
+    result = run_filterkit("predict", *local_cluster, IRIS)
+    assert (result.status, result.stdout, result.stderr) == (0, here.stdout, "")
+    assert not list(parts_in.glob(".filterkit-parts-*"))
+    # A failed run in a process of its own (what reaches the real standard output; TMPDIR the parts' folder).
+    # A bad row in the first partition: nothing written, as the local run, whose buffer holds its first rows.
+    early = iris_with_a_bad_row(tmp_path, 4)
+    local = filterkit_script("predict", *SMALL_CHUNKS, models["multiclass"], early)
+    assert (local.status, local.stdout) == (1, b"")
+    result = filterkit_script("predict", *local_cluster, early, env={"TMPDIR": str(parts_in)})
+    assert (result.status, result.stdout, result.stderr) == (1, b"", local.stderr)
+    # In the last partition: the header and the partitions before it, the local predictions' first lines.
+    result = filterkit_script(
+        "predict", *local_cluster, iris_with_a_bad_row(tmp_path, 141), env={"TMPDIR": str(parts_in)}
+    )
+    assert result.status == 1 and ":213: value 'abc'" in result.stderr
+    assert here.stdout.startswith(result.stdout) and result.stdout.endswith(b"\n")
+    assert 1 < result.stdout.count(b"\n") < 141
+    assert not list(parts_in.glob(".filterkit-parts-*"))

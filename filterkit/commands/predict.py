@@ -36,7 +36,7 @@ from filterkit.formats import (
     registered,
 )
 from filterkit.labels import LABEL_SEPARATOR
-from filterkit.outputs import checked_output
+from filterkit.outputs import OutputFile, checked_output
 from filterkit.text import shown
 
 
@@ -83,9 +83,10 @@ class EngineOptions:
             )
 
     @contextlib.contextmanager
-    def connected(self, ctx, chain, chunk_rows: int, input_format, reading, progress=None):
+    def connected(self, ctx, chain, chunk_rows: int, input_format, reading, progress=None, classifier=None):
         """The Dask engine of these options (:meth:`filterkit.distributed.DaskEngine.connect`), reading the input
-        as ``input_format`` with ``reading``, its workers checked for ``chain``'s stages."""
+        as ``input_format`` with ``reading``, its workers checked for ``chain``'s stages and the classifier named
+        ``classifier`` (a model's, which ``predict`` rebuilds there; None: none)."""
         from filterkit.distributed import DaskEngine
 
         connecting = DaskEngine.connect(
@@ -99,7 +100,7 @@ class EngineOptions:
             self.workers,
         )
         with connecting as engine:
-            engine.check_workers(chain)
+            engine.check_workers(chain, None if classifier is None else registry_of(ctx).classifiers[classifier])
             yield engine
 
 
@@ -188,11 +189,14 @@ def shown_names(names: list[str]) -> str:
 
 
 @contextlib.contextmanager
-def _written(output: str | None) -> Iterator[TextIO]:
-    """A text stream to ``output`` (None: standard output; a ``.gz`` name: gzip), published only whole."""
+def _written(output: str | OutputFile | None) -> Iterator[TextIO]:
+    """A text stream to ``output`` (None: standard output; a ``.gz`` name: gzip; a name checked here unless
+    given as its :func:`filterkit.outputs.checked_output`), published only whole."""
     from filterkit.running import output_stream
 
-    with output_stream(None if output is None else checked_output(output)) as binary:
+    with output_stream(
+        output if output is None or isinstance(output, OutputFile) else checked_output(output)
+    ) as binary:
         text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
         yield text
         text.flush()
@@ -367,12 +371,15 @@ def _predict_on_dask(ctx, model_path: str, input_path: str, output: str | None, 
     one process: published only whole to ``-o``."""
     model, input_format, reading = _loaded_model(ctx, model_path, input_path, output, params, engine)
     output_file = None if output is None else checked_output(output)
-    with engine.connected(ctx, model.chain, params["chunk_rows"], input_format, reading) as dask:
+    connecting = engine.connected(
+        ctx, model.chain, params["chunk_rows"], input_format, reading, classifier=model.section["name"]
+    )
+    with connecting as dask:
         with dask.opened(model.chain, input_path) as plan:
             _check_rows(model, plan.schema, getattr(next(iter(plan.partitions), None), "layout", None), input_path)
             writer = _prediction_writer(model, as_json, model_path)
             beside = None if output_file is None or output_file.how == "stream" else output_file.staging_folder
-            with _written(output) as text:  # its binary stream, ended as one process ends it (a .gz's flush)
+            with _written(output_file) as text:  # its binary stream, ended as one process ends it (a .gz's flush)
                 dask.write_predictions(model, plan, writer, text.buffer, beside)
 
 
