@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
+import re
 import warnings
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -115,9 +116,47 @@ def _fit_quietly(model, features, targets):
 
 #: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr).
 THRESHOLD_RULES = ("fixed", "f1", "fbr")
+#: ``--svm-threshold NAME=VALUE``: fastText's autotune metrics as cuts on the out-of-fold scores, VALUE in (0, 1]
+#: the floor of the second quantity (:func:`precision_at_recall_cut`, :func:`recall_at_precision_cut`).
+OBJECTIVES = ("precision@recall", "recall@precision")
+#: An objective's value as written: digits with a decimal point or an exponent, no sign, space, inf or nan.
+_OBJECTIVE_VALUE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 #: ``describe()``'s ``threshold_rule`` where a class of the training rows has a single row: no inner CV, so no
 #: out-of-fold score to cut, and the fixed cut decides (fbr: counted as fallen back).
 ONE_ROW_CLASS = "fixed: a class of one row"
+
+
+def threshold_objective(rule: str) -> tuple[str, float] | None:
+    """``--svm-threshold``'s objective as (name, floor) (``precision@recall=0.9``: ("precision@recall", 0.9)),
+    None for fixed, f1 or fbr; a one-line FilterkitError for any other rule or a floor that is not a number in
+    (0, 1]."""
+    if rule in THRESHOLD_RULES:
+        return None
+    name, equals, value = rule.partition("=")
+    if name not in OBJECTIVES or not equals:
+        raise FilterkitError(
+            f"svm: --svm-threshold {rule!r} is not one of {', '.join(THRESHOLD_RULES)}, precision@recall=R, "
+            "recall@precision=P"
+        )
+    floor = float(value) if _OBJECTIVE_VALUE.fullmatch(value) else float("nan")
+    if not 0.0 < floor <= 1.0:
+        wanted = name.partition("@")[2]
+        raise FilterkitError(
+            f"svm: --svm-threshold {rule!r}: the {wanted} must be a number above 0 and at most 1, as in {name}=0.9"
+        )
+    return name, floor
+
+
+class ColumnCut(NamedTuple):
+    """One column's cut by ``--svm-threshold`` on its out-of-fold scores: the threshold, the out-of-fold F1
+    (f1, fbr: the best cut's, also where fbr fell back; an objective: its own cut's, 0 where it fell back),
+    whether it fell back, and (an objective) the precision and recall it reaches there."""
+
+    threshold: float
+    f1: float
+    fell_back: bool
+    precision: float | None = None
+    recall: float | None = None
 
 
 class LinearSVM(Classifier):
@@ -134,11 +173,13 @@ class LinearSVM(Classifier):
     #: Options added after models were first saved, and their values that fit as before: a model fitted at these
     #: leaves them out of its params, so that it is the file an earlier filterkit wrote, and loads there.
     unrecorded_defaults = {"c_search": "full", "threshold": "fixed", "fbr_floor": 0.1}
-    #: ``--svm-threshold`` f1 or fbr: the thresholds (one per SVM; k classes: offsets), the out-of-fold F1 (macro-F1)
-    #: they reach and whether each fell back (fbr); None with the fixed cut.
+    #: ``--svm-threshold`` other than fixed: the thresholds (one per SVM; k classes: offsets), the out-of-fold F1
+    #: (macro-F1) they reach (:class:`ColumnCut`), whether each fell back (fbr, recall@precision) and (an objective)
+    #: the out-of-fold precision and recall each reaches; None with the fixed cut.
     thresholds: np.ndarray | None = None
     threshold_f1: list[float] | None = None
     fell_back: list[bool] | None = None
+    threshold_reached: list[tuple[float | None, float | None]] | None = None
     #: Why the fixed cut decides although ``--svm-threshold`` asked for another (:data:`ONE_ROW_CLASS`); None else.
     threshold_rule: str | None = None
     summary = "Linear SVM (liblinear); C by inner-CV AUC or F1 from a grid; Platt-calibrated probabilities (KDD'09 §4)."
@@ -192,8 +233,10 @@ class LinearSVM(Classifier):
             "Where a score (--svm-decision's probability or margin) becomes a decision: at 0.5 (the margin: 0) "
             "(fixed), or at the cut that maximizes the F1 of the inner CV's out-of-fold rows, per class (f1), "
             "falling back to a cut above every out-of-fold score where that F1 is not above --svm-fbr-floor "
-            "(fbr: Yang's SCutFBR as LibMultiLabel's thresholding does it).",
-            choices=THRESHOLD_RULES,
+            "(fbr: Yang's SCutFBR as LibMultiLabel's thresholding does it); or, binary tasks and labels, the cut "
+            "of the highest out-of-fold precision among those of recall ≥ R (precision@recall=R), or of the "
+            "highest recall among those of precision ≥ P, above every out-of-fold score where none reaches P "
+            "(recall@precision=P); R, P in (0, 1].",
         ),
         Option(
             "fbr_floor",
@@ -212,6 +255,8 @@ class LinearSVM(Classifier):
         super().__init__(**params)
 
     def check_params(self) -> None:
+        #: ``--svm-threshold``'s objective (:func:`threshold_objective`), None for fixed, f1 or fbr.
+        self.objective = threshold_objective(self.params["threshold"])
         if "fbr_floor" in self.given and self.params["threshold"] != "fbr":
             raise FilterkitError(
                 f"svm: --svm-fbr-floor is the floor of --svm-threshold fbr, not of {self.params['threshold']}: "
@@ -235,6 +280,11 @@ class LinearSVM(Classifier):
             raise FilterkitError(
                 "svm: --svm-threshold fbr falls back to predicting a class for no row, and --multiclass predicts "
                 "one class per row: use --svm-threshold f1"
+            )
+        if self.objective is not None:
+            raise FilterkitError(
+                f"svm: --svm-threshold {self.params['threshold']} cuts a binary task or a label, and --multiclass's "
+                "per-class offsets optimise macro-F1 only: use --svm-threshold f1"
             )
         return self._fit_one_vs_rest(features, classes, n_classes, range(n_classes), seed)
 
@@ -272,12 +322,12 @@ class LinearSVM(Classifier):
             else np.array([platt_sigmoid(fitted_on[:, j], classes == k) for j, k in enumerate(columns)])
         )
         self.has_probabilities = self.sigmoids is not None
-        self.thresholds = self.threshold_f1 = self.fell_back = self.threshold_rule = None
+        self.thresholds = self.threshold_f1 = self.fell_back = self.threshold_rule = self.threshold_reached = None
         if self.params["threshold"] == "fixed":
             return self
         if held_out is None:
             self.threshold_rule = ONE_ROW_CLASS
-            self.fell_back = [True] if self.params["threshold"] == "fbr" else None
+            self.fell_back = [True] if self._falls_back else None
         else:
             self._choose_thresholds(self._scored(held_out, self.sigmoids), classes, columns)
         return self
@@ -286,21 +336,38 @@ class LinearSVM(Classifier):
         """Decision values as the classifier scores them: each column's Platt probability, or the margin."""
         return decisions if sigmoids is None else 1.0 / (1.0 + np.exp(sigmoids[:, 0] * decisions + sigmoids[:, 1]))
 
+    @property
+    def _falls_back(self) -> bool:
+        """Whether ``--svm-threshold``'s rule can fall back to predicting nothing (fbr, recall@precision)."""
+        return self.params["threshold"] == "fbr" or (self.objective or ("",))[0] == "recall@precision"
+
     def _choose_thresholds(self, scores: np.ndarray, classes: np.ndarray, columns) -> None:
-        """Each column's cut on the out-of-fold ``scores`` by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`),
-        the out-of-fold F1 it reaches, and (fbr) whether it fell back."""
+        """Each column's cut on the out-of-fold ``scores`` by ``--svm-threshold`` (:meth:`_cut`), the out-of-fold
+        F1 it reaches, whether it fell back (fbr, recall@precision) and (an objective) its precision and recall."""
         if len(columns) > 1:
             self.thresholds, macro_f1 = class_offsets(scores, classes)
             self.threshold_f1 = [macro_f1]
             return
-        cut, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
-        self.thresholds, self.threshold_f1, self.fell_back = np.array([cut]), [best], [fell_back]
+        cut = self._cut(scores[:, 0], classes == columns[0])
+        self.thresholds, self.threshold_f1, self.fell_back = np.array([cut.threshold]), [cut.f1], [cut.fell_back]
+        if self.objective is not None:
+            self.threshold_reached = [(cut.precision, cut.recall)]
 
-    def _cut(self, scores: np.ndarray, positives: np.ndarray) -> tuple[float, float, bool]:
-        """One column's threshold by ``--svm-threshold`` f1 or fbr, its out-of-fold F1, whether it fell back."""
-        if self.params["threshold"] == "f1":
-            return (*f1_cut(scores, positives), False)
-        return fbr_cut(scores, positives, self.params["fbr_floor"])
+    def _cut(self, scores: np.ndarray, positives: np.ndarray) -> ColumnCut:
+        """One column's cut by ``--svm-threshold`` (:func:`f1_cut`, :func:`fbr_cut`, :func:`precision_at_recall_cut`,
+        :func:`recall_at_precision_cut`) on its out-of-fold ``scores``."""
+        if self.objective is None and self.params["threshold"] == "f1":
+            return ColumnCut(*f1_cut(scores, positives), False)
+        if self.objective is None:
+            return ColumnCut(*fbr_cut(scores, positives, self.params["fbr_floor"]))
+        name, floor = self.objective
+        if name == "precision@recall":
+            threshold, precision, recall = precision_at_recall_cut(scores, positives, floor)
+            fell_back = False
+        else:
+            threshold, precision, recall, fell_back = recall_at_precision_cut(scores, positives, floor)
+        f1 = f1_scores(positives, scores >= threshold, [True])[0]
+        return ColumnCut(threshold, f1, fell_back, precision, recall)
 
     def _inner_decisions(self, C: float, seed: int, inner_rows: list, classes: np.ndarray, columns) -> np.ndarray:
         """The out-of-fold decision values at ``C`` of the inner folds ``inner_rows`` (each: its training
@@ -321,8 +388,15 @@ class LinearSVM(Classifier):
     def _out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
         """The F1 of the positive column (k classes: the macro-F1) of the inner CV's out-of-fold decision values,
         each row decided as :meth:`predict` or :meth:`predict_class` would, Platt's sigmoids fitted on these
-        rows unless ``--svm-decision margin`` (``--svm-threshold f1`` or ``fbr``: at the cut chosen on these rows,
-        a cut that fell back reaching 0)."""
+        rows unless ``--svm-decision margin`` (another ``--svm-threshold`` than fixed: at the cut it chooses on
+        these rows, a cut that fell back reaching 0).
+
+        An objective (``precision@recall=R``, ``recall@precision=P``) is scored so too: by the F1 at its own
+        cut, not by the precision or recall it maximizes.  ``--svm-c-by f1`` promises C by the F1 of the
+        decisions ``predict`` will make, and ``train --search flat`` records this value as that F1; the
+        objective chooses where the cut lies, F1 judges the decisions it makes (with recall held ≥ R, or
+        precision ≥ P, F1 grows with the quantity maximized, so the two mostly agree), and a C whose
+        recall@precision cut fell back scores 0 as an fbr fallback does."""
         scores = decisions
         if self.params["decision"] != "margin":
             sigmoids = np.array([platt_sigmoid(decisions[:, j], classes == k) for j, k in enumerate(columns)])
@@ -330,8 +404,8 @@ class LinearSVM(Classifier):
         if len(columns) > 1 and self.params["threshold"] != "fixed":
             return class_offsets(scores, classes)[1]
         if len(columns) == 1 and self.params["threshold"] != "fixed":
-            _, best, fell_back = self._cut(scores[:, 0], classes == columns[0])
-            return 0.0 if fell_back else best
+            cut = self._cut(scores[:, 0], classes == columns[0])
+            return 0.0 if cut.fell_back else cut.f1
         if len(columns) == 1:
             decided = scores[:, 0] > 0 if self.params["decision"] == "margin" else scores[:, 0] >= 0.5
             return f1_scores(classes == columns[0], decided, [True])[0]
@@ -402,6 +476,8 @@ class LinearSVM(Classifier):
             described["b"] = offsets[0] if self.binary else offsets
         if self.thresholds is not None and self.binary:
             described.update(threshold=float(self.thresholds[0]), threshold_f1=self.threshold_f1[0])
+        if self.thresholds is not None and self.threshold_reached is not None:
+            described.update(zip(("threshold_precision", "threshold_recall"), self.threshold_reached[0]))
         elif self.thresholds is not None:
             described.update(thresholds=self.thresholds.tolist(), thresholds_macro_f1=self.threshold_f1[0])
         if self.threshold_rule is not None:
@@ -409,10 +485,9 @@ class LinearSVM(Classifier):
         return {**described, **self._fallback_described()}
 
     def _fallback_described(self) -> dict:
-        """``--svm-threshold fbr``: whether the cut fell back (``threshold_fell_back``); nothing for another rule."""
-        return (
-            {"threshold_fell_back": self.fell_back[0]} if self.fell_back and self.params["threshold"] == "fbr" else {}
-        )
+        """``--svm-threshold fbr`` or ``recall@precision``: whether the cut fell back (``threshold_fell_back``);
+        nothing for another rule."""
+        return {"threshold_fell_back": self.fell_back[0]} if self.fell_back and self._falls_back else {}
 
     def state(self):
         """The one-vs-rest SVMs' weights and intercepts, their Platt sigmoids (A, B) if any, and the thresholds
@@ -510,18 +585,69 @@ def f1_cut(scores: np.ndarray, positives: np.ndarray) -> tuple[float, float]:
     largest margin either side, as :func:`filterkit.evaluation_targets.pcut_threshold` and LibMultiLabel's
     SCut place it); s itself where s is the lowest score or (s + s′) / 2 rounds down to s′.  Each candidate's
     F1 is 2·TP / (TP + FP + P) of integers, so equal F1s compare equal."""
-    scores, positives = np.asarray(scores, dtype=np.float64), np.asarray(positives, dtype=bool)
-    order = np.argsort(-scores, kind="stable")
-    descending, held = scores[order], positives[order]
-    group_ends = np.flatnonzero(np.append(descending[1:] != descending[:-1], True))
-    true_positives = np.cumsum(held)[group_ends]
-    predicted = group_ends + 1
-    f1 = 2.0 * true_positives / (predicted + np.count_nonzero(positives))
+    candidates = _Candidates(scores, positives)
+    f1 = 2.0 * candidates.true_positives / (candidates.predicted + candidates.positives)
     best = int(np.argmax(f1))
-    chosen = descending[group_ends[best]]
-    lower = descending[group_ends[best] + 1] if best + 1 < len(group_ends) else -np.inf
-    middle = (chosen + lower) / 2
-    return float(middle if middle > lower else chosen), float(f1[best])
+    return candidates.cut(best), float(f1[best])
+
+
+class _Candidates:
+    """Every distinct score of ``scores`` as a cut (a row positive where its score is ≥ it), highest first, with
+    the true positives and rows predicted at each, against ``positives``: sorted once, counted cumulatively."""
+
+    def __init__(self, scores: np.ndarray, positives: np.ndarray):
+        scores, positives = np.asarray(scores, dtype=np.float64), np.asarray(positives, dtype=bool)
+        order = np.argsort(-scores, kind="stable")
+        self.descending = scores[order]
+        self.group_ends = np.flatnonzero(np.append(self.descending[1:] != self.descending[:-1], True))
+        self.true_positives = np.cumsum(positives[order])[self.group_ends]
+        self.predicted = self.group_ends + 1
+        self.positives = np.count_nonzero(positives)
+
+    def cut(self, chosen: int) -> float:
+        """The threshold of candidate ``chosen``: midway between its score and the next lower distinct one, its
+        score itself where it is the lowest or the midpoint rounds down to the lower score."""
+        score = self.descending[self.group_ends[chosen]]
+        lower = self.descending[self.group_ends[chosen] + 1] if chosen + 1 < len(self.group_ends) else -np.inf
+        middle = (score + lower) / 2
+        return float(middle if middle > lower else score)
+
+    def precision(self) -> np.ndarray:
+        """Each candidate's precision TP / (TP + FP), never 0/0: a candidate predicts at least its own rows."""
+        return self.true_positives / self.predicted
+
+    def recall(self) -> np.ndarray:
+        """Each candidate's recall TP / P (``positives`` holds at least one row)."""
+        return self.true_positives / self.positives
+
+
+def precision_at_recall_cut(scores: np.ndarray, positives: np.ndarray, recall: float) -> tuple[float, float, float]:
+    """fastText's precisionAtRecall as a cut: among the distinct ``scores`` s whose rows ≥ s reach a recall ≥
+    ``recall`` (0 < recall ≤ 1) of ``positives`` (at least one row), the one of the highest precision, the
+    highest s on a tie; the threshold placed as :func:`f1_cut` places it, with the precision and recall it
+    reaches.  Some s always qualifies: the lowest makes every row positive, a recall of 1."""
+    candidates = _Candidates(scores, positives)
+    precision, reached = candidates.precision(), candidates.recall()
+    best = int(np.argmax(np.where(reached >= recall, precision, -1.0)))
+    return candidates.cut(best), float(precision[best]), float(reached[best])
+
+
+def recall_at_precision_cut(
+    scores: np.ndarray, positives: np.ndarray, precision: float
+) -> tuple[float, float, float, bool]:
+    """fastText's recallAtPrecision as a cut: among the distinct ``scores`` s whose rows ≥ s reach a precision
+    ≥ ``precision`` against ``positives`` (at least one row), the one of the highest recall, the highest s on a
+    tie; the threshold placed as :func:`f1_cut` places it, with the precision and recall it reaches and False.
+    Where no s reaches ``precision``: a threshold just above the highest score (no row positive, as
+    :func:`fbr_cut` falls back), a precision and recall of 0 (0/0 counting 0, as :func:`f1_scores` counts it)
+    and True."""
+    candidates = _Candidates(scores, positives)
+    reached, recall = candidates.precision(), candidates.recall()
+    qualifies = reached >= precision
+    if not qualifies.any():
+        return float(np.nextafter(np.max(scores), np.inf)), 0.0, 0.0, True
+    best = int(np.argmax(np.where(qualifies, candidates.true_positives, -1)))
+    return candidates.cut(best), float(reached[best]), float(recall[best]), False
 
 
 def fbr_cut(scores: np.ndarray, positives: np.ndarray, floor: float) -> tuple[float, float, bool]:

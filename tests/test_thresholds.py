@@ -1,7 +1,7 @@
-"""``--svm-threshold f1|fbr`` (issue 77, item 1): each column's cut chosen on the out-of-fold scores of the SVM's
-inner cross-validation, over every distinct score; FBR's fallback as LibMultiLabel's SCutFBR; the cut recorded
-by ``evaluate``, saved by ``train``, applied by ``predict`` and shown by ``explain``; ``fixed`` (the default)
-leaving every model as it was."""
+"""``--svm-threshold f1|fbr`` (issue 77, item 1) and its objectives ``precision@recall=R``, ``recall@precision=P``
+(item 2): each column's cut chosen on the out-of-fold scores of the SVM's inner cross-validation, over every
+distinct score; FBR's fallback as LibMultiLabel's SCutFBR; the cut recorded by ``evaluate``, saved by ``train``,
+applied by ``predict`` and shown by ``explain``; ``fixed`` (the default) leaving every model as it was."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ from filterkit_plugins.classifiers import (
     f1_cut,
     fbr_cut,
     platt_sigmoid,
+    precision_at_recall_cut,
+    recall_at_precision_cut,
 )
 
 SONAR = REAL / "sonar.arff"
@@ -424,3 +426,215 @@ def test_explain_shows_the_cut_the_loaded_classifier_applies_not_the_fitted_reco
     multiclass = filterkit.load_model(iris_offsets)
     multiclass.section["fitted"]["thresholds"] = [9.0, 9.0, 9.0]
     assert multiclass.thresholds() == multiclass.classifier("state")["thresholds"].tolist()
+
+
+def random_scores(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scores of 2 to 300 rows, at least one positive, positives scored higher on the whole; rounded to one
+    decimal on odd seeds (ties, positives and negatives sharing a score)."""
+    generator = np.random.default_rng(seed)
+    rows = int(generator.integers(2, 300))
+    positives = generator.random(rows) < generator.uniform(0.05, 0.6)
+    positives[int(generator.integers(rows))] = True
+    scores = generator.normal(size=rows) + 1.5 * positives
+    return (np.round(scores, 1) if seed % 2 else scores), positives
+
+
+def brute_force_objective(scores, positives, maximized: str, floor: float):
+    """Every distinct score s tried one by one, the precision and recall of "rows ≥ s" counted anew for each:
+    among those whose other quantity reaches ``floor``, the s of the largest ``maximized`` one (the highest s on a
+    tie), the next lower distinct score (None: s is the lowest), s's precision and recall; None where none
+    reaches."""
+    measured = {}
+    for s in np.unique(scores):
+        hits = np.count_nonzero(positives & (scores >= s))
+        measured[s] = (hits / np.count_nonzero(scores >= s), hits / np.count_nonzero(positives))
+    held = 1 if maximized == "precision" else 0
+    reaching = [s for s, values in measured.items() if values[held] >= floor]
+    if not reaching:
+        return None
+    best = max(reaching, key=lambda s: (measured[s][1 - held], s))
+    below = [s for s in measured if s < best]
+    return float(best), max(below) if below else None, *measured[best]
+
+
+def floors(seed: int, positives: np.ndarray) -> list[float]:
+    """The floors tried on ``seed``'s scores: 1, a recall or precision some cut reaches exactly, and random ones."""
+    generator = np.random.default_rng(seed + 100)
+    exact = int(generator.integers(1, np.count_nonzero(positives) + 1)) / np.count_nonzero(positives)
+    return [1.0, exact, *generator.uniform(0.01, 1.0, 4)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_precision_at_recall_cut_is_the_brute_force_optimum_over_every_distinct_score(seed):
+    scores, positives = random_scores(seed)
+    for recall in floors(seed, positives):
+        cut, precision, reached = precision_at_recall_cut(scores, positives, recall)
+        best, lower, expected_precision, expected_recall = brute_force_objective(scores, positives, "precision", recall)
+        assert np.array_equal(scores >= cut, scores >= best)
+        assert cut == (best if lower is None else (best + lower) / 2)
+        assert (precision, reached) == (pytest.approx(expected_precision), pytest.approx(expected_recall))
+        assert reached >= recall
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_recall_at_precision_cut_is_the_brute_force_optimum_and_falls_back_exactly_where_none_reaches(seed):
+    scores, positives = random_scores(seed)
+    outcomes = set()
+    for precision in floors(seed, positives):
+        cut, reached, recall, fell_back = recall_at_precision_cut(scores, positives, precision)
+        expected = brute_force_objective(scores, positives, "recall", precision)
+        assert fell_back is (expected is None)
+        outcomes.add(fell_back)
+        if fell_back:
+            assert cut == np.nextafter(scores.max(), np.inf) and (reached, recall) == (0.0, 0.0)
+            continue
+        best, lower, expected_precision, expected_recall = expected
+        assert np.array_equal(scores >= cut, scores >= best)
+        assert cut == (best if lower is None else (best + lower) / 2)
+        assert (reached, recall) == (pytest.approx(expected_precision), pytest.approx(expected_recall))
+        assert reached >= precision
+    assert False in outcomes  # the small exact floor is always reached
+
+
+def test_objective_ties_go_to_the_higher_cut_and_the_lowest_cut_reaches_any_recall():
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    positives = np.array([True, False, True, False, True])
+    # rows ≥ s: 0.9: P 1, R 1/3; 0.8: 1/2, 1/3; 0.7: 2/3, 2/3; 0.6: 1/2, 2/3; 0.5: 3/5, 1
+    assert precision_at_recall_cut(scores, positives, 0.5) == (pytest.approx(0.65), 2 / 3, 2 / 3)
+    assert precision_at_recall_cut(scores, positives, 1.0) == (0.5, 3 / 5, 1.0)
+    assert recall_at_precision_cut(scores, positives, 0.5) == (0.5, 3 / 5, 1.0, False)
+    assert recall_at_precision_cut(scores, positives, 0.65) == (pytest.approx(0.65), 2 / 3, 2 / 3, False)
+    # recall 1/3 at 0.9 and 0.8, precision 1 and 1/2 both ≥ 0.5: the tie goes to 0.9
+    assert recall_at_precision_cut(scores[:2], positives[:2], 0.5) == (pytest.approx(0.85), 1.0, 1.0, False)
+
+
+def test_recall_at_precision_falls_back_where_the_top_row_is_negative_and_precision_one_is_asked():
+    scores, positives = np.array([0.9, 0.8, 0.1]), np.array([False, True, True])
+    cut, precision, recall, fell_back = recall_at_precision_cut(scores, positives, 1.0)
+    assert fell_back and cut == np.nextafter(0.9, 1.0) and not (scores >= cut).any() and precision == recall == 0.0
+    assert recall_at_precision_cut(scores, positives, 2 / 3) == (0.1, 2 / 3, 1.0, False)  # the lowest: itself
+
+
+@pytest.mark.parametrize(
+    ("rule", "maximized", "floor"),
+    [("precision@recall=0.9", "precision", 0.9), ("recall@precision=0.9", "recall", 0.9)],
+)
+def test_the_svm_s_objective_cut_is_the_optimum_of_the_out_of_fold_scores_recomputed(rule, maximized, floor):
+    features, mines = sonar()
+    svm = LinearSVM(c_values="1", inner_folds=4, threshold=rule, c_by="f1").fit(features, mines.astype(np.int64), 3)
+    scores = out_of_fold_probabilities(features, mines, 1.0, 4, 3)
+    best, lower, precision, recall = brute_force_objective(scores, mines, maximized, floor)
+    described = svm.describe()
+    assert described["threshold"] == pytest.approx((best + lower) / 2, abs=1e-9)
+    assert (described["threshold_precision"], described["threshold_recall"]) == (
+        pytest.approx(precision),
+        pytest.approx(recall),
+    )
+    # C is scored by the F1 at the objective's cut (--svm-c-by f1), recorded beside it
+    at_cut = f1_score(mines, scores >= best)
+    assert described["threshold_f1"] == described["inner_f1"]["1.0"] == pytest.approx(at_cut)
+    assert described.get("threshold_fell_back") is (False if maximized == "recall" else None)
+    assert np.array_equal(svm.predict(features), svm.score(features) >= described["threshold"])
+    assert svm.state()["thresholds"].tolist() == [described["threshold"]]
+
+
+def test_an_svm_whose_recall_at_precision_cut_falls_back_records_it_and_scores_0():
+    generator = np.random.default_rng(4)
+    classes = np.arange(60) % 2
+    features = np.column_stack([2.0 * classes - 1 + generator.normal(0, 0.5, 60), np.ones(60)])
+    features[0, 0] = 10.0  # a negative row beyond every positive: the top out-of-fold score, no cut of precision 1
+    svm = LinearSVM(c_values="1", inner_folds=3, threshold="recall@precision=1", c_by="f1").fit(features, classes, 2)
+    described = svm.describe()
+    assert described["threshold_fell_back"] is True
+    assert described["threshold_precision"] == described["threshold_recall"] == described["threshold_f1"] == 0.0
+    assert described["inner_f1"] == {"1.0": 0.0}
+    assert not svm.predict(features[1:]).any()  # the cut lies above the outlier's out-of-fold score
+
+
+def test_evaluate_records_each_fold_s_objective_cut_and_what_it_reached(run_filterkit):
+    options = ("--folds", "3", "--positive", "Mine", "--svm-c-values", "1")
+    result = run_filterkit("evaluate", "--json", *options, "--svm-threshold", "precision@recall=0.9", SONAR, "l2")
+    assert result.status == 0, result.stderr
+    document = json.loads(result.stdout)
+    fold_of_row, seed = np.array(document["settings"]["fold_of_row"]), document["settings"]["seed"]
+    features, mines = sonar()
+    assert len(document["classifier"]) == 3
+    for fold, fit in enumerate(document["classifier"]):
+        train = fold_of_row != fold
+        scores = out_of_fold_probabilities(features[train], mines[train], 1.0, 5, seed)
+        best, lower, precision, recall = brute_force_objective(scores, mines[train], "precision", 0.9)
+        assert fit["threshold"] == pytest.approx((best + lower) / 2, abs=1e-9)
+        assert (fit["threshold_precision"], fit["threshold_recall"]) == (
+            pytest.approx(precision),
+            pytest.approx(recall),
+        )
+        assert fit["threshold_recall"] >= 0.9 and "threshold_fell_back" not in fit
+    held_out = document["per_fold"]
+    assert len(held_out["precision"]) == len(held_out["recall"]) == 3  # what each fold's cut reached on its test rows
+
+
+@pytest.fixture(scope="module")
+def objective_models(tmp_path_factory):
+    """Models of sonar's mines, at C = 1, cut by each objective."""
+    from filterkit import cli
+
+    folder = tmp_path_factory.mktemp("objectives")
+    models = {}
+    for rule in ("precision@recall=0.95", "recall@precision=0.85"):
+        models[rule] = folder / f"{rule.partition('@')[0]}.json"
+        argv = ["train", "-q", "-o", str(models[rule]), "--positive", "Mine", "--svm-c-values", "1"]
+        assert cli.run([*argv, "--svm-threshold", rule, str(SONAR), "l2"]) == 0
+    return models
+
+
+@pytest.mark.parametrize("rule", ["precision@recall=0.95", "recall@precision=0.85"])
+def test_predict_applies_the_objective_s_saved_cut(run_filterkit, objective_models, sonar_models, rule):
+    written = json.loads(objective_models[rule].read_text())["classifier"]
+    threshold = written["fitted"]["threshold"]
+    assert written["params"]["threshold"] == rule
+    assert filterkit.load_model(objective_models[rule]).classifier("state")["thresholds"].tolist() == [threshold]
+    assert 0 < written["fitted"]["threshold_precision"] <= 1 and 0 < written["fitted"]["threshold_recall"] <= 1
+    result = run_filterkit("predict", objective_models[rule], SONAR)
+    assert result.status == 0, result.stderr
+    answers = rows_of(result.stdout)
+    fixed = rows_of(run_filterkit("predict", sonar_models["fixed"], SONAR).stdout)
+    assert [row["probability"] for row in answers] == [row["probability"] for row in fixed]
+    probability = np.array([float(row["probability"]) for row in answers])
+    assert [row["label"] == "Mine" for row in answers] == list(probability >= threshold)
+    assert ((probability >= threshold) != (probability >= 0.5)).any()  # rows the saved cut decides otherwise
+
+
+NOT_A_RECALL = "the recall must be a number above 0 and at most 1, as in precision@recall=0.9"
+NOT_A_PRECISION = "the precision must be a number above 0 and at most 1, as in recall@precision=0.9"
+NOT_A_RULE = "is not one of fixed, f1, fbr, precision@recall=R, recall@precision=P"
+
+
+@pytest.mark.parametrize(
+    ("rule", "refusal"),
+    [
+        ("precision@recall=abc", f"'precision@recall=abc': {NOT_A_RECALL}"),
+        ("precision@recall=0", f"'precision@recall=0': {NOT_A_RECALL}"),
+        ("precision@recall=1.5", f"'precision@recall=1.5': {NOT_A_RECALL}"),
+        ("recall@precision=nan", f"'recall@precision=nan': {NOT_A_PRECISION}"),
+        ("recall@precision= 0.5", f"'recall@precision= 0.5': {NOT_A_PRECISION}"),
+        ("recall@precision", f"'recall@precision' {NOT_A_RULE}"),
+        ("f2", f"'f2' {NOT_A_RULE}"),
+    ],
+)
+def test_a_bad_threshold_rule_is_refused_in_one_line_before_anything_is_fitted(run_filterkit, tmp_path, rule, refusal):
+    argv = ("--positive", "Mine", "--svm-threshold", rule, SONAR, "l2")
+    result = run_filterkit("train", "-q", "-o", tmp_path / "model.json", *argv)
+    assert result.status == 2 and not (tmp_path / "model.json").exists()  # a usage error, as --svm-fbr-floor's
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: svm: --svm-threshold {refusal}"]
+    with pytest.raises(FilterkitError) as refused:
+        LinearSVM(threshold=rule)
+    assert refused.value.message == f"svm: --svm-threshold {refusal}"
+
+
+@pytest.mark.parametrize("rule", ["precision@recall=0.9", "recall@precision=0.9"])
+def test_an_objective_with_multiclass_is_refused_in_one_line(run_filterkit, rule):
+    result = run_filterkit("evaluate", "--multiclass", "--svm-threshold", rule, REAL / "iris.arff", "l2")
+    lines = result.stderr.strip().splitlines()
+    assert result.status == 1 and len(lines) == 1
+    assert "--multiclass's per-class offsets optimise macro-F1 only: use --svm-threshold f1" in lines[0]
