@@ -17,6 +17,7 @@ import glob
 import gzip
 import io
 import itertools
+import mmap
 import os
 import re
 import stat
@@ -191,52 +192,121 @@ def record_plan(
 
 def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
     """Where a CSV file's rows begin (after its header row and the line feed ending it) and its rows
-    cut into at most ``count`` non-empty ranges of about equal size, each right after a line feed outside
-    a double-quoted value: the file's lines followed as its reader joins them into rows, in one pass
-    that stops at the last cut.  A file whose header row does not end in a line feed (CR line ends) is
-    one range from its start; a stretch without a line feed longer than the reader's line bound ends
-    the cutting (the rest is one range), so memory stays within that bound."""
+    cut into at most ``count`` non-empty ranges of about equal size, each right after the first line feed
+    outside a double-quoted value at or past its share of the bytes, the values parsed as its reader
+    splits them (:func:`_first_row_end`).  A file whose header row does not end in a line feed (CR line
+    ends) is one range from its start; a line longer than the reader's line bound before the last cut
+    ends the cutting there (the rest is one range), as the reader would stop at it."""
     size = os.path.getsize(path)
     longest = Limits.from_environment().line_bytes
-    begin: int | None = None
-    cuts: list[int] = []
-    quoted = written = False
-    offset = 0
     with open(path, "rb") as handle:
-        while (begin is None or len(cuts) + 1 < count) and (line := handle.readline(longest)):
-            offset += len(line)
-            if not line.endswith(b"\n") and offset < size:
-                break
-            text = line.removeprefix(codecs.BOM_UTF8) if offset == len(line) else line
-            followed = _followed(text, quoted, written, begin is not None)
-            if followed is None:
-                return 0, [(0, size)]  # a row after the header row on its line: no line feed between
-            quoted, written = followed
-            if quoted or not written:
-                continue
-            if begin is None:
-                begin = offset
-            elif offset < size and offset >= begin + (size - begin) * (len(cuts) + 1) // count:
-                cuts.append(offset)
-    if begin is None:
-        return (0, [(0, size)]) if offset < size else (size, [(size, size)])
+        begin = _rows_begin(handle, size, longest)
+        if begin is None:
+            return 0, [(0, size)]
+        cuts: list[int] = []
+        if count > 1 and begin < size:
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                cuts = _row_cuts(data, begin, size, count)
+                stop = _first_long_line(data, begin, cuts[-1] if cuts else begin, longest)
+                cuts = [cut for cut in cuts if cut <= stop]
     edges = [begin, *cuts, size]
     return begin, [(start, end) for start, end in zip(edges, edges[1:]) if end > start] or [(begin, size)]
 
 
-def _followed(text: bytes, quoted: bool, written: bool, header_read: bool) -> tuple[bool, bool] | None:
-    """A CSV line's pieces (split at CR) followed as the reader joins lines into rows: whether a double-quoted
-    value is open at its end (``quoted``: open at its start) and whether the header row is written yet; None
-    for a row that follows the header row on its line."""
+def _rows_begin(handle, size: int, longest: int) -> int | None:
+    """The offset after a CSV file's header row and the line feed ending it (``size`` for a file of blank
+    lines or a quoted value never closed), its lines followed from the start as the reader joins them into
+    rows; None where the rows cannot be cut apart from it: a row after the header row on its line (no line
+    feed between, as with CR line ends) or a line longer than ``longest`` bytes before the header row ends."""
+    quoted = written = False
+    offset = 0
+    while line := handle.readline(longest):
+        offset += len(line)
+        if not line.endswith(b"\n") and offset < size:
+            return None
+        text = line.removeprefix(codecs.BOM_UTF8) if offset == len(line) else line
+        followed = _followed(text, quoted, written)
+        if followed is None:
+            return None
+        quoted, written = followed
+        if written and not quoted:
+            return offset
+    return size
+
+
+def _followed(text: bytes, quoted: bool, written: bool) -> tuple[bool, bool] | None:
+    """A CSV line's pieces (split at CR) followed as the reader joins lines into rows until the header row:
+    whether a double-quoted value is open at its end (``quoted``: open at its start) and whether the header
+    row is written yet; None for a row that follows the header row on its line."""
     from filterkit.formats.csv import ends_quoted
 
     for piece in text.removesuffix(b"\n").split(b"\r"):
-        if not header_read and written and not quoted and piece.strip():
+        if written and not quoted and piece.strip():
             return None
         if b'"' in piece:
             quoted = ends_quoted(piece, quoted)
         written = written or bool(piece.strip())
     return quoted, written
+
+
+#: One value of a CSV row, as :func:`filterkit.formats.csv.ends_quoted` reads it, blanks before it
+#: included: double-quoted (``""`` is one quote, line ends are part of it) and whatever follows its
+#: closing quote up to a comma or line end; single-quoted on one piece of a line, blanks alone after it;
+#: or anything else up to a comma or line end that does not open with a double quote.
+_CSV_VALUE = (
+    rb'(?>[ \t]*+(?:"(?:[^"]++|"")*+"[^,\r\n]*+'
+    rb"|'[^'\\\r\n]*+(?:\\[^\r\n][^'\\\r\n]*+)*+'[ \t]*+(?=[,\r\n])"
+    rb'|(?!")[^,\r\n]*+))'
+)
+#: A CSV row from a line start outside a quoted value through the first line feed outside one (a CR
+#: ends a line as a comma ends a value: a value opens after it).
+_CSV_ROW = re.compile(rb"(?:" + _CSV_VALUE + rb"[,\r])*+" + _CSV_VALUE + rb"\n")
+#: CSV rows one after the other: a line without a double quote at once, else as :data:`_CSV_ROW`.
+_CSV_ROWS = re.compile(rb'(?:[^"\n]*+\n|(?:' + _CSV_VALUE + rb"[,\r])*+" + _CSV_VALUE + rb"\n)*+")
+
+
+def _row_cuts(data, begin: int, size: int, count: int) -> list[int]:
+    """The cuts of a CSV file's ``size`` bytes ``data`` whose rows begin at ``begin`` into at most ``count``
+    ranges: each the first row end (:func:`_first_row_end`) past the cut before it at or past its share."""
+    cuts: list[int] = []
+    while len(cuts) + 1 < count:
+        after = cuts[-1] if cuts else begin
+        share = begin + (size - begin) * (len(cuts) + 1) // count
+        cut = _first_row_end(data, after, max(share, after + 1))
+        if cut is None or cut >= size:
+            break
+        cuts.append(cut)
+    return cuts
+
+
+def _first_row_end(data, after: int, least: int) -> int | None:
+    """The first offset at or past ``least`` right after a line feed outside a double-quoted value of a CSV
+    file's bytes ``data``, read from ``after``, a line start outside one (before ``least``); None where none
+    follows.  The rows before ``least`` are matched whole at C speed, those without a double quote found by
+    byte search alone: the rows that end before ``least`` end there in the whole file too, as no match
+    looks past its row's line feed."""
+    quote = data.find(b'"', after, least)
+    if quote < 0:
+        reached = max(after, data.rfind(b"\n", after, least) + 1)
+    else:
+        reached = _CSV_ROWS.match(data, max(after, data.rfind(b"\n", after, quote) + 1), least).end()
+    if reached == least:
+        return reached
+    row = _CSV_ROW.match(data, reached)
+    return None if row is None else row.end()
+
+
+def _first_long_line(data, begin: int, end: int, longest: int) -> int:
+    """The start of the first line (up to its line feed) of bytes ``begin:end`` of ``data`` that holds
+    ``longest`` bytes or more before its line feed, where the reader's bounded ``readline`` stops; ``end``
+    where none does (``begin`` and ``end`` are line starts)."""
+    start = begin
+    while start < end:
+        line_feed = data.rfind(b"\n", start, start + longest)
+        if line_feed < 0:
+            return start
+        start = line_feed + 1
+    return end
 
 
 def joined(plans: list[Plan], files: list[str]) -> Plan:
