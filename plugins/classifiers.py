@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-import re
 import warnings
-from typing import Callable, NamedTuple
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,6 +15,17 @@ from filterkit.plugin import (
     FilterkitError,
     Option,
     hookimpl,
+)
+
+from .thresholds import (
+    ONE_ROW_CLASS,
+    ColumnCut,
+    class_offsets,
+    f1_cut,
+    fbr_cut,
+    precision_at_recall_cut,
+    recall_at_precision_cut,
+    threshold_objective,
 )
 
 
@@ -112,51 +122,6 @@ def _fit_quietly(model, features, targets):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(features, targets)
-
-
-#: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr).
-THRESHOLD_RULES = ("fixed", "f1", "fbr")
-#: ``--svm-threshold NAME=VALUE``: fastText's autotune metrics as cuts on the out-of-fold scores, VALUE in (0, 1]
-#: the floor of the second quantity (:func:`precision_at_recall_cut`, :func:`recall_at_precision_cut`).
-OBJECTIVES = ("precision@recall", "recall@precision")
-#: An objective's value as written: digits with a decimal point or an exponent, no sign, space, inf or nan.
-_OBJECTIVE_VALUE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-#: ``describe()``'s ``threshold_rule`` where a class of the training rows has a single row: no inner CV, so no
-#: out-of-fold score to cut, and the fixed cut decides (fbr: counted as fallen back).
-ONE_ROW_CLASS = "fixed: a class of one row"
-
-
-def threshold_objective(rule: str) -> tuple[str, float] | None:
-    """``--svm-threshold``'s objective as (name, floor) (``precision@recall=0.9``: ("precision@recall", 0.9)),
-    None for fixed, f1 or fbr; a one-line FilterkitError for any other rule or a floor that is not a number in
-    (0, 1]."""
-    if rule in THRESHOLD_RULES:
-        return None
-    name, equals, value = rule.partition("=")
-    if name not in OBJECTIVES or not equals:
-        raise FilterkitError(
-            f"svm: --svm-threshold {rule!r} is not one of {', '.join(THRESHOLD_RULES)}, precision@recall=R, "
-            "recall@precision=P"
-        )
-    floor = float(value) if _OBJECTIVE_VALUE.fullmatch(value) else float("nan")
-    if not 0.0 < floor <= 1.0:
-        wanted = name.partition("@")[2]
-        raise FilterkitError(
-            f"svm: --svm-threshold {rule!r}: the {wanted} must be a number above 0 and at most 1, as in {name}=0.9"
-        )
-    return name, floor
-
-
-class ColumnCut(NamedTuple):
-    """One column's cut by ``--svm-threshold`` on its out-of-fold scores: the threshold, the out-of-fold F1
-    (f1, fbr: the best cut's, also where fbr fell back; an objective: its own cut's, 0 where it fell back),
-    whether it fell back, and (an objective) the precision and recall it reaches there."""
-
-    threshold: float
-    f1: float
-    fell_back: bool
-    precision: float | None = None
-    recall: float | None = None
 
 
 class LinearSVM(Classifier):
@@ -573,173 +538,6 @@ def f1_scores(truth: np.ndarray, decided: np.ndarray, labels: list) -> list[floa
         hits, positives = np.count_nonzero(actual & predicted), np.count_nonzero(actual) + np.count_nonzero(predicted)
         scores.append(2.0 * hits / positives if positives else 0.0)
     return scores
-
-
-def f1_cut(scores: np.ndarray, positives: np.ndarray) -> tuple[float, float]:
-    """The threshold t on ``scores`` (a row positive where its score ≥ t) of the largest F1 against
-    ``positives``, and that F1; every distinct score is a candidate (sorted once, true and false positives
-    counted cumulatively: O(n log n)).
-
-    The best candidate s (on equal F1s the highest) makes every row scoring ≥ s positive; t is the midpoint
-    between s and the next lower distinct score s′, where nothing is known of the rows between them (the
-    largest margin either side, as :func:`filterkit.evaluation_targets.pcut_threshold` and LibMultiLabel's
-    SCut place it); s itself where s is the lowest score or (s + s′) / 2 rounds down to s′.  Each candidate's
-    F1 is 2·TP / (TP + FP + P) of integers, so equal F1s compare equal."""
-    candidates = _Candidates(scores, positives)
-    f1 = 2.0 * candidates.true_positives / (candidates.predicted + candidates.positives)
-    best = int(np.argmax(f1))
-    return candidates.cut(best), float(f1[best])
-
-
-class _Candidates:
-    """Every distinct score of ``scores`` as a cut (a row positive where its score is ≥ it), highest first, with
-    the true positives and rows predicted at each, against ``positives``: sorted once, counted cumulatively."""
-
-    def __init__(self, scores: np.ndarray, positives: np.ndarray):
-        scores, positives = np.asarray(scores, dtype=np.float64), np.asarray(positives, dtype=bool)
-        order = np.argsort(-scores, kind="stable")
-        self.descending = scores[order]
-        self.group_ends = np.flatnonzero(np.append(self.descending[1:] != self.descending[:-1], True))
-        self.true_positives = np.cumsum(positives[order])[self.group_ends]
-        self.predicted = self.group_ends + 1
-        self.positives = np.count_nonzero(positives)
-
-    def cut(self, chosen: int) -> float:
-        """The threshold of candidate ``chosen``: midway between its score and the next lower distinct one, its
-        score itself where it is the lowest or the midpoint rounds down to the lower score."""
-        score = self.descending[self.group_ends[chosen]]
-        lower = self.descending[self.group_ends[chosen] + 1] if chosen + 1 < len(self.group_ends) else -np.inf
-        middle = (score + lower) / 2
-        return float(middle if middle > lower else score)
-
-    def precision(self) -> np.ndarray:
-        """Each candidate's precision TP / (TP + FP), never 0/0: a candidate predicts at least its own rows."""
-        return self.true_positives / self.predicted
-
-    def recall(self) -> np.ndarray:
-        """Each candidate's recall TP / P (``positives`` holds at least one row)."""
-        return self.true_positives / self.positives
-
-
-def precision_at_recall_cut(scores: np.ndarray, positives: np.ndarray, recall: float) -> tuple[float, float, float]:
-    """fastText's precisionAtRecall as a cut: among the distinct ``scores`` s whose rows ≥ s reach a recall ≥
-    ``recall`` (0 < recall ≤ 1) of ``positives`` (at least one row), the one of the highest precision, the
-    highest s on a tie; the threshold placed as :func:`f1_cut` places it, with the precision and recall it
-    reaches.  Some s always qualifies: the lowest makes every row positive, a recall of 1."""
-    candidates = _Candidates(scores, positives)
-    precision, reached = candidates.precision(), candidates.recall()
-    best = int(np.argmax(np.where(reached >= recall, precision, -1.0)))
-    return candidates.cut(best), float(precision[best]), float(reached[best])
-
-
-def recall_at_precision_cut(
-    scores: np.ndarray, positives: np.ndarray, precision: float
-) -> tuple[float, float, float, bool]:
-    """fastText's recallAtPrecision as a cut: among the distinct ``scores`` s whose rows ≥ s reach a precision
-    ≥ ``precision`` against ``positives`` (at least one row), the one of the highest recall, the highest s on a
-    tie; the threshold placed as :func:`f1_cut` places it, with the precision and recall it reaches and False.
-    Where no s reaches ``precision``: a threshold just above the highest score (no row positive, as
-    :func:`fbr_cut` falls back), a precision and recall of 0 (0/0 counting 0, as :func:`f1_scores` counts it)
-    and True."""
-    candidates = _Candidates(scores, positives)
-    reached, recall = candidates.precision(), candidates.recall()
-    qualifies = reached >= precision
-    if not qualifies.any():
-        return float(np.nextafter(np.max(scores), np.inf)), 0.0, 0.0, True
-    best = int(np.argmax(np.where(qualifies, candidates.true_positives, -1)))
-    return candidates.cut(best), float(reached[best]), float(recall[best]), False
-
-
-def fbr_cut(scores: np.ndarray, positives: np.ndarray, floor: float) -> tuple[float, float, bool]:
-    """SCutFBR (Yang 2001; Lin & Lin, CIKM 2023, as LibMultiLabel's ``_scutfbr`` does it): :func:`f1_cut`'s
-    threshold where its F1 is above ``floor``, else one just above the highest score (no row of ``scores``
-    positive: a rare class whose cut was fitted to noise is predicted only for rows scored above every
-    out-of-fold row); with the F1 :func:`f1_cut` reached and whether it fell back."""
-    cut, best = f1_cut(scores, positives)
-    if best > floor:
-        return cut, best, False
-    return float(np.nextafter(np.max(scores), np.inf)), best, True
-
-
-#: Out-of-fold gaps (:func:`_best_offset`) closer than this are taken as equal: no offset is placed between them.
-_SAME_GAP = 1e-9
-
-
-def class_offsets(scores: np.ndarray, classes: np.ndarray, sweeps: int = 3) -> tuple[np.ndarray, float]:
-    """Per class k an offset t_k (a row's class: the largest score_k − t_k, the first on a tie) raising the
-    macro-F1 of ``classes`` (positions 0 … k − 1) on the out-of-fold ``scores`` (rows × classes), and that
-    macro-F1: coordinate ascent from t = 0, ``sweeps`` passes over the classes in order, each t_k set exactly
-    given the others (:func:`_best_offset`); deterministic."""
-    offsets = np.zeros(scores.shape[1])
-    truth = np.bincount(classes, minlength=scores.shape[1]).astype(np.float64)
-    reached = _macro_f1(classes, np.argmax(scores, axis=1), truth)
-    for _ in range(sweeps):
-        for k in range(scores.shape[1]):
-            offsets[k], reached = _best_offset(scores, classes, offsets, k, truth, reached)
-    return offsets, reached
-
-
-def _macro_f1(classes: np.ndarray, decided: np.ndarray, truth: np.ndarray) -> float:
-    """The macro-F1 of ``decided`` against ``classes``, ``truth`` their per-class counts (a 0/0 counting 0)."""
-    hits = np.bincount(classes[decided == classes], minlength=len(truth)).astype(np.float64)
-    predicted = np.bincount(decided, minlength=len(truth)).astype(np.float64)
-    return float(_macro_f1s(hits[None, :], predicted[None, :], truth)[0])
-
-
-def _macro_f1s(hits: np.ndarray, predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Per row of class counts (true positives ``hits``, ``predicted``; ``truth`` per class) the mean over classes
-    of 2·TP / (predicted + true), 0 where both are 0; one summation for every caller, so equal counts give
-    bit-equal values."""
-    total = predicted + truth
-    f1 = np.divide(2.0 * hits, total, out=np.zeros_like(total, dtype=np.float64), where=total > 0)
-    return f1.sum(axis=1) / len(truth)
-
-
-def _best_offset(scores, classes, offsets, k: int, truth, reached: float) -> tuple[float, float]:
-    """Class ``k``'s offset of the largest macro-F1, the others' ``offsets`` held, and that macro-F1; the current
-    offset (of macro-F1 ``reached``) unless one is strictly better, then the highest such.  Row i goes to k where
-    score_ik − t_k > max_{j≠k}(score_ij − t_j), i.e. where t_k < d_i = score_ik − max_{j≠k}(score_ij − t_j): the
-    rows sorted once by d_i, the counts after moving the first m of them to k from their rival classes summed
-    cumulatively, and each candidate (the midpoint between two distinct d, or :func:`_past_end` of either end)
-    scored exactly.  Gaps within :data:`_SAME_GAP` of the next are one: d is a difference of differences, and two
-    rows whose d should be equal may differ in the last bit, where the argmax of :meth:`LinearSVM.predict_class`
-    would not split them as the sorted order does."""
-    rows, width = len(classes), len(truth)
-    others = scores - offsets
-    others[:, k] = -np.inf
-    rival = np.argmax(others, axis=1)
-    gaps = scores[:, k] - others[np.arange(rows), rival]
-    order = np.argsort(-gaps, kind="stable")
-    moved_from, held, descending = rival[order], classes[order], gaps[order]
-    left = np.zeros((rows + 1, width))
-    left[np.arange(1, rows + 1), moved_from] = 1.0
-    lost = np.zeros((rows + 1, width))
-    lost[np.arange(1, rows + 1), moved_from] = held == moved_from
-    predicted = np.bincount(rival, minlength=width) - np.cumsum(left, axis=0)
-    hits = np.bincount(classes[rival == classes], minlength=width) - np.cumsum(lost, axis=0)
-    predicted[:, k] += np.arange(rows + 1)
-    hits[:, k] += np.concatenate([[0], np.cumsum(held == k)])
-    values = _macro_f1s(hits, predicted, truth)
-    apart = np.concatenate([[True], descending[:-1] - descending[1:] > _SAME_GAP, [True]])
-    values[~apart] = -np.inf
-    moved = int(np.argmax(values))
-    if not values[moved] > reached:
-        return float(offsets[k]), reached
-    reach = float(descending[0] - descending[-1])
-    if not moved:
-        return _past_end(float(descending[0]), 1.0, reach), float(values[moved])
-    if moved == rows:
-        return _past_end(float(descending[-1]), -1.0, reach), float(values[moved])
-    return float((descending[moved - 1] + descending[moved]) / 2), float(values[moved])
-
-
-def _past_end(end: float, direction: float, reach: float) -> float:
-    """An offset beyond the gap ``end``, the largest (``direction`` 1) or the smallest (−1): half the gaps' range
-    ``reach`` past it (0.5 where every gap is equal), as far as a midpoint would be from a gap a range away, so
-    that an offset on margins scales with them as one on probabilities does; the next float beyond ``end``
-    where that rounds back to it."""
-    beyond = end + direction * (reach / 2 if reach > 0 else 0.5)
-    return float(beyond if beyond != end else np.nextafter(end, direction * np.inf))
 
 
 def area_under_roc(targets: np.ndarray, scores: np.ndarray) -> float:

@@ -20,15 +20,14 @@ from sklearn.svm import LinearSVC
 import filterkit
 from chain_helpers import REAL
 from filterkit.errors import FilterkitError
-from filterkit_plugins.classifiers import (
+from filterkit_plugins.classifiers import LinearSVM, platt_sigmoid
+from filterkit_plugins.thresholds import (
     ONE_ROW_CLASS,
-    LinearSVM,
     _best_offset,
     _macro_f1,
     class_offsets,
     f1_cut,
     fbr_cut,
-    platt_sigmoid,
     precision_at_recall_cut,
     recall_at_precision_cut,
 )
