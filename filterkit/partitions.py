@@ -7,8 +7,8 @@ lines (LF, CRLF and CR each end one).
 A CSV or JSON Lines file is one file cut so (:func:`record_plan`), its header from the scan of the
 whole file a local run makes (:class:`filterkit.sources.ScannedSource`).  A JSON Lines row is one line
 (JSON escapes a line end in a string).  A CSV row may hold line ends in a double-quoted value: the
-file's lines are read as its reader joins them into rows, and a cut falls only after a line end
-outside a quoted value, so such a file is cut where it is safe, never inside a row."""
+file's values are parsed as its reader splits them, and a cut falls only after a line feed outside a
+quoted value, so such a file is cut where it is safe, never inside a row."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, cast
 
 from filterkit.arff.reader import ArffReader, KnownHeader
 from filterkit.contract import called, stage_origin
@@ -194,9 +194,11 @@ def csv_cuts(path: str, count: int) -> tuple[int, list[tuple[int, int]]]:
     """Where a CSV file's rows begin (after its header row and the line feed ending it) and its rows
     cut into at most ``count`` non-empty ranges of about equal size, each right after the first line feed
     outside a double-quoted value at or past its share of the bytes, the values parsed as its reader
-    splits them (:func:`_first_row_end`).  A file whose header row does not end in a line feed (CR line
-    ends) is one range from its start; a line longer than the reader's line bound before the last cut
-    ends the cutting there (the rest is one range), as the reader would stop at it."""
+    splits them.  The file is mapped, not read: only the rows around each share are parsed
+    (:func:`_cut`), the rest searched for line feeds and double quotes at C speed.  A file whose header
+    row does not end in a line feed (CR line ends) is one range from its start; a line longer than the
+    reader's line bound before the last cut ends the cutting there (the rest is one range), as the
+    reader would stop at it."""
     size = os.path.getsize(path)
     longest = Limits.from_environment().line_bytes
     with open(path, "rb") as handle:
@@ -261,38 +263,82 @@ _CSV_VALUE = (
 #: A CSV row from a line start outside a quoted value through the first line feed outside one (a CR
 #: ends a line as a comma ends a value: a value opens after it).
 _CSV_ROW = re.compile(rb"(?:" + _CSV_VALUE + rb"[,\r])*+" + _CSV_VALUE + rb"\n")
-#: CSV rows one after the other: a line without a double quote at once, else as :data:`_CSV_ROW`.
-_CSV_ROWS = re.compile(rb'(?:[^"\n]*+\n|(?:' + _CSV_VALUE + rb"[,\r])*+" + _CSV_VALUE + rb"\n)*+")
+#: The rest of a CSV row from a line start inside a double-quoted value through the first line feed
+#: outside one: the value closes, what follows it up to a comma or line end is skipped, and the row goes on.
+_CSV_QUOTED_ROW = re.compile(
+    rb'(?:[^"]++|"")*+"[^,\r\n]*+(?:\n|[,\r](?:' + _CSV_VALUE + rb"[,\r])*+" + _CSV_VALUE + rb"\n)"
+)
+#: How far before a cut's share the rows are read first when they do not agree from the line it falls on.
+_FIRST_LOOK_BACK = 1 << 16
+#: CSV rows one after the other, each with a double quote on its first line, and between two such up to
+#: 64 lines without one (a longer stretch is found by byte search).
+_CSV_ROWS = re.compile(
+    rb'(?:(?:[^"\n]*+\n){1,64}+(?=[^"\n]*+")|(?=[^"\n]*+")(?:' + _CSV_VALUE + rb"[,\r])*+" + _CSV_VALUE + rb"\n)*+"
+)
 
 
 def _row_cuts(data, begin: int, size: int, count: int) -> list[int]:
     """The cuts of a CSV file's ``size`` bytes ``data`` whose rows begin at ``begin`` into at most ``count``
-    ranges: each the first row end (:func:`_first_row_end`) past the cut before it at or past its share."""
+    ranges: each the first row end (:func:`_cut`) past the cut before it at or past its share."""
     cuts: list[int] = []
     while len(cuts) + 1 < count:
         after = cuts[-1] if cuts else begin
         share = begin + (size - begin) * (len(cuts) + 1) // count
-        cut = _first_row_end(data, after, max(share, after + 1))
+        cut = _cut(data, after, max(share, after + 1))
         if cut is None or cut >= size:
             break
         cuts.append(cut)
     return cuts
 
 
-def _first_row_end(data, after: int, least: int) -> int | None:
+def _cut(data, after: int, least: int) -> int | None:
     """The first offset at or past ``least`` right after a line feed outside a double-quoted value of a CSV
-    file's bytes ``data``, read from ``after``, a line start outside one (before ``least``); None where none
-    follows.  The rows before ``least`` are matched whole at C speed, those without a double quote found by
-    byte search alone: the rows that end before ``least`` end there in the whole file too, as no match
-    looks past its row's line feed."""
-    quote = data.find(b'"', after, least)
-    if quote < 0:
-        reached = max(after, data.rfind(b"\n", after, least) + 1)
+    file's bytes ``data``, whose line start ``after`` (before ``least``) is outside one; None where none
+    follows.  The bytes between are read only as far back from ``least`` as it takes: from a line start
+    where the row ends past ``least`` are the same whether a quoted value is open there or not
+    (:func:`_agreed_row_end`), or back to the last double quote, before which the state is ``after``'s."""
+    start = data.rfind(b"\n", after, least) + 1
+    distance = _FIRST_LOOK_BACK
+    while start > after:
+        if data.rfind(b'"', after, start) < 0:
+            return _first_row_end(data, start, least)
+        agreed = _agreed_row_end(data, start, least, least + distance)
+        if agreed is not None:
+            return agreed
+        start = data.rfind(b"\n", after, max(after, min(start - 1, least - distance))) + 1
+        distance *= 4
+    return _first_row_end(data, after, least)
+
+
+def _agreed_row_end(data, start: int, least: int, reach: int) -> int | None:
+    """The first offset at or past ``least`` and before ``reach`` right after a line feed outside a quoted
+    value, read from the line start ``start`` of a CSV file's bytes ``data`` both as outside a quoted value
+    and as inside one, where the two readings agree on it; None where they do not."""
+    free = _first_row_end(data, start, least, reach)
+    quoted = None if free is None else _CSV_QUOTED_ROW.match(data, start, free)
+    if quoted is None:
+        return None
+    end = quoted.end()
+    return free if (end if end >= least else _first_row_end(data, end, least, free)) == free else None
+
+
+def _first_row_end(data, after: int, least: int, reach: int | None = None) -> int | None:
+    """The first offset at or past ``least`` (and before ``reach``) right after a line feed outside a
+    double-quoted value of a CSV file's bytes ``data``, read from ``after``, a line start outside one (at
+    or before ``least``); None where none follows.  The rows before ``least`` are matched whole at C
+    speed, stretches without a double quote skipped by byte search: the rows that end before ``least``
+    end there in the whole file too, as no match looks past its row's line feed."""
+    reached = after
+    while (quote := data.find(b'"', reached, least)) >= 0:
+        line = max(reached, data.rfind(b"\n", reached, quote) + 1)
+        reached = cast(re.Match, _CSV_ROWS.match(data, line, least)).end()  # it matches rows or none
+        if reached == line:
+            break
     else:
-        reached = _CSV_ROWS.match(data, max(after, data.rfind(b"\n", after, quote) + 1), least).end()
+        reached = max(reached, data.rfind(b"\n", reached, least) + 1)
     if reached == least:
         return reached
-    row = _CSV_ROW.match(data, reached)
+    row = _CSV_ROW.match(data, reached, len(data) if reach is None else reach)
     return None if row is None else row.end()
 
 

@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from filterkit import partitions
 from filterkit.formats.csv import ends_quoted
 from filterkit.limits import Limits
 from filterkit.partitions import csv_cuts
@@ -61,7 +62,7 @@ def walked_line(text: bytes, quoted: bool, written: bool, header_read: bool) -> 
 LINE_ENDS = [b"\n", b"\n", b"\n", b"\r\n", b"\r"]
 VALUES = [
     lambda pick: str(pick.randint(-99, 10**6)).encode(),
-    lambda pick: pick.choice([b"", b"?", b" ", b"\t", b"spam", b"don't", b"5\" tall", b"a'b", b"x\\y"]),
+    lambda pick: pick.choice([b"", b"?", b" ", b"\t", b"spam", b"don't", b'5" tall', b"a'b", b"x\\y"]),
     lambda pick: b'"' + pick.choice([b"", b"a,b", b'say ""hi""', b'""', b"?", b"it's"]) + b'"',
     lambda pick: b'"line one' + pick.choice(LINE_ENDS) + pick.choice([b"two, more", b'"" quoted', b""]) + b'"',
     lambda pick: pick.choice([b" ", b"\t", b""]) + b'"blank before"' + pick.choice([b"", b" ", b"tail", b'x"y']),
@@ -103,6 +104,7 @@ def test_the_cuts_of_random_csv_files_are_the_line_walks(tmp_path, monkeypatch, 
     path = tmp_path / "random.csv"
     for _ in range(250):
         bound = pick.choice([None, None, 24, 64, 200])
+        monkeypatch.setattr(partitions, "_FIRST_LOOK_BACK", pick.choice([1, 16, 1 << 16]))
         if bound is None:
             monkeypatch.delenv("FILTERKIT_MAX_LINE_BYTES", raising=False)
         else:
@@ -119,9 +121,10 @@ def test_the_cuts_of_random_bytes_of_csv_punctuation_are_the_line_walks(tmp_path
     blanks and line ends meets both readings."""
     pick = random.Random(1000 + seed)
     path = tmp_path / "soup.csv"
-    alphabet = b"\"\"\"'',,,\n\n\n\r \t\\ab"
+    alphabet = b'"""\'\',,,\n\n\n\r \t\\ab'
     for _ in range(400):
         monkeypatch.setenv("FILTERKIT_MAX_LINE_BYTES", str(pick.choice([8, 30, 1 << 20])))
+        monkeypatch.setattr(partitions, "_FIRST_LOOK_BACK", pick.choice([1, 16, 1 << 16]))
         data = b"h,i\n" + bytes(pick.choice(alphabet) for _ in range(pick.randint(0, 300)))
         path.write_bytes(data)
         for count in (2, 5, 2**63):
