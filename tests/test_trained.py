@@ -645,3 +645,22 @@ def test_on_word_counts_the_default_candidates_are_the_weightings_without_words(
     model_path = trained(run_filterkit, tmp_path, OH0, ("--positive", "Ethics"), ())
     candidates = json.loads(model_path.read_text())["classifier"]["candidates"]
     assert [c["chain"] for c in candidates] == ["shape bns l2", "bns --multiply l2", "idf --presence --multiply l2"]
+
+
+def test_a_failed_predict_run_in_process_leaves_the_caller_s_standard_output_open(run_filterkit, tmp_path):
+    import subprocess
+    import sys
+
+    model = trained(run_filterkit, tmp_path, REAL / "iris.arff", ("--multiclass",), ("l2",))
+    rows = (REAL / "iris.arff").read_text().replace("5.1,3.5,1.4,0.2", "5.1,3.5,x,0.2", 1)
+    bad = tmp_path / "bad.arff"
+    bad.write_text(rows)
+    script = (
+        "import sys\nfrom filterkit import cli\n"
+        f"status = cli.run(['predict', {str(model)!r}, {str(bad)!r}])\n"
+        "import gc\ngc.collect()\nprint('status', status)\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.splitlines()[-1] == "status 1"
+    assert f"{bad}:" in finished.stderr and "is not a number" in finished.stderr

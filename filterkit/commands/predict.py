@@ -11,7 +11,7 @@ import shlex
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import BinaryIO, TextIO, cast
 
 import click
 
@@ -197,10 +197,36 @@ def _written(output: str | OutputFile | None) -> Iterator[TextIO]:
     with output_stream(
         output if output is None or isinstance(output, OutputFile) else checked_output(output)
     ) as binary:
-        text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
-        yield text
-        text.flush()
-        text.detach()
+        held = _HeldBack(binary)
+        text = io.TextIOWrapper(cast(BinaryIO, held), encoding="utf-8", newline="")
+        try:
+            yield text
+        except BaseException:
+            held.dropping = True  # the rows still in the text buffer are not written after an error
+            raise
+        finally:
+            text.detach()  # never closing ``binary``: standard output stays the caller's
+
+
+class _HeldBack(io.BufferedIOBase):
+    """A binary stream's writes, dropped once ``dropping`` is set: what :func:`_written`'s text layer still holds
+    when a run fails is not written (a bad row among the first leaves standard output empty)."""
+
+    def __init__(self, binary):
+        super().__init__()
+        self.binary, self.dropping = binary, False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        if not self.dropping:
+            self.binary.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        if not self.dropping:
+            self.binary.flush()
 
 
 def _writes_json_lines(output: str | None, as_json: bool) -> bool:
