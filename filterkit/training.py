@@ -383,7 +383,9 @@ def flat_candidate_scores(
 class FoldRunner:
     """Runs the flat search's calls (a function of the registry, the rows and its arguments) here, or, with more
     than one job, in a pool of that many processes that read the rows once each (as ``evaluate``'s workers
-    do): their results in their order, the first error in that order raised, as one process would raise it."""
+    do): their results in their order, the first error in that order raised, as one process would raise it.
+    A call's arguments travel with it: a fold's feature matrices go to a worker again for every C (on two cores
+    the pool cost the flat search more than it saved: 34 CPU s against 24 on 8,000 Debian descriptions)."""
 
     def __init__(self, registry: Registry, dataset: Dataset, jobs: int, plugins_dir):
         self.registry, self.dataset, self.jobs, self.plugins_dir = registry, dataset, jobs, plugins_dir

@@ -241,6 +241,11 @@ class LinearSVM(Classifier):
     def fit_multiclass(self, features, classes, n_classes, seed):
         """One-vs-rest: one SVM per class at the C of the best inner macro one-vs-rest AUC."""
         self.binary = False
+        self._refuse_class_cuts()
+        return self._fit_one_vs_rest(features, classes, n_classes, range(n_classes), seed)
+
+    def _refuse_class_cuts(self) -> None:
+        """FilterkitError for a ``--svm-threshold`` that cuts one column alone, given several classes at once."""
         if self.params["threshold"] == "fbr":
             raise FilterkitError(
                 "svm: --svm-threshold fbr falls back to predicting a class for no row, and --multiclass predicts "
@@ -251,7 +256,6 @@ class LinearSVM(Classifier):
                 f"svm: --svm-threshold {self.params['threshold']} cuts a binary task or a label, and --multiclass's "
                 "per-class offsets optimise macro-F1 only: use --svm-threshold f1"
             )
-        return self._fit_one_vs_rest(features, classes, n_classes, range(n_classes), seed)
 
     def _fit_one_vs_rest(self, features, classes, n_classes: int, columns, seed: int):
         """One SVM per class of ``columns`` against the rest, at the C of the best mean (over ``columns``)
@@ -380,7 +384,9 @@ class LinearSVM(Classifier):
     def decisions_at(self, C: float, seed: int, features, classes, columns, scored) -> np.ndarray:
         """The decision values of the rows ``scored`` (one column per class of ``columns``) of one SVM at ``C`` per
         class of ``columns`` against the rest, fitted on ``features`` and ``classes`` with no inner cross-validation
-        (``train --search flat`` makes its own folds)."""
+        (``train --search flat`` makes its own folds); refused as :meth:`fit_multiclass` refuses, given several."""
+        if len(columns) > 1:
+            self._refuse_class_cuts()
         return _decisions(*_linear_form(self._one_vs_rest(C, seed, features, classes, columns)), scored)
 
     def out_of_fold_f1(self, decisions: np.ndarray, classes: np.ndarray, columns) -> float:
@@ -441,8 +447,8 @@ class LinearSVM(Classifier):
             described["b"] = offsets[0] if self.binary else offsets
         if self.thresholds is not None and self.binary:
             described.update(threshold=float(self.thresholds[0]), threshold_f1=self.threshold_f1[0])
-        if self.thresholds is not None and self.threshold_reached is not None:
-            described.update(zip(("threshold_precision", "threshold_recall"), self.threshold_reached[0]))
+            if self.threshold_reached is not None:
+                described.update(zip(("threshold_precision", "threshold_recall"), self.threshold_reached[0]))
         elif self.thresholds is not None:
             described.update(thresholds=self.thresholds.tolist(), thresholds_macro_f1=self.threshold_f1[0])
         if self.threshold_rule is not None:

@@ -151,12 +151,9 @@ def mislabelled_file(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("task", "suggested", "contribution_sign"),
-    [(["--multiclass"], "a", 1.0), (["--positive", "a"], "a", 1.0), (["--positive", "b"], "not b", 1.0)],
+    ("task", "suggested"), [(["--multiclass"], "a"), (["--positive", "a"], "a"), (["--positive", "b"], "not b")]
 )
-def test_the_csv_names_the_input_row_its_labels_and_the_word_pulling_it(
-    tmp_path, run_filterkit, task, suggested, contribution_sign
-):
+def test_the_csv_names_the_input_row_its_labels_and_the_word_pulling_it(tmp_path, run_filterkit, task, suggested):
     issues = tmp_path / "issues.csv"
     argv = ["evaluate", "-q", "--folds", "3", *task, "--label-issues", issues, mislabelled_file(tmp_path), "l2"]
     result = run_filterkit(*argv)
@@ -166,7 +163,7 @@ def test_the_csv_names_the_input_row_its_labels_and_the_word_pulling_it(
     first = table[0]
     assert (first["row"], first["given"], first["suggested"], first["rank"]) == ("38", "b", suggested, "1")
     assert float(first["self_confidence"]) < 0.5
-    assert first["word_1"] == "w0" and float(first["contribution_1"]) * contribution_sign > 0
+    assert first["word_1"] == "w0" and float(first["contribution_1"]) > 0  # toward the suggested label
     assert [entry["rank"] for entry in table] == [str(n) for n in range(1, len(table) + 1)]
     confidences = [float(entry["self_confidence"]) for entry in table]
     assert confidences == sorted(confidences)
@@ -190,6 +187,16 @@ def test_what_label_issues_refuses(tmp_path, run_filterkit, options, words):
     assert result.status != 0
     assert words in result.stderr
     assert not (tmp_path / "issues.csv").exists()
+
+
+def test_a_chain_that_keeps_some_rows_only_is_refused_before_any_fit(tmp_path, run_filterkit):
+    issues = tmp_path / "issues.csv"
+    chain = ("fold", "--invert", "--of", "3", "l2")
+    argv = ("evaluate", "-q", "--multiclass", "--label-issues", issues, mislabelled_file(tmp_path), *chain)
+    result = run_filterkit(*argv)
+    assert result.status == 2
+    assert "stage 'fold' of 'fold --invert --of 3 l2' keeps some rows only" in result.stderr
+    assert not issues.exists()
 
 
 def test_label_sets_are_refused_in_one_line(tmp_path, run_filterkit):

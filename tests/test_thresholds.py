@@ -115,6 +115,7 @@ def test_the_svm_s_threshold_is_the_optimum_of_the_out_of_fold_scores_recomputed
     assert described["threshold_f1"] == pytest.approx(expected, abs=1e-12)
     assert np.array_equal(svm.predict(features), svm.score(features) >= described["threshold"])
     assert svm.state()["thresholds"].tolist() == [described["threshold"]]
+    assert not {"thresholds", "thresholds_macro_f1", "threshold_precision"} & set(described)  # k classes' keys
 
 
 def test_evaluate_records_each_fold_s_threshold_of_its_training_rows(run_filterkit):

@@ -29,6 +29,7 @@ from filterkit.commands.options import (
     workers_option,
 )
 from filterkit.commands.stages import show_chain_help
+from filterkit.contract import declared
 from filterkit.errors import FilterkitError, OptionError
 from filterkit.evaluation import ChainSpec, Settings
 from filterkit.evaluation_targets import THRESHOLDS
@@ -331,6 +332,8 @@ def evaluate(
     chains = chains_of(plugins, registry, words, compare, settings.sweep)
     if finder is not None and len(chains) > 1:
         raise click.UsageError("--label-issues finds the rows of one chain's folds: give one chain (no --sweep)")
+    if finder is not None:
+        _refuse_row_filters(chains[0], registry)
     result = evaluation.evaluate(
         input_path,
         chains,
@@ -497,6 +500,17 @@ def _check_combinations(ctx, registry) -> None:
         _refuse(given, "--label-issues", ("test_path", "each_class"), why)
         if params["repeats"] > 1 or parse_fractions(params["train_fraction"]) != (1.0,):
             raise click.UsageError(f"--label-issues needs --repeats 1 and --train-fraction 1: {why}")
+
+
+def _refuse_row_filters(chain, registry) -> None:
+    """A usage error, before any work, for ``--label-issues`` with a stage that keeps some rows only (``fold``):
+    every row needs the probabilities of the fit that held it out."""
+    for name, params in chain.stages:
+        if declared(registry.make_stage(name, params), "filters_rows"):
+            raise click.UsageError(
+                f"--label-issues ranks every row of the folds, and stage '{name}' of '{chain.text}' keeps some rows "
+                "only: leave it out"
+            )
 
 
 def _refuse(given: dict[str, str], option: str, names: tuple[str, ...], why: str) -> None:

@@ -228,6 +228,11 @@ class _HeldBack(io.BufferedIOBase):
         if not self.dropping:
             self.binary.flush()
 
+    def close(self) -> None:
+        """Closes this view alone (when collected, after :func:`_written` has ended ``binary``)."""
+        self.dropping = True
+        super().close()
+
 
 def _writes_json_lines(output: str | None, as_json: bool) -> bool:
     """JSON Lines with --json or an output named so (.jsonl, .ndjson, a .gz after them), else CSV."""
