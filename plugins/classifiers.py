@@ -16,8 +16,7 @@ from filterkit.plugin import (
     Option,
     hookimpl,
 )
-
-from .thresholds import (
+from filterkit.thresholds import (
     ONE_ROW_CLASS,
     ColumnCut,
     class_offsets,

@@ -20,8 +20,7 @@ from sklearn.svm import LinearSVC
 import filterkit
 from chain_helpers import REAL
 from filterkit.errors import FilterkitError
-from filterkit_plugins.classifiers import LinearSVM, platt_sigmoid
-from filterkit_plugins.thresholds import (
+from filterkit.thresholds import (
     ONE_ROW_CLASS,
     _best_offset,
     _macro_f1,
@@ -31,6 +30,7 @@ from filterkit_plugins.thresholds import (
     precision_at_recall_cut,
     recall_at_precision_cut,
 )
+from filterkit_plugins.classifiers import LinearSVM, platt_sigmoid
 
 SONAR = REAL / "sonar.arff"
 LABELS = Path(__file__).parent / "data" / "multilabel" / "reuters-grain-corn.arff"

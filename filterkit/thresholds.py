@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from filterkit.plugin import FilterkitError
+from filterkit.errors import FilterkitError
 
 #: ``--svm-threshold``: the fixed cut (0.5, or 0 on the margin), or per class the out-of-fold F1's (f1, fbr).
 THRESHOLD_RULES = ("fixed", "f1", "fbr")
