@@ -1,7 +1,8 @@
 """``filterkit train`` against scikit-learn's ``GridSearchCV`` doing the equivalent search (issue 75, item 5).
 
     python benchmarks/train.py [--corpora debian10,grain,debian20,man] [--max-train N] [--max-train-of CORPORA]
-                               [--routes full-1,full-all,early-1,early-all,grid-1,grid-all] [--repeats 1]
+                               [--routes full-1,full-all,early-1,early-all,flat-1,flat-all,grid-1,grid-all]
+                               [--repeats 1]
                                [--fresh] [--man-per-section 300]
                                [--inputs benchmarks/.inputs/train] [--out benchmarks/RESULTS.md]
 
@@ -35,6 +36,8 @@ Routes, each command its own process, CPU seconds (user + system, the workers in
   ``--multiclass`` on k classes, ``--positive 1`` on grain), ``--svm-c-search full`` or ``early``, ``--jobs 1`` or
   ``--jobs`` = every core, then ``filterkit predict`` of the test file; the route's seconds are the two commands'
   together, its F1 that of the predicted labels.
+- ``flat-1``, ``flat-all``: the same with ``--search flat`` (chain and C scored in one cross-validation, C searched
+  early).
 - ``grid-1``, ``grid-all``: ``GridSearchCV(Pipeline(TfidfVectorizer(lowercase=True), LinearSVC()))`` over the
   equivalent search: 4 representations (``sublinear_tf`` False/True × ``ngram_range`` (1, 1)/(1, 2): as many as
   filterkit's default candidates, not the same ones) × C in {0.01, 0.1, 1, 10, 100} × 5 stratified folds
@@ -75,7 +78,7 @@ HEADING = "## `train` against GridSearchCV (`train.py`)"
 
 #: Each corpus: its class attribute's positive class, or None for every class at once (macro-F1).
 CORPUS_TASKS = {"debian10": None, "grain": "1", "debian20": None, "man": None}
-ROUTES = ("full-1", "full-all", "early-1", "early-all", "grid-1", "grid-all")
+ROUTES = ("full-1", "full-all", "early-1", "early-all", "flat-1", "flat-all", "grid-1", "grid-all")
 C_VALUES = (0.01, 0.1, 1, 10, 100)
 
 #: The GridSearchCV route: train file, test file, positive class ("" for macro-F1), n_jobs; prints its JSON.
@@ -252,7 +255,8 @@ def route_commands(route: str, paths: dict[str, Path], positive: str | None, fol
     model = folder / f"{paths['train'].stem}.{route}.json"
     task = ["--positive", positive] if positive else ["--multiclass"]
     workers = "1" if jobs == "1" else str(os.cpu_count() or 1)
-    train = [filterkit, "train", "-q", *task, "--svm-c-search", kind, "--jobs", workers, "-o", str(model)]
+    search = ["--search", "flat", "--svm-c-search", "early"] if kind == "flat" else ["--svm-c-search", kind]
+    train = [filterkit, "train", "-q", *task, *search, "--jobs", workers, "-o", str(model)]
     return [train + [str(paths["train"])], [filterkit, "predict", str(model), str(paths["test"])]]
 
 
